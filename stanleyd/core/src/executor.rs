@@ -1,0 +1,568 @@
+//! The frame executor: sends frames to the Jev port under one budget with de-duplication by
+//! frame id, bounded concurrency, retries (backoff on transient failures, at once on invalid
+//! answers), an auth failure that disables the port, cancellation, and usage counters.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::FutureExt;
+use futures::future::Shared;
+use futures::stream::{self, StreamExt};
+use serde::Serialize;
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use crate::budget::{Budget, Denial};
+use crate::cancel::Cancel;
+use crate::hash::stable_id;
+use crate::jev::{Answers, BoxFuture, ErrorClass, Jev, JevError, JevRequest, Questions};
+use crate::validate;
+
+/// One Jev request a workflow builds: template, scope, state, questions and provenance.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// `name@version` of the frame template.
+    pub template: String,
+    /// What the frame is about (a hunk id, `cli-request`, …).
+    pub scope: String,
+    /// The state the questions are asked about.
+    pub state: Value,
+    /// The questions.
+    pub questions: Questions,
+    /// References to the evidence the state was built from (records only; never sent).
+    pub provenance: Value,
+}
+
+impl Frame {
+    /// `f_` + 16 hex of the stable hash of `{template, scope, state, questions}`.
+    pub fn id(&self) -> String {
+        stable_id(
+            "f",
+            &json!({
+                "template": self.template,
+                "scope": self.scope,
+                "state": self.state,
+                "questions": self.questions.to_json(),
+            }),
+            16,
+        )
+    }
+}
+
+/// Why a frame failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailReason {
+    /// No port, or the port was disabled by an auth failure.
+    Unavailable,
+    /// The budget refused a reservation.
+    Budget,
+    /// The answers were invalid after every retry.
+    Invalid,
+    /// The request was too large.
+    TooLarge,
+    /// Transport failure after every retry, or a rejected request.
+    Failed,
+    /// The request was cancelled.
+    Aborted,
+}
+
+impl FailReason {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailReason::Unavailable => "unavailable",
+            FailReason::Budget => "budget",
+            FailReason::Invalid => "invalid",
+            FailReason::TooLarge => "too_large",
+            FailReason::Failed => "failed",
+            FailReason::Aborted => "aborted",
+        }
+    }
+
+    /// Whether a workflow counts the candidate as `unjudged` (rather than `failed`).
+    pub fn is_unjudged(self) -> bool {
+        matches!(
+            self,
+            FailReason::Unavailable | FailReason::Budget | FailReason::Aborted
+        )
+    }
+}
+
+/// A frame's validated answers.
+#[derive(Clone, Debug)]
+pub struct FrameOk {
+    /// The frame's id.
+    pub frame_id: String,
+    /// The validated answers.
+    pub answers: Answers,
+    /// The model that answered.
+    pub model: String,
+}
+
+/// A frame that got no valid answer.
+#[derive(Clone, Debug)]
+pub struct FrameFailure {
+    /// The frame's id.
+    pub frame_id: String,
+    /// Why.
+    pub reason: FailReason,
+    /// A redacted, human-readable detail.
+    pub detail: String,
+}
+
+/// The outcome of one frame.
+pub type FrameOutcome = Result<FrameOk, FrameFailure>;
+
+/// Whether Jev was needed, used, or refused the key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JevStatus {
+    /// No request was sent.
+    NotNeeded,
+    /// At least one request was sent.
+    Used,
+    /// The key was refused.
+    Unavailable,
+}
+
+/// Usage counters of one executor (the packet's `jev`).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Whether Jev was used.
+    pub status: JevStatus,
+    /// The model asked for.
+    pub requested_model: String,
+    /// The models that answered, sorted and unique.
+    pub resolved_models: BTreeSet<String>,
+    /// Attempts sent.
+    pub requests: u64,
+    /// Attempts that failed in transport.
+    pub failed_requests: u64,
+    /// Responses refused by validation.
+    pub invalid_responses: u64,
+    /// Reported input tokens.
+    pub input_tokens: u64,
+    /// Reported output tokens.
+    pub output_tokens: u64,
+    /// Summed latency of all attempts.
+    pub latency_ms: u64,
+}
+
+/// One attempt, as handed to a `FrameSink` (the run recorder writes it to `frames.ndjson`).
+#[derive(Clone, Debug)]
+pub struct AttemptRecord {
+    /// The frame's id.
+    pub frame_id: String,
+    /// The frame's template.
+    pub template: String,
+    /// The frame's scope.
+    pub scope: String,
+    /// The frame's provenance.
+    pub provenance: Value,
+    /// 1-based attempt number.
+    pub attempt: u32,
+    /// The request as sent (after `prepare`).
+    pub request: JevRequest,
+    /// `ok`, `invalid`, or the transport class.
+    pub result: String,
+    /// Latency of this attempt.
+    pub latency_ms: u64,
+    /// The model that answered.
+    pub resolved_model: Option<String>,
+    /// Reported `(input, output)` tokens.
+    pub usage: Option<(u64, u64)>,
+    /// The raw response body.
+    pub response: Option<Value>,
+    /// The validated answers.
+    pub parsed: Option<Value>,
+    /// The (redacted) error.
+    pub error: Option<String>,
+}
+
+/// Receives attempt records and budget events.
+pub trait FrameSink: Send + Sync {
+    /// One attempt finished.
+    fn attempt(&self, record: &AttemptRecord);
+    /// A reservation was refused.
+    fn budget_exhausted(&self, frame_id: &str, limit: Denial);
+}
+
+/// Rewrites a request before it is sent (redaction) and returns how many replacements it made.
+pub type Prepare = Arc<dyn Fn(&mut JevRequest) -> u64 + Send + Sync>;
+/// Redacts a diagnostic message.
+pub type RedactText = Arc<dyn Fn(&str) -> String + Send + Sync>;
+
+/// Executor settings; use `ExecutorOptions::new` and the builder methods, which clamp.
+#[derive(Clone)]
+pub struct ExecutorOptions {
+    model: String,
+    concurrency: usize,
+    retries: u32,
+    timeout: Duration,
+    prepare: Option<Prepare>,
+    redact: Option<RedactText>,
+    sink: Option<Arc<dyn FrameSink>>,
+}
+
+impl ExecutorOptions {
+    /// Defaults: concurrency 4, retries 2, a 30 s per-request timeout.
+    pub fn new(model: impl Into<String>) -> Self {
+        Self {
+            model: model.into(),
+            concurrency: 4,
+            retries: 2,
+            timeout: Duration::from_secs(30),
+            prepare: None,
+            redact: None,
+            sink: None,
+        }
+    }
+
+    /// Concurrent frames, clamped to 1..=16.
+    #[must_use]
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.concurrency = n.clamp(1, 16);
+        self
+    }
+
+    /// Retries after the first attempt, clamped to 0..=5.
+    #[must_use]
+    pub fn retries(mut self, n: u32) -> Self {
+        self.retries = n.min(5);
+        self
+    }
+
+    /// Per-request timeout, clamped to 1 s..=120 s.
+    #[must_use]
+    pub fn timeout(mut self, t: Duration) -> Self {
+        self.timeout = t.clamp(Duration::from_secs(1), Duration::from_secs(120));
+        self
+    }
+
+    /// The request rewrite applied before sending and recording.
+    #[must_use]
+    pub fn prepare(mut self, prepare: Prepare) -> Self {
+        self.prepare = Some(prepare);
+        self
+    }
+
+    /// The redaction applied to error details.
+    #[must_use]
+    pub fn redact(mut self, redact: RedactText) -> Self {
+        self.redact = Some(redact);
+        self
+    }
+
+    /// Where attempt records go.
+    #[must_use]
+    pub fn sink(mut self, sink: Arc<dyn FrameSink>) -> Self {
+        self.sink = Some(sink);
+        self
+    }
+}
+
+struct State {
+    disabled: Option<&'static str>,
+    usage: Usage,
+    redactions: u64,
+    frames: HashMap<String, Shared<BoxFuture<'static, FrameOutcome>>>,
+}
+
+struct Inner {
+    jev: Option<Arc<dyn Jev>>,
+    budget: Arc<Budget>,
+    opts: ExecutorOptions,
+    cancel: Cancel,
+    permits: Semaphore,
+    state: Mutex<State>,
+}
+
+/// Sends frames. Cheap to clone; clones share counters, de-duplication and the port state.
+#[derive(Clone)]
+pub struct Executor {
+    inner: Arc<Inner>,
+}
+
+impl Executor {
+    /// An executor over `jev` (None: every frame fails `unavailable`), charging `budget`.
+    pub fn new(
+        jev: Option<Arc<dyn Jev>>,
+        budget: Arc<Budget>,
+        opts: ExecutorOptions,
+        cancel: Cancel,
+    ) -> Self {
+        let usage = Usage {
+            status: JevStatus::NotNeeded,
+            requested_model: opts.model.clone(),
+            resolved_models: BTreeSet::new(),
+            requests: 0,
+            failed_requests: 0,
+            invalid_responses: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            latency_ms: 0,
+        };
+        let disabled = if jev.is_none() { Some("no port") } else { None };
+        Self {
+            inner: Arc::new(Inner {
+                permits: Semaphore::new(opts.concurrency),
+                jev,
+                budget,
+                opts,
+                cancel,
+                state: Mutex::new(State {
+                    disabled,
+                    usage,
+                    redactions: 0,
+                    frames: HashMap::new(),
+                }),
+            }),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // Every critical section is a handful of counter updates; a poisoned lock is still
+        // consistent.
+        self.inner.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The usage counters so far.
+    pub fn usage(&self) -> Usage {
+        self.state().usage.clone()
+    }
+
+    /// Redactions made by `prepare` so far.
+    pub fn redactions(&self) -> u64 {
+        self.state().redactions
+    }
+
+    /// Why the port is disabled (`authentication failed`, `no port`), if it is.
+    pub fn disabled(&self) -> Option<&'static str> {
+        self.state().disabled
+    }
+
+    /// The budget this executor charges.
+    pub fn budget(&self) -> &Arc<Budget> {
+        &self.inner.budget
+    }
+
+    /// Runs one frame. An identical frame already asked returns the first one's outcome.
+    pub fn run(&self, frame: Frame) -> impl std::future::Future<Output = FrameOutcome> + use<> {
+        let id = frame.id();
+        let shared = {
+            let mut state = self.state();
+            state
+                .frames
+                .entry(id.clone())
+                .or_insert_with(|| {
+                    let this = self.clone();
+                    let fut: BoxFuture<'static, FrameOutcome> =
+                        Box::pin(async move { this.execute(id, frame).await });
+                    fut.shared()
+                })
+                .clone()
+        };
+        shared
+    }
+
+    /// Runs frames with bounded concurrency; outcomes come back in input order.
+    pub async fn run_all(&self, frames: Vec<Frame>) -> Vec<FrameOutcome> {
+        let n = self.inner.opts.concurrency;
+        stream::iter(frames.into_iter().map(|f| self.run(f)))
+            .buffered(n)
+            .collect()
+            .await
+    }
+
+    fn failure(frame_id: &str, reason: FailReason, detail: impl Into<String>) -> FrameOutcome {
+        Err(FrameFailure {
+            frame_id: frame_id.to_owned(),
+            reason,
+            detail: detail.into(),
+        })
+    }
+
+    fn redact(&self, text: &str) -> String {
+        match &self.inner.opts.redact {
+            Some(r) => r(text),
+            None => text.to_owned(),
+        }
+    }
+
+    async fn execute(self, frame_id: String, frame: Frame) -> FrameOutcome {
+        let inner = &self.inner;
+        // The semaphore is never closed, so acquiring can only fail if it were.
+        let Ok(_permit) = inner.permits.acquire().await else {
+            return Self::failure(&frame_id, FailReason::Unavailable, "executor closed");
+        };
+        if let Some(reason) = self.disabled() {
+            return Self::failure(&frame_id, FailReason::Unavailable, reason);
+        }
+        let Some(jev) = inner.jev.clone() else {
+            return Self::failure(&frame_id, FailReason::Unavailable, "no port");
+        };
+        let mut request = JevRequest {
+            model: inner.opts.model.clone(),
+            state: frame.state.clone(),
+            questions: frame.questions.to_json(),
+        };
+        if let Some(prepare) = &inner.opts.prepare {
+            let count = prepare(&mut request);
+            self.state().redactions += count;
+        }
+        let estimate = request.estimate_tokens();
+        let attempts = inner.opts.retries + 1;
+        for attempt in 1..=attempts {
+            if inner.cancel.is_cancelled() {
+                return Self::failure(&frame_id, FailReason::Aborted, "run aborted");
+            }
+            if let Some(reason) = self.disabled() {
+                return Self::failure(&frame_id, FailReason::Unavailable, reason);
+            }
+            if let Err(denial) = inner.budget.reserve(estimate) {
+                if let Some(sink) = &inner.opts.sink {
+                    sink.budget_exhausted(&frame_id, denial);
+                }
+                return Self::failure(
+                    &frame_id,
+                    FailReason::Budget,
+                    format!("budget exhausted: {}", denial.as_str()),
+                );
+            }
+            {
+                let mut state = self.state();
+                if state.usage.status == JevStatus::NotNeeded {
+                    state.usage.status = JevStatus::Used;
+                }
+                state.usage.requests += 1;
+            }
+            let started = Instant::now();
+            let call = tokio::time::timeout(inner.opts.timeout, jev.ask(&request, inner.opts.timeout));
+            let result = tokio::select! {
+                r = call => match r {
+                    Ok(r) => r,
+                    Err(_) => Err(JevError::new(None, "TimeoutError", "request timed out")),
+                },
+                () = inner.cancel.cancelled() => Err(JevError::new(None, "AbortError", "run aborted")),
+            };
+            let latency_ms = started.elapsed().as_millis() as u64;
+            let mut record = AttemptRecord {
+                frame_id: frame_id.clone(),
+                template: frame.template.clone(),
+                scope: frame.scope.clone(),
+                provenance: frame.provenance.clone(),
+                attempt,
+                request: request.clone(),
+                result: String::new(),
+                latency_ms,
+                resolved_model: None,
+                usage: None,
+                response: None,
+                parsed: None,
+                error: None,
+            };
+            self.state().usage.latency_ms += latency_ms;
+            match result {
+                Err(error) => {
+                    inner.budget.settle(estimate, 0);
+                    self.state().usage.failed_requests += 1;
+                    let detail = self.redact(&error.message);
+                    record.result = error.class.as_str().to_owned();
+                    record.error = Some(detail.clone());
+                    self.emit(&record);
+                    match error.class {
+                        ErrorClass::Auth => {
+                            let mut state = self.state();
+                            state.disabled = Some("authentication failed");
+                            state.usage.status = JevStatus::Unavailable;
+                            return Self::failure(
+                                &frame_id,
+                                FailReason::Unavailable,
+                                "authentication failed",
+                            );
+                        }
+                        ErrorClass::Transient if attempt < attempts => {
+                            let wait = Duration::from_millis(250 << (attempt - 1).min(8));
+                            tokio::select! {
+                                () = tokio::time::sleep(wait) => {}
+                                () = inner.cancel.cancelled() => {}
+                            }
+                        }
+                        ErrorClass::TooLarge => {
+                            return Self::failure(&frame_id, FailReason::TooLarge, detail);
+                        }
+                        ErrorClass::Aborted => {
+                            return Self::failure(&frame_id, FailReason::Aborted, "run aborted");
+                        }
+                        class => {
+                            return Self::failure(
+                                &frame_id,
+                                FailReason::Failed,
+                                format!("{}: {detail}", class.as_str()),
+                            );
+                        }
+                    }
+                }
+                Ok(body) => {
+                    record.response = Some(body.clone());
+                    let checked = validate::envelope(&body).and_then(|env| {
+                        let answers = validate::answers(&frame.questions, &env.answers)?;
+                        Ok((env, answers))
+                    });
+                    match checked {
+                        Ok((env, answers)) => {
+                            inner.budget.settle(estimate, env.input_tokens);
+                            {
+                                let mut state = self.state();
+                                state.usage.input_tokens += env.input_tokens;
+                                state.usage.output_tokens += env.output_tokens;
+                                state.usage.resolved_models.insert(env.model.clone());
+                            }
+                            record.result = "ok".into();
+                            record.resolved_model = Some(env.model.clone());
+                            record.usage = Some((env.input_tokens, env.output_tokens));
+                            record.parsed = Some(answers.to_json());
+                            self.emit(&record);
+                            return Ok(FrameOk {
+                                frame_id,
+                                answers,
+                                model: env.model,
+                            });
+                        }
+                        Err(invalid) => {
+                            // A response that was received but refused still cost its tokens
+                            // when the envelope reported them.
+                            let reported = body
+                                .pointer("/usage/input_tokens")
+                                .and_then(Value::as_u64)
+                                .unwrap_or(0);
+                            inner.budget.settle(estimate, reported);
+                            self.state().usage.invalid_responses += 1;
+                            record.result = "invalid".into();
+                            record.error = Some(invalid.0.clone());
+                            self.emit(&record);
+                            if attempt == attempts {
+                                return Self::failure(&frame_id, FailReason::Invalid, invalid.0);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Self::failure(&frame_id, FailReason::Failed, "retries exhausted")
+    }
+
+    fn emit(&self, record: &AttemptRecord) {
+        if let Some(sink) = &self.inner.opts.sink {
+            sink.attempt(record);
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "executor_tests.rs"]
+mod tests;

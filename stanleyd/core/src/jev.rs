@@ -1,0 +1,414 @@
+//! Jev's wire vocabulary as types: questions (`noul`, `choice`, `score`), typed answers, the
+//! request document, transport errors and their classes, and the `Jev` port itself.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::{Map, Value, json};
+use thiserror::Error;
+
+/// A boxed, sendable future; the ports use it so they can be called through `dyn`.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One typed question. `instructions` and descriptions are JSON: a string, or an object such as
+/// `{question, guidance}` when a question carries structured guidance.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Question {
+    /// Probability that a statement is true. `criteria` describes the `true` and `false` outcomes.
+    Noul { instructions: Value, truthy: Value, falsy: Value },
+    /// One label out of named options, each with a description (label order is kept).
+    Choice { instructions: Value, criteria: Vec<(String, Value)> },
+    /// A level on an ordered rubric; `levels[i]` describes level `i`.
+    Score { instructions: Value, levels: Vec<Value> },
+}
+
+impl Question {
+    /// A choice question from `(label, description)` pairs.
+    pub fn choice(
+        instructions: impl Into<Value>,
+        criteria: impl IntoIterator<Item = (impl Into<String>, impl Into<Value>)>,
+    ) -> Self {
+        Question::Choice {
+            instructions: instructions.into(),
+            criteria: criteria
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        }
+    }
+
+    /// A score question from its level descriptions, lowest first.
+    pub fn score(
+        instructions: impl Into<Value>,
+        levels: impl IntoIterator<Item = impl Into<Value>>,
+    ) -> Self {
+        Question::Score {
+            instructions: instructions.into(),
+            levels: levels.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// A noul question with descriptions of the true and false outcomes.
+    pub fn noul(
+        instructions: impl Into<Value>,
+        truthy: impl Into<Value>,
+        falsy: impl Into<Value>,
+    ) -> Self {
+        Question::Noul {
+            instructions: instructions.into(),
+            truthy: truthy.into(),
+            falsy: falsy.into(),
+        }
+    }
+
+    /// The wire name of the question's type.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Question::Noul { .. } => "noul",
+            Question::Choice { .. } => "choice",
+            Question::Score { .. } => "score",
+        }
+    }
+
+    /// The question as its wire JSON object.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Question::Noul {
+                instructions,
+                truthy,
+                falsy,
+            } => json!({
+                "type": "noul",
+                "instructions": instructions,
+                "criteria": {"true": truthy, "false": falsy},
+            }),
+            Question::Choice {
+                instructions,
+                criteria,
+            } => {
+                let map: Map<String, Value> = criteria.iter().cloned().collect();
+                json!({"type": "choice", "instructions": instructions, "criteria": map})
+            }
+            Question::Score {
+                instructions,
+                levels,
+            } => json!({"type": "score", "instructions": instructions, "criteria": levels}),
+        }
+    }
+}
+
+/// The named questions of one request, in the order they were added.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Questions(pub Vec<(String, Question)>);
+
+impl Questions {
+    /// No questions yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a question under `name`.
+    #[must_use]
+    pub fn with(mut self, name: impl Into<String>, question: Question) -> Self {
+        self.0.push((name.into(), question));
+        self
+    }
+
+    /// The question named `name`.
+    pub fn get(&self, name: &str) -> Option<&Question> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, q)| q)
+    }
+
+    /// The questions as one wire JSON object.
+    pub fn to_json(&self) -> Value {
+        Value::Object(
+            self.0
+                .iter()
+                .map(|(name, q)| (name.clone(), q.to_json()))
+                .collect(),
+        )
+    }
+}
+
+impl Serialize for Questions {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, question) in &self.0 {
+            map.serialize_entry(name, &question.to_json())?;
+        }
+        map.end()
+    }
+}
+
+/// One System One request as sent: `{model, state, questions}`. `questions` is kept as JSON so
+/// that redaction can rewrite it before sending.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JevRequest {
+    /// The model name, e.g. `jev-1.13.0`.
+    pub model: String,
+    /// The state the questions are asked about.
+    pub state: Value,
+    /// The questions, keyed by name.
+    pub questions: Value,
+}
+
+impl JevRequest {
+    /// The request body as JSON text.
+    pub fn body(&self) -> String {
+        // Serializing a struct of `String` and `Value` cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The token estimate the budget reserves: `ceil(bytes of the JSON body / 3)`.
+    pub fn estimate_tokens(&self) -> u64 {
+        (self.body().len() as u64).div_ceil(3)
+    }
+}
+
+/// A validated, typed answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// `noul`: the probability that the statement is true.
+    Noul { probability: f64 },
+    /// `choice`: the picked label, its confidence, and the distribution in label order.
+    Choice {
+        choice: String,
+        confidence: f64,
+        probabilities: Vec<(String, f64)>,
+    },
+    /// `score`: the expected level, confidence, and the distribution over levels `0..n`.
+    Score {
+        score: f64,
+        confidence: f64,
+        probabilities: Vec<f64>,
+    },
+}
+
+impl Answer {
+    /// The probability of `label` in a choice answer (0 when absent or not a choice).
+    pub fn p(&self, label: &str) -> f64 {
+        match self {
+            Answer::Choice { probabilities, .. } => probabilities
+                .iter()
+                .find(|(l, _)| l == label)
+                .map_or(0.0, |(_, p)| *p),
+            _ => 0.0,
+        }
+    }
+
+    /// Sum of a score distribution's probabilities for levels `k..`.
+    pub fn mass_at_least(&self, k: usize) -> f64 {
+        match self {
+            Answer::Score { probabilities, .. } => probabilities.iter().skip(k).sum(),
+            _ => 0.0,
+        }
+    }
+
+    /// The answer in the JSON shape used in records and rows.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Answer::Noul { probability } => json!({"type": "noul", "probability": probability}),
+            Answer::Choice {
+                choice,
+                confidence,
+                probabilities,
+            } => {
+                let map: Map<String, Value> = probabilities
+                    .iter()
+                    .map(|(l, p)| (l.clone(), json!(p)))
+                    .collect();
+                json!({"type": "choice", "choice": choice, "confidence": confidence, "probabilities": map})
+            }
+            Answer::Score {
+                score,
+                confidence,
+                probabilities,
+            } => {
+                let map: Map<String, Value> = probabilities
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (i.to_string(), json!(p)))
+                    .collect();
+                json!({"type": "score", "score": score, "confidence": confidence, "probabilities": map})
+            }
+        }
+    }
+}
+
+/// The validated answers of one frame, keyed by question name in question order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Answers(pub Vec<(String, Answer)>);
+
+impl Answers {
+    /// The answer to the question named `name`.
+    pub fn get(&self, name: &str) -> Option<&Answer> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, a)| a)
+    }
+
+    /// The noul probability of `name`, 0 when missing.
+    pub fn noul(&self, name: &str) -> f64 {
+        match self.get(name) {
+            Some(Answer::Noul { probability }) => *probability,
+            _ => 0.0,
+        }
+    }
+
+    /// All answers as one JSON object.
+    pub fn to_json(&self) -> Value {
+        Value::Object(
+            self.0
+                .iter()
+                .map(|(n, a)| (n.clone(), a.to_json()))
+                .collect(),
+        )
+    }
+}
+
+/// How a transport failure is handled by the executor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// The request was cancelled.
+    Aborted,
+    /// The key was rejected (401/403): the port is disabled for the rest of the request.
+    Auth,
+    /// The request was too large for the model (413 or a context-length message).
+    TooLarge,
+    /// Worth retrying with backoff (408, 429, 5xx, timeouts, connection failures).
+    Transient,
+    /// Any other 4xx.
+    Rejected,
+    /// Anything else.
+    Unknown,
+}
+
+impl ErrorClass {
+    /// The class name used in records and failure details.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorClass::Aborted => "aborted",
+            ErrorClass::Auth => "auth",
+            ErrorClass::TooLarge => "too_large",
+            ErrorClass::Transient => "transient",
+            ErrorClass::Rejected => "rejected",
+            ErrorClass::Unknown => "unknown",
+        }
+    }
+
+    /// Classifies a failure from its HTTP status (if any), an error kind name and its message,
+    /// in the reference's order: abort, auth, too large, transient, rejected, unknown.
+    pub fn classify(status: Option<u16>, name: &str, message: &str) -> Self {
+        let name_lc = name.to_ascii_lowercase();
+        let msg = message.to_ascii_lowercase();
+        if name_lc == "aborterror" || name_lc == "apiuseraborterror" {
+            return ErrorClass::Aborted;
+        }
+        if matches!(status, Some(401 | 403))
+            || name_lc.contains("authentication")
+            || name_lc.contains("permissiondenied")
+        {
+            return ErrorClass::Auth;
+        }
+        if status == Some(413)
+            || [
+                "max_tokens_exceeded",
+                "too large",
+                "payload",
+                "context length",
+            ]
+            .iter()
+            .any(|m| msg.contains(m))
+        {
+            return ErrorClass::TooLarge;
+        }
+        if matches!(status, Some(408 | 429))
+            || status.is_some_and(|s| s >= 500)
+            || ["timeout", "connection", "ratelimit"]
+                .iter()
+                .any(|m| name_lc.contains(m))
+            || ["econnreset", "etimedout", "socket hang up", "rate limit"]
+                .iter()
+                .any(|m| msg.contains(m))
+        {
+            return ErrorClass::Transient;
+        }
+        if status.is_some_and(|s| s >= 400) {
+            return ErrorClass::Rejected;
+        }
+        ErrorClass::Unknown
+    }
+}
+
+/// A failed call to the Jev port.
+#[derive(Clone, Debug, Error)]
+#[error("{message}")]
+pub struct JevError {
+    /// How the executor handles it.
+    pub class: ErrorClass,
+    /// The HTTP status, when there was a response.
+    pub status: Option<u16>,
+    /// What went wrong, for diagnostics (redacted before it is shown).
+    pub message: String,
+}
+
+impl JevError {
+    /// An error classified from its parts.
+    pub fn new(status: Option<u16>, name: &str, message: impl Into<String>) -> Self {
+        let message = message.into();
+        Self {
+            class: ErrorClass::classify(status, name, &message),
+            status,
+            message,
+        }
+    }
+}
+
+/// The Jev port: sends one request and returns the response body as JSON. The executor validates
+/// the envelope and the answers; the port only moves bytes and classifies failures.
+pub trait Jev: Send + Sync {
+    /// Sends `request`, giving up after `timeout`.
+    fn ask<'a>(
+        &'a self,
+        request: &'a JevRequest,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Value, JevError>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classification_follows_the_reference_order() {
+        use ErrorClass::*;
+        assert_eq!(ErrorClass::classify(Some(401), "", ""), Auth);
+        assert_eq!(ErrorClass::classify(Some(403), "", ""), Auth);
+        assert_eq!(ErrorClass::classify(Some(413), "", ""), TooLarge);
+        assert_eq!(
+            ErrorClass::classify(Some(400), "", "context length exceeded"),
+            TooLarge
+        );
+        assert_eq!(ErrorClass::classify(Some(429), "", ""), Transient);
+        assert_eq!(ErrorClass::classify(Some(503), "", ""), Transient);
+        assert_eq!(ErrorClass::classify(None, "TimeoutError", ""), Transient);
+        assert_eq!(ErrorClass::classify(None, "", "socket hang up"), Transient);
+        assert_eq!(ErrorClass::classify(Some(404), "", ""), Rejected);
+        assert_eq!(ErrorClass::classify(None, "AbortError", ""), Aborted);
+        assert_eq!(ErrorClass::classify(None, "", "weird"), Unknown);
+    }
+
+    #[test]
+    fn questions_serialize_in_wire_shape_and_order() {
+        let qs = Questions::new()
+            .with("b", Question::noul("Is it?", "yes", "no"))
+            .with("a", Question::choice("Which?", [("x", "ex"), ("y", "why")]))
+            .with("c", Question::score("How much?", ["none", "some"]));
+        let text = serde_json::to_string(&qs).unwrap();
+        assert_eq!(
+            text,
+            r#"{"b":{"type":"noul","instructions":"Is it?","criteria":{"true":"yes","false":"no"}},"a":{"type":"choice","instructions":"Which?","criteria":{"x":"ex","y":"why"}},"c":{"type":"score","instructions":"How much?","criteria":["none","some"]}}"#
+        );
+    }
+}

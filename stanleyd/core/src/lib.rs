@@ -1,0 +1,24 @@
+//! Stanley's core: Jev questions and answers as types, strict answer validation, budgets, stable
+//! hashing and the frame executor. Nothing in this crate performs I/O; the Jev port is a trait
+//! the adapters implement.
+
+pub mod budget;
+pub mod cancel;
+pub mod envelope;
+pub mod executor;
+pub mod hash;
+pub mod jev;
+pub mod validate;
+
+pub use budget::{Budget, BudgetLimits, Denial};
+pub use cancel::Cancel;
+pub use envelope::Status;
+pub use executor::{
+    AttemptRecord, Executor, ExecutorOptions, FailReason, Frame, FrameFailure, FrameOk,
+    FrameOutcome, FrameSink, JevStatus, Usage,
+};
+pub use hash::{stable_hash, stable_id, stable_json};
+pub use jev::{
+    Answer, Answers, BoxFuture, ErrorClass, Jev, JevError, JevRequest, Question, Questions,
+};
+pub use validate::ValidationError;
