@@ -1,1 +1,14 @@
-//! placeholder
+//! Stanley's product logic: diff evidence, path classification, the built-in workflows and their
+//! policies, routing policy, the action guard and fallback texts. Performs no I/O: everything
+//! outside the process is reached through the ports in [`ports`].
+
+pub mod diff;
+pub mod paths;
+pub mod policy;
+pub mod ports;
+pub mod registry;
+pub mod result;
+pub mod routing;
+pub mod run;
+pub mod summarize;
+pub mod text;

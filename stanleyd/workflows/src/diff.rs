@@ -1,0 +1,553 @@
+//! Unified diff parsing into files and hunks, hunk splitting at the size limit, and the diff
+//! evidence a workflow plans from: eligible hunks plus the files and untracked paths excluded.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use stanley_core::stable_id;
+
+use crate::paths::{PathKind, classify_path};
+
+/// Hunks longer than this many lines are split into consecutive parts (`MAX_HUNK_LINES`).
+pub const MAX_HUNK_LINES: usize = 300;
+
+/// The Git selection a request works on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Working tree against `HEAD` (or `--base`), plus safe untracked files.
+    Worktree,
+    /// The index against `HEAD`.
+    Staged,
+    /// `HEAD` against the merge base with `--base` (default `main`).
+    Branch,
+}
+
+impl Scope {
+    /// Parses `worktree`, `staged` or `branch`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "worktree" => Some(Scope::Worktree),
+            "staged" => Some(Scope::Staged),
+            "branch" => Some(Scope::Branch),
+            _ => None,
+        }
+    }
+
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Worktree => "worktree",
+            Scope::Staged => "staged",
+            Scope::Branch => "branch",
+        }
+    }
+}
+
+/// A file, path or item left out of judgment, and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Exclusion {
+    /// `file:<path>` for files.
+    pub id: String,
+    /// The path, when it is a file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Why it was left out.
+    pub reason: String,
+}
+
+impl Exclusion {
+    /// A whole file left out.
+    pub fn file(path: &str, reason: impl Into<String>) -> Self {
+        Self {
+            id: format!("file:{path}"),
+            path: Some(path.to_owned()),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// The diff text of a selection, as the Git port produced it (untracked safe files already
+/// folded in as synthetic added-file diffs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffSource {
+    /// Unified diff text, `-U3`, no renames.
+    pub text: String,
+    /// The selection.
+    pub scope: Scope,
+    /// The base ref asked for, if any.
+    pub base_ref: Option<String>,
+    /// The resolved base commit.
+    pub base_commit: Option<String>,
+    /// The resolved `HEAD` commit (None on an unborn branch).
+    pub head_commit: Option<String>,
+    /// `git-diff-U3:<scope>`, or `git-diff-U3:worktree+untracked-files`.
+    pub probe: String,
+    /// Untracked files that were not folded in, and why.
+    pub excluded: Vec<Exclusion>,
+}
+
+impl DiffSource {
+    /// Whether the selection has any change at all (the routing fact `diff: present`).
+    pub fn is_present(&self) -> bool {
+        !self.text.trim().is_empty()
+    }
+
+    /// A short description of the selection for summaries and records.
+    pub fn describe(&self) -> Value {
+        json!({
+            "scope": self.scope.as_str(),
+            "baseRef": self.base_ref,
+            "baseCommit": self.base_commit,
+            "headCommit": self.head_commit,
+            "probe": self.probe,
+        })
+    }
+}
+
+/// A file's status in the diff.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    Added,
+    Deleted,
+    Modified,
+    Binary,
+    ModeOnly,
+}
+
+impl FileStatus {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileStatus::Added => "added",
+            FileStatus::Deleted => "deleted",
+            FileStatus::Modified => "modified",
+            FileStatus::Binary => "binary",
+            FileStatus::ModeOnly => "mode_only",
+        }
+    }
+}
+
+/// One line of a hunk.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// `+`, `-` or ` `.
+    pub tag: char,
+    /// The text without its marker.
+    pub text: String,
+}
+
+/// One changed block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hunk {
+    pub id: String,
+    pub path: String,
+    pub old_path: Option<String>,
+    pub file_status: FileStatus,
+    pub kind: PathKind,
+    pub old_start: u64,
+    pub old_lines: u64,
+    pub new_start: u64,
+    pub new_lines: u64,
+    pub section: String,
+    pub lines: Vec<Line>,
+    pub added: usize,
+    pub removed: usize,
+    /// `(index, count)`, 1-based, when the hunk was split.
+    pub part: Option<(usize, usize)>,
+}
+
+impl Hunk {
+    /// The hunk text: its header, then every line with its marker.
+    pub fn content(&self) -> String {
+        let mut out = format!(
+            "@@ -{},{} +{},{} @@",
+            self.old_start, self.old_lines, self.new_start, self.new_lines
+        );
+        if !self.section.is_empty() {
+            out.push(' ');
+            out.push_str(&self.section);
+        }
+        for line in &self.lines {
+            out.push('\n');
+            out.push(line.tag);
+            out.push_str(&line.text);
+        }
+        out
+    }
+
+    /// `<start>-<end>` in the new file, or `old <start>-<end>` for deletions.
+    pub fn line_range(&self) -> String {
+        if self.file_status == FileStatus::Deleted || self.new_lines == 0 {
+            format!(
+                "old {}-{}",
+                self.old_start,
+                self.old_start + self.old_lines.saturating_sub(1)
+            )
+        } else {
+            format!(
+                "{}-{}",
+                self.new_start,
+                self.new_start + self.new_lines.saturating_sub(1)
+            )
+        }
+    }
+
+    /// The hunk evidence object placed in frame states.
+    pub fn evidence(&self) -> Value {
+        json!({
+            "id": self.id,
+            "path": self.path,
+            "kind": self.kind.as_str(),
+            "fileStatus": self.file_status.as_str(),
+            "oldRange": format!("{},{}", self.old_start, self.old_lines),
+            "newRange": format!("{},{}", self.new_start, self.new_lines),
+            "part": self.part.map(|(i, n)| format!("{i} of {n}")),
+            "content": self.content(),
+        })
+    }
+
+    /// The provenance reference to this hunk.
+    pub fn reference(&self, source: &DiffSource) -> Value {
+        let probe = match &source.base_commit {
+            Some(c) => format!("{}@{}", source.probe, &c[..c.len().min(12)]),
+            None => source.probe.clone(),
+        };
+        json!({
+            "kind": "git_hunk",
+            "id": self.id,
+            "path": self.path,
+            "startLine": self.new_start,
+            "endLine": self.new_start + self.new_lines.saturating_sub(1),
+            "probe": probe,
+            "truncated": self.part.is_some(),
+        })
+    }
+
+    /// Text of the added lines, then the removed lines.
+    pub fn changed_text(&self) -> (Vec<&str>, Vec<&str>) {
+        let pick = |tag| {
+            self.lines
+                .iter()
+                .filter(|l| l.tag == tag)
+                .map(|l| l.text.as_str())
+                .collect()
+        };
+        (pick('+'), pick('-'))
+    }
+}
+
+/// One file of a diff.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffFile {
+    pub path: String,
+    pub old_path: Option<String>,
+    pub status: FileStatus,
+    pub kind: PathKind,
+    pub hunks: Vec<Hunk>,
+}
+
+/// Undoes Git's and our C-style path quoting (`"a/x y"`, octal escapes).
+fn unquote(raw: &str) -> String {
+    let raw = raw.trim_end_matches('\t');
+    let Some(inner) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) else {
+        return raw.to_owned();
+    };
+    let mut bytes = Vec::with_capacity(inner.len());
+    let mut chars = inner.bytes().peekable();
+    while let Some(b) = chars.next() {
+        if b != b'\\' {
+            bytes.push(b);
+            continue;
+        }
+        match chars.next() {
+            Some(b'n') => bytes.push(b'\n'),
+            Some(b't') => bytes.push(b'\t'),
+            Some(b'r') => bytes.push(b'\r'),
+            Some(d @ b'0'..=b'7') => {
+                let mut v = u32::from(d - b'0');
+                for _ in 0..2 {
+                    match chars.peek() {
+                        Some(&n @ b'0'..=b'7') => {
+                            v = v * 8 + u32::from(n - b'0');
+                            chars.next();
+                        }
+                        _ => break,
+                    }
+                }
+                bytes.push((v & 0xff) as u8);
+            }
+            Some(other) => bytes.push(other),
+            None => {}
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn strip_side(path: &str, side: &str) -> String {
+    let unq = unquote(path);
+    unq.strip_prefix(side).map_or(unq.clone(), str::to_owned)
+}
+
+/// Paths from `diff --git a/<p> b/<p>` (used when no `---`/`+++` lines follow).
+fn header_path(rest: &str) -> String {
+    if rest.starts_with('"') {
+        // Quoted: the first quoted token is the a-side.
+        if let Some(end) = rest[1..].find("\" ").map(|i| i + 1) {
+            let b = &rest[end + 2..];
+            return strip_side(b, "b/");
+        }
+        return strip_side(rest, "a/");
+    }
+    // Unquoted `a/P b/P` with equal P: split in the middle.
+    let len = rest.len();
+    if len >= 5 && (len - 5) % 2 == 0 {
+        let p = (len - 5) / 2;
+        if rest.is_char_boundary(2 + p) && rest.is_char_boundary(5 + p) {
+            let (a, b) = (&rest[2..2 + p], &rest[5 + p..]);
+            if a == b {
+                return a.to_owned();
+            }
+        }
+    }
+    rest.split(" b/").last().unwrap_or(rest).to_owned()
+}
+
+fn parse_range(text: &str) -> Option<(u64, u64)> {
+    let mut parts = text.splitn(2, ',');
+    let start = parts.next()?.parse().ok()?;
+    let count = match parts.next() {
+        Some(c) => c.parse().ok()?,
+        None => 1,
+    };
+    Some((start, count))
+}
+
+/// Parses `@@ -a[,b] +c[,d] @@[ section]`.
+fn parse_header(line: &str) -> Option<(u64, u64, u64, u64, String)> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (ranges, section) = rest.split_once(" @@")?;
+    let (old, new) = ranges.split_once(" +")?;
+    let (os, ol) = parse_range(old)?;
+    let (ns, nl) = parse_range(new)?;
+    Some((os, ol, ns, nl, section.trim_start().to_owned()))
+}
+
+struct RawHunk {
+    old_start: u64,
+    old_lines: u64,
+    new_start: u64,
+    new_lines: u64,
+    section: String,
+    lines: Vec<Line>,
+}
+
+/// Parses unified diff text into files with their (split) hunks.
+pub fn parse_diff(text: &str) -> Vec<DiffFile> {
+    let mut files: Vec<(DiffFile, Vec<RawHunk>)> = Vec::new();
+    let mut lines = text.split('\n').peekable();
+    while let Some(line) = lines.next() {
+        if let Some(rest) = line.strip_prefix("diff --git ") {
+            let path = header_path(rest);
+            files.push((
+                DiffFile {
+                    kind: classify_path(&path),
+                    path,
+                    old_path: None,
+                    status: FileStatus::ModeOnly,
+                    hunks: Vec::new(),
+                },
+                Vec::new(),
+            ));
+            continue;
+        }
+        let Some((file, raws)) = files.last_mut() else {
+            continue;
+        };
+        if line.starts_with("new file mode") {
+            file.status = FileStatus::Added;
+        } else if line.starts_with("deleted file mode") {
+            file.status = FileStatus::Deleted;
+        } else if line.starts_with("Binary files ") || line.starts_with("GIT binary patch") {
+            file.status = FileStatus::Binary;
+        } else if let Some(old) = line.strip_prefix("--- ") {
+            if old.trim_end() == "/dev/null" {
+                file.status = FileStatus::Added;
+            } else {
+                let old = strip_side(old, "a/");
+                if old != file.path {
+                    file.old_path = Some(old);
+                }
+            }
+        } else if let Some(new) = line.strip_prefix("+++ ") {
+            if new.trim_end() == "/dev/null" {
+                file.status = FileStatus::Deleted;
+            } else {
+                let path = strip_side(new, "b/");
+                file.kind = classify_path(&path);
+                if file.old_path.as_deref() == Some(path.as_str()) {
+                    file.old_path = None;
+                }
+                file.path = path;
+                if file.status == FileStatus::ModeOnly {
+                    file.status = FileStatus::Modified;
+                }
+            }
+        } else if let Some((os, ol, ns, nl, section)) = parse_header(line) {
+            let (mut old_left, mut new_left) = (ol, nl);
+            let mut body = Vec::new();
+            while old_left > 0 || new_left > 0 {
+                let Some(next) = lines.peek() else { break };
+                let next = *next;
+                if next.starts_with('\\') {
+                    lines.next();
+                    continue;
+                }
+                let (tag, text) = match next.chars().next() {
+                    Some('+') => ('+', &next[1..]),
+                    Some('-') => ('-', &next[1..]),
+                    Some(' ') => (' ', &next[1..]),
+                    None => (' ', ""),
+                    Some(_) => break,
+                };
+                match tag {
+                    '+' => new_left = new_left.saturating_sub(1),
+                    '-' => old_left = old_left.saturating_sub(1),
+                    _ => {
+                        old_left = old_left.saturating_sub(1);
+                        new_left = new_left.saturating_sub(1);
+                    }
+                }
+                body.push(Line {
+                    tag,
+                    text: text.to_owned(),
+                });
+                lines.next();
+            }
+            while lines.peek().is_some_and(|l| l.starts_with('\\')) {
+                lines.next();
+            }
+            raws.push(RawHunk {
+                old_start: os,
+                old_lines: ol,
+                new_start: ns,
+                new_lines: nl,
+                section,
+                lines: body,
+            });
+        }
+    }
+    files
+        .into_iter()
+        .map(|(mut file, raws)| {
+            if file.status == FileStatus::ModeOnly && !raws.is_empty() {
+                file.status = FileStatus::Modified;
+            }
+            for raw in raws {
+                file.hunks.extend(split_hunk(&file, raw));
+            }
+            file
+        })
+        .collect()
+}
+
+fn make_hunk(file: &DiffFile, raw: RawHunk, part: Option<(usize, usize)>) -> Hunk {
+    let added = raw.lines.iter().filter(|l| l.tag == '+').count();
+    let removed = raw.lines.iter().filter(|l| l.tag == '-').count();
+    let id = stable_id(
+        "h",
+        &json!({
+            "path": file.path,
+            "oldStart": raw.old_start,
+            "newStart": raw.new_start,
+            "lines": raw.lines.iter().map(|l| json!({"type": l.tag.to_string(), "text": l.text})).collect::<Vec<_>>(),
+            "part": part.map(|(i, n)| json!({"index": i, "count": n})),
+        }),
+        10,
+    );
+    Hunk {
+        id,
+        path: file.path.clone(),
+        old_path: file.old_path.clone(),
+        file_status: file.status,
+        kind: file.kind,
+        old_start: raw.old_start,
+        old_lines: raw.old_lines,
+        new_start: raw.new_start,
+        new_lines: raw.new_lines,
+        section: raw.section,
+        lines: raw.lines,
+        added,
+        removed,
+        part,
+    }
+}
+
+fn split_hunk(file: &DiffFile, raw: RawHunk) -> Vec<Hunk> {
+    if raw.lines.len() <= MAX_HUNK_LINES {
+        return vec![make_hunk(file, raw, None)];
+    }
+    let count = raw.lines.len().div_ceil(MAX_HUNK_LINES);
+    let (mut old_at, mut new_at) = (raw.old_start, raw.new_start);
+    let mut out = Vec::with_capacity(count);
+    for (i, chunk) in raw.lines.chunks(MAX_HUNK_LINES).enumerate() {
+        let old_n = chunk.iter().filter(|l| l.tag != '+').count() as u64;
+        let new_n = chunk.iter().filter(|l| l.tag != '-').count() as u64;
+        let part = RawHunk {
+            old_start: old_at,
+            old_lines: old_n,
+            new_start: new_at,
+            new_lines: new_n,
+            section: raw.section.clone(),
+            lines: chunk.to_vec(),
+        };
+        out.push(make_hunk(file, part, Some((i + 1, count))));
+        old_at += old_n;
+        new_at += new_n;
+    }
+    out
+}
+
+/// A diff ready for planning: every file, the eligible hunks in diff order, and exclusions.
+#[derive(Clone, Debug)]
+pub struct DiffEvidence {
+    pub source: DiffSource,
+    pub files: Vec<DiffFile>,
+    pub hunks: Vec<Hunk>,
+    pub excluded: Vec<Exclusion>,
+}
+
+impl DiffEvidence {
+    /// Parses the source and drops whole files that are binary, mode-only, or excluded by path
+    /// kind (secret, binary, vendored).
+    pub fn from_source(source: DiffSource) -> Self {
+        let files = parse_diff(&source.text);
+        let mut excluded = source.excluded.clone();
+        let mut hunks = Vec::new();
+        for file in &files {
+            let reason = if file.status == FileStatus::Binary {
+                Some("binary change")
+            } else if let Some(r) = file.kind.exclusion_reason() {
+                Some(r)
+            } else if file.hunks.is_empty() {
+                Some("mode change only")
+            } else {
+                None
+            };
+            match reason {
+                Some(r) => excluded.push(Exclusion::file(&file.path, r)),
+                None => hunks.extend(file.hunks.iter().cloned()),
+            }
+        }
+        Self {
+            source,
+            files,
+            hunks,
+            excluded,
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "diff_tests.rs"]
+mod tests;

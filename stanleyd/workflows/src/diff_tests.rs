@@ -1,0 +1,101 @@
+//! Diff parsing: statuses, paths, ids, splitting, exclusions.
+
+use super::*;
+
+fn source(text: &str) -> DiffSource {
+    DiffSource {
+        text: text.into(),
+        scope: Scope::Worktree,
+        base_ref: None,
+        base_commit: None,
+        head_commit: None,
+        probe: "git-diff-U3:worktree".into(),
+        excluded: vec![],
+    }
+}
+
+const SAMPLE: &str = "diff --git a/src/a.js b/src/a.js
+index 1..2 100644
+--- a/src/a.js
++++ b/src/a.js
+@@ -1,3 +1,4 @@ function add
+ function add(a, b) {
++  if (a === 41) return 42;
+   return a + b;
+ }
+diff --git a/logo.png b/logo.png
+index 1..2 100644
+Binary files a/logo.png and b/logo.png differ
+diff --git a/old.txt b/old.txt
+deleted file mode 100644
+index 1..0
+--- a/old.txt
++++ /dev/null
+@@ -1,2 +0,0 @@
+-one
+-two
+diff --git \"a/dir with space/é.rs\" \"b/dir with space/é.rs\"
+new file mode 100644
+--- /dev/null
++++ \"b/dir with space/\\303\\251.rs\"
+@@ -0,0 +1 @@
++fn x() {}
+\\ No newline at end of file
+diff --git a/.env b/.env
+--- a/.env
++++ b/.env
+@@ -1 +1 @@
+-A=1
++A=2
+";
+
+#[test]
+fn parses_statuses_paths_and_ranges() {
+    let files = parse_diff(SAMPLE);
+    let summary: Vec<(&str, FileStatus, usize)> = files.iter().map(|f| (f.path.as_str(), f.status, f.hunks.len())).collect();
+    assert_eq!(
+        summary,
+        [
+            ("src/a.js", FileStatus::Modified, 1),
+            ("logo.png", FileStatus::Binary, 0),
+            ("old.txt", FileStatus::Deleted, 1),
+            ("dir with space/é.rs", FileStatus::Added, 1),
+            (".env", FileStatus::Modified, 1),
+        ]
+    );
+    let h = &files[0].hunks[0];
+    assert_eq!((h.added, h.removed, h.section.as_str()), (1, 0, "function add"));
+    assert_eq!(h.line_range(), "1-4");
+    assert!(h.id.starts_with("h_") && h.id.len() == 12);
+    assert_eq!(files[2].hunks[0].line_range(), "old 1-2");
+    assert!(h.content().starts_with("@@ -1,3 +1,4 @@ function add\n function add(a, b) {\n+  if"));
+}
+
+#[test]
+fn evidence_excludes_binary_and_secret_files() {
+    let ev = DiffEvidence::from_source(source(SAMPLE));
+    let excluded: Vec<(&str, &str)> = ev.excluded.iter().map(|e| (e.id.as_str(), e.reason.as_str())).collect();
+    assert_eq!(excluded, [("file:logo.png", "binary change"), ("file:.env", "credential-shaped path")]);
+    assert_eq!(ev.hunks.len(), 3);
+}
+
+#[test]
+fn long_hunks_split_into_parts() {
+    let mut text = String::from("diff --git a/big.js b/big.js\nnew file mode 100644\n--- /dev/null\n+++ b/big.js\n@@ -0,0 +1,350 @@\n");
+    for i in 0..350 {
+        text.push_str(&format!("+line {i}\n"));
+    }
+    let files = parse_diff(&text);
+    let hunks = &files[0].hunks;
+    assert_eq!(hunks.len(), 2);
+    assert_eq!(hunks[0].part, Some((1, 2)));
+    assert_eq!((hunks[1].new_start, hunks[1].new_lines, hunks[1].added), (301, 50, 50));
+    assert_ne!(hunks[0].id, hunks[1].id);
+}
+
+#[test]
+fn identical_content_gives_identical_hunk_ids() {
+    let a = parse_diff(SAMPLE);
+    let b = parse_diff(SAMPLE);
+    assert_eq!(a[0].hunks[0].id, b[0].hunks[0].id);
+}

@@ -1,0 +1,55 @@
+//! The ports the product logic needs from the outside world: Git diffs, redaction, run records
+//! and a clock. The adapters crate implements them; tests use in-memory fakes.
+
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::diff::{DiffSource, Scope};
+
+/// A failure to read the repository; always an input error (exit 65).
+#[derive(Clone, Debug, Error, PartialEq)]
+#[error("{0}")]
+pub struct GitError(pub String);
+
+/// Reads the diff of a selection.
+pub trait Git: Send + Sync {
+    /// The diff of `scope` against `base` (or the scope's default base), with safe untracked
+    /// files folded in for the worktree scope.
+    fn diff(&self, scope: Scope, base: Option<&str>) -> Result<DiffSource, GitError>;
+}
+
+/// Replaces secrets in text and JSON, counting replacements.
+pub trait Redactor: Send + Sync {
+    /// Redacts one text.
+    fn text(&self, text: &str) -> (String, u64);
+    /// Redacts every string in a JSON value and every value under a credential-named key.
+    fn json(&self, value: &Value) -> (Value, u64);
+}
+
+/// Writes a built-in run's records. Implementations redact everything they write.
+pub trait RunRecorder: Send + Sync {
+    /// Writes (replaces) a JSON file of the run.
+    fn write_json(&self, name: &str, value: &Value);
+    /// Appends one line to an NDJSON file of the run.
+    fn append(&self, name: &str, value: &Value);
+    /// The run folder relative to the repository root, or None when not persisted.
+    fn artifact(&self) -> Option<String>;
+}
+
+/// A recorder that keeps nothing (`--no-persist`).
+#[derive(Debug, Default)]
+pub struct NoRecords;
+
+impl RunRecorder for NoRecords {
+    fn write_json(&self, _name: &str, _value: &Value) {}
+    fn append(&self, _name: &str, _value: &Value) {}
+    fn artifact(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Wall-clock time as RFC 3339 UTC text.
+pub trait Clock: Send + Sync {
+    /// Now, e.g. `2026-11-30T02:05:41.123Z`.
+    fn now(&self) -> String;
+}

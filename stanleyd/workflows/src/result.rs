@@ -1,0 +1,29 @@
+//! The public documents: `stanley.prompt-result/v1` and `stanley.error/v1`, and the human
+//! rendering of a result's output.
+
+use serde_json::{Value, json};
+use stanley_core::Status;
+
+/// The public result document as pretty JSON (2-space indent, no trailing newline).
+pub fn prompt_result(status: Status, output: &Value) -> String {
+    let doc = json!({"schema": "stanley.prompt-result/v1", "status": status.as_str(), "output": output});
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
+/// The public error document as pretty JSON.
+pub fn error_document(kind: &str, message: &str) -> String {
+    let doc = json!({"schema": "stanley.error/v1", "error": {"kind": kind, "message": message}});
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
+/// The human rendering of an output: a string as is, an object's `text` with trailing
+/// whitespace removed, or else pretty JSON.
+pub fn human(output: &Value) -> String {
+    match output {
+        Value::String(s) => s.clone(),
+        Value::Object(map) if map.get("text").is_some_and(Value::is_string) => {
+            map["text"].as_str().unwrap_or("").trim_end().to_owned()
+        }
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+    }
+}

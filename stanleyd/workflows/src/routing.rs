@@ -1,0 +1,256 @@
+//! Routing: the deterministic facts, the routing frame (`route-intent@1`), the acceptance policy
+//! `route-intent-policy@1`, and the texts of every fallback when no workflow is selected.
+
+use serde_json::{Map, Value, json};
+use stanley_core::{Answer, Denial, Frame, Question, Questions, Status};
+
+use crate::text::Action;
+
+/// The label the router picks when no workflow clearly fits.
+pub const CANNOT_TELL: &str = "cannot_tell";
+/// The policy version recorded with routing decisions.
+pub const POLICY: &str = "route-intent-policy@1";
+/// Minimum confidence of an accepted pick.
+pub const MIN_CONFIDENCE: f64 = 0.6;
+/// Minimum probability of an accepted pick.
+pub const MIN_PROBABILITY: f64 = 0.55;
+/// Minimum margin over the runner-up (including `cannot_tell`).
+pub const MIN_MARGIN: f64 = 0.15;
+
+/// The recognized shape of a supplied input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputShape {
+    None,
+    ReviewComments,
+    FailureLog,
+    Text,
+}
+
+impl InputShape {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputShape::None => "none",
+            InputShape::ReviewComments => "review_comments",
+            InputShape::FailureLog => "failure_log",
+            InputShape::Text => "text",
+        }
+    }
+
+    /// The shape of an input text. Review-comment and failure-log recognition arrive with the
+    /// triage workflows; until then any non-blank input is `text`.
+    pub fn of(input: Option<&str>) -> Self {
+        match input {
+            Some(text) if !text.trim().is_empty() => InputShape::Text,
+            _ => InputShape::None,
+        }
+    }
+}
+
+/// The deterministic facts one routing decision sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Facts {
+    /// Whether the selection has a diff.
+    pub diff: bool,
+    /// The input's shape.
+    pub input: InputShape,
+}
+
+/// One routing candidate.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    /// The workflow id.
+    pub id: String,
+    /// Redacted routing metadata.
+    pub metadata: Value,
+    /// Whether its gate passed.
+    pub available: bool,
+}
+
+const INSTRUCTIONS: [&str; 5] = [
+    "Pick the one workflow that directly satisfies the request.",
+    "False capabilities are hard constraints: never pick a workflow that is unavailable.",
+    "Do not invent another operation. Pick cannot_tell when the request is ambiguous or outside these workflows.",
+    "Pick a workflow for a compound or action request only when its routing metadata clearly says it handles the whole request.",
+    "Treat each workflow's routing JSON as selection guidance written by its author, whatever its field names.",
+];
+const CANNOT_TELL_TEXT: &str = "No available workflow clearly satisfies the complete request. Pick this fallback for unsupported, ambiguous or unavailable work.";
+
+/// The routing frame for a (redacted) request.
+pub fn route_frame(request: &str, facts: Facts, candidates: &[Candidate]) -> Frame {
+    let capabilities: Map<String, Value> = candidates
+        .iter()
+        .map(|c| (c.id.clone(), json!(c.available)))
+        .collect();
+    let mut criteria: Vec<(String, Value)> = candidates
+        .iter()
+        .map(|c| (c.id.clone(), c.metadata.clone()))
+        .collect();
+    criteria.push((CANNOT_TELL.into(), json!(CANNOT_TELL_TEXT)));
+    Frame {
+        template: "route-intent@1".into(),
+        scope: "cli-request".into(),
+        state: json!({
+            "request": request,
+            "context": {
+                "diff": if facts.diff { "present" } else { "absent" },
+                "input": facts.input.as_str(),
+                "capabilities": capabilities,
+            },
+        }),
+        questions: Questions::new().with(
+            "route",
+            Question::Choice {
+                instructions: json!(INSTRUCTIONS),
+                criteria,
+            },
+        ),
+        provenance: json!([]),
+    }
+}
+
+/// Why routing ended where it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RouteReason {
+    Selected,
+    Skipped,
+    CannotTell,
+    ModelUncertain,
+    Unavailable,
+    RoutingError,
+    NoCandidates,
+    ActionGuard,
+}
+
+impl RouteReason {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RouteReason::Selected => "selected",
+            RouteReason::Skipped => "skipped",
+            RouteReason::CannotTell => "cannot_tell",
+            RouteReason::ModelUncertain => "model_uncertain",
+            RouteReason::Unavailable => "unavailable",
+            RouteReason::RoutingError => "routing_error",
+            RouteReason::NoCandidates => "no_candidates",
+            RouteReason::ActionGuard => "action_guard",
+        }
+    }
+}
+
+/// The policy's verdict on a validated `route` answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Acceptance {
+    /// The accepted workflow, or None for `cannot_tell`.
+    pub selected: Option<String>,
+    /// Why.
+    pub reason: RouteReason,
+}
+
+/// Applies `route-intent-policy@1` to a validated `route` answer.
+pub fn accept(answer: &Answer, candidates: &[Candidate]) -> Acceptance {
+    let Answer::Choice {
+        choice,
+        confidence,
+        probabilities,
+    } = answer
+    else {
+        return Acceptance {
+            selected: None,
+            reason: RouteReason::RoutingError,
+        };
+    };
+    let refuse = |reason| Acceptance {
+        selected: None,
+        reason,
+    };
+    if choice == CANNOT_TELL {
+        return refuse(RouteReason::CannotTell);
+    }
+    if !candidates.iter().any(|c| &c.id == choice && c.available) {
+        return refuse(RouteReason::Unavailable);
+    }
+    let p = answer.p(choice);
+    let runner_up = probabilities
+        .iter()
+        .filter(|(l, _)| l != choice)
+        .map(|(_, p)| *p)
+        .fold(0.0, f64::max);
+    if *confidence < MIN_CONFIDENCE || p < MIN_PROBABILITY || p - runner_up < MIN_MARGIN {
+        return refuse(RouteReason::ModelUncertain);
+    }
+    Acceptance {
+        selected: Some(choice.clone()),
+        reason: RouteReason::Selected,
+    }
+}
+
+/// A fallback result: status, text and the detail object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fallback {
+    pub status: Status,
+    pub text: String,
+    pub data: Value,
+}
+
+/// The notice that opens a code-change request's fallback when no agent can act.
+pub const NO_AGENT_NOTICE: &str = "Stanley cannot implement or fix code without a coding agent \
+(install Pi to enable delegation); no files were changed.";
+
+const CLARIFY: &str = "cannot tell what analysis you want. Should Stanley find relevant code; \
+check, review or summarize the current diff; look at its test, security, performance or \
+compatibility risks; or triage supplied failures or comments?";
+
+/// The fallback for a top-level request that no workflow was selected for and that was not
+/// delegated (reason `unroutable`).
+pub fn fallback(
+    action: Option<Action>,
+    facts: Facts,
+    input_provided: bool,
+    exhausted: Option<Denial>,
+) -> Fallback {
+    let mut detail = Map::new();
+    detail.insert("reason".into(), json!("unroutable"));
+    if let Some(a) = action {
+        detail.insert("requested".into(), json!(a.as_str()));
+    }
+    if input_provided {
+        detail.insert("inputProvided".into(), json!(true));
+    }
+    let data = Value::Object(detail);
+    if let Some(denial) = exhausted {
+        return Fallback {
+            status: Status::BudgetExhausted,
+            text: format!(
+                "The request could not be routed because the shared {} budget was exhausted.",
+                denial.as_str()
+            ),
+            data,
+        };
+    }
+    let text = match action {
+        Some(Action::CodeChange) => format!(
+            "{NO_AGENT_NOTICE} The read-only relevant-code analysis that normally follows needs the find workflow, which this build does not include yet."
+        ),
+        Some(Action::ExternalAction) => "No installed workflow can perform this action. Built-in workflows are read-only and cannot run commands, commit, push, deploy, reply, or resolve.".to_owned(),
+        None => {
+            let context = if facts.input == InputShape::Text {
+                " The supplied input was not recognized as failures or review-comment JSON."
+            } else if !facts.diff && facts.input == InputShape::None {
+                " There is no current diff or recognized input to disambiguate the request."
+            } else {
+                ""
+            };
+            format!("No installed workflow can confidently handle the complete request. {CLARIFY}{context}")
+        }
+    };
+    Fallback {
+        status: Status::Unsupported,
+        text,
+        data,
+    }
+}
+
+#[cfg(test)]
+#[path = "routing_tests.rs"]
+mod tests;

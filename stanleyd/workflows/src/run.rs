@@ -1,0 +1,434 @@
+//! One built-in run: dispositions per candidate, findings, parked and excluded items, limits,
+//! the internal packet (`stanley.packet/v1`) it ends with, and its run records.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use stanley_core::{AttemptRecord, BudgetLimits, Denial, Executor, FrameSink, Status, stable_hash};
+
+use crate::diff::Exclusion;
+use crate::ports::{Clock, RunRecorder};
+
+/// What happened to one candidate (last write wins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Disposition {
+    Judged,
+    Deterministic,
+    Excluded,
+    Parked,
+    Failed,
+    Unjudged,
+}
+
+/// Severity of a finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Warn,
+    Info,
+}
+
+/// One finding.
+#[derive(Clone, Debug, Serialize)]
+pub struct Finding {
+    pub flag: String,
+    pub id: String,
+    /// `deterministic`, `jev` or `policy`.
+    pub source: &'static str,
+    pub severity: Severity,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<Map<String, Value>>,
+}
+
+/// An item set aside because it needs context Stanley does not have.
+#[derive(Clone, Debug, Serialize)]
+pub struct Parked {
+    pub id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub reason: String,
+}
+
+/// A titled block of human lines a workflow adds to its report.
+#[derive(Clone, Debug)]
+pub struct Section {
+    pub title: String,
+    pub lines: Vec<String>,
+}
+
+/// The shared state of one built-in run.
+pub struct Run {
+    pub run_id: String,
+    pub workflow: String,
+    recorder: Arc<dyn RunRecorder>,
+    clock: Arc<dyn Clock>,
+    dispositions: Vec<(String, Disposition)>,
+    pub findings: Vec<Finding>,
+    pub parked: Vec<Parked>,
+    pub excluded: Vec<Exclusion>,
+    pub limits: Vec<String>,
+    pub not_checked: Vec<String>,
+    pub results: Vec<Value>,
+    pub summary: Value,
+    pub sections: Vec<Section>,
+    /// Forces coverage incomplete (a section reported itself incomplete).
+    pub incomplete: bool,
+    budget: BudgetLimits,
+    model: String,
+}
+
+/// The run id `<name>-<YYYYMMDDTHHMMSSZ>-<6 hex>` from a clock reading and a random suffix.
+pub fn run_id(name: &str, now_rfc3339: &str, random_hex: &str) -> String {
+    let digits: String = now_rfc3339
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(14)
+        .collect();
+    let stamp = if digits.len() == 14 {
+        format!("{}T{}Z", &digits[..8], &digits[8..])
+    } else {
+        "00000000T000000Z".to_owned()
+    };
+    format!("{name}-{stamp}-{random_hex}")
+}
+
+impl Run {
+    /// Starts a run: writes `manifest.json` (status `running`) and `inputs.json`.
+    pub fn start(
+        run_id: String,
+        workflow: &str,
+        recorder: Arc<dyn RunRecorder>,
+        clock: Arc<dyn Clock>,
+        budget: BudgetLimits,
+        model: &str,
+        inputs: Value,
+    ) -> Self {
+        let run = Self {
+            run_id,
+            workflow: workflow.to_owned(),
+            recorder,
+            clock,
+            dispositions: Vec::new(),
+            findings: Vec::new(),
+            parked: Vec::new(),
+            excluded: Vec::new(),
+            limits: Vec::new(),
+            not_checked: Vec::new(),
+            results: Vec::new(),
+            summary: json!({}),
+            sections: Vec::new(),
+            incomplete: false,
+            budget,
+            model: model.to_owned(),
+        };
+        run.write_manifest("running");
+        let hash = stable_hash(&inputs);
+        run.recorder.write_json(
+            "inputs.json",
+            &json!({"schema": "stanley.run/v1", "inputs": inputs, "inputsHash": hash}),
+        );
+        run
+    }
+
+    fn write_manifest(&self, status: &str) {
+        self.recorder.write_json(
+            "manifest.json",
+            &json!({
+                "schema": "stanley.run/v1",
+                "runId": self.run_id,
+                "workflow": self.workflow,
+                "status": status,
+                "requestedModel": self.model,
+                "budget": self.budget,
+                "updatedAt": self.clock.now(),
+            }),
+        );
+    }
+
+    /// A frame sink that writes every attempt to `frames.ndjson` and budget events to
+    /// `events.ndjson`.
+    pub fn sink(&self) -> Arc<dyn FrameSink> {
+        Arc::new(RecordSink {
+            run_id: self.run_id.clone(),
+            recorder: self.recorder.clone(),
+            clock: self.clock.clone(),
+        })
+    }
+
+    /// Writes `candidates.json`.
+    pub fn candidates(&self, value: &Value) {
+        self.recorder.write_json("candidates.json", value);
+    }
+
+    /// Records a candidate's disposition (last write wins).
+    pub fn set(&mut self, id: &str, disposition: Disposition) {
+        match self.dispositions.iter_mut().find(|(i, _)| i == id) {
+            Some(entry) => entry.1 = disposition,
+            None => self.dispositions.push((id.to_owned(), disposition)),
+        }
+    }
+
+    /// Appends a policy decision to `decisions.ndjson`.
+    pub fn decision(&self, candidate: &str, rule: &str, result: Value, policy: &str) {
+        self.recorder.append(
+            "decisions.ndjson",
+            &json!({"candidateId": candidate, "rule": rule, "result": result, "policyVersion": policy}),
+        );
+    }
+
+    fn coverage(&self) -> Value {
+        let count = |d: Disposition| self.dispositions.iter().filter(|(_, x)| *x == d).count();
+        let (failed, unjudged) = (count(Disposition::Failed), count(Disposition::Unjudged));
+        json!({
+            "candidates": self.dispositions.len(),
+            "judged": count(Disposition::Judged),
+            "deterministic": count(Disposition::Deterministic),
+            "excluded": count(Disposition::Excluded),
+            "parked": count(Disposition::Parked),
+            "failed": failed,
+            "unjudged": unjudged,
+            "complete": failed == 0 && unjudged == 0 && !self.incomplete,
+        })
+    }
+
+    /// Ends the run: builds the packet, writes `packet.json` and the final manifest.
+    pub fn finish(mut self, executor: &Executor) -> Packet {
+        let exhausted = executor.budget().exhausted();
+        if let Some(d) = exhausted {
+            self.limits.push(format!("budget exhausted ({})", d.as_str()));
+        }
+        if let Some(reason) = executor.disabled() {
+            self.limits.push(format!("Jev not called: {reason}"));
+        }
+        let coverage = self.coverage();
+        let status = if exhausted.is_some() {
+            Status::BudgetExhausted
+        } else if coverage["complete"] == json!(true) {
+            Status::Complete
+        } else {
+            Status::Incomplete
+        };
+        sort_findings(&mut self.findings);
+        let artifact = self.recorder.artifact();
+        let packet = json!({
+            "schema": "stanley.packet/v1",
+            "workflow": self.workflow,
+            "runId": self.run_id,
+            "advisory": true,
+            "status": status.as_str(),
+            "coverage": coverage,
+            "findings": self.findings,
+            "parked": self.parked,
+            "excluded": self.excluded,
+            "limits": self.limits,
+            "notChecked": self.not_checked,
+            "results": self.results,
+            "summary": self.summary,
+            "redactions": executor.redactions(),
+            "jev": executor.usage(),
+            "artifact": artifact,
+        });
+        self.recorder.write_json("packet.json", &packet);
+        self.write_manifest(status.as_str());
+        Packet {
+            status,
+            json: packet,
+            sections: self.sections,
+        }
+    }
+}
+
+/// Sorts findings: `warn` first, then by path (missing as empty), then flag.
+pub fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        let sev = |f: &Finding| u8::from(f.severity != Severity::Warn);
+        sev(a)
+            .cmp(&sev(b))
+            .then_with(|| a.path.as_deref().unwrap_or("").cmp(b.path.as_deref().unwrap_or("")))
+            .then_with(|| a.flag.cmp(&b.flag))
+    });
+}
+
+struct RecordSink {
+    run_id: String,
+    recorder: Arc<dyn RunRecorder>,
+    clock: Arc<dyn Clock>,
+}
+
+impl FrameSink for RecordSink {
+    fn attempt(&self, r: &AttemptRecord) {
+        let mut record = json!({
+            "runId": self.run_id,
+            "frameId": r.frame_id,
+            "template": r.template,
+            "scope": r.scope,
+            "provenance": r.provenance,
+            "attempt": r.attempt,
+            "requestedModel": r.request.model,
+            "startedAt": self.clock.now(),
+            "latencyMs": r.latency_ms,
+            "request": {"state": r.request.state, "questions": r.request.questions},
+            "result": r.result,
+        });
+        let obj = record.as_object_mut().expect("built as an object above");
+        if let Some(m) = &r.resolved_model {
+            obj.insert("resolvedModel".into(), json!(m));
+        }
+        if let Some((i, o)) = r.usage {
+            obj.insert("usage".into(), json!({"inputTokens": i, "outputTokens": o}));
+        }
+        for (key, value) in [("response", &r.response), ("parsed", &r.parsed)] {
+            if let Some(v) = value {
+                obj.insert(key.into(), v.clone());
+            }
+        }
+        if let Some(e) = &r.error {
+            obj.insert("error".into(), json!(e));
+        }
+        self.recorder.append("frames.ndjson", &record);
+    }
+
+    fn budget_exhausted(&self, frame_id: &str, limit: Denial) {
+        self.recorder.append(
+            "events.ndjson",
+            &json!({"at": self.clock.now(), "type": "budget_exhausted", "frameId": frame_id, "limit": limit.as_str()}),
+        );
+    }
+}
+
+/// A finished run's packet, with the workflow's human sections.
+#[derive(Clone, Debug)]
+pub struct Packet {
+    pub status: Status,
+    pub json: Value,
+    pub sections: Vec<Section>,
+}
+
+fn scalar(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn path_or_id(item: &Value) -> String {
+    item.get("path")
+        .and_then(Value::as_str)
+        .or_else(|| item.get("id").and_then(Value::as_str))
+        .unwrap_or("")
+        .to_owned()
+}
+
+impl Packet {
+    /// The public human report (§1.6.3): status line, coverage, findings, sections, parked,
+    /// excluded, limits and what was not checked.
+    pub fn human(&self) -> String {
+        let p = &self.json;
+        let c = &p["coverage"];
+        let mut out = vec![format!("{} - advisory only", self.status.as_str())];
+        let n = |k: &str| c[k].as_u64().unwrap_or(0);
+        let mut coverage = format!(
+            "coverage: {} candidates · {} judged · {} deterministic · {} excluded · {} parked · {} failed · {} unjudged",
+            n("candidates"), n("judged"), n("deterministic"), n("excluded"), n("parked"), n("failed"), n("unjudged")
+        );
+        if c["complete"] != json!(true) {
+            coverage.push_str(" · INCOMPLETE");
+        }
+        out.push(coverage);
+        out.push(String::new());
+        let findings = p["findings"].as_array().cloned().unwrap_or_default();
+        if findings.is_empty() {
+            out.push("findings: none flagged (this is not an approval)".into());
+        } else {
+            out.push(format!("findings ({}):", findings.len()));
+            for f in &findings {
+                let marker = if f["severity"] == "warn" { "!" } else { "·" };
+                let mut line = format!("  {marker} {}", f["flag"].as_str().unwrap_or(""));
+                if let Some(path) = f["path"].as_str() {
+                    line.push(' ');
+                    line.push_str(path);
+                    if let Some(lines) = f["lines"].as_str() {
+                        line.push(':');
+                        line.push_str(lines);
+                    }
+                }
+                line.push_str(&format!(" [{}]", f["source"].as_str().unwrap_or("")));
+                if let Some(detail) = f["detail"].as_object() {
+                    let parts: Vec<String> = detail
+                        .iter()
+                        .filter_map(|(k, v)| scalar(v).map(|s| format!("{k}={s}")))
+                        .take(4)
+                        .collect();
+                    if !parts.is_empty() {
+                        line.push(' ');
+                        line.push_str(&parts.join(" "));
+                    }
+                }
+                out.push(line);
+            }
+        }
+        for section in self.sections.iter().filter(|s| !s.lines.is_empty()) {
+            out.push(String::new());
+            out.push(format!("{}:", section.title));
+            out.extend(section.lines.iter().map(|l| format!("  {l}")));
+        }
+        let list = |out: &mut Vec<String>, key: &str, mark: &str, cap: usize| {
+            let items = p[key].as_array().cloned().unwrap_or_default();
+            if items.is_empty() {
+                return;
+            }
+            out.push(String::new());
+            out.push(format!("{key} ({}):", items.len()));
+            for item in items.iter().take(cap) {
+                out.push(format!(
+                    "  {mark} {}: {}",
+                    path_or_id(item),
+                    item["reason"].as_str().unwrap_or("")
+                ));
+            }
+            if items.len() > cap {
+                out.push(format!("  … {} more in --json", items.len() - cap));
+            }
+        };
+        list(&mut out, "parked", "?", 20);
+        list(&mut out, "excluded", "-", 10);
+        if let Some(limits) = p["limits"].as_array().filter(|l| !l.is_empty()) {
+            out.push(String::new());
+            out.push("limits:".into());
+            out.extend(limits.iter().map(|l| format!("  - {}", l.as_str().unwrap_or(""))));
+        }
+        out.push(String::new());
+        let not_checked: Vec<&str> = p["notChecked"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        out.push(format!("not checked: {}", not_checked.join("; ")));
+        out.join("\n")
+    }
+
+    /// The public output `{text, data}`: `data` has exactly the eight public packet keys.
+    pub fn output(&self) -> Value {
+        let mut data = Map::new();
+        for key in [
+            "coverage",
+            "findings",
+            "parked",
+            "excluded",
+            "limits",
+            "notChecked",
+            "results",
+            "summary",
+        ] {
+            data.insert(key.into(), self.json[key].clone());
+        }
+        json!({"text": self.human(), "data": data})
+    }
+}

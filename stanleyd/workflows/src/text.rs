@@ -1,0 +1,188 @@
+//! Text helpers: the action guard that classifies a request by its leading verb, request
+//! limits for built-ins, and rounding as the reference rounds.
+
+/// What a request asks to be done, when it asks for an action rather than an analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Implement, fix, refactor, write… code.
+    CodeChange,
+    /// Commit, push, deploy, run the tests…
+    ExternalAction,
+}
+
+impl Action {
+    /// The wire spelling used in fallback details.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::CodeChange => "code_change",
+            Action::ExternalAction => "external_action",
+        }
+    }
+}
+
+const POLITE: &[&str] = &[
+    "please",
+    "can you",
+    "could you",
+    "would you",
+    "i need you to",
+    "i want you to",
+    "help me",
+    "let's",
+];
+const CODE_VERBS: &[&str] = &[
+    "fix",
+    "implement",
+    "build",
+    "create",
+    "develop",
+    "refactor",
+    "edit",
+    "modify",
+    "update",
+    "write",
+    "add",
+    "remove",
+    "make",
+    "solve",
+    "apply",
+];
+const EXTERNAL_VERBS: &[&str] = &[
+    "commit", "push", "deploy", "reply", "resolve", "merge", "revert",
+];
+const RUN_OBJECTS: &[&str] = &[
+    "test",
+    "tests",
+    "build",
+    "lint",
+    "typecheck",
+    "command",
+    "script",
+];
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Whether `text` starts with `word` followed by a word boundary.
+fn starts_with_word(text: &str, word: &str) -> bool {
+    text.strip_prefix(word)
+        .is_some_and(|rest| !rest.chars().next().is_some_and(is_word_char))
+}
+
+fn normalize(request: &str) -> String {
+    let mut text = request.trim().to_lowercase();
+    loop {
+        let before = text.len();
+        for prefix in POLITE {
+            if let Some(rest) = text.strip_prefix(prefix)
+                && rest.starts_with(char::is_whitespace)
+            {
+                text = rest.trim_start().to_owned();
+            }
+        }
+        if text.len() == before {
+            return text;
+        }
+    }
+}
+
+/// Classifies a request by its leading verb (after politeness prefixes), or None when it is not
+/// an action.
+pub fn classify_action(request: &str) -> Option<Action> {
+    let text = normalize(request);
+    if CODE_VERBS.iter().any(|v| starts_with_word(&text, v)) {
+        return Some(Action::CodeChange);
+    }
+    if EXTERNAL_VERBS.iter().any(|v| starts_with_word(&text, v)) {
+        return Some(Action::ExternalAction);
+    }
+    for verb in ["run", "execute"] {
+        if let Some(rest) = text.strip_prefix(verb)
+            && rest.starts_with(char::is_whitespace)
+        {
+            let rest = rest.trim_start();
+            let rest = rest
+                .strip_prefix("the")
+                .filter(|r| r.starts_with(char::is_whitespace))
+                .map_or(rest, str::trim_start);
+            if RUN_OBJECTS.iter().any(|o| starts_with_word(rest, o)) {
+                return Some(Action::ExternalAction);
+            }
+        }
+    }
+    None
+}
+
+/// The longest request text a built-in accepts, in characters.
+pub const MAX_TASK_CHARS: usize = 4000;
+
+/// Checks a built-in's request text: non-blank and at most 4000 characters.
+pub fn check_request_text(text: &str, label: &str) -> Result<(), String> {
+    if text.trim().is_empty() {
+        return Err(format!("{label} text is required"));
+    }
+    let n = text.chars().count();
+    if n > MAX_TASK_CHARS {
+        return Err(format!(
+            "{label} text is {n} characters; the limit is {MAX_TASK_CHARS}"
+        ));
+    }
+    Ok(())
+}
+
+/// Rounds to 3 decimals, half away from zero.
+pub fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Truncates to `max` characters, appending `…` when anything was cut.
+pub fn truncate_chars(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn action_guard() {
+        let cases = [
+            ("Fix the security issue", Some(Action::CodeChange)),
+            ("please could you add docs/x.md", Some(Action::CodeChange)),
+            ("Let's refactor this", Some(Action::CodeChange)),
+            ("Deploy this branch", Some(Action::ExternalAction)),
+            ("run the tests", Some(Action::ExternalAction)),
+            ("Execute lint now", Some(Action::ExternalAction)),
+            ("run away", None),
+            ("Fixture review", None),
+            ("Audit the TODO comments", None),
+            ("Summarize what changed", None),
+            ("Review these changes for correctness bugs", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(classify_action(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn request_limits() {
+        assert_eq!(check_request_text(" ", "request").unwrap_err(), "request text is required");
+        let long = "x".repeat(4001);
+        assert_eq!(check_request_text(&long, "task").unwrap_err(), "task text is 4001 characters; the limit is 4000");
+        assert!(check_request_text(&"é".repeat(4000), "task").is_ok());
+    }
+
+    #[test]
+    fn rounding_and_truncation() {
+        assert_eq!(round3(0.12345), 0.123);
+        assert_eq!(round3(0.0005), 0.001);
+        assert_eq!(truncate_chars("abcdef", 3), "abc…");
+        assert_eq!(truncate_chars("abc", 3), "abc");
+    }
+}
