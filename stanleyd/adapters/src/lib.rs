@@ -1,1 +1,15 @@
-//! placeholder
+//! Real implementations of Stanley's ports: Git through git2, workspace file reads, redaction,
+//! the System One HTTP client, run records on disk, and the system clock.
+
+pub mod clock;
+pub mod git;
+pub mod jev_http;
+pub mod records;
+pub mod redact;
+pub mod workspace;
+
+pub use clock::SystemClock;
+pub use git::Git2Repo;
+pub use jev_http::{HttpJev, JevConfig, JevConfigError};
+pub use records::{FsRecorder, ensure_state_dir};
+pub use redact::SecretRedactor;

@@ -1,0 +1,237 @@
+//! The `Git` port over git2: the diff of a selection (worktree, staged, branch) as unified text
+//! with three lines of context and no rename detection, with safe untracked files folded in as
+//! synthetic added-file diffs for the worktree scope.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use git2::{Delta, DiffFormat, DiffOptions, Oid, Repository, Status, StatusOptions};
+use stanley_workflows::diff::{DiffSource, Exclusion, Scope};
+use stanley_workflows::paths::classify_path;
+use stanley_workflows::ports::{Git, GitError};
+
+use crate::workspace::split_lines;
+
+/// Largest diff text accepted (32 MiB).
+pub const MAX_DIFF_BYTES: usize = 33_554_432;
+/// Largest untracked file folded into a diff (2 MiB).
+pub const MAX_UNTRACKED_BYTES: u64 = 2_097_152;
+
+/// A repository opened with git2.
+pub struct Git2Repo {
+    root: PathBuf,
+    repo: Mutex<Repository>,
+}
+
+impl std::fmt::Debug for Git2Repo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Git2Repo").field("root", &self.root).finish()
+    }
+}
+
+fn git_err(context: &str, e: &git2::Error) -> GitError {
+    let msg: String = e.message().chars().take(200).collect();
+    GitError(format!("git {context} failed: {msg}"))
+}
+
+/// Whether a ref is safe to resolve: `^[A-Za-z0-9][A-Za-z0-9._/@^~-]{0,199}$` without `..`.
+pub fn valid_ref(text: &str) -> bool {
+    let mut chars = text.chars();
+    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphanumeric());
+    first_ok
+        && text.len() <= 200
+        && !text.contains("..")
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._/@^~-".contains(c))
+}
+
+/// Finds the worktree root that contains `dir`.
+pub fn worktree_root(dir: &Path) -> Result<PathBuf, GitError> {
+    let repo = Repository::discover(dir)
+        .map_err(|_| GitError(format!("not a Git repository: {}", dir.display())))?;
+    let workdir = repo.workdir().ok_or_else(|| {
+        GitError(format!(
+            "not a Git repository with a working tree: {}",
+            dir.display()
+        ))
+    })?;
+    workdir
+        .canonicalize()
+        .map_err(|e| GitError(format!("cannot resolve {}: {e}", workdir.display())))
+}
+
+impl Git2Repo {
+    /// Opens the repository whose worktree root is `root`.
+    pub fn open(root: &Path) -> Result<Self, GitError> {
+        let repo = Repository::open(root)
+            .map_err(|_| GitError(format!("not a Git repository: {}", root.display())))?;
+        Ok(Self {
+            root: root.to_path_buf(),
+            repo: Mutex::new(repo),
+        })
+    }
+
+    fn resolve(repo: &Repository, spec: &str) -> Result<Oid, GitError> {
+        if !valid_ref(spec) {
+            let shown: String = spec.chars().take(80).collect();
+            return Err(GitError(format!("unsupported ref: \"{shown}\"")));
+        }
+        repo.revparse_single(spec)
+            .and_then(|o| o.peel_to_commit())
+            .map(|c| c.id())
+            .map_err(|_| GitError(format!("git rev-parse failed: unknown revision {spec}")))
+    }
+
+    fn head(repo: &Repository) -> Option<Oid> {
+        repo.head().ok().and_then(|h| h.peel_to_commit().ok()).map(|c| c.id())
+    }
+
+    fn untracked(&self, repo: &Repository, text: &mut String, excluded: &mut Vec<Exclusion>) -> Result<bool, GitError> {
+        let mut opts = StatusOptions::new();
+        opts.include_untracked(true)
+            .recurse_untracked_dirs(true)
+            .include_ignored(false)
+            .exclude_submodules(true);
+        let statuses = repo.statuses(Some(&mut opts)).map_err(|e| git_err("status", &e))?;
+        let mut paths: Vec<String> = statuses
+            .iter()
+            .filter(|s| s.status().contains(Status::WT_NEW))
+            .filter_map(|s| s.path().ok().map(str::to_owned))
+            .collect();
+        paths.sort();
+        let mut included = false;
+        for path in paths {
+            if let Some(reason) = classify_path(&path).exclusion_reason() {
+                excluded.push(Exclusion::file(&path, reason));
+                continue;
+            }
+            let unreadable = || Exclusion::file(&path, format!("untracked file is unreadable or exceeds {MAX_UNTRACKED_BYTES} bytes"));
+            let full = self.root.join(&path);
+            let readable = fs::symlink_metadata(&full)
+                .ok()
+                .filter(|m| m.is_file() && m.len() <= MAX_UNTRACKED_BYTES)
+                .and_then(|_| fs::read(&full).ok())
+                .filter(|b| !b.contains(&0));
+            let Some(bytes) = readable else {
+                excluded.push(unreadable());
+                continue;
+            };
+            let content = String::from_utf8_lossy(&bytes);
+            let lines = split_lines(&content);
+            let quoted_a = serde_json::to_string(&format!("a/{path}")).unwrap_or_default();
+            let quoted_b = serde_json::to_string(&format!("b/{path}")).unwrap_or_default();
+            let mut block = format!("diff --git {quoted_a} {quoted_b}\nnew file mode 100644\n--- /dev/null\n+++ {quoted_b}\n");
+            if !lines.is_empty() {
+                block.push_str(&format!("@@ -0,0 +1,{} @@\n", lines.len()));
+                for line in lines {
+                    block.push('+');
+                    block.push_str(line);
+                    block.push('\n');
+                }
+            }
+            if text.len() + block.len() > MAX_DIFF_BYTES {
+                excluded.push(Exclusion::file(&path, format!("combined diff exceeds {MAX_DIFF_BYTES} bytes")));
+                continue;
+            }
+            text.push_str(&block);
+            included = true;
+        }
+        Ok(included)
+    }
+}
+
+fn render(diff: &git2::Diff<'_>) -> Result<String, GitError> {
+    let mut out: Vec<u8> = Vec::new();
+    let mut too_big = false;
+    diff.print(DiffFormat::Patch, |_delta, _hunk, line| {
+        match line.origin() {
+            '+' | '-' | ' ' => out.push(line.origin() as u8),
+            _ => {}
+        }
+        out.extend_from_slice(line.content());
+        too_big = out.len() > MAX_DIFF_BYTES;
+        !too_big
+    })
+    .or_else(|e| if too_big { Ok(()) } else { Err(git_err("diff", &e)) })?;
+    if too_big {
+        return Err(GitError(format!("git diff output exceeded {MAX_DIFF_BYTES} bytes")));
+    }
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+impl Git for Git2Repo {
+    fn diff(&self, scope: Scope, base: Option<&str>) -> Result<DiffSource, GitError> {
+        let repo = self.repo.lock().unwrap_or_else(|e| e.into_inner());
+        let head = Self::head(&repo);
+        let mut opts = DiffOptions::new();
+        opts.context_lines(3).ignore_submodules(true).show_binary(false);
+        let tree_of = |oid: Oid| repo.find_commit(oid).and_then(|c| c.tree()).map_err(|e| git_err("diff", &e));
+        let (diff, base_ref, base_commit) = match scope {
+            Scope::Worktree => {
+                let base_commit = match base {
+                    Some(b) => Some(Self::resolve(&repo, b)?),
+                    None => head,
+                };
+                let tree = base_commit.map(tree_of).transpose()?;
+                let diff = repo
+                    .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))
+                    .map_err(|e| git_err("diff", &e))?;
+                (diff, base.map(str::to_owned), base_commit)
+            }
+            Scope::Staged => {
+                let tree = head.map(tree_of).transpose()?;
+                let diff = repo
+                    .diff_tree_to_index(tree.as_ref(), None, Some(&mut opts))
+                    .map_err(|e| git_err("diff", &e))?;
+                (diff, None, head)
+            }
+            Scope::Branch => {
+                let Some(head) = head else {
+                    return Err(GitError("branch scope needs a HEAD commit".into()));
+                };
+                let base_name = base.unwrap_or("main");
+                let base_oid = Self::resolve(&repo, base_name)?;
+                let merge_base = repo.merge_base(base_oid, head).map_err(|e| git_err("merge-base", &e))?;
+                let (old, new) = (tree_of(merge_base)?, tree_of(head)?);
+                let diff = repo
+                    .diff_tree_to_tree(Some(&old), Some(&new), Some(&mut opts))
+                    .map_err(|e| git_err("diff", &e))?;
+                (diff, Some(base_name.to_owned()), Some(base_oid))
+            }
+        };
+        // Deltas git2 reports as untracked or ignored are not part of a tracked diff.
+        debug_assert!(diff.deltas().all(|d| d.status() != Delta::Untracked));
+        let mut text = render(&diff)?;
+        let mut excluded = Vec::new();
+        let mut probe = format!("git-diff-U3:{}", scope.as_str());
+        if scope == Scope::Worktree && self.untracked(&repo, &mut text, &mut excluded)? {
+            probe = "git-diff-U3:worktree+untracked-files".into();
+        }
+        Ok(DiffSource {
+            text,
+            scope,
+            base_ref,
+            base_commit: base_commit.map(|o| o.to_string()),
+            head_commit: head.map(|o| o.to_string()),
+            probe,
+            excluded,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ref_rules() {
+        for ok in ["main", "HEAD~2", "origin/main", "v1.2.3", "HEAD^", "a@{1}".trim_end_matches("{1}")] {
+            assert!(valid_ref(ok), "{ok}");
+        }
+        for bad in ["--upload-pack=evil", "main..dev", "", "-x", "a b", &"a".repeat(201)] {
+            assert!(!valid_ref(bad), "{bad}");
+        }
+    }
+}
