@@ -1,1 +1,25 @@
-//! placeholder
+//! Stanley's wire: the `stanley.v1` gRPC types and services, the protocol version, where a
+//! repository's daemon socket lives, and the Unix-socket connector clients use.
+
+pub mod connect;
+pub mod env;
+pub mod socket;
+
+/// The generated `stanley.v1` types, clients and servers.
+pub mod v1 {
+    #![allow(missing_docs, unreachable_pub, clippy::all)]
+    tonic::include_proto!("stanley.v1");
+}
+
+/// The encoded file descriptor set of `stanley.v1`, for server reflection.
+pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/stanley_descriptor.bin"));
+
+/// The wire protocol version. Bumped only for an incompatible change; clients replace a daemon
+/// whose version differs.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The release version shared by the daemon and its clients.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The largest message either side accepts (the 5 MiB input limit plus room for the envelope).
+pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;

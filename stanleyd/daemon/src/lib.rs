@@ -1,1 +1,14 @@
-//! placeholder
+//! The Stanley daemon: discovery and lifecycle, the gRPC services, and the runtime that routes a
+//! request and runs the selected workflow. `main` only wires; tests call [`run`] in-process.
+
+mod discovery;
+mod error;
+mod logging;
+mod prompt;
+mod server;
+mod service;
+
+pub use discovery::{DaemonFiles, DaemonInfo, Prepared, prepare};
+pub use error::DaemonError;
+pub use logging::init_logging;
+pub use server::{DaemonConfig, IDLE_TIMEOUT, run};

@@ -1,1 +1,87 @@
-fn main() {}
+//! `stanleyd --root <dir>`: the per-worktree daemon. Wires discovery, logging and the server;
+//! everything else lives in the library.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use stanley_adapters::SystemClock;
+use stanley_proto::env;
+use stanley_workflows::ports::Clock;
+use stanleyd::{DaemonConfig, DaemonError, DaemonFiles, init_logging, prepare, run};
+
+fn usage() -> ExitCode {
+    eprintln!("usage: stanleyd --root <worktree root>");
+    ExitCode::from(64)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = match args.as_slice() {
+        [flag, root] if flag == "--root" => PathBuf::from(root),
+        [flag] if flag == "--version" => {
+            println!("{}", stanley_proto::VERSION);
+            return ExitCode::SUCCESS;
+        }
+        _ => return usage(),
+    };
+    let root = match stanley_adapters::git::worktree_root(&root) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("stanleyd: {e}");
+            return ExitCode::from(65);
+        }
+    };
+    let files = DaemonFiles::new(&root, stanley_proto::socket::socket_path(&root));
+    let prepared = match prepare(files, SystemClock.now()) {
+        Ok(p) => p,
+        Err(DaemonError::AlreadyRunning(root)) => {
+            eprintln!("stanleyd: another stanleyd already serves {}", root.display());
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("stanleyd: {e}");
+            return ExitCode::from(70);
+        }
+    };
+    if let Err(e) = init_logging(&prepared.files.log(), std::env::var(env::STANLEY_LOG).ok().as_deref()) {
+        eprintln!("stanleyd: cannot open the log: {e}");
+    }
+    let mut config = DaemonConfig::new(prepared.files.clone());
+    if let Some(ms) = std::env::var(env::STANLEY_IDLE_TIMEOUT_MS).ok().and_then(|v| v.parse::<u64>().ok()) {
+        config.idle_timeout = Duration::from_millis(ms);
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("stanleyd: cannot start the runtime: {e}");
+            return ExitCode::from(70);
+        }
+    };
+    let result = runtime.block_on(async move {
+        let _lock = prepared.lock;
+        prepared.listener.set_nonblocking(true).map_err(|e| DaemonError::Io { what: "cannot configure the socket".into(), source: e })?;
+        let listener = tokio::net::UnixListener::from_std(prepared.listener).map_err(|e| DaemonError::Io { what: "cannot register the socket".into(), source: e })?;
+        run(config, listener, shutdown_signal()).await
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %e, "stanleyd failed");
+            eprintln!("stanleyd: {e}");
+            ExitCode::from(70)
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+        std::future::pending::<()>().await;
+        return;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+}

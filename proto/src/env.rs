@@ -1,0 +1,43 @@
+//! Every environment variable Stanley reads, declared once with what it means. Request settings
+//! are read from the caller's environment, which travels with each request; daemon settings are
+//! read by `stanleyd` from its own environment.
+
+/// Required Jev credential (request setting).
+pub const TYPESAFE_API_KEY: &str = "TYPESAFE_API_KEY";
+/// System One API root, default `https://api.typesafe.ai` (request setting).
+pub const TYPESAFE_BASE_URL: &str = "TYPESAFE_BASE_URL";
+/// Jev model name (request setting).
+pub const TYPESAFE_MODEL: &str = "TYPESAFE_MODEL";
+/// Jev model name as TypeSafe's SDKs spell it, used when `TYPESAFE_MODEL` is unset.
+pub const TYPESAFE_DEFAULT_MODEL: &str = "TYPESAFE_DEFAULT_MODEL";
+/// `off` disables delegation to the coding agent (request setting).
+pub const STANLEY_AGENT: &str = "STANLEY_AGENT";
+/// Set in processes Stanley starts: a nested Stanley never delegates (request setting).
+pub const STANLEY_NESTED: &str = "STANLEY_NESTED";
+/// Explicit path to the `pi` binary (request setting).
+pub const STANLEY_PI_BIN: &str = "STANLEY_PI_BIN";
+/// Pi model passed as `--model` (request setting).
+pub const STANLEY_AGENT_MODEL: &str = "STANLEY_AGENT_MODEL";
+/// Socket folder override (client and daemon).
+pub const STANLEY_RUNTIME_DIR: &str = crate::socket::RUNTIME_DIR_VAR;
+/// Daemon log filter, `tracing` directive syntax, default `info` (daemon setting).
+pub const STANLEY_LOG: &str = "STANLEY_LOG";
+/// Idle time in milliseconds before the daemon exits, default 30 minutes (daemon setting; tests
+/// shorten it).
+pub const STANLEY_IDLE_TIMEOUT_MS: &str = "STANLEY_IDLE_TIMEOUT_MS";
+/// Path of the `stanleyd` binary a client starts, default the one beside the client.
+pub const STANLEY_DAEMON_BIN: &str = "STANLEY_DAEMON_BIN";
+
+/// Variables a client hands to a daemon it starts; nothing else of the client's environment
+/// (keys in particular) is left in the daemon's own environment.
+pub const DAEMON_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "TMPDIR",
+    "XDG_RUNTIME_DIR",
+    STANLEY_RUNTIME_DIR,
+    STANLEY_LOG,
+    STANLEY_IDLE_TIMEOUT_MS,
+];

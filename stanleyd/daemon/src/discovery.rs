@@ -1,0 +1,148 @@
+//! Discovery and lifecycle files: the lifetime lock, the socket (folder 0700, socket 0600, stale
+//! ones removed only when a connection is refused), and `daemon.json` written atomically.
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use stanley_adapters::records::{create_private_dir, ensure_state_dir, write_atomic};
+
+use crate::error::DaemonError;
+
+/// The lifecycle files of one worktree's daemon.
+#[derive(Clone, Debug)]
+pub struct DaemonFiles {
+    /// The canonical worktree root.
+    pub root: PathBuf,
+    /// `.stanley/daemon/`.
+    pub dir: PathBuf,
+    /// The socket path.
+    pub socket: PathBuf,
+}
+
+impl DaemonFiles {
+    /// The files for `root` with the socket at `socket`.
+    pub fn new(root: &Path, socket: PathBuf) -> Self {
+        Self {
+            root: root.to_path_buf(),
+            dir: root.join(".stanley").join("daemon"),
+            socket,
+        }
+    }
+
+    /// `.stanley/daemon/daemon.json`.
+    pub fn info(&self) -> PathBuf {
+        self.dir.join("daemon.json")
+    }
+
+    /// `.stanley/daemon/daemon.lock`, held for the daemon's lifetime.
+    pub fn lock(&self) -> PathBuf {
+        self.dir.join("daemon.lock")
+    }
+
+    /// `.stanley/daemon/stanleyd.log`.
+    pub fn log(&self) -> PathBuf {
+        self.dir.join("stanleyd.log")
+    }
+}
+
+/// What `daemon.json` records.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonInfo {
+    pub pid: u32,
+    pub socket: String,
+    pub root: String,
+    pub version: String,
+    pub protocol_version: u32,
+    pub started_at: String,
+}
+
+/// A daemon ready to serve: its bound listener and the lock it holds until dropped.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The bound socket.
+    pub listener: UnixListener,
+    /// The lifetime lock; dropping it releases the lock.
+    pub lock: File,
+    /// Its files.
+    pub files: DaemonFiles,
+}
+
+/// Takes the lifetime lock, clears a stale socket, binds, and writes `daemon.json`.
+pub fn prepare(files: DaemonFiles, started_at: String) -> Result<Prepared, DaemonError> {
+    ensure_state_dir(&files.root).map_err(DaemonError::io("cannot create .stanley/"))?;
+    create_private_dir(&files.dir).map_err(DaemonError::io("cannot create .stanley/daemon/"))?;
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(files.lock())
+        .map_err(DaemonError::io("cannot open the daemon lock"))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => return Err(DaemonError::AlreadyRunning(files.root.clone())),
+        Err(fs::TryLockError::Error(e)) => return Err(DaemonError::io("cannot take the daemon lock")(e)),
+    }
+    if let Some(dir) = files.socket.parent() {
+        create_private_dir(dir).map_err(DaemonError::io(format!("cannot create {}", dir.display())))?;
+        let meta = fs::metadata(dir).map_err(DaemonError::io(format!("cannot read {}", dir.display())))?;
+        if std::os::unix::fs::MetadataExt::uid(&meta) == stanley_proto::socket::current_uid() {
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                .map_err(DaemonError::io(format!("cannot restrict {}", dir.display())))?;
+        }
+    }
+    clear_stale_socket(&files)?;
+    let listener = UnixListener::bind(&files.socket)
+        .map_err(DaemonError::io(format!("cannot bind {}", files.socket.display())))?;
+    fs::set_permissions(&files.socket, fs::Permissions::from_mode(0o600))
+        .map_err(DaemonError::io("cannot restrict the socket"))?;
+    let info = DaemonInfo {
+        pid: std::process::id(),
+        socket: files.socket.display().to_string(),
+        root: files.root.display().to_string(),
+        version: stanley_proto::VERSION.to_owned(),
+        protocol_version: stanley_proto::PROTOCOL_VERSION,
+        started_at,
+    };
+    let mut text = serde_json::to_string_pretty(&info).unwrap_or_default();
+    text.push('\n');
+    write_atomic(&files.info(), text.as_bytes()).map_err(DaemonError::io("cannot write daemon.json"))?;
+    Ok(Prepared { listener, lock, files })
+}
+
+/// Removes a socket left by a dead daemon: only when connecting to it is refused. A socket that
+/// answers belongs to a live daemon.
+fn clear_stale_socket(files: &DaemonFiles) -> Result<(), DaemonError> {
+    if fs::symlink_metadata(&files.socket).is_err() {
+        return Ok(());
+    }
+    match UnixStream::connect(&files.socket) {
+        Ok(_) => Err(DaemonError::AlreadyRunning(files.root.clone())),
+        Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+            tracing::info!(socket = %files.socket.display(), "removing a stale socket");
+            fs::remove_file(&files.socket).map_err(DaemonError::io("cannot remove the stale socket"))
+        }
+        Err(e) => Err(DaemonError::io(format!("cannot probe {}", files.socket.display()))(e)),
+    }
+}
+
+/// Whether `daemon.json` still names this process.
+pub(crate) fn still_ours(files: &DaemonFiles) -> bool {
+    fs::read(files.info())
+        .ok()
+        .and_then(|b| serde_json::from_slice::<DaemonInfo>(&b).ok())
+        .is_some_and(|info| info.pid == std::process::id() && Path::new(&info.socket) == files.socket)
+}
+
+/// Removes the socket and `daemon.json` if they are still ours.
+pub(crate) fn cleanup(files: &DaemonFiles) {
+    if still_ours(files) {
+        let _ = fs::remove_file(&files.socket);
+        let _ = fs::remove_file(files.info());
+    }
+}

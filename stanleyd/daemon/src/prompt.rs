@@ -1,0 +1,360 @@
+//! One request, start to finish: read the settings from the caller's environment, read the
+//! input, route with Jev (or skip routing for actions), run the selected built-in, or fall back;
+//! then build the final result event. Errors become `stanley.error/v1` documents.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use stanley_adapters::clock::random_hex6;
+use stanley_adapters::jev_http::{HttpJev, JevConfig};
+use stanley_adapters::redact::safe_message;
+use stanley_adapters::workspace::read_workspace_file;
+use stanley_adapters::{FsRecorder, SecretRedactor, SystemClock};
+use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, Jev, JevRequest, Status};
+use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptEvent, PromptRequest, prompt_event};
+use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
+use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder};
+use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
+use stanley_workflows::result::{error_document, human, prompt_result};
+use stanley_workflows::routing::{self, Candidate, Facts, InputShape, RouteReason};
+use stanley_workflows::run::{Run, run_id};
+use stanley_workflows::summarize::{self, DEFAULT_MAX_HUNKS, SummarizeInput};
+use stanley_workflows::text::{Action, check_request_text, classify_action};
+use tokio::sync::mpsc;
+
+use crate::service::DaemonState;
+
+/// Longest request accepted, in UTF-8 bytes.
+pub(crate) const MAX_REQUEST_BYTES: usize = 16_384;
+/// Largest input accepted (5 MiB).
+pub(crate) const MAX_INPUT_BYTES: u64 = 5_242_880;
+/// Longest error or warning line shown.
+const MAX_MESSAGE_CHARS: usize = 300;
+
+/// A failure that ends a request, with its public kind.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    kind: &'static str,
+    message: String,
+    workflow: Option<String>,
+}
+
+impl Failure {
+    pub(crate) fn usage(message: impl Into<String>) -> Self {
+        Self { kind: "usage", message: message.into(), workflow: None }
+    }
+    pub(crate) fn input(message: impl Into<String>) -> Self {
+        Self { kind: "input", message: message.into(), workflow: None }
+    }
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
+        Self { kind: "internal", message: message.into(), workflow: None }
+    }
+    fn in_workflow(mut self, id: &str) -> Self {
+        self.workflow = Some(id.to_owned());
+        self
+    }
+    fn exit_code(&self) -> i32 {
+        match self.kind {
+            "usage" => 64,
+            "input" => 65,
+            _ => 70,
+        }
+    }
+}
+
+/// The final event for a failure; the message is redacted and cut to 300 characters.
+pub(crate) fn error_result(failure: &Failure, redactor: Option<&dyn Redactor>) -> v1::Result {
+    let fallback = SecretRedactor::default();
+    let redactor = redactor.unwrap_or(&fallback);
+    let message = safe_message(redactor, &failure.message, MAX_MESSAGE_CHARS);
+    v1::Result {
+        document_json: error_document(failure.kind, &message),
+        outcome: Outcome::Error as i32,
+        exit_code: failure.exit_code(),
+        human: String::new(),
+        error: Some(ErrorInfo {
+            kind: failure.kind.to_owned(),
+            message,
+            workflow: failure.workflow.clone().unwrap_or_default(),
+        }),
+    }
+}
+
+fn outcome_of(status: Status) -> Outcome {
+    match status {
+        Status::Complete => Outcome::Complete,
+        Status::Incomplete => Outcome::Incomplete,
+        Status::BudgetExhausted => Outcome::BudgetExhausted,
+        Status::Unsupported => Outcome::Unsupported,
+    }
+}
+
+fn success(status: Status, output: &Value) -> v1::Result {
+    v1::Result {
+        document_json: prompt_result(status, output),
+        outcome: outcome_of(status) as i32,
+        exit_code: status.exit_code(),
+        human: human(output),
+        error: None,
+    }
+}
+
+/// Sends events for one request; a closed stream is ignored (the request is being cancelled).
+struct Events(mpsc::Sender<Result<PromptEvent, tonic::Status>>);
+
+impl Events {
+    async fn progress(&self, phase: &str, done: u32, total: u32) {
+        let event = prompt_event::Event::Progress(v1::Progress { phase: phase.into(), done, total });
+        let _ = self.0.send(Ok(PromptEvent { event: Some(event) })).await;
+    }
+}
+
+/// The input of a request, as text and as the value handed to workflows.
+struct Supplied {
+    text: String,
+}
+
+fn read_input(root: &std::path::Path, input: Option<v1::Input>) -> Result<Option<Supplied>, Failure> {
+    let Some(source) = input.and_then(|i| i.source) else {
+        return Ok(None);
+    };
+    let bytes = match source {
+        v1::input::Source::Stdin(bytes) => {
+            if bytes.len() as u64 > MAX_INPUT_BYTES {
+                return Err(Failure::input(format!("stdin exceeds the {MAX_INPUT_BYTES} byte limit")));
+            }
+            bytes
+        }
+        v1::input::Source::Path(path) => {
+            let (_, bytes) = read_workspace_file(root, &path, MAX_INPUT_BYTES).map_err(Failure::input)?;
+            if bytes.is_empty() {
+                return Err(Failure::input("input file is empty"));
+            }
+            bytes
+        }
+    };
+    let raw = String::from_utf8_lossy(&bytes).into_owned();
+    // JSON input is handed on re-serialized compactly; anything else as the raw text.
+    let text = match serde_json::from_str::<Value>(&raw) {
+        Ok(value) => serde_json::to_string(&value).unwrap_or(raw),
+        Err(_) => raw,
+    };
+    Ok(Some(Supplied { text }))
+}
+
+/// Whether a coding agent could take this request. The Pi adapter is not built yet, so this is
+/// the seam: every request behaves as "no agent installed".
+fn agent_available(_env: &HashMap<String, String>, _no_agent: bool) -> bool {
+    false
+}
+
+fn scope_of(request: &PromptRequest) -> Result<Scope, Failure> {
+    match v1::Scope::try_from(request.scope) {
+        Ok(v1::Scope::Unspecified | v1::Scope::Worktree) => Ok(Scope::Worktree),
+        Ok(v1::Scope::Staged) => Ok(Scope::Staged),
+        Ok(v1::Scope::Branch) => Ok(Scope::Branch),
+        Err(_) => Err(Failure::usage("--scope must be one of worktree, staged, branch")),
+    }
+}
+
+/// Everything one request shares once its settings are read.
+struct Ctx<'a> {
+    state: &'a DaemonState,
+    cancel: Cancel,
+    jev: Arc<dyn Jev>,
+    model: String,
+    redactor: Arc<SecretRedactor>,
+    budget: Arc<Budget>,
+    scope: Scope,
+    base: Option<String>,
+    no_persist: bool,
+}
+
+impl Ctx<'_> {
+    fn diff(&self) -> Result<DiffSource, Failure> {
+        self.state.git.diff(self.scope, self.base.as_deref()).map_err(|e| Failure::input(e.0))
+    }
+
+    fn executor(&self, opts: ExecutorOptions) -> Executor {
+        let redactor = self.redactor.clone();
+        let opts = opts.redact(Arc::new(move |t: &str| redactor.text(t).0));
+        Executor::new(Some(self.jev.clone()), self.budget.clone(), opts, self.cancel.clone())
+    }
+}
+
+/// Runs one request to its final result event.
+pub(crate) async fn run(
+    state: &DaemonState,
+    request: PromptRequest,
+    cancel: Cancel,
+    events: mpsc::Sender<Result<PromptEvent, tonic::Status>>,
+) -> v1::Result {
+    let env = request.env.clone();
+    let redactor = Arc::new(SecretRedactor::from_env(|k| env.get(k).cloned()));
+    match serve(state, request, cancel, Events(events), redactor.clone()).await {
+        Ok(result) => result,
+        Err(failure) => {
+            tracing::info!(kind = failure.kind, "request failed");
+            error_result(&failure, Some(redactor.as_ref()))
+        }
+    }
+}
+
+async fn serve(
+    state: &DaemonState,
+    request: PromptRequest,
+    cancel: Cancel,
+    events: Events,
+    redactor: Arc<SecretRedactor>,
+) -> Result<v1::Result, Failure> {
+    let text = request.request.trim().to_owned();
+    if text.is_empty() {
+        return Err(Failure::usage("a natural-language request is required"));
+    }
+    if text.len() > MAX_REQUEST_BYTES || text.contains('\0') {
+        return Err(Failure::usage(format!(
+            "the request must be at most {MAX_REQUEST_BYTES} bytes and contain no null bytes"
+        )));
+    }
+    let scope = scope_of(&request)?;
+    let env = &request.env;
+    let config = JevConfig::from_env(|k| env.get(k).cloned()).map_err(|e| Failure::input(e.to_string()))?;
+    let model = config.model.clone();
+    let jev: Arc<dyn Jev> = Arc::new(HttpJev::new(config).map_err(|e| Failure::internal(e.message))?);
+    let base = Some(request.base.trim().to_owned()).filter(|b| !b.is_empty());
+    let ctx = Ctx {
+        state,
+        cancel,
+        jev,
+        model,
+        redactor,
+        budget: Arc::new(Budget::new(BudgetLimits::TREE)),
+        scope,
+        base,
+        no_persist: request.no_persist,
+    };
+    let input = read_input(&state.config.files.root, request.input.clone())?;
+    let input_shape = InputShape::of(input.as_ref().map(|i| i.text.as_str()));
+    let action = classify_action(&text);
+    let has_agent = agent_available(env, request.no_agent);
+    let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
+    // Repository workflows are not loaded yet, so an action request skips routing entirely.
+    let repository_workflows = 0usize;
+    let mut diff: Option<DiffSource> = None;
+    let (selected, reason) = if action.is_some() && repository_workflows == 0 {
+        (None, RouteReason::Skipped)
+    } else if builtins.is_empty() {
+        (None, RouteReason::NoCandidates)
+    } else {
+        events.progress("routing", 0, 1).await;
+        let source = ctx.diff()?;
+        let facts = Facts { diff: source.is_present(), input: input_shape };
+        diff = Some(source);
+        route(&ctx, &text, facts, &builtins, action).await?
+    };
+    tracing::info!(reason = reason.as_str(), selected = selected.as_deref().unwrap_or("-"), "routed");
+    if let Some(id) = selected.as_deref() {
+        let builtin = builtins.iter().find(|b| b.id == id).copied().ok_or_else(|| Failure::internal(format!("routed to an unknown workflow {id}")))?;
+        if input.is_some() && !builtin.accepts_input {
+            return Err(Failure::usage(format!("supplied input is not used when the request routes to {}", display_id(id))).in_workflow(id));
+        }
+        let source = match diff {
+            Some(d) => d,
+            None => ctx.diff().map_err(|f| f.in_workflow(id))?,
+        };
+        return run_builtin(&ctx, builtin, &text, source, &events).await.map_err(|f| f.in_workflow(id));
+    }
+    if has_agent && ctx.budget.exhausted().is_none() && (action.is_some() || reason == RouteReason::CannotTell) {
+        // Delegation to the coding agent arrives with the agent adapter; `has_agent` is false
+        // until then, so this branch is never taken.
+        return Err(Failure::internal("delegation is not available in this build"));
+    }
+    let facts = match &diff {
+        Some(d) => Facts { diff: d.is_present(), input: input_shape },
+        None if action.is_none() => Facts { diff: ctx.diff()?.is_present(), input: input_shape },
+        None => Facts { diff: false, input: input_shape },
+    };
+    let fallback = routing::fallback(action.filter(|a| matches!(a, Action::CodeChange | Action::ExternalAction)), facts, input.is_some(), ctx.budget.exhausted());
+    Ok(success(fallback.status, &json!({"text": fallback.text, "data": fallback.data})))
+}
+
+/// One routing decision: the frame, the acceptance policy, then the action guard.
+async fn route(
+    ctx: &Ctx<'_>,
+    text: &str,
+    facts: Facts,
+    builtins: &[&Builtin],
+    action: Option<Action>,
+) -> Result<(Option<String>, RouteReason), Failure> {
+    let candidates: Vec<Candidate> = builtins
+        .iter()
+        .map(|b| Candidate { id: b.id.to_owned(), metadata: ctx.redactor.json(&b.metadata()).0, available: b.gate.available(&facts) })
+        .collect();
+    let (redacted, _) = ctx.redactor.text(text);
+    let frame = routing::route_frame(&redacted, facts, &candidates);
+    let executor = ctx.executor(ExecutorOptions::new(ctx.model.clone()).concurrency(1).retries(1).timeout(Duration::from_secs(15)));
+    let outcome = executor.run(frame).await;
+    if ctx.cancel.is_cancelled() {
+        return Err(Failure::internal("run aborted"));
+    }
+    let answer = match outcome {
+        Ok(ok) => ok.answers.get("route").cloned(),
+        Err(failure) => {
+            tracing::info!(reason = failure.reason.as_str(), detail = %failure.detail, "intent routing failed");
+            return Ok((None, RouteReason::RoutingError));
+        }
+    };
+    let Some(answer) = answer else {
+        return Ok((None, RouteReason::RoutingError));
+    };
+    let acceptance = routing::accept(&answer, &candidates);
+    match acceptance.selected {
+        // Built-ins are read-only: they never serve an action request.
+        Some(_) if action.is_some() => Ok((None, RouteReason::ActionGuard)),
+        selected => Ok((selected, acceptance.reason)),
+    }
+}
+
+fn recorder(ctx: &Ctx<'_>, id: &str) -> Result<Arc<dyn RunRecorder>, Failure> {
+    if ctx.no_persist {
+        return Ok(Arc::new(NoRecords));
+    }
+    let redactor: Arc<dyn Redactor> = ctx.redactor.clone();
+    FsRecorder::create(&ctx.state.config.files.root, id, redactor)
+        .map(|r| Arc::new(r) as Arc<dyn RunRecorder>)
+        .map_err(|e| Failure::internal(format!("cannot write run records: {e}")))
+}
+
+async fn run_builtin(
+    ctx: &Ctx<'_>,
+    builtin: &Builtin,
+    text: &str,
+    source: DiffSource,
+    events: &Events,
+) -> Result<v1::Result, Failure> {
+    check_request_text(text, "request").map_err(Failure::input)?;
+    let evidence = DiffEvidence::from_source(source);
+    let input = SummarizeInput { request: text.to_owned(), max_hunks: DEFAULT_MAX_HUNKS };
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let id = run_id(builtin.id, &clock.now(), &random_hex6());
+    let recorder = recorder(ctx, &id)?;
+    let mut run = Run::start(id, &format!("{}@1", builtin.id), recorder, clock, ctx.budget.limits(), &ctx.model, summarize::recorded_inputs(&input, &evidence));
+    let redactor = ctx.redactor.clone();
+    let prepare = Arc::new(move |req: &mut JevRequest| {
+        let (state, a) = redactor.json(&req.state);
+        let (questions, b) = redactor.json(&req.questions);
+        req.state = state;
+        req.questions = questions;
+        a + b
+    });
+    let executor = ctx.executor(ExecutorOptions::new(ctx.model.clone()).prepare(prepare).sink(run.sink()));
+    events.progress(builtin.id, 0, evidence.hunks.len().min(DEFAULT_MAX_HUNKS) as u32).await;
+    summarize::summarize(&input, &evidence, &executor, &mut run).await;
+    if ctx.cancel.is_cancelled() {
+        return Err(Failure::internal("run aborted"));
+    }
+    let packet = run.finish(&executor);
+    Ok(success(packet.status, &packet.output()))
+}

@@ -1,0 +1,160 @@
+//! `run(config, listener, shutdown)`: serves the gRPC API on a bound Unix listener until the
+//! shutdown future fires, a client asks the daemon to stop, the daemon has been idle too long,
+//! or `daemon.json` names another daemon. Then it stops accepting, cancels running requests,
+//! drains with a deadline and removes its socket.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use stanley_core::Cancel;
+use stanley_proto::v1::stanley_server::StanleyServer;
+use tokio::net::{UnixListener, UnixStream};
+
+use crate::discovery::{DaemonFiles, cleanup, still_ours};
+use crate::error::DaemonError;
+use crate::service::{DaemonState, StanleyService};
+
+/// How long the daemon stays up with nothing to do (`STANLEY_IDLE_TIMEOUT_MS` shortens it).
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// How long running requests get to finish after shutdown starts.
+pub(crate) const DRAIN_DEADLINE: Duration = Duration::from_secs(5);
+
+/// What the daemon needs to serve.
+#[derive(Clone, Debug)]
+pub struct DaemonConfig {
+    /// Its lifecycle files (root, socket, `daemon.json`).
+    pub files: DaemonFiles,
+    /// The release version it reports (tests set another to exercise replacement).
+    pub version: String,
+    /// The protocol version it reports.
+    pub protocol_version: u32,
+    /// Idle time before exiting.
+    pub idle_timeout: Duration,
+    /// Whether to exit when `daemon.json` names another daemon (off for in-process tests
+    /// that do not write one).
+    pub watch_info: bool,
+}
+
+impl DaemonConfig {
+    /// The production configuration for `files`.
+    pub fn new(files: DaemonFiles) -> Self {
+        Self {
+            files,
+            version: stanley_proto::VERSION.to_owned(),
+            protocol_version: stanley_proto::PROTOCOL_VERSION,
+            idle_timeout: IDLE_TIMEOUT,
+            watch_info: true,
+        }
+    }
+
+    /// The canonical root.
+    pub fn root(&self) -> &PathBuf {
+        &self.files.root
+    }
+}
+
+/// Accepts connections from the daemon's own user only (`SO_PEERCRED`).
+fn incoming(listener: UnixListener) -> impl futures::Stream<Item = std::io::Result<UnixStream>> {
+    let uid = stanley_proto::socket::current_uid();
+    futures::stream::unfold(listener, move |listener| async move {
+        loop {
+            match listener.accept().await {
+                Ok((stream, _)) => match stream.peer_cred() {
+                    Ok(cred) if cred.uid() == uid => return Some((Ok(stream), listener)),
+                    Ok(cred) => tracing::warn!(peer_uid = cred.uid(), "refused a connection from another user"),
+                    Err(e) => tracing::warn!(error = %e, "refused a connection without peer credentials"),
+                },
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        }
+    })
+}
+
+/// Serves until shut down. Call from inside a Tokio runtime.
+pub async fn run(
+    config: DaemonConfig,
+    listener: UnixListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), DaemonError> {
+    let stop = Cancel::new();
+    let state = Arc::new(DaemonState::new(&config, stop.clone())?);
+    let (health_reporter, health_service) = tonic_health::server::health_reporter();
+    health_reporter
+        .set_serving::<StanleyServer<StanleyService>>()
+        .await;
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(stanley_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .map_err(|e| DaemonError::Io {
+            what: "cannot build the reflection service".into(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+    let stanley = StanleyServer::new(StanleyService::new(state.clone()))
+        .max_decoding_message_size(stanley_proto::MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(stanley_proto::MAX_MESSAGE_BYTES);
+
+    let watcher_state = state.clone();
+    let files = config.files.clone();
+    let idle = config.idle_timeout;
+    let watch_info = config.watch_info;
+    let stop_signal = stop.clone();
+    let ended = async move {
+        let tick = (idle / 4).clamp(Duration::from_millis(20), Duration::from_secs(2));
+        let watch = async {
+            loop {
+                tokio::time::sleep(tick).await;
+                if watcher_state.idle_for() >= idle {
+                    tracing::info!(idle_ms = idle.as_millis() as u64, "idle; shutting down");
+                    return;
+                }
+                if watch_info && !still_ours(&files) {
+                    tracing::info!("daemon.json names another daemon; shutting down");
+                    return;
+                }
+            }
+        };
+        tokio::select! {
+            () = shutdown => tracing::info!("shutdown requested"),
+            () = stop_signal.cancelled() => tracing::info!("stop requested by a client"),
+            () = watch => {}
+        }
+    };
+    let drain_stop = stop.clone();
+    let drain_state = state.clone();
+    let signal = async move {
+        ended.await;
+        drain_stop.cancel();
+        drain_state.cancel_all();
+    };
+    tracing::info!(root = %config.files.root.display(), socket = %config.files.socket.display(), version = %config.version, "serving");
+    let server = tonic::transport::Server::builder()
+        .add_service(health_service)
+        .add_service(reflection)
+        .add_service(stanley)
+        .serve_with_incoming_shutdown(incoming(listener).boxed(), signal);
+    tokio::pin!(server);
+    let result = tokio::select! {
+        r = &mut server => r,
+        () = async {
+            stop.cancelled().await;
+            tokio::time::sleep(DRAIN_DEADLINE).await;
+        } => {
+            tracing::warn!("drain deadline passed; closing remaining connections");
+            Ok(())
+        }
+    };
+    if config.watch_info {
+        cleanup(&config.files);
+    } else {
+        let _ = std::fs::remove_file(&config.files.socket);
+    }
+    tracing::info!(uptime_ms = state.started.elapsed().as_millis() as u64, "stopped");
+    result.map_err(DaemonError::from)
+}

@@ -1,0 +1,173 @@
+//! The `stanley.v1.Stanley` service: the handshake, streaming prompts (each in its own task, so
+//! a panicking request cannot take the daemon down, and cancelled when the client goes away),
+//! and graceful stop.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use stanley_adapters::Git2Repo;
+use stanley_core::Cancel;
+use stanley_proto::v1::stanley_server::Stanley;
+use stanley_proto::v1::{
+    GetStatusRequest, GetStatusResponse, PromptEvent, PromptRequest, StopDaemonRequest,
+    StopDaemonResponse, prompt_event,
+};
+use stanley_workflows::registry::BUILTINS;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use crate::error::DaemonError;
+use crate::prompt::{self, Failure};
+use crate::server::DaemonConfig;
+
+/// What every request shares.
+pub(crate) struct DaemonState {
+    pub(crate) config: DaemonConfig,
+    pub(crate) git: Arc<Git2Repo>,
+    pub(crate) started: Instant,
+    last_activity: Mutex<Instant>,
+    active: AtomicUsize,
+    next_id: AtomicU64,
+    running: Mutex<HashMap<u64, Cancel>>,
+    stop: Cancel,
+}
+
+impl DaemonState {
+    pub(crate) fn new(config: &DaemonConfig, stop: Cancel) -> Result<Self, DaemonError> {
+        let git = Git2Repo::open(&config.files.root).map_err(|e| DaemonError::NotARepository(e.0))?;
+        Ok(Self {
+            config: config.clone(),
+            git: Arc::new(git),
+            started: Instant::now(),
+            last_activity: Mutex::new(Instant::now()),
+            active: AtomicUsize::new(0),
+            next_id: AtomicU64::new(0),
+            running: Mutex::new(HashMap::new()),
+            stop,
+        })
+    }
+
+    /// How long nothing has been running.
+    pub(crate) fn idle_for(&self) -> Duration {
+        if self.active.load(Ordering::SeqCst) > 0 {
+            return Duration::ZERO;
+        }
+        self.last_activity.lock().unwrap_or_else(|e| e.into_inner()).elapsed()
+    }
+
+    fn touch(&self) {
+        *self.last_activity.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    }
+
+    /// Cancels every running request (shutdown).
+    pub(crate) fn cancel_all(&self) {
+        for cancel in self.running.lock().unwrap_or_else(|e| e.into_inner()).values() {
+            cancel.cancel();
+        }
+    }
+}
+
+/// Counts a request as active for as long as it lives.
+struct ActiveGuard {
+    state: Arc<DaemonState>,
+    id: u64,
+}
+
+impl Drop for ActiveGuard {
+    fn drop(&mut self) {
+        self.state.running.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.id);
+        self.state.active.fetch_sub(1, Ordering::SeqCst);
+        self.state.touch();
+    }
+}
+
+/// The service implementation.
+pub(crate) struct StanleyService {
+    state: Arc<DaemonState>,
+}
+
+impl StanleyService {
+    pub(crate) fn new(state: Arc<DaemonState>) -> Self {
+        Self { state }
+    }
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
+}
+
+#[tonic::async_trait]
+impl Stanley for StanleyService {
+    async fn get_status(&self, _request: Request<GetStatusRequest>) -> Result<Response<GetStatusResponse>, Status> {
+        self.state.touch();
+        let config = &self.state.config;
+        Ok(Response::new(GetStatusResponse {
+            protocol_version: config.protocol_version,
+            daemon_version: config.version.clone(),
+            pid: std::process::id(),
+            root: config.files.root.display().to_string(),
+            uptime_ms: self.state.started.elapsed().as_millis() as u64,
+            active_requests: self.state.active.load(Ordering::SeqCst) as u32,
+            workflows: BUILTINS.iter().filter(|b| b.implemented).map(|b| b.id.to_owned()).collect(),
+        }))
+    }
+
+    type PromptStream = ReceiverStream<Result<PromptEvent, Status>>;
+
+    async fn prompt(&self, request: Request<PromptRequest>) -> Result<Response<Self::PromptStream>, Status> {
+        if self.state.stop.is_cancelled() {
+            return Err(Status::unavailable("the daemon is shutting down"));
+        }
+        let request = request.into_inner();
+        let (tx, rx) = mpsc::channel(32);
+        let cancel = Cancel::new();
+        let id = self.state.next_id.fetch_add(1, Ordering::SeqCst);
+        self.state.active.fetch_add(1, Ordering::SeqCst);
+        self.state.running.lock().unwrap_or_else(|e| e.into_inner()).insert(id, cancel.clone());
+        let guard = ActiveGuard { state: self.state.clone(), id };
+        let state = self.state.clone();
+        tokio::spawn(async move {
+            let _guard = guard;
+            let events = tx.clone();
+            let work_cancel = cancel.clone();
+            let work = tokio::spawn(async move { prompt::run(&state, request, work_cancel, events).await });
+            let abort = work.abort_handle();
+            let outcome = tokio::select! {
+                joined = work => Some(joined),
+                () = tx.closed() => None,
+            };
+            let result = match outcome {
+                None => {
+                    // The client went away: cancel everything the request started.
+                    cancel.cancel();
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    abort.abort();
+                    tracing::info!(request = id, "client disconnected; request cancelled");
+                    return;
+                }
+                Some(Ok(result)) => result,
+                Some(Err(join)) => {
+                    let text = if join.is_panic() { panic_text(&*join.into_panic()) } else { "the request task was stopped".to_owned() };
+                    tracing::error!(request = id, panic = %text, "a request panicked");
+                    prompt::error_result(&Failure::internal(format!("the request failed unexpectedly: {text}")), None)
+                }
+            };
+            let _ = tx.send(Ok(PromptEvent { event: Some(prompt_event::Event::Result(result)) })).await;
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+
+    async fn stop_daemon(&self, request: Request<StopDaemonRequest>) -> Result<Response<StopDaemonResponse>, Status> {
+        tracing::info!(reason = %request.into_inner().reason, "stop requested");
+        self.state.stop.cancel();
+        Ok(Response::new(StopDaemonResponse { pid: std::process::id() }))
+    }
+}
