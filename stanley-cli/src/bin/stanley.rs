@@ -1,1 +1,157 @@
-fn main() {}
+//! `stanley "<request>" [options]`: the thin client. Parses the fixed command line, reads the
+//! input, streams the request to the repository's daemon and prints the result.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use stanley_cli::args::{self, Invocation, Options};
+use stanley_cli::daemon::{Target, connect_or_start};
+use stanley_cli::exit::{self, ClientError};
+use stanley_cli::help::help_text;
+use stanley_cli::render::{Progress, print_client_error, print_error};
+use stanley_cli::root::worktree_root;
+use stanley_proto::VERSION;
+use stanley_proto::v1::{Input, Outcome, PromptRequest, Scope, input, prompt_event};
+
+/// Largest input accepted from standard input (5 MiB).
+const MAX_INPUT_BYTES: usize = 5_242_880;
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    // `--json` anywhere in the raw arguments asks for JSON errors, even when parsing fails.
+    let json = argv.iter().any(|a| a == "--json");
+    let invocation = match args::parse(&argv) {
+        Ok(i) => i,
+        Err(e) => return fail(&e, json),
+    };
+    let (request, options) = match invocation {
+        Invocation::Help { empty } => {
+            print!("{}", help_text(VERSION));
+            return ExitCode::from(if empty { exit::USAGE } else { exit::COMPLETE });
+        }
+        Invocation::Version => {
+            println!("{VERSION}");
+            return ExitCode::SUCCESS;
+        }
+        Invocation::ImproveWorker(_) => {
+            return fail(&ClientError::usage("--improve-worker is not available yet: this build has no improvement queue"), json);
+        }
+        Invocation::Promote(..) => {
+            return fail(&ClientError::usage("--promote-candidate is not available yet: this build has no improvement queue"), json);
+        }
+        Invocation::Request(request, options) => (request, options),
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => return fail(&ClientError::internal(format!("cannot start the runtime: {e}")), json),
+    };
+    match runtime.block_on(run(request, options)) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => fail(&e, json),
+    }
+}
+
+fn fail(error: &ClientError, json: bool) -> ExitCode {
+    print_client_error(error, json);
+    ExitCode::from(error.exit_code())
+}
+
+/// Reads the input: `--input -` always reads stdin; without `--input`, piped stdin counts when
+/// it holds anything but whitespace; a path is read by the daemon.
+fn read_input(options: &Options) -> Result<Option<Input>, ClientError> {
+    let read_stdin = || -> Result<Vec<u8>, ClientError> {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(MAX_INPUT_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| ClientError::input(format!("cannot read stdin: {e}")))?;
+        if bytes.len() > MAX_INPUT_BYTES {
+            return Err(ClientError::input(format!("stdin exceeds the {MAX_INPUT_BYTES} byte limit")));
+        }
+        Ok(bytes)
+    };
+    match options.input.as_deref() {
+        Some("-") => Ok(Some(Input { source: Some(input::Source::Stdin(read_stdin()?)) })),
+        Some(path) => Ok(Some(Input { source: Some(input::Source::Path(path.to_owned())) })),
+        None if !std::io::stdin().is_terminal() => {
+            let bytes = read_stdin()?;
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                Ok(None)
+            } else {
+                Ok(Some(Input { source: Some(input::Source::Stdin(bytes)) }))
+            }
+        }
+        None => Ok(None),
+    }
+}
+
+async fn run(request: String, options: Options) -> Result<u8, ClientError> {
+    let start = match &options.repo {
+        Some(dir) => PathBuf::from(dir),
+        None => std::env::current_dir().map_err(|e| ClientError::input(format!("cannot read the current directory: {e}")))?,
+    };
+    let root = worktree_root(&start)?;
+    let input = read_input(&options)?;
+    let scope = match options.scope.as_deref() {
+        Some("staged") => Scope::Staged,
+        Some("branch") => Scope::Branch,
+        _ => Scope::Worktree,
+    };
+    let target = Target::new(root);
+    let mut client = connect_or_start(&target).await?;
+    let prompt = PromptRequest {
+        request,
+        input,
+        scope: scope as i32,
+        base: options.base.clone().unwrap_or_default(),
+        no_persist: options.no_persist,
+        no_agent: options.no_agent,
+        env: std::env::vars().collect(),
+    };
+    let dead = || ClientError::unavailable("stanleyd stopped before answering", format!("see the daemon log at {}", target.log().display()));
+    let mut stream = client.prompt(prompt).await.map_err(|_| dead())?.into_inner();
+    let mut progress = Progress::new(options.json);
+    loop {
+        let message = tokio::select! {
+            m = stream.message() => m,
+            _ = tokio::signal::ctrl_c() => {
+                // Dropping the stream cancels the request in the daemon.
+                drop(stream);
+                progress.clear();
+                return Err(ClientError::internal("interrupted; the request was cancelled"));
+            }
+        };
+        let Some(event) = message.map_err(|_| dead())?.and_then(|e| e.event) else {
+            return Err(dead());
+        };
+        match event {
+            prompt_event::Event::Progress(p) => progress.show(&p.phase, p.done, p.total),
+            prompt_event::Event::Warning(w) => {
+                progress.clear();
+                eprintln!("stanley: warning: {}", w.line);
+            }
+            prompt_event::Event::Notice(n) => {
+                progress.clear();
+                eprintln!("stanley: {}", n.line);
+            }
+            prompt_event::Event::Result(result) => {
+                progress.clear();
+                if result.outcome == Outcome::Error as i32 {
+                    let error = result.error.unwrap_or_default();
+                    if options.json {
+                        println!("{}", result.document_json);
+                    }
+                    print_error(&error.kind, &error.message, Some(&error.workflow), false, None);
+                } else {
+                    let text = if options.json { &result.document_json } else { &result.human };
+                    let mut out = std::io::stdout().lock();
+                    let _ = writeln!(out, "{text}");
+                    let _ = out.flush();
+                }
+                return Ok(u8::try_from(result.exit_code).unwrap_or(exit::INTERNAL));
+            }
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! Finding the repository's daemon, starting it when it is not running (one start at a time,
+//! guarded by a lock), and replacing a daemon of another version. Alive means "answered
+//! GetStatus before the deadline", never "the pid exists".
+
+use std::fs::{self, File, OpenOptions};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use stanley_proto::connect::stanley_client;
+use stanley_proto::env::{DAEMON_ENV, STANLEY_DAEMON_BIN};
+use stanley_proto::v1::stanley_client::StanleyClient;
+use stanley_proto::v1::{GetStatusRequest, GetStatusResponse, StopDaemonRequest};
+use stanley_proto::{PROTOCOL_VERSION, VERSION};
+use tokio::time::{Instant, sleep, timeout};
+use tonic::transport::Channel;
+
+use crate::exit::ClientError;
+
+/// How long a starting daemon gets to answer.
+pub const START_DEADLINE: Duration = Duration::from_secs(10);
+/// How long one handshake may take before the daemon counts as not answering.
+pub const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(3);
+/// How long a replaced daemon gets to go away.
+pub const STOP_DEADLINE: Duration = Duration::from_secs(10);
+
+/// A connected, version-checked client.
+pub type Client = StanleyClient<Channel>;
+
+/// The daemon files of a worktree, as the client sees them.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// Canonical worktree root.
+    pub root: PathBuf,
+    /// The socket path.
+    pub socket: PathBuf,
+}
+
+impl Target {
+    /// The target for a canonical root, with the socket where the daemon would put it.
+    pub fn new(root: PathBuf) -> Self {
+        let socket = stanley_proto::socket::socket_path(&root);
+        Self { root, socket }
+    }
+
+    /// `.stanley/daemon/`.
+    pub fn dir(&self) -> PathBuf {
+        self.root.join(".stanley").join("daemon")
+    }
+
+    /// The daemon log the user is pointed at when something goes wrong.
+    pub fn log(&self) -> PathBuf {
+        self.dir().join("stanleyd.log")
+    }
+
+    fn hint(&self) -> String {
+        format!("see the daemon log at {}", self.log().display())
+    }
+}
+
+/// Connects and performs the handshake; None when nothing answers in time.
+pub async fn probe(socket: &Path) -> Option<(Client, GetStatusResponse)> {
+    let attempt = async {
+        let mut client = stanley_client(socket).await.ok()?;
+        let status = client
+            .get_status(GetStatusRequest { client_protocol_version: PROTOCOL_VERSION, client_version: VERSION.to_owned() })
+            .await
+            .ok()?
+            .into_inner();
+        Some((client, status))
+    };
+    timeout(HANDSHAKE_DEADLINE, attempt).await.ok().flatten()
+}
+
+fn matches_us(status: &GetStatusResponse) -> bool {
+    status.protocol_version == PROTOCOL_VERSION && status.daemon_version == VERSION
+}
+
+/// Asks a daemon to stop and waits until its socket no longer answers.
+pub async fn stop(mut client: Client, socket: &Path, reason: &str) -> Result<(), ClientError> {
+    let _ = client.stop_daemon(StopDaemonRequest { reason: reason.to_owned() }).await;
+    drop(client);
+    let deadline = Instant::now() + STOP_DEADLINE;
+    while Instant::now() < deadline {
+        if probe(socket).await.is_none() {
+            return Ok(());
+        }
+        sleep(Duration::from_millis(25)).await;
+    }
+    Err(ClientError::unavailable(
+        format!("the running stanleyd on {} did not stop within {}s", socket.display(), STOP_DEADLINE.as_secs()),
+        "stop it with `stanleyctl daemon stop` or end its process",
+    ))
+}
+
+fn daemon_binary() -> Result<PathBuf, ClientError> {
+    if let Some(bin) = std::env::var_os(STANLEY_DAEMON_BIN) {
+        return Ok(PathBuf::from(bin));
+    }
+    let exe = std::env::current_exe().map_err(|e| ClientError::internal(format!("cannot locate the stanley binary: {e}")))?;
+    Ok(exe.with_file_name("stanleyd"))
+}
+
+fn private_dir(dir: &Path) -> Result<(), ClientError> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| ClientError::internal(format!("cannot create {}: {e}", dir.display())))
+}
+
+fn spawn_daemon(target: &Target) -> Result<Child, ClientError> {
+    let bin = daemon_binary()?;
+    let dir = target.dir();
+    private_dir(&dir)?;
+    let log = |name: &str| {
+        OpenOptions::new().create(true).append(true).mode(0o600).open(dir.join(name))
+    };
+    let (out, err) = (log("stanleyd.out"), log("stanleyd.err"));
+    let (Ok(out), Ok(err)) = (out, err) else {
+        return Err(ClientError::internal(format!("cannot open the daemon output files in {}", dir.display())));
+    };
+    let mut command = Command::new(&bin);
+    command
+        .arg("--root")
+        .arg(&target.root)
+        .current_dir(&target.root)
+        .env_clear()
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        // A new process group: the daemon outlives this client and its terminal's Ctrl-C.
+        .process_group(0);
+    for name in DAEMON_ENV {
+        if let Some(value) = std::env::var_os(name) {
+            command.env(name, value);
+        }
+    }
+    command.spawn().map_err(|e| {
+        ClientError::unavailable(format!("could not start {}: {e}", bin.display()), target.hint())
+    })
+}
+
+/// Holds `.stanley/daemon/start.lock` so racing clients start one daemon.
+async fn start_lock(target: &Target) -> Result<File, ClientError> {
+    private_dir(&target.dir())?;
+    let path = target.dir().join("start.lock");
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(|e| ClientError::internal(format!("cannot open {}: {e}", path.display())))?;
+    let deadline = Instant::now() + START_DEADLINE;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(fs::TryLockError::WouldBlock) if Instant::now() < deadline => sleep(Duration::from_millis(20)).await,
+            Err(_) => {
+                return Err(ClientError::unavailable(
+                    format!("another client has been starting stanleyd for {} for over {}s", target.root.display(), START_DEADLINE.as_secs()),
+                    target.hint(),
+                ));
+            }
+        }
+    }
+}
+
+/// Returns a client for the worktree's daemon, starting or replacing it as needed.
+pub async fn connect_or_start(target: &Target) -> Result<Client, ClientError> {
+    if let Some((client, status)) = probe(&target.socket).await {
+        if matches_us(&status) {
+            return Ok(client);
+        }
+        stop(client, &target.socket, &format!("replaced by a {VERSION} client")).await?;
+    }
+    let _lock = start_lock(target).await?;
+    // Another client may have started it while this one waited for the lock.
+    if let Some((client, status)) = probe(&target.socket).await {
+        if matches_us(&status) {
+            return Ok(client);
+        }
+        stop(client, &target.socket, &format!("replaced by a {VERSION} client")).await?;
+    }
+    let mut child = spawn_daemon(target)?;
+    let deadline = Instant::now() + START_DEADLINE;
+    while Instant::now() < deadline {
+        if let Some((client, status)) = probe(&target.socket).await
+            && matches_us(&status)
+        {
+            return Ok(client);
+        }
+        if let Ok(Some(exit)) = child.try_wait()
+            && !exit.success()
+        {
+            let err = fs::read_to_string(target.dir().join("stanleyd.err")).unwrap_or_default();
+            let last = err.lines().last().unwrap_or("").trim().to_owned();
+            return Err(ClientError::unavailable(
+                format!("stanleyd exited with {exit} before answering{}", if last.is_empty() { String::new() } else { format!(": {last}") }),
+                target.hint(),
+            ));
+        }
+        sleep(Duration::from_millis(25)).await;
+    }
+    Err(ClientError::unavailable(
+        format!("stanleyd did not answer on {} within {}s", target.socket.display(), START_DEADLINE.as_secs()),
+        target.hint(),
+    ))
+}
+
+/// Connects to a running daemon without starting one.
+pub async fn connect_running(target: &Target) -> Option<(Client, GetStatusResponse)> {
+    probe(&target.socket).await
+}
