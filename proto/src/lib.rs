@@ -12,7 +12,8 @@ pub mod v1 {
 }
 
 /// The encoded file descriptor set of `stanley.v1`, for server reflection.
-pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/stanley_descriptor.bin"));
+pub const FILE_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/stanley_descriptor.bin"));
 
 /// The wire protocol version. Bumped only for an incompatible change; clients replace a daemon
 /// whose version differs.

@@ -46,9 +46,18 @@ mod tests {
 
     #[test]
     fn folder_precedence_and_short_names() {
-        assert_eq!(socket_dir(Some("/x"), Some("/run/user/1")), PathBuf::from("/x"));
-        assert_eq!(socket_dir(None, Some("/run/user/1")), PathBuf::from("/run/user/1/stanley"));
-        assert_eq!(socket_dir(Some(""), Some("relative")), PathBuf::from(format!("/tmp/stanley-{}", current_uid())));
+        assert_eq!(
+            socket_dir(Some("/x"), Some("/run/user/1")),
+            PathBuf::from("/x")
+        );
+        assert_eq!(
+            socket_dir(None, Some("/run/user/1")),
+            PathBuf::from("/run/user/1/stanley")
+        );
+        assert_eq!(
+            socket_dir(Some(""), Some("relative")),
+            PathBuf::from(format!("/tmp/stanley-{}", current_uid()))
+        );
         let deep = PathBuf::from(format!("/{}", "d/".repeat(200)));
         let name = socket_name(&deep);
         assert_eq!(name.len(), 21);

@@ -37,13 +37,24 @@ pub struct Options {
 }
 
 fn command() -> Command {
-    let value = |name: &'static str| Arg::new(name).long(name).num_args(1).action(ArgAction::Set).allow_hyphen_values(true);
+    let value = |name: &'static str| {
+        Arg::new(name)
+            .long(name)
+            .num_args(1)
+            .action(ArgAction::Set)
+            .allow_hyphen_values(true)
+    };
     let flag = |name: &'static str| Arg::new(name).long(name).action(ArgAction::SetTrue);
     Command::new("stanley")
         .disable_help_flag(true)
         .disable_version_flag(true)
         .disable_help_subcommand(true)
-        .arg(Arg::new("request").num_args(0..).action(ArgAction::Append).trailing_var_arg(false))
+        .arg(
+            Arg::new("request")
+                .num_args(0..)
+                .action(ArgAction::Append)
+                .trailing_var_arg(false),
+        )
         .arg(value("input"))
         .arg(value("scope"))
         .arg(value("base"))
@@ -53,19 +64,34 @@ fn command() -> Command {
         .arg(flag("no-agent"))
         .arg(flag("improve-worker"))
         .arg(value("promote-candidate"))
-        .arg(Arg::new("help").short('h').long("help").action(ArgAction::SetTrue))
-        .arg(Arg::new("version").short('v').long("version").action(ArgAction::SetTrue))
+        .arg(
+            Arg::new("help")
+                .short('h')
+                .long("help")
+                .action(ArgAction::SetTrue),
+        )
+        .arg(
+            Arg::new("version")
+                .short('v')
+                .long("version")
+                .action(ArgAction::SetTrue),
+        )
 }
 
 fn clap_message(error: &clap::Error) -> String {
     let invalid = error.get(ContextKind::InvalidArg).and_then(|v| match v {
-        ContextValue::String(s) => Some(s.clone()),
+        // clap names a value option with its placeholder (`--scope <scope>`); keep the flag.
+        ContextValue::String(s) => s.split(' ').next().map(str::to_owned),
         _ => None,
     });
     match (error.kind(), invalid) {
         (ErrorKind::UnknownArgument, Some(arg)) => format!("unknown option `{arg}`"),
-        (ErrorKind::InvalidValue | ErrorKind::NoEquals | ErrorKind::TooFewValues, Some(arg)) => format!("option `{arg}` needs a value"),
-        (ErrorKind::TooManyValues | ErrorKind::ArgumentConflict, Some(arg)) => format!("option `{arg}` was given more than once"),
+        (ErrorKind::InvalidValue | ErrorKind::NoEquals | ErrorKind::TooFewValues, Some(arg)) => {
+            format!("option `{arg}` needs a value")
+        }
+        (ErrorKind::TooManyValues | ErrorKind::ArgumentConflict, Some(arg)) => {
+            format!("option `{arg}` was given more than once")
+        }
         (_, _) => error
             .to_string()
             .lines()
@@ -84,7 +110,10 @@ pub fn parse(args: &[String]) -> Result<Invocation, ClientError> {
     let matches = command()
         .try_get_matches_from(std::iter::once("stanley".to_owned()).chain(args.iter().cloned()))
         .map_err(|e| ClientError::usage(clap_message(&e)))?;
-    let positionals: Vec<String> = matches.get_many::<String>("request").map(|v| v.cloned().collect()).unwrap_or_default();
+    let positionals: Vec<String> = matches
+        .get_many::<String>("request")
+        .map(|v| v.cloned().collect())
+        .unwrap_or_default();
     if matches.get_flag("help") || (positionals.len() == 1 && positionals[0] == "help") {
         return Ok(Invocation::Help { empty: false });
     }
@@ -105,13 +134,19 @@ pub fn parse(args: &[String]) -> Result<Invocation, ClientError> {
     let worker = matches.get_flag("improve-worker");
     let promote = get("promote-candidate");
     if worker && promote.is_some() {
-        return Err(ClientError::usage("use either --improve-worker or --promote-candidate, not both"));
+        return Err(ClientError::usage(
+            "use either --improve-worker or --promote-candidate, not both",
+        ));
     }
     if !request.is_empty() && worker {
-        return Err(ClientError::usage("--improve-worker does not take a request"));
+        return Err(ClientError::usage(
+            "--improve-worker does not take a request",
+        ));
     }
     if !request.is_empty() && promote.is_some() {
-        return Err(ClientError::usage("--promote-candidate does not take a request"));
+        return Err(ClientError::usage(
+            "--promote-candidate does not take a request",
+        ));
     }
     if worker {
         return Ok(Invocation::ImproveWorker(options));
@@ -123,12 +158,16 @@ pub fn parse(args: &[String]) -> Result<Invocation, ClientError> {
         return Err(ClientError::usage("a natural-language request is required"));
     }
     if request.len() > MAX_REQUEST_BYTES || request.contains('\0') {
-        return Err(ClientError::usage(format!("the request must be at most {MAX_REQUEST_BYTES} bytes and contain no null bytes")));
+        return Err(ClientError::usage(format!(
+            "the request must be at most {MAX_REQUEST_BYTES} bytes and contain no null bytes"
+        )));
     }
     if let Some(scope) = &options.scope
         && !matches!(scope.as_str(), "worktree" | "staged" | "branch")
     {
-        return Err(ClientError::usage("--scope must be one of worktree, staged, branch"));
+        return Err(ClientError::usage(
+            "--scope must be one of worktree, staged, branch",
+        ));
     }
     Ok(Invocation::Request(request, options))
 }
@@ -143,7 +182,16 @@ mod tests {
 
     #[test]
     fn parses_requests_and_options() {
-        let Ok(Invocation::Request(req, opts)) = p(&["Summarize", " what", "changed ", "--json", "--scope", "staged", "--input", "-"]) else {
+        let Ok(Invocation::Request(req, opts)) = p(&[
+            "Summarize",
+            " what",
+            "changed ",
+            "--json",
+            "--scope",
+            "staged",
+            "--input",
+            "-",
+        ]) else {
             panic!("expected a request")
         };
         assert_eq!(req, "Summarize  what changed");
@@ -164,10 +212,32 @@ mod tests {
     #[test]
     fn removed_and_unknown_flags_are_usage_errors() {
         for flag in [
-            "--task", "--task-file", "--task-source", "--rules", "--criteria", "--criteria-file", "--test-results",
-            "--max-hunks", "--max-pairs", "--max-evidence", "--max-items", "--max-files", "--top", "--excerpts",
-            "--paths", "--no-diff", "--model", "--concurrency", "--max-requests", "--max-input-tokens",
-            "--timeout-seconds", "--agent-timeout-seconds", "--as", "--kind", "--offline", "--bogus",
+            "--task",
+            "--task-file",
+            "--task-source",
+            "--rules",
+            "--criteria",
+            "--criteria-file",
+            "--test-results",
+            "--max-hunks",
+            "--max-pairs",
+            "--max-evidence",
+            "--max-items",
+            "--max-files",
+            "--top",
+            "--excerpts",
+            "--paths",
+            "--no-diff",
+            "--model",
+            "--concurrency",
+            "--max-requests",
+            "--max-input-tokens",
+            "--timeout-seconds",
+            "--agent-timeout-seconds",
+            "--as",
+            "--kind",
+            "--offline",
+            "--bogus",
         ] {
             let err = p(&["Find things", flag, "x"]).unwrap_err();
             assert_eq!(err.kind, "usage", "{flag}");
@@ -180,13 +250,31 @@ mod tests {
         let msg = |args: &[&str]| p(args).unwrap_err().message;
         assert_eq!(msg(&["--json"]), "a natural-language request is required");
         assert_eq!(msg(&["  "]), "a natural-language request is required");
-        assert_eq!(msg(&["x", "--scope", "index"]), "--scope must be one of worktree, staged, branch");
-        assert_eq!(msg(&["a\0b"]), "the request must be at most 16384 bytes and contain no null bytes");
-        assert_eq!(msg(&[&"x".repeat(16_385)]), "the request must be at most 16384 bytes and contain no null bytes");
+        assert_eq!(
+            msg(&["x", "--scope", "index"]),
+            "--scope must be one of worktree, staged, branch"
+        );
+        assert_eq!(
+            msg(&["a\0b"]),
+            "the request must be at most 16384 bytes and contain no null bytes"
+        );
+        assert_eq!(
+            msg(&[&"x".repeat(16_385)]),
+            "the request must be at most 16384 bytes and contain no null bytes"
+        );
         assert!(p(&[&"x".repeat(16_384)]).is_ok());
-        assert_eq!(msg(&["--improve-worker", "--promote-candidate", "x"]), "use either --improve-worker or --promote-candidate, not both");
-        assert_eq!(msg(&["do it", "--improve-worker"]), "--improve-worker does not take a request");
-        assert_eq!(msg(&["do it", "--promote-candidate", "imp_1"]), "--promote-candidate does not take a request");
+        assert_eq!(
+            msg(&["--improve-worker", "--promote-candidate", "x"]),
+            "use either --improve-worker or --promote-candidate, not both"
+        );
+        assert_eq!(
+            msg(&["do it", "--improve-worker"]),
+            "--improve-worker does not take a request"
+        );
+        assert_eq!(
+            msg(&["do it", "--promote-candidate", "imp_1"]),
+            "--promote-candidate does not take a request"
+        );
         assert_eq!(msg(&["x", "--scope"]), "option `--scope` needs a value");
     }
 }

@@ -65,7 +65,10 @@ pub async fn probe(socket: &Path) -> Option<(Client, GetStatusResponse)> {
     let attempt = async {
         let mut client = stanley_client(socket).await.ok()?;
         let status = client
-            .get_status(GetStatusRequest { client_protocol_version: PROTOCOL_VERSION, client_version: VERSION.to_owned() })
+            .get_status(GetStatusRequest {
+                client_protocol_version: PROTOCOL_VERSION,
+                client_version: VERSION.to_owned(),
+            })
             .await
             .ok()?
             .into_inner();
@@ -80,7 +83,11 @@ fn matches_us(status: &GetStatusResponse) -> bool {
 
 /// Asks a daemon to stop and waits until its socket no longer answers.
 pub async fn stop(mut client: Client, socket: &Path, reason: &str) -> Result<(), ClientError> {
-    let _ = client.stop_daemon(StopDaemonRequest { reason: reason.to_owned() }).await;
+    let _ = client
+        .stop_daemon(StopDaemonRequest {
+            reason: reason.to_owned(),
+        })
+        .await;
     drop(client);
     let deadline = Instant::now() + STOP_DEADLINE;
     while Instant::now() < deadline {
@@ -90,7 +97,11 @@ pub async fn stop(mut client: Client, socket: &Path, reason: &str) -> Result<(),
         sleep(Duration::from_millis(25)).await;
     }
     Err(ClientError::unavailable(
-        format!("the running stanleyd on {} did not stop within {}s", socket.display(), STOP_DEADLINE.as_secs()),
+        format!(
+            "the running stanleyd on {} did not stop within {}s",
+            socket.display(),
+            STOP_DEADLINE.as_secs()
+        ),
         "stop it with `stanleyctl daemon stop` or end its process",
     ))
 }
@@ -99,7 +110,8 @@ fn daemon_binary() -> Result<PathBuf, ClientError> {
     if let Some(bin) = std::env::var_os(STANLEY_DAEMON_BIN) {
         return Ok(PathBuf::from(bin));
     }
-    let exe = std::env::current_exe().map_err(|e| ClientError::internal(format!("cannot locate the stanley binary: {e}")))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| ClientError::internal(format!("cannot locate the stanley binary: {e}")))?;
     Ok(exe.with_file_name("stanleyd"))
 }
 
@@ -116,11 +128,18 @@ fn spawn_daemon(target: &Target) -> Result<Child, ClientError> {
     let dir = target.dir();
     private_dir(&dir)?;
     let log = |name: &str| {
-        OpenOptions::new().create(true).append(true).mode(0o600).open(dir.join(name))
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(dir.join(name))
     };
     let (out, err) = (log("stanleyd.out"), log("stanleyd.err"));
     let (Ok(out), Ok(err)) = (out, err) else {
-        return Err(ClientError::internal(format!("cannot open the daemon output files in {}", dir.display())));
+        return Err(ClientError::internal(format!(
+            "cannot open the daemon output files in {}",
+            dir.display()
+        )));
     };
     let mut command = Command::new(&bin);
     command
@@ -139,7 +158,10 @@ fn spawn_daemon(target: &Target) -> Result<Child, ClientError> {
         }
     }
     command.spawn().map_err(|e| {
-        ClientError::unavailable(format!("could not start {}: {e}", bin.display()), target.hint())
+        ClientError::unavailable(
+            format!("could not start {}: {e}", bin.display()),
+            target.hint(),
+        )
     })
 }
 
@@ -158,10 +180,16 @@ async fn start_lock(target: &Target) -> Result<File, ClientError> {
     loop {
         match file.try_lock() {
             Ok(()) => return Ok(file),
-            Err(fs::TryLockError::WouldBlock) if Instant::now() < deadline => sleep(Duration::from_millis(20)).await,
+            Err(fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                sleep(Duration::from_millis(20)).await
+            }
             Err(_) => {
                 return Err(ClientError::unavailable(
-                    format!("another client has been starting stanleyd for {} for over {}s", target.root.display(), START_DEADLINE.as_secs()),
+                    format!(
+                        "another client has been starting stanleyd for {} for over {}s",
+                        target.root.display(),
+                        START_DEADLINE.as_secs()
+                    ),
                     target.hint(),
                 ));
             }
@@ -175,7 +203,12 @@ pub async fn connect_or_start(target: &Target) -> Result<Client, ClientError> {
         if matches_us(&status) {
             return Ok(client);
         }
-        stop(client, &target.socket, &format!("replaced by a {VERSION} client")).await?;
+        stop(
+            client,
+            &target.socket,
+            &format!("replaced by a {VERSION} client"),
+        )
+        .await?;
     }
     let _lock = start_lock(target).await?;
     // Another client may have started it while this one waited for the lock.
@@ -183,7 +216,12 @@ pub async fn connect_or_start(target: &Target) -> Result<Client, ClientError> {
         if matches_us(&status) {
             return Ok(client);
         }
-        stop(client, &target.socket, &format!("replaced by a {VERSION} client")).await?;
+        stop(
+            client,
+            &target.socket,
+            &format!("replaced by a {VERSION} client"),
+        )
+        .await?;
     }
     let mut child = spawn_daemon(target)?;
     let deadline = Instant::now() + START_DEADLINE;
@@ -199,14 +237,25 @@ pub async fn connect_or_start(target: &Target) -> Result<Client, ClientError> {
             let err = fs::read_to_string(target.dir().join("stanleyd.err")).unwrap_or_default();
             let last = err.lines().last().unwrap_or("").trim().to_owned();
             return Err(ClientError::unavailable(
-                format!("stanleyd exited with {exit} before answering{}", if last.is_empty() { String::new() } else { format!(": {last}") }),
+                format!(
+                    "stanleyd exited with {exit} before answering{}",
+                    if last.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {last}")
+                    }
+                ),
                 target.hint(),
             ));
         }
         sleep(Duration::from_millis(25)).await;
     }
     Err(ClientError::unavailable(
-        format!("stanleyd did not answer on {} within {}s", target.socket.display(), START_DEADLINE.as_secs()),
+        format!(
+            "stanleyd did not answer on {} within {}s",
+            target.socket.display(),
+            START_DEADLINE.as_secs()
+        ),
         target.hint(),
     ))
 }

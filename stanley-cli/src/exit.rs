@@ -29,19 +29,35 @@ pub struct ClientError {
 impl ClientError {
     /// A usage error (64).
     pub fn usage(message: impl Into<String>) -> Self {
-        Self { kind: "usage", message: message.into(), hint: None }
+        Self {
+            kind: "usage",
+            message: message.into(),
+            hint: None,
+        }
     }
     /// An input error (65).
     pub fn input(message: impl Into<String>) -> Self {
-        Self { kind: "input", message: message.into(), hint: None }
+        Self {
+            kind: "input",
+            message: message.into(),
+            hint: None,
+        }
     }
     /// An internal error (70).
     pub fn internal(message: impl Into<String>) -> Self {
-        Self { kind: "internal", message: message.into(), hint: None }
+        Self {
+            kind: "internal",
+            message: message.into(),
+            hint: None,
+        }
     }
     /// The daemon could not be started or reached (69).
     pub fn unavailable(message: impl Into<String>, hint: impl Into<String>) -> Self {
-        Self { kind: "unavailable", message: message.into(), hint: Some(hint.into()) }
+        Self {
+            kind: "unavailable",
+            message: message.into(),
+            hint: Some(hint.into()),
+        }
     }
 
     /// The exit code of this error.

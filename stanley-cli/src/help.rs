@@ -7,9 +7,9 @@ pub fn help_text(version: &str) -> String {
 
 Usage: stanley "<request>" [options]
 
-Say what you need in plain language; the request is the task. Jev routes the
-request to one available workflow, and that workflow reads it as its
-instructions. Built-ins can:
+Say what you need in plain language; the request is the task.
+Jev routes the request to one available workflow, and that workflow reads it
+as its instructions. Built-ins can:
   - find code relevant to a task
   - check the current diff against the request, and against acceptance
     criteria or project rules given as input

@@ -37,7 +37,13 @@ pub fn error_document(kind: &str, message: &str) -> String {
 }
 
 /// Prints an error: the JSON document on stdout with `--json`, one line on stderr always.
-pub fn print_error(kind: &str, message: &str, workflow: Option<&str>, json: bool, hint: Option<&str>) {
+pub fn print_error(
+    kind: &str,
+    message: &str,
+    workflow: Option<&str>,
+    json: bool,
+    hint: Option<&str>,
+) {
     if json {
         println!("{}", error_document(kind, message));
     }
@@ -57,7 +63,13 @@ pub fn print_error(kind: &str, message: &str, workflow: Option<&str>, json: bool
 
 /// Prints a client-side error.
 pub fn print_client_error(error: &ClientError, json: bool) {
-    print_error(error.kind, &error.message, None, json, error.hint.as_deref());
+    print_error(
+        error.kind,
+        &error.message,
+        None,
+        json,
+        error.hint.as_deref(),
+    );
 }
 
 /// The stderr progress line: shown only on a terminal, never with `--json`.
@@ -70,7 +82,10 @@ pub struct Progress {
 impl Progress {
     /// A progress line for this invocation.
     pub fn new(json: bool) -> Self {
-        Self { enabled: !json && std::io::stderr().is_terminal(), shown: false }
+        Self {
+            enabled: !json && std::io::stderr().is_terminal(),
+            shown: false,
+        }
     }
 
     /// Replaces the line.
@@ -78,7 +93,11 @@ impl Progress {
         if !self.enabled {
             return;
         }
-        let text = if total > 0 { format!("stanley: {phase} {done}/{total}") } else { format!("stanley: {phase}…") };
+        let text = if total > 0 {
+            format!("stanley: {phase} {done}/{total}")
+        } else {
+            format!("stanley: {phase}…")
+        };
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "\r\x1b[2K{text}");
         let _ = err.flush();
@@ -102,7 +121,13 @@ mod tests {
 
     #[test]
     fn escapes_json() {
-        assert_eq!(json_string("a\"b\\c\nd\u{1}é"), "\"a\\\"b\\\\c\\nd\\u0001é\"");
-        assert_eq!(error_document("usage", "x"), "{\n  \"schema\": \"stanley.error/v1\",\n  \"error\": {\n    \"kind\": \"usage\",\n    \"message\": \"x\"\n  }\n}");
+        assert_eq!(
+            json_string("a\"b\\c\nd\u{1}é"),
+            "\"a\\\"b\\\\c\\nd\\u0001é\""
+        );
+        assert_eq!(
+            error_document("usage", "x"),
+            "{\n  \"schema\": \"stanley.error/v1\",\n  \"error\": {\n    \"kind\": \"usage\",\n    \"message\": \"x\"\n  }\n}"
+        );
     }
 }

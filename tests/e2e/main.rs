@@ -1,1 +1,12 @@
-//! e2e
+//! Stanley's end-to-end tests: the real binaries against temporary repositories and a fake
+//! System One server, the daemon in-process, and the project's own rules (layering).
+
+mod cli;
+mod faults;
+mod grpc;
+mod layering;
+mod lifecycle;
+mod records;
+mod routing;
+mod summarize;
+mod wire;

@@ -35,16 +35,34 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Invocation::ImproveWorker(_) => {
-            return fail(&ClientError::usage("--improve-worker is not available yet: this build has no improvement queue"), json);
+            return fail(
+                &ClientError::usage(
+                    "--improve-worker is not available yet: this build has no improvement queue",
+                ),
+                json,
+            );
         }
         Invocation::Promote(..) => {
-            return fail(&ClientError::usage("--promote-candidate is not available yet: this build has no improvement queue"), json);
+            return fail(
+                &ClientError::usage(
+                    "--promote-candidate is not available yet: this build has no improvement queue",
+                ),
+                json,
+            );
         }
         Invocation::Request(request, options) => (request, options),
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
-        Err(e) => return fail(&ClientError::internal(format!("cannot start the runtime: {e}")), json),
+        Err(e) => {
+            return fail(
+                &ClientError::internal(format!("cannot start the runtime: {e}")),
+                json,
+            );
+        }
     };
     match runtime.block_on(run(request, options)) {
         Ok(code) => ExitCode::from(code),
@@ -68,19 +86,27 @@ fn read_input(options: &Options) -> Result<Option<Input>, ClientError> {
             .read_to_end(&mut bytes)
             .map_err(|e| ClientError::input(format!("cannot read stdin: {e}")))?;
         if bytes.len() > MAX_INPUT_BYTES {
-            return Err(ClientError::input(format!("stdin exceeds the {MAX_INPUT_BYTES} byte limit")));
+            return Err(ClientError::input(format!(
+                "stdin exceeds the {MAX_INPUT_BYTES} byte limit"
+            )));
         }
         Ok(bytes)
     };
     match options.input.as_deref() {
-        Some("-") => Ok(Some(Input { source: Some(input::Source::Stdin(read_stdin()?)) })),
-        Some(path) => Ok(Some(Input { source: Some(input::Source::Path(path.to_owned())) })),
+        Some("-") => Ok(Some(Input {
+            source: Some(input::Source::Stdin(read_stdin()?)),
+        })),
+        Some(path) => Ok(Some(Input {
+            source: Some(input::Source::Path(path.to_owned())),
+        })),
         None if !std::io::stdin().is_terminal() => {
             let bytes = read_stdin()?;
             if bytes.iter().all(u8::is_ascii_whitespace) {
                 Ok(None)
             } else {
-                Ok(Some(Input { source: Some(input::Source::Stdin(bytes)) }))
+                Ok(Some(Input {
+                    source: Some(input::Source::Stdin(bytes)),
+                }))
             }
         }
         None => Ok(None),
@@ -90,7 +116,8 @@ fn read_input(options: &Options) -> Result<Option<Input>, ClientError> {
 async fn run(request: String, options: Options) -> Result<u8, ClientError> {
     let start = match &options.repo {
         Some(dir) => PathBuf::from(dir),
-        None => std::env::current_dir().map_err(|e| ClientError::input(format!("cannot read the current directory: {e}")))?,
+        None => std::env::current_dir()
+            .map_err(|e| ClientError::input(format!("cannot read the current directory: {e}")))?,
     };
     let root = worktree_root(&start)?;
     let input = read_input(&options)?;
@@ -110,8 +137,17 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
         no_agent: options.no_agent,
         env: std::env::vars().collect(),
     };
-    let dead = || ClientError::unavailable("stanleyd stopped before answering", format!("see the daemon log at {}", target.log().display()));
-    let mut stream = client.prompt(prompt).await.map_err(|_| dead())?.into_inner();
+    let dead = || {
+        ClientError::unavailable(
+            "stanleyd stopped before answering",
+            format!("see the daemon log at {}", target.log().display()),
+        )
+    };
+    let mut stream = client
+        .prompt(prompt)
+        .await
+        .map_err(|_| dead())?
+        .into_inner();
     let mut progress = Progress::new(options.json);
     loop {
         let message = tokio::select! {
@@ -143,9 +179,19 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
                     if options.json {
                         println!("{}", result.document_json);
                     }
-                    print_error(&error.kind, &error.message, Some(&error.workflow), false, None);
+                    print_error(
+                        &error.kind,
+                        &error.message,
+                        Some(&error.workflow),
+                        false,
+                        None,
+                    );
                 } else {
-                    let text = if options.json { &result.document_json } else { &result.human };
+                    let text = if options.json {
+                        &result.document_json
+                    } else {
+                        &result.human
+                    };
                     let mut out = std::io::stdout().lock();
                     let _ = writeln!(out, "{text}");
                     let _ = out.flush();

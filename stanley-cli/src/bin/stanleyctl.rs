@@ -13,14 +13,28 @@ fn command() -> Command {
     Command::new("stanleyctl")
         .version(stanley_proto::VERSION)
         .about("Administer Stanley's per-repository daemon")
-        .arg(Arg::new("repo").long("repo").global(true).num_args(1).help("Repository (default: the current directory)"))
-        .arg(Arg::new("json").long("json").global(true).action(ArgAction::SetTrue).help("Print JSON"))
+        .arg(
+            Arg::new("repo")
+                .long("repo")
+                .global(true)
+                .num_args(1)
+                .help("Repository (default: the current directory)"),
+        )
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .global(true)
+                .action(ArgAction::SetTrue)
+                .help("Print JSON"),
+        )
         .subcommand_required(true)
         .subcommand(
             Command::new("daemon")
                 .about("The daemon of this repository")
                 .subcommand_required(true)
-                .subcommand(Command::new("status").about("Show whether the daemon runs, and its versions"))
+                .subcommand(
+                    Command::new("status").about("Show whether the daemon runs, and its versions"),
+                )
                 .subcommand(Command::new("stop").about("Stop the daemon gracefully"))
                 .subcommand(Command::new("restart").about("Stop the daemon and start a new one"))
                 .subcommand(Command::new("logs").about("Print the daemon log")),
@@ -38,7 +52,12 @@ fn fail(error: &ClientError) -> ExitCode {
 fn main() -> ExitCode {
     let matches = match command().try_get_matches() {
         Ok(m) => m,
-        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => {
+        Err(e)
+            if matches!(
+                e.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            ) =>
+        {
             print!("{e}");
             return ExitCode::SUCCESS;
         }
@@ -67,10 +86,16 @@ fn main() -> ExitCode {
                 print!("{text}");
                 ExitCode::SUCCESS
             }
-            Err(e) => fail(&ClientError::input(format!("cannot read {}: {e}", target.log().display()))),
+            Err(e) => fail(&ClientError::input(format!(
+                "cannot read {}: {e}",
+                target.log().display()
+            ))),
         };
     }
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => return fail(&ClientError::internal(e.to_string())),
     };

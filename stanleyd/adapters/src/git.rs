@@ -26,7 +26,9 @@ pub struct Git2Repo {
 
 impl std::fmt::Debug for Git2Repo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Git2Repo").field("root", &self.root).finish()
+        f.debug_struct("Git2Repo")
+            .field("root", &self.root)
+            .finish()
     }
 }
 
@@ -85,16 +87,26 @@ impl Git2Repo {
     }
 
     fn head(repo: &Repository) -> Option<Oid> {
-        repo.head().ok().and_then(|h| h.peel_to_commit().ok()).map(|c| c.id())
+        repo.head()
+            .ok()
+            .and_then(|h| h.peel_to_commit().ok())
+            .map(|c| c.id())
     }
 
-    fn untracked(&self, repo: &Repository, text: &mut String, excluded: &mut Vec<Exclusion>) -> Result<bool, GitError> {
+    fn untracked(
+        &self,
+        repo: &Repository,
+        text: &mut String,
+        excluded: &mut Vec<Exclusion>,
+    ) -> Result<bool, GitError> {
         let mut opts = StatusOptions::new();
         opts.include_untracked(true)
             .recurse_untracked_dirs(true)
             .include_ignored(false)
             .exclude_submodules(true);
-        let statuses = repo.statuses(Some(&mut opts)).map_err(|e| git_err("status", &e))?;
+        let statuses = repo
+            .statuses(Some(&mut opts))
+            .map_err(|e| git_err("status", &e))?;
         let mut paths: Vec<String> = statuses
             .iter()
             .filter(|s| s.status().contains(Status::WT_NEW))
@@ -107,7 +119,12 @@ impl Git2Repo {
                 excluded.push(Exclusion::file(&path, reason));
                 continue;
             }
-            let unreadable = || Exclusion::file(&path, format!("untracked file is unreadable or exceeds {MAX_UNTRACKED_BYTES} bytes"));
+            let unreadable = || {
+                Exclusion::file(
+                    &path,
+                    format!("untracked file is unreadable or exceeds {MAX_UNTRACKED_BYTES} bytes"),
+                )
+            };
             let full = self.root.join(&path);
             let readable = fs::symlink_metadata(&full)
                 .ok()
@@ -122,7 +139,9 @@ impl Git2Repo {
             let lines = split_lines(&content);
             let quoted_a = serde_json::to_string(&format!("a/{path}")).unwrap_or_default();
             let quoted_b = serde_json::to_string(&format!("b/{path}")).unwrap_or_default();
-            let mut block = format!("diff --git {quoted_a} {quoted_b}\nnew file mode 100644\n--- /dev/null\n+++ {quoted_b}\n");
+            let mut block = format!(
+                "diff --git {quoted_a} {quoted_b}\nnew file mode 100644\n--- /dev/null\n+++ {quoted_b}\n"
+            );
             if !lines.is_empty() {
                 block.push_str(&format!("@@ -0,0 +1,{} @@\n", lines.len()));
                 for line in lines {
@@ -132,7 +151,10 @@ impl Git2Repo {
                 }
             }
             if text.len() + block.len() > MAX_DIFF_BYTES {
-                excluded.push(Exclusion::file(&path, format!("combined diff exceeds {MAX_DIFF_BYTES} bytes")));
+                excluded.push(Exclusion::file(
+                    &path,
+                    format!("combined diff exceeds {MAX_DIFF_BYTES} bytes"),
+                ));
                 continue;
             }
             text.push_str(&block);
@@ -154,9 +176,17 @@ fn render(diff: &git2::Diff<'_>) -> Result<String, GitError> {
         too_big = out.len() > MAX_DIFF_BYTES;
         !too_big
     })
-    .or_else(|e| if too_big { Ok(()) } else { Err(git_err("diff", &e)) })?;
+    .or_else(|e| {
+        if too_big {
+            Ok(())
+        } else {
+            Err(git_err("diff", &e))
+        }
+    })?;
     if too_big {
-        return Err(GitError(format!("git diff output exceeded {MAX_DIFF_BYTES} bytes")));
+        return Err(GitError(format!(
+            "git diff output exceeded {MAX_DIFF_BYTES} bytes"
+        )));
     }
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
@@ -166,8 +196,14 @@ impl Git for Git2Repo {
         let repo = self.repo.lock().unwrap_or_else(|e| e.into_inner());
         let head = Self::head(&repo);
         let mut opts = DiffOptions::new();
-        opts.context_lines(3).ignore_submodules(true).show_binary(false);
-        let tree_of = |oid: Oid| repo.find_commit(oid).and_then(|c| c.tree()).map_err(|e| git_err("diff", &e));
+        opts.context_lines(3)
+            .ignore_submodules(true)
+            .show_binary(false);
+        let tree_of = |oid: Oid| {
+            repo.find_commit(oid)
+                .and_then(|c| c.tree())
+                .map_err(|e| git_err("diff", &e))
+        };
         let (diff, base_ref, base_commit) = match scope {
             Scope::Worktree => {
                 let base_commit = match base {
@@ -193,7 +229,9 @@ impl Git for Git2Repo {
                 };
                 let base_name = base.unwrap_or("main");
                 let base_oid = Self::resolve(&repo, base_name)?;
-                let merge_base = repo.merge_base(base_oid, head).map_err(|e| git_err("merge-base", &e))?;
+                let merge_base = repo
+                    .merge_base(base_oid, head)
+                    .map_err(|e| git_err("merge-base", &e))?;
                 let (old, new) = (tree_of(merge_base)?, tree_of(head)?);
                 let diff = repo
                     .diff_tree_to_tree(Some(&old), Some(&new), Some(&mut opts))
@@ -227,10 +265,24 @@ mod tests {
 
     #[test]
     fn ref_rules() {
-        for ok in ["main", "HEAD~2", "origin/main", "v1.2.3", "HEAD^", "a@{1}".trim_end_matches("{1}")] {
+        for ok in [
+            "main",
+            "HEAD~2",
+            "origin/main",
+            "v1.2.3",
+            "HEAD^",
+            "a@{1}".trim_end_matches("{1}"),
+        ] {
             assert!(valid_ref(ok), "{ok}");
         }
-        for bad in ["--upload-pack=evil", "main..dev", "", "-x", "a b", &"a".repeat(201)] {
+        for bad in [
+            "--upload-pack=evil",
+            "main..dev",
+            "",
+            "-x",
+            "a b",
+            &"a".repeat(201),
+        ] {
             assert!(!valid_ref(bad), "{bad}");
         }
     }

@@ -47,7 +47,9 @@ pub enum JevConfigError {
     InvalidModel(String),
     #[error("TYPESAFE_BASE_URL is not an http(s) URL: {0}")]
     InvalidBaseUrl(String),
-    #[error("refusing to send TYPESAFE_API_KEY over plain http to {0}; use https or a loopback address")]
+    #[error(
+        "refusing to send TYPESAFE_API_KEY over plain http to {0}; use https or a loopback address"
+    )]
     PlainHttp(String),
 }
 
@@ -68,7 +70,11 @@ impl JevConfig {
     /// Reads `TYPESAFE_API_KEY`, `TYPESAFE_BASE_URL`, `TYPESAFE_MODEL` (else
     /// `TYPESAFE_DEFAULT_MODEL`, else `jev-1.13.0`) through `lookup`.
     pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, JevConfigError> {
-        let get = |k: &str| lookup(k).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+        let get = |k: &str| {
+            lookup(k)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
         let api_key = get("TYPESAFE_API_KEY").ok_or(JevConfigError::MissingKey)?;
         let model = get("TYPESAFE_MODEL")
             .or_else(|| get("TYPESAFE_DEFAULT_MODEL"))
@@ -198,7 +204,9 @@ pub struct HttpJev {
 
 impl std::fmt::Debug for HttpJev {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpJev").field("config", &self.config).finish_non_exhaustive()
+        f.debug_struct("HttpJev")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
     }
 }
 
@@ -211,7 +219,9 @@ impl HttpJev {
         let client = reqwest::Client::builder()
             .user_agent(concat!("stanley/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| JevError::new(None, "", format!("could not build the HTTP client: {e}")))?;
+            .map_err(|e| {
+                JevError::new(None, "", format!("could not build the HTTP client: {e}"))
+            })?;
         Ok(Self {
             config,
             client,
@@ -248,11 +258,19 @@ impl HttpJev {
                 } else {
                     "HttpError"
                 };
-                JevError::new(None, name, format!("System One request failed: {}", error_chain(&e)))
+                JevError::new(
+                    None,
+                    name,
+                    format!("System One request failed: {}", error_chain(&e)),
+                )
             })?;
         let status = response.status().as_u16();
         let body = response.bytes().await.map_err(|e| {
-            JevError::new(None, "ConnectionError", format!("System One response was cut off: {}", error_chain(&e)))
+            JevError::new(
+                None,
+                "ConnectionError",
+                format!("System One response was cut off: {}", error_chain(&e)),
+            )
         })?;
         if status == 429 {
             self.limiter.throttled();
@@ -268,7 +286,11 @@ impl HttpJev {
                         .map(str::to_owned)
                 })
                 .unwrap_or_else(|| String::from_utf8_lossy(&body).chars().take(200).collect());
-            return Err(JevError::new(Some(status), "", format!("System One answered HTTP {status}: {detail}")));
+            return Err(JevError::new(
+                Some(status),
+                "",
+                format!("System One answered HTTP {status}: {detail}"),
+            ));
         }
         self.limiter.succeeded();
         serde_json::from_slice(&body).map_err(|e| JevError {
@@ -291,7 +313,11 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 }
 
 impl Jev for HttpJev {
-    fn ask<'a>(&'a self, request: &'a JevRequest, timeout: Duration) -> BoxFuture<'a, Result<Value, JevError>> {
+    fn ask<'a>(
+        &'a self,
+        request: &'a JevRequest,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Value, JevError>> {
         Box::pin(self.send(request, timeout))
     }
 }
@@ -302,24 +328,68 @@ mod tests {
     use std::collections::HashMap;
 
     fn cfg(pairs: &[(&str, &str)]) -> Result<JevConfig, JevConfigError> {
-        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect();
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).into(), (*v).into()))
+            .collect();
         JevConfig::from_env(|k| map.get(k).cloned())
     }
 
     #[test]
     fn reads_the_environment() {
         assert_eq!(cfg(&[]).unwrap_err(), JevConfigError::MissingKey);
-        assert_eq!(cfg(&[("TYPESAFE_API_KEY", "  ")]).unwrap_err(), JevConfigError::MissingKey);
+        assert_eq!(
+            cfg(&[("TYPESAFE_API_KEY", "  ")]).unwrap_err(),
+            JevConfigError::MissingKey
+        );
         let c = cfg(&[("TYPESAFE_API_KEY", "k")]).unwrap();
-        assert_eq!((c.endpoint().as_str(), c.model.as_str()), ("https://api.typesafe.ai/v1/systemone", "jev-1.13.0"));
-        let c = cfg(&[("TYPESAFE_API_KEY", "k"), ("TYPESAFE_DEFAULT_MODEL", "jev-2"), ("TYPESAFE_BASE_URL", "http://127.0.0.1:9/")]).unwrap();
-        assert_eq!((c.endpoint().as_str(), c.model.as_str()), ("http://127.0.0.1:9/v1/systemone", "jev-2"));
-        let c = cfg(&[("TYPESAFE_API_KEY", "k"), ("TYPESAFE_MODEL", " jev-3 "), ("TYPESAFE_DEFAULT_MODEL", "jev-2")]).unwrap();
+        assert_eq!(
+            (c.endpoint().as_str(), c.model.as_str()),
+            ("https://api.typesafe.ai/v1/systemone", "jev-1.13.0")
+        );
+        let c = cfg(&[
+            ("TYPESAFE_API_KEY", "k"),
+            ("TYPESAFE_DEFAULT_MODEL", "jev-2"),
+            ("TYPESAFE_BASE_URL", "http://127.0.0.1:9/"),
+        ])
+        .unwrap();
+        assert_eq!(
+            (c.endpoint().as_str(), c.model.as_str()),
+            ("http://127.0.0.1:9/v1/systemone", "jev-2")
+        );
+        let c = cfg(&[
+            ("TYPESAFE_API_KEY", "k"),
+            ("TYPESAFE_MODEL", " jev-3 "),
+            ("TYPESAFE_DEFAULT_MODEL", "jev-2"),
+        ])
+        .unwrap();
         assert_eq!(c.model, "jev-3");
-        assert_eq!(cfg(&[("TYPESAFE_API_KEY", "k"), ("TYPESAFE_MODEL", "../evil")]).unwrap_err(), JevConfigError::InvalidModel("../evil".into()));
-        assert_eq!(cfg(&[("TYPESAFE_API_KEY", "k"), ("TYPESAFE_BASE_URL", "http://example.com")]).unwrap_err(), JevConfigError::PlainHttp("example.com".into()));
-        assert!(cfg(&[("TYPESAFE_API_KEY", "k"), ("TYPESAFE_BASE_URL", "http://localhost:8080")]).is_ok());
-        assert!(cfg(&[("TYPESAFE_API_KEY", "k"), ("TYPESAFE_BASE_URL", "http://[::1]:8080")]).is_ok());
+        assert_eq!(
+            cfg(&[("TYPESAFE_API_KEY", "k"), ("TYPESAFE_MODEL", "../evil")]).unwrap_err(),
+            JevConfigError::InvalidModel("../evil".into())
+        );
+        assert_eq!(
+            cfg(&[
+                ("TYPESAFE_API_KEY", "k"),
+                ("TYPESAFE_BASE_URL", "http://example.com")
+            ])
+            .unwrap_err(),
+            JevConfigError::PlainHttp("example.com".into())
+        );
+        assert!(
+            cfg(&[
+                ("TYPESAFE_API_KEY", "k"),
+                ("TYPESAFE_BASE_URL", "http://localhost:8080")
+            ])
+            .is_ok()
+        );
+        assert!(
+            cfg(&[
+                ("TYPESAFE_API_KEY", "k"),
+                ("TYPESAFE_BASE_URL", "http://[::1]:8080")
+            ])
+            .is_ok()
+        );
         assert!(cfg(&[("TYPESAFE_API_KEY", "k"), ("TYPESAFE_BASE_URL", "ftp://x")]).is_err());
     }
 

@@ -16,7 +16,10 @@ pub const GITIGNORE: &str = "*\n!workflows/\n!workflows/**\n";
 
 /// Creates `dir` (and parents) with mode 0700 when missing.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
-    fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 /// Ensures `<root>/.stanley/` exists (0700) with its `.gitignore` (created exclusively, 0600;
@@ -25,7 +28,12 @@ pub fn ensure_state_dir(root: &Path) -> io::Result<PathBuf> {
     let dir = root.join(".stanley");
     create_private_dir(&dir)?;
     let ignore = dir.join(".gitignore");
-    match OpenOptions::new().write(true).create_new(true).mode(0o600).open(&ignore) {
+    match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&ignore)
+    {
         Ok(mut f) => f.write_all(GITIGNORE.as_bytes())?,
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
             if fs::read_to_string(&ignore).is_ok_and(|c| c == "*\n") {
@@ -39,9 +47,17 @@ pub fn ensure_state_dir(root: &Path) -> io::Result<PathBuf> {
 
 /// Writes `bytes` to `path` atomically with mode 0600: a temporary file beside it, fsync, rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = path.with_file_name(format!("{name}.tmp-{}", std::process::id()));
-    let mut f = OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)?;
     f.write_all(bytes)?;
     f.sync_all()?;
     fs::set_permissions(&tmp, fs::Permissions::from_mode(0o600))?;
@@ -58,7 +74,9 @@ pub struct FsRecorder {
 
 impl std::fmt::Debug for FsRecorder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FsRecorder").field("dir", &self.dir).finish()
+        f.debug_struct("FsRecorder")
+            .field("dir", &self.dir)
+            .finish()
     }
 }
 
@@ -141,8 +159,14 @@ mod tests {
         assert_eq!(mode(&run.join("frames.ndjson")), 0o600);
         let manifest = fs::read_to_string(run.join("manifest.json")).unwrap();
         assert_eq!(manifest, "{\n  \"k\": \"[REDACTED:env_secret]\"\n}\n");
-        assert_eq!(fs::read_to_string(run.join("frames.ndjson")).unwrap(), "{\"a\":1}\n{\"a\":2}\n");
-        let names: Vec<String> = fs::read_dir(&run).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        assert_eq!(
+            fs::read_to_string(run.join("frames.ndjson")).unwrap(),
+            "{\"a\":1}\n{\"a\":2}\n"
+        );
+        let names: Vec<String> = fs::read_dir(&run)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
         assert!(names.iter().all(|n| !n.contains(".tmp-")), "{names:?}");
         assert_eq!(rec.artifact().unwrap(), ".stanley/runs/summarize-x");
     }

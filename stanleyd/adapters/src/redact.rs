@@ -200,17 +200,41 @@ mod tests {
     #[test]
     fn redacts_env_secrets_and_patterns() {
         let cases = [
-            ("key sk-typesafe-test-key-123 here", "key [REDACTED:env_secret] here"),
+            (
+                "key sk-typesafe-test-key-123 here",
+                "key [REDACTED:env_secret] here",
+            ),
             ("AKIAABCDEFGHIJKLMNOP", "[REDACTED:aws_access_key]"),
-            ("t=ghp_abcdefghijklmnopqrstuvwxyz0123456789", "t=[REDACTED:github_token]"),
+            (
+                "t=ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+                "t=[REDACTED:github_token]",
+            ),
             ("xoxb-1234567890-abc", "[REDACTED:slack_token]"),
             ("sk_live_abcdefghijklmnop1234", "[REDACTED:api_key]"),
-            ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "[REDACTED:google_api_key]"),
-            ("eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeKKF2Q", "[REDACTED:jwt]"),
-            ("Authorization: Bearer abcdefghijklmnop1234", "Authorization: Bearer [REDACTED:bearer_token]"),
-            ("https://user:pa55@example.com/x", "https://[REDACTED:url_credentials]@example.com/x"),
-            ("password = \"hunter22xyz\"", "password = \"[REDACTED:assigned_secret]\""),
-            ("-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----", "[REDACTED:private_key]"),
+            (
+                "AIzaSyA1234567890abcdefghijklmnopqrstuv",
+                "[REDACTED:google_api_key]",
+            ),
+            (
+                "eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeKKF2Q",
+                "[REDACTED:jwt]",
+            ),
+            (
+                "Authorization: Bearer abcdefghijklmnop1234",
+                "Authorization: Bearer [REDACTED:bearer_token]",
+            ),
+            (
+                "https://user:pa55@example.com/x",
+                "https://[REDACTED:url_credentials]@example.com/x",
+            ),
+            (
+                "password = \"hunter22xyz\"",
+                "password = \"[REDACTED:assigned_secret]\"",
+            ),
+            (
+                "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
+                "[REDACTED:private_key]",
+            ),
         ];
         for (input, want) in cases {
             assert_eq!(r().text(input).0, want, "{input}");
@@ -233,8 +257,12 @@ mod tests {
 
     #[test]
     fn json_redacts_strings_and_credential_fields() {
-        let (v, n) = r().json(&json!({"Authorization": "x", "a": ["sk-typesafe-test-key-123"], "n": 1}));
-        assert_eq!(v, json!({"Authorization": "[REDACTED:field]", "a": ["[REDACTED:env_secret]"], "n": 1}));
+        let (v, n) =
+            r().json(&json!({"Authorization": "x", "a": ["sk-typesafe-test-key-123"], "n": 1}));
+        assert_eq!(
+            v,
+            json!({"Authorization": "[REDACTED:field]", "a": ["[REDACTED:env_secret]"], "n": 1})
+        );
         assert_eq!(n, 1);
     }
 }

@@ -60,7 +60,8 @@ pub fn read_workspace_file(
             "refusing to read a credential-shaped path: {user_path}"
         ));
     }
-    let meta = fs::metadata(&real).map_err(|_| format!("file not found inside workspace: {user_path}"))?;
+    let meta =
+        fs::metadata(&real).map_err(|_| format!("file not found inside workspace: {user_path}"))?;
     if !meta.is_file() {
         return Err(format!("not a regular file: {user_path}"));
     }
@@ -110,13 +111,30 @@ mod tests {
         std::os::unix::fs::symlink(dir.path().join("outside.log"), root.join("link.log")).unwrap();
         fs::write(root.join("big.txt"), "x".repeat(11)).unwrap();
 
-        assert_eq!(read_workspace_file(&root, "notes/a.txt", 10).unwrap(), ("notes/a.txt".into(), b"hello".to_vec()));
-        assert_eq!(read_workspace_file(&root, "./notes/../notes/a.txt", 10).unwrap().0, "notes/a.txt");
+        assert_eq!(
+            read_workspace_file(&root, "notes/a.txt", 10).unwrap(),
+            ("notes/a.txt".into(), b"hello".to_vec())
+        );
+        assert_eq!(
+            read_workspace_file(&root, "./notes/../notes/a.txt", 10)
+                .unwrap()
+                .0,
+            "notes/a.txt"
+        );
         let err = |p: &str| read_workspace_file(&root, p, 10).unwrap_err();
-        assert_eq!(err("../outside.log"), "path escapes the workspace: ../outside.log");
-        assert_eq!(err("../../etc/passwd"), "path escapes the workspace: ../../etc/passwd");
+        assert_eq!(
+            err("../outside.log"),
+            "path escapes the workspace: ../outside.log"
+        );
+        assert_eq!(
+            err("../../etc/passwd"),
+            "path escapes the workspace: ../../etc/passwd"
+        );
         assert_eq!(err("link.log"), "path escapes the workspace: link.log");
-        assert_eq!(err(".env"), "refusing to read a credential-shaped path: .env");
+        assert_eq!(
+            err(".env"),
+            "refusing to read a credential-shaped path: .env"
+        );
         assert_eq!(err("nope.txt"), "file not found inside workspace: nope.txt");
         assert_eq!(err("notes"), "not a regular file: notes");
         assert_eq!(err("big.txt"), "big.txt is 11 bytes; the limit is 10 bytes");

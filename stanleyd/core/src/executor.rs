@@ -353,20 +353,17 @@ impl Executor {
     /// Runs one frame. An identical frame already asked returns the first one's outcome.
     pub fn run(&self, frame: Frame) -> impl std::future::Future<Output = FrameOutcome> + use<> {
         let id = frame.id();
-        let shared = {
-            let mut state = self.state();
-            state
-                .frames
-                .entry(id.clone())
-                .or_insert_with(|| {
-                    let this = self.clone();
-                    let fut: BoxFuture<'static, FrameOutcome> =
-                        Box::pin(async move { this.execute(id, frame).await });
-                    fut.shared()
-                })
-                .clone()
-        };
-        shared
+        let mut state = self.state();
+        state
+            .frames
+            .entry(id.clone())
+            .or_insert_with(|| {
+                let this = self.clone();
+                let fut: BoxFuture<'static, FrameOutcome> =
+                    Box::pin(async move { this.execute(id, frame).await });
+                fut.shared()
+            })
+            .clone()
     }
 
     /// Runs frames with bounded concurrency; outcomes come back in input order.
@@ -441,7 +438,8 @@ impl Executor {
                 state.usage.requests += 1;
             }
             let started = Instant::now();
-            let call = tokio::time::timeout(inner.opts.timeout, jev.ask(&request, inner.opts.timeout));
+            let call =
+                tokio::time::timeout(inner.opts.timeout, jev.ask(&request, inner.opts.timeout));
             let result = tokio::select! {
                 r = call => match r {
                     Ok(r) => r,

@@ -16,8 +16,13 @@ struct ScriptedJev {
 }
 
 impl ScriptedJev {
-    fn new(script: impl Fn(usize, &JevRequest) -> Result<Value, JevError> + Send + Sync + 'static) -> Arc<Self> {
-        Arc::new(Self { calls: AtomicUsize::new(0), script: Box::new(script) })
+    fn new(
+        script: impl Fn(usize, &JevRequest) -> Result<Value, JevError> + Send + Sync + 'static,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            calls: AtomicUsize::new(0),
+            script: Box::new(script),
+        })
     }
     fn calls(&self) -> usize {
         self.calls.load(Ordering::SeqCst)
@@ -25,7 +30,11 @@ impl ScriptedJev {
 }
 
 impl Jev for ScriptedJev {
-    fn ask<'a>(&'a self, request: &'a JevRequest, _timeout: Duration) -> BoxFuture<'a, Result<Value, JevError>> {
+    fn ask<'a>(
+        &'a self,
+        request: &'a JevRequest,
+        _timeout: Duration,
+    ) -> BoxFuture<'a, Result<Value, JevError>> {
         let n = self.calls.fetch_add(1, Ordering::SeqCst);
         let result = (self.script)(n, request);
         Box::pin(async move { result })
@@ -50,7 +59,9 @@ fn executor(jev: Arc<ScriptedJev>, limits: BudgetLimits, retries: u32) -> Execut
     Executor::new(
         Some(jev),
         Arc::new(Budget::new(limits)),
-        ExecutorOptions::new("jev-1.13.0").retries(retries).concurrency(2),
+        ExecutorOptions::new("jev-1.13.0")
+            .retries(retries)
+            .concurrency(2),
         Cancel::new(),
     )
 }
@@ -65,14 +76,27 @@ fn frame_ids_are_stable_and_content_derived() {
 
 #[tokio::test(start_paused = true)]
 async fn transient_failures_are_retried_and_counted() {
-    let jev = ScriptedJev::new(|n, _| if n < 2 { Err(JevError::new(Some(503), "", "unavailable")) } else { Ok(noul_answer(0.4)) });
+    let jev = ScriptedJev::new(|n, _| {
+        if n < 2 {
+            Err(JevError::new(Some(503), "", "unavailable"))
+        } else {
+            Ok(noul_answer(0.4))
+        }
+    });
     let ex = executor(jev.clone(), BudgetLimits::TREE, 2);
     let out = ex.run(frame("a")).await.unwrap();
     assert_eq!(out.answers.noul("q"), 0.4);
     let usage = ex.usage();
-    assert_eq!((jev.calls(), usage.requests, usage.failed_requests), (3, 3, 2));
+    assert_eq!(
+        (jev.calls(), usage.requests, usage.failed_requests),
+        (3, 3, 2)
+    );
     assert_eq!(usage.status, JevStatus::Used);
-    assert_eq!(ex.budget().input_tokens(), 10, "failed attempts cost no tokens");
+    assert_eq!(
+        ex.budget().input_tokens(),
+        10,
+        "failed attempts cost no tokens"
+    );
 }
 
 #[tokio::test]
@@ -81,7 +105,10 @@ async fn auth_failure_disables_the_port_for_every_later_frame() {
     let ex = executor(jev.clone(), BudgetLimits::TREE, 2);
     let outs = ex.run_all(vec![frame("a"), frame("b"), frame("c")]).await;
     assert_eq!(jev.calls(), 1);
-    assert!(outs.iter().all(|o| o.as_ref().unwrap_err().reason == FailReason::Unavailable));
+    assert!(
+        outs.iter()
+            .all(|o| o.as_ref().unwrap_err().reason == FailReason::Unavailable)
+    );
     assert_eq!(ex.usage().status, JevStatus::Unavailable);
     assert_eq!(ex.disabled(), Some("authentication failed"));
 }
@@ -107,12 +134,23 @@ async fn invalid_answers_are_retried_immediately() {
 #[tokio::test]
 async fn the_budget_denies_the_third_request() {
     let jev = ScriptedJev::new(|_, _| Ok(noul_answer(0.1)));
-    let limits = BudgetLimits { requests: 2, ..BudgetLimits::TREE };
-    let ex = Executor::new(Some(jev.clone()), Arc::new(Budget::new(limits)), ExecutorOptions::new("m").concurrency(1).retries(0), Cancel::new());
+    let limits = BudgetLimits {
+        requests: 2,
+        ..BudgetLimits::TREE
+    };
+    let ex = Executor::new(
+        Some(jev.clone()),
+        Arc::new(Budget::new(limits)),
+        ExecutorOptions::new("m").concurrency(1).retries(0),
+        Cancel::new(),
+    );
     let outs = ex.run_all(vec![frame("a"), frame("b"), frame("c")]).await;
     let oks: Vec<bool> = outs.iter().map(Result::is_ok).collect();
     assert_eq!(oks, [true, true, false]);
-    assert_eq!(outs[2].as_ref().unwrap_err().detail, "budget exhausted: requests");
+    assert_eq!(
+        outs[2].as_ref().unwrap_err().detail,
+        "budget exhausted: requests"
+    );
     assert_eq!(jev.calls(), 2);
     assert_eq!(ex.budget().exhausted(), Some(Denial::Requests));
 }
@@ -130,9 +168,17 @@ async fn identical_frames_are_asked_once() {
 async fn a_cancelled_run_sends_nothing() {
     let jev = ScriptedJev::new(|_, _| Ok(noul_answer(0.1)));
     let cancel = Cancel::new();
-    let ex = Executor::new(Some(jev.clone()), Arc::new(Budget::new(BudgetLimits::TREE)), ExecutorOptions::new("m"), cancel.clone());
+    let ex = Executor::new(
+        Some(jev.clone()),
+        Arc::new(Budget::new(BudgetLimits::TREE)),
+        ExecutorOptions::new("m"),
+        cancel.clone(),
+    );
     cancel.cancel();
-    assert_eq!(ex.run(frame("a")).await.unwrap_err().reason, FailReason::Aborted);
+    assert_eq!(
+        ex.run(frame("a")).await.unwrap_err().reason,
+        FailReason::Aborted
+    );
     assert_eq!(jev.calls(), 0);
 }
 
@@ -146,7 +192,12 @@ async fn prepare_rewrites_what_is_sent_and_counts() {
         req.state = json!({"x": "[gone]"});
         2
     });
-    let ex = Executor::new(Some(jev), Arc::new(Budget::new(BudgetLimits::TREE)), ExecutorOptions::new("m").prepare(prepare), Cancel::new());
+    let ex = Executor::new(
+        Some(jev),
+        Arc::new(Budget::new(BudgetLimits::TREE)),
+        ExecutorOptions::new("m").prepare(prepare),
+        Cancel::new(),
+    );
     assert!(ex.run(frame("a")).await.is_ok());
     assert_eq!(ex.redactions(), 2);
 }

@@ -18,11 +18,21 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Question {
     /// Probability that a statement is true. `criteria` describes the `true` and `false` outcomes.
-    Noul { instructions: Value, truthy: Value, falsy: Value },
+    Noul {
+        instructions: Value,
+        truthy: Value,
+        falsy: Value,
+    },
     /// One label out of named options, each with a description (label order is kept).
-    Choice { instructions: Value, criteria: Vec<(String, Value)> },
+    Choice {
+        instructions: Value,
+        criteria: Vec<(String, Value)>,
+    },
     /// A level on an ordered rubric; `levels[i]` describes level `i`.
-    Score { instructions: Value, levels: Vec<Value> },
+    Score {
+        instructions: Value,
+        levels: Vec<Value>,
+    },
 }
 
 impl Question {

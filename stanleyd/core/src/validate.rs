@@ -98,7 +98,10 @@ fn distribution(
     let mut out = Vec::with_capacity(labels.len());
     let mut sum = 0.0;
     for label in labels {
-        let p = unit(map.get(label), &format!("answers.{key}.probabilities.{label}"))?;
+        let p = unit(
+            map.get(label),
+            &format!("answers.{key}.probabilities.{label}"),
+        )?;
         sum += p;
         out.push((label.clone(), p));
     }

@@ -12,6 +12,9 @@ use stanley_adapters::records::{create_private_dir, ensure_state_dir, write_atom
 
 use crate::error::DaemonError;
 
+/// How long a starting daemon waits for the lifetime lock of a daemon that is going away.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The lifecycle files of one worktree's daemon.
 #[derive(Clone, Debug)]
 pub struct DaemonFiles {
@@ -83,22 +86,39 @@ pub fn prepare(files: DaemonFiles, started_at: String) -> Result<Prepared, Daemo
         .mode(0o600)
         .open(files.lock())
         .map_err(DaemonError::io("cannot open the daemon lock"))?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(fs::TryLockError::WouldBlock) => return Err(DaemonError::AlreadyRunning(files.root.clone())),
-        Err(fs::TryLockError::Error(e)) => return Err(DaemonError::io("cannot take the daemon lock")(e)),
+    // A daemon that is shutting down releases the lock moments after its socket goes away, so
+    // wait briefly before concluding that another daemon is alive.
+    let deadline = std::time::Instant::now() + LOCK_WAIT;
+    loop {
+        match lock.try_lock() {
+            Ok(()) => break,
+            Err(fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(DaemonError::AlreadyRunning(files.root.clone()));
+            }
+            Err(fs::TryLockError::Error(e)) => {
+                return Err(DaemonError::io("cannot take the daemon lock")(e));
+            }
+        }
     }
     if let Some(dir) = files.socket.parent() {
-        create_private_dir(dir).map_err(DaemonError::io(format!("cannot create {}", dir.display())))?;
-        let meta = fs::metadata(dir).map_err(DaemonError::io(format!("cannot read {}", dir.display())))?;
+        create_private_dir(dir)
+            .map_err(DaemonError::io(format!("cannot create {}", dir.display())))?;
+        let meta =
+            fs::metadata(dir).map_err(DaemonError::io(format!("cannot read {}", dir.display())))?;
         if std::os::unix::fs::MetadataExt::uid(&meta) == stanley_proto::socket::current_uid() {
-            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
-                .map_err(DaemonError::io(format!("cannot restrict {}", dir.display())))?;
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(
+                DaemonError::io(format!("cannot restrict {}", dir.display())),
+            )?;
         }
     }
     clear_stale_socket(&files)?;
-    let listener = UnixListener::bind(&files.socket)
-        .map_err(DaemonError::io(format!("cannot bind {}", files.socket.display())))?;
+    let listener = UnixListener::bind(&files.socket).map_err(DaemonError::io(format!(
+        "cannot bind {}",
+        files.socket.display()
+    )))?;
     fs::set_permissions(&files.socket, fs::Permissions::from_mode(0o600))
         .map_err(DaemonError::io("cannot restrict the socket"))?;
     let info = DaemonInfo {
@@ -111,8 +131,13 @@ pub fn prepare(files: DaemonFiles, started_at: String) -> Result<Prepared, Daemo
     };
     let mut text = serde_json::to_string_pretty(&info).unwrap_or_default();
     text.push('\n');
-    write_atomic(&files.info(), text.as_bytes()).map_err(DaemonError::io("cannot write daemon.json"))?;
-    Ok(Prepared { listener, lock, files })
+    write_atomic(&files.info(), text.as_bytes())
+        .map_err(DaemonError::io("cannot write daemon.json"))?;
+    Ok(Prepared {
+        listener,
+        lock,
+        files,
+    })
 }
 
 /// Removes a socket left by a dead daemon: only when connecting to it is refused. A socket that
@@ -125,9 +150,13 @@ fn clear_stale_socket(files: &DaemonFiles) -> Result<(), DaemonError> {
         Ok(_) => Err(DaemonError::AlreadyRunning(files.root.clone())),
         Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
             tracing::info!(socket = %files.socket.display(), "removing a stale socket");
-            fs::remove_file(&files.socket).map_err(DaemonError::io("cannot remove the stale socket"))
+            fs::remove_file(&files.socket)
+                .map_err(DaemonError::io("cannot remove the stale socket"))
         }
-        Err(e) => Err(DaemonError::io(format!("cannot probe {}", files.socket.display()))(e)),
+        Err(e) => Err(DaemonError::io(format!(
+            "cannot probe {}",
+            files.socket.display()
+        ))(e)),
     }
 }
 
@@ -136,7 +165,9 @@ pub(crate) fn still_ours(files: &DaemonFiles) -> bool {
     fs::read(files.info())
         .ok()
         .and_then(|b| serde_json::from_slice::<DaemonInfo>(&b).ok())
-        .is_some_and(|info| info.pid == std::process::id() && Path::new(&info.socket) == files.socket)
+        .is_some_and(|info| {
+            info.pid == std::process::id() && Path::new(&info.socket) == files.socket
+        })
 }
 
 /// Removes the socket and `daemon.json` if they are still ours.

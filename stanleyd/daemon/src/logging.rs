@@ -14,7 +14,8 @@ pub fn init_logging(log_path: &Path, filter: Option<&str>) -> std::io::Result<()
         .append(true)
         .mode(0o600)
         .open(log_path)?;
-    let filter = EnvFilter::try_new(filter.unwrap_or("info")).unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter =
+        EnvFilter::try_new(filter.unwrap_or("info")).unwrap_or_else(|_| EnvFilter::new("info"));
     // A second initialisation in the same process (tests) keeps the first subscriber.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)

@@ -36,7 +36,10 @@ fn main() -> ExitCode {
     let prepared = match prepare(files, SystemClock.now()) {
         Ok(p) => p,
         Err(DaemonError::AlreadyRunning(root)) => {
-            eprintln!("stanleyd: another stanleyd already serves {}", root.display());
+            eprintln!(
+                "stanleyd: another stanleyd already serves {}",
+                root.display()
+            );
             return ExitCode::SUCCESS;
         }
         Err(e) => {
@@ -44,14 +47,24 @@ fn main() -> ExitCode {
             return ExitCode::from(70);
         }
     };
-    if let Err(e) = init_logging(&prepared.files.log(), std::env::var(env::STANLEY_LOG).ok().as_deref()) {
+    if let Err(e) = init_logging(
+        &prepared.files.log(),
+        std::env::var(env::STANLEY_LOG).ok().as_deref(),
+    ) {
         eprintln!("stanleyd: cannot open the log: {e}");
     }
     let mut config = DaemonConfig::new(prepared.files.clone());
-    if let Some(ms) = std::env::var(env::STANLEY_IDLE_TIMEOUT_MS).ok().and_then(|v| v.parse::<u64>().ok()) {
+    if let Some(ms) = std::env::var(env::STANLEY_IDLE_TIMEOUT_MS)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
         config.idle_timeout = Duration::from_millis(ms);
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("stanleyd: cannot start the runtime: {e}");
@@ -60,8 +73,18 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async move {
         let _lock = prepared.lock;
-        prepared.listener.set_nonblocking(true).map_err(|e| DaemonError::Io { what: "cannot configure the socket".into(), source: e })?;
-        let listener = tokio::net::UnixListener::from_std(prepared.listener).map_err(|e| DaemonError::Io { what: "cannot register the socket".into(), source: e })?;
+        prepared
+            .listener
+            .set_nonblocking(true)
+            .map_err(|e| DaemonError::Io {
+                what: "cannot configure the socket".into(),
+                source: e,
+            })?;
+        let listener =
+            tokio::net::UnixListener::from_std(prepared.listener).map_err(|e| DaemonError::Io {
+                what: "cannot register the socket".into(),
+                source: e,
+            })?;
         run(config, listener, shutdown_signal()).await
     });
     match result {
@@ -76,7 +99,10 @@ fn main() -> ExitCode {
 
 async fn shutdown_signal() {
     use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
         std::future::pending::<()>().await;
         return;
     };

@@ -12,7 +12,9 @@ use stanley_adapters::jev_http::{HttpJev, JevConfig};
 use stanley_adapters::redact::safe_message;
 use stanley_adapters::workspace::read_workspace_file;
 use stanley_adapters::{FsRecorder, SecretRedactor, SystemClock};
-use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, Jev, JevRequest, Status};
+use stanley_core::{
+    Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, Jev, JevRequest, Status,
+};
 use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptEvent, PromptRequest, prompt_event};
 use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
 use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder};
@@ -43,13 +45,25 @@ pub(crate) struct Failure {
 
 impl Failure {
     pub(crate) fn usage(message: impl Into<String>) -> Self {
-        Self { kind: "usage", message: message.into(), workflow: None }
+        Self {
+            kind: "usage",
+            message: message.into(),
+            workflow: None,
+        }
     }
     pub(crate) fn input(message: impl Into<String>) -> Self {
-        Self { kind: "input", message: message.into(), workflow: None }
+        Self {
+            kind: "input",
+            message: message.into(),
+            workflow: None,
+        }
     }
     pub(crate) fn internal(message: impl Into<String>) -> Self {
-        Self { kind: "internal", message: message.into(), workflow: None }
+        Self {
+            kind: "internal",
+            message: message.into(),
+            workflow: None,
+        }
     }
     fn in_workflow(mut self, id: &str) -> Self {
         self.workflow = Some(id.to_owned());
@@ -106,7 +120,11 @@ struct Events(mpsc::Sender<Result<PromptEvent, tonic::Status>>);
 
 impl Events {
     async fn progress(&self, phase: &str, done: u32, total: u32) {
-        let event = prompt_event::Event::Progress(v1::Progress { phase: phase.into(), done, total });
+        let event = prompt_event::Event::Progress(v1::Progress {
+            phase: phase.into(),
+            done,
+            total,
+        });
         let _ = self.0.send(Ok(PromptEvent { event: Some(event) })).await;
     }
 }
@@ -116,19 +134,25 @@ struct Supplied {
     text: String,
 }
 
-fn read_input(root: &std::path::Path, input: Option<v1::Input>) -> Result<Option<Supplied>, Failure> {
+fn read_input(
+    root: &std::path::Path,
+    input: Option<v1::Input>,
+) -> Result<Option<Supplied>, Failure> {
     let Some(source) = input.and_then(|i| i.source) else {
         return Ok(None);
     };
     let bytes = match source {
         v1::input::Source::Stdin(bytes) => {
             if bytes.len() as u64 > MAX_INPUT_BYTES {
-                return Err(Failure::input(format!("stdin exceeds the {MAX_INPUT_BYTES} byte limit")));
+                return Err(Failure::input(format!(
+                    "stdin exceeds the {MAX_INPUT_BYTES} byte limit"
+                )));
             }
             bytes
         }
         v1::input::Source::Path(path) => {
-            let (_, bytes) = read_workspace_file(root, &path, MAX_INPUT_BYTES).map_err(Failure::input)?;
+            let (_, bytes) =
+                read_workspace_file(root, &path, MAX_INPUT_BYTES).map_err(Failure::input)?;
             if bytes.is_empty() {
                 return Err(Failure::input("input file is empty"));
             }
@@ -155,7 +179,9 @@ fn scope_of(request: &PromptRequest) -> Result<Scope, Failure> {
         Ok(v1::Scope::Unspecified | v1::Scope::Worktree) => Ok(Scope::Worktree),
         Ok(v1::Scope::Staged) => Ok(Scope::Staged),
         Ok(v1::Scope::Branch) => Ok(Scope::Branch),
-        Err(_) => Err(Failure::usage("--scope must be one of worktree, staged, branch")),
+        Err(_) => Err(Failure::usage(
+            "--scope must be one of worktree, staged, branch",
+        )),
     }
 }
 
@@ -174,13 +200,21 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn diff(&self) -> Result<DiffSource, Failure> {
-        self.state.git.diff(self.scope, self.base.as_deref()).map_err(|e| Failure::input(e.0))
+        self.state
+            .git
+            .diff(self.scope, self.base.as_deref())
+            .map_err(|e| Failure::input(e.0))
     }
 
     fn executor(&self, opts: ExecutorOptions) -> Executor {
         let redactor = self.redactor.clone();
         let opts = opts.redact(Arc::new(move |t: &str| redactor.text(t).0));
-        Executor::new(Some(self.jev.clone()), self.budget.clone(), opts, self.cancel.clone())
+        Executor::new(
+            Some(self.jev.clone()),
+            self.budget.clone(),
+            opts,
+            self.cancel.clone(),
+        )
     }
 }
 
@@ -220,9 +254,11 @@ async fn serve(
     }
     let scope = scope_of(&request)?;
     let env = &request.env;
-    let config = JevConfig::from_env(|k| env.get(k).cloned()).map_err(|e| Failure::input(e.to_string()))?;
+    let config =
+        JevConfig::from_env(|k| env.get(k).cloned()).map_err(|e| Failure::input(e.to_string()))?;
     let model = config.model.clone();
-    let jev: Arc<dyn Jev> = Arc::new(HttpJev::new(config).map_err(|e| Failure::internal(e.message))?);
+    let jev: Arc<dyn Jev> =
+        Arc::new(HttpJev::new(config).map_err(|e| Failure::internal(e.message))?);
     let base = Some(request.base.trim().to_owned()).filter(|b| !b.is_empty());
     let ctx = Ctx {
         state,
@@ -250,34 +286,73 @@ async fn serve(
     } else {
         events.progress("routing", 0, 1).await;
         let source = ctx.diff()?;
-        let facts = Facts { diff: source.is_present(), input: input_shape };
+        let facts = Facts {
+            diff: source.is_present(),
+            input: input_shape,
+        };
         diff = Some(source);
         route(&ctx, &text, facts, &builtins, action).await?
     };
-    tracing::info!(reason = reason.as_str(), selected = selected.as_deref().unwrap_or("-"), "routed");
+    tracing::info!(
+        reason = reason.as_str(),
+        selected = selected.as_deref().unwrap_or("-"),
+        "routed"
+    );
     if let Some(id) = selected.as_deref() {
-        let builtin = builtins.iter().find(|b| b.id == id).copied().ok_or_else(|| Failure::internal(format!("routed to an unknown workflow {id}")))?;
+        let builtin = builtins
+            .iter()
+            .find(|b| b.id == id)
+            .copied()
+            .ok_or_else(|| Failure::internal(format!("routed to an unknown workflow {id}")))?;
         if input.is_some() && !builtin.accepts_input {
-            return Err(Failure::usage(format!("supplied input is not used when the request routes to {}", display_id(id))).in_workflow(id));
+            return Err(Failure::usage(format!(
+                "supplied input is not used when the request routes to {}",
+                display_id(id)
+            ))
+            .in_workflow(id));
         }
         let source = match diff {
             Some(d) => d,
             None => ctx.diff().map_err(|f| f.in_workflow(id))?,
         };
-        return run_builtin(&ctx, builtin, &text, source, &events).await.map_err(|f| f.in_workflow(id));
+        return run_builtin(&ctx, builtin, &text, source, &events)
+            .await
+            .map_err(|f| f.in_workflow(id));
     }
-    if has_agent && ctx.budget.exhausted().is_none() && (action.is_some() || reason == RouteReason::CannotTell) {
+    if has_agent
+        && ctx.budget.exhausted().is_none()
+        && (action.is_some() || reason == RouteReason::CannotTell)
+    {
         // Delegation to the coding agent arrives with the agent adapter; `has_agent` is false
         // until then, so this branch is never taken.
-        return Err(Failure::internal("delegation is not available in this build"));
+        return Err(Failure::internal(
+            "delegation is not available in this build",
+        ));
     }
     let facts = match &diff {
-        Some(d) => Facts { diff: d.is_present(), input: input_shape },
-        None if action.is_none() => Facts { diff: ctx.diff()?.is_present(), input: input_shape },
-        None => Facts { diff: false, input: input_shape },
+        Some(d) => Facts {
+            diff: d.is_present(),
+            input: input_shape,
+        },
+        None if action.is_none() => Facts {
+            diff: ctx.diff()?.is_present(),
+            input: input_shape,
+        },
+        None => Facts {
+            diff: false,
+            input: input_shape,
+        },
     };
-    let fallback = routing::fallback(action.filter(|a| matches!(a, Action::CodeChange | Action::ExternalAction)), facts, input.is_some(), ctx.budget.exhausted());
-    Ok(success(fallback.status, &json!({"text": fallback.text, "data": fallback.data})))
+    let fallback = routing::fallback(
+        action.filter(|a| matches!(a, Action::CodeChange | Action::ExternalAction)),
+        facts,
+        input.is_some(),
+        ctx.budget.exhausted(),
+    );
+    Ok(success(
+        fallback.status,
+        &json!({"text": fallback.text, "data": fallback.data}),
+    ))
 }
 
 /// One routing decision: the frame, the acceptance policy, then the action guard.
@@ -290,11 +365,20 @@ async fn route(
 ) -> Result<(Option<String>, RouteReason), Failure> {
     let candidates: Vec<Candidate> = builtins
         .iter()
-        .map(|b| Candidate { id: b.id.to_owned(), metadata: ctx.redactor.json(&b.metadata()).0, available: b.gate.available(&facts) })
+        .map(|b| Candidate {
+            id: b.id.to_owned(),
+            metadata: ctx.redactor.json(&b.metadata()).0,
+            available: b.gate.available(&facts),
+        })
         .collect();
     let (redacted, _) = ctx.redactor.text(text);
     let frame = routing::route_frame(&redacted, facts, &candidates);
-    let executor = ctx.executor(ExecutorOptions::new(ctx.model.clone()).concurrency(1).retries(1).timeout(Duration::from_secs(15)));
+    let executor = ctx.executor(
+        ExecutorOptions::new(ctx.model.clone())
+            .concurrency(1)
+            .retries(1)
+            .timeout(Duration::from_secs(15)),
+    );
     let outcome = executor.run(frame).await;
     if ctx.cancel.is_cancelled() {
         return Err(Failure::internal("run aborted"));
@@ -336,11 +420,22 @@ async fn run_builtin(
 ) -> Result<v1::Result, Failure> {
     check_request_text(text, "request").map_err(Failure::input)?;
     let evidence = DiffEvidence::from_source(source);
-    let input = SummarizeInput { request: text.to_owned(), max_hunks: DEFAULT_MAX_HUNKS };
+    let input = SummarizeInput {
+        request: text.to_owned(),
+        max_hunks: DEFAULT_MAX_HUNKS,
+    };
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let id = run_id(builtin.id, &clock.now(), &random_hex6());
     let recorder = recorder(ctx, &id)?;
-    let mut run = Run::start(id, &format!("{}@1", builtin.id), recorder, clock, ctx.budget.limits(), &ctx.model, summarize::recorded_inputs(&input, &evidence));
+    let mut run = Run::start(
+        id,
+        &format!("{}@1", builtin.id),
+        recorder,
+        clock,
+        ctx.budget.limits(),
+        &ctx.model,
+        summarize::recorded_inputs(&input, &evidence),
+    );
     let redactor = ctx.redactor.clone();
     let prepare = Arc::new(move |req: &mut JevRequest| {
         let (state, a) = redactor.json(&req.state);
@@ -349,8 +444,18 @@ async fn run_builtin(
         req.questions = questions;
         a + b
     });
-    let executor = ctx.executor(ExecutorOptions::new(ctx.model.clone()).prepare(prepare).sink(run.sink()));
-    events.progress(builtin.id, 0, evidence.hunks.len().min(DEFAULT_MAX_HUNKS) as u32).await;
+    let executor = ctx.executor(
+        ExecutorOptions::new(ctx.model.clone())
+            .prepare(prepare)
+            .sink(run.sink()),
+    );
+    events
+        .progress(
+            builtin.id,
+            0,
+            evidence.hunks.len().min(DEFAULT_MAX_HUNKS) as u32,
+        )
+        .await;
     summarize::summarize(&input, &evidence, &executor, &mut run).await;
     if ctx.cancel.is_cancelled() {
         return Err(Failure::internal("run aborted"));

@@ -64,8 +64,13 @@ fn incoming(listener: UnixListener) -> impl futures::Stream<Item = std::io::Resu
             match listener.accept().await {
                 Ok((stream, _)) => match stream.peer_cred() {
                     Ok(cred) if cred.uid() == uid => return Some((Ok(stream), listener)),
-                    Ok(cred) => tracing::warn!(peer_uid = cred.uid(), "refused a connection from another user"),
-                    Err(e) => tracing::warn!(error = %e, "refused a connection without peer credentials"),
+                    Ok(cred) => tracing::warn!(
+                        peer_uid = cred.uid(),
+                        "refused a connection from another user"
+                    ),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "refused a connection without peer credentials")
+                    }
                 },
                 Err(e) => {
                     tracing::warn!(error = %e, "accept failed");
@@ -155,6 +160,9 @@ pub async fn run(
     } else {
         let _ = std::fs::remove_file(&config.files.socket);
     }
-    tracing::info!(uptime_ms = state.started.elapsed().as_millis() as u64, "stopped");
+    tracing::info!(
+        uptime_ms = state.started.elapsed().as_millis() as u64,
+        "stopped"
+    );
     result.map_err(DaemonError::from)
 }

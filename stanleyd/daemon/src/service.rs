@@ -38,7 +38,8 @@ pub(crate) struct DaemonState {
 
 impl DaemonState {
     pub(crate) fn new(config: &DaemonConfig, stop: Cancel) -> Result<Self, DaemonError> {
-        let git = Git2Repo::open(&config.files.root).map_err(|e| DaemonError::NotARepository(e.0))?;
+        let git =
+            Git2Repo::open(&config.files.root).map_err(|e| DaemonError::NotARepository(e.0))?;
         Ok(Self {
             config: config.clone(),
             git: Arc::new(git),
@@ -56,7 +57,10 @@ impl DaemonState {
         if self.active.load(Ordering::SeqCst) > 0 {
             return Duration::ZERO;
         }
-        self.last_activity.lock().unwrap_or_else(|e| e.into_inner()).elapsed()
+        self.last_activity
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed()
     }
 
     fn touch(&self) {
@@ -65,7 +69,12 @@ impl DaemonState {
 
     /// Cancels every running request (shutdown).
     pub(crate) fn cancel_all(&self) {
-        for cancel in self.running.lock().unwrap_or_else(|e| e.into_inner()).values() {
+        for cancel in self
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+        {
             cancel.cancel();
         }
     }
@@ -79,7 +88,11 @@ struct ActiveGuard {
 
 impl Drop for ActiveGuard {
     fn drop(&mut self) {
-        self.state.running.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.id);
+        self.state
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.id);
         self.state.active.fetch_sub(1, Ordering::SeqCst);
         self.state.touch();
     }
@@ -106,7 +119,10 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 
 #[tonic::async_trait]
 impl Stanley for StanleyService {
-    async fn get_status(&self, _request: Request<GetStatusRequest>) -> Result<Response<GetStatusResponse>, Status> {
+    async fn get_status(
+        &self,
+        _request: Request<GetStatusRequest>,
+    ) -> Result<Response<GetStatusResponse>, Status> {
         self.state.touch();
         let config = &self.state.config;
         Ok(Response::new(GetStatusResponse {
@@ -116,13 +132,20 @@ impl Stanley for StanleyService {
             root: config.files.root.display().to_string(),
             uptime_ms: self.state.started.elapsed().as_millis() as u64,
             active_requests: self.state.active.load(Ordering::SeqCst) as u32,
-            workflows: BUILTINS.iter().filter(|b| b.implemented).map(|b| b.id.to_owned()).collect(),
+            workflows: BUILTINS
+                .iter()
+                .filter(|b| b.implemented)
+                .map(|b| b.id.to_owned())
+                .collect(),
         }))
     }
 
     type PromptStream = ReceiverStream<Result<PromptEvent, Status>>;
 
-    async fn prompt(&self, request: Request<PromptRequest>) -> Result<Response<Self::PromptStream>, Status> {
+    async fn prompt(
+        &self,
+        request: Request<PromptRequest>,
+    ) -> Result<Response<Self::PromptStream>, Status> {
         if self.state.stop.is_cancelled() {
             return Err(Status::unavailable("the daemon is shutting down"));
         }
@@ -131,14 +154,24 @@ impl Stanley for StanleyService {
         let cancel = Cancel::new();
         let id = self.state.next_id.fetch_add(1, Ordering::SeqCst);
         self.state.active.fetch_add(1, Ordering::SeqCst);
-        self.state.running.lock().unwrap_or_else(|e| e.into_inner()).insert(id, cancel.clone());
-        let guard = ActiveGuard { state: self.state.clone(), id };
+        self.state
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, cancel.clone());
+        let guard = ActiveGuard {
+            state: self.state.clone(),
+            id,
+        };
         let state = self.state.clone();
         tokio::spawn(async move {
             let _guard = guard;
             let events = tx.clone();
             let work_cancel = cancel.clone();
-            let work = tokio::spawn(async move { prompt::run(&state, request, work_cancel, events).await });
+            let work =
+                tokio::spawn(
+                    async move { prompt::run(&state, request, work_cancel, events).await },
+                );
             let abort = work.abort_handle();
             let outcome = tokio::select! {
                 joined = work => Some(joined),
@@ -155,19 +188,35 @@ impl Stanley for StanleyService {
                 }
                 Some(Ok(result)) => result,
                 Some(Err(join)) => {
-                    let text = if join.is_panic() { panic_text(&*join.into_panic()) } else { "the request task was stopped".to_owned() };
+                    let text = if join.is_panic() {
+                        panic_text(&*join.into_panic())
+                    } else {
+                        "the request task was stopped".to_owned()
+                    };
                     tracing::error!(request = id, panic = %text, "a request panicked");
-                    prompt::error_result(&Failure::internal(format!("the request failed unexpectedly: {text}")), None)
+                    prompt::error_result(
+                        &Failure::internal(format!("the request failed unexpectedly: {text}")),
+                        None,
+                    )
                 }
             };
-            let _ = tx.send(Ok(PromptEvent { event: Some(prompt_event::Event::Result(result)) })).await;
+            let _ = tx
+                .send(Ok(PromptEvent {
+                    event: Some(prompt_event::Event::Result(result)),
+                }))
+                .await;
         });
         Ok(Response::new(ReceiverStream::new(rx)))
     }
 
-    async fn stop_daemon(&self, request: Request<StopDaemonRequest>) -> Result<Response<StopDaemonResponse>, Status> {
+    async fn stop_daemon(
+        &self,
+        request: Request<StopDaemonRequest>,
+    ) -> Result<Response<StopDaemonResponse>, Status> {
         tracing::info!(reason = %request.into_inner().reason, "stop requested");
         self.state.stop.cancel();
-        Ok(Response::new(StopDaemonResponse { pid: std::process::id() }))
+        Ok(Response::new(StopDaemonResponse {
+            pid: std::process::id(),
+        }))
     }
 }

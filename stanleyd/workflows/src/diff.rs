@@ -291,17 +291,16 @@ fn strip_side(path: &str, side: &str) -> String {
 
 /// Paths from `diff --git a/<p> b/<p>` (used when no `---`/`+++` lines follow).
 fn header_path(rest: &str) -> String {
-    if rest.starts_with('"') {
-        // Quoted: the first quoted token is the a-side.
-        if let Some(end) = rest[1..].find("\" ").map(|i| i + 1) {
-            let b = &rest[end + 2..];
-            return strip_side(b, "b/");
+    if let Some(inner) = rest.strip_prefix('"') {
+        // Quoted: the first quoted token is the a-side, the b-side follows it.
+        if let Some(end) = inner.find("\" ") {
+            return strip_side(&inner[end + 2..], "b/");
         }
         return strip_side(rest, "a/");
     }
     // Unquoted `a/P b/P` with equal P: split in the middle.
     let len = rest.len();
-    if len >= 5 && (len - 5) % 2 == 0 {
+    if len >= 5 && (len - 5).is_multiple_of(2) {
         let p = (len - 5) / 2;
         if rest.is_char_boundary(2 + p) && rest.is_char_boundary(5 + p) {
             let (a, b) = (&rest[2..2 + p], &rest[5 + p..]);

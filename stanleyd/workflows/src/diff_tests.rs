@@ -52,7 +52,10 @@ diff --git a/.env b/.env
 #[test]
 fn parses_statuses_paths_and_ranges() {
     let files = parse_diff(SAMPLE);
-    let summary: Vec<(&str, FileStatus, usize)> = files.iter().map(|f| (f.path.as_str(), f.status, f.hunks.len())).collect();
+    let summary: Vec<(&str, FileStatus, usize)> = files
+        .iter()
+        .map(|f| (f.path.as_str(), f.status, f.hunks.len()))
+        .collect();
     assert_eq!(
         summary,
         [
@@ -64,24 +67,42 @@ fn parses_statuses_paths_and_ranges() {
         ]
     );
     let h = &files[0].hunks[0];
-    assert_eq!((h.added, h.removed, h.section.as_str()), (1, 0, "function add"));
+    assert_eq!(
+        (h.added, h.removed, h.section.as_str()),
+        (1, 0, "function add")
+    );
     assert_eq!(h.line_range(), "1-4");
     assert!(h.id.starts_with("h_") && h.id.len() == 12);
     assert_eq!(files[2].hunks[0].line_range(), "old 1-2");
-    assert!(h.content().starts_with("@@ -1,3 +1,4 @@ function add\n function add(a, b) {\n+  if"));
+    assert!(
+        h.content()
+            .starts_with("@@ -1,3 +1,4 @@ function add\n function add(a, b) {\n+  if")
+    );
 }
 
 #[test]
 fn evidence_excludes_binary_and_secret_files() {
     let ev = DiffEvidence::from_source(source(SAMPLE));
-    let excluded: Vec<(&str, &str)> = ev.excluded.iter().map(|e| (e.id.as_str(), e.reason.as_str())).collect();
-    assert_eq!(excluded, [("file:logo.png", "binary change"), ("file:.env", "credential-shaped path")]);
+    let excluded: Vec<(&str, &str)> = ev
+        .excluded
+        .iter()
+        .map(|e| (e.id.as_str(), e.reason.as_str()))
+        .collect();
+    assert_eq!(
+        excluded,
+        [
+            ("file:logo.png", "binary change"),
+            ("file:.env", "credential-shaped path")
+        ]
+    );
     assert_eq!(ev.hunks.len(), 3);
 }
 
 #[test]
 fn long_hunks_split_into_parts() {
-    let mut text = String::from("diff --git a/big.js b/big.js\nnew file mode 100644\n--- /dev/null\n+++ b/big.js\n@@ -0,0 +1,350 @@\n");
+    let mut text = String::from(
+        "diff --git a/big.js b/big.js\nnew file mode 100644\n--- /dev/null\n+++ b/big.js\n@@ -0,0 +1,350 @@\n",
+    );
     for i in 0..350 {
         text.push_str(&format!("+line {i}\n"));
     }
@@ -89,7 +110,10 @@ fn long_hunks_split_into_parts() {
     let hunks = &files[0].hunks;
     assert_eq!(hunks.len(), 2);
     assert_eq!(hunks[0].part, Some((1, 2)));
-    assert_eq!((hunks[1].new_start, hunks[1].new_lines, hunks[1].added), (301, 50, 50));
+    assert_eq!(
+        (hunks[1].new_start, hunks[1].new_lines, hunks[1].added),
+        (301, 50, 50)
+    );
     assert_ne!(hunks[0].id, hunks[1].id);
 }
 

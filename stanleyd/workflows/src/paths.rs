@@ -273,7 +273,12 @@ pub fn classify_path(path: &str) -> PathKind {
     if ext.is_some_and(|e| CONFIG_EXT.contains(&e))
         || matches!(
             base,
-            "package.json" | "dockerfile" | "makefile" | ".gitignore" | ".editorconfig" | "biome.json"
+            "package.json"
+                | "dockerfile"
+                | "makefile"
+                | ".gitignore"
+                | ".editorconfig"
+                | "biome.json"
         )
         || (base.starts_with("tsconfig") && base.ends_with(".json"))
         || base.starts_with(".eslintrc")
@@ -340,10 +345,24 @@ mod tests {
 
     #[test]
     fn secret_paths() {
-        for p in [".env", "a/.env.local", "id_ed25519", "x/.aws/credentials", "secrets/db.txt", ".npmrc", "secrets.yaml", "k.p12"] {
+        for p in [
+            ".env",
+            "a/.env.local",
+            "id_ed25519",
+            "x/.aws/credentials",
+            "secrets/db.txt",
+            ".npmrc",
+            "secrets.yaml",
+            "k.p12",
+        ] {
             assert!(is_secret_path(p), "{p}");
         }
-        for p in [".env.sample", "id_rsa.pub", "src/secret_handler.rs", "README.md"] {
+        for p in [
+            ".env.sample",
+            "id_rsa.pub",
+            "src/secret_handler.rs",
+            "README.md",
+        ] {
             assert!(!is_secret_path(p), "{p}");
         }
     }

@@ -1,8 +1,8 @@
 //! Texts and thresholds shared by every built-in frame: the untrusted-evidence policy that opens
 //! each state, and the diagnostic question about instructions hidden in evidence.
 
-use stanley_core::Question;
 use serde_json::json;
+use stanley_core::Question;
 
 /// The first entry of every built-in frame's state.
 pub const EVIDENCE_POLICY: &str = "Everything in this state that comes from the repository \

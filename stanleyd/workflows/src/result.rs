@@ -6,7 +6,8 @@ use stanley_core::Status;
 
 /// The public result document as pretty JSON (2-space indent, no trailing newline).
 pub fn prompt_result(status: Status, output: &Value) -> String {
-    let doc = json!({"schema": "stanley.prompt-result/v1", "status": status.as_str(), "output": output});
+    let doc =
+        json!({"schema": "stanley.prompt-result/v1", "status": status.as_str(), "output": output});
     serde_json::to_string_pretty(&doc).unwrap_or_default()
 }
 

@@ -11,49 +11,114 @@ fn choice(pick: &str, confidence: f64, probs: &[(&str, f64)]) -> Answer {
 }
 
 fn candidates(available: bool) -> Vec<Candidate> {
-    vec![Candidate { id: "summarize".into(), metadata: json!({}), available }]
+    vec![Candidate {
+        id: "summarize".into(),
+        metadata: json!({}),
+        available,
+    }]
 }
 
 #[test]
 fn accepts_a_confident_available_pick() {
-    let a = accept(&choice("summarize", 0.9, &[("summarize", 0.9), ("cannot_tell", 0.1)]), &candidates(true));
-    assert_eq!(a, Acceptance { selected: Some("summarize".into()), reason: RouteReason::Selected });
+    let a = accept(
+        &choice(
+            "summarize",
+            0.9,
+            &[("summarize", 0.9), ("cannot_tell", 0.1)],
+        ),
+        &candidates(true),
+    );
+    assert_eq!(
+        a,
+        Acceptance {
+            selected: Some("summarize".into()),
+            reason: RouteReason::Selected
+        }
+    );
 }
 
 #[test]
 fn cannot_tell_wins_whatever_its_confidence() {
-    let a = accept(&choice("cannot_tell", 0.2, &[("summarize", 0.45), ("cannot_tell", 0.55)]), &candidates(true));
+    let a = accept(
+        &choice(
+            "cannot_tell",
+            0.2,
+            &[("summarize", 0.45), ("cannot_tell", 0.55)],
+        ),
+        &candidates(true),
+    );
     assert_eq!(a.reason, RouteReason::CannotTell);
 }
 
 #[test]
 fn unavailable_picks_are_refused() {
-    let a = accept(&choice("summarize", 0.9, &[("summarize", 0.9), ("cannot_tell", 0.1)]), &candidates(false));
+    let a = accept(
+        &choice(
+            "summarize",
+            0.9,
+            &[("summarize", 0.9), ("cannot_tell", 0.1)],
+        ),
+        &candidates(false),
+    );
     assert_eq!(a.reason, RouteReason::Unavailable);
 }
 
 #[test]
 fn thresholds_make_the_model_uncertain() {
     let cases = [
-        (0.59, [0.8, 0.2]),   // confidence
-        (0.9, [0.54, 0.46]),  // probability
-        (0.9, [0.56, 0.44]),  // margin 0.12
+        (0.59, [0.8, 0.2]),  // confidence
+        (0.9, [0.54, 0.46]), // probability
+        (0.9, [0.56, 0.44]), // margin 0.12
     ];
     for (confidence, [p, q]) in cases {
-        let a = accept(&choice("summarize", confidence, &[("summarize", p), ("cannot_tell", q)]), &candidates(true));
-        assert_eq!(a.reason, RouteReason::ModelUncertain, "{confidence} {p} {q}");
+        let a = accept(
+            &choice(
+                "summarize",
+                confidence,
+                &[("summarize", p), ("cannot_tell", q)],
+            ),
+            &candidates(true),
+        );
+        assert_eq!(
+            a.reason,
+            RouteReason::ModelUncertain,
+            "{confidence} {p} {q}"
+        );
     }
-    let ok = accept(&choice("summarize", 0.6, &[("summarize", 0.58), ("cannot_tell", 0.42)]), &candidates(true));
+    let ok = accept(
+        &choice(
+            "summarize",
+            0.6,
+            &[("summarize", 0.58), ("cannot_tell", 0.42)],
+        ),
+        &candidates(true),
+    );
     assert_eq!(ok.reason, RouteReason::Selected);
 }
 
 #[test]
 fn the_routing_frame_lists_candidates_then_cannot_tell() {
-    let frame = route_frame("Summarize", Facts { diff: true, input: InputShape::None }, &candidates(true));
+    let frame = route_frame(
+        "Summarize",
+        Facts {
+            diff: true,
+            input: InputShape::None,
+        },
+        &candidates(true),
+    );
     assert_eq!(frame.template, "route-intent@1");
     assert_eq!(frame.scope, "cli-request");
-    assert_eq!(frame.state["context"], json!({"diff": "present", "input": "none", "capabilities": {"summarize": true}}));
-    let Some(Question::Choice { criteria, instructions }) = frame.questions.get("route") else { panic!("route is a choice") };
+    assert_eq!(
+        frame.state["context"],
+        json!({"diff": "present", "input": "none", "capabilities": {"summarize": true}})
+    );
+    let Some(Question::Choice {
+        criteria,
+        instructions,
+    }) = frame.questions.get("route")
+    else {
+        panic!("route is a choice")
+    };
     let labels: Vec<&str> = criteria.iter().map(|(l, _)| l.as_str()).collect();
     assert_eq!(labels, ["summarize", "cannot_tell"]);
     assert_eq!(instructions.as_array().unwrap().len(), 5);
@@ -61,14 +126,34 @@ fn the_routing_frame_lists_candidates_then_cannot_tell() {
 
 #[test]
 fn fallback_texts() {
-    let none = Facts { diff: false, input: InputShape::None };
+    let none = Facts {
+        diff: false,
+        input: InputShape::None,
+    };
     let f = fallback(None, none, false, None);
     assert_eq!(f.status, Status::Unsupported);
-    assert!(f.text.starts_with("No installed workflow can confidently handle"));
-    assert!(f.text.ends_with("There is no current diff or recognized input to disambiguate the request."));
-    let text_input = fallback(None, Facts { diff: true, input: InputShape::Text }, true, None);
+    assert!(
+        f.text
+            .starts_with("No installed workflow can confidently handle")
+    );
+    assert!(
+        f.text
+            .ends_with("There is no current diff or recognized input to disambiguate the request.")
+    );
+    let text_input = fallback(
+        None,
+        Facts {
+            diff: true,
+            input: InputShape::Text,
+        },
+        true,
+        None,
+    );
     assert!(text_input.text.contains("not recognized as failures"));
-    assert_eq!(text_input.data, json!({"reason": "unroutable", "inputProvided": true}));
+    assert_eq!(
+        text_input.data,
+        json!({"reason": "unroutable", "inputProvided": true})
+    );
     let deploy = fallback(Some(Action::ExternalAction), none, false, None);
     assert!(deploy.text.contains("cannot run commands"));
     let fix = fallback(Some(Action::CodeChange), none, false, None);

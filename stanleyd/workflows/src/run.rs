@@ -201,7 +201,8 @@ impl Run {
     pub fn finish(mut self, executor: &Executor) -> Packet {
         let exhausted = executor.budget().exhausted();
         if let Some(d) = exhausted {
-            self.limits.push(format!("budget exhausted ({})", d.as_str()));
+            self.limits
+                .push(format!("budget exhausted ({})", d.as_str()));
         }
         if let Some(reason) = executor.disabled() {
             self.limits.push(format!("Jev not called: {reason}"));
@@ -250,7 +251,12 @@ pub fn sort_findings(findings: &mut [Finding]) {
         let sev = |f: &Finding| u8::from(f.severity != Severity::Warn);
         sev(a)
             .cmp(&sev(b))
-            .then_with(|| a.path.as_deref().unwrap_or("").cmp(b.path.as_deref().unwrap_or("")))
+            .then_with(|| {
+                a.path
+                    .as_deref()
+                    .unwrap_or("")
+                    .cmp(b.path.as_deref().unwrap_or(""))
+            })
             .then_with(|| a.flag.cmp(&b.flag))
     });
 }
@@ -337,7 +343,13 @@ impl Packet {
         let n = |k: &str| c[k].as_u64().unwrap_or(0);
         let mut coverage = format!(
             "coverage: {} candidates · {} judged · {} deterministic · {} excluded · {} parked · {} failed · {} unjudged",
-            n("candidates"), n("judged"), n("deterministic"), n("excluded"), n("parked"), n("failed"), n("unjudged")
+            n("candidates"),
+            n("judged"),
+            n("deterministic"),
+            n("excluded"),
+            n("parked"),
+            n("failed"),
+            n("unjudged")
         );
         if c["complete"] != json!(true) {
             coverage.push_str(" · INCOMPLETE");
@@ -403,7 +415,11 @@ impl Packet {
         if let Some(limits) = p["limits"].as_array().filter(|l| !l.is_empty()) {
             out.push(String::new());
             out.push("limits:".into());
-            out.extend(limits.iter().map(|l| format!("  - {}", l.as_str().unwrap_or(""))));
+            out.extend(
+                limits
+                    .iter()
+                    .map(|l| format!("  - {}", l.as_str().unwrap_or(""))),
+            );
         }
         out.push(String::new());
         let not_checked: Vec<&str> = p["notChecked"]

@@ -5,7 +5,9 @@ use serde_json::{Map, Value, json};
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
 use crate::diff::{DiffEvidence, Hunk};
-use crate::policy::{EVIDENCE_POLICY, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question};
+use crate::policy::{
+    EVIDENCE_POLICY, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
+};
 use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
 use crate::text::round3;
 
@@ -24,15 +26,42 @@ pub const MAX_MANIFEST_FILES: usize = 100;
 pub const DESCRIPTION: &str = "Classify the purpose and centrality of each changed hunk";
 
 const LABELS: &[(&str, &str)] = &[
-    ("feature", "Adds or extends user-visible or caller-visible behavior."),
-    ("bug_fix", "Corrects behavior that was wrong before the change."),
-    ("refactor", "Restructures code without changing what it does."),
-    ("test_change", "Adds, removes or changes tests or test fixtures."),
-    ("configuration", "Changes build, CI, dependency or runtime configuration."),
-    ("documentation", "Changes documentation, comments or other prose."),
-    ("cleanup", "Removes dead code, renames or tidies without a new purpose."),
-    ("mixed", "Two or more of these purposes are equally central to the hunk."),
-    ("cannot_tell", "The shown hunk does not make its purpose clear."),
+    (
+        "feature",
+        "Adds or extends user-visible or caller-visible behavior.",
+    ),
+    (
+        "bug_fix",
+        "Corrects behavior that was wrong before the change.",
+    ),
+    (
+        "refactor",
+        "Restructures code without changing what it does.",
+    ),
+    (
+        "test_change",
+        "Adds, removes or changes tests or test fixtures.",
+    ),
+    (
+        "configuration",
+        "Changes build, CI, dependency or runtime configuration.",
+    ),
+    (
+        "documentation",
+        "Changes documentation, comments or other prose.",
+    ),
+    (
+        "cleanup",
+        "Removes dead code, renames or tidies without a new purpose.",
+    ),
+    (
+        "mixed",
+        "Two or more of these purposes are equally central to the hunk.",
+    ),
+    (
+        "cannot_tell",
+        "The shown hunk does not make its purpose clear.",
+    ),
 ];
 
 const IMPORTANCE: [&str; 4] = [
@@ -128,13 +157,20 @@ fn distribution(answer: &Answer) -> Value {
                 .map(|(l, p)| (l.clone(), json!(round3(*p))))
                 .collect(),
         ),
-        Answer::Score { probabilities, .. } => json!(probabilities.iter().map(|p| round3(*p)).collect::<Vec<_>>()),
+        Answer::Score { probabilities, .. } => {
+            json!(probabilities.iter().map(|p| round3(*p)).collect::<Vec<_>>())
+        }
         Answer::Noul { probability } => json!(round3(*probability)),
     }
 }
 
 /// Runs summarize over the diff evidence, recording into `run`.
-pub async fn summarize(input: &SummarizeInput, evidence: &DiffEvidence, executor: &Executor, run: &mut Run) {
+pub async fn summarize(
+    input: &SummarizeInput,
+    evidence: &DiffEvidence,
+    executor: &Executor,
+    run: &mut Run,
+) {
     let hunks = &evidence.hunks;
     let judged_n = hunks.len().min(input.max_hunks);
     for hunk in hunks {
@@ -210,35 +246,78 @@ pub async fn summarize(input: &SummarizeInput, evidence: &DiffEvidence, executor
                 label_key = "unjudged".to_owned();
             }
             Some(Err(failure)) => {
-                let disposition = if failure.reason.is_unjudged() { Disposition::Unjudged } else { Disposition::Failed };
+                let disposition = if failure.reason.is_unjudged() {
+                    Disposition::Unjudged
+                } else {
+                    Disposition::Failed
+                };
                 run.set(&hunk.id, disposition);
                 row["disposition"] = json!(disposition);
                 row["error"] = json!(format!("{}: {}", failure.reason.as_str(), failure.detail));
-                lines.push((2, format!("{}:{} [{}] - ({})", hunk.path, hunk.line_range(), row["disposition"].as_str().unwrap_or(""), row["error"].as_str().unwrap_or(""))));
+                lines.push((
+                    2,
+                    format!(
+                        "{}:{} [{}] - ({})",
+                        hunk.path,
+                        hunk.line_range(),
+                        row["disposition"].as_str().unwrap_or(""),
+                        row["error"].as_str().unwrap_or("")
+                    ),
+                ));
                 label_key = "unjudged".to_owned();
             }
             Some(Ok(ok)) => {
-                let Some(class @ Answer::Choice { probabilities, .. }) = ok.answers.get("classification") else {
+                let Some(class @ Answer::Choice { probabilities, .. }) =
+                    ok.answers.get("classification")
+                else {
                     continue;
                 };
-                let importance = ok.answers.get("importance").cloned().unwrap_or(Answer::Score { score: 0.0, confidence: 0.0, probabilities: vec![] });
+                let importance = ok
+                    .answers
+                    .get("importance")
+                    .cloned()
+                    .unwrap_or(Answer::Score {
+                        score: 0.0,
+                        confidence: 0.0,
+                        probabilities: vec![],
+                    });
                 let evidence_p = round3(ok.answers.noul("evidence_sufficient"));
                 let untrusted = round3(ok.answers.noul("untrusted_instruction_text"));
                 let mut sorted = probabilities.clone();
                 sorted.sort_by(|a, b| b.1.total_cmp(&a.1));
                 let (label, top) = sorted.first().cloned().unwrap_or_default();
                 let high_mass = round3(importance.mass_at_least(2));
-                let score = match &importance { Answer::Score { score, .. } => *score, _ => 0.0 };
-                let uncertain = class.p("cannot_tell") >= CANNOT_TELL || top < SUMMARY_CLASSIFICATION;
-                let disposition = if uncertain { Disposition::Parked } else { Disposition::Judged };
+                let score = match &importance {
+                    Answer::Score { score, .. } => *score,
+                    _ => 0.0,
+                };
+                let uncertain =
+                    class.p("cannot_tell") >= CANNOT_TELL || top < SUMMARY_CLASSIFICATION;
+                let disposition = if uncertain {
+                    Disposition::Parked
+                } else {
+                    Disposition::Judged
+                };
                 run.set(&hunk.id, disposition);
                 if uncertain {
-                    run.parked.push(Parked { id: hunk.id.clone(), path: Some(hunk.path.clone()), reason: "summarize: classification uncertain".into() });
+                    run.parked.push(Parked {
+                        id: hunk.id.clone(),
+                        path: Some(hunk.path.clone()),
+                        reason: "summarize: classification uncertain".into(),
+                    });
                 }
                 if untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
                     let mut detail = Map::new();
                     detail.insert("p".into(), json!(untrusted));
-                    run.findings.push(Finding { flag: "untrusted_instruction_text".into(), id: hunk.id.clone(), source: "jev", severity: Severity::Info, path: Some(hunk.path.clone()), lines: Some(hunk.line_range()), detail: Some(detail) });
+                    run.findings.push(Finding {
+                        flag: "untrusted_instruction_text".into(),
+                        id: hunk.id.clone(),
+                        source: "jev",
+                        severity: Severity::Info,
+                        path: Some(hunk.path.clone()),
+                        lines: Some(hunk.line_range()),
+                        detail: Some(detail),
+                    });
                 }
                 let classification = json!({"label": label, "confidence": round3(top), "concernMass": 0.0, "distribution": distribution(class)});
                 let importance_json = json!({"score": round3(score), "highMass": high_mass, "distribution": distribution(&importance)});
@@ -250,7 +329,12 @@ pub async fn summarize(input: &SummarizeInput, evidence: &DiffEvidence, executor
                 row["untrustedInstructionText"] = json!(untrusted);
                 lines.push((
                     u8::from(!uncertain),
-                    format!("{}:{} [{}] {label} importance={score:.2} evidence={evidence_p:.2}", hunk.path, hunk.line_range(), if uncertain { "parked" } else { "judged" }),
+                    format!(
+                        "{}:{} [{}] {label} importance={score:.2} evidence={evidence_p:.2}",
+                        hunk.path,
+                        hunk.line_range(),
+                        if uncertain { "parked" } else { "judged" }
+                    ),
                 ));
                 label_key = label;
             }
@@ -261,7 +345,10 @@ pub async fn summarize(input: &SummarizeInput, evidence: &DiffEvidence, executor
     }
     // Parked rows first, then classified rows, then errors; stable within each group.
     lines.sort_by_key(|(group, _)| *group);
-    run.sections.push(Section { title: "change summary".into(), lines: lines.into_iter().take(50).map(|(_, l)| l).collect() });
+    run.sections.push(Section {
+        title: "change summary".into(),
+        lines: lines.into_iter().take(50).map(|(_, l)| l).collect(),
+    });
     run.not_checked = NOT_CHECKED.iter().map(|s| (*s).to_owned()).collect();
     run.summary = json!({
         "analysis": "summarize",

@@ -172,9 +172,15 @@ mod tests {
 
     #[test]
     fn request_limits() {
-        assert_eq!(check_request_text(" ", "request").unwrap_err(), "request text is required");
+        assert_eq!(
+            check_request_text(" ", "request").unwrap_err(),
+            "request text is required"
+        );
         let long = "x".repeat(4001);
-        assert_eq!(check_request_text(&long, "task").unwrap_err(), "task text is 4001 characters; the limit is 4000");
+        assert_eq!(
+            check_request_text(&long, "task").unwrap_err(),
+            "task text is 4001 characters; the limit is 4000"
+        );
         assert!(check_request_text(&"é".repeat(4000), "task").is_ok());
     }
 

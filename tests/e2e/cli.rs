@@ -1,0 +1,171 @@
+//! The fixed command line: help, version, usage errors and input checks that need no Jev.
+
+use stanley_tests::{TempRepo, TestEnv};
+
+fn repo() -> TempRepo {
+    TempRepo::with_files(&[(
+        "src/a.js",
+        "export function add(a, b) {\n  return a + b;\n}\n",
+    )])
+}
+
+#[test]
+fn help_lists_the_documented_options_in_order() {
+    let env = TestEnv::new();
+    let repo = repo();
+    let out = env.stanley(&repo, &["--help"]);
+    assert_eq!(out.code, 0);
+    assert!(out.stdout.contains("Jev routes the request"));
+    for absent in ["Commands:", "<command>", "--as", "--kind", "--offline"] {
+        assert!(!out.stdout.contains(absent), "help mentions {absent}");
+    }
+    let flags: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with(char::is_whitespace))
+        .filter_map(|l| l.trim_start().split([' ', ',']).next())
+        .filter(|w| w.starts_with("--") || *w == "-h" || *w == "-v")
+        .map(|w| match w {
+            "-h" => "--help",
+            "-v" => "--version",
+            other => other,
+        })
+        .collect();
+    assert_eq!(
+        flags,
+        [
+            "--input",
+            "--scope",
+            "--base",
+            "--repo",
+            "--json",
+            "--no-persist",
+            "--no-agent",
+            "--help",
+            "--version",
+            "--improve-worker",
+            "--promote-candidate"
+        ]
+    );
+    assert_eq!(env.stanley(&repo, &["help"]).code, 0);
+}
+
+#[test]
+fn empty_command_line_prints_help_and_exits_64() {
+    let env = TestEnv::new();
+    let out = env.stanley(&repo(), &[]);
+    assert_eq!(out.code, 64);
+    assert!(out.stdout.contains("Usage: stanley"));
+}
+
+#[test]
+fn version_is_semver() {
+    let env = TestEnv::new();
+    let out = env.stanley(&repo(), &["--version"]);
+    assert_eq!(out.code, 0);
+    let v = out.stdout.strip_suffix('\n').unwrap();
+    assert!(
+        v.split('.').count() == 3 && v.split('.').all(|p| p.parse::<u32>().is_ok()),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn removed_flags_fail_before_anything_is_routed() {
+    let env = TestEnv::new();
+    let repo = repo();
+    for flag in [
+        "--bogus",
+        "--task",
+        "--rules",
+        "--max-hunks",
+        "--model",
+        "--no-diff",
+        "--as",
+        "--kind",
+        "--offline",
+        "--top",
+    ] {
+        let out = env.stanley(&repo, &["Summarize what changed", flag, "x"]);
+        assert_eq!(out.code, 64, "{flag}: {out:?}");
+        assert!(out.stderr.contains("usage error"), "{flag}: {}", out.stderr);
+        assert!(
+            out.stderr
+                .contains("usage: stanley \"<request>\" [options]")
+        );
+    }
+    assert!(env.jev.requests().is_empty());
+    assert!(
+        !repo.root().join(".stanley/daemon/daemon.json").exists(),
+        "no daemon was started"
+    );
+}
+
+#[test]
+fn usage_errors_with_json_print_the_error_document() {
+    let env = TestEnv::new();
+    let out = env.stanley(&repo(), &["--json", "--scope", "index", "Summarize"]);
+    assert_eq!(out.code, 64);
+    let doc = out.json();
+    assert_eq!(doc["schema"], "stanley.error/v1");
+    assert_eq!(doc["error"]["kind"], "usage");
+    assert_eq!(
+        doc["error"]["message"],
+        "--scope must be one of worktree, staged, branch"
+    );
+}
+
+#[test]
+fn request_limits() {
+    let env = TestEnv::new();
+    let repo = repo();
+    let out = env.stanley(&repo, &["   "]);
+    assert_eq!(
+        (
+            out.code,
+            out.stderr
+                .contains("a natural-language request is required")
+        ),
+        (64, true)
+    );
+    let long = "x".repeat(16_385);
+    let out = env.stanley(&repo, &[&long]);
+    assert_eq!(out.code, 64);
+    assert!(out.stderr.contains("at most 16384 bytes"));
+}
+
+#[test]
+fn not_a_repository_is_an_input_error() {
+    let env = TestEnv::new();
+    let repo = repo();
+    let out = env.stanley(
+        &repo,
+        &["Summarize", "--repo", repo.outside().to_str().unwrap()],
+    );
+    assert_eq!(out.code, 65, "{out:?}");
+    assert!(out.stderr.contains("not a Git repository"));
+}
+
+#[test]
+fn oversize_stdin_is_refused() {
+    let env = TestEnv::new();
+    let big = vec![b'a'; 5 * 1024 * 1024 + 1];
+    let out = env.stanley_with_stdin(&repo(), &["Summarize", "--input", "-"], Some(&big));
+    assert_eq!(out.code, 65, "{}", out.stderr);
+    assert!(out.stderr.contains("stdin exceeds the 5242880 byte limit"));
+}
+
+#[test]
+fn admin_modes_are_reported_as_not_built() {
+    let env = TestEnv::new();
+    let repo = repo();
+    let out = env.stanley(&repo, &["--improve-worker"]);
+    assert_eq!(out.code, 64);
+    assert!(out.stderr.contains("not available yet"));
+    let out = env.stanley(&repo, &["do it", "--promote-candidate", "imp_x"]);
+    assert_eq!(out.code, 64);
+    assert!(
+        out.stderr
+            .contains("--promote-candidate does not take a request")
+    );
+}

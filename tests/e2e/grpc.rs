@@ -1,0 +1,255 @@
+//! The gRPC API in-process: the handshake, health, reflection, request validation, and
+//! cancellation when a client drops its stream.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use stanley_proto::v1::stanley_client::StanleyClient;
+use stanley_proto::v1::{GetStatusRequest, Outcome, PromptRequest, prompt_event};
+use stanley_tests::testenv::TEST_KEY;
+use stanley_tests::{FakeJev, Fault, TempRepo};
+use tokio::time::Instant;
+
+use crate::summarize::changed_repo;
+
+struct Daemon {
+    _dir: tempfile::TempDir,
+    socket: std::path::PathBuf,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<Result<(), stanleyd::DaemonError>>,
+}
+
+async fn start(repo: &TempRepo) -> Daemon {
+    let dir = tempfile::Builder::new()
+        .prefix("st-grpc")
+        .tempdir()
+        .unwrap();
+    let socket = dir.path().join("d.sock");
+    let listener = tokio::net::UnixListener::bind(&socket).unwrap();
+    let mut config =
+        stanleyd::DaemonConfig::new(stanleyd::DaemonFiles::new(repo.root(), socket.clone()));
+    config.watch_info = false;
+    let (stop, rx) = tokio::sync::oneshot::channel();
+    let task = tokio::spawn(stanleyd::run(config, listener, async move {
+        let _ = rx.await;
+    }));
+    Daemon {
+        _dir: dir,
+        socket,
+        stop,
+        task,
+    }
+}
+
+fn env(jev: &FakeJev) -> HashMap<String, String> {
+    HashMap::from([
+        ("TYPESAFE_API_KEY".to_owned(), TEST_KEY.to_owned()),
+        ("TYPESAFE_BASE_URL".to_owned(), jev.base_url()),
+    ])
+}
+
+async fn client(d: &Daemon) -> StanleyClient<tonic::transport::Channel> {
+    stanley_proto::connect::stanley_client(&d.socket)
+        .await
+        .unwrap()
+}
+
+async fn final_result(
+    client: &mut StanleyClient<tonic::transport::Channel>,
+    request: PromptRequest,
+) -> stanley_proto::v1::Result {
+    let mut stream = client.prompt(request).await.unwrap().into_inner();
+    while let Some(event) = stream.message().await.unwrap() {
+        if let Some(prompt_event::Event::Result(r)) = event.event {
+            assert!(
+                stream.message().await.unwrap().is_none(),
+                "the result is the last event"
+            );
+            return r;
+        }
+    }
+    panic!("the stream ended without a result");
+}
+
+#[tokio::test]
+async fn handshake_health_and_reflection() {
+    let repo = changed_repo();
+    let d = start(&repo).await;
+    let mut c = client(&d).await;
+    let status = c
+        .get_status(GetStatusRequest {
+            client_protocol_version: 1,
+            client_version: "0.1.0".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(status.protocol_version, stanley_proto::PROTOCOL_VERSION);
+    assert_eq!(status.daemon_version, stanley_proto::VERSION);
+    assert_eq!(status.pid, std::process::id());
+    assert_eq!(status.root, repo.root().display().to_string());
+    assert_eq!(status.workflows, ["summarize"]);
+
+    let channel = stanley_proto::connect::connect(&d.socket).await.unwrap();
+    let mut health = tonic_health::pb::health_client::HealthClient::new(channel.clone());
+    let reply = health
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: "stanley.v1.Stanley".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        reply.status,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
+
+    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
+    use tonic_reflection::pb::v1::{
+        ServerReflectionRequest, server_reflection_request::MessageRequest,
+        server_reflection_response::MessageResponse,
+    };
+    let mut reflection = ServerReflectionClient::new(channel);
+    let request = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let mut stream = reflection
+        .server_reflection_info(futures::stream::iter([request]))
+        .await
+        .unwrap()
+        .into_inner();
+    let Some(MessageResponse::ListServicesResponse(list)) =
+        stream.message().await.unwrap().unwrap().message_response
+    else {
+        panic!("expected a service list")
+    };
+    let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+    assert!(
+        names.contains(&"stanley.v1.Stanley".to_owned()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"grpc.health.v1.Health".to_owned()),
+        "{names:?}"
+    );
+
+    d.stop.send(()).unwrap();
+    d.task.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn malformed_requests_get_usage_or_input_errors() {
+    let repo = changed_repo();
+    let jev = FakeJev::start().await;
+    let d = start(&repo).await;
+    let mut c = client(&d).await;
+    let nul = final_result(
+        &mut c,
+        PromptRequest {
+            request: "a\0b".into(),
+            env: env(&jev),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!((nul.outcome, nul.exit_code), (Outcome::Error as i32, 64));
+    assert_eq!(nul.error.unwrap().kind, "usage");
+    let empty = final_result(
+        &mut c,
+        PromptRequest {
+            request: "  ".into(),
+            env: env(&jev),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(empty.exit_code, 64);
+    let scope = final_result(
+        &mut c,
+        PromptRequest {
+            request: "Summarize".into(),
+            scope: 42,
+            env: env(&jev),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(scope.exit_code, 64);
+    let no_key = final_result(
+        &mut c,
+        PromptRequest {
+            request: "Summarize".into(),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(no_key.exit_code, 65);
+    assert!(no_key.document_json.contains("TYPESAFE_API_KEY"));
+    let http = final_result(
+        &mut c,
+        PromptRequest {
+            request: "Summarize".into(),
+            env: HashMap::from([
+                ("TYPESAFE_API_KEY".to_owned(), TEST_KEY.to_owned()),
+                (
+                    "TYPESAFE_BASE_URL".to_owned(),
+                    "http://example.com".to_owned(),
+                ),
+            ]),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(http.exit_code, 65);
+    assert!(http.error.unwrap().message.contains("plain http"));
+    assert!(jev.requests().is_empty());
+}
+
+#[tokio::test]
+async fn dropping_the_stream_cancels_the_request() {
+    let repo = changed_repo();
+    let jev = FakeJev::start().await;
+    jev.fail_next([Fault::Delay(Duration::from_secs(30))]);
+    let d = start(&repo).await;
+    let mut c = client(&d).await;
+    let stream = c
+        .prompt(PromptRequest {
+            request: "Summarize what changed".into(),
+            env: env(&jev),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while jev.requests().is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let active = |s: stanley_proto::v1::GetStatusResponse| s.active_requests;
+    let mut c2 = client(&d).await;
+    let status = c2
+        .get_status(GetStatusRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(active(status), 1);
+    drop(stream);
+    let mut cancelled = false;
+    while Instant::now() < deadline {
+        let status = c2
+            .get_status(GetStatusRequest::default())
+            .await
+            .unwrap()
+            .into_inner();
+        if active(status) == 0 {
+            cancelled = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(
+        cancelled,
+        "the request was still running after its client left"
+    );
+}

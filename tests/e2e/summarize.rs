@@ -1,0 +1,314 @@
+//! `stanley "Summarize what changed"` end to end: autostart, one routing question, summarize
+//! frames, the public document, and a warm second call on the same daemon.
+
+use serde_json::json;
+use stanley_tests::fake_jev::{ChoiceRule, choice_answer};
+use stanley_tests::{TempRepo, TestEnv};
+
+pub(crate) fn changed_repo() -> TempRepo {
+    let repo = TempRepo::with_files(&[
+        (
+            "src/math.js",
+            "export function add(a, b) {\n  return a + b;\n}\n",
+        ),
+        ("README.md", "# Demo\n"),
+    ]);
+    repo.write(
+        "src/math.js",
+        "export function add(a, b) {\n  if (a === 41) return 42;\n  return a + b;\n}\n",
+    );
+    repo.write("README.md", "# Demo\n\nAdds numbers.\n");
+    repo
+}
+
+pub(crate) fn summarize_env() -> TestEnv {
+    let env = TestEnv::new();
+    env.jev.route("summar", "summarize", 0.9);
+    let labels: Vec<String> = [
+        "feature",
+        "bug_fix",
+        "refactor",
+        "test_change",
+        "configuration",
+        "documentation",
+        "cleanup",
+        "mixed",
+        "cannot_tell",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    env.jev.answer(
+        "classification",
+        choice_answer(
+            &labels,
+            &ChoiceRule {
+                label: "feature".into(),
+                mass: 0.7,
+                confidence: 0.7,
+            },
+        ),
+    );
+    env
+}
+
+#[test]
+fn summarize_runs_end_to_end_and_the_daemon_is_reused() {
+    let env = summarize_env();
+    let repo = changed_repo();
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stderr, "");
+    let doc = out.json();
+    assert_eq!(
+        doc.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["schema", "status", "output"]
+    );
+    assert_eq!(doc["schema"], "stanley.prompt-result/v1");
+    assert_eq!(doc["status"], "complete");
+    let data = doc["output"]["data"].as_object().unwrap();
+    assert_eq!(
+        data.keys().collect::<Vec<_>>(),
+        [
+            "coverage",
+            "findings",
+            "parked",
+            "excluded",
+            "limits",
+            "notChecked",
+            "results",
+            "summary"
+        ]
+    );
+    assert_eq!(doc["output"]["data"]["summary"]["analysis"], "summarize");
+    assert_eq!(
+        doc["output"]["data"]["summary"]["classifications"],
+        json!({"feature": 2})
+    );
+    assert_eq!(doc["output"]["data"]["coverage"]["judged"], 2);
+    assert_eq!(doc["output"]["data"]["findings"], json!([]));
+    assert!(
+        doc["output"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("complete - advisory only\ncoverage: 2 candidates · 2 judged")
+    );
+    let text = serde_json::to_string(&doc).unwrap();
+    for private in ["runId", "artifact", "\"jev\"", "\"workflow\""] {
+        assert!(!text.contains(private), "public output mentions {private}");
+    }
+    // One routing question, then one frame per hunk with the four questions in order.
+    let requests = env.jev.requests();
+    assert_eq!(requests.len(), 3);
+    let route = &requests[0];
+    assert_eq!(
+        route["questions"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["route"]
+    );
+    assert_eq!(route["state"]["request"], "Summarize what changed");
+    assert_eq!(
+        route["state"]["context"],
+        json!({"diff": "present", "input": "none", "capabilities": {"summarize": true}})
+    );
+    assert_eq!(route["model"], "jev-1.13.0");
+    for frame in &requests[1..] {
+        assert_eq!(
+            frame["questions"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .collect::<Vec<_>>(),
+            [
+                "classification",
+                "importance",
+                "evidence_sufficient",
+                "untrusted_instruction_text"
+            ]
+        );
+        assert!(
+            frame["state"]["evidencePolicy"]
+                .as_str()
+                .unwrap()
+                .contains("untrusted evidence")
+        );
+    }
+    assert!(
+        env.jev
+            .auth_headers()
+            .iter()
+            .all(|h| h == &format!("Bearer {}", stanley_tests::testenv::TEST_KEY))
+    );
+
+    let info = std::fs::read_to_string(repo.root().join(".stanley/daemon/daemon.json")).unwrap();
+    let second = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(second.code, 0, "{second:?}");
+    assert_eq!(
+        std::fs::read_to_string(repo.root().join(".stanley/daemon/daemon.json")).unwrap(),
+        info,
+        "the second call reused the daemon"
+    );
+    // The second run repeats the same frames against the same daemon.
+    assert_eq!(env.jev.requests().len(), 6);
+}
+
+#[test]
+fn human_output_is_the_report() {
+    let env = summarize_env();
+    let repo = changed_repo();
+    let out = env.stanley(&repo, &["Summarize what changed"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.starts_with("complete - advisory only\n"));
+    assert!(
+        out.stdout
+            .contains("findings: none flagged (this is not an approval)")
+    );
+    assert!(
+        out.stdout
+            .contains("\nchange summary:\n  README.md:1-3 [judged] feature importance="),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("\n  src/math.js:1-4 [judged] feature importance=0."),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("not checked: a prose change description or release note")
+    );
+}
+
+#[test]
+fn uncertain_classifications_are_parked() {
+    let env = summarize_env();
+    let labels: Vec<String> = [
+        "feature",
+        "bug_fix",
+        "refactor",
+        "test_change",
+        "configuration",
+        "documentation",
+        "cleanup",
+        "mixed",
+        "cannot_tell",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    env.jev.answer(
+        "classification",
+        choice_answer(
+            &labels,
+            &ChoiceRule {
+                label: "cannot_tell".into(),
+                mass: 0.6,
+                confidence: 0.6,
+            },
+        ),
+    );
+    let out = env.stanley(&changed_repo(), &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let data = &out.json()["output"]["data"];
+    assert_eq!(data["coverage"]["parked"], 2);
+    assert_eq!(
+        data["parked"][0]["reason"],
+        "summarize: classification uncertain"
+    );
+}
+
+#[test]
+fn untracked_files_count_as_a_diff_and_secrets_do_not() {
+    let env = summarize_env();
+    let repo = TempRepo::with_files(&[("README.md", "# Demo\n")]);
+    repo.write("src/new.rs", "pub fn hello() {}\n");
+    repo.write(".env", "TOKEN=abc\n");
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let data = &out.json()["output"]["data"];
+    assert_eq!(data["results"][0]["path"], "src/new.rs");
+    assert_eq!(
+        data["summary"]["diff"]["probe"],
+        "git-diff-U3:worktree+untracked-files"
+    );
+    assert_eq!(
+        data["excluded"],
+        json!([{"id": "file:.env", "path": ".env", "reason": "credential-shaped path"}])
+    );
+
+    let secret_only = TempRepo::with_files(&[("README.md", "# Demo\n")]);
+    secret_only.write(".env", "TOKEN=abc\n");
+    let out = env.stanley(&secret_only, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 64, "{out:?}");
+    let text = out.json()["output"]["text"].as_str().unwrap().to_owned();
+    assert!(text.contains("no current diff"), "{text}");
+}
+
+#[test]
+fn staged_and_branch_scopes() {
+    let env = summarize_env();
+    let repo = TempRepo::with_files(&[("a.txt", "one\n")]);
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("a.txt", "one\ntwo\n");
+    repo.commit("two");
+    repo.write("b.txt", "staged\n");
+    repo.git(&["add", "b.txt"]);
+    let staged = env.stanley(
+        &repo,
+        &["Summarize what changed", "--json", "--scope", "staged"],
+    );
+    assert_eq!(staged.code, 0, "{staged:?}");
+    let paths: Vec<String> = staged.json()["output"]["data"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(paths, ["b.txt"]);
+    let branch = env.stanley(
+        &repo,
+        &[
+            "Summarize what changed",
+            "--json",
+            "--scope",
+            "branch",
+            "--base",
+            "main",
+        ],
+    );
+    assert_eq!(branch.code, 0, "{branch:?}");
+    let paths: Vec<String> = branch.json()["output"]["data"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(paths, ["a.txt"]);
+    let evil = env.stanley(
+        &repo,
+        &[
+            "Summarize what changed",
+            "--json",
+            "--scope",
+            "branch",
+            "--base=--upload-pack=evil",
+        ],
+    );
+    assert_eq!(evil.code, 65, "{evil:?}");
+    assert!(evil.stderr.contains("unsupported ref"));
+}
+
+#[test]
+fn input_is_refused_for_summarize() {
+    let env = summarize_env();
+    let repo = changed_repo();
+    repo.write("notes.txt", "some notes\n");
+    let out = env.stanley(&repo, &["Summarize what changed", "--input", "notes.txt"]);
+    assert_eq!(out.code, 64, "{out:?}");
+    assert!(out.stderr.contains("stanley summarize: usage error: supplied input is not used when the request routes to summarize"), "{}", out.stderr);
+}

@@ -1,0 +1,333 @@
+//! A fake System One server (axum on `127.0.0.1:0`): scripted answers by question name or by a
+//! keyword of the request, a request log, and fault injection (status codes, delays, malformed
+//! bodies, dropped connections, wrong answer keys).
+
+use std::collections::{HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Map, Value, json};
+
+/// A fault served instead of (or before) a normal answer.
+#[derive(Clone, Debug)]
+pub enum Fault {
+    /// Answer normally (lets a test fault a later request).
+    Pass,
+    /// Answer with this HTTP status and a JSON error body.
+    Status(u16),
+    /// Wait, then answer normally.
+    Delay(Duration),
+    /// Answer 200 with a body that is not JSON.
+    Garbage,
+    /// Start a 200 response, then break the connection.
+    Drop,
+    /// Answer with one extra, unasked key.
+    ExtraKey,
+    /// Answer without the first asked key.
+    MissingKey,
+}
+
+/// How the fake answers a `choice` question.
+#[derive(Clone, Debug)]
+pub struct ChoiceRule {
+    /// The label to pick (may be outside the label set, to produce an invalid answer).
+    pub label: String,
+    /// Its probability; the rest is spread evenly over the other labels.
+    pub mass: f64,
+    /// The confidence reported.
+    pub confidence: f64,
+}
+
+#[derive(Default)]
+struct Script {
+    /// Answers by question name.
+    by_name: HashMap<String, Value>,
+    /// `route` answers by a keyword of the request (first match wins).
+    route_keywords: Vec<(String, ChoiceRule)>,
+    faults: VecDeque<Fault>,
+    log: Vec<(HeaderMap, Value)>,
+}
+
+/// A running fake server. Dropping it stops the server.
+pub struct FakeJev {
+    addr: SocketAddr,
+    script: Arc<Mutex<Script>>,
+    _task: tokio::task::JoinHandle<()>,
+    _runtime: Option<tokio::runtime::Runtime>,
+}
+
+/// A choice distribution with `mass` on `label` and the rest spread evenly.
+pub fn choice_answer(labels: &[String], rule: &ChoiceRule) -> Value {
+    let others = labels.iter().filter(|l| **l != rule.label).count().max(1) as f64;
+    let rest = (1.0 - rule.mass) / others;
+    let probs: Map<String, Value> = labels
+        .iter()
+        .map(|l| {
+            (
+                l.clone(),
+                json!(if *l == rule.label { rule.mass } else { rest }),
+            )
+        })
+        .collect();
+    json!({"type": "choice", "choice": rule.label, "confidence": rule.confidence, "probabilities": probs})
+}
+
+/// A score distribution with `mass` on `level` and the rest spread evenly, with a consistent
+/// expected score.
+pub fn score_answer(levels: usize, level: usize, mass: f64) -> Value {
+    let rest = if levels > 1 {
+        (1.0 - mass) / (levels - 1) as f64
+    } else {
+        0.0
+    };
+    let probs: Vec<f64> = (0..levels)
+        .map(|i| if i == level { mass } else { rest })
+        .collect();
+    let expected: f64 = probs.iter().enumerate().map(|(i, p)| i as f64 * p).sum();
+    let map: Map<String, Value> = probs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (i.to_string(), json!(p)))
+        .collect();
+    json!({"type": "score", "score": expected, "confidence": mass, "probabilities": map})
+}
+
+fn neutral(question: &Value) -> Value {
+    match question["type"].as_str() {
+        Some("choice") => {
+            let labels: Vec<String> = question["criteria"]
+                .as_object()
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default();
+            let pick = if labels.iter().any(|l| l == "cannot_tell") {
+                "cannot_tell".to_owned()
+            } else {
+                labels.last().cloned().unwrap_or_default()
+            };
+            choice_answer(
+                &labels,
+                &ChoiceRule {
+                    label: pick,
+                    mass: 0.8,
+                    confidence: 0.8,
+                },
+            )
+        }
+        Some("score") => {
+            let levels = question["criteria"].as_array().cloned().unwrap_or_default();
+            let mut answer = score_answer(levels.len().max(1), 0, 0.8);
+            // System One echoes each level's description as the answer's `legend`.
+            answer["legend"] = Value::Object(
+                levels
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, d)| (i.to_string(), d))
+                    .collect(),
+            );
+            answer
+        }
+        _ => json!({"type": "noul", "noul": 0.1}),
+    }
+}
+
+fn answer(script: &Script, body: &Value) -> Map<String, Value> {
+    let request = body
+        .pointer("/state/request")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_lowercase();
+    let mut answers = Map::new();
+    if let Some(questions) = body["questions"].as_object() {
+        for (name, question) in questions {
+            let value = if let Some(fixed) = script.by_name.get(name) {
+                fixed.clone()
+            } else if name == "route" {
+                let labels: Vec<String> = question["criteria"]
+                    .as_object()
+                    .map(|m| m.keys().cloned().collect())
+                    .unwrap_or_default();
+                match script
+                    .route_keywords
+                    .iter()
+                    .find(|(k, _)| request.contains(k.as_str()))
+                {
+                    Some((_, rule)) => choice_answer(&labels, rule),
+                    None => neutral(question),
+                }
+            } else {
+                neutral(question)
+            };
+            answers.insert(name.clone(), value);
+        }
+    }
+    answers
+}
+
+async fn systemone(
+    State(script): State<Arc<Mutex<Script>>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let fault = {
+        let mut s = script.lock().unwrap();
+        s.log.push((headers, body.clone()));
+        s.faults.pop_front()
+    };
+    let mut extra = None;
+    match fault {
+        Some(Fault::Status(code)) => {
+            let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            return (
+                status,
+                axum::Json(json!({"error": {"message": format!("injected {code}")}})),
+            )
+                .into_response();
+        }
+        Some(Fault::Delay(d)) => tokio::time::sleep(d).await,
+        Some(Fault::Garbage) => return (StatusCode::OK, "<html>not json").into_response(),
+        Some(Fault::Drop) => {
+            let stream = futures::stream::once(async {
+                Err::<Bytes, std::io::Error>(std::io::Error::other("dropped"))
+            });
+            return Response::builder()
+                .status(200)
+                .header("content-length", "1000")
+                .body(Body::from_stream(stream))
+                .unwrap();
+        }
+        Some(Fault::Pass) | None => {}
+        Some(other) => extra = Some(other),
+    }
+    let mut answers = answer(&script.lock().unwrap(), &body);
+    match extra {
+        Some(Fault::ExtraKey) => {
+            answers.insert("unasked".into(), json!({"type": "noul", "noul": 0.5}));
+        }
+        Some(Fault::MissingKey) => {
+            let first = answers.keys().next().cloned();
+            if let Some(k) = first {
+                answers.remove(&k);
+            }
+        }
+        _ => {}
+    }
+    let sent =
+        serde_json::to_string(&json!({"state": body["state"], "questions": body["questions"]}))
+            .unwrap_or_default();
+    let n = answers.len();
+    let reply = json!({
+        "model": body["model"].as_str().unwrap_or("jev-fake"),
+        "answers": answers,
+        "usage": {"input_tokens": sent.len().div_ceil(4), "output_tokens": 4 * n},
+    });
+    axum::Json(reply).into_response()
+}
+
+impl FakeJev {
+    /// Starts the server on the current Tokio runtime.
+    pub async fn start() -> Self {
+        let script = Arc::new(Mutex::new(Script::default()));
+        let app = Router::new()
+            .route("/v1/systemone", post(systemone))
+            .with_state(script.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("local addr");
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Self {
+            addr,
+            script,
+            _task: task,
+            _runtime: None,
+        }
+    }
+
+    /// Starts the server on a runtime of its own (for synchronous tests).
+    pub fn start_blocking() -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let mut fake = runtime.block_on(Self::start());
+        fake._runtime = Some(runtime);
+        fake
+    }
+
+    /// The API root to put in `TYPESAFE_BASE_URL`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Answers every question named `name` with `answer`.
+    pub fn answer(&self, name: &str, answer: Value) {
+        self.script
+            .lock()
+            .unwrap()
+            .by_name
+            .insert(name.to_owned(), answer);
+    }
+
+    /// Routes requests containing `keyword` (lowercase) to `label` with probability `mass`.
+    pub fn route(&self, keyword: &str, label: &str, mass: f64) {
+        self.script.lock().unwrap().route_keywords.push((
+            keyword.to_lowercase(),
+            ChoiceRule {
+                label: label.to_owned(),
+                mass,
+                confidence: mass,
+            },
+        ));
+    }
+
+    /// Queues faults served to the next requests, one each.
+    pub fn fail_next(&self, faults: impl IntoIterator<Item = Fault>) {
+        self.script.lock().unwrap().faults.extend(faults);
+    }
+
+    /// Every request body received, in order.
+    pub fn requests(&self) -> Vec<Value> {
+        self.script
+            .lock()
+            .unwrap()
+            .log
+            .iter()
+            .map(|(_, b)| b.clone())
+            .collect()
+    }
+
+    /// The `Authorization` header of every request.
+    pub fn auth_headers(&self) -> Vec<String> {
+        self.script
+            .lock()
+            .unwrap()
+            .log
+            .iter()
+            .map(|(h, _)| {
+                h.get("authorization")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("")
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    /// Requests that asked the `route` question.
+    pub fn route_requests(&self) -> Vec<Value> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.pointer("/questions/route").is_some())
+            .collect()
+    }
+}

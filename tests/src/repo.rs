@@ -1,0 +1,108 @@
+//! Hermetic temporary Git repositories: branch `main`, a fixed author and dates, no user or
+//! system Git configuration.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A Git repository in a temporary folder, removed on drop.
+pub struct TempRepo {
+    dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl TempRepo {
+    /// An empty repository on branch `main` (no commits).
+    pub fn empty() -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("stanley-repo")
+            .tempdir()
+            .expect("temp dir");
+        let root = dir.path().join("repo");
+        fs::create_dir_all(&root).expect("create repo dir");
+        let root = root.canonicalize().expect("canonical root");
+        let repo = Self { dir, root };
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo
+    }
+
+    /// A repository with one commit holding `files`.
+    pub fn with_files(files: &[(&str, &str)]) -> Self {
+        let repo = Self::empty();
+        for (path, content) in files {
+            repo.write(path, content);
+        }
+        repo.commit("initial");
+        repo
+    }
+
+    /// The worktree root (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// A scratch folder outside the repository.
+    pub fn outside(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes a file, creating folders.
+    pub fn write(&self, path: &str, content: &str) {
+        let full = self.root.join(path);
+        if let Some(parent) = full.parent() {
+            fs::create_dir_all(parent).expect("create parent");
+        }
+        fs::write(full, content).expect("write file");
+    }
+
+    /// Runs `git` hermetically in the repository and returns stdout.
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(&self.root)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.dir.path())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "Test")
+            .env("GIT_AUTHOR_EMAIL", "test@example.com")
+            .env("GIT_COMMITTER_NAME", "Test")
+            .env("GIT_COMMITTER_EMAIL", "test@example.com")
+            .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+            .output()
+            .expect("run git");
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Stages everything and commits.
+    pub fn commit(&self, message: &str) {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", message]);
+    }
+}
+
+impl Drop for TempRepo {
+    fn drop(&mut self) {
+        // Stop a daemon a test left running for this repository.
+        let info = self.root.join(".stanley/daemon/daemon.json");
+        if let Some(pid) = fs::read(info)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .and_then(|v| v["pid"].as_i64())
+            .filter(|pid| *pid > 0 && *pid != i64::from(std::process::id()))
+        {
+            // SAFETY: kill has no memory-safety preconditions; a stale pid at worst gets a
+            // SIGTERM it ignores or that targets no process.
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGTERM);
+            }
+        }
+    }
+}

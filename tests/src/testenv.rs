@@ -1,0 +1,191 @@
+//! A hermetic environment for running the real binaries: a cleared environment, a temporary
+//! HOME and socket folder, a fake System One server and a test key.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::fake_jev::FakeJev;
+use crate::repo::TempRepo;
+
+/// The key tests put in `TYPESAFE_API_KEY`; it must never appear in output.
+pub const TEST_KEY: &str = "sk-test-stanley-key-0123456789";
+
+/// What a binary printed and how it exited.
+#[derive(Clone, Debug)]
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Output {
+    /// stdout parsed as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:?}"))
+    }
+}
+
+/// The folder holding the built binaries (`target/<profile>/`).
+pub fn bin_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current exe");
+    let mut dir = exe.parent().expect("exe folder").to_path_buf();
+    if dir.ends_with("deps") {
+        dir.pop();
+    }
+    for bin in ["stanley", "stanleyd", "stanleyctl"] {
+        assert!(
+            dir.join(bin).exists(),
+            "{} is missing: run `cargo build --workspace --bins` (scripts/test does) before the tests",
+            dir.join(bin).display()
+        );
+    }
+    dir
+}
+
+/// A hermetic environment.
+pub struct TestEnv {
+    pub jev: FakeJev,
+    home: tempfile::TempDir,
+    runtime: tempfile::TempDir,
+    extra: Vec<(String, String)>,
+    without_key: bool,
+}
+
+impl Default for TestEnv {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TestEnv {
+    /// A new environment with its own fake server.
+    pub fn new() -> Self {
+        Self {
+            jev: FakeJev::start_blocking(),
+            home: tempfile::Builder::new()
+                .prefix("stanley-home")
+                .tempdir()
+                .expect("home"),
+            runtime: tempfile::Builder::new()
+                .prefix("st-run")
+                .tempdir()
+                .expect("runtime dir"),
+            extra: Vec::new(),
+            without_key: false,
+        }
+    }
+
+    /// Sets an extra environment variable for every command.
+    pub fn set(&mut self, key: &str, value: &str) {
+        self.extra.push((key.to_owned(), value.to_owned()));
+    }
+
+    /// Runs every command without `TYPESAFE_API_KEY`.
+    pub fn without_key(&mut self) {
+        self.without_key = true;
+    }
+
+    /// The socket folder (`STANLEY_RUNTIME_DIR`).
+    pub fn runtime_dir(&self) -> &Path {
+        self.runtime.path()
+    }
+
+    /// A command for one of the binaries with the hermetic environment.
+    pub fn command(&self, bin: &str, cwd: &Path) -> Command {
+        let mut cmd = Command::new(bin_dir().join(bin));
+        cmd.current_dir(cwd)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home.path())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("STANLEY_RUNTIME_DIR", self.runtime.path())
+            .env("STANLEY_IDLE_TIMEOUT_MS", "120000")
+            .env("STANLEY_LOG", "debug")
+            .env("TYPESAFE_BASE_URL", self.jev.base_url());
+        if !self.without_key {
+            cmd.env("TYPESAFE_API_KEY", TEST_KEY);
+        }
+        for (k, v) in &self.extra {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+
+    /// Runs `stanley` in `repo` with `args` and empty stdin.
+    pub fn stanley(&self, repo: &TempRepo, args: &[&str]) -> Output {
+        self.stanley_with_stdin(repo, args, None)
+    }
+
+    /// Runs `stanley` in `repo` with `args`, piping `stdin` when given (else /dev/null).
+    pub fn stanley_with_stdin(
+        &self,
+        repo: &TempRepo,
+        args: &[&str],
+        stdin: Option<&[u8]>,
+    ) -> Output {
+        let mut cmd = self.command("stanley", repo.root());
+        cmd.args(args);
+        run(cmd, stdin)
+    }
+
+    /// Runs `stanleyctl` in `repo`.
+    pub fn stanleyctl(&self, repo: &TempRepo, args: &[&str]) -> Output {
+        let mut cmd = self.command("stanleyctl", repo.root());
+        cmd.args(args);
+        run(cmd, None)
+    }
+}
+
+/// Runs a command to completion with a 60 s safety limit.
+pub fn run(mut cmd: Command, stdin: Option<&[u8]>) -> Output {
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn binary");
+    if let Some(bytes) = stdin {
+        let mut pipe = child.stdin.take().expect("stdin pipe");
+        let bytes = bytes.to_vec();
+        // A client that refuses the input early closes the pipe; that is not a test failure.
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&bytes);
+        });
+    }
+    let pid = child.id();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    // Watchdog: a hung binary is killed after 60 s so the test fails instead of hanging.
+    std::thread::spawn(move || {
+        if done_rx.recv_timeout(Duration::from_secs(60)).is_err() {
+            // SAFETY: kill has no memory-safety preconditions.
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGKILL);
+            }
+        }
+    });
+    let out = child.wait_with_output().expect("output");
+    let _ = done_tx.send(());
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Polls `check` every 10 ms until it holds or `limit` passes.
+pub fn wait_until(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    check()
+}
