@@ -210,9 +210,17 @@ impl std::fmt::Debug for HttpJev {
     }
 }
 
-impl HttpJev {
-    /// A client for `config`.
-    pub fn new(config: JevConfig) -> Result<Self, JevError> {
+/// The parts of an HTTP client that outlive one request: the connection pool and TLS setup
+/// (expensive to build) and the adaptive limit. They hold no credentials.
+#[derive(Clone, Debug)]
+pub struct HttpShared {
+    client: reqwest::Client,
+    limiter: Arc<AdaptiveLimiter>,
+}
+
+impl HttpShared {
+    /// Builds the connection pool and TLS configuration.
+    pub fn new() -> Result<Self, JevError> {
         // Installing the process-wide TLS provider fails only when one is already installed,
         // which is what we want either way.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -223,10 +231,26 @@ impl HttpJev {
                 JevError::new(None, "", format!("could not build the HTTP client: {e}"))
             })?;
         Ok(Self {
-            config,
             client,
             limiter: Arc::new(AdaptiveLimiter::new(8)),
         })
+    }
+}
+
+impl HttpJev {
+    /// A client for `config` with a connection pool of its own.
+    pub fn new(config: JevConfig) -> Result<Self, JevError> {
+        Ok(Self::with_shared(config, &HttpShared::new()?))
+    }
+
+    /// A client for `config` over a shared pool: the key stays in this value, which lives only
+    /// as long as the request that built it.
+    pub fn with_shared(config: JevConfig, shared: &HttpShared) -> Self {
+        Self {
+            config,
+            client: shared.client.clone(),
+            limiter: shared.limiter.clone(),
+        }
     }
 
     /// The model requests are sent with.

@@ -10,6 +10,6 @@ pub mod workspace;
 
 pub use clock::SystemClock;
 pub use git::Git2Repo;
-pub use jev_http::{HttpJev, JevConfig, JevConfigError};
+pub use jev_http::{HttpJev, HttpShared, JevConfig, JevConfigError};
 pub use records::{FsRecorder, ensure_state_dir};
 pub use redact::SecretRedactor;

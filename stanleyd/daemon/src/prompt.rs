@@ -32,6 +32,9 @@ use crate::service::DaemonState;
 pub(crate) const MAX_REQUEST_BYTES: usize = 16_384;
 /// Largest input accepted (5 MiB).
 pub(crate) const MAX_INPUT_BYTES: u64 = 5_242_880;
+/// Frames a built-in keeps in flight. The HTTP adapter's adaptive limit (which halves on 429)
+/// still caps what reaches System One.
+const BUILTIN_CONCURRENCY: usize = 8;
 /// Longest error or warning line shown.
 const MAX_MESSAGE_CHARS: usize = 300;
 
@@ -257,8 +260,7 @@ async fn serve(
     let config =
         JevConfig::from_env(|k| env.get(k).cloned()).map_err(|e| Failure::input(e.to_string()))?;
     let model = config.model.clone();
-    let jev: Arc<dyn Jev> =
-        Arc::new(HttpJev::new(config).map_err(|e| Failure::internal(e.message))?);
+    let jev: Arc<dyn Jev> = Arc::new(HttpJev::with_shared(config, &state.http));
     let base = Some(request.base.trim().to_owned()).filter(|b| !b.is_empty());
     let ctx = Ctx {
         state,
@@ -446,6 +448,7 @@ async fn run_builtin(
     });
     let executor = ctx.executor(
         ExecutorOptions::new(ctx.model.clone())
+            .concurrency(BUILTIN_CONCURRENCY)
             .prepare(prepare)
             .sink(run.sink()),
     );

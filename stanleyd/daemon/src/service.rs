@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use stanley_adapters::Git2Repo;
+use stanley_adapters::{Git2Repo, HttpShared};
 use stanley_core::Cancel;
 use stanley_proto::v1::stanley_server::Stanley;
 use stanley_proto::v1::{
@@ -28,6 +28,8 @@ use crate::server::DaemonConfig;
 pub(crate) struct DaemonState {
     pub(crate) config: DaemonConfig,
     pub(crate) git: Arc<Git2Repo>,
+    /// The HTTP connection pool for System One, shared by requests (it holds no key).
+    pub(crate) http: HttpShared,
     pub(crate) started: Instant,
     last_activity: Mutex<Instant>,
     active: AtomicUsize,
@@ -43,6 +45,10 @@ impl DaemonState {
         Ok(Self {
             config: config.clone(),
             git: Arc::new(git),
+            http: HttpShared::new().map_err(|e| DaemonError::Io {
+                what: "cannot build the HTTP client".into(),
+                source: std::io::Error::other(e.message),
+            })?,
             started: Instant::now(),
             last_activity: Mutex::new(Instant::now()),
             active: AtomicUsize::new(0),

@@ -1,1 +1,214 @@
-fn main() {}
+//! The foundation bench harness (not a test): in a temporary repository with a 40-hunk diff and
+//! a zero-latency fake System One, measures the median warm `stanley "Summarize what changed"
+//! --json` against `git diff` on the same tree, the cold (daemon not running) to warm ratio, and
+//! the idle daemon's RSS. Writes `target/bench/foundation.json` and prints it.
+//!
+//! Build the binaries in the same profile first, e.g.
+//! `cargo build --release --bins && cargo run --release -p stanley-tests --bin stanley-bench`.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use stanley_tests::fake_jev::{ChoiceRule, choice_answer};
+use stanley_tests::testenv::{run, wait_until};
+use stanley_tests::{TempRepo, TestEnv};
+
+const WARM_RUNS: usize = 15;
+const COLD_RUNS: usize = 5;
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn repo_with_40_hunks() -> TempRepo {
+    let files: Vec<(String, String)> = (0..4)
+        .map(|f| {
+            let body: String = (0..200)
+                .map(|i| format!("export function f{f}_{i}(x) {{ return x + {i}; }}\n"))
+                .collect();
+            (format!("src/module{f}.js"), body)
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let repo = TempRepo::with_files(&refs);
+    for (path, content) in &files {
+        let changed: String = content
+            .lines()
+            .enumerate()
+            .map(|(i, line)| {
+                if i % 20 == 10 {
+                    format!("{}\n", line.replace("x +", "x * 2 +"))
+                } else {
+                    format!("{line}\n")
+                }
+            })
+            .collect();
+        repo.write(path, &changed);
+    }
+    repo
+}
+
+fn daemon_pid(repo: &TempRepo) -> Option<i32> {
+    let text = std::fs::read_to_string(repo.root().join(".stanley/daemon/daemon.json")).ok()?;
+    serde_json::from_str::<serde_json::Value>(&text).ok()?["pid"]
+        .as_i64()
+        .map(|p| p as i32)
+}
+
+fn rss_kib(pid: i32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+fn timed(mut f: impl FnMut()) -> Duration {
+    let start = Instant::now();
+    f();
+    start.elapsed()
+}
+
+fn main() {
+    let mut env = TestEnv::new();
+    // Debug logging (the tests' default) would dominate the timings.
+    env.set("STANLEY_LOG", "info");
+    env.jev.route("summar", "summarize", 0.9);
+    let labels: Vec<String> = [
+        "feature",
+        "bug_fix",
+        "refactor",
+        "test_change",
+        "configuration",
+        "documentation",
+        "cleanup",
+        "mixed",
+        "cannot_tell",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    env.jev.answer(
+        "classification",
+        choice_answer(
+            &labels,
+            &ChoiceRule {
+                label: "refactor".into(),
+                mass: 0.8,
+                confidence: 0.8,
+            },
+        ),
+    );
+    let repo = repo_with_40_hunks();
+    let hunks = repo
+        .git(&["diff", "-U3"])
+        .lines()
+        .filter(|l| l.starts_with("@@"))
+        .count();
+    assert_eq!(hunks, 40, "the bench repository should have 40 hunks");
+
+    let stanley = |args: &[&str]| {
+        let mut cmd = env.command("stanley", repo.root());
+        cmd.args(args);
+        let out = run(cmd, None);
+        assert_eq!(out.code, 0, "stanley failed: {out:?}");
+        out
+    };
+    let request = ["Summarize what changed", "--json", "--no-persist"];
+    // Start the daemon and check the run is what we think it is.
+    let first = stanley(&request);
+    let doc: serde_json::Value = serde_json::from_str(&first.stdout).expect("JSON result");
+    assert_eq!(doc["output"]["data"]["coverage"]["judged"], 40);
+
+    let before = env.jev.requests().len();
+    let warm: Vec<Duration> = (0..WARM_RUNS)
+        .map(|_| timed(|| drop(stanley(&request))))
+        .collect();
+    let jev_per_run = (env.jev.requests().len() - before) / WARM_RUNS;
+    // The daemon round trip alone: an action request is answered without Jev or Git.
+    let no_jev = ["Deploy this branch", "--json"];
+    let round_trip: Vec<Duration> = (0..WARM_RUNS)
+        .map(|_| {
+            timed(|| {
+                let mut cmd = env.command("stanley", repo.root());
+                cmd.args(no_jev);
+                assert_eq!(run(cmd, None).code, 64);
+            })
+        })
+        .collect();
+    let git: Vec<Duration> = (0..WARM_RUNS)
+        .map(|_| {
+            timed(|| {
+                let status = Command::new("git")
+                    .args(["diff", "-U3", "--no-color"])
+                    .current_dir(repo.root())
+                    .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                    .env("GIT_CONFIG_NOSYSTEM", "1")
+                    .stdout(Stdio::null())
+                    .status()
+                    .expect("git diff");
+                assert!(status.success());
+            })
+        })
+        .collect();
+    // Idle RSS: after the warm runs, with nothing running.
+    let pid = daemon_pid(&repo).expect("daemon pid");
+    let idle_rss = rss_kib(pid);
+    let cold: Vec<Duration> = (0..COLD_RUNS)
+        .map(|_| {
+            let pid = daemon_pid(&repo).expect("daemon pid");
+            let stop = env.stanleyctl(&repo, &["daemon", "stop"]);
+            assert_eq!(stop.code, 0, "{stop:?}");
+            // SAFETY: signal 0 only checks that the process exists.
+            assert!(wait_until(Duration::from_secs(10), || unsafe {
+                libc::kill(pid, 0)
+            } != 0));
+            timed(|| drop(stanley(&request)))
+        })
+        .collect();
+
+    let (warm_m, git_m, cold_m, trip_m) =
+        (median(warm), median(git), median(cold), median(round_trip));
+    let daemon_log = std::fs::read_to_string(repo.root().join(".stanley/daemon/stanleyd.log"))
+        .unwrap_or_default();
+    let report = json!({
+        "schema": "stanley.bench/foundation/v1",
+        "hunks": hunks,
+        "warmRuns": WARM_RUNS,
+        "coldRuns": COLD_RUNS,
+        "medianWarmMs": warm_m.as_secs_f64() * 1000.0,
+        "medianGitDiffMs": git_m.as_secs_f64() * 1000.0,
+        "medianColdMs": cold_m.as_secs_f64() * 1000.0,
+        "warmOverGitDiff": warm_m.as_secs_f64() / git_m.as_secs_f64(),
+        "coldOverWarm": cold_m.as_secs_f64() / warm_m.as_secs_f64(),
+        "medianDaemonRoundTripMs": trip_m.as_secs_f64() * 1000.0,
+        "daemonRoundTripOverGitDiff": trip_m.as_secs_f64() / git_m.as_secs_f64(),
+        "coldAddsMs": (cold_m.as_secs_f64() - warm_m.as_secs_f64()) * 1000.0,
+        "idleDaemonRssMiB": idle_rss.map(|k| k as f64 / 1024.0),
+        "jevRequestsPerWarmRun": jev_per_run,
+        "targets": {"warmOverGitDiff": 3.0, "coldAddsMs": 300.0, "idleDaemonRssMiB": 40.0},
+    });
+    let exe = std::env::current_exe().expect("exe");
+    let target: PathBuf = exe
+        .ancestors()
+        .find(|p| p.file_name().is_some_and(|n| n == "target"))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("target"));
+    let out_dir = target.join("bench");
+    std::fs::create_dir_all(&out_dir).expect("bench folder");
+    let text = serde_json::to_string_pretty(&report).expect("report");
+    std::fs::write(out_dir.join("foundation.json"), format!("{text}\n")).expect("write report");
+    // The daemon log of the measured runs, for looking into where the time went.
+    std::fs::write(out_dir.join("foundation-daemon.log"), daemon_log).expect("write daemon log");
+    println!("{text}");
+    println!("written to {}", out_dir.join("foundation.json").display());
+}
