@@ -152,3 +152,20 @@ fn repo_flag_works_from_anywhere() {
     let out = stanley_tests::testenv::run(cmd, None);
     assert_eq!(out.code, 0, "{out:?}");
 }
+
+#[test]
+fn a_server_that_echoes_the_key_never_gets_it_printed() {
+    let env = summarize_env();
+    env.jev
+        .fail_next([Fault::EchoAuth(500), Fault::EchoAuth(500)]);
+    let repo = changed_repo();
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 64, "{out:?}");
+    assert_no_key(&out);
+    let log = std::fs::read_to_string(repo.root().join(".stanley/daemon/stanleyd.log")).unwrap();
+    assert!(
+        log.contains("intent routing failed"),
+        "the failure was logged"
+    );
+    assert!(!log.contains(TEST_KEY), "the key reached the daemon log");
+}

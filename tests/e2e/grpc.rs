@@ -20,6 +20,10 @@ struct Daemon {
 }
 
 async fn start(repo: &TempRepo) -> Daemon {
+    start_with(repo, |_| {}).await
+}
+
+async fn start_with(repo: &TempRepo, adjust: impl FnOnce(&mut stanleyd::DaemonConfig)) -> Daemon {
     let dir = tempfile::Builder::new()
         .prefix("st-grpc")
         .tempdir()
@@ -29,6 +33,7 @@ async fn start(repo: &TempRepo) -> Daemon {
     let mut config =
         stanleyd::DaemonConfig::new(stanleyd::DaemonFiles::new(repo.root(), socket.clone()));
     config.watch_info = false;
+    adjust(&mut config);
     let (stop, rx) = tokio::sync::oneshot::channel();
     let task = tokio::spawn(stanleyd::run(config, listener, async move {
         let _ = rx.await;
@@ -252,4 +257,41 @@ async fn dropping_the_stream_cancels_the_request() {
         cancelled,
         "the request was still running after its client left"
     );
+}
+
+#[tokio::test]
+async fn a_spent_shared_budget_ends_with_budget_exhausted() {
+    let repo = changed_repo();
+    let jev = FakeJev::start().await;
+    // An out-of-set label is invalid, so routing retries, and the one-request budget refuses it.
+    jev.route("summar", "deploy", 0.9);
+    let d = start_with(&repo, |c| {
+        c.budget = stanley_core::BudgetLimits {
+            requests: 1,
+            ..stanley_core::BudgetLimits::TREE
+        }
+    })
+    .await;
+    let mut c = client(&d).await;
+    let result = final_result(
+        &mut c,
+        PromptRequest {
+            request: "Summarize what changed".into(),
+            env: env(&jev),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(
+        (result.outcome, result.exit_code),
+        (Outcome::BudgetExhausted as i32, 12)
+    );
+    assert!(
+        result.document_json.contains(
+            "The request could not be routed because the shared requests budget was exhausted."
+        ),
+        "{}",
+        result.document_json
+    );
+    assert_eq!(jev.requests().len(), 1);
 }

@@ -181,3 +181,34 @@ fn stanleyctl_reports_and_stops_the_daemon() {
     assert!(wait_until(Duration::from_secs(10), || !alive(pid)));
     assert!(!socket(&env, &repo).exists());
 }
+
+#[test]
+fn ctrl_c_cancels_the_request_in_the_daemon() {
+    let env = summarize_env();
+    env.jev.fail_next([Fault::Delay(Duration::from_secs(30))]);
+    let repo = changed_repo();
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.arg("Summarize what changed")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    assert!(wait_until(Duration::from_secs(10), || !env
+        .jev
+        .requests()
+        .is_empty()));
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(70));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("interrupted; the request was cancelled")
+    );
+    let idle = wait_until(Duration::from_secs(10), || {
+        let status = env.stanleyctl(&repo, &["daemon", "status", "--json"]);
+        serde_json::from_str::<Value>(&status.stdout).is_ok_and(|v| v["activeRequests"] == 0)
+    });
+    assert!(idle, "the daemon still runs the cancelled request");
+}

@@ -24,6 +24,9 @@ pub enum Fault {
     Status(u16),
     /// Wait, then answer normally.
     Delay(Duration),
+    /// Answer with this HTTP status and an error message that echoes the request's
+    /// `Authorization` header (a server that leaks the key back).
+    EchoAuth(u16),
     /// Answer 200 with a body that is not JSON.
     Garbage,
     /// Start a 200 response, then break the connection.
@@ -188,6 +191,25 @@ async fn systemone(
             return (
                 status,
                 axum::Json(json!({"error": {"message": format!("injected {code}")}})),
+            )
+                .into_response();
+        }
+        Some(Fault::EchoAuth(code)) => {
+            let auth = script
+                .lock()
+                .unwrap()
+                .log
+                .last()
+                .and_then(|(h, _)| {
+                    h.get("authorization")
+                        .and_then(|v| v.to_str().ok())
+                        .map(str::to_owned)
+                })
+                .unwrap_or_default();
+            let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            return (
+                status,
+                axum::Json(json!({"error": {"message": format!("bad request with {auth}")}})),
             )
                 .into_response();
         }

@@ -12,9 +12,7 @@ use stanley_adapters::jev_http::{HttpJev, JevConfig};
 use stanley_adapters::redact::safe_message;
 use stanley_adapters::workspace::read_workspace_file;
 use stanley_adapters::{FsRecorder, SecretRedactor, SystemClock};
-use stanley_core::{
-    Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, Jev, JevRequest, Status,
-};
+use stanley_core::{Budget, Cancel, Executor, ExecutorOptions, Jev, JevRequest, Status};
 use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptEvent, PromptRequest, prompt_event};
 use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
 use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder};
@@ -268,7 +266,7 @@ async fn serve(
         jev,
         model,
         redactor,
-        budget: Arc::new(Budget::new(BudgetLimits::TREE)),
+        budget: Arc::new(Budget::new(state.config.budget)),
         scope,
         base,
         no_persist: request.no_persist,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use stanley_core::Cancel;
+use stanley_core::{BudgetLimits, Cancel};
 use stanley_proto::v1::stanley_server::StanleyServer;
 use tokio::net::{UnixListener, UnixStream};
 
@@ -33,6 +33,8 @@ pub struct DaemonConfig {
     pub protocol_version: u32,
     /// Idle time before exiting.
     pub idle_timeout: Duration,
+    /// The shared Jev budget of each request (fixed policy; tests and embedders may lower it).
+    pub budget: BudgetLimits,
     /// Whether to exit when `daemon.json` names another daemon (off for in-process tests
     /// that do not write one).
     pub watch_info: bool,
@@ -46,6 +48,7 @@ impl DaemonConfig {
             version: stanley_proto::VERSION.to_owned(),
             protocol_version: stanley_proto::PROTOCOL_VERSION,
             idle_timeout: IDLE_TIMEOUT,
+            budget: BudgetLimits::TREE,
             watch_info: true,
         }
     }

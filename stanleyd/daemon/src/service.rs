@@ -3,12 +3,16 @@
 //! and graceful stop.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::FutureExt;
 use stanley_adapters::{Git2Repo, HttpShared};
 use stanley_core::Cancel;
+use stanley_proto::v1;
 use stanley_proto::v1::stanley_server::Stanley;
 use stanley_proto::v1::{
     GetStatusRequest, GetStatusResponse, PromptEvent, PromptRequest, StopDaemonRequest,
@@ -23,6 +27,25 @@ use tonic::{Request, Response, Status};
 use crate::error::DaemonError;
 use crate::prompt::{self, Failure};
 use crate::server::DaemonConfig;
+
+/// How long a cancelled request gets to wind down before its task is stopped.
+const CANCEL_GRACE: Duration = Duration::from_secs(2);
+
+/// Runs a request, turning a panic into an internal-error result so that one failing request
+/// cannot take the daemon down.
+pub(crate) async fn guarded(work: impl Future<Output = v1::Result>) -> v1::Result {
+    match AssertUnwindSafe(work).catch_unwind().await {
+        Ok(result) => result,
+        Err(payload) => {
+            let text = panic_text(&*payload);
+            tracing::error!(panic = %text, "a request panicked");
+            prompt::error_result(
+                &Failure::internal(format!("the request failed unexpectedly: {text}")),
+                None,
+            )
+        }
+    }
+}
 
 /// What every request shares.
 pub(crate) struct DaemonState {
@@ -174,38 +197,25 @@ impl Stanley for StanleyService {
             let _guard = guard;
             let events = tx.clone();
             let work_cancel = cancel.clone();
-            let work =
-                tokio::spawn(
-                    async move { prompt::run(&state, request, work_cancel, events).await },
-                );
-            let abort = work.abort_handle();
-            let outcome = tokio::select! {
-                joined = work => Some(joined),
-                () = tx.closed() => None,
-            };
-            let result = match outcome {
-                None => {
-                    // The client went away: cancel everything the request started.
+            let mut work = tokio::spawn(guarded(async move {
+                prompt::run(&state, request, work_cancel, events).await
+            }));
+            let result = tokio::select! {
+                joined = &mut work => joined,
+                () = tx.closed() => {
+                    // The client went away: cancel everything the request started, give it a
+                    // moment to wind down, then stop it.
                     cancel.cancel();
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    abort.abort();
+                    if tokio::time::timeout(CANCEL_GRACE, &mut work).await.is_err() {
+                        work.abort();
+                    }
                     tracing::info!(request = id, "client disconnected; request cancelled");
                     return;
                 }
-                Some(Ok(result)) => result,
-                Some(Err(join)) => {
-                    let text = if join.is_panic() {
-                        panic_text(&*join.into_panic())
-                    } else {
-                        "the request task was stopped".to_owned()
-                    };
-                    tracing::error!(request = id, panic = %text, "a request panicked");
-                    prompt::error_result(
-                        &Failure::internal(format!("the request failed unexpectedly: {text}")),
-                        None,
-                    )
-                }
             };
+            let result = result.unwrap_or_else(|_| {
+                prompt::error_result(&Failure::internal("the request task was stopped"), None)
+            });
             let _ = tx
                 .send(Ok(PromptEvent {
                     event: Some(prompt_event::Event::Result(result)),
@@ -224,5 +234,21 @@ impl Stanley for StanleyService {
         Ok(Response::new(StopDaemonResponse {
             pid: std::process::id(),
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_request_becomes_an_internal_error() {
+        let result = guarded(async { panic!("boom") }).await;
+        assert_eq!(result.exit_code, 70);
+        assert_eq!(result.outcome, v1::Outcome::Error as i32);
+        let error = result.error.unwrap();
+        assert_eq!(error.kind, "internal");
+        assert_eq!(error.message, "the request failed unexpectedly: boom");
+        assert!(result.document_json.contains("stanley.error/v1"));
     }
 }
