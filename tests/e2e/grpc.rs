@@ -93,7 +93,17 @@ async fn handshake_health_and_reflection() {
     assert_eq!(status.daemon_version, stanley_proto::VERSION);
     assert_eq!(status.pid, std::process::id());
     assert_eq!(status.root, repo.root().display().to_string());
-    assert_eq!(status.workflows, ["summarize"]);
+    assert_eq!(
+        status.workflows,
+        [
+            "review",
+            "test_gaps",
+            "summarize",
+            "security_review",
+            "performance_review",
+            "compatibility_review"
+        ]
+    );
 
     let channel = stanley_proto::connect::connect(&d.socket).await.unwrap();
     let mut health = tonic_health::pb::health_client::HealthClient::new(channel.clone());

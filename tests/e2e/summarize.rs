@@ -112,7 +112,27 @@ fn summarize_runs_end_to_end_and_the_daemon_is_reused() {
     assert_eq!(route["state"]["request"], "Summarize what changed");
     assert_eq!(
         route["state"]["context"],
-        json!({"diff": "present", "input": "none", "capabilities": {"summarize": true}})
+        json!({"diff": "present", "input": "none", "capabilities": {
+            "review": true, "test_gaps": true, "summarize": true,
+            "security_review": true, "performance_review": true, "compatibility_review": true,
+        }})
+    );
+    let labels: Vec<&String> = route["questions"]["route"]["criteria"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "review",
+            "test_gaps",
+            "summarize",
+            "security_review",
+            "performance_review",
+            "compatibility_review",
+            "cannot_tell"
+        ]
     );
     assert_eq!(route["model"], "jev-1.13.0");
     for frame in &requests[1..] {
@@ -311,4 +331,41 @@ fn input_is_refused_for_summarize() {
     let out = env.stanley(&repo, &["Summarize what changed", "--input", "notes.txt"]);
     assert_eq!(out.code, 64, "{out:?}");
     assert!(out.stderr.contains("stanley summarize: usage error: supplied input is not used when the request routes to summarize"), "{}", out.stderr);
+}
+
+#[test]
+fn each_diff_analysis_is_dispatched() {
+    let env = TestEnv::new();
+    for (keyword, id) in [
+        ("correctness", "review"),
+        ("missing tests", "test_gaps"),
+        ("security", "security_review"),
+        ("performance", "performance_review"),
+        ("compatib", "compatibility_review"),
+        ("summar", "summarize"),
+    ] {
+        env.jev.route(keyword, id, 0.9);
+    }
+    let repo = changed_repo();
+    for (request, id) in [
+        ("Review these changes for correctness bugs", "review"),
+        ("Which changes have missing tests", "test_gaps"),
+        ("Look for security issues", "security_review"),
+        ("Any performance regressions here", "performance_review"),
+        ("Check compatibility for consumers", "compatibility_review"),
+        ("Summarize what changed", "summarize"),
+    ] {
+        let out = env.stanley(&repo, &[request, "--json"]);
+        assert_eq!(out.code, 0, "{request}: {out:?}");
+        let doc = out.json();
+        assert_eq!(doc["status"], "complete");
+        assert_eq!(doc["output"]["data"]["summary"]["analysis"], id);
+        assert!(doc.get("workflow").is_none());
+        assert!(
+            !doc["output"]["data"]["notChecked"]
+                .as_array()
+                .unwrap()
+                .is_empty()
+        );
+    }
 }

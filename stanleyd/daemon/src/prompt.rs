@@ -14,13 +14,14 @@ use stanley_adapters::workspace::read_workspace_file;
 use stanley_adapters::{FsRecorder, SecretRedactor, SystemClock};
 use stanley_core::{Budget, Cancel, Executor, ExecutorOptions, Jev, JevRequest, Status};
 use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptEvent, PromptRequest, prompt_event};
+use stanley_workflows::analysis::{self, AnalysisInput, DEFAULT_MAX_HUNKS};
 use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
+use stanley_workflows::modes;
 use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder};
 use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
 use stanley_workflows::result::{error_document, human, prompt_result};
 use stanley_workflows::routing::{self, Candidate, Facts, InputShape, RouteReason};
 use stanley_workflows::run::{Run, run_id};
-use stanley_workflows::summarize::{self, DEFAULT_MAX_HUNKS, SummarizeInput};
 use stanley_workflows::text::{Action, check_request_text, classify_action};
 use tokio::sync::mpsc;
 
@@ -418,9 +419,11 @@ async fn run_builtin(
     source: DiffSource,
     events: &Events,
 ) -> Result<v1::Result, Failure> {
+    let mode = modes::mode(builtin.id)
+        .ok_or_else(|| Failure::internal(format!("{} has no runner in this build", builtin.id)))?;
     check_request_text(text, "request").map_err(Failure::input)?;
     let evidence = DiffEvidence::from_source(source);
-    let input = SummarizeInput {
+    let input = AnalysisInput {
         request: text.to_owned(),
         max_hunks: DEFAULT_MAX_HUNKS,
     };
@@ -434,7 +437,7 @@ async fn run_builtin(
         clock,
         ctx.budget.limits(),
         &ctx.model,
-        summarize::recorded_inputs(&input, &evidence),
+        analysis::recorded_inputs(mode, &input, &evidence),
     );
     let redactor = ctx.redactor.clone();
     let prepare = Arc::new(move |req: &mut JevRequest| {
@@ -457,7 +460,7 @@ async fn run_builtin(
             evidence.hunks.len().min(DEFAULT_MAX_HUNKS) as u32,
         )
         .await;
-    summarize::summarize(&input, &evidence, &executor, &mut run).await;
+    analysis::analyze(mode, &input, &evidence, &executor, &mut run).await;
     if ctx.cancel.is_cancelled() {
         return Err(Failure::internal("run aborted"));
     }

@@ -2,7 +2,9 @@
 //! policies, routing policy, the action guard and fallback texts. Performs no I/O: everything
 //! outside the process is reached through the ports in [`ports`].
 
+pub mod analysis;
 pub mod diff;
+pub mod modes;
 pub mod paths;
 pub mod policy;
 pub mod ports;
@@ -10,5 +12,4 @@ pub mod registry;
 pub mod result;
 pub mod routing;
 pub mod run;
-pub mod summarize;
 pub mod text;

@@ -95,7 +95,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Review the current Git diff for concrete correctness, error-handling, state, concurrency or data-integrity risks; no stated task is needed.",
         accepts_input: false,
         gate: Gate::DiffPresent,
-        implemented: false,
+        implemented: true,
     },
     Builtin {
         id: "test_gaps",
@@ -103,7 +103,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Find concrete changed behavior in the current Git diff that has no visible test evidence.",
         accepts_input: false,
         gate: Gate::DiffPresent,
-        implemented: false,
+        implemented: true,
     },
     Builtin {
         id: "summarize",
@@ -119,7 +119,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Review the current Git diff specifically for concrete security vulnerabilities or regressions.",
         accepts_input: false,
         gate: Gate::DiffPresent,
-        implemented: false,
+        implemented: true,
     },
     Builtin {
         id: "performance_review",
@@ -127,7 +127,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Review the current Git diff specifically for concrete performance regressions.",
         accepts_input: false,
         gate: Gate::DiffPresent,
-        implemented: false,
+        implemented: true,
     },
     Builtin {
         id: "compatibility_review",
@@ -135,7 +135,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Review the current Git diff specifically for breaking API, behavior, data, wire-format or configuration changes.",
         accepts_input: false,
         gate: Gate::DiffPresent,
-        implemented: false,
+        implemented: true,
     },
 ];
 

@@ -131,6 +131,44 @@ pub fn check_request_text(text: &str, label: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether `word` occurs in `text` as a whole word (ASCII word boundaries).
+pub fn has_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+    })
+}
+
+const STOP_WORDS: &[&str] = &[
+    "the", "and", "for", "with", "that", "this", "from", "into", "when", "where", "what", "which",
+    "should", "does", "not", "are", "fix", "add", "make", "use",
+];
+
+/// Task tokens: camelCase split, lowercased, split on non-alphanumerics, at least 3 characters,
+/// no stop words, de-duplicated in first-seen order.
+pub fn task_tokens(text: &str) -> Vec<String> {
+    let mut spaced = String::with_capacity(text.len() + 8);
+    let mut prev: Option<char> = None;
+    for c in text.chars() {
+        if c.is_uppercase() && prev.is_some_and(char::is_lowercase) {
+            spaced.push(' ');
+        }
+        spaced.push(c);
+        prev = Some(c);
+    }
+    let mut out: Vec<String> = Vec::new();
+    for token in spaced.to_lowercase().split(|c: char| !c.is_alphanumeric()) {
+        if token.chars().count() >= 3
+            && !STOP_WORDS.contains(&token)
+            && !out.iter().any(|t| t == token)
+        {
+            out.push(token.to_owned());
+        }
+    }
+    out
+}
+
 /// Rounds to 3 decimals, half away from zero.
 pub fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
@@ -182,6 +220,18 @@ mod tests {
             "task text is 4001 characters; the limit is 4000"
         );
         assert!(check_request_text(&"é".repeat(4000), "task").is_ok());
+    }
+
+    #[test]
+    fn words_and_tokens() {
+        assert!(has_word("if (a) return", "if"));
+        assert!(!has_word("verify", "if"));
+        assert!(has_word("x.auth = 1", "auth"));
+        assert!(!has_word("author", "auth"));
+        assert_eq!(
+            task_tokens("applyDiscount to the Cart, fix cart"),
+            ["apply", "discount", "cart"]
+        );
     }
 
     #[test]

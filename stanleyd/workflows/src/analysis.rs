@@ -1,0 +1,576 @@
+//! The six diff analyses (`diff-analysis-policy@2`): `review`, `test_gaps`, `summarize`,
+//! `security_review`, `performance_review`, `compatibility_review`. One frame per judged hunk,
+//! chosen by a deterministic per-mode priority under the hunk cap; code combines the answers
+//! into findings, parked items and a per-hunk row.
+
+use serde_json::{Map, Value, json};
+use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
+
+use crate::diff::{DiffEvidence, Hunk};
+use crate::modes::Mode;
+use crate::paths::PathKind;
+use crate::policy::{
+    EVIDENCE_POLICY, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
+};
+use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
+use crate::text::{has_word, round3, task_tokens};
+
+/// The policy version recorded with every decision.
+pub const POLICY: &str = "diff-analysis-policy@2";
+/// Hunks judged at most (`defaultMaxHunks`).
+pub const DEFAULT_MAX_HUNKS: usize = 150;
+/// Concern-label mass at or above which a hunk is a concern.
+pub const CONCERN_MASS: f64 = 0.7;
+/// Top-label probability below which a summary classification is parked as uncertain.
+pub const SUMMARY_CLASSIFICATION: f64 = 0.45;
+/// `cannot_tell` probability at or above which a hunk is parked.
+pub const CANNOT_TELL: f64 = 0.5;
+/// Importance mass (levels 2 and 3) at or above which a concern is material.
+pub const IMPORTANT: f64 = 0.6;
+/// `evidence_sufficient` at or above which a material concern becomes a finding.
+pub const EVIDENCE: f64 = 0.5;
+/// Files listed in the diff manifest at most.
+pub const MAX_MANIFEST_FILES: usize = 100;
+/// Related test hunks shown with a `test_gaps` hunk at most.
+pub const MAX_RELATED_TESTS: usize = 2;
+/// Rows shown in the human section at most.
+const MAX_SECTION_LINES: usize = 50;
+const HUNK_LIMIT_ERROR: &str = "not judged: hunk limit";
+
+/// What the CLI passes to an analysis.
+#[derive(Clone, Debug)]
+pub struct AnalysisInput {
+    /// The request text (checked: non-blank, at most 4000 characters).
+    pub request: String,
+    /// Hunks judged at most.
+    pub max_hunks: usize,
+}
+
+/// The inputs recorded in `inputs.json`.
+pub fn recorded_inputs(mode: &Mode, input: &AnalysisInput, evidence: &DiffEvidence) -> Value {
+    json!({
+        "analysis": mode.id,
+        "requestHash": stable_hash(&json!(input.request)),
+        "taskHash": null,
+        "diff": evidence.source.describe(),
+        "maxHunks": input.max_hunks,
+    })
+}
+
+fn manifest(evidence: &DiffEvidence) -> Value {
+    let files: Vec<Value> = evidence
+        .files
+        .iter()
+        .take(MAX_MANIFEST_FILES)
+        .map(|f| {
+            json!({
+                "path": f.path,
+                "kind": f.kind.as_str(),
+                "fileStatus": f.status.as_str(),
+                "hunks": f.hunks.len(),
+                "added": f.hunks.iter().map(|h| h.added).sum::<usize>(),
+                "removed": f.hunks.iter().map(|h| h.removed).sum::<usize>(),
+            })
+        })
+        .collect();
+    json!({
+        "files": files,
+        "omittedFromManifest": evidence.files.len().saturating_sub(MAX_MANIFEST_FILES),
+    })
+}
+
+const SECURITY_SUBJECTS: &[&str] = &[
+    "auth",
+    "authentication",
+    "authorization",
+    "permission",
+    "role",
+    "token",
+    "secret",
+    "password",
+    "session",
+    "cookie",
+    "crypto",
+    "cryptography",
+    "cryptographic",
+];
+const GUARD_WORDS: &[&str] = &[
+    "if",
+    "require",
+    "assert",
+    "validate",
+    "verify",
+    "authorize",
+    "deny",
+    "allow",
+];
+const COMPAT_WORDS: &[&str] = &["export", "public", "api", "schema", "config", "version"];
+
+fn removes_a_guard(removed: &str) -> bool {
+    let compares_length = removed.match_indices("length").any(|(i, _)| {
+        removed[i + "length".len()..]
+            .trim_start()
+            .starts_with(['<', '>', '=', '!'])
+    });
+    GUARD_WORDS.iter().any(|w| has_word(removed, w))
+        || removed.contains("===")
+        || removed.contains("!==")
+        || compares_length
+}
+
+/// The deterministic priority of a hunk in a mode (higher is judged first).
+pub fn priority(mode: &Mode, hunk: &Hunk) -> f64 {
+    if mode.terms.is_empty() {
+        return 0.0;
+    }
+    let base = match hunk.kind {
+        PathKind::Source => 40.0,
+        PathKind::Config | PathKind::Ci => 25.0,
+        PathKind::Test => 10.0,
+        PathKind::Documentation => -20.0,
+        _ => 0.0,
+    };
+    let header = format!("{} {}", hunk.path, hunk.section).to_lowercase();
+    let (added, removed) = hunk.changed_text();
+    let changed = added
+        .iter()
+        .chain(&removed)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n")
+        .to_lowercase();
+    let removed_text = removed.join("\n").to_lowercase();
+    let all = hunk.content().to_lowercase();
+    let (mut path_hits, mut changed_hits, mut context_hits) = (0usize, 0usize, 0usize);
+    for term in mode.terms {
+        if header.contains(term) {
+            path_hits += 1;
+        }
+        if changed.contains(term) {
+            changed_hits += 1;
+        } else if all.contains(term) {
+            context_hits += 1;
+        }
+    }
+    let mut score = base
+        + 8.0 * path_hits.min(3) as f64
+        + 8.0 * changed_hits.min(4) as f64
+        + 2.0 * context_hits.min(2) as f64;
+    if mode.id == "security_review"
+        && SECURITY_SUBJECTS.iter().any(|w| has_word(&removed_text, w))
+        && removes_a_guard(&removed_text)
+    {
+        score += 60.0;
+    }
+    if mode.id == "compatibility_review" && COMPAT_WORDS.iter().any(|w| has_word(&removed_text, w))
+    {
+        score += 20.0;
+    }
+    score + (hunk.added + hunk.removed).min(40) as f64 / 40.0
+}
+
+fn questions(mode: &Mode, hunk: &Hunk) -> Questions {
+    Questions::new()
+        .with(
+            "classification",
+            Question::choice(
+                json!({
+                    "question": format!("{} Candidate: {} ({}).", mode.question, hunk.id, hunk.path),
+                    "guidance": mode.guidance,
+                }),
+                mode.labels.iter().map(|(l, d)| (*l, *d)),
+            ),
+        )
+        .with("importance", Question::score(mode.importance, mode.levels))
+        .with(
+            "evidence_sufficient",
+            Question::noul(
+                json!({
+                    "question": "Is the shown diff evidence sufficient for the selected classification?",
+                    "guidance": "Choose false when the classification depends on unseen callers, unchanged tests, runtime behavior, production scale, external consumers or surrounding code that is not shown.",
+                }),
+                "The hunk, its manifest and any related tests shown are enough.",
+                "The classification depends on context that is not shown.",
+            ),
+        )
+        .with("untrusted_instruction_text", untrusted_instruction_question())
+}
+
+/// Changed test hunks related to `hunk` by shared task tokens, best first.
+fn related_tests<'a>(hunk: &Hunk, tests: &[&'a Hunk]) -> Vec<&'a Hunk> {
+    let tokens = task_tokens(&format!("{} {}", hunk.path, hunk.content()));
+    let mut scored: Vec<(usize, &Hunk)> = tests
+        .iter()
+        .filter_map(|t| {
+            let text = format!("{} {}", t.path, t.content()).to_lowercase();
+            let overlap = tokens
+                .iter()
+                .filter(|tok| text.contains(tok.as_str()))
+                .count();
+            (overlap > 0).then_some((overlap, *t))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
+    scored
+        .into_iter()
+        .take(MAX_RELATED_TESTS)
+        .map(|(_, t)| t)
+        .collect()
+}
+
+fn distribution(answer: &Answer) -> Value {
+    match answer {
+        Answer::Choice { probabilities, .. } => Value::Object(
+            probabilities
+                .iter()
+                .map(|(l, p)| (l.clone(), json!(round3(*p))))
+                .collect(),
+        ),
+        Answer::Score { probabilities, .. } => {
+            json!(probabilities.iter().map(|p| round3(*p)).collect::<Vec<_>>())
+        }
+        Answer::Noul { probability } => json!(round3(*probability)),
+    }
+}
+
+/// The decision on one judged hunk.
+struct Decision {
+    disposition: Disposition,
+    parked: Option<String>,
+    label: String,
+    concern_mass: f64,
+    high_mass: f64,
+    evidence: f64,
+    untrusted: f64,
+    flag: Option<String>,
+    classification: Value,
+    importance: Value,
+    p_label: f64,
+}
+
+fn decide(mode: &Mode, answers: &stanley_core::Answers) -> Option<Decision> {
+    let class @ Answer::Choice { probabilities, .. } = answers.get("classification")? else {
+        return None;
+    };
+    let importance = answers.get("importance")?;
+    let mut sorted = probabilities.clone();
+    sorted.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let (top_label, top) = sorted.first().cloned()?;
+    let concern_mass = round3(
+        probabilities
+            .iter()
+            .filter(|(l, _)| mode.concerns.contains(&l.as_str()))
+            .map(|(_, p)| p)
+            .sum(),
+    );
+    let concern = !mode.concerns.is_empty() && concern_mass >= CONCERN_MASS;
+    let label = if concern {
+        sorted
+            .iter()
+            .find(|(l, _)| mode.concerns.contains(&l.as_str()))
+            .map_or(top_label.clone(), |(l, _)| l.clone())
+    } else {
+        top_label
+    };
+    let high_mass = round3(importance.mass_at_least(2));
+    let evidence = round3(answers.noul("evidence_sufficient"));
+    let untrusted = round3(answers.noul("untrusted_instruction_text"));
+    let material = concern && high_mass >= IMPORTANT;
+    let uncertain = class.p("cannot_tell") >= CANNOT_TELL
+        || (mode.concerns.is_empty() && top < SUMMARY_CLASSIFICATION);
+    let parked = if uncertain {
+        Some(format!("{}: classification uncertain", mode.id))
+    } else if material && evidence < EVIDENCE {
+        Some(format!(
+            "{}: material concern needs evidence outside the diff",
+            mode.id
+        ))
+    } else {
+        None
+    };
+    let flag = (parked.is_none() && material).then(|| match mode.prefix {
+        Some(prefix) => format!("{prefix}_{label}"),
+        None => label.clone(),
+    });
+    let score = match importance {
+        Answer::Score { score, .. } => *score,
+        _ => 0.0,
+    };
+    Some(Decision {
+        disposition: if parked.is_some() {
+            Disposition::Parked
+        } else {
+            Disposition::Judged
+        },
+        p_label: round3(class.p(&label)),
+        classification: json!({"label": label, "confidence": round3(top), "concernMass": concern_mass, "distribution": distribution(class)}),
+        importance: json!({"score": round3(score), "highMass": high_mass, "distribution": distribution(importance)}),
+        parked,
+        label,
+        concern_mass,
+        high_mass,
+        evidence,
+        untrusted,
+        flag,
+    })
+}
+
+/// Runs `mode` over the diff evidence, recording into `run`.
+pub async fn analyze(
+    mode: &Mode,
+    input: &AnalysisInput,
+    evidence: &DiffEvidence,
+    executor: &Executor,
+    run: &mut Run,
+) {
+    let test_gaps = mode.id == "test_gaps";
+    let (eligible, context): (Vec<&Hunk>, Vec<&Hunk>) = evidence
+        .hunks
+        .iter()
+        .partition(|h| !(test_gaps && matches!(h.kind, PathKind::Test | PathKind::Documentation)));
+    let context_tests: Vec<&Hunk> = context
+        .into_iter()
+        .filter(|h| h.kind == PathKind::Test)
+        .collect();
+    for hunk in &eligible {
+        run.set(&hunk.id, Disposition::Unjudged);
+    }
+    for ex in &evidence.excluded {
+        run.set(&ex.id, Disposition::Excluded);
+    }
+    run.excluded = evidence.excluded.clone();
+    // Highest priority first; the sort is stable, so ties keep diff order.
+    let mut order: Vec<(usize, f64)> = eligible
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (i, priority(mode, h)))
+        .collect();
+    order.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let judged: Vec<usize> = order
+        .iter()
+        .take(input.max_hunks)
+        .map(|(i, _)| *i)
+        .collect();
+    if eligible.len() > input.max_hunks {
+        run.limits.push(format!(
+            "only {} highest-priority hunks of {} eligible hunks were judged (policy hunk limit)",
+            input.max_hunks,
+            eligible.len()
+        ));
+    }
+    if evidence.files.len() > MAX_MANIFEST_FILES {
+        run.limits.push(format!(
+            "diff manifest lists the first {MAX_MANIFEST_FILES} of {} files",
+            evidence.files.len()
+        ));
+    }
+    let mut candidates = json!({
+        "analysis": mode.id,
+        "hunks": eligible.iter().map(|h| h.id.clone()).collect::<Vec<_>>(),
+        "excluded": evidence.excluded,
+    });
+    if test_gaps {
+        candidates["contextTestHunks"] = json!(
+            context_tests
+                .iter()
+                .map(|h| h.id.clone())
+                .collect::<Vec<_>>()
+        );
+    }
+    run.candidates(&candidates);
+    let manifest = manifest(evidence);
+    let frames: Vec<Frame> = judged
+        .iter()
+        .map(|&i| {
+            let hunk = eligible[i];
+            let related = if test_gaps {
+                related_tests(hunk, &context_tests)
+            } else {
+                Vec::new()
+            };
+            let mut provenance = vec![hunk.reference(&evidence.source)];
+            provenance.extend(related.iter().map(|t| t.reference(&evidence.source)));
+            Frame {
+                template: format!("diff-{}@1", mode.id),
+                scope: hunk.id.clone(),
+                state: json!({
+                    "evidencePolicy": EVIDENCE_POLICY,
+                    "analysis": mode.id,
+                    "request": input.request,
+                    "task": null,
+                    "diffManifest": manifest,
+                    "hunk": hunk.evidence(),
+                    "relatedTestHunks": related.iter().map(|t| t.evidence()).collect::<Vec<_>>(),
+                }),
+                questions: questions(mode, hunk),
+                provenance: json!(provenance),
+            }
+        })
+        .collect();
+    let outcomes = executor.run_all(frames).await;
+    let mut by_hunk: Vec<Option<&stanley_core::FrameOutcome>> = vec![None; eligible.len()];
+    for (slot, outcome) in judged.iter().zip(&outcomes) {
+        by_hunk[*slot] = Some(outcome);
+    }
+    let mut classifications: Map<String, Value> = Map::new();
+    let mut lines: Vec<(u8, String)> = Vec::new();
+    let summarize = mode.concerns.is_empty();
+    for (i, hunk) in eligible.iter().enumerate() {
+        let mut row = json!({
+            "analysis": mode.id,
+            "id": hunk.id,
+            "path": hunk.path,
+            "lines": hunk.line_range(),
+            "kind": hunk.kind.as_str(),
+            "fileStatus": hunk.file_status.as_str(),
+            "added": hunk.added,
+            "removed": hunk.removed,
+            "disposition": "unjudged",
+            "classification": null,
+            "importance": null,
+            "evidenceSufficient": null,
+            "untrustedInstructionText": null,
+            "flag": null,
+            "error": null,
+        });
+        let where_ = format!("{}:{}", hunk.path, hunk.line_range());
+        let mut key = "unjudged".to_owned();
+        match by_hunk[i] {
+            None => row["error"] = json!(HUNK_LIMIT_ERROR),
+            Some(Err(failure)) => {
+                let disposition = if failure.reason.is_unjudged() {
+                    Disposition::Unjudged
+                } else {
+                    Disposition::Failed
+                };
+                let error = format!("{}: {}", failure.reason.as_str(), failure.detail);
+                run.set(&hunk.id, disposition);
+                row["disposition"] = json!(disposition);
+                row["error"] = json!(error);
+                lines.push((
+                    2,
+                    format!(
+                        "{where_} [{}] - ({error})",
+                        row["disposition"].as_str().unwrap_or("")
+                    ),
+                ));
+            }
+            Some(Ok(ok)) => {
+                let Some(d) = decide(mode, &ok.answers) else {
+                    continue;
+                };
+                run.set(&hunk.id, d.disposition);
+                if let Some(reason) = &d.parked {
+                    run.parked.push(Parked {
+                        id: hunk.id.clone(),
+                        path: Some(hunk.path.clone()),
+                        reason: reason.clone(),
+                    });
+                }
+                if let Some(flag) = &d.flag {
+                    let mut detail = Map::new();
+                    detail.insert("classification".into(), json!(d.label));
+                    detail.insert("probability".into(), json!(d.p_label));
+                    detail.insert("concernMass".into(), json!(d.concern_mass));
+                    detail.insert("importanceHighMass".into(), json!(d.high_mass));
+                    detail.insert("evidenceSufficient".into(), json!(d.evidence));
+                    run.findings.push(Finding {
+                        flag: flag.clone(),
+                        id: hunk.id.clone(),
+                        source: "jev",
+                        severity: Severity::Warn,
+                        path: Some(hunk.path.clone()),
+                        lines: Some(hunk.line_range()),
+                        detail: Some(detail),
+                    });
+                }
+                if d.untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
+                    let mut detail = Map::new();
+                    detail.insert("p".into(), json!(d.untrusted));
+                    run.findings.push(Finding {
+                        flag: "untrusted_instruction_text".into(),
+                        id: hunk.id.clone(),
+                        source: "jev",
+                        severity: Severity::Info,
+                        path: Some(hunk.path.clone()),
+                        lines: Some(hunk.line_range()),
+                        detail: Some(detail),
+                    });
+                }
+                run.decision(&hunk.id, &format!("diff_{}", mode.id), json!({"classification": d.classification, "importance": d.importance, "evidenceSufficient": d.evidence, "flag": d.flag}), POLICY);
+                let group = if d.flag.is_some() {
+                    0
+                } else if d.parked.is_some() {
+                    1
+                } else {
+                    3
+                };
+                if group < 3 || summarize {
+                    let concern = if summarize {
+                        String::new()
+                    } else {
+                        format!(" concern={:.2}", d.concern_mass)
+                    };
+                    let flag = d
+                        .flag
+                        .as_ref()
+                        .map(|f| format!(" flag={f}"))
+                        .unwrap_or_default();
+                    lines.push((
+                        group,
+                        format!(
+                            "{where_} [{}] {}{concern} importance={:.2} evidence={:.2}{flag}",
+                            row_disposition(d.disposition),
+                            d.label,
+                            d.high_mass,
+                            d.evidence
+                        ),
+                    ));
+                }
+                row["disposition"] = json!(d.disposition);
+                row["classification"] = d.classification;
+                row["importance"] = d.importance;
+                row["evidenceSufficient"] = json!(d.evidence);
+                row["untrustedInstructionText"] = json!(d.untrusted);
+                row["flag"] = json!(d.flag);
+                key = d.label;
+            }
+        }
+        let count = classifications.entry(key).or_insert(json!(0));
+        *count = json!(count.as_u64().unwrap_or(0) + 1);
+        run.results.push(row);
+    }
+    lines.sort_by_key(|(group, _)| *group);
+    run.sections.push(Section {
+        title: mode.description.to_lowercase(),
+        lines: lines
+            .into_iter()
+            .take(MAX_SECTION_LINES)
+            .map(|(_, l)| l)
+            .collect(),
+    });
+    run.not_checked = mode.not_checked.iter().map(|s| (*s).to_owned()).collect();
+    run.summary = json!({
+        "analysis": mode.id,
+        "description": mode.summary,
+        "diff": evidence.source.describe(),
+        "eligibleHunks": eligible.len(),
+        "contextTestHunks": if test_gaps { context_tests.len() } else { 0 },
+        "classifications": classifications,
+    });
+}
+
+fn row_disposition(d: Disposition) -> &'static str {
+    match d {
+        Disposition::Judged => "judged",
+        Disposition::Deterministic => "deterministic",
+        Disposition::Excluded => "excluded",
+        Disposition::Parked => "parked",
+        Disposition::Failed => "failed",
+        Disposition::Unjudged => "unjudged",
+    }
+}
+
+#[cfg(test)]
+#[path = "analysis_tests.rs"]
+mod tests;

@@ -1,0 +1,395 @@
+//! The diff analyses' policy: priority, concern aggregation, parking, findings, related tests
+//! and the hunk cap, against a scripted in-memory Jev.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use stanley_core::{
+    BoxFuture, Budget, BudgetLimits, Cancel, ExecutorOptions, Jev, JevError, JevRequest, Status,
+};
+
+use super::*;
+use crate::diff::{DiffSource, Scope};
+use crate::modes::{self, Mode};
+use crate::ports::{Clock, NoRecords};
+
+/// Answers every frame from a closure of the request; records the states it saw.
+struct Scripted {
+    answer: Box<dyn Fn(&JevRequest) -> Value + Send + Sync>,
+    seen: Mutex<Vec<Value>>,
+}
+
+impl Jev for Scripted {
+    fn ask<'a>(
+        &'a self,
+        request: &'a JevRequest,
+        _t: Duration,
+    ) -> BoxFuture<'a, Result<Value, JevError>> {
+        self.seen.lock().unwrap().push(request.state.clone());
+        let answers = (self.answer)(request);
+        Box::pin(async move {
+            Ok(
+                json!({"model": "jev-test", "answers": answers, "usage": {"input_tokens": 1, "output_tokens": 1}}),
+            )
+        })
+    }
+}
+
+struct FixedClock;
+impl Clock for FixedClock {
+    fn now(&self) -> String {
+        "2026-01-01T00:00:00.000Z".into()
+    }
+}
+
+fn choice(labels: &[String], probs: &[(&str, f64)]) -> Value {
+    let rest_labels = labels
+        .iter()
+        .filter(|l| !probs.iter().any(|(p, _)| p == *l))
+        .count()
+        .max(1) as f64;
+    let rest = (1.0 - probs.iter().map(|(_, p)| p).sum::<f64>()) / rest_labels;
+    let map: serde_json::Map<String, Value> = labels
+        .iter()
+        .map(|l| {
+            (
+                l.clone(),
+                json!(probs.iter().find(|(p, _)| p == l).map_or(rest, |(_, p)| *p)),
+            )
+        })
+        .collect();
+    let best = labels
+        .iter()
+        .max_by(|a, b| {
+            map[*a]
+                .as_f64()
+                .unwrap()
+                .total_cmp(&map[*b].as_f64().unwrap())
+        })
+        .unwrap();
+    json!({"type": "choice", "choice": best, "confidence": map[best], "probabilities": map})
+}
+
+fn score(high: f64) -> Value {
+    // Mass `high` split over levels 2 and 3, the rest on level 0.
+    let p = [1.0 - high, 0.0, high / 2.0, high / 2.0];
+    let expected: f64 = p.iter().enumerate().map(|(i, x)| i as f64 * x).sum();
+    json!({"type": "score", "score": expected, "confidence": 0.8, "probabilities": {"0": p[0], "1": p[1], "2": p[2], "3": p[3]}})
+}
+
+/// Answers with the given classification mass, importance mass and evidence for every hunk.
+fn answering(
+    mode: &'static Mode,
+    probs: &'static [(&'static str, f64)],
+    high: f64,
+    evidence: f64,
+    untrusted: f64,
+) -> Arc<Scripted> {
+    let labels: Vec<String> = mode.labels.iter().map(|(l, _)| (*l).to_owned()).collect();
+    Arc::new(Scripted {
+        answer: Box::new(move |_| {
+            json!({
+                "classification": choice(&labels, probs),
+                "importance": score(high),
+                "evidence_sufficient": {"type": "noul", "noul": evidence},
+                "untrusted_instruction_text": {"type": "noul", "noul": untrusted},
+            })
+        }),
+        seen: Mutex::new(Vec::new()),
+    })
+}
+
+const DIFF: &str = "diff --git a/src/auth.ts b/src/auth.ts
+--- a/src/auth.ts
++++ b/src/auth.ts
+@@ -1,4 +1,3 @@ export function canEdit
+ export function canEdit(user) {
+-  if (user.role !== 'admin') return false;
+   return true;
+ }
+diff --git a/src/cart.ts b/src/cart.ts
+--- a/src/cart.ts
++++ b/src/cart.ts
+@@ -1,2 +1,3 @@
+ export function total(items) {
++  return applyDiscount(items);
+ }
+diff --git a/test/cart.test.ts b/test/cart.test.ts
+--- a/test/cart.test.ts
++++ b/test/cart.test.ts
+@@ -1,2 +1,3 @@
+ test('total', () => {
++  expect(applyDiscount([])).toBe(0);
+ });
+diff --git a/README.md b/README.md
+--- a/README.md
++++ b/README.md
+@@ -1 +1,2 @@
+ # Shop
++Discounts apply at checkout.
+";
+
+fn evidence() -> DiffEvidence {
+    DiffEvidence::from_source(DiffSource {
+        text: DIFF.into(),
+        scope: Scope::Worktree,
+        base_ref: None,
+        base_commit: None,
+        head_commit: None,
+        probe: "git-diff-U3:worktree".into(),
+        excluded: vec![],
+    })
+}
+
+async fn run_mode(mode: &'static Mode, jev: Arc<Scripted>, max_hunks: usize) -> crate::run::Packet {
+    let budget = Arc::new(Budget::new(BudgetLimits::TREE));
+    let executor = Executor::new(
+        Some(jev),
+        budget,
+        ExecutorOptions::new("jev-test").retries(0).concurrency(2),
+        Cancel::new(),
+    );
+    let input = AnalysisInput {
+        request: "Look at this change".into(),
+        max_hunks,
+    };
+    let ev = evidence();
+    let mut run = Run::start(
+        "x-1".into(),
+        &format!("{}@1", mode.id),
+        Arc::new(NoRecords),
+        Arc::new(FixedClock),
+        BudgetLimits::TREE,
+        "jev-test",
+        recorded_inputs(mode, &input, &ev),
+    );
+    analyze(mode, &input, &ev, &executor, &mut run).await;
+    run.finish(&executor)
+}
+
+#[tokio::test]
+async fn concern_mass_combines_labels_into_a_flag() {
+    // 0.40 + 0.35 of concern labels is a concern even though no label reaches 0.5.
+    let jev = answering(
+        &modes::REVIEW,
+        &[
+            ("correctness_risk", 0.40),
+            ("error_handling_risk", 0.35),
+            ("no_issue_visible", 0.25),
+        ],
+        0.8,
+        0.9,
+        0.1,
+    );
+    let packet = run_mode(&modes::REVIEW, jev, 150).await;
+    let findings = packet.json["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 4, "{findings:?}");
+    assert_eq!(findings[0]["flag"], "review_correctness_risk");
+    assert_eq!(findings[0]["detail"]["concernMass"], 0.75);
+    assert_eq!(findings[0]["severity"], "warn");
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["path"] == "src/auth.ts" && f["lines"] == "1-3")
+    );
+    assert_eq!(packet.status, Status::Complete);
+    let text = packet.human();
+    assert!(text.contains("review findings:\n  "), "{text}");
+    assert!(
+        text.contains("concern=0.75 importance=0.80 evidence=0.90 flag=review_correctness_risk"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_material_concern_without_evidence_is_parked() {
+    let jev = answering(
+        &modes::SECURITY,
+        &[("authorization_or_authentication", 0.9)],
+        0.9,
+        0.2,
+        0.1,
+    );
+    let packet = run_mode(&modes::SECURITY, jev, 150).await;
+    assert_eq!(packet.json["findings"], json!([]));
+    let parked = packet.json["parked"].as_array().unwrap();
+    assert_eq!(parked.len(), 4);
+    assert_eq!(
+        parked[0]["reason"],
+        "security_review: material concern needs evidence outside the diff"
+    );
+}
+
+#[tokio::test]
+async fn low_importance_concerns_are_judged_without_findings() {
+    let jev = answering(
+        &modes::PERFORMANCE,
+        &[("algorithmic_complexity_risk", 0.9)],
+        0.3,
+        0.9,
+        0.1,
+    );
+    let packet = run_mode(&modes::PERFORMANCE, jev, 150).await;
+    assert_eq!(packet.json["findings"], json!([]));
+    assert_eq!(packet.json["coverage"]["judged"], 4);
+}
+
+#[tokio::test]
+async fn each_mode_flags_with_its_prefix() {
+    for (mode, label, flag) in [
+        (
+            &modes::REVIEW,
+            "correctness_risk",
+            "review_correctness_risk",
+        ),
+        (
+            &modes::TEST_GAPS,
+            "missing_behavior_test",
+            "missing_behavior_test",
+        ),
+        (
+            &modes::SECURITY,
+            "authorization_or_authentication",
+            "security_authorization_or_authentication",
+        ),
+        (
+            &modes::PERFORMANCE,
+            "algorithmic_complexity_risk",
+            "performance_algorithmic_complexity_risk",
+        ),
+        (
+            &modes::COMPATIBILITY,
+            "breaking_source_api",
+            "compatibility_breaking_source_api",
+        ),
+    ] {
+        let labels: Vec<String> = mode.labels.iter().map(|(l, _)| (*l).to_owned()).collect();
+        let label = label.to_owned();
+        let jev = Arc::new(Scripted {
+            answer: Box::new(move |_| {
+                json!({
+                    "classification": choice(&labels, &[(label.as_str(), 0.9)]),
+                    "importance": score(0.9),
+                    "evidence_sufficient": {"type": "noul", "noul": 0.9},
+                    "untrusted_instruction_text": {"type": "noul", "noul": 0.1},
+                })
+            }),
+            seen: Mutex::new(Vec::new()),
+        });
+        let packet = run_mode(mode, jev, 150).await;
+        assert_eq!(packet.json["findings"][0]["flag"], flag, "{}", mode.id);
+        assert_eq!(packet.json["summary"]["analysis"], mode.id);
+        assert_eq!(packet.json["notChecked"].as_array().unwrap().len(), 3);
+    }
+}
+
+#[tokio::test]
+async fn summarize_never_flags_and_parks_uncertain_hunks() {
+    let jev = answering(
+        &modes::SUMMARIZE,
+        &[("feature", 0.4), ("bug_fix", 0.3)],
+        0.9,
+        0.9,
+        0.1,
+    );
+    let packet = run_mode(&modes::SUMMARIZE, jev, 150).await;
+    assert_eq!(packet.json["findings"], json!([]));
+    assert_eq!(packet.json["coverage"]["parked"], 4);
+    assert_eq!(
+        packet.json["parked"][0]["reason"],
+        "summarize: classification uncertain"
+    );
+}
+
+#[tokio::test]
+async fn the_untrusted_instruction_diagnostic_needs_0_9() {
+    let low = run_mode(
+        &modes::SUMMARIZE,
+        answering(&modes::SUMMARIZE, &[("feature", 0.9)], 0.9, 0.9, 0.75),
+        150,
+    )
+    .await;
+    assert_eq!(low.json["findings"], json!([]));
+    let high = run_mode(
+        &modes::SUMMARIZE,
+        answering(&modes::SUMMARIZE, &[("feature", 0.9)], 0.9, 0.9, 0.97),
+        150,
+    )
+    .await;
+    let findings = high.json["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 4);
+    assert!(
+        findings
+            .iter()
+            .all(|f| f["flag"] == "untrusted_instruction_text" && f["severity"] == "info")
+    );
+}
+
+#[tokio::test]
+async fn the_hunk_cap_judges_the_weakened_auth_check_first_and_reports_incomplete() {
+    let jev = answering(
+        &modes::SECURITY,
+        &[("no_security_relevance", 0.9)],
+        0.1,
+        0.9,
+        0.1,
+    );
+    let seen = jev.clone();
+    let packet = run_mode(&modes::SECURITY, jev, 1).await;
+    let states = seen.seen.lock().unwrap();
+    assert_eq!(states.len(), 1);
+    assert_eq!(states[0]["hunk"]["path"], "src/auth.ts");
+    assert_eq!(packet.status, Status::Incomplete);
+    let results = packet.json["results"].as_array().unwrap();
+    assert_eq!(
+        packet.json["coverage"]["unjudged"].as_u64().unwrap() as usize,
+        results.len() - 1
+    );
+    assert!(
+        packet.json["limits"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("only 1 highest-priority hunks of 4 eligible hunks")
+    );
+    assert!(packet.human().contains(" · INCOMPLETE"));
+}
+
+#[tokio::test]
+async fn test_gaps_judges_code_with_related_tests_as_context() {
+    let jev = answering(
+        &modes::TEST_GAPS,
+        &[("test_evidence_present", 0.9)],
+        0.1,
+        0.9,
+        0.1,
+    );
+    let seen = jev.clone();
+    let packet = run_mode(&modes::TEST_GAPS, jev, 150).await;
+    assert_eq!(packet.json["summary"]["eligibleHunks"], 2);
+    assert_eq!(packet.json["summary"]["contextTestHunks"], 1);
+    let states = seen.seen.lock().unwrap();
+    let cart = states
+        .iter()
+        .find(|s| s["hunk"]["path"] == "src/cart.ts")
+        .unwrap();
+    assert_eq!(cart["relatedTestHunks"][0]["path"], "test/cart.test.ts");
+    let auth = states
+        .iter()
+        .find(|s| s["hunk"]["path"] == "src/auth.ts")
+        .unwrap();
+    assert_eq!(auth["relatedTestHunks"], json!([]));
+}
+
+#[test]
+fn priorities_follow_the_mode_terms() {
+    let ev = evidence();
+    let auth = &ev.hunks[0];
+    let readme = &ev.hunks[3];
+    assert!(
+        priority(&modes::SECURITY, auth) > 100.0,
+        "the removed role check earns the security bonus"
+    );
+    assert!(priority(&modes::REVIEW, readme) < 0.0);
+    assert_eq!(priority(&modes::SUMMARIZE, auth), 0.0);
+}
