@@ -4,6 +4,8 @@
 
 pub mod analysis;
 pub mod diff;
+pub mod glob;
+pub mod ladder;
 pub mod modes;
 pub mod paths;
 pub mod policy;
