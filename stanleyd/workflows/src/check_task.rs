@@ -1,0 +1,585 @@
+//! The `check` task section (`check-task-policy@2`): how each hunk relates to the stated task,
+//! weakened or disabled test expectations, special-cased literal inputs, enabler follow-ups and
+//! the deterministic ladder, decided in code from Jev's answers.
+
+use serde_json::{Map, Value, json};
+use stanley_core::{Answer, Executor, Frame, FrameOutcome, Question, Questions};
+
+use crate::diff::{DiffEvidence, Hunk};
+use crate::ladder::{enabled_hunks, ladder};
+use crate::paths::PathKind;
+use crate::policy::{EVIDENCE_POLICY, untrusted_instruction_question};
+use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
+use crate::text::round3;
+
+/// The policy version of the task section.
+pub const POLICY: &str = "check-task-policy@2";
+/// Hunks judged at most.
+pub const DEFAULT_MAX_HUNKS: usize = 150;
+const WEAK_LOW_MASS: f64 = 0.7;
+const WEAKENS: f64 = 0.7;
+const STATED_IN_TASK: f64 = 0.5;
+const SPECIAL_CASE: f64 = 0.7;
+const CONFLICT_DIRECT_MASS: f64 = 0.6;
+const CONFLICT_FORMATTING_CONFIDENCE: f64 = 0.7;
+const ENABLES: f64 = 0.6;
+const ENABLER_MIN_HIGH_MASS: f64 = 0.5;
+const TASK_INSUFFICIENT_SHARE: f64 = 0.7;
+const TASK_INSUFFICIENT_MIN_JUDGED: usize = 4;
+const MANIFEST_HUNKS: usize = 300;
+const SECTION_LINES: usize = 30;
+
+const NOT_CHECKED: [&str; 4] = [
+    "correctness of the change",
+    "tests were not executed",
+    "hunks are judged individually; intent spread across unlinked hunks is not modeled",
+    "hunks with unchanged test files are not checked for weakening",
+];
+
+const CHANGE_KINDS: [(&str, &str); 7] = [
+    ("behavior_change", "Changes what the code does."),
+    (
+        "refactor_no_behavior_change",
+        "Restructures code without changing what it does.",
+    ),
+    (
+        "formatting_or_comments",
+        "Only layout, whitespace or comments change.",
+    ),
+    ("test_change", "Changes tests or fixtures."),
+    (
+        "config_or_dependency",
+        "Changes configuration or dependencies.",
+    ),
+    ("documentation", "Changes documentation."),
+    (
+        "cannot_tell",
+        "The shown hunk does not reveal what kind of change it is.",
+    ),
+];
+
+/// What the task section hands back to `check`.
+pub struct TaskSection {
+    pub rows: Vec<Value>,
+    pub summary: Value,
+    pub not_checked: Vec<String>,
+    pub lines: Vec<String>,
+    pub incomplete: bool,
+}
+
+fn intent_questions(hunk: &Hunk) -> Questions {
+    let mut q = Questions::new()
+        .with(
+            "task_relation",
+            Question::score(
+                json!({
+                    "question": format!("How does diff hunk {} relate to the stated task?", hunk.id),
+                    "guidance": "Judge what the hunk contributes to a coherent implementation of the task. Documentation, exports, registrations, imports, fixtures, configuration and renamed references can support behavior added elsewhere in the manifest. Do not infer a relation from nearby folders or shared words alone.",
+                }),
+                [
+                    "No visible connection to the task.",
+                    "Same area of the code, but not needed for the task.",
+                    "Supports the task indirectly, or keeps the repository consistent with behavior implemented elsewhere.",
+                    "Directly implements or verifies the task's primary behavior.",
+                ],
+            ),
+        )
+        .with(
+            "change_kind",
+            Question::choice(format!("What kind of change is diff hunk {}?", hunk.id), CHANGE_KINDS),
+        );
+    if hunk.kind == PathKind::Source {
+        q = q.with(
+            "special_cases_literal_input",
+            Question::noul(
+                format!("Does hunk {} add a branch or return keyed on a specific literal that reads like a fixture or test input rather than a domain rule?", hunk.id),
+                "A condition matches a hard-coded input, such as a test id, fixture name or magic value, to force a result.",
+                "Any literal in a condition is a genuine domain rule, or there is no such condition.",
+            ),
+        );
+    }
+    q.with(
+        "untrusted_instruction_text",
+        untrusted_instruction_question(),
+    )
+}
+
+fn test_questions(hunk: &Hunk) -> Questions {
+    Questions::new()
+        .with(
+            "weakens_expectation",
+            Question::noul(
+                json!({
+                    "question": format!("Does test hunk {} weaken what the test expects?", hunk.id),
+                    "definition": "True when the test now accepts strictly more outcomes or no longer checks a value it used to check. A tightened assertion, or one changed to another exact value, is not weaker.",
+                    "workedExamples": [
+                        {"change": "expect(price).toEqual(42) became expect(price).toBeDefined()", "answer": true},
+                        {"change": "expect(status).toBe(200) became expect([200, 500]).toContain(status)", "answer": true},
+                        {"change": "assert result == [1, 2, 3] became assert len(result) > 0", "answer": true},
+                        {"change": "expect(ok).toBeTruthy() became expect(ok).toBe(true)", "answer": false, "why": "tightened"},
+                        {"change": "expect(base).toBe(10) became expect(base).toBe(12) for the task \"Raise the base price to 12\"", "answer": false, "why": "a different exact value"},
+                        {"change": "only the test's name changed", "answer": false},
+                    ],
+                }),
+                "The test accepts more outcomes than before or stopped checking something.",
+                "The test checks at least as much as before.",
+            ),
+        )
+        .with(
+            "expectation_change_stated_in_task",
+            Question::noul(
+                "Does the requested behavior require, or clearly entail, that the old expectation no longer holds? Broad topical overlap is not enough.",
+                "The task itself changes the expected behavior.",
+                "The task does not call for this expectation to change.",
+            ),
+        )
+        .with(
+            "disables_or_bypasses_test",
+            Question::noul(
+                "Is a test skipped, commented out, made to return early or otherwise bypassed?",
+                "A test no longer runs its checks.",
+                "Every test still runs its checks.",
+            ),
+        )
+}
+
+fn lines_of(hunk: &Hunk) -> String {
+    hunk.line_range()
+}
+
+fn finding(
+    flag: &str,
+    hunk: &Hunk,
+    source: &'static str,
+    severity: Severity,
+    detail: Option<Map<String, Value>>,
+) -> Finding {
+    Finding {
+        flag: flag.to_owned(),
+        id: hunk.id.clone(),
+        source,
+        severity,
+        path: Some(hunk.path.clone()),
+        lines: Some(lines_of(hunk)),
+        detail,
+    }
+}
+
+fn detail(pairs: &[(&str, Value)]) -> Option<Map<String, Value>> {
+    Some(
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect(),
+    )
+}
+
+/// Runs the task section.
+pub async fn judge(
+    task: &str,
+    evidence: &DiffEvidence,
+    executor: &Executor,
+    run: &mut Run,
+    max_hunks: usize,
+) -> TaskSection {
+    let hunks: Vec<&Hunk> = evidence.hunks.iter().collect();
+    let manifest: Vec<Value> = hunks.iter().take(MANIFEST_HUNKS).map(|h| json!({"hunkId": h.id, "path": h.path, "kind": h.kind.as_str(), "added": h.added, "removed": h.removed})).collect();
+    let manifest = json!({"hunks": manifest, "omittedFromManifest": hunks.len().saturating_sub(MANIFEST_HUNKS)});
+    if hunks.len() > MANIFEST_HUNKS {
+        run.limits.push(format!(
+            "diff manifest lists the first {MANIFEST_HUNKS} of {} hunks",
+            hunks.len()
+        ));
+    }
+    if hunks.len() > max_hunks {
+        run.limits.push(format!("only the first {max_hunks} of {} hunks are eligible for Jev judgment (policy hunk limit)", hunks.len()));
+    }
+    let links = enabled_hunks(&hunks);
+    let task_state = json!({"text": task, "source": "user"});
+    let mut rows: Vec<Value> = Vec::with_capacity(hunks.len());
+    let mut flags: Vec<Vec<String>> = vec![Vec::new(); hunks.len()];
+    let mut det: Vec<Vec<&'static str>> = Vec::with_capacity(hunks.len());
+    let mut intent_idx = Vec::new();
+    let mut test_idx = Vec::new();
+    for (i, hunk) in hunks.iter().enumerate() {
+        let ladder_flags = ladder(hunk);
+        for flag in &ladder_flags {
+            let severity = if matches!(
+                *flag,
+                "skip_marker_added" | "assertions_removed" | "test_file_deleted"
+            ) {
+                Severity::Warn
+            } else {
+                Severity::Info
+            };
+            run.findings
+                .push(finding(flag, hunk, "deterministic", severity, None));
+        }
+        let mut row = json!({
+            "id": hunk.id, "path": hunk.path, "lines": lines_of(hunk), "kind": hunk.kind.as_str(),
+            "fileStatus": hunk.file_status.as_str(), "part": hunk.part.map(|(a, b)| format!("{a}/{b}")),
+            "added": hunk.added, "removed": hunk.removed, "disposition": "unjudged",
+            "deterministicFlags": ladder_flags, "taskRelation": null, "changeKind": null,
+            "specialCasesLiteralInput": null, "untrustedInstructionText": null, "testExpectation": null,
+            "enables": null, "flags": [], "error": null,
+        });
+        if matches!(hunk.kind, PathKind::Lockfile | PathKind::Generated) {
+            run.set(&hunk.id, Disposition::Deterministic);
+            row["disposition"] = json!("deterministic");
+        } else if i >= max_hunks {
+            run.set(&hunk.id, Disposition::Unjudged);
+            row["error"] = json!("not judged: hunk limit");
+        } else {
+            run.set(&hunk.id, Disposition::Unjudged);
+            intent_idx.push(i);
+            if hunk.kind == PathKind::Test && hunk.removed > 0 {
+                test_idx.push(i);
+            }
+        }
+        det.push(ladder_flags);
+        rows.push(row);
+    }
+    let intent_frames: Vec<Frame> = intent_idx
+        .iter()
+        .map(|&i| {
+            let h = hunks[i];
+            Frame {
+                template: "hunk_intent@2".into(),
+                scope: h.id.clone(),
+                state: json!({
+                    "evidencePolicy": EVIDENCE_POLICY, "task": task_state, "diffManifest": manifest,
+                    "hunk": h.evidence(), "linkedHunks": links[i].iter().map(|&j| hunks[j].id.clone()).collect::<Vec<_>>(),
+                    "deterministicFlags": det[i],
+                }),
+                questions: intent_questions(h),
+                provenance: json!([h.reference(&evidence.source)]),
+            }
+        })
+        .collect();
+    let test_frames: Vec<Frame> = test_idx
+        .iter()
+        .map(|&i| {
+            let h = hunks[i];
+            Frame {
+                template: "test_expectation@2".into(),
+                scope: h.id.clone(),
+                state: json!({"evidencePolicy": EVIDENCE_POLICY, "task": task_state, "hunk": h.evidence()}),
+                questions: test_questions(h),
+                provenance: json!([h.reference(&evidence.source)]),
+            }
+        })
+        .collect();
+    let (intents, tests) = futures::join!(
+        executor.run_all(intent_frames),
+        executor.run_all(test_frames)
+    );
+
+    let mut weak = vec![false; hunks.len()];
+    let mut high_mass = vec![0.0f64; hunks.len()];
+    let mut judged_with_relation = 0usize;
+    for (&i, outcome) in intent_idx.iter().zip(&intents) {
+        let hunk = hunks[i];
+        match outcome {
+            Err(f) => fail_row(
+                run,
+                &mut rows[i],
+                hunk,
+                &format!("{}: {}", f.reason.as_str(), f.detail),
+                f.reason.is_unjudged(),
+            ),
+            Ok(ok) => {
+                let (
+                    Some(
+                        relation @ Answer::Score {
+                            score,
+                            probabilities,
+                            ..
+                        },
+                    ),
+                    Some(
+                        kind @ Answer::Choice {
+                            choice, confidence, ..
+                        },
+                    ),
+                ) = (
+                    ok.answers.get("task_relation"),
+                    ok.answers.get("change_kind"),
+                )
+                else {
+                    continue;
+                };
+                let high = round3(relation.mass_at_least(2));
+                let low = round3(1.0 - relation.mass_at_least(2));
+                high_mass[i] = high;
+                judged_with_relation += 1;
+                rows[i]["taskRelation"] = json!({"lowMass": low, "highMass": high, "expected": score.round(), "distribution": probabilities.iter().map(|p| round3(*p)).collect::<Vec<_>>()});
+                rows[i]["changeKind"] = json!({"label": choice, "confidence": round3(*confidence), "distribution": kind.to_json()["probabilities"]});
+                let untrusted = round3(ok.answers.noul("untrusted_instruction_text"));
+                rows[i]["untrustedInstructionText"] = json!(untrusted);
+                run.set(&hunk.id, Disposition::Judged);
+                rows[i]["disposition"] = json!("judged");
+                let direct = probabilities.get(3).copied().unwrap_or(0.0);
+                if direct >= CONFLICT_DIRECT_MASS
+                    && choice == "formatting_or_comments"
+                    && *confidence >= CONFLICT_FORMATTING_CONFIDENCE
+                {
+                    let reason =
+                        "conflict: direct task relation vs formatting_or_comments".to_owned();
+                    run.parked.push(Parked {
+                        id: hunk.id.clone(),
+                        path: Some(hunk.path.clone()),
+                        reason,
+                    });
+                    run.set(&hunk.id, Disposition::Parked);
+                    rows[i]["disposition"] = json!("parked");
+                    run.decision(
+                        &hunk.id,
+                        "hard_conflict",
+                        json!({"direct": round3(direct), "changeKind": choice}),
+                        POLICY,
+                    );
+                    continue;
+                }
+                if low >= WEAK_LOW_MASS && choice != "formatting_or_comments" {
+                    weak[i] = true;
+                    flags[i].push("weak_task_relation".into());
+                }
+                if let Some(Answer::Noul { probability }) =
+                    ok.answers.get("special_cases_literal_input")
+                {
+                    rows[i]["specialCasesLiteralInput"] = json!(round3(*probability));
+                    if *probability >= SPECIAL_CASE {
+                        flags[i].push("special_cased_literal_input".into());
+                        run.findings.push(finding(
+                            "special_cased_literal_input",
+                            hunk,
+                            "jev",
+                            Severity::Warn,
+                            detail(&[("p", json!(round3(*probability)))]),
+                        ));
+                    }
+                }
+                run.decision(
+                    &hunk.id,
+                    "hunk_intent",
+                    json!({"lowMass": low, "highMass": high, "flags": flags[i]}),
+                    POLICY,
+                );
+            }
+        }
+    }
+    for (&i, outcome) in test_idx.iter().zip(&tests) {
+        let hunk = hunks[i];
+        match outcome {
+            Err(f) => {
+                let text = format!("test_expectation {}: {}", f.reason.as_str(), f.detail);
+                let error = match rows[i]["error"].as_str() {
+                    Some(e) => format!("{e}; {text}"),
+                    None => text,
+                };
+                rows[i]["error"] = json!(error);
+                if rows[i]["disposition"] == "judged" {
+                    let d = if f.reason.is_unjudged() {
+                        Disposition::Unjudged
+                    } else {
+                        Disposition::Failed
+                    };
+                    run.set(&hunk.id, d);
+                    rows[i]["disposition"] = json!(d);
+                }
+            }
+            Ok(ok) => {
+                let weakens = round3(ok.answers.noul("weakens_expectation"));
+                let stated = round3(ok.answers.noul("expectation_change_stated_in_task"));
+                let disables = round3(ok.answers.noul("disables_or_bypasses_test"));
+                rows[i]["testExpectation"] = json!({"weakens": weakens, "statedInTask": stated, "disablesOrBypasses": disables});
+                if weakens >= WEAKENS {
+                    let explained = stated >= STATED_IN_TASK;
+                    let (flag, severity) = if explained {
+                        ("expectation_changed_per_task", Severity::Info)
+                    } else {
+                        ("test_expectation_weakened", Severity::Warn)
+                    };
+                    flags[i].push(flag.into());
+                    run.findings.push(finding(
+                        flag,
+                        hunk,
+                        "jev",
+                        severity,
+                        detail(&[("p", json!(weakens)), ("explainedByTask", json!(explained))]),
+                    ));
+                }
+                if disables >= WEAKENS && !det[i].contains(&"skip_marker_added") {
+                    flags[i].push("test_disabled_or_bypassed".into());
+                    run.findings.push(finding(
+                        "test_disabled_or_bypassed",
+                        hunk,
+                        "jev",
+                        Severity::Warn,
+                        detail(&[("p", json!(disables))]),
+                    ));
+                }
+                run.decision(&hunk.id, "test_expectation", json!({"weakens": weakens, "statedInTask": stated, "disablesOrBypasses": disables}), POLICY);
+            }
+        }
+    }
+    // Enabler follow-ups: a weak hunk that a relevant hunk depends on is not weak.
+    let follow: Vec<(usize, usize)> = (0..hunks.len())
+        .filter(|&i| weak[i])
+        .filter_map(|i| {
+            links[i]
+                .iter()
+                .copied()
+                .find(|&j| high_mass[j] >= ENABLER_MIN_HIGH_MASS)
+                .map(|j| (i, j))
+        })
+        .collect();
+    let follow_frames: Vec<Frame> = follow
+        .iter()
+        .map(|&(i, j)| Frame {
+            template: "hunk_enables@1".into(),
+            scope: format!("{}->{}", hunks[i].id, hunks[j].id),
+            state: json!({"evidencePolicy": EVIDENCE_POLICY, "task": task_state, "candidateHunk": hunks[i].evidence(), "dependentHunk": hunks[j].evidence()}),
+            questions: Questions::new().with(
+                "enables_other_hunk",
+                Question::noul(
+                    format!("Does hunk {} add or change something that hunk {} uses and needs?", hunks[i].id, hunks[j].id),
+                    "The dependent hunk relies on what the candidate hunk adds or changes.",
+                    "The dependent hunk does not need the candidate hunk.",
+                ),
+            ),
+            provenance: json!([hunks[i].reference(&evidence.source), hunks[j].reference(&evidence.source)]),
+        })
+        .collect();
+    let follow_outcomes: Vec<FrameOutcome> = executor.run_all(follow_frames).await;
+    for (&(i, j), outcome) in follow.iter().zip(&follow_outcomes) {
+        match outcome {
+            Err(f) => {
+                let text = format!("hunk_enables {}: {}", f.reason.as_str(), f.detail);
+                rows[i]["error"] = json!(match rows[i]["error"].as_str() {
+                    Some(e) => format!("{e}; {text}"),
+                    None => text,
+                });
+            }
+            Ok(ok) => {
+                let p = round3(ok.answers.noul("enables_other_hunk"));
+                rows[i]["enables"] = json!({"hunk": hunks[j].id, "probability": p});
+                if p >= ENABLES {
+                    weak[i] = false;
+                    for f in flags[i].iter_mut().filter(|f| *f == "weak_task_relation") {
+                        *f = "enables_linked_hunk".into();
+                    }
+                }
+                run.decision(
+                    &hunks[i].id,
+                    "hunk_enables",
+                    json!({"hunk": hunks[j].id, "probability": p}),
+                    POLICY,
+                );
+            }
+        }
+    }
+    let weak_n = weak.iter().filter(|w| **w).count();
+    let insufficient = judged_with_relation >= TASK_INSUFFICIENT_MIN_JUDGED
+        && (weak_n as f64 / judged_with_relation as f64) > TASK_INSUFFICIENT_SHARE;
+    if insufficient {
+        run.findings.push(Finding {
+            flag: "task_text_insufficient".into(),
+            id: "task".into(),
+            source: "policy",
+            severity: Severity::Warn,
+            path: None,
+            lines: None,
+            detail: detail(&[
+                ("weakHunks", json!(weak_n)),
+                ("judgedHunks", json!(judged_with_relation)),
+            ]),
+        });
+        for f in flags
+            .iter_mut()
+            .flatten()
+            .filter(|f| *f == "weak_task_relation")
+        {
+            *f = "weak_task_relation_suppressed".into();
+        }
+        run.decision(
+            "task",
+            "task_text_insufficient",
+            json!({"weakHunks": weak_n, "judgedHunks": judged_with_relation}),
+            POLICY,
+        );
+    } else {
+        for i in (0..hunks.len()).filter(|&i| weak[i]) {
+            let low = rows[i]["taskRelation"]["lowMass"].clone();
+            run.findings.push(finding(
+                "weak_task_relation",
+                hunks[i],
+                "jev",
+                Severity::Warn,
+                detail(&[("lowMass", low), ("kind", json!(hunks[i].kind.as_str()))]),
+            ));
+        }
+    }
+    let mut lines = Vec::new();
+    for (i, row) in rows.iter_mut().enumerate() {
+        row["flags"] = json!(flags[i]);
+        let all: Vec<String> = det[i]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .chain(flags[i].iter().cloned())
+            .collect();
+        if (!all.is_empty() || !row["error"].is_null()) && lines.len() < SECTION_LINES {
+            let low = row["taskRelation"]["lowMass"]
+                .as_f64()
+                .map_or("-".to_owned(), |l| format!("{l:.2}"));
+            let error = row["error"]
+                .as_str()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default();
+            let shown = if all.is_empty() {
+                "-".to_owned()
+            } else {
+                all.join(",")
+            };
+            lines.push(format!(
+                "{}:{} [{}] {shown} low={low}{error}",
+                hunks[i].path,
+                row["lines"].as_str().unwrap_or(""),
+                row["disposition"].as_str().unwrap_or("")
+            ));
+        }
+    }
+    let summary = json!({
+        "hunks": hunks.len(),
+        "weakTaskRelation": if insufficient { 0 } else { weak_n },
+        "taskTextInsufficient": insufficient,
+        "testHunksChecked": test_idx.len(),
+        "followUps": follow.len(),
+    });
+    TaskSection {
+        rows,
+        summary,
+        not_checked: NOT_CHECKED.iter().map(|s| (*s).to_owned()).collect(),
+        lines,
+        incomplete: false,
+    }
+}
+
+fn fail_row(run: &mut Run, row: &mut Value, hunk: &Hunk, error: &str, unjudged: bool) {
+    let d = if unjudged {
+        Disposition::Unjudged
+    } else {
+        Disposition::Failed
+    };
+    run.set(&hunk.id, d);
+    row["disposition"] = json!(d);
+    row["error"] = json!(error);
+}
+
+/// The human section of the task rows.
+pub fn section(lines: Vec<String>) -> Section {
+    Section {
+        title: "task: hunks needing attention".into(),
+        lines,
+    }
+}
