@@ -16,13 +16,13 @@ use stanley_core::{Budget, Cancel, Executor, ExecutorOptions, Jev, JevRequest, S
 use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptEvent, PromptRequest, prompt_event};
 use stanley_workflows::analysis::{self, AnalysisInput, DEFAULT_MAX_HUNKS};
 use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
-use stanley_workflows::modes;
 use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder};
 use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
 use stanley_workflows::result::{error_document, human, prompt_result};
 use stanley_workflows::routing::{self, Candidate, Facts, InputShape, RouteReason};
 use stanley_workflows::run::{Run, run_id};
 use stanley_workflows::text::{Action, check_request_text, classify_action};
+use stanley_workflows::{check, modes};
 use tokio::sync::mpsc;
 
 use crate::service::DaemonState;
@@ -134,6 +134,8 @@ impl Events {
 /// The input of a request, as text and as the value handed to workflows.
 struct Supplied {
     text: String,
+    /// `stdin`, or the repository-relative path it was read from.
+    source: String,
 }
 
 fn read_input(
@@ -143,22 +145,22 @@ fn read_input(
     let Some(source) = input.and_then(|i| i.source) else {
         return Ok(None);
     };
-    let bytes = match source {
+    let (bytes, label) = match source {
         v1::input::Source::Stdin(bytes) => {
             if bytes.len() as u64 > MAX_INPUT_BYTES {
                 return Err(Failure::input(format!(
                     "stdin exceeds the {MAX_INPUT_BYTES} byte limit"
                 )));
             }
-            bytes
+            (bytes, "stdin".to_owned())
         }
         v1::input::Source::Path(path) => {
-            let (_, bytes) =
+            let (rel, bytes) =
                 read_workspace_file(root, &path, MAX_INPUT_BYTES).map_err(Failure::input)?;
             if bytes.is_empty() {
                 return Err(Failure::input("input file is empty"));
             }
-            bytes
+            (bytes, rel)
         }
     };
     let raw = String::from_utf8_lossy(&bytes).into_owned();
@@ -167,7 +169,10 @@ fn read_input(
         Ok(value) => serde_json::to_string(&value).unwrap_or(raw),
         Err(_) => raw,
     };
-    Ok(Some(Supplied { text }))
+    Ok(Some(Supplied {
+        text,
+        source: label,
+    }))
 }
 
 /// Whether a coding agent could take this request. The Pi adapter is not built yet, so this is
@@ -316,7 +321,7 @@ async fn serve(
             Some(d) => d,
             None => ctx.diff().map_err(|f| f.in_workflow(id))?,
         };
-        return run_builtin(&ctx, builtin, &text, source, &events)
+        return run_builtin(&ctx, builtin, &text, source, input.as_ref(), &events)
             .await
             .map_err(|f| f.in_workflow(id));
     }
@@ -412,20 +417,42 @@ fn recorder(ctx: &Ctx<'_>, id: &str) -> Result<Arc<dyn RunRecorder>, Failure> {
         .map_err(|e| Failure::internal(format!("cannot write run records: {e}")))
 }
 
+/// What a built-in runs, decided before its run starts (input errors come first).
+enum Plan {
+    Analysis(&'static modes::Mode, AnalysisInput),
+    Check(check::CheckPlan),
+}
+
 async fn run_builtin(
     ctx: &Ctx<'_>,
     builtin: &Builtin,
     text: &str,
     source: DiffSource,
+    input: Option<&Supplied>,
     events: &Events,
 ) -> Result<v1::Result, Failure> {
-    let mode = modes::mode(builtin.id)
-        .ok_or_else(|| Failure::internal(format!("{} has no runner in this build", builtin.id)))?;
-    check_request_text(text, "request").map_err(Failure::input)?;
+    let plan = if builtin.id == "check" {
+        Plan::Check(
+            check::plan(text, input.map(|i| (i.text.as_str(), i.source.as_str())))
+                .map_err(Failure::input)?,
+        )
+    } else {
+        let mode = modes::mode(builtin.id).ok_or_else(|| {
+            Failure::internal(format!("{} has no runner in this build", builtin.id))
+        })?;
+        check_request_text(text, "request").map_err(Failure::input)?;
+        Plan::Analysis(
+            mode,
+            AnalysisInput {
+                request: text.to_owned(),
+                max_hunks: DEFAULT_MAX_HUNKS,
+            },
+        )
+    };
     let evidence = DiffEvidence::from_source(source);
-    let input = AnalysisInput {
-        request: text.to_owned(),
-        max_hunks: DEFAULT_MAX_HUNKS,
+    let inputs = match &plan {
+        Plan::Analysis(mode, input) => analysis::recorded_inputs(mode, input, &evidence),
+        Plan::Check(plan) => check::recorded_inputs(plan, &evidence),
     };
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let id = run_id(builtin.id, &clock.now(), &random_hex6());
@@ -437,7 +464,7 @@ async fn run_builtin(
         clock,
         ctx.budget.limits(),
         &ctx.model,
-        analysis::recorded_inputs(mode, &input, &evidence),
+        inputs,
     );
     let redactor = ctx.redactor.clone();
     let prepare = Arc::new(move |req: &mut JevRequest| {
@@ -460,7 +487,12 @@ async fn run_builtin(
             evidence.hunks.len().min(DEFAULT_MAX_HUNKS) as u32,
         )
         .await;
-    analysis::analyze(mode, &input, &evidence, &executor, &mut run).await;
+    match &plan {
+        Plan::Analysis(mode, input) => {
+            analysis::analyze(mode, input, &evidence, &executor, &mut run).await
+        }
+        Plan::Check(plan) => check::check(plan, &evidence, &executor, &mut run).await,
+    }
     if ctx.cancel.is_cancelled() {
         return Err(Failure::internal("run aborted"));
     }

@@ -3,6 +3,8 @@
 //! outside the process is reached through the ports in [`ports`].
 
 pub mod analysis;
+pub mod check;
+pub mod check_criteria;
 pub mod check_rules;
 pub mod check_task;
 pub mod diff;

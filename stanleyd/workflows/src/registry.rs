@@ -71,7 +71,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Evaluate the current Git diff against the stated coding task and, when given as input, against project rules or acceptance criteria.",
         accepts_input: true,
         gate: Gate::DiffPresent,
-        implemented: false,
+        implemented: true,
     },
     Builtin {
         id: "triage_failures",

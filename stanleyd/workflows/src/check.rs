@@ -1,0 +1,155 @@
+//! The `check` built-in: the diff against its task, and against project rules or acceptance
+//! criteria given as input. Input is validated before any Jev request; the diff is loaded once;
+//! the sections run in a fixed order (task, rules, criteria) and share one coverage map.
+
+use serde_json::{Value, json};
+use stanley_core::{Executor, stable_hash};
+
+use crate::check_criteria::{self, Criterion};
+use crate::check_rules::{self, Rule};
+use crate::check_task;
+use crate::diff::DiffEvidence;
+use crate::run::Run;
+use crate::text::check_request_text;
+
+/// What `check` was asked, validated.
+#[derive(Clone, Debug)]
+pub struct CheckPlan {
+    pub task: String,
+    pub rules: Option<(Vec<Rule>, String, String)>,
+    pub criteria: Option<(Vec<Criterion>, String, String)>,
+}
+
+/// Validates the task and parses the input as rules or criteria (input errors, exit 65).
+pub fn plan(task: &str, input: Option<(&str, &str)>) -> Result<CheckPlan, String> {
+    check_request_text(task, "task")?;
+    let mut plan = CheckPlan {
+        task: task.to_owned(),
+        rules: None,
+        criteria: None,
+    };
+    if let Some((text, source)) = input {
+        let hash = stable_hash(&json!(text));
+        if check_rules::is_rules_document(text) {
+            plan.rules = Some((check_rules::parse_rules(text)?, source.to_owned(), hash));
+        } else {
+            plan.criteria = Some((
+                check_criteria::parse_criteria(text)?,
+                source.to_owned(),
+                hash,
+            ));
+        }
+    }
+    Ok(plan)
+}
+
+/// The inputs recorded in `inputs.json`.
+pub fn recorded_inputs(plan: &CheckPlan, evidence: &DiffEvidence) -> Value {
+    json!({
+        "taskHash": stable_hash(&json!(plan.task)),
+        "taskSource": "user",
+        "rules": plan.rules.as_ref().map(|(_, source, hash)| json!({"source": source, "hash": hash, "maxPairs": check_rules::DEFAULT_MAX_PAIRS})),
+        "criteria": plan.criteria.as_ref().map(|(_, source, hash)| json!({"source": source, "hash": hash, "maxEvidenceUnits": check_criteria::DEFAULT_MAX_EVIDENCE_UNITS})),
+        "testResults": null,
+        "diff": evidence.source.describe(),
+        "diffHash": stable_hash(&json!(evidence.source.text)),
+        "maxHunks": check_task::DEFAULT_MAX_HUNKS,
+    })
+}
+
+fn tag(rows: Vec<Value>, section: &str) -> impl Iterator<Item = Value> + '_ {
+    rows.into_iter().map(move |mut r| {
+        r["section"] = json!(section);
+        r
+    })
+}
+
+/// Runs `check`, recording into `run`.
+pub async fn check(plan: &CheckPlan, evidence: &DiffEvidence, executor: &Executor, run: &mut Run) {
+    for ex in &evidence.excluded {
+        run.set(&ex.id, crate::run::Disposition::Excluded);
+    }
+    run.excluded = evidence.excluded.clone();
+    let mut candidates = json!({
+        "diff": evidence.source.describe(),
+        "excluded": evidence.excluded,
+        "task": {"hunks": evidence.hunks.iter().map(|h| h.id.clone()).collect::<Vec<_>>()},
+    });
+    if let Some((rules, ..)) = &plan.rules {
+        candidates["rules"] =
+            json!({"rules": rules.iter().map(|r| r.id.clone()).collect::<Vec<_>>()});
+    }
+    if let Some((criteria, ..)) = &plan.criteria {
+        candidates["criteria"] = json!({"criteria": criteria.iter().map(|c| json!({"id": c.id, "text": c.text})).collect::<Vec<_>>(), "testRecords": 0});
+    }
+    run.candidates(&candidates);
+
+    let mut sections = vec!["task"];
+    let mut results = Vec::new();
+    let mut not_checked: Vec<String> = Vec::new();
+    let task = check_task::judge(
+        &plan.task,
+        evidence,
+        executor,
+        run,
+        check_task::DEFAULT_MAX_HUNKS,
+    )
+    .await;
+    run.incomplete |= task.incomplete;
+    results.extend(tag(task.rows, "task"));
+    not_checked.extend(task.not_checked);
+    run.sections.push(check_task::section(task.lines));
+    let mut rules_summary = Value::Null;
+    if let Some((rules, ..)) = &plan.rules {
+        sections.push("rules");
+        let out = check_rules::judge(
+            rules,
+            evidence,
+            executor,
+            run,
+            check_rules::DEFAULT_MAX_PAIRS,
+        )
+        .await;
+        run.incomplete |= out.incomplete;
+        results.extend(tag(out.rows, "rules"));
+        not_checked.extend(out.not_checked);
+        run.sections.push(check_rules::section(out.lines));
+        rules_summary = out.summary;
+    } else {
+        not_checked.push("project rules (no rules supplied)".into());
+    }
+    let mut criteria_summary = Value::Null;
+    if let Some((criteria, ..)) = &plan.criteria {
+        sections.push("criteria");
+        let out = check_criteria::judge(
+            criteria,
+            evidence,
+            executor,
+            run,
+            check_criteria::DEFAULT_MAX_EVIDENCE_UNITS,
+        )
+        .await;
+        run.incomplete |= out.incomplete;
+        results.extend(tag(out.rows, "criteria"));
+        not_checked.extend(out.not_checked);
+        run.sections.push(check_criteria::section(out.lines));
+        criteria_summary = out.summary;
+    } else {
+        not_checked.push("acceptance criteria (no criteria supplied)".into());
+    }
+    let mut unique = Vec::new();
+    for note in not_checked {
+        if !unique.contains(&note) {
+            unique.push(note);
+        }
+    }
+    run.not_checked = unique;
+    run.results = results;
+    run.summary = json!({
+        "diff": evidence.source.describe(),
+        "sections": sections,
+        "task": task.summary,
+        "rules": rules_summary,
+        "criteria": criteria_summary,
+    });
+}

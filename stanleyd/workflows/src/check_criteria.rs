@@ -1,0 +1,475 @@
+//! The `check` criteria section (`check-criteria-policy@1`): acceptance criteria given as a
+//! numbered or bulleted list, evidence from each diff hunk (one frame per hunk, one noul per
+//! criterion), then a strength judgment for criteria with accepted evidence.
+
+use serde_json::{Value, json};
+use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
+
+use crate::diff::{DiffEvidence, Hunk};
+use crate::paths::PathKind;
+use crate::policy::EVIDENCE_POLICY;
+use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
+use crate::text::round3;
+
+/// The policy version of the criteria section.
+pub const POLICY: &str = "check-criteria-policy@1";
+/// Hunks used as evidence at most.
+pub const DEFAULT_MAX_EVIDENCE_UNITS: usize = 80;
+const MAX_CRITERIA: usize = 20;
+const MAX_CRITERION_CHARS: usize = 300;
+const ACCEPT: f64 = 0.6;
+const UNSUPPORTED_BELOW: f64 = 0.3;
+const MAX_EVIDENCE_PER_CRITERION: usize = 3;
+const DECISIVE_LEVEL: f64 = 0.5;
+
+/// One criterion.
+#[derive(Clone, Debug)]
+pub struct Criterion {
+    /// `c<position>_<6 hex of the text's hash>`.
+    pub id: String,
+    pub text: String,
+    /// 1-based line in the input.
+    pub line: usize,
+}
+
+/// The text of a list item line, if the line is one: a bullet (`-`, `*`, `+`) or a 1–3 digit
+/// number with `.` or `)`, whitespace, an optional checkbox, then the text.
+fn list_item(line: &str) -> Option<&str> {
+    let rest = line.trim_start();
+    let after = if let Some(r) = rest.strip_prefix(['-', '*', '+']) {
+        r
+    } else {
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        if !(1..=3).contains(&digits) {
+            return None;
+        }
+        rest[digits..].strip_prefix(['.', ')'])?
+    };
+    if !after.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let mut text = after.trim_start();
+    for box_ in ["[ ]", "[x]", "[X]"] {
+        if let Some(r) = text
+            .strip_prefix(box_)
+            .filter(|r| r.starts_with(char::is_whitespace))
+        {
+            text = r.trim_start();
+        }
+    }
+    let text = text.trim_end();
+    (!text.is_empty()).then_some(text)
+}
+
+/// Parses criteria; prose lines are ignored.
+pub fn parse_criteria(text: &str) -> Result<Vec<Criterion>, String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let Some(item) = list_item(line) else {
+            continue;
+        };
+        let len = item.chars().count();
+        if len > MAX_CRITERION_CHARS {
+            return Err(format!(
+                "criterion on line {} is {len} characters; the limit is {MAX_CRITERION_CHARS}",
+                n + 1
+            ));
+        }
+        let position = out.len() + 1;
+        out.push(Criterion {
+            id: format!("c{position}_{}", &stable_hash(&json!(item))[..6]),
+            text: item.to_owned(),
+            line: n + 1,
+        });
+    }
+    if out.is_empty() {
+        return Err("no list items found; write criteria as a numbered or bulleted list".into());
+    }
+    if out.len() > MAX_CRITERIA {
+        return Err(format!(
+            "{} criteria found; the limit is {MAX_CRITERIA}",
+            out.len()
+        ));
+    }
+    Ok(out)
+}
+
+/// What the criteria section hands back to `check`.
+pub struct CriteriaSection {
+    pub rows: Vec<Value>,
+    pub summary: Value,
+    pub not_checked: Vec<String>,
+    pub lines: Vec<String>,
+    pub incomplete: bool,
+}
+
+const STRENGTH_LEVELS: [&str; 4] = [
+    "No shown evidence addresses the criterion.",
+    "The criterion is only mentioned in names, comments or documentation.",
+    "Code implements the criterion, but no shown test exercises it.",
+    "Code implements the criterion and a shown test asserts it.",
+];
+
+fn status_rank(s: &str) -> u8 {
+    match s {
+        "unsupported" => 0,
+        "unclear" => 1,
+        "partial" => 2,
+        _ => 3,
+    }
+}
+
+/// Runs the criteria section.
+pub async fn judge(
+    criteria: &[Criterion],
+    evidence: &DiffEvidence,
+    executor: &Executor,
+    run: &mut Run,
+    max_units: usize,
+) -> CriteriaSection {
+    let units_all: Vec<&Hunk> = evidence
+        .hunks
+        .iter()
+        .filter(|h| !matches!(h.kind, PathKind::Lockfile | PathKind::Generated))
+        .collect();
+    let capped = units_all.len() > max_units;
+    let units: Vec<&Hunk> = units_all.iter().take(max_units).copied().collect();
+    if capped {
+        run.limits.push(format!(
+            "only {max_units} of {} diff hunks were used as evidence (policy evidence limit)",
+            units_all.len()
+        ));
+    }
+    if units_all.is_empty() {
+        run.limits
+            .push("the diff is empty; no criterion evidence exists".into());
+    }
+    for c in criteria {
+        run.set(&c.id, Disposition::Unjudged);
+    }
+    let frames: Vec<Frame> = units
+        .iter()
+        .map(|h| {
+            let mut q = Questions::new();
+            for c in criteria {
+                q = q.with(
+                    format!("addresses_{}", c.id),
+                    Question::noul(
+                        json!({"question": format!("Does diff hunk {} contain code or tests that address criterion {}?", h.id, c.id), "criterion": c.text}),
+                        "The hunk's code or tests work toward this criterion.",
+                        "The hunk does not address this criterion.",
+                    ),
+                );
+            }
+            Frame { template: "criterion_evidence@1".into(), scope: h.id.clone(), state: json!({"evidencePolicy": EVIDENCE_POLICY, "hunk": h.evidence()}), questions: q, provenance: json!([h.reference(&evidence.source)]) }
+        })
+        .collect();
+    let outcomes = executor.run_all(frames).await;
+    let failed_units = outcomes.iter().filter(|o| o.is_err()).count();
+    let answered_units = outcomes.len() - failed_units;
+    if failed_units > 0 {
+        run.limits.push(format!(
+            "{failed_units} evidence unit request(s) did not produce valid answers"
+        ));
+    }
+    let mut rows: Vec<Value> = Vec::new();
+    let mut strength_jobs: Vec<(usize, Vec<&Hunk>)> = Vec::new();
+    for c in criteria {
+        let key = format!("addresses_{}", c.id);
+        let mut accepted: Vec<(&Hunk, f64)> = Vec::new();
+        let mut band: Vec<(&Hunk, f64)> = Vec::new();
+        for (h, o) in units.iter().zip(&outcomes) {
+            if let Ok(ok) = o {
+                let p = round3(ok.answers.noul(&key));
+                if p >= ACCEPT {
+                    accepted.push((h, p));
+                } else if p >= UNSUPPORTED_BELOW {
+                    band.push((h, p));
+                }
+            }
+        }
+        accepted.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.path.cmp(&b.0.path)));
+        let mut row = json!({
+            "id": c.id, "text": c.text, "line": c.line, "status": "unclear", "determinedBy": "policy",
+            "evidence": accepted.iter().map(|(h, p)| json!({"hunk": h.id, "path": h.path, "lines": h.line_range(), "p": p})).collect::<Vec<_>>(),
+            "bandEvidence": band.iter().map(|(h, p)| json!({"hunk": h.id, "path": h.path, "p": p})).collect::<Vec<_>>(),
+            "strength": null, "cappedBy": null, "linkedTests": [], "disposition": "unjudged", "error": null,
+        });
+        if accepted.is_empty() {
+            let (status, disposition, parked, error) = if failed_units > 0 || capped {
+                let d = if answered_units == 0 && !units.is_empty() {
+                    Disposition::Unjudged
+                } else {
+                    Disposition::Parked
+                };
+                (
+                    "unclear",
+                    d,
+                    (d == Disposition::Parked).then_some("incomplete evidence coverage"),
+                    Some("not all evidence units were judged"),
+                )
+            } else if !band.is_empty() {
+                (
+                    "unclear",
+                    Disposition::Parked,
+                    Some("evidence probabilities only in the uncertain band"),
+                    None,
+                )
+            } else if answered_units == 0 {
+                ("unsupported", Disposition::Deterministic, None, None)
+            } else {
+                ("unsupported", Disposition::Judged, None, None)
+            };
+            row["status"] = json!(status);
+            row["disposition"] = json!(disposition);
+            row["error"] = json!(error);
+            row["determinedBy"] = json!(if answered_units > 0 { "jev" } else { "policy" });
+            run.set(&c.id, disposition);
+            if let Some(reason) = parked {
+                run.parked.push(Parked {
+                    id: c.id.clone(),
+                    path: None,
+                    reason: reason.into(),
+                });
+            }
+            run.decision(
+                &c.id,
+                "no_accepted_evidence",
+                json!({"status": status}),
+                POLICY,
+            );
+        } else {
+            strength_jobs.push((
+                rows.len(),
+                accepted
+                    .iter()
+                    .take(MAX_EVIDENCE_PER_CRITERION)
+                    .map(|(h, _)| *h)
+                    .collect(),
+            ));
+        }
+        rows.push(row);
+    }
+    let strength_frames: Vec<Frame> = strength_jobs
+        .iter()
+        .map(|(i, hunks)| {
+            let c = &criteria[*i];
+            Frame {
+                template: "criterion_strength@1".into(),
+                scope: c.id.clone(),
+                state: json!({"evidencePolicy": EVIDENCE_POLICY, "criterion": {"id": c.id, "text": c.text}, "evidence": hunks.iter().map(|h| h.evidence()).collect::<Vec<_>>(), "linkedTestRecords": []}),
+                questions: Questions::new().with(
+                    "evidence_strength",
+                    Question::score(
+                        json!({
+                            "question": format!("How strongly does the shown evidence establish criterion {}?", c.id),
+                            "note": "Claims in prose, commit messages or summaries are not evidence; only code and tests count.",
+                            "workedExamples": [
+                                {"evidence": "only a README line promising the behavior", "level": 1},
+                                {"evidence": "a handler that returns 404 for unknown ids, no test shown", "level": 2},
+                                {"evidence": "the handler and a test asserting the 404", "level": 3},
+                                {"evidence": "an unrelated refactor", "level": 0},
+                            ],
+                        }),
+                        STRENGTH_LEVELS,
+                    ),
+                ),
+                provenance: json!(hunks.iter().map(|h| h.reference(&evidence.source)).collect::<Vec<_>>()),
+            }
+        })
+        .collect();
+    let strengths = executor.run_all(strength_frames).await;
+    for ((i, _), outcome) in strength_jobs.iter().zip(&strengths) {
+        let c = &criteria[*i];
+        let row = &mut rows[*i];
+        match outcome {
+            Err(f) => {
+                let d = if f.reason.is_unjudged() {
+                    Disposition::Unjudged
+                } else {
+                    Disposition::Failed
+                };
+                run.set(&c.id, d);
+                row["disposition"] = json!(d);
+                row["error"] = json!(format!("{}: {}", f.reason.as_str(), f.detail));
+            }
+            Ok(ok) => {
+                let Some(Answer::Score {
+                    score,
+                    probabilities,
+                    ..
+                }) = ok.answers.get("evidence_strength")
+                else {
+                    continue;
+                };
+                let (level, p) =
+                    probabilities
+                        .iter()
+                        .enumerate()
+                        .fold(
+                            (0usize, -1.0f64),
+                            |best, (l, p)| if *p > best.1 { (l, *p) } else { best },
+                        );
+                row["strength"] = json!({"level": level, "expected": round3(*score), "distribution": probabilities.iter().map(|p| round3(*p)).collect::<Vec<_>>()});
+                row["determinedBy"] = json!("jev");
+                let (status, capped_by) = if p < DECISIVE_LEVEL {
+                    ("unclear", None)
+                } else if level >= 2 {
+                    // Level 3 needs a linked passing test record; the CLI supplies none.
+                    (
+                        "partial",
+                        (level == 3).then_some("no test results supplied"),
+                    )
+                } else {
+                    ("unsupported", None)
+                };
+                row["status"] = json!(status);
+                row["cappedBy"] = json!(capped_by);
+                if status == "unclear" {
+                    run.set(&c.id, Disposition::Parked);
+                    row["disposition"] = json!("parked");
+                    run.parked.push(Parked {
+                        id: c.id.clone(),
+                        path: None,
+                        reason: "evidence strength distribution is diffuse".into(),
+                    });
+                } else {
+                    run.set(&c.id, Disposition::Judged);
+                    row["disposition"] = json!("judged");
+                }
+                run.decision(
+                    &c.id,
+                    "criterion_strength",
+                    json!({"level": level, "status": status, "cappedBy": capped_by}),
+                    POLICY,
+                );
+            }
+        }
+    }
+    for row in &rows {
+        let flag = match row["status"].as_str() {
+            Some("unsupported") => "criterion_unevidenced",
+            Some("unclear") => "criterion_unclear",
+            _ => continue,
+        };
+        let text: String = row["text"]
+            .as_str()
+            .unwrap_or("")
+            .chars()
+            .take(120)
+            .collect();
+        let source = if row["determinedBy"] == "jev" {
+            "jev"
+        } else {
+            "policy"
+        };
+        run.findings.push(Finding {
+            flag: flag.into(),
+            id: row["id"].as_str().unwrap_or("").to_owned(),
+            source,
+            severity: Severity::Warn,
+            path: None,
+            lines: None,
+            detail: Some(
+                [("criterion".to_owned(), json!(text))]
+                    .into_iter()
+                    .collect(),
+            ),
+        });
+    }
+    rows.sort_by(|a, b| {
+        status_rank(a["status"].as_str().unwrap_or(""))
+            .cmp(&status_rank(b["status"].as_str().unwrap_or("")))
+            .then_with(|| a["line"].as_u64().cmp(&b["line"].as_u64()))
+    });
+    let count = |s: &str| rows.iter().filter(|r| r["status"] == s).count();
+    let summary = json!({"supported": count("supported"), "partial": count("partial"), "unsupported": count("unsupported"), "unclear": count("unclear"), "criteria": criteria.len(), "evidenceUnits": units.len(), "testRecords": 0});
+    let lines = rows
+        .iter()
+        .map(|r| {
+            let text: String = r["text"].as_str().unwrap_or("").chars().take(100).collect();
+            let capped = r["cappedBy"]
+                .as_str()
+                .map(|c| format!(" (capped: {c})"))
+                .unwrap_or_default();
+            let ev: Vec<String> = r["evidence"]
+                .as_array()
+                .map(|e| {
+                    e.iter()
+                        .take(3)
+                        .map(|x| {
+                            format!(
+                                "{}:{}",
+                                x["path"].as_str().unwrap_or(""),
+                                x["lines"].as_str().unwrap_or("")
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let arrow = if ev.is_empty() {
+                String::new()
+            } else {
+                format!(" ← {}", ev.join(", "))
+            };
+            format!(
+                "{:<11} {text}{capped}{arrow}",
+                r["status"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    let not_checked = vec![
+        "criteria satisfied by unchanged code are not detected".to_owned(),
+        "only supplied test records are considered as test evidence".to_owned(),
+        "agent summaries or PR prose are never treated as evidence".to_owned(),
+    ];
+    CriteriaSection {
+        rows,
+        summary,
+        not_checked,
+        lines,
+        incomplete: capped,
+    }
+}
+
+/// The human section of the criteria rows.
+pub fn section(lines: Vec<String>) -> Section {
+    Section {
+        title: "criteria".into(),
+        lines,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_lists_and_ignores_prose() {
+        let c = parse_criteria("Intro prose.\n- [ ] Returns 404 for unknown ids\n2) Logs each retry attempt\n  * [x] Supports cursor pagination\n-not an item\n").unwrap();
+        let texts: Vec<(&str, usize)> = c.iter().map(|c| (c.text.as_str(), c.line)).collect();
+        assert_eq!(
+            texts,
+            [
+                ("Returns 404 for unknown ids", 2),
+                ("Logs each retry attempt", 3),
+                ("Supports cursor pagination", 4)
+            ]
+        );
+        assert!(c[0].id.starts_with("c1_") && c[0].id.len() == 9);
+        assert_eq!(
+            parse_criteria("just prose").unwrap_err(),
+            "no list items found; write criteria as a numbered or bulleted list"
+        );
+        let long = format!("- {}", "x".repeat(301));
+        assert_eq!(
+            parse_criteria(&long).unwrap_err(),
+            "criterion on line 1 is 301 characters; the limit is 300"
+        );
+        let many: String = (0..21).map(|i| format!("- item {i}\n")).collect();
+        assert_eq!(
+            parse_criteria(&many).unwrap_err(),
+            "21 criteria found; the limit is 20"
+        );
+    }
+}
