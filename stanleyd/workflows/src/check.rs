@@ -153,3 +153,7 @@ pub async fn check(plan: &CheckPlan, evidence: &DiffEvidence, executor: &Executo
         "criteria": criteria_summary,
     });
 }
+
+#[cfg(test)]
+#[path = "check_tests.rs"]
+mod tests;

@@ -1,0 +1,529 @@
+//! `check` policy against a scripted in-memory Jev: weak relations and their suppression, the
+//! enabler follow-up, hard conflicts, weakened tests, rules batching and verdicts, criteria
+//! statuses.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use stanley_core::{
+    BoxFuture, Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, Jev, JevError, JevRequest,
+    Status,
+};
+
+use super::*;
+use crate::diff::{DiffSource, Scope};
+use crate::ports::{Clock, NoRecords};
+use crate::run::Packet;
+
+type Answerer = dyn Fn(&str, &Value, &Value) -> Value + Send + Sync;
+
+/// Answers each question through a closure of (question name, question, state).
+struct Scripted {
+    answer: Box<Answerer>,
+    seen: Mutex<Vec<JevRequest>>,
+}
+
+impl Jev for Scripted {
+    fn ask<'a>(
+        &'a self,
+        request: &'a JevRequest,
+        _t: Duration,
+    ) -> BoxFuture<'a, Result<Value, JevError>> {
+        self.seen.lock().unwrap().push(request.clone());
+        let answers: Map<String, Value> = request
+            .questions
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(n, q)| (n.clone(), (self.answer)(n, q, &request.state)))
+            .collect();
+        Box::pin(async move {
+            Ok(
+                json!({"model": "jev-test", "answers": answers, "usage": {"input_tokens": 1, "output_tokens": 1}}),
+            )
+        })
+    }
+}
+
+struct FixedClock;
+impl Clock for FixedClock {
+    fn now(&self) -> String {
+        "2026-01-01T00:00:00.000Z".into()
+    }
+}
+
+fn noul(p: f64) -> Value {
+    json!({"type": "noul", "noul": p})
+}
+
+fn pick(question: &Value, label: &str, mass: f64) -> Value {
+    let labels: Vec<String> = question["criteria"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let rest = (1.0 - mass) / (labels.len() - 1) as f64;
+    let probs: Map<String, Value> = labels
+        .iter()
+        .map(|l| (l.clone(), json!(if l == label { mass } else { rest })))
+        .collect();
+    json!({"type": "choice", "choice": label, "confidence": mass, "probabilities": probs})
+}
+
+fn level(n: usize, level: usize, mass: f64) -> Value {
+    let rest = (1.0 - mass) / (n - 1) as f64;
+    let p: Vec<f64> = (0..n)
+        .map(|i| if i == level { mass } else { rest })
+        .collect();
+    let expected: f64 = p.iter().enumerate().map(|(i, x)| i as f64 * x).sum();
+    json!({"type": "score", "score": expected, "confidence": mass, "probabilities": p.iter().enumerate().map(|(i, x)| (i.to_string(), json!(x))).collect::<Map<_, _>>()})
+}
+
+fn hunk_path(state: &Value) -> String {
+    state
+        .pointer("/hunk/path")
+        .or_else(|| state.pointer("/candidateHunk/path"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned()
+}
+
+fn evidence(diff: &str) -> DiffEvidence {
+    DiffEvidence::from_source(DiffSource {
+        text: diff.into(),
+        scope: Scope::Worktree,
+        base_ref: None,
+        base_commit: None,
+        head_commit: None,
+        probe: "git-diff-U3:worktree".into(),
+        excluded: vec![],
+    })
+}
+
+async fn run_check(diff: &str, task: &str, input: Option<&str>, jev: Arc<Scripted>) -> Packet {
+    let plan = plan(task, input.map(|t| (t, "notes/input"))).unwrap();
+    let ev = evidence(diff);
+    let executor = Executor::new(
+        Some(jev),
+        Arc::new(Budget::new(BudgetLimits::TREE)),
+        ExecutorOptions::new("jev-test").retries(0).concurrency(2),
+        Cancel::new(),
+    );
+    let mut run = Run::start(
+        "check-1".into(),
+        "check@1",
+        Arc::new(NoRecords),
+        Arc::new(FixedClock),
+        BudgetLimits::TREE,
+        "jev-test",
+        recorded_inputs(&plan, &ev),
+    );
+    check(&plan, &ev, &executor, &mut run).await;
+    run.finish(&executor)
+}
+
+const CART: &str = "diff --git a/src/discount.ts b/src/discount.ts
+new file mode 100644
+--- /dev/null
++++ b/src/discount.ts
+@@ -0,0 +1,3 @@
++export function applyDiscount(total) {
++  return total * 0.9;
++}
+diff --git a/src/cart.ts b/src/cart.ts
+--- a/src/cart.ts
++++ b/src/cart.ts
+@@ -1,3 +1,3 @@
+ export function checkout(total) {
+-  return total;
++  return applyDiscount(total);
+ }
+diff --git a/src/format.ts b/src/format.ts
+--- a/src/format.ts
++++ b/src/format.ts
+@@ -1,3 +1,3 @@
+ export function money(x) {
+-  return '$' + x;
++  return '$' + x.toFixed(2);
+ }
+diff --git a/test/cart.test.ts b/test/cart.test.ts
+--- a/test/cart.test.ts
++++ b/test/cart.test.ts
+@@ -1,3 +1,3 @@
+ test('checkout', () => {
+-  expect(checkout(10)).toBe(10);
++  expect(checkout(10)).toBeDefined();
+ });
+diff --git a/package-lock.json b/package-lock.json
+--- a/package-lock.json
++++ b/package-lock.json
+@@ -1 +1 @@
+-{}
++{\"a\": 1}
+";
+
+/// Relation by path: format and discount look unrelated; cart is direct; the test is weakened.
+fn cart_jev() -> Arc<Scripted> {
+    Arc::new(Scripted {
+        answer: Box::new(|name, q, state| match name {
+            "task_relation" => match hunk_path(state).as_str() {
+                "src/cart.ts" | "test/cart.test.ts" => level(4, 3, 0.85),
+                _ => level(4, 0, 0.85),
+            },
+            "change_kind" => pick(q, "behavior_change", 0.8),
+            "weakens_expectation" => noul(0.9),
+            "enables_other_hunk" => noul(0.9),
+            "untrusted_instruction_text" => noul(0.99),
+            _ => noul(0.1),
+        }),
+        seen: Mutex::new(Vec::new()),
+    })
+}
+
+fn flags(packet: &Packet) -> Vec<String> {
+    packet.json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            format!(
+                "{}:{}",
+                f["flag"].as_str().unwrap(),
+                f["path"].as_str().unwrap_or("-")
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_task_section_flags_weak_and_weakened_and_clears_enablers() {
+    let jev = cart_jev();
+    let packet = run_check(
+        CART,
+        "Give members a 10% discount at checkout",
+        None,
+        jev.clone(),
+    )
+    .await;
+    let found = flags(&packet);
+    for want in [
+        "weak_task_relation:src/format.ts",
+        "test_expectation_weakened:test/cart.test.ts",
+        "lockfile_changed:package-lock.json",
+    ] {
+        assert!(
+            found.contains(&want.to_owned()),
+            "{want} missing from {found:?}"
+        );
+    }
+    assert!(
+        !found
+            .iter()
+            .any(|f| f.starts_with("weak_task_relation:src/discount.ts")),
+        "{found:?}"
+    );
+    assert!(
+        !found
+            .iter()
+            .any(|f| f.starts_with("untrusted_instruction_text")),
+        "no untrusted finding in check, even at 0.99"
+    );
+    let discount = packet.json["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["path"] == "src/discount.ts")
+        .unwrap();
+    assert_eq!(discount["flags"], json!(["enables_linked_hunk"]));
+    assert_eq!(packet.json["coverage"]["deterministic"], 1);
+    assert_eq!(packet.json["coverage"]["judged"], 4);
+    assert_eq!(packet.json["summary"]["sections"], json!(["task"]));
+    let seen = jev.seen.lock().unwrap();
+    assert!(
+        seen.iter()
+            .all(|r| r.state.pointer("/hunk/path") != Some(&json!("package-lock.json")))
+    );
+    let test_state = seen
+        .iter()
+        .find(|r| r.questions.get("weakens_expectation").is_some())
+        .unwrap();
+    assert_eq!(
+        test_state
+            .state
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["evidencePolicy", "task", "hunk"]
+    );
+    let examples = test_state.questions["weakens_expectation"]["instructions"]["workedExamples"]
+        .as_array()
+        .unwrap();
+    assert_eq!(examples.len(), 6);
+}
+
+#[tokio::test]
+async fn a_vague_task_gives_one_insufficiency_finding() {
+    let jev = Arc::new(Scripted {
+        answer: Box::new(|name, q, _| match name {
+            "task_relation" => level(4, 0, 0.9),
+            "change_kind" => pick(q, "behavior_change", 0.8),
+            _ => noul(0.1),
+        }),
+        seen: Mutex::new(Vec::new()),
+    });
+    let packet = run_check(CART, "Improve things", None, jev).await;
+    let found = flags(&packet);
+    assert_eq!(
+        found
+            .iter()
+            .filter(|f| f.starts_with("task_text_insufficient"))
+            .count(),
+        1,
+        "{found:?}"
+    );
+    assert!(
+        !found.iter().any(|f| f.starts_with("weak_task_relation:")),
+        "{found:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_direct_relation_that_is_only_formatting_is_parked() {
+    let jev = Arc::new(Scripted {
+        answer: Box::new(|name, q, state| match name {
+            "task_relation" => level(4, 3, 0.9),
+            "change_kind" if hunk_path(state) == "src/format.ts" => {
+                pick(q, "formatting_or_comments", 0.9)
+            }
+            "change_kind" => pick(q, "behavior_change", 0.9),
+            _ => noul(0.1),
+        }),
+        seen: Mutex::new(Vec::new()),
+    });
+    let packet = run_check(CART, "Give members a discount", None, jev).await;
+    assert_eq!(packet.json["coverage"]["parked"], 1);
+    assert_eq!(packet.json["parked"][0]["path"], "src/format.ts");
+    assert_eq!(
+        packet.json["parked"][0]["reason"],
+        "conflict: direct task relation vs formatting_or_comments"
+    );
+}
+
+#[tokio::test]
+async fn an_invalid_answer_leaves_coverage_incomplete() {
+    let jev = Arc::new(Scripted {
+        answer: Box::new(|name, q, _| match name {
+            "task_relation" => {
+                json!({"type": "score", "score": 9, "confidence": 0.5, "probabilities": {"0": 0.25, "1": 0.25, "2": 0.25, "3": 0.25}})
+            }
+            "change_kind" => pick(q, "behavior_change", 0.8),
+            _ => noul(0.1),
+        }),
+        seen: Mutex::new(Vec::new()),
+    });
+    let packet = run_check(CART, "Give members a discount", None, jev).await;
+    assert_eq!(packet.status, Status::Incomplete);
+    assert!(packet.json["coverage"]["failed"].as_u64().unwrap() > 0);
+}
+
+fn rules_doc(n: usize) -> String {
+    let rules: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                r#"{{"id": "r{i}", "class": "semantic", "text": "rule {i}", "scope": ["src/**"]}}"#
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"version": 1, "rules": [{}, {{"id": "fmt", "class": "deterministic", "text": "formatted"}}]}}"#,
+        rules.join(",")
+    )
+}
+
+#[tokio::test]
+async fn rules_are_batched_twelve_to_a_request_and_judged_by_band() {
+    let jev = Arc::new(Scripted {
+        answer: Box::new(|name, q, state| {
+            if !name.starts_with("rule_") {
+                return match name {
+                    "task_relation" => level(4, 3, 0.9),
+                    "change_kind" => pick(q, "behavior_change", 0.8),
+                    _ => noul(0.1),
+                };
+            }
+            let rule = q["instructions"]["rule"].as_str().unwrap();
+            match (rule, hunk_path(state).as_str()) {
+                ("rule 0", "src/cart.ts") => pick(q, "applicable_and_violated", 0.9),
+                ("rule 1", "src/cart.ts") => pick(q, "cannot_tell", 0.6),
+                _ => pick(q, "not_applicable", 0.9),
+            }
+        }),
+        seen: Mutex::new(Vec::new()),
+    });
+    let diff = &CART[..CART.find("diff --git a/src/format.ts").unwrap()];
+    let packet = run_check(
+        diff,
+        "Give members a discount",
+        Some(&rules_doc(13)),
+        jev.clone(),
+    )
+    .await;
+    let seen = jev.seen.lock().unwrap();
+    let mut sizes: Vec<usize> = seen
+        .iter()
+        .filter(|r| {
+            r.questions
+                .as_object()
+                .unwrap()
+                .keys()
+                .any(|k| k.starts_with("rule_"))
+        })
+        .map(|r| r.questions.as_object().unwrap().len())
+        .collect();
+    sizes.sort();
+    assert_eq!(sizes, [1, 1, 12, 12], "two hunks, 13 rules each");
+    let found = flags(&packet);
+    assert_eq!(
+        found
+            .iter()
+            .filter(|f| f.starts_with("rule_violation"))
+            .cloned()
+            .collect::<Vec<_>>(),
+        ["rule_violation:src/cart.ts"]
+    );
+    assert!(
+        packet.json["parked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["reason"] == "rule r1: cannot_tell")
+    );
+    let rule_rows: Vec<&Value> = packet.json["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["section"] == "rules")
+        .collect();
+    assert_eq!(rule_rows.len(), 26);
+    assert_eq!(rule_rows[0]["verdict"], "violation_flagged");
+    assert!(
+        packet.json["notChecked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("fmt"))
+    );
+    assert_eq!(packet.json["summary"]["sections"], json!(["task", "rules"]));
+}
+
+#[tokio::test]
+async fn criteria_statuses_follow_the_evidence() {
+    let jev = Arc::new(Scripted {
+        answer: Box::new(|name, q, state| {
+            let path = hunk_path(state);
+            if let Some(c) = name.strip_prefix("addresses_") {
+                let text = q["instructions"]["criterion"].as_str().unwrap_or("");
+                let _ = c;
+                return match (text, path.as_str()) {
+                    ("Checkout applies the discount", "src/cart.ts" | "src/discount.ts") => {
+                        noul(0.9)
+                    }
+                    ("Logs each retry attempt", _) => noul(0.45),
+                    _ => noul(0.05),
+                };
+            }
+            match name {
+                "evidence_strength" => level(4, 3, 0.8),
+                "task_relation" => level(4, 3, 0.9),
+                "change_kind" => pick(q, "behavior_change", 0.8),
+                _ => noul(0.1),
+            }
+        }),
+        seen: Mutex::new(Vec::new()),
+    });
+    let criteria = "- Checkout applies the discount\n- Logs each retry attempt\n- Supports cursor pagination\n";
+    let packet = run_check(CART, "Give members a discount", Some(criteria), jev.clone()).await;
+    let rows: Vec<(String, String)> = packet.json["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["section"] == "criteria")
+        .map(|r| {
+            (
+                r["text"].as_str().unwrap().to_owned(),
+                r["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (
+                "Supports cursor pagination".to_owned(),
+                "unsupported".to_owned()
+            ),
+            ("Logs each retry attempt".to_owned(), "unclear".to_owned()),
+            (
+                "Checkout applies the discount".to_owned(),
+                "partial".to_owned()
+            ),
+        ]
+    );
+    let partial = packet.json["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["status"] == "partial")
+        .unwrap();
+    assert_eq!(partial["cappedBy"], "no test results supplied");
+    assert!(
+        packet.json["parked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["reason"] == "evidence probabilities only in the uncertain band")
+    );
+    assert!(
+        flags(&packet)
+            .iter()
+            .any(|f| f.starts_with("criterion_unevidenced"))
+    );
+    let seen = jev.seen.lock().unwrap();
+    let units: Vec<&JevRequest> = seen
+        .iter()
+        .filter(|r| {
+            r.questions
+                .as_object()
+                .unwrap()
+                .keys()
+                .any(|k| k.starts_with("addresses_"))
+        })
+        .collect();
+    assert_eq!(
+        units.len(),
+        4,
+        "one request per evidence unit (the lockfile is not one)"
+    );
+    assert!(
+        units
+            .iter()
+            .all(|u| u.questions.as_object().unwrap().len() == 3)
+    );
+    assert_eq!(packet.json["coverage"]["candidates"], json!(5 + 3));
+}
+
+#[test]
+fn plan_validates_before_any_request() {
+    assert_eq!(plan(" ", None).unwrap_err(), "task text is required");
+    assert_eq!(
+        plan("t", Some(("just prose", "x"))).unwrap_err(),
+        "no list items found; write criteria as a numbered or bulleted list"
+    );
+    assert_eq!(
+        plan("t", Some((r#"{"version": 1, "rules": []}"#, "x"))).unwrap_err(),
+        "rules file has no rules"
+    );
+}
