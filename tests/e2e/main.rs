@@ -3,6 +3,7 @@
 
 mod check;
 mod cli;
+mod diffs;
 mod faults;
 mod grpc;
 mod layering;

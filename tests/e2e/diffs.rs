@@ -1,0 +1,114 @@
+//! Repositories at their edges: an unborn HEAD, an empty repository, a binary-only change, a
+//! 10,000-line hunk, a rename, a deleted test file, non-UTF-8 content, and paths with spaces and
+//! unicode.
+
+use std::fs;
+
+use serde_json::Value;
+use stanley_tests::{TempRepo, TestEnv};
+
+fn env() -> TestEnv {
+    let env = TestEnv::new();
+    env.jev.route("summar", "summarize", 0.9);
+    env.jev.route("check", "check", 0.9);
+    env
+}
+
+fn paths(doc: &Value) -> Vec<String> {
+    doc["output"]["data"]["results"].as_array().unwrap().iter().map(|r| r["path"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn an_unborn_head_still_has_a_diff() {
+    let env = env();
+    let repo = TempRepo::empty();
+    repo.write("src/first.rs", "fn main() {}\n");
+    repo.write("staged.txt", "staged\n");
+    repo.git(&["add", "staged.txt"]);
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let mut found = paths(&out.json());
+    found.sort();
+    assert_eq!(found, ["src/first.rs", "staged.txt"]);
+    let branch = env.stanley(&repo, &["Summarize what changed", "--json", "--scope", "branch"]);
+    assert_eq!(branch.code, 65, "{branch:?}");
+    assert!(branch.stderr.contains("branch scope needs a HEAD commit"));
+}
+
+#[test]
+fn an_empty_repository_has_no_diff() {
+    let env = env();
+    let out = env.stanley(&TempRepo::empty(), &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 64, "{out:?}");
+    assert!(out.json()["output"]["text"].as_str().unwrap().contains("no current diff"));
+}
+
+#[test]
+fn a_binary_only_change_is_excluded() {
+    let env = env();
+    let repo = TempRepo::with_files(&[("README.md", "x\n")]);
+    fs::write(repo.root().join("logo.bin"), [0u8, 1, 2, 3, 0, 255]).unwrap();
+    repo.commit("logo");
+    fs::write(repo.root().join("logo.bin"), [0u8, 9, 9, 9, 0, 255]).unwrap();
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let data = &out.json()["output"]["data"];
+    assert_eq!(data["results"], serde_json::json!([]));
+    assert_eq!(data["excluded"][0]["id"], "file:logo.bin");
+    assert_eq!(data["coverage"]["excluded"], 1);
+    assert_eq!(env.jev.requests().len(), 1, "only the routing question");
+}
+
+#[test]
+fn a_ten_thousand_line_hunk_is_split_into_parts() {
+    let env = env();
+    let repo = TempRepo::with_files(&[("README.md", "x\n")]);
+    let big: String = (0..10_000).map(|i| format!("line {i}\n")).collect();
+    repo.write("data/big.txt", &big);
+    let out = env.stanley(&repo, &["Summarize what changed", "--json", "--no-persist"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let results = out.json()["output"]["data"]["results"].as_array().unwrap().clone();
+    assert_eq!(results.len(), 34);
+    assert_eq!(results[33]["lines"], "9901-10000");
+}
+
+#[test]
+fn a_rename_shows_as_a_deletion_and_an_addition() {
+    let env = env();
+    let repo = TempRepo::with_files(&[("src/old_name.js", "export const a = 1;\n")]);
+    repo.git(&["mv", "src/old_name.js", "src/new_name.js"]);
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    let rows = doc["output"]["data"]["results"].as_array().unwrap();
+    let status: Vec<(&str, &str)> = rows.iter().map(|r| (r["path"].as_str().unwrap(), r["fileStatus"].as_str().unwrap())).collect();
+    assert_eq!(status, [("src/new_name.js", "added"), ("src/old_name.js", "deleted")]);
+}
+
+#[test]
+fn a_deleted_test_file_is_flagged_by_check() {
+    let env = env();
+    let repo = TempRepo::with_files(&[("tests/test_cart.py", "def test_total():\n    assert total() == 10\n"), ("cart.py", "def total():\n    return 10\n")]);
+    fs::remove_file(repo.root().join("tests/test_cart.py")).unwrap();
+    let out = env.stanley(&repo, &["Check that the cart cleanup is safe", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let flags: Vec<String> = out.json()["output"]["data"]["findings"].as_array().unwrap().iter().map(|f| f["flag"].as_str().unwrap().to_owned()).collect();
+    assert!(flags.contains(&"test_file_deleted".to_owned()) && flags.contains(&"assertions_removed".to_owned()), "{flags:?}");
+}
+
+#[test]
+fn non_utf8_content_and_unusual_paths_are_handled() {
+    let env = env();
+    let repo = TempRepo::with_files(&[("README.md", "x\n")]);
+    fs::create_dir_all(repo.root().join("dir with space")).unwrap();
+    fs::write(repo.root().join("dir with space/é.js"), "export const café = 1;\n").unwrap();
+    fs::write(repo.root().join("latin1.txt"), b"caf\xe9 au lait\n").unwrap();
+    repo.commit("unusual");
+    fs::write(repo.root().join("dir with space/é.js"), "export const café = 2;\n").unwrap();
+    fs::write(repo.root().join("latin1.txt"), b"caf\xe9 noir\n").unwrap();
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let mut found = paths(&out.json());
+    found.sort();
+    assert_eq!(found, ["dir with space/é.js", "latin1.txt"]);
+}
