@@ -15,7 +15,12 @@ fn env() -> TestEnv {
 }
 
 fn paths(doc: &Value) -> Vec<String> {
-    doc["output"]["data"]["results"].as_array().unwrap().iter().map(|r| r["path"].as_str().unwrap().to_owned()).collect()
+    doc["output"]["data"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 #[test]
@@ -30,7 +35,10 @@ fn an_unborn_head_still_has_a_diff() {
     let mut found = paths(&out.json());
     found.sort();
     assert_eq!(found, ["src/first.rs", "staged.txt"]);
-    let branch = env.stanley(&repo, &["Summarize what changed", "--json", "--scope", "branch"]);
+    let branch = env.stanley(
+        &repo,
+        &["Summarize what changed", "--json", "--scope", "branch"],
+    );
     assert_eq!(branch.code, 65, "{branch:?}");
     assert!(branch.stderr.contains("branch scope needs a HEAD commit"));
 }
@@ -40,7 +48,12 @@ fn an_empty_repository_has_no_diff() {
     let env = env();
     let out = env.stanley(&TempRepo::empty(), &["Summarize what changed", "--json"]);
     assert_eq!(out.code, 64, "{out:?}");
-    assert!(out.json()["output"]["text"].as_str().unwrap().contains("no current diff"));
+    assert!(
+        out.json()["output"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("no current diff")
+    );
 }
 
 #[test]
@@ -67,7 +80,10 @@ fn a_ten_thousand_line_hunk_is_split_into_parts() {
     repo.write("data/big.txt", &big);
     let out = env.stanley(&repo, &["Summarize what changed", "--json", "--no-persist"]);
     assert_eq!(out.code, 0, "{out:?}");
-    let results = out.json()["output"]["data"]["results"].as_array().unwrap().clone();
+    let results = out.json()["output"]["data"]["results"]
+        .as_array()
+        .unwrap()
+        .clone();
     assert_eq!(results.len(), 34);
     assert_eq!(results[33]["lines"], "9901-10000");
 }
@@ -81,19 +97,45 @@ fn a_rename_shows_as_a_deletion_and_an_addition() {
     assert_eq!(out.code, 0, "{out:?}");
     let doc = out.json();
     let rows = doc["output"]["data"]["results"].as_array().unwrap();
-    let status: Vec<(&str, &str)> = rows.iter().map(|r| (r["path"].as_str().unwrap(), r["fileStatus"].as_str().unwrap())).collect();
-    assert_eq!(status, [("src/new_name.js", "added"), ("src/old_name.js", "deleted")]);
+    let status: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap(),
+                r["fileStatus"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        status,
+        [("src/new_name.js", "added"), ("src/old_name.js", "deleted")]
+    );
 }
 
 #[test]
 fn a_deleted_test_file_is_flagged_by_check() {
     let env = env();
-    let repo = TempRepo::with_files(&[("tests/test_cart.py", "def test_total():\n    assert total() == 10\n"), ("cart.py", "def total():\n    return 10\n")]);
+    let repo = TempRepo::with_files(&[
+        (
+            "tests/test_cart.py",
+            "def test_total():\n    assert total() == 10\n",
+        ),
+        ("cart.py", "def total():\n    return 10\n"),
+    ]);
     fs::remove_file(repo.root().join("tests/test_cart.py")).unwrap();
     let out = env.stanley(&repo, &["Check that the cart cleanup is safe", "--json"]);
     assert_eq!(out.code, 0, "{out:?}");
-    let flags: Vec<String> = out.json()["output"]["data"]["findings"].as_array().unwrap().iter().map(|f| f["flag"].as_str().unwrap().to_owned()).collect();
-    assert!(flags.contains(&"test_file_deleted".to_owned()) && flags.contains(&"assertions_removed".to_owned()), "{flags:?}");
+    let flags: Vec<String> = out.json()["output"]["data"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["flag"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        flags.contains(&"test_file_deleted".to_owned())
+            && flags.contains(&"assertions_removed".to_owned()),
+        "{flags:?}"
+    );
 }
 
 #[test]
@@ -101,10 +143,18 @@ fn non_utf8_content_and_unusual_paths_are_handled() {
     let env = env();
     let repo = TempRepo::with_files(&[("README.md", "x\n")]);
     fs::create_dir_all(repo.root().join("dir with space")).unwrap();
-    fs::write(repo.root().join("dir with space/é.js"), "export const café = 1;\n").unwrap();
+    fs::write(
+        repo.root().join("dir with space/é.js"),
+        "export const café = 1;\n",
+    )
+    .unwrap();
     fs::write(repo.root().join("latin1.txt"), b"caf\xe9 au lait\n").unwrap();
     repo.commit("unusual");
-    fs::write(repo.root().join("dir with space/é.js"), "export const café = 2;\n").unwrap();
+    fs::write(
+        repo.root().join("dir with space/é.js"),
+        "export const café = 2;\n",
+    )
+    .unwrap();
     fs::write(repo.root().join("latin1.txt"), b"caf\xe9 noir\n").unwrap();
     let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
     assert_eq!(out.code, 0, "{out:?}");

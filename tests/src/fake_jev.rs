@@ -56,6 +56,8 @@ struct Script {
     route_keywords: Vec<(String, ChoiceRule)>,
     faults: VecDeque<Fault>,
     log: Vec<(HeaderMap, Value)>,
+    /// Added before every answer, to stand in for a real model's latency.
+    latency: Duration,
 }
 
 /// A running fake server. Dropping it stops the server.
@@ -179,11 +181,14 @@ async fn systemone(
     body: Bytes,
 ) -> Response {
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let fault = {
+    let (fault, latency) = {
         let mut s = script.lock().unwrap();
         s.log.push((headers, body.clone()));
-        s.faults.pop_front()
+        (s.faults.pop_front(), s.latency)
     };
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
     let mut extra = None;
     match fault {
         Some(Fault::Status(code)) => {
@@ -311,6 +316,11 @@ impl FakeJev {
                 confidence: mass,
             },
         ));
+    }
+
+    /// Delays every answer by `latency`.
+    pub fn set_latency(&self, latency: Duration) {
+        self.script.lock().unwrap().latency = latency;
     }
 
     /// Queues faults served to the next requests, one each.

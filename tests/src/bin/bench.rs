@@ -78,6 +78,79 @@ fn timed(mut f: impl FnMut()) -> Duration {
     start.elapsed()
 }
 
+/// Frames a built-in keeps in flight (the daemon's `BUILTIN_CONCURRENCY`).
+const BUILTIN_CONCURRENCY: u32 = 8;
+/// The fake model latency for the critical-path figure.
+const LATENCY: Duration = Duration::from_millis(100);
+
+/// A 150-hunk review with a fake Jev answering after 100 ms: wall time against the ideal critical
+/// path of one routing round trip plus ceil(hunks / concurrency) judging round trips.
+fn review_critical_path() -> serde_json::Value {
+    let mut env = TestEnv::new();
+    env.set("STANLEY_LOG", "info");
+    let files: Vec<(String, String)> = (0..15)
+        .map(|f| {
+            (
+                format!("src/svc{f}.js"),
+                (0..200)
+                    .map(|i| format!("export function g{f}_{i}(x) {{ return x + {i}; }}\n"))
+                    .collect(),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let repo = TempRepo::with_files(&refs);
+    for (path, content) in &files {
+        let changed: String = content
+            .lines()
+            .enumerate()
+            .map(|(i, line)| {
+                if i % 20 == 10 {
+                    format!("{}\n", line.replace("x +", "x - "))
+                } else {
+                    format!("{line}\n")
+                }
+            })
+            .collect();
+        repo.write(path, &changed);
+    }
+    let hunks = repo
+        .git(&["diff", "-U3"])
+        .lines()
+        .filter(|l| l.starts_with("@@"))
+        .count() as u32;
+    env.jev.route("review", "review", 0.9);
+    env.jev.set_latency(LATENCY);
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.args([
+        "Review these changes for correctness bugs",
+        "--json",
+        "--no-persist",
+    ]);
+    // Start the daemon first so the figure measures the request, not the start.
+    let mut warm = env.command("stanley", repo.root());
+    warm.args(["Deploy this branch"]);
+    run(warm, None);
+    let start = Instant::now();
+    let out = run(cmd, None);
+    let wall = start.elapsed();
+    assert_eq!(out.code, 0, "review failed: {}", out.stderr);
+    env.jev.set_latency(Duration::ZERO);
+    let ideal = LATENCY * (1 + hunks.div_ceil(BUILTIN_CONCURRENCY));
+    json!({
+        "hunks": hunks,
+        "concurrency": BUILTIN_CONCURRENCY,
+        "fakeLatencyMs": LATENCY.as_millis() as u64,
+        "wallMs": wall.as_secs_f64() * 1000.0,
+        "idealCriticalPathMs": ideal.as_secs_f64() * 1000.0,
+        "wallOverIdeal": wall.as_secs_f64() / ideal.as_secs_f64(),
+        "target": 1.2,
+    })
+}
+
 fn main() {
     let mut env = TestEnv::new();
     // Debug logging (the tests' default) would dominate the timings.
@@ -197,6 +270,12 @@ fn main() {
         "jevRequestsPerWarmRun": jev_per_run,
         "targets": {"warmOverGitDiff": 3.0, "coldAddsMs": 300.0, "idleDaemonRssMiB": 40.0},
     });
+    let review = review_critical_path();
+    let report = {
+        let mut report = report;
+        report["review150"] = review;
+        report
+    };
     let exe = std::env::current_exe().expect("exe");
     let target: PathBuf = exe
         .ancestors()
