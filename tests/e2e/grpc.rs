@@ -306,3 +306,43 @@ async fn a_spent_shared_budget_ends_with_budget_exhausted() {
     );
     assert_eq!(jev.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn a_budget_spent_while_judging_ends_with_exit_12() {
+    let repo = changed_repo();
+    let jev = FakeJev::start().await;
+    jev.route("summar", "summarize", 0.9);
+    // One routing request and one judging request fit; the second hunk's frame is refused.
+    let d = start_with(&repo, |c| {
+        c.budget = stanley_core::BudgetLimits {
+            requests: 2,
+            ..stanley_core::BudgetLimits::TREE
+        }
+    })
+    .await;
+    let mut c = client(&d).await;
+    let result = final_result(
+        &mut c,
+        PromptRequest {
+            request: "Summarize what changed".into(),
+            env: env(&jev),
+            no_persist: true,
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(
+        (result.outcome, result.exit_code),
+        (Outcome::BudgetExhausted as i32, 12)
+    );
+    let doc: serde_json::Value = serde_json::from_str(&result.document_json).unwrap();
+    assert_eq!(doc["status"], "budget_exhausted");
+    assert!(
+        doc["output"]["data"]["limits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l == "budget exhausted (requests)")
+    );
+    assert_eq!(jev.requests().len(), 2);
+}

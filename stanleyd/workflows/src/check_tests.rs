@@ -527,3 +527,19 @@ fn plan_validates_before_any_request() {
         "rules file has no rules"
     );
 }
+
+#[tokio::test]
+async fn a_whitespace_only_hunk_is_still_judged() {
+    let diff = "diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1,3 +1,3 @@\n def f(x):\n     if x:\n-        return 1\n+    return 1\n";
+    let jev = cart_jev();
+    let packet = run_check(diff, "Return 1 for every input", None, jev.clone()).await;
+    let row = &packet.json["results"][0];
+    assert_eq!(row["deterministicFlags"], json!(["formatting_only"]));
+    assert_eq!(row["disposition"], "judged");
+    assert!(flags(&packet).contains(&"formatting_only:app.py".to_owned()));
+    let seen = jev.seen.lock().unwrap();
+    assert_eq!(
+        seen[0].state["deterministicFlags"],
+        json!(["formatting_only"])
+    );
+}
