@@ -10,6 +10,7 @@ pub mod check_task;
 pub mod diff;
 pub mod glob;
 pub mod ladder;
+pub mod logs;
 pub mod modes;
 pub mod paths;
 pub mod policy;

@@ -1,0 +1,735 @@
+//! Failure-log parsing: anchors for Jest, Vitest, pytest, Go, TAP, Bun, `cargo test` and
+//! `cargo nextest` output plus generic error lines, windows of context around them, and per-block
+//! test names, messages, stack locations, normalized fingerprints and observed signatures.
+
+use serde_json::json;
+use stanley_core::stable_id;
+
+/// Most lines a log may have.
+pub const MAX_LOG_LINES: usize = 200_000;
+/// Context lines on each side of an anchor.
+const CONTEXT: usize = 12;
+/// Longest block kept; longer blocks keep their head and report the rest as omitted.
+const MAX_BLOCK: usize = 160;
+/// Furthest a window extends forward over stack-like lines.
+const MAX_EXTEND: usize = 320;
+
+/// Anchors that begin one test's failure report; a second one starts a new block.
+const STARTERS: [&str; 5] = [
+    "jest_test",
+    "go_fail",
+    "tap_not_ok",
+    "pytest_section",
+    "vitest_fail",
+];
+
+/// One failure found in a log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FailureBlock {
+    pub id: String,
+    /// 1-based first and last line of the block in the log.
+    pub start: usize,
+    pub end: usize,
+    pub lines: Vec<String>,
+    pub omitted: usize,
+    pub anchors: Vec<&'static str>,
+    pub test_name: Option<String>,
+    pub message: Option<String>,
+    pub stack: Vec<(String, u64)>,
+    pub family: String,
+    pub fingerprint: String,
+    pub env_signature: Option<&'static str>,
+    pub compile_error: bool,
+    pub missing_module: bool,
+    pub timeout: bool,
+}
+
+/// A parsed log.
+#[derive(Clone, Debug)]
+pub struct ParsedLog {
+    pub line_count: usize,
+    pub blocks: Vec<FailureBlock>,
+}
+
+/// Removes ANSI escape sequences (CSI and OSC).
+pub fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            Some('[') => {
+                chars.next();
+                for d in chars.by_ref() {
+                    if ('@'..='~').contains(&d) {
+                        break;
+                    }
+                }
+            }
+            Some(']') => {
+                chars.next();
+                while let Some(d) = chars.next() {
+                    if d == '\u{7}' || (d == '\u{1b}' && chars.peek() == Some(&'\\')) {
+                        break;
+                    }
+                }
+            }
+            _ => {
+                chars.next();
+            }
+        }
+    }
+    out
+}
+
+fn first_word_ends_error(t: &str) -> bool {
+    let t = t.strip_prefix("Uncaught ").unwrap_or(t);
+    let word: String = t
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.')
+        .collect();
+    (word.ends_with("Error") || word.ends_with("Exception"))
+        && (t[word.len()..].starts_with(':') || t[word.len()..].starts_with(" ["))
+}
+
+fn compiler_error(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words.iter().enumerate().any(|(i, w)| {
+        *w == "error:"
+            || (w.starts_with("error[E") && w.ends_with("]:"))
+            || (*w == "error"
+                && words
+                    .get(i + 1)
+                    .is_some_and(|n| n.starts_with("TS") && n.ends_with(':')))
+    })
+}
+
+fn exit_code_line(line: &str) -> bool {
+    let l = line.to_ascii_lowercase();
+    for marker in [
+        "exit code ",
+        "exited with code ",
+        "exit status ",
+        "completed with exit code ",
+    ] {
+        if let Some(i) = l.find(marker) {
+            let n: String = l[i + marker.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if n.parse::<u32>().is_ok_and(|n| n != 0) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The anchors a line matches.
+fn anchors(line: &str) -> Vec<&'static str> {
+    let t = line.trim();
+    let mut a = Vec::new();
+    if t.starts_with("(fail) ") {
+        a.push("bun_fail");
+    }
+    if t.starts_with("FAIL ") {
+        a.push("jest_fail");
+    }
+    if t.starts_with("● ") {
+        a.push("jest_test");
+    }
+    if t.starts_with("× ") || t.starts_with("✗ ") || t.starts_with("✕ ") {
+        a.push("vitest_fail");
+    }
+    if (t.starts_with("FAILED ") || t.starts_with("ERROR ")) && t.contains("::") {
+        a.push("pytest_failed");
+    }
+    if t.len() > 8
+        && t.starts_with("___")
+        && t.ends_with("___")
+        && !t.trim_matches('_').trim().is_empty()
+    {
+        a.push("pytest_section");
+    }
+    if t.starts_with("--- FAIL: ") {
+        a.push("go_fail");
+    }
+    if t.starts_with("panic: ") {
+        a.push("panic");
+    }
+    if t.strip_prefix("not ok ")
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+    {
+        a.push("tap_not_ok");
+    }
+    if t.contains("Traceback (most recent call last)") {
+        a.push("traceback");
+    }
+    if first_word_ends_error(t) {
+        a.push("error_line");
+    }
+    if compiler_error(t) {
+        a.push("compiler_error");
+    }
+    if t.starts_with("npm ERR!") {
+        a.push("npm_err");
+    }
+    if exit_code_line(t) {
+        a.push("exit_code");
+    }
+    if t.starts_with("test ") && t.ends_with(" ... FAILED") {
+        a.push("cargo_fail");
+    }
+    if t.starts_with("thread '") && t.contains("' panicked at")
+        || (t.starts_with("thread '") && t.contains(") panicked at"))
+    {
+        a.push("rust_panic");
+    }
+    a
+}
+
+fn is_stack_like(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("at ")
+        || t.starts_with("File \"")
+        || t.starts_with("...")
+        || t.starts_with("E   ")
+        || line.starts_with("E ")
+        || (!t.is_empty()
+            && t.chars()
+                .all(|c| c == '^' || c == '~' || c == ' ' || c == '|'))
+        || location_in(t).is_some()
+}
+
+/// A `path.ext:line[:col]` or `File "path", line N` location in a line.
+fn location_in(line: &str) -> Option<(String, u64)> {
+    if let Some(rest) = line.trim_start().strip_prefix("File \"")
+        && let Some((path, tail)) = rest.split_once("\", line ")
+    {
+        let n: String = tail.chars().take_while(char::is_ascii_digit).collect();
+        return n.parse().ok().map(|n| (path.to_owned(), n));
+    }
+    for raw in line.split(|c: char| c.is_whitespace() || "()[]<>'\",".contains(c)) {
+        let token = raw.trim_end_matches(':');
+        let mut parts = token.splitn(3, ':');
+        let (Some(path), Some(num)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        let path = path.strip_prefix("file://").unwrap_or(path);
+        if path.starts_with("http")
+            || path.starts_with("node:")
+            || !path.contains('.')
+            || path.ends_with('.')
+        {
+            continue;
+        }
+        let ext_ok = path.rsplit('.').next().is_some_and(|e| {
+            !e.is_empty() && e.len() <= 5 && e.chars().all(|c| c.is_ascii_alphanumeric())
+        });
+        if ext_ok && let Ok(n) = num.parse::<u64>() {
+            return Some((path.to_owned(), n));
+        }
+    }
+    None
+}
+
+/// Lowercases and replaces volatile parts (hex, quoted strings, durations, digits).
+pub fn normalize(text: &str) -> String {
+    let lower = text.to_lowercase();
+    let mut out = String::with_capacity(lower.len());
+    let chars: Vec<char> = lower.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '0' && chars.get(i + 1) == Some(&'x') {
+            let mut j = i + 2;
+            while j < chars.len() && chars[j].is_ascii_hexdigit() {
+                j += 1;
+            }
+            out.push('h');
+            i = j;
+            continue;
+        }
+        if c.is_ascii_hexdigit() && (i == 0 || !chars[i - 1].is_ascii_alphanumeric()) {
+            let mut j = i;
+            while j < chars.len() && chars[j].is_ascii_hexdigit() {
+                j += 1;
+            }
+            let run = j - i;
+            let has_digit = chars[i..j].iter().any(char::is_ascii_digit);
+            let has_alpha = chars[i..j].iter().any(|c| c.is_ascii_alphabetic());
+            if (7..=40).contains(&run)
+                && has_digit
+                && has_alpha
+                && (j == chars.len() || !chars[j].is_ascii_alphanumeric())
+            {
+                out.push('h');
+                i = j;
+                continue;
+            }
+        }
+        if (c == '"' || c == '\'' || c == '`')
+            && let Some(end) = chars[i + 1..].iter().position(|d| *d == c)
+        {
+            out.push('s');
+            i += end + 2;
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let mut j = i;
+            while j < chars.len() && (chars[j].is_ascii_digit() || chars[j] == '.') {
+                j += 1;
+            }
+            let rest: String = chars[j..].iter().take(3).collect();
+            let rest = rest.trim_start();
+            if rest.starts_with("ms")
+                || (rest.starts_with('s') && !rest[1..].starts_with(|c: char| c.is_alphabetic()))
+            {
+                let unit = if rest.starts_with("ms") { 2 } else { 1 };
+                let skip = chars[j..].iter().take_while(|c| c.is_whitespace()).count();
+                out.push('d');
+                i = j + skip + unit;
+                continue;
+            }
+            out.push('n');
+            i = j;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn contains_any(text: &str, needles: &[&str]) -> bool {
+    needles.iter().any(|n| text.contains(n))
+}
+
+fn env_signature(text: &str) -> Option<&'static str> {
+    if contains_any(
+        text,
+        &[
+            "ENOTFOUND",
+            "ECONNRESET",
+            "ECONNREFUSED",
+            "EAI_AGAIN",
+            "ETIMEDOUT",
+            "socket hang up",
+            "getaddrinfo",
+            "Temporary failure in name resolution",
+            "Could not resolve host",
+        ],
+    ) {
+        Some("network")
+    } else if contains_any(
+        text,
+        &[
+            "heap out of memory",
+            "out of memory",
+            "OOMKilled",
+            "ENOSPC",
+            "No space left on device",
+        ],
+    ) {
+        Some("resources")
+    } else if contains_any(text, &["EACCES", "EPERM", "Permission denied"]) {
+        Some("permissions")
+    } else if contains_any(
+        text,
+        &[
+            "502 Bad Gateway",
+            "503 Service Unavailable",
+            "rate limit exceeded",
+        ],
+    ) {
+        Some("service_unavailable")
+    } else {
+        None
+    }
+}
+
+fn test_name(line: &str) -> Option<String> {
+    let t = line.trim();
+    let cut = |s: &str| -> String { s.trim().chars().take(200).collect() };
+    let strip_time = |s: &str| -> String {
+        let s = s.trim_end();
+        match s.rfind(" [") {
+            Some(i) if s.ends_with(']') => cut(&s[..i]),
+            _ => match s.rfind(' ') {
+                Some(i)
+                    if s[i + 1..].ends_with("ms")
+                        && s[i + 1..].trim_end_matches("ms").parse::<f64>().is_ok() =>
+                {
+                    cut(&s[..i])
+                }
+                _ => cut(s),
+            },
+        }
+    };
+    if let Some(r) = t.strip_prefix("(fail) ") {
+        return Some(strip_time(r));
+    }
+    if let Some(r) = t.strip_prefix("--- FAIL: ") {
+        return Some(cut(r.split(" (").next().unwrap_or(r)));
+    }
+    if let Some(r) = t.strip_prefix("FAILED ").filter(|r| r.contains("::")) {
+        return Some(cut(r.split(" - ").next().unwrap_or(r)));
+    }
+    if let Some(r) = t.strip_prefix("● ") {
+        return Some(cut(r));
+    }
+    if let Some(r) = t.strip_prefix("not ok ") {
+        let r = r
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start();
+        return Some(cut(r.strip_prefix("- ").unwrap_or(r)));
+    }
+    if let Some(r) = t
+        .strip_prefix("× ")
+        .or_else(|| t.strip_prefix("✗ "))
+        .or_else(|| t.strip_prefix("✕ "))
+    {
+        return Some(strip_time(r));
+    }
+    if t.starts_with("___") && t.ends_with("___") {
+        let name = t.trim_matches('_').trim();
+        if !name.is_empty() {
+            return Some(cut(name));
+        }
+    }
+    if let Some(r) = t
+        .strip_prefix("---- ")
+        .and_then(|r| r.strip_suffix(" stdout ----"))
+    {
+        return Some(cut(r));
+    }
+    if let Some(r) = t
+        .strip_prefix("test ")
+        .and_then(|r| r.strip_suffix(" ... FAILED"))
+    {
+        return Some(cut(r));
+    }
+    if t.starts_with("FAIL [")
+        && let Some(i) = t.find(") ")
+    {
+        return Some(cut(&t[i + 2..]));
+    }
+    None
+}
+
+fn message(line: &str) -> Option<String> {
+    let t = line.trim();
+    let hit = first_word_ends_error(t)
+        || t.starts_with("E   ")
+        || ["Expected", "Received", "expected", "actual"]
+            .iter()
+            .any(|w| t.starts_with(w))
+        || t.starts_with("panic: ")
+        || t.starts_with("error:")
+        || t.starts_with("error[")
+        || t.contains("error TS")
+        || (t.starts_with("assert") && t.contains("failed"))
+        || t.starts_with("→ ");
+    let text = if t.starts_with("E   ") {
+        t[1..].trim_start()
+    } else {
+        t.trim_start_matches("→ ")
+    };
+    hit.then(|| text.chars().take(300).collect())
+}
+
+fn finish(
+    lines: Vec<String>,
+    start: usize,
+    omitted: usize,
+    anchors_found: Vec<&'static str>,
+) -> FailureBlock {
+    let mut name = lines.iter().find_map(|l| test_name(l));
+    let mut msg = lines.iter().find_map(|l| message(l));
+    // `cargo test`: the panic location line is followed by the message.
+    if let Some(i) = lines.iter().position(|l| l.contains(" panicked at ")) {
+        msg = lines
+            .get(i + 1)
+            .map(|l| l.trim().chars().take(300).collect())
+            .filter(|m: &String| !m.is_empty())
+            .or(msg);
+        if name.is_none() {
+            name = lines[i].split('\'').nth(1).map(str::to_owned);
+        }
+    }
+    let mut stack: Vec<(String, u64)> = Vec::new();
+    for l in &lines {
+        if stack.len() >= 20 {
+            break;
+        }
+        if let Some(loc) = location_in(l)
+            && !stack.contains(&loc)
+        {
+            stack.push(loc);
+        }
+    }
+    let text = lines.join("\n");
+    let first_line = lines
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .cloned()
+        .unwrap_or_default();
+    let family = stable_id(
+        "fam",
+        &json!(normalize(msg.as_deref().unwrap_or(&first_line))),
+        8,
+    );
+    let bearing: Vec<String> = lines
+        .iter()
+        .filter(|l| !anchors(l).is_empty() || message(l).is_some())
+        .map(|l| normalize(l))
+        .collect();
+    let fingerprint = stable_id("fp", &json!(bearing), 12);
+    let id = stable_id(
+        "fail",
+        &json!({"lines": lines, "anchors": anchors_found}),
+        10,
+    );
+    FailureBlock {
+        id,
+        start,
+        end: start + lines.len().max(1) - 1 + omitted,
+        omitted,
+        anchors: anchors_found,
+        test_name: name,
+        message: msg,
+        stack,
+        family,
+        fingerprint,
+        env_signature: env_signature(&text),
+        compile_error: contains_any(
+            &text,
+            &[
+                "SyntaxError",
+                "cannot find symbol",
+                "compilation failed",
+                "error[E",
+            ],
+        ) || text.contains("error TS")
+            || text.contains(": undefined:"),
+        missing_module: contains_any(
+            &text,
+            &[
+                "Cannot find module",
+                "ModuleNotFoundError",
+                "No module named",
+                "ERR_MODULE_NOT_FOUND",
+                "cannot find package",
+            ],
+        ),
+        timeout: contains_any(
+            &text,
+            &[
+                "Timeout of",
+                "timed out after",
+                "Exceeded timeout",
+                "context deadline exceeded",
+                "test timed out",
+            ],
+        ),
+        lines,
+    }
+}
+
+fn capped(lines: &[String]) -> (Vec<String>, usize) {
+    if lines.len() > MAX_BLOCK {
+        (lines[..MAX_BLOCK].to_vec(), lines.len() - MAX_BLOCK)
+    } else {
+        (lines.to_vec(), 0)
+    }
+}
+
+/// Sections delimited by runner-specific headers: `cargo test`'s `---- name stdout ----`,
+/// nextest's `FAIL [..]` results, Bun's `(fail)` lines. Returns the blocks and the lines they
+/// cover, which are not anchored again.
+fn structured(lines: &[String]) -> (Vec<FailureBlock>, Vec<bool>) {
+    let mut covered = vec![false; lines.len()];
+    let mut blocks = Vec::new();
+    let summary_at = lines.iter().position(|l| {
+        let t = l.trim();
+        t.starts_with("Summary [")
+            || (t.ends_with(" fail") && t.trim_end_matches(" fail").trim().parse::<u32>().is_ok())
+            || (t.contains("test")
+                && t.ends_with("failed:")
+                && t.split_whitespace()
+                    .next()
+                    .is_some_and(|n| n.parse::<u32>().is_ok()))
+    });
+    let end_all = summary_at.unwrap_or(lines.len());
+    // Mark the summary tail as covered: it repeats names of failures already seen.
+    if let Some(s) = summary_at {
+        covered[s..].iter_mut().for_each(|c| *c = true);
+    }
+    let cargo_header =
+        |t: &str| (t.starts_with("---- ") && t.ends_with(" stdout ----")) || t == "failures:";
+    let nextest_header = |t: &str| {
+        t.starts_with("FAIL [")
+            || t.starts_with("PASS [")
+            || t.starts_with("SKIP [")
+            || t.starts_with("────")
+    };
+    let mut i = 0;
+    while i < end_all {
+        let t = lines[i].trim();
+        let cargo_section = t.starts_with("---- ") && t.ends_with(" stdout ----");
+        let nextest_fail = t.starts_with("FAIL [");
+        if cargo_section || nextest_fail {
+            let mut j = i + 1;
+            while j < end_all
+                && !(if cargo_section {
+                    cargo_header(lines[j].trim())
+                } else {
+                    nextest_header(lines[j].trim())
+                })
+            {
+                j += 1;
+            }
+            let (kept, omitted) = capped(&lines[i..j]);
+            covered[i..j].iter_mut().for_each(|c| *c = true);
+            blocks.push(finish(
+                kept,
+                i + 1,
+                omitted,
+                vec![if cargo_section {
+                    "cargo_stdout"
+                } else {
+                    "nextest_fail"
+                }],
+            ));
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    // Bun: each `(fail)` closes a block that began after the previous outcome line.
+    let mut block_start = 0;
+    for i in 0..end_all {
+        let t = lines[i].trim();
+        let outcome = ["(pass) ", "(fail) ", "(skip) ", "(todo) "]
+            .iter()
+            .any(|p| t.starts_with(p));
+        if t.starts_with("(fail) ") && !covered[i] {
+            let (kept, omitted) = if i + 1 - block_start > MAX_BLOCK {
+                let mut head = lines[block_start..block_start + 80].to_vec();
+                head.extend_from_slice(&lines[i + 1 - 80..=i]);
+                (head, i + 1 - block_start - MAX_BLOCK)
+            } else {
+                (lines[block_start..=i].to_vec(), 0)
+            };
+            covered[block_start..=i].iter_mut().for_each(|c| *c = true);
+            blocks.push(finish(kept, block_start + 1, omitted, vec!["bun_fail"]));
+        }
+        if outcome {
+            block_start = i + 1;
+        }
+    }
+    // After `cargo test`'s sections come the list of failures, the result line and cargo's own
+    // error line: all repeats.
+    if blocks
+        .iter()
+        .any(|b: &FailureBlock| b.anchors == ["cargo_stdout"])
+        && let Some(last) = lines.iter().rposition(|l| l.trim() == "failures:")
+    {
+        covered[last..].iter_mut().for_each(|c| *c = true);
+    }
+    // `cargo test`'s `test x ... FAILED` lines name failures whose output has its own section.
+    for (i, l) in lines.iter().enumerate() {
+        if l.trim().starts_with("test ")
+            && l.trim().ends_with(" ... FAILED")
+            && blocks
+                .iter()
+                .any(|b: &FailureBlock| b.anchors == ["cargo_stdout"])
+        {
+            covered[i] = true;
+        }
+    }
+    blocks.sort_by_key(|b| b.start);
+    (blocks, covered)
+}
+
+/// Parses a log into failure blocks.
+pub fn parse_log(text: &str) -> Result<ParsedLog, String> {
+    let clean = strip_ansi(text);
+    let mut lines: Vec<String> = clean
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l).to_owned())
+        .collect();
+    if lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    if lines.len() > MAX_LOG_LINES {
+        return Err(format!(
+            "log has {} lines; the limit is {MAX_LOG_LINES}",
+            lines.len()
+        ));
+    }
+    let (mut blocks, covered) = structured(&lines);
+    // Generic windows around the remaining anchors.
+    let mut windows: Vec<(usize, usize, Vec<&'static str>)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if covered[i] {
+            continue;
+        }
+        let found = anchors(line);
+        if found.is_empty() {
+            continue;
+        }
+        let start = i.saturating_sub(CONTEXT);
+        let mut end = (i + CONTEXT).min(lines.len() - 1);
+        while end + 1 < lines.len()
+            && end + 1 - start < MAX_EXTEND
+            && is_stack_like(&lines[end + 1])
+            && !covered[end + 1]
+        {
+            end += 1;
+        }
+        let start = (start..=i).find(|&k| !covered[k]).unwrap_or(i);
+        let end = (i..=end).take_while(|&k| !covered[k]).last().unwrap_or(i);
+        // A line that starts a new test's failure closes the window of the previous test.
+        let starter = found.iter().any(|a| STARTERS.contains(a));
+        if starter
+            && let Some((s, e, a)) = windows.last_mut()
+            && a.iter().any(|x| STARTERS.contains(x))
+            && i <= *e + 1
+        {
+            *e = (*e).min(i.saturating_sub(1)).max(*s);
+            windows.push((i, end, found));
+            continue;
+        }
+        match windows.last_mut() {
+            Some((s, e, a)) if start <= *e + 1 && end.max(*e) + 1 - *s <= MAX_BLOCK => {
+                *e = end.max(*e);
+                a.extend(found);
+            }
+            Some((_, e, _)) if start <= *e => {
+                let next = *e + 1;
+                if next <= end {
+                    windows.push((next, end, found));
+                }
+            }
+            _ => windows.push((start, end, found)),
+        }
+    }
+    for (s, e, mut a) in windows {
+        a.dedup();
+        let (kept, omitted) = capped(&lines[s..=e]);
+        blocks.push(finish(kept, s + 1, omitted, a));
+    }
+    blocks.sort_by_key(|b| b.start);
+    Ok(ParsedLog {
+        line_count: lines.len(),
+        blocks,
+    })
+}
+
+#[cfg(test)]
+#[path = "logs_tests.rs"]
+mod tests;

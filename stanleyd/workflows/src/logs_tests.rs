@@ -1,0 +1,142 @@
+//! Failure-log parsing against real and realistic runner output (`tests/fixtures/logs/`).
+
+use super::*;
+
+fn fixture(name: &str) -> String {
+    let path = format!(
+        "{}/../../tests/fixtures/logs/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn names(log: &ParsedLog) -> Vec<String> {
+    log.blocks
+        .iter()
+        .map(|b| b.test_name.clone().unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn cargo_test_output_gives_one_block_per_failing_test() {
+    let log = parse_log(&fixture("cargo-test.txt")).unwrap();
+    assert_eq!(names(&log), ["tests::divides", "tests::totals_items"]);
+    assert_eq!(
+        log.blocks[0].message.as_deref(),
+        Some("attempt to divide by zero")
+    );
+    assert_eq!(log.blocks[0].stack[0], ("src/lib.rs".to_owned(), 2));
+    assert_eq!(
+        log.blocks[1].message.as_deref(),
+        Some("assertion `left == right` failed")
+    );
+}
+
+#[test]
+fn cargo_nextest_output_ignores_the_summary_repeats() {
+    let log = parse_log(&fixture("cargo-nextest.txt")).unwrap();
+    assert_eq!(names(&log), ["rs tests::divides", "rs tests::totals_items"]);
+    assert_eq!(log.blocks[1].stack[0], ("src/lib.rs".to_owned(), 15));
+}
+
+#[test]
+fn jest_output_gives_two_failures_one_of_them_network() {
+    let log = parse_log(&fixture("jest.txt")).unwrap();
+    assert_eq!(
+        names(&log),
+        ["cart › applies discount", "api › fetches prices"]
+    );
+    assert_eq!(log.blocks[0].stack[0], ("src/cart.test.ts".to_owned(), 14));
+    assert!(
+        log.blocks[1]
+            .message
+            .as_deref()
+            .unwrap()
+            .starts_with("FetchError: request to")
+    );
+    assert_eq!(log.blocks[1].env_signature, Some("network"));
+    assert_eq!(log.blocks[0].env_signature, None);
+}
+
+#[test]
+fn pytest_output_names_the_test_once() {
+    let log = parse_log(&fixture("pytest.txt")).unwrap();
+    assert_eq!(names(&log), ["test_parse_dates"]);
+    assert!(
+        log.blocks[0]
+            .message
+            .as_deref()
+            .unwrap()
+            .starts_with("AssertionError: assert datetime.date")
+    );
+    assert!(
+        log.blocks[0]
+            .stack
+            .contains(&("test_dates.py".to_owned(), 7))
+    );
+}
+
+#[test]
+fn go_tap_vitest_and_bun() {
+    let go = parse_log(&fixture("go.txt")).unwrap();
+    assert_eq!(names(&go), ["TestDivide"]);
+    assert_eq!(go.blocks[0].stack[0], ("calc_test.go".to_owned(), 18));
+    let tap = parse_log(&fixture("node-tap.txt")).unwrap();
+    assert_eq!(names(&tap), ["applies discount"]);
+    let vitest = parse_log(&fixture("vitest.txt")).unwrap();
+    assert_eq!(names(&vitest), ["cart > applies discount"]);
+    let bun = parse_log(&fixture("bun.txt")).unwrap();
+    assert_eq!(
+        names(&bun),
+        ["cart > applies discount", "cart > loads remote prices"]
+    );
+    assert!(bun.blocks[1].timeout);
+}
+
+#[test]
+fn clean_logs_have_no_blocks_and_limits_hold() {
+    assert!(
+        parse_log("all good\n12 passed\n")
+            .unwrap()
+            .blocks
+            .is_empty()
+    );
+    let big = "x\n".repeat(MAX_LOG_LINES + 1);
+    assert_eq!(
+        parse_log(&big).unwrap_err(),
+        format!("log has {} lines; the limit is 200000", MAX_LOG_LINES + 1)
+    );
+    let tsc = parse_log(
+        "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.\n",
+    )
+    .unwrap();
+    assert!(tsc.blocks[0].compile_error);
+}
+
+#[test]
+fn ansi_crlf_and_normalization() {
+    let log = parse_log("\u{1b}[31m--- FAIL: TestX (0.01s)\u{1b}[0m\r\n    x_test.go:9: boom\r\n")
+        .unwrap();
+    assert_eq!(names(&log), ["TestX"]);
+    assert_eq!(normalize("took 12ms at 0x1f"), "took d at h");
+    assert_eq!(
+        normalize("Timeout of 5000 ms exceeded"),
+        normalize("Timeout of 2000 ms exceeded")
+    );
+    assert_eq!(
+        normalize("expected 'a' got \"b\" id 3fa85f64a1"),
+        "expected s got s id h"
+    );
+}
+
+#[test]
+fn a_200_000_line_log_is_handled() {
+    let mut log = String::new();
+    for i in 0..199_990 {
+        log.push_str(&format!("step {i} ok\n"));
+    }
+    log.push_str("--- FAIL: TestLate (0.01s)\n    late_test.go:3: boom\n");
+    let parsed = parse_log(&log).unwrap();
+    assert_eq!(parsed.line_count, 199_992);
+    assert_eq!(names(&parsed), ["TestLate"]);
+}
