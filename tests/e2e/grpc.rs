@@ -97,6 +97,7 @@ async fn handshake_health_and_reflection() {
         status.workflows,
         [
             "check",
+            "triage_failures",
             "review",
             "test_gaps",
             "summarize",

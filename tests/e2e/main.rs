@@ -11,4 +11,5 @@ mod lifecycle;
 mod records;
 mod routing;
 mod summarize;
+mod triage;
 mod wire;

@@ -8,8 +8,8 @@ use std::sync::Mutex;
 
 use git2::{Delta, DiffFormat, DiffOptions, Oid, Repository, Status, StatusOptions};
 use stanley_workflows::diff::{DiffSource, Exclusion, Scope};
-use stanley_workflows::paths::classify_path;
-use stanley_workflows::ports::{Git, GitError};
+use stanley_workflows::paths::{PathKind, classify_path, is_secret_path};
+use stanley_workflows::ports::{Git, GitError, Workspace};
 
 use crate::workspace::split_lines;
 
@@ -256,6 +256,32 @@ impl Git for Git2Repo {
             probe,
             excluded,
         })
+    }
+}
+
+impl Workspace for Git2Repo {
+    fn tracked(&self) -> Result<Vec<String>, GitError> {
+        let repo = self.repo.lock().unwrap_or_else(|e| e.into_inner());
+        let index = repo.index().map_err(|e| git_err("ls-files", &e))?;
+        Ok(index
+            .iter()
+            .map(|entry| String::from_utf8_lossy(&entry.path).into_owned())
+            .collect())
+    }
+
+    fn read_lines(&self, path: &str) -> Option<Vec<String>> {
+        if is_secret_path(path)
+            || matches!(classify_path(path), PathKind::Binary | PathKind::Vendored)
+        {
+            return None;
+        }
+        let (_, bytes) =
+            crate::workspace::read_workspace_file(&self.root, path, MAX_UNTRACKED_BYTES).ok()?;
+        if bytes.contains(&0) {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        Some(split_lines(&text).into_iter().map(str::to_owned).collect())
     }
 }
 

@@ -16,13 +16,14 @@ use stanley_core::{Budget, Cancel, Executor, ExecutorOptions, Jev, JevRequest, S
 use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptEvent, PromptRequest, prompt_event};
 use stanley_workflows::analysis::{self, AnalysisInput, DEFAULT_MAX_HUNKS};
 use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
-use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder};
+use stanley_workflows::logs::{ParsedLog, parse_log};
+use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder, Workspace};
 use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
 use stanley_workflows::result::{error_document, human, prompt_result};
 use stanley_workflows::routing::{self, Candidate, Facts, InputShape, RouteReason};
 use stanley_workflows::run::{Run, run_id};
 use stanley_workflows::text::{Action, check_request_text, classify_action};
-use stanley_workflows::{check, modes};
+use stanley_workflows::{check, modes, triage_failures};
 use tokio::sync::mpsc;
 
 use crate::service::DaemonState;
@@ -421,6 +422,7 @@ fn recorder(ctx: &Ctx<'_>, id: &str) -> Result<Arc<dyn RunRecorder>, Failure> {
 enum Plan {
     Analysis(&'static modes::Mode, AnalysisInput),
     Check(check::CheckPlan),
+    Failures(triage_failures::FailuresInput, ParsedLog),
 }
 
 async fn run_builtin(
@@ -436,6 +438,25 @@ async fn run_builtin(
             check::plan(text, input.map(|i| (i.text.as_str(), i.source.as_str())))
                 .map_err(Failure::input)?,
         )
+    } else if builtin.id == "triage_failures" {
+        let Some(input) = input else {
+            return Ok(success(
+                Status::Unsupported,
+                &json!({"text": "The selected capability is not currently available.", "data": {"reason": "unavailable"}}),
+            ));
+        };
+        check_request_text(text, "task").map_err(Failure::input)?;
+        let parsed = parse_log(&input.text).map_err(Failure::input)?;
+        Plan::Failures(
+            triage_failures::FailuresInput {
+                text: input.text.clone(),
+                source: input.source.clone(),
+                task: text.to_owned(),
+                root: ctx.state.config.files.root.display().to_string(),
+                max_items: triage_failures::DEFAULT_MAX_ITEMS,
+            },
+            parsed,
+        )
     } else {
         let mode = modes::mode(builtin.id).ok_or_else(|| {
             Failure::internal(format!("{} has no runner in this build", builtin.id))
@@ -450,16 +471,23 @@ async fn run_builtin(
         )
     };
     let evidence = DiffEvidence::from_source(source);
+    // Triage uses the diff as context only when there is one.
+    let context = (!evidence.hunks.is_empty() || evidence.source.is_present()).then_some(&evidence);
     let inputs = match &plan {
         Plan::Analysis(mode, input) => analysis::recorded_inputs(mode, input, &evidence),
         Plan::Check(plan) => check::recorded_inputs(plan, &evidence),
+        Plan::Failures(input, parsed) => triage_failures::recorded_inputs(input, parsed, context),
+    };
+    let name = match &plan {
+        Plan::Failures(..) => "triage",
+        _ => builtin.id,
     };
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let id = run_id(builtin.id, &clock.now(), &random_hex6());
+    let id = run_id(name, &clock.now(), &random_hex6());
     let recorder = recorder(ctx, &id)?;
     let mut run = Run::start(
         id,
-        &format!("{}@1", builtin.id),
+        &format!("{name}@1"),
         recorder,
         clock,
         ctx.budget.limits(),
@@ -492,6 +520,19 @@ async fn run_builtin(
             analysis::analyze(mode, input, &evidence, &executor, &mut run).await
         }
         Plan::Check(plan) => check::check(plan, &evidence, &executor, &mut run).await,
+        Plan::Failures(input, parsed) => {
+            let tracked = ctx.state.git.tracked().map_err(|e| Failure::input(e.0))?;
+            triage_failures::triage(
+                input,
+                parsed,
+                context,
+                &tracked,
+                ctx.state.git.as_ref(),
+                &executor,
+                &mut run,
+            )
+            .await
+        }
     }
     if ctx.cancel.is_cancelled() {
         return Err(Failure::internal("run aborted"));

@@ -179,7 +179,8 @@ const DECLARERS: &[&str] = &[
     "module",
 ];
 
-fn declared(hunk: &Hunk) -> Vec<String> {
+/// Names a hunk declares on its added lines.
+pub fn declared_names(hunk: &Hunk) -> Vec<String> {
     let mut out = Vec::new();
     for line in hunk.lines.iter().filter(|l| l.tag == '+') {
         let ids = identifiers(&line.text);
@@ -219,7 +220,7 @@ pub fn enabled_hunks(hunks: &[&Hunk]) -> Vec<Vec<usize>> {
         .iter()
         .enumerate()
         .map(|(i, h)| {
-            let names = declared(h);
+            let names = declared_names(h);
             if names.is_empty() {
                 return Vec::new();
             }

@@ -20,3 +20,4 @@ pub mod result;
 pub mod routing;
 pub mod run;
 pub mod text;
+pub mod triage_failures;

@@ -53,3 +53,12 @@ pub trait Clock: Send + Sync {
     /// Now, e.g. `2026-11-30T02:05:41.123Z`.
     fn now(&self) -> String;
 }
+
+/// Reads the repository's tracked files and their lines under the workspace safety rules.
+pub trait Workspace: Send + Sync {
+    /// Every tracked path (repository-relative, `/`-separated).
+    fn tracked(&self) -> Result<Vec<String>, GitError>;
+    /// The lines of a tracked file, or None when it is unreadable, credential-shaped, binary,
+    /// larger than 2 MiB, or outside the repository.
+    fn read_lines(&self, path: &str) -> Option<Vec<String>>;
+}

@@ -79,7 +79,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Classify failures from supplied test or CI output.",
         accepts_input: true,
         gate: Gate::FailureLog,
-        implemented: false,
+        implemented: true,
     },
     Builtin {
         id: "triage_comments",

@@ -37,11 +37,18 @@ impl InputShape {
         }
     }
 
-    /// The shape of an input text. Review-comment and failure-log recognition arrive with the
-    /// triage workflows; until then any non-blank input is `text`.
+    /// The shape of an input text: `none` when blank, `failure_log` when the log parser finds a
+    /// failure block (its errors fall through), else `text`. Review-comment recognition arrives
+    /// with `triage_comments`.
     pub fn of(input: Option<&str>) -> Self {
         match input {
-            Some(text) if !text.trim().is_empty() => InputShape::Text,
+            Some(text) if !text.trim().is_empty() => {
+                if crate::logs::parse_log(text).is_ok_and(|l| !l.blocks.is_empty()) {
+                    InputShape::FailureLog
+                } else {
+                    InputShape::Text
+                }
+            }
             _ => InputShape::None,
         }
     }

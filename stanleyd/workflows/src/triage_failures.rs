@@ -1,0 +1,721 @@
+//! The `triage_failures` built-in (`triage-failures-policy@3`): failure blocks from a supplied
+//! log, duplicates grouped by fingerprint, one frame per distinct failure asking how it relates
+//! to the current diff and what kind of failure it is, one allowlisted follow-up probe chosen by
+//! code, and the steps that would settle each question.
+
+use serde_json::{Map, Value, json};
+use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
+
+use crate::diff::{DiffEvidence, Hunk};
+use crate::ladder::declared_names;
+use crate::logs::{FailureBlock, ParsedLog};
+use crate::policy::{
+    EVIDENCE_POLICY, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
+};
+use crate::ports::Workspace;
+use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
+use crate::text::round3;
+
+/// The policy version.
+pub const POLICY: &str = "triage-failures-policy@3";
+/// Failure blocks judged at most.
+pub const DEFAULT_MAX_ITEMS: usize = 40;
+const DECISIVE: f64 = 0.6;
+const UNRELATED_CONFLICT: f64 = 0.7;
+const NONDETERMINISM: f64 = 0.7;
+const PROBE_MISSING_EVIDENCE: f64 = 0.5;
+const PROBE_CONTEXT_LINES: u64 = 15;
+const SECTION_ROWS: usize = 30;
+
+const RERUN: &str = "rerun the failing test to check repeatability";
+const BASE: &str = "run the same test on the base commit";
+
+/// What the CLI passes.
+#[derive(Clone, Debug)]
+pub struct FailuresInput {
+    /// The log text.
+    pub text: String,
+    /// `stdin` or the repository-relative path.
+    pub source: String,
+    /// The request, as the task.
+    pub task: String,
+    /// The repository root, to strip from absolute stack paths.
+    pub root: String,
+    /// Blocks judged at most.
+    pub max_items: usize,
+}
+
+/// The inputs recorded in `inputs.json`.
+pub fn recorded_inputs(
+    input: &FailuresInput,
+    parsed: &ParsedLog,
+    diff: Option<&DiffEvidence>,
+) -> Value {
+    json!({
+        "kind": "failures",
+        "source": input.source,
+        "inputHash": stable_hash(&json!(input.text)),
+        "items": parsed.blocks.len(),
+        "taskHash": stable_hash(&json!(input.task)),
+        "diff": diff.map(|d| d.source.describe()),
+        "maxItems": input.max_items,
+    })
+}
+
+/// Resolves a stack path to a tracked file: exact, else the unique tracked path that is a
+/// `/`-suffix of it or of which it is a `/`-suffix.
+pub fn resolve(path: &str, root: &str, tracked: &[String]) -> Option<String> {
+    let mut p = path.replace('\\', "/");
+    if let Some(r) = p.strip_prefix("file://") {
+        p = r.to_owned();
+    }
+    let root = root.trim_end_matches('/');
+    if !root.is_empty()
+        && let Some(r) = p.strip_prefix(root)
+    {
+        p = r.trim_start_matches('/').to_owned();
+    }
+    let p = p.trim_start_matches("./").to_owned();
+    if tracked.contains(&p) {
+        return Some(p);
+    }
+    let matches: Vec<&String> = tracked
+        .iter()
+        .filter(|t| p.ends_with(&format!("/{t}")) || t.ends_with(&format!("/{p}")))
+        .collect();
+    (matches.len() == 1).then(|| matches[0].clone())
+}
+
+fn diff_summary(evidence: &DiffEvidence, run: &mut Run) -> Value {
+    let mut paths: Vec<&str> = Vec::new();
+    for f in &evidence.files {
+        if !paths.contains(&f.path.as_str()) {
+            paths.push(&f.path);
+        }
+    }
+    if paths.len() > 200 {
+        run.limits.push(format!(
+            "diff summary lists 200 of {} changed paths",
+            paths.len()
+        ));
+    }
+    let headers: Vec<String> = evidence
+        .hunks
+        .iter()
+        .take(100)
+        .map(|h| {
+            format!(
+                "{} @@ -{} +{} @@ {}",
+                h.path, h.old_start, h.new_start, h.section
+            )
+            .trim()
+            .to_owned()
+        })
+        .collect();
+    let mut symbols: Vec<String> = Vec::new();
+    for h in &evidence.hunks {
+        for name in declared_names(h) {
+            if symbols.len() < 100 && !symbols.contains(&name) {
+                symbols.push(name);
+            }
+        }
+    }
+    json!({
+        "changedPaths": paths.iter().take(200).collect::<Vec<_>>(),
+        "omittedPaths": paths.len().saturating_sub(200),
+        "hunkHeaders": headers,
+        "declaredSymbols": symbols,
+    })
+}
+
+fn questions(with_diff: bool) -> Questions {
+    let mut q = Questions::new();
+    if with_diff {
+        q = q.with(
+            "relation_to_diff",
+            Question::choice(
+                json!({
+                    "question": "How does this failure relate to the current diff?",
+                    "guidance": "Pick the best-supported relation. caused_by_diff needs a concrete bridge from a changed path, symbol or behavior to the failure's mechanism; exit codes, timing, shared words or overlapping paths alone are not enough. Choose cannot_tell while several explanations remain viable, and remember that no overlap does not prove the failure unrelated.",
+                    "workedExamples": [
+                        {"case": "the diff changes total() and the failing assertion compares total()", "answer": "caused_by_diff"},
+                        {"case": "getaddrinfo ENOTFOUND while fetching a remote service", "answer": "environment_or_infrastructure"},
+                        {"case": "the failing test and its code are untouched and the diff only edits docs", "answer": "unrelated_to_diff"},
+                        {"case": "a timeout in a test near a changed file with no visible link", "answer": "cannot_tell"},
+                        {"case": "a compile error in a file the diff renamed a symbol in", "answer": "caused_by_diff"},
+                    ],
+                }),
+                [
+                    ("caused_by_diff", "A concrete change in the diff plausibly causes this failure."),
+                    ("unrelated_to_diff", "The failure's mechanism does not involve the changed code."),
+                    ("environment_or_infrastructure", "Network, resources, permissions or services caused it."),
+                    ("cannot_tell", "Several explanations remain viable."),
+                ],
+            ),
+        );
+    }
+    q.with(
+        "failure_kind",
+        Question::choice(
+            "What kind of failure is this?",
+            [
+                (
+                    "assertion_mismatch",
+                    "A test's expected value differs from the actual one.",
+                ),
+                (
+                    "runtime_exception",
+                    "The code threw or panicked while running.",
+                ),
+                (
+                    "compile_or_type_error",
+                    "The code did not compile or type-check.",
+                ),
+                ("timeout", "Something took longer than allowed."),
+                (
+                    "environment_or_setup",
+                    "The environment, fixtures or setup failed.",
+                ),
+                (
+                    "snapshot_mismatch",
+                    "A stored snapshot differs from the output.",
+                ),
+                (
+                    "cannot_tell",
+                    "The log does not show what kind of failure it is.",
+                ),
+            ],
+        ),
+    )
+    .with(
+        "nondeterminism_signature",
+        Question::noul(
+            "Does the failure look dependent on timing, ordering, randomness or shared state?",
+            "The shown evidence points at timing, ordering, randomness or shared state.",
+            "Nothing in the evidence suggests nondeterminism.",
+        ),
+    )
+    .with(
+        "missing_evidence",
+        Question::choice(
+            "Which missing evidence would most help explain this failure?",
+            [
+                ("none", "The shown evidence is enough."),
+                (
+                    "full_stack_trace",
+                    "The complete error output or stack trace.",
+                ),
+                ("test_source", "The failing test's source code."),
+                ("changed_code", "The changed code on the failure's stack."),
+                (
+                    "prior_run_history",
+                    "Whether the test failed before or passes on a rerun.",
+                ),
+                ("cannot_tell", "It is not clear what would help."),
+            ],
+        ),
+    )
+    .with(
+        "untrusted_instruction_text",
+        untrusted_instruction_question(),
+    )
+}
+
+fn decisive(answer: &Answer, threshold: f64) -> Option<String> {
+    let Answer::Choice { probabilities, .. } = answer else {
+        return None;
+    };
+    probabilities
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .filter(|(_, p)| *p >= threshold)
+        .map(|(l, _)| l.clone())
+}
+
+fn key_lines(block: &FailureBlock) -> Vec<String> {
+    let markers = [
+        "FAIL",
+        "not ok",
+        "Error",
+        "Exception",
+        "panic",
+        "Traceback",
+        "expected",
+        "received",
+        "assert",
+    ];
+    let hits: Vec<String> = block
+        .lines
+        .iter()
+        .filter(|l| {
+            markers
+                .iter()
+                .any(|m| l.contains(m) || l.to_lowercase().contains(&m.to_lowercase()))
+        })
+        .take(8)
+        .map(|l| l.chars().take(300).collect())
+        .collect();
+    if hits.is_empty() {
+        block
+            .lines
+            .iter()
+            .take(8)
+            .map(|l| l.chars().take(300).collect())
+            .collect()
+    } else {
+        hits
+    }
+}
+
+struct Planned<'a> {
+    block: &'a FailureBlock,
+    resolved: Vec<Option<String>>,
+    touches: Option<bool>,
+}
+
+/// Runs the failures triage, recording into `run`.
+pub async fn triage(
+    input: &FailuresInput,
+    parsed: &ParsedLog,
+    diff: Option<&DiffEvidence>,
+    tracked: &[String],
+    workspace: &dyn Workspace,
+    executor: &Executor,
+    run: &mut Run,
+) {
+    let summary_of_diff = diff.map(|d| diff_summary(d, run));
+    let changed: Vec<&str> = diff
+        .map(|d| d.files.iter().map(|f| f.path.as_str()).collect())
+        .unwrap_or_default();
+    if parsed.blocks.is_empty() {
+        run.limits
+            .push("no failure anchors were recognized; the log format may be unsupported".into());
+        run.incomplete = true;
+    }
+    if parsed.blocks.len() > input.max_items {
+        run.limits.push(format!(
+            "only the first {} of {} failure blocks are judged (policy item limit)",
+            input.max_items,
+            parsed.blocks.len()
+        ));
+    }
+    let truncated = parsed.blocks.iter().filter(|b| b.omitted > 0).count();
+    if truncated > 0 {
+        run.limits.push(format!(
+            "{truncated} failure block(s) exceeded the window cap; omitted line counts are reported"
+        ));
+    }
+    let mut rows: Vec<Value> = Vec::new();
+    let mut plans: Vec<Planned<'_>> = Vec::new();
+    let mut judged: Vec<usize> = Vec::new();
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for block in &parsed.blocks {
+        let resolved: Vec<Option<String>> = block
+            .stack
+            .iter()
+            .map(|(p, _)| resolve(p, &input.root, tracked))
+            .collect();
+        let touches = diff.map(|_| {
+            resolved
+                .iter()
+                .flatten()
+                .any(|p| changed.contains(&p.as_str()))
+        });
+        if block.compile_error {
+            run.findings.push(Finding {
+                flag: "compile_error_signature".into(),
+                id: block.id.clone(),
+                source: "deterministic",
+                severity: Severity::Info,
+                path: None,
+                lines: None,
+                detail: Some(
+                    [("log".to_owned(), json!(input.source))]
+                        .into_iter()
+                        .collect(),
+                ),
+            });
+        }
+        if let Some(sig) = block.env_signature {
+            run.findings.push(Finding {
+                flag: "environment_signature".into(),
+                id: block.id.clone(),
+                source: "deterministic",
+                severity: Severity::Info,
+                path: None,
+                lines: None,
+                detail: Some([("signature".to_owned(), json!(sig))].into_iter().collect()),
+            });
+        }
+        let duplicate = seen
+            .iter()
+            .find(|(fp, _)| *fp == block.fingerprint)
+            .map(|(_, id)| (*id).to_owned());
+        let (relation, determined) = if diff.is_some() {
+            ("unjudged", "jev")
+        } else {
+            ("unknown_no_diff_context", "code")
+        };
+        let mut row = json!({
+            "id": block.id, "family": block.family, "duplicateOf": duplicate,
+            "lines": format!("{}-{}", block.start, block.end),
+            "testName": block.test_name, "message": block.message, "keyLines": key_lines(block),
+            "omittedLines": block.omitted,
+            "stackLocations": block.stack.iter().zip(&resolved).map(|((p, l), r)| json!({"path": r.clone().unwrap_or_else(|| p.clone()), "line": l, "tracked": r.is_some()})).collect::<Vec<_>>(),
+            "observed": {"stackTouchesChangedFile": touches, "envSignature": block.env_signature, "compileError": block.compile_error, "missingModule": block.missing_module, "timeoutSignature": block.timeout},
+            "relation": {"label": relation, "determinedBy": determined},
+            "failureKind": {"label": "unjudged"},
+            "nondeterminismSignature": null, "missingEvidence": null,
+            "wouldSettle": [RERUN, BASE], "probesRun": [], "disposition": "unjudged", "error": null,
+        });
+        if duplicate.is_some() {
+            run.set(&block.id, Disposition::Deterministic);
+            row["disposition"] = json!("deterministic");
+        } else {
+            seen.push((&block.fingerprint, &block.id));
+            run.set(&block.id, Disposition::Unjudged);
+            if judged.len() >= input.max_items {
+                row["error"] = json!("not judged: failure limit");
+            } else {
+                judged.push(rows.len());
+            }
+        }
+        rows.push(row);
+        plans.push(Planned {
+            block,
+            resolved,
+            touches,
+        });
+    }
+    run.candidates(&json!({"kind": "failures", "source": input.source, "blocks": parsed.blocks.iter().map(|b| b.id.clone()).collect::<Vec<_>>()}));
+    let frame = |p: &Planned<'_>, extra: Option<&Value>| -> Frame {
+        let b = p.block;
+        let log_lines: Vec<String> = b
+            .lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| format!("{}| {l}", b.start + i))
+            .collect();
+        let mut state = json!({
+            "evidencePolicy": EVIDENCE_POLICY,
+            "task": input.task,
+            "failure": {"id": b.id, "testName": b.test_name, "message": b.message, "logLines": log_lines.join("\n"), "omittedLines": b.omitted},
+            "observed": {"stackTouchesChangedFile": p.touches, "envSignature": b.env_signature, "compileError": b.compile_error, "missingModule": b.missing_module, "timeoutSignature": b.timeout},
+        });
+        if let Some(s) = &summary_of_diff {
+            state["diffSummary"] = s.clone();
+        }
+        if let Some(e) = extra {
+            state["additionalEvidence"] = e.clone();
+        }
+        Frame {
+            template: "failure_relation@2".into(),
+            scope: b.id.clone(),
+            state,
+            questions: questions(diff.is_some()),
+            provenance: json!([{"kind": "log_window", "path": input.source, "startLine": b.start, "endLine": b.end, "probe": "log-anchor-window@1"}]),
+        }
+    };
+    let first = executor
+        .run_all(judged.iter().map(|&i| frame(&plans[i], None)).collect())
+        .await;
+    // One allowlisted probe per failure, chosen by code from the missing-evidence answer.
+    let mut probes: Vec<(usize, Value, &'static str)> = Vec::new();
+    for (&i, outcome) in judged.iter().zip(&first) {
+        let Ok(ok) = outcome else { continue };
+        let Some(missing) = ok
+            .answers
+            .get("missing_evidence")
+            .and_then(|a| decisive(a, PROBE_MISSING_EVIDENCE))
+        else {
+            continue;
+        };
+        let p = &plans[i];
+        match missing.as_str() {
+            "test_source" => {
+                let hit = p
+                    .block
+                    .stack
+                    .iter()
+                    .zip(&p.resolved)
+                    .find_map(|((_, line), r)| r.as_ref().map(|r| (r.clone(), *line)));
+                if let Some((path, line)) = hit
+                    && let Some(lines) = workspace.read_lines(&path)
+                {
+                    let start = line.saturating_sub(PROBE_CONTEXT_LINES).max(1);
+                    let end = (line + PROBE_CONTEXT_LINES).min(lines.len() as u64);
+                    if start <= end {
+                        let text: Vec<String> = (start..=end)
+                            .map(|n| format!("{n}| {}", lines[(n - 1) as usize]))
+                            .collect();
+                        probes.push((i, json!({"kind": "source_excerpt", "path": path, "startLine": start, "endLine": end, "text": text.join("\n")}), "read-stack-source@1"));
+                    }
+                }
+            }
+            "changed_code" => {
+                if let Some(d) = diff {
+                    let hunks: Vec<&Hunk> = d
+                        .hunks
+                        .iter()
+                        .filter(|h| p.resolved.iter().flatten().any(|r| *r == h.path))
+                        .take(2)
+                        .collect();
+                    if !hunks.is_empty() {
+                        probes.push((i, json!({"kind": "changed_hunks", "hunks": hunks.iter().map(|h| h.evidence()).collect::<Vec<_>>()}), "changed-hunks-for-stack@1"));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let second = executor
+        .run_all(
+            probes
+                .iter()
+                .map(|(i, extra, _)| frame(&plans[*i], Some(extra)))
+                .collect(),
+        )
+        .await;
+    for (&i, outcome) in judged.iter().zip(&first) {
+        let block = plans[i].block;
+        let probe = probes.iter().zip(&second).find(|((j, _, _), _)| *j == i);
+        let mut answers = match outcome {
+            Ok(ok) => ok.answers.clone(),
+            Err(f) => {
+                let d = if f.reason.is_unjudged() {
+                    Disposition::Unjudged
+                } else {
+                    Disposition::Failed
+                };
+                run.set(&block.id, d);
+                rows[i]["disposition"] = json!(d);
+                rows[i]["error"] = json!(format!("{}: {}", f.reason.as_str(), f.detail));
+                continue;
+            }
+        };
+        if let Some(((_, _, name), result)) = probe {
+            rows[i]["probesRun"] = json!([name]);
+            match result {
+                Ok(ok) => answers = ok.answers.clone(),
+                Err(f) => {
+                    rows[i]["error"] =
+                        json!(format!("follow-up {}: {}", f.reason.as_str(), f.detail))
+                }
+            }
+        }
+        decide(
+            &mut rows[i],
+            block,
+            &answers,
+            diff.is_some(),
+            plans[i].touches,
+            run,
+        );
+    }
+    let families: Vec<&str> = {
+        let mut f: Vec<&str> = parsed.blocks.iter().map(|b| b.family.as_str()).collect();
+        f.sort();
+        f.dedup();
+        f
+    };
+    let duplicates = rows.iter().filter(|r| !r["duplicateOf"].is_null()).count();
+    let lines = rows
+        .iter()
+        .take(SECTION_ROWS)
+        .flat_map(|r| {
+            let name = r["testName"].as_str().or(r["id"].as_str()).unwrap_or("");
+            let dup = r["duplicateOf"]
+                .as_str()
+                .map(|d| format!(" duplicate-of={d}"))
+                .unwrap_or_default();
+            let mut out = vec![format!(
+                "{name} (log {}) relation={} kind={}{dup}",
+                r["lines"].as_str().unwrap_or(""),
+                r["relation"]["label"].as_str().unwrap_or(""),
+                r["failureKind"]["label"].as_str().unwrap_or("")
+            )];
+            if let Some(m) = r["message"].as_str() {
+                out.push(format!("    {}", m.chars().take(140).collect::<String>()));
+            }
+            let settle: Vec<&str> = r["wouldSettle"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if !settle.is_empty() {
+                out.push(format!("    would settle: {}", settle.join("; ")));
+            }
+            out
+        })
+        .collect();
+    run.sections.push(Section {
+        title: "failures".into(),
+        lines,
+    });
+    let mut not_checked = vec![
+        "tests were not executed or rerun".to_owned(),
+        "flakiness cannot be established from a single log".to_owned(),
+        "root causes outside recognized failure windows".to_owned(),
+    ];
+    if diff.is_none() {
+        not_checked.push("relation to code changes (no diff context)".into());
+    }
+    run.not_checked = not_checked;
+    for row in &mut rows {
+        if let Some(obj) = row.as_object_mut() {
+            let mut tagged = Map::new();
+            tagged.insert("kind".into(), json!("failures"));
+            tagged.extend(std::mem::take(obj));
+            *obj = tagged;
+        }
+    }
+    run.results = rows;
+    run.summary = json!({
+        "kind": "failures", "source": input.source,
+        "logLines": parsed.line_count, "failureBlocks": parsed.blocks.len(), "families": families.len(), "duplicates": duplicates,
+        "diff": diff.map(|d| d.source.describe()),
+    });
+}
+
+fn decide(
+    row: &mut Value,
+    block: &FailureBlock,
+    answers: &stanley_core::Answers,
+    with_diff: bool,
+    touches: Option<bool>,
+    run: &mut Run,
+) {
+    let dist = |name: &str| {
+        answers
+            .get(name)
+            .map(|a| a.to_json()["probabilities"].clone())
+            .unwrap_or(Value::Null)
+    };
+    let nondet = round3(answers.noul("nondeterminism_signature"));
+    let untrusted = round3(answers.noul("untrusted_instruction_text"));
+    let missing = answers.get("missing_evidence").and_then(|a| match a {
+        Answer::Choice { choice, .. } => Some(choice.clone()),
+        _ => None,
+    });
+    let kind = answers
+        .get("failure_kind")
+        .and_then(|a| decisive(a, DECISIVE))
+        .unwrap_or_else(|| "uncertain".into());
+    row["disposition"] = json!("judged");
+    run.set(&block.id, Disposition::Judged);
+    row["nondeterminismSignature"] = json!(nondet);
+    row["missingEvidence"] = json!({"label": missing, "distribution": dist("missing_evidence")});
+    row["failureKind"] =
+        json!({"label": kind, "determinedBy": "jev", "distribution": dist("failure_kind")});
+    let mut relation = "unknown_no_diff_context".to_owned();
+    if with_diff {
+        let unrelated = answers
+            .get("relation_to_diff")
+            .map_or(0.0, |a| a.p("unrelated_to_diff"));
+        if touches == Some(true) && unrelated >= UNRELATED_CONFLICT {
+            relation = "conflict".into();
+            row["relation"] = json!({"label": "conflict", "determinedBy": "code", "distribution": dist("relation_to_diff")});
+            run.parked.push(Parked {
+                id: block.id.clone(),
+                path: None,
+                reason: "conflict: stack touches a changed file vs unrelated_to_diff".into(),
+            });
+            run.set(&block.id, Disposition::Parked);
+            row["disposition"] = json!("parked");
+            run.decision(
+                &block.id,
+                "hard_conflict",
+                json!({"unrelated": round3(unrelated)}),
+                POLICY,
+            );
+        } else {
+            relation = answers
+                .get("relation_to_diff")
+                .and_then(|a| decisive(a, DECISIVE))
+                .unwrap_or_else(|| "uncertain".into());
+            row["relation"] = json!({"label": relation, "determinedBy": "jev", "distribution": dist("relation_to_diff")});
+        }
+    }
+    let mut settle: Vec<&str> = Vec::new();
+    let mut add = |s: &'static str| {
+        if !settle.contains(&s) {
+            settle.push(s);
+        }
+    };
+    let missing = missing.as_deref().unwrap_or("");
+    if missing == "full_stack_trace" || block.omitted > 0 {
+        add("provide a log with the complete error output");
+    }
+    if missing == "test_source" {
+        add("inspect the failing test's source");
+    }
+    if missing == "changed_code" {
+        add("inspect the changed code on the stack");
+    }
+    if missing == "prior_run_history" || nondet >= NONDETERMINISM {
+        add("rerun the failing test at least three times");
+        add(BASE);
+    }
+    if relation == "uncertain" || relation == "conflict" {
+        add(BASE);
+    }
+    row["wouldSettle"] = json!(settle);
+    if relation == "caused_by_diff" {
+        let p = answers
+            .get("relation_to_diff")
+            .map_or(0.0, |a| round3(a.p("caused_by_diff")));
+        run.findings.push(Finding {
+            flag: "failure_likely_caused_by_diff".into(),
+            id: block.id.clone(),
+            source: "jev",
+            severity: Severity::Warn,
+            path: None,
+            lines: None,
+            detail: Some(
+                [
+                    ("p".to_owned(), json!(p)),
+                    ("test".to_owned(), json!(block.test_name)),
+                ]
+                .into_iter()
+                .collect(),
+            ),
+        });
+    }
+    if nondet >= NONDETERMINISM {
+        run.findings.push(Finding {
+            flag: "nondeterminism_signature_present".into(),
+            id: block.id.clone(),
+            source: "jev",
+            severity: Severity::Info,
+            path: None,
+            lines: None,
+            detail: Some(
+                [
+                    ("p".to_owned(), json!(nondet)),
+                    (
+                        "note".to_owned(),
+                        json!("not a flakiness verdict; one run only"),
+                    ),
+                ]
+                .into_iter()
+                .collect(),
+            ),
+        });
+    }
+    if untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
+        run.findings.push(Finding {
+            flag: "untrusted_instruction_text".into(),
+            id: block.id.clone(),
+            source: "jev",
+            severity: Severity::Info,
+            path: None,
+            lines: None,
+            detail: Some([("p".to_owned(), json!(untrusted))].into_iter().collect()),
+        });
+    }
+    run.decision(
+        &block.id,
+        "failure_relation",
+        json!({"relation": relation, "kind": kind}),
+        POLICY,
+    );
+}

@@ -1,0 +1,215 @@
+//! `triage_failures` end to end with real runner output on stdin or from `--input`.
+
+use serde_json::Value;
+use stanley_tests::fake_jev::{ChoiceRule, choice_answer};
+use stanley_tests::{TempRepo, TestEnv};
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/fixtures/logs/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+fn env() -> TestEnv {
+    let env = TestEnv::new();
+    env.jev.route("triage", "triage_failures", 0.9);
+    env
+}
+
+fn rust_repo() -> TempRepo {
+    let repo = TempRepo::with_files(&[(
+        "src/lib.rs",
+        "pub fn divide(a: i32, b: i32) -> i32 {\n    a / b\n}\n",
+    )]);
+    repo.write(
+        "src/lib.rs",
+        "pub fn divide(a: i32, b: i32) -> i32 {\n    a / b + 0\n}\n",
+    );
+    repo
+}
+
+#[test]
+fn cargo_test_failures_from_stdin_are_triaged() {
+    let env = env();
+    let repo = rust_repo();
+    let out = env.stanley_with_stdin(
+        &repo,
+        &["Triage these test failures", "--json"],
+        Some(fixture("cargo-test.txt").as_bytes()),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    let data = &doc["output"]["data"];
+    assert_eq!(data["summary"]["kind"], "failures");
+    assert_eq!(data["summary"]["source"], "stdin");
+    assert_eq!(data["summary"]["failureBlocks"], 2);
+    let rows = data["results"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["kind"] == "failures"));
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["testName"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["tests::divides", "tests::totals_items"]);
+    assert_eq!(rows[0]["observed"]["stackTouchesChangedFile"], true);
+    assert_eq!(rows[0]["stackLocations"][0]["tracked"], true);
+    assert_eq!(
+        env.jev.route_requests()[0]["state"]["context"]["input"],
+        "failure_log"
+    );
+    assert!(
+        doc["output"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("\nfailures:\n  tests::divides (log ")
+    );
+}
+
+#[test]
+fn a_probe_reads_the_failing_tests_source() {
+    let env = env();
+    let labels: Vec<String> = [
+        "none",
+        "full_stack_trace",
+        "test_source",
+        "changed_code",
+        "prior_run_history",
+        "cannot_tell",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    env.jev.answer(
+        "missing_evidence",
+        choice_answer(
+            &labels,
+            &ChoiceRule {
+                label: "test_source".into(),
+                mass: 0.8,
+                confidence: 0.8,
+            },
+        ),
+    );
+    let test_source: String = (1..=20)
+        .map(|i| {
+            if i == 14 {
+                "    expect(cart.total()).toBe(90);\n".to_owned()
+            } else {
+                format!("// line {i}\n")
+            }
+        })
+        .collect();
+    let repo = TempRepo::with_files(&[
+        ("src/cart.test.ts", &test_source),
+        ("src/cart.ts", "export const x = 1;\n"),
+    ]);
+    repo.write("src/cart.ts", "export const x = 2;\n");
+    let out = env
+        .stanley(
+            &repo,
+            &["Triage these failures", "--json", "--input", "ci.log"],
+        )
+        .code;
+    assert_eq!(out, 65, "the log file does not exist yet");
+    repo.write("ci.log", &fixture("jest.txt"));
+    let out = env.stanley(
+        &repo,
+        &["Triage these failures", "--json", "--input", "ci.log"],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    let rows = doc["output"]["data"]["results"].as_array().unwrap();
+    assert_eq!(
+        rows[0]["probesRun"],
+        serde_json::json!(["read-stack-source@1"])
+    );
+    let requests = env.jev.requests();
+    assert_eq!(requests.len(), 1 + 2 + 1, "route, two failures, one probe");
+    let probe = requests
+        .iter()
+        .find(|r| r.pointer("/state/additionalEvidence").is_some())
+        .unwrap();
+    assert!(
+        probe["state"]["additionalEvidence"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("14|     expect(cart.total()).toBe(90);")
+    );
+    assert_eq!(doc["output"]["data"]["summary"]["source"], "ci.log");
+    let env_finding = doc["output"]["data"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["flag"] == "environment_signature" && f["detail"]["signature"] == "network");
+    assert!(env_finding);
+}
+
+#[test]
+fn without_a_diff_the_relation_is_unknown() {
+    let env = env();
+    let repo = TempRepo::with_files(&[("calc_test.go", "package calc\n")]);
+    let out = env.stanley_with_stdin(
+        &repo,
+        &["Triage these test failures", "--json"],
+        Some(fixture("go.txt").as_bytes()),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    let data = &doc["output"]["data"];
+    assert_eq!(
+        data["results"][0]["relation"]["label"],
+        "unknown_no_diff_context"
+    );
+    assert!(
+        data["notChecked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n == "relation to code changes (no diff context)")
+    );
+    let frame = env
+        .jev
+        .requests()
+        .into_iter()
+        .find(|r| r.pointer("/questions/failure_kind").is_some())
+        .unwrap();
+    assert!(
+        frame.pointer("/questions/relation_to_diff").is_none(),
+        "no relation question without a diff"
+    );
+}
+
+#[test]
+fn duplicates_are_grouped_and_huge_logs_are_handled() {
+    let env = env();
+    let repo = rust_repo();
+    let mut log = String::new();
+    let failure =
+        "--- FAIL: TestDivide (0.00s)\n    calc_test.go:18: Divide(6, 0) = 0, want error\n";
+    log.push_str(failure);
+    for i in 0..150_000 {
+        log.push_str(&format!("ok step {i}\n"));
+    }
+    log.push_str(&failure.replace("0.00s", "0.02s"));
+    let out = env.stanley_with_stdin(
+        &repo,
+        &["Triage these test failures", "--json", "--no-persist"],
+        Some(log.as_bytes()),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    let rows = doc["output"]["data"]["results"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1]["duplicateOf"], rows[0]["id"]);
+    assert_eq!(rows[1]["disposition"], "deterministic");
+    assert_eq!(doc["output"]["data"]["summary"]["duplicates"], 1);
+    assert_eq!(doc["output"]["data"]["summary"]["logLines"], 150_004);
+    let judged: Vec<Value> = env
+        .jev
+        .requests()
+        .into_iter()
+        .filter(|r| r.pointer("/questions/failure_kind").is_some())
+        .collect();
+    assert_eq!(judged.len(), 1, "the duplicate is not judged");
+}
