@@ -98,6 +98,7 @@ async fn handshake_health_and_reflection() {
         [
             "check",
             "triage_failures",
+            "triage_comments",
             "review",
             "test_gaps",
             "summarize",

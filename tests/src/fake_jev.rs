@@ -52,6 +52,8 @@ pub struct ChoiceRule {
 struct Script {
     /// Answers by question name.
     by_name: HashMap<String, Value>,
+    /// Answers by question name for requests whose body contains a text (checked first).
+    by_content: Vec<(String, String, Value)>,
     /// `route` answers by a keyword of the request (first match wins).
     route_keywords: Vec<(String, ChoiceRule)>,
     faults: VecDeque<Fault>,
@@ -151,7 +153,14 @@ fn answer(script: &Script, body: &Value) -> Map<String, Value> {
     let mut answers = Map::new();
     if let Some(questions) = body["questions"].as_object() {
         for (name, question) in questions {
-            let value = if let Some(fixed) = script.by_name.get(name) {
+            let body_text = body.to_string();
+            let conditional = script
+                .by_content
+                .iter()
+                .find(|(n, needle, _)| n == name && body_text.contains(needle.as_str()));
+            let value = if let Some((_, _, fixed)) = conditional {
+                fixed.clone()
+            } else if let Some(fixed) = script.by_name.get(name) {
                 fixed.clone()
             } else if name == "route" {
                 let labels: Vec<String> = question["criteria"]
@@ -304,6 +313,15 @@ impl FakeJev {
             .unwrap()
             .by_name
             .insert(name.to_owned(), answer);
+    }
+
+    /// Answers the question `name` with `answer` in requests whose body contains `needle`.
+    pub fn answer_if(&self, name: &str, needle: &str, answer: Value) {
+        self.script
+            .lock()
+            .unwrap()
+            .by_content
+            .push((name.to_owned(), needle.to_owned(), answer));
     }
 
     /// Routes requests containing `keyword` (lowercase) to `label` with probability `mass`.

@@ -15,6 +15,7 @@ use stanley_adapters::{FsRecorder, SecretRedactor, SystemClock};
 use stanley_core::{Budget, Cancel, Executor, ExecutorOptions, Jev, JevRequest, Status};
 use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptEvent, PromptRequest, prompt_event};
 use stanley_workflows::analysis::{self, AnalysisInput, DEFAULT_MAX_HUNKS};
+use stanley_workflows::comments::{Comment, parse_comments};
 use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
 use stanley_workflows::logs::{ParsedLog, parse_log};
 use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder, Workspace};
@@ -23,7 +24,7 @@ use stanley_workflows::result::{error_document, human, prompt_result};
 use stanley_workflows::routing::{self, Candidate, Facts, InputShape, RouteReason};
 use stanley_workflows::run::{Run, run_id};
 use stanley_workflows::text::{Action, check_request_text, classify_action};
-use stanley_workflows::{check, modes, triage_failures};
+use stanley_workflows::{check, modes, triage_comments, triage_failures};
 use tokio::sync::mpsc;
 
 use crate::service::DaemonState;
@@ -423,6 +424,7 @@ enum Plan {
     Analysis(&'static modes::Mode, AnalysisInput),
     Check(check::CheckPlan),
     Failures(triage_failures::FailuresInput, ParsedLog),
+    Comments(triage_comments::CommentsInput, Vec<Comment>),
 }
 
 async fn run_builtin(
@@ -437,6 +439,22 @@ async fn run_builtin(
         Plan::Check(
             check::plan(text, input.map(|i| (i.text.as_str(), i.source.as_str())))
                 .map_err(Failure::input)?,
+        )
+    } else if builtin.id == "triage_comments" {
+        let Some(input) = input else {
+            return Ok(success(
+                Status::Unsupported,
+                &json!({"text": "The selected capability is not currently available.", "data": {"reason": "unavailable"}}),
+            ));
+        };
+        let comments = parse_comments(&input.text).map_err(Failure::input)?;
+        Plan::Comments(
+            triage_comments::CommentsInput {
+                text: input.text.clone(),
+                source: input.source.clone(),
+                max_items: triage_comments::DEFAULT_MAX_ITEMS,
+            },
+            comments,
         )
     } else if builtin.id == "triage_failures" {
         let Some(input) = input else {
@@ -477,9 +495,12 @@ async fn run_builtin(
         Plan::Analysis(mode, input) => analysis::recorded_inputs(mode, input, &evidence),
         Plan::Check(plan) => check::recorded_inputs(plan, &evidence),
         Plan::Failures(input, parsed) => triage_failures::recorded_inputs(input, parsed, context),
+        Plan::Comments(input, comments) => {
+            triage_comments::recorded_inputs(input, comments, context)
+        }
     };
     let name = match &plan {
-        Plan::Failures(..) => "triage",
+        Plan::Failures(..) | Plan::Comments(..) => "triage",
         _ => builtin.id,
     };
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
@@ -525,6 +546,19 @@ async fn run_builtin(
             triage_failures::triage(
                 input,
                 parsed,
+                context,
+                &tracked,
+                ctx.state.git.as_ref(),
+                &executor,
+                &mut run,
+            )
+            .await
+        }
+        Plan::Comments(input, comments) => {
+            let tracked = ctx.state.git.tracked().map_err(|e| Failure::input(e.0))?;
+            triage_comments::triage(
+                input,
+                comments,
                 context,
                 &tracked,
                 ctx.state.git.as_ref(),

@@ -87,7 +87,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Classify supplied review comments against the current repository.",
         accepts_input: true,
         gate: Gate::ReviewComments,
-        implemented: false,
+        implemented: true,
     },
     Builtin {
         id: "review",

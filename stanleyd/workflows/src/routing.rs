@@ -37,13 +37,18 @@ impl InputShape {
         }
     }
 
-    /// The shape of an input text: `none` when blank, `failure_log` when the log parser finds a
-    /// failure block (its errors fall through), else `text`. Review-comment recognition arrives
-    /// with `triage_comments`.
+    /// The shape of an input text, tried in order: `none` when blank; `review_comments` when it
+    /// parses as review comments (an empty array does) or looks like JSON but is broken (so
+    /// comment triage can name the parse error); `failure_log` when the log parser finds a
+    /// failure block (its errors fall through); else `text`.
     pub fn of(input: Option<&str>) -> Self {
         match input {
             Some(text) if !text.trim().is_empty() => {
-                if crate::logs::parse_log(text).is_ok_and(|l| !l.blocks.is_empty()) {
+                if crate::comments::parse_comments(text).is_ok()
+                    || crate::comments::looks_like_broken_json(text)
+                {
+                    InputShape::ReviewComments
+                } else if crate::logs::parse_log(text).is_ok_and(|l| !l.blocks.is_empty()) {
                     InputShape::FailureLog
                 } else {
                     InputShape::Text

@@ -1,0 +1,211 @@
+//! Review-comment parsing: a JSON array (or `{comments: [...]}`) in the GitHub API shape or a
+//! plain `{body, path, line}` shape, normalized to one comment type.
+
+use serde_json::{Value, json};
+use stanley_core::stable_id;
+
+/// Most comments accepted.
+pub const MAX_COMMENTS: usize = 1000;
+/// Longest body kept; longer bodies are truncated and flagged.
+pub const MAX_BODY_CHARS: usize = 4000;
+
+/// Who wrote a comment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AuthorKind {
+    Bot,
+    Human,
+    Unknown,
+}
+
+impl AuthorKind {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuthorKind::Bot => "bot",
+            AuthorKind::Human => "human",
+            AuthorKind::Unknown => "unknown",
+        }
+    }
+}
+
+/// One review comment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comment {
+    pub id: String,
+    pub source_id: Option<String>,
+    pub body: String,
+    pub body_truncated: bool,
+    pub author: Option<String>,
+    pub author_kind: AuthorKind,
+    pub path: Option<String>,
+    pub line: Option<u64>,
+    pub start_line: Option<u64>,
+    pub in_reply_to: Option<String>,
+    pub outdated: Option<bool>,
+}
+
+fn id_string(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) if !s.is_empty() => Some(s.chars().take(100).collect()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn positive(v: Option<&Value>) -> Option<u64> {
+    v.and_then(Value::as_u64).filter(|n| *n > 0)
+}
+
+/// Whether the text looks like JSON but is not valid JSON (routed to comment triage so the
+/// parse error is reported with its position).
+pub fn looks_like_broken_json(text: &str) -> bool {
+    let t = text.trim_start();
+    (t.starts_with('[') || t.starts_with('{')) && serde_json::from_str::<Value>(text).is_err()
+}
+
+/// Parses review comments; every problem is an input error.
+pub fn parse_comments(text: &str) -> Result<Vec<Comment>, String> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "comments must be JSON (line {}, column {}: {e})",
+            e.line(),
+            e.column()
+        )
+    })?;
+    let items = match &doc {
+        Value::Array(a) => a,
+        Value::Object(o) => match o.get("comments") {
+            Some(Value::Array(a)) => a,
+            _ => return Err("comments JSON must be an array or { comments: [...] }".into()),
+        },
+        _ => return Err("comments JSON must be an array or { comments: [...] }".into()),
+    };
+    if items.len() > MAX_COMMENTS {
+        return Err(format!(
+            "comments JSON has {} comments; the limit is {MAX_COMMENTS}",
+            items.len()
+        ));
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        let body = item
+            .get("body")
+            .and_then(Value::as_str)
+            .filter(|b| !b.trim().is_empty())
+            .ok_or_else(|| format!("comments[{index}].body must be a non-empty string"))?;
+        let author = item
+            .get("author")
+            .and_then(Value::as_str)
+            .or_else(|| item.pointer("/user/login").and_then(Value::as_str))
+            .map(str::to_owned);
+        let kind_field = item
+            .get("author_type")
+            .or_else(|| item.get("authorType"))
+            .or_else(|| item.pointer("/user/type"))
+            .and_then(Value::as_str);
+        let author_kind = if kind_field == Some("Bot")
+            || author.as_deref().is_some_and(|a| {
+                a.to_lowercase().ends_with("[bot]") || a.to_lowercase().ends_with("bot")
+            }) {
+            AuthorKind::Bot
+        } else if author.is_some() || kind_field.is_some() {
+            AuthorKind::Human
+        } else {
+            AuthorKind::Unknown
+        };
+        let path = item
+            .get("path")
+            .and_then(Value::as_str)
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                p.trim_start_matches("./")
+                    .chars()
+                    .take(500)
+                    .collect::<String>()
+            });
+        let line = positive(item.get("line"))
+            .or_else(|| positive(item.get("original_line")))
+            .or_else(|| positive(item.get("originalLine")));
+        let start_line =
+            positive(item.get("start_line")).or_else(|| positive(item.get("startLine")));
+        let outdated = match item.get("outdated") {
+            Some(Value::Bool(b)) => Some(*b),
+            _ => item.get("position").filter(|p| p.is_null()).map(|_| true),
+        };
+        let truncated = body.chars().count() > MAX_BODY_CHARS;
+        let body: String = body.chars().take(MAX_BODY_CHARS).collect();
+        let source_id = id_string(item.get("id"));
+        let id = stable_id(
+            "cm",
+            &json!({"sourceId": source_id, "body": body, "path": path, "line": line, "index": index}),
+            10,
+        );
+        out.push(Comment {
+            id,
+            source_id,
+            body,
+            body_truncated: truncated,
+            author,
+            author_kind,
+            path,
+            line,
+            start_line,
+            in_reply_to: id_string(item.get("in_reply_to_id"))
+                .or_else(|| id_string(item.get("inReplyTo"))),
+            outdated,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_github_and_plain_shapes() {
+        let github = r#"[{"id": 101, "body": "Null check?", "path": "./src/a.ts", "line": 3, "user": {"login": "dev", "type": "User"}, "position": null},
+                        {"id": 102, "body": "Agreed", "in_reply_to_id": 101, "user": {"login": "ci[bot]", "type": "Bot"}}]"#;
+        let c = parse_comments(github).unwrap();
+        assert_eq!(
+            (
+                c[0].path.as_deref(),
+                c[0].line,
+                c[0].author_kind,
+                c[0].outdated
+            ),
+            (Some("src/a.ts"), Some(3), AuthorKind::Human, Some(true))
+        );
+        assert_eq!(
+            (c[1].in_reply_to.as_deref(), c[1].author_kind),
+            (Some("101"), AuthorKind::Bot)
+        );
+        let plain = parse_comments(r#"{"comments": [{"body": "x", "original_line": 7}]}"#).unwrap();
+        assert_eq!(
+            (plain[0].line, plain[0].author_kind),
+            (Some(7), AuthorKind::Unknown)
+        );
+        assert!(parse_comments("[]").unwrap().is_empty());
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        assert!(
+            parse_comments("[{\"body\": \"x\",]")
+                .unwrap_err()
+                .starts_with("comments must be JSON (line 1, column")
+        );
+        assert_eq!(
+            parse_comments("{\"a\": 1}").unwrap_err(),
+            "comments JSON must be an array or { comments: [...] }"
+        );
+        assert_eq!(
+            parse_comments("[{\"body\": \" \"}]").unwrap_err(),
+            "comments[0].body must be a non-empty string"
+        );
+        let long = format!("[{{\"body\": \"{}\"}}]", "x".repeat(4001));
+        assert!(parse_comments(&long).unwrap()[0].body_truncated);
+        assert!(looks_like_broken_json("[{\"body\": "));
+        assert!(!looks_like_broken_json("FAIL src/a.test.ts"));
+    }
+}
