@@ -96,6 +96,7 @@ async fn handshake_health_and_reflection() {
     assert_eq!(
         status.workflows,
         [
+            "find",
             "check",
             "triage_failures",
             "triage_comments",

@@ -5,6 +5,7 @@ mod check;
 mod cli;
 mod diffs;
 mod faults;
+mod find;
 mod grpc;
 mod layering;
 mod lifecycle;

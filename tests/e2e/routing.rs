@@ -59,17 +59,39 @@ fn actions_skip_routing_without_repository_workflows() {
             .unwrap()
             .contains("cannot run commands")
     );
+    assert!(
+        env.jev.requests().is_empty(),
+        "no Jev request for an external action"
+    );
     let fix = env.stanley(&repo, &["Fix the security issue", "--json"]);
     assert_eq!(fix.code, 64, "{fix:?}");
     let doc = fix.json();
+    assert_eq!(doc["status"], "unsupported");
     assert_eq!(doc["output"]["data"]["requested"], "code_change");
+    assert_eq!(doc["output"]["data"]["reason"], "skipped");
     assert!(
         doc["output"]["text"]
             .as_str()
             .unwrap()
-            .contains("cannot implement or fix code")
+            .starts_with("Stanley cannot implement or fix code without a coding agent")
     );
-    assert!(env.jev.requests().is_empty(), "no Jev request for actions");
+    let analysis = &doc["output"]["data"]["analysis"]["data"];
+    assert_eq!(analysis["summary"]["readOnlyFallback"]["performed"], "find");
+    assert!(
+        analysis["notChecked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n == "implementation and bug fixing")
+    );
+    assert!(
+        !env.jev.requests().is_empty(),
+        "the read-only analysis asks Jev"
+    );
+    assert!(
+        env.jev.route_requests().is_empty(),
+        "but no routing question"
+    );
 }
 
 #[test]

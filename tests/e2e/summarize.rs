@@ -113,7 +113,7 @@ fn summarize_runs_end_to_end_and_the_daemon_is_reused() {
     assert_eq!(
         route["state"]["context"],
         json!({"diff": "present", "input": "none", "capabilities": {
-            "check": true, "triage_failures": false, "triage_comments": false, "review": true, "test_gaps": true, "summarize": true,
+            "find": true, "check": true, "triage_failures": false, "triage_comments": false, "review": true, "test_gaps": true, "summarize": true,
             "security_review": true, "performance_review": true, "compatibility_review": true,
         }})
     );
@@ -125,6 +125,7 @@ fn summarize_runs_end_to_end_and_the_daemon_is_reused() {
     assert_eq!(
         labels,
         [
+            "find",
             "check",
             "triage_failures",
             "triage_comments",

@@ -269,6 +269,21 @@ impl Workspace for Git2Repo {
             .collect())
     }
 
+    fn file_size(&self, path: &str) -> Option<u64> {
+        if is_secret_path(path) {
+            return None;
+        }
+        let canonical_root = self.root.canonicalize().ok()?;
+        let real = canonical_root.join(path).canonicalize().ok()?;
+        if !real.starts_with(&canonical_root) {
+            return None;
+        }
+        fs::metadata(&real)
+            .ok()
+            .filter(fs::Metadata::is_file)
+            .map(|m| m.len())
+    }
+
     fn read_lines(&self, path: &str) -> Option<Vec<String>> {
         if is_secret_path(path)
             || matches!(classify_path(path), PathKind::Binary | PathKind::Vendored)

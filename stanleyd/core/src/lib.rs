@@ -17,7 +17,7 @@ pub use executor::{
     AttemptRecord, Executor, ExecutorOptions, FailReason, Frame, FrameFailure, FrameOk,
     FrameOutcome, FrameSink, JevStatus, Usage,
 };
-pub use hash::{stable_hash, stable_id, stable_json};
+pub use hash::{sha256_hex, stable_hash, stable_id, stable_json};
 pub use jev::{
     Answer, Answers, BoxFuture, ErrorClass, Jev, JevError, JevRequest, Question, Questions,
 };

@@ -22,9 +22,10 @@ use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder, Wor
 use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
 use stanley_workflows::result::{error_document, human, prompt_result};
 use stanley_workflows::routing::{self, Candidate, Facts, InputShape, RouteReason};
+use stanley_workflows::run::Packet;
 use stanley_workflows::run::{Run, run_id};
 use stanley_workflows::text::{Action, check_request_text, classify_action};
-use stanley_workflows::{check, modes, triage_comments, triage_failures};
+use stanley_workflows::{check, find, modes, triage_comments, triage_failures};
 use tokio::sync::mpsc;
 
 use crate::service::DaemonState;
@@ -319,11 +320,7 @@ async fn serve(
             ))
             .in_workflow(id));
         }
-        let source = match diff {
-            Some(d) => d,
-            None => ctx.diff().map_err(|f| f.in_workflow(id))?,
-        };
-        return run_builtin(&ctx, builtin, &text, source, input.as_ref(), &events)
+        return run_builtin(&ctx, builtin, &text, diff, input.as_ref(), &events)
             .await
             .map_err(|f| f.in_workflow(id));
     }
@@ -336,6 +333,9 @@ async fn serve(
         return Err(Failure::internal(
             "delegation is not available in this build",
         ));
+    }
+    if action == Some(Action::CodeChange) && ctx.budget.exhausted().is_none() {
+        return code_change_fallback(&ctx, &text, reason, &events).await;
     }
     let facts = match &diff {
         Some(d) => Facts {
@@ -419,23 +419,56 @@ fn recorder(ctx: &Ctx<'_>, id: &str) -> Result<Arc<dyn RunRecorder>, Failure> {
         .map_err(|e| Failure::internal(format!("cannot write run records: {e}")))
 }
 
+/// An implement or fix request with no agent: a read-only `find` for the code the change would
+/// touch, reported as `unsupported`.
+async fn code_change_fallback(
+    ctx: &Ctx<'_>,
+    request: &str,
+    reason: RouteReason,
+    events: &Events,
+) -> Result<v1::Result, Failure> {
+    let task =
+        format!("Identify repository code relevant to planning this requested change: {request}");
+    let input = find::FindInput {
+        fallback: true,
+        ..find::FindInput::new(&task)
+    };
+    check_request_text(&task, "task").map_err(Failure::input)?;
+    let packet = run_plan(ctx, "find", &Plan::Find(input), None, events).await?;
+    let analysis = packet.output();
+    let text = format!(
+        "{}\n\n{}",
+        routing::FIND_FALLBACK_NOTICE,
+        analysis["text"].as_str().unwrap_or("").trim_end()
+    );
+    let data = json!({"reason": reason.as_str(), "requested": "code_change", "analysis": analysis});
+    Ok(success(
+        Status::Unsupported,
+        &json!({"text": text, "data": data}),
+    ))
+}
+
 /// What a built-in runs, decided before its run starts (input errors come first).
 enum Plan {
     Analysis(&'static modes::Mode, AnalysisInput),
     Check(check::CheckPlan),
     Failures(triage_failures::FailuresInput, ParsedLog),
     Comments(triage_comments::CommentsInput, Vec<Comment>),
+    Find(find::FindInput),
 }
 
 async fn run_builtin(
     ctx: &Ctx<'_>,
     builtin: &Builtin,
     text: &str,
-    source: DiffSource,
+    source: Option<DiffSource>,
     input: Option<&Supplied>,
     events: &Events,
 ) -> Result<v1::Result, Failure> {
-    let plan = if builtin.id == "check" {
+    let plan = if builtin.id == "find" {
+        check_request_text(text, "task").map_err(Failure::input)?;
+        Plan::Find(find::FindInput::new(text))
+    } else if builtin.id == "check" {
         Plan::Check(
             check::plan(text, input.map(|i| (i.text.as_str(), i.source.as_str())))
                 .map_err(Failure::input)?,
@@ -488,7 +521,39 @@ async fn run_builtin(
             },
         )
     };
+    let packet = run_plan(ctx, builtin.id, &plan, source, events).await?;
+    Ok(success(packet.status, &packet.output()))
+}
+
+/// Runs a planned built-in to its packet. `source` is the diff already loaded for routing, if
+/// any; `find` needs none.
+async fn run_plan(
+    ctx: &Ctx<'_>,
+    id: &str,
+    plan: &Plan,
+    source: Option<DiffSource>,
+    events: &Events,
+) -> Result<Packet, Failure> {
+    let source = match (plan, source) {
+        (Plan::Find(_), _) => DiffSource {
+            text: String::new(),
+            scope: ctx.scope,
+            base_ref: None,
+            base_commit: None,
+            head_commit: None,
+            probe: String::new(),
+            excluded: Vec::new(),
+        },
+        (_, Some(source)) => source,
+        (_, None) => ctx.diff()?,
+    };
     let evidence = DiffEvidence::from_source(source);
+    let tracked = match plan {
+        Plan::Find(_) | Plan::Failures(..) | Plan::Comments(..) => {
+            ctx.state.git.tracked().map_err(|e| Failure::input(e.0))?
+        }
+        _ => Vec::new(),
+    };
     // Triage uses the diff as context only when there is one.
     let context = (!evidence.hunks.is_empty() || evidence.source.is_present()).then_some(&evidence);
     let inputs = match &plan {
@@ -498,16 +563,17 @@ async fn run_builtin(
         Plan::Comments(input, comments) => {
             triage_comments::recorded_inputs(input, comments, context)
         }
+        Plan::Find(input) => find::recorded_inputs(input, tracked.len()),
     };
-    let name = match &plan {
+    let name = match plan {
         Plan::Failures(..) | Plan::Comments(..) => "triage",
-        _ => builtin.id,
+        _ => id,
     };
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let id = run_id(name, &clock.now(), &random_hex6());
-    let recorder = recorder(ctx, &id)?;
+    let run_name = run_id(name, &clock.now(), &random_hex6());
+    let recorder = recorder(ctx, &run_name)?;
     let mut run = Run::start(
-        id,
+        run_name,
         &format!("{name}@1"),
         recorder,
         clock,
@@ -530,19 +596,25 @@ async fn run_builtin(
             .sink(run.sink()),
     );
     events
-        .progress(
-            builtin.id,
-            0,
-            evidence.hunks.len().min(DEFAULT_MAX_HUNKS) as u32,
-        )
+        .progress(id, 0, evidence.hunks.len().min(DEFAULT_MAX_HUNKS) as u32)
         .await;
-    match &plan {
+    match plan {
+        Plan::Find(input) => {
+            find::find(
+                input,
+                &tracked,
+                ctx.state.git.as_ref(),
+                ctx.redactor.as_ref(),
+                &executor,
+                &mut run,
+            )
+            .await
+        }
         Plan::Analysis(mode, input) => {
             analysis::analyze(mode, input, &evidence, &executor, &mut run).await
         }
         Plan::Check(plan) => check::check(plan, &evidence, &executor, &mut run).await,
         Plan::Failures(input, parsed) => {
-            let tracked = ctx.state.git.tracked().map_err(|e| Failure::input(e.0))?;
             triage_failures::triage(
                 input,
                 parsed,
@@ -555,7 +627,6 @@ async fn run_builtin(
             .await
         }
         Plan::Comments(input, comments) => {
-            let tracked = ctx.state.git.tracked().map_err(|e| Failure::input(e.0))?;
             triage_comments::triage(
                 input,
                 comments,
@@ -571,6 +642,11 @@ async fn run_builtin(
     if ctx.cancel.is_cancelled() {
         return Err(Failure::internal("run aborted"));
     }
-    let packet = run.finish(&executor);
-    Ok(success(packet.status, &packet.output()))
+    if let Plan::Find(input) = plan
+        && input.fallback
+    {
+        run.limits
+            .insert(0, routing::FIND_FALLBACK_NOTICE.to_owned());
+    }
+    Ok(run.finish(&executor))
 }

@@ -9,6 +9,7 @@ pub mod check_rules;
 pub mod check_task;
 pub mod comments;
 pub mod diff;
+pub mod find;
 pub mod glob;
 pub mod ladder;
 pub mod logs;

@@ -61,4 +61,7 @@ pub trait Workspace: Send + Sync {
     /// The lines of a tracked file, or None when it is unreadable, credential-shaped, binary,
     /// larger than 2 MiB, or outside the repository.
     fn read_lines(&self, path: &str) -> Option<Vec<String>>;
+    /// The size of a regular file inside the repository, or None when it is missing, not a
+    /// regular file, credential-shaped or outside the repository.
+    fn file_size(&self, path: &str) -> Option<u64>;
 }

@@ -63,7 +63,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Rank existing repository files by how relevant they are to a task or question.",
         accepts_input: false,
         gate: Gate::Always,
-        implemented: false,
+        implemented: true,
     },
     Builtin {
         id: "check",

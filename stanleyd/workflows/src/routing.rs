@@ -209,6 +209,11 @@ pub struct Fallback {
 pub const NO_AGENT_NOTICE: &str = "Stanley cannot implement or fix code without a coding agent \
 (install Pi to enable delegation); no files were changed.";
 
+/// The notice that opens the read-only analysis run instead of a code change.
+pub const FIND_FALLBACK_NOTICE: &str = "Stanley cannot implement or fix code without a coding \
+agent (install Pi to enable delegation); no files were changed; only read-only relevant-code \
+analysis was run";
+
 const CLARIFY: &str = "cannot tell what analysis you want. Should Stanley find relevant code; \
 check, review or summarize the current diff; look at its test, security, performance or \
 compatibility risks; or triage supplied failures or comments?";
@@ -241,9 +246,7 @@ pub fn fallback(
         };
     }
     let text = match action {
-        Some(Action::CodeChange) => format!(
-            "{NO_AGENT_NOTICE} The read-only relevant-code analysis that normally follows needs the find workflow, which this build does not include yet."
-        ),
+        Some(Action::CodeChange) => NO_AGENT_NOTICE.to_owned(),
         Some(Action::ExternalAction) => "No installed workflow can perform this action. Built-in workflows are read-only and cannot run commands, commit, push, deploy, reply, or resolve.".to_owned(),
         None => {
             let context = if facts.input == InputShape::Text {

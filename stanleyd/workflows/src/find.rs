@@ -1,0 +1,968 @@
+//! The `find` built-in (`find-policy@3`): tracked files ranked by lexical overlap, screened by
+//! metadata in shuffled shards of 20, the most promising read as excerpts (with one extra region
+//! when relevant content was cut off), then ranked and diversified across the task's facets.
+
+use serde_json::{Value, json};
+use stanley_core::{
+    Answer, Executor, FailReason, Frame, FrameOutcome, Question, Questions, sha256_hex,
+    stable_hash, stable_id,
+};
+
+use crate::paths::{PathKind, classify_path, language};
+use crate::policy::{
+    EVIDENCE_POLICY, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
+};
+use crate::ports::{Redactor, Workspace};
+use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
+use crate::text::{round3, task_tokens};
+
+/// The policy version.
+pub const POLICY: &str = "find-policy@3";
+const SHARD_SIZE: usize = 20;
+const ACCEPT_META_HIGH_MASS: f64 = 0.35;
+const MAX_EXCERPT_CANDIDATES: usize = 24;
+const STRONG_HIGH_MASS: f64 = 0.6;
+const CONFLICT_HIGH_MASS: f64 = 0.6;
+const CONFLICT_UNRELATED: f64 = 0.6;
+const CUT_OFF: f64 = 0.6;
+const MISSING_EVIDENCE: f64 = 0.5;
+const EXCERPT_LINES: usize = 160;
+const WHOLE_FILE_LINES: usize = 200;
+const SYMBOL_SCAN_CHARS: usize = 65_536;
+const MAX_SYMBOLS: usize = 12;
+const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+
+const LEVELS: [&str; 4] = [
+    "No specific connection to the artifact or behavior the task asks about.",
+    "Shares terminology or a general domain, but the relevance is incidental or uncertain.",
+    "Supporting evidence, such as a caller, test, adapter, example or configuration.",
+    "Defines or coordinates the primary artifact or behavior the task explicitly asks about.",
+];
+
+/// What `find` is asked.
+#[derive(Clone, Debug)]
+pub struct FindInput {
+    pub task: String,
+    pub top: usize,
+    pub max_files: usize,
+    /// The code-change fallback: excerpts in the output and the fallback notes.
+    pub fallback: bool,
+}
+
+impl FindInput {
+    /// The CLI's `find`: top 10, at most 3000 files.
+    pub fn new(task: &str) -> Self {
+        Self {
+            task: task.to_owned(),
+            top: 10,
+            max_files: 3000,
+            fallback: false,
+        }
+    }
+}
+
+/// Token forms: the token and one stem (first matching suffix removed, kept at ≥ 4 characters).
+fn forms(token: &str) -> Vec<String> {
+    let mut out = vec![token.to_owned()];
+    for suffix in [
+        "ations", "ation", "itions", "ition", "ments", "ment", "ingly", "ing", "ers", "ies", "ied",
+        "ed", "es", "er", "s", "ity",
+    ] {
+        if let Some(stem) = token.strip_suffix(suffix) {
+            let stem = if suffix == "ies" || suffix == "ied" {
+                format!("{stem}y")
+            } else {
+                stem.to_owned()
+            };
+            if stem.chars().count() >= 4 {
+                out.push(stem);
+            }
+            break;
+        }
+    }
+    out
+}
+
+fn split_camel(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut prev: Option<char> = None;
+    for c in text.chars() {
+        if c.is_uppercase() && prev.is_some_and(char::is_lowercase) {
+            out.push(' ');
+        }
+        out.push(c);
+        prev = Some(c);
+    }
+    out.to_lowercase()
+}
+
+fn matches_token(text: &str, token: &str) -> bool {
+    forms(token).iter().any(|f| text.contains(f.as_str()))
+}
+
+/// Declared symbol names in a source text.
+fn symbols(text: &str) -> Vec<String> {
+    const KEYWORDS: [&str; 11] = [
+        "function",
+        "class",
+        "interface",
+        "type",
+        "enum",
+        "def",
+        "fn",
+        "func",
+        "struct",
+        "trait",
+        "const",
+    ];
+    let mut out: Vec<String> = Vec::new();
+    let scan: String = text.chars().take(SYMBOL_SCAN_CHARS).collect();
+    for line in scan.lines() {
+        let words: Vec<&str> = line
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '*'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        for (i, w) in words.iter().enumerate() {
+            if !KEYWORDS.contains(w) {
+                continue;
+            }
+            let mut next = words.get(i + 1).copied();
+            if next == Some("*") {
+                next = words.get(i + 2).copied();
+            }
+            let Some(name) = next.map(|n| n.trim_start_matches('*')) else {
+                continue;
+            };
+            if name.chars().count() >= 3
+                && name.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$')
+                && !out.iter().any(|o| o == name)
+            {
+                out.push(name.to_owned());
+                if out.len() >= MAX_SYMBOLS {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The task's facets: parts split on `,`, `;`, `and`, `or`, used only when there are two or more.
+fn facets(task: &str) -> Vec<Vec<String>> {
+    const DROP: [&str; 8] = [
+        "find",
+        "implementation",
+        "implementations",
+        "code",
+        "file",
+        "files",
+        "its",
+        "them",
+    ];
+    let mut parts: Vec<String> = vec![String::new()];
+    for word in task.split_whitespace() {
+        let lower = word.to_lowercase();
+        if lower == "and" || lower == "or" {
+            parts.push(String::new());
+            continue;
+        }
+        let mut rest = word;
+        while let Some(i) = rest.find([',', ';']) {
+            parts
+                .last_mut()
+                .expect("parts is never empty")
+                .push_str(&format!(" {}", &rest[..i]));
+            parts.push(String::new());
+            rest = &rest[i + 1..];
+        }
+        parts
+            .last_mut()
+            .expect("parts is never empty")
+            .push_str(&format!(" {rest}"));
+    }
+    let out: Vec<Vec<String>> = parts
+        .iter()
+        .map(|p| {
+            task_tokens(p)
+                .into_iter()
+                .filter(|t| !DROP.contains(&t.as_str()))
+                .collect::<Vec<_>>()
+        })
+        .filter(|t| !t.is_empty())
+        .take(6)
+        .collect();
+    if out.len() >= 2 { out } else { Vec::new() }
+}
+
+/// A deterministic shuffle: mulberry32 seeded from SHA-256 of `seed`, Fisher–Yates from the end.
+fn shuffle<T>(items: &mut [T], seed: &str) {
+    let hex = sha256_hex(seed.as_bytes());
+    let mut a = u32::from_str_radix(&hex[..8], 16).unwrap_or(0);
+    let mut next = move || {
+        a = a.wrapping_add(0x6D2B_79F5);
+        let mut t = a;
+        t = (t ^ (t >> 15)).wrapping_mul(t | 1);
+        t ^= t.wrapping_add((t ^ (t >> 7)).wrapping_mul(t | 61));
+        f64::from(t ^ (t >> 14)) / 4_294_967_296.0
+    };
+    for i in (1..items.len()).rev() {
+        let j = (next() * (i + 1) as f64).floor() as usize;
+        items.swap(i, j.min(i));
+    }
+}
+
+struct Candidate {
+    id: String,
+    path: String,
+    language: &'static str,
+    kind: PathKind,
+    bytes: u64,
+    symbols: Vec<String>,
+    lexical: usize,
+    role: Option<String>,
+    unrelated: f64,
+    meta_high: f64,
+    meta_expected: f64,
+    excerpt: Option<Value>,
+    excerpt_texts: Vec<String>,
+    excerpt_expected: Option<f64>,
+    relevance: Option<f64>,
+    disposition: Disposition,
+    probes: Vec<&'static str>,
+    error: Option<String>,
+}
+
+fn facet_role(facet: &[String]) -> &'static str {
+    let has = |words: &[&str]| facet.iter().any(|t| words.contains(&t.as_str()));
+    if has(&["test", "tests", "testing", "spec", "specs"]) {
+        "test"
+    } else if has(&["config", "configuration", "settings"]) {
+        "config"
+    } else if has(&["doc", "docs", "documentation", "guide"]) {
+        "docs"
+    } else {
+        "implementation"
+    }
+}
+
+/// Picks `limit` of `order` (indexes into `cands`) so each facet gets its best match first.
+fn diversify(
+    order: &[usize],
+    limit: usize,
+    facets: &[Vec<String>],
+    cands: &[Candidate],
+) -> Vec<usize> {
+    if order.len() <= limit || facets.is_empty() {
+        return order.iter().take(limit).copied().collect();
+    }
+    let mut picked: Vec<usize> = Vec::new();
+    for facet in facets {
+        if picked.len() >= limit {
+            break;
+        }
+        let want = facet_role(facet);
+        let text = |c: &Candidate| split_camel(&format!("{} {}", c.path, c.symbols.join(" ")));
+        let best = order
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| !picked.contains(i))
+            .map(|(pos, &i)| {
+                let t = text(&cands[i]);
+                let overlap = facet.iter().filter(|tok| matches_token(&t, tok)).count();
+                let role = cands[i].role.as_deref().unwrap_or("");
+                let priority = if role == want {
+                    2
+                } else if want == "implementation" && role == "caller" {
+                    1
+                } else {
+                    0
+                };
+                (priority, overlap, pos, i)
+            })
+            .filter(|(_, overlap, _, _)| *overlap > 0)
+            .max_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(b.2.cmp(&a.2)));
+        if let Some((.., i)) = best {
+            picked.push(i);
+        }
+    }
+    for &i in order {
+        if picked.len() >= limit {
+            break;
+        }
+        if !picked.contains(&i) {
+            picked.push(i);
+        }
+    }
+    order
+        .iter()
+        .copied()
+        .filter(|i| picked.contains(i))
+        .collect()
+}
+
+/// Chooses the excerpt span: the whole file when short and nothing was shown, else the best
+/// 160-line window by token hits that does not overlap what was shown.
+fn excerpt_span(
+    lines: &[String],
+    tokens: &[String],
+    shown: &[(usize, usize)],
+) -> Option<(usize, usize)> {
+    let total = lines.len();
+    if total == 0 {
+        return None;
+    }
+    if total <= WHOLE_FILE_LINES && shown.is_empty() {
+        return Some((1, total));
+    }
+    let span = EXCERPT_LINES.min(total);
+    let overlaps = |s: usize| shown.iter().any(|(a, b)| s <= *b && s + span > *a);
+    let clamp = |s: usize| s.clamp(1, total - span + 1);
+    let mut starts = vec![1usize];
+    for (i, line) in lines.iter().enumerate() {
+        let lower = line.to_lowercase();
+        if tokens.iter().any(|t| matches_token(&lower, t)) {
+            starts.push(clamp((i + 1).saturating_sub(20)));
+        }
+    }
+    let score = |s: usize| -> usize {
+        let text = lines[s - 1..s - 1 + span].join("\n").to_lowercase();
+        tokens
+            .iter()
+            .map(|t| {
+                let n = forms(t)
+                    .iter()
+                    .map(|f| text.matches(f.as_str()).count())
+                    .max()
+                    .unwrap_or(0);
+                if n > 0 { 100 + n.min(20) } else { 0 }
+            })
+            .sum()
+    };
+    let best = starts
+        .iter()
+        .copied()
+        .filter(|s| !overlaps(*s))
+        .map(|s| (score(s), s))
+        .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    let start = match best {
+        Some((_, s)) => s,
+        None => (0..)
+            .map(|k| 1 + k * span)
+            .take_while(|s| *s <= total)
+            .map(clamp)
+            .find(|s| !overlaps(*s))?,
+    };
+    Some((start, start + span - 1))
+}
+
+fn meta_questions(c: &Candidate) -> Questions {
+    Questions::new()
+        .with(
+            format!("relevance_{}", c.id),
+            Question::score(
+                json!({
+                    "question": format!("Based only on its metadata, how relevant is candidate {} ({}) to the task?", c.id, c.path),
+                    "guidance": "Judge relevance to the specific artifact requested, not keyword overlap. Reserve the top level for the primary artifact; a suggestive file name cannot establish content that is not shown.",
+                }),
+                LEVELS,
+            ),
+        )
+        .with(
+            format!("role_{}", c.id),
+            Question::choice(
+                json!({"question": format!("What role does candidate {} most likely play for this request?", c.id), "guidance": "Do not treat tests, examples, demos or wrappers as the implementation unless the task asks for them. Choose cannot_tell when metadata does not establish a role."}),
+                [
+                    ("implementation", "Defines or coordinates the primary behavior."),
+                    ("caller", "Uses or invokes the primary behavior."),
+                    ("test", "Tests the behavior."),
+                    ("config", "Configures the behavior."),
+                    ("docs", "Documents the behavior."),
+                    ("unrelated", "Has nothing to do with the request."),
+                    ("cannot_tell", "Metadata is not enough to tell."),
+                ],
+            ),
+        )
+}
+
+fn excerpt_questions(path: &str) -> Questions {
+    Questions::new()
+        .with(
+            "relevance",
+            Question::score(
+                json!({"question": format!("How relevant is the shown excerpt of {path} to the task?"), "guidance": "Judge centrality to the specific request. Callers, tests, examples and adapters are supporting evidence when an implementation is requested. Do not infer code outside the shown lines."}),
+                LEVELS,
+            ),
+        )
+        .with("target_definition_visible", Question::noul("Does the excerpt define or coordinate the primary artifact the task asks about?", "The primary artifact is defined or coordinated in the shown lines.", "It is not visible in the shown lines."))
+        .with("relevant_content_cut_off", Question::noul("Does relevant content continue beyond the shown lines?", "Relevant content continues outside the shown range.", "The shown range holds what is relevant."))
+        .with(
+            "missing_evidence",
+            Question::choice(
+                "What evidence outside this excerpt is most needed for the task? Choose outside evidence only when it is necessary.",
+                [
+                    ("none", "Nothing outside the excerpt is needed."),
+                    ("caller", "Code that calls what is shown."),
+                    ("callee", "Code that the shown lines call."),
+                    ("configuration", "Configuration that drives the shown code."),
+                    ("tests", "Tests of the shown code."),
+                    ("cannot_tell", "It is not clear."),
+                ],
+            ),
+        )
+        .with("untrusted_instruction_text", untrusted_instruction_question())
+}
+
+/// Runs a frame, splitting a shard in halves while the request is too large.
+fn meta_outcomes<'a>(
+    executor: &'a Executor,
+    task: &'a str,
+    shard: Vec<usize>,
+    cands: &'a [Candidate],
+) -> stanley_core::BoxFuture<'a, Vec<(usize, Result<stanley_core::Answers, String>)>> {
+    Box::pin(async move {
+        let frame = Frame {
+            template: "candidate_meta@2".into(),
+            scope: stable_id("shard", &json!(shard.iter().map(|&i| cands[i].id.clone()).collect::<Vec<_>>()), 10),
+            state: json!({"evidencePolicy": EVIDENCE_POLICY, "task": task, "candidates": shard.iter().map(|&i| {
+                let c = &cands[i];
+                json!({"id": c.id, "path": c.path, "language": c.language, "kind": c.kind.as_str(), "bytes": c.bytes, "symbols": c.symbols})
+            }).collect::<Vec<_>>()}),
+            questions: Questions(shard.iter().flat_map(|&i| meta_questions(&cands[i]).0).collect()),
+            provenance: json!(shard.iter().map(|&i| json!({"kind": "file_metadata", "path": cands[i].path, "probe": "git-ls-files+symbol-scan@1"})).collect::<Vec<_>>()),
+        };
+        let outcome: FrameOutcome = executor.run(frame).await;
+        match outcome {
+            Ok(ok) => shard
+                .into_iter()
+                .map(|i| (i, Ok(ok.answers.clone())))
+                .collect(),
+            Err(f) if f.reason == FailReason::TooLarge && shard.len() > 1 => {
+                let (a, b) = shard.split_at(shard.len().div_ceil(2));
+                let mut out = meta_outcomes(executor, task, a.to_vec(), cands).await;
+                out.extend(meta_outcomes(executor, task, b.to_vec(), cands).await);
+                out
+            }
+            Err(f) if f.reason == FailReason::TooLarge => shard
+                .into_iter()
+                .map(|i| {
+                    (
+                        i,
+                        Err("metadata frame too large even for one candidate".to_owned()),
+                    )
+                })
+                .collect(),
+            Err(f) => {
+                let unjudged = f.reason.is_unjudged();
+                shard
+                    .into_iter()
+                    .map(|i| {
+                        (
+                            i,
+                            Err(format!(
+                                "{}{}: {}",
+                                if unjudged { "!" } else { "" },
+                                f.reason.as_str(),
+                                f.detail
+                            )),
+                        )
+                    })
+                    .collect()
+            }
+        }
+    })
+}
+
+/// The inputs recorded in `inputs.json`.
+pub fn recorded_inputs(input: &FindInput, tracked: usize) -> Value {
+    json!({"taskHash": stable_hash(&json!(input.task)), "paths": null, "top": input.top, "maxFiles": input.max_files, "tracked": tracked, "mode": if input.fallback { "code_change_fallback" } else { "find" }})
+}
+
+/// Runs `find`, recording into `run`.
+pub async fn find(
+    input: &FindInput,
+    tracked: &[String],
+    workspace: &dyn Workspace,
+    redactor: &dyn Redactor,
+    executor: &Executor,
+    run: &mut Run,
+) {
+    let tokens = task_tokens(&input.task);
+    let facets = facets(&input.task);
+    let mut cands: Vec<Candidate> = Vec::new();
+    for path in tracked {
+        let kind = classify_path(path);
+        let reason = match kind {
+            PathKind::Secret => Some("credential-shaped path"),
+            PathKind::Binary => Some("binary file"),
+            PathKind::Vendored => Some("vendored dependency"),
+            PathKind::Lockfile => Some("lockfile"),
+            PathKind::Generated => Some("generated file"),
+            _ => None,
+        };
+        let excluded = |run: &mut Run, reason: &str| {
+            let ex = crate::diff::Exclusion::file(path, reason);
+            run.set(&ex.id, Disposition::Excluded);
+            run.excluded.push(ex);
+        };
+        if let Some(r) = reason {
+            excluded(run, r);
+            continue;
+        }
+        let Some(bytes) = workspace.file_size(path) else {
+            excluded(run, "deleted or not a regular file in the worktree");
+            continue;
+        };
+        let syms = if bytes <= MAX_FILE_BYTES && kind != PathKind::Documentation {
+            workspace
+                .read_lines(path)
+                .map(|l| symbols(&l.join("\n")))
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let text = split_camel(&format!("{path} {}", syms.join(" ")));
+        let lexical = tokens.iter().filter(|t| matches_token(&text, t)).count();
+        cands.push(Candidate {
+            id: stable_id("c", &json!(path), 8),
+            path: path.clone(),
+            language: language(path),
+            kind,
+            bytes,
+            symbols: syms,
+            lexical,
+            role: None,
+            unrelated: 0.0,
+            meta_high: 0.0,
+            meta_expected: 0.0,
+            excerpt: None,
+            excerpt_texts: Vec::new(),
+            excerpt_expected: None,
+            relevance: None,
+            disposition: Disposition::Unjudged,
+            probes: Vec::new(),
+            error: None,
+        });
+    }
+    cands.sort_by(|a, b| b.lexical.cmp(&a.lexical).then_with(|| a.path.cmp(&b.path)));
+    for c in &cands {
+        run.set(&c.id, Disposition::Unjudged);
+    }
+    let screened_n = cands.len().min(input.max_files);
+    if cands.len() > input.max_files {
+        run.limits.push(format!("{} of {} candidates exceeded the policy file limit {} and were not screened (lowest lexical overlap first)", cands.len() - input.max_files, cands.len(), input.max_files));
+        for c in &mut cands[input.max_files..] {
+            c.error = Some("not screened: policy file limit".into());
+        }
+    }
+    run.candidates(&json!({"tracked": tracked.len(), "candidates": cands.iter().map(|c| json!({"id": c.id, "path": c.path, "lexical": c.lexical})).collect::<Vec<_>>(), "excluded": run.excluded}));
+    // Round 1: metadata, in shuffled shards.
+    let mut order: Vec<usize> = (0..screened_n).collect();
+    shuffle(
+        &mut order,
+        &format!("find:{}", stable_hash(&json!(input.task))),
+    );
+    let shards: Vec<Vec<usize>> = order.chunks(SHARD_SIZE).map(<[usize]>::to_vec).collect();
+    let results = futures::future::join_all(
+        shards
+            .into_iter()
+            .map(|s| meta_outcomes(executor, &input.task, s, &cands)),
+    )
+    .await;
+    for (i, outcome) in results.into_iter().flatten() {
+        let c = &mut cands[i];
+        match outcome {
+            Ok(answers) => {
+                let (
+                    Some(rel @ Answer::Score { score, .. }),
+                    Some(role @ Answer::Choice { choice, .. }),
+                ) = (
+                    answers.get(&format!("relevance_{}", c.id)),
+                    answers.get(&format!("role_{}", c.id)),
+                )
+                else {
+                    c.disposition = Disposition::Failed;
+                    c.error = Some("invalid: answer missing".into());
+                    continue;
+                };
+                c.meta_high = round3(rel.mass_at_least(2));
+                c.meta_expected = score.round();
+                c.role = Some(choice.clone());
+                c.unrelated = role.p("unrelated");
+                c.relevance = Some(c.meta_high);
+                c.disposition = Disposition::Judged;
+            }
+            Err(e) => {
+                let unjudged = e.starts_with('!');
+                c.disposition = if unjudged {
+                    Disposition::Unjudged
+                } else {
+                    Disposition::Failed
+                };
+                c.error = Some(e.trim_start_matches('!').to_owned());
+            }
+        }
+    }
+    // Round 2: excerpts of the accepted candidates, diversified across facets.
+    let mut accepted: Vec<usize> = (0..screened_n)
+        .filter(|&i| {
+            cands[i].disposition == Disposition::Judged
+                && cands[i].meta_high >= ACCEPT_META_HIGH_MASS
+        })
+        .collect();
+    accepted.sort_by(|&a, &b| {
+        cands[b]
+            .meta_expected
+            .total_cmp(&cands[a].meta_expected)
+            .then(cands[b].meta_high.total_cmp(&cands[a].meta_high))
+            .then_with(|| cands[a].path.cmp(&cands[b].path))
+    });
+    let limit = MAX_EXCERPT_CANDIDATES.min((2 * input.top).max(input.top));
+    let to_read = diversify(&accepted, limit, &facets, &cands);
+    if accepted.len() > to_read.len() {
+        run.limits.push(format!(
+            "{} accepted candidates were ranked by metadata only (excerpt limit {limit})",
+            accepted.len() - to_read.len()
+        ));
+    }
+    let reads = to_read.iter().map(|&i| {
+        read_excerpts(
+            i,
+            &cands,
+            &tokens,
+            &input.task,
+            workspace,
+            redactor,
+            executor,
+        )
+    });
+    let excerpt_results = futures::future::join_all(reads).await;
+    let mut gaps: Vec<String> = Vec::new();
+    for (i, result) in to_read.iter().zip(excerpt_results) {
+        let c = &mut cands[*i];
+        c.probes = result.probes;
+        c.excerpt_texts = result.texts;
+        if let Some(e) = result.error {
+            c.error = Some(e);
+        }
+        let Some((answers, ranges, total)) = result.last else {
+            continue;
+        };
+        let (Some(rel @ Answer::Score { score, .. }), Some(missing)) =
+            (answers.get("relevance"), answers.get("missing_evidence"))
+        else {
+            continue;
+        };
+        let high = round3(rel.mass_at_least(2));
+        let missing_label = match missing {
+            Answer::Choice { probabilities, .. } => probabilities
+                .iter()
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .filter(|(_, p)| *p >= MISSING_EVIDENCE)
+                .map_or("uncertain".to_owned(), |(l, _)| l.clone()),
+            _ => "uncertain".to_owned(),
+        };
+        let excerpt = json!({
+            "ranges": ranges.iter().map(|(a, b)| format!("{a}-{b}")).collect::<Vec<_>>(),
+            "totalLines": total, "highMass": high, "expected": score.round(),
+            "targetDefinitionVisible": round3(answers.noul("target_definition_visible")),
+            "relevantContentCutOff": round3(answers.noul("relevant_content_cut_off")),
+            "missingEvidence": missing_label,
+        });
+        run.decision(&c.id, "candidate_excerpt", excerpt.clone(), POLICY);
+        c.excerpt = Some(excerpt);
+        c.excerpt_expected = Some(score.round());
+        c.relevance = Some(high);
+        if high >= CONFLICT_HIGH_MASS && c.unrelated >= CONFLICT_UNRELATED {
+            c.disposition = Disposition::Parked;
+            run.parked.push(Parked {
+                id: c.id.clone(),
+                path: Some(c.path.clone()),
+                reason: "conflict: excerpt relevant vs metadata role unrelated".into(),
+            });
+        } else if high >= STRONG_HIGH_MASS
+            && !["none", "uncertain", "cannot_tell"].contains(&missing_label.as_str())
+        {
+            gaps.push(format!("{}: {missing_label} not shown", c.path));
+        }
+        let untrusted = round3(answers.noul("untrusted_instruction_text"));
+        if untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
+            run.findings.push(Finding {
+                flag: "untrusted_instruction_text".into(),
+                id: c.id.clone(),
+                source: "jev",
+                severity: Severity::Info,
+                path: Some(c.path.clone()),
+                lines: Some(
+                    ranges
+                        .iter()
+                        .map(|(a, b)| format!("{a}-{b}"))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                ),
+                detail: Some([("p".to_owned(), json!(untrusted))].into_iter().collect()),
+            });
+        }
+    }
+    for c in &cands {
+        run.set(&c.id, c.disposition);
+    }
+    // Ranking.
+    let mut ranked: Vec<usize> = (0..cands.len())
+        .filter(|&i| {
+            cands[i]
+                .relevance
+                .is_some_and(|r| r >= ACCEPT_META_HIGH_MASS)
+                && cands[i].disposition != Disposition::Parked
+        })
+        .collect();
+    let key = |c: &Candidate| c.excerpt_expected.unwrap_or(c.meta_expected);
+    ranked.sort_by(|&a, &b| {
+        let (x, y) = (&cands[a], &cands[b]);
+        key(y)
+            .total_cmp(&key(x))
+            .then(
+                y.relevance
+                    .unwrap_or(0.0)
+                    .total_cmp(&x.relevance.unwrap_or(0.0)),
+            )
+            .then(y.excerpt.is_some().cmp(&x.excerpt.is_some()))
+            .then_with(|| x.path.cmp(&y.path))
+    });
+    let shortlist = diversify(&ranked, input.top, &facets, &cands);
+    let no_strong = !ranked
+        .iter()
+        .any(|&i| cands[i].relevance.unwrap_or(0.0) >= STRONG_HIGH_MASS);
+    if no_strong && cands.iter().any(|c| c.disposition == Disposition::Judged) {
+        run.findings.push(Finding { flag: "no_strong_candidate".into(), id: "task".into(), source: "policy", severity: Severity::Warn, path: None, lines: None, detail: Some([("note".to_owned(), json!("next step likely needs a new search string or different paths chosen by the host"))].into_iter().collect()) });
+    }
+    let row = |rank: Option<usize>, c: &Candidate| -> Value {
+        let mut excerpt = c.excerpt.clone().unwrap_or(Value::Null);
+        if input.fallback && !c.excerpt_texts.is_empty() && excerpt.is_object() {
+            excerpt["text"] = json!(c.excerpt_texts.join("\n…\n"));
+        }
+        json!({
+            "rank": rank, "id": c.id, "path": c.path, "kind": c.kind.as_str(), "language": c.language,
+            "disposition": c.disposition, "metadata": c.role.as_ref().map(|r| json!({"highMass": c.meta_high, "expected": c.meta_expected, "role": r})),
+            "excerpt": excerpt, "relevance": c.relevance, "probesRun": c.probes, "error": c.error,
+        })
+    };
+    let mut rows: Vec<Value> = shortlist
+        .iter()
+        .enumerate()
+        .map(|(n, &i)| row(Some(n + 1), &cands[i]))
+        .collect();
+    rows.extend(
+        cands
+            .iter()
+            .filter(|c| c.disposition == Disposition::Parked)
+            .map(|c| row(None, c)),
+    );
+    rows.extend(
+        cands
+            .iter()
+            .filter(|c| c.disposition == Disposition::Failed)
+            .map(|c| row(None, c)),
+    );
+    let lines: Vec<String> = shortlist
+        .iter()
+        .enumerate()
+        .map(|(n, &i)| {
+            let c = &cands[i];
+            let ranges = c
+                .excerpt
+                .as_ref()
+                .and_then(|e| e["ranges"].as_array())
+                .map(|r| {
+                    r.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
+                .filter(|r| !r.is_empty())
+                .map(|r| format!(":{r}"))
+                .unwrap_or_default();
+            let missing = c
+                .excerpt
+                .as_ref()
+                .and_then(|e| e["missingEvidence"].as_str())
+                .map(|m| format!(" missing={m}"))
+                .unwrap_or_default();
+            format!(
+                "{}. {}{ranges} relevance={} role={}{missing}",
+                n + 1,
+                c.path,
+                c.relevance.map_or("-".into(), |r| format!("{r:.2}")),
+                c.role.as_deref().unwrap_or("-")
+            )
+        })
+        .collect();
+    run.sections.push(Section {
+        title: "ranked candidates".into(),
+        lines,
+    });
+    run.sections.push(Section {
+        title: "gaps".into(),
+        lines: gaps.clone(),
+    });
+    let mut not_checked = vec![
+        "this is a ranked shortlist, not an answer to the task".to_owned(),
+        "untracked files are not candidates".to_owned(),
+        "files were ranked by metadata unless an excerpt was read".to_owned(),
+        "content beyond shown excerpt ranges".to_owned(),
+    ];
+    if input.fallback {
+        not_checked.push("implementation and bug fixing".into());
+    }
+    run.not_checked = not_checked;
+    run.results = rows;
+    let mut summary = json!({
+        "task": {"tokens": tokens.iter().take(20).collect::<Vec<_>>(), "facets": facets},
+        "tracked": tracked.len(), "candidates": cands.len(), "screened": screened_n, "excerpted": to_read.len(),
+        "ranked": ranked.len(), "returned": shortlist.len(), "noStrongCandidate": no_strong, "gaps": gaps,
+    });
+    if input.fallback {
+        summary["readOnlyFallback"] =
+            json!({"requested": "code_change", "performed": "find", "changedFiles": false});
+    }
+    run.summary = summary;
+}
+
+/// The last excerpt answer with the ranges shown and the file's line count.
+type LastExcerpt = (stanley_core::Answers, Vec<(usize, usize)>, usize);
+
+struct ExcerptResult {
+    last: Option<LastExcerpt>,
+    texts: Vec<String>,
+    probes: Vec<&'static str>,
+    error: Option<String>,
+}
+
+async fn read_excerpts(
+    i: usize,
+    cands: &[Candidate],
+    tokens: &[String],
+    task: &str,
+    workspace: &dyn Workspace,
+    redactor: &dyn Redactor,
+    executor: &Executor,
+) -> ExcerptResult {
+    let c = &cands[i];
+    let mut out = ExcerptResult {
+        last: None,
+        texts: Vec::new(),
+        probes: Vec::new(),
+        error: None,
+    };
+    let lines = if c.bytes <= MAX_FILE_BYTES {
+        workspace.read_lines(&c.path)
+    } else {
+        None
+    };
+    let Some(lines) = lines else {
+        out.error = Some("excerpt unreadable (binary, too large, or missing)".into());
+        return out;
+    };
+    let mut shown: Vec<(usize, usize)> = Vec::new();
+    for probe in ["read-excerpt@1", "read-next-region@1"] {
+        let Some((a, b)) = excerpt_span(&lines, tokens, &shown) else {
+            if shown.is_empty() {
+                out.error = Some("excerpt unreadable (binary, too large, or missing)".into());
+            }
+            break;
+        };
+        let text = (a..=b)
+            .map(|n| format!("{n}| {}", lines[n - 1]))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let text = redactor.text(&text).0;
+        let frame = Frame {
+            template: "candidate_excerpt@2".into(),
+            scope: c.id.clone(),
+            state: json!({"evidencePolicy": EVIDENCE_POLICY, "task": task, "candidate": {
+                "id": c.id, "path": c.path, "language": c.language, "totalLines": lines.len(), "shownLines": format!("{a}-{b}"),
+                "previouslyShown": shown.iter().map(|(x, y)| format!("{x}-{y}")).collect::<Vec<_>>(), "excerpt": text,
+            }}),
+            questions: excerpt_questions(&c.path),
+            provenance: json!([{"kind": "file_range", "path": c.path, "startLine": a, "endLine": b, "probe": "read-excerpt@1", "truncated": !(a == 1 && b == lines.len())}]),
+        };
+        out.probes.push(probe);
+        shown.push((a, b));
+        out.texts.push(text);
+        match executor.run(frame).await {
+            Ok(ok) => {
+                let cut = ok.answers.noul("relevant_content_cut_off");
+                out.last = Some((ok.answers, shown.clone(), lines.len()));
+                let shown_lines: usize = shown.iter().map(|(x, y)| y - x + 1).sum();
+                if cut < CUT_OFF || shown_lines >= lines.len() {
+                    break;
+                }
+            }
+            Err(f) => {
+                out.error = Some(format!("excerpt {}: {}", f.reason.as_str(), f.detail));
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems_facets_and_symbols() {
+        assert_eq!(forms("retries"), ["retries", "retry"]);
+        assert_eq!(forms("webhooks"), ["webhooks", "webhook"]);
+        assert_eq!(forms("ids"), ["ids"]);
+        assert_eq!(
+            facets("Find the webhook retry code, the billing charge and its tests"),
+            vec![
+                vec!["webhook".to_owned(), "retry".to_owned()],
+                vec!["billing".to_owned(), "charge".to_owned()],
+                vec!["tests".to_owned()]
+            ]
+        );
+        assert!(facets("Find webhook retries").is_empty());
+        assert_eq!(
+            symbols(
+                "export async function scheduleRetry() {}\nclass RetryQueue {}\nconst x = 1;\nfn go() {}"
+            ),
+            ["scheduleRetry", "RetryQueue", "go"]
+                .iter()
+                .filter(|s| s.len() >= 3)
+                .map(|s| (*s).to_owned())
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn the_shuffle_is_deterministic() {
+        let mut a: Vec<u32> = (0..50).collect();
+        let mut b = a.clone();
+        shuffle(&mut a, "find:x");
+        shuffle(&mut b, "find:x");
+        assert_eq!(a, b);
+        assert_ne!(a, (0..50).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn excerpt_spans() {
+        let lines: Vec<String> = (1..=563)
+            .map(|i| {
+                if i == 340 {
+                    "scheduleRetry(job)".into()
+                } else {
+                    format!("line {i}")
+                }
+            })
+            .collect();
+        let tokens = vec!["scheduleretry".to_owned()];
+        let first = excerpt_span(&lines, &tokens, &[]).unwrap();
+        assert_eq!(first, (320, 479));
+        let second = excerpt_span(&lines, &tokens, &[first]).unwrap();
+        assert_eq!(second, (1, 160));
+        let short: Vec<String> = (1..=50).map(|i| format!("l{i}")).collect();
+        assert_eq!(excerpt_span(&short, &tokens, &[]), Some((1, 50)));
+    }
+}
