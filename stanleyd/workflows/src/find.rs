@@ -966,3 +966,7 @@ mod tests {
         assert_eq!(excerpt_span(&short, &tokens, &[]), Some((1, 50)));
     }
 }
+
+#[cfg(test)]
+#[path = "find_tests.rs"]
+mod policy_tests;

@@ -719,3 +719,7 @@ fn decide(
         POLICY,
     );
 }
+
+#[cfg(test)]
+#[path = "triage_failures_tests.rs"]
+mod tests;
