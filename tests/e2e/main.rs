@@ -1,6 +1,7 @@
 //! Stanley's end-to-end tests: the real binaries against temporary repositories and a fake
 //! System One server, the daemon in-process, and the project's own rules (layering).
 
+mod agent;
 mod check;
 mod cli;
 mod diffs;

@@ -3,7 +3,9 @@
 
 pub mod clock;
 pub mod git;
+pub mod guard;
 pub mod jev_http;
+pub mod pi;
 pub mod records;
 pub mod redact;
 pub mod workspace;

@@ -8,12 +8,17 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use stanley_adapters::clock::random_hex6;
+use stanley_adapters::guard;
 use stanley_adapters::jev_http::{HttpJev, JevConfig};
+use stanley_adapters::pi::{PiAgent, availability};
 use stanley_adapters::redact::safe_message;
 use stanley_adapters::workspace::read_workspace_file;
 use stanley_adapters::{FsRecorder, SecretRedactor, SystemClock};
 use stanley_core::{Budget, Cancel, Executor, ExecutorOptions, Jev, JevRequest, Status};
 use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptEvent, PromptRequest, prompt_event};
+use stanley_workflows::agent::{
+    AGENT_TIMEOUT, Agent, AgentProgress, delegated_result, delegation_instructions, guard_caveats,
+};
 use stanley_workflows::analysis::{self, AnalysisInput, DEFAULT_MAX_HUNKS};
 use stanley_workflows::comments::{Comment, parse_comments};
 use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
@@ -124,6 +129,16 @@ fn success(status: Status, output: &Value) -> v1::Result {
 struct Events(mpsc::Sender<Result<PromptEvent, tonic::Status>>);
 
 impl Events {
+    async fn warning(&self, line: String) {
+        let event = prompt_event::Event::Warning(v1::Warning { line });
+        let _ = self.0.send(Ok(PromptEvent { event: Some(event) })).await;
+    }
+
+    async fn notice(&self, line: String) {
+        let event = prompt_event::Event::Notice(v1::Notice { line });
+        let _ = self.0.send(Ok(PromptEvent { event: Some(event) })).await;
+    }
+
     async fn progress(&self, phase: &str, done: u32, total: u32) {
         let event = prompt_event::Event::Progress(v1::Progress {
             phase: phase.into(),
@@ -178,10 +193,20 @@ fn read_input(
     }))
 }
 
-/// Whether a coding agent could take this request. The Pi adapter is not built yet, so this is
-/// the seam: every request behaves as "no agent installed".
-fn agent_available(_env: &HashMap<String, String>, _no_agent: bool) -> bool {
-    false
+/// The coding agent that could take this request, if any (`STANLEY_AGENT=off`, nesting,
+/// `--no-agent` and a missing `pi` all mean none).
+fn agent_for(
+    env: &HashMap<String, String>,
+    no_agent: bool,
+    root: &std::path::Path,
+) -> Option<PiAgent> {
+    match availability(env, no_agent, root) {
+        Ok(agent) => Some(agent),
+        Err(reason) => {
+            tracing::debug!(?reason, "no coding agent");
+            None
+        }
+    }
 }
 
 fn scope_of(request: &PromptRequest) -> Result<Scope, Failure> {
@@ -283,7 +308,7 @@ async fn serve(
     let input = read_input(&state.config.files.root, request.input.clone())?;
     let input_shape = InputShape::of(input.as_ref().map(|i| i.text.as_str()));
     let action = classify_action(&text);
-    let has_agent = agent_available(env, request.no_agent);
+    let agent = agent_for(env, request.no_agent, &state.config.files.root);
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
     // Repository workflows are not loaded yet, so an action request skips routing entirely.
     let repository_workflows = 0usize;
@@ -324,15 +349,11 @@ async fn serve(
             .await
             .map_err(|f| f.in_workflow(id));
     }
-    if has_agent
+    if let Some(agent) = &agent
         && ctx.budget.exhausted().is_none()
         && (action.is_some() || reason == RouteReason::CannotTell)
     {
-        // Delegation to the coding agent arrives with the agent adapter; `has_agent` is false
-        // until then, so this branch is never taken.
-        return Err(Failure::internal(
-            "delegation is not available in this build",
-        ));
+        return delegate(&ctx, agent, &text, input.as_ref(), &events).await;
     }
     if action == Some(Action::CodeChange) && ctx.budget.exhausted().is_none() {
         return code_change_fallback(&ctx, &text, reason, &events).await;
@@ -417,6 +438,72 @@ fn recorder(ctx: &Ctx<'_>, id: &str) -> Result<Arc<dyn RunRecorder>, Failure> {
     FsRecorder::create(&ctx.state.config.files.root, id, redactor)
         .map(|r| Arc::new(r) as Arc<dyn RunRecorder>)
         .map_err(|e| Failure::internal(format!("cannot write run records: {e}")))
+}
+
+/// Hands the request to the coding agent, guarding `.stanley/workflows/` while it runs.
+async fn delegate(
+    ctx: &Ctx<'_>,
+    agent: &PiAgent,
+    request: &str,
+    input: Option<&Supplied>,
+    events: &Events,
+) -> Result<v1::Result, Failure> {
+    let root = &ctx.state.config.files.root;
+    let before = guard::fingerprint(root);
+    let instructions = delegation_instructions(request, input.map(|i| i.text.as_str()));
+    let progress_tx = events.0.clone();
+    let started = std::time::Instant::now();
+    let progress: AgentProgress = Box::new(move |tool_calls| {
+        let event = prompt_event::Event::Progress(v1::Progress {
+            phase: format!("coding agent ({}s)", started.elapsed().as_secs()),
+            done: tool_calls as u32,
+            total: 0,
+        });
+        let _ = progress_tx.try_send(Ok(PromptEvent { event: Some(event) }));
+    });
+    events.progress("coding agent", 0, 0).await;
+    let result = agent
+        .run(&instructions, AGENT_TIMEOUT, ctx.cancel.clone(), progress)
+        .await;
+    if ctx.cancel.is_cancelled() {
+        return Err(Failure::internal("run aborted"));
+    }
+    tracing::info!(
+        outcome = result.outcome.as_str(),
+        tool_calls = result.tool_calls,
+        duration_ms = result.duration_ms,
+        "delegated"
+    );
+    let after = guard::fingerprint(root);
+    let changes = guard::changes(&before, &after);
+    let mut quarantine_dir = String::new();
+    if !changes.added.is_empty() {
+        let stamp = run_id("x", &SystemClock.now(), "0");
+        let stamp = stamp
+            .split('-')
+            .nth(1)
+            .unwrap_or("00000000T000000Z")
+            .to_owned();
+        quarantine_dir = guard::quarantine(root, &changes.added, &stamp).map_err(|e| {
+            Failure::internal(format!("cannot quarantine the agent's workflow files: {e}"))
+        })?;
+    }
+    let caveats = guard_caveats(&changes, &quarantine_dir);
+    for caveat in &caveats {
+        events
+            .warning(safe_message(
+                ctx.redactor.as_ref(),
+                caveat,
+                MAX_MESSAGE_CHARS,
+            ))
+            .await;
+    }
+    // The improvement queue is the next issue: until it lands, no job is queued.
+    events
+        .notice("delegated to the coding agent; no improvement job was queued (the improvement queue is not part of this build)".into())
+        .await;
+    let (status, output) = delegated_result(&result, &caveats, ctx.redactor.as_ref());
+    Ok(success(status, &output))
 }
 
 /// An implement or fix request with no agent: a read-only `find` for the code the change would

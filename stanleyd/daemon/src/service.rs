@@ -29,7 +29,7 @@ use crate::prompt::{self, Failure};
 use crate::server::DaemonConfig;
 
 /// How long a cancelled request gets to wind down before its task is stopped.
-const CANCEL_GRACE: Duration = Duration::from_secs(2);
+const CANCEL_GRACE: Duration = Duration::from_secs(10);
 
 /// Runs a request, turning a panic into an internal-error result so that one failing request
 /// cannot take the daemon down.

@@ -2,6 +2,7 @@
 //! policies, routing policy, the action guard and fallback texts. Performs no I/O: everything
 //! outside the process is reached through the ports in [`ports`].
 
+pub mod agent;
 pub mod analysis;
 pub mod check;
 pub mod check_criteria;

@@ -1,0 +1,495 @@
+//! The `Agent` port over the Pi coding agent: finding the binary, probing its version once so
+//! the flags match the installed line, running it with the instructions on stdin (then closed),
+//! reading its JSON event stream, and stopping it (SIGTERM, then SIGKILL for it and every process
+//! it started, including tool commands in their own sessions) at the time limit or on cancel.
+
+use std::collections::HashMap;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use stanley_core::{BoxFuture, Cancel};
+use stanley_workflows::agent::{
+    Agent, AgentOutcome, AgentProgress, AgentResult, MAX_INSTRUCTIONS_BYTES, MAX_TEXT_BYTES,
+};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::Command;
+
+/// The argument that tells Pi its instructions are on stdin.
+pub const PREAMBLE: &str = "Your complete instructions were delivered on standard input. Follow them exactly and finish with the requested summary.";
+/// Longest event line read; longer lines are skipped.
+pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+/// How long Pi gets between SIGTERM and SIGKILL.
+pub const GRACE: Duration = Duration::from_secs(5);
+/// The longest run allowed whatever the caller asks.
+const HARD_LIMIT: Duration = Duration::from_secs(60 * 60);
+const STDERR_TAIL: usize = 4096;
+
+/// Why no agent is available.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unavailable {
+    /// `STANLEY_AGENT=off` or `--no-agent`.
+    Disabled,
+    /// `STANLEY_NESTED` is set.
+    Nested,
+    /// No `pi` binary.
+    NotInstalled,
+}
+
+fn executable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Finds Pi: `STANLEY_PI_BIN` (which must be an executable file; no fallback), else `pi` on `PATH`.
+pub fn find_pi(env: &HashMap<String, String>) -> Option<PathBuf> {
+    if let Some(bin) = env
+        .get("STANLEY_PI_BIN")
+        .map(|b| b.trim())
+        .filter(|b| !b.is_empty())
+    {
+        let path = PathBuf::from(bin);
+        return executable(&path).then_some(path);
+    }
+    env.get("PATH")?
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .map(|d| Path::new(d).join("pi"))
+        .find(|p| executable(p))
+}
+
+/// The agent for a request, or why there is none.
+pub fn availability(
+    env: &HashMap<String, String>,
+    no_agent: bool,
+    root: &Path,
+) -> Result<PiAgent, Unavailable> {
+    if env
+        .get("STANLEY_AGENT")
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("off"))
+        || no_agent
+    {
+        return Err(Unavailable::Disabled);
+    }
+    if env
+        .get("STANLEY_NESTED")
+        .is_some_and(|v| !v.trim().is_empty())
+    {
+        return Err(Unavailable::Nested);
+    }
+    let bin = find_pi(env).ok_or(Unavailable::NotInstalled)?;
+    let model = env
+        .get("STANLEY_AGENT_MODEL")
+        .map(|m| m.trim().to_owned())
+        .filter(|m| !m.is_empty());
+    Ok(PiAgent {
+        bin,
+        model,
+        env: env.clone(),
+        root: root.to_path_buf(),
+        grace: GRACE,
+    })
+}
+
+/// Whether the installed Pi understands `--no-approve` (the 0.79 line onwards), probed once per
+/// binary path.
+fn supports_no_approve(bin: &Path, env: &HashMap<String, String>) -> bool {
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, bool>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(v) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(bin) {
+        return *v;
+    }
+    // Pi prints its version on stdout or stderr depending on the line; read both.
+    let out = std::process::Command::new(bin)
+        .arg("--version")
+        .env_clear()
+        .envs(env)
+        .env("PI_OFFLINE", "1")
+        .stdin(Stdio::null())
+        .output();
+    let text = out
+        .map(|o| {
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            )
+        })
+        .unwrap_or_default();
+    let version: Vec<u64> = text
+        .trim()
+        .split(['.', '-', '\n'])
+        .take(2)
+        .filter_map(|p| p.trim().parse().ok())
+        .collect();
+    let yes = matches!(version.as_slice(), [major, minor] if *major >= 1 || *minor >= 79);
+    cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(bin.to_path_buf(), yes);
+    yes
+}
+
+/// The Pi coding agent, configured for one request.
+#[derive(Clone, Debug)]
+pub struct PiAgent {
+    bin: PathBuf,
+    model: Option<String>,
+    env: HashMap<String, String>,
+    root: PathBuf,
+    grace: Duration,
+}
+
+/// What the event stream said.
+#[derive(Debug, Default)]
+pub struct StreamState {
+    pub events: u64,
+    pub tool_calls: u64,
+    pub text: Option<String>,
+    pub error: Option<String>,
+}
+
+impl StreamState {
+    /// Reads one stdout line: garbage and non-objects are skipped.
+    pub fn line(&mut self, line: &[u8]) {
+        let Ok(Value::Object(event)) = serde_json::from_slice::<Value>(line) else {
+            return;
+        };
+        self.events += 1;
+        match event.get("type").and_then(Value::as_str) {
+            Some("tool_execution_start") => self.tool_calls += 1,
+            Some("message_end")
+                if event
+                    .get("message")
+                    .and_then(|m| m.get("role"))
+                    .and_then(Value::as_str)
+                    == Some("assistant") =>
+            {
+                let message = &event["message"];
+                let text = match &message["content"] {
+                    Value::String(s) => s.trim().to_owned(),
+                    Value::Array(parts) => parts
+                        .iter()
+                        .filter(|p| p["type"] == "text")
+                        .filter_map(|p| p["text"].as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                        .trim()
+                        .to_owned(),
+                    _ => String::new(),
+                };
+                if !text.is_empty() {
+                    let mut end = text.len().min(MAX_TEXT_BYTES);
+                    while !text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    self.text = Some(text[..end].to_owned());
+                }
+                self.error = match message["stopReason"].as_str() {
+                    Some(reason @ ("error" | "aborted")) => {
+                        Some(message["errorMessage"].as_str().map_or_else(
+                            || format!("request {reason}"),
+                            |m| m.chars().take(500).collect(),
+                        ))
+                    }
+                    _ => None,
+                };
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The first non-blank, non-indented line of stderr that is not a warning, else the last line.
+pub fn stderr_summary(tail: &str) -> Option<String> {
+    let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines
+        .iter()
+        .find(|l| !l.starts_with(char::is_whitespace) && !l.starts_with("Warning:"))
+        .or(lines.last())
+        .map(|l| l.trim().chars().take(500).collect())
+}
+
+/// Every descendant of `pid` (children first found through `/proc`), whatever session it runs in.
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut parents: HashMap<u32, Vec<u32>> = HashMap::new();
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for entry in entries.flatten() {
+            let Some(child) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            // The command name may hold spaces and parentheses; fields resume after the last ')'.
+            let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+                continue;
+            };
+            if let Some(ppid) = rest
+                .split_whitespace()
+                .nth(1)
+                .and_then(|p| p.parse::<u32>().ok())
+            {
+                parents.entry(ppid).or_default().push(child);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![pid];
+    while let Some(p) = stack.pop() {
+        for &c in parents.get(&p).into_iter().flatten() {
+            out.push(c);
+            stack.push(c);
+        }
+    }
+    out
+}
+
+fn signal(pid: u32, sig: i32) {
+    // SAFETY: kill has no memory-safety preconditions; a stale pid at worst gets the signal
+    // delivered to no process.
+    unsafe {
+        libc::kill(pid as libc::pid_t, sig);
+    }
+}
+
+impl PiAgent {
+    /// Overrides the SIGTERM-to-SIGKILL grace period (tests).
+    #[must_use]
+    pub fn with_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+
+    fn args(&self) -> Vec<String> {
+        let mut args: Vec<String> = ["--mode", "json", "--print", "--no-session"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        if supports_no_approve(&self.bin, &self.env) {
+            args.push("--no-approve".into());
+        }
+        if let Some(m) = &self.model {
+            args.push("--model".into());
+            args.push(m.clone());
+        }
+        args.push(PREAMBLE.into());
+        args
+    }
+
+    async fn execute(
+        &self,
+        instructions: &str,
+        timeout: Duration,
+        cancel: Cancel,
+        progress: AgentProgress,
+    ) -> AgentResult {
+        let started = Instant::now();
+        let failed = |detail: String| AgentResult {
+            outcome: AgentOutcome::Failed,
+            text: String::new(),
+            exit_code: None,
+            duration_ms: started.elapsed().as_millis() as u64,
+            tool_calls: 0,
+            detail: Some(detail),
+        };
+        if instructions.len() > MAX_INSTRUCTIONS_BYTES {
+            return failed("agent instructions exceed the size limit".into());
+        }
+        let mut env = self.env.clone();
+        env.insert("STANLEY_NESTED".into(), "1".into());
+        env.entry("PI_OFFLINE".into()).or_insert_with(|| "1".into());
+        let mut child = match Command::new(&self.bin)
+            .args(self.args())
+            .current_dir(&self.root)
+            .env_clear()
+            .envs(&env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+        {
+            Ok(c) => c,
+            Err(e) => return failed(format!("could not start the agent: {e}")),
+        };
+        let pid = child.id().unwrap_or(0);
+        if let Some(mut stdin) = child.stdin.take() {
+            // Pi reads stdin to EOF before it starts; a write error means it already exited.
+            let _ = stdin.write_all(instructions.as_bytes()).await;
+            drop(stdin);
+        }
+        let state = Arc::new(Mutex::new(StreamState::default()));
+        let stdout = child.stdout.take();
+        let reader_state = state.clone();
+        let reader = tokio::spawn(async move {
+            let Some(stdout) = stdout else { return };
+            let mut reader = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                // Read one line, but never hold more than the cap: an over-long line is skipped.
+                let mut too_long = false;
+                loop {
+                    let available = match reader.fill_buf().await {
+                        Ok([]) => break,
+                        Ok(b) => b,
+                        Err(_) => break,
+                    };
+                    let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
+                        Some(i) => (&available[..=i], true),
+                        None => (available, false),
+                    };
+                    if buf.len() + chunk.len() > MAX_LINE_BYTES {
+                        too_long = true;
+                        buf.clear();
+                    } else if !too_long {
+                        buf.extend_from_slice(chunk);
+                    }
+                    let n = chunk.len();
+                    reader.consume(n);
+                    if done {
+                        break;
+                    }
+                }
+                if buf.is_empty() && !too_long {
+                    if reader
+                        .fill_buf()
+                        .await
+                        .map(|b| b.is_empty())
+                        .unwrap_or(true)
+                    {
+                        return;
+                    }
+                    continue;
+                }
+                if !too_long {
+                    let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+                    let line = line.strip_suffix(b"\r").unwrap_or(line);
+                    let mut s = reader_state.lock().unwrap_or_else(|e| e.into_inner());
+                    let before = s.tool_calls;
+                    s.line(line);
+                    if s.tool_calls != before {
+                        progress(s.tool_calls);
+                    }
+                }
+            }
+        });
+        let stderr = child.stderr.take();
+        let stderr_task = tokio::spawn(async move {
+            let mut tail: Vec<u8> = Vec::new();
+            let Some(mut stderr) = stderr else {
+                return String::new();
+            };
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = stderr.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                tail.extend_from_slice(&buf[..n]);
+                if tail.len() > STDERR_TAIL {
+                    tail.drain(..tail.len() - STDERR_TAIL);
+                }
+            }
+            String::from_utf8_lossy(&tail).into_owned()
+        });
+        let limit = timeout.min(HARD_LIMIT);
+        let (mut timed_out, mut aborted) = (false, false);
+        let status = tokio::select! {
+            s = child.wait() => s.ok(),
+            () = tokio::time::sleep(limit) => { timed_out = true; None }
+            () = cancel.cancelled() => { aborted = true; None }
+        };
+        let status = match status {
+            Some(s) => Some(s),
+            None => {
+                // SIGTERM first, so Pi can stop its tool processes; then SIGKILL everything left,
+                // including tool commands that run in sessions of their own.
+                let family = descendants(pid);
+                signal(pid, libc::SIGTERM);
+                let waited = tokio::time::timeout(self.grace, child.wait())
+                    .await
+                    .ok()
+                    .and_then(Result::ok);
+                for p in family.iter().chain(descendants(pid).iter()) {
+                    signal(*p, libc::SIGKILL);
+                }
+                match waited {
+                    Some(s) => Some(s),
+                    None => {
+                        signal(pid, libc::SIGKILL);
+                        child.wait().await.ok()
+                    }
+                }
+            }
+        };
+        // Tool processes the agent left behind after a normal exit are not Stanley's to kill.
+        let _ = tokio::time::timeout(Duration::from_secs(5), reader).await;
+        let tail = tokio::time::timeout(Duration::from_secs(5), stderr_task)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        let state = std::mem::take(&mut *state.lock().unwrap_or_else(|e| e.into_inner()));
+        let exit_code = status.and_then(|s| s.code());
+        let (outcome, detail) = if timed_out {
+            (
+                AgentOutcome::Timeout,
+                Some("the agent was stopped at the time limit".to_owned()),
+            )
+        } else if aborted {
+            (
+                AgentOutcome::Aborted,
+                Some("the agent run was cancelled".to_owned()),
+            )
+        } else if let Some(error) = state.error.clone() {
+            (AgentOutcome::Failed, Some(error))
+        } else if exit_code == Some(0) {
+            (AgentOutcome::Finished, None)
+        } else {
+            let how = match (exit_code, status.and_then(|s| s.signal())) {
+                (Some(c), _) => c.to_string(),
+                (None, Some(sig)) => format!("signal {sig}"),
+                _ => "unknown status".to_owned(),
+            };
+            (
+                AgentOutcome::Failed,
+                Some(
+                    stderr_summary(&tail).unwrap_or_else(|| format!("the agent exited with {how}")),
+                ),
+            )
+        };
+        AgentResult {
+            outcome,
+            text: state.text.unwrap_or_default(),
+            exit_code,
+            duration_ms: started.elapsed().as_millis() as u64,
+            tool_calls: state.tool_calls,
+            detail,
+        }
+    }
+}
+
+impl Agent for PiAgent {
+    fn run<'a>(
+        &'a self,
+        instructions: &'a str,
+        timeout: Duration,
+        cancel: Cancel,
+        progress: AgentProgress,
+    ) -> BoxFuture<'a, AgentResult> {
+        Box::pin(self.execute(instructions, timeout, cancel, progress))
+    }
+}
+
+#[cfg(test)]
+#[path = "pi_tests.rs"]
+mod tests;

@@ -1,0 +1,81 @@
+//! The event reader against Pi's real captured streams (`shared/pi-captures`, copied into
+//! `tests/fixtures/pi/`), and the stderr summary.
+
+use super::*;
+
+fn read(name: &str) -> StreamState {
+    let path = format!(
+        "{}/../../tests/fixtures/pi/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut state = StreamState::default();
+    for line in text.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        state.line(line);
+    }
+    state
+}
+
+#[test]
+fn a_finished_run_in_both_dialects() {
+    for name in ["v0.73.1-ok-2tools.jsonl", "v1.6.0-ok-2tools.jsonl"] {
+        let s = read(name);
+        assert_eq!(s.tool_calls, 2, "{name}");
+        assert_eq!(s.text.as_deref(), Some("OK"), "{name}");
+        assert_eq!(s.error, None, "{name}");
+    }
+}
+
+#[test]
+fn model_errors_are_failures_even_with_exit_0() {
+    for name in [
+        "v0.73.1-model-error-401.jsonl",
+        "v1.6.0-model-error-401.jsonl",
+        "v0.73.1-model-error-500-retries.jsonl",
+        "v1.6.0-model-error-500-retries.jsonl",
+    ] {
+        let s = read(name);
+        let error = s.error.unwrap_or_else(|| panic!("{name}: no error"));
+        assert!(
+            error.contains("401") || error.contains("500"),
+            "{name}: {error}"
+        );
+    }
+    let retried = read("v1.6.0-retry-then-ok.jsonl");
+    assert_eq!((retried.error, retried.text.as_deref()), (None, Some("OK")));
+}
+
+#[test]
+fn garbage_and_truncated_streams() {
+    let mut s = StreamState::default();
+    for line in [
+        "{\"type\":\"session\"}",
+        "not json",
+        "[1,2]",
+        "{\"type\":\"tool_execution_start\"}",
+        "{\"type\":\"tool_execution_start\"}",
+        "{\"type\":\"message_end\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"done: \"},{\"type\":\"thinking\",\"thinking\":\"x\"},{\"type\":\"text\",\"text\":\"all good\"}],\"stopReason\":\"stop\"}}",
+        "{\"type\":\"agent_end\"}",
+    ] {
+        s.line(line.as_bytes());
+    }
+    assert_eq!(
+        (s.events, s.tool_calls, s.text.as_deref()),
+        (5, 2, Some("done: \nall good"))
+    );
+    let cut = read("v0.73.1-sigterm-midstream.jsonl");
+    assert!(cut.events > 0);
+}
+
+#[test]
+fn stderr_summary_skips_warnings_and_indented_lines() {
+    assert_eq!(
+        stderr_summary("Warning: x\n  at y\nfatal: nope\n").as_deref(),
+        Some("fatal: nope")
+    );
+    assert_eq!(
+        stderr_summary("  only indented\n").as_deref(),
+        Some("only indented")
+    );
+    assert_eq!(stderr_summary("\n\n"), None);
+}

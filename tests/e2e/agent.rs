@@ -1,0 +1,301 @@
+//! Delegation to the coding agent through the stand-in `pi` (`tests/src/bin/fake_pi.rs`): when
+//! Stanley delegates, what Pi is given, how its outcomes map to results, the workflow-folder
+//! guard, and that a client that goes away leaves no agent or tool process behind.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use stanley_tests::testenv::{bin_dir, wait_until};
+use stanley_tests::{TempRepo, TestEnv};
+
+use crate::summarize::changed_repo;
+
+fn agent_env(mode: &str) -> (TestEnv, tempfile::TempDir) {
+    let mut env = TestEnv::new();
+    let scratch = tempfile::tempdir().unwrap();
+    env.set(
+        "STANLEY_PI_BIN",
+        bin_dir().join("fake-pi").to_str().unwrap(),
+    );
+    env.set("FAKE_PI_MODE", mode);
+    env.set(
+        "FAKE_PI_RECORD",
+        scratch.path().join("record.json").to_str().unwrap(),
+    );
+    (env, scratch)
+}
+
+fn record(scratch: &tempfile::TempDir) -> Value {
+    serde_json::from_str(
+        &std::fs::read_to_string(scratch.path().join("record.json")).expect("pi ran"),
+    )
+    .unwrap()
+}
+
+fn alive(pid: i32) -> bool {
+    // A zombie counts as gone: it runs nothing and only waits for its parent to reap it.
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit_once(')')
+            .is_some_and(|(_, r)| !r.trim_start().starts_with('Z'))
+    })
+}
+
+#[test]
+fn an_action_is_delegated_without_routing() {
+    let (env, scratch) = agent_env("finished");
+    let repo = changed_repo();
+    let out = env.stanley(&repo, &["Deploy this branch", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    assert_eq!(doc["status"], "complete");
+    let data = &doc["output"]["data"];
+    assert_eq!(
+        (
+            data["handledBy"].as_str(),
+            data["toolCalls"].as_u64(),
+            data["outcome"].as_str()
+        ),
+        (Some("coding_agent"), Some(2), Some("finished"))
+    );
+    assert!(doc["output"]["text"].as_str().unwrap().starts_with("complete - handled by an external coding agent; Stanley did not verify the result\n\ndone: wrote the file"));
+    for key in ["workflow", "agent", "pi"] {
+        assert!(data.get(key).is_none() && doc.get(key).is_none());
+    }
+    assert!(env.jev.requests().is_empty(), "no Jev request at all");
+    assert!(
+        out.stderr
+            .contains("stanley: delegated to the coding agent"),
+        "{}",
+        out.stderr
+    );
+    let rec = record(&scratch);
+    let args: Vec<&str> = rec["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        args,
+        [
+            "--mode",
+            "json",
+            "--print",
+            "--no-session",
+            stanley_adapters::pi::PREAMBLE
+        ],
+        "the 0.73 line gets no --no-approve"
+    );
+    assert!(
+        rec["stdin"]
+            .as_str()
+            .unwrap()
+            .contains("Task:\nDeploy this branch")
+    );
+    assert_eq!(rec["env"]["STANLEY_NESTED"], "1");
+    assert_eq!(rec["env"]["PI_OFFLINE"], "1");
+    assert_eq!(rec["cwd"], repo.root().display().to_string());
+}
+
+#[test]
+fn the_1x_line_gets_no_approve_and_input_reaches_the_agent() {
+    let (mut env, scratch) = agent_env("finished");
+    env.set("FAKE_PI_VERSION", "1.6.0");
+    env.set("PI_OFFLINE", "0");
+    env.set("STANLEY_AGENT_MODEL", "mock/ok");
+    let out = env.stanley_with_stdin(
+        &changed_repo(),
+        &["Deploy this branch", "--json"],
+        Some(b"target: staging\n"),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let rec = record(&scratch);
+    let args: Vec<&str> = rec["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        &args[..7],
+        [
+            "--mode",
+            "json",
+            "--print",
+            "--no-session",
+            "--no-approve",
+            "--model",
+            "mock/ok"
+        ]
+    );
+    assert!(
+        rec["stdin"]
+            .as_str()
+            .unwrap()
+            .ends_with("Task:\nDeploy this branch\n\nSupplied input:\ntarget: staging")
+    );
+    assert_eq!(
+        rec["env"]["PI_OFFLINE"], "0",
+        "an explicit PI_OFFLINE is kept"
+    );
+}
+
+#[test]
+fn no_agent_and_agent_off_keep_the_documented_fallback() {
+    let (mut env, scratch) = agent_env("finished");
+    let repo = changed_repo();
+    let out = env.stanley(&repo, &["Deploy this branch", "--no-agent"]);
+    assert_eq!(out.code, 64, "{out:?}");
+    assert!(out.stdout.contains("cannot run commands"));
+    env.set("STANLEY_AGENT", "OFF");
+    assert_eq!(env.stanley(&repo, &["Deploy this branch"]).code, 64);
+    assert!(!scratch.path().join("record.json").exists(), "pi never ran");
+}
+
+#[test]
+fn a_cannot_tell_pick_is_delegated_after_one_routing_request() {
+    let (env, _scratch) = agent_env("finished");
+    let out = env.stanley(
+        &changed_repo(),
+        &["Explain the deployment topology of this service", "--json"],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.json()["output"]["data"]["handledBy"], "coding_agent");
+    assert_eq!(env.jev.route_requests().len(), 1);
+    let (env2, scratch2) = agent_env("finished");
+    env2.jev.route("summar", "summarize", 0.5);
+    let out = env2.stanley(&changed_repo(), &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 64, "model_uncertain never delegates: {out:?}");
+    assert!(!scratch2.path().join("record.json").exists());
+}
+
+#[test]
+fn agent_failures_are_incomplete() {
+    for (mode, detail) in [
+        ("model_error", "401 Incorrect API key provided"),
+        ("crash", "fatal: nope"),
+        ("missing_key", "No API key found for anthropic."),
+    ] {
+        let (env, _scratch) = agent_env(mode);
+        let out = env.stanley(&changed_repo(), &["Deploy this branch", "--json"]);
+        assert_eq!(out.code, 10, "{mode}: {out:?}");
+        let doc = out.json();
+        assert_eq!(doc["status"], "incomplete");
+        assert_eq!(doc["output"]["data"]["outcome"], "failed");
+        assert_eq!(doc["output"]["data"]["detail"], detail, "{mode}");
+        assert!(
+            doc["output"]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("incomplete - the external coding agent exited with an error")
+        );
+    }
+}
+
+#[test]
+fn garbage_and_five_megabyte_lines_are_skipped() {
+    let (env, _scratch) = agent_env("garbage");
+    let out = env.stanley(&changed_repo(), &["Deploy this branch", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.json()["output"]["data"]["toolCalls"], 2);
+}
+
+#[test]
+fn files_the_agent_adds_to_the_workflow_folder_are_quarantined() {
+    let (mut env, _scratch) = agent_env("finished");
+    let repo = TempRepo::with_files(&[
+        (".stanley/workflows/existing.ts", "export default {};\n"),
+        ("README.md", "x\n"),
+    ]);
+    env.set("FAKE_PI_WRITE", ".stanley/workflows/sneaky.ts=export default 1;;.stanley/workflows/existing.ts=tampered;docs/conventions.md=# Conventions");
+    env.set("FAKE_PI_LINK", ".stanley/workflows/linked.ts=/etc/hostname");
+    let out = env.stanley(
+        &repo,
+        &[
+            "Add docs/conventions.md describing the code style",
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("stanley: warning: the agent added 2 file(s) under .stanley/workflows/"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("(modified: existing.ts; removed: none)"),
+        "{}",
+        out.stderr
+    );
+    assert!(!repo.root().join(".stanley/workflows/sneaky.ts").exists());
+    assert!(std::fs::symlink_metadata(repo.root().join(".stanley/workflows/linked.ts")).is_err());
+    let quarantine = std::fs::read_dir(repo.root().join(".stanley/quarantine"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert_eq!(
+        std::fs::read_link(quarantine.join("linked.ts"))
+            .unwrap()
+            .to_str(),
+        Some("/etc/hostname")
+    );
+    assert!(
+        repo.root().join("docs/conventions.md").exists(),
+        "legitimate edits are kept"
+    );
+    assert!(
+        repo.git(&["status", "--porcelain"])
+            .contains(" M .stanley/workflows/existing.ts")
+    );
+    let notes = out.json()["output"]["data"]["notChecked"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(notes, 4);
+}
+
+#[test]
+fn a_client_that_goes_away_leaves_no_agent_or_tool_process() {
+    for mode in ["hang", "tool_child"] {
+        let (mut env, scratch) = agent_env(mode);
+        let child_pid_file = scratch.path().join("child.pid");
+        env.set("FAKE_PI_CHILD_PID", child_pid_file.to_str().unwrap());
+        let repo = changed_repo();
+        let mut cmd = env.command("stanley", repo.root());
+        cmd.arg("Deploy this branch")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        let mut client = cmd.spawn().unwrap();
+        assert!(
+            wait_until(Duration::from_secs(20), || scratch
+                .path()
+                .join("record.json")
+                .exists()),
+            "{mode}: pi never started"
+        );
+        if mode == "tool_child" {
+            assert!(wait_until(Duration::from_secs(10), || child_pid_file.exists()));
+        }
+        let pi = record(&scratch)["pid"].as_i64().unwrap() as i32;
+        let tool = std::fs::read_to_string(&child_pid_file)
+            .ok()
+            .and_then(|p| p.trim().parse::<i32>().ok());
+        client.kill().unwrap();
+        let _ = client.wait();
+        assert!(
+            wait_until(Duration::from_secs(20), || !alive(pi)),
+            "{mode}: pi {pi} still runs"
+        );
+        if let Some(tool) = tool {
+            assert!(
+                wait_until(Duration::from_secs(20), || !alive(tool)),
+                "{mode}: tool process {tool} still runs"
+            );
+        }
+    }
+}
