@@ -10,6 +10,7 @@ mod find;
 mod grpc;
 mod layering;
 mod lifecycle;
+mod real_pi;
 mod records;
 mod routing;
 mod summarize;

@@ -101,7 +101,10 @@ fn main() {
                     });
                 }
                 // The tool child is meant to outlive a killed agent, like Pi's detached tools.
-                #[allow(clippy::zombie_processes, reason = "the child is deliberately left running")]
+                #[allow(
+                    clippy::zombie_processes,
+                    reason = "the child is deliberately left running"
+                )]
                 let child = cmd.spawn().expect("spawn the tool child");
                 if let Some(path) = env("FAKE_PI_CHILD_PID") {
                     let _ = std::fs::write(path, child.id().to_string());

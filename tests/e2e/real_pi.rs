@@ -1,0 +1,82 @@
+//! The real published Pi (the 0.73 line, which runs on the machine's Node.js; installed into
+//! `tests/pi/` by `scripts/test`) driven by Stanley against a scripted model server on loopback.
+
+use std::path::PathBuf;
+
+use stanley_tests::TestEnv;
+use stanley_tests::model_server::{DOC_CONTENT, DOC_PATH, ModelServer};
+
+use crate::summarize::changed_repo;
+
+fn real_pi() -> PathBuf {
+    let pi = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("pi/node_modules/.bin/pi");
+    assert!(
+        pi.exists(),
+        "{} is missing: scripts/test installs Pi from tests/pi/package.json",
+        pi.display()
+    );
+    pi
+}
+
+fn env_for(server: &ModelServer, model: &str) -> (TestEnv, tempfile::TempDir) {
+    let mut env = TestEnv::new();
+    let agent_dir = tempfile::tempdir().unwrap();
+    std::fs::write(agent_dir.path().join("models.json"), server.models_json()).unwrap();
+    std::fs::write(
+        agent_dir.path().join("settings.json"),
+        r#"{"retry": {"enabled": false}}"#,
+    )
+    .unwrap();
+    env.set("STANLEY_PI_BIN", real_pi().to_str().unwrap());
+    env.set("STANLEY_AGENT_MODEL", &format!("mock/{model}"));
+    env.set("PI_CODING_AGENT_DIR", agent_dir.path().to_str().unwrap());
+    (env, agent_dir)
+}
+
+#[test]
+fn the_real_pi_writes_a_file_and_its_failure_is_incomplete() {
+    let server = ModelServer::start();
+    let (env, _dir) = env_for(&server, "write-doc");
+    let repo = changed_repo();
+    let out = env.stanley(
+        &repo,
+        &[
+            "Add docs/conventions.md describing the code style",
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    assert_eq!(doc["status"], "complete");
+    assert_eq!(doc["output"]["data"]["handledBy"], "coding_agent");
+    assert_eq!(doc["output"]["data"]["toolCalls"], 1);
+    assert!(
+        doc["output"]["data"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("Wrote docs/conventions.md")
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.root().join(DOC_PATH)).unwrap(),
+        DOC_CONTENT
+    );
+
+    let (broken, _dir2) = env_for(&server, "broken");
+    let out = broken.stanley(
+        &changed_repo(),
+        &[
+            "Add docs/conventions.md describing the code style",
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 10, "{out:?}");
+    let doc = out.json();
+    assert_eq!(doc["status"], "incomplete");
+    assert!(
+        doc["output"]["data"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("401"),
+        "{doc}"
+    );
+}

@@ -1,0 +1,107 @@
+//! A scripted OpenAI-compatible chat-completions server on loopback, for driving the real Pi:
+//! model `write-doc` makes Pi write `docs/conventions.md` with its `write` tool and then reports;
+//! model `broken` answers HTTP 401 (which Pi does not retry).
+
+use std::net::SocketAddr;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Value, json};
+
+/// The file the `write-doc` model writes, and its content.
+pub const DOC_PATH: &str = "docs/conventions.md";
+/// The content written.
+pub const DOC_CONTENT: &str =
+    "# Conventions\n\nRust 2024, rustfmt defaults, no unwrap in long-running code.\n";
+
+fn chunk(delta: Value, finish: Option<&str>) -> String {
+    let body = json!({"id": "chatcmpl-stanley", "object": "chat.completion.chunk", "created": 0, "model": "write-doc",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+    format!("data: {body}\n\n")
+}
+
+async fn completions(body: Bytes) -> Response {
+    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let model = request["model"].as_str().unwrap_or("");
+    if model == "broken" {
+        let error = json!({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}});
+        return (StatusCode::UNAUTHORIZED, axum::Json(error)).into_response();
+    }
+    let tool_results = request["messages"]
+        .as_array()
+        .map_or(0, |m| m.iter().filter(|m| m["role"] == "tool").count());
+    let usage = format!(
+        "data: {}\n\n",
+        json!({"id": "chatcmpl-stanley", "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
+    );
+    let mut stream = String::new();
+    if tool_results == 0 {
+        stream.push_str(&chunk(
+            json!({"role": "assistant", "content": "Writing the file."}),
+            None,
+        ));
+        let args = json!({"path": DOC_PATH, "content": DOC_CONTENT}).to_string();
+        stream.push_str(&chunk(json!({"tool_calls": [{"index": 0, "id": "call_write", "type": "function", "function": {"name": "write", "arguments": args}}]}), None));
+        stream.push_str(&chunk(json!({}), Some("tool_calls")));
+    } else {
+        stream.push_str(&chunk(json!({"role": "assistant", "content": format!("Wrote {DOC_PATH}. Verified nothing else.")}), None));
+        stream.push_str(&chunk(json!({}), Some("stop")));
+    }
+    stream.push_str(&usage);
+    stream.push_str("data: [DONE]\n\n");
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        stream,
+    )
+        .into_response()
+}
+
+/// A running model server with a runtime of its own.
+pub struct ModelServer {
+    pub addr: SocketAddr,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl ModelServer {
+    /// Starts the server on `127.0.0.1:0`.
+    pub fn start() -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let addr = runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("bind loopback");
+            let addr = listener.local_addr().expect("addr");
+            let app = Router::new().route("/v1/chat/completions", post(completions));
+            tokio::spawn(async move {
+                let _ = axum::serve(listener, app).await;
+            });
+            addr
+        });
+        Self {
+            addr,
+            _runtime: runtime,
+        }
+    }
+
+    /// Pi's `models.json` registering this server as provider `mock`.
+    pub fn models_json(&self) -> String {
+        json!({"providers": {"mock": {
+            "baseUrl": format!("http://{}/v1", self.addr),
+            "api": "openai-completions",
+            "apiKey": "mock-key",
+            "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+            "models": [{"id": "write-doc"}, {"id": "broken"}],
+        }}})
+        .to_string()
+    }
+}
