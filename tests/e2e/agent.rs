@@ -299,3 +299,106 @@ fn a_client_that_goes_away_leaves_no_agent_or_tool_process() {
         }
     }
 }
+
+fn adapter(mode: &str) -> stanley_adapters::pi::PiAgent {
+    let env: std::collections::HashMap<String, String> = [
+        (
+            "STANLEY_PI_BIN".to_owned(),
+            bin_dir().join("fake-pi").display().to_string(),
+        ),
+        ("FAKE_PI_MODE".to_owned(), mode.to_owned()),
+        ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
+    ]
+    .into();
+    let root = tempfile::tempdir().unwrap().keep();
+    stanley_adapters::pi::availability(&env, false, &root)
+        .expect("the stand-in pi is found")
+        .with_grace(Duration::from_millis(200))
+}
+
+#[tokio::test]
+async fn the_time_limit_and_cancellation_stop_the_agent() {
+    use stanley_workflows::agent::{Agent, AgentOutcome};
+    for mode in ["hang", "ignore_term"] {
+        let agent = adapter(mode);
+        let started = std::time::Instant::now();
+        let result = agent
+            .run(
+                "do it",
+                Duration::from_millis(300),
+                stanley_core::Cancel::new(),
+                Box::new(|_| {}),
+            )
+            .await;
+        assert_eq!(result.outcome, AgentOutcome::Timeout, "{mode}");
+        assert_eq!(
+            result.detail.as_deref(),
+            Some("the agent was stopped at the time limit")
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{mode} took {:?}",
+            started.elapsed()
+        );
+    }
+    let agent = adapter("hang");
+    let cancel = stanley_core::Cancel::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        trigger.cancel();
+    });
+    let result = agent
+        .run("do it", Duration::from_secs(60), cancel, Box::new(|_| {}))
+        .await;
+    assert_eq!(result.outcome, AgentOutcome::Aborted);
+}
+
+#[test]
+fn availability_rules() {
+    use stanley_adapters::pi::{Unavailable, availability};
+    let root = std::path::Path::new("/");
+    let with = |pairs: &[(&str, &str)]| -> std::collections::HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    };
+    let fake = bin_dir().join("fake-pi").display().to_string();
+    assert_eq!(
+        availability(
+            &with(&[("STANLEY_AGENT", " Off "), ("STANLEY_PI_BIN", &fake)]),
+            false,
+            root
+        )
+        .unwrap_err(),
+        Unavailable::Disabled
+    );
+    assert_eq!(
+        availability(
+            &with(&[("STANLEY_NESTED", "1"), ("STANLEY_PI_BIN", &fake)]),
+            false,
+            root
+        )
+        .unwrap_err(),
+        Unavailable::Nested
+    );
+    assert_eq!(
+        availability(&with(&[("STANLEY_PI_BIN", &fake)]), true, root).unwrap_err(),
+        Unavailable::Disabled
+    );
+    assert_eq!(
+        availability(
+            &with(&[("STANLEY_PI_BIN", "/nonexistent/pi"), ("PATH", "/usr/bin")]),
+            false,
+            root
+        )
+        .unwrap_err(),
+        Unavailable::NotInstalled
+    );
+    assert_eq!(
+        availability(&with(&[("PATH", "/nonexistent")]), false, root).unwrap_err(),
+        Unavailable::NotInstalled
+    );
+    assert!(availability(&with(&[("STANLEY_PI_BIN", &fake)]), false, root).is_ok());
+}
