@@ -28,6 +28,10 @@ pub const STANLEY_IDLE_TIMEOUT_MS: &str = "STANLEY_IDLE_TIMEOUT_MS";
 /// Path of the `stanleyd` binary a client starts, default the one beside the client.
 pub const STANLEY_DAEMON_BIN: &str = "STANLEY_DAEMON_BIN";
 
+/// Folder of the Node.js workflow host (`host/host.mjs` and `node_modules/`), default beside
+/// the binaries (daemon setting).
+pub const STANLEY_WORKFLOW_HOST: &str = "STANLEY_WORKFLOW_HOST";
+
 /// Variables a client hands to a daemon it starts; nothing else of the client's environment
 /// (keys in particular) is left in the daemon's own environment.
 pub const DAEMON_ENV: &[&str] = &[
@@ -40,4 +44,5 @@ pub const DAEMON_ENV: &[&str] = &[
     STANLEY_RUNTIME_DIR,
     STANLEY_LOG,
     STANLEY_IDLE_TIMEOUT_MS,
+    STANLEY_WORKFLOW_HOST,
 ];

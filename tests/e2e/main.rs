@@ -16,3 +16,4 @@ mod routing;
 mod summarize;
 mod triage;
 mod wire;
+mod workflows;

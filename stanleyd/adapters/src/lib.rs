@@ -8,6 +8,7 @@ pub mod jev_http;
 pub mod pi;
 pub mod records;
 pub mod redact;
+pub mod workflow_host;
 pub mod workspace;
 
 pub use clock::SystemClock;

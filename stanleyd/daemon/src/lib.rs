@@ -1,10 +1,12 @@
 //! The Stanley daemon: discovery and lifecycle, the gRPC services, and the runtime that routes a
 //! request and runs the selected workflow. `main` only wires; tests call [`run`] in-process.
 
+mod compose;
 mod discovery;
 mod error;
 mod logging;
 mod prompt;
+mod repository;
 mod server;
 mod service;
 

@@ -28,6 +28,9 @@ use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
 use stanley_workflows::result::{error_document, human, prompt_result};
 use stanley_workflows::routing::{self, Candidate, Facts, InputShape, RouteReason};
 use stanley_workflows::run::Packet;
+
+use crate::compose;
+use crate::repository::{self, RepoSnapshot};
 use stanley_workflows::run::{Run, run_id};
 use stanley_workflows::text::{Action, check_request_text, classify_action};
 use stanley_workflows::{check, find, modes, triage_comments, triage_failures};
@@ -43,7 +46,7 @@ pub(crate) const MAX_INPUT_BYTES: u64 = 5_242_880;
 /// still caps what reaches System One.
 const BUILTIN_CONCURRENCY: usize = 8;
 /// Longest error or warning line shown.
-const MAX_MESSAGE_CHARS: usize = 300;
+pub(crate) const MAX_MESSAGE_CHARS: usize = 300;
 
 /// A failure that ends a request, with its public kind.
 #[derive(Debug)]
@@ -75,7 +78,11 @@ impl Failure {
             workflow: None,
         }
     }
-    fn in_workflow(mut self, id: &str) -> Self {
+    /// The message.
+    pub(crate) fn message(&self) -> &str {
+        &self.message
+    }
+    pub(crate) fn in_workflow(mut self, id: &str) -> Self {
         self.workflow = Some(id.to_owned());
         self
     }
@@ -115,7 +122,7 @@ fn outcome_of(status: Status) -> Outcome {
     }
 }
 
-fn success(status: Status, output: &Value) -> v1::Result {
+pub(crate) fn success(status: Status, output: &Value) -> v1::Result {
     v1::Result {
         document_json: prompt_result(status, output),
         outcome: outcome_of(status) as i32,
@@ -126,20 +133,20 @@ fn success(status: Status, output: &Value) -> v1::Result {
 }
 
 /// Sends events for one request; a closed stream is ignored (the request is being cancelled).
-struct Events(mpsc::Sender<Result<PromptEvent, tonic::Status>>);
+pub(crate) struct Events(pub(crate) mpsc::Sender<Result<PromptEvent, tonic::Status>>);
 
 impl Events {
-    async fn warning(&self, line: String) {
+    pub(crate) async fn warning(&self, line: String) {
         let event = prompt_event::Event::Warning(v1::Warning { line });
         let _ = self.0.send(Ok(PromptEvent { event: Some(event) })).await;
     }
 
-    async fn notice(&self, line: String) {
+    pub(crate) async fn notice(&self, line: String) {
         let event = prompt_event::Event::Notice(v1::Notice { line });
         let _ = self.0.send(Ok(PromptEvent { event: Some(event) })).await;
     }
 
-    async fn progress(&self, phase: &str, done: u32, total: u32) {
+    pub(crate) async fn progress(&self, phase: &str, done: u32, total: u32) {
         let event = prompt_event::Event::Progress(v1::Progress {
             phase: phase.into(),
             done,
@@ -150,10 +157,10 @@ impl Events {
 }
 
 /// The input of a request, as text and as the value handed to workflows.
-struct Supplied {
-    text: String,
+pub(crate) struct Supplied {
+    pub(crate) text: String,
     /// `stdin`, or the repository-relative path it was read from.
-    source: String,
+    pub(crate) source: String,
 }
 
 fn read_input(
@@ -221,27 +228,27 @@ fn scope_of(request: &PromptRequest) -> Result<Scope, Failure> {
 }
 
 /// Everything one request shares once its settings are read.
-struct Ctx<'a> {
-    state: &'a DaemonState,
-    cancel: Cancel,
-    jev: Arc<dyn Jev>,
-    model: String,
-    redactor: Arc<SecretRedactor>,
-    budget: Arc<Budget>,
-    scope: Scope,
-    base: Option<String>,
-    no_persist: bool,
+pub(crate) struct Ctx<'a> {
+    pub(crate) state: &'a DaemonState,
+    pub(crate) cancel: Cancel,
+    pub(crate) jev: Arc<dyn Jev>,
+    pub(crate) model: String,
+    pub(crate) redactor: Arc<SecretRedactor>,
+    pub(crate) budget: Arc<Budget>,
+    pub(crate) scope: Scope,
+    pub(crate) base: Option<String>,
+    pub(crate) no_persist: bool,
 }
 
 impl Ctx<'_> {
-    fn diff(&self) -> Result<DiffSource, Failure> {
+    pub(crate) fn diff(&self) -> Result<DiffSource, Failure> {
         self.state
             .git
             .diff(self.scope, self.base.as_deref())
             .map_err(|e| Failure::input(e.0))
     }
 
-    fn executor(&self, opts: ExecutorOptions) -> Executor {
+    pub(crate) fn executor(&self, opts: ExecutorOptions) -> Executor {
         let redactor = self.redactor.clone();
         let opts = opts.redact(Arc::new(move |t: &str| redactor.text(t).0));
         Executor::new(
@@ -310,13 +317,54 @@ async fn serve(
     let action = classify_action(&text);
     let agent = agent_for(env, request.no_agent, &state.config.files.root);
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
-    // Repository workflows are not loaded yet, so an action request skips routing entirely.
-    let repository_workflows = 0usize;
+    let repo = repository::refresh(state, env).await;
+    for (source, phase, message) in &repo.diagnostics {
+        let line = format!("workflow {source} quarantined ({phase}): {message}");
+        events
+            .warning(safe_message(
+                ctx.redactor.as_ref(),
+                &line,
+                MAX_MESSAGE_CHARS,
+            ))
+            .await;
+    }
+    if let Some(off) = &repo.off {
+        let line = format!("repository workflows are off: {off}");
+        events
+            .warning(safe_message(
+                ctx.redactor.as_ref(),
+                &line,
+                MAX_MESSAGE_CHARS,
+            ))
+            .await;
+    }
+    for record in &repo.init_logs {
+        let level = record["level"].as_str().unwrap_or("");
+        if level == "warn" || level == "error" {
+            let data = record
+                .get("data")
+                .map(|d| format!(" {d}"))
+                .unwrap_or_default();
+            let line = format!(
+                "workflow {} {level}: {}{data}",
+                record["source"].as_str().unwrap_or(""),
+                record["message"].as_str().unwrap_or("")
+            );
+            events
+                .notice(safe_message(
+                    ctx.redactor.as_ref(),
+                    &line,
+                    MAX_MESSAGE_CHARS,
+                ))
+                .await;
+        }
+    }
+    repository::register(&builtins, &repo.workflows).map_err(Failure::input)?;
+    let repository_workflows = repo.workflows.len();
+    let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
     let mut diff: Option<DiffSource> = None;
     let (selected, reason) = if action.is_some() && repository_workflows == 0 {
         (None, RouteReason::Skipped)
-    } else if builtins.is_empty() {
-        (None, RouteReason::NoCandidates)
     } else {
         events.progress("routing", 0, 1).await;
         let source = ctx.diff()?;
@@ -325,13 +373,29 @@ async fn serve(
             input: input_shape,
         };
         diff = Some(source);
-        route(&ctx, &text, facts, &builtins, action).await?
+        let candidates = candidates_for(&ctx, &builtins, &repo, facts).await;
+        route(&ctx, &text, facts, &candidates, &builtin_ids, action).await?
     };
     tracing::info!(
         reason = reason.as_str(),
         selected = selected.as_deref().unwrap_or("-"),
         "routed"
     );
+    if let Some(id) = selected.as_deref()
+        && let Some(wf) = repo.workflows.iter().find(|w| w.id == id)
+    {
+        let tree = compose::Tree::default();
+        let tools = compose::Tools {
+            ctx: &ctx,
+            repo: &repo,
+            events: &events,
+            tree: &tree,
+        };
+        let value = compose::input_value(input.as_ref());
+        let (status, output) =
+            compose::run_repository(tools, wf, &text, value, 0, vec![id.to_owned()]).await?;
+        return Ok(success(status, &output));
+    }
     if let Some(id) = selected.as_deref() {
         let builtin = builtins
             .iter()
@@ -385,14 +449,15 @@ async fn serve(
 }
 
 /// One routing decision: the frame, the acceptance policy, then the action guard.
-async fn route(
+/// The routing candidates: the implemented built-ins, then the repository workflows, with
+/// their gates evaluated for `facts`.
+pub(crate) async fn candidates_for(
     ctx: &Ctx<'_>,
-    text: &str,
-    facts: Facts,
     builtins: &[&Builtin],
-    action: Option<Action>,
-) -> Result<(Option<String>, RouteReason), Failure> {
-    let candidates: Vec<Candidate> = builtins
+    repo: &RepoSnapshot,
+    facts: Facts,
+) -> Vec<Candidate> {
+    let mut candidates: Vec<Candidate> = builtins
         .iter()
         .map(|b| Candidate {
             id: b.id.to_owned(),
@@ -400,8 +465,42 @@ async fn route(
             available: b.gate.available(&facts),
         })
         .collect();
+    if repo.workflows.is_empty() {
+        return candidates;
+    }
+    let gates = match &repo.host {
+        Some(host) if repo.workflows.iter().any(|w| w.gated) => host
+            .request(
+                "available",
+                json!({"facts": {"diff": if facts.diff { "present" } else { "absent" }, "input": facts.input.as_str()}}),
+            )
+            .await
+            .unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    candidates.extend(repo.workflows.iter().map(|w| Candidate {
+        id: w.id.clone(),
+        metadata: ctx.redactor.json(&w.metadata).0,
+        available: !w.gated || gates[&w.id] == json!(true),
+    }));
+    candidates
+}
+
+/// One routing decision: the frame, the acceptance policy, then the action guard (built-ins
+/// never serve an action request).
+pub(crate) async fn route(
+    ctx: &Ctx<'_>,
+    text: &str,
+    facts: Facts,
+    candidates: &[Candidate],
+    builtin_ids: &[&str],
+    action: Option<Action>,
+) -> Result<(Option<String>, RouteReason), Failure> {
+    if candidates.is_empty() {
+        return Ok((None, RouteReason::NoCandidates));
+    }
     let (redacted, _) = ctx.redactor.text(text);
-    let frame = routing::route_frame(&redacted, facts, &candidates);
+    let frame = routing::route_frame(&redacted, facts, candidates);
     let executor = ctx.executor(
         ExecutorOptions::new(ctx.model.clone())
             .concurrency(1)
@@ -422,10 +521,12 @@ async fn route(
     let Some(answer) = answer else {
         return Ok((None, RouteReason::RoutingError));
     };
-    let acceptance = routing::accept(&answer, &candidates);
+    let acceptance = routing::accept(&answer, candidates);
     match acceptance.selected {
         // Built-ins are read-only: they never serve an action request.
-        Some(_) if action.is_some() => Ok((None, RouteReason::ActionGuard)),
+        Some(id) if action.is_some() && builtin_ids.contains(&id.as_str()) => {
+            Ok((None, RouteReason::ActionGuard))
+        }
         selected => Ok((selected, acceptance.reason)),
     }
 }
@@ -544,7 +645,7 @@ enum Plan {
     Find(find::FindInput),
 }
 
-async fn run_builtin(
+pub(crate) async fn run_builtin(
     ctx: &Ctx<'_>,
     builtin: &Builtin,
     text: &str,

@@ -53,6 +53,8 @@ pub(crate) struct DaemonState {
     pub(crate) git: Arc<Git2Repo>,
     /// The HTTP connection pool for System One, shared by requests (it holds no key).
     pub(crate) http: HttpShared,
+    /// The repository workflows and their warm host.
+    pub(crate) repo: crate::repository::RepoSlot,
     pub(crate) started: Instant,
     last_activity: Mutex<Instant>,
     active: AtomicUsize,
@@ -72,6 +74,7 @@ impl DaemonState {
                 what: "cannot build the HTTP client".into(),
                 source: std::io::Error::other(e.message),
             })?,
+            repo: tokio::sync::Mutex::new(None),
             started: Instant::now(),
             last_activity: Mutex::new(Instant::now()),
             active: AtomicUsize::new(0),

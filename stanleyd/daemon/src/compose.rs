@@ -1,0 +1,289 @@
+//! Running repository workflows: `run` in the warm host with `prompt`, `judge` and `log` served
+//! here; nested prompts routed through the same router with the depth, call-count and
+//! active-stack limits, never delegating; `judge` validated, capped and budgeted.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use stanley_adapters::redact::safe_message;
+use stanley_adapters::workflow_host::HostCall;
+use stanley_core::{BoxFuture, ExecutorOptions, Frame, JevRequest, Status};
+use stanley_proto::v1;
+use stanley_workflows::judge;
+use stanley_workflows::ports::Redactor;
+use stanley_workflows::registry::{BUILTINS, Builtin};
+use stanley_workflows::routing::{self, Candidate, Facts, InputShape, NO_AGENT_NOTICE};
+use stanley_workflows::text::{Action, classify_action};
+use tokio::sync::mpsc;
+
+use crate::prompt::{
+    Ctx, Events, Failure, MAX_MESSAGE_CHARS, MAX_REQUEST_BYTES, Supplied, candidates_for, route,
+    run_builtin,
+};
+use crate::repository::{RepoSnapshot, RepoWorkflow};
+
+/// Nested prompt levels allowed below the top-level workflow.
+pub(crate) const MAX_DEPTH: usize = 8;
+/// Child prompt calls allowed in one invocation tree.
+pub(crate) const MAX_CHILD_CALLS: usize = 32;
+
+static NEXT_RUN: AtomicU64 = AtomicU64::new(1);
+
+/// What one invocation tree shares.
+#[derive(Debug, Default)]
+pub(crate) struct Tree {
+    child_calls: AtomicUsize,
+}
+
+/// What every run and nested prompt of one invocation tree works with.
+#[derive(Clone, Copy)]
+pub(crate) struct Tools<'a> {
+    pub(crate) ctx: &'a Ctx<'a>,
+    pub(crate) repo: &'a RepoSnapshot,
+    pub(crate) events: &'a Events,
+    pub(crate) tree: &'a Tree,
+}
+
+/// `{status, output}` from a status and output.
+fn envelope(status: Status, output: Value) -> Value {
+    json!({"status": status.as_str(), "output": output})
+}
+
+/// A workflow's return value as `(status, output)`: exactly `{status, output}` with a known
+/// status is used as is; anything else is complete output.
+pub(crate) fn normalize(value: Value) -> (Status, Value) {
+    if let Value::Object(map) = &value
+        && map.len() == 2
+        && let (Some(Value::String(status)), Some(output)) = (map.get("status"), map.get("output"))
+    {
+        let status = match status.as_str() {
+            "complete" => Some(Status::Complete),
+            "incomplete" => Some(Status::Incomplete),
+            "budget_exhausted" => Some(Status::BudgetExhausted),
+            "unsupported" => Some(Status::Unsupported),
+            _ => None,
+        };
+        if let Some(status) = status {
+            return (status, output.clone());
+        }
+    }
+    (Status::Complete, value)
+}
+
+fn nested_fallback(reason: &str, text: &str) -> Value {
+    envelope(
+        Status::Unsupported,
+        json!({"text": text, "data": {"reason": reason}}),
+    )
+}
+
+/// The input value handed to a repository workflow: parsed JSON, else the text.
+pub(crate) fn input_value(input: Option<&Supplied>) -> Option<Value> {
+    input.map(|i| serde_json::from_str(&i.text).unwrap_or_else(|_| Value::String(i.text.clone())))
+}
+
+/// Runs repository workflow `wf` at `depth`, serving its host calls.
+pub(crate) fn run_repository<'a>(
+    tools: Tools<'a>,
+    wf: &'a RepoWorkflow,
+    request: &'a str,
+    input: Option<Value>,
+    depth: usize,
+    stack: Vec<String>,
+) -> BoxFuture<'a, Result<(Status, Value), Failure>> {
+    Box::pin(async move {
+        let Tools {
+            ctx, repo, events, ..
+        } = tools;
+        let host = repo
+            .host
+            .clone()
+            .ok_or_else(|| Failure::internal("the workflow host is not running"))?;
+        let run_id = format!("r{}", NEXT_RUN.fetch_add(1, Ordering::SeqCst));
+        let mut params = json!({"run": run_id, "id": wf.id, "request": request, "hasInput": input.is_some(), "root": ctx.state.config.files.root.display().to_string()});
+        if let Some(i) = input {
+            params["input"] = i;
+        }
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let redactor = ctx.redactor.clone();
+        let prepare = Arc::new(move |req: &mut JevRequest| {
+            let (state, a) = redactor.json(&req.state);
+            let (questions, b) = redactor.json(&req.questions);
+            req.state = state;
+            req.questions = questions;
+            a + b
+        });
+        // A fresh judge per workflow run: its 64-call cap and its cache are per run.
+        let judge_executor = ctx.executor(
+            ExecutorOptions::new(ctx.model.clone())
+                .retries(1)
+                .timeout(Duration::from_secs(30))
+                .prepare(prepare),
+        );
+        let mut judge_calls = 0usize;
+        let run = host.run(&run_id, params, tx);
+        tokio::pin!(run);
+        let result = loop {
+            tokio::select! {
+                r = &mut run => break r,
+                Some(call) = rx.recv() => match call {
+                    HostCall::Prompt { instructions, input, reply } => {
+                        let out = nested(tools, instructions, input, depth, stack.clone()).await;
+                        let _ = reply.send(out);
+                    }
+                    HostCall::Judge { request, reply } => {
+                        let value = match judge::validate(&request) {
+                            Err(detail) => judge::refusal("invalid", &detail),
+                            Ok(_) if judge_calls >= judge::MAX_CALLS => judge::refusal("limit", "at most 64 judge calls per run"),
+                            Ok(valid) => {
+                                judge_calls += 1;
+                                let frame = Frame { template: "workflow-judge@1".into(), scope: valid.scope, state: valid.state, questions: valid.questions, provenance: json!([]) };
+                                judge::result(&judge_executor.run(frame).await)
+                            }
+                        };
+                        let _ = reply.send(value);
+                    }
+                    HostCall::Log(record) => {
+                        let level = record["level"].as_str().unwrap_or("");
+                        if level == "warn" || level == "error" {
+                            let data = record.get("data").map(|d| format!(" {d}")).unwrap_or_default();
+                            let line = format!("workflow {} {level}: {}{data}", record["source"].as_str().unwrap_or(&wf.source), record["message"].as_str().unwrap_or(""));
+                            events.notice(safe_message(ctx.redactor.as_ref(), &line, MAX_MESSAGE_CHARS)).await;
+                        }
+                    }
+                },
+                () = ctx.cancel.cancelled() => {
+                    host.cancel(&run_id).await;
+                    return Err(Failure::internal("run aborted"));
+                }
+            }
+        };
+        match result {
+            Ok(value) => Ok(normalize(value)),
+            Err(message) => Err(Failure::internal(message).in_workflow(&wf.id)),
+        }
+    })
+}
+
+/// One nested `prompt(instructions, input?)`: `{status, output}`, or an error the workflow sees
+/// as a thrown exception.
+fn nested<'a>(
+    tools: Tools<'a>,
+    instructions: String,
+    input: Option<Value>,
+    depth: usize,
+    stack: Vec<String>,
+) -> BoxFuture<'a, Result<Value, String>> {
+    Box::pin(async move {
+        let Tools {
+            ctx,
+            repo,
+            events,
+            tree,
+        } = tools;
+        if instructions.trim().is_empty()
+            || instructions.contains('\0')
+            || instructions.len() > MAX_REQUEST_BYTES
+        {
+            return Err("prompt instructions must be non-empty text of at most 16384 bytes with no null bytes".into());
+        }
+        if ctx.cancel.is_cancelled() {
+            return Err("run aborted".into());
+        }
+        if depth >= MAX_DEPTH {
+            return Ok(nested_fallback(
+                "depth",
+                "The request was stopped at the nested prompt depth limit.",
+            ));
+        }
+        if tree.child_calls.fetch_add(1, Ordering::SeqCst) + 1 > MAX_CHILD_CALLS {
+            return Ok(nested_fallback(
+                "calls",
+                "The request was stopped at the child prompt call limit.",
+            ));
+        }
+        let text_input = input.as_ref().map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => serde_json::to_string(other).unwrap_or_default(),
+        });
+        let supplied = text_input.map(|text| Supplied {
+            text,
+            source: "workflow prompt".into(),
+        });
+        let source = ctx.diff().map_err(|f| f.message().to_owned())?;
+        let facts = Facts {
+            diff: source.is_present(),
+            input: InputShape::of(supplied.as_ref().map(|s| s.text.as_str())),
+        };
+        let action = classify_action(&instructions);
+        let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
+        let candidates: Vec<Candidate> = candidates_for(ctx, &builtins, repo, facts)
+            .await
+            .into_iter()
+            .filter(|c| !stack.contains(&c.id))
+            .collect();
+        let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
+        let (selected, reason) =
+            route(ctx, &instructions, facts, &candidates, &builtin_ids, action)
+                .await
+                .map_err(|f| f.message().to_owned())?;
+        tracing::info!(
+            depth,
+            reason = reason.as_str(),
+            selected = selected.as_deref().unwrap_or("-"),
+            "nested prompt routed"
+        );
+        if let Some(id) = selected {
+            if let Some(builtin) = builtins.iter().find(|b| b.id == id) {
+                if supplied.is_some() && !builtin.accepts_input {
+                    return Err(format!(
+                        "supplied input is not used when the request routes to {}",
+                        stanley_workflows::registry::display_id(&id)
+                    ));
+                }
+                let result: v1::Result = run_builtin(
+                    ctx,
+                    builtin,
+                    &instructions,
+                    Some(source),
+                    supplied.as_ref(),
+                    events,
+                )
+                .await
+                .map_err(|f| f.message().to_owned())?;
+                let doc: Value = serde_json::from_str(&result.document_json).unwrap_or(Value::Null);
+                if let Some(error) = result.error {
+                    return Err(error.message);
+                }
+                return Ok(json!({"status": doc["status"], "output": doc["output"]}));
+            }
+            if let Some(wf) = repo.workflows.iter().find(|w| w.id == id) {
+                let mut child_stack = stack.clone();
+                child_stack.push(id.clone());
+                let (status, output) =
+                    run_repository(tools, wf, &instructions, input, depth + 1, child_stack)
+                        .await
+                        .map_err(|f| f.message().to_owned())?;
+                return Ok(envelope(status, output));
+            }
+            return Ok(nested_fallback(
+                "unavailable",
+                "The selected capability is not currently available.",
+            ));
+        }
+        // Nested prompts never delegate to an agent.
+        if action == Some(Action::CodeChange) {
+            return Ok(envelope(
+                Status::Unsupported,
+                json!({"text": NO_AGENT_NOTICE, "data": {"reason": "unroutable", "requested": "code_change"}}),
+            ));
+        }
+        let fallback = routing::fallback(action, facts, supplied.is_some(), ctx.budget.exhausted());
+        Ok(envelope(
+            fallback.status,
+            json!({"text": fallback.text, "data": fallback.data}),
+        ))
+    })
+}

@@ -1,0 +1,178 @@
+//! Repository workflows on the daemon side: the warm workflow host, reloaded before a request
+//! whenever `.stanley/workflows/` changed (its fingerprint is the source of truth), and the one
+//! registry shared with the built-ins (reserved and duplicate ids fail registration).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use stanley_adapters::guard::{self, Fingerprint};
+use stanley_adapters::workflow_host::{WorkflowHost, find_node, locate};
+use stanley_workflows::registry::Builtin;
+use stanley_workflows::routing::CANNOT_TELL;
+
+use crate::service::DaemonState;
+
+/// A loaded repository workflow.
+#[derive(Clone, Debug)]
+pub(crate) struct RepoWorkflow {
+    pub(crate) id: String,
+    pub(crate) source: String,
+    pub(crate) metadata: Value,
+    pub(crate) gated: bool,
+}
+
+/// The repository workflows as of the last load.
+#[derive(Debug, Default)]
+pub(crate) struct RepoSnapshot {
+    pub(crate) host: Option<Arc<WorkflowHost>>,
+    pub(crate) workflows: Vec<RepoWorkflow>,
+    /// Quarantines: `(source, phase, message)`.
+    pub(crate) diagnostics: Vec<(String, String, String)>,
+    /// Log records emitted while loading.
+    pub(crate) init_logs: Vec<Value>,
+    /// Why repository workflows are off, when they are.
+    pub(crate) off: Option<String>,
+}
+
+/// The loaded state and the fingerprint it was loaded from.
+pub(crate) type RepoSlot = tokio::sync::Mutex<Option<(Fingerprint, Arc<RepoSnapshot>)>>;
+
+/// The environment the host runs with: the request's, without the Jev keys (workflows reach
+/// Jev only through `judge`).
+fn host_env(env: &HashMap<String, String>) -> HashMap<String, String> {
+    env.iter()
+        .filter(|(k, _)| {
+            !matches!(
+                k.as_str(),
+                "TYPESAFE_API_KEY" | "COPILOT_MCP_TYPESAFE_API_KEY"
+            )
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+async fn load(state: &DaemonState, env: &HashMap<String, String>) -> RepoSnapshot {
+    let off = |reason: String| RepoSnapshot {
+        off: Some(reason),
+        ..RepoSnapshot::default()
+    };
+    let Some(node) = find_node(env.get("PATH").map(String::as_str)) else {
+        return off("Node.js (`node`) was not found on PATH; install Node.js 20 or newer".into());
+    };
+    let exe = std::env::current_exe().unwrap_or_default();
+    let dir = env
+        .get("STANLEY_WORKFLOW_HOST")
+        .cloned()
+        .or_else(|| std::env::var("STANLEY_WORKFLOW_HOST").ok());
+    let files = match locate(dir.as_deref(), &exe) {
+        Ok(f) => f,
+        Err(e) => return off(e),
+    };
+    let root = &state.config.files.root;
+    let host = match WorkflowHost::start(&node, &files, root, &host_env(env)).await {
+        Ok(h) => Arc::new(h),
+        Err(e) => return off(e),
+    };
+    let loaded = match host
+        .request(
+            "load",
+            json!({"root": root.display().to_string(), "dir": ".stanley/workflows"}),
+        )
+        .await
+    {
+        Ok(v) => v,
+        Err(e) => {
+            host.kill();
+            return off(format!("the workflow host failed while loading: {e}"));
+        }
+    };
+    let workflows = loaded["workflows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|w| RepoWorkflow {
+            id: w["id"].as_str().unwrap_or("").to_owned(),
+            source: w["source"].as_str().unwrap_or("").to_owned(),
+            metadata: w["metadata"].clone(),
+            gated: w["gated"].as_bool().unwrap_or(false),
+        })
+        .collect();
+    let diagnostics = loaded["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            (
+                d["source"].as_str().unwrap_or("").to_owned(),
+                d["phase"].as_str().unwrap_or("").to_owned(),
+                d["message"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    let init_logs = host.take_init_logs();
+    tracing::info!(workflows = %loaded["workflows"].as_array().map_or(0, Vec::len), "repository workflows loaded");
+    RepoSnapshot {
+        host: Some(host),
+        workflows,
+        diagnostics,
+        init_logs,
+        off: None,
+    }
+}
+
+/// The current repository workflows, reloading them first when `.stanley/workflows/` changed
+/// or the host died.
+pub(crate) async fn refresh(
+    state: &DaemonState,
+    env: &HashMap<String, String>,
+) -> Arc<RepoSnapshot> {
+    let fingerprint = guard::fingerprint(&state.config.files.root);
+    let mut slot = state.repo.lock().await;
+    if let Some((old, snapshot)) = slot.as_ref() {
+        let healthy = snapshot.host.as_ref().is_none_or(|h| h.is_alive());
+        if *old == fingerprint && healthy {
+            return snapshot.clone();
+        }
+        if let Some(host) = &snapshot.host {
+            // Cleanup in reverse load order before the old host goes away.
+            if let Ok(result) = host.request("unload", json!({})).await {
+                for e in result["errors"].as_array().into_iter().flatten() {
+                    tracing::warn!(source = %e["source"], message = %e["message"], "workflow cleanup failed");
+                }
+            }
+            host.kill();
+        }
+    }
+    let snapshot = Arc::new(if fingerprint.is_empty() {
+        RepoSnapshot::default()
+    } else {
+        load(state, env).await
+    });
+    *slot = Some((fingerprint, snapshot.clone()));
+    snapshot
+}
+
+/// Checks one id space for built-ins and repository workflows.
+pub(crate) fn register(builtins: &[&Builtin], repo: &[RepoWorkflow]) -> Result<(), String> {
+    let mut seen: Vec<(String, String)> = builtins
+        .iter()
+        .map(|b| (b.id.to_owned(), "builtin".to_owned()))
+        .collect();
+    for w in repo {
+        if w.id == CANNOT_TELL {
+            return Err(format!(
+                "reserved workflow id: {} (from {})",
+                w.id, w.source
+            ));
+        }
+        if let Some((_, origin)) = seen.iter().find(|(id, _)| *id == w.id) {
+            return Err(format!(
+                "duplicate workflow id: {} (registered by {origin} and {})",
+                w.id, w.source
+            ));
+        }
+        seen.push((w.id.clone(), w.source.clone()));
+    }
+    Ok(())
+}
