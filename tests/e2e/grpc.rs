@@ -349,3 +349,57 @@ async fn a_budget_spent_while_judging_ends_with_exit_12() {
     );
     assert_eq!(jev.requests().len(), 2);
 }
+
+#[tokio::test]
+async fn a_hanging_repository_workflow_is_bounded_by_the_wall_clock_budget() {
+    let repo = changed_repo();
+    repo.write(
+        ".stanley/workflows/hang.ts",
+        "export default async () => ({ id: \"hang\", run: () => new Promise(() => {}) });\n",
+    );
+    let jev = FakeJev::start().await;
+    jev.route("please hang", "hang", 0.9);
+    jev.route("summar", "summarize", 0.9);
+    let d = start_with(&repo, |c| {
+        c.budget = stanley_core::BudgetLimits {
+            wall_ms: 1500,
+            ..stanley_core::BudgetLimits::TREE
+        }
+    })
+    .await;
+    let mut c = client(&d).await;
+    let mut env = env(&jev);
+    env.insert("PATH".into(), std::env::var("PATH").unwrap_or_default());
+    env.insert(
+        "STANLEY_WORKFLOW_HOST".into(),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../packaging").into(),
+    );
+    let hung = final_result(
+        &mut c,
+        PromptRequest {
+            request: "Please hang".into(),
+            env: env.clone(),
+            no_persist: true,
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(hung.exit_code, 70, "{}", hung.document_json);
+    assert!(
+        hung.error
+            .unwrap()
+            .message
+            .contains("did not finish within the request's 1 s wall-clock budget")
+    );
+    let ok = final_result(
+        &mut c,
+        PromptRequest {
+            request: "Summarize what changed".into(),
+            env,
+            no_persist: true,
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(ok.exit_code, 0, "{}", ok.document_json);
+}

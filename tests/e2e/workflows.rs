@@ -316,3 +316,112 @@ fn a_factory_that_exits_the_host_turns_repository_workflows_off() {
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.json()["output"], "back");
 }
+
+#[test]
+fn the_reference_example_loads_and_runs() {
+    let env = TestEnv::new();
+    env.jev.route("todo", "stale_todo_audit", 0.9);
+    env.jev.answer_if(
+        "stale",
+        "ship the beta",
+        json!({"type": "noul", "noul": 0.9}),
+    );
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/workflows/stale-todo-audit.ts"
+    ))
+    .unwrap();
+    let repo = TempRepo::with_files(&[(
+        "src/a.ts",
+        "// TODO: ship the beta\nexport const a = 1;\n// FIXME: handle errors\n",
+    )]);
+    repo.write(".stanley/workflows/stale-todo-audit.ts", &example);
+    let out = env.stanley(&repo, &["Audit the TODO notes", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    assert_eq!(doc["status"], "complete");
+    assert_eq!(doc["output"]["data"]["notes"], 2);
+    assert!(
+        doc["output"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("1 of 2 judged notes look stale")
+    );
+}
+
+#[test]
+fn nested_prompts_stop_at_the_call_limit_and_judge_at_64_calls() {
+    let env = env();
+    env.jev.route("chatty", "chatty", 0.9);
+    env.jev.route("greedy", "greedy", 0.9);
+    let chatty = r#"export default async () => ({ id: "chatty", run: async ({ prompt }: any) => {
+      const statuses = [];
+      for (let i = 0; i < 33; i++) statuses.push((await prompt("Summarize the current diff")).output.text.split("\n")[0]);
+      return statuses.slice(30);
+    } });
+"#;
+    let greedy = r#"export default async () => ({ id: "greedy", run: async ({ judge }: any) => {
+      let last;
+      for (let i = 0; i < 65; i++) last = await judge({ scope: "s", state: { i: 0 }, questions: { stale: { type: "noul" } } });
+      return last;
+    } });
+"#;
+    let repo = repo_with(&[
+        (".stanley/workflows/chatty.ts", chatty),
+        (".stanley/workflows/greedy.ts", greedy),
+    ]);
+    let out = env.stanley(&repo, &["Be chatty", "--json", "--no-persist"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.json()["output"],
+        json!([
+            "complete - advisory only",
+            "complete - advisory only",
+            "The request was stopped at the child prompt call limit."
+        ])
+    );
+    let out = env.stanley(&repo, &["Be greedy", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.json()["output"],
+        json!({"ok": false, "reason": "limit", "detail": "at most 64 judge calls per run"})
+    );
+}
+
+#[test]
+fn nested_prompts_stop_at_depth_eight() {
+    let env = env();
+    let mut files: Vec<(String, String)> = Vec::new();
+    for k in 0..10 {
+        env.jev
+            .route(&format!("level {k} "), &format!("level{k}"), 0.9);
+        let body = format!(
+            "export default async () => ({{ id: \"level{k}\", run: async ({{ prompt }}: any) => {{ const child = await prompt(\"go to level {} now\"); return [\"level{k}\"].concat(Array.isArray(child.output) ? child.output : [child.output.text]); }} }});\n",
+            k + 1
+        );
+        files.push((format!(".stanley/workflows/level{k}.ts"), body));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let repo = repo_with(&refs);
+    let out = env.stanley(
+        &repo,
+        &["start at level 0 please", "--json", "--no-persist"],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let chain = out.json()["output"].clone();
+    let chain: Vec<&str> = chain
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(chain.len(), 10, "{chain:?}");
+    assert_eq!(chain[8], "level8");
+    assert_eq!(
+        chain[9],
+        "The request was stopped at the nested prompt depth limit."
+    );
+}

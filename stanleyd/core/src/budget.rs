@@ -77,6 +77,11 @@ impl Budget {
         }
     }
 
+    /// When the wall-clock limit runs out.
+    pub fn deadline(&self) -> Instant {
+        self.start + Duration::from_millis(self.limits.wall_ms)
+    }
+
     /// The limits in force.
     pub fn limits(&self) -> BudgetLimits {
         self.limits

@@ -123,6 +123,7 @@ pub(crate) fn run_repository<'a>(
                 .prepare(prepare),
         );
         let mut judge_calls = 0usize;
+        let deadline = ctx.budget.deadline();
         let run = host.run(&run_id, params, tx);
         tokio::pin!(run);
         let result = loop {
@@ -157,6 +158,17 @@ pub(crate) fn run_repository<'a>(
                 () = ctx.cancel.cancelled() => {
                     host.cancel(&run_id).await;
                     return Err(Failure::internal("run aborted"));
+                }
+                () = tokio::time::sleep_until(deadline) => {
+                    // The shared wall-clock budget bounds repository code too; the host keeps
+                    // serving other requests.
+                    host.cancel(&run_id).await;
+                    return Err(Failure::internal(format!(
+                        "workflow {} did not finish within the request's {} s wall-clock budget",
+                        wf.id,
+                        ctx.budget.limits().wall_ms / 1000
+                    ))
+                    .in_workflow(&wf.id));
                 }
             }
         };
