@@ -233,6 +233,39 @@ fn main() {
             })
         })
         .collect();
+    // Repository workflows: a trivial workflow routed and run warm, against summarize, and the
+    // first request after an edit (which reloads the host).
+    env.jev.route("trivial", "trivial", 0.9);
+    let trivial = |n: u32| {
+        format!(
+            "export default async () => ({{ id: \"trivial\", instructions: \"Run the trivial workflow\", run: async () => ({{ version: {n} }}) }});\n"
+        )
+    };
+    repo.write(".stanley/workflows/trivial.ts", &trivial(1));
+    let trivial_request = ["Run the trivial workflow", "--json", "--no-persist"];
+    drop(stanley(&trivial_request));
+    let warm_trivial: Vec<Duration> = (0..WARM_RUNS)
+        .map(|_| timed(|| drop(stanley(&trivial_request))))
+        .collect();
+    let warm_summarize_with_repo: Vec<Duration> = (0..WARM_RUNS)
+        .map(|_| timed(|| drop(stanley(&request))))
+        .collect();
+    let mut reload: Vec<Duration> = Vec::new();
+    for n in 2..(2 + COLD_RUNS as u32) {
+        repo.write(".stanley/workflows/trivial.ts", &trivial(n));
+        let start = Instant::now();
+        let out = stanley(&trivial_request);
+        reload.push(start.elapsed());
+        let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+        assert_eq!(doc["output"]["version"], n, "the edit was used");
+    }
+    std::fs::remove_file(repo.root().join(".stanley/workflows/trivial.ts"))
+        .expect("remove the workflow");
+    let (trivial_m, summarize_repo_m, reload_m) = (
+        median(warm_trivial),
+        median(warm_summarize_with_repo),
+        median(reload),
+    );
     // Idle RSS: after the warm runs, with nothing running.
     let pid = daemon_pid(&repo).expect("daemon pid");
     let idle_rss = rss_kib(pid);
@@ -268,6 +301,13 @@ fn main() {
         "coldAddsMs": (cold_m.as_secs_f64() - warm_m.as_secs_f64()) * 1000.0,
         "idleDaemonRssMiB": idle_rss.map(|k| k as f64 / 1024.0),
         "jevRequestsPerWarmRun": jev_per_run,
+        "repositoryWorkflow": {
+            "medianWarmTrivialMs": trivial_m.as_secs_f64() * 1000.0,
+            "medianWarmSummarizeMs": summarize_repo_m.as_secs_f64() * 1000.0,
+            "trivialOverSummarize": trivial_m.as_secs_f64() / summarize_repo_m.as_secs_f64(),
+            "medianSaveToNextRequestMs": reload_m.as_secs_f64() * 1000.0,
+            "targetSaveToNextRequestMs": 500.0,
+        },
         "targets": {"warmOverGitDiff": 3.0, "coldAddsMs": 300.0, "idleDaemonRssMiB": 40.0},
     });
     let review = review_critical_path();
