@@ -402,3 +402,34 @@ fn availability_rules() {
     );
     assert!(availability(&with(&[("STANLEY_PI_BIN", &fake)]), false, root).is_ok());
 }
+
+#[test]
+fn a_delegation_queues_one_durable_improvement_job() {
+    let (env, _scratch) = agent_env("finished");
+    let repo = changed_repo();
+    let out = env.stanley(&repo, &["Audit the TODO comments", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let id = stanley_workflows::improve::job_id("Audit the TODO comments");
+    assert!(out.stderr.contains(&format!("stanley: delegated to the coding agent; queued improvement job {id}")), "{}", out.stderr);
+    let again = env.stanley(&repo, &["  audit   THE todo comments ", "--json"]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert!(again.stderr.contains(&format!("improvement job {id} is already queued")), "{}", again.stderr);
+    let list = env.stanleyctl(&repo, &["queue", "list"]);
+    assert_eq!(list.code, 0, "{list:?}");
+    assert!(list.stdout.contains(&id) && list.stdout.contains("pending"), "{}", list.stdout);
+    // The job survives a daemon killed with SIGKILL.
+    let pid: i32 = serde_json::from_str::<Value>(&std::fs::read_to_string(repo.root().join(".stanley/daemon/daemon.json")).unwrap()).unwrap()["pid"].as_i64().unwrap() as i32;
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+    }
+    assert!(wait_until(Duration::from_secs(10), || !alive(pid)));
+    let export = env.stanleyctl(&repo, &["queue", "export"]);
+    assert_eq!(export.code, 0, "{export:?}");
+    let doc: Value = serde_json::from_str(&export.stdout).unwrap();
+    assert_eq!(doc["schema"], "stanley.queue-export/v1");
+    assert_eq!(doc["jobs"][0]["id"], id);
+    assert_eq!(doc["jobs"][0]["request"], "Audit the TODO comments");
+    let show = env.stanleyctl(&repo, &["queue", "show", "imp_000000000000"]);
+    assert_eq!(show.code, 65, "{show:?}");
+}

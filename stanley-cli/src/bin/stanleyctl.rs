@@ -39,6 +39,18 @@ fn command() -> Command {
                 .subcommand(Command::new("restart").about("Stop the daemon and start a new one"))
                 .subcommand(Command::new("logs").about("Print the daemon log")),
         )
+        .subcommand(
+            Command::new("queue")
+                .about("The improvement queue")
+                .subcommand_required(true)
+                .subcommand(Command::new("list").about("List the jobs"))
+                .subcommand(
+                    Command::new("show")
+                        .about("Show one job and its diary")
+                        .arg(Arg::new("id").required(true)),
+                )
+                .subcommand(Command::new("export").about("Print the whole queue as JSON")),
+        )
 }
 
 fn fail(error: &ClientError) -> ExitCode {
@@ -76,6 +88,9 @@ fn main() -> ExitCode {
         Err(e) => return fail(&e),
     };
     let target = Target::new(root);
+    if let Some(("queue", sub)) = matches.subcommand() {
+        return queue(&target, sub, json);
+    }
     let Some(("daemon", sub)) = matches.subcommand() else {
         return fail(&ClientError::usage("unknown command"));
     };
@@ -150,6 +165,95 @@ fn main() -> ExitCode {
                     Err(e) => fail(&e),
                 }
             }
+        }
+    })
+}
+
+fn queue(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
+    use stanley_proto::v1::queue_client::QueueClient;
+    use stanley_proto::v1::{ExportQueueRequest, GetJobRequest, Job, ListJobsRequest};
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return fail(&ClientError::internal(e.to_string())),
+    };
+    runtime.block_on(async move {
+        if let Err(e) = connect_or_start(target).await {
+            return fail(&e);
+        }
+        let channel = match stanley_proto::connect::connect(&target.socket).await {
+            Ok(c) => c,
+            Err(e) => {
+                return fail(&ClientError::unavailable(
+                    format!("cannot reach stanleyd: {e}"),
+                    format!("see the daemon log at {}", target.log().display()),
+                ));
+            }
+        };
+        let mut client = QueueClient::new(channel);
+        let line = |j: &Job| {
+            format!(
+                "{}  {:<7}  attempts {}  {}  {}",
+                j.id, j.state, j.attempts, j.input_shape, j.request
+            )
+        };
+        let status_error = |s: tonic::Status| match s.code() {
+            tonic::Code::NotFound => ClientError::input(s.message().to_owned()),
+            _ => ClientError::internal(s.message().to_owned()),
+        };
+        match sub.subcommand() {
+            Some(("list", _)) => match client.list_jobs(ListJobsRequest {}).await {
+                Ok(r) => {
+                    let jobs = r.into_inner().jobs;
+                    if json {
+                        let items: Vec<String> = jobs
+                            .iter()
+                            .map(|j| {
+                                format!(
+                                    "{{\"id\":{},\"state\":{},\"attempts\":{},\"request\":{}}}",
+                                    stanley_cli::render::json_string(&j.id),
+                                    stanley_cli::render::json_string(&j.state),
+                                    j.attempts,
+                                    stanley_cli::render::json_string(&j.request)
+                                )
+                            })
+                            .collect();
+                        println!("[{}]", items.join(","));
+                    } else if jobs.is_empty() {
+                        println!("no improvement jobs");
+                    } else {
+                        for j in &jobs {
+                            println!("{}", line(j));
+                        }
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(s) => fail(&status_error(s)),
+            },
+            Some(("show", args)) => {
+                let id = args.get_one::<String>("id").cloned().unwrap_or_default();
+                match client.get_job(GetJobRequest { id }).await {
+                    Ok(r) => {
+                        let job = r.into_inner().job.unwrap_or_default();
+                        println!("{}", line(&job));
+                        println!("queued {}", job.created_at);
+                        for d in &job.diary {
+                            println!("  {} {}", d.at, d.text);
+                        }
+                        ExitCode::SUCCESS
+                    }
+                    Err(s) => fail(&status_error(s)),
+                }
+            }
+            _ => match client.export_queue(ExportQueueRequest {}).await {
+                Ok(r) => {
+                    println!("{}", r.into_inner().json);
+                    ExitCode::SUCCESS
+                }
+                Err(s) => fail(&status_error(s)),
+            },
         }
     })
 }

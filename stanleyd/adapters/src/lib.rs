@@ -6,6 +6,7 @@ pub mod git;
 pub mod guard;
 pub mod jev_http;
 pub mod pi;
+pub mod queue;
 pub mod records;
 pub mod redact;
 pub mod workflow_host;

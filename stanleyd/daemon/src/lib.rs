@@ -6,6 +6,7 @@ mod discovery;
 mod error;
 mod logging;
 mod prompt;
+mod queue_service;
 mod repository;
 mod server;
 mod service;

@@ -22,6 +22,7 @@ use stanley_workflows::agent::{
 use stanley_workflows::analysis::{self, AnalysisInput, DEFAULT_MAX_HUNKS};
 use stanley_workflows::comments::{Comment, parse_comments};
 use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
+use stanley_workflows::improve::{Job, JobQueue};
 use stanley_workflows::logs::{ParsedLog, parse_log};
 use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder, Workspace};
 use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
@@ -599,10 +600,31 @@ async fn delegate(
             ))
             .await;
     }
-    // The improvement queue is the next issue: until it lands, no job is queued.
-    events
-        .notice("delegated to the coding agent; no improvement job was queued (the improvement queue is not part of this build)".into())
-        .await;
+    // Queue an improvement job from the redacted request, durably, before answering.
+    let redacted = ctx.redactor.text(request).0;
+    let shape = InputShape::of(input.map(|i| i.text.as_str())).as_str();
+    let job = Job::new(&redacted, shape, &SystemClock.now());
+    match ctx.state.queue.as_deref().map(|q| q.enqueue(&job)) {
+        Some(Ok(enqueued)) => {
+            tracing::info!(job = %job.id, ?enqueued, "improvement job");
+            events
+                .notice(format!(
+                    "delegated to the coding agent; {}",
+                    enqueued.note(&job.id)
+                ))
+                .await;
+        }
+        Some(Err(e)) => {
+            events.notice("delegated to the coding agent".into()).await;
+            events
+                .warning(format!("no improvement job was queued: {e}"))
+                .await;
+        }
+        None => {
+            events.notice("delegated to the coding agent".into()).await;
+            events.warning("no improvement job was queued: the improvement queue could not be opened; see the daemon log".into()).await;
+        }
+    }
     let (status, output) = delegated_result(&result, &caveats, ctx.redactor.as_ref());
     Ok(success(status, &output))
 }

@@ -141,11 +141,15 @@ pub async fn run(
         drain_stop.cancel();
         drain_state.cancel_all();
     };
+    let queue = stanley_proto::v1::queue_server::QueueServer::new(
+        crate::queue_service::QueueService::new(state.clone()),
+    );
     tracing::info!(root = %config.files.root.display(), socket = %config.files.socket.display(), version = %config.version, "serving");
     let server = tonic::transport::Server::builder()
         .add_service(health_service)
         .add_service(reflection)
         .add_service(stanley)
+        .add_service(queue)
         .serve_with_incoming_shutdown(incoming(listener).boxed(), signal);
     tokio::pin!(server);
     let result = tokio::select! {
@@ -158,6 +162,11 @@ pub async fn run(
             Ok(())
         }
     };
+    if let Some(q) = &state.queue
+        && let Err(e) = q.flush()
+    {
+        tracing::warn!(error = %e, "could not flush the improvement queue");
+    }
     if config.watch_info {
         cleanup(&config.files);
     } else {

@@ -53,6 +53,9 @@ pub(crate) struct DaemonState {
     pub(crate) git: Arc<Git2Repo>,
     /// The HTTP connection pool for System One, shared by requests (it holds no key).
     pub(crate) http: HttpShared,
+    /// The improvement queue (None when `.stanley/state/` could not be opened; the reason is
+    /// in the log).
+    pub(crate) queue: Option<Arc<stanley_adapters::queue::SledQueue>>,
     /// The repository workflows and their warm host.
     pub(crate) repo: crate::repository::RepoSlot,
     pub(crate) started: Instant,
@@ -74,6 +77,15 @@ impl DaemonState {
                 what: "cannot build the HTTP client".into(),
                 source: std::io::Error::other(e.message),
             })?,
+            queue: match stanley_adapters::queue::SledQueue::open(
+                &config.files.root.join(".stanley/state"),
+            ) {
+                Ok(q) => Some(Arc::new(q)),
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot open the improvement queue");
+                    None
+                }
+            },
             repo: tokio::sync::Mutex::new(None),
             started: Instant::now(),
             last_activity: Mutex::new(Instant::now()),

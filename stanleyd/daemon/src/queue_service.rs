@@ -1,0 +1,96 @@
+//! The `stanley.v1.Queue` service: read access to the improvement queue for `stanleyctl` and
+//! editors.
+
+use std::sync::Arc;
+
+use stanley_proto::v1::queue_server::Queue;
+use stanley_proto::v1::{
+    self, ExportQueueRequest, ExportQueueResponse, GetJobRequest, GetJobResponse, ListJobsRequest,
+    ListJobsResponse,
+};
+use stanley_workflows::improve::{Job, JobQueue, JobState};
+use tonic::{Request, Response, Status};
+
+use crate::service::DaemonState;
+
+/// The service implementation.
+pub(crate) struct QueueService {
+    state: Arc<DaemonState>,
+}
+
+impl QueueService {
+    pub(crate) fn new(state: Arc<DaemonState>) -> Self {
+        Self { state }
+    }
+
+    fn queue(&self) -> Result<&dyn JobQueue, Status> {
+        self.state
+            .queue
+            .as_deref()
+            .map(|q| q as &dyn JobQueue)
+            .ok_or_else(|| {
+                Status::unavailable("the improvement queue could not be opened; see the daemon log")
+            })
+    }
+}
+
+fn to_proto(job: Job) -> v1::Job {
+    v1::Job {
+        id: job.id,
+        request: job.request,
+        input_shape: job.input_shape,
+        state: match job.state {
+            JobState::Pending => "pending",
+            JobState::Active => "active",
+            JobState::Done => "done",
+        }
+        .into(),
+        attempts: job.attempts,
+        created_at: job.created_at,
+        diary: job
+            .diary
+            .into_iter()
+            .map(|d| v1::DiaryEntry {
+                at: d.at,
+                text: d.text,
+            })
+            .collect(),
+    }
+}
+
+#[tonic::async_trait]
+impl Queue for QueueService {
+    async fn list_jobs(
+        &self,
+        _request: Request<ListJobsRequest>,
+    ) -> Result<Response<ListJobsResponse>, Status> {
+        let jobs = self.queue()?.list().map_err(|e| Status::internal(e.0))?;
+        Ok(Response::new(ListJobsResponse {
+            jobs: jobs.into_iter().map(to_proto).collect(),
+        }))
+    }
+
+    async fn get_job(
+        &self,
+        request: Request<GetJobRequest>,
+    ) -> Result<Response<GetJobResponse>, Status> {
+        let id = request.into_inner().id;
+        match self.queue()?.get(&id).map_err(|e| Status::internal(e.0))? {
+            Some(job) => Ok(Response::new(GetJobResponse {
+                job: Some(to_proto(job)),
+            })),
+            None => Err(Status::not_found(format!("no improvement job {id}"))),
+        }
+    }
+
+    async fn export_queue(
+        &self,
+        _request: Request<ExportQueueRequest>,
+    ) -> Result<Response<ExportQueueResponse>, Status> {
+        let jobs = self.queue()?.list().map_err(|e| Status::internal(e.0))?;
+        let doc = serde_json::json!({"schema": "stanley.queue-export/v1", "jobs": jobs});
+        Ok(Response::new(ExportQueueResponse {
+            json: serde_json::to_string_pretty(&doc).unwrap_or_default(),
+        }))
+    }
+}
