@@ -410,15 +410,36 @@ fn a_delegation_queues_one_durable_improvement_job() {
     let out = env.stanley(&repo, &["Audit the TODO comments", "--json"]);
     assert_eq!(out.code, 0, "{out:?}");
     let id = stanley_workflows::improve::job_id("Audit the TODO comments");
-    assert!(out.stderr.contains(&format!("stanley: delegated to the coding agent; queued improvement job {id}")), "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "stanley: delegated to the coding agent; queued improvement job {id}"
+        )),
+        "{}",
+        out.stderr
+    );
     let again = env.stanley(&repo, &["  audit   THE todo comments ", "--json"]);
     assert_eq!(again.code, 0, "{again:?}");
-    assert!(again.stderr.contains(&format!("improvement job {id} is already queued")), "{}", again.stderr);
+    assert!(
+        again
+            .stderr
+            .contains(&format!("improvement job {id} is already queued")),
+        "{}",
+        again.stderr
+    );
     let list = env.stanleyctl(&repo, &["queue", "list"]);
     assert_eq!(list.code, 0, "{list:?}");
-    assert!(list.stdout.contains(&id) && list.stdout.contains("pending"), "{}", list.stdout);
+    assert!(
+        list.stdout.contains(&id) && list.stdout.contains("pending"),
+        "{}",
+        list.stdout
+    );
     // The job survives a daemon killed with SIGKILL.
-    let pid: i32 = serde_json::from_str::<Value>(&std::fs::read_to_string(repo.root().join(".stanley/daemon/daemon.json")).unwrap()).unwrap()["pid"].as_i64().unwrap() as i32;
+    let pid: i32 = serde_json::from_str::<Value>(
+        &std::fs::read_to_string(repo.root().join(".stanley/daemon/daemon.json")).unwrap(),
+    )
+    .unwrap()["pid"]
+        .as_i64()
+        .unwrap() as i32;
     // SAFETY: kill has no memory-safety preconditions.
     unsafe {
         libc::kill(pid, libc::SIGKILL);
@@ -432,4 +453,236 @@ fn a_delegation_queues_one_durable_improvement_job() {
     assert_eq!(doc["jobs"][0]["request"], "Audit the TODO comments");
     let show = env.stanleyctl(&repo, &["queue", "show", "imp_000000000000"]);
     assert_eq!(show.code, 65, "{show:?}");
+}
+
+#[test]
+fn the_improvement_loop_drafts_validates_and_promotes_a_workflow() {
+    let (mut env, scratch) = agent_env("finished");
+    let count = scratch.path().join("count");
+    env.set("FAKE_PI_COUNT", count.to_str().unwrap());
+    // The router picks the drafted workflow only once it is offered.
+    env.jev.route_if_present("todo", "todo_audit", 0.9);
+    env.jev.route("summar", "summarize", 0.9);
+    let runs = || {
+        std::fs::read_to_string(&count)
+            .map(|t| t.trim().parse::<u64>().unwrap())
+            .unwrap_or(0)
+    };
+    let repo = changed_repo();
+    let todo = "Audit the TODO comments";
+    let vague = "Tidy up whatever looks off";
+    for request in [todo, vague] {
+        let out = env.stanley(&repo, &[request, "--json"]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(
+            out.stderr.contains("queued improvement job"),
+            "{}",
+            out.stderr
+        );
+    }
+    assert_eq!(runs(), 2);
+    let (a, b) = (
+        stanley_workflows::improve::job_id(vague),
+        stanley_workflows::improve::job_id(todo),
+    );
+
+    let out = env.stanley(&repo, &["--improve-worker", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    assert_eq!(doc["schema"], "stanley.improvement-worker/v1");
+    assert_eq!(doc["ran"], true);
+    let mut processed: Vec<(String, String)> = doc["processed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["id"].as_str().unwrap().into(),
+                p["status"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    processed.sort();
+    let mut expected = vec![
+        (a.clone(), "rejected".to_owned()),
+        (b.clone(), "validated".to_owned()),
+    ];
+    expected.sort();
+    assert_eq!(processed, expected);
+    assert_eq!(runs(), 4, "one agent run per job");
+
+    let record = |id: &str| -> Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(
+                repo.root()
+                    .join(format!(".stanley/candidates/{id}/candidate.json")),
+            )
+            .unwrap(),
+        )
+        .unwrap()
+    };
+    let rejected = record(&a);
+    assert_eq!(rejected["status"], "rejected");
+    assert!(
+        rejected["reasons"][0]
+            .as_str()
+            .unwrap()
+            .contains("no loadable workflow"),
+        "{rejected}"
+    );
+    let validated = record(&b);
+    assert_eq!(validated["schema"], "stanley.candidate/v1");
+    assert_eq!(validated["workflowId"], "todo_audit");
+    assert_eq!(validated["checks"]["routing"], "selected");
+    assert_eq!(validated["checks"]["outsideWrites"], serde_json::json!([]));
+    assert_eq!(validated["request"], todo);
+    let show = env.stanleyctl(&repo, &["queue", "show", &b]);
+    assert_eq!(show.code, 0, "{show:?}");
+    assert!(show.stdout.contains("done"), "{}", show.stdout);
+
+    // Every later request mentions the candidate waiting for review.
+    let out = env.stanley(&repo, &["Summarize these changes"]);
+    assert!(
+        out.stderr
+            .contains("1 validated improvement candidate(s) await review"),
+        "{}",
+        out.stderr
+    );
+
+    let bad = env.stanley(&repo, &["--promote-candidate", "../etc"]);
+    assert_eq!(bad.code, 65, "{bad:?}");
+    assert!(
+        bad.stderr.contains("invalid candidate id: ../etc"),
+        "{}",
+        bad.stderr
+    );
+    let not_valid = env.stanley(&repo, &["--promote-candidate", &a]);
+    assert_eq!(not_valid.code, 65, "{not_valid:?}");
+    assert!(
+        not_valid.stderr.contains("is rejected, not validated"),
+        "{}",
+        not_valid.stderr
+    );
+
+    let promoted = env.stanley(&repo, &["--promote-candidate", &b, "--json"]);
+    assert_eq!(promoted.code, 0, "{promoted:?}");
+    let doc = promoted.json();
+    assert_eq!(doc["schema"], "stanley.promotion/v1");
+    assert_eq!(doc["workflow"], "todo_audit");
+    assert_eq!(doc["path"], ".stanley/workflows/todo_audit.ts");
+    assert_eq!(record(&b)["status"], "promoted");
+    let again = env.stanley(&repo, &["--promote-candidate", &b]);
+    assert_eq!(again.code, 65, "{again:?}");
+    assert!(
+        again.stderr.contains("is promoted, not validated"),
+        "{}",
+        again.stderr
+    );
+
+    // The same request is now handled by the promoted workflow, without the agent.
+    let out = env.stanley(&repo, &[todo, "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.json()["output"],
+        serde_json::json!({"text": "audited", "data": {"judged": true, "request": todo}})
+    );
+    assert_eq!(runs(), 4, "no new agent run");
+    let status = std::process::Command::new("git")
+        .args([
+            "status",
+            "--porcelain",
+            "--untracked-files=all",
+            ".stanley/workflows",
+        ])
+        .current_dir(repo.root())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&status.stdout),
+        "?? .stanley/workflows/todo_audit.ts\n"
+    );
+}
+
+fn work_with(env: &TestEnv, repo: &TempRepo, extra: &[(&str, &str)]) -> Value {
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.args(["--improve-worker", "--json"]);
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let out = stanley_tests::testenv::run(cmd, None);
+    assert_eq!(out.code, 0, "{out:?}");
+    out.json()
+}
+
+#[test]
+fn a_crashing_agent_is_retried_once_and_outside_writes_reject_a_candidate() {
+    let (env, _scratch) = agent_env("finished");
+    let repo = changed_repo();
+    let todo = "Audit the TODO comments";
+    let out = env.stanley(&repo, &[todo, "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let id = stanley_workflows::improve::job_id(todo);
+
+    // A crash that changed nothing is retried once, then the job is rejected.
+    let doc = work_with(&env, &repo, &[("FAKE_PI_MODE", "crash")]);
+    let statuses: Vec<&str> = doc["processed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["requeued", "rejected"]);
+    let record: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            repo.root()
+                .join(format!(".stanley/candidates/{id}/candidate.json")),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        record["reasons"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("agent failed"),
+        "{record}"
+    );
+    let show = env.stanleyctl(&repo, &["queue", "show", &id]);
+    assert!(
+        show.stdout.contains("requeued") && show.stdout.contains("attempt 2"),
+        "{}",
+        show.stdout
+    );
+
+    // A finished job is not worked again; a fresh delegation of a new request is, and a
+    // workflow drafted beside a write outside the candidate folder is rejected.
+    let doc = work_with(&env, &repo, &[]);
+    assert_eq!(doc["processed"], serde_json::json!([]));
+    let other = "Audit the TODO notes under src";
+    let out = env.stanley(&repo, &[other, "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let other_id = stanley_workflows::improve::job_id(other);
+    let stray = repo.root().join("src/stray.txt");
+    let doc = work_with(
+        &env,
+        &repo,
+        &[("FAKE_PI_WRITE", &format!("{}=oops", stray.display()))],
+    );
+    assert_eq!(doc["processed"][0]["status"], "rejected", "{doc}");
+    let record: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            repo.root()
+                .join(format!(".stanley/candidates/{other_id}/candidate.json")),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        record["checks"]["outsideWrites"],
+        serde_json::json!(["src/stray.txt"])
+    );
+    assert_eq!(record["workflowId"], "todo_audit");
+    let promote = env.stanley(&repo, &["--promote-candidate", &other_id]);
+    assert_eq!(promote.code, 65, "{promote:?}");
 }

@@ -156,12 +156,17 @@ fn oversize_stdin_is_refused() {
 }
 
 #[test]
-fn admin_modes_are_reported_as_not_built() {
+fn admin_modes_check_their_arguments() {
     let env = TestEnv::new();
     let repo = repo();
     let out = env.stanley(&repo, &["--improve-worker"]);
-    assert_eq!(out.code, 64);
-    assert!(out.stderr.contains("not available yet"));
+    assert_eq!(out.code, 64, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("stanley: improvement worker not started: agent not_installed"),
+        "{}",
+        out.stderr
+    );
     let out = env.stanley(&repo, &["do it", "--promote-candidate", "imp_x"]);
     assert_eq!(out.code, 64);
     assert!(

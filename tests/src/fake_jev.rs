@@ -54,8 +54,9 @@ struct Script {
     by_name: HashMap<String, Value>,
     /// Answers by question name for requests whose body contains a text (checked first).
     by_content: Vec<(String, String, Value)>,
-    /// `route` answers by a keyword of the request (first match wins).
-    route_keywords: Vec<(String, ChoiceRule)>,
+    /// `route` answers by a keyword of the request (first match wins); the flag says the rule
+    /// applies only when its label is offered.
+    route_keywords: Vec<(String, ChoiceRule, bool)>,
     faults: VecDeque<Fault>,
     log: Vec<(HeaderMap, Value)>,
     /// Added before every answer, to stand in for a real model's latency.
@@ -170,9 +171,11 @@ fn answer(script: &Script, body: &Value) -> Map<String, Value> {
                 match script
                     .route_keywords
                     .iter()
-                    .find(|(k, _)| request.contains(k.as_str()))
-                {
-                    Some((_, rule)) => choice_answer(&labels, rule),
+                    .find(|(k, rule, only_if_present)| {
+                        request.contains(k.as_str())
+                            && (!only_if_present || labels.contains(&rule.label))
+                    }) {
+                    Some((_, rule, _)) => choice_answer(&labels, rule),
                     None => neutral(question),
                 }
             } else {
@@ -326,6 +329,16 @@ impl FakeJev {
 
     /// Routes requests containing `keyword` (lowercase) to `label` with probability `mass`.
     pub fn route(&self, keyword: &str, label: &str, mass: f64) {
+        self.push_route(keyword, label, mass, false);
+    }
+
+    /// Like [`FakeJev::route`], but only when `label` is among the offered candidates; rules
+    /// added earlier win, so add this before a catch-all rule for the same keyword.
+    pub fn route_if_present(&self, keyword: &str, label: &str, mass: f64) {
+        self.push_route(keyword, label, mass, true);
+    }
+
+    fn push_route(&self, keyword: &str, label: &str, mass: f64, only_if_present: bool) {
         self.script.lock().unwrap().route_keywords.push((
             keyword.to_lowercase(),
             ChoiceRule {
@@ -333,6 +346,7 @@ impl FakeJev {
                 mass,
                 confidence: mass,
             },
+            only_if_present,
         ));
     }
 

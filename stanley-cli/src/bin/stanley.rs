@@ -9,10 +9,15 @@ use stanley_cli::args::{self, Invocation, Options};
 use stanley_cli::daemon::{Target, connect_or_start};
 use stanley_cli::exit::{self, ClientError};
 use stanley_cli::help::help_text;
+use stanley_cli::render::json_string;
 use stanley_cli::render::{Progress, print_client_error, print_error};
 use stanley_cli::root::worktree_root;
 use stanley_proto::VERSION;
-use stanley_proto::v1::{Input, Outcome, PromptRequest, Scope, input, prompt_event};
+use stanley_proto::v1::queue_client::QueueClient;
+use stanley_proto::v1::{
+    Input, Outcome, PromoteCandidateRequest, PromptRequest, Scope, WorkQueueRequest, input,
+    prompt_event,
+};
 
 /// Largest input accepted from standard input (5 MiB).
 const MAX_INPUT_BYTES: usize = 5_242_880;
@@ -34,20 +39,20 @@ fn main() -> ExitCode {
             println!("{VERSION}");
             return ExitCode::SUCCESS;
         }
-        Invocation::ImproveWorker(_) => {
-            return fail(
-                &ClientError::usage(
-                    "--improve-worker is not available yet: this build has no improvement queue",
-                ),
+        Invocation::ImproveWorker(options) => {
+            let repo = options.repo.clone();
+            return admin(
                 json,
+                move |client| Box::pin(improve_worker(client, options.json)),
+                repo,
             );
         }
-        Invocation::Promote(..) => {
-            return fail(
-                &ClientError::usage(
-                    "--promote-candidate is not available yet: this build has no improvement queue",
-                ),
+        Invocation::Promote(id, options) => {
+            let repo = options.repo.clone();
+            return admin(
                 json,
+                move |client| Box::pin(promote(client, id, options.json)),
+                repo,
             );
         }
         Invocation::Request(request, options) => (request, options),
@@ -67,6 +72,157 @@ fn main() -> ExitCode {
     match runtime.block_on(run(request, options)) {
         Ok(code) => ExitCode::from(code),
         Err(e) => fail(&e, json),
+    }
+}
+
+type AdminFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Result<u8, ClientError>>>>;
+
+/// Runs an administrative call against the repository's daemon.
+fn admin(
+    json: bool,
+    call: impl FnOnce(QueueClient<tonic::transport::Channel>) -> AdminFuture,
+    repo: Option<String>,
+) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            return fail(
+                &ClientError::internal(format!("cannot start the runtime: {e}")),
+                json,
+            );
+        }
+    };
+    let result = runtime.block_on(async move {
+        let start = match repo.or_else(|| {
+            let args: Vec<String> = std::env::args().collect();
+            args.iter()
+                .position(|a| a == "--repo")
+                .and_then(|i| args.get(i + 1).cloned())
+        }) {
+            Some(dir) => PathBuf::from(dir),
+            None => std::env::current_dir().map_err(|e| {
+                ClientError::input(format!("cannot read the current directory: {e}"))
+            })?,
+        };
+        let target = Target::new(worktree_root(&start)?);
+        connect_or_start(&target).await?;
+        let channel = stanley_proto::connect::connect(&target.socket)
+            .await
+            .map_err(|e| {
+                ClientError::unavailable(
+                    format!("cannot reach stanleyd: {e}"),
+                    format!("see the daemon log at {}", target.log().display()),
+                )
+            })?;
+        call(QueueClient::new(channel)).await
+    });
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => fail(&e, json),
+    }
+}
+
+async fn improve_worker(
+    mut client: QueueClient<tonic::transport::Channel>,
+    json: bool,
+) -> Result<u8, ClientError> {
+    match client
+        .work_queue(WorkQueueRequest {
+            env: std::env::vars().collect(),
+        })
+        .await
+    {
+        Ok(response) => {
+            let r = response.into_inner();
+            if json {
+                let items: Vec<String> = r
+                    .processed
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "    {{\n      \"id\": {},\n      \"status\": {}\n    }}",
+                            json_string(&p.id),
+                            json_string(&p.status)
+                        )
+                    })
+                    .collect();
+                let processed = if items.is_empty() {
+                    "[]".to_owned()
+                } else {
+                    format!("[\n{}\n  ]", items.join(",\n"))
+                };
+                let reason = if r.ran {
+                    String::new()
+                } else {
+                    "\n  \"reason\": \"locked\",".to_owned()
+                };
+                println!(
+                    "{{\n  \"schema\": \"stanley.improvement-worker/v1\",\n  \"ran\": {},{reason}\n  \"processed\": {processed}\n}}",
+                    r.ran
+                );
+            } else if r.ran {
+                println!(
+                    "stanley: improvement worker processed {} job(s)",
+                    r.processed.len()
+                );
+                for p in &r.processed {
+                    println!("  {}: {}", p.id, p.status);
+                }
+            } else {
+                println!("stanley: improvement worker already running for this repository");
+            }
+            Ok(exit::COMPLETE)
+        }
+        Err(status) if status.code() == tonic::Code::FailedPrecondition => {
+            if json {
+                println!(
+                    "{}",
+                    stanley_cli::render::error_document("usage", status.message())
+                );
+            }
+            eprintln!("stanley: {}", status.message());
+            Ok(exit::USAGE)
+        }
+        Err(status) => Err(ClientError::internal(status.message().to_owned())),
+    }
+}
+
+async fn promote(
+    mut client: QueueClient<tonic::transport::Channel>,
+    id: String,
+    json: bool,
+) -> Result<u8, ClientError> {
+    match client
+        .promote_candidate(PromoteCandidateRequest {
+            id: id.clone(),
+            env: std::env::vars().collect(),
+        })
+        .await
+    {
+        Ok(response) => {
+            let r = response.into_inner();
+            if json {
+                println!(
+                    "{{\n  \"schema\": \"stanley.promotion/v1\",\n  \"candidate\": {},\n  \"workflow\": {},\n  \"path\": {}\n}}",
+                    json_string(&id),
+                    json_string(&r.workflow),
+                    json_string(&r.path)
+                );
+            } else {
+                println!(
+                    "stanley: activated candidate {id} as workflow {} at {}; review and commit it like any repository script",
+                    r.workflow, r.path
+                );
+            }
+            Ok(exit::COMPLETE)
+        }
+        Err(status) if status.code() == tonic::Code::InvalidArgument => {
+            Err(ClientError::input(status.message().to_owned()))
+        }
+        Err(status) => Err(ClientError::internal(status.message().to_owned())),
     }
 }
 

@@ -259,6 +259,40 @@ impl Git for Git2Repo {
     }
 }
 
+impl Git2Repo {
+    /// A snapshot for detecting writes: every non-ignored status entry (untracked files
+    /// included) as `<status bits> <path>`, and the SHA-256 of the tracked worktree diff.
+    pub fn snapshot(&self) -> Result<(std::collections::BTreeSet<String>, String), GitError> {
+        let repo = self.repo.lock().unwrap_or_else(|e| e.into_inner());
+        let mut opts = StatusOptions::new();
+        opts.include_untracked(true)
+            .recurse_untracked_dirs(true)
+            .include_ignored(false)
+            .exclude_submodules(true);
+        let statuses = repo
+            .statuses(Some(&mut opts))
+            .map_err(|e| git_err("status", &e))?;
+        let entries = statuses
+            .iter()
+            .filter_map(|s| {
+                s.path()
+                    .ok()
+                    .map(|p| format!("{:x} {p}", s.status().bits()))
+            })
+            .collect();
+        let head = Self::head(&repo)
+            .and_then(|h| repo.find_commit(h).ok())
+            .and_then(|c| c.tree().ok());
+        let mut opts = DiffOptions::new();
+        opts.context_lines(3);
+        let diff = repo
+            .diff_tree_to_workdir_with_index(head.as_ref(), Some(&mut opts))
+            .map_err(|e| git_err("diff", &e))?;
+        let text = render(&diff)?;
+        Ok((entries, stanley_core::hash::sha256_hex(text.as_bytes())))
+    }
+}
+
 impl Workspace for Git2Repo {
     fn tracked(&self) -> Result<Vec<String>, GitError> {
         let repo = self.repo.lock().unwrap_or_else(|e| e.into_inner());

@@ -104,6 +104,12 @@ impl JobQueue for SledQueue {
         Ok(out)
     }
 
+    fn put(&self, job: &Job) -> Result<(), QueueError> {
+        let value = serde_json::to_vec(job).map_err(err)?;
+        self.jobs.insert(job.id.as_bytes(), value).map_err(err)?;
+        self.flush()
+    }
+
     fn get(&self, id: &str) -> Result<Option<Job>, QueueError> {
         Ok(self
             .jobs

@@ -10,6 +10,7 @@ mod queue_service;
 mod repository;
 mod server;
 mod service;
+mod worker;
 
 pub use discovery::{DaemonFiles, DaemonInfo, Prepared, prepare};
 pub use error::DaemonError;

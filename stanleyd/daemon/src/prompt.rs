@@ -361,6 +361,15 @@ async fn serve(
         }
     }
     repository::register(&builtins, &repo.workflows).map_err(Failure::input)?;
+    let waiting = crate::worker::validated_candidates(&state.config.files.root);
+    if !waiting.is_empty() {
+        events
+            .notice(format!(
+                "{} validated improvement candidate(s) await review under .stanley/candidates/ (activate with --promote-candidate <id>)",
+                waiting.len()
+            ))
+            .await;
+    }
     let repository_workflows = repo.workflows.len();
     let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
     let mut diff: Option<DiffSource> = None;

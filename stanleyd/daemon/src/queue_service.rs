@@ -8,6 +8,10 @@ use stanley_proto::v1::{
     self, ExportQueueRequest, ExportQueueResponse, GetJobRequest, GetJobResponse, ListJobsRequest,
     ListJobsResponse,
 };
+use stanley_proto::v1::{
+    ProcessedJob, PromoteCandidateRequest, PromoteCandidateResponse, WorkQueueRequest,
+    WorkQueueResponse,
+};
 use stanley_workflows::improve::{Job, JobQueue, JobState};
 use tonic::{Request, Response, Status};
 
@@ -80,6 +84,50 @@ impl Queue for QueueService {
                 job: Some(to_proto(job)),
             })),
             None => Err(Status::not_found(format!("no improvement job {id}"))),
+        }
+    }
+
+    async fn work_queue(
+        &self,
+        request: Request<WorkQueueRequest>,
+    ) -> Result<Response<WorkQueueResponse>, Status> {
+        let env = request.into_inner().env;
+        let agent = stanley_adapters::pi::availability(&env, false, &self.state.config.files.root)
+            .map_err(|reason| {
+                let why = match reason {
+                    stanley_adapters::pi::Unavailable::Disabled => "disabled",
+                    stanley_adapters::pi::Unavailable::Nested => "nested",
+                    stanley_adapters::pi::Unavailable::NotInstalled => "not_installed",
+                };
+                Status::failed_precondition(format!("improvement worker not started: agent {why}"))
+            })?;
+        match crate::worker::work(&self.state, &env, &agent, &stanley_core::Cancel::new()).await {
+            Ok(Some(processed)) => Ok(Response::new(WorkQueueResponse {
+                ran: true,
+                processed: processed
+                    .into_iter()
+                    .map(|p| ProcessedJob {
+                        id: p.id,
+                        status: p.status.into(),
+                    })
+                    .collect(),
+            })),
+            Ok(None) => Ok(Response::new(WorkQueueResponse {
+                ran: false,
+                processed: Vec::new(),
+            })),
+            Err(e) => Err(Status::internal(e)),
+        }
+    }
+
+    async fn promote_candidate(
+        &self,
+        request: Request<PromoteCandidateRequest>,
+    ) -> Result<Response<PromoteCandidateResponse>, Status> {
+        let request = request.into_inner();
+        match crate::worker::promote(&self.state, &request.env, &request.id).await {
+            Ok((workflow, path)) => Ok(Response::new(PromoteCandidateResponse { workflow, path })),
+            Err(e) => Err(Status::invalid_argument(e)),
         }
     }
 

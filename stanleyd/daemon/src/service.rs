@@ -56,6 +56,8 @@ pub(crate) struct DaemonState {
     /// The improvement queue (None when `.stanley/state/` could not be opened; the reason is
     /// in the log).
     pub(crate) queue: Option<Arc<stanley_adapters::queue::SledQueue>>,
+    /// Held while the improvement worker runs (one at a time).
+    pub(crate) worker: tokio::sync::Mutex<()>,
     /// The repository workflows and their warm host.
     pub(crate) repo: crate::repository::RepoSlot,
     pub(crate) started: Instant,
@@ -86,6 +88,7 @@ impl DaemonState {
                     None
                 }
             },
+            worker: tokio::sync::Mutex::new(()),
             repo: tokio::sync::Mutex::new(None),
             started: Instant::now(),
             last_activity: Mutex::new(Instant::now()),

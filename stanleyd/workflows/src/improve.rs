@@ -54,6 +54,9 @@ pub struct Job {
     pub state: JobState,
     #[serde(default)]
     pub diary: Vec<DiaryEntry>,
+    /// `validated` or `rejected` once done.
+    #[serde(default)]
+    pub result: Option<String>,
 }
 
 impl Job {
@@ -72,6 +75,7 @@ impl Job {
                 at: now.to_owned(),
                 text: "queued after a delegation".into(),
             }],
+            result: None,
         }
     }
 }
@@ -112,6 +116,8 @@ pub trait JobQueue: Send + Sync {
     fn list(&self) -> Result<Vec<Job>, QueueError>;
     /// One job.
     fn get(&self, id: &str) -> Result<Option<Job>, QueueError>;
+    /// Writes a job back (claim, requeue, finish); durable on return.
+    fn put(&self, job: &Job) -> Result<(), QueueError>;
 }
 
 #[cfg(test)]
@@ -128,5 +134,142 @@ mod tests {
                 && id[4..].chars().all(|c| c.is_ascii_hexdigit())
         );
         assert_ne!(id, job_id("Audit the FIXME comments"));
+    }
+}
+
+/// The reference workflow embedded in every improvement brief, byte for byte.
+pub const REFERENCE_WORKFLOW: &str =
+    include_str!("../../../examples/workflows/stale-todo-audit.ts");
+
+/// The instructions an improvement job gives the agent: write one workflow file, in the
+/// candidate folder, following the contract and the reference example.
+pub fn improvement_brief(
+    job: &Job,
+    candidate_dir: &str,
+    reserved: &[String],
+    active_sources: &[String],
+) -> String {
+    let mut out = String::new();
+    out.push_str("You are improving Stanley, a coding assistant. It just handled the request below by falling back to a slow, unverified general agent. Create ONE reusable workflow so that future requests of this kind run as deterministic code plus bounded Jev judgment.\n\n");
+    out.push_str(&format!("Deliverable: write exactly one workflow file at {candidate_dir}/<workflow-id>.ts (create the folder if needed). Write nothing else: no other file changes, no state-changing git commands, no stanley command. If the request cannot become a bounded reusable workflow (it needs interactive judgment, external systems, or open-ended code generation), write NO file and explain why.\n\n"));
+    out.push_str("The workflow contract:\n");
+    out.push_str(
+        "- The module default-exports an async factory ({ root, signal, log }) => workflow.\n",
+    );
+    out.push_str("- workflow.id is lowercase and matches /^[a-z][a-z0-9_-]{0,63}$/.\n");
+    out.push_str("- workflow.run is async; run(context) receives { request, input, root, prompt, judge, signal, log }.\n");
+    out.push_str("- Every other enumerable field is JSON routing metadata: use instructions and examples, specific enough that the original request would select this workflow.\n");
+    out.push_str("- judge({ scope, state, questions }) asks Jev fixed-choice questions of type noul, choice (the answer has choice, confidence, probabilities) or score; it returns { ok: true, answers } or { ok: false, reason }. Never assume it succeeded.\n");
+    out.push_str("- prompt(instructions, input?) hands a sub-request to Stanley and returns { status, output }.\n");
+    out.push_str("- run returns text or JSON, preferably { text, data } with data.notChecked.\n\n");
+    out.push_str("Design rules: deterministic code gathers bounded evidence and decides with fixed thresholds; Jev answers small fixed-choice questions; nothing free-form; every loop is bounded. Workflows are trusted code but must stay inside root, must not write files unless the request is explicitly about writing, and must not claim completion they did not verify.\n\n");
+    out.push_str(&format!(
+        "The id must not be one of: {}.\n\n",
+        reserved.join(", ")
+    ));
+    if active_sources.is_empty() {
+        out.push_str("There are no repository workflows yet under .stanley/workflows/.\n\n");
+    } else {
+        out.push_str(
+            "Active workflows in this repository (read them as examples of the same API):\n",
+        );
+        for s in active_sources {
+            out.push_str(&format!("- {s}\n"));
+        }
+        out.push('\n');
+    }
+    out.push_str("Reference workflow (complete, follows the required shape):\n```ts\n");
+    out.push_str(REFERENCE_WORKFLOW);
+    if !REFERENCE_WORKFLOW.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str("```\n\nThe request Stanley could not handle:\n");
+    out.push_str(&job.request);
+    out.push_str(&format!("\nSupplied input shape: {}\n\n", job.input_shape));
+    out.push_str("Finish with a short plain-text summary naming the file you wrote (or saying you wrote none) and why.\n");
+    out
+}
+
+/// What validation found (`candidate.json` `checks`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checks {
+    pub loaded: bool,
+    pub quarantined: Vec<String>,
+    pub duplicate_id: bool,
+    pub outside_writes: Vec<String>,
+    /// `selected`, `not_selected` or `skipped`.
+    pub routing: String,
+}
+
+/// The agent's part of a candidate record.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentSummary {
+    pub outcome: String,
+    pub tool_calls: u64,
+    pub duration_ms: u64,
+}
+
+/// A candidate record (`stanley.candidate/v1`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CandidateRecord {
+    pub schema: String,
+    pub id: String,
+    /// `validated`, `rejected` or `promoted`.
+    pub status: String,
+    pub workflow_id: Option<String>,
+    /// The candidate's repository-relative source path.
+    pub source: Option<String>,
+    pub request: String,
+    pub created_at: String,
+    pub checks: Checks,
+    pub reasons: Vec<String>,
+    pub agent: AgentSummary,
+    pub summary: String,
+}
+
+/// Whether `id` is a well-formed job or candidate id (`imp_` + 12 hex).
+pub fn valid_candidate_id(id: &str) -> bool {
+    id.len() == 16
+        && id.starts_with("imp_")
+        && id[4..]
+            .chars()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+}
+
+#[cfg(test)]
+mod brief_tests {
+    use super::*;
+
+    #[test]
+    fn the_brief_names_what_the_agent_needs() {
+        let job = Job::new("Audit the TODO notes in src", "none", "t");
+        let dir = format!(".stanley/candidates/{}", job.id);
+        let brief = improvement_brief(
+            &job,
+            &dir,
+            &["find".into(), "check".into(), "summarize".into()],
+            &[".stanley/workflows/notes.ts".into()],
+        );
+        for needle in [
+            format!("{dir}/<workflow-id>.ts"),
+            "judge({ scope, state, questions })".into(),
+            "prompt(instructions, input?)".into(),
+            ".stanley/workflows/notes.ts".into(),
+            "find, check, summarize".into(),
+            "Audit the TODO notes in src".into(),
+            "write NO file".into(),
+            "stale_todo_audit".into(),
+        ] {
+            assert!(brief.contains(&needle), "missing {needle}");
+        }
+        assert!(
+            brief.contains(REFERENCE_WORKFLOW),
+            "the reference workflow is embedded byte for byte"
+        );
+        assert!(valid_candidate_id(&job.id));
+        assert!(!valid_candidate_id("../etc") && !valid_candidate_id("imp_ABCDEF123456"));
     }
 }

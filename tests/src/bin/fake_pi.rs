@@ -1,6 +1,8 @@
 //! A stand-in `pi` for tests: speaks Pi's JSON event protocol in the 0.73 or 1.x dialect and
 //! misbehaves on request. `FAKE_PI_MODE` picks the behavior; `FAKE_PI_RECORD` names a file that
-//! receives its argv, stdin, pid and a few environment variables as JSON.
+//! receives its argv, stdin, pid and a few environment variables as JSON; `FAKE_PI_COUNT` names a
+//! file holding how many times it ran. Given an improvement brief, it plays the improvement agent:
+//! for a request about TODO notes it writes one workflow into the candidate folder, otherwise none.
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
@@ -23,6 +25,42 @@ fn assistant_end(text: &str, stop: &str, error: Option<&str>) -> String {
         message["content"] = serde_json::json!([]);
     }
     serde_json::json!({"type": "message_end", "message": message}).to_string()
+}
+
+/// The workflow the stand-in writes for a TODO request: it asks Jev one question and reports it.
+const TODO_WORKFLOW: &str = r#"export default async function () {
+  return {
+    id: "todo_audit",
+    instructions: "Use when the user asks to audit TODO notes.",
+    examples: ["Audit the TODO comments"],
+    async run({ request, judge }) {
+      const answer = await judge({
+        scope: "todo",
+        state: { request },
+        questions: { stale: { type: "noul", instructions: "Is the note stale?" } },
+      });
+      return { text: "audited", data: { judged: answer.ok, request } };
+    },
+  };
+}
+"#;
+
+/// Plays the improvement agent when `brief` is an improvement brief; returns the final text.
+fn improvement_reply(brief: &str) -> Option<String> {
+    let marker = "write exactly one workflow file at ";
+    let start = brief.find(marker)? + marker.len();
+    let dir: String = brief[start..]
+        .chars()
+        .take(".stanley/candidates/imp_".len() + 12)
+        .collect();
+    let request = brief.split("could not handle:\n").nth(1).unwrap_or("");
+    if !request.contains("TODO") {
+        return Some("wrote no file: the request is too vague to become a workflow".into());
+    }
+    let path = format!("{dir}/todo_audit.ts");
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(&path, TODO_WORKFLOW);
+    Some(format!("wrote {path}"))
 }
 
 fn hang() -> ! {
@@ -65,6 +103,14 @@ fn main() {
         });
         let _ = std::fs::write(path, record.to_string());
     }
+    if let Some(path) = env("FAKE_PI_COUNT") {
+        let runs: u64 = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0);
+        let _ = std::fs::write(&path, (runs + 1).to_string());
+    }
+    let improvement = improvement_reply(&stdin);
     emit(
         r#"{"type":"session","version":3,"id":"fake","timestamp":"2026-01-01T00:00:00Z","cwd":"."}"#,
     );
@@ -153,7 +199,9 @@ fn main() {
             "x".repeat(5 * 1024 * 1024)
         ));
     }
-    let text = env("FAKE_PI_TEXT").unwrap_or_else(|| "done: wrote the file".into());
+    let text = improvement
+        .or_else(|| env("FAKE_PI_TEXT"))
+        .unwrap_or_else(|| "done: wrote the file".into());
     if mode == "model_error" {
         emit(&assistant_end(
             "",

@@ -1,0 +1,510 @@
+//! The improvement worker and promotion: queued jobs are claimed one at a time, the agent is
+//! asked to write one workflow into the job's candidate folder, the candidate is validated in a
+//! separate, short-lived workflow host, and a person promotes it into `.stanley/workflows/`.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use stanley_adapters::SecretRedactor;
+use stanley_adapters::clock::SystemClock;
+use stanley_adapters::jev_http::{HttpJev, JevConfig};
+use stanley_adapters::pi::PiAgent;
+use stanley_adapters::records::{create_private_dir, write_atomic};
+use stanley_adapters::workflow_host::{WorkflowHost, find_node, locate};
+use stanley_core::{Budget, BudgetLimits, Cancel, Jev};
+use stanley_workflows::agent::{Agent, AgentOutcome};
+use stanley_workflows::diff::Scope;
+use stanley_workflows::improve::{
+    AgentSummary, CandidateRecord, Checks, DiaryEntry, Job, JobQueue, JobState, MAX_ATTEMPTS,
+    improvement_brief, valid_candidate_id,
+};
+use stanley_workflows::ports::{Clock, Git, Redactor};
+use stanley_workflows::registry::{BUILTINS, Builtin};
+use stanley_workflows::routing::{CANNOT_TELL, Candidate, Facts, InputShape, RouteReason};
+
+use crate::prompt::{Ctx, candidates_for, route};
+use crate::repository;
+use crate::service::DaemonState;
+
+/// The limit of one improvement agent run.
+pub(crate) const JOB_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+const MAX_SUMMARY_BYTES: usize = 16_384;
+
+/// What the worker did with one job.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Processed {
+    pub(crate) id: String,
+    pub(crate) status: &'static str,
+}
+
+/// A workflow loaded from a candidate folder by a separate host.
+struct CandidateLoad {
+    loaded: Vec<(String, String, Value)>,
+    quarantined: Vec<String>,
+    gate: HashMap<String, bool>,
+}
+
+fn now() -> String {
+    SystemClock.now()
+}
+
+fn diary(job: &mut Job, text: String) {
+    job.diary.push(DiaryEntry { at: now(), text });
+}
+
+fn queue(state: &DaemonState) -> Result<&dyn JobQueue, String> {
+    state
+        .queue
+        .as_deref()
+        .map(|q| q as &dyn JobQueue)
+        .ok_or_else(|| "the improvement queue could not be opened; see the daemon log".to_owned())
+}
+
+/// Loads a candidate folder in a host of its own (never the serving host), asks its gates, runs
+/// its cleanups and stops the host.
+async fn load_candidate(
+    state: &DaemonState,
+    env: &HashMap<String, String>,
+    dir: &str,
+    facts: Facts,
+) -> Result<CandidateLoad, String> {
+    let node = find_node(env.get("PATH").map(String::as_str))
+        .ok_or("Node.js (`node`) was not found on PATH")?;
+    let host_dir = env
+        .get("STANLEY_WORKFLOW_HOST")
+        .cloned()
+        .or_else(|| std::env::var("STANLEY_WORKFLOW_HOST").ok());
+    let files = locate(
+        host_dir.as_deref(),
+        &std::env::current_exe().unwrap_or_default(),
+    )?;
+    let root = &state.config.files.root;
+    let clean: HashMap<String, String> = env
+        .iter()
+        .filter(|(k, _)| !k.starts_with("TYPESAFE_"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let host = WorkflowHost::start(&node, &files, root, &clean).await?;
+    let result = async {
+        let loaded = host.request("load", json!({"root": root.display().to_string(), "dir": dir})).await?;
+        let gate = host
+            .request("available", json!({"facts": {"diff": if facts.diff { "present" } else { "absent" }, "input": facts.input.as_str()}}))
+            .await
+            .ok()
+            .and_then(|v| serde_json::from_value::<HashMap<String, bool>>(v).ok())
+            .unwrap_or_default();
+        let _ = host.request("unload", json!({})).await;
+        let workflows = loaded["workflows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|w| (w["id"].as_str().unwrap_or("").to_owned(), w["source"].as_str().unwrap_or("").to_owned(), w["metadata"].clone()))
+            .collect();
+        let quarantined = loaded["diagnostics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|d| format!("{} ({}) {}", d["source"].as_str().unwrap_or(""), d["phase"].as_str().unwrap_or(""), d["message"].as_str().unwrap_or("")))
+            .collect();
+        Ok::<_, String>(CandidateLoad { loaded: workflows, quarantined, gate })
+    }
+    .await;
+    host.kill();
+    result
+}
+
+fn shape(text: &str) -> InputShape {
+    match text {
+        "failure_log" => InputShape::FailureLog,
+        "review_comments" => InputShape::ReviewComments,
+        "text" => InputShape::Text,
+        _ => InputShape::None,
+    }
+}
+
+fn outside(before: &BTreeSet<String>, after: &BTreeSet<String>) -> Vec<String> {
+    after
+        .difference(before)
+        .filter_map(|e| e.split_once(' ').map(|(_, p)| p.to_owned()))
+        .collect()
+}
+
+/// Processes pending jobs now, one at a time.
+pub(crate) async fn work(
+    state: &DaemonState,
+    env: &HashMap<String, String>,
+    agent: &PiAgent,
+    cancel: &Cancel,
+) -> Result<Option<Vec<Processed>>, String> {
+    let Ok(_guard) = state.worker.try_lock() else {
+        return Ok(None);
+    };
+    let q = queue(state)?;
+    // A job left active by a daemon that died goes back to the queue.
+    for mut job in q
+        .list()
+        .map_err(|e| e.0)?
+        .into_iter()
+        .filter(|j| j.state == JobState::Active)
+    {
+        job.state = JobState::Pending;
+        let text = format!("requeued {}: stale lease", job.id);
+        diary(&mut job, text);
+        q.put(&job).map_err(|e| e.0)?;
+    }
+    let mut processed = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    loop {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let mut pending: Vec<Job> = q
+            .list()
+            .map_err(|e| e.0)?
+            .into_iter()
+            .filter(|j| j.state == JobState::Pending && !seen.contains(&j.id))
+            .collect();
+        pending.sort_by(|a, b| a.id.cmp(&b.id));
+        let Some(mut job) = pending.into_iter().next() else {
+            break;
+        };
+        job.attempts += 1;
+        job.state = JobState::Active;
+        let text = format!(
+            "start {} attempt {}: {}",
+            job.id,
+            job.attempts,
+            job.request.chars().take(200).collect::<String>()
+        );
+        diary(&mut job, text);
+        q.put(&job).map_err(|e| e.0)?;
+        let status = run_job(state, env, agent, &mut job, cancel).await?;
+        if status != "requeued" {
+            seen.insert(job.id.clone());
+        }
+        processed.push(Processed {
+            id: job.id.clone(),
+            status,
+        });
+    }
+    Ok(Some(processed))
+}
+
+async fn run_job(
+    state: &DaemonState,
+    env: &HashMap<String, String>,
+    agent: &PiAgent,
+    job: &mut Job,
+    cancel: &Cancel,
+) -> Result<&'static str, String> {
+    let q = queue(state)?;
+    let root = &state.config.files.root;
+    let rel_dir = format!(".stanley/candidates/{}", job.id);
+    create_private_dir(&root.join(&rel_dir))
+        .map_err(|e| format!("cannot create {rel_dir}: {e}"))?;
+    let repo = repository::refresh(state, env).await;
+    let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
+    let mut reserved: Vec<String> = builtins.iter().map(|b| b.id.to_owned()).collect();
+    reserved.extend(repo.workflows.iter().map(|w| w.id.clone()));
+    reserved.push(CANNOT_TELL.to_owned());
+    let sources: Vec<String> = repo.workflows.iter().map(|w| w.source.clone()).collect();
+    let (before, before_hash) = state.git.snapshot().map_err(|e| e.0)?;
+    let brief = improvement_brief(job, &rel_dir, &reserved, &sources);
+    let result = agent
+        .run(&brief, JOB_TIMEOUT, cancel.clone(), Box::new(|_| {}))
+        .await;
+    let (after, after_hash) = state.git.snapshot().map_err(|e| e.0)?;
+    let mut writes = outside(&before, &after);
+    if writes.is_empty() && after_hash != before_hash {
+        writes.push("(tracked file contents)".into());
+    }
+    if matches!(result.outcome, AgentOutcome::Timeout | AgentOutcome::Failed)
+        && writes.is_empty()
+        && job.attempts < MAX_ATTEMPTS
+    {
+        job.state = JobState::Pending;
+        let detail = result
+            .detail
+            .as_deref()
+            .map(|d| format!(" ({})", d.chars().take(200).collect::<String>()))
+            .unwrap_or_default();
+        let text = format!(
+            "requeued {}: agent {}{detail}",
+            job.id,
+            result.outcome.as_str()
+        );
+        diary(job, text);
+        q.put(job).map_err(|e| e.0)?;
+        return Ok("requeued");
+    }
+    let diff_now = state
+        .git
+        .diff(Scope::Worktree, None)
+        .map(|d| d.is_present())
+        .unwrap_or(false);
+    let facts = Facts {
+        diff: diff_now,
+        input: shape(&job.input_shape),
+    };
+    let load = load_candidate(state, env, &rel_dir, facts).await;
+    // A second snapshot catches writes made by the candidate's own top-level code or factory.
+    let (after2, after2_hash) = state.git.snapshot().map_err(|e| e.0)?;
+    for w in outside(&before, &after2) {
+        if !writes.contains(&w) {
+            writes.push(w);
+        }
+    }
+    if after2_hash != after_hash && !writes.iter().any(|w| w == "(tracked file contents)") {
+        writes.push("(tracked file contents)".into());
+    }
+    let redactor = SecretRedactor::from_env(|k| env.get(k).cloned());
+    let mut reasons: Vec<String> = Vec::new();
+    if result.outcome != AgentOutcome::Finished {
+        let detail = result
+            .detail
+            .as_deref()
+            .map(|d| format!(": {d}"))
+            .unwrap_or_default();
+        reasons.push(format!("agent {}{detail}", result.outcome.as_str()));
+    }
+    if !writes.is_empty() {
+        reasons.push(format!(
+            "agent changed files outside the candidate directory: {}",
+            writes.join(", ")
+        ));
+    }
+    let mut checks = Checks {
+        outside_writes: writes.clone(),
+        routing: "skipped".into(),
+        ..Checks::default()
+    };
+    let (mut workflow_id, mut source) = (None, None);
+    match &load {
+        Err(e) => reasons.push(format!("the candidate could not be loaded: {e}")),
+        Ok(load) => {
+            checks.loaded = load.loaded.len() == 1;
+            checks.quarantined = load.quarantined.clone();
+            match load.loaded.len() {
+                0 => reasons
+                    .push("no loadable workflow was written to the candidate directory".into()),
+                1 => {}
+                _ => reasons.push("the candidate directory contains more than one workflow".into()),
+            }
+            if !load.quarantined.is_empty() {
+                reasons.push(format!("quarantined: {}", load.quarantined.join("; ")));
+            }
+            if let [(id, src, _)] = load.loaded.as_slice() {
+                workflow_id = Some(id.clone());
+                source = Some(src.clone());
+                if reserved.contains(id) {
+                    checks.duplicate_id = true;
+                    reasons.push(format!(
+                        "workflow id {id} is reserved or already registered"
+                    ));
+                }
+            }
+        }
+    }
+    if reasons.is_empty()
+        && let (Ok(load), Some(id)) = (&load, &workflow_id)
+    {
+        checks.routing = route_check(state, env, &repo, job, facts, id, load)
+            .await
+            .into();
+        if checks.routing == "not_selected" {
+            reasons.push("the router did not select the candidate for the original request".into());
+        }
+    }
+    let reasons: Vec<String> = reasons.iter().map(|r| redactor.text(r).0).collect();
+    let status = if reasons.is_empty() {
+        "validated"
+    } else {
+        "rejected"
+    };
+    let summary: String = redactor.text(&result.text).0;
+    let mut end = summary.len().min(MAX_SUMMARY_BYTES);
+    while !summary.is_char_boundary(end) {
+        end -= 1;
+    }
+    let record = CandidateRecord {
+        schema: "stanley.candidate/v1".into(),
+        id: job.id.clone(),
+        status: status.into(),
+        workflow_id: workflow_id.clone(),
+        source,
+        request: job.request.clone(),
+        created_at: now(),
+        checks,
+        reasons: reasons.clone(),
+        agent: AgentSummary {
+            outcome: result.outcome.as_str().into(),
+            tool_calls: result.tool_calls,
+            duration_ms: result.duration_ms,
+        },
+        summary: summary[..end].to_owned(),
+    };
+    write_record(root, &record)?;
+    job.state = JobState::Done;
+    job.result = Some(status.into());
+    let wf = workflow_id
+        .map(|w| format!(" workflow {w}"))
+        .unwrap_or_default();
+    let why = if reasons.is_empty() {
+        "ok".to_owned()
+    } else {
+        reasons.join("; ")
+    };
+    let text = format!("{status} {}{wf}: {why}", job.id);
+    diary(job, text);
+    q.put(job).map_err(|e| e.0)?;
+    Ok(status)
+}
+
+fn write_record(root: &Path, record: &CandidateRecord) -> Result<(), String> {
+    let mut text = serde_json::to_string_pretty(record).map_err(|e| e.to_string())?;
+    text.push('\n');
+    write_atomic(
+        &root.join(format!(".stanley/candidates/{}/candidate.json", record.id)),
+        text.as_bytes(),
+    )
+    .map_err(|e| format!("cannot write the candidate record: {e}"))
+}
+
+/// Whether the router picks the candidate for the job's request, beside every registered
+/// workflow, with the router's own two-request budget. A routing error skips the check.
+async fn route_check(
+    state: &DaemonState,
+    env: &HashMap<String, String>,
+    repo: &repository::RepoSnapshot,
+    job: &Job,
+    facts: Facts,
+    id: &str,
+    load: &CandidateLoad,
+) -> &'static str {
+    let Ok(config) = JevConfig::from_env(|k| env.get(k).cloned()) else {
+        return "skipped";
+    };
+    let model = config.model.clone();
+    let jev: Arc<dyn Jev> = Arc::new(HttpJev::with_shared(config, &state.http));
+    let ctx = Ctx {
+        state,
+        cancel: Cancel::new(),
+        jev,
+        model,
+        redactor: Arc::new(SecretRedactor::from_env(|k| env.get(k).cloned())),
+        budget: Arc::new(Budget::new(BudgetLimits {
+            requests: 2,
+            input_tokens: 16_000,
+            wall_ms: 30_000,
+        })),
+        scope: Scope::Worktree,
+        base: None,
+        no_persist: true,
+    };
+    let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
+    let mut candidates = candidates_for(&ctx, &builtins, repo, facts).await;
+    let metadata = load
+        .loaded
+        .first()
+        .map(|(_, _, m)| ctx.redactor.json(m).0)
+        .unwrap_or(Value::Null);
+    candidates.push(Candidate {
+        id: id.to_owned(),
+        metadata,
+        available: load.gate.get(id).copied().unwrap_or(true),
+    });
+    let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
+    match route(&ctx, &job.request, facts, &candidates, &builtin_ids, None).await {
+        Ok((Some(selected), _)) if selected == id => "selected",
+        Ok((_, RouteReason::RoutingError)) | Err(_) => "skipped",
+        Ok(_) => "not_selected",
+    }
+}
+
+/// The candidate records that wait for review.
+pub(crate) fn validated_candidates(root: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(root.join(".stanley/candidates")) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|name| valid_candidate_id(name))
+        .filter(|name| {
+            std::fs::read(root.join(format!(".stanley/candidates/{name}/candidate.json")))
+                .ok()
+                .and_then(|b| serde_json::from_slice::<CandidateRecord>(&b).ok())
+                .is_some_and(|r| r.status == "validated" && r.id == *name)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Activates a validated candidate: re-validated, then moved into `.stanley/workflows/`.
+pub(crate) async fn promote(
+    state: &DaemonState,
+    env: &HashMap<String, String>,
+    id: &str,
+) -> Result<(String, String), String> {
+    if !valid_candidate_id(id) {
+        return Err(format!("invalid candidate id: {id}"));
+    }
+    let root = &state.config.files.root;
+    let record_path = root.join(format!(".stanley/candidates/{id}/candidate.json"));
+    let mut record: CandidateRecord = std::fs::read(&record_path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .filter(|r: &CandidateRecord| r.schema == "stanley.candidate/v1" && r.id == id)
+        .ok_or_else(|| format!("no candidate record for {id}"))?;
+    if record.status != "validated" {
+        return Err(format!(
+            "candidate {id} is {}, not validated",
+            record.status
+        ));
+    }
+    let source = record
+        .source
+        .clone()
+        .ok_or_else(|| format!("candidate {id} has no workflow source"))?;
+    let facts = Facts {
+        diff: false,
+        input: InputShape::None,
+    };
+    let load = load_candidate(state, env, &format!(".stanley/candidates/{id}"), facts)
+        .await
+        .map_err(|_| format!("candidate {id} no longer validates; re-run the improvement"))?;
+    if load.loaded.len() != 1 || !load.quarantined.is_empty() {
+        return Err(format!(
+            "candidate {id} no longer validates; re-run the improvement"
+        ));
+    }
+    let workflow = load.loaded[0].0.clone();
+    let repo = repository::refresh(state, env).await;
+    let taken = BUILTINS.iter().any(|b| b.id == workflow)
+        || repo.workflows.iter().any(|w| w.id == workflow)
+        || workflow == CANNOT_TELL;
+    if taken {
+        return Err(format!("workflow id {workflow} is already registered"));
+    }
+    create_private_dir(&root.join(".stanley/workflows"))
+        .map_err(|e| format!("cannot create .stanley/workflows/: {e}"))?;
+    let name = Path::new(&source)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| format!("candidate {id} has no workflow source"))?
+        .to_owned();
+    let destination = format!(".stanley/workflows/{name}");
+    if root.join(&destination).exists() {
+        return Err(format!("{destination} already exists"));
+    }
+    std::fs::rename(root.join(&source), root.join(&destination))
+        .map_err(|e| format!("cannot move {source} to {destination}: {e}"))?;
+    record.status = "promoted".into();
+    record.source = Some(destination.clone());
+    write_record(root, &record)?;
+    Ok((workflow, destination))
+}
