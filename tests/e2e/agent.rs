@@ -686,3 +686,83 @@ fn a_crashing_agent_is_retried_once_and_outside_writes_reject_a_candidate() {
     let promote = env.stanley(&repo, &["--promote-candidate", &other_id]);
     assert_eq!(promote.code, 65, "{promote:?}");
 }
+
+#[test]
+fn stanleyctl_works_retries_drops_and_reviews_candidates() {
+    let (env, _scratch) = agent_env("finished");
+    env.jev.route_if_present("todo", "todo_audit", 0.9);
+    let repo = changed_repo();
+    let todo = "Audit the TODO comments";
+    assert_eq!(env.stanley(&repo, &[todo, "--json"]).code, 0);
+    let id = stanley_workflows::improve::job_id(todo);
+    let ctl = |args: &[&str]| env.stanleyctl(&repo, args);
+
+    let work = ctl(&["queue", "work", "--json"]);
+    assert_eq!(work.code, 0, "{work:?}");
+    assert_eq!(work.json()["processed"][0]["status"], "validated");
+    let list = ctl(&["candidates", "list"]);
+    assert!(
+        list.stdout.contains(&id)
+            && list.stdout.contains("validated")
+            && list.stdout.contains("todo_audit"),
+        "{}",
+        list.stdout
+    );
+    let show = ctl(&["candidates", "show", &id, "--json"]);
+    assert_eq!(show.code, 0, "{show:?}");
+    assert_eq!(show.json()["workflowId"], "todo_audit");
+
+    let reject = ctl(&["candidates", "reject", &id, "--json"]);
+    assert_eq!(reject.code, 0, "{reject:?}");
+    assert_eq!(reject.json()["status"], "rejected");
+    let again = ctl(&["candidates", "reject", &id]);
+    assert_eq!(again.code, 65, "{again:?}");
+    assert!(
+        again.stderr.contains("is rejected, not validated"),
+        "{}",
+        again.stderr
+    );
+
+    // A retry clears the candidate and lets the worker try again from scratch.
+    let retry = ctl(&["queue", "retry", &id, "--json"]);
+    assert_eq!(retry.code, 0, "{retry:?}");
+    let job = retry.json();
+    assert_eq!(
+        (job["state"].as_str(), job["attempts"].as_u64()),
+        (Some("pending"), Some(0))
+    );
+    assert!(
+        !repo
+            .root()
+            .join(format!(".stanley/candidates/{id}"))
+            .exists()
+    );
+    assert_eq!(ctl(&["candidates", "show", &id]).code, 65);
+    assert_eq!(
+        ctl(&["queue", "work", "--json"]).json()["processed"][0]["status"],
+        "validated"
+    );
+
+    let promote = ctl(&["candidates", "promote", &id, "--json"]);
+    assert_eq!(promote.code, 0, "{promote:?}");
+    assert_eq!(promote.json()["path"], ".stanley/workflows/todo_audit.ts");
+    let retry = ctl(&["queue", "retry", &id]);
+    assert_eq!(retry.code, 64, "{retry:?}");
+    assert!(retry.stderr.contains("was promoted"), "{}", retry.stderr);
+
+    assert_eq!(ctl(&["queue", "drop", &id]).code, 0);
+    assert_eq!(ctl(&["queue", "show", &id]).code, 65);
+    let gone = ctl(&["queue", "drop", &id]);
+    assert_eq!(gone.code, 65, "{gone:?}");
+    assert!(
+        gone.stderr.contains(&format!("no improvement job {id}")),
+        "{}",
+        gone.stderr
+    );
+    let bad = ctl(&["candidates", "show", "../etc"]);
+    assert_eq!(bad.code, 65, "{bad:?}");
+    assert_eq!(
+        ctl(&["candidates", "list", "--json"]).json()[0]["status"],
+        "promoted"
+    );
+}

@@ -1,5 +1,6 @@
-//! `stanleyctl`: administers a repository's daemon (`daemon status|stop|restart|logs`). The
-//! queue, candidate, flow and hook commands arrive with their issues.
+//! `stanleyctl`: administers a repository's daemon (`daemon status|stop|restart|logs`), its
+//! improvement queue (`queue ...`) and the candidates the queue drafts (`candidates ...`). The
+//! flow and hook commands arrive with their issues.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -49,7 +50,39 @@ fn command() -> Command {
                         .about("Show one job and its diary")
                         .arg(Arg::new("id").required(true)),
                 )
+                .subcommand(
+                    Command::new("retry")
+                        .about("Put a job back to pending with no attempts")
+                        .arg(Arg::new("id").required(true)),
+                )
+                .subcommand(
+                    Command::new("drop")
+                        .about("Remove a job from the queue")
+                        .arg(Arg::new("id").required(true)),
+                )
+                .subcommand(Command::new("work").about("Process the pending jobs now"))
                 .subcommand(Command::new("export").about("Print the whole queue as JSON")),
+        )
+        .subcommand(
+            Command::new("candidates")
+                .about("Workflows drafted by the improvement queue")
+                .subcommand_required(true)
+                .subcommand(Command::new("list").about("List the candidates"))
+                .subcommand(
+                    Command::new("show")
+                        .about("Show one candidate record")
+                        .arg(Arg::new("id").required(true)),
+                )
+                .subcommand(
+                    Command::new("promote")
+                        .about("Activate a validated candidate in .stanley/workflows/")
+                        .arg(Arg::new("id").required(true)),
+                )
+                .subcommand(
+                    Command::new("reject")
+                        .about("Mark a validated candidate rejected")
+                        .arg(Arg::new("id").required(true)),
+                ),
         )
 }
 
@@ -88,8 +121,8 @@ fn main() -> ExitCode {
         Err(e) => return fail(&e),
     };
     let target = Target::new(root);
-    if let Some(("queue", sub)) = matches.subcommand() {
-        return queue(&target, sub, json);
+    if let Some((group @ ("queue" | "candidates"), sub)) = matches.subcommand() {
+        return queue(&target, group, sub, json);
     }
     let Some(("daemon", sub)) = matches.subcommand() else {
         return fail(&ClientError::usage("unknown command"));
@@ -169,9 +202,98 @@ fn main() -> ExitCode {
     })
 }
 
-fn queue(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
+fn status_error(s: tonic::Status) -> ClientError {
+    match s.code() {
+        tonic::Code::NotFound | tonic::Code::InvalidArgument => {
+            ClientError::input(s.message().to_owned())
+        }
+        tonic::Code::FailedPrecondition => ClientError::usage(s.message().to_owned()),
+        _ => ClientError::internal(s.message().to_owned()),
+    }
+}
+
+fn job_line(j: &stanley_proto::v1::Job) -> String {
+    format!(
+        "{}  {:<7}  attempts {}  {}  {}",
+        j.id, j.state, j.attempts, j.input_shape, j.request
+    )
+}
+
+fn job_json(j: &stanley_proto::v1::Job) -> String {
+    use stanley_cli::render::json_string;
+    let diary: Vec<String> = j
+        .diary
+        .iter()
+        .map(|d| {
+            format!(
+                "{{\"at\":{},\"text\":{}}}",
+                json_string(&d.at),
+                json_string(&d.text)
+            )
+        })
+        .collect();
+    format!(
+        "{{\"id\":{},\"state\":{},\"attempts\":{},\"inputShape\":{},\"createdAt\":{},\"request\":{},\"diary\":[{}]}}",
+        json_string(&j.id),
+        json_string(&j.state),
+        j.attempts,
+        json_string(&j.input_shape),
+        json_string(&j.created_at),
+        json_string(&j.request),
+        diary.join(",")
+    )
+}
+
+fn print_job(j: &stanley_proto::v1::Job, json: bool) {
+    if json {
+        println!("{}", job_json(j));
+        return;
+    }
+    println!("{}", job_line(j));
+    println!("queued {}", j.created_at);
+    for d in &j.diary {
+        println!("  {} {}", d.at, d.text);
+    }
+}
+
+/// One table row of a candidate record (`stanley.candidate/v1` JSON text).
+fn candidate_line(text: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    let field = |k: &str| v[k].as_str().unwrap_or("-").to_owned();
+    format!(
+        "{}  {:<9}  {:<20}  {}",
+        field("id"),
+        field("status"),
+        field("workflowId"),
+        field("request")
+    )
+}
+
+fn print_candidate(text: &str, json: bool) {
+    if json {
+        println!("{text}");
+        return;
+    }
+    let v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    println!("{}", candidate_line(text));
+    if let Some(source) = v["source"].as_str() {
+        println!("source {source}");
+    }
+    for reason in v["reasons"].as_array().into_iter().flatten() {
+        println!("  reason: {}", reason.as_str().unwrap_or(""));
+    }
+    if let Some(summary) = v["summary"].as_str().filter(|s| !s.is_empty()) {
+        println!("agent summary:\n{summary}");
+    }
+}
+
+fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: bool) -> ExitCode {
+    use stanley_cli::render::json_string;
     use stanley_proto::v1::queue_client::QueueClient;
-    use stanley_proto::v1::{ExportQueueRequest, GetJobRequest, Job, ListJobsRequest};
+    use stanley_proto::v1::{
+        ExportQueueRequest, JobIdRequest, ListCandidatesRequest, ListJobsRequest,
+        PromoteCandidateRequest, WorkQueueRequest,
+    };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -179,81 +301,147 @@ fn queue(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(&ClientError::internal(e.to_string())),
     };
-    runtime.block_on(async move {
-        if let Err(e) = connect_or_start(target).await {
-            return fail(&e);
-        }
-        let channel = match stanley_proto::connect::connect(&target.socket).await {
-            Ok(c) => c,
-            Err(e) => {
-                return fail(&ClientError::unavailable(
+    let (action, args) = sub.subcommand().unwrap_or(("list", sub));
+    let id = args
+        .try_get_one::<String>("id")
+        .ok()
+        .flatten()
+        .cloned()
+        .unwrap_or_default();
+    let env: std::collections::HashMap<String, String> = std::env::vars().collect();
+    let result: Result<(), ClientError> = runtime.block_on(async move {
+        connect_or_start(target).await?;
+        let channel = stanley_proto::connect::connect(&target.socket)
+            .await
+            .map_err(|e| {
+                ClientError::unavailable(
                     format!("cannot reach stanleyd: {e}"),
                     format!("see the daemon log at {}", target.log().display()),
-                ));
-            }
-        };
+                )
+            })?;
         let mut client = QueueClient::new(channel);
-        let line = |j: &Job| {
-            format!(
-                "{}  {:<7}  attempts {}  {}  {}",
-                j.id, j.state, j.attempts, j.input_shape, j.request
-            )
-        };
-        let status_error = |s: tonic::Status| match s.code() {
-            tonic::Code::NotFound => ClientError::input(s.message().to_owned()),
-            _ => ClientError::internal(s.message().to_owned()),
-        };
-        match sub.subcommand() {
-            Some(("list", _)) => match client.list_jobs(ListJobsRequest {}).await {
-                Ok(r) => {
-                    let jobs = r.into_inner().jobs;
-                    if json {
-                        let items: Vec<String> = jobs
-                            .iter()
-                            .map(|j| {
-                                format!(
-                                    "{{\"id\":{},\"state\":{},\"attempts\":{},\"request\":{}}}",
-                                    stanley_cli::render::json_string(&j.id),
-                                    stanley_cli::render::json_string(&j.state),
-                                    j.attempts,
-                                    stanley_cli::render::json_string(&j.request)
-                                )
-                            })
-                            .collect();
-                        println!("[{}]", items.join(","));
-                    } else if jobs.is_empty() {
-                        println!("no improvement jobs");
-                    } else {
-                        for j in &jobs {
-                            println!("{}", line(j));
-                        }
+        match (group, action) {
+            ("queue", "list") => {
+                let jobs = client
+                    .list_jobs(ListJobsRequest {})
+                    .await
+                    .map_err(status_error)?
+                    .into_inner()
+                    .jobs;
+                if json {
+                    let items: Vec<String> = jobs.iter().map(job_json).collect();
+                    println!("[{}]", items.join(","));
+                } else if jobs.is_empty() {
+                    println!("no improvement jobs");
+                } else {
+                    for j in &jobs {
+                        println!("{}", job_line(j));
                     }
-                    ExitCode::SUCCESS
-                }
-                Err(s) => fail(&status_error(s)),
-            },
-            Some(("show", args)) => {
-                let id = args.get_one::<String>("id").cloned().unwrap_or_default();
-                match client.get_job(GetJobRequest { id }).await {
-                    Ok(r) => {
-                        let job = r.into_inner().job.unwrap_or_default();
-                        println!("{}", line(&job));
-                        println!("queued {}", job.created_at);
-                        for d in &job.diary {
-                            println!("  {} {}", d.at, d.text);
-                        }
-                        ExitCode::SUCCESS
-                    }
-                    Err(s) => fail(&status_error(s)),
                 }
             }
-            _ => match client.export_queue(ExportQueueRequest {}).await {
-                Ok(r) => {
-                    println!("{}", r.into_inner().json);
-                    ExitCode::SUCCESS
+            ("queue", "show") => {
+                let r = client.get_job(stanley_proto::v1::GetJobRequest { id }).await.map_err(status_error)?;
+                print_job(&r.into_inner().job.unwrap_or_default(), json);
+            }
+            ("queue", "retry") => {
+                let r = client.retry_job(JobIdRequest { id }).await.map_err(status_error)?;
+                print_job(&r.into_inner().job.unwrap_or_default(), json);
+            }
+            ("queue", "drop") => {
+                client.drop_job(JobIdRequest { id: id.clone() }).await.map_err(status_error)?;
+                if json {
+                    println!("{{\"dropped\":{}}}", json_string(&id));
+                } else {
+                    println!("dropped {id}");
                 }
-                Err(s) => fail(&status_error(s)),
-            },
+            }
+            ("queue", "work") => {
+                let r = client
+                    .work_queue(WorkQueueRequest { env })
+                    .await
+                    .map_err(status_error)?
+                    .into_inner();
+                if json {
+                    let items: Vec<String> = r
+                        .processed
+                        .iter()
+                        .map(|p| format!("{{\"id\":{},\"status\":{}}}", json_string(&p.id), json_string(&p.status)))
+                        .collect();
+                    println!(
+                        "{{\"schema\":\"stanley.improvement-worker/v1\",\"ran\":{},\"processed\":[{}]}}",
+                        r.ran,
+                        items.join(",")
+                    );
+                } else if !r.ran {
+                    println!("the improvement worker is already running for this repository");
+                } else if r.processed.is_empty() {
+                    println!("no pending jobs");
+                } else {
+                    for p in &r.processed {
+                        println!("{}  {}", p.id, p.status);
+                    }
+                }
+            }
+            ("queue", _) => {
+                let r = client
+                    .export_queue(ExportQueueRequest {})
+                    .await
+                    .map_err(status_error)?;
+                println!("{}", r.into_inner().json);
+            }
+            (_, "list") => {
+                let records = client
+                    .list_candidates(ListCandidatesRequest {})
+                    .await
+                    .map_err(status_error)?
+                    .into_inner()
+                    .candidates;
+                if json {
+                    println!("[{}]", records.join(","));
+                } else if records.is_empty() {
+                    println!("no candidates");
+                } else {
+                    for r in &records {
+                        println!("{}", candidate_line(r));
+                    }
+                }
+            }
+            (_, "show") => {
+                let r = client.get_candidate(JobIdRequest { id }).await.map_err(status_error)?;
+                print_candidate(&r.into_inner().candidate, json);
+            }
+            (_, "reject") => {
+                let r = client
+                    .reject_candidate(JobIdRequest { id })
+                    .await
+                    .map_err(status_error)?;
+                print_candidate(&r.into_inner().candidate, json);
+            }
+            _ => {
+                let r = client
+                    .promote_candidate(PromoteCandidateRequest { id: id.clone(), env })
+                    .await
+                    .map_err(status_error)?
+                    .into_inner();
+                if json {
+                    println!(
+                        "{{\"schema\":\"stanley.promotion/v1\",\"candidate\":{},\"workflow\":{},\"path\":{}}}",
+                        json_string(&id),
+                        json_string(&r.workflow),
+                        json_string(&r.path)
+                    );
+                } else {
+                    println!(
+                        "activated candidate {id} as workflow {} at {}; review and commit it like any repository script",
+                        r.workflow, r.path
+                    );
+                }
+            }
         }
-    })
+        Ok(())
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
 }

@@ -110,6 +110,12 @@ impl JobQueue for SledQueue {
         self.flush()
     }
 
+    fn remove(&self, id: &str) -> Result<bool, QueueError> {
+        let existed = self.jobs.remove(id.as_bytes()).map_err(err)?.is_some();
+        self.flush()?;
+        Ok(existed)
+    }
+
     fn get(&self, id: &str) -> Result<Option<Job>, QueueError> {
         Ok(self
             .jobs

@@ -1,5 +1,5 @@
-//! The `stanley.v1.Queue` service: read access to the improvement queue for `stanleyctl` and
-//! editors.
+//! The `stanley.v1.Queue` service: the improvement queue and its candidates for `stanley`,
+//! `stanleyctl` and editors.
 
 use std::sync::Arc;
 
@@ -9,13 +9,27 @@ use stanley_proto::v1::{
     ListJobsResponse,
 };
 use stanley_proto::v1::{
-    ProcessedJob, PromoteCandidateRequest, PromoteCandidateResponse, WorkQueueRequest,
-    WorkQueueResponse,
+    CandidateResponse, DropJobResponse, JobIdRequest, ListCandidatesRequest,
+    ListCandidatesResponse, ProcessedJob, PromoteCandidateRequest, PromoteCandidateResponse,
+    WorkQueueRequest, WorkQueueResponse,
 };
 use stanley_workflows::improve::{Job, JobQueue, JobState};
 use tonic::{Request, Response, Status};
 
 use crate::service::DaemonState;
+use crate::worker::Refusal;
+
+fn refused(r: Refusal) -> Status {
+    match r {
+        Refusal::NotFound(m) => Status::not_found(m),
+        Refusal::Precondition(m) => Status::failed_precondition(m),
+        Refusal::Internal(m) => Status::internal(m),
+    }
+}
+
+fn record_json(record: &stanley_workflows::improve::CandidateRecord) -> String {
+    serde_json::to_string_pretty(record).unwrap_or_default()
+}
 
 /// The service implementation.
 pub(crate) struct QueueService {
@@ -129,6 +143,60 @@ impl Queue for QueueService {
             Ok((workflow, path)) => Ok(Response::new(PromoteCandidateResponse { workflow, path })),
             Err(e) => Err(Status::invalid_argument(e)),
         }
+    }
+
+    async fn retry_job(
+        &self,
+        request: Request<JobIdRequest>,
+    ) -> Result<Response<GetJobResponse>, Status> {
+        let job = crate::worker::retry(&self.state, &request.into_inner().id).map_err(refused)?;
+        Ok(Response::new(GetJobResponse {
+            job: Some(to_proto(job)),
+        }))
+    }
+
+    async fn drop_job(
+        &self,
+        request: Request<JobIdRequest>,
+    ) -> Result<Response<DropJobResponse>, Status> {
+        crate::worker::drop_job(&self.state, &request.into_inner().id).map_err(refused)?;
+        Ok(Response::new(DropJobResponse {}))
+    }
+
+    async fn list_candidates(
+        &self,
+        _request: Request<ListCandidatesRequest>,
+    ) -> Result<Response<ListCandidatesResponse>, Status> {
+        let records = crate::worker::candidates(&self.state.config.files.root);
+        Ok(Response::new(ListCandidatesResponse {
+            candidates: records.iter().map(record_json).collect(),
+        }))
+    }
+
+    async fn get_candidate(
+        &self,
+        request: Request<JobIdRequest>,
+    ) -> Result<Response<CandidateResponse>, Status> {
+        let record =
+            crate::worker::candidate(&self.state.config.files.root, &request.into_inner().id)
+                .map_err(refused)?;
+        Ok(Response::new(CandidateResponse {
+            candidate: record_json(&record),
+        }))
+    }
+
+    async fn reject_candidate(
+        &self,
+        request: Request<JobIdRequest>,
+    ) -> Result<Response<CandidateResponse>, Status> {
+        let record = crate::worker::reject(&self.state.config.files.root, &request.into_inner().id)
+            .map_err(|r| match r {
+                Refusal::Precondition(m) => Status::invalid_argument(m),
+                other => refused(other),
+            })?;
+        Ok(Response::new(CandidateResponse {
+            candidate: record_json(&record),
+        }))
     }
 
     async fn export_queue(

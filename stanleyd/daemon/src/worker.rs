@@ -508,3 +508,104 @@ pub(crate) async fn promote(
     write_record(root, &record)?;
     Ok((workflow, destination))
 }
+
+/// Why an administrative change to the queue was refused.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Refusal {
+    /// No such job or candidate.
+    NotFound(String),
+    /// Not now or not in this state.
+    Precondition(String),
+    /// The store failed.
+    Internal(String),
+}
+
+fn read_record(root: &Path, id: &str) -> Option<CandidateRecord> {
+    if !valid_candidate_id(id) {
+        return None;
+    }
+    std::fs::read(root.join(format!(".stanley/candidates/{id}/candidate.json")))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<CandidateRecord>(&b).ok())
+        .filter(|r| r.id == id)
+}
+
+/// Every readable candidate record, by id.
+pub(crate) fn candidates(root: &Path) -> Vec<CandidateRecord> {
+    let Ok(entries) = std::fs::read_dir(root.join(".stanley/candidates")) else {
+        return Vec::new();
+    };
+    let mut out: Vec<CandidateRecord> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| read_record(root, n)))
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
+/// One candidate record.
+pub(crate) fn candidate(root: &Path, id: &str) -> Result<CandidateRecord, Refusal> {
+    read_record(root, id).ok_or_else(|| Refusal::NotFound(format!("no candidate record for {id}")))
+}
+
+/// Marks a validated candidate rejected by a person.
+pub(crate) fn reject(root: &Path, id: &str) -> Result<CandidateRecord, Refusal> {
+    let mut record = candidate(root, id)?;
+    if record.status != "validated" {
+        return Err(Refusal::Precondition(format!(
+            "candidate {id} is {}, not validated",
+            record.status
+        )));
+    }
+    record.status = "rejected".into();
+    record.reasons.push("rejected by a person".into());
+    write_record(root, &record).map_err(Refusal::Internal)?;
+    Ok(record)
+}
+
+/// Puts a job back to pending with no attempts, clearing its candidate folder unless promoted.
+pub(crate) fn retry(state: &DaemonState, id: &str) -> Result<Job, Refusal> {
+    let Ok(_guard) = state.worker.try_lock() else {
+        return Err(Refusal::Precondition(
+            "the improvement worker is running; try again when it finishes".into(),
+        ));
+    };
+    let q = queue(state).map_err(Refusal::Internal)?;
+    let mut job = q
+        .get(id)
+        .map_err(|e| Refusal::Internal(e.0))?
+        .ok_or_else(|| Refusal::NotFound(format!("no improvement job {id}")))?;
+    let root = &state.config.files.root;
+    if read_record(root, id).is_some_and(|r| r.status == "promoted") {
+        return Err(Refusal::Precondition(format!(
+            "the candidate of job {id} was promoted; nothing to retry"
+        )));
+    }
+    let dir = root.join(format!(".stanley/candidates/{id}"));
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|e| {
+            Refusal::Internal(format!("cannot clear .stanley/candidates/{id}: {e}"))
+        })?;
+    }
+    job.state = JobState::Pending;
+    job.attempts = 0;
+    job.result = None;
+    diary(&mut job, format!("retry {id}: requested by a person"));
+    q.put(&job).map_err(|e| Refusal::Internal(e.0))?;
+    Ok(job)
+}
+
+/// Removes a job from the queue.
+pub(crate) fn drop_job(state: &DaemonState, id: &str) -> Result<(), Refusal> {
+    let Ok(_guard) = state.worker.try_lock() else {
+        return Err(Refusal::Precondition(
+            "the improvement worker is running; try again when it finishes".into(),
+        ));
+    };
+    let q = queue(state).map_err(Refusal::Internal)?;
+    if q.remove(id).map_err(|e| Refusal::Internal(e.0))? {
+        Ok(())
+    } else {
+        Err(Refusal::NotFound(format!("no improvement job {id}")))
+    }
+}

@@ -118,6 +118,8 @@ pub trait JobQueue: Send + Sync {
     fn get(&self, id: &str) -> Result<Option<Job>, QueueError>;
     /// Writes a job back (claim, requeue, finish); durable on return.
     fn put(&self, job: &Job) -> Result<(), QueueError>;
+    /// Removes a job; durable on return. Returns whether it existed.
+    fn remove(&self, id: &str) -> Result<bool, QueueError>;
 }
 
 #[cfg(test)]
