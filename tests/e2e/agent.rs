@@ -766,3 +766,178 @@ fn stanleyctl_works_retries_drops_and_reviews_candidates() {
         "promoted"
     );
 }
+
+/// A workflow module without semicolons (the stand-in splits `FAKE_PI_WRITE` on `;`).
+fn module(id: &str, factory: &str, fields: &str) -> String {
+    format!(
+        "import {{ writeFileSync }} from \"node:fs\"\nexport default async function ({{ root }}) {{\n  {factory}\n  return {{ id: \"{id}\", instructions: \"Explain gadget failures\", {fields} run: async () => \"ok\" }}\n}}\n"
+    )
+}
+
+/// A request, the candidate files the agent writes, whether a failure log is piped, the status
+/// and a reason the record must contain.
+type ValidationCase<'a> = (&'a str, Vec<(&'a str, String)>, bool, &'a str, &'a str);
+
+#[test]
+fn validation_rejects_bad_candidates_and_applies_the_input_gate() {
+    let (env, _scratch) = agent_env("finished");
+    env.jev.route_if_present("gadget", "gadget_report", 0.9);
+    let repo = changed_repo();
+    let log = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/logs/cargo-test.txt"),
+    )
+    .unwrap();
+    let plain = module("gadget_report", "", "");
+    let gated = module(
+        "gadget_report",
+        "",
+        "available: async ({ input }) => input === \"failure_log\",",
+    );
+    let factory_writes = module(
+        "gadget_report",
+        "writeFileSync(root + \"/outside.txt\", \"x\")",
+        "",
+    );
+    let cases: Vec<ValidationCase> = vec![
+        (
+            "Explain the gadget failures (two)",
+            vec![
+                ("a.ts", plain.clone()),
+                ("b.ts", module("gadget_other", "", "")),
+            ],
+            false,
+            "rejected",
+            "more than one workflow",
+        ),
+        (
+            "Explain the gadget failures (reserved)",
+            vec![("a.ts", module("summarize", "", ""))],
+            false,
+            "rejected",
+            "workflow id summarize is reserved or already registered",
+        ),
+        (
+            "Explain the gadget failures (factory)",
+            vec![("a.ts", factory_writes)],
+            false,
+            "rejected",
+            "outside the candidate directory: outside.txt",
+        ),
+        (
+            "Explain the gadget failures (gate, no input)",
+            vec![("a.ts", gated.clone())],
+            false,
+            "rejected",
+            "the router did not select the candidate",
+        ),
+        (
+            "Explain the gadget failures (gate, log)",
+            vec![("a.ts", gated)],
+            true,
+            "validated",
+            "",
+        ),
+        (
+            "Explain the gadget failures (plain)",
+            vec![("a.ts", plain)],
+            false,
+            "validated",
+            "",
+        ),
+    ];
+    for (request, files, with_log, status, reason) in cases {
+        let out = env.stanley_with_stdin(
+            &repo,
+            &[request, "--json"],
+            with_log.then_some(log.as_bytes()),
+        );
+        assert_eq!(out.code, 0, "{request}: {out:?}");
+        assert!(
+            out.stderr.contains("queued improvement job"),
+            "{request}: {}",
+            out.stderr
+        );
+        let id = stanley_workflows::improve::job_id(request);
+        let writes: Vec<String> = files
+            .iter()
+            .map(|(name, text)| format!(".stanley/candidates/{id}/{name}={text}"))
+            .collect();
+        let doc = work_with(&env, &repo, &[("FAKE_PI_WRITE", &writes.join(";"))]);
+        assert_eq!(doc["processed"][0]["status"], status, "{request}: {doc}");
+        let record: Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                repo.root()
+                    .join(format!(".stanley/candidates/{id}/candidate.json")),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let reasons = record["reasons"].to_string();
+        if reason.is_empty() {
+            assert_eq!(record["reasons"], serde_json::json!([]), "{request}");
+            assert_eq!(record["checks"]["routing"], "selected", "{request}");
+        } else {
+            assert!(reasons.contains(reason), "{request}: {reasons}");
+        }
+        let _ = std::fs::remove_file(repo.root().join("outside.txt"));
+    }
+}
+
+#[test]
+fn a_daemon_killed_during_an_active_job_loses_nothing() {
+    let (env, scratch) = agent_env("finished");
+    env.jev.route_if_present("todo", "todo_audit", 0.9);
+    let repo = changed_repo();
+    let todo = "Audit the TODO comments";
+    assert_eq!(env.stanley(&repo, &[todo, "--json"]).code, 0);
+    let id = stanley_workflows::improve::job_id(todo);
+
+    // A worker whose agent hangs holds the job active.
+    let hung = scratch.path().join("hung.json");
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.args(["--improve-worker", "--json"])
+        .env("FAKE_PI_MODE", "hang")
+        .env("FAKE_PI_RECORD", &hung)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut client = cmd.spawn().unwrap();
+    let pi_pid = || -> Option<i32> {
+        let text = std::fs::read_to_string(&hung).ok()?;
+        Some(serde_json::from_str::<Value>(&text).ok()?["pid"].as_i64()? as i32)
+    };
+    assert!(wait_until(Duration::from_secs(30), || pi_pid().is_some()));
+    let show = env.stanleyctl(&repo, &["queue", "show", &id]);
+    assert!(show.stdout.contains("active"), "{}", show.stdout);
+
+    let daemon: i32 = serde_json::from_str::<Value>(
+        &std::fs::read_to_string(repo.root().join(".stanley/daemon/daemon.json")).unwrap(),
+    )
+    .unwrap()["pid"]
+        .as_i64()
+        .unwrap() as i32;
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(daemon, libc::SIGKILL);
+        libc::kill(pi_pid().unwrap(), libc::SIGKILL);
+    }
+    assert!(wait_until(Duration::from_secs(10), || !alive(daemon)));
+    let status = client.wait().unwrap();
+    assert!(
+        !status.success(),
+        "the waiting client reports the lost daemon"
+    );
+
+    // The next worker requeues the stale job and finishes it.
+    let doc = work_with(&env, &repo, &[]);
+    assert_eq!(
+        doc["processed"],
+        serde_json::json!([{"id": id, "status": "validated"}])
+    );
+    let show = env.stanleyctl(&repo, &["queue", "show", &id]);
+    assert!(
+        show.stdout.contains("stale lease") && show.stdout.contains(" done "),
+        "{}",
+        show.stdout
+    );
+}
