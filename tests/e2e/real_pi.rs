@@ -80,3 +80,33 @@ fn the_real_pi_writes_a_file_and_its_failure_is_incomplete() {
         "{doc}"
     );
 }
+
+#[test]
+fn the_improvement_loop_runs_with_the_real_pi() {
+    let server = ModelServer::start();
+    let (env, _dir) = env_for(&server, "draft-workflow");
+    env.jev.route_if_present("todo", "todo_audit", 0.9);
+    let repo = changed_repo();
+    let todo = "Audit the TODO comments";
+    let out = env.stanley(&repo, &[todo, "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.json()["output"]["data"]["handledBy"], "coding_agent");
+    let id = stanley_workflows::improve::job_id(todo);
+    let work = env.stanley(&repo, &["--improve-worker", "--json"]);
+    assert_eq!(work.code, 0, "{work:?}");
+    assert_eq!(
+        work.json()["processed"],
+        serde_json::json!([{"id": id, "status": "validated"}]),
+        "{}",
+        std::fs::read_to_string(
+            repo.root()
+                .join(format!(".stanley/candidates/{id}/candidate.json"))
+        )
+        .unwrap_or_default()
+    );
+    let promote = env.stanley(&repo, &["--promote-candidate", &id]);
+    assert_eq!(promote.code, 0, "{promote:?}");
+    let out = env.stanley(&repo, &[todo, "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.json()["output"]["text"], "audited");
+}

@@ -9,3 +9,22 @@ pub mod testenv;
 pub use fake_jev::{FakeJev, Fault};
 pub use repo::TempRepo;
 pub use testenv::{Output, TestEnv};
+
+/// The workflow the stand-in agents draft for a TODO request (`todo_audit`): it asks Jev one
+/// question and reports whether it was answered.
+pub const TODO_WORKFLOW: &str = r#"export default async function () {
+  return {
+    id: "todo_audit",
+    instructions: "Use when the user asks to audit TODO notes.",
+    examples: ["Audit the TODO comments"],
+    async run({ request, judge }) {
+      const answer = await judge({
+        scope: "todo",
+        state: { request },
+        questions: { stale: { type: "noul", instructions: "Is the note stale?" } },
+      });
+      return { text: "audited", data: { judged: answer.ok, request } };
+    },
+  };
+}
+"#;

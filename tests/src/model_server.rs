@@ -1,6 +1,8 @@
 //! A scripted OpenAI-compatible chat-completions server on loopback, for driving the real Pi:
 //! model `write-doc` makes Pi write `docs/conventions.md` with its `write` tool and then reports;
-//! model `broken` answers HTTP 401 (which Pi does not retry).
+//! model `broken` answers HTTP 401 (which Pi does not retry); model `draft-workflow` plays the
+//! improvement agent: given an improvement brief about TODO notes it writes
+//! [`crate::TODO_WORKFLOW`] into the brief's candidate folder, and otherwise just answers.
 
 use std::net::SocketAddr;
 
@@ -38,7 +40,30 @@ async fn completions(body: Bytes) -> Response {
         json!({"id": "chatcmpl-stanley", "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
     );
     let mut stream = String::new();
-    if tool_results == 0 {
+    let marker = "write exactly one workflow file at ";
+    let text = request["messages"].to_string();
+    let draft = (model == "draft-workflow")
+        .then(|| text.find(marker))
+        .flatten()
+        .map(|at| {
+            let dir: String = text[at + marker.len()..]
+                .chars()
+                .take(".stanley/candidates/imp_".len() + 12)
+                .collect();
+            format!("{dir}/todo_audit.ts")
+        });
+    if model == "draft-workflow" && (draft.is_none() || tool_results > 0) {
+        let reply = match &draft {
+            Some(path) => format!("Wrote {path}."),
+            None => "Nothing to do.".to_owned(),
+        };
+        stream.push_str(&chunk(json!({"role": "assistant", "content": reply}), None));
+        stream.push_str(&chunk(json!({}), Some("stop")));
+    } else if let Some(path) = draft {
+        let args = json!({"path": path, "content": crate::TODO_WORKFLOW}).to_string();
+        stream.push_str(&chunk(json!({"tool_calls": [{"index": 0, "id": "call_write", "type": "function", "function": {"name": "write", "arguments": args}}]}), None));
+        stream.push_str(&chunk(json!({}), Some("tool_calls")));
+    } else if tool_results == 0 {
         stream.push_str(&chunk(
             json!({"role": "assistant", "content": "Writing the file."}),
             None,
@@ -100,7 +125,7 @@ impl ModelServer {
             "api": "openai-completions",
             "apiKey": "mock-key",
             "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
-            "models": [{"id": "write-doc"}, {"id": "broken"}],
+            "models": [{"id": "write-doc"}, {"id": "broken"}, {"id": "draft-workflow"}],
         }}})
         .to_string()
     }

@@ -151,6 +151,66 @@ fn review_critical_path() -> serde_json::Value {
     })
 }
 
+/// The improvement loop's payoff: a request delegated to the stand-in agent (with a fixed
+/// delay) against the same request once the drafted workflow is promoted.
+fn improvement_loop() -> serde_json::Value {
+    const AGENT_DELAY_MS: u64 = 500;
+    let mut env = TestEnv::new();
+    env.set("STANLEY_LOG", "info");
+    env.set(
+        "STANLEY_PI_BIN",
+        stanley_tests::testenv::bin_dir()
+            .join("fake-pi")
+            .to_str()
+            .expect("utf-8 path"),
+    );
+    env.set("FAKE_PI_DELAY_MS", &AGENT_DELAY_MS.to_string());
+    env.jev.route_if_present("todo", "todo_audit", 0.9);
+    env.jev.route("summar", "summarize", 0.9);
+    let repo = TempRepo::with_files(&[("src/lib.rs", "// TODO: remove\npub fn f() {}\n")]);
+    repo.write(
+        "src/lib.rs",
+        "// TODO: remove\npub fn f() {}\npub fn g() {}\n",
+    );
+    let stanley = |args: &[&str]| {
+        let mut cmd = env.command("stanley", repo.root());
+        cmd.args(args);
+        let out = run(cmd, None);
+        assert_eq!(out.code, 0, "stanley failed: {out:?}");
+        out
+    };
+    let request = ["Audit the TODO comments", "--json", "--no-persist"];
+    drop(stanley(&["Summarize what changed", "--no-persist"]));
+    let delegated: Vec<Duration> = (0..COLD_RUNS)
+        .map(|_| timed(|| drop(stanley(&request))))
+        .collect();
+    let worker = stanley(&["--improve-worker", "--json"]);
+    let id = stanley_workflows::improve::job_id("Audit the TODO comments");
+    assert!(
+        worker.stdout.contains("validated"),
+        "{}\n{}",
+        worker.stdout,
+        std::fs::read_to_string(
+            repo.root()
+                .join(format!(".stanley/candidates/{id}/candidate.json"))
+        )
+        .unwrap_or_default()
+    );
+    drop(stanley(&["--promote-candidate", &id]));
+    let first = stanley(&request);
+    assert!(first.stdout.contains("audited"), "{}", first.stdout);
+    let promoted: Vec<Duration> = (0..COLD_RUNS)
+        .map(|_| timed(|| drop(stanley(&request))))
+        .collect();
+    let (d, p) = (median(delegated), median(promoted));
+    json!({
+        "agentDelayMs": AGENT_DELAY_MS,
+        "medianDelegatedMs": d.as_secs_f64() * 1000.0,
+        "medianPromotedMs": p.as_secs_f64() * 1000.0,
+        "promotedOverDelegated": p.as_secs_f64() / d.as_secs_f64(),
+    })
+}
+
 fn main() {
     let mut env = TestEnv::new();
     // Debug logging (the tests' default) would dominate the timings.
@@ -314,6 +374,7 @@ fn main() {
     let report = {
         let mut report = report;
         report["review150"] = review;
+        report["improvementLoop"] = improvement_loop();
         report
     };
     let exe = std::env::current_exe().expect("exe");

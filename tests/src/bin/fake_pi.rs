@@ -1,7 +1,7 @@
 //! A stand-in `pi` for tests: speaks Pi's JSON event protocol in the 0.73 or 1.x dialect and
 //! misbehaves on request. `FAKE_PI_MODE` picks the behavior; `FAKE_PI_RECORD` names a file that
 //! receives its argv, stdin, pid and a few environment variables as JSON; `FAKE_PI_COUNT` names a
-//! file holding how many times it ran. Given an improvement brief, it plays the improvement agent:
+//! file holding how many times it ran; `FAKE_PI_DELAY_MS` delays its final answer. Given an improvement brief, it plays the improvement agent:
 //! for a request about TODO notes it writes one workflow into the candidate folder, otherwise none.
 
 use std::io::{Read, Write};
@@ -27,24 +27,6 @@ fn assistant_end(text: &str, stop: &str, error: Option<&str>) -> String {
     serde_json::json!({"type": "message_end", "message": message}).to_string()
 }
 
-/// The workflow the stand-in writes for a TODO request: it asks Jev one question and reports it.
-const TODO_WORKFLOW: &str = r#"export default async function () {
-  return {
-    id: "todo_audit",
-    instructions: "Use when the user asks to audit TODO notes.",
-    examples: ["Audit the TODO comments"],
-    async run({ request, judge }) {
-      const answer = await judge({
-        scope: "todo",
-        state: { request },
-        questions: { stale: { type: "noul", instructions: "Is the note stale?" } },
-      });
-      return { text: "audited", data: { judged: answer.ok, request } };
-    },
-  };
-}
-"#;
-
 /// Plays the improvement agent when `brief` is an improvement brief; returns the final text.
 fn improvement_reply(brief: &str) -> Option<String> {
     let marker = "write exactly one workflow file at ";
@@ -59,7 +41,7 @@ fn improvement_reply(brief: &str) -> Option<String> {
     }
     let path = format!("{dir}/todo_audit.ts");
     let _ = std::fs::create_dir_all(&dir);
-    let _ = std::fs::write(&path, TODO_WORKFLOW);
+    let _ = std::fs::write(&path, stanley_tests::TODO_WORKFLOW);
     Some(format!("wrote {path}"))
 }
 
@@ -198,6 +180,10 @@ fn main() {
             "{{\"type\":\"message_update\",\"pad\":\"{}\"}}",
             "x".repeat(5 * 1024 * 1024)
         ));
+    }
+    if let Some(ms) = env("FAKE_PI_DELAY_MS").and_then(|m| m.parse().ok()) {
+        // A fixed stand-in for the time a real agent thinks.
+        std::thread::sleep(Duration::from_millis(ms));
     }
     let text = improvement
         .or_else(|| env("FAKE_PI_TEXT"))
