@@ -18,6 +18,8 @@ fn agent_env(mode: &str) -> (TestEnv, tempfile::TempDir) {
         bin_dir().join("fake-pi").to_str().unwrap(),
     );
     env.set("FAKE_PI_MODE", mode);
+    // Tests run the improvement worker by hand, except the one about the background worker.
+    env.set("STANLEY_AUTO_IMPROVE", "off");
     env.set(
         "FAKE_PI_RECORD",
         scratch.path().join("record.json").to_str().unwrap(),
@@ -940,4 +942,56 @@ fn a_daemon_killed_during_an_active_job_loses_nothing() {
         "{}",
         show.stdout
     );
+}
+
+#[test]
+fn a_later_request_starts_the_background_worker_once() {
+    let (mut env, scratch) = agent_env("finished");
+    let count = scratch.path().join("count");
+    env.set("FAKE_PI_COUNT", count.to_str().unwrap());
+    env.set("STANLEY_AUTO_IMPROVE", "on");
+    env.jev.route_if_present("todo", "todo_audit", 0.9);
+    env.jev.route("summar", "summarize", 0.9);
+    let runs = || {
+        std::fs::read_to_string(&count)
+            .ok()
+            .and_then(|t| t.trim().parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let repo = changed_repo();
+    let todo = "Audit the TODO comments";
+    assert_eq!(env.stanley(&repo, &[todo, "--json"]).code, 0);
+    assert_eq!(runs(), 1, "the delegation itself");
+    let id = stanley_workflows::improve::job_id(todo);
+
+    // A request that needs no agent finds the pending job and starts the worker in the daemon.
+    let out = env.stanley(&repo, &["Summarize these changes", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.json()["output"]["data"]["summary"]["analysis"],
+        "summarize"
+    );
+    let record = repo
+        .root()
+        .join(format!(".stanley/candidates/{id}/candidate.json"));
+    assert!(
+        wait_until(Duration::from_secs(30), || {
+            std::fs::read_to_string(&record).is_ok_and(|t| t.contains("\"validated\""))
+        }),
+        "the background worker validated the candidate"
+    );
+    let done = || {
+        env.stanleyctl(&repo, &["queue", "show", &id])
+            .stdout
+            .contains(" done ")
+    };
+    assert!(wait_until(Duration::from_secs(30), done));
+    // Nothing is pending any more, so further requests start nothing.
+    let out = env.stanley(&repo, &["Summarize these changes", "--json"]);
+    assert!(
+        out.stderr.contains("1 validated improvement candidate(s)"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(runs(), 2, "one improvement run, no more");
 }

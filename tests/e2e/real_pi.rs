@@ -28,6 +28,7 @@ fn env_for(server: &ModelServer, model: &str) -> (TestEnv, tempfile::TempDir) {
     )
     .unwrap();
     env.set("STANLEY_PI_BIN", real_pi().to_str().unwrap());
+    env.set("STANLEY_AUTO_IMPROVE", "off");
     env.set("STANLEY_AGENT_MODEL", &format!("mock/{model}"));
     env.set("PI_CODING_AGENT_DIR", agent_dir.path().to_str().unwrap());
     (env, agent_dir)

@@ -370,6 +370,9 @@ async fn serve(
             ))
             .await;
     }
+    if agent.is_some() {
+        crate::worker::maybe_kick(state, env);
+    }
     let repository_workflows = repo.workflows.len();
     let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
     let mut diff: Option<DiffSource> = None;

@@ -58,6 +58,10 @@ pub(crate) struct DaemonState {
     pub(crate) queue: Option<Arc<stanley_adapters::queue::SledQueue>>,
     /// Held while the improvement worker runs (one at a time).
     pub(crate) worker: tokio::sync::Mutex<()>,
+    /// Asks the background worker to drain the queue with a request's environment.
+    pub(crate) kick: tokio::sync::mpsc::UnboundedSender<HashMap<String, String>>,
+    /// The receiving end, taken once by the server's background worker task.
+    pub(crate) kicks: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<HashMap<String, String>>>>,
     /// The repository workflows and their warm host.
     pub(crate) repo: crate::repository::RepoSlot,
     pub(crate) started: Instant,
@@ -70,6 +74,7 @@ pub(crate) struct DaemonState {
 
 impl DaemonState {
     pub(crate) fn new(config: &DaemonConfig, stop: Cancel) -> Result<Self, DaemonError> {
+        let (kick, kicks) = tokio::sync::mpsc::unbounded_channel();
         let git =
             Git2Repo::open(&config.files.root).map_err(|e| DaemonError::NotARepository(e.0))?;
         Ok(Self {
@@ -89,6 +94,8 @@ impl DaemonState {
                 }
             },
             worker: tokio::sync::Mutex::new(()),
+            kick,
+            kicks: Mutex::new(Some(kicks)),
             repo: tokio::sync::Mutex::new(None),
             started: Instant::now(),
             last_activity: Mutex::new(Instant::now()),
@@ -127,8 +134,34 @@ impl DaemonState {
     }
 }
 
+impl DaemonState {
+    /// Cancelled when the daemon begins to stop.
+    pub(crate) fn stop_token(&self) -> Cancel {
+        self.stop.clone()
+    }
+
+    /// Registers background work (the improvement worker) like a request: it keeps the daemon
+    /// from idling out and is cancelled at shutdown for as long as the guard lives.
+    pub(crate) fn background(self: &Arc<Self>) -> (ActiveGuard, Cancel) {
+        let cancel = Cancel::new();
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        self.active.fetch_add(1, Ordering::SeqCst);
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, cancel.clone());
+        (
+            ActiveGuard {
+                state: self.clone(),
+                id,
+            },
+            cancel,
+        )
+    }
+}
+
 /// Counts a request as active for as long as it lives.
-struct ActiveGuard {
+pub(crate) struct ActiveGuard {
     state: Arc<DaemonState>,
     id: u64,
 }

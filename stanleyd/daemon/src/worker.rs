@@ -609,3 +609,69 @@ pub(crate) fn drop_job(state: &DaemonState, id: &str) -> Result<(), Refusal> {
         Err(Refusal::NotFound(format!("no improvement job {id}")))
     }
 }
+
+/// Whether a normal request may start the background worker (`STANLEY_AUTO_IMPROVE=off`
+/// turns it off; an explicit `--improve-worker` still runs).
+fn auto_improve(env: &HashMap<String, String>) -> bool {
+    !matches!(
+        env.get("STANLEY_AUTO_IMPROVE").map(|v| v.trim().to_ascii_lowercase()),
+        Some(v) if v == "off" || v == "0" || v == "false"
+    )
+}
+
+/// Starts the background worker with this request's environment when jobs are pending and no
+/// worker runs. The caller has already checked that an agent is available.
+pub(crate) fn maybe_kick(state: &DaemonState, env: &HashMap<String, String>) {
+    if !auto_improve(env) || state.worker.try_lock().is_err() {
+        return;
+    }
+    let pending = state
+        .queue
+        .as_deref()
+        .and_then(|q| q.list().ok())
+        .is_some_and(|jobs| jobs.iter().any(|j| j.state == JobState::Pending));
+    if pending {
+        let _ = state.kick.send(env.clone());
+    }
+}
+
+/// The daemon's background worker: drains the queue whenever a request asks it to.
+pub(crate) fn spawn_background(state: &Arc<DaemonState>) {
+    let Some(mut kicks) = state.kicks.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+        return;
+    };
+    // The task holds the state only weakly between kicks, and ends when the daemon stops.
+    let weak = Arc::downgrade(state);
+    let stop = state.stop_token();
+    tokio::spawn(async move {
+        loop {
+            let env = tokio::select! {
+                () = stop.cancelled() => break,
+                env = kicks.recv() => match env {
+                    Some(env) => env,
+                    None => break,
+                },
+            };
+            let Some(state) = weak.upgrade() else {
+                break;
+            };
+            // Later kicks queued meanwhile add nothing: one drain sees every pending job.
+            while kicks.try_recv().is_ok() {}
+            let Ok(agent) =
+                stanley_adapters::pi::availability(&env, false, &state.config.files.root)
+            else {
+                continue;
+            };
+            let (_guard, cancel) = state.background();
+            match work(&state, &env, &agent, &cancel).await {
+                Ok(Some(done)) => {
+                    for p in done {
+                        tracing::info!(job = %p.id, status = p.status, "improvement job processed");
+                    }
+                }
+                Ok(None) => tracing::debug!("improvement worker already running"),
+                Err(e) => tracing::warn!(error = %e, "improvement worker stopped"),
+            }
+        }
+    });
+}

@@ -165,6 +165,7 @@ fn improvement_loop() -> serde_json::Value {
             .expect("utf-8 path"),
     );
     env.set("FAKE_PI_DELAY_MS", &AGENT_DELAY_MS.to_string());
+    env.set("STANLEY_AUTO_IMPROVE", "off");
     env.jev.route_if_present("todo", "todo_audit", 0.9);
     env.jev.route("summar", "summarize", 0.9);
     let repo = TempRepo::with_files(&[("src/lib.rs", "// TODO: remove\npub fn f() {}\n")]);
