@@ -745,6 +745,31 @@ fn stanleyctl_works_retries_drops_and_reviews_candidates() {
         "validated"
     );
 
+    let missing = ctl(&["candidates", "promote", "imp_000000000000"]);
+    assert_eq!(missing.code, 65, "{missing:?}");
+    assert!(
+        missing
+            .stderr
+            .contains("no candidate record for imp_000000000000"),
+        "{}",
+        missing.stderr
+    );
+    // A file of the same name already in the workflow folder blocks the move.
+    let taken = repo.root().join(".stanley/workflows/todo_audit.ts");
+    repo.write(
+        ".stanley/workflows/todo_audit.ts",
+        "export default async () => ({ id: \"other_audit\", run: async () => \"other\" })\n",
+    );
+    let blocked = ctl(&["candidates", "promote", &id]);
+    assert_eq!(blocked.code, 65, "{blocked:?}");
+    assert!(
+        blocked
+            .stderr
+            .contains(".stanley/workflows/todo_audit.ts already exists"),
+        "{}",
+        blocked.stderr
+    );
+    std::fs::remove_file(&taken).unwrap();
     let promote = ctl(&["candidates", "promote", &id, "--json"]);
     assert_eq!(promote.code, 0, "{promote:?}");
     assert_eq!(promote.json()["path"], ".stanley/workflows/todo_audit.ts");
