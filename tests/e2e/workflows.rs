@@ -425,3 +425,45 @@ fn nested_prompts_stop_at_depth_eight() {
         "The request was stopped at the nested prompt depth limit."
     );
 }
+
+#[test]
+fn the_watcher_reloads_an_edited_workflow_before_the_next_request() {
+    let env = env();
+    env.jev.route("trivial", "trivial", 0.9);
+    let trivial = |n: u32| {
+        format!(
+            "export default async () => ({{ id: \"trivial\", instructions: \"Run the trivial workflow\", run: async () => ({{ version: {n} }}) }});\n"
+        )
+    };
+    let repo = repo_with(&[(".stanley/workflows/trivial.ts", &trivial(1))]);
+    let run = || {
+        let out = env.stanley(&repo, &["Run the trivial workflow", "--json"]);
+        assert_eq!(out.code, 0, "{out:?}");
+        out.json()["output"]["version"].as_u64()
+    };
+    assert_eq!(run(), Some(1));
+    let log = repo.root().join(".stanley/daemon/stanleyd.log");
+    let count = |needle: &str| {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .matches(needle)
+            .count()
+    };
+    let loads = count("repository workflows loaded");
+    repo.write(".stanley/workflows/trivial.ts", &trivial(2));
+    // No request is made: the daemon reloads on its own.
+    assert!(
+        stanley_tests::testenv::wait_until(std::time::Duration::from_secs(20), || {
+            count("workflow folder changed; reloaded") >= 1
+                && count("repository workflows loaded") > loads
+        }),
+        "the watcher reloaded the folder"
+    );
+    let reloaded = count("repository workflows loaded");
+    assert_eq!(run(), Some(2));
+    assert_eq!(
+        count("repository workflows loaded"),
+        reloaded,
+        "the request found the host already warm"
+    );
+}

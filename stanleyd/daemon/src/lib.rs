@@ -10,6 +10,7 @@ mod queue_service;
 mod repository;
 mod server;
 mod service;
+mod watcher;
 mod worker;
 
 pub use discovery::{DaemonFiles, DaemonInfo, Prepared, prepare};

@@ -33,6 +33,9 @@ pub(crate) struct RepoSnapshot {
     pub(crate) init_logs: Vec<Value>,
     /// Why repository workflows are off, when they are.
     pub(crate) off: Option<String>,
+    /// The environment the host was started with (no Jev keys), reused when the watcher
+    /// reloads ahead of the next request.
+    pub(crate) host_env: Option<HashMap<String, String>>,
 }
 
 /// The loaded state and the fingerprint it was loaded from.
@@ -70,7 +73,8 @@ async fn load(state: &DaemonState, env: &HashMap<String, String>) -> RepoSnapsho
         Err(e) => return off(e),
     };
     let root = &state.config.files.root;
-    let host = match WorkflowHost::start(&node, &files, root, &host_env(env)).await {
+    let clean_env = host_env(env);
+    let host = match WorkflowHost::start(&node, &files, root, &clean_env).await {
         Ok(h) => Arc::new(h),
         Err(e) => return off(e),
     };
@@ -118,6 +122,7 @@ async fn load(state: &DaemonState, env: &HashMap<String, String>) -> RepoSnapsho
         diagnostics,
         init_logs,
         off: None,
+        host_env: Some(clean_env),
     }
 }
 

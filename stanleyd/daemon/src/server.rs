@@ -93,6 +93,7 @@ pub async fn run(
     let stop = Cancel::new();
     let state = Arc::new(DaemonState::new(&config, stop.clone())?);
     crate::worker::spawn_background(&state);
+    crate::watcher::spawn(&state);
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter
         .set_serving::<StanleyServer<StanleyService>>()
