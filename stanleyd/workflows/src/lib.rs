@@ -11,6 +11,7 @@ pub mod check_task;
 pub mod comments;
 pub mod diff;
 pub mod find;
+pub mod flow;
 pub mod glob;
 pub mod improve;
 pub mod judge;
