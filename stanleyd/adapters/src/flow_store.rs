@@ -1,0 +1,160 @@
+//! The flow store on disk under `.stanley/flow/`: `state.json` (replaced atomically),
+//! `side_effects.jsonl` (appended and synced, never rewritten) and `NEEDS_HUMAN.md`.
+
+use std::fs::{self, OpenOptions};
+use std::io::{ErrorKind, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use stanley_workflows::flow_state::{FlowState, FlowStore, StoreError};
+
+use crate::records::{create_private_dir, write_atomic};
+
+/// A flow store rooted at a repository's `.stanley/flow/`.
+pub struct FileFlowStore {
+    dir: PathBuf,
+    /// Serializes ledger appends inside the daemon.
+    ledger: Mutex<()>,
+}
+
+fn err(what: &str, e: impl std::fmt::Display) -> StoreError {
+    StoreError(format!("{what}: {e}"))
+}
+
+impl FileFlowStore {
+    /// A store for the repository at `root`.
+    pub fn new(root: &std::path::Path) -> Self {
+        Self {
+            dir: root.join(".stanley/flow"),
+            ledger: Mutex::new(()),
+        }
+    }
+
+    fn ledger_path(&self) -> PathBuf {
+        self.dir.join("side_effects.jsonl")
+    }
+}
+
+impl FlowStore for FileFlowStore {
+    fn read_state(&self) -> Result<Option<String>, StoreError> {
+        match fs::read_to_string(self.dir.join("state.json")) {
+            Ok(text) => Ok(Some(text)),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(err("cannot read .stanley/flow/state.json", e)),
+        }
+    }
+
+    fn write_state(&self, state: &FlowState) -> Result<(), StoreError> {
+        create_private_dir(&self.dir).map_err(|e| err("cannot create .stanley/flow", e))?;
+        let mut text =
+            serde_json::to_string_pretty(state).map_err(|e| err("cannot encode the state", e))?;
+        text.push('\n');
+        write_atomic(&self.dir.join("state.json"), text.as_bytes())
+            .map_err(|e| err("cannot write .stanley/flow/state.json", e))
+    }
+
+    fn reset_state(&self) -> Result<(), StoreError> {
+        match fs::remove_file(self.dir.join("state.json")) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(err("cannot remove .stanley/flow/state.json", e)),
+        }
+    }
+
+    fn side_effect_done(&self, key: &str) -> Result<bool, StoreError> {
+        let text = match fs::read_to_string(self.ledger_path()) {
+            Ok(t) => t,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(err("cannot read .stanley/flow/side_effects.jsonl", e)),
+        };
+        // A torn last line (a crash mid-append) is skipped, never fatal.
+        Ok(text.lines().any(|line| {
+            serde_json::from_str::<serde_json::Value>(line)
+                .is_ok_and(|v| v["key"].as_str() == Some(key))
+        }))
+    }
+
+    fn record_side_effect(&self, key: &str, at: &str) -> Result<(), StoreError> {
+        let _guard = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        if self.side_effect_done(key)? {
+            return Ok(());
+        }
+        create_private_dir(&self.dir).map_err(|e| err("cannot create .stanley/flow", e))?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(self.ledger_path())
+            .map_err(|e| err("cannot open .stanley/flow/side_effects.jsonl", e))?;
+        // After a torn last line, start on a fresh line so this record stays readable.
+        let torn = fs::read(self.ledger_path())
+            .is_ok_and(|bytes| bytes.last().is_some_and(|b| *b != b'\n'));
+        let line = format!(
+            "{}{}\n",
+            if torn { "\n" } else { "" },
+            serde_json::json!({"key": key, "at": at})
+        );
+        file.write_all(line.as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(|e| err("cannot append to .stanley/flow/side_effects.jsonl", e))
+    }
+
+    fn needs_human(&self, text: &str) -> Result<(), StoreError> {
+        create_private_dir(&self.dir).map_err(|e| err("cannot create .stanley/flow", e))?;
+        write_atomic(&self.dir.join("NEEDS_HUMAN.md"), text.as_bytes())
+            .map_err(|e| err("cannot write .stanley/flow/NEEDS_HUMAN.md", e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stanley_workflows::flow::parse_flow;
+
+    #[test]
+    fn the_ledger_outlives_a_state_reset_and_records_a_key_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileFlowStore::new(dir.path());
+        let flow = parse_flow(r#"{"goal": "g", "phases": [{"id": "publish", "name": "P", "done_when": "d", "check": "true", "side_effect": true}]}"#).unwrap();
+        assert_eq!(store.read_state().unwrap(), None);
+        let state = FlowState::new(&flow, "t0");
+        store.write_state(&state).unwrap();
+        let text = store.read_state().unwrap().unwrap();
+        assert_eq!(FlowState::parse(&text, &flow).unwrap(), state);
+
+        assert!(!store.side_effect_done("1:publish:1").unwrap());
+        store.record_side_effect("1:publish:1", "t1").unwrap();
+        store.record_side_effect("1:publish:1", "t2").unwrap();
+        store.reset_state().unwrap();
+        store.reset_state().unwrap();
+        assert_eq!(store.read_state().unwrap(), None);
+        assert!(
+            store.side_effect_done("1:publish:1").unwrap(),
+            "survives the reset"
+        );
+        assert!(!store.side_effect_done("2:publish:1").unwrap());
+        let ledger =
+            fs::read_to_string(dir.path().join(".stanley/flow/side_effects.jsonl")).unwrap();
+        assert_eq!(ledger.lines().count(), 1, "{ledger}");
+
+        // A torn line from a crash mid-append does not hide the records before it.
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(".stanley/flow/side_effects.jsonl"))
+            .unwrap();
+        f.write_all(b"{\"key\": \"1:pub").unwrap();
+        assert!(store.side_effect_done("1:publish:1").unwrap());
+        store.record_side_effect("2:publish:1", "t3").unwrap();
+        assert!(
+            store.side_effect_done("2:publish:1").unwrap(),
+            "written on a fresh line"
+        );
+
+        store.needs_human("Decide the release name\n").unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join(".stanley/flow/NEEDS_HUMAN.md")).unwrap(),
+            "Decide the release name\n"
+        );
+    }
+}

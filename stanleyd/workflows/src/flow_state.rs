@@ -1,0 +1,223 @@
+//! A flow's journal (`.stanley/flow/state.json`): where the flow stands, what each phase has
+//! used, and every decision, written before the decision takes effect so a restart resumes from
+//! it. Also the side-effect ledger's keys and the `FlowStore` port that persists both.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::flow::Flow;
+
+/// The journal's schema tag.
+pub const STATE_SCHEMA: &str = "stanley.flow-state/v1";
+/// How many decisions the journal keeps (the policy reads the last five).
+pub const MAX_DECISIONS: usize = 200;
+
+/// Where one phase stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseStatus {
+    #[default]
+    Pending,
+    Active,
+    Done,
+}
+
+/// One phase's record.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhaseRecord {
+    pub status: PhaseStatus,
+    /// Times the phase was entered.
+    pub attempts: u32,
+    /// Loop runs used (a first-try pass records 1; an unreached loop stays 0).
+    pub loop_iterations: u32,
+}
+
+/// One journaled decision.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionEntry {
+    pub at: String,
+    /// The condition of the stop policy that matched (`advance`, `regression`, ...).
+    pub condition: String,
+    /// `allow_stop`, `block`, `advance` or `ask_human`.
+    pub action: String,
+    /// The phase the decision was made in.
+    pub phase: String,
+    /// The advance target, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// What the agent or the person is told.
+    #[serde(default)]
+    pub reason: String,
+}
+
+/// The journal.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FlowState {
+    pub schema: String,
+    pub flow_version: String,
+    pub current_phase: String,
+    pub phases: BTreeMap<String, PhaseRecord>,
+    pub complete: bool,
+    pub started_at: String,
+    pub restarts: u32,
+    pub blocks_in_session: u32,
+    pub consecutive_blocks: u32,
+    pub jev_calls: u32,
+    pub decisions: Vec<DecisionEntry>,
+}
+
+impl FlowState {
+    /// A fresh journal for `flow`: the first phase is current and active.
+    pub fn new(flow: &Flow, now: &str) -> Self {
+        let mut phases: BTreeMap<String, PhaseRecord> = flow
+            .phases
+            .iter()
+            .map(|p| (p.id.clone(), PhaseRecord::default()))
+            .collect();
+        let first = flow.phases[0].id.clone();
+        if let Some(r) = phases.get_mut(&first) {
+            r.status = PhaseStatus::Active;
+            r.attempts = 1;
+        }
+        Self {
+            schema: STATE_SCHEMA.into(),
+            flow_version: flow.flow_version.clone(),
+            current_phase: first,
+            phases,
+            complete: false,
+            started_at: now.to_owned(),
+            restarts: 0,
+            blocks_in_session: 0,
+            consecutive_blocks: 0,
+            jev_calls: 0,
+            decisions: Vec::new(),
+        }
+    }
+
+    /// Reads a journal; `Err` names why it cannot be used (the policy's `bad_state`).
+    pub fn parse(text: &str, flow: &Flow) -> Result<Self, String> {
+        let state: Self =
+            serde_json::from_str(text).map_err(|e| format!("unreadable flow state: {e}"))?;
+        if state.schema != STATE_SCHEMA {
+            return Err(format!("unknown flow state schema {:?}", state.schema));
+        }
+        if flow.phase(&state.current_phase).is_none() {
+            return Err(format!(
+                "the flow state's current phase {:?} is not in the flow",
+                state.current_phase
+            ));
+        }
+        Ok(state)
+    }
+
+    /// Appends a decision, keeping the newest [`MAX_DECISIONS`].
+    pub fn record(&mut self, entry: DecisionEntry) {
+        self.decisions.push(entry);
+        if self.decisions.len() > MAX_DECISIONS {
+            let extra = self.decisions.len() - MAX_DECISIONS;
+            self.decisions.drain(..extra);
+        }
+    }
+
+    /// The last `n` decisions, oldest first.
+    pub fn recent(&self, n: usize) -> &[DecisionEntry] {
+        &self.decisions[self.decisions.len().saturating_sub(n)..]
+    }
+
+    /// The ids of the phases marked done.
+    pub fn done(&self) -> impl Iterator<Item = &str> {
+        self.phases
+            .iter()
+            .filter(|(_, r)| r.status == PhaseStatus::Done)
+            .map(|(id, _)| id.as_str())
+    }
+}
+
+/// The side-effect ledger key of one attempt of one phase: `flow_version:phase:attempt`.
+pub fn side_effect_key(flow_version: &str, phase: &str, attempt: u32) -> String {
+    format!("{flow_version}:{phase}:{attempt}")
+}
+
+/// Error of a flow store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreError(pub String);
+
+/// Persists a flow's journal, its side-effect ledger and the note for a person.
+pub trait FlowStore: Send + Sync {
+    /// The journal text, if there is one.
+    fn read_state(&self) -> Result<Option<String>, StoreError>;
+    /// Replaces the journal atomically; durable on return.
+    fn write_state(&self, state: &FlowState) -> Result<(), StoreError>;
+    /// Removes the journal (a reset); the ledger stays.
+    fn reset_state(&self) -> Result<(), StoreError>;
+    /// Whether a side effect with `key` was recorded.
+    fn side_effect_done(&self, key: &str) -> Result<bool, StoreError>;
+    /// Records a side effect; durable on return. Recording a key twice is a no-op.
+    fn record_side_effect(&self, key: &str, at: &str) -> Result<(), StoreError>;
+    /// Writes `NEEDS_HUMAN.md`.
+    fn needs_human(&self, text: &str) -> Result<(), StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::parse_flow;
+
+    fn flow() -> Flow {
+        parse_flow(r#"{"goal": "g", "phases": [{"id": "a", "name": "A", "done_when": "d"}, {"id": "b", "name": "B", "done_when": "d"}]}"#).unwrap()
+    }
+
+    #[test]
+    fn a_new_journal_starts_in_the_first_phase_and_round_trips() {
+        let flow = flow();
+        let mut state = FlowState::new(&flow, "2026-11-30T00:00:00Z");
+        assert_eq!(state.current_phase, "a");
+        assert_eq!(state.phases["a"].status, PhaseStatus::Active);
+        assert_eq!(state.phases["b"], PhaseRecord::default());
+        for i in 0..(MAX_DECISIONS + 3) {
+            state.record(DecisionEntry {
+                at: "t".into(),
+                condition: format!("c{i}"),
+                action: "block".into(),
+                phase: "a".into(),
+                to: None,
+                reason: String::new(),
+            });
+        }
+        assert_eq!(state.decisions.len(), MAX_DECISIONS);
+        assert_eq!(
+            state.recent(2)[1].condition,
+            format!("c{}", MAX_DECISIONS + 2)
+        );
+        let text = serde_json::to_string(&state).unwrap();
+        assert_eq!(FlowState::parse(&text, &flow).unwrap(), state);
+        assert_eq!(side_effect_key("2", "publish", 1), "2:publish:1");
+    }
+
+    #[test]
+    fn unusable_journals_are_bad_state() {
+        let flow = flow();
+        assert!(
+            FlowState::parse("{", &flow)
+                .unwrap_err()
+                .starts_with("unreadable flow state")
+        );
+        let mut state = FlowState::new(&flow, "t");
+        state.current_phase = "gone".into();
+        let text = serde_json::to_string(&state).unwrap();
+        assert!(
+            FlowState::parse(&text, &flow)
+                .unwrap_err()
+                .contains("\"gone\" is not in the flow")
+        );
+        state.current_phase = "a".into();
+        state.schema = "other".into();
+        let text = serde_json::to_string(&state).unwrap();
+        assert!(
+            FlowState::parse(&text, &flow)
+                .unwrap_err()
+                .contains("unknown flow state schema")
+        );
+    }
+}
