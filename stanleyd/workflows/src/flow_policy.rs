@@ -1,0 +1,820 @@
+//! The stop policy: a pure `decide()` that turns check results, Jev's answers and the journal
+//! into ALLOW_STOP, BLOCK, ADVANCE or ASK_HUMAN by a table of conditions in a fixed priority
+//! order. Checks always outrank Jev; without Jev it decides on checks alone and never blocks
+//! without evidence.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::flow::{Flow, Phase};
+use crate::flow_state::{FlowState, PhaseStatus};
+
+/// Consecutive blocks after which the policy lets the agent stop (Claude Code's own cap is 8).
+pub const HOOK_CAP: u32 = 7;
+/// The same block reason this many times in a row means the agent is stuck.
+pub const SAME_REASON_LIMIT: usize = 3;
+
+/// One check's outcome.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckRun {
+    pub passed: bool,
+    /// The end of its output, for the agent and the journal.
+    pub tail: String,
+}
+
+/// Jev's answers to the stop request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judgment {
+    /// The phase Jev thinks the work is in (or `unclear`), and its confidence.
+    pub current_phase: String,
+    pub current_confidence: f64,
+    /// Whether the current phase's `done_when` holds.
+    pub phase_done: f64,
+    /// `continue`, `advance` or `ask_human`, and its confidence.
+    pub next_action: String,
+    pub next_confidence: f64,
+    pub stuck: f64,
+    pub off_goal: f64,
+    pub claims_done: f64,
+}
+
+/// Everything one stop is decided on.
+#[derive(Clone, Debug)]
+pub struct StopContext<'a> {
+    pub flow: &'a Flow,
+    pub state: &'a FlowState,
+    pub elapsed_minutes: u32,
+    /// Check results by phase id: the current phase, and every done phase (for regression).
+    pub checks: BTreeMap<String, CheckRun>,
+    /// The current phase's loop condition, when it has a loop.
+    pub loop_check: Option<CheckRun>,
+    /// Jev's answers, or why there are none (no key, unreachable, bad answer).
+    pub jev: Result<Judgment, String>,
+    /// Open sub-steps of a dynamic phase.
+    pub open_subtasks: Vec<String>,
+    /// Whether Jev flagged the agent stuck at the previous stop too.
+    pub stuck_before: bool,
+    /// Review-band stops in this phase whose check passed, before this one.
+    pub review_stops: u32,
+}
+
+/// What the agent (or a person) is told to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    AllowStop,
+    Block(String),
+    Advance { to: String, reason: String },
+    AskHuman(String),
+}
+
+/// A decision and the condition that produced it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    pub condition: &'static str,
+    pub action: Action,
+    /// Phases to mark done with this decision (in DAG order).
+    pub mark_done: Vec<String>,
+    /// The flow is complete after this decision.
+    pub complete: bool,
+}
+
+fn decision(condition: &'static str, action: Action) -> Decision {
+    Decision {
+        condition,
+        action,
+        mark_done: Vec::new(),
+        complete: false,
+    }
+}
+
+fn failing(check: &CheckRun) -> String {
+    if check.tail.trim().is_empty() {
+        "the check failed".to_owned()
+    } else {
+        format!("the check failed:\n{}", check.tail.trim_end())
+    }
+}
+
+/// Required phases: all but branch-only `on_fail` targets.
+fn required(flow: &Flow) -> Vec<&Phase> {
+    let branch = flow.branch_only();
+    flow.phases
+        .iter()
+        .filter(|p| !branch.contains(p.id.as_str()))
+        .collect()
+}
+
+/// The first phase (in file order) not done whose dependencies are all done.
+fn next_phase<'a>(flow: &'a Flow, done: &BTreeSet<String>) -> Option<&'a Phase> {
+    required(flow)
+        .into_iter()
+        .find(|p| !done.contains(&p.id) && p.depends_on.iter().all(|d| done.contains(d)))
+}
+
+fn done_set(state: &FlowState) -> BTreeSet<String> {
+    state.done().map(str::to_owned).collect()
+}
+
+/// Completes the current phase: advance to the next eligible one, finish the flow, or report a
+/// deadlock.
+fn complete_phase(ctx: &StopContext<'_>, condition: &'static str, reason: &str) -> Decision {
+    let current = ctx.state.current_phase.clone();
+    let mut done = done_set(ctx.state);
+    done.insert(current.clone());
+    let all_required = required(ctx.flow).iter().all(|p| done.contains(&p.id));
+    let mut d = if all_required {
+        let mut d = decision("goal_complete", Action::AllowStop);
+        d.complete = true;
+        d
+    } else if let Some(next) = next_phase(ctx.flow, &done) {
+        decision(
+            condition,
+            Action::Advance {
+                to: next.id.clone(),
+                reason: reason.to_owned(),
+            },
+        )
+    } else {
+        decision(
+            "dag_deadlock",
+            Action::AskHuman(format!(
+                "no phase can start after {current}: check depends_on"
+            )),
+        )
+    };
+    d.mark_done = vec![current];
+    d
+}
+
+/// On a budget: mark every phase whose check already passes as done, in DAG order.
+fn close_on_budget(ctx: &StopContext<'_>, condition: &'static str) -> Decision {
+    let mut done = done_set(ctx.state);
+    let mut marked = Vec::new();
+    while let Some(p) = required(ctx.flow).into_iter().find(|p| {
+        !done.contains(&p.id)
+            && p.depends_on.iter().all(|d| done.contains(d))
+            && ctx.checks.get(&p.id).is_some_and(|c| c.passed)
+    }) {
+        done.insert(p.id.clone());
+        marked.push(p.id.clone());
+    }
+    let complete = required(ctx.flow).iter().all(|p| done.contains(&p.id));
+    Decision {
+        condition: if complete { "goal_complete" } else { condition },
+        action: Action::AllowStop,
+        mark_done: marked,
+        complete,
+    }
+}
+
+/// Decides one stop. The first matching condition wins.
+pub fn decide(ctx: &StopContext<'_>) -> Decision {
+    let flow = ctx.flow;
+    let state = ctx.state;
+    let limits = &flow.limits;
+    let bands = &limits.confidence;
+    if state.complete {
+        return decision("already_done", Action::AllowStop);
+    }
+    let Some(phase) = flow.phase(&state.current_phase) else {
+        return decision(
+            "bad_state",
+            Action::AskHuman(format!(
+                "the journal's phase {} is not in the flow",
+                state.current_phase
+            )),
+        );
+    };
+    // Budgets and the hook cap.
+    let budget = if ctx.elapsed_minutes >= limits.max_total_minutes {
+        Some("budget_time")
+    } else if state.blocks_in_session >= limits.max_blocks_per_session {
+        Some("budget_blocks")
+    } else if state.jev_calls >= limits.max_jev_calls {
+        Some("budget_jev")
+    } else if state.consecutive_blocks >= HOOK_CAP {
+        Some("hook_cap")
+    } else {
+        None
+    };
+    if let Some(condition) = budget {
+        return close_on_budget(ctx, condition);
+    }
+    // Regression: a done phase's check fails again (file order = DAG order for the first hit).
+    for p in &flow.phases {
+        let was_done = state
+            .phases
+            .get(&p.id)
+            .is_some_and(|r| r.status == PhaseStatus::Done);
+        let Some(check) = ctx.checks.get(&p.id).filter(|c| !c.passed) else {
+            continue;
+        };
+        if !was_done {
+            continue;
+        }
+        if p.side_effect {
+            return decision(
+                "side_effect_regression",
+                Action::AskHuman(format!(
+                    "the side-effect phase {} no longer passes its check and is never re-run; {}",
+                    p.id,
+                    failing(check)
+                )),
+            );
+        }
+        return decision(
+            "regression",
+            Action::Advance {
+                to: p.id.clone(),
+                reason: format!("phase {} regressed; {}", p.id, failing(check)),
+            },
+        );
+    }
+    let check = ctx.checks.get(&phase.id);
+    let on_fail_side_effect = |target: &str| flow.phase(target).is_some_and(|t| t.side_effect);
+    // Bounded loops.
+    if let (Some(looped), Some(run)) = (&phase.looped, &ctx.loop_check) {
+        let used = state.phases.get(&phase.id).map_or(0, |r| r.loop_iterations) + 1;
+        if run.passed {
+            if check.is_none_or(|c| c.passed) {
+                return complete_phase(ctx, "loop_pass", "the loop condition passes");
+            }
+        } else if used < looped.max_iterations {
+            return decision(
+                "loop_continue",
+                Action::Block(format!(
+                    "run {used} of {} of the loop condition; {}",
+                    looped.max_iterations,
+                    failing(run)
+                )),
+            );
+        } else {
+            return match &phase.on_fail {
+                Some(target) if on_fail_side_effect(target) => decision(
+                    "side_effect_on_fail",
+                    Action::AskHuman(format!(
+                        "{} would route into the side-effect phase {target}",
+                        phase.id
+                    )),
+                ),
+                Some(target) => decision(
+                    "loop_exhausted_on_fail",
+                    Action::Advance {
+                        to: target.clone(),
+                        reason: format!("the loop is exhausted; {}", failing(run)),
+                    },
+                ),
+                None => decision(
+                    "loop_exhausted",
+                    Action::AskHuman(format!(
+                        "the loop of {} used all {} runs; {}",
+                        phase.id,
+                        looped.max_iterations,
+                        failing(run)
+                    )),
+                ),
+            };
+        }
+    }
+    // Without Jev: checks only, and no block without evidence.
+    let judgment = match &ctx.jev {
+        Ok(j) => j,
+        Err(why) => {
+            return match check {
+                Some(c) if c.passed => complete_phase(
+                    ctx,
+                    "degraded_check_pass",
+                    &format!("Jev unavailable ({why}); the check passes"),
+                ),
+                Some(c) => decision("degraded_check_fail", Action::Block(failing(c))),
+                None => decision("degraded_no_check", Action::AllowStop),
+            };
+        }
+    };
+    if let Some(c) = check.filter(|c| !c.passed) {
+        if judgment.claims_done >= bands.flag {
+            let last = required(flow).last().is_some_and(|p| p.id == phase.id);
+            let condition = if last {
+                "final_check_fail"
+            } else {
+                "premature_completion"
+            };
+            return decision(
+                condition,
+                Action::Block(format!("not done yet: {}", failing(c))),
+            );
+        }
+        if let Some(target) = &phase.on_fail
+            && on_fail_side_effect(target)
+        {
+            return decision(
+                "side_effect_on_fail",
+                Action::AskHuman(format!(
+                    "{} would route into the side-effect phase {target}",
+                    phase.id
+                )),
+            );
+        }
+    }
+    // Stuck: flagged twice in a row, or the same block reason again and again.
+    let recent = state.recent(SAME_REASON_LIMIT);
+    let same_reason = recent.len() == SAME_REASON_LIMIT
+        && recent
+            .iter()
+            .all(|d| d.action == "block" && d.reason == recent[0].reason);
+    let last_condition = state.decisions.last().map(|d| d.condition.as_str());
+    if same_reason || last_condition == Some("stuck_escalate") && judgment.stuck >= bands.flag {
+        return decision(
+            "stuck_ask_human",
+            Action::AskHuman(format!(
+                "the agent keeps stopping in {} without progress",
+                phase.id
+            )),
+        );
+    }
+    if judgment.stuck >= bands.flag && ctx.stuck_before {
+        return if last_condition == Some("stuck") {
+            decision(
+                "stuck_escalate",
+                Action::Block(
+                    "still stuck: stop repeating the last attempt, take a different approach and say what you will try"
+                        .into(),
+                ),
+            )
+        } else {
+            decision(
+                "stuck",
+                Action::Block("you seem stuck: change approach".into()),
+            )
+        };
+    }
+    if judgment.off_goal >= bands.flag {
+        return decision(
+            "off_goal",
+            Action::Block(format!("re-read the goal: {}", flow.goal)),
+        );
+    }
+    if judgment.next_action == "ask_human" && judgment.next_confidence >= bands.auto {
+        return decision(
+            "ask_human",
+            Action::AskHuman(format!("the agent needs a person's input in {}", phase.id)),
+        );
+    }
+    let check_ok = check.is_none_or(|c| c.passed);
+    let on_phase = judgment.current_phase == phase.id;
+    if on_phase
+        && judgment.current_confidence >= bands.auto
+        && judgment.phase_done >= bands.auto
+        && check_ok
+    {
+        if phase.dynamic && !ctx.open_subtasks.is_empty() {
+            return decision(
+                "subtask_pending",
+                Action::Block(format!(
+                    "finish the open sub-steps first: {}",
+                    ctx.open_subtasks.join(", ")
+                )),
+            );
+        }
+        return complete_phase(ctx, "advance", &format!("{} is done", phase.name));
+    }
+    if on_phase
+        && judgment.current_confidence >= bands.review
+        && judgment.current_confidence < bands.auto
+    {
+        if check.is_some_and(|c| c.passed) && ctx.review_stops >= 1 {
+            return complete_phase(
+                ctx,
+                "review_check_pass",
+                "the check passes at a second review stop",
+            );
+        }
+        return decision(
+            "review_band",
+            Action::Block(format!(
+                "keep going on {}; done when {}",
+                phase.name, phase.done_when
+            )),
+        );
+    }
+    if let Some(c) = check
+        && c.passed
+        && judgment.phase_done >= bands.trust_check
+    {
+        return complete_phase(
+            ctx,
+            "check_and_phase_done",
+            "the check passes and the phase is verified done",
+        );
+    }
+    let reason = match check.filter(|c| !c.passed) {
+        Some(c) => format!("stay on {}: {}", phase.name, failing(c)),
+        None => format!("stay on {}; done when {}", phase.name, phase.done_when),
+    };
+    let condition = if judgment.current_confidence < bands.review {
+        "drop_band"
+    } else if !on_phase {
+        "phase_mismatch"
+    } else {
+        "continue"
+    };
+    decision(condition, Action::Block(reason))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::parse_flow;
+    use crate::flow_state::DecisionEntry;
+
+    /// scaffold -> build (loop, on_fail fix) -> publish (side effect), docs after scaffold; fix
+    /// is branch-only (nothing depends on it).
+    const FLOW: &str = r#"{"goal": "Ship the tool", "phases": [
+        {"id": "scaffold", "name": "Scaffold", "done_when": "layout exists", "check": "test -f a"},
+        {"id": "build", "name": "Build", "done_when": "it builds", "check": "make",
+         "loop": {"max_iterations": 2, "until": "make test"}, "on_fail": "fix"},
+        {"id": "fix", "name": "Fix", "done_when": "fixed", "depends_on": ["build"]},
+        {"id": "publish", "name": "Publish", "done_when": "tagged", "depends_on": ["build"], "check": "git tag -l v1", "side_effect": true},
+        {"id": "docs", "name": "Docs", "done_when": "documented", "depends_on": ["scaffold"], "dynamic": true}
+    ]}"#;
+
+    fn flow() -> Flow {
+        parse_flow(FLOW).unwrap()
+    }
+
+    fn pass() -> CheckRun {
+        CheckRun {
+            passed: true,
+            tail: String::new(),
+        }
+    }
+
+    fn fail(tail: &str) -> CheckRun {
+        CheckRun {
+            passed: false,
+            tail: tail.into(),
+        }
+    }
+
+    fn sure(phase: &str) -> Judgment {
+        Judgment {
+            current_phase: phase.into(),
+            current_confidence: 0.9,
+            phase_done: 0.9,
+            next_action: "advance".into(),
+            next_confidence: 0.9,
+            stuck: 0.1,
+            off_goal: 0.1,
+            claims_done: 0.1,
+        }
+    }
+
+    struct Case {
+        flow: Flow,
+        state: FlowState,
+        elapsed: u32,
+        checks: Vec<(&'static str, CheckRun)>,
+        loop_check: Option<CheckRun>,
+        jev: Result<Judgment, String>,
+        subtasks: Vec<String>,
+        stuck_before: bool,
+        review_stops: u32,
+    }
+
+    impl Case {
+        fn at(phase: &str) -> Self {
+            let flow = flow();
+            let mut state = FlowState::new(&flow, "t");
+            set_current(&mut state, phase);
+            Self {
+                flow,
+                state,
+                elapsed: 1,
+                checks: Vec::new(),
+                loop_check: None,
+                jev: Ok(sure(phase)),
+                subtasks: Vec::new(),
+                stuck_before: false,
+                review_stops: 0,
+            }
+        }
+
+        fn done(mut self, ids: &[&str]) -> Self {
+            for id in ids {
+                self.state.phases.get_mut(*id).unwrap().status = PhaseStatus::Done;
+            }
+            self
+        }
+
+        fn check(mut self, phase: &'static str, run: CheckRun) -> Self {
+            self.checks.push((phase, run));
+            self
+        }
+
+        fn jev(mut self, f: impl FnOnce(&mut Judgment)) -> Self {
+            if let Ok(j) = &mut self.jev {
+                f(j);
+            }
+            self
+        }
+
+        fn decide(&self) -> Decision {
+            decide(&StopContext {
+                flow: &self.flow,
+                state: &self.state,
+                elapsed_minutes: self.elapsed,
+                checks: self
+                    .checks
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), v.clone()))
+                    .collect(),
+                loop_check: self.loop_check.clone(),
+                jev: self.jev.clone(),
+                open_subtasks: self.subtasks.clone(),
+                stuck_before: self.stuck_before,
+                review_stops: self.review_stops,
+            })
+        }
+    }
+
+    fn set_current(state: &mut FlowState, phase: &str) {
+        for r in state.phases.values_mut() {
+            if r.status == PhaseStatus::Active {
+                r.status = PhaseStatus::Pending;
+            }
+        }
+        state.current_phase = phase.into();
+        state.phases.get_mut(phase).unwrap().status = PhaseStatus::Active;
+    }
+
+    fn entry(condition: &str, action: &str, reason: &str) -> DecisionEntry {
+        DecisionEntry {
+            at: "t".into(),
+            condition: condition.into(),
+            action: action.into(),
+            phase: "scaffold".into(),
+            to: None,
+            reason: reason.into(),
+        }
+    }
+
+    fn advance_to(d: &Decision) -> Option<&str> {
+        match &d.action {
+            Action::Advance { to, .. } => Some(to),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn already_done_and_budgets() {
+        let mut c = Case::at("scaffold");
+        c.state.complete = true;
+        assert_eq!(c.decide().condition, "already_done");
+
+        let mut c = Case::at("scaffold");
+        c.elapsed = 90;
+        assert_eq!(c.decide().condition, "budget_time");
+        let mut c = Case::at("scaffold");
+        c.state.blocks_in_session = 6;
+        assert_eq!(c.decide().condition, "budget_blocks");
+        let mut c = Case::at("scaffold");
+        c.state.jev_calls = 200;
+        assert_eq!(c.decide().condition, "budget_jev");
+        let mut c = Case::at("scaffold");
+        c.state.consecutive_blocks = HOOK_CAP;
+        let d = c.decide();
+        assert_eq!((d.condition, &d.action), ("hook_cap", &Action::AllowStop));
+    }
+
+    #[test]
+    fn a_budget_marks_passing_phases_done_in_dag_order() {
+        let mut c = Case::at("scaffold")
+            .check("scaffold", pass())
+            .check("build", pass())
+            .check("publish", fail("no tag"));
+        c.elapsed = 500;
+        let d = c.decide();
+        assert_eq!(d.condition, "budget_time");
+        assert_eq!(d.mark_done, ["scaffold", "build"]);
+        assert!(!d.complete);
+        // `docs` has no check, so even with every check passing the goal is not complete.
+        let mut c = Case::at("scaffold")
+            .check("publish", pass())
+            .check("build", pass())
+            .check("scaffold", pass());
+        c.elapsed = 500;
+        assert_eq!(c.decide().mark_done, ["scaffold", "build", "publish"]);
+        let mut c = Case::at("docs")
+            .done(&["scaffold", "build", "publish"])
+            .check("docs", pass());
+        c.flow.phases[4].check = Some("true".into());
+        c.state.consecutive_blocks = HOOK_CAP;
+        let d = c.decide();
+        assert_eq!((d.condition, d.complete), ("goal_complete", true));
+    }
+
+    #[test]
+    fn regressions_go_back_and_side_effects_ask_a_person() {
+        let c = Case::at("publish")
+            .done(&["scaffold", "build"])
+            .check("scaffold", fail("a missing"))
+            .check("publish", pass());
+        let d = c.decide();
+        assert_eq!(d.condition, "regression");
+        assert_eq!(advance_to(&d), Some("scaffold"));
+        assert!(
+            matches!(&d.action, Action::Advance { reason, .. } if reason.contains("a missing"))
+        );
+
+        let c = Case::at("docs")
+            .done(&["scaffold", "build", "publish"])
+            .check("publish", fail("tag gone"));
+        let d = c.decide();
+        assert_eq!(d.condition, "side_effect_regression");
+        assert!(matches!(d.action, Action::AskHuman(_)));
+    }
+
+    #[test]
+    fn bounded_loops() {
+        let mut c = Case::at("build").done(&["scaffold"]).check("build", pass());
+        c.loop_check = Some(fail("1 test failed"));
+        let d = c.decide();
+        assert_eq!(d.condition, "loop_continue");
+        assert!(
+            matches!(&d.action, Action::Block(r) if r.contains("run 1 of 2") && r.contains("1 test failed"))
+        );
+
+        c.state.phases.get_mut("build").unwrap().loop_iterations = 1;
+        let d = c.decide();
+        assert_eq!(d.condition, "loop_exhausted_on_fail");
+        assert_eq!(advance_to(&d), Some("fix"));
+
+        c.flow.phases[1].on_fail = None;
+        assert_eq!(c.decide().condition, "loop_exhausted");
+
+        c.flow.phases[1].on_fail = Some("publish".into());
+        assert_eq!(c.decide().condition, "side_effect_on_fail");
+
+        c.flow.phases[1].on_fail = Some("fix".into());
+        c.loop_check = Some(pass());
+        let d = c.decide();
+        assert_eq!(d.condition, "loop_pass");
+        assert_eq!(d.mark_done, ["build"]);
+        assert_eq!(advance_to(&d), Some("publish"));
+    }
+
+    #[test]
+    fn without_jev_only_checks_count() {
+        let mut c = Case::at("scaffold").check("scaffold", pass());
+        c.jev = Err("unreachable".into());
+        let d = c.decide();
+        assert_eq!(d.condition, "degraded_check_pass");
+        assert_eq!(advance_to(&d), Some("build"));
+        let mut c = Case::at("scaffold").check("scaffold", fail("no a"));
+        c.jev = Err("no key".into());
+        assert_eq!(c.decide().condition, "degraded_check_fail");
+        let mut c = Case::at("docs").done(&["scaffold"]);
+        c.jev = Err("bad answer".into());
+        let d = c.decide();
+        assert_eq!(
+            (d.condition, d.action),
+            ("degraded_no_check", Action::AllowStop),
+            "never blocks without evidence"
+        );
+    }
+
+    #[test]
+    fn claims_of_done_with_a_failing_check_are_blocked() {
+        let c = Case::at("scaffold")
+            .check("scaffold", fail("a missing"))
+            .jev(|j| j.claims_done = 0.9);
+        let d = c.decide();
+        assert_eq!(d.condition, "premature_completion");
+        assert!(matches!(&d.action, Action::Block(r) if r.contains("a missing")));
+        let c = Case::at("docs")
+            .done(&["scaffold", "build", "publish"])
+            .check("docs", fail("no README"))
+            .jev(|j| j.claims_done = 0.9);
+        assert_eq!(c.decide().condition, "final_check_fail");
+    }
+
+    #[test]
+    fn stuck_escalates_to_a_person() {
+        let mut c = Case::at("scaffold").jev(|j| {
+            j.stuck = 0.9;
+            j.phase_done = 0.1;
+        });
+        assert_eq!(
+            c.decide().condition,
+            "continue",
+            "flagged once is not stuck"
+        );
+        c.stuck_before = true;
+        assert_eq!(c.decide().condition, "stuck");
+        c.state.record(entry("stuck", "block", "you seem stuck"));
+        assert_eq!(c.decide().condition, "stuck_escalate");
+        c.state
+            .record(entry("stuck_escalate", "block", "still stuck"));
+        assert_eq!(c.decide().condition, "stuck_ask_human");
+
+        let mut c = Case::at("scaffold");
+        for _ in 0..SAME_REASON_LIMIT {
+            c.state
+                .record(entry("continue", "block", "stay on Scaffold"));
+        }
+        assert_eq!(c.decide().condition, "stuck_ask_human");
+    }
+
+    #[test]
+    fn off_goal_and_ask_human() {
+        let c = Case::at("scaffold").jev(|j| j.off_goal = 0.8);
+        let d = c.decide();
+        assert_eq!(d.condition, "off_goal");
+        assert!(matches!(&d.action, Action::Block(r) if r.contains("Ship the tool")));
+        let c = Case::at("scaffold").jev(|j| j.next_action = "ask_human".into());
+        assert_eq!(c.decide().condition, "ask_human");
+        let c = Case::at("scaffold").jev(|j| {
+            j.next_action = "ask_human".into();
+            j.next_confidence = 0.6;
+        });
+        assert_eq!(
+            c.decide().condition,
+            "advance",
+            "below auto the request is ignored"
+        );
+    }
+
+    #[test]
+    fn advance_needs_jev_and_the_check_together() {
+        let c = Case::at("scaffold").check("scaffold", pass());
+        let d = c.decide();
+        assert_eq!(d.condition, "advance");
+        assert_eq!(advance_to(&d), Some("build"));
+        assert_eq!(d.mark_done, ["scaffold"]);
+        let c = Case::at("scaffold").check("scaffold", fail("x"));
+        assert_eq!(c.decide().condition, "continue");
+        let mut c = Case::at("docs").done(&["scaffold"]);
+        c.subtasks = vec!["usage section".into()];
+        let d = c.decide();
+        assert_eq!(d.condition, "subtask_pending");
+        assert!(matches!(&d.action, Action::Block(r) if r.contains("usage section")));
+        let c = Case::at("docs").done(&["scaffold"]);
+        assert_eq!(advance_to(&c.decide()), Some("build"));
+    }
+
+    #[test]
+    fn review_band_and_trusted_checks() {
+        let mut c = Case::at("scaffold")
+            .check("scaffold", pass())
+            .jev(|j| j.current_confidence = 0.6);
+        assert_eq!(c.decide().condition, "review_band");
+        c.review_stops = 1;
+        assert_eq!(c.decide().condition, "review_check_pass");
+
+        let c = Case::at("scaffold").check("scaffold", pass()).jev(|j| {
+            j.current_confidence = 0.3;
+            j.phase_done = 0.95;
+        });
+        assert_eq!(c.decide().condition, "check_and_phase_done");
+    }
+
+    #[test]
+    fn low_confidence_and_disagreement_keep_the_phase() {
+        let c = Case::at("scaffold").jev(|j| {
+            j.current_confidence = 0.3;
+            j.phase_done = 0.2;
+        });
+        assert_eq!(c.decide().condition, "drop_band");
+        let c = Case::at("scaffold").jev(|j| j.current_phase = "build".into());
+        let d = c.decide();
+        assert_eq!(d.condition, "phase_mismatch");
+        assert!(matches!(d.action, Action::Block(_)));
+    }
+
+    #[test]
+    fn the_last_phase_completes_the_goal_and_a_dead_end_asks_a_person() {
+        let c = Case::at("docs").done(&["scaffold", "build", "publish"]);
+        let d = c.decide();
+        assert_eq!((d.condition, d.complete), ("goal_complete", true));
+        assert_eq!(d.action, Action::AllowStop);
+        // A journal that disagrees with the plan can leave nothing startable.
+        let mut c = Case::at("scaffold");
+        c.flow = parse_flow(
+            r#"{"goal": "g", "phases": [
+            {"id": "scaffold", "name": "S", "done_when": "d"},
+            {"id": "x", "name": "X", "done_when": "d"},
+            {"id": "y", "name": "Y", "done_when": "d"}]}"#,
+        )
+        .unwrap();
+        c.flow.phases[1].depends_on = vec!["y".into()];
+        c.flow.phases[2].depends_on = vec!["x".into()];
+        let d = c.decide();
+        assert_eq!(d.condition, "dag_deadlock");
+        assert!(matches!(d.action, Action::AskHuman(_)));
+    }
+
+    #[test]
+    fn the_branch_only_target_is_not_required() {
+        let flow = flow();
+        assert_eq!(flow.branch_only(), BTreeSet::from(["fix"]));
+    }
+}
