@@ -2,6 +2,7 @@
 //! the System One HTTP client, run records on disk, and the system clock.
 
 pub mod clock;
+pub mod flow_check;
 pub mod flow_store;
 pub mod git;
 pub mod guard;

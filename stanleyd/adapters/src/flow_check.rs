@@ -1,0 +1,156 @@
+//! Runs a flow phase's `check` (or a loop's `until`) as a shell command in the repository, with
+//! the Jev key removed from its environment, a time limit that kills its whole process group,
+//! and the tail of its output kept for the agent and the journal.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use stanley_workflows::flow_policy::CheckRun;
+use tokio::io::AsyncReadExt;
+use tokio::process::Command;
+
+/// How much of a check's output is kept.
+pub const TAIL_CHARS: usize = 2_000;
+
+/// Whether a variable is withheld from checks and notify commands.
+pub fn is_secret(name: &str) -> bool {
+    name.starts_with("TYPESAFE_") || name == "JEV_API_KEY"
+}
+
+fn tail(text: &str) -> String {
+    let count = text.chars().count();
+    text.chars()
+        .skip(count.saturating_sub(TAIL_CHARS))
+        .collect()
+}
+
+/// Runs `command` with `sh -c` in `root` and `env` (secrets removed).
+pub async fn run_check(
+    root: &Path,
+    command: &str,
+    env: &HashMap<String, String>,
+    timeout: Duration,
+) -> CheckRun {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(root)
+        .env_clear()
+        .envs(env.iter().filter(|(k, _)| !is_secret(k)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return CheckRun {
+                passed: false,
+                tail: format!("cannot run the check: {e}"),
+            };
+        }
+    };
+    let pid = child.id();
+    let (mut out, mut err) = (child.stdout.take(), child.stderr.take());
+    let run = async {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let read_out = async {
+            if let Some(o) = out.as_mut() {
+                let _ = o.read_to_end(&mut a).await;
+            }
+        };
+        let read_err = async {
+            if let Some(e) = err.as_mut() {
+                let _ = e.read_to_end(&mut b).await;
+            }
+        };
+        tokio::join!(read_out, read_err);
+        let status = child.wait().await;
+        a.extend_from_slice(&b);
+        (status, a)
+    };
+    match tokio::time::timeout(timeout, run).await {
+        Ok((status, output)) => CheckRun {
+            passed: status.is_ok_and(|s| s.success()),
+            tail: tail(&String::from_utf8_lossy(&output)),
+        },
+        Err(_) => {
+            if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
+                // SAFETY: killpg has no memory-safety preconditions; the group is the check's own.
+                unsafe {
+                    libc::killpg(pid, libc::SIGKILL);
+                }
+            }
+            CheckRun {
+                passed: false,
+                tail: format!("the check timed out after {} s", timeout.as_secs()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> HashMap<String, String> {
+        HashMap::from([
+            ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
+            ("TYPESAFE_API_KEY".to_owned(), "sk-secret".to_owned()),
+            ("JEV_API_KEY".to_owned(), "sk-secret".to_owned()),
+            ("VISIBLE".to_owned(), "yes".to_owned()),
+        ])
+    }
+
+    #[tokio::test]
+    async fn checks_pass_fail_time_out_and_never_see_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let limit = Duration::from_secs(20);
+        let ok = run_check(root, "test -d .", &env(), limit).await;
+        assert!(ok.passed, "{ok:?}");
+        let failed = run_check(root, "echo out; echo boom >&2; exit 3", &env(), limit).await;
+        assert!(!failed.passed);
+        assert_eq!(failed.tail, "out\nboom\n");
+        let seen = run_check(
+            root,
+            "echo \"${TYPESAFE_API_KEY:-none} ${JEV_API_KEY:-none} $VISIBLE\"",
+            &env(),
+            limit,
+        )
+        .await;
+        assert_eq!(seen.tail, "none none yes\n");
+        let long = run_check(root, "seq 1 5000", &env(), limit).await;
+        assert_eq!(long.tail.chars().count(), TAIL_CHARS);
+        assert!(long.tail.ends_with("5000\n"));
+        let slow = run_check(
+            root,
+            "sleep 30 & echo $! > bg.pid; wait",
+            &env(),
+            Duration::from_millis(300),
+        )
+        .await;
+        assert!(!slow.passed && slow.tail.contains("timed out"), "{slow:?}");
+        // The whole group died, the background sleep included.
+        let pid: i32 = std::fs::read_to_string(root.join("bg.pid"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let gone = (0..200).any(|_| {
+            let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let dead = state.is_empty()
+                || state
+                    .rsplit_once(')')
+                    .is_some_and(|(_, r)| r.trim_start().starts_with('Z'));
+            if !dead {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            dead
+        });
+        assert!(gone, "the check's background process was killed");
+    }
+}
