@@ -64,6 +64,9 @@ pub struct FlowState {
     pub blocks_in_session: u32,
     pub consecutive_blocks: u32,
     pub jev_calls: u32,
+    /// Jev flagged the agent stuck at the last stop (the policy needs two in a row).
+    #[serde(default)]
+    pub last_stuck: bool,
     pub decisions: Vec<DecisionEntry>,
 }
 
@@ -91,6 +94,7 @@ impl FlowState {
             blocks_in_session: 0,
             consecutive_blocks: 0,
             jev_calls: 0,
+            last_stuck: false,
             decisions: Vec::new(),
         }
     }

@@ -15,6 +15,7 @@ pub mod flow;
 pub mod flow_judge;
 pub mod flow_policy;
 pub mod flow_state;
+pub mod flow_stop;
 pub mod glob;
 pub mod improve;
 pub mod judge;

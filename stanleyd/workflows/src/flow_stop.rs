@@ -1,0 +1,375 @@
+//! One flow stop from evidence to journal: the stop frame asked through the executor, the
+//! policy's decision, the decision applied to the journal (before it takes effect), and what the
+//! agent is told under the flow's mode.
+
+use serde_json::json;
+use stanley_core::{Executor, Frame};
+
+use crate::flow::{Flow, Mode};
+use crate::flow_judge::{StopEvidence, curated_state, judgment, stop_questions};
+use crate::flow_policy::{Action, Decision, Judgment};
+use crate::flow_state::{DecisionEntry, FlowState, PhaseStatus};
+
+/// The frame template of a stop.
+pub const STOP_TEMPLATE: &str = "flow-stop@1";
+
+/// The stop request for Jev.
+pub fn stop_frame(flow: &Flow, state: &FlowState, evidence: &StopEvidence) -> Frame {
+    Frame {
+        template: STOP_TEMPLATE.into(),
+        scope: format!("flow:{}", state.current_phase),
+        state: curated_state(flow, state, evidence),
+        questions: stop_questions(flow),
+        provenance: json!({"phase": state.current_phase}),
+    }
+}
+
+/// Asks Jev; any failure (no key, unreachable, budget, bad answer) is a reason to decide on
+/// checks alone.
+pub async fn ask(executor: &Executor, frame: Frame) -> Result<Judgment, String> {
+    match executor.run(frame).await {
+        Ok(ok) => judgment(&ok.answers),
+        Err(failure) => Err(format!("{}: {}", failure.reason.as_str(), failure.detail)),
+    }
+}
+
+fn action_name(action: &Action) -> &'static str {
+    match action {
+        Action::AllowStop => "allow_stop",
+        Action::Block(_) => "block",
+        Action::Advance { .. } => "advance",
+        Action::AskHuman(_) => "ask_human",
+    }
+}
+
+/// What was observed at this stop besides the decision, for the journal's counters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StopFacts {
+    /// Jev was asked (whatever the outcome).
+    pub asked_jev: bool,
+    /// The current phase's loop condition ran.
+    pub loop_ran: bool,
+    /// Jev flagged the agent stuck (at `limits.confidence.flag`).
+    pub stuck: bool,
+}
+
+/// Applies a decision to the journal; call before acting on it.
+pub fn apply(flow: &Flow, state: &mut FlowState, decision: &Decision, facts: StopFacts, now: &str) {
+    let phase = state.current_phase.clone();
+    if facts.asked_jev {
+        state.jev_calls += 1;
+    }
+    state.last_stuck = facts.stuck;
+    if facts.loop_ran
+        && let Some(r) = state.phases.get_mut(&phase)
+    {
+        r.loop_iterations += 1;
+    }
+    for id in &decision.mark_done {
+        if let Some(r) = state.phases.get_mut(id) {
+            r.status = PhaseStatus::Done;
+        }
+    }
+    let (to, reason) = match &decision.action {
+        Action::Advance { to, reason } => (Some(to.clone()), reason.clone()),
+        Action::Block(r) | Action::AskHuman(r) => (None, r.clone()),
+        Action::AllowStop => (None, String::new()),
+    };
+    match &decision.action {
+        Action::Block(_) => {
+            state.blocks_in_session += 1;
+            state.consecutive_blocks += 1;
+        }
+        _ => state.consecutive_blocks = 0,
+    }
+    if let Some(next) = &to
+        && flow.phase(next).is_some()
+    {
+        if let Some(r) = state.phases.get_mut(&phase)
+            && r.status == PhaseStatus::Active
+        {
+            r.status = PhaseStatus::Pending;
+        }
+        state.current_phase = next.clone();
+        if let Some(r) = state.phases.get_mut(next) {
+            // A regression re-opens a done phase; entering any phase counts an attempt.
+            r.status = PhaseStatus::Active;
+            r.attempts += 1;
+            r.loop_iterations = 0;
+        }
+    }
+    if decision.complete {
+        state.complete = true;
+    }
+    state.record(DecisionEntry {
+        at: now.to_owned(),
+        condition: decision.condition.to_owned(),
+        action: action_name(&decision.action).to_owned(),
+        phase,
+        to,
+        reason,
+    });
+}
+
+/// What the agent hears at a stop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Told {
+    /// Keep the agent working (a block, or an advance into the next phase).
+    pub keep_going: bool,
+    /// What to tell it (or the person).
+    pub message: Option<String>,
+}
+
+/// What the agent is told under `mode`: `observe` never interferes, `warn` never keeps the
+/// agent going but says what enforcement would do, `enforce` acts.
+pub fn told(mode: Mode, decision: &Decision) -> Told {
+    let (keep_going, message) = match &decision.action {
+        Action::AllowStop => (false, None),
+        Action::Block(reason) => (true, Some(reason.clone())),
+        Action::Advance { to, reason } => (true, Some(format!("{reason}; now work on phase {to}"))),
+        Action::AskHuman(reason) => (false, Some(format!("a person is needed: {reason}"))),
+    };
+    match mode {
+        Mode::Enforce => Told {
+            keep_going,
+            message,
+        },
+        Mode::Observe => Told {
+            keep_going: false,
+            message: None,
+        },
+        Mode::Warn => Told {
+            keep_going: false,
+            message: message.map(|m| format!("(warn mode, not enforced) {m}")),
+        },
+    }
+}
+
+/// Whether the previous stop flagged the agent stuck (the policy's "twice in a row").
+pub fn stuck_before(state: &FlowState) -> bool {
+    state.last_stuck
+}
+
+/// The facts of a stop that the journal keeps, from Jev's answers.
+pub fn facts(flow: &Flow, judgment: &Result<Judgment, String>, loop_ran: bool) -> StopFacts {
+    StopFacts {
+        asked_jev: true,
+        loop_ran,
+        stuck: judgment
+            .as_ref()
+            .is_ok_and(|j| j.stuck >= flow.limits.confidence.flag),
+    }
+}
+
+/// Review-band stops with a passing check in the current phase since it was entered.
+pub fn review_stops(state: &FlowState) -> u32 {
+    state
+        .decisions
+        .iter()
+        .rev()
+        .take_while(|d| d.phase == state.current_phase && d.action != "advance")
+        .filter(|d| d.condition == "review_band")
+        .count() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use serde_json::{Map, Value};
+    use stanley_core::{
+        BoxFuture, Budget, BudgetLimits, Cancel, ExecutorOptions, Jev, JevError, JevRequest,
+    };
+
+    use super::*;
+    use crate::flow::parse_flow;
+    use crate::flow_policy::{CheckRun, StopContext, decide};
+
+    /// Answers like a confident Jev that thinks the work is in `.0` and done; `.1` is its
+    /// stuck probability.
+    struct Confident(String, f64);
+
+    impl Jev for Confident {
+        fn ask<'a>(
+            &'a self,
+            request: &'a JevRequest,
+            _t: Duration,
+        ) -> BoxFuture<'a, Result<Value, JevError>> {
+            let answers: Map<String, Value> = request
+                .questions
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(name, q)| {
+                    let a = if q["type"] == "choice" {
+                        let labels: Vec<&String> =
+                            q["criteria"].as_object().unwrap().keys().collect();
+                        let pick = if name == "current_phase" {
+                            self.0.clone()
+                        } else {
+                            "advance".to_owned()
+                        };
+                        let rest = 0.1 / (labels.len() - 1) as f64;
+                        let probs: Map<String, Value> = labels
+                            .iter()
+                            .map(|l| ((*l).clone(), json!(if **l == pick { 0.9 } else { rest })))
+                            .collect();
+                        json!({"type": "choice", "choice": pick, "confidence": 0.9, "probabilities": probs})
+                    } else {
+                        let p = match name.as_str() {
+                            "phase_done" => 0.9,
+                            "stuck" => self.1,
+                            _ => 0.05,
+                        };
+                        json!({"type": "noul", "noul": p})
+                    };
+                    (name.clone(), a)
+                })
+                .collect();
+            Box::pin(async move {
+                Ok(
+                    json!({"model": "m", "answers": answers, "usage": {"input_tokens": 1, "output_tokens": 1}}),
+                )
+            })
+        }
+    }
+
+    fn executor(jev: Option<Arc<dyn Jev>>) -> Executor {
+        Executor::new(
+            jev,
+            Arc::new(Budget::new(BudgetLimits::TREE)),
+            ExecutorOptions::new("m").retries(0),
+            Cancel::new(),
+        )
+    }
+
+    const FLOW: &str = r#"{"goal": "Ship", "phases": [
+        {"id": "a", "name": "A", "done_when": "a exists", "check": "test -f a"},
+        {"id": "b", "name": "B", "done_when": "b exists"}]}"#;
+
+    async fn stop(
+        flow: &Flow,
+        state: &mut FlowState,
+        jev: Option<Arc<dyn Jev>>,
+        checks: &[(&str, bool)],
+    ) -> Decision {
+        let evidence = StopEvidence::default();
+        let judgment = ask(&executor(jev), stop_frame(flow, state, &evidence)).await;
+        let stop_facts = facts(flow, &judgment, false);
+        let decision = decide(&StopContext {
+            flow,
+            state,
+            elapsed_minutes: 1,
+            checks: checks
+                .iter()
+                .map(|(p, ok)| {
+                    (
+                        (*p).to_owned(),
+                        CheckRun {
+                            passed: *ok,
+                            tail: if *ok { String::new() } else { "missing".into() },
+                        },
+                    )
+                })
+                .collect::<BTreeMap<_, _>>(),
+            loop_check: None,
+            jev: judgment,
+            open_subtasks: Vec::new(),
+            stuck_before: stuck_before(state),
+            review_stops: review_stops(state),
+        });
+        apply(flow, state, &decision, stop_facts, "t");
+        decision
+    }
+
+    #[tokio::test]
+    async fn a_flow_blocks_advances_and_completes_through_the_journal() {
+        let flow = parse_flow(FLOW).unwrap();
+        let mut state = FlowState::new(&flow, "t0");
+        let jev = || Some(Arc::new(Confident("a".into(), 0.05)) as Arc<dyn Jev>);
+        let d = stop(&flow, &mut state, jev(), &[("a", false)]).await;
+        assert_eq!(d.condition, "continue");
+        assert_eq!((state.blocks_in_session, state.consecutive_blocks), (1, 1));
+        let d = stop(&flow, &mut state, jev(), &[("a", true)]).await;
+        assert_eq!(d.condition, "advance");
+        assert_eq!(state.current_phase, "b");
+        assert_eq!(state.phases["a"].status, PhaseStatus::Done);
+        assert_eq!(state.phases["b"].status, PhaseStatus::Active);
+        assert_eq!(state.consecutive_blocks, 0);
+        let jev_b = Some(Arc::new(Confident("b".into(), 0.05)) as Arc<dyn Jev>);
+        let d = stop(&flow, &mut state, jev_b, &[("a", true)]).await;
+        assert_eq!(d.condition, "goal_complete");
+        assert!(state.complete);
+        assert_eq!(state.jev_calls, 3);
+        let conditions: Vec<&str> = state
+            .decisions
+            .iter()
+            .map(|d| d.condition.as_str())
+            .collect();
+        assert_eq!(conditions, ["continue", "advance", "goal_complete"]);
+        assert_eq!(state.decisions[1].to.as_deref(), Some("b"));
+    }
+
+    #[tokio::test]
+    async fn stuck_twice_in_a_row_is_remembered_across_stops() {
+        let flow = parse_flow(FLOW).unwrap();
+        let mut state = FlowState::new(&flow, "t0");
+        let jev = || Some(Arc::new(Confident("a".into(), 0.9)) as Arc<dyn Jev>);
+        let d = stop(&flow, &mut state, jev(), &[("a", false)]).await;
+        assert_eq!(d.condition, "continue", "flagged once");
+        assert!(state.last_stuck);
+        let d = stop(&flow, &mut state, jev(), &[("a", false)]).await;
+        assert_eq!(d.condition, "stuck");
+        let d = stop(&flow, &mut state, jev(), &[("a", false)]).await;
+        assert_eq!(d.condition, "stuck_escalate");
+    }
+
+    #[tokio::test]
+    async fn without_jev_the_stop_is_decided_on_checks() {
+        let flow = parse_flow(FLOW).unwrap();
+        let mut state = FlowState::new(&flow, "t0");
+        let d = stop(&flow, &mut state, None, &[("a", false)]).await;
+        assert_eq!(d.condition, "degraded_check_fail");
+        let d = stop(&flow, &mut state, None, &[("a", true)]).await;
+        assert_eq!(d.condition, "degraded_check_pass");
+        assert_eq!(state.current_phase, "b");
+        let d = stop(&flow, &mut state, None, &[("a", true)]).await;
+        assert_eq!(
+            (d.condition, d.action),
+            ("degraded_no_check", Action::AllowStop)
+        );
+    }
+
+    #[test]
+    fn modes_change_what_the_agent_is_told() {
+        let block = Decision {
+            condition: "continue",
+            action: Action::Block("keep going".into()),
+            mark_done: Vec::new(),
+            complete: false,
+        };
+        assert_eq!(
+            told(Mode::Enforce, &block),
+            Told {
+                keep_going: true,
+                message: Some("keep going".into())
+            }
+        );
+        assert_eq!(
+            told(Mode::Observe, &block),
+            Told {
+                keep_going: false,
+                message: None
+            }
+        );
+        assert_eq!(
+            told(Mode::Warn, &block),
+            Told {
+                keep_going: false,
+                message: Some("(warn mode, not enforced) keep going".into())
+            }
+        );
+    }
+}
