@@ -64,6 +64,29 @@ fn command() -> Command {
                 .subcommand(Command::new("export").about("Print the whole queue as JSON")),
         )
         .subcommand(
+            Command::new("flow")
+                .about("The flow of this repository (.stanley/flow.json)")
+                .subcommand_required(true)
+                .subcommand(
+                    Command::new("init")
+                        .about("Write a starter flow in warn mode for a goal")
+                        .arg(
+                            Arg::new("goal")
+                                .required(true)
+                                .help("One concrete, checkable sentence"),
+                        )
+                        .arg(
+                            Arg::new("force")
+                                .long("force")
+                                .action(ArgAction::SetTrue)
+                                .help("Replace an existing flow file"),
+                        ),
+                )
+                .subcommand(
+                    Command::new("status").about("Show the phase table, decisions and budgets"),
+                ),
+        )
+        .subcommand(
             Command::new("candidates")
                 .about("Workflows drafted by the improvement queue")
                 .subcommand_required(true)
@@ -123,6 +146,9 @@ fn main() -> ExitCode {
     let target = Target::new(root);
     if let Some((group @ ("queue" | "candidates"), sub)) = matches.subcommand() {
         return queue(&target, group, sub, json);
+    }
+    if let Some(("flow", sub)) = matches.subcommand() {
+        return flow(&target, sub, json);
     }
     let Some(("daemon", sub)) = matches.subcommand() else {
         return fail(&ClientError::usage("unknown command"));
@@ -443,5 +469,117 @@ fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: bool) -> Ex
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e),
+    }
+}
+
+/// The flow supervisor's exit code for a configuration error (no or bad flow file).
+const FLOW_CONFIG: u8 = 3;
+
+fn flow(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
+    use stanley_proto::v1::flows_client::FlowsClient;
+    use stanley_proto::v1::{FlowStatusRequest, InitFlowRequest};
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return fail(&ClientError::internal(e.to_string())),
+    };
+    let (action, args) = sub.subcommand().unwrap_or(("status", sub));
+    let goal = args
+        .try_get_one::<String>("goal")
+        .ok()
+        .flatten()
+        .cloned()
+        .unwrap_or_default();
+    let force = args
+        .try_get_one::<bool>("force")
+        .ok()
+        .flatten()
+        .copied()
+        .unwrap_or(false);
+    runtime.block_on(async move {
+        if let Err(e) = connect_or_start(target).await {
+            return fail(&e);
+        }
+        let channel = match stanley_proto::connect::connect(&target.socket).await {
+            Ok(c) => c,
+            Err(e) => {
+                return fail(&ClientError::unavailable(
+                    format!("cannot reach stanleyd: {e}"),
+                    format!("see the daemon log at {}", target.log().display()),
+                ));
+            }
+        };
+        let mut client = FlowsClient::new(channel);
+        let result = if action == "init" {
+            client
+                .init_flow(InitFlowRequest { goal, force })
+                .await
+                .map(|r| {
+                    let path = r.into_inner().path;
+                    if json {
+                        println!("{{\"path\":{}}}", stanley_cli::render::json_string(&path));
+                    } else {
+                        println!(
+                            "wrote {path} (warn mode); add a check to each phase you can verify"
+                        );
+                    }
+                })
+        } else {
+            client.flow_status(FlowStatusRequest {}).await.map(|r| {
+                let text = r.into_inner().json;
+                if json {
+                    println!("{text}");
+                } else {
+                    print_flow_status(&text);
+                }
+            })
+        };
+        match result {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(s) => {
+                eprintln!("stanleyctl: {}", s.message());
+                ExitCode::from(match s.code() {
+                    tonic::Code::NotFound | tonic::Code::FailedPrecondition => FLOW_CONFIG,
+                    tonic::Code::InvalidArgument => exit::USAGE,
+                    tonic::Code::AlreadyExists => exit::INPUT,
+                    _ => exit::INTERNAL,
+                })
+            }
+        }
+    })
+}
+
+fn print_flow_status(text: &str) {
+    let v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    println!("goal: {}", v["goal"].as_str().unwrap_or(""));
+    let state = if v["complete"] == true {
+        "complete"
+    } else if v["started"] == true {
+        "running"
+    } else {
+        "not started"
+    };
+    println!("mode: {}  ({state})", v["mode"].as_str().unwrap_or(""));
+    for p in v["phases"].as_array().into_iter().flatten() {
+        println!(
+            "  {:<8} {:<20} {}{}",
+            p["status"].as_str().unwrap_or(""),
+            p["id"].as_str().unwrap_or(""),
+            p["name"].as_str().unwrap_or(""),
+            p["check"]
+                .as_str()
+                .map(|c| format!("  [check: {c}]"))
+                .unwrap_or_default()
+        );
+    }
+    for d in v["recentDecisions"].as_array().into_iter().flatten() {
+        println!(
+            "  decision {} {} in {}",
+            d["condition"].as_str().unwrap_or(""),
+            d["action"].as_str().unwrap_or(""),
+            d["phase"].as_str().unwrap_or("")
+        );
     }
 }

@@ -4,6 +4,7 @@
 mod compose;
 mod discovery;
 mod error;
+mod flow_service;
 mod logging;
 mod prompt;
 mod queue_service;

@@ -146,12 +146,16 @@ pub async fn run(
     let queue = stanley_proto::v1::queue_server::QueueServer::new(
         crate::queue_service::QueueService::new(state.clone()),
     );
+    let flows = stanley_proto::v1::flows_server::FlowsServer::new(
+        crate::flow_service::FlowService::new(state.clone()),
+    );
     tracing::info!(root = %config.files.root.display(), socket = %config.files.socket.display(), version = %config.version, "serving");
     let server = tonic::transport::Server::builder()
         .add_service(health_service)
         .add_service(reflection)
         .add_service(stanley)
         .add_service(queue)
+        .add_service(flows)
         .serve_with_incoming_shutdown(incoming(listener).boxed(), signal);
     tokio::pin!(server);
     let result = tokio::select! {

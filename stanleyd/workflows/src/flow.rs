@@ -679,9 +679,50 @@ pub fn parse_flow(text: &str) -> Result<Flow, FlowError> {
     })
 }
 
+/// A starter flow for `goal` in `warn` mode: implement, then verify; the person adds checks.
+pub fn starter_flow(goal: &str) -> String {
+    let goal = goal.split_whitespace().collect::<Vec<_>>().join(" ");
+    let title: String = goal.chars().take(80).collect();
+    let doc = serde_json::json!({
+        "schema_version": 1,
+        "flow_version": "1",
+        "goal": goal,
+        "title": title,
+        "mode": "warn",
+        "phases": [
+            {"id": "plan", "name": "Plan", "done_when": "the steps to reach the goal are written down and agreed"},
+            {"id": "implement", "name": "Implement", "done_when": "the change the goal describes is made"},
+            {"id": "verify", "name": "Verify", "done_when": "the goal is shown to hold, by tests or a check"}
+        ],
+        "limits": {
+            "max_blocks_per_session": 6, "max_restarts": 5, "max_total_minutes": 90,
+            "hang_minutes": 10, "max_jev_calls": 200, "check_timeout_s": 120,
+            "state_char_budget": 12000,
+            "confidence": {"auto": 0.8, "review": 0.5, "flag": 0.7, "trust_check": 0.9}
+        },
+        "privacy": {"send_diff": false}
+    });
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_starter_flow_loads_in_warn_mode() {
+        let text = starter_flow("  Add a   --verbose flag to the CLI ");
+        let flow = parse_flow(&text).unwrap();
+        assert_eq!(flow.mode, Mode::Warn);
+        assert_eq!(flow.goal, "Add a --verbose flag to the CLI");
+        let ids: Vec<&str> = flow.phases.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["plan", "implement", "verify"]);
+        assert_eq!(flow.phase("verify").unwrap().depends_on, ["implement"]);
+        let long = starter_flow(&"word ".repeat(40));
+        assert_eq!(parse_flow(&long).unwrap().title.chars().count(), 80);
+    }
 
     /// The reference's example shape: scaffold, implement, docs, test with a loop and `on_fail`
     /// to debug, publish as a side effect.

@@ -1,0 +1,74 @@
+//! Flows through `stanleyctl flow` and the daemon's `Flows` service: the starter flow, status
+//! from the flow file and journal, and bad flow files exiting 3 with the JSON path.
+
+use serde_json::json;
+use stanley_tests::TestEnv;
+
+use crate::summarize::changed_repo;
+
+#[test]
+fn init_writes_a_starter_flow_and_status_reports_it() {
+    let env = TestEnv::new();
+    let repo = changed_repo();
+    let status = env.stanleyctl(&repo, &["flow", "status"]);
+    assert_eq!(status.code, 3, "{status:?}");
+    assert!(
+        status.stderr.contains("no .stanley/flow.json"),
+        "{}",
+        status.stderr
+    );
+
+    let init = env.stanleyctl(&repo, &["flow", "init", "Add a --verbose flag to the CLI"]);
+    assert_eq!(init.code, 0, "{init:?}");
+    let text = std::fs::read_to_string(repo.root().join(".stanley/flow.json")).unwrap();
+    assert!(text.contains("\"mode\": \"warn\""), "{text}");
+    let again = env.stanleyctl(&repo, &["flow", "init", "Something else"]);
+    assert_eq!(again.code, 65, "{again:?}");
+    assert!(again.stderr.contains("already exists"), "{}", again.stderr);
+    assert_eq!(
+        env.stanleyctl(&repo, &["flow", "init", "Something else", "--force"])
+            .code,
+        0
+    );
+    let empty = env.stanleyctl(&repo, &["flow", "init", "   "]);
+    assert_eq!(empty.code, 64, "{empty:?}");
+
+    let status = env.stanleyctl(&repo, &["flow", "status", "--json"]);
+    assert_eq!(status.code, 0, "{status:?}");
+    let doc: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    assert_eq!(doc["schema"], "stanley.flow-status/v1");
+    assert_eq!(doc["goal"], "Something else");
+    assert_eq!(doc["started"], false);
+    assert_eq!(doc["phases"][0]["status"], "pending");
+    let human = env.stanleyctl(&repo, &["flow", "status"]);
+    assert!(
+        human.stdout.contains("mode: warn  (not started)"),
+        "{}",
+        human.stdout
+    );
+}
+
+#[test]
+fn a_bad_flow_file_exits_3_naming_the_json_path() {
+    let env = TestEnv::new();
+    let repo = changed_repo();
+    let flow = json!({"goal": "g", "phases": [
+        {"id": "a", "name": "A", "done_when": "d"},
+        {"id": "b", "name": "B", "done_when": "d", "loop": {"max_iterations": 0, "until": "true"}}]});
+    repo.write(".stanley/flow.json", &flow.to_string());
+    let out = env.stanleyctl(&repo, &["flow", "status"]);
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(
+        out.stderr
+            .contains(".stanley/flow.json: phases[1].loop.max_iterations: must be an integer >= 1"),
+        "{}",
+        out.stderr
+    );
+    repo.write(
+        ".stanley/flow.json",
+        "{\"goal\": \"g\", \"phases\": [], \"colour\": 1}",
+    );
+    let out = env.stanleyctl(&repo, &["flow", "status"]);
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(out.stderr.contains("colour: unknown key"), "{}", out.stderr);
+}
