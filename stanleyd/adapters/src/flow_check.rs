@@ -1,6 +1,7 @@
 //! Runs a flow phase's `check` (or a loop's `until`) as a shell command in the repository, with
 //! the Jev key removed from its environment, a time limit that kills its whole process group,
-//! and the tail of its output kept for the agent and the journal.
+//! and the tail of its output kept for the agent and the journal; and runs the flow's notify
+//! command the same way.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -92,6 +93,42 @@ pub async fn run_check(
     }
 }
 
+/// The wire name of a notify event.
+pub fn event_name(event: stanley_workflows::flow::NotifyEvent) -> &'static str {
+    use stanley_workflows::flow::NotifyEvent;
+    match event {
+        NotifyEvent::AskHuman => "ask_human",
+        NotifyEvent::GoalComplete => "goal_complete",
+        NotifyEvent::Budget => "budget",
+    }
+}
+
+/// Runs the flow's notify command for `event` when the flow asks for it, with
+/// `STANLEY_FLOW_EVENT` and `STANLEY_FLOW_MESSAGE` set. `None` when the event is not wanted.
+pub async fn notify(
+    root: &Path,
+    notify: &stanley_workflows::flow::Notify,
+    event: stanley_workflows::flow::NotifyEvent,
+    message: &str,
+    env: &HashMap<String, String>,
+) -> Option<CheckRun> {
+    if !notify.on.contains(&event) {
+        return None;
+    }
+    let mut env = env.clone();
+    env.insert("STANLEY_FLOW_EVENT".into(), event_name(event).into());
+    env.insert("STANLEY_FLOW_MESSAGE".into(), message.into());
+    Some(
+        run_check(
+            root,
+            &notify.command,
+            &env,
+            Duration::from_secs(u64::from(notify.timeout_s)),
+        )
+        .await,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,6 +140,33 @@ mod tests {
             ("JEV_API_KEY".to_owned(), "sk-secret".to_owned()),
             ("VISIBLE".to_owned(), "yes".to_owned()),
         ])
+    }
+
+    #[tokio::test]
+    async fn notify_runs_only_for_wanted_events_without_the_key() {
+        use stanley_workflows::flow::{Notify, NotifyEvent};
+        let dir = tempfile::tempdir().unwrap();
+        let config = Notify {
+            command: "echo \"$STANLEY_FLOW_EVENT|$STANLEY_FLOW_MESSAGE|${TYPESAFE_API_KEY:-none}\" >> notified.txt".into(),
+            on: vec![NotifyEvent::GoalComplete],
+            timeout_s: 10,
+        };
+        let skipped = notify(dir.path(), &config, NotifyEvent::Budget, "limit", &env()).await;
+        assert_eq!(skipped, None);
+        let ran = notify(
+            dir.path(),
+            &config,
+            NotifyEvent::GoalComplete,
+            "all phases done",
+            &env(),
+        )
+        .await
+        .unwrap();
+        assert!(ran.passed, "{ran:?}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("notified.txt")).unwrap(),
+            "goal_complete|all phases done|none\n"
+        );
     }
 
     #[tokio::test]
