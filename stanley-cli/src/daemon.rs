@@ -197,6 +197,20 @@ async fn start_lock(target: &Target) -> Result<File, ClientError> {
     }
 }
 
+/// A channel to the worktree's daemon for the other services (`Queue`, `Flows`), starting or
+/// replacing the daemon as needed.
+pub async fn channel(target: &Target) -> Result<Channel, ClientError> {
+    connect_or_start(target).await?;
+    stanley_proto::connect::connect(&target.socket)
+        .await
+        .map_err(|e| {
+            ClientError::unavailable(
+                format!("cannot reach stanleyd: {e}"),
+                format!("see the daemon log at {}", target.log().display()),
+            )
+        })
+}
+
 /// Returns a client for the worktree's daemon, starting or replacing it as needed.
 pub async fn connect_or_start(target: &Target) -> Result<Client, ClientError> {
     if let Some((client, status)) = probe(&target.socket).await {

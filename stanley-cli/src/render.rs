@@ -115,6 +115,36 @@ impl Progress {
     }
 }
 
+/// The `stanley.improvement-worker/v1` document of a worker run.
+pub fn worker_document(response: &stanley_proto::v1::WorkQueueResponse) -> String {
+    let processed: Vec<serde_json::Value> = response
+        .processed
+        .iter()
+        .map(|p| serde_json::json!({"id": p.id, "status": p.status}))
+        .collect();
+    let mut doc =
+        serde_json::json!({"schema": "stanley.improvement-worker/v1", "ran": response.ran});
+    if !response.ran {
+        doc["reason"] = serde_json::json!("locked");
+    }
+    doc["processed"] = serde_json::json!(processed);
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
+/// The `stanley.promotion/v1` document of a promotion.
+pub fn promotion_document(
+    candidate: &str,
+    response: &stanley_proto::v1::PromoteCandidateResponse,
+) -> String {
+    let doc = serde_json::json!({
+        "schema": "stanley.promotion/v1",
+        "candidate": candidate,
+        "workflow": response.workflow,
+        "path": response.path,
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

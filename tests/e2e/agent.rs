@@ -436,12 +436,7 @@ fn a_delegation_queues_one_durable_improvement_job() {
         list.stdout
     );
     // The job survives a daemon killed with SIGKILL.
-    let pid: i32 = serde_json::from_str::<Value>(
-        &std::fs::read_to_string(repo.root().join(".stanley/daemon/daemon.json")).unwrap(),
-    )
-    .unwrap()["pid"]
-        .as_i64()
-        .unwrap() as i32;
+    let pid: i32 = repo.daemon_pid().unwrap();
     // SAFETY: kill has no memory-safety preconditions.
     unsafe {
         libc::kill(pid, libc::SIGKILL);
@@ -937,12 +932,7 @@ fn a_daemon_killed_during_an_active_job_loses_nothing() {
     let show = env.stanleyctl(&repo, &["queue", "show", &id]);
     assert!(show.stdout.contains("active"), "{}", show.stdout);
 
-    let daemon: i32 = serde_json::from_str::<Value>(
-        &std::fs::read_to_string(repo.root().join(".stanley/daemon/daemon.json")).unwrap(),
-    )
-    .unwrap()["pid"]
-        .as_i64()
-        .unwrap() as i32;
+    let daemon: i32 = repo.daemon_pid().unwrap();
     // SAFETY: kill has no memory-safety preconditions.
     unsafe {
         libc::kill(daemon, libc::SIGKILL);

@@ -13,13 +13,6 @@ use stanley_tests::{Fault, TempRepo, TestEnv};
 
 use crate::summarize::{changed_repo, summarize_env};
 
-fn daemon_pid(repo: &TempRepo) -> Option<i32> {
-    let text = fs::read_to_string(repo.root().join(".stanley/daemon/daemon.json")).ok()?;
-    serde_json::from_str::<Value>(&text).ok()?["pid"]
-        .as_i64()
-        .map(|p| p as i32)
-}
-
 fn socket(env: &TestEnv, repo: &TempRepo) -> PathBuf {
     env.runtime_dir()
         .join(stanley_proto::socket::socket_name(repo.root()))
@@ -42,7 +35,7 @@ fn a_killed_daemon_is_replaced_by_the_next_request() {
     let env = summarize_env();
     let repo = changed_repo();
     assert_eq!(env.stanley(&repo, &["Summarize what changed"]).code, 0);
-    let first = daemon_pid(&repo).expect("daemon.json after autostart");
+    let first = repo.daemon_pid().expect("daemon.json after autostart");
     kill9(first);
     assert!(wait_until(Duration::from_secs(5), || !alive(first)));
     assert!(
@@ -51,7 +44,7 @@ fn a_killed_daemon_is_replaced_by_the_next_request() {
     );
     let out = env.stanley(&repo, &["Summarize what changed"]);
     assert_eq!(out.code, 0, "{out:?}");
-    let second = daemon_pid(&repo).unwrap();
+    let second = repo.daemon_pid().unwrap();
     assert_ne!(first, second);
 }
 
@@ -95,7 +88,7 @@ fn a_daemon_of_another_version_is_replaced() {
         runtime.block_on(old).unwrap().is_ok(),
         "the old daemon stopped cleanly"
     );
-    let pid = daemon_pid(&repo).unwrap();
+    let pid = repo.daemon_pid().unwrap();
     assert_ne!(
         pid,
         std::process::id() as i32,
@@ -126,7 +119,7 @@ fn an_idle_daemon_exits_and_cleans_up() {
     env.set("STANLEY_IDLE_TIMEOUT_MS", "300");
     let repo = changed_repo();
     assert_eq!(env.stanley(&repo, &["Summarize what changed"]).code, 0);
-    let pid = daemon_pid(&repo).unwrap();
+    let pid = repo.daemon_pid().unwrap();
     assert!(
         wait_until(Duration::from_secs(10), || !alive(pid)),
         "the daemon did not exit when idle"
@@ -146,7 +139,7 @@ fn a_daemon_that_dies_mid_request_is_reported() {
             .jev
             .requests()
             .is_empty()));
-        kill9(daemon_pid(&repo).unwrap());
+        kill9(repo.daemon_pid().unwrap());
         client.join().unwrap()
     });
     assert_eq!(out.code, 69, "{out:?}");

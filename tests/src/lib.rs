@@ -28,3 +28,15 @@ pub const TODO_WORKFLOW: &str = r#"export default async function () {
   };
 }
 "#;
+
+/// The candidate file an improvement brief asks for (`<candidate dir>/todo_audit.ts`), found by
+/// the brief's own wording; `None` when `text` is not an improvement brief.
+pub fn brief_candidate_file(text: &str) -> Option<String> {
+    let marker = "write exactly one workflow file at ";
+    let start = text.find(marker)? + marker.len();
+    let dir: String = text[start..]
+        .chars()
+        .take(".stanley/candidates/imp_".len() + 12)
+        .collect();
+    Some(format!("{dir}/todo_audit.ts"))
+}

@@ -40,18 +40,9 @@ async fn completions(body: Bytes) -> Response {
         json!({"id": "chatcmpl-stanley", "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
     );
     let mut stream = String::new();
-    let marker = "write exactly one workflow file at ";
-    let text = request["messages"].to_string();
     let draft = (model == "draft-workflow")
-        .then(|| text.find(marker))
-        .flatten()
-        .map(|at| {
-            let dir: String = text[at + marker.len()..]
-                .chars()
-                .take(".stanley/candidates/imp_".len() + 12)
-                .collect();
-            format!("{dir}/todo_audit.ts")
-        });
+        .then(|| crate::brief_candidate_file(&request["messages"].to_string()))
+        .flatten();
     if model == "draft-workflow" && (draft.is_none() || tool_results > 0) {
         let reply = match &draft {
             Some(path) => format!("Wrote {path}."),

@@ -36,6 +36,14 @@ impl TempRepo {
         repo
     }
 
+    /// The pid recorded in the daemon's `daemon.json`, if a daemon has started.
+    pub fn daemon_pid(&self) -> Option<i32> {
+        let text = std::fs::read_to_string(self.root().join(".stanley/daemon/daemon.json")).ok()?;
+        serde_json::from_str::<serde_json::Value>(&text).ok()?["pid"]
+            .as_i64()
+            .and_then(|p| i32::try_from(p).ok())
+    }
+
     /// The worktree root (canonical).
     pub fn root(&self) -> &Path {
         &self.root

@@ -9,7 +9,6 @@ use stanley_cli::args::{self, Invocation, Options};
 use stanley_cli::daemon::{Target, connect_or_start};
 use stanley_cli::exit::{self, ClientError};
 use stanley_cli::help::help_text;
-use stanley_cli::render::json_string;
 use stanley_cli::render::{Progress, print_client_error, print_error};
 use stanley_cli::root::worktree_root;
 use stanley_proto::VERSION;
@@ -108,16 +107,10 @@ fn admin(
             })?,
         };
         let target = Target::new(worktree_root(&start)?);
-        connect_or_start(&target).await?;
-        let channel = stanley_proto::connect::connect(&target.socket)
-            .await
-            .map_err(|e| {
-                ClientError::unavailable(
-                    format!("cannot reach stanleyd: {e}"),
-                    format!("see the daemon log at {}", target.log().display()),
-                )
-            })?;
-        call(QueueClient::new(channel)).await
+        call(QueueClient::new(
+            stanley_cli::daemon::channel(&target).await?,
+        ))
+        .await
     });
     match result {
         Ok(code) => ExitCode::from(code),
@@ -138,31 +131,7 @@ async fn improve_worker(
         Ok(response) => {
             let r = response.into_inner();
             if json {
-                let items: Vec<String> = r
-                    .processed
-                    .iter()
-                    .map(|p| {
-                        format!(
-                            "    {{\n      \"id\": {},\n      \"status\": {}\n    }}",
-                            json_string(&p.id),
-                            json_string(&p.status)
-                        )
-                    })
-                    .collect();
-                let processed = if items.is_empty() {
-                    "[]".to_owned()
-                } else {
-                    format!("[\n{}\n  ]", items.join(",\n"))
-                };
-                let reason = if r.ran {
-                    String::new()
-                } else {
-                    "\n  \"reason\": \"locked\",".to_owned()
-                };
-                println!(
-                    "{{\n  \"schema\": \"stanley.improvement-worker/v1\",\n  \"ran\": {},{reason}\n  \"processed\": {processed}\n}}",
-                    r.ran
-                );
+                println!("{}", stanley_cli::render::worker_document(&r));
             } else if r.ran {
                 println!(
                     "stanley: improvement worker processed {} job(s)",
@@ -205,12 +174,7 @@ async fn promote(
         Ok(response) => {
             let r = response.into_inner();
             if json {
-                println!(
-                    "{{\n  \"schema\": \"stanley.promotion/v1\",\n  \"candidate\": {},\n  \"workflow\": {},\n  \"path\": {}\n}}",
-                    json_string(&id),
-                    json_string(&r.workflow),
-                    json_string(&r.path)
-                );
+                println!("{}", stanley_cli::render::promotion_document(&id, &r));
             } else {
                 println!(
                     "stanley: activated candidate {id} as workflow {} at {}; review and commit it like any repository script",

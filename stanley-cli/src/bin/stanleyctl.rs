@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Arg, ArgAction, Command};
-use stanley_cli::daemon::{Target, connect_or_start, connect_running, stop};
+use stanley_cli::daemon::{Target, channel, connect_or_start, connect_running, stop};
 use stanley_cli::exit::{self, ClientError};
 use stanley_cli::root::worktree_root;
 
@@ -336,16 +336,7 @@ fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: bool) -> Ex
         .unwrap_or_default();
     let env: std::collections::HashMap<String, String> = std::env::vars().collect();
     let result: Result<(), ClientError> = runtime.block_on(async move {
-        connect_or_start(target).await?;
-        let channel = stanley_proto::connect::connect(&target.socket)
-            .await
-            .map_err(|e| {
-                ClientError::unavailable(
-                    format!("cannot reach stanleyd: {e}"),
-                    format!("see the daemon log at {}", target.log().display()),
-                )
-            })?;
-        let mut client = QueueClient::new(channel);
+        let mut client = QueueClient::new(channel(target).await?);
         match (group, action) {
             ("queue", "list") => {
                 let jobs = client
@@ -388,16 +379,7 @@ fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: bool) -> Ex
                     .map_err(status_error)?
                     .into_inner();
                 if json {
-                    let items: Vec<String> = r
-                        .processed
-                        .iter()
-                        .map(|p| format!("{{\"id\":{},\"status\":{}}}", json_string(&p.id), json_string(&p.status)))
-                        .collect();
-                    println!(
-                        "{{\"schema\":\"stanley.improvement-worker/v1\",\"ran\":{},\"processed\":[{}]}}",
-                        r.ran,
-                        items.join(",")
-                    );
+                    println!("{}", stanley_cli::render::worker_document(&r));
                 } else if !r.ran {
                     println!("the improvement worker is already running for this repository");
                 } else if r.processed.is_empty() {
@@ -450,12 +432,7 @@ fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: bool) -> Ex
                     .map_err(status_error)?
                     .into_inner();
                 if json {
-                    println!(
-                        "{{\"schema\":\"stanley.promotion/v1\",\"candidate\":{},\"workflow\":{},\"path\":{}}}",
-                        json_string(&id),
-                        json_string(&r.workflow),
-                        json_string(&r.path)
-                    );
+                    println!("{}", stanley_cli::render::promotion_document(&id, &r));
                 } else {
                     println!(
                         "activated candidate {id} as workflow {} at {}; review and commit it like any repository script",
@@ -499,19 +476,10 @@ fn flow(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
         .copied()
         .unwrap_or(false);
     runtime.block_on(async move {
-        if let Err(e) = connect_or_start(target).await {
-            return fail(&e);
-        }
-        let channel = match stanley_proto::connect::connect(&target.socket).await {
-            Ok(c) => c,
-            Err(e) => {
-                return fail(&ClientError::unavailable(
-                    format!("cannot reach stanleyd: {e}"),
-                    format!("see the daemon log at {}", target.log().display()),
-                ));
-            }
+        let mut client = match channel(target).await {
+            Ok(c) => FlowsClient::new(c),
+            Err(e) => return fail(&e),
         };
-        let mut client = FlowsClient::new(channel);
         let result = if action == "init" {
             client
                 .init_flow(InitFlowRequest { goal, force })

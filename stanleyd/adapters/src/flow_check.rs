@@ -9,6 +9,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use stanley_workflows::flow_policy::CheckRun;
+use stanley_workflows::text::tail_chars;
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;
 
@@ -18,13 +19,6 @@ pub const TAIL_CHARS: usize = 2_000;
 /// Whether a variable is withheld from checks and notify commands.
 pub fn is_secret(name: &str) -> bool {
     name.starts_with("TYPESAFE_") || name == "JEV_API_KEY"
-}
-
-fn tail(text: &str) -> String {
-    let count = text.chars().count();
-    text.chars()
-        .skip(count.saturating_sub(TAIL_CHARS))
-        .collect()
 }
 
 /// Runs `command` with `sh -c` in `root` and `env` (secrets removed).
@@ -76,7 +70,7 @@ pub async fn run_check(
     match tokio::time::timeout(timeout, run).await {
         Ok((status, output)) => CheckRun {
             passed: status.is_ok_and(|s| s.success()),
-            tail: tail(&String::from_utf8_lossy(&output)),
+            tail: tail_chars(&String::from_utf8_lossy(&output), TAIL_CHARS),
         },
         Err(_) => {
             if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {

@@ -9,7 +9,7 @@ use stanley_adapters::records::{create_private_dir, write_atomic};
 use stanley_proto::v1::flows_server::Flows;
 use stanley_proto::v1::{FlowStatusRequest, FlowStatusResponse, InitFlowRequest, InitFlowResponse};
 use stanley_workflows::flow::{parse_flow, starter_flow};
-use stanley_workflows::flow_state::{FlowState, FlowStore, PhaseStatus};
+use stanley_workflows::flow_state::{FlowState, FlowStore};
 use tonic::{Request, Response, Status};
 
 use crate::service::DaemonState;
@@ -84,11 +84,7 @@ impl Flows for FlowService {
             .iter()
             .map(|p| {
                 let record = journal.as_ref().and_then(|s| s.phases.get(&p.id));
-                let status = record.map_or("pending", |r| match r.status {
-                    PhaseStatus::Pending => "pending",
-                    PhaseStatus::Active => "active",
-                    PhaseStatus::Done => "done",
-                });
+                let status = record.map_or("pending", |r| r.status.as_str());
                 json!({
                     "id": p.id, "name": p.name, "status": status, "check": p.check,
                     "attempts": record.map_or(0, |r| r.attempts),
@@ -97,16 +93,11 @@ impl Flows for FlowService {
                 })
             })
             .collect();
-        let mode = match flow.mode {
-            stanley_workflows::flow::Mode::Observe => "observe",
-            stanley_workflows::flow::Mode::Warn => "warn",
-            stanley_workflows::flow::Mode::Enforce => "enforce",
-        };
         let doc = json!({
             "schema": "stanley.flow-status/v1",
             "goal": flow.goal,
             "title": flow.title,
-            "mode": mode,
+            "mode": flow.mode.as_str(),
             "started": journal.is_some(),
             "complete": journal.as_ref().is_some_and(|s| s.complete),
             "currentPhase": journal.as_ref().map(|s| s.current_phase.clone()),

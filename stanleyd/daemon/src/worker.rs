@@ -426,22 +426,11 @@ async fn route_check(
 
 /// The candidate records that wait for review.
 pub(crate) fn validated_candidates(root: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(root.join(".stanley/candidates")) else {
-        return Vec::new();
-    };
-    let mut out: Vec<String> = entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
-        .filter(|name| valid_candidate_id(name))
-        .filter(|name| {
-            std::fs::read(root.join(format!(".stanley/candidates/{name}/candidate.json")))
-                .ok()
-                .and_then(|b| serde_json::from_slice::<CandidateRecord>(&b).ok())
-                .is_some_and(|r| r.status == "validated" && r.id == *name)
-        })
-        .collect();
-    out.sort();
-    out
+    candidates(root)
+        .into_iter()
+        .filter(|r| r.status == "validated")
+        .map(|r| r.id)
+        .collect()
 }
 
 /// Activates a validated candidate: re-validated, then moved into `.stanley/workflows/`.
@@ -454,11 +443,8 @@ pub(crate) async fn promote(
         return Err(format!("invalid candidate id: {id}"));
     }
     let root = &state.config.files.root;
-    let record_path = root.join(format!(".stanley/candidates/{id}/candidate.json"));
-    let mut record: CandidateRecord = std::fs::read(&record_path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .filter(|r: &CandidateRecord| r.schema == "stanley.candidate/v1" && r.id == id)
+    let mut record = read_record(root, id)
+        .filter(|r| r.schema == "stanley.candidate/v1")
         .ok_or_else(|| format!("no candidate record for {id}"))?;
     if record.status != "validated" {
         return Err(format!(

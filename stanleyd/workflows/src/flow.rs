@@ -18,6 +18,17 @@ pub enum Mode {
     Enforce,
 }
 
+impl Mode {
+    /// The spelling in `flow.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Observe => "observe",
+            Mode::Warn => "warn",
+            Mode::Enforce => "enforce",
+        }
+    }
+}
+
 /// A bounded loop inside a phase: `until` runs once per stop, `max_iterations` runs in all.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PhaseLoop {

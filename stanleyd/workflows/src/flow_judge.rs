@@ -9,7 +9,7 @@ use stanley_core::{Answer, Answers, Question, Questions};
 use crate::flow::Flow;
 use crate::flow_policy::{CheckRun, Judgment};
 use crate::flow_state::FlowState;
-use crate::text::truncate_chars;
+use crate::text::{tail_chars, truncate_chars};
 
 /// How much of the agent's last message is kept at most.
 pub const MESSAGE_TAIL_CHARS: usize = 4_000;
@@ -35,11 +35,6 @@ pub struct StopEvidence {
     pub diff: Option<String>,
 }
 
-fn tail(text: &str, max: usize) -> String {
-    let count = text.chars().count();
-    text.chars().skip(count.saturating_sub(max)).collect()
-}
-
 /// Builds the curated state within the flow's character budget, shrinking in order the changed
 /// file list (to 20), the message tail (to 1,000), the check output (to 500), the diff, and then
 /// the rest, until it fits.
@@ -52,11 +47,7 @@ pub fn curated_state(flow: &Flow, state: &FlowState, evidence: &StopEvidence) ->
             let status = state
                 .phases
                 .get(&p.id)
-                .map_or("pending", |r| match r.status {
-                    crate::flow_state::PhaseStatus::Pending => "pending",
-                    crate::flow_state::PhaseStatus::Active => "active",
-                    crate::flow_state::PhaseStatus::Done => "done",
-                });
+                .map_or("pending", |r| r.status.as_str());
             json!({"id": p.id, "name": p.name, "done_when": p.done_when, "status": status})
         })
         .collect();
@@ -77,7 +68,7 @@ pub fn curated_state(flow: &Flow, state: &FlowState, evidence: &StopEvidence) ->
                 if run.passed {
                     json!({"phase": phase, "passed": true})
                 } else {
-                    json!({"phase": phase, "passed": false, "output_tail": tail(&run.tail, check_max)})
+                    json!({"phase": phase, "passed": false, "output_tail": tail_chars(&run.tail, check_max)})
                 }
             })
             .collect();
@@ -92,7 +83,7 @@ pub fn curated_state(flow: &Flow, state: &FlowState, evidence: &StopEvidence) ->
             "current_phase": state.current_phase,
             "phases": phases,
             "checks": checks,
-            "last_message_tail": tail(&evidence.last_message, message_max),
+            "last_message_tail": tail_chars(&evidence.last_message, message_max),
             "changed_files": changed,
             "changed_files_total": evidence.changed.len(),
             "recent_decisions": decisions,

@@ -23,6 +23,17 @@ pub enum PhaseStatus {
     Done,
 }
 
+impl PhaseStatus {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PhaseStatus::Pending => "pending",
+            PhaseStatus::Active => "active",
+            PhaseStatus::Done => "done",
+        }
+    }
+}
+
 /// One phase's record.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PhaseRecord {

@@ -174,6 +174,12 @@ pub fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
+/// The last `max` characters of `text`.
+pub fn tail_chars(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    text.chars().skip(count.saturating_sub(max)).collect()
+}
+
 /// Truncates to `max` characters, appending `…` when anything was cut.
 pub fn truncate_chars(text: &str, max: usize) -> String {
     if text.chars().count() <= max {

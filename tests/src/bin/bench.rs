@@ -54,13 +54,6 @@ fn repo_with_40_hunks() -> TempRepo {
     repo
 }
 
-fn daemon_pid(repo: &TempRepo) -> Option<i32> {
-    let text = std::fs::read_to_string(repo.root().join(".stanley/daemon/daemon.json")).ok()?;
-    serde_json::from_str::<serde_json::Value>(&text).ok()?["pid"]
-        .as_i64()
-        .map(|p| p as i32)
-}
-
 fn rss_kib(pid: i32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
@@ -328,11 +321,11 @@ fn main() {
         median(reload),
     );
     // Idle RSS: after the warm runs, with nothing running.
-    let pid = daemon_pid(&repo).expect("daemon pid");
+    let pid = repo.daemon_pid().expect("daemon pid");
     let idle_rss = rss_kib(pid);
     let cold: Vec<Duration> = (0..COLD_RUNS)
         .map(|_| {
-            let pid = daemon_pid(&repo).expect("daemon pid");
+            let pid = repo.daemon_pid().expect("daemon pid");
             let stop = env.stanleyctl(&repo, &["daemon", "stop"]);
             assert_eq!(stop.code, 0, "{stop:?}");
             // SAFETY: signal 0 only checks that the process exists.

@@ -29,18 +29,14 @@ fn assistant_end(text: &str, stop: &str, error: Option<&str>) -> String {
 
 /// Plays the improvement agent when `brief` is an improvement brief; returns the final text.
 fn improvement_reply(brief: &str) -> Option<String> {
-    let marker = "write exactly one workflow file at ";
-    let start = brief.find(marker)? + marker.len();
-    let dir: String = brief[start..]
-        .chars()
-        .take(".stanley/candidates/imp_".len() + 12)
-        .collect();
+    let path = stanley_tests::brief_candidate_file(brief)?;
     let request = brief.split("could not handle:\n").nth(1).unwrap_or("");
     if !request.contains("TODO") {
         return Some("wrote no file: the request is too vague to become a workflow".into());
     }
-    let path = format!("{dir}/todo_audit.ts");
-    let _ = std::fs::create_dir_all(&dir);
+    if let Some(dir) = std::path::Path::new(&path).parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
     let _ = std::fs::write(&path, stanley_tests::TODO_WORKFLOW);
     Some(format!("wrote {path}"))
 }
