@@ -24,20 +24,8 @@ pub(crate) fn changed_repo() -> TempRepo {
 pub(crate) fn summarize_env() -> TestEnv {
     let env = TestEnv::new();
     env.jev.route("summar", "summarize", 0.9);
-    let labels: Vec<String> = [
-        "feature",
-        "bug_fix",
-        "refactor",
-        "test_change",
-        "configuration",
-        "documentation",
-        "cleanup",
-        "mixed",
-        "cannot_tell",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
+    let labels: Vec<String> =
+        stanley_tests::fake_jev::labels_of(stanley_workflows::modes::SUMMARIZE.labels);
     env.jev.answer(
         "classification",
         choice_answer(
@@ -211,20 +199,8 @@ fn human_output_is_the_report() {
 #[test]
 fn uncertain_classifications_are_parked() {
     let env = summarize_env();
-    let labels: Vec<String> = [
-        "feature",
-        "bug_fix",
-        "refactor",
-        "test_change",
-        "configuration",
-        "documentation",
-        "cleanup",
-        "mixed",
-        "cannot_tell",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
+    let labels: Vec<String> =
+        stanley_tests::fake_jev::labels_of(stanley_workflows::modes::SUMMARIZE.labels);
     env.jev.answer(
         "classification",
         choice_answer(

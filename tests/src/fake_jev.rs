@@ -395,3 +395,9 @@ impl FakeJev {
             .collect()
     }
 }
+
+/// The labels of a built-in's choice question, in order (`cannot_tell` last), for scripting
+/// answers that follow the product's own label set.
+pub fn labels_of(labels: &[(&str, &str)]) -> Vec<String> {
+    labels.iter().map(|(l, _)| (*l).to_owned()).collect()
+}

@@ -210,20 +210,8 @@ fn main() {
     // Debug logging (the tests' default) would dominate the timings.
     env.set("STANLEY_LOG", "info");
     env.jev.route("summar", "summarize", 0.9);
-    let labels: Vec<String> = [
-        "feature",
-        "bug_fix",
-        "refactor",
-        "test_change",
-        "configuration",
-        "documentation",
-        "cleanup",
-        "mixed",
-        "cannot_tell",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
+    let labels: Vec<String> =
+        stanley_tests::fake_jev::labels_of(stanley_workflows::modes::SUMMARIZE.labels);
     env.jev.answer(
         "classification",
         choice_answer(
