@@ -166,6 +166,48 @@ fn close_on_budget(ctx: &StopContext<'_>, condition: &'static str) -> Decision {
     }
 }
 
+/// The budget or cap a stop has hit, if any: `budget_time`, `budget_blocks`, `budget_jev` or
+/// `hook_cap`. On a hit every phase's check is wanted, to close what already passes.
+pub fn budget_condition(
+    flow: &Flow,
+    state: &FlowState,
+    elapsed_minutes: u32,
+) -> Option<&'static str> {
+    let limits = &flow.limits;
+    if elapsed_minutes >= limits.max_total_minutes {
+        Some("budget_time")
+    } else if state.blocks_in_session >= limits.max_blocks_per_session {
+        Some("budget_blocks")
+    } else if state.jev_calls >= limits.max_jev_calls {
+        Some("budget_jev")
+    } else if state.consecutive_blocks >= HOOK_CAP {
+        Some("hook_cap")
+    } else {
+        None
+    }
+}
+
+/// Entering a side-effect phase whose completion the ledger already holds: the phase is done
+/// without running it again (`side_effect_recorded`).
+pub fn recorded_side_effect(flow: &Flow, state: &FlowState) -> Decision {
+    let ctx = StopContext {
+        flow,
+        state,
+        elapsed_minutes: 0,
+        checks: BTreeMap::new(),
+        loop_check: None,
+        jev: Err(String::new()),
+        open_subtasks: Vec::new(),
+        stuck_before: false,
+        review_stops: 0,
+    };
+    complete_phase(
+        &ctx,
+        "side_effect_recorded",
+        "the side effect already ran once and is never re-entered",
+    )
+}
+
 /// Decides one stop. The first matching condition wins.
 pub fn decide(ctx: &StopContext<'_>) -> Decision {
     let flow = ctx.flow;
@@ -184,19 +226,7 @@ pub fn decide(ctx: &StopContext<'_>) -> Decision {
             )),
         );
     };
-    // Budgets and the hook cap.
-    let budget = if ctx.elapsed_minutes >= limits.max_total_minutes {
-        Some("budget_time")
-    } else if state.blocks_in_session >= limits.max_blocks_per_session {
-        Some("budget_blocks")
-    } else if state.jev_calls >= limits.max_jev_calls {
-        Some("budget_jev")
-    } else if state.consecutive_blocks >= HOOK_CAP {
-        Some("hook_cap")
-    } else {
-        None
-    };
-    if let Some(condition) = budget {
+    if let Some(condition) = budget_condition(flow, state, ctx.elapsed_minutes) {
         return close_on_budget(ctx, condition);
     }
     // Regression: a done phase's check fails again (file order = DAG order for the first hit).

@@ -12,6 +12,8 @@ pub mod comments;
 pub mod diff;
 pub mod find;
 pub mod flow;
+pub mod flow_agent;
+pub mod flow_gates;
 pub mod flow_judge;
 pub mod flow_policy;
 pub mod flow_state;
