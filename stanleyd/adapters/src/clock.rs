@@ -41,6 +41,37 @@ pub fn rfc3339(secs: i64, millis: u32) -> String {
     )
 }
 
+/// Reads `YYYY-MM-DDTHH:MM:SS[.fff]Z` (what [`rfc3339`] writes) back to seconds since the epoch.
+pub fn parse_rfc3339(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || !text.ends_with('Z') {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| text.get(r)?.parse::<i64>().ok();
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, m, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || h > 23 || m > 59 || sec > 60 {
+        return None;
+    }
+    // Days-from-civil (Howard Hinnant's algorithm).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = if month > 2 { month - 3 } else { month + 9 };
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + h * 3600 + m * 60 + sec)
+}
+
+/// Seconds since the epoch now.
+pub fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs() as i64
+}
+
 /// Six random hex digits.
 pub fn random_hex6() -> String {
     let mut hasher = RandomState::new().build_hasher();
@@ -62,6 +93,11 @@ mod tests {
         assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00.000Z");
         assert_eq!(rfc3339(1_795_996_741, 5), "2026-11-29T23:59:01.005Z");
         assert_eq!(rfc3339(951_782_400, 0), "2000-02-29T00:00:00.000Z");
+        for secs in [0, 951_782_400, 1_795_996_741, 4_102_444_799] {
+            assert_eq!(parse_rfc3339(&rfc3339(secs, 7)), Some(secs));
+        }
+        assert_eq!(parse_rfc3339("2026-13-01T00:00:00.000Z"), None);
+        assert_eq!(parse_rfc3339("yesterday"), None);
         assert_eq!(random_hex6().len(), 6);
     }
 }

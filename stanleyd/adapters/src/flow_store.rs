@@ -1,5 +1,6 @@
 //! The flow store on disk under `.stanley/flow/`: `state.json` (replaced atomically),
-//! `side_effects.jsonl` (appended and synced, never rewritten) and `NEEDS_HUMAN.md`.
+//! `side_effects.jsonl` (appended and synced, never rewritten), the gate journal `gates.jsonl`
+//! and `NEEDS_HUMAN.md`.
 
 use std::fs::{self, OpenOptions};
 use std::io::{ErrorKind, Write};
@@ -33,6 +34,24 @@ impl FileFlowStore {
 
     fn ledger_path(&self) -> PathBuf {
         self.dir.join("side_effects.jsonl")
+    }
+
+    /// Appends one line to a JSONL file under `.stanley/flow/`, synced before returning.
+    fn append(&self, name: &str, record: &str) -> Result<(), StoreError> {
+        let path = self.dir.join(name);
+        create_private_dir(&self.dir).map_err(|e| err("cannot create .stanley/flow", e))?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(|e| err(&format!("cannot open .stanley/flow/{name}"), e))?;
+        // After a torn last line, start on a fresh line so this record stays readable.
+        let torn = fs::read(&path).is_ok_and(|bytes| bytes.last().is_some_and(|b| *b != b'\n'));
+        let line = format!("{}{record}\n", if torn { "\n" } else { "" });
+        file.write_all(line.as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(|e| err(&format!("cannot append to .stanley/flow/{name}"), e))
     }
 }
 
@@ -80,24 +99,15 @@ impl FlowStore for FileFlowStore {
         if self.side_effect_done(key)? {
             return Ok(());
         }
-        create_private_dir(&self.dir).map_err(|e| err("cannot create .stanley/flow", e))?;
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(self.ledger_path())
-            .map_err(|e| err("cannot open .stanley/flow/side_effects.jsonl", e))?;
-        // After a torn last line, start on a fresh line so this record stays readable.
-        let torn = fs::read(self.ledger_path())
-            .is_ok_and(|bytes| bytes.last().is_some_and(|b| *b != b'\n'));
-        let line = format!(
-            "{}{}\n",
-            if torn { "\n" } else { "" },
-            serde_json::json!({"key": key, "at": at})
-        );
-        file.write_all(line.as_bytes())
-            .and_then(|()| file.sync_all())
-            .map_err(|e| err("cannot append to .stanley/flow/side_effects.jsonl", e))
+        self.append(
+            "side_effects.jsonl",
+            &serde_json::json!({"key": key, "at": at}).to_string(),
+        )
+    }
+
+    fn record_gate(&self, line: &str) -> Result<(), StoreError> {
+        let _guard = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        self.append("gates.jsonl", line)
     }
 
     fn needs_human(&self, text: &str) -> Result<(), StoreError> {

@@ -91,6 +91,8 @@ pub fn availability(
         env: env.clone(),
         root: root.to_path_buf(),
         grace: GRACE,
+        session: None,
+        idle_limit: None,
     })
 }
 
@@ -141,6 +143,10 @@ pub struct PiAgent {
     env: HashMap<String, String>,
     root: PathBuf,
     grace: Duration,
+    /// Keep Pi's session in this folder, continuing its latest session when the flag is set.
+    session: Option<(PathBuf, bool)>,
+    /// Stop a run whose event stream stays silent this long.
+    idle_limit: Option<Duration>,
 }
 
 /// What the event stream said.
@@ -268,11 +274,36 @@ impl PiAgent {
         self
     }
 
+    /// Keeps the session in `dir` (a flow's runs), continuing the latest one there when
+    /// `continue_latest` is set, instead of an in-memory session.
+    #[must_use]
+    pub fn in_session(mut self, dir: PathBuf, continue_latest: bool) -> Self {
+        self.session = Some((dir, continue_latest));
+        self
+    }
+
+    /// Stops a run (as a timeout) once its event stream is silent for `limit`.
+    #[must_use]
+    pub fn with_idle_limit(mut self, limit: Duration) -> Self {
+        self.idle_limit = Some(limit);
+        self
+    }
+
     fn args(&self) -> Vec<String> {
-        let mut args: Vec<String> = ["--mode", "json", "--print", "--no-session"]
+        let mut args: Vec<String> = ["--mode", "json", "--print"]
             .iter()
             .map(|s| (*s).to_owned())
             .collect();
+        match &self.session {
+            None => args.push("--no-session".into()),
+            Some((dir, continue_latest)) => {
+                args.push("--session-dir".into());
+                args.push(dir.display().to_string());
+                if *continue_latest {
+                    args.push("--continue".into());
+                }
+            }
+        }
         if supports_no_approve(&self.bin, &self.env) {
             args.push("--no-approve".into());
         }
@@ -299,6 +330,7 @@ impl PiAgent {
             duration_ms: started.elapsed().as_millis() as u64,
             tool_calls: 0,
             detail: Some(detail),
+            model_error: false,
         };
         if instructions.len() > MAX_INSTRUCTIONS_BYTES {
             return failed("agent instructions exceed the size limit".into());
@@ -328,6 +360,8 @@ impl PiAgent {
             drop(stdin);
         }
         let state = Arc::new(Mutex::new(StreamState::default()));
+        let heard = Arc::new(Mutex::new(Instant::now()));
+        let reader_heard = heard.clone();
         let stdout = child.stdout.take();
         let reader_state = state.clone();
         let reader = tokio::spawn(async move {
@@ -371,6 +405,7 @@ impl PiAgent {
                     }
                     continue;
                 }
+                *reader_heard.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
                 if !too_long {
                     let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
                     let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -402,10 +437,25 @@ impl PiAgent {
             String::from_utf8_lossy(&tail).into_owned()
         });
         let limit = timeout.min(HARD_LIMIT);
-        let (mut timed_out, mut aborted) = (false, false);
+        let (mut timed_out, mut aborted, mut silent) = (false, false, false);
+        let idle_limit = self.idle_limit;
+        let silence = async {
+            let Some(idle) = idle_limit else {
+                return std::future::pending::<()>().await;
+            };
+            loop {
+                let last = *heard.lock().unwrap_or_else(|e| e.into_inner());
+                let quiet = last.elapsed();
+                if quiet >= idle {
+                    return;
+                }
+                tokio::time::sleep(idle - quiet).await;
+            }
+        };
         let status = tokio::select! {
             s = child.wait() => s.ok(),
             () = tokio::time::sleep(limit) => { timed_out = true; None }
+            () = silence => { silent = true; None }
             () = cancel.cancelled() => { aborted = true; None }
         };
         let status = match status {
@@ -440,7 +490,16 @@ impl PiAgent {
             .unwrap_or_default();
         let state = std::mem::take(&mut *state.lock().unwrap_or_else(|e| e.into_inner()));
         let exit_code = status.and_then(|s| s.code());
-        let (outcome, detail) = if timed_out {
+        let model_error = state.error.is_some();
+        let (outcome, detail) = if silent {
+            (
+                AgentOutcome::Timeout,
+                Some(format!(
+                    "the agent was silent for {} s and was stopped",
+                    idle_limit.unwrap_or_default().as_secs()
+                )),
+            )
+        } else if timed_out {
             (
                 AgentOutcome::Timeout,
                 Some("the agent was stopped at the time limit".to_owned()),
@@ -474,6 +533,7 @@ impl PiAgent {
             duration_ms: started.elapsed().as_millis() as u64,
             tool_calls: state.tool_calls,
             detail,
+            model_error: model_error && !silent && !timed_out && !aborted,
         }
     }
 }

@@ -53,6 +53,8 @@ pub struct AgentResult {
     pub tool_calls: u64,
     /// Why it failed, when it did.
     pub detail: Option<String>,
+    /// The failure was the model's (its turn ended in an error), not the agent process's.
+    pub model_error: bool,
 }
 
 /// Progress callback: tool calls so far.
@@ -217,6 +219,7 @@ mod tests {
             duration_ms: 5,
             tool_calls: 4,
             detail: None,
+            model_error: false,
         }
     }
 

@@ -149,6 +149,7 @@ mod tests {
             phase: "a".into(),
             to: Some("b".into()),
             reason: "A is done".into(),
+            check_passed: None,
         });
         let start = session_context(&flow, &state, "startup");
         assert!(start.contains("Current phase: b (B)"), "{start}");

@@ -584,6 +584,7 @@ mod tests {
             phase: "scaffold".into(),
             to: None,
             reason: reason.into(),
+            check_passed: None,
         }
     }
 

@@ -60,6 +60,9 @@ pub struct DecisionEntry {
     /// What the agent or the person is told.
     #[serde(default)]
     pub reason: String,
+    /// Whether the phase's check passed at this stop (absent without a check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_passed: Option<bool>,
 }
 
 /// The journal.
@@ -78,6 +81,9 @@ pub struct FlowState {
     /// Jev flagged the agent stuck at the last stop (the policy needs two in a row).
     #[serde(default)]
     pub last_stuck: bool,
+    /// Done claims held by the subagent and task gates, by subtask.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub holds: BTreeMap<String, u32>,
     pub decisions: Vec<DecisionEntry>,
 }
 
@@ -106,6 +112,7 @@ impl FlowState {
             consecutive_blocks: 0,
             jev_calls: 0,
             last_stuck: false,
+            holds: BTreeMap::new(),
             decisions: Vec::new(),
         }
     }
@@ -170,6 +177,8 @@ pub trait FlowStore: Send + Sync {
     fn side_effect_done(&self, key: &str) -> Result<bool, StoreError>;
     /// Records a side effect; durable on return. Recording a key twice is a no-op.
     fn record_side_effect(&self, key: &str, at: &str) -> Result<(), StoreError>;
+    /// Appends one gate decision (a JSON line) to the gate journal.
+    fn record_gate(&self, line: &str) -> Result<(), StoreError>;
     /// Writes `NEEDS_HUMAN.md`.
     fn needs_human(&self, text: &str) -> Result<(), StoreError>;
 }
@@ -198,6 +207,7 @@ mod tests {
                 phase: "a".into(),
                 to: None,
                 reason: String::new(),
+                check_passed: None,
             });
         }
         assert_eq!(state.decisions.len(), MAX_DECISIONS);

@@ -51,6 +51,8 @@ pub struct StopFacts {
     pub loop_ran: bool,
     /// Jev flagged the agent stuck (at `limits.confidence.flag`).
     pub stuck: bool,
+    /// The current phase's check result, when it has one.
+    pub check_passed: Option<bool>,
 }
 
 /// Applies a decision to the journal; call before acting on it.
@@ -108,6 +110,7 @@ pub fn apply(flow: &Flow, state: &mut FlowState, decision: &Decision, facts: Sto
         phase,
         to,
         reason,
+        check_passed: facts.check_passed,
     });
 }
 
@@ -150,25 +153,32 @@ pub fn stuck_before(state: &FlowState) -> bool {
     state.last_stuck
 }
 
-/// The facts of a stop that the journal keeps, from Jev's answers.
-pub fn facts(flow: &Flow, judgment: &Result<Judgment, String>, loop_ran: bool) -> StopFacts {
+/// The facts of a stop that the journal keeps, from Jev's answers and the phase's check.
+pub fn facts(
+    flow: &Flow,
+    judgment: &Result<Judgment, String>,
+    loop_ran: bool,
+    check_passed: Option<bool>,
+) -> StopFacts {
     StopFacts {
         asked_jev: true,
         loop_ran,
+        check_passed,
         stuck: judgment
             .as_ref()
             .is_ok_and(|j| j.stuck >= flow.limits.confidence.flag),
     }
 }
 
-/// Review-band stops with a passing check in the current phase since it was entered.
+/// Review-band stops at which the phase's check passed, in the current phase since it was
+/// entered.
 pub fn review_stops(state: &FlowState) -> u32 {
     state
         .decisions
         .iter()
         .rev()
         .take_while(|d| d.phase == state.current_phase && d.action != "advance")
-        .filter(|d| d.condition == "review_band")
+        .filter(|d| d.condition == "review_band" && d.check_passed == Some(true))
         .count() as u32
 }
 
@@ -257,7 +267,11 @@ mod tests {
     ) -> Decision {
         let evidence = StopEvidence::default();
         let judgment = ask(&executor(jev), stop_frame(flow, state, &evidence)).await;
-        let stop_facts = facts(flow, &judgment, false);
+        let current = checks
+            .iter()
+            .find(|(p, _)| *p == state.current_phase)
+            .map(|(_, ok)| *ok);
+        let stop_facts = facts(flow, &judgment, false, current);
         let decision = decide(&StopContext {
             flow,
             state,
