@@ -7,6 +7,7 @@ mod cli;
 mod diffs;
 mod faults;
 mod find;
+mod flow_run;
 mod flows;
 mod grpc;
 mod layering;

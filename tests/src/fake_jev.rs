@@ -61,7 +61,12 @@ struct Script {
     log: Vec<(HeaderMap, Value)>,
     /// Added before every answer, to stand in for a real model's latency.
     latency: Duration,
+    /// Answers computed from the whole request body (checked before everything else).
+    responder: Option<Responder>,
 }
+
+/// Computes a request's answers from its body; `None` falls back to the other rules.
+pub type Responder = Arc<dyn Fn(&Value) -> Option<Map<String, Value>> + Send + Sync>;
 
 /// A running fake server. Dropping it stops the server.
 pub struct FakeJev {
@@ -146,6 +151,9 @@ fn neutral(question: &Value) -> Value {
 }
 
 fn answer(script: &Script, body: &Value) -> Map<String, Value> {
+    if let Some(answers) = script.responder.as_ref().and_then(|r| r(body)) {
+        return answers;
+    }
     let request = body
         .pointer("/state/request")
         .and_then(Value::as_str)
@@ -316,6 +324,15 @@ impl FakeJev {
             .unwrap()
             .by_name
             .insert(name.to_owned(), answer);
+    }
+
+    /// Computes answers from each request's body (a scripted judge); `None` from the closure
+    /// falls back to the other rules.
+    pub fn respond(
+        &self,
+        responder: impl Fn(&Value) -> Option<Map<String, Value>> + Send + Sync + 'static,
+    ) {
+        self.script.lock().unwrap().responder = Some(Arc::new(responder));
     }
 
     /// Answers the question `name` with `answer` in requests whose body contains `needle`.

@@ -1,6 +1,6 @@
 //! `stanleyctl`: administers a repository's daemon (`daemon status|stop|restart|logs`), its
-//! improvement queue (`queue ...`) and the candidates the queue drafts (`candidates ...`). The
-//! flow and hook commands arrive with their issues.
+//! improvement queue (`queue ...`), the candidates the queue drafts (`candidates ...`), its flow
+//! (`flow init|run|status|stop`) and answers Claude Code hooks for the flow (`hook <event>`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -84,6 +84,26 @@ fn command() -> Command {
                 )
                 .subcommand(
                     Command::new("status").about("Show the phase table, decisions and budgets"),
+                )
+                .subcommand(Command::new("run").about(
+                    "Supervise the coding agent through the flow (exit 0 complete, 2 limit, 3 configuration, 4 waiting on a person, 5 already running, 130 interrupted)",
+                ))
+                .subcommand(Command::new("stop").about("Interrupt the running supervisor")),
+        )
+        .subcommand(
+            Command::new("hook")
+                .about("Answer a Claude Code hook event for the flow (hook JSON on stdin)")
+                .arg(
+                    Arg::new("event")
+                        .required(true)
+                        .value_parser([
+                            "session-start",
+                            "stop",
+                            "pre-tool-use",
+                            "post-tool-use",
+                            "subagent-stop",
+                            "task-completed",
+                        ]),
                 ),
         )
         .subcommand(
@@ -148,7 +168,14 @@ fn main() -> ExitCode {
         return queue(&target, group, sub, json);
     }
     if let Some(("flow", sub)) = matches.subcommand() {
-        return flow(&target, sub, json);
+        return match sub.subcommand_name() {
+            Some("run") => flow_run(&target),
+            _ => flow(&target, sub, json),
+        };
+    }
+    if let Some(("hook", sub)) = matches.subcommand() {
+        let event = sub.get_one::<String>("event").cloned().unwrap_or_default();
+        return hook(&target, &event);
     }
     let Some(("daemon", sub)) = matches.subcommand() else {
         return fail(&ClientError::usage("unknown command"));
@@ -454,13 +481,10 @@ const FLOW_CONFIG: u8 = 3;
 
 fn flow(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
     use stanley_proto::v1::flows_client::FlowsClient;
-    use stanley_proto::v1::{FlowStatusRequest, InitFlowRequest};
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    use stanley_proto::v1::{FlowStatusRequest, InitFlowRequest, StopFlowRequest};
+    let runtime = match runtime() {
         Ok(r) => r,
-        Err(e) => return fail(&ClientError::internal(e.to_string())),
+        Err(e) => return fail(&e),
     };
     let (action, args) = sub.subcommand().unwrap_or(("status", sub));
     let goal = args
@@ -480,7 +504,18 @@ fn flow(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
             Ok(c) => FlowsClient::new(c),
             Err(e) => return fail(&e),
         };
-        let result = if action == "init" {
+        let result = if action == "stop" {
+            client.stop_flow(StopFlowRequest {}).await.map(|r| {
+                let stopped = r.into_inner().stopped;
+                if json {
+                    println!("{{\"stopped\":{stopped}}}");
+                } else if stopped {
+                    println!("asked the flow supervisor to stop");
+                } else {
+                    println!("no flow supervisor is running");
+                }
+            })
+        } else if action == "init" {
             client
                 .init_flow(InitFlowRequest { goal, force })
                 .await
@@ -512,6 +547,131 @@ fn flow(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
                     tonic::Code::NotFound | tonic::Code::FailedPrecondition => FLOW_CONFIG,
                     tonic::Code::InvalidArgument => exit::USAGE,
                     tonic::Code::AlreadyExists => exit::INPUT,
+                    _ => exit::INTERNAL,
+                })
+            }
+        }
+    })
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ClientError::internal(e.to_string()))
+}
+
+/// `flow run`: streams the supervisor's progress to stderr and exits with its code.
+fn flow_run(target: &Target) -> ExitCode {
+    use stanley_proto::v1::flows_client::FlowsClient;
+    use stanley_proto::v1::{RunFlowRequest, run_flow_event::Event};
+    let runtime = match runtime() {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    runtime.block_on(async move {
+        let mut client = match channel(target).await {
+            Ok(c) => FlowsClient::new(c),
+            Err(e) => return fail(&e),
+        };
+        let request = RunFlowRequest {
+            env: std::env::vars().collect(),
+        };
+        let mut stream = match client.run_flow(request).await {
+            Ok(r) => r.into_inner(),
+            Err(s) => {
+                eprintln!("stanleyctl: {}", s.message());
+                return ExitCode::from(exit::UNAVAILABLE);
+            }
+        };
+        loop {
+            let next = tokio::select! {
+                next = stream.message() => next,
+                _ = tokio::signal::ctrl_c() => {
+                    // Dropping the stream interrupts the run in the daemon.
+                    eprintln!("stanleyctl: flow run interrupted");
+                    return ExitCode::from(130);
+                }
+            };
+            match next {
+                Ok(Some(m)) => match m.event {
+                    Some(Event::Progress(line)) => eprintln!("flow: {line}"),
+                    Some(Event::Exit(end)) => {
+                        if end.code == 0 {
+                            println!("{}", end.message);
+                        } else {
+                            eprintln!("stanleyctl: {}", end.message);
+                        }
+                        return ExitCode::from(u8::try_from(end.code).unwrap_or(exit::INTERNAL));
+                    }
+                    None => {}
+                },
+                Ok(None) => {
+                    eprintln!("stanleyctl: the daemon ended the flow run without an exit code");
+                    return ExitCode::from(exit::UNAVAILABLE);
+                }
+                Err(s) => {
+                    eprintln!("stanleyctl: the flow run failed: {}", s.message());
+                    return ExitCode::from(exit::UNAVAILABLE);
+                }
+            }
+        }
+    })
+}
+
+/// Largest hook input read from stdin.
+const MAX_HOOK_INPUT: u64 = 8 * 1024 * 1024;
+
+/// `hook <event>`: reads the hook JSON on stdin and answers in the hook protocol. Without a flow
+/// file it says nothing; when the daemon cannot be reached it fails open (exit 69, which Claude
+/// Code treats as a non-blocking error).
+fn hook(target: &Target, event: &str) -> ExitCode {
+    use stanley_proto::v1::FlowHookRequest;
+    use stanley_proto::v1::flows_client::FlowsClient;
+    use std::io::{Read, Write};
+    if !target.root.join(".stanley/flow.json").exists() {
+        return ExitCode::SUCCESS;
+    }
+    let mut input = String::new();
+    if let Err(e) = std::io::stdin()
+        .take(MAX_HOOK_INPUT)
+        .read_to_string(&mut input)
+    {
+        eprintln!("stanleyctl: cannot read the hook input: {e}");
+        return ExitCode::from(exit::USAGE);
+    }
+    let runtime = match runtime() {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    let event = event.to_owned();
+    runtime.block_on(async move {
+        let mut client = match channel(target).await {
+            Ok(c) => FlowsClient::new(c),
+            Err(e) => return fail(&e),
+        };
+        let request = FlowHookRequest {
+            event,
+            input,
+            env: std::env::vars().collect(),
+        };
+        match client.flow_hook(request).await {
+            Ok(r) => {
+                let answer = r.into_inner();
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(answer.stdout.as_bytes());
+                let _ = out.flush();
+                if !answer.stderr.is_empty() {
+                    eprintln!("{}", answer.stderr);
+                }
+                ExitCode::from(u8::try_from(answer.exit_code).unwrap_or(exit::INTERNAL))
+            }
+            Err(s) => {
+                eprintln!("stanleyctl: {}", s.message());
+                ExitCode::from(match s.code() {
+                    tonic::Code::FailedPrecondition => FLOW_CONFIG,
+                    tonic::Code::InvalidArgument => exit::USAGE,
+                    tonic::Code::Unavailable => exit::UNAVAILABLE,
                     _ => exit::INTERNAL,
                 })
             }

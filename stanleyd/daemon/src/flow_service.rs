@@ -1,5 +1,5 @@
-//! The `stanley.v1.Flows` service: writing a starter flow and reporting a flow's status from its
-//! file and journal. The supervisor that runs flows arrives with the rest of the flow issue.
+//! The `stanley.v1.Flows` service: writing a starter flow, reporting a flow's status from its
+//! file and journal, running and stopping the supervisor, and answering Claude Code hooks.
 
 use std::sync::Arc;
 
@@ -7,15 +7,22 @@ use serde_json::{Value, json};
 use stanley_adapters::flow_store::FileFlowStore;
 use stanley_adapters::records::{create_private_dir, write_atomic};
 use stanley_proto::v1::flows_server::Flows;
-use stanley_proto::v1::{FlowStatusRequest, FlowStatusResponse, InitFlowRequest, InitFlowResponse};
-use stanley_workflows::flow::{parse_flow, starter_flow};
+use stanley_proto::v1::{
+    FlowExit, FlowHookRequest, FlowHookResponse, FlowStatusRequest, FlowStatusResponse,
+    InitFlowRequest, InitFlowResponse, RunFlowEvent, RunFlowRequest, StopFlowRequest,
+    StopFlowResponse, run_flow_event,
+};
+use stanley_workflows::flow::starter_flow;
 use stanley_workflows::flow_state::{FlowState, FlowStore};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
+use crate::flow_eval::{FLOW_FILE, FlowLoad, load_flow};
+use crate::flow_hooks::answer;
+use crate::flow_run::{Lease, supervise};
 use crate::service::DaemonState;
 
-/// Where a repository's flow lives.
-pub(crate) const FLOW_FILE: &str = ".stanley/flow.json";
 const MAX_GOAL_CHARS: usize = 500;
 
 /// The service implementation.
@@ -29,8 +36,105 @@ impl FlowService {
     }
 }
 
+/// The status for a flow that cannot be used: NOT_FOUND without a file, FAILED_PRECONDITION
+/// naming the JSON path otherwise.
+pub(crate) fn load_status(e: FlowLoad) -> Status {
+    match e {
+        FlowLoad::Missing => Status::not_found(format!(
+            "no {FLOW_FILE}; start one with `stanleyctl flow init \"<goal>\"`"
+        )),
+        FlowLoad::Bad(message) => Status::failed_precondition(message),
+    }
+}
+
+fn event(e: run_flow_event::Event) -> Result<RunFlowEvent, Status> {
+    Ok(RunFlowEvent { event: Some(e) })
+}
+
 #[tonic::async_trait]
 impl Flows for FlowService {
+    type RunFlowStream = ReceiverStream<Result<RunFlowEvent, Status>>;
+
+    async fn run_flow(
+        &self,
+        request: Request<RunFlowRequest>,
+    ) -> Result<Response<Self::RunFlowStream>, Status> {
+        if self.state.stop_token().is_cancelled() {
+            return Err(Status::unavailable("the daemon is shutting down"));
+        }
+        let env = request.into_inner().env;
+        let (tx, rx) = mpsc::channel(64);
+        let (guard, cancel) = self.state.background();
+        let state = self.state.clone();
+        tokio::spawn(async move {
+            let _guard = guard;
+            let Some(lease) = Lease::take(&state, cancel.clone()) else {
+                let _ = tx
+                    .send(event(run_flow_event::Event::Exit(FlowExit {
+                        code: 5,
+                        message: "another flow supervisor is running for this repository".into(),
+                    })))
+                    .await;
+                return;
+            };
+            let progress = tx.clone();
+            let say = move |line: String| {
+                tracing::info!(%line, "flow");
+                let _ = progress.try_send(event(run_flow_event::Event::Progress(line)));
+            };
+            let run = supervise(&state, &env, &cancel, &say);
+            let ended = tokio::select! {
+                ended = run => ended,
+                () = tx.closed() => {
+                    // The client went away: that interrupts the run (Pi is stopped on drop).
+                    cancel.cancel();
+                    tracing::info!("flow client disconnected; run interrupted");
+                    return;
+                }
+            };
+            drop(lease);
+            tracing::info!(code = ended.code, message = %ended.message, "flow run ended");
+            let _ = tx
+                .send(event(run_flow_event::Event::Exit(FlowExit {
+                    code: ended.code,
+                    message: ended.message,
+                })))
+                .await;
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+
+    async fn stop_flow(
+        &self,
+        _request: Request<StopFlowRequest>,
+    ) -> Result<Response<StopFlowResponse>, Status> {
+        let running = self
+            .state
+            .flow_run
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some(cancel) = &running {
+            cancel.cancel();
+        }
+        Ok(Response::new(StopFlowResponse {
+            stopped: running.is_some(),
+        }))
+    }
+
+    async fn flow_hook(
+        &self,
+        request: Request<FlowHookRequest>,
+    ) -> Result<Response<FlowHookResponse>, Status> {
+        let request = request.into_inner();
+        let answer = answer(&self.state, &request.event, &request.input, &request.env).await?;
+        Ok(Response::new(FlowHookResponse {
+            stdout: answer.stdout,
+            stderr: answer.stderr,
+            exit_code: answer.code,
+        }))
+    }
+
     async fn init_flow(
         &self,
         request: Request<InitFlowRequest>,
@@ -62,17 +166,7 @@ impl Flows for FlowService {
         _request: Request<FlowStatusRequest>,
     ) -> Result<Response<FlowStatusResponse>, Status> {
         let root = &self.state.config.files.root;
-        let text = match std::fs::read_to_string(root.join(FLOW_FILE)) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(Status::not_found(format!(
-                    "no {FLOW_FILE}; start one with `stanleyctl flow init \"<goal>\"`"
-                )));
-            }
-            Err(e) => return Err(Status::internal(format!("cannot read {FLOW_FILE}: {e}"))),
-        };
-        let flow = parse_flow(&text)
-            .map_err(|e| Status::failed_precondition(format!("{FLOW_FILE}: {e}")))?;
+        let flow = load_flow(root).map_err(load_status)?;
         let store = FileFlowStore::new(root);
         let journal = match store.read_state() {
             Ok(Some(t)) => Some(FlowState::parse(&t, &flow).map_err(Status::failed_precondition)?),

@@ -4,6 +4,9 @@
 mod compose;
 mod discovery;
 mod error;
+mod flow_eval;
+mod flow_hooks;
+mod flow_run;
 mod flow_service;
 mod logging;
 mod prompt;

@@ -64,6 +64,8 @@ pub(crate) struct DaemonState {
     pub(crate) kicks: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<HashMap<String, String>>>>,
     /// The repository workflows and their warm host.
     pub(crate) repo: crate::repository::RepoSlot,
+    /// The running flow supervisor's cancel token: the single-runner lease.
+    pub(crate) flow_run: Mutex<Option<Cancel>>,
     pub(crate) started: Instant,
     last_activity: Mutex<Instant>,
     active: AtomicUsize,
@@ -97,6 +99,7 @@ impl DaemonState {
             kick,
             kicks: Mutex::new(Some(kicks)),
             repo: tokio::sync::Mutex::new(None),
+            flow_run: Mutex::new(None),
             started: Instant::now(),
             last_activity: Mutex::new(Instant::now()),
             active: AtomicUsize::new(0),

@@ -293,7 +293,7 @@ mod tests {
     #[test]
     fn the_injection_screen_warns_only_above_its_band_and_reads_need_send_diff() {
         let mut flow = flow();
-        let bands = flow.gates.bands.clone();
+        let bands = flow.gates.bands;
         assert!(
             injection_verdict(&answers(&[("instructions", 0.75)]), &bands, "WebFetch").is_some()
         );

@@ -201,11 +201,16 @@ pub fn recorded_side_effect(flow: &Flow, state: &FlowState) -> Decision {
         stuck_before: false,
         review_stops: 0,
     };
-    complete_phase(
+    let mut d = complete_phase(
         &ctx,
         "side_effect_recorded",
         "the side effect already ran once and is never re-entered",
-    )
+    );
+    if d.condition == "goal_complete" {
+        // The journal says why the phase closed without running.
+        d.condition = "side_effect_recorded";
+    }
+    d
 }
 
 /// Decides one stop. The first matching condition wins.

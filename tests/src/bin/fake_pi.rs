@@ -3,6 +3,9 @@
 //! receives its argv, stdin, pid and a few environment variables as JSON; `FAKE_PI_COUNT` names a
 //! file holding how many times it ran; `FAKE_PI_DELAY_MS` delays its final answer. Given an improvement brief, it plays the improvement agent:
 //! for a request about TODO notes it writes one workflow into the candidate folder, otherwise none.
+//! `FAKE_PI_SCRIPT` names a flow script (`{"<phase>": [step, ...]}`): the n-th run prompted on a
+//! phase plays that phase's n-th step (`write`, `remove`, `shell`, `text`, `mode`), and every run
+//! is appended to `<script>.log` as JSON.
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
@@ -41,6 +44,56 @@ fn improvement_reply(brief: &str) -> Option<String> {
     Some(format!("wrote {path}"))
 }
 
+/// The step of a flow script this run plays (`{}` without a script or past its end).
+fn script_step(stdin: &str, args: &[String]) -> serde_json::Value {
+    let empty = serde_json::json!({});
+    let Some(path) = env("FAKE_PI_SCRIPT") else {
+        return empty;
+    };
+    let phase = stdin
+        .lines()
+        .find_map(|l| l.strip_prefix("Current phase: "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or("")
+        .to_owned();
+    let script: serde_json::Value = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let counts_path = format!("{path}.state");
+    let mut counts: serde_json::Value = std::fs::read_to_string(&counts_path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| serde_json::json!({}));
+    let n = counts[&phase].as_u64().unwrap_or(0);
+    counts[&phase] = serde_json::json!(n + 1);
+    let _ = std::fs::write(&counts_path, counts.to_string());
+    let step = script[&phase][n as usize].clone();
+    let log = serde_json::json!({"phase": phase, "n": n + 1, "args": args, "stdin": stdin});
+    let _ = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(format!("{path}.log"))
+        .and_then(|mut f| writeln!(f, "{log}"));
+    if step.is_object() { step } else { empty }
+}
+
+/// Does a script step's work in the current directory.
+fn play(step: &serde_json::Value) {
+    for (path, content) in step["write"].as_object().into_iter().flatten() {
+        if let Some(parent) = std::path::Path::new(path).parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let _ = std::fs::write(path, content.as_str().unwrap_or(""));
+    }
+    for path in step["remove"].as_array().into_iter().flatten() {
+        let _ = std::fs::remove_file(path.as_str().unwrap_or(""));
+    }
+    if let Some(cmd) = step["shell"].as_str() {
+        let _ = std::process::Command::new("sh").arg("-c").arg(cmd).status();
+    }
+}
+
 fn hang() -> ! {
     loop {
         std::thread::sleep(Duration::from_secs(3600));
@@ -66,7 +119,14 @@ fn main() {
         eprintln!("Error: Unknown option: --no-approve");
         std::process::exit(1);
     }
-    let mode = env("FAKE_PI_MODE").unwrap_or_else(|| "finished".into());
+    let step = script_step(&stdin, &args);
+    let mode = step
+        .get("mode")
+        .and_then(|m| m.as_str())
+        .map(str::to_owned)
+        .or_else(|| env("FAKE_PI_MODE"))
+        .unwrap_or_else(|| "finished".into());
+    play(&step);
     if let Some(path) = env("FAKE_PI_RECORD") {
         let record = serde_json::json!({
             "pid": std::process::id(),
@@ -182,6 +242,7 @@ fn main() {
         std::thread::sleep(Duration::from_millis(ms));
     }
     let text = improvement
+        .or_else(|| step.get("text").and_then(|t| t.as_str()).map(str::to_owned))
         .or_else(|| env("FAKE_PI_TEXT"))
         .unwrap_or_else(|| "done: wrote the file".into());
     if mode == "model_error" {

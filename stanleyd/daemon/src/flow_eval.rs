@@ -1,0 +1,351 @@
+//! One flow stop in the daemon, shared by the supervisor and the Claude Code Stop hook: load the
+//! flow, run the checks (Jev's key scrubbed), ask Jev the one stop request, decide, write the
+//! side-effect ledger and the journal before the decision takes effect, and notify.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use stanley_adapters::clock::{SystemClock, parse_rfc3339, unix_now};
+use stanley_adapters::flow_check::{notify, run_check};
+use stanley_adapters::flow_store::FileFlowStore;
+use stanley_adapters::jev_http::{HttpJev, JevConfig};
+use stanley_adapters::redact::SecretRedactor;
+use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, Jev};
+use stanley_workflows::diff::{Scope, parse_diff};
+use stanley_workflows::flow::{Flow, Mode, NotifyEvent, parse_flow};
+use stanley_workflows::flow_agent::open_subtasks;
+use stanley_workflows::flow_judge::{ChangedFile, StopEvidence};
+use stanley_workflows::flow_policy::{
+    Action, CheckRun, Decision, StopContext, budget_condition, decide, recorded_side_effect,
+};
+use stanley_workflows::flow_state::{FlowState, FlowStore, PhaseStatus, side_effect_key};
+use stanley_workflows::flow_stop::{
+    StopFacts, Told, apply, ask, facts, review_stops, stop_frame, stuck_before, told,
+};
+use stanley_workflows::ports::Git;
+use stanley_workflows::ports::{Clock, Redactor};
+
+use crate::service::DaemonState;
+
+/// Where a repository's flow lives.
+pub(crate) const FLOW_FILE: &str = ".stanley/flow.json";
+/// Sub-steps of dynamic phases, written by the agent.
+pub(crate) const SUBTASKS_FILE: &str = ".stanley/flow/subtasks.json";
+
+/// Why a flow cannot be used.
+#[derive(Debug)]
+pub(crate) enum FlowLoad {
+    /// There is no flow file.
+    Missing,
+    /// It cannot be read or does not load; the text names the JSON path.
+    Bad(String),
+}
+
+/// Loads `.stanley/flow.json` strictly.
+pub(crate) fn load_flow(root: &Path) -> Result<Flow, FlowLoad> {
+    let text = match std::fs::read_to_string(root.join(FLOW_FILE)) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(FlowLoad::Missing),
+        Err(e) => return Err(FlowLoad::Bad(format!("cannot read {FLOW_FILE}: {e}"))),
+    };
+    parse_flow(&text).map_err(|e| FlowLoad::Bad(format!("{FLOW_FILE}: {e}")))
+}
+
+/// The length of a flow "minute": 60 s, or `STANLEY_FLOW_MINUTE_S` seconds (tests shrink it).
+pub(crate) fn minute(env: &HashMap<String, String>) -> Duration {
+    let secs = env
+        .get("STANLEY_FLOW_MINUTE_S")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|s| *s > 0)
+        .unwrap_or(60);
+    Duration::from_secs(secs)
+}
+
+pub(crate) fn now() -> String {
+    SystemClock.now()
+}
+
+/// The journal, a fresh one when there is none, or why it cannot be used.
+pub(crate) fn read_journal(store: &FileFlowStore, flow: &Flow) -> Result<FlowState, String> {
+    match store.read_state() {
+        Ok(Some(text)) => FlowState::parse(&text, flow),
+        Ok(None) => Ok(FlowState::new(flow, &now())),
+        Err(e) => Err(e.0),
+    }
+}
+
+/// Minutes (flow minutes) since the journal started.
+fn elapsed_minutes(state: &FlowState, minute: Duration) -> u32 {
+    let started = parse_rfc3339(&state.started_at).unwrap_or_else(unix_now);
+    let secs = (unix_now() - started).max(0) as u64;
+    (secs / minute.as_secs().max(1)).min(u64::from(u32::MAX)) as u32
+}
+
+/// What a stop decided and what to tell the agent.
+pub(crate) struct Stop {
+    pub(crate) decision: Decision,
+    pub(crate) told: Told,
+}
+
+impl Stop {
+    /// The policy ended on a budget or the hook cap.
+    pub(crate) fn budget(&self) -> Option<&'static str> {
+        let c = self.decision.condition;
+        matches!(
+            c,
+            "budget_time" | "budget_blocks" | "budget_jev" | "hook_cap"
+        )
+        .then_some(c)
+    }
+}
+
+/// The Jev client of a caller's environment, or why there is none.
+fn jev_for(
+    state: &DaemonState,
+    env: &HashMap<String, String>,
+) -> Result<(Arc<dyn Jev>, String), String> {
+    let config = JevConfig::from_env(|k| env.get(k).cloned()).map_err(|e| e.to_string())?;
+    let model = config.model.clone();
+    Ok((Arc::new(HttpJev::with_shared(config, &state.http)), model))
+}
+
+/// An executor for one flow question with the caller's key (redacting it from what is sent).
+pub(crate) fn executor(
+    state: &DaemonState,
+    env: &HashMap<String, String>,
+) -> Result<Executor, String> {
+    let (jev, model) = jev_for(state, env)?;
+    let redactor = SecretRedactor::from_env(|k| env.get(k).cloned());
+    let opts = ExecutorOptions::new(model).redact(Arc::new(move |t: &str| redactor.text(t).0));
+    Ok(Executor::new(
+        Some(jev),
+        Arc::new(Budget::new(BudgetLimits {
+            requests: 3,
+            input_tokens: 60_000,
+            wall_ms: 60_000,
+        })),
+        opts,
+        Cancel::new(),
+    ))
+}
+
+fn changed_files(state: &DaemonState, send_diff: bool) -> (Vec<ChangedFile>, Option<String>) {
+    let Ok(diff) = state.git.diff(Scope::Worktree, None) else {
+        return (Vec::new(), None);
+    };
+    let changed = parse_diff(&diff.text)
+        .into_iter()
+        .map(|f| ChangedFile {
+            added: f.hunks.iter().map(|h| h.added as u32).sum(),
+            removed: f.hunks.iter().map(|h| h.removed as u32).sum(),
+            path: f.path,
+        })
+        .collect();
+    (changed, send_diff.then_some(diff.text))
+}
+
+/// Runs the flow's notify command for `event`, if it wants it; a failure is logged, never fatal.
+pub(crate) async fn notify_event(
+    root: &Path,
+    flow: &Flow,
+    event: NotifyEvent,
+    message: &str,
+    env: &HashMap<String, String>,
+) {
+    let Some(n) = &flow.notify else { return };
+    if let Some(run) = notify(root, n, event, message, env).await
+        && !run.passed
+    {
+        tracing::warn!(tail = %run.tail, "the flow's notify command failed");
+    }
+}
+
+fn needs_human_text(flow: &Flow, state: &FlowState, reason: &str) -> String {
+    format!(
+        "# A person is needed\n\nGoal: {}\nPhase: {}\n\n{reason}\n\nWhen it is resolved, run `stanleyctl flow run` again.\n",
+        flow.goal, state.current_phase
+    )
+}
+
+/// Evaluates one stop of the agent whose last message is `last_message`. The journal is written
+/// before this returns, so the decision survives whatever happens next.
+pub(crate) async fn stop(
+    state: &DaemonState,
+    env: &HashMap<String, String>,
+    flow: &Flow,
+    last_message: &str,
+) -> Result<Stop, String> {
+    let root = state.config.files.root.clone();
+    let store = FileFlowStore::new(&root);
+    let mut journal = match read_journal(&store, flow) {
+        Ok(j) => j,
+        Err(why) => {
+            let fresh = FlowState::new(flow, &now());
+            let decision = Decision {
+                condition: "bad_state",
+                action: Action::AskHuman(format!("the flow journal cannot be used: {why}")),
+                mark_done: Vec::new(),
+                complete: false,
+            };
+            return Ok(finish(&root, &store, flow, &fresh, decision, env).await);
+        }
+    };
+    let elapsed = elapsed_minutes(&journal, minute(env));
+    let budget = budget_condition(flow, &journal, elapsed);
+    let phase = flow.phase(&journal.current_phase).cloned();
+    // Checks: the current phase and every done phase; on a budget, every phase (to close what
+    // already passes).
+    let wanted: Vec<(String, String)> = flow
+        .phases
+        .iter()
+        .filter(|p| {
+            budget.is_some()
+                || p.id == journal.current_phase
+                || journal
+                    .phases
+                    .get(&p.id)
+                    .is_some_and(|r| r.status == PhaseStatus::Done)
+        })
+        .filter_map(|p| p.check.clone().map(|c| (p.id.clone(), c)))
+        .collect();
+    let timeout = Duration::from_secs(u64::from(flow.limits.check_timeout_s));
+    let runs = futures::future::join_all(
+        wanted
+            .iter()
+            .map(|(_, command)| run_check(&root, command, env, timeout)),
+    )
+    .await;
+    let checks: BTreeMap<String, CheckRun> = wanted
+        .iter()
+        .zip(runs)
+        .map(|((id, _), run)| (id.clone(), run))
+        .collect();
+    let loop_check = match phase.as_ref().and_then(|p| p.looped.as_ref()) {
+        Some(l) if budget.is_none() && !journal.complete => {
+            Some(run_check(&root, &l.until, env, timeout).await)
+        }
+        _ => None,
+    };
+    let open = match phase.as_ref().filter(|p| p.dynamic) {
+        Some(p) => std::fs::read_to_string(root.join(SUBTASKS_FILE))
+            .map(|t| open_subtasks(&t, &p.id))
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let mut asked = false;
+    let judgment = if budget.is_none() && !journal.complete {
+        match executor(state, env) {
+            Ok(executor) => {
+                asked = true;
+                let (changed, diff) = changed_files(state, flow.send_diff);
+                let evidence = StopEvidence {
+                    checks: flow
+                        .phases
+                        .iter()
+                        .filter_map(|p| checks.get(&p.id).map(|c| (p.id.clone(), c.clone())))
+                        .collect(),
+                    last_message: last_message.to_owned(),
+                    changed,
+                    diff,
+                };
+                ask(&executor, stop_frame(flow, &journal, &evidence)).await
+            }
+            Err(why) => Err(why),
+        }
+    } else {
+        Err("not asked".to_owned())
+    };
+    let check_passed = checks.get(&journal.current_phase).map(|c| c.passed);
+    let decision = decide(&StopContext {
+        flow,
+        state: &journal,
+        elapsed_minutes: elapsed,
+        checks,
+        loop_check: loop_check.clone(),
+        jev: judgment.clone(),
+        open_subtasks: open,
+        stuck_before: stuck_before(&journal),
+        review_stops: review_stops(&journal),
+    });
+    let stop_facts = if asked {
+        facts(flow, &judgment, loop_check.is_some(), check_passed)
+    } else {
+        StopFacts {
+            loop_ran: loop_check.is_some(),
+            check_passed,
+            ..StopFacts::default()
+        }
+    };
+    record_side_effects(&store, flow, &journal, &decision)?;
+    apply(flow, &mut journal, &decision, stop_facts, &now());
+    let mut last = decision;
+    // Entering a side-effect phase the ledger already holds: it is done, never re-run.
+    while !journal.complete
+        && flow
+            .phase(&journal.current_phase)
+            .is_some_and(|p| p.side_effect)
+        && store
+            .side_effect_done(&side_effect_key(
+                &journal.flow_version,
+                &journal.current_phase,
+                journal
+                    .phases
+                    .get(&journal.current_phase)
+                    .map_or(0, |r| r.attempts),
+            ))
+            .map_err(|e| e.0)?
+    {
+        let again = recorded_side_effect(flow, &journal);
+        apply(flow, &mut journal, &again, StopFacts::default(), &now());
+        last = again;
+    }
+    store.write_state(&journal).map_err(|e| e.0)?;
+    Ok(finish(&root, &store, flow, &journal, last, env).await)
+}
+
+/// Writes each side-effect phase this decision completes to the ledger, before the journal.
+fn record_side_effects(
+    store: &FileFlowStore,
+    flow: &Flow,
+    journal: &FlowState,
+    decision: &Decision,
+) -> Result<(), String> {
+    for id in &decision.mark_done {
+        if flow.phase(id).is_some_and(|p| p.side_effect) {
+            let attempt = journal.phases.get(id).map_or(0, |r| r.attempts);
+            store
+                .record_side_effect(&side_effect_key(&journal.flow_version, id, attempt), &now())
+                .map_err(|e| e.0)?;
+        }
+    }
+    Ok(())
+}
+
+/// The mode's answer, the note for a person and the notify calls of a decision.
+async fn finish(
+    root: &Path,
+    store: &FileFlowStore,
+    flow: &Flow,
+    journal: &FlowState,
+    decision: Decision,
+    env: &HashMap<String, String>,
+) -> Stop {
+    let told = told(flow.mode, &decision);
+    if let Action::AskHuman(reason) = &decision.action
+        && flow.mode == Mode::Enforce
+    {
+        if let Err(e) = store.needs_human(&needs_human_text(flow, journal, reason)) {
+            tracing::error!(error = %e.0, "cannot write NEEDS_HUMAN.md");
+        }
+        notify_event(root, flow, NotifyEvent::AskHuman, reason, env).await;
+    }
+    let stop = Stop { decision, told };
+    if stop.decision.complete {
+        notify_event(root, flow, NotifyEvent::GoalComplete, &flow.goal, env).await;
+    } else if let Some(condition) = stop.budget() {
+        notify_event(root, flow, NotifyEvent::Budget, condition, env).await;
+    }
+    stop
+}

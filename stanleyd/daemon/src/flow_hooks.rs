@@ -1,0 +1,369 @@
+//! Claude Code hook events answered for the repository's flow, in the hook protocol: SessionStart
+//! context, the Stop policy (`decision: "block"` with a reason), and the optional gates
+//! (PreToolUse `permissionDecision` deny/ask, the PostToolUse injection warning, SubagentStop and
+//! TaskCompleted holds). Gates only tighten and fail open when Jev cannot answer; `observe`
+//! journals only and `warn` shows a system message instead of acting.
+
+use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom};
+
+use serde_json::{Value, json};
+use stanley_adapters::flow_store::FileFlowStore;
+use stanley_adapters::redact::SecretRedactor;
+use stanley_core::Frame;
+use stanley_workflows::flow::{Flow, Mode};
+use stanley_workflows::flow_agent::session_context;
+use stanley_workflows::flow_gates::{
+    Verdict, done_claim_frame, done_claim_verdict, injection_frame, injection_verdict,
+    is_read_only, pre_tool_frame, pre_tool_verdict, screens,
+};
+use stanley_workflows::flow_state::FlowStore;
+use stanley_workflows::ports::Redactor;
+use tonic::Status;
+
+use crate::flow_eval::{self, FlowLoad, load_flow, read_journal};
+use crate::service::DaemonState;
+
+/// The hook events `stanleyctl hook` accepts, by their command-line names.
+pub(crate) const EVENTS: [&str; 6] = [
+    "session-start",
+    "stop",
+    "pre-tool-use",
+    "post-tool-use",
+    "subagent-stop",
+    "task-completed",
+];
+/// How much of a transcript's end is read for the last assistant message.
+const TRANSCRIPT_TAIL_BYTES: u64 = 256 * 1024;
+
+/// What the hook process prints and exits with.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct HookAnswer {
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) code: i32,
+}
+
+fn out(doc: Value) -> HookAnswer {
+    HookAnswer {
+        stdout: doc.to_string(),
+        ..HookAnswer::default()
+    }
+}
+
+fn system_message(text: &str) -> HookAnswer {
+    out(json!({"systemMessage": format!("Stanley flow: {text}")}))
+}
+
+fn str_field<'a>(input: &'a Value, name: &str) -> &'a str {
+    input.get(name).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The text of the last assistant message in a Claude Code transcript (JSONL), if readable.
+fn transcript_tail(path: &str) -> String {
+    let path = std::path::Path::new(path);
+    if path.as_os_str().is_empty() || !path.is_absolute() {
+        return String::new();
+    }
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let _ = file.seek(SeekFrom::Start(len.saturating_sub(TRANSCRIPT_TAIL_BYTES)));
+    let mut bytes = Vec::new();
+    let _ = file.read_to_end(&mut bytes);
+    let text = String::from_utf8_lossy(&bytes);
+    text.lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "assistant")
+        .map(|v| match &v["message"]["content"] {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts
+                .iter()
+                .filter(|p| p["type"] == "text")
+                .filter_map(|p| p["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        })
+        .unwrap_or_default()
+}
+
+/// The agent's last words: the hook's `last_assistant_message`, else the transcript's tail.
+fn last_words(input: &Value, transcript_field: &str) -> String {
+    match input.get("last_assistant_message").and_then(Value::as_str) {
+        Some(m) => m.to_owned(),
+        None => transcript_tail(str_field(input, transcript_field)),
+    }
+}
+
+/// Answers one hook event. No flow file: nothing to say. A bad flow file: FAILED_PRECONDITION.
+pub(crate) async fn answer(
+    state: &DaemonState,
+    event: &str,
+    input: &str,
+    env: &HashMap<String, String>,
+) -> Result<HookAnswer, Status> {
+    if !EVENTS.contains(&event) {
+        return Err(Status::invalid_argument(format!(
+            "unknown hook event {event:?}; expected one of {}",
+            EVENTS.join(", ")
+        )));
+    }
+    let input: Value = match serde_json::from_str(input) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => {
+            return Err(Status::invalid_argument(
+                "the hook input on standard input is not a JSON object",
+            ));
+        }
+    };
+    let root = state.config.files.root.clone();
+    let flow = match load_flow(&root) {
+        Ok(f) => f,
+        Err(FlowLoad::Missing) => return Ok(HookAnswer::default()),
+        Err(FlowLoad::Bad(message)) => return Err(Status::failed_precondition(message)),
+    };
+    let store = FileFlowStore::new(&root);
+    match event {
+        "session-start" => Ok(session_start(&flow, &store, &input)),
+        "stop" => stop(state, &flow, &store, &input, env).await,
+        "pre-tool-use" => Ok(pre_tool(state, &flow, &store, &input, env).await),
+        "post-tool-use" => Ok(post_tool(state, &flow, &store, &input, env).await),
+        _ => done_claim(state, &flow, &store, event, &input, env).await,
+    }
+}
+
+fn session_start(flow: &Flow, store: &FileFlowStore, input: &Value) -> HookAnswer {
+    if flow.mode == Mode::Observe {
+        return HookAnswer::default();
+    }
+    let Ok(journal) = read_journal(store, flow) else {
+        return HookAnswer::default();
+    };
+    let source = input
+        .get("source")
+        .and_then(Value::as_str)
+        .unwrap_or("startup");
+    out(json!({"hookSpecificOutput": {
+        "hookEventName": "SessionStart",
+        "additionalContext": session_context(flow, &journal, source),
+    }}))
+}
+
+async fn stop(
+    state: &DaemonState,
+    flow: &Flow,
+    store: &FileFlowStore,
+    input: &Value,
+    env: &HashMap<String, String>,
+) -> Result<HookAnswer, Status> {
+    // A stop that no block of ours caused starts a new chain of consecutive blocks.
+    if input.get("stop_hook_active") != Some(&Value::Bool(true))
+        && let Ok(mut journal) = read_journal(store, flow)
+        && journal.consecutive_blocks > 0
+    {
+        journal.consecutive_blocks = 0;
+        store
+            .write_state(&journal)
+            .map_err(|e| Status::internal(e.0))?;
+    }
+    let words = last_words(input, "transcript_path");
+    let stop = flow_eval::stop(state, env, flow, &words)
+        .await
+        .map_err(Status::internal)?;
+    Ok(match (stop.told.keep_going, stop.told.message) {
+        (true, Some(reason)) => out(json!({"decision": "block", "reason": reason})),
+        (false, Some(message)) => system_message(&message),
+        _ => HookAnswer::default(),
+    })
+}
+
+/// Journals a gate's verdict (best effort) and answers for the flow's mode: `enforce` gets
+/// `acted`, `warn` a system message, `observe` nothing.
+fn gate_answer(
+    flow: &Flow,
+    store: &FileFlowStore,
+    gate: &str,
+    subject: &str,
+    verdict: &Verdict,
+    acted: HookAnswer,
+) -> HookAnswer {
+    let line = json!({
+        "at": flow_eval::now(), "gate": gate, "subject": subject,
+        "decision": verdict.decision, "reason": verdict.reason, "mode": flow.mode.as_str(),
+    });
+    if let Err(e) = store.record_gate(&line.to_string()) {
+        tracing::warn!(error = %e.0, "cannot journal a gate decision");
+    }
+    match flow.mode {
+        Mode::Enforce => acted,
+        Mode::Warn => system_message(&format!(
+            "(warn mode, not enforced) {gate} would {}: {}",
+            verdict.decision, verdict.reason
+        )),
+        Mode::Observe => HookAnswer::default(),
+    }
+}
+
+/// Asks a gate's question; `None` (fail open) when Jev cannot answer.
+async fn ask_gate(
+    state: &DaemonState,
+    env: &HashMap<String, String>,
+    frame: Frame,
+) -> Option<stanley_core::Answers> {
+    let executor = flow_eval::executor(state, env).ok()?;
+    match executor.run(frame).await {
+        Ok(ok) => Some(ok.answers),
+        Err(failure) => {
+            tracing::info!(reason = failure.reason.as_str(), "a flow gate fails open");
+            None
+        }
+    }
+}
+
+async fn pre_tool(
+    state: &DaemonState,
+    flow: &Flow,
+    store: &FileFlowStore,
+    input: &Value,
+    env: &HashMap<String, String>,
+) -> HookAnswer {
+    let command = input["tool_input"]["command"].as_str().unwrap_or("");
+    if !flow.gates.pre_tool || str_field(input, "tool_name") != "Bash" || is_read_only(command) {
+        return HookAnswer::default();
+    }
+    let redactor = SecretRedactor::from_env(|k| env.get(k).cloned());
+    let command = redactor.text(command).0;
+    let Some(answers) = ask_gate(state, env, pre_tool_frame(&command)).await else {
+        return HookAnswer::default();
+    };
+    let Some(verdict) = pre_tool_verdict(&answers, &flow.gates.bands) else {
+        return HookAnswer::default();
+    };
+    let acted = out(json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": verdict.decision,
+        "permissionDecisionReason": verdict.reason,
+    }}));
+    gate_answer(flow, store, "pre_tool", &command, &verdict, acted)
+}
+
+async fn post_tool(
+    state: &DaemonState,
+    flow: &Flow,
+    store: &FileFlowStore,
+    input: &Value,
+    env: &HashMap<String, String>,
+) -> HookAnswer {
+    let tool = str_field(input, "tool_name");
+    if !screens(flow, tool) {
+        return HookAnswer::default();
+    }
+    let content = match &input["tool_response"] {
+        Value::String(s) => s.clone(),
+        Value::Null => return HookAnswer::default(),
+        other => other.to_string(),
+    };
+    let redactor = SecretRedactor::from_env(|k| env.get(k).cloned());
+    let content = redactor.text(&content).0;
+    let Some(answers) = ask_gate(state, env, injection_frame(tool, &content)).await else {
+        return HookAnswer::default();
+    };
+    let Some(verdict) = injection_verdict(&answers, &flow.gates.bands, tool) else {
+        return HookAnswer::default();
+    };
+    let acted = out(json!({"hookSpecificOutput": {
+        "hookEventName": "PostToolUse",
+        "additionalContext": verdict.reason,
+    }}));
+    gate_answer(flow, store, "injection_screen", tool, &verdict, acted)
+}
+
+async fn done_claim(
+    state: &DaemonState,
+    flow: &Flow,
+    store: &FileFlowStore,
+    event: &str,
+    input: &Value,
+    env: &HashMap<String, String>,
+) -> Result<HookAnswer, Status> {
+    let subagent = event == "subagent-stop";
+    let on = if subagent {
+        flow.gates.subagent_stop
+    } else {
+        flow.gates.task_completed
+    };
+    if !on {
+        return Ok(HookAnswer::default());
+    }
+    let (key, subject, words) = if subagent {
+        let id = [str_field(input, "agent_id"), str_field(input, "session_id")]
+            .into_iter()
+            .find(|s| !s.is_empty())
+            .unwrap_or("subagent");
+        let words = match input.get("last_assistant_message").and_then(Value::as_str) {
+            Some(m) => m.to_owned(),
+            None => transcript_tail(
+                [
+                    str_field(input, "agent_transcript_path"),
+                    str_field(input, "transcript_path"),
+                ]
+                .into_iter()
+                .find(|s| !s.is_empty())
+                .unwrap_or(""),
+            ),
+        };
+        (
+            format!("subagent:{id}"),
+            "a subagent's work".to_owned(),
+            words,
+        )
+    } else {
+        let subject = format!(
+            "{}\n{}",
+            str_field(input, "task_subject"),
+            str_field(input, "task_description")
+        );
+        (
+            format!("task:{}", str_field(input, "task_id")),
+            subject,
+            last_words(input, "transcript_path"),
+        )
+    };
+    if words.trim().is_empty() {
+        // A transcript that lags the live turn says nothing yet: allow.
+        return Ok(HookAnswer::default());
+    }
+    let mut journal = read_journal(store, flow).map_err(Status::failed_precondition)?;
+    let holds = journal.holds.get(&key).copied().unwrap_or(0);
+    let Some(answers) = ask_gate(state, env, done_claim_frame(flow, &subject, &words)).await else {
+        return Ok(HookAnswer::default());
+    };
+    let Some(verdict) = done_claim_verdict(flow, &answers, holds) else {
+        return Ok(HookAnswer::default());
+    };
+    if flow.mode == Mode::Enforce {
+        journal.holds.insert(key.clone(), holds + 1);
+        store
+            .write_state(&journal)
+            .map_err(|e| Status::internal(e.0))?;
+    }
+    let acted = if subagent {
+        out(json!({"decision": "block", "reason": verdict.reason}))
+    } else {
+        // TaskCompleted blocks through exit 2, with the reason on stderr for the model.
+        HookAnswer {
+            stdout: String::new(),
+            stderr: verdict.reason.clone(),
+            code: 2,
+        }
+    };
+    let gate = if subagent {
+        "subagent_stop"
+    } else {
+        "task_completed"
+    };
+    Ok(gate_answer(flow, store, gate, &key, &verdict, acted))
+}

@@ -1,0 +1,300 @@
+//! The flow supervisor: runs Pi on the current phase, evaluates the stop policy after each run,
+//! and relaunches (continuing Pi's session) with the phase and the last instruction, within the
+//! flow's restart, time and block budgets. One supervisor per repository (the lease); exit codes
+//! 0 goal complete, 2 limit reached, 3 configuration error, 4 waiting on a human, 5 another
+//! supervisor running, 130 interrupted.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use stanley_adapters::flow_store::FileFlowStore;
+use stanley_adapters::pi::{PiAgent, Unavailable, availability};
+use stanley_core::Cancel;
+use stanley_workflows::agent::{Agent, AgentOutcome, AgentResult};
+use stanley_workflows::flow::{Flow, Mode, NotifyEvent};
+use stanley_workflows::flow_agent::run_prompt;
+use stanley_workflows::flow_policy::Action;
+use stanley_workflows::flow_state::{FlowState, FlowStore};
+
+use crate::flow_eval::{self, FlowLoad, load_flow, minute, read_journal};
+use crate::service::DaemonState;
+
+/// Where the supervisor keeps Pi's sessions.
+pub(crate) const SESSION_DIR: &str = ".stanley/flow/pi-sessions";
+/// The longest wait after a model error.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+/// How a supervised run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Exit {
+    pub(crate) code: i32,
+    pub(crate) message: String,
+}
+
+fn exit(code: i32, message: impl Into<String>) -> Exit {
+    Exit {
+        code,
+        message: message.into(),
+    }
+}
+
+/// The single-runner lease: held while a supervisor runs, released on drop.
+pub(crate) struct Lease {
+    state: Arc<DaemonState>,
+}
+
+impl Lease {
+    /// Takes the lease, or `None` when another supervisor holds it.
+    pub(crate) fn take(state: &Arc<DaemonState>, cancel: Cancel) -> Option<Self> {
+        let mut slot = state.flow_run.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_some() {
+            return None;
+        }
+        *slot = Some(cancel);
+        Some(Self {
+            state: state.clone(),
+        })
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        *self
+            .state
+            .flow_run
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
+fn unavailable(reason: Unavailable) -> String {
+    match reason {
+        Unavailable::Disabled => "the coding agent is turned off (STANLEY_AGENT=off)".into(),
+        Unavailable::Nested => {
+            "flows cannot run inside a Stanley-run agent (STANLEY_NESTED)".into()
+        }
+        Unavailable::NotInstalled => {
+            "no coding agent: install Pi (`pi` on PATH) or set STANLEY_PI_BIN".into()
+        }
+    }
+}
+
+/// Reads, changes and writes the journal.
+fn update(
+    store: &FileFlowStore,
+    flow: &Flow,
+    change: impl FnOnce(&mut FlowState),
+) -> Result<FlowState, String> {
+    let mut journal = read_journal(store, flow)?;
+    change(&mut journal);
+    store.write_state(&journal).map_err(|e| e.0)?;
+    Ok(journal)
+}
+
+/// Runs a flow to one of its exit codes; `say` receives progress lines.
+pub(crate) async fn supervise(
+    state: &DaemonState,
+    env: &HashMap<String, String>,
+    cancel: &Cancel,
+    say: &(dyn Fn(String) + Send + Sync),
+) -> Exit {
+    let root = state.config.files.root.clone();
+    let flow = match load_flow(&root) {
+        Ok(f) => f,
+        Err(FlowLoad::Missing) => {
+            return exit(
+                3,
+                "no .stanley/flow.json; start one with `stanleyctl flow init \"<goal>\"`",
+            );
+        }
+        Err(FlowLoad::Bad(message)) => return exit(3, message),
+    };
+    let base = match availability(env, false, &root) {
+        Ok(agent) => agent,
+        Err(reason) => return exit(3, unavailable(reason)),
+    };
+    let store = FileFlowStore::new(&root);
+    // A new run gets fresh restart, block and time budgets; phases and the ledger carry over.
+    let journal = match update(&store, &flow, |j| {
+        j.started_at = flow_eval::now();
+        j.restarts = 0;
+        j.blocks_in_session = 0;
+        j.consecutive_blocks = 0;
+    }) {
+        Ok(j) => j,
+        Err(why) => {
+            let reason = format!("the flow journal cannot be used: {why}");
+            let _ = store.needs_human(&format!("# A person is needed\n\n{reason}\n"));
+            flow_eval::notify_event(&root, &flow, NotifyEvent::AskHuman, &reason, env).await;
+            return exit(4, format!("waiting on a person: {reason}"));
+        }
+    };
+    if journal.complete {
+        return exit(0, format!("the goal is already complete: {}", flow.goal));
+    }
+    let minute = minute(env);
+    let total = minute * flow.limits.max_total_minutes;
+    let idle = minute * flow.limits.hang_minutes;
+    let started = Instant::now();
+    let sessions = root.join(SESSION_DIR);
+    let mut prompt = run_prompt(&flow, &journal, None);
+    let mut launches = 0u32;
+    let mut model_errors = 0u32;
+    loop {
+        if cancel.is_cancelled() {
+            return exit(130, "interrupted");
+        }
+        let left = total.saturating_sub(started.elapsed());
+        if left.is_zero() {
+            flow_eval::notify_event(&root, &flow, NotifyEvent::Budget, "budget_time", env).await;
+            return exit(
+                2,
+                format!(
+                    "limit reached: {} minutes of run time",
+                    flow.limits.max_total_minutes
+                ),
+            );
+        }
+        let agent: PiAgent = base
+            .clone()
+            .in_session(sessions.clone(), launches > 0)
+            .with_idle_limit(idle);
+        let phase = read_journal(&store, &flow)
+            .map(|j| j.current_phase)
+            .unwrap_or_default();
+        launches += 1;
+        say(format!("run {launches}: agent working on phase {phase}"));
+        let result: AgentResult = agent
+            .run(&prompt, left, cancel.clone(), Box::new(|_| {}))
+            .await;
+        say(format!(
+            "run {launches}: agent {} after {} tool calls{}",
+            result.outcome.as_str(),
+            result.tool_calls,
+            result
+                .detail
+                .as_deref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
+        ));
+        match result.outcome {
+            AgentOutcome::Aborted => return exit(130, "interrupted"),
+            AgentOutcome::Failed if result.model_error => {
+                // The model failed, not the work: wait and try again, without a restart.
+                model_errors += 1;
+                let wait = Duration::from_secs(1u64 << model_errors.min(6).saturating_sub(1))
+                    .min(MAX_BACKOFF)
+                    .min(total.saturating_sub(started.elapsed()));
+                say(format!(
+                    "model error; retrying in {} s without charging a restart",
+                    wait.as_secs()
+                ));
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    () = cancel.cancelled() => return exit(130, "interrupted"),
+                }
+                continue;
+            }
+            AgentOutcome::Failed | AgentOutcome::Timeout => {
+                model_errors = 0;
+                let why = result.detail.unwrap_or_else(|| "the agent failed".into());
+                match restart(&store, &flow, &root, env, &why).await {
+                    Ok(journal) => {
+                        prompt = run_prompt(&flow, &journal, Some(&format!("{why}; carry on")));
+                        continue;
+                    }
+                    Err(done) => return done,
+                }
+            }
+            AgentOutcome::Finished => model_errors = 0,
+        }
+        let stop = match flow_eval::stop(state, env, &flow, &result.text).await {
+            Ok(s) => s,
+            Err(why) => return exit(3, format!("cannot write the flow journal: {why}")),
+        };
+        let d = &stop.decision;
+        let reason = match &d.action {
+            Action::Block(r) | Action::AskHuman(r) => r.as_str(),
+            Action::Advance { reason, .. } => reason.as_str(),
+            Action::AllowStop => "",
+        };
+        say(format!(
+            "stop: {} ({}){}",
+            d.condition,
+            match &d.action {
+                Action::AllowStop => "allow stop".to_owned(),
+                Action::Block(_) => "block".to_owned(),
+                Action::Advance { to, .. } => format!("advance to {to}"),
+                Action::AskHuman(_) => "ask a person".to_owned(),
+            },
+            if reason.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", first_line(reason))
+            }
+        ));
+        if d.complete {
+            return exit(0, format!("goal complete: {}", flow.goal));
+        }
+        if matches!(d.action, Action::AskHuman(_)) && flow.mode == Mode::Enforce {
+            return exit(
+                4,
+                format!(
+                    "waiting on a person ({}): see .stanley/flow/NEEDS_HUMAN.md",
+                    d.condition
+                ),
+            );
+        }
+        if matches!(stop.budget(), Some("budget_time" | "budget_jev")) {
+            return exit(2, format!("limit reached: {}", d.condition));
+        }
+        if stop.told.keep_going {
+            let journal = read_journal(&store, &flow).unwrap_or_else(|_| FlowState::new(&flow, ""));
+            prompt = run_prompt(&flow, &journal, stop.told.message.as_deref());
+            continue;
+        }
+        // The agent stopped without the goal being met: a restart, in a fresh block budget.
+        let why = stop
+            .told
+            .message
+            .clone()
+            .unwrap_or_else(|| format!("the agent stopped ({})", d.condition));
+        match restart(&store, &flow, &root, env, &why).await {
+            Ok(journal) => prompt = run_prompt(&flow, &journal, stop.told.message.as_deref()),
+            Err(done) => return done,
+        }
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+/// Charges a restart; past `max_restarts` the run ends with exit 2.
+async fn restart(
+    store: &FileFlowStore,
+    flow: &Flow,
+    root: &std::path::Path,
+    env: &HashMap<String, String>,
+    why: &str,
+) -> Result<FlowState, Exit> {
+    let journal = update(store, flow, |j| {
+        j.restarts += 1;
+        j.blocks_in_session = 0;
+        j.consecutive_blocks = 0;
+    })
+    .map_err(|e| exit(3, format!("cannot write the flow journal: {e}")))?;
+    if journal.restarts > flow.limits.max_restarts {
+        flow_eval::notify_event(root, flow, NotifyEvent::Budget, "max_restarts", env).await;
+        return Err(exit(
+            2,
+            format!(
+                "limit reached: {} restarts used; last: {}",
+                flow.limits.max_restarts,
+                first_line(why)
+            ),
+        ));
+    }
+    Ok(journal)
+}
