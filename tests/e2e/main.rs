@@ -10,6 +10,7 @@ mod find;
 mod flow_run;
 mod flows;
 mod grpc;
+mod hooks;
 mod layering;
 mod lifecycle;
 mod real_pi;
