@@ -38,7 +38,9 @@ fn example_flow(implement_check: bool) -> Value {
              "depends_on": ["test"], "check": "git tag -l v0.1 | grep -q v0.1", "side_effect": true}
         ],
         "limits": {"max_restarts": 3, "max_blocks_per_session": 6, "max_total_minutes": 30,
-                   "check_timeout_s": 30}
+                   "check_timeout_s": 30},
+        "notify": {"command": "echo \"$STANLEY_FLOW_EVENT\" >> notified.log",
+                   "on": ["ask_human", "goal_complete", "budget"], "timeout_s": 10}
     })
 }
 
@@ -291,6 +293,25 @@ fn the_example_flow_completes_with_blocks_advances_a_regression_and_one_side_eff
         "the agent was never prompted on publish again"
     );
 
+    assert_eq!(
+        std::fs::read_to_string(setup.repo.root().join("notified.log")).unwrap(),
+        "goal_complete\ngoal_complete\n"
+    );
+
+    let status = setup.env.stanleyctl(&setup.repo, &["flow", "status"]);
+    assert!(
+        status.stdout.contains("mode: enforce  (complete)"),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        status
+            .stdout
+            .contains("budgets: restarts 0/3, blocks 0/6, Jev calls 4/200"),
+        "{}",
+        status.stdout
+    );
+
     // A complete flow: a third run has nothing to do.
     let done = setup.env.stanleyctl(&setup.repo, &["flow", "run"]);
     assert_eq!(done.code, 0, "{done:?}");
@@ -343,6 +364,7 @@ fn small_flow(extra_limits: Value) -> Value {
         limits[k] = v.clone();
     }
     json!({"goal": "Write a.txt", "mode": "enforce", "limits": limits,
+           "notify": {"command": "echo \"$STANLEY_FLOW_EVENT\" >> notified.log", "on": ["budget"]},
            "phases": [{"id": "write", "name": "Write", "done_when": "a.txt exists", "check": "test -f a.txt"}]})
 }
 
@@ -360,6 +382,81 @@ fn a_silent_agent_is_killed_and_the_restart_budget_ends_the_run() {
         out.stderr
     );
     assert_eq!(setup.journal()["restarts"], 1);
+    assert_eq!(
+        std::fs::read_to_string(setup.repo.root().join("notified.log")).unwrap(),
+        "budget\n"
+    );
+}
+
+#[test]
+fn warn_mode_never_keeps_the_agent_going_and_relaunches_as_restarts() {
+    let mut flow = small_flow(json!({"max_restarts": 1}));
+    flow["mode"] = json!("warn");
+    let setup = FlowSetup::new(&flow, &json!({}));
+    scripted_judge(&setup.env);
+    let out = setup.env.stanleyctl(&setup.repo, &["flow", "run"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    let runs = setup.runs();
+    assert_eq!(runs.len(), 2, "one run and one restart");
+    assert!(
+        runs[1]["stdin"].as_str().unwrap().contains(
+            "The supervisor says: (warn mode, not enforced) not done yet: the check failed"
+        ),
+        "{}",
+        runs[1]["stdin"]
+    );
+    let journal = setup.journal();
+    assert_eq!(journal["restarts"], 2);
+    assert_eq!(journal["decisions"][0]["condition"], "final_check_fail");
+}
+
+#[test]
+fn an_interrupted_client_stops_the_run_and_its_agent() {
+    let script = json!({"write": [{"mode": "hang"}]});
+    let setup = FlowSetup::new(&small_flow(json!({"hang_minutes": 30})), &script);
+    let mut client = setup
+        .env
+        .command("stanleyctl", setup.repo.root())
+        .args(["flow", "run"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(wait_until(Duration::from_secs(20), || !setup
+        .runs()
+        .is_empty()));
+    let agents = || -> Vec<i32> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/environ"))
+                    .is_ok_and(|env| env.contains(setup.scratch.path().to_str().unwrap()))
+                    && std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                        .is_ok_and(|s| s.contains("(fake-pi)") && !s.contains(") Z "))
+            })
+            .collect()
+    };
+    assert_eq!(agents().len(), 1, "one agent runs");
+    // SAFETY: sending SIGINT to our own child process.
+    unsafe {
+        libc::kill(client.id() as i32, libc::SIGINT);
+    }
+    let status = client.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        wait_until(Duration::from_secs(20), || agents().is_empty()),
+        "the agent was stopped with the run"
+    );
+    // The lease is free again.
+    assert!(wait_until(Duration::from_secs(20), || {
+        setup
+            .env
+            .stanleyctl(&setup.repo, &["flow", "stop"])
+            .stdout
+            .contains("no flow supervisor is running")
+    }));
 }
 
 #[test]
@@ -428,6 +525,12 @@ fn one_supervisor_at_a_time_and_flow_stop_interrupts_it() {
         second.stderr.contains("another flow supervisor is running"),
         "{}",
         second.stderr
+    );
+    let status = setup.env.stanleyctl(&setup.repo, &["flow", "status"]);
+    assert!(
+        status.stdout.contains("(running under the supervisor)"),
+        "{}",
+        status.stdout
     );
     let stop = setup.env.stanleyctl(&setup.repo, &["flow", "stop"]);
     assert_eq!(stop.code, 0, "{stop:?}");

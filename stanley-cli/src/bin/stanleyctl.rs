@@ -684,12 +684,31 @@ fn print_flow_status(text: &str) {
     println!("goal: {}", v["goal"].as_str().unwrap_or(""));
     let state = if v["complete"] == true {
         "complete"
+    } else if v["supervisorRunning"] == true {
+        "running under the supervisor"
     } else if v["started"] == true {
-        "running"
+        "in progress"
     } else {
         "not started"
     };
     println!("mode: {}  ({state})", v["mode"].as_str().unwrap_or(""));
+    if let Some(phase) = v["currentPhase"].as_str() {
+        println!("current phase: {phase}");
+    }
+    let budget = |name: &str| {
+        let pair = &v["budgets"][name];
+        format!(
+            "{}/{}",
+            pair[0].as_u64().unwrap_or(0),
+            pair[1].as_u64().unwrap_or(0)
+        )
+    };
+    println!(
+        "budgets: restarts {}, blocks {}, Jev calls {}",
+        budget("restarts"),
+        budget("blocksInSession"),
+        budget("jevCalls")
+    );
     for p in v["phases"].as_array().into_iter().flatten() {
         println!(
             "  {:<8} {:<20} {}{}",

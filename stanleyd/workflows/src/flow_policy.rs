@@ -853,4 +853,36 @@ mod tests {
         let flow = flow();
         assert_eq!(flow.branch_only(), BTreeSet::from(["fix"]));
     }
+
+    #[test]
+    fn a_side_effect_the_ledger_holds_closes_without_running_again() {
+        let c = Case::at("publish").done(&["scaffold", "build"]);
+        let d = recorded_side_effect(&c.flow, &c.state);
+        // publish was the last required phase but docs is still open: advance to it.
+        assert_eq!(d.condition, "side_effect_recorded");
+        assert_eq!(d.mark_done, ["publish"]);
+        assert!(matches!(&d.action, Action::Advance { to, .. } if to == "docs"));
+        let last = Case::at("publish").done(&["scaffold", "build", "docs"]);
+        let d = recorded_side_effect(&last.flow, &last.state);
+        assert_eq!(
+            (d.condition, d.complete, d.action),
+            ("side_effect_recorded", true, Action::AllowStop)
+        );
+    }
+
+    #[test]
+    fn budget_condition_names_the_first_limit_hit() {
+        let c = Case::at("scaffold");
+        let limits = &c.flow.limits;
+        assert_eq!(budget_condition(&c.flow, &c.state, 0), None);
+        assert_eq!(
+            budget_condition(&c.flow, &c.state, limits.max_total_minutes),
+            Some("budget_time")
+        );
+        let mut state = c.state.clone();
+        state.consecutive_blocks = HOOK_CAP;
+        assert_eq!(budget_condition(&c.flow, &state, 0), Some("hook_cap"));
+        state.jev_calls = limits.max_jev_calls;
+        assert_eq!(budget_condition(&c.flow, &state, 0), Some("budget_jev"));
+    }
 }
