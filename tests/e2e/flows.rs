@@ -22,6 +22,13 @@ fn init_writes_a_starter_flow_and_status_reports_it() {
     assert_eq!(init.code, 0, "{init:?}");
     let text = std::fs::read_to_string(repo.root().join(".stanley/flow.json")).unwrap();
     assert!(text.contains("\"mode\": \"warn\""), "{text}");
+    // The plan is committed like code; the journal and everything else under .stanley/ is not.
+    std::fs::create_dir_all(repo.root().join(".stanley/flow")).unwrap();
+    repo.write(".stanley/flow/state.json", "{}");
+    let status = repo.git(&["status", "--porcelain", "--untracked-files=all"]);
+    let stanley: Vec<&str> = status.lines().filter(|l| l.contains(".stanley")).collect();
+    assert_eq!(stanley, ["?? .stanley/flow.json"], "{status}");
+    std::fs::remove_file(repo.root().join(".stanley/flow/state.json")).unwrap();
     let again = env.stanleyctl(&repo, &["flow", "init", "Something else"]);
     assert_eq!(again.code, 65, "{again:?}");
     assert!(again.stderr.contains("already exists"), "{}", again.stderr);

@@ -118,7 +118,7 @@ fn a_run_writes_private_redacted_records() {
 
     assert_eq!(
         fs::read_to_string(repo.root().join(".stanley/.gitignore")).unwrap(),
-        "*\n!workflows/\n!workflows/**\n"
+        "*\n!workflows/\n!workflows/**\n!flow.json\n"
     );
     let status = repo.git(&["status", "--porcelain", "--untracked-files=all"]);
     assert!(!status.contains(".stanley"), "{status}");

@@ -11,8 +11,11 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use stanley_workflows::ports::{Redactor, RunRecorder};
 
-/// The content of `.stanley/.gitignore`: ignore everything but `workflows/`.
-pub const GITIGNORE: &str = "*\n!workflows/\n!workflows/**\n";
+/// The content of `.stanley/.gitignore`: ignore everything but `workflows/` and the flow plan
+/// `flow.json` (both are reviewed and committed like code).
+pub const GITIGNORE: &str = "*\n!workflows/\n!workflows/**\n!flow.json\n";
+/// Earlier contents, migrated to [`GITIGNORE`] when found.
+const OLD_GITIGNORES: [&str; 2] = ["*\n", "*\n!workflows/\n!workflows/**\n"];
 
 /// Creates `dir` (and parents) with mode 0700 when missing.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
@@ -23,7 +26,7 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Ensures `<root>/.stanley/` exists (0700) with its `.gitignore` (created exclusively, 0600;
-/// an old `*\n` file is migrated; any other content is left alone). Returns the folder.
+/// an earlier Stanley's file is migrated; any other content is left alone). Returns the folder.
 pub fn ensure_state_dir(root: &Path) -> io::Result<PathBuf> {
     let dir = root.join(".stanley");
     create_private_dir(&dir)?;
@@ -36,7 +39,7 @@ pub fn ensure_state_dir(root: &Path) -> io::Result<PathBuf> {
     {
         Ok(mut f) => f.write_all(GITIGNORE.as_bytes())?,
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-            if fs::read_to_string(&ignore).is_ok_and(|c| c == "*\n") {
+            if fs::read_to_string(&ignore).is_ok_and(|c| OLD_GITIGNORES.contains(&c.as_str())) {
                 write_atomic(&ignore, GITIGNORE.as_bytes())?;
             }
         }
@@ -178,9 +181,11 @@ mod tests {
         let ignore = dir.path().join(".stanley/.gitignore");
         assert_eq!(fs::read_to_string(&ignore).unwrap(), GITIGNORE);
         assert_eq!(mode(&ignore), 0o600);
-        fs::write(&ignore, "*\n").unwrap();
-        ensure_state_dir(dir.path()).unwrap();
-        assert_eq!(fs::read_to_string(&ignore).unwrap(), GITIGNORE);
+        for old in OLD_GITIGNORES {
+            fs::write(&ignore, old).unwrap();
+            ensure_state_dir(dir.path()).unwrap();
+            assert_eq!(fs::read_to_string(&ignore).unwrap(), GITIGNORE);
+        }
         fs::write(&ignore, "custom\n").unwrap();
         ensure_state_dir(dir.path()).unwrap();
         assert_eq!(fs::read_to_string(&ignore).unwrap(), "custom\n");

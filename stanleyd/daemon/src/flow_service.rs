@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use stanley_adapters::flow_store::FileFlowStore;
-use stanley_adapters::records::{create_private_dir, write_atomic};
+use stanley_adapters::records::{ensure_state_dir, write_atomic};
 use stanley_proto::v1::flows_server::Flows;
 use stanley_proto::v1::{
     FlowExit, FlowHookRequest, FlowHookResponse, FlowStatusRequest, FlowStatusResponse,
@@ -153,8 +153,8 @@ impl Flows for FlowService {
                 "{FLOW_FILE} already exists (use --force to replace it)"
             )));
         }
-        create_private_dir(&root.join(".stanley"))
-            .and_then(|()| write_atomic(&path, starter_flow(goal).as_bytes()))
+        ensure_state_dir(root)
+            .and_then(|_| write_atomic(&path, starter_flow(goal).as_bytes()))
             .map_err(|e| Status::internal(format!("cannot write {FLOW_FILE}: {e}")))?;
         Ok(Response::new(InitFlowResponse {
             path: FLOW_FILE.into(),
