@@ -19,6 +19,17 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
 /// whose version differs.
 pub const PROTOCOL_VERSION: u32 = 1;
 
+/// The Claude Code hook events `stanleyctl hook` answers, by their command-line names (the
+/// `event` of `FlowHookRequest`).
+pub const HOOK_EVENTS: [&str; 6] = [
+    "session-start",
+    "stop",
+    "pre-tool-use",
+    "post-tool-use",
+    "subagent-stop",
+    "task-completed",
+];
+
 /// The release version shared by the daemon and its clients.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
-use stanley_tests::fake_jev::{ChoiceRule, Fault, choice_answer};
+use serde_json::{Value, json};
+use stanley_tests::fake_jev::{Fault, flow_stop_answers};
 use stanley_tests::testenv::{bin_dir, wait_until};
 use stanley_tests::{TempRepo, TestEnv};
 
@@ -87,35 +87,8 @@ fn scripted_judge(env: &TestEnv) {
             .find(|c| c["phase"] == phase.as_str())
             .map(|c| c["passed"] == true);
         let done = check.unwrap_or(true);
-        let labels = |name: &str| -> Vec<String> {
-            questions[name]["criteria"]
-                .as_object()
-                .map(|m| m.keys().cloned().collect())
-                .unwrap_or_default()
-        };
-        let rule = |label: &str| ChoiceRule {
-            label: label.to_owned(),
-            mass: 0.9,
-            confidence: 0.9,
-        };
-        let noul = |p: f64| json!({"type": "noul", "noul": p});
-        let mut answers = Map::new();
-        answers.insert(
-            "current_phase".into(),
-            choice_answer(&labels("current_phase"), &rule(&phase)),
-        );
-        answers.insert(
-            "next_action".into(),
-            choice_answer(
-                &labels("next_action"),
-                &rule(if done { "advance" } else { "continue" }),
-            ),
-        );
-        answers.insert("phase_done".into(), noul(if done { 0.9 } else { 0.2 }));
-        answers.insert("stuck".into(), noul(0.05));
-        answers.insert("off_goal".into(), noul(0.05));
-        answers.insert("claims_done".into(), noul(0.9));
-        Some(answers)
+        let next = if done { "advance" } else { "continue" };
+        Some(flow_stop_answers(questions, &phase, done, next))
     });
 }
 
@@ -148,6 +121,23 @@ impl FlowSetup {
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect()
+    }
+
+    /// Starts `stanleyctl flow run` in the background and waits until the agent runs.
+    fn start_run(&self) -> std::process::Child {
+        let child = self
+            .env
+            .command("stanleyctl", self.repo.root())
+            .args(["flow", "run"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        assert!(
+            wait_until(Duration::from_secs(20), || !self.runs().is_empty()),
+            "the agent started"
+        );
+        child
     }
 
     fn journal(&self) -> Value {
@@ -414,17 +404,7 @@ fn warn_mode_never_keeps_the_agent_going_and_relaunches_as_restarts() {
 fn an_interrupted_client_stops_the_run_and_its_agent() {
     let script = json!({"write": [{"mode": "hang"}]});
     let setup = FlowSetup::new(&small_flow(json!({"hang_minutes": 30})), &script);
-    let mut client = setup
-        .env
-        .command("stanleyctl", setup.repo.root())
-        .args(["flow", "run"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    assert!(wait_until(Duration::from_secs(20), || !setup
-        .runs()
-        .is_empty()));
+    let mut client = setup.start_run();
     let agents = || -> Vec<i32> {
         std::fs::read_dir("/proc")
             .unwrap()
@@ -507,18 +487,7 @@ fn a_person_is_asked_when_the_loop_is_exhausted_and_the_run_exits_4() {
 fn one_supervisor_at_a_time_and_flow_stop_interrupts_it() {
     let script = json!({"write": [{"mode": "hang"}]});
     let setup = FlowSetup::new(&small_flow(json!({"hang_minutes": 30})), &script);
-    let mut first = setup
-        .env
-        .command("stanleyctl", setup.repo.root())
-        .args(["flow", "run"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    assert!(
-        wait_until(Duration::from_secs(20), || !setup.runs().is_empty()),
-        "the agent started"
-    );
+    let mut first = setup.start_run();
     let second = setup.env.stanleyctl(&setup.repo, &["flow", "run"]);
     assert_eq!(second.code, 5, "{second:?}");
     assert!(

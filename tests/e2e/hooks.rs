@@ -4,7 +4,7 @@
 //! three modes.
 
 use serde_json::{Map, Value, json};
-use stanley_tests::fake_jev::{ChoiceRule, Fault, choice_answer};
+use stanley_tests::fake_jev::{Fault, flow_stop_answers};
 use stanley_tests::testenv::{Output, run};
 use stanley_tests::{TempRepo, TestEnv};
 use stanley_workflows::flow::parse_flow;
@@ -41,34 +41,8 @@ fn judge(env: &TestEnv) {
         let text = state.to_string();
         let mut answers = Map::new();
         if questions.contains_key("current_phase") {
-            let phase = state["current_phase"].as_str()?.to_owned();
-            let labels = |name: &str| -> Vec<String> {
-                questions[name]["criteria"]
-                    .as_object()
-                    .map(|m| m.keys().cloned().collect())
-                    .unwrap_or_default()
-            };
-            let rule = |label: &str| ChoiceRule {
-                label: label.to_owned(),
-                mass: 0.9,
-                confidence: 0.9,
-            };
-            answers.insert(
-                "current_phase".into(),
-                choice_answer(&labels("current_phase"), &rule(&phase)),
-            );
-            answers.insert(
-                "next_action".into(),
-                choice_answer(&labels("next_action"), &rule("continue")),
-            );
-            for (name, p) in [
-                ("phase_done", 0.9),
-                ("stuck", 0.05),
-                ("off_goal", 0.05),
-                ("claims_done", 0.9),
-            ] {
-                answers.insert(name.into(), noul(p));
-            }
+            let phase = state["current_phase"].as_str()?;
+            return Some(flow_stop_answers(questions, phase, true, "continue"));
         } else if questions.contains_key("destructive") {
             let rm = text.contains("rm -rf");
             let prod = text.contains("deploy");

@@ -76,6 +76,43 @@ pub struct FakeJev {
     _runtime: Option<tokio::runtime::Runtime>,
 }
 
+/// A judge's answers to a flow stop request: sure (0.9) that the work is in `phase` and that
+/// `next` comes next; `phase_done` 0.9 when `done`, else 0.2; the agent claims to be done; it is
+/// neither stuck nor off the goal.
+pub fn flow_stop_answers(
+    questions: &Map<String, Value>,
+    phase: &str,
+    done: bool,
+    next: &str,
+) -> Map<String, Value> {
+    let labels = |name: &str| -> Vec<String> {
+        questions[name]["criteria"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let rule = |label: &str| ChoiceRule {
+        label: label.to_owned(),
+        mass: 0.9,
+        confidence: 0.9,
+    };
+    let noul = |p: f64| json!({"type": "noul", "noul": p});
+    let mut answers = Map::new();
+    answers.insert(
+        "current_phase".into(),
+        choice_answer(&labels("current_phase"), &rule(phase)),
+    );
+    answers.insert(
+        "next_action".into(),
+        choice_answer(&labels("next_action"), &rule(next)),
+    );
+    answers.insert("phase_done".into(), noul(if done { 0.9 } else { 0.2 }));
+    answers.insert("stuck".into(), noul(0.05));
+    answers.insert("off_goal".into(), noul(0.05));
+    answers.insert("claims_done".into(), noul(0.9));
+    answers
+}
+
 /// A choice distribution with `mass` on `label` and the rest spread evenly.
 pub fn choice_answer(labels: &[String], rule: &ChoiceRule) -> Value {
     let others = labels.iter().filter(|l| **l != rule.label).count().max(1) as f64;

@@ -96,14 +96,7 @@ fn command() -> Command {
                 .arg(
                     Arg::new("event")
                         .required(true)
-                        .value_parser([
-                            "session-start",
-                            "stop",
-                            "pre-tool-use",
-                            "post-tool-use",
-                            "subagent-stop",
-                            "task-completed",
-                        ]),
+                        .value_parser(stanley_proto::HOOK_EVENTS),
                 ),
         )
         .subcommand(

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use stanley_adapters::flow_store::FileFlowStore;
 use stanley_adapters::redact::SecretRedactor;
 use stanley_core::Frame;
+use stanley_proto::HOOK_EVENTS as EVENTS;
 use stanley_workflows::flow::{Flow, Mode};
 use stanley_workflows::flow_agent::session_context;
 use stanley_workflows::flow_gates::{
@@ -24,15 +25,6 @@ use tonic::Status;
 use crate::flow_eval::{self, FlowLoad, load_flow, read_journal};
 use crate::service::DaemonState;
 
-/// The hook events `stanleyctl hook` accepts, by their command-line names.
-pub(crate) const EVENTS: [&str; 6] = [
-    "session-start",
-    "stop",
-    "pre-tool-use",
-    "post-tool-use",
-    "subagent-stop",
-    "task-completed",
-];
 /// How much of a transcript's end is read for the last assistant message.
 const TRANSCRIPT_TAIL_BYTES: u64 = 256 * 1024;
 
@@ -125,59 +117,27 @@ pub(crate) async fn answer(
         Err(FlowLoad::Missing) => return Ok(HookAnswer::default()),
         Err(FlowLoad::Bad(message)) => return Err(Status::failed_precondition(message)),
     };
-    let store = FileFlowStore::new(&root);
-    match event {
-        "session-start" => Ok(session_start(&flow, &store, &input)),
-        "stop" => stop(state, &flow, &store, &input, env).await,
-        "pre-tool-use" => Ok(pre_tool(state, &flow, &store, &input, env).await),
-        "post-tool-use" => Ok(post_tool(state, &flow, &store, &input, env).await),
-        _ => done_claim(state, &flow, &store, event, &input, env).await,
-    }
-}
-
-fn session_start(flow: &Flow, store: &FileFlowStore, input: &Value) -> HookAnswer {
-    if flow.mode == Mode::Observe {
-        return HookAnswer::default();
-    }
-    let Ok(journal) = read_journal(store, flow) else {
-        return HookAnswer::default();
+    let hook = Hook {
+        state,
+        store: FileFlowStore::new(&root),
+        flow,
+        env,
     };
-    let source = input
-        .get("source")
-        .and_then(Value::as_str)
-        .unwrap_or("startup");
-    out(json!({"hookSpecificOutput": {
-        "hookEventName": "SessionStart",
-        "additionalContext": session_context(flow, &journal, source),
-    }}))
+    match event {
+        "session-start" => Ok(hook.session_start(&input)),
+        "stop" => hook.stop(&input).await,
+        "pre-tool-use" => Ok(hook.pre_tool(&input).await),
+        "post-tool-use" => Ok(hook.post_tool(&input).await),
+        _ => hook.done_claim(event, &input).await,
+    }
 }
 
-async fn stop(
-    state: &DaemonState,
-    flow: &Flow,
-    store: &FileFlowStore,
-    input: &Value,
-    env: &HashMap<String, String>,
-) -> Result<HookAnswer, Status> {
-    // A stop that no block of ours caused starts a new chain of consecutive blocks.
-    if input.get("stop_hook_active") != Some(&Value::Bool(true))
-        && let Ok(mut journal) = read_journal(store, flow)
-        && journal.consecutive_blocks > 0
-    {
-        journal.consecutive_blocks = 0;
-        store
-            .write_state(&journal)
-            .map_err(|e| Status::internal(e.0))?;
-    }
-    let words = last_words(input, "transcript_path");
-    let stop = flow_eval::stop(state, env, flow, &words)
-        .await
-        .map_err(Status::internal)?;
-    Ok(match (stop.told.keep_going, stop.told.message) {
-        (true, Some(reason)) => out(json!({"decision": "block", "reason": reason})),
-        (false, Some(message)) => system_message(&message),
-        _ => HookAnswer::default(),
-    })
+/// What every hook answer works with.
+struct Hook<'a> {
+    state: &'a DaemonState,
+    flow: Flow,
+    store: FileFlowStore,
+    env: &'a HashMap<String, String>,
 }
 
 /// Journals a gate's verdict (best effort) and answers for the flow's mode: `enforce` gets
@@ -223,147 +183,176 @@ async fn ask_gate(
     }
 }
 
-async fn pre_tool(
-    state: &DaemonState,
-    flow: &Flow,
-    store: &FileFlowStore,
-    input: &Value,
-    env: &HashMap<String, String>,
-) -> HookAnswer {
-    let command = input["tool_input"]["command"].as_str().unwrap_or("");
-    if !flow.gates.pre_tool || str_field(input, "tool_name") != "Bash" || is_read_only(command) {
-        return HookAnswer::default();
+impl Hook<'_> {
+    fn session_start(&self, input: &Value) -> HookAnswer {
+        let (flow, store) = (&self.flow, &self.store);
+        if flow.mode == Mode::Observe {
+            return HookAnswer::default();
+        }
+        let Ok(journal) = read_journal(store, flow) else {
+            return HookAnswer::default();
+        };
+        let source = input
+            .get("source")
+            .and_then(Value::as_str)
+            .unwrap_or("startup");
+        out(json!({"hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": session_context(flow, &journal, source),
+        }}))
     }
-    let redactor = SecretRedactor::from_env(|k| env.get(k).cloned());
-    let command = redactor.text(command).0;
-    let Some(answers) = ask_gate(state, env, pre_tool_frame(&command)).await else {
-        return HookAnswer::default();
-    };
-    let Some(verdict) = pre_tool_verdict(&answers, &flow.gates.bands) else {
-        return HookAnswer::default();
-    };
-    let acted = out(json!({"hookSpecificOutput": {
-        "hookEventName": "PreToolUse",
-        "permissionDecision": verdict.decision,
-        "permissionDecisionReason": verdict.reason,
-    }}));
-    gate_answer(flow, store, "pre_tool", &command, &verdict, acted)
-}
 
-async fn post_tool(
-    state: &DaemonState,
-    flow: &Flow,
-    store: &FileFlowStore,
-    input: &Value,
-    env: &HashMap<String, String>,
-) -> HookAnswer {
-    let tool = str_field(input, "tool_name");
-    if !screens(flow, tool) {
-        return HookAnswer::default();
+    async fn stop(&self, input: &Value) -> Result<HookAnswer, Status> {
+        let (state, flow, store, env) = (self.state, &self.flow, &self.store, self.env);
+        // A stop that no block of ours caused starts a new chain of consecutive blocks.
+        if input.get("stop_hook_active") != Some(&Value::Bool(true))
+            && let Ok(mut journal) = read_journal(store, flow)
+            && journal.consecutive_blocks > 0
+        {
+            journal.consecutive_blocks = 0;
+            store
+                .write_state(&journal)
+                .map_err(|e| Status::internal(e.0))?;
+        }
+        let words = last_words(input, "transcript_path");
+        let stop = flow_eval::stop(state, env, flow, &words)
+            .await
+            .map_err(Status::internal)?;
+        Ok(match (stop.told.keep_going, stop.told.message) {
+            (true, Some(reason)) => out(json!({"decision": "block", "reason": reason})),
+            (false, Some(message)) => system_message(&message),
+            _ => HookAnswer::default(),
+        })
     }
-    let content = match &input["tool_response"] {
-        Value::String(s) => s.clone(),
-        Value::Null => return HookAnswer::default(),
-        other => other.to_string(),
-    };
-    let redactor = SecretRedactor::from_env(|k| env.get(k).cloned());
-    let content = redactor.text(&content).0;
-    let Some(answers) = ask_gate(state, env, injection_frame(tool, &content)).await else {
-        return HookAnswer::default();
-    };
-    let Some(verdict) = injection_verdict(&answers, &flow.gates.bands, tool) else {
-        return HookAnswer::default();
-    };
-    let acted = out(json!({"hookSpecificOutput": {
-        "hookEventName": "PostToolUse",
-        "additionalContext": verdict.reason,
-    }}));
-    gate_answer(flow, store, "injection_screen", tool, &verdict, acted)
-}
 
-async fn done_claim(
-    state: &DaemonState,
-    flow: &Flow,
-    store: &FileFlowStore,
-    event: &str,
-    input: &Value,
-    env: &HashMap<String, String>,
-) -> Result<HookAnswer, Status> {
-    let subagent = event == "subagent-stop";
-    let on = if subagent {
-        flow.gates.subagent_stop
-    } else {
-        flow.gates.task_completed
-    };
-    if !on {
-        return Ok(HookAnswer::default());
+    async fn pre_tool(&self, input: &Value) -> HookAnswer {
+        let (state, flow, store, env) = (self.state, &self.flow, &self.store, self.env);
+        let command = input["tool_input"]["command"].as_str().unwrap_or("");
+        if !flow.gates.pre_tool || str_field(input, "tool_name") != "Bash" || is_read_only(command)
+        {
+            return HookAnswer::default();
+        }
+        let redactor = SecretRedactor::from_env(|k| env.get(k).cloned());
+        let command = redactor.text(command).0;
+        let Some(answers) = ask_gate(state, env, pre_tool_frame(&command)).await else {
+            return HookAnswer::default();
+        };
+        let Some(verdict) = pre_tool_verdict(&answers, &flow.gates.bands) else {
+            return HookAnswer::default();
+        };
+        let acted = out(json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": verdict.decision,
+            "permissionDecisionReason": verdict.reason,
+        }}));
+        gate_answer(flow, store, "pre_tool", &command, &verdict, acted)
     }
-    let (key, subject, words) = if subagent {
-        let id = [str_field(input, "agent_id"), str_field(input, "session_id")]
-            .into_iter()
-            .find(|s| !s.is_empty())
-            .unwrap_or("subagent");
-        let words = match input.get("last_assistant_message").and_then(Value::as_str) {
-            Some(m) => m.to_owned(),
-            None => transcript_tail(
-                [
-                    str_field(input, "agent_transcript_path"),
-                    str_field(input, "transcript_path"),
-                ]
+
+    async fn post_tool(&self, input: &Value) -> HookAnswer {
+        let (state, flow, store, env) = (self.state, &self.flow, &self.store, self.env);
+        let tool = str_field(input, "tool_name");
+        if !screens(flow, tool) {
+            return HookAnswer::default();
+        }
+        let content = match &input["tool_response"] {
+            Value::String(s) => s.clone(),
+            Value::Null => return HookAnswer::default(),
+            other => other.to_string(),
+        };
+        let redactor = SecretRedactor::from_env(|k| env.get(k).cloned());
+        let content = redactor.text(&content).0;
+        let Some(answers) = ask_gate(state, env, injection_frame(tool, &content)).await else {
+            return HookAnswer::default();
+        };
+        let Some(verdict) = injection_verdict(&answers, &flow.gates.bands, tool) else {
+            return HookAnswer::default();
+        };
+        let acted = out(json!({"hookSpecificOutput": {
+            "hookEventName": "PostToolUse",
+            "additionalContext": verdict.reason,
+        }}));
+        gate_answer(flow, store, "injection_screen", tool, &verdict, acted)
+    }
+
+    async fn done_claim(&self, event: &str, input: &Value) -> Result<HookAnswer, Status> {
+        let (state, flow, store, env) = (self.state, &self.flow, &self.store, self.env);
+        let subagent = event == "subagent-stop";
+        let on = if subagent {
+            flow.gates.subagent_stop
+        } else {
+            flow.gates.task_completed
+        };
+        if !on {
+            return Ok(HookAnswer::default());
+        }
+        let (key, subject, words) = if subagent {
+            let id = [str_field(input, "agent_id"), str_field(input, "session_id")]
                 .into_iter()
                 .find(|s| !s.is_empty())
-                .unwrap_or(""),
-            ),
+                .unwrap_or("subagent");
+            let words = match input.get("last_assistant_message").and_then(Value::as_str) {
+                Some(m) => m.to_owned(),
+                None => transcript_tail(
+                    [
+                        str_field(input, "agent_transcript_path"),
+                        str_field(input, "transcript_path"),
+                    ]
+                    .into_iter()
+                    .find(|s| !s.is_empty())
+                    .unwrap_or(""),
+                ),
+            };
+            (
+                format!("subagent:{id}"),
+                "a subagent's work".to_owned(),
+                words,
+            )
+        } else {
+            let subject = format!(
+                "{}\n{}",
+                str_field(input, "task_subject"),
+                str_field(input, "task_description")
+            );
+            (
+                format!("task:{}", str_field(input, "task_id")),
+                subject,
+                last_words(input, "transcript_path"),
+            )
         };
-        (
-            format!("subagent:{id}"),
-            "a subagent's work".to_owned(),
-            words,
-        )
-    } else {
-        let subject = format!(
-            "{}\n{}",
-            str_field(input, "task_subject"),
-            str_field(input, "task_description")
-        );
-        (
-            format!("task:{}", str_field(input, "task_id")),
-            subject,
-            last_words(input, "transcript_path"),
-        )
-    };
-    if words.trim().is_empty() {
-        // A transcript that lags the live turn says nothing yet: allow.
-        return Ok(HookAnswer::default());
-    }
-    let mut journal = read_journal(store, flow).map_err(Status::failed_precondition)?;
-    let holds = journal.holds.get(&key).copied().unwrap_or(0);
-    let Some(answers) = ask_gate(state, env, done_claim_frame(flow, &subject, &words)).await else {
-        return Ok(HookAnswer::default());
-    };
-    let Some(verdict) = done_claim_verdict(flow, &answers, holds) else {
-        return Ok(HookAnswer::default());
-    };
-    if flow.mode == Mode::Enforce {
-        journal.holds.insert(key.clone(), holds + 1);
-        store
-            .write_state(&journal)
-            .map_err(|e| Status::internal(e.0))?;
-    }
-    let acted = if subagent {
-        out(json!({"decision": "block", "reason": verdict.reason}))
-    } else {
-        // TaskCompleted blocks through exit 2, with the reason on stderr for the model.
-        HookAnswer {
-            stdout: String::new(),
-            stderr: verdict.reason.clone(),
-            code: 2,
+        if words.trim().is_empty() {
+            // A transcript that lags the live turn says nothing yet: allow.
+            return Ok(HookAnswer::default());
         }
-    };
-    let gate = if subagent {
-        "subagent_stop"
-    } else {
-        "task_completed"
-    };
-    Ok(gate_answer(flow, store, gate, &key, &verdict, acted))
+        let mut journal = read_journal(store, flow).map_err(Status::failed_precondition)?;
+        let holds = journal.holds.get(&key).copied().unwrap_or(0);
+        let Some(answers) = ask_gate(state, env, done_claim_frame(flow, &subject, &words)).await
+        else {
+            return Ok(HookAnswer::default());
+        };
+        let Some(verdict) = done_claim_verdict(flow, &answers, holds) else {
+            return Ok(HookAnswer::default());
+        };
+        if flow.mode == Mode::Enforce {
+            journal.holds.insert(key.clone(), holds + 1);
+            store
+                .write_state(&journal)
+                .map_err(|e| Status::internal(e.0))?;
+        }
+        let acted = if subagent {
+            out(json!({"decision": "block", "reason": verdict.reason}))
+        } else {
+            // TaskCompleted blocks through exit 2, with the reason on stderr for the model.
+            HookAnswer {
+                stdout: String::new(),
+                stderr: verdict.reason.clone(),
+                code: 2,
+            }
+        };
+        let gate = if subagent {
+            "subagent_stop"
+        } else {
+            "task_completed"
+        };
+        Ok(gate_answer(flow, store, gate, &key, &verdict, acted))
+    }
 }
