@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use stanley_tests::TestEnv;
-use stanley_tests::model_server::{DOC_CONTENT, DOC_PATH, ModelServer};
+use stanley_tests::model_server::{DOC_CONTENT, DOC_PATH, FLOW_FILE, ModelServer};
 
 use crate::summarize::changed_repo;
 
@@ -110,4 +110,37 @@ fn the_improvement_loop_runs_with_the_real_pi() {
     let out = env.stanley(&repo, &[todo, "--json"]);
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.json()["output"]["text"], "audited");
+}
+
+#[test]
+fn a_flow_run_relaunches_the_real_pi_in_its_continued_session() {
+    let server = ModelServer::start();
+    let (mut env, _dir) = env_for(&server, "two-step");
+    env.without_key();
+    let repo = stanley_tests::TempRepo::with_files(&[("README.md", "# demo\n")]);
+    let flow = serde_json::json!({"goal": "Write done.txt", "mode": "enforce",
+        "limits": {"max_restarts": 0},
+        "phases": [{"id": "finish", "name": "Finish", "done_when": "done.txt exists", "check": "test -f done.txt"}]});
+    repo.write(".stanley/flow.json", &flow.to_string());
+    let out = env.stanleyctl(&repo, &["flow", "run"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(repo.root().join(FLOW_FILE).exists());
+    let journal: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.root().join(".stanley/flow/state.json")).unwrap(),
+    )
+    .unwrap();
+    let conditions: Vec<&str> = journal["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["condition"].as_str().unwrap())
+        .collect();
+    // Without Jev: the failing check blocks, the relaunch continues the session (the model
+    // only writes once it sees a second prompt), and the passing check completes the goal.
+    assert_eq!(conditions, ["degraded_check_fail", "goal_complete"]);
+    assert_eq!(journal["restarts"], 0);
+    let sessions = std::fs::read_dir(repo.root().join(".stanley/flow/pi-sessions"))
+        .unwrap()
+        .count();
+    assert_eq!(sessions, 1, "one Pi session, continued");
 }

@@ -2,7 +2,10 @@
 //! model `write-doc` makes Pi write `docs/conventions.md` with its `write` tool and then reports;
 //! model `broken` answers HTTP 401 (which Pi does not retry); model `draft-workflow` plays the
 //! improvement agent: given an improvement brief about TODO notes it writes
-//! [`crate::TODO_WORKFLOW`] into the brief's candidate folder, and otherwise just answers.
+//! [`crate::TODO_WORKFLOW`] into the brief's candidate folder, and otherwise just answers; model
+//! `two-step` only claims to be done on the first prompt of a session and writes [`FLOW_FILE`]
+//! once the conversation holds a second prompt (a supervisor's relaunch that continued the
+//! session).
 
 use std::net::SocketAddr;
 
@@ -18,6 +21,9 @@ pub const DOC_PATH: &str = "docs/conventions.md";
 /// The content written.
 pub const DOC_CONTENT: &str =
     "# Conventions\n\nRust 2024, rustfmt defaults, no unwrap in long-running code.\n";
+
+/// The file the `two-step` model writes on its second prompt.
+pub const FLOW_FILE: &str = "done.txt";
 
 fn chunk(delta: Value, finish: Option<&str>) -> String {
     let body = json!({"id": "chatcmpl-stanley", "object": "chat.completion.chunk", "created": 0, "model": "write-doc",
@@ -40,6 +46,38 @@ async fn completions(body: Bytes) -> Response {
         json!({"id": "chatcmpl-stanley", "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
     );
     let mut stream = String::new();
+    let prompts = request["messages"]
+        .as_array()
+        .map_or(0, |m| m.iter().filter(|m| m["role"] == "user").count());
+    if model == "two-step" {
+        if prompts < 2 {
+            stream.push_str(&chunk(
+                json!({"role": "assistant", "content": "All done, I believe."}),
+                None,
+            ));
+            stream.push_str(&chunk(json!({}), Some("stop")));
+        } else if tool_results == 0 {
+            let args = json!({"path": FLOW_FILE, "content": "done\n"}).to_string();
+            stream.push_str(&chunk(json!({"tool_calls": [{"index": 0, "id": "call_write", "type": "function", "function": {"name": "write", "arguments": args}}]}), None));
+            stream.push_str(&chunk(json!({}), Some("tool_calls")));
+        } else {
+            stream.push_str(&chunk(
+                json!({"role": "assistant", "content": format!("Wrote {FLOW_FILE}.")}),
+                None,
+            ));
+            stream.push_str(&chunk(json!({}), Some("stop")));
+        }
+        stream.push_str(&usage);
+        stream.push_str("data: [DONE]\n\n");
+        return (
+            [
+                (header::CONTENT_TYPE, "text/event-stream"),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            stream,
+        )
+            .into_response();
+    }
     let draft = (model == "draft-workflow")
         .then(|| crate::brief_candidate_file(&request["messages"].to_string()))
         .flatten();
@@ -116,7 +154,7 @@ impl ModelServer {
             "api": "openai-completions",
             "apiKey": "mock-key",
             "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
-            "models": [{"id": "write-doc"}, {"id": "broken"}, {"id": "draft-workflow"}],
+            "models": [{"id": "write-doc"}, {"id": "broken"}, {"id": "draft-workflow"}, {"id": "two-step"}],
         }}})
         .to_string()
     }
