@@ -18,7 +18,8 @@ use stanley_workflows::flow::{Flow, Mode, NotifyEvent, parse_flow};
 use stanley_workflows::flow_agent::open_subtasks;
 use stanley_workflows::flow_judge::{ChangedFile, StopEvidence};
 use stanley_workflows::flow_policy::{
-    Action, CheckRun, Decision, StopContext, budget_condition, decide, recorded_side_effect,
+    Action, CheckRun, Decision, Judgment, StopContext, budget_condition, decide,
+    recorded_side_effect,
 };
 use stanley_workflows::flow_state::{FlowState, FlowStore, PhaseStatus, side_effect_key};
 use stanley_workflows::flow_stop::{
@@ -195,37 +196,11 @@ pub(crate) async fn stop(
     let elapsed = elapsed_minutes(&journal, minute(env));
     let budget = budget_condition(flow, &journal, elapsed);
     let phase = flow.phase(&journal.current_phase).cloned();
-    // Checks: the current phase and every done phase; on a budget, every phase (to close what
-    // already passes).
-    let wanted: Vec<(String, String)> = flow
-        .phases
-        .iter()
-        .filter(|p| {
-            budget.is_some()
-                || p.id == journal.current_phase
-                || journal
-                    .phases
-                    .get(&p.id)
-                    .is_some_and(|r| r.status == PhaseStatus::Done)
-        })
-        .filter_map(|p| p.check.clone().map(|c| (p.id.clone(), c)))
-        .collect();
     let timeout = Duration::from_secs(u64::from(flow.limits.check_timeout_s));
-    let runs = futures::future::join_all(
-        wanted
-            .iter()
-            .map(|(_, command)| run_check(&root, command, env, timeout)),
-    )
-    .await;
-    let checks: BTreeMap<String, CheckRun> = wanted
-        .iter()
-        .zip(runs)
-        .map(|((id, _), run)| (id.clone(), run))
-        .collect();
+    let checks = run_checks(&root, flow, &journal, budget.is_some(), env, timeout).await;
+    let live = budget.is_none() && !journal.complete;
     let loop_check = match phase.as_ref().and_then(|p| p.looped.as_ref()) {
-        Some(l) if budget.is_none() && !journal.complete => {
-            Some(run_check(&root, &l.until, env, timeout).await)
-        }
+        Some(l) if live => Some(run_check(&root, &l.until, env, timeout).await),
         _ => None,
     };
     let open = match phase.as_ref().filter(|p| p.dynamic) {
@@ -234,28 +209,10 @@ pub(crate) async fn stop(
             .unwrap_or_default(),
         None => Vec::new(),
     };
-    let mut asked = false;
-    let judgment = if budget.is_none() && !journal.complete {
-        match executor(state, env) {
-            Ok(executor) => {
-                asked = true;
-                let (changed, diff) = changed_files(state, flow.send_diff);
-                let evidence = StopEvidence {
-                    checks: flow
-                        .phases
-                        .iter()
-                        .filter_map(|p| checks.get(&p.id).map(|c| (p.id.clone(), c.clone())))
-                        .collect(),
-                    last_message: last_message.to_owned(),
-                    changed,
-                    diff,
-                };
-                ask(&executor, stop_frame(flow, &journal, &evidence)).await
-            }
-            Err(why) => Err(why),
-        }
+    let (judgment, asked) = if live {
+        judge(state, env, flow, &journal, &checks, last_message).await
     } else {
-        Err("not asked".to_owned())
+        (Err("not asked".to_owned()), false)
     };
     let check_passed = checks.get(&journal.current_phase).map(|c| c.passed);
     let decision = decide(&StopContext {
@@ -280,29 +237,103 @@ pub(crate) async fn stop(
     };
     record_side_effects(&store, flow, &journal, &decision)?;
     apply(flow, &mut journal, &decision, stop_facts, &now());
-    let mut last = decision;
-    // Entering a side-effect phase the ledger already holds: it is done, never re-run.
+    let last = close_recorded(&store, flow, &mut journal)?.unwrap_or(decision);
+    store.write_state(&journal).map_err(|e| e.0)?;
+    Ok(finish(&root, &store, flow, &journal, last, env).await)
+}
+
+/// Runs the checks a stop needs, concurrently: the current phase's and every done phase's (for
+/// regressions); every phase's on a budget, to close what already passes.
+async fn run_checks(
+    root: &Path,
+    flow: &Flow,
+    journal: &FlowState,
+    every: bool,
+    env: &HashMap<String, String>,
+    timeout: Duration,
+) -> BTreeMap<String, CheckRun> {
+    let wanted: Vec<(&str, &str)> = flow
+        .phases
+        .iter()
+        .filter(|p| {
+            every
+                || p.id == journal.current_phase
+                || journal
+                    .phases
+                    .get(&p.id)
+                    .is_some_and(|r| r.status == PhaseStatus::Done)
+        })
+        .filter_map(|p| p.check.as_deref().map(|c| (p.id.as_str(), c)))
+        .collect();
+    let runs = futures::future::join_all(
+        wanted
+            .iter()
+            .map(|(_, command)| run_check(root, command, env, timeout)),
+    )
+    .await;
+    wanted
+        .iter()
+        .zip(runs)
+        .map(|((id, _), run)| ((*id).to_owned(), run))
+        .collect()
+}
+
+/// Asks Jev the stop request; the flag says whether a request was made (no key: none).
+async fn judge(
+    state: &DaemonState,
+    env: &HashMap<String, String>,
+    flow: &Flow,
+    journal: &FlowState,
+    checks: &BTreeMap<String, CheckRun>,
+    last_message: &str,
+) -> (Result<Judgment, String>, bool) {
+    let executor = match executor(state, env) {
+        Ok(e) => e,
+        Err(why) => return (Err(why), false),
+    };
+    let (changed, diff) = changed_files(state, flow.send_diff);
+    let evidence = StopEvidence {
+        checks: flow
+            .phases
+            .iter()
+            .filter_map(|p| checks.get(&p.id).map(|c| (p.id.clone(), c.clone())))
+            .collect(),
+        last_message: last_message.to_owned(),
+        changed,
+        diff,
+    };
+    (
+        ask(&executor, stop_frame(flow, journal, &evidence)).await,
+        true,
+    )
+}
+
+/// Closes side-effect phases the flow has just entered whose completion the ledger already
+/// holds; the last such decision, if any.
+fn close_recorded(
+    store: &FileFlowStore,
+    flow: &Flow,
+    journal: &mut FlowState,
+) -> Result<Option<Decision>, String> {
+    let mut last = None;
     while !journal.complete
         && flow
             .phase(&journal.current_phase)
             .is_some_and(|p| p.side_effect)
-        && store
-            .side_effect_done(&side_effect_key(
-                &journal.flow_version,
-                &journal.current_phase,
-                journal
-                    .phases
-                    .get(&journal.current_phase)
-                    .map_or(0, |r| r.attempts),
-            ))
-            .map_err(|e| e.0)?
     {
-        let again = recorded_side_effect(flow, &journal);
-        apply(flow, &mut journal, &again, StopFacts::default(), &now());
-        last = again;
+        let attempt = journal
+            .phases
+            .get(&journal.current_phase)
+            .map_or(0, |r| r.attempts);
+        let key = side_effect_key(&journal.flow_version, &journal.current_phase, attempt);
+        if !store.side_effect_done(&key).map_err(|e| e.0)? {
+            break;
+        }
+        let closed = recorded_side_effect(flow, journal);
+        apply(flow, journal, &closed, StopFacts::default(), &now());
+        last = Some(closed);
     }
-    store.write_state(&journal).map_err(|e| e.0)?;
-    Ok(finish(&root, &store, flow, &journal, last, env).await)
+    Ok(last)
 }
 
 /// Writes each side-effect phase this decision completes to the ledger, before the journal.
