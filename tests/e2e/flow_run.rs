@@ -440,6 +440,33 @@ fn an_interrupted_client_stops_the_run_and_its_agent() {
 }
 
 #[test]
+fn the_time_budget_stops_a_long_run_with_exit_2() {
+    let script = json!({"write": [{"mode": "hang"}]});
+    let mut setup = FlowSetup::new(
+        &small_flow(json!({"max_total_minutes": 1, "hang_minutes": 30, "max_restarts": 5})),
+        &script,
+    );
+    setup.env.set("STANLEY_FLOW_MINUTE_S", "1");
+    let out = setup.env.stanleyctl(&setup.repo, &["flow", "run"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("limit reached: the run time of max_total_minutes (1)"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        setup.journal()["restarts"],
+        0,
+        "a timed-out run is not a restart"
+    );
+    assert_eq!(
+        std::fs::read_to_string(setup.repo.root().join("notified.log")).unwrap(),
+        "budget\n"
+    );
+}
+
+#[test]
 fn a_model_error_backs_off_without_charging_a_restart() {
     let script = json!({"write": [
         {"mode": "model_error"},

@@ -171,6 +171,18 @@ fn stop_blocks_until_the_seventh_consecutive_block_then_allows() {
         "hook_cap"
     );
 
+    // A resumed or compacted session keeps its budgets; a new session starts fresh ones.
+    h.feed("session-start", "session_start_compact.json");
+    assert_eq!(h.journal()["blocks_in_session"], 7);
+    h.feed("session-start", "session_start_startup.json");
+    assert_eq!(
+        (
+            &h.journal()["blocks_in_session"],
+            &h.journal()["consecutive_blocks"]
+        ),
+        (&json!(0), &json!(0))
+    );
+
     // A new turn (stop_hook_active false) starts a new chain of blocks.
     let fresh = h.feed("stop", "stop.json");
     assert_eq!(stdout_json(&fresh)["decision"], "block", "{fresh:?}");

@@ -186,16 +186,29 @@ async fn ask_gate(
 impl Hook<'_> {
     fn session_start(&self, input: &Value) -> HookAnswer {
         let (flow, store) = (&self.flow, &self.store);
+        let source = input
+            .get("source")
+            .and_then(Value::as_str)
+            .unwrap_or("startup");
+        // A new session (not a resume or a compaction) gets fresh block and time budgets, as a
+        // supervised run does; phases and decisions carry over.
+        if matches!(source, "startup" | "clear")
+            && matches!(store.read_state(), Ok(Some(_)))
+            && let Ok(mut journal) = read_journal(store, flow)
+        {
+            journal.started_at = flow_eval::now();
+            journal.blocks_in_session = 0;
+            journal.consecutive_blocks = 0;
+            if let Err(e) = store.write_state(&journal) {
+                tracing::warn!(error = %e.0, "cannot reset the flow's session budgets");
+            }
+        }
         if flow.mode == Mode::Observe {
             return HookAnswer::default();
         }
         let Ok(journal) = read_journal(store, flow) else {
             return HookAnswer::default();
         };
-        let source = input
-            .get("source")
-            .and_then(Value::as_str)
-            .unwrap_or("startup");
         out(json!({"hookSpecificOutput": {
             "hookEventName": "SessionStart",
             "additionalContext": session_context(flow, &journal, source),

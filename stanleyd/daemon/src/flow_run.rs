@@ -151,7 +151,7 @@ pub(crate) async fn supervise(
             return exit(
                 2,
                 format!(
-                    "limit reached: {} minutes of run time",
+                    "limit reached: the run time of max_total_minutes ({})",
                     flow.limits.max_total_minutes
                 ),
             );
@@ -182,6 +182,7 @@ pub(crate) async fn supervise(
             AgentOutcome::Aborted => return exit(130, "interrupted"),
             AgentOutcome::Failed if result.model_error => {
                 // The model failed, not the work: wait and try again, without a restart.
+                // (A run stopped by the time budget ends the flow at the top of the loop.)
                 model_errors += 1;
                 let wait = Duration::from_secs(1u64 << model_errors.min(6).saturating_sub(1))
                     .min(MAX_BACKOFF)
@@ -196,6 +197,8 @@ pub(crate) async fn supervise(
                 }
                 continue;
             }
+            // Stopped by the time budget: the top of the loop ends the run with exit 2.
+            AgentOutcome::Timeout if started.elapsed() >= total => continue,
             AgentOutcome::Failed | AgentOutcome::Timeout => {
                 model_errors = 0;
                 let why = result.detail.unwrap_or_else(|| "the agent failed".into());
