@@ -508,6 +508,18 @@ fn a_person_is_asked_when_the_loop_is_exhausted_and_the_run_exits_4() {
         std::fs::read_to_string(setup.repo.root().join("notified.log")).unwrap(),
         "ask_human\n"
     );
+
+    // The person fixes it and runs the flow again: the note goes, and the loop now passes.
+    setup.repo.write("green", "");
+    let again = setup.env.stanleyctl(&setup.repo, &["flow", "run"]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert!(
+        !setup
+            .repo
+            .root()
+            .join(".stanley/flow/NEEDS_HUMAN.md")
+            .exists()
+    );
 }
 
 #[test]

@@ -32,6 +32,15 @@ impl FileFlowStore {
         }
     }
 
+    /// Removes `NEEDS_HUMAN.md` (a new run means the person has answered it).
+    pub fn clear_needs_human(&self) -> Result<(), StoreError> {
+        match fs::remove_file(self.dir.join("NEEDS_HUMAN.md")) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(err("cannot remove .stanley/flow/NEEDS_HUMAN.md", e)),
+        }
+    }
+
     fn ledger_path(&self) -> PathBuf {
         self.dir.join("side_effects.jsonl")
     }

@@ -133,6 +133,9 @@ pub(crate) async fn supervise(
     if journal.complete {
         return exit(0, format!("the goal is already complete: {}", flow.goal));
     }
+    if let Err(e) = store.clear_needs_human() {
+        tracing::warn!(error = %e.0, "cannot remove an answered NEEDS_HUMAN.md");
+    }
     let minute = minute(env);
     let total = minute * flow.limits.max_total_minutes;
     let idle = minute * flow.limits.hang_minutes;
