@@ -503,10 +503,22 @@ fn a_person_is_asked_when_the_loop_is_exhausted_and_the_run_exits_4() {
     );
     let note =
         std::fs::read_to_string(setup.repo.root().join(".stanley/flow/NEEDS_HUMAN.md")).unwrap();
-    assert!(note.contains("used all 2 runs"), "{note}");
+    assert!(
+        note.contains("the loop of fix reached max_iterations (2) without passing"),
+        "{note}"
+    );
     assert_eq!(
         std::fs::read_to_string(setup.repo.root().join("notified.log")).unwrap(),
         "ask_human\n"
+    );
+
+    let status = setup.env.stanleyctl(&setup.repo, &["flow", "status"]);
+    assert!(
+        status
+            .stdout
+            .contains("waiting on a person: read .stanley/flow/NEEDS_HUMAN.md"),
+        "{}",
+        status.stdout
     );
 
     // The person fixes it and runs the flow again: the note goes, and the loop now passes.

@@ -438,3 +438,19 @@ fn the_claude_code_plugin_wires_every_event_to_stanleyctl() {
         }
     }
 }
+
+#[test]
+fn a_stop_that_needs_a_person_allows_the_stop_and_says_so() {
+    let h = Hooks::new("enforce");
+    let flow = json!({"goal": "Green tests", "mode": "enforce",
+        "phases": [{"id": "fix", "name": "Fix", "done_when": "tests pass",
+                    "loop": {"max_iterations": 1, "until": "test -f green"}}]});
+    h.repo.write(".stanley/flow.json", &flow.to_string());
+    let out = h.feed("stop", "stop.json");
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        stdout_json(&out),
+        json!({"systemMessage": "Stanley flow: a person is needed: the loop of fix reached max_iterations (1) without passing; the check failed"})
+    );
+    assert!(h.repo.root().join(".stanley/flow/NEEDS_HUMAN.md").exists());
+}

@@ -688,6 +688,9 @@ fn print_flow_status(text: &str) {
     if let Some(phase) = v["currentPhase"].as_str() {
         println!("current phase: {phase}");
     }
+    if v["needsHuman"] == true {
+        println!("waiting on a person: read .stanley/flow/NEEDS_HUMAN.md, then run the flow again");
+    }
     let budget = |name: &str| {
         let pair = &v["budgets"][name];
         format!(

@@ -301,7 +301,7 @@ pub fn decide(ctx: &StopContext<'_>) -> Decision {
                 None => decision(
                     "loop_exhausted",
                     Action::AskHuman(format!(
-                        "the loop of {} used all {} runs; {}",
+                        "the loop of {} reached max_iterations ({}) without passing; {}",
                         phase.id,
                         looped.max_iterations,
                         failing(run)
