@@ -454,3 +454,22 @@ fn a_stop_that_needs_a_person_allows_the_stop_and_says_so() {
     );
     assert!(h.repo.root().join(".stanley/flow/NEEDS_HUMAN.md").exists());
 }
+
+#[test]
+fn what_the_flow_sends_to_jev_is_redacted() {
+    let h = Hooks::new("enforce");
+    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    let stop = json!({"hook_event_name": "Stop", "stop_hook_active": false,
+        "last_assistant_message": format!("Done. I used the token {token} to push.")});
+    assert_eq!(h.raw("stop", stop.to_string().as_bytes()).code, 0);
+    let fetched = json!({"hook_event_name": "PostToolUse", "tool_name": "WebFetch",
+        "tool_response": format!("export GITHUB_TOKEN={token}")});
+    assert_eq!(h.raw("post-tool-use", fetched.to_string().as_bytes()).code, 0);
+    let sent = h.env.jev.requests();
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    for body in &sent {
+        let text = body.to_string();
+        assert!(!text.contains(token), "{text}");
+        assert!(text.contains("REDACTED"), "{text}");
+    }
+}

@@ -127,6 +127,25 @@ fn keep_assigned(value: &str) -> bool {
         || (!value.chars().any(|c| c.is_ascii_digit()) && value.chars().count() < 20)
 }
 
+/// `opts` with every request redacted before it is sent or recorded (state and questions) and
+/// every error detail redacted: the one place requests to Jev pass through `redactor`.
+pub fn redacting(
+    opts: stanley_core::ExecutorOptions,
+    redactor: std::sync::Arc<SecretRedactor>,
+) -> stanley_core::ExecutorOptions {
+    let for_errors = redactor.clone();
+    opts.prepare(std::sync::Arc::new(
+        move |req: &mut stanley_core::JevRequest| {
+            let (state, a) = redactor.json(&req.state);
+            let (questions, b) = redactor.json(&req.questions);
+            req.state = state;
+            req.questions = questions;
+            a + b
+        },
+    ))
+    .redact(std::sync::Arc::new(move |t: &str| for_errors.text(t).0))
+}
+
 impl Redactor for SecretRedactor {
     fn text(&self, text: &str) -> (String, u64) {
         let mut count = 0u64;

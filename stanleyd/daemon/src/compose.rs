@@ -2,17 +2,15 @@
 //! here; nested prompts routed through the same router with the depth, call-count and
 //! active-stack limits, never delegating; `judge` validated, capped and budgeted.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use stanley_adapters::redact::safe_message;
 use stanley_adapters::workflow_host::HostCall;
-use stanley_core::{BoxFuture, ExecutorOptions, Frame, JevRequest, Status};
+use stanley_core::{BoxFuture, ExecutorOptions, Frame, Status};
 use stanley_proto::v1;
 use stanley_workflows::judge;
-use stanley_workflows::ports::Redactor;
 use stanley_workflows::registry::{BUILTINS, Builtin};
 use stanley_workflows::routing::{self, Candidate, Facts, InputShape, NO_AGENT_NOTICE};
 use stanley_workflows::text::{Action, classify_action};
@@ -107,20 +105,11 @@ pub(crate) fn run_repository<'a>(
             params["input"] = i;
         }
         let (tx, mut rx) = mpsc::unbounded_channel();
-        let redactor = ctx.redactor.clone();
-        let prepare = Arc::new(move |req: &mut JevRequest| {
-            let (state, a) = redactor.json(&req.state);
-            let (questions, b) = redactor.json(&req.questions);
-            req.state = state;
-            req.questions = questions;
-            a + b
-        });
         // A fresh judge per workflow run: its 64-call cap and its cache are per run.
         let judge_executor = ctx.executor(
             ExecutorOptions::new(ctx.model.clone())
                 .retries(1)
-                .timeout(Duration::from_secs(30))
-                .prepare(prepare),
+                .timeout(Duration::from_secs(30)),
         );
         let mut judge_calls = 0usize;
         let deadline = ctx.budget.deadline();

@@ -11,7 +11,7 @@ use stanley_adapters::clock::{SystemClock, parse_rfc3339, unix_now};
 use stanley_adapters::flow_check::{notify, run_check};
 use stanley_adapters::flow_store::FileFlowStore;
 use stanley_adapters::jev_http::{HttpJev, JevConfig};
-use stanley_adapters::redact::SecretRedactor;
+use stanley_adapters::redact::{SecretRedactor, redacting};
 use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, Jev};
 use stanley_workflows::diff::{Scope, parse_diff};
 use stanley_workflows::flow::{Flow, Mode, NotifyEvent, parse_flow};
@@ -25,8 +25,8 @@ use stanley_workflows::flow_state::{FlowState, FlowStore, PhaseStatus, side_effe
 use stanley_workflows::flow_stop::{
     StopFacts, Told, apply, ask, facts, review_stops, stop_frame, stuck_before, told,
 };
+use stanley_workflows::ports::Clock;
 use stanley_workflows::ports::Git;
-use stanley_workflows::ports::{Clock, Redactor};
 
 use crate::service::DaemonState;
 
@@ -112,14 +112,14 @@ fn jev_for(
     Ok((Arc::new(HttpJev::with_shared(config, &state.http)), model))
 }
 
-/// An executor for one flow question with the caller's key (redacting it from what is sent).
+/// An executor for one flow question with the caller's key; what it sends is redacted.
 pub(crate) fn executor(
     state: &DaemonState,
     env: &HashMap<String, String>,
 ) -> Result<Executor, String> {
     let (jev, model) = jev_for(state, env)?;
-    let redactor = SecretRedactor::from_env(|k| env.get(k).cloned());
-    let opts = ExecutorOptions::new(model).redact(Arc::new(move |t: &str| redactor.text(t).0));
+    let redactor = Arc::new(SecretRedactor::from_env(|k| env.get(k).cloned()));
+    let opts = redacting(ExecutorOptions::new(model), redactor);
     Ok(Executor::new(
         Some(jev),
         Arc::new(Budget::new(BudgetLimits {

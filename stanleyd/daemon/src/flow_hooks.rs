@@ -245,8 +245,10 @@ impl Hook<'_> {
         {
             return HookAnswer::default();
         }
-        let redactor = SecretRedactor::from_env(|k| env.get(k).cloned());
-        let command = redactor.text(command).0;
+        // Redacted here for the gate journal; the executor redacts what it sends anyway.
+        let command = SecretRedactor::from_env(|k| env.get(k).cloned())
+            .text(command)
+            .0;
         let Some(answers) = ask_gate(state, env, pre_tool_frame(&command)).await else {
             return HookAnswer::default();
         };
@@ -272,8 +274,6 @@ impl Hook<'_> {
             Value::Null => return HookAnswer::default(),
             other => other.to_string(),
         };
-        let redactor = SecretRedactor::from_env(|k| env.get(k).cloned());
-        let content = redactor.text(&content).0;
         let Some(answers) = ask_gate(state, env, injection_frame(tool, &content)).await else {
             return HookAnswer::default();
         };

@@ -11,10 +11,10 @@ use stanley_adapters::clock::random_hex6;
 use stanley_adapters::guard;
 use stanley_adapters::jev_http::{HttpJev, JevConfig};
 use stanley_adapters::pi::{PiAgent, availability};
-use stanley_adapters::redact::safe_message;
+use stanley_adapters::redact::{redacting, safe_message};
 use stanley_adapters::workspace::read_workspace_file;
 use stanley_adapters::{FsRecorder, SecretRedactor, SystemClock};
-use stanley_core::{Budget, Cancel, Executor, ExecutorOptions, Jev, JevRequest, Status};
+use stanley_core::{Budget, Cancel, Executor, ExecutorOptions, Jev, Status};
 use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptEvent, PromptRequest, prompt_event};
 use stanley_workflows::agent::{
     AGENT_TIMEOUT, Agent, AgentProgress, delegated_result, delegation_instructions, guard_caveats,
@@ -249,9 +249,9 @@ impl Ctx<'_> {
             .map_err(|e| Failure::input(e.0))
     }
 
+    /// An executor whose requests and error details are redacted.
     pub(crate) fn executor(&self, opts: ExecutorOptions) -> Executor {
-        let redactor = self.redactor.clone();
-        let opts = opts.redact(Arc::new(move |t: &str| redactor.text(t).0));
+        let opts = redacting(opts, self.redactor.clone());
         Executor::new(
             Some(self.jev.clone()),
             self.budget.clone(),
@@ -512,8 +512,7 @@ pub(crate) async fn route(
     if candidates.is_empty() {
         return Ok((None, RouteReason::NoCandidates));
     }
-    let (redacted, _) = ctx.redactor.text(text);
-    let frame = routing::route_frame(&redacted, facts, candidates);
+    let frame = routing::route_frame(text, facts, candidates);
     let executor = ctx.executor(
         ExecutorOptions::new(ctx.model.clone())
             .concurrency(1)
@@ -803,18 +802,9 @@ async fn run_plan(
         &ctx.model,
         inputs,
     );
-    let redactor = ctx.redactor.clone();
-    let prepare = Arc::new(move |req: &mut JevRequest| {
-        let (state, a) = redactor.json(&req.state);
-        let (questions, b) = redactor.json(&req.questions);
-        req.state = state;
-        req.questions = questions;
-        a + b
-    });
     let executor = ctx.executor(
         ExecutorOptions::new(ctx.model.clone())
             .concurrency(BUILTIN_CONCURRENCY)
-            .prepare(prepare)
             .sink(run.sink()),
     );
     events

@@ -88,7 +88,7 @@ const INSTRUCTIONS: [&str; 5] = [
 ];
 const CANNOT_TELL_TEXT: &str = "No available workflow clearly satisfies the complete request. Pick this fallback for unsupported, ambiguous or unavailable work.";
 
-/// The routing frame for a (redacted) request.
+/// The routing frame for a request (the executor redacts it before it is sent).
 pub fn route_frame(request: &str, facts: Facts, candidates: &[Candidate]) -> Frame {
     let capabilities: Map<String, Value> = candidates
         .iter()
