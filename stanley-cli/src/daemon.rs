@@ -211,31 +211,40 @@ pub async fn channel(target: &Target) -> Result<Channel, ClientError> {
         })
 }
 
+/// The running daemon if it is ours; a daemon of another version is stopped (and `None`).
+async fn ours_or_replace(target: &Target) -> Result<Option<Client>, ClientError> {
+    let Some((client, status)) = probe(&target.socket).await else {
+        return Ok(None);
+    };
+    if matches_us(&status) {
+        return Ok(Some(client));
+    }
+    stop(
+        client,
+        &target.socket,
+        &format!("replaced by a {VERSION} client"),
+    )
+    .await?;
+    Ok(None)
+}
+
+/// A single-threaded runtime for one client command.
+pub fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ClientError::internal(format!("cannot start the runtime: {e}")))
+}
+
 /// Returns a client for the worktree's daemon, starting or replacing it as needed.
 pub async fn connect_or_start(target: &Target) -> Result<Client, ClientError> {
-    if let Some((client, status)) = probe(&target.socket).await {
-        if matches_us(&status) {
-            return Ok(client);
-        }
-        stop(
-            client,
-            &target.socket,
-            &format!("replaced by a {VERSION} client"),
-        )
-        .await?;
+    if let Some(client) = ours_or_replace(target).await? {
+        return Ok(client);
     }
     let _lock = start_lock(target).await?;
     // Another client may have started it while this one waited for the lock.
-    if let Some((client, status)) = probe(&target.socket).await {
-        if matches_us(&status) {
-            return Ok(client);
-        }
-        stop(
-            client,
-            &target.socket,
-            &format!("replaced by a {VERSION} client"),
-        )
-        .await?;
+    if let Some(client) = ours_or_replace(target).await? {
+        return Ok(client);
     }
     let mut child = spawn_daemon(target)?;
     let deadline = Instant::now() + START_DEADLINE;

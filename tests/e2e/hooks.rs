@@ -464,7 +464,10 @@ fn what_the_flow_sends_to_jev_is_redacted() {
     assert_eq!(h.raw("stop", stop.to_string().as_bytes()).code, 0);
     let fetched = json!({"hook_event_name": "PostToolUse", "tool_name": "WebFetch",
         "tool_response": format!("export GITHUB_TOKEN={token}")});
-    assert_eq!(h.raw("post-tool-use", fetched.to_string().as_bytes()).code, 0);
+    assert_eq!(
+        h.raw("post-tool-use", fetched.to_string().as_bytes()).code,
+        0
+    );
     let sent = h.env.jev.requests();
     assert_eq!(sent.len(), 2, "{sent:?}");
     for body in &sent {

@@ -56,17 +56,9 @@ fn main() -> ExitCode {
         }
         Invocation::Request(request, options) => (request, options),
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match stanley_cli::daemon::runtime() {
         Ok(r) => r,
-        Err(e) => {
-            return fail(
-                &ClientError::internal(format!("cannot start the runtime: {e}")),
-                json,
-            );
-        }
+        Err(e) => return fail(&e, json),
     };
     match runtime.block_on(run(request, options)) {
         Ok(code) => ExitCode::from(code),
@@ -82,17 +74,9 @@ fn admin(
     call: impl FnOnce(QueueClient<tonic::transport::Channel>) -> AdminFuture,
     repo: Option<String>,
 ) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match stanley_cli::daemon::runtime() {
         Ok(r) => r,
-        Err(e) => {
-            return fail(
-                &ClientError::internal(format!("cannot start the runtime: {e}")),
-                json,
-            );
-        }
+        Err(e) => return fail(&e, json),
     };
     let result = runtime.block_on(async move {
         let start = match repo.or_else(|| {

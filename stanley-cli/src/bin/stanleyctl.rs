@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Arg, ArgAction, Command};
-use stanley_cli::daemon::{Target, channel, connect_or_start, connect_running, stop};
+use stanley_cli::daemon::{Target, channel, connect_or_start, connect_running, runtime, stop};
 use stanley_cli::exit::{self, ClientError};
 use stanley_cli::root::worktree_root;
 
@@ -186,12 +186,9 @@ fn main() -> ExitCode {
             ))),
         };
     }
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match runtime() {
         Ok(r) => r,
-        Err(e) => return fail(&ClientError::internal(e.to_string())),
+        Err(e) => return fail(&e),
     };
     runtime.block_on(async move {
         match action.as_str() {
@@ -340,12 +337,9 @@ fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: bool) -> Ex
         ExportQueueRequest, JobIdRequest, ListCandidatesRequest, ListJobsRequest,
         PromoteCandidateRequest, WorkQueueRequest,
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match runtime() {
         Ok(r) => r,
-        Err(e) => return fail(&ClientError::internal(e.to_string())),
+        Err(e) => return fail(&e),
     };
     let (action, args) = sub.subcommand().unwrap_or(("list", sub));
     let id = args
@@ -545,13 +539,6 @@ fn flow(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
             }
         }
     })
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| ClientError::internal(e.to_string()))
 }
 
 /// `flow run`: streams the supervisor's progress to stderr and exits with its code.

@@ -15,8 +15,8 @@ use crate::records::{create_private_dir, write_atomic};
 /// A flow store rooted at a repository's `.stanley/flow/`.
 pub struct FileFlowStore {
     dir: PathBuf,
-    /// Serializes ledger appends inside the daemon.
-    ledger: Mutex<()>,
+    /// Serializes appends (the side-effect ledger, the gate journal) inside the daemon.
+    appends: Mutex<()>,
 }
 
 fn err(what: &str, e: impl std::fmt::Display) -> StoreError {
@@ -28,7 +28,7 @@ impl FileFlowStore {
     pub fn new(root: &std::path::Path) -> Self {
         Self {
             dir: root.join(".stanley/flow"),
-            ledger: Mutex::new(()),
+            appends: Mutex::new(()),
         }
     }
 
@@ -104,7 +104,7 @@ impl FlowStore for FileFlowStore {
     }
 
     fn record_side_effect(&self, key: &str, at: &str) -> Result<(), StoreError> {
-        let _guard = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = self.appends.lock().unwrap_or_else(|e| e.into_inner());
         if self.side_effect_done(key)? {
             return Ok(());
         }
@@ -115,7 +115,7 @@ impl FlowStore for FileFlowStore {
     }
 
     fn record_gate(&self, line: &str) -> Result<(), StoreError> {
-        let _guard = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = self.appends.lock().unwrap_or_else(|e| e.into_inner());
         self.append("gates.jsonl", line)
     }
 

@@ -64,6 +64,18 @@ pub fn worktree_root(dir: &Path) -> Result<PathBuf, GitError> {
         .map_err(|e| GitError(format!("cannot resolve {}: {e}", workdir.display())))
 }
 
+/// The worktree's status entries, untracked files included (recursively), ignored files and
+/// submodules left out.
+fn worktree_statuses(repo: &Repository) -> Result<git2::Statuses<'_>, GitError> {
+    let mut opts = StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(false)
+        .exclude_submodules(true);
+    repo.statuses(Some(&mut opts))
+        .map_err(|e| git_err("status", &e))
+}
+
 impl Git2Repo {
     /// Opens the repository whose worktree root is `root`.
     pub fn open(root: &Path) -> Result<Self, GitError> {
@@ -99,14 +111,7 @@ impl Git2Repo {
         text: &mut String,
         excluded: &mut Vec<Exclusion>,
     ) -> Result<bool, GitError> {
-        let mut opts = StatusOptions::new();
-        opts.include_untracked(true)
-            .recurse_untracked_dirs(true)
-            .include_ignored(false)
-            .exclude_submodules(true);
-        let statuses = repo
-            .statuses(Some(&mut opts))
-            .map_err(|e| git_err("status", &e))?;
+        let statuses = worktree_statuses(repo)?;
         let mut paths: Vec<String> = statuses
             .iter()
             .filter(|s| s.status().contains(Status::WT_NEW))
@@ -264,14 +269,7 @@ impl Git2Repo {
     /// included) as `<status bits> <path>`, and the SHA-256 of the tracked worktree diff.
     pub fn snapshot(&self) -> Result<(std::collections::BTreeSet<String>, String), GitError> {
         let repo = self.repo.lock().unwrap_or_else(|e| e.into_inner());
-        let mut opts = StatusOptions::new();
-        opts.include_untracked(true)
-            .recurse_untracked_dirs(true)
-            .include_ignored(false)
-            .exclude_submodules(true);
-        let statuses = repo
-            .statuses(Some(&mut opts))
-            .map_err(|e| git_err("status", &e))?;
+        let statuses = worktree_statuses(&repo)?;
         let entries = statuses
             .iter()
             .filter_map(|s| {

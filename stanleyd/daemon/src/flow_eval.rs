@@ -23,7 +23,7 @@ use stanley_workflows::flow_policy::{
 };
 use stanley_workflows::flow_state::{FlowState, FlowStore, PhaseStatus, side_effect_key};
 use stanley_workflows::flow_stop::{
-    StopFacts, Told, apply, ask, facts, review_stops, stop_frame, stuck_before, told,
+    StopFacts, Told, apply, ask, facts, review_stops, stop_frame, told,
 };
 use stanley_workflows::ports::Clock;
 use stanley_workflows::ports::Git;
@@ -68,13 +68,21 @@ pub(crate) fn now() -> String {
     SystemClock.now()
 }
 
-/// The journal, a fresh one when there is none, or why it cannot be used.
-pub(crate) fn read_journal(store: &FileFlowStore, flow: &Flow) -> Result<FlowState, String> {
+/// The journal on disk (`None` before the first stop), or why it cannot be used.
+pub(crate) fn stored_journal(
+    store: &FileFlowStore,
+    flow: &Flow,
+) -> Result<Option<FlowState>, String> {
     match store.read_state() {
-        Ok(Some(text)) => FlowState::parse(&text, flow),
-        Ok(None) => Ok(FlowState::new(flow, &now())),
+        Ok(Some(text)) => FlowState::parse(&text, flow).map(Some),
+        Ok(None) => Ok(None),
         Err(e) => Err(e.0),
     }
+}
+
+/// The journal, a fresh one when there is none, or why it cannot be used.
+pub(crate) fn read_journal(store: &FileFlowStore, flow: &Flow) -> Result<FlowState, String> {
+    Ok(stored_journal(store, flow)?.unwrap_or_else(|| FlowState::new(flow, &now())))
 }
 
 /// Minutes (flow minutes) since the journal started.
@@ -139,8 +147,8 @@ fn changed_files(state: &DaemonState, send_diff: bool) -> (Vec<ChangedFile>, Opt
     let changed = parse_diff(&diff.text)
         .into_iter()
         .map(|f| ChangedFile {
-            added: f.hunks.iter().map(|h| h.added as u32).sum(),
-            removed: f.hunks.iter().map(|h| h.removed as u32).sum(),
+            added: u32::try_from(f.added()).unwrap_or(u32::MAX),
+            removed: u32::try_from(f.removed()).unwrap_or(u32::MAX),
             path: f.path,
         })
         .collect();
@@ -170,13 +178,15 @@ fn needs_human_text(flow: &Flow, state: &FlowState, reason: &str) -> String {
     )
 }
 
-/// Evaluates one stop of the agent whose last message is `last_message`. The journal is written
-/// before this returns, so the decision survives whatever happens next.
+/// Evaluates one stop of the agent whose last message is `last_message`; `new_chain` says no
+/// block of ours led to this stop (the consecutive-block count starts again). The journal is
+/// written before this returns, so the decision survives whatever happens next.
 pub(crate) async fn stop(
     state: &DaemonState,
     env: &HashMap<String, String>,
     flow: &Flow,
     last_message: &str,
+    new_chain: bool,
 ) -> Result<Stop, String> {
     let root = state.config.files.root.clone();
     let store = FileFlowStore::new(&root);
@@ -193,6 +203,9 @@ pub(crate) async fn stop(
             return Ok(finish(&root, &store, flow, &fresh, decision, env).await);
         }
     };
+    if new_chain {
+        journal.consecutive_blocks = 0;
+    }
     let elapsed = elapsed_minutes(&journal, minute(env));
     let budget = budget_condition(flow, &journal, elapsed);
     let phase = flow.phase(&journal.current_phase).cloned();
@@ -223,7 +236,7 @@ pub(crate) async fn stop(
         loop_check: loop_check.clone(),
         jev: judgment.clone(),
         open_subtasks: open,
-        stuck_before: stuck_before(&journal),
+        stuck_before: journal.last_stuck,
         review_stops: review_stops(&journal),
     });
     let stop_facts = if asked {

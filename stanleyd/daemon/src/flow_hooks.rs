@@ -18,11 +18,11 @@ use stanley_workflows::flow_gates::{
     Verdict, done_claim_frame, done_claim_verdict, injection_frame, injection_verdict,
     is_read_only, pre_tool_frame, pre_tool_verdict, screens,
 };
-use stanley_workflows::flow_state::FlowStore;
+use stanley_workflows::flow_state::{FlowState, FlowStore};
 use stanley_workflows::ports::Redactor;
 use tonic::Status;
 
-use crate::flow_eval::{self, FlowLoad, load_flow, read_journal};
+use crate::flow_eval::{self, FlowLoad, load_flow, read_journal, stored_journal};
 use crate::service::DaemonState;
 
 /// How much of a transcript's end is read for the last assistant message.
@@ -190,25 +190,24 @@ impl Hook<'_> {
             .get("source")
             .and_then(Value::as_str)
             .unwrap_or("startup");
-        // A new session (not a resume or a compaction) gets fresh block and time budgets, as a
-        // supervised run does; phases and decisions carry over.
-        if matches!(source, "startup" | "clear")
-            && matches!(store.read_state(), Ok(Some(_)))
-            && let Ok(mut journal) = read_journal(store, flow)
-        {
-            journal.started_at = flow_eval::now();
-            journal.blocks_in_session = 0;
-            journal.consecutive_blocks = 0;
-            if let Err(e) = store.write_state(&journal) {
-                tracing::warn!(error = %e.0, "cannot reset the flow's session budgets");
+        let journal = match stored_journal(store, flow) {
+            Ok(Some(mut journal)) => {
+                // A new session (not a resume or a compaction) gets fresh block and time
+                // budgets, as a supervised run does; phases and decisions carry over.
+                if matches!(source, "startup" | "clear") {
+                    journal.new_session(&flow_eval::now());
+                    if let Err(e) = store.write_state(&journal) {
+                        tracing::warn!(error = %e.0, "cannot reset the flow's session budgets");
+                    }
+                }
+                journal
             }
-        }
+            Ok(None) => FlowState::new(flow, &flow_eval::now()),
+            Err(_) => return HookAnswer::default(),
+        };
         if flow.mode == Mode::Observe {
             return HookAnswer::default();
         }
-        let Ok(journal) = read_journal(store, flow) else {
-            return HookAnswer::default();
-        };
         out(json!({"hookSpecificOutput": {
             "hookEventName": "SessionStart",
             "additionalContext": session_context(flow, &journal, source),
@@ -216,19 +215,10 @@ impl Hook<'_> {
     }
 
     async fn stop(&self, input: &Value) -> Result<HookAnswer, Status> {
-        let (state, flow, store, env) = (self.state, &self.flow, &self.store, self.env);
         // A stop that no block of ours caused starts a new chain of consecutive blocks.
-        if input.get("stop_hook_active") != Some(&Value::Bool(true))
-            && let Ok(mut journal) = read_journal(store, flow)
-            && journal.consecutive_blocks > 0
-        {
-            journal.consecutive_blocks = 0;
-            store
-                .write_state(&journal)
-                .map_err(|e| Status::internal(e.0))?;
-        }
+        let new_chain = input.get("stop_hook_active") != Some(&Value::Bool(true));
         let words = last_words(input, "transcript_path");
-        let stop = flow_eval::stop(state, env, flow, &words)
+        let stop = flow_eval::stop(self.state, self.env, &self.flow, &words, new_chain)
             .await
             .map_err(Status::internal)?;
         Ok(match (stop.told.keep_going, stop.told.message) {

@@ -116,12 +116,7 @@ pub(crate) async fn supervise(
     };
     let store = FileFlowStore::new(&root);
     // A new run gets fresh restart, block and time budgets; phases and the ledger carry over.
-    let journal = match update(&store, &flow, |j| {
-        j.started_at = flow_eval::now();
-        j.restarts = 0;
-        j.blocks_in_session = 0;
-        j.consecutive_blocks = 0;
-    }) {
+    let journal = match update(&store, &flow, |j| j.new_session(&flow_eval::now())) {
         Ok(j) => j,
         Err(why) => {
             let reason = format!("the flow journal cannot be used: {why}");
@@ -215,7 +210,7 @@ pub(crate) async fn supervise(
             }
             AgentOutcome::Finished => model_errors = 0,
         }
-        let stop = match flow_eval::stop(state, env, &flow, &result.text).await {
+        let stop = match flow_eval::stop(state, env, &flow, &result.text, false).await {
             Ok(s) => s,
             Err(why) => return exit(3, format!("cannot write the flow journal: {why}")),
         };

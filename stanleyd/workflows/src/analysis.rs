@@ -68,8 +68,8 @@ fn manifest(evidence: &DiffEvidence) -> Value {
                 "kind": f.kind.as_str(),
                 "fileStatus": f.status.as_str(),
                 "hunks": f.hunks.len(),
-                "added": f.hunks.iter().map(|h| h.added).sum::<usize>(),
-                "removed": f.hunks.iter().map(|h| h.removed).sum::<usize>(),
+                "added": f.added(),
+                "removed": f.removed(),
             })
         })
         .collect();

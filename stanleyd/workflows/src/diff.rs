@@ -247,6 +247,18 @@ pub struct DiffFile {
     pub hunks: Vec<Hunk>,
 }
 
+impl DiffFile {
+    /// Lines added over all hunks.
+    pub fn added(&self) -> usize {
+        self.hunks.iter().map(|h| h.added).sum()
+    }
+
+    /// Lines removed over all hunks.
+    pub fn removed(&self) -> usize {
+        self.hunks.iter().map(|h| h.removed).sum()
+    }
+}
+
 /// Undoes Git's and our C-style path quoting (`"a/x y"`, octal escapes).
 fn unquote(raw: &str) -> String {
     let raw = raw.trim_end_matches('\t');

@@ -133,6 +133,15 @@ impl FlowState {
         Ok(state)
     }
 
+    /// Starts a new session or supervised run: fresh time and block budgets (and restarts);
+    /// phases, decisions and holds carry over.
+    pub fn new_session(&mut self, now: &str) {
+        self.started_at = now.to_owned();
+        self.restarts = 0;
+        self.blocks_in_session = 0;
+        self.consecutive_blocks = 0;
+    }
+
     /// Appends a decision, keeping the newest [`MAX_DECISIONS`].
     pub fn record(&mut self, entry: DecisionEntry) {
         self.decisions.push(entry);

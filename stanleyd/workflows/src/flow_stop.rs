@@ -148,11 +148,6 @@ pub fn told(mode: Mode, decision: &Decision) -> Told {
     }
 }
 
-/// Whether the previous stop flagged the agent stuck (the policy's "twice in a row").
-pub fn stuck_before(state: &FlowState) -> bool {
-    state.last_stuck
-}
-
 /// The facts of a stop that the journal keeps, from Jev's answers and the phase's check.
 pub fn facts(
     flow: &Flow,
@@ -291,7 +286,7 @@ mod tests {
             loop_check: None,
             jev: judgment,
             open_subtasks: Vec::new(),
-            stuck_before: stuck_before(state),
+            stuck_before: state.last_stuck,
             review_stops: review_stops(state),
         });
         apply(flow, state, &decision, stop_facts, "t");
