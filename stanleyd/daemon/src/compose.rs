@@ -6,7 +6,6 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use stanley_adapters::redact::safe_message;
 use stanley_adapters::workflow_host::HostCall;
 use stanley_core::{BoxFuture, ExecutorOptions, Frame, Status};
 use stanley_proto::v1;
@@ -17,8 +16,7 @@ use stanley_workflows::text::{Action, classify_action};
 use tokio::sync::mpsc;
 
 use crate::prompt::{
-    Ctx, Events, Failure, MAX_MESSAGE_CHARS, MAX_REQUEST_BYTES, Supplied, candidates_for, route,
-    run_builtin,
+    Ctx, Events, Failure, MAX_REQUEST_BYTES, Supplied, candidates_for, route, run_builtin,
 };
 use crate::repository::{RepoSnapshot, RepoWorkflow};
 
@@ -140,7 +138,7 @@ pub(crate) fn run_repository<'a>(
                         if level == "warn" || level == "error" {
                             let data = record.get("data").map(|d| format!(" {d}")).unwrap_or_default();
                             let line = format!("workflow {} {level}: {}{data}", record["source"].as_str().unwrap_or(&wf.source), record["message"].as_str().unwrap_or(""));
-                            events.notice(safe_message(ctx.redactor.as_ref(), &line, MAX_MESSAGE_CHARS)).await;
+                            events.notice(&line).await;
                         }
                     }
                 },

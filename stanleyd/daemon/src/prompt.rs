@@ -134,17 +134,24 @@ pub(crate) fn success(status: Status, output: &Value) -> v1::Result {
 }
 
 /// Sends events for one request; a closed stream is ignored (the request is being cancelled).
-pub(crate) struct Events(pub(crate) mpsc::Sender<Result<PromptEvent, tonic::Status>>);
+/// Warning and notice lines are redacted and cut to [`MAX_MESSAGE_CHARS`] here, whatever they
+/// carry.
+pub(crate) struct Events {
+    tx: mpsc::Sender<Result<PromptEvent, tonic::Status>>,
+    redactor: Arc<SecretRedactor>,
+}
 
 impl Events {
-    pub(crate) async fn warning(&self, line: String) {
+    pub(crate) async fn warning(&self, line: impl AsRef<str>) {
+        let line = safe_message(self.redactor.as_ref(), line.as_ref(), MAX_MESSAGE_CHARS);
         let event = prompt_event::Event::Warning(v1::Warning { line });
-        let _ = self.0.send(Ok(PromptEvent { event: Some(event) })).await;
+        let _ = self.tx.send(Ok(PromptEvent { event: Some(event) })).await;
     }
 
-    pub(crate) async fn notice(&self, line: String) {
+    pub(crate) async fn notice(&self, line: impl AsRef<str>) {
+        let line = safe_message(self.redactor.as_ref(), line.as_ref(), MAX_MESSAGE_CHARS);
         let event = prompt_event::Event::Notice(v1::Notice { line });
-        let _ = self.0.send(Ok(PromptEvent { event: Some(event) })).await;
+        let _ = self.tx.send(Ok(PromptEvent { event: Some(event) })).await;
     }
 
     pub(crate) async fn progress(&self, phase: &str, done: u32, total: u32) {
@@ -153,7 +160,7 @@ impl Events {
             done,
             total,
         });
-        let _ = self.0.send(Ok(PromptEvent { event: Some(event) })).await;
+        let _ = self.tx.send(Ok(PromptEvent { event: Some(event) })).await;
     }
 }
 
@@ -270,7 +277,11 @@ pub(crate) async fn run(
 ) -> v1::Result {
     let env = request.env.clone();
     let redactor = Arc::new(SecretRedactor::from_env(|k| env.get(k).cloned()));
-    match serve(state, request, cancel, Events(events), redactor.clone()).await {
+    let events = Events {
+        tx: events,
+        redactor: redactor.clone(),
+    };
+    match serve(state, request, cancel, events, redactor.clone()).await {
         Ok(result) => result,
         Err(failure) => {
             tracing::info!(kind = failure.kind, "request failed");
@@ -321,23 +332,11 @@ async fn serve(
     let repo = repository::refresh(state, env).await;
     for (source, phase, message) in &repo.diagnostics {
         let line = format!("workflow {source} quarantined ({phase}): {message}");
-        events
-            .warning(safe_message(
-                ctx.redactor.as_ref(),
-                &line,
-                MAX_MESSAGE_CHARS,
-            ))
-            .await;
+        events.warning(&line).await;
     }
     if let Some(off) = &repo.off {
         let line = format!("repository workflows are off: {off}");
-        events
-            .warning(safe_message(
-                ctx.redactor.as_ref(),
-                &line,
-                MAX_MESSAGE_CHARS,
-            ))
-            .await;
+        events.warning(&line).await;
     }
     for record in &repo.init_logs {
         let level = record["level"].as_str().unwrap_or("");
@@ -351,13 +350,7 @@ async fn serve(
                 record["source"].as_str().unwrap_or(""),
                 record["message"].as_str().unwrap_or("")
             );
-            events
-                .notice(safe_message(
-                    ctx.redactor.as_ref(),
-                    &line,
-                    MAX_MESSAGE_CHARS,
-                ))
-                .await;
+            events.notice(&line).await;
         }
     }
     repository::register(&builtins, &repo.workflows).map_err(Failure::input)?;
@@ -564,7 +557,7 @@ async fn delegate(
     let root = &ctx.state.config.files.root;
     let before = guard::fingerprint(root);
     let instructions = delegation_instructions(request, input.map(|i| i.text.as_str()));
-    let progress_tx = events.0.clone();
+    let progress_tx = events.tx.clone();
     let started = std::time::Instant::now();
     let progress: AgentProgress = Box::new(move |tool_calls| {
         let event = prompt_event::Event::Progress(v1::Progress {
@@ -603,13 +596,7 @@ async fn delegate(
     }
     let caveats = guard_caveats(&changes, &quarantine_dir);
     for caveat in &caveats {
-        events
-            .warning(safe_message(
-                ctx.redactor.as_ref(),
-                caveat,
-                MAX_MESSAGE_CHARS,
-            ))
-            .await;
+        events.warning(caveat).await;
     }
     // Queue an improvement job from the redacted request, durably, before answering.
     let redacted = ctx.redactor.text(request).0;
@@ -626,14 +613,14 @@ async fn delegate(
                 .await;
         }
         Some(Err(e)) => {
-            events.notice("delegated to the coding agent".into()).await;
+            events.notice("delegated to the coding agent").await;
             events
                 .warning(format!("no improvement job was queued: {e}"))
                 .await;
         }
         None => {
-            events.notice("delegated to the coding agent".into()).await;
-            events.warning("no improvement job was queued: the improvement queue could not be opened; see the daemon log".into()).await;
+            events.notice("delegated to the coding agent").await;
+            events.warning("no improvement job was queued: the improvement queue could not be opened; see the daemon log").await;
         }
     }
     let (status, output) = delegated_result(&result, &caveats, ctx.redactor.as_ref());
