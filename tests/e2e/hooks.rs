@@ -427,13 +427,21 @@ fn the_claude_code_plugin_wires_every_event_to_stanleyctl() {
             .env("CLAUDE_PROJECT_DIR", h.repo.root())
             .args(["-c", command]);
         let out = run(shell, Some(input.as_bytes()));
-        let expected = if event == "task-completed" { 2 } else { 0 };
-        assert_eq!(out.code, expected, "{name}: {out:?}");
         assert!(!out.stderr.contains("stanleyctl:"), "{name}: {out:?}");
-        if !out.stdout.is_empty() {
-            let doc = stdout_json(&out);
-            if let Some(specific) = doc.get("hookSpecificOutput") {
-                assert_eq!(specific["hookEventName"], name, "{name}: {doc}");
+        // Every recorded input gets its event's acting answer from the enforce-mode flow.
+        match event {
+            "task-completed" => assert_eq!((out.code, out.stdout.as_str()), (2, ""), "{out:?}"),
+            "stop" | "subagent-stop" => {
+                assert_eq!(out.code, 0, "{name}: {out:?}");
+                assert_eq!(stdout_json(&out)["decision"], "block", "{name}: {out:?}");
+            }
+            _ => {
+                assert_eq!(out.code, 0, "{name}: {out:?}");
+                assert_eq!(
+                    stdout_json(&out)["hookSpecificOutput"]["hookEventName"],
+                    name,
+                    "{out:?}"
+                );
             }
         }
     }

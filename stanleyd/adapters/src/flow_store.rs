@@ -32,6 +32,11 @@ impl FileFlowStore {
         }
     }
 
+    /// Whether `NEEDS_HUMAN.md` is waiting for a person.
+    pub fn needs_human_pending(&self) -> bool {
+        self.dir.join("NEEDS_HUMAN.md").exists()
+    }
+
     /// Removes `NEEDS_HUMAN.md` (a new run means the person has answered it).
     pub fn clear_needs_human(&self) -> Result<(), StoreError> {
         match fs::remove_file(self.dir.join("NEEDS_HUMAN.md")) {

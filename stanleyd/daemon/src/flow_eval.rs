@@ -171,11 +171,24 @@ pub(crate) async fn notify_event(
     }
 }
 
-fn needs_human_text(flow: &Flow, state: &FlowState, reason: &str) -> String {
-    format!(
-        "# A person is needed\n\nGoal: {}\nPhase: {}\n\n{reason}\n\nWhen it is resolved, run `stanleyctl flow run` again.\n",
-        flow.goal, state.current_phase
-    )
+/// Writes `NEEDS_HUMAN.md` for `reason` (in `phase`) and runs the notify command for
+/// `ask_human`; a note that cannot be written is logged.
+pub(crate) async fn ask_person(
+    root: &Path,
+    store: &FileFlowStore,
+    flow: &Flow,
+    phase: &str,
+    reason: &str,
+    env: &HashMap<String, String>,
+) {
+    let text = format!(
+        "# A person is needed\n\nGoal: {}\nPhase: {phase}\n\n{reason}\n\nWhen it is resolved, run `stanleyctl flow run` again.\n",
+        flow.goal
+    );
+    if let Err(e) = store.needs_human(&text) {
+        tracing::error!(error = %e.0, "cannot write NEEDS_HUMAN.md");
+    }
+    notify_event(root, flow, NotifyEvent::AskHuman, reason, env).await;
 }
 
 /// Evaluates one stop of the agent whose last message is `last_message`; `new_chain` says no
@@ -380,10 +393,7 @@ async fn finish(
     if let Action::AskHuman(reason) = &decision.action
         && flow.mode == Mode::Enforce
     {
-        if let Err(e) = store.needs_human(&needs_human_text(flow, journal, reason)) {
-            tracing::error!(error = %e.0, "cannot write NEEDS_HUMAN.md");
-        }
-        notify_event(root, flow, NotifyEvent::AskHuman, reason, env).await;
+        ask_person(root, store, flow, &journal.current_phase, reason, env).await;
     }
     let stop = Stop { decision, told };
     if stop.decision.complete {

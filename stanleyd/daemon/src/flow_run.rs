@@ -120,8 +120,7 @@ pub(crate) async fn supervise(
         Ok(j) => j,
         Err(why) => {
             let reason = format!("the flow journal cannot be used: {why}");
-            let _ = store.needs_human(&format!("# A person is needed\n\n{reason}\n"));
-            flow_eval::notify_event(&root, &flow, NotifyEvent::AskHuman, &reason, env).await;
+            flow_eval::ask_person(&root, &store, &flow, "(unknown)", &reason, env).await;
             return exit(4, format!("waiting on a person: {reason}"));
         }
     };

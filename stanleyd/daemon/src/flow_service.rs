@@ -13,12 +13,11 @@ use stanley_proto::v1::{
     StopFlowResponse, run_flow_event,
 };
 use stanley_workflows::flow::starter_flow;
-use stanley_workflows::flow_state::{FlowState, FlowStore};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-use crate::flow_eval::{FLOW_FILE, FlowLoad, load_flow};
+use crate::flow_eval::{FLOW_FILE, FlowLoad, load_flow, stored_journal};
 use crate::flow_hooks::answer;
 use crate::flow_run::{Lease, supervise};
 use crate::service::DaemonState;
@@ -168,11 +167,7 @@ impl Flows for FlowService {
         let root = &self.state.config.files.root;
         let flow = load_flow(root).map_err(load_status)?;
         let store = FileFlowStore::new(root);
-        let journal = match store.read_state() {
-            Ok(Some(t)) => Some(FlowState::parse(&t, &flow).map_err(Status::failed_precondition)?),
-            Ok(None) => None,
-            Err(e) => return Err(Status::internal(e.0)),
-        };
+        let journal = stored_journal(&store, &flow).map_err(Status::failed_precondition)?;
         let phases: Vec<Value> = flow
             .phases
             .iter()
@@ -194,7 +189,7 @@ impl Flows for FlowService {
             "mode": flow.mode.as_str(),
             "started": journal.is_some(),
             "supervisorRunning": self.state.flow_run.lock().unwrap_or_else(|e| e.into_inner()).is_some(),
-            "needsHuman": root.join(".stanley/flow/NEEDS_HUMAN.md").exists(),
+            "needsHuman": store.needs_human_pending(),
             "complete": journal.as_ref().is_some_and(|s| s.complete),
             "currentPhase": journal.as_ref().map(|s| s.current_phase.clone()),
             "phases": phases,
