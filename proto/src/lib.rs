@@ -3,6 +3,7 @@
 
 pub mod connect;
 pub mod env;
+pub mod private;
 pub mod socket;
 
 /// The generated `stanley.v1` types, clients and servers.

@@ -2,6 +2,7 @@
 //! `$XDG_RUNTIME_DIR/stanley`, else `/tmp/stanley-<uid>`, holding `<16 hex of SHA-256(root)>.sock`.
 //! Hashing the canonical root keeps the path under the 108-byte `sun_path` limit.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -16,7 +17,7 @@ pub fn current_uid() -> u32 {
 }
 
 /// The socket folder given the values of `STANLEY_RUNTIME_DIR` and `XDG_RUNTIME_DIR`.
-pub fn socket_dir(runtime_override: Option<&str>, xdg_runtime: Option<&str>) -> PathBuf {
+pub fn socket_dir(runtime_override: Option<&OsStr>, xdg_runtime: Option<&OsStr>) -> PathBuf {
     if let Some(dir) = runtime_override.filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
     }
@@ -35,8 +36,8 @@ pub fn socket_name(canonical_root: &Path) -> String {
 
 /// The socket path for a root, reading the two variables from the process environment.
 pub fn socket_path(canonical_root: &Path) -> PathBuf {
-    let over = std::env::var(RUNTIME_DIR_VAR).ok();
-    let xdg = std::env::var("XDG_RUNTIME_DIR").ok();
+    let over = std::env::var_os(RUNTIME_DIR_VAR);
+    let xdg = std::env::var_os("XDG_RUNTIME_DIR");
     socket_dir(over.as_deref(), xdg.as_deref()).join(socket_name(canonical_root))
 }
 
@@ -47,15 +48,15 @@ mod tests {
     #[test]
     fn folder_precedence_and_short_names() {
         assert_eq!(
-            socket_dir(Some("/x"), Some("/run/user/1")),
+            socket_dir(Some("/x".as_ref()), Some("/run/user/1".as_ref())),
             PathBuf::from("/x")
         );
         assert_eq!(
-            socket_dir(None, Some("/run/user/1")),
+            socket_dir(None, Some("/run/user/1".as_ref())),
             PathBuf::from("/run/user/1/stanley")
         );
         assert_eq!(
-            socket_dir(Some(""), Some("relative")),
+            socket_dir(Some("".as_ref()), Some("relative".as_ref())),
             PathBuf::from(format!("/tmp/stanley-{}", current_uid()))
         );
         let deep = PathBuf::from(format!("/{}", "d/".repeat(200)));

@@ -2,14 +2,13 @@
 //! guarded by a lock), and replacing a daemon of another version. Alive means "answered
 //! GetStatus before the deadline", never "the pid exists".
 
-use std::fs::{self, File, OpenOptions};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::fs::{self, File};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use stanley_proto::connect::stanley_client;
+use stanley_proto::connect::{ConnectError, stanley_client};
 use stanley_proto::env::{DAEMON_ENV, STANLEY_DAEMON_BIN};
 use stanley_proto::v1::stanley_client::StanleyClient;
 use stanley_proto::v1::{GetStatusRequest, GetStatusResponse, StopDaemonRequest};
@@ -60,21 +59,46 @@ impl Target {
     }
 }
 
-/// Connects and performs the handshake; None when nothing answers in time.
-pub async fn probe(socket: &Path) -> Option<(Client, GetStatusResponse)> {
+/// The error for a socket, folder or peer that failed a check: nothing was sent to it.
+fn refused(problem: &stanley_proto::private::Unsafe) -> ClientError {
+    ClientError::unavailable(
+        format!("refusing to talk to the daemon: {problem}"),
+        stanley_proto::private::RUNTIME_HINT,
+    )
+}
+
+/// Connects and performs the handshake; `Ok(None)` when nothing answers in time, an error when
+/// the socket, its folder or the process listening fails the ownership checks (then nothing,
+/// not even the handshake, was sent).
+pub async fn probe(socket: &Path) -> Result<Option<(Client, GetStatusResponse)>, ClientError> {
     let attempt = async {
-        let mut client = stanley_client(socket).await.ok()?;
-        let status = client
+        let mut client = match stanley_client(socket).await {
+            Ok(c) => c,
+            Err(ConnectError::Unsafe(problem)) => return Err(refused(&problem)),
+            Err(_) => return Ok(None),
+        };
+        let Ok(status) = client
             .get_status(GetStatusRequest {
                 client_protocol_version: PROTOCOL_VERSION,
                 client_version: VERSION.to_owned(),
             })
             .await
-            .ok()?
-            .into_inner();
-        Some((client, status))
+        else {
+            return Ok(None);
+        };
+        Ok(Some((client, status.into_inner())))
     };
-    timeout(HANDSHAKE_DEADLINE, attempt).await.ok().flatten()
+    timeout(HANDSHAKE_DEADLINE, attempt)
+        .await
+        .unwrap_or(Ok(None))
+}
+
+/// Checks the runtime folder before anything else happens: a folder that exists must be the
+/// caller's own, not a link, and closed to others.
+pub fn check_runtime(target: &Target) -> Result<(), ClientError> {
+    stanley_proto::private::check_socket_path(&target.socket)
+        .map(|_| ())
+        .map_err(|p| refused(&p))
 }
 
 fn matches_us(status: &GetStatusResponse) -> bool {
@@ -91,7 +115,7 @@ pub async fn stop(mut client: Client, socket: &Path, reason: &str) -> Result<(),
     drop(client);
     let deadline = Instant::now() + STOP_DEADLINE;
     while Instant::now() < deadline {
-        if probe(socket).await.is_none() {
+        if probe(socket).await?.is_none() {
             return Ok(());
         }
         sleep(Duration::from_millis(25)).await;
@@ -115,25 +139,16 @@ fn daemon_binary() -> Result<PathBuf, ClientError> {
     Ok(exe.with_file_name("stanleyd"))
 }
 
-fn private_dir(dir: &Path) -> Result<(), ClientError> {
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(|e| ClientError::internal(format!("cannot create {}: {e}", dir.display())))
+/// `.stanley/daemon/`, created 0700 without following a link anywhere under the root.
+fn daemon_dir(target: &Target) -> Result<PathBuf, ClientError> {
+    stanley_proto::private::private_subdir(&target.root, &[".stanley", "daemon"])
+        .map_err(|p| ClientError::input(p.to_string()))
 }
 
 fn spawn_daemon(target: &Target) -> Result<Child, ClientError> {
     let bin = daemon_binary()?;
-    let dir = target.dir();
-    private_dir(&dir)?;
-    let log = |name: &str| {
-        OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(dir.join(name))
-    };
+    let dir = daemon_dir(target)?;
+    let log = |name: &str| stanley_proto::private::open_append_nofollow(&dir.join(name));
     let (out, err) = (log("stanleyd.out"), log("stanleyd.err"));
     let (Ok(out), Ok(err)) = (out, err) else {
         return Err(ClientError::internal(format!(
@@ -167,14 +182,8 @@ fn spawn_daemon(target: &Target) -> Result<Child, ClientError> {
 
 /// Holds `.stanley/daemon/start.lock` so racing clients start one daemon.
 async fn start_lock(target: &Target) -> Result<File, ClientError> {
-    private_dir(&target.dir())?;
-    let path = target.dir().join("start.lock");
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(&path)
+    let path = daemon_dir(target)?.join("start.lock");
+    let file = stanley_proto::private::open_lock_nofollow(&path)
         .map_err(|e| ClientError::internal(format!("cannot open {}: {e}", path.display())))?;
     let deadline = Instant::now() + START_DEADLINE;
     loop {
@@ -203,17 +212,18 @@ pub async fn channel(target: &Target) -> Result<Channel, ClientError> {
     connect_or_start(target).await?;
     stanley_proto::connect::connect(&target.socket)
         .await
-        .map_err(|e| {
-            ClientError::unavailable(
+        .map_err(|e| match e {
+            ConnectError::Unsafe(problem) => refused(&problem),
+            e => ClientError::unavailable(
                 format!("cannot reach stanleyd: {e}"),
                 format!("see the daemon log at {}", target.log().display()),
-            )
+            ),
         })
 }
 
 /// The running daemon if it is ours; a daemon of another version is stopped (and `None`).
 async fn ours_or_replace(target: &Target) -> Result<Option<Client>, ClientError> {
-    let Some((client, status)) = probe(&target.socket).await else {
+    let Some((client, status)) = probe(&target.socket).await? else {
         return Ok(None);
     };
     if matches_us(&status) {
@@ -238,6 +248,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
 
 /// Returns a client for the worktree's daemon, starting or replacing it as needed.
 pub async fn connect_or_start(target: &Target) -> Result<Client, ClientError> {
+    check_runtime(target)?;
     if let Some(client) = ours_or_replace(target).await? {
         return Ok(client);
     }
@@ -249,7 +260,7 @@ pub async fn connect_or_start(target: &Target) -> Result<Client, ClientError> {
     let mut child = spawn_daemon(target)?;
     let deadline = Instant::now() + START_DEADLINE;
     while Instant::now() < deadline {
-        if let Some((client, status)) = probe(&target.socket).await
+        if let Some((client, status)) = probe(&target.socket).await?
             && matches_us(&status)
         {
             return Ok(client);
@@ -283,7 +294,10 @@ pub async fn connect_or_start(target: &Target) -> Result<Client, ClientError> {
     ))
 }
 
-/// Connects to a running daemon without starting one.
-pub async fn connect_running(target: &Target) -> Option<(Client, GetStatusResponse)> {
+/// Connects to a running daemon without starting one (`Ok(None)` when none answers).
+pub async fn connect_running(
+    target: &Target,
+) -> Result<Option<(Client, GetStatusResponse)>, ClientError> {
+    check_runtime(target)?;
     probe(&target.socket).await
 }

@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod daemon;
+pub mod environ;
 pub mod exit;
 pub mod help;
 pub mod render;

@@ -24,10 +24,7 @@ async fn start(repo: &TempRepo) -> Daemon {
 }
 
 async fn start_with(repo: &TempRepo, adjust: impl FnOnce(&mut stanleyd::DaemonConfig)) -> Daemon {
-    let dir = tempfile::Builder::new()
-        .prefix("st-grpc")
-        .tempdir()
-        .unwrap();
+    let dir = stanley_tests::private_tempdir("st-grpc");
     let socket = dir.path().join("d.sock");
     let listener = tokio::net::UnixListener::bind(&socket).unwrap();
     let mut config =

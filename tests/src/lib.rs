@@ -10,6 +10,18 @@ pub use fake_jev::{FakeJev, Fault};
 pub use repo::TempRepo;
 pub use testenv::{Output, TestEnv};
 
+/// A temporary folder only this user can use (mode 0700), as a runtime (socket) folder must be.
+pub fn private_tempdir(prefix: &str) -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .expect("temporary folder");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
+        .expect("restrict the temporary folder");
+    dir
+}
+
 /// The workflow the stand-in agents draft for a TODO request (`todo_audit`): it asks Jev one
 /// question and reports whether it was answered.
 pub const TODO_WORKFLOW: &str = r#"export default async function () {

@@ -69,10 +69,7 @@ impl TestEnv {
                 .prefix("stanley-home")
                 .tempdir()
                 .expect("home"),
-            runtime: tempfile::Builder::new()
-                .prefix("st-run")
-                .tempdir()
-                .expect("runtime dir"),
+            runtime: crate::private_tempdir("st-run"),
             extra: Vec::new(),
             without_key: false,
         }

@@ -22,9 +22,12 @@ use stanley_proto::v1::{
 const MAX_INPUT_BYTES: usize = 5_242_880;
 
 fn main() -> ExitCode {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
     // `--json` anywhere in the raw arguments asks for JSON errors, even when parsing fails.
-    let json = argv.iter().any(|a| a == "--json");
+    let json = std::env::args_os().any(|a| a == "--json");
+    let argv = match stanley_cli::environ::args() {
+        Ok(a) => a,
+        Err(e) => return fail(&e, json),
+    };
     let invocation = match args::parse(&argv) {
         Ok(i) => i,
         Err(e) => return fail(&e, json),
@@ -79,12 +82,7 @@ fn admin(
         Err(e) => return fail(&e, json),
     };
     let result = runtime.block_on(async move {
-        let start = match repo.or_else(|| {
-            let args: Vec<String> = std::env::args().collect();
-            args.iter()
-                .position(|a| a == "--repo")
-                .and_then(|i| args.get(i + 1).cloned())
-        }) {
+        let start = match repo {
             Some(dir) => PathBuf::from(dir),
             None => std::env::current_dir().map_err(|e| {
                 ClientError::input(format!("cannot read the current directory: {e}"))
@@ -108,7 +106,7 @@ async fn improve_worker(
 ) -> Result<u8, ClientError> {
     match client
         .work_queue(WorkQueueRequest {
-            env: std::env::vars().collect(),
+            env: stanley_cli::environ::request_env()?,
         })
         .await
     {
@@ -151,7 +149,7 @@ async fn promote(
     match client
         .promote_candidate(PromoteCandidateRequest {
             id: id.clone(),
-            env: std::env::vars().collect(),
+            env: stanley_cli::environ::request_env()?,
         })
         .await
     {
@@ -239,7 +237,7 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
         base: options.base.clone().unwrap_or_default(),
         no_persist: options.no_persist,
         no_agent: options.no_agent,
-        env: std::env::vars().collect(),
+        env: stanley_cli::environ::request_env()?,
     };
     let dead = || {
         ClientError::unavailable(

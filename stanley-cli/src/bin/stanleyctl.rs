@@ -193,19 +193,20 @@ fn main() -> ExitCode {
     runtime.block_on(async move {
         match action.as_str() {
             "status" => match connect_running(&target).await {
-                Some((_, s)) if json => {
+                Err(e) => fail(&e),
+                Ok(Some((_, s))) if json => {
                     println!(
                         "{{\"running\":true,\"pid\":{},\"daemonVersion\":\"{}\",\"protocolVersion\":{},\"root\":{},\"uptimeMs\":{},\"activeRequests\":{}}}",
                         s.pid, s.daemon_version, s.protocol_version, stanley_cli::render::json_string(&s.root), s.uptime_ms, s.active_requests
                     );
                     ExitCode::SUCCESS
                 }
-                Some((_, s)) => {
+                Ok(Some((_, s))) => {
                     println!("stanleyd {} (protocol {}) pid {} serving {}", s.daemon_version, s.protocol_version, s.pid, s.root);
                     println!("up {}s, {} active request(s), workflows: {}", s.uptime_ms / 1000, s.active_requests, s.workflows.join(", "));
                     ExitCode::SUCCESS
                 }
-                None => {
+                Ok(None) => {
                     if json {
                         println!("{{\"running\":false}}");
                     } else {
@@ -215,20 +216,25 @@ fn main() -> ExitCode {
                 }
             },
             "stop" => match connect_running(&target).await {
-                Some((client, s)) => match stop(client, &target.socket, "stanleyctl daemon stop").await {
+                Err(e) => fail(&e),
+                Ok(Some((client, s))) => match stop(client, &target.socket, "stanleyctl daemon stop").await {
                     Ok(()) => {
                         println!("stopped stanleyd pid {}", s.pid);
                         ExitCode::SUCCESS
                     }
                     Err(e) => fail(&e),
                 },
-                None => {
+                Ok(None) => {
                     println!("no stanleyd is running for {}", target.root.display());
                     ExitCode::SUCCESS
                 }
             },
             _ => {
-                if let Some((client, _)) = connect_running(&target).await
+                let running = match connect_running(&target).await {
+                    Ok(r) => r,
+                    Err(e) => return fail(&e),
+                };
+                if let Some((client, _)) = running
                     && let Err(e) = stop(client, &target.socket, "stanleyctl daemon restart").await
                 {
                     return fail(&e);
@@ -348,7 +354,10 @@ fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: bool) -> Ex
         .flatten()
         .cloned()
         .unwrap_or_default();
-    let env: std::collections::HashMap<String, String> = std::env::vars().collect();
+    let env = match stanley_cli::environ::request_env() {
+        Ok(e) => e,
+        Err(e) => return fail(&e),
+    };
     let result: Result<(), ClientError> = runtime.block_on(async move {
         let mut client = QueueClient::new(channel(target).await?);
         match (group, action) {
@@ -554,9 +563,11 @@ fn flow_run(target: &Target) -> ExitCode {
             Ok(c) => FlowsClient::new(c),
             Err(e) => return fail(&e),
         };
-        let request = RunFlowRequest {
-            env: std::env::vars().collect(),
+        let env = match stanley_cli::environ::request_env() {
+            Ok(e) => e,
+            Err(e) => return fail(&e),
         };
+        let request = RunFlowRequest { env };
         let mut stream = match client.run_flow(request).await {
             Ok(r) => r.into_inner(),
             Err(s) => {
@@ -630,11 +641,11 @@ fn hook(target: &Target, event: &str) -> ExitCode {
             Ok(c) => FlowsClient::new(c),
             Err(e) => return fail(&e),
         };
-        let request = FlowHookRequest {
-            event,
-            input,
-            env: std::env::vars().collect(),
+        let env = match stanley_cli::environ::request_env() {
+            Ok(e) => e,
+            Err(e) => return fail(&e),
         };
+        let request = FlowHookRequest { event, input, env };
         match client.flow_hook(request).await {
             Ok(r) => {
                 let answer = r.into_inner();

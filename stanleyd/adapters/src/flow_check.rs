@@ -16,12 +16,7 @@ use tokio::process::Command;
 /// How much of a check's output is kept.
 pub const TAIL_CHARS: usize = 2_000;
 
-/// Whether a variable is withheld from checks and notify commands.
-pub fn is_secret(name: &str) -> bool {
-    name.starts_with("TYPESAFE_") || name == "JEV_API_KEY"
-}
-
-/// Runs `command` with `sh -c` in `root` and `env` (secrets removed).
+/// Runs `command` with `sh -c` in `root` and `env` (Jev keys withheld, [`crate::child_env`]).
 pub async fn run_check(
     root: &Path,
     command: &str,
@@ -33,7 +28,7 @@ pub async fn run_check(
         .arg(command)
         .current_dir(root)
         .env_clear()
-        .envs(env.iter().filter(|(k, _)| !is_secret(k)))
+        .envs(crate::child_env::for_repository_code(env))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

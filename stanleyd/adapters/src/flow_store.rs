@@ -2,15 +2,14 @@
 //! `side_effects.jsonl` (appended and synced, never rewritten), the gate journal `gates.jsonl`
 //! and `NEEDS_HUMAN.md`.
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{ErrorKind, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
 use stanley_workflows::flow_state::{FlowState, FlowStore, StoreError};
 
-use crate::records::{create_private_dir, write_atomic};
+use crate::records::{create_private_dir, open_append, write_atomic};
 
 /// A flow store rooted at a repository's `.stanley/flow/`.
 pub struct FileFlowStore {
@@ -54,12 +53,8 @@ impl FileFlowStore {
     fn append(&self, name: &str, record: &str) -> Result<(), StoreError> {
         let path = self.dir.join(name);
         create_private_dir(&self.dir).map_err(|e| err("cannot create .stanley/flow", e))?;
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(&path)
-            .map_err(|e| err(&format!("cannot open .stanley/flow/{name}"), e))?;
+        let mut file =
+            open_append(&path).map_err(|e| err(&format!("cannot open .stanley/flow/{name}"), e))?;
         // After a torn last line, start on a fresh line so this record stays readable.
         let torn = fs::read(&path).is_ok_and(|bytes| bytes.last().is_some_and(|b| *b != b'\n'));
         let line = format!("{}{record}\n", if torn { "\n" } else { "" });
@@ -135,6 +130,8 @@ impl FlowStore for FileFlowStore {
 mod tests {
     use super::*;
     use stanley_workflows::flow::parse_flow;
+    use std::fs::OpenOptions;
+    use std::io::Write;
 
     #[test]
     fn the_ledger_outlives_a_state_reset_and_records_a_key_once() {

@@ -30,6 +30,8 @@ impl SledQueue {
     /// Opens (or creates) the store in `dir`, checking its schema version.
     pub fn open(dir: &Path) -> Result<Self, QueueError> {
         crate::records::create_private_dir(dir).map_err(err)?;
+        // sled opens its own files by name: a link planted among them would be written through.
+        crate::records::refuse_links_within(dir).map_err(err)?;
         let db = sled::Config::new()
             .cache_capacity(4 * 1024 * 1024)
             .path(dir)

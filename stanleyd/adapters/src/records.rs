@@ -17,16 +17,69 @@ pub const GITIGNORE: &str = "*\n!workflows/\n!workflows/**\n!flow.json\n";
 /// Earlier contents, migrated to [`GITIGNORE`] when found.
 const OLD_GITIGNORES: [&str; 2] = ["*\n", "*\n!workflows/\n!workflows/**\n"];
 
-/// Creates `dir` (and parents) with mode 0700 when missing.
-pub fn create_private_dir(dir: &Path) -> io::Result<()> {
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
+/// Index of the last `.stanley` component of `path`, from which on no component may be a link.
+fn state_component(path: &Path) -> Option<usize> {
+    path.components()
+        .enumerate()
+        .filter(|(_, c)| c.as_os_str() == ".stanley")
+        .map(|(i, _)| i)
+        .last()
 }
 
-/// Ensures `<root>/.stanley/` exists (0700) with its `.gitignore` (created exclusively, 0600;
-/// an earlier Stanley's file is migrated; any other content is left alone). Returns the folder.
+fn refused(path: &Path, what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "{} {what}; Stanley never writes through a link",
+            path.display()
+        ),
+    )
+}
+
+/// Creates `dir` (and parents) with mode 0700 when missing. From the `.stanley` component down,
+/// every part must be a real folder: a symbolic link there (a cloned repository can commit one)
+/// is refused, never followed.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    let Some(from) = state_component(dir) else {
+        return fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir);
+    };
+    let mut path = PathBuf::new();
+    for (i, part) in dir.components().enumerate() {
+        path.push(part);
+        if i < from {
+            continue;
+        }
+        if i == from && path.parent().is_some_and(|p| !p.exists()) {
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(path.parent().unwrap_or(Path::new("/")))?;
+        }
+        match fs::DirBuilder::new().mode(0o700).create(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+        let meta = fs::symlink_metadata(&path)?;
+        if meta.file_type().is_symlink() {
+            return Err(refused(&path, "is a symbolic link"));
+        }
+        if !meta.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is not a folder", path.display()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Ensures `<root>/.stanley/` exists (0700, a real folder) with its `.gitignore` (created
+/// exclusively, 0600; an earlier Stanley's file is migrated; any other content is left alone).
+/// Returns the folder.
 pub fn ensure_state_dir(root: &Path) -> io::Result<PathBuf> {
     let dir = root.join(".stanley");
     create_private_dir(&dir)?;
@@ -39,7 +92,10 @@ pub fn ensure_state_dir(root: &Path) -> io::Result<PathBuf> {
     {
         Ok(mut f) => f.write_all(GITIGNORE.as_bytes())?,
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-            if fs::read_to_string(&ignore).is_ok_and(|c| OLD_GITIGNORES.contains(&c.as_str())) {
+            let is_file = fs::symlink_metadata(&ignore).is_ok_and(|m| m.is_file());
+            if is_file
+                && fs::read_to_string(&ignore).is_ok_and(|c| OLD_GITIGNORES.contains(&c.as_str()))
+            {
                 write_atomic(&ignore, GITIGNORE.as_bytes())?;
             }
         }
@@ -48,22 +104,89 @@ pub fn ensure_state_dir(root: &Path) -> io::Result<PathBuf> {
     Ok(dir)
 }
 
-/// Writes `bytes` to `path` atomically with mode 0600: a temporary file beside it, fsync, rename.
+/// Opens `path` for appending (created 0600) without following a link at its last component;
+/// its folder is checked by [`create_private_dir`] first.
+pub fn open_append(path: &Path) -> io::Result<fs::File> {
+    if let Some(parent) = path.parent() {
+        create_private_dir(parent)?;
+    }
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| nofollow_error(path, e))
+}
+
+/// Opens (creating 0600) a lock file without following a link at its last component.
+pub fn open_lock(path: &Path) -> io::Result<fs::File> {
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| nofollow_error(path, e))
+}
+
+/// `ELOOP` from `O_NOFOLLOW` means the last component is a link: say so.
+fn nofollow_error(path: &Path, e: io::Error) -> io::Error {
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        refused(path, "is a symbolic link")
+    } else {
+        e
+    }
+}
+
+/// Refuses `dir` when anything inside it (at any depth) is a symbolic link: for stores such as
+/// sled that open their own files by name.
+pub fn refuse_links_within(dir: &Path) -> io::Result<()> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let meta = fs::symlink_metadata(&path)?;
+        if meta.file_type().is_symlink() {
+            return Err(refused(&path, "is a symbolic link"));
+        }
+        if meta.is_dir() {
+            refuse_links_within(&path)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` atomically with mode 0600: a new temporary file beside it (created
+/// exclusively, so a planted link is never followed), fsync, rename (which replaces a link at
+/// `path` rather than writing through it).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if let Some(parent) = path.parent() {
+        create_private_dir(parent)?;
+    }
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = path.with_file_name(format!("{name}.tmp-{}", std::process::id()));
+    // A leftover from a crashed writer of the same pid (or a planted link) is removed, not
+    // followed: remove_file unlinks a link itself.
+    match fs::remove_file(&tmp) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
     let mut f = OpenOptions::new()
         .write(true)
-        .create(true)
-        .truncate(true)
+        .create_new(true)
         .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(&tmp)?;
     f.write_all(bytes)?;
     f.sync_all()?;
-    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o600))?;
+    f.set_permissions(fs::Permissions::from_mode(0o600))?;
     fs::rename(&tmp, path)
 }
 
@@ -91,7 +214,6 @@ impl FsRecorder {
         create_private_dir(&runs)?;
         let dir = runs.join(run_id);
         create_private_dir(&dir)?;
-        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))?;
         Ok(Self {
             dir,
             relative: format!(".stanley/runs/{run_id}"),
@@ -123,12 +245,8 @@ impl RunRecorder for FsRecorder {
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let mut line = serde_json::to_string(&self.clean(value)).unwrap_or_default();
         line.push('\n');
-        let result = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .mode(0o600)
-            .open(self.dir.join(name))
-            .and_then(|mut f| f.write_all(line.as_bytes()));
+        let result =
+            open_append(&self.dir.join(name)).and_then(|mut f| f.write_all(line.as_bytes()));
         self.report(name, result);
     }
 

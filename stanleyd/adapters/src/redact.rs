@@ -68,8 +68,9 @@ pub struct SecretRedactor {
     secrets: Vec<String>,
 }
 
-/// The environment variables whose values are secrets to redact literally.
-pub const SECRET_VARS: [&str; 2] = ["TYPESAFE_API_KEY", "COPILOT_MCP_TYPESAFE_API_KEY"];
+/// The environment variables whose values are secrets to redact literally: the Jev keys, the
+/// same list [`crate::child_env`] withholds from repository code.
+pub use crate::child_env::JEV_KEY_VARS as SECRET_VARS;
 
 impl SecretRedactor {
     /// A redactor for these literal secret values; values shorter than 8 characters (after

@@ -109,7 +109,7 @@ async fn write_line(stdin: &tokio::sync::Mutex<ChildStdin>, message: &Value) -> 
 }
 
 impl WorkflowHost {
-    /// Starts `node --import <tsx loader> host.mjs` in `root` with `env`.
+    /// Starts `node --import <tsx loader> host.mjs` in `root` with `env` less the Jev keys.
     pub async fn start(
         node: &Path,
         files: &HostFiles,
@@ -123,7 +123,8 @@ impl WorkflowHost {
             .arg(&files.script)
             .current_dir(root)
             .env_clear()
-            .envs(env)
+            // Repository code never sees Jev's key (one policy, `child_env`).
+            .envs(crate::child_env::for_repository_code(env))
             .env("STANLEY_NESTED", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -1,9 +1,9 @@
 //! Discovery and lifecycle files: the lifetime lock, the socket (folder 0700, socket 0600, stale
 //! ones removed only when a connection is refused), and `daemon.json` written atomically.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 
@@ -79,12 +79,7 @@ pub struct Prepared {
 pub fn prepare(files: DaemonFiles, started_at: String) -> Result<Prepared, DaemonError> {
     ensure_state_dir(&files.root).map_err(DaemonError::io("cannot create .stanley/"))?;
     create_private_dir(&files.dir).map_err(DaemonError::io("cannot create .stanley/daemon/"))?;
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(files.lock())
+    let lock = stanley_adapters::records::open_lock(&files.lock())
         .map_err(DaemonError::io("cannot open the daemon lock"))?;
     // A daemon that is shutting down releases the lock moments after its socket goes away, so
     // wait briefly before concluding that another daemon is alive.
@@ -104,15 +99,9 @@ pub fn prepare(files: DaemonFiles, started_at: String) -> Result<Prepared, Daemo
         }
     }
     if let Some(dir) = files.socket.parent() {
-        create_private_dir(dir)
-            .map_err(DaemonError::io(format!("cannot create {}", dir.display())))?;
-        let meta =
-            fs::metadata(dir).map_err(DaemonError::io(format!("cannot read {}", dir.display())))?;
-        if std::os::unix::fs::MetadataExt::uid(&meta) == stanley_proto::socket::current_uid() {
-            fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(
-                DaemonError::io(format!("cannot restrict {}", dir.display())),
-            )?;
-        }
+        // Created atomically 0700 when missing; an existing folder that is a link, another
+        // user's or open to others is refused, never repaired (docs/security.md).
+        stanley_proto::private::ensure_private_dir(dir)?;
     }
     clear_stale_socket(&files)?;
     let listener = UnixListener::bind(&files.socket).map_err(DaemonError::io(format!(
@@ -143,7 +132,8 @@ pub fn prepare(files: DaemonFiles, started_at: String) -> Result<Prepared, Daemo
 /// Removes a socket left by a dead daemon: only when connecting to it is refused. A socket that
 /// answers belongs to a live daemon.
 fn clear_stale_socket(files: &DaemonFiles) -> Result<(), DaemonError> {
-    if fs::symlink_metadata(&files.socket).is_err() {
+    // A link or another user's socket at our path is refused rather than removed or followed.
+    if !stanley_proto::private::check_socket(&files.socket)? {
         return Ok(());
     }
     match UnixStream::connect(&files.socket) {

@@ -14,6 +14,9 @@ pub enum DaemonError {
     /// The root is not a Git worktree.
     #[error("{0}")]
     NotARepository(String),
+    /// A place the daemon would use is not safe (a link, another user's, open to others).
+    #[error("{0}; set XDG_RUNTIME_DIR to a folder only you can use")]
+    Unsafe(#[from] stanley_proto::private::Unsafe),
     /// A file-system step failed.
     #[error("{what}: {source}")]
     Io {

@@ -42,6 +42,10 @@ fn main() -> ExitCode {
             );
             return ExitCode::SUCCESS;
         }
+        Err(e @ DaemonError::Unsafe(_)) => {
+            eprintln!("stanleyd: {e}");
+            return ExitCode::from(69);
+        }
         Err(e) => {
             eprintln!("stanleyd: {e}");
             return ExitCode::from(70);

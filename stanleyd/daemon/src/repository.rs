@@ -41,20 +41,6 @@ pub(crate) struct RepoSnapshot {
 /// The loaded state and the fingerprint it was loaded from.
 pub(crate) type RepoSlot = tokio::sync::Mutex<Option<(Fingerprint, Arc<RepoSnapshot>)>>;
 
-/// The environment the host runs with: the request's, without the Jev keys (workflows reach
-/// Jev only through `judge`).
-fn host_env(env: &HashMap<String, String>) -> HashMap<String, String> {
-    env.iter()
-        .filter(|(k, _)| {
-            !matches!(
-                k.as_str(),
-                "TYPESAFE_API_KEY" | "COPILOT_MCP_TYPESAFE_API_KEY"
-            )
-        })
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
-}
-
 async fn load(state: &DaemonState, env: &HashMap<String, String>) -> RepoSnapshot {
     let off = |reason: String| RepoSnapshot {
         off: Some(reason),
@@ -73,7 +59,7 @@ async fn load(state: &DaemonState, env: &HashMap<String, String>) -> RepoSnapsho
         Err(e) => return off(e),
     };
     let root = &state.config.files.root;
-    let clean_env = host_env(env);
+    let clean_env = stanley_adapters::child_env::for_repository_code(env);
     let host = match WorkflowHost::start(&node, &files, root, &clean_env).await {
         Ok(h) => Arc::new(h),
         Err(e) => return off(e),

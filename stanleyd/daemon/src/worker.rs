@@ -82,11 +82,7 @@ async fn load_candidate(
         &std::env::current_exe().unwrap_or_default(),
     )?;
     let root = &state.config.files.root;
-    let clean: HashMap<String, String> = env
-        .iter()
-        .filter(|(k, _)| !k.starts_with("TYPESAFE_"))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let clean = stanley_adapters::child_env::for_repository_code(env);
     let host = WorkflowHost::start(&node, &files, root, &clean).await?;
     let result = async {
         let loaded = host.request("load", json!({"root": root.display().to_string(), "dir": dir})).await?;

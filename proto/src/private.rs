@@ -1,0 +1,282 @@
+//! The places a client and its daemon meet, checked before either trusts them: the runtime
+//! folder (a real folder, owned by the caller, closed to everyone else), the socket (not a link,
+//! owned by the caller) and the process on the other end of a connection (the caller's uid, read
+//! from the kernel with `SO_PEERCRED`). Everything is inspected with `lstat`, never by following
+//! a link. See `docs/security.md` for the threat model.
+
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::socket::current_uid;
+
+/// A path Stanley refuses to use, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsafe {
+    /// The path that failed the check.
+    pub path: PathBuf,
+    /// What is wrong with it, as the end of a sentence ("is a symbolic link").
+    pub problem: String,
+}
+
+impl Unsafe {
+    fn new(path: &Path, problem: impl Into<String>) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            problem: problem.into(),
+        }
+    }
+}
+
+impl fmt::Display for Unsafe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.path.display(), self.problem)
+    }
+}
+
+impl std::error::Error for Unsafe {}
+
+/// The `hint:` line for an unsafe runtime folder or socket.
+pub const RUNTIME_HINT: &str = "set XDG_RUNTIME_DIR to a folder only you can use (mode 0700), or remove the path if you created it yourself";
+
+fn foreign(path: &Path, uid: u32) -> Unsafe {
+    Unsafe::new(
+        path,
+        format!(
+            "is owned by uid {uid}, not by you (uid {}); refusing to use it",
+            current_uid()
+        ),
+    )
+}
+
+/// Checks a folder without following links: `Ok(false)` when it does not exist, `Ok(true)` when
+/// it is a real folder owned by the caller with no group or other permission bits.
+pub fn check_private_dir(path: &Path) -> Result<bool, Unsafe> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(Unsafe::new(path, format!("cannot be inspected: {e}"))),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(Unsafe::new(
+            path,
+            "is a symbolic link; refusing to follow it",
+        ));
+    }
+    if !meta.is_dir() {
+        return Err(Unsafe::new(path, "is not a folder"));
+    }
+    if meta.uid() != current_uid() {
+        return Err(foreign(path, meta.uid()));
+    }
+    let mode = meta.mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return Err(Unsafe::new(
+            path,
+            format!("is open to other users (mode {mode:03o}, expected 0700); refusing to use it"),
+        ));
+    }
+    Ok(true)
+}
+
+/// Creates the runtime folder when it is missing (its parents as needed, the folder itself with
+/// one `mkdir` at mode 0700, so it never exists with looser bits) and checks it. A folder that
+/// already exists is never chmod-ed: one that is foreign, linked or open to others is refused.
+pub fn ensure_private_dir(path: &Path) -> Result<(), Unsafe> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent)
+            .map_err(|e| Unsafe::new(parent, format!("cannot be created: {e}")))?;
+    }
+    match fs::DirBuilder::new().mode(0o700).create(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(Unsafe::new(path, format!("cannot be created: {e}"))),
+    }
+    if check_private_dir(path)? {
+        Ok(())
+    } else {
+        Err(Unsafe::new(path, "vanished while it was being created"))
+    }
+}
+
+/// Checks a socket path without following links: `Ok(false)` when nothing is there, `Ok(true)`
+/// when it is a socket owned by the caller.
+pub fn check_socket(path: &Path) -> Result<bool, Unsafe> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(Unsafe::new(path, format!("cannot be inspected: {e}"))),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(Unsafe::new(
+            path,
+            "is a symbolic link, not the daemon's socket; refusing to follow it",
+        ));
+    }
+    if !meta.file_type().is_socket() {
+        return Err(Unsafe::new(path, "is not a socket"));
+    }
+    if meta.uid() != current_uid() {
+        return Err(foreign(path, meta.uid()));
+    }
+    Ok(true)
+}
+
+/// Checks the socket's folder and the socket itself, as a client does before connecting.
+pub fn check_socket_path(socket: &Path) -> Result<bool, Unsafe> {
+    if let Some(dir) = socket.parent()
+        && !check_private_dir(dir)?
+    {
+        return Ok(false);
+    }
+    check_socket(socket)
+}
+
+/// Checks that the process on the other end of a connected socket runs as the caller's uid.
+pub fn check_peer(stream: &tokio::net::UnixStream, socket: &Path) -> Result<(), Unsafe> {
+    let cred = stream
+        .peer_cred()
+        .map_err(|e| Unsafe::new(socket, format!("cannot tell who listens on it: {e}")))?;
+    if cred.uid() != current_uid() {
+        return Err(Unsafe::new(
+            socket,
+            format!(
+                "is served by a process of uid {}, not by you (uid {}); nothing was sent",
+                cred.uid(),
+                current_uid()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Walks `root/<parts...>`, creating each missing folder with mode 0700 and refusing any part
+/// that is a symbolic link or not a folder. Returns the final path. This is how the client
+/// reaches `.stanley/daemon/` in a repository it does not control.
+pub fn private_subdir(root: &Path, parts: &[&str]) -> Result<PathBuf, Unsafe> {
+    let mut path = root.to_path_buf();
+    for part in parts {
+        path.push(part);
+        match fs::DirBuilder::new().mode(0o700).create(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(Unsafe::new(&path, format!("cannot be created: {e}"))),
+        }
+        let meta = fs::symlink_metadata(&path)
+            .map_err(|e| Unsafe::new(&path, format!("cannot be inspected: {e}")))?;
+        if meta.file_type().is_symlink() {
+            return Err(Unsafe::new(
+                &path,
+                "is a symbolic link; Stanley never writes through a link",
+            ));
+        }
+        if !meta.is_dir() {
+            return Err(Unsafe::new(&path, "is not a folder"));
+        }
+    }
+    Ok(path)
+}
+
+/// Opens `path` for appending (created 0600) without following a link at its last component.
+pub fn open_append_nofollow(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// Opens (creating 0600) a lock file without following a link at its last component.
+pub fn open_lock_nofollow(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::{PermissionsExt, symlink};
+
+    #[test]
+    fn private_dir_rules() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("run");
+        assert_eq!(check_private_dir(&dir), Ok(false));
+        ensure_private_dir(&dir).unwrap();
+        assert_eq!(fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+        assert_eq!(check_private_dir(&dir), Ok(true));
+
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o777)).unwrap();
+        let err = ensure_private_dir(&dir).unwrap_err();
+        assert!(err.problem.contains("mode 777"), "{err}");
+        // Refused, not repaired.
+        assert_eq!(fs::metadata(&dir).unwrap().mode() & 0o777, 0o777);
+
+        let link = tmp.path().join("link");
+        let target = tmp.path().join("target");
+        fs::DirBuilder::new().mode(0o700).create(&target).unwrap();
+        symlink(&target, &link).unwrap();
+        let err = ensure_private_dir(&link).unwrap_err();
+        assert!(err.problem.contains("symbolic link"), "{err}");
+
+        let file = tmp.path().join("file");
+        fs::write(&file, "").unwrap();
+        assert!(
+            check_private_dir(&file)
+                .unwrap_err()
+                .problem
+                .contains("not a folder")
+        );
+    }
+
+    #[test]
+    fn socket_rules() {
+        let tmp = tempfile::tempdir().unwrap();
+        let sock = tmp.path().join("x.sock");
+        assert_eq!(check_socket(&sock), Ok(false));
+        let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        assert_eq!(check_socket(&sock), Ok(true));
+        let link = tmp.path().join("y.sock");
+        symlink(&sock, &link).unwrap();
+        assert!(
+            check_socket(&link)
+                .unwrap_err()
+                .problem
+                .contains("symbolic link")
+        );
+        let plain = tmp.path().join("z.sock");
+        fs::write(&plain, "").unwrap();
+        assert!(
+            check_socket(&plain)
+                .unwrap_err()
+                .problem
+                .contains("not a socket")
+        );
+    }
+
+    #[test]
+    fn subdirs_refuse_links() {
+        let tmp = tempfile::tempdir().unwrap();
+        let made = private_subdir(tmp.path(), &[".stanley", "daemon"]).unwrap();
+        assert!(made.is_dir());
+        let elsewhere = tempfile::tempdir().unwrap();
+        let other = tmp.path().join("other");
+        fs::create_dir(&other).unwrap();
+        symlink(elsewhere.path(), other.join(".stanley")).unwrap();
+        let err = private_subdir(&other, &[".stanley", "daemon"]).unwrap_err();
+        assert!(err.problem.contains("symbolic link"), "{err}");
+        assert!(!elsewhere.path().join("daemon").exists());
+        let log = made.join("stanleyd.out");
+        symlink(elsewhere.path().join("victim"), &log).unwrap();
+        assert!(open_append_nofollow(&log).is_err());
+        assert!(!elsewhere.path().join("victim").exists());
+    }
+}
