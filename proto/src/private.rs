@@ -189,6 +189,11 @@ pub fn open_append_nofollow(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+/// Whether an open with `O_NOFOLLOW` failed because the last component is a link.
+pub fn is_link_error(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(libc::ELOOP)
+}
+
 /// Opens (creating 0600) a lock file without following a link at its last component.
 pub fn open_lock_nofollow(path: &Path) -> io::Result<File> {
     OpenOptions::new()

@@ -149,13 +149,20 @@ fn spawn_daemon(target: &Target) -> Result<Child, ClientError> {
     let bin = daemon_binary()?;
     let dir = daemon_dir(target)?;
     let log = |name: &str| stanley_proto::private::open_append_nofollow(&dir.join(name));
-    let (out, err) = (log("stanleyd.out"), log("stanleyd.err"));
-    let (Ok(out), Ok(err)) = (out, err) else {
-        return Err(ClientError::internal(format!(
-            "cannot open the daemon output files in {}",
-            dir.display()
-        )));
+    let open = |name: &str| {
+        let path = dir.join(name);
+        log(name).map_err(|e| {
+            if stanley_proto::private::is_link_error(&e) {
+                ClientError::input(format!(
+                    "{} is a symbolic link; Stanley never writes through a link",
+                    path.display()
+                ))
+            } else {
+                ClientError::internal(format!("cannot open {}: {e}", path.display()))
+            }
+        })
     };
+    let (out, err) = (open("stanleyd.out")?, open("stanleyd.err")?);
     let mut command = Command::new(&bin);
     command
         .arg("--root")

@@ -16,6 +16,7 @@ mod lifecycle;
 mod real_pi;
 mod records;
 mod routing;
+mod security;
 mod summarize;
 mod triage;
 mod wire;

@@ -16,7 +16,14 @@ fn usage() -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Ok(args) = std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string())
+        .collect::<Result<Vec<String>, _>>()
+    else {
+        eprintln!("stanleyd: an argument is not valid UTF-8");
+        return ExitCode::from(64);
+    };
     let root = match args.as_slice() {
         [flag, root] if flag == "--root" => PathBuf::from(root),
         [flag] if flag == "--version" => {

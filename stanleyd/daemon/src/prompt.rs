@@ -543,7 +543,14 @@ fn recorder(ctx: &Ctx<'_>, id: &str) -> Result<Arc<dyn RunRecorder>, Failure> {
     let redactor: Arc<dyn Redactor> = ctx.redactor.clone();
     FsRecorder::create(&ctx.state.config.files.root, id, redactor)
         .map(|r| Arc::new(r) as Arc<dyn RunRecorder>)
-        .map_err(|e| Failure::internal(format!("cannot write run records: {e}")))
+        .map_err(|e| {
+            // A link planted under `.stanley/` is the repository's fault, not ours.
+            if e.kind() == std::io::ErrorKind::InvalidInput {
+                Failure::input(format!("cannot write run records: {e}"))
+            } else {
+                Failure::internal(format!("cannot write run records: {e}"))
+            }
+        })
 }
 
 /// Hands the request to the coding agent, guarding `.stanley/workflows/` while it runs.

@@ -1,0 +1,442 @@
+//! Security as another local user and a hostile repository would test it (issue 12): a client
+//! never sends a byte to a daemon it cannot prove is the caller's own, the daemon refuses unsafe
+//! runtime folders, and no link under `.stanley/` is written through. The second-user cases
+//! need root (to run the attacker under uid 65534); without root they say they were skipped.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::{PermissionsExt, chown, symlink};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use stanley_tests::testenv::{bin_dir, run, wait_until};
+use stanley_tests::{Output, TempRepo, TestEnv};
+
+use crate::summarize::{changed_repo, summarize_env};
+
+/// The uid the attacker runs as (`nobody` on Debian).
+const OTHER_UID: u32 = 65534;
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Whether the second-user tests can run; says why not when they cannot.
+fn second_user_available(test: &str) -> bool {
+    if is_root() {
+        return true;
+    }
+    eprintln!(
+        "skipped {test}: acting as a second local user (uid {OTHER_UID}) needs root; run the tests as root to exercise it"
+    );
+    false
+}
+
+/// The attacker's listener, running as [`OTHER_UID`].
+struct Listener {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Listener {
+    fn start(socket: &Path) -> Self {
+        let mut child = Command::new(bin_dir().join("foreign-listener"))
+            .arg(socket)
+            .current_dir("/")
+            .env_clear()
+            .uid(OTHER_UID)
+            .gid(OTHER_UID)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the foreign listener");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let stdout = child.stdout.take().expect("listener stdout");
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        let listener = Self { child, lines };
+        assert!(
+            wait_until(Duration::from_secs(10), || listener.count("ready") == 1),
+            "the foreign listener did not start on {}",
+            socket.display()
+        );
+        listener
+    }
+
+    fn count(&self, prefix: &str) -> usize {
+        self.lines
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|l| l.starts_with(prefix))
+            .count()
+    }
+
+    /// Connections accepted and bytes received over all of them, once every connection ended.
+    fn finish(mut self) -> (usize, usize) {
+        assert!(
+            wait_until(Duration::from_secs(15), || self.count("accepted")
+                == self.count("received")),
+            "a connection to the foreign listener stayed open"
+        );
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let lines = self.lines.lock().unwrap();
+        let bytes = lines
+            .iter()
+            .filter_map(|l| l.strip_prefix("received "))
+            .map(|n| n.parse::<usize>().unwrap())
+            .sum();
+        (lines.iter().filter(|l| *l == "accepted").count(), bytes)
+    }
+}
+
+/// A world-writable sticky folder, like `/tmp`, where the attacker can create things.
+fn shared_tmp() -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("st-shared")
+        .tempdir()
+        .unwrap();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o1777)).unwrap();
+    dir
+}
+
+/// A folder owned by the attacker with `mode`.
+fn attacker_dir(path: &Path, mode: u32) {
+    fs::create_dir(path).unwrap();
+    chown(path, Some(OTHER_UID), Some(OTHER_UID)).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+}
+
+fn socket_name(repo: &TempRepo) -> String {
+    stanley_proto::socket::socket_name(repo.root())
+}
+
+/// `stanley "Summarize what changed"` with the socket folder taken from `XDG_RUNTIME_DIR`
+/// (`<xdg>/stanley`), as on a desktop session.
+fn request_with_xdg(env: &TestEnv, repo: &TempRepo, xdg: &Path) -> Output {
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.env_remove("STANLEY_RUNTIME_DIR")
+        .env("XDG_RUNTIME_DIR", xdg)
+        .env(
+            "AWS_SECRET_ACCESS_KEY",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        )
+        .arg("Summarize what changed");
+    run(cmd, None)
+}
+
+/// `stanley "Summarize what changed"` with the socket folder `dir`.
+fn request_with_runtime(env: &TestEnv, repo: &TempRepo, dir: &Path) -> Output {
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.env("STANLEY_RUNTIME_DIR", dir)
+        .arg("Summarize what changed");
+    run(cmd, None)
+}
+
+/// The refusal every case must produce: exit 69, nothing on stdout, one error line naming
+/// `path` and the problem, then the hint.
+fn assert_refused(out: &Output, path: &Path, problem: &str) {
+    assert_eq!(out.code, 69, "{out:?}");
+    assert_eq!(out.stdout, "", "{out:?}");
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{out:?}");
+    assert!(
+        lines[0].starts_with("stanley: unavailable error: refusing to talk to the daemon: ")
+            && lines[0].contains(&path.display().to_string())
+            && lines[0].contains(problem),
+        "{out:?}"
+    );
+    assert!(lines[1].starts_with("hint: set XDG_RUNTIME_DIR"), "{out:?}");
+}
+
+#[test]
+fn a_runtime_folder_another_user_created_first_is_refused() {
+    if !second_user_available("a_runtime_folder_another_user_created_first_is_refused") {
+        return;
+    }
+    let env = summarize_env();
+    let repo = changed_repo();
+    let shared = shared_tmp();
+    // The attacker got there first: `<xdg>/stanley`, theirs, open to all, with a listener at
+    // the exact socket path the victim's client computes.
+    let folder = shared.path().join("stanley");
+    attacker_dir(&folder, 0o777);
+    let socket = folder.join(socket_name(&repo));
+    let listener = Listener::start(&socket);
+    let out = request_with_xdg(&env, &repo, shared.path());
+    assert_refused(&out, &folder, "is owned by uid 65534");
+    assert_eq!(listener.finish(), (0, 0), "nothing may reach the listener");
+    assert!(repo.daemon_pid().is_none(), "no daemon was started either");
+}
+
+#[test]
+fn a_runtime_folder_of_ours_that_others_can_write_is_refused() {
+    if !second_user_available("a_runtime_folder_of_ours_that_others_can_write_is_refused") {
+        return;
+    }
+    let env = summarize_env();
+    let repo = changed_repo();
+    let shared = shared_tmp();
+    let folder = shared.path().join("stanley");
+    fs::create_dir(&folder).unwrap();
+    fs::set_permissions(&folder, fs::Permissions::from_mode(0o777)).unwrap();
+    let listener = Listener::start(&folder.join(socket_name(&repo)));
+    let out = request_with_xdg(&env, &repo, shared.path());
+    assert_refused(&out, &folder, "is open to other users (mode 777");
+    assert_eq!(listener.finish(), (0, 0));
+    let mode = fs::metadata(&folder).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o777, "refused, never chmod-ed");
+}
+
+#[test]
+fn a_symlinked_runtime_folder_is_refused() {
+    if !second_user_available("a_symlinked_runtime_folder_is_refused") {
+        return;
+    }
+    let env = summarize_env();
+    let repo = changed_repo();
+    let shared = shared_tmp();
+    let evil = shared.path().join("evil");
+    attacker_dir(&evil, 0o755);
+    let listener = Listener::start(&evil.join(socket_name(&repo)));
+    let folder = shared.path().join("stanley");
+    symlink(&evil, &folder).unwrap();
+    let out = request_with_xdg(&env, &repo, shared.path());
+    assert_refused(&out, &folder, "is a symbolic link");
+    assert_eq!(listener.finish(), (0, 0));
+}
+
+/// Our own private runtime folder, and the attacker's folder with a listener in it.
+fn own_folder_and_listener(shared: &Path) -> (PathBuf, PathBuf, Listener) {
+    let mine = shared.join("mine");
+    fs::create_dir(&mine).unwrap();
+    fs::set_permissions(&mine, fs::Permissions::from_mode(0o700)).unwrap();
+    let evil = shared.join("evil");
+    attacker_dir(&evil, 0o755);
+    let foreign = evil.join("x.sock");
+    let listener = Listener::start(&foreign);
+    (mine, foreign, listener)
+}
+
+#[test]
+fn a_socket_that_is_a_symlink_to_a_foreign_socket_is_refused() {
+    if !second_user_available("a_socket_that_is_a_symlink_to_a_foreign_socket_is_refused") {
+        return;
+    }
+    let env = summarize_env();
+    let repo = changed_repo();
+    let shared = shared_tmp();
+    let (mine, foreign, listener) = own_folder_and_listener(shared.path());
+    let socket = mine.join(socket_name(&repo));
+    symlink(&foreign, &socket).unwrap();
+    let out = request_with_runtime(&env, &repo, &mine);
+    assert_refused(&out, &socket, "is a symbolic link");
+    assert_eq!(listener.finish(), (0, 0));
+}
+
+#[test]
+fn a_socket_owned_by_another_user_is_refused() {
+    if !second_user_available("a_socket_owned_by_another_user_is_refused") {
+        return;
+    }
+    let env = summarize_env();
+    let repo = changed_repo();
+    let shared = shared_tmp();
+    let (mine, foreign, listener) = own_folder_and_listener(shared.path());
+    let socket = mine.join(socket_name(&repo));
+    // The listening socket itself, moved to the path the client uses; it stays uid 65534's.
+    fs::rename(&foreign, &socket).unwrap();
+    let out = request_with_runtime(&env, &repo, &mine);
+    assert_refused(&out, &socket, "is owned by uid 65534");
+    assert_eq!(listener.finish(), (0, 0));
+}
+
+#[test]
+fn a_foreign_listener_behind_a_socket_file_of_ours_gets_zero_bytes() {
+    if !second_user_available("a_foreign_listener_behind_a_socket_file_of_ours_gets_zero_bytes") {
+        return;
+    }
+    let env = summarize_env();
+    let repo = changed_repo();
+    let shared = shared_tmp();
+    let (mine, foreign, listener) = own_folder_and_listener(shared.path());
+    let socket = mine.join(socket_name(&repo));
+    fs::rename(&foreign, &socket).unwrap();
+    // Every file check passes now: only the peer's credentials tell the truth.
+    chown(&socket, Some(0), Some(0)).unwrap();
+    let out = request_with_runtime(&env, &repo, &mine);
+    assert_refused(&out, &socket, "is served by a process of uid 65534");
+    // stanleyctl follows the same rule.
+    let mut cmd = env.command("stanleyctl", repo.root());
+    cmd.env("STANLEY_RUNTIME_DIR", &mine)
+        .args(["daemon", "status"]);
+    let ctl = run(cmd, None);
+    assert_eq!(ctl.code, 69, "{ctl:?}");
+    assert!(
+        ctl.stderr.contains("is served by a process of uid 65534"),
+        "{ctl:?}"
+    );
+    let (accepted, bytes) = listener.finish();
+    assert_eq!(accepted, 2, "each client connected once to read the peer");
+    assert_eq!(bytes, 0, "and sent nothing, not even the HTTP/2 preface");
+}
+
+#[test]
+fn the_daemon_refuses_a_runtime_folder_open_to_others_and_leaves_it_alone() {
+    let repo = changed_repo();
+    let shared = shared_tmp();
+    let loose = shared.path().join("loose");
+    fs::create_dir(&loose).unwrap();
+    fs::set_permissions(&loose, fs::Permissions::from_mode(0o777)).unwrap();
+    let out = run(
+        {
+            let mut cmd = Command::new(bin_dir().join("stanleyd"));
+            cmd.arg("--root")
+                .arg(repo.root())
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("STANLEY_RUNTIME_DIR", &loose);
+            cmd
+        },
+        None,
+    );
+    assert_eq!(out.code, 69, "{out:?}");
+    assert!(
+        out.stderr.contains(&loose.display().to_string())
+            && out.stderr.contains("is open to other users")
+            && out.stderr.contains("XDG_RUNTIME_DIR"),
+        "{out:?}"
+    );
+    assert_eq!(fs::read_dir(&loose).unwrap().count(), 0, "nothing bound");
+    let mode = fs::metadata(&loose).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o777);
+}
+
+#[test]
+fn the_daemon_creates_a_missing_runtime_folder_private() {
+    let env = summarize_env();
+    let repo = changed_repo();
+    let shared = shared_tmp();
+    let out = request_with_xdg(&env, &repo, shared.path());
+    assert_eq!(out.code, 0, "{out:?}");
+    let folder = shared.path().join("stanley");
+    let meta = fs::symlink_metadata(&folder).unwrap();
+    assert!(meta.is_dir());
+    assert_eq!(meta.permissions().mode() & 0o777, 0o700);
+    let mut cmd = env.command("stanleyctl", repo.root());
+    cmd.env_remove("STANLEY_RUNTIME_DIR")
+        .env("XDG_RUNTIME_DIR", shared.path())
+        .args(["daemon", "stop"]);
+    assert_eq!(run(cmd, None).code, 0);
+}
+
+/// A file outside the repository that a planted link points at; it must stay as it was.
+fn victim(repo: &TempRepo) -> PathBuf {
+    let path = repo.outside().join("bashrc");
+    fs::write(&path, "# the user's shell start-up\n").unwrap();
+    path
+}
+
+fn assert_untouched(path: &Path) {
+    assert_eq!(
+        fs::read_to_string(path).unwrap(),
+        "# the user's shell start-up\n",
+        "{} was written through a link",
+        path.display()
+    );
+}
+
+#[test]
+fn committed_daemon_file_links_are_not_written_through() {
+    let env = summarize_env();
+    let repo = changed_repo();
+    let target = victim(&repo);
+    let daemon = repo.root().join(".stanley/daemon");
+    fs::create_dir_all(&daemon).unwrap();
+    symlink(&target, daemon.join("stanleyd.log")).unwrap();
+    symlink(&target, daemon.join("daemon.json")).unwrap();
+    // The log is not opened through the link (the daemon serves without it and says so on its
+    // stderr); daemon.json is replaced by a file of its own.
+    let out = env.stanley(&repo, &["Summarize what changed"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_untouched(&target);
+    let info = fs::symlink_metadata(daemon.join("daemon.json")).unwrap();
+    assert!(
+        info.is_file(),
+        "daemon.json is now a file of the daemon's own"
+    );
+    let err = fs::read_to_string(daemon.join("stanleyd.err")).unwrap();
+    assert!(err.contains("stanleyd.log is a symbolic link"), "{err}");
+    assert_eq!(env.stanleyctl(&repo, &["daemon", "stop"]).code, 0);
+
+    // The client's own output files: refused with one line before any daemon starts.
+    fs::remove_file(daemon.join("stanleyd.out")).unwrap();
+    symlink(&target, daemon.join("stanleyd.out")).unwrap();
+    let out = env.stanley(&repo, &["Summarize what changed"]);
+    assert_eq!(out.code, 65, "{out:?}");
+    assert_eq!(out.stderr.lines().count(), 1, "{out:?}");
+    assert!(
+        out.stderr.contains("stanleyd.out is a symbolic link"),
+        "{out:?}"
+    );
+    assert_untouched(&target);
+}
+
+#[test]
+fn a_symlinked_state_folder_is_refused_with_one_line() {
+    let env = summarize_env();
+    let repo = changed_repo();
+    let elsewhere = repo.outside().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    symlink(&elsewhere, repo.root().join(".stanley")).unwrap();
+    let out = env.stanley(&repo, &["Summarize what changed"]);
+    assert_eq!(out.code, 65, "{out:?}");
+    assert_eq!(out.stderr.lines().count(), 1, "{out:?}");
+    assert!(
+        out.stderr.contains(".stanley is a symbolic link"),
+        "{out:?}"
+    );
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+
+    fs::remove_file(repo.root().join(".stanley")).unwrap();
+    fs::write(repo.root().join(".stanley"), "not a folder").unwrap();
+    let out = env.stanley(&repo, &["Summarize what changed"]);
+    assert_eq!(out.code, 65, "{out:?}");
+    assert!(out.stderr.contains(".stanley is not a folder"), "{out:?}");
+}
+
+#[test]
+fn linked_record_and_state_folders_are_not_written_through() {
+    let env = summarize_env();
+    let repo = changed_repo();
+    let elsewhere = repo.outside().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    fs::create_dir_all(repo.root().join(".stanley")).unwrap();
+    symlink(&elsewhere, repo.root().join(".stanley/runs")).unwrap();
+    symlink(&elsewhere, repo.root().join(".stanley/state")).unwrap();
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 65, "{out:?}");
+    assert!(
+        out.stderr.contains(".stanley/runs is a symbolic link"),
+        "{out:?}"
+    );
+    assert_eq!(
+        fs::read_dir(&elsewhere).unwrap().count(),
+        0,
+        "nothing was written through the links"
+    );
+    // Without records the request is served; the queue stays closed and says why in the log.
+    let out = env.stanley(&repo, &["Summarize what changed", "--no-persist"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
