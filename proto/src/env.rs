@@ -32,11 +32,22 @@ pub const STANLEY_DAEMON_BIN: &str = "STANLEY_DAEMON_BIN";
 /// the binaries (daemon setting).
 pub const STANLEY_WORKFLOW_HOST: &str = "STANLEY_WORKFLOW_HOST";
 
+/// Trusts this worktree's repository workflows and flow commands as they are, for CI where the
+/// checkout is the job's own: `1`, `true`, `yes` or `on` (request setting).
+pub const STANLEY_TRUST_WORKTREE: &str = "STANLEY_TRUST_WORKTREE";
+/// Where per-user state lives; the daemon keeps its trust file at `stanley/trust.json` under it
+/// (daemon setting).
+pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
+/// The user's home; the trust file defaults to `~/.local/state/stanley/trust.json` (daemon
+/// setting).
+pub const HOME: &str = "HOME";
+
 /// Variables a client hands to a daemon it starts; nothing else of the client's environment
 /// (keys in particular) is left in the daemon's own environment.
 pub const DAEMON_ENV: &[&str] = &[
     "PATH",
-    "HOME",
+    HOME,
+    XDG_STATE_HOME,
     "LANG",
     "LC_ALL",
     "TMPDIR",

@@ -9,3 +9,4 @@ pub mod exit;
 pub mod help;
 pub mod render;
 pub mod root;
+pub mod trust;

@@ -455,6 +455,9 @@ fn a_delegation_queues_one_durable_improvement_job() {
 #[test]
 fn the_improvement_loop_drafts_validates_and_promotes_a_workflow() {
     let (mut env, scratch) = agent_env("finished");
+    // Promotion is the person's review: the promoted file is trusted by that act, so the loop
+    // works without `stanleyctl trust` (issue 12).
+    env.untrusted();
     let count = scratch.path().join("count");
     env.set("FAKE_PI_COUNT", count.to_str().unwrap());
     // The router picks the drafted workflow only once it is offered.

@@ -367,6 +367,7 @@ async fn a_hanging_repository_workflow_is_bounded_by_the_wall_clock_budget() {
     let mut c = client(&d).await;
     let mut env = env(&jev);
     env.insert("PATH".into(), std::env::var("PATH").unwrap_or_default());
+    env.insert("STANLEY_TRUST_WORKTREE".into(), "1".into());
     env.insert(
         "STANLEY_WORKFLOW_HOST".into(),
         concat!(env!("CARGO_MANIFEST_DIR"), "/../packaging").into(),

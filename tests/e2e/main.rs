@@ -19,5 +19,6 @@ mod routing;
 mod security;
 mod summarize;
 mod triage;
+mod trust;
 mod wire;
 mod workflows;

@@ -81,11 +81,20 @@ impl Listener {
             .count()
     }
 
-    /// Connections accepted and bytes received over all of them, once every connection ended.
-    fn finish(mut self) -> (usize, usize) {
+    /// Connections the clients made and bytes received over all of them. A connection can wait
+    /// in the backlog after its client is gone, so a sentinel connection (through `socket`, the
+    /// listener's path now) goes last: once it is accepted, every earlier one was.
+    fn finish(mut self, socket: &Path) -> (usize, usize) {
+        {
+            use std::io::Write;
+            let mut sentinel =
+                std::os::unix::net::UnixStream::connect(socket).expect("sentinel connection");
+            sentinel.write_all(b"sentinel").expect("sentinel bytes");
+        }
         assert!(
-            wait_until(Duration::from_secs(15), || self.count("accepted")
-                == self.count("received")),
+            wait_until(Duration::from_secs(15), || {
+                self.count("sentinel") == 1 && self.count("accepted") == self.count("received") + 1
+            }),
             "a connection to the foreign listener stayed open"
         );
         let _ = self.child.kill();
@@ -96,7 +105,7 @@ impl Listener {
             .filter_map(|l| l.strip_prefix("received "))
             .map(|n| n.parse::<usize>().unwrap())
             .sum();
-        (lines.iter().filter(|l| *l == "accepted").count(), bytes)
+        (lines.iter().filter(|l| *l == "accepted").count() - 1, bytes)
     }
 }
 
@@ -175,7 +184,11 @@ fn a_runtime_folder_another_user_created_first_is_refused() {
     let listener = Listener::start(&socket);
     let out = request_with_xdg(&env, &repo, shared.path());
     assert_refused(&out, &folder, "is owned by uid 65534");
-    assert_eq!(listener.finish(), (0, 0), "nothing may reach the listener");
+    assert_eq!(
+        listener.finish(&socket),
+        (0, 0),
+        "nothing may reach the listener"
+    );
     assert!(repo.daemon_pid().is_none(), "no daemon was started either");
 }
 
@@ -193,7 +206,7 @@ fn a_runtime_folder_of_ours_that_others_can_write_is_refused() {
     let listener = Listener::start(&folder.join(socket_name(&repo)));
     let out = request_with_xdg(&env, &repo, shared.path());
     assert_refused(&out, &folder, "is open to other users (mode 777");
-    assert_eq!(listener.finish(), (0, 0));
+    assert_eq!(listener.finish(&folder.join(socket_name(&repo))), (0, 0));
     let mode = fs::metadata(&folder).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o777, "refused, never chmod-ed");
 }
@@ -213,7 +226,7 @@ fn a_symlinked_runtime_folder_is_refused() {
     symlink(&evil, &folder).unwrap();
     let out = request_with_xdg(&env, &repo, shared.path());
     assert_refused(&out, &folder, "is a symbolic link");
-    assert_eq!(listener.finish(), (0, 0));
+    assert_eq!(listener.finish(&evil.join(socket_name(&repo))), (0, 0));
 }
 
 /// Our own private runtime folder, and the attacker's folder with a listener in it.
@@ -241,7 +254,7 @@ fn a_socket_that_is_a_symlink_to_a_foreign_socket_is_refused() {
     symlink(&foreign, &socket).unwrap();
     let out = request_with_runtime(&env, &repo, &mine);
     assert_refused(&out, &socket, "is a symbolic link");
-    assert_eq!(listener.finish(), (0, 0));
+    assert_eq!(listener.finish(&foreign), (0, 0));
 }
 
 #[test]
@@ -258,7 +271,7 @@ fn a_socket_owned_by_another_user_is_refused() {
     fs::rename(&foreign, &socket).unwrap();
     let out = request_with_runtime(&env, &repo, &mine);
     assert_refused(&out, &socket, "is owned by uid 65534");
-    assert_eq!(listener.finish(), (0, 0));
+    assert_eq!(listener.finish(&socket), (0, 0));
 }
 
 #[test]
@@ -286,7 +299,7 @@ fn a_foreign_listener_behind_a_socket_file_of_ours_gets_zero_bytes() {
         ctl.stderr.contains("is served by a process of uid 65534"),
         "{ctl:?}"
     );
-    let (accepted, bytes) = listener.finish();
+    let (accepted, bytes) = listener.finish(&socket);
     assert_eq!(accepted, 2, "each client connected once to read the peer");
     assert_eq!(bytes, 0, "and sent nothing, not even the HTTP/2 preface");
 }

@@ -52,6 +52,7 @@ pub struct TestEnv {
     runtime: tempfile::TempDir,
     extra: Vec<(String, String)>,
     without_key: bool,
+    untrusted: bool,
 }
 
 impl Default for TestEnv {
@@ -72,6 +73,7 @@ impl TestEnv {
             runtime: crate::private_tempdir("st-run"),
             extra: Vec::new(),
             without_key: false,
+            untrusted: false,
         }
     }
 
@@ -83,6 +85,18 @@ impl TestEnv {
     /// Runs every command without `TYPESAFE_API_KEY`.
     pub fn without_key(&mut self) {
         self.without_key = true;
+    }
+
+    /// Runs every command without `STANLEY_TRUST_WORKTREE=1`. By default the harness runs as CI
+    /// does, trusting the temporary repository's workflows and flow commands as they are; the
+    /// trust tests turn that off and trust through `stanleyctl trust`.
+    pub fn untrusted(&mut self) {
+        self.untrusted = true;
+    }
+
+    /// The temporary HOME (the daemon keeps its trust file under it).
+    pub fn home(&self) -> &Path {
+        self.home.path()
     }
 
     /// The socket folder (`STANLEY_RUNTIME_DIR`).
@@ -105,6 +119,9 @@ impl TestEnv {
             .env("TYPESAFE_BASE_URL", self.jev.base_url());
         if !self.without_key {
             cmd.env("TYPESAFE_API_KEY", TEST_KEY);
+        }
+        if !self.untrusted {
+            cmd.env("STANLEY_TRUST_WORKTREE", "1");
         }
         for (k, v) in &self.extra {
             cmd.env(k, v);

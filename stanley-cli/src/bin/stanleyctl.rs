@@ -100,6 +100,24 @@ fn command() -> Command {
                 ),
         )
         .subcommand(
+            Command::new("trust")
+                .about("Trust this worktree's repository workflows and flow commands as they are now")
+                .arg(
+                    Arg::new("status")
+                        .long("status")
+                        .action(ArgAction::SetTrue)
+                        .help("Only show what is trusted and what changed since"),
+                )
+                .arg(
+                    Arg::new("edits")
+                        .long("edits")
+                        .action(ArgAction::SetTrue)
+                        .conflicts_with("status")
+                        .help("Also trust your further edits while HEAD stays at this commit"),
+                ),
+        )
+        .subcommand(Command::new("untrust").about("Remove this worktree's trust"))
+        .subcommand(
             Command::new("candidates")
                 .about("Workflows drafted by the improvement queue")
                 .subcommand_required(true)
@@ -164,6 +182,24 @@ fn main() -> ExitCode {
         return match sub.subcommand_name() {
             Some("run") => flow_run(&target),
             _ => flow(&target, sub, json),
+        };
+    }
+    if let Some((name @ ("trust" | "untrust"), sub)) = matches.subcommand() {
+        use stanley_cli::trust::Action;
+        let action = match name {
+            "untrust" => Action::Revoke,
+            _ if sub.get_flag("status") => Action::Status,
+            _ => Action::Grant {
+                edits: sub.get_flag("edits"),
+            },
+        };
+        let runtime = match runtime() {
+            Ok(r) => r,
+            Err(e) => return fail(&e),
+        };
+        return match runtime.block_on(stanley_cli::trust::run(&target, action, json)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&e),
         };
     }
     if let Some(("hook", sub)) = matches.subcommand() {

@@ -117,6 +117,14 @@ pub(crate) async fn answer(
         Err(FlowLoad::Missing) => return Ok(HookAnswer::default()),
         Err(FlowLoad::Bad(message)) => return Err(Status::failed_precondition(message)),
     };
+    // An untrusted flow supervises nothing: its commands never run, and the person and the
+    // model are told why where they can see it (never a block, so the agent is not held).
+    if let Some(why) = crate::trust::flow_refusal(state, env) {
+        return Ok(match event {
+            "session-start" | "stop" => system_message(&why),
+            _ => HookAnswer::default(),
+        });
+    }
     let hook = Hook {
         state,
         store: FileFlowStore::new(&root),

@@ -110,6 +110,10 @@ pub(crate) async fn supervise(
         }
         Err(FlowLoad::Bad(message)) => return exit(3, message),
     };
+    // The flow's checks and notify command are repository code: they run only once trusted.
+    if let Some(why) = crate::trust::flow_refusal(state, env) {
+        return exit(3, why);
+    }
     let base = match availability(env, false, &root) {
         Ok(agent) => agent,
         Err(reason) => return exit(3, unavailable(reason)),

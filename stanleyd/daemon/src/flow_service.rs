@@ -155,6 +155,10 @@ impl Flows for FlowService {
         ensure_state_dir(root)
             .and_then(|_| write_atomic(&path, starter_flow(goal).as_bytes()))
             .map_err(|e| Status::internal(format!("cannot write {FLOW_FILE}: {e}")))?;
+        // Writing the starter flow is the person's own act: it is trusted by it.
+        if let Err(why) = crate::trust::trust_initial_flow(&self.state) {
+            tracing::warn!(%why, "the new flow could not be trusted");
+        }
         Ok(Response::new(InitFlowResponse {
             path: FLOW_FILE.into(),
         }))

@@ -14,6 +14,7 @@ mod queue_service;
 mod repository;
 mod server;
 mod service;
+mod trust;
 mod watcher;
 mod worker;
 

@@ -65,6 +65,10 @@ fn main() -> ExitCode {
         eprintln!("stanleyd: cannot open the log: {e}");
     }
     let mut config = DaemonConfig::new(prepared.files.clone());
+    config.trust_file = stanley_adapters::trust::TrustStore::default_path(
+        std::env::var_os(env::XDG_STATE_HOME).as_deref(),
+        std::env::var_os(env::HOME).as_deref(),
+    );
     if let Some(ms) = std::env::var(env::STANLEY_IDLE_TIMEOUT_MS)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())

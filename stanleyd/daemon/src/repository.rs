@@ -6,10 +6,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use stanley_adapters::guard::{self, Fingerprint};
+use stanley_adapters::guard::Fingerprint;
+use stanley_adapters::trust::OnDisk;
 use stanley_adapters::workflow_host::{WorkflowHost, find_node, locate};
 use stanley_workflows::registry::Builtin;
 use stanley_workflows::routing::CANNOT_TELL;
+use stanley_workflows::trust::workflows_off_reason;
 
 use crate::service::DaemonState;
 
@@ -38,8 +40,12 @@ pub(crate) struct RepoSnapshot {
     pub(crate) host_env: Option<HashMap<String, String>>,
 }
 
-/// The loaded state and the fingerprint it was loaded from.
-pub(crate) type RepoSlot = tokio::sync::Mutex<Option<(Fingerprint, Arc<RepoSnapshot>)>>;
+/// What a snapshot was loaded from: the content of `.stanley/workflows/` (`node_modules`
+/// included) and whether trust allowed it (`Err` holds why not).
+pub(crate) type LoadKey = (Fingerprint, Result<(), String>);
+
+/// The loaded state and the key it was loaded from.
+pub(crate) type RepoSlot = tokio::sync::Mutex<Option<(LoadKey, Arc<RepoSnapshot>)>>;
 
 async fn load(state: &DaemonState, env: &HashMap<String, String>) -> RepoSnapshot {
     let off = |reason: String| RepoSnapshot {
@@ -112,17 +118,26 @@ async fn load(state: &DaemonState, env: &HashMap<String, String>) -> RepoSnapsho
     }
 }
 
-/// The current repository workflows, reloading them first when `.stanley/workflows/` changed
-/// or the host died.
+/// The current repository workflows, reloading them first when `.stanley/workflows/` changed,
+/// its trust changed, or the host died. Untrusted content is never handed to the host.
 pub(crate) async fn refresh(
     state: &DaemonState,
     env: &HashMap<String, String>,
 ) -> Arc<RepoSnapshot> {
-    let fingerprint = guard::fingerprint(&state.config.files.root);
+    let disk = OnDisk::read(&state.config.files.root);
+    let allowed = if disk.workflows.is_empty() {
+        Ok(())
+    } else {
+        match crate::trust::check(state, env, &disk) {
+            Ok(a) => workflows_off_reason(&a.workflows).map_or(Ok(()), Err),
+            Err(why) => Err(why),
+        }
+    };
+    let key: LoadKey = (disk.workflows, allowed);
     let mut slot = state.repo.lock().await;
     if let Some((old, snapshot)) = slot.as_ref() {
         let healthy = snapshot.host.as_ref().is_none_or(|h| h.is_alive());
-        if *old == fingerprint && healthy {
+        if *old == key && healthy {
             return snapshot.clone();
         }
         if let Some(host) = &snapshot.host {
@@ -135,12 +150,20 @@ pub(crate) async fn refresh(
             host.kill();
         }
     }
-    let snapshot = Arc::new(if fingerprint.is_empty() {
-        RepoSnapshot::default()
-    } else {
-        load(state, env).await
+    let snapshot = Arc::new(match &key {
+        (files, _) if files.is_empty() => RepoSnapshot::default(),
+        (_, Err(reason)) => {
+            tracing::warn!(%reason, "repository workflows not loaded: not trusted");
+            RepoSnapshot {
+                off: Some(reason.clone()),
+                // Kept so the watcher can re-check after the next edit.
+                host_env: Some(stanley_adapters::child_env::for_repository_code(env)),
+                ..RepoSnapshot::default()
+            }
+        }
+        (_, Ok(())) => load(state, env).await,
     });
-    *slot = Some((fingerprint, snapshot.clone()));
+    *slot = Some((key, snapshot.clone()));
     snapshot
 }
 

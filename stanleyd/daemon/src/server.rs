@@ -38,6 +38,9 @@ pub struct DaemonConfig {
     /// Whether to exit when `daemon.json` names another daemon (off for in-process tests
     /// that do not write one).
     pub watch_info: bool,
+    /// The per-user trust file (`None`: nothing is trusted unless a request sets
+    /// `STANLEY_TRUST_WORKTREE`). `main` derives it from `XDG_STATE_HOME` or `HOME`.
+    pub trust_file: Option<PathBuf>,
 }
 
 impl DaemonConfig {
@@ -50,6 +53,7 @@ impl DaemonConfig {
             idle_timeout: IDLE_TIMEOUT,
             budget: BudgetLimits::TREE,
             watch_info: true,
+            trust_file: None,
         }
     }
 
@@ -149,6 +153,9 @@ pub async fn run(
     let flows = stanley_proto::v1::flows_server::FlowsServer::new(
         crate::flow_service::FlowService::new(state.clone()),
     );
+    let trust = stanley_proto::v1::trust_server::TrustServer::new(crate::trust::TrustService::new(
+        state.clone(),
+    ));
     tracing::info!(root = %config.files.root.display(), socket = %config.files.socket.display(), version = %config.version, "serving");
     let server = tonic::transport::Server::builder()
         .add_service(health_service)
@@ -156,6 +163,7 @@ pub async fn run(
         .add_service(stanley)
         .add_service(queue)
         .add_service(flows)
+        .add_service(trust)
         .serve_with_incoming_shutdown(incoming(listener).boxed(), signal);
     tokio::pin!(server);
     let result = tokio::select! {

@@ -485,6 +485,10 @@ pub(crate) async fn promote(
     }
     std::fs::rename(root.join(&source), root.join(&destination))
         .map_err(|e| format!("cannot move {source} to {destination}: {e}"))?;
+    // Promoting is the person's review of this file: it is trusted by that act.
+    if let Err(why) = crate::trust::trust_promoted(state, &name) {
+        tracing::warn!(%why, file = %destination, "the promoted workflow could not be trusted");
+    }
     record.status = "promoted".into();
     record.source = Some(destination.clone());
     write_record(root, &record)?;

@@ -34,3 +34,4 @@ pub mod run;
 pub mod text;
 pub mod triage_comments;
 pub mod triage_failures;
+pub mod trust;

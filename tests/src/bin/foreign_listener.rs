@@ -1,7 +1,8 @@
 //! Another local user's listener, for the security tests: binds a Unix socket at the path it is
 //! given (run under a second uid), prints `ready`, then for every connection prints `accepted`
-//! and, once the client has gone, `received <bytes>`. A client that checks its daemon properly
-//! never sends it a byte.
+//! and, once the client has gone, `received <bytes>` (or `sentinel` for a connection that sent
+//! exactly `sentinel`: the test's marker that every earlier connection was accepted). A client
+//! that checks its daemon properly never sends it a byte.
 
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
@@ -34,15 +35,19 @@ fn main() {
         say("accepted");
         std::thread::spawn(move || {
             let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-            let mut total = 0usize;
+            let mut seen = Vec::new();
             let mut buf = [0u8; 4096];
             loop {
                 match stream.read(&mut buf) {
                     Ok(0) | Err(_) => break,
-                    Ok(n) => total += n,
+                    Ok(n) => seen.extend_from_slice(&buf[..n]),
                 }
             }
-            say(&format!("received {total}"));
+            if seen == b"sentinel" {
+                say("sentinel");
+            } else {
+                say(&format!("received {}", seen.len()));
+            }
         });
     }
 }

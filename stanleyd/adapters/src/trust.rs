@@ -1,0 +1,219 @@
+//! The per-user trust file (`$XDG_STATE_HOME/stanley/trust.json`, else
+//! `~/.local/state/stanley/trust.json`; 0600 in 0700 folders, outside every repository so a
+//! branch cannot trust itself), read and updated under a lock with atomic writes, and what it is
+//! compared with: the content of `.stanley/workflows/`, `flow.json` and the commit at `HEAD`.
+
+use std::ffi::OsStr;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use stanley_core::hash::sha256_hex;
+use stanley_workflows::trust::{Current, Files, TRUST_SCHEMA, TrustFile, WorktreeTrust};
+
+use crate::records::{create_private_dir, open_lock, write_atomic};
+
+/// Why the trust file could not be used; nothing is trusted meanwhile.
+#[derive(Debug, thiserror::Error)]
+#[error("the trust file {path} {problem}")]
+pub struct TrustError {
+    /// The trust file.
+    pub path: PathBuf,
+    /// What went wrong, as the end of a sentence.
+    pub problem: String,
+}
+
+/// The per-user trust file.
+#[derive(Clone, Debug)]
+pub struct TrustStore {
+    path: PathBuf,
+}
+
+impl TrustStore {
+    /// The store at `path`.
+    pub fn at(path: PathBuf) -> Self {
+        Self { path }
+    }
+
+    /// Where the file lives given `XDG_STATE_HOME` and `HOME` (None without either).
+    pub fn default_path(xdg_state: Option<&OsStr>, home: Option<&OsStr>) -> Option<PathBuf> {
+        if let Some(dir) = xdg_state.filter(|d| Path::new(d).is_absolute()) {
+            return Some(Path::new(dir).join("stanley").join("trust.json"));
+        }
+        home.filter(|h| Path::new(h).is_absolute())
+            .map(|h| Path::new(h).join(".local/state/stanley/trust.json"))
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn error(&self, problem: impl Into<String>) -> TrustError {
+        TrustError {
+            path: self.path.clone(),
+            problem: problem.into(),
+        }
+    }
+
+    /// The whole file (empty when it does not exist yet).
+    pub fn read(&self) -> Result<TrustFile, TrustError> {
+        let bytes = match std::fs::read(&self.path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(TrustFile::new()),
+            Err(e) => return Err(self.error(format!("cannot be read: {e}"))),
+        };
+        let file: TrustFile = serde_json::from_slice(&bytes).map_err(|e| {
+            self.error(format!(
+                "is not valid ({e}); fix or remove it, then run `stanleyctl trust` again"
+            ))
+        })?;
+        if file.schema != TRUST_SCHEMA {
+            return Err(self.error(format!("has schema {:?}, not {TRUST_SCHEMA}", file.schema)));
+        }
+        Ok(file)
+    }
+
+    /// The record of one worktree.
+    pub fn record(&self, root: &Path) -> Result<Option<WorktreeTrust>, TrustError> {
+        Ok(self.read()?.worktrees.remove(&key(root)))
+    }
+
+    /// Reads, changes and writes the record of one worktree under the file's lock (so daemons
+    /// of several repositories never lose each other's updates).
+    pub fn update<T>(
+        &self,
+        root: &Path,
+        change: impl FnOnce(&mut Option<WorktreeTrust>) -> T,
+    ) -> Result<T, TrustError> {
+        let dir = self.path.parent().unwrap_or(Path::new("/"));
+        create_private_dir(dir).map_err(|e| self.error(format!("cannot be created: {e}")))?;
+        let lock_path = self.path.with_extension("lock");
+        let lock =
+            open_lock(&lock_path).map_err(|e| self.error(format!("cannot be locked: {e}")))?;
+        lock.lock()
+            .map_err(|e| self.error(format!("cannot be locked: {e}")))?;
+        let mut file = self.read()?;
+        let mut record = file.worktrees.remove(&key(root));
+        let out = change(&mut record);
+        if let Some(r) = record {
+            file.worktrees.insert(key(root), r);
+        }
+        let mut text = serde_json::to_string_pretty(&file)
+            .map_err(|e| self.error(format!("cannot be encoded: {e}")))?;
+        text.push('\n');
+        write_atomic(&self.path, text.as_bytes())
+            .map_err(|e| self.error(format!("cannot be written: {e}")))?;
+        Ok(out)
+    }
+}
+
+fn key(root: &Path) -> String {
+    root.display().to_string()
+}
+
+/// What is on disk in a worktree now.
+#[derive(Clone, Debug, Default)]
+pub struct OnDisk {
+    /// Every file under `.stanley/workflows/` (`node_modules` included).
+    pub workflows: Files,
+    /// The SHA-256 of `.stanley/flow.json`.
+    pub flow: Option<String>,
+    /// The commit at `HEAD`, or `unborn`.
+    pub head: String,
+}
+
+impl OnDisk {
+    /// Reads the worktree at `root`.
+    pub fn read(root: &Path) -> Self {
+        Self {
+            workflows: crate::guard::content(root),
+            flow: flow_hash(root),
+            head: head(root),
+        }
+    }
+
+    /// As the pure model sees it.
+    pub fn current(&self) -> Current<'_> {
+        Current {
+            workflows: &self.workflows,
+            flow: self.flow.as_deref(),
+            head: &self.head,
+        }
+    }
+}
+
+/// The SHA-256 of `.stanley/flow.json`, when it exists.
+pub fn flow_hash(root: &Path) -> Option<String> {
+    std::fs::read(root.join(".stanley/flow.json"))
+        .ok()
+        .map(|b| sha256_hex(&b))
+}
+
+/// The commit `HEAD` points at, `unborn` before the first commit.
+pub fn head(root: &Path) -> String {
+    git2::Repository::open(root)
+        .ok()
+        .and_then(|r| {
+            r.head()
+                .ok()
+                .and_then(|h| h.peel_to_commit().ok())
+                .map(|c| c.id().to_string())
+        })
+        .unwrap_or_else(|| "unborn".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stanley_workflows::trust::{Verdict, assess, grant};
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_store_keeps_each_worktree_and_is_private() {
+        let home = tempfile::tempdir().unwrap();
+        let path = TrustStore::default_path(None, Some(home.path().as_os_str())).unwrap();
+        assert!(path.ends_with(".local/state/stanley/trust.json"));
+        let store = TrustStore::at(path.clone());
+        assert_eq!(store.record(Path::new("/r1")).unwrap(), None);
+        let files: Files = [("a.ts".to_owned(), "1".to_owned())].into();
+        let now = Current {
+            workflows: &files,
+            flow: None,
+            head: "c",
+        };
+        store
+            .update(Path::new("/r1"), |r| *r = Some(grant(now, false, "t")))
+            .unwrap();
+        store
+            .update(Path::new("/r2"), |r| *r = Some(grant(now, true, "t")))
+            .unwrap();
+        let mut r1 = store.record(Path::new("/r1")).unwrap();
+        assert_eq!(assess(&mut r1, now).workflows, Verdict::Trusted);
+        assert!(
+            store
+                .record(Path::new("/r2"))
+                .unwrap()
+                .unwrap()
+                .edits_head
+                .is_some()
+        );
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        let dir = path.parent().unwrap();
+        assert_eq!(
+            std::fs::metadata(dir).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+
+        std::fs::write(&path, "{not json").unwrap();
+        let err = store.record(Path::new("/r1")).unwrap_err().to_string();
+        assert!(err.contains("is not valid"), "{err}");
+        assert_eq!(
+            TrustStore::default_path(Some("/x".as_ref()), Some("/h".as_ref())),
+            Some(PathBuf::from("/x/stanley/trust.json"))
+        );
+        assert_eq!(TrustStore::default_path(None, Some("rel".as_ref())), None);
+    }
+}
