@@ -453,3 +453,114 @@ fn linked_record_and_state_folders_are_not_written_through() {
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
 }
+
+/// Every Jev key name, set to a recognisable value in the caller's environment.
+const KEY_VARS: [(&str, &str); 3] = [
+    (
+        "COPILOT_MCP_TYPESAFE_API_KEY",
+        "sk-copilot-mcp-key-0123456789",
+    ),
+    ("JEV_API_KEY", "sk-jev-api-key-0123456789"),
+    ("TYPESAFE_DEFAULT_MODEL", "jev-1.13.0"),
+];
+
+/// Top-level code that records its environment in `$MARKS/<name>.json`.
+fn env_dump(name: &str) -> String {
+    format!(
+        "import {{ writeFileSync }} from \"node:fs\";\nwriteFileSync(process.env.MARKS + \"/{name}.json\", JSON.stringify(process.env));\n"
+    )
+}
+
+fn assert_no_jev_key(marks: &Path, file: &str) {
+    let path = marks.join(file);
+    let text = fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{} was not written: {e}", path.display()));
+    let names: Vec<String> = if file.ends_with(".json") {
+        serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text)
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    } else {
+        text.lines()
+            .filter_map(|l| l.split_once('=').map(|(k, _)| k.to_owned()))
+            .collect()
+    };
+    assert!(names.iter().any(|n| n == "KEEP_ME"), "{file}: {names:?}");
+    for name in &names {
+        assert!(
+            !name.starts_with("TYPESAFE_") && !KEY_VARS.iter().any(|(k, _)| k == name),
+            "{file} received {name}"
+        );
+    }
+    assert!(!text.contains(stanley_tests::testenv::TEST_KEY), "{file}");
+    for (_, value) in &KEY_VARS[..2] {
+        assert!(!text.contains(value), "{file}");
+    }
+}
+
+#[test]
+fn no_child_that_runs_repository_code_receives_a_jev_key() {
+    let mut env = summarize_env();
+    let marks = tempfile::tempdir().unwrap();
+    env.set("MARKS", marks.path().to_str().unwrap());
+    env.set("KEEP_ME", "kept");
+    for (k, v) in KEY_VARS {
+        env.set(k, v);
+    }
+    env.set(
+        "STANLEY_PI_BIN",
+        bin_dir().join("fake-pi").to_str().unwrap(),
+    );
+    env.set("FAKE_PI_MODE", "finished");
+    env.set("STANLEY_AUTO_IMPROVE", "off");
+    let candidate = marks.path().join("candidate.ts");
+    fs::write(
+        &candidate,
+        format!(
+            "{}{}",
+            env_dump("validation-host"),
+            stanley_tests::TODO_WORKFLOW
+        ),
+    )
+    .unwrap();
+    env.set("FAKE_PI_CANDIDATE", candidate.to_str().unwrap());
+    env.jev.route_if_present("todo", "todo_audit", 0.9);
+    let repo = changed_repo();
+    repo.write(
+        ".stanley/workflows/envdump.ts",
+        &format!(
+            "{}export default async () => ({{ id: \"envdump\", instructions: \"Use to dump.\", examples: [\"Dump\"], run: async () => ({{ text: \"x\" }}) }});\n",
+            env_dump("workflow-host")
+        ),
+    );
+    repo.write(
+        ".stanley/flow.json",
+        r#"{"goal": "g", "mode": "enforce",
+            "phases": [{"id": "one", "name": "One", "done_when": "done",
+                        "check": "env > \"$MARKS/check.env\""}],
+            "notify": {"command": "env > \"$MARKS/notify.env\"", "on": ["goal_complete", "ask_human", "budget"]}}"#,
+    );
+
+    // The workflow host.
+    let out = env.stanley(&repo, &["Summarize what changed"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_no_jev_key(marks.path(), "workflow-host.json");
+
+    // A flow check and the notify command, through the Stop hook.
+    let mut cmd = env.command("stanleyctl", repo.root());
+    cmd.args(["hook", "stop"]);
+    let input = serde_json::json!({"session_id": "s", "transcript_path": "", "cwd": repo.root(),
+                                   "hook_event_name": "Stop", "stop_hook_active": false});
+    let out = run(cmd, Some(input.to_string().as_bytes()));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_no_jev_key(marks.path(), "check.env");
+    assert_no_jev_key(marks.path(), "notify.env");
+
+    // The validation host, which loads a drafted candidate.
+    let out = env.stanley(&repo, &["Audit the TODO comments"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let out = env.stanley(&repo, &["--improve-worker"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_no_jev_key(marks.path(), "validation-host.json");
+}

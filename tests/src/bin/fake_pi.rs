@@ -40,7 +40,11 @@ fn improvement_reply(brief: &str) -> Option<String> {
     if let Some(dir) = std::path::Path::new(&path).parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    let _ = std::fs::write(&path, stanley_tests::TODO_WORKFLOW);
+    // `FAKE_PI_CANDIDATE` names a file whose content is drafted instead of the TODO workflow.
+    let content = env("FAKE_PI_CANDIDATE")
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .unwrap_or_else(|| stanley_tests::TODO_WORKFLOW.to_owned());
+    let _ = std::fs::write(&path, content);
     Some(format!("wrote {path}"))
 }
 
