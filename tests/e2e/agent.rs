@@ -273,11 +273,15 @@ fn a_client_that_goes_away_leaves_no_agent_or_tool_process() {
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
         let mut client = cmd.spawn().unwrap();
+        // The stand-in writes its record in one call, but a read can still see it half
+        // written: wait until it parses.
         assert!(
-            wait_until(Duration::from_secs(20), || scratch
-                .path()
-                .join("record.json")
-                .exists()),
+            wait_until(Duration::from_secs(20), || {
+                std::fs::read_to_string(scratch.path().join("record.json"))
+                    .ok()
+                    .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                    .is_some_and(|v| v["pid"].is_i64())
+            }),
             "{mode}: pi never started"
         );
         if mode == "tool_child" {

@@ -15,6 +15,7 @@ mod layering;
 mod lifecycle;
 mod real_pi;
 mod records;
+mod redaction;
 mod routing;
 mod security;
 mod summarize;

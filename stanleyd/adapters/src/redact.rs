@@ -1,7 +1,9 @@
 //! Redaction of secrets in text and JSON: the caller's key values, then well-known token shapes
-//! (private keys, cloud and forge tokens, JWTs, bearer headers, URL credentials, assigned
-//! secrets). Everything sent to Jev, written to `.stanley/runs/` or printed as a warning passes
-//! through here.
+//! (private keys, cloud, forge, chat and payment tokens, JWTs, bearer headers, URL
+//! credentials), then assignments whose key names a secret (`password`, `DB_PASS`, `mysql_pwd`,
+//! `client_secret`, `api_key`, `SENTRY_DSN`, ...) whatever the value's length, in code, env files,
+//! YAML, JSON and connection strings. Everything sent to Jev, written to `.stanley/runs/` or the
+//! daemon log, and everything Stanley prints passes through here.
 
 use std::sync::LazyLock;
 
@@ -26,17 +28,30 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     vec![
         compile(
             "private_key",
-            r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
+            r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
         ),
         compile("aws_access_key", r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
         compile(
             "github_token",
             r"\bgh[oprsu]_[A-Za-z0-9]{30,}|\bgithub_pat_\w{30,}",
         ),
-        compile("slack_token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),
+        compile(
+            "gitlab_token",
+            r"\bgl(?:pat|dt|rt|ptt|cbt|soat|imt|ffct|oas|ft)-[A-Za-z0-9_-]{20,}",
+        ),
+        compile("slack_token", r"\bxox[abprse]-[A-Za-z0-9-]{10,}"),
+        compile(
+            "slack_webhook",
+            r"https://hooks\.slack\.com/services/[A-Za-z0-9_/-]{20,}",
+        ),
         compile(
             "api_key",
-            r"\b(?:sk|pk|rk)[-_](?:live|test|proj|ant)[-_][A-Za-z0-9_-]{16,}|\bsk-[A-Za-z0-9_-]{32,}",
+            r"\b(?:sk|pk|rk)[-_](?:live|test|proj|ant)[-_][A-Za-z0-9_-]{16,}|\bsk-[A-Za-z0-9_-]{32,}|\bwhsec_[A-Za-z0-9]{24,}",
+        ),
+        compile("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+        compile(
+            "sendgrid_key",
+            r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
         ),
         compile("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}"),
         compile(
@@ -52,15 +67,233 @@ static BEARER: LazyLock<Regex> = LazyLock::new(|| {
 static URL_CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b([A-Za-z][A-Za-z0-9+.-]*://)[^\s:/@]+:[^\s/@]+@").expect("valid pattern")
 });
+
+/// `key <sep> value`: the key (a flag, a dotted or plain identifier, possibly quoted), the
+/// separator (`:`, `=`, `=>`) and the value: quoted (any length), or unquoted. An unquoted value
+/// after a bare `=` (env files, shell) ends at whitespace; after `:` or a spaced `=` (YAML, INI,
+/// code) it runs to the end of the line, a comment or a closing bracket.
 static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?i)([A-Za-z0-9_.-]*(?:api[_-]?key|secret|password|passwd|token|access[_-]?key|private[_-]?key|credential)[A-Za-z0-9_.-]*["']?\s*[:=]\s*["']?)([^\s"'`,;]{8,})"#,
+        r#"(?P<key>(?:--?)?\b[A-Za-z_][A-Za-z0-9_.-]*)(?P<kq>["']?)(?P<sep>\s*(?::|=>|=)\s*)(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`|(?P<bare>[^\s"'`,;&|]+))"#,
     )
     .expect("valid pattern")
 });
-static SECRET_FIELD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(api[_-]?key|authorization|x-api-key)$").expect("valid pattern")
-});
+
+/// Words a secret-named key may hold that are not secrets: types, flags, placeholders.
+const PLAIN_VALUES: [&str; 22] = [
+    "true",
+    "false",
+    "null",
+    "nil",
+    "none",
+    "undefined",
+    "required",
+    "optional",
+    "inherit",
+    "string",
+    "str",
+    "number",
+    "int",
+    "integer",
+    "bool",
+    "boolean",
+    "any",
+    "bytes",
+    "object",
+    "unknown",
+    "text",
+    "secretstr",
+];
+
+/// Key endings that describe a secret rather than hold one (`password_min_length`,
+/// `token_count`, `secret_name`, `token_url`).
+const META_SUFFIXES: [&str; 41] = [
+    "length",
+    "len",
+    "min",
+    "max",
+    "count",
+    "size",
+    "limit",
+    "policy",
+    "regex",
+    "regexp",
+    "pattern",
+    "field",
+    "label",
+    "hint",
+    "prompt",
+    "placeholder",
+    "message",
+    "msg",
+    "title",
+    "url",
+    "uri",
+    "endpoint",
+    "path",
+    "file",
+    "filename",
+    "dir",
+    "env",
+    "var",
+    "name",
+    "id",
+    "type",
+    "ttl",
+    "expiry",
+    "expires",
+    "expiresat",
+    "expiresin",
+    "timeout",
+    "enabled",
+    "required",
+    "rotation",
+    "version",
+];
+
+/// Words that make a key secret wherever they appear in it.
+const SECRET_WORDS: [&str; 5] = ["password", "passwd", "passphrase", "secret", "credential"];
+
+/// Endings that make a key secret (`DB_PASS`, `mysql_pwd`, `GITHUB_TOKEN`, `SENTRY_DSN`).
+const SECRET_SUFFIXES: [&str; 16] = [
+    "pass",
+    "pwd",
+    "token",
+    "dsn",
+    "apikey",
+    "accesskey",
+    "secretkey",
+    "privatekey",
+    "signingkey",
+    "encryptionkey",
+    "masterkey",
+    "accountkey",
+    "authkey",
+    "sessionkey",
+    "connectionstring",
+    "connstr",
+];
+
+/// Whether an assignment's key names a secret.
+pub fn secret_key(key: &str) -> bool {
+    let compact: String = key
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    if compact == "auth" {
+        return true;
+    }
+    let secret_suffix = SECRET_SUFFIXES.iter().any(|s| compact.ends_with(s))
+        && !["bypass", "compass", "surpass"]
+            .iter()
+            .any(|w| compact.ends_with(w));
+    if secret_suffix {
+        return true;
+    }
+    if META_SUFFIXES.iter().any(|m| compact.ends_with(m)) {
+        return false;
+    }
+    SECRET_WORDS.iter().any(|w| compact.contains(w))
+}
+
+/// Whether a value assigned to a secret-named key is not itself a secret: empty, a placeholder,
+/// a reference to elsewhere, code, a type, a mask, or already redacted.
+fn plain_value(value: &str, quoted: bool) -> bool {
+    let v = value.trim();
+    if v.is_empty()
+        || v.starts_with("[REDACTED")
+        || v.chars().all(|c| matches!(c, '*' | 'x' | 'X' | '.' | '•'))
+    {
+        return true;
+    }
+    let reference = [
+        "process.env",
+        "os.environ",
+        "env.",
+        "ENV[",
+        "${",
+        "{{",
+        "%(",
+        "<",
+    ]
+    .iter()
+    .any(|p| v.starts_with(p))
+        || (v.starts_with('$')
+            && v[1..]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        || v.contains('(')
+        || v.contains('<');
+    if reference {
+        return true;
+    }
+    if quoted {
+        return false;
+    }
+    // Unquoted: a comparison (`password == other`), a type or flag word, or a dotted
+    // reference such as `this.password` or `config.db.pass`.
+    v.starts_with('=')
+        || v.starts_with('>')
+        || PLAIN_VALUES.contains(&v.to_ascii_lowercase().as_str())
+        || (v.contains('.')
+            && !v.contains(' ')
+            && !v.contains("://")
+            && v.split('.').all(|part| {
+                part.chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            }))
+}
+
+/// The unquoted value as far as it reaches: to whitespace after a bare `=`, else to the end of
+/// the line, a ` #` comment or a closing bracket.
+fn bare_extent<'t>(caps: &Captures<'t>, text: &'t str) -> (usize, usize) {
+    let bare = caps.name("bare").expect("bare value");
+    let sep = &caps["sep"];
+    if sep.trim() == "=" && !sep.contains(char::is_whitespace) {
+        return (bare.start(), bare.end());
+    }
+    let rest = &text[bare.start()..];
+    let mut end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+    for stop in [" #", ";", ",", "}", ")", "]", "&&", "||", "\""] {
+        if let Some(i) = rest[..end].find(stop) {
+            end = i;
+        }
+    }
+    let value = rest[..end].trim_end();
+    (bare.start(), bare.start() + value.len())
+}
+
+/// Redacts values assigned to secret-named keys; returns the text and how many were redacted.
+fn redact_assignments(text: &str) -> (String, u64) {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    let mut count = 0;
+    for caps in ASSIGNED.captures_iter(text) {
+        let whole = caps.get(0).expect("match");
+        if whole.start() < last || !secret_key(&caps["key"]) {
+            continue;
+        }
+        let (start, end, quoted) = match (caps.name("dq"), caps.name("sq"), caps.name("bq")) {
+            (Some(m), _, _) | (_, Some(m), _) | (_, _, Some(m)) => (m.start(), m.end(), true),
+            _ => {
+                let (s, e) = bare_extent(&caps, text);
+                (s, e, false)
+            }
+        };
+        if start < last || plain_value(&text[start..end], quoted) {
+            continue;
+        }
+        out.push_str(&text[last..start]);
+        out.push_str("[REDACTED:assigned_secret]");
+        last = end;
+        count += 1;
+    }
+    out.push_str(&text[last..]);
+    (out, count)
+}
 
 /// Redacts the given literal secrets (the caller's key values) and the built-in patterns.
 #[derive(Clone, Debug, Default)]
@@ -105,10 +338,15 @@ impl SecretRedactor {
             Value::Object(map) => Value::Object(
                 map.iter()
                     .map(|(k, v)| {
-                        let v = if SECRET_FIELD.is_match(k) {
-                            Value::String("[REDACTED:field]".into())
-                        } else {
-                            self.redact_json(v, count)
+                        let v = match v {
+                            Value::String(s)
+                                if is_auth_header(k)
+                                    || (secret_key(k) && !plain_value(s, true)) =>
+                            {
+                                *count += 1;
+                                Value::String("[REDACTED:field]".into())
+                            }
+                            _ => self.redact_json(v, count),
                         };
                         (k.clone(), v)
                     })
@@ -119,13 +357,8 @@ impl SecretRedactor {
     }
 }
 
-fn keep_assigned(value: &str) -> bool {
-    ["process.env", "env.", "${", "<", "[REDACTED"]
-        .iter()
-        .any(|p| value.starts_with(p))
-        || value.contains('(')
-        || value.contains(')')
-        || (!value.chars().any(|c| c.is_ascii_digit()) && value.chars().count() < 20)
+fn is_auth_header(key: &str) -> bool {
+    key.eq_ignore_ascii_case("authorization") || key.eq_ignore_ascii_case("x-api-key")
 }
 
 /// `opts` with every request redacted before it is sent or recorded (state and questions) and
@@ -147,6 +380,14 @@ pub fn redacting(
     .redact(std::sync::Arc::new(move |t: &str| for_errors.text(t).0))
 }
 
+fn replace_all(out: &mut String, regex: &Regex, with: &str, count: &mut u64) {
+    let n = regex.find_iter(out).count() as u64;
+    if n > 0 {
+        *out = regex.replace_all(out, with).into_owned();
+        *count += n;
+    }
+}
+
 impl Redactor for SecretRedactor {
     fn text(&self, text: &str) -> (String, u64) {
         let mut count = 0u64;
@@ -159,41 +400,22 @@ impl Redactor for SecretRedactor {
             }
         }
         for p in PATTERNS.iter() {
-            let n = p.regex.find_iter(&out).count() as u64;
-            if n > 0 {
-                out = p
-                    .regex
-                    .replace_all(&out, format!("[REDACTED:{}]", p.kind).as_str())
-                    .into_owned();
-                count += n;
-            }
+            replace_all(
+                &mut out,
+                &p.regex,
+                &format!("[REDACTED:{}]", p.kind),
+                &mut count,
+            );
         }
-        let n = BEARER.find_iter(&out).count() as u64;
-        if n > 0 {
-            out = BEARER
-                .replace_all(&out, "$1 [REDACTED:bearer_token]")
-                .into_owned();
-            count += n;
-        }
-        let n = URL_CREDENTIALS.find_iter(&out).count() as u64;
-        if n > 0 {
-            out = URL_CREDENTIALS
-                .replace_all(&out, "${1}[REDACTED:url_credentials]@")
-                .into_owned();
-            count += n;
-        }
-        out = ASSIGNED
-            .replace_all(&out, |caps: &Captures<'_>| {
-                let value = &caps[2];
-                if keep_assigned(value) {
-                    caps[0].to_owned()
-                } else {
-                    count += 1;
-                    format!("{}[REDACTED:assigned_secret]", &caps[1])
-                }
-            })
-            .into_owned();
-        (out, count)
+        replace_all(&mut out, &BEARER, "$1 [REDACTED:bearer_token]", &mut count);
+        replace_all(
+            &mut out,
+            &URL_CREDENTIALS,
+            "${1}[REDACTED:url_credentials]@",
+            &mut count,
+        );
+        let (out, n) = redact_assignments(&out);
+        (out, count + n)
     }
 
     fn json(&self, value: &Value) -> (Value, u64) {
@@ -209,80 +431,5 @@ pub fn safe_message(redactor: &dyn Redactor, message: &str, max: usize) -> Strin
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn r() -> SecretRedactor {
-        SecretRedactor::new(["sk-typesafe-test-key-123".to_owned(), "short".to_owned()])
-    }
-
-    #[test]
-    fn redacts_env_secrets_and_patterns() {
-        let cases = [
-            (
-                "key sk-typesafe-test-key-123 here",
-                "key [REDACTED:env_secret] here",
-            ),
-            ("AKIAABCDEFGHIJKLMNOP", "[REDACTED:aws_access_key]"),
-            (
-                "t=ghp_abcdefghijklmnopqrstuvwxyz0123456789",
-                "t=[REDACTED:github_token]",
-            ),
-            ("xoxb-1234567890-abc", "[REDACTED:slack_token]"),
-            ("sk_live_abcdefghijklmnop1234", "[REDACTED:api_key]"),
-            (
-                "AIzaSyA1234567890abcdefghijklmnopqrstuv",
-                "[REDACTED:google_api_key]",
-            ),
-            (
-                "eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeKKF2Q",
-                "[REDACTED:jwt]",
-            ),
-            (
-                "Authorization: Bearer abcdefghijklmnop1234",
-                "Authorization: Bearer [REDACTED:bearer_token]",
-            ),
-            (
-                "https://user:pa55@example.com/x",
-                "https://[REDACTED:url_credentials]@example.com/x",
-            ),
-            (
-                "password = \"hunter22xyz\"",
-                "password = \"[REDACTED:assigned_secret]\"",
-            ),
-            (
-                "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
-                "[REDACTED:private_key]",
-            ),
-        ];
-        for (input, want) in cases {
-            assert_eq!(r().text(input).0, want, "{input}");
-            assert!(r().text(input).1 >= 1);
-        }
-    }
-
-    #[test]
-    fn leaves_ordinary_text_and_references_alone() {
-        for text in [
-            "token: process.env.TOKEN",
-            "password = getPassword()",
-            "secret: somewords",
-            "short is not redacted",
-            "const tokenizer = new Tokenizer();",
-        ] {
-            assert_eq!(r().text(text), (text.to_owned(), 0), "{text}");
-        }
-    }
-
-    #[test]
-    fn json_redacts_strings_and_credential_fields() {
-        let (v, n) =
-            r().json(&json!({"Authorization": "x", "a": ["sk-typesafe-test-key-123"], "n": 1}));
-        assert_eq!(
-            v,
-            json!({"Authorization": "[REDACTED:field]", "a": ["[REDACTED:env_secret]"], "n": 1})
-        );
-        assert_eq!(n, 1);
-    }
-}
+#[path = "redact_tests.rs"]
+mod tests;

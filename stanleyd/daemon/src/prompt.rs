@@ -282,12 +282,25 @@ pub(crate) async fn run(
         redactor: redactor.clone(),
     };
     match serve(state, request, cancel, events, redactor.clone()).await {
-        Ok(result) => result,
+        Ok(result) => redact_result(result, redactor.as_ref()),
         Err(failure) => {
             tracing::info!(kind = failure.kind, "request failed");
             error_result(&failure, Some(redactor.as_ref()))
         }
     }
+}
+
+/// The result as it leaves the daemon: what Stanley prints (the document and the human text)
+/// never carries a secret, even one a workflow copied from its input (a triaged log line).
+fn redact_result(mut result: v1::Result, redactor: &SecretRedactor) -> v1::Result {
+    if let Ok(doc) = serde_json::from_str::<Value>(&result.document_json) {
+        let (clean, n) = redactor.json(&doc);
+        if n > 0 {
+            result.document_json = serde_json::to_string_pretty(&clean).unwrap_or_default();
+        }
+    }
+    result.human = redactor.text(&result.human).0;
+    result
 }
 
 async fn serve(
