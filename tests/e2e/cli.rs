@@ -174,3 +174,59 @@ fn admin_modes_check_their_arguments() {
             .contains("--promote-candidate does not take a request")
     );
 }
+
+#[test]
+fn non_utf8_arguments_and_environment_never_panic() {
+    use stanley_tests::testenv::run;
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+    let bad = || OsString::from_vec(vec![b'S', b'u', b'm', 0xff, b'!']);
+    let env = TestEnv::new();
+    env.jev.route("summar", "summarize", 0.9);
+    let repo = crate::summarize::changed_repo();
+
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.arg(bad());
+    let out = run(cmd, None);
+    assert_eq!(out.code, 64, "{out:?}");
+    assert!(
+        out.stderr
+            .starts_with("stanley: usage error: argument 1 is not valid UTF-8: Sum\u{fffd}!"),
+        "{out:?}"
+    );
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.args([
+        OsString::from("Summarize what changed"),
+        OsString::from("--input"),
+        bad(),
+    ]);
+    assert_eq!(run(cmd, None).code, 64);
+
+    // A variable Stanley does not read is left out; the request is served.
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.arg("Summarize what changed").env("LS_COLORS", bad());
+    let out = run(cmd, None);
+    assert_eq!(out.code, 0, "{out:?}");
+    // One it reads is an input error naming it.
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.arg("Summarize what changed")
+        .env("TYPESAFE_MODEL", bad());
+    let out = run(cmd, None);
+    assert_eq!(out.code, 65, "{out:?}");
+    assert!(
+        out.stderr.contains("TYPESAFE_MODEL is not valid UTF-8"),
+        "{out:?}"
+    );
+
+    for bin in ["stanleyctl", "stanleyd"] {
+        let mut cmd = env.command(bin, repo.root());
+        cmd.arg(bad());
+        let out = run(cmd, None);
+        assert_eq!(out.code, 64, "{bin}: {out:?}");
+        assert_eq!(out.stderr.lines().count().min(1), 1, "{bin}: {out:?}");
+    }
+    let mut cmd = env.command("stanleyctl", repo.root());
+    cmd.args(["queue", "list"]).env("STANLEY_AGENT", bad());
+    let out = run(cmd, None);
+    assert_eq!(out.code, 65, "{out:?}");
+}

@@ -149,6 +149,9 @@ fn review_critical_path() -> serde_json::Value {
 fn improvement_loop() -> serde_json::Value {
     const AGENT_DELAY_MS: u64 = 500;
     let mut env = TestEnv::new();
+    // Trust as an author has it (`stanleyctl trust --edits` below), not the CI switch, so the
+    // figures include the trust check every request makes.
+    env.untrusted();
     env.set("STANLEY_LOG", "info");
     env.set(
         "STANLEY_PI_BIN",
@@ -283,6 +286,8 @@ fn main() {
             "export default async () => ({{ id: \"trivial\", instructions: \"Run the trivial workflow\", run: async () => ({{ version: {n} }}) }});\n"
         )
     };
+    let trusted = env.stanleyctl(&repo, &["trust", "--edits"]);
+    assert_eq!(trusted.code, 0, "stanleyctl trust failed: {trusted:?}");
     repo.write(".stanley/workflows/trivial.ts", &trivial(1));
     let trivial_request = ["Run the trivial workflow", "--json", "--no-persist"];
     drop(stanley(&trivial_request));
