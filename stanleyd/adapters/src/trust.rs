@@ -118,18 +118,25 @@ pub struct OnDisk {
     pub workflows: Files,
     /// The SHA-256 of `.stanley/flow.json`.
     pub flow: Option<String>,
-    /// The commit at `HEAD`, or `unborn`.
+    /// The commit at `HEAD`, or `unborn`; read only by [`OnDisk::with_head`], since only the
+    /// edit loop needs it.
     pub head: String,
 }
 
 impl OnDisk {
-    /// Reads the worktree at `root`.
+    /// Reads the files of the worktree at `root` (not `HEAD`).
     pub fn read(root: &Path) -> Self {
         Self {
             workflows: crate::guard::content(root),
             flow: flow_hash(root),
-            head: head(root),
+            head: String::new(),
         }
+    }
+
+    /// The same, with `HEAD` read too.
+    pub fn with_head(mut self, root: &Path) -> Self {
+        self.head = head(root);
+        self
     }
 
     /// As the pure model sees it.

@@ -139,6 +139,10 @@ pub(crate) async fn supervise(
     let idle = minute * flow.limits.hang_minutes;
     let started = Instant::now();
     let sessions = root.join(SESSION_DIR);
+    // Pi writes its sessions there: made here, so a committed link is refused, not followed.
+    if let Err(e) = stanley_adapters::records::create_private_dir(&sessions) {
+        return exit(3, format!("cannot use {SESSION_DIR}: {e}"));
+    }
     let mut prompt = run_prompt(&flow, &journal, None);
     let mut launches = 0u32;
     let mut model_errors = 0u32;

@@ -68,6 +68,14 @@ pub(crate) fn check(
     let store = store(state)?;
     let root = &state.config.files.root;
     let mut record = store.record(root).map_err(|e| e.to_string())?;
+    // Only the edit loop looks at HEAD; reading it costs a repository open.
+    let with_head;
+    let disk = if record.as_ref().is_some_and(|r| r.edits_head.is_some()) {
+        with_head = disk.clone().with_head(root);
+        &with_head
+    } else {
+        disk
+    };
     let assessment = assess(&mut record, disk.current());
     if assessment.record_changed {
         store
@@ -127,7 +135,7 @@ impl TrustService {
 
     fn status(&self, env: &HashMap<String, String>) -> Result<TrustStatus, Status> {
         let root = &self.state.config.files.root;
-        let disk = OnDisk::read(root);
+        let disk = OnDisk::read(root).with_head(root);
         let store = store(&self.state).ok();
         let record = match &store {
             Some(s) => s
@@ -183,7 +191,7 @@ impl Trust for TrustService {
         let edits = request.into_inner().edits;
         let root = self.state.config.files.root.clone();
         let store = store(&self.state).map_err(Status::failed_precondition)?;
-        let disk = OnDisk::read(&root);
+        let disk = OnDisk::read(&root).with_head(&root);
         let at = SystemClock.now();
         store
             .update(&root, |r| *r = Some(grant(disk.current(), edits, &at)))
