@@ -51,20 +51,25 @@ fn foreign(path: &Path, uid: u32) -> Unsafe {
     )
 }
 
-/// Checks a folder without following links: `Ok(false)` when it does not exist, `Ok(true)` when
-/// it is a real folder owned by the caller with no group or other permission bits.
-pub fn check_private_dir(path: &Path) -> Result<bool, Unsafe> {
+/// `lstat`: `None` when nothing is there, an error for a link (never followed) or a failure.
+fn lstat(path: &Path, link: &str) -> Result<Option<fs::Metadata>, Unsafe> {
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Unsafe::new(path, format!("cannot be inspected: {e}"))),
     };
     if meta.file_type().is_symlink() {
-        return Err(Unsafe::new(
-            path,
-            "is a symbolic link; refusing to follow it",
-        ));
+        return Err(Unsafe::new(path, link));
     }
+    Ok(Some(meta))
+}
+
+/// Checks a folder without following links: `Ok(false)` when it does not exist, `Ok(true)` when
+/// it is a real folder owned by the caller with no group or other permission bits.
+pub fn check_private_dir(path: &Path) -> Result<bool, Unsafe> {
+    let Some(meta) = lstat(path, "is a symbolic link; refusing to follow it")? else {
+        return Ok(false);
+    };
     if !meta.is_dir() {
         return Err(Unsafe::new(path, "is not a folder"));
     }
@@ -104,17 +109,13 @@ pub fn ensure_private_dir(path: &Path) -> Result<(), Unsafe> {
 /// Checks a socket path without following links: `Ok(false)` when nothing is there, `Ok(true)`
 /// when it is a socket owned by the caller.
 pub fn check_socket(path: &Path) -> Result<bool, Unsafe> {
-    let meta = match fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(Unsafe::new(path, format!("cannot be inspected: {e}"))),
+    let Some(meta) = lstat(
+        path,
+        "is a symbolic link, not the daemon's socket; refusing to follow it",
+    )?
+    else {
+        return Ok(false);
     };
-    if meta.file_type().is_symlink() {
-        return Err(Unsafe::new(
-            path,
-            "is a symbolic link, not the daemon's socket; refusing to follow it",
-        ));
-    }
     if !meta.file_type().is_socket() {
         return Err(Unsafe::new(path, "is not a socket"));
     }

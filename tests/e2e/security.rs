@@ -126,6 +126,45 @@ fn attacker_dir(path: &Path, mode: u32) {
     fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
 }
 
+/// One second-user case: a hermetic environment, a changed repository and a shared `/tmp`-like
+/// folder. `None` (after saying why) when the tests cannot act as a second user.
+struct Scene {
+    env: TestEnv,
+    repo: TempRepo,
+    shared: tempfile::TempDir,
+}
+
+impl Scene {
+    fn new(test: &str) -> Option<Self> {
+        if !second_user_available(test) {
+            return None;
+        }
+        Some(Self {
+            env: summarize_env(),
+            repo: changed_repo(),
+            shared: shared_tmp(),
+        })
+    }
+
+    /// The socket path the client computes inside `folder`.
+    fn socket_in(&self, folder: &Path) -> PathBuf {
+        folder.join(socket_name(&self.repo))
+    }
+
+    /// Our own private runtime folder, the path of our socket in it, and the attacker's
+    /// listener on a socket of theirs.
+    fn own_folder_and_listener(&self) -> (PathBuf, PathBuf, PathBuf, Listener) {
+        let mine = self.shared.path().join("mine");
+        fs::create_dir(&mine).unwrap();
+        fs::set_permissions(&mine, fs::Permissions::from_mode(0o700)).unwrap();
+        let evil = self.shared.path().join("evil");
+        attacker_dir(&evil, 0o755);
+        let foreign = evil.join("x.sock");
+        let listener = Listener::start(&foreign);
+        (mine.clone(), self.socket_in(&mine), foreign, listener)
+    }
+}
+
 fn socket_name(repo: &TempRepo) -> String {
     stanley_proto::socket::socket_name(repo.root())
 }
@@ -170,12 +209,11 @@ fn assert_refused(out: &Output, path: &Path, problem: &str) {
 
 #[test]
 fn a_runtime_folder_another_user_created_first_is_refused() {
-    if !second_user_available("a_runtime_folder_another_user_created_first_is_refused") {
+    let Some(Scene { env, repo, shared }) =
+        Scene::new("a_runtime_folder_another_user_created_first_is_refused")
+    else {
         return;
-    }
-    let env = summarize_env();
-    let repo = changed_repo();
-    let shared = shared_tmp();
+    };
     // The attacker got there first: `<xdg>/stanley`, theirs, open to all, with a listener at
     // the exact socket path the victim's client computes.
     let folder = shared.path().join("stanley");
@@ -194,12 +232,11 @@ fn a_runtime_folder_another_user_created_first_is_refused() {
 
 #[test]
 fn a_runtime_folder_of_ours_that_others_can_write_is_refused() {
-    if !second_user_available("a_runtime_folder_of_ours_that_others_can_write_is_refused") {
+    let Some(Scene { env, repo, shared }) =
+        Scene::new("a_runtime_folder_of_ours_that_others_can_write_is_refused")
+    else {
         return;
-    }
-    let env = summarize_env();
-    let repo = changed_repo();
-    let shared = shared_tmp();
+    };
     let folder = shared.path().join("stanley");
     fs::create_dir(&folder).unwrap();
     fs::set_permissions(&folder, fs::Permissions::from_mode(0o777)).unwrap();
@@ -213,12 +250,10 @@ fn a_runtime_folder_of_ours_that_others_can_write_is_refused() {
 
 #[test]
 fn a_symlinked_runtime_folder_is_refused() {
-    if !second_user_available("a_symlinked_runtime_folder_is_refused") {
+    let Some(Scene { env, repo, shared }) = Scene::new("a_symlinked_runtime_folder_is_refused")
+    else {
         return;
-    }
-    let env = summarize_env();
-    let repo = changed_repo();
-    let shared = shared_tmp();
+    };
     let evil = shared.path().join("evil");
     attacker_dir(&evil, 0o755);
     let listener = Listener::start(&evil.join(socket_name(&repo)));
@@ -229,65 +264,46 @@ fn a_symlinked_runtime_folder_is_refused() {
     assert_eq!(listener.finish(&evil.join(socket_name(&repo))), (0, 0));
 }
 
-/// Our own private runtime folder, and the attacker's folder with a listener in it.
-fn own_folder_and_listener(shared: &Path) -> (PathBuf, PathBuf, Listener) {
-    let mine = shared.join("mine");
-    fs::create_dir(&mine).unwrap();
-    fs::set_permissions(&mine, fs::Permissions::from_mode(0o700)).unwrap();
-    let evil = shared.join("evil");
-    attacker_dir(&evil, 0o755);
-    let foreign = evil.join("x.sock");
-    let listener = Listener::start(&foreign);
-    (mine, foreign, listener)
-}
-
 #[test]
 fn a_socket_that_is_a_symlink_to_a_foreign_socket_is_refused() {
-    if !second_user_available("a_socket_that_is_a_symlink_to_a_foreign_socket_is_refused") {
+    let Some(scene) = Scene::new("a_socket_that_is_a_symlink_to_a_foreign_socket_is_refused")
+    else {
         return;
-    }
-    let env = summarize_env();
-    let repo = changed_repo();
-    let shared = shared_tmp();
-    let (mine, foreign, listener) = own_folder_and_listener(shared.path());
-    let socket = mine.join(socket_name(&repo));
+    };
+    let (env, repo) = (&scene.env, &scene.repo);
+    let (mine, socket, foreign, listener) = scene.own_folder_and_listener();
     symlink(&foreign, &socket).unwrap();
-    let out = request_with_runtime(&env, &repo, &mine);
+    let out = request_with_runtime(env, repo, &mine);
     assert_refused(&out, &socket, "is a symbolic link");
     assert_eq!(listener.finish(&foreign), (0, 0));
 }
 
 #[test]
 fn a_socket_owned_by_another_user_is_refused() {
-    if !second_user_available("a_socket_owned_by_another_user_is_refused") {
+    let Some(scene) = Scene::new("a_socket_owned_by_another_user_is_refused") else {
         return;
-    }
-    let env = summarize_env();
-    let repo = changed_repo();
-    let shared = shared_tmp();
-    let (mine, foreign, listener) = own_folder_and_listener(shared.path());
-    let socket = mine.join(socket_name(&repo));
+    };
+    let (env, repo) = (&scene.env, &scene.repo);
+    let (mine, socket, foreign, listener) = scene.own_folder_and_listener();
     // The listening socket itself, moved to the path the client uses; it stays uid 65534's.
     fs::rename(&foreign, &socket).unwrap();
-    let out = request_with_runtime(&env, &repo, &mine);
+    let out = request_with_runtime(env, repo, &mine);
     assert_refused(&out, &socket, "is owned by uid 65534");
     assert_eq!(listener.finish(&socket), (0, 0));
 }
 
 #[test]
 fn a_foreign_listener_behind_a_socket_file_of_ours_gets_zero_bytes() {
-    if !second_user_available("a_foreign_listener_behind_a_socket_file_of_ours_gets_zero_bytes") {
+    let Some(scene) = Scene::new("a_foreign_listener_behind_a_socket_file_of_ours_gets_zero_bytes")
+    else {
         return;
-    }
-    let env = summarize_env();
-    let repo = changed_repo();
-    let shared = shared_tmp();
-    let (mine, foreign, listener) = own_folder_and_listener(shared.path());
-    let socket = mine.join(socket_name(&repo));
+    };
+    let (env, repo) = (&scene.env, &scene.repo);
+    let (mine, socket, foreign, listener) = scene.own_folder_and_listener();
     fs::rename(&foreign, &socket).unwrap();
     // Every file check passes now: only the peer's credentials tell the truth.
     chown(&socket, Some(0), Some(0)).unwrap();
-    let out = request_with_runtime(&env, &repo, &mine);
+    let out = request_with_runtime(env, repo, &mine);
     assert_refused(&out, &socket, "is served by a process of uid 65534");
     // stanleyctl follows the same rule.
     let mut cmd = env.command("stanleyctl", repo.root());
