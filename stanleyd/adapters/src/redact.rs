@@ -54,6 +54,17 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
             r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
         ),
         compile("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}"),
+        compile("google_oauth_secret", r"\bGOCSPX-[A-Za-z0-9_-]{24,}"),
+        compile("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}"),
+        compile("digitalocean_token", r"\bdo[por]_v1_[a-f0-9]{64}"),
+        compile("shopify_token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+        compile("pypi_token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
+        compile("grafana_token", r"\bgl(?:sa|c)_[A-Za-z0-9_=+/-]{32,}"),
+        compile("slack_app_token", r"\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
+        compile(
+            "discord_webhook",
+            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+",
+        ),
         compile(
             "jwt",
             r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
@@ -62,238 +73,15 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
 });
 
 static BEARER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{16,}").expect("valid pattern")
+    Regex::new(r"\b(Bearer|Basic|[Tt]oken)\s+[A-Za-z0-9._~+/=-]{16,}").expect("valid pattern")
 });
+/// `scheme://user:password@` (the user may be empty; the password runs to the last `@`).
 static URL_CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b([A-Za-z][A-Za-z0-9+.-]*://)[^\s:/@]+:[^\s/@]+@").expect("valid pattern")
+    Regex::new(r"\b(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^\s:/@]*:(?P<password>[^\s/]+)@")
+        .expect("valid pattern")
 });
 
-/// `key <sep> value`: the key (a flag, a dotted or plain identifier, possibly quoted), the
-/// separator (`:`, `=`, `=>`) and the value: quoted (any length), or unquoted. An unquoted value
-/// after a bare `=` (env files, shell) ends at whitespace; after `:` or a spaced `=` (YAML, INI,
-/// code) it runs to the end of the line, a comment or a closing bracket.
-static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r#"(?P<key>(?:--?)?\b[A-Za-z_][A-Za-z0-9_.-]*)(?P<kq>["']?)(?P<sep>\s*(?::|=>|=)\s*)(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`|(?P<bare>[^\s"'`,;&|]+))"#,
-    )
-    .expect("valid pattern")
-});
-
-/// Words a secret-named key may hold that are not secrets: types, flags, placeholders.
-const PLAIN_VALUES: [&str; 22] = [
-    "true",
-    "false",
-    "null",
-    "nil",
-    "none",
-    "undefined",
-    "required",
-    "optional",
-    "inherit",
-    "string",
-    "str",
-    "number",
-    "int",
-    "integer",
-    "bool",
-    "boolean",
-    "any",
-    "bytes",
-    "object",
-    "unknown",
-    "text",
-    "secretstr",
-];
-
-/// Key endings that describe a secret rather than hold one (`password_min_length`,
-/// `token_count`, `secret_name`, `token_url`).
-const META_SUFFIXES: [&str; 41] = [
-    "length",
-    "len",
-    "min",
-    "max",
-    "count",
-    "size",
-    "limit",
-    "policy",
-    "regex",
-    "regexp",
-    "pattern",
-    "field",
-    "label",
-    "hint",
-    "prompt",
-    "placeholder",
-    "message",
-    "msg",
-    "title",
-    "url",
-    "uri",
-    "endpoint",
-    "path",
-    "file",
-    "filename",
-    "dir",
-    "env",
-    "var",
-    "name",
-    "id",
-    "type",
-    "ttl",
-    "expiry",
-    "expires",
-    "expiresat",
-    "expiresin",
-    "timeout",
-    "enabled",
-    "required",
-    "rotation",
-    "version",
-];
-
-/// Words that make a key secret wherever they appear in it.
-const SECRET_WORDS: [&str; 5] = ["password", "passwd", "passphrase", "secret", "credential"];
-
-/// Endings that make a key secret (`DB_PASS`, `mysql_pwd`, `GITHUB_TOKEN`, `SENTRY_DSN`).
-const SECRET_SUFFIXES: [&str; 16] = [
-    "pass",
-    "pwd",
-    "token",
-    "dsn",
-    "apikey",
-    "accesskey",
-    "secretkey",
-    "privatekey",
-    "signingkey",
-    "encryptionkey",
-    "masterkey",
-    "accountkey",
-    "authkey",
-    "sessionkey",
-    "connectionstring",
-    "connstr",
-];
-
-/// Whether an assignment's key names a secret.
-pub fn secret_key(key: &str) -> bool {
-    let compact: String = key
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    if compact == "auth" {
-        return true;
-    }
-    let secret_suffix = SECRET_SUFFIXES.iter().any(|s| compact.ends_with(s))
-        && !["bypass", "compass", "surpass"]
-            .iter()
-            .any(|w| compact.ends_with(w));
-    if secret_suffix {
-        return true;
-    }
-    if META_SUFFIXES.iter().any(|m| compact.ends_with(m)) {
-        return false;
-    }
-    SECRET_WORDS.iter().any(|w| compact.contains(w))
-}
-
-/// Whether a value assigned to a secret-named key is not itself a secret: empty, a placeholder,
-/// a reference to elsewhere, code, a type, a mask, or already redacted.
-fn plain_value(value: &str, quoted: bool) -> bool {
-    let v = value.trim();
-    if v.is_empty()
-        || v.starts_with("[REDACTED")
-        || v.chars().all(|c| matches!(c, '*' | 'x' | 'X' | '.' | '•'))
-    {
-        return true;
-    }
-    let reference = [
-        "process.env",
-        "os.environ",
-        "env.",
-        "ENV[",
-        "${",
-        "{{",
-        "%(",
-        "<",
-    ]
-    .iter()
-    .any(|p| v.starts_with(p))
-        || (v.starts_with('$')
-            && v[1..]
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_'))
-        || v.contains('(')
-        || v.contains('<');
-    if reference {
-        return true;
-    }
-    if quoted {
-        return false;
-    }
-    // Unquoted: a comparison (`password == other`), a type or flag word, or a dotted
-    // reference such as `this.password` or `config.db.pass`.
-    v.starts_with('=')
-        || v.starts_with('>')
-        || PLAIN_VALUES.contains(&v.to_ascii_lowercase().as_str())
-        || (v.contains('.')
-            && !v.contains(' ')
-            && !v.contains("://")
-            && v.split('.').all(|part| {
-                part.chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                    && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            }))
-}
-
-/// The unquoted value as far as it reaches: to whitespace after a bare `=`, else to the end of
-/// the line, a ` #` comment or a closing bracket.
-fn bare_extent<'t>(caps: &Captures<'t>, text: &'t str) -> (usize, usize) {
-    let bare = caps.name("bare").expect("bare value");
-    let sep = &caps["sep"];
-    if sep.trim() == "=" && !sep.contains(char::is_whitespace) {
-        return (bare.start(), bare.end());
-    }
-    let rest = &text[bare.start()..];
-    let mut end = rest.find(['\n', '\r']).unwrap_or(rest.len());
-    for stop in [" #", ";", ",", "}", ")", "]", "&&", "||", "\""] {
-        if let Some(i) = rest[..end].find(stop) {
-            end = i;
-        }
-    }
-    let value = rest[..end].trim_end();
-    (bare.start(), bare.start() + value.len())
-}
-
-/// Redacts values assigned to secret-named keys; returns the text and how many were redacted.
-fn redact_assignments(text: &str) -> (String, u64) {
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    let mut count = 0;
-    for caps in ASSIGNED.captures_iter(text) {
-        let whole = caps.get(0).expect("match");
-        if whole.start() < last || !secret_key(&caps["key"]) {
-            continue;
-        }
-        let (start, end, quoted) = match (caps.name("dq"), caps.name("sq"), caps.name("bq")) {
-            (Some(m), _, _) | (_, Some(m), _) | (_, _, Some(m)) => (m.start(), m.end(), true),
-            _ => {
-                let (s, e) = bare_extent(&caps, text);
-                (s, e, false)
-            }
-        };
-        if start < last || plain_value(&text[start..end], quoted) {
-            continue;
-        }
-        out.push_str(&text[last..start]);
-        out.push_str("[REDACTED:assigned_secret]");
-        last = end;
-        count += 1;
-    }
-    out.push_str(&text[last..]);
-    (out, count)
-}
+pub use crate::redact_keys::secret_key;
 
 /// Redacts the given literal secrets (the caller's key values) and the built-in patterns.
 #[derive(Clone, Debug, Default)]
@@ -340,8 +128,7 @@ impl SecretRedactor {
                     .map(|(k, v)| {
                         let v = match v {
                             Value::String(s)
-                                if is_auth_header(k)
-                                    || (secret_key(k) && !plain_value(s, true)) =>
+                                if is_auth_header(k) || crate::redact_keys::secret_field(k, s) =>
                             {
                                 *count += 1;
                                 Value::String("[REDACTED:field]".into())
@@ -408,13 +195,18 @@ impl Redactor for SecretRedactor {
             );
         }
         replace_all(&mut out, &BEARER, "$1 [REDACTED:bearer_token]", &mut count);
-        replace_all(
-            &mut out,
-            &URL_CREDENTIALS,
-            "${1}[REDACTED:url_credentials]@",
-            &mut count,
-        );
-        let (out, n) = redact_assignments(&out);
+        out = URL_CREDENTIALS
+            .replace_all(&out, |caps: &Captures<'_>| {
+                // `host:8080@tag` is a port, not a password.
+                if caps["password"].chars().all(|c| c.is_ascii_digit()) {
+                    caps[0].to_owned()
+                } else {
+                    count += 1;
+                    format!("{}[REDACTED:url_credentials]@", &caps["scheme"])
+                }
+            })
+            .into_owned();
+        let (out, n) = crate::redact_keys::redact_named(&out);
         (out, count + n)
     }
 

@@ -84,6 +84,10 @@ fn what_is_kept_around_a_redaction() {
             "password: [REDACTED:assigned_secret] # rotated monthly",
         ),
         ("short is not redacted", "short is not redacted"),
+        (
+            "+key:\n+  password: |\n+    line one\n+    line two\n+  user: bob",
+            "+key:\n+  password: |\n[REDACTED:assigned_secret]\n+  user: bob",
+        ),
     ];
     for (input, want) in cases {
         assert_eq!(r().text(input).0, want, "{input}");
@@ -94,13 +98,13 @@ fn what_is_kept_around_a_redaction() {
 fn json_redacts_strings_and_secret_fields() {
     let (v, n) = r().json(&json!({
         "Authorization": "x", "a": ["sk-typesafe-test-key-123"], "n": 1,
-        "db_password": "hunter", "password_min_length": "12", "token": "process.env.T"
+        "db_password": "hunter", "password_min_length": "12", "token": "${TOKEN}"
     }));
     assert_eq!(
         v,
         json!({"Authorization": "[REDACTED:field]", "a": ["[REDACTED:env_secret]"], "n": 1,
                "db_password": "[REDACTED:field]", "password_min_length": "12",
-               "token": "process.env.T"})
+               "token": "${TOKEN}"})
     );
     assert_eq!(n, 3);
 }
