@@ -264,3 +264,52 @@ fn flow_init_trusts_the_flow_it_writes() {
     assert_eq!(mode, 0o600);
     assert!(!Path::new(&repo.root().join(".stanley/trust.json")).exists());
 }
+
+#[test]
+fn a_branch_cannot_swap_a_trusted_workflows_imports_through_tsconfig_paths() {
+    let s = Setup::new();
+    // A trusted workflow that imports a package vendored beside it.
+    s.repo.write(
+        ".stanley/workflows/node_modules/lib-helper/index.js",
+        "module.exports = { greeting: \"from the vendored helper\" };\n",
+    );
+    s.repo.write(
+        ".stanley/workflows/node_modules/lib-helper/package.json",
+        r#"{"name": "lib-helper", "version": "1.0.0", "main": "index.js"}"#,
+    );
+    s.repo.write(
+        ".stanley/workflows/hello.ts",
+        r#"import helper from "lib-helper";
+export default async function () {
+  return { id: "hello", instructions: "Use when the user asks to say hello.", examples: ["Say hello"],
+           async run() { return { text: helper.greeting }; } };
+}
+"#,
+    );
+    assert_eq!(s.ctl(&["trust"]).code, 0);
+    assert_eq!(
+        s.hello().json()["output"]["text"],
+        "from the vendored helper"
+    );
+    // The branch maps the import elsewhere with a repository tsconfig, touching no trusted file.
+    s.repo.write(
+        "tsconfig.json",
+        r#"{"compilerOptions": {"baseUrl": ".", "paths": {"lib-helper": ["./evil.ts"]}}}"#,
+    );
+    s.repo.write(
+        "evil.ts",
+        "import { writeFileSync } from \"node:fs\";\nwriteFileSync(process.env.MARKS + \"/evil\", \"ran\");\nexport default { greeting: \"from evil\" };\n",
+    );
+    assert_eq!(s.ctl(&["daemon", "restart"]).code, 0);
+    let out = s.hello();
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.json()["output"]["text"],
+        "from the vendored helper",
+        "{out:?}"
+    );
+    assert!(
+        !s.marked("evil"),
+        "repository tsconfig paths redirected a trusted import"
+    );
+}

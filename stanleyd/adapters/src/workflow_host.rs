@@ -21,6 +21,9 @@ pub const HOST_PROTOCOL: u64 = 1;
 pub struct HostFiles {
     pub script: PathBuf,
     pub loader: PathBuf,
+    /// Stanley's own `tsconfig.json` beside the script, given to tsx so that no repository
+    /// tsconfig (whose `paths` could redirect a trusted workflow's imports) is read.
+    pub tsconfig: PathBuf,
 }
 
 /// Finds the host: `$STANLEY_WORKFLOW_HOST` (the folder holding `host/host.mjs` and
@@ -38,8 +41,13 @@ pub fn locate(env_dir: Option<&str>, exe: &Path) -> Result<HostFiles, String> {
     for dir in candidates {
         let script = dir.join("host/host.mjs");
         let loader = dir.join("node_modules/tsx/dist/loader.mjs");
-        if script.is_file() && loader.is_file() {
-            return Ok(HostFiles { script, loader });
+        let tsconfig = dir.join("host/tsconfig.json");
+        if script.is_file() && loader.is_file() && tsconfig.is_file() {
+            return Ok(HostFiles {
+                script,
+                loader,
+                tsconfig,
+            });
         }
     }
     Err("the workflow host is not installed (run scripts/install, or npm ci --prefix packaging in a source checkout)".into())
@@ -126,6 +134,7 @@ impl WorkflowHost {
             // Repository code never sees Jev's key (one policy, `child_env`).
             .envs(crate::child_env::for_repository_code(env))
             .env("STANLEY_NESTED", "1")
+            .env("TSX_TSCONFIG_PATH", &files.tsconfig)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
