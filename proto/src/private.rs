@@ -12,6 +12,21 @@ use std::path::{Path, PathBuf};
 
 use crate::socket::current_uid;
 
+/// What kind of place failed, which decides what the person can do about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// The runtime folder belongs to someone else, is a link, or is not a folder.
+    ForeignFolder,
+    /// The runtime folder is the caller's but others may write or read it.
+    OpenFolder,
+    /// The runtime folder is shared (world-writable with the sticky bit, like `/tmp`).
+    SharedFolder,
+    /// The socket or the process behind it is not the caller's.
+    ForeignSocket,
+    /// Anything else (a folder that cannot be created or inspected, a link under `.stanley/`).
+    Other,
+}
+
 /// A path Stanley refuses to use, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unsafe {
@@ -19,13 +34,38 @@ pub struct Unsafe {
     pub path: PathBuf,
     /// What is wrong with it, as the end of a sentence ("is a symbolic link").
     pub problem: String,
+    /// What kind of place it is.
+    pub place: Place,
 }
 
 impl Unsafe {
     fn new(path: &Path, problem: impl Into<String>) -> Self {
+        Self::at(path, problem, Place::Other)
+    }
+
+    fn at(path: &Path, problem: impl Into<String>, place: Place) -> Self {
         Self {
             path: path.to_path_buf(),
             problem: problem.into(),
+            place,
+        }
+    }
+
+    /// The `hint:` line: what the person can do, naming `variable` (the one that chose the
+    /// runtime folder: `STANLEY_RUNTIME_DIR` when it is set, else `XDG_RUNTIME_DIR`).
+    pub fn hint(&self, variable: &str) -> String {
+        let elsewhere = format!("set {variable} to a folder only you can use (mode 0700)");
+        match self.place {
+            Place::OpenFolder => format!(
+                "make it private with `chmod 700 {}`, or {elsewhere}",
+                self.path.display()
+            ),
+            Place::SharedFolder => format!("it is shared with other users; {elsewhere}"),
+            Place::ForeignFolder => format!("another user may have made it; {elsewhere}"),
+            Place::ForeignSocket => format!(
+                "only you or root can write in your runtime folder, so find out who put it there; meanwhile {elsewhere}"
+            ),
+            Place::Other => elsewhere,
         }
     }
 }
@@ -38,28 +78,23 @@ impl fmt::Display for Unsafe {
 
 impl std::error::Error for Unsafe {}
 
-/// The `hint:` line for an unsafe runtime folder or socket.
-pub const RUNTIME_HINT: &str = "set XDG_RUNTIME_DIR to a folder only you can use (mode 0700), or remove the path if you created it yourself";
-
-fn foreign(path: &Path, uid: u32) -> Unsafe {
-    Unsafe::new(
+fn foreign(path: &Path, uid: u32, place: Place) -> Unsafe {
+    Unsafe::at(
         path,
-        format!(
-            "is owned by uid {uid}, not by you (uid {}); refusing to use it",
-            current_uid()
-        ),
+        format!("is owned by uid {uid}, not by you (uid {})", current_uid()),
+        place,
     )
 }
 
 /// `lstat`: `None` when nothing is there, an error for a link (never followed) or a failure.
-fn lstat(path: &Path, link: &str) -> Result<Option<fs::Metadata>, Unsafe> {
+fn lstat(path: &Path, link: &str, place: Place) -> Result<Option<fs::Metadata>, Unsafe> {
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Unsafe::new(path, format!("cannot be inspected: {e}"))),
     };
     if meta.file_type().is_symlink() {
-        return Err(Unsafe::new(path, link));
+        return Err(Unsafe::at(path, link, place));
     }
     Ok(Some(meta))
 }
@@ -67,20 +102,26 @@ fn lstat(path: &Path, link: &str) -> Result<Option<fs::Metadata>, Unsafe> {
 /// Checks a folder without following links: `Ok(false)` when it does not exist, `Ok(true)` when
 /// it is a real folder owned by the caller with no group or other permission bits.
 pub fn check_private_dir(path: &Path) -> Result<bool, Unsafe> {
-    let Some(meta) = lstat(path, "is a symbolic link; refusing to follow it")? else {
+    let Some(meta) = lstat(path, "is a symbolic link", Place::ForeignFolder)? else {
         return Ok(false);
     };
     if !meta.is_dir() {
-        return Err(Unsafe::new(path, "is not a folder"));
+        return Err(Unsafe::at(path, "is not a folder", Place::ForeignFolder));
     }
     if meta.uid() != current_uid() {
-        return Err(foreign(path, meta.uid()));
+        return Err(foreign(path, meta.uid(), Place::ForeignFolder));
     }
-    let mode = meta.mode() & 0o777;
+    let mode = meta.mode() & 0o7777;
     if mode & 0o077 != 0 {
-        return Err(Unsafe::new(
+        let shared = mode & 0o1002 == 0o1002;
+        return Err(Unsafe::at(
             path,
-            format!("is open to other users (mode {mode:03o}, expected 0700); refusing to use it"),
+            format!("is open to other users (mode {mode:04o}, expected 0700)"),
+            if shared {
+                Place::SharedFolder
+            } else {
+                Place::OpenFolder
+            },
         ));
     }
     Ok(true)
@@ -111,16 +152,17 @@ pub fn ensure_private_dir(path: &Path) -> Result<(), Unsafe> {
 pub fn check_socket(path: &Path) -> Result<bool, Unsafe> {
     let Some(meta) = lstat(
         path,
-        "is a symbolic link, not the daemon's socket; refusing to follow it",
+        "is a symbolic link, not the daemon's socket",
+        Place::ForeignSocket,
     )?
     else {
         return Ok(false);
     };
     if !meta.file_type().is_socket() {
-        return Err(Unsafe::new(path, "is not a socket"));
+        return Err(Unsafe::at(path, "is not a socket", Place::ForeignSocket));
     }
     if meta.uid() != current_uid() {
-        return Err(foreign(path, meta.uid()));
+        return Err(foreign(path, meta.uid(), Place::ForeignSocket));
     }
     Ok(true)
 }
@@ -141,13 +183,14 @@ pub fn check_peer(stream: &tokio::net::UnixStream, socket: &Path) -> Result<(), 
         .peer_cred()
         .map_err(|e| Unsafe::new(socket, format!("cannot tell who listens on it: {e}")))?;
     if cred.uid() != current_uid() {
-        return Err(Unsafe::new(
+        return Err(Unsafe::at(
             socket,
             format!(
                 "is served by a process of uid {}, not by you (uid {}); nothing was sent",
                 cred.uid(),
                 current_uid()
             ),
+            Place::ForeignSocket,
         ));
     }
     Ok(())
@@ -222,7 +265,17 @@ mod tests {
 
         fs::set_permissions(&dir, fs::Permissions::from_mode(0o777)).unwrap();
         let err = ensure_private_dir(&dir).unwrap_err();
-        assert!(err.problem.contains("mode 777"), "{err}");
+        assert!(err.problem.contains("mode 0777"), "{err}");
+        assert_eq!(err.place, Place::OpenFolder);
+        assert!(
+            err.hint("XDG_RUNTIME_DIR")
+                .starts_with("make it private with `chmod 700")
+        );
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o1777)).unwrap();
+        let err = ensure_private_dir(&dir).unwrap_err();
+        assert_eq!(err.place, Place::SharedFolder, "{err}");
+        assert!(!err.hint("STANLEY_RUNTIME_DIR").contains("chmod"));
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o777)).unwrap();
         // Refused, not repaired.
         assert_eq!(fs::metadata(&dir).unwrap().mode() & 0o777, 0o777);
 

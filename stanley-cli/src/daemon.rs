@@ -61,9 +61,16 @@ impl Target {
 
 /// The error for a socket, folder or peer that failed a check: nothing was sent to it.
 fn refused(problem: &stanley_proto::private::Unsafe) -> ClientError {
+    let variable = if std::env::var_os(stanley_proto::env::STANLEY_RUNTIME_DIR)
+        .is_some_and(|v| !v.is_empty())
+    {
+        stanley_proto::env::STANLEY_RUNTIME_DIR
+    } else {
+        "XDG_RUNTIME_DIR"
+    };
     ClientError::unavailable(
         format!("refusing to talk to the daemon: {problem}"),
-        stanley_proto::private::RUNTIME_HINT,
+        problem.hint(variable),
     )
 }
 
@@ -245,6 +252,52 @@ async fn ours_or_replace(target: &Target) -> Result<Option<Client>, ClientError>
     Ok(None)
 }
 
+/// A daemon of this worktree that listens on another socket: it was started with another runtime
+/// folder (`XDG_RUNTIME_DIR` or `STANLEY_RUNTIME_DIR` differ), so this client cannot reach it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Elsewhere {
+    /// Its pid.
+    pub pid: u32,
+    /// The socket it listens on.
+    pub socket: PathBuf,
+}
+
+impl Elsewhere {
+    /// The one line saying so.
+    pub fn message(&self, target: &Target) -> String {
+        format!(
+            "stanleyd (pid {}) serves {} on {}, not on {}: it was started with another runtime folder",
+            self.pid,
+            target.root.display(),
+            self.socket.display(),
+            target.socket.display()
+        )
+    }
+
+    /// What to do about it.
+    pub const HINT: &str = "run with the XDG_RUNTIME_DIR (or STANLEY_RUNTIME_DIR) it was started with, or stop it with `stanleyctl daemon stop` run that way";
+}
+
+/// The daemon `daemon.json` names, when it listens elsewhere and is still running. The file is
+/// in the repository, so it is believed only when `/proc/<pid>/cmdline` shows `stanleyd --root
+/// <this root>`; it is used for a message, never to connect.
+pub fn serving_elsewhere(target: &Target) -> Option<Elsewhere> {
+    let text = fs::read_to_string(target.dir().join("daemon.json")).ok()?;
+    let info: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let pid = u32::try_from(info["pid"].as_u64()?).ok()?;
+    let socket = PathBuf::from(info["socket"].as_str()?);
+    if socket == target.socket {
+        return None;
+    }
+    let cmdline = fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+    let ours = args.len() >= 3
+        && args[0].ends_with(b"stanleyd")
+        && args[1] == b"--root"
+        && args[2] == target.root.as_os_str().as_encoded_bytes();
+    ours.then_some(Elsewhere { pid, socket })
+}
+
 /// A single-threaded runtime for one client command.
 pub fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
     tokio::runtime::Builder::new_current_thread()
@@ -272,22 +325,30 @@ pub async fn connect_or_start(target: &Target) -> Result<Client, ClientError> {
         {
             return Ok(client);
         }
-        if let Ok(Some(exit)) = child.try_wait()
-            && !exit.success()
-        {
-            let err = fs::read_to_string(target.dir().join("stanleyd.err")).unwrap_or_default();
-            let last = err.lines().last().unwrap_or("").trim().to_owned();
-            return Err(ClientError::unavailable(
-                format!(
-                    "stanleyd exited with {exit} before answering{}",
-                    if last.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {last}")
-                    }
-                ),
-                target.hint(),
-            ));
+        if let Ok(Some(exit)) = child.try_wait() {
+            // It exits at once when another daemon holds this root's lock: one started with
+            // another runtime folder, which this client cannot reach.
+            if let Some(other) = serving_elsewhere(target) {
+                return Err(ClientError::unavailable(
+                    other.message(target),
+                    Elsewhere::HINT,
+                ));
+            }
+            if !exit.success() {
+                let err = fs::read_to_string(target.dir().join("stanleyd.err")).unwrap_or_default();
+                let last = err.lines().last().unwrap_or("").trim().to_owned();
+                return Err(ClientError::unavailable(
+                    format!(
+                        "stanleyd exited with {exit} before answering{}",
+                        if last.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {last}")
+                        }
+                    ),
+                    target.hint(),
+                ));
+            }
         }
         sleep(Duration::from_millis(25)).await;
     }

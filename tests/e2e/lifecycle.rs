@@ -205,3 +205,32 @@ fn ctrl_c_cancels_the_request_in_the_daemon() {
     });
     assert!(idle, "the daemon still runs the cancelled request");
 }
+
+#[test]
+fn a_daemon_started_with_another_runtime_folder_is_named_not_waited_for() {
+    let env = summarize_env();
+    let repo = changed_repo();
+    assert_eq!(env.stanley(&repo, &["Summarize what changed"]).code, 0);
+    let pid = repo.daemon_pid().unwrap();
+    let other = stanley_tests::private_tempdir("st-other");
+    let with_other = |args: &[&str]| {
+        let mut cmd = env.command(args[0], repo.root());
+        cmd.args(&args[1..])
+            .env("STANLEY_RUNTIME_DIR", other.path());
+        stanley_tests::testenv::run(cmd, None)
+    };
+    let out = with_other(&["stanley", "Summarize what changed"]);
+    assert_eq!(out.code, 69, "{out:?}");
+    assert!(
+        out.stderr.contains(&format!("stanleyd (pid {pid}) serves"))
+            && out.stderr.contains("started with another runtime folder"),
+        "{out:?}"
+    );
+    let status = with_other(&["stanleyctl", "daemon", "status"]);
+    assert_eq!(status.code, 0, "{status:?}");
+    assert!(status.stdout.contains(&format!("pid {pid}")), "{status:?}");
+    let stop = with_other(&["stanleyctl", "daemon", "stop"]);
+    assert_eq!(stop.code, 69, "{stop:?}");
+    assert!(alive(pid), "the daemon it cannot reach is left alone");
+    assert_eq!(env.stanleyctl(&repo, &["daemon", "stop"]).code, 0);
+}

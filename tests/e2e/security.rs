@@ -204,7 +204,11 @@ fn assert_refused(out: &Output, path: &Path, problem: &str) {
             && lines[0].contains(problem),
         "{out:?}"
     );
-    assert!(lines[1].starts_with("hint: set XDG_RUNTIME_DIR"), "{out:?}");
+    assert!(
+        lines[1].starts_with("hint: ")
+            && lines[1].contains("RUNTIME_DIR to a folder only you can use"),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -242,7 +246,11 @@ fn a_runtime_folder_of_ours_that_others_can_write_is_refused() {
     fs::set_permissions(&folder, fs::Permissions::from_mode(0o777)).unwrap();
     let listener = Listener::start(&folder.join(socket_name(&repo)));
     let out = request_with_xdg(&env, &repo, shared.path());
-    assert_refused(&out, &folder, "is open to other users (mode 777");
+    assert_refused(&out, &folder, "is open to other users (mode 0777");
+    assert!(
+        out.stderr.contains("hint: make it private with `chmod 700"),
+        "{out:?}"
+    );
     assert_eq!(listener.finish(&folder.join(socket_name(&repo))), (0, 0));
     let mode = fs::metadata(&folder).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o777, "refused, never chmod-ed");
@@ -579,4 +587,39 @@ fn no_child_that_runs_repository_code_receives_a_jev_key() {
     let out = env.stanley(&repo, &["--improve-worker"]);
     assert_eq!(out.code, 0, "{out:?}");
     assert_no_jev_key(marks.path(), "validation-host.json");
+}
+
+#[test]
+fn a_linked_queue_folder_is_an_input_error_with_one_line() {
+    let env = summarize_env();
+    let repo = changed_repo();
+    let elsewhere = repo.outside().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    fs::create_dir_all(repo.root().join(".stanley")).unwrap();
+    symlink(&elsewhere, repo.root().join(".stanley/state")).unwrap();
+    let out = env.stanleyctl(&repo, &["queue", "list"]);
+    assert_eq!(out.code, 65, "{out:?}");
+    assert_eq!(out.stderr.lines().count(), 1, "{out:?}");
+    assert!(
+        out.stderr.contains(".stanley/state is a symbolic link"),
+        "{out:?}"
+    );
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
+
+#[test]
+fn a_bad_environment_is_refused_before_any_daemon_starts() {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+    let env = summarize_env();
+    let repo = changed_repo();
+    for name in ["TYPESAFE_API_KEY", "STANLEY_RUNTIME_DIR"] {
+        let mut cmd = env.command("stanley", repo.root());
+        cmd.arg("Summarize what changed")
+            .env(name, OsString::from_vec(b"/tmp/d\xffx".to_vec()));
+        let out = run(cmd, None);
+        assert_eq!(out.code, 65, "{name}: {out:?}");
+        assert!(out.stderr.contains(name), "{out:?}");
+    }
+    assert!(repo.daemon_pid().is_none(), "no daemon was started");
 }

@@ -32,6 +32,12 @@ fn main() -> ExitCode {
         Ok(i) => i,
         Err(e) => return fail(&e, json),
     };
+    // A bad environment is reported before a daemon is found or started.
+    if !matches!(invocation, Invocation::Help { .. } | Invocation::Version)
+        && let Err(e) = stanley_cli::environ::request_env()
+    {
+        return fail(&e, json);
+    }
     let (request, options) = match invocation {
         Invocation::Help { empty } => {
             print!("{}", help_text(VERSION));

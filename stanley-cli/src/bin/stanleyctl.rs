@@ -166,6 +166,10 @@ fn main() -> ExitCode {
         }
     };
     let json = matches.get_flag("json");
+    // A bad environment is reported before a daemon is found or started.
+    if let Err(e) = stanley_cli::environ::request_env() {
+        return fail(&e);
+    }
     let start = match matches.get_one::<String>("repo") {
         Some(r) => PathBuf::from(r),
         None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
@@ -243,10 +247,21 @@ fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 Ok(None) => {
+                    let other = stanley_cli::daemon::serving_elsewhere(&target);
                     if json {
-                        println!("{{\"running\":false}}");
+                        match &other {
+                            Some(o) => println!(
+                                "{{\"running\":false,\"elsewhere\":{{\"pid\":{},\"socket\":{}}}}}",
+                                o.pid,
+                                stanley_cli::render::json_string(&o.socket.display().to_string())
+                            ),
+                            None => println!("{{\"running\":false}}"),
+                        }
                     } else {
-                        println!("no stanleyd is running for {}", target.root.display());
+                        println!("no stanleyd is running for {} on {}", target.root.display(), target.socket.display());
+                        if let Some(o) = &other {
+                            println!("{}", o.message(&target));
+                        }
                     }
                     ExitCode::SUCCESS
                 }
@@ -260,10 +275,16 @@ fn main() -> ExitCode {
                     }
                     Err(e) => fail(&e),
                 },
-                Ok(None) => {
-                    println!("no stanleyd is running for {}", target.root.display());
-                    ExitCode::SUCCESS
-                }
+                Ok(None) => match stanley_cli::daemon::serving_elsewhere(&target) {
+                    Some(o) => fail(&ClientError::unavailable(
+                        o.message(&target),
+                        stanley_cli::daemon::Elsewhere::HINT,
+                    )),
+                    None => {
+                        println!("no stanleyd is running for {}", target.root.display());
+                        ExitCode::SUCCESS
+                    }
+                },
             },
             _ => {
                 let running = match connect_running(&target).await {

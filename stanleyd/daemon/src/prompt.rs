@@ -640,7 +640,12 @@ async fn delegate(
         }
         None => {
             events.notice("delegated to the coding agent").await;
-            events.warning("no improvement job was queued: the improvement queue could not be opened; see the daemon log").await;
+            events
+                .warning(format!(
+                    "no improvement job was queued: {}",
+                    ctx.state.queue_unavailable()
+                ))
+                .await;
         }
     }
     let (status, output) = delegated_result(&result, &caveats, ctx.redactor.as_ref());

@@ -46,8 +46,9 @@ impl QueueService {
             .queue
             .as_deref()
             .map(|q| q as &dyn JobQueue)
-            .ok_or_else(|| {
-                Status::unavailable("the improvement queue could not be opened; see the daemon log")
+            .ok_or_else(|| match &self.state.queue_problem {
+                Some((message, true)) => Status::invalid_argument(message.clone()),
+                _ => Status::unavailable(self.state.queue_unavailable()),
             })
     }
 }

@@ -54,8 +54,11 @@ pub(crate) struct DaemonState {
     /// The HTTP connection pool for System One, shared by requests (it holds no key).
     pub(crate) http: HttpShared,
     /// The improvement queue (None when `.stanley/state/` could not be opened; the reason is
-    /// in the log).
+    /// in `queue_problem` and the log).
     pub(crate) queue: Option<Arc<stanley_adapters::queue::SledQueue>>,
+    /// Why the queue could not be opened, and whether the repository is at fault (a link
+    /// under `.stanley/`), which makes it an input error rather than an internal one.
+    pub(crate) queue_problem: Option<(String, bool)>,
     /// Held while the improvement worker runs (one at a time).
     pub(crate) worker: tokio::sync::Mutex<()>,
     /// Asks the background worker to drain the queue with a request's environment.
@@ -74,9 +77,39 @@ pub(crate) struct DaemonState {
     stop: Cancel,
 }
 
+/// Opens the improvement queue; on failure, why, and whether the repository is at fault.
+fn open_queue(
+    dir: &std::path::Path,
+) -> Result<Arc<stanley_adapters::queue::SledQueue>, (String, bool)> {
+    use stanley_adapters::records::{create_private_dir, refuse_links_within};
+    let planted = create_private_dir(dir)
+        .and_then(|()| refuse_links_within(dir))
+        .err()
+        .filter(|e| e.kind() == std::io::ErrorKind::InvalidInput);
+    if let Some(e) = planted {
+        tracing::error!(error = %e, "cannot open the improvement queue");
+        return Err((format!("the improvement queue cannot be used: {e}"), true));
+    }
+    stanley_adapters::queue::SledQueue::open(dir)
+        .map(Arc::new)
+        .map_err(|e| {
+            tracing::error!(error = %e, "cannot open the improvement queue");
+            (e.to_string(), false)
+        })
+}
+
 impl DaemonState {
+    /// Why the queue cannot be used, as one line.
+    pub(crate) fn queue_unavailable(&self) -> String {
+        self.queue_problem.as_ref().map_or_else(
+            || "the improvement queue is not open".to_owned(),
+            |(m, _)| m.clone(),
+        )
+    }
+
     pub(crate) fn new(config: &DaemonConfig, stop: Cancel) -> Result<Self, DaemonError> {
         let (kick, kicks) = tokio::sync::mpsc::unbounded_channel();
+        let queue = open_queue(&config.files.root.join(".stanley/state"));
         let git =
             Git2Repo::open(&config.files.root).map_err(|e| DaemonError::NotARepository(e.0))?;
         Ok(Self {
@@ -86,15 +119,8 @@ impl DaemonState {
                 what: "cannot build the HTTP client".into(),
                 source: std::io::Error::other(e.message),
             })?,
-            queue: match stanley_adapters::queue::SledQueue::open(
-                &config.files.root.join(".stanley/state"),
-            ) {
-                Ok(q) => Some(Arc::new(q)),
-                Err(e) => {
-                    tracing::error!(error = %e, "cannot open the improvement queue");
-                    None
-                }
-            },
+            queue: queue.clone().ok(),
+            queue_problem: queue.err(),
             worker: tokio::sync::Mutex::new(()),
             kick,
             kicks: Mutex::new(Some(kicks)),

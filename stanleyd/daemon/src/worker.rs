@@ -60,7 +60,7 @@ fn queue(state: &DaemonState) -> Result<&dyn JobQueue, String> {
         .queue
         .as_deref()
         .map(|q| q as &dyn JobQueue)
-        .ok_or_else(|| "the improvement queue could not be opened; see the daemon log".to_owned())
+        .ok_or_else(|| state.queue_unavailable())
 }
 
 /// Loads a candidate folder in a host of its own (never the serving host), asks its gates, runs
