@@ -4,7 +4,7 @@
 use serde_json::Value;
 use stanley_tests::{TempRepo, TestEnv};
 
-fn fixture() -> TempRepo {
+pub(crate) fn fixture() -> TempRepo {
     let repo = TempRepo::with_files(&[
         (
             "src/config.js",
@@ -28,13 +28,14 @@ fn fixture() -> TempRepo {
     repo
 }
 
-fn env() -> TestEnv {
+pub(crate) fn env() -> TestEnv {
     let env = TestEnv::new();
     env.jev.route("check", "check", 0.9);
     env
 }
 
-const REQUEST: &str = "Check whether these changes fix the crash in parseConfig when raw is null";
+pub(crate) const REQUEST: &str =
+    "Check whether these changes fix the crash in parseConfig when raw is null";
 
 fn flags(doc: &Value) -> Vec<(String, String, String)> {
     doc["output"]["data"]["findings"]

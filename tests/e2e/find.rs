@@ -9,7 +9,7 @@ fn candidate_id(path: &str) -> String {
     stanley_core::stable_id("c", &json!(path), 8)
 }
 
-fn repo() -> TempRepo {
+pub(crate) fn repo() -> TempRepo {
     let mut files: Vec<(String, String)> = (0..42)
         .map(|i| {
             (
@@ -43,7 +43,7 @@ fn repo() -> TempRepo {
     TempRepo::with_files(&refs)
 }
 
-fn env() -> TestEnv {
+pub(crate) fn env() -> TestEnv {
     let env = TestEnv::new();
     env.jev.route("find", "find", 0.9);
     let roles: Vec<String> = [

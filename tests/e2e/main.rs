@@ -9,6 +9,7 @@ mod faults;
 mod find;
 mod flow_run;
 mod flows;
+mod golden;
 mod grpc;
 mod hooks;
 mod layering;

@@ -1,0 +1,206 @@
+//! Golden outputs: for every built-in workflow, a delegation, the fallbacks and the error
+//! documents, what `stanley` prints (with and without `--json`, stderr and the exit code) is
+//! compared byte for byte with `tests/fixtures/golden/<case>.txt`. They pin the public
+//! documents across the restructure (issue 13). After an intended change, regenerate them with
+//! `STANLEY_BLESS=1 cargo nextest run -E 'test(/golden::/)'` and review the diff.
+
+use std::path::Path;
+
+use stanley_tests::testenv::bin_dir;
+use stanley_tests::{Output, TempRepo, TestEnv};
+
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/golden");
+
+/// Paths and run ids that differ from run to run, replaced by stable words.
+fn normalise(text: &str, repo: &TempRepo) -> String {
+    let root = repo.root().display().to_string();
+    let outside = repo.outside().display().to_string();
+    let text = text.replace(&root, "<ROOT>").replace(&outside, "<OUTSIDE>");
+    let run_id = regex::Regex::new(r"\b([a-z_]+)-\d{8}T\d{6}Z-[0-9a-f]{6}\b").unwrap();
+    let text = run_id.replace_all(&text, "$1-<RUN>");
+    let duration = regex::Regex::new(r#""durationMs": \d+"#).unwrap();
+    duration
+        .replace_all(&text, r#""durationMs": <MS>"#)
+        .into_owned()
+}
+
+fn render(out: &Output, repo: &TempRepo) -> String {
+    format!(
+        "exit: {}\n--- stdout ---\n{}--- stderr ---\n{}",
+        out.code,
+        normalise(&out.stdout, repo),
+        normalise(&out.stderr, repo)
+    )
+}
+
+/// Runs `args` twice (human, then `--json`) and compares both with the golden file.
+fn golden(name: &str, env: &TestEnv, repo: &TempRepo, args: &[&str], stdin: Option<&str>) {
+    let mut text = String::new();
+    for json in [false, true] {
+        let mut args = args.to_vec();
+        if json {
+            args.push("--json");
+        }
+        let out = env.stanley_with_stdin(repo, &args, stdin.map(str::as_bytes));
+        text.push_str(&format!("=== stanley {}\n", args.join(" ")));
+        text.push_str(&render(&out, repo));
+    }
+    let path = Path::new(GOLDEN).join(format!("{name}.txt"));
+    if std::env::var_os("STANLEY_BLESS").is_some() {
+        std::fs::create_dir_all(GOLDEN).unwrap();
+        std::fs::write(&path, &text).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; generate it with STANLEY_BLESS=1 and review it",
+            path.display()
+        )
+    });
+    assert!(
+        want == text,
+        "{name}: the output changed; if intended, regenerate with STANLEY_BLESS=1\n--- want\n{want}\n--- got\n{text}"
+    );
+}
+
+#[test]
+fn summarize() {
+    let env = crate::summarize::summarize_env();
+    let repo = crate::summarize::changed_repo();
+    golden("summarize", &env, &repo, &["Summarize what changed"], None);
+}
+
+#[test]
+fn the_five_diff_analyses() {
+    let env = TestEnv::new();
+    let repo = crate::summarize::changed_repo();
+    for (keyword, id, request) in [
+        (
+            "correctness",
+            "review",
+            "Review these changes for correctness bugs",
+        ),
+        (
+            "missing tests",
+            "test_gaps",
+            "Which changes have missing tests",
+        ),
+        ("security", "security_review", "Look for security issues"),
+        (
+            "performance",
+            "performance_review",
+            "Any performance regressions here",
+        ),
+        (
+            "compatib",
+            "compatibility_review",
+            "Check compatibility for consumers",
+        ),
+    ] {
+        env.jev.route(keyword, id, 0.9);
+        golden(id, &env, &repo, &[request], None);
+    }
+}
+
+#[test]
+fn check() {
+    let env = crate::check::env();
+    let repo = crate::check::fixture();
+    golden("check", &env, &repo, &[crate::check::REQUEST], None);
+}
+
+#[test]
+fn find() {
+    let env = crate::find::env();
+    let repo = crate::find::repo();
+    golden(
+        "find",
+        &env,
+        &repo,
+        &["Find the code behind webhook retries"],
+        None,
+    );
+}
+
+#[test]
+fn triage_failures() {
+    let env = crate::triage::env();
+    let repo = crate::triage::rust_repo();
+    let log = crate::triage::fixture("cargo-test.txt");
+    golden(
+        "triage_failures",
+        &env,
+        &repo,
+        &["Triage these test failures"],
+        Some(&log),
+    );
+}
+
+#[test]
+fn triage_comments() {
+    let env = crate::triage::comment_env();
+    let repo = TempRepo::with_files(&[("src/a.ts", "export function f(x) {\n  return x.y;\n}\n")]);
+    repo.write("src/a.ts", "export function f(x) {\n  return x?.y;\n}\n");
+    repo.write("comments.json", crate::triage::COMMENTS);
+    golden(
+        "triage_comments",
+        &env,
+        &repo,
+        &["Triage these review comments", "--input", "comments.json"],
+        None,
+    );
+}
+
+#[test]
+fn fallbacks_and_errors() {
+    let mut env = TestEnv::new();
+    env.set("STANLEY_AGENT", "off");
+    env.jev.route("summar", "summarize", 0.9);
+    let repo = crate::summarize::changed_repo();
+    golden(
+        "unsupported_action",
+        &env,
+        &repo,
+        &["Deploy this branch"],
+        None,
+    );
+    golden(
+        "unroutable",
+        &env,
+        &repo,
+        &["Explain the deployment topology of this service"],
+        None,
+    );
+    golden(
+        "input_refused",
+        &env,
+        &repo,
+        &["Summarize what changed"],
+        Some("some input\n"),
+    );
+    golden(
+        "usage_removed_flag",
+        &env,
+        &repo,
+        &["Summarize", "--kind", "x"],
+        None,
+    );
+    golden("usage_empty_request", &env, &repo, &[""], None);
+    let mut no_key = TestEnv::new();
+    no_key.without_key();
+    let fresh = crate::summarize::changed_repo();
+    golden("no_key", &no_key, &fresh, &["Summarize what changed"], None);
+}
+
+#[test]
+fn delegated_to_the_agent() {
+    let mut env = TestEnv::new();
+    env.set(
+        "STANLEY_PI_BIN",
+        bin_dir().join("fake-pi").to_str().unwrap(),
+    );
+    env.set("FAKE_PI_MODE", "finished");
+    env.set("STANLEY_AUTO_IMPROVE", "off");
+    let repo = crate::summarize::changed_repo();
+    golden("delegated", &env, &repo, &["Deploy this branch"], None);
+}
