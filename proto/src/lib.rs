@@ -3,6 +3,7 @@
 
 pub mod connect;
 pub mod env;
+pub mod exit;
 pub mod private;
 pub mod socket;
 

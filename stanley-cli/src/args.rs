@@ -240,7 +240,7 @@ mod tests {
             "--bogus",
         ] {
             let err = p(&["Find things", flag, "x"]).unwrap_err();
-            assert_eq!(err.kind, "usage", "{flag}");
+            assert_eq!(err.kind, crate::exit::ErrorKind::Usage, "{flag}");
             assert!(err.message.contains(flag), "{flag}: {}", err.message);
         }
     }

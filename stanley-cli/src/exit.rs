@@ -1,25 +1,14 @@
-//! The documented exit codes, and the client-side errors that map to them.
+//! The client-side errors and the exit codes they end with, from the table the daemon shares
+//! (`stanley_proto::exit`): a kind decides the code, and a refused call's gRPC code decides the
+//! kind, each in one place.
 
-/// Complete, help, version.
-pub const COMPLETE: u8 = 0;
-/// Incomplete coverage.
-pub const INCOMPLETE: u8 = 10;
-/// The shared Jev budget was exhausted.
-pub const BUDGET_EXHAUSTED: u8 = 12;
-/// Usage error or unsupported request.
-pub const USAGE: u8 = 64;
-/// Invalid input.
-pub const INPUT: u8 = 65;
-/// The daemon could not be started or reached.
-pub const UNAVAILABLE: u8 = 69;
-/// Internal error.
-pub const INTERNAL: u8 = 70;
+pub use stanley_proto::exit::{ErrorKind, Exit, FlowCode};
 
 /// An error the client reports itself (before or instead of a daemon result).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClientError {
-    /// `usage`, `input`, `internal` or `unavailable`.
-    pub kind: &'static str,
+    /// What kind of failure.
+    pub kind: ErrorKind,
     /// One line.
     pub message: String,
     /// Extra `hint:` line.
@@ -27,46 +16,44 @@ pub struct ClientError {
 }
 
 impl ClientError {
+    fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
     /// A usage error (64).
     pub fn usage(message: impl Into<String>) -> Self {
-        Self {
-            kind: "usage",
-            message: message.into(),
-            hint: None,
-        }
+        Self::new(ErrorKind::Usage, message)
     }
+
     /// An input error (65).
     pub fn input(message: impl Into<String>) -> Self {
-        Self {
-            kind: "input",
-            message: message.into(),
-            hint: None,
-        }
+        Self::new(ErrorKind::Input, message)
     }
+
     /// An internal error (70).
     pub fn internal(message: impl Into<String>) -> Self {
-        Self {
-            kind: "internal",
-            message: message.into(),
-            hint: None,
-        }
+        Self::new(ErrorKind::Internal, message)
     }
+
     /// The daemon could not be started or reached (69).
     pub fn unavailable(message: impl Into<String>, hint: impl Into<String>) -> Self {
         Self {
-            kind: "unavailable",
-            message: message.into(),
             hint: Some(hint.into()),
+            ..Self::new(ErrorKind::Unavailable, message)
         }
+    }
+
+    /// A call the daemon refused, by the kind it names.
+    pub fn from_status(status: &tonic::Status) -> Self {
+        Self::new(ErrorKind::of_status(status), status.message().to_owned())
     }
 
     /// The exit code of this error.
     pub fn exit_code(&self) -> u8 {
-        match self.kind {
-            "usage" => USAGE,
-            "input" => INPUT,
-            "unavailable" => UNAVAILABLE,
-            _ => INTERNAL,
-        }
+        self.kind.exit().code()
     }
 }

@@ -64,7 +64,7 @@ pub fn print_error(
 /// Prints a client-side error.
 pub fn print_client_error(error: &ClientError, json: bool) {
     print_error(
-        error.kind,
+        error.kind.as_str(),
         &error.message,
         None,
         json,

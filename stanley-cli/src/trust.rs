@@ -85,10 +85,7 @@ pub fn status_lines(s: &TrustStatus) -> String {
 }
 
 fn refused(status: tonic::Status) -> ClientError {
-    match status.code() {
-        tonic::Code::FailedPrecondition => ClientError::input(status.message().to_owned()),
-        _ => ClientError::internal(status.message().to_owned()),
-    }
+    ClientError::from_status(&status)
 }
 
 /// Runs one trust command against the worktree's daemon and prints its answer.

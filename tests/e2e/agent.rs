@@ -775,8 +775,10 @@ fn stanleyctl_works_retries_drops_and_reviews_candidates() {
     let promote = ctl(&["candidates", "promote", &id, "--json"]);
     assert_eq!(promote.code, 0, "{promote:?}");
     assert_eq!(promote.json()["path"], ".stanley/workflows/todo_audit.ts");
+    // A job whose state does not allow it is an input error, as a rejected candidate's
+    // promotion is (one error model, D-62).
     let retry = ctl(&["queue", "retry", &id]);
-    assert_eq!(retry.code, 64, "{retry:?}");
+    assert_eq!(retry.code, 65, "{retry:?}");
     assert!(retry.stderr.contains("was promoted"), "{}", retry.stderr);
 
     assert_eq!(ctl(&["queue", "drop", &id]).code, 0);

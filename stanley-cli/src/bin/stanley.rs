@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use stanley_cli::args::{self, Invocation, Options};
 use stanley_cli::daemon::{Target, connect_or_start};
-use stanley_cli::exit::{self, ClientError};
+use stanley_cli::exit::{ClientError, ErrorKind, Exit};
 use stanley_cli::help::help_text;
 use stanley_cli::render::{Progress, print_client_error, print_error};
 use stanley_cli::root::worktree_root;
@@ -41,7 +41,11 @@ fn main() -> ExitCode {
     let (request, options) = match invocation {
         Invocation::Help { empty } => {
             print!("{}", help_text(VERSION));
-            return ExitCode::from(if empty { exit::USAGE } else { exit::COMPLETE });
+            return ExitCode::from(if empty {
+                Exit::Usage.code()
+            } else {
+                Exit::Complete.code()
+            });
         }
         Invocation::Version => {
             println!("{VERSION}");
@@ -131,9 +135,9 @@ async fn improve_worker(
             } else {
                 println!("stanley: improvement worker already running for this repository");
             }
-            Ok(exit::COMPLETE)
+            Ok(Exit::Complete.code())
         }
-        Err(status) if status.code() == tonic::Code::FailedPrecondition => {
+        Err(status) if ErrorKind::of_status(&status) == ErrorKind::Usage => {
             if json {
                 println!(
                     "{}",
@@ -141,9 +145,9 @@ async fn improve_worker(
                 );
             }
             eprintln!("stanley: {}", status.message());
-            Ok(exit::USAGE)
+            Ok(Exit::Usage.code())
         }
-        Err(status) => Err(ClientError::internal(status.message().to_owned())),
+        Err(status) => Err(ClientError::from_status(&status)),
     }
 }
 
@@ -169,12 +173,9 @@ async fn promote(
                     r.workflow, r.path
                 );
             }
-            Ok(exit::COMPLETE)
+            Ok(Exit::Complete.code())
         }
-        Err(status) if status.code() == tonic::Code::InvalidArgument => {
-            Err(ClientError::input(status.message().to_owned()))
-        }
-        Err(status) => Err(ClientError::internal(status.message().to_owned())),
+        Err(status) => Err(ClientError::from_status(&status)),
     }
 }
 
@@ -288,7 +289,7 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
                         println!("{}", result.document_json);
                     }
                     print_error(
-                        &error.kind,
+                        error.kind.as_str(),
                         &error.message,
                         Some(&error.workflow),
                         false,
@@ -304,7 +305,7 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
                     let _ = writeln!(out, "{text}");
                     let _ = out.flush();
                 }
-                return Ok(u8::try_from(result.exit_code).unwrap_or(exit::INTERNAL));
+                return Ok(u8::try_from(result.exit_code).unwrap_or(Exit::Internal.code()));
             }
         }
     }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Arg, ArgAction, Command};
 use stanley_cli::daemon::{Target, channel, connect_or_start, connect_running, runtime, stop};
-use stanley_cli::exit::{self, ClientError};
+use stanley_cli::exit::{ClientError, ErrorKind, Exit, FlowCode};
 use stanley_cli::root::worktree_root;
 
 fn command() -> Command {
@@ -141,7 +141,11 @@ fn command() -> Command {
 }
 
 fn fail(error: &ClientError) -> ExitCode {
-    eprintln!("stanleyctl: {} error: {}", error.kind, error.message);
+    eprintln!(
+        "stanleyctl: {} error: {}",
+        error.kind.as_str(),
+        error.message
+    );
     if let Some(hint) = &error.hint {
         eprintln!("hint: {hint}");
     }
@@ -162,7 +166,7 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             eprint!("{e}");
-            return ExitCode::from(exit::USAGE);
+            return ExitCode::from(Exit::Usage.code());
         }
     };
     let json = matches.get_flag("json");
@@ -309,13 +313,7 @@ fn main() -> ExitCode {
 }
 
 fn status_error(s: tonic::Status) -> ClientError {
-    match s.code() {
-        tonic::Code::NotFound | tonic::Code::InvalidArgument => {
-            ClientError::input(s.message().to_owned())
-        }
-        tonic::Code::FailedPrecondition => ClientError::usage(s.message().to_owned()),
-        _ => ClientError::internal(s.message().to_owned()),
-    }
+    ClientError::from_status(&s)
 }
 
 fn job_line(j: &stanley_proto::v1::Job) -> String {
@@ -529,9 +527,6 @@ fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: bool) -> Ex
     }
 }
 
-/// The flow supervisor's exit code for a configuration error (no or bad flow file).
-const FLOW_CONFIG: u8 = 3;
-
 fn flow(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
     use stanley_proto::v1::flows_client::FlowsClient;
     use stanley_proto::v1::{FlowStatusRequest, InitFlowRequest, StopFlowRequest};
@@ -596,12 +591,7 @@ fn flow(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(s) => {
                 eprintln!("stanleyctl: {}", s.message());
-                ExitCode::from(match s.code() {
-                    tonic::Code::NotFound | tonic::Code::FailedPrecondition => FLOW_CONFIG,
-                    tonic::Code::InvalidArgument => exit::USAGE,
-                    tonic::Code::AlreadyExists => exit::INPUT,
-                    _ => exit::INTERNAL,
-                })
+                ExitCode::from(FlowCode::for_refusal(ErrorKind::of_status(&s)))
             }
         }
     })
@@ -629,7 +619,7 @@ fn flow_run(target: &Target) -> ExitCode {
             Ok(r) => r.into_inner(),
             Err(s) => {
                 eprintln!("stanleyctl: {}", s.message());
-                return ExitCode::from(exit::UNAVAILABLE);
+                return ExitCode::from(Exit::Unavailable.code());
             }
         };
         loop {
@@ -638,7 +628,7 @@ fn flow_run(target: &Target) -> ExitCode {
                 _ = tokio::signal::ctrl_c() => {
                     // Dropping the stream interrupts the run in the daemon.
                     eprintln!("stanleyctl: flow run interrupted");
-                    return ExitCode::from(130);
+                    return ExitCode::from(FlowCode::Interrupted.code());
                 }
             };
             match next {
@@ -650,17 +640,19 @@ fn flow_run(target: &Target) -> ExitCode {
                         } else {
                             eprintln!("stanleyctl: {}", end.message);
                         }
-                        return ExitCode::from(u8::try_from(end.code).unwrap_or(exit::INTERNAL));
+                        return ExitCode::from(
+                            u8::try_from(end.code).unwrap_or(Exit::Internal.code()),
+                        );
                     }
                     None => {}
                 },
                 Ok(None) => {
                     eprintln!("stanleyctl: the daemon ended the flow run without an exit code");
-                    return ExitCode::from(exit::UNAVAILABLE);
+                    return ExitCode::from(Exit::Unavailable.code());
                 }
                 Err(s) => {
                     eprintln!("stanleyctl: the flow run failed: {}", s.message());
-                    return ExitCode::from(exit::UNAVAILABLE);
+                    return ExitCode::from(Exit::Unavailable.code());
                 }
             }
         }
@@ -686,7 +678,7 @@ fn hook(target: &Target, event: &str) -> ExitCode {
         .read_to_string(&mut input)
     {
         eprintln!("stanleyctl: cannot read the hook input: {e}");
-        return ExitCode::from(exit::USAGE);
+        return ExitCode::from(Exit::Usage.code());
     }
     let runtime = match runtime() {
         Ok(r) => r,
@@ -712,16 +704,11 @@ fn hook(target: &Target, event: &str) -> ExitCode {
                 if !answer.stderr.is_empty() {
                     eprintln!("{}", answer.stderr);
                 }
-                ExitCode::from(u8::try_from(answer.exit_code).unwrap_or(exit::INTERNAL))
+                ExitCode::from(u8::try_from(answer.exit_code).unwrap_or(Exit::Internal.code()))
             }
             Err(s) => {
                 eprintln!("stanleyctl: {}", s.message());
-                ExitCode::from(match s.code() {
-                    tonic::Code::FailedPrecondition => FLOW_CONFIG,
-                    tonic::Code::InvalidArgument => exit::USAGE,
-                    tonic::Code::Unavailable => exit::UNAVAILABLE,
-                    _ => exit::INTERNAL,
-                })
+                ExitCode::from(FlowCode::for_refusal(ErrorKind::of_status(&s)))
             }
         }
     })

@@ -16,7 +16,7 @@ use stanley_workflows::text::{Action, classify_action};
 use tokio::sync::mpsc;
 
 use crate::prompt::{
-    Ctx, Events, Failure, MAX_REQUEST_BYTES, Supplied, candidates_for, route, run_builtin,
+    Ctx, Events, MAX_REQUEST_BYTES, RequestError, Supplied, candidates_for, route, run_builtin,
 };
 use crate::repository::{RepoSnapshot, RepoWorkflow};
 
@@ -88,7 +88,7 @@ pub(crate) fn run_repository<'a>(
     input: Option<Value>,
     depth: usize,
     stack: Vec<String>,
-) -> BoxFuture<'a, Result<(Status, Value), Failure>> {
+) -> BoxFuture<'a, Result<(Status, Value), RequestError>> {
     Box::pin(async move {
         let Tools {
             ctx, repo, events, ..
@@ -96,7 +96,7 @@ pub(crate) fn run_repository<'a>(
         let host = repo
             .host
             .clone()
-            .ok_or_else(|| Failure::internal("the workflow host is not running"))?;
+            .ok_or_else(|| RequestError::internal("the workflow host is not running"))?;
         let run_id = format!("r{}", NEXT_RUN.fetch_add(1, Ordering::SeqCst));
         let mut params = json!({"run": run_id, "id": wf.id, "request": request, "hasInput": input.is_some(), "root": ctx.state.config.files.root.display().to_string()});
         if let Some(i) = input {
@@ -144,13 +144,13 @@ pub(crate) fn run_repository<'a>(
                 },
                 () = ctx.cancel.cancelled() => {
                     host.cancel(&run_id).await;
-                    return Err(Failure::internal("run aborted"));
+                    return Err(RequestError::internal("run aborted"));
                 }
                 () = tokio::time::sleep_until(deadline) => {
                     // The shared wall-clock budget bounds repository code too; the host keeps
                     // serving other requests.
                     host.cancel(&run_id).await;
-                    return Err(Failure::internal(format!(
+                    return Err(RequestError::internal(format!(
                         "workflow {} did not finish within the request's {} s wall-clock budget",
                         wf.id,
                         ctx.budget.limits().wall_ms / 1000
@@ -161,7 +161,7 @@ pub(crate) fn run_repository<'a>(
         };
         match result {
             Ok(value) => Ok(normalize(value)),
-            Err(message) => Err(Failure::internal(message).in_workflow(&wf.id)),
+            Err(message) => Err(RequestError::internal(message).in_workflow(&wf.id)),
         }
     })
 }

@@ -1,9 +1,133 @@
-//! The daemon's start-up and serving errors.
+//! The daemon's errors: why it could not start or serve ([`DaemonError`]), and why one request
+//! or administrative call was refused ([`RequestError`]), whose kind decides both its exit code
+//! and its gRPC code through the table in `stanley_proto::exit`.
 
 use std::io;
 use std::path::PathBuf;
 
+use stanley_proto::exit::ErrorKind;
 use thiserror::Error;
+
+/// A refused request or call, with its public kind (`stanley.error/v1` `error.kind`, which
+/// decides the exit code) and the gRPC code that says what went wrong: the one error the
+/// request path and the administrative services fail with.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("{message}")]
+pub(crate) struct RequestError {
+    /// What kind of failure.
+    pub(crate) kind: ErrorKind,
+    /// The gRPC code of a refused call.
+    pub(crate) code: tonic::Code,
+    /// One line (redacted and cut where it leaves the daemon).
+    pub(crate) message: String,
+    /// The workflow that was running, when one had been selected.
+    pub(crate) workflow: Option<String>,
+}
+
+impl RequestError {
+    fn new(kind: ErrorKind, code: tonic::Code, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            code,
+            message: message.into(),
+            workflow: None,
+        }
+    }
+
+    /// The request or call is not valid as asked (64, `INVALID_ARGUMENT`).
+    pub(crate) fn usage(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Usage, tonic::Code::InvalidArgument, message)
+    }
+
+    /// An input or the repository's state does not allow it (65, `FAILED_PRECONDITION`).
+    pub(crate) fn input(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Input, tonic::Code::FailedPrecondition, message)
+    }
+
+    /// No such job, candidate or file (65, `NOT_FOUND`).
+    pub(crate) fn not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Input, tonic::Code::NotFound, message)
+    }
+
+    /// It already exists (65, `ALREADY_EXISTS`).
+    pub(crate) fn exists(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Input, tonic::Code::AlreadyExists, message)
+    }
+
+    /// The flow file is missing (`NOT_FOUND`), does not load or is not trusted
+    /// (`FAILED_PRECONDITION`): 3 for flow commands.
+    pub(crate) fn flow(code: tonic::Code, message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Configuration, code, message)
+    }
+
+    /// Something the daemon needs cannot be reached, or is busy (69, `UNAVAILABLE`).
+    pub(crate) fn unavailable(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Unavailable, tonic::Code::Unavailable, message)
+    }
+
+    /// A fault of Stanley's own (70, `INTERNAL`).
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Internal, tonic::Code::Internal, message)
+    }
+
+    /// The message.
+    pub(crate) fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The same error, raised while `id` ran.
+    pub(crate) fn in_workflow(mut self, id: &str) -> Self {
+        self.workflow = Some(id.to_owned());
+        self
+    }
+
+    /// The exit code the client ends with.
+    pub(crate) fn exit_code(&self) -> i32 {
+        i32::from(self.kind.exit().code())
+    }
+}
+
+impl From<RequestError> for tonic::Status {
+    fn from(e: RequestError) -> Self {
+        e.kind.status(e.code, e.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stanley_proto::exit::Exit;
+
+    /// Every constructor, through the wire, back to the kind and exit code a client sees; and
+    /// the workflows' statuses with the same numbers as the client's table.
+    #[test]
+    fn every_refusal_reaches_the_client_with_its_documented_code() {
+        let cases = [
+            (RequestError::usage("m"), 64),
+            (RequestError::input("m"), 65),
+            (RequestError::not_found("m"), 65),
+            (RequestError::exists("m"), 65),
+            (RequestError::flow(tonic::Code::NotFound, "m"), 65),
+            (RequestError::unavailable("m"), 69),
+            (RequestError::internal("m"), 70),
+        ];
+        for (error, code) in cases {
+            assert_eq!(error.exit_code(), code, "{error:?}");
+            let status = tonic::Status::from(error.clone());
+            assert_eq!(status.code(), error.code);
+            assert_eq!(ErrorKind::of_status(&status), error.kind);
+        }
+        use stanley_core::Status;
+        for (status, exit) in [
+            (Status::Complete, Exit::Complete),
+            (Status::Incomplete, Exit::Incomplete),
+            (Status::BudgetExhausted, Exit::BudgetExhausted),
+            (Status::Unsupported, Exit::Usage),
+        ] {
+            assert_eq!(status.exit_code(), i32::from(exit.code()), "{status:?}");
+        }
+    }
+}
 
 /// Why the daemon could not start or serve.
 #[derive(Debug, Error)]

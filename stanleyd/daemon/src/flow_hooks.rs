@@ -20,8 +20,8 @@ use stanley_workflows::flow_gates::{
 };
 use stanley_workflows::flow_state::{FlowState, FlowStore};
 use stanley_workflows::ports::Redactor;
-use tonic::Status;
 
+use crate::error::RequestError;
 use crate::flow_eval::{self, FlowLoad, load_flow, read_journal, stored_journal};
 use crate::service::DaemonState;
 
@@ -96,9 +96,9 @@ pub(crate) async fn answer(
     event: &str,
     input: &str,
     env: &HashMap<String, String>,
-) -> Result<HookAnswer, Status> {
+) -> Result<HookAnswer, RequestError> {
     if !EVENTS.contains(&event) {
-        return Err(Status::invalid_argument(format!(
+        return Err(RequestError::usage(format!(
             "unknown hook event {event:?}; expected one of {}",
             EVENTS.join(", ")
         )));
@@ -106,7 +106,7 @@ pub(crate) async fn answer(
     let input: Value = match serde_json::from_str(input) {
         Ok(v @ Value::Object(_)) => v,
         _ => {
-            return Err(Status::invalid_argument(
+            return Err(RequestError::usage(
                 "the hook input on standard input is not a JSON object",
             ));
         }
@@ -115,7 +115,9 @@ pub(crate) async fn answer(
     let flow = match load_flow(&root) {
         Ok(f) => f,
         Err(FlowLoad::Missing) => return Ok(HookAnswer::default()),
-        Err(FlowLoad::Bad(message)) => return Err(Status::failed_precondition(message)),
+        Err(FlowLoad::Bad(message)) => {
+            return Err(RequestError::flow(tonic::Code::FailedPrecondition, message));
+        }
     };
     // An untrusted flow supervises nothing: its commands never run, and the person and the
     // model are told why where they can see it (never a block, so the agent is not held).
@@ -222,13 +224,13 @@ impl Hook<'_> {
         }}))
     }
 
-    async fn stop(&self, input: &Value) -> Result<HookAnswer, Status> {
+    async fn stop(&self, input: &Value) -> Result<HookAnswer, RequestError> {
         // A stop that no block of ours caused starts a new chain of consecutive blocks.
         let new_chain = input.get("stop_hook_active") != Some(&Value::Bool(true));
         let words = last_words(input, "transcript_path");
         let stop = flow_eval::stop(self.state, self.env, &self.flow, &words, new_chain)
             .await
-            .map_err(Status::internal)?;
+            .map_err(RequestError::internal)?;
         Ok(match (stop.told.keep_going, stop.told.message) {
             (true, Some(reason)) => out(json!({"decision": "block", "reason": reason})),
             (false, Some(message)) => system_message(&message),
@@ -285,7 +287,7 @@ impl Hook<'_> {
         gate_answer(flow, store, "injection_screen", tool, &verdict, acted)
     }
 
-    async fn done_claim(&self, event: &str, input: &Value) -> Result<HookAnswer, Status> {
+    async fn done_claim(&self, event: &str, input: &Value) -> Result<HookAnswer, RequestError> {
         let (state, flow, store, env) = (self.state, &self.flow, &self.store, self.env);
         let subagent = event == "subagent-stop";
         let on = if subagent {
@@ -334,7 +336,8 @@ impl Hook<'_> {
             // A transcript that lags the live turn says nothing yet: allow.
             return Ok(HookAnswer::default());
         }
-        let mut journal = read_journal(store, flow).map_err(Status::failed_precondition)?;
+        let mut journal = read_journal(store, flow)
+            .map_err(|m| RequestError::flow(tonic::Code::FailedPrecondition, m))?;
         let holds = journal.holds.get(&key).copied().unwrap_or(0);
         let Some(answers) = ask_gate(state, env, done_claim_frame(flow, &subject, &words)).await
         else {
@@ -347,7 +350,7 @@ impl Hook<'_> {
             journal.holds.insert(key.clone(), holds + 1);
             store
                 .write_state(&journal)
-                .map_err(|e| Status::internal(e.0))?;
+                .map_err(|e| RequestError::internal(e.0))?;
         }
         let acted = if subagent {
             out(json!({"decision": "block", "reason": verdict.reason}))

@@ -17,6 +17,8 @@ use stanley_workflows::flow_agent::run_prompt;
 use stanley_workflows::flow_policy::Action;
 use stanley_workflows::flow_state::{FlowState, FlowStore};
 
+use stanley_proto::exit::FlowCode;
+
 use crate::flow_eval::{self, FlowLoad, load_flow, minute, read_journal};
 use crate::service::DaemonState;
 
@@ -28,11 +30,11 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 /// How a supervised run ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Exit {
-    pub(crate) code: i32,
+    pub(crate) code: FlowCode,
     pub(crate) message: String,
 }
 
-fn exit(code: i32, message: impl Into<String>) -> Exit {
+fn exit(code: FlowCode, message: impl Into<String>) -> Exit {
     Exit {
         code,
         message: message.into(),
@@ -104,19 +106,19 @@ pub(crate) async fn supervise(
         Ok(f) => f,
         Err(FlowLoad::Missing) => {
             return exit(
-                3,
+                FlowCode::Configuration,
                 "no .stanley/flow.json; start one with `stanleyctl flow init \"<goal>\"`",
             );
         }
-        Err(FlowLoad::Bad(message)) => return exit(3, message),
+        Err(FlowLoad::Bad(message)) => return exit(FlowCode::Configuration, message),
     };
     // The flow's checks and notify command are repository code: they run only once trusted.
     if let Some(why) = crate::trust::flow_refusal(state, env) {
-        return exit(3, why);
+        return exit(FlowCode::Configuration, why);
     }
     let base = match availability(env, false, &root) {
         Ok(agent) => agent,
-        Err(reason) => return exit(3, unavailable(reason)),
+        Err(reason) => return exit(FlowCode::Configuration, unavailable(reason)),
     };
     let store = FileFlowStore::new(&root);
     // A new run gets fresh restart, block and time budgets; phases and the ledger carry over.
@@ -125,11 +127,17 @@ pub(crate) async fn supervise(
         Err(why) => {
             let reason = format!("the flow journal cannot be used: {why}");
             flow_eval::ask_person(&root, &store, &flow, "(unknown)", &reason, env).await;
-            return exit(4, format!("waiting on a person: {reason}"));
+            return exit(
+                FlowCode::NeedsPerson,
+                format!("waiting on a person: {reason}"),
+            );
         }
     };
     if journal.complete {
-        return exit(0, format!("the goal is already complete: {}", flow.goal));
+        return exit(
+            FlowCode::Complete,
+            format!("the goal is already complete: {}", flow.goal),
+        );
     }
     if let Err(e) = store.clear_needs_human() {
         tracing::warn!(error = %e.0, "cannot remove an answered NEEDS_HUMAN.md");
@@ -141,20 +149,23 @@ pub(crate) async fn supervise(
     let sessions = root.join(SESSION_DIR);
     // Pi writes its sessions there: made here, so a committed link is refused, not followed.
     if let Err(e) = stanley_adapters::records::create_private_dir(&sessions) {
-        return exit(3, format!("cannot use {SESSION_DIR}: {e}"));
+        return exit(
+            FlowCode::Configuration,
+            format!("cannot use {SESSION_DIR}: {e}"),
+        );
     }
     let mut prompt = run_prompt(&flow, &journal, None);
     let mut launches = 0u32;
     let mut model_errors = 0u32;
     loop {
         if cancel.is_cancelled() {
-            return exit(130, "interrupted");
+            return exit(FlowCode::Interrupted, "interrupted");
         }
         let left = total.saturating_sub(started.elapsed());
         if left.is_zero() {
             flow_eval::notify_event(&root, &flow, NotifyEvent::Budget, "budget_time", env).await;
             return exit(
-                2,
+                FlowCode::Limit,
                 format!(
                     "limit reached: the run time of max_total_minutes ({})",
                     flow.limits.max_total_minutes
@@ -184,7 +195,7 @@ pub(crate) async fn supervise(
                 .unwrap_or_default()
         ));
         match result.outcome {
-            AgentOutcome::Aborted => return exit(130, "interrupted"),
+            AgentOutcome::Aborted => return exit(FlowCode::Interrupted, "interrupted"),
             AgentOutcome::Failed if result.model_error => {
                 // The model failed, not the work: wait and try again, without a restart.
                 // (A run stopped by the time budget ends the flow at the top of the loop.)
@@ -198,7 +209,7 @@ pub(crate) async fn supervise(
                 ));
                 tokio::select! {
                     () = tokio::time::sleep(wait) => {}
-                    () = cancel.cancelled() => return exit(130, "interrupted"),
+                    () = cancel.cancelled() => return exit(FlowCode::Interrupted, "interrupted"),
                 }
                 continue;
             }
@@ -219,7 +230,12 @@ pub(crate) async fn supervise(
         }
         let stop = match flow_eval::stop(state, env, &flow, &result.text, false).await {
             Ok(s) => s,
-            Err(why) => return exit(3, format!("cannot write the flow journal: {why}")),
+            Err(why) => {
+                return exit(
+                    FlowCode::Configuration,
+                    format!("cannot write the flow journal: {why}"),
+                );
+            }
         };
         let d = &stop.decision;
         let reason = match &d.action {
@@ -243,11 +259,11 @@ pub(crate) async fn supervise(
             }
         ));
         if d.complete {
-            return exit(0, format!("goal complete: {}", flow.goal));
+            return exit(FlowCode::Complete, format!("goal complete: {}", flow.goal));
         }
         if matches!(d.action, Action::AskHuman(_)) && flow.mode == Mode::Enforce {
             return exit(
-                4,
+                FlowCode::NeedsPerson,
                 format!(
                     "waiting on a person ({}): see .stanley/flow/NEEDS_HUMAN.md",
                     d.condition
@@ -255,7 +271,7 @@ pub(crate) async fn supervise(
             );
         }
         if matches!(stop.budget(), Some("budget_time" | "budget_jev")) {
-            return exit(2, format!("limit reached: {}", d.condition));
+            return exit(FlowCode::Limit, format!("limit reached: {}", d.condition));
         }
         if stop.told.keep_going {
             let journal = read_journal(&store, &flow).unwrap_or_else(|_| FlowState::new(&flow, ""));
@@ -292,11 +308,16 @@ async fn restart(
         j.blocks_in_session = 0;
         j.consecutive_blocks = 0;
     })
-    .map_err(|e| exit(3, format!("cannot write the flow journal: {e}")))?;
+    .map_err(|e| {
+        exit(
+            FlowCode::Configuration,
+            format!("cannot write the flow journal: {e}"),
+        )
+    })?;
     if journal.restarts > flow.limits.max_restarts {
         flow_eval::notify_event(root, flow, NotifyEvent::Budget, "max_restarts", env).await;
         return Err(exit(
-            2,
+            FlowCode::Limit,
             format!(
                 "limit reached: {} restarts used; last: {}",
                 flow.limits.max_restarts,

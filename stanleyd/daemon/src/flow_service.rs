@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use stanley_adapters::flow_store::FileFlowStore;
 use stanley_adapters::records::{ensure_state_dir, write_atomic};
+use stanley_proto::exit::FlowCode;
 use stanley_proto::v1::flows_server::Flows;
 use stanley_proto::v1::{
     FlowExit, FlowHookRequest, FlowHookResponse, FlowStatusRequest, FlowStatusResponse,
@@ -17,6 +18,7 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
+use crate::error::RequestError;
 use crate::flow_eval::{FLOW_FILE, FlowLoad, load_flow, stored_journal};
 use crate::flow_hooks::answer;
 use crate::flow_run::{Lease, supervise};
@@ -37,12 +39,13 @@ impl FlowService {
 
 /// The status for a flow that cannot be used: NOT_FOUND without a file, FAILED_PRECONDITION
 /// naming the JSON path otherwise.
-pub(crate) fn load_status(e: FlowLoad) -> Status {
+pub(crate) fn load_status(e: FlowLoad) -> RequestError {
     match e {
-        FlowLoad::Missing => Status::not_found(format!(
-            "no {FLOW_FILE}; start one with `stanleyctl flow init \"<goal>\"`"
-        )),
-        FlowLoad::Bad(message) => Status::failed_precondition(message),
+        FlowLoad::Missing => RequestError::flow(
+            tonic::Code::NotFound,
+            format!("no {FLOW_FILE}; start one with `stanleyctl flow init \"<goal>\"`"),
+        ),
+        FlowLoad::Bad(message) => RequestError::flow(tonic::Code::FailedPrecondition, message),
     }
 }
 
@@ -59,7 +62,7 @@ impl Flows for FlowService {
         request: Request<RunFlowRequest>,
     ) -> Result<Response<Self::RunFlowStream>, Status> {
         if self.state.stop_token().is_cancelled() {
-            return Err(Status::unavailable("the daemon is shutting down"));
+            return Err(RequestError::unavailable("the daemon is shutting down").into());
         }
         let env = request.into_inner().env;
         let (tx, rx) = mpsc::channel(64);
@@ -70,7 +73,7 @@ impl Flows for FlowService {
             let Some(lease) = Lease::take(&state, cancel.clone()) else {
                 let _ = tx
                     .send(event(run_flow_event::Event::Exit(FlowExit {
-                        code: 5,
+                        code: i32::from(FlowCode::AlreadyRunning.code()),
                         message: "another flow supervisor is running for this repository".into(),
                     })))
                     .await;
@@ -92,10 +95,10 @@ impl Flows for FlowService {
                 }
             };
             drop(lease);
-            tracing::info!(code = ended.code, message = %ended.message, "flow run ended");
+            tracing::info!(code = ended.code.code(), message = %ended.message, "flow run ended");
             let _ = tx
                 .send(event(run_flow_event::Event::Exit(FlowExit {
-                    code: ended.code,
+                    code: i32::from(ended.code.code()),
                     message: ended.message,
                 })))
                 .await;
@@ -141,20 +144,22 @@ impl Flows for FlowService {
         let request = request.into_inner();
         let goal = request.goal.trim();
         if goal.is_empty() || goal.contains('\0') || goal.chars().count() > MAX_GOAL_CHARS {
-            return Err(Status::invalid_argument(format!(
+            return Err(RequestError::usage(format!(
                 "a flow needs a goal: one sentence of at most {MAX_GOAL_CHARS} characters"
-            )));
+            ))
+            .into());
         }
         let root = &self.state.config.files.root;
         let path = root.join(FLOW_FILE);
         if path.exists() && !request.force {
-            return Err(Status::already_exists(format!(
+            return Err(RequestError::exists(format!(
                 "{FLOW_FILE} already exists (use --force to replace it)"
-            )));
+            ))
+            .into());
         }
         ensure_state_dir(root)
             .and_then(|_| write_atomic(&path, starter_flow(goal).as_bytes()))
-            .map_err(|e| Status::internal(format!("cannot write {FLOW_FILE}: {e}")))?;
+            .map_err(|e| RequestError::internal(format!("cannot write {FLOW_FILE}: {e}")))?;
         // Writing the starter flow is the person's own act: it is trusted by it.
         if let Err(why) = crate::trust::trust_initial_flow(&self.state) {
             tracing::warn!(%why, "the new flow could not be trusted");
@@ -171,7 +176,8 @@ impl Flows for FlowService {
         let root = &self.state.config.files.root;
         let flow = load_flow(root).map_err(load_status)?;
         let store = FileFlowStore::new(root);
-        let journal = stored_journal(&store, &flow).map_err(Status::failed_precondition)?;
+        let journal = stored_journal(&store, &flow)
+            .map_err(|m| RequestError::flow(tonic::Code::FailedPrecondition, m))?;
         let phases: Vec<Value> = flow
             .phases
             .iter()

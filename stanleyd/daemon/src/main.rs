@@ -7,12 +7,13 @@ use std::time::Duration;
 
 use stanley_adapters::SystemClock;
 use stanley_proto::env;
+use stanley_proto::exit::Exit;
 use stanley_workflows::ports::Clock;
 use stanleyd::{DaemonConfig, DaemonError, DaemonFiles, init_logging, prepare, run};
 
 fn usage() -> ExitCode {
     eprintln!("usage: stanleyd --root <worktree root>");
-    ExitCode::from(64)
+    ExitCode::from(Exit::Usage.code())
 }
 
 fn main() -> ExitCode {
@@ -22,7 +23,7 @@ fn main() -> ExitCode {
         .collect::<Result<Vec<String>, _>>()
     else {
         eprintln!("stanleyd: an argument is not valid UTF-8");
-        return ExitCode::from(64);
+        return ExitCode::from(Exit::Usage.code());
     };
     let root = match args.as_slice() {
         [flag, root] if flag == "--root" => PathBuf::from(root),
@@ -36,7 +37,7 @@ fn main() -> ExitCode {
         Ok(r) => r,
         Err(e) => {
             eprintln!("stanleyd: {e}");
-            return ExitCode::from(65);
+            return ExitCode::from(Exit::Input.code());
         }
     };
     let files = DaemonFiles::new(&root, stanley_proto::socket::socket_path(&root));
@@ -51,11 +52,11 @@ fn main() -> ExitCode {
         }
         Err(e @ DaemonError::Unsafe(_)) => {
             eprintln!("stanleyd: {e}");
-            return ExitCode::from(69);
+            return ExitCode::from(Exit::Unavailable.code());
         }
         Err(e) => {
             eprintln!("stanleyd: {e}");
-            return ExitCode::from(70);
+            return ExitCode::from(Exit::Internal.code());
         }
     };
     if let Err(e) = init_logging(
@@ -83,7 +84,7 @@ fn main() -> ExitCode {
         Ok(r) => r,
         Err(e) => {
             eprintln!("stanleyd: cannot start the runtime: {e}");
-            return ExitCode::from(70);
+            return ExitCode::from(Exit::Internal.code());
         }
     };
     let result = runtime.block_on(async move {
@@ -107,7 +108,7 @@ fn main() -> ExitCode {
         Err(e) => {
             tracing::error!(error = %e, "stanleyd failed");
             eprintln!("stanleyd: {e}");
-            ExitCode::from(70)
+            ExitCode::from(Exit::Internal.code())
         }
     }
 }

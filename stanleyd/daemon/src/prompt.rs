@@ -37,6 +37,7 @@ use stanley_workflows::text::{Action, check_request_text, classify_action};
 use stanley_workflows::{check, find, modes, triage_comments, triage_failures};
 use tokio::sync::mpsc;
 
+pub(crate) use crate::error::RequestError;
 use crate::service::DaemonState;
 
 /// Longest request accepted, in UTF-8 bytes.
@@ -49,65 +50,18 @@ const BUILTIN_CONCURRENCY: usize = 8;
 /// Longest error or warning line shown.
 pub(crate) const MAX_MESSAGE_CHARS: usize = 300;
 
-/// A failure that ends a request, with its public kind.
-#[derive(Debug)]
-pub(crate) struct Failure {
-    kind: &'static str,
-    message: String,
-    workflow: Option<String>,
-}
-
-impl Failure {
-    pub(crate) fn usage(message: impl Into<String>) -> Self {
-        Self {
-            kind: "usage",
-            message: message.into(),
-            workflow: None,
-        }
-    }
-    pub(crate) fn input(message: impl Into<String>) -> Self {
-        Self {
-            kind: "input",
-            message: message.into(),
-            workflow: None,
-        }
-    }
-    pub(crate) fn internal(message: impl Into<String>) -> Self {
-        Self {
-            kind: "internal",
-            message: message.into(),
-            workflow: None,
-        }
-    }
-    /// The message.
-    pub(crate) fn message(&self) -> &str {
-        &self.message
-    }
-    pub(crate) fn in_workflow(mut self, id: &str) -> Self {
-        self.workflow = Some(id.to_owned());
-        self
-    }
-    fn exit_code(&self) -> i32 {
-        match self.kind {
-            "usage" => 64,
-            "input" => 65,
-            _ => 70,
-        }
-    }
-}
-
 /// The final event for a failure; the message is redacted and cut to 300 characters.
-pub(crate) fn error_result(failure: &Failure, redactor: Option<&dyn Redactor>) -> v1::Result {
+pub(crate) fn error_result(failure: &RequestError, redactor: Option<&dyn Redactor>) -> v1::Result {
     let fallback = SecretRedactor::default();
     let redactor = redactor.unwrap_or(&fallback);
     let message = safe_message(redactor, &failure.message, MAX_MESSAGE_CHARS);
     v1::Result {
-        document_json: error_document(failure.kind, &message),
+        document_json: error_document(failure.kind.as_str(), &message),
         outcome: Outcome::Error as i32,
         exit_code: failure.exit_code(),
         human: String::new(),
         error: Some(ErrorInfo {
-            kind: failure.kind.to_owned(),
+            kind: failure.kind.as_str().to_owned(),
             message,
             workflow: failure.workflow.clone().unwrap_or_default(),
         }),
@@ -174,14 +128,14 @@ pub(crate) struct Supplied {
 fn read_input(
     root: &std::path::Path,
     input: Option<v1::Input>,
-) -> Result<Option<Supplied>, Failure> {
+) -> Result<Option<Supplied>, RequestError> {
     let Some(source) = input.and_then(|i| i.source) else {
         return Ok(None);
     };
     let (bytes, label) = match source {
         v1::input::Source::Stdin(bytes) => {
             if bytes.len() as u64 > MAX_INPUT_BYTES {
-                return Err(Failure::input(format!(
+                return Err(RequestError::input(format!(
                     "stdin exceeds the {MAX_INPUT_BYTES} byte limit"
                 )));
             }
@@ -189,9 +143,9 @@ fn read_input(
         }
         v1::input::Source::Path(path) => {
             let (rel, bytes) =
-                read_workspace_file(root, &path, MAX_INPUT_BYTES).map_err(Failure::input)?;
+                read_workspace_file(root, &path, MAX_INPUT_BYTES).map_err(RequestError::input)?;
             if bytes.is_empty() {
-                return Err(Failure::input("input file is empty"));
+                return Err(RequestError::input("input file is empty"));
             }
             (bytes, rel)
         }
@@ -224,12 +178,12 @@ fn agent_for(
     }
 }
 
-fn scope_of(request: &PromptRequest) -> Result<Scope, Failure> {
+fn scope_of(request: &PromptRequest) -> Result<Scope, RequestError> {
     match v1::Scope::try_from(request.scope) {
         Ok(v1::Scope::Unspecified | v1::Scope::Worktree) => Ok(Scope::Worktree),
         Ok(v1::Scope::Staged) => Ok(Scope::Staged),
         Ok(v1::Scope::Branch) => Ok(Scope::Branch),
-        Err(_) => Err(Failure::usage(
+        Err(_) => Err(RequestError::usage(
             "--scope must be one of worktree, staged, branch",
         )),
     }
@@ -249,11 +203,11 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    pub(crate) fn diff(&self) -> Result<DiffSource, Failure> {
+    pub(crate) fn diff(&self) -> Result<DiffSource, RequestError> {
         self.state
             .git
             .diff(self.scope, self.base.as_deref())
-            .map_err(|e| Failure::input(e.0))
+            .map_err(|e| RequestError::input(e.0))
     }
 
     /// An executor whose requests and error details are redacted.
@@ -284,7 +238,7 @@ pub(crate) async fn run(
     match serve(state, request, cancel, events, redactor.clone()).await {
         Ok(result) => redact_result(result, redactor.as_ref()),
         Err(failure) => {
-            tracing::info!(kind = failure.kind, "request failed");
+            tracing::info!(kind = failure.kind.as_str(), "request failed");
             error_result(&failure, Some(redactor.as_ref()))
         }
     }
@@ -309,20 +263,22 @@ async fn serve(
     cancel: Cancel,
     events: Events,
     redactor: Arc<SecretRedactor>,
-) -> Result<v1::Result, Failure> {
+) -> Result<v1::Result, RequestError> {
     let text = request.request.trim().to_owned();
     if text.is_empty() {
-        return Err(Failure::usage("a natural-language request is required"));
+        return Err(RequestError::usage(
+            "a natural-language request is required",
+        ));
     }
     if text.len() > MAX_REQUEST_BYTES || text.contains('\0') {
-        return Err(Failure::usage(format!(
+        return Err(RequestError::usage(format!(
             "the request must be at most {MAX_REQUEST_BYTES} bytes and contain no null bytes"
         )));
     }
     let scope = scope_of(&request)?;
     let env = &request.env;
-    let config =
-        JevConfig::from_env(|k| env.get(k).cloned()).map_err(|e| Failure::input(e.to_string()))?;
+    let config = JevConfig::from_env(|k| env.get(k).cloned())
+        .map_err(|e| RequestError::input(e.to_string()))?;
     let model = config.model.clone();
     let jev: Arc<dyn Jev> = Arc::new(HttpJev::with_shared(config, &state.http));
     let base = Some(request.base.trim().to_owned()).filter(|b| !b.is_empty());
@@ -366,7 +322,7 @@ async fn serve(
             events.notice(&line).await;
         }
     }
-    repository::register(&builtins, &repo.workflows).map_err(Failure::input)?;
+    repository::register(&builtins, &repo.workflows).map_err(RequestError::input)?;
     let waiting = crate::worker::validated_candidates(&state.config.files.root);
     if !waiting.is_empty() {
         events
@@ -420,9 +376,9 @@ async fn serve(
             .iter()
             .find(|b| b.id == id)
             .copied()
-            .ok_or_else(|| Failure::internal(format!("routed to an unknown workflow {id}")))?;
+            .ok_or_else(|| RequestError::internal(format!("routed to an unknown workflow {id}")))?;
         if input.is_some() && !builtin.accepts_input {
-            return Err(Failure::usage(format!(
+            return Err(RequestError::usage(format!(
                 "supplied input is not used when the request routes to {}",
                 display_id(id)
             ))
@@ -514,7 +470,7 @@ pub(crate) async fn route(
     candidates: &[Candidate],
     builtin_ids: &[&str],
     action: Option<Action>,
-) -> Result<(Option<String>, RouteReason), Failure> {
+) -> Result<(Option<String>, RouteReason), RequestError> {
     if candidates.is_empty() {
         return Ok((None, RouteReason::NoCandidates));
     }
@@ -527,7 +483,7 @@ pub(crate) async fn route(
     );
     let outcome = executor.run(frame).await;
     if ctx.cancel.is_cancelled() {
-        return Err(Failure::internal("run aborted"));
+        return Err(RequestError::internal("run aborted"));
     }
     let answer = match outcome {
         Ok(ok) => ok.answers.get("route").cloned(),
@@ -549,7 +505,7 @@ pub(crate) async fn route(
     }
 }
 
-fn recorder(ctx: &Ctx<'_>, id: &str) -> Result<Arc<dyn RunRecorder>, Failure> {
+fn recorder(ctx: &Ctx<'_>, id: &str) -> Result<Arc<dyn RunRecorder>, RequestError> {
     if ctx.no_persist {
         return Ok(Arc::new(NoRecords));
     }
@@ -559,9 +515,9 @@ fn recorder(ctx: &Ctx<'_>, id: &str) -> Result<Arc<dyn RunRecorder>, Failure> {
         .map_err(|e| {
             // A link planted under `.stanley/` is the repository's fault, not ours.
             if e.kind() == std::io::ErrorKind::InvalidInput {
-                Failure::input(format!("cannot write run records: {e}"))
+                RequestError::input(format!("cannot write run records: {e}"))
             } else {
-                Failure::internal(format!("cannot write run records: {e}"))
+                RequestError::internal(format!("cannot write run records: {e}"))
             }
         })
 }
@@ -573,7 +529,7 @@ async fn delegate(
     request: &str,
     input: Option<&Supplied>,
     events: &Events,
-) -> Result<v1::Result, Failure> {
+) -> Result<v1::Result, RequestError> {
     let root = &ctx.state.config.files.root;
     let before = guard::fingerprint(root);
     let instructions = delegation_instructions(request, input.map(|i| i.text.as_str()));
@@ -592,7 +548,7 @@ async fn delegate(
         .run(&instructions, AGENT_TIMEOUT, ctx.cancel.clone(), progress)
         .await;
     if ctx.cancel.is_cancelled() {
-        return Err(Failure::internal("run aborted"));
+        return Err(RequestError::internal("run aborted"));
     }
     tracing::info!(
         outcome = result.outcome.as_str(),
@@ -611,7 +567,7 @@ async fn delegate(
             .unwrap_or("00000000T000000Z")
             .to_owned();
         quarantine_dir = guard::quarantine(root, &changes.added, &stamp).map_err(|e| {
-            Failure::internal(format!("cannot quarantine the agent's workflow files: {e}"))
+            RequestError::internal(format!("cannot quarantine the agent's workflow files: {e}"))
         })?;
     }
     let caveats = guard_caveats(&changes, &quarantine_dir);
@@ -659,14 +615,14 @@ async fn code_change_fallback(
     request: &str,
     reason: RouteReason,
     events: &Events,
-) -> Result<v1::Result, Failure> {
+) -> Result<v1::Result, RequestError> {
     let task =
         format!("Identify repository code relevant to planning this requested change: {request}");
     let input = find::FindInput {
         fallback: true,
         ..find::FindInput::new(&task)
     };
-    check_request_text(&task, "task").map_err(Failure::input)?;
+    check_request_text(&task, "task").map_err(RequestError::input)?;
     let packet = run_plan(ctx, "find", &Plan::Find(input), None, events).await?;
     let analysis = packet.output();
     let text = format!(
@@ -697,14 +653,14 @@ pub(crate) async fn run_builtin(
     source: Option<DiffSource>,
     input: Option<&Supplied>,
     events: &Events,
-) -> Result<v1::Result, Failure> {
+) -> Result<v1::Result, RequestError> {
     let plan = if builtin.id == "find" {
-        check_request_text(text, "task").map_err(Failure::input)?;
+        check_request_text(text, "task").map_err(RequestError::input)?;
         Plan::Find(find::FindInput::new(text))
     } else if builtin.id == "check" {
         Plan::Check(
             check::plan(text, input.map(|i| (i.text.as_str(), i.source.as_str())))
-                .map_err(Failure::input)?,
+                .map_err(RequestError::input)?,
         )
     } else if builtin.id == "triage_comments" {
         let Some(input) = input else {
@@ -713,7 +669,7 @@ pub(crate) async fn run_builtin(
                 &json!({"text": "The selected capability is not currently available.", "data": {"reason": "unavailable"}}),
             ));
         };
-        let comments = parse_comments(&input.text).map_err(Failure::input)?;
+        let comments = parse_comments(&input.text).map_err(RequestError::input)?;
         Plan::Comments(
             triage_comments::CommentsInput {
                 text: input.text.clone(),
@@ -729,8 +685,8 @@ pub(crate) async fn run_builtin(
                 &json!({"text": "The selected capability is not currently available.", "data": {"reason": "unavailable"}}),
             ));
         };
-        check_request_text(text, "task").map_err(Failure::input)?;
-        let parsed = parse_log(&input.text).map_err(Failure::input)?;
+        check_request_text(text, "task").map_err(RequestError::input)?;
+        let parsed = parse_log(&input.text).map_err(RequestError::input)?;
         Plan::Failures(
             triage_failures::FailuresInput {
                 text: input.text.clone(),
@@ -743,9 +699,9 @@ pub(crate) async fn run_builtin(
         )
     } else {
         let mode = modes::mode(builtin.id).ok_or_else(|| {
-            Failure::internal(format!("{} has no runner in this build", builtin.id))
+            RequestError::internal(format!("{} has no runner in this build", builtin.id))
         })?;
-        check_request_text(text, "request").map_err(Failure::input)?;
+        check_request_text(text, "request").map_err(RequestError::input)?;
         Plan::Analysis(
             mode,
             AnalysisInput {
@@ -766,7 +722,7 @@ async fn run_plan(
     plan: &Plan,
     source: Option<DiffSource>,
     events: &Events,
-) -> Result<Packet, Failure> {
+) -> Result<Packet, RequestError> {
     let source = match (plan, source) {
         (Plan::Find(_), _) => DiffSource {
             text: String::new(),
@@ -782,9 +738,11 @@ async fn run_plan(
     };
     let evidence = DiffEvidence::from_source(source);
     let tracked = match plan {
-        Plan::Find(_) | Plan::Failures(..) | Plan::Comments(..) => {
-            ctx.state.git.tracked().map_err(|e| Failure::input(e.0))?
-        }
+        Plan::Find(_) | Plan::Failures(..) | Plan::Comments(..) => ctx
+            .state
+            .git
+            .tracked()
+            .map_err(|e| RequestError::input(e.0))?,
         _ => Vec::new(),
     };
     // Triage uses the diff as context only when there is one.
@@ -864,7 +822,7 @@ async fn run_plan(
         }
     }
     if ctx.cancel.is_cancelled() {
-        return Err(Failure::internal("run aborted"));
+        return Err(RequestError::internal("run aborted"));
     }
     if let Plan::Find(input) = plan
         && input.fallback

@@ -16,16 +16,8 @@ use stanley_proto::v1::{
 use stanley_workflows::improve::{Job, JobQueue, JobState};
 use tonic::{Request, Response, Status};
 
+use crate::error::RequestError;
 use crate::service::DaemonState;
-use crate::worker::Refusal;
-
-fn refused(r: Refusal) -> Status {
-    match r {
-        Refusal::NotFound(m) => Status::not_found(m),
-        Refusal::Precondition(m) => Status::failed_precondition(m),
-        Refusal::Internal(m) => Status::internal(m),
-    }
-}
 
 fn record_json(record: &stanley_workflows::improve::CandidateRecord) -> String {
     serde_json::to_string_pretty(record).unwrap_or_default()
@@ -47,8 +39,8 @@ impl QueueService {
             .as_deref()
             .map(|q| q as &dyn JobQueue)
             .ok_or_else(|| match &self.state.queue_problem {
-                Some((message, true)) => Status::invalid_argument(message.clone()),
-                _ => Status::unavailable(self.state.queue_unavailable()),
+                Some((message, true)) => RequestError::input(message.clone()).into(),
+                _ => RequestError::unavailable(self.state.queue_unavailable()).into(),
             })
     }
 }
@@ -83,7 +75,10 @@ impl Queue for QueueService {
         &self,
         _request: Request<ListJobsRequest>,
     ) -> Result<Response<ListJobsResponse>, Status> {
-        let jobs = self.queue()?.list().map_err(|e| Status::internal(e.0))?;
+        let jobs = self
+            .queue()?
+            .list()
+            .map_err(|e| RequestError::internal(e.0))?;
         Ok(Response::new(ListJobsResponse {
             jobs: jobs.into_iter().map(to_proto).collect(),
         }))
@@ -94,11 +89,15 @@ impl Queue for QueueService {
         request: Request<GetJobRequest>,
     ) -> Result<Response<GetJobResponse>, Status> {
         let id = request.into_inner().id;
-        match self.queue()?.get(&id).map_err(|e| Status::internal(e.0))? {
+        match self
+            .queue()?
+            .get(&id)
+            .map_err(|e| RequestError::internal(e.0))?
+        {
             Some(job) => Ok(Response::new(GetJobResponse {
                 job: Some(to_proto(job)),
             })),
-            None => Err(Status::not_found(format!("no improvement job {id}"))),
+            None => Err(RequestError::not_found(format!("no improvement job {id}")).into()),
         }
     }
 
@@ -114,7 +113,7 @@ impl Queue for QueueService {
                     stanley_adapters::pi::Unavailable::Nested => "nested",
                     stanley_adapters::pi::Unavailable::NotInstalled => "not_installed",
                 };
-                Status::failed_precondition(format!("improvement worker not started: agent {why}"))
+                RequestError::usage(format!("improvement worker not started: agent {why}"))
             })?;
         match crate::worker::work(&self.state, &env, &agent, &stanley_core::Cancel::new()).await {
             Ok(Some(processed)) => Ok(Response::new(WorkQueueResponse {
@@ -131,7 +130,7 @@ impl Queue for QueueService {
                 ran: false,
                 processed: Vec::new(),
             })),
-            Err(e) => Err(Status::internal(e)),
+            Err(e) => Err(RequestError::internal(e).into()),
         }
     }
 
@@ -142,7 +141,7 @@ impl Queue for QueueService {
         let request = request.into_inner();
         match crate::worker::promote(&self.state, &request.env, &request.id).await {
             Ok((workflow, path)) => Ok(Response::new(PromoteCandidateResponse { workflow, path })),
-            Err(e) => Err(Status::invalid_argument(e)),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -150,7 +149,7 @@ impl Queue for QueueService {
         &self,
         request: Request<JobIdRequest>,
     ) -> Result<Response<GetJobResponse>, Status> {
-        let job = crate::worker::retry(&self.state, &request.into_inner().id).map_err(refused)?;
+        let job = crate::worker::retry(&self.state, &request.into_inner().id)?;
         Ok(Response::new(GetJobResponse {
             job: Some(to_proto(job)),
         }))
@@ -160,7 +159,7 @@ impl Queue for QueueService {
         &self,
         request: Request<JobIdRequest>,
     ) -> Result<Response<DropJobResponse>, Status> {
-        crate::worker::drop_job(&self.state, &request.into_inner().id).map_err(refused)?;
+        crate::worker::drop_job(&self.state, &request.into_inner().id)?;
         Ok(Response::new(DropJobResponse {}))
     }
 
@@ -179,8 +178,7 @@ impl Queue for QueueService {
         request: Request<JobIdRequest>,
     ) -> Result<Response<CandidateResponse>, Status> {
         let record =
-            crate::worker::candidate(&self.state.config.files.root, &request.into_inner().id)
-                .map_err(refused)?;
+            crate::worker::candidate(&self.state.config.files.root, &request.into_inner().id)?;
         Ok(Response::new(CandidateResponse {
             candidate: record_json(&record),
         }))
@@ -190,11 +188,8 @@ impl Queue for QueueService {
         &self,
         request: Request<JobIdRequest>,
     ) -> Result<Response<CandidateResponse>, Status> {
-        let record = crate::worker::reject(&self.state.config.files.root, &request.into_inner().id)
-            .map_err(|r| match r {
-                Refusal::Precondition(m) => Status::invalid_argument(m),
-                other => refused(other),
-            })?;
+        let record =
+            crate::worker::reject(&self.state.config.files.root, &request.into_inner().id)?;
         Ok(Response::new(CandidateResponse {
             candidate: record_json(&record),
         }))
@@ -204,7 +199,10 @@ impl Queue for QueueService {
         &self,
         _request: Request<ExportQueueRequest>,
     ) -> Result<Response<ExportQueueResponse>, Status> {
-        let jobs = self.queue()?.list().map_err(|e| Status::internal(e.0))?;
+        let jobs = self
+            .queue()?
+            .list()
+            .map_err(|e| RequestError::internal(e.0))?;
         let doc = serde_json::json!({"schema": "stanley.queue-export/v1", "jobs": jobs});
         Ok(Response::new(ExportQueueResponse {
             json: serde_json::to_string_pretty(&doc).unwrap_or_default(),

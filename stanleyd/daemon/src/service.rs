@@ -25,7 +25,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use crate::error::DaemonError;
-use crate::prompt::{self, Failure};
+use crate::prompt::{self, RequestError};
 use crate::server::DaemonConfig;
 
 /// How long a cancelled request gets to wind down before its task is stopped.
@@ -40,7 +40,7 @@ pub(crate) async fn guarded(work: impl Future<Output = v1::Result>) -> v1::Resul
             let text = panic_text(&*payload);
             tracing::error!(panic = %text, "a request panicked");
             prompt::error_result(
-                &Failure::internal(format!("the request failed unexpectedly: {text}")),
+                &RequestError::internal(format!("the request failed unexpectedly: {text}")),
                 None,
             )
         }
@@ -256,7 +256,9 @@ impl Stanley for StanleyService {
         request: Request<PromptRequest>,
     ) -> Result<Response<Self::PromptStream>, Status> {
         if self.state.stop.is_cancelled() {
-            return Err(Status::unavailable("the daemon is shutting down"));
+            return Err(
+                crate::error::RequestError::unavailable("the daemon is shutting down").into(),
+            );
         }
         let request = request.into_inner();
         let (tx, rx) = mpsc::channel(32);
@@ -294,7 +296,10 @@ impl Stanley for StanleyService {
                 }
             };
             let result = result.unwrap_or_else(|_| {
-                prompt::error_result(&Failure::internal("the request task was stopped"), None)
+                prompt::error_result(
+                    &RequestError::internal("the request task was stopped"),
+                    None,
+                )
             });
             let _ = tx
                 .send(Ok(PromptEvent {

@@ -16,6 +16,7 @@ use stanley_workflows::ports::Clock;
 use stanley_workflows::trust::{Assessment, Verdict, assess, grant, trust_file, trust_flow};
 use tonic::{Request, Response, Status};
 
+use crate::error::RequestError;
 use crate::service::DaemonState;
 
 /// Whether the request turns the CI switch on (`1`, `true`, `yes` or `on`).
@@ -140,7 +141,7 @@ impl TrustService {
         let record = match &store {
             Some(s) => s
                 .record(root)
-                .map_err(|e| Status::failed_precondition(e.to_string()))?,
+                .map_err(|e| RequestError::input(e.to_string()))?,
             None => None,
         };
         let assessment = if worktree_override(env) {
@@ -190,12 +191,12 @@ impl Trust for TrustService {
     ) -> Result<Response<TrustStatus>, Status> {
         let edits = request.into_inner().edits;
         let root = self.state.config.files.root.clone();
-        let store = store(&self.state).map_err(Status::failed_precondition)?;
+        let store = store(&self.state).map_err(RequestError::input)?;
         let disk = OnDisk::read(&root).with_head(&root);
         let at = SystemClock.now();
         store
             .update(&root, |r| *r = Some(grant(disk.current(), edits, &at)))
-            .map_err(|e| Status::failed_precondition(e.to_string()))?;
+            .map_err(|e| RequestError::input(e.to_string()))?;
         tracing::info!(
             workflows = disk.workflows.len(),
             flow = disk.flow.is_some(),
@@ -211,10 +212,10 @@ impl Trust for TrustService {
         _request: Request<RevokeTrustRequest>,
     ) -> Result<Response<TrustStatus>, Status> {
         let root = self.state.config.files.root.clone();
-        let store = store(&self.state).map_err(Status::failed_precondition)?;
+        let store = store(&self.state).map_err(RequestError::input)?;
         store
             .update(&root, |r| *r = None)
-            .map_err(|e| Status::failed_precondition(e.to_string()))?;
+            .map_err(|e| RequestError::input(e.to_string()))?;
         tracing::info!("trust revoked");
         Ok(Response::new(self.status(&HashMap::new())?))
     }

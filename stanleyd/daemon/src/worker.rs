@@ -25,6 +25,7 @@ use stanley_workflows::ports::{Clock, Git, Redactor};
 use stanley_workflows::registry::{BUILTINS, Builtin};
 use stanley_workflows::routing::{CANNOT_TELL, Candidate, Facts, InputShape, RouteReason};
 
+use crate::error::RequestError;
 use crate::prompt::{Ctx, candidates_for, route};
 use crate::repository;
 use crate::service::DaemonState;
@@ -61,6 +62,16 @@ fn queue(state: &DaemonState) -> Result<&dyn JobQueue, String> {
         .as_deref()
         .map(|q| q as &dyn JobQueue)
         .ok_or_else(|| state.queue_unavailable())
+}
+
+/// A failed write on disk: the repository's fault (a link planted under `.stanley/`) is an
+/// input error, anything else (a full disk, permissions) is not the person's input.
+fn disk_error(message: String, e: &std::io::Error) -> RequestError {
+    if e.kind() == std::io::ErrorKind::InvalidInput {
+        RequestError::input(message)
+    } else {
+        RequestError::internal(message)
+    }
 }
 
 /// Loads a candidate folder in a host of its own (never the serving host), asks its gates, runs
@@ -434,35 +445,39 @@ pub(crate) async fn promote(
     state: &DaemonState,
     env: &HashMap<String, String>,
     id: &str,
-) -> Result<(String, String), String> {
+) -> Result<(String, String), RequestError> {
     if !valid_candidate_id(id) {
-        return Err(format!("invalid candidate id: {id}"));
+        return Err(RequestError::input(format!("invalid candidate id: {id}")));
     }
     let root = &state.config.files.root;
     let mut record = read_record(root, id)
         .filter(|r| r.schema == "stanley.candidate/v1")
-        .ok_or_else(|| format!("no candidate record for {id}"))?;
+        .ok_or_else(|| RequestError::not_found(format!("no candidate record for {id}")))?;
     if record.status != "validated" {
-        return Err(format!(
+        return Err(RequestError::input(format!(
             "candidate {id} is {}, not validated",
             record.status
-        ));
+        )));
     }
     let source = record
         .source
         .clone()
-        .ok_or_else(|| format!("candidate {id} has no workflow source"))?;
+        .ok_or_else(|| RequestError::input(format!("candidate {id} has no workflow source")))?;
     let facts = Facts {
         diff: false,
         input: InputShape::None,
     };
     let load = load_candidate(state, env, &format!(".stanley/candidates/{id}"), facts)
         .await
-        .map_err(|_| format!("candidate {id} no longer validates; re-run the improvement"))?;
+        .map_err(|_| {
+            RequestError::input(format!(
+                "candidate {id} no longer validates; re-run the improvement"
+            ))
+        })?;
     if load.loaded.len() != 1 || !load.quarantined.is_empty() {
-        return Err(format!(
+        return Err(RequestError::input(format!(
             "candidate {id} no longer validates; re-run the improvement"
-        ));
+        )));
     }
     let workflow = load.loaded[0].0.clone();
     let repo = repository::refresh(state, env).await;
@@ -470,40 +485,31 @@ pub(crate) async fn promote(
         || repo.workflows.iter().any(|w| w.id == workflow)
         || workflow == CANNOT_TELL;
     if taken {
-        return Err(format!("workflow id {workflow} is already registered"));
+        return Err(RequestError::input(format!(
+            "workflow id {workflow} is already registered"
+        )));
     }
     create_private_dir(&root.join(".stanley/workflows"))
-        .map_err(|e| format!("cannot create .stanley/workflows/: {e}"))?;
+        .map_err(|e| disk_error(format!("cannot create .stanley/workflows/: {e}"), &e))?;
     let name = Path::new(&source)
         .file_name()
         .and_then(|n| n.to_str())
-        .ok_or_else(|| format!("candidate {id} has no workflow source"))?
+        .ok_or_else(|| RequestError::input(format!("candidate {id} has no workflow source")))?
         .to_owned();
     let destination = format!(".stanley/workflows/{name}");
     if root.join(&destination).exists() {
-        return Err(format!("{destination} already exists"));
+        return Err(RequestError::input(format!("{destination} already exists")));
     }
     std::fs::rename(root.join(&source), root.join(&destination))
-        .map_err(|e| format!("cannot move {source} to {destination}: {e}"))?;
+        .map_err(|e| disk_error(format!("cannot move {source} to {destination}: {e}"), &e))?;
     // Promoting is the person's review of this file: it is trusted by that act.
     if let Err(why) = crate::trust::trust_promoted(state, &name) {
         tracing::warn!(%why, file = %destination, "the promoted workflow could not be trusted");
     }
     record.status = "promoted".into();
     record.source = Some(destination.clone());
-    write_record(root, &record)?;
+    write_record(root, &record).map_err(RequestError::internal)?;
     Ok((workflow, destination))
-}
-
-/// Why an administrative change to the queue was refused.
-#[derive(Debug, PartialEq)]
-pub(crate) enum Refusal {
-    /// No such job or candidate.
-    NotFound(String),
-    /// Not now or not in this state.
-    Precondition(String),
-    /// The store failed.
-    Internal(String),
 }
 
 fn read_record(root: &Path, id: &str) -> Option<CandidateRecord> {
@@ -530,69 +536,70 @@ pub(crate) fn candidates(root: &Path) -> Vec<CandidateRecord> {
 }
 
 /// One candidate record.
-pub(crate) fn candidate(root: &Path, id: &str) -> Result<CandidateRecord, Refusal> {
-    read_record(root, id).ok_or_else(|| Refusal::NotFound(format!("no candidate record for {id}")))
+pub(crate) fn candidate(root: &Path, id: &str) -> Result<CandidateRecord, RequestError> {
+    read_record(root, id)
+        .ok_or_else(|| RequestError::not_found(format!("no candidate record for {id}")))
 }
 
 /// Marks a validated candidate rejected by a person.
-pub(crate) fn reject(root: &Path, id: &str) -> Result<CandidateRecord, Refusal> {
+pub(crate) fn reject(root: &Path, id: &str) -> Result<CandidateRecord, RequestError> {
     let mut record = candidate(root, id)?;
     if record.status != "validated" {
-        return Err(Refusal::Precondition(format!(
+        return Err(RequestError::input(format!(
             "candidate {id} is {}, not validated",
             record.status
         )));
     }
     record.status = "rejected".into();
     record.reasons.push("rejected by a person".into());
-    write_record(root, &record).map_err(Refusal::Internal)?;
+    write_record(root, &record).map_err(RequestError::internal)?;
     Ok(record)
 }
 
 /// Puts a job back to pending with no attempts, clearing its candidate folder unless promoted.
-pub(crate) fn retry(state: &DaemonState, id: &str) -> Result<Job, Refusal> {
+pub(crate) fn retry(state: &DaemonState, id: &str) -> Result<Job, RequestError> {
     let Ok(_guard) = state.worker.try_lock() else {
-        return Err(Refusal::Precondition(
-            "the improvement worker is running; try again when it finishes".into(),
+        return Err(RequestError::unavailable(
+            "the improvement worker is running; try again when it finishes",
         ));
     };
-    let q = queue(state).map_err(Refusal::Internal)?;
+    let q = queue(state).map_err(RequestError::internal)?;
     let mut job = q
         .get(id)
-        .map_err(|e| Refusal::Internal(e.0))?
-        .ok_or_else(|| Refusal::NotFound(format!("no improvement job {id}")))?;
+        .map_err(|e| RequestError::internal(e.0))?
+        .ok_or_else(|| RequestError::not_found(format!("no improvement job {id}")))?;
     let root = &state.config.files.root;
     if read_record(root, id).is_some_and(|r| r.status == "promoted") {
-        return Err(Refusal::Precondition(format!(
+        return Err(RequestError::input(format!(
             "the candidate of job {id} was promoted; nothing to retry"
         )));
     }
     let dir = root.join(format!(".stanley/candidates/{id}"));
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(|e| {
-            Refusal::Internal(format!("cannot clear .stanley/candidates/{id}: {e}"))
+            RequestError::internal(format!("cannot clear .stanley/candidates/{id}: {e}"))
         })?;
     }
     job.state = JobState::Pending;
     job.attempts = 0;
     job.result = None;
     diary(&mut job, format!("retry {id}: requested by a person"));
-    q.put(&job).map_err(|e| Refusal::Internal(e.0))?;
+    q.put(&job).map_err(|e| RequestError::internal(e.0))?;
     Ok(job)
 }
 
 /// Removes a job from the queue.
-pub(crate) fn drop_job(state: &DaemonState, id: &str) -> Result<(), Refusal> {
+pub(crate) fn drop_job(state: &DaemonState, id: &str) -> Result<(), RequestError> {
     let Ok(_guard) = state.worker.try_lock() else {
-        return Err(Refusal::Precondition(
-            "the improvement worker is running; try again when it finishes".into(),
+        return Err(RequestError::unavailable(
+            "the improvement worker is running; try again when it finishes",
         ));
     };
-    let q = queue(state).map_err(Refusal::Internal)?;
-    if q.remove(id).map_err(|e| Refusal::Internal(e.0))? {
+    let q = queue(state).map_err(RequestError::internal)?;
+    if q.remove(id).map_err(|e| RequestError::internal(e.0))? {
         Ok(())
     } else {
-        Err(Refusal::NotFound(format!("no improvement job {id}")))
+        Err(RequestError::not_found(format!("no improvement job {id}")))
     }
 }
 
