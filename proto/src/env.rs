@@ -1,6 +1,9 @@
-//! Every environment variable Stanley reads, declared once with what it means. Request settings
-//! are read from the caller's environment, which travels with each request; daemon settings are
-//! read by `stanleyd` from its own environment.
+//! Every environment variable Stanley reads or sets, declared once with what it means (as uv's
+//! `EnvVars` does). Request settings are read from the caller's environment, which travels with
+//! each request (the daemon parses them once, in `stanleyd::settings`); daemon settings are read
+//! by `stanleyd` from its own environment at start; client settings by the clients. Variables
+//! Stanley sets for the processes it starts are marked so. A test checks that no other module
+//! spells a variable's name.
 
 /// Required Jev credential (request setting).
 pub const TYPESAFE_API_KEY: &str = "TYPESAFE_API_KEY";
@@ -32,6 +35,34 @@ pub const STANLEY_DAEMON_BIN: &str = "STANLEY_DAEMON_BIN";
 /// the binaries (daemon setting).
 pub const STANLEY_WORKFLOW_HOST: &str = "STANLEY_WORKFLOW_HOST";
 
+/// A Jev key as GitHub Copilot's MCP configuration names it: redacted and withheld like
+/// `TYPESAFE_API_KEY` (request setting).
+pub const COPILOT_MCP_TYPESAFE_API_KEY: &str = "COPILOT_MCP_TYPESAFE_API_KEY";
+/// A Jev key as other TypeSafe tools name it: redacted and withheld like `TYPESAFE_API_KEY`.
+pub const JEV_API_KEY: &str = "JEV_API_KEY";
+/// Every variable holding a Jev key: their values are redacted everywhere, and every variable
+/// named here or starting with `TYPESAFE_` is withheld from repository code.
+pub const JEV_KEY_VARS: [&str; 3] = [TYPESAFE_API_KEY, COPILOT_MCP_TYPESAFE_API_KEY, JEV_API_KEY];
+/// The prefix of TypeSafe's settings, all withheld from repository code.
+pub const TYPESAFE_PREFIX: &str = "TYPESAFE_";
+
+/// `off` keeps the improvement worker to the explicit command (request setting).
+pub const STANLEY_AUTO_IMPROVE: &str = "STANLEY_AUTO_IMPROVE";
+/// Seconds in one flow "minute", default 60 (request setting; tests shorten flow budgets).
+pub const STANLEY_FLOW_MINUTE_S: &str = "STANLEY_FLOW_MINUTE_S";
+/// The flow event a notify command runs for (set for the notify command).
+pub const STANLEY_FLOW_EVENT: &str = "STANLEY_FLOW_EVENT";
+/// The one-line message of that event (set for the notify command).
+pub const STANLEY_FLOW_MESSAGE: &str = "STANLEY_FLOW_MESSAGE";
+/// `1` keeps Pi from reaching the network for its own updates (set for Pi unless the request
+/// sets it).
+pub const PI_OFFLINE: &str = "PI_OFFLINE";
+/// Where `pi`, `node` and the tools are looked for (request setting, passed on).
+pub const PATH: &str = "PATH";
+/// The desktop session's private runtime folder; Stanley's sockets live in `stanley/` under it
+/// (client and daemon setting).
+pub const XDG_RUNTIME_DIR: &str = "XDG_RUNTIME_DIR";
+
 /// Trusts this worktree's repository workflows and flow commands as they are, for CI where the
 /// checkout is the job's own: `1`, `true`, `yes` or `on` (request setting).
 pub const STANLEY_TRUST_WORKTREE: &str = "STANLEY_TRUST_WORKTREE";
@@ -45,13 +76,13 @@ pub const HOME: &str = "HOME";
 /// Variables a client hands to a daemon it starts; nothing else of the client's environment
 /// (keys in particular) is left in the daemon's own environment.
 pub const DAEMON_ENV: &[&str] = &[
-    "PATH",
+    PATH,
     HOME,
     XDG_STATE_HOME,
     "LANG",
     "LC_ALL",
     "TMPDIR",
-    "XDG_RUNTIME_DIR",
+    XDG_RUNTIME_DIR,
     STANLEY_RUNTIME_DIR,
     STANLEY_LOG,
     STANLEY_IDLE_TIMEOUT_MS,

@@ -37,7 +37,7 @@ pub fn socket_name(canonical_root: &Path) -> String {
 /// The socket path for a root, reading the two variables from the process environment.
 pub fn socket_path(canonical_root: &Path) -> PathBuf {
     let over = std::env::var_os(RUNTIME_DIR_VAR);
-    let xdg = std::env::var_os("XDG_RUNTIME_DIR");
+    let xdg = std::env::var_os(crate::env::XDG_RUNTIME_DIR);
     socket_dir(over.as_deref(), xdg.as_deref()).join(socket_name(canonical_root))
 }
 

@@ -308,16 +308,18 @@ fn a_client_that_goes_away_leaves_no_agent_or_tool_process() {
 
 fn adapter(mode: &str) -> stanley_adapters::pi::PiAgent {
     let env: std::collections::HashMap<String, String> = [
-        (
-            "STANLEY_PI_BIN".to_owned(),
-            bin_dir().join("fake-pi").display().to_string(),
-        ),
         ("FAKE_PI_MODE".to_owned(), mode.to_owned()),
         ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
+        ("STANLEY_NESTED".to_owned(), "1".to_owned()),
+        ("PI_OFFLINE".to_owned(), "1".to_owned()),
     ]
     .into();
+    let settings = stanley_adapters::pi::AgentSettings {
+        pi_bin: Some(bin_dir().join("fake-pi")),
+        ..Default::default()
+    };
     let root = tempfile::tempdir().unwrap().keep();
-    stanley_adapters::pi::availability(&env, false, &root)
+    stanley_adapters::pi::availability(&settings, env, false, &root)
         .expect("the stand-in pi is found")
         .with_grace(Duration::from_millis(200))
 }
@@ -362,51 +364,45 @@ async fn the_time_limit_and_cancellation_stop_the_agent() {
 
 #[test]
 fn availability_rules() {
-    use stanley_adapters::pi::{Unavailable, availability};
+    use stanley_adapters::pi::{AgentSettings, Unavailable, availability};
     let root = std::path::Path::new("/");
-    let with = |pairs: &[(&str, &str)]| -> std::collections::HashMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
+    let fake = bin_dir().join("fake-pi");
+    let with_pi = |f: fn(&mut AgentSettings)| {
+        let mut s = AgentSettings {
+            pi_bin: Some(fake.clone()),
+            ..Default::default()
+        };
+        f(&mut s);
+        s
     };
-    let fake = bin_dir().join("fake-pi").display().to_string();
+    let check = |s: &AgentSettings, no_agent: bool| {
+        availability(s, Default::default(), no_agent, root).map(|_| ())
+    };
     assert_eq!(
-        availability(
-            &with(&[("STANLEY_AGENT", " Off "), ("STANLEY_PI_BIN", &fake)]),
-            false,
-            root
-        )
-        .unwrap_err(),
-        Unavailable::Disabled
+        check(&with_pi(|s| s.disabled = true), false),
+        Err(Unavailable::Disabled)
     );
     assert_eq!(
-        availability(
-            &with(&[("STANLEY_NESTED", "1"), ("STANLEY_PI_BIN", &fake)]),
-            false,
-            root
-        )
-        .unwrap_err(),
-        Unavailable::Nested
+        check(&with_pi(|s| s.nested = true), false),
+        Err(Unavailable::Nested)
     );
+    assert_eq!(check(&with_pi(|_| {}), true), Err(Unavailable::Disabled));
+    let missing = AgentSettings {
+        pi_bin: Some("/nonexistent/pi".into()),
+        path: Some("/usr/bin".into()),
+        ..Default::default()
+    };
     assert_eq!(
-        availability(&with(&[("STANLEY_PI_BIN", &fake)]), true, root).unwrap_err(),
-        Unavailable::Disabled
+        check(&missing, false),
+        Err(Unavailable::NotInstalled),
+        "no fallback to PATH"
     );
-    assert_eq!(
-        availability(
-            &with(&[("STANLEY_PI_BIN", "/nonexistent/pi"), ("PATH", "/usr/bin")]),
-            false,
-            root
-        )
-        .unwrap_err(),
-        Unavailable::NotInstalled
-    );
-    assert_eq!(
-        availability(&with(&[("PATH", "/nonexistent")]), false, root).unwrap_err(),
-        Unavailable::NotInstalled
-    );
-    assert!(availability(&with(&[("STANLEY_PI_BIN", &fake)]), false, root).is_ok());
+    let nowhere = AgentSettings {
+        path: Some("/nonexistent".into()),
+        ..Default::default()
+    };
+    assert_eq!(check(&nowhere, false), Err(Unavailable::NotInstalled));
+    assert_eq!(check(&with_pi(|_| {}), false), Ok(()));
 }
 
 #[test]

@@ -85,10 +85,10 @@ fn indexmap_like<const N: usize>(pairs: [(&str, f64); N]) -> indexmap::IndexMap<
 async fn the_http_client_and_the_fake_speak_the_crate_response() {
     use stanley_core::Jev;
     let fake = stanley_tests::FakeJev::start().await;
-    let config = stanley_adapters::JevConfig::from_env(|k| match k {
-        "TYPESAFE_API_KEY" => Some("k-123456789".to_owned()),
-        "TYPESAFE_BASE_URL" => Some(fake.base_url()),
-        _ => None,
+    let config = stanley_adapters::JevConfig::from_settings(&stanley_adapters::JevSettings {
+        api_key: Some("k-123456789".to_owned()),
+        base_url: Some(fake.base_url()),
+        model: None,
     })
     .unwrap();
     let client = stanley_adapters::HttpJev::new(config).unwrap();

@@ -1,7 +1,7 @@
 //! Runs a flow phase's `check` (or a loop's `until`) as a shell command in the repository, with
-//! the Jev key removed from its environment, a time limit that kills its whole process group,
-//! and the tail of its output kept for the agent and the journal; and runs the flow's notify
-//! command the same way.
+//! the environment the daemon prepared for repository code (no Jev key), a time limit that kills
+//! its whole process group, and the tail of its output kept for the agent and the journal; and
+//! runs the flow's notify command the same way.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -16,7 +16,8 @@ use tokio::process::Command;
 /// How much of a check's output is kept.
 pub const TAIL_CHARS: usize = 2_000;
 
-/// Runs `command` with `sh -c` in `root` and `env` (Jev keys withheld, [`crate::child_env`]).
+/// Runs `command` with `sh -c` in `root` with exactly `env` (the daemon's environment for
+/// repository code).
 pub async fn run_check(
     root: &Path,
     command: &str,
@@ -28,7 +29,7 @@ pub async fn run_check(
         .arg(command)
         .current_dir(root)
         .env_clear()
-        .envs(crate::child_env::for_repository_code(env))
+        .envs(env)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -92,26 +93,22 @@ pub fn event_name(event: stanley_workflows::flow::NotifyEvent) -> &'static str {
     }
 }
 
-/// Runs the flow's notify command for `event` when the flow asks for it, with
-/// `STANLEY_FLOW_EVENT` and `STANLEY_FLOW_MESSAGE` set. `None` when the event is not wanted.
+/// Runs the flow's notify command for `event` when the flow asks for it, with exactly `env`
+/// (the daemon adds the event and its message). `None` when the event is not wanted.
 pub async fn notify(
     root: &Path,
     notify: &stanley_workflows::flow::Notify,
     event: stanley_workflows::flow::NotifyEvent,
-    message: &str,
     env: &HashMap<String, String>,
 ) -> Option<CheckRun> {
     if !notify.on.contains(&event) {
         return None;
     }
-    let mut env = env.clone();
-    env.insert("STANLEY_FLOW_EVENT".into(), event_name(event).into());
-    env.insert("STANLEY_FLOW_MESSAGE".into(), message.into());
     Some(
         run_check(
             root,
             &notify.command,
-            &env,
+            env,
             Duration::from_secs(u64::from(notify.timeout_s)),
         )
         .await,
@@ -125,41 +122,33 @@ mod tests {
     fn env() -> HashMap<String, String> {
         HashMap::from([
             ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
-            ("TYPESAFE_API_KEY".to_owned(), "sk-secret".to_owned()),
-            ("JEV_API_KEY".to_owned(), "sk-secret".to_owned()),
             ("VISIBLE".to_owned(), "yes".to_owned()),
         ])
     }
 
     #[tokio::test]
-    async fn notify_runs_only_for_wanted_events_without_the_key() {
+    async fn notify_runs_only_for_wanted_events_with_the_environment_given() {
         use stanley_workflows::flow::{Notify, NotifyEvent};
         let dir = tempfile::tempdir().unwrap();
         let config = Notify {
-            command: "echo \"$STANLEY_FLOW_EVENT|$STANLEY_FLOW_MESSAGE|${TYPESAFE_API_KEY:-none}\" >> notified.txt".into(),
+            command: "echo \"$VISIBLE|${UNSET:-none}\" >> notified.txt".into(),
             on: vec![NotifyEvent::GoalComplete],
             timeout_s: 10,
         };
-        let skipped = notify(dir.path(), &config, NotifyEvent::Budget, "limit", &env()).await;
+        let skipped = notify(dir.path(), &config, NotifyEvent::Budget, &env()).await;
         assert_eq!(skipped, None);
-        let ran = notify(
-            dir.path(),
-            &config,
-            NotifyEvent::GoalComplete,
-            "all phases done",
-            &env(),
-        )
-        .await
-        .unwrap();
+        let ran = notify(dir.path(), &config, NotifyEvent::GoalComplete, &env())
+            .await
+            .unwrap();
         assert!(ran.passed, "{ran:?}");
         assert_eq!(
             std::fs::read_to_string(dir.path().join("notified.txt")).unwrap(),
-            "goal_complete|all phases done|none\n"
+            "yes|none\n"
         );
     }
 
     #[tokio::test]
-    async fn checks_pass_fail_time_out_and_never_see_the_key() {
+    async fn checks_pass_fail_time_out_and_see_only_what_they_are_given() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let limit = Duration::from_secs(20);
@@ -170,7 +159,7 @@ mod tests {
         assert_eq!(failed.tail, "out\nboom\n");
         let seen = run_check(
             root,
-            "echo \"${TYPESAFE_API_KEY:-none} ${JEV_API_KEY:-none} $VISIBLE\"",
+            "echo \"${HOME:-none} ${USER:-none} $VISIBLE\"",
             &env(),
             limit,
         )

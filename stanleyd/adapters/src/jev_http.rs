@@ -66,23 +66,34 @@ fn is_loopback(host: &str) -> bool {
         || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
+/// What a request says about Jev (parsed once from its environment by the daemon's settings;
+/// blank values are `None`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JevSettings {
+    /// The key (`TYPESAFE_API_KEY`).
+    pub api_key: Option<String>,
+    /// The API root (`TYPESAFE_BASE_URL`).
+    pub base_url: Option<String>,
+    /// The model (`TYPESAFE_MODEL`, else `TYPESAFE_DEFAULT_MODEL`).
+    pub model: Option<String>,
+}
+
 impl JevConfig {
-    /// Reads `TYPESAFE_API_KEY`, `TYPESAFE_BASE_URL`, `TYPESAFE_MODEL` (else
-    /// `TYPESAFE_DEFAULT_MODEL`, else `jev-1.13.0`) through `lookup`.
-    pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, JevConfigError> {
-        let get = |k: &str| {
-            lookup(k)
-                .map(|v| v.trim().to_owned())
-                .filter(|v| !v.is_empty())
-        };
-        let api_key = get("TYPESAFE_API_KEY").ok_or(JevConfigError::MissingKey)?;
-        let model = get("TYPESAFE_MODEL")
-            .or_else(|| get("TYPESAFE_DEFAULT_MODEL"))
+    /// Checks the settings: a key, a valid model (default `jev-1.13.0`), and an `https` base
+    /// URL (plain `http` only to a loopback address; default `https://api.typesafe.ai`).
+    pub fn from_settings(settings: &JevSettings) -> Result<Self, JevConfigError> {
+        let api_key = settings.api_key.clone().ok_or(JevConfigError::MissingKey)?;
+        let model = settings
+            .model
+            .clone()
             .unwrap_or_else(|| DEFAULT_MODEL.to_owned());
         if !valid_model(&model) {
             return Err(JevConfigError::InvalidModel(model));
         }
-        let base_url = get("TYPESAFE_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
+        let base_url = settings
+            .base_url
+            .clone()
+            .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
         let base_url = base_url.trim_end_matches('/').to_owned();
         let (scheme, rest) = base_url
             .split_once("://")
@@ -349,72 +360,45 @@ impl Jev for HttpJev {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
-
-    fn cfg(pairs: &[(&str, &str)]) -> Result<JevConfig, JevConfigError> {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| ((*k).into(), (*v).into()))
-            .collect();
-        JevConfig::from_env(|k| map.get(k).cloned())
+    fn cfg(
+        key: Option<&str>,
+        base_url: Option<&str>,
+        model: Option<&str>,
+    ) -> Result<JevConfig, JevConfigError> {
+        JevConfig::from_settings(&JevSettings {
+            api_key: key.map(str::to_owned),
+            base_url: base_url.map(str::to_owned),
+            model: model.map(str::to_owned),
+        })
     }
 
     #[test]
-    fn reads_the_environment() {
-        assert_eq!(cfg(&[]).unwrap_err(), JevConfigError::MissingKey);
+    fn checks_the_settings() {
         assert_eq!(
-            cfg(&[("TYPESAFE_API_KEY", "  ")]).unwrap_err(),
+            cfg(None, None, None).unwrap_err(),
             JevConfigError::MissingKey
         );
-        let c = cfg(&[("TYPESAFE_API_KEY", "k")]).unwrap();
+        let c = cfg(Some("k"), None, None).unwrap();
         assert_eq!(
             (c.endpoint().as_str(), c.model.as_str()),
             ("https://api.typesafe.ai/v1/systemone", "jev-1.13.0")
         );
-        let c = cfg(&[
-            ("TYPESAFE_API_KEY", "k"),
-            ("TYPESAFE_DEFAULT_MODEL", "jev-2"),
-            ("TYPESAFE_BASE_URL", "http://127.0.0.1:9/"),
-        ])
-        .unwrap();
+        let c = cfg(Some("k"), Some("http://127.0.0.1:9/"), Some("jev-2")).unwrap();
         assert_eq!(
             (c.endpoint().as_str(), c.model.as_str()),
             ("http://127.0.0.1:9/v1/systemone", "jev-2")
         );
-        let c = cfg(&[
-            ("TYPESAFE_API_KEY", "k"),
-            ("TYPESAFE_MODEL", " jev-3 "),
-            ("TYPESAFE_DEFAULT_MODEL", "jev-2"),
-        ])
-        .unwrap();
-        assert_eq!(c.model, "jev-3");
         assert_eq!(
-            cfg(&[("TYPESAFE_API_KEY", "k"), ("TYPESAFE_MODEL", "../evil")]).unwrap_err(),
+            cfg(Some("k"), None, Some("../evil")).unwrap_err(),
             JevConfigError::InvalidModel("../evil".into())
         );
         assert_eq!(
-            cfg(&[
-                ("TYPESAFE_API_KEY", "k"),
-                ("TYPESAFE_BASE_URL", "http://example.com")
-            ])
-            .unwrap_err(),
+            cfg(Some("k"), Some("http://example.com"), None).unwrap_err(),
             JevConfigError::PlainHttp("example.com".into())
         );
-        assert!(
-            cfg(&[
-                ("TYPESAFE_API_KEY", "k"),
-                ("TYPESAFE_BASE_URL", "http://localhost:8080")
-            ])
-            .is_ok()
-        );
-        assert!(
-            cfg(&[
-                ("TYPESAFE_API_KEY", "k"),
-                ("TYPESAFE_BASE_URL", "http://[::1]:8080")
-            ])
-            .is_ok()
-        );
-        assert!(cfg(&[("TYPESAFE_API_KEY", "k"), ("TYPESAFE_BASE_URL", "ftp://x")]).is_err());
+        assert!(cfg(Some("k"), Some("http://localhost:8080"), None).is_ok());
+        assert!(cfg(Some("k"), Some("http://[::1]:8080"), None).is_ok());
+        assert!(cfg(Some("k"), Some("ftp://x"), None).is_err());
     }
 
     #[test]

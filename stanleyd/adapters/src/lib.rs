@@ -1,7 +1,6 @@
 //! Real implementations of Stanley's ports: Git through git2, workspace file reads, redaction,
 //! the System One HTTP client, run records on disk, and the system clock.
 
-pub mod child_env;
 pub mod clock;
 pub mod flow_check;
 pub mod flow_store;
@@ -19,6 +18,6 @@ pub mod workspace;
 
 pub use clock::SystemClock;
 pub use git::Git2Repo;
-pub use jev_http::{HttpJev, HttpShared, JevConfig, JevConfigError};
+pub use jev_http::{HttpJev, HttpShared, JevConfig, JevConfigError, JevSettings};
 pub use records::{FsRecorder, ensure_state_dir};
 pub use redact::SecretRedactor;

@@ -44,51 +44,55 @@ fn executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// Finds Pi: `STANLEY_PI_BIN` (which must be an executable file; no fallback), else `pi` on `PATH`.
-pub fn find_pi(env: &HashMap<String, String>) -> Option<PathBuf> {
-    if let Some(bin) = env
-        .get("STANLEY_PI_BIN")
-        .map(|b| b.trim())
-        .filter(|b| !b.is_empty())
-    {
-        let path = PathBuf::from(bin);
-        return executable(&path).then_some(path);
+/// What a request says about the coding agent (parsed once from its environment by the
+/// daemon's settings).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AgentSettings {
+    /// Delegation is turned off (`STANLEY_AGENT=off`).
+    pub disabled: bool,
+    /// The request comes from a process Stanley started (`STANLEY_NESTED`).
+    pub nested: bool,
+    /// An explicit binary (`STANLEY_PI_BIN`): it must be an executable file; no fallback.
+    pub pi_bin: Option<PathBuf>,
+    /// The `PATH` to look for `pi` on.
+    pub path: Option<String>,
+    /// The model passed as `--model` (`STANLEY_AGENT_MODEL`).
+    pub model: Option<String>,
+}
+
+/// Finds Pi: the explicit binary (which must be executable), else `pi` on the `PATH`.
+pub fn find_pi(settings: &AgentSettings) -> Option<PathBuf> {
+    if let Some(bin) = &settings.pi_bin {
+        return executable(bin).then(|| bin.clone());
     }
-    env.get("PATH")?
+    settings
+        .path
+        .as_deref()?
         .split(':')
         .filter(|d| !d.is_empty())
         .map(|d| Path::new(d).join("pi"))
         .find(|p| executable(p))
 }
 
-/// The agent for a request, or why there is none.
+/// The agent for a request, or why there is none. `env` is the environment Pi runs with, as the
+/// daemon prepared it (the request's own, with `STANLEY_NESTED` and `PI_OFFLINE` set).
 pub fn availability(
-    env: &HashMap<String, String>,
+    settings: &AgentSettings,
+    env: HashMap<String, String>,
     no_agent: bool,
     root: &Path,
 ) -> Result<PiAgent, Unavailable> {
-    if env
-        .get("STANLEY_AGENT")
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case("off"))
-        || no_agent
-    {
+    if settings.disabled || no_agent {
         return Err(Unavailable::Disabled);
     }
-    if env
-        .get("STANLEY_NESTED")
-        .is_some_and(|v| !v.trim().is_empty())
-    {
+    if settings.nested {
         return Err(Unavailable::Nested);
     }
-    let bin = find_pi(env).ok_or(Unavailable::NotInstalled)?;
-    let model = env
-        .get("STANLEY_AGENT_MODEL")
-        .map(|m| m.trim().to_owned())
-        .filter(|m| !m.is_empty());
+    let bin = find_pi(settings).ok_or(Unavailable::NotInstalled)?;
     Ok(PiAgent {
         bin,
-        model,
-        env: env.clone(),
+        model: settings.model.clone(),
+        env,
         root: root.to_path_buf(),
         grace: GRACE,
         session: None,
@@ -109,7 +113,6 @@ fn supports_no_approve(bin: &Path, env: &HashMap<String, String>) -> bool {
         .arg("--version")
         .env_clear()
         .envs(env)
-        .env("PI_OFFLINE", "1")
         .stdin(Stdio::null())
         .output();
     let text = out
@@ -335,14 +338,11 @@ impl PiAgent {
         if instructions.len() > MAX_INSTRUCTIONS_BYTES {
             return failed("agent instructions exceed the size limit".into());
         }
-        let mut env = self.env.clone();
-        env.insert("STANLEY_NESTED".into(), "1".into());
-        env.entry("PI_OFFLINE".into()).or_insert_with(|| "1".into());
         let mut child = match Command::new(&self.bin)
             .args(self.args())
             .current_dir(&self.root)
             .env_clear()
-            .envs(&env)
+            .envs(&self.env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -89,10 +89,6 @@ pub struct SecretRedactor {
     secrets: Vec<String>,
 }
 
-/// The environment variables whose values are secrets to redact literally: the Jev keys, the
-/// same list [`crate::child_env`] withholds from repository code.
-pub use crate::child_env::JEV_KEY_VARS as SECRET_VARS;
-
 impl SecretRedactor {
     /// A redactor for these literal secret values; values shorter than 8 characters (after
     /// trimming) are ignored, as they would match too much.
@@ -106,11 +102,6 @@ impl SecretRedactor {
         secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
         secrets.dedup();
         Self { secrets }
-    }
-
-    /// A redactor for the secret variables found in `lookup`.
-    pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Self {
-        Self::new(SECRET_VARS.iter().filter_map(|v| lookup(v)))
     }
 
     fn redact_json(&self, value: &Value, count: &mut u64) -> Value {

@@ -117,7 +117,8 @@ async fn write_line(stdin: &tokio::sync::Mutex<ChildStdin>, message: &Value) -> 
 }
 
 impl WorkflowHost {
-    /// Starts `node --import <tsx loader> host.mjs` in `root` with `env` less the Jev keys.
+    /// Starts `node --import <tsx loader> host.mjs` in `root` with `env` (the daemon's
+    /// environment for repository code) and Stanley's own tsconfig.
     pub async fn start(
         node: &Path,
         files: &HostFiles,
@@ -131,9 +132,8 @@ impl WorkflowHost {
             .arg(&files.script)
             .current_dir(root)
             .env_clear()
-            // Repository code never sees Jev's key (one policy, `child_env`).
-            .envs(crate::child_env::for_repository_code(env))
-            .env("STANLEY_NESTED", "1")
+            // Exactly the environment the daemon prepared for repository code (no Jev key).
+            .envs(env)
             .env("TSX_TSCONFIG_PATH", &files.tsconfig)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -2,7 +2,7 @@
 //! flow, run the checks (Jev's key scrubbed), ask Jev the one stop request, decide, write the
 //! side-effect ledger and the journal before the decision takes effect, and notify.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,7 +11,7 @@ use stanley_adapters::clock::{SystemClock, parse_rfc3339, unix_now};
 use stanley_adapters::flow_check::{notify, run_check};
 use stanley_adapters::flow_store::FileFlowStore;
 use stanley_adapters::jev_http::{HttpJev, JevConfig};
-use stanley_adapters::redact::{SecretRedactor, redacting};
+use stanley_adapters::redact::redacting;
 use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, Jev};
 use stanley_workflows::diff::{Scope, parse_diff};
 use stanley_workflows::flow::{Flow, Mode, NotifyEvent, parse_flow};
@@ -29,6 +29,7 @@ use stanley_workflows::ports::Clock;
 use stanley_workflows::ports::Git;
 
 use crate::service::DaemonState;
+use crate::settings::RequestSettings;
 
 /// Where a repository's flow lives.
 pub(crate) const FLOW_FILE: &str = ".stanley/flow.json";
@@ -55,13 +56,8 @@ pub(crate) fn load_flow(root: &Path) -> Result<Flow, FlowLoad> {
 }
 
 /// The length of a flow "minute": 60 s, or `STANLEY_FLOW_MINUTE_S` seconds (tests shrink it).
-pub(crate) fn minute(env: &HashMap<String, String>) -> Duration {
-    let secs = env
-        .get("STANLEY_FLOW_MINUTE_S")
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .filter(|s| *s > 0)
-        .unwrap_or(60);
-    Duration::from_secs(secs)
+pub(crate) fn minute(settings: &RequestSettings) -> Duration {
+    settings.flow_minute
 }
 
 pub(crate) fn now() -> String {
@@ -113,9 +109,9 @@ impl Stop {
 /// The Jev client of a caller's environment, or why there is none.
 fn jev_for(
     state: &DaemonState,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
 ) -> Result<(Arc<dyn Jev>, String), String> {
-    let config = JevConfig::from_env(|k| env.get(k).cloned()).map_err(|e| e.to_string())?;
+    let config = JevConfig::from_settings(&settings.jev).map_err(|e| e.to_string())?;
     let model = config.model.clone();
     Ok((Arc::new(HttpJev::with_shared(config, &state.http)), model))
 }
@@ -123,10 +119,10 @@ fn jev_for(
 /// An executor for one flow question with the caller's key; what it sends is redacted.
 pub(crate) fn executor(
     state: &DaemonState,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
 ) -> Result<Executor, String> {
-    let (jev, model) = jev_for(state, env)?;
-    let redactor = Arc::new(SecretRedactor::from_env(|k| env.get(k).cloned()));
+    let (jev, model) = jev_for(state, settings)?;
+    let redactor = Arc::new(settings.redactor());
     let opts = redacting(ExecutorOptions::new(model), redactor);
     Ok(Executor::new(
         Some(jev),
@@ -161,10 +157,11 @@ pub(crate) async fn notify_event(
     flow: &Flow,
     event: NotifyEvent,
     message: &str,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
 ) {
     let Some(n) = &flow.notify else { return };
-    if let Some(run) = notify(root, n, event, message, env).await
+    let env = settings.notify_env(stanley_adapters::flow_check::event_name(event), message);
+    if let Some(run) = notify(root, n, event, &env).await
         && !run.passed
     {
         tracing::warn!(tail = %run.tail, "the flow's notify command failed");
@@ -179,7 +176,7 @@ pub(crate) async fn ask_person(
     flow: &Flow,
     phase: &str,
     reason: &str,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
 ) {
     let text = format!(
         "# A person is needed\n\nGoal: {}\nPhase: {phase}\n\n{reason}\n\nWhen it is resolved, run `stanleyctl flow run` again.\n",
@@ -188,7 +185,7 @@ pub(crate) async fn ask_person(
     if let Err(e) = store.needs_human(&text) {
         tracing::error!(error = %e.0, "cannot write NEEDS_HUMAN.md");
     }
-    notify_event(root, flow, NotifyEvent::AskHuman, reason, env).await;
+    notify_event(root, flow, NotifyEvent::AskHuman, reason, settings).await;
 }
 
 /// Evaluates one stop of the agent whose last message is `last_message`; `new_chain` says no
@@ -196,7 +193,7 @@ pub(crate) async fn ask_person(
 /// written before this returns, so the decision survives whatever happens next.
 pub(crate) async fn stop(
     state: &DaemonState,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
     flow: &Flow,
     last_message: &str,
     new_chain: bool,
@@ -213,20 +210,22 @@ pub(crate) async fn stop(
                 mark_done: Vec::new(),
                 complete: false,
             };
-            return Ok(finish(&root, &store, flow, &fresh, decision, env).await);
+            return Ok(finish(&root, &store, flow, &fresh, decision, settings).await);
         }
     };
     if new_chain {
         journal.consecutive_blocks = 0;
     }
-    let elapsed = elapsed_minutes(&journal, minute(env));
+    let elapsed = elapsed_minutes(&journal, minute(settings));
     let budget = budget_condition(flow, &journal, elapsed);
     let phase = flow.phase(&journal.current_phase).cloned();
     let timeout = Duration::from_secs(u64::from(flow.limits.check_timeout_s));
-    let checks = run_checks(&root, flow, &journal, budget.is_some(), env, timeout).await;
+    let checks = run_checks(&root, flow, &journal, budget.is_some(), settings, timeout).await;
     let live = budget.is_none() && !journal.complete;
     let loop_check = match phase.as_ref().and_then(|p| p.looped.as_ref()) {
-        Some(l) if live => Some(run_check(&root, &l.until, env, timeout).await),
+        Some(l) if live => {
+            Some(run_check(&root, &l.until, &settings.repository_env(), timeout).await)
+        }
         _ => None,
     };
     let open = match phase.as_ref().filter(|p| p.dynamic) {
@@ -236,7 +235,7 @@ pub(crate) async fn stop(
         None => Vec::new(),
     };
     let (judgment, asked) = if live {
-        judge(state, env, flow, &journal, &checks, last_message).await
+        judge(state, settings, flow, &journal, &checks, last_message).await
     } else {
         (Err("not asked".to_owned()), false)
     };
@@ -265,7 +264,7 @@ pub(crate) async fn stop(
     apply(flow, &mut journal, &decision, stop_facts, &now());
     let last = close_recorded(&store, flow, &mut journal)?.unwrap_or(decision);
     store.write_state(&journal).map_err(|e| e.0)?;
-    Ok(finish(&root, &store, flow, &journal, last, env).await)
+    Ok(finish(&root, &store, flow, &journal, last, settings).await)
 }
 
 /// Runs the checks a stop needs, concurrently: the current phase's and every done phase's (for
@@ -275,7 +274,7 @@ async fn run_checks(
     flow: &Flow,
     journal: &FlowState,
     every: bool,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
     timeout: Duration,
 ) -> BTreeMap<String, CheckRun> {
     let wanted: Vec<(&str, &str)> = flow
@@ -291,10 +290,11 @@ async fn run_checks(
         })
         .filter_map(|p| p.check.as_deref().map(|c| (p.id.as_str(), c)))
         .collect();
+    let env = settings.repository_env();
     let runs = futures::future::join_all(
         wanted
             .iter()
-            .map(|(_, command)| run_check(root, command, env, timeout)),
+            .map(|(_, command)| run_check(root, command, &env, timeout)),
     )
     .await;
     wanted
@@ -307,13 +307,13 @@ async fn run_checks(
 /// Asks Jev the stop request; the flag says whether a request was made (no key: none).
 async fn judge(
     state: &DaemonState,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
     flow: &Flow,
     journal: &FlowState,
     checks: &BTreeMap<String, CheckRun>,
     last_message: &str,
 ) -> (Result<Judgment, String>, bool) {
-    let executor = match executor(state, env) {
+    let executor = match executor(state, settings) {
         Ok(e) => e,
         Err(why) => return (Err(why), false),
     };
@@ -387,19 +387,19 @@ async fn finish(
     flow: &Flow,
     journal: &FlowState,
     decision: Decision,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
 ) -> Stop {
     let told = told(flow.mode, &decision);
     if let Action::AskHuman(reason) = &decision.action
         && flow.mode == Mode::Enforce
     {
-        ask_person(root, store, flow, &journal.current_phase, reason, env).await;
+        ask_person(root, store, flow, &journal.current_phase, reason, settings).await;
     }
     let stop = Stop { decision, told };
     if stop.decision.complete {
-        notify_event(root, flow, NotifyEvent::GoalComplete, &flow.goal, env).await;
+        notify_event(root, flow, NotifyEvent::GoalComplete, &flow.goal, settings).await;
     } else if let Some(condition) = stop.budget() {
-        notify_event(root, flow, NotifyEvent::Budget, condition, env).await;
+        notify_event(root, flow, NotifyEvent::Budget, condition, settings).await;
     }
     stop
 }

@@ -4,12 +4,10 @@
 //! TaskCompleted holds). Gates only tighten and fail open when Jev cannot answer; `observe`
 //! journals only and `warn` shows a system message instead of acting.
 
-use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 
 use serde_json::{Value, json};
 use stanley_adapters::flow_store::FileFlowStore;
-use stanley_adapters::redact::SecretRedactor;
 use stanley_core::Frame;
 use stanley_proto::HOOK_EVENTS as EVENTS;
 use stanley_workflows::flow::{Flow, Mode};
@@ -24,6 +22,7 @@ use stanley_workflows::ports::Redactor;
 use crate::error::RequestError;
 use crate::flow_eval::{self, FlowLoad, load_flow, read_journal, stored_journal};
 use crate::service::DaemonState;
+use crate::settings::RequestSettings;
 
 /// How much of a transcript's end is read for the last assistant message.
 const TRANSCRIPT_TAIL_BYTES: u64 = 256 * 1024;
@@ -95,7 +94,7 @@ pub(crate) async fn answer(
     state: &DaemonState,
     event: &str,
     input: &str,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
 ) -> Result<HookAnswer, RequestError> {
     if !EVENTS.contains(&event) {
         return Err(RequestError::usage(format!(
@@ -121,7 +120,7 @@ pub(crate) async fn answer(
     };
     // An untrusted flow supervises nothing: its commands never run, and the person and the
     // model are told why where they can see it (never a block, so the agent is not held).
-    if let Some(why) = crate::trust::flow_refusal(state, env) {
+    if let Some(why) = crate::trust::flow_refusal(state, settings) {
         return Ok(match event {
             "session-start" | "stop" => system_message(&why),
             _ => HookAnswer::default(),
@@ -131,7 +130,7 @@ pub(crate) async fn answer(
         state,
         store: FileFlowStore::new(&root),
         flow,
-        env,
+        settings,
     };
     match event {
         "session-start" => Ok(hook.session_start(&input)),
@@ -147,7 +146,7 @@ struct Hook<'a> {
     state: &'a DaemonState,
     flow: Flow,
     store: FileFlowStore,
-    env: &'a HashMap<String, String>,
+    settings: &'a RequestSettings,
 }
 
 /// Journals a gate's verdict (best effort) and answers for the flow's mode: `enforce` gets
@@ -180,10 +179,10 @@ fn gate_answer(
 /// Asks a gate's question; `None` (fail open) when Jev cannot answer.
 async fn ask_gate(
     state: &DaemonState,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
     frame: Frame,
 ) -> Option<stanley_core::Answers> {
-    let executor = flow_eval::executor(state, env).ok()?;
+    let executor = flow_eval::executor(state, settings).ok()?;
     match executor.run(frame).await {
         Ok(ok) => Some(ok.answers),
         Err(failure) => {
@@ -228,7 +227,7 @@ impl Hook<'_> {
         // A stop that no block of ours caused starts a new chain of consecutive blocks.
         let new_chain = input.get("stop_hook_active") != Some(&Value::Bool(true));
         let words = last_words(input, "transcript_path");
-        let stop = flow_eval::stop(self.state, self.env, &self.flow, &words, new_chain)
+        let stop = flow_eval::stop(self.state, self.settings, &self.flow, &words, new_chain)
             .await
             .map_err(RequestError::internal)?;
         Ok(match (stop.told.keep_going, stop.told.message) {
@@ -239,17 +238,15 @@ impl Hook<'_> {
     }
 
     async fn pre_tool(&self, input: &Value) -> HookAnswer {
-        let (state, flow, store, env) = (self.state, &self.flow, &self.store, self.env);
+        let (state, flow, store, settings) = (self.state, &self.flow, &self.store, self.settings);
         let command = input["tool_input"]["command"].as_str().unwrap_or("");
         if !flow.gates.pre_tool || str_field(input, "tool_name") != "Bash" || is_read_only(command)
         {
             return HookAnswer::default();
         }
         // Redacted here for the gate journal; the executor redacts what it sends anyway.
-        let command = SecretRedactor::from_env(|k| env.get(k).cloned())
-            .text(command)
-            .0;
-        let Some(answers) = ask_gate(state, env, pre_tool_frame(&command)).await else {
+        let command = settings.redactor().text(command).0;
+        let Some(answers) = ask_gate(state, settings, pre_tool_frame(&command)).await else {
             return HookAnswer::default();
         };
         let Some(verdict) = pre_tool_verdict(&answers, &flow.gates.bands) else {
@@ -264,7 +261,7 @@ impl Hook<'_> {
     }
 
     async fn post_tool(&self, input: &Value) -> HookAnswer {
-        let (state, flow, store, env) = (self.state, &self.flow, &self.store, self.env);
+        let (state, flow, store, settings) = (self.state, &self.flow, &self.store, self.settings);
         let tool = str_field(input, "tool_name");
         if !screens(flow, tool) {
             return HookAnswer::default();
@@ -274,7 +271,7 @@ impl Hook<'_> {
             Value::Null => return HookAnswer::default(),
             other => other.to_string(),
         };
-        let Some(answers) = ask_gate(state, env, injection_frame(tool, &content)).await else {
+        let Some(answers) = ask_gate(state, settings, injection_frame(tool, &content)).await else {
             return HookAnswer::default();
         };
         let Some(verdict) = injection_verdict(&answers, &flow.gates.bands, tool) else {
@@ -288,7 +285,7 @@ impl Hook<'_> {
     }
 
     async fn done_claim(&self, event: &str, input: &Value) -> Result<HookAnswer, RequestError> {
-        let (state, flow, store, env) = (self.state, &self.flow, &self.store, self.env);
+        let (state, flow, store, settings) = (self.state, &self.flow, &self.store, self.settings);
         let subagent = event == "subagent-stop";
         let on = if subagent {
             flow.gates.subagent_stop
@@ -339,7 +336,8 @@ impl Hook<'_> {
         let mut journal = read_journal(store, flow)
             .map_err(|m| RequestError::flow(tonic::Code::FailedPrecondition, m))?;
         let holds = journal.holds.get(&key).copied().unwrap_or(0);
-        let Some(answers) = ask_gate(state, env, done_claim_frame(flow, &subject, &words)).await
+        let Some(answers) =
+            ask_gate(state, settings, done_claim_frame(flow, &subject, &words)).await
         else {
             return Ok(HookAnswer::default());
         };

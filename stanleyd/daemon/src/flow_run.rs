@@ -4,7 +4,6 @@
 //! 0 goal complete, 2 limit reached, 3 configuration error, 4 waiting on a human, 5 another
 //! supervisor running, 130 interrupted.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,6 +20,7 @@ use stanley_proto::exit::FlowCode;
 
 use crate::flow_eval::{self, FlowLoad, load_flow, minute, read_journal};
 use crate::service::DaemonState;
+use crate::settings::RequestSettings;
 
 /// Where the supervisor keeps Pi's sessions.
 pub(crate) const SESSION_DIR: &str = ".stanley/flow/pi-sessions";
@@ -97,7 +97,7 @@ fn update(
 /// Runs a flow to one of its exit codes; `say` receives progress lines.
 pub(crate) async fn supervise(
     state: &DaemonState,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
     cancel: &Cancel,
     say: &(dyn Fn(String) + Send + Sync),
 ) -> Exit {
@@ -113,10 +113,10 @@ pub(crate) async fn supervise(
         Err(FlowLoad::Bad(message)) => return exit(FlowCode::Configuration, message),
     };
     // The flow's checks and notify command are repository code: they run only once trusted.
-    if let Some(why) = crate::trust::flow_refusal(state, env) {
+    if let Some(why) = crate::trust::flow_refusal(state, settings) {
         return exit(FlowCode::Configuration, why);
     }
-    let base = match availability(env, false, &root) {
+    let base = match availability(&settings.agent, settings.agent_env(), false, &root) {
         Ok(agent) => agent,
         Err(reason) => return exit(FlowCode::Configuration, unavailable(reason)),
     };
@@ -126,7 +126,7 @@ pub(crate) async fn supervise(
         Ok(j) => j,
         Err(why) => {
             let reason = format!("the flow journal cannot be used: {why}");
-            flow_eval::ask_person(&root, &store, &flow, "(unknown)", &reason, env).await;
+            flow_eval::ask_person(&root, &store, &flow, "(unknown)", &reason, settings).await;
             return exit(
                 FlowCode::NeedsPerson,
                 format!("waiting on a person: {reason}"),
@@ -142,7 +142,7 @@ pub(crate) async fn supervise(
     if let Err(e) = store.clear_needs_human() {
         tracing::warn!(error = %e.0, "cannot remove an answered NEEDS_HUMAN.md");
     }
-    let minute = minute(env);
+    let minute = minute(settings);
     let total = minute * flow.limits.max_total_minutes;
     let idle = minute * flow.limits.hang_minutes;
     let started = Instant::now();
@@ -163,7 +163,8 @@ pub(crate) async fn supervise(
         }
         let left = total.saturating_sub(started.elapsed());
         if left.is_zero() {
-            flow_eval::notify_event(&root, &flow, NotifyEvent::Budget, "budget_time", env).await;
+            flow_eval::notify_event(&root, &flow, NotifyEvent::Budget, "budget_time", settings)
+                .await;
             return exit(
                 FlowCode::Limit,
                 format!(
@@ -218,7 +219,7 @@ pub(crate) async fn supervise(
             AgentOutcome::Failed | AgentOutcome::Timeout => {
                 model_errors = 0;
                 let why = result.detail.unwrap_or_else(|| "the agent failed".into());
-                match restart(&store, &flow, &root, env, &why).await {
+                match restart(&store, &flow, &root, settings, &why).await {
                     Ok(journal) => {
                         prompt = run_prompt(&flow, &journal, Some(&format!("{why}; carry on")));
                         continue;
@@ -228,7 +229,7 @@ pub(crate) async fn supervise(
             }
             AgentOutcome::Finished => model_errors = 0,
         }
-        let stop = match flow_eval::stop(state, env, &flow, &result.text, false).await {
+        let stop = match flow_eval::stop(state, settings, &flow, &result.text, false).await {
             Ok(s) => s,
             Err(why) => {
                 return exit(
@@ -284,7 +285,7 @@ pub(crate) async fn supervise(
             .message
             .clone()
             .unwrap_or_else(|| format!("the agent stopped ({})", d.condition));
-        match restart(&store, &flow, &root, env, &why).await {
+        match restart(&store, &flow, &root, settings, &why).await {
             Ok(journal) => prompt = run_prompt(&flow, &journal, stop.told.message.as_deref()),
             Err(done) => return done,
         }
@@ -300,7 +301,7 @@ async fn restart(
     store: &FileFlowStore,
     flow: &Flow,
     root: &std::path::Path,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
     why: &str,
 ) -> Result<FlowState, Exit> {
     let journal = update(store, flow, |j| {
@@ -315,7 +316,7 @@ async fn restart(
         )
     })?;
     if journal.restarts > flow.limits.max_restarts {
-        flow_eval::notify_event(root, flow, NotifyEvent::Budget, "max_restarts", env).await;
+        flow_eval::notify_event(root, flow, NotifyEvent::Budget, "max_restarts", settings).await;
         return Err(exit(
             FlowCode::Limit,
             format!(

@@ -23,6 +23,7 @@ use crate::flow_eval::{FLOW_FILE, FlowLoad, load_flow, stored_journal};
 use crate::flow_hooks::answer;
 use crate::flow_run::{Lease, supervise};
 use crate::service::DaemonState;
+use crate::settings::RequestSettings;
 
 const MAX_GOAL_CHARS: usize = 500;
 
@@ -64,7 +65,7 @@ impl Flows for FlowService {
         if self.state.stop_token().is_cancelled() {
             return Err(RequestError::unavailable("the daemon is shutting down").into());
         }
-        let env = request.into_inner().env;
+        let settings = RequestSettings::parse(&request.into_inner().env);
         let (tx, rx) = mpsc::channel(64);
         let (guard, cancel) = self.state.background();
         let state = self.state.clone();
@@ -84,7 +85,7 @@ impl Flows for FlowService {
                 tracing::info!(%line, "flow");
                 let _ = progress.try_send(event(run_flow_event::Event::Progress(line)));
             };
-            let run = supervise(&state, &env, &cancel, &say);
+            let run = supervise(&state, &settings, &cancel, &say);
             let ended = tokio::select! {
                 ended = run => ended,
                 () = tx.closed() => {
@@ -129,7 +130,8 @@ impl Flows for FlowService {
         request: Request<FlowHookRequest>,
     ) -> Result<Response<FlowHookResponse>, Status> {
         let request = request.into_inner();
-        let answer = answer(&self.state, &request.event, &request.input, &request.env).await?;
+        let settings = RequestSettings::parse(&request.env);
+        let answer = answer(&self.state, &request.event, &request.input, &settings).await?;
         Ok(Response::new(FlowHookResponse {
             stdout: answer.stdout,
             stderr: answer.stderr,

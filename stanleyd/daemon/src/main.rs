@@ -3,13 +3,13 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use stanley_adapters::SystemClock;
-use stanley_proto::env;
 use stanley_proto::exit::Exit;
 use stanley_workflows::ports::Clock;
-use stanleyd::{DaemonConfig, DaemonError, DaemonFiles, init_logging, prepare, run};
+use stanleyd::{
+    DaemonConfig, DaemonError, DaemonFiles, DaemonSettings, init_logging, prepare, run,
+};
 
 fn usage() -> ExitCode {
     eprintln!("usage: stanleyd --root <worktree root>");
@@ -59,22 +59,16 @@ fn main() -> ExitCode {
             return ExitCode::from(Exit::Internal.code());
         }
     };
-    if let Err(e) = init_logging(
-        &prepared.files.log(),
-        std::env::var(env::STANLEY_LOG).ok().as_deref(),
-    ) {
+    // The daemon's own settings, read once (stanleyd::settings).
+    let settings = DaemonSettings::read(|name| std::env::var_os(name));
+    if let Err(e) = init_logging(&prepared.files.log(), settings.log.as_deref()) {
         eprintln!("stanleyd: cannot open the log: {e}");
     }
     let mut config = DaemonConfig::new(prepared.files.clone());
-    config.trust_file = stanley_adapters::trust::TrustStore::default_path(
-        std::env::var_os(env::XDG_STATE_HOME).as_deref(),
-        std::env::var_os(env::HOME).as_deref(),
-    );
-    if let Some(ms) = std::env::var(env::STANLEY_IDLE_TIMEOUT_MS)
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        config.idle_timeout = Duration::from_millis(ms);
+    config.trust_file = settings.trust_file;
+    config.workflow_host = settings.workflow_host;
+    if let Some(idle) = settings.idle_timeout {
+        config.idle_timeout = idle;
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

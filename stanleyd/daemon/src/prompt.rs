@@ -2,7 +2,6 @@
 //! input, route with Jev (or skip routing for actions), run the selected built-in, or fall back;
 //! then build the final result event. Errors become `stanley.error/v1` documents.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,6 +38,7 @@ use tokio::sync::mpsc;
 
 pub(crate) use crate::error::RequestError;
 use crate::service::DaemonState;
+use crate::settings::RequestSettings;
 
 /// Longest request accepted, in UTF-8 bytes.
 pub(crate) const MAX_REQUEST_BYTES: usize = 16_384;
@@ -165,11 +165,11 @@ fn read_input(
 /// The coding agent that could take this request, if any (`STANLEY_AGENT=off`, nesting,
 /// `--no-agent` and a missing `pi` all mean none).
 fn agent_for(
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
     no_agent: bool,
     root: &std::path::Path,
 ) -> Option<PiAgent> {
-    match availability(env, no_agent, root) {
+    match availability(&settings.agent, settings.agent_env(), no_agent, root) {
         Ok(agent) => Some(agent),
         Err(reason) => {
             tracing::debug!(?reason, "no coding agent");
@@ -229,13 +229,14 @@ pub(crate) async fn run(
     cancel: Cancel,
     events: mpsc::Sender<Result<PromptEvent, tonic::Status>>,
 ) -> v1::Result {
-    let env = request.env.clone();
-    let redactor = Arc::new(SecretRedactor::from_env(|k| env.get(k).cloned()));
+    // The request's settings, read once.
+    let settings = RequestSettings::parse(&request.env);
+    let redactor = Arc::new(settings.redactor());
     let events = Events {
         tx: events,
         redactor: redactor.clone(),
     };
-    match serve(state, request, cancel, events, redactor.clone()).await {
+    match serve(state, request, &settings, cancel, events, redactor.clone()).await {
         Ok(result) => redact_result(result, redactor.as_ref()),
         Err(failure) => {
             tracing::info!(kind = failure.kind.as_str(), "request failed");
@@ -260,6 +261,7 @@ fn redact_result(mut result: v1::Result, redactor: &SecretRedactor) -> v1::Resul
 async fn serve(
     state: &DaemonState,
     request: PromptRequest,
+    settings: &RequestSettings,
     cancel: Cancel,
     events: Events,
     redactor: Arc<SecretRedactor>,
@@ -276,9 +278,8 @@ async fn serve(
         )));
     }
     let scope = scope_of(&request)?;
-    let env = &request.env;
-    let config = JevConfig::from_env(|k| env.get(k).cloned())
-        .map_err(|e| RequestError::input(e.to_string()))?;
+    let config =
+        JevConfig::from_settings(&settings.jev).map_err(|e| RequestError::input(e.to_string()))?;
     let model = config.model.clone();
     let jev: Arc<dyn Jev> = Arc::new(HttpJev::with_shared(config, &state.http));
     let base = Some(request.base.trim().to_owned()).filter(|b| !b.is_empty());
@@ -296,9 +297,9 @@ async fn serve(
     let input = read_input(&state.config.files.root, request.input.clone())?;
     let input_shape = InputShape::of(input.as_ref().map(|i| i.text.as_str()));
     let action = classify_action(&text);
-    let agent = agent_for(env, request.no_agent, &state.config.files.root);
+    let agent = agent_for(settings, request.no_agent, &state.config.files.root);
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
-    let repo = repository::refresh(state, env).await;
+    let repo = repository::refresh(state, settings).await;
     for (source, phase, message) in &repo.diagnostics {
         let line = format!("workflow {source} quarantined ({phase}): {message}");
         events.warning(&line).await;
@@ -333,7 +334,7 @@ async fn serve(
             .await;
     }
     if agent.is_some() {
-        crate::worker::maybe_kick(state, env);
+        crate::worker::maybe_kick(state, settings);
     }
     let repository_workflows = repo.workflows.len();
     let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();

@@ -18,6 +18,7 @@ use tonic::{Request, Response, Status};
 
 use crate::error::RequestError;
 use crate::service::DaemonState;
+use crate::settings::RequestSettings;
 
 fn record_json(record: &stanley_workflows::improve::CandidateRecord) -> String {
     serde_json::to_string_pretty(record).unwrap_or_default()
@@ -105,17 +106,24 @@ impl Queue for QueueService {
         &self,
         request: Request<WorkQueueRequest>,
     ) -> Result<Response<WorkQueueResponse>, Status> {
-        let env = request.into_inner().env;
-        let agent = stanley_adapters::pi::availability(&env, false, &self.state.config.files.root)
-            .map_err(|reason| {
-                let why = match reason {
-                    stanley_adapters::pi::Unavailable::Disabled => "disabled",
-                    stanley_adapters::pi::Unavailable::Nested => "nested",
-                    stanley_adapters::pi::Unavailable::NotInstalled => "not_installed",
-                };
-                RequestError::usage(format!("improvement worker not started: agent {why}"))
-            })?;
-        match crate::worker::work(&self.state, &env, &agent, &stanley_core::Cancel::new()).await {
+        let settings = RequestSettings::parse(&request.into_inner().env);
+        let agent = stanley_adapters::pi::availability(
+            &settings.agent,
+            settings.agent_env(),
+            false,
+            &self.state.config.files.root,
+        )
+        .map_err(|reason| {
+            let why = match reason {
+                stanley_adapters::pi::Unavailable::Disabled => "disabled",
+                stanley_adapters::pi::Unavailable::Nested => "nested",
+                stanley_adapters::pi::Unavailable::NotInstalled => "not_installed",
+            };
+            RequestError::usage(format!("improvement worker not started: agent {why}"))
+        })?;
+        match crate::worker::work(&self.state, &settings, &agent, &stanley_core::Cancel::new())
+            .await
+        {
             Ok(Some(processed)) => Ok(Response::new(WorkQueueResponse {
                 ran: true,
                 processed: processed
@@ -139,7 +147,8 @@ impl Queue for QueueService {
         request: Request<PromoteCandidateRequest>,
     ) -> Result<Response<PromoteCandidateResponse>, Status> {
         let request = request.into_inner();
-        match crate::worker::promote(&self.state, &request.env, &request.id).await {
+        let settings = RequestSettings::parse(&request.env);
+        match crate::worker::promote(&self.state, &settings, &request.id).await {
             Ok((workflow, path)) => Ok(Response::new(PromoteCandidateResponse { workflow, path })),
             Err(e) => Err(e.into()),
         }

@@ -8,12 +8,13 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use stanley_adapters::guard::Fingerprint;
 use stanley_adapters::trust::OnDisk;
-use stanley_adapters::workflow_host::{WorkflowHost, find_node, locate};
+use stanley_adapters::workflow_host::{WorkflowHost, locate};
 use stanley_workflows::registry::Builtin;
 use stanley_workflows::routing::CANNOT_TELL;
 use stanley_workflows::trust::workflows_off_reason;
 
 use crate::service::DaemonState;
+use crate::settings::RequestSettings;
 
 /// A loaded repository workflow.
 #[derive(Clone, Debug)]
@@ -47,26 +48,39 @@ pub(crate) type LoadKey = (Fingerprint, Result<(), String>);
 /// The loaded state and the key it was loaded from.
 pub(crate) type RepoSlot = tokio::sync::Mutex<Option<(LoadKey, Arc<RepoSnapshot>)>>;
 
-async fn load(state: &DaemonState, env: &HashMap<String, String>) -> RepoSnapshot {
+/// Starts a workflow host for this repository with the request's environment for repository
+/// code (the serving host and the candidate-validation host alike).
+pub(crate) async fn start_host(
+    state: &DaemonState,
+    settings: &RequestSettings,
+) -> Result<WorkflowHost, String> {
+    let node = settings.node().ok_or_else(|| {
+        "Node.js (`node`) was not found on PATH; install Node.js 20 or newer".to_owned()
+    })?;
+    let dir = settings
+        .workflow_host
+        .clone()
+        .or_else(|| state.config.workflow_host.clone());
+    let files = locate(
+        dir.as_deref().and_then(|d| d.to_str()),
+        &std::env::current_exe().unwrap_or_default(),
+    )?;
+    WorkflowHost::start(
+        &node,
+        &files,
+        &state.config.files.root,
+        &settings.repository_env(),
+    )
+    .await
+}
+
+async fn load(state: &DaemonState, settings: &RequestSettings) -> RepoSnapshot {
     let off = |reason: String| RepoSnapshot {
         off: Some(reason),
         ..RepoSnapshot::default()
     };
-    let Some(node) = find_node(env.get("PATH").map(String::as_str)) else {
-        return off("Node.js (`node`) was not found on PATH; install Node.js 20 or newer".into());
-    };
-    let exe = std::env::current_exe().unwrap_or_default();
-    let dir = env
-        .get("STANLEY_WORKFLOW_HOST")
-        .cloned()
-        .or_else(|| std::env::var("STANLEY_WORKFLOW_HOST").ok());
-    let files = match locate(dir.as_deref(), &exe) {
-        Ok(f) => f,
-        Err(e) => return off(e),
-    };
     let root = &state.config.files.root;
-    let clean_env = stanley_adapters::child_env::for_repository_code(env);
-    let host = match WorkflowHost::start(&node, &files, root, &clean_env).await {
+    let host = match start_host(state, settings).await {
         Ok(h) => Arc::new(h),
         Err(e) => return off(e),
     };
@@ -114,21 +128,18 @@ async fn load(state: &DaemonState, env: &HashMap<String, String>) -> RepoSnapsho
         diagnostics,
         init_logs,
         off: None,
-        host_env: Some(clean_env),
+        host_env: Some(settings.repository_env()),
     }
 }
 
 /// The current repository workflows, reloading them first when `.stanley/workflows/` changed,
 /// its trust changed, or the host died. Untrusted content is never handed to the host.
-pub(crate) async fn refresh(
-    state: &DaemonState,
-    env: &HashMap<String, String>,
-) -> Arc<RepoSnapshot> {
+pub(crate) async fn refresh(state: &DaemonState, settings: &RequestSettings) -> Arc<RepoSnapshot> {
     let disk = OnDisk::read(&state.config.files.root);
     let allowed = if disk.workflows.is_empty() {
         Ok(())
     } else {
-        match crate::trust::check(state, env, &disk) {
+        match crate::trust::check(state, settings, &disk) {
             Ok(a) => workflows_off_reason(&a.workflows).map_or(Ok(()), Err),
             Err(why) => Err(why),
         }
@@ -157,11 +168,11 @@ pub(crate) async fn refresh(
             RepoSnapshot {
                 off: Some(reason.clone()),
                 // Kept so the watcher can re-check after the next edit.
-                host_env: Some(stanley_adapters::child_env::for_repository_code(env)),
+                host_env: Some(settings.repository_env()),
                 ..RepoSnapshot::default()
             }
         }
-        (_, Ok(())) => load(state, env).await,
+        (_, Ok(())) => load(state, settings).await,
     });
     *slot = Some((key, snapshot.clone()));
     snapshot

@@ -41,6 +41,9 @@ pub struct DaemonConfig {
     /// The per-user trust file (`None`: nothing is trusted unless a request sets
     /// `STANLEY_TRUST_WORKTREE`). `main` derives it from `XDG_STATE_HOME` or `HOME`.
     pub trust_file: Option<PathBuf>,
+    /// The workflow host folder for requests that do not set `STANLEY_WORKFLOW_HOST` (`main`
+    /// takes it from the daemon's own environment).
+    pub workflow_host: Option<PathBuf>,
 }
 
 impl DaemonConfig {
@@ -54,6 +57,7 @@ impl DaemonConfig {
             budget: BudgetLimits::TREE,
             watch_info: true,
             trust_file: None,
+            workflow_host: None,
         }
     }
 

@@ -18,17 +18,7 @@ use tonic::{Request, Response, Status};
 
 use crate::error::RequestError;
 use crate::service::DaemonState;
-
-/// Whether the request turns the CI switch on (`1`, `true`, `yes` or `on`).
-pub(crate) fn worktree_override(env: &HashMap<String, String>) -> bool {
-    env.get(stanley_proto::env::STANLEY_TRUST_WORKTREE)
-        .is_some_and(|v| {
-            matches!(
-                v.trim().to_ascii_lowercase().as_str(),
-                "1" | "true" | "yes" | "on"
-            )
-        })
-}
+use crate::settings::RequestSettings;
 
 fn store(state: &DaemonState) -> Result<TrustStore, String> {
     state
@@ -60,10 +50,10 @@ fn allowed_as_is(disk: &OnDisk) -> Assessment {
 /// unreadable one). The edit loop's record of what it saw is written back here.
 pub(crate) fn check(
     state: &DaemonState,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
     disk: &OnDisk,
 ) -> Result<Assessment, String> {
-    if worktree_override(env) || (disk.workflows.is_empty() && disk.flow.is_none()) {
+    if settings.trust_worktree || (disk.workflows.is_empty() && disk.flow.is_none()) {
         return Ok(allowed_as_is(disk));
     }
     let store = store(state)?;
@@ -89,9 +79,9 @@ pub(crate) fn check(
 }
 
 /// Why the flow's commands may not run, if they may not.
-pub(crate) fn flow_refusal(state: &DaemonState, env: &HashMap<String, String>) -> Option<String> {
+pub(crate) fn flow_refusal(state: &DaemonState, settings: &RequestSettings) -> Option<String> {
     let disk = OnDisk::read(&state.config.files.root);
-    match check(state, env, &disk) {
+    match check(state, settings, &disk) {
         Ok(a) => stanley_workflows::trust::flow_off_reason(&a.flow),
         Err(e) => Some(e),
     }
@@ -144,7 +134,8 @@ impl TrustService {
                 .map_err(|e| RequestError::input(e.to_string()))?,
             None => None,
         };
-        let assessment = if worktree_override(env) {
+        let overridden = RequestSettings::parse(env).trust_worktree;
+        let assessment = if overridden {
             allowed_as_is(&disk)
         } else {
             // A status is a look, not a check: the edit loop's record is not advanced here.
@@ -169,7 +160,7 @@ impl TrustService {
             trust_file: store
                 .map(|s| s.path().display().to_string())
                 .unwrap_or_default(),
-            worktree_override: worktree_override(env),
+            worktree_override: overridden,
             trusted_at: record.map(|r| r.trusted_at).unwrap_or_default(),
         })
     }

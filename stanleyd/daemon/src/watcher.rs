@@ -95,7 +95,8 @@ pub(crate) fn spawn(state: &Arc<DaemonState>) {
             let Some(env) = env else {
                 continue;
             };
-            let snapshot = repository::refresh(&state, &env).await;
+            let settings = crate::settings::RequestSettings::parse(&env);
+            let snapshot = repository::refresh(&state, &settings).await;
             tracing::info!(
                 workflows = snapshot.workflows.len(),
                 "workflow folder changed; reloaded"

@@ -8,12 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use stanley_adapters::SecretRedactor;
 use stanley_adapters::clock::SystemClock;
 use stanley_adapters::jev_http::{HttpJev, JevConfig};
 use stanley_adapters::pi::PiAgent;
 use stanley_adapters::records::{create_private_dir, write_atomic};
-use stanley_adapters::workflow_host::{WorkflowHost, find_node, locate};
 use stanley_core::{Budget, BudgetLimits, Cancel, Jev};
 use stanley_workflows::agent::{Agent, AgentOutcome};
 use stanley_workflows::diff::Scope;
@@ -29,6 +27,7 @@ use crate::error::RequestError;
 use crate::prompt::{Ctx, candidates_for, route};
 use crate::repository;
 use crate::service::DaemonState;
+use crate::settings::RequestSettings;
 
 /// The limit of one improvement agent run.
 pub(crate) const JOB_TIMEOUT: Duration = Duration::from_secs(15 * 60);
@@ -78,23 +77,12 @@ fn disk_error(message: String, e: &std::io::Error) -> RequestError {
 /// its cleanups and stops the host.
 async fn load_candidate(
     state: &DaemonState,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
     dir: &str,
     facts: Facts,
 ) -> Result<CandidateLoad, String> {
-    let node = find_node(env.get("PATH").map(String::as_str))
-        .ok_or("Node.js (`node`) was not found on PATH")?;
-    let host_dir = env
-        .get("STANLEY_WORKFLOW_HOST")
-        .cloned()
-        .or_else(|| std::env::var("STANLEY_WORKFLOW_HOST").ok());
-    let files = locate(
-        host_dir.as_deref(),
-        &std::env::current_exe().unwrap_or_default(),
-    )?;
     let root = &state.config.files.root;
-    let clean = stanley_adapters::child_env::for_repository_code(env);
-    let host = WorkflowHost::start(&node, &files, root, &clean).await?;
+    let host = repository::start_host(state, settings).await?;
     let result = async {
         let loaded = host.request("load", json!({"root": root.display().to_string(), "dir": dir})).await?;
         let gate = host
@@ -142,7 +130,7 @@ fn outside(before: &BTreeSet<String>, after: &BTreeSet<String>) -> Vec<String> {
 /// Processes pending jobs now, one at a time.
 pub(crate) async fn work(
     state: &DaemonState,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
     agent: &PiAgent,
     cancel: &Cancel,
 ) -> Result<Option<Vec<Processed>>, String> {
@@ -188,7 +176,7 @@ pub(crate) async fn work(
         );
         diary(&mut job, text);
         q.put(&job).map_err(|e| e.0)?;
-        let status = run_job(state, env, agent, &mut job, cancel).await?;
+        let status = run_job(state, settings, agent, &mut job, cancel).await?;
         if status != "requeued" {
             seen.insert(job.id.clone());
         }
@@ -202,7 +190,7 @@ pub(crate) async fn work(
 
 async fn run_job(
     state: &DaemonState,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
     agent: &PiAgent,
     job: &mut Job,
     cancel: &Cancel,
@@ -212,7 +200,7 @@ async fn run_job(
     let rel_dir = format!(".stanley/candidates/{}", job.id);
     create_private_dir(&root.join(&rel_dir))
         .map_err(|e| format!("cannot create {rel_dir}: {e}"))?;
-    let repo = repository::refresh(state, env).await;
+    let repo = repository::refresh(state, settings).await;
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
     let mut reserved: Vec<String> = builtins.iter().map(|b| b.id.to_owned()).collect();
     reserved.extend(repo.workflows.iter().map(|w| w.id.clone()));
@@ -256,7 +244,7 @@ async fn run_job(
         diff: diff_now,
         input: shape(&job.input_shape),
     };
-    let load = load_candidate(state, env, &rel_dir, facts).await;
+    let load = load_candidate(state, settings, &rel_dir, facts).await;
     // A second snapshot catches writes made by the candidate's own top-level code or factory.
     let (after2, after2_hash) = state.git.snapshot().map_err(|e| e.0)?;
     for w in outside(&before, &after2) {
@@ -267,7 +255,7 @@ async fn run_job(
     if after2_hash != after_hash && !writes.iter().any(|w| w == "(tracked file contents)") {
         writes.push("(tracked file contents)".into());
     }
-    let redactor = SecretRedactor::from_env(|k| env.get(k).cloned());
+    let redactor = settings.redactor();
     let mut reasons: Vec<String> = Vec::new();
     if result.outcome != AgentOutcome::Finished {
         let detail = result
@@ -318,7 +306,7 @@ async fn run_job(
     if reasons.is_empty()
         && let (Ok(load), Some(id)) = (&load, &workflow_id)
     {
-        checks.routing = route_check(state, env, &repo, job, facts, id, load)
+        checks.routing = route_check(state, settings, &repo, job, facts, id, load)
             .await
             .into();
         if checks.routing == "not_selected" {
@@ -384,14 +372,14 @@ fn write_record(root: &Path, record: &CandidateRecord) -> Result<(), String> {
 /// workflow, with the router's own two-request budget. A routing error skips the check.
 async fn route_check(
     state: &DaemonState,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
     repo: &repository::RepoSnapshot,
     job: &Job,
     facts: Facts,
     id: &str,
     load: &CandidateLoad,
 ) -> &'static str {
-    let Ok(config) = JevConfig::from_env(|k| env.get(k).cloned()) else {
+    let Ok(config) = JevConfig::from_settings(&settings.jev) else {
         return "skipped";
     };
     let model = config.model.clone();
@@ -401,7 +389,7 @@ async fn route_check(
         cancel: Cancel::new(),
         jev,
         model,
-        redactor: Arc::new(SecretRedactor::from_env(|k| env.get(k).cloned())),
+        redactor: Arc::new(settings.redactor()),
         budget: Arc::new(Budget::new(BudgetLimits {
             requests: 2,
             input_tokens: 16_000,
@@ -443,7 +431,7 @@ pub(crate) fn validated_candidates(root: &Path) -> Vec<String> {
 /// Activates a validated candidate: re-validated, then moved into `.stanley/workflows/`.
 pub(crate) async fn promote(
     state: &DaemonState,
-    env: &HashMap<String, String>,
+    settings: &RequestSettings,
     id: &str,
 ) -> Result<(String, String), RequestError> {
     if !valid_candidate_id(id) {
@@ -467,7 +455,7 @@ pub(crate) async fn promote(
         diff: false,
         input: InputShape::None,
     };
-    let load = load_candidate(state, env, &format!(".stanley/candidates/{id}"), facts)
+    let load = load_candidate(state, settings, &format!(".stanley/candidates/{id}"), facts)
         .await
         .map_err(|_| {
             RequestError::input(format!(
@@ -480,7 +468,7 @@ pub(crate) async fn promote(
         )));
     }
     let workflow = load.loaded[0].0.clone();
-    let repo = repository::refresh(state, env).await;
+    let repo = repository::refresh(state, settings).await;
     let taken = BUILTINS.iter().any(|b| b.id == workflow)
         || repo.workflows.iter().any(|w| w.id == workflow)
         || workflow == CANNOT_TELL;
@@ -603,19 +591,11 @@ pub(crate) fn drop_job(state: &DaemonState, id: &str) -> Result<(), RequestError
     }
 }
 
-/// Whether a normal request may start the background worker (`STANLEY_AUTO_IMPROVE=off`
-/// turns it off; an explicit `--improve-worker` still runs).
-fn auto_improve(env: &HashMap<String, String>) -> bool {
-    !matches!(
-        env.get("STANLEY_AUTO_IMPROVE").map(|v| v.trim().to_ascii_lowercase()),
-        Some(v) if v == "off" || v == "0" || v == "false"
-    )
-}
-
 /// Starts the background worker with this request's environment when jobs are pending and no
-/// worker runs. The caller has already checked that an agent is available.
-pub(crate) fn maybe_kick(state: &DaemonState, env: &HashMap<String, String>) {
-    if !auto_improve(env) || state.worker.try_lock().is_err() {
+/// worker runs (`STANLEY_AUTO_IMPROVE=off` keeps it to the explicit command). The caller has
+/// already checked that an agent is available.
+pub(crate) fn maybe_kick(state: &DaemonState, settings: &RequestSettings) {
+    if !settings.auto_improve || state.worker.try_lock().is_err() {
         return;
     }
     let pending = state
@@ -624,7 +604,7 @@ pub(crate) fn maybe_kick(state: &DaemonState, env: &HashMap<String, String>) {
         .and_then(|q| q.list().ok())
         .is_some_and(|jobs| jobs.iter().any(|j| j.state == JobState::Pending));
     if pending {
-        let _ = state.kick.send(env.clone());
+        let _ = state.kick.send(settings.env.clone());
     }
 }
 
@@ -650,13 +630,17 @@ pub(crate) fn spawn_background(state: &Arc<DaemonState>) {
             };
             // Later kicks queued meanwhile add nothing: one drain sees every pending job.
             while kicks.try_recv().is_ok() {}
-            let Ok(agent) =
-                stanley_adapters::pi::availability(&env, false, &state.config.files.root)
-            else {
+            let settings = RequestSettings::parse(&env);
+            let Ok(agent) = stanley_adapters::pi::availability(
+                &settings.agent,
+                settings.agent_env(),
+                false,
+                &state.config.files.root,
+            ) else {
                 continue;
             };
             let (_guard, cancel) = state.background();
-            match work(&state, &env, &agent, &cancel).await {
+            match work(&state, &settings, &agent, &cancel).await {
                 Ok(Some(done)) => {
                     for p in done {
                         tracing::info!(job = %p.id, status = p.status, "improvement job processed");

@@ -1,0 +1,321 @@
+//! One parse of the settings a request carries in its environment ([`RequestSettings`]) and of
+//! the daemon's own ([`DaemonSettings`]), by the names declared in `stanley_proto::env`; and the
+//! environments of the processes a request starts (repository code, Pi, notify), built from
+//! them. Nothing else in the daemon reads an environment variable (`settings_are_read_here_only`
+//! checks the source).
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use stanley_adapters::SecretRedactor;
+use stanley_adapters::jev_http::JevSettings;
+use stanley_adapters::pi::AgentSettings;
+use stanley_proto::env as var;
+
+/// Seconds in a flow "minute" when the request does not say.
+const FLOW_MINUTE: Duration = Duration::from_secs(60);
+
+/// What one request's environment says, read once.
+#[derive(Clone, Debug)]
+pub(crate) struct RequestSettings {
+    /// The request's whole environment, for the processes it starts (never logged or stored).
+    pub(crate) env: HashMap<String, String>,
+    /// Jev: key, base URL and model.
+    pub(crate) jev: JevSettings,
+    /// The coding agent.
+    pub(crate) agent: AgentSettings,
+    /// `STANLEY_AUTO_IMPROVE` is not `off` (or `0`, `false`).
+    pub(crate) auto_improve: bool,
+    /// `STANLEY_WORKFLOW_HOST`.
+    pub(crate) workflow_host: Option<PathBuf>,
+    /// One flow "minute" (`STANLEY_FLOW_MINUTE_S`).
+    pub(crate) flow_minute: Duration,
+    /// `STANLEY_TRUST_WORKTREE` is on (`1`, `true`, `yes` or `on`).
+    pub(crate) trust_worktree: bool,
+}
+
+/// A value, trimmed; blank counts as unset.
+fn value(env: &HashMap<String, String>, name: &str) -> Option<String> {
+    env.get(name)
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+}
+
+fn is_on(env: &HashMap<String, String>, name: &str) -> bool {
+    value(env, name)
+        .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
+}
+
+fn is_off(env: &HashMap<String, String>, name: &str) -> bool {
+    value(env, name).is_some_and(|v| v.eq_ignore_ascii_case("off"))
+}
+
+/// Whether repository code may see a variable: no `TYPESAFE_*` setting and no Jev key.
+fn withheld(name: &str) -> bool {
+    name.starts_with(var::TYPESAFE_PREFIX) || var::JEV_KEY_VARS.contains(&name)
+}
+
+impl RequestSettings {
+    /// Reads a request's environment.
+    pub(crate) fn parse(env: &HashMap<String, String>) -> Self {
+        Self {
+            env: env.clone(),
+            jev: JevSettings {
+                api_key: value(env, var::TYPESAFE_API_KEY),
+                base_url: value(env, var::TYPESAFE_BASE_URL),
+                model: value(env, var::TYPESAFE_MODEL)
+                    .or_else(|| value(env, var::TYPESAFE_DEFAULT_MODEL)),
+            },
+            agent: AgentSettings {
+                disabled: is_off(env, var::STANLEY_AGENT),
+                nested: value(env, var::STANLEY_NESTED).is_some(),
+                pi_bin: value(env, var::STANLEY_PI_BIN).map(PathBuf::from),
+                path: env.get(var::PATH).cloned(),
+                model: value(env, var::STANLEY_AGENT_MODEL),
+            },
+            auto_improve: !value(env, var::STANLEY_AUTO_IMPROVE)
+                .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false")),
+            workflow_host: value(env, var::STANLEY_WORKFLOW_HOST).map(PathBuf::from),
+            flow_minute: value(env, var::STANLEY_FLOW_MINUTE_S)
+                .and_then(|s| s.parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s > 0.0)
+                .map_or(FLOW_MINUTE, Duration::from_secs_f64),
+            trust_worktree: is_on(env, var::STANLEY_TRUST_WORKTREE),
+        }
+    }
+
+    /// A redactor for the values of the Jev key variables.
+    pub(crate) fn redactor(&self) -> SecretRedactor {
+        SecretRedactor::new(
+            var::JEV_KEY_VARS
+                .iter()
+                .filter_map(|name| self.env.get(*name).cloned()),
+        )
+    }
+
+    /// The environment repository code runs with (the workflow host, the validation host,
+    /// flow checks): the request's, less every `TYPESAFE_*` setting and Jev key, and marked
+    /// nested so a Stanley it starts never delegates.
+    pub(crate) fn repository_env(&self) -> HashMap<String, String> {
+        let mut env: HashMap<String, String> = self
+            .env
+            .iter()
+            .filter(|(k, _)| !withheld(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        env.insert(var::STANLEY_NESTED.into(), "1".into());
+        env
+    }
+
+    /// The notify command's environment: repository code's, with the event and its message.
+    pub(crate) fn notify_env(&self, event: &str, message: &str) -> HashMap<String, String> {
+        let mut env = self.repository_env();
+        env.insert(var::STANLEY_FLOW_EVENT.into(), event.into());
+        env.insert(var::STANLEY_FLOW_MESSAGE.into(), message.into());
+        env
+    }
+
+    /// Pi's environment: the request's own (the agent runs with the user's environment, D-11),
+    /// marked nested, and offline unless the request says otherwise.
+    pub(crate) fn agent_env(&self) -> HashMap<String, String> {
+        let mut env = self.env.clone();
+        env.insert(var::STANLEY_NESTED.into(), "1".into());
+        env.entry(var::PI_OFFLINE.into())
+            .or_insert_with(|| "1".into());
+        env
+    }
+
+    /// The `node` binary on the request's `PATH`.
+    pub(crate) fn node(&self) -> Option<PathBuf> {
+        stanley_adapters::workflow_host::find_node(self.agent.path.as_deref())
+    }
+}
+
+/// What the daemon's own environment says, read once at start.
+#[derive(Clone, Debug, Default)]
+pub struct DaemonSettings {
+    /// `STANLEY_LOG`.
+    pub log: Option<String>,
+    /// `STANLEY_IDLE_TIMEOUT_MS`.
+    pub idle_timeout: Option<Duration>,
+    /// The per-user trust file, from `XDG_STATE_HOME` or `HOME`.
+    pub trust_file: Option<PathBuf>,
+    /// `STANLEY_WORKFLOW_HOST`, used when a request does not set it.
+    pub workflow_host: Option<PathBuf>,
+}
+
+impl DaemonSettings {
+    /// Reads them through `lookup` (the process environment in `main`).
+    pub fn read(lookup: impl Fn(&str) -> Option<std::ffi::OsString>) -> Self {
+        let text = |name: &str| {
+            lookup(name)
+                .and_then(|v| v.into_string().ok())
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
+        Self {
+            log: text(var::STANLEY_LOG),
+            idle_timeout: text(var::STANLEY_IDLE_TIMEOUT_MS)
+                .and_then(|v| v.parse::<u64>().ok())
+                .map(Duration::from_millis),
+            trust_file: stanley_adapters::trust::TrustStore::default_path(
+                lookup(var::XDG_STATE_HOME).as_deref().map(OsStr::new),
+                lookup(var::HOME).as_deref().map(OsStr::new),
+            ),
+            workflow_host: text(var::STANLEY_WORKFLOW_HOST).map(PathBuf::from),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn a_request_is_read_once_and_blank_means_unset() {
+        let s = RequestSettings::parse(&env(&[
+            ("TYPESAFE_API_KEY", "  k  "),
+            ("TYPESAFE_MODEL", " "),
+            ("TYPESAFE_DEFAULT_MODEL", "jev-2"),
+            ("STANLEY_AGENT", " Off "),
+            ("STANLEY_PI_BIN", "/bin/pi"),
+            ("STANLEY_AUTO_IMPROVE", "OFF"),
+            ("STANLEY_FLOW_MINUTE_S", "0.05"),
+            ("STANLEY_TRUST_WORKTREE", "yes"),
+        ]));
+        assert_eq!(s.jev.api_key.as_deref(), Some("k"));
+        assert_eq!(
+            s.jev.model.as_deref(),
+            Some("jev-2"),
+            "the SDK's name is the fallback"
+        );
+        assert!(s.agent.disabled && !s.agent.nested);
+        assert_eq!(s.agent.pi_bin, Some(PathBuf::from("/bin/pi")));
+        assert!(!s.auto_improve && s.trust_worktree);
+        assert_eq!(s.flow_minute, Duration::from_millis(50));
+        let d = RequestSettings::parse(&env(&[
+            ("TYPESAFE_MODEL", "jev-3"),
+            ("TYPESAFE_DEFAULT_MODEL", "jev-2"),
+        ]));
+        assert_eq!(d.jev.model.as_deref(), Some("jev-3"));
+        assert!(d.auto_improve && !d.trust_worktree && !d.agent.disabled);
+        assert_eq!(d.flow_minute, FLOW_MINUTE);
+    }
+
+    #[test]
+    fn children_get_the_environment_their_trust_allows() {
+        let s = RequestSettings::parse(&env(&[
+            ("TYPESAFE_API_KEY", "sk-typesafe-0123456789"),
+            ("COPILOT_MCP_TYPESAFE_API_KEY", "sk-copilot-0123456789"),
+            ("JEV_API_KEY", "sk-jev-0123456789"),
+            ("TYPESAFE_BASE_URL", "https://x"),
+            ("GITHUB_TOKEN", "ghp"),
+            ("PATH", "/bin"),
+        ]));
+        let mut repo: Vec<String> = s.repository_env().into_keys().collect();
+        repo.sort();
+        // Other credentials are the user's own business (D-11): a check may need GITHUB_TOKEN.
+        assert_eq!(repo, ["GITHUB_TOKEN", "PATH", "STANLEY_NESTED"]);
+        let notify = s.notify_env("budget", "limit reached");
+        assert_eq!(notify["STANLEY_FLOW_EVENT"], "budget");
+        assert!(!notify.contains_key("JEV_API_KEY"));
+        let agent = s.agent_env();
+        assert_eq!(
+            (
+                agent["STANLEY_NESTED"].as_str(),
+                agent["PI_OFFLINE"].as_str()
+            ),
+            ("1", "1")
+        );
+        use stanley_workflows::ports::Redactor;
+        let (text, n) = s
+            .redactor()
+            .text("sk-typesafe-0123456789 sk-copilot-0123456789 sk-jev-0123456789");
+        assert_eq!(n, 3, "{text}");
+    }
+
+    #[test]
+    fn the_daemon_reads_its_own_settings_once() {
+        let d = DaemonSettings::read(|name| match name {
+            "STANLEY_LOG" => Some("debug".into()),
+            "STANLEY_IDLE_TIMEOUT_MS" => Some("1500".into()),
+            "HOME" => Some("/home/u".into()),
+            _ => None,
+        });
+        assert_eq!(d.log.as_deref(), Some("debug"));
+        assert_eq!(d.idle_timeout, Some(Duration::from_millis(1500)));
+        assert_eq!(
+            d.trust_file,
+            Some(PathBuf::from("/home/u/.local/state/stanley/trust.json"))
+        );
+        assert_eq!(d.workflow_host, None);
+    }
+
+    /// Every variable is spelled in `stanley_proto::env` and read here: no other daemon or
+    /// adapter source reads the process environment or looks a setting up by its name
+    /// (`env.get("STANLEY_…")`, `.env("TYPESAFE_…", …)`, `std::env::var`). Messages may name a
+    /// variable; code may not read one.
+    #[test]
+    fn settings_are_read_here_only() {
+        let crates = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+        let mut offenders = Vec::new();
+        for dir in ["daemon/src", "adapters/src", "workflows/src", "core/src"] {
+            let dir = std::path::Path::new(crates).join(dir);
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                if name == "settings.rs" || name == "main.rs" || name.ends_with("_tests.rs") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                // Unit tests at the end of a file may spell names to build inputs.
+                let code = text.split("#[cfg(test)]").next().unwrap_or("");
+                for (i, line) in code.lines().enumerate() {
+                    let line = line.trim_start();
+                    if line.starts_with("//") {
+                        continue;
+                    }
+                    let named = [
+                        "STANLEY_",
+                        "TYPESAFE_",
+                        "JEV_API_KEY",
+                        "COPILOT_MCP",
+                        "PATH\"",
+                        "HOME\"",
+                        "PI_OFFLINE",
+                    ];
+                    let uses = [
+                        "get(\"",
+                        "insert(\"",
+                        "entry(\"",
+                        "env(\"",
+                        "var(\"",
+                        "var_os(\"",
+                        "remove(\"",
+                    ];
+                    let reads = line.contains("std::env::var")
+                        || uses
+                            .iter()
+                            .any(|u| named.iter().any(|n| line.contains(&format!("{u}{n}"))));
+                    if reads {
+                        offenders.push(format!("{}:{}: {line}", path.display(), i + 1));
+                    }
+                }
+            }
+        }
+        assert!(
+            offenders.is_empty(),
+            "settings read outside settings.rs:\n{}",
+            offenders.join("\n")
+        );
+    }
+}
