@@ -7,9 +7,9 @@ use serde_json::{Map, Value, json};
 use stanley_tests::fake_jev::{Fault, flow_stop_answers};
 use stanley_tests::testenv::{Output, run};
 use stanley_tests::{TempRepo, TestEnv};
+use stanley_workflows::flow::agent::session_context;
 use stanley_workflows::flow::parse_flow;
-use stanley_workflows::flow_agent::session_context;
-use stanley_workflows::flow_state::FlowState;
+use stanley_workflows::flow::state::FlowState;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/hooks");
 

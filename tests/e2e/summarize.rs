@@ -25,7 +25,7 @@ pub(crate) fn summarize_env() -> TestEnv {
     let env = TestEnv::new();
     env.jev.route("summar", "summarize", 0.9);
     let labels: Vec<String> =
-        stanley_tests::fake_jev::labels_of(stanley_workflows::modes::SUMMARIZE.labels);
+        stanley_tests::fake_jev::labels_of(stanley_workflows::analysis::modes::SUMMARIZE.labels);
     env.jev.answer(
         "classification",
         choice_answer(
@@ -200,7 +200,7 @@ fn human_output_is_the_report() {
 fn uncertain_classifications_are_parked() {
     let env = summarize_env();
     let labels: Vec<String> =
-        stanley_tests::fake_jev::labels_of(stanley_workflows::modes::SUMMARIZE.labels);
+        stanley_tests::fake_jev::labels_of(stanley_workflows::analysis::modes::SUMMARIZE.labels);
     env.jev.answer(
         "classification",
         choice_answer(

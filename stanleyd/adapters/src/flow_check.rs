@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use stanley_workflows::flow_policy::CheckRun;
+use stanley_workflows::flow::policy::CheckRun;
 use stanley_workflows::text::tail_chars;
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;

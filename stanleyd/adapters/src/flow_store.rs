@@ -7,7 +7,7 @@ use std::io::{ErrorKind, Write};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use stanley_workflows::flow_state::{FlowState, FlowStore, StoreError};
+use stanley_workflows::flow::state::{FlowState, FlowStore, StoreError};
 
 use crate::records::{create_private_dir, open_append, write_atomic};
 

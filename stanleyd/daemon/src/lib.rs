@@ -4,10 +4,7 @@
 mod compose;
 mod discovery;
 mod error;
-mod flow_eval;
-mod flow_hooks;
-mod flow_run;
-mod flow_service;
+mod flow;
 mod logging;
 mod prompt;
 mod queue_service;

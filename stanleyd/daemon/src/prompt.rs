@@ -19,21 +19,23 @@ use stanley_workflows::agent::{
     AGENT_TIMEOUT, Agent, AgentProgress, delegated_result, delegation_instructions, guard_caveats,
 };
 use stanley_workflows::analysis::{self, AnalysisInput, DEFAULT_MAX_HUNKS};
-use stanley_workflows::comments::{Comment, parse_comments};
 use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
 use stanley_workflows::improve::{Job, JobQueue};
-use stanley_workflows::logs::{ParsedLog, parse_log};
 use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder, Workspace};
 use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
 use stanley_workflows::result::{error_document, human, prompt_result};
 use stanley_workflows::routing::{self, Candidate, Facts, InputShape, RouteReason};
 use stanley_workflows::run::Packet;
+use stanley_workflows::triage::logs::{ParsedLog, parse_log};
+use stanley_workflows::triage::review_comments::{Comment, parse_comments};
 
 use crate::compose;
 use crate::repository::{self, RepoSnapshot};
+use stanley_workflows::analysis::modes;
 use stanley_workflows::run::{Run, run_id};
 use stanley_workflows::text::{Action, check_request_text, classify_action};
-use stanley_workflows::{check, find, modes, triage_comments, triage_failures};
+use stanley_workflows::triage::{comments as triage_comments, failures as triage_failures};
+use stanley_workflows::{check, find};
 use tokio::sync::mpsc;
 
 pub(crate) use crate::error::RequestError;

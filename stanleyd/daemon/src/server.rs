@@ -155,7 +155,7 @@ pub async fn run(
         crate::queue_service::QueueService::new(state.clone()),
     );
     let flows = stanley_proto::v1::flows_server::FlowsServer::new(
-        crate::flow_service::FlowService::new(state.clone()),
+        crate::flow::service::FlowService::new(state.clone()),
     );
     let trust = stanley_proto::v1::trust_server::TrustServer::new(crate::trust::TrustService::new(
         state.clone(),

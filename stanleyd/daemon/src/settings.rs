@@ -266,49 +266,59 @@ mod tests {
     /// variable; code may not read one.
     #[test]
     fn settings_are_read_here_only() {
-        let crates = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-        let mut offenders = Vec::new();
-        for dir in ["daemon/src", "adapters/src", "workflows/src", "core/src"] {
-            let dir = std::path::Path::new(crates).join(dir);
-            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
                 let path = entry.path();
-                let name = path.file_name().unwrap().to_string_lossy().into_owned();
-                if name == "settings.rs" || name == "main.rs" || name.ends_with("_tests.rs") {
+                if path.is_dir() {
+                    sources(&path, out);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(path);
+                }
+            }
+        }
+        let crates = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+        let mut files = Vec::new();
+        for dir in ["daemon/src", "adapters/src", "workflows/src", "core/src"] {
+            sources(&crates.join(dir), &mut files);
+        }
+        let named = [
+            "STANLEY_",
+            "TYPESAFE_",
+            "JEV_API_KEY",
+            "COPILOT_MCP",
+            "PATH\"",
+            "HOME\"",
+            "PI_OFFLINE",
+        ];
+        let uses = [
+            "get(\"",
+            "insert(\"",
+            "entry(\"",
+            "env(\"",
+            "var(\"",
+            "var_os(\"",
+            "remove(\"",
+        ];
+        let mut offenders = Vec::new();
+        for path in files {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name == "settings.rs" || name == "main.rs" || name.ends_with("tests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            // Unit tests at the end of a file may spell names to build inputs.
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for (i, line) in code.lines().enumerate() {
+                let line = line.trim_start();
+                if line.starts_with("//") {
                     continue;
                 }
-                let text = std::fs::read_to_string(&path).unwrap();
-                // Unit tests at the end of a file may spell names to build inputs.
-                let code = text.split("#[cfg(test)]").next().unwrap_or("");
-                for (i, line) in code.lines().enumerate() {
-                    let line = line.trim_start();
-                    if line.starts_with("//") {
-                        continue;
-                    }
-                    let named = [
-                        "STANLEY_",
-                        "TYPESAFE_",
-                        "JEV_API_KEY",
-                        "COPILOT_MCP",
-                        "PATH\"",
-                        "HOME\"",
-                        "PI_OFFLINE",
-                    ];
-                    let uses = [
-                        "get(\"",
-                        "insert(\"",
-                        "entry(\"",
-                        "env(\"",
-                        "var(\"",
-                        "var_os(\"",
-                        "remove(\"",
-                    ];
-                    let reads = line.contains("std::env::var")
-                        || uses
-                            .iter()
-                            .any(|u| named.iter().any(|n| line.contains(&format!("{u}{n}"))));
-                    if reads {
-                        offenders.push(format!("{}:{}: {line}", path.display(), i + 1));
-                    }
+                let reads = line.contains("std::env::var")
+                    || uses
+                        .iter()
+                        .any(|u| named.iter().any(|n| line.contains(&format!("{u}{n}"))));
+                if reads {
+                    offenders.push(format!("{}:{}: {line}", path.display(), i + 1));
                 }
             }
         }

@@ -44,11 +44,11 @@ impl InputShape {
     pub fn of(input: Option<&str>) -> Self {
         match input {
             Some(text) if !text.trim().is_empty() => {
-                if crate::comments::parse_comments(text).is_ok()
-                    || crate::comments::looks_like_broken_json(text)
+                if crate::triage::review_comments::parse_comments(text).is_ok()
+                    || crate::triage::review_comments::looks_like_broken_json(text)
                 {
                     InputShape::ReviewComments
-                } else if crate::logs::parse_log(text).is_ok_and(|l| !l.blocks.is_empty()) {
+                } else if crate::triage::logs::parse_log(text).is_ok_and(|l| !l.blocks.is_empty()) {
                     InputShape::FailureLog
                 } else {
                     InputShape::Text

@@ -214,7 +214,7 @@ fn main() {
     env.set("STANLEY_LOG", "info");
     env.jev.route("summar", "summarize", 0.9);
     let labels: Vec<String> =
-        stanley_tests::fake_jev::labels_of(stanley_workflows::modes::SUMMARIZE.labels);
+        stanley_tests::fake_jev::labels_of(stanley_workflows::analysis::modes::SUMMARIZE.labels);
     env.jev.answer(
         "classification",
         choice_answer(

@@ -10,17 +10,17 @@ use serde_json::{Value, json};
 use stanley_adapters::flow_store::FileFlowStore;
 use stanley_core::Frame;
 use stanley_proto::HOOK_EVENTS as EVENTS;
-use stanley_workflows::flow::{Flow, Mode};
-use stanley_workflows::flow_agent::session_context;
-use stanley_workflows::flow_gates::{
+use stanley_workflows::flow::agent::session_context;
+use stanley_workflows::flow::gates::{
     Verdict, done_claim_frame, done_claim_verdict, injection_frame, injection_verdict,
     is_read_only, pre_tool_frame, pre_tool_verdict, screens,
 };
-use stanley_workflows::flow_state::{FlowState, FlowStore};
+use stanley_workflows::flow::state::{FlowState, FlowStore};
+use stanley_workflows::flow::{Flow, Mode};
 use stanley_workflows::ports::Redactor;
 
 use crate::error::RequestError;
-use crate::flow_eval::{self, FlowLoad, load_flow, read_journal, stored_journal};
+use crate::flow::eval::{self as flow_eval, FlowLoad, load_flow, read_journal, stored_journal};
 use crate::service::DaemonState;
 use crate::settings::RequestSettings;
 

@@ -968,5 +968,5 @@ mod tests {
 }
 
 #[cfg(test)]
-#[path = "find_tests.rs"]
+#[path = "tests.rs"]
 mod policy_tests;

@@ -14,17 +14,17 @@ use stanley_adapters::jev_http::{HttpJev, JevConfig};
 use stanley_adapters::redact::redacting;
 use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, Jev};
 use stanley_workflows::diff::{Scope, parse_diff};
-use stanley_workflows::flow::{Flow, Mode, NotifyEvent, parse_flow};
-use stanley_workflows::flow_agent::open_subtasks;
-use stanley_workflows::flow_judge::{ChangedFile, StopEvidence};
-use stanley_workflows::flow_policy::{
+use stanley_workflows::flow::agent::open_subtasks;
+use stanley_workflows::flow::judge::{ChangedFile, StopEvidence};
+use stanley_workflows::flow::policy::{
     Action, CheckRun, Decision, Judgment, StopContext, budget_condition, decide,
     recorded_side_effect,
 };
-use stanley_workflows::flow_state::{FlowState, FlowStore, PhaseStatus, side_effect_key};
-use stanley_workflows::flow_stop::{
+use stanley_workflows::flow::state::{FlowState, FlowStore, PhaseStatus, side_effect_key};
+use stanley_workflows::flow::stop::{
     StopFacts, Told, apply, ask, facts, review_stops, stop_frame, told,
 };
+use stanley_workflows::flow::{Flow, Mode, NotifyEvent, parse_flow};
 use stanley_workflows::ports::Clock;
 use stanley_workflows::ports::Git;
 

@@ -5,10 +5,10 @@
 use serde_json::json;
 use stanley_core::{Executor, Frame};
 
+use crate::flow::judge::{StopEvidence, curated_state, judgment, stop_questions};
+use crate::flow::policy::{Action, Decision, Judgment};
+use crate::flow::state::{DecisionEntry, FlowState, PhaseStatus};
 use crate::flow::{Flow, Mode};
-use crate::flow_judge::{StopEvidence, curated_state, judgment, stop_questions};
-use crate::flow_policy::{Action, Decision, Judgment};
-use crate::flow_state::{DecisionEntry, FlowState, PhaseStatus};
 
 /// The frame template of a stop.
 pub const STOP_TEMPLATE: &str = "flow-stop@1";
@@ -190,7 +190,7 @@ mod tests {
 
     use super::*;
     use crate::flow::parse_flow;
-    use crate::flow_policy::{CheckRun, StopContext, decide};
+    use crate::flow::policy::{CheckRun, StopContext, decide};
 
     /// Answers like a confident Jev that thinks the work is in `.0` and done; `.1` is its
     /// stuck probability.

@@ -3,11 +3,13 @@
 //! chosen by a deterministic per-mode priority under the hunk cap; code combines the answers
 //! into findings, parked items and a per-hunk row.
 
+pub mod modes;
+
 use serde_json::{Map, Value, json};
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
+use crate::analysis::modes::Mode;
 use crate::diff::{DiffEvidence, Hunk};
-use crate::modes::Mode;
 use crate::paths::PathKind;
 use crate::policy::{
     EVIDENCE_POLICY, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
@@ -572,5 +574,5 @@ fn row_disposition(d: Disposition) -> &'static str {
 }
 
 #[cfg(test)]
-#[path = "analysis_tests.rs"]
+#[path = "tests.rs"]
 mod tests;

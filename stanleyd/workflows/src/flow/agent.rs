@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::flow::Flow;
-use crate::flow_state::FlowState;
+use crate::flow::state::FlowState;
 
 /// The marker line naming the current phase; the stand-in agent of the tests reads it too.
 pub const CURRENT_PHASE: &str = "Current phase: ";
@@ -121,7 +121,7 @@ pub fn open_subtasks(text: &str, phase: &str) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::flow::parse_flow;
-    use crate::flow_state::DecisionEntry;
+    use crate::flow::state::DecisionEntry;
 
     #[test]
     fn prompts_carry_the_plan_the_phase_and_the_last_instruction() {

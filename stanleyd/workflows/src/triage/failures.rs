@@ -8,13 +8,13 @@ use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
 use crate::diff::{DiffEvidence, Hunk};
 use crate::ladder::declared_names;
-use crate::logs::{FailureBlock, ParsedLog};
 use crate::policy::{
     EVIDENCE_POLICY, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
 };
 use crate::ports::Workspace;
 use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
 use crate::text::round3;
+use crate::triage::logs::{FailureBlock, ParsedLog};
 
 /// The policy version.
 pub const POLICY: &str = "triage-failures-policy@3";
@@ -721,5 +721,5 @@ fn decide(
 }
 
 #[cfg(test)]
-#[path = "triage_failures_tests.rs"]
+#[path = "failures_tests.rs"]
 mod tests;

@@ -5,9 +5,7 @@
 use serde_json::{Value, json};
 use stanley_core::{Executor, Frame, Question, Questions, stable_hash};
 
-use crate::comments::Comment;
 use crate::diff::DiffEvidence;
-use crate::logs::normalize;
 use crate::paths::is_secret_path;
 use crate::policy::{
     EVIDENCE_POLICY, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
@@ -15,6 +13,8 @@ use crate::policy::{
 use crate::ports::Workspace;
 use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
 use crate::text::round3;
+use crate::triage::logs::normalize;
+use crate::triage::review_comments::Comment;
 
 /// The policy version.
 pub const POLICY: &str = "triage-comments-policy@1";

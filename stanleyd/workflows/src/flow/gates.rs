@@ -195,7 +195,7 @@ pub fn done_claim_frame(flow: &Flow, subject: &str, last_words: &str) -> Frame {
         state: serde_json::json!({
             "goal": flow.goal,
             "subject": truncate_chars(subject, 500),
-            "last_message_tail": tail_chars(last_words, crate::flow_judge::MESSAGE_TAIL_CHARS),
+            "last_message_tail": tail_chars(last_words, crate::flow::judge::MESSAGE_TAIL_CHARS),
         }),
         questions: Questions::new()
             .with(

@@ -10,8 +10,8 @@ use stanley_core::{
 };
 
 use super::*;
+use crate::analysis::modes::{self, Mode};
 use crate::diff::{DiffSource, Scope};
-use crate::modes::{self, Mode};
 use crate::ports::{Clock, NoRecords};
 
 /// Answers every frame from a closure of the request; records the states it saw.

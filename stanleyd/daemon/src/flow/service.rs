@@ -19,9 +19,9 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use crate::error::RequestError;
-use crate::flow_eval::{FLOW_FILE, FlowLoad, load_flow, stored_journal};
-use crate::flow_hooks::answer;
-use crate::flow_run::{Lease, supervise};
+use crate::flow::eval::{FLOW_FILE, FlowLoad, load_flow, stored_journal};
+use crate::flow::hooks::answer;
+use crate::flow::run::{Lease, supervise};
 use crate::service::DaemonState;
 use crate::settings::RequestSettings;
 

@@ -5,8 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::flow::state::{FlowState, PhaseStatus};
 use crate::flow::{Flow, Phase};
-use crate::flow_state::{FlowState, PhaseStatus};
 
 /// Consecutive blocks after which the policy lets the agent stop (Claude Code's own cap is 8).
 pub const HOOK_CAP: u32 = 7;
@@ -459,7 +459,7 @@ pub fn decide(ctx: &StopContext<'_>) -> Decision {
 mod tests {
     use super::*;
     use crate::flow::parse_flow;
-    use crate::flow_state::DecisionEntry;
+    use crate::flow::state::DecisionEntry;
 
     /// scaffold -> build (loop, on_fail fix) -> publish (side effect), docs after scaffold; fix
     /// is branch-only (nothing depends on it).

@@ -2,6 +2,13 @@
 //! types, bad ids, dangling or cyclic dependencies and a side effect without a check are load
 //! errors naming the JSON path, so a typo fails before a flow starts.
 
+pub mod agent;
+pub mod gates;
+pub mod judge;
+pub mod policy;
+pub mod state;
+pub mod stop;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 

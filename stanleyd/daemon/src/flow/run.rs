@@ -11,14 +11,14 @@ use stanley_adapters::flow_store::FileFlowStore;
 use stanley_adapters::pi::{PiAgent, Unavailable, availability};
 use stanley_core::Cancel;
 use stanley_workflows::agent::{Agent, AgentOutcome, AgentResult};
+use stanley_workflows::flow::agent::run_prompt;
+use stanley_workflows::flow::policy::Action;
+use stanley_workflows::flow::state::{FlowState, FlowStore};
 use stanley_workflows::flow::{Flow, Mode, NotifyEvent};
-use stanley_workflows::flow_agent::run_prompt;
-use stanley_workflows::flow_policy::Action;
-use stanley_workflows::flow_state::{FlowState, FlowStore};
 
 use stanley_proto::exit::FlowCode;
 
-use crate::flow_eval::{self, FlowLoad, load_flow, minute, read_journal};
+use crate::flow::eval::{self as flow_eval, FlowLoad, load_flow, minute, read_journal};
 use crate::service::DaemonState;
 use crate::settings::RequestSettings;
 

@@ -11,8 +11,8 @@ use stanley_core::{
 
 use super::*;
 use crate::diff::{DiffSource, Scope};
-use crate::logs::parse_log;
 use crate::ports::{Clock, GitError, NoRecords};
+use crate::triage::logs::parse_log;
 
 struct Nothing;
 impl Workspace for Nothing {

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use stanley_core::{Answer, Answers, Question, Questions};
 
 use crate::flow::Flow;
-use crate::flow_policy::{CheckRun, Judgment};
-use crate::flow_state::FlowState;
+use crate::flow::policy::{CheckRun, Judgment};
+use crate::flow::state::FlowState;
 use crate::text::{tail_chars, truncate_chars};
 
 /// How much of the agent's last message is kept at most.

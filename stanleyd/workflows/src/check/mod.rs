@@ -2,12 +2,15 @@
 //! criteria given as input. Input is validated before any Jev request; the diff is loaded once;
 //! the sections run in a fixed order (task, rules, criteria) and share one coverage map.
 
+pub mod criteria;
+pub mod rules;
+pub mod task;
+
 use serde_json::{Value, json};
 use stanley_core::{Executor, stable_hash};
 
-use crate::check_criteria::{self, Criterion};
-use crate::check_rules::{self, Rule};
-use crate::check_task;
+use crate::check::criteria::Criterion;
+use crate::check::rules::Rule;
 use crate::diff::DiffEvidence;
 use crate::run::Run;
 use crate::text::check_request_text;
@@ -30,14 +33,10 @@ pub fn plan(task: &str, input: Option<(&str, &str)>) -> Result<CheckPlan, String
     };
     if let Some((text, source)) = input {
         let hash = stable_hash(&json!(text));
-        if check_rules::is_rules_document(text) {
-            plan.rules = Some((check_rules::parse_rules(text)?, source.to_owned(), hash));
+        if rules::is_rules_document(text) {
+            plan.rules = Some((rules::parse_rules(text)?, source.to_owned(), hash));
         } else {
-            plan.criteria = Some((
-                check_criteria::parse_criteria(text)?,
-                source.to_owned(),
-                hash,
-            ));
+            plan.criteria = Some((criteria::parse_criteria(text)?, source.to_owned(), hash));
         }
     }
     Ok(plan)
@@ -48,12 +47,12 @@ pub fn recorded_inputs(plan: &CheckPlan, evidence: &DiffEvidence) -> Value {
     json!({
         "taskHash": stable_hash(&json!(plan.task)),
         "taskSource": "user",
-        "rules": plan.rules.as_ref().map(|(_, source, hash)| json!({"source": source, "hash": hash, "maxPairs": check_rules::DEFAULT_MAX_PAIRS})),
-        "criteria": plan.criteria.as_ref().map(|(_, source, hash)| json!({"source": source, "hash": hash, "maxEvidenceUnits": check_criteria::DEFAULT_MAX_EVIDENCE_UNITS})),
+        "rules": plan.rules.as_ref().map(|(_, source, hash)| json!({"source": source, "hash": hash, "maxPairs": rules::DEFAULT_MAX_PAIRS})),
+        "criteria": plan.criteria.as_ref().map(|(_, source, hash)| json!({"source": source, "hash": hash, "maxEvidenceUnits": criteria::DEFAULT_MAX_EVIDENCE_UNITS})),
         "testResults": null,
         "diff": evidence.source.describe(),
         "diffHash": stable_hash(&json!(evidence.source.text)),
-        "maxHunks": check_task::DEFAULT_MAX_HUNKS,
+        "maxHunks": task::DEFAULT_MAX_HUNKS,
     })
 }
 
@@ -87,33 +86,19 @@ pub async fn check(plan: &CheckPlan, evidence: &DiffEvidence, executor: &Executo
     let mut sections = vec!["task"];
     let mut results = Vec::new();
     let mut not_checked: Vec<String> = Vec::new();
-    let task = check_task::judge(
-        &plan.task,
-        evidence,
-        executor,
-        run,
-        check_task::DEFAULT_MAX_HUNKS,
-    )
-    .await;
+    let task = task::judge(&plan.task, evidence, executor, run, task::DEFAULT_MAX_HUNKS).await;
     run.incomplete |= task.incomplete;
     results.extend(tag(task.rows, "task"));
     not_checked.extend(task.not_checked);
-    run.sections.push(check_task::section(task.lines));
+    run.sections.push(task::section(task.lines));
     let mut rules_summary = Value::Null;
     if let Some((rules, ..)) = &plan.rules {
         sections.push("rules");
-        let out = check_rules::judge(
-            rules,
-            evidence,
-            executor,
-            run,
-            check_rules::DEFAULT_MAX_PAIRS,
-        )
-        .await;
+        let out = rules::judge(rules, evidence, executor, run, rules::DEFAULT_MAX_PAIRS).await;
         run.incomplete |= out.incomplete;
         results.extend(tag(out.rows, "rules"));
         not_checked.extend(out.not_checked);
-        run.sections.push(check_rules::section(out.lines));
+        run.sections.push(rules::section(out.lines));
         rules_summary = out.summary;
     } else {
         not_checked.push("project rules (no rules supplied)".into());
@@ -121,18 +106,18 @@ pub async fn check(plan: &CheckPlan, evidence: &DiffEvidence, executor: &Executo
     let mut criteria_summary = Value::Null;
     if let Some((criteria, ..)) = &plan.criteria {
         sections.push("criteria");
-        let out = check_criteria::judge(
+        let out = criteria::judge(
             criteria,
             evidence,
             executor,
             run,
-            check_criteria::DEFAULT_MAX_EVIDENCE_UNITS,
+            criteria::DEFAULT_MAX_EVIDENCE_UNITS,
         )
         .await;
         run.incomplete |= out.incomplete;
         results.extend(tag(out.rows, "criteria"));
         not_checked.extend(out.not_checked);
-        run.sections.push(check_criteria::section(out.lines));
+        run.sections.push(criteria::section(out.lines));
         criteria_summary = out.summary;
     } else {
         not_checked.push("acceptance criteria (no criteria supplied)".into());
@@ -155,5 +140,5 @@ pub async fn check(plan: &CheckPlan, evidence: &DiffEvidence, executor: &Executo
 }
 
 #[cfg(test)]
-#[path = "check_tests.rs"]
+#[path = "tests.rs"]
 mod tests;

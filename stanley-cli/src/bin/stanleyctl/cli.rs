@@ -1,0 +1,133 @@
+//! The `stanleyctl` command line: every subcommand, its arguments and its help.
+
+use clap::{Arg, ArgAction, Command};
+
+pub(crate) fn command() -> Command {
+    Command::new("stanleyctl")
+        .version(stanley_proto::VERSION)
+        .about("Administer Stanley's per-repository daemon")
+        .arg(
+            Arg::new("repo")
+                .long("repo")
+                .global(true)
+                .num_args(1)
+                .help("Repository (default: the current directory)"),
+        )
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .global(true)
+                .action(ArgAction::SetTrue)
+                .help("Print JSON"),
+        )
+        .subcommand_required(true)
+        .subcommand(
+            Command::new("daemon")
+                .about("The daemon of this repository")
+                .subcommand_required(true)
+                .subcommand(
+                    Command::new("status").about("Show whether the daemon runs, and its versions"),
+                )
+                .subcommand(Command::new("stop").about("Stop the daemon gracefully"))
+                .subcommand(Command::new("restart").about("Stop the daemon and start a new one"))
+                .subcommand(Command::new("logs").about("Print the daemon log")),
+        )
+        .subcommand(
+            Command::new("queue")
+                .about("The improvement queue")
+                .subcommand_required(true)
+                .subcommand(Command::new("list").about("List the jobs"))
+                .subcommand(
+                    Command::new("show")
+                        .about("Show one job and its diary")
+                        .arg(Arg::new("id").required(true)),
+                )
+                .subcommand(
+                    Command::new("retry")
+                        .about("Put a job back to pending with no attempts")
+                        .arg(Arg::new("id").required(true)),
+                )
+                .subcommand(
+                    Command::new("drop")
+                        .about("Remove a job from the queue")
+                        .arg(Arg::new("id").required(true)),
+                )
+                .subcommand(Command::new("work").about("Process the pending jobs now"))
+                .subcommand(Command::new("export").about("Print the whole queue as JSON")),
+        )
+        .subcommand(
+            Command::new("flow")
+                .about("The flow of this repository (.stanley/flow.json)")
+                .subcommand_required(true)
+                .subcommand(
+                    Command::new("init")
+                        .about("Write a starter flow in warn mode for a goal")
+                        .arg(
+                            Arg::new("goal")
+                                .required(true)
+                                .help("One concrete, checkable sentence"),
+                        )
+                        .arg(
+                            Arg::new("force")
+                                .long("force")
+                                .action(ArgAction::SetTrue)
+                                .help("Replace an existing flow file"),
+                        ),
+                )
+                .subcommand(
+                    Command::new("status").about("Show the phase table, decisions and budgets"),
+                )
+                .subcommand(Command::new("run").about(
+                    "Supervise the coding agent through the flow (exit 0 complete, 2 limit, 3 configuration, 4 waiting on a person, 5 already running, 130 interrupted)",
+                ))
+                .subcommand(Command::new("stop").about("Interrupt the running supervisor")),
+        )
+        .subcommand(
+            Command::new("hook")
+                .about("Answer a Claude Code hook event for the flow (hook JSON on stdin)")
+                .arg(
+                    Arg::new("event")
+                        .required(true)
+                        .value_parser(stanley_proto::HOOK_EVENTS),
+                ),
+        )
+        .subcommand(
+            Command::new("trust")
+                .about("Trust this worktree's repository workflows and flow commands as they are now")
+                .arg(
+                    Arg::new("status")
+                        .long("status")
+                        .action(ArgAction::SetTrue)
+                        .help("Only show what is trusted and what changed since"),
+                )
+                .arg(
+                    Arg::new("edits")
+                        .long("edits")
+                        .action(ArgAction::SetTrue)
+                        .conflicts_with("status")
+                        .help("Also trust your further edits while HEAD stays at this commit"),
+                ),
+        )
+        .subcommand(Command::new("untrust").about("Remove this worktree's trust"))
+        .subcommand(
+            Command::new("candidates")
+                .about("Workflows drafted by the improvement queue")
+                .subcommand_required(true)
+                .subcommand(Command::new("list").about("List the candidates"))
+                .subcommand(
+                    Command::new("show")
+                        .about("Show one candidate record")
+                        .arg(Arg::new("id").required(true)),
+                )
+                .subcommand(
+                    Command::new("promote")
+                        .about("Activate a validated candidate in .stanley/workflows/")
+                        .arg(Arg::new("id").required(true)),
+                )
+                .subcommand(
+                    Command::new("reject")
+                        .about("Mark a validated candidate rejected")
+                        .arg(Arg::new("id").required(true)),
+                ),
+        )
+}

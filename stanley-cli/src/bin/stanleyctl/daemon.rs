@@ -1,0 +1,105 @@
+//! `stanleyctl daemon status|stop|restart|logs`: the repository's daemon.
+
+use std::process::ExitCode;
+
+use stanley_cli::daemon::{Target, connect_or_start, connect_running, runtime, stop};
+use stanley_cli::exit::ClientError;
+
+use crate::fail;
+
+/// Runs one `daemon` subcommand.
+pub(crate) fn daemon(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
+    let action = sub.subcommand_name().unwrap_or("status").to_owned();
+    if action == "logs" {
+        return match std::fs::read_to_string(target.log()) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&ClientError::input(format!(
+                "cannot read {}: {e}",
+                target.log().display()
+            ))),
+        };
+    }
+    let runtime = match runtime() {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    runtime.block_on(async move {
+        match action.as_str() {
+            "status" => match connect_running(target).await {
+                Err(e) => fail(&e),
+                Ok(Some((_, s))) if json => {
+                    println!(
+                        "{{\"running\":true,\"pid\":{},\"daemonVersion\":\"{}\",\"protocolVersion\":{},\"root\":{},\"uptimeMs\":{},\"activeRequests\":{}}}",
+                        s.pid, s.daemon_version, s.protocol_version, stanley_cli::render::json_string(&s.root), s.uptime_ms, s.active_requests
+                    );
+                    ExitCode::SUCCESS
+                }
+                Ok(Some((_, s))) => {
+                    println!("stanleyd {} (protocol {}) pid {} serving {}", s.daemon_version, s.protocol_version, s.pid, s.root);
+                    println!("up {}s, {} active request(s), workflows: {}", s.uptime_ms / 1000, s.active_requests, s.workflows.join(", "));
+                    ExitCode::SUCCESS
+                }
+                Ok(None) => {
+                    let other = stanley_cli::daemon::serving_elsewhere(target);
+                    if json {
+                        match &other {
+                            Some(o) => println!(
+                                "{{\"running\":false,\"elsewhere\":{{\"pid\":{},\"socket\":{}}}}}",
+                                o.pid,
+                                stanley_cli::render::json_string(&o.socket.display().to_string())
+                            ),
+                            None => println!("{{\"running\":false}}"),
+                        }
+                    } else {
+                        println!("no stanleyd is running for {} on {}", target.root.display(), target.socket.display());
+                        if let Some(o) = &other {
+                            println!("{}", o.message(target));
+                        }
+                    }
+                    ExitCode::SUCCESS
+                }
+            },
+            "stop" => match connect_running(target).await {
+                Err(e) => fail(&e),
+                Ok(Some((client, s))) => match stop(client, &target.socket, "stanleyctl daemon stop").await {
+                    Ok(()) => {
+                        println!("stopped stanleyd pid {}", s.pid);
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(&e),
+                },
+                Ok(None) => match stanley_cli::daemon::serving_elsewhere(target) {
+                    Some(o) => fail(&ClientError::unavailable(
+                        o.message(target),
+                        stanley_cli::daemon::Elsewhere::HINT,
+                    )),
+                    None => {
+                        println!("no stanleyd is running for {}", target.root.display());
+                        ExitCode::SUCCESS
+                    }
+                },
+            },
+            _ => {
+                let running = match connect_running(target).await {
+                    Ok(r) => r,
+                    Err(e) => return fail(&e),
+                };
+                if let Some((client, _)) = running
+                    && let Err(e) = stop(client, &target.socket, "stanleyctl daemon restart").await
+                {
+                    return fail(&e);
+                }
+                match connect_or_start(target).await {
+                    Ok(_) => {
+                        println!("started stanleyd for {}", target.root.display());
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(&e),
+                }
+            }
+        }
+    })
+}

@@ -1,0 +1,97 @@
+//! `stanleyctl`: administers a repository's daemon (`daemon status|stop|restart|logs`), its
+//! improvement queue (`queue ...`), the candidates the queue drafts (`candidates ...`), its flow
+//! (`flow init|run|status|stop`) and answers Claude Code hooks for the flow (`hook <event>`).
+
+mod cli;
+mod daemon;
+mod flow;
+mod queue;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use stanley_cli::daemon::{Target, runtime};
+use stanley_cli::exit::{ClientError, Exit};
+use stanley_cli::root::worktree_root;
+
+use crate::cli::command;
+
+pub(crate) fn fail(error: &ClientError) -> ExitCode {
+    eprintln!(
+        "stanleyctl: {} error: {}",
+        error.kind.as_str(),
+        error.message
+    );
+    if let Some(hint) = &error.hint {
+        eprintln!("hint: {hint}");
+    }
+    ExitCode::from(error.exit_code())
+}
+
+fn main() -> ExitCode {
+    let matches = match command().try_get_matches() {
+        Ok(m) => m,
+        Err(e)
+            if matches!(
+                e.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            ) =>
+        {
+            print!("{e}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprint!("{e}");
+            return ExitCode::from(Exit::Usage.code());
+        }
+    };
+    let json = matches.get_flag("json");
+    // A bad environment is reported before a daemon is found or started.
+    if let Err(e) = stanley_cli::environ::request_env() {
+        return fail(&e);
+    }
+    let start = match matches.get_one::<String>("repo") {
+        Some(r) => PathBuf::from(r),
+        None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+    };
+    let root = match worktree_root(&start) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    let target = Target::new(root);
+    if let Some((group @ ("queue" | "candidates"), sub)) = matches.subcommand() {
+        return queue::queue(&target, group, sub, json);
+    }
+    if let Some(("flow", sub)) = matches.subcommand() {
+        return match sub.subcommand_name() {
+            Some("run") => flow::flow_run(&target),
+            _ => flow::flow(&target, sub, json),
+        };
+    }
+    if let Some((name @ ("trust" | "untrust"), sub)) = matches.subcommand() {
+        use stanley_cli::trust::Action;
+        let action = match name {
+            "untrust" => Action::Revoke,
+            _ if sub.get_flag("status") => Action::Status,
+            _ => Action::Grant {
+                edits: sub.get_flag("edits"),
+            },
+        };
+        let runtime = match runtime() {
+            Ok(r) => r,
+            Err(e) => return fail(&e),
+        };
+        return match runtime.block_on(stanley_cli::trust::run(&target, action, json)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&e),
+        };
+    }
+    if let Some(("hook", sub)) = matches.subcommand() {
+        let event = sub.get_one::<String>("event").cloned().unwrap_or_default();
+        return flow::hook(&target, &event);
+    }
+    let Some(("daemon", sub)) = matches.subcommand() else {
+        return fail(&ClientError::usage("unknown command"));
+    };
+    daemon::daemon(&target, sub, json)
+}

@@ -1,0 +1,224 @@
+//! `stanleyctl queue ...` and `stanleyctl candidates ...`: the improvement queue and the
+//! workflows it drafts, through the `Queue` service.
+
+use std::process::ExitCode;
+
+use stanley_cli::daemon::{Target, channel, runtime};
+use stanley_cli::exit::ClientError;
+
+use crate::fail;
+
+fn status_error(s: tonic::Status) -> ClientError {
+    ClientError::from_status(&s)
+}
+
+fn job_line(j: &stanley_proto::v1::Job) -> String {
+    format!(
+        "{}  {:<7}  attempts {}  {}  {}",
+        j.id, j.state, j.attempts, j.input_shape, j.request
+    )
+}
+
+fn job_json(j: &stanley_proto::v1::Job) -> String {
+    use stanley_cli::render::json_string;
+    let diary: Vec<String> = j
+        .diary
+        .iter()
+        .map(|d| {
+            format!(
+                "{{\"at\":{},\"text\":{}}}",
+                json_string(&d.at),
+                json_string(&d.text)
+            )
+        })
+        .collect();
+    format!(
+        "{{\"id\":{},\"state\":{},\"attempts\":{},\"inputShape\":{},\"createdAt\":{},\"request\":{},\"diary\":[{}]}}",
+        json_string(&j.id),
+        json_string(&j.state),
+        j.attempts,
+        json_string(&j.input_shape),
+        json_string(&j.created_at),
+        json_string(&j.request),
+        diary.join(",")
+    )
+}
+
+fn print_job(j: &stanley_proto::v1::Job, json: bool) {
+    if json {
+        println!("{}", job_json(j));
+        return;
+    }
+    println!("{}", job_line(j));
+    println!("queued {}", j.created_at);
+    for d in &j.diary {
+        println!("  {} {}", d.at, d.text);
+    }
+}
+
+/// One table row of a candidate record (`stanley.candidate/v1` JSON text).
+fn candidate_line(text: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    let field = |k: &str| v[k].as_str().unwrap_or("-").to_owned();
+    format!(
+        "{}  {:<9}  {:<20}  {}",
+        field("id"),
+        field("status"),
+        field("workflowId"),
+        field("request")
+    )
+}
+
+fn print_candidate(text: &str, json: bool) {
+    if json {
+        println!("{text}");
+        return;
+    }
+    let v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    println!("{}", candidate_line(text));
+    if let Some(source) = v["source"].as_str() {
+        println!("source {source}");
+    }
+    for reason in v["reasons"].as_array().into_iter().flatten() {
+        println!("  reason: {}", reason.as_str().unwrap_or(""));
+    }
+    if let Some(summary) = v["summary"].as_str().filter(|s| !s.is_empty()) {
+        println!("agent summary:\n{summary}");
+    }
+}
+
+pub(crate) fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: bool) -> ExitCode {
+    use stanley_cli::render::json_string;
+    use stanley_proto::v1::queue_client::QueueClient;
+    use stanley_proto::v1::{
+        ExportQueueRequest, JobIdRequest, ListCandidatesRequest, ListJobsRequest,
+        PromoteCandidateRequest, WorkQueueRequest,
+    };
+    let runtime = match runtime() {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    let (action, args) = sub.subcommand().unwrap_or(("list", sub));
+    let id = args
+        .try_get_one::<String>("id")
+        .ok()
+        .flatten()
+        .cloned()
+        .unwrap_or_default();
+    let env = match stanley_cli::environ::request_env() {
+        Ok(e) => e,
+        Err(e) => return fail(&e),
+    };
+    let result: Result<(), ClientError> = runtime.block_on(async move {
+        let mut client = QueueClient::new(channel(target).await?);
+        match (group, action) {
+            ("queue", "list") => {
+                let jobs = client
+                    .list_jobs(ListJobsRequest {})
+                    .await
+                    .map_err(status_error)?
+                    .into_inner()
+                    .jobs;
+                if json {
+                    let items: Vec<String> = jobs.iter().map(job_json).collect();
+                    println!("[{}]", items.join(","));
+                } else if jobs.is_empty() {
+                    println!("no improvement jobs");
+                } else {
+                    for j in &jobs {
+                        println!("{}", job_line(j));
+                    }
+                }
+            }
+            ("queue", "show") => {
+                let r = client.get_job(stanley_proto::v1::GetJobRequest { id }).await.map_err(status_error)?;
+                print_job(&r.into_inner().job.unwrap_or_default(), json);
+            }
+            ("queue", "retry") => {
+                let r = client.retry_job(JobIdRequest { id }).await.map_err(status_error)?;
+                print_job(&r.into_inner().job.unwrap_or_default(), json);
+            }
+            ("queue", "drop") => {
+                client.drop_job(JobIdRequest { id: id.clone() }).await.map_err(status_error)?;
+                if json {
+                    println!("{{\"dropped\":{}}}", json_string(&id));
+                } else {
+                    println!("dropped {id}");
+                }
+            }
+            ("queue", "work") => {
+                let r = client
+                    .work_queue(WorkQueueRequest { env })
+                    .await
+                    .map_err(status_error)?
+                    .into_inner();
+                if json {
+                    println!("{}", stanley_cli::render::worker_document(&r));
+                } else if !r.ran {
+                    println!("the improvement worker is already running for this repository");
+                } else if r.processed.is_empty() {
+                    println!("no pending jobs");
+                } else {
+                    for p in &r.processed {
+                        println!("{}  {}", p.id, p.status);
+                    }
+                }
+            }
+            ("queue", _) => {
+                let r = client
+                    .export_queue(ExportQueueRequest {})
+                    .await
+                    .map_err(status_error)?;
+                println!("{}", r.into_inner().json);
+            }
+            (_, "list") => {
+                let records = client
+                    .list_candidates(ListCandidatesRequest {})
+                    .await
+                    .map_err(status_error)?
+                    .into_inner()
+                    .candidates;
+                if json {
+                    println!("[{}]", records.join(","));
+                } else if records.is_empty() {
+                    println!("no candidates");
+                } else {
+                    for r in &records {
+                        println!("{}", candidate_line(r));
+                    }
+                }
+            }
+            (_, "show") => {
+                let r = client.get_candidate(JobIdRequest { id }).await.map_err(status_error)?;
+                print_candidate(&r.into_inner().candidate, json);
+            }
+            (_, "reject") => {
+                let r = client
+                    .reject_candidate(JobIdRequest { id })
+                    .await
+                    .map_err(status_error)?;
+                print_candidate(&r.into_inner().candidate, json);
+            }
+            _ => {
+                let r = client
+                    .promote_candidate(PromoteCandidateRequest { id: id.clone(), env })
+                    .await
+                    .map_err(status_error)?
+                    .into_inner();
+                if json {
+                    println!("{}", stanley_cli::render::promotion_document(&id, &r));
+                } else {
+                    println!(
+                        "activated candidate {id} as workflow {} at {}; review and commit it like any repository script",
+                        r.workflow, r.path
+                    );
+                }
+            }
+        }
+        Ok(())
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
