@@ -12,6 +12,7 @@ mod repository;
 mod server;
 mod service;
 mod settings;
+mod state;
 mod trust;
 mod watcher;
 mod worker;

@@ -22,6 +22,7 @@ use stanley_workflows::analysis::{self, AnalysisInput, DEFAULT_MAX_HUNKS};
 use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
 use stanley_workflows::improve::{Job, JobQueue};
 use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder, Workspace};
+use stanley_workflows::registry::Kind;
 use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
 use stanley_workflows::result::{error_document, human, prompt_result};
 use stanley_workflows::routing::{self, Candidate, Facts, InputShape, RouteReason};
@@ -39,8 +40,8 @@ use stanley_workflows::{check, find};
 use tokio::sync::mpsc;
 
 pub(crate) use crate::error::RequestError;
-use crate::service::DaemonState;
 use crate::settings::RequestSettings;
+use crate::state::DaemonState;
 
 /// Longest request accepted, in UTF-8 bytes.
 pub(crate) const MAX_REQUEST_BYTES: usize = 16_384;
@@ -657,61 +658,65 @@ pub(crate) async fn run_builtin(
     input: Option<&Supplied>,
     events: &Events,
 ) -> Result<v1::Result, RequestError> {
-    let plan = if builtin.id == "find" {
-        check_request_text(text, "task").map_err(RequestError::input)?;
-        Plan::Find(find::FindInput::new(text))
-    } else if builtin.id == "check" {
-        Plan::Check(
+    let unavailable = || {
+        success(
+            Status::Unsupported,
+            &json!({"text": "The selected capability is not currently available.", "data": {"reason": "unavailable"}}),
+        )
+    };
+    let plan = match builtin.kind {
+        Kind::Find => {
+            check_request_text(text, "task").map_err(RequestError::input)?;
+            Plan::Find(find::FindInput::new(text))
+        }
+        Kind::Check => Plan::Check(
             check::plan(text, input.map(|i| (i.text.as_str(), i.source.as_str())))
                 .map_err(RequestError::input)?,
-        )
-    } else if builtin.id == "triage_comments" {
-        let Some(input) = input else {
-            return Ok(success(
-                Status::Unsupported,
-                &json!({"text": "The selected capability is not currently available.", "data": {"reason": "unavailable"}}),
-            ));
-        };
-        let comments = parse_comments(&input.text).map_err(RequestError::input)?;
-        Plan::Comments(
-            triage_comments::CommentsInput {
-                text: input.text.clone(),
-                source: input.source.clone(),
-                max_items: triage_comments::DEFAULT_MAX_ITEMS,
-            },
-            comments,
-        )
-    } else if builtin.id == "triage_failures" {
-        let Some(input) = input else {
-            return Ok(success(
-                Status::Unsupported,
-                &json!({"text": "The selected capability is not currently available.", "data": {"reason": "unavailable"}}),
-            ));
-        };
-        check_request_text(text, "task").map_err(RequestError::input)?;
-        let parsed = parse_log(&input.text).map_err(RequestError::input)?;
-        Plan::Failures(
-            triage_failures::FailuresInput {
-                text: input.text.clone(),
-                source: input.source.clone(),
-                task: text.to_owned(),
-                root: ctx.state.config.files.root.display().to_string(),
-                max_items: triage_failures::DEFAULT_MAX_ITEMS,
-            },
-            parsed,
-        )
-    } else {
-        let mode = modes::mode(builtin.id).ok_or_else(|| {
-            RequestError::internal(format!("{} has no runner in this build", builtin.id))
-        })?;
-        check_request_text(text, "request").map_err(RequestError::input)?;
-        Plan::Analysis(
-            mode,
-            AnalysisInput {
-                request: text.to_owned(),
-                max_hunks: DEFAULT_MAX_HUNKS,
-            },
-        )
+        ),
+        Kind::TriageComments => {
+            let Some(input) = input else {
+                return Ok(unavailable());
+            };
+            let comments = parse_comments(&input.text).map_err(RequestError::input)?;
+            Plan::Comments(
+                triage_comments::CommentsInput {
+                    text: input.text.clone(),
+                    source: input.source.clone(),
+                    max_items: triage_comments::DEFAULT_MAX_ITEMS,
+                },
+                comments,
+            )
+        }
+        Kind::TriageFailures => {
+            let Some(input) = input else {
+                return Ok(unavailable());
+            };
+            check_request_text(text, "task").map_err(RequestError::input)?;
+            let parsed = parse_log(&input.text).map_err(RequestError::input)?;
+            Plan::Failures(
+                triage_failures::FailuresInput {
+                    text: input.text.clone(),
+                    source: input.source.clone(),
+                    task: text.to_owned(),
+                    root: ctx.state.config.files.root.display().to_string(),
+                    max_items: triage_failures::DEFAULT_MAX_ITEMS,
+                },
+                parsed,
+            )
+        }
+        Kind::Analysis => {
+            let mode = modes::mode(builtin.id).ok_or_else(|| {
+                RequestError::internal(format!("{} has no runner in this build", builtin.id))
+            })?;
+            check_request_text(text, "request").map_err(RequestError::input)?;
+            Plan::Analysis(
+                mode,
+                AnalysisInput {
+                    request: text.to_owned(),
+                    max_hunks: DEFAULT_MAX_HUNKS,
+                },
+            )
+        }
     };
     let packet = run_plan(ctx, builtin.id, &plan, source, events).await?;
     Ok(success(packet.status, &packet.output()))

@@ -17,8 +17,8 @@ use stanley_workflows::improve::{Job, JobQueue, JobState};
 use tonic::{Request, Response, Status};
 
 use crate::error::RequestError;
-use crate::service::DaemonState;
 use crate::settings::RequestSettings;
+use crate::state::DaemonState;
 
 fn record_json(record: &stanley_workflows::improve::CandidateRecord) -> String {
     serde_json::to_string_pretty(record).unwrap_or_default()

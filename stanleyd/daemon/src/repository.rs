@@ -13,8 +13,8 @@ use stanley_workflows::registry::Builtin;
 use stanley_workflows::routing::CANNOT_TELL;
 use stanley_workflows::trust::workflows_off_reason;
 
-use crate::service::DaemonState;
 use crate::settings::RequestSettings;
+use crate::state::DaemonState;
 
 /// A loaded repository workflow.
 #[derive(Clone, Debug)]

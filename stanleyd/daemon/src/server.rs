@@ -15,7 +15,8 @@ use tokio::net::{UnixListener, UnixStream};
 
 use crate::discovery::{DaemonFiles, cleanup, still_ours};
 use crate::error::DaemonError;
-use crate::service::{DaemonState, StanleyService};
+use crate::service::StanleyService;
+use crate::state::DaemonState;
 
 /// How long the daemon stays up with nothing to do (`STANLEY_IDLE_TIMEOUT_MS` shortens it).
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);

@@ -17,8 +17,8 @@ use stanley_workflows::trust::{Assessment, Verdict, assess, grant, trust_file, t
 use tonic::{Request, Response, Status};
 
 use crate::error::RequestError;
-use crate::service::DaemonState;
 use crate::settings::RequestSettings;
+use crate::state::DaemonState;
 
 fn store(state: &DaemonState) -> Result<TrustStore, String> {
     state

@@ -9,7 +9,7 @@ use std::time::Duration;
 use notify::{Event, RecursiveMode, Watcher};
 
 use crate::repository;
-use crate::service::DaemonState;
+use crate::state::DaemonState;
 
 /// How long a burst of events (an editor writing a temporary file, then renaming it) may take
 /// before the folder is reloaded once.

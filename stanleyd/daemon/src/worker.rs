@@ -26,8 +26,8 @@ use stanley_workflows::routing::{CANNOT_TELL, Candidate, Facts, InputShape, Rout
 use crate::error::RequestError;
 use crate::prompt::{Ctx, candidates_for, route};
 use crate::repository;
-use crate::service::DaemonState;
 use crate::settings::RequestSettings;
+use crate::state::DaemonState;
 
 /// The limit of one improvement agent run.
 pub(crate) const JOB_TIMEOUT: Duration = Duration::from_secs(15 * 60);

@@ -30,6 +30,21 @@ impl Gate {
     }
 }
 
+/// What runs a built-in: the daemon dispatches on this, never on the id's spelling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `find`.
+    Find,
+    /// `check`.
+    Check,
+    /// `triage_failures`.
+    TriageFailures,
+    /// `triage_comments`.
+    TriageComments,
+    /// One of the six diff analyses (its taxonomy is `analysis::modes::mode(id)`).
+    Analysis,
+}
+
 /// A built-in workflow's registration.
 #[derive(Clone, Copy, Debug)]
 pub struct Builtin {
@@ -43,6 +58,8 @@ pub struct Builtin {
     pub accepts_input: bool,
     /// The capability gate.
     pub gate: Gate,
+    /// What runs it.
+    pub kind: Kind,
     /// Whether this build runs it. A built-in that is not implemented is never offered to the
     /// router: Stanley does not register a stub that pretends.
     pub implemented: bool,
@@ -63,6 +80,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Rank existing repository files by how relevant they are to a task or question.",
         accepts_input: false,
         gate: Gate::Always,
+        kind: Kind::Find,
         implemented: true,
     },
     Builtin {
@@ -71,6 +89,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Evaluate the current Git diff against the stated coding task and, when given as input, against project rules or acceptance criteria.",
         accepts_input: true,
         gate: Gate::DiffPresent,
+        kind: Kind::Check,
         implemented: true,
     },
     Builtin {
@@ -79,6 +98,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Classify failures from supplied test or CI output.",
         accepts_input: true,
         gate: Gate::FailureLog,
+        kind: Kind::TriageFailures,
         implemented: true,
     },
     Builtin {
@@ -87,6 +107,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Classify supplied review comments against the current repository.",
         accepts_input: true,
         gate: Gate::ReviewComments,
+        kind: Kind::TriageComments,
         implemented: true,
     },
     Builtin {
@@ -95,6 +116,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Review the current Git diff for concrete correctness, error-handling, state, concurrency or data-integrity risks; no stated task is needed.",
         accepts_input: false,
         gate: Gate::DiffPresent,
+        kind: Kind::Analysis,
         implemented: true,
     },
     Builtin {
@@ -103,6 +125,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Find concrete changed behavior in the current Git diff that has no visible test evidence.",
         accepts_input: false,
         gate: Gate::DiffPresent,
+        kind: Kind::Analysis,
         implemented: true,
     },
     Builtin {
@@ -111,6 +134,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Classify and summarize what the current Git diff, changes or commit do; do not explain unchanged code or judge review quality.",
         accepts_input: false,
         gate: Gate::DiffPresent,
+        kind: Kind::Analysis,
         implemented: true,
     },
     Builtin {
@@ -119,6 +143,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Review the current Git diff specifically for concrete security vulnerabilities or regressions.",
         accepts_input: false,
         gate: Gate::DiffPresent,
+        kind: Kind::Analysis,
         implemented: true,
     },
     Builtin {
@@ -127,6 +152,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Review the current Git diff specifically for concrete performance regressions.",
         accepts_input: false,
         gate: Gate::DiffPresent,
+        kind: Kind::Analysis,
         implemented: true,
     },
     Builtin {
@@ -135,6 +161,7 @@ pub const BUILTINS: [Builtin; 10] = [
         instructions: "Review the current Git diff specifically for breaking API, behavior, data, wire-format or configuration changes.",
         accepts_input: false,
         gate: Gate::DiffPresent,
+        kind: Kind::Analysis,
         implemented: true,
     },
 ];
@@ -147,4 +174,17 @@ pub fn builtin(id: &str) -> Option<&'static Builtin> {
 /// `<id>` with its first underscore replaced by a space, as usage messages name workflows.
 pub fn display_id(id: &str) -> String {
     id.replacen('_', " ", 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_has_what_runs_it() {
+        for b in BUILTINS {
+            let analysis = crate::analysis::modes::mode(b.id).is_some();
+            assert_eq!(analysis, b.kind == Kind::Analysis, "{}", b.id);
+        }
+    }
 }

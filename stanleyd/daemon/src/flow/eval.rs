@@ -28,8 +28,8 @@ use stanley_workflows::flow::{Flow, Mode, NotifyEvent, parse_flow};
 use stanley_workflows::ports::Clock;
 use stanley_workflows::ports::Git;
 
-use crate::service::DaemonState;
 use crate::settings::RequestSettings;
+use crate::state::DaemonState;
 
 /// Where a repository's flow lives.
 pub(crate) const FLOW_FILE: &str = ".stanley/flow.json";

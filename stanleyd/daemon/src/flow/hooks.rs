@@ -21,8 +21,8 @@ use stanley_workflows::ports::Redactor;
 
 use crate::error::RequestError;
 use crate::flow::eval::{self as flow_eval, FlowLoad, load_flow, read_journal, stored_journal};
-use crate::service::DaemonState;
 use crate::settings::RequestSettings;
+use crate::state::DaemonState;
 
 /// How much of a transcript's end is read for the last assistant message.
 const TRANSCRIPT_TAIL_BYTES: u64 = 256 * 1024;

@@ -19,8 +19,8 @@ use stanley_workflows::flow::{Flow, Mode, NotifyEvent};
 use stanley_proto::exit::FlowCode;
 
 use crate::flow::eval::{self as flow_eval, FlowLoad, load_flow, minute, read_journal};
-use crate::service::DaemonState;
 use crate::settings::RequestSettings;
+use crate::state::DaemonState;
 
 /// Where the supervisor keeps Pi's sessions.
 pub(crate) const SESSION_DIR: &str = ".stanley/flow/pi-sessions";

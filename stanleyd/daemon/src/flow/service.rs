@@ -22,8 +22,8 @@ use crate::error::RequestError;
 use crate::flow::eval::{FLOW_FILE, FlowLoad, load_flow, stored_journal};
 use crate::flow::hooks::answer;
 use crate::flow::run::{Lease, supervise};
-use crate::service::DaemonState;
 use crate::settings::RequestSettings;
+use crate::state::DaemonState;
 
 const MAX_GOAL_CHARS: usize = 500;
 

@@ -1,0 +1,190 @@
+//! What every request, job and flow of the daemon shares: its configuration, the repository,
+//! the HTTP pool, the improvement queue, the warm workflow host, the flow lease, and the count
+//! of active requests that decides when it is idle.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use stanley_adapters::{Git2Repo, HttpShared};
+use stanley_core::Cancel;
+use tokio::time::Instant;
+
+use crate::error::DaemonError;
+use crate::server::DaemonConfig;
+
+/// What every request shares.
+pub(crate) struct DaemonState {
+    pub(crate) config: DaemonConfig,
+    pub(crate) git: Arc<Git2Repo>,
+    /// The HTTP connection pool for System One, shared by requests (it holds no key).
+    pub(crate) http: HttpShared,
+    /// The improvement queue (None when `.stanley/state/` could not be opened; the reason is
+    /// in `queue_problem` and the log).
+    pub(crate) queue: Option<Arc<stanley_adapters::queue::SledQueue>>,
+    /// Why the queue could not be opened, and whether the repository is at fault (a link
+    /// under `.stanley/`), which makes it an input error rather than an internal one.
+    pub(crate) queue_problem: Option<(String, bool)>,
+    /// Held while the improvement worker runs (one at a time).
+    pub(crate) worker: tokio::sync::Mutex<()>,
+    /// Asks the background worker to drain the queue with a request's environment.
+    pub(crate) kick: tokio::sync::mpsc::UnboundedSender<HashMap<String, String>>,
+    /// The receiving end, taken once by the server's background worker task.
+    pub(crate) kicks: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<HashMap<String, String>>>>,
+    /// The repository workflows and their warm host.
+    pub(crate) repo: crate::repository::RepoSlot,
+    /// The running flow supervisor's cancel token: the single-runner lease.
+    pub(crate) flow_run: Mutex<Option<Cancel>>,
+    pub(crate) started: Instant,
+    last_activity: Mutex<Instant>,
+    active: AtomicUsize,
+    next_id: AtomicU64,
+    running: Mutex<HashMap<u64, Cancel>>,
+    stop: Cancel,
+}
+
+/// Opens the improvement queue; on failure, why, and whether the repository is at fault.
+fn open_queue(
+    dir: &std::path::Path,
+) -> Result<Arc<stanley_adapters::queue::SledQueue>, (String, bool)> {
+    use stanley_adapters::records::{create_private_dir, refuse_links_within};
+    let planted = create_private_dir(dir)
+        .and_then(|()| refuse_links_within(dir))
+        .err()
+        .filter(|e| e.kind() == std::io::ErrorKind::InvalidInput);
+    if let Some(e) = planted {
+        tracing::error!(error = %e, "cannot open the improvement queue");
+        return Err((format!("the improvement queue cannot be used: {e}"), true));
+    }
+    stanley_adapters::queue::SledQueue::open(dir)
+        .map(Arc::new)
+        .map_err(|e| {
+            tracing::error!(error = %e, "cannot open the improvement queue");
+            (e.to_string(), false)
+        })
+}
+
+impl DaemonState {
+    /// Why the queue cannot be used, as one line.
+    pub(crate) fn queue_unavailable(&self) -> String {
+        self.queue_problem.as_ref().map_or_else(
+            || "the improvement queue is not open".to_owned(),
+            |(m, _)| m.clone(),
+        )
+    }
+
+    pub(crate) fn new(config: &DaemonConfig, stop: Cancel) -> Result<Self, DaemonError> {
+        let (kick, kicks) = tokio::sync::mpsc::unbounded_channel();
+        let queue = open_queue(&config.files.root.join(".stanley/state"));
+        let git =
+            Git2Repo::open(&config.files.root).map_err(|e| DaemonError::NotARepository(e.0))?;
+        Ok(Self {
+            config: config.clone(),
+            git: Arc::new(git),
+            http: HttpShared::new().map_err(|e| DaemonError::Io {
+                what: "cannot build the HTTP client".into(),
+                source: std::io::Error::other(e.message),
+            })?,
+            queue: queue.clone().ok(),
+            queue_problem: queue.err(),
+            worker: tokio::sync::Mutex::new(()),
+            kick,
+            kicks: Mutex::new(Some(kicks)),
+            repo: tokio::sync::Mutex::new(None),
+            flow_run: Mutex::new(None),
+            started: Instant::now(),
+            last_activity: Mutex::new(Instant::now()),
+            active: AtomicUsize::new(0),
+            next_id: AtomicU64::new(0),
+            running: Mutex::new(HashMap::new()),
+            stop,
+        })
+    }
+
+    /// How long nothing has been running.
+    pub(crate) fn idle_for(&self) -> Duration {
+        if self.active.load(Ordering::SeqCst) > 0 {
+            return Duration::ZERO;
+        }
+        self.last_activity
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed()
+    }
+
+    /// Marks activity now (the idle clock restarts).
+    pub(crate) fn touch(&self) {
+        *self.last_activity.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    }
+
+    /// Cancels every running request (shutdown).
+    pub(crate) fn cancel_all(&self) {
+        for cancel in self
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+        {
+            cancel.cancel();
+        }
+    }
+}
+
+impl DaemonState {
+    /// Cancelled when the daemon begins to stop.
+    pub(crate) fn stop_token(&self) -> Cancel {
+        self.stop.clone()
+    }
+
+    /// Registers background work (the improvement worker) like a request: it keeps the daemon
+    /// from idling out and is cancelled at shutdown for as long as the guard lives.
+    pub(crate) fn background(self: &Arc<Self>) -> (ActiveGuard, Cancel) {
+        let cancel = Cancel::new();
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        self.active.fetch_add(1, Ordering::SeqCst);
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, cancel.clone());
+        (
+            ActiveGuard {
+                state: self.clone(),
+                id,
+            },
+            cancel,
+        )
+    }
+}
+
+/// Counts a request as active for as long as it lives.
+pub(crate) struct ActiveGuard {
+    state: Arc<DaemonState>,
+    id: u64,
+}
+
+impl DaemonState {
+    /// Requests and jobs running now.
+    pub(crate) fn active_requests(&self) -> usize {
+        self.active.load(Ordering::SeqCst)
+    }
+}
+
+impl ActiveGuard {
+    /// The number of the request or job it counts.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+}
+
+impl Drop for ActiveGuard {
+    fn drop(&mut self) {
+        self.state
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.id);
+        self.state.active.fetch_sub(1, Ordering::SeqCst);
+        self.state.touch();
+    }
+}
