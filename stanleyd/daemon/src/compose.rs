@@ -8,7 +8,6 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use stanley_adapters::workflow_host::HostCall;
 use stanley_core::{BoxFuture, ExecutorOptions, Frame, Status};
-use stanley_proto::v1;
 use stanley_workflows::judge;
 use stanley_workflows::registry::{BUILTINS, Builtin};
 use stanley_workflows::routing::{self, Candidate, Facts, InputShape, NO_AGENT_NOTICE};
@@ -242,7 +241,7 @@ fn nested<'a>(
                         stanley_workflows::registry::display_id(&id)
                     ));
                 }
-                let result: v1::Result = run_builtin(
+                let answer = run_builtin(
                     ctx,
                     builtin,
                     &instructions,
@@ -252,11 +251,7 @@ fn nested<'a>(
                 )
                 .await
                 .map_err(|f| f.message().to_owned())?;
-                let doc: Value = serde_json::from_str(&result.document_json).unwrap_or(Value::Null);
-                if let Some(error) = result.error {
-                    return Err(error.message);
-                }
-                return Ok(json!({"status": doc["status"], "output": doc["output"]}));
+                return Ok(envelope(answer.status, answer.output));
             }
             if let Some(wf) = repo.workflows.iter().find(|w| w.id == id) {
                 let mut child_stack = stack.clone();

@@ -80,7 +80,24 @@ fn outcome_of(status: Status) -> Outcome {
     }
 }
 
-pub(crate) fn success(status: Status, output: &Value) -> v1::Result {
+/// How a request ended when it did not fail: its status and its output, as domain values; the
+/// gRPC service alone turns them into a `v1::Result` ([`to_result`]).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Answer {
+    pub(crate) status: Status,
+    pub(crate) output: Value,
+}
+
+pub(crate) fn success(status: Status, output: &Value) -> Answer {
+    Answer {
+        status,
+        output: output.clone(),
+    }
+}
+
+/// The final event for an answer.
+fn to_result(answer: &Answer) -> v1::Result {
+    let (status, output) = (answer.status, &answer.output);
     v1::Result {
         document_json: prompt_result(status, output),
         outcome: outcome_of(status) as i32,
@@ -240,7 +257,7 @@ pub(crate) async fn run(
         redactor: redactor.clone(),
     };
     match serve(state, request, &settings, cancel, events, redactor.clone()).await {
-        Ok(result) => redact_result(result, redactor.as_ref()),
+        Ok(answer) => redact_result(to_result(&answer), redactor.as_ref()),
         Err(failure) => {
             tracing::info!(kind = failure.kind.as_str(), "request failed");
             error_result(&failure, Some(redactor.as_ref()))
@@ -268,7 +285,7 @@ async fn serve(
     cancel: Cancel,
     events: Events,
     redactor: Arc<SecretRedactor>,
-) -> Result<v1::Result, RequestError> {
+) -> Result<Answer, RequestError> {
     let text = request.request.trim().to_owned();
     if text.is_empty() {
         return Err(RequestError::usage(
@@ -533,7 +550,7 @@ async fn delegate(
     request: &str,
     input: Option<&Supplied>,
     events: &Events,
-) -> Result<v1::Result, RequestError> {
+) -> Result<Answer, RequestError> {
     let root = &ctx.state.config.files.root;
     let before = guard::fingerprint(root);
     let instructions = delegation_instructions(request, input.map(|i| i.text.as_str()));
@@ -619,7 +636,7 @@ async fn code_change_fallback(
     request: &str,
     reason: RouteReason,
     events: &Events,
-) -> Result<v1::Result, RequestError> {
+) -> Result<Answer, RequestError> {
     let task =
         format!("Identify repository code relevant to planning this requested change: {request}");
     let input = find::FindInput {
@@ -657,7 +674,7 @@ pub(crate) async fn run_builtin(
     source: Option<DiffSource>,
     input: Option<&Supplied>,
     events: &Events,
-) -> Result<v1::Result, RequestError> {
+) -> Result<Answer, RequestError> {
     let unavailable = || {
         success(
             Status::Unsupported,
