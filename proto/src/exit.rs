@@ -16,15 +16,24 @@ pub enum Exit {
     Usage = 64,
     /// Invalid input: a file, a value, a repository that cannot be used (`EX_DATAERR`).
     Input = 65,
-    /// The daemon cannot be started or reached, or is not the caller's (`EX_UNAVAILABLE`).
+    /// The daemon cannot be started or reached, or is not the caller's; or Jev cannot be
+    /// reached or keeps failing (`EX_UNAVAILABLE`).
     Unavailable = 69,
     /// An internal error (`EX_SOFTWARE`).
     Internal = 70,
+    /// Writing the output failed (`EX_IOERR`).
+    Output = 74,
+    /// Jev refused the key (`EX_NOPERM`).
+    Permission = 77,
+    /// Interrupted (SIGINT, 128 + 2).
+    Interrupted = 130,
+    /// Terminated (SIGTERM, 128 + 15).
+    Terminated = 143,
 }
 
 impl Exit {
     /// Every code, in order.
-    pub const ALL: [Exit; 7] = [
+    pub const ALL: [Exit; 11] = [
         Exit::Complete,
         Exit::Incomplete,
         Exit::BudgetExhausted,
@@ -32,6 +41,10 @@ impl Exit {
         Exit::Input,
         Exit::Unavailable,
         Exit::Internal,
+        Exit::Output,
+        Exit::Permission,
+        Exit::Interrupted,
+        Exit::Terminated,
     ];
 
     /// The number.
@@ -107,6 +120,12 @@ pub enum ErrorKind {
     Unavailable,
     /// A fault of Stanley's own (70).
     Internal,
+    /// Jev refused the key in `TYPESAFE_API_KEY` (77).
+    JevAuth,
+    /// Jev cannot be reached at `TYPESAFE_BASE_URL` (69).
+    JevUnreachable,
+    /// Jev kept failing: throttled, server errors or timeouts until retries ran out (69).
+    JevUnavailable,
 }
 
 /// The metadata entry of a refused call that names its [`ErrorKind`].
@@ -114,12 +133,15 @@ pub const KIND_METADATA: &str = "stanley-error-kind";
 
 impl ErrorKind {
     /// Every kind.
-    pub const ALL: [ErrorKind; 5] = [
+    pub const ALL: [ErrorKind; 8] = [
         ErrorKind::Usage,
         ErrorKind::Input,
         ErrorKind::Configuration,
         ErrorKind::Unavailable,
         ErrorKind::Internal,
+        ErrorKind::JevAuth,
+        ErrorKind::JevUnreachable,
+        ErrorKind::JevUnavailable,
     ];
 
     /// The wire spelling.
@@ -130,6 +152,17 @@ impl ErrorKind {
             ErrorKind::Configuration => "configuration",
             ErrorKind::Unavailable => "unavailable",
             ErrorKind::Internal => "internal",
+            ErrorKind::JevAuth => "jev_auth",
+            ErrorKind::JevUnreachable => "jev_unreachable",
+            ErrorKind::JevUnavailable => "jev_unavailable",
+        }
+    }
+
+    /// How a person reads it after the program's name: `stanley: <label> error: <message>`.
+    pub fn label(self) -> &'static str {
+        match self {
+            ErrorKind::JevAuth | ErrorKind::JevUnreachable | ErrorKind::JevUnavailable => "Jev",
+            other => other.as_str(),
         }
     }
 
@@ -143,8 +176,11 @@ impl ErrorKind {
         match self {
             ErrorKind::Usage => Exit::Usage,
             ErrorKind::Input | ErrorKind::Configuration => Exit::Input,
-            ErrorKind::Unavailable => Exit::Unavailable,
+            ErrorKind::Unavailable | ErrorKind::JevUnreachable | ErrorKind::JevUnavailable => {
+                Exit::Unavailable
+            }
             ErrorKind::Internal => Exit::Internal,
+            ErrorKind::JevAuth => Exit::Permission,
         }
     }
 
@@ -193,9 +229,9 @@ mod tests {
             }
         }
         let codes: Vec<u8> = Exit::ALL.iter().map(|e| e.code()).collect();
-        assert_eq!(codes, [0, 10, 12, 64, 65, 69, 70]);
+        assert_eq!(codes, [0, 10, 12, 64, 65, 69, 70, 74, 77, 130, 143]);
         let kinds: Vec<u8> = ErrorKind::ALL.iter().map(|k| k.exit().code()).collect();
-        assert_eq!(kinds, [64, 65, 65, 69, 70]);
+        assert_eq!(kinds, [64, 65, 65, 69, 70, 77, 69, 69]);
         let flow: Vec<u8> = FlowCode::ALL.iter().map(|e| e.code()).collect();
         assert_eq!(flow, [0, 2, 3, 4, 5, 130]);
         for e in FlowCode::ALL {

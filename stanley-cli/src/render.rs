@@ -51,8 +51,10 @@ pub fn print_error(
         Some(w) => format!("stanley {w}"),
         None => "stanley".to_owned(),
     };
+    // The kinds of Jev failures read as "Jev error"; the document keeps the precise kind.
+    let label = stanley_proto::exit::ErrorKind::parse(kind).map_or(kind, |k| k.label());
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{who}: {kind} error: {message}");
+    let _ = writeln!(err, "{who}: {label} error: {message}");
     if let Some(hint) = hint {
         let _ = writeln!(err, "hint: {hint}");
     }

@@ -26,39 +26,145 @@ fn a_missing_key_names_the_variable() {
     assert!(env.jev.requests().is_empty());
 }
 
-#[test]
-fn a_rejected_key_stops_after_one_call() {
-    let env = summarize_env();
-    env.jev.fail_next([Fault::Status(401)]);
-    let out = env.stanley(&changed_repo(), &["Summarize what changed", "--json"]);
-    assert_eq!(out.code, 64, "{out:?}");
-    assert_eq!(env.jev.requests().len(), 1);
-    assert_no_key(&out);
+/// One Jev failure as the person meets it: its exit code, the `error.kind`, one line on stderr
+/// (`stanley: Jev error: ...`) containing `says`, and never the key.
+fn assert_jev_error(out: &stanley_tests::Output, code: i32, kind: &str, says: &str) {
+    assert_eq!(out.code, code, "{out:?}");
+    assert_eq!(out.json()["error"]["kind"], kind, "{out:?}");
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{out:?}");
+    // `stanley: Jev error: ...`, or `stanley <workflow>: Jev error: ...` once one was running.
+    assert!(
+        lines[0].starts_with("stanley")
+            && lines[0].contains(": Jev error: ")
+            && lines[0].contains(says),
+        "{out:?}"
+    );
+    assert_no_key(out);
 }
 
 #[test]
-fn a_rejected_key_during_judging_leaves_the_report_incomplete() {
+fn a_rejected_key_is_a_jev_error_naming_the_variable() {
+    for status in [401, 403] {
+        let env = summarize_env();
+        env.jev.fail_next([Fault::Status(status)]);
+        let repo = changed_repo();
+        let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+        assert_jev_error(
+            &out,
+            77,
+            "jev_auth",
+            &format!("the key in TYPESAFE_API_KEY was refused (HTTP {status} from 127.0.0.1:"),
+        );
+        assert_eq!(env.jev.requests().len(), 1, "no retry after a refused key");
+        let log =
+            std::fs::read_to_string(repo.root().join(".stanley/daemon/stanleyd.log")).unwrap();
+        assert!(!log.contains(TEST_KEY), "the key reached the daemon log");
+    }
+}
+
+#[test]
+fn a_key_refused_before_anything_was_judged_is_an_error_and_after_is_incomplete() {
     let env = summarize_env();
-    // Both hunk frames may be in flight at once, so both may meet the 401.
+    // Routing passes; both hunk frames meet the 401.
     env.jev
         .fail_next([Fault::Pass, Fault::Status(401), Fault::Status(401)]);
+    let out = env.stanley(&changed_repo(), &["Summarize what changed", "--json"]);
+    assert_jev_error(&out, 77, "jev_auth", "TYPESAFE_API_KEY");
+
+    // One hunk judged before the key was refused: a partial result that says why.
+    let env = summarize_env();
+    env.jev
+        .fail_next([Fault::Pass, Fault::Pass, Fault::Status(401)]);
     let out = env.stanley(&changed_repo(), &["Summarize what changed", "--json"]);
     assert_eq!(out.code, 10, "{out:?}");
     let doc = out.json();
     assert_eq!(doc["status"], "incomplete");
-    assert_eq!(doc["output"]["data"]["coverage"]["unjudged"], 2);
+    assert_eq!(doc["output"]["data"]["coverage"]["judged"], 1);
     assert!(
         doc["output"]["data"]["limits"]
             .as_array()
             .unwrap()
             .iter()
-            .any(|l| l == "Jev not called: authentication failed")
+            .any(|l| l == "Jev not called: authentication failed"),
+        "{doc}"
     );
-    let n = env.jev.requests().len();
-    assert!(
-        (2..=3).contains(&n),
-        "the port was disabled after the 401 ({n} requests)"
+}
+
+#[test]
+fn an_unreachable_base_url_names_the_host_and_the_variable() {
+    // A port nothing listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let mut env = summarize_env();
+    env.set("TYPESAFE_BASE_URL", &format!("http://127.0.0.1:{port}"));
+    let out = env.stanley(&changed_repo(), &["Summarize what changed", "--json"]);
+    assert_jev_error(
+        &out,
+        69,
+        "jev_unreachable",
+        &format!("cannot reach 127.0.0.1:{port} (TYPESAFE_BASE_URL)"),
     );
+    assert!(out.stderr.to_lowercase().contains("refused"), "{out:?}");
+
+    let mut env = summarize_env();
+    env.set("TYPESAFE_BASE_URL", "https://jev.invalid");
+    let out = env.stanley(&changed_repo(), &["Summarize what changed", "--json"]);
+    assert_jev_error(
+        &out,
+        69,
+        "jev_unreachable",
+        "cannot reach jev.invalid (TYPESAFE_BASE_URL)",
+    );
+}
+
+#[test]
+fn server_errors_and_throttling_that_outlast_the_retries_say_jev_is_unavailable() {
+    for (fault, says) in [
+        (
+            Fault::Status(500),
+            "Jev answered HTTP 500 on every attempt (2 over ",
+        ),
+        (
+            Fault::Status(429),
+            "Jev was rate-limited (HTTP 429) on every attempt (2 over ",
+        ),
+        (
+            Fault::EchoAuth(503),
+            "Jev answered HTTP 503 on every attempt",
+        ),
+    ] {
+        let env = summarize_env();
+        env.jev.fail_next([fault.clone(), fault.clone()]);
+        let repo = changed_repo();
+        let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+        assert_jev_error(&out, 69, "jev_unavailable", says);
+        assert!(out.stderr.contains("try again later"), "{out:?}");
+        let log =
+            std::fs::read_to_string(repo.root().join(".stanley/daemon/stanleyd.log")).unwrap();
+        assert!(
+            log.contains("intent routing failed"),
+            "the failure was logged"
+        );
+        assert!(!log.contains(TEST_KEY), "the key reached the daemon log");
+    }
+}
+
+#[test]
+fn answers_jev_got_wrong_still_read_as_unroutable() {
+    for faults in [
+        vec![Fault::Garbage],
+        vec![Fault::ExtraKey, Fault::ExtraKey],
+        vec![Fault::MissingKey, Fault::MissingKey],
+    ] {
+        let env = summarize_env();
+        env.jev.fail_next(faults.clone());
+        let out = env.stanley(&changed_repo(), &["Summarize what changed", "--json"]);
+        assert_eq!(out.code, 64, "{faults:?}: {out:?}");
+        assert_eq!(out.json()["status"], "unsupported");
+        assert_no_key(&out);
+    }
 }
 
 #[test]
@@ -71,23 +177,6 @@ fn throttling_and_dropped_connections_are_retried() {
     env.jev.fail_next([Fault::Drop]);
     let out = env.stanley(&changed_repo(), &["Summarize what changed", "--json"]);
     assert_eq!(out.code, 0, "{out:?}");
-}
-
-#[test]
-fn server_errors_garbage_and_wrong_keys_end_unsupported() {
-    for faults in [
-        vec![Fault::Status(500), Fault::Status(500)],
-        vec![Fault::Garbage],
-        vec![Fault::ExtraKey, Fault::ExtraKey],
-        vec![Fault::MissingKey, Fault::MissingKey],
-    ] {
-        let env = summarize_env();
-        env.jev.fail_next(faults.clone());
-        let out = env.stanley(&changed_repo(), &["Summarize what changed", "--json"]);
-        assert_eq!(out.code, 64, "{faults:?}: {out:?}");
-        assert_eq!(out.json()["status"], "unsupported");
-        assert_no_key(&out);
-    }
 }
 
 #[test]
@@ -151,21 +240,4 @@ fn repo_flag_works_from_anywhere() {
     ]);
     let out = stanley_tests::testenv::run(cmd, None);
     assert_eq!(out.code, 0, "{out:?}");
-}
-
-#[test]
-fn a_server_that_echoes_the_key_never_gets_it_printed() {
-    let env = summarize_env();
-    env.jev
-        .fail_next([Fault::EchoAuth(500), Fault::EchoAuth(500)]);
-    let repo = changed_repo();
-    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
-    assert_eq!(out.code, 64, "{out:?}");
-    assert_no_key(&out);
-    let log = std::fs::read_to_string(repo.root().join(".stanley/daemon/stanleyd.log")).unwrap();
-    assert!(
-        log.contains("intent routing failed"),
-        "the failure was logged"
-    );
-    assert!(!log.contains(TEST_KEY), "the key reached the daemon log");
 }

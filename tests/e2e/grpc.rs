@@ -401,3 +401,40 @@ async fn a_hanging_repository_workflow_is_bounded_by_the_wall_clock_budget() {
     .await;
     assert_eq!(ok.exit_code, 0, "{}", ok.document_json);
 }
+
+#[tokio::test]
+async fn a_jev_that_never_answers_in_time_is_reported_as_unavailable() {
+    let repo = changed_repo();
+    let jev = FakeJev::start().await;
+    jev.route("summar", "summarize", 0.9);
+    // Every routing attempt outlasts the (lowered) per-call timeout.
+    jev.fail_next([
+        Fault::Delay(Duration::from_secs(4)),
+        Fault::Delay(Duration::from_secs(4)),
+    ]);
+    let d = start_with(&repo, |c| c.jev_timeout_cap = Some(Duration::from_secs(1))).await;
+    let mut c = client(&d).await;
+    let result = final_result(
+        &mut c,
+        PromptRequest {
+            request: "Summarize what changed".into(),
+            env: env(&jev),
+            no_persist: true,
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(result.exit_code, 69, "{}", result.document_json);
+    let error = result.error.unwrap();
+    assert_eq!(error.kind, "jev_unavailable");
+    assert!(
+        error
+            .message
+            .starts_with("Jev did not answer in time on every attempt (2 over "),
+        "{}",
+        error.message
+    );
+    assert!(!result.document_json.contains(TEST_KEY));
+    d.stop.send(()).unwrap();
+    d.task.await.unwrap().unwrap();
+}

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use stanley_core::{BoxFuture, ErrorClass, Jev, JevError, JevRequest};
+use stanley_core::{BoxFuture, ErrorClass, Jev, JevError, JevRequest, Transport};
 use thiserror::Error;
 use tokio::sync::Notify;
 
@@ -303,7 +303,7 @@ impl HttpJev {
         let body = response.bytes().await.map_err(|e| {
             JevError::new(
                 None,
-                "ConnectionError",
+                "ConnectionReset",
                 format!("System One response was cut off: {}", error_chain(&e)),
             )
         })?;
@@ -331,6 +331,7 @@ impl HttpJev {
         serde_json::from_slice(&body).map_err(|e| JevError {
             class: ErrorClass::Unknown,
             status: Some(status),
+            transport: Transport::Other,
             message: format!("System One answered with a body that is not JSON: {e}"),
         })
     }

@@ -17,7 +17,9 @@ use tokio::time::Instant;
 use crate::budget::{Budget, Denial};
 use crate::cancel::Cancel;
 use crate::hash::stable_id;
-use crate::jev::{Answers, BoxFuture, ErrorClass, Jev, JevError, JevRequest, Questions};
+use crate::jev::{
+    Answers, BoxFuture, ErrorClass, Jev, JevError, JevRequest, JevTrouble, Questions,
+};
 use crate::validate;
 
 /// One Jev request a workflow builds: template, scope, state, questions and provenance.
@@ -206,6 +208,27 @@ pub struct ExecutorOptions {
     prepare: Option<Prepare>,
     redact: Option<RedactText>,
     sink: Option<Arc<dyn FrameSink>>,
+    trouble: TroubleCell,
+}
+
+/// The first Jev trouble seen by any executor that shares this cell (one per request), so the
+/// request can say that Jev failed rather than that nothing matched.
+#[derive(Clone, Debug, Default)]
+pub struct TroubleCell(Arc<std::sync::Mutex<Option<JevTrouble>>>);
+
+impl TroubleCell {
+    /// Records `trouble` unless one is already recorded.
+    pub fn record(&self, trouble: JevTrouble) {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            *slot = Some(trouble);
+        }
+    }
+
+    /// The trouble recorded, if any.
+    pub fn get(&self) -> Option<JevTrouble> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
 impl ExecutorOptions {
@@ -219,7 +242,22 @@ impl ExecutorOptions {
             prepare: None,
             redact: None,
             sink: None,
+            trouble: TroubleCell::default(),
         }
+    }
+
+    /// Lowers the per-request timeout to at most `max` (still at least 1 s).
+    #[must_use]
+    pub fn cap_timeout(mut self, max: Duration) -> Self {
+        self.timeout = self.timeout.min(max).max(Duration::from_secs(1));
+        self
+    }
+
+    /// Where Jev trouble is recorded (shared by the executors of one request).
+    #[must_use]
+    pub fn trouble(mut self, cell: TroubleCell) -> Self {
+        self.trouble = cell;
+        self
     }
 
     /// Concurrent frames, clamped to 1..=16.
@@ -340,6 +378,11 @@ impl Executor {
         self.state().redactions
     }
 
+    /// The first Jev trouble recorded in this executor's cell (by it or a sibling).
+    pub fn trouble(&self) -> Option<JevTrouble> {
+        self.inner.opts.trouble.get()
+    }
+
     /// Why the port is disabled (`authentication failed`, `no port`), if it is.
     pub fn disabled(&self) -> Option<&'static str> {
         self.state().disabled
@@ -413,6 +456,7 @@ impl Executor {
         }
         let estimate = request.estimate_tokens();
         let attempts = inner.opts.retries + 1;
+        let first = Instant::now();
         for attempt in 1..=attempts {
             if inner.cancel.is_cancelled() {
                 return Self::failure(&frame_id, FailReason::Aborted, "run aborted");
@@ -474,6 +518,11 @@ impl Executor {
                     self.emit(&record);
                     match error.class {
                         ErrorClass::Auth => {
+                            if let Some(t) =
+                                JevTrouble::from_error(&error, attempt, first.elapsed(), &detail)
+                            {
+                                inner.opts.trouble.record(t);
+                            }
                             let mut state = self.state();
                             state.disabled = Some("authentication failed");
                             state.usage.status = JevStatus::Unavailable;
@@ -497,6 +546,12 @@ impl Executor {
                             return Self::failure(&frame_id, FailReason::Aborted, "run aborted");
                         }
                         class => {
+                            // Retries ran out on a transient failure: that is Jev trouble.
+                            if let Some(t) =
+                                JevTrouble::from_error(&error, attempt, first.elapsed(), &detail)
+                            {
+                                inner.opts.trouble.record(t);
+                            }
                             return Self::failure(
                                 &frame_id,
                                 FailReason::Failed,

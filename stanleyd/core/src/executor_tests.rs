@@ -201,3 +201,65 @@ async fn prepare_rewrites_what_is_sent_and_counts() {
     assert!(ex.run(frame("a")).await.is_ok());
     assert_eq!(ex.redactions(), 2);
 }
+
+/// A failure the port returns, and what the trouble recorded for it must look like.
+type TroubleCase = (JevError, fn(&JevTrouble) -> bool);
+
+#[tokio::test(start_paused = true)]
+async fn jev_trouble_is_recorded_for_the_request() {
+    let cases: [TroubleCase; 4] = [
+        (JevError::new(Some(401), "", "unauthorized"), |t| {
+            matches!(t, JevTrouble::Auth { status: Some(401) })
+        }),
+        (
+            JevError::new(None, "ConnectionError", "connection refused"),
+            |t| matches!(t, JevTrouble::Unreachable { detail } if detail.contains("refused")),
+        ),
+        (JevError::new(Some(503), "", "busy"), |t| {
+            matches!(
+                t,
+                JevTrouble::Unavailable {
+                    status: Some(503),
+                    attempts: 3,
+                    timed_out: false,
+                    ..
+                }
+            )
+        }),
+        (JevError::new(None, "TimeoutError", "slow"), |t| {
+            matches!(
+                t,
+                JevTrouble::Unavailable {
+                    timed_out: true,
+                    ..
+                }
+            )
+        }),
+    ];
+    for (error, expected) in cases {
+        let jev = ScriptedJev::new(move |_, _| Err(error.clone()));
+        let cell = TroubleCell::default();
+        let ex = Executor::new(
+            Some(jev),
+            Arc::new(Budget::new(BudgetLimits::TREE)),
+            ExecutorOptions::new("jev-1.13.0")
+                .retries(2)
+                .trouble(cell.clone()),
+            Cancel::new(),
+        );
+        assert!(ex.run(frame("a")).await.is_err());
+        let trouble = cell.get().expect("trouble recorded");
+        assert!(expected(&trouble), "{trouble:?}");
+    }
+    // An invalid answer is not Jev trouble.
+    let jev = ScriptedJev::new(|_, _| Ok(json!({"model": "m", "answers": {}, "usage": {}})));
+    let cell = TroubleCell::default();
+    let ex = Executor::new(
+        Some(jev),
+        Arc::new(Budget::new(BudgetLimits::TREE)),
+        ExecutorOptions::new("jev-1.13.0").trouble(cell.clone()),
+        Cancel::new(),
+    );
+    assert!(ex.run(frame("a")).await.is_err());
+    assert_eq!(cell.get(), None);
+}

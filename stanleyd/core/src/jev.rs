@@ -351,6 +351,19 @@ impl ErrorClass {
     }
 }
 
+/// How far a failed call got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// Jev answered with an error status.
+    Response,
+    /// No connection was made: refused, unknown host, TLS (`ConnectionError`).
+    Unreachable,
+    /// No answer in time (`TimeoutError`).
+    TimedOut,
+    /// Anything else (a connection cut off mid-answer, a body that is not JSON).
+    Other,
+}
+
 /// A failed call to the Jev port.
 #[derive(Clone, Debug, Error)]
 #[error("{message}")]
@@ -359,6 +372,8 @@ pub struct JevError {
     pub class: ErrorClass,
     /// The HTTP status, when there was a response.
     pub status: Option<u16>,
+    /// How far the call got.
+    pub transport: Transport,
     /// What went wrong, for diagnostics (redacted before it is shown).
     pub message: String,
 }
@@ -367,10 +382,100 @@ impl JevError {
     /// An error classified from its parts.
     pub fn new(status: Option<u16>, name: &str, message: impl Into<String>) -> Self {
         let message = message.into();
+        let transport = match (status, name) {
+            (Some(_), _) => Transport::Response,
+            (None, "ConnectionError") => Transport::Unreachable,
+            (None, "TimeoutError") => Transport::TimedOut,
+            _ => Transport::Other,
+        };
         Self {
             class: ErrorClass::classify(status, name, &message),
             status,
+            transport,
             message,
+        }
+    }
+}
+
+/// Why Jev could not answer, as a person should hear it: the key was refused, Jev could not be
+/// reached, or it kept failing (throttled, server errors, timeouts) until retries ran out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JevTrouble {
+    /// The key was refused (HTTP 401 or 403).
+    Auth {
+        /// The status Jev answered with.
+        status: Option<u16>,
+    },
+    /// No connection could be made.
+    Unreachable {
+        /// What the transport said (redacted).
+        detail: String,
+    },
+    /// Jev answered with failures or not at all, on every attempt.
+    Unavailable {
+        /// The last status, when there was one (429, 5xx).
+        status: Option<u16>,
+        /// The last attempt timed out.
+        timed_out: bool,
+        /// Attempts made for the frame that gave up.
+        attempts: u32,
+        /// How long that frame kept trying.
+        tried: Duration,
+    },
+}
+
+impl std::fmt::Display for JevTrouble {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JevTrouble::Auth { status } => match status {
+                Some(s) => write!(f, "Jev refused the key (HTTP {s})"),
+                None => write!(f, "Jev refused the key"),
+            },
+            JevTrouble::Unreachable { detail } => write!(f, "Jev could not be reached: {detail}"),
+            JevTrouble::Unavailable {
+                status,
+                timed_out,
+                attempts,
+                tried,
+            } => {
+                let what = match (status, timed_out) {
+                    (Some(429), _) => "was rate-limited (HTTP 429)".to_owned(),
+                    (Some(s), _) => format!("answered HTTP {s}"),
+                    (None, true) => "did not answer in time".to_owned(),
+                    (None, false) => "failed".to_owned(),
+                };
+                write!(
+                    f,
+                    "Jev {what} on every attempt ({attempts} over {:.1} s)",
+                    tried.as_secs_f64()
+                )
+            }
+        }
+    }
+}
+
+impl JevTrouble {
+    /// The trouble a frame's final failure shows, if it is one.
+    pub fn from_error(
+        error: &JevError,
+        attempts: u32,
+        tried: Duration,
+        detail: &str,
+    ) -> Option<Self> {
+        match (error.class, error.transport) {
+            (ErrorClass::Auth, _) => Some(JevTrouble::Auth {
+                status: error.status,
+            }),
+            (ErrorClass::Transient, Transport::Unreachable) => Some(JevTrouble::Unreachable {
+                detail: detail.to_owned(),
+            }),
+            (ErrorClass::Transient, transport) => Some(JevTrouble::Unavailable {
+                status: error.status,
+                timed_out: transport == Transport::TimedOut,
+                attempts,
+                tried,
+            }),
+            _ => None,
         }
     }
 }

@@ -15,10 +15,11 @@ pub use cancel::Cancel;
 pub use envelope::Status;
 pub use executor::{
     AttemptRecord, Executor, ExecutorOptions, FailReason, Frame, FrameFailure, FrameOk,
-    FrameOutcome, FrameSink, JevStatus, Usage,
+    FrameOutcome, FrameSink, JevStatus, TroubleCell, Usage,
 };
 pub use hash::{sha256_hex, stable_hash, stable_id, stable_json};
 pub use jev::{
-    Answer, Answers, BoxFuture, ErrorClass, Jev, JevError, JevRequest, Question, Questions,
+    Answer, Answers, BoxFuture, ErrorClass, Jev, JevError, JevRequest, JevTrouble, Question,
+    Questions, Transport,
 };
 pub use validate::ValidationError;

@@ -70,6 +70,47 @@ impl RequestError {
         Self::new(ErrorKind::Internal, tonic::Code::Internal, message)
     }
 
+    /// Jev could not answer: the key was refused (77), the base URL cannot be reached (69), or
+    /// Jev kept failing until retries ran out (69). The line names the variable to look at and
+    /// the host, never the key.
+    pub(crate) fn jev(trouble: &stanley_core::JevTrouble, base_url: &str) -> Self {
+        use stanley_core::JevTrouble;
+        let host = base_url
+            .split_once("://")
+            .map_or(base_url, |(_, rest)| rest)
+            .split('/')
+            .next()
+            .unwrap_or(base_url);
+        match trouble {
+            JevTrouble::Auth { status } => Self::new(
+                ErrorKind::JevAuth,
+                tonic::Code::PermissionDenied,
+                format!(
+                    "the key in TYPESAFE_API_KEY was refused{}; check that it is current and complete",
+                    status
+                        .map(|s| format!(" (HTTP {s} from {host})"))
+                        .unwrap_or_default()
+                ),
+            ),
+            JevTrouble::Unreachable { detail } => {
+                // The transport's last words say why ("Connection refused", "dns error").
+                let why = detail.rsplit(": ").next().unwrap_or(detail);
+                Self::new(
+                    ErrorKind::JevUnreachable,
+                    tonic::Code::Unavailable,
+                    format!(
+                        "cannot reach {host} (TYPESAFE_BASE_URL): {why}; check the address and your network"
+                    ),
+                )
+            }
+            JevTrouble::Unavailable { .. } => Self::new(
+                ErrorKind::JevUnavailable,
+                tonic::Code::Unavailable,
+                format!("{trouble} at {host}; try again later"),
+            ),
+        }
+    }
+
     /// The message.
     pub(crate) fn message(&self) -> &str {
         &self.message
@@ -110,6 +151,22 @@ mod tests {
             (RequestError::flow(tonic::Code::NotFound, "m"), 65),
             (RequestError::unavailable("m"), 69),
             (RequestError::internal("m"), 70),
+            (
+                RequestError::jev(
+                    &stanley_core::JevTrouble::Auth { status: Some(401) },
+                    "https://api.typesafe.ai",
+                ),
+                77,
+            ),
+            (
+                RequestError::jev(
+                    &stanley_core::JevTrouble::Unreachable {
+                        detail: "x: Connection refused".into(),
+                    },
+                    "http://127.0.0.1:9",
+                ),
+                69,
+            ),
         ];
         for (error, code) in cases {
             assert_eq!(error.exit_code(), code, "{error:?}");

@@ -13,7 +13,7 @@ use stanley_adapters::pi::{PiAgent, availability};
 use stanley_adapters::redact::{redacting, safe_message};
 use stanley_adapters::workspace::read_workspace_file;
 use stanley_adapters::{FsRecorder, SecretRedactor, SystemClock};
-use stanley_core::{Budget, Cancel, Executor, ExecutorOptions, Jev, Status};
+use stanley_core::{Budget, Cancel, Executor, ExecutorOptions, Jev, Status, TroubleCell};
 use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptEvent, PromptRequest, prompt_event};
 use stanley_workflows::agent::{
     AGENT_TIMEOUT, Agent, AgentProgress, delegated_result, delegation_instructions, guard_caveats,
@@ -220,6 +220,10 @@ pub(crate) struct Ctx<'a> {
     pub(crate) scope: Scope,
     pub(crate) base: Option<String>,
     pub(crate) no_persist: bool,
+    /// Where every executor of the request records Jev trouble.
+    pub(crate) trouble: TroubleCell,
+    /// The System One API root, named when Jev cannot be reached.
+    pub(crate) base_url: String,
 }
 
 impl Ctx<'_> {
@@ -232,7 +236,10 @@ impl Ctx<'_> {
 
     /// An executor whose requests and error details are redacted.
     pub(crate) fn executor(&self, opts: ExecutorOptions) -> Executor {
-        let opts = redacting(opts, self.redactor.clone());
+        let mut opts = redacting(opts, self.redactor.clone()).trouble(self.trouble.clone());
+        if let Some(cap) = self.state.config.jev_timeout_cap {
+            opts = opts.cap_timeout(cap);
+        }
         Executor::new(
             Some(self.jev.clone()),
             self.budget.clone(),
@@ -301,6 +308,7 @@ async fn serve(
     let config =
         JevConfig::from_settings(&settings.jev).map_err(|e| RequestError::input(e.to_string()))?;
     let model = config.model.clone();
+    let base_url = config.base_url.clone();
     let jev: Arc<dyn Jev> = Arc::new(HttpJev::with_shared(config, &state.http));
     let base = Some(request.base.trim().to_owned()).filter(|b| !b.is_empty());
     let ctx = Ctx {
@@ -313,6 +321,8 @@ async fn serve(
         scope,
         base,
         no_persist: request.no_persist,
+        trouble: TroubleCell::default(),
+        base_url,
     };
     let input = read_input(&state.config.files.root, request.input.clone())?;
     let input_shape = InputShape::of(input.as_ref().map(|i| i.text.as_str()));
@@ -510,6 +520,10 @@ pub(crate) async fn route(
         Ok(ok) => ok.answers.get("route").cloned(),
         Err(failure) => {
             tracing::info!(reason = failure.reason.as_str(), detail = %failure.detail, "intent routing failed");
+            // Jev itself failed: the person must hear that, not that the request was unclear.
+            if let Some(trouble) = ctx.trouble.get() {
+                return Err(RequestError::jev(&trouble, &ctx.base_url));
+            }
             return Ok((None, RouteReason::RoutingError));
         }
     };
@@ -736,6 +750,13 @@ pub(crate) async fn run_builtin(
         }
     };
     let packet = run_plan(ctx, builtin.id, &plan, source, events).await?;
+    // Jev failed before anything was judged: there is no result to give, only the reason.
+    let judged = packet.json["coverage"]["judged"].as_u64().unwrap_or(0);
+    if let Some(trouble) = ctx.trouble.get()
+        && judged == 0
+    {
+        return Err(RequestError::jev(&trouble, &ctx.base_url).in_workflow(builtin.id));
+    }
     Ok(success(packet.status, &packet.output()))
 }
 

@@ -42,6 +42,8 @@ pub struct DaemonConfig {
     /// The per-user trust file (`None`: nothing is trusted unless a request sets
     /// `STANLEY_TRUST_WORKTREE`). `main` derives it from `XDG_STATE_HOME` or `HOME`.
     pub trust_file: Option<PathBuf>,
+    /// The longest a single Jev call may take (fixed policy per call site; tests lower it).
+    pub jev_timeout_cap: Option<Duration>,
     /// The workflow host folder for requests that do not set `STANLEY_WORKFLOW_HOST` (`main`
     /// takes it from the daemon's own environment).
     pub workflow_host: Option<PathBuf>,
@@ -59,6 +61,7 @@ impl DaemonConfig {
             watch_info: true,
             trust_file: None,
             workflow_host: None,
+            jev_timeout_cap: None,
         }
     }
 

@@ -383,6 +383,7 @@ async fn route_check(
         return "skipped";
     };
     let model = config.model.clone();
+    let base_url = config.base_url.clone();
     let jev: Arc<dyn Jev> = Arc::new(HttpJev::with_shared(config, &state.http));
     let ctx = Ctx {
         state,
@@ -398,6 +399,8 @@ async fn route_check(
         scope: Scope::Worktree,
         base: None,
         no_persist: true,
+        trouble: Default::default(),
+        base_url,
     };
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
     let mut candidates = candidates_for(&ctx, &builtins, repo, facts).await;

@@ -206,6 +206,12 @@ impl Run {
         }
         if let Some(reason) = executor.disabled() {
             self.limits.push(format!("Jev not called: {reason}"));
+        } else if let Some(trouble) = executor.trouble() {
+            // Some frames could not be judged because Jev failed: say so, and never call the
+            // result complete.
+            self.limits
+                .push(format!("{trouble}; the rest was not judged"));
+            self.incomplete = true;
         }
         let coverage = self.coverage();
         let status = if exhausted.is_some() {

@@ -67,6 +67,7 @@ impl Jev for Picky {
                 Err(JevError {
                     class: ErrorClass::TooLarge,
                     status: Some(413),
+                    transport: stanley_core::Transport::Response,
                     message: "too large".into(),
                 })
             });
