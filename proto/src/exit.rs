@@ -126,6 +126,10 @@ pub enum ErrorKind {
     JevUnreachable,
     /// Jev kept failing: throttled, server errors or timeouts until retries ran out (69).
     JevUnavailable,
+    /// The person interrupted the command (SIGINT, 130).
+    Interrupted,
+    /// The command was terminated (SIGTERM, 143).
+    Terminated,
 }
 
 /// The metadata entry of a refused call that names its [`ErrorKind`].
@@ -133,7 +137,7 @@ pub const KIND_METADATA: &str = "stanley-error-kind";
 
 impl ErrorKind {
     /// Every kind.
-    pub const ALL: [ErrorKind; 8] = [
+    pub const ALL: [ErrorKind; 10] = [
         ErrorKind::Usage,
         ErrorKind::Input,
         ErrorKind::Configuration,
@@ -142,6 +146,8 @@ impl ErrorKind {
         ErrorKind::JevAuth,
         ErrorKind::JevUnreachable,
         ErrorKind::JevUnavailable,
+        ErrorKind::Interrupted,
+        ErrorKind::Terminated,
     ];
 
     /// The wire spelling.
@@ -155,6 +161,8 @@ impl ErrorKind {
             ErrorKind::JevAuth => "jev_auth",
             ErrorKind::JevUnreachable => "jev_unreachable",
             ErrorKind::JevUnavailable => "jev_unavailable",
+            ErrorKind::Interrupted => "interrupted",
+            ErrorKind::Terminated => "terminated",
         }
     }
 
@@ -181,6 +189,8 @@ impl ErrorKind {
             }
             ErrorKind::Internal => Exit::Internal,
             ErrorKind::JevAuth => Exit::Permission,
+            ErrorKind::Interrupted => Exit::Interrupted,
+            ErrorKind::Terminated => Exit::Terminated,
         }
     }
 
@@ -231,7 +241,7 @@ mod tests {
         let codes: Vec<u8> = Exit::ALL.iter().map(|e| e.code()).collect();
         assert_eq!(codes, [0, 10, 12, 64, 65, 69, 70, 74, 77, 130, 143]);
         let kinds: Vec<u8> = ErrorKind::ALL.iter().map(|k| k.exit().code()).collect();
-        assert_eq!(kinds, [64, 65, 65, 69, 70, 77, 69, 69]);
+        assert_eq!(kinds, [64, 65, 65, 69, 70, 77, 69, 69, 130, 143]);
         let flow: Vec<u8> = FlowCode::ALL.iter().map(|e| e.code()).collect();
         assert_eq!(flow, [0, 2, 3, 4, 5, 130]);
         for e in FlowCode::ALL {

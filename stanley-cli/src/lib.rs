@@ -7,6 +7,8 @@ pub mod daemon;
 pub mod environ;
 pub mod exit;
 pub mod help;
+pub mod output;
 pub mod render;
 pub mod root;
+pub mod signals;
 pub mod trust;

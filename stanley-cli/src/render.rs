@@ -45,16 +45,23 @@ pub fn print_error(
     hint: Option<&str>,
 ) {
     if json {
-        println!("{}", error_document(kind, message));
+        crate::outln!("{}", error_document(kind, message));
     }
     let who = match workflow.filter(|w| !w.is_empty()) {
         Some(w) => format!("stanley {w}"),
         None => "stanley".to_owned(),
     };
     // The kinds of Jev failures read as "Jev error"; the document keeps the precise kind.
-    let label = stanley_proto::exit::ErrorKind::parse(kind).map_or(kind, |k| k.label());
+    use stanley_proto::exit::ErrorKind;
+    let parsed = ErrorKind::parse(kind);
+    let label = parsed.map_or(kind, |k| k.label());
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{who}: {label} error: {message}");
+    if matches!(parsed, Some(ErrorKind::Interrupted | ErrorKind::Terminated)) {
+        // "stanley: interrupted: the request was cancelled" (not an error of the request).
+        let _ = writeln!(err, "{who}: {label}: {message}");
+    } else {
+        let _ = writeln!(err, "{who}: {label} error: {message}");
+    }
     if let Some(hint) = hint {
         let _ = writeln!(err, "hint: {hint}");
     }

@@ -111,16 +111,16 @@ pub async fn run(target: &Target, action: Action, json: bool) -> Result<(), Clie
             .into_inner(),
     };
     if json {
-        println!("{}", status_document(&status));
+        crate::outln!("{}", status_document(&status));
         return Ok(());
     }
     match action {
         Action::Grant { .. } => {
-            println!("trusted the repository code of {}", target.root.display())
+            crate::outln!("trusted the repository code of {}", target.root.display())
         }
-        Action::Revoke => println!("removed the trust of {}", target.root.display()),
+        Action::Revoke => crate::outln!("removed the trust of {}", target.root.display()),
         Action::Status => {}
     }
-    print!("{}", status_lines(&status));
+    crate::out!("{}", status_lines(&status));
     Ok(())
 }

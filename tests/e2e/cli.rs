@@ -230,3 +230,79 @@ fn non_utf8_arguments_and_environment_never_panic() {
     let out = run(cmd, None);
     assert_eq!(out.code, 65, "{out:?}");
 }
+
+#[test]
+fn interrupts_and_lost_output_have_their_own_codes() {
+    use stanley_tests::Fault;
+    use stanley_tests::testenv::wait_until;
+    use std::process::Stdio;
+    use std::time::Duration;
+    for (signal, code, word) in [
+        (libc::SIGINT, 130, "interrupted"),
+        (libc::SIGTERM, 143, "terminated"),
+    ] {
+        let env = crate::summarize::summarize_env();
+        // The routing request hangs long enough to be interrupted in flight.
+        env.jev.fail_next([Fault::Delay(Duration::from_secs(30))]);
+        let repo = crate::summarize::changed_repo();
+        let mut cmd = env.command("stanley", repo.root());
+        cmd.arg("Summarize what changed")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let child = cmd.spawn().unwrap();
+        assert!(
+            wait_until(Duration::from_secs(20), || !env.jev.requests().is_empty()),
+            "the request reached Jev"
+        );
+        // SAFETY: sending a signal to our own child process.
+        unsafe {
+            libc::kill(child.id() as i32, signal);
+        }
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(code), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr,
+            format!("stanley: {word}: the request was cancelled\n")
+        );
+    }
+
+    // A full disk behind stdout: one line and 74, not a silent 0.
+    let env = crate::summarize::summarize_env();
+    let repo = crate::summarize::changed_repo();
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.arg("Summarize what changed")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .stderr(Stdio::piped());
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(74), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .collect::<Vec<_>>(),
+        [
+            "stanley: output error: cannot write to standard output: No space left on device (os error 28)"
+        ]
+    );
+    // A reader that went away: quiet, 141, as Unix tools end.
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.arg("--help")
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped());
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    cmd.stdout(writer);
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(141), "{out:?}");
+    assert!(out.stderr.is_empty(), "{out:?}");
+    // stanleyctl too.
+    let mut cmd = env.command("stanleyctl", repo.root());
+    cmd.args(["daemon", "status"])
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .stderr(Stdio::piped());
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(74), "{out:?}");
+}

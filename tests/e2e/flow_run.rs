@@ -402,6 +402,12 @@ fn warn_mode_never_keeps_the_agent_going_and_relaunches_as_restarts() {
 
 #[test]
 fn an_interrupted_client_stops_the_run_and_its_agent() {
+    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        interrupted_with(signal, code);
+    }
+}
+
+fn interrupted_with(signal: i32, code: i32) {
     let script = json!({"write": [{"mode": "hang"}]});
     let setup = FlowSetup::new(&small_flow(json!({"hang_minutes": 30})), &script);
     let mut client = setup.start_run();
@@ -419,12 +425,12 @@ fn an_interrupted_client_stops_the_run_and_its_agent() {
             .collect()
     };
     assert_eq!(agents().len(), 1, "one agent runs");
-    // SAFETY: sending SIGINT to our own child process.
+    // SAFETY: sending a signal to our own child process.
     unsafe {
-        libc::kill(client.id() as i32, libc::SIGINT);
+        libc::kill(client.id() as i32, signal);
     }
     let status = client.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
+    assert_eq!(status.code(), Some(code));
     assert!(
         wait_until(Duration::from_secs(20), || agents().is_empty()),
         "the agent was stopped with the run"

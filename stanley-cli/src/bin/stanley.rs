@@ -1,7 +1,7 @@
 //! `stanley "<request>" [options]`: the thin client. Parses the fixed command line, reads the
 //! input, streams the request to the repository's daemon and prints the result.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -40,7 +40,7 @@ fn main() -> ExitCode {
     }
     let (request, options) = match invocation {
         Invocation::Help { empty } => {
-            print!("{}", help_text(VERSION));
+            stanley_cli::out!("{}", help_text(VERSION));
             return ExitCode::from(if empty {
                 Exit::Usage.code()
             } else {
@@ -48,7 +48,7 @@ fn main() -> ExitCode {
             });
         }
         Invocation::Version => {
-            println!("{VERSION}");
+            stanley_cli::outln!("{VERSION}");
             return ExitCode::SUCCESS;
         }
         Invocation::ImproveWorker(options) => {
@@ -73,7 +73,10 @@ fn main() -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(&e, json),
     };
-    match runtime.block_on(run(request, options)) {
+    match runtime.block_on(stanley_cli::signals::interruptible(
+        run(request, options),
+        "the request was cancelled",
+    )) {
         Ok(code) => ExitCode::from(code),
         Err(e) => fail(&e, json),
     }
@@ -91,19 +94,22 @@ fn admin(
         Ok(r) => r,
         Err(e) => return fail(&e, json),
     };
-    let result = runtime.block_on(async move {
-        let start = match repo {
-            Some(dir) => PathBuf::from(dir),
-            None => std::env::current_dir().map_err(|e| {
-                ClientError::input(format!("cannot read the current directory: {e}"))
-            })?,
-        };
-        let target = Target::new(worktree_root(&start)?);
-        call(QueueClient::new(
-            stanley_cli::daemon::channel(&target).await?,
-        ))
-        .await
-    });
+    let result = runtime.block_on(stanley_cli::signals::interruptible(
+        async move {
+            let start = match repo {
+                Some(dir) => PathBuf::from(dir),
+                None => std::env::current_dir().map_err(|e| {
+                    ClientError::input(format!("cannot read the current directory: {e}"))
+                })?,
+            };
+            let target = Target::new(worktree_root(&start)?);
+            call(QueueClient::new(
+                stanley_cli::daemon::channel(&target).await?,
+            ))
+            .await
+        },
+        "the command was cancelled",
+    ));
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => fail(&e, json),
@@ -123,28 +129,30 @@ async fn improve_worker(
         Ok(response) => {
             let r = response.into_inner();
             if json {
-                println!("{}", stanley_cli::render::worker_document(&r));
+                stanley_cli::outln!("{}", stanley_cli::render::worker_document(&r));
             } else if r.ran {
-                println!(
+                stanley_cli::outln!(
                     "stanley: improvement worker processed {} job(s)",
                     r.processed.len()
                 );
                 for p in &r.processed {
-                    println!("  {}: {}", p.id, p.status);
+                    stanley_cli::outln!("  {}: {}", p.id, p.status);
                 }
             } else {
-                println!("stanley: improvement worker already running for this repository");
+                stanley_cli::outln!(
+                    "stanley: improvement worker already running for this repository"
+                );
             }
             Ok(Exit::Complete.code())
         }
         Err(status) if ErrorKind::of_status(&status) == ErrorKind::Usage => {
             if json {
-                println!(
+                stanley_cli::outln!(
                     "{}",
                     stanley_cli::render::error_document("usage", status.message())
                 );
             }
-            eprintln!("stanley: {}", status.message());
+            stanley_cli::errln!("stanley: {}", status.message());
             Ok(Exit::Usage.code())
         }
         Err(status) => Err(ClientError::from_status(&status)),
@@ -166,11 +174,12 @@ async fn promote(
         Ok(response) => {
             let r = response.into_inner();
             if json {
-                println!("{}", stanley_cli::render::promotion_document(&id, &r));
+                stanley_cli::outln!("{}", stanley_cli::render::promotion_document(&id, &r));
             } else {
-                println!(
+                stanley_cli::outln!(
                     "stanley: activated candidate {id} as workflow {} at {}; review and commit it like any repository script",
-                    r.workflow, r.path
+                    r.workflow,
+                    r.path
                 );
             }
             Ok(Exit::Complete.code())
@@ -261,11 +270,11 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
     loop {
         let message = tokio::select! {
             m = stream.message() => m,
-            _ = tokio::signal::ctrl_c() => {
+            error = stanley_cli::signals::interrupted("the request was cancelled") => {
                 // Dropping the stream cancels the request in the daemon.
                 drop(stream);
                 progress.clear();
-                return Err(ClientError::internal("interrupted; the request was cancelled"));
+                return Err(error);
             }
         };
         let Some(event) = message.map_err(|_| dead())?.and_then(|e| e.event) else {
@@ -275,18 +284,18 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
             prompt_event::Event::Progress(p) => progress.show(&p.phase, p.done, p.total),
             prompt_event::Event::Warning(w) => {
                 progress.clear();
-                eprintln!("stanley: warning: {}", w.line);
+                stanley_cli::errln!("stanley: warning: {}", w.line);
             }
             prompt_event::Event::Notice(n) => {
                 progress.clear();
-                eprintln!("stanley: {}", n.line);
+                stanley_cli::errln!("stanley: {}", n.line);
             }
             prompt_event::Event::Result(result) => {
                 progress.clear();
                 if result.outcome == Outcome::Error as i32 {
                     let error = result.error.unwrap_or_default();
                     if options.json {
-                        println!("{}", result.document_json);
+                        stanley_cli::outln!("{}", result.document_json);
                     }
                     print_error(
                         error.kind.as_str(),
@@ -301,9 +310,7 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
                     } else {
                         &result.human
                     };
-                    let mut out = std::io::stdout().lock();
-                    let _ = writeln!(out, "{text}");
-                    let _ = out.flush();
+                    stanley_cli::outln!("{text}");
                 }
                 return Ok(u8::try_from(result.exit_code).unwrap_or(Exit::Internal.code()));
             }

@@ -13,7 +13,7 @@ pub(crate) fn daemon(target: &Target, sub: &clap::ArgMatches, json: bool) -> Exi
     if action == "logs" {
         return match std::fs::read_to_string(target.log()) {
             Ok(text) => {
-                print!("{text}");
+                stanley_cli::out!("{text}");
                 ExitCode::SUCCESS
             }
             Err(e) => fail(&ClientError::input(format!(
@@ -26,37 +26,57 @@ pub(crate) fn daemon(target: &Target, sub: &clap::ArgMatches, json: bool) -> Exi
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
-    runtime.block_on(async move {
+    crate::block_on(&runtime, async move {
         match action.as_str() {
             "status" => match connect_running(target).await {
                 Err(e) => fail(&e),
                 Ok(Some((_, s))) if json => {
-                    println!(
+                    stanley_cli::outln!(
                         "{{\"running\":true,\"pid\":{},\"daemonVersion\":\"{}\",\"protocolVersion\":{},\"root\":{},\"uptimeMs\":{},\"activeRequests\":{}}}",
-                        s.pid, s.daemon_version, s.protocol_version, stanley_cli::render::json_string(&s.root), s.uptime_ms, s.active_requests
+                        s.pid,
+                        s.daemon_version,
+                        s.protocol_version,
+                        stanley_cli::render::json_string(&s.root),
+                        s.uptime_ms,
+                        s.active_requests
                     );
                     ExitCode::SUCCESS
                 }
                 Ok(Some((_, s))) => {
-                    println!("stanleyd {} (protocol {}) pid {} serving {}", s.daemon_version, s.protocol_version, s.pid, s.root);
-                    println!("up {}s, {} active request(s), workflows: {}", s.uptime_ms / 1000, s.active_requests, s.workflows.join(", "));
+                    stanley_cli::outln!(
+                        "stanleyd {} (protocol {}) pid {} serving {}",
+                        s.daemon_version,
+                        s.protocol_version,
+                        s.pid,
+                        s.root
+                    );
+                    stanley_cli::outln!(
+                        "up {}s, {} active request(s), workflows: {}",
+                        s.uptime_ms / 1000,
+                        s.active_requests,
+                        s.workflows.join(", ")
+                    );
                     ExitCode::SUCCESS
                 }
                 Ok(None) => {
                     let other = stanley_cli::daemon::serving_elsewhere(target);
                     if json {
                         match &other {
-                            Some(o) => println!(
+                            Some(o) => stanley_cli::outln!(
                                 "{{\"running\":false,\"elsewhere\":{{\"pid\":{},\"socket\":{}}}}}",
                                 o.pid,
                                 stanley_cli::render::json_string(&o.socket.display().to_string())
                             ),
-                            None => println!("{{\"running\":false}}"),
+                            None => stanley_cli::outln!("{{\"running\":false}}"),
                         }
                     } else {
-                        println!("no stanleyd is running for {} on {}", target.root.display(), target.socket.display());
+                        stanley_cli::outln!(
+                            "no stanleyd is running for {} on {}",
+                            target.root.display(),
+                            target.socket.display()
+                        );
                         if let Some(o) = &other {
-                            println!("{}", o.message(target));
+                            stanley_cli::outln!("{}", o.message(target));
                         }
                     }
                     ExitCode::SUCCESS
@@ -64,20 +84,22 @@ pub(crate) fn daemon(target: &Target, sub: &clap::ArgMatches, json: bool) -> Exi
             },
             "stop" => match connect_running(target).await {
                 Err(e) => fail(&e),
-                Ok(Some((client, s))) => match stop(client, &target.socket, "stanleyctl daemon stop").await {
-                    Ok(()) => {
-                        println!("stopped stanleyd pid {}", s.pid);
-                        ExitCode::SUCCESS
+                Ok(Some((client, s))) => {
+                    match stop(client, &target.socket, "stanleyctl daemon stop").await {
+                        Ok(()) => {
+                            stanley_cli::outln!("stopped stanleyd pid {}", s.pid);
+                            ExitCode::SUCCESS
+                        }
+                        Err(e) => fail(&e),
                     }
-                    Err(e) => fail(&e),
-                },
+                }
                 Ok(None) => match stanley_cli::daemon::serving_elsewhere(target) {
                     Some(o) => fail(&ClientError::unavailable(
                         o.message(target),
                         stanley_cli::daemon::Elsewhere::HINT,
                     )),
                     None => {
-                        println!("no stanleyd is running for {}", target.root.display());
+                        stanley_cli::outln!("no stanleyd is running for {}", target.root.display());
                         ExitCode::SUCCESS
                     }
                 },
@@ -94,7 +116,7 @@ pub(crate) fn daemon(target: &Target, sub: &clap::ArgMatches, json: bool) -> Exi
                 }
                 match connect_or_start(target).await {
                     Ok(_) => {
-                        println!("started stanleyd for {}", target.root.display());
+                        stanley_cli::outln!("started stanleyd for {}", target.root.display());
                         ExitCode::SUCCESS
                     }
                     Err(e) => fail(&e),

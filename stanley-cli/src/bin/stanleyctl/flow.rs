@@ -28,7 +28,7 @@ pub(crate) fn flow(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitC
         .flatten()
         .copied()
         .unwrap_or(false);
-    runtime.block_on(async move {
+    crate::block_on(&runtime, async move {
         let mut client = match channel(target).await {
             Ok(c) => FlowsClient::new(c),
             Err(e) => return fail(&e),
@@ -37,11 +37,11 @@ pub(crate) fn flow(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitC
             client.stop_flow(StopFlowRequest {}).await.map(|r| {
                 let stopped = r.into_inner().stopped;
                 if json {
-                    println!("{{\"stopped\":{stopped}}}");
+                    stanley_cli::outln!("{{\"stopped\":{stopped}}}");
                 } else if stopped {
-                    println!("asked the flow supervisor to stop");
+                    stanley_cli::outln!("asked the flow supervisor to stop");
                 } else {
-                    println!("no flow supervisor is running");
+                    stanley_cli::outln!("no flow supervisor is running");
                 }
             })
         } else if action == "init" {
@@ -51,9 +51,12 @@ pub(crate) fn flow(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitC
                 .map(|r| {
                     let path = r.into_inner().path;
                     if json {
-                        println!("{{\"path\":{}}}", stanley_cli::render::json_string(&path));
+                        stanley_cli::outln!(
+                            "{{\"path\":{}}}",
+                            stanley_cli::render::json_string(&path)
+                        );
                     } else {
-                        println!(
+                        stanley_cli::outln!(
                             "wrote {path} (warn mode); add a check to each phase you can verify"
                         );
                     }
@@ -62,7 +65,7 @@ pub(crate) fn flow(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitC
             client.flow_status(FlowStatusRequest {}).await.map(|r| {
                 let text = r.into_inner().json;
                 if json {
-                    println!("{text}");
+                    stanley_cli::outln!("{text}");
                 } else {
                     print_flow_status(&text);
                 }
@@ -71,7 +74,7 @@ pub(crate) fn flow(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitC
         match result {
             Ok(()) => ExitCode::SUCCESS,
             Err(s) => {
-                eprintln!("stanleyctl: {}", s.message());
+                stanley_cli::errln!("stanleyctl: {}", s.message());
                 ExitCode::from(FlowCode::for_refusal(ErrorKind::of_status(&s)))
             }
         }
@@ -86,7 +89,7 @@ pub(crate) fn flow_run(target: &Target) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
-    runtime.block_on(async move {
+    crate::block_on(&runtime, async move {
         let mut client = match channel(target).await {
             Ok(c) => FlowsClient::new(c),
             Err(e) => return fail(&e),
@@ -99,7 +102,7 @@ pub(crate) fn flow_run(target: &Target) -> ExitCode {
         let mut stream = match client.run_flow(request).await {
             Ok(r) => r.into_inner(),
             Err(s) => {
-                eprintln!("stanleyctl: {}", s.message());
+                stanley_cli::errln!("stanleyctl: {}", s.message());
                 return ExitCode::from(Exit::Unavailable.code());
             }
         };
@@ -108,18 +111,18 @@ pub(crate) fn flow_run(target: &Target) -> ExitCode {
                 next = stream.message() => next,
                 _ = tokio::signal::ctrl_c() => {
                     // Dropping the stream interrupts the run in the daemon.
-                    eprintln!("stanleyctl: flow run interrupted");
+                    stanley_cli::errln!("stanleyctl: flow run interrupted");
                     return ExitCode::from(FlowCode::Interrupted.code());
                 }
             };
             match next {
                 Ok(Some(m)) => match m.event {
-                    Some(Event::Progress(line)) => eprintln!("flow: {line}"),
+                    Some(Event::Progress(line)) => stanley_cli::errln!("flow: {line}"),
                     Some(Event::Exit(end)) => {
                         if end.code == 0 {
-                            println!("{}", end.message);
+                            stanley_cli::outln!("{}", end.message);
                         } else {
-                            eprintln!("stanleyctl: {}", end.message);
+                            stanley_cli::errln!("stanleyctl: {}", end.message);
                         }
                         return ExitCode::from(
                             u8::try_from(end.code).unwrap_or(Exit::Internal.code()),
@@ -128,11 +131,13 @@ pub(crate) fn flow_run(target: &Target) -> ExitCode {
                     None => {}
                 },
                 Ok(None) => {
-                    eprintln!("stanleyctl: the daemon ended the flow run without an exit code");
+                    stanley_cli::errln!(
+                        "stanleyctl: the daemon ended the flow run without an exit code"
+                    );
                     return ExitCode::from(Exit::Unavailable.code());
                 }
                 Err(s) => {
-                    eprintln!("stanleyctl: the flow run failed: {}", s.message());
+                    stanley_cli::errln!("stanleyctl: the flow run failed: {}", s.message());
                     return ExitCode::from(Exit::Unavailable.code());
                 }
             }
@@ -149,7 +154,7 @@ const MAX_HOOK_INPUT: u64 = 8 * 1024 * 1024;
 pub(crate) fn hook(target: &Target, event: &str) -> ExitCode {
     use stanley_proto::v1::FlowHookRequest;
     use stanley_proto::v1::flows_client::FlowsClient;
-    use std::io::{Read, Write};
+    use std::io::Read;
     if !target.root.join(".stanley/flow.json").exists() {
         return ExitCode::SUCCESS;
     }
@@ -158,7 +163,7 @@ pub(crate) fn hook(target: &Target, event: &str) -> ExitCode {
         .take(MAX_HOOK_INPUT)
         .read_to_string(&mut input)
     {
-        eprintln!("stanleyctl: cannot read the hook input: {e}");
+        stanley_cli::errln!("stanleyctl: cannot read the hook input: {e}");
         return ExitCode::from(Exit::Usage.code());
     }
     let runtime = match runtime() {
@@ -166,7 +171,7 @@ pub(crate) fn hook(target: &Target, event: &str) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let event = event.to_owned();
-    runtime.block_on(async move {
+    crate::block_on(&runtime, async move {
         let mut client = match channel(target).await {
             Ok(c) => FlowsClient::new(c),
             Err(e) => return fail(&e),
@@ -179,16 +184,14 @@ pub(crate) fn hook(target: &Target, event: &str) -> ExitCode {
         match client.flow_hook(request).await {
             Ok(r) => {
                 let answer = r.into_inner();
-                let mut out = std::io::stdout().lock();
-                let _ = out.write_all(answer.stdout.as_bytes());
-                let _ = out.flush();
+                stanley_cli::out!("{}", answer.stdout);
                 if !answer.stderr.is_empty() {
-                    eprintln!("{}", answer.stderr);
+                    stanley_cli::errln!("{}", answer.stderr);
                 }
                 ExitCode::from(u8::try_from(answer.exit_code).unwrap_or(Exit::Internal.code()))
             }
             Err(s) => {
-                eprintln!("stanleyctl: {}", s.message());
+                stanley_cli::errln!("stanleyctl: {}", s.message());
                 ExitCode::from(FlowCode::for_refusal(ErrorKind::of_status(&s)))
             }
         }
@@ -197,7 +200,7 @@ pub(crate) fn hook(target: &Target, event: &str) -> ExitCode {
 
 fn print_flow_status(text: &str) {
     let v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
-    println!("goal: {}", v["goal"].as_str().unwrap_or(""));
+    stanley_cli::outln!("goal: {}", v["goal"].as_str().unwrap_or(""));
     let state = if v["complete"] == true {
         "complete"
     } else if v["supervisorRunning"] == true {
@@ -207,12 +210,14 @@ fn print_flow_status(text: &str) {
     } else {
         "not started"
     };
-    println!("mode: {}  ({state})", v["mode"].as_str().unwrap_or(""));
+    stanley_cli::outln!("mode: {}  ({state})", v["mode"].as_str().unwrap_or(""));
     if let Some(phase) = v["currentPhase"].as_str() {
-        println!("current phase: {phase}");
+        stanley_cli::outln!("current phase: {phase}");
     }
     if v["needsHuman"] == true {
-        println!("waiting on a person: read .stanley/flow/NEEDS_HUMAN.md, then run the flow again");
+        stanley_cli::outln!(
+            "waiting on a person: read .stanley/flow/NEEDS_HUMAN.md, then run the flow again"
+        );
     }
     let budget = |name: &str| {
         let pair = &v["budgets"][name];
@@ -222,14 +227,14 @@ fn print_flow_status(text: &str) {
             pair[1].as_u64().unwrap_or(0)
         )
     };
-    println!(
+    stanley_cli::outln!(
         "budgets: restarts {}, blocks {}, Jev calls {}",
         budget("restarts"),
         budget("blocksInSession"),
         budget("jevCalls")
     );
     for p in v["phases"].as_array().into_iter().flatten() {
-        println!(
+        stanley_cli::outln!(
             "  {:<8} {:<20} {}{}",
             p["status"].as_str().unwrap_or(""),
             p["id"].as_str().unwrap_or(""),
@@ -241,7 +246,7 @@ fn print_flow_status(text: &str) {
         );
     }
     for d in v["recentDecisions"].as_array().into_iter().flatten() {
-        println!(
+        stanley_cli::outln!(
             "  decision {} {} in {}",
             d["condition"].as_str().unwrap_or(""),
             d["action"].as_str().unwrap_or(""),

@@ -16,14 +16,29 @@ use stanley_cli::root::worktree_root;
 
 use crate::cli::command;
 
+/// Runs a command on the runtime; SIGINT or SIGTERM drops it (cancelling what it started in
+/// the daemon) and ends with 130 or 143.
+pub(crate) fn block_on(
+    runtime: &tokio::runtime::Runtime,
+    work: impl std::future::Future<Output = ExitCode>,
+) -> ExitCode {
+    runtime.block_on(async {
+        tokio::select! {
+            code = work => code,
+            error = stanley_cli::signals::interrupted("stopped") => fail(&error),
+        }
+    })
+}
+
+/// Reports a client-side error on stderr and ends with its code.
 pub(crate) fn fail(error: &ClientError) -> ExitCode {
-    eprintln!(
+    stanley_cli::errln!(
         "stanleyctl: {} error: {}",
         error.kind.as_str(),
         error.message
     );
     if let Some(hint) = &error.hint {
-        eprintln!("hint: {hint}");
+        stanley_cli::errln!("hint: {hint}");
     }
     ExitCode::from(error.exit_code())
 }
@@ -37,11 +52,11 @@ fn main() -> ExitCode {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
             ) =>
         {
-            print!("{e}");
+            stanley_cli::out!("{e}");
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            eprint!("{e}");
+            stanley_cli::err!("{e}");
             return ExitCode::from(Exit::Usage.code());
         }
     };
@@ -81,10 +96,12 @@ fn main() -> ExitCode {
             Ok(r) => r,
             Err(e) => return fail(&e),
         };
-        return match runtime.block_on(stanley_cli::trust::run(&target, action, json)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(&e),
-        };
+        return block_on(&runtime, async {
+            match stanley_cli::trust::run(&target, action, json).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => fail(&e),
+            }
+        });
     }
     if let Some(("hook", sub)) = matches.subcommand() {
         let event = sub.get_one::<String>("event").cloned().unwrap_or_default();

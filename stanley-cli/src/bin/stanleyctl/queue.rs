@@ -46,13 +46,13 @@ fn job_json(j: &stanley_proto::v1::Job) -> String {
 
 fn print_job(j: &stanley_proto::v1::Job, json: bool) {
     if json {
-        println!("{}", job_json(j));
+        stanley_cli::outln!("{}", job_json(j));
         return;
     }
-    println!("{}", job_line(j));
-    println!("queued {}", j.created_at);
+    stanley_cli::outln!("{}", job_line(j));
+    stanley_cli::outln!("queued {}", j.created_at);
     for d in &j.diary {
-        println!("  {} {}", d.at, d.text);
+        stanley_cli::outln!("  {} {}", d.at, d.text);
     }
 }
 
@@ -71,19 +71,19 @@ fn candidate_line(text: &str) -> String {
 
 fn print_candidate(text: &str, json: bool) {
     if json {
-        println!("{text}");
+        stanley_cli::outln!("{text}");
         return;
     }
     let v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
-    println!("{}", candidate_line(text));
+    stanley_cli::outln!("{}", candidate_line(text));
     if let Some(source) = v["source"].as_str() {
-        println!("source {source}");
+        stanley_cli::outln!("source {source}");
     }
     for reason in v["reasons"].as_array().into_iter().flatten() {
-        println!("  reason: {}", reason.as_str().unwrap_or(""));
+        stanley_cli::outln!("  reason: {}", reason.as_str().unwrap_or(""));
     }
     if let Some(summary) = v["summary"].as_str().filter(|s| !s.is_empty()) {
-        println!("agent summary:\n{summary}");
+        stanley_cli::outln!("agent summary:\n{summary}");
     }
 }
 
@@ -109,7 +109,7 @@ pub(crate) fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: 
         Ok(e) => e,
         Err(e) => return fail(&e),
     };
-    let result: Result<(), ClientError> = runtime.block_on(async move {
+    let result: Result<(), ClientError> = runtime.block_on(stanley_cli::signals::interruptible(async move {
         let mut client = QueueClient::new(channel(target).await?);
         match (group, action) {
             ("queue", "list") => {
@@ -121,12 +121,12 @@ pub(crate) fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: 
                     .jobs;
                 if json {
                     let items: Vec<String> = jobs.iter().map(job_json).collect();
-                    println!("[{}]", items.join(","));
+                    stanley_cli::outln!("[{}]", items.join(","));
                 } else if jobs.is_empty() {
-                    println!("no improvement jobs");
+                    stanley_cli::outln!("no improvement jobs");
                 } else {
                     for j in &jobs {
-                        println!("{}", job_line(j));
+                        stanley_cli::outln!("{}", job_line(j));
                     }
                 }
             }
@@ -141,9 +141,9 @@ pub(crate) fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: 
             ("queue", "drop") => {
                 client.drop_job(JobIdRequest { id: id.clone() }).await.map_err(status_error)?;
                 if json {
-                    println!("{{\"dropped\":{}}}", json_string(&id));
+                    stanley_cli::outln!("{{\"dropped\":{}}}", json_string(&id));
                 } else {
-                    println!("dropped {id}");
+                    stanley_cli::outln!("dropped {id}");
                 }
             }
             ("queue", "work") => {
@@ -153,14 +153,14 @@ pub(crate) fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: 
                     .map_err(status_error)?
                     .into_inner();
                 if json {
-                    println!("{}", stanley_cli::render::worker_document(&r));
+                    stanley_cli::outln!("{}", stanley_cli::render::worker_document(&r));
                 } else if !r.ran {
-                    println!("the improvement worker is already running for this repository");
+                    stanley_cli::outln!("the improvement worker is already running for this repository");
                 } else if r.processed.is_empty() {
-                    println!("no pending jobs");
+                    stanley_cli::outln!("no pending jobs");
                 } else {
                     for p in &r.processed {
-                        println!("{}  {}", p.id, p.status);
+                        stanley_cli::outln!("{}  {}", p.id, p.status);
                     }
                 }
             }
@@ -169,7 +169,7 @@ pub(crate) fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: 
                     .export_queue(ExportQueueRequest {})
                     .await
                     .map_err(status_error)?;
-                println!("{}", r.into_inner().json);
+                stanley_cli::outln!("{}", r.into_inner().json);
             }
             (_, "list") => {
                 let records = client
@@ -179,12 +179,12 @@ pub(crate) fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: 
                     .into_inner()
                     .candidates;
                 if json {
-                    println!("[{}]", records.join(","));
+                    stanley_cli::outln!("[{}]", records.join(","));
                 } else if records.is_empty() {
-                    println!("no candidates");
+                    stanley_cli::outln!("no candidates");
                 } else {
                     for r in &records {
-                        println!("{}", candidate_line(r));
+                        stanley_cli::outln!("{}", candidate_line(r));
                     }
                 }
             }
@@ -206,9 +206,9 @@ pub(crate) fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: 
                     .map_err(status_error)?
                     .into_inner();
                 if json {
-                    println!("{}", stanley_cli::render::promotion_document(&id, &r));
+                    stanley_cli::outln!("{}", stanley_cli::render::promotion_document(&id, &r));
                 } else {
-                    println!(
+                    stanley_cli::outln!(
                         "activated candidate {id} as workflow {} at {}; review and commit it like any repository script",
                         r.workflow, r.path
                     );
@@ -216,7 +216,7 @@ pub(crate) fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: 
             }
         }
         Ok(())
-    });
+    }, "the command was cancelled"));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e),
