@@ -144,3 +144,72 @@ fn a_flow_run_relaunches_the_real_pi_in_its_continued_session() {
         .count();
     assert_eq!(sessions, 1, "one Pi session, continued");
 }
+
+/// The text of the first user message the model received.
+fn first_prompt(server: &ModelServer) -> String {
+    let request = server
+        .requests()
+        .into_iter()
+        .next()
+        .expect("Pi called the model");
+    let message = request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "user")
+        .cloned()
+        .unwrap();
+    match &message["content"] {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(""),
+        other => other.to_string(),
+    }
+}
+
+#[test]
+fn the_preamble_reaches_the_real_model_as_its_own_paragraph() {
+    let server = ModelServer::start();
+    let (env, _dir) = env_for(&server, "write-doc");
+    let out = env.stanley(
+        &changed_repo(),
+        &["Add docs/conventions.md describing the code style"],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let prompt = first_prompt(&server);
+    let at = prompt
+        .find("Your complete instructions were delivered on standard input.")
+        .unwrap_or_else(|| panic!("no preamble in {prompt:?}"));
+    assert!(at > 0, "the instructions come first: {prompt:?}");
+    assert!(
+        prompt[..at].ends_with("\n\n"),
+        "the preamble is glued to the instructions: {:?}",
+        &prompt[at.saturating_sub(60)..at + 20]
+    );
+}
+
+#[test]
+fn an_empty_answer_from_the_real_model_is_incomplete() {
+    let server = ModelServer::start();
+    let (env, _dir) = env_for(&server, "empty");
+    let out = env.stanley(
+        &changed_repo(),
+        &[
+            "Add docs/conventions.md describing the code style",
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 10, "{out:?}");
+    let doc = out.json();
+    assert_eq!(doc["status"], "incomplete");
+    assert!(
+        doc["output"]["data"]["detail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("no text and no tool calls"),
+        "{doc}"
+    );
+}

@@ -5,7 +5,8 @@
 //! [`crate::TODO_WORKFLOW`] into the brief's candidate folder, and otherwise just answers; model
 //! `two-step` only claims to be done on the first prompt of a session and writes [`FLOW_FILE`]
 //! once the conversation holds a second prompt (a supervisor's relaunch that continued the
-//! session).
+//! session); model `empty` answers HTTP 200 with a stream that says nothing. Every request body
+//! is kept ([`ModelServer::requests`]) so tests can read what the model was told.
 
 use std::net::SocketAddr;
 
@@ -31,9 +32,27 @@ fn chunk(delta: Value, finish: Option<&str>) -> String {
     format!("data: {body}\n\n")
 }
 
-async fn completions(body: Bytes) -> Response {
+/// Every request body the server received, in order.
+type Received = std::sync::Arc<std::sync::Mutex<Vec<Value>>>;
+
+async fn completions(
+    axum::extract::State(received): axum::extract::State<Received>,
+    body: Bytes,
+) -> Response {
     let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    received.lock().unwrap().push(request.clone());
     let model = request["model"].as_str().unwrap_or("");
+    if model == "empty" {
+        // HTTP 200 with a stream that says nothing: no text, no tool call.
+        return (
+            [
+                (header::CONTENT_TYPE, "text/event-stream"),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            "data: [DONE]\n\n".to_owned(),
+        )
+            .into_response();
+    }
     if model == "broken" {
         let error = json!({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}});
         return (StatusCode::UNAUTHORIZED, axum::Json(error)).into_response();
@@ -119,6 +138,7 @@ async fn completions(body: Bytes) -> Response {
 /// A running model server with a runtime of its own.
 pub struct ModelServer {
     pub addr: SocketAddr,
+    received: Received,
     _runtime: tokio::runtime::Runtime,
 }
 
@@ -130,12 +150,16 @@ impl ModelServer {
             .enable_all()
             .build()
             .expect("runtime");
+        let received = Received::default();
+        let state = received.clone();
         let addr = runtime.block_on(async {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
                 .await
                 .expect("bind loopback");
             let addr = listener.local_addr().expect("addr");
-            let app = Router::new().route("/v1/chat/completions", post(completions));
+            let app = Router::new()
+                .route("/v1/chat/completions", post(completions))
+                .with_state(state);
             tokio::spawn(async move {
                 let _ = axum::serve(listener, app).await;
             });
@@ -143,8 +167,14 @@ impl ModelServer {
         });
         Self {
             addr,
+            received,
             _runtime: runtime,
         }
+    }
+
+    /// The request bodies received so far.
+    pub fn requests(&self) -> Vec<Value> {
+        self.received.lock().unwrap().clone()
     }
 
     /// Pi's `models.json` registering this server as provider `mock`.
@@ -154,7 +184,7 @@ impl ModelServer {
             "api": "openai-completions",
             "apiKey": "mock-key",
             "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
-            "models": [{"id": "write-doc"}, {"id": "broken"}, {"id": "draft-workflow"}, {"id": "two-step"}],
+            "models": [{"id": "write-doc"}, {"id": "broken"}, {"id": "draft-workflow"}, {"id": "two-step"}, {"id": "empty"}],
         }}})
         .to_string()
     }

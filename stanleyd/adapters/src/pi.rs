@@ -19,8 +19,10 @@ use stanley_workflows::agent::{
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 
-/// The argument that tells Pi its instructions are on stdin.
-pub const PREAMBLE: &str = "Your complete instructions were delivered on standard input. Follow them exactly and finish with the requested summary.";
+/// The argument that tells Pi its instructions are on stdin. Pi joins stdin (trimmed) and this
+/// message with nothing between them, and does not trim the message, so it starts with its own
+/// paragraph break (checked against the real Pi, `real_pi::the_preamble_reaches_…`).
+pub const PREAMBLE: &str = "\n\nYour complete instructions were delivered on standard input. Follow them exactly and finish with the requested summary.";
 /// Longest event line read; longer lines are skipped.
 pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 /// How long Pi gets between SIGTERM and SIGKILL.
@@ -103,9 +105,12 @@ pub fn availability(
 /// Whether the installed Pi understands `--no-approve` (the 0.79 line onwards), probed once per
 /// binary path.
 fn supports_no_approve(bin: &Path, env: &HashMap<String, String>) -> bool {
-    static CACHE: OnceLock<Mutex<HashMap<PathBuf, bool>>> = OnceLock::new();
+    static CACHE: OnceLock<Mutex<HashMap<BinaryId, bool>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    if let Some(v) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(bin) {
+    // The probe is redone when the binary at the path changes (an upgrade or a downgrade in
+    // place), not only when the path does.
+    let id = BinaryId::of(bin);
+    if let Some(v) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&id) {
         return *v;
     }
     // Pi prints its version on stdout or stderr depending on the line; read both.
@@ -134,8 +139,28 @@ fn supports_no_approve(bin: &Path, env: &HashMap<String, String>) -> bool {
     cache
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .insert(bin.to_path_buf(), yes);
+        .insert(id, yes);
     yes
+}
+
+/// What identifies one installed binary: its path and the file behind it (through a link such
+/// as `node_modules/.bin/pi`): size, modification time and inode.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct BinaryId {
+    path: PathBuf,
+    file: Option<(u64, i64, i64, u64)>,
+}
+
+impl BinaryId {
+    fn of(bin: &Path) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        Self {
+            path: bin.to_path_buf(),
+            file: std::fs::metadata(bin)
+                .ok()
+                .map(|m| (m.size(), m.mtime(), m.mtime_nsec(), m.ino())),
+        }
+    }
 }
 
 /// The Pi coding agent, configured for one request.
@@ -511,6 +536,15 @@ impl PiAgent {
             )
         } else if let Some(error) = state.error.clone() {
             (AgentOutcome::Failed, Some(error))
+        } else if exit_code == Some(0)
+            && state.tool_calls == 0
+            && state.text.as_deref().is_none_or(|t| t.trim().is_empty())
+        {
+            // A model that answered HTTP 200 with nothing in it: the agent did nothing.
+            (
+                AgentOutcome::Failed,
+                Some("the agent finished with no text and no tool calls".to_owned()),
+            )
         } else if exit_code == Some(0) {
             (AgentOutcome::Finished, None)
         } else {

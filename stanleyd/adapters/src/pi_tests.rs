@@ -79,3 +79,28 @@ fn stderr_summary_skips_warnings_and_indented_lines() {
     );
     assert_eq!(stderr_summary("\n\n"), None);
 }
+
+#[test]
+fn the_version_probe_is_redone_when_the_binary_changes_in_place() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("pi");
+    let install = |version: &str| {
+        // A new file at the same path, as npm writes one (a new inode).
+        let tmp = dir.path().join("pi.new");
+        std::fs::write(&tmp, format!("#!/bin/sh\necho {version}\n")).unwrap();
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::rename(&tmp, &bin).unwrap();
+    };
+    let env: HashMap<String, String> = [("PATH".to_owned(), "/usr/bin:/bin".to_owned())].into();
+    install("1.6.0");
+    assert!(
+        supports_no_approve(&bin, &env),
+        "the 1.x line takes --no-approve"
+    );
+    install("0.73.1");
+    assert!(
+        !supports_no_approve(&bin, &env),
+        "a 0.73 binary at the same path is probed again"
+    );
+}
