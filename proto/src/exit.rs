@@ -25,6 +25,8 @@ pub enum Exit {
     Output = 74,
     /// Jev refused the key (`EX_NOPERM`).
     Permission = 77,
+    /// `stanleyctl doctor` found a failing check (`EX_CONFIG`).
+    Config = 78,
     /// Interrupted (SIGINT, 128 + 2).
     Interrupted = 130,
     /// Terminated (SIGTERM, 128 + 15).
@@ -33,7 +35,7 @@ pub enum Exit {
 
 impl Exit {
     /// Every code, in order.
-    pub const ALL: [Exit; 11] = [
+    pub const ALL: [Exit; 12] = [
         Exit::Complete,
         Exit::Incomplete,
         Exit::BudgetExhausted,
@@ -43,6 +45,7 @@ impl Exit {
         Exit::Internal,
         Exit::Output,
         Exit::Permission,
+        Exit::Config,
         Exit::Interrupted,
         Exit::Terminated,
     ];
@@ -239,7 +242,7 @@ mod tests {
             }
         }
         let codes: Vec<u8> = Exit::ALL.iter().map(|e| e.code()).collect();
-        assert_eq!(codes, [0, 10, 12, 64, 65, 69, 70, 74, 77, 130, 143]);
+        assert_eq!(codes, [0, 10, 12, 64, 65, 69, 70, 74, 77, 78, 130, 143]);
         let kinds: Vec<u8> = ErrorKind::ALL.iter().map(|k| k.exit().code()).collect();
         assert_eq!(kinds, [64, 65, 65, 69, 70, 77, 69, 69, 130, 143]);
         let flow: Vec<u8> = FlowCode::ALL.iter().map(|e| e.code()).collect();

@@ -5,6 +5,7 @@ mod agent;
 mod check;
 mod cli;
 mod diffs;
+mod doctor;
 mod faults;
 mod find;
 mod flow_run;

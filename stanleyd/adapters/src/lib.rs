@@ -12,6 +12,7 @@ pub mod queue;
 pub mod records;
 pub mod redact;
 mod redact_keys;
+pub mod tools;
 pub mod trust;
 pub mod workflow_host;
 pub mod workspace;

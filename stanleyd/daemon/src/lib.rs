@@ -3,6 +3,7 @@
 
 mod compose;
 mod discovery;
+mod doctor;
 mod error;
 mod flow;
 mod logging;

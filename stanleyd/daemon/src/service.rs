@@ -135,6 +135,15 @@ impl Stanley for StanleyService {
         Ok(Response::new(ReceiverStream::new(rx)))
     }
 
+    async fn diagnose(
+        &self,
+        request: Request<v1::DiagnoseRequest>,
+    ) -> Result<Response<v1::DiagnoseResponse>, Status> {
+        let settings = crate::settings::RequestSettings::parse(&request.into_inner().env);
+        let checks = crate::doctor::diagnose(&self.state, &settings).await;
+        Ok(Response::new(v1::DiagnoseResponse { checks }))
+    }
+
     async fn stop_daemon(
         &self,
         request: Request<StopDaemonRequest>,

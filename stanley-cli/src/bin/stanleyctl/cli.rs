@@ -109,6 +109,9 @@ pub(crate) fn command() -> Command {
                 ),
         )
         .subcommand(Command::new("untrust").about("Remove this worktree's trust"))
+        .subcommand(Command::new("doctor").about(
+            "Check the setup: key and Jev, model, daemon, runtime folder, Node.js, Pi, git, repository (exit 78 when a check fails)",
+        ))
         .subcommand(
             Command::new("candidates")
                 .about("Workflows drafted by the improvement queue")

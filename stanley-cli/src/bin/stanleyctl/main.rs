@@ -4,6 +4,7 @@
 
 mod cli;
 mod daemon;
+mod doctor;
 mod flow;
 mod queue;
 
@@ -102,6 +103,9 @@ fn main() -> ExitCode {
                 Err(e) => fail(&e),
             }
         });
+    }
+    if let Some(("doctor", _)) = matches.subcommand() {
+        return doctor::doctor(&target, json);
     }
     if let Some(("hook", sub)) = matches.subcommand() {
         let event = sub.get_one::<String>("event").cloned().unwrap_or_default();

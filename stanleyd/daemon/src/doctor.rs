@@ -1,0 +1,312 @@
+//! `stanleyctl doctor` on the daemon's side: each part of the setup a request would use, checked
+//! with the request's own environment, as `ok`, `warn` or `fail` with what to do. The key is
+//! checked by one small real request to Jev; it is never shown.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use stanley_adapters::tools::{on_path, package_of, satisfies, version_of};
+use stanley_adapters::workflow_host::locate;
+use stanley_adapters::{HttpJev, JevConfig};
+use stanley_core::{Jev, JevRequest, JevTrouble, Question, Questions};
+use stanley_proto::v1::Check;
+use stanley_workflows::ports::Redactor;
+
+use crate::settings::RequestSettings;
+use crate::state::DaemonState;
+
+/// How long the Jev probe may take.
+const JEV_PROBE_TIMEOUT: Duration = Duration::from_secs(15);
+
+fn check(name: &str, state: &str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
+    Check {
+        name: name.into(),
+        state: state.into(),
+        detail: detail.into(),
+        fix: fix.into(),
+    }
+}
+
+/// Every check, in the order a person would fix them.
+pub(crate) async fn diagnose(state: &DaemonState, settings: &RequestSettings) -> Vec<Check> {
+    let mut checks = jev_checks(state, settings).await;
+    let node = node_check(state, settings).await;
+    let node_version = node.1.clone();
+    checks.push(node.0);
+    checks.push(pi_check(settings, node_version.as_deref()));
+    checks.push(git_check(settings).await);
+    checks.push(repository_check(state));
+    checks
+}
+
+async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let Some(key) = &settings.jev.api_key else {
+        checks.push(check(
+            "key",
+            "fail",
+            "TYPESAFE_API_KEY is not set",
+            "export TYPESAFE_API_KEY=<your TypeSafe key>",
+        ));
+        return checks;
+    };
+    checks.push(check(
+        "key",
+        "ok",
+        format!(
+            "TYPESAFE_API_KEY is set ({} characters)",
+            key.chars().count()
+        ),
+        "",
+    ));
+    let config = match JevConfig::from_settings(&settings.jev) {
+        Ok(c) => c,
+        Err(e) => {
+            checks.push(check(
+                "model",
+                "fail",
+                e.to_string(),
+                "fix the variable it names",
+            ));
+            return checks;
+        }
+    };
+    checks.push(check(
+        "model",
+        "ok",
+        format!("Jev model {}", config.model),
+        "",
+    ));
+    let base = config.base_url.clone();
+    let model = config.model.clone();
+    let jev: Arc<dyn Jev> = Arc::new(HttpJev::with_shared(config, &state.http));
+    let request = JevRequest {
+        model,
+        state: json!({"check": "stanleyctl doctor: is the key accepted?"}),
+        questions: Questions::new()
+            .with("ok", Question::noul("Answer yes.", "yes", "no"))
+            .to_json(),
+    };
+    let started = Instant::now();
+    let answer =
+        tokio::time::timeout(JEV_PROBE_TIMEOUT, jev.ask(&request, JEV_PROBE_TIMEOUT)).await;
+    let ms = started.elapsed().as_millis();
+    checks.push(match answer {
+        Ok(Ok(_)) => check(
+            "jev",
+            "ok",
+            format!("{base} answered in {ms} ms; the key was accepted"),
+            "",
+        ),
+        Ok(Err(error)) => {
+            let detail = settings.redactor().text(&error.message).0;
+            match JevTrouble::from_error(&error, 1, started.elapsed(), &detail) {
+                Some(JevTrouble::Auth { status }) => check(
+                    "jev",
+                    "fail",
+                    format!(
+                        "{base} refused the key in TYPESAFE_API_KEY{}",
+                        status.map(|s| format!(" (HTTP {s})")).unwrap_or_default()
+                    ),
+                    "check that TYPESAFE_API_KEY holds your current key, whole",
+                ),
+                Some(JevTrouble::Unreachable { detail }) => check(
+                    "jev",
+                    "fail",
+                    format!(
+                        "cannot reach {base}: {}",
+                        detail.rsplit(": ").next().unwrap_or(&detail)
+                    ),
+                    "check TYPESAFE_BASE_URL and your network",
+                ),
+                Some(trouble @ JevTrouble::Unavailable { .. }) => check(
+                    "jev",
+                    "warn",
+                    format!("{trouble} at {base}"),
+                    "try again later",
+                ),
+                None => check("jev", "warn", format!("{base}: {detail}"), ""),
+            }
+        }
+        Err(_) => check(
+            "jev",
+            "warn",
+            format!(
+                "{base} did not answer within {} s",
+                JEV_PROBE_TIMEOUT.as_secs()
+            ),
+            "try again later",
+        ),
+    });
+    checks
+}
+
+/// The `node` check and the version it found.
+async fn node_check(state: &DaemonState, settings: &RequestSettings) -> (Check, Option<String>) {
+    let path = settings.agent.path.as_deref();
+    let Some(node) = on_path("node", path) else {
+        return (
+            check(
+                "node",
+                "warn",
+                "Node.js (`node`) is not on PATH: repository workflows are off",
+                "install Node.js 20 or newer (22.19 or newer for the current Pi)",
+            ),
+            None,
+        );
+    };
+    let version = match version_of(&node, path).await {
+        Ok(v) => v,
+        Err(e) => return (check("node", "fail", e, "reinstall Node.js"), None),
+    };
+    let dir = settings
+        .workflow_host
+        .clone()
+        .or_else(|| state.config.workflow_host.clone());
+    let host = locate(
+        dir.as_deref().and_then(|d| d.to_str()),
+        &std::env::current_exe().unwrap_or_default(),
+    );
+    let c = match host {
+        Ok(files) => {
+            let tsx = files
+                .loader
+                .ancestors()
+                .nth(2)
+                .and_then(|d| std::fs::read_to_string(d.join("package.json")).ok())
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                .and_then(|j| j["version"].as_str().map(str::to_owned))
+                .unwrap_or_else(|| "?".into());
+            check(
+                "node",
+                "ok",
+                format!(
+                    "Node.js {version} at {}; workflow host at {}, tsx {tsx}",
+                    node.display(),
+                    files
+                        .script
+                        .parent()
+                        .and_then(|p| p.parent())
+                        .and_then(|p| std::fs::canonicalize(p).ok())
+                        .unwrap_or_else(|| files.script.clone())
+                        .display()
+                ),
+                "",
+            )
+        }
+        Err(e) => check(
+            "node",
+            "warn",
+            format!("Node.js {version}, but {e}"),
+            "run scripts/install",
+        ),
+    };
+    (c, Some(version))
+}
+
+fn pi_check(settings: &RequestSettings, node: Option<&str>) -> Check {
+    let Some(bin) = stanley_adapters::pi::find_pi(&settings.agent) else {
+        return check(
+            "pi",
+            "warn",
+            "the Pi coding agent is not installed: requests no built-in handles are not delegated",
+            "npm install -g @earendil-works/pi-coding-agent (Node.js 22.19+), or @mariozechner/pi-coding-agent@0.73 on Node.js 20",
+        );
+    };
+    let Some(package) = package_of(&bin) else {
+        return check(
+            "pi",
+            "ok",
+            format!("Pi at {} (its package could not be read)", bin.display()),
+            "",
+        );
+    };
+    let line = if package.version.starts_with("0.") {
+        "0.x line"
+    } else {
+        "current line"
+    };
+    let detail = format!(
+        "{} {} ({line}) at {}",
+        package.name,
+        package.version,
+        bin.display()
+    );
+    match (&package.node, node) {
+        (Some(range), Some(have)) if !satisfies(have, range) => check(
+            "pi",
+            "fail",
+            format!("{detail} needs Node.js {range}, but node on PATH is {have}"),
+            "install Node.js 22.19 or newer, or use @mariozechner/pi-coding-agent@0.73 on this Node.js",
+        ),
+        (_, None) => check(
+            "pi",
+            "fail",
+            format!("{detail}, but there is no node on PATH to run it"),
+            "install Node.js",
+        ),
+        _ => check("pi", "ok", detail, ""),
+    }
+}
+
+async fn git_check(settings: &RequestSettings) -> Check {
+    let path = settings.agent.path.as_deref();
+    match on_path("git", path) {
+        Some(git) => match version_of(&git, path).await {
+            Ok(v) => check("git", "ok", v, ""),
+            Err(e) => check("git", "warn", e, "reinstall git"),
+        },
+        None => check(
+            "git",
+            "warn",
+            "git is not on PATH (Stanley reads the repository itself; coding agents use git)",
+            "install git",
+        ),
+    }
+}
+
+fn repository_check(state: &DaemonState) -> Check {
+    let root = &state.config.files.root;
+    let probe = state.config.files.dir.join("doctor.probe");
+    let writable = stanley_adapters::records::write_atomic(&probe, b"ok\n")
+        .and_then(|()| std::fs::remove_file(&probe));
+    if let Err(e) = writable {
+        return check(
+            "repository",
+            "fail",
+            format!(
+                "cannot write under {}: {e}",
+                root.join(".stanley").display()
+            ),
+            "free disk space, or fix the permissions of .stanley/",
+        );
+    }
+    match (&state.queue, &state.queue_problem) {
+        (Some(q), _) => {
+            use stanley_workflows::improve::JobQueue;
+            let jobs = q.list().map(|j| j.len()).unwrap_or(0);
+            check(
+                "repository",
+                "ok",
+                format!(
+                    "{} is writable; the improvement queue holds {jobs} job(s)",
+                    root.join(".stanley").display()
+                ),
+                "",
+            )
+        }
+        (None, Some((why, _))) => check(
+            "repository",
+            "fail",
+            why.clone(),
+            "move .stanley/state/ aside (it is rebuilt empty)",
+        ),
+        (None, None) => check(
+            "repository",
+            "fail",
+            "the improvement queue is not open",
+            "",
+        ),
+    }
+}
