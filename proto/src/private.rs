@@ -147,34 +147,60 @@ pub fn ensure_private_dir(path: &Path) -> Result<(), Unsafe> {
     }
 }
 
-/// Checks a socket path without following links: `Ok(false)` when nothing is there, `Ok(true)`
-/// when it is a socket owned by the caller.
-pub fn check_socket(path: &Path) -> Result<bool, Unsafe> {
-    let Some(meta) = lstat(
-        path,
-        "is a symbolic link, not the daemon's socket",
-        Place::ForeignSocket,
-    )?
-    else {
-        return Ok(false);
+/// What is at a socket path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SocketAt {
+    /// Nothing.
+    Missing,
+    /// A socket owned by the caller.
+    Socket,
+    /// A leftover of the caller's own: a dangling link, or a file that is not a socket. The
+    /// daemon removes it before it binds; a client treats it as no daemon.
+    Leftover,
+}
+
+/// Checks a socket path without following links. A link that points somewhere, or anything
+/// owned by another user, is refused.
+pub fn check_socket(path: &Path) -> Result<SocketAt, Unsafe> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(SocketAt::Missing),
+        Err(e) => return Err(Unsafe::new(path, format!("cannot be inspected: {e}"))),
     };
-    if !meta.file_type().is_socket() {
-        return Err(Unsafe::at(path, "is not a socket", Place::ForeignSocket));
-    }
     if meta.uid() != current_uid() {
         return Err(foreign(path, meta.uid(), Place::ForeignSocket));
     }
-    Ok(true)
+    if meta.file_type().is_symlink() {
+        // A dangling link of ours is a leftover; one that leads somewhere is never followed.
+        return if fs::metadata(path).is_err() {
+            Ok(SocketAt::Leftover)
+        } else {
+            Err(Unsafe::at(
+                path,
+                "is a symbolic link, not the daemon's socket",
+                Place::ForeignSocket,
+            ))
+        };
+    }
+    if !meta.file_type().is_socket() {
+        return if meta.is_file() {
+            Ok(SocketAt::Leftover)
+        } else {
+            Err(Unsafe::at(path, "is not a socket", Place::ForeignSocket))
+        };
+    }
+    Ok(SocketAt::Socket)
 }
 
-/// Checks the socket's folder and the socket itself, as a client does before connecting.
+/// Checks the socket's folder and the socket itself, as a client does before connecting:
+/// `true` when there is a socket of the caller's to connect to.
 pub fn check_socket_path(socket: &Path) -> Result<bool, Unsafe> {
     if let Some(dir) = socket.parent()
         && !check_private_dir(dir)?
     {
         return Ok(false);
     }
-    check_socket(socket)
+    Ok(check_socket(socket)? == SocketAt::Socket)
 }
 
 /// Checks that the process on the other end of a connected socket runs as the caller's uid.
@@ -300,9 +326,9 @@ mod tests {
     fn socket_rules() {
         let tmp = tempfile::tempdir().unwrap();
         let sock = tmp.path().join("x.sock");
-        assert_eq!(check_socket(&sock), Ok(false));
+        assert_eq!(check_socket(&sock), Ok(SocketAt::Missing));
         let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
-        assert_eq!(check_socket(&sock), Ok(true));
+        assert_eq!(check_socket(&sock), Ok(SocketAt::Socket));
         let link = tmp.path().join("y.sock");
         symlink(&sock, &link).unwrap();
         assert!(
@@ -311,10 +337,23 @@ mod tests {
                 .problem
                 .contains("symbolic link")
         );
+        // Leftovers of our own: a file that is not a socket, a dangling link.
         let plain = tmp.path().join("z.sock");
         fs::write(&plain, "").unwrap();
+        assert_eq!(check_socket(&plain), Ok(SocketAt::Leftover));
+        let dangling = tmp.path().join("d.sock");
+        symlink(tmp.path().join("gone"), &dangling).unwrap();
+        assert_eq!(check_socket(&dangling), Ok(SocketAt::Leftover));
+        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o700)).unwrap();
+        assert_eq!(
+            check_socket_path(&dangling),
+            Ok(false),
+            "a client sees no daemon"
+        );
+        let folder = tmp.path().join("f.sock");
+        fs::create_dir(&folder).unwrap();
         assert!(
-            check_socket(&plain)
+            check_socket(&folder)
                 .unwrap_err()
                 .problem
                 .contains("not a socket")

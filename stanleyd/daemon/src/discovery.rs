@@ -132,9 +132,18 @@ pub fn prepare(files: DaemonFiles, started_at: String) -> Result<Prepared, Daemo
 /// Removes a socket left by a dead daemon: only when connecting to it is refused. A socket that
 /// answers belongs to a live daemon.
 fn clear_stale_socket(files: &DaemonFiles) -> Result<(), DaemonError> {
-    // A link or another user's socket at our path is refused rather than removed or followed.
-    if !stanley_proto::private::check_socket(&files.socket)? {
-        return Ok(());
+    // Another user's file, or a link that leads somewhere, is refused rather than removed or
+    // followed; a leftover of ours (a dangling link, a plain file) is removed.
+    use stanley_proto::private::SocketAt;
+    match stanley_proto::private::check_socket(&files.socket)? {
+        SocketAt::Missing => return Ok(()),
+        SocketAt::Leftover => {
+            tracing::info!(socket = %files.socket.display(), "removing a leftover at the socket path");
+            return fs::remove_file(&files.socket).map_err(DaemonError::io(
+                "cannot remove the leftover at the socket path",
+            ));
+        }
+        SocketAt::Socket => {}
     }
     match UnixStream::connect(&files.socket) {
         Ok(_) => Err(DaemonError::AlreadyRunning(files.root.clone())),
@@ -150,19 +159,37 @@ fn clear_stale_socket(files: &DaemonFiles) -> Result<(), DaemonError> {
     }
 }
 
+/// Whose `daemon.json` is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Owner {
+    /// It names this process and socket.
+    Us,
+    /// It names another daemon, or is gone: a takeover (or a person removed it).
+    Other,
+    /// It could not be read right now (out of file descriptors, an I/O error): not a takeover.
+    Unknown(String),
+}
+
 /// Whether `daemon.json` still names this process.
-pub(crate) fn still_ours(files: &DaemonFiles) -> bool {
-    fs::read(files.info())
-        .ok()
-        .and_then(|b| serde_json::from_slice::<DaemonInfo>(&b).ok())
-        .is_some_and(|info| {
-            info.pid == std::process::id() && Path::new(&info.socket) == files.socket
-        })
+pub(crate) fn owner(files: &DaemonFiles) -> Owner {
+    let bytes = match fs::read(files.info()) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Owner::Other,
+        Err(e) => return Owner::Unknown(e.to_string()),
+    };
+    match serde_json::from_slice::<DaemonInfo>(&bytes) {
+        Ok(info) if info.pid == std::process::id() && Path::new(&info.socket) == files.socket => {
+            Owner::Us
+        }
+        Ok(_) => Owner::Other,
+        // A torn write by a daemon taking over, or a corrupted file: not ours any more.
+        Err(_) => Owner::Other,
+    }
 }
 
 /// Removes the socket and `daemon.json` if they are still ours.
 pub(crate) fn cleanup(files: &DaemonFiles) {
-    if still_ours(files) {
+    if owner(files) == Owner::Us {
         let _ = fs::remove_file(&files.socket);
         let _ = fs::remove_file(files.info());
     }

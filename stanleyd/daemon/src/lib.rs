@@ -2,6 +2,7 @@
 //! request and runs the selected workflow. `main` only wires; tests call [`run`] in-process.
 
 mod compose;
+mod connections;
 mod discovery;
 mod doctor;
 mod error;

@@ -11,9 +11,9 @@ use std::time::Duration;
 use futures::StreamExt;
 use stanley_core::{BudgetLimits, Cancel};
 use stanley_proto::v1::stanley_server::StanleyServer;
-use tokio::net::{UnixListener, UnixStream};
+use tokio::net::UnixListener;
 
-use crate::discovery::{DaemonFiles, cleanup, still_ours};
+use crate::discovery::{DaemonFiles, Owner, cleanup, owner};
 use crate::error::DaemonError;
 use crate::service::StanleyService;
 use crate::state::DaemonState;
@@ -42,6 +42,8 @@ pub struct DaemonConfig {
     /// The per-user trust file (`None`: nothing is trusted unless a request sets
     /// `STANLEY_TRUST_WORKTREE`). `main` derives it from `XDG_STATE_HOME` or `HOME`.
     pub trust_file: Option<PathBuf>,
+    /// How long a connection may stay silent before its first byte (tests lower it).
+    pub silent_connection: Duration,
     /// The longest a single Jev call may take (fixed policy per call site; tests lower it).
     pub jev_timeout_cap: Option<Duration>,
     /// The workflow host folder for requests that do not set `STANLEY_WORKFLOW_HOST` (`main`
@@ -62,6 +64,7 @@ impl DaemonConfig {
             trust_file: None,
             workflow_host: None,
             jev_timeout_cap: None,
+            silent_connection: crate::connections::SILENT_CONNECTION,
         }
     }
 
@@ -69,31 +72,6 @@ impl DaemonConfig {
     pub fn root(&self) -> &PathBuf {
         &self.files.root
     }
-}
-
-/// Accepts connections from the daemon's own user only (`SO_PEERCRED`).
-fn incoming(listener: UnixListener) -> impl futures::Stream<Item = std::io::Result<UnixStream>> {
-    let uid = stanley_proto::socket::current_uid();
-    futures::stream::unfold(listener, move |listener| async move {
-        loop {
-            match listener.accept().await {
-                Ok((stream, _)) => match stream.peer_cred() {
-                    Ok(cred) if cred.uid() == uid => return Some((Ok(stream), listener)),
-                    Ok(cred) => tracing::warn!(
-                        peer_uid = cred.uid(),
-                        "refused a connection from another user"
-                    ),
-                    Err(e) => {
-                        tracing::warn!(error = %e, "refused a connection without peer credentials")
-                    }
-                },
-                Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            }
-        }
-    })
 }
 
 /// Serves until shut down. Call from inside a Tokio runtime.
@@ -130,15 +108,27 @@ pub async fn run(
     let ended = async move {
         let tick = (idle / 4).clamp(Duration::from_millis(20), Duration::from_secs(2));
         let watch = async {
+            let mut unreadable = false;
             loop {
                 tokio::time::sleep(tick).await;
                 if watcher_state.idle_for() >= idle {
                     tracing::info!(idle_ms = idle.as_millis() as u64, "idle; shutting down");
                     return;
                 }
-                if watch_info && !still_ours(&files) {
-                    tracing::info!("daemon.json names another daemon; shutting down");
-                    return;
+                if watch_info {
+                    match owner(&files) {
+                        Owner::Us => unreadable = false,
+                        Owner::Other => {
+                            tracing::info!("daemon.json names another daemon; shutting down");
+                            return;
+                        }
+                        // Out of descriptors, say: that is no takeover; keep serving.
+                        Owner::Unknown(e) if !unreadable => {
+                            unreadable = true;
+                            tracing::warn!(error = %e, "cannot read daemon.json; still serving");
+                        }
+                        Owner::Unknown(_) => {}
+                    }
                 }
             }
         };
@@ -172,7 +162,10 @@ pub async fn run(
         .add_service(queue)
         .add_service(flows)
         .add_service(trust)
-        .serve_with_incoming_shutdown(incoming(listener).boxed(), signal);
+        .serve_with_incoming_shutdown(
+            crate::connections::incoming(listener, config.silent_connection).boxed(),
+            signal,
+        );
     tokio::pin!(server);
     let result = tokio::select! {
         r = &mut server => r,

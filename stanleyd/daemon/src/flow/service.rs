@@ -26,6 +26,8 @@ use crate::settings::RequestSettings;
 use crate::state::DaemonState;
 
 const MAX_GOAL_CHARS: usize = 500;
+/// How long an interrupted run gets to stop Pi and its tools (Pi's own grace is 5 s).
+const INTERRUPT_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// The service implementation.
 pub(crate) struct FlowService {
@@ -86,12 +88,20 @@ impl Flows for FlowService {
                 let _ = progress.try_send(event(run_flow_event::Event::Progress(line)));
             };
             let run = supervise(&state, &settings, &cancel, &say);
+            tokio::pin!(run);
             let ended = tokio::select! {
-                ended = run => ended,
+                ended = &mut run => ended,
                 () = tx.closed() => {
-                    // The client went away: that interrupts the run (Pi is stopped on drop).
+                    // The client went away (Ctrl-C, SIGTERM, a dropped connection): the same
+                    // path as `flow stop`. The supervisor sees the cancel, stops Pi and every
+                    // tool process it started, and returns; it is awaited, not dropped, so that
+                    // path runs to its end.
                     cancel.cancel();
                     tracing::info!("flow client disconnected; run interrupted");
+                    match tokio::time::timeout(INTERRUPT_GRACE, &mut run).await {
+                        Ok(ended) => tracing::info!(code = ended.code.code(), "flow run ended after its client left"),
+                        Err(_) => tracing::warn!("the interrupted flow run did not end within the grace period"),
+                    }
                     return;
                 }
             };
