@@ -10,6 +10,7 @@ mod faults;
 mod find;
 mod flow_run;
 mod flows;
+mod full_disk;
 mod golden;
 mod grpc;
 mod hooks;

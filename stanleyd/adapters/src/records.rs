@@ -196,6 +196,8 @@ pub struct FsRecorder {
     relative: String,
     redactor: Arc<dyn Redactor>,
     lock: Mutex<()>,
+    /// The first write that failed.
+    failed: Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for FsRecorder {
@@ -219,6 +221,7 @@ impl FsRecorder {
             relative: format!(".stanley/runs/{run_id}"),
             redactor,
             lock: Mutex::new(()),
+            failed: Mutex::new(None),
         })
     }
 
@@ -229,6 +232,10 @@ impl FsRecorder {
     fn report(&self, name: &str, result: io::Result<()>) {
         if let Err(e) = result {
             tracing::warn!(file = %self.dir.join(name).display(), error = %e, "could not write a run record");
+            let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+            if failed.is_none() {
+                *failed = Some(format!("{}/{name}: {e}", self.relative));
+            }
         }
     }
 }
@@ -252,6 +259,13 @@ impl RunRecorder for FsRecorder {
 
     fn artifact(&self) -> Option<String> {
         Some(self.relative.clone())
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 

@@ -6,11 +6,20 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use stanley_adapters::SecretRedactor;
 use stanley_workflows::ports::Redactor;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
+
+/// Log lines that could not be written since the daemon started (reported by `GetStatus`).
+static WRITE_ERRORS: AtomicU64 = AtomicU64::new(0);
+
+/// How many log lines could not be written since the daemon started.
+pub(crate) fn write_errors() -> u64 {
+    WRITE_ERRORS.load(Ordering::Relaxed)
+}
 
 /// The log file behind a redactor.
 struct RedactingLog {
@@ -41,8 +50,11 @@ impl Drop for EventWriter<'_> {
         let text = String::from_utf8_lossy(&self.buffer);
         let (clean, _) = self.log.redactor.text(&text);
         let mut file = self.log.file.lock().unwrap_or_else(|e| e.into_inner());
-        // A log line that cannot be written is dropped; the daemon keeps serving.
-        let _ = file.write_all(clean.as_bytes());
+        // A log line that cannot be written (a full disk) is dropped and counted: the daemon
+        // keeps serving, and `stanleyctl daemon status` says lines are missing.
+        if file.write_all(clean.as_bytes()).is_err() {
+            WRITE_ERRORS.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 

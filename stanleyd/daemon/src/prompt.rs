@@ -540,21 +540,32 @@ pub(crate) async fn route(
     }
 }
 
-fn recorder(ctx: &Ctx<'_>, id: &str) -> Result<Arc<dyn RunRecorder>, RequestError> {
+/// The run's recorder. A link planted under `.stanley/` refuses the request (the repository's
+/// fault); any other failure (a full disk) runs it without records, and the request says so.
+async fn recorder(
+    ctx: &Ctx<'_>,
+    id: &str,
+    events: &Events,
+) -> Result<Arc<dyn RunRecorder>, RequestError> {
     if ctx.no_persist {
         return Ok(Arc::new(NoRecords));
     }
     let redactor: Arc<dyn Redactor> = ctx.redactor.clone();
-    FsRecorder::create(&ctx.state.config.files.root, id, redactor)
-        .map(|r| Arc::new(r) as Arc<dyn RunRecorder>)
-        .map_err(|e| {
-            // A link planted under `.stanley/` is the repository's fault, not ours.
-            if e.kind() == std::io::ErrorKind::InvalidInput {
-                RequestError::input(format!("cannot write run records: {e}"))
-            } else {
-                RequestError::internal(format!("cannot write run records: {e}"))
-            }
-        })
+    match FsRecorder::create(&ctx.state.config.files.root, id, redactor) {
+        Ok(r) => Ok(Arc::new(r)),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Err(RequestError::input(
+            format!("cannot write run records: {e}"),
+        )),
+        Err(e) => {
+            tracing::warn!(error = %e, "run records off for this request");
+            events
+                .warning(format!(
+                    "run records could not be written ({e}); the result is not recorded"
+                ))
+                .await;
+            Ok(Arc::new(NoRecords))
+        }
+    }
 }
 
 /// Hands the request to the coding agent, guarding `.stanley/workflows/` while it runs.
@@ -808,7 +819,7 @@ async fn run_plan(
     };
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let run_name = run_id(name, &clock.now(), &random_hex6());
-    let recorder = recorder(ctx, &run_name)?;
+    let recorder = recorder(ctx, &run_name, events).await?;
     let mut run = Run::start(
         run_name,
         &format!("{name}@1"),

@@ -80,6 +80,7 @@ impl Stanley for StanleyService {
                 .filter(|b| b.implemented)
                 .map(|b| b.id.to_owned())
                 .collect(),
+            log_write_errors: crate::logging::write_errors(),
         }))
     }
 

@@ -34,6 +34,11 @@ pub trait RunRecorder: Send + Sync {
     fn append(&self, name: &str, value: &Value);
     /// The run folder relative to the repository root, or None when not persisted.
     fn artifact(&self) -> Option<String>;
+    /// The first write that failed (a full disk, say), if one did: the run goes on without
+    /// that record and the request says so.
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A recorder that keeps nothing (`--no-persist`).

@@ -243,6 +243,14 @@ impl Run {
         });
         self.recorder.write_json("packet.json", &packet);
         self.write_manifest(status.as_str());
+        let mut packet = packet;
+        if let Some(failure) = self.recorder.failure() {
+            // The answer stands; its record on disk does not. Say so rather than point at a
+            // folder that is missing files.
+            if let Some(limits) = packet["limits"].as_array_mut() {
+                limits.push(json!(format!("the run record is incomplete: {failure}")));
+            }
+        }
         Packet {
             status,
             json: packet,

@@ -32,13 +32,14 @@ pub(crate) fn daemon(target: &Target, sub: &clap::ArgMatches, json: bool) -> Exi
                 Err(e) => fail(&e),
                 Ok(Some((_, s))) if json => {
                     stanley_cli::outln!(
-                        "{{\"running\":true,\"pid\":{},\"daemonVersion\":\"{}\",\"protocolVersion\":{},\"root\":{},\"uptimeMs\":{},\"activeRequests\":{}}}",
+                        "{{\"running\":true,\"pid\":{},\"daemonVersion\":\"{}\",\"protocolVersion\":{},\"root\":{},\"uptimeMs\":{},\"activeRequests\":{},\"logWriteErrors\":{}}}",
                         s.pid,
                         s.daemon_version,
                         s.protocol_version,
                         stanley_cli::render::json_string(&s.root),
                         s.uptime_ms,
-                        s.active_requests
+                        s.active_requests,
+                        s.log_write_errors
                     );
                     ExitCode::SUCCESS
                 }
@@ -56,6 +57,13 @@ pub(crate) fn daemon(target: &Target, sub: &clap::ArgMatches, json: bool) -> Exi
                         s.active_requests,
                         s.workflows.join(", ")
                     );
+                    if s.log_write_errors > 0 {
+                        stanley_cli::outln!(
+                            "warning: {} log line(s) could not be written to {} (is the disk full?)",
+                            s.log_write_errors,
+                            target.log().display()
+                        );
+                    }
                     ExitCode::SUCCESS
                 }
                 Ok(None) => {
