@@ -452,6 +452,111 @@ fn a_delegation_queues_one_durable_improvement_job() {
     assert_eq!(show.code, 65, "{show:?}");
 }
 
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Two delegations queue two jobs; the daemon is stopped; `damage` breaks `.stanley/state/`;
+/// the next request and `stanleyctl queue list` report the recovery and both jobs are back.
+fn queue_recovers_from(damage: impl Fn(&std::path::Path)) {
+    let (env, _scratch) = agent_env("finished");
+    let repo = changed_repo();
+    let requests = ["Audit the TODO comments", "List the flaky tests"];
+    let mut ids: Vec<String> = requests
+        .iter()
+        .map(|r| stanley_workflows::improve::job_id(r))
+        .collect();
+    ids.sort();
+    for request in requests {
+        let out = env.stanley(&repo, &[request, "--json"]);
+        assert_eq!(out.code, 0, "{out:?}");
+    }
+    let stop = env.stanleyctl(&repo, &["daemon", "stop"]);
+    assert_eq!(stop.code, 0, "{stop:?}");
+    damage(&repo.root().join(".stanley/state"));
+
+    let out = env.stanley(&repo, &["Audit the TODO comments", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("warning: the improvement queue was damaged")
+            && out
+                .stderr
+                .contains("the broken copy is in .stanley/state.corrupt-")
+            && ids.iter().all(|id| out.stderr.contains(id)),
+        "{}",
+        out.stderr
+    );
+    let list = env.stanleyctl(&repo, &["queue", "list", "--json"]);
+    assert_eq!(list.code, 0, "{list:?}");
+    let jobs: Value = serde_json::from_str(&list.stdout).unwrap();
+    let mut listed: Vec<String> = jobs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["id"].as_str().unwrap().to_owned())
+        .collect();
+    listed.sort();
+    assert_eq!(listed, ids);
+    assert!(
+        list.stderr
+            .contains("stanleyctl: warning: the improvement queue was damaged"),
+        "{list:?}"
+    );
+    let kept: Vec<_> = std::fs::read_dir(repo.root().join(".stanley"))
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("state.corrupt-")
+        })
+        .collect();
+    assert_eq!(kept.len(), 1);
+    assert!(kept[0].path().join("recovery.json").is_file());
+    // Said once per damage on requests; the listing keeps saying it until the copy is removed.
+    let again = env.stanley(&repo, &["Audit the TODO comments", "--json"]);
+    assert!(!again.stderr.contains("was damaged"), "{again:?}");
+    std::fs::remove_dir_all(kept[0].path()).unwrap();
+    let list = env.stanleyctl(&repo, &["queue", "list"]);
+    assert!(!list.stderr.contains("was damaged"), "{list:?}");
+}
+
+#[test]
+fn a_truncated_queue_is_recovered_and_reported() {
+    queue_recovers_from(|state| {
+        for file in files_under(state) {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&file)
+                .unwrap()
+                .set_len(0)
+                .unwrap();
+        }
+    });
+}
+
+#[test]
+fn a_bit_flipped_queue_is_recovered_and_reported() {
+    queue_recovers_from(|state| {
+        let db = state.join("db");
+        let mut bytes = std::fs::read(&db).unwrap();
+        for i in (0..bytes.len()).step_by(61) {
+            bytes[i] ^= 0x5a;
+        }
+        std::fs::write(&db, &bytes).unwrap();
+    });
+}
+
 #[test]
 fn the_improvement_loop_drafts_validates_and_promotes_a_workflow() {
     let (mut env, scratch) = agent_env("finished");

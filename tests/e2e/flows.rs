@@ -79,3 +79,68 @@ fn a_bad_flow_file_exits_3_naming_the_json_path() {
     assert_eq!(out.code, 3, "{out:?}");
     assert!(out.stderr.contains("colour: unknown key"), "{}", out.stderr);
 }
+
+#[test]
+fn a_torn_journal_is_kept_aside_and_reported_and_the_flow_starts_again() {
+    let env = TestEnv::new();
+    let repo = changed_repo();
+    let init = env.stanleyctl(&repo, &["flow", "init", "Add a --verbose flag to the CLI"]);
+    assert_eq!(init.code, 0, "{init:?}");
+    let flow = stanley_workflows::flow::parse_flow(
+        &std::fs::read_to_string(repo.root().join(".stanley/flow.json")).unwrap(),
+    )
+    .unwrap();
+    let journal = stanley_workflows::flow::state::FlowState::new(&flow, "2026-11-30T10:00:00.000Z");
+    let text = serde_json::to_string_pretty(&journal).unwrap();
+    // Torn: the first half of a real journal, as a crash mid-copy or a bad sector leaves it.
+    let torn = &text[..text.len() / 2];
+    repo.write(".stanley/flow/state.json", torn);
+
+    let status = env.stanleyctl(&repo, &["flow", "status", "--json"]);
+    assert_eq!(status.code, 0, "{status:?}");
+    let doc: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    assert_eq!(doc["started"], false, "the flow starts again");
+    let recoveries = doc["recoveries"].as_array().unwrap();
+    assert_eq!(recoveries.len(), 1, "{doc}");
+    let line = recoveries[0].as_str().unwrap();
+    assert!(
+        line.starts_with("the flow journal was damaged (unreadable flow state: ")
+            && line.contains("the broken copy is in .stanley/flow/state.corrupt-"),
+        "{line}"
+    );
+    let kept: Vec<_> = std::fs::read_dir(repo.root().join(".stanley/flow"))
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("state.corrupt-")
+        })
+        .collect();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(
+        std::fs::read_to_string(kept[0].path()).unwrap(),
+        torn,
+        "the broken copy is kept"
+    );
+    assert!(!repo.root().join(".stanley/flow/state.json").exists());
+
+    let human = env.stanleyctl(&repo, &["flow", "status"]);
+    assert!(
+        human
+            .stdout
+            .contains("warning: the flow journal was damaged"),
+        "{human:?}"
+    );
+    // A journal that reads but names a phase the flow lacks is not damage: it is refused.
+    let mut other = journal.clone();
+    other.current_phase = "no-such-phase".into();
+    repo.write(
+        ".stanley/flow/state.json",
+        &serde_json::to_string(&other).unwrap(),
+    );
+    let status = env.stanleyctl(&repo, &["flow", "status"]);
+    assert_ne!(status.code, 0, "{status:?}");
+    assert!(status.stderr.contains("not in the flow"), "{status:?}");
+    std::fs::remove_file(kept[0].path()).unwrap();
+}

@@ -45,6 +45,48 @@ impl FileFlowStore {
         }
     }
 
+    /// Moves a damaged `state.json` aside to `state.corrupt-<stamp>.json` (`stamp` from an RFC
+    /// 3339 time); returns the new path relative to the repository root.
+    pub fn keep_broken_state(&self, now: &str) -> Result<String, StoreError> {
+        let digits: String = now.chars().filter(char::is_ascii_digit).take(14).collect();
+        let stamp = if digits.len() == 14 {
+            format!("{}T{}Z", &digits[..8], &digits[8..])
+        } else {
+            "unknown".to_owned()
+        };
+        let mut name = format!("state.corrupt-{stamp}.json");
+        let mut n = 2;
+        while self.dir.join(&name).exists() {
+            name = format!("state.corrupt-{stamp}-{n}.json");
+            n += 1;
+        }
+        fs::rename(self.dir.join("state.json"), self.dir.join(&name))
+            .map_err(|e| err("cannot move the damaged .stanley/flow/state.json aside", e))?;
+        Ok(format!(".stanley/flow/{name}"))
+    }
+
+    /// The damaged journals kept aside, oldest first, as (path relative to the repository
+    /// root, contents).
+    pub fn broken_states(&self) -> Vec<(String, String)> {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, String)> = entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name.starts_with("state.corrupt-") && name.ends_with(".json")).then(|| {
+                    let text = fs::read(e.path())
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                        .unwrap_or_default();
+                    (format!(".stanley/flow/{name}"), text)
+                })
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
     fn ledger_path(&self) -> PathBuf {
         self.dir.join("side_effects.jsonl")
     }

@@ -7,6 +7,7 @@ pub mod flow_store;
 pub mod git;
 pub mod guard;
 pub mod jev_http;
+pub mod job_log;
 pub mod pi;
 pub mod queue;
 pub mod records;

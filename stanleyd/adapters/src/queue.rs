@@ -1,19 +1,111 @@
 //! The improvement queue in sled under `.stanley/state/`: one tree of jobs keyed by id, a
 //! schema-version key, atomic inserts so concurrent enqueues of one job give one job, and a flush
 //! before `enqueue` returns so a queued job survives a crash.
+//!
+//! Every acknowledged change is first appended to the job log beside the store
+//! (`.stanley/queue.ndjson`, see [`crate::job_log`]). Opening compares the two: a store that fails
+//! to open, panics, holds records that do not parse, or comes back without jobs the log
+//! acknowledged is moved aside to `.stanley/state.corrupt-<stamp>/` and rebuilt from the log; a
+//! damaged log is kept there too and rebuilt from the store. Either way a [`Recovery`] says which
+//! jobs came back and what was lost, in `recovery.json` beside the broken copy.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
 use stanley_workflows::improve::{Enqueued, Job, JobQueue, JobState, MAX_PENDING_JOBS, QueueError};
+use stanley_workflows::ports::Clock;
+
+use crate::job_log::{self, JobLog, Replay};
 
 /// The store's schema version, kept under the `schema` key.
 pub const SCHEMA_VERSION: &str = "stanley.queue/1";
+
+/// Set in the store once the job log exists: a store with it and no log lost its log.
+const LOG_MARKER: &str = "job-log";
+
+/// The schema of `recovery.json`.
+pub const RECOVERY_SCHEMA: &str = "stanley.queue-recovery/v1";
+
+/// A job the recovery brought back.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecoveredJob {
+    pub id: String,
+    pub request: String,
+}
+
+/// What opening found wrong with the queue and what it did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recovery {
+    pub schema: String,
+    /// When, RFC 3339 UTC.
+    pub at: String,
+    /// What was wrong, one line.
+    pub reason: String,
+    /// The broken copy, relative to the repository root.
+    pub kept: String,
+    /// The jobs the queue holds after the recovery.
+    pub recovered: Vec<RecoveredJob>,
+    /// What could not be recovered, one line each (empty: nothing was lost).
+    pub lost: Vec<String>,
+}
+
+impl Recovery {
+    /// One line for a request's warnings and `stanleyctl queue list`.
+    pub fn line(&self) -> String {
+        let lost = if self.lost.is_empty() {
+            "nothing was lost".to_owned()
+        } else {
+            format!("lost: {}", self.lost.join("; "))
+        };
+        let recovered = if self.recovered.is_empty() {
+            "no jobs".to_owned()
+        } else {
+            self.recovered
+                .iter()
+                .map(|j| j.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        format!(
+            "the improvement queue was damaged ({}); the broken copy is in {}; recovered {}; {lost}",
+            self.reason, self.kept, recovered
+        )
+    }
+}
+
+/// The recoveries recorded under `stanley_dir` (`.stanley/`), oldest first.
+pub fn recoveries(stanley_dir: &Path) -> Vec<Recovery> {
+    let Ok(entries) = std::fs::read_dir(stanley_dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("state.corrupt-")
+        })
+        .map(|e| e.path().join("recovery.json"))
+        .collect();
+    names.sort();
+    names
+        .iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .filter_map(|b| serde_json::from_slice::<Recovery>(&b).ok())
+        .filter(|r| r.schema == RECOVERY_SCHEMA)
+        .collect()
+}
 
 /// The sled-backed queue.
 pub struct SledQueue {
     db: sled::Db,
     jobs: sled::Tree,
+    log: JobLog,
     lock: std::sync::Mutex<()>,
+    recovery: Option<Recovery>,
 }
 
 impl std::fmt::Debug for SledQueue {
@@ -26,41 +118,305 @@ fn err(e: impl std::fmt::Display) -> QueueError {
     QueueError(format!("the improvement queue failed: {e}"))
 }
 
-impl SledQueue {
-    /// Opens (or creates) the store in `dir`, checking its schema version.
-    pub fn open(dir: &Path) -> Result<Self, QueueError> {
-        crate::records::create_private_dir(dir).map_err(err)?;
-        // sled opens its own files by name: a link planted among them would be written through.
-        crate::records::refuse_links_within(dir).map_err(err)?;
-        let db = sled::Config::new()
+/// Opens sled in `dir`; a panic inside sled (it has them on some damaged files) is an error.
+fn open_sled(dir: &Path) -> Result<sled::Db, String> {
+    let opened = catch_unwind(AssertUnwindSafe(|| {
+        sled::Config::new()
             .cache_capacity(4 * 1024 * 1024)
             .path(dir)
             .mode(sled::Mode::HighThroughput)
             .open()
-            .map_err(err)?;
-        match db.get("schema").map_err(err)? {
-            None => {
-                db.insert("schema", SCHEMA_VERSION).map_err(err)?;
-            }
-            Some(v) if v.as_ref() == SCHEMA_VERSION.as_bytes() => {}
-            Some(v) => {
-                return Err(QueueError(format!(
-                    "the improvement queue has schema {}, not {SCHEMA_VERSION}; move .stanley/state/ aside",
-                    String::from_utf8_lossy(&v)
-                )));
+    }));
+    match opened {
+        Ok(Ok(db)) => Ok(db),
+        Ok(Err(e)) => Err(format!("the store does not open: {e}")),
+        Err(_) => Err("the store does not open: sled panicked reading it".to_owned()),
+    }
+}
+
+/// The jobs in an open store, or why it cannot be trusted.
+fn read_store(db: &sled::Db) -> Result<(BTreeMap<String, Job>, usize), String> {
+    let read = catch_unwind(AssertUnwindSafe(|| -> Result<_, String> {
+        let tree = db.open_tree("jobs").map_err(|e| e.to_string())?;
+        let mut jobs = BTreeMap::new();
+        let mut unreadable = 0;
+        for item in tree.iter() {
+            let (_, value) = item.map_err(|e| e.to_string())?;
+            match serde_json::from_slice::<Job>(&value) {
+                Ok(job) => {
+                    jobs.insert(job.id.clone(), job);
+                }
+                Err(_) => unreadable += 1,
             }
         }
+        Ok((jobs, unreadable))
+    }));
+    match read {
+        Ok(Ok(r)) => Ok(r),
+        Ok(Err(e)) => Err(format!("the store cannot be read: {e}")),
+        Err(_) => Err("the store cannot be read: sled panicked reading it".to_owned()),
+    }
+}
+
+/// A job log planted by the repository (committed, or written by another user) is not ours.
+fn check_log_file(path: &Path) -> Result<(), QueueError> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    if meta.file_type().is_symlink()
+        || !meta.is_file()
+        || meta.uid() != uid
+        || meta.permissions().mode() & 0o077 != 0
+    {
+        return Err(QueueError(format!(
+            "the improvement queue cannot be used: {} is not the daemon's own file (a link, \
+             another owner, or readable by others); move it aside",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// A fresh `state.corrupt-<stamp>` folder beside `dir`.
+fn corrupt_folder(dir: &Path, now: &str) -> PathBuf {
+    let digits: String = now.chars().filter(char::is_ascii_digit).take(14).collect();
+    let stamp = if digits.len() == 14 {
+        format!("{}T{}Z", &digits[..8], &digits[8..])
+    } else {
+        "unknown".to_owned()
+    };
+    let parent = dir.parent().unwrap_or(dir);
+    let mut candidate = parent.join(format!("state.corrupt-{stamp}"));
+    let mut n = 2;
+    while candidate.exists() {
+        candidate = parent.join(format!("state.corrupt-{stamp}-{n}"));
+        n += 1;
+    }
+    candidate
+}
+
+/// What opening decided.
+struct Verdict {
+    /// Why the store is not trusted (it is moved aside and rebuilt).
+    store_problem: Option<String>,
+    /// Why the log is not trusted (it is kept aside and rebuilt).
+    log_problem: Option<String>,
+    /// The jobs the queue holds from now on.
+    merged: BTreeMap<String, Job>,
+    lost: Vec<String>,
+}
+
+/// Compares the store with the log.
+fn judge(
+    store: Result<(BTreeMap<String, Job>, usize), String>,
+    marker: bool,
+    log: &Replay,
+) -> Verdict {
+    let mut lost = Vec::new();
+    if log.damaged > 0 {
+        lost.push(format!(
+            "{} unreadable entr{} in the job log",
+            log.damaged,
+            if log.damaged == 1 { "y" } else { "ies" }
+        ));
+    }
+    let (stored, unreadable, mut store_problem) = match store {
+        Ok((jobs, unreadable)) => (jobs, unreadable, None),
+        Err(why) => (BTreeMap::new(), 0, Some(why)),
+    };
+    if unreadable > 0 {
+        store_problem.get_or_insert_with(|| format!("{unreadable} job record(s) do not parse"));
+        lost.push(format!(
+            "{unreadable} unreadable job record(s) in the store"
+        ));
+    }
+    let missing = log
+        .jobs
+        .keys()
+        .filter(|id| !stored.contains_key(*id))
+        .count();
+    if missing > 0 {
+        store_problem.get_or_insert_with(|| {
+            format!(
+                "{missing} of {} acknowledged job(s) are missing from the store",
+                log.jobs.len()
+            )
+        });
+    }
+    let unknown: Vec<&String> = stored
+        .keys()
+        .filter(|id| log.exists && !log.known.contains(*id))
+        .collect();
+    let mut log_problem = None;
+    if log.damaged > 0 {
+        log_problem = Some("the job log has unreadable entries".to_owned());
+    } else if !log.exists && marker {
+        log_problem = Some("the job log is missing".to_owned());
+    } else if !unknown.is_empty() {
+        log_problem = Some(format!(
+            "the job log lacks {} job(s) the store holds",
+            unknown.len()
+        ));
+    }
+    // The log is newer than the store for every id it knows; the store adds what the log lost.
+    let mut merged: BTreeMap<String, Job> = stored
+        .into_iter()
+        .filter(|(id, _)| !log.known.contains(id))
+        .collect();
+    merged.extend(log.jobs.iter().map(|(id, j)| (id.clone(), j.clone())));
+    Verdict {
+        store_problem,
+        log_problem,
+        merged,
+        lost,
+    }
+}
+
+impl SledQueue {
+    /// Opens (or creates) the store in `dir` with its job log beside it, checking one against
+    /// the other and recovering as the module describes.
+    pub fn open(dir: &Path) -> Result<Self, QueueError> {
+        crate::records::create_private_dir(dir).map_err(err)?;
+        // sled opens its own files by name: a link planted among them would be written through.
+        crate::records::refuse_links_within(dir).map_err(err)?;
+        let parent = dir.parent().unwrap_or(dir);
+        let log_path = parent.join("queue.ndjson");
+        check_log_file(&log_path)?;
+        let replay = job_log::replay(&log_path)
+            .map_err(|e| err(format!("cannot read {}: {e}", log_path.display())))?;
+        if replay.torn {
+            tracing::info!("the job log ends in a torn line (a write cut short); ignored");
+        }
+
+        let (db, store) = match open_sled(dir) {
+            Ok(db) => {
+                match db.get("schema") {
+                    Ok(Some(v)) if v.as_ref() != SCHEMA_VERSION.as_bytes() => {
+                        return Err(QueueError(format!(
+                            "the improvement queue has schema {}, not {SCHEMA_VERSION}; move .stanley/state/ aside",
+                            String::from_utf8_lossy(&v)
+                        )));
+                    }
+                    _ => {}
+                }
+                let store = read_store(&db);
+                (Some(db), store)
+            }
+            Err(why) => (None, Err(why)),
+        };
+        let marker = db
+            .as_ref()
+            .is_some_and(|db| db.get(LOG_MARKER).ok().flatten().is_some());
+        let verdict = judge(store, marker, &replay);
+        let now = crate::clock::SystemClock.now();
+
+        let mut recovery = None;
+        let db = if let Some(problem) = &verdict.store_problem {
+            drop(db);
+            let kept = corrupt_folder(dir, &now);
+            std::fs::rename(dir, &kept)
+                .map_err(|e| err(format!("cannot move the damaged store aside: {e}")))?;
+            if replay.exists {
+                let _ = std::fs::copy(&log_path, kept.join("queue.ndjson"));
+            }
+            crate::records::create_private_dir(dir).map_err(err)?;
+            let db = open_sled(dir).map_err(err)?;
+            recovery = Some((problem.clone(), kept));
+            db
+        } else {
+            let db = db.ok_or_else(|| err("the store did not open"))?;
+            if let Some(problem) = &verdict.log_problem {
+                let kept = corrupt_folder(dir, &now);
+                crate::records::create_private_dir(&kept).map_err(err)?;
+                if replay.exists {
+                    std::fs::copy(&log_path, kept.join("queue.ndjson"))
+                        .map_err(|e| err(format!("cannot keep the damaged job log: {e}")))?;
+                }
+                recovery = Some((problem.clone(), kept));
+            }
+            db
+        };
+
+        db.insert("schema", SCHEMA_VERSION).map_err(err)?;
         let jobs = db.open_tree("jobs").map_err(err)?;
+        // Bring the store to the merged view: the log's newer versions and removals.
+        for item in jobs.iter() {
+            let (key, _) = item.map_err(err)?;
+            if !verdict
+                .merged
+                .contains_key(String::from_utf8_lossy(&key).as_ref())
+            {
+                jobs.remove(key).map_err(err)?;
+            }
+        }
+        for (id, job) in &verdict.merged {
+            let value = serde_json::to_vec(job).map_err(err)?;
+            jobs.insert(id.as_bytes(), value).map_err(err)?;
+        }
+        let log = JobLog::rewrite(&log_path, verdict.merged.values())
+            .map_err(|e| err(format!("cannot write {}: {e}", log_path.display())))?;
+        db.insert(LOG_MARKER, "1").map_err(err)?;
+        db.flush().map_err(err)?;
+
+        let recovery = match recovery {
+            None => None,
+            Some((reason, kept)) => {
+                let root = parent.parent().unwrap_or(parent);
+                let report = Recovery {
+                    schema: RECOVERY_SCHEMA.to_owned(),
+                    at: now,
+                    reason,
+                    kept: kept
+                        .strip_prefix(root)
+                        .unwrap_or(&kept)
+                        .display()
+                        .to_string(),
+                    recovered: verdict
+                        .merged
+                        .values()
+                        .map(|j| RecoveredJob {
+                            id: j.id.clone(),
+                            request: j.request.clone(),
+                        })
+                        .collect(),
+                    lost: verdict.lost.clone(),
+                };
+                tracing::error!(report = %report.line(), "the improvement queue was recovered");
+                let json = serde_json::to_vec_pretty(&report).map_err(err)?;
+                crate::records::write_atomic(&kept.join("recovery.json"), &json)
+                    .map_err(|e| err(format!("cannot write the recovery report: {e}")))?;
+                Some(report)
+            }
+        };
         Ok(Self {
             db,
             jobs,
+            log,
             lock: std::sync::Mutex::new(()),
+            recovery,
         })
+    }
+
+    /// What opening recovered, when the store or its log was damaged.
+    pub fn recovery(&self) -> Option<&Recovery> {
+        self.recovery.as_ref()
     }
 
     /// Writes everything to disk.
     pub fn flush(&self) -> Result<(), QueueError> {
         self.db.flush().map(|_| ()).map_err(err)
+    }
+
+    /// Appends to the job log; a failure (a full disk) refuses the change.
+    fn logged(&self, result: std::io::Result<()>) -> Result<(), QueueError> {
+        result.map_err(|e| {
+            QueueError(format!(
+                "the improvement queue could not record the change: {e}"
+            ))
+        })
     }
 }
 
@@ -83,6 +439,7 @@ impl JobQueue for SledQueue {
             return Ok(Enqueued::QueueFull);
         }
         let value = serde_json::to_vec(job).map_err(err)?;
+        self.logged(self.log.put(job))?;
         let swapped = self
             .jobs
             .compare_and_swap(job.id.as_bytes(), None as Option<&[u8]>, Some(value))
@@ -98,7 +455,8 @@ impl JobQueue for SledQueue {
         let mut out = Vec::new();
         for item in self.jobs.iter() {
             let (_, value) = item.map_err(err)?;
-            // A record that does not parse is skipped rather than failing the whole listing.
+            // A record that does not parse is skipped rather than failing the whole listing
+            // (opening checks every record and recovers from the log).
             if let Ok(job) = serde_json::from_slice::<Job>(&value) {
                 out.push(job);
             }
@@ -108,11 +466,16 @@ impl JobQueue for SledQueue {
 
     fn put(&self, job: &Job) -> Result<(), QueueError> {
         let value = serde_json::to_vec(job).map_err(err)?;
+        self.logged(self.log.put(job))?;
         self.jobs.insert(job.id.as_bytes(), value).map_err(err)?;
         self.flush()
     }
 
     fn remove(&self, id: &str) -> Result<bool, QueueError> {
+        if self.jobs.get(id.as_bytes()).map_err(err)?.is_none() {
+            return Ok(false);
+        }
+        self.logged(self.log.remove(id))?;
         let existed = self.jobs.remove(id.as_bytes()).map_err(err)?.is_some();
         self.flush()?;
         Ok(existed)
@@ -197,5 +560,176 @@ mod tests {
                 .0
                 .contains("has schema stanley.queue/0")
         );
+    }
+
+    /// Two queued jobs, the store closed; returns (tempdir, state dir, job ids).
+    fn two_jobs() -> (tempfile::TempDir, PathBuf, Vec<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join(".stanley/state");
+        let queue = SledQueue::open(&state).unwrap();
+        assert!(queue.recovery().is_none());
+        let mut ids = Vec::new();
+        for request in ["Audit the TODO comments", "List the flaky tests"] {
+            let job = Job::new(request, "none", "t");
+            queue.enqueue(&job).unwrap();
+            ids.push(job.id);
+        }
+        ids.sort();
+        drop(queue);
+        (dir, state, ids)
+    }
+
+    fn files_under(dir: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                out.extend(files_under(&path));
+            } else {
+                out.push(path);
+            }
+        }
+        out
+    }
+
+    fn ids(queue: &SledQueue) -> Vec<String> {
+        let mut ids: Vec<String> = queue.list().unwrap().into_iter().map(|j| j.id).collect();
+        ids.sort();
+        ids
+    }
+
+    /// The report names the kept copy (which exists and holds `recovery.json`) and the jobs.
+    fn assert_recovered(dir: &Path, queue: &SledQueue, ids: &[String], says: &str) -> Recovery {
+        let report = queue.recovery().expect("a recovery").clone();
+        assert!(report.reason.contains(says), "{report:?}");
+        assert!(
+            report.kept.starts_with(".stanley/state.corrupt-"),
+            "{report:?}"
+        );
+        assert!(dir.join(&report.kept).join("recovery.json").is_file());
+        let mut recovered: Vec<String> = report.recovered.iter().map(|j| j.id.clone()).collect();
+        recovered.sort();
+        assert_eq!(recovered, ids);
+        assert_eq!(
+            super::recoveries(&dir.join(".stanley")),
+            vec![report.clone()]
+        );
+        assert!(report.line().contains(&report.kept));
+        report
+    }
+
+    #[test]
+    fn a_truncated_store_is_moved_aside_and_rebuilt_from_the_log() {
+        let (dir, state, ids) = two_jobs();
+        for file in files_under(&state) {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&file)
+                .unwrap()
+                .set_len(0)
+                .unwrap();
+        }
+        let queue = SledQueue::open(&state).unwrap();
+        assert_eq!(self::ids(&queue), ids);
+        let report = assert_recovered(dir.path(), &queue, &ids, "");
+        assert!(report.lost.is_empty(), "{report:?}");
+        // The next open finds nothing wrong.
+        drop(queue);
+        let queue = SledQueue::open(&state).unwrap();
+        assert!(queue.recovery().is_none());
+        assert_eq!(self::ids(&queue), ids);
+    }
+
+    #[test]
+    fn a_store_with_flipped_bytes_is_moved_aside_and_rebuilt_from_the_log() {
+        let (dir, state, ids) = two_jobs();
+        let db = state.join("db");
+        let mut bytes = std::fs::read(&db).unwrap();
+        let len = bytes.len();
+        for i in (0..len).step_by(97) {
+            bytes[i] ^= 0xff;
+        }
+        std::fs::write(&db, &bytes).unwrap();
+        let queue = SledQueue::open(&state).unwrap();
+        assert_eq!(self::ids(&queue), ids);
+        assert_recovered(dir.path(), &queue, &ids, "");
+    }
+
+    #[test]
+    fn a_deleted_store_comes_back_from_the_log() {
+        let (dir, state, ids) = two_jobs();
+        std::fs::remove_dir_all(&state).unwrap();
+        let queue = SledQueue::open(&state).unwrap();
+        assert_eq!(self::ids(&queue), ids);
+        assert_recovered(
+            dir.path(),
+            &queue,
+            &ids,
+            "2 of 2 acknowledged job(s) are missing",
+        );
+    }
+
+    #[test]
+    fn a_damaged_log_is_kept_and_rebuilt_from_the_store() {
+        let (dir, state, ids) = two_jobs();
+        let log = dir.path().join(".stanley/queue.ndjson");
+        let mut bytes = std::fs::read(&log).unwrap();
+        bytes[20] ^= 0x01;
+        std::fs::write(&log, &bytes).unwrap();
+        let queue = SledQueue::open(&state).unwrap();
+        assert_eq!(self::ids(&queue), ids);
+        let report = assert_recovered(
+            dir.path(),
+            &queue,
+            &ids,
+            "the job log has unreadable entries",
+        );
+        assert_eq!(
+            report.lost,
+            vec!["1 unreadable entry in the job log".to_owned()]
+        );
+        assert!(dir.path().join(&report.kept).join("queue.ndjson").is_file());
+        // The rebuilt log reads clean.
+        assert_eq!(job_log::replay(&log).unwrap().damaged, 0);
+    }
+
+    #[test]
+    fn a_deleted_log_is_noticed_and_rebuilt() {
+        let (dir, state, ids) = two_jobs();
+        std::fs::remove_file(dir.path().join(".stanley/queue.ndjson")).unwrap();
+        let queue = SledQueue::open(&state).unwrap();
+        assert_recovered(dir.path(), &queue, &ids, "the job log is missing");
+    }
+
+    #[test]
+    fn both_gone_is_an_empty_queue_and_a_planted_log_is_refused() {
+        let (dir, state, _) = two_jobs();
+        std::fs::remove_dir_all(&state).unwrap();
+        let log = dir.path().join(".stanley/queue.ndjson");
+        std::fs::remove_file(&log).unwrap();
+        let queue = SledQueue::open(&state).unwrap();
+        assert!(queue.recovery().is_none() && ids(&queue).is_empty());
+        drop(queue);
+        // A committed log (mode 0644, as git checks files out) is not the daemon's own.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let e = SledQueue::open(&state).unwrap_err();
+        assert!(e.0.contains("is not the daemon's own file"), "{e:?}");
+    }
+
+    #[test]
+    fn a_crash_between_log_and_store_replays_the_log() {
+        let (dir, state, ids) = two_jobs();
+        // A removal acknowledged in the log but not applied to the store.
+        let log = JobLog::rewrite(
+            &dir.path().join(".stanley/queue.ndjson"),
+            &SledQueue::open(&state).unwrap().list().unwrap(),
+        )
+        .unwrap();
+        log.remove(&ids[0]).unwrap();
+        drop(log);
+        let queue = SledQueue::open(&state).unwrap();
+        assert!(queue.recovery().is_none());
+        assert_eq!(self::ids(&queue), vec![ids[1].clone()]);
     }
 }

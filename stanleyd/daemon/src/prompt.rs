@@ -330,6 +330,9 @@ async fn serve(
     let agent = agent_for(settings, request.no_agent, &state.config.files.root);
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
     let repo = repository::refresh(state, settings).await;
+    if let Some(line) = state.take_queue_recovery() {
+        events.warning(&line).await;
+    }
     for (source, phase, message) in &repo.diagnostics {
         let line = format!("workflow {source} quarantined ({phase}): {message}");
         events.warning(&line).await;

@@ -80,8 +80,14 @@ impl Queue for QueueService {
             .queue()?
             .list()
             .map_err(|e| RequestError::internal(e.0))?;
+        let recoveries =
+            stanley_adapters::queue::recoveries(&self.state.config.files.root.join(".stanley"))
+                .iter()
+                .map(stanley_adapters::queue::Recovery::line)
+                .collect();
         Ok(Response::new(ListJobsResponse {
             jobs: jobs.into_iter().map(to_proto).collect(),
+            recoveries,
         }))
     }
 

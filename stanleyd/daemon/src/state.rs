@@ -26,6 +26,8 @@ pub(crate) struct DaemonState {
     /// Why the queue could not be opened, and whether the repository is at fault (a link
     /// under `.stanley/`), which makes it an input error rather than an internal one.
     pub(crate) queue_problem: Option<(String, bool)>,
+    /// What opening the queue recovered, said once on the next request.
+    queue_recovery: Mutex<Option<String>>,
     /// Held while the improvement worker runs (one at a time).
     pub(crate) worker: tokio::sync::Mutex<()>,
     /// Asks the background worker to drain the queue with a request's environment.
@@ -66,6 +68,14 @@ fn open_queue(
 }
 
 impl DaemonState {
+    /// The queue's recovery report, the first time it is asked for.
+    pub(crate) fn take_queue_recovery(&self) -> Option<String> {
+        self.queue_recovery
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+
     /// Why the queue cannot be used, as one line.
     pub(crate) fn queue_unavailable(&self) -> String {
         self.queue_problem.as_ref().map_or_else(
@@ -86,6 +96,13 @@ impl DaemonState {
                 what: "cannot build the HTTP client".into(),
                 source: std::io::Error::other(e.message),
             })?,
+            queue_recovery: Mutex::new(
+                queue
+                    .as_ref()
+                    .ok()
+                    .and_then(|q| q.recovery())
+                    .map(|r| r.line()),
+            ),
             queue: queue.clone().ok(),
             queue_problem: queue.err(),
             worker: tokio::sync::Mutex::new(()),

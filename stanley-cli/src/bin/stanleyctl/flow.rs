@@ -214,6 +214,9 @@ fn print_flow_status(text: &str) {
     if let Some(phase) = v["currentPhase"].as_str() {
         stanley_cli::outln!("current phase: {phase}");
     }
+    for line in v["recoveries"].as_array().into_iter().flatten() {
+        stanley_cli::outln!("warning: {}", line.as_str().unwrap_or(""));
+    }
     if v["needsHuman"] == true {
         stanley_cli::outln!(
             "waiting on a person: read .stanley/flow/NEEDS_HUMAN.md, then run the flow again"

@@ -113,12 +113,16 @@ pub(crate) fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: 
         let mut client = QueueClient::new(channel(target).await?);
         match (group, action) {
             ("queue", "list") => {
-                let jobs = client
+                let listing = client
                     .list_jobs(ListJobsRequest {})
                     .await
                     .map_err(status_error)?
-                    .into_inner()
-                    .jobs;
+                    .into_inner();
+                // Damage the queue recovered from goes to stderr, so `--json` stays one array.
+                for line in &listing.recoveries {
+                    stanley_cli::errln!("stanleyctl: warning: {line}");
+                }
+                let jobs = listing.jobs;
                 if json {
                     let items: Vec<String> = jobs.iter().map(job_json).collect();
                     stanley_cli::outln!("[{}]", items.join(","));

@@ -64,16 +64,44 @@ pub(crate) fn now() -> String {
     SystemClock.now()
 }
 
-/// The journal on disk (`None` before the first stop), or why it cannot be used.
+/// The journal on disk (`None` before the first stop), or why it cannot be used. A damaged
+/// journal (torn, flipped bytes) is moved aside and reported by [`journal_recoveries`]; the flow
+/// starts again from a fresh one. One that reads but does not fit the flow is an error.
 pub(crate) fn stored_journal(
     store: &FileFlowStore,
     flow: &Flow,
 ) -> Result<Option<FlowState>, String> {
     match store.read_state() {
-        Ok(Some(text)) => FlowState::parse(&text, flow).map(Some),
+        Ok(Some(text)) => match FlowState::decode(&text) {
+            Ok(_) => FlowState::parse(&text, flow).map(Some),
+            Err(why) => {
+                let kept = store
+                    .keep_broken_state(&now())
+                    .map_err(|e| format!("{why}; {}", e.0))?;
+                tracing::error!(kept = %kept, reason = %why, "the flow journal was damaged; moved aside");
+                Ok(None)
+            }
+        },
         Ok(None) => Ok(None),
         Err(e) => Err(e.0),
     }
+}
+
+/// One line per damaged journal kept aside: what was wrong and where the copy is.
+pub(crate) fn journal_recoveries(store: &FileFlowStore) -> Vec<String> {
+    store
+        .broken_states()
+        .into_iter()
+        .map(|(path, text)| {
+            let why = FlowState::decode(&text)
+                .err()
+                .unwrap_or_else(|| "unreadable flow state".to_owned());
+            format!(
+                "the flow journal was damaged ({why}); the broken copy is in {path}; the flow \
+                 started again from its first phase (remove the copy to stop this warning)"
+            )
+        })
+        .collect()
 }
 
 /// The journal, a fresh one when there is none, or why it cannot be used.

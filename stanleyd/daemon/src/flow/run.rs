@@ -133,6 +133,9 @@ pub(crate) async fn supervise(
             );
         }
     };
+    for line in flow_eval::journal_recoveries(&store) {
+        say(format!("warning: {line}"));
+    }
     if journal.complete {
         return exit(
             FlowCode::Complete,

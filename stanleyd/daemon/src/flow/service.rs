@@ -221,6 +221,7 @@ impl Flows for FlowService {
                 "jevCalls": [journal.as_ref().map_or(0, |s| s.jev_calls), flow.limits.max_jev_calls],
             },
             "recentDecisions": journal.as_ref().map_or(Vec::new(), |s| s.recent(5).to_vec()),
+            "recoveries": crate::flow::eval::journal_recoveries(&store),
         });
         Ok(Response::new(FlowStatusResponse {
             json: serde_json::to_string_pretty(&doc).unwrap_or_default(),

@@ -117,10 +117,15 @@ impl FlowState {
         }
     }
 
+    /// Decodes a journal's JSON; `Err` means the file is damaged (torn, flipped bytes), as
+    /// opposed to readable but not for this flow.
+    pub fn decode(text: &str) -> Result<Self, String> {
+        serde_json::from_str(text).map_err(|e| format!("unreadable flow state: {e}"))
+    }
+
     /// Reads a journal; `Err` names why it cannot be used (the policy's `bad_state`).
     pub fn parse(text: &str, flow: &Flow) -> Result<Self, String> {
-        let state: Self =
-            serde_json::from_str(text).map_err(|e| format!("unreadable flow state: {e}"))?;
+        let state = Self::decode(text)?;
         if state.schema != STATE_SCHEMA {
             return Err(format!("unknown flow state schema {:?}", state.schema));
         }

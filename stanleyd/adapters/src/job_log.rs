@@ -1,0 +1,184 @@
+//! The improvement queue's append-only job log, `.stanley/queue.ndjson`, kept beside sled so a
+//! damaged store is noticed and rebuilt: one line per acknowledged change, `<crc32> <json>`,
+//! written and fsynced before the change is acknowledged.
+//!
+//! A line is `{"put": <job>}` or `{"remove": "<id>"}`. Replaying the log gives the jobs the
+//! queue acknowledged; a line whose checksum or JSON does not hold is damage, except a torn last
+//! line (a crash mid-append), which was never acknowledged.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde_json::{Value, json};
+use stanley_workflows::improve::Job;
+
+/// What replaying the log found.
+#[derive(Debug, Default)]
+pub struct Replay {
+    /// Whether the file exists.
+    pub exists: bool,
+    /// Live jobs by id, as last written.
+    pub jobs: BTreeMap<String, Job>,
+    /// Every id the log mentions (live or removed).
+    pub known: std::collections::BTreeSet<String>,
+    /// Lines that failed their checksum or did not parse (not counting a torn last line).
+    pub damaged: usize,
+    /// Whether the last line was torn (no newline and unreadable).
+    pub torn: bool,
+}
+
+/// The open log: appends under a lock.
+pub struct JobLog {
+    path: PathBuf,
+    file: Mutex<fs::File>,
+}
+
+impl std::fmt::Debug for JobLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JobLog").field("path", &self.path).finish()
+    }
+}
+
+/// One line: the checksum of the JSON, a space, the JSON, a newline.
+fn line(value: &Value) -> String {
+    let text = value.to_string();
+    format!("{:08x} {text}\n", crc32fast::hash(text.as_bytes()))
+}
+
+/// The JSON of one line when its checksum holds.
+fn parse_line(text: &str) -> Option<Value> {
+    let (crc, json) = text.split_once(' ')?;
+    let crc = u32::from_str_radix(crc, 16).ok()?;
+    (crc32fast::hash(json.as_bytes()) == crc)
+        .then(|| serde_json::from_str(json).ok())
+        .flatten()
+}
+
+/// Replays the log at `path` (missing is empty, `exists: false`).
+pub fn replay(path: &Path) -> io::Result<Replay> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replay::default()),
+        Err(e) => return Err(e),
+    };
+    let mut out = Replay {
+        exists: true,
+        ..Replay::default()
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let complete = text.ends_with('\n');
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, raw) in lines.iter().enumerate() {
+        if raw.is_empty() {
+            continue;
+        }
+        let last = i + 1 == lines.len();
+        let parsed = parse_line(raw);
+        let applied = parsed.is_some_and(|value| {
+            if let Some(job) = value
+                .get("put")
+                .and_then(|j| serde_json::from_value::<Job>(j.clone()).ok())
+            {
+                out.known.insert(job.id.clone());
+                out.jobs.insert(job.id.clone(), job);
+                true
+            } else if let Some(id) = value.get("remove").and_then(Value::as_str) {
+                out.known.insert(id.to_owned());
+                out.jobs.remove(id);
+                true
+            } else {
+                false
+            }
+        });
+        if !applied {
+            if last && !complete {
+                out.torn = true;
+            } else {
+                out.damaged += 1;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The log's bytes for `jobs`: one `put` line each.
+fn compacted<'a>(jobs: impl IntoIterator<Item = &'a Job>) -> String {
+    jobs.into_iter()
+        .map(|job| line(&json!({ "put": job })))
+        .collect()
+}
+
+impl JobLog {
+    /// Replaces the log at `path` with one `put` line per job (atomically), then opens it for
+    /// appending.
+    pub fn rewrite<'a>(path: &Path, jobs: impl IntoIterator<Item = &'a Job>) -> io::Result<Self> {
+        crate::records::write_atomic(path, compacted(jobs).as_bytes())?;
+        Ok(Self {
+            path: path.to_owned(),
+            file: Mutex::new(crate::records::open_append(path)?),
+        })
+    }
+
+    /// Appends that `job` is now as given, durably.
+    pub fn put(&self, job: &Job) -> io::Result<()> {
+        self.append(&json!({ "put": job }))
+    }
+
+    /// Appends that job `id` was removed, durably.
+    pub fn remove(&self, id: &str) -> io::Result<()> {
+        self.append(&json!({ "remove": id }))
+    }
+
+    fn append(&self, value: &Value) -> io::Result<()> {
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        file.write_all(line(value).as_bytes())?;
+        file.sync_data()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(request: &str) -> Job {
+        Job::new(request, "none", "2026-01-01T00:00:00.000Z")
+    }
+
+    #[test]
+    fn replay_applies_puts_and_removes_and_counts_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("queue.ndjson");
+        let (a, b, c) = (job("a"), job("b"), job("c"));
+        let log = JobLog::rewrite(&path, [&a, &b]).unwrap();
+        log.put(&c).unwrap();
+        log.remove(&b.id).unwrap();
+        let replay = super::replay(&path).unwrap();
+        assert_eq!(replay.jobs.keys().collect::<Vec<_>>(), {
+            let mut ids = vec![&a.id, &c.id];
+            ids.sort();
+            ids
+        });
+        assert!(replay.known.contains(&b.id));
+        assert_eq!((replay.damaged, replay.torn), (0, false));
+
+        // A flipped byte in the first line fails its checksum; a torn tail is not damage.
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[12] ^= 0x01;
+        bytes.extend_from_slice(b"0123abcd {\"put\": {\"id\"");
+        fs::write(&path, &bytes).unwrap();
+        let replay = super::replay(&path).unwrap();
+        assert_eq!((replay.damaged, replay.torn), (1, true));
+        assert!(!replay.jobs.contains_key(&a.id));
+        assert!(replay.jobs.contains_key(&c.id));
+    }
+
+    #[test]
+    fn a_missing_log_is_empty_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let replay = super::replay(&dir.path().join("queue.ndjson")).unwrap();
+        assert!(!replay.exists && replay.jobs.is_empty());
+    }
+}
