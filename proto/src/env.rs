@@ -17,6 +17,9 @@ pub const TYPESAFE_DEFAULT_MODEL: &str = "TYPESAFE_DEFAULT_MODEL";
 pub const STANLEY_AGENT: &str = "STANLEY_AGENT";
 /// Set in processes Stanley starts: a nested Stanley never delegates (request setting).
 pub const STANLEY_NESTED: &str = "STANLEY_NESTED";
+/// Set for each Pi run to a token recorded under `.stanley/daemon/agents/` while it runs, so
+/// the next daemon can kill what a dead daemon's agent left running (set for Pi).
+pub const STANLEY_AGENT_RUN: &str = "STANLEY_AGENT_RUN";
 /// Explicit path to the `pi` binary (request setting).
 pub const STANLEY_PI_BIN: &str = "STANLEY_PI_BIN";
 /// Pi model passed as `--model` (request setting).

@@ -306,6 +306,71 @@ fn a_client_that_goes_away_leaves_no_agent_or_tool_process() {
     }
 }
 
+#[test]
+fn a_daemon_killed_mid_run_leaves_no_agent_and_the_next_reaps_its_tools() {
+    let (mut env, scratch) = agent_env("tool_child");
+    let child_pid_file = scratch.path().join("child.pid");
+    env.set("FAKE_PI_CHILD_PID", child_pid_file.to_str().unwrap());
+    let repo = changed_repo();
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.arg("Deploy this branch")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut client = cmd.spawn().unwrap();
+    assert!(
+        wait_until(Duration::from_secs(20), || child_pid_file.exists()
+            && std::fs::read_to_string(&child_pid_file)
+                .is_ok_and(|p| p.trim().parse::<i32>().is_ok())),
+        "the tool never started"
+    );
+    assert!(wait_until(Duration::from_secs(10), || {
+        std::fs::read_to_string(scratch.path().join("record.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .is_some_and(|v| v["pid"].is_i64())
+    }));
+    let pi = record(&scratch)["pid"].as_i64().unwrap() as i32;
+    let tool: i32 = std::fs::read_to_string(&child_pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let agents = repo.root().join(".stanley/daemon/agents");
+    assert_eq!(
+        std::fs::read_dir(&agents).unwrap().count(),
+        1,
+        "the run is recorded while it runs"
+    );
+    let daemon = repo.daemon_pid().unwrap();
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(daemon, libc::SIGKILL);
+    }
+    let _ = client.wait();
+    assert!(
+        wait_until(Duration::from_secs(10), || !alive(pi)),
+        "pi {pi} outlived its daemon"
+    );
+    assert!(
+        alive(tool),
+        "the detached tool outlives the daemon until the next one starts"
+    );
+    // The next daemon reaps what the run left.
+    let list = env.stanleyctl(&repo, &["queue", "list"]);
+    assert_eq!(list.code, 0, "{list:?}");
+    assert!(
+        wait_until(Duration::from_secs(10), || !alive(tool)),
+        "tool process {tool} still runs"
+    );
+    assert_eq!(std::fs::read_dir(&agents).unwrap().count(), 0);
+    let log = std::fs::read_to_string(repo.root().join(".stanley/daemon/stanleyd.log")).unwrap();
+    assert!(
+        log.contains("killed processes a previous daemon's agent left running"),
+        "{log}"
+    );
+}
+
 fn adapter(mode: &str) -> stanley_adapters::pi::PiAgent {
     let env: std::collections::HashMap<String, String> = [
         ("FAKE_PI_MODE".to_owned(), mode.to_owned()),

@@ -1,6 +1,7 @@
 //! Real implementations of Stanley's ports: Git through git2, workspace file reads, redaction,
 //! the System One HTTP client, run records on disk, and the system clock.
 
+pub mod agents;
 pub mod clock;
 pub mod flow_check;
 pub mod flow_store;

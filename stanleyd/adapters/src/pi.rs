@@ -60,6 +60,9 @@ pub struct AgentSettings {
     pub path: Option<String>,
     /// The model passed as `--model` (`STANLEY_AGENT_MODEL`).
     pub model: Option<String>,
+    /// The variable each run's token is set in, so a later daemon can find the run's processes
+    /// (`STANLEY_AGENT_RUN`; see [`crate::agents`]). None: runs are not recorded.
+    pub run_mark: Option<&'static str>,
 }
 
 /// Finds Pi: the explicit binary (which must be executable), else `pi` on the `PATH`.
@@ -99,6 +102,9 @@ pub fn availability(
         grace: GRACE,
         session: None,
         idle_limit: None,
+        mark: settings
+            .run_mark
+            .map(|var| (var, crate::agents::records_dir(root))),
     })
 }
 
@@ -175,6 +181,8 @@ pub struct PiAgent {
     session: Option<(PathBuf, bool)>,
     /// Stop a run whose event stream stays silent this long.
     idle_limit: Option<Duration>,
+    /// The token variable and the records folder of [`crate::agents`].
+    mark: Option<(&'static str, PathBuf)>,
 }
 
 /// What the event stream said.
@@ -363,7 +371,16 @@ impl PiAgent {
         if instructions.len() > MAX_INSTRUCTIONS_BYTES {
             return failed("agent instructions exceed the size limit".into());
         }
-        let mut child = match Command::new(&self.bin)
+        // Recorded while it runs, so a daemon that dies mid-run has its leftovers reaped by the
+        // next one. A record that cannot be written (a full disk) does not stop the run.
+        let run_mark = self.mark.as_ref().and_then(|(var, dir)| {
+            crate::agents::RunMark::record(dir)
+                .inspect_err(|e| tracing::warn!(error = %e, "cannot record the agent run"))
+                .ok()
+                .map(|m| (*var, m))
+        });
+        let mut command = Command::new(&self.bin);
+        command
             .args(self.args())
             .current_dir(&self.root)
             .env_clear()
@@ -372,9 +389,28 @@ impl PiAgent {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-        {
+            .kill_on_drop(true);
+        if let Some((var, mark)) = &run_mark {
+            command.env(var, mark.token());
+        }
+        let parent = std::process::id();
+        // SAFETY: the closure runs in the forked child before exec and calls only prctl and
+        // getppid, which are async-signal-safe; it touches no memory shared with the parent.
+        unsafe {
+            command.pre_exec(move || {
+                // Pi dies with the daemon (SIGKILL when the daemon's thread that started it ends;
+                // the daemon's runtime threads live as long as the daemon).
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The daemon died between fork and prctl: do not start an orphan.
+                if libc::getppid() as u32 != parent {
+                    return Err(std::io::Error::other("the daemon is gone"));
+                }
+                Ok(())
+            });
+        }
+        let mut child = match command.spawn() {
             Ok(c) => c,
             Err(e) => return failed(format!("could not start the agent: {e}")),
         };

@@ -82,6 +82,15 @@ pub async fn run(
 ) -> Result<(), DaemonError> {
     let stop = Cancel::new();
     let state = Arc::new(DaemonState::new(&config, stop.clone())?);
+    // A previous daemon that died mid-run (kill -9) may have left its agent's tools running;
+    // this daemon holds the lifetime lock, so no agent of a live daemon carries those tokens.
+    let reaped = stanley_adapters::agents::reap(
+        &stanley_adapters::agents::records_dir(&config.files.root),
+        stanley_proto::env::STANLEY_AGENT_RUN,
+    );
+    if !reaped.is_empty() {
+        tracing::warn!(pids = ?reaped, "killed processes a previous daemon's agent left running");
+    }
     crate::worker::spawn_background(&state);
     crate::watcher::spawn(&state);
     let (health_reporter, health_service) = tonic_health::server::health_reporter();

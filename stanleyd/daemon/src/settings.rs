@@ -74,6 +74,7 @@ impl RequestSettings {
                 pi_bin: value(env, var::STANLEY_PI_BIN).map(PathBuf::from),
                 path: env.get(var::PATH).cloned(),
                 model: value(env, var::STANLEY_AGENT_MODEL),
+                run_mark: Some(var::STANLEY_AGENT_RUN),
             },
             auto_improve: !value(env, var::STANLEY_AUTO_IMPROVE)
                 .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false")),
