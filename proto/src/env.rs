@@ -31,6 +31,9 @@ pub const STANLEY_LOG: &str = "STANLEY_LOG";
 /// Idle time in milliseconds before the daemon exits, default 30 minutes (daemon setting; tests
 /// shorten it).
 pub const STANLEY_IDLE_TIMEOUT_MS: &str = "STANLEY_IDLE_TIMEOUT_MS";
+/// Milliseconds a new connection may stay silent before the daemon closes it, default 30 s
+/// (daemon setting; tests shorten it).
+pub const STANLEY_SILENT_CONNECTION_MS: &str = "STANLEY_SILENT_CONNECTION_MS";
 /// Path of the `stanleyd` binary a client starts, default the one beside the client.
 pub const STANLEY_DAEMON_BIN: &str = "STANLEY_DAEMON_BIN";
 
@@ -89,5 +92,6 @@ pub const DAEMON_ENV: &[&str] = &[
     STANLEY_RUNTIME_DIR,
     STANLEY_LOG,
     STANLEY_IDLE_TIMEOUT_MS,
+    STANLEY_SILENT_CONNECTION_MS,
     STANLEY_WORKFLOW_HOST,
 ];

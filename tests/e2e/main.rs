@@ -4,6 +4,7 @@
 mod agent;
 mod check;
 mod cli;
+mod connections;
 mod diffs;
 mod doctor;
 mod faults;

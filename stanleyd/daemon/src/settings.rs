@@ -141,6 +141,8 @@ pub struct DaemonSettings {
     pub log: Option<String>,
     /// `STANLEY_IDLE_TIMEOUT_MS`.
     pub idle_timeout: Option<Duration>,
+    /// `STANLEY_SILENT_CONNECTION_MS`.
+    pub silent_connection: Option<Duration>,
     /// The per-user trust file, from `XDG_STATE_HOME` or `HOME`.
     pub trust_file: Option<PathBuf>,
     /// `STANLEY_WORKFLOW_HOST`, used when a request does not set it.
@@ -160,6 +162,10 @@ impl DaemonSettings {
             log: text(var::STANLEY_LOG),
             idle_timeout: text(var::STANLEY_IDLE_TIMEOUT_MS)
                 .and_then(|v| v.parse::<u64>().ok())
+                .map(Duration::from_millis),
+            silent_connection: text(var::STANLEY_SILENT_CONNECTION_MS)
+                .and_then(|v| v.parse::<u64>().ok())
+                .filter(|ms| *ms > 0)
                 .map(Duration::from_millis),
             trust_file: stanley_adapters::trust::TrustStore::default_path(
                 lookup(var::XDG_STATE_HOME).as_deref().map(OsStr::new),
