@@ -402,14 +402,20 @@ fn warn_mode_never_keeps_the_agent_going_and_relaunches_as_restarts() {
 
 #[test]
 fn an_interrupted_client_stops_the_run_and_its_agent() {
-    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+    // Ctrl-C, SIGTERM, and a client killed outright (its connection just closes).
+    for (signal, code) in [
+        (libc::SIGINT, Some(130)),
+        (libc::SIGTERM, Some(143)),
+        (libc::SIGKILL, None),
+    ] {
         interrupted_with(signal, code);
     }
 }
 
 /// Interrupts a run whose agent started a tool process in a session of its own that ignores
-/// SIGTERM: the run ends with `code`, and no process of its tree remains.
-fn interrupted_with(signal: i32, code: i32) {
+/// SIGTERM: the client ends with `code` (None: killed by the signal), and no process of the
+/// run's tree remains.
+fn interrupted_with(signal: i32, code: Option<i32>) {
     let script = json!({"write": [{"mode": "tool_child"}]});
     let mut setup = FlowSetup::new(&small_flow(json!({"hang_minutes": 30})), &script);
     let child_pid = setup.scratch.path().join("tool.pid");
@@ -444,7 +450,7 @@ fn interrupted_with(signal: i32, code: i32) {
         libc::kill(client.id() as i32, signal);
     }
     let status = client.wait().unwrap();
-    assert_eq!(status.code(), Some(code));
+    assert_eq!(status.code(), code);
     assert!(
         wait_until(Duration::from_secs(30), || agents().is_empty()),
         "processes of the run remain: {:?}",

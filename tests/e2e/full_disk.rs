@@ -124,3 +124,103 @@ fn a_full_disk_degrades_to_unrecorded_answers_and_recovers() {
         "the daemon exited"
     );
 }
+
+#[test]
+fn a_full_disk_still_delegates_and_says_the_job_was_not_queued() {
+    let mut env = stanley_tests::TestEnv::new();
+    env.set(
+        "STANLEY_PI_BIN",
+        stanley_tests::testenv::bin_dir()
+            .join("fake-pi")
+            .to_str()
+            .unwrap(),
+    );
+    env.set("FAKE_PI_MODE", "finished");
+    env.set("STANLEY_AUTO_IMPROVE", "off");
+    let repo = changed_repo();
+    let Some(_disk) = Tmpfs::mount(&repo.root().join(".stanley"), "4m") else {
+        eprintln!("skipped: mounting a tmpfs is not permitted here");
+        return;
+    };
+    // Start the daemon (and its queue) while there is space.
+    let list = env.stanleyctl(&repo, &["queue", "list"]);
+    assert_eq!(list.code, 0, "{list:?}");
+    let filler = repo.root().join(".stanley/filler");
+    fill(&filler);
+
+    let out = env.stanley(&repo, &["Audit the TODO comments"]);
+    assert_eq!(out.code, 0, "the agent's answer still arrives: {out:?}");
+    assert!(
+        out.stderr.contains("no improvement job was queued")
+            && out.stderr.contains("No space left on device"),
+        "{out:?}"
+    );
+    let list = env.stanleyctl(&repo, &["queue", "list", "--json"]);
+    assert_eq!(list.stdout.trim(), "[]", "{list:?}");
+
+    // With space again the same request queues its job, and the queue opens clean next time.
+    std::fs::remove_file(&filler).unwrap();
+    let out = env.stanley(&repo, &["Audit the TODO comments"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stderr.contains("queued improvement job"), "{out:?}");
+    let stop = env.stanleyctl(&repo, &["daemon", "stop"]);
+    assert_eq!(stop.code, 0, "{stop:?}");
+    let list = env.stanleyctl(&repo, &["queue", "list", "--json"]);
+    assert!(!list.stderr.contains("was damaged"), "{list:?}");
+    assert_eq!(list.json().as_array().map(Vec::len), Some(1), "{list:?}");
+}
+
+#[test]
+fn a_full_disk_stops_a_flow_run_with_one_line_and_keeps_the_journal() {
+    let mut env = stanley_tests::TestEnv::new();
+    env.set(
+        "STANLEY_PI_BIN",
+        stanley_tests::testenv::bin_dir()
+            .join("fake-pi")
+            .to_str()
+            .unwrap(),
+    );
+    env.set("STANLEY_AUTO_IMPROVE", "off");
+    let repo = changed_repo();
+    let Some(_disk) = Tmpfs::mount(&repo.root().join(".stanley"), "4m") else {
+        eprintln!("skipped: mounting a tmpfs is not permitted here");
+        return;
+    };
+    repo.write(
+        ".stanley/flow.json",
+        r#"{"goal": "g", "phases": [{"id": "a", "name": "A", "done_when": "d"}]}"#,
+    );
+    // A journal from an earlier run, which a full disk must not truncate.
+    let status = env.stanleyctl(&repo, &["flow", "status"]);
+    assert_eq!(status.code, 0, "{status:?}");
+    std::fs::create_dir_all(repo.root().join(".stanley/flow")).unwrap();
+    let flow = stanley_workflows::flow::parse_flow(
+        &std::fs::read_to_string(repo.root().join(".stanley/flow.json")).unwrap(),
+    )
+    .unwrap();
+    let journal = serde_json::to_string_pretty(&stanley_workflows::flow::state::FlowState::new(
+        &flow,
+        "2026-11-30T10:00:00.000Z",
+    ))
+    .unwrap();
+    repo.write(".stanley/flow/state.json", &journal);
+    fill(&repo.root().join(".stanley/filler"));
+
+    let out = env.stanleyctl(&repo, &["flow", "run"]);
+    assert_eq!(out.code, 4, "{out:?}");
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("the flow journal cannot be used")
+                && l.contains("No space left on device")),
+        "{out:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.root().join(".stanley/flow/state.json")).unwrap(),
+        journal,
+        "the journal on disk is whole"
+    );
+    let stop = env.stanleyctl(&repo, &["daemon", "stop"]);
+    assert_eq!(stop.code, 0, "{stop:?}");
+}

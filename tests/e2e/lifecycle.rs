@@ -61,6 +61,31 @@ fn a_stale_socket_file_is_removed() {
 }
 
 #[test]
+fn leftovers_of_ours_at_the_socket_path_are_recovered() {
+    use std::os::unix::fs::FileTypeExt;
+    let env = summarize_env();
+    let repo = changed_repo();
+    let path = socket(&env, &repo);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    // A dangling link (a socket folder cleaned by the system under a link), then a plain file.
+    std::os::unix::fs::symlink(repo.outside().join("gone.sock"), &path).unwrap();
+    let out = env.stanley(&repo, &["Summarize what changed"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(fs::symlink_metadata(&path).unwrap().file_type().is_socket());
+    assert!(
+        !repo.outside().join("gone.sock").exists(),
+        "the link was not followed"
+    );
+    let stop = env.stanleyctl(&repo, &["daemon", "stop"]);
+    assert_eq!(stop.code, 0, "{stop:?}");
+    assert!(wait_until(Duration::from_secs(10), || !path.exists()));
+    fs::write(&path, "not a socket").unwrap();
+    let out = env.stanley(&repo, &["Summarize what changed"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(fs::symlink_metadata(&path).unwrap().file_type().is_socket());
+}
+
+#[test]
 fn a_daemon_of_another_version_is_replaced() {
     let env = summarize_env();
     let repo = changed_repo();

@@ -134,8 +134,15 @@ impl JobLog {
 
     fn append(&self, value: &Value) -> io::Result<()> {
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        file.write_all(line(value).as_bytes())?;
-        file.sync_data()
+        let before = file.metadata()?.len();
+        let written = file
+            .write_all(line(value).as_bytes())
+            .and_then(|()| file.sync_data());
+        if written.is_err() {
+            // A partial line (a full disk) would glue itself to the next one: cut it off.
+            let _ = file.set_len(before);
+        }
+        written
     }
 }
 

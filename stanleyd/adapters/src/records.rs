@@ -307,6 +307,29 @@ mod tests {
     }
 
     #[test]
+    fn the_first_failed_write_is_kept_and_earlier_records_stay_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let rec = FsRecorder::create(dir.path(), "x", Arc::new(SecretRedactor::default())).unwrap();
+        rec.write_json("manifest.json", &json!({"status": "running"}));
+        assert_eq!(rec.failure(), None);
+        // A folder where a record goes makes its writes fail, whatever the user's rights.
+        let run = dir.path().join(".stanley/runs/x");
+        fs::create_dir(run.join("packet.json")).unwrap();
+        fs::create_dir(run.join("frames.ndjson")).unwrap();
+        rec.write_json("packet.json", &json!({}));
+        rec.append("frames.ndjson", &json!({}));
+        rec.write_json("manifest.json", &json!({"status": "complete"}));
+        let failure = rec.failure().unwrap();
+        assert!(
+            failure.starts_with(".stanley/runs/x/packet.json: "),
+            "{failure}"
+        );
+        // An atomic write that failed left the earlier file as it was; a later one still lands.
+        let manifest = fs::read_to_string(run.join("manifest.json")).unwrap();
+        assert!(manifest.contains("complete"), "{manifest}");
+    }
+
+    #[test]
     fn gitignore_is_created_and_migrated() {
         let dir = tempfile::tempdir().unwrap();
         ensure_state_dir(dir.path()).unwrap();

@@ -194,3 +194,37 @@ pub(crate) fn cleanup(files: &DaemonFiles) {
         let _ = fs::remove_file(files.info());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_file_naming_another_daemon_is_a_takeover() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = DaemonFiles::new(dir.path(), dir.path().join("d.sock"));
+        fs::create_dir_all(&files.dir).unwrap();
+        let info = |pid: u32| DaemonInfo {
+            pid,
+            socket: files.socket.display().to_string(),
+            root: dir.path().display().to_string(),
+            version: "0".into(),
+            protocol_version: 1,
+            started_at: String::new(),
+        };
+        let write = |i: &DaemonInfo| fs::write(files.info(), serde_json::to_vec(i).unwrap());
+        write(&info(std::process::id())).unwrap();
+        assert_eq!(owner(&files), Owner::Us);
+        write(&info(std::process::id() + 1)).unwrap();
+        assert_eq!(owner(&files), Owner::Other);
+        fs::remove_file(files.info()).unwrap();
+        assert_eq!(owner(&files), Owner::Other, "removed: gone");
+        // A read that fails (here EISDIR; EMFILE in the field) is no takeover.
+        fs::create_dir(files.info()).unwrap();
+        assert!(
+            matches!(owner(&files), Owner::Unknown(_)),
+            "{:?}",
+            owner(&files)
+        );
+    }
+}

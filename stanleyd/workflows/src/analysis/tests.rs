@@ -393,3 +393,51 @@ fn priorities_follow_the_mode_terms() {
     assert!(priority(&modes::REVIEW, readme) < 0.0);
     assert_eq!(priority(&modes::SUMMARIZE, auth), 0.0);
 }
+
+/// A recorder whose writes fail, as on a full disk when a tmpfs cannot be mounted.
+struct FullDisk;
+
+impl crate::ports::RunRecorder for FullDisk {
+    fn write_json(&self, _name: &str, _value: &Value) {}
+    fn append(&self, _name: &str, _value: &Value) {}
+    fn artifact(&self) -> Option<String> {
+        Some(".stanley/runs/x-1".into())
+    }
+    fn failure(&self) -> Option<String> {
+        Some(".stanley/runs/x-1/packet.json: No space left on device (os error 28)".into())
+    }
+}
+
+#[tokio::test]
+async fn a_record_that_cannot_be_written_is_a_limit_not_a_failure() {
+    let jev = answering(&modes::REVIEW, &[("no_issue_visible", 0.9)], 0.5, 0.9, 0.1);
+    let executor = Executor::new(
+        Some(jev),
+        Arc::new(Budget::new(BudgetLimits::TREE)),
+        ExecutorOptions::new("jev-test").retries(0),
+        Cancel::new(),
+    );
+    let input = AnalysisInput {
+        request: "Review this".into(),
+        max_hunks: 150,
+    };
+    let ev = evidence();
+    let mut run = Run::start(
+        "x-1".into(),
+        "review@1",
+        Arc::new(FullDisk),
+        Arc::new(FixedClock),
+        BudgetLimits::TREE,
+        "jev-test",
+        recorded_inputs(&modes::REVIEW, &input, &ev),
+    );
+    analyze(&modes::REVIEW, &input, &ev, &executor, &mut run).await;
+    let packet = run.finish(&executor);
+    assert_eq!(packet.status, Status::Complete, "the answer stands");
+    let limits = packet.json["limits"].as_array().unwrap();
+    assert_eq!(
+        limits.last().unwrap(),
+        "the run record is incomplete: .stanley/runs/x-1/packet.json: No space left on device (os error 28)"
+    );
+    assert!(packet.human().contains("the run record is incomplete"));
+}
