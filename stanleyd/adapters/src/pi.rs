@@ -351,34 +351,9 @@ impl PiAgent {
         args
     }
 
-    async fn execute(
-        &self,
-        instructions: &str,
-        timeout: Duration,
-        cancel: Cancel,
-        progress: AgentProgress,
-    ) -> AgentResult {
-        let started = Instant::now();
-        let failed = |detail: String| AgentResult {
-            outcome: AgentOutcome::Failed,
-            text: String::new(),
-            exit_code: None,
-            duration_ms: started.elapsed().as_millis() as u64,
-            tool_calls: 0,
-            detail: Some(detail),
-            model_error: false,
-        };
-        if instructions.len() > MAX_INSTRUCTIONS_BYTES {
-            return failed("agent instructions exceed the size limit".into());
-        }
-        // Recorded while it runs, so a daemon that dies mid-run has its leftovers reaped by the
-        // next one. A record that cannot be written (a full disk) does not stop the run.
-        let run_mark = self.mark.as_ref().and_then(|(var, dir)| {
-            crate::agents::RunMark::record(dir)
-                .inspect_err(|e| tracing::warn!(error = %e, "cannot record the agent run"))
-                .ok()
-                .map(|m| (*var, m))
-        });
+    /// The `pi` command: its arguments and environment (with the run's token), its own process
+    /// group, and death with the daemon.
+    fn command(&self, mark: Option<(&'static str, &crate::agents::RunMark)>) -> Command {
         let mut command = Command::new(&self.bin);
         command
             .args(self.args())
@@ -390,7 +365,7 @@ impl PiAgent {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        if let Some((var, mark)) = &run_mark {
+        if let Some((var, mark)) = mark {
             command.env(var, mark.token());
         }
         let parent = std::process::id();
@@ -410,11 +385,84 @@ impl PiAgent {
                 Ok(())
             });
         }
-        let mut child = match command.spawn() {
-            Ok(c) => c,
-            Err(e) => return failed(format!("could not start the agent: {e}")),
-        };
+        command
+    }
+
+    /// Waits for the run to end on its own, at the time limit, after `idle_limit` of silence,
+    /// or on cancel; a run that did not end on its own is stopped with its whole tree.
+    async fn wait_or_stop(
+        &self,
+        child: &mut tokio::process::Child,
+        limit: Duration,
+        heard: &Mutex<Instant>,
+        cancel: &Cancel,
+    ) -> (Option<std::process::ExitStatus>, Ended) {
         let pid = child.id().unwrap_or(0);
+        let silence = async {
+            let Some(idle) = self.idle_limit else {
+                return std::future::pending::<()>().await;
+            };
+            loop {
+                let quiet = heard.lock().unwrap_or_else(|e| e.into_inner()).elapsed();
+                if quiet >= idle {
+                    return;
+                }
+                tokio::time::sleep(idle - quiet).await;
+            }
+        };
+        let ended = tokio::select! {
+            s = child.wait() => return (s.ok(), Ended::Exited),
+            () = tokio::time::sleep(limit) => Ended::TimedOut,
+            () = silence => Ended::Silent,
+            () = cancel.cancelled() => Ended::Aborted,
+        };
+        // SIGTERM first, so Pi can stop its tool processes; then SIGKILL everything left,
+        // including tool commands that run in sessions of their own.
+        let family = descendants(pid);
+        signal(pid, libc::SIGTERM);
+        let waited = tokio::time::timeout(self.grace, child.wait())
+            .await
+            .ok()
+            .and_then(Result::ok);
+        for p in family.iter().chain(descendants(pid).iter()) {
+            signal(*p, libc::SIGKILL);
+        }
+        let status = match waited {
+            Some(s) => Some(s),
+            None => {
+                signal(pid, libc::SIGKILL);
+                child.wait().await.ok()
+            }
+        };
+        (status, ended)
+    }
+
+    async fn execute(
+        &self,
+        instructions: &str,
+        timeout: Duration,
+        cancel: Cancel,
+        progress: AgentProgress,
+    ) -> AgentResult {
+        let started = Instant::now();
+        if instructions.len() > MAX_INSTRUCTIONS_BYTES {
+            return failed(started, "agent instructions exceed the size limit".into());
+        }
+        // Recorded while it runs, so a daemon that dies mid-run has its leftovers reaped by the
+        // next one. A record that cannot be written (a full disk) does not stop the run.
+        let run_mark = self.mark.as_ref().and_then(|(var, dir)| {
+            crate::agents::RunMark::record(dir)
+                .inspect_err(|e| tracing::warn!(error = %e, "cannot record the agent run"))
+                .ok()
+                .map(|m| (*var, m))
+        });
+        let mut child = match self
+            .command(run_mark.as_ref().map(|(var, mark)| (*var, mark)))
+            .spawn()
+        {
+            Ok(c) => c,
+            Err(e) => return failed(started, format!("could not start the agent: {e}")),
+        };
         if let Some(mut stdin) = child.stdin.take() {
             // Pi reads stdin to EOF before it starts; a write error means it already exited.
             let _ = stdin.write_all(instructions.as_bytes()).await;
@@ -422,126 +470,16 @@ impl PiAgent {
         }
         let state = Arc::new(Mutex::new(StreamState::default()));
         let heard = Arc::new(Mutex::new(Instant::now()));
-        let reader_heard = heard.clone();
-        let stdout = child.stdout.take();
-        let reader_state = state.clone();
-        let reader = tokio::spawn(async move {
-            let Some(stdout) = stdout else { return };
-            let mut reader = BufReader::new(stdout);
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                // Read one line, but never hold more than the cap: an over-long line is skipped.
-                let mut too_long = false;
-                loop {
-                    let available = match reader.fill_buf().await {
-                        Ok([]) => break,
-                        Ok(b) => b,
-                        Err(_) => break,
-                    };
-                    let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
-                        Some(i) => (&available[..=i], true),
-                        None => (available, false),
-                    };
-                    if buf.len() + chunk.len() > MAX_LINE_BYTES {
-                        too_long = true;
-                        buf.clear();
-                    } else if !too_long {
-                        buf.extend_from_slice(chunk);
-                    }
-                    let n = chunk.len();
-                    reader.consume(n);
-                    if done {
-                        break;
-                    }
-                }
-                if buf.is_empty() && !too_long {
-                    if reader
-                        .fill_buf()
-                        .await
-                        .map(|b| b.is_empty())
-                        .unwrap_or(true)
-                    {
-                        return;
-                    }
-                    continue;
-                }
-                *reader_heard.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
-                if !too_long {
-                    let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
-                    let line = line.strip_suffix(b"\r").unwrap_or(line);
-                    let mut s = reader_state.lock().unwrap_or_else(|e| e.into_inner());
-                    let before = s.tool_calls;
-                    s.line(line);
-                    if s.tool_calls != before {
-                        progress(s.tool_calls);
-                    }
-                }
-            }
-        });
-        let stderr = child.stderr.take();
-        let stderr_task = tokio::spawn(async move {
-            let mut tail: Vec<u8> = Vec::new();
-            let Some(mut stderr) = stderr else {
-                return String::new();
-            };
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = stderr.read(&mut buf).await {
-                if n == 0 {
-                    break;
-                }
-                tail.extend_from_slice(&buf[..n]);
-                if tail.len() > STDERR_TAIL {
-                    tail.drain(..tail.len() - STDERR_TAIL);
-                }
-            }
-            String::from_utf8_lossy(&tail).into_owned()
-        });
-        let limit = timeout.min(HARD_LIMIT);
-        let (mut timed_out, mut aborted, mut silent) = (false, false, false);
-        let idle_limit = self.idle_limit;
-        let silence = async {
-            let Some(idle) = idle_limit else {
-                return std::future::pending::<()>().await;
-            };
-            loop {
-                let last = *heard.lock().unwrap_or_else(|e| e.into_inner());
-                let quiet = last.elapsed();
-                if quiet >= idle {
-                    return;
-                }
-                tokio::time::sleep(idle - quiet).await;
-            }
-        };
-        let status = tokio::select! {
-            s = child.wait() => s.ok(),
-            () = tokio::time::sleep(limit) => { timed_out = true; None }
-            () = silence => { silent = true; None }
-            () = cancel.cancelled() => { aborted = true; None }
-        };
-        let status = match status {
-            Some(s) => Some(s),
-            None => {
-                // SIGTERM first, so Pi can stop its tool processes; then SIGKILL everything left,
-                // including tool commands that run in sessions of their own.
-                let family = descendants(pid);
-                signal(pid, libc::SIGTERM);
-                let waited = tokio::time::timeout(self.grace, child.wait())
-                    .await
-                    .ok()
-                    .and_then(Result::ok);
-                for p in family.iter().chain(descendants(pid).iter()) {
-                    signal(*p, libc::SIGKILL);
-                }
-                match waited {
-                    Some(s) => Some(s),
-                    None => {
-                        signal(pid, libc::SIGKILL);
-                        child.wait().await.ok()
-                    }
-                }
-            }
-        };
+        let reader = tokio::spawn(read_events(
+            child.stdout.take(),
+            state.clone(),
+            heard.clone(),
+            progress,
+        ));
+        let stderr_task = tokio::spawn(stderr_tail(child.stderr.take()));
+        let (status, ended) = self
+            .wait_or_stop(&mut child, timeout.min(HARD_LIMIT), &heard, &cancel)
+            .await;
         // Tool processes the agent left behind after a normal exit are not Stanley's to kill.
         let _ = tokio::time::timeout(Duration::from_secs(5), reader).await;
         let tail = tokio::time::timeout(Duration::from_secs(5), stderr_task)
@@ -551,60 +489,184 @@ impl PiAgent {
             .unwrap_or_default();
         let state = std::mem::take(&mut *state.lock().unwrap_or_else(|e| e.into_inner()));
         let exit_code = status.and_then(|s| s.code());
-        let model_error = state.error.is_some();
-        let (outcome, detail) = if silent {
-            (
-                AgentOutcome::Timeout,
-                Some(format!(
-                    "the agent was silent for {} s and was stopped",
-                    idle_limit.unwrap_or_default().as_secs()
-                )),
-            )
-        } else if timed_out {
-            (
-                AgentOutcome::Timeout,
-                Some("the agent was stopped at the time limit".to_owned()),
-            )
-        } else if aborted {
-            (
-                AgentOutcome::Aborted,
-                Some("the agent run was cancelled".to_owned()),
-            )
-        } else if let Some(error) = state.error.clone() {
-            (AgentOutcome::Failed, Some(error))
-        } else if exit_code == Some(0)
-            && state.tool_calls == 0
-            && state.text.as_deref().is_none_or(|t| t.trim().is_empty())
-        {
-            // A model that answered HTTP 200 with nothing in it: the agent did nothing.
-            (
-                AgentOutcome::Failed,
-                Some("the agent finished with no text and no tool calls".to_owned()),
-            )
-        } else if exit_code == Some(0) {
-            (AgentOutcome::Finished, None)
-        } else {
-            let how = match (exit_code, status.and_then(|s| s.signal())) {
-                (Some(c), _) => c.to_string(),
-                (None, Some(sig)) => format!("signal {sig}"),
-                _ => "unknown status".to_owned(),
-            };
-            (
-                AgentOutcome::Failed,
-                Some(
-                    stderr_summary(&tail).unwrap_or_else(|| format!("the agent exited with {how}")),
-                ),
-            )
-        };
+        let (outcome, detail) = judge_outcome(
+            ended,
+            &state,
+            status,
+            &tail,
+            self.idle_limit.unwrap_or_default(),
+        );
         AgentResult {
             outcome,
-            text: state.text.unwrap_or_default(),
             exit_code,
             duration_ms: started.elapsed().as_millis() as u64,
             tool_calls: state.tool_calls,
             detail,
-            model_error: model_error && !silent && !timed_out && !aborted,
+            model_error: state.error.is_some() && ended == Ended::Exited,
+            text: state.text.unwrap_or_default(),
         }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ended {
+    /// The agent exited by itself.
+    Exited,
+    TimedOut,
+    /// Its event stream was silent for the idle limit.
+    Silent,
+    Aborted,
+}
+
+/// A run that failed before the agent ran.
+fn failed(started: Instant, detail: String) -> AgentResult {
+    AgentResult {
+        outcome: AgentOutcome::Failed,
+        text: String::new(),
+        exit_code: None,
+        duration_ms: started.elapsed().as_millis() as u64,
+        tool_calls: 0,
+        detail: Some(detail),
+        model_error: false,
+    }
+}
+
+/// Reads Pi's JSON events line by line into `state`, noting when each arrives; a line over the
+/// cap is skipped, never held.
+async fn read_events(
+    stdout: Option<tokio::process::ChildStdout>,
+    state: Arc<Mutex<StreamState>>,
+    heard: Arc<Mutex<Instant>>,
+    progress: AgentProgress,
+) {
+    let Some(stdout) = stdout else { return };
+    let mut reader = BufReader::new(stdout);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let mut too_long = false;
+        loop {
+            let available = match reader.fill_buf().await {
+                Ok([]) | Err(_) => break,
+                Ok(b) => b,
+            };
+            let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
+                Some(i) => (&available[..=i], true),
+                None => (available, false),
+            };
+            if buf.len() + chunk.len() > MAX_LINE_BYTES {
+                too_long = true;
+                buf.clear();
+            } else if !too_long {
+                buf.extend_from_slice(chunk);
+            }
+            let n = chunk.len();
+            reader.consume(n);
+            if done {
+                break;
+            }
+        }
+        if buf.is_empty() && !too_long {
+            if reader
+                .fill_buf()
+                .await
+                .map(|b| b.is_empty())
+                .unwrap_or(true)
+            {
+                return;
+            }
+            continue;
+        }
+        *heard.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        if !too_long {
+            let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
+            let before = s.tool_calls;
+            s.line(line);
+            if s.tool_calls != before {
+                progress(s.tool_calls);
+            }
+        }
+    }
+}
+
+/// The last [`STDERR_TAIL`] bytes of Pi's stderr.
+async fn stderr_tail(stderr: Option<tokio::process::ChildStderr>) -> String {
+    let mut tail: Vec<u8> = Vec::new();
+    let Some(mut stderr) = stderr else {
+        return String::new();
+    };
+    let mut buf = [0u8; 8192];
+    while let Ok(n) = stderr.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        tail.extend_from_slice(&buf[..n]);
+        if tail.len() > STDERR_TAIL {
+            tail.drain(..tail.len() - STDERR_TAIL);
+        }
+    }
+    String::from_utf8_lossy(&tail).into_owned()
+}
+
+/// The outcome and its one-line detail from how the run ended and what it said.
+fn judge_outcome(
+    ended: Ended,
+    state: &StreamState,
+    status: Option<std::process::ExitStatus>,
+    stderr: &str,
+    idle_limit: Duration,
+) -> (AgentOutcome, Option<String>) {
+    let exit_code = status.and_then(|s| s.code());
+    match ended {
+        Ended::Silent => {
+            return (
+                AgentOutcome::Timeout,
+                Some(format!(
+                    "the agent was silent for {} s and was stopped",
+                    idle_limit.as_secs()
+                )),
+            );
+        }
+        Ended::TimedOut => {
+            return (
+                AgentOutcome::Timeout,
+                Some("the agent was stopped at the time limit".to_owned()),
+            );
+        }
+        Ended::Aborted => {
+            return (
+                AgentOutcome::Aborted,
+                Some("the agent run was cancelled".to_owned()),
+            );
+        }
+        Ended::Exited => {}
+    }
+    if let Some(error) = state.error.clone() {
+        (AgentOutcome::Failed, Some(error))
+    } else if exit_code == Some(0)
+        && state.tool_calls == 0
+        && state.text.as_deref().is_none_or(|t| t.trim().is_empty())
+    {
+        // A model that answered HTTP 200 with nothing in it: the agent did nothing.
+        (
+            AgentOutcome::Failed,
+            Some("the agent finished with no text and no tool calls".to_owned()),
+        )
+    } else if exit_code == Some(0) {
+        (AgentOutcome::Finished, None)
+    } else {
+        let how = match (exit_code, status.and_then(|s| s.signal())) {
+            (Some(c), _) => c.to_string(),
+            (None, Some(sig)) => format!("signal {sig}"),
+            _ => "unknown status".to_owned(),
+        };
+        (
+            AgentOutcome::Failed,
+            Some(stderr_summary(stderr).unwrap_or_else(|| format!("the agent exited with {how}"))),
+        )
     }
 }
 

@@ -5,6 +5,7 @@
 
 pub mod modes;
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
@@ -317,14 +318,67 @@ fn decide(mode: &Mode, answers: &stanley_core::Answers) -> Option<Decision> {
     })
 }
 
-/// Runs `mode` over the diff evidence, recording into `run`.
-pub async fn analyze(
+/// One hunk's row in the packet's `results`, serialized in this field order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AnalysisRow<'a> {
+    analysis: &'a str,
+    id: &'a str,
+    path: &'a str,
+    lines: String,
+    kind: &'static str,
+    file_status: &'static str,
+    added: usize,
+    removed: usize,
+    disposition: Disposition,
+    classification: Option<Value>,
+    importance: Option<Value>,
+    evidence_sufficient: Option<f64>,
+    untrusted_instruction_text: Option<f64>,
+    flag: Option<String>,
+    error: Option<String>,
+}
+
+impl<'a> AnalysisRow<'a> {
+    /// An unjudged row for `hunk`.
+    fn new(mode: &'a Mode, hunk: &'a Hunk) -> Self {
+        Self {
+            analysis: mode.id,
+            id: &hunk.id,
+            path: &hunk.path,
+            lines: hunk.line_range(),
+            kind: hunk.kind.as_str(),
+            file_status: hunk.file_status.as_str(),
+            added: hunk.added,
+            removed: hunk.removed,
+            disposition: Disposition::Unjudged,
+            classification: None,
+            importance: None,
+            evidence_sufficient: None,
+            untrusted_instruction_text: None,
+            flag: None,
+            error: None,
+        }
+    }
+}
+
+/// Which hunks an analysis looks at and which it judges.
+struct Selection<'a> {
+    /// Hunks the mode judges (for `test_gaps`, not tests or documentation), in diff order.
+    eligible: Vec<&'a Hunk>,
+    /// Test hunks shown with `test_gaps` hunks as context.
+    context_tests: Vec<&'a Hunk>,
+    /// Indexes into `eligible` that are judged: the highest priority under the hunk cap.
+    judged: Vec<usize>,
+}
+
+/// Chooses the hunks, marks every candidate in `run`, and records the candidates and limits.
+fn select<'a>(
     mode: &Mode,
     input: &AnalysisInput,
-    evidence: &DiffEvidence,
-    executor: &Executor,
+    evidence: &'a DiffEvidence,
     run: &mut Run,
-) {
+) -> Selection<'a> {
     let test_gaps = mode.id == "test_gaps";
     let (eligible, context): (Vec<&Hunk>, Vec<&Hunk>) = evidence
         .hunks
@@ -380,13 +434,29 @@ pub async fn analyze(
         );
     }
     run.candidates(&candidates);
+    Selection {
+        eligible,
+        context_tests,
+        judged,
+    }
+}
+
+/// One frame per judged hunk, with the diff manifest and (for `test_gaps`) related tests.
+fn frames(
+    mode: &Mode,
+    input: &AnalysisInput,
+    evidence: &DiffEvidence,
+    selection: &Selection<'_>,
+) -> Vec<Frame> {
+    let test_gaps = mode.id == "test_gaps";
     let manifest = manifest(evidence);
-    let frames: Vec<Frame> = judged
+    selection
+        .judged
         .iter()
         .map(|&i| {
-            let hunk = eligible[i];
+            let hunk = selection.eligible[i];
             let related = if test_gaps {
-                related_tests(hunk, &context_tests)
+                related_tests(hunk, &selection.context_tests)
             } else {
                 Vec::new()
             };
@@ -408,139 +478,165 @@ pub async fn analyze(
                 provenance: json!(provenance),
             }
         })
-        .collect();
-    let outcomes = executor.run_all(frames).await;
-    let mut by_hunk: Vec<Option<&stanley_core::FrameOutcome>> = vec![None; eligible.len()];
-    for (slot, outcome) in judged.iter().zip(&outcomes) {
+        .collect()
+}
+
+/// The findings a decision makes: its flag (warn) and untrusted instruction text (info).
+fn findings(hunk: &Hunk, d: &Decision) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some(flag) = &d.flag {
+        let mut detail = Map::new();
+        detail.insert("classification".into(), json!(d.label));
+        detail.insert("probability".into(), json!(d.p_label));
+        detail.insert("concernMass".into(), json!(d.concern_mass));
+        detail.insert("importanceHighMass".into(), json!(d.high_mass));
+        detail.insert("evidenceSufficient".into(), json!(d.evidence));
+        out.push(Finding {
+            flag: flag.clone(),
+            id: hunk.id.clone(),
+            source: "jev",
+            severity: Severity::Warn,
+            path: Some(hunk.path.clone()),
+            lines: Some(hunk.line_range()),
+            detail: Some(detail),
+        });
+    }
+    if d.untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
+        let mut detail = Map::new();
+        detail.insert("p".into(), json!(d.untrusted));
+        out.push(Finding {
+            flag: "untrusted_instruction_text".into(),
+            id: hunk.id.clone(),
+            source: "jev",
+            severity: Severity::Info,
+            path: Some(hunk.path.clone()),
+            lines: Some(hunk.line_range()),
+            detail: Some(detail),
+        });
+    }
+    out
+}
+
+/// The human line for a decided hunk, with its sort group (flagged 0, parked 1, other 3); None
+/// when the mode shows only flagged and parked hunks and this is neither.
+fn decided_line(mode: &Mode, where_: &str, d: &Decision) -> Option<(u8, String)> {
+    let summarize = mode.concerns.is_empty();
+    let group = if d.flag.is_some() {
+        0
+    } else if d.parked.is_some() {
+        1
+    } else {
+        3
+    };
+    if group == 3 && !summarize {
+        return None;
+    }
+    let concern = if summarize {
+        String::new()
+    } else {
+        format!(" concern={:.2}", d.concern_mass)
+    };
+    let flag = d
+        .flag
+        .as_ref()
+        .map(|f| format!(" flag={f}"))
+        .unwrap_or_default();
+    Some((
+        group,
+        format!(
+            "{where_} [{}] {}{concern} importance={:.2} evidence={:.2}{flag}",
+            row_disposition(d.disposition),
+            d.label,
+            d.high_mass,
+            d.evidence
+        ),
+    ))
+}
+
+/// What one hunk adds to the report: its row, its human line (with its sort group), and the
+/// label it counts under.
+type Recorded<'a> = (AnalysisRow<'a>, Option<(u8, String)>, String);
+
+/// Records one hunk's outcome in `run`: its disposition, parked item, findings and decision.
+/// None when the answers do not hold a decision (the hunk gets no row).
+fn record<'a>(
+    mode: &'a Mode,
+    hunk: &'a Hunk,
+    outcome: Option<&stanley_core::FrameOutcome>,
+    run: &mut Run,
+) -> Option<Recorded<'a>> {
+    let mut row = AnalysisRow::new(mode, hunk);
+    let where_ = format!("{}:{}", hunk.path, hunk.line_range());
+    match outcome {
+        None => {
+            row.error = Some(HUNK_LIMIT_ERROR.to_owned());
+            Some((row, None, "unjudged".to_owned()))
+        }
+        Some(Err(failure)) => {
+            let disposition = if failure.reason.is_unjudged() {
+                Disposition::Unjudged
+            } else {
+                Disposition::Failed
+            };
+            let error = format!("{}: {}", failure.reason.as_str(), failure.detail);
+            run.set(&hunk.id, disposition);
+            let line = format!("{where_} [{}] - ({error})", row_disposition(disposition));
+            row.disposition = disposition;
+            row.error = Some(error);
+            Some((row, Some((2, line)), "unjudged".to_owned()))
+        }
+        Some(Ok(ok)) => {
+            let d = decide(mode, &ok.answers)?;
+            run.set(&hunk.id, d.disposition);
+            if let Some(reason) = &d.parked {
+                run.parked.push(Parked {
+                    id: hunk.id.clone(),
+                    path: Some(hunk.path.clone()),
+                    reason: reason.clone(),
+                });
+            }
+            run.findings.extend(findings(hunk, &d));
+            run.decision(&hunk.id, &format!("diff_{}", mode.id), json!({"classification": d.classification, "importance": d.importance, "evidenceSufficient": d.evidence, "flag": d.flag}), POLICY);
+            let line = decided_line(mode, &where_, &d);
+            row.disposition = d.disposition;
+            row.evidence_sufficient = Some(d.evidence);
+            row.untrusted_instruction_text = Some(d.untrusted);
+            row.flag = d.flag;
+            row.classification = Some(d.classification);
+            row.importance = Some(d.importance);
+            Some((row, line, d.label))
+        }
+    }
+}
+
+/// Runs `mode` over the diff evidence, recording into `run`.
+pub async fn analyze(
+    mode: &Mode,
+    input: &AnalysisInput,
+    evidence: &DiffEvidence,
+    executor: &Executor,
+    run: &mut Run,
+) {
+    let selection = select(mode, input, evidence, run);
+    let outcomes = executor
+        .run_all(frames(mode, input, evidence, &selection))
+        .await;
+    let mut by_hunk: Vec<Option<&stanley_core::FrameOutcome>> =
+        vec![None; selection.eligible.len()];
+    for (slot, outcome) in selection.judged.iter().zip(&outcomes) {
         by_hunk[*slot] = Some(outcome);
     }
     let mut classifications: Map<String, Value> = Map::new();
     let mut lines: Vec<(u8, String)> = Vec::new();
-    let summarize = mode.concerns.is_empty();
-    for (i, hunk) in eligible.iter().enumerate() {
-        let mut row = json!({
-            "analysis": mode.id,
-            "id": hunk.id,
-            "path": hunk.path,
-            "lines": hunk.line_range(),
-            "kind": hunk.kind.as_str(),
-            "fileStatus": hunk.file_status.as_str(),
-            "added": hunk.added,
-            "removed": hunk.removed,
-            "disposition": "unjudged",
-            "classification": null,
-            "importance": null,
-            "evidenceSufficient": null,
-            "untrustedInstructionText": null,
-            "flag": null,
-            "error": null,
-        });
-        let where_ = format!("{}:{}", hunk.path, hunk.line_range());
-        let mut key = "unjudged".to_owned();
-        match by_hunk[i] {
-            None => row["error"] = json!(HUNK_LIMIT_ERROR),
-            Some(Err(failure)) => {
-                let disposition = if failure.reason.is_unjudged() {
-                    Disposition::Unjudged
-                } else {
-                    Disposition::Failed
-                };
-                let error = format!("{}: {}", failure.reason.as_str(), failure.detail);
-                run.set(&hunk.id, disposition);
-                row["disposition"] = json!(disposition);
-                row["error"] = json!(error);
-                lines.push((
-                    2,
-                    format!(
-                        "{where_} [{}] - ({error})",
-                        row["disposition"].as_str().unwrap_or("")
-                    ),
-                ));
-            }
-            Some(Ok(ok)) => {
-                let Some(d) = decide(mode, &ok.answers) else {
-                    continue;
-                };
-                run.set(&hunk.id, d.disposition);
-                if let Some(reason) = &d.parked {
-                    run.parked.push(Parked {
-                        id: hunk.id.clone(),
-                        path: Some(hunk.path.clone()),
-                        reason: reason.clone(),
-                    });
-                }
-                if let Some(flag) = &d.flag {
-                    let mut detail = Map::new();
-                    detail.insert("classification".into(), json!(d.label));
-                    detail.insert("probability".into(), json!(d.p_label));
-                    detail.insert("concernMass".into(), json!(d.concern_mass));
-                    detail.insert("importanceHighMass".into(), json!(d.high_mass));
-                    detail.insert("evidenceSufficient".into(), json!(d.evidence));
-                    run.findings.push(Finding {
-                        flag: flag.clone(),
-                        id: hunk.id.clone(),
-                        source: "jev",
-                        severity: Severity::Warn,
-                        path: Some(hunk.path.clone()),
-                        lines: Some(hunk.line_range()),
-                        detail: Some(detail),
-                    });
-                }
-                if d.untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
-                    let mut detail = Map::new();
-                    detail.insert("p".into(), json!(d.untrusted));
-                    run.findings.push(Finding {
-                        flag: "untrusted_instruction_text".into(),
-                        id: hunk.id.clone(),
-                        source: "jev",
-                        severity: Severity::Info,
-                        path: Some(hunk.path.clone()),
-                        lines: Some(hunk.line_range()),
-                        detail: Some(detail),
-                    });
-                }
-                run.decision(&hunk.id, &format!("diff_{}", mode.id), json!({"classification": d.classification, "importance": d.importance, "evidenceSufficient": d.evidence, "flag": d.flag}), POLICY);
-                let group = if d.flag.is_some() {
-                    0
-                } else if d.parked.is_some() {
-                    1
-                } else {
-                    3
-                };
-                if group < 3 || summarize {
-                    let concern = if summarize {
-                        String::new()
-                    } else {
-                        format!(" concern={:.2}", d.concern_mass)
-                    };
-                    let flag = d
-                        .flag
-                        .as_ref()
-                        .map(|f| format!(" flag={f}"))
-                        .unwrap_or_default();
-                    lines.push((
-                        group,
-                        format!(
-                            "{where_} [{}] {}{concern} importance={:.2} evidence={:.2}{flag}",
-                            row_disposition(d.disposition),
-                            d.label,
-                            d.high_mass,
-                            d.evidence
-                        ),
-                    ));
-                }
-                row["disposition"] = json!(d.disposition);
-                row["classification"] = d.classification;
-                row["importance"] = d.importance;
-                row["evidenceSufficient"] = json!(d.evidence);
-                row["untrustedInstructionText"] = json!(d.untrusted);
-                row["flag"] = json!(d.flag);
-                key = d.label;
-            }
-        }
+    for (hunk, outcome) in selection.eligible.iter().zip(by_hunk) {
+        let Some((row, line, key)) = record(mode, hunk, outcome, run) else {
+            continue;
+        };
+        lines.extend(line);
         let count = classifications.entry(key).or_insert(json!(0));
         *count = json!(count.as_u64().unwrap_or(0) + 1);
-        run.results.push(row);
+        run.results
+            .push(serde_json::to_value(&row).unwrap_or(Value::Null));
     }
     lines.sort_by_key(|(group, _)| *group);
     run.sections.push(Section {
@@ -556,8 +652,8 @@ pub async fn analyze(
         "analysis": mode.id,
         "description": mode.summary,
         "diff": evidence.source.describe(),
-        "eligibleHunks": eligible.len(),
-        "contextTestHunks": if test_gaps { context_tests.len() } else { 0 },
+        "eligibleHunks": selection.eligible.len(),
+        "contextTestHunks": if mode.id == "test_gaps" { selection.context_tests.len() } else { 0 },
         "classifications": classifications,
     });
 }
