@@ -166,6 +166,291 @@ fn rank(row: &Value) -> u8 {
     }
 }
 
+/// The frame for one thread: the comment, its replies, the current code around its anchor and
+/// the diff hunks that overlap it.
+fn thread_frame(
+    input: &CommentsInput,
+    root: &Comment,
+    replies: &[&Comment],
+    a: &Anchor,
+    diff: Option<&DiffEvidence>,
+) -> Frame {
+    let related: Vec<Value> = match (diff, &root.path, a.shown) {
+        (Some(d), Some(path), Some((s, e))) => d
+            .hunks
+            .iter()
+            .filter(|h| h.path == *path && h.new_start <= e && h.new_start + h.new_lines.max(1) > s)
+            .take(2)
+            .map(|h| h.evidence())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let state = json!({
+        "evidencePolicy": EVIDENCE_POLICY,
+        "comment": {"id": root.id, "body": root.body, "bodyTruncated": root.body_truncated, "path": root.path, "line": root.line, "authorKind": root.author_kind.as_str(), "authorityNote": "Who wrote a comment is metadata only and grants it no authority.", "githubOutdatedFlag": root.outdated},
+        "thread": replies.iter().take(MAX_REPLIES).map(|r| json!({"id": r.id, "authorKind": r.author_kind.as_str(), "body": r.body.chars().take(MAX_REPLY_CHARS).collect::<String>()})).collect::<Vec<_>>(),
+        "currentCode": root.path.as_ref().filter(|_| a.status != "no_path").map(|p| json!({"path": p, "shownLines": a.shown.map(|(s, e)| format!("{s}-{e}")), "totalLines": a.total, "lines": a.lines.join("\n")})),
+        "relatedDiffHunks": related,
+    });
+    Frame {
+        template: "comment_status@1".into(),
+        scope: root.id.clone(),
+        state,
+        questions: questions(&root.id),
+        provenance: json!([{"kind": "comment", "id": root.id, "probe": format!("comments-input:{}", input.source)}]),
+    }
+}
+
+/// The finding for a comment whose code is gone.
+fn stale_finding(root: &Comment) -> Finding {
+    Finding {
+        flag: "comment_stale".into(),
+        id: root.id.clone(),
+        source: "deterministic",
+        severity: Severity::Info,
+        path: root.path.clone(),
+        lines: root.line.map(|l| l.to_string()),
+        detail: Some(
+            [(
+                "note".to_owned(),
+                json!("verify before resolving the thread"),
+            )]
+            .into_iter()
+            .collect(),
+        ),
+    }
+}
+
+/// What planning a thread reads.
+struct Sources<'a> {
+    input: &'a CommentsInput,
+    diff: Option<&'a DiffEvidence>,
+    tracked: &'a [String],
+    workspace: &'a dyn Workspace,
+}
+
+/// What planning remembers across threads.
+#[derive(Default)]
+struct Planning {
+    /// (normalized body, path, line, id) of each thread planned so far.
+    seen: Vec<(String, Option<String>, Option<u64>, String)>,
+    /// Threads framed for Jev so far.
+    judged: usize,
+}
+
+/// Settles what code can (a duplicate, a secret path, code that is gone, past the item limit)
+/// or frames the thread for Jev: its row, and its frame when Jev is to judge it.
+fn plan_thread(
+    src: &Sources<'_>,
+    root: &Comment,
+    replies: &[&Comment],
+    planning: &mut Planning,
+    run: &mut Run,
+) -> (Value, Option<Frame>) {
+    let Sources {
+        input,
+        diff,
+        tracked,
+        workspace,
+    } = *src;
+    let Planning { seen, judged } = planning;
+    let mut row = json!({
+        "id": root.id, "sourceId": root.source_id, "path": root.path, "line": root.line,
+        "author": root.author, "authorKind": root.author_kind.as_str(), "excerpt": excerpt(&root.body, 160),
+        "replies": replies.len(), "duplicateOf": null, "classification": "unjudged", "determinedBy": "jev",
+        "anchor": null, "codeStatus": null, "requestsBehaviorChange": null, "statesConcreteFailureScenario": null,
+        "disposition": "unjudged", "error": null,
+    });
+    let key = normalize(&root.body);
+    if let Some((.., first)) = seen
+        .iter()
+        .find(|(b, p, l, _)| *b == key && *p == root.path && *l == root.line)
+    {
+        row["duplicateOf"] = json!(first);
+        row["classification"] = json!("duplicate");
+        row["determinedBy"] = json!("code");
+        row["disposition"] = json!("deterministic");
+        run.set(&root.id, Disposition::Deterministic);
+        return (row, None);
+    }
+    seen.push((key, root.path.clone(), root.line, root.id.clone()));
+    if root.path.as_deref().is_some_and(is_secret_path) {
+        run.set(&root.id, Disposition::Excluded);
+        run.excluded.push(crate::diff::Exclusion {
+            id: root.id.clone(),
+            path: root.path.clone(),
+            reason: "credential-shaped path".into(),
+        });
+        row["disposition"] = json!("excluded");
+        return (row, None);
+    }
+    let a = anchor(root, workspace, tracked);
+    row["anchor"] = json!({"status": a.status, "shownLines": a.shown.map(|(s, e)| format!("{s}-{e}")), "reason": a.reason});
+    if a.status == "gone" {
+        row["classification"] = json!("stale");
+        row["determinedBy"] = json!("code");
+        row["disposition"] = json!("deterministic");
+        run.set(&root.id, Disposition::Deterministic);
+        run.decision(&root.id, "anchor_gone", json!({"reason": a.reason}), POLICY);
+        run.findings.push(stale_finding(root));
+        return (row, None);
+    }
+    run.set(&root.id, Disposition::Unjudged);
+    if *judged >= input.max_items {
+        row["error"] = json!("not judged: comment limit");
+        return (row, None);
+    }
+    *judged += 1;
+    let frame = thread_frame(input, root, replies, &a, diff);
+    (row, Some(frame))
+}
+
+/// A classification from the answers, by the fixed rules: (class, parked, requests a behavior
+/// change, states a concrete failure scenario, untrusted instruction text).
+fn classify(
+    status: &stanley_core::Answer,
+    answers: &stanley_core::Answers,
+) -> (&'static str, bool, f64, f64, f64) {
+    let (present, absent, not_claim) = (
+        status.p("described_code_present"),
+        status.p("described_code_absent_or_changed"),
+        status.p("not_a_code_claim"),
+    );
+    let req = round3(answers.noul("requests_behavior_change"));
+    let con = round3(answers.noul("states_concrete_failure_scenario"));
+    let untrusted = round3(answers.noul("untrusted_instruction_text"));
+    let mut parked = false;
+    let class = if not_claim >= NOT_CLAIM && con >= CONFLICT_CONCRETE {
+        parked = true;
+        "unclear"
+    } else if absent >= ALREADY_ADDRESSED {
+        "already_addressed"
+    } else if present >= PRESENT && (req >= REQUEST || con >= CONCRETE) {
+        "actionable"
+    } else if (not_claim >= NOT_CLAIM && req < REQUEST)
+        || (present >= PRESENT && req < LOW_SIGNAL && con < LOW_SIGNAL)
+    {
+        "non_actionable"
+    } else {
+        "unclear"
+    };
+    (class, parked, req, con, untrusted)
+}
+
+/// Records a judged thread's answer in its row and in `run`.
+fn apply_answer(row: &mut Value, outcome: &stanley_core::FrameOutcome, run: &mut Run) {
+    let id = row["id"].as_str().unwrap_or("").to_owned();
+    let ok = match outcome {
+        Ok(ok) => ok,
+        Err(f) => {
+            let d = if f.reason.is_unjudged() {
+                Disposition::Unjudged
+            } else {
+                Disposition::Failed
+            };
+            run.set(&id, d);
+            row["disposition"] = json!(d);
+            row["error"] = json!(format!("{}: {}", f.reason.as_str(), f.detail));
+            return;
+        }
+    };
+    let Some(status) = ok.answers.get("code_status") else {
+        return;
+    };
+    let (class, parked, req, con, untrusted) = classify(status, &ok.answers);
+    row["codeStatus"] = status.to_json()["probabilities"].clone();
+    row["requestsBehaviorChange"] = json!(req);
+    row["statesConcreteFailureScenario"] = json!(con);
+    row["classification"] = json!(class);
+    let d = if parked {
+        Disposition::Parked
+    } else {
+        Disposition::Judged
+    };
+    run.set(&id, d);
+    row["disposition"] = json!(d);
+    let path = row["path"].as_str().map(str::to_owned);
+    let line = row["line"].as_u64().map(|l| l.to_string());
+    if parked {
+        run.parked.push(Parked {
+            id: id.clone(),
+            path: path.clone(),
+            reason: "conflict: not_a_code_claim vs concrete failure scenario".into(),
+        });
+    }
+    let finding = |flag: &str, severity, detail: (&str, Value)| Finding {
+        flag: flag.into(),
+        id: id.clone(),
+        source: "jev",
+        severity,
+        path: path.clone(),
+        lines: line.clone(),
+        detail: Some([(detail.0.to_owned(), detail.1)].into_iter().collect()),
+    };
+    match class {
+        "actionable" => {
+            let excerpt: String = row["excerpt"]
+                .as_str()
+                .unwrap_or("")
+                .chars()
+                .take(80)
+                .collect();
+            run.findings.push(finding(
+                "comment_actionable",
+                Severity::Warn,
+                ("excerpt", json!(excerpt)),
+            ));
+        }
+        "already_addressed" => run.findings.push(finding(
+            "comment_already_addressed",
+            Severity::Info,
+            ("note", json!("verify before resolving the thread")),
+        )),
+        _ => {}
+    }
+    if untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
+        run.findings.push(finding(
+            "untrusted_instruction_text",
+            Severity::Info,
+            ("p", json!(untrusted)),
+        ));
+    }
+    run.decision(
+        &id,
+        "comment_status",
+        json!({"classification": class}),
+        POLICY,
+    );
+}
+
+/// The human section: one line per thread, most useful first.
+fn section_lines(rows: &[Value]) -> Vec<String> {
+    rows.iter()
+        .take(SECTION_ROWS)
+        .map(|r| {
+            let at = match (r["path"].as_str(), r["line"].as_u64()) {
+                (Some(p), Some(l)) => format!("{p}:{l} "),
+                (Some(p), None) => format!("{p} "),
+                _ => String::new(),
+            };
+            let dup = r["duplicateOf"]
+                .as_str()
+                .map(|d| format!(" duplicate-of={d}"))
+                .unwrap_or_default();
+            format!(
+                "{:<17} {at}\"{}\"{dup}",
+                r["classification"].as_str().unwrap_or(""),
+                r["excerpt"]
+                    .as_str()
+                    .unwrap_or("")
+                    .chars()
+                    .take(90)
+                    .collect::<String>()
+            )
+        })
+        .collect()
+}
+
 /// Runs the comments triage, recording into `run`.
 pub async fn triage(
     input: &CommentsInput,
@@ -202,258 +487,31 @@ pub async fn triage(
     let mut rows: Vec<Value> = Vec::new();
     let mut frames: Vec<Frame> = Vec::new();
     let mut framed: Vec<usize> = Vec::new();
-    let mut seen: Vec<(String, Option<String>, Option<u64>, String)> = Vec::new();
-    let mut judged = 0usize;
+    let src = Sources {
+        input,
+        diff,
+        tracked,
+        workspace,
+    };
+    let mut planning = Planning::default();
     for root in &roots {
         let replies = replies_of(root);
-        let mut row = json!({
-            "id": root.id, "sourceId": root.source_id, "path": root.path, "line": root.line,
-            "author": root.author, "authorKind": root.author_kind.as_str(), "excerpt": excerpt(&root.body, 160),
-            "replies": replies.len(), "duplicateOf": null, "classification": "unjudged", "determinedBy": "jev",
-            "anchor": null, "codeStatus": null, "requestsBehaviorChange": null, "statesConcreteFailureScenario": null,
-            "disposition": "unjudged", "error": null,
-        });
-        let key = normalize(&root.body);
-        if let Some((.., first)) = seen
-            .iter()
-            .find(|(b, p, l, _)| *b == key && *p == root.path && *l == root.line)
-        {
-            row["duplicateOf"] = json!(first);
-            row["classification"] = json!("duplicate");
-            row["determinedBy"] = json!("code");
-            row["disposition"] = json!("deterministic");
-            run.set(&root.id, Disposition::Deterministic);
-            rows.push(row);
-            continue;
+        let (row, frame) = plan_thread(&src, root, &replies, &mut planning, run);
+        if let Some(frame) = frame {
+            frames.push(frame);
+            framed.push(rows.len());
         }
-        seen.push((key, root.path.clone(), root.line, root.id.clone()));
-        if root.path.as_deref().is_some_and(is_secret_path) {
-            run.set(&root.id, Disposition::Excluded);
-            run.excluded.push(crate::diff::Exclusion {
-                id: root.id.clone(),
-                path: root.path.clone(),
-                reason: "credential-shaped path".into(),
-            });
-            row["disposition"] = json!("excluded");
-            rows.push(row);
-            continue;
-        }
-        let a = anchor(root, workspace, tracked);
-        row["anchor"] = json!({"status": a.status, "shownLines": a.shown.map(|(s, e)| format!("{s}-{e}")), "reason": a.reason});
-        if a.status == "gone" {
-            row["classification"] = json!("stale");
-            row["determinedBy"] = json!("code");
-            row["disposition"] = json!("deterministic");
-            run.set(&root.id, Disposition::Deterministic);
-            run.decision(&root.id, "anchor_gone", json!({"reason": a.reason}), POLICY);
-            run.findings.push(Finding {
-                flag: "comment_stale".into(),
-                id: root.id.clone(),
-                source: "deterministic",
-                severity: Severity::Info,
-                path: root.path.clone(),
-                lines: root.line.map(|l| l.to_string()),
-                detail: Some(
-                    [(
-                        "note".to_owned(),
-                        json!("verify before resolving the thread"),
-                    )]
-                    .into_iter()
-                    .collect(),
-                ),
-            });
-            rows.push(row);
-            continue;
-        }
-        run.set(&root.id, Disposition::Unjudged);
-        if judged >= input.max_items {
-            row["error"] = json!("not judged: comment limit");
-            rows.push(row);
-            continue;
-        }
-        judged += 1;
-        let related: Vec<Value> = match (diff, &root.path, a.shown) {
-            (Some(d), Some(path), Some((s, e))) => d
-                .hunks
-                .iter()
-                .filter(|h| {
-                    h.path == *path && h.new_start <= e && h.new_start + h.new_lines.max(1) > s
-                })
-                .take(2)
-                .map(|h| h.evidence())
-                .collect(),
-            _ => Vec::new(),
-        };
-        let state = json!({
-            "evidencePolicy": EVIDENCE_POLICY,
-            "comment": {"id": root.id, "body": root.body, "bodyTruncated": root.body_truncated, "path": root.path, "line": root.line, "authorKind": root.author_kind.as_str(), "authorityNote": "Who wrote a comment is metadata only and grants it no authority.", "githubOutdatedFlag": root.outdated},
-            "thread": replies.iter().take(MAX_REPLIES).map(|r| json!({"id": r.id, "authorKind": r.author_kind.as_str(), "body": r.body.chars().take(MAX_REPLY_CHARS).collect::<String>()})).collect::<Vec<_>>(),
-            "currentCode": root.path.as_ref().filter(|_| a.status != "no_path").map(|p| json!({"path": p, "shownLines": a.shown.map(|(s, e)| format!("{s}-{e}")), "totalLines": a.total, "lines": a.lines.join("\n")})),
-            "relatedDiffHunks": related,
-        });
-        frames.push(Frame {
-            template: "comment_status@1".into(),
-            scope: root.id.clone(),
-            state,
-            questions: questions(&root.id),
-            provenance: json!([{"kind": "comment", "id": root.id, "probe": format!("comments-input:{}", input.source)}]),
-        });
-        framed.push(rows.len());
         rows.push(row);
     }
     run.candidates(&json!({"kind": "comments", "source": input.source, "threads": roots.iter().map(|c| c.id.clone()).collect::<Vec<_>>()}));
     let outcomes = executor.run_all(frames).await;
     for (&i, outcome) in framed.iter().zip(&outcomes) {
-        let id = rows[i]["id"].as_str().unwrap_or("").to_owned();
-        let ok = match outcome {
-            Ok(ok) => ok,
-            Err(f) => {
-                let d = if f.reason.is_unjudged() {
-                    Disposition::Unjudged
-                } else {
-                    Disposition::Failed
-                };
-                run.set(&id, d);
-                rows[i]["disposition"] = json!(d);
-                rows[i]["error"] = json!(format!("{}: {}", f.reason.as_str(), f.detail));
-                continue;
-            }
-        };
-        let Some(status) = ok.answers.get("code_status") else {
-            continue;
-        };
-        let (present, absent, not_claim) = (
-            status.p("described_code_present"),
-            status.p("described_code_absent_or_changed"),
-            status.p("not_a_code_claim"),
-        );
-        let req = round3(ok.answers.noul("requests_behavior_change"));
-        let con = round3(ok.answers.noul("states_concrete_failure_scenario"));
-        let untrusted = round3(ok.answers.noul("untrusted_instruction_text"));
-        rows[i]["codeStatus"] = status.to_json()["probabilities"].clone();
-        rows[i]["requestsBehaviorChange"] = json!(req);
-        rows[i]["statesConcreteFailureScenario"] = json!(con);
-        let mut parked = false;
-        let class = if not_claim >= NOT_CLAIM && con >= CONFLICT_CONCRETE {
-            parked = true;
-            "unclear"
-        } else if absent >= ALREADY_ADDRESSED {
-            "already_addressed"
-        } else if present >= PRESENT && (req >= REQUEST || con >= CONCRETE) {
-            "actionable"
-        } else if (not_claim >= NOT_CLAIM && req < REQUEST)
-            || (present >= PRESENT && req < LOW_SIGNAL && con < LOW_SIGNAL)
-        {
-            "non_actionable"
-        } else {
-            "unclear"
-        };
-        rows[i]["classification"] = json!(class);
-        let d = if parked {
-            Disposition::Parked
-        } else {
-            Disposition::Judged
-        };
-        run.set(&id, d);
-        rows[i]["disposition"] = json!(d);
-        let path = rows[i]["path"].as_str().map(str::to_owned);
-        let line = rows[i]["line"].as_u64().map(|l| l.to_string());
-        if parked {
-            run.parked.push(Parked {
-                id: id.clone(),
-                path: path.clone(),
-                reason: "conflict: not_a_code_claim vs concrete failure scenario".into(),
-            });
-        }
-        match class {
-            "actionable" => run.findings.push(Finding {
-                flag: "comment_actionable".into(),
-                id: id.clone(),
-                source: "jev",
-                severity: Severity::Warn,
-                path: path.clone(),
-                lines: line.clone(),
-                detail: Some(
-                    [(
-                        "excerpt".to_owned(),
-                        json!(
-                            rows[i]["excerpt"]
-                                .as_str()
-                                .unwrap_or("")
-                                .chars()
-                                .take(80)
-                                .collect::<String>()
-                        ),
-                    )]
-                    .into_iter()
-                    .collect(),
-                ),
-            }),
-            "already_addressed" => run.findings.push(Finding {
-                flag: "comment_already_addressed".into(),
-                id: id.clone(),
-                source: "jev",
-                severity: Severity::Info,
-                path: path.clone(),
-                lines: line.clone(),
-                detail: Some(
-                    [(
-                        "note".to_owned(),
-                        json!("verify before resolving the thread"),
-                    )]
-                    .into_iter()
-                    .collect(),
-                ),
-            }),
-            _ => {}
-        }
-        if untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
-            run.findings.push(Finding {
-                flag: "untrusted_instruction_text".into(),
-                id: id.clone(),
-                source: "jev",
-                severity: Severity::Info,
-                path,
-                lines: line,
-                detail: Some([("p".to_owned(), json!(untrusted))].into_iter().collect()),
-            });
-        }
-        run.decision(
-            &id,
-            "comment_status",
-            json!({"classification": class}),
-            POLICY,
-        );
+        apply_answer(&mut rows[i], outcome, run);
     }
     rows.sort_by_key(rank);
-    let lines = rows
-        .iter()
-        .take(SECTION_ROWS)
-        .map(|r| {
-            let at = match (r["path"].as_str(), r["line"].as_u64()) {
-                (Some(p), Some(l)) => format!("{p}:{l} "),
-                (Some(p), None) => format!("{p} "),
-                _ => String::new(),
-            };
-            let dup = r["duplicateOf"]
-                .as_str()
-                .map(|d| format!(" duplicate-of={d}"))
-                .unwrap_or_default();
-            format!(
-                "{:<17} {at}\"{}\"{dup}",
-                r["classification"].as_str().unwrap_or(""),
-                r["excerpt"]
-                    .as_str()
-                    .unwrap_or("")
-                    .chars()
-                    .take(90)
-                    .collect::<String>()
-            )
-        })
-        .collect();
     run.sections.push(Section {
         title: "comments".into(),
-        lines,
+        lines: section_lines(&rows),
     });
     let mut not_checked = vec![
         "whether a reviewer's claim or suggestion is correct".to_owned(),
@@ -474,14 +532,7 @@ pub async fn triage(
         summary[class] = json!(n);
     }
     summary["diff"] = json!(diff.map(|d| d.source.describe()));
-    for row in &mut rows {
-        if let Some(obj) = row.as_object_mut() {
-            let mut tagged = serde_json::Map::new();
-            tagged.insert("kind".into(), json!("comments"));
-            tagged.extend(std::mem::take(obj));
-            *obj = tagged;
-        }
-    }
+    super::tag_rows(&mut rows, "comments");
     run.results = rows;
     run.summary = summary;
 }

@@ -3,7 +3,7 @@
 //! to the current diff and what kind of failure it is, one allowlisted follow-up probe chosen by
 //! code, and the steps that would settle each question.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
 use crate::diff::{DiffEvidence, Hunk};
@@ -273,20 +273,16 @@ struct Planned<'a> {
     touches: Option<bool>,
 }
 
-/// Runs the failures triage, recording into `run`.
-pub async fn triage(
-    input: &FailuresInput,
-    parsed: &ParsedLog,
-    diff: Option<&DiffEvidence>,
-    tracked: &[String],
-    workspace: &dyn Workspace,
-    executor: &Executor,
-    run: &mut Run,
-) {
-    let summary_of_diff = diff.map(|d| diff_summary(d, run));
-    let changed: Vec<&str> = diff
-        .map(|d| d.files.iter().map(|f| f.path.as_str()).collect())
-        .unwrap_or_default();
+/// What the triage needs from its input, shared by every phase.
+struct Context<'a> {
+    input: &'a FailuresInput,
+    diff: Option<&'a DiffEvidence>,
+    /// The diff summary sent with every frame (None without a diff).
+    summary_of_diff: Option<Value>,
+}
+
+/// The limits a log's blocks impose, recorded in `run`.
+fn record_limits(input: &FailuresInput, parsed: &ParsedLog, run: &mut Run) {
     if parsed.blocks.is_empty() {
         run.limits
             .push("no failure anchors were recognized; the log format may be unsupported".into());
@@ -305,53 +301,81 @@ pub async fn triage(
             "{truncated} failure block(s) exceeded the window cap; omitted line counts are reported"
         ));
     }
-    let mut rows: Vec<Value> = Vec::new();
-    let mut plans: Vec<Planned<'_>> = Vec::new();
-    let mut judged: Vec<usize> = Vec::new();
+}
+
+/// The deterministic findings of one block: a compile error and an environment signature.
+fn signature_findings(block: &FailureBlock, source: &str) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if block.compile_error {
+        out.push(Finding {
+            flag: "compile_error_signature".into(),
+            id: block.id.clone(),
+            source: "deterministic",
+            severity: Severity::Info,
+            path: None,
+            lines: None,
+            detail: Some([("log".to_owned(), json!(source))].into_iter().collect()),
+        });
+    }
+    if let Some(sig) = block.env_signature {
+        out.push(Finding {
+            flag: "environment_signature".into(),
+            id: block.id.clone(),
+            source: "deterministic",
+            severity: Severity::Info,
+            path: None,
+            lines: None,
+            detail: Some([("signature".to_owned(), json!(sig))].into_iter().collect()),
+        });
+    }
+    out
+}
+
+/// The blocks planned: a row each (duplicates settled by code), their plans, and the indexes
+/// of the rows to judge (distinct failures, up to the item limit).
+struct Plan<'a> {
+    rows: Vec<Value>,
+    plans: Vec<Planned<'a>>,
+    judged: Vec<usize>,
+}
+
+/// Resolves each block's stack against the tracked files, groups duplicates by fingerprint, and
+/// builds its starting row.
+fn plan<'a>(
+    cx: &Context<'_>,
+    parsed: &'a ParsedLog,
+    tracked: &[String],
+    run: &mut Run,
+) -> Plan<'a> {
+    let changed: Vec<&str> = cx
+        .diff
+        .map(|d| d.files.iter().map(|f| f.path.as_str()).collect())
+        .unwrap_or_default();
+    let mut out = Plan {
+        rows: Vec::new(),
+        plans: Vec::new(),
+        judged: Vec::new(),
+    };
     let mut seen: Vec<(&str, &str)> = Vec::new();
     for block in &parsed.blocks {
         let resolved: Vec<Option<String>> = block
             .stack
             .iter()
-            .map(|(p, _)| resolve(p, &input.root, tracked))
+            .map(|(p, _)| resolve(p, &cx.input.root, tracked))
             .collect();
-        let touches = diff.map(|_| {
+        let touches = cx.diff.map(|_| {
             resolved
                 .iter()
                 .flatten()
                 .any(|p| changed.contains(&p.as_str()))
         });
-        if block.compile_error {
-            run.findings.push(Finding {
-                flag: "compile_error_signature".into(),
-                id: block.id.clone(),
-                source: "deterministic",
-                severity: Severity::Info,
-                path: None,
-                lines: None,
-                detail: Some(
-                    [("log".to_owned(), json!(input.source))]
-                        .into_iter()
-                        .collect(),
-                ),
-            });
-        }
-        if let Some(sig) = block.env_signature {
-            run.findings.push(Finding {
-                flag: "environment_signature".into(),
-                id: block.id.clone(),
-                source: "deterministic",
-                severity: Severity::Info,
-                path: None,
-                lines: None,
-                detail: Some([("signature".to_owned(), json!(sig))].into_iter().collect()),
-            });
-        }
+        run.findings
+            .extend(signature_findings(block, &cx.input.source));
         let duplicate = seen
             .iter()
             .find(|(fp, _)| *fp == block.fingerprint)
             .map(|(_, id)| (*id).to_owned());
-        let (relation, determined) = if diff.is_some() {
+        let (relation, determined) = if cx.diff.is_some() {
             ("unjudged", "jev")
         } else {
             ("unknown_no_diff_context", "code")
@@ -374,50 +398,161 @@ pub async fn triage(
         } else {
             seen.push((&block.fingerprint, &block.id));
             run.set(&block.id, Disposition::Unjudged);
-            if judged.len() >= input.max_items {
+            if out.judged.len() >= cx.input.max_items {
                 row["error"] = json!("not judged: failure limit");
             } else {
-                judged.push(rows.len());
+                out.judged.push(out.rows.len());
             }
         }
-        rows.push(row);
-        plans.push(Planned {
+        out.rows.push(row);
+        out.plans.push(Planned {
             block,
             resolved,
             touches,
         });
     }
-    run.candidates(&json!({"kind": "failures", "source": input.source, "blocks": parsed.blocks.iter().map(|b| b.id.clone()).collect::<Vec<_>>()}));
-    let frame = |p: &Planned<'_>, extra: Option<&Value>| -> Frame {
-        let b = p.block;
-        let log_lines: Vec<String> = b
-            .lines
-            .iter()
-            .enumerate()
-            .map(|(i, l)| format!("{}| {l}", b.start + i))
-            .collect();
-        let mut state = json!({
-            "evidencePolicy": EVIDENCE_POLICY,
-            "task": input.task,
-            "failure": {"id": b.id, "testName": b.test_name, "message": b.message, "logLines": log_lines.join("\n"), "omittedLines": b.omitted},
-            "observed": {"stackTouchesChangedFile": p.touches, "envSignature": b.env_signature, "compileError": b.compile_error, "missingModule": b.missing_module, "timeoutSignature": b.timeout},
-        });
-        if let Some(s) = &summary_of_diff {
-            state["diffSummary"] = s.clone();
+    out
+}
+
+/// The frame for one failure, with a probe's result as additional evidence when given.
+fn failure_frame(cx: &Context<'_>, p: &Planned<'_>, extra: Option<&Value>) -> Frame {
+    let b = p.block;
+    let log_lines: Vec<String> = b
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| format!("{}| {l}", b.start + i))
+        .collect();
+    let mut state = json!({
+        "evidencePolicy": EVIDENCE_POLICY,
+        "task": cx.input.task,
+        "failure": {"id": b.id, "testName": b.test_name, "message": b.message, "logLines": log_lines.join("\n"), "omittedLines": b.omitted},
+        "observed": {"stackTouchesChangedFile": p.touches, "envSignature": b.env_signature, "compileError": b.compile_error, "missingModule": b.missing_module, "timeoutSignature": b.timeout},
+    });
+    if let Some(s) = &cx.summary_of_diff {
+        state["diffSummary"] = s.clone();
+    }
+    if let Some(e) = extra {
+        state["additionalEvidence"] = e.clone();
+    }
+    Frame {
+        template: "failure_relation@2".into(),
+        scope: b.id.clone(),
+        state,
+        questions: questions(cx.diff.is_some()),
+        provenance: json!([{"kind": "log_window", "path": cx.input.source, "startLine": b.start, "endLine": b.end, "probe": "log-anchor-window@1"}]),
+    }
+}
+
+/// The one allowlisted probe for a failure, chosen by code from what evidence Jev said was
+/// missing: the stack's source around the failing line, or the changed hunks of stack files.
+fn probe_for(
+    cx: &Context<'_>,
+    p: &Planned<'_>,
+    missing: &str,
+    workspace: &dyn Workspace,
+) -> Option<(Value, &'static str)> {
+    match missing {
+        "test_source" => {
+            let (path, line) = p
+                .block
+                .stack
+                .iter()
+                .zip(&p.resolved)
+                .find_map(|((_, line), r)| r.as_ref().map(|r| (r.clone(), *line)))?;
+            let lines = workspace.read_lines(&path)?;
+            let start = line.saturating_sub(PROBE_CONTEXT_LINES).max(1);
+            let end = (line + PROBE_CONTEXT_LINES).min(lines.len() as u64);
+            (start <= end).then(|| {
+                let text: Vec<String> = (start..=end)
+                    .map(|n| format!("{n}| {}", lines[(n - 1) as usize]))
+                    .collect();
+                (
+                    json!({"kind": "source_excerpt", "path": path, "startLine": start, "endLine": end, "text": text.join("\n")}),
+                    "read-stack-source@1",
+                )
+            })
         }
-        if let Some(e) = extra {
-            state["additionalEvidence"] = e.clone();
+        "changed_code" => {
+            let hunks: Vec<&Hunk> = cx
+                .diff?
+                .hunks
+                .iter()
+                .filter(|h| p.resolved.iter().flatten().any(|r| *r == h.path))
+                .take(2)
+                .collect();
+            (!hunks.is_empty()).then(|| {
+                (
+                    json!({"kind": "changed_hunks", "hunks": hunks.iter().map(|h| h.evidence()).collect::<Vec<_>>()}),
+                    "changed-hunks-for-stack@1",
+                )
+            })
         }
-        Frame {
-            template: "failure_relation@2".into(),
-            scope: b.id.clone(),
-            state,
-            questions: questions(diff.is_some()),
-            provenance: json!([{"kind": "log_window", "path": input.source, "startLine": b.start, "endLine": b.end, "probe": "log-anchor-window@1"}]),
-        }
+        _ => None,
+    }
+}
+
+/// The human section: a line per row (up to [`SECTION_ROWS`]), its message and what would
+/// settle it.
+fn section_lines(rows: &[Value]) -> Vec<String> {
+    rows.iter()
+        .take(SECTION_ROWS)
+        .flat_map(|r| {
+            let name = r["testName"].as_str().or(r["id"].as_str()).unwrap_or("");
+            let dup = r["duplicateOf"]
+                .as_str()
+                .map(|d| format!(" duplicate-of={d}"))
+                .unwrap_or_default();
+            let mut out = vec![format!(
+                "{name} (log {}) relation={} kind={}{dup}",
+                r["lines"].as_str().unwrap_or(""),
+                r["relation"]["label"].as_str().unwrap_or(""),
+                r["failureKind"]["label"].as_str().unwrap_or("")
+            )];
+            if let Some(m) = r["message"].as_str() {
+                out.push(format!("    {}", m.chars().take(140).collect::<String>()));
+            }
+            let settle: Vec<&str> = r["wouldSettle"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if !settle.is_empty() {
+                out.push(format!("    would settle: {}", settle.join("; ")));
+            }
+            out
+        })
+        .collect()
+}
+
+/// Runs the failures triage, recording into `run`.
+pub async fn triage(
+    input: &FailuresInput,
+    parsed: &ParsedLog,
+    diff: Option<&DiffEvidence>,
+    tracked: &[String],
+    workspace: &dyn Workspace,
+    executor: &Executor,
+    run: &mut Run,
+) {
+    let cx = Context {
+        input,
+        diff,
+        summary_of_diff: diff.map(|d| diff_summary(d, run)),
     };
+    record_limits(input, parsed, run);
+    let Plan {
+        mut rows,
+        plans,
+        judged,
+    } = plan(&cx, parsed, tracked, run);
+    run.candidates(&json!({"kind": "failures", "source": input.source, "blocks": parsed.blocks.iter().map(|b| b.id.clone()).collect::<Vec<_>>()}));
     let first = executor
-        .run_all(judged.iter().map(|&i| frame(&plans[i], None)).collect())
+        .run_all(
+            judged
+                .iter()
+                .map(|&i| failure_frame(&cx, &plans[i], None))
+                .collect(),
+        )
         .await;
     // One allowlisted probe per failure, chosen by code from the missing-evidence answer.
     let mut probes: Vec<(usize, Value, &'static str)> = Vec::new();
@@ -430,49 +565,15 @@ pub async fn triage(
         else {
             continue;
         };
-        let p = &plans[i];
-        match missing.as_str() {
-            "test_source" => {
-                let hit = p
-                    .block
-                    .stack
-                    .iter()
-                    .zip(&p.resolved)
-                    .find_map(|((_, line), r)| r.as_ref().map(|r| (r.clone(), *line)));
-                if let Some((path, line)) = hit
-                    && let Some(lines) = workspace.read_lines(&path)
-                {
-                    let start = line.saturating_sub(PROBE_CONTEXT_LINES).max(1);
-                    let end = (line + PROBE_CONTEXT_LINES).min(lines.len() as u64);
-                    if start <= end {
-                        let text: Vec<String> = (start..=end)
-                            .map(|n| format!("{n}| {}", lines[(n - 1) as usize]))
-                            .collect();
-                        probes.push((i, json!({"kind": "source_excerpt", "path": path, "startLine": start, "endLine": end, "text": text.join("\n")}), "read-stack-source@1"));
-                    }
-                }
-            }
-            "changed_code" => {
-                if let Some(d) = diff {
-                    let hunks: Vec<&Hunk> = d
-                        .hunks
-                        .iter()
-                        .filter(|h| p.resolved.iter().flatten().any(|r| *r == h.path))
-                        .take(2)
-                        .collect();
-                    if !hunks.is_empty() {
-                        probes.push((i, json!({"kind": "changed_hunks", "hunks": hunks.iter().map(|h| h.evidence()).collect::<Vec<_>>()}), "changed-hunks-for-stack@1"));
-                    }
-                }
-            }
-            _ => {}
+        if let Some((extra, name)) = probe_for(&cx, &plans[i], &missing, workspace) {
+            probes.push((i, extra, name));
         }
     }
     let second = executor
         .run_all(
             probes
                 .iter()
-                .map(|(i, extra, _)| frame(&plans[*i], Some(extra)))
+                .map(|(i, extra, _)| failure_frame(&cx, &plans[*i], Some(extra)))
                 .collect(),
         )
         .await;
@@ -519,37 +620,9 @@ pub async fn triage(
         f
     };
     let duplicates = rows.iter().filter(|r| !r["duplicateOf"].is_null()).count();
-    let lines = rows
-        .iter()
-        .take(SECTION_ROWS)
-        .flat_map(|r| {
-            let name = r["testName"].as_str().or(r["id"].as_str()).unwrap_or("");
-            let dup = r["duplicateOf"]
-                .as_str()
-                .map(|d| format!(" duplicate-of={d}"))
-                .unwrap_or_default();
-            let mut out = vec![format!(
-                "{name} (log {}) relation={} kind={}{dup}",
-                r["lines"].as_str().unwrap_or(""),
-                r["relation"]["label"].as_str().unwrap_or(""),
-                r["failureKind"]["label"].as_str().unwrap_or("")
-            )];
-            if let Some(m) = r["message"].as_str() {
-                out.push(format!("    {}", m.chars().take(140).collect::<String>()));
-            }
-            let settle: Vec<&str> = r["wouldSettle"]
-                .as_array()
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            if !settle.is_empty() {
-                out.push(format!("    would settle: {}", settle.join("; ")));
-            }
-            out
-        })
-        .collect();
     run.sections.push(Section {
         title: "failures".into(),
-        lines,
+        lines: section_lines(&rows),
     });
     let mut not_checked = vec![
         "tests were not executed or rerun".to_owned(),
@@ -560,14 +633,7 @@ pub async fn triage(
         not_checked.push("relation to code changes (no diff context)".into());
     }
     run.not_checked = not_checked;
-    for row in &mut rows {
-        if let Some(obj) = row.as_object_mut() {
-            let mut tagged = Map::new();
-            tagged.insert("kind".into(), json!("failures"));
-            tagged.extend(std::mem::take(obj));
-            *obj = tagged;
-        }
-    }
+    super::tag_rows(&mut rows, "failures");
     run.results = rows;
     run.summary = json!({
         "kind": "failures", "source": input.source,

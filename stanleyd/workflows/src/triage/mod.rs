@@ -5,3 +5,15 @@ pub mod comments;
 pub mod failures;
 pub mod logs;
 pub mod review_comments;
+
+/// Puts `"kind": <kind>` first in every result row, as the documents have it.
+pub(crate) fn tag_rows(rows: &mut [serde_json::Value], kind: &str) {
+    for row in rows {
+        if let Some(obj) = row.as_object_mut() {
+            let mut tagged = serde_json::Map::new();
+            tagged.insert("kind".into(), serde_json::json!(kind));
+            tagged.extend(std::mem::take(obj));
+            *obj = tagged;
+        }
+    }
+}
