@@ -174,6 +174,440 @@ fn detail(pairs: &[(&str, Value)]) -> Option<Map<String, Value>> {
     )
 }
 
+/// The task section while it is being judged: a row, flags and the deterministic ladder per
+/// hunk, and what the answers decided so far.
+struct Judging<'a> {
+    task_state: Value,
+    evidence: &'a DiffEvidence,
+    hunks: Vec<&'a Hunk>,
+    /// For each hunk, the hunks it is linked to (they use what it declares).
+    links: Vec<Vec<usize>>,
+    rows: Vec<Value>,
+    /// Jev-decided flags per hunk.
+    flags: Vec<Vec<String>>,
+    /// Deterministic ladder flags per hunk.
+    det: Vec<Vec<&'static str>>,
+    /// Hunks asked for their intent, and test hunks asked about their expectation.
+    intent_idx: Vec<usize>,
+    test_idx: Vec<usize>,
+    weak: Vec<bool>,
+    high_mass: Vec<f64>,
+    judged_with_relation: usize,
+}
+
+impl<'a> Judging<'a> {
+    /// Rows for every hunk with the ladder's findings; lockfiles and generated files are
+    /// settled by code, hunks past the cap are left unjudged.
+    fn plan(task: &str, evidence: &'a DiffEvidence, run: &mut Run, max_hunks: usize) -> Self {
+        let hunks: Vec<&Hunk> = evidence.hunks.iter().collect();
+        let n = hunks.len();
+        let mut this = Self {
+            task_state: json!({"text": task, "source": "user"}),
+            evidence,
+            links: enabled_hunks(&hunks),
+            rows: Vec::with_capacity(n),
+            flags: vec![Vec::new(); n],
+            det: Vec::with_capacity(n),
+            intent_idx: Vec::new(),
+            test_idx: Vec::new(),
+            weak: vec![false; n],
+            high_mass: vec![0.0; n],
+            judged_with_relation: 0,
+            hunks,
+        };
+        for (i, hunk) in this.hunks.iter().enumerate() {
+            let ladder_flags = ladder(hunk);
+            for flag in &ladder_flags {
+                let severity = if matches!(
+                    *flag,
+                    "skip_marker_added" | "assertions_removed" | "test_file_deleted"
+                ) {
+                    Severity::Warn
+                } else {
+                    Severity::Info
+                };
+                run.findings
+                    .push(finding(flag, hunk, "deterministic", severity, None));
+            }
+            let mut row = json!({
+                "id": hunk.id, "path": hunk.path, "lines": lines_of(hunk), "kind": hunk.kind.as_str(),
+                "fileStatus": hunk.file_status.as_str(), "part": hunk.part.map(|(a, b)| format!("{a}/{b}")),
+                "added": hunk.added, "removed": hunk.removed, "disposition": "unjudged",
+                "deterministicFlags": ladder_flags, "taskRelation": null, "changeKind": null,
+                "specialCasesLiteralInput": null, "untrustedInstructionText": null, "testExpectation": null,
+                "enables": null, "flags": [], "error": null,
+            });
+            if matches!(hunk.kind, PathKind::Lockfile | PathKind::Generated) {
+                run.set(&hunk.id, Disposition::Deterministic);
+                row["disposition"] = json!("deterministic");
+            } else if i >= max_hunks {
+                run.set(&hunk.id, Disposition::Unjudged);
+                row["error"] = json!("not judged: hunk limit");
+            } else {
+                run.set(&hunk.id, Disposition::Unjudged);
+                this.intent_idx.push(i);
+                if hunk.kind == PathKind::Test && hunk.removed > 0 {
+                    this.test_idx.push(i);
+                }
+            }
+            this.det.push(ladder_flags);
+            this.rows.push(row);
+        }
+        this
+    }
+
+    fn intent_frames(&self, manifest: &Value) -> Vec<Frame> {
+        self.intent_idx
+            .iter()
+            .map(|&i| {
+                let h = self.hunks[i];
+                Frame {
+                    template: "hunk_intent@2".into(),
+                    scope: h.id.clone(),
+                    state: json!({
+                        "evidencePolicy": EVIDENCE_POLICY, "task": self.task_state, "diffManifest": manifest,
+                        "hunk": h.evidence(), "linkedHunks": self.links[i].iter().map(|&j| self.hunks[j].id.clone()).collect::<Vec<_>>(),
+                        "deterministicFlags": self.det[i],
+                    }),
+                    questions: intent_questions(h),
+                    provenance: json!([h.reference(&self.evidence.source)]),
+                }
+            })
+            .collect()
+    }
+
+    fn test_frames(&self) -> Vec<Frame> {
+        self.test_idx
+            .iter()
+            .map(|&i| {
+                let h = self.hunks[i];
+                Frame {
+                    template: "test_expectation@2".into(),
+                    scope: h.id.clone(),
+                    state: json!({"evidencePolicy": EVIDENCE_POLICY, "task": self.task_state, "hunk": h.evidence()}),
+                    questions: test_questions(h),
+                    provenance: json!([h.reference(&self.evidence.source)]),
+                }
+            })
+            .collect()
+    }
+
+    /// Hunk `i`'s intent answers: its relation to the task, a hard conflict parked, weakness
+    /// and a special-cased literal input flagged.
+    fn apply_intent(&mut self, i: usize, outcome: &FrameOutcome, run: &mut Run) {
+        let hunk = self.hunks[i];
+        let ok = match outcome {
+            Err(f) => {
+                fail_row(
+                    run,
+                    &mut self.rows[i],
+                    hunk,
+                    &format!("{}: {}", f.reason.as_str(), f.detail),
+                    f.reason.is_unjudged(),
+                );
+                return;
+            }
+            Ok(ok) => ok,
+        };
+        let (
+            Some(
+                relation @ Answer::Score {
+                    score,
+                    probabilities,
+                    ..
+                },
+            ),
+            Some(
+                kind @ Answer::Choice {
+                    choice, confidence, ..
+                },
+            ),
+        ) = (
+            ok.answers.get("task_relation"),
+            ok.answers.get("change_kind"),
+        )
+        else {
+            return;
+        };
+        let row = &mut self.rows[i];
+        let high = round3(relation.mass_at_least(2));
+        let low = round3(1.0 - relation.mass_at_least(2));
+        self.high_mass[i] = high;
+        self.judged_with_relation += 1;
+        row["taskRelation"] = json!({"lowMass": low, "highMass": high, "expected": score.round(), "distribution": probabilities.iter().map(|p| round3(*p)).collect::<Vec<_>>()});
+        row["changeKind"] = json!({"label": choice, "confidence": round3(*confidence), "distribution": kind.to_json()["probabilities"]});
+        let untrusted = round3(ok.answers.noul("untrusted_instruction_text"));
+        row["untrustedInstructionText"] = json!(untrusted);
+        run.set(&hunk.id, Disposition::Judged);
+        row["disposition"] = json!("judged");
+        let direct = probabilities.get(3).copied().unwrap_or(0.0);
+        if direct >= CONFLICT_DIRECT_MASS
+            && choice == "formatting_or_comments"
+            && *confidence >= CONFLICT_FORMATTING_CONFIDENCE
+        {
+            run.parked.push(Parked {
+                id: hunk.id.clone(),
+                path: Some(hunk.path.clone()),
+                reason: "conflict: direct task relation vs formatting_or_comments".to_owned(),
+            });
+            run.set(&hunk.id, Disposition::Parked);
+            row["disposition"] = json!("parked");
+            run.decision(
+                &hunk.id,
+                "hard_conflict",
+                json!({"direct": round3(direct), "changeKind": choice}),
+                POLICY,
+            );
+            return;
+        }
+        let flags = &mut self.flags[i];
+        if low >= WEAK_LOW_MASS && choice != "formatting_or_comments" {
+            self.weak[i] = true;
+            flags.push("weak_task_relation".into());
+        }
+        if let Some(Answer::Noul { probability }) = ok.answers.get("special_cases_literal_input") {
+            row["specialCasesLiteralInput"] = json!(round3(*probability));
+            if *probability >= SPECIAL_CASE {
+                flags.push("special_cased_literal_input".into());
+                run.findings.push(finding(
+                    "special_cased_literal_input",
+                    hunk,
+                    "jev",
+                    Severity::Warn,
+                    detail(&[("p", json!(round3(*probability)))]),
+                ));
+            }
+        }
+        run.decision(
+            &hunk.id,
+            "hunk_intent",
+            json!({"lowMass": low, "highMass": high, "flags": flags}),
+            POLICY,
+        );
+    }
+
+    /// Test hunk `i`'s expectation answers: a weakened or disabled test flagged, unless the
+    /// task explains it.
+    fn apply_test(&mut self, i: usize, outcome: &FrameOutcome, run: &mut Run) {
+        let hunk = self.hunks[i];
+        let row = &mut self.rows[i];
+        let ok = match outcome {
+            Err(f) => {
+                let text = format!("test_expectation {}: {}", f.reason.as_str(), f.detail);
+                append_error(row, text);
+                if row["disposition"] == "judged" {
+                    let d = if f.reason.is_unjudged() {
+                        Disposition::Unjudged
+                    } else {
+                        Disposition::Failed
+                    };
+                    run.set(&hunk.id, d);
+                    row["disposition"] = json!(d);
+                }
+                return;
+            }
+            Ok(ok) => ok,
+        };
+        let weakens = round3(ok.answers.noul("weakens_expectation"));
+        let stated = round3(ok.answers.noul("expectation_change_stated_in_task"));
+        let disables = round3(ok.answers.noul("disables_or_bypasses_test"));
+        row["testExpectation"] =
+            json!({"weakens": weakens, "statedInTask": stated, "disablesOrBypasses": disables});
+        if weakens >= WEAKENS {
+            let explained = stated >= STATED_IN_TASK;
+            let (flag, severity) = if explained {
+                ("expectation_changed_per_task", Severity::Info)
+            } else {
+                ("test_expectation_weakened", Severity::Warn)
+            };
+            self.flags[i].push(flag.into());
+            run.findings.push(finding(
+                flag,
+                hunk,
+                "jev",
+                severity,
+                detail(&[("p", json!(weakens)), ("explainedByTask", json!(explained))]),
+            ));
+        }
+        if disables >= WEAKENS && !self.det[i].contains(&"skip_marker_added") {
+            self.flags[i].push("test_disabled_or_bypassed".into());
+            run.findings.push(finding(
+                "test_disabled_or_bypassed",
+                hunk,
+                "jev",
+                Severity::Warn,
+                detail(&[("p", json!(disables))]),
+            ));
+        }
+        run.decision(
+            &hunk.id,
+            "test_expectation",
+            json!({"weakens": weakens, "statedInTask": stated, "disablesOrBypasses": disables}),
+            POLICY,
+        );
+    }
+
+    /// Enabler follow-ups: each weak hunk paired with the first linked hunk that is relevant.
+    fn follow_ups(&self) -> Vec<(usize, usize)> {
+        (0..self.hunks.len())
+            .filter(|&i| self.weak[i])
+            .filter_map(|i| {
+                self.links[i]
+                    .iter()
+                    .copied()
+                    .find(|&j| self.high_mass[j] >= ENABLER_MIN_HIGH_MASS)
+                    .map(|j| (i, j))
+            })
+            .collect()
+    }
+
+    fn enables_frame(&self, i: usize, j: usize) -> Frame {
+        let (a, b) = (self.hunks[i], self.hunks[j]);
+        Frame {
+            template: "hunk_enables@1".into(),
+            scope: format!("{}->{}", a.id, b.id),
+            state: json!({"evidencePolicy": EVIDENCE_POLICY, "task": self.task_state, "candidateHunk": a.evidence(), "dependentHunk": b.evidence()}),
+            questions: Questions::new().with(
+                "enables_other_hunk",
+                Question::noul(
+                    format!(
+                        "Does hunk {} add or change something that hunk {} uses and needs?",
+                        a.id, b.id
+                    ),
+                    "The dependent hunk relies on what the candidate hunk adds or changes.",
+                    "The dependent hunk does not need the candidate hunk.",
+                ),
+            ),
+            provenance: json!([
+                a.reference(&self.evidence.source),
+                b.reference(&self.evidence.source)
+            ]),
+        }
+    }
+
+    /// A weak hunk that a relevant hunk needs is not weak: it enables that hunk.
+    fn apply_enables(&mut self, (i, j): (usize, usize), outcome: &FrameOutcome, run: &mut Run) {
+        match outcome {
+            Err(f) => {
+                let text = format!("hunk_enables {}: {}", f.reason.as_str(), f.detail);
+                append_error(&mut self.rows[i], text);
+            }
+            Ok(ok) => {
+                let p = round3(ok.answers.noul("enables_other_hunk"));
+                self.rows[i]["enables"] = json!({"hunk": self.hunks[j].id, "probability": p});
+                if p >= ENABLES {
+                    self.weak[i] = false;
+                    for f in self.flags[i]
+                        .iter_mut()
+                        .filter(|f| *f == "weak_task_relation")
+                    {
+                        *f = "enables_linked_hunk".into();
+                    }
+                }
+                run.decision(
+                    &self.hunks[i].id,
+                    "hunk_enables",
+                    json!({"hunk": self.hunks[j].id, "probability": p}),
+                    POLICY,
+                );
+            }
+        }
+    }
+
+    /// When most judged hunks are weak the task text is the problem, not the hunks: one
+    /// finding for the task, the weak flags suppressed. Otherwise a finding per weak hunk.
+    /// Returns (whether the task was insufficient, weak hunks).
+    fn task_sufficiency(&mut self, run: &mut Run) -> (bool, usize) {
+        let weak_n = self.weak.iter().filter(|w| **w).count();
+        let judged = self.judged_with_relation;
+        let insufficient = judged >= TASK_INSUFFICIENT_MIN_JUDGED
+            && (weak_n as f64 / judged as f64) > TASK_INSUFFICIENT_SHARE;
+        if insufficient {
+            run.findings.push(Finding {
+                flag: "task_text_insufficient".into(),
+                id: "task".into(),
+                source: "policy",
+                severity: Severity::Warn,
+                path: None,
+                lines: None,
+                detail: detail(&[("weakHunks", json!(weak_n)), ("judgedHunks", json!(judged))]),
+            });
+            for f in self
+                .flags
+                .iter_mut()
+                .flatten()
+                .filter(|f| *f == "weak_task_relation")
+            {
+                *f = "weak_task_relation_suppressed".into();
+            }
+            run.decision(
+                "task",
+                "task_text_insufficient",
+                json!({"weakHunks": weak_n, "judgedHunks": judged}),
+                POLICY,
+            );
+        } else {
+            for i in (0..self.hunks.len()).filter(|&i| self.weak[i]) {
+                let low = self.rows[i]["taskRelation"]["lowMass"].clone();
+                run.findings.push(finding(
+                    "weak_task_relation",
+                    self.hunks[i],
+                    "jev",
+                    Severity::Warn,
+                    detail(&[
+                        ("lowMass", low),
+                        ("kind", json!(self.hunks[i].kind.as_str())),
+                    ]),
+                ));
+            }
+        }
+        (insufficient, weak_n)
+    }
+
+    /// Writes each row's flags and returns the human lines: hunks with a flag or an error.
+    fn finish_rows(&mut self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for (i, row) in self.rows.iter_mut().enumerate() {
+            row["flags"] = json!(self.flags[i]);
+            let all: Vec<String> = self.det[i]
+                .iter()
+                .map(|s| (*s).to_owned())
+                .chain(self.flags[i].iter().cloned())
+                .collect();
+            if (!all.is_empty() || !row["error"].is_null()) && lines.len() < SECTION_LINES {
+                let low = row["taskRelation"]["lowMass"]
+                    .as_f64()
+                    .map_or("-".to_owned(), |l| format!("{l:.2}"));
+                let error = row["error"]
+                    .as_str()
+                    .map(|e| format!(" ({e})"))
+                    .unwrap_or_default();
+                let shown = if all.is_empty() {
+                    "-".to_owned()
+                } else {
+                    all.join(",")
+                };
+                lines.push(format!(
+                    "{}:{} [{}] {shown} low={low}{error}",
+                    self.hunks[i].path,
+                    row["lines"].as_str().unwrap_or(""),
+                    row["disposition"].as_str().unwrap_or("")
+                ));
+            }
+        }
+        lines
+    }
+}
+
+/// Adds `text` to a row's error, after any error it already has.
+fn append_error(row: &mut Value, text: String) {
+    let error = match row["error"].as_str() {
+        Some(e) => format!("{e}; {text}"),
+        None => text,
+    };
+    row["error"] = json!(error);
+}
+
 /// Runs the task section.
 pub async fn judge(
     task: &str,
@@ -182,382 +616,52 @@ pub async fn judge(
     run: &mut Run,
     max_hunks: usize,
 ) -> TaskSection {
-    let hunks: Vec<&Hunk> = evidence.hunks.iter().collect();
-    let manifest: Vec<Value> = hunks.iter().take(MANIFEST_HUNKS).map(|h| json!({"hunkId": h.id, "path": h.path, "kind": h.kind.as_str(), "added": h.added, "removed": h.removed})).collect();
-    let manifest = json!({"hunks": manifest, "omittedFromManifest": hunks.len().saturating_sub(MANIFEST_HUNKS)});
-    if hunks.len() > MANIFEST_HUNKS {
+    let n = evidence.hunks.len();
+    let manifest: Vec<Value> = evidence.hunks.iter().take(MANIFEST_HUNKS).map(|h| json!({"hunkId": h.id, "path": h.path, "kind": h.kind.as_str(), "added": h.added, "removed": h.removed})).collect();
+    let manifest =
+        json!({"hunks": manifest, "omittedFromManifest": n.saturating_sub(MANIFEST_HUNKS)});
+    if n > MANIFEST_HUNKS {
         run.limits.push(format!(
-            "diff manifest lists the first {MANIFEST_HUNKS} of {} hunks",
-            hunks.len()
+            "diff manifest lists the first {MANIFEST_HUNKS} of {n} hunks"
         ));
     }
-    if hunks.len() > max_hunks {
-        run.limits.push(format!("only the first {max_hunks} of {} hunks are eligible for Jev judgment (policy hunk limit)", hunks.len()));
+    if n > max_hunks {
+        run.limits.push(format!("only the first {max_hunks} of {n} hunks are eligible for Jev judgment (policy hunk limit)"));
     }
-    let links = enabled_hunks(&hunks);
-    let task_state = json!({"text": task, "source": "user"});
-    let mut rows: Vec<Value> = Vec::with_capacity(hunks.len());
-    let mut flags: Vec<Vec<String>> = vec![Vec::new(); hunks.len()];
-    let mut det: Vec<Vec<&'static str>> = Vec::with_capacity(hunks.len());
-    let mut intent_idx = Vec::new();
-    let mut test_idx = Vec::new();
-    for (i, hunk) in hunks.iter().enumerate() {
-        let ladder_flags = ladder(hunk);
-        for flag in &ladder_flags {
-            let severity = if matches!(
-                *flag,
-                "skip_marker_added" | "assertions_removed" | "test_file_deleted"
-            ) {
-                Severity::Warn
-            } else {
-                Severity::Info
-            };
-            run.findings
-                .push(finding(flag, hunk, "deterministic", severity, None));
-        }
-        let mut row = json!({
-            "id": hunk.id, "path": hunk.path, "lines": lines_of(hunk), "kind": hunk.kind.as_str(),
-            "fileStatus": hunk.file_status.as_str(), "part": hunk.part.map(|(a, b)| format!("{a}/{b}")),
-            "added": hunk.added, "removed": hunk.removed, "disposition": "unjudged",
-            "deterministicFlags": ladder_flags, "taskRelation": null, "changeKind": null,
-            "specialCasesLiteralInput": null, "untrustedInstructionText": null, "testExpectation": null,
-            "enables": null, "flags": [], "error": null,
-        });
-        if matches!(hunk.kind, PathKind::Lockfile | PathKind::Generated) {
-            run.set(&hunk.id, Disposition::Deterministic);
-            row["disposition"] = json!("deterministic");
-        } else if i >= max_hunks {
-            run.set(&hunk.id, Disposition::Unjudged);
-            row["error"] = json!("not judged: hunk limit");
-        } else {
-            run.set(&hunk.id, Disposition::Unjudged);
-            intent_idx.push(i);
-            if hunk.kind == PathKind::Test && hunk.removed > 0 {
-                test_idx.push(i);
-            }
-        }
-        det.push(ladder_flags);
-        rows.push(row);
-    }
-    let intent_frames: Vec<Frame> = intent_idx
-        .iter()
-        .map(|&i| {
-            let h = hunks[i];
-            Frame {
-                template: "hunk_intent@2".into(),
-                scope: h.id.clone(),
-                state: json!({
-                    "evidencePolicy": EVIDENCE_POLICY, "task": task_state, "diffManifest": manifest,
-                    "hunk": h.evidence(), "linkedHunks": links[i].iter().map(|&j| hunks[j].id.clone()).collect::<Vec<_>>(),
-                    "deterministicFlags": det[i],
-                }),
-                questions: intent_questions(h),
-                provenance: json!([h.reference(&evidence.source)]),
-            }
-        })
-        .collect();
-    let test_frames: Vec<Frame> = test_idx
-        .iter()
-        .map(|&i| {
-            let h = hunks[i];
-            Frame {
-                template: "test_expectation@2".into(),
-                scope: h.id.clone(),
-                state: json!({"evidencePolicy": EVIDENCE_POLICY, "task": task_state, "hunk": h.evidence()}),
-                questions: test_questions(h),
-                provenance: json!([h.reference(&evidence.source)]),
-            }
-        })
-        .collect();
+    let mut judging = Judging::plan(task, evidence, run, max_hunks);
     let (intents, tests) = futures::join!(
-        executor.run_all(intent_frames),
-        executor.run_all(test_frames)
+        executor.run_all(judging.intent_frames(&manifest)),
+        executor.run_all(judging.test_frames())
     );
-
-    let mut weak = vec![false; hunks.len()];
-    let mut high_mass = vec![0.0f64; hunks.len()];
-    let mut judged_with_relation = 0usize;
-    for (&i, outcome) in intent_idx.iter().zip(&intents) {
-        let hunk = hunks[i];
-        match outcome {
-            Err(f) => fail_row(
-                run,
-                &mut rows[i],
-                hunk,
-                &format!("{}: {}", f.reason.as_str(), f.detail),
-                f.reason.is_unjudged(),
-            ),
-            Ok(ok) => {
-                let (
-                    Some(
-                        relation @ Answer::Score {
-                            score,
-                            probabilities,
-                            ..
-                        },
-                    ),
-                    Some(
-                        kind @ Answer::Choice {
-                            choice, confidence, ..
-                        },
-                    ),
-                ) = (
-                    ok.answers.get("task_relation"),
-                    ok.answers.get("change_kind"),
-                )
-                else {
-                    continue;
-                };
-                let high = round3(relation.mass_at_least(2));
-                let low = round3(1.0 - relation.mass_at_least(2));
-                high_mass[i] = high;
-                judged_with_relation += 1;
-                rows[i]["taskRelation"] = json!({"lowMass": low, "highMass": high, "expected": score.round(), "distribution": probabilities.iter().map(|p| round3(*p)).collect::<Vec<_>>()});
-                rows[i]["changeKind"] = json!({"label": choice, "confidence": round3(*confidence), "distribution": kind.to_json()["probabilities"]});
-                let untrusted = round3(ok.answers.noul("untrusted_instruction_text"));
-                rows[i]["untrustedInstructionText"] = json!(untrusted);
-                run.set(&hunk.id, Disposition::Judged);
-                rows[i]["disposition"] = json!("judged");
-                let direct = probabilities.get(3).copied().unwrap_or(0.0);
-                if direct >= CONFLICT_DIRECT_MASS
-                    && choice == "formatting_or_comments"
-                    && *confidence >= CONFLICT_FORMATTING_CONFIDENCE
-                {
-                    let reason =
-                        "conflict: direct task relation vs formatting_or_comments".to_owned();
-                    run.parked.push(Parked {
-                        id: hunk.id.clone(),
-                        path: Some(hunk.path.clone()),
-                        reason,
-                    });
-                    run.set(&hunk.id, Disposition::Parked);
-                    rows[i]["disposition"] = json!("parked");
-                    run.decision(
-                        &hunk.id,
-                        "hard_conflict",
-                        json!({"direct": round3(direct), "changeKind": choice}),
-                        POLICY,
-                    );
-                    continue;
-                }
-                if low >= WEAK_LOW_MASS && choice != "formatting_or_comments" {
-                    weak[i] = true;
-                    flags[i].push("weak_task_relation".into());
-                }
-                if let Some(Answer::Noul { probability }) =
-                    ok.answers.get("special_cases_literal_input")
-                {
-                    rows[i]["specialCasesLiteralInput"] = json!(round3(*probability));
-                    if *probability >= SPECIAL_CASE {
-                        flags[i].push("special_cased_literal_input".into());
-                        run.findings.push(finding(
-                            "special_cased_literal_input",
-                            hunk,
-                            "jev",
-                            Severity::Warn,
-                            detail(&[("p", json!(round3(*probability)))]),
-                        ));
-                    }
-                }
-                run.decision(
-                    &hunk.id,
-                    "hunk_intent",
-                    json!({"lowMass": low, "highMass": high, "flags": flags[i]}),
-                    POLICY,
-                );
-            }
-        }
+    for (i, outcome) in judging.intent_idx.clone().into_iter().zip(&intents) {
+        judging.apply_intent(i, outcome, run);
     }
-    for (&i, outcome) in test_idx.iter().zip(&tests) {
-        let hunk = hunks[i];
-        match outcome {
-            Err(f) => {
-                let text = format!("test_expectation {}: {}", f.reason.as_str(), f.detail);
-                let error = match rows[i]["error"].as_str() {
-                    Some(e) => format!("{e}; {text}"),
-                    None => text,
-                };
-                rows[i]["error"] = json!(error);
-                if rows[i]["disposition"] == "judged" {
-                    let d = if f.reason.is_unjudged() {
-                        Disposition::Unjudged
-                    } else {
-                        Disposition::Failed
-                    };
-                    run.set(&hunk.id, d);
-                    rows[i]["disposition"] = json!(d);
-                }
-            }
-            Ok(ok) => {
-                let weakens = round3(ok.answers.noul("weakens_expectation"));
-                let stated = round3(ok.answers.noul("expectation_change_stated_in_task"));
-                let disables = round3(ok.answers.noul("disables_or_bypasses_test"));
-                rows[i]["testExpectation"] = json!({"weakens": weakens, "statedInTask": stated, "disablesOrBypasses": disables});
-                if weakens >= WEAKENS {
-                    let explained = stated >= STATED_IN_TASK;
-                    let (flag, severity) = if explained {
-                        ("expectation_changed_per_task", Severity::Info)
-                    } else {
-                        ("test_expectation_weakened", Severity::Warn)
-                    };
-                    flags[i].push(flag.into());
-                    run.findings.push(finding(
-                        flag,
-                        hunk,
-                        "jev",
-                        severity,
-                        detail(&[("p", json!(weakens)), ("explainedByTask", json!(explained))]),
-                    ));
-                }
-                if disables >= WEAKENS && !det[i].contains(&"skip_marker_added") {
-                    flags[i].push("test_disabled_or_bypassed".into());
-                    run.findings.push(finding(
-                        "test_disabled_or_bypassed",
-                        hunk,
-                        "jev",
-                        Severity::Warn,
-                        detail(&[("p", json!(disables))]),
-                    ));
-                }
-                run.decision(&hunk.id, "test_expectation", json!({"weakens": weakens, "statedInTask": stated, "disablesOrBypasses": disables}), POLICY);
-            }
-        }
+    for (i, outcome) in judging.test_idx.clone().into_iter().zip(&tests) {
+        judging.apply_test(i, outcome, run);
     }
-    // Enabler follow-ups: a weak hunk that a relevant hunk depends on is not weak.
-    let follow: Vec<(usize, usize)> = (0..hunks.len())
-        .filter(|&i| weak[i])
-        .filter_map(|i| {
-            links[i]
+    let follow = judging.follow_ups();
+    let follow_outcomes: Vec<FrameOutcome> = executor
+        .run_all(
+            follow
                 .iter()
-                .copied()
-                .find(|&j| high_mass[j] >= ENABLER_MIN_HIGH_MASS)
-                .map(|j| (i, j))
-        })
-        .collect();
-    let follow_frames: Vec<Frame> = follow
-        .iter()
-        .map(|&(i, j)| Frame {
-            template: "hunk_enables@1".into(),
-            scope: format!("{}->{}", hunks[i].id, hunks[j].id),
-            state: json!({"evidencePolicy": EVIDENCE_POLICY, "task": task_state, "candidateHunk": hunks[i].evidence(), "dependentHunk": hunks[j].evidence()}),
-            questions: Questions::new().with(
-                "enables_other_hunk",
-                Question::noul(
-                    format!("Does hunk {} add or change something that hunk {} uses and needs?", hunks[i].id, hunks[j].id),
-                    "The dependent hunk relies on what the candidate hunk adds or changes.",
-                    "The dependent hunk does not need the candidate hunk.",
-                ),
-            ),
-            provenance: json!([hunks[i].reference(&evidence.source), hunks[j].reference(&evidence.source)]),
-        })
-        .collect();
-    let follow_outcomes: Vec<FrameOutcome> = executor.run_all(follow_frames).await;
-    for (&(i, j), outcome) in follow.iter().zip(&follow_outcomes) {
-        match outcome {
-            Err(f) => {
-                let text = format!("hunk_enables {}: {}", f.reason.as_str(), f.detail);
-                rows[i]["error"] = json!(match rows[i]["error"].as_str() {
-                    Some(e) => format!("{e}; {text}"),
-                    None => text,
-                });
-            }
-            Ok(ok) => {
-                let p = round3(ok.answers.noul("enables_other_hunk"));
-                rows[i]["enables"] = json!({"hunk": hunks[j].id, "probability": p});
-                if p >= ENABLES {
-                    weak[i] = false;
-                    for f in flags[i].iter_mut().filter(|f| *f == "weak_task_relation") {
-                        *f = "enables_linked_hunk".into();
-                    }
-                }
-                run.decision(
-                    &hunks[i].id,
-                    "hunk_enables",
-                    json!({"hunk": hunks[j].id, "probability": p}),
-                    POLICY,
-                );
-            }
-        }
+                .map(|&(i, j)| judging.enables_frame(i, j))
+                .collect(),
+        )
+        .await;
+    for (&pair, outcome) in follow.iter().zip(&follow_outcomes) {
+        judging.apply_enables(pair, outcome, run);
     }
-    let weak_n = weak.iter().filter(|w| **w).count();
-    let insufficient = judged_with_relation >= TASK_INSUFFICIENT_MIN_JUDGED
-        && (weak_n as f64 / judged_with_relation as f64) > TASK_INSUFFICIENT_SHARE;
-    if insufficient {
-        run.findings.push(Finding {
-            flag: "task_text_insufficient".into(),
-            id: "task".into(),
-            source: "policy",
-            severity: Severity::Warn,
-            path: None,
-            lines: None,
-            detail: detail(&[
-                ("weakHunks", json!(weak_n)),
-                ("judgedHunks", json!(judged_with_relation)),
-            ]),
-        });
-        for f in flags
-            .iter_mut()
-            .flatten()
-            .filter(|f| *f == "weak_task_relation")
-        {
-            *f = "weak_task_relation_suppressed".into();
-        }
-        run.decision(
-            "task",
-            "task_text_insufficient",
-            json!({"weakHunks": weak_n, "judgedHunks": judged_with_relation}),
-            POLICY,
-        );
-    } else {
-        for i in (0..hunks.len()).filter(|&i| weak[i]) {
-            let low = rows[i]["taskRelation"]["lowMass"].clone();
-            run.findings.push(finding(
-                "weak_task_relation",
-                hunks[i],
-                "jev",
-                Severity::Warn,
-                detail(&[("lowMass", low), ("kind", json!(hunks[i].kind.as_str()))]),
-            ));
-        }
-    }
-    let mut lines = Vec::new();
-    for (i, row) in rows.iter_mut().enumerate() {
-        row["flags"] = json!(flags[i]);
-        let all: Vec<String> = det[i]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .chain(flags[i].iter().cloned())
-            .collect();
-        if (!all.is_empty() || !row["error"].is_null()) && lines.len() < SECTION_LINES {
-            let low = row["taskRelation"]["lowMass"]
-                .as_f64()
-                .map_or("-".to_owned(), |l| format!("{l:.2}"));
-            let error = row["error"]
-                .as_str()
-                .map(|e| format!(" ({e})"))
-                .unwrap_or_default();
-            let shown = if all.is_empty() {
-                "-".to_owned()
-            } else {
-                all.join(",")
-            };
-            lines.push(format!(
-                "{}:{} [{}] {shown} low={low}{error}",
-                hunks[i].path,
-                row["lines"].as_str().unwrap_or(""),
-                row["disposition"].as_str().unwrap_or("")
-            ));
-        }
-    }
+    let (insufficient, weak_n) = judging.task_sufficiency(run);
+    let lines = judging.finish_rows();
     let summary = json!({
-        "hunks": hunks.len(),
+        "hunks": n,
         "weakTaskRelation": if insufficient { 0 } else { weak_n },
         "taskTextInsufficient": insufficient,
-        "testHunksChecked": test_idx.len(),
+        "testHunksChecked": judging.test_idx.len(),
         "followUps": follow.len(),
     });
     TaskSection {
-        rows,
+        rows: judging.rows,
         summary,
         not_checked: NOT_CHECKED.iter().map(|s| (*s).to_owned()).collect(),
         lines,
