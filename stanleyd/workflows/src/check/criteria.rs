@@ -119,35 +119,9 @@ fn status_rank(s: &str) -> u8 {
     }
 }
 
-/// Runs the criteria section.
-pub async fn judge(
-    criteria: &[Criterion],
-    evidence: &DiffEvidence,
-    executor: &Executor,
-    run: &mut Run,
-    max_units: usize,
-) -> CriteriaSection {
-    let units_all: Vec<&Hunk> = evidence
-        .hunks
-        .iter()
-        .filter(|h| !matches!(h.kind, PathKind::Lockfile | PathKind::Generated))
-        .collect();
-    let capped = units_all.len() > max_units;
-    let units: Vec<&Hunk> = units_all.iter().take(max_units).copied().collect();
-    if capped {
-        run.limits.push(format!(
-            "only {max_units} of {} diff hunks were used as evidence (policy evidence limit)",
-            units_all.len()
-        ));
-    }
-    if units_all.is_empty() {
-        run.limits
-            .push("the diff is empty; no criterion evidence exists".into());
-    }
-    for c in criteria {
-        run.set(&c.id, Disposition::Unjudged);
-    }
-    let frames: Vec<Frame> = units
+/// One frame per evidence unit asking, for every criterion, whether the hunk addresses it.
+fn unit_frames(criteria: &[Criterion], units: &[&Hunk], evidence: &DiffEvidence) -> Vec<Frame> {
+    units
         .iter()
         .map(|h| {
             let mut q = Questions::new();
@@ -163,229 +137,210 @@ pub async fn judge(
             }
             Frame { template: "criterion_evidence@1".into(), scope: h.id.clone(), state: json!({"evidencePolicy": EVIDENCE_POLICY, "hunk": h.evidence()}), questions: q, provenance: json!([h.reference(&evidence.source)]) }
         })
-        .collect();
-    let outcomes = executor.run_all(frames).await;
-    let failed_units = outcomes.iter().filter(|o| o.is_err()).count();
-    let answered_units = outcomes.len() - failed_units;
-    if failed_units > 0 {
-        run.limits.push(format!(
-            "{failed_units} evidence unit request(s) did not produce valid answers"
-        ));
-    }
-    let mut rows: Vec<Value> = Vec::new();
-    let mut strength_jobs: Vec<(usize, Vec<&Hunk>)> = Vec::new();
-    for c in criteria {
-        let key = format!("addresses_{}", c.id);
-        let mut accepted: Vec<(&Hunk, f64)> = Vec::new();
-        let mut band: Vec<(&Hunk, f64)> = Vec::new();
-        for (h, o) in units.iter().zip(&outcomes) {
-            if let Ok(ok) = o {
-                let p = round3(ok.answers.noul(&key));
-                if p >= ACCEPT {
-                    accepted.push((h, p));
-                } else if p >= UNSUPPORTED_BELOW {
-                    band.push((h, p));
-                }
-            }
-        }
-        accepted.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.path.cmp(&b.0.path)));
-        let mut row = json!({
-            "id": c.id, "text": c.text, "line": c.line, "status": "unclear", "determinedBy": "policy",
-            "evidence": accepted.iter().map(|(h, p)| json!({"hunk": h.id, "path": h.path, "lines": h.line_range(), "p": p})).collect::<Vec<_>>(),
-            "bandEvidence": band.iter().map(|(h, p)| json!({"hunk": h.id, "path": h.path, "p": p})).collect::<Vec<_>>(),
-            "strength": null, "cappedBy": null, "linkedTests": [], "disposition": "unjudged", "error": null,
-        });
-        if accepted.is_empty() {
-            let (status, disposition, parked, error) = if failed_units > 0 || capped {
-                let d = if answered_units == 0 && !units.is_empty() {
-                    Disposition::Unjudged
-                } else {
-                    Disposition::Parked
-                };
-                (
-                    "unclear",
-                    d,
-                    (d == Disposition::Parked).then_some("incomplete evidence coverage"),
-                    Some("not all evidence units were judged"),
-                )
-            } else if !band.is_empty() {
-                (
-                    "unclear",
-                    Disposition::Parked,
-                    Some("evidence probabilities only in the uncertain band"),
-                    None,
-                )
-            } else if answered_units == 0 {
-                ("unsupported", Disposition::Deterministic, None, None)
-            } else {
-                ("unsupported", Disposition::Judged, None, None)
-            };
-            row["status"] = json!(status);
-            row["disposition"] = json!(disposition);
-            row["error"] = json!(error);
-            row["determinedBy"] = json!(if answered_units > 0 { "jev" } else { "policy" });
-            run.set(&c.id, disposition);
-            if let Some(reason) = parked {
-                run.parked.push(Parked {
-                    id: c.id.clone(),
-                    path: None,
-                    reason: reason.into(),
-                });
-            }
-            run.decision(
-                &c.id,
-                "no_accepted_evidence",
-                json!({"status": status}),
-                POLICY,
-            );
+        .collect()
+}
+
+/// How the evidence units' requests went.
+struct Coverage {
+    failed: usize,
+    answered: usize,
+    capped: bool,
+    units: usize,
+}
+
+/// A criterion with no accepted evidence, settled by policy: unsupported when every unit was
+/// judged and none came close, else unclear (parked) or unjudged.
+fn settle_unevidenced(
+    c: &Criterion,
+    band_empty: bool,
+    cov: &Coverage,
+    row: &mut Value,
+    run: &mut Run,
+) {
+    let (status, disposition, parked, error) = if cov.failed > 0 || cov.capped {
+        let d = if cov.answered == 0 && cov.units > 0 {
+            Disposition::Unjudged
         } else {
-            strength_jobs.push((
-                rows.len(),
-                accepted
-                    .iter()
-                    .take(MAX_EVIDENCE_PER_CRITERION)
-                    .map(|(h, _)| *h)
-                    .collect(),
-            ));
-        }
-        rows.push(row);
-    }
-    let strength_frames: Vec<Frame> = strength_jobs
-        .iter()
-        .map(|(i, hunks)| {
-            let c = &criteria[*i];
-            Frame {
-                template: "criterion_strength@1".into(),
-                scope: c.id.clone(),
-                state: json!({"evidencePolicy": EVIDENCE_POLICY, "criterion": {"id": c.id, "text": c.text}, "evidence": hunks.iter().map(|h| h.evidence()).collect::<Vec<_>>(), "linkedTestRecords": []}),
-                questions: Questions::new().with(
-                    "evidence_strength",
-                    Question::score(
-                        json!({
-                            "question": format!("How strongly does the shown evidence establish criterion {}?", c.id),
-                            "note": "Claims in prose, commit messages or summaries are not evidence; only code and tests count.",
-                            "workedExamples": [
-                                {"evidence": "only a README line promising the behavior", "level": 1},
-                                {"evidence": "a handler that returns 404 for unknown ids, no test shown", "level": 2},
-                                {"evidence": "the handler and a test asserting the 404", "level": 3},
-                                {"evidence": "an unrelated refactor", "level": 0},
-                            ],
-                        }),
-                        STRENGTH_LEVELS,
-                    ),
-                ),
-                provenance: json!(hunks.iter().map(|h| h.reference(&evidence.source)).collect::<Vec<_>>()),
-            }
-        })
-        .collect();
-    let strengths = executor.run_all(strength_frames).await;
-    for ((i, _), outcome) in strength_jobs.iter().zip(&strengths) {
-        let c = &criteria[*i];
-        let row = &mut rows[*i];
-        match outcome {
-            Err(f) => {
-                let d = if f.reason.is_unjudged() {
-                    Disposition::Unjudged
-                } else {
-                    Disposition::Failed
-                };
-                run.set(&c.id, d);
-                row["disposition"] = json!(d);
-                row["error"] = json!(format!("{}: {}", f.reason.as_str(), f.detail));
-            }
-            Ok(ok) => {
-                let Some(Answer::Score {
-                    score,
-                    probabilities,
-                    ..
-                }) = ok.answers.get("evidence_strength")
-                else {
-                    continue;
-                };
-                let (level, p) =
-                    probabilities
-                        .iter()
-                        .enumerate()
-                        .fold(
-                            (0usize, -1.0f64),
-                            |best, (l, p)| if *p > best.1 { (l, *p) } else { best },
-                        );
-                row["strength"] = json!({"level": level, "expected": round3(*score), "distribution": probabilities.iter().map(|p| round3(*p)).collect::<Vec<_>>()});
-                row["determinedBy"] = json!("jev");
-                let (status, capped_by) = if p < DECISIVE_LEVEL {
-                    ("unclear", None)
-                } else if level >= 2 {
-                    // Level 3 needs a linked passing test record; the CLI supplies none.
-                    (
-                        "partial",
-                        (level == 3).then_some("no test results supplied"),
-                    )
-                } else {
-                    ("unsupported", None)
-                };
-                row["status"] = json!(status);
-                row["cappedBy"] = json!(capped_by);
-                if status == "unclear" {
-                    run.set(&c.id, Disposition::Parked);
-                    row["disposition"] = json!("parked");
-                    run.parked.push(Parked {
-                        id: c.id.clone(),
-                        path: None,
-                        reason: "evidence strength distribution is diffuse".into(),
-                    });
-                } else {
-                    run.set(&c.id, Disposition::Judged);
-                    row["disposition"] = json!("judged");
-                }
-                run.decision(
-                    &c.id,
-                    "criterion_strength",
-                    json!({"level": level, "status": status, "cappedBy": capped_by}),
-                    POLICY,
-                );
-            }
-        }
-    }
-    for row in &rows {
-        let flag = match row["status"].as_str() {
-            Some("unsupported") => "criterion_unevidenced",
-            Some("unclear") => "criterion_unclear",
-            _ => continue,
+            Disposition::Parked
         };
-        let text: String = row["text"]
-            .as_str()
-            .unwrap_or("")
-            .chars()
-            .take(120)
-            .collect();
-        let source = if row["determinedBy"] == "jev" {
-            "jev"
-        } else {
-            "policy"
-        };
-        run.findings.push(Finding {
-            flag: flag.into(),
-            id: row["id"].as_str().unwrap_or("").to_owned(),
-            source,
-            severity: Severity::Warn,
+        (
+            "unclear",
+            d,
+            (d == Disposition::Parked).then_some("incomplete evidence coverage"),
+            Some("not all evidence units were judged"),
+        )
+    } else if !band_empty {
+        (
+            "unclear",
+            Disposition::Parked,
+            Some("evidence probabilities only in the uncertain band"),
+            None,
+        )
+    } else if cov.answered == 0 {
+        ("unsupported", Disposition::Deterministic, None, None)
+    } else {
+        ("unsupported", Disposition::Judged, None, None)
+    };
+    row["status"] = json!(status);
+    row["disposition"] = json!(disposition);
+    row["error"] = json!(error);
+    row["determinedBy"] = json!(if cov.answered > 0 { "jev" } else { "policy" });
+    run.set(&c.id, disposition);
+    if let Some(reason) = parked {
+        run.parked.push(Parked {
+            id: c.id.clone(),
             path: None,
-            lines: None,
-            detail: Some(
-                [("criterion".to_owned(), json!(text))]
-                    .into_iter()
-                    .collect(),
-            ),
+            reason: reason.into(),
         });
     }
-    rows.sort_by(|a, b| {
-        status_rank(a["status"].as_str().unwrap_or(""))
-            .cmp(&status_rank(b["status"].as_str().unwrap_or("")))
-            .then_with(|| a["line"].as_u64().cmp(&b["line"].as_u64()))
-    });
-    let count = |s: &str| rows.iter().filter(|r| r["status"] == s).count();
-    let summary = json!({"supported": count("supported"), "partial": count("partial"), "unsupported": count("unsupported"), "unclear": count("unclear"), "criteria": criteria.len(), "evidenceUnits": units.len(), "testRecords": 0});
-    let lines = rows
+    run.decision(
+        &c.id,
+        "no_accepted_evidence",
+        json!({"status": status}),
+        POLICY,
+    );
+}
+
+/// The frame asking how strongly a criterion's accepted evidence establishes it.
+fn strength_frame(c: &Criterion, hunks: &[&Hunk], evidence: &DiffEvidence) -> Frame {
+    Frame {
+        template: "criterion_strength@1".into(),
+        scope: c.id.clone(),
+        state: json!({"evidencePolicy": EVIDENCE_POLICY, "criterion": {"id": c.id, "text": c.text}, "evidence": hunks.iter().map(|h| h.evidence()).collect::<Vec<_>>(), "linkedTestRecords": []}),
+        questions: Questions::new().with(
+            "evidence_strength",
+            Question::score(
+                json!({
+                    "question": format!("How strongly does the shown evidence establish criterion {}?", c.id),
+                    "note": "Claims in prose, commit messages or summaries are not evidence; only code and tests count.",
+                    "workedExamples": [
+                        {"evidence": "only a README line promising the behavior", "level": 1},
+                        {"evidence": "a handler that returns 404 for unknown ids, no test shown", "level": 2},
+                        {"evidence": "the handler and a test asserting the 404", "level": 3},
+                        {"evidence": "an unrelated refactor", "level": 0},
+                    ],
+                }),
+                STRENGTH_LEVELS,
+            ),
+        ),
+        provenance: json!(hunks.iter().map(|h| h.reference(&evidence.source)).collect::<Vec<_>>()),
+    }
+}
+
+/// A criterion's strength answer: its status (partial at most without test records), parked
+/// when the distribution is diffuse.
+fn apply_strength(
+    c: &Criterion,
+    outcome: &stanley_core::FrameOutcome,
+    row: &mut Value,
+    run: &mut Run,
+) {
+    let ok = match outcome {
+        Err(f) => {
+            let d = if f.reason.is_unjudged() {
+                Disposition::Unjudged
+            } else {
+                Disposition::Failed
+            };
+            run.set(&c.id, d);
+            row["disposition"] = json!(d);
+            row["error"] = json!(format!("{}: {}", f.reason.as_str(), f.detail));
+            return;
+        }
+        Ok(ok) => ok,
+    };
+    let Some(Answer::Score {
+        score,
+        probabilities,
+        ..
+    }) = ok.answers.get("evidence_strength")
+    else {
+        return;
+    };
+    let (level, p) = probabilities
         .iter()
+        .enumerate()
+        .fold(
+            (0usize, -1.0f64),
+            |best, (l, p)| {
+                if *p > best.1 { (l, *p) } else { best }
+            },
+        );
+    row["strength"] = json!({"level": level, "expected": round3(*score), "distribution": probabilities.iter().map(|p| round3(*p)).collect::<Vec<_>>()});
+    row["determinedBy"] = json!("jev");
+    let (status, capped_by) = if p < DECISIVE_LEVEL {
+        ("unclear", None)
+    } else if level >= 2 {
+        // Level 3 needs a linked passing test record; the CLI supplies none.
+        (
+            "partial",
+            (level == 3).then_some("no test results supplied"),
+        )
+    } else {
+        ("unsupported", None)
+    };
+    row["status"] = json!(status);
+    row["cappedBy"] = json!(capped_by);
+    if status == "unclear" {
+        run.set(&c.id, Disposition::Parked);
+        row["disposition"] = json!("parked");
+        run.parked.push(Parked {
+            id: c.id.clone(),
+            path: None,
+            reason: "evidence strength distribution is diffuse".into(),
+        });
+    } else {
+        run.set(&c.id, Disposition::Judged);
+        row["disposition"] = json!("judged");
+    }
+    run.decision(
+        &c.id,
+        "criterion_strength",
+        json!({"level": level, "status": status, "cappedBy": capped_by}),
+        POLICY,
+    );
+}
+
+/// A warning for every criterion left unsupported or unclear.
+fn status_findings(rows: &[Value]) -> Vec<Finding> {
+    rows.iter()
+        .filter_map(|row| {
+            let flag = match row["status"].as_str() {
+                Some("unsupported") => "criterion_unevidenced",
+                Some("unclear") => "criterion_unclear",
+                _ => return None,
+            };
+            let text: String = row["text"]
+                .as_str()
+                .unwrap_or("")
+                .chars()
+                .take(120)
+                .collect();
+            let source = if row["determinedBy"] == "jev" {
+                "jev"
+            } else {
+                "policy"
+            };
+            Some(Finding {
+                flag: flag.into(),
+                id: row["id"].as_str().unwrap_or("").to_owned(),
+                source,
+                severity: Severity::Warn,
+                path: None,
+                lines: None,
+                detail: Some(
+                    [("criterion".to_owned(), json!(text))]
+                        .into_iter()
+                        .collect(),
+                ),
+            })
+        })
+        .collect()
+}
+
+/// One human line per criterion: its status, text, and up to three evidence locations.
+fn section_lines(rows: &[Value]) -> Vec<String> {
+    rows.iter()
         .map(|r| {
             let text: String = r["text"].as_str().unwrap_or("").chars().take(100).collect();
             let capped = r["cappedBy"]
@@ -417,7 +372,109 @@ pub async fn judge(
                 r["status"].as_str().unwrap_or("")
             )
         })
+        .collect()
+}
+
+/// Runs the criteria section.
+pub async fn judge(
+    criteria: &[Criterion],
+    evidence: &DiffEvidence,
+    executor: &Executor,
+    run: &mut Run,
+    max_units: usize,
+) -> CriteriaSection {
+    let units_all: Vec<&Hunk> = evidence
+        .hunks
+        .iter()
+        .filter(|h| !matches!(h.kind, PathKind::Lockfile | PathKind::Generated))
         .collect();
+    let capped = units_all.len() > max_units;
+    let units: Vec<&Hunk> = units_all.iter().take(max_units).copied().collect();
+    if capped {
+        run.limits.push(format!(
+            "only {max_units} of {} diff hunks were used as evidence (policy evidence limit)",
+            units_all.len()
+        ));
+    }
+    if units_all.is_empty() {
+        run.limits
+            .push("the diff is empty; no criterion evidence exists".into());
+    }
+    for c in criteria {
+        run.set(&c.id, Disposition::Unjudged);
+    }
+    let outcomes = executor
+        .run_all(unit_frames(criteria, &units, evidence))
+        .await;
+    let failed = outcomes.iter().filter(|o| o.is_err()).count();
+    let cov = Coverage {
+        failed,
+        answered: outcomes.len() - failed,
+        capped,
+        units: units.len(),
+    };
+    if failed > 0 {
+        run.limits.push(format!(
+            "{failed} evidence unit request(s) did not produce valid answers"
+        ));
+    }
+    let mut rows: Vec<Value> = Vec::new();
+    let mut strength_jobs: Vec<(usize, Vec<&Hunk>)> = Vec::new();
+    for c in criteria {
+        let key = format!("addresses_{}", c.id);
+        let mut accepted: Vec<(&Hunk, f64)> = Vec::new();
+        let mut band: Vec<(&Hunk, f64)> = Vec::new();
+        for (h, o) in units.iter().zip(&outcomes) {
+            if let Ok(ok) = o {
+                let p = round3(ok.answers.noul(&key));
+                if p >= ACCEPT {
+                    accepted.push((h, p));
+                } else if p >= UNSUPPORTED_BELOW {
+                    band.push((h, p));
+                }
+            }
+        }
+        accepted.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.path.cmp(&b.0.path)));
+        let mut row = json!({
+            "id": c.id, "text": c.text, "line": c.line, "status": "unclear", "determinedBy": "policy",
+            "evidence": accepted.iter().map(|(h, p)| json!({"hunk": h.id, "path": h.path, "lines": h.line_range(), "p": p})).collect::<Vec<_>>(),
+            "bandEvidence": band.iter().map(|(h, p)| json!({"hunk": h.id, "path": h.path, "p": p})).collect::<Vec<_>>(),
+            "strength": null, "cappedBy": null, "linkedTests": [], "disposition": "unjudged", "error": null,
+        });
+        if accepted.is_empty() {
+            settle_unevidenced(c, band.is_empty(), &cov, &mut row, run);
+        } else {
+            strength_jobs.push((
+                rows.len(),
+                accepted
+                    .iter()
+                    .take(MAX_EVIDENCE_PER_CRITERION)
+                    .map(|(h, _)| *h)
+                    .collect(),
+            ));
+        }
+        rows.push(row);
+    }
+    let strengths = executor
+        .run_all(
+            strength_jobs
+                .iter()
+                .map(|(i, hunks)| strength_frame(&criteria[*i], hunks, evidence))
+                .collect(),
+        )
+        .await;
+    for ((i, _), outcome) in strength_jobs.iter().zip(&strengths) {
+        apply_strength(&criteria[*i], outcome, &mut rows[*i], run);
+    }
+    run.findings.extend(status_findings(&rows));
+    rows.sort_by(|a, b| {
+        status_rank(a["status"].as_str().unwrap_or(""))
+            .cmp(&status_rank(b["status"].as_str().unwrap_or("")))
+            .then_with(|| a["line"].as_u64().cmp(&b["line"].as_u64()))
+    });
+    let count = |s: &str| rows.iter().filter(|r| r["status"] == s).count();
+    let summary = json!({"supported": count("supported"), "partial": count("partial"), "unsupported": count("unsupported"), "unclear": count("unclear"), "criteria": criteria.len(), "evidenceUnits": units.len(), "testRecords": 0});
+    let lines = section_lines(&rows);
     let not_checked = vec![
         "criteria satisfied by unchanged code are not detected".to_owned(),
         "only supplied test records are considered as test evidence".to_owned(),
