@@ -477,17 +477,14 @@ pub fn recorded_inputs(input: &FindInput, tracked: usize) -> Value {
     json!({"taskHash": stable_hash(&json!(input.task)), "paths": null, "top": input.top, "maxFiles": input.max_files, "tracked": tracked, "mode": if input.fallback { "code_change_fallback" } else { "find" }})
 }
 
-/// Runs `find`, recording into `run`.
-pub async fn find(
-    input: &FindInput,
+/// The candidates: every tracked file not excluded (secrets, binaries, vendored, lockfiles,
+/// generated, gone), with its symbols and lexical overlap with the task, most overlap first.
+fn gather(
     tracked: &[String],
+    tokens: &[String],
     workspace: &dyn Workspace,
-    redactor: &dyn Redactor,
-    executor: &Executor,
     run: &mut Run,
-) {
-    let tokens = task_tokens(&input.task);
-    let facets = facets(&input.task);
+) -> Vec<Candidate> {
     let mut cands: Vec<Candidate> = Vec::new();
     for path in tracked {
         let kind = classify_path(path);
@@ -544,6 +541,192 @@ pub async fn find(
         });
     }
     cands.sort_by(|a, b| b.lexical.cmp(&a.lexical).then_with(|| a.path.cmp(&b.path)));
+    cands
+}
+
+/// Round 1: the metadata answers (relevance and role) of the screened candidates.
+fn apply_metadata(c: &mut Candidate, outcome: Result<stanley_core::Answers, String>) {
+    match outcome {
+        Ok(answers) => {
+            let (
+                Some(rel @ Answer::Score { score, .. }),
+                Some(role @ Answer::Choice { choice, .. }),
+            ) = (
+                answers.get(&format!("relevance_{}", c.id)),
+                answers.get(&format!("role_{}", c.id)),
+            )
+            else {
+                c.disposition = Disposition::Failed;
+                c.error = Some("invalid: answer missing".into());
+                return;
+            };
+            c.meta_high = round3(rel.mass_at_least(2));
+            c.meta_expected = score.round();
+            c.role = Some(choice.clone());
+            c.unrelated = role.p("unrelated");
+            c.relevance = Some(c.meta_high);
+            c.disposition = Disposition::Judged;
+        }
+        Err(e) => {
+            let unjudged = e.starts_with('!');
+            c.disposition = if unjudged {
+                Disposition::Unjudged
+            } else {
+                Disposition::Failed
+            };
+            c.error = Some(e.trim_start_matches('!').to_owned());
+        }
+    }
+}
+
+/// Round 2: one candidate's excerpt answers. A relevant excerpt of a file whose metadata said
+/// unrelated is parked; a strongly relevant one missing evidence adds a gap.
+fn apply_excerpt(c: &mut Candidate, result: ExcerptResult, gaps: &mut Vec<String>, run: &mut Run) {
+    c.probes = result.probes;
+    c.excerpt_texts = result.texts;
+    if let Some(e) = result.error {
+        c.error = Some(e);
+    }
+    let Some((answers, ranges, total)) = result.last else {
+        return;
+    };
+    let (Some(rel @ Answer::Score { score, .. }), Some(missing)) =
+        (answers.get("relevance"), answers.get("missing_evidence"))
+    else {
+        return;
+    };
+    let high = round3(rel.mass_at_least(2));
+    let missing_label = match missing {
+        Answer::Choice { probabilities, .. } => probabilities
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .filter(|(_, p)| *p >= MISSING_EVIDENCE)
+            .map_or("uncertain".to_owned(), |(l, _)| l.clone()),
+        _ => "uncertain".to_owned(),
+    };
+    let shown = ranges
+        .iter()
+        .map(|(a, b)| format!("{a}-{b}"))
+        .collect::<Vec<_>>();
+    let excerpt = json!({
+        "ranges": shown,
+        "totalLines": total, "highMass": high, "expected": score.round(),
+        "targetDefinitionVisible": round3(answers.noul("target_definition_visible")),
+        "relevantContentCutOff": round3(answers.noul("relevant_content_cut_off")),
+        "missingEvidence": missing_label,
+    });
+    run.decision(&c.id, "candidate_excerpt", excerpt.clone(), POLICY);
+    c.excerpt = Some(excerpt);
+    c.excerpt_expected = Some(score.round());
+    c.relevance = Some(high);
+    if high >= CONFLICT_HIGH_MASS && c.unrelated >= CONFLICT_UNRELATED {
+        c.disposition = Disposition::Parked;
+        run.parked.push(Parked {
+            id: c.id.clone(),
+            path: Some(c.path.clone()),
+            reason: "conflict: excerpt relevant vs metadata role unrelated".into(),
+        });
+    } else if high >= STRONG_HIGH_MASS
+        && !["none", "uncertain", "cannot_tell"].contains(&missing_label.as_str())
+    {
+        gaps.push(format!("{}: {missing_label} not shown", c.path));
+    }
+    let untrusted = round3(answers.noul("untrusted_instruction_text"));
+    if untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
+        run.findings.push(Finding {
+            flag: "untrusted_instruction_text".into(),
+            id: c.id.clone(),
+            source: "jev",
+            severity: Severity::Info,
+            path: Some(c.path.clone()),
+            lines: Some(shown.join(",")),
+            detail: Some([("p".to_owned(), json!(untrusted))].into_iter().collect()),
+        });
+    }
+}
+
+/// The accepted, unparked candidates, best first: excerpt (else metadata) expectation, then
+/// relevance, then whether an excerpt was read, then path.
+fn rank(cands: &[Candidate]) -> Vec<usize> {
+    let mut ranked: Vec<usize> = (0..cands.len())
+        .filter(|&i| {
+            cands[i]
+                .relevance
+                .is_some_and(|r| r >= ACCEPT_META_HIGH_MASS)
+                && cands[i].disposition != Disposition::Parked
+        })
+        .collect();
+    let key = |c: &Candidate| c.excerpt_expected.unwrap_or(c.meta_expected);
+    ranked.sort_by(|&a, &b| {
+        let (x, y) = (&cands[a], &cands[b]);
+        key(y)
+            .total_cmp(&key(x))
+            .then(
+                y.relevance
+                    .unwrap_or(0.0)
+                    .total_cmp(&x.relevance.unwrap_or(0.0)),
+            )
+            .then(y.excerpt.is_some().cmp(&x.excerpt.is_some()))
+            .then_with(|| x.path.cmp(&y.path))
+    });
+    ranked
+}
+
+/// A candidate's result row (`rank` for the shortlist; the fallback also shows excerpt text).
+fn result_row(rank: Option<usize>, c: &Candidate, fallback: bool) -> Value {
+    let mut excerpt = c.excerpt.clone().unwrap_or(Value::Null);
+    if fallback && !c.excerpt_texts.is_empty() && excerpt.is_object() {
+        excerpt["text"] = json!(c.excerpt_texts.join("\n…\n"));
+    }
+    json!({
+        "rank": rank, "id": c.id, "path": c.path, "kind": c.kind.as_str(), "language": c.language,
+        "disposition": c.disposition, "metadata": c.role.as_ref().map(|r| json!({"highMass": c.meta_high, "expected": c.meta_expected, "role": r})),
+        "excerpt": excerpt, "relevance": c.relevance, "probesRun": c.probes, "error": c.error,
+    })
+}
+
+/// The human line of a shortlisted candidate.
+fn shortlist_line(n: usize, c: &Candidate) -> String {
+    let ranges = c
+        .excerpt
+        .as_ref()
+        .and_then(|e| e["ranges"].as_array())
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .filter(|r| !r.is_empty())
+        .map(|r| format!(":{r}"))
+        .unwrap_or_default();
+    let missing = c
+        .excerpt
+        .as_ref()
+        .and_then(|e| e["missingEvidence"].as_str())
+        .map(|m| format!(" missing={m}"))
+        .unwrap_or_default();
+    format!(
+        "{}. {}{ranges} relevance={} role={}{missing}",
+        n + 1,
+        c.path,
+        c.relevance.map_or("-".into(), |r| format!("{r:.2}")),
+        c.role.as_deref().unwrap_or("-")
+    )
+}
+
+/// Runs `find`, recording into `run`.
+pub async fn find(
+    input: &FindInput,
+    tracked: &[String],
+    workspace: &dyn Workspace,
+    redactor: &dyn Redactor,
+    executor: &Executor,
+    run: &mut Run,
+) {
+    let tokens = task_tokens(&input.task);
+    let facets = facets(&input.task);
+    let mut cands = gather(tracked, &tokens, workspace, run);
     for c in &cands {
         run.set(&c.id, Disposition::Unjudged);
     }
@@ -569,38 +752,7 @@ pub async fn find(
     )
     .await;
     for (i, outcome) in results.into_iter().flatten() {
-        let c = &mut cands[i];
-        match outcome {
-            Ok(answers) => {
-                let (
-                    Some(rel @ Answer::Score { score, .. }),
-                    Some(role @ Answer::Choice { choice, .. }),
-                ) = (
-                    answers.get(&format!("relevance_{}", c.id)),
-                    answers.get(&format!("role_{}", c.id)),
-                )
-                else {
-                    c.disposition = Disposition::Failed;
-                    c.error = Some("invalid: answer missing".into());
-                    continue;
-                };
-                c.meta_high = round3(rel.mass_at_least(2));
-                c.meta_expected = score.round();
-                c.role = Some(choice.clone());
-                c.unrelated = role.p("unrelated");
-                c.relevance = Some(c.meta_high);
-                c.disposition = Disposition::Judged;
-            }
-            Err(e) => {
-                let unjudged = e.starts_with('!');
-                c.disposition = if unjudged {
-                    Disposition::Unjudged
-                } else {
-                    Disposition::Failed
-                };
-                c.error = Some(e.trim_start_matches('!').to_owned());
-            }
-        }
+        apply_metadata(&mut cands[i], outcome);
     }
     // Round 2: excerpts of the accepted candidates, diversified across facets.
     let mut accepted: Vec<usize> = (0..screened_n)
@@ -638,96 +790,12 @@ pub async fn find(
     let excerpt_results = futures::future::join_all(reads).await;
     let mut gaps: Vec<String> = Vec::new();
     for (i, result) in to_read.iter().zip(excerpt_results) {
-        let c = &mut cands[*i];
-        c.probes = result.probes;
-        c.excerpt_texts = result.texts;
-        if let Some(e) = result.error {
-            c.error = Some(e);
-        }
-        let Some((answers, ranges, total)) = result.last else {
-            continue;
-        };
-        let (Some(rel @ Answer::Score { score, .. }), Some(missing)) =
-            (answers.get("relevance"), answers.get("missing_evidence"))
-        else {
-            continue;
-        };
-        let high = round3(rel.mass_at_least(2));
-        let missing_label = match missing {
-            Answer::Choice { probabilities, .. } => probabilities
-                .iter()
-                .max_by(|a, b| a.1.total_cmp(&b.1))
-                .filter(|(_, p)| *p >= MISSING_EVIDENCE)
-                .map_or("uncertain".to_owned(), |(l, _)| l.clone()),
-            _ => "uncertain".to_owned(),
-        };
-        let excerpt = json!({
-            "ranges": ranges.iter().map(|(a, b)| format!("{a}-{b}")).collect::<Vec<_>>(),
-            "totalLines": total, "highMass": high, "expected": score.round(),
-            "targetDefinitionVisible": round3(answers.noul("target_definition_visible")),
-            "relevantContentCutOff": round3(answers.noul("relevant_content_cut_off")),
-            "missingEvidence": missing_label,
-        });
-        run.decision(&c.id, "candidate_excerpt", excerpt.clone(), POLICY);
-        c.excerpt = Some(excerpt);
-        c.excerpt_expected = Some(score.round());
-        c.relevance = Some(high);
-        if high >= CONFLICT_HIGH_MASS && c.unrelated >= CONFLICT_UNRELATED {
-            c.disposition = Disposition::Parked;
-            run.parked.push(Parked {
-                id: c.id.clone(),
-                path: Some(c.path.clone()),
-                reason: "conflict: excerpt relevant vs metadata role unrelated".into(),
-            });
-        } else if high >= STRONG_HIGH_MASS
-            && !["none", "uncertain", "cannot_tell"].contains(&missing_label.as_str())
-        {
-            gaps.push(format!("{}: {missing_label} not shown", c.path));
-        }
-        let untrusted = round3(answers.noul("untrusted_instruction_text"));
-        if untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
-            run.findings.push(Finding {
-                flag: "untrusted_instruction_text".into(),
-                id: c.id.clone(),
-                source: "jev",
-                severity: Severity::Info,
-                path: Some(c.path.clone()),
-                lines: Some(
-                    ranges
-                        .iter()
-                        .map(|(a, b)| format!("{a}-{b}"))
-                        .collect::<Vec<_>>()
-                        .join(","),
-                ),
-                detail: Some([("p".to_owned(), json!(untrusted))].into_iter().collect()),
-            });
-        }
+        apply_excerpt(&mut cands[*i], result, &mut gaps, run);
     }
     for c in &cands {
         run.set(&c.id, c.disposition);
     }
-    // Ranking.
-    let mut ranked: Vec<usize> = (0..cands.len())
-        .filter(|&i| {
-            cands[i]
-                .relevance
-                .is_some_and(|r| r >= ACCEPT_META_HIGH_MASS)
-                && cands[i].disposition != Disposition::Parked
-        })
-        .collect();
-    let key = |c: &Candidate| c.excerpt_expected.unwrap_or(c.meta_expected);
-    ranked.sort_by(|&a, &b| {
-        let (x, y) = (&cands[a], &cands[b]);
-        key(y)
-            .total_cmp(&key(x))
-            .then(
-                y.relevance
-                    .unwrap_or(0.0)
-                    .total_cmp(&x.relevance.unwrap_or(0.0)),
-            )
-            .then(y.excerpt.is_some().cmp(&x.excerpt.is_some()))
-            .then_with(|| x.path.cmp(&y.path))
-    });
+    let ranked = rank(&cands);
     let shortlist = diversify(&ranked, input.top, &facets, &cands);
     let no_strong = !ranked
         .iter()
@@ -735,70 +803,26 @@ pub async fn find(
     if no_strong && cands.iter().any(|c| c.disposition == Disposition::Judged) {
         run.findings.push(Finding { flag: "no_strong_candidate".into(), id: "task".into(), source: "policy", severity: Severity::Warn, path: None, lines: None, detail: Some([("note".to_owned(), json!("next step likely needs a new search string or different paths chosen by the host"))].into_iter().collect()) });
     }
-    let row = |rank: Option<usize>, c: &Candidate| -> Value {
-        let mut excerpt = c.excerpt.clone().unwrap_or(Value::Null);
-        if input.fallback && !c.excerpt_texts.is_empty() && excerpt.is_object() {
-            excerpt["text"] = json!(c.excerpt_texts.join("\n…\n"));
-        }
-        json!({
-            "rank": rank, "id": c.id, "path": c.path, "kind": c.kind.as_str(), "language": c.language,
-            "disposition": c.disposition, "metadata": c.role.as_ref().map(|r| json!({"highMass": c.meta_high, "expected": c.meta_expected, "role": r})),
-            "excerpt": excerpt, "relevance": c.relevance, "probesRun": c.probes, "error": c.error,
-        })
-    };
     let mut rows: Vec<Value> = shortlist
         .iter()
         .enumerate()
-        .map(|(n, &i)| row(Some(n + 1), &cands[i]))
+        .map(|(n, &i)| result_row(Some(n + 1), &cands[i], input.fallback))
         .collect();
-    rows.extend(
-        cands
-            .iter()
-            .filter(|c| c.disposition == Disposition::Parked)
-            .map(|c| row(None, c)),
-    );
-    rows.extend(
-        cands
-            .iter()
-            .filter(|c| c.disposition == Disposition::Failed)
-            .map(|c| row(None, c)),
-    );
-    let lines: Vec<String> = shortlist
-        .iter()
-        .enumerate()
-        .map(|(n, &i)| {
-            let c = &cands[i];
-            let ranges = c
-                .excerpt
-                .as_ref()
-                .and_then(|e| e["ranges"].as_array())
-                .map(|r| {
-                    r.iter()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(",")
-                })
-                .filter(|r| !r.is_empty())
-                .map(|r| format!(":{r}"))
-                .unwrap_or_default();
-            let missing = c
-                .excerpt
-                .as_ref()
-                .and_then(|e| e["missingEvidence"].as_str())
-                .map(|m| format!(" missing={m}"))
-                .unwrap_or_default();
-            format!(
-                "{}. {}{ranges} relevance={} role={}{missing}",
-                n + 1,
-                c.path,
-                c.relevance.map_or("-".into(), |r| format!("{r:.2}")),
-                c.role.as_deref().unwrap_or("-")
-            )
-        })
-        .collect();
+    for disposition in [Disposition::Parked, Disposition::Failed] {
+        rows.extend(
+            cands
+                .iter()
+                .filter(|c| c.disposition == disposition)
+                .map(|c| result_row(None, c, input.fallback)),
+        );
+    }
     run.sections.push(Section {
         title: "ranked candidates".into(),
-        lines,
+        lines: shortlist
+            .iter()
+            .enumerate()
+            .map(|(n, &i)| shortlist_line(n, &cands[i]))
+            .collect(),
     });
     run.sections.push(Section {
         title: "gaps".into(),
