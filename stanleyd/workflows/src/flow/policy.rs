@@ -213,12 +213,12 @@ pub fn recorded_side_effect(flow: &Flow, state: &FlowState) -> Decision {
     d
 }
 
-/// Decides one stop. The first matching condition wins.
+/// Decides one stop. The first matching condition wins, in this order: the journal, budgets,
+/// a regressed done phase, the phase's bounded loop, checks alone without Jev, a failing check
+/// the agent claims is done, stuck or astray, then what Jev judged of the phase.
 pub fn decide(ctx: &StopContext<'_>) -> Decision {
     let flow = ctx.flow;
     let state = ctx.state;
-    let limits = &flow.limits;
-    let bands = &limits.confidence;
     if state.complete {
         return decision("already_done", Action::AllowStop);
     }
@@ -234,81 +234,12 @@ pub fn decide(ctx: &StopContext<'_>) -> Decision {
     if let Some(condition) = budget_condition(flow, state, ctx.elapsed_minutes) {
         return close_on_budget(ctx, condition);
     }
-    // Regression: a done phase's check fails again (file order = DAG order for the first hit).
-    for p in &flow.phases {
-        let was_done = state
-            .phases
-            .get(&p.id)
-            .is_some_and(|r| r.status == PhaseStatus::Done);
-        let Some(check) = ctx.checks.get(&p.id).filter(|c| !c.passed) else {
-            continue;
-        };
-        if !was_done {
-            continue;
-        }
-        if p.side_effect {
-            return decision(
-                "side_effect_regression",
-                Action::AskHuman(format!(
-                    "the side-effect phase {} no longer passes its check and is never re-run; {}",
-                    p.id,
-                    failing(check)
-                )),
-            );
-        }
-        return decision(
-            "regression",
-            Action::Advance {
-                to: p.id.clone(),
-                reason: format!("phase {} regressed; {}", p.id, failing(check)),
-            },
-        );
+    if let Some(d) = regression(ctx) {
+        return d;
     }
     let check = ctx.checks.get(&phase.id);
-    let on_fail_side_effect = |target: &str| flow.phase(target).is_some_and(|t| t.side_effect);
-    // Bounded loops.
-    if let (Some(looped), Some(run)) = (&phase.looped, &ctx.loop_check) {
-        let used = state.phases.get(&phase.id).map_or(0, |r| r.loop_iterations) + 1;
-        if run.passed {
-            if check.is_none_or(|c| c.passed) {
-                return complete_phase(ctx, "loop_pass", "the loop condition passes");
-            }
-        } else if used < looped.max_iterations {
-            return decision(
-                "loop_continue",
-                Action::Block(format!(
-                    "run {used} of {} of the loop condition; {}",
-                    looped.max_iterations,
-                    failing(run)
-                )),
-            );
-        } else {
-            return match &phase.on_fail {
-                Some(target) if on_fail_side_effect(target) => decision(
-                    "side_effect_on_fail",
-                    Action::AskHuman(format!(
-                        "{} would route into the side-effect phase {target}",
-                        phase.id
-                    )),
-                ),
-                Some(target) => decision(
-                    "loop_exhausted_on_fail",
-                    Action::Advance {
-                        to: target.clone(),
-                        reason: format!("the loop is exhausted; {}", failing(run)),
-                    },
-                ),
-                None => decision(
-                    "loop_exhausted",
-                    Action::AskHuman(format!(
-                        "the loop of {} reached max_iterations ({}) without passing; {}",
-                        phase.id,
-                        looped.max_iterations,
-                        failing(run)
-                    )),
-                ),
-            };
-        }
+    if let Some(d) = bounded_loop(ctx, phase, check) {
+        return d;
     }
     // Without Jev: checks only, and no block without evidence.
     let judgment = match &ctx.jev {
@@ -325,32 +256,152 @@ pub fn decide(ctx: &StopContext<'_>) -> Decision {
             };
         }
     };
-    if let Some(c) = check.filter(|c| !c.passed) {
-        if judgment.claims_done >= bands.flag {
-            let last = required(flow).last().is_some_and(|p| p.id == phase.id);
-            let condition = if last {
-                "final_check_fail"
-            } else {
-                "premature_completion"
-            };
-            return decision(
-                condition,
-                Action::Block(format!("not done yet: {}", failing(c))),
-            );
-        }
-        if let Some(target) = &phase.on_fail
-            && on_fail_side_effect(target)
-        {
-            return decision(
-                "side_effect_on_fail",
-                Action::AskHuman(format!(
-                    "{} would route into the side-effect phase {target}",
-                    phase.id
-                )),
-            );
-        }
+    if let Some(d) = failing_check(ctx, phase, check, judgment) {
+        return d;
     }
-    // Stuck: flagged twice in a row, or the same block reason again and again.
+    if let Some(d) = stuck_or_astray(ctx, phase, judgment) {
+        return d;
+    }
+    on_phase_judgment(ctx, phase, check, judgment)
+}
+
+/// Whether the phase `target` (an `on_fail` route) is a side-effect phase.
+fn routes_into_side_effect(flow: &Flow, target: &str) -> bool {
+    flow.phase(target).is_some_and(|t| t.side_effect)
+}
+
+fn side_effect_on_fail(phase: &Phase, target: &str) -> Decision {
+    decision(
+        "side_effect_on_fail",
+        Action::AskHuman(format!(
+            "{} would route into the side-effect phase {target}",
+            phase.id
+        )),
+    )
+}
+
+/// A done phase whose check fails again goes back (file order = DAG order for the first hit);
+/// a side-effect phase is never re-run, so a person is asked.
+fn regression(ctx: &StopContext<'_>) -> Option<Decision> {
+    for p in &ctx.flow.phases {
+        let was_done = ctx
+            .state
+            .phases
+            .get(&p.id)
+            .is_some_and(|r| r.status == PhaseStatus::Done);
+        let Some(check) = ctx.checks.get(&p.id).filter(|c| !c.passed) else {
+            continue;
+        };
+        if !was_done {
+            continue;
+        }
+        if p.side_effect {
+            return Some(decision(
+                "side_effect_regression",
+                Action::AskHuman(format!(
+                    "the side-effect phase {} no longer passes its check and is never re-run; {}",
+                    p.id,
+                    failing(check)
+                )),
+            ));
+        }
+        return Some(decision(
+            "regression",
+            Action::Advance {
+                to: p.id.clone(),
+                reason: format!("phase {} regressed; {}", p.id, failing(check)),
+            },
+        ));
+    }
+    None
+}
+
+/// A phase with a loop: done when the loop condition (and the check) pass, another iteration
+/// while iterations are left, then its `on_fail` route or a person.
+fn bounded_loop(
+    ctx: &StopContext<'_>,
+    phase: &Phase,
+    check: Option<&CheckRun>,
+) -> Option<Decision> {
+    let (Some(looped), Some(run)) = (&phase.looped, &ctx.loop_check) else {
+        return None;
+    };
+    let used = ctx
+        .state
+        .phases
+        .get(&phase.id)
+        .map_or(0, |r| r.loop_iterations)
+        + 1;
+    if run.passed {
+        return check
+            .is_none_or(|c| c.passed)
+            .then(|| complete_phase(ctx, "loop_pass", "the loop condition passes"));
+    }
+    if used < looped.max_iterations {
+        return Some(decision(
+            "loop_continue",
+            Action::Block(format!(
+                "run {used} of {} of the loop condition; {}",
+                looped.max_iterations,
+                failing(run)
+            )),
+        ));
+    }
+    Some(match &phase.on_fail {
+        Some(target) if routes_into_side_effect(ctx.flow, target) => {
+            side_effect_on_fail(phase, target)
+        }
+        Some(target) => decision(
+            "loop_exhausted_on_fail",
+            Action::Advance {
+                to: target.clone(),
+                reason: format!("the loop is exhausted; {}", failing(run)),
+            },
+        ),
+        None => decision(
+            "loop_exhausted",
+            Action::AskHuman(format!(
+                "the loop of {} reached max_iterations ({}) without passing; {}",
+                phase.id,
+                looped.max_iterations,
+                failing(run)
+            )),
+        ),
+    })
+}
+
+/// A failing check outranks Jev: an agent claiming done is blocked; a route into a side-effect
+/// phase asks a person.
+fn failing_check(
+    ctx: &StopContext<'_>,
+    phase: &Phase,
+    check: Option<&CheckRun>,
+    judgment: &Judgment,
+) -> Option<Decision> {
+    let c = check.filter(|c| !c.passed)?;
+    if judgment.claims_done >= ctx.flow.limits.confidence.flag {
+        let last = required(ctx.flow).last().is_some_and(|p| p.id == phase.id);
+        let condition = if last {
+            "final_check_fail"
+        } else {
+            "premature_completion"
+        };
+        return Some(decision(
+            condition,
+            Action::Block(format!("not done yet: {}", failing(c))),
+        ));
+    }
+    phase
+        .on_fail
+        .as_deref()
+        .filter(|target| routes_into_side_effect(ctx.flow, target))
+        .map(|target| side_effect_on_fail(phase, target))
+}
+
+/// Stuck (flagged twice in a row, or the same block reason again and again), off the goal, or
+/// asking for a person.
+fn stuck_or_astray(ctx: &StopContext<'_>, phase: &Phase, judgment: &Judgment) -> Option<Decision> {
+    let (state, bands) = (ctx.state, &ctx.flow.limits.confidence);
     let recent = state.recent(SAME_REASON_LIMIT);
     let same_reason = recent.len() == SAME_REASON_LIMIT
         && recent
@@ -358,16 +409,16 @@ pub fn decide(ctx: &StopContext<'_>) -> Decision {
             .all(|d| d.action == "block" && d.reason == recent[0].reason);
     let last_condition = state.decisions.last().map(|d| d.condition.as_str());
     if same_reason || last_condition == Some("stuck_escalate") && judgment.stuck >= bands.flag {
-        return decision(
+        return Some(decision(
             "stuck_ask_human",
             Action::AskHuman(format!(
                 "the agent keeps stopping in {} without progress",
                 phase.id
             )),
-        );
+        ));
     }
     if judgment.stuck >= bands.flag && ctx.stuck_before {
-        return if last_condition == Some("stuck") {
+        return Some(if last_condition == Some("stuck") {
             decision(
                 "stuck_escalate",
                 Action::Block(
@@ -380,20 +431,32 @@ pub fn decide(ctx: &StopContext<'_>) -> Decision {
                 "stuck",
                 Action::Block("you seem stuck: change approach".into()),
             )
-        };
+        });
     }
     if judgment.off_goal >= bands.flag {
-        return decision(
+        return Some(decision(
             "off_goal",
-            Action::Block(format!("re-read the goal: {}", flow.goal)),
-        );
+            Action::Block(format!("re-read the goal: {}", ctx.flow.goal)),
+        ));
     }
-    if judgment.next_action == "ask_human" && judgment.next_confidence >= bands.auto {
-        return decision(
+    (judgment.next_action == "ask_human" && judgment.next_confidence >= bands.auto).then(|| {
+        decision(
             "ask_human",
             Action::AskHuman(format!("the agent needs a person's input in {}", phase.id)),
-        );
-    }
+        )
+    })
+}
+
+/// What Jev judged of the phase itself: done with confidence (and the check passing) advances,
+/// the review band keeps going (or trusts the check at a second review stop), a passing check
+/// with the phase verified done advances, anything else stays.
+fn on_phase_judgment(
+    ctx: &StopContext<'_>,
+    phase: &Phase,
+    check: Option<&CheckRun>,
+    judgment: &Judgment,
+) -> Decision {
+    let bands = &ctx.flow.limits.confidence;
     let check_ok = check.is_none_or(|c| c.passed);
     let on_phase = judgment.current_phase == phase.id;
     if on_phase
