@@ -492,7 +492,7 @@ impl Executor {
                 () = inner.cancel.cancelled() => Err(JevError::new(None, "AbortError", "run aborted")),
             };
             let latency_ms = started.elapsed().as_millis() as u64;
-            let mut record = AttemptRecord {
+            let record = AttemptRecord {
                 frame_id: frame_id.clone(),
                 template: frame.template.clone(),
                 scope: frame.scope.clone(),
@@ -508,105 +508,135 @@ impl Executor {
                 error: None,
             };
             self.state().usage.latency_ms += latency_ms;
-            match result {
-                Err(error) => {
-                    inner.budget.settle(estimate, 0);
-                    self.state().usage.failed_requests += 1;
-                    let detail = self.redact(&error.message);
-                    record.result = error.class.as_str().to_owned();
-                    record.error = Some(detail.clone());
-                    self.emit(&record);
-                    match error.class {
-                        ErrorClass::Auth => {
-                            if let Some(t) =
-                                JevTrouble::from_error(&error, attempt, first.elapsed(), &detail)
-                            {
-                                inner.opts.trouble.record(t);
-                            }
-                            let mut state = self.state();
-                            state.disabled = Some("authentication failed");
-                            state.usage.status = JevStatus::Unavailable;
-                            return Self::failure(
-                                &frame_id,
-                                FailReason::Unavailable,
-                                "authentication failed",
-                            );
-                        }
-                        ErrorClass::Transient if attempt < attempts => {
-                            let wait = Duration::from_millis(250 << (attempt - 1).min(8));
-                            tokio::select! {
-                                () = tokio::time::sleep(wait) => {}
-                                () = inner.cancel.cancelled() => {}
-                            }
-                        }
-                        ErrorClass::TooLarge => {
-                            return Self::failure(&frame_id, FailReason::TooLarge, detail);
-                        }
-                        ErrorClass::Aborted => {
-                            return Self::failure(&frame_id, FailReason::Aborted, "run aborted");
-                        }
-                        class => {
-                            // Retries ran out on a transient failure: that is Jev trouble.
-                            if let Some(t) =
-                                JevTrouble::from_error(&error, attempt, first.elapsed(), &detail)
-                            {
-                                inner.opts.trouble.record(t);
-                            }
-                            return Self::failure(
-                                &frame_id,
-                                FailReason::Failed,
-                                format!("{}: {detail}", class.as_str()),
-                            );
-                        }
-                    }
-                }
-                Ok(body) => {
-                    record.response = Some(body.clone());
-                    let checked = validate::envelope(&body).and_then(|env| {
-                        let answers = validate::answers(&frame.questions, &env.answers)?;
-                        Ok((env, answers))
-                    });
-                    match checked {
-                        Ok((env, answers)) => {
-                            inner.budget.settle(estimate, env.input_tokens);
-                            {
-                                let mut state = self.state();
-                                state.usage.input_tokens += env.input_tokens;
-                                state.usage.output_tokens += env.output_tokens;
-                                state.usage.resolved_models.insert(env.model.clone());
-                            }
-                            record.result = "ok".into();
-                            record.resolved_model = Some(env.model.clone());
-                            record.usage = Some((env.input_tokens, env.output_tokens));
-                            record.parsed = Some(answers.to_json());
-                            self.emit(&record);
-                            return Ok(FrameOk {
-                                frame_id,
-                                answers,
-                                model: env.model,
-                            });
-                        }
-                        Err(invalid) => {
-                            // A response that was received but refused still cost its tokens
-                            // when the envelope reported them.
-                            let reported = body
-                                .pointer("/usage/input_tokens")
-                                .and_then(Value::as_u64)
-                                .unwrap_or(0);
-                            inner.budget.settle(estimate, reported);
-                            self.state().usage.invalid_responses += 1;
-                            record.result = "invalid".into();
-                            record.error = Some(invalid.0.clone());
-                            self.emit(&record);
-                            if attempt == attempts {
-                                return Self::failure(&frame_id, FailReason::Invalid, invalid.0);
-                            }
-                        }
-                    }
-                }
+            let tried = Tried {
+                frame_id: &frame_id,
+                attempt,
+                last: attempt == attempts,
+                estimate,
+                since_first: first.elapsed(),
+                record,
+            };
+            let next = match result {
+                Err(error) => self.after_error(tried, &error).await,
+                Ok(body) => self.after_answer(tried, &frame, body),
+            };
+            if let Some(outcome) = next {
+                return outcome;
             }
         }
         Self::failure(&frame_id, FailReason::Failed, "retries exhausted")
+    }
+
+    /// A failed request: settles the budget and records the attempt. An auth failure disables
+    /// the port; a transient one waits and is tried again while attempts are left (None);
+    /// anything else ends the frame.
+    async fn after_error(&self, tried: Tried<'_>, error: &JevError) -> Option<FrameOutcome> {
+        let inner = &self.inner;
+        let Tried {
+            frame_id,
+            attempt,
+            last,
+            estimate,
+            since_first,
+            mut record,
+        } = tried;
+        inner.budget.settle(estimate, 0);
+        self.state().usage.failed_requests += 1;
+        let detail = self.redact(&error.message);
+        record.result = error.class.as_str().to_owned();
+        record.error = Some(detail.clone());
+        self.emit(&record);
+        match error.class {
+            ErrorClass::Auth => {
+                if let Some(t) = JevTrouble::from_error(error, attempt, since_first, &detail) {
+                    inner.opts.trouble.record(t);
+                }
+                let mut state = self.state();
+                state.disabled = Some("authentication failed");
+                state.usage.status = JevStatus::Unavailable;
+                Some(Self::failure(
+                    frame_id,
+                    FailReason::Unavailable,
+                    "authentication failed",
+                ))
+            }
+            ErrorClass::Transient if !last => {
+                let wait = Duration::from_millis(250 << (attempt - 1).min(8));
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    () = inner.cancel.cancelled() => {}
+                }
+                None
+            }
+            ErrorClass::TooLarge => Some(Self::failure(frame_id, FailReason::TooLarge, detail)),
+            ErrorClass::Aborted => {
+                Some(Self::failure(frame_id, FailReason::Aborted, "run aborted"))
+            }
+            class => {
+                // Retries ran out on a transient failure: that is Jev trouble.
+                if let Some(t) = JevTrouble::from_error(error, attempt, since_first, &detail) {
+                    inner.opts.trouble.record(t);
+                }
+                Some(Self::failure(
+                    frame_id,
+                    FailReason::Failed,
+                    format!("{}: {detail}", class.as_str()),
+                ))
+            }
+        }
+    }
+
+    /// A response: valid answers end the frame; invalid ones are tried again while attempts
+    /// are left (None). Either way its tokens are charged when the envelope reports them.
+    fn after_answer(&self, tried: Tried<'_>, frame: &Frame, body: Value) -> Option<FrameOutcome> {
+        let inner = &self.inner;
+        let Tried {
+            frame_id,
+            last,
+            estimate,
+            mut record,
+            ..
+        } = tried;
+        record.response = Some(body.clone());
+        let checked = validate::envelope(&body).and_then(|env| {
+            let answers = validate::answers(&frame.questions, &env.answers)?;
+            Ok((env, answers))
+        });
+        match checked {
+            Ok((env, answers)) => {
+                inner.budget.settle(estimate, env.input_tokens);
+                {
+                    let mut state = self.state();
+                    state.usage.input_tokens += env.input_tokens;
+                    state.usage.output_tokens += env.output_tokens;
+                    state.usage.resolved_models.insert(env.model.clone());
+                }
+                record.result = "ok".into();
+                record.resolved_model = Some(env.model.clone());
+                record.usage = Some((env.input_tokens, env.output_tokens));
+                record.parsed = Some(answers.to_json());
+                self.emit(&record);
+                Some(Ok(FrameOk {
+                    frame_id: frame_id.to_owned(),
+                    answers,
+                    model: env.model,
+                }))
+            }
+            Err(invalid) => {
+                // A response that was received but refused still cost its tokens when the
+                // envelope reported them.
+                let reported = body
+                    .pointer("/usage/input_tokens")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                inner.budget.settle(estimate, reported);
+                self.state().usage.invalid_responses += 1;
+                record.result = "invalid".into();
+                record.error = Some(invalid.0.clone());
+                self.emit(&record);
+                last.then(|| Self::failure(frame_id, FailReason::Invalid, invalid.0))
+            }
+        }
     }
 
     fn emit(&self, record: &AttemptRecord) {
@@ -614,6 +644,19 @@ impl Executor {
             sink.attempt(record);
         }
     }
+}
+
+/// One attempt's facts, handed to what follows it.
+struct Tried<'a> {
+    frame_id: &'a str,
+    attempt: u32,
+    /// Whether no attempt is left after this one.
+    last: bool,
+    /// The tokens reserved for it.
+    estimate: u64,
+    /// Time since the first attempt.
+    since_first: Duration,
+    record: AttemptRecord,
 }
 
 #[cfg(test)]
