@@ -94,101 +94,133 @@ fn update(
     Ok(journal)
 }
 
-/// Runs a flow to one of its exit codes; `say` receives progress lines.
-pub(crate) async fn supervise(
-    state: &DaemonState,
-    settings: &RequestSettings,
-    cancel: &Cancel,
-    say: &(dyn Fn(String) + Send + Sync),
-) -> Exit {
-    let root = state.config.files.root.clone();
-    let flow = match load_flow(&root) {
-        Ok(f) => f,
-        Err(FlowLoad::Missing) => {
-            return exit(
+/// What the supervisor does next after a run or a stop.
+enum Next {
+    /// Launch the agent again with this prompt.
+    Launch(String),
+    /// Go round again without a new prompt (a model error waited out, or the time budget).
+    Again,
+    /// The run is over.
+    Done(Exit),
+}
+
+/// A supervised run: the flow, the agent it launches, and its budgets.
+struct Supervision<'a> {
+    state: &'a DaemonState,
+    settings: &'a RequestSettings,
+    cancel: &'a Cancel,
+    say: &'a (dyn Fn(String) + Send + Sync),
+    root: std::path::PathBuf,
+    flow: Flow,
+    base: PiAgent,
+    store: FileFlowStore,
+    sessions: std::path::PathBuf,
+    total: Duration,
+    idle: Duration,
+    started: Instant,
+    launches: u32,
+    model_errors: u32,
+}
+
+impl<'a> Supervision<'a> {
+    /// Loads the flow, checks trust and the agent, and starts a session in the journal: the
+    /// run and its first prompt, or how it ended before it began.
+    async fn start(
+        state: &'a DaemonState,
+        settings: &'a RequestSettings,
+        cancel: &'a Cancel,
+        say: &'a (dyn Fn(String) + Send + Sync),
+    ) -> Result<(Self, String), Exit> {
+        let root = state.config.files.root.clone();
+        let flow = match load_flow(&root) {
+            Ok(f) => f,
+            Err(FlowLoad::Missing) => {
+                return Err(exit(
+                    FlowCode::Configuration,
+                    "no .stanley/flow.json; start one with `stanleyctl flow init \"<goal>\"`",
+                ));
+            }
+            Err(FlowLoad::Bad(message)) => return Err(exit(FlowCode::Configuration, message)),
+        };
+        // The flow's checks and notify command are repository code: they run only once trusted.
+        if let Some(why) = crate::trust::flow_refusal(state, settings) {
+            return Err(exit(FlowCode::Configuration, why));
+        }
+        let base = availability(&settings.agent, settings.agent_env(), false, &root)
+            .map_err(|reason| exit(FlowCode::Configuration, unavailable(reason)))?;
+        let store = FileFlowStore::new(&root);
+        // A new run gets fresh restart, block and time budgets; phases and the ledger carry over.
+        let journal = match update(&store, &flow, |j| j.new_session(&flow_eval::now())) {
+            Ok(j) => j,
+            Err(why) => {
+                let reason = format!("the flow journal cannot be used: {why}");
+                flow_eval::ask_person(&root, &store, &flow, "(unknown)", &reason, settings).await;
+                return Err(exit(
+                    FlowCode::NeedsPerson,
+                    format!("waiting on a person: {reason}"),
+                ));
+            }
+        };
+        for line in flow_eval::journal_recoveries(&store) {
+            say(format!("warning: {line}"));
+        }
+        if journal.complete {
+            return Err(exit(
+                FlowCode::Complete,
+                format!("the goal is already complete: {}", flow.goal),
+            ));
+        }
+        if let Err(e) = store.clear_needs_human() {
+            tracing::warn!(error = %e.0, "cannot remove an answered NEEDS_HUMAN.md");
+        }
+        let minute = minute(settings);
+        let sessions = root.join(SESSION_DIR);
+        // Pi writes its sessions there: made here, so a committed link is refused, not followed.
+        if let Err(e) = stanley_adapters::records::create_private_dir(&sessions) {
+            return Err(exit(
                 FlowCode::Configuration,
-                "no .stanley/flow.json; start one with `stanleyctl flow init \"<goal>\"`",
-            );
+                format!("cannot use {SESSION_DIR}: {e}"),
+            ));
         }
-        Err(FlowLoad::Bad(message)) => return exit(FlowCode::Configuration, message),
-    };
-    // The flow's checks and notify command are repository code: they run only once trusted.
-    if let Some(why) = crate::trust::flow_refusal(state, settings) {
-        return exit(FlowCode::Configuration, why);
+        let prompt = run_prompt(&flow, &journal, None);
+        Ok((
+            Self {
+                state,
+                settings,
+                cancel,
+                say,
+                total: minute * flow.limits.max_total_minutes,
+                idle: minute * flow.limits.hang_minutes,
+                started: Instant::now(),
+                root,
+                flow,
+                base,
+                store,
+                sessions,
+                launches: 0,
+                model_errors: 0,
+            },
+            prompt,
+        ))
     }
-    let base = match availability(&settings.agent, settings.agent_env(), false, &root) {
-        Ok(agent) => agent,
-        Err(reason) => return exit(FlowCode::Configuration, unavailable(reason)),
-    };
-    let store = FileFlowStore::new(&root);
-    // A new run gets fresh restart, block and time budgets; phases and the ledger carry over.
-    let journal = match update(&store, &flow, |j| j.new_session(&flow_eval::now())) {
-        Ok(j) => j,
-        Err(why) => {
-            let reason = format!("the flow journal cannot be used: {why}");
-            flow_eval::ask_person(&root, &store, &flow, "(unknown)", &reason, settings).await;
-            return exit(
-                FlowCode::NeedsPerson,
-                format!("waiting on a person: {reason}"),
-            );
-        }
-    };
-    for line in flow_eval::journal_recoveries(&store) {
-        say(format!("warning: {line}"));
-    }
-    if journal.complete {
-        return exit(
-            FlowCode::Complete,
-            format!("the goal is already complete: {}", flow.goal),
-        );
-    }
-    if let Err(e) = store.clear_needs_human() {
-        tracing::warn!(error = %e.0, "cannot remove an answered NEEDS_HUMAN.md");
-    }
-    let minute = minute(settings);
-    let total = minute * flow.limits.max_total_minutes;
-    let idle = minute * flow.limits.hang_minutes;
-    let started = Instant::now();
-    let sessions = root.join(SESSION_DIR);
-    // Pi writes its sessions there: made here, so a committed link is refused, not followed.
-    if let Err(e) = stanley_adapters::records::create_private_dir(&sessions) {
-        return exit(
-            FlowCode::Configuration,
-            format!("cannot use {SESSION_DIR}: {e}"),
-        );
-    }
-    let mut prompt = run_prompt(&flow, &journal, None);
-    let mut launches = 0u32;
-    let mut model_errors = 0u32;
-    loop {
-        if cancel.is_cancelled() {
-            return exit(FlowCode::Interrupted, "interrupted");
-        }
-        let left = total.saturating_sub(started.elapsed());
-        if left.is_zero() {
-            flow_eval::notify_event(&root, &flow, NotifyEvent::Budget, "budget_time", settings)
-                .await;
-            return exit(
-                FlowCode::Limit,
-                format!(
-                    "limit reached: the run time of max_total_minutes ({})",
-                    flow.limits.max_total_minutes
-                ),
-            );
-        }
-        let agent: PiAgent = base
+
+    /// Launches the agent on the current phase for what is left of the time budget.
+    async fn launch(&mut self, prompt: &str, left: Duration) -> AgentResult {
+        let agent: PiAgent = self
+            .base
             .clone()
-            .in_session(sessions.clone(), launches > 0)
-            .with_idle_limit(idle);
-        let phase = read_journal(&store, &flow)
+            .in_session(self.sessions.clone(), self.launches > 0)
+            .with_idle_limit(self.idle);
+        let phase = read_journal(&self.store, &self.flow)
             .map(|j| j.current_phase)
             .unwrap_or_default();
-        launches += 1;
-        say(format!("run {launches}: agent working on phase {phase}"));
-        let result: AgentResult = agent
-            .run(&prompt, left, cancel.clone(), Box::new(|_| {}))
+        self.launches += 1;
+        let launches = self.launches;
+        (self.say)(format!("run {launches}: agent working on phase {phase}"));
+        let result = agent
+            .run(prompt, left, self.cancel.clone(), Box::new(|_| {}))
             .await;
-        say(format!(
+        (self.say)(format!(
             "run {launches}: agent {} after {} tool calls{}",
             result.outcome.as_str(),
             result.tool_calls,
@@ -198,89 +230,97 @@ pub(crate) async fn supervise(
                 .map(|d| format!(" ({d})"))
                 .unwrap_or_default()
         ));
+        result
+    }
+
+    /// What a run's outcome leads to: a finished run goes to the stop policy (None); a model
+    /// error waits without charging a restart; a failed or hung run is restarted.
+    async fn after_run(&mut self, result: &AgentResult) -> Option<Next> {
         match result.outcome {
-            AgentOutcome::Aborted => return exit(FlowCode::Interrupted, "interrupted"),
+            AgentOutcome::Aborted => Some(Next::Done(exit(FlowCode::Interrupted, "interrupted"))),
             AgentOutcome::Failed if result.model_error => {
                 // The model failed, not the work: wait and try again, without a restart.
                 // (A run stopped by the time budget ends the flow at the top of the loop.)
-                model_errors += 1;
-                let wait = Duration::from_secs(1u64 << model_errors.min(6).saturating_sub(1))
+                self.model_errors += 1;
+                let wait = Duration::from_secs(1u64 << self.model_errors.min(6).saturating_sub(1))
                     .min(MAX_BACKOFF)
-                    .min(total.saturating_sub(started.elapsed()));
-                say(format!(
+                    .min(self.total.saturating_sub(self.started.elapsed()));
+                (self.say)(format!(
                     "model error; retrying in {} s without charging a restart",
                     wait.as_secs()
                 ));
                 tokio::select! {
-                    () = tokio::time::sleep(wait) => {}
-                    () = cancel.cancelled() => return exit(FlowCode::Interrupted, "interrupted"),
+                    () = tokio::time::sleep(wait) => Some(Next::Again),
+                    () = self.cancel.cancelled() => Some(Next::Done(exit(FlowCode::Interrupted, "interrupted"))),
                 }
-                continue;
             }
             // Stopped by the time budget: the top of the loop ends the run with exit 2.
-            AgentOutcome::Timeout if started.elapsed() >= total => continue,
+            AgentOutcome::Timeout if self.started.elapsed() >= self.total => Some(Next::Again),
             AgentOutcome::Failed | AgentOutcome::Timeout => {
-                model_errors = 0;
-                let why = result.detail.unwrap_or_else(|| "the agent failed".into());
-                match restart(&store, &flow, &root, settings, &why).await {
-                    Ok(journal) => {
-                        prompt = run_prompt(&flow, &journal, Some(&format!("{why}; carry on")));
-                        continue;
-                    }
-                    Err(done) => return done,
-                }
+                self.model_errors = 0;
+                let why = result
+                    .detail
+                    .clone()
+                    .unwrap_or_else(|| "the agent failed".into());
+                Some(
+                    match restart(&self.store, &self.flow, &self.root, self.settings, &why).await {
+                        Ok(journal) => Next::Launch(run_prompt(
+                            &self.flow,
+                            &journal,
+                            Some(&format!("{why}; carry on")),
+                        )),
+                        Err(done) => Next::Done(done),
+                    },
+                )
             }
-            AgentOutcome::Finished => model_errors = 0,
+            AgentOutcome::Finished => {
+                self.model_errors = 0;
+                None
+            }
         }
-        let stop = match flow_eval::stop(state, settings, &flow, &result.text, false).await {
+    }
+
+    /// Evaluates the stop after a finished run and says what it decided: the goal complete, a
+    /// person needed (enforce mode), a budget, keep going, or a restart.
+    async fn after_stop(&mut self, result: &AgentResult) -> Next {
+        let flow = &self.flow;
+        let stop = match flow_eval::stop(self.state, self.settings, flow, &result.text, false).await
+        {
             Ok(s) => s,
             Err(why) => {
-                return exit(
+                return Next::Done(exit(
                     FlowCode::Configuration,
                     format!("cannot write the flow journal: {why}"),
-                );
+                ));
             }
         };
         let d = &stop.decision;
-        let reason = match &d.action {
-            Action::Block(r) | Action::AskHuman(r) => r.as_str(),
-            Action::Advance { reason, .. } => reason.as_str(),
-            Action::AllowStop => "",
-        };
-        say(format!(
-            "stop: {} ({}){}",
-            d.condition,
-            match &d.action {
-                Action::AllowStop => "allow stop".to_owned(),
-                Action::Block(_) => "block".to_owned(),
-                Action::Advance { to, .. } => format!("advance to {to}"),
-                Action::AskHuman(_) => "ask a person".to_owned(),
-            },
-            if reason.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", first_line(reason))
-            }
-        ));
+        (self.say)(stop_line(d));
         if d.complete {
-            return exit(FlowCode::Complete, format!("goal complete: {}", flow.goal));
+            return Next::Done(exit(
+                FlowCode::Complete,
+                format!("goal complete: {}", flow.goal),
+            ));
         }
         if matches!(d.action, Action::AskHuman(_)) && flow.mode == Mode::Enforce {
-            return exit(
+            return Next::Done(exit(
                 FlowCode::NeedsPerson,
                 format!(
                     "waiting on a person ({}): see .stanley/flow/NEEDS_HUMAN.md",
                     d.condition
                 ),
-            );
+            ));
         }
         if matches!(stop.budget(), Some("budget_time" | "budget_jev")) {
-            return exit(FlowCode::Limit, format!("limit reached: {}", d.condition));
+            return Next::Done(exit(
+                FlowCode::Limit,
+                format!("limit reached: {}", d.condition),
+            ));
         }
         if stop.told.keep_going {
-            let journal = read_journal(&store, &flow).unwrap_or_else(|_| FlowState::new(&flow, ""));
-            prompt = run_prompt(&flow, &journal, stop.told.message.as_deref());
-            continue;
+            let journal =
+                read_journal(&self.store, flow).unwrap_or_else(|_| FlowState::new(flow, ""));
+            return Next::Launch(run_prompt(flow, &journal, stop.told.message.as_deref()));
         }
         // The agent stopped without the goal being met: a restart, in a fresh block budget.
         let why = stop
@@ -288,9 +328,79 @@ pub(crate) async fn supervise(
             .message
             .clone()
             .unwrap_or_else(|| format!("the agent stopped ({})", d.condition));
-        match restart(&store, &flow, &root, settings, &why).await {
-            Ok(journal) => prompt = run_prompt(&flow, &journal, stop.told.message.as_deref()),
-            Err(done) => return done,
+        match restart(&self.store, flow, &self.root, self.settings, &why).await {
+            Ok(journal) => Next::Launch(run_prompt(flow, &journal, stop.told.message.as_deref())),
+            Err(done) => Next::Done(done),
+        }
+    }
+}
+
+/// The progress line for a stop decision.
+fn stop_line(d: &stanley_workflows::flow::policy::Decision) -> String {
+    let reason = match &d.action {
+        Action::Block(r) | Action::AskHuman(r) => r.as_str(),
+        Action::Advance { reason, .. } => reason.as_str(),
+        Action::AllowStop => "",
+    };
+    format!(
+        "stop: {} ({}){}",
+        d.condition,
+        match &d.action {
+            Action::AllowStop => "allow stop".to_owned(),
+            Action::Block(_) => "block".to_owned(),
+            Action::Advance { to, .. } => format!("advance to {to}"),
+            Action::AskHuman(_) => "ask a person".to_owned(),
+        },
+        if reason.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", first_line(reason))
+        }
+    )
+}
+
+/// Runs a flow to one of its exit codes; `say` receives progress lines.
+pub(crate) async fn supervise(
+    state: &DaemonState,
+    settings: &RequestSettings,
+    cancel: &Cancel,
+    say: &(dyn Fn(String) + Send + Sync),
+) -> Exit {
+    let (mut run, mut prompt) = match Supervision::start(state, settings, cancel, say).await {
+        Ok(started) => started,
+        Err(done) => return done,
+    };
+    loop {
+        if cancel.is_cancelled() {
+            return exit(FlowCode::Interrupted, "interrupted");
+        }
+        let left = run.total.saturating_sub(run.started.elapsed());
+        if left.is_zero() {
+            flow_eval::notify_event(
+                &run.root,
+                &run.flow,
+                NotifyEvent::Budget,
+                "budget_time",
+                settings,
+            )
+            .await;
+            return exit(
+                FlowCode::Limit,
+                format!(
+                    "limit reached: the run time of max_total_minutes ({})",
+                    run.flow.limits.max_total_minutes
+                ),
+            );
+        }
+        let result = run.launch(&prompt, left).await;
+        let next = match run.after_run(&result).await {
+            Some(next) => next,
+            None => run.after_stop(&result).await,
+        };
+        match next {
+            Next::Launch(p) => prompt = p,
+            Next::Again => {}
+            Next::Done(done) => return done,
         }
     }
 }
