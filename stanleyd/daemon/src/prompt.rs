@@ -285,14 +285,8 @@ fn redact_result(mut result: v1::Result, redactor: &SecretRedactor) -> v1::Resul
     result
 }
 
-async fn serve(
-    state: &DaemonState,
-    request: PromptRequest,
-    settings: &RequestSettings,
-    cancel: Cancel,
-    events: Events,
-    redactor: Arc<SecretRedactor>,
-) -> Result<Answer, RequestError> {
+/// The request's text, trimmed and checked.
+fn request_text(request: &PromptRequest) -> Result<String, RequestError> {
     let text = request.request.trim().to_owned();
     if text.is_empty() {
         return Err(RequestError::usage(
@@ -304,14 +298,24 @@ async fn serve(
             "the request must be at most {MAX_REQUEST_BYTES} bytes and contain no null bytes"
         )));
     }
-    let scope = scope_of(&request)?;
+    Ok(text)
+}
+
+/// The request's context: its Jev client, budget, scope and base.
+fn context<'a>(
+    state: &'a DaemonState,
+    request: &PromptRequest,
+    settings: &RequestSettings,
+    cancel: Cancel,
+    redactor: Arc<SecretRedactor>,
+) -> Result<Ctx<'a>, RequestError> {
+    let scope = scope_of(request)?;
     let config =
         JevConfig::from_settings(&settings.jev).map_err(|e| RequestError::input(e.to_string()))?;
     let model = config.model.clone();
     let base_url = config.base_url.clone();
     let jev: Arc<dyn Jev> = Arc::new(HttpJev::with_shared(config, &state.http));
-    let base = Some(request.base.trim().to_owned()).filter(|b| !b.is_empty());
-    let ctx = Ctx {
+    Ok(Ctx {
         state,
         cancel,
         jev,
@@ -319,17 +323,16 @@ async fn serve(
         redactor,
         budget: Arc::new(Budget::new(state.config.budget)),
         scope,
-        base,
+        base: Some(request.base.trim().to_owned()).filter(|b| !b.is_empty()),
         no_persist: request.no_persist,
         trouble: TroubleCell::default(),
         base_url,
-    };
-    let input = read_input(&state.config.files.root, request.input.clone())?;
-    let input_shape = InputShape::of(input.as_ref().map(|i| i.text.as_str()));
-    let action = classify_action(&text);
-    let agent = agent_for(settings, request.no_agent, &state.config.files.root);
-    let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
-    let repo = repository::refresh(state, settings).await;
+    })
+}
+
+/// Says what the person should know before the request runs: a recovered queue, quarantined
+/// or switched-off repository workflows, their load-time warnings, candidates awaiting review.
+async fn announce(state: &DaemonState, repo: &RepoSnapshot, events: &Events) {
     if let Some(line) = state.take_queue_recovery() {
         events.warning(&line).await;
     }
@@ -356,7 +359,6 @@ async fn serve(
             events.notice(&line).await;
         }
     }
-    repository::register(&builtins, &repo.workflows).map_err(RequestError::input)?;
     let waiting = crate::worker::validated_candidates(&state.config.files.root);
     if !waiting.is_empty() {
         events
@@ -366,13 +368,113 @@ async fn serve(
             ))
             .await;
     }
+}
+
+/// What the person asked: the request text, the supplied input, and where events go.
+#[derive(Clone, Copy)]
+struct Asked<'a> {
+    text: &'a str,
+    input: Option<&'a Supplied>,
+    events: &'a Events,
+}
+
+/// Runs the workflow routing selected: a repository workflow, or a built-in.
+async fn run_selected(
+    ctx: &Ctx<'_>,
+    id: &str,
+    asked: Asked<'_>,
+    builtins: &[&Builtin],
+    repo: &RepoSnapshot,
+    diff: Option<DiffSource>,
+) -> Result<Answer, RequestError> {
+    let Asked {
+        text,
+        input,
+        events,
+    } = asked;
+    if let Some(wf) = repo.workflows.iter().find(|w| w.id == id) {
+        let tree = compose::Tree::default();
+        let tools = compose::Tools {
+            ctx,
+            repo,
+            events,
+            tree: &tree,
+        };
+        let value = compose::input_value(input);
+        let (status, output) =
+            compose::run_repository(tools, wf, text, value, 0, vec![id.to_owned()]).await?;
+        return Ok(success(status, &output));
+    }
+    let builtin = builtins
+        .iter()
+        .find(|b| b.id == id)
+        .copied()
+        .ok_or_else(|| RequestError::internal(format!("routed to an unknown workflow {id}")))?;
+    if input.is_some() && !builtin.accepts_input {
+        return Err(RequestError::usage(format!(
+            "supplied input is not used when the request routes to {}",
+            display_id(id)
+        ))
+        .in_workflow(id));
+    }
+    run_builtin(ctx, builtin, text, diff, input, events)
+        .await
+        .map_err(|f| f.in_workflow(id))
+}
+
+/// Nothing was selected and nothing was delegated: the documented fallback text.
+fn unrouted(
+    ctx: &Ctx<'_>,
+    action: Option<Action>,
+    diff: Option<&DiffSource>,
+    input: Option<&Supplied>,
+) -> Result<Answer, RequestError> {
+    let input_shape = InputShape::of(input.map(|i| i.text.as_str()));
+    let present = match diff {
+        Some(d) => d.is_present(),
+        None if action.is_none() => ctx.diff()?.is_present(),
+        None => false,
+    };
+    let facts = Facts {
+        diff: present,
+        input: input_shape,
+    };
+    let fallback = routing::fallback(
+        action.filter(|a| matches!(a, Action::CodeChange | Action::ExternalAction)),
+        facts,
+        input.is_some(),
+        ctx.budget.exhausted(),
+    );
+    Ok(success(
+        fallback.status,
+        &json!({"text": fallback.text, "data": fallback.data}),
+    ))
+}
+
+async fn serve(
+    state: &DaemonState,
+    request: PromptRequest,
+    settings: &RequestSettings,
+    cancel: Cancel,
+    events: Events,
+    redactor: Arc<SecretRedactor>,
+) -> Result<Answer, RequestError> {
+    let text = request_text(&request)?;
+    let ctx = context(state, &request, settings, cancel, redactor)?;
+    let input = read_input(&state.config.files.root, request.input.clone())?;
+    let input_shape = InputShape::of(input.as_ref().map(|i| i.text.as_str()));
+    let action = classify_action(&text);
+    let agent = agent_for(settings, request.no_agent, &state.config.files.root);
+    let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
+    let repo = repository::refresh(state, settings).await;
+    announce(state, &repo, &events).await;
+    repository::register(&builtins, &repo.workflows).map_err(RequestError::input)?;
     if agent.is_some() {
         crate::worker::maybe_kick(state, settings);
     }
-    let repository_workflows = repo.workflows.len();
     let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
     let mut diff: Option<DiffSource> = None;
-    let (selected, reason) = if action.is_some() && repository_workflows == 0 {
+    let (selected, reason) = if action.is_some() && repo.workflows.is_empty() {
         (None, RouteReason::Skipped)
     } else {
         events.progress("routing", 0, 1).await;
@@ -390,37 +492,13 @@ async fn serve(
         selected = selected.as_deref().unwrap_or("-"),
         "routed"
     );
-    if let Some(id) = selected.as_deref()
-        && let Some(wf) = repo.workflows.iter().find(|w| w.id == id)
-    {
-        let tree = compose::Tree::default();
-        let tools = compose::Tools {
-            ctx: &ctx,
-            repo: &repo,
-            events: &events,
-            tree: &tree,
-        };
-        let value = compose::input_value(input.as_ref());
-        let (status, output) =
-            compose::run_repository(tools, wf, &text, value, 0, vec![id.to_owned()]).await?;
-        return Ok(success(status, &output));
-    }
     if let Some(id) = selected.as_deref() {
-        let builtin = builtins
-            .iter()
-            .find(|b| b.id == id)
-            .copied()
-            .ok_or_else(|| RequestError::internal(format!("routed to an unknown workflow {id}")))?;
-        if input.is_some() && !builtin.accepts_input {
-            return Err(RequestError::usage(format!(
-                "supplied input is not used when the request routes to {}",
-                display_id(id)
-            ))
-            .in_workflow(id));
-        }
-        return run_builtin(&ctx, builtin, &text, diff, input.as_ref(), &events)
-            .await
-            .map_err(|f| f.in_workflow(id));
+        let asked = Asked {
+            text: &text,
+            input: input.as_ref(),
+            events: &events,
+        };
+        return run_selected(&ctx, id, asked, &builtins, &repo, diff).await;
     }
     if let Some(agent) = &agent
         && ctx.budget.exhausted().is_none()
@@ -431,30 +509,7 @@ async fn serve(
     if action == Some(Action::CodeChange) && ctx.budget.exhausted().is_none() {
         return code_change_fallback(&ctx, &text, reason, &events).await;
     }
-    let facts = match &diff {
-        Some(d) => Facts {
-            diff: d.is_present(),
-            input: input_shape,
-        },
-        None if action.is_none() => Facts {
-            diff: ctx.diff()?.is_present(),
-            input: input_shape,
-        },
-        None => Facts {
-            diff: false,
-            input: input_shape,
-        },
-    };
-    let fallback = routing::fallback(
-        action.filter(|a| matches!(a, Action::CodeChange | Action::ExternalAction)),
-        facts,
-        input.is_some(),
-        ctx.budget.exhausted(),
-    );
-    Ok(success(
-        fallback.status,
-        &json!({"text": fallback.text, "data": fallback.data}),
-    ))
+    unrouted(&ctx, action, diff.as_ref(), input.as_ref())
 }
 
 /// One routing decision: the frame, the acceptance policy, then the action guard.
