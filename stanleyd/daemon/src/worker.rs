@@ -16,8 +16,8 @@ use stanley_core::{Budget, BudgetLimits, Cancel, Jev};
 use stanley_workflows::agent::{Agent, AgentOutcome};
 use stanley_workflows::diff::Scope;
 use stanley_workflows::improve::{
-    AgentSummary, CandidateRecord, Checks, DiaryEntry, Job, JobQueue, JobState, MAX_ATTEMPTS,
-    improvement_brief, valid_candidate_id,
+    AgentSummary, CandidateRecord, DiaryEntry, DraftVerdict, Drafted, Job, JobQueue, JobState,
+    MAX_ATTEMPTS, improvement_brief, judge_draft, valid_candidate_id,
 };
 use stanley_workflows::ports::{Clock, Git, Redactor};
 use stanley_workflows::registry::{BUILTINS, Builtin};
@@ -256,53 +256,29 @@ async fn run_job(
         writes.push("(tracked file contents)".into());
     }
     let redactor = settings.redactor();
-    let mut reasons: Vec<String> = Vec::new();
-    if result.outcome != AgentOutcome::Finished {
-        let detail = result
-            .detail
-            .as_deref()
-            .map(|d| format!(": {d}"))
-            .unwrap_or_default();
-        reasons.push(format!("agent {}{detail}", result.outcome.as_str()));
-    }
-    if !writes.is_empty() {
-        reasons.push(format!(
-            "agent changed files outside the candidate directory: {}",
-            writes.join(", ")
-        ));
-    }
-    let mut checks = Checks {
-        outside_writes: writes.clone(),
-        routing: "skipped".into(),
-        ..Checks::default()
-    };
-    let (mut workflow_id, mut source) = (None, None);
-    match &load {
-        Err(e) => reasons.push(format!("the candidate could not be loaded: {e}")),
-        Ok(load) => {
-            checks.loaded = load.loaded.len() == 1;
-            checks.quarantined = load.quarantined.clone();
-            match load.loaded.len() {
-                0 => reasons
-                    .push("no loadable workflow was written to the candidate directory".into()),
-                1 => {}
-                _ => reasons.push("the candidate directory contains more than one workflow".into()),
-            }
-            if !load.quarantined.is_empty() {
-                reasons.push(format!("quarantined: {}", load.quarantined.join("; ")));
-            }
-            if let [(id, src, _)] = load.loaded.as_slice() {
-                workflow_id = Some(id.clone());
-                source = Some(src.clone());
-                if reserved.contains(id) {
-                    checks.duplicate_id = true;
-                    reasons.push(format!(
-                        "workflow id {id} is reserved or already registered"
-                    ));
-                }
-            }
-        }
-    }
+    let DraftVerdict {
+        mut reasons,
+        mut checks,
+        workflow_id,
+        source,
+    } = judge_draft(&Drafted {
+        outcome: result.outcome,
+        detail: result.detail.as_deref(),
+        writes,
+        load: load
+            .as_ref()
+            .map(|l| {
+                (
+                    l.loaded
+                        .iter()
+                        .map(|(id, src, _)| (id.clone(), src.clone()))
+                        .collect(),
+                    l.quarantined.clone(),
+                )
+            })
+            .map_err(Clone::clone),
+        reserved: &reserved,
+    });
     if reasons.is_empty()
         && let (Ok(load), Some(id)) = (&load, &workflow_id)
     {

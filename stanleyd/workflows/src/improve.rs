@@ -241,6 +241,162 @@ pub fn valid_candidate_id(id: &str) -> bool {
             .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
 }
 
+/// What loading a candidate folder gave: (workflow id, source) of each loaded workflow and
+/// the quarantine messages, or why it could not be loaded.
+pub type DraftLoad = Result<(Vec<(String, String)>, Vec<String>), String>;
+
+/// What validation saw of a drafted candidate.
+#[derive(Debug)]
+pub struct Drafted<'a> {
+    /// How the agent's run ended, and its one-line detail.
+    pub outcome: crate::agent::AgentOutcome,
+    pub detail: Option<&'a str>,
+    /// What the agent (or the candidate's own code) changed outside the candidate folder.
+    pub writes: Vec<String>,
+    /// What loading the folder gave.
+    pub load: DraftLoad,
+    /// Ids a candidate may not take (built-ins, repository workflows, `cannot_tell`).
+    pub reserved: &'a [String],
+}
+
+/// The verdict on a draft before the routing check: the reasons to reject it (none: it may be
+/// validated), the checks, and the workflow it holds.
+#[derive(Debug, PartialEq)]
+pub struct DraftVerdict {
+    pub reasons: Vec<String>,
+    pub checks: Checks,
+    pub workflow_id: Option<String>,
+    pub source: Option<String>,
+}
+
+/// Judges a draft: the agent finished, wrote nothing outside its folder, and left exactly one
+/// loadable workflow under a free id. The routing check (which needs Jev) comes after.
+pub fn judge_draft(draft: &Drafted<'_>) -> DraftVerdict {
+    let mut reasons: Vec<String> = Vec::new();
+    if draft.outcome != crate::agent::AgentOutcome::Finished {
+        let detail = draft.detail.map(|d| format!(": {d}")).unwrap_or_default();
+        reasons.push(format!("agent {}{detail}", draft.outcome.as_str()));
+    }
+    if !draft.writes.is_empty() {
+        reasons.push(format!(
+            "agent changed files outside the candidate directory: {}",
+            draft.writes.join(", ")
+        ));
+    }
+    let mut checks = Checks {
+        outside_writes: draft.writes.clone(),
+        routing: "skipped".into(),
+        ..Checks::default()
+    };
+    let (mut workflow_id, mut source) = (None, None);
+    match &draft.load {
+        Err(e) => reasons.push(format!("the candidate could not be loaded: {e}")),
+        Ok((loaded, quarantined)) => {
+            checks.loaded = loaded.len() == 1;
+            checks.quarantined = quarantined.clone();
+            match loaded.len() {
+                0 => reasons
+                    .push("no loadable workflow was written to the candidate directory".into()),
+                1 => {}
+                _ => reasons.push("the candidate directory contains more than one workflow".into()),
+            }
+            if !quarantined.is_empty() {
+                reasons.push(format!("quarantined: {}", quarantined.join("; ")));
+            }
+            if let [(id, src)] = loaded.as_slice() {
+                workflow_id = Some(id.clone());
+                source = Some(src.clone());
+                if draft.reserved.contains(id) {
+                    checks.duplicate_id = true;
+                    reasons.push(format!(
+                        "workflow id {id} is reserved or already registered"
+                    ));
+                }
+            }
+        }
+    }
+    DraftVerdict {
+        reasons,
+        checks,
+        workflow_id,
+        source,
+    }
+}
+
+#[cfg(test)]
+mod draft_tests {
+    use super::*;
+    use crate::agent::AgentOutcome;
+
+    fn draft(load: DraftLoad) -> Drafted<'static> {
+        Drafted {
+            outcome: AgentOutcome::Finished,
+            detail: None,
+            writes: Vec::new(),
+            load,
+            reserved: &[],
+        }
+    }
+
+    fn one(id: &str) -> DraftLoad {
+        Ok((vec![(id.to_owned(), format!("{id}.ts"))], Vec::new()))
+    }
+
+    #[test]
+    fn one_loadable_workflow_under_a_free_id_passes() {
+        let v = judge_draft(&draft(one("todo_audit")));
+        assert!(v.reasons.is_empty(), "{v:?}");
+        assert_eq!(v.workflow_id.as_deref(), Some("todo_audit"));
+        assert!(v.checks.loaded && !v.checks.duplicate_id);
+        assert_eq!(v.checks.routing, "skipped");
+    }
+
+    #[test]
+    fn every_reason_to_reject_is_named() {
+        let reserved = ["summarize".to_owned()];
+        let v = judge_draft(&Drafted {
+            outcome: AgentOutcome::Timeout,
+            detail: Some("the agent was stopped at the time limit"),
+            writes: vec!["src/app.ts".into()],
+            load: one("summarize"),
+            reserved: &reserved,
+        });
+        assert_eq!(
+            v.reasons,
+            [
+                "agent timeout: the agent was stopped at the time limit",
+                "agent changed files outside the candidate directory: src/app.ts",
+                "workflow id summarize is reserved or already registered",
+            ]
+        );
+        assert!(v.checks.duplicate_id);
+        assert_eq!(v.checks.outside_writes, ["src/app.ts"]);
+        let two = Ok((
+            vec![("a".into(), "a.ts".into()), ("b".into(), "b.ts".into())],
+            vec!["c.ts: syntax error".into()],
+        ));
+        let v = judge_draft(&draft(two));
+        assert_eq!(
+            v.reasons,
+            [
+                "the candidate directory contains more than one workflow",
+                "quarantined: c.ts: syntax error",
+            ]
+        );
+        assert_eq!(v.workflow_id, None);
+        let none = judge_draft(&draft(Ok((Vec::new(), Vec::new()))));
+        assert_eq!(
+            none.reasons,
+            ["no loadable workflow was written to the candidate directory"]
+        );
+        let broken = judge_draft(&draft(Err("host crashed".into())));
+        assert_eq!(
+            broken.reasons,
+            ["the candidate could not be loaded: host crashed"]
+        );
+    }
+}
+
 #[cfg(test)]
 mod brief_tests {
     use super::*;
