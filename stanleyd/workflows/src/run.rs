@@ -46,6 +46,43 @@ pub struct Finding {
     pub detail: Option<Map<String, Value>>,
 }
 
+impl Finding {
+    /// A finding of `flag` about item `id`, with no location or detail yet.
+    pub fn new(
+        flag: impl Into<String>,
+        id: impl Into<String>,
+        source: &'static str,
+        severity: Severity,
+    ) -> Self {
+        Self {
+            flag: flag.into(),
+            id: id.into(),
+            source,
+            severity,
+            path: None,
+            lines: None,
+            detail: None,
+        }
+    }
+
+    /// Located at `path` (and `lines`).
+    #[must_use]
+    pub fn at(mut self, path: Option<String>, lines: Option<String>) -> Self {
+        self.path = path;
+        self.lines = lines;
+        self
+    }
+
+    /// With one more detail field, after those already there.
+    #[must_use]
+    pub fn with(mut self, key: &str, value: Value) -> Self {
+        self.detail
+            .get_or_insert_with(Map::new)
+            .insert(key.to_owned(), value);
+        self
+    }
+}
+
 /// An item set aside because it needs context Stanley does not have.
 #[derive(Clone, Debug, Serialize)]
 pub struct Parked {

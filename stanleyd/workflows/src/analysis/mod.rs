@@ -484,35 +484,27 @@ fn frames(
 /// The findings a decision makes: its flag (warn) and untrusted instruction text (info).
 fn findings(hunk: &Hunk, d: &Decision) -> Vec<Finding> {
     let mut out = Vec::new();
+    let at = |f: Finding| f.at(Some(hunk.path.clone()), Some(hunk.line_range()));
     if let Some(flag) = &d.flag {
-        let mut detail = Map::new();
-        detail.insert("classification".into(), json!(d.label));
-        detail.insert("probability".into(), json!(d.p_label));
-        detail.insert("concernMass".into(), json!(d.concern_mass));
-        detail.insert("importanceHighMass".into(), json!(d.high_mass));
-        detail.insert("evidenceSufficient".into(), json!(d.evidence));
-        out.push(Finding {
-            flag: flag.clone(),
-            id: hunk.id.clone(),
-            source: "jev",
-            severity: Severity::Warn,
-            path: Some(hunk.path.clone()),
-            lines: Some(hunk.line_range()),
-            detail: Some(detail),
-        });
+        out.push(
+            at(Finding::new(flag, &hunk.id, "jev", Severity::Warn))
+                .with("classification", json!(d.label))
+                .with("probability", json!(d.p_label))
+                .with("concernMass", json!(d.concern_mass))
+                .with("importanceHighMass", json!(d.high_mass))
+                .with("evidenceSufficient", json!(d.evidence)),
+        );
     }
     if d.untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
-        let mut detail = Map::new();
-        detail.insert("p".into(), json!(d.untrusted));
-        out.push(Finding {
-            flag: "untrusted_instruction_text".into(),
-            id: hunk.id.clone(),
-            source: "jev",
-            severity: Severity::Info,
-            path: Some(hunk.path.clone()),
-            lines: Some(hunk.line_range()),
-            detail: Some(detail),
-        });
+        out.push(
+            at(Finding::new(
+                "untrusted_instruction_text",
+                &hunk.id,
+                "jev",
+                Severity::Info,
+            ))
+            .with("p", json!(d.untrusted)),
+        );
     }
     out
 }

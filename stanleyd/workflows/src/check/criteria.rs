@@ -321,19 +321,15 @@ fn status_findings(rows: &[Value]) -> Vec<Finding> {
             } else {
                 "policy"
             };
-            Some(Finding {
-                flag: flag.into(),
-                id: row["id"].as_str().unwrap_or("").to_owned(),
-                source,
-                severity: Severity::Warn,
-                path: None,
-                lines: None,
-                detail: Some(
-                    [("criterion".to_owned(), json!(text))]
-                        .into_iter()
-                        .collect(),
-                ),
-            })
+            Some(
+                Finding::new(
+                    flag,
+                    row["id"].as_str().unwrap_or(""),
+                    source,
+                    Severity::Warn,
+                )
+                .with("criterion", json!(text)),
+            )
         })
         .collect()
 }

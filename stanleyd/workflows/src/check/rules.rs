@@ -2,7 +2,7 @@
 //! document validated strictly, semantic rules judged against the hunks their scope globs match
 //! (up to 12 rules per request), deterministic and process rules left to linters and people.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
 use crate::diff::{DiffEvidence, Hunk};
@@ -342,19 +342,13 @@ fn apply_pair(
     run.set(&id, Disposition::Judged);
     let path = row["path"].as_str().map(str::to_owned);
     let verdict = if violated >= VIOLATED && confidence >= CONFIDENCE {
-        let mut detail = Map::new();
-        detail.insert("rule".into(), json!(rule.id));
-        detail.insert("p".into(), json!(violated));
-        detail.insert("confidence".into(), json!(confidence));
-        run.findings.push(Finding {
-            flag: "rule_violation".into(),
-            id: id.clone(),
-            source: "jev",
-            severity: Severity::Warn,
-            path,
-            lines: row["lines"].as_str().map(str::to_owned),
-            detail: Some(detail),
-        });
+        run.findings.push(
+            Finding::new("rule_violation", &id, "jev", Severity::Warn)
+                .at(path, row["lines"].as_str().map(str::to_owned))
+                .with("rule", json!(rule.id))
+                .with("p", json!(violated))
+                .with("confidence", json!(confidence)),
+        );
         "violation_flagged"
     } else if violated >= PARK_LOW || cannot >= CANNOT_TELL {
         let reason = if violated >= PARK_LOW {

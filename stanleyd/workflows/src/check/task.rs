@@ -155,13 +155,9 @@ fn finding(
     detail: Option<Map<String, Value>>,
 ) -> Finding {
     Finding {
-        flag: flag.to_owned(),
-        id: hunk.id.clone(),
-        source,
-        severity,
-        path: Some(hunk.path.clone()),
-        lines: Some(lines_of(hunk)),
         detail,
+        ..Finding::new(flag, &hunk.id, source, severity)
+            .at(Some(hunk.path.clone()), Some(lines_of(hunk)))
     }
 }
 
@@ -523,15 +519,11 @@ impl<'a> Judging<'a> {
         let insufficient = judged >= TASK_INSUFFICIENT_MIN_JUDGED
             && (weak_n as f64 / judged as f64) > TASK_INSUFFICIENT_SHARE;
         if insufficient {
-            run.findings.push(Finding {
-                flag: "task_text_insufficient".into(),
-                id: "task".into(),
-                source: "policy",
-                severity: Severity::Warn,
-                path: None,
-                lines: None,
-                detail: detail(&[("weakHunks", json!(weak_n)), ("judgedHunks", json!(judged))]),
-            });
+            run.findings.push(
+                Finding::new("task_text_insufficient", "task", "policy", Severity::Warn)
+                    .with("weakHunks", json!(weak_n))
+                    .with("judgedHunks", json!(judged)),
+            );
             for f in self
                 .flags
                 .iter_mut()

@@ -633,15 +633,11 @@ fn apply_excerpt(c: &mut Candidate, result: ExcerptResult, gaps: &mut Vec<String
     }
     let untrusted = round3(answers.noul("untrusted_instruction_text"));
     if untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
-        run.findings.push(Finding {
-            flag: "untrusted_instruction_text".into(),
-            id: c.id.clone(),
-            source: "jev",
-            severity: Severity::Info,
-            path: Some(c.path.clone()),
-            lines: Some(shown.join(",")),
-            detail: Some([("p".to_owned(), json!(untrusted))].into_iter().collect()),
-        });
+        run.findings.push(
+            Finding::new("untrusted_instruction_text", &c.id, "jev", Severity::Info)
+                .at(Some(c.path.clone()), Some(shown.join(",")))
+                .with("p", json!(untrusted)),
+        );
     }
 }
 
@@ -801,7 +797,14 @@ pub async fn find(
         .iter()
         .any(|&i| cands[i].relevance.unwrap_or(0.0) >= STRONG_HIGH_MASS);
     if no_strong && cands.iter().any(|c| c.disposition == Disposition::Judged) {
-        run.findings.push(Finding { flag: "no_strong_candidate".into(), id: "task".into(), source: "policy", severity: Severity::Warn, path: None, lines: None, detail: Some([("note".to_owned(), json!("next step likely needs a new search string or different paths chosen by the host"))].into_iter().collect()) });
+        run.findings.push(
+            Finding::new("no_strong_candidate", "task", "policy", Severity::Warn).with(
+                "note",
+                json!(
+                    "next step likely needs a new search string or different paths chosen by the host"
+                ),
+            ),
+        );
     }
     let mut rows: Vec<Value> = shortlist
         .iter()

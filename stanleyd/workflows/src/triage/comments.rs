@@ -203,22 +203,9 @@ fn thread_frame(
 
 /// The finding for a comment whose code is gone.
 fn stale_finding(root: &Comment) -> Finding {
-    Finding {
-        flag: "comment_stale".into(),
-        id: root.id.clone(),
-        source: "deterministic",
-        severity: Severity::Info,
-        path: root.path.clone(),
-        lines: root.line.map(|l| l.to_string()),
-        detail: Some(
-            [(
-                "note".to_owned(),
-                json!("verify before resolving the thread"),
-            )]
-            .into_iter()
-            .collect(),
-        ),
-    }
+    Finding::new("comment_stale", &root.id, "deterministic", Severity::Info)
+        .at(root.path.clone(), root.line.map(|l| l.to_string()))
+        .with("note", json!("verify before resolving the thread"))
 }
 
 /// What planning a thread reads.
@@ -378,14 +365,10 @@ fn apply_answer(row: &mut Value, outcome: &stanley_core::FrameOutcome, run: &mut
             reason: "conflict: not_a_code_claim vs concrete failure scenario".into(),
         });
     }
-    let finding = |flag: &str, severity, detail: (&str, Value)| Finding {
-        flag: flag.into(),
-        id: id.clone(),
-        source: "jev",
-        severity,
-        path: path.clone(),
-        lines: line.clone(),
-        detail: Some([(detail.0.to_owned(), detail.1)].into_iter().collect()),
+    let finding = |flag: &str, severity, (key, value): (&str, Value)| {
+        Finding::new(flag, &id, "jev", severity)
+            .at(path.clone(), line.clone())
+            .with(key, value)
     };
     match class {
         "actionable" => {

@@ -306,27 +306,12 @@ fn record_limits(input: &FailuresInput, parsed: &ParsedLog, run: &mut Run) {
 /// The deterministic findings of one block: a compile error and an environment signature.
 fn signature_findings(block: &FailureBlock, source: &str) -> Vec<Finding> {
     let mut out = Vec::new();
+    let finding = |flag| Finding::new(flag, &block.id, "deterministic", Severity::Info);
     if block.compile_error {
-        out.push(Finding {
-            flag: "compile_error_signature".into(),
-            id: block.id.clone(),
-            source: "deterministic",
-            severity: Severity::Info,
-            path: None,
-            lines: None,
-            detail: Some([("log".to_owned(), json!(source))].into_iter().collect()),
-        });
+        out.push(finding("compile_error_signature").with("log", json!(source)));
     }
     if let Some(sig) = block.env_signature {
-        out.push(Finding {
-            flag: "environment_signature".into(),
-            id: block.id.clone(),
-            source: "deterministic",
-            severity: Severity::Info,
-            path: None,
-            lines: None,
-            detail: Some([("signature".to_owned(), json!(sig))].into_iter().collect()),
-        });
+        out.push(finding("environment_signature").with("signature", json!(sig)));
     }
     out
 }
@@ -729,54 +714,39 @@ fn decide(
         let p = answers
             .get("relation_to_diff")
             .map_or(0.0, |a| round3(a.p("caused_by_diff")));
-        run.findings.push(Finding {
-            flag: "failure_likely_caused_by_diff".into(),
-            id: block.id.clone(),
-            source: "jev",
-            severity: Severity::Warn,
-            path: None,
-            lines: None,
-            detail: Some(
-                [
-                    ("p".to_owned(), json!(p)),
-                    ("test".to_owned(), json!(block.test_name)),
-                ]
-                .into_iter()
-                .collect(),
-            ),
-        });
+        run.findings.push(
+            Finding::new(
+                "failure_likely_caused_by_diff",
+                &block.id,
+                "jev",
+                Severity::Warn,
+            )
+            .with("p", json!(p))
+            .with("test", json!(block.test_name)),
+        );
     }
     if nondet >= NONDETERMINISM {
-        run.findings.push(Finding {
-            flag: "nondeterminism_signature_present".into(),
-            id: block.id.clone(),
-            source: "jev",
-            severity: Severity::Info,
-            path: None,
-            lines: None,
-            detail: Some(
-                [
-                    ("p".to_owned(), json!(nondet)),
-                    (
-                        "note".to_owned(),
-                        json!("not a flakiness verdict; one run only"),
-                    ),
-                ]
-                .into_iter()
-                .collect(),
-            ),
-        });
+        run.findings.push(
+            Finding::new(
+                "nondeterminism_signature_present",
+                &block.id,
+                "jev",
+                Severity::Info,
+            )
+            .with("p", json!(nondet))
+            .with("note", json!("not a flakiness verdict; one run only")),
+        );
     }
     if untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
-        run.findings.push(Finding {
-            flag: "untrusted_instruction_text".into(),
-            id: block.id.clone(),
-            source: "jev",
-            severity: Severity::Info,
-            path: None,
-            lines: None,
-            detail: Some([("p".to_owned(), json!(untrusted))].into_iter().collect()),
-        });
+        run.findings.push(
+            Finding::new(
+                "untrusted_instruction_text",
+                &block.id,
+                "jev",
+                Severity::Info,
+            )
+            .with("p", json!(untrusted)),
+        );
     }
     run.decision(
         &block.id,
