@@ -1,45 +1,11 @@
 //! Executor behavior against a scripted in-memory Jev port.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use serde_json::json;
 
 use super::*;
 use crate::budget::BudgetLimits;
 use crate::jev::Question;
-
-type Script = dyn Fn(usize, &JevRequest) -> Result<Value, JevError> + Send + Sync;
-
-struct ScriptedJev {
-    calls: AtomicUsize,
-    script: Box<Script>,
-}
-
-impl ScriptedJev {
-    fn new(
-        script: impl Fn(usize, &JevRequest) -> Result<Value, JevError> + Send + Sync + 'static,
-    ) -> Arc<Self> {
-        Arc::new(Self {
-            calls: AtomicUsize::new(0),
-            script: Box::new(script),
-        })
-    }
-    fn calls(&self) -> usize {
-        self.calls.load(Ordering::SeqCst)
-    }
-}
-
-impl Jev for ScriptedJev {
-    fn ask<'a>(
-        &'a self,
-        request: &'a JevRequest,
-        _timeout: Duration,
-    ) -> BoxFuture<'a, Result<Value, JevError>> {
-        let n = self.calls.fetch_add(1, Ordering::SeqCst);
-        let result = (self.script)(n, request);
-        Box::pin(async move { result })
-    }
-}
+use crate::testing::ScriptedJev;
 
 fn noul_answer(p: f64) -> Value {
     json!({"model": "jev-test", "answers": {"q": {"type": "noul", "noul": p}}, "usage": {"input_tokens": 10, "output_tokens": 4}})

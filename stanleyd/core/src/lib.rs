@@ -10,6 +10,9 @@ pub mod hash;
 pub mod jev;
 pub mod validate;
 
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+
 pub use budget::{Budget, BudgetLimits, Denial};
 pub use cancel::Cancel;
 pub use envelope::Status;

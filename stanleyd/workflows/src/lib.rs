@@ -19,6 +19,8 @@ pub mod registry;
 pub mod result;
 pub mod routing;
 pub mod run;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod text;
 pub mod triage;
 pub mod trust;

@@ -1,47 +1,17 @@
 //! The diff analyses' policy: priority, concern aggregation, parking, findings, related tests
 //! and the hunk cap, against a scripted in-memory Jev.
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
-use stanley_core::{
-    BoxFuture, Budget, BudgetLimits, Cancel, ExecutorOptions, Jev, JevError, JevRequest, Status,
-};
+use stanley_core::{Budget, BudgetLimits, Cancel, ExecutorOptions, Status};
 
 use super::*;
 use crate::analysis::modes::{self, Mode};
 use crate::diff::{DiffSource, Scope};
-use crate::ports::{Clock, NoRecords};
-
-/// Answers every frame from a closure of the request; records the states it saw.
-struct Scripted {
-    answer: Box<dyn Fn(&JevRequest) -> Value + Send + Sync>,
-    seen: Mutex<Vec<Value>>,
-}
-
-impl Jev for Scripted {
-    fn ask<'a>(
-        &'a self,
-        request: &'a JevRequest,
-        _t: Duration,
-    ) -> BoxFuture<'a, Result<Value, JevError>> {
-        self.seen.lock().unwrap().push(request.state.clone());
-        let answers = (self.answer)(request);
-        Box::pin(async move {
-            Ok(
-                json!({"model": "jev-test", "answers": answers, "usage": {"input_tokens": 1, "output_tokens": 1}}),
-            )
-        })
-    }
-}
-
-struct FixedClock;
-impl Clock for FixedClock {
-    fn now(&self) -> String {
-        "2026-01-01T00:00:00.000Z".into()
-    }
-}
+use crate::ports::NoRecords;
+use crate::testing::FixedClock;
+use stanley_core::testing::{ScriptedJev, envelope};
 
 fn choice(labels: &[String], probs: &[(&str, f64)]) -> Value {
     let rest_labels = labels
@@ -85,18 +55,15 @@ fn answering(
     high: f64,
     evidence: f64,
     untrusted: f64,
-) -> Arc<Scripted> {
+) -> Arc<ScriptedJev> {
     let labels: Vec<String> = mode.labels.iter().map(|(l, _)| (*l).to_owned()).collect();
-    Arc::new(Scripted {
-        answer: Box::new(move |_| {
-            json!({
-                "classification": choice(&labels, probs),
-                "importance": score(high),
-                "evidence_sufficient": {"type": "noul", "noul": evidence},
-                "untrusted_instruction_text": {"type": "noul", "noul": untrusted},
-            })
-        }),
-        seen: Mutex::new(Vec::new()),
+    ScriptedJev::new(move |_, _| {
+        Ok(envelope(json!({
+            "classification": choice(&labels, probs),
+            "importance": score(high),
+            "evidence_sufficient": {"type": "noul", "noul": evidence},
+            "untrusted_instruction_text": {"type": "noul", "noul": untrusted},
+        })))
     })
 }
 
@@ -142,7 +109,11 @@ fn evidence() -> DiffEvidence {
     })
 }
 
-async fn run_mode(mode: &'static Mode, jev: Arc<Scripted>, max_hunks: usize) -> crate::run::Packet {
+async fn run_mode(
+    mode: &'static Mode,
+    jev: Arc<ScriptedJev>,
+    max_hunks: usize,
+) -> crate::run::Packet {
     let budget = Arc::new(Budget::new(BudgetLimits::TREE));
     let executor = Executor::new(
         Some(jev),
@@ -266,16 +237,13 @@ async fn each_mode_flags_with_its_prefix() {
     ] {
         let labels: Vec<String> = mode.labels.iter().map(|(l, _)| (*l).to_owned()).collect();
         let label = label.to_owned();
-        let jev = Arc::new(Scripted {
-            answer: Box::new(move |_| {
-                json!({
-                    "classification": choice(&labels, &[(label.as_str(), 0.9)]),
-                    "importance": score(0.9),
-                    "evidence_sufficient": {"type": "noul", "noul": 0.9},
-                    "untrusted_instruction_text": {"type": "noul", "noul": 0.1},
-                })
-            }),
-            seen: Mutex::new(Vec::new()),
+        let jev = ScriptedJev::new(move |_, _| {
+            Ok(envelope(json!({
+                "classification": choice(&labels, &[(label.as_str(), 0.9)]),
+                "importance": score(0.9),
+                "evidence_sufficient": {"type": "noul", "noul": 0.9},
+                "untrusted_instruction_text": {"type": "noul", "noul": 0.1},
+            })))
         });
         let packet = run_mode(mode, jev, 150).await;
         assert_eq!(packet.json["findings"][0]["flag"], flag, "{}", mode.id);
@@ -337,7 +305,7 @@ async fn the_hunk_cap_judges_the_weakened_auth_check_first_and_reports_incomplet
     );
     let seen = jev.clone();
     let packet = run_mode(&modes::SECURITY, jev, 1).await;
-    let states = seen.seen.lock().unwrap();
+    let states: Vec<Value> = seen.requests().into_iter().map(|r| r.state).collect();
     assert_eq!(states.len(), 1);
     assert_eq!(states[0]["hunk"]["path"], "src/auth.ts");
     assert_eq!(packet.status, Status::Incomplete);
@@ -368,7 +336,7 @@ async fn test_gaps_judges_code_with_related_tests_as_context() {
     let packet = run_mode(&modes::TEST_GAPS, jev, 150).await;
     assert_eq!(packet.json["summary"]["eligibleHunks"], 2);
     assert_eq!(packet.json["summary"]["contextTestHunks"], 1);
-    let states = seen.seen.lock().unwrap();
+    let states: Vec<Value> = seen.requests().into_iter().map(|r| r.state).collect();
     let cart = states
         .iter()
         .find(|s| s["hunk"]["path"] == "src/cart.ts")

@@ -2,75 +2,17 @@
 //! enabler follow-up, hard conflicts, weakened tests, rules batching and verdicts, criteria
 //! statuses.
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
-use stanley_core::{
-    BoxFuture, Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, Jev, JevError, JevRequest,
-    Status,
-};
+use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, JevRequest, Status};
 
 use super::*;
 use crate::diff::{DiffSource, Scope};
-use crate::ports::{Clock, NoRecords};
+use crate::ports::NoRecords;
 use crate::run::Packet;
-
-type Answerer = dyn Fn(&str, &Value, &Value) -> Value + Send + Sync;
-
-/// Answers each question through a closure of (question name, question, state).
-struct Scripted {
-    answer: Box<Answerer>,
-    seen: Mutex<Vec<JevRequest>>,
-}
-
-impl Jev for Scripted {
-    fn ask<'a>(
-        &'a self,
-        request: &'a JevRequest,
-        _t: Duration,
-    ) -> BoxFuture<'a, Result<Value, JevError>> {
-        self.seen.lock().unwrap().push(request.clone());
-        let answers: Map<String, Value> = request
-            .questions
-            .as_object()
-            .unwrap()
-            .iter()
-            .map(|(n, q)| (n.clone(), (self.answer)(n, q, &request.state)))
-            .collect();
-        Box::pin(async move {
-            Ok(
-                json!({"model": "jev-test", "answers": answers, "usage": {"input_tokens": 1, "output_tokens": 1}}),
-            )
-        })
-    }
-}
-
-struct FixedClock;
-impl Clock for FixedClock {
-    fn now(&self) -> String {
-        "2026-01-01T00:00:00.000Z".into()
-    }
-}
-
-fn noul(p: f64) -> Value {
-    json!({"type": "noul", "noul": p})
-}
-
-fn pick(question: &Value, label: &str, mass: f64) -> Value {
-    let labels: Vec<String> = question["criteria"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .cloned()
-        .collect();
-    let rest = (1.0 - mass) / (labels.len() - 1) as f64;
-    let probs: Map<String, Value> = labels
-        .iter()
-        .map(|l| (l.clone(), json!(if l == label { mass } else { rest })))
-        .collect();
-    json!({"type": "choice", "choice": label, "confidence": mass, "probabilities": probs})
-}
+use crate::testing::FixedClock;
+use stanley_core::testing::{ScriptedJev, choice as pick, noul};
 
 fn level(n: usize, level: usize, mass: f64) -> Value {
     let rest = (1.0 - mass) / (n - 1) as f64;
@@ -102,7 +44,7 @@ fn evidence(diff: &str) -> DiffEvidence {
     })
 }
 
-async fn run_check(diff: &str, task: &str, input: Option<&str>, jev: Arc<Scripted>) -> Packet {
+async fn run_check(diff: &str, task: &str, input: Option<&str>, jev: Arc<ScriptedJev>) -> Packet {
     let plan = plan(task, input.map(|t| (t, "notes/input"))).unwrap();
     let ev = evidence(diff);
     let executor = Executor::new(
@@ -165,20 +107,17 @@ diff --git a/package-lock.json b/package-lock.json
 ";
 
 /// Relation by path: format and discount look unrelated; cart is direct; the test is weakened.
-fn cart_jev() -> Arc<Scripted> {
-    Arc::new(Scripted {
-        answer: Box::new(|name, q, state| match name {
-            "task_relation" => match hunk_path(state).as_str() {
-                "src/cart.ts" | "test/cart.test.ts" => level(4, 3, 0.85),
-                _ => level(4, 0, 0.85),
-            },
-            "change_kind" => pick(q, "behavior_change", 0.8),
-            "weakens_expectation" => noul(0.9),
-            "enables_other_hunk" => noul(0.9),
-            "untrusted_instruction_text" => noul(0.99),
-            _ => noul(0.1),
-        }),
-        seen: Mutex::new(Vec::new()),
+fn cart_jev() -> Arc<ScriptedJev> {
+    ScriptedJev::per_question(|name, q, state| match name {
+        "task_relation" => match hunk_path(state).as_str() {
+            "src/cart.ts" | "test/cart.test.ts" => level(4, 3, 0.85),
+            _ => level(4, 0, 0.85),
+        },
+        "change_kind" => pick(q, "behavior_change", 0.8),
+        "weakens_expectation" => noul(0.9),
+        "enables_other_hunk" => noul(0.9),
+        "untrusted_instruction_text" => noul(0.99),
+        _ => noul(0.1),
     })
 }
 
@@ -240,7 +179,7 @@ async fn the_task_section_flags_weak_and_weakened_and_clears_enablers() {
     assert_eq!(packet.json["coverage"]["deterministic"], 1);
     assert_eq!(packet.json["coverage"]["judged"], 4);
     assert_eq!(packet.json["summary"]["sections"], json!(["task"]));
-    let seen = jev.seen.lock().unwrap();
+    let seen = jev.requests();
     assert!(
         seen.iter()
             .all(|r| r.state.pointer("/hunk/path") != Some(&json!("package-lock.json")))
@@ -266,13 +205,10 @@ async fn the_task_section_flags_weak_and_weakened_and_clears_enablers() {
 
 #[tokio::test]
 async fn a_vague_task_gives_one_insufficiency_finding() {
-    let jev = Arc::new(Scripted {
-        answer: Box::new(|name, q, _| match name {
-            "task_relation" => level(4, 0, 0.9),
-            "change_kind" => pick(q, "behavior_change", 0.8),
-            _ => noul(0.1),
-        }),
-        seen: Mutex::new(Vec::new()),
+    let jev = ScriptedJev::per_question(|name, q, _| match name {
+        "task_relation" => level(4, 0, 0.9),
+        "change_kind" => pick(q, "behavior_change", 0.8),
+        _ => noul(0.1),
     });
     let packet = run_check(CART, "Improve things", None, jev).await;
     let found = flags(&packet);
@@ -292,16 +228,13 @@ async fn a_vague_task_gives_one_insufficiency_finding() {
 
 #[tokio::test]
 async fn a_direct_relation_that_is_only_formatting_is_parked() {
-    let jev = Arc::new(Scripted {
-        answer: Box::new(|name, q, state| match name {
-            "task_relation" => level(4, 3, 0.9),
-            "change_kind" if hunk_path(state) == "src/format.ts" => {
-                pick(q, "formatting_or_comments", 0.9)
-            }
-            "change_kind" => pick(q, "behavior_change", 0.9),
-            _ => noul(0.1),
-        }),
-        seen: Mutex::new(Vec::new()),
+    let jev = ScriptedJev::per_question(|name, q, state| match name {
+        "task_relation" => level(4, 3, 0.9),
+        "change_kind" if hunk_path(state) == "src/format.ts" => {
+            pick(q, "formatting_or_comments", 0.9)
+        }
+        "change_kind" => pick(q, "behavior_change", 0.9),
+        _ => noul(0.1),
     });
     let packet = run_check(CART, "Give members a discount", None, jev).await;
     assert_eq!(packet.json["coverage"]["parked"], 1);
@@ -314,15 +247,12 @@ async fn a_direct_relation_that_is_only_formatting_is_parked() {
 
 #[tokio::test]
 async fn an_invalid_answer_leaves_coverage_incomplete() {
-    let jev = Arc::new(Scripted {
-        answer: Box::new(|name, q, _| match name {
-            "task_relation" => {
-                json!({"type": "score", "score": 9, "confidence": 0.5, "probabilities": {"0": 0.25, "1": 0.25, "2": 0.25, "3": 0.25}})
-            }
-            "change_kind" => pick(q, "behavior_change", 0.8),
-            _ => noul(0.1),
-        }),
-        seen: Mutex::new(Vec::new()),
+    let jev = ScriptedJev::per_question(|name, q, _| match name {
+        "task_relation" => {
+            json!({"type": "score", "score": 9, "confidence": 0.5, "probabilities": {"0": 0.25, "1": 0.25, "2": 0.25, "3": 0.25}})
+        }
+        "change_kind" => pick(q, "behavior_change", 0.8),
+        _ => noul(0.1),
     });
     let packet = run_check(CART, "Give members a discount", None, jev).await;
     assert_eq!(packet.status, Status::Incomplete);
@@ -345,23 +275,20 @@ fn rules_doc(n: usize) -> String {
 
 #[tokio::test]
 async fn rules_are_batched_twelve_to_a_request_and_judged_by_band() {
-    let jev = Arc::new(Scripted {
-        answer: Box::new(|name, q, state| {
-            if !name.starts_with("rule_") {
-                return match name {
-                    "task_relation" => level(4, 3, 0.9),
-                    "change_kind" => pick(q, "behavior_change", 0.8),
-                    _ => noul(0.1),
-                };
-            }
-            let rule = q["instructions"]["rule"].as_str().unwrap();
-            match (rule, hunk_path(state).as_str()) {
-                ("rule 0", "src/cart.ts") => pick(q, "applicable_and_violated", 0.9),
-                ("rule 1", "src/cart.ts") => pick(q, "cannot_tell", 0.6),
-                _ => pick(q, "not_applicable", 0.9),
-            }
-        }),
-        seen: Mutex::new(Vec::new()),
+    let jev = ScriptedJev::per_question(|name, q, state| {
+        if !name.starts_with("rule_") {
+            return match name {
+                "task_relation" => level(4, 3, 0.9),
+                "change_kind" => pick(q, "behavior_change", 0.8),
+                _ => noul(0.1),
+            };
+        }
+        let rule = q["instructions"]["rule"].as_str().unwrap();
+        match (rule, hunk_path(state).as_str()) {
+            ("rule 0", "src/cart.ts") => pick(q, "applicable_and_violated", 0.9),
+            ("rule 1", "src/cart.ts") => pick(q, "cannot_tell", 0.6),
+            _ => pick(q, "not_applicable", 0.9),
+        }
     });
     let diff = &CART[..CART.find("diff --git a/src/format.ts").unwrap()];
     let packet = run_check(
@@ -371,7 +298,7 @@ async fn rules_are_batched_twelve_to_a_request_and_judged_by_band() {
         jev.clone(),
     )
     .await;
-    let seen = jev.seen.lock().unwrap();
+    let seen = jev.requests();
     let mut sizes: Vec<usize> = seen
         .iter()
         .filter(|r| {
@@ -421,28 +348,23 @@ async fn rules_are_batched_twelve_to_a_request_and_judged_by_band() {
 
 #[tokio::test]
 async fn criteria_statuses_follow_the_evidence() {
-    let jev = Arc::new(Scripted {
-        answer: Box::new(|name, q, state| {
-            let path = hunk_path(state);
-            if let Some(c) = name.strip_prefix("addresses_") {
-                let text = q["instructions"]["criterion"].as_str().unwrap_or("");
-                let _ = c;
-                return match (text, path.as_str()) {
-                    ("Checkout applies the discount", "src/cart.ts" | "src/discount.ts") => {
-                        noul(0.9)
-                    }
-                    ("Logs each retry attempt", _) => noul(0.45),
-                    _ => noul(0.05),
-                };
-            }
-            match name {
-                "evidence_strength" => level(4, 3, 0.8),
-                "task_relation" => level(4, 3, 0.9),
-                "change_kind" => pick(q, "behavior_change", 0.8),
-                _ => noul(0.1),
-            }
-        }),
-        seen: Mutex::new(Vec::new()),
+    let jev = ScriptedJev::per_question(|name, q, state| {
+        let path = hunk_path(state);
+        if let Some(c) = name.strip_prefix("addresses_") {
+            let text = q["instructions"]["criterion"].as_str().unwrap_or("");
+            let _ = c;
+            return match (text, path.as_str()) {
+                ("Checkout applies the discount", "src/cart.ts" | "src/discount.ts") => noul(0.9),
+                ("Logs each retry attempt", _) => noul(0.45),
+                _ => noul(0.05),
+            };
+        }
+        match name {
+            "evidence_strength" => level(4, 3, 0.8),
+            "task_relation" => level(4, 3, 0.9),
+            "change_kind" => pick(q, "behavior_change", 0.8),
+            _ => noul(0.1),
+        }
     });
     let criteria = "- Checkout applies the discount\n- Logs each retry attempt\n- Supports cursor pagination\n";
     let packet = run_check(CART, "Give members a discount", Some(criteria), jev.clone()).await;
@@ -491,7 +413,7 @@ async fn criteria_statuses_follow_the_evidence() {
             .iter()
             .any(|f| f.starts_with("criterion_unevidenced"))
     );
-    let seen = jev.seen.lock().unwrap();
+    let seen = jev.requests();
     let units: Vec<&JevRequest> = seen
         .iter()
         .filter(|r| {
@@ -537,7 +459,7 @@ async fn a_whitespace_only_hunk_is_still_judged() {
     assert_eq!(row["deterministicFlags"], json!(["formatting_only"]));
     assert_eq!(row["disposition"], "judged");
     assert!(flags(&packet).contains(&"formatting_only:app.py".to_owned()));
-    let seen = jev.seen.lock().unwrap();
+    let seen = jev.requests();
     assert_eq!(
         seen[0].state["deterministicFlags"],
         json!(["formatting_only"])

@@ -11,7 +11,8 @@ use stanley_core::{
 };
 
 use super::*;
-use crate::ports::{Clock, GitError, NoRecords};
+use crate::ports::{GitError, NoRecords};
+use crate::testing::{FixedClock, NoRedact};
 
 struct Files(Vec<String>);
 
@@ -27,23 +28,6 @@ impl Workspace for Files {
     }
     fn file_size(&self, _path: &str) -> Option<u64> {
         Some(40)
-    }
-}
-
-struct NoRedact;
-impl Redactor for NoRedact {
-    fn text(&self, text: &str) -> (String, u64) {
-        (text.to_owned(), 0)
-    }
-    fn json(&self, value: &Value) -> (Value, u64) {
-        (value.clone(), 0)
-    }
-}
-
-struct FixedClock;
-impl Clock for FixedClock {
-    fn now(&self) -> String {
-        "2026-01-01T00:00:00.000Z".into()
     }
 }
 

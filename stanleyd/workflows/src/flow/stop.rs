@@ -181,64 +181,32 @@ pub fn review_stops(state: &FlowState) -> u32 {
 mod tests {
     use std::collections::BTreeMap;
     use std::sync::Arc;
-    use std::time::Duration;
 
-    use serde_json::{Map, Value};
-    use stanley_core::{
-        BoxFuture, Budget, BudgetLimits, Cancel, ExecutorOptions, Jev, JevError, JevRequest,
-    };
+    use stanley_core::{Budget, BudgetLimits, Cancel, ExecutorOptions, Jev};
 
     use super::*;
     use crate::flow::parse_flow;
     use crate::flow::policy::{CheckRun, StopContext, decide};
+    use stanley_core::testing::{ScriptedJev, choice, noul};
 
-    /// Answers like a confident Jev that thinks the work is in `.0` and done; `.1` is its
-    /// stuck probability.
-    struct Confident(String, f64);
-
-    impl Jev for Confident {
-        fn ask<'a>(
-            &'a self,
-            request: &'a JevRequest,
-            _t: Duration,
-        ) -> BoxFuture<'a, Result<Value, JevError>> {
-            let answers: Map<String, Value> = request
-                .questions
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(name, q)| {
-                    let a = if q["type"] == "choice" {
-                        let labels: Vec<&String> =
-                            q["criteria"].as_object().unwrap().keys().collect();
-                        let pick = if name == "current_phase" {
-                            self.0.clone()
-                        } else {
-                            "advance".to_owned()
-                        };
-                        let rest = 0.1 / (labels.len() - 1) as f64;
-                        let probs: Map<String, Value> = labels
-                            .iter()
-                            .map(|l| ((*l).clone(), json!(if **l == pick { 0.9 } else { rest })))
-                            .collect();
-                        json!({"type": "choice", "choice": pick, "confidence": 0.9, "probabilities": probs})
-                    } else {
-                        let p = match name.as_str() {
-                            "phase_done" => 0.9,
-                            "stuck" => self.1,
-                            _ => 0.05,
-                        };
-                        json!({"type": "noul", "noul": p})
-                    };
-                    (name.clone(), a)
+    /// A confident Jev that thinks the work is in `phase` and done, stuck with `stuck`.
+    fn confident(phase: &'static str, stuck: f64) -> Arc<ScriptedJev> {
+        ScriptedJev::per_question(move |name, q, _| {
+            if q["type"] == "choice" {
+                let pick = if name == "current_phase" {
+                    phase
+                } else {
+                    "advance"
+                };
+                choice(q, pick, 0.9)
+            } else {
+                noul(match name {
+                    "phase_done" => 0.9,
+                    "stuck" => stuck,
+                    _ => 0.05,
                 })
-                .collect();
-            Box::pin(async move {
-                Ok(
-                    json!({"model": "m", "answers": answers, "usage": {"input_tokens": 1, "output_tokens": 1}}),
-                )
-            })
-        }
+            }
+        })
     }
 
     fn executor(jev: Option<Arc<dyn Jev>>) -> Executor {
@@ -297,7 +265,7 @@ mod tests {
     async fn a_flow_blocks_advances_and_completes_through_the_journal() {
         let flow = parse_flow(FLOW).unwrap();
         let mut state = FlowState::new(&flow, "t0");
-        let jev = || Some(Arc::new(Confident("a".into(), 0.05)) as Arc<dyn Jev>);
+        let jev = || Some(confident("a", 0.05) as Arc<dyn Jev>);
         let d = stop(&flow, &mut state, jev(), &[("a", false)]).await;
         assert_eq!(d.condition, "continue");
         assert_eq!((state.blocks_in_session, state.consecutive_blocks), (1, 1));
@@ -307,7 +275,7 @@ mod tests {
         assert_eq!(state.phases["a"].status, PhaseStatus::Done);
         assert_eq!(state.phases["b"].status, PhaseStatus::Active);
         assert_eq!(state.consecutive_blocks, 0);
-        let jev_b = Some(Arc::new(Confident("b".into(), 0.05)) as Arc<dyn Jev>);
+        let jev_b = Some(confident("b", 0.05) as Arc<dyn Jev>);
         let d = stop(&flow, &mut state, jev_b, &[("a", true)]).await;
         assert_eq!(d.condition, "goal_complete");
         assert!(state.complete);
@@ -325,7 +293,7 @@ mod tests {
     async fn stuck_twice_in_a_row_is_remembered_across_stops() {
         let flow = parse_flow(FLOW).unwrap();
         let mut state = FlowState::new(&flow, "t0");
-        let jev = || Some(Arc::new(Confident("a".into(), 0.9)) as Arc<dyn Jev>);
+        let jev = || Some(confident("a", 0.9) as Arc<dyn Jev>);
         let d = stop(&flow, &mut state, jev(), &[("a", false)]).await;
         assert_eq!(d.condition, "continue", "flagged once");
         assert!(state.last_stuck);

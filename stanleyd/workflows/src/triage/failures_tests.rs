@@ -2,73 +2,34 @@
 //! settling steps, and observations that never decide.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use serde_json::{Map, Value, json};
-use stanley_core::{
-    BoxFuture, Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, Jev, JevError, JevRequest,
-};
+use serde_json::{Value, json};
+use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions};
 
 use super::*;
 use crate::diff::{DiffSource, Scope};
-use crate::ports::{Clock, GitError, NoRecords};
+use crate::ports::NoRecords;
+use crate::testing::{EmptyWorkspace, FixedClock};
 use crate::triage::logs::parse_log;
+use stanley_core::testing::{ScriptedJev, choice, noul};
 
-struct Nothing;
-impl Workspace for Nothing {
-    fn tracked(&self) -> Result<Vec<String>, GitError> {
-        Ok(Vec::new())
-    }
-    fn read_lines(&self, _path: &str) -> Option<Vec<String>> {
-        None
-    }
-    fn file_size(&self, _path: &str) -> Option<u64> {
-        None
-    }
-}
-
-struct FixedClock;
-impl Clock for FixedClock {
-    fn now(&self) -> String {
-        "2026-01-01T00:00:00.000Z".into()
-    }
-}
-
-/// Answers every question with `label` (choices) or `p` (nouls), by name.
-struct Answering(Vec<(&'static str, Value)>);
-
-impl Jev for Answering {
-    fn ask<'a>(
-        &'a self,
-        request: &'a JevRequest,
-        _t: Duration,
-    ) -> BoxFuture<'a, Result<Value, JevError>> {
-        let answers: Map<String, Value> = request
-            .questions
-            .as_object()
-            .unwrap()
+/// Answers every question with the label (choices) or probability (nouls) given by name:
+/// choices default to `cannot_tell`, nouls to 0.1.
+fn answering(given: Vec<(&'static str, Value)>) -> Arc<ScriptedJev> {
+    ScriptedJev::per_question(move |name, q, _| {
+        let given = given
             .iter()
-            .map(|(name, q)| {
-                let given = self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
-                let a = match (q["type"].as_str(), given) {
-                    (Some("choice"), pick) => {
-                        let labels: Vec<&String> = q["criteria"].as_object().unwrap().keys().collect();
-                        let pick = pick.and_then(|p| p.as_str().map(str::to_owned)).unwrap_or_else(|| "cannot_tell".into());
-                        let rest = 0.1 / (labels.len() - 1) as f64;
-                        let probs: Map<String, Value> = labels.iter().map(|l| ((*l).clone(), json!(if **l == pick { 0.9 } else { rest }))).collect();
-                        json!({"type": "choice", "choice": pick, "confidence": 0.9, "probabilities": probs})
-                    }
-                    (_, p) => json!({"type": "noul", "noul": p.and_then(|p| p.as_f64()).unwrap_or(0.1)}),
-                };
-                (name.clone(), a)
-            })
-            .collect();
-        Box::pin(async move {
-            Ok(
-                json!({"model": "m", "answers": answers, "usage": {"input_tokens": 1, "output_tokens": 1}}),
-            )
-        })
-    }
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.clone());
+        if q["type"] == "choice" {
+            let label = given
+                .and_then(|p| p.as_str().map(str::to_owned))
+                .unwrap_or_else(|| "cannot_tell".into());
+            choice(q, &label, 0.9)
+        } else {
+            noul(given.and_then(|p| p.as_f64()).unwrap_or(0.1))
+        }
+    })
 }
 
 const LOG: &str = "--- FAIL: TestDivide (0.00s)\n    calc.go:18: Divide(6, 0) = 0, want error\n";
@@ -97,7 +58,7 @@ async fn triage_with(
         max_items: 40,
     };
     let executor = Executor::new(
-        Some(Arc::new(Answering(answers))),
+        Some(answering(answers)),
         Arc::new(Budget::new(BudgetLimits::TREE)),
         ExecutorOptions::new("m").retries(0),
         Cancel::new(),
@@ -117,7 +78,7 @@ async fn triage_with(
         &parsed,
         diff,
         &["calc.go".to_owned()],
-        &Nothing,
+        &EmptyWorkspace,
         &executor,
         &mut run,
     )

@@ -1,0 +1,99 @@
+//! Test doubles shared by every crate's tests (feature `testing`): a scripted in-memory Jev
+//! that records what it was asked, and builders for the answers it gives back.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use crate::jev::{BoxFuture, Jev, JevError, JevRequest};
+
+type Script = dyn Fn(usize, &JevRequest) -> Result<Value, JevError> + Send + Sync;
+
+/// A Jev port that answers from a script and records every request.
+pub struct ScriptedJev {
+    calls: AtomicUsize,
+    script: Box<Script>,
+    seen: Mutex<Vec<JevRequest>>,
+}
+
+impl ScriptedJev {
+    /// Answers the `n`th request (from 0) with whatever `script` returns: a whole response
+    /// body, or an error.
+    pub fn new(
+        script: impl Fn(usize, &JevRequest) -> Result<Value, JevError> + Send + Sync + 'static,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            calls: AtomicUsize::new(0),
+            script: Box::new(script),
+            seen: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Answers every question of every request through `answer(name, question, state)`.
+    pub fn per_question(
+        answer: impl Fn(&str, &Value, &Value) -> Value + Send + Sync + 'static,
+    ) -> Arc<Self> {
+        Self::new(move |_, request| {
+            let answers: Map<String, Value> = request
+                .questions
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(name, q)| (name.clone(), answer(name, q, &request.state)))
+                .collect();
+            Ok(envelope(Value::Object(answers)))
+        })
+    }
+
+    /// Requests answered so far.
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+
+    /// Every request so far, in order.
+    pub fn requests(&self) -> Vec<JevRequest> {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl Jev for ScriptedJev {
+    fn ask<'a>(
+        &'a self,
+        request: &'a JevRequest,
+        _timeout: Duration,
+    ) -> BoxFuture<'a, Result<Value, JevError>> {
+        let n = self.calls.fetch_add(1, Ordering::SeqCst);
+        self.seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(request.clone());
+        let result = (self.script)(n, request);
+        Box::pin(async move { result })
+    }
+}
+
+/// A response body around `answers`, from model `jev-test`, one token each way.
+pub fn envelope(answers: Value) -> Value {
+    json!({"model": "jev-test", "answers": answers, "usage": {"input_tokens": 1, "output_tokens": 1}})
+}
+
+/// A noul answer.
+pub fn noul(p: f64) -> Value {
+    json!({"type": "noul", "noul": p})
+}
+
+/// A choice answer to `question` picking `label` with `mass`, the rest spread evenly.
+pub fn choice(question: &Value, label: &str, mass: f64) -> Value {
+    let labels: Vec<&String> = question["criteria"]
+        .as_object()
+        .map(|c| c.keys().collect())
+        .unwrap_or_default();
+    let rest = (1.0 - mass) / (labels.len().max(2) - 1) as f64;
+    let probabilities: Map<String, Value> = labels
+        .iter()
+        .map(|l| ((*l).clone(), json!(if *l == label { mass } else { rest })))
+        .collect();
+    json!({"type": "choice", "choice": label, "confidence": mass, "probabilities": probabilities})
+}
