@@ -7,9 +7,6 @@ use serde_json::{Map, Value, json};
 use stanley_tests::fake_jev::{Fault, flow_stop_answers};
 use stanley_tests::testenv::{Output, run};
 use stanley_tests::{TempRepo, TestEnv};
-use stanley_workflows::flow::agent::session_context;
-use stanley_workflows::flow::parse_flow;
-use stanley_workflows::flow::state::FlowState;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/hooks");
 
@@ -118,29 +115,31 @@ fn block(reason: &str) -> Value {
 #[test]
 fn session_start_injects_the_plan_and_after_compaction_the_last_instruction() {
     let h = Hooks::new("enforce");
-    let flow = parse_flow(&hook_flow("enforce").to_string()).unwrap();
     let out = h.feed("session-start", "session_start_startup.json");
     assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{out:?}");
-    let fresh = FlowState::new(&flow, "t");
+    // The expected context is written out here, not computed by the code under test.
+    let plan = format!(
+        "This session is tracked by a Stanley flow.\n\n\
+         Goal: Ship the parser with docs\n\n\
+         Phases:\n\
+         - parse (Parser) [active]: done when the parser exists; check `{COUNTING_CHECK}`\n\
+         - docs (Docs) [pending]: done when docs.txt documents it; check `test -f docs.txt`; after parse\n\n\
+         Current phase: parse (Parser): done when the parser exists\n"
+    );
     assert_eq!(
         stdout_json(&out),
-        json!({"hookSpecificOutput": {"hookEventName": "SessionStart",
-               "additionalContext": session_context(&flow, &fresh, "startup")}})
+        json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": plan}})
     );
 
     let stop = h.feed("stop", "stop.json");
     assert_eq!(stop.code, 0, "{stop:?}");
-    let journal: FlowState = serde_json::from_value(h.journal()).unwrap();
     let out = h.feed("session-start", "session_start_compact.json");
-    let context = session_context(&flow, &journal, "compact");
-    assert!(
-        context
-            .contains("Last instruction from the flow: not done yet: the check failed:\nattempt 0"),
-        "{context}"
+    let compact = format!(
+        "{plan}\nLast instruction from the flow: not done yet: the check failed:\nattempt 0\n"
     );
     assert_eq!(
         stdout_json(&out),
-        json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}})
+        json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": compact}})
     );
 }
 
