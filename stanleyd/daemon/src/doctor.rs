@@ -2,14 +2,12 @@
 //! with the request's own environment, as `ok`, `warn` or `fail` with what to do. The key is
 //! checked by one small real request to Jev; it is never shown.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use stanley_adapters::tools::{on_path, package_of, satisfies, version_of};
 use stanley_adapters::workflow_host::locate;
-use stanley_adapters::{HttpJev, JevConfig};
-use stanley_core::{Jev, JevRequest, JevTrouble, Question, Questions};
+use stanley_core::{JevRequest, JevTrouble, Question, Questions};
 use stanley_proto::v1::Check;
 use stanley_workflows::ports::Redactor;
 
@@ -60,8 +58,8 @@ async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Chec
         ),
         "",
     ));
-    let config = match JevConfig::from_settings(&settings.jev) {
-        Ok(c) => c,
+    let link = match state.jev.link(&settings.jev) {
+        Ok(l) => l,
         Err(e) => {
             checks.push(check(
                 "model",
@@ -75,14 +73,13 @@ async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Chec
     checks.push(check(
         "model",
         "ok",
-        format!("Jev model {}", config.model),
+        format!("Jev model {}", link.model),
         "",
     ));
-    let base = config.base_url.clone();
-    let model = config.model.clone();
-    let jev: Arc<dyn Jev> = Arc::new(HttpJev::with_shared(config, &state.http));
+    let base = link.base_url.clone();
+    let jev = link.jev;
     let request = JevRequest {
-        model,
+        model: link.model,
         state: json!({"check": "stanleyctl doctor: is the key accepted?"}),
         questions: Questions::new()
             .with("ok", Question::noul("Answer yes.", "yes", "no"))

@@ -15,6 +15,8 @@ mod server;
 mod service;
 mod settings;
 mod state;
+#[cfg(test)]
+mod testing;
 mod trust;
 mod watcher;
 mod worker;

@@ -8,7 +8,6 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use stanley_adapters::clock::random_hex6;
 use stanley_adapters::guard;
-use stanley_adapters::jev_http::{HttpJev, JevConfig};
 use stanley_adapters::pi::{PiAgent, availability};
 use stanley_adapters::redact::{redacting, safe_message};
 use stanley_adapters::workspace::read_workspace_file;
@@ -41,7 +40,7 @@ use tokio::sync::mpsc;
 
 pub(crate) use crate::error::RequestError;
 use crate::settings::RequestSettings;
-use crate::state::DaemonState;
+use crate::state::{DaemonState, JevLink};
 
 /// Longest request accepted, in UTF-8 bytes.
 pub(crate) const MAX_REQUEST_BYTES: usize = 16_384;
@@ -310,11 +309,14 @@ fn context<'a>(
     redactor: Arc<SecretRedactor>,
 ) -> Result<Ctx<'a>, RequestError> {
     let scope = scope_of(request)?;
-    let config =
-        JevConfig::from_settings(&settings.jev).map_err(|e| RequestError::input(e.to_string()))?;
-    let model = config.model.clone();
-    let base_url = config.base_url.clone();
-    let jev: Arc<dyn Jev> = Arc::new(HttpJev::with_shared(config, &state.http));
+    let JevLink {
+        jev,
+        model,
+        base_url,
+    } = state
+        .jev
+        .link(&settings.jev)
+        .map_err(|e| RequestError::input(e.to_string()))?;
     Ok(Ctx {
         state,
         cancel,
@@ -492,24 +494,63 @@ async fn serve(
         selected = selected.as_deref().unwrap_or("-"),
         "routed"
     );
-    if let Some(id) = selected.as_deref() {
-        let asked = Asked {
-            text: &text,
-            input: input.as_ref(),
-            events: &events,
-        };
-        return run_selected(&ctx, id, asked, &builtins, &repo, diff).await;
+    let budget_left = ctx.budget.exhausted().is_none();
+    match next_step(
+        selected.as_deref(),
+        reason,
+        action,
+        agent.is_some(),
+        budget_left,
+    ) {
+        Next::Run(id) => {
+            let asked = Asked {
+                text: &text,
+                input: input.as_ref(),
+                events: &events,
+            };
+            run_selected(&ctx, id, asked, &builtins, &repo, diff).await
+        }
+        Next::Delegate => match &agent {
+            Some(agent) => delegate(&ctx, agent, &text, input.as_ref(), &events).await,
+            None => Err(RequestError::internal("delegation without an agent")),
+        },
+        Next::CodeChangeFallback => code_change_fallback(&ctx, &text, reason, &events).await,
+        Next::Unrouted => unrouted(&ctx, action, diff.as_ref(), input.as_ref()),
     }
-    if let Some(agent) = &agent
-        && ctx.budget.exhausted().is_none()
-        && (action.is_some() || reason == RouteReason::CannotTell)
-    {
-        return delegate(&ctx, agent, &text, input.as_ref(), &events).await;
+}
+
+/// What a request does once routed.
+#[derive(Debug, PartialEq, Eq)]
+enum Next<'a> {
+    /// Run the selected workflow.
+    Run(&'a str),
+    /// Hand it to the coding agent: an action, or a request routing could not place.
+    Delegate,
+    /// A code change with no agent: the read-only `find` for the code it would touch.
+    CodeChangeFallback,
+    /// The documented fallback text.
+    Unrouted,
+}
+
+/// The delegation rule: a selected workflow runs; otherwise an action or a `cannot_tell` goes
+/// to the agent when there is one and budget left; a code change without one gets `find`.
+fn next_step(
+    selected: Option<&str>,
+    reason: RouteReason,
+    action: Option<Action>,
+    agent: bool,
+    budget_left: bool,
+) -> Next<'_> {
+    if let Some(id) = selected {
+        return Next::Run(id);
     }
-    if action == Some(Action::CodeChange) && ctx.budget.exhausted().is_none() {
-        return code_change_fallback(&ctx, &text, reason, &events).await;
+    if agent && budget_left && (action.is_some() || reason == RouteReason::CannotTell) {
+        return Next::Delegate;
     }
-    unrouted(&ctx, action, diff.as_ref(), input.as_ref())
+    if action == Some(Action::CodeChange) && budget_left {
+        return Next::CodeChangeFallback;
+    }
+    Next::Unrouted
 }
 
 /// One routing decision: the frame, the acceptance policy, then the action guard.
@@ -947,3 +988,7 @@ async fn run_plan(
     }
     Ok(run.finish(&executor))
 }
+
+#[cfg(test)]
+#[path = "prompt_tests.rs"]
+mod tests;

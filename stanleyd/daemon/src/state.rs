@@ -7,19 +7,49 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use stanley_adapters::jev_http::{HttpJev, JevConfig, JevConfigError, JevSettings};
 use stanley_adapters::{Git2Repo, HttpShared};
-use stanley_core::Cancel;
+use stanley_core::{Cancel, Jev};
 use tokio::time::Instant;
 
 use crate::error::DaemonError;
 use crate::server::DaemonConfig;
 
+/// A request's way to Jev: the port, the model it names, and the API root (named when Jev
+/// cannot be reached).
+pub(crate) struct JevLink {
+    pub(crate) jev: Arc<dyn Jev>,
+    pub(crate) model: String,
+    pub(crate) base_url: String,
+}
+
+/// How the daemon reaches Jev with a request's settings: over HTTP through the shared pool, or
+/// (tests) a scripted port.
+pub(crate) trait JevPort: Send + Sync {
+    /// The link for these settings, or why they cannot be used (no key, a bad model or URL).
+    fn link(&self, settings: &JevSettings) -> Result<JevLink, JevConfigError>;
+}
+
+/// System One over HTTP, through one connection pool for every request.
+struct HttpPort(HttpShared);
+
+impl JevPort for HttpPort {
+    fn link(&self, settings: &JevSettings) -> Result<JevLink, JevConfigError> {
+        let config = JevConfig::from_settings(settings)?;
+        Ok(JevLink {
+            model: config.model.clone(),
+            base_url: config.base_url.clone(),
+            jev: Arc::new(HttpJev::with_shared(config, &self.0)),
+        })
+    }
+}
+
 /// What every request shares.
 pub(crate) struct DaemonState {
     pub(crate) config: DaemonConfig,
     pub(crate) git: Arc<Git2Repo>,
-    /// The HTTP connection pool for System One, shared by requests (it holds no key).
-    pub(crate) http: HttpShared,
+    /// How requests reach Jev (System One over one shared HTTP pool, which holds no key).
+    pub(crate) jev: Box<dyn JevPort>,
     /// The improvement queue (None when `.stanley/state/` could not be opened; the reason is
     /// in `queue_problem` and the log).
     pub(crate) queue: Option<Arc<stanley_adapters::queue::SledQueue>>,
@@ -92,10 +122,12 @@ impl DaemonState {
         Ok(Self {
             config: config.clone(),
             git: Arc::new(git),
-            http: HttpShared::new().map_err(|e| DaemonError::Io {
-                what: "cannot build the HTTP client".into(),
-                source: std::io::Error::other(e.message),
-            })?,
+            jev: Box::new(HttpPort(HttpShared::new().map_err(|e| {
+                DaemonError::Io {
+                    what: "cannot build the HTTP client".into(),
+                    source: std::io::Error::other(e.message),
+                }
+            })?)),
             queue_recovery: Mutex::new(
                 queue
                     .as_ref()

@@ -9,10 +9,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use stanley_adapters::clock::SystemClock;
-use stanley_adapters::jev_http::{HttpJev, JevConfig};
-use stanley_adapters::pi::PiAgent;
 use stanley_adapters::records::{create_private_dir, write_atomic};
-use stanley_core::{Budget, BudgetLimits, Cancel, Jev};
+use stanley_core::{Budget, BudgetLimits, Cancel};
 use stanley_workflows::agent::{Agent, AgentOutcome};
 use stanley_workflows::diff::Scope;
 use stanley_workflows::improve::{
@@ -27,7 +25,7 @@ use crate::error::RequestError;
 use crate::prompt::{Ctx, candidates_for, route};
 use crate::repository;
 use crate::settings::RequestSettings;
-use crate::state::DaemonState;
+use crate::state::{DaemonState, JevLink};
 
 /// The limit of one improvement agent run.
 pub(crate) const JOB_TIMEOUT: Duration = Duration::from_secs(15 * 60);
@@ -131,7 +129,7 @@ fn outside(before: &BTreeSet<String>, after: &BTreeSet<String>) -> Vec<String> {
 pub(crate) async fn work(
     state: &DaemonState,
     settings: &RequestSettings,
-    agent: &PiAgent,
+    agent: &dyn Agent,
     cancel: &Cancel,
 ) -> Result<Option<Vec<Processed>>, String> {
     let Ok(_guard) = state.worker.try_lock() else {
@@ -191,7 +189,7 @@ pub(crate) async fn work(
 async fn run_job(
     state: &DaemonState,
     settings: &RequestSettings,
-    agent: &PiAgent,
+    agent: &dyn Agent,
     job: &mut Job,
     cancel: &Cancel,
 ) -> Result<&'static str, String> {
@@ -355,12 +353,14 @@ async fn route_check(
     id: &str,
     load: &CandidateLoad,
 ) -> &'static str {
-    let Ok(config) = JevConfig::from_settings(&settings.jev) else {
+    let Ok(JevLink {
+        jev,
+        model,
+        base_url,
+    }) = state.jev.link(&settings.jev)
+    else {
         return "skipped";
     };
-    let model = config.model.clone();
-    let base_url = config.base_url.clone();
-    let jev: Arc<dyn Jev> = Arc::new(HttpJev::with_shared(config, &state.http));
     let ctx = Ctx {
         state,
         cancel: Cancel::new(),
@@ -631,3 +631,7 @@ pub(crate) fn spawn_background(state: &Arc<DaemonState>) {
         }
     });
 }
+
+#[cfg(test)]
+#[path = "worker_tests.rs"]
+mod tests;

@@ -10,7 +10,6 @@ use std::time::Duration;
 use stanley_adapters::clock::{SystemClock, parse_rfc3339, unix_now};
 use stanley_adapters::flow_check::{notify, run_check};
 use stanley_adapters::flow_store::FileFlowStore;
-use stanley_adapters::jev_http::{HttpJev, JevConfig};
 use stanley_adapters::redact::redacting;
 use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, Jev};
 use stanley_workflows::diff::{Scope, parse_diff};
@@ -139,9 +138,8 @@ fn jev_for(
     state: &DaemonState,
     settings: &RequestSettings,
 ) -> Result<(Arc<dyn Jev>, String), String> {
-    let config = JevConfig::from_settings(&settings.jev).map_err(|e| e.to_string())?;
-    let model = config.model.clone();
-    Ok((Arc::new(HttpJev::with_shared(config, &state.http)), model))
+    let link = state.jev.link(&settings.jev).map_err(|e| e.to_string())?;
+    Ok((link.jev, link.model))
 }
 
 /// An executor for one flow question with the caller's key; what it sends is redacted.

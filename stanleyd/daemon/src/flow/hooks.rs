@@ -368,3 +368,7 @@ impl Hook<'_> {
         Ok(gate_answer(flow, store, gate, &key, &verdict, acted))
     }
 }
+
+#[cfg(test)]
+#[path = "hooks_tests.rs"]
+mod tests;

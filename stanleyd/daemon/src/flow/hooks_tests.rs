@@ -1,0 +1,127 @@
+//! Hook answers in one process: a real repository with a flow file, the daemon state over it,
+//! a scripted Jev; flows without checks, so nothing is started.
+
+use serde_json::{Value, json};
+use stanley_core::testing::{choice, noul};
+
+use super::*;
+use crate::testing::{Scene, write};
+
+const FLOW: &str = r#"{"goal": "Ship the parser with docs", "phases": [
+    {"id": "parse", "name": "Parser", "done_when": "the parser exists"},
+    {"id": "docs", "name": "Docs", "done_when": "docs.txt documents it"}]}"#;
+
+/// A Jev sure the work is in `parse` and that `parse` is done.
+fn scene() -> Scene {
+    let scene = Scene::new(&[("README.md", "# Demo\n")], &[], |name, q, _| {
+        if q["type"] == "choice" {
+            choice(
+                q,
+                if name == "current_phase" {
+                    "parse"
+                } else {
+                    "advance"
+                },
+                0.9,
+            )
+        } else {
+            noul(if name == "phase_done" { 0.95 } else { 0.02 })
+        }
+    });
+    write(&scene.root, &[(".stanley/flow.json", FLOW)]);
+    scene
+}
+
+async fn hook(scene: &Scene, event: &str, input: Value, trusted: bool) -> HookAnswer {
+    answer(
+        &scene.state,
+        event,
+        &input.to_string(),
+        &scene.settings(trusted),
+    )
+    .await
+    .unwrap()
+}
+
+fn stdout(answer: &HookAnswer) -> Value {
+    serde_json::from_str(&answer.stdout).unwrap_or(Value::Null)
+}
+
+#[tokio::test]
+async fn bad_events_and_inputs_are_usage_errors() {
+    let scene = scene();
+    let settings = scene.settings(true);
+    let e = answer(&scene.state, "teardown", "{}", &settings)
+        .await
+        .err()
+        .unwrap();
+    assert!(
+        e.to_string().starts_with("unknown hook event \"teardown\""),
+        "{e}"
+    );
+    let e = answer(&scene.state, "stop", "[1, 2]", &settings)
+        .await
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("not a JSON object"), "{e}");
+    assert_eq!(scene.jev.calls(), 0);
+}
+
+#[tokio::test]
+async fn without_a_flow_file_every_hook_says_nothing() {
+    let scene = scene();
+    std::fs::remove_file(scene.root.join(".stanley/flow.json")).unwrap();
+    for event in ["session-start", "stop", "pre-tool-use"] {
+        let a = hook(&scene, event, json!({}), true).await;
+        assert_eq!((a.stdout.as_str(), a.code), ("", 0), "{event}");
+    }
+    assert_eq!(scene.jev.calls(), 0);
+}
+
+#[tokio::test]
+async fn an_untrusted_flow_says_why_and_never_blocks() {
+    let scene = scene();
+    let stop = hook(&scene, "stop", json!({}), false).await;
+    let message = stdout(&stop)["systemMessage"].as_str().unwrap().to_owned();
+    assert!(message.contains("stanleyctl trust"), "{message}");
+    let pre = hook(
+        &scene,
+        "pre-tool-use",
+        json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}),
+        false,
+    )
+    .await;
+    assert_eq!(pre.stdout, "");
+    assert_eq!(scene.jev.calls(), 0);
+}
+
+#[tokio::test]
+async fn session_start_injects_the_plan_and_a_finished_phase_moves_the_agent_on() {
+    let scene = scene();
+    let start = hook(&scene, "session-start", json!({"source": "startup"}), true).await;
+    let context = stdout(&start)["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        context.contains("Goal: Ship the parser with docs")
+            && context.contains("Current phase: parse (Parser): done when the parser exists"),
+        "{context}"
+    );
+    let stop = hook(
+        &scene,
+        "stop",
+        json!({"last_assistant_message": "The parser is written."}),
+        true,
+    )
+    .await;
+    let doc = stdout(&stop);
+    assert_eq!(doc["decision"], "block", "{doc}");
+    let journal: Value = serde_json::from_str(
+        &std::fs::read_to_string(scene.root.join(".stanley/flow/state.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(journal["current_phase"], "docs", "{journal}");
+    assert_eq!(journal["phases"]["parse"]["status"], "done", "{journal}");
+    assert!(scene.jev.calls() >= 1);
+}
