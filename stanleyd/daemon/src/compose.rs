@@ -14,10 +14,9 @@ use stanley_workflows::routing::{self, Candidate, Facts, InputShape, NO_AGENT_NO
 use stanley_workflows::text::{Action, classify_action};
 use tokio::sync::mpsc;
 
-use crate::prompt::{
-    Ctx, Events, MAX_REQUEST_BYTES, RequestError, Supplied, candidates_for, route, run_builtin,
-};
+use crate::prompt::{Ctx, Events, MAX_REQUEST_BYTES, RequestError, Supplied, run_builtin};
 use crate::repository::{RepoSnapshot, RepoWorkflow};
+use crate::router::{candidates_for, route};
 
 /// Nested prompt levels allowed below the top-level workflow.
 pub(crate) const MAX_DEPTH: usize = 8;

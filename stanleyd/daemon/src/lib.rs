@@ -11,6 +11,7 @@ mod logging;
 mod prompt;
 mod queue_service;
 mod repository;
+mod router;
 mod server;
 mod service;
 mod settings;

@@ -3,7 +3,6 @@
 //! then build the final result event. Errors become `stanley.error/v1` documents.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use stanley_adapters::clock::random_hex6;
@@ -24,7 +23,7 @@ use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder, Wor
 use stanley_workflows::registry::Kind;
 use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
 use stanley_workflows::result::{error_document, human, prompt_result};
-use stanley_workflows::routing::{self, Candidate, Facts, InputShape, RouteReason};
+use stanley_workflows::routing::{self, Facts, InputShape, RouteReason};
 use stanley_workflows::run::Packet;
 use stanley_workflows::triage::logs::{ParsedLog, parse_log};
 use stanley_workflows::triage::review_comments::{Comment, parse_comments};
@@ -39,6 +38,7 @@ use stanley_workflows::{check, find};
 use tokio::sync::mpsc;
 
 pub(crate) use crate::error::RequestError;
+use crate::router::{candidates_for, route};
 use crate::settings::RequestSettings;
 use crate::state::{DaemonState, JevLink};
 
@@ -551,92 +551,6 @@ fn next_step(
         return Next::CodeChangeFallback;
     }
     Next::Unrouted
-}
-
-/// One routing decision: the frame, the acceptance policy, then the action guard.
-/// The routing candidates: the implemented built-ins, then the repository workflows, with
-/// their gates evaluated for `facts`.
-pub(crate) async fn candidates_for(
-    ctx: &Ctx<'_>,
-    builtins: &[&Builtin],
-    repo: &RepoSnapshot,
-    facts: Facts,
-) -> Vec<Candidate> {
-    let mut candidates: Vec<Candidate> = builtins
-        .iter()
-        .map(|b| Candidate {
-            id: b.id.to_owned(),
-            metadata: ctx.redactor.json(&b.metadata()).0,
-            available: b.gate.available(&facts),
-        })
-        .collect();
-    if repo.workflows.is_empty() {
-        return candidates;
-    }
-    let gates = match &repo.host {
-        Some(host) if repo.workflows.iter().any(|w| w.gated) => host
-            .request(
-                "available",
-                json!({"facts": {"diff": if facts.diff { "present" } else { "absent" }, "input": facts.input.as_str()}}),
-            )
-            .await
-            .unwrap_or(Value::Null),
-        _ => Value::Null,
-    };
-    candidates.extend(repo.workflows.iter().map(|w| Candidate {
-        id: w.id.clone(),
-        metadata: ctx.redactor.json(&w.metadata).0,
-        available: !w.gated || gates[&w.id] == json!(true),
-    }));
-    candidates
-}
-
-/// One routing decision: the frame, the acceptance policy, then the action guard (built-ins
-/// never serve an action request).
-pub(crate) async fn route(
-    ctx: &Ctx<'_>,
-    text: &str,
-    facts: Facts,
-    candidates: &[Candidate],
-    builtin_ids: &[&str],
-    action: Option<Action>,
-) -> Result<(Option<String>, RouteReason), RequestError> {
-    if candidates.is_empty() {
-        return Ok((None, RouteReason::NoCandidates));
-    }
-    let frame = routing::route_frame(text, facts, candidates);
-    let executor = ctx.executor(
-        ExecutorOptions::new(ctx.model.clone())
-            .concurrency(1)
-            .retries(1)
-            .timeout(Duration::from_secs(15)),
-    );
-    let outcome = executor.run(frame).await;
-    if ctx.cancel.is_cancelled() {
-        return Err(RequestError::internal("run aborted"));
-    }
-    let answer = match outcome {
-        Ok(ok) => ok.answers.get("route").cloned(),
-        Err(failure) => {
-            tracing::info!(reason = failure.reason.as_str(), detail = %failure.detail, "intent routing failed");
-            // Jev itself failed: the person must hear that, not that the request was unclear.
-            if let Some(trouble) = ctx.trouble.get() {
-                return Err(RequestError::jev(&trouble, &ctx.base_url));
-            }
-            return Ok((None, RouteReason::RoutingError));
-        }
-    };
-    let Some(answer) = answer else {
-        return Ok((None, RouteReason::RoutingError));
-    };
-    let acceptance = routing::accept(&answer, candidates);
-    match acceptance.selected {
-        // Built-ins are read-only: they never serve an action request.
-        Some(id) if action.is_some() && builtin_ids.contains(&id.as_str()) => {
-            Ok((None, RouteReason::ActionGuard))
-        }
-        selected => Ok((selected, acceptance.reason)),
-    }
 }
 
 /// The run's recorder. A link planted under `.stanley/` refuses the request (the repository's

@@ -1,0 +1,101 @@
+//! The one router: the candidates a request can be routed to (the built-ins, then the
+//! repository workflows with their gates) and the routing decision (the frame, the acceptance
+//! policy, the action guard). Requests, nested prompts and the worker's routing check all use it.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use stanley_core::ExecutorOptions;
+use stanley_workflows::ports::Redactor;
+use stanley_workflows::registry::Builtin;
+use stanley_workflows::routing::{self, Candidate, Facts, RouteReason};
+use stanley_workflows::text::Action;
+
+use crate::error::RequestError;
+use crate::prompt::Ctx;
+use crate::repository::RepoSnapshot;
+
+/// The routing candidates: the implemented built-ins, then the repository workflows, with
+/// their gates evaluated for `facts`.
+pub(crate) async fn candidates_for(
+    ctx: &Ctx<'_>,
+    builtins: &[&Builtin],
+    repo: &RepoSnapshot,
+    facts: Facts,
+) -> Vec<Candidate> {
+    let mut candidates: Vec<Candidate> = builtins
+        .iter()
+        .map(|b| Candidate {
+            id: b.id.to_owned(),
+            metadata: ctx.redactor.json(&b.metadata()).0,
+            available: b.gate.available(&facts),
+        })
+        .collect();
+    if repo.workflows.is_empty() {
+        return candidates;
+    }
+    let gates = match &repo.host {
+        Some(host) if repo.workflows.iter().any(|w| w.gated) => host
+            .request(
+                "available",
+                json!({"facts": {"diff": if facts.diff { "present" } else { "absent" }, "input": facts.input.as_str()}}),
+            )
+            .await
+            .unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    candidates.extend(repo.workflows.iter().map(|w| Candidate {
+        id: w.id.clone(),
+        metadata: ctx.redactor.json(&w.metadata).0,
+        available: !w.gated || gates[&w.id] == json!(true),
+    }));
+    candidates
+}
+
+/// One routing decision: the frame, the acceptance policy, then the action guard (built-ins
+/// never serve an action request).
+pub(crate) async fn route(
+    ctx: &Ctx<'_>,
+    text: &str,
+    facts: Facts,
+    candidates: &[Candidate],
+    builtin_ids: &[&str],
+    action: Option<Action>,
+) -> Result<(Option<String>, RouteReason), RequestError> {
+    if candidates.is_empty() {
+        return Ok((None, RouteReason::NoCandidates));
+    }
+    let frame = routing::route_frame(text, facts, candidates);
+    let executor = ctx.executor(
+        ExecutorOptions::new(ctx.model.clone())
+            .concurrency(1)
+            .retries(1)
+            .timeout(Duration::from_secs(15)),
+    );
+    let outcome = executor.run(frame).await;
+    if ctx.cancel.is_cancelled() {
+        return Err(RequestError::internal("run aborted"));
+    }
+    let answer = match outcome {
+        Ok(ok) => ok.answers.get("route").cloned(),
+        Err(failure) => {
+            tracing::info!(reason = failure.reason.as_str(), detail = %failure.detail, "intent routing failed");
+            // Jev itself failed: the person must hear that, not that the request was unclear.
+            if let Some(trouble) = ctx.trouble.get() {
+                return Err(RequestError::jev(&trouble, &ctx.base_url));
+            }
+            return Ok((None, RouteReason::RoutingError));
+        }
+    };
+    let Some(answer) = answer else {
+        return Ok((None, RouteReason::RoutingError));
+    };
+    let acceptance = routing::accept(&answer, candidates);
+    match acceptance.selected {
+        // Built-ins are read-only: they never serve an action request.
+        Some(id) if action.is_some() && builtin_ids.contains(&id.as_str()) => {
+            Ok((None, RouteReason::ActionGuard))
+        }
+        selected => Ok((selected, acceptance.reason)),
+    }
+}
