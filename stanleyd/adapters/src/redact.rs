@@ -72,6 +72,18 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     ]
 });
 
+/// Every pattern below in one set: one pass over a text says which of them can match at all,
+/// so a text with no secret shape (nearly all of them) costs one scan, not one per pattern.
+static ANY: LazyLock<regex::RegexSet> = LazyLock::new(|| {
+    regex::RegexSet::new(
+        PATTERNS
+            .iter()
+            .map(|p| p.regex.as_str())
+            .chain([BEARER.as_str(), URL_CREDENTIALS.as_str()]),
+    )
+    .expect("redaction patterns are valid")
+});
+
 static BEARER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b(Bearer|Basic|[Tt]oken)\s+[A-Za-z0-9._~+/=-]{16,}").expect("valid pattern")
 });
@@ -177,26 +189,33 @@ impl Redactor for SecretRedactor {
                 count += n;
             }
         }
-        for p in PATTERNS.iter() {
-            replace_all(
-                &mut out,
-                &p.regex,
-                &format!("[REDACTED:{}]", p.kind),
-                &mut count,
-            );
+        let hits = ANY.matches(&out);
+        for (i, p) in PATTERNS.iter().enumerate() {
+            if hits.matched(i) {
+                replace_all(
+                    &mut out,
+                    &p.regex,
+                    &format!("[REDACTED:{}]", p.kind),
+                    &mut count,
+                );
+            }
         }
-        replace_all(&mut out, &BEARER, "$1 [REDACTED:bearer_token]", &mut count);
-        out = URL_CREDENTIALS
-            .replace_all(&out, |caps: &Captures<'_>| {
-                // `host:8080@tag` is a port, not a password.
-                if caps["password"].chars().all(|c| c.is_ascii_digit()) {
-                    caps[0].to_owned()
-                } else {
-                    count += 1;
-                    format!("{}[REDACTED:url_credentials]@", &caps["scheme"])
-                }
-            })
-            .into_owned();
+        if hits.matched(PATTERNS.len()) {
+            replace_all(&mut out, &BEARER, "$1 [REDACTED:bearer_token]", &mut count);
+        }
+        if hits.matched(PATTERNS.len() + 1) {
+            out = URL_CREDENTIALS
+                .replace_all(&out, |caps: &Captures<'_>| {
+                    // `host:8080@tag` is a port, not a password.
+                    if caps["password"].chars().all(|c| c.is_ascii_digit()) {
+                        caps[0].to_owned()
+                    } else {
+                        count += 1;
+                        format!("{}[REDACTED:url_credentials]@", &caps["scheme"])
+                    }
+                })
+                .into_owned();
+        }
         let (out, n) = crate::redact_keys::redact_named(&out);
         (out, count + n)
     }
