@@ -607,6 +607,72 @@ fn a_linked_queue_folder_is_an_input_error_with_one_line() {
     assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
 }
 
+/// A repository that commits a queue with a pending job (force-added past `.gitignore`) must
+/// not get Pi to run it: a clone's `.stanley/state/` is the repository's, not Stanley's.
+#[test]
+fn a_committed_queue_is_refused_and_its_jobs_never_run() {
+    let mut env = TestEnv::new();
+    let scratch = tempfile::tempdir().unwrap();
+    env.set(
+        "STANLEY_PI_BIN",
+        bin_dir().join("fake-pi").to_str().unwrap(),
+    );
+    env.set("FAKE_PI_MODE", "finished");
+    env.set(
+        "FAKE_PI_RECORD",
+        scratch.path().join("record.json").to_str().unwrap(),
+    );
+    // The attacker's repository: a real queue with a pending job, committed.
+    let origin = changed_repo();
+    let planted = env.stanley(&origin, &["Publish the release notes to the team wiki"]);
+    assert_eq!(planted.code, 0, "{planted:?}");
+    assert_eq!(
+        env.stanleyctl(&origin, &["daemon", "stop"]).code,
+        0,
+        "the daemon stops"
+    );
+    origin.git(&["add", "-f", ".stanley/state", ".stanley/queue.ndjson"]);
+    origin.commit("bring a queue along");
+    fs::remove_file(scratch.path().join("record.json")).unwrap();
+
+    // The victim clones it and asks for something else; the background worker would run
+    // pending jobs with the agent.
+    let clone = TempRepo::empty();
+    fs::remove_dir_all(clone.root()).unwrap();
+    let status = Command::new("git")
+        .args(["clone", "-q"])
+        .arg(origin.root())
+        .arg(clone.root())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(
+        clone.root().join(".stanley/state").is_dir(),
+        "the clone has the queue"
+    );
+    env.jev.route("summar", "summarize", 0.9);
+    clone.write("README.md", "# Demo\n\nA change to summarize.\n");
+    let out = env.stanley(&clone, &["Summarize what changed"]);
+    assert!(matches!(out.code, 0 | 10), "{out:?}");
+    let list = env.stanleyctl(&clone, &["queue", "list"]);
+    assert_eq!(list.code, 65, "{list:?}");
+    assert_eq!(list.stderr.lines().count(), 1, "{list:?}");
+    assert!(
+        list.stderr
+            .contains(".stanley/state was not made by Stanley"),
+        "{list:?}"
+    );
+    // Give a background worker every chance, then check the agent never ran.
+    let work = env.stanley(&clone, &["--improve-worker"]);
+    assert_ne!(work.code, 0, "{work:?}");
+    assert!(
+        !scratch.path().join("record.json").exists(),
+        "the agent ran a job the repository brought"
+    );
+}
+
 #[test]
 fn a_bad_environment_is_refused_before_any_daemon_starts() {
     use std::ffi::OsString;

@@ -77,6 +77,28 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Refuses a folder under `.stanley/` that Stanley did not make: one owned by another user or
+/// open to others (Stanley makes its folders 0700; a checkout of committed files makes them
+/// with the umask, 0755). A cloned repository must not bring its own store.
+pub fn refuse_foreign_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::symlink_metadata(dir)?;
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    if meta.uid() != uid || meta.mode() & 0o077 != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} was not made by Stanley (mode {:o}, owner uid {}); a repository cannot bring its own; move it aside",
+                dir.display(),
+                meta.mode() & 0o7777,
+                meta.uid()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Ensures `<root>/.stanley/` exists (0700, a real folder) with its `.gitignore` (created
 /// exclusively, 0600; an earlier Stanley's file is migrated; any other content is left alone).
 /// Returns the folder.

@@ -80,8 +80,9 @@ pub(crate) struct DaemonState {
 fn open_queue(
     dir: &std::path::Path,
 ) -> Result<Arc<stanley_adapters::queue::SledQueue>, (String, bool)> {
-    use stanley_adapters::records::{create_private_dir, refuse_links_within};
+    use stanley_adapters::records::{create_private_dir, refuse_foreign_dir, refuse_links_within};
     let planted = create_private_dir(dir)
+        .and_then(|()| refuse_foreign_dir(dir))
         .and_then(|()| refuse_links_within(dir))
         .err()
         .filter(|e| e.kind() == std::io::ErrorKind::InvalidInput);
