@@ -13,6 +13,19 @@ pub mod v1 {
     tonic::include_proto!("stanley.v1");
 }
 
+impl v1::Check {
+    /// One `stanleyctl doctor` line: `name` is `state` (`ok`, `warn` or `fail`) because of
+    /// `detail`; `fix` says what to do (empty when nothing is needed).
+    pub fn new(name: &str, state: &str, detail: impl Into<String>, fix: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            state: state.into(),
+            detail: detail.into(),
+            fix: fix.into(),
+        }
+    }
+}
+
 /// The encoded file descriptor set of `stanley.v1`, for server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/stanley_descriptor.bin"));

@@ -18,12 +18,7 @@ use crate::state::DaemonState;
 const JEV_PROBE_TIMEOUT: Duration = Duration::from_secs(15);
 
 fn check(name: &str, state: &str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
-    Check {
-        name: name.into(),
-        state: state.into(),
-        detail: detail.into(),
-        fix: fix.into(),
-    }
+    Check::new(name, state, detail, fix)
 }
 
 /// Every check, in the order a person would fix them.

@@ -12,12 +12,7 @@ use stanley_proto::v1::{Check, DiagnoseRequest, GetStatusRequest};
 use crate::fail;
 
 fn check(name: &str, state: &str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
-    Check {
-        name: name.into(),
-        state: state.into(),
-        detail: detail.into(),
-        fix: fix.into(),
-    }
+    Check::new(name, state, detail, fix)
 }
 
 /// The runtime folder, as the client checks it before every connection.

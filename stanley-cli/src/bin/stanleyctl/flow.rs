@@ -82,21 +82,35 @@ pub(crate) fn flow(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitC
 }
 
 /// `flow run`: streams the supervisor's progress to stderr and exits with its code.
+/// A `Flows` client of the running (or started) daemon and the caller's environment, or the
+/// exit after saying why there is none.
+async fn flows_client(
+    target: &Target,
+) -> Result<
+    (
+        stanley_proto::v1::flows_client::FlowsClient<tonic::transport::Channel>,
+        std::collections::HashMap<String, String>,
+    ),
+    ExitCode,
+> {
+    let client = channel(target)
+        .await
+        .map(stanley_proto::v1::flows_client::FlowsClient::new)
+        .map_err(|e| fail(&e))?;
+    let env = stanley_cli::environ::request_env().map_err(|e| fail(&e))?;
+    Ok((client, env))
+}
+
 pub(crate) fn flow_run(target: &Target) -> ExitCode {
-    use stanley_proto::v1::flows_client::FlowsClient;
     use stanley_proto::v1::{RunFlowRequest, run_flow_event::Event};
     let runtime = match runtime() {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
     crate::block_on(&runtime, async move {
-        let mut client = match channel(target).await {
-            Ok(c) => FlowsClient::new(c),
-            Err(e) => return fail(&e),
-        };
-        let env = match stanley_cli::environ::request_env() {
-            Ok(e) => e,
-            Err(e) => return fail(&e),
+        let (mut client, env) = match flows_client(target).await {
+            Ok(pair) => pair,
+            Err(code) => return code,
         };
         let request = RunFlowRequest { env };
         let mut stream = match client.run_flow(request).await {
@@ -153,7 +167,7 @@ const MAX_HOOK_INPUT: u64 = 8 * 1024 * 1024;
 /// Code treats as a non-blocking error).
 pub(crate) fn hook(target: &Target, event: &str) -> ExitCode {
     use stanley_proto::v1::FlowHookRequest;
-    use stanley_proto::v1::flows_client::FlowsClient;
+
     use std::io::Read;
     if !target.root.join(".stanley/flow.json").exists() {
         return ExitCode::SUCCESS;
@@ -172,13 +186,9 @@ pub(crate) fn hook(target: &Target, event: &str) -> ExitCode {
     };
     let event = event.to_owned();
     crate::block_on(&runtime, async move {
-        let mut client = match channel(target).await {
-            Ok(c) => FlowsClient::new(c),
-            Err(e) => return fail(&e),
-        };
-        let env = match stanley_cli::environ::request_env() {
-            Ok(e) => e,
-            Err(e) => return fail(&e),
+        let (mut client, env) = match flows_client(target).await {
+            Ok(pair) => pair,
+            Err(code) => return code,
         };
         let request = FlowHookRequest { event, input, env };
         match client.flow_hook(request).await {
