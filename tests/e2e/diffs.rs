@@ -88,27 +88,56 @@ fn a_ten_thousand_line_hunk_is_split_into_parts() {
     assert_eq!(results[33]["lines"], "9901-10000");
 }
 
-#[test]
-fn a_rename_shows_as_a_deletion_and_an_addition() {
-    let env = env();
-    let repo = TempRepo::with_files(&[("src/old_name.js", "export const a = 1;\n")]);
-    repo.git(&["mv", "src/old_name.js", "src/new_name.js"]);
-    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
-    assert_eq!(out.code, 0, "{out:?}");
-    let doc = out.json();
-    let rows = doc["output"]["data"]["results"].as_array().unwrap();
-    let status: Vec<(&str, &str)> = rows
+/// Rows of a summarize run as (path, fileStatus).
+fn statuses(doc: &serde_json::Value) -> Vec<(String, String)> {
+    doc["output"]["data"]["results"]
+        .as_array()
+        .unwrap()
         .iter()
         .map(|r| {
             (
-                r["path"].as_str().unwrap(),
-                r["fileStatus"].as_str().unwrap(),
+                r["path"].as_str().unwrap().to_owned(),
+                r["fileStatus"].as_str().unwrap().to_owned(),
             )
         })
+        .collect()
+}
+
+#[test]
+fn a_pure_move_is_reported_not_judged_and_a_moved_file_contributes_only_its_edits() {
+    let env = env();
+    let body: String = (1..=40)
+        .map(|i| format!("export const c{i} = {i};\n"))
         .collect();
+    let repo = TempRepo::with_files(&[
+        ("src/old_name.js", "export const a = 1;\n"),
+        ("lib/parser.js", &body),
+    ]);
+    // A pure move, and a move with one edited line (as a package moving to src/ does).
+    repo.git(&["mv", "src/old_name.js", "src/new_name.js"]);
+    std::fs::create_dir_all(repo.root().join("src/lib")).unwrap();
+    repo.git(&["mv", "lib/parser.js", "src/lib/parser.js"]);
+    repo.write("src/lib/parser.js", &body.replace("c20 = 20", "c20 = 21"));
+    repo.git(&["add", "-A"]);
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
     assert_eq!(
-        status,
-        [("src/new_name.js", "added"), ("src/old_name.js", "deleted")]
+        statuses(&doc),
+        [("src/lib/parser.js".to_owned(), "renamed".to_owned())],
+        "only the edit is judged, under its new path"
+    );
+    let row = &doc["output"]["data"]["results"][0];
+    assert_eq!(
+        (row["added"].as_u64(), row["removed"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let excluded = doc["output"]["data"]["excluded"].as_array().unwrap();
+    assert!(
+        excluded
+            .iter()
+            .any(|e| e["path"] == "src/new_name.js" && e["reason"] == "moved without changes"),
+        "{excluded:?}"
     );
 }
 

@@ -6,7 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use git2::{Delta, DiffFormat, DiffOptions, Oid, Repository, Status, StatusOptions};
+use git2::{
+    Delta, DiffFindOptions, DiffFormat, DiffOptions, Oid, Repository, Status, StatusOptions,
+};
 use stanley_workflows::diff::{DiffSource, Exclusion, Scope};
 use stanley_workflows::paths::{PathKind, classify_path, is_secret_path};
 use stanley_workflows::ports::{Git, GitError, Workspace};
@@ -244,6 +246,17 @@ impl Git for Git2Repo {
                 (diff, Some(base_name.to_owned()), Some(base_oid))
             }
         };
+        let mut diff = diff;
+        // Renames and copies, as `git diff -M -C` finds them (50% similarity): a moved file
+        // contributes only its edits, under its new path.
+        diff.find_similar(Some(
+            DiffFindOptions::new()
+                .renames(true)
+                .copies(true)
+                .rename_threshold(50)
+                .copy_threshold(50),
+        ))
+        .map_err(|e| git_err("rename detection", &e))?;
         // Deltas git2 reports as untracked or ignored are not part of a tracked diff.
         debug_assert!(diff.deltas().all(|d| d.status() != Delta::Untracked));
         let mut text = render(&diff)?;

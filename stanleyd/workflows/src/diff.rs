@@ -70,7 +70,7 @@ impl Exclusion {
 /// folded in as synthetic added-file diffs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiffSource {
-    /// Unified diff text, `-U3`, no renames.
+    /// Unified diff text, `-U3`, renames and copies detected (`-M -C`).
     pub text: String,
     /// The selection.
     pub scope: Scope,
@@ -111,6 +111,10 @@ pub enum FileStatus {
     Added,
     Deleted,
     Modified,
+    /// Moved (and perhaps edited): `old_path` is where it was.
+    Renamed,
+    /// Copied from `old_path` (and perhaps edited).
+    Copied,
     Binary,
     ModeOnly,
 }
@@ -122,6 +126,8 @@ impl FileStatus {
             FileStatus::Added => "added",
             FileStatus::Deleted => "deleted",
             FileStatus::Modified => "modified",
+            FileStatus::Renamed => "renamed",
+            FileStatus::Copied => "copied",
             FileStatus::Binary => "binary",
             FileStatus::ModeOnly => "mode_only",
         }
@@ -381,10 +387,23 @@ pub fn parse_diff(text: &str) -> Vec<DiffFile> {
             file.status = FileStatus::Deleted;
         } else if line.starts_with("Binary files ") || line.starts_with("GIT binary patch") {
             file.status = FileStatus::Binary;
+        } else if let Some(old) = line.strip_prefix("rename from ") {
+            file.old_path = Some(unquote(old));
+            file.status = FileStatus::Renamed;
+        } else if let Some(old) = line.strip_prefix("copy from ") {
+            file.old_path = Some(unquote(old));
+            file.status = FileStatus::Copied;
+        } else if let Some(new) = line
+            .strip_prefix("rename to ")
+            .or_else(|| line.strip_prefix("copy to "))
+        {
+            let new = unquote(new);
+            file.kind = classify_path(&new);
+            file.path = new;
         } else if let Some(old) = line.strip_prefix("--- ") {
             if old.trim_end() == "/dev/null" {
                 file.status = FileStatus::Added;
-            } else {
+            } else if file.old_path.is_none() {
                 let old = strip_side(old, "a/");
                 if old != file.path {
                     file.old_path = Some(old);
@@ -402,6 +421,11 @@ pub fn parse_diff(text: &str) -> Vec<DiffFile> {
                 file.path = path;
                 if file.status == FileStatus::ModeOnly {
                     file.status = FileStatus::Modified;
+                }
+                if !matches!(file.status, FileStatus::Renamed | FileStatus::Copied)
+                    && file.old_path.as_deref() == Some(file.path.as_str())
+                {
+                    file.old_path = None;
                 }
             }
         } else if let Some((os, ol, ns, nl, section)) = parse_header(line) {
@@ -540,6 +564,10 @@ impl DiffEvidence {
                 Some("binary change")
             } else if let Some(r) = file.kind.exclusion_reason() {
                 Some(r)
+            } else if file.hunks.is_empty() && file.status == FileStatus::Renamed {
+                Some("moved without changes")
+            } else if file.hunks.is_empty() && file.status == FileStatus::Copied {
+                Some("copied without changes")
             } else if file.hunks.is_empty() {
                 Some("mode change only")
             } else {

@@ -123,3 +123,87 @@ fn identical_content_gives_identical_hunk_ids() {
     let b = parse_diff(SAMPLE);
     assert_eq!(a[0].hunks[0].id, b[0].hunks[0].id);
 }
+
+/// `git diff --cached -M -C --find-copies-harder` of a pure move, a copy with an edit and a
+/// move with an edit, as real git 2 prints them.
+const MOVES: &str = "diff --git a/old.txt b/new.txt
+similarity index 100%
+rename from old.txt
+rename to new.txt
+diff --git a/lib/parser.js b/src/copy.js
+similarity index 91%
+copy from lib/parser.js
+copy to src/copy.js
+index f61f700..8f14727 100644
+--- a/lib/parser.js
++++ b/src/copy.js
+@@ -3,7 +3,7 @@ export const c2 = 2;
+ export const c3 = 3;
+ export const c4 = 4;
+ export const c5 = 5;
+-export const c6 = 6;
++export const c6 = 7;
+ export const c7 = 7;
+ export const c8 = 8;
+ export const c9 = 9;
+diff --git a/lib/parser.js b/src/parser.js
+similarity index 91%
+rename from lib/parser.js
+rename to src/parser.js
+index f61f700..8f14727 100644
+--- a/lib/parser.js
++++ b/src/parser.js
+@@ -3,7 +3,7 @@ export const c2 = 2;
+ export const c3 = 3;
+ export const c4 = 4;
+ export const c5 = 5;
+-export const c6 = 6;
++export const c6 = 7;
+ export const c7 = 7;
+ export const c8 = 8;
+ export const c9 = 9;
+";
+
+#[test]
+fn moves_and_copies_keep_both_paths_and_only_their_edits() {
+    let files = parse_diff(MOVES);
+    let seen: Vec<(&str, Option<&str>, FileStatus, usize)> = files
+        .iter()
+        .map(|f| {
+            (
+                f.path.as_str(),
+                f.old_path.as_deref(),
+                f.status,
+                f.hunks.len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("new.txt", Some("old.txt"), FileStatus::Renamed, 0),
+            ("src/copy.js", Some("lib/parser.js"), FileStatus::Copied, 1),
+            (
+                "src/parser.js",
+                Some("lib/parser.js"),
+                FileStatus::Renamed,
+                1
+            ),
+        ]
+    );
+    let hunk = &files[2].hunks[0];
+    assert_eq!((hunk.added, hunk.removed, hunk.new_start), (1, 1, 3));
+    assert_eq!(hunk.old_path.as_deref(), Some("lib/parser.js"));
+    let evidence = DiffEvidence::from_source(DiffSource {
+        text: MOVES.into(),
+        scope: Scope::Staged,
+        base_ref: None,
+        base_commit: None,
+        head_commit: None,
+        probe: "git-diff-U3:staged".into(),
+        excluded: Vec::new(),
+    });
+    assert_eq!(evidence.hunks.len(), 2);
+    assert_eq!(evidence.excluded[0].reason, "moved without changes");
+    assert_eq!(evidence.excluded[0].path.as_deref(), Some("new.txt"));
+}
