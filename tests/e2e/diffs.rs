@@ -191,3 +191,58 @@ fn non_utf8_content_and_unusual_paths_are_handled() {
     found.sort();
     assert_eq!(found, ["dir with space/é.js", "latin1.txt"]);
 }
+
+/// A file of `n` lines where every tenth line changes: `n / 10` separate hunks.
+fn spread(n: usize, changed: bool, word: &str) -> String {
+    (0..n)
+        .map(|i| {
+            if changed && i % 10 == 5 {
+                format!("{word} line {i} changed\n")
+            } else {
+                format!("{word} line {i}\n")
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn under_the_hunk_cap_source_is_judged_before_docs_and_ci() {
+    let env = env();
+    let repo = TempRepo::with_files(&[
+        (".github/workflows/ci.yml", &spread(1000, false, "step")),
+        ("docs/guide.md", &spread(1000, false, "prose")),
+        ("src/app.js", &spread(40, false, "const x =")),
+    ]);
+    // 200 hunks of CI and docs sort before the source in path order; four source hunks.
+    repo.write(".github/workflows/ci.yml", &spread(1000, true, "step"));
+    repo.write("docs/guide.md", &spread(1000, true, "prose"));
+    repo.write("src/app.js", &spread(40, true, "const x ="));
+    for request in [
+        "Summarize what changed",
+        "Check that the change is complete",
+    ] {
+        let out = env.stanley(&repo, &[request, "--json"]);
+        assert!(matches!(out.code, 0 | 10), "{out:?}");
+        let doc = out.json();
+        let rows = doc["output"]["data"]["results"].as_array().unwrap();
+        let source: Vec<&Value> = rows.iter().filter(|r| r["path"] == "src/app.js").collect();
+        assert_eq!(source.len(), 4, "{request}");
+        assert!(
+            source
+                .iter()
+                .all(|r| r["disposition"] != "unjudged" && r["error"].is_null()),
+            "{request}: {source:?}"
+        );
+        let left_out = rows
+            .iter()
+            .filter(|r| {
+                r["error"]
+                    .as_str()
+                    .is_some_and(|e| e.contains("hunk limit"))
+            })
+            .count();
+        assert_eq!(left_out, 204 - 150, "{request}");
+        let limits = doc["output"]["data"]["limits"].to_string();
+        assert!(limits.contains("150"), "{request}: {limits}");
+    }
+}

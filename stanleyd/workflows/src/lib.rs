@@ -12,6 +12,7 @@ pub mod glob;
 pub mod improve;
 pub mod judge;
 pub mod ladder;
+pub mod order;
 pub mod paths;
 pub mod policy;
 pub mod ports;

@@ -171,7 +171,9 @@ pub fn task_tokens(text: &str) -> Vec<String> {
 
 /// Rounds to 3 decimals, half away from zero.
 pub fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
+    let r = (x * 1000.0).round() / 1000.0;
+    // Never `-0.0`: a mass that rounds to nothing prints as 0.
+    if r == 0.0 { 0.0 } else { r }
 }
 
 /// The last `max` characters of `text`.
@@ -244,6 +246,9 @@ mod tests {
     fn rounding_and_truncation() {
         assert_eq!(round3(0.12345), 0.123);
         assert_eq!(round3(0.0005), 0.001);
+        // A mass that rounds to nothing is 0, never -0 (`"concernMass": -0.0` in a document).
+        assert_eq!(round3(-0.0001).to_string(), "0");
+        assert_eq!(serde_json::json!(round3(-1e-12)).to_string(), "0.0");
         assert_eq!(truncate_chars("abcdef", 3), "abc…");
         assert_eq!(truncate_chars("abc", 3), "abc");
     }

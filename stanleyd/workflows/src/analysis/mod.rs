@@ -395,18 +395,13 @@ fn select<'a>(
         run.set(&ex.id, Disposition::Excluded);
     }
     run.excluded = evidence.excluded.clone();
-    // Highest priority first; the sort is stable, so ties keep diff order.
-    let mut order: Vec<(usize, f64)> = eligible
-        .iter()
-        .enumerate()
-        .map(|(i, h)| (i, priority(mode, h)))
-        .collect();
-    order.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let judged: Vec<usize> = order
-        .iter()
-        .take(input.max_hunks)
-        .map(|(i, _)| *i)
-        .collect();
+    // One order for every analysis (source first, what the request names first), then the
+    // mode's own priority; ties keep diff order.
+    let judged: Vec<usize> =
+        crate::order::judging_order(&eligible, &input.request, |h| priority(mode, h))
+            .into_iter()
+            .take(input.max_hunks)
+            .collect();
     if eligible.len() > input.max_hunks {
         run.limits.push(format!(
             "only {} highest-priority hunks of {} eligible hunks were judged (policy hunk limit)",

@@ -197,6 +197,24 @@ impl<'a> Judging<'a> {
     fn plan(task: &str, evidence: &'a DiffEvidence, run: &mut Run, max_hunks: usize) -> Self {
         let hunks: Vec<&Hunk> = evidence.hunks.iter().collect();
         let n = hunks.len();
+        // The hunks judged under the cap: in the shared order (source first, what the task
+        // names first), lockfiles and generated files aside since code settles them.
+        let judgeable: Vec<usize> = (0..n)
+            .filter(|&i| !matches!(hunks[i].kind, PathKind::Lockfile | PathKind::Generated))
+            .collect();
+        let candidates: Vec<&Hunk> = judgeable.iter().map(|&i| hunks[i]).collect();
+        if candidates.len() > max_hunks {
+            run.limits.push(format!(
+                "only the {max_hunks} highest-priority of {} hunks were judged (policy hunk limit; source first, then tests, then the rest)",
+                candidates.len()
+            ));
+        }
+        let within_cap: std::collections::BTreeSet<usize> =
+            crate::order::judging_order(&candidates, task, |_| 0.0)
+                .into_iter()
+                .take(max_hunks)
+                .map(|k| judgeable[k])
+                .collect();
         let mut this = Self {
             task_state: json!({"text": task, "source": "user"}),
             evidence,
@@ -236,7 +254,7 @@ impl<'a> Judging<'a> {
             if matches!(hunk.kind, PathKind::Lockfile | PathKind::Generated) {
                 run.set(&hunk.id, Disposition::Deterministic);
                 row["disposition"] = json!("deterministic");
-            } else if i >= max_hunks {
+            } else if !within_cap.contains(&i) {
                 run.set(&hunk.id, Disposition::Unjudged);
                 row["error"] = json!("not judged: hunk limit");
             } else {
@@ -616,9 +634,6 @@ pub async fn judge(
         run.limits.push(format!(
             "diff manifest lists the first {MANIFEST_HUNKS} of {n} hunks"
         ));
-    }
-    if n > max_hunks {
-        run.limits.push(format!("only the first {max_hunks} of {n} hunks are eligible for Jev judgment (policy hunk limit)"));
     }
     let mut judging = Judging::plan(task, evidence, run, max_hunks);
     let (intents, tests) = futures::join!(
