@@ -44,16 +44,19 @@ fn an_unborn_head_still_has_a_diff() {
 }
 
 #[test]
-fn an_empty_repository_has_no_diff() {
+fn an_empty_repository_has_nothing_to_summarize() {
     let env = env();
     let out = env.stanley(&TempRepo::empty(), &["Summarize what changed", "--json"]);
-    assert_eq!(out.code, 64, "{out:?}");
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
     assert!(
-        out.json()["output"]["text"]
+        doc["output"]["text"]
             .as_str()
             .unwrap()
-            .contains("no current diff")
+            .starts_with("Nothing to summarize: there is no current diff"),
+        "{doc}"
     );
+    assert_eq!(doc["output"]["data"]["reason"], "no_diff");
 }
 
 #[test]
@@ -209,17 +212,17 @@ fn spread(n: usize, changed: bool, word: &str) -> String {
 fn under_the_hunk_cap_source_is_judged_before_docs_and_ci() {
     let env = env();
     let repo = TempRepo::with_files(&[
-        (".github/workflows/ci.yml", &spread(1000, false, "step")),
-        ("docs/guide.md", &spread(1000, false, "prose")),
+        (".github/workflows/ci.yml", &spread(3000, false, "step")),
+        ("docs/guide.md", &spread(3000, false, "prose")),
         ("src/app.js", &spread(40, false, "const x =")),
     ]);
-    // 200 hunks of CI and docs sort before the source in path order; four source hunks.
-    repo.write(".github/workflows/ci.yml", &spread(1000, true, "step"));
-    repo.write("docs/guide.md", &spread(1000, true, "prose"));
+    // 600 hunks of CI and docs sort before the source in path order; four source hunks.
+    repo.write(".github/workflows/ci.yml", &spread(3000, true, "step"));
+    repo.write("docs/guide.md", &spread(3000, true, "prose"));
     repo.write("src/app.js", &spread(40, true, "const x ="));
-    for request in [
-        "Summarize what changed",
-        "Check that the change is complete",
+    for (request, cap) in [
+        ("Summarize what changed", 500),
+        ("Check that the change is complete", 300),
     ] {
         let out = env.stanley(&repo, &[request, "--json"]);
         assert!(matches!(out.code, 0 | 10), "{out:?}");
@@ -241,8 +244,77 @@ fn under_the_hunk_cap_source_is_judged_before_docs_and_ci() {
                     .is_some_and(|e| e.contains("hunk limit"))
             })
             .count();
-        assert_eq!(left_out, 204 - 150, "{request}");
+        assert_eq!(left_out, 604 - cap, "{request}");
         let limits = doc["output"]["data"]["limits"].to_string();
-        assert!(limits.contains("150"), "{request}: {limits}");
+        assert!(
+            limits.contains(&format!("only the {cap} highest-priority")),
+            "{request}: {limits}"
+        );
+    }
+}
+
+#[test]
+fn changes_stanley_leaves_out_are_named_with_their_reasons_not_reported_as_no_diff() {
+    let env = env();
+    // A submodule whose commit moved, an untracked link and an untracked 3 MB file: nothing
+    // here is read, and each is named with why.
+    let inner = TempRepo::with_files(&[("lib.txt", "one\n")]);
+    let repo = TempRepo::with_files(&[("README.md", "# Demo\n")]);
+    repo.git(&[
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        inner.root().to_str().unwrap(),
+        "vendor-lib",
+    ]);
+    repo.commit("add the submodule");
+    let sub = repo.root().join("vendor-lib");
+    let in_sub = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .current_dir(&sub)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    std::fs::write(sub.join("lib.txt"), "two\n").unwrap();
+    in_sub(&["commit", "-qam", "two"]);
+    std::os::unix::fs::symlink("/etc/passwd", repo.root().join("passwd-link")).unwrap();
+    repo.write("big.log", &"x".repeat(3 * 1024 * 1024));
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    let reasons: Vec<(String, String)> = doc["output"]["data"]["excluded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap().to_owned(),
+                e["reason"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let reason = |path: &str| {
+        reasons
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, r)| r.clone())
+            .unwrap_or_else(|| panic!("{path} not excluded: {reasons:?}"))
+    };
+    assert_eq!(reason("vendor-lib"), "submodule (its commits are not read)");
+    assert_eq!(
+        reason("passwd-link"),
+        "symbolic link (its target is not followed)"
+    );
+    assert!(reason("big.log").starts_with("untracked file of 3145728 bytes exceeds"));
+    assert_eq!(doc["output"]["data"]["results"], serde_json::json!([]));
+    // Nothing of them reached Jev.
+    for request in env.jev.requests() {
+        assert!(!request.to_string().contains("root:x:0:0"));
     }
 }

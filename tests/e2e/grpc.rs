@@ -438,3 +438,60 @@ async fn a_jev_that_never_answers_in_time_is_reported_as_unavailable() {
     d.stop.send(()).unwrap();
     d.task.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn progress_done_advances_as_frames_finish() {
+    // Twelve files with one hunk each: the summary judges twelve frames.
+    let files: Vec<(String, String)> = (0..12)
+        .map(|i| {
+            (
+                format!("src/m{i:02}.js"),
+                format!("export const v{i} = 1;\n"),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let repo = TempRepo::with_files(&refs);
+    for (i, (path, _)) in files.iter().enumerate() {
+        repo.write(path, &format!("export const v{i} = 2;\n"));
+    }
+    let jev = FakeJev::start().await;
+    jev.route("summar", "summarize", 0.9);
+    let d = start(&repo).await;
+    let mut c = client(&d).await;
+    let mut stream = c
+        .prompt(PromptRequest {
+            request: "Summarize what changed".into(),
+            env: env(&jev),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut ticks: Vec<(u32, u32)> = Vec::new();
+    let mut result = None;
+    while let Some(event) = stream.message().await.unwrap() {
+        match event.event {
+            Some(prompt_event::Event::Progress(p)) if p.phase == "summarize" => {
+                ticks.push((p.done, p.total));
+            }
+            Some(prompt_event::Event::Result(r)) => result = Some(r),
+            _ => {}
+        }
+    }
+    let result = result.expect("a result");
+    assert!(
+        matches!(result.exit_code, 0 | 10),
+        "{}",
+        result.document_json
+    );
+    let total = ticks.first().map_or(0, |t| t.1);
+    assert!(total >= 12, "{ticks:?}");
+    assert_eq!(ticks.first(), Some(&(0, total)), "{ticks:?}");
+    assert_eq!(ticks.last(), Some(&(total, total)), "{ticks:?}");
+    assert!(ticks.windows(2).all(|w| w[0].0 <= w[1].0), "{ticks:?}");
+    assert!(ticks.len() >= 6, "done moves more than once: {ticks:?}");
+}

@@ -30,19 +30,24 @@ fn an_uncertain_pick_is_not_accepted() {
 }
 
 #[test]
-fn a_gated_pick_on_a_clean_repository_mentions_the_missing_diff() {
+fn a_diff_workflow_picked_on_a_clean_repository_says_there_is_nothing_to_look_at() {
     let env = summarize_env();
     let repo = TempRepo::with_files(&[("a.txt", "x\n")]);
     let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
-    assert_eq!(out.code, 64, "{out:?}");
+    assert_eq!(out.code, 0, "{out:?}");
     let doc = out.json();
-    assert_eq!(doc["output"]["data"], json!({"reason": "unroutable"}));
+    assert_eq!(
+        doc["output"]["data"],
+        json!({"reason": "no_diff", "workflow": "summarize", "scope": "worktree"})
+    );
     assert!(
         doc["output"]["text"]
             .as_str()
             .unwrap()
-            .contains("no current diff")
+            .starts_with("Nothing to summarize: there is no current diff")
     );
+    // Only the routing question was asked.
+    assert_eq!(env.jev.requests().len(), 1);
     let route = &env.jev.route_requests()[0];
     assert_eq!(route["state"]["context"]["diff"], "absent");
 }

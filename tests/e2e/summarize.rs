@@ -243,10 +243,14 @@ fn untracked_files_count_as_a_diff_and_secrets_do_not() {
 
     let secret_only = TempRepo::with_files(&[("README.md", "# Demo\n")]);
     secret_only.write(".env", "TOKEN=abc\n");
+    // The only change is one Stanley does not read: it says so rather than "no diff".
     let out = env.stanley(&secret_only, &["Summarize what changed", "--json"]);
-    assert_eq!(out.code, 64, "{out:?}");
-    let text = out.json()["output"]["text"].as_str().unwrap().to_owned();
-    assert!(text.contains("no current diff"), "{text}");
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    assert_eq!(doc["output"]["data"]["results"], json!([]));
+    assert_eq!(doc["output"]["data"]["excluded"][0]["path"], ".env");
+    let text = doc["output"]["text"].as_str().unwrap();
+    assert!(text.contains(".env: credential-shaped path"), "{text}");
 }
 
 #[test]

@@ -1,15 +1,20 @@
 //! The `Git` port over git2: the diff of a selection (worktree, staged, branch) as unified text
-//! with three lines of context and no rename detection, with safe untracked files folded in as
+//! with three lines of context and renames and copies detected, what is known of each changed
+//! file's content (size, first bytes, link or submodule), and safe untracked files folded in as
 //! synthetic added-file diffs for the worktree scope.
 
+use std::collections::BTreeMap;
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use git2::{
-    Delta, DiffFindOptions, DiffFormat, DiffOptions, Oid, Repository, Status, StatusOptions,
+    Delta, DiffFindOptions, DiffFormat, DiffOptions, FileMode, Oid, Repository, Status,
+    StatusOptions,
 };
-use stanley_workflows::diff::{DiffSource, Exclusion, Scope};
+use stanley_workflows::diff::{DiffSource, Exclusion, FileFacts, Scope};
+use stanley_workflows::exclusion::HEAD_BYTES;
 use stanley_workflows::paths::{PathKind, classify_path, is_secret_path};
 use stanley_workflows::ports::{Git, GitError, Workspace};
 
@@ -110,39 +115,72 @@ impl Git2Repo {
     fn untracked(
         &self,
         repo: &Repository,
-        text: &mut String,
-        excluded: &mut Vec<Exclusion>,
+        input_file: Option<&str>,
+        out: &mut Folded,
     ) -> Result<bool, GitError> {
         let statuses = worktree_statuses(repo)?;
         let mut paths: Vec<String> = statuses
             .iter()
             .filter(|s| s.status().contains(Status::WT_NEW))
             .filter_map(|s| s.path().ok().map(str::to_owned))
+            .filter(|p| Some(p.as_str()) != input_file)
             .collect();
         paths.sort();
         let mut included = false;
         for path in paths {
-            if let Some(reason) = classify_path(&path).exclusion_reason() {
-                excluded.push(Exclusion::file(&path, reason));
+            // Never read: credential-shaped, binary and vendored paths. Lockfiles and generated
+            // files are read and set aside by the exclusion policy like tracked ones.
+            let kind = classify_path(&path);
+            if matches!(
+                kind,
+                PathKind::Secret | PathKind::Binary | PathKind::Vendored
+            ) {
+                let reason = stanley_workflows::exclusion::by_kind(kind).unwrap_or("excluded");
+                out.excluded.push(Exclusion::file(&path, reason));
                 continue;
             }
-            let unreadable = || {
-                Exclusion::file(
-                    &path,
-                    format!("untracked file is unreadable or exceeds {MAX_UNTRACKED_BYTES} bytes"),
-                )
-            };
             let full = self.root.join(&path);
-            let readable = fs::symlink_metadata(&full)
-                .ok()
-                .filter(|m| m.is_file() && m.len() <= MAX_UNTRACKED_BYTES)
-                .and_then(|_| fs::read(&full).ok())
-                .filter(|b| !b.contains(&0));
-            let Some(bytes) = readable else {
-                excluded.push(unreadable());
+            let Ok(meta) = fs::symlink_metadata(&full) else {
+                out.excluded
+                    .push(Exclusion::file(&path, "untracked file is unreadable"));
                 continue;
             };
+            if meta.file_type().is_symlink() {
+                out.excluded.push(Exclusion::file(
+                    &path,
+                    "symbolic link (its target is not followed)",
+                ));
+                continue;
+            }
+            if meta.len() > MAX_UNTRACKED_BYTES {
+                out.excluded.push(Exclusion::file(
+                    &path,
+                    format!(
+                        "untracked file of {} bytes exceeds {MAX_UNTRACKED_BYTES} bytes",
+                        meta.len()
+                    ),
+                ));
+                continue;
+            }
+            let Some(bytes) = fs::read(&full).ok().filter(|_| meta.is_file()) else {
+                out.excluded
+                    .push(Exclusion::file(&path, "untracked file is unreadable"));
+                continue;
+            };
+            if bytes.contains(&0) {
+                out.excluded
+                    .push(Exclusion::file(&path, "binary file (untracked)"));
+                continue;
+            }
             let content = String::from_utf8_lossy(&bytes);
+            out.facts.insert(
+                path.clone(),
+                FileFacts {
+                    bytes: meta.len(),
+                    head: head_of(&bytes),
+                    ..FileFacts::default()
+                },
+            );
             let lines = split_lines(&content);
             let quoted_a = serde_json::to_string(&format!("a/{path}")).unwrap_or_default();
             let quoted_b = serde_json::to_string(&format!("b/{path}")).unwrap_or_default();
@@ -157,18 +195,93 @@ impl Git2Repo {
                     block.push('\n');
                 }
             }
-            if text.len() + block.len() > MAX_DIFF_BYTES {
-                excluded.push(Exclusion::file(
+            if out.text.len() + block.len() > MAX_DIFF_BYTES {
+                out.excluded.push(Exclusion::file(
                     &path,
                     format!("combined diff exceeds {MAX_DIFF_BYTES} bytes"),
                 ));
                 continue;
             }
-            text.push_str(&block);
+            out.text.push_str(&block);
             included = true;
         }
         Ok(included)
     }
+
+    /// What is known of each changed file's judged side: its size, first bytes, and whether it
+    /// is a link or a submodule. The new side is read from the worktree in that scope.
+    fn facts(
+        &self,
+        repo: &Repository,
+        diff: &git2::Diff<'_>,
+        scope: Scope,
+    ) -> BTreeMap<String, FileFacts> {
+        let mut out = BTreeMap::new();
+        for delta in diff.deltas() {
+            let deleted = delta.status() == Delta::Deleted;
+            let side = if deleted {
+                delta.old_file()
+            } else {
+                delta.new_file()
+            };
+            let Some(path) = side.path().and_then(Path::to_str) else {
+                continue;
+            };
+            let mode = side.mode();
+            let mut facts = FileFacts {
+                symlink: mode == FileMode::Link,
+                submodule: mode == FileMode::Commit,
+                bytes: side.size(),
+                ..FileFacts::default()
+            };
+            if !(facts.symlink || facts.submodule || is_secret_path(path)) {
+                let blob = (!side.id().is_zero())
+                    .then(|| repo.find_blob(side.id()).ok())
+                    .flatten();
+                match blob {
+                    Some(blob) => {
+                        facts.bytes = blob.size() as u64;
+                        facts.head = head_of(blob.content());
+                    }
+                    None if scope == Scope::Worktree && !deleted => {
+                        if let Some((bytes, head)) = read_head(&self.root.join(path)) {
+                            facts.bytes = bytes;
+                            facts.head = head;
+                        }
+                    }
+                    None => {}
+                }
+            }
+            out.insert(path.to_owned(), facts);
+        }
+        out
+    }
+}
+
+/// What the untracked-file pass adds to a diff.
+struct Folded {
+    text: String,
+    excluded: Vec<Exclusion>,
+    facts: BTreeMap<String, FileFacts>,
+}
+
+/// The first [`HEAD_BYTES`] of `bytes`, decoded lossily.
+fn head_of(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(&bytes[..bytes.len().min(HEAD_BYTES)]).into_owned()
+}
+
+/// The size and first bytes of a regular worktree file (a link is not followed).
+fn read_head(path: &Path) -> Option<(u64, String)> {
+    let meta = fs::symlink_metadata(path)
+        .ok()
+        .filter(fs::Metadata::is_file)?;
+    let mut buf = Vec::with_capacity(HEAD_BYTES);
+    fs::File::open(path)
+        .ok()?
+        .take(HEAD_BYTES as u64)
+        .read_to_end(&mut buf)
+        .ok()?;
+    Some((meta.len(), head_of(&buf)))
 }
 
 fn render(diff: &git2::Diff<'_>) -> Result<String, GitError> {
@@ -199,12 +312,17 @@ fn render(diff: &git2::Diff<'_>) -> Result<String, GitError> {
 }
 
 impl Git for Git2Repo {
-    fn diff(&self, scope: Scope, base: Option<&str>) -> Result<DiffSource, GitError> {
+    fn diff(
+        &self,
+        scope: Scope,
+        base: Option<&str>,
+        input_file: Option<&str>,
+    ) -> Result<DiffSource, GitError> {
         let repo = self.repo.lock().unwrap_or_else(|e| e.into_inner());
         let head = Self::head(&repo);
         let mut opts = DiffOptions::new();
         opts.context_lines(3)
-            .ignore_submodules(true)
+            .ignore_submodules(false)
             .show_binary(false);
         let tree_of = |oid: Oid| {
             repo.find_commit(oid)
@@ -259,12 +377,20 @@ impl Git for Git2Repo {
         .map_err(|e| git_err("rename detection", &e))?;
         // Deltas git2 reports as untracked or ignored are not part of a tracked diff.
         debug_assert!(diff.deltas().all(|d| d.status() != Delta::Untracked));
-        let mut text = render(&diff)?;
-        let mut excluded = Vec::new();
+        let mut folded = Folded {
+            text: render(&diff)?,
+            excluded: Vec::new(),
+            facts: self.facts(&repo, &diff, scope),
+        };
         let mut probe = format!("git-diff-U3:{}", scope.as_str());
-        if scope == Scope::Worktree && self.untracked(&repo, &mut text, &mut excluded)? {
+        if scope == Scope::Worktree && self.untracked(&repo, input_file, &mut folded)? {
             probe = "git-diff-U3:worktree+untracked-files".into();
         }
+        let Folded {
+            text,
+            excluded,
+            facts,
+        } = folded;
         Ok(DiffSource {
             text,
             scope,
@@ -273,6 +399,7 @@ impl Git for Git2Repo {
             head_commit: head.map(|o| o.to_string()),
             probe,
             excluded,
+            facts,
         })
     }
 }
@@ -327,6 +454,19 @@ impl Workspace for Git2Repo {
             .ok()
             .filter(fs::Metadata::is_file)
             .map(|m| m.len())
+    }
+
+    fn read_head(&self, path: &str, max_bytes: usize) -> Option<String> {
+        if is_secret_path(path)
+            || matches!(classify_path(path), PathKind::Binary | PathKind::Vendored)
+        {
+            return None;
+        }
+        let bytes = crate::workspace::read_workspace_head(&self.root, path, max_bytes).ok()?;
+        if bytes.contains(&0) {
+            return None;
+        }
+        Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 
     fn read_lines(&self, path: &str) -> Option<Vec<String>> {

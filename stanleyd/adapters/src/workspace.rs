@@ -30,6 +30,46 @@ pub fn read_workspace_file(
     user_path: &str,
     max_bytes: u64,
 ) -> Result<(String, Vec<u8>), String> {
+    let (rel_posix, real, meta) = resolve(root, user_path)?;
+    if meta.len() > max_bytes {
+        return Err(format!(
+            "{user_path} is {} bytes; the limit is {max_bytes} bytes",
+            meta.len()
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    fs::File::open(&real)
+        .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot read {user_path}: {e}"))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(format!(
+            "{user_path} is {} bytes; the limit is {max_bytes} bytes",
+            bytes.len()
+        ));
+    }
+    Ok((rel_posix, bytes))
+}
+
+/// Reads at most the first `max_bytes` of `user_path` under the same rules, whatever its size.
+pub fn read_workspace_head(
+    root: &Path,
+    user_path: &str,
+    max_bytes: usize,
+) -> Result<Vec<u8>, String> {
+    let (_, real, _) = resolve(root, user_path)?;
+    let mut bytes = Vec::with_capacity(max_bytes.min(65_536));
+    fs::File::open(&real)
+        .and_then(|f| f.take(max_bytes as u64).read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot read {user_path}: {e}"))?;
+    Ok(bytes)
+}
+
+/// Resolves `user_path` inside `root`: its repository-relative POSIX path, real path and
+/// metadata, refusing escapes, credential-shaped paths and anything but a regular file.
+fn resolve(
+    root: &Path,
+    user_path: &str,
+) -> Result<(String, std::path::PathBuf, fs::Metadata), String> {
     if user_path.is_empty() || user_path.contains('\0') {
         return Err("path is empty or invalid".into());
     }
@@ -65,23 +105,7 @@ pub fn read_workspace_file(
     if !meta.is_file() {
         return Err(format!("not a regular file: {user_path}"));
     }
-    if meta.len() > max_bytes {
-        return Err(format!(
-            "{user_path} is {} bytes; the limit is {max_bytes} bytes",
-            meta.len()
-        ));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    fs::File::open(&real)
-        .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes))
-        .map_err(|e| format!("cannot read {user_path}: {e}"))?;
-    if bytes.len() as u64 > max_bytes {
-        return Err(format!(
-            "{user_path} is {} bytes; the limit is {max_bytes} bytes",
-            bytes.len()
-        ));
-    }
-    Ok((rel_posix, bytes))
+    Ok((rel_posix, real, meta))
 }
 
 /// Splits text into lines on `\r?\n`, dropping one trailing empty line.

@@ -197,6 +197,8 @@ pub trait FrameSink: Send + Sync {
 pub type Prepare = Arc<dyn Fn(&mut JevRequest) -> u64 + Send + Sync>;
 /// Redacts a diagnostic message.
 pub type RedactText = Arc<dyn Fn(&str) -> String + Send + Sync>;
+/// Told `(finished, asked)` each time a distinct frame finishes, so a caller can show progress.
+pub type Progress = Arc<dyn Fn(u64, u64) + Send + Sync>;
 
 /// Executor settings; use `ExecutorOptions::new` and the builder methods, which clamp.
 #[derive(Clone)]
@@ -208,6 +210,7 @@ pub struct ExecutorOptions {
     prepare: Option<Prepare>,
     redact: Option<RedactText>,
     sink: Option<Arc<dyn FrameSink>>,
+    progress: Option<Progress>,
     trouble: TroubleCell,
 }
 
@@ -242,6 +245,7 @@ impl ExecutorOptions {
             prepare: None,
             redact: None,
             sink: None,
+            progress: None,
             trouble: TroubleCell::default(),
         }
     }
@@ -301,6 +305,13 @@ impl ExecutorOptions {
         self.sink = Some(sink);
         self
     }
+
+    /// What is told each time a distinct frame finishes.
+    #[must_use]
+    pub fn progress(mut self, progress: Progress) -> Self {
+        self.progress = Some(progress);
+        self
+    }
 }
 
 struct State {
@@ -308,6 +319,7 @@ struct State {
     usage: Usage,
     redactions: u64,
     frames: HashMap<String, Shared<BoxFuture<'static, FrameOutcome>>>,
+    finished: u64,
 }
 
 struct Inner {
@@ -357,8 +369,21 @@ impl Executor {
                     usage,
                     redactions: 0,
                     frames: HashMap::new(),
+                    finished: 0,
                 }),
             }),
+        }
+    }
+
+    /// Counts a finished frame and tells the progress callback.
+    fn finished(&self) {
+        let counts = {
+            let mut state = self.state();
+            state.finished += 1;
+            (state.finished, state.frames.len() as u64)
+        };
+        if let Some(progress) = &self.inner.opts.progress {
+            progress(counts.0, counts.1);
         }
     }
 
@@ -402,8 +427,11 @@ impl Executor {
             .entry(id.clone())
             .or_insert_with(|| {
                 let this = self.clone();
-                let fut: BoxFuture<'static, FrameOutcome> =
-                    Box::pin(async move { this.execute(id, frame).await });
+                let fut: BoxFuture<'static, FrameOutcome> = Box::pin(async move {
+                    let outcome = this.clone().execute(id, frame).await;
+                    this.finished();
+                    outcome
+                });
                 fut.shared()
             })
             .clone()

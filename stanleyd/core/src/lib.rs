@@ -18,7 +18,7 @@ pub use cancel::Cancel;
 pub use envelope::Status;
 pub use executor::{
     AttemptRecord, Executor, ExecutorOptions, FailReason, Frame, FrameFailure, FrameOk,
-    FrameOutcome, FrameSink, JevStatus, TroubleCell, Usage,
+    FrameOutcome, FrameSink, JevStatus, Progress, TroubleCell, Usage,
 };
 pub use hash::{sha256_hex, stable_hash, stable_id, stable_json};
 pub use jev::{

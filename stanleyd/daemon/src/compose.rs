@@ -222,10 +222,11 @@ fn nested<'a>(
             .filter(|c| !stack.contains(&c.id))
             .collect();
         let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
-        let (selected, reason) =
-            route(ctx, &instructions, facts, &candidates, &builtin_ids, action)
-                .await
-                .map_err(|f| f.message().to_owned())?;
+        let crate::router::Routed {
+            selected, reason, ..
+        } = route(ctx, &instructions, facts, &candidates, &builtin_ids, action)
+            .await
+            .map_err(|f| f.message().to_owned())?;
         tracing::info!(
             depth,
             reason = reason.as_str(),

@@ -38,7 +38,7 @@ use stanley_workflows::{check, find};
 use tokio::sync::mpsc;
 
 pub(crate) use crate::error::RequestError;
-use crate::router::{candidates_for, route};
+use crate::router::{Routed, candidates_for, route};
 use crate::settings::RequestSettings;
 use crate::state::{DaemonState, JevLink};
 
@@ -128,13 +128,30 @@ impl Events {
     }
 
     pub(crate) async fn progress(&self, phase: &str, done: u32, total: u32) {
-        let event = prompt_event::Event::Progress(v1::Progress {
-            phase: phase.into(),
-            done,
-            total,
-        });
-        let _ = self.tx.send(Ok(PromptEvent { event: Some(event) })).await;
+        let _ = self.tx.send(progress_event(phase, done, total)).await;
     }
+
+    /// A progress callback for an executor: `done` advances as frames finish, and `total` is
+    /// `planned` or the frames asked so far, whichever is larger. A full stream skips a tick
+    /// (the next one carries the newer count).
+    pub(crate) fn progress_callback(&self, phase: &str, planned: u32) -> stanley_core::Progress {
+        let tx = self.tx.clone();
+        let phase = phase.to_owned();
+        Arc::new(move |done, asked| {
+            let total = u32::try_from(asked).unwrap_or(u32::MAX).max(planned);
+            let done = u32::try_from(done).unwrap_or(u32::MAX).min(total);
+            let _ = tx.try_send(progress_event(&phase, done, total));
+        })
+    }
+}
+
+fn progress_event(phase: &str, done: u32, total: u32) -> Result<PromptEvent, tonic::Status> {
+    let event = prompt_event::Event::Progress(v1::Progress {
+        phase: phase.into(),
+        done,
+        total,
+    });
+    Ok(PromptEvent { event: Some(event) })
 }
 
 /// The input of a request, as text and as the value handed to workflows.
@@ -223,13 +240,15 @@ pub(crate) struct Ctx<'a> {
     pub(crate) trouble: TroubleCell,
     /// The System One API root, named when Jev cannot be reached.
     pub(crate) base_url: String,
+    /// The request's input file (repository-relative), which is not part of the change.
+    pub(crate) input_file: Option<String>,
 }
 
 impl Ctx<'_> {
     pub(crate) fn diff(&self) -> Result<DiffSource, RequestError> {
         self.state
             .git
-            .diff(self.scope, self.base.as_deref())
+            .diff(self.scope, self.base.as_deref(), self.input_file.as_deref())
             .map_err(|e| RequestError::input(e.0))
     }
 
@@ -262,12 +281,25 @@ pub(crate) async fn run(
         tx: events,
         redactor: redactor.clone(),
     };
-    match serve(state, request, &settings, cancel, events, redactor.clone()).await {
+    let result = match serve(state, request, &settings, cancel, events, redactor.clone()).await {
         Ok(answer) => redact_result(to_result(&answer), redactor.as_ref()),
         Err(failure) => {
             tracing::info!(kind = failure.kind.as_str(), "request failed");
             error_result(&failure, Some(redactor.as_ref()))
         }
+    };
+    release_memory();
+    result
+}
+
+/// Hands the memory a large request freed back to the system, so a long-lived daemon returns
+/// close to idle after a big diff or a large tree (glibc keeps freed heap otherwise).
+fn release_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory at the top of glibc's heaps; it takes no
+    // pointers and is safe to call from any thread at any time.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
@@ -329,6 +361,7 @@ fn context<'a>(
         no_persist: request.no_persist,
         trouble: TroubleCell::default(),
         base_url,
+        input_file: None,
     })
 }
 
@@ -462,8 +495,12 @@ async fn serve(
     redactor: Arc<SecretRedactor>,
 ) -> Result<Answer, RequestError> {
     let text = request_text(&request)?;
-    let ctx = context(state, &request, settings, cancel, redactor)?;
+    let mut ctx = context(state, &request, settings, cancel, redactor)?;
     let input = read_input(&state.config.files.root, request.input.clone())?;
+    ctx.input_file = input
+        .as_ref()
+        .filter(|i| i.source != "stdin")
+        .map(|i| i.source.clone());
     let input_shape = InputShape::of(input.as_ref().map(|i| i.text.as_str()));
     let action = classify_action(&text);
     let agent = agent_for(settings, request.no_agent, &state.config.files.root);
@@ -476,8 +513,12 @@ async fn serve(
     }
     let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
     let mut diff: Option<DiffSource> = None;
-    let (selected, reason) = if action.is_some() && repo.workflows.is_empty() {
-        (None, RouteReason::Skipped)
+    let routed = if action.is_some() && repo.workflows.is_empty() {
+        Routed {
+            selected: None,
+            reason: RouteReason::Skipped,
+            unavailable: None,
+        }
     } else {
         events.progress("routing", 0, 1).await;
         let source = ctx.diff()?;
@@ -489,6 +530,38 @@ async fn serve(
         let candidates = candidates_for(&ctx, &builtins, &repo, facts).await;
         route(&ctx, &text, facts, &candidates, &builtin_ids, action).await?
     };
+    let Routed {
+        selected,
+        reason,
+        unavailable,
+    } = routed;
+    // A diff workflow picked with no change at all: say there is nothing to look at.
+    let needs_diff = |id: &str| {
+        builtins.iter().any(|b| {
+            b.id == id
+                && matches!(
+                    b.id,
+                    "check"
+                        | "review"
+                        | "test_gaps"
+                        | "summarize"
+                        | "security_review"
+                        | "performance_review"
+                        | "compatibility_review"
+                )
+        })
+    };
+    if let (Some(id), Some(source)) = (unavailable.as_deref(), diff.as_ref())
+        && needs_diff(id)
+        && !source.is_present()
+        && input.is_none()
+    {
+        let answer = routing::nothing_to_look_at(id, ctx.scope.as_str());
+        return Ok(success(
+            answer.status,
+            &json!({"text": answer.text, "data": answer.data}),
+        ));
+    }
     tracing::info!(
         reason = reason.as_str(),
         selected = selected.as_deref().unwrap_or("-"),
@@ -802,6 +875,7 @@ async fn run_plan(
             head_commit: None,
             probe: String::new(),
             excluded: Vec::new(),
+            facts: Default::default(),
         },
         (_, Some(source)) => source,
         (_, None) => ctx.diff()?,
@@ -842,14 +916,18 @@ async fn run_plan(
         &ctx.model,
         inputs,
     );
+    let planned = match plan {
+        Plan::Analysis(_, input) => evidence.hunks.len().min(input.max_hunks),
+        Plan::Check(_) => evidence.hunks.len().min(check::task::DEFAULT_MAX_HUNKS),
+        _ => 0,
+    } as u32;
     let executor = ctx.executor(
         ExecutorOptions::new(ctx.model.clone())
             .concurrency(BUILTIN_CONCURRENCY)
-            .sink(run.sink()),
+            .sink(run.sink())
+            .progress(events.progress_callback(id, planned)),
     );
-    events
-        .progress(id, 0, evidence.hunks.len().min(DEFAULT_MAX_HUNKS) as u32)
-        .await;
+    events.progress(id, 0, planned).await;
     match plan {
         Plan::Find(input) => {
             find::find(

@@ -61,9 +61,14 @@ pub(crate) async fn route(
     candidates: &[Candidate],
     builtin_ids: &[&str],
     action: Option<Action>,
-) -> Result<(Option<String>, RouteReason), RequestError> {
+) -> Result<Routed, RequestError> {
+    let refused = |reason| Routed {
+        selected: None,
+        reason,
+        unavailable: None,
+    };
     if candidates.is_empty() {
-        return Ok((None, RouteReason::NoCandidates));
+        return Ok(refused(RouteReason::NoCandidates));
     }
     let frame = routing::route_frame(text, facts, candidates);
     let executor = ctx.executor(
@@ -84,18 +89,32 @@ pub(crate) async fn route(
             if let Some(trouble) = ctx.trouble.get() {
                 return Err(RequestError::jev(&trouble, &ctx.base_url));
             }
-            return Ok((None, RouteReason::RoutingError));
+            return Ok(refused(RouteReason::RoutingError));
         }
     };
     let Some(answer) = answer else {
-        return Ok((None, RouteReason::RoutingError));
+        return Ok(refused(RouteReason::RoutingError));
     };
     let acceptance = routing::accept(&answer, candidates);
     match acceptance.selected {
         // Built-ins are read-only: they never serve an action request.
         Some(id) if action.is_some() && builtin_ids.contains(&id.as_str()) => {
-            Ok((None, RouteReason::ActionGuard))
+            Ok(refused(RouteReason::ActionGuard))
         }
-        selected => Ok((selected, acceptance.reason)),
+        selected => Ok(Routed {
+            selected,
+            reason: acceptance.reason,
+            unavailable: acceptance.unavailable,
+        }),
     }
+}
+
+/// Where routing ended.
+pub(crate) struct Routed {
+    /// The accepted workflow.
+    pub(crate) selected: Option<String>,
+    /// Why.
+    pub(crate) reason: RouteReason,
+    /// The workflow Jev picked that is unavailable here.
+    pub(crate) unavailable: Option<String>,
 }

@@ -236,7 +236,7 @@ async fn run_job(
     }
     let diff_now = state
         .git
-        .diff(Scope::Worktree, None)
+        .diff(Scope::Worktree, None, None)
         .map(|d| d.is_present())
         .unwrap_or(false);
     let facts = Facts {
@@ -378,6 +378,7 @@ async fn route_check(
         no_persist: true,
         trouble: Default::default(),
         base_url,
+        input_file: None,
     };
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
     let mut candidates = candidates_for(&ctx, &builtins, repo, facts).await;
@@ -393,8 +394,9 @@ async fn route_check(
     });
     let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
     match route(&ctx, &job.request, facts, &candidates, &builtin_ids, None).await {
-        Ok((Some(selected), _)) if selected == id => "selected",
-        Ok((_, RouteReason::RoutingError)) | Err(_) => "skipped",
+        Ok(routed) if routed.selected.as_deref() == Some(id) => "selected",
+        Ok(routed) if routed.reason == RouteReason::RoutingError => "skipped",
+        Err(_) => "skipped",
         Ok(_) => "not_selected",
     }
 }

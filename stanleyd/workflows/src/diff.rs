@@ -1,10 +1,13 @@
 //! Unified diff parsing into files and hunks, hunk splitting at the size limit, and the diff
 //! evidence a workflow plans from: eligible hunks plus the files and untracked paths excluded.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::{Value, json};
 use stanley_core::stable_id;
 
+pub use crate::exclusion::FileFacts;
 use crate::paths::{PathKind, classify_path};
 
 /// Hunks longer than this many lines are split into consecutive parts (`MAX_HUNK_LINES`).
@@ -84,12 +87,15 @@ pub struct DiffSource {
     pub probe: String,
     /// Untracked files that were not folded in, and why.
     pub excluded: Vec<Exclusion>,
+    /// What the Git port knows of each changed file's content, by (new) path.
+    pub facts: BTreeMap<String, FileFacts>,
 }
 
 impl DiffSource {
-    /// Whether the selection has any change at all (the routing fact `diff: present`).
+    /// Whether the selection has any change at all (the routing fact `diff: present`): diff
+    /// text, or a changed file that was left out (a large untracked file, a submodule).
     pub fn is_present(&self) -> bool {
-        !self.text.trim().is_empty()
+        !self.text.trim().is_empty() || !self.excluded.is_empty()
     }
 
     /// A short description of the selection for summaries and records.
@@ -528,10 +534,12 @@ fn split_hunk(file: &DiffFile, raw: RawHunk) -> Vec<Hunk> {
     for (i, chunk) in raw.lines.chunks(MAX_HUNK_LINES).enumerate() {
         let old_n = chunk.iter().filter(|l| l.tag != '+').count() as u64;
         let new_n = chunk.iter().filter(|l| l.tag != '-').count() as u64;
+        // As in unified diff, an empty side names the line before it (`-157,0` after line 157).
+        let empty_start = |at: u64, n: u64| if n == 0 { at.saturating_sub(1) } else { at };
         let part = RawHunk {
-            old_start: old_at,
+            old_start: empty_start(old_at, old_n),
             old_lines: old_n,
-            new_start: new_at,
+            new_start: empty_start(new_at, new_n),
             new_lines: new_n,
             section: raw.section.clone(),
             lines: chunk.to_vec(),
@@ -548,34 +556,66 @@ fn split_hunk(file: &DiffFile, raw: RawHunk) -> Vec<Hunk> {
 pub struct DiffEvidence {
     pub source: DiffSource,
     pub files: Vec<DiffFile>,
+    /// Hunks that may be read: judged by Jev, or (lockfiles and generated files) only by
+    /// deterministic checks.
     pub hunks: Vec<Hunk>,
+    /// Files left out entirely, with the reason.
     pub excluded: Vec<Exclusion>,
+    /// Lockfiles and generated files: their hunks stay in `hunks` for deterministic checks,
+    /// and no analysis sends them to Jev.
+    pub set_aside: Vec<Exclusion>,
 }
 
 impl DiffEvidence {
-    /// Parses the source and drops whole files that are binary, mode-only, or excluded by path
-    /// kind (secret, binary, vendored).
+    /// Parses the source and applies the exclusion policy ([`crate::exclusion`]) to each file:
+    /// binary, credential-shaped, vendored, linked, submodule, minified and large data files and
+    /// pure moves are excluded; lockfiles and generated files (by path or by a marker in their
+    /// first lines) are set aside.
     pub fn from_source(source: DiffSource) -> Self {
-        let files = parse_diff(&source.text);
+        let mut files = parse_diff(&source.text);
         let mut excluded = source.excluded.clone();
+        let mut set_aside = Vec::new();
         let mut hunks = Vec::new();
-        for file in &files {
+        for file in &mut files {
+            let longest = file
+                .hunks
+                .iter()
+                .flat_map(|h| &h.lines)
+                .map(|l| l.text.chars().count())
+                .max()
+                .unwrap_or(0);
+            let facts = source.facts.get(&file.path);
+            let policy = crate::exclusion::reason(&file.path, file.kind, facts, longest);
             let reason = if file.status == FileStatus::Binary {
-                Some("binary change")
-            } else if let Some(r) = file.kind.exclusion_reason() {
-                Some(r)
+                Some("binary change".to_owned())
+            } else if policy.is_some() {
+                policy
             } else if file.hunks.is_empty() && file.status == FileStatus::Renamed {
-                Some("moved without changes")
+                Some("moved without changes".to_owned())
             } else if file.hunks.is_empty() && file.status == FileStatus::Copied {
-                Some("copied without changes")
+                Some("copied without changes".to_owned())
             } else if file.hunks.is_empty() {
-                Some("mode change only")
+                Some("mode change only".to_owned())
             } else {
                 None
             };
-            match reason {
-                Some(r) => excluded.push(Exclusion::file(&file.path, r)),
-                None => hunks.extend(file.hunks.iter().cloned()),
+            let Some(reason) = reason else {
+                hunks.extend(file.hunks.iter().cloned());
+                continue;
+            };
+            let deterministic = matches!(file.kind, PathKind::Lockfile | PathKind::Generated)
+                || reason.starts_with("generated file");
+            if deterministic && !file.hunks.is_empty() {
+                if file.kind != PathKind::Lockfile {
+                    file.kind = PathKind::Generated;
+                    for hunk in &mut file.hunks {
+                        hunk.kind = PathKind::Generated;
+                    }
+                }
+                hunks.extend(file.hunks.iter().cloned());
+                set_aside.push(Exclusion::file(&file.path, reason));
+            } else {
+                excluded.push(Exclusion::file(&file.path, reason));
             }
         }
         Self {
@@ -583,6 +623,7 @@ impl DiffEvidence {
             files,
             hunks,
             excluded,
+            set_aside,
         }
     }
 }

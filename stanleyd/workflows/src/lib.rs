@@ -4,8 +4,10 @@
 
 pub mod agent;
 pub mod analysis;
+pub mod change;
 pub mod check;
 pub mod diff;
+pub mod exclusion;
 pub mod find;
 pub mod flow;
 pub mod glob;

@@ -37,22 +37,13 @@ impl PathKind {
             PathKind::Other => "other",
         }
     }
-
-    /// Why content of this kind is never read or sent, if it is excluded.
-    pub fn exclusion_reason(self) -> Option<&'static str> {
-        match self {
-            PathKind::Secret => Some("credential-shaped path"),
-            PathKind::Binary => Some("binary file"),
-            PathKind::Vendored => Some("vendored dependency"),
-            _ => None,
-        }
-    }
 }
 
 const BINARY_EXT: &[&str] = &[
     ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".pdf", ".zip", ".gz", ".tgz", ".bz2", ".xz",
     ".7z", ".jar", ".class", ".so", ".dylib", ".dll", ".exe", ".wasm", ".woff", ".woff2", ".ttf",
-    ".otf", ".mp3", ".mp4", ".mov", ".bin", ".sqlite", ".db",
+    ".otf", ".mp3", ".mp4", ".mov", ".bin", ".sqlite", ".db", ".pyc", ".pyo", ".pyd", ".o", ".obj",
+    ".a", ".lib", ".rlib", ".rmeta", ".beam", ".elc", ".dex", ".pdb", ".whl", ".egg",
 ];
 const VENDORED: &[&str] = &[
     "node_modules",
@@ -252,20 +243,25 @@ pub fn classify_path(path: &str) -> PathKind {
     if LOCKFILES.contains(&basename(&original)) {
         return PathKind::Lockfile;
     }
-    if dirs.iter().any(|s| GENERATED_DIRS.contains(s))
-        || GENERATED_MARKS.iter().any(|m| lower.contains(m))
+    if dirs.iter().any(|s| {
+        GENERATED_DIRS.contains(s) || s.ends_with(".egg-info") || s.ends_with(".dist-info")
+    }) || GENERATED_MARKS.iter().any(|m| lower.contains(m))
         || lower.ends_with(".snap")
     {
         return PathKind::Generated;
     }
-    if segments.iter().any(|s| TEST_DIRS.contains(s)) || is_test_basename(base) {
-        return PathKind::Test;
-    }
+    // CI before tests: `.github/workflows/test.yml` runs tests, it is not one.
     if lower.starts_with(".github/")
         || lower.starts_with(".gitlab-ci")
         || lower.starts_with(".circleci/")
+        || base == ".travis.yml"
+        || base == "azure-pipelines.yml"
+        || base == "appveyor.yml"
     {
         return PathKind::Ci;
+    }
+    if segments.iter().any(|s| TEST_DIRS.contains(s)) || is_test_basename(base) {
+        return PathKind::Test;
     }
     if ext.is_some_and(|e| DOC_EXT.contains(&e)) || segments.first() == Some(&"docs") {
         return PathKind::Documentation;
@@ -325,11 +321,16 @@ mod tests {
             ("Cargo.lock", PathKind::Lockfile),
             ("dist/app.js", PathKind::Generated),
             ("src/app.min.js", PathKind::Generated),
+            ("pkg/__pycache__/x.cpython-312.pyc", PathKind::Binary),
+            ("requests.egg-info/SOURCES.txt", PathKind::Generated),
+            ("x-1.0.dist-info/RECORD", PathKind::Generated),
             ("src/api.test.ts", PathKind::Test),
             ("tests/auth.rs", PathKind::Test),
             ("pkg/x_test.go", PathKind::Test),
             ("test_x.py", PathKind::Test),
             (".github/workflows/ci.yml", PathKind::Ci),
+            (".github/workflows/ci-test.yml", PathKind::Ci),
+            (".github/workflows/tests/run.yml", PathKind::Ci),
             ("README.md", PathKind::Documentation),
             ("docs/guide.html", PathKind::Documentation),
             ("config.yaml", PathKind::Config),

@@ -14,8 +14,14 @@ pub struct GitError(pub String);
 /// Reads the diff of a selection.
 pub trait Git: Send + Sync {
     /// The diff of `scope` against `base` (or the scope's default base), with safe untracked
-    /// files folded in for the worktree scope.
-    fn diff(&self, scope: Scope, base: Option<&str>) -> Result<DiffSource, GitError>;
+    /// files folded in for the worktree scope; `input_file`, the request's own input when it is
+    /// an untracked file, is not part of the change.
+    fn diff(
+        &self,
+        scope: Scope,
+        base: Option<&str>,
+        input_file: Option<&str>,
+    ) -> Result<DiffSource, GitError>;
 }
 
 /// Replaces secrets in text and JSON, counting replacements.
@@ -69,4 +75,17 @@ pub trait Workspace: Send + Sync {
     /// The size of a regular file inside the repository, or None when it is missing, not a
     /// regular file, credential-shaped or outside the repository.
     fn file_size(&self, path: &str) -> Option<u64>;
+    /// The first `max_bytes` of a tracked file as text, under the same rules as `read_lines`.
+    fn read_head(&self, path: &str, max_bytes: usize) -> Option<String> {
+        let lines = self.read_lines(path)?;
+        let mut text = lines.join("\n");
+        if text.len() > max_bytes {
+            let mut cut = max_bytes;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+        }
+        Some(text)
+    }
 }

@@ -157,6 +157,8 @@ pub struct Acceptance {
     pub selected: Option<String>,
     /// Why.
     pub reason: RouteReason,
+    /// The workflow Jev picked that is unavailable here (its gate failed), for `unavailable`.
+    pub unavailable: Option<String>,
 }
 
 /// Applies `route-intent-policy@1` to a validated `route` answer.
@@ -170,17 +172,22 @@ pub fn accept(answer: &Answer, candidates: &[Candidate]) -> Acceptance {
         return Acceptance {
             selected: None,
             reason: RouteReason::RoutingError,
+            unavailable: None,
         };
     };
     let refuse = |reason| Acceptance {
         selected: None,
         reason,
+        unavailable: None,
     };
     if choice == CANNOT_TELL {
         return refuse(RouteReason::CannotTell);
     }
     if !candidates.iter().any(|c| &c.id == choice && c.available) {
-        return refuse(RouteReason::Unavailable);
+        return Acceptance {
+            unavailable: Some(choice.clone()),
+            ..refuse(RouteReason::Unavailable)
+        };
     }
     let p = answer.p(choice);
     let runner_up = probabilities
@@ -194,6 +201,30 @@ pub fn accept(answer: &Answer, candidates: &[Candidate]) -> Acceptance {
     Acceptance {
         selected: Some(choice.clone()),
         reason: RouteReason::Selected,
+        unavailable: None,
+    }
+}
+
+/// The answer to a request for a diff workflow when there is nothing to look at: the scope
+/// has no change at all. It completes (exit 0), saying so, rather than asking what was meant.
+pub fn nothing_to_look_at(workflow: &str, scope: &str) -> Fallback {
+    let what = match workflow {
+        "summarize" => "summarize",
+        "check" => "check",
+        _ => "review",
+    };
+    let selection = match scope {
+        "staged" => "nothing is staged",
+        "branch" => "the branch has no commits beyond its base",
+        _ => "the worktree has no changes against HEAD and no untracked files",
+    };
+    Fallback {
+        status: Status::Complete,
+        text: format!(
+            "Nothing to {what}: there is no current diff ({selection}). Make a change, or pick \
+             another selection with --scope staged or --scope branch."
+        ),
+        data: json!({"reason": "no_diff", "workflow": workflow, "scope": scope}),
     }
 }
 

@@ -32,7 +32,8 @@ fn accepts_a_confident_available_pick() {
         a,
         Acceptance {
             selected: Some("summarize".into()),
-            reason: RouteReason::Selected
+            reason: RouteReason::Selected,
+            unavailable: None,
         }
     );
 }

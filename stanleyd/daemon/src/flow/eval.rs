@@ -163,7 +163,7 @@ pub(crate) fn executor(
 }
 
 fn changed_files(state: &DaemonState, send_diff: bool) -> (Vec<ChangedFile>, Option<String>) {
-    let Ok(diff) = state.git.diff(Scope::Worktree, None) else {
+    let Ok(diff) = state.git.diff(Scope::Worktree, None, None) else {
         return (Vec::new(), None);
     };
     let changed = parse_diff(&diff.text)

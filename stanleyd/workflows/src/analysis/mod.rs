@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
 use crate::analysis::modes::Mode;
+use crate::change::ChangeContext;
 use crate::diff::{DiffEvidence, Hunk};
 use crate::paths::PathKind;
 use crate::policy::{
@@ -20,8 +21,8 @@ use crate::text::{has_word, round3, task_tokens};
 
 /// The policy version recorded with every decision.
 pub const POLICY: &str = "diff-analysis-policy@2";
-/// Hunks judged at most (`defaultMaxHunks`).
-pub const DEFAULT_MAX_HUNKS: usize = 150;
+/// Hunks judged at most (`defaultMaxHunks`): with lean frames, 500 fit the default budget.
+pub const DEFAULT_MAX_HUNKS: usize = 500;
 /// Concern-label mass at or above which a hunk is a concern.
 pub const CONCERN_MASS: f64 = 0.7;
 /// Top-label probability below which a summary classification is parked as uncertain.
@@ -32,8 +33,6 @@ pub const CANNOT_TELL: f64 = 0.5;
 pub const IMPORTANT: f64 = 0.6;
 /// `evidence_sufficient` at or above which a material concern becomes a finding.
 pub const EVIDENCE: f64 = 0.5;
-/// Files listed in the diff manifest at most.
-pub const MAX_MANIFEST_FILES: usize = 100;
 /// Related test hunks shown with a `test_gaps` hunk at most.
 pub const MAX_RELATED_TESTS: usize = 2;
 /// Rows shown in the human section at most.
@@ -57,28 +56,6 @@ pub fn recorded_inputs(mode: &Mode, input: &AnalysisInput, evidence: &DiffEviden
         "taskHash": null,
         "diff": evidence.source.describe(),
         "maxHunks": input.max_hunks,
-    })
-}
-
-fn manifest(evidence: &DiffEvidence) -> Value {
-    let files: Vec<Value> = evidence
-        .files
-        .iter()
-        .take(MAX_MANIFEST_FILES)
-        .map(|f| {
-            json!({
-                "path": f.path,
-                "kind": f.kind.as_str(),
-                "fileStatus": f.status.as_str(),
-                "hunks": f.hunks.len(),
-                "added": f.added(),
-                "removed": f.removed(),
-            })
-        })
-        .collect();
-    json!({
-        "files": files,
-        "omittedFromManifest": evidence.files.len().saturating_sub(MAX_MANIFEST_FILES),
     })
 }
 
@@ -192,17 +169,27 @@ fn questions(mode: &Mode, hunk: &Hunk) -> Questions {
                     "question": "Is the shown diff evidence sufficient for the selected classification?",
                     "guidance": "Choose false when the classification depends on unseen callers, unchanged tests, runtime behavior, production scale, external consumers or surrounding code that is not shown.",
                 }),
-                "The hunk, its manifest and any related tests shown are enough.",
+                "The hunk, the change around it and any related tests shown are enough.",
                 "The classification depends on context that is not shown.",
             ),
         )
         .with("untrusted_instruction_text", untrusted_instruction_question())
 }
 
-/// Changed test hunks related to `hunk` by shared task tokens, best first.
+/// Changed test hunks related to `hunk`, best first: a test of the same file stem, then tests
+/// that share at least two words of the hunk's path and changed lines, weighed against the
+/// test's size so a large test file does not match everything.
 fn related_tests<'a>(hunk: &Hunk, tests: &[&'a Hunk]) -> Vec<&'a Hunk> {
-    let tokens = task_tokens(&format!("{} {}", hunk.path, hunk.content()));
-    let mut scored: Vec<(usize, &Hunk)> = tests
+    let (added, removed) = hunk.changed_text();
+    let changed = added
+        .iter()
+        .chain(&removed)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n");
+    let tokens = task_tokens(&format!("{} {changed}", hunk.path));
+    let own_stem = crate::change::stem(&hunk.path);
+    let mut scored: Vec<(f64, &Hunk)> = tests
         .iter()
         .filter_map(|t| {
             let text = format!("{} {}", t.path, t.content()).to_lowercase();
@@ -210,10 +197,13 @@ fn related_tests<'a>(hunk: &Hunk, tests: &[&'a Hunk]) -> Vec<&'a Hunk> {
                 .iter()
                 .filter(|tok| text.contains(tok.as_str()))
                 .count();
-            (overlap > 0).then_some((overlap, *t))
+            let same_stem = crate::change::stem(&t.path) == own_stem;
+            let size = 1.0 + (text.len() as f64 / 1000.0).ln_1p();
+            let score = overlap as f64 / size + if same_stem { 100.0 } else { 0.0 };
+            (same_stem || overlap >= 2).then_some((score, *t))
         })
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
     scored
         .into_iter()
         .take(MAX_RELATED_TESTS)
@@ -380,9 +370,11 @@ fn select<'a>(
     run: &mut Run,
 ) -> Selection<'a> {
     let test_gaps = mode.id == "test_gaps";
+    // Lockfiles and generated files are set aside: only deterministic checks read them.
     let (eligible, context): (Vec<&Hunk>, Vec<&Hunk>) = evidence
         .hunks
         .iter()
+        .filter(|h| !matches!(h.kind, PathKind::Lockfile | PathKind::Generated))
         .partition(|h| !(test_gaps && matches!(h.kind, PathKind::Test | PathKind::Documentation)));
     let context_tests: Vec<&Hunk> = context
         .into_iter()
@@ -391,10 +383,15 @@ fn select<'a>(
     for hunk in &eligible {
         run.set(&hunk.id, Disposition::Unjudged);
     }
-    for ex in &evidence.excluded {
+    run.excluded = evidence
+        .excluded
+        .iter()
+        .chain(&evidence.set_aside)
+        .cloned()
+        .collect();
+    for ex in &run.excluded.clone() {
         run.set(&ex.id, Disposition::Excluded);
     }
-    run.excluded = evidence.excluded.clone();
     // One order for every analysis (source first, what the request names first), then the
     // mode's own priority; ties keep diff order.
     let judged: Vec<usize> =
@@ -404,21 +401,17 @@ fn select<'a>(
             .collect();
     if eligible.len() > input.max_hunks {
         run.limits.push(format!(
-            "only {} highest-priority hunks of {} eligible hunks were judged (policy hunk limit)",
+            "only the {} highest-priority of {} eligible hunks were judged (policy hunk limit; \
+             source first, then tests, then the rest); the other {} are listed as unjudged",
             input.max_hunks,
-            eligible.len()
-        ));
-    }
-    if evidence.files.len() > MAX_MANIFEST_FILES {
-        run.limits.push(format!(
-            "diff manifest lists the first {MAX_MANIFEST_FILES} of {} files",
-            evidence.files.len()
+            eligible.len(),
+            eligible.len() - input.max_hunks
         ));
     }
     let mut candidates = json!({
         "analysis": mode.id,
         "hunks": eligible.iter().map(|h| h.id.clone()).collect::<Vec<_>>(),
-        "excluded": evidence.excluded,
+        "excluded": run.excluded,
     });
     if test_gaps {
         candidates["contextTestHunks"] = json!(
@@ -436,7 +429,7 @@ fn select<'a>(
     }
 }
 
-/// One frame per judged hunk, with the diff manifest and (for `test_gaps`) related tests.
+/// One frame per judged hunk, with the change around it and (for `test_gaps`) related tests.
 fn frames(
     mode: &Mode,
     input: &AnalysisInput,
@@ -444,7 +437,7 @@ fn frames(
     selection: &Selection<'_>,
 ) -> Vec<Frame> {
     let test_gaps = mode.id == "test_gaps";
-    let manifest = manifest(evidence);
+    let change = ChangeContext::new(evidence);
     selection
         .judged
         .iter()
@@ -465,7 +458,7 @@ fn frames(
                     "analysis": mode.id,
                     "request": input.request,
                     "task": null,
-                    "diffManifest": manifest,
+                    "change": change.of(hunk),
                     "hunk": hunk.evidence(),
                     "relatedTestHunks": related.iter().map(|t| t.evidence()).collect::<Vec<_>>(),
                 }),

@@ -106,6 +106,7 @@ fn evidence() -> DiffEvidence {
         head_commit: None,
         probe: "git-diff-U3:worktree".into(),
         excluded: vec![],
+        facts: Default::default(),
     })
 }
 
@@ -318,7 +319,7 @@ async fn the_hunk_cap_judges_the_weakened_auth_check_first_and_reports_incomplet
         packet.json["limits"][0]
             .as_str()
             .unwrap()
-            .starts_with("only 1 highest-priority hunks of 4 eligible hunks")
+            .starts_with("only the 1 highest-priority of 4 eligible hunks")
     );
     assert!(packet.human().contains(" · INCOMPLETE"));
 }
@@ -408,4 +409,42 @@ async fn a_record_that_cannot_be_written_is_a_limit_not_a_failure() {
         "the run record is incomplete: .stanley/runs/x-1/packet.json: No space left on device (os error 28)"
     );
     assert!(packet.human().contains("the run record is incomplete"));
+}
+
+#[test]
+fn related_tests_prefer_the_same_stem_and_a_large_test_file_does_not_match_everything() {
+    let added = |path: &str, body: &str| {
+        let lines: Vec<String> = body.lines().map(|l| format!("+{l}")).collect();
+        format!(
+            "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{} @@\n{}\n",
+            lines.len(),
+            lines.join("\n")
+        )
+    };
+    // A large test file mentioning many words, a small test of the parser, and two sources.
+    let big: String = (0..250)
+        .map(|i| format!("it('case {i} of cache tokens parser config retry', () => {{}});\n"))
+        .chain(["it('formats the currency', () => {});\n".to_owned()])
+        .collect();
+    let text = [
+        added("tests/everything.test.js", &big),
+        added("tests/parser.test.js", "it('parses', () => parse('x'));\n"),
+        added(
+            "src/parser.js",
+            "export function parse(text) { return text; }\n",
+        ),
+        added("src/billing.js", "export const currency = 'EUR';\n"),
+    ]
+    .concat();
+    let files = crate::diff::parse_diff(&text);
+    let hunks: Vec<&Hunk> = files.iter().flat_map(|f| &f.hunks).collect();
+    let tests: Vec<&Hunk> = hunks[..2].to_vec();
+    let parser = related_tests(hunks[2], &tests);
+    assert_eq!(parser[0].path, "tests/parser.test.js");
+    let billing = related_tests(hunks[3], &tests);
+    assert!(
+        billing.is_empty(),
+        "{:?}",
+        billing.iter().map(|h| &h.path).collect::<Vec<_>>()
+    );
 }

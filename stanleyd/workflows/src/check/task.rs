@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 use stanley_core::{Answer, Executor, Frame, FrameOutcome, Question, Questions};
 
+use crate::change::ChangeContext;
 use crate::diff::{DiffEvidence, Hunk};
 use crate::ladder::{enabled_hunks, ladder};
 use crate::paths::PathKind;
@@ -15,7 +16,8 @@ use crate::text::round3;
 /// The policy version of the task section.
 pub const POLICY: &str = "check-task-policy@2";
 /// Hunks judged at most.
-pub const DEFAULT_MAX_HUNKS: usize = 150;
+/// (Each may also need a test and a follow-up frame, so this stays under the analyses' 500.)
+pub const DEFAULT_MAX_HUNKS: usize = 300;
 const WEAK_LOW_MASS: f64 = 0.7;
 const WEAKENS: f64 = 0.7;
 const STATED_IN_TASK: f64 = 0.5;
@@ -26,7 +28,6 @@ const ENABLES: f64 = 0.6;
 const ENABLER_MIN_HIGH_MASS: f64 = 0.5;
 const TASK_INSUFFICIENT_SHARE: f64 = 0.7;
 const TASK_INSUFFICIENT_MIN_JUDGED: usize = 4;
-const MANIFEST_HUNKS: usize = 300;
 const SECTION_LINES: usize = 30;
 
 const NOT_CHECKED: [&str; 4] = [
@@ -74,7 +75,7 @@ fn intent_questions(hunk: &Hunk) -> Questions {
             Question::score(
                 json!({
                     "question": format!("How does diff hunk {} relate to the stated task?", hunk.id),
-                    "guidance": "Judge what the hunk contributes to a coherent implementation of the task. Documentation, exports, registrations, imports, fixtures, configuration and renamed references can support behavior added elsewhere in the manifest. Do not infer a relation from nearby folders or shared words alone.",
+                    "guidance": "Judge what the hunk contributes to a coherent implementation of the task. Documentation, exports, registrations, imports, fixtures, configuration and renamed references can support behavior added elsewhere in the change (see the related files). Do not infer a relation from nearby folders or shared words alone.",
                 }),
                 [
                     "No visible connection to the task.",
@@ -270,7 +271,7 @@ impl<'a> Judging<'a> {
         this
     }
 
-    fn intent_frames(&self, manifest: &Value) -> Vec<Frame> {
+    fn intent_frames(&self, change: &ChangeContext<'_>) -> Vec<Frame> {
         self.intent_idx
             .iter()
             .map(|&i| {
@@ -279,7 +280,7 @@ impl<'a> Judging<'a> {
                     template: "hunk_intent@2".into(),
                     scope: h.id.clone(),
                     state: json!({
-                        "evidencePolicy": EVIDENCE_POLICY, "task": self.task_state, "diffManifest": manifest,
+                        "evidencePolicy": EVIDENCE_POLICY, "task": self.task_state, "change": change.of(h),
                         "hunk": h.evidence(), "linkedHunks": self.links[i].iter().map(|&j| self.hunks[j].id.clone()).collect::<Vec<_>>(),
                         "deterministicFlags": self.det[i],
                     }),
@@ -626,18 +627,10 @@ pub async fn judge(
     run: &mut Run,
     max_hunks: usize,
 ) -> TaskSection {
-    let n = evidence.hunks.len();
-    let manifest: Vec<Value> = evidence.hunks.iter().take(MANIFEST_HUNKS).map(|h| json!({"hunkId": h.id, "path": h.path, "kind": h.kind.as_str(), "added": h.added, "removed": h.removed})).collect();
-    let manifest =
-        json!({"hunks": manifest, "omittedFromManifest": n.saturating_sub(MANIFEST_HUNKS)});
-    if n > MANIFEST_HUNKS {
-        run.limits.push(format!(
-            "diff manifest lists the first {MANIFEST_HUNKS} of {n} hunks"
-        ));
-    }
+    let change = ChangeContext::new(evidence);
     let mut judging = Judging::plan(task, evidence, run, max_hunks);
     let (intents, tests) = futures::join!(
-        executor.run_all(judging.intent_frames(&manifest)),
+        executor.run_all(judging.intent_frames(&change)),
         executor.run_all(judging.test_frames())
     );
     for (i, outcome) in judging.intent_idx.clone().into_iter().zip(&intents) {
@@ -661,7 +654,7 @@ pub async fn judge(
     let (insufficient, weak_n) = judging.task_sufficiency(run);
     let lines = judging.finish_rows();
     let summary = json!({
-        "hunks": n,
+        "hunks": evidence.hunks.len(),
         "weakTaskRelation": if insufficient { 0 } else { weak_n },
         "taskTextInsufficient": insufficient,
         "testHunksChecked": judging.test_idx.len(),

@@ -41,6 +41,7 @@ fn evidence(diff: &str) -> DiffEvidence {
         head_commit: None,
         probe: "git-diff-U3:worktree".into(),
         excluded: vec![],
+        facts: Default::default(),
     })
 }
 

@@ -49,6 +49,7 @@ async fn triage_with(
         head_commit: None,
         probe: "p".into(),
         excluded: vec![],
+        facts: Default::default(),
     });
     let input = FailuresInput {
         text: log.into(),
