@@ -25,5 +25,6 @@ mod security;
 mod summarize;
 mod triage;
 mod trust;
+mod upstream;
 mod wire;
 mod workflows;

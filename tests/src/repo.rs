@@ -36,6 +36,39 @@ impl TempRepo {
         repo
     }
 
+    /// A clone of the assembled upstream repository `name` (`tests/upstream/work/<name>`, built
+    /// by `tests/upstream/assemble`), sharing its objects, with its `main` branch made local and
+    /// its checked-out branch checked out. Panics naming the script when it was not built.
+    pub fn upstream(name: &str) -> Self {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("upstream/work");
+        assert!(
+            source.join(format!("{name}.done")).exists(),
+            "the upstream repository {name} is not assembled: run tests/upstream/assemble \
+             (scripts/test does)"
+        );
+        let dir = tempfile::Builder::new()
+            .prefix("stanley-upstream")
+            .tempdir()
+            .expect("temp dir");
+        let root = dir.path().join("repo");
+        let ok = Command::new("git")
+            .args(["-c", "advice.detachedHead=false", "clone", "-q", "--shared"])
+            .arg(source.join(name))
+            .arg(&root)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .expect("run git clone")
+            .success();
+        assert!(ok, "git clone of {name} failed");
+        let root = root.canonicalize().expect("canonical root");
+        let repo = Self { dir, root };
+        if !repo.git(&["branch", "--show-current"]).trim().eq("main") {
+            repo.git(&["branch", "-q", "main", "origin/main"]);
+        }
+        repo
+    }
+
     /// The pid recorded in the daemon's `daemon.json`, if a daemon has started.
     pub fn daemon_pid(&self) -> Option<i32> {
         let text = std::fs::read_to_string(self.root().join(".stanley/daemon/daemon.json")).ok()?;

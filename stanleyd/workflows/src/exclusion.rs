@@ -9,7 +9,7 @@ pub const HEAD_BYTES: usize = 2048;
 /// Lines of a file's beginning searched for a generated-file marker.
 const MARKER_LINES: usize = 12;
 /// A data file larger than this is left out (`large data file`).
-pub const LARGE_DATA_BYTES: u64 = 256 * 1024;
+pub const LARGE_DATA_BYTES: u64 = 64 * 1024;
 /// A line at least this long in a code or style file marks it as minified.
 pub const MINIFIED_LINE_CHARS: usize = 1000;
 

@@ -262,8 +262,12 @@ struct Candidate {
     bytes: u64,
     symbols: Vec<String>,
     lexical: usize,
-    /// Task tokens its first 64 KiB mention.
-    mentions: usize,
+    /// Which task tokens its path and symbols match (bit i: token i).
+    matched: u64,
+    /// Which task tokens its first 64 KiB mention.
+    mentioned: u64,
+    /// The prefilter's score: matched and mentioned tokens weighed by how rare they are.
+    overlap: f64,
     role: Option<String>,
     unrelated: f64,
     meta_high: f64,
@@ -571,9 +575,17 @@ fn gather(
             symbols(&head)
         };
         let text = split_camel(&format!("{path} {}", syms.join(" ")));
-        let lexical = tokens.iter().filter(|t| matches_token(&text, t)).count();
         let lower = head.to_lowercase();
-        let mentions = tokens.iter().filter(|t| lower.contains(t.as_str())).count();
+        let (mut matched, mut mentioned) = (0u64, 0u64);
+        for (i, t) in tokens.iter().take(64).enumerate() {
+            if matches_token(&text, t) {
+                matched |= 1 << i;
+            }
+            if forms(t).iter().any(|f| lower.contains(f.as_str())) {
+                mentioned |= 1 << i;
+            }
+        }
+        let lexical = matched.count_ones() as usize;
         cands.push(Candidate {
             id: stable_id("c", &json!(path), 8),
             path: path.clone(),
@@ -582,7 +594,9 @@ fn gather(
             bytes,
             symbols: syms,
             lexical,
-            mentions,
+            matched,
+            mentioned,
+            overlap: 0.0,
             role: None,
             unrelated: 0.0,
             meta_high: 0.0,
@@ -596,10 +610,34 @@ fn gather(
             error: None,
         });
     }
+    // A token most files mention ("http", "request") says less than a rare one ("retries"):
+    // each is weighed by ln(N / files that have it), a path or symbol match twice.
+    let n = cands.len().max(1) as f64;
+    let weights: Vec<f64> = (0..tokens.len().min(64))
+        .map(|i| {
+            let df = cands
+                .iter()
+                .filter(|c| (c.matched | c.mentioned) & (1 << i) != 0)
+                .count()
+                .max(1) as f64;
+            (n / df).ln() + 0.1
+        })
+        .collect();
+    for c in &mut cands {
+        c.overlap = weights
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let bit = 1u64 << i;
+                w * (2.0 * f64::from(u8::from(c.matched & bit != 0))
+                    + f64::from(u8::from(c.mentioned & bit != 0)))
+            })
+            .sum();
+    }
     cands.sort_by(|a, b| {
         b.lexical
             .cmp(&a.lexical)
-            .then(b.mentions.cmp(&a.mentions))
+            .then(b.overlap.total_cmp(&a.overlap))
             .then_with(|| a.path.cmp(&b.path))
     });
     cands
@@ -784,16 +822,24 @@ pub async fn find(
     let tokens = search_tokens(&input.task);
     let facets = facets(&input.task);
     let mut cands = gather(tracked, &tokens, workspace, run);
+    // The prefilter: the files that share the most (and rarest) words with the task are the
+    // candidates; the rest are counted, not listed (on a large tree they are most of it).
+    if cands.len() > input.max_files {
+        let below = &cands[input.max_files..];
+        let sharing = below.iter().filter(|c| c.overlap > 0.0).count();
+        run.limits.push(format!(
+            "{} files were screened: those sharing the most words with the task (in path, \
+             symbols and first 64 KiB); {sharing} more share some word and rank below them, \
+             {} share none",
+            input.max_files,
+            below.len() - sharing
+        ));
+        cands.truncate(input.max_files);
+    }
     for c in &cands {
         run.set(&c.id, Disposition::Unjudged);
     }
-    let screened_n = cands.len().min(input.max_files);
-    if cands.len() > input.max_files {
-        run.limits.push(format!("{} of {} candidates exceeded the policy file limit {} and were not screened (lowest lexical overlap first)", cands.len() - input.max_files, cands.len(), input.max_files));
-        for c in &mut cands[input.max_files..] {
-            c.error = Some("not screened: policy file limit".into());
-        }
-    }
+    let screened_n = cands.len();
     run.candidates(&json!({"tracked": tracked.len(), "candidates": cands.iter().map(|c| json!({"id": c.id, "path": c.path, "lexical": c.lexical})).collect::<Vec<_>>(), "excluded": run.excluded}));
     // Round 1: metadata, in shuffled shards.
     let mut order: Vec<usize> = (0..screened_n).collect();

@@ -1,0 +1,307 @@
+//! Diff evidence on real upstream material, assembled from published packages by
+//! `tests/upstream/assemble`: two releases that moved their sources into `src/` (requests,
+//! Flask), a large crate upgrade (tokio), a crate whose generated Unicode tables changed
+//! (regex-syntax), an npm package whose large data file changed (moment-timezone), and a tree of
+//! about 25,000 files from real crates and Python packages.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use stanley_tests::fake_jev::{ChoiceRule, choice_answer, score_answer};
+use stanley_tests::{TempRepo, TestEnv};
+use stanley_workflows::paths::{PathKind, classify_path};
+
+fn env() -> TestEnv {
+    let env = TestEnv::new();
+    env.jev.route("summar", "summarize", 0.9);
+    env.jev.route("review", "review", 0.9);
+    env
+}
+
+fn rows(doc: &Value) -> &Vec<Value> {
+    doc["output"]["data"]["results"].as_array().unwrap()
+}
+
+fn excluded(doc: &Value) -> BTreeMap<String, String> {
+    doc["output"]["data"]["excluded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap_or_default().to_owned(),
+                e["reason"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn branch(env: &TestEnv, repo: &TempRepo, request: &str) -> Value {
+    let out = env.stanley(
+        repo,
+        &[request, "--json", "--scope", "branch", "--base", "main"],
+    );
+    assert!(matches!(out.code, 0 | 10), "{out:?}");
+    out.json()
+}
+
+/// The tier the judging order gives a path kind (higher first).
+fn tier(path: &str) -> u8 {
+    match classify_path(path) {
+        PathKind::Source => 3,
+        PathKind::Test => 2,
+        PathKind::Documentation | PathKind::Ci => 0,
+        _ => 1,
+    }
+}
+
+#[test]
+fn real_src_layout_moves_are_detected_and_only_their_edits_are_judged() {
+    for (name, package) in [("move-requests", "requests"), ("move-flask", "flask")] {
+        let env = env();
+        let repo = TempRepo::upstream(name);
+        let doc = branch(&env, &repo, "Summarize what changed");
+        let results = rows(&doc);
+        let renamed: Vec<&Value> = results
+            .iter()
+            .filter(|r| r["fileStatus"] == "renamed")
+            .collect();
+        assert!(!renamed.is_empty(), "{name}: no renamed hunks");
+        assert!(
+            renamed.iter().all(|r| r["path"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("src/{package}/"))),
+            "{name}: renamed hunks carry their new paths"
+        );
+        // Only what git itself cannot pair (a module changed past 50% similarity) is a
+        // deletion; every other moved module keeps its edits under its new path.
+        let deleted_by_git = repo.git(&[
+            "diff",
+            "-M",
+            "--diff-filter=D",
+            "--name-only",
+            "main...HEAD",
+        ]);
+        for row in results.iter().filter(|r| r["fileStatus"] == "deleted") {
+            let path = row["path"].as_str().unwrap();
+            assert!(
+                deleted_by_git.lines().any(|l| l == path),
+                "{name}: {path} came back as a deletion; git -M deletes only {deleted_by_git}"
+            );
+        }
+        // The evidence is the size of `git diff -M`, not of the deletions plus additions.
+        let added: u64 = results.iter().map(|r| r["added"].as_u64().unwrap()).sum();
+        let shortstat = repo.git(&["diff", "-M", "--shortstat", "main...HEAD"]);
+        let no_renames = repo.git(&["diff", "--no-renames", "--shortstat", "main...HEAD"]);
+        let insertions = |s: &str| -> u64 {
+            s.split(", ")
+                .find(|p| p.contains("insertion"))
+                .and_then(|p| p.split_whitespace().next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0)
+        };
+        assert!(
+            added <= insertions(&shortstat),
+            "{name}: judged {added} added lines, git diff -M shows {shortstat}"
+        );
+        assert!(
+            added * 2 < insertions(&no_renames),
+            "{name}: {added} added lines against {no_renames} without rename detection"
+        );
+        // Unchanged moves are reported, not judged.
+        if name == "move-requests" {
+            let moved = excluded(&doc)
+                .values()
+                .filter(|r| *r == "moved without changes")
+                .count();
+            assert!(moved > 0, "{name}: {:?}", excluded(&doc));
+        }
+    }
+}
+
+#[test]
+fn a_large_upgrade_judges_source_before_anything_else_and_at_least_500_hunks() {
+    let env = env();
+    let repo = TempRepo::upstream("upgrade-large");
+    let doc = branch(&env, &repo, "Summarize what changed");
+    let results = rows(&doc);
+    let judged: Vec<&Value> = results
+        .iter()
+        .filter(|r| {
+            !r["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("hunk limit"))
+        })
+        .collect();
+    let left_out: Vec<&Value> = results
+        .iter()
+        .filter(|r| {
+            r["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("hunk limit"))
+        })
+        .collect();
+    assert!(judged.len() >= 500, "{} judged", judged.len());
+    assert!(!left_out.is_empty(), "the upgrade is larger than the cap");
+    // No hunk of a lower tier was judged while a hunk of a higher tier was left out.
+    let best_left_out = left_out
+        .iter()
+        .map(|r| tier(r["path"].as_str().unwrap()))
+        .max()
+        .unwrap();
+    let worst_judged = judged
+        .iter()
+        .map(|r| tier(r["path"].as_str().unwrap()))
+        .min()
+        .unwrap();
+    assert!(
+        worst_judged >= best_left_out,
+        "judged tier {worst_judged} while tier {best_left_out} was left out"
+    );
+    let limits = doc["output"]["data"]["limits"].to_string();
+    assert!(limits.contains("only the 500 highest-priority"), "{limits}");
+    // Lean frames: every frame carries its own hunk's file.
+    for request in env.jev.requests() {
+        let Some(hunk) = request.pointer("/state/hunk/path") else {
+            continue;
+        };
+        assert_eq!(request.pointer("/state/change/file/path"), Some(hunk));
+        assert!(request.pointer("/state/diffManifest").is_none());
+    }
+}
+
+#[test]
+fn generated_and_large_data_files_are_excluded_with_their_reasons() {
+    let env = env();
+    let regex = TempRepo::upstream("upgrade-regex-syntax");
+    let doc = branch(&env, &regex, "Summarize what changed");
+    let reasons = excluded(&doc);
+    let tables: Vec<(&String, &String)> = reasons
+        .iter()
+        .filter(|(p, _)| p.starts_with("src/unicode_tables/") && p.ends_with(".rs"))
+        .collect();
+    assert!(tables.len() >= 10, "{reasons:?}");
+    assert!(
+        tables
+            .iter()
+            .all(|(_, r)| r.starts_with("generated file (marked \"// DO NOT EDIT")),
+        "{tables:?}"
+    );
+    assert!(
+        !rows(&doc).iter().any(|r| r["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("src/unicode_tables/")
+            && r["path"] != "src/unicode_tables/mod.rs"),
+        "no generated table is judged"
+    );
+
+    let data = TempRepo::upstream("data-file");
+    let doc = branch(&env, &data, "Summarize what changed");
+    let reasons = excluded(&doc);
+    assert!(
+        reasons
+            .get("data/packed/latest.json")
+            .is_some_and(|r| r.starts_with("large data file (")),
+        "{reasons:?}"
+    );
+    let judged: Vec<&str> = rows(&doc)
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    assert!(judged.contains(&"moment-timezone.js"), "{judged:?}");
+    assert!(!judged.iter().any(|p| p.starts_with("data/")), "{judged:?}");
+    assert!(
+        reasons
+            .get("data/meta/latest.json")
+            .is_some_and(|r| r.starts_with("large data file (")),
+        "{reasons:?}"
+    );
+    // No request carries a data file: the largest request stays small.
+    let largest = env
+        .jev
+        .requests()
+        .iter()
+        .map(|r| r.to_string().len())
+        .max()
+        .unwrap_or(0);
+    assert!(largest < 64 * 1024, "largest request {largest} bytes");
+}
+
+#[test]
+fn find_completes_on_a_tree_of_25000_files_and_skips_what_is_not_source() {
+    let env = TestEnv::new();
+    env.jev.route("find", "find", 0.9);
+    // A scripted judge: files with "retry" in their path are the implementation.
+    let roles: Vec<String> = [
+        "implementation",
+        "caller",
+        "test",
+        "config",
+        "docs",
+        "unrelated",
+        "cannot_tell",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    env.jev.respond(move |body| {
+        let mut answers = serde_json::Map::new();
+        for c in body.pointer("/state/candidates")?.as_array()? {
+            let (id, path) = (c["id"].as_str()?, c["path"].as_str()?);
+            let hit = path.contains("retry");
+            answers.insert(
+                format!("relevance_{id}"),
+                score_answer(4, if hit { 3 } else { 0 }, 0.9),
+            );
+            let rule = ChoiceRule {
+                label: if hit { "implementation" } else { "unrelated" }.into(),
+                mass: 0.9,
+                confidence: 0.9,
+            };
+            answers.insert(format!("role_{id}"), choice_answer(&roles, &rule));
+        }
+        Some(answers)
+    });
+    env.jev
+        .answer_if("relevance", "retry", score_answer(4, 3, 0.9));
+    let repo = TempRepo::upstream("tree-25k");
+    let tracked = repo.git(&["ls-files"]).lines().count();
+    assert!(tracked > 20_000, "{tracked} tracked files");
+    let out = env.stanley(
+        &repo,
+        &["Find the code that retries failed HTTP requests", "--json"],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    let shortlist: Vec<&str> = rows(&doc)
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        shortlist.first().is_some_and(|p| p.contains("retry")),
+        "{shortlist:?}"
+    );
+    let summary = &doc["output"]["data"]["summary"];
+    let tokens = summary["task"]["tokens"].to_string();
+    assert!(
+        !tokens.contains("\"find\"") && !tokens.contains("\"code\""),
+        "{tokens}"
+    );
+    assert!(summary["screened"].as_u64().unwrap() <= 600, "{summary}");
+    let reasons = excluded(&doc);
+    let reason_of = |suffix: &str| {
+        reasons
+            .iter()
+            .find(|(p, _)| p.ends_with(suffix))
+            .map(|(_, r)| r.clone())
+            .unwrap_or_else(|| panic!("nothing ending {suffix} excluded"))
+    };
+    assert_eq!(reason_of(".pyc"), "binary or compiled file");
+    assert_eq!(reason_of("/RECORD"), "generated file");
+    assert_eq!(reason_of("SOURCES.txt"), "generated file");
+    assert!(reasons.values().any(|r| r == "empty file"));
+    // Far fewer requests than the 150 metadata shards that exhausted the budget before.
+    let requests = env.jev.requests().len();
+    assert!(requests <= 90, "{requests} Jev requests");
+}

@@ -1,0 +1,231 @@
+//! The diff-evidence bench (not a test), on the real upstream repositories that
+//! `tests/upstream/assemble` builds: bytes per Jev request on a large crate upgrade (median and
+//! max, and what the old first-100-files manifest would have added), hunks judged against
+//! eligible, and `find` on a tree of about 25,000 files (wall time and Jev requests against
+//! `git grep`, and the daemon's memory after). Writes `target/bench/upstream.json`.
+//!
+//! `tests/upstream/assemble && cargo build --release --bins && cargo run --release -p
+//! stanley-tests --bin stanley-bench-upstream`
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use stanley_tests::fake_jev::{ChoiceRule, choice_answer, score_answer};
+use stanley_tests::testenv::run;
+use stanley_tests::{TempRepo, TestEnv};
+
+fn rss_kib(pid: i32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+fn stats(mut sizes: Vec<usize>) -> Value {
+    sizes.sort_unstable();
+    let median = sizes.get(sizes.len() / 2).copied().unwrap_or(0);
+    json!({
+        "requests": sizes.len(),
+        "medianBytes": median,
+        "maxBytes": sizes.last().copied().unwrap_or(0),
+    })
+}
+
+/// The manifest every diff frame carried before lean frames: the first 100 files.
+fn old_manifest_bytes(repo: &TempRepo) -> usize {
+    let numstat = repo.git(&["diff", "-M", "--numstat", "main...HEAD"]);
+    let files: Vec<Value> = numstat
+        .lines()
+        .take(100)
+        .map(|l| {
+            let mut parts = l.split('\t');
+            let added = parts.next().unwrap_or("0");
+            let removed = parts.next().unwrap_or("0");
+            let path = parts.next().unwrap_or("");
+            json!({"path": path, "kind": "source", "fileStatus": "modified", "hunks": 3,
+                   "added": added.parse::<u64>().unwrap_or(0), "removed": removed.parse::<u64>().unwrap_or(0)})
+        })
+        .collect();
+    let omitted = numstat.lines().count().saturating_sub(100);
+    serde_json::to_string(&json!({"files": files, "omittedFromManifest": omitted}))
+        .map_or(0, |s| s.len())
+}
+
+fn large_upgrade() -> Value {
+    let mut env = TestEnv::new();
+    env.set("STANLEY_LOG", "info");
+    env.jev.route("review", "review", 0.9);
+    let repo = TempRepo::upstream("upgrade-large");
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.args([
+        "Review these changes for correctness bugs",
+        "--json",
+        "--no-persist",
+        "--scope",
+        "branch",
+        "--base",
+        "main",
+    ]);
+    let start = Instant::now();
+    let out = run(cmd, None);
+    let wall = start.elapsed();
+    assert!(matches!(out.code, 0 | 10), "review failed: {out:?}");
+    let doc: Value = serde_json::from_str(&out.stdout).expect("JSON result");
+    let requests = env.jev.requests();
+    let frames: Vec<&Value> = requests
+        .iter()
+        .filter(|r| r.pointer("/state/hunk").is_some())
+        .collect();
+    let sizes: Vec<usize> = frames.iter().map(|r| r.to_string().len()).collect();
+    let change_sizes: Vec<usize> = frames
+        .iter()
+        .map(|r| {
+            r.pointer("/state/change")
+                .map_or(0, |c| c.to_string().len())
+        })
+        .collect();
+    let old = old_manifest_bytes(&repo);
+    let before: Vec<usize> = sizes
+        .iter()
+        .zip(&change_sizes)
+        .map(|(s, c)| s - c + old)
+        .collect();
+    let data = &doc["output"]["data"];
+    let hunks = repo
+        .git(&["diff", "-M", "-U3", "main...HEAD"])
+        .lines()
+        .filter(|l| l.starts_with("@@"))
+        .count();
+    json!({
+        "repository": "tokio 1.35.0 -> 1.40.0 (upgrade-large)",
+        "hunksInGitDiffM": hunks,
+        "eligibleHunks": data["summary"]["eligibleHunks"],
+        "judgedHunks": frames.len(),
+        "coverage": data["coverage"],
+        "excludedFiles": data["excluded"].as_array().map_or(0, Vec::len),
+        "frames": stats(sizes),
+        "framesWithTheOldManifest": stats(before),
+        "oldManifestBytes": old,
+        "wallMs": wall.as_secs_f64() * 1000.0,
+        "targets": {"medianBytes": 5120, "judgedHunks": 500},
+    })
+}
+
+fn find_at_scale() -> Value {
+    let mut env = TestEnv::new();
+    env.set("STANLEY_LOG", "info");
+    env.jev.route("find", "find", 0.9);
+    // A scripted judge: files with "retry" in their path are the implementation, so excerpts
+    // are read as they would be for a real question.
+    let roles: Vec<String> = [
+        "implementation",
+        "caller",
+        "test",
+        "config",
+        "docs",
+        "unrelated",
+        "cannot_tell",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    env.jev.respond(move |body| {
+        let mut answers = serde_json::Map::new();
+        for c in body.pointer("/state/candidates")?.as_array()? {
+            let (id, path) = (c["id"].as_str()?, c["path"].as_str()?);
+            let hit = path.contains("retry");
+            answers.insert(
+                format!("relevance_{id}"),
+                score_answer(4, if hit { 3 } else { 0 }, 0.9),
+            );
+            let rule = ChoiceRule {
+                label: if hit { "implementation" } else { "unrelated" }.into(),
+                mass: 0.9,
+                confidence: 0.9,
+            };
+            answers.insert(format!("role_{id}"), choice_answer(&roles, &rule));
+        }
+        Some(answers)
+    });
+    env.jev
+        .answer_if("relevance", "retry", score_answer(4, 3, 0.9));
+    let repo = TempRepo::upstream("tree-25k");
+    let tracked = repo.git(&["ls-files"]).lines().count();
+    // Start the daemon first: the figure is the request, not the start.
+    let mut warm = env.command("stanley", repo.root());
+    warm.args(["Deploy this branch"]);
+    run(warm, None);
+    let pid = repo.daemon_pid().expect("daemon pid");
+    let idle = rss_kib(pid);
+    let before = env.jev.requests().len();
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.args([
+        "Find the code that retries failed HTTP requests",
+        "--json",
+        "--no-persist",
+    ]);
+    let start = Instant::now();
+    let out = run(cmd, None);
+    let wall = start.elapsed();
+    let doc: Value = serde_json::from_str(&out.stdout).expect("JSON result");
+    let requests: Vec<Value> = env.jev.requests().split_off(before + 1);
+    let bytes: usize = requests.iter().map(|r| r.to_string().len()).sum();
+    std::thread::sleep(Duration::from_millis(200));
+    let after = rss_kib(pid);
+    let grep = |args: &[&str]| {
+        let start = Instant::now();
+        let status = Command::new("git")
+            .args(args)
+            .current_dir(repo.root())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .stdout(Stdio::null())
+            .status()
+            .expect("git grep");
+        assert!(status.code().is_some_and(|c| c <= 1), "git grep failed");
+        start.elapsed()
+    };
+    let git_grep = grep(&["grep", "-n", "-i", "-e", "retr", "-e", "http"]);
+    json!({
+        "repository": "tree-25k",
+        "trackedFiles": tracked,
+        "exitCode": out.code,
+        "status": doc["status"],
+        "screened": doc["output"]["data"]["summary"]["screened"],
+        "excerpted": doc["output"]["data"]["summary"]["excerpted"],
+        "shortlistTop": doc["output"]["data"]["results"][0]["path"],
+        "excludedFiles": doc["output"]["data"]["excluded"].as_array().map_or(0, Vec::len),
+        "jevRequests": requests.len(),
+        "jevRequestBytes": bytes,
+        "wallMs": wall.as_secs_f64() * 1000.0,
+        "gitGrepMs": git_grep.as_secs_f64() * 1000.0,
+        "wallOverGitGrep": wall.as_secs_f64() / git_grep.as_secs_f64(),
+        "daemonRssIdleMiB": idle.map(|k| k as f64 / 1024.0),
+        "daemonRssAfterMiB": after.map(|k| k as f64 / 1024.0),
+    })
+}
+
+fn main() {
+    let report = json!({
+        "schema": "stanley.bench/upstream/v1",
+        "largeUpgradeReview": large_upgrade(),
+        "findAtScale": find_at_scale(),
+    });
+    let exe = std::env::current_exe().expect("exe");
+    let target: PathBuf = exe
+        .ancestors()
+        .find(|p| p.file_name().is_some_and(|n| n == "target"))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("target"));
+    let out_dir = target.join("bench");
+    std::fs::create_dir_all(&out_dir).expect("bench folder");
+    let text = serde_json::to_string_pretty(&report).expect("report");
+    std::fs::write(out_dir.join("upstream.json"), format!("{text}\n")).expect("write report");
+    println!("{text}");
+    println!("written to {}", out_dir.join("upstream.json").display());
+}
