@@ -6,6 +6,7 @@ pub mod env;
 pub mod exit;
 pub mod private;
 pub mod socket;
+pub mod window;
 
 /// The generated `stanley.v1` types, clients and servers.
 pub mod v1 {

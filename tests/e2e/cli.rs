@@ -147,12 +147,24 @@ fn not_a_repository_is_an_input_error() {
 }
 
 #[test]
-fn oversize_stdin_is_refused() {
+fn oversize_stdin_is_reduced_not_refused() {
     let env = TestEnv::new();
-    let big = vec![b'a'; 5 * 1024 * 1024 + 1];
-    let out = env.stanley_with_stdin(&repo(), &["Summarize", "--input", "-"], Some(&big));
-    assert_eq!(out.code, 65, "{}", out.stderr);
-    assert!(out.stderr.contains("stdin exceeds the 5242880 byte limit"));
+    env.jev.route("triage", "triage_failures", 0.9);
+    // One 6 MiB line: nothing of it fits, and the result says so.
+    let big = vec![b'a'; 6 * 1024 * 1024];
+    let out = env.stanley_with_stdin(
+        &repo(),
+        &["Triage these failures", "--input", "-", "--json"],
+        Some(&big),
+    );
+    assert!(!out.stderr.contains("exceeds"), "{}", out.stderr);
+    // Nothing of it was kept, so it is not recognized, and the answer says why.
+    let doc = out.json();
+    let text = doc["output"]["text"].as_str().unwrap();
+    assert!(
+        text.ends_with("Of the supplied input, input lines 1-1 (1 lines) were left out to fit the 5242880-byte input limit; failures in them were not triaged."),
+        "{text}"
+    );
 }
 
 #[test]

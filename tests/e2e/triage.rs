@@ -406,3 +406,47 @@ fn comment_input_edge_cases() {
         .count();
     assert_eq!(judged, 100);
 }
+
+#[test]
+fn a_50_mb_ci_log_on_stdin_is_triaged_and_its_limits_say_what_was_left_out() {
+    // Real build noise with a real failing pytest run at the end (tests/runners/big-log).
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("runners/big-log");
+    let log = std::process::Command::new(script)
+        .arg("50")
+        .output()
+        .expect("run tests/runners/big-log");
+    assert!(log.status.success());
+    assert!(log.stdout.len() >= 50 * 1024 * 1024 - 1024);
+    let truth: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{}/fixtures/runners/pytest-default-calc.truth.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let env = env();
+    let repo = TempRepo::with_files(&[("README.md", "# Demo\n")]);
+    let out = env.stanley_with_stdin(
+        &repo,
+        &["Triage these test failures", "--json"],
+        Some(&log.stdout),
+    );
+    assert!(matches!(out.code, 0 | 10), "{}", out.stderr);
+    let doc = out.json();
+    let data = &doc["output"]["data"];
+    let rows = data["results"].as_array().unwrap();
+    for failure in truth["failures"].as_array().unwrap() {
+        let name = failure["name"].as_str().unwrap();
+        assert!(
+            rows.iter().any(|r| r["testName"] == name),
+            "{name} not triaged: {:?}",
+            rows.iter().map(|r| &r["testName"]).collect::<Vec<_>>()
+        );
+    }
+    let limits = data["limits"].to_string();
+    assert!(
+        limits.contains("were left out to fit the 5242880-byte input limit"),
+        "{limits}"
+    );
+}

@@ -1,7 +1,7 @@
 //! `stanley "<request>" [options]`: the thin client. Parses the fixed command line, reads the
 //! input, streams the request to the repository's daemon and prints the result.
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -17,9 +17,6 @@ use stanley_proto::v1::{
     Input, Outcome, PromoteCandidateRequest, PromptRequest, Scope, WorkQueueRequest, input,
     prompt_event,
 };
-
-/// Largest input accepted from standard input (5 MiB).
-const MAX_INPUT_BYTES: usize = 5_242_880;
 
 fn main() -> ExitCode {
     // `--json` anywhere in the raw arguments asks for JSON errors, even when parsing fails.
@@ -196,19 +193,12 @@ fn fail(error: &ClientError, json: bool) -> ExitCode {
 /// Reads the input: `--input -` always reads stdin; without `--input`, piped stdin counts when
 /// it holds anything but whitespace; a path is read by the daemon.
 fn read_input(options: &Options) -> Result<Option<Input>, ClientError> {
+    // Any size is read in one pass; what does not fit a request is left out with a marker
+    // line (the head, failure-looking lines and the tail are kept).
     let read_stdin = || -> Result<Vec<u8>, ClientError> {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(MAX_INPUT_BYTES as u64 + 1)
-            .read_to_end(&mut bytes)
+        let reduced = stanley_proto::window::reduce(std::io::stdin().lock())
             .map_err(|e| ClientError::input(format!("cannot read stdin: {e}")))?;
-        if bytes.len() > MAX_INPUT_BYTES {
-            return Err(ClientError::input(format!(
-                "stdin exceeds the {MAX_INPUT_BYTES} byte limit"
-            )));
-        }
-        Ok(bytes)
+        Ok(reduced.text.into_bytes())
     };
     match options.input.as_deref() {
         Some("-") => Ok(Some(Input {

@@ -50,6 +50,16 @@ pub fn read_workspace_file(
     Ok((rel_posix, bytes))
 }
 
+/// Opens `user_path` under the same rules, for a reader that reads it in one pass.
+pub fn open_workspace_file(
+    root: &Path,
+    user_path: &str,
+) -> Result<(String, fs::File, u64), String> {
+    let (rel, real, meta) = resolve(root, user_path)?;
+    let file = fs::File::open(&real).map_err(|e| format!("cannot read {user_path}: {e}"))?;
+    Ok((rel, file, meta.len()))
+}
+
 /// Reads at most the first `max_bytes` of `user_path` under the same rules, whatever its size.
 pub fn read_workspace_head(
     root: &Path,

@@ -9,7 +9,7 @@ use stanley_adapters::clock::random_hex6;
 use stanley_adapters::guard;
 use stanley_adapters::pi::{PiAgent, availability};
 use stanley_adapters::redact::{redacting, safe_message};
-use stanley_adapters::workspace::read_workspace_file;
+use stanley_adapters::workspace::open_workspace_file;
 use stanley_adapters::{FsRecorder, SecretRedactor, SystemClock};
 use stanley_core::{Budget, Cancel, Executor, ExecutorOptions, Jev, Status, TroubleCell};
 use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptEvent, PromptRequest, prompt_event};
@@ -45,7 +45,7 @@ use crate::state::{DaemonState, JevLink};
 /// Longest request accepted, in UTF-8 bytes.
 pub(crate) const MAX_REQUEST_BYTES: usize = 16_384;
 /// Largest input accepted (5 MiB).
-pub(crate) const MAX_INPUT_BYTES: u64 = 5_242_880;
+pub(crate) const MAX_INPUT_BYTES: u64 = stanley_proto::window::MAX_INPUT_BYTES as u64;
 /// Frames a built-in keeps in flight. The HTTP adapter's adaptive limit (which halves on 429)
 /// still caps what reaches System One.
 const BUILTIN_CONCURRENCY: usize = 8;
@@ -172,18 +172,20 @@ fn read_input(
         v1::input::Source::Stdin(bytes) => {
             if bytes.len() as u64 > MAX_INPUT_BYTES {
                 return Err(RequestError::input(format!(
-                    "stdin exceeds the {MAX_INPUT_BYTES} byte limit"
+                    "stdin exceeds the {MAX_INPUT_BYTES} byte limit (the stanley CLI reduces larger input before sending it)"
                 )));
             }
             (bytes, "stdin".to_owned())
         }
         v1::input::Source::Path(path) => {
-            let (rel, bytes) =
-                read_workspace_file(root, &path, MAX_INPUT_BYTES).map_err(RequestError::input)?;
-            if bytes.is_empty() {
+            // Any size, in one pass: what does not fit is left out with a marker line.
+            let (rel, file, len) = open_workspace_file(root, &path).map_err(RequestError::input)?;
+            if len == 0 {
                 return Err(RequestError::input("input file is empty"));
             }
-            (bytes, rel)
+            let reduced = stanley_proto::window::reduce(std::io::BufReader::new(file))
+                .map_err(|e| RequestError::input(format!("cannot read {path}: {e}")))?;
+            (reduced.text.into_bytes(), rel)
         }
     };
     let raw = String::from_utf8_lossy(&bytes).into_owned();
@@ -474,12 +476,22 @@ fn unrouted(
         diff: present,
         input: input_shape,
     };
-    let fallback = routing::fallback(
+    let mut fallback = routing::fallback(
         action.filter(|a| matches!(a, Action::CodeChange | Action::ExternalAction)),
         facts,
         input.is_some(),
         ctx.budget.exhausted(),
     );
+    // Input too large to send whole: say what was left out, since it may be why.
+    if let Some(note) = input.and_then(|i| {
+        stanley_workflows::triage::logs::left_out(&i.text)
+            .into_iter()
+            .next()
+    }) {
+        fallback
+            .text
+            .push_str(&format!(" Of the supplied input, {note}."));
+    }
     Ok(success(
         fallback.status,
         &json!({"text": fallback.text, "data": fallback.data}),

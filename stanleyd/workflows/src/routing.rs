@@ -37,19 +37,22 @@ impl InputShape {
         }
     }
 
-    /// The shape of an input text, tried in order: `none` when blank; `review_comments` when it
-    /// parses as review comments (an empty array does) or looks like JSON but is broken (so
-    /// comment triage can name the parse error); `failure_log` when the log parser finds a
-    /// failure block (its errors fall through); else `text`.
+    /// The shape of an input text, by structure, not by its first character: `none` when
+    /// blank; `review_comments` when it parses as review comments (an array of objects with a
+    /// body; an empty array does); `failure_log` when the failure parser finds a failure in it
+    /// (a log with any preamble, a runner's JSON or JSON-lines report, JUnit XML); then
+    /// `review_comments` again for broken JSON that means to be comments (it names a `body`),
+    /// so comment triage can name the parse error; else `text`.
     pub fn of(input: Option<&str>) -> Self {
+        use crate::triage::review_comments::{looks_like_broken_json, parse_comments};
         match input {
             Some(text) if !text.trim().is_empty() => {
-                if crate::triage::review_comments::parse_comments(text).is_ok()
-                    || crate::triage::review_comments::looks_like_broken_json(text)
-                {
+                if parse_comments(text).is_ok() {
                     InputShape::ReviewComments
                 } else if crate::triage::logs::parse_log(text).is_ok_and(|l| !l.blocks.is_empty()) {
                     InputShape::FailureLog
+                } else if looks_like_broken_json(text) && text.contains("\"body\"") {
+                    InputShape::ReviewComments
                 } else {
                     InputShape::Text
                 }

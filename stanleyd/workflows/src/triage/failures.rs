@@ -283,6 +283,7 @@ struct Context<'a> {
 
 /// The limits a log's blocks impose, recorded in `run`.
 fn record_limits(input: &FailuresInput, parsed: &ParsedLog, run: &mut Run) {
+    run.limits.extend(parsed.left_out.iter().cloned());
     if parsed.blocks.is_empty() {
         run.limits
             .push("no failure anchors were recognized; the log format may be unsupported".into());

@@ -5,6 +5,8 @@
 use serde_json::json;
 use stanley_core::stable_id;
 
+use super::runners;
+
 /// Most lines a log may have.
 pub const MAX_LOG_LINES: usize = 200_000;
 /// Context lines on each side of an anchor.
@@ -49,6 +51,26 @@ pub struct FailureBlock {
 pub struct ParsedLog {
     pub line_count: usize,
     pub blocks: Vec<FailureBlock>,
+    /// What of the input was left out before parsing, one line each (for `limits`).
+    pub left_out: Vec<String>,
+}
+
+/// How a line the client or daemon put in place of left-out input begins (the reduction in
+/// `stanley_proto::window` writes it).
+pub const OMITTED_PREFIX: &str = "[stanley: omitted ";
+
+/// The left-out stretches an input's marker lines announce.
+pub fn left_out(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix(OMITTED_PREFIX))
+        .map(|rest| {
+            format!(
+                "input {}; failures in them were not triaged",
+                rest.trim_end_matches(']')
+                    .replace(" to fit the ", " were left out to fit the ")
+            )
+        })
+        .collect()
 }
 
 /// Removes ANSI escape sequences (CSI and OSC).
@@ -447,16 +469,53 @@ fn finish(
     omitted: usize,
     anchors_found: Vec<&'static str>,
 ) -> FailureBlock {
-    let mut name = lines.iter().find_map(|l| test_name(l));
-    let mut msg = lines.iter().find_map(|l| message(l));
+    finish_with(lines, start, omitted, anchors_found, None, None)
+}
+
+/// Whether a stack location is the runner's or a dependency's, not the project's.
+fn foreign_frame(path: &str) -> bool {
+    [
+        "/usr/lib/",
+        "/usr/local/lib/",
+        "site-packages",
+        "dist-packages",
+        "/.cargo/registry",
+        "/rustc/",
+        "node_modules",
+        "internal/",
+        "/go/src/",
+        "<frozen",
+    ]
+    .iter()
+    .any(|m| path.contains(m))
+}
+
+/// A block from the lines of one failure; a runner that knows the failure's name or message
+/// passes them, else they are read from the lines.
+fn finish_with(
+    lines: Vec<String>,
+    start: usize,
+    omitted: usize,
+    anchors_found: Vec<&'static str>,
+    known_name: Option<String>,
+    known_message: Option<String>,
+) -> FailureBlock {
+    let mut name = known_name
+        .clone()
+        .or_else(|| lines.iter().find_map(|l| test_name(l)));
+    let mut msg = known_message
+        .clone()
+        .or_else(|| lines.iter().find_map(|l| message(l)));
     // `cargo test`: the panic location line is followed by the message.
-    if let Some(i) = lines.iter().position(|l| l.contains(" panicked at ")) {
+    if known_message.is_none()
+        && let Some(i) = lines.iter().position(|l| l.contains(" panicked at "))
+    {
         msg = lines
             .get(i + 1)
             .map(|l| l.trim().chars().take(300).collect())
             .filter(|m: &String| !m.is_empty())
             .or(msg);
-        if name.is_none() {
+        if name.is_none() && known_name.is_none() {
             name = lines[i].split('\'').nth(1).map(str::to_owned);
         }
     }
@@ -482,12 +541,24 @@ fn finish(
         &json!(normalize(msg.as_deref().unwrap_or(&first_line))),
         8,
     );
-    let bearing: Vec<String> = lines
-        .iter()
-        .filter(|l| !anchors(l).is_empty() || message(l).is_some())
-        .map(|l| normalize(l))
-        .collect();
-    let fingerprint = stable_id("fp", &json!(bearing), 12);
+    // Duplicates share their normalized message and their top project frame; without a
+    // message, the lines that carry anchors and messages.
+    let top_frame = stack.iter().find(|(p, _)| !foreign_frame(p));
+    let fingerprint = match &msg {
+        Some(m) => stable_id(
+            "fp",
+            &json!({"message": normalize(m), "frame": top_frame}),
+            12,
+        ),
+        None => {
+            let bearing: Vec<String> = lines
+                .iter()
+                .filter(|l| !anchors(l).is_empty() || message(l).is_some())
+                .map(|l| normalize(l))
+                .collect();
+            stable_id("fp", &json!(bearing), 12)
+        }
+    };
     let id = stable_id(
         "fail",
         &json!({"lines": lines, "anchors": anchors_found}),
@@ -640,6 +711,46 @@ fn structured(lines: &[String]) -> (Vec<FailureBlock>, Vec<bool>) {
     {
         covered[last..].iter_mut().for_each(|c| *c = true);
     }
+    // Each test binary ends with its list of failures, its result line and cargo's own error
+    // line (`error: test failed, to rerun pass --lib`): repeats, not failures.
+    if blocks
+        .iter()
+        .any(|b: &FailureBlock| b.anchors == ["cargo_stdout"])
+    {
+        for i in 0..lines.len() {
+            let t = lines[i].trim();
+            if t.starts_with("test result: FAILED") {
+                covered[i] = true;
+                let mut k = i + 1;
+                while k < lines.len() && k <= i + 3 {
+                    let n = lines[k].trim();
+                    if n.starts_with("error: test failed") || n.is_empty() {
+                        covered[k] = true;
+                    }
+                    k += 1;
+                }
+                // Back over the names list to its `failures:` line.
+                let mut k = i;
+                while k > 0 && !covered[k - 1] {
+                    k -= 1;
+                    if lines[k].trim() == "failures:" {
+                        covered[k..i].iter_mut().for_each(|c| *c = true);
+                        break;
+                    }
+                }
+            }
+            if t.starts_with("error: test failed, to rerun pass")
+                || (t.starts_with("error: ") && t.ends_with(" targets failed:"))
+            {
+                covered[i] = true;
+                let mut k = i + 1;
+                while k < lines.len() && lines[k].trim().starts_with('`') {
+                    covered[k] = true;
+                    k += 1;
+                }
+            }
+        }
+    }
     // `cargo test`'s `test x ... FAILED` lines name failures whose output has its own section.
     for (i, l) in lines.iter().enumerate() {
         if l.trim().starts_with("test ")
@@ -655,8 +766,31 @@ fn structured(lines: &[String]) -> (Vec<FailureBlock>, Vec<bool>) {
     (blocks, covered)
 }
 
-/// Parses a log into failure blocks.
+/// A runner's failure as a block.
+fn from_found(found: runners::Found) -> FailureBlock {
+    let (kept, omitted) = capped(&found.lines);
+    finish_with(
+        kept,
+        found.start + 1,
+        omitted,
+        vec![found.anchor],
+        found.name,
+        found.message,
+    )
+}
+
+/// Parses a log into failure blocks: a runner's report document (JSON, JSON lines, JUnit XML)
+/// as what it is; a text log by the runners' own structure first, then `cargo test`, nextest
+/// and Bun sections, then generic anchors for what is left.
 pub fn parse_log(text: &str) -> Result<ParsedLog, String> {
+    if let Some(found) = runners::document(text) {
+        let blocks: Vec<FailureBlock> = found.into_iter().map(from_found).collect();
+        return Ok(ParsedLog {
+            line_count: text.lines().count(),
+            blocks,
+            left_out: left_out(text),
+        });
+    }
     let clean = strip_ansi(text);
     let mut lines: Vec<String> = clean
         .split('\n')
@@ -665,13 +799,25 @@ pub fn parse_log(text: &str) -> Result<ParsedLog, String> {
     if lines.last().is_some_and(String::is_empty) {
         lines.pop();
     }
+    let mut notes = left_out(&clean);
+    // A longer log (a client that sent it unreduced) keeps its last lines, where failures are.
     if lines.len() > MAX_LOG_LINES {
-        return Err(format!(
-            "log has {} lines; the limit is {MAX_LOG_LINES}",
-            lines.len()
+        let cut = lines.len() - MAX_LOG_LINES;
+        notes.push(format!(
+            "input lines 1-{cut} ({cut} lines) were left out to keep the last {MAX_LOG_LINES}; failures in them were not triaged"
         ));
+        lines.drain(..cut);
     }
-    let (mut blocks, covered) = structured(&lines);
+    let mut claimed = vec![false; lines.len()];
+    let mut blocks: Vec<FailureBlock> = runners::text(&lines, &mut claimed)
+        .into_iter()
+        .map(from_found)
+        .collect();
+    let (more, mut covered) = structured(&lines);
+    blocks.extend(more.into_iter().filter(|b| !claimed[b.start - 1]));
+    for (c, r) in covered.iter_mut().zip(&claimed) {
+        *c |= *r;
+    }
     // Generic windows around the remaining anchors.
     let mut windows: Vec<(usize, usize, Vec<&'static str>)> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
@@ -727,9 +873,14 @@ pub fn parse_log(text: &str) -> Result<ParsedLog, String> {
     Ok(ParsedLog {
         line_count: lines.len(),
         blocks,
+        left_out: notes,
     })
 }
 
 #[cfg(test)]
 #[path = "logs_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "captures_tests.rs"]
+mod captures_tests;

@@ -61,7 +61,7 @@ fn jest_output_gives_two_failures_one_of_them_network() {
 #[test]
 fn pytest_output_names_the_test_once() {
     let log = parse_log(&fixture("pytest.txt")).unwrap();
-    assert_eq!(names(&log), ["test_parse_dates"]);
+    assert_eq!(names(&log), ["test_dates.py::test_parse_dates"]);
     assert!(
         log.blocks[0]
             .message
@@ -84,7 +84,10 @@ fn go_tap_vitest_and_bun() {
     let tap = parse_log(&fixture("node-tap.txt")).unwrap();
     assert_eq!(names(&tap), ["applies discount"]);
     let vitest = parse_log(&fixture("vitest.txt")).unwrap();
-    assert_eq!(names(&vitest), ["cart > applies discount"]);
+    assert_eq!(
+        names(&vitest),
+        ["src/cart.test.ts > cart > applies discount"]
+    );
     let bun = parse_log(&fixture("bun.txt")).unwrap();
     assert_eq!(
         names(&bun),
@@ -101,10 +104,18 @@ fn clean_logs_have_no_blocks_and_limits_hold() {
             .blocks
             .is_empty()
     );
-    let big = "x\n".repeat(MAX_LOG_LINES + 1);
+    // A longer log is not refused: it keeps its last lines and says what it left out.
+    let big = format!(
+        "{}--- FAIL: TestLast (0.00s)\n    x_test.go:3: the last one\n",
+        "x\n".repeat(MAX_LOG_LINES)
+    );
+    let parsed = parse_log(&big).unwrap();
+    assert_eq!(names(&parsed), ["TestLast"]);
     assert_eq!(
-        parse_log(&big).unwrap_err(),
-        format!("log has {} lines; the limit is 200000", MAX_LOG_LINES + 1)
+        parsed.left_out,
+        [
+            "input lines 1-2 (2 lines) were left out to keep the last 200000; failures in them were not triaged"
+        ]
     );
     let tsc = parse_log(
         "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.\n",

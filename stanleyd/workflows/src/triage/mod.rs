@@ -5,6 +5,7 @@ pub mod comments;
 pub mod failures;
 pub mod logs;
 pub mod review_comments;
+mod runners;
 
 /// Puts `"kind": <kind>` first in every result row, as the documents have it.
 pub(crate) fn tag_rows(rows: &mut [serde_json::Value], kind: &str) {

@@ -1,0 +1,251 @@
+//! Failure parsing against real captured runs of real runners (`tests/fixtures/runners/`, made
+//! by `tests/runners/capture`), each with a ground-truth file written from the runner's own
+//! summary: every failure must be found with its own message, no block may carry another
+//! failure's message, and no two different failures may be duplicates.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::{FailureBlock, parse_log, strip_ansi};
+
+fn folder() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/runners")
+}
+
+/// One capture and its truth.
+struct Capture {
+    name: String,
+    text: String,
+    failures: Vec<(String, String)>,
+}
+
+fn captures() -> Vec<Capture> {
+    let mut out = Vec::new();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(folder())
+        .expect("tests/fixtures/runners")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    entries.sort();
+    for truth_path in entries
+        .iter()
+        .filter(|p| p.to_string_lossy().ends_with(".truth.json"))
+    {
+        let stem = truth_path
+            .to_string_lossy()
+            .trim_end_matches(".truth.json")
+            .to_owned();
+        let capture = ["log", "json", "xml"]
+            .iter()
+            .map(|ext| PathBuf::from(format!("{stem}.{ext}")))
+            .find(|p| p.exists())
+            .unwrap_or_else(|| panic!("no capture for {stem}"));
+        let truth: Value =
+            serde_json::from_str(&std::fs::read_to_string(truth_path).unwrap()).unwrap();
+        let failures = truth["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["name"].as_str().unwrap().to_owned(),
+                    f["token"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        let bytes = std::fs::read(&capture).unwrap();
+        out.push(Capture {
+            name: capture.file_name().unwrap().to_string_lossy().into_owned(),
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+            failures,
+        });
+    }
+    out
+}
+
+fn squash(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether a block's test name names the failure `truth` (the same name, or one ends with the
+/// other after a separator: `tests/test_a.py::test_x` and `test_x`).
+fn names_match(block: &str, truth: &str) -> bool {
+    let (b, t) = (squash(block), squash(truth));
+    if b.is_empty() {
+        return false;
+    }
+    let ends = |long: &str, short: &str| {
+        long.ends_with(short)
+            && long[..long.len() - short.len()]
+                .chars()
+                .last()
+                .is_some_and(|c| matches!(c, ':' | ' ' | '/' | '.' | '›' | '>' | '-'))
+    };
+    b == t || ends(&b, &t) || ends(&t, &b)
+}
+
+fn block_text(block: &FailureBlock) -> String {
+    let mut text = block.lines.join("\n");
+    if let Some(m) = &block.message {
+        text.push('\n');
+        text.push_str(m);
+    }
+    // Captures of XML reporters escape their text; the tokens are written unescaped.
+    text.replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+}
+
+/// The scores of one capture: failures found with their own message, blocks carrying two
+/// failures' messages or no failure at all, and pairs of different failures marked duplicates.
+fn score(capture: &Capture) -> (usize, Vec<String>, Vec<String>, Vec<String>) {
+    let parsed = parse_log(&capture.text).unwrap_or_else(|e| panic!("{}: {e}", capture.name));
+    let blocks: Vec<(String, String, &FailureBlock)> = parsed
+        .blocks
+        .iter()
+        .map(|b| {
+            (
+                strip_ansi(b.test_name.as_deref().unwrap_or("")),
+                block_text(b),
+                b,
+            )
+        })
+        .collect();
+    let mut found = 0;
+    let mut lost = Vec::new();
+    let mut matched: BTreeMap<usize, &FailureBlock> = BTreeMap::new();
+    for (i, (name, token)) in capture.failures.iter().enumerate() {
+        match blocks
+            .iter()
+            .find(|(n, text, _)| names_match(n, name) && text.contains(token.as_str()))
+        {
+            Some((_, _, b)) => {
+                found += 1;
+                matched.insert(i, b);
+            }
+            None => lost.push(format!(
+                "{name} ({token}); blocks: {:?}",
+                blocks
+                    .iter()
+                    .map(|(n, _, _)| n.as_str())
+                    .collect::<Vec<_>>()
+            )),
+        }
+    }
+    let mut mixed = Vec::new();
+    for (name, text, _) in &blocks {
+        let carried: Vec<&str> = capture
+            .failures
+            .iter()
+            .filter(|(_, token)| text.contains(token.as_str()))
+            .map(|(n, _)| n.as_str())
+            .collect();
+        if carried.len() > 1 {
+            mixed.push(format!("block {name:?} carries {carried:?}"));
+        }
+        if !capture.failures.iter().any(|(n, _)| names_match(name, n)) {
+            mixed.push(format!("block {name:?} is no failure the runner reported"));
+        }
+    }
+    let mut false_dups = Vec::new();
+    let pairs: Vec<(&usize, &&FailureBlock)> = matched.iter().collect();
+    for (x, (i, a)) in pairs.iter().enumerate() {
+        for (j, b) in pairs.iter().skip(x + 1) {
+            if a.id != b.id && a.fingerprint == b.fingerprint {
+                false_dups.push(format!(
+                    "{} and {}",
+                    capture.failures[**i].0, capture.failures[**j].0
+                ));
+            }
+        }
+    }
+    (found, lost, mixed, false_dups)
+}
+
+#[test]
+fn real_runner_output_is_split_into_each_failure_with_its_own_message() {
+    let captures = captures();
+    assert!(captures.len() >= 60, "{} captures", captures.len());
+    let (mut total, mut found) = (0, 0);
+    let mut report = Vec::new();
+    let (mut mixed_all, mut dups_all) = (0, 0);
+    for capture in &captures {
+        let (ok, lost, mixed, dups) = score(capture);
+        total += capture.failures.len();
+        found += ok;
+        mixed_all += mixed.len();
+        dups_all += dups.len();
+        if !lost.is_empty() || !mixed.is_empty() || !dups.is_empty() {
+            report.push(format!(
+                "{}: {ok}/{} found\n    lost: {lost:#?}\n    mixed: {mixed:#?}\n    duplicates: {dups:#?}",
+                capture.name,
+                capture.failures.len()
+            ));
+        }
+    }
+    let rate = found as f64 / total as f64;
+    println!(
+        "{found}/{total} failures found with their own message ({:.1}%), {mixed_all} mixed blocks, {dups_all} false duplicates over {} captures",
+        rate * 100.0,
+        captures.len()
+    );
+    println!("{}", report.join("\n"));
+    assert!(rate >= 0.95, "{:.1}% found", rate * 100.0);
+    assert_eq!(
+        mixed_all, 0,
+        "blocks carrying two failures' messages, or none"
+    );
+    assert_eq!(dups_all, 0, "different failures marked duplicates");
+}
+
+#[test]
+#[ignore = "a debugging aid: prints the blocks of STANLEY_CAPTURE"]
+fn dump_blocks() {
+    let name = std::env::var("STANLEY_CAPTURE").unwrap_or_default();
+    let text = std::fs::read_to_string(folder().join(&name)).unwrap();
+    for b in parse_log(&text).unwrap().blocks {
+        println!(
+            "--- {:?} {:?} {:?} lines {}-{}\n{}",
+            b.test_name,
+            b.message,
+            b.anchors,
+            b.start,
+            b.end,
+            b.lines.join("\n")
+        );
+    }
+}
+
+#[test]
+fn every_real_capture_is_recognised_as_a_failure_log_by_its_structure() {
+    use crate::routing::InputShape;
+    for capture in captures() {
+        assert_eq!(
+            InputShape::of(Some(&capture.text)),
+            InputShape::FailureLog,
+            "{}",
+            capture.name
+        );
+    }
+    // A logger preamble starting with `[` is no JSON; comments are comments, broken comment
+    // JSON still goes to comment triage to be named, and other JSON is text.
+    let log = std::fs::read_to_string(folder().join("pytest-default-inventory.log")).unwrap();
+    assert!(log.starts_with('['));
+    assert_eq!(
+        InputShape::of(Some(
+            r#"[{"path": "src/a.rs", "line": 3, "body": "rename this"}]"#
+        )),
+        InputShape::ReviewComments
+    );
+    assert_eq!(
+        InputShape::of(Some(r#"[{"path": "src/a.rs", "body": "unterminated}"#)),
+        InputShape::ReviewComments
+    );
+    assert_eq!(
+        InputShape::of(Some(r#"{"name": "a package.json, not a report"}"#)),
+        InputShape::Text
+    );
+}
