@@ -210,11 +210,134 @@ fn find_at_scale() -> Value {
     })
 }
 
+/// Whether a row's name names the truth's failure (equal, or one ends with the other after a
+/// separator).
+fn names_match(row: &str, truth: &str) -> bool {
+    let ends = |long: &str, short: &str| {
+        long.ends_with(short)
+            && long[..long.len() - short.len()]
+                .chars()
+                .last()
+                .is_some_and(|c| matches!(c, ':' | ' ' | '/' | '.' | '›' | '>' | '-'))
+    };
+    !row.is_empty() && (row == truth || ends(row, truth) || ends(truth, row))
+}
+
+/// Every real capture of `tests/fixtures/runners` triaged end to end: failures whose row names
+/// them and whose message or key lines carry their own token; and a 50 MB log on stdin with the
+/// CLI's and the daemon's peak memory.
+fn triage_real_output() -> Value {
+    let mut env = TestEnv::new();
+    env.set("STANLEY_LOG", "info");
+    env.jev.route("triage", "triage_failures", 0.9);
+    let repo = TempRepo::with_files(&[("README.md", "# Demo\n")]);
+    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/runners");
+    let mut truths: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .expect("fixtures/runners")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(".truth.json"))
+        .collect();
+    truths.sort();
+    let (mut total, mut found, mut captures) = (0usize, 0usize, 0usize);
+    for truth_path in &truths {
+        let stem = truth_path
+            .to_string_lossy()
+            .trim_end_matches(".truth.json")
+            .to_owned();
+        let Some(capture) = ["log", "json", "xml"]
+            .iter()
+            .map(|e| PathBuf::from(format!("{stem}.{e}")))
+            .find(|p| p.exists())
+        else {
+            continue;
+        };
+        captures += 1;
+        let truth: Value =
+            serde_json::from_str(&std::fs::read_to_string(truth_path).expect("truth"))
+                .expect("JSON");
+        let mut cmd = env.command("stanley", repo.root());
+        cmd.args(["Triage these test failures", "--json", "--no-persist"]);
+        let out = run(cmd, Some(&std::fs::read(&capture).expect("capture")));
+        let doc: Value = serde_json::from_str(&out.stdout).unwrap_or(Value::Null);
+        let rows = doc["output"]["data"]["results"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for failure in truth["failures"].as_array().expect("failures") {
+            total += 1;
+            let (name, token) = (
+                failure["name"].as_str().unwrap_or(""),
+                failure["token"].as_str().unwrap_or(""),
+            );
+            let hit = rows.iter().any(|r| {
+                let text = format!("{} {}", r["message"], r["keyLines"]).replace("\\\"", "\"");
+                names_match(r["testName"].as_str().unwrap_or(""), name) && text.contains(token)
+            });
+            found += usize::from(hit);
+        }
+    }
+    // A 50 MB CI log on stdin.
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("runners/big-log");
+    let log = Command::new(script).arg("50").output().expect("big-log");
+    let pid = repo.daemon_pid().expect("daemon pid");
+    // The CLI's own peak memory: a Python parent that runs only it reports its children's peak.
+    let file = repo.outside().join("big.log");
+    std::fs::write(&file, &log.stdout).expect("write the log");
+    let base = env.command("stanley", repo.root());
+    let mut cmd = Command::new("python3");
+    cmd.current_dir(repo.root())
+        .env_clear()
+        .envs(base.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))));
+    cmd.args([
+        "-c",
+        "import resource, subprocess, sys\n\
+         with open(sys.argv[1], 'rb') as f:\n    \
+             r = subprocess.run(sys.argv[2:], stdin=f, capture_output=True)\n\
+         sys.stdout.buffer.write(r.stdout)\n\
+         sys.stderr.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n\
+         sys.exit(r.returncode)",
+    ]);
+    cmd.arg(&file);
+    cmd.arg(stanley_tests::testenv::bin_dir().join("stanley"));
+    cmd.args(["Triage these test failures", "--json", "--no-persist"]);
+    let start = Instant::now();
+    let out = run(cmd, None);
+    let wall = start.elapsed();
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap_or(Value::Null);
+    let cli_peak_kib: u64 = out.stderr.trim().parse().unwrap_or(0);
+    let daemon_peak = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|n| n.parse::<u64>().ok())
+            })
+        });
+    json!({
+        "captures": captures,
+        "failures": total,
+        "foundWithOwnMessage": found,
+        "foundRate": found as f64 / total.max(1) as f64,
+        "target": 0.95,
+        "bigLog": {
+            "inputBytes": log.stdout.len(),
+            "exitCode": out.code,
+            "wallMs": wall.as_secs_f64() * 1000.0,
+            "rows": doc["output"]["data"]["results"].as_array().map_or(0, Vec::len),
+            "limits": doc["output"]["data"]["limits"],
+            "cliPeakRssMiB": cli_peak_kib as f64 / 1024.0,
+            "daemonPeakRssMiB": daemon_peak.map(|k| k as f64 / 1024.0),
+        },
+    })
+}
+
 fn main() {
     let report = json!({
         "schema": "stanley.bench/upstream/v1",
         "largeUpgradeReview": large_upgrade(),
         "findAtScale": find_at_scale(),
+        "triageRealOutput": triage_real_output(),
     });
     let exe = std::env::current_exe().expect("exe");
     let target: PathBuf = exe

@@ -249,3 +249,20 @@ fn every_real_capture_is_recognised_as_a_failure_log_by_its_structure() {
         InputShape::Text
     );
 }
+
+#[test]
+#[ignore = "a debugging aid: prints blocks whose message lacks their own token"]
+fn messages_without_their_token() {
+    for capture in captures() {
+        let parsed = parse_log(&capture.text).unwrap();
+        for (name, token) in &capture.failures {
+            if let Some(b) = parsed.blocks.iter().find(|b| {
+                names_match(&strip_ansi(b.test_name.as_deref().unwrap_or("")), name)
+                    && block_text(b).contains(token.as_str())
+            }) && !b.message.as_deref().unwrap_or("").contains(token.as_str())
+            {
+                println!("{}: {name} [{token}] message={:?}", capture.name, b.message);
+            }
+        }
+    }
+}

@@ -60,17 +60,43 @@ pub struct ParsedLog {
 pub const OMITTED_PREFIX: &str = "[stanley: omitted ";
 
 /// The left-out stretches an input's marker lines announce.
+/// Up to three stretches are named one by one; more are summed up in one line.
 pub fn left_out(text: &str) -> Vec<String> {
-    text.lines()
+    let markers: Vec<&str> = text
+        .lines()
         .filter_map(|l| l.strip_prefix(OMITTED_PREFIX))
-        .map(|rest| {
-            format!(
-                "input {}; failures in them were not triaged",
-                rest.trim_end_matches(']')
-                    .replace(" to fit the ", " were left out to fit the ")
-            )
-        })
-        .collect()
+        .collect();
+    if markers.len() <= 3 {
+        return markers
+            .iter()
+            .map(|rest| {
+                format!(
+                    "input {}; failures in them were not triaged",
+                    rest.trim_end_matches(']')
+                        .replace(" to fit the ", " were left out to fit the ")
+                )
+            })
+            .collect();
+    }
+    // `lines A-B (N lines) to fit the L-byte input limit]`
+    let parse = |rest: &str| -> Option<(usize, usize, usize)> {
+        let range = rest.strip_prefix("lines ")?.split(' ').next()?;
+        let (a, b) = range.split_once('-')?;
+        let n = rest.split('(').nth(1)?.split(' ').next()?;
+        Some((a.parse().ok()?, b.parse().ok()?, n.parse().ok()?))
+    };
+    let parsed: Vec<(usize, usize, usize)> = markers.iter().filter_map(|m| parse(m)).collect();
+    let limit = markers[0]
+        .split(" to fit the ")
+        .nth(1)
+        .map_or("input limit", |l| l.trim_end_matches(']'));
+    let first = parsed.iter().map(|p| p.0).min().unwrap_or(0);
+    let last = parsed.iter().map(|p| p.1).max().unwrap_or(0);
+    let lines: usize = parsed.iter().map(|p| p.2).sum();
+    vec![format!(
+        "input lines were left out in {} stretches ({lines} lines in all, between lines {first} and {last}) to fit the {limit}; failures in them were not triaged",
+        markers.len()
+    )]
 }
 
 /// Removes ANSI escape sequences (CSI and OSC).
@@ -510,11 +536,7 @@ fn finish_with(
     if known_message.is_none()
         && let Some(i) = lines.iter().position(|l| l.contains(" panicked at "))
     {
-        msg = lines
-            .get(i + 1)
-            .map(|l| l.trim().chars().take(300).collect())
-            .filter(|m: &String| !m.is_empty())
-            .or(msg);
+        msg = runners::panic_message(&lines).or(msg);
         if name.is_none() && known_name.is_none() {
             name = lines[i].split('\'').nth(1).map(str::to_owned);
         }

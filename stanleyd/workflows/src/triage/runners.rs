@@ -91,7 +91,7 @@ fn jest_like(doc: &Value) -> Option<Vec<Found>> {
             let lines = split_lines(&strip_ansi(&text));
             out.push(Found {
                 start: out.len(),
-                message: first_nonblank(&lines),
+                message: with_detail(&lines),
                 name: Some(parts.join(sep)),
                 lines,
                 anchor: "json_report",
@@ -157,13 +157,70 @@ fn json_lines(text: &str) -> Option<Vec<Found>> {
     None
 }
 
-/// The message after a Rust `panicked at` line.
-fn panic_message(lines: &[String]) -> Option<String> {
+/// The message after a Rust `panicked at` line, with an assertion's `left:` and `right:`.
+pub(super) fn panic_message(lines: &[String]) -> Option<String> {
     let i = lines.iter().position(|l| l.contains(" panicked at "))?;
-    lines
-        .get(i + 1)
-        .map(|l| l.trim().chars().take(300).collect::<String>())
-        .filter(|m| !m.is_empty())
+    let first = lines.get(i + 1)?.trim();
+    if first.is_empty() {
+        return None;
+    }
+    let mut message = first.to_owned();
+    for l in lines.iter().skip(i + 2).take(2) {
+        let t = l.trim();
+        if t.starts_with("left:") || t.starts_with("right:") {
+            message.push_str(&format!(" {t}"));
+        }
+    }
+    Some(message.chars().take(300).collect())
+}
+
+/// A message line with what follows it when it only announces a comparison: `Expected values
+/// to be strictly equal:` or `expect(received).toEqual(expected)` gets the next lines that show
+/// the values (not legends, stack frames or source excerpts), up to two.
+fn with_detail(lines: &[String]) -> Option<String> {
+    let at = lines.iter().position(|l| !l.trim().is_empty())?;
+    let first = lines[at].trim();
+    let announces = first.ends_with(':') || first.contains("expect(") || first.contains("Expected");
+    if !announces {
+        return Some(first.chars().take(300).collect());
+    }
+    let legend = |t: &str| {
+        [
+            "- Expected",
+            "+ Received",
+            "- Snapshot",
+            "+ actual - expected",
+            "Expected:",
+            "Received:",
+        ]
+        .iter()
+        .any(|p| t.starts_with(p) && t.len() < 24)
+    };
+    let detail: Vec<&str> = lines[at + 1..]
+        .iter()
+        .map(|l| l.trim())
+        .take_while(|t| {
+            !(t.starts_with("at ") || t.starts_with('❯') || t.starts_with('>') || t.contains(" | "))
+        })
+        .filter(|t| {
+            !t.is_empty()
+                && !legend(t)
+                && !matches!(
+                    *t,
+                    "Array [" | "Object {" | "]" | "}" | "{" | "- {" | "+ {" | "- }" | "+ }"
+                )
+        })
+        .take(4)
+        .collect();
+    Some(
+        std::iter::once(first)
+            .chain(detail)
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .take(300)
+            .collect(),
+    )
 }
 
 fn go_events(events: &[Value]) -> Vec<Found> {
@@ -229,18 +286,19 @@ fn go_events(events: &[Value]) -> Vec<Found> {
 /// The first message of go test output: `file_test.go:12: text` without its location, or a
 /// `panic:` line.
 fn go_message(lines: &[String]) -> Option<String> {
-    for l in lines {
-        let t = l.trim();
-        if t.starts_with("panic: ") {
-            return Some(t.chars().take(300).collect());
-        }
-        if let Some((loc, rest)) = t.split_once(": ")
-            && loc.contains(".go:")
-        {
-            return Some(rest.chars().take(300).collect());
-        }
+    if let Some(p) = lines.iter().find(|l| l.trim().starts_with("panic: ")) {
+        return Some(p.trim().chars().take(300).collect());
     }
-    first_nonblank(lines)
+    // The last logged line: `t.Fatal` ends the test, and `t.Log` lines come before errors.
+    lines
+        .iter()
+        .rev()
+        .find_map(|l| {
+            let (loc, rest) = l.trim().split_once(": ")?;
+            loc.contains(".go:")
+                .then(|| rest.chars().take(300).collect())
+        })
+        .or_else(|| first_nonblank(lines))
 }
 
 /// JUnit XML: `<testcase>` elements with a `<failure>` or `<error>`.
@@ -368,10 +426,23 @@ fn junit_found(at: usize, name: &str, class: &str, kind: &str, message: &str, bo
         let t = l.trim();
         t.is_empty() || t.starts_with("=== ") || t.starts_with("--- ")
     });
+    // A generic message attribute ("Failed") says less than the text: go's own lines, or its
+    // first line.
+    let body_lines = split_lines(body);
+    let generic = !message.trim().contains(' ') && message.trim().len() <= 12;
+    let from_body = if body_lines.iter().any(|l| l.contains(".go:")) {
+        go_message(&body_lines)
+    } else {
+        with_detail(&body_lines)
+    };
     Found {
         bare,
         start: at,
-        message: first_nonblank(&split_lines(message)).or_else(|| first_nonblank(&lines)),
+        message: if generic {
+            from_body.or_else(|| first_nonblank(&split_lines(message)))
+        } else {
+            with_detail(&split_lines(message)).or(from_body)
+        },
         name: Some(display),
         lines,
         anchor: if kind == "error" {
@@ -618,24 +689,7 @@ fn jest(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
 
 /// jest's message: the first line, with the expected and received values when it is a matcher.
 fn jest_message(body: &[String]) -> Option<String> {
-    let first = first_nonblank(body)?;
-    if !first.starts_with("expect(") {
-        return Some(first);
-    }
-    let detail: Vec<&str> = body
-        .iter()
-        .map(|l| l.trim())
-        .filter(|l| l.starts_with("Expected") || l.starts_with("Received"))
-        .take(2)
-        .collect();
-    Some(if detail.is_empty() {
-        first
-    } else {
-        format!("{first} {}", detail.join(" "))
-            .chars()
-            .take(300)
-            .collect()
-    })
+    with_detail(body)
 }
 
 /// vitest: ` FAIL  file > suite > test` entries after `Failed Tests`, each closed by a
@@ -733,7 +787,7 @@ fn node_spec(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
             let body = lines[start..j].to_vec();
             out.push(Found {
                 start,
-                message: first_nonblank(&lines[i + 1..j]),
+                message: with_detail(&lines[i + 1..j]),
                 name: Some(name),
                 lines: body,
                 anchor: "node_fail",
@@ -765,7 +819,7 @@ fn node_spec(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
             mark(covered, i, j);
             out.push(Found {
                 start: i,
-                message: first_nonblank(&body[1..]),
+                message: with_detail(&body[1..]),
                 name: Some(name),
                 lines: body,
                 anchor: "node_fail",
@@ -815,11 +869,7 @@ fn tap(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
         {
             continue;
         }
-        let message = body.iter().find_map(|l| {
-            let t = l.trim();
-            t.strip_prefix("error: ")
-                .map(|m| m.trim_matches(|c| c == '\'' || c == '"').to_owned())
-        });
+        let message = tap_error(&body);
         out.push(Found {
             start: i,
             name: Some(name),
@@ -830,6 +880,25 @@ fn tap(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
         });
     }
     out
+}
+
+/// The `error:` of a TAP YAML block: a quoted scalar, or a `|-` block of more-indented lines
+/// (its first line, with the values when it announces a comparison).
+fn tap_error(body: &[String]) -> Option<String> {
+    let at = body
+        .iter()
+        .position(|l| l.trim_start().starts_with("error: "))?;
+    let value = body[at].trim_start().trim_start_matches("error: ").trim();
+    if !value.starts_with('|') && !value.starts_with('>') {
+        return Some(value.trim_matches(|c| c == '\'' || c == '"').to_owned());
+    }
+    let depth = indent(&body[at]);
+    let block: Vec<String> = body[at + 1..]
+        .iter()
+        .take_while(|l| l.trim().is_empty() || indent(l) > depth)
+        .cloned()
+        .collect();
+    with_detail(&block)
 }
 
 /// go test: each `--- FAIL: Name` with its output: in `-v` the lines between `=== RUN Name`
