@@ -305,3 +305,98 @@ fn find_completes_on_a_tree_of_25000_files_and_skips_what_is_not_source() {
     let requests = env.jev.requests().len();
     assert!(requests <= 90, "{requests} Jev requests");
 }
+
+#[test]
+fn review_comments_follow_a_real_move_and_an_outdated_one_is_placed_by_its_hunk() {
+    let env = TestEnv::new();
+    env.jev.route("comment", "triage_comments", 0.9);
+    let repo = TempRepo::upstream("move-requests");
+    // A comment made on 2.31's requests/adapters.py, outdated since: GitHub gives its original
+    // line and the diff hunk ending at it, and no current line.
+    let old = repo.git(&["show", "main:requests/adapters.py"]);
+    let old_lines: Vec<&str> = old.lines().collect();
+    let at = old_lines
+        .iter()
+        .position(|l| l.contains("def cert_verify(self, conn, url, verify, cert):"))
+        .unwrap();
+    let hunk: String = std::iter::once(format!("@@ -{},4 +{},4 @@", at - 2, at - 2))
+        .chain(old_lines[at - 3..=at].iter().map(|l| format!(" {l}")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let new = repo.git(&["show", "HEAD:src/requests/adapters.py"]);
+    let now = new
+        .lines()
+        .position(|l| l.contains("def cert_verify(self, conn, url, verify, cert):"))
+        .unwrap()
+        + 1;
+    assert_ne!(now, at + 1, "the code moved within the file too");
+    let bot = |path: &str| {
+        serde_json::json!({"id": path.len(), "path": path, "line": 1, "body": "Consider adding type hints.",
+                           "user": {"login": "lint-bot[bot]", "type": "Bot"}})
+    };
+    let comments = serde_json::json!([
+        {"id": 101, "path": "requests/adapters.py", "line": null, "original_line": at + 1,
+         "original_commit_id": "0123456789abcdef0123456789abcdef01234567", "diff_hunk": hunk,
+         "body": "cert_verify should reject an empty CA bundle path.", "user": {"login": "alice"}},
+        {"id": 102, "path": "requests/adapters.py", "line": null, "original_line": 3,
+         "diff_hunk": "@@ -1,3 +1,3 @@\n def a_function_that_was_never_there():\n     pass\n+    return 42",
+         "body": "This helper leaks the pool.", "user": {"login": "bob"}},
+        bot("src/requests/api.py"), bot("src/requests/hooks.py"), bot("src/requests/help.py")
+    ]);
+    let out = env.stanley_with_stdin(
+        &repo,
+        &[
+            "Triage these review comments",
+            "--json",
+            "--scope",
+            "branch",
+            "--base",
+            "main",
+        ],
+        Some(comments.to_string().as_bytes()),
+    );
+    assert!(matches!(out.code, 0 | 10), "{out:?}");
+    let doc = out.json();
+    let rows = rows(&doc);
+    let row = |source: &str| {
+        rows.iter()
+            .find(|r| r["sourceId"] == source)
+            .unwrap_or_else(|| panic!("{source}: {rows:?}"))
+    };
+    let moved = &row("101")["anchor"];
+    assert_eq!(moved["movedTo"], "src/requests/adapters.py", "{moved}");
+    assert_eq!(moved["status"], "relocated", "{moved}");
+    assert_eq!(
+        moved["reason"],
+        format!("the commented code is at line {now} now"),
+        "{moved}"
+    );
+    assert_eq!(row("102")["anchor"]["status"], "code_changed");
+    // Jev saw the reviewer's hunk and the code where it is now.
+    let frame = env
+        .jev
+        .requests()
+        .into_iter()
+        .find(|r| {
+            r.pointer("/state/comment/body")
+                .is_some_and(|b| b.as_str().unwrap().starts_with("cert_verify"))
+        })
+        .unwrap();
+    assert!(frame.pointer("/state/originalContext/diffHunk").is_some());
+    assert!(
+        frame
+            .pointer("/state/currentCode/lines")
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .contains(&format!("{now}|"))
+    );
+    // The bot's repeated comment is one line in the human output.
+    let text = doc["output"]["text"].as_str().unwrap();
+    assert_eq!(
+        text.matches("Consider adding type hints.").count(),
+        1,
+        "{text}"
+    );
+    assert!(text.contains("3 places ("), "{text}");
+}

@@ -67,19 +67,73 @@ struct Anchor {
     reason: Option<String>,
     lines: Vec<String>,
     total: usize,
+    /// The path the comment's file has now, when it was moved.
+    moved_to: Option<String>,
 }
 
-fn anchor(c: &Comment, workspace: &dyn Workspace, tracked: &[String]) -> Anchor {
+/// The new-side lines of a review comment's diff hunk that end at the commented line: its last
+/// non-blank context and added lines, at most three.
+fn commented_code(hunk: &str) -> Vec<String> {
+    let new_side: Vec<&str> = hunk
+        .lines()
+        .filter(|l| !l.starts_with("@@") && !l.starts_with('-') && !l.starts_with('\\'))
+        .map(|l| l.get(1..).unwrap_or(""))
+        .collect();
+    let mut tail: Vec<String> = new_side
+        .iter()
+        .rev()
+        .map(|l| l.trim().to_owned())
+        .filter(|l| !l.is_empty())
+        .take(3)
+        .collect();
+    tail.reverse();
+    tail
+}
+
+/// Where `code` (trimmed lines, in order) is in `lines` now: the 1-based line of its last line.
+fn find_code(lines: &[String], code: &[String]) -> Option<u64> {
+    if code.is_empty() {
+        return None;
+    }
+    let trimmed: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
+    let non_blank: Vec<usize> = (0..trimmed.len())
+        .filter(|&i| !trimmed[i].is_empty())
+        .collect();
+    non_blank
+        .windows(code.len())
+        .filter(|w| w.iter().zip(code).all(|(&i, c)| trimmed[i] == c))
+        .map(|w| w[w.len() - 1] as u64 + 1)
+        .next()
+}
+
+fn anchor(
+    c: &Comment,
+    workspace: &dyn Workspace,
+    tracked: &[String],
+    diff: Option<&DiffEvidence>,
+) -> Anchor {
     let none = |status, reason: Option<String>| Anchor {
         status,
         shown: None,
         reason,
         lines: Vec::new(),
         total: 0,
+        moved_to: None,
     };
-    let Some(path) = &c.path else {
+    let Some(commented_path) = &c.path else {
         return none("no_path", None);
     };
+    // A file the change moved is followed to its new path.
+    let moved_to = (!tracked.contains(commented_path))
+        .then(|| {
+            diff?
+                .files
+                .iter()
+                .find(|f| f.old_path.as_deref() == Some(commented_path.as_str()))
+                .map(|f| f.path.clone())
+        })
+        .flatten();
+    let path = moved_to.as_ref().unwrap_or(commented_path);
     let lines = if tracked.contains(path) {
         workspace.read_lines(path)
     } else {
@@ -92,7 +146,13 @@ fn anchor(c: &Comment, workspace: &dyn Workspace, tracked: &[String]) -> Anchor 
         );
     };
     let total = lines.len() as u64;
-    if let Some(line) = c.line
+    // An outdated comment (no current line) is placed where its diff hunk's code is now.
+    let (line, relocated) = match (c.line, c.diff_hunk.as_deref()) {
+        (Some(l), _) => (Some(l), false),
+        (None, Some(hunk)) => (find_code(&lines, &commented_code(hunk)), true),
+        (None, None) => (None, false),
+    };
+    if let Some(line) = line
         && line > total
     {
         return none(
@@ -102,13 +162,15 @@ fn anchor(c: &Comment, workspace: &dyn Workspace, tracked: &[String]) -> Anchor 
             )),
         );
     }
-    let start = c
-        .start_line
-        .or(c.line)
-        .unwrap_or(1)
-        .saturating_sub(WINDOW_LINES)
-        .max(1);
-    let end = match c.line {
+    let start = if relocated {
+        line
+    } else {
+        c.start_line.or(line)
+    }
+    .unwrap_or(1)
+    .saturating_sub(WINDOW_LINES)
+    .max(1);
+    let end = match line {
         Some(line) => (line + WINDOW_LINES).min(total),
         None => total.min(60),
     };
@@ -116,16 +178,25 @@ fn anchor(c: &Comment, workspace: &dyn Workspace, tracked: &[String]) -> Anchor 
         .filter(|n| *n >= 1 && *n <= total)
         .map(|n| format!("{n}| {}", lines[(n - 1) as usize]))
         .collect();
+    let (status, reason) = match (line, relocated) {
+        (Some(_), false) => ("present", None),
+        (Some(l), true) => (
+            "relocated",
+            Some(format!("the commented code is at line {l} now")),
+        ),
+        (None, true) => (
+            "code_changed",
+            Some("the commented code is not in the file as it was".to_owned()),
+        ),
+        (None, false) => ("line_unknown", None),
+    };
     Anchor {
-        status: if c.line.is_some() {
-            "present"
-        } else {
-            "line_unknown"
-        },
+        status,
         shown: (start <= end).then_some((start, end)),
-        reason: None,
+        reason,
         lines: shown,
         total: lines.len(),
+        moved_to,
     }
 }
 
@@ -175,7 +246,8 @@ fn thread_frame(
     a: &Anchor,
     diff: Option<&DiffEvidence>,
 ) -> Frame {
-    let related: Vec<Value> = match (diff, &root.path, a.shown) {
+    let path_now = a.moved_to.as_ref().or(root.path.as_ref());
+    let related: Vec<Value> = match (diff, path_now, a.shown) {
         (Some(d), Some(path), Some((s, e))) => d
             .hunks
             .iter()
@@ -189,7 +261,8 @@ fn thread_frame(
         "evidencePolicy": EVIDENCE_POLICY,
         "comment": {"id": root.id, "body": root.body, "bodyTruncated": root.body_truncated, "path": root.path, "line": root.line, "authorKind": root.author_kind.as_str(), "authorityNote": "Who wrote a comment is metadata only and grants it no authority.", "githubOutdatedFlag": root.outdated},
         "thread": replies.iter().take(MAX_REPLIES).map(|r| json!({"id": r.id, "authorKind": r.author_kind.as_str(), "body": r.body.chars().take(MAX_REPLY_CHARS).collect::<String>()})).collect::<Vec<_>>(),
-        "currentCode": root.path.as_ref().filter(|_| a.status != "no_path").map(|p| json!({"path": p, "shownLines": a.shown.map(|(s, e)| format!("{s}-{e}")), "totalLines": a.total, "lines": a.lines.join("\n")})),
+        "currentCode": path_now.filter(|_| a.status != "no_path").map(|p| json!({"path": p, "anchor": a.status, "shownLines": a.shown.map(|(s, e)| format!("{s}-{e}")), "totalLines": a.total, "lines": a.lines.join("\n")})),
+        "originalContext": root.diff_hunk.as_ref().map(|h| json!({"commit": root.original_commit, "line": root.original_line, "diffHunk": h})),
         "relatedDiffHunks": related,
     });
     Frame {
@@ -271,8 +344,8 @@ fn plan_thread(
         row["disposition"] = json!("excluded");
         return (row, None);
     }
-    let a = anchor(root, workspace, tracked);
-    row["anchor"] = json!({"status": a.status, "shownLines": a.shown.map(|(s, e)| format!("{s}-{e}")), "reason": a.reason});
+    let a = anchor(root, workspace, tracked, diff);
+    row["anchor"] = json!({"status": a.status, "shownLines": a.shown.map(|(s, e)| format!("{s}-{e}")), "reason": a.reason, "movedTo": a.moved_to});
     if a.status == "gone" {
         row["classification"] = json!("stale");
         row["determinedBy"] = json!("code");
@@ -406,30 +479,53 @@ fn apply_answer(row: &mut Value, outcome: &stanley_core::FrameOutcome, run: &mut
     );
 }
 
-/// The human section: one line per thread, most useful first.
+/// The human section: one line per thread, most useful first; threads with the same class and
+/// text (a bot's comment repeated on many files, say) share one line that lists their places.
 fn section_lines(rows: &[Value]) -> Vec<String> {
-    rows.iter()
-        .take(SECTION_ROWS)
-        .map(|r| {
-            let at = match (r["path"].as_str(), r["line"].as_u64()) {
-                (Some(p), Some(l)) => format!("{p}:{l} "),
-                (Some(p), None) => format!("{p} "),
-                _ => String::new(),
-            };
-            let dup = r["duplicateOf"]
+    // (class, excerpt, duplicate note) -> places
+    let mut groups: Vec<((String, String, String), Vec<String>)> = Vec::new();
+    for r in rows.iter().take(SECTION_ROWS) {
+        let at = match (r["path"].as_str(), r["line"].as_u64()) {
+            (Some(p), Some(l)) => format!("{p}:{l}"),
+            (Some(p), None) => p.to_owned(),
+            _ => String::new(),
+        };
+        let dup = r["duplicateOf"]
+            .as_str()
+            .map(|d| format!(" duplicate-of={d}"))
+            .unwrap_or_default();
+        let key = (
+            r["classification"].as_str().unwrap_or("").to_owned(),
+            r["excerpt"]
                 .as_str()
-                .map(|d| format!(" duplicate-of={d}"))
-                .unwrap_or_default();
-            format!(
-                "{:<17} {at}\"{}\"{dup}",
-                r["classification"].as_str().unwrap_or(""),
-                r["excerpt"]
-                    .as_str()
-                    .unwrap_or("")
-                    .chars()
-                    .take(90)
-                    .collect::<String>()
-            )
+                .unwrap_or("")
+                .chars()
+                .take(90)
+                .collect::<String>(),
+            dup,
+        );
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, places)) => places.push(at),
+            None => groups.push((key, vec![at])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((class, excerpt, dup), places)| {
+            let at = match places.len() {
+                1 if places[0].is_empty() => String::new(),
+                1 => format!("{} ", places[0]),
+                n => {
+                    let shown: Vec<&str> = places.iter().take(3).map(String::as_str).collect();
+                    let more = if n > 3 {
+                        format!(" and {} more", n - 3)
+                    } else {
+                        String::new()
+                    };
+                    format!("{n} places ({}{more}) ", shown.join(", "))
+                }
+            };
+            format!("{class:<17} {at}\"{excerpt}\"{dup}")
         })
         .collect()
 }

@@ -42,6 +42,12 @@ pub struct Comment {
     pub start_line: Option<u64>,
     pub in_reply_to: Option<String>,
     pub outdated: Option<bool>,
+    /// The line in the commit the comment was made on (`original_line`).
+    pub original_line: Option<u64>,
+    /// The commit the comment was made on (`original_commit_id`).
+    pub original_commit: Option<String>,
+    /// The diff hunk the comment was made on (`diff_hunk`), ending at the commented line.
+    pub diff_hunk: Option<String>,
 }
 
 fn id_string(v: Option<&Value>) -> Option<String> {
@@ -123,14 +129,28 @@ pub fn parse_comments(text: &str) -> Result<Vec<Comment>, String> {
                     .take(500)
                     .collect::<String>()
             });
-        let line = positive(item.get("line"))
-            .or_else(|| positive(item.get("original_line")))
-            .or_else(|| positive(item.get("originalLine")));
+        // `line` is where the comment is now; an outdated comment has none, only the line in
+        // the commit it was made on.
+        let original_line =
+            positive(item.get("original_line")).or_else(|| positive(item.get("originalLine")));
+        let diff_hunk = item
+            .get("diff_hunk")
+            .or_else(|| item.get("diffHunk"))
+            .and_then(Value::as_str)
+            .filter(|h| !h.trim().is_empty())
+            .map(|h| h.chars().take(MAX_BODY_CHARS).collect::<String>());
+        let current = positive(item.get("line"));
+        // Without a hunk to place it by, the original line is the best guess there is.
+        let line = current.or(original_line.filter(|_| diff_hunk.is_none()));
         let start_line =
             positive(item.get("start_line")).or_else(|| positive(item.get("startLine")));
         let outdated = match item.get("outdated") {
             Some(Value::Bool(b)) => Some(*b),
-            _ => item.get("position").filter(|p| p.is_null()).map(|_| true),
+            _ => item
+                .get("position")
+                .filter(|p| p.is_null())
+                .map(|_| true)
+                .or_else(|| (current.is_none() && original_line.is_some()).then_some(true)),
         };
         let truncated = body.chars().count() > MAX_BODY_CHARS;
         let body: String = body.chars().take(MAX_BODY_CHARS).collect();
@@ -153,6 +173,10 @@ pub fn parse_comments(text: &str) -> Result<Vec<Comment>, String> {
             in_reply_to: id_string(item.get("in_reply_to_id"))
                 .or_else(|| id_string(item.get("inReplyTo"))),
             outdated,
+            original_line,
+            original_commit: id_string(item.get("original_commit_id"))
+                .or_else(|| id_string(item.get("originalCommitId"))),
+            diff_hunk,
         });
     }
     Ok(out)
@@ -186,6 +210,23 @@ mod tests {
             (Some(7), AuthorKind::Unknown)
         );
         assert!(parse_comments("[]").unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_outdated_comment_keeps_its_original_place_and_hunk_not_a_current_line() {
+        let c = &parse_comments(
+            r#"[{"path": "a.py", "line": null, "original_line": 40, "original_commit_id": "abc1234",
+                 "diff_hunk": "@@ -38,3 +38,3 @@\n x = 1\n y = 2\n z = 3", "body": "rename z"}]"#,
+        )
+        .unwrap()[0];
+        assert_eq!((c.line, c.original_line), (None, Some(40)));
+        assert_eq!(c.outdated, Some(true));
+        assert_eq!(c.original_commit.as_deref(), Some("abc1234"));
+        assert!(c.diff_hunk.as_deref().unwrap().ends_with("z = 3"));
+        // Without a hunk, the original line is the best place there is.
+        let plain =
+            &parse_comments(r#"[{"path": "a.py", "original_line": 7, "body": "x"}]"#).unwrap()[0];
+        assert_eq!(plain.line, Some(7));
     }
 
     #[test]
