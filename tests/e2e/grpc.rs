@@ -150,6 +150,54 @@ async fn handshake_health_and_reflection() {
         "{names:?}"
     );
 
+    // Every service answers health, and reflection answers v1alpha too (what many tools ask
+    // first).
+    let channel = stanley_proto::connect::connect(&d.socket).await.unwrap();
+    let mut health = tonic_health::pb::health_client::HealthClient::new(channel.clone());
+    for service in [
+        "",
+        "stanley.v1.Queue",
+        "stanley.v1.Flows",
+        "stanley.v1.Trust",
+    ] {
+        let reply = health
+            .check(tonic_health::pb::HealthCheckRequest {
+                service: service.into(),
+            })
+            .await
+            .unwrap_or_else(|e| panic!("health of {service:?}: {e}"))
+            .into_inner();
+        assert_eq!(
+            reply.status,
+            tonic_health::pb::health_check_response::ServingStatus::Serving as i32,
+            "{service:?}"
+        );
+    }
+    {
+        use tonic_reflection::pb::v1alpha::server_reflection_client::ServerReflectionClient;
+        use tonic_reflection::pb::v1alpha::{
+            ServerReflectionRequest, server_reflection_request::MessageRequest,
+            server_reflection_response::MessageResponse,
+        };
+        let mut reflection = ServerReflectionClient::new(channel);
+        let request = ServerReflectionRequest {
+            host: String::new(),
+            message_request: Some(MessageRequest::ListServices(String::new())),
+        };
+        let mut stream = reflection
+            .server_reflection_info(futures::stream::iter([request]))
+            .await
+            .unwrap()
+            .into_inner();
+        let Some(MessageResponse::ListServicesResponse(list)) =
+            stream.message().await.unwrap().unwrap().message_response
+        else {
+            panic!("expected a service list from v1alpha")
+        };
+        let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+        assert!(names.contains(&"stanley.v1.Queue".to_owned()), "{names:?}");
+    }
+
     d.stop.send(()).unwrap();
     d.task.await.unwrap().unwrap();
 }
@@ -494,4 +542,52 @@ async fn progress_done_advances_as_frames_finish() {
     assert_eq!(ticks.last(), Some(&(total, total)), "{ticks:?}");
     assert!(ticks.windows(2).all(|w| w[0].0 <= w[1].0), "{ticks:?}");
     assert!(ticks.len() >= 6, "done moves more than once: {ticks:?}");
+}
+
+#[tokio::test]
+async fn a_standard_python_client_connects_with_a_default_unix_channel() {
+    // grpcio (gRPC's C core) sends the percent-encoded socket path as `:authority`; with no
+    // channel options it must still reach health, reflection (v1alpha) and GetStatus.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let site = root.join("pygrpc");
+    assert!(
+        site.join("grpc/__init__.py").exists(),
+        "grpcio is not installed in tests/pygrpc: run scripts/test"
+    );
+    let repo = changed_repo();
+    let d = start(&repo).await;
+    let socket = d.socket.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("python3")
+            .arg(root.join("clients/python_default_channel.py"))
+            .arg(&socket)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("PYTHONPATH", &site)
+            .output()
+            .expect("run python3")
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    for service in [
+        "",
+        "stanley.v1.Stanley",
+        "stanley.v1.Queue",
+        "stanley.v1.Flows",
+    ] {
+        assert_eq!(seen["health"][service], "SERVING", "{seen}");
+    }
+    let services = seen["services"].to_string();
+    assert!(services.contains("stanley.v1.Stanley"), "{services}");
+    assert_eq!(seen["protocolVersion"], stanley_proto::PROTOCOL_VERSION);
+    assert_eq!(seen["root"], repo.root().display().to_string());
+    d.stop.send(()).unwrap();
+    d.task.await.unwrap().unwrap();
 }

@@ -30,6 +30,11 @@ pub(crate) struct Connection {
     _slot: OwnedSemaphorePermit,
     /// Until the first byte arrives: when the connection gives up.
     silence: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// The client's header blocks with any `:authority` the server accepts.
+    fix: crate::authority::AuthorityFix,
+    /// Rewritten bytes not yet handed to the server, and how far it has read them.
+    ready: Vec<u8>,
+    taken: usize,
 }
 
 impl AsyncRead for Connection {
@@ -38,23 +43,46 @@ impl AsyncRead for Connection {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
-        match &polled {
-            Poll::Ready(Ok(())) if buf.filled().len() > before => self.silence = None,
-            Poll::Pending => {
-                if let Some(silence) = self.silence.as_mut()
-                    && silence.as_mut().poll(cx).is_ready()
-                {
-                    return Poll::Ready(Err(io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        "the connection sent nothing",
-                    )));
+        loop {
+            if self.taken < self.ready.len() {
+                let n = buf.remaining().min(self.ready.len() - self.taken);
+                let from = self.taken;
+                buf.put_slice(&self.ready[from..from + n]);
+                self.taken += n;
+                if self.taken == self.ready.len() {
+                    self.ready.clear();
+                    self.taken = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            let mut raw = [0u8; 16_384];
+            let mut raw_buf = ReadBuf::new(&mut raw);
+            match Pin::new(&mut self.stream).poll_read(cx, &mut raw_buf) {
+                Poll::Ready(Ok(())) if raw_buf.filled().is_empty() => return Poll::Ready(Ok(())),
+                Poll::Ready(Ok(())) => {
+                    self.silence = None;
+                    let fixed = self
+                        .fix
+                        .feed(raw_buf.filled())
+                        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                    self.ready = fixed;
+                    self.taken = 0;
+                    // A partial frame produces nothing yet: read on.
+                }
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => {
+                    if let Some(silence) = self.silence.as_mut()
+                        && silence.as_mut().poll(cx).is_ready()
+                    {
+                        return Poll::Ready(Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            "the connection sent nothing",
+                        )));
+                    }
+                    return Poll::Pending;
                 }
             }
-            _ => {}
         }
-        polled
     }
 }
 
@@ -108,6 +136,9 @@ pub(crate) fn incoming(
                                     stream,
                                     _slot: slot,
                                     silence: Some(Box::pin(tokio::time::sleep(silent))),
+                                    fix: crate::authority::AuthorityFix::default(),
+                                    ready: Vec::new(),
+                                    taken: 0,
                                 };
                                 return Some((Ok(connection), (listener, slots, backoff)));
                             }

@@ -1,6 +1,7 @@
 //! The Stanley daemon: discovery and lifecycle, the gRPC services, and the runtime that routes a
 //! request and runs the selected workflow. `main` only wires; tests call [`run`] in-process.
 
+mod authority;
 mod compose;
 mod connections;
 mod discovery;

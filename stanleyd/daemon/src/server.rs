@@ -93,18 +93,34 @@ pub async fn run(
     }
     crate::worker::spawn_background(&state);
     crate::watcher::spawn(&state);
+    // Health answers for the server as a whole ("") and for every service it serves.
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter
         .set_serving::<StanleyServer<StanleyService>>()
         .await;
-    let reflection = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(stanley_proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1()
-        .map_err(|e| DaemonError::Io {
-            what: "cannot build the reflection service".into(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
+    health_reporter
+        .set_serving::<stanley_proto::v1::queue_server::QueueServer<crate::queue_service::QueueService>>()
+        .await;
+    health_reporter
+        .set_serving::<stanley_proto::v1::flows_server::FlowsServer<crate::flow::service::FlowService>>()
+        .await;
+    health_reporter
+        .set_serving::<stanley_proto::v1::trust_server::TrustServer<crate::trust::TrustService>>()
+        .await;
+    // Reflection in both versions: many tools (grpcio-reflection, older grpcurl) ask v1alpha.
+    let reflection_builder = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(stanley_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let reflection_error = |e: tonic_reflection::server::Error| DaemonError::Io {
+        what: "cannot build the reflection service".into(),
+        source: std::io::Error::other(e.to_string()),
+    };
+    let reflection = reflection_builder().build_v1().map_err(reflection_error)?;
+    let reflection_v1alpha = reflection_builder()
+        .build_v1alpha()
+        .map_err(reflection_error)?;
     let stanley = StanleyServer::new(StanleyService::new(state.clone()))
         .max_decoding_message_size(stanley_proto::MAX_MESSAGE_BYTES)
         .max_encoding_message_size(stanley_proto::MAX_MESSAGE_BYTES);
@@ -167,6 +183,7 @@ pub async fn run(
     let server = tonic::transport::Server::builder()
         .add_service(health_service)
         .add_service(reflection)
+        .add_service(reflection_v1alpha)
         .add_service(stanley)
         .add_service(queue)
         .add_service(flows)
