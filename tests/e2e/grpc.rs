@@ -591,3 +591,58 @@ async fn a_standard_python_client_connects_with_a_default_unix_channel() {
     d.stop.send(()).unwrap();
     d.task.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn results_carry_typed_findings_coverage_and_limits_beside_the_document() {
+    let repo = crate::check::fixture();
+    let jev = FakeJev::start().await;
+    jev.route("check", "check", 0.9);
+    let d = start(&repo).await;
+    let mut c = client(&d).await;
+    let result = final_result(
+        &mut c,
+        PromptRequest {
+            request: crate::check::REQUEST.into(),
+            env: env(&jev),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert!(
+        matches!(result.exit_code, 0 | 10),
+        "{}",
+        result.document_json
+    );
+    assert_eq!(result.workflow, "check");
+    assert!(!result.run_id.is_empty());
+    let doc: serde_json::Value = serde_json::from_str(&result.document_json).unwrap();
+    let findings = doc["output"]["data"]["findings"].as_array().unwrap();
+    assert_eq!(result.findings.len(), findings.len());
+    let removed = result
+        .findings
+        .iter()
+        .find(|f| f.label == "assertions_removed")
+        .expect("the removed assertion, typed");
+    assert_eq!(
+        (removed.path.as_str(), removed.start_line, removed.end_line),
+        ("test/config.test.js", 1, 3)
+    );
+    assert_eq!(removed.severity, stanley_proto::v1::Severity::Warn as i32);
+    assert_eq!(
+        (removed.workflow.as_str(), removed.source.as_str()),
+        ("check", "deterministic")
+    );
+    let coverage = result.coverage.expect("coverage");
+    assert_eq!(
+        coverage.candidates,
+        doc["output"]["data"]["coverage"]["candidates"]
+            .as_u64()
+            .unwrap() as u32
+    );
+    assert_eq!(
+        result.limits.len(),
+        doc["output"]["data"]["limits"].as_array().unwrap().len()
+    );
+    d.stop.send(()).unwrap();
+    d.task.await.unwrap().unwrap();
+}

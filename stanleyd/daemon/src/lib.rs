@@ -20,6 +20,7 @@ mod state;
 #[cfg(test)]
 mod testing;
 mod trust;
+mod typed;
 mod watcher;
 mod worker;
 

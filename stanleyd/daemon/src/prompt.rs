@@ -67,6 +67,8 @@ pub(crate) fn error_result(failure: &RequestError, redactor: Option<&dyn Redacto
             message,
             workflow: failure.workflow.clone().unwrap_or_default(),
         }),
+        workflow: failure.workflow.clone().unwrap_or_default(),
+        ..v1::Result::default()
     }
 }
 
@@ -85,12 +87,27 @@ fn outcome_of(status: Status) -> Outcome {
 pub(crate) struct Answer {
     pub(crate) status: Status,
     pub(crate) output: Value,
+    /// The workflow that ran, and its run record's id (empty for fallbacks).
+    pub(crate) workflow: String,
+    pub(crate) run_id: String,
 }
 
 pub(crate) fn success(status: Status, output: &Value) -> Answer {
     Answer {
         status,
         output: output.clone(),
+        workflow: String::new(),
+        run_id: String::new(),
+    }
+}
+
+impl Answer {
+    /// The same answer, naming the workflow that gave it.
+    fn by(mut self, workflow: &str) -> Self {
+        if self.workflow.is_empty() {
+            self.workflow = workflow.to_owned();
+        }
+        self
     }
 }
 
@@ -103,6 +120,7 @@ fn to_result(answer: &Answer) -> v1::Result {
         exit_code: status.exit_code(),
         human: human(output),
         error: None,
+        ..v1::Result::default()
     }
 }
 
@@ -284,7 +302,19 @@ pub(crate) async fn run(
         redactor: redactor.clone(),
     };
     let result = match serve(state, request, &settings, cancel, events, redactor.clone()).await {
-        Ok(answer) => redact_result(to_result(&answer), redactor.as_ref()),
+        Ok(answer) => {
+            let mut result = redact_result(to_result(&answer), redactor.as_ref());
+            // The typed fields come from the document as it leaves (redacted).
+            if let Ok(doc) = serde_json::from_str::<Value>(&result.document_json) {
+                crate::typed::fill(
+                    &mut result,
+                    &doc["output"],
+                    &answer.workflow,
+                    &answer.run_id,
+                );
+            }
+            result
+        }
         Err(failure) => {
             tracing::info!(kind = failure.kind.as_str(), "request failed");
             error_result(&failure, Some(redactor.as_ref()))
@@ -440,7 +470,7 @@ async fn run_selected(
         let value = compose::input_value(input);
         let (status, output) =
             compose::run_repository(tools, wf, text, value, 0, vec![id.to_owned()]).await?;
-        return Ok(success(status, &output));
+        return Ok(success(status, &output).by(id));
     }
     let builtin = builtins
         .iter()
@@ -866,7 +896,9 @@ pub(crate) async fn run_builtin(
     {
         return Err(RequestError::jev(&trouble, &ctx.base_url).in_workflow(builtin.id));
     }
-    Ok(success(packet.status, &packet.output()))
+    let mut answer = success(packet.status, &packet.output()).by(builtin.id);
+    answer.run_id = packet.json["runId"].as_str().unwrap_or("").to_owned();
+    Ok(answer)
 }
 
 /// Runs a planned built-in to its packet. `source` is the diff already loaded for routing, if

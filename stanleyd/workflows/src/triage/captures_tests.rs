@@ -202,24 +202,6 @@ fn real_runner_output_is_split_into_each_failure_with_its_own_message() {
 }
 
 #[test]
-#[ignore = "a debugging aid: prints the blocks of STANLEY_CAPTURE"]
-fn dump_blocks() {
-    let name = std::env::var("STANLEY_CAPTURE").unwrap_or_default();
-    let text = std::fs::read_to_string(folder().join(&name)).unwrap();
-    for b in parse_log(&text).unwrap().blocks {
-        println!(
-            "--- {:?} {:?} {:?} lines {}-{}\n{}",
-            b.test_name,
-            b.message,
-            b.anchors,
-            b.start,
-            b.end,
-            b.lines.join("\n")
-        );
-    }
-}
-
-#[test]
 fn every_real_capture_is_recognised_as_a_failure_log_by_its_structure() {
     use crate::routing::InputShape;
     for capture in captures() {
@@ -248,21 +230,4 @@ fn every_real_capture_is_recognised_as_a_failure_log_by_its_structure() {
         InputShape::of(Some(r#"{"name": "a package.json, not a report"}"#)),
         InputShape::Text
     );
-}
-
-#[test]
-#[ignore = "a debugging aid: prints blocks whose message lacks their own token"]
-fn messages_without_their_token() {
-    for capture in captures() {
-        let parsed = parse_log(&capture.text).unwrap();
-        for (name, token) in &capture.failures {
-            if let Some(b) = parsed.blocks.iter().find(|b| {
-                names_match(&strip_ansi(b.test_name.as_deref().unwrap_or("")), name)
-                    && block_text(b).contains(token.as_str())
-            }) && !b.message.as_deref().unwrap_or("").contains(token.as_str())
-            {
-                println!("{}: {name} [{token}] message={:?}", capture.name, b.message);
-            }
-        }
-    }
 }

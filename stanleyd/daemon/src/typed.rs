@@ -1,0 +1,161 @@
+//! The typed part of a result, for editors: findings as diagnostics (workflow, label,
+//! severity, confidence, path, line range, message), coverage and limits, read from the
+//! document's `output.data` (the same shape for built-ins and repository workflows that report
+//! findings).
+
+use serde_json::Value;
+use stanley_proto::v1;
+
+/// `"12-20"` → (12, 20), `"7"` → (7, 7); removed lines (`"old 3-5"`) and anything else → (0, 0).
+fn line_range(lines: Option<&str>) -> (u32, u32) {
+    let Some(text) = lines.filter(|t| !t.starts_with("old")) else {
+        return (0, 0);
+    };
+    let mut parts = text.splitn(2, '-');
+    let start = parts
+        .next()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
+    let end = parts
+        .next()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(start);
+    (start, end)
+}
+
+fn severity(text: Option<&str>) -> v1::Severity {
+    match text {
+        Some("info") => v1::Severity::Info,
+        Some("warn" | "warning") => v1::Severity::Warn,
+        Some("error" | "fail" | "block") => v1::Severity::Error,
+        _ => v1::Severity::Unspecified,
+    }
+}
+
+/// One line for a person: the label, then up to three of its details.
+fn message(label: &str, detail: Option<&serde_json::Map<String, Value>>) -> String {
+    let details: Vec<String> = detail
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| match v {
+            Value::String(s) => Some(format!("{k}={s}")),
+            Value::Number(n) => Some(format!("{k}={n}")),
+            Value::Bool(b) => Some(format!("{k}={b}")),
+            _ => None,
+        })
+        .take(3)
+        .collect();
+    if details.is_empty() {
+        label.replace('_', " ")
+    } else {
+        format!("{} ({})", label.replace('_', " "), details.join(", "))
+    }
+}
+
+fn finding(workflow: &str, f: &Value) -> v1::Finding {
+    let detail = f["detail"].as_object();
+    let confidence = ["probability", "p", "confidence"]
+        .iter()
+        .find_map(|k| detail.and_then(|d| d.get(*k)).and_then(Value::as_f64))
+        .unwrap_or(0.0);
+    let label = f["flag"].as_str().unwrap_or("");
+    let (start_line, end_line) = line_range(f["lines"].as_str());
+    v1::Finding {
+        workflow: workflow.to_owned(),
+        label: label.to_owned(),
+        severity: severity(f["severity"].as_str()) as i32,
+        confidence,
+        path: f["path"].as_str().unwrap_or("").to_owned(),
+        start_line,
+        end_line,
+        message: message(label, detail),
+        source: f["source"].as_str().unwrap_or("").to_owned(),
+        item_id: f["id"].as_str().unwrap_or("").to_owned(),
+    }
+}
+
+fn count(c: &Value, key: &str) -> u32 {
+    c[key]
+        .as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(0)
+}
+
+/// Fills the typed fields of `result` from `output`.
+pub(crate) fn fill(result: &mut v1::Result, output: &Value, workflow: &str, run_id: &str) {
+    let data = &output["data"];
+    result.workflow = workflow.to_owned();
+    result.run_id = run_id.to_owned();
+    result.findings = data["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| finding(workflow, f))
+        .collect();
+    result.coverage = data["coverage"].as_object().map(|_| {
+        let c = &data["coverage"];
+        v1::Coverage {
+            candidates: count(c, "candidates"),
+            judged: count(c, "judged"),
+            deterministic: count(c, "deterministic"),
+            excluded: count(c, "excluded"),
+            parked: count(c, "parked"),
+            failed: count(c, "failed"),
+            unjudged: count(c, "unjudged"),
+            complete: c["complete"].as_bool().unwrap_or(false),
+        }
+    });
+    result.limits = data["limits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| l.as_str().map(str::to_owned))
+        .collect();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn findings_become_diagnostics() {
+        let output = json!({"data": {
+            "findings": [
+                {"flag": "weak_task_relation", "id": "h_1", "source": "jev", "severity": "warn",
+                 "path": "src/config.js", "lines": "1-4", "detail": {"lowMass": 0.867, "probability": 0.91}},
+                {"flag": "test_file_deleted", "id": "h_2", "source": "deterministic", "severity": "info",
+                 "path": "test/a.test.js", "lines": "old 1-3"}
+            ],
+            "coverage": {"candidates": 3, "judged": 2, "deterministic": 1, "excluded": 0,
+                         "parked": 0, "failed": 0, "unjudged": 0, "complete": true},
+            "limits": ["only the 1 highest-priority of 2 eligible hunks were judged"]
+        }});
+        let mut result = v1::Result::default();
+        fill(
+            &mut result,
+            &output,
+            "check",
+            "2026-11-30T19-00-00Z-check-abc123",
+        );
+        let f = &result.findings[0];
+        assert_eq!(
+            (f.label.as_str(), f.path.as_str(), f.start_line, f.end_line),
+            ("weak_task_relation", "src/config.js", 1, 4)
+        );
+        assert_eq!(f.severity, v1::Severity::Warn as i32);
+        assert!((f.confidence - 0.91).abs() < 1e-9);
+        assert_eq!(
+            f.message,
+            "weak task relation (lowMass=0.867, probability=0.91)"
+        );
+        assert_eq!(f.workflow, "check");
+        assert_eq!(
+            (result.findings[1].start_line, result.findings[1].end_line),
+            (0, 0)
+        );
+        assert_eq!(result.coverage.unwrap().judged, 2);
+        assert_eq!(result.limits.len(), 1);
+        assert_eq!(result.run_id, "2026-11-30T19-00-00Z-check-abc123");
+    }
+}
