@@ -646,3 +646,111 @@ async fn results_carry_typed_findings_coverage_and_limits_beside_the_document() 
     d.stop.send(()).unwrap();
     d.task.await.unwrap().unwrap();
 }
+
+#[test]
+fn the_python_example_editor_client_runs_against_a_live_daemon() {
+    // examples/editor-client/python/client.py, written from docs/editors.md: it starts the
+    // daemon itself, uses a default channel, and reads typed findings.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let site = root.join("pygrpc");
+    assert!(
+        site.join("grpc/__init__.py").exists(),
+        "grpcio is not installed in tests/pygrpc: run scripts/test"
+    );
+    let env = stanley_tests::TestEnv::new();
+    env.jev.route("check", "check", 0.9);
+    let repo = crate::check::fixture();
+    let base = env.command("stanley", repo.root());
+    let mut cmd = std::process::Command::new("python3");
+    cmd.env_clear()
+        .envs(base.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
+        .env("PYTHONPATH", &site)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                stanley_tests::testenv::bin_dir().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .arg(root.join("../examples/editor-client/python/client.py"))
+        .arg(repo.root())
+        .arg(crate::check::REQUEST);
+    let out = stanley_tests::testenv::run(cmd, None);
+    assert_eq!(out.code, 0, "{out:?}");
+    let seen: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(seen["startedDaemon"], true, "{seen}");
+    assert_eq!(seen["health"], "SERVING");
+    assert_eq!(seen["workflow"], "check");
+    assert!(matches!(seen["exitCode"].as_i64(), Some(0 | 10)), "{seen}");
+    let progress = seen["progress"].as_array().unwrap();
+    assert!(
+        progress
+            .iter()
+            .any(|p| p[0] == "check" && p[1].as_u64() > Some(0)),
+        "{progress:?}"
+    );
+    assert!(
+        seen["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["label"] == "assertions_removed" && f["path"] == "test/config.test.js"),
+        "{seen}"
+    );
+    assert_eq!(seen["cancelled"], true);
+    assert_eq!(seen["refused"]["kind"], "usage", "{seen}");
+    assert_eq!(seen["refused"]["exitCode"], 64, "{seen}");
+}
+
+#[test]
+fn the_typescript_example_editor_client_runs_against_a_live_daemon() {
+    // examples/editor-client/typescript/client.ts with @grpc/grpc-js and a default channel.
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/editor-client/typescript");
+    assert!(
+        example.join("node_modules/@grpc/grpc-js").exists(),
+        "the example's packages are not installed: run scripts/test"
+    );
+    let env = stanley_tests::TestEnv::new();
+    env.jev.route("check", "check", 0.9);
+    let repo = crate::check::fixture();
+    let base = env.command("stanley", repo.root());
+    let mut cmd = std::process::Command::new(example.join("node_modules/.bin/tsx"));
+    cmd.env_clear()
+        .envs(base.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                stanley_tests::testenv::bin_dir().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .arg(example.join("client.ts"))
+        .arg(repo.root())
+        .arg(crate::check::REQUEST);
+    let out = stanley_tests::testenv::run(cmd, None);
+    assert_eq!(out.code, 0, "{out:?}");
+    let seen: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(seen["startedDaemon"], true, "{seen}");
+    assert_eq!(seen["health"], "SERVING");
+    assert_eq!(seen["workflow"], "check");
+    let progress = seen["progress"].as_array().unwrap();
+    assert!(
+        progress
+            .iter()
+            .any(|p| p[0] == "check" && p[1].as_u64() > Some(0)),
+        "{progress:?}"
+    );
+    assert!(
+        seen["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["label"] == "assertions_removed" && f["lines"] == serde_json::json!([1, 3])),
+        "{seen}"
+    );
+    assert_eq!(seen["cancelled"], true, "{seen}");
+    assert_eq!(seen["refused"]["kind"], "usage", "{seen}");
+}
