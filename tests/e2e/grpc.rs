@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use stanley_proto::v1::stanley_client::StanleyClient;
-use stanley_proto::v1::{GetStatusRequest, Outcome, PromptRequest, prompt_event};
+use stanley_proto::v1::{GetStatusRequest, Outcome, PromptRequest, prompt_response};
 use stanley_tests::testenv::TEST_KEY;
 use stanley_tests::{FakeJev, Fault, TempRepo};
 use tokio::time::Instant;
@@ -62,7 +62,7 @@ async fn final_result(
 ) -> stanley_proto::v1::Result {
     let mut stream = client.prompt(request).await.unwrap().into_inner();
     while let Some(event) = stream.message().await.unwrap() {
-        if let Some(prompt_event::Event::Result(r)) = event.event {
+        if let Some(prompt_response::Event::Result(r)) = event.event {
             assert!(
                 stream.message().await.unwrap().is_none(),
                 "the result is the last event"
@@ -523,10 +523,10 @@ async fn progress_done_advances_as_frames_finish() {
     let mut result = None;
     while let Some(event) = stream.message().await.unwrap() {
         match event.event {
-            Some(prompt_event::Event::Progress(p)) if p.phase == "summarize" => {
+            Some(prompt_response::Event::Progress(p)) if p.phase == "summarize" => {
                 ticks.push((p.done, p.total));
             }
-            Some(prompt_event::Event::Result(r)) => result = Some(r),
+            Some(prompt_response::Event::Result(r)) => result = Some(r),
             _ => {}
         }
     }

@@ -15,7 +15,7 @@ use stanley_proto::VERSION;
 use stanley_proto::v1::queue_client::QueueClient;
 use stanley_proto::v1::{
     Input, Outcome, PromoteCandidateRequest, PromptRequest, Scope, WorkQueueRequest, input,
-    prompt_event,
+    prompt_response,
 };
 
 fn main() -> ExitCode {
@@ -271,16 +271,16 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
             return Err(dead());
         };
         match event {
-            prompt_event::Event::Progress(p) => progress.show(&p.phase, p.done, p.total),
-            prompt_event::Event::Warning(w) => {
+            prompt_response::Event::Progress(p) => progress.show(&p.phase, p.done, p.total),
+            prompt_response::Event::Warning(w) => {
                 progress.clear();
                 stanley_cli::errln!("stanley: warning: {}", w.line);
             }
-            prompt_event::Event::Notice(n) => {
+            prompt_response::Event::Notice(n) => {
                 progress.clear();
                 stanley_cli::errln!("stanley: {}", n.line);
             }
-            prompt_event::Event::Result(result) => {
+            prompt_response::Event::Result(result) => {
                 progress.clear();
                 if result.outcome == Outcome::Error as i32 {
                     let error = result.error.unwrap_or_default();

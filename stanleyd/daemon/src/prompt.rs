@@ -12,7 +12,7 @@ use stanley_adapters::redact::{redacting, safe_message};
 use stanley_adapters::workspace::open_workspace_file;
 use stanley_adapters::{FsRecorder, SecretRedactor, SystemClock};
 use stanley_core::{Budget, Cancel, Executor, ExecutorOptions, Jev, Status, TroubleCell};
-use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptEvent, PromptRequest, prompt_event};
+use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptRequest, PromptResponse, prompt_response};
 use stanley_workflows::agent::{
     AGENT_TIMEOUT, Agent, AgentProgress, delegated_result, delegation_instructions, guard_caveats,
 };
@@ -128,21 +128,27 @@ fn to_result(answer: &Answer) -> v1::Result {
 /// Warning and notice lines are redacted and cut to [`MAX_MESSAGE_CHARS`] here, whatever they
 /// carry.
 pub(crate) struct Events {
-    tx: mpsc::Sender<Result<PromptEvent, tonic::Status>>,
+    tx: mpsc::Sender<Result<PromptResponse, tonic::Status>>,
     redactor: Arc<SecretRedactor>,
 }
 
 impl Events {
     pub(crate) async fn warning(&self, line: impl AsRef<str>) {
         let line = safe_message(self.redactor.as_ref(), line.as_ref(), MAX_MESSAGE_CHARS);
-        let event = prompt_event::Event::Warning(v1::Warning { line });
-        let _ = self.tx.send(Ok(PromptEvent { event: Some(event) })).await;
+        let event = prompt_response::Event::Warning(v1::Warning { line });
+        let _ = self
+            .tx
+            .send(Ok(PromptResponse { event: Some(event) }))
+            .await;
     }
 
     pub(crate) async fn notice(&self, line: impl AsRef<str>) {
         let line = safe_message(self.redactor.as_ref(), line.as_ref(), MAX_MESSAGE_CHARS);
-        let event = prompt_event::Event::Notice(v1::Notice { line });
-        let _ = self.tx.send(Ok(PromptEvent { event: Some(event) })).await;
+        let event = prompt_response::Event::Notice(v1::Notice { line });
+        let _ = self
+            .tx
+            .send(Ok(PromptResponse { event: Some(event) }))
+            .await;
     }
 
     pub(crate) async fn progress(&self, phase: &str, done: u32, total: u32) {
@@ -163,13 +169,13 @@ impl Events {
     }
 }
 
-fn progress_event(phase: &str, done: u32, total: u32) -> Result<PromptEvent, tonic::Status> {
-    let event = prompt_event::Event::Progress(v1::Progress {
+fn progress_event(phase: &str, done: u32, total: u32) -> Result<PromptResponse, tonic::Status> {
+    let event = prompt_response::Event::Progress(v1::Progress {
         phase: phase.into(),
         done,
         total,
     });
-    Ok(PromptEvent { event: Some(event) })
+    Ok(PromptResponse { event: Some(event) })
 }
 
 /// The input of a request, as text and as the value handed to workflows.
@@ -292,7 +298,7 @@ pub(crate) async fn run(
     state: &DaemonState,
     request: PromptRequest,
     cancel: Cancel,
-    events: mpsc::Sender<Result<PromptEvent, tonic::Status>>,
+    events: mpsc::Sender<Result<PromptResponse, tonic::Status>>,
 ) -> v1::Result {
     // The request's settings, read once.
     let settings = RequestSettings::parse(&request.env);
@@ -710,12 +716,12 @@ async fn delegate(
     let progress_tx = events.tx.clone();
     let started = std::time::Instant::now();
     let progress: AgentProgress = Box::new(move |tool_calls| {
-        let event = prompt_event::Event::Progress(v1::Progress {
+        let event = prompt_response::Event::Progress(v1::Progress {
             phase: format!("coding agent ({}s)", started.elapsed().as_secs()),
             done: tool_calls as u32,
             total: 0,
         });
-        let _ = progress_tx.try_send(Ok(PromptEvent { event: Some(event) }));
+        let _ = progress_tx.try_send(Ok(PromptResponse { event: Some(event) }));
     });
     events.progress("coding agent", 0, 0).await;
     let result = agent

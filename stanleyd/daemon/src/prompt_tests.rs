@@ -64,7 +64,7 @@ async fn ask(scene: &Scene, text: &str) -> (Result<Answer, RequestError>, Vec<St
     .await;
     let mut warnings = Vec::new();
     while let Ok(Ok(event)) = rx.try_recv() {
-        if let Some(prompt_event::Event::Warning(w)) = event.event {
+        if let Some(prompt_response::Event::Warning(w)) = event.event {
             warnings.push(w.line);
         }
     }

@@ -11,8 +11,8 @@ use futures::FutureExt;
 use stanley_proto::v1;
 use stanley_proto::v1::stanley_server::Stanley;
 use stanley_proto::v1::{
-    GetStatusRequest, GetStatusResponse, PromptEvent, PromptRequest, StopDaemonRequest,
-    StopDaemonResponse, prompt_event,
+    GetStatusRequest, GetStatusResponse, PromptRequest, PromptResponse, StopDaemonRequest,
+    StopDaemonResponse, prompt_response,
 };
 use stanley_workflows::registry::BUILTINS;
 use tokio::sync::mpsc;
@@ -84,7 +84,7 @@ impl Stanley for StanleyService {
         }))
     }
 
-    type PromptStream = ReceiverStream<Result<PromptEvent, Status>>;
+    type PromptStream = ReceiverStream<Result<PromptResponse, Status>>;
 
     async fn prompt(
         &self,
@@ -128,8 +128,8 @@ impl Stanley for StanleyService {
                 )
             });
             let _ = tx
-                .send(Ok(PromptEvent {
-                    event: Some(prompt_event::Event::Result(result)),
+                .send(Ok(PromptResponse {
+                    event: Some(prompt_response::Event::Result(result)),
                 }))
                 .await;
         });

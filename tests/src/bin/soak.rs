@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use stanley_proto::v1::{GetStatusRequest, Outcome, PromptRequest, prompt_event};
+use stanley_proto::v1::{GetStatusRequest, Outcome, PromptRequest, prompt_response};
 use stanley_tests::fake_jev::{ChoiceRule, choice_answer};
 use stanley_tests::testenv::{TEST_KEY, wait_until};
 use stanley_tests::{TempRepo, TestEnv};
@@ -68,7 +68,7 @@ async fn prompt(
     };
     let mut stream = response.into_inner();
     while let Ok(Some(event)) = stream.message().await {
-        if let Some(prompt_event::Event::Result(r)) = event.event {
+        if let Some(prompt_response::Event::Result(r)) = event.event {
             return r.outcome == Outcome::Complete as i32;
         }
     }

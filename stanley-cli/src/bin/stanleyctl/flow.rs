@@ -102,7 +102,7 @@ async fn flows_client(
 }
 
 pub(crate) fn flow_run(target: &Target) -> ExitCode {
-    use stanley_proto::v1::{RunFlowRequest, run_flow_event::Event};
+    use stanley_proto::v1::{RunFlowRequest, run_flow_response::Event};
     let runtime = match runtime() {
         Ok(r) => r,
         Err(e) => return fail(&e),

@@ -10,8 +10,8 @@ use stanley_proto::exit::FlowCode;
 use stanley_proto::v1::flows_server::Flows;
 use stanley_proto::v1::{
     FlowExit, FlowHookRequest, FlowHookResponse, FlowStatusRequest, FlowStatusResponse,
-    InitFlowRequest, InitFlowResponse, RunFlowEvent, RunFlowRequest, StopFlowRequest,
-    StopFlowResponse, run_flow_event,
+    InitFlowRequest, InitFlowResponse, RunFlowRequest, RunFlowResponse, StopFlowRequest,
+    StopFlowResponse, run_flow_response,
 };
 use stanley_workflows::flow::starter_flow;
 use tokio::sync::mpsc;
@@ -52,13 +52,13 @@ pub(crate) fn load_status(e: FlowLoad) -> RequestError {
     }
 }
 
-fn event(e: run_flow_event::Event) -> Result<RunFlowEvent, Status> {
-    Ok(RunFlowEvent { event: Some(e) })
+fn event(e: run_flow_response::Event) -> Result<RunFlowResponse, Status> {
+    Ok(RunFlowResponse { event: Some(e) })
 }
 
 #[tonic::async_trait]
 impl Flows for FlowService {
-    type RunFlowStream = ReceiverStream<Result<RunFlowEvent, Status>>;
+    type RunFlowStream = ReceiverStream<Result<RunFlowResponse, Status>>;
 
     async fn run_flow(
         &self,
@@ -75,7 +75,7 @@ impl Flows for FlowService {
             let _guard = guard;
             let Some(lease) = Lease::take(&state, cancel.clone()) else {
                 let _ = tx
-                    .send(event(run_flow_event::Event::Exit(FlowExit {
+                    .send(event(run_flow_response::Event::Exit(FlowExit {
                         code: i32::from(FlowCode::AlreadyRunning.code()),
                         message: "another flow supervisor is running for this repository".into(),
                     })))
@@ -85,7 +85,7 @@ impl Flows for FlowService {
             let progress = tx.clone();
             let say = move |line: String| {
                 tracing::info!(%line, "flow");
-                let _ = progress.try_send(event(run_flow_event::Event::Progress(line)));
+                let _ = progress.try_send(event(run_flow_response::Event::Progress(line)));
             };
             let run = supervise(&state, &settings, &cancel, &say);
             tokio::pin!(run);
@@ -108,7 +108,7 @@ impl Flows for FlowService {
             drop(lease);
             tracing::info!(code = ended.code.code(), message = %ended.message, "flow run ended");
             let _ = tx
-                .send(event(run_flow_event::Event::Exit(FlowExit {
+                .send(event(run_flow_response::Event::Exit(FlowExit {
                     code: i32::from(ended.code.code()),
                     message: ended.message,
                 })))
