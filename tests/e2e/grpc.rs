@@ -647,6 +647,34 @@ async fn results_carry_typed_findings_coverage_and_limits_beside_the_document() 
     d.task.await.unwrap().unwrap();
 }
 
+/// Runs an example editor client (`program`, its script added by `script`) on the check fixture
+/// with the fake Jev's environment and `stanleyd` on `PATH`, and returns the JSON it printed.
+fn run_example(
+    script: impl FnOnce(&mut std::process::Command),
+    program: &str,
+) -> serde_json::Value {
+    let env = stanley_tests::TestEnv::new();
+    env.jev.route("check", "check", 0.9);
+    let repo = crate::check::fixture();
+    let base = env.command("stanley", repo.root());
+    let mut cmd = std::process::Command::new(program);
+    cmd.env_clear()
+        .envs(base.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                stanley_tests::testenv::bin_dir().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        );
+    script(&mut cmd);
+    cmd.arg(repo.root()).arg(crate::check::REQUEST);
+    let out = stanley_tests::testenv::run(cmd, None);
+    assert_eq!(out.code, 0, "{out:?}");
+    serde_json::from_str(out.stdout.trim()).unwrap()
+}
+
 #[test]
 fn the_python_example_editor_client_runs_against_a_live_daemon() {
     // examples/editor-client/python/client.py, written from docs/editors.md: it starts the
@@ -657,28 +685,13 @@ fn the_python_example_editor_client_runs_against_a_live_daemon() {
         site.join("grpc/__init__.py").exists(),
         "grpcio is not installed in tests/pygrpc: run scripts/test"
     );
-    let env = stanley_tests::TestEnv::new();
-    env.jev.route("check", "check", 0.9);
-    let repo = crate::check::fixture();
-    let base = env.command("stanley", repo.root());
-    let mut cmd = std::process::Command::new("python3");
-    cmd.env_clear()
-        .envs(base.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
-        .env("PYTHONPATH", &site)
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                stanley_tests::testenv::bin_dir().display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        )
-        .arg(root.join("../examples/editor-client/python/client.py"))
-        .arg(repo.root())
-        .arg(crate::check::REQUEST);
-    let out = stanley_tests::testenv::run(cmd, None);
-    assert_eq!(out.code, 0, "{out:?}");
-    let seen: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    let seen = run_example(
+        |cmd| {
+            cmd.env("PYTHONPATH", &site)
+                .arg(root.join("../examples/editor-client/python/client.py"));
+        },
+        "python3",
+    );
     assert_eq!(seen["startedDaemon"], true, "{seen}");
     assert_eq!(seen["health"], "SERVING");
     assert_eq!(seen["workflow"], "check");
@@ -712,27 +725,13 @@ fn the_typescript_example_editor_client_runs_against_a_live_daemon() {
         example.join("node_modules/@grpc/grpc-js").exists(),
         "the example's packages are not installed: run scripts/test"
     );
-    let env = stanley_tests::TestEnv::new();
-    env.jev.route("check", "check", 0.9);
-    let repo = crate::check::fixture();
-    let base = env.command("stanley", repo.root());
-    let mut cmd = std::process::Command::new(example.join("node_modules/.bin/tsx"));
-    cmd.env_clear()
-        .envs(base.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                stanley_tests::testenv::bin_dir().display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        )
-        .arg(example.join("client.ts"))
-        .arg(repo.root())
-        .arg(crate::check::REQUEST);
-    let out = stanley_tests::testenv::run(cmd, None);
-    assert_eq!(out.code, 0, "{out:?}");
-    let seen: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    let tsx = example.join("node_modules/.bin/tsx");
+    let seen = run_example(
+        |cmd| {
+            cmd.arg(example.join("client.ts"));
+        },
+        tsx.to_str().unwrap(),
+    );
     assert_eq!(seen["startedDaemon"], true, "{seen}");
     assert_eq!(seen["health"], "SERVING");
     assert_eq!(seen["workflow"], "check");

@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use stanley_tests::fake_jev::{ChoiceRule, choice_answer, score_answer};
 use stanley_tests::{TempRepo, TestEnv};
 use stanley_workflows::paths::{PathKind, classify_path};
 
@@ -234,37 +233,7 @@ fn find_completes_on_a_tree_of_25000_files_and_skips_what_is_not_source() {
     let env = TestEnv::new();
     env.jev.route("find", "find", 0.9);
     // A scripted judge: files with "retry" in their path are the implementation.
-    let roles: Vec<String> = [
-        "implementation",
-        "caller",
-        "test",
-        "config",
-        "docs",
-        "unrelated",
-        "cannot_tell",
-    ]
-    .map(str::to_owned)
-    .to_vec();
-    env.jev.respond(move |body| {
-        let mut answers = serde_json::Map::new();
-        for c in body.pointer("/state/candidates")?.as_array()? {
-            let (id, path) = (c["id"].as_str()?, c["path"].as_str()?);
-            let hit = path.contains("retry");
-            answers.insert(
-                format!("relevance_{id}"),
-                score_answer(4, if hit { 3 } else { 0 }, 0.9),
-            );
-            let rule = ChoiceRule {
-                label: if hit { "implementation" } else { "unrelated" }.into(),
-                mass: 0.9,
-                confidence: 0.9,
-            };
-            answers.insert(format!("role_{id}"), choice_answer(&roles, &rule));
-        }
-        Some(answers)
-    });
-    env.jev
-        .answer_if("relevance", "retry", score_answer(4, 3, 0.9));
+    env.jev.judge_find_by_path("retry");
     let repo = TempRepo::upstream("tree-25k");
     let tracked = repo.git(&["ls-files"]).lines().count();
     assert!(tracked > 20_000, "{tracked} tracked files");

@@ -372,6 +372,41 @@ impl FakeJev {
         self.script.lock().unwrap().responder = Some(Arc::new(responder));
     }
 
+    /// A scripted `find` judge: candidates whose path contains `needle` are the implementation
+    /// (top relevance), the rest unrelated, and excerpts that mention it are relevant.
+    pub fn judge_find_by_path(&self, needle: &'static str) {
+        let roles: Vec<String> = [
+            "implementation",
+            "caller",
+            "test",
+            "config",
+            "docs",
+            "unrelated",
+            "cannot_tell",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        self.respond(move |body| {
+            let mut answers = Map::new();
+            for c in body.pointer("/state/candidates")?.as_array()? {
+                let (id, path) = (c["id"].as_str()?, c["path"].as_str()?);
+                let hit = path.contains(needle);
+                answers.insert(
+                    format!("relevance_{id}"),
+                    score_answer(4, if hit { 3 } else { 0 }, 0.9),
+                );
+                let rule = ChoiceRule {
+                    label: if hit { "implementation" } else { "unrelated" }.into(),
+                    mass: 0.9,
+                    confidence: 0.9,
+                };
+                answers.insert(format!("role_{id}"), choice_answer(&roles, &rule));
+            }
+            Some(answers)
+        });
+        self.answer_if("relevance", needle, score_answer(4, 3, 0.9));
+    }
+
     /// Answers the question `name` with `answer` in requests whose body contains `needle`.
     pub fn answer_if(&self, name: &str, needle: &str, answer: Value) {
         self.script

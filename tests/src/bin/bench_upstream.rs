@@ -12,7 +12,6 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use stanley_tests::fake_jev::{ChoiceRule, choice_answer, score_answer};
 use stanley_tests::testenv::run;
 use stanley_tests::{TempRepo, TestEnv};
 
@@ -121,39 +120,8 @@ fn find_at_scale() -> Value {
     let mut env = TestEnv::new();
     env.set("STANLEY_LOG", "info");
     env.jev.route("find", "find", 0.9);
-    // A scripted judge: files with "retry" in their path are the implementation, so excerpts
-    // are read as they would be for a real question.
-    let roles: Vec<String> = [
-        "implementation",
-        "caller",
-        "test",
-        "config",
-        "docs",
-        "unrelated",
-        "cannot_tell",
-    ]
-    .map(str::to_owned)
-    .to_vec();
-    env.jev.respond(move |body| {
-        let mut answers = serde_json::Map::new();
-        for c in body.pointer("/state/candidates")?.as_array()? {
-            let (id, path) = (c["id"].as_str()?, c["path"].as_str()?);
-            let hit = path.contains("retry");
-            answers.insert(
-                format!("relevance_{id}"),
-                score_answer(4, if hit { 3 } else { 0 }, 0.9),
-            );
-            let rule = ChoiceRule {
-                label: if hit { "implementation" } else { "unrelated" }.into(),
-                mass: 0.9,
-                confidence: 0.9,
-            };
-            answers.insert(format!("role_{id}"), choice_answer(&roles, &rule));
-        }
-        Some(answers)
-    });
-    env.jev
-        .answer_if("relevance", "retry", score_answer(4, 3, 0.9));
+    // A scripted judge: files with "retry" in their path are the implementation.
+    env.jev.judge_find_by_path("retry");
     let repo = TempRepo::upstream("tree-25k");
     let tracked = repo.git(&["ls-files"]).lines().count();
     // Start the daemon first: the figure is the request, not the start.
