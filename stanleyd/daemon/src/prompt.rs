@@ -331,14 +331,17 @@ pub(crate) async fn run(
 }
 
 /// Hands the memory a large request freed back to the system, so a long-lived daemon returns
-/// close to idle after a big diff or a large tree (glibc keeps freed heap otherwise).
+/// close to idle after a big diff or a large tree (glibc keeps freed heap otherwise). It runs on
+/// a blocking thread, so the result is not held up by it.
 fn release_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only releases free memory at the top of glibc's heaps; it takes no
-    // pointers and is safe to call from any thread at any time.
-    unsafe {
-        libc::malloc_trim(0);
-    }
+    drop(tokio::task::spawn_blocking(|| {
+        // SAFETY: malloc_trim only releases free memory of glibc's heaps; it takes no pointers
+        // and is safe to call from any thread at any time.
+        unsafe {
+            libc::malloc_trim(0);
+        }
+    }));
 }
 
 /// The result as it leaves the daemon: what Stanley prints (the document and the human text)
