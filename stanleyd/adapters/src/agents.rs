@@ -137,8 +137,23 @@ mod tests {
             .spawn()
             .unwrap();
         // The daemon died: its mark was never dropped.
+        let token = mark.token().to_owned();
         std::mem::forget(mark);
-        // spawn returns once the child has exec'd, so /proc shows its environment.
+        // spawn can return just before the kernel has set up the new program's environment in
+        // /proc (the exec pipe closes first): wait until it shows, with a deadline.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let environ = format!("/proc/{}/environ", marked.id());
+        while !std::fs::read(&environ)
+            .unwrap_or_default()
+            .split(|b| *b == 0)
+            .any(|pair| pair == format!("TEST_AGENT_RUN={token}").as_bytes())
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the child's environment never showed"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         let killed = reap(&agents, "TEST_AGENT_RUN");
         assert_eq!(killed, vec![marked.id()]);
         assert!(

@@ -17,6 +17,9 @@ const PADDED: u8 = 0x8;
 const PRIORITY: u8 = 0x20;
 /// The largest frame payload the server accepts (HTTP/2's default `SETTINGS_MAX_FRAME_SIZE`).
 const MAX_FRAME: usize = 16_384;
+/// The largest header block collected across CONTINUATION frames; a longer one closes the
+/// connection (requests carry an environment map, far below this).
+const MAX_BLOCK: usize = 1024 * 1024;
 
 /// A header block being collected across CONTINUATION frames.
 struct Pending {
@@ -32,6 +35,9 @@ pub(crate) struct AuthorityFix {
     raw: Vec<u8>,
     preface_seen: bool,
     pending: Option<Pending>,
+    /// After a frame larger than the server accepts: everything passes through untouched (the
+    /// server closes the connection), so nothing that size is ever buffered here.
+    passthrough: bool,
 }
 
 impl Default for AuthorityFix {
@@ -41,6 +47,7 @@ impl Default for AuthorityFix {
             raw: Vec::new(),
             preface_seen: false,
             pending: None,
+            passthrough: false,
         }
     }
 }
@@ -94,6 +101,9 @@ impl AuthorityFix {
     /// frame is kept for the next call. An undecodable header block is an error (the connection
     /// is closed, as the server would have done).
     pub(crate) fn feed(&mut self, input: &[u8]) -> Result<Vec<u8>, String> {
+        if self.passthrough {
+            return Ok(input.to_vec());
+        }
         self.raw.extend_from_slice(input);
         let mut out = Vec::with_capacity(self.raw.len() + 64);
         let mut at = 0;
@@ -109,6 +119,13 @@ impl AuthorityFix {
         while self.raw.len() - at >= 9 {
             let head = &self.raw[at..at + 9];
             let len = u32::from_be_bytes([0, head[0], head[1], head[2]]) as usize;
+            if len > MAX_FRAME {
+                // Too large for the server: hand it everything as it is and step aside.
+                self.passthrough = true;
+                out.extend_from_slice(&self.raw[at..]);
+                self.raw.clear();
+                return Ok(out);
+            }
             if self.raw.len() - at < 9 + len {
                 break;
             }
@@ -120,6 +137,9 @@ impl AuthorityFix {
                 CONTINUATION if self.pending.as_ref().is_some_and(|p| p.stream == stream) => {
                     if let Some(p) = self.pending.as_mut() {
                         p.block.extend_from_slice(&payload);
+                        if p.block.len() > MAX_BLOCK {
+                            return Err(format!("a header block over {MAX_BLOCK} bytes"));
+                        }
                     }
                     if flags & END_HEADERS != 0 {
                         self.finish(&mut out)?;
@@ -284,6 +304,19 @@ mod tests {
     }
 
     #[test]
+    fn a_frame_larger_than_the_server_accepts_is_never_buffered() {
+        let mut fix = AuthorityFix::default();
+        let mut stream = PREFACE.to_vec();
+        // A DATA frame header claiming 1 MiB, and its first bytes.
+        stream.extend_from_slice(&[0x10, 0x00, 0x00, 0x0, 0x0, 0, 0, 0, 1]);
+        stream.extend_from_slice(&[7u8; 100]);
+        let out = fix.feed(&stream).unwrap();
+        assert_eq!(out, stream, "passed through at once");
+        assert_eq!(fix.feed(b"more").unwrap(), b"more");
+        assert!(fix.raw.is_empty());
+    }
+
+    #[test]
     fn valid_authorities_are_kept_and_large_blocks_are_split() {
         assert!(valid_authority(b"localhost"));
         assert!(valid_authority(b"127.0.0.1:50051"));
@@ -295,10 +328,12 @@ mod tests {
             vec![(b":authority", b"localhost"), (b"x-big", big.as_slice())];
         let block = client_block(&fields, &mut encoder);
         let mut stream = PREFACE.to_vec();
-        // The client's own block, split over CONTINUATION frames.
-        let (a, b) = block.split_at(10_000);
+        // The client's own block, split over CONTINUATION frames of at most 16 KiB.
+        let (a, rest) = block.split_at(10_000);
+        let (b, c) = rest.split_at(16_000);
         frame(&mut stream, HEADERS, 0, 1, a);
-        frame(&mut stream, CONTINUATION, END_HEADERS, 1, b);
+        frame(&mut stream, CONTINUATION, 0, 1, b);
+        frame(&mut stream, CONTINUATION, END_HEADERS, 1, c);
         let out = AuthorityFix::default().feed(&stream).unwrap();
         let blocks = decode_all(&out);
         assert_eq!(
