@@ -768,16 +768,55 @@ fn rank(cands: &[Candidate]) -> Vec<usize> {
 }
 
 /// A candidate's result row (`rank` for the shortlist; the fallback also shows excerpt text).
+/// What metadata screening said of a candidate.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MetadataRow<'a> {
+    high_mass: f64,
+    expected: f64,
+    role: &'a str,
+}
+
+/// One candidate's row in the packet's `results`, serialized in this field order.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FindRow<'a> {
+    rank: Option<usize>,
+    id: &'a str,
+    path: &'a str,
+    kind: &'static str,
+    language: &'static str,
+    disposition: Disposition,
+    metadata: Option<MetadataRow<'a>>,
+    excerpt: Value,
+    relevance: Option<f64>,
+    probes_run: &'a [&'static str],
+    error: Option<&'a str>,
+}
+
 fn result_row(rank: Option<usize>, c: &Candidate, fallback: bool) -> Value {
     let mut excerpt = c.excerpt.clone().unwrap_or(Value::Null);
     if fallback && !c.excerpt_texts.is_empty() && excerpt.is_object() {
         excerpt["text"] = json!(c.excerpt_texts.join("\n…\n"));
     }
-    json!({
-        "rank": rank, "id": c.id, "path": c.path, "kind": c.kind.as_str(), "language": c.language,
-        "disposition": c.disposition, "metadata": c.role.as_ref().map(|r| json!({"highMass": c.meta_high, "expected": c.meta_expected, "role": r})),
-        "excerpt": excerpt, "relevance": c.relevance, "probesRun": c.probes, "error": c.error,
-    })
+    let row = FindRow {
+        rank,
+        id: &c.id,
+        path: &c.path,
+        kind: c.kind.as_str(),
+        language: c.language,
+        disposition: c.disposition,
+        metadata: c.role.as_deref().map(|role| MetadataRow {
+            high_mass: c.meta_high,
+            expected: c.meta_expected,
+            role,
+        }),
+        excerpt,
+        relevance: c.relevance,
+        probes_run: &c.probes,
+        error: c.error.as_deref(),
+    };
+    serde_json::to_value(&row).unwrap_or(Value::Null)
 }
 
 /// The human line of a shortlisted candidate.
