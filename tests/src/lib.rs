@@ -1,6 +1,7 @@
 //! The end-to-end harness: hermetic temporary Git repositories, a fake System One server on
 //! loopback, and helpers that run the real `stanley`, `stanleyctl` and `stanleyd` binaries.
 
+pub mod bench;
 pub mod fake_jev;
 pub mod model_server;
 pub mod repo;

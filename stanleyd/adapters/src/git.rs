@@ -235,7 +235,9 @@ impl Git2Repo {
                 ..FileFacts::default()
             };
             if !(facts.symlink || facts.submodule || is_secret_path(path)) {
-                let blob = (!side.id().is_zero())
+                // git2 inflates a whole blob to show its first bytes: past the diff size limit
+                // the size alone decides (the large-data rule), and the marker is not looked for.
+                let blob = (!side.id().is_zero() && side.size() <= MAX_DIFF_BYTES as u64)
                     .then(|| repo.find_blob(side.id()).ok())
                     .flatten();
                 match blob {

@@ -208,6 +208,7 @@ fn nested<'a>(
         let supplied = text_input.map(|text| Supplied {
             text,
             source: "workflow prompt".into(),
+            file: None,
         });
         let source = ctx.diff().map_err(|f| f.message().to_owned())?;
         let facts = Facts {

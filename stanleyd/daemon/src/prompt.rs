@@ -183,6 +183,8 @@ pub(crate) struct Supplied {
     pub(crate) text: String,
     /// `stdin`, or the repository-relative path it was read from.
     pub(crate) source: String,
+    /// The repository-relative file it was read from (None for stdin and nested prompts).
+    pub(crate) file: Option<String>,
 }
 
 fn read_input(
@@ -192,14 +194,14 @@ fn read_input(
     let Some(source) = input.and_then(|i| i.source) else {
         return Ok(None);
     };
-    let (bytes, label) = match source {
+    let (bytes, file) = match source {
         v1::input::Source::Stdin(bytes) => {
             if bytes.len() as u64 > MAX_INPUT_BYTES {
                 return Err(RequestError::input(format!(
                     "stdin exceeds the {MAX_INPUT_BYTES} byte limit (the stanley CLI reduces larger input before sending it)"
                 )));
             }
-            (bytes, "stdin".to_owned())
+            (bytes, None)
         }
         v1::input::Source::Path(path) => {
             // Any size, in one pass: what does not fit is left out with a marker line.
@@ -209,7 +211,7 @@ fn read_input(
             }
             let reduced = stanley_proto::window::reduce(std::io::BufReader::new(file))
                 .map_err(|e| RequestError::input(format!("cannot read {path}: {e}")))?;
-            (reduced.text.into_bytes(), rel)
+            (reduced.text.into_bytes(), Some(rel))
         }
     };
     let raw = String::from_utf8_lossy(&bytes).into_owned();
@@ -220,7 +222,8 @@ fn read_input(
     };
     Ok(Some(Supplied {
         text,
-        source: label,
+        source: file.clone().unwrap_or_else(|| "stdin".to_owned()),
+        file,
     }))
 }
 
@@ -548,10 +551,7 @@ async fn serve(
     let text = request_text(&request)?;
     let mut ctx = context(state, &request, settings, cancel, redactor)?;
     let input = read_input(&state.config.files.root, request.input.clone())?;
-    ctx.input_file = input
-        .as_ref()
-        .filter(|i| i.source != "stdin")
-        .map(|i| i.source.clone());
+    ctx.input_file = input.as_ref().and_then(|i| i.file.clone());
     let input_shape = InputShape::of(input.as_ref().map(|i| i.text.as_str()));
     let action = classify_action(&text);
     let agent = agent_for(settings, request.no_agent, &state.config.files.root);
@@ -587,20 +587,11 @@ async fn serve(
         unavailable,
     } = routed;
     // A diff workflow picked with no change at all: say there is nothing to look at.
+    // Its gate says which built-in needs a diff.
     let needs_diff = |id: &str| {
-        builtins.iter().any(|b| {
-            b.id == id
-                && matches!(
-                    b.id,
-                    "check"
-                        | "review"
-                        | "test_gaps"
-                        | "summarize"
-                        | "security_review"
-                        | "performance_review"
-                        | "compatibility_review"
-                )
-        })
+        builtins
+            .iter()
+            .any(|b| b.id == id && b.gate == stanley_workflows::registry::Gate::DiffPresent)
     };
     if let (Some(id), Some(source)) = (unavailable.as_deref(), diff.as_ref())
         && needs_diff(id)

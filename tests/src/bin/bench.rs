@@ -6,7 +6,6 @@
 //! Build the binaries in the same profile first, e.g.
 //! `cargo build --release --bins && cargo run --release -p stanley-tests --bin stanley-bench`.
 
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -52,17 +51,6 @@ fn repo_with_40_hunks() -> TempRepo {
         repo.write(path, &changed);
     }
     repo
-}
-
-fn rss_kib(pid: i32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
 }
 
 fn timed(mut f: impl FnMut()) -> Duration {
@@ -315,7 +303,7 @@ fn main() {
     );
     // Idle RSS: after the warm runs, with nothing running.
     let pid = repo.daemon_pid().expect("daemon pid");
-    let idle_rss = rss_kib(pid);
+    let idle_rss = stanley_tests::bench::rss_kib(pid);
     let cold: Vec<Duration> = (0..COLD_RUNS)
         .map(|_| {
             let pid = repo.daemon_pid().expect("daemon pid");
@@ -364,18 +352,7 @@ fn main() {
         report["improvementLoop"] = improvement_loop();
         report
     };
-    let exe = std::env::current_exe().expect("exe");
-    let target: PathBuf = exe
-        .ancestors()
-        .find(|p| p.file_name().is_some_and(|n| n == "target"))
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("target"));
-    let out_dir = target.join("bench");
-    std::fs::create_dir_all(&out_dir).expect("bench folder");
-    let text = serde_json::to_string_pretty(&report).expect("report");
-    std::fs::write(out_dir.join("foundation.json"), format!("{text}\n")).expect("write report");
+    let out_dir = stanley_tests::bench::write_report("foundation", &report);
     // The daemon log of the measured runs, for looking into where the time went.
     std::fs::write(out_dir.join("foundation-daemon.log"), daemon_log).expect("write daemon log");
-    println!("{text}");
-    println!("written to {}", out_dir.join("foundation.json").display());
 }

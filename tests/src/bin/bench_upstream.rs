@@ -15,16 +15,7 @@ use serde_json::{Value, json};
 use stanley_tests::testenv::run;
 use stanley_tests::{TempRepo, TestEnv};
 
-fn rss_kib(pid: i32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
-}
+use stanley_tests::bench::{proc_kib, rss_kib};
 
 fn stats(mut sizes: Vec<usize>) -> Value {
     sizes.sort_unstable();
@@ -273,15 +264,7 @@ fn triage_real_output() -> Value {
     let wall = start.elapsed();
     let doc: Value = serde_json::from_str(&out.stdout).unwrap_or(Value::Null);
     let cli_peak_kib: u64 = out.stderr.trim().parse().unwrap_or(0);
-    let daemon_peak = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .and_then(|n| n.parse::<u64>().ok())
-            })
-        });
+    let daemon_peak = proc_kib(pid, "VmHWM");
     json!({
         "captures": captures,
         "failures": total,
@@ -307,16 +290,5 @@ fn main() {
         "findAtScale": find_at_scale(),
         "triageRealOutput": triage_real_output(),
     });
-    let exe = std::env::current_exe().expect("exe");
-    let target: PathBuf = exe
-        .ancestors()
-        .find(|p| p.file_name().is_some_and(|n| n == "target"))
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("target"));
-    let out_dir = target.join("bench");
-    std::fs::create_dir_all(&out_dir).expect("bench folder");
-    let text = serde_json::to_string_pretty(&report).expect("report");
-    std::fs::write(out_dir.join("upstream.json"), format!("{text}\n")).expect("write report");
-    println!("{text}");
-    println!("written to {}", out_dir.join("upstream.json").display());
+    stanley_tests::bench::write_report("upstream", &report);
 }

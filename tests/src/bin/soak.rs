@@ -23,17 +23,7 @@ const SEQUENTIAL: usize = 1_000;
 const IDLE_CONNECTIONS: usize = 1_000;
 
 fn rss_kib(pid: i32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))?
-                .split_whitespace()
-                .nth(1)?
-                .parse()
-                .ok()
-        })
-        .unwrap_or(0)
+    stanley_tests::bench::rss_kib(pid).unwrap_or(0)
 }
 
 fn fds(pid: i32) -> usize {
@@ -247,16 +237,5 @@ fn main() {
         "jevRequests": env.jev.requests().len(),
         "note": "zero-latency fake Jev; prompts with no_persist over the real socket to the real daemon",
     });
-    let exe = std::env::current_exe().expect("exe");
-    let target: PathBuf = exe
-        .ancestors()
-        .find(|p| p.file_name().is_some_and(|n| n == "target"))
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("target"));
-    let out_dir = target.join("bench");
-    std::fs::create_dir_all(&out_dir).expect("bench folder");
-    let text = serde_json::to_string_pretty(&report).expect("report");
-    std::fs::write(out_dir.join("soak.json"), format!("{text}\n")).expect("write report");
-    println!("{text}");
-    println!("written to {}", out_dir.join("soak.json").display());
+    stanley_tests::bench::write_report("soak", &report);
 }
