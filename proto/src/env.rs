@@ -54,6 +54,11 @@ pub const TYPESAFE_PREFIX: &str = "TYPESAFE_";
 
 /// `off` keeps the improvement worker to the explicit command (request setting).
 pub const STANLEY_AUTO_IMPROVE: &str = "STANLEY_AUTO_IMPROVE";
+/// `off` keeps a request from the judgment cache: every question is sent and no answer is kept
+/// (request setting).
+pub const STANLEY_CACHE: &str = "STANLEY_CACHE";
+/// The judgment cache's bound in MiB of stored answers, default 32 (daemon setting).
+pub const STANLEY_CACHE_MAX_MB: &str = "STANLEY_CACHE_MAX_MB";
 /// Seconds in one flow "minute", default 60 (request setting; tests shorten flow budgets).
 pub const STANLEY_FLOW_MINUTE_S: &str = "STANLEY_FLOW_MINUTE_S";
 /// The flow event a notify command runs for (set for the notify command).
@@ -94,4 +99,5 @@ pub const DAEMON_ENV: &[&str] = &[
     STANLEY_IDLE_TIMEOUT_MS,
     STANLEY_SILENT_CONNECTION_MS,
     STANLEY_WORKFLOW_HOST,
+    STANLEY_CACHE_MAX_MB,
 ];

@@ -208,7 +208,7 @@ fn stop_blocks_until_the_seventh_consecutive_block_then_allows() {
 
 #[test]
 fn the_pre_tool_gate_denies_only_tightens_and_skips_plain_reads() {
-    let h = Hooks::new("enforce");
+    let mut h = Hooks::new("enforce");
     let out = h.feed("pre-tool-use", "pre_tool_use_rm.json");
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(
@@ -242,7 +242,9 @@ fn the_pre_tool_gate_denies_only_tightens_and_skips_plain_reads() {
     assert_eq!(gates.lines().count(), 2, "{gates}");
     assert!(!gates.contains("ghp_abcdefghij"), "{gates}");
 
-    // Jev unavailable: the gate fails open and says nothing.
+    // Jev unavailable: the gate fails open and says nothing. (Past the judgment cache, which
+    // holds the first answer about this command.)
+    h.env.set("STANLEY_CACHE", "off");
     h.env
         .jev
         .fail_next(std::iter::repeat_n(Fault::Status(503), 10));

@@ -2,6 +2,7 @@
 //! System One server, the daemon in-process, and the project's own rules (layering).
 
 mod agent;
+mod cache;
 mod check;
 mod cli;
 mod connections;

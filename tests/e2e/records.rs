@@ -106,7 +106,7 @@ fn a_run_writes_private_redacted_records() {
             frame["requestedModel"].as_str(),
             frame["template"].as_str()
         ),
-        (Some("ok"), Some("jev-1.13.0"), Some("diff-summarize@1"))
+        (Some("ok"), Some("jev-1.13.0"), Some("diff-summarize@2"))
     );
     let manifest: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();

@@ -50,8 +50,10 @@ fn summarize_runs_end_to_end_and_the_daemon_is_reused() {
     let doc = out.json();
     assert_eq!(
         doc.as_object().unwrap().keys().collect::<Vec<_>>(),
-        ["schema", "status", "output"]
+        ["schema", "status", "output", "usage"]
     );
+    assert_eq!(doc["usage"]["jevRequests"], 3, "{}", doc["usage"]);
+    assert_eq!(doc["usage"]["cachedAnswers"], 0);
     assert_eq!(doc["schema"], "stanley.prompt-result/v1");
     assert_eq!(doc["status"], "complete");
     let data = doc["output"]["data"].as_object().unwrap();
@@ -163,8 +165,10 @@ fn summarize_runs_end_to_end_and_the_daemon_is_reused() {
         info,
         "the second call reused the daemon"
     );
-    // The second run repeats the same frames against the same daemon.
-    assert_eq!(env.jev.requests().len(), 6);
+    // The second run asks the same questions of the same daemon, which answers them from its
+    // judgment cache.
+    assert_eq!(env.jev.requests().len(), 3);
+    assert_eq!(second.json()["usage"]["cachedAnswers"], 3);
 }
 
 #[test]

@@ -9,6 +9,7 @@ pub mod git;
 pub mod guard;
 pub mod jev_http;
 pub mod job_log;
+pub mod judgments;
 pub mod pi;
 pub mod queue;
 pub mod records;

@@ -1,6 +1,7 @@
 //! The frame executor: sends frames to the Jev port under one budget with de-duplication by
 //! frame id, bounded concurrency, retries (backoff on transient failures, at once on invalid
-//! answers), an auth failure that disables the port, cancellation, and usage counters.
+//! answers), an auth failure that disables the port, cancellation, usage counters, and the
+//! judgment cache (a frame whose exact request was answered before is answered from it).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
@@ -15,6 +16,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::budget::{Budget, Denial};
+use crate::cache::{CacheKey, CacheUse, CachedAnswers, Tally};
 use crate::cancel::Cancel;
 use crate::hash::stable_id;
 use crate::jev::{
@@ -102,6 +104,8 @@ pub struct FrameOk {
     pub answers: Answers,
     /// The model that answered.
     pub model: String,
+    /// Whether the answers came from the judgment cache.
+    pub cached: bool,
 }
 
 /// A frame that got no valid answer.
@@ -122,9 +126,9 @@ pub type FrameOutcome = Result<FrameOk, FrameFailure>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum JevStatus {
-    /// No request was sent.
+    /// No request was sent and no answer came from the cache.
     NotNeeded,
-    /// At least one request was sent.
+    /// At least one request was sent, or answered from the cache.
     Used,
     /// The key was refused.
     Unavailable,
@@ -134,7 +138,7 @@ pub enum JevStatus {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
-    /// Whether Jev was used.
+    /// Whether Jev was used (asked, or its answers served from the cache).
     pub status: JevStatus,
     /// The model asked for.
     pub requested_model: String,
@@ -152,6 +156,12 @@ pub struct Usage {
     pub output_tokens: u64,
     /// Summed latency of all attempts.
     pub latency_ms: u64,
+    /// Frames answered from the judgment cache (no request sent).
+    pub cached: u64,
+    /// Input tokens those answers cost when they were first asked.
+    pub cached_input_tokens: u64,
+    /// Output tokens those answers reported when they were first asked.
+    pub cached_output_tokens: u64,
 }
 
 /// One attempt, as handed to a `FrameSink` (the run recorder writes it to `frames.ndjson`).
@@ -169,7 +179,7 @@ pub struct AttemptRecord {
     pub attempt: u32,
     /// The request as sent (after `prepare`).
     pub request: JevRequest,
-    /// `ok`, `invalid`, or the transport class.
+    /// `ok`, `cached`, `invalid`, or the transport class.
     pub result: String,
     /// Latency of this attempt.
     pub latency_ms: u64,
@@ -212,6 +222,8 @@ pub struct ExecutorOptions {
     sink: Option<Arc<dyn FrameSink>>,
     progress: Option<Progress>,
     trouble: TroubleCell,
+    cache: Option<CacheUse>,
+    tally: Option<Tally>,
 }
 
 /// The first Jev trouble seen by any executor that shares this cell (one per request), so the
@@ -247,7 +259,23 @@ impl ExecutorOptions {
             sink: None,
             progress: None,
             trouble: TroubleCell::default(),
+            cache: None,
+            tally: None,
         }
+    }
+
+    /// The judgment cache answers frames asked before (and keeps new answers when it may).
+    #[must_use]
+    pub fn cache(mut self, cache: CacheUse) -> Self {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// Where the request's usage is summed (shared by the executors of one request).
+    #[must_use]
+    pub fn tally(mut self, tally: Tally) -> Self {
+        self.tally = Some(tally);
+        self
     }
 
     /// Lowers the per-request timeout to at most `max` (still at least 1 s).
@@ -355,6 +383,9 @@ impl Executor {
             input_tokens: 0,
             output_tokens: 0,
             latency_ms: 0,
+            cached: 0,
+            cached_input_tokens: 0,
+            cached_output_tokens: 0,
         };
         let disabled = if jev.is_none() { Some("no port") } else { None };
         Self {
@@ -482,6 +513,17 @@ impl Executor {
             let count = prepare(&mut request);
             self.state().redactions += count;
         }
+        if let Some(cache) = &inner.opts.cache {
+            if inner.cancel.is_cancelled() {
+                return Self::failure(&frame_id, FailReason::Aborted, "run aborted");
+            }
+            let resolved = cache.cache.resolved(&request.model);
+            let model = resolved.as_deref().unwrap_or(&request.model);
+            let key = CacheKey::of(model, &frame.template, &request);
+            if let Some(hit) = self.answer_from_cache(&frame_id, &frame, &request, model, &key) {
+                return hit;
+            }
+        }
         let estimate = request.estimate_tokens();
         let attempts = inner.opts.retries + 1;
         let first = Instant::now();
@@ -509,6 +551,7 @@ impl Executor {
                 }
                 state.usage.requests += 1;
             }
+            self.tally(|t| t.requests += 1);
             let started = Instant::now();
             let call =
                 tokio::time::timeout(inner.opts.timeout, jev.ask(&request, inner.opts.timeout));
@@ -644,10 +687,17 @@ impl Executor {
                 record.usage = Some((env.input_tokens, env.output_tokens));
                 record.parsed = Some(answers.to_json());
                 self.emit(&record);
+                self.tally(|t| {
+                    t.input_tokens += env.input_tokens;
+                    t.output_tokens += env.output_tokens;
+                    t.models.insert(env.model.clone());
+                });
+                self.keep(&frame.template, &record.request, &env);
                 Some(Ok(FrameOk {
                     frame_id: frame_id.to_owned(),
                     answers,
                     model: env.model,
+                    cached: false,
                 }))
             }
             Err(invalid) => {
@@ -664,6 +714,83 @@ impl Executor {
                 self.emit(&record);
                 last.then(|| Self::failure(frame_id, FailReason::Invalid, invalid.0))
             }
+        }
+    }
+
+    /// The frame's answers from the cache, when they are there and still valid for its
+    /// questions. A hit is recorded as a `cached` attempt and counted, never charged.
+    fn answer_from_cache(
+        &self,
+        frame_id: &str,
+        frame: &Frame,
+        request: &JevRequest,
+        model: &str,
+        key: &CacheKey,
+    ) -> Option<FrameOutcome> {
+        let cache = self.inner.opts.cache.as_ref()?;
+        let hit = cache.cache.get(key)?;
+        // What the cache holds is checked like a response: a stored answer that no longer fits
+        // the questions (or a damaged one) is a miss.
+        if hit.model != model {
+            return None;
+        }
+        let answers = validate::answers(&frame.questions, &hit.answers).ok()?;
+        {
+            let mut state = self.state();
+            state.usage.status = JevStatus::Used;
+            state.usage.cached += 1;
+            state.usage.cached_input_tokens += hit.input_tokens;
+            state.usage.cached_output_tokens += hit.output_tokens;
+            state.usage.resolved_models.insert(hit.model.clone());
+        }
+        self.tally(|t| {
+            t.cached += 1;
+            t.cached_input_tokens += hit.input_tokens;
+            t.models.insert(hit.model.clone());
+        });
+        self.emit(&AttemptRecord {
+            frame_id: frame_id.to_owned(),
+            template: frame.template.clone(),
+            scope: frame.scope.clone(),
+            provenance: frame.provenance.clone(),
+            attempt: 0,
+            request: request.clone(),
+            result: "cached".into(),
+            latency_ms: 0,
+            resolved_model: Some(hit.model.clone()),
+            usage: Some((hit.input_tokens, hit.output_tokens)),
+            response: None,
+            parsed: Some(answers.to_json()),
+            error: None,
+        });
+        Some(Ok(FrameOk {
+            frame_id: frame_id.to_owned(),
+            answers,
+            model: hit.model,
+            cached: true,
+        }))
+    }
+
+    /// Keeps validated answers in the cache, under the key of the model that gave them.
+    fn keep(&self, template: &str, request: &JevRequest, env: &validate::Envelope) {
+        let Some(cache) = self.inner.opts.cache.as_ref().filter(|c| c.write) else {
+            return;
+        };
+        // The lookup used the model the request was expected to resolve to; the answer says
+        // which model it really was, and that is the key it is kept under.
+        let key = CacheKey::of(&env.model, template, request);
+        let value = CachedAnswers {
+            model: env.model.clone(),
+            answers: env.answers.clone(),
+            input_tokens: env.input_tokens,
+            output_tokens: env.output_tokens,
+        };
+        cache.cache.put(&key, &request.model, &value);
+    }
+
+    fn tally(&self, f: impl FnOnce(&mut crate::cache::RequestUsage)) {
+        if let Some(tally) = &self.inner.opts.tally {
+            tally.update(f);
         }
     }
 

@@ -4,8 +4,9 @@ use serde_json::json;
 
 use super::*;
 use crate::budget::BudgetLimits;
+use crate::cache::{CacheKey, CacheUse, CachedAnswers};
 use crate::jev::Question;
-use crate::testing::ScriptedJev;
+use crate::testing::{MemoryCache, ScriptedJev};
 
 fn noul_answer(p: f64) -> Value {
     json!({"model": "jev-test", "answers": {"q": {"type": "noul", "noul": p}}, "usage": {"input_tokens": 10, "output_tokens": 4}})
@@ -228,4 +229,120 @@ async fn jev_trouble_is_recorded_for_the_request() {
     );
     assert!(ex.run(frame("a")).await.is_err());
     assert_eq!(cell.get(), None);
+}
+
+fn cached_executor(jev: Arc<ScriptedJev>, cache: Arc<MemoryCache>, write: bool) -> Executor {
+    Executor::new(
+        Some(jev),
+        Arc::new(Budget::new(BudgetLimits::TREE)),
+        ExecutorOptions::new("jev-1.13.0")
+            .retries(1)
+            .cache(CacheUse { cache, write }),
+        Cancel::new(),
+    )
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_validated_answer_is_served_from_the_cache_the_next_time_and_not_charged() {
+    let jev = ScriptedJev::new(|_, _| Ok(noul_answer(0.7)));
+    let cache = MemoryCache::new();
+    let first = cached_executor(jev.clone(), cache.clone(), true);
+    let live = first.run(frame("a")).await.unwrap();
+    assert!(!live.cached);
+    assert_eq!((jev.calls(), cache.len()), (1, 1));
+
+    let second = cached_executor(jev.clone(), cache.clone(), true);
+    let hit = second.run(frame("a")).await.unwrap();
+    assert!(hit.cached);
+    assert_eq!(hit.answers.noul("q"), 0.7);
+    assert_eq!(hit.model, "jev-test");
+    assert_eq!(jev.calls(), 1, "the second run sends nothing");
+    let usage = second.usage();
+    assert_eq!((usage.requests, usage.cached), (0, 1));
+    assert_eq!((usage.cached_input_tokens, usage.input_tokens), (10, 0));
+    assert_eq!(usage.status, JevStatus::Used);
+    assert_eq!(second.budget().requests(), 0);
+
+    // Another state is another question.
+    second.run(frame("b")).await.unwrap();
+    assert_eq!(jev.calls(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn errors_invalid_answers_and_read_only_runs_keep_nothing() {
+    let jev = ScriptedJev::new(|n, _| match n {
+        0 => Err(JevError::new(Some(400), "", "rejected")),
+        1 | 2 => Ok(
+            json!({"model": "jev-test", "answers": {"q": {"type": "noul", "noul": 7.0}}, "usage": {"input_tokens": 1, "output_tokens": 1}}),
+        ),
+        _ => Ok(noul_answer(0.2)),
+    });
+    let cache = MemoryCache::new();
+    let ex = cached_executor(jev.clone(), cache.clone(), true);
+    assert!(ex.run(frame("a")).await.is_err());
+    assert!(ex.run(frame("b")).await.is_err(), "invalid twice");
+    assert!(cache.is_empty(), "no error and no invalid answer is kept");
+    let read_only = cached_executor(jev.clone(), cache.clone(), false);
+    read_only.run(frame("c")).await.unwrap();
+    assert!(cache.is_empty(), "a read-only run keeps nothing");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stored_answer_that_no_longer_fits_the_questions_is_a_miss() {
+    let jev = ScriptedJev::new(|_, _| Ok(noul_answer(0.7)));
+    let cache = MemoryCache::new();
+    let key = CacheKey::of(
+        "jev-test",
+        "t@1",
+        &JevRequest {
+            model: "jev-1.13.0".into(),
+            state: json!({"x": "a"}),
+            questions: frame("a").questions.to_json(),
+        },
+    );
+    let mut answers = serde_json::Map::new();
+    answers.insert("other".into(), json!({"type": "noul", "noul": 0.1}));
+    crate::cache::JudgmentCache::put(
+        cache.as_ref(),
+        &key,
+        "jev-1.13.0",
+        &CachedAnswers {
+            model: "jev-test".into(),
+            answers,
+            input_tokens: 1,
+            output_tokens: 1,
+        },
+    );
+    let ex = cached_executor(jev.clone(), cache, true);
+    let out = ex.run(frame("a")).await.unwrap();
+    assert!(!out.cached);
+    assert_eq!(jev.calls(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_model_that_resolves_differently_is_asked_again() {
+    let jev = ScriptedJev::new(|_, _| Ok(noul_answer(0.7)));
+    let cache = MemoryCache::new();
+    cached_executor(jev.clone(), cache.clone(), true)
+        .run(frame("a"))
+        .await
+        .unwrap();
+    // The same request model now resolves to another model: the old answer is not served.
+    crate::cache::JudgmentCache::put(
+        cache.as_ref(),
+        &CacheKey("unrelated".into()),
+        "jev-1.13.0",
+        &CachedAnswers {
+            model: "jev-next".into(),
+            answers: serde_json::Map::new(),
+            input_tokens: 0,
+            output_tokens: 0,
+        },
+    );
+    let out = cached_executor(jev.clone(), cache, true)
+        .run(frame("a"))
+        .await
+        .unwrap();
+    assert!(!out.cached);
+    assert_eq!(jev.calls(), 2);
 }

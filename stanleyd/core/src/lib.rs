@@ -3,6 +3,7 @@
 //! the adapters implement.
 
 pub mod budget;
+pub mod cache;
 pub mod cancel;
 pub mod envelope;
 pub mod executor;
@@ -14,6 +15,9 @@ pub mod validate;
 pub mod testing;
 
 pub use budget::{Budget, BudgetLimits, Denial};
+pub use cache::{
+    CacheKey, CacheUse, CachedAnswers, JudgmentCache, RequestUsage, Tally, list_price,
+};
 pub use cancel::Cancel;
 pub use envelope::Status;
 pub use executor::{

@@ -97,3 +97,61 @@ pub fn choice(question: &Value, label: &str, mass: f64) -> Value {
         .collect();
     json!({"type": "choice", "choice": label, "confidence": mass, "probabilities": probabilities})
 }
+
+/// A judgment cache in memory, for tests of what uses one.
+#[derive(Default)]
+pub struct MemoryCache {
+    entries: Mutex<std::collections::HashMap<String, crate::cache::CachedAnswers>>,
+    models: Mutex<std::collections::HashMap<String, String>>,
+}
+
+impl MemoryCache {
+    /// An empty cache.
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    /// Entries kept.
+    pub fn len(&self) -> usize {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Whether nothing is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl crate::cache::JudgmentCache for MemoryCache {
+    fn resolved(&self, requested: &str) -> Option<String> {
+        self.models
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(requested)
+            .cloned()
+    }
+
+    fn get(&self, key: &crate::cache::CacheKey) -> Option<crate::cache::CachedAnswers> {
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key.0)
+            .cloned()
+    }
+
+    fn put(
+        &self,
+        key: &crate::cache::CacheKey,
+        requested: &str,
+        value: &crate::cache::CachedAnswers,
+    ) {
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.0.clone(), value.clone());
+        self.models
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(requested.to_owned(), value.model.clone());
+    }
+}

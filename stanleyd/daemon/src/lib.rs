@@ -2,6 +2,7 @@
 //! request and runs the selected workflow. `main` only wires; tests call [`run`] in-process.
 
 mod authority;
+mod cache_service;
 mod compose;
 mod connections;
 mod discovery;

@@ -11,7 +11,10 @@ use stanley_adapters::pi::{PiAgent, availability};
 use stanley_adapters::redact::{redacting, safe_message};
 use stanley_adapters::workspace::open_workspace_file;
 use stanley_adapters::{FsRecorder, SecretRedactor, SystemClock};
-use stanley_core::{Budget, Cancel, Executor, ExecutorOptions, Jev, Status, TroubleCell};
+use stanley_core::{
+    Budget, CacheUse, Cancel, Executor, ExecutorOptions, Jev, RequestUsage, Status, Tally,
+    TroubleCell,
+};
 use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptRequest, PromptResponse, prompt_response};
 use stanley_workflows::agent::{
     AGENT_TIMEOUT, Agent, AgentProgress, delegated_result, delegation_instructions, guard_caveats,
@@ -111,15 +114,22 @@ impl Answer {
     }
 }
 
-/// The final event for an answer.
-fn to_result(answer: &Answer) -> v1::Result {
+/// The final event for an answer: the document with the request's `usage`, and the human text
+/// with its Jev footer when Jev was asked anything.
+fn to_result(answer: &Answer, usage: &RequestUsage) -> v1::Result {
     let (status, output) = (answer.status, &answer.output);
+    let mut human = human(output);
+    if usage.asked() {
+        human.push_str("\n\n");
+        human.push_str(&usage.footer());
+    }
     v1::Result {
-        document_json: prompt_result(status, output),
+        document_json: prompt_result(status, output, Some(&usage.to_json())),
         outcome: outcome_of(status) as i32,
         exit_code: status.exit_code(),
-        human: human(output),
+        human,
         error: None,
+        usage: Some(crate::typed::usage(usage)),
         ..v1::Result::default()
     }
 }
@@ -271,6 +281,10 @@ pub(crate) struct Ctx<'a> {
     pub(crate) base_url: String,
     /// The request's input file (repository-relative), which is not part of the change.
     pub(crate) input_file: Option<String>,
+    /// What every executor of the request sent and took from the cache.
+    pub(crate) tally: Tally,
+    /// The judgment cache, unless the request turned it off.
+    pub(crate) cache: Option<CacheUse>,
 }
 
 impl Ctx<'_> {
@@ -283,7 +297,12 @@ impl Ctx<'_> {
 
     /// An executor whose requests and error details are redacted.
     pub(crate) fn executor(&self, opts: ExecutorOptions) -> Executor {
-        let mut opts = redacting(opts, self.redactor.clone()).trouble(self.trouble.clone());
+        let mut opts = redacting(opts, self.redactor.clone())
+            .trouble(self.trouble.clone())
+            .tally(self.tally.clone());
+        if let Some(cache) = &self.cache {
+            opts = opts.cache(cache.clone());
+        }
         if let Some(cap) = self.state.config.jev_timeout_cap {
             opts = opts.cap_timeout(cap);
         }
@@ -306,13 +325,25 @@ pub(crate) async fn run(
     // The request's settings, read once.
     let settings = RequestSettings::parse(&request.env);
     let redactor = Arc::new(settings.redactor());
+    let tally = Tally::default();
     let events = Events {
         tx: events,
         redactor: redactor.clone(),
     };
-    let result = match serve(state, request, &settings, cancel, events, redactor.clone()).await {
+    let served = serve(
+        state,
+        request,
+        &settings,
+        cancel,
+        events,
+        redactor.clone(),
+        tally.clone(),
+    )
+    .await;
+    let result = match served {
         Ok(answer) => {
-            let mut result = redact_result(to_result(&answer), redactor.as_ref());
+            let usage = tally.snapshot();
+            let mut result = redact_result(to_result(&answer, &usage), redactor.as_ref());
             // The typed fields come from the document as it leaves (redacted).
             if let Ok(doc) = serde_json::from_str::<Value>(&result.document_json) {
                 crate::typed::fill(
@@ -330,7 +361,16 @@ pub(crate) async fn run(
         }
     };
     release_memory();
+    flush_cache(state);
     result
+}
+
+/// Writes the judgment cache's new answers to disk on a blocking thread, so they survive a
+/// crash and the result is not held up by it.
+fn flush_cache(state: &DaemonState) {
+    if let Some(cache) = state.judgments.clone() {
+        drop(tokio::task::spawn_blocking(move || cache.flush()));
+    }
 }
 
 /// Hands the memory a large request freed back to the system, so a long-lived daemon returns
@@ -406,6 +446,22 @@ fn context<'a>(
         trouble: TroubleCell::default(),
         base_url,
         input_file: None,
+        tally: Tally::default(),
+        cache: cache_use(state, settings, request.no_persist),
+    })
+}
+
+/// How a request uses the judgment cache: not at all with `STANLEY_CACHE=off`, read-only with
+/// `no_persist` (it leaves nothing behind).
+pub(crate) fn cache_use(
+    state: &DaemonState,
+    settings: &RequestSettings,
+    no_persist: bool,
+) -> Option<CacheUse> {
+    let cache = state.judgments.clone().filter(|_| settings.cache)?;
+    Some(CacheUse {
+        cache,
+        write: !no_persist,
     })
 }
 
@@ -413,6 +469,9 @@ fn context<'a>(
 /// or switched-off repository workflows, their load-time warnings, candidates awaiting review.
 async fn announce(state: &DaemonState, repo: &RepoSnapshot, events: &Events) {
     if let Some(line) = state.take_queue_recovery() {
+        events.warning(&line).await;
+    }
+    if let Some(line) = state.take_cache_warning() {
         events.warning(&line).await;
     }
     for (source, phase, message) in &repo.diagnostics {
@@ -547,9 +606,11 @@ async fn serve(
     cancel: Cancel,
     events: Events,
     redactor: Arc<SecretRedactor>,
+    tally: Tally,
 ) -> Result<Answer, RequestError> {
     let text = request_text(&request)?;
     let mut ctx = context(state, &request, settings, cancel, redactor)?;
+    ctx.tally = tally;
     let input = read_input(&state.config.files.root, request.input.clone())?;
     ctx.input_file = input.as_ref().and_then(|i| i.file.clone());
     let input_shape = InputShape::of(input.as_ref().map(|i| i.text.as_str()));

@@ -60,6 +60,7 @@ async fn ask(scene: &Scene, text: &str) -> (Result<Answer, RequestError>, Vec<St
         Cancel::new(),
         events,
         redactor,
+        Default::default(),
     )
     .await;
     let mut warnings = Vec::new();
@@ -177,6 +178,7 @@ async fn a_request_without_a_key_is_an_input_error_naming_the_variable() {
         Cancel::new(),
         events,
         redactor,
+        Default::default(),
     )
     .await
     .err()

@@ -49,6 +49,8 @@ pub struct DaemonConfig {
     /// The workflow host folder for requests that do not set `STANLEY_WORKFLOW_HOST` (`main`
     /// takes it from the daemon's own environment).
     pub workflow_host: Option<PathBuf>,
+    /// The judgment cache's bound in bytes of stored answers (`STANLEY_CACHE_MAX_MB`).
+    pub cache_max_bytes: u64,
 }
 
 impl DaemonConfig {
@@ -65,6 +67,7 @@ impl DaemonConfig {
             workflow_host: None,
             jev_timeout_cap: None,
             silent_connection: crate::connections::SILENT_CONNECTION,
+            cache_max_bytes: stanley_adapters::judgments::DEFAULT_MAX_BYTES,
         }
     }
 
@@ -106,6 +109,9 @@ pub async fn run(
         .await;
     health_reporter
         .set_serving::<stanley_proto::v1::trust_server::TrustServer<crate::trust::TrustService>>()
+        .await;
+    health_reporter
+        .set_serving::<stanley_proto::v1::cache_server::CacheServer<crate::cache_service::CacheService>>()
         .await;
     // Reflection in both versions: many tools (grpcio-reflection, older grpcurl) ask v1alpha.
     let reflection_builder = || {
@@ -179,6 +185,9 @@ pub async fn run(
     let trust = stanley_proto::v1::trust_server::TrustServer::new(crate::trust::TrustService::new(
         state.clone(),
     ));
+    let cache = stanley_proto::v1::cache_server::CacheServer::new(
+        crate::cache_service::CacheService::new(state.clone()),
+    );
     tracing::info!(root = %config.files.root.display(), socket = %config.files.socket.display(), version = %config.version, "serving");
     let server = tonic::transport::Server::builder()
         .add_service(health_service)
@@ -188,6 +197,7 @@ pub async fn run(
         .add_service(queue)
         .add_service(flows)
         .add_service(trust)
+        .add_service(cache)
         .serve_with_incoming_shutdown(
             crate::connections::incoming(listener, config.silent_connection).boxed(),
             signal,

@@ -34,6 +34,8 @@ pub(crate) struct RequestSettings {
     pub(crate) flow_minute: Duration,
     /// `STANLEY_TRUST_WORKTREE` is on (`1`, `true`, `yes` or `on`).
     pub(crate) trust_worktree: bool,
+    /// The judgment cache is used (`STANLEY_CACHE` is not `off`, `0` or `false`).
+    pub(crate) cache: bool,
 }
 
 /// A value, trimmed; blank counts as unset.
@@ -84,6 +86,8 @@ impl RequestSettings {
                 .filter(|s| s.is_finite() && *s > 0.0)
                 .map_or(FLOW_MINUTE, Duration::from_secs_f64),
             trust_worktree: is_on(env, var::STANLEY_TRUST_WORKTREE),
+            cache: !value(env, var::STANLEY_CACHE)
+                .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false")),
         }
     }
 
@@ -147,6 +151,8 @@ pub struct DaemonSettings {
     pub trust_file: Option<PathBuf>,
     /// `STANLEY_WORKFLOW_HOST`, used when a request does not set it.
     pub workflow_host: Option<PathBuf>,
+    /// `STANLEY_CACHE_MAX_MB`, in bytes.
+    pub cache_max_bytes: Option<u64>,
 }
 
 impl DaemonSettings {
@@ -172,6 +178,10 @@ impl DaemonSettings {
                 lookup(var::HOME).as_deref().map(OsStr::new),
             ),
             workflow_host: text(var::STANLEY_WORKFLOW_HOST).map(PathBuf::from),
+            cache_max_bytes: text(var::STANLEY_CACHE_MAX_MB)
+                .and_then(|v| v.parse::<u64>().ok())
+                .filter(|mb| *mb > 0)
+                .map(|mb| mb.saturating_mul(1024 * 1024)),
         }
     }
 }
@@ -207,7 +217,7 @@ mod tests {
         );
         assert!(s.agent.disabled && !s.agent.nested);
         assert_eq!(s.agent.pi_bin, Some(PathBuf::from("/bin/pi")));
-        assert!(!s.auto_improve && s.trust_worktree);
+        assert!(!s.auto_improve && s.trust_worktree && s.cache);
         assert_eq!(s.flow_minute, Duration::from_millis(50));
         let d = RequestSettings::parse(&env(&[
             ("TYPESAFE_MODEL", "jev-3"),

@@ -58,6 +58,9 @@ pub(crate) struct DaemonState {
     pub(crate) queue_problem: Option<(String, bool)>,
     /// What opening the queue recovered, said once on the next request.
     queue_recovery: Mutex<Option<String>>,
+    /// The judgment cache under `.stanley/state/judgments/` (None when its folder cannot be
+    /// used; requests then ask Jev everything).
+    pub(crate) judgments: Option<Arc<stanley_adapters::judgments::SledJudgments>>,
     /// Held while the improvement worker runs (one at a time).
     pub(crate) worker: tokio::sync::Mutex<()>,
     /// Asks the background worker to drain the queue with a request's environment.
@@ -98,7 +101,32 @@ fn open_queue(
         })
 }
 
+/// Opens the judgment cache beside the queue; a folder that cannot be used leaves the daemon
+/// without a cache (logged), never without service.
+fn open_judgments(
+    config: &DaemonConfig,
+    state_usable: bool,
+) -> Option<Arc<stanley_adapters::judgments::SledJudgments>> {
+    if !state_usable {
+        // `.stanley/state/` itself is refused (planted, or not ours): nothing goes under it.
+        return None;
+    }
+    let dir = config.files.root.join(".stanley/state/judgments");
+    match stanley_adapters::judgments::SledJudgments::open(&dir, config.cache_max_bytes) {
+        Ok(cache) => Some(Arc::new(cache)),
+        Err(e) => {
+            tracing::warn!(error = %e, "the judgment cache is off: its folder cannot be used");
+            None
+        }
+    }
+}
+
 impl DaemonState {
+    /// The cache's warning about a damaged store it rebuilt, the first time it is asked for.
+    pub(crate) fn take_cache_warning(&self) -> Option<String> {
+        self.judgments.as_ref().and_then(|j| j.take_warning())
+    }
+
     /// The queue's recovery report, the first time it is asked for.
     pub(crate) fn take_queue_recovery(&self) -> Option<String> {
         self.queue_recovery
@@ -118,6 +146,7 @@ impl DaemonState {
     pub(crate) fn new(config: &DaemonConfig, stop: Cancel) -> Result<Self, DaemonError> {
         let (kick, kicks) = tokio::sync::mpsc::unbounded_channel();
         let queue = open_queue(&config.files.root.join(".stanley/state"));
+        let judgments = open_judgments(config, !matches!(&queue, Err((_, true))));
         let git =
             Git2Repo::open(&config.files.root).map_err(|e| DaemonError::NotARepository(e.0))?;
         Ok(Self {
@@ -136,6 +165,7 @@ impl DaemonState {
                     .and_then(|q| q.recovery())
                     .map(|r| r.line()),
             ),
+            judgments,
             queue: queue.clone().ok(),
             queue_problem: queue.err(),
             worker: tokio::sync::Mutex::new(()),

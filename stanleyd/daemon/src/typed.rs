@@ -81,6 +81,20 @@ fn count(c: &Value, key: &str) -> u32 {
         .unwrap_or(0)
 }
 
+/// The request's Jev usage as its typed message.
+pub(crate) fn usage(u: &stanley_core::RequestUsage) -> v1::Usage {
+    v1::Usage {
+        jev_requests: u.requests,
+        cached_answers: u.cached,
+        input_tokens: u.input_tokens,
+        output_tokens: u.output_tokens,
+        cached_input_tokens: u.cached_input_tokens,
+        models: u.models.iter().cloned().collect(),
+        estimated_cost_usd: u.cost_usd(),
+        saved_cost_usd: u.saved_usd(),
+    }
+}
+
 /// Fills the typed fields of `result` from `output`.
 pub(crate) fn fill(result: &mut v1::Result, output: &Value, workflow: &str, run_id: &str) {
     let data = &output["data"];

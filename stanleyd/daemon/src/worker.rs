@@ -379,6 +379,9 @@ async fn route_check(
         trouble: Default::default(),
         base_url,
         input_file: None,
+        tally: Default::default(),
+        // A draft is judged on fresh answers.
+        cache: None,
     };
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
     let mut candidates = candidates_for(&ctx, &builtins, repo, facts).await;

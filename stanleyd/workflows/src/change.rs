@@ -1,7 +1,11 @@
-//! The change around one hunk, as a frame carries it: the totals of the whole change, the
-//! hunk's own file and its place in it, and the few files related to it (the same stem, such as
-//! a source file and its test, then the same folder). This replaces a fixed manifest of the
-//! first files, which on a large change did not even hold the hunk's own file.
+//! The change around one hunk, as a frame carries it: the size of the whole change as a band,
+//! the hunk's own file, and the few files related to it (the same stem, such as a source file
+//! and its test, then the same folder). This replaces a fixed manifest of the first files, which
+//! on a large change did not even hold the hunk's own file.
+//!
+//! Nothing here counts lines or places the hunk among its file's hunks: a frame must stay the
+//! same when an unrelated hunk, or a line count elsewhere, changes, so its cached answers stay
+//! valid (the judgment cache keys on exactly what is sent).
 
 use std::collections::HashMap;
 
@@ -15,7 +19,7 @@ pub const MAX_RELATED_FILES: usize = 6;
 /// What every frame of one change shares, indexed once.
 pub struct ChangeContext<'a> {
     evidence: &'a DiffEvidence,
-    totals: Value,
+    size: &'static str,
     by_path: HashMap<&'a str, usize>,
     by_stem: HashMap<String, Vec<usize>>,
     by_dir: HashMap<&'a str, Vec<usize>>,
@@ -42,13 +46,21 @@ fn dir(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
+/// The size of a change as a band of changed files, which an edit inside the change keeps.
+pub fn size_band(files: usize) -> &'static str {
+    match files {
+        0 | 1 => "one file",
+        2..=10 => "a few files (2 to 10)",
+        11..=100 => "many files (11 to 100)",
+        _ => "very many files (over 100)",
+    }
+}
+
 fn file_row(file: &DiffFile) -> Value {
     let mut row = json!({
         "path": file.path,
         "kind": file.kind.as_str(),
         "fileStatus": file.status.as_str(),
-        "added": file.added(),
-        "removed": file.removed(),
     });
     if let Some(old) = &file.old_path {
         row["oldPath"] = json!(old);
@@ -67,33 +79,23 @@ impl<'a> ChangeContext<'a> {
             by_stem.entry(stem(&file.path)).or_default().push(i);
             by_dir.entry(dir(&file.path)).or_default().push(i);
         }
-        let totals = json!({
-            "files": evidence.files.len(),
-            "hunks": evidence.hunks.len(),
-            "added": evidence.files.iter().map(DiffFile::added).sum::<usize>(),
-            "removed": evidence.files.iter().map(DiffFile::removed).sum::<usize>(),
-            "excludedFiles": evidence.excluded.len() + evidence.set_aside.len(),
-        });
         Self {
             evidence,
-            totals,
+            size: size_band(evidence.files.len()),
             by_path,
             by_stem,
             by_dir,
         }
     }
 
-    /// The context of `hunk`: `{totals, file, relatedFiles}`.
+    /// The context of `hunk`: `{size, file, relatedFiles}`.
     pub fn of(&self, hunk: &Hunk) -> Value {
         let files = &self.evidence.files;
         let Some(&at) = self.by_path.get(hunk.path.as_str()) else {
-            return json!({"totals": self.totals, "file": null, "relatedFiles": []});
+            return json!({"size": self.size, "file": null, "relatedFiles": []});
         };
         let file = &files[at];
-        let mut file_value = file_row(file);
-        if let Some(pos) = file.hunks.iter().position(|h| h.id == hunk.id) {
-            file_value["hunk"] = json!(format!("{} of {}", pos + 1, file.hunks.len()));
-        }
+        let file_value = file_row(file);
         let mut related: Vec<usize> = Vec::new();
         let same_stem = self.by_stem.get(&stem(&file.path)).into_iter().flatten();
         let same_dir = self.by_dir.get(dir(&file.path)).into_iter().flatten();
@@ -106,7 +108,7 @@ impl<'a> ChangeContext<'a> {
             }
         }
         json!({
-            "totals": self.totals,
+            "size": self.size,
             "file": file_value,
             "relatedFiles": related.iter().map(|&i| file_row(&files[i])).collect::<Vec<_>>(),
         })
@@ -163,9 +165,8 @@ mod tests {
             .find(|h| h.path == "src/zeta/auth.rs")
             .unwrap();
         let value = ctx.of(hunk);
-        assert_eq!(value["totals"]["files"], 153);
+        assert_eq!(value["size"], "very many files (over 100)");
         assert_eq!(value["file"]["path"], "src/zeta/auth.rs");
-        assert_eq!(value["file"]["hunk"], "1 of 1");
         let related: Vec<&str> = value["relatedFiles"]
             .as_array()
             .unwrap()
@@ -174,5 +175,52 @@ mod tests {
             .collect();
         assert_eq!(related, ["tests/auth_test.rs", "src/zeta/mod.rs"]);
         assert!(serde_json::to_string(&value).unwrap().len() < 1024);
+    }
+
+    /// Each hunk's frame material: what a frame sends about it.
+    fn sent(ev: &DiffEvidence) -> Vec<String> {
+        let ctx = ChangeContext::new(ev);
+        ev.hunks
+            .iter()
+            .map(|h| stanley_core::stable_json(&json!({"change": ctx.of(h), "hunk": h.evidence()})))
+            .collect()
+    }
+
+    #[test]
+    fn editing_one_hunk_changes_only_what_is_sent_about_that_hunk() {
+        let before = "diff --git a/src/lib.rs b/src/lib.rs
+--- a/src/lib.rs
++++ b/src/lib.rs
+@@ -10,3 +10,4 @@ fn first
+ a
++b
+ c
+ d
+@@ -40,3 +41,4 @@ fn second
+ x
++y
+ z
+ w
+diff --git a/src/other.rs b/src/other.rs
+--- a/src/other.rs
++++ b/src/other.rs
+@@ -1,2 +1,3 @@
+ one
++two
+ three
+";
+        // The first hunk gains two lines: the second one moves down, nothing else changes.
+        let after = before
+            .replace(
+                "@@ -10,3 +10,4 @@ fn first\n a\n+b\n",
+                "@@ -10,3 +10,6 @@ fn first\n a\n+b\n+b2\n+b3\n",
+            )
+            .replace("@@ -40,3 +41,4 @@", "@@ -40,3 +43,4 @@");
+        let (a, b) = (sent(&evidence(before)), sent(&evidence(&after)));
+        assert_eq!(a.len(), 3);
+        assert_eq!(b.len(), 3);
+        let changed: Vec<usize> = (0..3).filter(|&i| a[i] != b[i]).collect();
+        assert_eq!(changed, [0], "only the edited hunk's frame changes");
+        assert!(!a[1].contains("41") && !a[1].contains("\"id\""));
     }
 }

@@ -188,6 +188,19 @@ impl Hunk {
         out
     }
 
+    /// Every line with its marker, without the header.
+    pub fn body(&self) -> String {
+        let mut out = String::new();
+        for (i, line) in self.lines.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push(line.tag);
+            out.push_str(&line.text);
+        }
+        out
+    }
+
     /// `<start>-<end>` in the new file, or `old <start>-<end>` for deletions.
     pub fn line_range(&self) -> String {
         if self.file_status == FileStatus::Deleted || self.new_lines == 0 {
@@ -205,17 +218,18 @@ impl Hunk {
         }
     }
 
-    /// The hunk evidence object placed in frame states.
+    /// The hunk evidence object placed in frame states: what changed and where in the file's
+    /// structure, never line numbers or the hunk's id (which follow from positions). An edit
+    /// elsewhere that shifts this hunk leaves its frames, and so their cached answers, as they
+    /// were.
     pub fn evidence(&self) -> Value {
         json!({
-            "id": self.id,
             "path": self.path,
             "kind": self.kind.as_str(),
             "fileStatus": self.file_status.as_str(),
-            "oldRange": format!("{},{}", self.old_start, self.old_lines),
-            "newRange": format!("{},{}", self.new_start, self.new_lines),
+            "section": (!self.section.is_empty()).then_some(&self.section),
             "part": self.part.map(|(i, n)| format!("{i} of {n}")),
-            "content": self.content(),
+            "content": self.body(),
         })
     }
 

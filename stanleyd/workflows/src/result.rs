@@ -4,10 +4,14 @@
 use serde_json::{Value, json};
 use stanley_core::Status;
 
-/// The public result document as pretty JSON (2-space indent, no trailing newline).
-pub fn prompt_result(status: Status, output: &Value) -> String {
-    let doc =
+/// The public result document as pretty JSON (2-space indent, no trailing newline), with the
+/// request's Jev `usage` when there is one.
+pub fn prompt_result(status: Status, output: &Value, usage: Option<&Value>) -> String {
+    let mut doc =
         json!({"schema": "stanley.prompt-result/v1", "status": status.as_str(), "output": output});
+    if let Some(usage) = usage {
+        doc["usage"] = usage.clone();
+    }
     serde_json::to_string_pretty(&doc).unwrap_or_default()
 }
 

@@ -109,6 +109,15 @@ pub(crate) fn command() -> Command {
                 ),
         )
         .subcommand(Command::new("untrust").about("Remove this worktree's trust"))
+        .subcommand(
+            Command::new("cache")
+                .about("The judgment cache: Jev answers kept so a repeated question costs nothing")
+                .subcommand_required(true)
+                .subcommand(
+                    Command::new("stats").about("Show how many answers are kept, their size, hits and misses"),
+                )
+                .subcommand(Command::new("clear").about("Remove every cached answer")),
+        )
         .subcommand(Command::new("doctor").about(
             "Check the setup: key and Jev, model, daemon, runtime folder, Node.js, Pi, git, repository (exit 78 when a check fails)",
         ))

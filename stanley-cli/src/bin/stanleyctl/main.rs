@@ -1,7 +1,9 @@
 //! `stanleyctl`: administers a repository's daemon (`daemon status|stop|restart|logs`), its
 //! improvement queue (`queue ...`), the candidates the queue drafts (`candidates ...`), its flow
-//! (`flow init|run|status|stop`) and answers Claude Code hooks for the flow (`hook <event>`).
+//! (`flow init|run|status|stop`), its judgment cache (`cache stats|clear`), and answers Claude
+//! Code hooks for the flow (`hook <event>`).
 
+mod cache;
 mod cli;
 mod daemon;
 mod doctor;
@@ -103,6 +105,9 @@ fn main() -> ExitCode {
                 Err(e) => fail(&e),
             }
         });
+    }
+    if let Some(("cache", sub)) = matches.subcommand() {
+        return cache::cache(&target, sub, json);
     }
     if let Some(("doctor", _)) = matches.subcommand() {
         return doctor::doctor(&target, json);

@@ -149,7 +149,10 @@ pub(crate) fn executor(
 ) -> Result<Executor, String> {
     let (jev, model) = jev_for(state, settings)?;
     let redactor = Arc::new(settings.redactor());
-    let opts = redacting(ExecutorOptions::new(model), redactor);
+    let mut opts = redacting(ExecutorOptions::new(model), redactor);
+    if let Some(cache) = crate::prompt::cache_use(state, settings, false) {
+        opts = opts.cache(cache);
+    }
     Ok(Executor::new(
         Some(jev),
         Arc::new(Budget::new(BudgetLimits {

@@ -155,7 +155,7 @@ fn questions(mode: &Mode, hunk: &Hunk) -> Questions {
             "classification",
             Question::choice(
                 json!({
-                    "question": format!("{} Candidate: {} ({}).", mode.question, hunk.id, hunk.path),
+                    "question": format!("{} Candidate: the hunk of {} shown.", mode.question, hunk.path),
                     "guidance": mode.guidance,
                 }),
                 mode.labels.iter().map(|(l, d)| (*l, *d)),
@@ -451,7 +451,7 @@ fn frames(
             let mut provenance = vec![hunk.reference(&evidence.source)];
             provenance.extend(related.iter().map(|t| t.reference(&evidence.source)));
             Frame {
-                template: format!("diff-{}@1", mode.id),
+                template: format!("diff-{}@2", mode.id),
                 scope: hunk.id.clone(),
                 state: json!({
                     "evidencePolicy": EVIDENCE_POLICY,

@@ -129,13 +129,13 @@ fn unit_frames(criteria: &[Criterion], units: &[&Hunk], evidence: &DiffEvidence)
                 q = q.with(
                     format!("addresses_{}", c.id),
                     Question::noul(
-                        json!({"question": format!("Does diff hunk {} contain code or tests that address criterion {}?", h.id, c.id), "criterion": c.text}),
+                        json!({"question": format!("Does the diff hunk shown contain code or tests that address criterion {}?", c.id), "criterion": c.text}),
                         "The hunk's code or tests work toward this criterion.",
                         "The hunk does not address this criterion.",
                     ),
                 );
             }
-            Frame { template: "criterion_evidence@1".into(), scope: h.id.clone(), state: json!({"evidencePolicy": EVIDENCE_POLICY, "hunk": h.evidence()}), questions: q, provenance: json!([h.reference(&evidence.source)]) }
+            Frame { template: "criterion_evidence@2".into(), scope: h.id.clone(), state: json!({"evidencePolicy": EVIDENCE_POLICY, "hunk": h.evidence()}), questions: q, provenance: json!([h.reference(&evidence.source)]) }
         })
         .collect()
 }
@@ -204,7 +204,7 @@ fn settle_unevidenced(
 /// The frame asking how strongly a criterion's accepted evidence establishes it.
 fn strength_frame(c: &Criterion, hunks: &[&Hunk], evidence: &DiffEvidence) -> Frame {
     Frame {
-        template: "criterion_strength@1".into(),
+        template: "criterion_strength@2".into(),
         scope: c.id.clone(),
         state: json!({"evidencePolicy": EVIDENCE_POLICY, "criterion": {"id": c.id, "text": c.text}, "evidence": hunks.iter().map(|h| h.evidence()).collect::<Vec<_>>(), "linkedTestRecords": []}),
         questions: Questions::new().with(

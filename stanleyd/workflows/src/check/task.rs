@@ -74,7 +74,7 @@ fn intent_questions(hunk: &Hunk) -> Questions {
             "task_relation",
             Question::score(
                 json!({
-                    "question": format!("How does diff hunk {} relate to the stated task?", hunk.id),
+                    "question": "How does the diff hunk shown relate to the stated task?",
                     "guidance": "Judge what the hunk contributes to a coherent implementation of the task. Documentation, exports, registrations, imports, fixtures, configuration and renamed references can support behavior added elsewhere in the change (see the related files). Do not infer a relation from nearby folders or shared words alone.",
                 }),
                 [
@@ -87,13 +87,13 @@ fn intent_questions(hunk: &Hunk) -> Questions {
         )
         .with(
             "change_kind",
-            Question::choice(format!("What kind of change is diff hunk {}?", hunk.id), CHANGE_KINDS),
+            Question::choice("What kind of change is the diff hunk shown?", CHANGE_KINDS),
         );
     if hunk.kind == PathKind::Source {
         q = q.with(
             "special_cases_literal_input",
             Question::noul(
-                format!("Does hunk {} add a branch or return keyed on a specific literal that reads like a fixture or test input rather than a domain rule?", hunk.id),
+                "Does the hunk shown add a branch or return keyed on a specific literal that reads like a fixture or test input rather than a domain rule?",
                 "A condition matches a hard-coded input, such as a test id, fixture name or magic value, to force a result.",
                 "Any literal in a condition is a genuine domain rule, or there is no such condition.",
             ),
@@ -105,13 +105,13 @@ fn intent_questions(hunk: &Hunk) -> Questions {
     )
 }
 
-fn test_questions(hunk: &Hunk) -> Questions {
+fn test_questions() -> Questions {
     Questions::new()
         .with(
             "weakens_expectation",
             Question::noul(
                 json!({
-                    "question": format!("Does test hunk {} weaken what the test expects?", hunk.id),
+                    "question": "Does the test hunk shown weaken what the test expects?",
                     "definition": "True when the test now accepts strictly more outcomes or no longer checks a value it used to check. A tightened assertion, or one changed to another exact value, is not weaker.",
                     "workedExamples": [
                         {"change": "expect(price).toEqual(42) became expect(price).toBeDefined()", "answer": true},
@@ -277,11 +277,11 @@ impl<'a> Judging<'a> {
             .map(|&i| {
                 let h = self.hunks[i];
                 Frame {
-                    template: "hunk_intent@2".into(),
+                    template: "hunk_intent@3".into(),
                     scope: h.id.clone(),
                     state: json!({
                         "evidencePolicy": EVIDENCE_POLICY, "task": self.task_state, "change": change.of(h),
-                        "hunk": h.evidence(), "linkedHunks": self.links[i].iter().map(|&j| self.hunks[j].id.clone()).collect::<Vec<_>>(),
+                        "hunk": h.evidence(), "linkedHunks": self.linked(i),
                         "deterministicFlags": self.det[i],
                     }),
                     questions: intent_questions(h),
@@ -291,16 +291,30 @@ impl<'a> Judging<'a> {
             .collect()
     }
 
+    /// The hunks linked to hunk `i`, as their files and sections: no ids or line numbers, so
+    /// an edit elsewhere in a linked file does not change this frame.
+    fn linked(&self, i: usize) -> Vec<Value> {
+        let mut out: Vec<Value> = Vec::new();
+        for &j in &self.links[i] {
+            let h = self.hunks[j];
+            let entry = json!({"path": h.path, "section": h.section});
+            if !out.contains(&entry) {
+                out.push(entry);
+            }
+        }
+        out
+    }
+
     fn test_frames(&self) -> Vec<Frame> {
         self.test_idx
             .iter()
             .map(|&i| {
                 let h = self.hunks[i];
                 Frame {
-                    template: "test_expectation@2".into(),
+                    template: "test_expectation@3".into(),
                     scope: h.id.clone(),
                     state: json!({"evidencePolicy": EVIDENCE_POLICY, "task": self.task_state, "hunk": h.evidence()}),
-                    questions: test_questions(h),
+                    questions: test_questions(),
                     provenance: json!([h.reference(&self.evidence.source)]),
                 }
             })
@@ -479,7 +493,7 @@ impl<'a> Judging<'a> {
     fn enables_frame(&self, i: usize, j: usize) -> Frame {
         let (a, b) = (self.hunks[i], self.hunks[j]);
         Frame {
-            template: "hunk_enables@1".into(),
+            template: "hunk_enables@2".into(),
             scope: format!("{}->{}", a.id, b.id),
             state: json!({"evidencePolicy": EVIDENCE_POLICY, "task": self.task_state, "candidateHunk": a.evidence(), "dependentHunk": b.evidence()}),
             questions: Questions::new().with(

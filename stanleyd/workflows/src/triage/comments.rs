@@ -266,7 +266,7 @@ fn thread_frame(
         "relatedDiffHunks": related,
     });
     Frame {
-        template: "comment_status@1".into(),
+        template: "comment_status@2".into(),
         scope: root.id.clone(),
         state,
         questions: questions(&root.id),

@@ -422,7 +422,7 @@ fn failure_frame(cx: &Context<'_>, p: &Planned<'_>, extra: Option<&Value>) -> Fr
         state["additionalEvidence"] = e.clone();
     }
     Frame {
-        template: "failure_relation@2".into(),
+        template: "failure_relation@3".into(),
         scope: b.id.clone(),
         state,
         questions: questions(cx.diff.is_some()),

@@ -1,0 +1,269 @@
+//! The judgment cache as a port: validated answers kept under a hash of exactly what would be
+//! sent (the resolved model, the state and the questions after redaction) and the frame
+//! template's policy version, so a repeated or incremental request asks Jev only what changed.
+//! Also the request-wide usage tally and Jev's list price, which say what a request cost and
+//! what the cache saved.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::hash::{sha256_hex, stable_json};
+use crate::jev::JevRequest;
+
+/// A cache key: 64 hex digits of SHA-256.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CacheKey(pub String);
+
+impl CacheKey {
+    /// The key of `request` (as it would be sent, after redaction) when `model` answers it,
+    /// for a frame built by `template` (`name@version`, the policy version).
+    pub fn of(model: &str, template: &str, request: &JevRequest) -> Self {
+        let text = stable_json(&json!({
+            "schema": "stanley.judgment-key/1",
+            "model": model,
+            "policy": template,
+            "state": request.state,
+            "questions": request.questions,
+        }));
+        Self(sha256_hex(text.as_bytes()))
+    }
+}
+
+/// What the cache keeps for one frame: the answers that passed validation and what the
+/// original request cost. Never evidence text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CachedAnswers {
+    /// The model that answered.
+    pub model: String,
+    /// The answers object as Jev returned it (validated again on every hit).
+    pub answers: Map<String, Value>,
+    /// Input tokens the original request was charged.
+    pub input_tokens: u64,
+    /// Output tokens the original request reported.
+    pub output_tokens: u64,
+}
+
+/// Where validated answers are kept. Implementations never fail a request: a store that cannot
+/// be read is a miss, one that cannot be written is skipped.
+pub trait JudgmentCache: Send + Sync {
+    /// The model `requested` resolved to when Jev last answered it, if known.
+    fn resolved(&self, requested: &str) -> Option<String>;
+    /// The answers kept under `key`.
+    fn get(&self, key: &CacheKey) -> Option<CachedAnswers>;
+    /// Keeps `value` under `key` and notes that `requested` resolved to `value.model`.
+    fn put(&self, key: &CacheKey, requested: &str, value: &CachedAnswers);
+}
+
+/// How an executor uses the cache.
+#[derive(Clone)]
+pub struct CacheUse {
+    /// The cache.
+    pub cache: Arc<dyn JudgmentCache>,
+    /// Whether new answers are written (a `--no-persist` request only reads).
+    pub write: bool,
+}
+
+/// Jev's list prices: USD per million input tokens, by versioned model id (output tokens are
+/// free). An alias such as `jev-latest` moves without notice and has no price here.
+const LIST_PRICES: &[(&str, f64)] = &[("jev-1.13.0", 0.042)];
+
+/// The list price of `model`'s input tokens in USD per million, when known.
+pub fn list_price(model: &str) -> Option<f64> {
+    LIST_PRICES
+        .iter()
+        .find(|(m, _)| *m == model)
+        .map(|(_, p)| *p)
+}
+
+/// What every Jev question of one request cost, summed over its executors (routing, the
+/// workflow, nested prompts): requests sent, answers served from the cache, and tokens.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestUsage {
+    /// Requests sent to Jev (every attempt, retries included).
+    pub requests: u64,
+    /// Questions answered from the cache instead.
+    pub cached: u64,
+    /// Input tokens of the requests sent.
+    pub input_tokens: u64,
+    /// Output tokens of the requests sent.
+    pub output_tokens: u64,
+    /// Input tokens the cached answers cost when they were first asked (not charged again).
+    pub cached_input_tokens: u64,
+    /// The models that answered, sent or cached.
+    pub models: BTreeSet<String>,
+}
+
+impl RequestUsage {
+    /// The estimated cost of the requests sent at list price, when every model has one.
+    pub fn cost_usd(&self) -> Option<f64> {
+        self.priced(self.input_tokens)
+    }
+
+    /// The estimated cost the cache saved at list price, when every model has one.
+    pub fn saved_usd(&self) -> Option<f64> {
+        self.priced(self.cached_input_tokens)
+    }
+
+    fn priced(&self, tokens: u64) -> Option<f64> {
+        if tokens == 0 {
+            return Some(0.0);
+        }
+        let prices: Option<Vec<f64>> = self.models.iter().map(|m| list_price(m)).collect();
+        let price = prices?.into_iter().reduce(f64::max)?;
+        // Rounded to a millionth of a cent: enough for any bill, and no float noise.
+        Some((tokens as f64 * price / 1_000_000.0 * 1e8).round() / 1e8)
+    }
+
+    /// Whether Jev was asked anything (sent or answered from the cache).
+    pub fn asked(&self) -> bool {
+        self.requests > 0 || self.cached > 0
+    }
+
+    /// The public `usage` object of a result document.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "jevRequests": self.requests,
+            "cachedAnswers": self.cached,
+            "inputTokens": self.input_tokens,
+            "outputTokens": self.output_tokens,
+            "cachedInputTokens": self.cached_input_tokens,
+            "models": self.models,
+            "estimatedCostUsd": self.cost_usd(),
+            "savedCostUsd": self.saved_usd(),
+        })
+    }
+
+    /// The human footer: `jev: 3 requests sent · 38 answered from cache · 1,234 input tokens
+    /// (about $0.0001 at list price)`.
+    pub fn footer(&self) -> String {
+        let plural = |n: u64, one: &str, many: &str| {
+            format!("{} {}", thousands(n), if n == 1 { one } else { many })
+        };
+        let mut line = format!(
+            "jev: {} · {} answered from cache · {}",
+            plural(self.requests, "request sent", "requests sent"),
+            thousands(self.cached),
+            plural(self.input_tokens, "input token", "input tokens"),
+        );
+        match self.cost_usd() {
+            Some(cost) => line.push_str(&format!(" ({} at list price)", dollars(cost))),
+            None => line.push_str(" (no list price for this model)"),
+        }
+        if self.cached > 0
+            && let Some(saved) = self.saved_usd()
+        {
+            line.push_str(&format!(
+                " · the cache saved {} ({})",
+                plural(self.cached_input_tokens, "input token", "input tokens"),
+                dollars(saved)
+            ));
+        }
+        line
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A dollar amount as a person reads it: `$0`, `under $0.0001`, `about $0.0123`, `about $1.50`.
+fn dollars(usd: f64) -> String {
+    if usd == 0.0 {
+        "$0".to_owned()
+    } else if usd < 0.0001 {
+        "under $0.0001".to_owned()
+    } else if usd >= 1.0 {
+        format!("about ${usd:.2}")
+    } else {
+        format!("about ${usd:.4}")
+    }
+}
+
+/// The usage of one request, shared by its executors.
+#[derive(Clone, Debug, Default)]
+pub struct Tally(Arc<Mutex<RequestUsage>>);
+
+impl Tally {
+    pub(crate) fn update(&self, f: impl FnOnce(&mut RequestUsage)) {
+        f(&mut self.0.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// The usage so far.
+    pub fn snapshot(&self) -> RequestUsage {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(state: Value) -> JevRequest {
+        JevRequest {
+            model: "jev-1.13.0".into(),
+            state,
+            questions: json!({"q": {"type": "noul"}}),
+        }
+    }
+
+    #[test]
+    fn the_key_changes_with_what_is_sent_and_the_policy_but_not_key_order() {
+        let a = CacheKey::of("jev-1.13.0", "t@1", &request(json!({"a": 1, "b": 2})));
+        let b = CacheKey::of("jev-1.13.0", "t@1", &request(json!({"b": 2, "a": 1})));
+        assert_eq!(a, b);
+        assert_eq!(a.0.len(), 64);
+        for other in [
+            CacheKey::of("jev-1.14.0", "t@1", &request(json!({"a": 1, "b": 2}))),
+            CacheKey::of("jev-1.13.0", "t@2", &request(json!({"a": 1, "b": 2}))),
+            CacheKey::of("jev-1.13.0", "t@1", &request(json!({"a": 1, "b": 3}))),
+        ] {
+            assert_ne!(a, other);
+        }
+    }
+
+    #[test]
+    fn usage_is_priced_only_for_models_with_a_list_price() {
+        let mut u = RequestUsage {
+            requests: 2,
+            cached: 39,
+            input_tokens: 2_000_000,
+            cached_input_tokens: 1_000_000,
+            ..RequestUsage::default()
+        };
+        u.models.insert("jev-1.13.0".into());
+        assert_eq!(u.cost_usd(), Some(0.084));
+        assert_eq!(u.saved_usd(), Some(0.042));
+        assert_eq!(
+            u.footer(),
+            "jev: 2 requests sent · 39 answered from cache · 2,000,000 input tokens (about $0.0840 \
+             at list price) · the cache saved 1,000,000 input tokens (about $0.0420)"
+        );
+        u.models.insert("jev-latest".into());
+        assert_eq!(u.cost_usd(), None);
+        assert!(u.footer().contains("(no list price for this model)"));
+        u.models.remove("jev-latest");
+        u.input_tokens = 716;
+        assert!(
+            u.footer()
+                .contains("716 input tokens (under $0.0001 at list price)")
+        );
+        assert_eq!(u.cost_usd(), Some(0.00003007));
+        let none = RequestUsage::default();
+        assert!(!none.asked());
+        assert_eq!(none.cost_usd(), Some(0.0));
+    }
+}

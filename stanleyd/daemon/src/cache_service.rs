@@ -1,0 +1,69 @@
+//! The `stanley.v1.Cache` service behind `stanleyctl cache stats|clear`: the judgment cache's
+//! counts, and clearing it.
+
+use std::sync::Arc;
+
+use stanley_adapters::judgments::SledJudgments;
+use stanley_proto::v1::cache_server::Cache;
+use stanley_proto::v1::{
+    ClearCacheRequest, ClearCacheResponse, GetCacheStatsRequest, GetCacheStatsResponse,
+};
+use tonic::{Request, Response, Status};
+
+use crate::error::RequestError;
+use crate::state::DaemonState;
+
+/// The service implementation.
+pub(crate) struct CacheService {
+    state: Arc<DaemonState>,
+}
+
+impl CacheService {
+    pub(crate) fn new(state: Arc<DaemonState>) -> Self {
+        Self { state }
+    }
+
+    fn cache(&self) -> Result<Arc<SledJudgments>, RequestError> {
+        self.state.judgments.clone().ok_or_else(|| {
+            RequestError::input(
+                "the judgment cache is off: .stanley/state/judgments/ could not be opened (the daemon log says why)",
+            )
+        })
+    }
+}
+
+#[tonic::async_trait]
+impl Cache for CacheService {
+    async fn get_cache_stats(
+        &self,
+        _request: Request<GetCacheStatsRequest>,
+    ) -> Result<Response<GetCacheStatsResponse>, Status> {
+        let cache = self.cache()?;
+        let s = tokio::task::spawn_blocking(move || cache.stats())
+            .await
+            .map_err(|e| RequestError::internal(e.to_string()))?;
+        Ok(Response::new(GetCacheStatsResponse {
+            path: s.path,
+            entries: s.entries,
+            bytes: s.bytes,
+            max_bytes: s.max_bytes,
+            disk_bytes: s.disk_bytes,
+            hits: s.hits,
+            misses: s.misses,
+            evictions: s.evictions,
+        }))
+    }
+
+    async fn clear_cache(
+        &self,
+        _request: Request<ClearCacheRequest>,
+    ) -> Result<Response<ClearCacheResponse>, Status> {
+        let cache = self.cache()?;
+        let removed = tokio::task::spawn_blocking(move || cache.clear())
+            .await
+            .map_err(|e| RequestError::internal(e.to_string()))?
+            .map_err(RequestError::internal)?;
+        tracing::info!(removed, "judgment cache cleared");
+        Ok(Response::new(ClearCacheResponse { removed }))
+    }
+}

@@ -1,0 +1,236 @@
+//! The judgment cache end to end: a repeated request sends nothing, an edit re-asks only what
+//! it changed, a model change or `STANLEY_CACHE=off` asks everything, errors are never kept,
+//! a damaged store is rebuilt with a warning, and `stanleyctl cache` shows and clears it.
+
+use serde_json::Value;
+use stanley_tests::fake_jev::Fault;
+use stanley_tests::{TempRepo, TestEnv};
+
+use crate::summarize::summarize_env;
+
+/// A committed file of 60 numbered lines, and a second file.
+fn repo() -> TempRepo {
+    let body: String = (1..=60).map(|n| format!("line {n}\n")).collect();
+    TempRepo::with_files(&[
+        ("src/long.js", &body),
+        ("src/other.js", "export const a = 1;\n"),
+    ])
+}
+
+/// Two hunks in `src/long.js` (near lines 5 and 45) and one in `src/other.js`.
+fn change(repo: &TempRepo, first: &str) {
+    let body: String = (1..=60)
+        .map(|n| match n {
+            5 => format!("line 5\n{first}"),
+            45 => "line 45 changed\n".to_owned(),
+            _ => format!("line {n}\n"),
+        })
+        .collect();
+    repo.write("src/long.js", &body);
+    repo.write("src/other.js", "export const a = 2;\n");
+}
+
+fn summarize(env: &TestEnv, repo: &TempRepo) -> Value {
+    let out = env.stanley(repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    out.json()
+}
+
+fn without_usage(mut doc: Value) -> Value {
+    doc.as_object_mut().unwrap().remove("usage");
+    doc
+}
+
+#[test]
+fn the_same_request_twice_sends_nothing_the_second_time_and_says_so() {
+    let env = summarize_env();
+    let repo = repo();
+    change(&repo, "added one\n");
+    let first = summarize(&env, &repo);
+    let sent = env.jev.requests().len();
+    // The route and one frame per hunk.
+    assert_eq!(sent, 4);
+    assert_eq!(first["usage"]["jevRequests"], 4);
+    assert_eq!(first["usage"]["cachedAnswers"], 0);
+
+    let second = summarize(&env, &repo);
+    assert_eq!(env.jev.requests().len(), sent, "nothing is sent again");
+    assert_eq!(second["usage"]["jevRequests"], 0);
+    assert_eq!(second["usage"]["cachedAnswers"], 4);
+    assert_eq!(
+        second["usage"]["cachedInputTokens"],
+        first["usage"]["inputTokens"]
+    );
+    assert_eq!(second["usage"]["estimatedCostUsd"], 0.0);
+    assert_eq!(without_usage(first), without_usage(second));
+
+    // The human footer says the same.
+    let human = env.stanley(&repo, &["Summarize what changed"]);
+    assert_eq!(human.code, 0, "{human:?}");
+    let footer = human.stdout.trim_end().lines().last().unwrap().to_owned();
+    assert!(
+        footer.starts_with("jev: 0 requests sent · 4 answered from cache · 0 input tokens"),
+        "{footer}"
+    );
+    assert!(footer.contains("the cache saved"), "{footer}");
+}
+
+#[test]
+fn editing_one_hunk_re_sends_only_that_hunks_frame() {
+    let env = summarize_env();
+    let repo = repo();
+    change(&repo, "added one\n");
+    summarize(&env, &repo);
+    let before = env.jev.requests().len();
+    // The first hunk grows by two lines: the second hunk of the file moves down.
+    change(&repo, "added one\nadded two\nadded three\n");
+    let doc = summarize(&env, &repo);
+    let sent: Vec<Value> = env.jev.requests()[before..].to_vec();
+    assert_eq!(sent.len(), 1, "only the edited hunk is asked: {sent:#?}");
+    assert!(
+        sent[0]["state"]["hunk"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("added three"),
+        "{}",
+        sent[0]["state"]
+    );
+    assert_eq!(doc["usage"]["jevRequests"], 1);
+    assert_eq!(doc["usage"]["cachedAnswers"], 3);
+    assert_eq!(doc["output"]["data"]["coverage"]["judged"], 3);
+}
+
+#[test]
+fn a_model_change_or_cache_off_asks_everything_again() {
+    let mut env = summarize_env();
+    let repo = repo();
+    change(&repo, "added one\n");
+    summarize(&env, &repo);
+    let before = env.jev.requests().len();
+
+    env.set("TYPESAFE_MODEL", "jev-1.14.0");
+    let doc = summarize(&env, &repo);
+    assert_eq!(
+        env.jev.requests().len() - before,
+        4,
+        "another model is asked"
+    );
+    assert_eq!(doc["usage"]["models"], serde_json::json!(["jev-1.14.0"]));
+    assert_eq!(
+        doc["usage"]["estimatedCostUsd"],
+        Value::Null,
+        "no list price is known for it"
+    );
+
+    env.set("TYPESAFE_MODEL", "jev-1.13.0");
+    env.set("STANLEY_CACHE", "off");
+    let before = env.jev.requests().len();
+    let doc = summarize(&env, &repo);
+    assert_eq!(env.jev.requests().len() - before, 4, "the cache is off");
+    assert_eq!(doc["usage"]["cachedAnswers"], 0);
+}
+
+#[test]
+fn an_error_is_never_kept() {
+    let env = summarize_env();
+    let repo = repo();
+    change(&repo, "added one\n");
+    // The route answers; then the three hunk frames fail on every attempt.
+    env.jev
+        .fail_next(std::iter::once(Fault::Pass).chain(std::iter::repeat_n(Fault::Status(400), 3)));
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    let doc = out.json();
+    assert_eq!(doc["output"]["data"]["coverage"]["failed"], 3, "{doc:#}");
+    let before = env.jev.requests().len();
+    let again = summarize(&env, &repo);
+    assert_eq!(
+        env.jev.requests().len() - before,
+        3,
+        "the failed frames are asked again, the route is not"
+    );
+    assert_eq!(again["usage"]["cachedAnswers"], 1);
+    assert_eq!(again["output"]["data"]["coverage"]["judged"], 3);
+}
+
+#[test]
+fn a_truncated_cache_is_rebuilt_with_a_warning() {
+    let env = summarize_env();
+    let repo = repo();
+    change(&repo, "added one\n");
+    summarize(&env, &repo);
+    let stop = env.stanleyctl(&repo, &["daemon", "stop"]);
+    assert_eq!(stop.code, 0, "{stop:?}");
+    let db = repo.root().join(".stanley/state/judgments/db");
+    assert!(
+        stanley_tests::testenv::wait_until(std::time::Duration::from_secs(10), || {
+            repo.daemon_pid().is_none()
+        }),
+        "the daemon stops"
+    );
+    let len = std::fs::metadata(&db).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&db)
+        .unwrap()
+        .set_len(len / 3)
+        .unwrap();
+
+    let before = env.jev.requests().len();
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let warning = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("judgment cache"))
+        .unwrap_or_else(|| panic!("a warning: {}", out.stderr));
+    assert!(
+        warning.starts_with("stanley: warning: the judgment cache at ")
+            && warning.contains("was damaged")
+            && warning.contains("rebuilt empty"),
+        "{warning}"
+    );
+    assert_eq!(
+        env.jev.requests().len() - before,
+        4,
+        "nothing is trusted from it"
+    );
+    // Rebuilt, it serves again.
+    let before = env.jev.requests().len();
+    summarize(&env, &repo);
+    assert_eq!(env.jev.requests().len(), before);
+}
+
+#[test]
+fn stanleyctl_shows_and_clears_the_cache_and_no_persist_leaves_nothing() {
+    let env = summarize_env();
+    let repo = repo();
+    change(&repo, "added one\n");
+    let out = env.stanley(&repo, &["Summarize what changed", "--no-persist"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let stats = env.stanleyctl(&repo, &["cache", "stats", "--json"]);
+    assert_eq!(stats.code, 0, "{stats:?}");
+    assert_eq!(
+        stats.json()["entries"],
+        0,
+        "a --no-persist request keeps nothing"
+    );
+
+    summarize(&env, &repo);
+    let stats = env.stanleyctl(&repo, &["cache", "stats", "--json"]).json();
+    assert_eq!(stats["schema"], "stanley.cache-stats/v1");
+    assert_eq!(stats["entries"], 4);
+    assert!(stats["bytes"].as_u64().unwrap() > 0);
+    assert_eq!(stats["maxBytes"], 32 * 1024 * 1024);
+    let human = env.stanleyctl(&repo, &["cache", "stats"]);
+    assert!(human.stdout.starts_with("judgment cache  "), "{human:?}");
+    assert!(human.stdout.contains("answers         4 ("), "{human:?}");
+
+    let clear = env.stanleyctl(&repo, &["cache", "clear"]);
+    assert_eq!(
+        (clear.code, clear.stdout.as_str()),
+        (0, "removed 4 cached answers\n")
+    );
+    let before = env.jev.requests().len();
+    summarize(&env, &repo);
+    assert_eq!(env.jev.requests().len() - before, 4, "asked again");
+}
