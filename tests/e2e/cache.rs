@@ -36,6 +36,16 @@ fn summarize(env: &TestEnv, repo: &TempRepo) -> Value {
     out.json()
 }
 
+/// The run folder written last.
+fn newest_run(repo: &TempRepo) -> std::path::PathBuf {
+    std::fs::read_dir(repo.root().join(".stanley/runs"))
+        .unwrap()
+        .flatten()
+        .max_by_key(|e| e.metadata().unwrap().modified().unwrap())
+        .unwrap()
+        .path()
+}
+
 fn without_usage(mut doc: Value) -> Value {
     doc.as_object_mut().unwrap().remove("usage");
     doc
@@ -63,6 +73,21 @@ fn the_same_request_twice_sends_nothing_the_second_time_and_says_so() {
     );
     assert_eq!(second["usage"]["estimatedCostUsd"], 0.0);
     assert_eq!(without_usage(first), without_usage(second));
+
+    // The run record says the same: its frames were answered from the cache.
+    let run = newest_run(&repo);
+    let packet: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("packet.json")).unwrap()).unwrap();
+    assert_eq!(packet["jev"]["requests"], 0, "{}", packet["jev"]);
+    assert_eq!(packet["jev"]["cached"], 3);
+    assert_eq!(packet["jev"]["estimatedCostUsd"], 0.0);
+    assert!(packet["jev"]["savedCostUsd"].as_f64().unwrap() > 0.0);
+    let frames = std::fs::read_to_string(run.join("frames.ndjson")).unwrap();
+    assert_eq!(frames.lines().count(), 3);
+    for line in frames.lines() {
+        let frame: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(frame["result"], "cached", "{frame}");
+    }
 
     // The human footer says the same.
     let human = env.stanley(&repo, &["Summarize what changed"]);

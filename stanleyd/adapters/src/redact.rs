@@ -30,44 +30,53 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
             "private_key",
             r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
         ),
-        compile("aws_access_key", r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
+        compile(
+            "aws_access_key",
+            r"(?-u:\b)(?:AKIA|ASIA)[A-Z0-9]{16}(?-u:\b)",
+        ),
         compile(
             "github_token",
-            r"\bgh[oprsu]_[A-Za-z0-9]{30,}|\bgithub_pat_\w{30,}",
+            r"(?-u:\b)gh[oprsu]_[A-Za-z0-9]{30,}|(?-u:\b)github_pat_\w{30,}",
         ),
         compile(
             "gitlab_token",
-            r"\bgl(?:pat|dt|rt|ptt|cbt|soat|imt|ffct|oas|ft)-[A-Za-z0-9_-]{20,}",
+            r"(?-u:\b)gl(?:pat|dt|rt|ptt|cbt|soat|imt|ffct|oas|ft)-[A-Za-z0-9_-]{20,}",
         ),
-        compile("slack_token", r"\bxox[abprse]-[A-Za-z0-9-]{10,}"),
+        compile("slack_token", r"(?-u:\b)xox[abprse]-[A-Za-z0-9-]{10,}"),
         compile(
             "slack_webhook",
             r"https://hooks\.slack\.com/services/[A-Za-z0-9_/-]{20,}",
         ),
         compile(
             "api_key",
-            r"\b(?:sk|pk|rk)[-_](?:live|test|proj|ant)[-_][A-Za-z0-9_-]{16,}|\bsk-[A-Za-z0-9_-]{32,}|\bwhsec_[A-Za-z0-9]{24,}",
+            r"(?-u:\b)(?:sk|pk|rk)[-_](?:live|test|proj|ant)[-_][A-Za-z0-9_-]{16,}|(?-u:\b)sk-[A-Za-z0-9_-]{32,}|(?-u:\b)whsec_[A-Za-z0-9]{24,}",
         ),
-        compile("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+        compile("npm_token", r"(?-u:\b)npm_[A-Za-z0-9]{36}(?-u:\b)"),
         compile(
             "sendgrid_key",
-            r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
+            r"(?-u:\b)SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
         ),
-        compile("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}"),
-        compile("google_oauth_secret", r"\bGOCSPX-[A-Za-z0-9_-]{24,}"),
-        compile("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}"),
-        compile("digitalocean_token", r"\bdo[por]_v1_[a-f0-9]{64}"),
-        compile("shopify_token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
-        compile("pypi_token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
-        compile("grafana_token", r"\bgl(?:sa|c)_[A-Za-z0-9_=+/-]{32,}"),
-        compile("slack_app_token", r"\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
+        compile("google_api_key", r"(?-u:\b)AIza[0-9A-Za-z_-]{35}"),
+        compile("google_oauth_secret", r"(?-u:\b)GOCSPX-[A-Za-z0-9_-]{24,}"),
+        compile("huggingface_token", r"(?-u:\b)hf_[A-Za-z0-9]{30,}"),
+        compile("digitalocean_token", r"(?-u:\b)do[por]_v1_[a-f0-9]{64}"),
+        compile(
+            "shopify_token",
+            r"(?-u:\b)shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+        ),
+        compile("pypi_token", r"(?-u:\b)pypi-AgE[A-Za-z0-9_-]{50,}"),
+        compile("grafana_token", r"(?-u:\b)gl(?:sa|c)_[A-Za-z0-9_=+/-]{32,}"),
+        compile(
+            "slack_app_token",
+            r"(?-u:\b)xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+",
+        ),
         compile(
             "discord_webhook",
             r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+",
         ),
         compile(
             "jwt",
-            r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+            r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
         ),
     ]
 });
@@ -85,11 +94,11 @@ static ANY: LazyLock<regex::RegexSet> = LazyLock::new(|| {
 });
 
 static BEARER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(Bearer|Basic|[Tt]oken)\s+[A-Za-z0-9._~+/=-]{16,}").expect("valid pattern")
+    Regex::new(r"(?-u:\b)(Bearer|Basic|[Tt]oken)\s+[A-Za-z0-9._~+/=-]{16,}").expect("valid pattern")
 });
 /// `scheme://user:password@` (the user may be empty; the password runs to the last `@`).
 static URL_CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^\s:/@]*:(?P<password>[^\s/]+)@")
+    Regex::new(r"(?-u:\b)(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^\s:/@]*:(?P<password>[^\s/]+)@")
         .expect("valid pattern")
 });
 

@@ -18,7 +18,7 @@ const MARK: &str = "[REDACTED:assigned_secret]";
 /// code) it runs to the end of the line, a comment or a closing bracket ([`bare_extent`]).
 static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?P<key>(?:--?)?\b[A-Za-z_][A-Za-z0-9_.-]*)(?P<kq>["']?)(?P<sep>\s*(?::|=>|=)\s*)(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`|(?P<block>[|>][-+]?[ \t]*(?:\r?\n|$))|(?P<bare>[^\s"'`,;&|]+))"#,
+        r#"(?P<key>(?:--?)?(?-u:\b)[A-Za-z_][A-Za-z0-9_.-]*)(?P<kq>["']?)(?P<sep>\s*(?::|=>|=)\s*)(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`|(?P<block>[|>][-+]?[ \t]*(?:\r?\n|$))|(?P<bare>[^\s"'`,;&|]+))"#,
     )
     .expect("valid pattern")
 });
@@ -26,7 +26,7 @@ static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
 /// `--password value`, `-u user:value` (curl), `mysql ... -pvalue`.
 static FLAGS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?P<lead>(?:^|\s)(?:--?(?:password|passwd|pass|token|secret|api-key|apikey|auth-token)\s+|(?:-u|--user)\s+[^\s:]+:))(?P<value>[^\s-][^\s]*)|(?P<mysql>\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p)(?P<mysqlvalue>[^\s-][^\s]*)",
+        r"(?P<lead>(?:^|\s)(?:--?(?:password|passwd|pass|token|secret|api-key|apikey|auth-token)\s+|(?:-u|--user)\s+[^\s:]+:))(?P<value>[^\s-][^\s]*)|(?P<mysql>(?-u:\b)(?:mysql|mysqldump|mysqladmin|mariadb)(?-u:\b)[^\n]*?\s-p)(?P<mysqlvalue>[^\s-][^\s]*)",
     )
     .expect("valid pattern")
 });
@@ -34,7 +34,7 @@ static FLAGS: LazyLock<Regex> = LazyLock::new(|| {
 /// `<password>value</password>` and `<add key="ApiKey" value="..."/>`.
 static XML: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"<(?P<tag>[A-Za-z_][A-Za-z0-9_.:-]*)>(?P<text>[^<\n]+)</|\bkey\s*=\s*"(?P<akey>[^"]+)"\s+value\s*=\s*"(?P<avalue>[^"]*)""#,
+        r#"<(?P<tag>[A-Za-z_][A-Za-z0-9_.:-]*)>(?P<text>[^<\n]+)</|(?-u:\b)key\s*=\s*"(?P<akey>[^"]+)"\s+value\s*=\s*"(?P<avalue>[^"]*)""#,
     )
     .expect("valid pattern")
 });

@@ -164,6 +164,25 @@ pub struct Usage {
     pub cached_output_tokens: u64,
 }
 
+impl Usage {
+    /// The run record's `jev`: the counters, with the estimated cost of what was sent and what
+    /// the cache saved at list price (null when a model has none).
+    pub fn record(&self) -> Value {
+        let tally = crate::cache::RequestUsage {
+            requests: self.requests,
+            cached: self.cached,
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            cached_input_tokens: self.cached_input_tokens,
+            models: self.resolved_models.clone(),
+        };
+        let mut value = serde_json::to_value(self).unwrap_or_default();
+        value["estimatedCostUsd"] = json!(tally.cost_usd());
+        value["savedCostUsd"] = json!(tally.saved_usd());
+        value
+    }
+}
+
 /// One attempt, as handed to a `FrameSink` (the run recorder writes it to `frames.ndjson`).
 #[derive(Clone, Debug)]
 pub struct AttemptRecord {

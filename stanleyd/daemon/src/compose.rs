@@ -108,6 +108,13 @@ pub(crate) fn run_repository<'a>(
                 .timeout(Duration::from_secs(30)),
         );
         let mut judge_calls = 0usize;
+        // The policy version of a judge frame is the workflow's own id and version: a new
+        // version of the workflow never reuses the old one's cached answers.
+        let judge_template = format!(
+            "workflow-judge@1/{}@{}",
+            wf.id,
+            wf.metadata["version"].as_str().unwrap_or("unversioned")
+        );
         let deadline = ctx.budget.deadline();
         let run = host.run(&run_id, params, tx);
         tokio::pin!(run);
@@ -125,7 +132,7 @@ pub(crate) fn run_repository<'a>(
                             Ok(_) if judge_calls >= judge::MAX_CALLS => judge::refusal("limit", "at most 64 judge calls per run"),
                             Ok(valid) => {
                                 judge_calls += 1;
-                                let frame = Frame { template: "workflow-judge@1".into(), scope: valid.scope, state: valid.state, questions: valid.questions, provenance: json!([]) };
+                                let frame = Frame { template: judge_template.clone(), scope: valid.scope, state: valid.state, questions: valid.questions, provenance: json!([]) };
                                 judge::result(&judge_executor.run(frame).await)
                             }
                         };

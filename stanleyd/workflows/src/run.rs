@@ -275,7 +275,7 @@ impl Run {
             "results": self.results,
             "summary": self.summary,
             "redactions": executor.redactions(),
-            "jev": executor.usage(),
+            "jev": executor.usage().record(),
             "artifact": artifact,
         });
         self.recorder.write_json("packet.json", &packet);

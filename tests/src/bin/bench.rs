@@ -196,10 +196,110 @@ fn improvement_loop() -> serde_json::Value {
     })
 }
 
+/// The judgment cache on the 40-hunk tree: the same summarize repeated warm against `git diff`,
+/// the Jev requests it sends, the requests after a one-hunk edit, and the store's size per 1,000
+/// answers (from the daemon's store, and from 10,000 answers written straight to a store).
+fn judgment_cache(env: &TestEnv, repo: &TempRepo, git: Duration) -> serde_json::Value {
+    let stanley = |env: &TestEnv, args: &[&str]| {
+        let mut cmd = env.command("stanley", repo.root());
+        // The cache is on for these requests only.
+        cmd.env("STANLEY_CACHE", "on");
+        cmd.args(args);
+        let out = run(cmd, None);
+        assert_eq!(out.code, 0, "stanley failed: {out:?}");
+        out
+    };
+    // One request that keeps its answers; the repeats read them (`--no-persist`, like the
+    // uncached figure, so neither writes a run record).
+    let before = env.jev.requests().len();
+    drop(stanley(env, &["Summarize what changed", "--json"]));
+    let first_sent = env.jev.requests().len() - before;
+    let request = ["Summarize what changed", "--json", "--no-persist"];
+    let before = env.jev.requests().len();
+    let repeat: Vec<Duration> = (0..WARM_RUNS)
+        .map(|_| timed(|| drop(stanley(env, &request))))
+        .collect();
+    let repeat_sent = (env.jev.requests().len() - before) / WARM_RUNS;
+    let repeat_m = median(repeat);
+
+    // Edit one hunk: only its frame is asked again.
+    let path = repo.root().join("src/module0.js");
+    let original = std::fs::read_to_string(&path).expect("read module0");
+    repo.write(
+        "src/module0.js",
+        &original.replacen("x * 2 +", "x * 3 +", 1),
+    );
+    let before = env.jev.requests().len();
+    drop(stanley(env, &["Summarize what changed", "--json"]));
+    let edit_sent = env.jev.requests().len() - before;
+    repo.write("src/module0.js", &original);
+
+    let stats = env.stanleyctl(repo, &["cache", "stats", "--json"]);
+    assert_eq!(stats.code, 0, "{stats:?}");
+    let stats: serde_json::Value = serde_json::from_str(&stats.stdout).expect("stats JSON");
+    let entries = stats["entries"].as_u64().unwrap_or(0).max(1) as f64;
+    json!({
+        "requestsFirstRun": first_sent,
+        "medianRepeatWarmMs": repeat_m.as_secs_f64() * 1000.0,
+        "repeatOverGitDiff": repeat_m.as_secs_f64() / git.as_secs_f64(),
+        "requestsPerRepeat": repeat_sent,
+        "requestsAfterOneHunkEdit": edit_sent,
+        "daemonStore": {
+            "entries": stats["entries"],
+            "bytesPer1000": stats["bytes"].as_f64().unwrap_or(0.0) / entries * 1000.0,
+        },
+        "store10k": store_size(10_000),
+        "targets": {"repeatOverGitDiff": 1.5, "requestsPerRepeat": 0, "requestsAfterOneHunkEdit": 1},
+    })
+}
+
+/// Writes `n` summarize-shaped answers (a nine-label choice, a four-level score, two nouls)
+/// to a fresh store and reports its size per 1,000 answers.
+fn store_size(n: u32) -> serde_json::Value {
+    use stanley_adapters::judgments::SledJudgments;
+    use stanley_core::{CacheKey, CachedAnswers, JudgmentCache};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = SledJudgments::open(&dir.path().join("judgments"), u64::MAX).expect("open");
+    let labels = stanley_workflows::analysis::modes::SUMMARIZE.labels;
+    for i in 0..n {
+        let p = f64::from(i % 100) / 100.0;
+        let probabilities: serde_json::Map<String, serde_json::Value> = labels
+            .iter()
+            .map(|(l, _)| ((*l).to_owned(), json!(p / labels.len() as f64)))
+            .collect();
+        let answers = json!({
+            "classification": {"type": "choice", "choice": labels[0].0, "confidence": p, "probabilities": probabilities},
+            "importance": {"type": "score", "score": 1.2, "confidence": 0.6, "probabilities": {"0": 0.1, "1": 0.6, "2": 0.2, "3": 0.1}},
+            "evidence_sufficient": {"type": "noul", "noul": p},
+            "untrusted_instruction_text": {"type": "noul", "noul": 0.01},
+        });
+        let key = CacheKey(stanley_core::sha256_hex(&i.to_be_bytes()));
+        cache.put(
+            &key,
+            "jev-1.13.0",
+            &CachedAnswers {
+                model: "jev-1.13.0".into(),
+                answers: answers.as_object().cloned().unwrap_or_default(),
+                input_tokens: 600,
+                output_tokens: 16,
+            },
+        );
+    }
+    cache.flush();
+    let stats = cache.stats();
+    json!({
+        "entries": stats.entries,
+        "bytesPer1000": stats.bytes as f64 / f64::from(n) * 1000.0,
+        "diskBytesPer1000": stats.disk_bytes as f64 / f64::from(n) * 1000.0,
+    })
+}
+
 fn main() {
     let mut env = TestEnv::new();
     // Debug logging (the tests' default) would dominate the timings.
     env.set("STANLEY_LOG", "info");
+    // Every figure but the cache's own asks Jev everything, as before the cache existed.
+    env.set("STANLEY_CACHE", "off");
     env.jev.route("summar", "summarize", 0.9);
     let labels: Vec<String> =
         stanley_tests::fake_jev::labels_of(stanley_workflows::analysis::modes::SUMMARIZE.labels);
@@ -266,6 +366,7 @@ fn main() {
             })
         })
         .collect();
+    let cache = judgment_cache(&env, &repo, median(git.clone()));
     // Repository workflows: a trivial workflow routed and run warm, against summarize, and the
     // first request after an edit (which reloads the host).
     env.jev.route("trivial", "trivial", 0.9);
@@ -336,6 +437,7 @@ fn main() {
         "coldAddsMs": (cold_m.as_secs_f64() - warm_m.as_secs_f64()) * 1000.0,
         "idleDaemonRssMiB": idle_rss.map(|k| k as f64 / 1024.0),
         "jevRequestsPerWarmRun": jev_per_run,
+        "judgmentCache": cache,
         "repositoryWorkflow": {
             "medianWarmTrivialMs": trivial_m.as_secs_f64() * 1000.0,
             "medianWarmSummarizeMs": summarize_repo_m.as_secs_f64() * 1000.0,
