@@ -54,6 +54,7 @@ Environment:
   TYPESAFE_MODEL         Jev model (default jev-1.13.0)
   STANLEY_PI_BIN         Path to the pi coding agent
   STANLEY_AGENT_MODEL    Model the coding agent uses
+  STANLEY_CACHE=off      Ask Jev everything, ignoring answers kept from earlier
 
 Limits (request budgets, hunk and item caps, agent time limits) are fixed
 policy, not flags.

@@ -259,3 +259,41 @@ fn stanleyctl_shows_and_clears_the_cache_and_no_persist_leaves_nothing() {
     summarize(&env, &repo);
     assert_eq!(env.jev.requests().len() - before, 4, "asked again");
 }
+
+#[test]
+fn a_cache_the_repository_brought_is_never_opened() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = summarize_env();
+    let repo = repo();
+    change(&repo, "added one\n");
+    summarize(&env, &repo);
+    assert_eq!(env.stanleyctl(&repo, &["daemon", "stop"]).code, 0);
+    assert!(
+        stanley_tests::testenv::wait_until(std::time::Duration::from_secs(10), || {
+            repo.daemon_pid().is_none()
+        }),
+        "the daemon stops"
+    );
+    // What a checkout leaves when a repository commits the folder: mode 0755. Its answers could
+    // have been chosen for the repository's own diff.
+    let store = repo.root().join(".stanley/state/judgments");
+    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let before = env.jev.requests().len();
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("stanley: warning: the judgment cache is off: ")
+            && out.stderr.contains("was not made by Stanley"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.jev.requests().len() - before, 4, "nothing came from it");
+    let stats = env.stanleyctl(&repo, &["cache", "stats"]);
+    assert_eq!(stats.code, 65, "{stats:?}");
+    assert!(
+        stats.stderr.contains("the judgment cache is off"),
+        "{stats:?}"
+    );
+}

@@ -234,6 +234,9 @@ impl SledJudgments {
     /// folder that cannot be created at all is an error (the daemon then runs without a cache).
     pub fn open(dir: &Path, max_bytes: u64) -> Result<Self, String> {
         crate::records::create_private_dir(dir).map_err(|e| e.to_string())?;
+        // A store Stanley did not make (a repository that committed one, which a checkout
+        // writes 0755) could hold answers chosen for its own diff: it is never opened.
+        crate::records::refuse_foreign_dir(dir).map_err(|e| e.to_string())?;
         // sled opens its own files by name: a link planted among them would be written through.
         crate::records::refuse_links_within(dir).map_err(|e| e.to_string())?;
         let opened = open_store(dir).and_then(|(store, held)| match lost_data(dir, held) {
@@ -671,10 +674,27 @@ mod tests {
     }
 
     #[test]
+    fn a_store_stanley_did_not_make_is_never_opened() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("judgments");
+        {
+            let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES).unwrap();
+            cache.put(&key(1), "m", &answers(0.99));
+            cache.flush();
+        }
+        // What a checkout of a repository that committed the folder leaves: mode 0755.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let refused = SledJudgments::open(&path, DEFAULT_MAX_BYTES).unwrap_err();
+        assert!(refused.contains("was not made by Stanley"), "{refused}");
+    }
+
+    #[test]
     fn a_store_of_another_schema_is_rebuilt() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("judgments");
         {
+            crate::records::create_private_dir(&path).unwrap();
             let db = open_sled(&path).unwrap();
             db.insert("schema", "stanley.judgments/0").unwrap();
             db.flush().unwrap();

@@ -61,6 +61,8 @@ pub(crate) struct DaemonState {
     /// The judgment cache under `.stanley/state/judgments/` (None when its folder cannot be
     /// used; requests then ask Jev everything).
     pub(crate) judgments: Option<Arc<stanley_adapters::judgments::SledJudgments>>,
+    /// Why the cache is off, said once on the next request.
+    cache_problem: Mutex<Option<String>>,
     /// Held while the improvement worker runs (one at a time).
     pub(crate) worker: tokio::sync::Mutex<()>,
     /// Asks the background worker to drain the queue with a request's environment.
@@ -106,17 +108,20 @@ fn open_queue(
 fn open_judgments(
     config: &DaemonConfig,
     state_usable: bool,
-) -> Option<Arc<stanley_adapters::judgments::SledJudgments>> {
+) -> (
+    Option<Arc<stanley_adapters::judgments::SledJudgments>>,
+    Option<String>,
+) {
     if !state_usable {
         // `.stanley/state/` itself is refused (planted, or not ours): nothing goes under it.
-        return None;
+        return (None, None);
     }
     let dir = config.files.root.join(".stanley/state/judgments");
     match stanley_adapters::judgments::SledJudgments::open(&dir, config.cache_max_bytes) {
-        Ok(cache) => Some(Arc::new(cache)),
+        Ok(cache) => (Some(Arc::new(cache)), None),
         Err(e) => {
             tracing::warn!(error = %e, "the judgment cache is off: its folder cannot be used");
-            None
+            (None, Some(format!("the judgment cache is off: {e}")))
         }
     }
 }
@@ -124,7 +129,12 @@ fn open_judgments(
 impl DaemonState {
     /// The cache's warning about a damaged store it rebuilt, the first time it is asked for.
     pub(crate) fn take_cache_warning(&self) -> Option<String> {
-        self.judgments.as_ref().and_then(|j| j.take_warning())
+        let off = self
+            .cache_problem
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        off.or_else(|| self.judgments.as_ref().and_then(|j| j.take_warning()))
     }
 
     /// The queue's recovery report, the first time it is asked for.
@@ -146,7 +156,7 @@ impl DaemonState {
     pub(crate) fn new(config: &DaemonConfig, stop: Cancel) -> Result<Self, DaemonError> {
         let (kick, kicks) = tokio::sync::mpsc::unbounded_channel();
         let queue = open_queue(&config.files.root.join(".stanley/state"));
-        let judgments = open_judgments(config, !matches!(&queue, Err((_, true))));
+        let (judgments, cache_problem) = open_judgments(config, !matches!(&queue, Err((_, true))));
         let git =
             Git2Repo::open(&config.files.root).map_err(|e| DaemonError::NotARepository(e.0))?;
         Ok(Self {
@@ -166,6 +176,7 @@ impl DaemonState {
                     .map(|r| r.line()),
             ),
             judgments,
+            cache_problem: Mutex::new(cache_problem),
             queue: queue.clone().ok(),
             queue_problem: queue.err(),
             worker: tokio::sync::Mutex::new(()),

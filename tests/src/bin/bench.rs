@@ -222,6 +222,17 @@ fn judgment_cache(env: &TestEnv, repo: &TempRepo, git: Duration) -> serde_json::
     let repeat_sent = (env.jev.requests().len() - before) / WARM_RUNS;
     let repeat_m = median(repeat);
 
+    // With Jev answering after 100 ms, as a real one does: asked fresh, and answered from the
+    // cache.
+    env.jev.set_latency(LATENCY);
+    let fresh = timed(|| {
+        let mut cmd = env.command("stanley", repo.root());
+        cmd.env("STANLEY_CACHE", "off").args(request);
+        assert_eq!(run(cmd, None).code, 0);
+    });
+    let cached = timed(|| drop(stanley(env, &request)));
+    env.jev.set_latency(Duration::ZERO);
+
     // Edit one hunk: only its frame is asked again.
     let path = repo.root().join("src/module0.js");
     let original = std::fs::read_to_string(&path).expect("read module0");
@@ -243,6 +254,12 @@ fn judgment_cache(env: &TestEnv, repo: &TempRepo, git: Duration) -> serde_json::
         "medianRepeatWarmMs": repeat_m.as_secs_f64() * 1000.0,
         "repeatOverGitDiff": repeat_m.as_secs_f64() / git.as_secs_f64(),
         "requestsPerRepeat": repeat_sent,
+        "withJevLatency": {
+            "fakeLatencyMs": LATENCY.as_millis() as u64,
+            "freshMs": fresh.as_secs_f64() * 1000.0,
+            "cachedMs": cached.as_secs_f64() * 1000.0,
+            "cachedOverFresh": cached.as_secs_f64() / fresh.as_secs_f64(),
+        },
         "requestsAfterOneHunkEdit": edit_sent,
         "daemonStore": {
             "entries": stats["entries"],
