@@ -177,21 +177,36 @@ fn an_error_is_never_kept() {
     assert_eq!(again["output"]["data"]["coverage"]["judged"], 3);
 }
 
-#[test]
-fn a_truncated_cache_is_rebuilt_with_a_warning() {
-    let env = summarize_env();
-    let repo = repo();
-    change(&repo, "added one\n");
-    summarize(&env, &repo);
-    let stop = env.stanleyctl(&repo, &["daemon", "stop"]);
+/// Stops the repository's daemon and waits until it is gone.
+fn stop_daemon(env: &TestEnv, repo: &TempRepo) {
+    let stop = env.stanleyctl(repo, &["daemon", "stop"]);
     assert_eq!(stop.code, 0, "{stop:?}");
-    let db = repo.root().join(".stanley/state/judgments/db");
     assert!(
         stanley_tests::testenv::wait_until(std::time::Duration::from_secs(10), || {
             repo.daemon_pid().is_none()
         }),
         "the daemon stops"
     );
+}
+
+#[test]
+fn the_cache_survives_a_restart_and_a_truncated_one_is_rebuilt_with_a_warning() {
+    let env = summarize_env();
+    let repo = repo();
+    change(&repo, "added one\n");
+    summarize(&env, &repo);
+    stop_daemon(&env, &repo);
+    let before = env.jev.requests().len();
+    let again = summarize(&env, &repo);
+    assert_eq!(
+        env.jev.requests().len(),
+        before,
+        "a new daemon answers from it"
+    );
+    assert_eq!(again["usage"]["cachedAnswers"], 4);
+
+    stop_daemon(&env, &repo);
+    let db = repo.root().join(".stanley/state/judgments/db");
     let len = std::fs::metadata(&db).unwrap().len();
     std::fs::OpenOptions::new()
         .write(true)
@@ -267,13 +282,7 @@ fn a_cache_the_repository_brought_is_never_opened() {
     let repo = repo();
     change(&repo, "added one\n");
     summarize(&env, &repo);
-    assert_eq!(env.stanleyctl(&repo, &["daemon", "stop"]).code, 0);
-    assert!(
-        stanley_tests::testenv::wait_until(std::time::Duration::from_secs(10), || {
-            repo.daemon_pid().is_none()
-        }),
-        "the daemon stops"
-    );
+    stop_daemon(&env, &repo);
     // What a checkout leaves when a repository commits the folder: mode 0755. Its answers could
     // have been chosen for the repository's own diff.
     let store = repo.root().join(".stanley/state/judgments");
