@@ -196,16 +196,6 @@ fn the_cache_survives_a_restart_and_a_truncated_one_is_rebuilt_with_a_warning() 
     change(&repo, "added one\n");
     summarize(&env, &repo);
     stop_daemon(&env, &repo);
-    let before = env.jev.requests().len();
-    let again = summarize(&env, &repo);
-    assert_eq!(
-        env.jev.requests().len(),
-        before,
-        "a new daemon answers from it"
-    );
-    assert_eq!(again["usage"]["cachedAnswers"], 4);
-
-    stop_daemon(&env, &repo);
     let db = repo.root().join(".stanley/state/judgments/db");
     let len = std::fs::metadata(&db).unwrap().len();
     std::fs::OpenOptions::new()
@@ -234,10 +224,20 @@ fn the_cache_survives_a_restart_and_a_truncated_one_is_rebuilt_with_a_warning() 
         4,
         "nothing is trusted from it"
     );
-    // Rebuilt, it serves again.
+    // Rebuilt, it serves again, and a new daemon answers from what the last one kept.
     let before = env.jev.requests().len();
     summarize(&env, &repo);
     assert_eq!(env.jev.requests().len(), before);
+    stop_daemon(&env, &repo);
+    let again = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(again.stderr, "", "no damage this time");
+    assert_eq!(
+        env.jev.requests().len(),
+        before,
+        "a new daemon answers from it"
+    );
+    assert_eq!(again.json()["usage"]["cachedAnswers"], 4);
 }
 
 #[test]
