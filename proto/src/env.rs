@@ -57,6 +57,11 @@ pub const STANLEY_AUTO_IMPROVE: &str = "STANLEY_AUTO_IMPROVE";
 /// `off` keeps a request from the judgment cache: every question is sent and no answer is kept
 /// (request setting).
 pub const STANLEY_CACHE: &str = "STANLEY_CACHE";
+/// How many runs `.stanley/runs/` keeps, default 200 (request setting; the daemon prunes after
+/// each request).
+pub const STANLEY_RUNS_KEEP: &str = "STANLEY_RUNS_KEEP";
+/// How many days a run is kept, default 30 (request setting).
+pub const STANLEY_RUNS_MAX_AGE_DAYS: &str = "STANLEY_RUNS_MAX_AGE_DAYS";
 /// The judgment cache's bound in MiB of stored answers, default 32 (daemon setting).
 pub const STANLEY_CACHE_MAX_MB: &str = "STANLEY_CACHE_MAX_MB";
 /// Seconds in one flow "minute", default 60 (request setting; tests shorten flow budgets).

@@ -62,7 +62,9 @@ fn a_run_writes_private_redacted_records() {
             "frames.ndjson",
             "inputs.json",
             "manifest.json",
-            "packet.json"
+            "packet.json",
+            "result.json",
+            "summary.json"
         ]
     );
     for name in &names {

@@ -15,6 +15,7 @@ pub mod queue;
 pub mod records;
 pub mod redact;
 mod redact_keys;
+pub mod runs;
 pub mod tools;
 pub mod trust;
 pub mod workflow_host;

@@ -14,6 +14,7 @@ mod prompt;
 mod queue_service;
 mod repository;
 mod router;
+mod runs;
 mod server;
 mod service;
 mod settings;

@@ -42,6 +42,7 @@ use tokio::sync::mpsc;
 
 pub(crate) use crate::error::RequestError;
 use crate::router::{Routed, candidates_for, route};
+use crate::runs::{RunSlot, Track};
 use crate::settings::RequestSettings;
 use crate::state::{DaemonState, JevLink};
 
@@ -285,6 +286,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) tally: Tally,
     /// The judgment cache, unless the request turned it off.
     pub(crate) cache: Option<CacheUse>,
+    /// Where a built-in says which run folder it opened.
+    pub(crate) run_slot: RunSlot,
 }
 
 impl Ctx<'_> {
@@ -325,11 +328,17 @@ pub(crate) async fn run(
     // The request's settings, read once.
     let settings = RequestSettings::parse(&request.env);
     let redactor = Arc::new(settings.redactor());
-    let tally = Tally::default();
+    let track = Track::default();
     let events = Events {
         tx: events,
         redactor: redactor.clone(),
     };
+    for problem in &settings.problems {
+        events.warning(problem).await;
+    }
+    let (started_at, started) = (SystemClock.now(), std::time::Instant::now());
+    let no_persist = request.no_persist;
+    let asked = redactor.text(request.request.trim()).0;
     let served = serve(
         state,
         request,
@@ -337,12 +346,12 @@ pub(crate) async fn run(
         cancel,
         events,
         redactor.clone(),
-        tally.clone(),
+        track.clone(),
     )
     .await;
+    let usage = track.tally.snapshot();
     let result = match served {
         Ok(answer) => {
-            let usage = tally.snapshot();
             let mut result = redact_result(to_result(&answer, &usage), redactor.as_ref());
             // The typed fields come from the document as it leaves (redacted).
             if let Ok(doc) = serde_json::from_str::<Value>(&result.document_json) {
@@ -360,6 +369,22 @@ pub(crate) async fn run(
             error_result(&failure, Some(redactor.as_ref()))
         }
     };
+    if !no_persist {
+        let finished = crate::runs::Finished {
+            request: &asked,
+            result: &result,
+            usage,
+            started_at,
+            duration_ms: started.elapsed().as_millis() as u64,
+        };
+        crate::runs::record(state, &track.run, redactor.clone(), &finished);
+    }
+    if let Some(id) = track.run.get() {
+        state.run_ended(&id);
+    }
+    if !no_persist {
+        crate::runs::prune_later(state, &settings);
+    }
     release_memory();
     flush_cache(state);
     result
@@ -448,6 +473,7 @@ fn context<'a>(
         input_file: None,
         tally: Tally::default(),
         cache: cache_use(state, settings, request.no_persist),
+        run_slot: RunSlot::default(),
     })
 }
 
@@ -606,11 +632,12 @@ async fn serve(
     cancel: Cancel,
     events: Events,
     redactor: Arc<SecretRedactor>,
-    tally: Tally,
+    track: Track,
 ) -> Result<Answer, RequestError> {
     let text = request_text(&request)?;
     let mut ctx = context(state, &request, settings, cancel, redactor)?;
-    ctx.tally = tally;
+    ctx.tally = track.tally;
+    ctx.run_slot = track.run;
     let input = read_input(&state.config.files.root, request.input.clone())?;
     ctx.input_file = input.as_ref().and_then(|i| i.file.clone());
     let input_shape = InputShape::of(input.as_ref().map(|i| i.text.as_str()));
@@ -1012,6 +1039,11 @@ async fn run_plan(
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let run_name = run_id(name, &clock.now(), &random_hex6());
     let recorder = recorder(ctx, &run_name, events).await?;
+    if !ctx.no_persist {
+        // The request's summary goes into this folder, and retention leaves it alone meanwhile.
+        ctx.state.run_started(&run_name);
+        ctx.run_slot.set(&run_name);
+    }
     let mut run = Run::start(
         run_name,
         &format!("{name}@1"),
@@ -1020,6 +1052,13 @@ async fn run_plan(
         ctx.budget.limits(),
         &ctx.model,
         inputs,
+    );
+    // Findings about hunks are fingerprinted by what the hunk changes, not where it sits.
+    run.contents(
+        evidence
+            .hunks
+            .iter()
+            .map(|h| (h.id.clone(), h.content_id())),
     );
     let planned = match plan {
         Plan::Analysis(_, input) => evidence.hunks.len().min(input.max_hunks),

@@ -113,6 +113,9 @@ pub async fn run(
     health_reporter
         .set_serving::<stanley_proto::v1::cache_server::CacheServer<crate::cache_service::CacheService>>()
         .await;
+    health_reporter
+        .set_serving::<stanley_proto::v1::runs_server::RunsServer<crate::runs::RunsService>>()
+        .await;
     // Reflection in both versions: many tools (grpcio-reflection, older grpcurl) ask v1alpha.
     let reflection_builder = || {
         tonic_reflection::server::Builder::configure()
@@ -188,6 +191,9 @@ pub async fn run(
     let cache = stanley_proto::v1::cache_server::CacheServer::new(
         crate::cache_service::CacheService::new(state.clone()),
     );
+    let runs = stanley_proto::v1::runs_server::RunsServer::new(crate::runs::RunsService::new(
+        state.clone(),
+    ));
     tracing::info!(root = %config.files.root.display(), socket = %config.files.socket.display(), version = %config.version, "serving");
     let server = tonic::transport::Server::builder()
         .add_service(health_service)
@@ -198,6 +204,7 @@ pub async fn run(
         .add_service(flows)
         .add_service(trust)
         .add_service(cache)
+        .add_service(runs)
         .serve_with_incoming_shutdown(
             crate::connections::incoming(listener, config.silent_connection).boxed(),
             signal,

@@ -13,6 +13,7 @@ use stanley_adapters::SecretRedactor;
 use stanley_adapters::jev_http::JevSettings;
 use stanley_adapters::pi::AgentSettings;
 use stanley_proto::env as var;
+use stanley_workflows::runs::{DEFAULT_KEEP, DEFAULT_MAX_AGE_DAYS, Retention};
 
 /// Seconds in a flow "minute" when the request does not say.
 const FLOW_MINUTE: Duration = Duration::from_secs(60);
@@ -36,6 +37,33 @@ pub(crate) struct RequestSettings {
     pub(crate) trust_worktree: bool,
     /// The judgment cache is used (`STANLEY_CACHE` is not `off`, `0` or `false`).
     pub(crate) cache: bool,
+    /// How many runs, and for how long, `.stanley/runs/` keeps (`STANLEY_RUNS_KEEP`,
+    /// `STANLEY_RUNS_MAX_AGE_DAYS`).
+    pub(crate) retention: Retention,
+    /// One line per setting that was set but not understood (the default is used instead).
+    pub(crate) problems: Vec<String>,
+}
+
+/// A whole number of at least 1 from `name`, or the default with a line saying why.
+fn count(
+    env: &HashMap<String, String>,
+    name: &str,
+    what: &str,
+    default: u64,
+    problems: &mut Vec<String>,
+) -> u64 {
+    match value(env, name) {
+        None => default,
+        Some(v) => match v.parse::<u64>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                problems.push(format!(
+                    "{name} must be a whole number of {what}, at least 1 (got {v:?}); using {default}"
+                ));
+                default
+            }
+        },
+    }
 }
 
 /// A value, trimmed; blank counts as unset.
@@ -62,6 +90,24 @@ fn withheld(name: &str) -> bool {
 impl RequestSettings {
     /// Reads a request's environment.
     pub(crate) fn parse(env: &HashMap<String, String>) -> Self {
+        let mut problems = Vec::new();
+        let retention = Retention {
+            keep: usize::try_from(count(
+                env,
+                var::STANLEY_RUNS_KEEP,
+                "runs",
+                DEFAULT_KEEP as u64,
+                &mut problems,
+            ))
+            .unwrap_or(DEFAULT_KEEP),
+            max_age_days: count(
+                env,
+                var::STANLEY_RUNS_MAX_AGE_DAYS,
+                "days",
+                DEFAULT_MAX_AGE_DAYS,
+                &mut problems,
+            ),
+        };
         Self {
             env: env.clone(),
             jev: JevSettings {
@@ -88,6 +134,8 @@ impl RequestSettings {
             trust_worktree: is_on(env, var::STANLEY_TRUST_WORKTREE),
             cache: !value(env, var::STANLEY_CACHE)
                 .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false")),
+            retention,
+            problems,
         }
     }
 
@@ -218,6 +266,19 @@ mod tests {
         assert!(s.agent.disabled && !s.agent.nested);
         assert_eq!(s.agent.pi_bin, Some(PathBuf::from("/bin/pi")));
         assert!(!s.auto_improve && s.trust_worktree && s.cache);
+        assert_eq!(s.retention, Retention::default());
+        let r = RequestSettings::parse(&env(&[
+            ("STANLEY_RUNS_KEEP", "5"),
+            ("STANLEY_RUNS_MAX_AGE_DAYS", "soon"),
+        ]));
+        assert_eq!(r.retention.keep, 5);
+        assert_eq!(r.retention.max_age_days, DEFAULT_MAX_AGE_DAYS);
+        assert_eq!(
+            r.problems,
+            [
+                "STANLEY_RUNS_MAX_AGE_DAYS must be a whole number of days, at least 1 (got \"soon\"); using 30"
+            ]
+        );
         assert_eq!(s.flow_minute, Duration::from_millis(50));
         let d = RequestSettings::parse(&env(&[
             ("TYPESAFE_MODEL", "jev-3"),

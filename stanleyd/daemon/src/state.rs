@@ -63,6 +63,8 @@ pub(crate) struct DaemonState {
     pub(crate) judgments: Option<Arc<stanley_adapters::judgments::SledJudgments>>,
     /// Why the cache is off, said once on the next request.
     cache_problem: Mutex<Option<String>>,
+    /// Run folders of requests in progress: retention never removes them.
+    pub(crate) active_runs: Mutex<std::collections::HashSet<String>>,
     /// Held while the improvement worker runs (one at a time).
     pub(crate) worker: tokio::sync::Mutex<()>,
     /// Asks the background worker to drain the queue with a request's environment.
@@ -177,6 +179,7 @@ impl DaemonState {
             ),
             judgments,
             cache_problem: Mutex::new(cache_problem),
+            active_runs: Mutex::new(std::collections::HashSet::new()),
             queue: queue.clone().ok(),
             queue_problem: queue.err(),
             worker: tokio::sync::Mutex::new(()),

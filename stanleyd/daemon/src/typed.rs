@@ -32,26 +32,6 @@ fn severity(text: Option<&str>) -> v1::Severity {
     }
 }
 
-/// One line for a person: the label, then up to three of its details.
-fn message(label: &str, detail: Option<&serde_json::Map<String, Value>>) -> String {
-    let details: Vec<String> = detail
-        .into_iter()
-        .flatten()
-        .filter_map(|(k, v)| match v {
-            Value::String(s) => Some(format!("{k}={s}")),
-            Value::Number(n) => Some(format!("{k}={n}")),
-            Value::Bool(b) => Some(format!("{k}={b}")),
-            _ => None,
-        })
-        .take(3)
-        .collect();
-    if details.is_empty() {
-        label.replace('_', " ")
-    } else {
-        format!("{} ({})", label.replace('_', " "), details.join(", "))
-    }
-}
-
 fn finding(workflow: &str, f: &Value) -> v1::Finding {
     let detail = f["detail"].as_object();
     let confidence = ["probability", "p", "confidence"]
@@ -68,9 +48,10 @@ fn finding(workflow: &str, f: &Value) -> v1::Finding {
         path: f["path"].as_str().unwrap_or("").to_owned(),
         start_line,
         end_line,
-        message: message(label, detail),
+        message: stanley_workflows::result::finding_message(label, detail),
         source: f["source"].as_str().unwrap_or("").to_owned(),
         item_id: f["id"].as_str().unwrap_or("").to_owned(),
+        fingerprint: f["fingerprint"].as_str().unwrap_or("").to_owned(),
     }
 }
 
@@ -95,6 +76,20 @@ pub(crate) fn usage(u: &stanley_core::RequestUsage) -> v1::Usage {
     }
 }
 
+/// A document's `coverage` object as its typed message.
+pub(crate) fn coverage(c: &Value) -> v1::Coverage {
+    v1::Coverage {
+        candidates: count(c, "candidates"),
+        judged: count(c, "judged"),
+        deterministic: count(c, "deterministic"),
+        excluded: count(c, "excluded"),
+        parked: count(c, "parked"),
+        failed: count(c, "failed"),
+        unjudged: count(c, "unjudged"),
+        complete: c["complete"].as_bool().unwrap_or(false),
+    }
+}
+
 /// Fills the typed fields of `result` from `output`.
 pub(crate) fn fill(result: &mut v1::Result, output: &Value, workflow: &str, run_id: &str) {
     let data = &output["data"];
@@ -106,19 +101,9 @@ pub(crate) fn fill(result: &mut v1::Result, output: &Value, workflow: &str, run_
         .flatten()
         .map(|f| finding(workflow, f))
         .collect();
-    result.coverage = data["coverage"].as_object().map(|_| {
-        let c = &data["coverage"];
-        v1::Coverage {
-            candidates: count(c, "candidates"),
-            judged: count(c, "judged"),
-            deterministic: count(c, "deterministic"),
-            excluded: count(c, "excluded"),
-            parked: count(c, "parked"),
-            failed: count(c, "failed"),
-            unjudged: count(c, "unjudged"),
-            complete: c["complete"].as_bool().unwrap_or(false),
-        }
-    });
+    result.coverage = data["coverage"]
+        .as_object()
+        .map(|_| coverage(&data["coverage"]));
     result.limits = data["limits"]
         .as_array()
         .into_iter()

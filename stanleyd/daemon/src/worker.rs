@@ -382,6 +382,7 @@ async fn route_check(
         tally: Default::default(),
         // A draft is judged on fresh answers.
         cache: None,
+        run_slot: Default::default(),
     };
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
     let mut candidates = candidates_for(&ctx, &builtins, repo, facts).await;

@@ -188,6 +188,20 @@ impl Hunk {
         out
     }
 
+    /// What the hunk changes, independent of where it sits: a hash of its path, section and
+    /// lines. A hunk moved down by an edit above it keeps it (its `id` does not).
+    pub fn content_id(&self) -> String {
+        stable_id(
+            "c",
+            &json!({
+                "path": self.path,
+                "section": self.section,
+                "lines": self.lines.iter().map(|l| format!("{}{}", l.tag, l.text)).collect::<Vec<_>>(),
+            }),
+            16,
+        )
+    }
+
     /// Every line with its marker, without the header.
     pub fn body(&self) -> String {
         let mut out = String::new();

@@ -22,6 +22,8 @@ pub mod registry;
 pub mod result;
 pub mod routing;
 pub mod run;
+pub mod runs;
+pub mod sarif;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod text;

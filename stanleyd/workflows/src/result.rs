@@ -32,3 +32,25 @@ pub fn human(output: &Value) -> String {
         other => serde_json::to_string_pretty(other).unwrap_or_default(),
     }
 }
+
+/// A finding as one line for a person: the label in words, then up to three of its plain
+/// details (`correctness concern (classification=bug_risk, probability=0.91)`). Editors' typed
+/// findings and SARIF results say the same.
+pub fn finding_message(label: &str, detail: Option<&serde_json::Map<String, Value>>) -> String {
+    let details: Vec<String> = detail
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| match v {
+            Value::String(s) => Some(format!("{k}={s}")),
+            Value::Number(n) => Some(format!("{k}={n}")),
+            Value::Bool(b) => Some(format!("{k}={b}")),
+            _ => None,
+        })
+        .take(3)
+        .collect();
+    if details.is_empty() {
+        label.replace('_', " ")
+    } else {
+        format!("{} ({})", label.replace('_', " "), details.join(", "))
+    }
+}

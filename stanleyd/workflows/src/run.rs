@@ -44,6 +44,11 @@ pub struct Finding {
     pub lines: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<Map<String, Value>>,
+    /// A hash of the flag, the path and the content of what the finding is about (never its
+    /// line numbers), set when the run finishes: the same finding keeps it across runs and
+    /// line shifts (SARIF's `partialFingerprints`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
 }
 
 impl Finding {
@@ -62,6 +67,7 @@ impl Finding {
             path: None,
             lines: None,
             detail: None,
+            fingerprint: None,
         }
     }
 
@@ -118,6 +124,8 @@ pub struct Run {
     pub incomplete: bool,
     budget: BudgetLimits,
     model: String,
+    /// Item id → what it is about, independent of position (a hunk's content id).
+    contents: std::collections::HashMap<String, String>,
 }
 
 /// The run id `<name>-<YYYYMMDDTHHMMSSZ>-<6 hex>` from a clock reading and a random suffix.
@@ -163,6 +171,7 @@ impl Run {
             incomplete: false,
             budget,
             model: model.to_owned(),
+            contents: std::collections::HashMap::new(),
         };
         run.write_manifest("running");
         let hash = stable_hash(&inputs);
@@ -196,6 +205,12 @@ impl Run {
             recorder: self.recorder.clone(),
             clock: self.clock.clone(),
         })
+    }
+
+    /// Says what items are about, independent of where they sit (`(hunk id, content id)`), so
+    /// their findings' fingerprints survive line shifts.
+    pub fn contents(&mut self, pairs: impl IntoIterator<Item = (String, String)>) {
+        self.contents.extend(pairs);
     }
 
     /// Writes `candidates.json`.
@@ -258,6 +273,14 @@ impl Run {
         } else {
             Status::Incomplete
         };
+        for f in &mut self.findings {
+            let about = self.contents.get(&f.id).unwrap_or(&f.id);
+            f.fingerprint = Some(stanley_core::stable_id(
+                "fp",
+                &json!({"flag": f.flag, "path": f.path, "about": about}),
+                16,
+            ));
+        }
         sort_findings(&mut self.findings);
         let artifact = self.recorder.artifact();
         let packet = json!({

@@ -110,6 +110,30 @@ pub(crate) fn command() -> Command {
         )
         .subcommand(Command::new("untrust").about("Remove this worktree's trust"))
         .subcommand(
+            Command::new("runs")
+                .about("Past runs: what was asked, what ran, what it found and cost")
+                .subcommand_required(true)
+                .subcommand(Command::new("list").about("List the runs, newest first"))
+                .subcommand(
+                    Command::new("show")
+                        .about("Print what a run printed (`latest` for the newest)")
+                        .arg(Arg::new("id").required(true)),
+                )
+                .subcommand(
+                    Command::new("export")
+                        .about("Print a run as SARIF 2.1.0 for code scanning, or its JSON result")
+                        .arg(Arg::new("id").required(true))
+                        .arg(
+                            Arg::new("format")
+                                .long("format")
+                                .num_args(1)
+                                .value_parser(["sarif", "json"])
+                                .default_value("sarif")
+                                .help("sarif (default) or json"),
+                        ),
+                ),
+        )
+        .subcommand(
             Command::new("cache")
                 .about("The judgment cache: Jev answers kept so a repeated question costs nothing")
                 .subcommand_required(true)

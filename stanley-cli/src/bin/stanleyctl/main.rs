@@ -1,7 +1,7 @@
 //! `stanleyctl`: administers a repository's daemon (`daemon status|stop|restart|logs`), its
 //! improvement queue (`queue ...`), the candidates the queue drafts (`candidates ...`), its flow
-//! (`flow init|run|status|stop`), its judgment cache (`cache stats|clear`), and answers Claude
-//! Code hooks for the flow (`hook <event>`).
+//! (`flow init|run|status|stop`), its judgment cache (`cache stats|clear`), its past runs (`runs
+//! list|show|export`), and answers Claude Code hooks for the flow (`hook <event>`).
 
 mod cache;
 mod cli;
@@ -9,6 +9,7 @@ mod daemon;
 mod doctor;
 mod flow;
 mod queue;
+mod runs;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -105,6 +106,9 @@ fn main() -> ExitCode {
                 Err(e) => fail(&e),
             }
         });
+    }
+    if let Some(("runs", sub)) = matches.subcommand() {
+        return runs::runs(&target, sub, json);
     }
     if let Some(("cache", sub)) = matches.subcommand() {
         return cache::cache(&target, sub, json);

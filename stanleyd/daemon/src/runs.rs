@@ -1,0 +1,292 @@
+//! Runs you can find again, on the daemon's side: the summary and result every persisted request
+//! leaves in its run folder, retention after each request (never a run in progress), and the
+//! `stanley.v1.Runs` service behind `stanleyctl runs list|show|export`.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use stanley_adapters::runs as stored;
+use stanley_adapters::{FsRecorder, SystemClock};
+use stanley_core::{RequestUsage, Tally};
+use stanley_proto::v1::runs_server::Runs;
+use stanley_proto::v1::{
+    ExportRunRequest, ExportRunResponse, GetRunRequest, GetRunResponse, ListRunsRequest,
+    ListRunsResponse,
+};
+use stanley_workflows::ports::{Clock, Redactor, RunRecorder};
+use stanley_workflows::run::run_id;
+use stanley_workflows::runs::{RESULT_FILE, RunError, RunSummary, SUMMARY_FILE, SUMMARY_SCHEMA};
+use tonic::{Request, Response, Status};
+
+use crate::error::RequestError;
+use crate::settings::RequestSettings;
+use crate::state::DaemonState;
+
+/// The run folder a request's built-in opened, if it opened one.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RunSlot(Arc<Mutex<Option<String>>>);
+
+impl RunSlot {
+    pub(crate) fn set(&self, id: &str) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(id.to_owned());
+    }
+
+    pub(crate) fn get(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// What a request's parts report back to the request: its Jev usage and its run folder.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Track {
+    pub(crate) tally: Tally,
+    pub(crate) run: RunSlot,
+}
+
+impl DaemonState {
+    /// Marks a run in progress: retention leaves it alone until [`DaemonState::run_ended`].
+    pub(crate) fn run_started(&self, id: &str) {
+        self.active_runs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.to_owned());
+    }
+
+    pub(crate) fn run_ended(&self, id: &str) {
+        self.active_runs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+    }
+
+    fn active(&self) -> HashSet<String> {
+        self.active_runs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+/// What a finished request says about itself.
+pub(crate) struct Finished<'a> {
+    pub(crate) request: &'a str,
+    pub(crate) result: &'a stanley_proto::v1::Result,
+    pub(crate) usage: RequestUsage,
+    pub(crate) started_at: String,
+    pub(crate) duration_ms: u64,
+}
+
+/// The summary of a finished request, from the result it gave.
+fn summary(id: &str, f: &Finished<'_>, finished_at: String) -> (RunSummary, Value) {
+    let doc: Value = serde_json::from_str(&f.result.document_json).unwrap_or(Value::Null);
+    let data = &doc["output"]["data"];
+    let error = f.result.error.as_ref().map(|e| RunError {
+        kind: e.kind.clone(),
+        message: e.message.clone(),
+    });
+    let summary = RunSummary {
+        schema: SUMMARY_SCHEMA.to_owned(),
+        run_id: id.to_owned(),
+        started_at: f.started_at.clone(),
+        finished_at,
+        duration_ms: f.duration_ms,
+        request: f.request.to_owned(),
+        workflow: f.result.workflow.clone(),
+        status: if error.is_some() {
+            "error".to_owned()
+        } else {
+            doc["status"].as_str().unwrap_or("unknown").to_owned()
+        },
+        exit_code: f.result.exit_code,
+        delegated: data["handledBy"] == "coding_agent",
+        error,
+        coverage: data.get("coverage").cloned().filter(|c| c.is_object()),
+        findings: data["findings"].as_array().map_or(0, |a| a.len() as u64),
+        usage: f.usage.to_json(),
+    };
+    (summary, doc)
+}
+
+/// Writes the request's summary and result into its run folder (the built-in's, or a new one
+/// named for what happened), so `stanleyctl runs` finds it. Returns the run id, or None when it
+/// could not be written (logged; the answer stands).
+pub(crate) fn record(
+    state: &DaemonState,
+    slot: &RunSlot,
+    redactor: Arc<dyn Redactor>,
+    finished: &Finished<'_>,
+) -> Option<String> {
+    let clock = SystemClock;
+    let id = slot.get().unwrap_or_else(|| {
+        let name = match (&finished.result.workflow, &finished.result.error) {
+            (w, _) if !w.is_empty() => w.clone(),
+            (_, Some(_)) => "error".to_owned(),
+            _ if finished.result.document_json.contains("\"coding_agent\"") => {
+                "delegated".to_owned()
+            }
+            _ => "request".to_owned(),
+        };
+        run_id(&name, &clock.now(), &stanley_adapters::clock::random_hex6())
+    });
+    let (summary, document) = summary(&id, finished, clock.now());
+    let recorder = match FsRecorder::create(&state.config.files.root, &id, redactor) {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::warn!(run = %id, error = %e, "the run's summary could not be written");
+            return None;
+        }
+    };
+    recorder.write_json(
+        SUMMARY_FILE,
+        &serde_json::to_value(&summary).unwrap_or_default(),
+    );
+    recorder.write_json(
+        RESULT_FILE,
+        &json!({"document": document, "human": finished.result.human}),
+    );
+    if let Some(failure) = recorder.failure() {
+        tracing::warn!(run = %id, error = %failure, "the run's summary could not be written");
+        return None;
+    }
+    Some(id)
+}
+
+/// Prunes `.stanley/runs/` by the request's retention on a blocking thread, after the answer;
+/// what it removes goes to the log.
+pub(crate) fn prune_later(state: &DaemonState, settings: &RequestSettings) {
+    let root = state.config.files.root.clone();
+    let retention = settings.retention;
+    let active = state.active();
+    drop(tokio::task::spawn_blocking(move || {
+        let now = stanley_adapters::clock::unix_now();
+        let removed = stored::prune(&root, retention, now, &active);
+        if !removed.is_empty() {
+            tracing::info!(
+                count = removed.len(),
+                keep = retention.keep,
+                max_age_days = retention.max_age_days,
+                runs = %removed.join(" "),
+                "pruned old runs"
+            );
+        }
+    }));
+}
+
+fn typed(s: &RunSummary) -> stanley_proto::v1::RunSummary {
+    let usage = &s.usage;
+    let n = |k: &str| usage[k].as_u64().unwrap_or(0);
+    stanley_proto::v1::RunSummary {
+        id: s.run_id.clone(),
+        started_at: s.started_at.clone(),
+        request: s.request.clone(),
+        workflow: s.workflow.clone(),
+        status: s.status.clone(),
+        exit_code: s.exit_code,
+        findings: u32::try_from(s.findings).unwrap_or(u32::MAX),
+        coverage: s.coverage.as_ref().map(crate::typed::coverage),
+        usage: usage.is_object().then(|| stanley_proto::v1::Usage {
+            jev_requests: n("jevRequests"),
+            cached_answers: n("cachedAnswers"),
+            input_tokens: n("inputTokens"),
+            output_tokens: n("outputTokens"),
+            cached_input_tokens: n("cachedInputTokens"),
+            models: usage["models"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|m| m.as_str().map(str::to_owned))
+                .collect(),
+            estimated_cost_usd: usage["estimatedCostUsd"].as_f64(),
+            saved_cost_usd: usage["savedCostUsd"].as_f64(),
+        }),
+        duration_ms: s.duration_ms,
+        delegated: s.delegated,
+        summary_json: serde_json::to_string(s).unwrap_or_default(),
+    }
+}
+
+/// The service implementation.
+pub(crate) struct RunsService {
+    state: Arc<DaemonState>,
+}
+
+impl RunsService {
+    pub(crate) fn new(state: Arc<DaemonState>) -> Self {
+        Self { state }
+    }
+
+    async fn read(&self, id: String) -> Result<(RunSummary, Value), Status> {
+        let root = self.state.config.files.root.clone();
+        tokio::task::spawn_blocking(move || stored::read(&root, &id))
+            .await
+            .map_err(|e| RequestError::internal(e.to_string()))?
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => RequestError::not_found(e.to_string()).into(),
+                _ => RequestError::internal(e.to_string()).into(),
+            })
+    }
+}
+
+#[tonic::async_trait]
+impl Runs for RunsService {
+    async fn list_runs(
+        &self,
+        request: Request<ListRunsRequest>,
+    ) -> Result<Response<ListRunsResponse>, Status> {
+        let limit = request.into_inner().limit as usize;
+        let root = self.state.config.files.root.clone();
+        let mut runs = tokio::task::spawn_blocking(move || stored::list(&root))
+            .await
+            .map_err(|e| RequestError::internal(e.to_string()))?;
+        if limit > 0 {
+            runs.truncate(limit);
+        }
+        Ok(Response::new(ListRunsResponse {
+            runs: runs.iter().map(typed).collect(),
+        }))
+    }
+
+    async fn get_run(
+        &self,
+        request: Request<GetRunRequest>,
+    ) -> Result<Response<GetRunResponse>, Status> {
+        let (summary, result) = self.read(request.into_inner().id).await?;
+        Ok(Response::new(GetRunResponse {
+            run: Some(typed(&summary)),
+            human: result["human"].as_str().unwrap_or("").to_owned(),
+            document_json: if result["document"].is_null() {
+                String::new()
+            } else {
+                serde_json::to_string_pretty(&result["document"]).unwrap_or_default()
+            },
+        }))
+    }
+
+    async fn export_run(
+        &self,
+        request: Request<ExportRunRequest>,
+    ) -> Result<Response<ExportRunResponse>, Status> {
+        let ExportRunRequest { id, format } = request.into_inner();
+        let format = if format.is_empty() {
+            "sarif".to_owned()
+        } else {
+            format
+        };
+        if format != "sarif" && format != "json" {
+            return Err(RequestError::usage(format!(
+                "--format must be sarif or json (got {format:?})"
+            ))
+            .into());
+        }
+        let (summary, result) = self.read(id).await?;
+        let document = &result["document"];
+        let text = if format == "json" {
+            serde_json::to_string_pretty(document).unwrap_or_default()
+        } else {
+            let log = stanley_workflows::sarif::log(&summary, document, stanley_proto::VERSION);
+            serde_json::to_string_pretty(&log).unwrap_or_default()
+        };
+        Ok(Response::new(ExportRunResponse { text }))
+    }
+}

@@ -1,0 +1,195 @@
+//! Runs you can find again: the summary every persisted request leaves in its run folder
+//! (`stanley.run-summary/v1`), the retention policy that decides which folders go, and reading a
+//! run id's time.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The summary's schema.
+pub const SUMMARY_SCHEMA: &str = "stanley.run-summary/v1";
+/// The summary's file in a run folder.
+pub const SUMMARY_FILE: &str = "summary.json";
+/// The result as it was sent (`{document, human}`), in a run folder.
+pub const RESULT_FILE: &str = "result.json";
+/// Runs kept when the request does not say (`STANLEY_RUNS_KEEP`).
+pub const DEFAULT_KEEP: usize = 200;
+/// Days a run is kept when the request does not say (`STANLEY_RUNS_MAX_AGE_DAYS`).
+pub const DEFAULT_MAX_AGE_DAYS: u64 = 30;
+
+/// Why a request failed, as its error document said.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunError {
+    pub kind: String,
+    pub message: String,
+}
+
+/// What one request did, for `stanleyctl runs list`: when, what was asked (redacted), what ran,
+/// how it ended and what it cost.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSummary {
+    pub schema: String,
+    pub run_id: String,
+    pub started_at: String,
+    pub finished_at: String,
+    pub duration_ms: u64,
+    /// The request's text, redacted.
+    pub request: String,
+    /// The workflow that ran ("" for a fallback or an error before one ran).
+    pub workflow: String,
+    /// `complete`, `incomplete`, `budget_exhausted`, `unsupported` or `error`.
+    pub status: String,
+    pub exit_code: i32,
+    /// The request was handed to the coding agent.
+    pub delegated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RunError>,
+    /// The document's `output.data.coverage`, when the workflow reported one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Value>,
+    /// How many findings the result carries.
+    pub findings: u64,
+    /// The document's `usage`: Jev requests, cached answers, tokens, cost.
+    #[serde(default)]
+    pub usage: Value,
+}
+
+/// The time in a run id (`<name>-<YYYYMMDDTHHMMSSZ>-<hex>`) as RFC 3339 text
+/// (`YYYY-MM-DDTHH:MM:SSZ`), or None when the id carries none.
+pub fn stamp_of(run_id: &str) -> Option<String> {
+    let mut parts = run_id.rsplitn(3, '-');
+    let _hex = parts.next()?;
+    let stamp = parts.next()?;
+    let _name = parts.next()?;
+    let b = stamp.as_bytes();
+    if b.len() != 16
+        || b[8] != b'T'
+        || b[15] != b'Z'
+        || !b[..8].iter().chain(&b[9..15]).all(u8::is_ascii_digit)
+    {
+        return None;
+    }
+    Some(format!(
+        "{}-{}-{}T{}:{}:{}Z",
+        &stamp[..4],
+        &stamp[4..6],
+        &stamp[6..8],
+        &stamp[9..11],
+        &stamp[11..13],
+        &stamp[13..15]
+    ))
+}
+
+/// One run folder as retention sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kept {
+    pub id: String,
+    /// When it started, in seconds since the epoch (None: unknown, it is judged by count only).
+    pub started: Option<i64>,
+}
+
+/// How many runs to keep and for how long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retention {
+    pub keep: usize,
+    pub max_age_days: u64,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Self {
+            keep: DEFAULT_KEEP,
+            max_age_days: DEFAULT_MAX_AGE_DAYS,
+        }
+    }
+}
+
+/// The runs to remove: every run past the newest `keep`, and every run older than
+/// `max_age_days`; never one in `active` (a run in progress).
+pub fn to_prune(
+    runs: &[Kept],
+    retention: Retention,
+    now: i64,
+    active: &HashSet<String>,
+) -> Vec<String> {
+    let mut ordered: Vec<&Kept> = runs.iter().collect();
+    // Newest first; the id breaks ties (and orders runs without a time after the others).
+    ordered.sort_by(|a, b| b.started.cmp(&a.started).then_with(|| b.id.cmp(&a.id)));
+    let oldest = now.saturating_sub(
+        i64::try_from(retention.max_age_days)
+            .unwrap_or(i64::MAX / 86_400)
+            .saturating_mul(86_400),
+    );
+    ordered
+        .into_iter()
+        .enumerate()
+        .filter(|(i, run)| {
+            let too_many = *i >= retention.keep;
+            let too_old = run.started.is_some_and(|t| t < oldest);
+            (too_many || too_old) && !active.contains(&run.id)
+        })
+        .map(|(_, run)| run.id.clone())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_id_carries_its_time() {
+        assert_eq!(
+            stamp_of("summarize-20261130T214659Z-a1b2c3").as_deref(),
+            Some("2026-11-30T21:46:59Z")
+        );
+        assert_eq!(
+            stamp_of("my-flow-x-20261130T214659Z-a1b2c3").as_deref(),
+            Some("2026-11-30T21:46:59Z"),
+            "a name may hold dashes"
+        );
+        for bad in [
+            "summarize",
+            "a-b-c",
+            "x-2026113T214659Z-a",
+            "x-20261130X214659Z-a",
+        ] {
+            assert_eq!(stamp_of(bad), None, "{bad}");
+        }
+    }
+
+    fn run(id: &str, started: i64) -> Kept {
+        Kept {
+            id: id.into(),
+            started: Some(started),
+        }
+    }
+
+    #[test]
+    fn retention_keeps_the_newest_by_count_and_age_and_never_a_run_in_progress() {
+        let day = 86_400;
+        let now = 100 * day;
+        let runs = vec![
+            run("a", now - 40 * day),
+            run("b", now - 3 * day),
+            run("c", now - 2 * day),
+            run("d", now - day),
+            run("e", now),
+        ];
+        let none = HashSet::new();
+        let r = |keep, max_age_days| Retention { keep, max_age_days };
+        assert_eq!(to_prune(&runs, r(10, 30), now, &none), ["a"]);
+        assert_eq!(to_prune(&runs, r(3, 365), now, &none), ["b", "a"]);
+        assert!(to_prune(&runs, r(10, 365), now, &none).is_empty());
+        let active: HashSet<String> = ["a".to_owned(), "b".to_owned()].into();
+        assert!(to_prune(&runs, r(3, 30), now, &active).is_empty());
+        // A run without a time goes by count only.
+        let mut odd = runs.clone();
+        odd.push(Kept {
+            id: "legacy".into(),
+            started: None,
+        });
+        assert_eq!(to_prune(&odd, r(5, 30), now, &none), ["a", "legacy"]);
+    }
+}
