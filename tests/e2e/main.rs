@@ -22,6 +22,7 @@ mod real_pi;
 mod records;
 mod redaction;
 mod routing;
+mod runs;
 mod security;
 mod summarize;
 mod triage;
