@@ -331,3 +331,71 @@ fn retention_prunes_by_count_and_age_but_never_a_run_in_progress() {
         out.stderr
     );
 }
+
+#[test]
+fn every_finding_of_a_review_becomes_exactly_one_valid_sarif_result() {
+    use stanley_tests::fake_jev::{ChoiceRule, choice_answer, labels_of, score_answer};
+    let env = TestEnv::new();
+    env.jev.route("correctness", "review", 0.9);
+    let labels = labels_of(stanley_workflows::analysis::modes::REVIEW.labels);
+    env.jev.answer(
+        "classification",
+        choice_answer(
+            &labels,
+            &ChoiceRule {
+                label: "correctness_risk".into(),
+                mass: 0.85,
+                confidence: 0.85,
+            },
+        ),
+    );
+    env.jev.answer("importance", score_answer(4, 3, 0.9));
+    env.jev.answer(
+        "evidence_sufficient",
+        serde_json::json!({"type": "noul", "noul": 0.9}),
+    );
+    let repo = crate::summarize::changed_repo();
+    let out = env.stanley(
+        &repo,
+        &["Review these changes for correctness bugs", "--json"],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let findings = out.json()["output"]["data"]["findings"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(findings.len(), 2, "one flag per hunk: {findings:#?}");
+    let sarif = export(&env, &repo, "latest");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), findings.len());
+    let mut fingerprints: Vec<&str> = results
+        .iter()
+        .map(|r| {
+            assert_eq!(r["ruleId"], "review/correctness_risk");
+            assert_eq!(r["level"], "warning");
+            r["partialFingerprints"]["stanleyContent/v1"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    fingerprints.sort_unstable();
+    fingerprints.dedup();
+    assert_eq!(fingerprints.len(), findings.len(), "each result its own");
+    for f in &findings {
+        assert!(
+            results
+                .iter()
+                .any(
+                    |r| r["partialFingerprints"]["stanleyContent/v1"] == f["fingerprint"]
+                        && r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                            == f["path"]
+                ),
+            "{f} has its result"
+        );
+    }
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    assert_eq!(rules.len(), 1);
+    assert_eq!(sarif["runs"][0]["tool"]["driver"]["name"], "Stanley");
+}

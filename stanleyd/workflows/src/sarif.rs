@@ -219,7 +219,12 @@ pub fn log(summary: &RunSummary, document: &Value, version: &str) -> Value {
     let findings = data["findings"].as_array().cloned().unwrap_or_default();
     for f in &findings {
         let flag = f["flag"].as_str().unwrap_or("finding");
-        let rule_id = format!("{workflow}/{flag}");
+        // `review_correctness_risk` from `review` is the rule `review/correctness_risk`.
+        let label = flag
+            .strip_prefix(workflow)
+            .and_then(|rest| rest.strip_prefix('_'))
+            .unwrap_or(flag);
+        let rule_id = format!("{workflow}/{label}");
         let severity = level(f["severity"].as_str().unwrap_or("info"));
         let rule_index = match rules.iter().position(|r| r.id == rule_id) {
             Some(i) => i,
@@ -227,7 +232,7 @@ pub fn log(summary: &RunSummary, document: &Value, version: &str) -> Value {
                 rules.push(Rule {
                     id: rule_id.clone(),
                     name: flag.to_owned(),
-                    short_description: Message { text: words(flag) },
+                    short_description: Message { text: words(label) },
                     default_configuration: Configuration { level: severity },
                 });
                 rules.len() - 1
@@ -382,6 +387,14 @@ mod tests {
             "removed lines have no region"
         );
         assert_eq!(results[2]["level"], "note");
+        let prefixed = json!({"output": {"data": {"findings": [
+            {"flag": "review_correctness_risk", "id": "h_9", "source": "jev", "severity": "warn"},
+        ]}}});
+        let log2 = super::log(&summary("review"), &prefixed, "0.1.0");
+        assert_eq!(
+            log2["runs"][0]["results"][0]["ruleId"],
+            "review/correctness_risk"
+        );
         assert_eq!(results[2]["ruleIndex"], 1);
         assert_eq!(run["tool"]["driver"]["rules"].as_array().unwrap().len(), 2);
         let notes = run["invocations"][0]["toolExecutionNotifications"]
