@@ -306,3 +306,28 @@ fn a_cache_the_repository_brought_is_never_opened() {
         "{stats:?}"
     );
 }
+
+#[test]
+fn a_store_not_signed_with_this_users_key_is_never_trusted() {
+    // A checkout can overwrite ignored files inside the user's own `.stanley/state/judgments/`;
+    // what it writes is not signed with the user's key, which lives outside the worktree. Here
+    // the key changes instead of the store, which is the same to the daemon.
+    let env = summarize_env();
+    let repo = repo();
+    change(&repo, "added one\n");
+    summarize(&env, &repo);
+    stop_daemon(&env, &repo);
+    let key = env.home().join(".local/state/stanley/cache.key");
+    assert!(key.exists(), "the key lives in per-user state");
+    std::fs::remove_file(&key).unwrap();
+    let before = env.jev.requests().len();
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("was damaged (an entry is not signed with this user's key)"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.jev.requests().len() - before, 4, "nothing came from it");
+}

@@ -235,9 +235,11 @@ fn every_finding_is_one_sarif_result_and_keeps_its_fingerprint_when_lines_move()
 
 /// A run folder as a request in 2020 left it (no summary: written before summaries existed).
 fn old_run(repo: &TempRepo, name: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
     let id = format!("{name}-20200101T000000Z-abcdef");
     let dir = runs_dir(repo).join(&id);
     std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
     std::fs::write(
         dir.join("manifest.json"),
         r#"{"workflow":"summarize@1","status":"complete"}"#,
@@ -251,7 +253,7 @@ fn retention_prunes_by_count_and_age_but_never_a_run_in_progress() {
     let mut env = crate::summarize::summarize_env();
     let repo = crate::summarize::changed_repo();
     // Age: a run from 2020 goes after the next request (30 days by default).
-    std::fs::create_dir_all(runs_dir(&repo)).unwrap();
+    assert_eq!(env.stanley(&repo, &["Summarize what changed"]).code, 0);
     let ancient = old_run(&repo, "summarize");
     assert_eq!(env.stanley(&repo, &["Summarize what changed"]).code, 0);
     assert!(
@@ -260,7 +262,7 @@ fn retention_prunes_by_count_and_age_but_never_a_run_in_progress() {
         "the old run is pruned: {:?}",
         folders(&repo)
     );
-    // Count: with STANLEY_RUNS_KEEP=2, four requests leave the newest two.
+    // Count: with STANLEY_RUNS_KEEP=2, five requests leave the newest two.
     env.set("STANLEY_RUNS_KEEP", "2");
     env.set("STANLEY_CACHE", "off");
     for _ in 0..3 {

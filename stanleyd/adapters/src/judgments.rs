@@ -1,17 +1,22 @@
 //! The judgment cache in sled under `.stanley/state/judgments/`: validated Jev answers keyed by
 //! the hash of what was sent, bounded in size with least-recently-used eviction.
 //!
-//! Trees: `entries` (32-byte key → stamp, CRC-32, answers JSON), `lru` (stamp → key; the
+//! Trees: `entries` (32-byte key → stamp, MAC, answers JSON), `lru` (stamp → key; the
 //! smallest stamp is evicted first), `models` (requested model → the model it last resolved
 //! to), and a `schema` key. Stamps come from sled's monotonic id generator, so the order
 //! survives restarts. Values are answers and token counts, never evidence.
+//!
+//! Every entry is signed with HMAC-SHA256 under a key of the user's own, kept outside the
+//! worktree (`cache.key` beside the trust file, 0600): a checkout can overwrite ignored files, so
+//! a repository could plant a store inside the user's own `.stanley/state/`, but not one signed
+//! with that key. An entry that fails its MAC drops the whole store.
 //!
 //! sled recovers a cut-short log silently, keeping what it can read. So after every flush the
 //! cache writes `stanley-manifest.json` beside sled's files (the entry count and the newest
 //! stamp); a store that comes back with fewer entries or without its newest one lost data.
 //!
 //! Nothing here fails a request. A store that does not open, holds another schema, lost data,
-//! or has an entry whose checksum does not match is dropped and rebuilt empty, with one warning
+//! or has an entry whose signature does not match is dropped and rebuilt empty, with one warning
 //! for the next request ([`SledJudgments::take_warning`]); a write that fails (a full disk) is
 //! skipped and logged once.
 
@@ -24,7 +29,92 @@ use serde::{Deserialize, Serialize};
 use stanley_core::{CacheKey, CachedAnswers, JudgmentCache};
 
 /// The store's schema, kept under the `schema` key.
-pub const SCHEMA: &str = "stanley.judgments/1";
+pub const SCHEMA: &str = "stanley.judgments/2";
+/// The signing key's file, in the per-user state folder.
+pub const KEY_FILE: &str = "cache.key";
+/// Bytes of MAC kept per entry (HMAC-SHA256, truncated).
+const MAC_BYTES: usize = 16;
+
+/// The key entries are signed with.
+#[derive(Clone)]
+pub struct CacheSecret([u8; 32]);
+
+impl std::fmt::Debug for CacheSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CacheSecret(..)")
+    }
+}
+
+impl CacheSecret {
+    /// A secret from these bytes (tests).
+    pub fn from_bytes(bytes: [u8; 32]) -> Self {
+        Self(bytes)
+    }
+
+    /// The user's signing key in `dir/cache.key` (the per-user state folder), created with 32
+    /// random bytes the first time. A key file that is a link, another user's, readable by
+    /// others or not 32 bytes is refused.
+    pub fn load_or_create(dir: &Path) -> Result<Self, String> {
+        use std::io::{Read, Write};
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+        let path = dir.join(KEY_FILE);
+        let cannot = |e: &dyn std::fmt::Display| {
+            format!("the cache's key at {} cannot be used: {e}", path.display())
+        };
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| cannot(&e))?;
+        let mut fresh = [0u8; 32];
+        getrandom::getrandom(&mut fresh).map_err(|e| cannot(&e))?;
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+        {
+            Ok(mut f) => {
+                f.write_all(&fresh)
+                    .and_then(|()| f.sync_all())
+                    .map_err(|e| cannot(&e))?;
+                return Ok(Self(fresh));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(cannot(&e)),
+        }
+        let mut f = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+            .map_err(|e| cannot(&e))?;
+        let meta = f.metadata().map_err(|e| cannot(&e))?;
+        // SAFETY: geteuid has no preconditions.
+        let uid = unsafe { libc::geteuid() };
+        if !meta.is_file() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
+            return Err(cannot(&"it is not a private file of this user's"));
+        }
+        let mut bytes = Vec::new();
+        f.read_to_end(&mut bytes).map_err(|e| cannot(&e))?;
+        let key: [u8; 32] = bytes
+            .try_into()
+            .map_err(|_| cannot(&"it does not hold 32 bytes"))?;
+        Ok(Self(key))
+    }
+
+    fn mac(&self, key: &[u8], payload: &[u8]) -> [u8; MAC_BYTES] {
+        use hmac::{Hmac, Mac};
+        let mut m = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&self.0)
+            .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
+        m.update(key);
+        m.update(payload);
+        let full = m.finalize().into_bytes();
+        let mut out = [0u8; MAC_BYTES];
+        out.copy_from_slice(&full[..MAC_BYTES]);
+        out
+    }
+}
 /// The size bound when the daemon's settings do not give one: 32 MiB of keys and values.
 pub const DEFAULT_MAX_BYTES: u64 = 32 * 1024 * 1024;
 
@@ -71,6 +161,7 @@ struct Store {
 /// The sled-backed judgment cache.
 pub struct SledJudgments {
     dir: PathBuf,
+    secret: CacheSecret,
     max_bytes: u64,
     store: RwLock<Option<Store>>,
     /// Serialises writers, so eviction sees a consistent byte count.
@@ -109,31 +200,27 @@ fn open_sled(dir: &Path) -> Result<sled::Db, String> {
     }
 }
 
-fn crc(key: &[u8], payload: &[u8]) -> u32 {
-    let mut h = crc32fast::Hasher::new();
-    h.update(key);
-    h.update(payload);
-    h.finalize()
-}
-
-/// `stamp | crc | payload`.
-fn encode(key: &[u8], stamp: u64, payload: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(12 + payload.len());
+/// `stamp | mac | payload`.
+fn encode(secret: &CacheSecret, key: &[u8], stamp: u64, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 + MAC_BYTES + payload.len());
     out.extend_from_slice(&stamp.to_be_bytes());
-    out.extend_from_slice(&crc(key, payload).to_be_bytes());
+    out.extend_from_slice(&secret.mac(key, payload));
     out.extend_from_slice(payload);
     out
 }
 
-/// The stamp and payload of a stored value, or None when it is damaged.
-fn decode<'a>(key: &[u8], value: &'a [u8]) -> Option<(u64, &'a [u8])> {
-    if value.len() < 12 {
+/// The stamp and payload of a stored value, or None when it is damaged or not signed with this
+/// user's key.
+fn decode<'a>(secret: &CacheSecret, key: &[u8], value: &'a [u8]) -> Option<(u64, &'a [u8])> {
+    if value.len() < 8 + MAC_BYTES {
         return None;
     }
     let stamp = u64::from_be_bytes(value[..8].try_into().ok()?);
-    let sum = u32::from_be_bytes(value[8..12].try_into().ok()?);
-    let payload = &value[12..];
-    (crc(key, payload) == sum).then_some((stamp, payload))
+    let payload = &value[8 + MAC_BYTES..];
+    let expected = secret.mac(key, payload);
+    // Constant time is not needed here (the MAC is not a secret a caller could probe), but a
+    // plain comparison of fixed-size arrays is all this takes.
+    (value[8..8 + MAC_BYTES] == expected[..]).then_some((stamp, payload))
 }
 
 /// The 32 bytes of a 64-hex-digit key.
@@ -152,7 +239,7 @@ fn raw_key(key: &CacheKey) -> Option<[u8; 32]> {
 
 /// Opens the store and checks every entry; returns it with its byte count, or why it cannot
 /// be trusted.
-fn open_store(dir: &Path) -> Result<(Store, Held), String> {
+fn open_store(dir: &Path, secret: &CacheSecret) -> Result<(Store, Held), String> {
     let db = open_sled(dir)?;
     let checked = catch_unwind(AssertUnwindSafe(|| -> Result<(Store, Held), String> {
         match db.get("schema").map_err(|e| e.to_string())? {
@@ -176,8 +263,8 @@ fn open_store(dir: &Path) -> Result<(Store, Held), String> {
         let mut held = Held::default();
         for item in entries.iter() {
             let (key, value) = item.map_err(|e| e.to_string())?;
-            let Some((stamp, payload)) = decode(&key, &value) else {
-                return Err("an entry does not match its checksum".to_owned());
+            let Some((stamp, payload)) = decode(secret, &key, &value) else {
+                return Err("an entry is not signed with this user's key".to_owned());
             };
             if serde_json::from_slice::<CachedAnswers>(payload).is_err() {
                 return Err("an entry does not parse".to_owned());
@@ -232,21 +319,22 @@ impl SledJudgments {
     /// Opens (or creates) the cache in `dir`, bounded to `max_bytes` of keys and values. A
     /// store that cannot be trusted is moved aside and rebuilt empty, with a warning; only a
     /// folder that cannot be created at all is an error (the daemon then runs without a cache).
-    pub fn open(dir: &Path, max_bytes: u64) -> Result<Self, String> {
+    pub fn open(dir: &Path, max_bytes: u64, secret: CacheSecret) -> Result<Self, String> {
         crate::records::create_private_dir(dir).map_err(|e| e.to_string())?;
         // A store Stanley did not make (a repository that committed one, which a checkout
         // writes 0755) could hold answers chosen for its own diff: it is never opened.
         crate::records::refuse_foreign_dir(dir).map_err(|e| e.to_string())?;
         // sled opens its own files by name: a link planted among them would be written through.
         crate::records::refuse_links_within(dir).map_err(|e| e.to_string())?;
-        let opened = open_store(dir).and_then(|(store, held)| match lost_data(dir, held) {
-            Some(why) => Err(why),
-            None => Ok((store, held)),
-        });
+        let opened =
+            open_store(dir, &secret).and_then(|(store, held)| match lost_data(dir, held) {
+                Some(why) => Err(why),
+                None => Ok((store, held)),
+            });
         let (store, held, warning) = match opened {
             Ok((store, held)) => (store, held, None),
             Err(why) => {
-                let (store, held) = rebuild(dir)?;
+                let (store, held) = rebuild(dir, &secret)?;
                 (store, held, Some(damaged(dir, &why)))
             }
         };
@@ -255,6 +343,7 @@ impl SledJudgments {
         }
         let this = Self {
             dir: dir.to_owned(),
+            secret,
             max_bytes: max_bytes.max(64 * 1024),
             store: RwLock::new(Some(store)),
             write: Mutex::new(()),
@@ -379,7 +468,7 @@ impl SledJudgments {
         let warning = damaged(&self.dir, why);
         tracing::warn!("{warning}");
         *self.warning.lock().unwrap_or_else(|e| e.into_inner()) = Some(warning);
-        let held = match rebuild(&self.dir) {
+        let held = match rebuild(&self.dir, &self.secret) {
             Ok((fresh, held)) => {
                 *store = Some(fresh);
                 held
@@ -401,6 +490,7 @@ impl SledJudgments {
         let Some(s) = store.as_ref() else {
             return;
         };
+        let before = self.evictions.load(Ordering::SeqCst);
         while self.bytes.load(Ordering::SeqCst) > self.max_bytes {
             let Ok(Some((stamp, key))) = s.lru.pop_min() else {
                 break;
@@ -418,6 +508,11 @@ impl SledJudgments {
                 self.evictions.fetch_add(1, Ordering::SeqCst);
             }
         }
+        if self.evictions.load(Ordering::SeqCst) != before {
+            // sled may persist the smaller store before the next flush: a lower count is
+            // always safe to record, and keeps the next open from calling it damaged.
+            self.write_manifest();
+        }
     }
 
     fn lookup(&self, key: &[u8; 32]) -> Result<Option<CachedAnswers>, String> {
@@ -428,23 +523,36 @@ impl SledJudgments {
         let Some(value) = s.entries.get(key).map_err(|e| e.to_string())? else {
             return Ok(None);
         };
-        let Some((old_stamp, payload)) = decode(key, &value) else {
-            return Err("an entry does not match its checksum".to_owned());
+        let Some((old_stamp, payload)) = decode(&self.secret, key, &value) else {
+            return Err("an entry is not signed with this user's key".to_owned());
         };
         let Ok(answers) = serde_json::from_slice::<CachedAnswers>(payload) else {
             return Err("an entry does not parse".to_owned());
         };
-        // Touch: the entry moves to the young end of the eviction order.
+        // Touch: the entry moves to the young end of the eviction order, only if it is still the
+        // value just read (an eviction, a clear or a newer answer in between wins).
         if let Some(stamp) = self.stamp(&s.db) {
-            let touched = encode(key, stamp, payload);
-            let ok = s.lru.insert(stamp.to_be_bytes(), &key[..]).is_ok()
-                && s.entries.insert(key, touched).is_ok()
-                && s.lru.remove(old_stamp.to_be_bytes()).is_ok();
-            if !ok {
-                self.write_failed("touching an entry failed");
+            let touched = encode(&self.secret, key, stamp, payload);
+            match s.entries.compare_and_swap(key, Some(&value), Some(touched)) {
+                Ok(Ok(())) => {
+                    let ok = s.lru.insert(stamp.to_be_bytes(), &key[..]).is_ok()
+                        && s.lru.remove(old_stamp.to_be_bytes()).is_ok();
+                    if !ok {
+                        self.write_failed("touching an entry failed");
+                    }
+                }
+                Ok(Err(_)) => {}
+                Err(e) => self.write_failed(&e.to_string()),
             }
         }
         Ok(Some(answers))
+    }
+}
+
+impl Drop for SledJudgments {
+    fn drop(&mut self) {
+        // The daemon stops: what is buffered goes to disk with a manifest that matches it.
+        self.flush();
     }
 }
 
@@ -458,7 +566,7 @@ fn damaged(dir: &Path, why: &str) -> String {
 }
 
 /// Removes the store's files and opens an empty one.
-fn rebuild(dir: &Path) -> Result<(Store, Held), String> {
+fn rebuild(dir: &Path, secret: &CacheSecret) -> Result<(Store, Held), String> {
     let cannot = |e: &dyn std::fmt::Display| format!("the judgment cache cannot be rebuilt: {e}");
     if let Ok(entries) = std::fs::read_dir(dir) {
         for entry in entries.flatten() {
@@ -472,7 +580,7 @@ fn rebuild(dir: &Path) -> Result<(Store, Held), String> {
         }
     }
     crate::records::create_private_dir(dir).map_err(|e| cannot(&e))?;
-    open_store(dir).map_err(|e| cannot(&e))
+    open_store(dir, secret).map_err(|e| cannot(&e))
 }
 
 impl JudgmentCache for SledJudgments {
@@ -518,7 +626,7 @@ impl JudgmentCache for SledJudgments {
                 self.write_failed("no stamp");
                 return;
             };
-            let encoded = encode(&raw, stamp, &payload);
+            let encoded = encode(&self.secret, &raw, stamp, &payload);
             let added = (raw.len() + encoded.len()) as u64;
             match s.entries.insert(raw, encoded) {
                 Ok(old) => {
@@ -556,6 +664,10 @@ mod tests {
     use super::*;
     use serde_json::{Map, json};
 
+    fn secret() -> CacheSecret {
+        CacheSecret::from_bytes([7; 32])
+    }
+
     fn key(n: u32) -> CacheKey {
         CacheKey(stanley_core::sha256_hex(&n.to_be_bytes()))
     }
@@ -576,7 +688,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("judgments");
         {
-            let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES).unwrap();
+            let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES, secret()).unwrap();
             assert!(cache.get(&key(1)).is_none());
             cache.put(&key(1), "jev-latest", &answers(0.25));
             assert_eq!(cache.get(&key(1)), Some(answers(0.25)));
@@ -584,7 +696,7 @@ mod tests {
             let stats = cache.stats();
             assert_eq!((stats.entries, stats.hits, stats.misses), (1, 1, 1));
         }
-        let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES).unwrap();
+        let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES, secret()).unwrap();
         assert!(cache.take_warning().is_none());
         assert_eq!(cache.get(&key(1)), Some(answers(0.25)));
         assert_eq!(cache.resolved("jev-latest").as_deref(), Some("jev-1.13.0"));
@@ -596,7 +708,7 @@ mod tests {
     #[test]
     fn the_least_recently_used_answers_go_first_when_the_bound_is_reached() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = SledJudgments::open(&dir.path().join("j"), 64 * 1024).unwrap();
+        let cache = SledJudgments::open(&dir.path().join("j"), 64 * 1024, secret()).unwrap();
         let one = {
             cache.put(&key(0), "m", &answers(0.5));
             cache.stats().bytes
@@ -624,7 +736,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("judgments");
         {
-            let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES).unwrap();
+            let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES, secret()).unwrap();
             for n in 0..200 {
                 cache.put(&key(n), "m", &answers(0.5));
             }
@@ -636,7 +748,7 @@ mod tests {
         let file = std::fs::OpenOptions::new().write(true).open(&db).unwrap();
         file.set_len(len / 3).unwrap();
         drop(file);
-        let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES).unwrap();
+        let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES, secret()).unwrap();
         let served: Vec<_> = (0..200).filter_map(|n| cache.get(&key(n))).collect();
         // sled alone would come back with the part it could read; the manifest says more was
         // written, so the store is rebuilt.
@@ -654,7 +766,7 @@ mod tests {
     fn an_entry_that_fails_its_checksum_drops_the_store() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("judgments");
-        let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES).unwrap();
+        let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES, secret()).unwrap();
         cache.put(&key(1), "m", &answers(0.5));
         cache.put(&key(2), "m", &answers(0.5));
         {
@@ -668,9 +780,49 @@ mod tests {
         }
         assert!(cache.get(&key(1)).is_none());
         let warning = cache.take_warning().unwrap();
-        assert!(warning.contains("does not match its checksum"), "{warning}");
+        assert!(
+            warning.contains("is not signed with this user's key"),
+            "{warning}"
+        );
         assert!(cache.get(&key(2)).is_none(), "the whole store was dropped");
         assert_eq!(cache.stats().entries, 0);
+    }
+
+    #[test]
+    fn a_store_signed_with_another_key_is_never_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("judgments");
+        {
+            let planted =
+                SledJudgments::open(&path, DEFAULT_MAX_BYTES, CacheSecret::from_bytes([1; 32]))
+                    .unwrap();
+            planted.put(&key(1), "m", &answers(0.01));
+        }
+        let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES, secret()).unwrap();
+        let warning = cache.take_warning().expect("a warning");
+        assert!(
+            warning.contains("is not signed with this user's key"),
+            "{warning}"
+        );
+        assert!(cache.get(&key(1)).is_none());
+    }
+
+    #[test]
+    fn the_signing_key_is_made_once_and_must_be_a_private_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state/stanley");
+        let a = CacheSecret::load_or_create(&state).unwrap();
+        let b = CacheSecret::load_or_create(&state).unwrap();
+        assert_eq!(a.0, b.0, "the same key is read back");
+        let file = state.join(KEY_FILE);
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let refused = CacheSecret::load_or_create(&state).unwrap_err();
+        assert!(refused.contains("not a private file"), "{refused}");
     }
 
     #[test]
@@ -679,13 +831,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("judgments");
         {
-            let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES).unwrap();
+            let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES, secret()).unwrap();
             cache.put(&key(1), "m", &answers(0.99));
             cache.flush();
         }
         // What a checkout of a repository that committed the folder leaves: mode 0755.
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let refused = SledJudgments::open(&path, DEFAULT_MAX_BYTES).unwrap_err();
+        let refused = SledJudgments::open(&path, DEFAULT_MAX_BYTES, secret()).unwrap_err();
         assert!(refused.contains("was not made by Stanley"), "{refused}");
     }
 
@@ -699,7 +851,7 @@ mod tests {
             db.insert("schema", "stanley.judgments/0").unwrap();
             db.flush().unwrap();
         }
-        let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES).unwrap();
+        let cache = SledJudgments::open(&path, DEFAULT_MAX_BYTES, secret()).unwrap();
         assert!(
             cache
                 .take_warning()

@@ -1,6 +1,11 @@
 //! Past runs on disk (`.stanley/runs/<id>/`): listing them with their summaries, reading one
 //! back, and removing the ones retention lets go. Folders written before summaries existed (a
 //! built-in's records only) are listed from their manifest.
+//!
+//! Only what Stanley made counts: `.stanley`, `.stanley/runs` and each run folder must be real
+//! folders of this user's, closed to others (a checkout makes folders 0755). A repository that
+//! commits run folders, or links `.stanley/runs` elsewhere, gets them neither listed, exported
+//! nor removed.
 
 use std::collections::HashSet;
 use std::fs;
@@ -13,6 +18,7 @@ use stanley_workflows::runs::{
 };
 
 use crate::clock::parse_rfc3339;
+use crate::records::refuse_foreign_dir;
 
 /// `.stanley/runs/` under `root`.
 pub fn runs_dir(root: &Path) -> PathBuf {
@@ -29,16 +35,41 @@ pub fn valid_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
-/// The real folders under `.stanley/runs/` (links and files are skipped), by id.
+/// Whether `dir` is a real folder of this user's, closed to others.
+fn ours(dir: &Path) -> bool {
+    fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) && refuse_foreign_dir(dir).is_ok()
+}
+
+/// Why `.stanley/runs/` cannot be read, when it is not Stanley's (None: it is, or it is absent).
+pub fn refused(root: &Path) -> Option<String> {
+    let runs = runs_dir(root);
+    if fs::symlink_metadata(&runs).is_err() {
+        return None;
+    }
+    for dir in [root.join(".stanley"), runs] {
+        if !ours(&dir) {
+            return Some(format!(
+                "{} was not made by Stanley (a link, another owner, or open to others); a repository cannot bring its own runs; move it aside",
+                dir.display()
+            ));
+        }
+    }
+    None
+}
+
+/// The run folders Stanley made under `.stanley/runs/`, by id: real folders of this user's,
+/// closed to others, with a valid id. Nothing when `.stanley/runs/` itself is not Stanley's.
 fn folders(root: &Path) -> Vec<String> {
+    if refused(root).is_some() {
+        return Vec::new();
+    }
     let Ok(entries) = fs::read_dir(runs_dir(root)) else {
         return Vec::new();
     };
     entries
         .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|id| valid_id(id))
+        .filter(|id| valid_id(id) && ours(&runs_dir(root).join(id)))
         .collect()
 }
 
@@ -53,10 +84,12 @@ fn read_json(path: &Path) -> Option<Value> {
 /// A run's summary: its `summary.json`, or one made from an older folder's manifest.
 fn summary_of(root: &Path, id: &str) -> RunSummary {
     let dir = runs_dir(root).join(id);
-    if let Some(summary) = read_json(&dir.join(SUMMARY_FILE))
+    if let Some(mut summary) = read_json(&dir.join(SUMMARY_FILE))
         .and_then(|v| serde_json::from_value::<RunSummary>(v).ok())
         .filter(|s| s.schema == SUMMARY_SCHEMA)
     {
+        // The folder names the run, whatever the file says.
+        summary.run_id = id.to_owned();
         return summary;
     }
     let manifest = read_json(&dir.join("manifest.json")).unwrap_or_default();
@@ -104,6 +137,9 @@ pub fn list(root: &Path) -> Vec<RunSummary> {
 /// One run: its summary and its `result.json` (`{document, human}`; null for an older folder).
 /// `latest` names the newest run. NotFound for an unknown or malformed id.
 pub fn read(root: &Path, id: &str) -> io::Result<(RunSummary, Value)> {
+    if let Some(why) = refused(root) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, why));
+    }
     let id = if id == "latest" {
         list(root)
             .into_iter()
@@ -118,16 +154,22 @@ pub fn read(root: &Path, id: &str) -> io::Result<(RunSummary, Value)> {
         return Err(not_found());
     }
     let dir = runs_dir(root).join(&id);
-    let meta = fs::symlink_metadata(&dir).map_err(|_| not_found())?;
-    if !meta.is_dir() {
+    if !ours(&dir) {
         return Err(not_found());
     }
     let result = read_json(&dir.join(RESULT_FILE)).unwrap_or(Value::Null);
     Ok((summary_of(root, &id), result))
 }
 
-/// Removes the runs `retention` lets go (never one in `active`), and returns their ids.
-pub fn prune(root: &Path, retention: Retention, now: i64, active: &HashSet<String>) -> Vec<String> {
+/// Removes the runs `retention` lets go (never one in `active`, and never one `is_active` says
+/// is running when it comes to removing it), and returns their ids.
+pub fn prune(
+    root: &Path,
+    retention: Retention,
+    now: i64,
+    active: &HashSet<String>,
+    is_active: &dyn Fn(&str) -> bool,
+) -> Vec<String> {
     let kept: Vec<Kept> = folders(root)
         .into_iter()
         .map(|id| Kept {
@@ -138,9 +180,12 @@ pub fn prune(root: &Path, retention: Retention, now: i64, active: &HashSet<Strin
     let mut removed = Vec::new();
     for id in to_prune(&kept, retention, now, active) {
         let dir = runs_dir(root).join(&id);
-        // Only a real folder is removed: a link planted there is left alone.
-        let real = fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir());
-        if real && fs::remove_dir_all(&dir).is_ok() {
+        // A run that started since the list was taken stays; only Stanley's own folders go
+        // (`folders` already left links and foreign folders out; checked again here).
+        if is_active(&id) || !ours(&dir) {
+            continue;
+        }
+        if fs::remove_dir_all(&dir).is_ok() {
             removed.push(id);
         }
     }
@@ -151,9 +196,17 @@ pub fn prune(root: &Path, retention: Retention, now: i64, active: &HashSet<Strin
 mod tests {
     use super::*;
 
+    fn private(dir: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        fs::create_dir_all(dir).unwrap();
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).unwrap();
+    }
+
     fn folder(root: &Path, id: &str, summary: Option<&str>) {
+        private(&root.join(".stanley"));
+        private(&runs_dir(root));
         let dir = runs_dir(root).join(id);
-        fs::create_dir_all(&dir).unwrap();
+        private(&dir);
         if let Some(status) = summary {
             let s = serde_json::json!({
                 "schema": SUMMARY_SCHEMA, "runId": id, "startedAt": "", "finishedAt": "",
@@ -208,8 +261,54 @@ mod tests {
             },
             now,
             &active,
+            &|_| false,
         );
         assert_eq!(removed, ["review-20261102T000000Z-bbbbbb"]);
         assert_eq!(list(root).len(), 2);
+    }
+
+    #[test]
+    fn runs_a_repository_brought_are_neither_listed_nor_removed() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        folder(root, "review-20261101T000000Z-aaaaaa", Some("complete"));
+        // A checkout makes folders 0755: a planted "newest" run is not Stanley's.
+        let planted = runs_dir(root).join("review-29991231T235959Z-ffffff");
+        fs::create_dir_all(&planted).unwrap();
+        fs::set_permissions(&planted, fs::Permissions::from_mode(0o755)).unwrap();
+        let ids: Vec<String> = list(root).into_iter().map(|s| s.run_id).collect();
+        assert_eq!(ids, ["review-20261101T000000Z-aaaaaa"]);
+        assert_eq!(read(root, "latest").unwrap().0.run_id, ids[0]);
+        let none = HashSet::new();
+        let keep1 = Retention {
+            keep: 1,
+            max_age_days: 1,
+        };
+        prune(root, keep1, i64::MAX / 2, &none, &|_| false);
+        assert!(
+            planted.exists(),
+            "a folder Stanley did not make is never removed"
+        );
+
+        // `.stanley/runs` linked elsewhere: nothing there is listed, read or removed.
+        let elsewhere = tempfile::tempdir().unwrap();
+        let victim = elsewhere.path().join("project-20200101T000000Z-abcdef");
+        private(&victim);
+        let linked = tempfile::tempdir().unwrap();
+        private(&linked.path().join(".stanley"));
+        std::os::unix::fs::symlink(elsewhere.path(), runs_dir(linked.path())).unwrap();
+        assert!(list(linked.path()).is_empty());
+        assert!(
+            refused(linked.path())
+                .unwrap()
+                .contains("was not made by Stanley")
+        );
+        assert_eq!(
+            read(linked.path(), "latest").unwrap_err().kind(),
+            io::ErrorKind::InvalidInput
+        );
+        prune(linked.path(), keep1, i64::MAX / 2, &none, &|_| false);
+        assert!(victim.exists(), "nothing outside the repository is removed");
     }
 }

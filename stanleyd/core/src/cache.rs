@@ -18,11 +18,12 @@ use crate::jev::JevRequest;
 pub struct CacheKey(pub String);
 
 impl CacheKey {
-    /// The key of `request` (as it would be sent, after redaction) when `model` answers it,
-    /// for a frame built by `template` (`name@version`, the policy version).
-    pub fn of(model: &str, template: &str, request: &JevRequest) -> Self {
+    /// The key of `request` (as it would be sent, after redaction) when `model` at `endpoint`
+    /// answers it, for a frame built by `template` (`name@version`, the policy version).
+    pub fn of(endpoint: &str, model: &str, template: &str, request: &JevRequest) -> Self {
         let text = stable_json(&json!({
-            "schema": "stanley.judgment-key/1",
+            "schema": "stanley.judgment-key/2",
+            "endpoint": endpoint,
             "model": model,
             "policy": template,
             "state": request.state,
@@ -65,6 +66,16 @@ pub struct CacheUse {
     pub cache: Arc<dyn JudgmentCache>,
     /// Whether new answers are written (a `--no-persist` request only reads).
     pub write: bool,
+    /// The System One API root the answers come from: another endpoint (a proxy, a stub) is
+    /// another cache.
+    pub endpoint: String,
+}
+
+impl CacheUse {
+    /// The name the model resolution is kept under: the endpoint and the requested model.
+    pub fn requested(&self, model: &str) -> String {
+        format!("{} {model}", self.endpoint)
+    }
 }
 
 /// Jev's list prices: USD per million input tokens, by versioned model id (output tokens are
@@ -222,14 +233,15 @@ mod tests {
 
     #[test]
     fn the_key_changes_with_what_is_sent_and_the_policy_but_not_key_order() {
-        let a = CacheKey::of("jev-1.13.0", "t@1", &request(json!({"a": 1, "b": 2})));
-        let b = CacheKey::of("jev-1.13.0", "t@1", &request(json!({"b": 2, "a": 1})));
+        let a = CacheKey::of("e", "jev-1.13.0", "t@1", &request(json!({"a": 1, "b": 2})));
+        let b = CacheKey::of("e", "jev-1.13.0", "t@1", &request(json!({"b": 2, "a": 1})));
         assert_eq!(a, b);
         assert_eq!(a.0.len(), 64);
         for other in [
-            CacheKey::of("jev-1.14.0", "t@1", &request(json!({"a": 1, "b": 2}))),
-            CacheKey::of("jev-1.13.0", "t@2", &request(json!({"a": 1, "b": 2}))),
-            CacheKey::of("jev-1.13.0", "t@1", &request(json!({"a": 1, "b": 3}))),
+            CacheKey::of("e", "jev-1.14.0", "t@1", &request(json!({"a": 1, "b": 2}))),
+            CacheKey::of("e", "jev-1.13.0", "t@2", &request(json!({"a": 1, "b": 2}))),
+            CacheKey::of("e", "jev-1.13.0", "t@1", &request(json!({"a": 1, "b": 3}))),
+            CacheKey::of("f", "jev-1.13.0", "t@1", &request(json!({"a": 1, "b": 2}))),
         ] {
             assert_ne!(a, other);
         }

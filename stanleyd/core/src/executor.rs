@@ -536,9 +536,9 @@ impl Executor {
             if inner.cancel.is_cancelled() {
                 return Self::failure(&frame_id, FailReason::Aborted, "run aborted");
             }
-            let resolved = cache.cache.resolved(&request.model);
+            let resolved = cache.cache.resolved(&cache.requested(&request.model));
             let model = resolved.as_deref().unwrap_or(&request.model);
-            let key = CacheKey::of(model, &frame.template, &request);
+            let key = CacheKey::of(&cache.endpoint, model, &frame.template, &request);
             if let Some(hit) = self.answer_from_cache(&frame_id, &frame, &request, model, &key) {
                 return hit;
             }
@@ -727,7 +727,12 @@ impl Executor {
                     .and_then(Value::as_u64)
                     .unwrap_or(0);
                 inner.budget.settle(estimate, reported);
-                self.state().usage.invalid_responses += 1;
+                {
+                    let mut state = self.state();
+                    state.usage.invalid_responses += 1;
+                    state.usage.input_tokens += reported;
+                }
+                self.tally(|t| t.input_tokens += reported);
                 record.result = "invalid".into();
                 record.error = Some(invalid.0.clone());
                 self.emit(&record);
@@ -797,14 +802,16 @@ impl Executor {
         };
         // The lookup used the model the request was expected to resolve to; the answer says
         // which model it really was, and that is the key it is kept under.
-        let key = CacheKey::of(&env.model, template, request);
+        let key = CacheKey::of(&cache.endpoint, &env.model, template, request);
         let value = CachedAnswers {
             model: env.model.clone(),
             answers: env.answers.clone(),
             input_tokens: env.input_tokens,
             output_tokens: env.output_tokens,
         };
-        cache.cache.put(&key, &request.model, &value);
+        cache
+            .cache
+            .put(&key, &cache.requested(&request.model), &value);
     }
 
     fn tally(&self, f: impl FnOnce(&mut crate::cache::RequestUsage)) {

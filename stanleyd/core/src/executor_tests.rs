@@ -237,7 +237,11 @@ fn cached_executor(jev: Arc<ScriptedJev>, cache: Arc<MemoryCache>, write: bool) 
         Arc::new(Budget::new(BudgetLimits::TREE)),
         ExecutorOptions::new("jev-1.13.0")
             .retries(1)
-            .cache(CacheUse { cache, write }),
+            .cache(CacheUse {
+                cache,
+                write,
+                endpoint: "http://jev.test".into(),
+            }),
         Cancel::new(),
     )
 }
@@ -292,6 +296,7 @@ async fn a_stored_answer_that_no_longer_fits_the_questions_is_a_miss() {
     let jev = ScriptedJev::new(|_, _| Ok(noul_answer(0.7)));
     let cache = MemoryCache::new();
     let key = CacheKey::of(
+        "http://jev.test",
         "jev-test",
         "t@1",
         &JevRequest {
@@ -305,7 +310,7 @@ async fn a_stored_answer_that_no_longer_fits_the_questions_is_a_miss() {
     crate::cache::JudgmentCache::put(
         cache.as_ref(),
         &key,
-        "jev-1.13.0",
+        "http://jev.test jev-1.13.0",
         &CachedAnswers {
             model: "jev-test".into(),
             answers,
@@ -331,7 +336,7 @@ async fn a_model_that_resolves_differently_is_asked_again() {
     crate::cache::JudgmentCache::put(
         cache.as_ref(),
         &CacheKey("unrelated".into()),
-        "jev-1.13.0",
+        "http://jev.test jev-1.13.0",
         &CachedAnswers {
             model: "jev-next".into(),
             answers: serde_json::Map::new(),

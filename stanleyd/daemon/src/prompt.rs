@@ -337,6 +337,11 @@ pub(crate) async fn run(
         events.warning(problem).await;
     }
     let (started_at, started) = (SystemClock.now(), std::time::Instant::now());
+    // However the request ends, the runs it opened stop being "in progress".
+    let ending = crate::runs::Ending {
+        state,
+        slot: track.run.clone(),
+    };
     let no_persist = request.no_persist;
     let asked = redactor.text(request.request.trim()).0;
     let served = serve(
@@ -369,6 +374,7 @@ pub(crate) async fn run(
             error_result(&failure, Some(redactor.as_ref()))
         }
     };
+    let mut result = result;
     if !no_persist {
         let finished = crate::runs::Finished {
             request: &asked,
@@ -377,11 +383,12 @@ pub(crate) async fn run(
             started_at,
             duration_ms: started.elapsed().as_millis() as u64,
         };
-        crate::runs::record(state, &track.run, redactor.clone(), &finished);
+        if let Some(id) = crate::runs::record(state, &track.run, redactor.clone(), &finished) {
+            // Every recorded request names its run, not only built-ins.
+            result.run_id = id;
+        }
     }
-    if let Some(id) = track.run.get() {
-        state.run_ended(&id);
-    }
+    drop(ending);
     if !no_persist {
         crate::runs::prune_later(state, &settings);
     }
@@ -458,6 +465,7 @@ fn context<'a>(
         .jev
         .link(&settings.jev)
         .map_err(|e| RequestError::input(e.to_string()))?;
+    let cache = cache_use(state, settings, request.no_persist, &base_url);
     Ok(Ctx {
         state,
         cancel,
@@ -472,7 +480,7 @@ fn context<'a>(
         base_url,
         input_file: None,
         tally: Tally::default(),
-        cache: cache_use(state, settings, request.no_persist),
+        cache,
         run_slot: RunSlot::default(),
     })
 }
@@ -483,11 +491,13 @@ pub(crate) fn cache_use(
     state: &DaemonState,
     settings: &RequestSettings,
     no_persist: bool,
+    endpoint: &str,
 ) -> Option<CacheUse> {
     let cache = state.judgments.clone().filter(|_| settings.cache)?;
     Some(CacheUse {
         cache,
         write: !no_persist,
+        endpoint: endpoint.trim_end_matches('/').to_owned(),
     })
 }
 
@@ -1038,12 +1048,13 @@ async fn run_plan(
     };
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let run_name = run_id(name, &clock.now(), &random_hex6());
-    let recorder = recorder(ctx, &run_name, events).await?;
     if !ctx.no_persist {
-        // The request's summary goes into this folder, and retention leaves it alone meanwhile.
+        // Marked in progress before its folder exists, so retention never sees it unmarked;
+        // the request's summary goes into it when this built-in is what answered.
         ctx.state.run_started(&run_name);
-        ctx.run_slot.set(&run_name);
+        ctx.run_slot.push(&run_name, id);
     }
+    let recorder = recorder(ctx, &run_name, events).await?;
     let mut run = Run::start(
         run_name,
         &format!("{name}@1"),

@@ -23,17 +23,44 @@ use crate::error::RequestError;
 use crate::settings::RequestSettings;
 use crate::state::DaemonState;
 
-/// The run folder a request's built-in opened, if it opened one.
+/// The run folders a request's built-ins opened (one, or several when a repository workflow's
+/// nested prompts ran built-ins), with the built-in each one belongs to.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct RunSlot(Arc<Mutex<Option<String>>>);
+pub(crate) struct RunSlot(Arc<Mutex<Vec<(String, String)>>>);
 
 impl RunSlot {
-    pub(crate) fn set(&self, id: &str) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(id.to_owned());
+    pub(crate) fn push(&self, id: &str, workflow: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((id.to_owned(), workflow.to_owned()));
     }
 
-    pub(crate) fn get(&self) -> Option<String> {
+    fn all(&self) -> Vec<(String, String)> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The folder of the built-in that answered the request, when one did.
+    fn of(&self, workflow: &str) -> Option<String> {
+        self.all()
+            .into_iter()
+            .find(|(_, w)| w == workflow)
+            .map(|(id, _)| id)
+    }
+}
+
+/// Ends every run a request opened when it is dropped: when the request ends, fails, panics
+/// or is cancelled, its folders become ordinary runs that retention may remove.
+pub(crate) struct Ending<'a> {
+    pub(crate) state: &'a DaemonState,
+    pub(crate) slot: RunSlot,
+}
+
+impl Drop for Ending<'_> {
+    fn drop(&mut self) {
+        for (id, _) in self.slot.all() {
+            self.state.run_ended(&id);
+        }
     }
 }
 
@@ -65,6 +92,11 @@ impl DaemonState {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// The set itself, for a check made at the moment of removing.
+    fn active_set(&self) -> Arc<Mutex<HashSet<String>>> {
+        self.active_runs.clone()
     }
 }
 
@@ -118,7 +150,13 @@ pub(crate) fn record(
     finished: &Finished<'_>,
 ) -> Option<String> {
     let clock = SystemClock;
-    let id = slot.get().unwrap_or_else(|| {
+    let opened = slot.all();
+    let own = slot.of(&finished.result.workflow).or_else(|| {
+        // A built-in that failed answers with an error naming no workflow: its folder is the
+        // request's when it is the only one.
+        (finished.result.error.is_some() && opened.len() == 1).then(|| opened[0].0.clone())
+    });
+    let id = own.unwrap_or_else(|| {
         let name = match (&finished.result.workflow, &finished.result.error) {
             (w, _) if !w.is_empty() => w.clone(),
             (_, Some(_)) => "error".to_owned(),
@@ -158,9 +196,15 @@ pub(crate) fn prune_later(state: &DaemonState, settings: &RequestSettings) {
     let root = state.config.files.root.clone();
     let retention = settings.retention;
     let active = state.active();
+    let live = state.active_set();
     drop(tokio::task::spawn_blocking(move || {
         let now = stanley_adapters::clock::unix_now();
-        let removed = stored::prune(&root, retention, now, &active);
+        // A run that starts after `active` was taken is seen at the moment of removing.
+        let is_active = |id: &str| live.lock().unwrap_or_else(|e| e.into_inner()).contains(id);
+        let removed = stored::prune(&root, retention, now, &active, &is_active);
+        if let Some(why) = stored::refused(&root) {
+            tracing::warn!(reason = %why, "runs are not pruned");
+        }
         if !removed.is_empty() {
             tracing::info!(
                 count = removed.len(),
@@ -223,6 +267,7 @@ impl RunsService {
             .map_err(|e| RequestError::internal(e.to_string()))?
             .map_err(|e| match e.kind() {
                 std::io::ErrorKind::NotFound => RequestError::not_found(e.to_string()).into(),
+                std::io::ErrorKind::InvalidInput => RequestError::input(e.to_string()).into(),
                 _ => RequestError::internal(e.to_string()).into(),
             })
     }
@@ -236,6 +281,9 @@ impl Runs for RunsService {
     ) -> Result<Response<ListRunsResponse>, Status> {
         let limit = request.into_inner().limit as usize;
         let root = self.state.config.files.root.clone();
+        if let Some(why) = stored::refused(&root) {
+            return Err(RequestError::input(why).into());
+        }
         let mut runs = tokio::task::spawn_blocking(move || stored::list(&root))
             .await
             .map_err(|e| RequestError::internal(e.to_string()))?;
@@ -281,6 +329,13 @@ impl Runs for RunsService {
         }
         let (summary, result) = self.read(id).await?;
         let document = &result["document"];
+        if document.is_null() {
+            return Err(RequestError::input(format!(
+                "run {} has no result to export: it is still running, it did not finish, or it was recorded before results were kept",
+                summary.run_id
+            ))
+            .into());
+        }
         let text = if format == "json" {
             serde_json::to_string_pretty(document).unwrap_or_default()
         } else {

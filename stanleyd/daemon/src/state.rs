@@ -64,7 +64,7 @@ pub(crate) struct DaemonState {
     /// Why the cache is off, said once on the next request.
     cache_problem: Mutex<Option<String>>,
     /// Run folders of requests in progress: retention never removes them.
-    pub(crate) active_runs: Mutex<std::collections::HashSet<String>>,
+    pub(crate) active_runs: Arc<Mutex<std::collections::HashSet<String>>>,
     /// Held while the improvement worker runs (one at a time).
     pub(crate) worker: tokio::sync::Mutex<()>,
     /// Asks the background worker to drain the queue with a request's environment.
@@ -118,8 +118,30 @@ fn open_judgments(
         // `.stanley/state/` itself is refused (planted, or not ours): nothing goes under it.
         return (None, None);
     }
+    // Entries are signed with a key of the user's own, kept beside the trust file, outside
+    // the worktree: a repository can plant files under `.stanley/`, not that key.
+    let Some(state_dir) = config
+        .trust_file
+        .as_deref()
+        .and_then(std::path::Path::parent)
+    else {
+        return (
+            None,
+            Some(
+                "the judgment cache is off: the daemon knows no HOME or XDG_STATE_HOME to keep its key in"
+                    .to_owned(),
+            ),
+        );
+    };
+    let secret = match stanley_adapters::judgments::CacheSecret::load_or_create(state_dir) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!(error = %e, "the judgment cache is off");
+            return (None, Some(format!("the judgment cache is off: {e}")));
+        }
+    };
     let dir = config.files.root.join(".stanley/state/judgments");
-    match stanley_adapters::judgments::SledJudgments::open(&dir, config.cache_max_bytes) {
+    match stanley_adapters::judgments::SledJudgments::open(&dir, config.cache_max_bytes, secret) {
         Ok(cache) => (Some(Arc::new(cache)), None),
         Err(e) => {
             tracing::warn!(error = %e, "the judgment cache is off: its folder cannot be used");
@@ -179,7 +201,7 @@ impl DaemonState {
             ),
             judgments,
             cache_problem: Mutex::new(cache_problem),
-            active_runs: Mutex::new(std::collections::HashSet::new()),
+            active_runs: Arc::new(Mutex::new(std::collections::HashSet::new())),
             queue: queue.clone().ok(),
             queue_problem: queue.err(),
             worker: tokio::sync::Mutex::new(()),

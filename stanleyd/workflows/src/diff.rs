@@ -247,6 +247,16 @@ impl Hunk {
         })
     }
 
+    /// The hunk evidence with its line ranges, for frames whose other evidence names lines (a
+    /// stack frame's `file:line`, a review comment's line): there, whether a line falls inside
+    /// the change is part of the question.
+    pub fn evidence_with_lines(&self) -> Value {
+        let mut value = self.evidence();
+        value["oldRange"] = json!(format!("{},{}", self.old_start, self.old_lines));
+        value["newRange"] = json!(format!("{},{}", self.new_start, self.new_lines));
+        value
+    }
+
     /// The provenance reference to this hunk.
     pub fn reference(&self, source: &DiffSource) -> Value {
         let probe = match &source.base_commit {

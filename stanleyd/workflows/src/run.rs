@@ -274,7 +274,12 @@ impl Run {
             Status::Incomplete
         };
         for f in &mut self.findings {
-            let about = self.contents.get(&f.id).unwrap_or(&f.id);
+            // `<hunk id>:<rule id>` (a rule about a hunk) is about the hunk's content too.
+            let about = self.contents.get(&f.id).cloned().unwrap_or_else(|| {
+                f.id.split_once(':')
+                    .and_then(|(item, rest)| self.contents.get(item).map(|c| format!("{c}:{rest}")))
+                    .unwrap_or_else(|| f.id.clone())
+            });
             f.fingerprint = Some(stanley_core::stable_id(
                 "fp",
                 &json!({"flag": f.flag, "path": f.path, "about": about}),

@@ -129,6 +129,20 @@ struct Region {
     end_line: u64,
 }
 
+/// Characters a path segment keeps as they are in a URI reference: RFC 3986's unreserved ones
+/// and `/`; everything else (spaces, `%`, `#`, `?`, non-ASCII) is percent-encoded.
+const PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+/// A repository-relative path as a relative URI reference.
+fn uri(path: &str) -> String {
+    percent_encoding::utf8_percent_encode(path, PATH).to_string()
+}
+
 /// SARIF's level for a finding's severity.
 fn level(severity: &str) -> &'static str {
     match severity {
@@ -242,9 +256,7 @@ pub fn log(summary: &RunSummary, document: &Value, version: &str) -> Value {
             .as_str()
             .map(|path| Location {
                 physical_location: PhysicalLocation {
-                    artifact_location: ArtifactLocation {
-                        uri: path.to_owned(),
-                    },
+                    artifact_location: ArtifactLocation { uri: uri(path) },
                     region: f["lines"].as_str().and_then(region),
                 },
             })
@@ -406,6 +418,13 @@ mod tests {
             "stanley/review/review-20261130T214659Z-a1b2c3"
         );
         assert_eq!(run["invocations"][0]["executionSuccessful"], true);
+    }
+
+    #[test]
+    fn paths_are_uri_references() {
+        assert_eq!(uri("src/a.rs"), "src/a.rs");
+        assert_eq!(uri("docs/My File#1.md"), "docs/My%20File%231.md");
+        assert_eq!(uri("src/é%.rs"), "src/%C3%A9%25.rs");
     }
 
     #[test]

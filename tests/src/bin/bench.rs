@@ -273,10 +273,15 @@ fn judgment_cache(env: &TestEnv, repo: &TempRepo, git: Duration) -> serde_json::
 /// Writes `n` summarize-shaped answers (a nine-label choice, a four-level score, two nouls)
 /// to a fresh store and reports its size per 1,000 answers.
 fn store_size(n: u32) -> serde_json::Value {
-    use stanley_adapters::judgments::SledJudgments;
+    use stanley_adapters::judgments::{CacheSecret, SledJudgments};
     use stanley_core::{CacheKey, CachedAnswers, JudgmentCache};
     let dir = tempfile::tempdir().expect("tempdir");
-    let cache = SledJudgments::open(&dir.path().join("judgments"), u64::MAX).expect("open");
+    let cache = SledJudgments::open(
+        &dir.path().join("judgments"),
+        u64::MAX,
+        CacheSecret::from_bytes([7; 32]),
+    )
+    .expect("open");
     let labels = stanley_workflows::analysis::modes::SUMMARIZE.labels;
     for i in 0..n {
         let p = f64::from(i % 100) / 100.0;

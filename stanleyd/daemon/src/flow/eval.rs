@@ -11,7 +11,7 @@ use stanley_adapters::clock::{SystemClock, parse_rfc3339, unix_now};
 use stanley_adapters::flow_check::{notify, run_check};
 use stanley_adapters::flow_store::FileFlowStore;
 use stanley_adapters::redact::redacting;
-use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, Jev};
+use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions};
 use stanley_workflows::diff::{Scope, parse_diff};
 use stanley_workflows::flow::agent::open_subtasks;
 use stanley_workflows::flow::judge::{ChangedFile, StopEvidence};
@@ -133,24 +133,17 @@ impl Stop {
     }
 }
 
-/// The Jev client of a caller's environment, or why there is none.
-fn jev_for(
-    state: &DaemonState,
-    settings: &RequestSettings,
-) -> Result<(Arc<dyn Jev>, String), String> {
-    let link = state.jev.link(&settings.jev).map_err(|e| e.to_string())?;
-    Ok((link.jev, link.model))
-}
-
 /// An executor for one flow question with the caller's key; what it sends is redacted.
 pub(crate) fn executor(
     state: &DaemonState,
     settings: &RequestSettings,
 ) -> Result<Executor, String> {
-    let (jev, model) = jev_for(state, settings)?;
+    // The Jev client of the caller's environment, or why there is none.
+    let link = state.jev.link(&settings.jev).map_err(|e| e.to_string())?;
+    let (jev, model) = (link.jev, link.model);
     let redactor = Arc::new(settings.redactor());
     let mut opts = redacting(ExecutorOptions::new(model), redactor);
-    if let Some(cache) = crate::prompt::cache_use(state, settings, false) {
+    if let Some(cache) = crate::prompt::cache_use(state, settings, false, &link.base_url) {
         opts = opts.cache(cache);
     }
     Ok(Executor::new(

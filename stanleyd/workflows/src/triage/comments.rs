@@ -253,7 +253,7 @@ fn thread_frame(
             .iter()
             .filter(|h| h.path == *path && h.new_start <= e && h.new_start + h.new_lines.max(1) > s)
             .take(2)
-            .map(|h| h.evidence())
+            .map(|h| h.evidence_with_lines())
             .collect(),
         _ => Vec::new(),
     };

@@ -469,7 +469,7 @@ fn probe_for(
                 .collect();
             (!hunks.is_empty()).then(|| {
                 (
-                    json!({"kind": "changed_hunks", "hunks": hunks.iter().map(|h| h.evidence()).collect::<Vec<_>>()}),
+                    json!({"kind": "changed_hunks", "hunks": hunks.iter().map(|h| h.evidence_with_lines()).collect::<Vec<_>>()}),
                     "changed-hunks-for-stack@1",
                 )
             })
