@@ -57,6 +57,9 @@ pub const STANLEY_AUTO_IMPROVE: &str = "STANLEY_AUTO_IMPROVE";
 /// `off` keeps a request from the judgment cache: every question is sent and no answer is kept
 /// (request setting).
 pub const STANLEY_CACHE: &str = "STANLEY_CACHE";
+/// The most Jev requests in flight at once, 1 to 256, default 64: the ceiling of the window that
+/// adapts to the server's limit (request setting).
+pub const STANLEY_JEV_MAX_CONCURRENCY: &str = "STANLEY_JEV_MAX_CONCURRENCY";
 /// How many runs `.stanley/runs/` keeps, default 200 (request setting; the daemon prunes after
 /// each request).
 pub const STANLEY_RUNS_KEEP: &str = "STANLEY_RUNS_KEEP";

@@ -179,11 +179,14 @@ fn an_error_is_never_kept() {
 
 /// Stops the repository's daemon and waits until it is gone.
 fn stop_daemon(env: &TestEnv, repo: &TempRepo) {
+    let pid = repo.daemon_pid().expect("a daemon");
     let stop = env.stanleyctl(repo, &["daemon", "stop"]);
     assert_eq!(stop.code, 0, "{stop:?}");
+    // The process itself must be gone: it closes the cache (and writes its manifest) last.
     assert!(
         stanley_tests::testenv::wait_until(std::time::Duration::from_secs(10), || {
-            repo.daemon_pid().is_none()
+            // SAFETY: signal 0 only checks that the process exists.
+            unsafe { libc::kill(pid, 0) != 0 }
         }),
         "the daemon stops"
     );

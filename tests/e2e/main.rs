@@ -25,6 +25,7 @@ mod routing;
 mod runs;
 mod security;
 mod summarize;
+mod throttle;
 mod triage;
 mod trust;
 mod upstream;

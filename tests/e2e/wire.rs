@@ -89,6 +89,7 @@ async fn the_http_client_and_the_fake_speak_the_crate_response() {
         api_key: Some("k-123456789".to_owned()),
         base_url: Some(fake.base_url()),
         model: None,
+        max_concurrency: None,
     })
     .unwrap();
     let client = stanley_adapters::HttpJev::new(config).unwrap();

@@ -63,6 +63,22 @@ struct Script {
     latency: Duration,
     /// Answers computed from the whole request body (checked before everything else).
     responder: Option<Responder>,
+    /// Beyond this many requests in flight, answer 429 with `Retry-After` (ms), as a server
+    /// that throttles does.
+    throttle: Option<(usize, u64)>,
+    in_flight: usize,
+    peak: usize,
+    throttled: usize,
+}
+
+/// Counts a request out of flight when its answer is done.
+struct InFlight(Arc<Mutex<Script>>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        s.in_flight = s.in_flight.saturating_sub(1);
+    }
 }
 
 /// Computes a request's answers from its body; `None` falls back to the other rules.
@@ -241,8 +257,26 @@ async fn systemone(
     let (fault, latency) = {
         let mut s = script.lock().unwrap();
         s.log.push((headers, body.clone()));
+        if let Some((limit, retry_ms)) = s.throttle
+            && s.in_flight >= limit
+        {
+            s.throttled += 1;
+            let secs = retry_ms.div_ceil(1000).to_string();
+            return (
+                StatusCode::TOO_MANY_REQUESTS,
+                [
+                    ("retry-after", secs),
+                    ("retry-after-ms", retry_ms.to_string()),
+                ],
+                axum::Json(json!({"error": {"message": "too many requests in flight"}})),
+            )
+                .into_response();
+        }
+        s.in_flight += 1;
+        s.peak = s.peak.max(s.in_flight);
         (s.faults.pop_front(), s.latency)
     };
+    let _in_flight = InFlight(script.clone());
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
     }
@@ -352,6 +386,28 @@ impl FakeJev {
     /// The API root to put in `TYPESAFE_BASE_URL`.
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// Throttles beyond `limit` requests in flight: HTTP 429 with `Retry-After` of
+    /// `retry_after_ms` (and `retry-after-ms`); also resets the counters.
+    pub fn throttle_beyond(&self, limit: usize, retry_after_ms: u64) {
+        let mut s = self.script.lock().unwrap();
+        s.throttle = Some((limit, retry_after_ms));
+        s.peak = 0;
+        s.throttled = 0;
+    }
+
+    /// The most requests in flight at once, and the throttled replies, since the last reset.
+    pub fn load(&self) -> (usize, usize) {
+        let s = self.script.lock().unwrap();
+        (s.peak, s.throttled)
+    }
+
+    /// Resets the peak and throttled counts.
+    pub fn reset_load(&self) {
+        let mut s = self.script.lock().unwrap();
+        s.peak = 0;
+        s.throttled = 0;
     }
 
     /// Answers every question named `name` with `answer`.

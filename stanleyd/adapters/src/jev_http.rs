@@ -1,7 +1,8 @@
 //! The production `Jev` port: an async HTTP client for TypeSafe's System One API
 //! (`POST {base}/v1/systemone`, bearer key, JSON body), with failures classified for the executor
-//! and an adaptive concurrency limit that halves on HTTP 429 and grows back on success.
+//! and an adaptive concurrency window per API root and key that finds the server's limit.
 
+use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,13 +11,19 @@ use serde_json::Value;
 use stanley_core::{BoxFuture, ErrorClass, Jev, JevError, JevRequest, Transport};
 use thiserror::Error;
 use tokio::sync::Notify;
+use tokio::time::Instant;
 
 /// The API root used when `TYPESAFE_BASE_URL` is unset.
 pub const DEFAULT_BASE_URL: &str = "https://api.typesafe.ai";
 /// The model used when neither `TYPESAFE_MODEL` nor `TYPESAFE_DEFAULT_MODEL` is set.
 pub const DEFAULT_MODEL: &str = "jev-1.13.0";
-/// Most requests in flight at once per client.
-pub const MAX_CONCURRENCY: usize = 16;
+/// The most requests in flight at once that `STANLEY_JEV_MAX_CONCURRENCY` may allow.
+pub const MAX_CONCURRENCY: usize = 256;
+/// The window's ceiling when the request does not set one: what protects the service and the
+/// machine while the window looks for the server's limit.
+pub const DEFAULT_CEILING: usize = 64;
+/// The window a new API root and key start from.
+pub const START_WINDOW: usize = 16;
 
 /// Settings read from the caller's environment.
 #[derive(Clone)]
@@ -27,6 +34,8 @@ pub struct JevConfig {
     pub api_key: String,
     /// The model name.
     pub model: String,
+    /// The most requests in flight at once (`STANLEY_JEV_MAX_CONCURRENCY`), when set.
+    pub max_concurrency: Option<usize>,
 }
 
 impl std::fmt::Debug for JevConfig {
@@ -76,6 +85,8 @@ pub struct JevSettings {
     pub base_url: Option<String>,
     /// The model (`TYPESAFE_MODEL`, else `TYPESAFE_DEFAULT_MODEL`).
     pub model: Option<String>,
+    /// The most requests in flight at once (`STANLEY_JEV_MAX_CONCURRENCY`).
+    pub max_concurrency: Option<usize>,
 }
 
 impl JevConfig {
@@ -113,6 +124,7 @@ impl JevConfig {
             base_url,
             api_key,
             model,
+            max_concurrency: settings.max_concurrency,
         })
     }
 
@@ -124,12 +136,30 @@ impl JevConfig {
 
 #[derive(Debug)]
 struct LimitState {
-    limit: usize,
+    /// Requests allowed in flight now.
+    window: usize,
+    /// The most it may grow to (`STANLEY_JEV_MAX_CONCURRENCY`, default 64).
+    ceiling: usize,
+    /// Below it the window grows by one per success (doubling each round: slow start); from
+    /// it on, by one per window of successes. The first throttle sets it.
+    threshold: usize,
     in_flight: usize,
     successes: usize,
+    /// Bumped at every cut: a throttled reply to a request sent before the last cut does not
+    /// cut again (one burst, one cut).
+    epoch: u64,
+    /// Nothing is sent before this (the server's `Retry-After`).
+    not_before: Option<Instant>,
+    /// Most in flight at once, for diagnostics and the bench.
+    peak: usize,
+    /// Throttled replies seen.
+    throttled: u64,
 }
 
-/// A concurrency limit that halves on throttling and grows by one after `limit` successes.
+/// A concurrency window that finds the server's limit: it grows while calls succeed (one per
+/// success until the first throttle, then one per round), is halved by a throttled or
+/// overloaded reply (429, 503; once per burst), honours `Retry-After`, and is kept for the
+/// daemon's life per API root and key, so the next request starts where the last one ended.
 #[derive(Debug)]
 pub struct AdaptiveLimiter {
     state: Mutex<LimitState>,
@@ -138,71 +168,143 @@ pub struct AdaptiveLimiter {
 
 /// A slot held while a request is in flight.
 #[derive(Debug)]
-pub struct Slot<'a>(&'a AdaptiveLimiter);
+pub struct Slot<'a> {
+    limiter: &'a AdaptiveLimiter,
+    epoch: u64,
+}
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
-        self.0.lock().in_flight -= 1;
-        self.0.freed.notify_waiters();
+        self.limiter.lock().in_flight -= 1;
+        self.limiter.freed.notify_waiters();
     }
 }
 
 impl AdaptiveLimiter {
-    /// A limiter starting at `limit`.
-    pub fn new(limit: usize) -> Self {
+    /// A limiter starting at `window` under `ceiling`.
+    pub fn new(window: usize, ceiling: usize) -> Self {
+        let ceiling = ceiling.clamp(1, MAX_CONCURRENCY);
         Self {
             state: Mutex::new(LimitState {
-                limit: limit.clamp(1, MAX_CONCURRENCY),
+                window: window.clamp(1, ceiling),
+                ceiling,
+                threshold: ceiling,
                 in_flight: 0,
                 successes: 0,
+                epoch: 0,
+                not_before: None,
+                peak: 0,
+                throttled: 0,
             }),
             freed: Notify::new(),
         }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, LimitState> {
-        // Updates are single integer writes; a poisoned lock is still consistent.
+        // Updates are a few integer writes; a poisoned lock is still consistent.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The current limit.
+    /// The current window.
     pub fn limit(&self) -> usize {
-        self.lock().limit
+        self.lock().window
     }
 
-    /// Waits for a free slot.
+    /// Most requests in flight at once so far, and throttled replies seen.
+    pub fn seen(&self) -> (usize, u64) {
+        let s = self.lock();
+        (s.peak, s.throttled)
+    }
+
+    /// Sets the most the window may grow to (and lowers it at once when it is above).
+    pub fn set_ceiling(&self, ceiling: usize) {
+        let mut s = self.lock();
+        s.ceiling = ceiling.clamp(1, MAX_CONCURRENCY);
+        s.window = s.window.min(s.ceiling);
+        s.threshold = s.threshold.min(s.ceiling);
+        drop(s);
+        self.freed.notify_waiters();
+    }
+
+    /// Waits for a free slot (and for the end of a `Retry-After` pause).
     pub async fn acquire(&self) -> Slot<'_> {
         loop {
             let notified = self.freed.notified();
-            {
+            let pause = {
                 let mut s = self.lock();
-                if s.in_flight < s.limit {
-                    s.in_flight += 1;
-                    return Slot(self);
+                match s.not_before {
+                    Some(t) if t > Instant::now() => Some(t),
+                    _ if s.in_flight < s.window => {
+                        s.in_flight += 1;
+                        s.peak = s.peak.max(s.in_flight);
+                        return Slot {
+                            limiter: self,
+                            epoch: s.epoch,
+                        };
+                    }
+                    _ => None,
                 }
+            };
+            match pause {
+                Some(until) => tokio::time::sleep_until(until).await,
+                None => notified.await,
             }
-            notified.await;
         }
     }
 
-    /// The API throttled us: halve the limit.
-    pub fn throttled(&self) {
+    /// The server throttled (429) or was overloaded (503): halve the window once per burst and
+    /// pause for `retry_after` when it said so (at most 30 s).
+    pub fn throttled(&self, slot: &Slot<'_>, retry_after: Option<Duration>) {
         let mut s = self.lock();
-        s.limit = (s.limit / 2).max(1);
-        s.successes = 0;
+        s.throttled += 1;
+        if slot.epoch == s.epoch {
+            s.window = (s.window / 2).max(1);
+            s.threshold = s.window;
+            s.successes = 0;
+            s.epoch += 1;
+        }
+        if let Some(wait) = retry_after {
+            let until = Instant::now() + wait.min(Duration::from_secs(30));
+            s.not_before = Some(s.not_before.map_or(until, |t| t.max(until)));
+        }
     }
 
-    /// A request succeeded: grow by one after `limit` successes in a row.
+    /// A call succeeded: grow.
     pub fn succeeded(&self) {
         let mut s = self.lock();
-        s.successes += 1;
-        if s.successes >= s.limit && s.limit < MAX_CONCURRENCY {
-            s.limit += 1;
-            s.successes = 0;
-            drop(s);
-            self.freed.notify_waiters();
+        if s.window >= s.ceiling {
+            return;
         }
+        if s.window < s.threshold {
+            s.window += 1;
+        } else {
+            s.successes += 1;
+            if s.successes < s.window {
+                return;
+            }
+            s.window += 1;
+            s.successes = 0;
+        }
+        drop(s);
+        self.freed.notify_waiters();
     }
+}
+
+/// The server's `retry-after-ms` or `Retry-After` (seconds) header.
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
+        return (ms.is_finite() && ms >= 0.0).then(|| Duration::from_secs_f64(ms / 1000.0));
+    }
+    text("retry-after")
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(Duration::from_secs_f64)
 }
 
 /// The System One HTTP client.
@@ -213,6 +315,9 @@ pub struct HttpJev {
     limiter: Arc<AdaptiveLimiter>,
 }
 
+/// The limiters of one daemon, by API root and a fingerprint of the key (never the key).
+type Limiters = Arc<Mutex<HashMap<String, Arc<AdaptiveLimiter>>>>;
+
 impl std::fmt::Debug for HttpJev {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpJev")
@@ -222,11 +327,12 @@ impl std::fmt::Debug for HttpJev {
 }
 
 /// The parts of an HTTP client that outlive one request: the connection pool and TLS setup
-/// (expensive to build) and the adaptive limit. They hold no credentials.
+/// (expensive to build) and the adaptive windows, one per API root and key. They hold no
+/// credentials.
 #[derive(Clone, Debug)]
 pub struct HttpShared {
     client: reqwest::Client,
-    limiter: Arc<AdaptiveLimiter>,
+    limiters: Limiters,
 }
 
 impl HttpShared {
@@ -243,8 +349,22 @@ impl HttpShared {
             })?;
         Ok(Self {
             client,
-            limiter: Arc::new(AdaptiveLimiter::new(8)),
+            limiters: Arc::default(),
         })
+    }
+
+    /// The window for `config`'s API root and key, made the first time they are used.
+    fn limiter(&self, config: &JevConfig) -> Arc<AdaptiveLimiter> {
+        let fingerprint = stanley_core::sha256_hex(config.api_key.as_bytes());
+        let name = format!("{} {}", config.base_url, &fingerprint[..16]);
+        let mut all = self.limiters.lock().unwrap_or_else(|e| e.into_inner());
+        let limiter = all
+            .entry(name)
+            .or_insert_with(|| Arc::new(AdaptiveLimiter::new(START_WINDOW, DEFAULT_CEILING)))
+            .clone();
+        drop(all);
+        limiter.set_ceiling(config.max_concurrency.unwrap_or(DEFAULT_CEILING));
+        limiter
     }
 }
 
@@ -258,9 +378,9 @@ impl HttpJev {
     /// as long as the request that built it.
     pub fn with_shared(config: JevConfig, shared: &HttpShared) -> Self {
         Self {
+            limiter: shared.limiter(&config),
             config,
             client: shared.client.clone(),
-            limiter: shared.limiter.clone(),
         }
     }
 
@@ -275,7 +395,7 @@ impl HttpJev {
     }
 
     async fn send(&self, request: &JevRequest, timeout: Duration) -> Result<Value, JevError> {
-        let _slot = self.limiter.acquire().await;
+        let slot = self.limiter.acquire().await;
         let response = self
             .client
             .post(self.config.endpoint())
@@ -300,6 +420,7 @@ impl HttpJev {
                 )
             })?;
         let status = response.status().as_u16();
+        let wait = retry_after(response.headers());
         let body = response.bytes().await.map_err(|e| {
             JevError::new(
                 None,
@@ -307,8 +428,8 @@ impl HttpJev {
                 format!("System One response was cut off: {}", error_chain(&e)),
             )
         })?;
-        if status == 429 {
-            self.limiter.throttled();
+        if status == 429 || status == 503 {
+            self.limiter.throttled(&slot, wait);
         }
         if !(200..300).contains(&status) {
             let detail = serde_json::from_slice::<Value>(&body)
@@ -370,6 +491,7 @@ mod tests {
             api_key: key.map(str::to_owned),
             base_url: base_url.map(str::to_owned),
             model: model.map(str::to_owned),
+            max_concurrency: None,
         })
     }
 
@@ -403,18 +525,57 @@ mod tests {
     }
 
     #[test]
-    fn the_limiter_halves_and_grows_back() {
-        let l = AdaptiveLimiter::new(8);
-        l.throttled();
+    fn the_window_grows_fast_until_the_first_throttle_then_by_one_a_round() {
+        let l = AdaptiveLimiter::new(4, 64);
+        for _ in 0..4 {
+            l.succeeded();
+        }
+        assert_eq!(l.limit(), 8, "one per success at first: a round doubles it");
+        l.set_ceiling(6);
+        assert_eq!(l.limit(), 6, "a lower ceiling applies at once");
+        l.set_ceiling(64);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_burst_of_throttles_cuts_once_and_retry_after_pauses_sending() {
+        let l = AdaptiveLimiter::new(8, 64);
+        let slots = [l.acquire().await, l.acquire().await, l.acquire().await];
+        for slot in &slots {
+            l.throttled(slot, Some(Duration::from_millis(500)));
+        }
+        assert_eq!(l.limit(), 4, "one burst, one cut");
+        assert_eq!(l.seen(), (3, 3));
+        drop(slots);
+        // After the cut the window grows by one per window of successes.
+        for _ in 0..3 {
+            l.succeeded();
+        }
         assert_eq!(l.limit(), 4);
-        l.throttled();
-        l.throttled();
-        l.throttled();
-        assert_eq!(l.limit(), 1);
         l.succeeded();
+        assert_eq!(l.limit(), 5);
+        // Nothing is sent during the pause.
+        let start = Instant::now();
+        let slot = l.acquire().await;
+        assert!(
+            start.elapsed() >= Duration::from_millis(499),
+            "{:?}",
+            start.elapsed()
+        );
+        // A throttle for a request sent after the cut cuts again.
+        l.throttled(&slot, None);
         assert_eq!(l.limit(), 2);
-        l.succeeded();
-        l.succeeded();
-        assert_eq!(l.limit(), 3);
+    }
+
+    #[test]
+    fn retry_after_reads_milliseconds_or_seconds() {
+        use reqwest::header::{HeaderMap, HeaderValue};
+        let mut h = HeaderMap::new();
+        assert_eq!(retry_after(&h), None);
+        h.insert("retry-after", HeaderValue::from_static("2"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", HeaderValue::from_static("250"));
+        assert_eq!(retry_after(&h), Some(Duration::from_millis(250)));
+        h.insert("retry-after-ms", HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
     }
 }

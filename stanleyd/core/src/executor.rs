@@ -311,10 +311,11 @@ impl ExecutorOptions {
         self
     }
 
-    /// Concurrent frames, clamped to 1..=16.
+    /// Concurrent frames, clamped to 1..=256 (the Jev port may hold them to fewer: the HTTP
+    /// client's window adapts to the server's limit).
     #[must_use]
     pub fn concurrency(mut self, n: usize) -> Self {
-        self.concurrency = n.clamp(1, 16);
+        self.concurrency = n.clamp(1, 256);
         self
     }
 

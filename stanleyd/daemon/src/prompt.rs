@@ -50,9 +50,11 @@ use crate::state::{DaemonState, JevLink};
 pub(crate) const MAX_REQUEST_BYTES: usize = 16_384;
 /// Largest input accepted (5 MiB).
 pub(crate) const MAX_INPUT_BYTES: u64 = stanley_proto::window::MAX_INPUT_BYTES as u64;
-/// Frames a built-in keeps in flight. The HTTP adapter's adaptive limit (which halves on 429)
-/// still caps what reaches System One.
-const BUILTIN_CONCURRENCY: usize = 8;
+/// Frames a built-in may have in flight: every frame is ready at once, and the HTTP client's
+/// window (per API root and key, adapting to the server's limit, under
+/// `STANLEY_JEV_MAX_CONCURRENCY`) decides how many reach System One. The floor is two rounds:
+/// the route, then every frame.
+const BUILTIN_CONCURRENCY: usize = stanley_adapters::jev_http::MAX_CONCURRENCY;
 /// Longest error or warning line shown.
 pub(crate) const MAX_MESSAGE_CHARS: usize = 300;
 

@@ -108,6 +108,16 @@ impl RequestSettings {
                 &mut problems,
             ),
         };
+        let max_concurrency = value(env, var::STANLEY_JEV_MAX_CONCURRENCY).map(|_| {
+            count(
+                env,
+                var::STANLEY_JEV_MAX_CONCURRENCY,
+                "requests",
+                stanley_adapters::jev_http::DEFAULT_CEILING as u64,
+                &mut problems,
+            )
+            .min(stanley_adapters::jev_http::MAX_CONCURRENCY as u64) as usize
+        });
         Self {
             env: env.clone(),
             jev: JevSettings {
@@ -115,6 +125,7 @@ impl RequestSettings {
                 base_url: value(env, var::TYPESAFE_BASE_URL),
                 model: value(env, var::TYPESAFE_MODEL)
                     .or_else(|| value(env, var::TYPESAFE_DEFAULT_MODEL)),
+                max_concurrency,
             },
             agent: AgentSettings {
                 disabled: is_off(env, var::STANLEY_AGENT),

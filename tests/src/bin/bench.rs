@@ -59,16 +59,11 @@ fn timed(mut f: impl FnMut()) -> Duration {
     start.elapsed()
 }
 
-/// Frames a built-in keeps in flight (the daemon's `BUILTIN_CONCURRENCY`).
-const BUILTIN_CONCURRENCY: u32 = 8;
-/// The fake model latency for the critical-path figure.
+/// The fake model latency for the critical-path figures.
 const LATENCY: Duration = Duration::from_millis(100);
 
-/// A 150-hunk review with a fake Jev answering after 100 ms: wall time against the ideal critical
-/// path of one routing round trip plus ceil(hunks / concurrency) judging round trips.
-fn review_critical_path() -> serde_json::Value {
-    let mut env = TestEnv::new();
-    env.set("STANLEY_LOG", "info");
+/// A 150-hunk change over 15 files (one changed line in every twenty).
+fn repo_with_150_hunks() -> (TempRepo, u32) {
     let files: Vec<(String, String)> = (0..15)
         .map(|f| {
             (
@@ -103,33 +98,64 @@ fn review_critical_path() -> serde_json::Value {
         .lines()
         .filter(|l| l.starts_with("@@"))
         .count() as u32;
+    (repo, hunks)
+}
+
+/// A 150-hunk review on a fresh daemon with a fake Jev answering after `latency` (and, when
+/// `throttle` is set, throttling beyond that many in flight): wall time in rounds of the fake's
+/// latency, what was in flight, and what failed.
+fn review_rounds(latency: Duration, throttle: Option<usize>) -> serde_json::Value {
+    let mut env = TestEnv::new();
+    env.set("STANLEY_LOG", "info");
+    env.set("STANLEY_CACHE", "off");
+    let (repo, hunks) = repo_with_150_hunks();
     env.jev.route("review", "review", 0.9);
-    env.jev.set_latency(LATENCY);
+    // Start the daemon first so the figure measures the request, not the start.
+    let mut warm = env.command("stanley", repo.root());
+    warm.args(["Deploy this branch"]);
+    run(warm, None);
+    env.jev.set_latency(latency);
+    if let Some(n) = throttle {
+        env.jev.throttle_beyond(n, 100);
+    } else {
+        env.jev.throttle_beyond(usize::MAX, 100);
+    }
+    let before = env.jev.requests().len();
     let mut cmd = env.command("stanley", repo.root());
     cmd.args([
         "Review these changes for correctness bugs",
         "--json",
         "--no-persist",
     ]);
-    // Start the daemon first so the figure measures the request, not the start.
-    let mut warm = env.command("stanley", repo.root());
-    warm.args(["Deploy this branch"]);
-    run(warm, None);
     let start = Instant::now();
     let out = run(cmd, None);
     let wall = start.elapsed();
     assert_eq!(out.code, 0, "review failed: {}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    let sent = env.jev.requests().len() - before;
+    let (peak, throttled) = env.jev.load();
     env.jev.set_latency(Duration::ZERO);
-    let ideal = LATENCY * (1 + hunks.div_ceil(BUILTIN_CONCURRENCY));
-    json!({
+    let mut figure = json!({
         "hunks": hunks,
-        "concurrency": BUILTIN_CONCURRENCY,
-        "fakeLatencyMs": LATENCY.as_millis() as u64,
+        "fakeLatencyMs": latency.as_millis() as u64,
         "wallMs": wall.as_secs_f64() * 1000.0,
-        "idealCriticalPathMs": ideal.as_secs_f64() * 1000.0,
-        "wallOverIdeal": wall.as_secs_f64() / ideal.as_secs_f64(),
-        "target": 1.2,
-    })
+        "rounds": wall.as_secs_f64() / latency.as_secs_f64(),
+        "idealRounds": 2,
+        "requestsSent": sent,
+        "peakInFlight": peak,
+        "failedFrames": doc["output"]["data"]["coverage"]["failed"],
+    });
+    if let Some(n) = throttle {
+        figure["throttleBeyond"] = json!(n);
+        figure["peakOverLimit"] = json!(peak as f64 / n as f64);
+        figure["throttledReplies"] = json!(throttled);
+        figure["throttledShare"] = json!(throttled as f64 / sent.max(1) as f64);
+        figure["targets"] =
+            json!({"failedFrames": 0, "peakOverLimit": 0.75, "throttledShare": 0.1});
+    } else {
+        figure["target"] = json!(5.0);
+    }
+    figure
 }
 
 /// The improvement loop's payoff: a request delegated to the stand-in agent (with a fixed
@@ -469,10 +495,13 @@ fn main() {
         },
         "targets": {"warmOverGitDiff": 3.0, "coldAddsMs": 300.0, "idleDaemonRssMiB": 40.0},
     });
-    let review = review_critical_path();
     let report = {
         let mut report = report;
-        report["review150"] = review;
+        report["review150"] = json!({
+            "at100ms": review_rounds(LATENCY, None),
+            "at400ms": review_rounds(Duration::from_millis(400), None),
+            "throttledBeyond24": review_rounds(LATENCY, Some(24)),
+        });
         report["improvementLoop"] = improvement_loop();
         report
     };

@@ -1,0 +1,101 @@
+//! The Jev critical path against a server's limits: a server that throttles beyond N requests in
+//! flight is met without failed frames, the window it learned is kept for the next request, and
+//! `STANLEY_JEV_MAX_CONCURRENCY` bounds it.
+
+use std::time::Duration;
+
+use stanley_tests::{TempRepo, TestEnv};
+
+/// A repository whose worktree changes `hunks` separate places in four files.
+fn many_hunks(hunks: usize) -> TempRepo {
+    let per_file = hunks.div_ceil(4);
+    let files: Vec<(String, String)> = (0..4)
+        .map(|f| {
+            let body: String = (0..per_file * 20)
+                .map(|i| format!("export function f{f}_{i}(x) {{ return x + {i}; }}\n"))
+                .collect();
+            (format!("src/m{f}.js"), body)
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let repo = TempRepo::with_files(&refs);
+    for (path, content) in &files {
+        let changed: String = content
+            .lines()
+            .enumerate()
+            .map(|(i, line)| {
+                if i % 20 == 10 {
+                    format!("{}\n", line.replace("x +", "x * 2 +"))
+                } else {
+                    format!("{line}\n")
+                }
+            })
+            .collect();
+        repo.write(path, &changed);
+    }
+    repo
+}
+
+fn review(env: &TestEnv, repo: &TempRepo) -> serde_json::Value {
+    let out = env.stanley(
+        repo,
+        &["Review these changes for correctness bugs", "--json"],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    out.json()
+}
+
+#[test]
+fn a_throttling_server_is_met_without_failed_frames_and_its_limit_is_remembered() {
+    let mut env = TestEnv::new();
+    env.set("STANLEY_CACHE", "off");
+    env.jev.route("correctness", "review", 0.9);
+    env.jev.set_latency(Duration::from_millis(40));
+    env.jev.throttle_beyond(12, 50);
+    let repo = many_hunks(60);
+    let doc = review(&env, &repo);
+    let coverage = &doc["output"]["data"]["coverage"];
+    assert_eq!(coverage["failed"], 0, "{coverage}");
+    assert_eq!(coverage["unjudged"], 0, "{coverage}");
+    let (peak, first) = env.jev.load();
+    assert!(peak >= 9, "the window came near the server's limit: {peak}");
+    assert!(first > 0, "the server did throttle");
+
+    // The next request starts from what the last one learned.
+    env.jev.reset_load();
+    let doc = review(&env, &repo);
+    assert_eq!(doc["output"]["data"]["coverage"]["failed"], 0);
+    let (_, second) = env.jev.load();
+    assert!(
+        second < first,
+        "fewer throttled replies once the limit is known: {first} then {second}"
+    );
+}
+
+#[test]
+fn stanley_jev_max_concurrency_bounds_what_is_in_flight() {
+    let mut env = TestEnv::new();
+    env.set("STANLEY_CACHE", "off");
+    env.set("STANLEY_JEV_MAX_CONCURRENCY", "3");
+    env.jev.route("correctness", "review", 0.9);
+    env.jev.set_latency(Duration::from_millis(30));
+    env.jev.throttle_beyond(1000, 50);
+    let repo = many_hunks(24);
+    review(&env, &repo);
+    let (peak, throttled) = env.jev.load();
+    assert_eq!((peak, throttled), (3, 0), "at most three in flight");
+
+    env.set("STANLEY_JEV_MAX_CONCURRENCY", "none");
+    let out = env.stanley(&repo, &["Review these changes for correctness bugs"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "stanley: warning: STANLEY_JEV_MAX_CONCURRENCY must be a whole number of requests, at least 1 (got \"none\"); using 64"
+        ),
+        "{}",
+        out.stderr
+    );
+}
