@@ -145,6 +145,18 @@ fn review_rounds(latency: Duration, throttle: Option<usize>) -> serde_json::Valu
         "peakInFlight": peak,
         "failedFrames": doc["output"]["data"]["coverage"]["failed"],
     });
+    if throttle.is_none() {
+        // The same review again: the window starts where the first one left it.
+        env.jev.set_latency(latency);
+        let mut again = env.command("stanley", repo.root());
+        again.args(["Review these changes for correctness bugs", "--json", "--no-persist"]);
+        let start = Instant::now();
+        let out = run(again, None);
+        let wall = start.elapsed();
+        env.jev.set_latency(Duration::ZERO);
+        assert_eq!(out.code, 0, "review failed: {}", out.stderr);
+        figure["roundsWithLearnedWindow"] = json!(wall.as_secs_f64() / latency.as_secs_f64());
+    }
     if let Some(n) = throttle {
         figure["throttleBeyond"] = json!(n);
         figure["peakOverLimit"] = json!(peak as f64 / n as f64);
