@@ -149,7 +149,11 @@ fn review_rounds(latency: Duration, throttle: Option<usize>) -> serde_json::Valu
         // The same review again: the window starts where the first one left it.
         env.jev.set_latency(latency);
         let mut again = env.command("stanley", repo.root());
-        again.args(["Review these changes for correctness bugs", "--json", "--no-persist"]);
+        again.args([
+            "Review these changes for correctness bugs",
+            "--json",
+            "--no-persist",
+        ]);
         let start = Instant::now();
         let out = run(again, None);
         let wall = start.elapsed();
