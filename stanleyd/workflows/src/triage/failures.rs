@@ -532,37 +532,43 @@ pub async fn triage(
         judged,
     } = plan(&cx, parsed, tracked, run);
     run.candidates(&json!({"kind": "failures", "source": input.source, "blocks": parsed.blocks.iter().map(|b| b.id.clone()).collect::<Vec<_>>()}));
-    let first = executor
-        .run_all(
-            judged
-                .iter()
-                .map(|&i| failure_frame(&cx, &plans[i], None))
-                .collect(),
-        )
-        .await;
-    // One allowlisted probe per failure, chosen by code from the missing-evidence answer.
-    let mut probes: Vec<(usize, Value, &'static str)> = Vec::new();
-    for (&i, outcome) in judged.iter().zip(&first) {
-        let Ok(ok) = outcome else { continue };
-        let Some(missing) = ok
-            .answers
-            .get("missing_evidence")
-            .and_then(|a| decisive(a, PROBE_MISSING_EVIDENCE))
-        else {
-            continue;
+    // Each failure runs on its own: its first question, then (when the missing-evidence answer
+    // asks for it) one allowlisted probe chosen by code, asked as soon as that answer arrives
+    // rather than after every failure's first answer.
+    let cx = &cx;
+    let plans = &plans;
+    let pipelines = judged.iter().map(|&i| async move {
+        let first = executor.run(failure_frame(cx, &plans[i], None)).await;
+        let probe = first.as_ref().ok().and_then(|ok| {
+            let missing = ok
+                .answers
+                .get("missing_evidence")
+                .and_then(|a| decisive(a, PROBE_MISSING_EVIDENCE))?;
+            probe_for(cx, &plans[i], &missing, workspace)
+        });
+        let second = match &probe {
+            Some((extra, _)) => Some(
+                executor
+                    .run(failure_frame(cx, &plans[i], Some(extra)))
+                    .await,
+            ),
+            None => None,
         };
-        if let Some((extra, name)) = probe_for(&cx, &plans[i], &missing, workspace) {
+        (first, probe, second)
+    });
+    let mut first = Vec::new();
+    let mut probes: Vec<(usize, Value, &'static str)> = Vec::new();
+    let mut second = Vec::new();
+    for (&i, (f, probe, answer)) in judged
+        .iter()
+        .zip(futures::future::join_all(pipelines).await)
+    {
+        first.push(f);
+        if let (Some((extra, name)), Some(answer)) = (probe, answer) {
             probes.push((i, extra, name));
+            second.push(answer);
         }
     }
-    let second = executor
-        .run_all(
-            probes
-                .iter()
-                .map(|(i, extra, _)| failure_frame(&cx, &plans[*i], Some(extra)))
-                .collect(),
-        )
-        .await;
     for (&i, outcome) in judged.iter().zip(&first) {
         let block = plans[i].block;
         let probe = probes.iter().zip(&second).find(|((j, _, _), _)| *j == i);
