@@ -177,28 +177,13 @@ fn an_error_is_never_kept() {
     assert_eq!(again["output"]["data"]["coverage"]["judged"], 3);
 }
 
-/// Stops the repository's daemon and waits until it is gone.
-fn stop_daemon(env: &TestEnv, repo: &TempRepo) {
-    let pid = repo.daemon_pid().expect("a daemon");
-    let stop = env.stanleyctl(repo, &["daemon", "stop"]);
-    assert_eq!(stop.code, 0, "{stop:?}");
-    // The process itself must be gone: it closes the cache (and writes its manifest) last.
-    assert!(
-        stanley_tests::testenv::wait_until(std::time::Duration::from_secs(10), || {
-            // SAFETY: signal 0 only checks that the process exists.
-            unsafe { libc::kill(pid, 0) != 0 }
-        }),
-        "the daemon stops"
-    );
-}
-
 #[test]
 fn the_cache_survives_a_restart_and_a_truncated_one_is_rebuilt_with_a_warning() {
     let env = summarize_env();
     let repo = repo();
     change(&repo, "added one\n");
     summarize(&env, &repo);
-    stop_daemon(&env, &repo);
+    env.stop_daemon(&repo);
     let db = repo.root().join(".stanley/state/judgments/db");
     let len = std::fs::metadata(&db).unwrap().len();
     std::fs::OpenOptions::new()
@@ -231,7 +216,7 @@ fn the_cache_survives_a_restart_and_a_truncated_one_is_rebuilt_with_a_warning() 
     let before = env.jev.requests().len();
     summarize(&env, &repo);
     assert_eq!(env.jev.requests().len(), before);
-    stop_daemon(&env, &repo);
+    env.stop_daemon(&repo);
     let again = env.stanley(&repo, &["Summarize what changed", "--json"]);
     assert_eq!(again.code, 0, "{again:?}");
     assert_eq!(again.stderr, "", "no damage this time");
@@ -285,7 +270,7 @@ fn a_cache_the_repository_brought_is_never_opened() {
     let repo = repo();
     change(&repo, "added one\n");
     summarize(&env, &repo);
-    stop_daemon(&env, &repo);
+    env.stop_daemon(&repo);
     // What a checkout leaves when a repository commits the folder: mode 0755. Its answers could
     // have been chosen for the repository's own diff.
     let store = repo.root().join(".stanley/state/judgments");
@@ -319,7 +304,7 @@ fn a_store_not_signed_with_this_users_key_is_never_trusted() {
     let repo = repo();
     change(&repo, "added one\n");
     summarize(&env, &repo);
-    stop_daemon(&env, &repo);
+    env.stop_daemon(&repo);
     let key = env.home().join(".local/state/stanley/cache.key");
     assert!(key.exists(), "the key lives in per-user state");
     std::fs::remove_file(&key).unwrap();

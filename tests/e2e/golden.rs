@@ -6,7 +6,6 @@
 
 use std::path::Path;
 
-use stanley_tests::testenv::bin_dir;
 use stanley_tests::{Output, TempRepo, TestEnv};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/golden");
@@ -195,12 +194,7 @@ fn fallbacks_and_errors() {
 #[test]
 fn delegated_to_the_agent() {
     let mut env = TestEnv::new();
-    env.set(
-        "STANLEY_PI_BIN",
-        bin_dir().join("fake-pi").to_str().unwrap(),
-    );
-    env.set("FAKE_PI_MODE", "finished");
-    env.set("STANLEY_AUTO_IMPROVE", "off");
+    env.stand_in_pi("finished");
     let repo = crate::summarize::changed_repo();
     golden("delegated", &env, &repo, &["Deploy this branch"], None);
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use stanley_tests::fake_jev::Fault;
-use stanley_tests::testenv::{bin_dir, wait_until};
+use stanley_tests::testenv::wait_until;
 use stanley_tests::{TempRepo, TestEnv};
 
 fn runs_dir(repo: &TempRepo) -> PathBuf {
@@ -33,7 +33,7 @@ fn list(env: &TestEnv, repo: &TempRepo) -> Vec<Value> {
 }
 
 /// Validates `sarif` against the vendored SARIF 2.1.0 schema with Python's jsonschema.
-fn assert_valid_sarif(sarif: &str) {
+pub(crate) fn assert_valid_sarif(sarif: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let site = root.join("pygrpc");
     assert!(
@@ -70,12 +70,7 @@ fn export(env: &TestEnv, repo: &TempRepo, id: &str) -> Value {
 #[test]
 fn runs_are_listed_shown_and_exported_whatever_they_ended_with() {
     let mut env = crate::summarize::summarize_env();
-    env.set(
-        "STANLEY_PI_BIN",
-        bin_dir().join("fake-pi").to_str().unwrap(),
-    );
-    env.set("FAKE_PI_MODE", "finished");
-    env.set("STANLEY_AUTO_IMPROVE", "off");
+    env.stand_in_pi("finished");
     let repo = crate::summarize::changed_repo();
 
     let summarize = env.stanley(&repo, &["Summarize what changed"]);

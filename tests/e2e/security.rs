@@ -626,20 +626,7 @@ fn a_committed_queue_is_refused_and_its_jobs_never_run() {
     let origin = changed_repo();
     let planted = env.stanley(&origin, &["Publish the release notes to the team wiki"]);
     assert_eq!(planted.code, 0, "{planted:?}");
-    let pid = origin.daemon_pid().expect("a daemon");
-    assert_eq!(
-        env.stanleyctl(&origin, &["daemon", "stop"]).code,
-        0,
-        "the daemon stops"
-    );
-    // It writes its last state (the judgment cache's manifest) on its way out.
-    assert!(
-        stanley_tests::testenv::wait_until(std::time::Duration::from_secs(10), || {
-            // SAFETY: signal 0 only checks that the process exists.
-            unsafe { libc::kill(pid, 0) != 0 }
-        }),
-        "the daemon is gone"
-    );
+    env.stop_daemon(&origin);
     origin.git(&["add", "-f", ".stanley/state", ".stanley/queue.ndjson"]);
     origin.commit("bring a queue along");
     fs::remove_file(scratch.path().join("record.json")).unwrap();

@@ -6,39 +6,6 @@ use std::time::Duration;
 
 use stanley_tests::{TempRepo, TestEnv};
 
-/// A repository whose worktree changes `hunks` separate places in four files.
-fn many_hunks(hunks: usize) -> TempRepo {
-    let per_file = hunks.div_ceil(4);
-    let files: Vec<(String, String)> = (0..4)
-        .map(|f| {
-            let body: String = (0..per_file * 20)
-                .map(|i| format!("export function f{f}_{i}(x) {{ return x + {i}; }}\n"))
-                .collect();
-            (format!("src/m{f}.js"), body)
-        })
-        .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let repo = TempRepo::with_files(&refs);
-    for (path, content) in &files {
-        let changed: String = content
-            .lines()
-            .enumerate()
-            .map(|(i, line)| {
-                if i % 20 == 10 {
-                    format!("{}\n", line.replace("x +", "x * 2 +"))
-                } else {
-                    format!("{line}\n")
-                }
-            })
-            .collect();
-        repo.write(path, &changed);
-    }
-    repo
-}
-
 fn review(env: &TestEnv, repo: &TempRepo) -> serde_json::Value {
     let out = env.stanley(
         repo,
@@ -55,7 +22,7 @@ fn a_throttling_server_is_met_without_failed_frames_and_its_limit_is_remembered(
     env.jev.route("correctness", "review", 0.9);
     env.jev.set_latency(Duration::from_millis(40));
     env.jev.throttle_beyond(12, 50);
-    let repo = many_hunks(60);
+    let repo = TempRepo::with_hunks(4, 15);
     let doc = review(&env, &repo);
     let coverage = &doc["output"]["data"]["coverage"];
     assert_eq!(coverage["failed"], 0, "{coverage}");
@@ -83,7 +50,7 @@ fn stanley_jev_max_concurrency_bounds_what_is_in_flight() {
     env.jev.route("correctness", "review", 0.9);
     env.jev.set_latency(Duration::from_millis(30));
     env.jev.throttle_beyond(1000, 50);
-    let repo = many_hunks(24);
+    let repo = TempRepo::with_hunks(4, 6);
     review(&env, &repo);
     let (peak, throttled) = env.jev.load();
     assert_eq!((peak, throttled), (3, 0), "at most three in flight");

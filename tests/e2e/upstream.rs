@@ -369,3 +369,36 @@ fn review_comments_follow_a_real_move_and_an_outdated_one_is_placed_by_its_hunk(
     );
     assert!(text.contains("3 places ("), "{text}");
 }
+
+#[test]
+fn on_a_real_upgrade_a_repeat_asks_nothing_an_edit_asks_for_its_hunk_and_the_sarif_is_valid() {
+    let env = env();
+    let repo = TempRepo::upstream("move-requests");
+    let first = branch(&env, &repo, "Review these changes");
+    let sent = env.jev.requests().len();
+    assert!(sent > 10, "a real review asks many questions: {sent}");
+    let again = branch(&env, &repo, "Review these changes");
+    assert_eq!(env.jev.requests().len(), sent, "a repeat asks nothing");
+    assert_eq!(first["output"], again["output"]);
+
+    // One more line at the end of a modified source file, committed on the branch.
+    let path = rows(&first)
+        .iter()
+        .filter(|r| r["fileStatus"] == "modified" && r["kind"] == "source")
+        .filter_map(|r| r["path"].as_str())
+        .next()
+        .expect("a modified source file")
+        .to_owned();
+    let text = std::fs::read_to_string(repo.root().join(&path)).unwrap();
+    repo.write(&path, &format!("{text}\n# reviewed\n"));
+    repo.commit("one more line");
+    branch(&env, &repo, "Review these changes");
+    let asked: Vec<Value> = env.jev.requests()[sent..].to_vec();
+    assert_eq!(asked.len(), 1, "only the edited hunk: {asked:#?}");
+    assert_eq!(asked[0]["state"]["hunk"]["path"], path);
+
+    // The run exports as valid SARIF over the real paths.
+    let out = env.stanleyctl(&repo, &["runs", "export", "latest"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    crate::runs::assert_valid_sarif(&out.stdout);
+}

@@ -36,6 +36,40 @@ impl TempRepo {
         repo
     }
 
+    /// A committed repository of `files` JavaScript files (`src/m<n>.js`), each of
+    /// `hunks_per_file` × 20 one-line functions, whose worktree changes one line in every twenty:
+    /// `files` × `hunks_per_file` separate hunks (the bench's and the concurrency tests' shape).
+    pub fn with_hunks(files: usize, hunks_per_file: usize) -> Self {
+        let contents: Vec<(String, String)> = (0..files)
+            .map(|f| {
+                let body: String = (0..hunks_per_file * 20)
+                    .map(|i| format!("export function f{f}_{i}(x) {{ return x + {i}; }}\n"))
+                    .collect();
+                (format!("src/m{f}.js"), body)
+            })
+            .collect();
+        let refs: Vec<(&str, &str)> = contents
+            .iter()
+            .map(|(p, c)| (p.as_str(), c.as_str()))
+            .collect();
+        let repo = Self::with_files(&refs);
+        for (path, content) in &contents {
+            let changed: String = content
+                .lines()
+                .enumerate()
+                .map(|(i, line)| {
+                    if i % 20 == 10 {
+                        format!("{}\n", line.replace("x +", "x * 2 +"))
+                    } else {
+                        format!("{line}\n")
+                    }
+                })
+                .collect();
+            repo.write(path, &changed);
+        }
+        repo
+    }
+
     /// A clone of the assembled upstream repository `name` (`tests/upstream/work/<name>`, built
     /// by `tests/upstream/assemble`), sharing its objects, with its `main` branch made local and
     /// its checked-out branch checked out. Panics naming the script when it was not built.

@@ -152,6 +152,30 @@ impl TestEnv {
         cmd.args(args);
         run(cmd, None)
     }
+
+    /// Delegates to the stand-in `pi` (`src/bin/fake_pi.rs`) playing `mode`, with the background
+    /// improvement worker off.
+    pub fn stand_in_pi(&mut self, mode: &str) {
+        let pi = bin_dir().join("fake-pi");
+        self.set("STANLEY_PI_BIN", pi.to_str().expect("utf-8 path"));
+        self.set("FAKE_PI_MODE", mode);
+        self.set("STANLEY_AUTO_IMPROVE", "off");
+    }
+
+    /// Stops `repo`'s daemon and waits until its process is gone: it writes its last state
+    /// (the judgment cache's manifest) on its way out, after `daemon.json` is removed.
+    pub fn stop_daemon(&self, repo: &TempRepo) {
+        let pid = repo.daemon_pid().expect("a daemon");
+        let stop = self.stanleyctl(repo, &["daemon", "stop"]);
+        assert_eq!(stop.code, 0, "{stop:?}");
+        assert!(
+            wait_until(Duration::from_secs(10), || {
+                // SAFETY: signal 0 only checks that the process exists.
+                unsafe { libc::kill(pid, 0) != 0 }
+            }),
+            "the daemon stops"
+        );
+    }
 }
 
 /// Runs a command to completion with a 60 s safety limit.

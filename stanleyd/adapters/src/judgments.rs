@@ -174,6 +174,8 @@ pub struct SledJudgments {
     evictions: AtomicU64,
     warning: Mutex<Option<String>>,
     write_failed: AtomicBool,
+    /// Something was written since the last flush.
+    dirty: AtomicBool,
 }
 
 impl std::fmt::Debug for SledJudgments {
@@ -355,6 +357,7 @@ impl SledJudgments {
             evictions: AtomicU64::new(0),
             warning: Mutex::new(warning),
             write_failed: AtomicBool::new(false),
+            dirty: AtomicBool::new(false),
         };
         // A smaller bound than the store was written under applies at once.
         {
@@ -414,6 +417,10 @@ impl SledJudgments {
     /// Writes what is buffered to disk, then the manifest of what it holds (after each
     /// request, off the request's path).
     pub fn flush(&self) {
+        // A request that kept or touched nothing costs no disk write.
+        if !self.dirty.swap(false, Ordering::SeqCst) {
+            return;
+        }
         let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
         let flushed = {
             let store = self.store.read().unwrap_or_else(|e| e.into_inner());
@@ -531,6 +538,7 @@ impl SledJudgments {
         };
         // Touch: the entry moves to the young end of the eviction order, only if it is still the
         // value just read (an eviction, a clear or a newer answer in between wins).
+        self.dirty.store(true, Ordering::SeqCst);
         if let Some(stamp) = self.stamp(&s.db) {
             let touched = encode(&self.secret, key, stamp, payload);
             match s.entries.compare_and_swap(key, Some(&value), Some(touched)) {
@@ -627,6 +635,7 @@ impl JudgmentCache for SledJudgments {
                 return;
             };
             let encoded = encode(&self.secret, &raw, stamp, &payload);
+            self.dirty.store(true, Ordering::SeqCst);
             let added = (raw.len() + encoded.len()) as u64;
             match s.entries.insert(raw, encoded) {
                 Ok(old) => {

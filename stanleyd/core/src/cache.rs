@@ -90,6 +90,17 @@ pub fn list_price(model: &str) -> Option<f64> {
         .map(|(_, p)| *p)
 }
 
+/// What `tokens` input tokens cost at list price when `models` answered them (the dearest of
+/// them), rounded to a millionth of a cent; None when a model has no list price.
+pub fn cost_usd(models: &BTreeSet<String>, tokens: u64) -> Option<f64> {
+    if tokens == 0 {
+        return Some(0.0);
+    }
+    let prices: Option<Vec<f64>> = models.iter().map(|m| list_price(m)).collect();
+    let price = prices?.into_iter().reduce(f64::max)?;
+    Some((tokens as f64 * price / 1_000_000.0 * 1e8).round() / 1e8)
+}
+
 /// What every Jev question of one request cost, summed over its executors (routing, the
 /// workflow, nested prompts): requests sent, answers served from the cache, and tokens.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -121,13 +132,7 @@ impl RequestUsage {
     }
 
     fn priced(&self, tokens: u64) -> Option<f64> {
-        if tokens == 0 {
-            return Some(0.0);
-        }
-        let prices: Option<Vec<f64>> = self.models.iter().map(|m| list_price(m)).collect();
-        let price = prices?.into_iter().reduce(f64::max)?;
-        // Rounded to a millionth of a cent: enough for any bill, and no float noise.
-        Some((tokens as f64 * price / 1_000_000.0 * 1e8).round() / 1e8)
+        cost_usd(&self.models, tokens)
     }
 
     /// Whether Jev was asked anything (sent or answered from the cache).

@@ -168,17 +168,10 @@ impl Usage {
     /// The run record's `jev`: the counters, with the estimated cost of what was sent and what
     /// the cache saved at list price (null when a model has none).
     pub fn record(&self) -> Value {
-        let tally = crate::cache::RequestUsage {
-            requests: self.requests,
-            cached: self.cached,
-            input_tokens: self.input_tokens,
-            output_tokens: self.output_tokens,
-            cached_input_tokens: self.cached_input_tokens,
-            models: self.resolved_models.clone(),
-        };
+        use crate::cache::cost_usd;
         let mut value = serde_json::to_value(self).unwrap_or_default();
-        value["estimatedCostUsd"] = json!(tally.cost_usd());
-        value["savedCostUsd"] = json!(tally.saved_usd());
+        value["estimatedCostUsd"] = json!(cost_usd(&self.resolved_models, self.input_tokens));
+        value["savedCostUsd"] = json!(cost_usd(&self.resolved_models, self.cached_input_tokens));
         value
     }
 }

@@ -16,7 +16,7 @@ pub mod testing;
 
 pub use budget::{Budget, BudgetLimits, Denial};
 pub use cache::{
-    CacheKey, CacheUse, CachedAnswers, JudgmentCache, RequestUsage, Tally, list_price,
+    CacheKey, CacheUse, CachedAnswers, JudgmentCache, RequestUsage, Tally, cost_usd, list_price,
 };
 pub use cancel::Cancel;
 pub use envelope::Status;

@@ -22,37 +22,6 @@ fn median(mut samples: Vec<Duration>) -> Duration {
     samples[samples.len() / 2]
 }
 
-fn repo_with_40_hunks() -> TempRepo {
-    let files: Vec<(String, String)> = (0..4)
-        .map(|f| {
-            let body: String = (0..200)
-                .map(|i| format!("export function f{f}_{i}(x) {{ return x + {i}; }}\n"))
-                .collect();
-            (format!("src/module{f}.js"), body)
-        })
-        .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let repo = TempRepo::with_files(&refs);
-    for (path, content) in &files {
-        let changed: String = content
-            .lines()
-            .enumerate()
-            .map(|(i, line)| {
-                if i % 20 == 10 {
-                    format!("{}\n", line.replace("x +", "x * 2 +"))
-                } else {
-                    format!("{line}\n")
-                }
-            })
-            .collect();
-        repo.write(path, &changed);
-    }
-    repo
-}
-
 fn timed(mut f: impl FnMut()) -> Duration {
     let start = Instant::now();
     f();
@@ -62,45 +31,6 @@ fn timed(mut f: impl FnMut()) -> Duration {
 /// The fake model latency for the critical-path figures.
 const LATENCY: Duration = Duration::from_millis(100);
 
-/// A 150-hunk change over 15 files (one changed line in every twenty).
-fn repo_with_150_hunks() -> (TempRepo, u32) {
-    let files: Vec<(String, String)> = (0..15)
-        .map(|f| {
-            (
-                format!("src/svc{f}.js"),
-                (0..200)
-                    .map(|i| format!("export function g{f}_{i}(x) {{ return x + {i}; }}\n"))
-                    .collect(),
-            )
-        })
-        .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let repo = TempRepo::with_files(&refs);
-    for (path, content) in &files {
-        let changed: String = content
-            .lines()
-            .enumerate()
-            .map(|(i, line)| {
-                if i % 20 == 10 {
-                    format!("{}\n", line.replace("x +", "x - "))
-                } else {
-                    format!("{line}\n")
-                }
-            })
-            .collect();
-        repo.write(path, &changed);
-    }
-    let hunks = repo
-        .git(&["diff", "-U3"])
-        .lines()
-        .filter(|l| l.starts_with("@@"))
-        .count() as u32;
-    (repo, hunks)
-}
-
 /// A 150-hunk review on a fresh daemon with a fake Jev answering after `latency` (and, when
 /// `throttle` is set, throttling beyond that many in flight): wall time in rounds of the fake's
 /// latency, what was in flight, and what failed.
@@ -108,7 +38,12 @@ fn review_rounds(latency: Duration, throttle: Option<usize>) -> serde_json::Valu
     let mut env = TestEnv::new();
     env.set("STANLEY_LOG", "info");
     env.set("STANLEY_CACHE", "off");
-    let (repo, hunks) = repo_with_150_hunks();
+    let repo = TempRepo::with_hunks(15, 10);
+    let hunks = repo
+        .git(&["diff", "-U3"])
+        .lines()
+        .filter(|l| l.starts_with("@@"))
+        .count() as u32;
     env.jev.route("review", "review", 0.9);
     // Start the daemon first so the figure measures the request, not the start.
     let mut warm = env.command("stanley", repo.root());
@@ -276,16 +211,13 @@ fn judgment_cache(env: &TestEnv, repo: &TempRepo, git: Duration) -> serde_json::
     env.jev.set_latency(Duration::ZERO);
 
     // Edit one hunk: only its frame is asked again.
-    let path = repo.root().join("src/module0.js");
-    let original = std::fs::read_to_string(&path).expect("read module0");
-    repo.write(
-        "src/module0.js",
-        &original.replacen("x * 2 +", "x * 3 +", 1),
-    );
+    let path = repo.root().join("src/m0.js");
+    let original = std::fs::read_to_string(&path).expect("read m0");
+    repo.write("src/m0.js", &original.replacen("x * 2 +", "x * 3 +", 1));
     let before = env.jev.requests().len();
     drop(stanley(env, &["Summarize what changed", "--json"]));
     let edit_sent = env.jev.requests().len() - before;
-    repo.write("src/module0.js", &original);
+    repo.write("src/m0.js", &original);
 
     let stats = env.stanleyctl(repo, &["cache", "stats", "--json"]);
     assert_eq!(stats.code, 0, "{stats:?}");
@@ -378,7 +310,7 @@ fn main() {
             },
         ),
     );
-    let repo = repo_with_40_hunks();
+    let repo = TempRepo::with_hunks(4, 10);
     let hunks = repo
         .git(&["diff", "-U3"])
         .lines()

@@ -2,12 +2,10 @@
 
 use std::process::ExitCode;
 
-use stanley_cli::daemon::{Target, channel, runtime};
+use stanley_cli::daemon::{Target, channel};
 use stanley_cli::exit::ClientError;
 use stanley_proto::v1::cache_client::CacheClient;
 use stanley_proto::v1::{ClearCacheRequest, GetCacheStatsRequest};
-
-use crate::fail;
 
 /// `12345678` bytes as `11.8 MiB`.
 fn size(bytes: u64) -> String {
@@ -23,70 +21,59 @@ fn size(bytes: u64) -> String {
 }
 
 pub(crate) fn cache(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
-    let runtime = match runtime() {
-        Ok(r) => r,
-        Err(e) => return fail(&e),
-    };
     let action = sub.subcommand_name().unwrap_or("stats").to_owned();
-    let result: Result<(), ClientError> = runtime.block_on(stanley_cli::signals::interruptible(
-        async move {
-            let mut client = CacheClient::new(channel(target).await?);
-            let status = |s: tonic::Status| ClientError::from_status(&s);
-            if action == "clear" {
-                let r = client
-                    .clear_cache(ClearCacheRequest {})
-                    .await
-                    .map_err(status)?
-                    .into_inner();
-                if json {
-                    stanley_cli::outln!("{}", serde_json::json!({"removed": r.removed}));
-                } else {
-                    stanley_cli::outln!("removed {} cached answers", r.removed);
-                }
-                return Ok(());
-            }
-            let s = client
-                .get_cache_stats(GetCacheStatsRequest {})
+    crate::client_command(async move {
+        let mut client = CacheClient::new(channel(target).await?);
+        let status = |s: tonic::Status| ClientError::from_status(&s);
+        if action == "clear" {
+            let r = client
+                .clear_cache(ClearCacheRequest {})
                 .await
                 .map_err(status)?
                 .into_inner();
             if json {
-                let doc = serde_json::json!({
-                    "schema": "stanley.cache-stats/v1",
-                    "path": s.path,
-                    "entries": s.entries,
-                    "bytes": s.bytes,
-                    "maxBytes": s.max_bytes,
-                    "diskBytes": s.disk_bytes,
-                    "hits": s.hits,
-                    "misses": s.misses,
-                    "evictions": s.evictions,
-                });
-                stanley_cli::outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+                stanley_cli::outln!("{}", serde_json::json!({"removed": r.removed}));
             } else {
-                stanley_cli::outln!("judgment cache  {}", s.path);
-                stanley_cli::outln!(
-                    "answers         {} ({} of {} bound, {} on disk)",
-                    s.entries,
-                    size(s.bytes),
-                    size(s.max_bytes),
-                    size(s.disk_bytes)
-                );
-                stanley_cli::outln!(
-                    "since start     {} hits, {} misses, {} evicted",
-                    s.hits,
-                    s.misses,
-                    s.evictions
-                );
+                stanley_cli::outln!("removed {} cached answers", r.removed);
             }
-            Ok(())
-        },
-        "the command was cancelled",
-    ));
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(&e),
-    }
+            return Ok(());
+        }
+        let s = client
+            .get_cache_stats(GetCacheStatsRequest {})
+            .await
+            .map_err(status)?
+            .into_inner();
+        if json {
+            let doc = serde_json::json!({
+                "schema": "stanley.cache-stats/v1",
+                "path": s.path,
+                "entries": s.entries,
+                "bytes": s.bytes,
+                "maxBytes": s.max_bytes,
+                "diskBytes": s.disk_bytes,
+                "hits": s.hits,
+                "misses": s.misses,
+                "evictions": s.evictions,
+            });
+            stanley_cli::outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        } else {
+            stanley_cli::outln!("judgment cache  {}", s.path);
+            stanley_cli::outln!(
+                "answers         {} ({} of {} bound, {} on disk)",
+                s.entries,
+                size(s.bytes),
+                size(s.max_bytes),
+                size(s.disk_bytes)
+            );
+            stanley_cli::outln!(
+                "since start     {} hits, {} misses, {} evicted",
+                s.hits,
+                s.misses,
+                s.evictions
+            );
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]

@@ -34,6 +34,34 @@ pub(crate) fn block_on(
     })
 }
 
+/// Runs one client command (`work`, which talks to the daemon) on a fresh runtime: Ctrl-C
+/// cancels it, and a failure is reported and ends with its code.
+pub(crate) fn client_command(
+    work: impl std::future::Future<Output = Result<(), ClientError>>,
+) -> ExitCode {
+    let runtime = match runtime() {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    let result = runtime.block_on(stanley_cli::signals::interruptible(
+        work,
+        "the command was cancelled",
+    ));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
+
+/// A subcommand's string argument `name`, or "" when it has none.
+pub(crate) fn arg(args: &clap::ArgMatches, name: &str) -> String {
+    args.try_get_one::<String>(name)
+        .ok()
+        .flatten()
+        .cloned()
+        .unwrap_or_default()
+}
+
 /// Reports a client-side error on stderr and ends with its code.
 pub(crate) fn fail(error: &ClientError) -> ExitCode {
     stanley_cli::errln!(

@@ -99,12 +99,7 @@ pub(crate) fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: 
         Err(e) => return fail(&e),
     };
     let (action, args) = sub.subcommand().unwrap_or(("list", sub));
-    let id = args
-        .try_get_one::<String>("id")
-        .ok()
-        .flatten()
-        .cloned()
-        .unwrap_or_default();
+    let id = crate::arg(args, "id");
     let env = match stanley_cli::environ::request_env() {
         Ok(e) => e,
         Err(e) => return fail(&e),

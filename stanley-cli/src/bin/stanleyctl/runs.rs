@@ -2,12 +2,10 @@
 
 use std::process::ExitCode;
 
-use stanley_cli::daemon::{Target, channel, runtime};
+use stanley_cli::daemon::{Target, channel};
 use stanley_cli::exit::ClientError;
 use stanley_proto::v1::runs_client::RunsClient;
 use stanley_proto::v1::{ExportRunRequest, GetRunRequest, ListRunsRequest, RunSummary};
-
-use crate::fail;
 
 /// `1234` ms as `1.2 s`.
 fn duration(ms: u64) -> String {
@@ -57,97 +55,73 @@ fn summary_json(r: &RunSummary) -> serde_json::Value {
 }
 
 pub(crate) fn runs(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
-    let runtime = match runtime() {
-        Ok(r) => r,
-        Err(e) => return fail(&e),
-    };
     let (action, args) = sub.subcommand().unwrap_or(("list", sub));
     let action = action.to_owned();
-    let id = args
-        .try_get_one::<String>("id")
-        .ok()
-        .flatten()
-        .cloned()
-        .unwrap_or_default();
-    let format = args
-        .try_get_one::<String>("format")
-        .ok()
-        .flatten()
-        .cloned()
-        .unwrap_or_default();
-    let result: Result<(), ClientError> =
-        runtime.block_on(stanley_cli::signals::interruptible(
-            async move {
-                let mut client = RunsClient::new(channel(target).await?);
-                let status = |s: tonic::Status| ClientError::from_status(&s);
-                match action.as_str() {
-                    "show" => {
-                        let r = client
-                            .get_run(GetRunRequest { id })
-                            .await
-                            .map_err(status)?
-                            .into_inner();
-                        let run = r.run.unwrap_or_default();
-                        if json {
-                            let document: serde_json::Value =
-                                serde_json::from_str(&r.document_json).unwrap_or_default();
-                            let doc = serde_json::json!({
-                                "summary": summary_json(&run),
-                                "document": document,
-                            });
-                            stanley_cli::outln!(
-                                "{}",
-                                serde_json::to_string_pretty(&doc).unwrap_or_default()
-                            );
-                        } else if r.human.is_empty() {
-                            stanley_cli::outln!("{}", row(&run));
-                            stanley_cli::outln!(
-                                "(no result was kept for this run; its records are in .stanley/runs/{}/)",
-                                run.id
-                            );
-                        } else {
-                            stanley_cli::outln!("{}", r.human);
-                        }
-                    }
-                    "export" => {
-                        let r = client
-                            .export_run(ExportRunRequest { id, format })
-                            .await
-                            .map_err(status)?
-                            .into_inner();
-                        stanley_cli::outln!("{}", r.text);
-                    }
-                    _ => {
-                        let runs = client
-                            .list_runs(ListRunsRequest { limit: 0 })
-                            .await
-                            .map_err(status)?
-                            .into_inner()
-                            .runs;
-                        if json {
-                            let all: Vec<serde_json::Value> =
-                                runs.iter().map(summary_json).collect();
-                            stanley_cli::outln!(
-                                "{}",
-                                serde_json::to_string_pretty(&all).unwrap_or_default()
-                            );
-                        } else if runs.is_empty() {
-                            stanley_cli::outln!("no runs");
-                        } else {
-                            for r in &runs {
-                                stanley_cli::outln!("{}", row(r));
-                            }
-                        }
+    let (id, format) = (crate::arg(args, "id"), crate::arg(args, "format"));
+    crate::client_command(async move {
+        let mut client = RunsClient::new(channel(target).await?);
+        let status = |s: tonic::Status| ClientError::from_status(&s);
+        match action.as_str() {
+            "show" => {
+                let r = client
+                    .get_run(GetRunRequest { id })
+                    .await
+                    .map_err(status)?
+                    .into_inner();
+                let run = r.run.unwrap_or_default();
+                if json {
+                    let document: serde_json::Value =
+                        serde_json::from_str(&r.document_json).unwrap_or_default();
+                    let doc = serde_json::json!({
+                        "summary": summary_json(&run),
+                        "document": document,
+                    });
+                    stanley_cli::outln!(
+                        "{}",
+                        serde_json::to_string_pretty(&doc).unwrap_or_default()
+                    );
+                } else if r.human.is_empty() {
+                    stanley_cli::outln!("{}", row(&run));
+                    stanley_cli::outln!(
+                        "(no result was kept for this run; its records are in .stanley/runs/{}/)",
+                        run.id
+                    );
+                } else {
+                    stanley_cli::outln!("{}", r.human);
+                }
+            }
+            "export" => {
+                let r = client
+                    .export_run(ExportRunRequest { id, format })
+                    .await
+                    .map_err(status)?
+                    .into_inner();
+                stanley_cli::outln!("{}", r.text);
+            }
+            _ => {
+                let runs = client
+                    .list_runs(ListRunsRequest { limit: 0 })
+                    .await
+                    .map_err(status)?
+                    .into_inner()
+                    .runs;
+                if json {
+                    let all: Vec<serde_json::Value> = runs.iter().map(summary_json).collect();
+                    stanley_cli::outln!(
+                        "{}",
+                        serde_json::to_string_pretty(&all).unwrap_or_default()
+                    );
+                } else if runs.is_empty() {
+                    stanley_cli::outln!("no runs");
+                } else {
+                    for r in &runs {
+                        stanley_cli::outln!("{}", row(r));
                     }
                 }
-                Ok(())
-            },
-            "the command was cancelled",
-        ));
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(&e),
-    }
+            }
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]
