@@ -46,18 +46,7 @@ pub(crate) fn repo() -> TempRepo {
 pub(crate) fn env() -> TestEnv {
     let env = TestEnv::new();
     env.jev.route("find", "find", 0.9);
-    let roles: Vec<String> = [
-        "implementation",
-        "caller",
-        "test",
-        "config",
-        "docs",
-        "unrelated",
-        "cannot_tell",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
+    let roles = stanley_tests::fake_jev::labels_of(&stanley_workflows::find::ROLES);
     let retry = candidate_id("src/webhooks/retry.ts");
     env.jev
         .answer(&format!("relevance_{retry}"), score_answer(4, 3, 0.9));

@@ -549,21 +549,14 @@ async fn a_standard_python_client_connects_with_a_default_unix_channel() {
     // grpcio (gRPC's C core) sends the percent-encoded socket path as `:authority`; with no
     // channel options it must still reach health, reflection (v1alpha) and GetStatus.
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let site = root.join("pygrpc");
-    assert!(
-        site.join("grpc/__init__.py").exists(),
-        "grpcio is not installed in tests/pygrpc: run scripts/test"
-    );
+    let mut python = stanley_tests::testenv::python("grpc");
     let repo = changed_repo();
     let d = start(&repo).await;
     let socket = d.socket.clone();
     let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new("python3")
+        python
             .arg(root.join("clients/python_default_channel.py"))
             .arg(&socket)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("PYTHONPATH", &site)
             .output()
             .expect("run python3")
     })
@@ -680,11 +673,7 @@ fn the_python_example_editor_client_runs_against_a_live_daemon() {
     // examples/editor-client/python/client.py, written from docs/editors.md: it starts the
     // daemon itself, uses a default channel, and reads typed findings.
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let site = root.join("pygrpc");
-    assert!(
-        site.join("grpc/__init__.py").exists(),
-        "grpcio is not installed in tests/pygrpc: run scripts/test"
-    );
+    let site = stanley_tests::testenv::python_site("grpc");
     let seen = run_example(
         |cmd| {
             cmd.env("PYTHONPATH", &site)

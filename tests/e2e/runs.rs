@@ -35,21 +35,13 @@ fn list(env: &TestEnv, repo: &TempRepo) -> Vec<Value> {
 /// Validates `sarif` against the vendored SARIF 2.1.0 schema with Python's jsonschema.
 pub(crate) fn assert_valid_sarif(sarif: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let site = root.join("pygrpc");
-    assert!(
-        site.join("jsonschema/__init__.py").exists(),
-        "jsonschema is not installed in tests/pygrpc: run scripts/test"
-    );
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("run.sarif");
     std::fs::write(&file, sarif).unwrap();
-    let out = std::process::Command::new("python3")
+    let out = stanley_tests::testenv::python("jsonschema")
         .arg(root.join("clients/validate_sarif.py"))
         .arg(root.join("fixtures/sarif/sarif-2.1.0-rtm.5.json"))
         .arg(&file)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("PYTHONPATH", &site)
         .output()
         .expect("run python3");
     assert!(

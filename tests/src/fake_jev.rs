@@ -431,17 +431,7 @@ impl FakeJev {
     /// A scripted `find` judge: candidates whose path contains `needle` are the implementation
     /// (top relevance), the rest unrelated, and excerpts that mention it are relevant.
     pub fn judge_find_by_path(&self, needle: &'static str) {
-        let roles: Vec<String> = [
-            "implementation",
-            "caller",
-            "test",
-            "config",
-            "docs",
-            "unrelated",
-            "cannot_tell",
-        ]
-        .map(str::to_owned)
-        .to_vec();
+        let roles = labels_of(&stanley_workflows::find::ROLES);
         self.respond(move |body| {
             let mut answers = Map::new();
             for c in body.pointer("/state/candidates")?.as_array()? {

@@ -178,6 +178,27 @@ impl TestEnv {
     }
 }
 
+/// `tests/pygrpc`, where `scripts/test` installs the Python packages the tests use; panics,
+/// naming the script, when `module` is not there.
+pub fn python_site(module: &str) -> PathBuf {
+    let site = Path::new(env!("CARGO_MANIFEST_DIR")).join("pygrpc");
+    assert!(
+        site.join(module).join("__init__.py").exists(),
+        "{module} is not installed in tests/pygrpc: run scripts/test"
+    );
+    site
+}
+
+/// `python3` with a cleared environment (only `PATH`) and `tests/pygrpc` on its path, which
+/// must hold `module`.
+pub fn python(module: &str) -> Command {
+    let mut cmd = Command::new("python3");
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PYTHONPATH", python_site(module));
+    cmd
+}
+
 /// Runs a command to completion with a 60 s safety limit.
 pub fn run(mut cmd: Command, stdin: Option<&[u8]>) -> Output {
     cmd.stdin(if stdin.is_some() {

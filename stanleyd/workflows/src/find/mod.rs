@@ -120,6 +120,20 @@ impl FindInput {
 }
 
 /// Token forms: the token and one stem (first matching suffix removed, kept at ≥ 4 characters).
+/// The roles a candidate can play for a request, with their descriptions (label order).
+pub const ROLES: [(&str, &str); 7] = [
+    (
+        "implementation",
+        "Defines or coordinates the primary behavior.",
+    ),
+    ("caller", "Uses or invokes the primary behavior."),
+    ("test", "Tests the behavior."),
+    ("config", "Configures the behavior."),
+    ("docs", "Documents the behavior."),
+    ("unrelated", "Has nothing to do with the request."),
+    ("cannot_tell", "Metadata is not enough to tell."),
+];
+
 fn forms(token: &str) -> Vec<String> {
     let mut out = vec![token.to_owned()];
     for suffix in [
@@ -420,15 +434,7 @@ fn meta_questions(c: &Candidate) -> Questions {
             format!("role_{}", c.id),
             Question::choice(
                 json!({"question": format!("What role does candidate {} most likely play for this request?", c.id), "guidance": "Do not treat tests, examples, demos or wrappers as the implementation unless the task asks for them. Choose cannot_tell when metadata does not establish a role."}),
-                [
-                    ("implementation", "Defines or coordinates the primary behavior."),
-                    ("caller", "Uses or invokes the primary behavior."),
-                    ("test", "Tests the behavior."),
-                    ("config", "Configures the behavior."),
-                    ("docs", "Documents the behavior."),
-                    ("unrelated", "Has nothing to do with the request."),
-                    ("cannot_tell", "Metadata is not enough to tell."),
-                ],
+                ROLES,
             ),
         )
 }
