@@ -60,6 +60,9 @@ pub const STANLEY_CACHE: &str = "STANLEY_CACHE";
 /// The most Jev requests in flight at once, 1 to 256, default 64: the ceiling of the window that
 /// adapts to the server's limit (request setting).
 pub const STANLEY_JEV_MAX_CONCURRENCY: &str = "STANLEY_JEV_MAX_CONCURRENCY";
+/// An absolute path to a PEM file of root certificates trusted for System One besides the
+/// system's, for a TLS-inspecting proxy or a private endpoint (request setting).
+pub const STANLEY_JEV_CA_FILE: &str = "STANLEY_JEV_CA_FILE";
 /// How many runs `.stanley/runs/` keeps, default 200 (request setting; the daemon prunes after
 /// each request).
 pub const STANLEY_RUNS_KEEP: &str = "STANLEY_RUNS_KEEP";

@@ -26,6 +26,7 @@ mod runs;
 mod security;
 mod summarize;
 mod throttle;
+mod transport;
 mod triage;
 mod trust;
 mod upstream;

@@ -90,6 +90,7 @@ async fn the_http_client_and_the_fake_speak_the_crate_response() {
         base_url: Some(fake.base_url()),
         model: None,
         max_concurrency: None,
+        ca_file: None,
     })
     .unwrap();
     let client = stanley_adapters::HttpJev::new(config).unwrap();

@@ -1,16 +1,19 @@
 //! A fake System One server (axum on `127.0.0.1:0`): scripted answers by question name or by a
 //! keyword of the request, a request log, and fault injection (status codes, delays, malformed
-//! bodies, dropped connections, wrong answer keys).
+//! bodies, dropped connections, wrong answer keys). It also serves over TLS with a test
+//! authority, offering HTTP/2 or only HTTP/1.1 by ALPN, and counts connections and the protocol
+//! of every request.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, Version};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Map, Value, json};
@@ -69,6 +72,11 @@ struct Script {
     in_flight: usize,
     peak: usize,
     throttled: usize,
+    /// The HTTP version of every request.
+    versions: Vec<Version>,
+    /// TLS connections whose handshake completed, and those refused by the client.
+    connections: usize,
+    failed_handshakes: usize,
 }
 
 /// Counts a request out of flight when its answer is done.
@@ -88,6 +96,8 @@ pub type Responder = Arc<dyn Fn(&Value) -> Option<Map<String, Value>> + Send + S
 pub struct FakeJev {
     addr: SocketAddr,
     script: Arc<Mutex<Script>>,
+    /// The authority a TLS fake's certificate comes from, and the folder of its PEM file.
+    tls: Option<(crate::tls::TestCa, tempfile::TempDir)>,
     _task: tokio::task::JoinHandle<()>,
     _runtime: Option<tokio::runtime::Runtime>,
 }
@@ -250,12 +260,14 @@ fn answer(script: &Script, body: &Value) -> Map<String, Value> {
 
 async fn systemone(
     State(script): State<Arc<Mutex<Script>>>,
+    version: Version,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let (fault, latency) = {
         let mut s = script.lock().unwrap();
+        s.versions.push(version);
         s.log.push((headers, body.clone()));
         if let Some((limit, retry_ms)) = s.throttle
             && s.in_flight >= limit
@@ -366,26 +378,100 @@ impl FakeJev {
         Self {
             addr,
             script,
+            tls: None,
             _task: task,
             _runtime: None,
         }
     }
 
+    /// Starts the server over TLS on the current Tokio runtime, with a certificate from a test
+    /// authority (trust it with [`FakeJev::ca_file`]) and `offer` by ALPN.
+    pub async fn start_tls(offer: crate::tls::Offer) -> Self {
+        use hyper_util::rt::{TokioExecutor, TokioIo};
+        let dir = tempfile::tempdir().expect("temp dir");
+        let ca = crate::tls::TestCa::new(dir.path());
+        let acceptor = tokio_rustls::TlsAcceptor::from(ca.server_config(offer));
+        let script = Arc::new(Mutex::new(Script::default()));
+        let app = Router::new()
+            .route("/v1/systemone", post(systemone))
+            .with_state(script.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("local addr");
+        let counts = script.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                let (acceptor, app, counts) = (acceptor.clone(), app.clone(), counts.clone());
+                tokio::spawn(async move {
+                    let Ok(stream) = acceptor.accept(tcp).await else {
+                        counts.lock().unwrap().failed_handshakes += 1;
+                        return;
+                    };
+                    counts.lock().unwrap().connections += 1;
+                    let mut builder =
+                        hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+                    if offer == crate::tls::Offer::Http1Only {
+                        builder = builder.http1_only();
+                    }
+                    let service = hyper_util::service::TowerToHyperService::new(app);
+                    let _ = builder
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        });
+        Self {
+            addr,
+            script,
+            tls: Some((ca, dir)),
+            _task: task,
+            _runtime: None,
+        }
+    }
+
+    /// The PEM file of a TLS fake's authority (for `STANLEY_JEV_CA_FILE`).
+    pub fn ca_file(&self) -> Option<PathBuf> {
+        self.tls.as_ref().map(|(ca, _)| ca.ca_file().to_owned())
+    }
+
+    /// The HTTP version of every request so far (`"HTTP/2.0"`, `"HTTP/1.1"`).
+    pub fn versions(&self) -> Vec<String> {
+        let s = self.script.lock().unwrap();
+        s.versions.iter().map(|v| format!("{v:?}")).collect()
+    }
+
+    /// TLS connections made so far, and handshakes the client broke off.
+    pub fn connections(&self) -> (usize, usize) {
+        let s = self.script.lock().unwrap();
+        (s.connections, s.failed_handshakes)
+    }
+
     /// Starts the server on a runtime of its own (for synchronous tests).
     pub fn start_blocking() -> Self {
+        Self::on_own_runtime(Self::start())
+    }
+
+    /// Starts the TLS server on a runtime of its own (for synchronous tests).
+    pub fn start_tls_blocking(offer: crate::tls::Offer) -> Self {
+        Self::on_own_runtime(Self::start_tls(offer))
+    }
+
+    fn on_own_runtime(start: impl std::future::Future<Output = Self>) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
             .expect("runtime");
-        let mut fake = runtime.block_on(Self::start());
+        let mut fake = runtime.block_on(start);
         fake._runtime = Some(runtime);
         fake
     }
 
     /// The API root to put in `TYPESAFE_BASE_URL`.
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        format!("{scheme}://{}", self.addr)
     }
 
     /// Throttles beyond `limit` requests in flight: HTTP 429 with `Retry-After` of

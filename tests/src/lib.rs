@@ -6,6 +6,7 @@ pub mod fake_jev;
 pub mod model_server;
 pub mod repo;
 pub mod testenv;
+pub mod tls;
 
 pub use fake_jev::{FakeJev, Fault};
 pub use repo::TempRepo;

@@ -64,8 +64,18 @@ impl Default for TestEnv {
 impl TestEnv {
     /// A new environment with its own fake server.
     pub fn new() -> Self {
+        Self::with_jev(FakeJev::start_blocking())
+    }
+
+    /// A new environment whose fake server speaks TLS with a test authority and offers
+    /// `offer` by ALPN (the client trusts it only through `STANLEY_JEV_CA_FILE`).
+    pub fn over_tls(offer: crate::tls::Offer) -> Self {
+        Self::with_jev(FakeJev::start_tls_blocking(offer))
+    }
+
+    fn with_jev(jev: FakeJev) -> Self {
         Self {
-            jev: FakeJev::start_blocking(),
+            jev,
             home: tempfile::Builder::new()
                 .prefix("stanley-home")
                 .tempdir()

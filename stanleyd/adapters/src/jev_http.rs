@@ -1,9 +1,12 @@
 //! The production `Jev` port: an async HTTP client for TypeSafe's System One API
 //! (`POST {base}/v1/systemone`, bearer key, JSON body), with failures classified for the executor
-//! and an adaptive concurrency window per API root and key that finds the server's limit.
+//! and an adaptive concurrency window per API root and key that finds the server's limit. Over
+//! HTTPS it offers HTTP/2 by ALPN (one connection carries every frame) and falls back to
+//! HTTP/1.1.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -23,7 +26,7 @@ pub const MAX_CONCURRENCY: usize = 256;
 /// machine while the window looks for the server's limit.
 pub const DEFAULT_CEILING: usize = 64;
 /// The window a new API root and key start from.
-pub const START_WINDOW: usize = 16;
+pub const START_WINDOW: usize = 32;
 
 /// Settings read from the caller's environment.
 #[derive(Clone)]
@@ -36,6 +39,8 @@ pub struct JevConfig {
     pub model: String,
     /// The most requests in flight at once (`STANLEY_JEV_MAX_CONCURRENCY`), when set.
     pub max_concurrency: Option<usize>,
+    /// A PEM file of root certificates trusted besides the system's (`STANLEY_JEV_CA_FILE`).
+    pub ca_file: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for JevConfig {
@@ -60,6 +65,8 @@ pub enum JevConfigError {
         "refusing to send TYPESAFE_API_KEY over plain http to {0}; use https or a loopback address"
     )]
     PlainHttp(String),
+    #[error("STANLEY_JEV_CA_FILE {}: {reason}", path.display())]
+    CaFile { path: PathBuf, reason: String },
 }
 
 fn valid_model(model: &str) -> bool {
@@ -87,6 +94,8 @@ pub struct JevSettings {
     pub model: Option<String>,
     /// The most requests in flight at once (`STANLEY_JEV_MAX_CONCURRENCY`).
     pub max_concurrency: Option<usize>,
+    /// Extra root certificates (`STANLEY_JEV_CA_FILE`).
+    pub ca_file: Option<PathBuf>,
 }
 
 impl JevConfig {
@@ -120,11 +129,18 @@ impl JevConfig {
             "http" if !host.is_empty() => return Err(JevConfigError::PlainHttp(host.to_owned())),
             _ => return Err(JevConfigError::InvalidBaseUrl(base_url)),
         }
+        if let Some(path) = settings.ca_file.as_ref().filter(|p| !p.is_absolute()) {
+            return Err(JevConfigError::CaFile {
+                path: path.clone(),
+                reason: "must be an absolute path".to_owned(),
+            });
+        }
         Ok(Self {
             base_url,
             api_key,
             model,
             max_concurrency: settings.max_concurrency,
+            ca_file: settings.ca_file.clone(),
         })
     }
 
@@ -326,13 +342,51 @@ impl std::fmt::Debug for HttpJev {
     }
 }
 
-/// The parts of an HTTP client that outlive one request: the connection pool and TLS setup
+/// The parts of an HTTP client that outlive one request: the connection pools and TLS setup
 /// (expensive to build) and the adaptive windows, one per API root and key. They hold no
 /// credentials.
 #[derive(Clone, Debug)]
 pub struct HttpShared {
+    /// Trusts the system's roots.
     client: reqwest::Client,
+    /// Trusts the system's roots and a CA file's, by the file's SHA-256 (a changed file is a
+    /// new client; an unchanged one keeps its pool).
+    with_roots: Arc<Mutex<HashMap<String, reqwest::Client>>>,
     limiters: Limiters,
+}
+
+/// The most bytes a CA file may hold.
+const MAX_CA_FILE: u64 = 1024 * 1024;
+
+/// A client offering HTTP/2 and HTTP/1.1 by ALPN, trusting the system's roots and `roots`.
+fn build_client(roots: Vec<reqwest::Certificate>) -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .user_agent(concat!("stanley/", env!("CARGO_PKG_VERSION")))
+        .tls_certs_merge(roots)
+        .build()
+        .map_err(|e| error_chain(&e))
+}
+
+/// The certificates in a PEM file, or why there are none.
+fn read_roots(path: &Path) -> Result<(String, Vec<reqwest::Certificate>), String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("could not be read: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_CA_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("could not be read: {e}"))?;
+    if bytes.len() as u64 > MAX_CA_FILE {
+        return Err("is larger than 1 MiB; it should hold PEM certificates".to_owned());
+    }
+    let roots = reqwest::Certificate::from_pem_bundle(&bytes).map_err(|e| {
+        let chain = error_chain(&e);
+        let why = chain.rsplit(": ").next().unwrap_or(&chain).to_owned();
+        format!("is not a PEM certificate file: {why}")
+    })?;
+    if roots.is_empty() {
+        return Err("holds no PEM certificate (-----BEGIN CERTIFICATE-----)".to_owned());
+    }
+    Ok((stanley_core::sha256_hex(&bytes), roots))
 }
 
 impl HttpShared {
@@ -341,16 +395,33 @@ impl HttpShared {
         // Installing the process-wide TLS provider fails only when one is already installed,
         // which is what we want either way.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .user_agent(concat!("stanley/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| {
-                JevError::new(None, "", format!("could not build the HTTP client: {e}"))
-            })?;
+        let client = build_client(Vec::new()).map_err(|e| {
+            JevError::new(None, "", format!("could not build the HTTP client: {e}"))
+        })?;
         Ok(Self {
             client,
+            with_roots: Arc::default(),
             limiters: Arc::default(),
         })
+    }
+
+    /// The client for `config`: the shared one, or one that also trusts its CA file.
+    fn client(&self, config: &JevConfig) -> Result<reqwest::Client, JevConfigError> {
+        let Some(path) = &config.ca_file else {
+            return Ok(self.client.clone());
+        };
+        let problem = |reason: String| JevConfigError::CaFile {
+            path: path.clone(),
+            reason,
+        };
+        let (digest, roots) = read_roots(path).map_err(problem)?;
+        let mut all = self.with_roots.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(client) = all.get(&digest) {
+            return Ok(client.clone());
+        }
+        let client = build_client(roots).map_err(|e| problem(format!("was not accepted: {e}")))?;
+        all.insert(digest, client.clone());
+        Ok(client)
     }
 
     /// The window for `config`'s API root and key, made the first time they are used.
@@ -371,17 +442,18 @@ impl HttpShared {
 impl HttpJev {
     /// A client for `config` with a connection pool of its own.
     pub fn new(config: JevConfig) -> Result<Self, JevError> {
-        Ok(Self::with_shared(config, &HttpShared::new()?))
+        let shared = HttpShared::new()?;
+        Self::with_shared(config, &shared).map_err(|e| JevError::new(None, "", e.to_string()))
     }
 
     /// A client for `config` over a shared pool: the key stays in this value, which lives only
-    /// as long as the request that built it.
-    pub fn with_shared(config: JevConfig, shared: &HttpShared) -> Self {
-        Self {
+    /// as long as the request that built it. Fails when its CA file cannot be used.
+    pub fn with_shared(config: JevConfig, shared: &HttpShared) -> Result<Self, JevConfigError> {
+        Ok(Self {
+            client: shared.client(&config)?,
             limiter: shared.limiter(&config),
             config,
-            client: shared.client.clone(),
-        }
+        })
     }
 
     /// The model requests are sent with.
@@ -492,6 +564,7 @@ mod tests {
             base_url: base_url.map(str::to_owned),
             model: model.map(str::to_owned),
             max_concurrency: None,
+            ca_file: None,
         })
     }
 

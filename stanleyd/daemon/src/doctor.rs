@@ -103,15 +103,10 @@ async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Chec
                     ),
                     "check that TYPESAFE_API_KEY holds your current key, whole",
                 ),
-                Some(JevTrouble::Unreachable { detail }) => check(
-                    "jev",
-                    "fail",
-                    format!(
-                        "cannot reach {base}: {}",
-                        detail.rsplit(": ").next().unwrap_or(&detail)
-                    ),
-                    "check TYPESAFE_BASE_URL and your network",
-                ),
+                Some(JevTrouble::Unreachable { detail }) => {
+                    let (problem, advice) = crate::error::unreachable(&base, &detail);
+                    check("jev", "fail", problem, advice)
+                }
                 Some(trouble @ JevTrouble::Unavailable { .. }) => check(
                     "jev",
                     "warn",

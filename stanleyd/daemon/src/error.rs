@@ -93,14 +93,11 @@ impl RequestError {
                 ),
             ),
             JevTrouble::Unreachable { detail } => {
-                // The transport's last words say why ("Connection refused", "dns error").
-                let why = detail.rsplit(": ").next().unwrap_or(detail);
+                let (problem, advice) = unreachable(host, detail);
                 Self::new(
                     ErrorKind::JevUnreachable,
                     tonic::Code::Unavailable,
-                    format!(
-                        "cannot reach {host} (TYPESAFE_BASE_URL): {why}; check the address and your network"
-                    ),
+                    format!("{problem}; {advice}"),
                 )
             }
             JevTrouble::Unavailable { .. } => Self::new(
@@ -215,4 +212,24 @@ impl DaemonError {
         let what = what.into();
         move |source| DaemonError::Io { what, source }
     }
+}
+
+/// Why `host` could not be reached, from the transport's error chain, and what to do about it.
+/// A refused TLS certificate is told apart from a network problem: its fix is a setting.
+pub(crate) fn unreachable(host: &str, detail: &str) -> (String, &'static str) {
+    if let Some((_, why)) = detail.split_once("invalid peer certificate: ") {
+        return (
+            format!(
+                "{host} (TYPESAFE_BASE_URL) presented a TLS certificate that was not accepted ({why})"
+            ),
+            "if a private authority or a TLS-inspecting proxy signs it, set STANLEY_JEV_CA_FILE \
+             to that authority's PEM file",
+        );
+    }
+    // The transport's last words say why ("Connection refused", "dns error").
+    let why = detail.rsplit(": ").next().unwrap_or(detail);
+    (
+        format!("cannot reach {host} (TYPESAFE_BASE_URL): {why}"),
+        "check the address and your network",
+    )
 }

@@ -126,6 +126,7 @@ impl RequestSettings {
                 model: value(env, var::TYPESAFE_MODEL)
                     .or_else(|| value(env, var::TYPESAFE_DEFAULT_MODEL)),
                 max_concurrency,
+                ca_file: value(env, var::STANLEY_JEV_CA_FILE).map(PathBuf::from),
             },
             agent: AgentSettings {
                 disabled: is_off(env, var::STANLEY_AGENT),

@@ -39,7 +39,7 @@ impl JevPort for HttpPort {
         Ok(JevLink {
             model: config.model.clone(),
             base_url: config.base_url.clone(),
-            jev: Arc::new(HttpJev::with_shared(config, &self.0)),
+            jev: Arc::new(HttpJev::with_shared(config, &self.0)?),
         })
     }
 }

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use stanley_tests::fake_jev::{ChoiceRule, choice_answer};
 use stanley_tests::testenv::{run, wait_until};
+use stanley_tests::tls::Offer;
 use stanley_tests::{TempRepo, TestEnv};
 
 const WARM_RUNS: usize = 15;
@@ -34,8 +35,18 @@ const LATENCY: Duration = Duration::from_millis(100);
 /// A 150-hunk review on a fresh daemon with a fake Jev answering after `latency` (and, when
 /// `throttle` is set, throttling beyond that many in flight): wall time in rounds of the fake's
 /// latency, what was in flight, and what failed.
-fn review_rounds(latency: Duration, throttle: Option<usize>) -> serde_json::Value {
-    let mut env = TestEnv::new();
+fn review_rounds(
+    latency: Duration,
+    throttle: Option<usize>,
+    tls: Option<Offer>,
+) -> serde_json::Value {
+    let mut env = match tls {
+        Some(offer) => TestEnv::over_tls(offer),
+        None => TestEnv::new(),
+    };
+    if let Some(ca) = env.jev.ca_file() {
+        env.set("STANLEY_JEV_CA_FILE", &ca.to_string_lossy());
+    }
     env.set("STANLEY_LOG", "info");
     env.set("STANLEY_CACHE", "off");
     let repo = TempRepo::with_hunks(15, 10);
@@ -80,6 +91,12 @@ fn review_rounds(latency: Duration, throttle: Option<usize>) -> serde_json::Valu
         "peakInFlight": peak,
         "failedFrames": doc["output"]["data"]["coverage"]["failed"],
     });
+    if tls.is_some() {
+        let versions = env.jev.versions();
+        figure["protocol"] = json!(versions.last());
+        figure["tlsConnections"] = json!(env.jev.connections().0);
+        return figure;
+    }
     if throttle.is_none() {
         // The same review again: the window starts where the first one left it.
         env.jev.set_latency(latency);
@@ -446,9 +463,11 @@ fn main() {
     let report = {
         let mut report = report;
         report["review150"] = json!({
-            "at100ms": review_rounds(LATENCY, None),
-            "at400ms": review_rounds(Duration::from_millis(400), None),
-            "throttledBeyond24": review_rounds(LATENCY, Some(24)),
+            "at100ms": review_rounds(LATENCY, None, None),
+            "at400ms": review_rounds(Duration::from_millis(400), None, None),
+            "throttledBeyond24": review_rounds(LATENCY, Some(24), None),
+            "overHttp2": review_rounds(LATENCY, None, Some(Offer::Http2)),
+            "overHttp1Tls": review_rounds(LATENCY, None, Some(Offer::Http1Only)),
         });
         report["improvementLoop"] = improvement_loop();
         report

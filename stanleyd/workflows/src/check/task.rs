@@ -2,6 +2,9 @@
 //! weakened or disabled test expectations, special-cased literal inputs, enabler follow-ups and
 //! the deterministic ladder, decided in code from Jev's answers.
 
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use futures::stream::FuturesUnordered;
 use serde_json::{Map, Value, json};
 use stanley_core::{Answer, Executor, Frame, FrameOutcome, Question, Questions};
 
@@ -359,7 +362,8 @@ impl<'a> Judging<'a> {
             return;
         };
         let row = &mut self.rows[i];
-        let high = round3(relation.mass_at_least(2));
+        let signal = intent_signal(outcome);
+        let high = signal.high;
         let low = round3(1.0 - relation.mass_at_least(2));
         self.high_mass[i] = high;
         self.judged_with_relation += 1;
@@ -390,7 +394,7 @@ impl<'a> Judging<'a> {
             return;
         }
         let flags = &mut self.flags[i];
-        if low >= WEAK_LOW_MASS && choice != "formatting_or_comments" {
+        if signal.weak {
             self.weak[i] = true;
             flags.push("weak_task_relation".into());
         }
@@ -476,18 +480,68 @@ impl<'a> Judging<'a> {
         );
     }
 
-    /// Enabler follow-ups: each weak hunk paired with the first linked hunk that is relevant.
-    fn follow_ups(&self) -> Vec<(usize, usize)> {
-        (0..self.hunks.len())
-            .filter(|&i| self.weak[i])
-            .filter_map(|i| {
-                self.links[i]
-                    .iter()
-                    .copied()
-                    .find(|&j| self.high_mass[j] >= ENABLER_MIN_HIGH_MASS)
-                    .map(|j| (i, j))
-            })
-            .collect()
+    /// The enabler follow-up of weak hunk `i`: the first linked hunk that is relevant, decided
+    /// as soon as the intents known so far settle it. `None` while an earlier linked hunk is
+    /// still being asked; `Some(None)` when no linked hunk is relevant.
+    fn enabler(&self, i: usize, known: &[Option<IntentSignal>]) -> Option<Option<usize>> {
+        for &j in &self.links[i] {
+            match known[j] {
+                None if self.intent_idx.contains(&j) => return None,
+                Some(s) if s.high >= ENABLER_MIN_HIGH_MASS => return Some(Some(j)),
+                _ => {}
+            }
+        }
+        Some(None)
+    }
+
+    /// Asks every intent frame, and each weak hunk's enabler follow-up as soon as the answers
+    /// that decide it have arrived (not after the whole batch): a large change costs one
+    /// dependent round, not two batches. The pairs are chosen exactly as if every intent were
+    /// known first. Intent outcomes come back in `intent_idx` order, follow-ups by hunk.
+    async fn intents_and_follow_ups(
+        &self,
+        executor: &Executor,
+        change: &ChangeContext<'_>,
+    ) -> (Vec<FrameOutcome>, Vec<((usize, usize), FrameOutcome)>) {
+        enum Done {
+            Intent(usize, FrameOutcome),
+            Enables(usize, usize, FrameOutcome),
+        }
+        let mut work: FuturesUnordered<BoxFuture<'static, Done>> = FuturesUnordered::new();
+        for (k, frame) in self.intent_frames(change).into_iter().enumerate() {
+            let asked = executor.run(frame);
+            work.push(Box::pin(async move { Done::Intent(k, asked.await) }));
+        }
+        let mut known: Vec<Option<IntentSignal>> = vec![None; self.hunks.len()];
+        let mut waiting: Vec<usize> = Vec::new();
+        let mut intents = Vec::with_capacity(self.intent_idx.len());
+        let mut follow = Vec::new();
+        while let Some(done) = work.next().await {
+            match done {
+                Done::Intent(k, outcome) => {
+                    let i = self.intent_idx[k];
+                    let signal = intent_signal(&outcome);
+                    known[i] = Some(signal);
+                    intents.push((k, outcome));
+                    if signal.weak {
+                        waiting.push(i);
+                    }
+                    waiting.retain(|&w| match self.enabler(w, &known) {
+                        None => true,
+                        Some(None) => false,
+                        Some(Some(j)) => {
+                            let asked = executor.run(self.enables_frame(w, j));
+                            work.push(Box::pin(async move { Done::Enables(w, j, asked.await) }));
+                            false
+                        }
+                    });
+                }
+                Done::Enables(i, j, outcome) => follow.push(((i, j), outcome)),
+            }
+        }
+        intents.sort_by_key(|(k, _)| *k);
+        follow.sort_by_key(|((i, _), _)| *i);
+        (intents.into_iter().map(|(_, o)| o).collect(), follow)
     }
 
     fn enables_frame(&self, i: usize, j: usize) -> Frame {
@@ -643,27 +697,19 @@ pub async fn judge(
 ) -> TaskSection {
     let change = ChangeContext::new(evidence);
     let mut judging = Judging::plan(task, evidence, run, max_hunks);
-    let (intents, tests) = futures::join!(
-        executor.run_all(judging.intent_frames(&change)),
+    let ((intents, follow), tests) = futures::join!(
+        judging.intents_and_follow_ups(executor, &change),
         executor.run_all(judging.test_frames())
     );
+    // Applied in a fixed order, whatever order the answers came in.
     for (i, outcome) in judging.intent_idx.clone().into_iter().zip(&intents) {
         judging.apply_intent(i, outcome, run);
     }
     for (i, outcome) in judging.test_idx.clone().into_iter().zip(&tests) {
         judging.apply_test(i, outcome, run);
     }
-    let follow = judging.follow_ups();
-    let follow_outcomes: Vec<FrameOutcome> = executor
-        .run_all(
-            follow
-                .iter()
-                .map(|&(i, j)| judging.enables_frame(i, j))
-                .collect(),
-        )
-        .await;
-    for (&pair, outcome) in follow.iter().zip(&follow_outcomes) {
-        judging.apply_enables(pair, outcome, run);
+    for (pair, outcome) in &follow {
+        judging.apply_enables(*pair, outcome, run);
     }
     let (insufficient, weak_n) = judging.task_sufficiency(run);
     let lines = judging.finish_rows();
@@ -680,6 +726,36 @@ pub async fn judge(
         not_checked: NOT_CHECKED.iter().map(|s| (*s).to_owned()).collect(),
         lines,
         incomplete: false,
+    }
+}
+
+/// What an intent answer says for the follow-ups (and `apply_intent` reads it the same way):
+/// whether the hunk relates weakly to the task, and its mass on a supporting or direct relation.
+#[derive(Clone, Copy, Debug)]
+struct IntentSignal {
+    weak: bool,
+    high: f64,
+}
+
+fn intent_signal(outcome: &FrameOutcome) -> IntentSignal {
+    let answers = outcome.as_ref().ok().map(|ok| {
+        (
+            ok.answers.get("task_relation"),
+            ok.answers.get("change_kind"),
+        )
+    });
+    let Some((Some(relation @ Answer::Score { .. }), Some(Answer::Choice { choice, .. }))) =
+        answers
+    else {
+        return IntentSignal {
+            weak: false,
+            high: 0.0,
+        };
+    };
+    let low = round3(1.0 - relation.mass_at_least(2));
+    IntentSignal {
+        weak: low >= WEAK_LOW_MASS && choice != "formatting_or_comments",
+        high: round3(relation.mass_at_least(2)),
     }
 }
 

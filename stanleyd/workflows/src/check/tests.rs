@@ -45,7 +45,12 @@ fn evidence(diff: &str) -> DiffEvidence {
     })
 }
 
-async fn run_check(diff: &str, task: &str, input: Option<&str>, jev: Arc<ScriptedJev>) -> Packet {
+async fn run_check(
+    diff: &str,
+    task: &str,
+    input: Option<&str>,
+    jev: Arc<dyn stanley_core::Jev>,
+) -> Packet {
     let plan = plan(task, input.map(|t| (t, "notes/input"))).unwrap();
     let ev = evidence(diff);
     let executor = Executor::new(
@@ -120,6 +125,83 @@ fn cart_jev() -> Arc<ScriptedJev> {
         "untrusted_instruction_text" => noul(0.99),
         _ => noul(0.1),
     })
+}
+
+/// Holds one hunk's intent back until an enabler follow-up is asked (or 3 s pass), and logs
+/// which came first.
+struct HeldBack {
+    inner: Arc<ScriptedJev>,
+    path: &'static str,
+    release: tokio::sync::Notify,
+    log: std::sync::Mutex<Vec<&'static str>>,
+}
+
+impl stanley_core::Jev for HeldBack {
+    fn ask<'a>(
+        &'a self,
+        request: &'a JevRequest,
+        timeout: std::time::Duration,
+    ) -> stanley_core::BoxFuture<'a, Result<Value, stanley_core::JevError>> {
+        Box::pin(async move {
+            let asks = |name: &str| request.questions.get(name).is_some();
+            if asks("task_relation") && hunk_path(&request.state) == self.path {
+                let wait = std::time::Duration::from_secs(3);
+                let _ = tokio::time::timeout(wait, self.release.notified()).await;
+                self.log.lock().unwrap().push("held-back intent answered");
+            }
+            if asks("enables_other_hunk") {
+                self.log.lock().unwrap().push("follow-up asked");
+                self.release.notify_one();
+            }
+            self.inner.ask(request, timeout).await
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_follow_up_is_asked_as_soon_as_its_intents_arrive_not_after_the_batch() {
+    let docs = "diff --git a/docs/guide.md b/docs/guide.md
+--- a/docs/guide.md
++++ b/docs/guide.md
+@@ -1,2 +1,2 @@
+ # Guide
+-Old words.
++New words.
+";
+    let jev = Arc::new(HeldBack {
+        inner: cart_jev(),
+        path: "docs/guide.md",
+        release: tokio::sync::Notify::new(),
+        log: std::sync::Mutex::new(Vec::new()),
+    });
+    let diff = format!("{CART}{docs}");
+    let packet = run_check(
+        &diff,
+        "Give members a 10% discount at checkout",
+        None,
+        jev.clone(),
+    )
+    .await;
+    assert_eq!(
+        *jev.log.lock().unwrap(),
+        ["follow-up asked", "held-back intent answered"],
+        "the discount hunk's follow-up did not wait for an unrelated hunk's intent"
+    );
+    // The same decisions as when every intent is known first.
+    let discount = packet.json["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["path"] == "src/discount.ts")
+        .unwrap();
+    assert_eq!(discount["flags"], json!(["enables_linked_hunk"]));
+    assert_eq!(discount["enables"]["probability"], json!(0.9));
+    assert_eq!(packet.json["summary"]["task"]["followUps"], 1);
+    let found = flags(&packet);
+    assert!(
+        found.contains(&"weak_task_relation:docs/guide.md".to_owned()),
+        "{found:?}"
+    );
 }
 
 fn flags(packet: &Packet) -> Vec<String> {
