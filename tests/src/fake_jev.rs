@@ -362,8 +362,13 @@ async fn systemone(
 }
 
 impl FakeJev {
-    /// Starts the server on the current Tokio runtime.
-    pub async fn start() -> Self {
+    /// A fresh script, the app that answers from it, and a loopback listener.
+    async fn bind() -> (
+        Arc<Mutex<Script>>,
+        Router,
+        tokio::net::TcpListener,
+        SocketAddr,
+    ) {
         let script = Arc::new(Mutex::new(Script::default()));
         let app = Router::new()
             .route("/v1/systemone", post(systemone))
@@ -372,6 +377,12 @@ impl FakeJev {
             .await
             .expect("bind loopback");
         let addr = listener.local_addr().expect("local addr");
+        (script, app, listener, addr)
+    }
+
+    /// Starts the server on the current Tokio runtime.
+    pub async fn start() -> Self {
+        let (script, app, listener, addr) = Self::bind().await;
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
@@ -391,14 +402,7 @@ impl FakeJev {
         let dir = tempfile::tempdir().expect("temp dir");
         let ca = crate::tls::TestCa::new(dir.path());
         let acceptor = tokio_rustls::TlsAcceptor::from(ca.server_config(offer));
-        let script = Arc::new(Mutex::new(Script::default()));
-        let app = Router::new()
-            .route("/v1/systemone", post(systemone))
-            .with_state(script.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind loopback");
-        let addr = listener.local_addr().expect("local addr");
+        let (script, app, listener, addr) = Self::bind().await;
         let counts = script.clone();
         let task = tokio::spawn(async move {
             while let Ok((tcp, _)) = listener.accept().await {

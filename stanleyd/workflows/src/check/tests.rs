@@ -188,12 +188,7 @@ async fn a_follow_up_is_asked_as_soon_as_its_intents_arrive_not_after_the_batch(
         "the discount hunk's follow-up did not wait for an unrelated hunk's intent"
     );
     // The same decisions as when every intent is known first.
-    let discount = packet.json["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["path"] == "src/discount.ts")
-        .unwrap();
+    let discount = result_for(&packet, "src/discount.ts");
     assert_eq!(discount["flags"], json!(["enables_linked_hunk"]));
     assert_eq!(discount["enables"]["probability"], json!(0.9));
     assert_eq!(packet.json["summary"]["task"]["followUps"], 1);
@@ -202,6 +197,16 @@ async fn a_follow_up_is_asked_as_soon_as_its_intents_arrive_not_after_the_batch(
         found.contains(&"weak_task_relation:docs/guide.md".to_owned()),
         "{found:?}"
     );
+}
+
+/// The task row of the hunk at `path`.
+fn result_for<'a>(packet: &'a Packet, path: &str) -> &'a Value {
+    packet.json["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["path"] == path)
+        .unwrap()
 }
 
 fn flags(packet: &Packet) -> Vec<String> {
@@ -252,12 +257,7 @@ async fn the_task_section_flags_weak_and_weakened_and_clears_enablers() {
             .any(|f| f.starts_with("untrusted_instruction_text")),
         "no untrusted finding in check, even at 0.99"
     );
-    let discount = packet.json["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["path"] == "src/discount.ts")
-        .unwrap();
+    let discount = result_for(&packet, "src/discount.ts");
     assert_eq!(discount["flags"], json!(["enables_linked_hunk"]));
     assert_eq!(packet.json["coverage"]["deterministic"], 1);
     assert_eq!(packet.json["coverage"]["judged"], 4);
