@@ -120,6 +120,27 @@ fn status_rank(s: &str) -> u8 {
 }
 
 /// One frame per evidence unit asking, for every criterion, whether the hunk addresses it.
+/// The hunks that can be evidence: all but lockfiles and generated files.
+fn evidence_units(evidence: &DiffEvidence) -> Vec<&Hunk> {
+    evidence
+        .hunks
+        .iter()
+        .filter(|h| !matches!(h.kind, PathKind::Lockfile | PathKind::Generated))
+        .collect()
+}
+
+/// The section's first frames (one per evidence unit), from the criteria and the diff alone:
+/// `check` starts them with the task section's, and `judge` then finds their answers. The
+/// strength frames depend on every unit's answer and follow them.
+pub fn first_frames(
+    criteria: &[Criterion],
+    evidence: &DiffEvidence,
+    max_units: usize,
+) -> Vec<Frame> {
+    let units = evidence_units(evidence);
+    unit_frames(criteria, &units[..units.len().min(max_units)], evidence)
+}
+
 fn unit_frames(criteria: &[Criterion], units: &[&Hunk], evidence: &DiffEvidence) -> Vec<Frame> {
     units
         .iter()
@@ -379,11 +400,7 @@ pub async fn judge(
     run: &mut Run,
     max_units: usize,
 ) -> CriteriaSection {
-    let units_all: Vec<&Hunk> = evidence
-        .hunks
-        .iter()
-        .filter(|h| !matches!(h.kind, PathKind::Lockfile | PathKind::Generated))
-        .collect();
+    let units_all = evidence_units(evidence);
     let capped = units_all.len() > max_units;
     let units: Vec<&Hunk> = units_all.iter().take(max_units).copied().collect();
     if capped {

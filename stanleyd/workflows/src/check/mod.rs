@@ -1,6 +1,7 @@
 //! The `check` built-in: the diff against its task, and against project rules or acceptance
 //! criteria given as input. Input is validated before any Jev request; the diff is loaded once;
-//! the sections run in a fixed order (task, rules, criteria) and share one coverage map.
+//! the sections' frames are asked together where their inputs allow, and their answers applied
+//! in a fixed order (task, rules, criteria) to one coverage map.
 
 pub mod criteria;
 pub mod rules;
@@ -86,7 +87,23 @@ pub async fn check(plan: &CheckPlan, evidence: &DiffEvidence, executor: &Executo
     let mut sections = vec!["task"];
     let mut results = Vec::new();
     let mut not_checked: Vec<String> = Vec::new();
-    let task = task::judge(&plan.task, evidence, executor, run, task::DEFAULT_MAX_HUNKS).await;
+    // The rules' frames and the criteria's first frames depend only on the input and the diff:
+    // they are asked alongside the task section's, and the sections that follow find their
+    // answers (an executor asks an identical frame once), so a check costs the task section's
+    // rounds plus at most one, not the sum of every section's.
+    let (max_pairs, max_units) = (
+        rules::DEFAULT_MAX_PAIRS,
+        criteria::DEFAULT_MAX_EVIDENCE_UNITS,
+    );
+    let early = match (&plan.rules, &plan.criteria) {
+        (Some((rules, ..)), _) => rules::frames(rules, evidence, max_pairs),
+        (None, Some((criteria, ..))) => criteria::first_frames(criteria, evidence, max_units),
+        (None, None) => Vec::new(),
+    };
+    let (task, _) = futures::join!(
+        task::judge(&plan.task, evidence, executor, run, task::DEFAULT_MAX_HUNKS),
+        executor.run_all(early)
+    );
     run.incomplete |= task.incomplete;
     results.extend(tag(task.rows, "task"));
     not_checked.extend(task.not_checked);
@@ -94,7 +111,7 @@ pub async fn check(plan: &CheckPlan, evidence: &DiffEvidence, executor: &Executo
     let mut rules_summary = Value::Null;
     if let Some((rules, ..)) = &plan.rules {
         sections.push("rules");
-        let out = rules::judge(rules, evidence, executor, run, rules::DEFAULT_MAX_PAIRS).await;
+        let out = rules::judge(rules, evidence, executor, run, max_pairs).await;
         run.incomplete |= out.incomplete;
         results.extend(tag(out.rows, "rules"));
         not_checked.extend(out.not_checked);
@@ -106,14 +123,7 @@ pub async fn check(plan: &CheckPlan, evidence: &DiffEvidence, executor: &Executo
     let mut criteria_summary = Value::Null;
     if let Some((criteria, ..)) = &plan.criteria {
         sections.push("criteria");
-        let out = criteria::judge(
-            criteria,
-            evidence,
-            executor,
-            run,
-            criteria::DEFAULT_MAX_EVIDENCE_UNITS,
-        )
-        .await;
+        let out = criteria::judge(criteria, evidence, executor, run, max_units).await;
         run.incomplete |= out.incomplete;
         results.extend(tag(out.rows, "criteria"));
         not_checked.extend(out.not_checked);

@@ -234,7 +234,6 @@ type Request<'a> = (&'a Hunk, Vec<&'a Rule>, Vec<usize>);
 fn pair_up<'a>(
     semantic: &[&'a Rule],
     evidence: &'a DiffEvidence,
-    run: &mut Run,
     max_pairs: usize,
 ) -> (Vec<Value>, Vec<Request<'a>>, usize, usize) {
     let mut skipped = 0usize;
@@ -252,7 +251,6 @@ fn pair_up<'a>(
             .filter(|r| r.scope.iter().any(|g| glob_match(g, &hunk.path)))
         {
             let id = format!("{}:{}", hunk.id, rule.id);
-            run.set(&id, Disposition::Unjudged);
             let over = pairs >= max_pairs;
             pairs += 1;
             rows.push(json!({"id": id, "rule": rule.id, "hunk": hunk.id, "path": hunk.path, "lines": hunk.line_range(), "verdict": "unjudged", "distribution": null, "confidence": null, "disposition": "unjudged", "error": if over { json!("not judged: pair limit") } else { Value::Null }}));
@@ -269,6 +267,25 @@ fn pair_up<'a>(
         }
     }
     (rows, requests, pairs, skipped)
+}
+
+/// The rules Jev judges (deterministic ones are listed as not checked).
+fn semantic(rules: &[Rule]) -> Vec<&Rule> {
+    rules.iter().filter(|r| r.class == "semantic").collect()
+}
+
+fn frames_of(requests: &[Request<'_>], evidence: &DiffEvidence) -> Vec<Frame> {
+    requests
+        .iter()
+        .map(|(hunk, rules, _)| rules_frame(hunk, rules, evidence))
+        .collect()
+}
+
+/// The frames the section asks, from the rules and the diff alone: `check` starts them with
+/// the task section's, and `judge` then finds their answers.
+pub fn frames(rules: &[Rule], evidence: &DiffEvidence, max_pairs: usize) -> Vec<Frame> {
+    let (_, requests, _, _) = pair_up(&semantic(rules), evidence, max_pairs);
+    frames_of(&requests, evidence)
 }
 
 /// The frame asking about one hunk against a request's rules, a choice question per rule.
@@ -444,7 +461,7 @@ pub async fn judge(
     run: &mut Run,
     max_pairs: usize,
 ) -> RulesSection {
-    let semantic: Vec<&Rule> = rules.iter().filter(|r| r.class == "semantic").collect();
+    let semantic = semantic(rules);
     for rule in semantic
         .iter()
         .filter(|r| !r.examples.is_empty() && !balanced(&r.examples))
@@ -454,20 +471,19 @@ pub async fn judge(
             rule.id
         ));
     }
-    let (mut rows, requests, pairs, skipped) = pair_up(&semantic, evidence, run, max_pairs);
+    let (mut rows, requests, pairs, skipped) = pair_up(&semantic, evidence, max_pairs);
+    for row in &rows {
+        run.set(
+            row["id"].as_str().unwrap_or_default(),
+            Disposition::Unjudged,
+        );
+    }
     if pairs > max_pairs {
         run.limits.push(format!(
             "only {max_pairs} of {pairs} rule-hunk pairs were judged (policy pair limit)"
         ));
     }
-    let outcomes = executor
-        .run_all(
-            requests
-                .iter()
-                .map(|(hunk, rules, _)| rules_frame(hunk, rules, evidence))
-                .collect(),
-        )
-        .await;
+    let outcomes = executor.run_all(frames_of(&requests, evidence)).await;
     let mut violations = 0usize;
     for ((_, rules, idx), outcome) in requests.iter().zip(&outcomes) {
         for (rule, &i) in rules.iter().zip(idx) {

@@ -114,7 +114,11 @@ diff --git a/package-lock.json b/package-lock.json
 
 /// Relation by path: format and discount look unrelated; cart is direct; the test is weakened.
 fn cart_jev() -> Arc<ScriptedJev> {
-    ScriptedJev::per_question(|name, q, state| match name {
+    ScriptedJev::per_question(cart_answer)
+}
+
+fn cart_answer(name: &str, q: &Value, state: &Value) -> Value {
+    match name {
         "task_relation" => match hunk_path(state).as_str() {
             "src/cart.ts" | "test/cart.test.ts" => level(4, 3, 0.85),
             _ => level(4, 0, 0.85),
@@ -124,14 +128,15 @@ fn cart_jev() -> Arc<ScriptedJev> {
         "enables_other_hunk" => noul(0.9),
         "untrusted_instruction_text" => noul(0.99),
         _ => noul(0.1),
-    })
+    }
 }
 
-/// Holds one hunk's intent back until an enabler follow-up is asked (or 3 s pass), and logs
-/// which came first.
+/// Holds one hunk's intent back until a frame with a question named `released_by…` is asked (or
+/// 3 s pass), and logs which came first.
 struct HeldBack {
     inner: Arc<ScriptedJev>,
     path: &'static str,
+    released_by: &'static str,
     release: tokio::sync::Notify,
     log: std::sync::Mutex<Vec<&'static str>>,
 }
@@ -149,8 +154,12 @@ impl stanley_core::Jev for HeldBack {
                 let _ = tokio::time::timeout(wait, self.release.notified()).await;
                 self.log.lock().unwrap().push("held-back intent answered");
             }
-            if asks("enables_other_hunk") {
-                self.log.lock().unwrap().push("follow-up asked");
+            let releases = request
+                .questions
+                .as_object()
+                .is_some_and(|q| q.keys().any(|k| k.starts_with(self.released_by)));
+            if releases {
+                self.log.lock().unwrap().push("releaser asked");
                 self.release.notify_one();
             }
             self.inner.ask(request, timeout).await
@@ -171,6 +180,7 @@ async fn a_follow_up_is_asked_as_soon_as_its_intents_arrive_not_after_the_batch(
     let jev = Arc::new(HeldBack {
         inner: cart_jev(),
         path: "docs/guide.md",
+        released_by: "enables_other_hunk",
         release: tokio::sync::Notify::new(),
         log: std::sync::Mutex::new(Vec::new()),
     });
@@ -184,7 +194,7 @@ async fn a_follow_up_is_asked_as_soon_as_its_intents_arrive_not_after_the_batch(
     .await;
     assert_eq!(
         *jev.log.lock().unwrap(),
-        ["follow-up asked", "held-back intent answered"],
+        ["releaser asked", "held-back intent answered"],
         "the discount hunk's follow-up did not wait for an unrelated hunk's intent"
     );
     // The same decisions as when every intent is known first.
@@ -354,6 +364,41 @@ fn rules_doc(n: usize) -> String {
         r#"{{"version": 1, "rules": [{}, {{"id": "fmt", "class": "deterministic", "text": "formatted"}}]}}"#,
         rules.join(",")
     )
+}
+
+#[tokio::test]
+async fn the_rules_and_criteria_frames_do_not_wait_for_the_task_section() {
+    let criteria = "- Checkout applies the discount\n";
+    for (input, first_question) in [(rules_doc(2), "rule_"), (criteria.to_owned(), "addresses_")] {
+        let inner = ScriptedJev::per_question(|name, q, state| match name {
+            "evidence_strength" => level(4, 3, 0.8),
+            rule if rule.starts_with("rule_") => pick(q, "not_applicable", 0.9),
+            _ => cart_answer(name, q, state),
+        });
+        let jev = Arc::new(HeldBack {
+            inner,
+            path: "src/format.ts",
+            released_by: first_question,
+            release: tokio::sync::Notify::new(),
+            log: std::sync::Mutex::new(Vec::new()),
+        });
+        let packet = run_check(CART, "Give members a discount", Some(&input), jev.clone()).await;
+        let log = jev.log.lock().unwrap().clone();
+        assert_eq!(
+            (log.first(), log.last()),
+            (Some(&"releaser asked"), Some(&"held-back intent answered")),
+            "{first_question}… was asked while the task section was still waiting"
+        );
+        let asked: Vec<String> = jev
+            .inner
+            .requests()
+            .iter()
+            .map(|r| serde_json::to_string(&(&r.state, &r.questions)).unwrap())
+            .collect();
+        let distinct: std::collections::BTreeSet<&String> = asked.iter().collect();
+        assert_eq!(distinct.len(), asked.len(), "no frame was asked twice");
+        assert_eq!(packet.json["coverage"]["failed"], 0);
+    }
 }
 
 #[tokio::test]
