@@ -318,3 +318,93 @@ fn changes_stanley_leaves_out_are_named_with_their_reasons_not_reported_as_no_di
         assert!(!request.to_string().contains("root:x:0:0"));
     }
 }
+
+/// What `git diff` prints for the same selection, as the oracle for the structured diff.
+fn git_cli_diff(repo: &TempRepo, args: &[&str]) -> stanley_workflows::diff::Diff {
+    let mut all = vec!["diff", "-M", "-C", "-U3", "--no-color"];
+    all.extend_from_slice(args);
+    stanley_workflows::diff::Diff::parse(&repo.git(&all))
+}
+
+#[test]
+fn the_structured_diff_from_git2_is_what_git_diff_prints() {
+    use stanley_workflows::diff::{FileStatus, Scope};
+    use stanley_workflows::ports::Git;
+    use std::os::unix::fs::PermissionsExt;
+    let body: String = (1..=40)
+        .map(|i| format!("line {i} of the parser\n"))
+        .collect();
+    let repo = TempRepo::with_files(&[
+        (
+            "src/lib.rs",
+            "pub fn parse(input: &str) -> usize {\n    input.len()\n}\n",
+        ),
+        ("src/parser.rs", &body),
+        ("src/keep.rs", &body.replace("parser", "keeper")),
+        ("docs/gone.md", "# Gone\n"),
+        ("run.sh", "echo hi\n"),
+        ("logo.bin", "\u{0}\u{1}\u{2}binary"),
+        ("notes.txt", "no newline at the end"),
+        ("crlf.txt", "one\r\ntwo\r\n"),
+    ]);
+    repo.git(&["checkout", "-q", "-b", "topic"]);
+    // An edit under a function heading, a rename with an edit, a copy of an edited file, a
+    // deletion, a mode change, a binary change, an edit at an end without a newline, CRLF
+    // lines, an empty new file and a path that Git quotes.
+    repo.write(
+        "src/lib.rs",
+        "pub fn parse(input: &str) -> usize {\n    input.trim().len()\n}\n",
+    );
+    repo.git(&["mv", "src/parser.rs", "src/reader.rs"]);
+    repo.write(
+        "src/reader.rs",
+        &body.replace("line 20 of", "line twenty of"),
+    );
+    repo.write(
+        "src/keep.rs",
+        &body
+            .replace("parser", "keeper")
+            .replace("line 3 ", "line three "),
+    );
+    std::fs::copy(
+        repo.root().join("src/keep.rs"),
+        repo.root().join("src/keep_copy.rs"),
+    )
+    .unwrap();
+    std::fs::remove_file(repo.root().join("docs/gone.md")).unwrap();
+    let script = repo.root().join("run.sh");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(repo.root().join("logo.bin"), b"\x00\x01\x03binary!").unwrap();
+    repo.write("notes.txt", "no newline at the end, still");
+    repo.write("crlf.txt", "one\r\nTWO\r\n");
+    repo.write("empty.txt", "");
+    repo.write("docs/café \"menu\".md", "# Café\n");
+    repo.git(&["add", "-A"]);
+
+    let git = stanley_adapters::Git2Repo::open(repo.root()).unwrap();
+    let staged = git.diff(Scope::Staged, None, None).unwrap();
+    let oracle = git_cli_diff(&repo, &["--cached"]);
+    assert_eq!(staged.diff, oracle, "{}", staged.diff.to_text());
+    let status_of = |path: &str| {
+        staged
+            .diff
+            .files
+            .iter()
+            .find(|f| f.path == path)
+            .map(|f| f.status)
+    };
+    assert_eq!(status_of("src/reader.rs"), Some(FileStatus::Renamed));
+    assert_eq!(status_of("logo.bin"), Some(FileStatus::Binary));
+    assert_eq!(status_of("run.sh"), Some(FileStatus::ModeOnly));
+    assert_eq!(status_of("docs/gone.md"), Some(FileStatus::Deleted));
+    assert_eq!(status_of("empty.txt"), Some(FileStatus::Added));
+    assert_eq!(status_of("docs/café \"menu\".md"), Some(FileStatus::Added));
+
+    repo.commit("topic work");
+    let branch = git.diff(Scope::Branch, Some("main"), None).unwrap();
+    assert_eq!(branch.diff, git_cli_diff(&repo, &["main...HEAD"]));
+    assert_eq!(
+        branch.diff, staged.diff,
+        "the same change, seen as a branch"
+    );
+}

@@ -1,7 +1,8 @@
-//! The `Git` port over git2: the diff of a selection (worktree, staged, branch) as unified text
-//! with three lines of context and renames and copies detected, what is known of each changed
-//! file's content (size, first bytes, link or submodule), and safe untracked files folded in as
-//! synthetic added-file diffs for the worktree scope.
+//! The `Git` port over git2: the diff of a selection (worktree, staged, branch) as the domain
+//! `Diff`, built from git2's patches without a round trip through text, with three lines of
+//! context and renames and copies detected; what is known of each changed file's content (size,
+//! first bytes, link or submodule); and safe untracked files folded in as added files for the
+//! worktree scope.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -10,17 +11,18 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use git2::{
-    Delta, DiffFindOptions, DiffFormat, DiffOptions, FileMode, Oid, Repository, Status,
-    StatusOptions,
+    Delta, DiffFindOptions, DiffOptions, FileMode, Oid, Patch, Repository, Status, StatusOptions,
 };
-use stanley_workflows::diff::{DiffSource, Exclusion, FileFacts, Scope};
+use stanley_workflows::diff::{
+    Diff, DiffSource, Exclusion, FileDiff, FileFacts, FileStatus, HunkDiff, Line, Scope,
+};
 use stanley_workflows::exclusion::HEAD_BYTES;
 use stanley_workflows::paths::{PathKind, classify_path, is_secret_path};
 use stanley_workflows::ports::{Git, GitError, Workspace};
 
 use crate::workspace::split_lines;
 
-/// Largest diff text accepted (32 MiB).
+/// Largest diff accepted, in bytes of its text form (32 MiB).
 pub const MAX_DIFF_BYTES: usize = 33_554_432;
 /// Largest untracked file folded into a diff (2 MiB).
 pub const MAX_UNTRACKED_BYTES: u64 = 2_097_152;
@@ -181,28 +183,40 @@ impl Git2Repo {
                     ..FileFacts::default()
                 },
             );
-            let lines = split_lines(&content);
-            let quoted_a = serde_json::to_string(&format!("a/{path}")).unwrap_or_default();
-            let quoted_b = serde_json::to_string(&format!("b/{path}")).unwrap_or_default();
-            let mut block = format!(
-                "diff --git {quoted_a} {quoted_b}\nnew file mode 100644\n--- /dev/null\n+++ {quoted_b}\n"
-            );
-            if !lines.is_empty() {
-                block.push_str(&format!("@@ -0,0 +1,{} @@\n", lines.len()));
-                for line in lines {
-                    block.push('+');
-                    block.push_str(line);
-                    block.push('\n');
-                }
-            }
-            if out.text.len() + block.len() > MAX_DIFF_BYTES {
+            let lines: Vec<Line> = split_lines(&content)
+                .into_iter()
+                .map(|text| Line {
+                    tag: '+',
+                    text: text.to_owned(),
+                })
+                .collect();
+            let bytes = header_bytes(&path) + lines.iter().map(line_bytes).sum::<usize>();
+            if out.bytes + bytes > MAX_DIFF_BYTES {
                 out.excluded.push(Exclusion::file(
                     &path,
                     format!("combined diff exceeds {MAX_DIFF_BYTES} bytes"),
                 ));
                 continue;
             }
-            out.text.push_str(&block);
+            let hunks = if lines.is_empty() {
+                Vec::new()
+            } else {
+                vec![HunkDiff {
+                    old_start: 0,
+                    old_lines: 0,
+                    new_start: 1,
+                    new_lines: lines.len() as u64,
+                    section: String::new(),
+                    lines,
+                }]
+            };
+            out.diff.files.push(FileDiff {
+                path,
+                old_path: None,
+                status: FileStatus::Added,
+                hunks,
+            });
+            out.bytes += bytes;
             included = true;
         }
         Ok(included)
@@ -262,7 +276,9 @@ impl Git2Repo {
 
 /// What the untracked-file pass adds to a diff.
 struct Folded {
-    text: String,
+    diff: Diff,
+    /// The size of `diff` as text, near enough for [`MAX_DIFF_BYTES`].
+    bytes: usize,
     excluded: Vec<Exclusion>,
     facts: BTreeMap<String, FileFacts>,
 }
@@ -286,31 +302,107 @@ fn read_head(path: &Path) -> Option<(u64, String)> {
     Some((meta.len(), head_of(&buf)))
 }
 
-fn render(diff: &git2::Diff<'_>) -> Result<String, GitError> {
-    let mut out: Vec<u8> = Vec::new();
-    let mut too_big = false;
-    diff.print(DiffFormat::Patch, |_delta, _hunk, line| {
-        match line.origin() {
-            '+' | '-' | ' ' => out.push(line.origin() as u8),
-            _ => {}
+/// A diff line's size as text: its marker, its content and the newline.
+fn line_bytes(line: &Line) -> usize {
+    line.text.len() + 2
+}
+
+/// A file header's size as text, near enough (`diff --git`, the status line, `---`, `+++`).
+fn header_bytes(path: &str) -> usize {
+    4 * path.len() + 64
+}
+
+/// A path git2 reports, decoded lossily (Git paths are bytes).
+fn path_text(file: &git2::DiffFile<'_>) -> Option<String> {
+    file.path_bytes()
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+}
+
+/// git2's diff as the domain [`Diff`], and its size as text: each delta's status and paths, and
+/// its patch's hunks and lines (the `\ No newline at end of file` markers left out, as in text).
+fn structure(diff: &git2::Diff<'_>) -> Result<(Diff, usize), GitError> {
+    let too_big = || GitError(format!("git diff output exceeded {MAX_DIFF_BYTES} bytes"));
+    let mut out = Diff::default();
+    let mut bytes = 0usize;
+    for (idx, delta) in diff.deltas().enumerate() {
+        let (old, new) = (path_text(&delta.old_file()), path_text(&delta.new_file()));
+        let Some(path) = new.clone().or_else(|| old.clone()) else {
+            continue;
+        };
+        let patch = Patch::from_diff(diff, idx).map_err(|e| git_err("diff", &e))?;
+        let binary = diff.get_delta(idx).is_some_and(|d| d.flags().is_binary())
+            || patch
+                .as_ref()
+                .is_some_and(|p| p.delta().flags().is_binary());
+        let mut file = FileDiff {
+            old_path: None,
+            status: match delta.status() {
+                Delta::Added | Delta::Untracked => FileStatus::Added,
+                Delta::Deleted => FileStatus::Deleted,
+                Delta::Renamed => FileStatus::Renamed,
+                Delta::Copied => FileStatus::Copied,
+                _ => FileStatus::Modified,
+            },
+            hunks: Vec::new(),
+            path: if delta.status() == Delta::Deleted {
+                old.clone().unwrap_or(path)
+            } else {
+                path
+            },
+        };
+        if matches!(file.status, FileStatus::Renamed | FileStatus::Copied) {
+            file.old_path = old.filter(|o| *o != file.path);
         }
-        out.extend_from_slice(line.content());
-        too_big = out.len() > MAX_DIFF_BYTES;
-        !too_big
-    })
-    .or_else(|e| {
-        if too_big {
-            Ok(())
-        } else {
-            Err(git_err("diff", &e))
+        bytes += header_bytes(&file.path);
+        if let Some(patch) = patch.filter(|_| !binary) {
+            for h in 0..patch.num_hunks() {
+                let (hunk, count) = patch.hunk(h).map_err(|e| git_err("diff", &e))?;
+                let header = String::from_utf8_lossy(hunk.header());
+                // `@@ -a,b +c,d @@ section\n`: what follows the second `@@`, as text has it.
+                let section = header
+                    .split_once(" @@")
+                    .map(|(_, rest)| {
+                        let rest = rest.strip_suffix('\n').unwrap_or(rest);
+                        rest.trim_start().to_owned()
+                    })
+                    .unwrap_or_default();
+                let mut lines = Vec::with_capacity(count);
+                for l in 0..count {
+                    let line = patch.line_in_hunk(h, l).map_err(|e| git_err("diff", &e))?;
+                    let tag = line.origin();
+                    if !matches!(tag, '+' | '-' | ' ') {
+                        continue;
+                    }
+                    let content = line.content();
+                    let content = content.strip_suffix(b"\n").unwrap_or(content);
+                    let line = Line {
+                        tag,
+                        text: String::from_utf8_lossy(content).into_owned(),
+                    };
+                    bytes += line_bytes(&line);
+                    lines.push(line);
+                }
+                if bytes > MAX_DIFF_BYTES {
+                    return Err(too_big());
+                }
+                file.hunks.push(HunkDiff {
+                    old_start: u64::from(hunk.old_start()),
+                    old_lines: u64::from(hunk.old_lines()),
+                    new_start: u64::from(hunk.new_start()),
+                    new_lines: u64::from(hunk.new_lines()),
+                    section,
+                    lines,
+                });
+            }
         }
-    })?;
-    if too_big {
-        return Err(GitError(format!(
-            "git diff output exceeded {MAX_DIFF_BYTES} bytes"
-        )));
+        file.status = match file.status {
+            _ if binary => FileStatus::Binary,
+            FileStatus::Modified if file.hunks.is_empty() => FileStatus::ModeOnly,
+            status => status,
+        };
+        out.files.push(file);
     }
-    Ok(String::from_utf8_lossy(&out).into_owned())
+    Ok((out, bytes))
 }
 
 impl Git for Git2Repo {
@@ -379,8 +471,10 @@ impl Git for Git2Repo {
         .map_err(|e| git_err("rename detection", &e))?;
         // Deltas git2 reports as untracked or ignored are not part of a tracked diff.
         debug_assert!(diff.deltas().all(|d| d.status() != Delta::Untracked));
+        let (structured, bytes) = structure(&diff)?;
         let mut folded = Folded {
-            text: render(&diff)?,
+            diff: structured,
+            bytes,
             excluded: Vec::new(),
             facts: self.facts(&repo, &diff, scope),
         };
@@ -389,12 +483,13 @@ impl Git for Git2Repo {
             probe = "git-diff-U3:worktree+untracked-files".into();
         }
         let Folded {
-            text,
+            diff,
             excluded,
             facts,
+            ..
         } = folded;
         Ok(DiffSource {
-            text,
+            diff,
             scope,
             base_ref,
             base_commit: base_commit.map(|o| o.to_string()),
@@ -428,7 +523,7 @@ impl Git2Repo {
         let diff = repo
             .diff_tree_to_workdir_with_index(head.as_ref(), Some(&mut opts))
             .map_err(|e| git_err("diff", &e))?;
-        let text = render(&diff)?;
+        let text = structure(&diff)?.0.to_text();
         Ok((entries, stanley_core::hash::sha256_hex(text.as_bytes())))
     }
 }

@@ -188,18 +188,7 @@ impl std::fmt::Debug for SledJudgments {
 
 /// Opens sled in `dir`; a panic inside sled (it has them on some damaged files) is an error.
 fn open_sled(dir: &Path) -> Result<sled::Db, String> {
-    let opened = catch_unwind(AssertUnwindSafe(|| {
-        sled::Config::new()
-            .cache_capacity(1024 * 1024)
-            .path(dir)
-            .mode(sled::Mode::LowSpace)
-            .open()
-    }));
-    match opened {
-        Ok(Ok(db)) => Ok(db),
-        Ok(Err(e)) => Err(format!("it does not open: {e}")),
-        Err(_) => Err("it does not open: sled panicked reading it".to_owned()),
-    }
+    crate::records::open_sled(dir, 1024 * 1024, sled::Mode::LowSpace)
 }
 
 /// `stamp | mac | payload`.

@@ -120,18 +120,7 @@ fn err(e: impl std::fmt::Display) -> QueueError {
 
 /// Opens sled in `dir`; a panic inside sled (it has them on some damaged files) is an error.
 fn open_sled(dir: &Path) -> Result<sled::Db, String> {
-    let opened = catch_unwind(AssertUnwindSafe(|| {
-        sled::Config::new()
-            .cache_capacity(4 * 1024 * 1024)
-            .path(dir)
-            .mode(sled::Mode::HighThroughput)
-            .open()
-    }));
-    match opened {
-        Ok(Ok(db)) => Ok(db),
-        Ok(Err(e)) => Err(format!("the store does not open: {e}")),
-        Err(_) => Err("the store does not open: sled panicked reading it".to_owned()),
-    }
+    crate::records::open_sled(dir, 4 * 1024 * 1024, sled::Mode::HighThroughput)
 }
 
 /// The jobs in an open store, or why it cannot be trusted.

@@ -291,6 +291,37 @@ impl RunRecorder for FsRecorder {
     }
 }
 
+/// How long opening a sled store waits for a lock another handle still holds: sled's flusher
+/// thread can outlive the last handle by a moment (a daemon replaced by the next one).
+const SLED_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Opens the sled store in `dir` with a cache of `cache_bytes`. A store sled cannot read, or
+/// panics on, is an error ("it does not open: …"), never a panic; a lock still held is waited
+/// for, for a moment.
+pub fn open_sled(dir: &Path, cache_bytes: u64, mode: sled::Mode) -> Result<sled::Db, String> {
+    let deadline = std::time::Instant::now() + SLED_LOCK_WAIT;
+    loop {
+        let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            sled::Config::new()
+                .cache_capacity(cache_bytes)
+                .path(dir)
+                .mode(mode)
+                .open()
+        }));
+        match opened {
+            Ok(Ok(db)) => return Ok(db),
+            Ok(Err(e))
+                if e.to_string().contains("could not acquire lock")
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(25));
+            }
+            Ok(Err(e)) => return Err(format!("it does not open: {e}")),
+            Err(_) => return Err("it does not open: sled panicked reading it".to_owned()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

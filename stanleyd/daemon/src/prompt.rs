@@ -20,7 +20,7 @@ use stanley_workflows::agent::{
     AGENT_TIMEOUT, Agent, AgentProgress, delegated_result, delegation_instructions, guard_caveats,
 };
 use stanley_workflows::analysis::{self, AnalysisInput, DEFAULT_MAX_HUNKS};
-use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
+use stanley_workflows::diff::{Diff, DiffEvidence, DiffSource, Scope};
 use stanley_workflows::improve::{Job, JobQueue};
 use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder, Workspace};
 use stanley_workflows::registry::Kind;
@@ -147,17 +147,24 @@ pub(crate) struct Events {
 
 impl Events {
     pub(crate) async fn warning(&self, line: impl AsRef<str>) {
-        let line = safe_message(self.redactor.as_ref(), line.as_ref(), MAX_MESSAGE_CHARS);
-        let event = prompt_response::Event::Warning(v1::Warning { line });
-        let _ = self
-            .tx
-            .send(Ok(PromptResponse { event: Some(event) }))
+        let line = self.safe(line.as_ref());
+        self.send(prompt_response::Event::Warning(v1::Warning { line }))
             .await;
     }
 
     pub(crate) async fn notice(&self, line: impl AsRef<str>) {
-        let line = safe_message(self.redactor.as_ref(), line.as_ref(), MAX_MESSAGE_CHARS);
-        let event = prompt_response::Event::Notice(v1::Notice { line });
+        let line = self.safe(line.as_ref());
+        self.send(prompt_response::Event::Notice(v1::Notice { line }))
+            .await;
+    }
+
+    /// A line redacted and cut to the message bound.
+    fn safe(&self, line: &str) -> String {
+        safe_message(self.redactor.as_ref(), line, MAX_MESSAGE_CHARS)
+    }
+
+    /// Sends an event; a client that has gone away is not an error here.
+    async fn send(&self, event: prompt_response::Event) {
         let _ = self
             .tx
             .send(Ok(PromptResponse { event: Some(event) }))
@@ -1012,14 +1019,9 @@ async fn run_plan(
 ) -> Result<Packet, RequestError> {
     let source = match (plan, source) {
         (Plan::Find(_), _) => DiffSource {
-            text: String::new(),
             scope: ctx.scope,
-            base_ref: None,
-            base_commit: None,
-            head_commit: None,
             probe: String::new(),
-            excluded: Vec::new(),
-            facts: Default::default(),
+            ..DiffSource::worktree(Diff::default())
         },
         (_, Some(source)) => source,
         (_, None) => ctx.diff()?,

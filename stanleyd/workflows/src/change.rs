@@ -118,19 +118,10 @@ impl<'a> ChangeContext<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::{DiffSource, Scope};
+    use crate::diff::{Diff, DiffSource};
 
     fn evidence(text: &str) -> DiffEvidence {
-        DiffEvidence::from_source(DiffSource {
-            text: text.into(),
-            scope: Scope::Worktree,
-            base_ref: None,
-            base_commit: None,
-            head_commit: None,
-            probe: "git-diff-U3:worktree".into(),
-            excluded: vec![],
-            facts: Default::default(),
-        })
+        DiffEvidence::from_source(DiffSource::worktree(Diff::parse(text)))
     }
 
     fn added(path: &str, lines: usize) -> String {

@@ -1,5 +1,6 @@
-//! Unified diff parsing into files and hunks, hunk splitting at the size limit, and the diff
-//! evidence a workflow plans from: eligible hunks plus the files and untracked paths excluded.
+//! The structured diff (files and hunks, as the Git port builds it or as unified diff text
+//! parses), hunk splitting at the size limit, and the diff evidence a workflow plans from:
+//! eligible hunks plus the files and untracked paths excluded.
 
 use std::collections::BTreeMap;
 
@@ -69,12 +70,12 @@ impl Exclusion {
     }
 }
 
-/// The diff text of a selection, as the Git port produced it (untracked safe files already
-/// folded in as synthetic added-file diffs).
+/// A selection's diff as the Git port produced it (untracked safe files already folded in as
+/// added files), with what is known of each changed file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiffSource {
-    /// Unified diff text, `-U3`, renames and copies detected (`-M -C`).
-    pub text: String,
+    /// The files and hunks, before any policy (renames and copies detected, `-U3`).
+    pub diff: Diff,
     /// The selection.
     pub scope: Scope,
     /// The base ref asked for, if any.
@@ -92,10 +93,24 @@ pub struct DiffSource {
 }
 
 impl DiffSource {
-    /// Whether the selection has any change at all (the routing fact `diff: present`): diff
-    /// text, or a changed file that was left out (a large untracked file, a submodule).
+    /// Whether the selection has any change at all (the routing fact `diff: present`): a
+    /// changed file, or one that was left out (a large untracked file, a submodule).
     pub fn is_present(&self) -> bool {
-        !self.text.trim().is_empty() || !self.excluded.is_empty()
+        !self.diff.files.is_empty() || !self.excluded.is_empty()
+    }
+
+    /// A worktree selection of `diff`, with nothing excluded and no facts (tests, fixtures).
+    pub fn worktree(diff: Diff) -> Self {
+        Self {
+            diff,
+            scope: Scope::Worktree,
+            base_ref: None,
+            base_commit: None,
+            head_commit: None,
+            probe: "git-diff-U3:worktree".into(),
+            excluded: Vec::new(),
+            facts: BTreeMap::new(),
+        }
     }
 
     /// A short description of the selection for summaries and records.
@@ -172,20 +187,27 @@ pub struct Hunk {
 impl Hunk {
     /// The hunk text: its header, then every line with its marker.
     pub fn content(&self) -> String {
-        let mut out = format!(
-            "@@ -{},{} +{},{} @@",
-            self.old_start, self.old_lines, self.new_start, self.new_lines
-        );
-        if !self.section.is_empty() {
-            out.push(' ');
-            out.push_str(&self.section);
-        }
-        for line in &self.lines {
-            out.push('\n');
-            out.push(line.tag);
-            out.push_str(&line.text);
-        }
+        let mut out = String::new();
+        let ranges = [
+            self.old_start,
+            self.old_lines,
+            self.new_start,
+            self.new_lines,
+        ];
+        write_hunk(&mut out, ranges, &self.section, &self.lines);
+        out.pop();
         out
+    }
+
+    /// The added and removed lines' text, one per line (added first), for word matching.
+    pub fn changed_lines(&self) -> String {
+        let (added, removed) = self.changed_text();
+        added
+            .iter()
+            .chain(&removed)
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// What the hunk changes, independent of where it sits: a hash of its path, section and
@@ -394,143 +416,284 @@ fn parse_header(line: &str) -> Option<(u64, u64, u64, u64, String)> {
     Some((os, ol, ns, nl, section.trim_start().to_owned()))
 }
 
-struct RawHunk {
-    old_start: u64,
+/// A diff as Git reports it, file by file, before any policy: what the Git port builds once from
+/// git2 (never through text), and what unified diff text parses into. Text exists only where
+/// text is sent ([`Diff::to_text`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Diff {
+    pub files: Vec<FileDiff>,
+}
+
+/// One file of a [`Diff`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileDiff {
+    /// The new path (the old one for a deletion).
+    pub path: String,
+    /// Where a renamed or copied file came from.
+    pub old_path: Option<String>,
+    pub status: FileStatus,
+    pub hunks: Vec<HunkDiff>,
+}
+
+/// One hunk of a [`FileDiff`], as long as Git made it (split later, at [`MAX_HUNK_LINES`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HunkDiff {
+    pub old_start: u64,
+    pub old_lines: u64,
+    pub new_start: u64,
+    pub new_lines: u64,
+    /// The function or section heading Git found, or empty.
+    pub section: String,
+    pub lines: Vec<Line>,
+}
+
+impl Diff {
+    /// Parses unified diff text (`git diff` output, with or without `-M -C`).
+    pub fn parse(text: &str) -> Self {
+        let mut files: Vec<FileDiff> = Vec::new();
+        let mut lines = text.split('\n').peekable();
+        while let Some(line) = lines.next() {
+            if let Some(rest) = line.strip_prefix("diff --git ") {
+                files.push(FileDiff {
+                    path: header_path(rest),
+                    old_path: None,
+                    status: FileStatus::ModeOnly,
+                    hunks: Vec::new(),
+                });
+                continue;
+            }
+            let Some(file) = files.last_mut() else {
+                continue;
+            };
+            if let Some((os, ol, ns, nl, section)) = parse_header(line) {
+                let lines = hunk_lines(&mut lines, ol, nl);
+                file.hunks.push(HunkDiff {
+                    old_start: os,
+                    old_lines: ol,
+                    new_start: ns,
+                    new_lines: nl,
+                    section,
+                    lines,
+                });
+            } else {
+                file_header_line(file, line);
+            }
+        }
+        for file in &mut files {
+            if file.status == FileStatus::ModeOnly && !file.hunks.is_empty() {
+                file.status = FileStatus::Modified;
+            }
+        }
+        Self { files }
+    }
+
+    /// The unified diff text (`diff --git`, status lines, `---`/`+++`, hunks), for what sends
+    /// a diff as text. Paths are quoted as Git quotes them; [`Diff::parse`] reads it back.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for f in &self.files {
+            let old = f.old_path.as_deref().unwrap_or(&f.path);
+            let (a, b) = (quote_path("a/", old), quote_path("b/", &f.path));
+            out.push_str(&format!("diff --git {a} {b}\n"));
+            match f.status {
+                FileStatus::Added => out.push_str("new file mode 100644\n"),
+                FileStatus::Deleted => out.push_str("deleted file mode 100644\n"),
+                FileStatus::Renamed | FileStatus::Copied => {
+                    let verb = if f.status == FileStatus::Renamed {
+                        "rename"
+                    } else {
+                        "copy"
+                    };
+                    let (from, to) = (quote_path("", old), quote_path("", &f.path));
+                    out.push_str(&format!("{verb} from {from}\n{verb} to {to}\n"));
+                }
+                _ => {}
+            }
+            if f.status == FileStatus::Binary {
+                out.push_str(&format!("Binary files {a} and {b} differ\n"));
+                continue;
+            }
+            if f.hunks.is_empty() {
+                continue;
+            }
+            let minus = if f.status == FileStatus::Added {
+                "/dev/null".to_owned()
+            } else {
+                a
+            };
+            let plus = if f.status == FileStatus::Deleted {
+                "/dev/null".to_owned()
+            } else {
+                b
+            };
+            out.push_str(&format!("--- {minus}\n+++ {plus}\n"));
+            for h in &f.hunks {
+                let ranges = [h.old_start, h.old_lines, h.new_start, h.new_lines];
+                write_hunk(&mut out, ranges, &h.section, &h.lines);
+            }
+        }
+        out
+    }
+
+    /// The files with their hunks split at [`MAX_HUNK_LINES`], ids given, paths classified.
+    pub fn split(&self) -> Vec<DiffFile> {
+        self.files
+            .iter()
+            .map(|f| {
+                let mut file = DiffFile {
+                    kind: classify_path(&f.path),
+                    path: f.path.clone(),
+                    old_path: f.old_path.clone(),
+                    status: f.status,
+                    hunks: Vec::new(),
+                };
+                for raw in &f.hunks {
+                    file.hunks.extend(split_hunk(&file, raw.clone()));
+                }
+                file
+            })
+            .collect()
+    }
+}
+
+/// Writes `@@ -a,b +c,d @@ section` and the lines with their markers, each ending in a newline.
+fn write_hunk(out: &mut String, [os, ol, ns, nl]: [u64; 4], section: &str, lines: &[Line]) {
+    out.push_str(&format!("@@ -{os},{ol} +{ns},{nl} @@"));
+    if !section.is_empty() {
+        out.push(' ');
+        out.push_str(section);
+    }
+    out.push('\n');
+    for line in lines {
+        out.push(line.tag);
+        out.push_str(&line.text);
+        out.push('\n');
+    }
+}
+
+/// Applies one line of a file's header (`new file mode`, `rename from`, `---`, `+++`, …).
+fn file_header_line(file: &mut FileDiff, line: &str) {
+    if line.starts_with("new file mode") {
+        file.status = FileStatus::Added;
+    } else if line.starts_with("deleted file mode") {
+        file.status = FileStatus::Deleted;
+    } else if line.starts_with("Binary files ") || line.starts_with("GIT binary patch") {
+        file.status = FileStatus::Binary;
+    } else if let Some(old) = line.strip_prefix("rename from ") {
+        file.old_path = Some(unquote(old));
+        file.status = FileStatus::Renamed;
+    } else if let Some(old) = line.strip_prefix("copy from ") {
+        file.old_path = Some(unquote(old));
+        file.status = FileStatus::Copied;
+    } else if let Some(new) = line
+        .strip_prefix("rename to ")
+        .or_else(|| line.strip_prefix("copy to "))
+    {
+        file.path = unquote(new);
+    } else if let Some(old) = line.strip_prefix("--- ") {
+        if old.trim_end() == "/dev/null" {
+            file.status = FileStatus::Added;
+        } else if file.old_path.is_none() {
+            let old = strip_side(old, "a/");
+            if old != file.path {
+                file.old_path = Some(old);
+            }
+        }
+    } else if let Some(new) = line.strip_prefix("+++ ") {
+        if new.trim_end() == "/dev/null" {
+            file.status = FileStatus::Deleted;
+        } else {
+            let path = strip_side(new, "b/");
+            if file.old_path.as_deref() == Some(path.as_str()) {
+                file.old_path = None;
+            }
+            file.path = path;
+            if file.status == FileStatus::ModeOnly {
+                file.status = FileStatus::Modified;
+            }
+            if !matches!(file.status, FileStatus::Renamed | FileStatus::Copied)
+                && file.old_path.as_deref() == Some(file.path.as_str())
+            {
+                file.old_path = None;
+            }
+        }
+    }
+}
+
+/// A hunk's body: lines until both sides' counts are used up (`\ No newline` markers skipped).
+fn hunk_lines<'a>(
+    lines: &mut std::iter::Peekable<impl Iterator<Item = &'a str>>,
     old_lines: u64,
-    new_start: u64,
     new_lines: u64,
-    section: String,
-    lines: Vec<Line>,
+) -> Vec<Line> {
+    let (mut old_left, mut new_left) = (old_lines, new_lines);
+    let mut body = Vec::new();
+    while old_left > 0 || new_left > 0 {
+        let Some(next) = lines.peek() else { break };
+        let next = *next;
+        if next.starts_with('\\') {
+            lines.next();
+            continue;
+        }
+        let (tag, text) = match next.chars().next() {
+            Some('+') => ('+', &next[1..]),
+            Some('-') => ('-', &next[1..]),
+            Some(' ') => (' ', &next[1..]),
+            None => (' ', ""),
+            Some(_) => break,
+        };
+        match tag {
+            '+' => new_left = new_left.saturating_sub(1),
+            '-' => old_left = old_left.saturating_sub(1),
+            _ => {
+                old_left = old_left.saturating_sub(1);
+                new_left = new_left.saturating_sub(1);
+            }
+        }
+        body.push(Line {
+            tag,
+            text: text.to_owned(),
+        });
+        lines.next();
+    }
+    while lines.peek().is_some_and(|l| l.starts_with('\\')) {
+        lines.next();
+    }
+    body
+}
+
+/// `prefix` + `path`, in Git's C-style quotes when the path holds a quote, a backslash, a
+/// control character or a non-ASCII byte (as `core.quotePath` does).
+fn quote_path(prefix: &str, path: &str) -> String {
+    let plain = format!("{prefix}{path}");
+    if !plain
+        .bytes()
+        .any(|b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\')
+    {
+        return plain;
+    }
+    let mut out = String::from("\"");
+    for b in plain.bytes() {
+        match b {
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b'\r' => out.push_str("\\r"),
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b if !(0x20..0x7f).contains(&b) => out.push_str(&format!("\\{b:03o}")),
+            b => out.push(char::from(b)),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Parses unified diff text into files with their (split) hunks.
 pub fn parse_diff(text: &str) -> Vec<DiffFile> {
-    let mut files: Vec<(DiffFile, Vec<RawHunk>)> = Vec::new();
-    let mut lines = text.split('\n').peekable();
-    while let Some(line) = lines.next() {
-        if let Some(rest) = line.strip_prefix("diff --git ") {
-            let path = header_path(rest);
-            files.push((
-                DiffFile {
-                    kind: classify_path(&path),
-                    path,
-                    old_path: None,
-                    status: FileStatus::ModeOnly,
-                    hunks: Vec::new(),
-                },
-                Vec::new(),
-            ));
-            continue;
-        }
-        let Some((file, raws)) = files.last_mut() else {
-            continue;
-        };
-        if line.starts_with("new file mode") {
-            file.status = FileStatus::Added;
-        } else if line.starts_with("deleted file mode") {
-            file.status = FileStatus::Deleted;
-        } else if line.starts_with("Binary files ") || line.starts_with("GIT binary patch") {
-            file.status = FileStatus::Binary;
-        } else if let Some(old) = line.strip_prefix("rename from ") {
-            file.old_path = Some(unquote(old));
-            file.status = FileStatus::Renamed;
-        } else if let Some(old) = line.strip_prefix("copy from ") {
-            file.old_path = Some(unquote(old));
-            file.status = FileStatus::Copied;
-        } else if let Some(new) = line
-            .strip_prefix("rename to ")
-            .or_else(|| line.strip_prefix("copy to "))
-        {
-            let new = unquote(new);
-            file.kind = classify_path(&new);
-            file.path = new;
-        } else if let Some(old) = line.strip_prefix("--- ") {
-            if old.trim_end() == "/dev/null" {
-                file.status = FileStatus::Added;
-            } else if file.old_path.is_none() {
-                let old = strip_side(old, "a/");
-                if old != file.path {
-                    file.old_path = Some(old);
-                }
-            }
-        } else if let Some(new) = line.strip_prefix("+++ ") {
-            if new.trim_end() == "/dev/null" {
-                file.status = FileStatus::Deleted;
-            } else {
-                let path = strip_side(new, "b/");
-                file.kind = classify_path(&path);
-                if file.old_path.as_deref() == Some(path.as_str()) {
-                    file.old_path = None;
-                }
-                file.path = path;
-                if file.status == FileStatus::ModeOnly {
-                    file.status = FileStatus::Modified;
-                }
-                if !matches!(file.status, FileStatus::Renamed | FileStatus::Copied)
-                    && file.old_path.as_deref() == Some(file.path.as_str())
-                {
-                    file.old_path = None;
-                }
-            }
-        } else if let Some((os, ol, ns, nl, section)) = parse_header(line) {
-            let (mut old_left, mut new_left) = (ol, nl);
-            let mut body = Vec::new();
-            while old_left > 0 || new_left > 0 {
-                let Some(next) = lines.peek() else { break };
-                let next = *next;
-                if next.starts_with('\\') {
-                    lines.next();
-                    continue;
-                }
-                let (tag, text) = match next.chars().next() {
-                    Some('+') => ('+', &next[1..]),
-                    Some('-') => ('-', &next[1..]),
-                    Some(' ') => (' ', &next[1..]),
-                    None => (' ', ""),
-                    Some(_) => break,
-                };
-                match tag {
-                    '+' => new_left = new_left.saturating_sub(1),
-                    '-' => old_left = old_left.saturating_sub(1),
-                    _ => {
-                        old_left = old_left.saturating_sub(1);
-                        new_left = new_left.saturating_sub(1);
-                    }
-                }
-                body.push(Line {
-                    tag,
-                    text: text.to_owned(),
-                });
-                lines.next();
-            }
-            while lines.peek().is_some_and(|l| l.starts_with('\\')) {
-                lines.next();
-            }
-            raws.push(RawHunk {
-                old_start: os,
-                old_lines: ol,
-                new_start: ns,
-                new_lines: nl,
-                section,
-                lines: body,
-            });
-        }
-    }
-    files
-        .into_iter()
-        .map(|(mut file, raws)| {
-            if file.status == FileStatus::ModeOnly && !raws.is_empty() {
-                file.status = FileStatus::Modified;
-            }
-            for raw in raws {
-                file.hunks.extend(split_hunk(&file, raw));
-            }
-            file
-        })
-        .collect()
+    Diff::parse(text).split()
 }
 
-fn make_hunk(file: &DiffFile, raw: RawHunk, part: Option<(usize, usize)>) -> Hunk {
+fn make_hunk(file: &DiffFile, raw: HunkDiff, part: Option<(usize, usize)>) -> Hunk {
     let added = raw.lines.iter().filter(|l| l.tag == '+').count();
     let removed = raw.lines.iter().filter(|l| l.tag == '-').count();
     let id = stable_id(
@@ -562,7 +725,7 @@ fn make_hunk(file: &DiffFile, raw: RawHunk, part: Option<(usize, usize)>) -> Hun
     }
 }
 
-fn split_hunk(file: &DiffFile, raw: RawHunk) -> Vec<Hunk> {
+fn split_hunk(file: &DiffFile, raw: HunkDiff) -> Vec<Hunk> {
     if raw.lines.len() <= MAX_HUNK_LINES {
         return vec![make_hunk(file, raw, None)];
     }
@@ -574,7 +737,7 @@ fn split_hunk(file: &DiffFile, raw: RawHunk) -> Vec<Hunk> {
         let new_n = chunk.iter().filter(|l| l.tag != '-').count() as u64;
         // As in unified diff, an empty side names the line before it (`-157,0` after line 157).
         let empty_start = |at: u64, n: u64| if n == 0 { at.saturating_sub(1) } else { at };
-        let part = RawHunk {
+        let part = HunkDiff {
             old_start: empty_start(old_at, old_n),
             old_lines: old_n,
             new_start: empty_start(new_at, new_n),
@@ -610,7 +773,7 @@ impl DiffEvidence {
     /// pure moves are excluded; lockfiles and generated files (by path or by a marker in their
     /// first lines) are set aside.
     pub fn from_source(source: DiffSource) -> Self {
-        let mut files = parse_diff(&source.text);
+        let mut files = source.diff.split();
         let mut excluded = source.excluded.clone();
         let mut set_aside = Vec::new();
         let mut hunks = Vec::new();

@@ -3,16 +3,7 @@
 use super::*;
 
 fn source(text: &str) -> DiffSource {
-    DiffSource {
-        text: text.into(),
-        scope: Scope::Worktree,
-        base_ref: None,
-        base_commit: None,
-        head_commit: None,
-        probe: "git-diff-U3:worktree".into(),
-        excluded: vec![],
-        facts: Default::default(),
-    }
+    DiffSource::worktree(Diff::parse(text))
 }
 
 const SAMPLE: &str = "diff --git a/src/a.js b/src/a.js
@@ -196,14 +187,9 @@ fn moves_and_copies_keep_both_paths_and_only_their_edits() {
     assert_eq!((hunk.added, hunk.removed, hunk.new_start), (1, 1, 3));
     assert_eq!(hunk.old_path.as_deref(), Some("lib/parser.js"));
     let evidence = DiffEvidence::from_source(DiffSource {
-        text: MOVES.into(),
         scope: Scope::Staged,
-        base_ref: None,
-        base_commit: None,
-        head_commit: None,
         probe: "git-diff-U3:staged".into(),
-        excluded: Vec::new(),
-        facts: Default::default(),
+        ..DiffSource::worktree(Diff::parse(MOVES))
     });
     assert_eq!(evidence.hunks.len(), 2);
     assert_eq!(evidence.excluded[0].reason, "moved without changes");
@@ -306,5 +292,38 @@ fn the_exclusion_policy_reads_what_the_git_port_knows_of_each_file() {
             ("Cargo.lock", PathKind::Lockfile),
             ("src/lib.rs", PathKind::Source)
         ]
+    );
+}
+
+#[test]
+fn the_text_form_reads_back_as_the_same_diff() {
+    let quoted = "diff --git \"a/docs/caf\\303\\251 \\\"menu\\\".md\" \"b/docs/caf\\303\\251 \\\"menu\\\".md\"
+new file mode 100644
+--- /dev/null
++++ \"b/docs/caf\\303\\251 \\\"menu\\\".md\"
+@@ -0,0 +1,2 @@
++# Café
++Crème brûlée
+diff --git a/tabs\tin.txt b/tabs\tin.txt
+deleted file mode 100644
+--- a/tabs\tin.txt
++++ /dev/null
+@@ -1 +0,0 @@
+-gone
+";
+    for text in [SAMPLE, MOVES, quoted] {
+        let diff = Diff::parse(text);
+        assert!(!diff.files.is_empty());
+        let again = Diff::parse(&diff.to_text());
+        assert_eq!(again, diff, "{}", diff.to_text());
+    }
+    let diff = Diff::parse(quoted);
+    assert_eq!(diff.files[0].path, "docs/café \"menu\".md");
+    assert_eq!(diff.files[0].status, FileStatus::Added);
+    assert!(
+        diff.to_text()
+            .starts_with("diff --git \"a/docs/caf\\303\\251 \\\"menu\\\".md\""),
+        "quoted as Git quotes it: {}",
+        diff.to_text()
     );
 }

@@ -12,7 +12,7 @@ use stanley_adapters::flow_check::{notify, run_check};
 use stanley_adapters::flow_store::FileFlowStore;
 use stanley_adapters::redact::redacting;
 use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions};
-use stanley_workflows::diff::{Scope, parse_diff};
+use stanley_workflows::diff::Scope;
 use stanley_workflows::flow::agent::open_subtasks;
 use stanley_workflows::flow::judge::{ChangedFile, StopEvidence};
 use stanley_workflows::flow::policy::{
@@ -162,7 +162,9 @@ fn changed_files(state: &DaemonState, send_diff: bool) -> (Vec<ChangedFile>, Opt
     let Ok(diff) = state.git.diff(Scope::Worktree, None, None) else {
         return (Vec::new(), None);
     };
-    let changed = parse_diff(&diff.text)
+    let changed = diff
+        .diff
+        .split()
         .into_iter()
         .map(|f| ChangedFile {
             added: u32::try_from(f.added()).unwrap_or(u32::MAX),
@@ -170,7 +172,7 @@ fn changed_files(state: &DaemonState, send_diff: bool) -> (Vec<ChangedFile>, Opt
             path: f.path,
         })
         .collect();
-    (changed, send_diff.then_some(diff.text))
+    (changed, send_diff.then(|| diff.diff.to_text()))
 }
 
 /// Runs the flow's notify command for `event`, if it wants it; a failure is logged, never fatal.

@@ -111,14 +111,8 @@ pub fn priority(mode: &Mode, hunk: &Hunk) -> f64 {
         _ => 0.0,
     };
     let header = format!("{} {}", hunk.path, hunk.section).to_lowercase();
-    let (added, removed) = hunk.changed_text();
-    let changed = added
-        .iter()
-        .chain(&removed)
-        .copied()
-        .collect::<Vec<_>>()
-        .join("\n")
-        .to_lowercase();
+    let changed = hunk.changed_lines().to_lowercase();
+    let (_, removed) = hunk.changed_text();
     let removed_text = removed.join("\n").to_lowercase();
     let all = hunk.content().to_lowercase();
     let (mut path_hits, mut changed_hits, mut context_hits) = (0usize, 0usize, 0usize);
@@ -180,13 +174,7 @@ fn questions(mode: &Mode, hunk: &Hunk) -> Questions {
 /// that share at least two words of the hunk's path and changed lines, weighed against the
 /// test's size so a large test file does not match everything.
 fn related_tests<'a>(hunk: &Hunk, tests: &[&'a Hunk]) -> Vec<&'a Hunk> {
-    let (added, removed) = hunk.changed_text();
-    let changed = added
-        .iter()
-        .chain(&removed)
-        .copied()
-        .collect::<Vec<_>>()
-        .join("\n");
+    let changed = hunk.changed_lines();
     let tokens = task_tokens(&format!("{} {changed}", hunk.path));
     let own_stem = crate::change::stem(&hunk.path);
     let mut scored: Vec<(f64, &Hunk)> = tests

@@ -8,7 +8,7 @@ use stanley_core::{Budget, BudgetLimits, Cancel, ExecutorOptions, Status};
 
 use super::*;
 use crate::analysis::modes::{self, Mode};
-use crate::diff::{DiffSource, Scope};
+use crate::diff::{Diff, DiffSource};
 use crate::ports::NoRecords;
 use crate::testing::FixedClock;
 use stanley_core::testing::{ScriptedJev, envelope};
@@ -98,16 +98,7 @@ diff --git a/README.md b/README.md
 ";
 
 fn evidence() -> DiffEvidence {
-    DiffEvidence::from_source(DiffSource {
-        text: DIFF.into(),
-        scope: Scope::Worktree,
-        base_ref: None,
-        base_commit: None,
-        head_commit: None,
-        probe: "git-diff-U3:worktree".into(),
-        excluded: vec![],
-        facts: Default::default(),
-    })
+    DiffEvidence::from_source(DiffSource::worktree(Diff::parse(DIFF)))
 }
 
 async fn run_mode(

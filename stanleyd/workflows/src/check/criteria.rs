@@ -5,12 +5,15 @@
 use serde_json::{Value, json};
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
+use crate::check::SectionOutcome;
 use crate::diff::{DiffEvidence, Hunk};
 use crate::paths::PathKind;
 use crate::policy::EVIDENCE_POLICY;
-use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
+use crate::run::{Disposition, Finding, Parked, Run, Severity};
 use crate::text::round3;
 
+/// The section's heading in the human report.
+const TITLE: &str = "criteria";
 /// The policy version of the criteria section.
 pub const POLICY: &str = "check-criteria-policy@1";
 /// Hunks used as evidence at most.
@@ -92,15 +95,6 @@ pub fn parse_criteria(text: &str) -> Result<Vec<Criterion>, String> {
         ));
     }
     Ok(out)
-}
-
-/// What the criteria section hands back to `check`.
-pub struct CriteriaSection {
-    pub rows: Vec<Value>,
-    pub summary: Value,
-    pub not_checked: Vec<String>,
-    pub lines: Vec<String>,
-    pub incomplete: bool,
 }
 
 const STRENGTH_LEVELS: [&str; 4] = [
@@ -399,7 +393,7 @@ pub async fn judge(
     executor: &Executor,
     run: &mut Run,
     max_units: usize,
-) -> CriteriaSection {
+) -> SectionOutcome {
     let units_all = evidence_units(evidence);
     let capped = units_all.len() > max_units;
     let units: Vec<&Hunk> = units_all.iter().take(max_units).copied().collect();
@@ -493,20 +487,13 @@ pub async fn judge(
         "only supplied test records are considered as test evidence".to_owned(),
         "agent summaries or PR prose are never treated as evidence".to_owned(),
     ];
-    CriteriaSection {
+    SectionOutcome {
+        title: TITLE,
         rows,
         summary,
         not_checked,
         lines,
         incomplete: capped,
-    }
-}
-
-/// The human section of the criteria rows.
-pub fn section(lines: Vec<String>) -> Section {
-    Section {
-        title: "criteria".into(),
-        lines,
     }
 }
 

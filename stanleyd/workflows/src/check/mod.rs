@@ -16,6 +16,38 @@ use crate::diff::DiffEvidence;
 use crate::run::Run;
 use crate::text::check_request_text;
 
+/// What one section of `check` hands back.
+pub struct SectionOutcome {
+    /// The heading of its part of the human report.
+    pub title: &'static str,
+    pub rows: Vec<Value>,
+    pub summary: Value,
+    pub not_checked: Vec<String>,
+    pub lines: Vec<String>,
+    pub incomplete: bool,
+}
+
+impl SectionOutcome {
+    /// Adds the section to the run and to `check`'s results (its rows tagged with `name`) and
+    /// notes; gives back its summary.
+    fn absorb(
+        self,
+        name: &str,
+        run: &mut Run,
+        results: &mut Vec<Value>,
+        not_checked: &mut Vec<String>,
+    ) -> Value {
+        run.incomplete |= self.incomplete;
+        results.extend(tag(self.rows, name));
+        not_checked.extend(self.not_checked);
+        run.sections.push(crate::run::Section {
+            title: self.title.into(),
+            lines: self.lines,
+        });
+        self.summary
+    }
+}
+
 /// What `check` was asked, validated.
 #[derive(Clone, Debug)]
 pub struct CheckPlan {
@@ -52,7 +84,7 @@ pub fn recorded_inputs(plan: &CheckPlan, evidence: &DiffEvidence) -> Value {
         "criteria": plan.criteria.as_ref().map(|(_, source, hash)| json!({"source": source, "hash": hash, "maxEvidenceUnits": criteria::DEFAULT_MAX_EVIDENCE_UNITS})),
         "testResults": null,
         "diff": evidence.source.describe(),
-        "diffHash": stable_hash(&json!(evidence.source.text)),
+        "diffHash": stable_hash(&json!(evidence.source.diff.to_text())),
         "maxHunks": task::DEFAULT_MAX_HUNKS,
     })
 }
@@ -104,19 +136,12 @@ pub async fn check(plan: &CheckPlan, evidence: &DiffEvidence, executor: &Executo
         task::judge(&plan.task, evidence, executor, run, task::DEFAULT_MAX_HUNKS),
         executor.run_all(early)
     );
-    run.incomplete |= task.incomplete;
-    results.extend(tag(task.rows, "task"));
-    not_checked.extend(task.not_checked);
-    run.sections.push(task::section(task.lines));
+    let task_summary = task.absorb("task", run, &mut results, &mut not_checked);
     let mut rules_summary = Value::Null;
     if let Some((rules, ..)) = &plan.rules {
         sections.push("rules");
         let out = rules::judge(rules, evidence, executor, run, max_pairs).await;
-        run.incomplete |= out.incomplete;
-        results.extend(tag(out.rows, "rules"));
-        not_checked.extend(out.not_checked);
-        run.sections.push(rules::section(out.lines));
-        rules_summary = out.summary;
+        rules_summary = out.absorb("rules", run, &mut results, &mut not_checked);
     } else {
         not_checked.push("project rules (no rules supplied)".into());
     }
@@ -124,11 +149,7 @@ pub async fn check(plan: &CheckPlan, evidence: &DiffEvidence, executor: &Executo
     if let Some((criteria, ..)) = &plan.criteria {
         sections.push("criteria");
         let out = criteria::judge(criteria, evidence, executor, run, max_units).await;
-        run.incomplete |= out.incomplete;
-        results.extend(tag(out.rows, "criteria"));
-        not_checked.extend(out.not_checked);
-        run.sections.push(criteria::section(out.lines));
-        criteria_summary = out.summary;
+        criteria_summary = out.absorb("criteria", run, &mut results, &mut not_checked);
     } else {
         not_checked.push("acceptance criteria (no criteria supplied)".into());
     }
@@ -143,7 +164,7 @@ pub async fn check(plan: &CheckPlan, evidence: &DiffEvidence, executor: &Executo
     run.summary = json!({
         "diff": evidence.source.describe(),
         "sections": sections,
-        "task": task.summary,
+        "task": task_summary,
         "rules": rules_summary,
         "criteria": criteria_summary,
     });

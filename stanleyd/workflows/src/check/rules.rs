@@ -5,13 +5,16 @@
 use serde_json::{Value, json};
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
+use crate::check::SectionOutcome;
 use crate::diff::{DiffEvidence, Hunk};
 use crate::glob::glob_match;
 use crate::paths::PathKind;
 use crate::policy::EVIDENCE_POLICY;
-use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
+use crate::run::{Disposition, Finding, Parked, Run, Severity};
 use crate::text::round3;
 
+/// The section's heading in the human report.
+const TITLE: &str = "rules: pairs needing attention";
 /// The policy version of the rules section.
 pub const POLICY: &str = "check-rules-policy@1";
 /// Rule-hunk pairs judged at most.
@@ -205,15 +208,6 @@ fn balanced(examples: &[Value]) -> bool {
         counts.iter().map(|c| c.1).max().unwrap_or(0),
     );
     counts.len() >= 2 && max - min <= 1
-}
-
-/// What the rules section hands back to `check`.
-pub struct RulesSection {
-    pub rows: Vec<Value>,
-    pub summary: Value,
-    pub not_checked: Vec<String>,
-    pub lines: Vec<String>,
-    pub incomplete: bool,
 }
 
 fn verdict_rank(v: &str) -> u8 {
@@ -460,7 +454,7 @@ pub async fn judge(
     executor: &Executor,
     run: &mut Run,
     max_pairs: usize,
-) -> RulesSection {
+) -> SectionOutcome {
     let semantic = semantic(rules);
     for rule in semantic
         .iter()
@@ -497,20 +491,13 @@ pub async fn judge(
     });
     let lines = section_lines(&rows);
     let summary = json!({"rules": rules.len(), "semanticRules": semantic.len(), "pairs": pairs, "requests": requests.len(), "violationsFlagged": violations});
-    RulesSection {
+    SectionOutcome {
+        title: TITLE,
         rows,
         summary,
         not_checked: not_checked(rules, skipped),
         lines,
         incomplete: false,
-    }
-}
-
-/// The human section of the rule rows.
-pub fn section(lines: Vec<String>) -> Section {
-    Section {
-        title: "rules: pairs needing attention".into(),
-        lines,
     }
 }
 

@@ -9,13 +9,16 @@ use serde_json::{Map, Value, json};
 use stanley_core::{Answer, Executor, Frame, FrameOutcome, Question, Questions};
 
 use crate::change::ChangeContext;
+use crate::check::SectionOutcome;
 use crate::diff::{DiffEvidence, Hunk};
 use crate::ladder::{enabled_hunks, ladder};
 use crate::paths::PathKind;
 use crate::policy::{EVIDENCE_POLICY, untrusted_instruction_question};
-use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
+use crate::run::{Disposition, Finding, Parked, Run, Severity};
 use crate::text::round3;
 
+/// The section's heading in the human report.
+const TITLE: &str = "task: hunks needing attention";
 /// The policy version of the task section.
 pub const POLICY: &str = "check-task-policy@2";
 /// Hunks judged at most.
@@ -61,15 +64,6 @@ const CHANGE_KINDS: [(&str, &str); 7] = [
         "The shown hunk does not reveal what kind of change it is.",
     ),
 ];
-
-/// What the task section hands back to `check`.
-pub struct TaskSection {
-    pub rows: Vec<Value>,
-    pub summary: Value,
-    pub not_checked: Vec<String>,
-    pub lines: Vec<String>,
-    pub incomplete: bool,
-}
 
 fn intent_questions(hunk: &Hunk) -> Questions {
     let mut q = Questions::new()
@@ -694,7 +688,7 @@ pub async fn judge(
     executor: &Executor,
     run: &mut Run,
     max_hunks: usize,
-) -> TaskSection {
+) -> SectionOutcome {
     let change = ChangeContext::new(evidence);
     let mut judging = Judging::plan(task, evidence, run, max_hunks);
     let ((intents, follow), tests) = futures::join!(
@@ -720,7 +714,8 @@ pub async fn judge(
         "testHunksChecked": judging.test_idx.len(),
         "followUps": follow.len(),
     });
-    TaskSection {
+    SectionOutcome {
+        title: TITLE,
         rows: judging.rows,
         summary,
         not_checked: NOT_CHECKED.iter().map(|s| (*s).to_owned()).collect(),
@@ -768,12 +763,4 @@ fn fail_row(run: &mut Run, row: &mut Value, hunk: &Hunk, error: &str, unjudged: 
     run.set(&hunk.id, d);
     row["disposition"] = json!(d);
     row["error"] = json!(error);
-}
-
-/// The human section of the task rows.
-pub fn section(lines: Vec<String>) -> Section {
-    Section {
-        title: "task: hunks needing attention".into(),
-        lines,
-    }
 }

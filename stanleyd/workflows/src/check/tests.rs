@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, JevRequest, Status};
 
 use super::*;
-use crate::diff::{DiffSource, Scope};
+use crate::diff::{Diff, DiffSource};
 use crate::ports::NoRecords;
 use crate::run::Packet;
 use crate::testing::FixedClock;
@@ -33,16 +33,7 @@ fn hunk_path(state: &Value) -> String {
 }
 
 fn evidence(diff: &str) -> DiffEvidence {
-    DiffEvidence::from_source(DiffSource {
-        text: diff.into(),
-        scope: Scope::Worktree,
-        base_ref: None,
-        base_commit: None,
-        head_commit: None,
-        probe: "git-diff-U3:worktree".into(),
-        excluded: vec![],
-        facts: Default::default(),
-    })
+    DiffEvidence::from_source(DiffSource::worktree(Diff::parse(diff)))
 }
 
 async fn run_check(

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions};
 
 use super::*;
-use crate::diff::{DiffSource, Scope};
+use crate::diff::{Diff, DiffSource};
 use crate::ports::NoRecords;
 use crate::testing::{EmptyWorkspace, FixedClock};
 use crate::triage::logs::parse_log;
@@ -41,16 +41,7 @@ async fn triage_with(
     with_diff: bool,
 ) -> crate::run::Packet {
     let parsed = parse_log(log).unwrap();
-    let evidence = DiffEvidence::from_source(DiffSource {
-        text: DIFF.into(),
-        scope: Scope::Worktree,
-        base_ref: None,
-        base_commit: None,
-        head_commit: None,
-        probe: "p".into(),
-        excluded: vec![],
-        facts: Default::default(),
-    });
+    let evidence = DiffEvidence::from_source(DiffSource::worktree(Diff::parse(DIFF)));
     let input = FailuresInput {
         text: log.into(),
         source: "stdin".into(),
