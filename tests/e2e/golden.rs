@@ -6,6 +6,8 @@
 
 use std::path::Path;
 
+use serde_json::json;
+
 use stanley_tests::{Output, TempRepo, TestEnv};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/golden");
@@ -106,6 +108,65 @@ fn check() {
     let env = crate::check::env();
     let repo = crate::check::fixture();
     golden("check", &env, &repo, &[crate::check::REQUEST], None);
+}
+
+/// Answers check's criteria, strength and rule questions by path: the source hunk addresses the
+/// null criterion strongly and breaks the first rule; everything else does not apply.
+fn scripted_sections(env: &TestEnv) {
+    use stanley_tests::fake_jev::{ChoiceRule, choice_answer, score_answer};
+    env.jev.respond(|body| {
+        let source = body.pointer("/state/hunk/path") == Some(&json!("src/config.js"));
+        let mut answers = serde_json::Map::new();
+        for (name, question) in body["questions"].as_object()? {
+            let answer = if name.starts_with("addresses_") {
+                let null = question.to_string().contains("for null");
+                json!({"type": "noul", "noul": if source && null { 0.9 } else { 0.05 }})
+            } else if name == "evidence_strength" {
+                score_answer(4, 3, 0.8)
+            } else if name.starts_with("rule_") {
+                let labels: Vec<String> = question["criteria"]
+                    .as_object()
+                    .map(|m| m.keys().cloned().collect())
+                    .unwrap_or_default();
+                let magic = question.to_string().contains("magic");
+                let label = if source && magic {
+                    "applicable_and_violated"
+                } else {
+                    "not_applicable"
+                };
+                let rule = ChoiceRule {
+                    label: label.to_owned(),
+                    mass: 0.85,
+                    confidence: 0.85,
+                };
+                choice_answer(&labels, &rule)
+            } else {
+                return None;
+            };
+            answers.insert(name.clone(), answer);
+        }
+        Some(answers)
+    });
+}
+
+#[test]
+fn check_with_criteria_and_with_rules() {
+    let env = crate::check::env();
+    scripted_sections(&env);
+    let repo = crate::check::fixture();
+    repo.write(
+        "notes/criteria.md",
+        "Acceptance:\n- parseConfig returns {} for null\n- Errors are logged\n",
+    );
+    let args = [crate::check::REQUEST, "--input", "notes/criteria.md"];
+    golden("check_criteria", &env, &repo, &args, None);
+    let repo = crate::check::fixture();
+    repo.write(
+        "notes/rules.json",
+        r#"{"version": 1, "rules": [{"id": "no-magic", "class": "semantic", "text": "No magic numbers in source", "scope": ["src/**"]}, {"id": "tests-assert", "class": "semantic", "text": "Tests keep their assertions", "scope": ["test/**"]}, {"id": "prettier-format", "class": "deterministic", "text": "Formatted with prettier"}]}"#,
+    );
+    let args = [crate::check::REQUEST, "--input", "notes/rules.json"];
+    golden("check_rules", &env, &repo, &args, None);
 }
 
 #[test]

@@ -22,6 +22,20 @@ pub enum Disposition {
     Unjudged,
 }
 
+impl Disposition {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Disposition::Judged => "judged",
+            Disposition::Deterministic => "deterministic",
+            Disposition::Excluded => "excluded",
+            Disposition::Parked => "parked",
+            Disposition::Failed => "failed",
+            Disposition::Unjudged => "unjudged",
+        }
+    }
+}
+
 /// Severity of a finding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -5,6 +5,7 @@
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use stanley_core::{Answer, Executor, Frame, FrameOutcome, Question, Questions};
 
@@ -176,7 +177,7 @@ struct Judging<'a> {
     hunks: Vec<&'a Hunk>,
     /// For each hunk, the hunks it is linked to (they use what it declares).
     links: Vec<Vec<usize>>,
-    rows: Vec<Value>,
+    rows: Vec<TaskRow>,
     /// Jev-decided flags per hunk.
     flags: Vec<Vec<String>>,
     /// Deterministic ladder flags per hunk.
@@ -241,20 +242,13 @@ impl<'a> Judging<'a> {
                 run.findings
                     .push(finding(flag, hunk, "deterministic", severity, None));
             }
-            let mut row = json!({
-                "id": hunk.id, "path": hunk.path, "lines": lines_of(hunk), "kind": hunk.kind.as_str(),
-                "fileStatus": hunk.file_status.as_str(), "part": hunk.part.map(|(a, b)| format!("{a}/{b}")),
-                "added": hunk.added, "removed": hunk.removed, "disposition": "unjudged",
-                "deterministicFlags": ladder_flags, "taskRelation": null, "changeKind": null,
-                "specialCasesLiteralInput": null, "untrustedInstructionText": null, "testExpectation": null,
-                "enables": null, "flags": [], "error": null,
-            });
+            let mut row = TaskRow::new(hunk, ladder_flags.clone());
             if matches!(hunk.kind, PathKind::Lockfile | PathKind::Generated) {
                 run.set(&hunk.id, Disposition::Deterministic);
-                row["disposition"] = json!("deterministic");
+                row.disposition = Disposition::Deterministic;
             } else if !within_cap.contains(&i) {
                 run.set(&hunk.id, Disposition::Unjudged);
-                row["error"] = json!("not judged: hunk limit");
+                row.error = Some("not judged: hunk limit".to_owned());
             } else {
                 run.set(&hunk.id, Disposition::Unjudged);
                 this.intent_idx.push(i);
@@ -361,12 +355,21 @@ impl<'a> Judging<'a> {
         let low = round3(1.0 - relation.mass_at_least(2));
         self.high_mass[i] = high;
         self.judged_with_relation += 1;
-        row["taskRelation"] = json!({"lowMass": low, "highMass": high, "expected": score.round(), "distribution": probabilities.iter().map(|p| round3(*p)).collect::<Vec<_>>()});
-        row["changeKind"] = json!({"label": choice, "confidence": round3(*confidence), "distribution": kind.to_json()["probabilities"]});
+        row.task_relation = Some(TaskRelation {
+            low_mass: low,
+            high_mass: high,
+            expected: score.round(),
+            distribution: probabilities.iter().map(|p| round3(*p)).collect(),
+        });
+        row.change_kind = Some(ChangeKind {
+            label: choice.clone(),
+            confidence: round3(*confidence),
+            distribution: kind.to_json()["probabilities"].clone(),
+        });
         let untrusted = round3(ok.answers.noul("untrusted_instruction_text"));
-        row["untrustedInstructionText"] = json!(untrusted);
+        row.untrusted_instruction_text = Some(untrusted);
         run.set(&hunk.id, Disposition::Judged);
-        row["disposition"] = json!("judged");
+        row.disposition = Disposition::Judged;
         let direct = probabilities.get(3).copied().unwrap_or(0.0);
         if direct >= CONFLICT_DIRECT_MASS
             && choice == "formatting_or_comments"
@@ -378,7 +381,7 @@ impl<'a> Judging<'a> {
                 reason: "conflict: direct task relation vs formatting_or_comments".to_owned(),
             });
             run.set(&hunk.id, Disposition::Parked);
-            row["disposition"] = json!("parked");
+            row.disposition = Disposition::Parked;
             run.decision(
                 &hunk.id,
                 "hard_conflict",
@@ -393,7 +396,7 @@ impl<'a> Judging<'a> {
             flags.push("weak_task_relation".into());
         }
         if let Some(Answer::Noul { probability }) = ok.answers.get("special_cases_literal_input") {
-            row["specialCasesLiteralInput"] = json!(round3(*probability));
+            row.special_cases_literal_input = Some(round3(*probability));
             if *probability >= SPECIAL_CASE {
                 flags.push("special_cased_literal_input".into());
                 run.findings.push(finding(
@@ -421,15 +424,15 @@ impl<'a> Judging<'a> {
         let ok = match outcome {
             Err(f) => {
                 let text = format!("test_expectation {}: {}", f.reason.as_str(), f.detail);
-                append_error(row, text);
-                if row["disposition"] == "judged" {
+                row.append_error(text);
+                if row.disposition == Disposition::Judged {
                     let d = if f.reason.is_unjudged() {
                         Disposition::Unjudged
                     } else {
                         Disposition::Failed
                     };
                     run.set(&hunk.id, d);
-                    row["disposition"] = json!(d);
+                    row.disposition = d;
                 }
                 return;
             }
@@ -438,8 +441,11 @@ impl<'a> Judging<'a> {
         let weakens = round3(ok.answers.noul("weakens_expectation"));
         let stated = round3(ok.answers.noul("expectation_change_stated_in_task"));
         let disables = round3(ok.answers.noul("disables_or_bypasses_test"));
-        row["testExpectation"] =
-            json!({"weakens": weakens, "statedInTask": stated, "disablesOrBypasses": disables});
+        row.test_expectation = Some(TestExpectation {
+            weakens,
+            stated_in_task: stated,
+            disables_or_bypasses: disables,
+        });
         if weakens >= WEAKENS {
             let explained = stated >= STATED_IN_TASK;
             let (flag, severity) = if explained {
@@ -567,11 +573,14 @@ impl<'a> Judging<'a> {
         match outcome {
             Err(f) => {
                 let text = format!("hunk_enables {}: {}", f.reason.as_str(), f.detail);
-                append_error(&mut self.rows[i], text);
+                self.rows[i].append_error(text);
             }
             Ok(ok) => {
                 let p = round3(ok.answers.noul("enables_other_hunk"));
-                self.rows[i]["enables"] = json!({"hunk": self.hunks[j].id, "probability": p});
+                self.rows[i].enables = Some(Enables {
+                    hunk: self.hunks[j].id.clone(),
+                    probability: p,
+                });
                 if p >= ENABLES {
                     self.weak[i] = false;
                     for f in self.flags[i]
@@ -621,7 +630,7 @@ impl<'a> Judging<'a> {
             );
         } else {
             for i in (0..self.hunks.len()).filter(|&i| self.weak[i]) {
-                let low = self.rows[i]["taskRelation"]["lowMass"].clone();
+                let low = json!(self.rows[i].task_relation.as_ref().map(|t| t.low_mass));
                 run.findings.push(finding(
                     "weak_task_relation",
                     self.hunks[i],
@@ -641,18 +650,20 @@ impl<'a> Judging<'a> {
     fn finish_rows(&mut self) -> Vec<String> {
         let mut lines = Vec::new();
         for (i, row) in self.rows.iter_mut().enumerate() {
-            row["flags"] = json!(self.flags[i]);
+            row.flags = self.flags[i].clone();
             let all: Vec<String> = self.det[i]
                 .iter()
                 .map(|s| (*s).to_owned())
                 .chain(self.flags[i].iter().cloned())
                 .collect();
-            if (!all.is_empty() || !row["error"].is_null()) && lines.len() < SECTION_LINES {
-                let low = row["taskRelation"]["lowMass"]
-                    .as_f64()
-                    .map_or("-".to_owned(), |l| format!("{l:.2}"));
-                let error = row["error"]
-                    .as_str()
+            if (!all.is_empty() || row.error.is_some()) && lines.len() < SECTION_LINES {
+                let low = row
+                    .task_relation
+                    .as_ref()
+                    .map_or("-".to_owned(), |t| format!("{:.2}", t.low_mass));
+                let error = row
+                    .error
+                    .as_ref()
                     .map(|e| format!(" ({e})"))
                     .unwrap_or_default();
                 let shown = if all.is_empty() {
@@ -663,8 +674,8 @@ impl<'a> Judging<'a> {
                 lines.push(format!(
                     "{}:{} [{}] {shown} low={low}{error}",
                     self.hunks[i].path,
-                    row["lines"].as_str().unwrap_or(""),
-                    row["disposition"].as_str().unwrap_or("")
+                    row.lines,
+                    row.disposition.as_str()
                 ));
             }
         }
@@ -672,13 +683,96 @@ impl<'a> Judging<'a> {
     }
 }
 
-/// Adds `text` to a row's error, after any error it already has.
-fn append_error(row: &mut Value, text: String) {
-    let error = match row["error"].as_str() {
-        Some(e) => format!("{e}; {text}"),
-        None => text,
-    };
-    row["error"] = json!(error);
+/// One hunk's row in the task section's results, serialized in this field order.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskRow {
+    id: String,
+    path: String,
+    lines: String,
+    kind: &'static str,
+    file_status: &'static str,
+    part: Option<String>,
+    added: usize,
+    removed: usize,
+    disposition: Disposition,
+    deterministic_flags: Vec<&'static str>,
+    task_relation: Option<TaskRelation>,
+    change_kind: Option<ChangeKind>,
+    special_cases_literal_input: Option<f64>,
+    untrusted_instruction_text: Option<f64>,
+    test_expectation: Option<TestExpectation>,
+    enables: Option<Enables>,
+    flags: Vec<String>,
+    error: Option<String>,
+}
+
+/// How a hunk relates to the task: the mass below and at or above "supports it".
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskRelation {
+    low_mass: f64,
+    high_mass: f64,
+    expected: f64,
+    distribution: Vec<f64>,
+}
+
+/// What kind of change a hunk is.
+#[derive(Clone, Debug, Serialize)]
+struct ChangeKind {
+    label: String,
+    confidence: f64,
+    distribution: Value,
+}
+
+/// A test hunk's expectation answers.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TestExpectation {
+    weakens: f64,
+    stated_in_task: f64,
+    disables_or_bypasses: f64,
+}
+
+/// The linked hunk a weak hunk may enable.
+#[derive(Clone, Debug, Serialize)]
+struct Enables {
+    hunk: String,
+    probability: f64,
+}
+
+impl TaskRow {
+    /// An unjudged row for `hunk`.
+    fn new(hunk: &Hunk, deterministic_flags: Vec<&'static str>) -> Self {
+        Self {
+            id: hunk.id.clone(),
+            path: hunk.path.clone(),
+            lines: lines_of(hunk),
+            kind: hunk.kind.as_str(),
+            file_status: hunk.file_status.as_str(),
+            part: hunk.part.map(|(a, b)| format!("{a}/{b}")),
+            added: hunk.added,
+            removed: hunk.removed,
+            disposition: Disposition::Unjudged,
+            deterministic_flags,
+            task_relation: None,
+            change_kind: None,
+            special_cases_literal_input: None,
+            untrusted_instruction_text: None,
+            test_expectation: None,
+            enables: None,
+            flags: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// Adds `text` to the row's error, after any error it already has.
+    fn append_error(&mut self, text: String) {
+        self.error = Some(match self.error.take() {
+            Some(e) => format!("{e}; {text}"),
+            None => text,
+        });
+    }
 }
 
 /// Runs the task section.
@@ -716,7 +810,11 @@ pub async fn judge(
     });
     SectionOutcome {
         title: TITLE,
-        rows: judging.rows,
+        rows: judging
+            .rows
+            .iter()
+            .map(|row| serde_json::to_value(row).unwrap_or_default())
+            .collect(),
         summary,
         not_checked: NOT_CHECKED.iter().map(|s| (*s).to_owned()).collect(),
         lines,
@@ -754,13 +852,13 @@ fn intent_signal(outcome: &FrameOutcome) -> IntentSignal {
     }
 }
 
-fn fail_row(run: &mut Run, row: &mut Value, hunk: &Hunk, error: &str, unjudged: bool) {
+fn fail_row(run: &mut Run, row: &mut TaskRow, hunk: &Hunk, error: &str, unjudged: bool) {
     let d = if unjudged {
         Disposition::Unjudged
     } else {
         Disposition::Failed
     };
     run.set(&hunk.id, d);
-    row["disposition"] = json!(d);
-    row["error"] = json!(error);
+    row.disposition = d;
+    row.error = Some(error.to_owned());
 }
