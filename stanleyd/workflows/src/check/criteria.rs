@@ -2,7 +2,8 @@
 //! numbered or bulleted list, evidence from each diff hunk (one frame per hunk, one noul per
 //! criterion), then a strength judgment for criteria with accepted evidence.
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::json;
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
 use crate::check::SectionOutcome;
@@ -163,13 +164,56 @@ struct Coverage {
     units: usize,
 }
 
+/// One criterion's row in the criteria section's results, serialized in this field order.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CriterionRow {
+    id: String,
+    text: String,
+    line: usize,
+    status: &'static str,
+    determined_by: &'static str,
+    evidence: Vec<Evidence>,
+    band_evidence: Vec<BandEvidence>,
+    strength: Option<Strength>,
+    capped_by: Option<&'static str>,
+    linked_tests: Vec<String>,
+    disposition: Disposition,
+    error: Option<String>,
+}
+
+/// A hunk accepted as evidence for a criterion.
+#[derive(Clone, Debug, Serialize)]
+struct Evidence {
+    hunk: String,
+    path: String,
+    lines: String,
+    p: f64,
+}
+
+/// A hunk whose evidence probability is in the uncertain band.
+#[derive(Clone, Debug, Serialize)]
+struct BandEvidence {
+    hunk: String,
+    path: String,
+    p: f64,
+}
+
+/// How strongly the accepted evidence establishes a criterion.
+#[derive(Clone, Debug, Serialize)]
+struct Strength {
+    level: usize,
+    expected: f64,
+    distribution: Vec<f64>,
+}
+
 /// A criterion with no accepted evidence, settled by policy: unsupported when every unit was
 /// judged and none came close, else unclear (parked) or unjudged.
 fn settle_unevidenced(
     c: &Criterion,
     band_empty: bool,
     cov: &Coverage,
-    row: &mut Value,
+    row: &mut CriterionRow,
     run: &mut Run,
 ) {
     let (status, disposition, parked, error) = if cov.failed > 0 || cov.capped {
@@ -196,10 +240,10 @@ fn settle_unevidenced(
     } else {
         ("unsupported", Disposition::Judged, None, None)
     };
-    row["status"] = json!(status);
-    row["disposition"] = json!(disposition);
-    row["error"] = json!(error);
-    row["determinedBy"] = json!(if cov.answered > 0 { "jev" } else { "policy" });
+    row.status = status;
+    row.disposition = disposition;
+    row.error = error.map(str::to_owned);
+    row.determined_by = if cov.answered > 0 { "jev" } else { "policy" };
     run.set(&c.id, disposition);
     if let Some(reason) = parked {
         run.parked.push(Parked {
@@ -247,7 +291,7 @@ fn strength_frame(c: &Criterion, hunks: &[&Hunk], evidence: &DiffEvidence) -> Fr
 fn apply_strength(
     c: &Criterion,
     outcome: &stanley_core::FrameOutcome,
-    row: &mut Value,
+    row: &mut CriterionRow,
     run: &mut Run,
 ) {
     let ok = match outcome {
@@ -258,8 +302,8 @@ fn apply_strength(
                 Disposition::Failed
             };
             run.set(&c.id, d);
-            row["disposition"] = json!(d);
-            row["error"] = json!(format!("{}: {}", f.reason.as_str(), f.detail));
+            row.disposition = d;
+            row.error = Some(format!("{}: {}", f.reason.as_str(), f.detail));
             return;
         }
         Ok(ok) => ok,
@@ -281,8 +325,12 @@ fn apply_strength(
                 if *p > best.1 { (l, *p) } else { best }
             },
         );
-    row["strength"] = json!({"level": level, "expected": round3(*score), "distribution": probabilities.iter().map(|p| round3(*p)).collect::<Vec<_>>()});
-    row["determinedBy"] = json!("jev");
+    row.strength = Some(Strength {
+        level,
+        expected: round3(*score),
+        distribution: probabilities.iter().map(|p| round3(*p)).collect(),
+    });
+    row.determined_by = "jev";
     let (status, capped_by) = if p < DECISIVE_LEVEL {
         ("unclear", None)
     } else if level >= 2 {
@@ -294,11 +342,11 @@ fn apply_strength(
     } else {
         ("unsupported", None)
     };
-    row["status"] = json!(status);
-    row["cappedBy"] = json!(capped_by);
+    row.status = status;
+    row.capped_by = capped_by;
     if status == "unclear" {
         run.set(&c.id, Disposition::Parked);
-        row["disposition"] = json!("parked");
+        row.disposition = Disposition::Parked;
         run.parked.push(Parked {
             id: c.id.clone(),
             path: None,
@@ -306,7 +354,7 @@ fn apply_strength(
         });
     } else {
         run.set(&c.id, Disposition::Judged);
-        row["disposition"] = json!("judged");
+        row.disposition = Disposition::Judged;
     }
     run.decision(
         &c.id,
@@ -317,71 +365,46 @@ fn apply_strength(
 }
 
 /// A warning for every criterion left unsupported or unclear.
-fn status_findings(rows: &[Value]) -> Vec<Finding> {
+fn status_findings(rows: &[CriterionRow]) -> Vec<Finding> {
     rows.iter()
         .filter_map(|row| {
-            let flag = match row["status"].as_str() {
-                Some("unsupported") => "criterion_unevidenced",
-                Some("unclear") => "criterion_unclear",
+            let flag = match row.status {
+                "unsupported" => "criterion_unevidenced",
+                "unclear" => "criterion_unclear",
                 _ => return None,
             };
-            let text: String = row["text"]
-                .as_str()
-                .unwrap_or("")
-                .chars()
-                .take(120)
-                .collect();
-            let source = if row["determinedBy"] == "jev" {
+            let text: String = row.text.chars().take(120).collect();
+            let source = if row.determined_by == "jev" {
                 "jev"
             } else {
                 "policy"
             };
-            Some(
-                Finding::new(
-                    flag,
-                    row["id"].as_str().unwrap_or(""),
-                    source,
-                    Severity::Warn,
-                )
-                .with("criterion", json!(text)),
-            )
+            Some(Finding::new(flag, &row.id, source, Severity::Warn).with("criterion", json!(text)))
         })
         .collect()
 }
 
 /// One human line per criterion: its status, text, and up to three evidence locations.
-fn section_lines(rows: &[Value]) -> Vec<String> {
+fn section_lines(rows: &[CriterionRow]) -> Vec<String> {
     rows.iter()
         .map(|r| {
-            let text: String = r["text"].as_str().unwrap_or("").chars().take(100).collect();
-            let capped = r["cappedBy"]
-                .as_str()
+            let text: String = r.text.chars().take(100).collect();
+            let capped = r
+                .capped_by
                 .map(|c| format!(" (capped: {c})"))
                 .unwrap_or_default();
-            let ev: Vec<String> = r["evidence"]
-                .as_array()
-                .map(|e| {
-                    e.iter()
-                        .take(3)
-                        .map(|x| {
-                            format!(
-                                "{}:{}",
-                                x["path"].as_str().unwrap_or(""),
-                                x["lines"].as_str().unwrap_or("")
-                            )
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
+            let ev: Vec<String> = r
+                .evidence
+                .iter()
+                .take(3)
+                .map(|x| format!("{}:{}", x.path, x.lines))
+                .collect();
             let arrow = if ev.is_empty() {
                 String::new()
             } else {
                 format!(" ← {}", ev.join(", "))
             };
-            format!(
-                "{:<11} {text}{capped}{arrow}",
-                r["status"].as_str().unwrap_or("")
-            )
+            format!("{:<11} {text}{capped}{arrow}", r.status)
         })
         .collect()
 }
@@ -425,7 +448,7 @@ pub async fn judge(
             "{failed} evidence unit request(s) did not produce valid answers"
         ));
     }
-    let mut rows: Vec<Value> = Vec::new();
+    let mut rows: Vec<CriterionRow> = Vec::new();
     let mut strength_jobs: Vec<(usize, Vec<&Hunk>)> = Vec::new();
     for c in criteria {
         let key = format!("addresses_{}", c.id);
@@ -442,12 +465,35 @@ pub async fn judge(
             }
         }
         accepted.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.path.cmp(&b.0.path)));
-        let mut row = json!({
-            "id": c.id, "text": c.text, "line": c.line, "status": "unclear", "determinedBy": "policy",
-            "evidence": accepted.iter().map(|(h, p)| json!({"hunk": h.id, "path": h.path, "lines": h.line_range(), "p": p})).collect::<Vec<_>>(),
-            "bandEvidence": band.iter().map(|(h, p)| json!({"hunk": h.id, "path": h.path, "p": p})).collect::<Vec<_>>(),
-            "strength": null, "cappedBy": null, "linkedTests": [], "disposition": "unjudged", "error": null,
-        });
+        let mut row = CriterionRow {
+            id: c.id.clone(),
+            text: c.text.clone(),
+            line: c.line,
+            status: "unclear",
+            determined_by: "policy",
+            evidence: accepted
+                .iter()
+                .map(|(h, p)| Evidence {
+                    hunk: h.id.clone(),
+                    path: h.path.clone(),
+                    lines: h.line_range(),
+                    p: *p,
+                })
+                .collect(),
+            band_evidence: band
+                .iter()
+                .map(|(h, p)| BandEvidence {
+                    hunk: h.id.clone(),
+                    path: h.path.clone(),
+                    p: *p,
+                })
+                .collect(),
+            strength: None,
+            capped_by: None,
+            linked_tests: Vec::new(),
+            disposition: Disposition::Unjudged,
+            error: None,
+        };
         if accepted.is_empty() {
             settle_unevidenced(c, band.is_empty(), &cov, &mut row, run);
         } else {
@@ -475,11 +521,11 @@ pub async fn judge(
     }
     run.findings.extend(status_findings(&rows));
     rows.sort_by(|a, b| {
-        status_rank(a["status"].as_str().unwrap_or(""))
-            .cmp(&status_rank(b["status"].as_str().unwrap_or("")))
-            .then_with(|| a["line"].as_u64().cmp(&b["line"].as_u64()))
+        status_rank(a.status)
+            .cmp(&status_rank(b.status))
+            .then_with(|| a.line.cmp(&b.line))
     });
-    let count = |s: &str| rows.iter().filter(|r| r["status"] == s).count();
+    let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
     let summary = json!({"supported": count("supported"), "partial": count("partial"), "unsupported": count("unsupported"), "unclear": count("unclear"), "criteria": criteria.len(), "evidenceUnits": units.len(), "testRecords": 0});
     let lines = section_lines(&rows);
     let not_checked = vec![
@@ -489,7 +535,7 @@ pub async fn judge(
     ];
     SectionOutcome {
         title: TITLE,
-        rows,
+        rows: super::to_values(&rows),
         summary,
         not_checked,
         lines,

@@ -2,6 +2,7 @@
 //! document validated strictly, semantic rules judged against the hunks their scope globs match
 //! (up to 12 rules per request), deterministic and process rules left to linters and people.
 
+use serde::Serialize;
 use serde_json::{Value, json};
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
@@ -223,15 +224,30 @@ fn verdict_rank(v: &str) -> u8 {
 /// One request: a hunk, up to [`RULES_PER_REQUEST`] rules, and their rows.
 type Request<'a> = (&'a Hunk, Vec<&'a Rule>, Vec<usize>);
 
+/// One rule-hunk pair's row in the rules section's results, serialized in this field order.
+#[derive(Clone, Debug, Serialize)]
+struct RuleRow {
+    id: String,
+    rule: String,
+    hunk: String,
+    path: String,
+    lines: String,
+    verdict: &'static str,
+    distribution: Option<Value>,
+    confidence: Option<f64>,
+    disposition: Disposition,
+    error: Option<String>,
+}
+
 /// The rule-hunk pairs: a row each (past the pair cap, unjudged), grouped into requests.
 /// Returns the rows, the requests, the pair count and the lockfile or generated hunks skipped.
 fn pair_up<'a>(
     semantic: &[&'a Rule],
     evidence: &'a DiffEvidence,
     max_pairs: usize,
-) -> (Vec<Value>, Vec<Request<'a>>, usize, usize) {
+) -> (Vec<RuleRow>, Vec<Request<'a>>, usize, usize) {
     let mut skipped = 0usize;
-    let mut rows: Vec<Value> = Vec::new();
+    let mut rows: Vec<RuleRow> = Vec::new();
     let mut requests: Vec<Request<'a>> = Vec::new();
     let mut pairs = 0usize;
     for hunk in &evidence.hunks {
@@ -247,7 +263,18 @@ fn pair_up<'a>(
             let id = format!("{}:{}", hunk.id, rule.id);
             let over = pairs >= max_pairs;
             pairs += 1;
-            rows.push(json!({"id": id, "rule": rule.id, "hunk": hunk.id, "path": hunk.path, "lines": hunk.line_range(), "verdict": "unjudged", "distribution": null, "confidence": null, "disposition": "unjudged", "error": if over { json!("not judged: pair limit") } else { Value::Null }}));
+            rows.push(RuleRow {
+                id,
+                rule: rule.id.clone(),
+                hunk: hunk.id.clone(),
+                path: hunk.path.clone(),
+                lines: hunk.line_range(),
+                verdict: "unjudged",
+                distribution: None,
+                confidence: None,
+                disposition: Disposition::Unjudged,
+                error: over.then(|| "not judged: pair limit".to_owned()),
+            });
             if !over {
                 eligible.push((rule, rows.len() - 1));
             }
@@ -318,10 +345,10 @@ fn rules_frame(hunk: &Hunk, rules: &[&Rule], evidence: &DiffEvidence) -> Frame {
 fn apply_pair(
     rule: &Rule,
     outcome: &stanley_core::FrameOutcome,
-    row: &mut Value,
+    row: &mut RuleRow,
     run: &mut Run,
 ) -> bool {
-    let id = row["id"].as_str().unwrap_or("").to_owned();
+    let id = row.id.clone();
     let ok = match outcome {
         Err(f) => {
             let d = if f.reason.is_unjudged() {
@@ -330,8 +357,8 @@ fn apply_pair(
                 Disposition::Failed
             };
             run.set(&id, d);
-            row["disposition"] = json!(d);
-            row["error"] = json!(format!("{}: {}", f.reason.as_str(), f.detail));
+            row.disposition = d;
+            row.error = Some(format!("{}: {}", f.reason.as_str(), f.detail));
             return false;
         }
         Ok(ok) => ok,
@@ -347,15 +374,15 @@ fn apply_pair(
     let violated = round3(answer.p("applicable_and_violated"));
     let cannot = answer.p("cannot_tell");
     let confidence = round3(*confidence);
-    row["distribution"] = answer.to_json()["probabilities"].clone();
-    row["confidence"] = json!(confidence);
-    row["disposition"] = json!("judged");
+    row.distribution = Some(answer.to_json()["probabilities"].clone());
+    row.confidence = Some(confidence);
+    row.disposition = Disposition::Judged;
     run.set(&id, Disposition::Judged);
-    let path = row["path"].as_str().map(str::to_owned);
+    let path = Some(row.path.clone());
     let verdict = if violated >= VIOLATED && confidence >= CONFIDENCE {
         run.findings.push(
             Finding::new("rule_violation", &id, "jev", Severity::Warn)
-                .at(path, row["lines"].as_str().map(str::to_owned))
+                .at(path, Some(row.lines.clone()))
                 .with("rule", json!(rule.id))
                 .with("p", json!(violated))
                 .with("confidence", json!(confidence)),
@@ -376,14 +403,14 @@ fn apply_pair(
             reason,
         });
         run.set(&id, Disposition::Parked);
-        row["disposition"] = json!("parked");
+        row.disposition = Disposition::Parked;
         "uncertain"
     } else if choice == "not_applicable" {
         "not_applicable"
     } else {
         "no_violation_flagged"
     };
-    row["verdict"] = json!(verdict);
+    row.verdict = verdict;
     run.decision(
         &id,
         "rule_compliance",
@@ -394,27 +421,17 @@ fn apply_pair(
 }
 
 /// The human lines: flagged and uncertain pairs, and pairs with an error.
-fn section_lines(rows: &[Value]) -> Vec<String> {
+fn section_lines(rows: &[RuleRow]) -> Vec<String> {
     rows.iter()
-        .filter(|r| {
-            matches!(
-                r["verdict"].as_str(),
-                Some("violation_flagged" | "uncertain")
-            ) || !r["error"].is_null()
-        })
+        .filter(|r| matches!(r.verdict, "violation_flagged" | "uncertain") || r.error.is_some())
         .take(SECTION_LINES)
         .map(|r| {
-            let error = r["error"]
-                .as_str()
+            let error = r
+                .error
+                .as_ref()
                 .map(|e| format!(" ({e})"))
                 .unwrap_or_default();
-            format!(
-                "{} {} @ {}:{}{error}",
-                r["verdict"].as_str().unwrap_or(""),
-                r["rule"].as_str().unwrap_or(""),
-                r["path"].as_str().unwrap_or(""),
-                r["lines"].as_str().unwrap_or("")
-            )
+            format!("{} {} @ {}:{}{error}", r.verdict, r.rule, r.path, r.lines)
         })
         .collect()
 }
@@ -467,10 +484,7 @@ pub async fn judge(
     }
     let (mut rows, requests, pairs, skipped) = pair_up(&semantic, evidence, max_pairs);
     for row in &rows {
-        run.set(
-            row["id"].as_str().unwrap_or_default(),
-            Disposition::Unjudged,
-        );
+        run.set(&row.id, Disposition::Unjudged);
     }
     if pairs > max_pairs {
         run.limits.push(format!(
@@ -485,15 +499,15 @@ pub async fn judge(
         }
     }
     rows.sort_by(|a, b| {
-        verdict_rank(a["verdict"].as_str().unwrap_or(""))
-            .cmp(&verdict_rank(b["verdict"].as_str().unwrap_or("")))
-            .then_with(|| a["path"].as_str().cmp(&b["path"].as_str()))
+        verdict_rank(a.verdict)
+            .cmp(&verdict_rank(b.verdict))
+            .then_with(|| a.path.cmp(&b.path))
     });
     let lines = section_lines(&rows);
     let summary = json!({"rules": rules.len(), "semanticRules": semantic.len(), "pairs": pairs, "requests": requests.len(), "violationsFlagged": violations});
     SectionOutcome {
         title: TITLE,
-        rows,
+        rows: super::to_values(&rows),
         summary,
         not_checked: not_checked(rules, skipped),
         lines,

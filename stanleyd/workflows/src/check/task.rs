@@ -810,11 +810,7 @@ pub async fn judge(
     });
     SectionOutcome {
         title: TITLE,
-        rows: judging
-            .rows
-            .iter()
-            .map(|row| serde_json::to_value(row).unwrap_or_default())
-            .collect(),
+        rows: super::to_values(&judging.rows),
         summary,
         not_checked: NOT_CHECKED.iter().map(|s| (*s).to_owned()).collect(),
         lines,
