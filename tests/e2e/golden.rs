@@ -197,6 +197,46 @@ fn triage_failures() {
 }
 
 #[test]
+fn triage_failures_without_a_diff_with_a_duplicate_and_a_probe() {
+    use stanley_tests::fake_jev::{ChoiceRule, choice_answer};
+    let env = crate::triage::env();
+    let labels: Vec<String> = [
+        "none",
+        "full_stack_trace",
+        "test_source",
+        "changed_code",
+        "prior_run_history",
+        "cannot_tell",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    let rule = ChoiceRule {
+        label: "test_source".into(),
+        mass: 0.8,
+        confidence: 0.8,
+    };
+    env.jev
+        .answer("missing_evidence", choice_answer(&labels, &rule));
+    // A real `go test` log twice over (the second run's blocks are duplicates), in a
+    // repository with no changes, holding the test source the probe reads.
+    let repo = TempRepo::with_files(&[(
+        "calc_test.go",
+        &(1..=30)
+            .map(|i| format!("// line {i}\n"))
+            .collect::<String>(),
+    )]);
+    let log = crate::triage::fixture("go.txt").repeat(2);
+    golden(
+        "triage_failures_edges",
+        &env,
+        &repo,
+        &["Triage these test failures"],
+        Some(&log),
+    );
+}
+
+#[test]
 fn triage_comments() {
     let env = crate::triage::comment_env();
     let repo = TempRepo::with_files(&[("src/a.ts", "export function f(x) {\n  return x.y;\n}\n")]);

@@ -3,6 +3,7 @@
 //! to the current diff and what kind of failure it is, one allowlisted follow-up probe chosen by
 //! code, and the steps that would settle each question.
 
+use serde::Serialize;
 use serde_json::{Value, json};
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
@@ -317,10 +318,88 @@ fn signature_findings(block: &FailureBlock, source: &str) -> Vec<Finding> {
     out
 }
 
+/// One failure block's row in the results, serialized in this field order.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FailureRow {
+    id: String,
+    family: String,
+    duplicate_of: Option<String>,
+    lines: String,
+    test_name: Option<String>,
+    message: Option<String>,
+    key_lines: Vec<String>,
+    omitted_lines: usize,
+    stack_locations: Vec<StackLocation>,
+    observed: Observed,
+    relation: Labelled,
+    failure_kind: Labelled,
+    nondeterminism_signature: Option<f64>,
+    missing_evidence: Option<MissingEvidence>,
+    would_settle: Vec<&'static str>,
+    probes_run: Vec<&'static str>,
+    disposition: Disposition,
+    error: Option<String>,
+}
+
+/// A stack frame's place: the tracked path it resolved to (else as written) and its line.
+#[derive(Clone, Debug, Serialize)]
+struct StackLocation {
+    path: String,
+    line: u64,
+    tracked: bool,
+}
+
+/// What code saw in the block before any question.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Observed {
+    stack_touches_changed_file: Option<bool>,
+    env_signature: Option<&'static str>,
+    compile_error: bool,
+    missing_module: bool,
+    timeout_signature: bool,
+}
+
+/// A label, who decided it, and the answer's distribution (once asked).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Labelled {
+    label: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    determined_by: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    distribution: Option<Value>,
+}
+
+impl Labelled {
+    fn new(label: impl Into<String>, determined_by: Option<&'static str>) -> Self {
+        Self {
+            label: label.into(),
+            determined_by,
+            distribution: None,
+        }
+    }
+
+    fn judged(label: impl Into<String>, determined_by: &'static str, distribution: Value) -> Self {
+        Self {
+            distribution: Some(distribution),
+            ..Self::new(label, Some(determined_by))
+        }
+    }
+}
+
+/// What evidence the answer said is missing.
+#[derive(Clone, Debug, Serialize)]
+struct MissingEvidence {
+    label: Option<String>,
+    distribution: Value,
+}
+
 /// The blocks planned: a row each (duplicates settled by code), their plans, and the indexes
 /// of the rows to judge (distinct failures, up to the item limit).
 struct Plan<'a> {
-    rows: Vec<Value>,
+    rows: Vec<FailureRow>,
     plans: Vec<Planned<'a>>,
     judged: Vec<usize>,
 }
@@ -366,26 +445,49 @@ fn plan<'a>(
         } else {
             ("unknown_no_diff_context", "code")
         };
-        let mut row = json!({
-            "id": block.id, "family": block.family, "duplicateOf": duplicate,
-            "lines": format!("{}-{}", block.start, block.end),
-            "testName": block.test_name, "message": block.message, "keyLines": key_lines(block),
-            "omittedLines": block.omitted,
-            "stackLocations": block.stack.iter().zip(&resolved).map(|((p, l), r)| json!({"path": r.clone().unwrap_or_else(|| p.clone()), "line": l, "tracked": r.is_some()})).collect::<Vec<_>>(),
-            "observed": {"stackTouchesChangedFile": touches, "envSignature": block.env_signature, "compileError": block.compile_error, "missingModule": block.missing_module, "timeoutSignature": block.timeout},
-            "relation": {"label": relation, "determinedBy": determined},
-            "failureKind": {"label": "unjudged"},
-            "nondeterminismSignature": null, "missingEvidence": null,
-            "wouldSettle": [RERUN, BASE], "probesRun": [], "disposition": "unjudged", "error": null,
-        });
+        let mut row = FailureRow {
+            id: block.id.clone(),
+            family: block.family.clone(),
+            duplicate_of: duplicate.clone(),
+            lines: format!("{}-{}", block.start, block.end),
+            test_name: block.test_name.clone(),
+            message: block.message.clone(),
+            key_lines: key_lines(block),
+            omitted_lines: block.omitted,
+            stack_locations: block
+                .stack
+                .iter()
+                .zip(&resolved)
+                .map(|((p, l), r)| StackLocation {
+                    path: r.clone().unwrap_or_else(|| p.clone()),
+                    line: *l,
+                    tracked: r.is_some(),
+                })
+                .collect(),
+            observed: Observed {
+                stack_touches_changed_file: touches,
+                env_signature: block.env_signature,
+                compile_error: block.compile_error,
+                missing_module: block.missing_module,
+                timeout_signature: block.timeout,
+            },
+            relation: Labelled::new(relation, Some(determined)),
+            failure_kind: Labelled::new("unjudged", None),
+            nondeterminism_signature: None,
+            missing_evidence: None,
+            would_settle: vec![RERUN, BASE],
+            probes_run: Vec::new(),
+            disposition: Disposition::Unjudged,
+            error: None,
+        };
         if duplicate.is_some() {
             run.set(&block.id, Disposition::Deterministic);
-            row["disposition"] = json!("deterministic");
+            row.disposition = Disposition::Deterministic;
         } else {
             seen.push((&block.fingerprint, &block.id));
             run.set(&block.id, Disposition::Unjudged);
             if out.judged.len() >= cx.input.max_items {
-                row["error"] = json!("not judged: failure limit");
+                row.error = Some("not judged: failure limit".to_owned());
             } else {
                 out.judged.push(out.rows.len());
             }
@@ -480,30 +582,25 @@ fn probe_for(
 
 /// The human section: a line per row (up to [`SECTION_ROWS`]), its message and what would
 /// settle it.
-fn section_lines(rows: &[Value]) -> Vec<String> {
+fn section_lines(rows: &[FailureRow]) -> Vec<String> {
     rows.iter()
         .take(SECTION_ROWS)
         .flat_map(|r| {
-            let name = r["testName"].as_str().or(r["id"].as_str()).unwrap_or("");
-            let dup = r["duplicateOf"]
-                .as_str()
+            let name = r.test_name.as_deref().unwrap_or(&r.id);
+            let dup = r
+                .duplicate_of
+                .as_ref()
                 .map(|d| format!(" duplicate-of={d}"))
                 .unwrap_or_default();
             let mut out = vec![format!(
                 "{name} (log {}) relation={} kind={}{dup}",
-                r["lines"].as_str().unwrap_or(""),
-                r["relation"]["label"].as_str().unwrap_or(""),
-                r["failureKind"]["label"].as_str().unwrap_or("")
+                r.lines, r.relation.label, r.failure_kind.label
             )];
-            if let Some(m) = r["message"].as_str() {
+            if let Some(m) = &r.message {
                 out.push(format!("    {}", m.chars().take(140).collect::<String>()));
             }
-            let settle: Vec<&str> = r["wouldSettle"]
-                .as_array()
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            if !settle.is_empty() {
-                out.push(format!("    would settle: {}", settle.join("; ")));
+            if !r.would_settle.is_empty() {
+                out.push(format!("    would settle: {}", r.would_settle.join("; ")));
             }
             out
         })
@@ -581,18 +678,17 @@ pub async fn triage(
                     Disposition::Failed
                 };
                 run.set(&block.id, d);
-                rows[i]["disposition"] = json!(d);
-                rows[i]["error"] = json!(format!("{}: {}", f.reason.as_str(), f.detail));
+                rows[i].disposition = d;
+                rows[i].error = Some(format!("{}: {}", f.reason.as_str(), f.detail));
                 continue;
             }
         };
         if let Some(((_, _, name), result)) = probe {
-            rows[i]["probesRun"] = json!([name]);
+            rows[i].probes_run = vec![*name];
             match result {
                 Ok(ok) => answers = ok.answers.clone(),
                 Err(f) => {
-                    rows[i]["error"] =
-                        json!(format!("follow-up {}: {}", f.reason.as_str(), f.detail))
+                    rows[i].error = Some(format!("follow-up {}: {}", f.reason.as_str(), f.detail))
                 }
             }
         }
@@ -611,7 +707,7 @@ pub async fn triage(
         f.dedup();
         f
     };
-    let duplicates = rows.iter().filter(|r| !r["duplicateOf"].is_null()).count();
+    let duplicates = rows.iter().filter(|r| r.duplicate_of.is_some()).count();
     run.sections.push(Section {
         title: "failures".into(),
         lines: section_lines(&rows),
@@ -625,6 +721,10 @@ pub async fn triage(
         not_checked.push("relation to code changes (no diff context)".into());
     }
     run.not_checked = not_checked;
+    let mut rows: Vec<Value> = rows
+        .iter()
+        .map(|row| serde_json::to_value(row).unwrap_or_default())
+        .collect();
     super::tag_rows(&mut rows, "failures");
     run.results = rows;
     run.summary = json!({
@@ -635,7 +735,7 @@ pub async fn triage(
 }
 
 fn decide(
-    row: &mut Value,
+    row: &mut FailureRow,
     block: &FailureBlock,
     answers: &stanley_core::Answers,
     with_diff: bool,
@@ -658,12 +758,14 @@ fn decide(
         .get("failure_kind")
         .and_then(|a| decisive(a, DECISIVE))
         .unwrap_or_else(|| "uncertain".into());
-    row["disposition"] = json!("judged");
+    row.disposition = Disposition::Judged;
     run.set(&block.id, Disposition::Judged);
-    row["nondeterminismSignature"] = json!(nondet);
-    row["missingEvidence"] = json!({"label": missing, "distribution": dist("missing_evidence")});
-    row["failureKind"] =
-        json!({"label": kind, "determinedBy": "jev", "distribution": dist("failure_kind")});
+    row.nondeterminism_signature = Some(nondet);
+    row.missing_evidence = Some(MissingEvidence {
+        label: missing.clone(),
+        distribution: dist("missing_evidence"),
+    });
+    row.failure_kind = Labelled::judged(kind.clone(), "jev", dist("failure_kind"));
     let mut relation = "unknown_no_diff_context".to_owned();
     if with_diff {
         let unrelated = answers
@@ -671,14 +773,14 @@ fn decide(
             .map_or(0.0, |a| a.p("unrelated_to_diff"));
         if touches == Some(true) && unrelated >= UNRELATED_CONFLICT {
             relation = "conflict".into();
-            row["relation"] = json!({"label": "conflict", "determinedBy": "code", "distribution": dist("relation_to_diff")});
+            row.relation = Labelled::judged("conflict", "code", dist("relation_to_diff"));
             run.parked.push(Parked {
                 id: block.id.clone(),
                 path: None,
                 reason: "conflict: stack touches a changed file vs unrelated_to_diff".into(),
             });
             run.set(&block.id, Disposition::Parked);
-            row["disposition"] = json!("parked");
+            row.disposition = Disposition::Parked;
             run.decision(
                 &block.id,
                 "hard_conflict",
@@ -690,7 +792,7 @@ fn decide(
                 .get("relation_to_diff")
                 .and_then(|a| decisive(a, DECISIVE))
                 .unwrap_or_else(|| "uncertain".into());
-            row["relation"] = json!({"label": relation, "determinedBy": "jev", "distribution": dist("relation_to_diff")});
+            row.relation = Labelled::judged(relation.clone(), "jev", dist("relation_to_diff"));
         }
     }
     let mut settle: Vec<&str> = Vec::new();
@@ -716,7 +818,7 @@ fn decide(
     if relation == "uncertain" || relation == "conflict" {
         add(BASE);
     }
-    row["wouldSettle"] = json!(settle);
+    row.would_settle = settle;
     if relation == "caused_by_diff" {
         let p = answers
             .get("relation_to_diff")
