@@ -252,6 +252,57 @@ fn triage_comments() {
 }
 
 #[test]
+fn triage_comments_excluded_moved_and_parked() {
+    use stanley_tests::fake_jev::{ChoiceRule, choice_answer};
+    let env = crate::triage::comment_env();
+    let labels: Vec<String> = [
+        "described_code_present",
+        "described_code_absent_or_changed",
+        "targets_lines_not_shown",
+        "not_a_code_claim",
+        "cannot_tell",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    let rule = ChoiceRule {
+        label: "not_a_code_claim".into(),
+        mass: 0.9,
+        confidence: 0.9,
+    };
+    env.jev
+        .answer_if("code_status", "crashes when", choice_answer(&labels, &rule));
+    env.jev.answer_if(
+        "states_concrete_failure_scenario",
+        "crashes when",
+        json!({"type": "noul", "noul": 0.9}),
+    );
+    let repo = TempRepo::with_files(&[
+        (
+            "src/old_name.ts",
+            "export function g(y) {\n  return y + 1;\n}\n",
+        ),
+        (".env", "TOKEN=abc\n"),
+    ]);
+    repo.git(&["mv", "src/old_name.ts", "src/new_name.ts"]);
+    repo.write(
+        "comments.json",
+        r#"[
+  {"id": 201, "body": "Should this read from a secret store?", "path": ".env", "line": 1},
+  {"id": 202, "body": "This crashes when y is undefined", "path": "src/old_name.ts", "line": 2, "diff_hunk": "@@ -1,2 +1,2 @@\n export function g(y) {\n+  return y + 1;"},
+  {"id": 203, "body": "Rename this helper", "path": "src/old_name.ts", "line": 1}
+]"#,
+    );
+    golden(
+        "triage_comments_edges",
+        &env,
+        &repo,
+        &["Triage these review comments", "--input", "comments.json"],
+        None,
+    );
+}
+
+#[test]
 fn fallbacks_and_errors() {
     let mut env = TestEnv::new();
     env.set("STANLEY_AGENT", "off");

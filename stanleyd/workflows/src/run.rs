@@ -36,6 +36,13 @@ impl Disposition {
     }
 }
 
+/// Typed rows as the JSON the results carry (the shapes serialize infallibly).
+pub fn to_values<T: serde::Serialize>(rows: &[T]) -> Vec<Value> {
+    rows.iter()
+        .map(|row| serde_json::to_value(row).unwrap_or_default())
+        .collect()
+}
+
 /// Severity of a finding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -535,7 +535,7 @@ pub async fn judge(
     ];
     SectionOutcome {
         title: TITLE,
-        rows: super::to_values(&rows),
+        rows: crate::run::to_values(&rows),
         summary,
         not_checked,
         lines,

@@ -89,13 +89,6 @@ pub fn recorded_inputs(plan: &CheckPlan, evidence: &DiffEvidence) -> Value {
     })
 }
 
-/// Typed rows as the JSON the results carry (the shapes serialize infallibly).
-fn to_values<T: serde::Serialize>(rows: &[T]) -> Vec<Value> {
-    rows.iter()
-        .map(|row| serde_json::to_value(row).unwrap_or_default())
-        .collect()
-}
-
 fn tag(rows: Vec<Value>, section: &str) -> impl Iterator<Item = Value> + '_ {
     rows.into_iter().map(move |mut r| {
         r["section"] = json!(section);

@@ -507,7 +507,7 @@ pub async fn judge(
     let summary = json!({"rules": rules.len(), "semanticRules": semantic.len(), "pairs": pairs, "requests": requests.len(), "violationsFlagged": violations});
     SectionOutcome {
         title: TITLE,
-        rows: super::to_values(&rows),
+        rows: crate::run::to_values(&rows),
         summary,
         not_checked: not_checked(rules, skipped),
         lines,

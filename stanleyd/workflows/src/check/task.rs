@@ -810,7 +810,7 @@ pub async fn judge(
     });
     SectionOutcome {
         title: TITLE,
-        rows: super::to_values(&judging.rows),
+        rows: crate::run::to_values(&judging.rows),
         summary,
         not_checked: NOT_CHECKED.iter().map(|s| (*s).to_owned()).collect(),
         lines,

@@ -2,6 +2,7 @@
 //! the current code. Replies fold into their threads, duplicates and comments on code that is
 //! gone are settled by code, and the rest are judged and classified by fixed rules.
 
+use serde::Serialize;
 use serde_json::{Value, json};
 use stanley_core::{Executor, Frame, Question, Questions, stable_hash};
 
@@ -220,17 +221,46 @@ fn questions(id: &str) -> Questions {
         .with("untrusted_instruction_text", untrusted_instruction_question())
 }
 
-fn rank(row: &Value) -> u8 {
-    if row["disposition"] == "parked" {
+/// One thread's row in the results, serialized in this field order.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CommentRow {
+    id: String,
+    source_id: Option<String>,
+    path: Option<String>,
+    line: Option<u64>,
+    author: Option<String>,
+    author_kind: &'static str,
+    excerpt: String,
+    replies: usize,
+    duplicate_of: Option<String>,
+    classification: &'static str,
+    determined_by: &'static str,
+    anchor: Option<AnchorRow>,
+    code_status: Option<Value>,
+    requests_behavior_change: Option<f64>,
+    states_concrete_failure_scenario: Option<f64>,
+    disposition: Disposition,
+    error: Option<String>,
+}
+
+/// Where a thread's comment stands in the current code.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AnchorRow {
+    status: &'static str,
+    shown_lines: Option<String>,
+    reason: Option<String>,
+    moved_to: Option<String>,
+}
+
+fn rank(row: &CommentRow) -> u8 {
+    if row.disposition == Disposition::Parked {
         return 5;
     }
-    match row["classification"].as_str().unwrap_or("") {
+    match row.classification {
         "stale" | "already_addressed" => 0,
-        "actionable"
-            if row["statesConcreteFailureScenario"].as_f64().unwrap_or(0.0) >= CONCRETE =>
-        {
-            1
-        }
+        "actionable" if row.states_concrete_failure_scenario.unwrap_or(0.0) >= CONCRETE => 1,
         "actionable" => 2,
         "unclear" => 3,
         _ => 4,
@@ -306,7 +336,7 @@ fn plan_thread(
     replies: &[&Comment],
     planning: &mut Planning,
     run: &mut Run,
-) -> (Value, Option<Frame>) {
+) -> (CommentRow, Option<Frame>) {
     let Sources {
         input,
         diff,
@@ -314,22 +344,34 @@ fn plan_thread(
         workspace,
     } = *src;
     let Planning { seen, judged } = planning;
-    let mut row = json!({
-        "id": root.id, "sourceId": root.source_id, "path": root.path, "line": root.line,
-        "author": root.author, "authorKind": root.author_kind.as_str(), "excerpt": excerpt(&root.body, 160),
-        "replies": replies.len(), "duplicateOf": null, "classification": "unjudged", "determinedBy": "jev",
-        "anchor": null, "codeStatus": null, "requestsBehaviorChange": null, "statesConcreteFailureScenario": null,
-        "disposition": "unjudged", "error": null,
-    });
+    let mut row = CommentRow {
+        id: root.id.clone(),
+        source_id: root.source_id.clone(),
+        path: root.path.clone(),
+        line: root.line,
+        author: root.author.clone(),
+        author_kind: root.author_kind.as_str(),
+        excerpt: excerpt(&root.body, 160),
+        replies: replies.len(),
+        duplicate_of: None,
+        classification: "unjudged",
+        determined_by: "jev",
+        anchor: None,
+        code_status: None,
+        requests_behavior_change: None,
+        states_concrete_failure_scenario: None,
+        disposition: Disposition::Unjudged,
+        error: None,
+    };
     let key = normalize(&root.body);
     if let Some((.., first)) = seen
         .iter()
         .find(|(b, p, l, _)| *b == key && *p == root.path && *l == root.line)
     {
-        row["duplicateOf"] = json!(first);
-        row["classification"] = json!("duplicate");
-        row["determinedBy"] = json!("code");
-        row["disposition"] = json!("deterministic");
+        row.duplicate_of = Some(first.clone());
+        row.classification = "duplicate";
+        row.determined_by = "code";
+        row.disposition = Disposition::Deterministic;
         run.set(&root.id, Disposition::Deterministic);
         return (row, None);
     }
@@ -341,15 +383,20 @@ fn plan_thread(
             path: root.path.clone(),
             reason: "credential-shaped path".into(),
         });
-        row["disposition"] = json!("excluded");
+        row.disposition = Disposition::Excluded;
         return (row, None);
     }
     let a = anchor(root, workspace, tracked, diff);
-    row["anchor"] = json!({"status": a.status, "shownLines": a.shown.map(|(s, e)| format!("{s}-{e}")), "reason": a.reason, "movedTo": a.moved_to});
+    row.anchor = Some(AnchorRow {
+        status: a.status,
+        shown_lines: a.shown.map(|(s, e)| format!("{s}-{e}")),
+        reason: a.reason.clone(),
+        moved_to: a.moved_to.clone(),
+    });
     if a.status == "gone" {
-        row["classification"] = json!("stale");
-        row["determinedBy"] = json!("code");
-        row["disposition"] = json!("deterministic");
+        row.classification = "stale";
+        row.determined_by = "code";
+        row.disposition = Disposition::Deterministic;
         run.set(&root.id, Disposition::Deterministic);
         run.decision(&root.id, "anchor_gone", json!({"reason": a.reason}), POLICY);
         run.findings.push(stale_finding(root));
@@ -357,7 +404,7 @@ fn plan_thread(
     }
     run.set(&root.id, Disposition::Unjudged);
     if *judged >= input.max_items {
-        row["error"] = json!("not judged: comment limit");
+        row.error = Some("not judged: comment limit".to_owned());
         return (row, None);
     }
     *judged += 1;
@@ -398,8 +445,8 @@ fn classify(
 }
 
 /// Records a judged thread's answer in its row and in `run`.
-fn apply_answer(row: &mut Value, outcome: &stanley_core::FrameOutcome, run: &mut Run) {
-    let id = row["id"].as_str().unwrap_or("").to_owned();
+fn apply_answer(row: &mut CommentRow, outcome: &stanley_core::FrameOutcome, run: &mut Run) {
+    let id = row.id.clone();
     let ok = match outcome {
         Ok(ok) => ok,
         Err(f) => {
@@ -409,8 +456,8 @@ fn apply_answer(row: &mut Value, outcome: &stanley_core::FrameOutcome, run: &mut
                 Disposition::Failed
             };
             run.set(&id, d);
-            row["disposition"] = json!(d);
-            row["error"] = json!(format!("{}: {}", f.reason.as_str(), f.detail));
+            row.disposition = d;
+            row.error = Some(format!("{}: {}", f.reason.as_str(), f.detail));
             return;
         }
     };
@@ -418,19 +465,19 @@ fn apply_answer(row: &mut Value, outcome: &stanley_core::FrameOutcome, run: &mut
         return;
     };
     let (class, parked, req, con, untrusted) = classify(status, &ok.answers);
-    row["codeStatus"] = status.to_json()["probabilities"].clone();
-    row["requestsBehaviorChange"] = json!(req);
-    row["statesConcreteFailureScenario"] = json!(con);
-    row["classification"] = json!(class);
+    row.code_status = Some(status.to_json()["probabilities"].clone());
+    row.requests_behavior_change = Some(req);
+    row.states_concrete_failure_scenario = Some(con);
+    row.classification = class;
     let d = if parked {
         Disposition::Parked
     } else {
         Disposition::Judged
     };
     run.set(&id, d);
-    row["disposition"] = json!(d);
-    let path = row["path"].as_str().map(str::to_owned);
-    let line = row["line"].as_u64().map(|l| l.to_string());
+    row.disposition = d;
+    let path = row.path.clone();
+    let line = row.line.map(|l| l.to_string());
     if parked {
         run.parked.push(Parked {
             id: id.clone(),
@@ -445,12 +492,7 @@ fn apply_answer(row: &mut Value, outcome: &stanley_core::FrameOutcome, run: &mut
     };
     match class {
         "actionable" => {
-            let excerpt: String = row["excerpt"]
-                .as_str()
-                .unwrap_or("")
-                .chars()
-                .take(80)
-                .collect();
+            let excerpt: String = row.excerpt.chars().take(80).collect();
             run.findings.push(finding(
                 "comment_actionable",
                 Severity::Warn,
@@ -481,27 +523,23 @@ fn apply_answer(row: &mut Value, outcome: &stanley_core::FrameOutcome, run: &mut
 
 /// The human section: one line per thread, most useful first; threads with the same class and
 /// text (a bot's comment repeated on many files, say) share one line that lists their places.
-fn section_lines(rows: &[Value]) -> Vec<String> {
+fn section_lines(rows: &[CommentRow]) -> Vec<String> {
     // (class, excerpt, duplicate note) -> places
     let mut groups: Vec<((String, String, String), Vec<String>)> = Vec::new();
     for r in rows.iter().take(SECTION_ROWS) {
-        let at = match (r["path"].as_str(), r["line"].as_u64()) {
+        let at = match (&r.path, r.line) {
             (Some(p), Some(l)) => format!("{p}:{l}"),
-            (Some(p), None) => p.to_owned(),
+            (Some(p), None) => p.clone(),
             _ => String::new(),
         };
-        let dup = r["duplicateOf"]
-            .as_str()
+        let dup = r
+            .duplicate_of
+            .as_ref()
             .map(|d| format!(" duplicate-of={d}"))
             .unwrap_or_default();
         let key = (
-            r["classification"].as_str().unwrap_or("").to_owned(),
-            r["excerpt"]
-                .as_str()
-                .unwrap_or("")
-                .chars()
-                .take(90)
-                .collect::<String>(),
+            r.classification.to_owned(),
+            r.excerpt.chars().take(90).collect::<String>(),
             dup,
         );
         match groups.iter_mut().find(|(k, _)| *k == key) {
@@ -563,7 +601,7 @@ pub async fn triage(
             roots.len()
         ));
     }
-    let mut rows: Vec<Value> = Vec::new();
+    let mut rows: Vec<CommentRow> = Vec::new();
     let mut frames: Vec<Frame> = Vec::new();
     let mut framed: Vec<usize> = Vec::new();
     let src = Sources {
@@ -603,14 +641,11 @@ pub async fn triage(
     run.not_checked = not_checked;
     let mut summary = json!({"kind": "comments", "source": input.source, "comments": comments.len(), "threads": roots.len()});
     for r in &rows {
-        let class = r["classification"]
-            .as_str()
-            .unwrap_or("unjudged")
-            .to_owned();
-        let n = summary[&class].as_u64().unwrap_or(0) + 1;
-        summary[class] = json!(n);
+        let n = summary[r.classification].as_u64().unwrap_or(0) + 1;
+        summary[r.classification] = json!(n);
     }
     summary["diff"] = json!(diff.map(|d| d.source.describe()));
+    let mut rows = crate::run::to_values(&rows);
     super::tag_rows(&mut rows, "comments");
     run.results = rows;
     run.summary = summary;

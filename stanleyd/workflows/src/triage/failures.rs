@@ -721,10 +721,7 @@ pub async fn triage(
         not_checked.push("relation to code changes (no diff context)".into());
     }
     run.not_checked = not_checked;
-    let mut rows: Vec<Value> = rows
-        .iter()
-        .map(|row| serde_json::to_value(row).unwrap_or_default())
-        .collect();
+    let mut rows = crate::run::to_values(&rows);
     super::tag_rows(&mut rows, "failures");
     run.results = rows;
     run.summary = json!({
