@@ -10,8 +10,11 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use stanley_core::{BudgetLimits, Cancel};
+use stanley_proto::v1;
 use stanley_proto::v1::stanley_server::StanleyServer;
 use tokio::net::UnixListener;
+use tonic_health::pb::health_server::{Health, HealthServer};
+use tonic_reflection::server as reflect;
 
 use crate::discovery::{DaemonFiles, Owner, cleanup, owner};
 use crate::error::DaemonError;
@@ -77,75 +80,72 @@ impl DaemonConfig {
     }
 }
 
-/// Serves until shut down. Call from inside a Tokio runtime.
-pub async fn run(
-    config: DaemonConfig,
-    listener: UnixListener,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), DaemonError> {
-    let stop = Cancel::new();
-    let state = Arc::new(DaemonState::new(&config, stop.clone())?);
-    // A previous daemon that died mid-run (kill -9) may have left its agent's tools running;
-    // this daemon holds the lifetime lock, so no agent of a live daemon carries those tokens.
-    let reaped = stanley_adapters::agents::reap(
-        &stanley_adapters::agents::records_dir(&config.files.root),
-        stanley_proto::env::STANLEY_AGENT_RUN,
-    );
-    if !reaped.is_empty() {
-        tracing::warn!(pids = ?reaped, "killed processes a previous daemon's agent left running");
-    }
-    crate::worker::spawn_background(&state);
-    crate::watcher::spawn(&state);
-    // Health answers for the server as a whole ("") and for every service it serves.
-    let (health_reporter, health_service) = tonic_health::server::health_reporter();
-    health_reporter
+/// The health service, serving for the server as a whole ("") and for every service.
+async fn health() -> HealthServer<impl Health> {
+    let (reporter, service) = tonic_health::server::health_reporter();
+    reporter
         .set_serving::<StanleyServer<StanleyService>>()
         .await;
-    health_reporter
-        .set_serving::<stanley_proto::v1::queue_server::QueueServer<crate::queue_service::QueueService>>()
+    reporter
+        .set_serving::<v1::queue_server::QueueServer<crate::queue_service::QueueService>>()
         .await;
-    health_reporter
-        .set_serving::<stanley_proto::v1::flows_server::FlowsServer<crate::flow::service::FlowService>>()
+    reporter
+        .set_serving::<v1::flows_server::FlowsServer<crate::flow::service::FlowService>>()
         .await;
-    health_reporter
-        .set_serving::<stanley_proto::v1::trust_server::TrustServer<crate::trust::TrustService>>()
+    reporter
+        .set_serving::<v1::trust_server::TrustServer<crate::trust::TrustService>>()
         .await;
-    health_reporter
-        .set_serving::<stanley_proto::v1::cache_server::CacheServer<crate::cache_service::CacheService>>()
+    reporter
+        .set_serving::<v1::cache_server::CacheServer<crate::cache_service::CacheService>>()
         .await;
-    health_reporter
-        .set_serving::<stanley_proto::v1::runs_server::RunsServer<crate::runs::RunsService>>()
+    reporter
+        .set_serving::<v1::runs_server::RunsServer<crate::runs::RunsService>>()
         .await;
-    // Reflection in both versions: many tools (grpcio-reflection, older grpcurl) ask v1alpha.
-    let reflection_builder = || {
-        tonic_reflection::server::Builder::configure()
+    service
+}
+
+/// Reflection in both versions: many tools (grpcio-reflection, older grpcurl) ask v1alpha.
+#[allow(clippy::type_complexity)]
+fn reflection() -> Result<
+    (
+        reflect::v1::ServerReflectionServer<impl reflect::v1::ServerReflection>,
+        reflect::v1alpha::ServerReflectionServer<impl reflect::v1alpha::ServerReflection>,
+    ),
+    DaemonError,
+> {
+    let builder = || {
+        reflect::Builder::configure()
             .register_encoded_file_descriptor_set(stanley_proto::FILE_DESCRIPTOR_SET)
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
     };
-    let reflection_error = |e: tonic_reflection::server::Error| DaemonError::Io {
+    let error = |e: reflect::Error| DaemonError::Io {
         what: "cannot build the reflection service".into(),
         source: std::io::Error::other(e.to_string()),
     };
-    let reflection = reflection_builder().build_v1().map_err(reflection_error)?;
-    let reflection_v1alpha = reflection_builder()
-        .build_v1alpha()
-        .map_err(reflection_error)?;
-    let stanley = StanleyServer::new(StanleyService::new(state.clone()))
-        .max_decoding_message_size(stanley_proto::MAX_MESSAGE_BYTES)
-        .max_encoding_message_size(stanley_proto::MAX_MESSAGE_BYTES);
+    Ok((
+        builder().build_v1().map_err(error)?,
+        builder().build_v1alpha().map_err(error)?,
+    ))
+}
 
-    let watcher_state = state.clone();
+/// Resolves when the daemon should stop: idle for `idle_timeout`, `daemon.json` naming another
+/// daemon, `shutdown` (a signal), or `stop` (a client's StopDaemon).
+fn until_ended(
+    state: Arc<DaemonState>,
+    config: &DaemonConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    stop: Cancel,
+) -> impl Future<Output = ()> + Send + 'static {
     let files = config.files.clone();
     let idle = config.idle_timeout;
     let watch_info = config.watch_info;
-    let stop_signal = stop.clone();
-    let ended = async move {
+    async move {
         let tick = (idle / 4).clamp(Duration::from_millis(20), Duration::from_secs(2));
         let watch = async {
             let mut unreadable = false;
             loop {
                 tokio::time::sleep(tick).await;
-                if watcher_state.idle_for() >= idle {
+                if state.idle_for() >= idle {
                     tracing::info!(idle_ms = idle.as_millis() as u64, "idle; shutting down");
                     return;
                 }
@@ -168,10 +168,38 @@ pub async fn run(
         };
         tokio::select! {
             () = shutdown => tracing::info!("shutdown requested"),
-            () = stop_signal.cancelled() => tracing::info!("stop requested by a client"),
+            () = stop.cancelled() => tracing::info!("stop requested by a client"),
             () = watch => {}
         }
-    };
+    }
+}
+
+/// Serves until shut down. Call from inside a Tokio runtime.
+pub async fn run(
+    config: DaemonConfig,
+    listener: UnixListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), DaemonError> {
+    let stop = Cancel::new();
+    let state = Arc::new(DaemonState::new(&config, stop.clone())?);
+    // A previous daemon that died mid-run (kill -9) may have left its agent's tools running;
+    // this daemon holds the lifetime lock, so no agent of a live daemon carries those tokens.
+    let reaped = stanley_adapters::agents::reap(
+        &stanley_adapters::agents::records_dir(&config.files.root),
+        stanley_proto::env::STANLEY_AGENT_RUN,
+    );
+    if !reaped.is_empty() {
+        tracing::warn!(pids = ?reaped, "killed processes a previous daemon's agent left running");
+    }
+    crate::worker::spawn_background(&state);
+    crate::watcher::spawn(&state);
+    let health_service = health().await;
+    let (reflection, reflection_v1alpha) = reflection()?;
+    let stanley = StanleyServer::new(StanleyService::new(state.clone()))
+        .max_decoding_message_size(stanley_proto::MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(stanley_proto::MAX_MESSAGE_BYTES);
+
+    let ended = until_ended(state.clone(), &config, shutdown, stop.clone());
     let drain_stop = stop.clone();
     let drain_state = state.clone();
     let signal = async move {

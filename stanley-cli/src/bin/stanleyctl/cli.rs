@@ -32,56 +32,8 @@ pub(crate) fn command() -> Command {
                 .subcommand(Command::new("restart").about("Stop the daemon and start a new one"))
                 .subcommand(Command::new("logs").about("Print the daemon log")),
         )
-        .subcommand(
-            Command::new("queue")
-                .about("The improvement queue")
-                .subcommand_required(true)
-                .subcommand(Command::new("list").about("List the jobs"))
-                .subcommand(
-                    Command::new("show")
-                        .about("Show one job and its diary")
-                        .arg(Arg::new("id").required(true)),
-                )
-                .subcommand(
-                    Command::new("retry")
-                        .about("Put a job back to pending with no attempts")
-                        .arg(Arg::new("id").required(true)),
-                )
-                .subcommand(
-                    Command::new("drop")
-                        .about("Remove a job from the queue")
-                        .arg(Arg::new("id").required(true)),
-                )
-                .subcommand(Command::new("work").about("Process the pending jobs now"))
-                .subcommand(Command::new("export").about("Print the whole queue as JSON")),
-        )
-        .subcommand(
-            Command::new("flow")
-                .about("The flow of this repository (.stanley/flow.json)")
-                .subcommand_required(true)
-                .subcommand(
-                    Command::new("init")
-                        .about("Write a starter flow in warn mode for a goal")
-                        .arg(
-                            Arg::new("goal")
-                                .required(true)
-                                .help("One concrete, checkable sentence"),
-                        )
-                        .arg(
-                            Arg::new("force")
-                                .long("force")
-                                .action(ArgAction::SetTrue)
-                                .help("Replace an existing flow file"),
-                        ),
-                )
-                .subcommand(
-                    Command::new("status").about("Show the phase table, decisions and budgets"),
-                )
-                .subcommand(Command::new("run").about(
-                    "Supervise the coding agent through the flow (exit 0 complete, 2 limit, 3 configuration, 4 waiting on a person, 5 already running, 130 interrupted)",
-                ))
-                .subcommand(Command::new("stop").about("Interrupt the running supervisor")),
-        )
+        .subcommand(queue_command())
+        .subcommand(flow_command())
         .subcommand(
             Command::new("hook")
                 .about("Answer a Claude Code hook event for the flow (hook JSON on stdin)")
@@ -109,30 +61,7 @@ pub(crate) fn command() -> Command {
                 ),
         )
         .subcommand(Command::new("untrust").about("Remove this worktree's trust"))
-        .subcommand(
-            Command::new("runs")
-                .about("Past runs: what was asked, what ran, what it found and cost")
-                .subcommand_required(true)
-                .subcommand(Command::new("list").about("List the runs, newest first"))
-                .subcommand(
-                    Command::new("show")
-                        .about("Print what a run printed (`latest` for the newest)")
-                        .arg(Arg::new("id").required(true)),
-                )
-                .subcommand(
-                    Command::new("export")
-                        .about("Print a run as SARIF 2.1.0 for code scanning, or its JSON result")
-                        .arg(Arg::new("id").required(true))
-                        .arg(
-                            Arg::new("format")
-                                .long("format")
-                                .num_args(1)
-                                .value_parser(["sarif", "json"])
-                                .default_value("sarif")
-                                .help("sarif (default) or json"),
-                        ),
-                ),
-        )
+        .subcommand(runs_command())
         .subcommand(
             Command::new("cache")
                 .about("The judgment cache: Jev answers kept so a repeated question costs nothing")
@@ -145,25 +74,108 @@ pub(crate) fn command() -> Command {
         .subcommand(Command::new("doctor").about(
             "Check the setup: key and Jev, model, daemon, runtime folder, Node.js, Pi, git, repository (exit 78 when a check fails)",
         ))
+        .subcommand(candidates_command())
+}
+
+/// The `queue` group.
+fn queue_command() -> Command {
+    Command::new("queue")
+        .about("The improvement queue")
+        .subcommand_required(true)
+        .subcommand(Command::new("list").about("List the jobs"))
         .subcommand(
-            Command::new("candidates")
-                .about("Workflows drafted by the improvement queue")
-                .subcommand_required(true)
-                .subcommand(Command::new("list").about("List the candidates"))
-                .subcommand(
-                    Command::new("show")
-                        .about("Show one candidate record")
-                        .arg(Arg::new("id").required(true)),
+            Command::new("show")
+                .about("Show one job and its diary")
+                .arg(Arg::new("id").required(true)),
+        )
+        .subcommand(
+            Command::new("retry")
+                .about("Put a job back to pending with no attempts")
+                .arg(Arg::new("id").required(true)),
+        )
+        .subcommand(
+            Command::new("drop")
+                .about("Remove a job from the queue")
+                .arg(Arg::new("id").required(true)),
+        )
+        .subcommand(Command::new("work").about("Process the pending jobs now"))
+        .subcommand(Command::new("export").about("Print the whole queue as JSON"))
+}
+
+/// The `flow` group.
+fn flow_command() -> Command {
+    Command::new("flow")
+        .about("The flow of this repository (.stanley/flow.json)")
+        .subcommand_required(true)
+        .subcommand(
+            Command::new("init")
+                .about("Write a starter flow in warn mode for a goal")
+                .arg(
+                    Arg::new("goal")
+                        .required(true)
+                        .help("One concrete, checkable sentence"),
                 )
-                .subcommand(
-                    Command::new("promote")
-                        .about("Activate a validated candidate in .stanley/workflows/")
-                        .arg(Arg::new("id").required(true)),
-                )
-                .subcommand(
-                    Command::new("reject")
-                        .about("Mark a validated candidate rejected")
-                        .arg(Arg::new("id").required(true)),
+                .arg(
+                    Arg::new("force")
+                        .long("force")
+                        .action(ArgAction::SetTrue)
+                        .help("Replace an existing flow file"),
                 ),
+        )
+        .subcommand(
+            Command::new("status").about("Show the phase table, decisions and budgets"),
+        )
+        .subcommand(Command::new("run").about(
+            "Supervise the coding agent through the flow (exit 0 complete, 2 limit, 3 configuration, 4 waiting on a person, 5 already running, 130 interrupted)",
+        ))
+        .subcommand(Command::new("stop").about("Interrupt the running supervisor"))
+}
+
+/// The `runs` group.
+fn runs_command() -> Command {
+    Command::new("runs")
+        .about("Past runs: what was asked, what ran, what it found and cost")
+        .subcommand_required(true)
+        .subcommand(Command::new("list").about("List the runs, newest first"))
+        .subcommand(
+            Command::new("show")
+                .about("Print what a run printed (`latest` for the newest)")
+                .arg(Arg::new("id").required(true)),
+        )
+        .subcommand(
+            Command::new("export")
+                .about("Print a run as SARIF 2.1.0 for code scanning, or its JSON result")
+                .arg(Arg::new("id").required(true))
+                .arg(
+                    Arg::new("format")
+                        .long("format")
+                        .num_args(1)
+                        .value_parser(["sarif", "json"])
+                        .default_value("sarif")
+                        .help("sarif (default) or json"),
+                ),
+        )
+}
+
+/// The `candidates` group.
+fn candidates_command() -> Command {
+    Command::new("candidates")
+        .about("Workflows drafted by the improvement queue")
+        .subcommand_required(true)
+        .subcommand(Command::new("list").about("List the candidates"))
+        .subcommand(
+            Command::new("show")
+                .about("Show one candidate record")
+                .arg(Arg::new("id").required(true)),
+        )
+        .subcommand(
+            Command::new("promote")
+                .about("Activate a validated candidate in .stanley/workflows/")
+                .arg(Arg::new("id").required(true)),
+        )
+        .subcommand(
+            Command::new("reject")
+                .about("Mark a validated candidate rejected")
+                .arg(Arg::new("id").required(true)),
         )
 }
