@@ -403,11 +403,6 @@ impl SledQueue {
         self.recovery.as_ref()
     }
 
-    /// Writes everything to disk.
-    pub fn flush(&self) -> Result<(), QueueError> {
-        self.db.flush().map(|_| ()).map_err(err)
-    }
-
     /// Appends to the job log; a failure (a full disk) refuses the change.
     fn logged(&self, result: std::io::Result<()>) -> Result<(), QueueError> {
         result.map_err(|e| {
@@ -485,6 +480,10 @@ impl JobQueue for SledQueue {
             .get(id.as_bytes())
             .map_err(err)?
             .and_then(|v| serde_json::from_slice(&v).ok()))
+    }
+
+    fn flush(&self) -> Result<(), QueueError> {
+        self.db.flush().map(|_| ()).map_err(err)
     }
 }
 

@@ -271,7 +271,6 @@ fn repository_check(state: &DaemonState) -> Check {
     }
     match (&state.queue, &state.queue_problem) {
         (Some(q), _) => {
-            use stanley_workflows::improve::JobQueue;
             let jobs = q.list().map(|j| j.len()).unwrap_or(0);
             check(
                 "repository",

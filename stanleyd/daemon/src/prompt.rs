@@ -21,8 +21,8 @@ use stanley_workflows::agent::{
 };
 use stanley_workflows::analysis::{self, AnalysisInput, DEFAULT_MAX_HUNKS};
 use stanley_workflows::diff::{Diff, DiffEvidence, DiffSource, Scope};
-use stanley_workflows::improve::{Job, JobQueue};
-use stanley_workflows::ports::{Clock, Git, NoRecords, Redactor, RunRecorder, Workspace};
+use stanley_workflows::improve::Job;
+use stanley_workflows::ports::{Clock, NoRecords, Redactor, RunRecorder};
 use stanley_workflows::registry::Kind;
 use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
 use stanley_workflows::result::{error_document, human, prompt_result};

@@ -158,6 +158,26 @@ async fn cannot_tell_without_an_agent_is_unsupported_after_one_request() {
 }
 
 #[tokio::test]
+async fn a_diff_git_cannot_produce_is_one_input_error_and_no_frame_is_asked() {
+    let scene = scene("summarize").with_repo(|real| Arc::new(crate::testing::BrokenDiff(real)));
+    let (answer, _) = ask(&scene, "Summarize what changed").await;
+    let e = answer.unwrap_err();
+    assert_eq!(e.exit_code(), 65, "{}", e.message());
+    assert_eq!(
+        e.message(),
+        "git diff failed: object not found - no match for id (3f2a9c)"
+    );
+    assert!(
+        scene
+            .jev
+            .requests()
+            .iter()
+            .all(|r| r.questions.get("route").is_some()),
+        "nothing but routing reached Jev"
+    );
+}
+
+#[tokio::test]
 async fn a_request_without_a_key_is_an_input_error_naming_the_variable() {
     let scene = scene("summarize");
     let settings = RequestSettings::parse(&std::collections::HashMap::new());

@@ -38,7 +38,6 @@ impl QueueService {
         self.state
             .queue
             .as_deref()
-            .map(|q| q as &dyn JobQueue)
             .ok_or_else(|| match &self.state.queue_problem {
                 Some((message, true)) => RequestError::input(message.clone()).into(),
                 _ => RequestError::unavailable(self.state.queue_unavailable()).into(),

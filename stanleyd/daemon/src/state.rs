@@ -2,7 +2,7 @@
 //! the HTTP pool, the improvement queue, the warm workflow host, the flow lease, and the count
 //! of active requests that decides when it is idle.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,6 +10,8 @@ use std::time::Duration;
 use stanley_adapters::jev_http::{HttpJev, JevConfig, JevConfigError, JevSettings};
 use stanley_adapters::{Git2Repo, HttpShared};
 use stanley_core::{Cancel, Jev};
+use stanley_workflows::improve::JobQueue;
+use stanley_workflows::ports::{Git, GitError, Workspace};
 use tokio::time::Instant;
 
 use crate::error::DaemonError;
@@ -44,15 +46,28 @@ impl JevPort for HttpPort {
     }
 }
 
+/// The repository as the daemon uses it: the workflows' `Git` and `Workspace` ports, and a
+/// snapshot to tell what an agent wrote. `Git2Repo` in the daemon; a fake in tests.
+pub(crate) trait Repo: Git + Workspace {
+    /// Every non-ignored status entry and the hash of the tracked worktree diff.
+    fn snapshot(&self) -> Result<(BTreeSet<String>, String), GitError>;
+}
+
+impl Repo for Git2Repo {
+    fn snapshot(&self) -> Result<(BTreeSet<String>, String), GitError> {
+        Git2Repo::snapshot(self)
+    }
+}
+
 /// What every request shares.
 pub(crate) struct DaemonState {
     pub(crate) config: DaemonConfig,
-    pub(crate) git: Arc<Git2Repo>,
+    pub(crate) git: Arc<dyn Repo>,
     /// How requests reach Jev (System One over one shared HTTP pool, which holds no key).
     pub(crate) jev: Box<dyn JevPort>,
     /// The improvement queue (None when `.stanley/state/` could not be opened; the reason is
     /// in `queue_problem` and the log).
-    pub(crate) queue: Option<Arc<stanley_adapters::queue::SledQueue>>,
+    pub(crate) queue: Option<Arc<dyn JobQueue>>,
     /// Why the queue could not be opened, and whether the repository is at fault (a link
     /// under `.stanley/`), which makes it an input error rather than an internal one.
     pub(crate) queue_problem: Option<(String, bool)>,
@@ -202,7 +217,7 @@ impl DaemonState {
             judgments,
             cache_problem: Mutex::new(cache_problem),
             active_runs: Arc::new(Mutex::new(std::collections::HashSet::new())),
-            queue: queue.clone().ok(),
+            queue: queue.clone().ok().map(|q| q as Arc<dyn JobQueue>),
             queue_problem: queue.err(),
             worker: tokio::sync::Mutex::new(()),
             kick,

@@ -2,7 +2,7 @@
 //! temporary folder, the real `DaemonState` over it, and a scripted Jev in place of System One.
 //! Nothing here starts a process.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -11,9 +11,11 @@ use stanley_adapters::jev_http::{JevConfigError, JevSettings};
 use stanley_core::Cancel;
 use stanley_core::testing::ScriptedJev;
 use stanley_proto::env as var;
+use stanley_workflows::diff::{DiffSource, Scope};
+use stanley_workflows::ports::{Git, GitError, Workspace};
 
 use crate::settings::RequestSettings;
-use crate::state::{DaemonState, JevLink, JevPort};
+use crate::state::{DaemonState, JevLink, JevPort, Repo};
 use crate::{DaemonConfig, DaemonFiles};
 
 /// A scripted Jev behind the daemon's Jev port; like System One, it needs a key.
@@ -30,6 +32,41 @@ impl JevPort for ScriptedPort {
             model: "jev-test".into(),
             base_url: "http://127.0.0.1:9".into(),
         })
+    }
+}
+
+/// The scene's repository with a diff that fails, as a damaged object store makes `git diff`
+/// fail; everything else reads the real repository.
+pub(crate) struct BrokenDiff(pub(crate) Arc<dyn Repo>);
+
+impl Git for BrokenDiff {
+    fn diff(
+        &self,
+        _scope: Scope,
+        _base: Option<&str>,
+        _input_file: Option<&str>,
+    ) -> Result<DiffSource, GitError> {
+        Err(GitError(
+            "git diff failed: object not found - no match for id (3f2a9c)".into(),
+        ))
+    }
+}
+
+impl Workspace for BrokenDiff {
+    fn tracked(&self) -> Result<Vec<String>, GitError> {
+        self.0.tracked()
+    }
+    fn read_lines(&self, path: &str) -> Option<Vec<String>> {
+        self.0.read_lines(path)
+    }
+    fn file_size(&self, path: &str) -> Option<u64> {
+        self.0.file_size(path)
+    }
+}
+
+impl Repo for BrokenDiff {
+    fn snapshot(&self) -> Result<(BTreeSet<String>, String), GitError> {
+        self.0.snapshot()
     }
 }
 
@@ -88,6 +125,13 @@ impl Scene {
             state: Arc::new(state),
             jev,
         }
+    }
+
+    /// The same scene with its repository port replaced (before anything shares the state).
+    pub(crate) fn with_repo(mut self, wrap: impl FnOnce(Arc<dyn Repo>) -> Arc<dyn Repo>) -> Self {
+        let state = Arc::get_mut(&mut self.state).expect("the scene's state is not shared yet");
+        state.git = wrap(state.git.clone());
+        self
     }
 
     /// A request's settings: a key, no agent binary or Node.js reachable, trusted or not.

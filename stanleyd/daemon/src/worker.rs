@@ -17,7 +17,7 @@ use stanley_workflows::improve::{
     AgentSummary, CandidateRecord, DiaryEntry, DraftVerdict, Drafted, Job, JobQueue, JobState,
     MAX_ATTEMPTS, improvement_brief, judge_draft, valid_candidate_id,
 };
-use stanley_workflows::ports::{Clock, Git, Redactor};
+use stanley_workflows::ports::{Clock, Redactor};
 use stanley_workflows::registry::{BUILTINS, Builtin};
 use stanley_workflows::routing::{CANNOT_TELL, Candidate, Facts, InputShape, RouteReason};
 
@@ -58,7 +58,6 @@ fn queue(state: &DaemonState) -> Result<&dyn JobQueue, String> {
     state
         .queue
         .as_deref()
-        .map(|q| q as &dyn JobQueue)
         .ok_or_else(|| state.queue_unavailable())
 }
 

@@ -120,6 +120,10 @@ pub trait JobQueue: Send + Sync {
     fn put(&self, job: &Job) -> Result<(), QueueError>;
     /// Removes a job; durable on return. Returns whether it existed.
     fn remove(&self, id: &str) -> Result<bool, QueueError>;
+    /// Writes whatever the store still holds in memory to disk (when the daemon stops).
+    fn flush(&self) -> Result<(), QueueError> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]

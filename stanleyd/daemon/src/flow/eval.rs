@@ -25,7 +25,6 @@ use stanley_workflows::flow::stop::{
 };
 use stanley_workflows::flow::{Flow, Mode, NotifyEvent, parse_flow};
 use stanley_workflows::ports::Clock;
-use stanley_workflows::ports::Git;
 
 use crate::settings::RequestSettings;
 use crate::state::DaemonState;
