@@ -1087,6 +1087,11 @@ async fn run_plan(
             .progress(events.progress_callback(id, planned)),
     );
     events.progress(id, 0, planned).await;
+    let sources = stanley_workflows::triage::Sources {
+        diff: context,
+        tracked: &tracked,
+        workspace: ctx.state.git.as_ref(),
+    };
     match plan {
         Plan::Find(input) => {
             find::find(
@@ -1104,28 +1109,10 @@ async fn run_plan(
         }
         Plan::Check(plan) => check::check(plan, &evidence, &executor, &mut run).await,
         Plan::Failures(input, parsed) => {
-            triage_failures::triage(
-                input,
-                parsed,
-                context,
-                &tracked,
-                ctx.state.git.as_ref(),
-                &executor,
-                &mut run,
-            )
-            .await
+            triage_failures::triage(input, parsed, sources, &executor, &mut run).await
         }
         Plan::Comments(input, comments) => {
-            triage_comments::triage(
-                input,
-                comments,
-                context,
-                &tracked,
-                ctx.state.git.as_ref(),
-                &executor,
-                &mut run,
-            )
-            .await
+            triage_comments::triage(input, comments, sources, &executor, &mut run).await
         }
     }
     if ctx.cancel.is_cancelled() {

@@ -513,7 +513,7 @@ fn decided_line(mode: &Mode, where_: &str, d: &Decision) -> Option<(u8, String)>
         group,
         format!(
             "{where_} [{}] {}{concern} importance={:.2} evidence={:.2}{flag}",
-            row_disposition(d.disposition),
+            d.disposition.as_str(),
             d.label,
             d.high_mass,
             d.evidence
@@ -548,7 +548,7 @@ fn record<'a>(
             };
             let error = format!("{}: {}", failure.reason.as_str(), failure.detail);
             run.set(&hunk.id, disposition);
-            let line = format!("{where_} [{}] - ({error})", row_disposition(disposition));
+            let line = format!("{where_} [{}] - ({error})", disposition.as_str());
             row.disposition = disposition;
             row.error = Some(error);
             Some((row, Some((2, line)), "unjudged".to_owned()))
@@ -624,17 +624,6 @@ pub async fn analyze(
         "contextTestHunks": if mode.id == "test_gaps" { selection.context_tests.len() } else { 0 },
         "classifications": classifications,
     });
-}
-
-fn row_disposition(d: Disposition) -> &'static str {
-    match d {
-        Disposition::Judged => "judged",
-        Disposition::Deterministic => "deterministic",
-        Disposition::Excluded => "excluded",
-        Disposition::Parked => "parked",
-        Disposition::Failed => "failed",
-        Disposition::Unjudged => "unjudged",
-    }
 }
 
 #[cfg(test)]

@@ -572,12 +572,15 @@ fn section_lines(rows: &[CommentRow]) -> Vec<String> {
 pub async fn triage(
     input: &CommentsInput,
     comments: &[Comment],
-    diff: Option<&DiffEvidence>,
-    tracked: &[String],
-    workspace: &dyn Workspace,
+    sources: super::Sources<'_>,
     executor: &Executor,
     run: &mut Run,
 ) {
+    let super::Sources {
+        diff,
+        tracked,
+        workspace,
+    } = sources;
     let truncated = comments.iter().filter(|c| c.body_truncated).count();
     if truncated > 0 {
         run.limits.push(format!("{truncated} comment body(ies) exceeded 4000 characters and are shown truncated (flagged in state)"));

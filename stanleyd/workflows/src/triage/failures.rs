@@ -611,12 +611,15 @@ fn section_lines(rows: &[FailureRow]) -> Vec<String> {
 pub async fn triage(
     input: &FailuresInput,
     parsed: &ParsedLog,
-    diff: Option<&DiffEvidence>,
-    tracked: &[String],
-    workspace: &dyn Workspace,
+    sources: super::Sources<'_>,
     executor: &Executor,
     run: &mut Run,
 ) {
+    let super::Sources {
+        diff,
+        tracked,
+        workspace,
+    } = sources;
     let cx = Context {
         input,
         diff,

@@ -65,16 +65,12 @@ async fn triage_with(
         "m",
         recorded_inputs(&input, &parsed, diff),
     );
-    triage(
-        &input,
-        &parsed,
+    let sources = crate::triage::Sources {
         diff,
-        &["calc.go".to_owned()],
-        &EmptyWorkspace,
-        &executor,
-        &mut run,
-    )
-    .await;
+        tracked: &["calc.go".to_owned()],
+        workspace: &EmptyWorkspace,
+    };
+    triage(&input, &parsed, sources, &executor, &mut run).await;
     run.finish(&executor)
 }
 

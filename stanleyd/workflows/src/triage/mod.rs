@@ -7,6 +7,15 @@ pub mod logs;
 pub mod review_comments;
 mod runners;
 
+/// What a triage reads besides its input: the diff as context (when there is one), the tracked
+/// files, and the files themselves.
+#[derive(Clone, Copy)]
+pub struct Sources<'a> {
+    pub diff: Option<&'a crate::diff::DiffEvidence>,
+    pub tracked: &'a [String],
+    pub workspace: &'a dyn crate::ports::Workspace,
+}
+
 /// Puts `"kind": <kind>` first in every result row, as the documents have it.
 pub(crate) fn tag_rows(rows: &mut [serde_json::Value], kind: &str) {
     for row in rows {
