@@ -31,62 +31,6 @@ impl FileFlowStore {
         }
     }
 
-    /// Whether `NEEDS_HUMAN.md` is waiting for a person.
-    pub fn needs_human_pending(&self) -> bool {
-        self.dir.join("NEEDS_HUMAN.md").exists()
-    }
-
-    /// Removes `NEEDS_HUMAN.md` (a new run means the person has answered it).
-    pub fn clear_needs_human(&self) -> Result<(), StoreError> {
-        match fs::remove_file(self.dir.join("NEEDS_HUMAN.md")) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(err("cannot remove .stanley/flow/NEEDS_HUMAN.md", e)),
-        }
-    }
-
-    /// Moves a damaged `state.json` aside to `state.corrupt-<stamp>.json` (`stamp` from an RFC
-    /// 3339 time); returns the new path relative to the repository root.
-    pub fn keep_broken_state(&self, now: &str) -> Result<String, StoreError> {
-        let digits: String = now.chars().filter(char::is_ascii_digit).take(14).collect();
-        let stamp = if digits.len() == 14 {
-            format!("{}T{}Z", &digits[..8], &digits[8..])
-        } else {
-            "unknown".to_owned()
-        };
-        let mut name = format!("state.corrupt-{stamp}.json");
-        let mut n = 2;
-        while self.dir.join(&name).exists() {
-            name = format!("state.corrupt-{stamp}-{n}.json");
-            n += 1;
-        }
-        fs::rename(self.dir.join("state.json"), self.dir.join(&name))
-            .map_err(|e| err("cannot move the damaged .stanley/flow/state.json aside", e))?;
-        Ok(format!(".stanley/flow/{name}"))
-    }
-
-    /// The damaged journals kept aside, oldest first, as (path relative to the repository
-    /// root, contents).
-    pub fn broken_states(&self) -> Vec<(String, String)> {
-        let Ok(entries) = fs::read_dir(&self.dir) else {
-            return Vec::new();
-        };
-        let mut out: Vec<(String, String)> = entries
-            .flatten()
-            .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                (name.starts_with("state.corrupt-") && name.ends_with(".json")).then(|| {
-                    let text = fs::read(e.path())
-                        .map(|b| String::from_utf8_lossy(&b).into_owned())
-                        .unwrap_or_default();
-                    (format!(".stanley/flow/{name}"), text)
-                })
-            })
-            .collect();
-        out.sort();
-        out
-    }
-
     fn ledger_path(&self) -> PathBuf {
         self.dir.join("side_effects.jsonl")
     }
@@ -165,6 +109,55 @@ impl FlowStore for FileFlowStore {
         create_private_dir(&self.dir).map_err(|e| err("cannot create .stanley/flow", e))?;
         write_atomic(&self.dir.join("NEEDS_HUMAN.md"), text.as_bytes())
             .map_err(|e| err("cannot write .stanley/flow/NEEDS_HUMAN.md", e))
+    }
+    fn needs_human_pending(&self) -> bool {
+        self.dir.join("NEEDS_HUMAN.md").exists()
+    }
+
+    fn clear_needs_human(&self) -> Result<(), StoreError> {
+        match fs::remove_file(self.dir.join("NEEDS_HUMAN.md")) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(err("cannot remove .stanley/flow/NEEDS_HUMAN.md", e)),
+        }
+    }
+
+    fn keep_broken_state(&self, now: &str) -> Result<String, StoreError> {
+        let digits: String = now.chars().filter(char::is_ascii_digit).take(14).collect();
+        let stamp = if digits.len() == 14 {
+            format!("{}T{}Z", &digits[..8], &digits[8..])
+        } else {
+            "unknown".to_owned()
+        };
+        let mut name = format!("state.corrupt-{stamp}.json");
+        let mut n = 2;
+        while self.dir.join(&name).exists() {
+            name = format!("state.corrupt-{stamp}-{n}.json");
+            n += 1;
+        }
+        fs::rename(self.dir.join("state.json"), self.dir.join(&name))
+            .map_err(|e| err("cannot move the damaged .stanley/flow/state.json aside", e))?;
+        Ok(format!(".stanley/flow/{name}"))
+    }
+
+    fn broken_states(&self) -> Vec<(String, String)> {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, String)> = entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name.starts_with("state.corrupt-") && name.ends_with(".json")).then(|| {
+                    let text = fs::read(e.path())
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                        .unwrap_or_default();
+                    (format!(".stanley/flow/{name}"), text)
+                })
+            })
+            .collect();
+        out.sort();
+        out
     }
 }
 

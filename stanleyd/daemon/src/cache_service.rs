@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use stanley_adapters::judgments::SledJudgments;
+use crate::state::CacheStore;
 use stanley_proto::v1::cache_server::Cache;
 use stanley_proto::v1::{
     ClearCacheRequest, ClearCacheResponse, GetCacheStatsRequest, GetCacheStatsResponse,
@@ -23,7 +23,7 @@ impl CacheService {
         Self { state }
     }
 
-    fn cache(&self) -> Result<Arc<SledJudgments>, RequestError> {
+    fn cache(&self) -> Result<Arc<dyn CacheStore>, RequestError> {
         self.state.judgments.clone().ok_or_else(|| {
             RequestError::input(
                 "the judgment cache is off: .stanley/state/judgments/ could not be opened (the daemon log says why)",

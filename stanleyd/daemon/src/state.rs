@@ -8,8 +8,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use stanley_adapters::jev_http::{HttpJev, JevConfig, JevConfigError, JevSettings};
+use stanley_adapters::judgments::{CacheStats, SledJudgments};
 use stanley_adapters::{Git2Repo, HttpShared};
-use stanley_core::{Cancel, Jev};
+use stanley_core::{Cancel, Jev, JudgmentCache};
+use stanley_workflows::flow::state::FlowStore;
 use stanley_workflows::improve::JobQueue;
 use stanley_workflows::ports::{Git, GitError, Workspace};
 use tokio::time::Instant;
@@ -59,12 +61,43 @@ impl Repo for Git2Repo {
     }
 }
 
+/// The judgment cache as the daemon uses it: core's `JudgmentCache`, and what `stanleyctl
+/// cache` and the request path need besides. `SledJudgments` in the daemon.
+pub(crate) trait CacheStore: JudgmentCache {
+    /// Entries, sizes, hits and misses.
+    fn stats(&self) -> CacheStats;
+    /// Removes every answer; how many there were.
+    fn clear(&self) -> Result<u64, String>;
+    /// Writes new answers to disk.
+    fn flush(&self);
+    /// What opening found wrong, once.
+    fn take_warning(&self) -> Option<String>;
+}
+
+impl CacheStore for SledJudgments {
+    fn stats(&self) -> CacheStats {
+        SledJudgments::stats(self)
+    }
+    fn clear(&self) -> Result<u64, String> {
+        SledJudgments::clear(self)
+    }
+    fn flush(&self) {
+        SledJudgments::flush(self)
+    }
+    fn take_warning(&self) -> Option<String> {
+        SledJudgments::take_warning(self)
+    }
+}
+
 /// What every request shares.
 pub(crate) struct DaemonState {
     pub(crate) config: DaemonConfig,
     pub(crate) git: Arc<dyn Repo>,
     /// How requests reach Jev (System One over one shared HTTP pool, which holds no key).
     pub(crate) jev: Box<dyn JevPort>,
+    /// The flow's journal, side-effect ledger, gate journal and note for a person
+    /// (`.stanley/flow/`): one store, so appends from concurrent hook calls are serialized.
+    pub(crate) flow_store: Arc<dyn FlowStore>,
     /// The improvement queue (None when `.stanley/state/` could not be opened; the reason is
     /// in `queue_problem` and the log).
     pub(crate) queue: Option<Arc<dyn JobQueue>>,
@@ -75,7 +108,7 @@ pub(crate) struct DaemonState {
     queue_recovery: Mutex<Option<String>>,
     /// The judgment cache under `.stanley/state/judgments/` (None when its folder cannot be
     /// used; requests then ask Jev everything).
-    pub(crate) judgments: Option<Arc<stanley_adapters::judgments::SledJudgments>>,
+    pub(crate) judgments: Option<Arc<dyn CacheStore>>,
     /// Why the cache is off, said once on the next request.
     cache_problem: Mutex<Option<String>>,
     /// Run folders of requests in progress: retention never removes them.
@@ -201,6 +234,9 @@ impl DaemonState {
         Ok(Self {
             config: config.clone(),
             git: Arc::new(git),
+            flow_store: Arc::new(stanley_adapters::flow_store::FileFlowStore::new(
+                &config.files.root,
+            )),
             jev: Box::new(HttpPort(HttpShared::new().map_err(|e| {
                 DaemonError::Io {
                     what: "cannot build the HTTP client".into(),
@@ -214,7 +250,7 @@ impl DaemonState {
                     .and_then(|q| q.recovery())
                     .map(|r| r.line()),
             ),
-            judgments,
+            judgments: judgments.map(|j| j as Arc<dyn CacheStore>),
             cache_problem: Mutex::new(cache_problem),
             active_runs: Arc::new(Mutex::new(std::collections::HashSet::new())),
             queue: queue.clone().ok().map(|q| q as Arc<dyn JobQueue>),

@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use stanley_adapters::clock::{SystemClock, parse_rfc3339, unix_now};
 use stanley_adapters::flow_check::{notify, run_check};
-use stanley_adapters::flow_store::FileFlowStore;
 use stanley_adapters::redact::redacting;
 use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions};
 use stanley_workflows::diff::Scope;
@@ -66,7 +65,7 @@ pub(crate) fn now() -> String {
 /// journal (torn, flipped bytes) is moved aside and reported by [`journal_recoveries`]; the flow
 /// starts again from a fresh one. One that reads but does not fit the flow is an error.
 pub(crate) fn stored_journal(
-    store: &FileFlowStore,
+    store: &dyn FlowStore,
     flow: &Flow,
 ) -> Result<Option<FlowState>, String> {
     match store.read_state() {
@@ -86,7 +85,7 @@ pub(crate) fn stored_journal(
 }
 
 /// One line per damaged journal kept aside: what was wrong and where the copy is.
-pub(crate) fn journal_recoveries(store: &FileFlowStore) -> Vec<String> {
+pub(crate) fn journal_recoveries(store: &dyn FlowStore) -> Vec<String> {
     store
         .broken_states()
         .into_iter()
@@ -103,7 +102,7 @@ pub(crate) fn journal_recoveries(store: &FileFlowStore) -> Vec<String> {
 }
 
 /// The journal, a fresh one when there is none, or why it cannot be used.
-pub(crate) fn read_journal(store: &FileFlowStore, flow: &Flow) -> Result<FlowState, String> {
+pub(crate) fn read_journal(store: &dyn FlowStore, flow: &Flow) -> Result<FlowState, String> {
     Ok(stored_journal(store, flow)?.unwrap_or_else(|| FlowState::new(flow, &now())))
 }
 
@@ -195,7 +194,7 @@ pub(crate) async fn notify_event(
 /// `ask_human`; a note that cannot be written is logged.
 pub(crate) async fn ask_person(
     root: &Path,
-    store: &FileFlowStore,
+    store: &dyn FlowStore,
     flow: &Flow,
     phase: &str,
     reason: &str,
@@ -222,8 +221,8 @@ pub(crate) async fn stop(
     new_chain: bool,
 ) -> Result<Stop, String> {
     let root = state.config.files.root.clone();
-    let store = FileFlowStore::new(&root);
-    let mut journal = match read_journal(&store, flow) {
+    let store = state.flow_store.as_ref();
+    let mut journal = match read_journal(store, flow) {
         Ok(j) => j,
         Err(why) => {
             let fresh = FlowState::new(flow, &now());
@@ -233,7 +232,7 @@ pub(crate) async fn stop(
                 mark_done: Vec::new(),
                 complete: false,
             };
-            return Ok(finish(&root, &store, flow, &fresh, decision, settings).await);
+            return Ok(finish(&root, store, flow, &fresh, decision, settings).await);
         }
     };
     if new_chain {
@@ -283,11 +282,11 @@ pub(crate) async fn stop(
             ..StopFacts::default()
         }
     };
-    record_side_effects(&store, flow, &journal, &decision)?;
+    record_side_effects(store, flow, &journal, &decision)?;
     apply(flow, &mut journal, &decision, stop_facts, &now());
-    let last = close_recorded(&store, flow, &mut journal)?.unwrap_or(decision);
+    let last = close_recorded(store, flow, &mut journal)?.unwrap_or(decision);
     store.write_state(&journal).map_err(|e| e.0)?;
-    Ok(finish(&root, &store, flow, &journal, last, settings).await)
+    Ok(finish(&root, store, flow, &journal, last, settings).await)
 }
 
 /// Runs the checks a stop needs, concurrently: the current phase's and every done phase's (for
@@ -360,7 +359,7 @@ async fn judge(
 /// Closes side-effect phases the flow has just entered whose completion the ledger already
 /// holds; the last such decision, if any.
 fn close_recorded(
-    store: &FileFlowStore,
+    store: &dyn FlowStore,
     flow: &Flow,
     journal: &mut FlowState,
 ) -> Result<Option<Decision>, String> {
@@ -387,7 +386,7 @@ fn close_recorded(
 
 /// Writes each side-effect phase this decision completes to the ledger, before the journal.
 fn record_side_effects(
-    store: &FileFlowStore,
+    store: &dyn FlowStore,
     flow: &Flow,
     journal: &FlowState,
     decision: &Decision,
@@ -406,7 +405,7 @@ fn record_side_effects(
 /// The mode's answer, the note for a person and the notify calls of a decision.
 async fn finish(
     root: &Path,
-    store: &FileFlowStore,
+    store: &dyn FlowStore,
     flow: &Flow,
     journal: &FlowState,
     decision: Decision,

@@ -5,9 +5,9 @@
 //! journals only and `warn` shows a system message instead of acting.
 
 use std::io::{Read, Seek, SeekFrom};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
-use stanley_adapters::flow_store::FileFlowStore;
 use stanley_core::Frame;
 use stanley_proto::HOOK_EVENTS as EVENTS;
 use stanley_workflows::flow::agent::session_context;
@@ -128,7 +128,7 @@ pub(crate) async fn answer(
     }
     let hook = Hook {
         state,
-        store: FileFlowStore::new(&root),
+        store: state.flow_store.clone(),
         flow,
         settings,
     };
@@ -145,7 +145,7 @@ pub(crate) async fn answer(
 struct Hook<'a> {
     state: &'a DaemonState,
     flow: Flow,
-    store: FileFlowStore,
+    store: Arc<dyn FlowStore>,
     settings: &'a RequestSettings,
 }
 
@@ -153,7 +153,7 @@ struct Hook<'a> {
 /// `acted`, `warn` a system message, `observe` nothing.
 fn gate_answer(
     flow: &Flow,
-    store: &FileFlowStore,
+    store: &dyn FlowStore,
     gate: &str,
     subject: &str,
     verdict: &Verdict,
@@ -194,7 +194,7 @@ async fn ask_gate(
 
 impl Hook<'_> {
     fn session_start(&self, input: &Value) -> HookAnswer {
-        let (flow, store) = (&self.flow, &self.store);
+        let (flow, store) = (&self.flow, &*self.store);
         let source = input
             .get("source")
             .and_then(Value::as_str)
@@ -238,7 +238,7 @@ impl Hook<'_> {
     }
 
     async fn pre_tool(&self, input: &Value) -> HookAnswer {
-        let (state, flow, store, settings) = (self.state, &self.flow, &self.store, self.settings);
+        let (state, flow, store, settings) = (self.state, &self.flow, &*self.store, self.settings);
         let command = input["tool_input"]["command"].as_str().unwrap_or("");
         if !flow.gates.pre_tool || str_field(input, "tool_name") != "Bash" || is_read_only(command)
         {
@@ -261,7 +261,7 @@ impl Hook<'_> {
     }
 
     async fn post_tool(&self, input: &Value) -> HookAnswer {
-        let (state, flow, store, settings) = (self.state, &self.flow, &self.store, self.settings);
+        let (state, flow, store, settings) = (self.state, &self.flow, &*self.store, self.settings);
         let tool = str_field(input, "tool_name");
         if !screens(flow, tool) {
             return HookAnswer::default();
@@ -285,7 +285,7 @@ impl Hook<'_> {
     }
 
     async fn done_claim(&self, event: &str, input: &Value) -> Result<HookAnswer, RequestError> {
-        let (state, flow, store, settings) = (self.state, &self.flow, &self.store, self.settings);
+        let (state, flow, store, settings) = (self.state, &self.flow, &*self.store, self.settings);
         let subagent = event == "subagent-stop";
         let on = if subagent {
             flow.gates.subagent_stop

@@ -7,7 +7,6 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use stanley_adapters::flow_store::FileFlowStore;
 use stanley_adapters::pi::{PiAgent, Unavailable, availability};
 use stanley_core::Cancel;
 use stanley_workflows::agent::{Agent, AgentOutcome, AgentResult};
@@ -84,7 +83,7 @@ fn unavailable(reason: Unavailable) -> String {
 
 /// Reads, changes and writes the journal.
 fn update(
-    store: &FileFlowStore,
+    store: &dyn FlowStore,
     flow: &Flow,
     change: impl FnOnce(&mut FlowState),
 ) -> Result<FlowState, String> {
@@ -113,7 +112,7 @@ struct Supervision<'a> {
     root: std::path::PathBuf,
     flow: Flow,
     base: PiAgent,
-    store: FileFlowStore,
+    store: Arc<dyn FlowStore>,
     sessions: std::path::PathBuf,
     total: Duration,
     idle: Duration,
@@ -148,20 +147,20 @@ impl<'a> Supervision<'a> {
         }
         let base = availability(&settings.agent, settings.agent_env(), false, &root)
             .map_err(|reason| exit(FlowCode::Configuration, unavailable(reason)))?;
-        let store = FileFlowStore::new(&root);
+        let store = state.flow_store.clone();
         // A new run gets fresh restart, block and time budgets; phases and the ledger carry over.
-        let journal = match update(&store, &flow, |j| j.new_session(&flow_eval::now())) {
+        let journal = match update(&*store, &flow, |j| j.new_session(&flow_eval::now())) {
             Ok(j) => j,
             Err(why) => {
                 let reason = format!("the flow journal cannot be used: {why}");
-                flow_eval::ask_person(&root, &store, &flow, "(unknown)", &reason, settings).await;
+                flow_eval::ask_person(&root, &*store, &flow, "(unknown)", &reason, settings).await;
                 return Err(exit(
                     FlowCode::NeedsPerson,
                     format!("waiting on a person: {reason}"),
                 ));
             }
         };
-        for line in flow_eval::journal_recoveries(&store) {
+        for line in flow_eval::journal_recoveries(&*store) {
             say(format!("warning: {line}"));
         }
         if journal.complete {
@@ -211,7 +210,7 @@ impl<'a> Supervision<'a> {
             .clone()
             .in_session(self.sessions.clone(), self.launches > 0)
             .with_idle_limit(self.idle);
-        let phase = read_journal(&self.store, &self.flow)
+        let phase = read_journal(&*self.store, &self.flow)
             .map(|j| j.current_phase)
             .unwrap_or_default();
         self.launches += 1;
@@ -263,7 +262,7 @@ impl<'a> Supervision<'a> {
                     .clone()
                     .unwrap_or_else(|| "the agent failed".into());
                 Some(
-                    match restart(&self.store, &self.flow, &self.root, self.settings, &why).await {
+                    match restart(&*self.store, &self.flow, &self.root, self.settings, &why).await {
                         Ok(journal) => Next::Launch(run_prompt(
                             &self.flow,
                             &journal,
@@ -319,7 +318,7 @@ impl<'a> Supervision<'a> {
         }
         if stop.told.keep_going {
             let journal =
-                read_journal(&self.store, flow).unwrap_or_else(|_| FlowState::new(flow, ""));
+                read_journal(&*self.store, flow).unwrap_or_else(|_| FlowState::new(flow, ""));
             return Next::Launch(run_prompt(flow, &journal, stop.told.message.as_deref()));
         }
         // The agent stopped without the goal being met: a restart, in a fresh block budget.
@@ -328,7 +327,7 @@ impl<'a> Supervision<'a> {
             .message
             .clone()
             .unwrap_or_else(|| format!("the agent stopped ({})", d.condition));
-        match restart(&self.store, flow, &self.root, self.settings, &why).await {
+        match restart(&*self.store, flow, &self.root, self.settings, &why).await {
             Ok(journal) => Next::Launch(run_prompt(flow, &journal, stop.told.message.as_deref())),
             Err(done) => Next::Done(done),
         }
@@ -411,7 +410,7 @@ fn first_line(text: &str) -> &str {
 
 /// Charges a restart; past `max_restarts` the run ends with exit 2.
 async fn restart(
-    store: &FileFlowStore,
+    store: &dyn FlowStore,
     flow: &Flow,
     root: &std::path::Path,
     settings: &RequestSettings,

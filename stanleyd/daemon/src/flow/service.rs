@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use stanley_adapters::flow_store::FileFlowStore;
 use stanley_adapters::records::{ensure_state_dir, write_atomic};
 use stanley_proto::exit::FlowCode;
 use stanley_proto::v1::flows_server::Flows;
@@ -187,8 +186,8 @@ impl Flows for FlowService {
     ) -> Result<Response<FlowStatusResponse>, Status> {
         let root = &self.state.config.files.root;
         let flow = load_flow(root).map_err(load_status)?;
-        let store = FileFlowStore::new(root);
-        let journal = stored_journal(&store, &flow)
+        let store = self.state.flow_store.as_ref();
+        let journal = stored_journal(store, &flow)
             .map_err(|m| RequestError::flow(tonic::Code::FailedPrecondition, m))?;
         let phases: Vec<Value> = flow
             .phases
@@ -221,7 +220,7 @@ impl Flows for FlowService {
                 "jevCalls": [journal.as_ref().map_or(0, |s| s.jev_calls), flow.limits.max_jev_calls],
             },
             "recentDecisions": journal.as_ref().map_or(Vec::new(), |s| s.recent(5).to_vec()),
-            "recoveries": crate::flow::eval::journal_recoveries(&store),
+            "recoveries": crate::flow::eval::journal_recoveries(store),
         });
         Ok(Response::new(FlowStatusResponse {
             json: serde_json::to_string_pretty(&doc).unwrap_or_default(),

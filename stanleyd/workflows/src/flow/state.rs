@@ -195,6 +195,16 @@ pub trait FlowStore: Send + Sync {
     fn record_gate(&self, line: &str) -> Result<(), StoreError>;
     /// Writes `NEEDS_HUMAN.md`.
     fn needs_human(&self, text: &str) -> Result<(), StoreError>;
+    /// Whether `NEEDS_HUMAN.md` is waiting for a person.
+    fn needs_human_pending(&self) -> bool;
+    /// Removes `NEEDS_HUMAN.md` (a new run means the person has answered it).
+    fn clear_needs_human(&self) -> Result<(), StoreError>;
+    /// Moves a damaged journal aside (`now` is an RFC 3339 time for its name); returns where
+    /// it went, relative to the repository root.
+    fn keep_broken_state(&self, now: &str) -> Result<String, StoreError>;
+    /// The damaged journals kept aside, oldest first, as (path relative to the repository
+    /// root, contents).
+    fn broken_states(&self) -> Vec<(String, String)>;
 }
 
 #[cfg(test)]
