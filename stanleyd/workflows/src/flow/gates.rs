@@ -14,38 +14,7 @@ pub const CONTENT_CHARS: usize = 6_000;
 /// A premature "done" is held at most this many times per subtask.
 pub const MAX_HOLDS: u32 = 2;
 
-/// Programs that only read, when run without redirection, pipes, substitution or chaining.
-const READ_ONLY: &[&str] = &[
-    "ls", "cat", "head", "tail", "grep", "rg", "wc", "pwd", "echo", "which", "stat", "file",
-    "tree", "du", "df", "diff", "less", "sort", "uniq", "true", "date", "whoami", "env",
-];
-const READ_ONLY_GIT: &[&str] = &[
-    "status",
-    "log",
-    "diff",
-    "show",
-    "blame",
-    "rev-parse",
-    "ls-files",
-];
-
-/// A plain read-only command: no Jev question is needed for it.
-pub fn is_read_only(command: &str) -> bool {
-    let command = command.trim();
-    if command.is_empty()
-        || command
-            .chars()
-            .any(|c| matches!(c, '>' | '<' | '|' | ';' | '&' | '$' | '`' | '\n'))
-    {
-        return false;
-    }
-    let words: Vec<&str> = command.split_whitespace().collect();
-    match words.as_slice() {
-        ["git", sub, ..] => READ_ONLY_GIT.contains(sub),
-        [program, ..] => READ_ONLY.contains(program),
-        [] => false,
-    }
-}
+pub use crate::flow::command::is_read_only;
 
 /// A tightening verdict of a gate.
 #[derive(Clone, Debug, PartialEq, Eq)]

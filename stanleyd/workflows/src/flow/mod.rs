@@ -3,6 +3,7 @@
 //! errors naming the JSON path, so a typo fails before a flow starts.
 
 pub mod agent;
+pub mod command;
 pub mod gates;
 pub mod judge;
 pub mod policy;
