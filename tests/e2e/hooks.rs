@@ -395,14 +395,18 @@ fn the_claude_code_plugin_wires_every_event_to_stanleyctl() {
         ("TaskCompleted", "task-completed", "task_completed.json"),
     ];
     assert_eq!(hooks["hooks"].as_object().unwrap().len(), wired.len());
+    // Every tool's output reaches the daemon; the flow's injection_tools decides what is
+    // screened.
+    assert_eq!(hooks["hooks"]["PostToolUse"][0]["matcher"], "*");
     let h = Hooks::new("enforce");
     for (name, event, fixture) in wired {
         let entries = hooks["hooks"][name].as_array().unwrap();
         assert_eq!(entries.len(), 1, "{name}");
         let command = entries[0]["hooks"][0]["command"].as_str().unwrap();
-        assert!(
-            command.ends_with(&format!(" hook {event}")),
-            "{name}: {command}"
+        assert_eq!(
+            command,
+            format!("sh \"${{CLAUDE_PLUGIN_ROOT}}/hooks/stanley-hook\" {event}"),
+            "{name}"
         );
         // Run the command as Claude Code would: through a shell, in the project, with
         // CLAUDE_PROJECT_DIR set and stanleyctl on PATH.
@@ -426,6 +430,7 @@ fn the_claude_code_plugin_wires_every_event_to_stanleyctl() {
         shell
             .env("PATH", path)
             .env("CLAUDE_PROJECT_DIR", h.repo.root())
+            .env("CLAUDE_PLUGIN_ROOT", root)
             .args(["-c", command]);
         let out = run(shell, Some(input.as_bytes()));
         assert!(!out.stderr.contains("stanleyctl:"), "{name}: {out:?}");
@@ -446,6 +451,61 @@ fn the_claude_code_plugin_wires_every_event_to_stanleyctl() {
             }
         }
     }
+}
+
+/// Runs the plugin's hook command for `event` as Claude Code would, with `path` as PATH and
+/// `home` as HOME, feeding a hook input of `session`.
+fn plugin_hook(event: &str, path: &str, home: &std::path::Path, session: &str) -> Output {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../packaging/claude-code");
+    let mut shell = std::process::Command::new("sh");
+    shell
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", home)
+        .env("XDG_RUNTIME_DIR", home)
+        .env("CLAUDE_PROJECT_DIR", home)
+        .env("CLAUDE_PLUGIN_ROOT", root)
+        .args([
+            "-c",
+            &format!("sh \"${{CLAUDE_PLUGIN_ROOT}}/hooks/stanley-hook\" {event}"),
+        ]);
+    let input = format!(r#"{{"session_id":"{session}","hook_event_name":"Stop","cwd":"/x"}}"#);
+    run(shell, Some(input.as_bytes()))
+}
+
+#[test]
+fn without_stanleyctl_the_hooks_say_so_once_per_session_and_never_fail() {
+    let home = tempfile::tempdir().unwrap();
+    // A PATH with a shell and the usual tools but no stanleyctl.
+    let path = "/usr/bin:/bin";
+    let first = plugin_hook("stop", path, home.path(), "s-1");
+    assert_eq!(first.code, 0, "{first:?}");
+    let message: Value = serde_json::from_str(first.stdout.trim()).unwrap();
+    assert!(
+        message["systemMessage"]
+            .as_str()
+            .unwrap()
+            .starts_with("Stanley: stanleyctl is not on PATH or in ~/.local/bin"),
+        "{first:?}"
+    );
+    let again = plugin_hook("pre-tool-use", path, home.path(), "s-1");
+    assert_eq!((again.code, again.stdout.as_str()), (0, ""), "{again:?}");
+    let other = plugin_hook("stop", path, home.path(), "s-2");
+    assert!(other.stdout.contains("systemMessage"), "{other:?}");
+
+    // Installed where scripts/install puts it, stanleyctl is found without PATH.
+    let bin = home.path().join(".local/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("stanleyctl");
+    std::fs::write(&fake, "#!/bin/sh\necho \"called $*\"\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let found = plugin_hook("stop", path, home.path(), "s-3");
+    assert_eq!(
+        found.stdout.trim(),
+        format!("called --repo {} hook stop", home.path().display()),
+        "{found:?}"
+    );
 }
 
 #[test]
