@@ -162,8 +162,16 @@ fn stop_blocks_until_the_seventh_consecutive_block_then_allows() {
         );
     }
     assert_eq!(h.journal()["consecutive_blocks"], 7);
+    // The eighth is allowed, and the person is told that enforcement stopped and why.
     let eighth = h.feed("stop", "stop_active.json");
-    assert_eq!((eighth.code, eighth.stdout.as_str()), (0, ""), "{eighth:?}");
+    assert_eq!(eighth.code, 0, "{eighth:?}");
+    assert_eq!(
+        stdout_json(&eighth),
+        json!({"systemMessage": "Stanley flow: enforcement stopped: the stop was blocked 7 times \
+            in a row (the hook cap; your next message starts a new chain); phase parse is not \
+            done: the check failed:\nattempt 7"}),
+        "{eighth:?}"
+    );
     let journal = h.journal();
     assert_eq!(
         journal["decisions"].as_array().unwrap().last().unwrap()["condition"],

@@ -107,7 +107,7 @@ pub(crate) fn read_journal(store: &dyn FlowStore, flow: &Flow) -> Result<FlowSta
 }
 
 /// Minutes (flow minutes) since the journal started.
-fn elapsed_minutes(state: &FlowState, minute: Duration) -> u32 {
+pub(crate) fn elapsed_minutes(state: &FlowState, minute: Duration) -> u32 {
     let started = parse_rfc3339(&state.started_at).unwrap_or_else(unix_now);
     let secs = (unix_now() - started).max(0) as u64;
     (secs / minute.as_secs().max(1)).min(u64::from(u32::MAX)) as u32
@@ -117,6 +117,9 @@ fn elapsed_minutes(state: &FlowState, minute: Duration) -> u32 {
 pub(crate) struct Stop {
     pub(crate) decision: Decision,
     pub(crate) told: Told,
+    /// The phase the stop was about, and its check when it ran.
+    pub(crate) phase: String,
+    pub(crate) check: Option<CheckRun>,
 }
 
 impl Stop {
@@ -262,6 +265,10 @@ pub(crate) async fn stop(
         (Err("not asked".to_owned()), false)
     };
     let check_passed = checks.get(&journal.current_phase).map(|c| c.passed);
+    let (stopped_at, check) = (
+        journal.current_phase.clone(),
+        checks.get(&journal.current_phase).cloned(),
+    );
     let decision = decide(&StopContext {
         flow,
         state: &journal,
@@ -286,7 +293,9 @@ pub(crate) async fn stop(
     apply(flow, &mut journal, &decision, stop_facts, &now());
     let last = close_recorded(store, flow, &mut journal)?.unwrap_or(decision);
     store.write_state(&journal).map_err(|e| e.0)?;
-    Ok(finish(&root, store, flow, &journal, last, settings).await)
+    let mut stop = finish(&root, store, flow, &journal, last, settings).await;
+    (stop.phase, stop.check) = (stopped_at, check);
+    Ok(stop)
 }
 
 /// Runs the checks a stop needs, concurrently: the current phase's and every done phase's (for
@@ -417,7 +426,12 @@ async fn finish(
     {
         ask_person(root, store, flow, &journal.current_phase, reason, settings).await;
     }
-    let stop = Stop { decision, told };
+    let stop = Stop {
+        decision,
+        told,
+        phase: journal.current_phase.clone(),
+        check: None,
+    };
     if stop.decision.complete {
         notify_event(root, flow, NotifyEvent::GoalComplete, &flow.goal, settings).await;
     } else if let Some(condition) = stop.budget() {

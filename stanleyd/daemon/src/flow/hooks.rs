@@ -15,6 +15,7 @@ use stanley_workflows::flow::gates::{
     Verdict, done_claim_frame, done_claim_verdict, injection_frame, injection_verdict,
     is_read_only, pre_tool_frame, pre_tool_verdict, screens,
 };
+use stanley_workflows::flow::policy::{budget_condition, enforcement_ended};
 use stanley_workflows::flow::state::{FlowState, FlowStore};
 use stanley_workflows::flow::{Flow, Mode};
 use stanley_workflows::ports::Redactor;
@@ -217,10 +218,19 @@ impl Hook<'_> {
         if flow.mode == Mode::Observe {
             return HookAnswer::default();
         }
-        out(json!({"hookSpecificOutput": {
-            "hookEventName": "SessionStart",
-            "additionalContext": session_context(flow, &journal, source),
-        }}))
+        let mut context = session_context(flow, &journal, source);
+        let mut answer = json!({"hookSpecificOutput": {"hookEventName": "SessionStart"}});
+        // A resumed session whose budgets are used up is not enforced: say so, once, here.
+        let elapsed = flow_eval::elapsed_minutes(&journal, flow_eval::minute(self.settings));
+        if let Some(condition) =
+            budget_condition(flow, &journal, elapsed).filter(|_| !journal.complete)
+        {
+            let report = enforcement_ended(flow, condition, &journal.current_phase, None);
+            context.push_str(&format!("\n\n{report}"));
+            answer["systemMessage"] = json!(format!("Stanley flow: {report}"));
+        }
+        answer["hookSpecificOutput"]["additionalContext"] = json!(context);
+        out(answer)
     }
 
     async fn stop(&self, input: &Value) -> Result<HookAnswer, RequestError> {
@@ -230,9 +240,14 @@ impl Hook<'_> {
         let stop = flow_eval::stop(self.state, self.settings, &self.flow, &words, new_chain)
             .await
             .map_err(RequestError::internal)?;
-        Ok(match (stop.told.keep_going, stop.told.message) {
-            (true, Some(reason)) => out(json!({"decision": "block", "reason": reason})),
-            (false, Some(message)) => system_message(&message),
+        // A budget or cap that ends enforcement is said to the person, never silent.
+        let ended = stop
+            .budget()
+            .filter(|_| self.flow.mode != Mode::Observe)
+            .map(|c| enforcement_ended(&self.flow, c, &stop.phase, stop.check.as_ref()));
+        Ok(match (stop.told.keep_going, stop.told.message, ended) {
+            (true, Some(reason), _) => out(json!({"decision": "block", "reason": reason})),
+            (false, Some(message), _) | (false, None, Some(message)) => system_message(&message),
             _ => HookAnswer::default(),
         })
     }

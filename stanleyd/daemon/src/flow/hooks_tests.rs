@@ -125,3 +125,64 @@ async fn session_start_injects_the_plan_and_a_finished_phase_moves_the_agent_on(
     assert_eq!(journal["phases"]["parse"]["status"], "done", "{journal}");
     assert!(scene.jev.calls() >= 1);
 }
+
+#[tokio::test]
+async fn a_budget_that_ends_enforcement_is_said_to_the_person_and_again_on_resume() {
+    // Jev finds the work in `parse` and `parse` not done: every stop wants a block.
+    let scene = Scene::new(&[("README.md", "# Demo\n")], &[], |name, q, _| {
+        if q["type"] == "choice" {
+            choice(
+                q,
+                if name == "current_phase" {
+                    "parse"
+                } else {
+                    "continue"
+                },
+                0.9,
+            )
+        } else {
+            noul(0.02)
+        }
+    });
+    let flow = json!({"goal": "Ship the parser", "mode": "enforce",
+        "limits": {"max_blocks_per_session": 1},
+        "phases": [{"id": "parse", "name": "Parser", "done_when": "the parser exists"}]});
+    write(&scene.root, &[(".stanley/flow.json", &flow.to_string())]);
+    let first = stdout(&hook(&scene, "stop", json!({"stop_hook_active": false}), true).await);
+    assert_eq!(first["decision"], "block", "{first}");
+    let second = hook(&scene, "stop", json!({"stop_hook_active": true}), true).await;
+    let second = stdout(&second);
+    assert!(
+        second.get("decision").is_none(),
+        "the stop is allowed: {second}"
+    );
+    assert_eq!(
+        second["systemMessage"],
+        "Stanley flow: enforcement stopped: this session's block budget is used up \
+         (limits.max_blocks_per_session, 1; a new session starts a new one); phase parse is \
+         not done",
+        "{second}"
+    );
+    // A resumed session keeps the used-up budget and says so at its start, for the person and
+    // the model; a new session starts a new budget and says nothing of it.
+    let resumed = stdout(&hook(&scene, "session-start", json!({"source": "resume"}), true).await);
+    assert_eq!(
+        resumed["systemMessage"], second["systemMessage"],
+        "{resumed}"
+    );
+    let context = resumed["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    let said = second["systemMessage"].as_str().unwrap();
+    assert!(
+        context.ends_with(said.trim_start_matches("Stanley flow: ")),
+        "{context}"
+    );
+    let fresh = stdout(&hook(&scene, "session-start", json!({"source": "startup"}), true).await);
+    assert!(fresh.get("systemMessage").is_none(), "{fresh}");
+    let journal = std::fs::read_to_string(scene.root.join(".stanley/flow/state.json")).unwrap();
+    assert!(
+        journal.contains("\"budget_blocks\""),
+        "the journal records it"
+    );
+}

@@ -166,6 +166,43 @@ fn close_on_budget(ctx: &StopContext<'_>, condition: &'static str) -> Decision {
     }
 }
 
+/// What the person is told when a budget or cap ends enforcement while phase `phase` is not done
+/// (`check` is that phase's failing check, when it has one): which limit ended it and how to go
+/// on. Stanley never stops enforcing silently.
+pub fn enforcement_ended(
+    flow: &Flow,
+    condition: &str,
+    phase: &str,
+    check: Option<&CheckRun>,
+) -> String {
+    let l = &flow.limits;
+    let why = match condition {
+        "budget_time" => format!(
+            "the flow's time budget is used up (limits.max_total_minutes, {} minutes)",
+            l.max_total_minutes
+        ),
+        "budget_blocks" => format!(
+            "this session's block budget is used up (limits.max_blocks_per_session, {}; a new \
+             session starts a new one)",
+            l.max_blocks_per_session
+        ),
+        "budget_jev" => format!(
+            "the flow's Jev budget is used up (limits.max_jev_calls, {})",
+            l.max_jev_calls
+        ),
+        "hook_cap" => format!(
+            "the stop was blocked {HOOK_CAP} times in a row (the hook cap; your next message \
+             starts a new chain)"
+        ),
+        other => other.to_owned(),
+    };
+    let state = match check.filter(|c| !c.passed) {
+        Some(c) => format!("phase {phase} is not done: {}", failing(c)),
+        None => format!("phase {phase} is not done"),
+    };
+    format!("enforcement stopped: {why}; {state}")
+}
+
 /// The budget or cap a stop has hit, if any: `budget_time`, `budget_blocks`, `budget_jev` or
 /// `hook_cap`. On a hit every phase's check is wanted, to close what already passes.
 pub fn budget_condition(
@@ -550,6 +587,30 @@ mod tests {
         CheckRun {
             passed: false,
             tail: tail.into(),
+        }
+    }
+
+    #[test]
+    fn an_ended_enforcement_names_its_limit_and_the_failing_check() {
+        let f = flow();
+        let said = enforcement_ended(&f, "budget_jev", "build", Some(&fail("2 tests failed")));
+        assert_eq!(
+            said,
+            format!(
+                "enforcement stopped: the flow's Jev budget is used up (limits.max_jev_calls, \
+                 {}); phase build is not done: the check failed:\n2 tests failed",
+                f.limits.max_jev_calls
+            )
+        );
+        let said = enforcement_ended(&f, "hook_cap", "docs", Some(&pass()));
+        assert!(
+            said.contains(&format!("blocked {HOOK_CAP} times in a row")),
+            "{said}"
+        );
+        assert!(said.ends_with("phase docs is not done"), "{said}");
+        for condition in ["budget_time", "budget_blocks"] {
+            let said = enforcement_ended(&f, condition, "build", None);
+            assert!(said.contains("limits.max_"), "{condition}: {said}");
         }
     }
 
