@@ -298,7 +298,7 @@ fn the_example_flow_completes_with_blocks_advances_a_regression_and_one_side_eff
     assert!(
         status
             .stdout
-            .contains("budgets: restarts 0/3, blocks 0/6, Jev calls 4/200"),
+            .contains("budgets: restarts 0/3, blocks 0/6, Jev calls 4/200 (stop 4)"),
         "{}",
         status.stdout
     );

@@ -98,6 +98,9 @@ pub(crate) struct DaemonState {
     /// The flow's journal, side-effect ledger, gate journal and note for a person
     /// (`.stanley/flow/`): one store, so appends from concurrent hook calls are serialized.
     pub(crate) flow_store: Arc<dyn FlowStore>,
+    /// Held while a hook reads, changes and writes the flow journal (a stop, a gate counting
+    /// its Jev request), so concurrent hook calls never lose each other's changes.
+    pub(crate) flow_journal: tokio::sync::Mutex<()>,
     /// The improvement queue (None when `.stanley/state/` could not be opened; the reason is
     /// in `queue_problem` and the log).
     pub(crate) queue: Option<Arc<dyn JobQueue>>,
@@ -237,6 +240,7 @@ impl DaemonState {
             flow_store: Arc::new(stanley_adapters::flow_store::FileFlowStore::new(
                 &config.files.root,
             )),
+            flow_journal: tokio::sync::Mutex::new(()),
             jev: Box::new(HttpPort(HttpShared::new().map_err(|e| {
                 DaemonError::Io {
                     what: "cannot build the HTTP client".into(),

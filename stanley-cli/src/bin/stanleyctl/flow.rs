@@ -240,8 +240,19 @@ fn print_flow_status(text: &str) {
             pair[1].as_u64().unwrap_or(0)
         )
     };
+    let by_kind: Vec<String> = v["budgets"]["jevCallsByKind"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(kind, n)| format!("{kind} {}", n.as_u64().unwrap_or(0)))
+        .collect();
+    let by_kind = if by_kind.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", by_kind.join(", "))
+    };
     stanley_cli::outln!(
-        "budgets: restarts {}, blocks {}, Jev calls {}",
+        "budgets: restarts {}, blocks {}, Jev calls {}{by_kind}",
         budget("restarts"),
         budget("blocksInSession"),
         budget("jevCalls")

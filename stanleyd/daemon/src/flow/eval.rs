@@ -225,6 +225,7 @@ pub(crate) async fn stop(
 ) -> Result<Stop, String> {
     let root = state.config.files.root.clone();
     let store = state.flow_store.as_ref();
+    let _journal_held = state.flow_journal.lock().await;
     let mut journal = match read_journal(store, flow) {
         Ok(j) => j,
         Err(why) => {

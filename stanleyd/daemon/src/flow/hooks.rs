@@ -134,7 +134,7 @@ pub(crate) async fn answer(
         settings,
     };
     match event {
-        "session-start" => Ok(hook.session_start(&input)),
+        "session-start" => Ok(hook.session_start(&input).await),
         "stop" => hook.stop(&input).await,
         "pre-tool-use" => Ok(hook.pre_tool(&input).await),
         "post-tool-use" => Ok(hook.post_tool(&input).await),
@@ -181,10 +181,39 @@ fn gate_answer(
 async fn ask_gate(
     state: &DaemonState,
     settings: &RequestSettings,
+    flow: &Flow,
+    kind: &str,
     frame: Frame,
 ) -> Option<stanley_core::Answers> {
     let executor = flow_eval::executor(state, settings).ok()?;
-    match executor.run(frame).await {
+    // Gates share the flow's one Jev budget: with it used up a gate stays silent, as it does
+    // when Jev cannot answer; a request it sent is counted (an answer from the cache is not).
+    let store = state.flow_store.as_ref();
+    {
+        let _held = state.flow_journal.lock().await;
+        if read_journal(store, flow).ok()?.jev_calls >= flow.limits.max_jev_calls {
+            tracing::info!(
+                gate = kind,
+                "a flow gate is silent: the Jev budget is used up"
+            );
+            return None;
+        }
+    }
+    let outcome = executor.run(frame).await;
+    let sent = executor.usage().requests;
+    if sent > 0 {
+        let _held = state.flow_journal.lock().await;
+        let counted = read_journal(store, flow).and_then(|mut journal| {
+            for _ in 0..sent {
+                journal.count_jev(kind);
+            }
+            store.write_state(&journal).map_err(|e| e.0)
+        });
+        if let Err(e) = counted {
+            tracing::warn!(error = %e, gate = kind, "cannot count a gate's Jev request");
+        }
+    }
+    match outcome {
         Ok(ok) => Some(ok.answers),
         Err(failure) => {
             tracing::info!(reason = failure.reason.as_str(), "a flow gate fails open");
@@ -194,8 +223,9 @@ async fn ask_gate(
 }
 
 impl Hook<'_> {
-    fn session_start(&self, input: &Value) -> HookAnswer {
+    async fn session_start(&self, input: &Value) -> HookAnswer {
         let (flow, store) = (&self.flow, &*self.store);
+        let held = self.state.flow_journal.lock().await;
         let source = input
             .get("source")
             .and_then(Value::as_str)
@@ -215,6 +245,7 @@ impl Hook<'_> {
             Ok(None) => FlowState::new(flow, &flow_eval::now()),
             Err(_) => return HookAnswer::default(),
         };
+        drop(held);
         if flow.mode == Mode::Observe {
             return HookAnswer::default();
         }
@@ -261,7 +292,9 @@ impl Hook<'_> {
         }
         // Redacted here for the gate journal; the executor redacts what it sends anyway.
         let command = settings.redactor().text(command).0;
-        let Some(answers) = ask_gate(state, settings, pre_tool_frame(&command)).await else {
+        let Some(answers) =
+            ask_gate(state, settings, flow, "pre_tool", pre_tool_frame(&command)).await
+        else {
             return HookAnswer::default();
         };
         let Some(verdict) = pre_tool_verdict(&answers, &flow.gates.bands) else {
@@ -286,7 +319,15 @@ impl Hook<'_> {
             Value::Null => return HookAnswer::default(),
             other => other.to_string(),
         };
-        let Some(answers) = ask_gate(state, settings, injection_frame(tool, &content)).await else {
+        let Some(answers) = ask_gate(
+            state,
+            settings,
+            flow,
+            "injection_screen",
+            injection_frame(tool, &content),
+        )
+        .await
+        else {
             return HookAnswer::default();
         };
         let Some(verdict) = injection_verdict(&answers, &flow.gates.bands, tool) else {
@@ -348,11 +389,21 @@ impl Hook<'_> {
             // A transcript that lags the live turn says nothing yet: allow.
             return Ok(HookAnswer::default());
         }
-        let mut journal = read_journal(store, flow)
-            .map_err(|m| RequestError::flow(tonic::Code::FailedPrecondition, m))?;
-        let holds = journal.holds.get(&key).copied().unwrap_or(0);
-        let Some(answers) =
-            ask_gate(state, settings, done_claim_frame(flow, &subject, &words)).await
+        let journal_error = |m| RequestError::flow(tonic::Code::FailedPrecondition, m);
+        let holds = read_journal(store, flow)
+            .map_err(journal_error)?
+            .holds
+            .get(&key)
+            .copied()
+            .unwrap_or(0);
+        let Some(answers) = ask_gate(
+            state,
+            settings,
+            flow,
+            "done_claim",
+            done_claim_frame(flow, &subject, &words),
+        )
+        .await
         else {
             return Ok(HookAnswer::default());
         };
@@ -360,7 +411,10 @@ impl Hook<'_> {
             return Ok(HookAnswer::default());
         };
         if flow.mode == Mode::Enforce {
-            journal.holds.insert(key.clone(), holds + 1);
+            // Read again under the journal lock: the gate's request was counted meanwhile.
+            let _held = state.flow_journal.lock().await;
+            let mut journal = read_journal(store, flow).map_err(journal_error)?;
+            *journal.holds.entry(key.clone()).or_default() += 1;
             store
                 .write_state(&journal)
                 .map_err(|e| RequestError::internal(e.0))?;

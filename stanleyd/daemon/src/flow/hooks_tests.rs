@@ -186,3 +186,42 @@ async fn a_budget_that_ends_enforcement_is_said_to_the_person_and_again_on_resum
         "the journal records it"
     );
 }
+
+#[tokio::test]
+async fn the_gates_count_against_the_flows_one_jev_budget() {
+    let scene = scene();
+    let flow = json!({"goal": "Ship the parser", "mode": "enforce",
+        "limits": {"max_jev_calls": 2},
+        "gates": {"pre_tool": true},
+        "phases": [{"id": "parse", "name": "Parser", "done_when": "the parser exists"}]});
+    write(&scene.root, &[(".stanley/flow.json", &flow.to_string())]);
+    let bash = |command: &str| json!({"tool_name": "Bash", "tool_input": {"command": command}});
+    // Sent and counted; the same again is answered from the cache and costs nothing; another
+    // is sent and counted; then the budget is used up and the gate is silent.
+    for command in ["rm -rf build", "rm -rf build", "rm -rf dist", "rm -rf out"] {
+        hook(&scene, "pre-tool-use", bash(command), true).await;
+    }
+    // A read-only line never asks.
+    hook(&scene, "pre-tool-use", bash("git status | head"), true).await;
+    assert_eq!(
+        scene.jev.calls(),
+        2,
+        "the last gate is silent: the budget is used up"
+    );
+    let journal: Value = serde_json::from_str(
+        &std::fs::read_to_string(scene.root.join(".stanley/flow/state.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(journal["jev_calls"], 2);
+    assert_eq!(journal["jev_by_kind"], json!({"pre_tool": 2}));
+    // The stop finds the budget used up: it is allowed, and said.
+    let stop = stdout(&hook(&scene, "stop", json!({"stop_hook_active": false}), true).await);
+    assert_eq!(scene.jev.calls(), 2, "the stop asks nothing either");
+    assert!(
+        stop["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("the flow's Jev budget is used up (limits.max_jev_calls, 2)"),
+        "{stop}"
+    );
+}

@@ -218,6 +218,7 @@ impl Flows for FlowService {
                 "restarts": [journal.as_ref().map_or(0, |s| s.restarts), flow.limits.max_restarts],
                 "blocksInSession": [journal.as_ref().map_or(0, |s| s.blocks_in_session), flow.limits.max_blocks_per_session],
                 "jevCalls": [journal.as_ref().map_or(0, |s| s.jev_calls), flow.limits.max_jev_calls],
+                "jevCallsByKind": journal.as_ref().map(|s| s.jev_by_kind.clone()).unwrap_or_default(),
             },
             "recentDecisions": journal.as_ref().map_or(Vec::new(), |s| s.recent(5).to_vec()),
             "recoveries": crate::flow::eval::journal_recoveries(store),

@@ -78,6 +78,9 @@ pub struct FlowState {
     pub blocks_in_session: u32,
     pub consecutive_blocks: u32,
     pub jev_calls: u32,
+    /// `jev_calls` by what asked: `stop`, `pre_tool`, `injection_screen`, `done_claim`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub jev_by_kind: BTreeMap<String, u32>,
     /// Jev flagged the agent stuck at the last stop (the policy needs two in a row).
     #[serde(default)]
     pub last_stuck: bool,
@@ -88,6 +91,12 @@ pub struct FlowState {
 }
 
 impl FlowState {
+    /// Counts one Jev request against the flow's budget, by what asked it.
+    pub fn count_jev(&mut self, kind: &str) {
+        self.jev_calls += 1;
+        *self.jev_by_kind.entry(kind.to_owned()).or_default() += 1;
+    }
+
     /// A fresh journal for `flow`: the first phase is current and active.
     pub fn new(flow: &Flow, now: &str) -> Self {
         let mut phases: BTreeMap<String, PhaseRecord> = flow
@@ -111,6 +120,7 @@ impl FlowState {
             blocks_in_session: 0,
             consecutive_blocks: 0,
             jev_calls: 0,
+            jev_by_kind: BTreeMap::new(),
             last_stuck: false,
             holds: BTreeMap::new(),
             decisions: Vec::new(),

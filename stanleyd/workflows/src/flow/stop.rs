@@ -59,7 +59,7 @@ pub struct StopFacts {
 pub fn apply(flow: &Flow, state: &mut FlowState, decision: &Decision, facts: StopFacts, now: &str) {
     let phase = state.current_phase.clone();
     if facts.asked_jev {
-        state.jev_calls += 1;
+        state.count_jev("stop");
     }
     state.last_stuck = facts.stuck;
     if facts.loop_ran
