@@ -114,6 +114,20 @@ impl FlowStore for FileFlowStore {
         self.dir.join("NEEDS_HUMAN.md").exists()
     }
 
+    fn read_needs_human(&self) -> Option<String> {
+        use std::io::Read;
+        // A regular file only (never a link), and at most 64 KiB of it.
+        let path = self.dir.join("NEEDS_HUMAN.md");
+        fs::symlink_metadata(&path).ok().filter(|m| m.is_file())?;
+        let mut bytes = Vec::new();
+        fs::File::open(&path)
+            .ok()?
+            .take(64 * 1024)
+            .read_to_end(&mut bytes)
+            .ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
     fn clear_needs_human(&self) -> Result<(), StoreError> {
         match fs::remove_file(self.dir.join("NEEDS_HUMAN.md")) {
             Ok(()) => Ok(()),

@@ -229,7 +229,7 @@ fn print_flow_status(text: &str) {
     }
     if v["needsHuman"] == true {
         stanley_cli::outln!(
-            "waiting on a person: read .stanley/flow/NEEDS_HUMAN.md, then run the flow again"
+            "waiting on a person: read .stanley/flow/NEEDS_HUMAN.md and answer under \"## Answer\" (or delete it once resolved); the next Claude Code session, or `stanleyctl flow run`, picks it up"
         );
     }
     let budget = |name: &str| {

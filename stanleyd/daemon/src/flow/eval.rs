@@ -203,10 +203,7 @@ pub(crate) async fn ask_person(
     reason: &str,
     settings: &RequestSettings,
 ) {
-    let text = format!(
-        "# A person is needed\n\nGoal: {}\nPhase: {phase}\n\n{reason}\n\nWhen it is resolved, run `stanleyctl flow run` again.\n",
-        flow.goal
-    );
+    let text = stanley_workflows::flow::agent::needs_human_note(&flow.goal, phase, reason);
     if let Err(e) = store.needs_human(&text) {
         tracing::error!(error = %e.0, "cannot write NEEDS_HUMAN.md");
     }
@@ -434,6 +431,10 @@ async fn finish(
         check: None,
     };
     if stop.decision.complete {
+        // A question left open is moot once the goal is reached.
+        if let Err(e) = store.clear_needs_human() {
+            tracing::warn!(error = %e.0, "cannot remove NEEDS_HUMAN.md");
+        }
         notify_event(root, flow, NotifyEvent::GoalComplete, &flow.goal, settings).await;
     } else if let Some(condition) = stop.budget() {
         notify_event(root, flow, NotifyEvent::Budget, condition, settings).await;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use stanley_core::Frame;
 use stanley_proto::HOOK_EVENTS as EVENTS;
-use stanley_workflows::flow::agent::session_context;
+use stanley_workflows::flow::agent::{person_context, person_note, session_context};
 use stanley_workflows::flow::gates::{
     Verdict, done_claim_frame, done_claim_verdict, injection_frame, injection_verdict,
     is_read_only, pre_tool_frame, pre_tool_verdict, screens,
@@ -251,6 +251,20 @@ impl Hook<'_> {
         }
         let mut context = session_context(flow, &journal, source);
         let mut answer = json!({"hookSpecificOutput": {"hookEventName": "SessionStart"}});
+        let mut tell = Vec::new();
+        // A question to a person: its answer reaches the model (and the note is done with), or
+        // the model and the person hear that the flow still waits.
+        if let Some(note) = store.read_needs_human().filter(|_| !journal.complete) {
+            let (question, reply) = person_note(&note);
+            let (for_model, for_person) = person_context(&question, reply.as_deref());
+            context.push_str(&format!("\n\n{for_model}"));
+            tell.push(for_person);
+            if reply.is_some()
+                && let Err(e) = store.clear_needs_human()
+            {
+                tracing::warn!(error = %e.0, "cannot remove the answered NEEDS_HUMAN.md");
+            }
+        }
         // A resumed session whose budgets are used up is not enforced: say so, once, here.
         let elapsed = flow_eval::elapsed_minutes(&journal, flow_eval::minute(self.settings));
         if let Some(condition) =
@@ -258,7 +272,10 @@ impl Hook<'_> {
         {
             let report = enforcement_ended(flow, condition, &journal.current_phase, None);
             context.push_str(&format!("\n\n{report}"));
-            answer["systemMessage"] = json!(format!("Stanley flow: {report}"));
+            tell.push(report);
+        }
+        if !tell.is_empty() {
+            answer["systemMessage"] = json!(format!("Stanley flow: {}", tell.join("; ")));
         }
         answer["hookSpecificOutput"]["additionalContext"] = json!(context);
         out(answer)

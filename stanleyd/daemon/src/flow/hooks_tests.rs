@@ -225,3 +225,85 @@ async fn the_gates_count_against_the_flows_one_jev_budget() {
         "{stop}"
     );
 }
+
+#[tokio::test]
+async fn a_persons_question_reaches_the_next_session_and_so_does_the_answer() {
+    use stanley_workflows::flow::agent::needs_human_note;
+    let scene = scene();
+    let store = scene.state.flow_store.clone();
+    let note = needs_human_note(
+        "Ship the parser with docs",
+        "parse",
+        "which grammar version?",
+    );
+    store.needs_human(&note).unwrap();
+    // Not answered yet: the model and the person hear that the flow waits.
+    let waiting = stdout(&hook(&scene, "session-start", json!({"source": "resume"}), true).await);
+    let context = waiting["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.contains("The flow is waiting on a person:\nGoal: Ship the parser with docs\nPhase: parse\n\nwhich grammar version?"),
+        "{context}"
+    );
+    assert_eq!(
+        waiting["systemMessage"],
+        "Stanley flow: waiting on a person: read .stanley/flow/NEEDS_HUMAN.md and write your \
+         answer under \"## Answer\", or delete it once resolved"
+    );
+    assert!(store.needs_human_pending(), "still waiting");
+    // Answered in the file: the next session starts with the answer, and the note is done.
+    store
+        .needs_human(&format!("{note}Version 2, the one in spec/\n"))
+        .unwrap();
+    let answered = stdout(&hook(&scene, "session-start", json!({"source": "startup"}), true).await);
+    let context = answered["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.contains("They answered:\nVersion 2, the one in spec/"),
+        "{context}"
+    );
+    assert_eq!(
+        answered["systemMessage"],
+        "Stanley flow: your answer in .stanley/flow/NEEDS_HUMAN.md was given to the agent"
+    );
+    assert!(!store.needs_human_pending());
+}
+
+#[tokio::test]
+async fn a_complete_flow_never_shows_as_waiting_on_a_person() {
+    use stanley_proto::v1::FlowStatusRequest;
+    use stanley_proto::v1::flows_server::Flows;
+    use stanley_workflows::flow::agent::needs_human_note;
+    let scene = scene();
+    let flow = json!({"goal": "Ship the parser", "mode": "enforce",
+        "phases": [{"id": "parse", "name": "Parser", "done_when": "the parser exists"}]});
+    write(&scene.root, &[(".stanley/flow.json", &flow.to_string())]);
+    scene
+        .state
+        .flow_store
+        .needs_human(&needs_human_note("g", "parse", "which grammar?"))
+        .unwrap();
+    let service = crate::flow::service::FlowService::new(scene.state.clone());
+    let status = |_: ()| async {
+        let r = service
+            .flow_status(tonic::Request::new(FlowStatusRequest {}))
+            .await
+            .unwrap();
+        serde_json::from_str::<Value>(&r.into_inner().json).unwrap()
+    };
+    assert_eq!(status(()).await["needsHuman"], true);
+    // The goal is reached (Jev is sure the one phase is done): the open question is moot.
+    hook(&scene, "stop", json!({"stop_hook_active": false}), true).await;
+    let done = status(()).await;
+    assert_eq!(
+        (&done["complete"], &done["needsHuman"]),
+        (&json!(true), &json!(false)),
+        "{done}"
+    );
+    assert!(
+        !scene.state.flow_store.needs_human_pending(),
+        "the note is removed"
+    );
+}

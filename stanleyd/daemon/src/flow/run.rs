@@ -169,6 +169,15 @@ impl<'a> Supervision<'a> {
                 format!("the goal is already complete: {}", flow.goal),
             ));
         }
+        // A new run means the person has dealt with the question; their written answer, if
+        // any, goes to the agent with the first prompt.
+        let answered = store
+            .read_needs_human()
+            .map(|note| stanley_workflows::flow::agent::person_note(&note))
+            .and_then(|(question, reply)| {
+                let reply = reply?;
+                Some(stanley_workflows::flow::agent::person_context(&question, Some(&reply)).0)
+            });
         if let Err(e) = store.clear_needs_human() {
             tracing::warn!(error = %e.0, "cannot remove an answered NEEDS_HUMAN.md");
         }
@@ -181,7 +190,7 @@ impl<'a> Supervision<'a> {
                 format!("cannot use {SESSION_DIR}: {e}"),
             ));
         }
-        let prompt = run_prompt(&flow, &journal, None);
+        let prompt = run_prompt(&flow, &journal, answered.as_deref());
         Ok((
             Self {
                 state,

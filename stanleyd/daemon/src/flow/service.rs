@@ -210,7 +210,7 @@ impl Flows for FlowService {
             "mode": flow.mode.as_str(),
             "started": journal.is_some(),
             "supervisorRunning": self.state.flow_run.lock().unwrap_or_else(|e| e.into_inner()).is_some(),
-            "needsHuman": store.needs_human_pending(),
+            "needsHuman": store.needs_human_pending() && !journal.as_ref().is_some_and(|s| s.complete),
             "complete": journal.as_ref().is_some_and(|s| s.complete),
             "currentPhase": journal.as_ref().map(|s| s.current_phase.clone()),
             "phases": phases,

@@ -100,6 +100,67 @@ pub fn session_context(flow: &Flow, state: &FlowState, source: &str) -> String {
     text
 }
 
+/// The heading under which a person answers the flow's question in `NEEDS_HUMAN.md`.
+pub const ANSWER_HEADING: &str = "## Answer";
+
+/// `.stanley/flow/NEEDS_HUMAN.md` for a question to a person, for either way the agent runs.
+pub fn needs_human_note(goal: &str, phase: &str, reason: &str) -> String {
+    format!(
+        "# A person is needed\n\nGoal: {goal}\nPhase: {phase}\n\n{reason}\n\nTo answer, write \
+         below the \"{ANSWER_HEADING}\" line and save, or delete this file once it is resolved. \
+         Under Claude Code the next session starts with your answer; under the supervisor, run \
+         `stanleyctl flow run` again. `stanleyctl flow status` shows whether the flow still \
+         waits.\n\n{ANSWER_HEADING}\n\n"
+    )
+}
+
+/// A person's note read back: the question (the text before [`ANSWER_HEADING`], without its
+/// instructions) and the answer written under it, if any.
+pub fn person_note(text: &str) -> (String, Option<String>) {
+    // The heading as a line of its own (the instructions name it in quotes).
+    let heading = format!("\n{ANSWER_HEADING}\n");
+    let (question, answer) = match text.split_once(&heading) {
+        Some((q, a)) => (q, Some(a.trim())),
+        None => (text, None),
+    };
+    let question = question
+        .split("\n\nTo answer, write below")
+        .next()
+        .unwrap_or(question)
+        .trim_start_matches("# A person is needed")
+        .trim();
+    (
+        crate::text::truncate_chars(question, 2_000),
+        answer
+            .filter(|a| !a.is_empty())
+            .map(|a| crate::text::truncate_chars(a, 4_000)),
+    )
+}
+
+/// What a session starting while the flow waits on a person is told (for the model), and what
+/// the person is shown, from the note's question and answer.
+pub fn person_context(question: &str, answer: Option<&str>) -> (String, String) {
+    match answer {
+        Some(answer) => (
+            format!(
+                "The flow asked a person:\n{question}\n\nThey answered:\n{answer}\n\nAct on \
+                 their answer."
+            ),
+            "your answer in .stanley/flow/NEEDS_HUMAN.md was given to the agent".to_owned(),
+        ),
+        None => (
+            format!(
+                "The flow is waiting on a person:\n{question}\n\nDo not work around this: ask \
+                 them for what is needed, and stop until they answer."
+            ),
+            format!(
+                "waiting on a person: read .stanley/flow/NEEDS_HUMAN.md and write your answer \
+                 under \"{ANSWER_HEADING}\", or delete it once resolved"
+            ),
+        ),
+    }
+}
+
 /// The open sub-steps of `phase` in `.stanley/flow/subtasks.json` (`{"<phase>": [{"title",
 /// "done"}]}`). The file is agent-written: an unreadable one holds nothing, since sub-steps can
 /// only hold an advance, never cause one.
@@ -122,6 +183,29 @@ mod tests {
     use super::*;
     use crate::flow::parse_flow;
     use crate::flow::state::DecisionEntry;
+
+    #[test]
+    fn a_persons_note_reads_back_its_question_and_answer() {
+        let note = needs_human_note("Ship it", "docs", "which license should the docs name?");
+        assert!(note.ends_with("## Answer\n\n"), "{note}");
+        let (question, answer) = person_note(&note);
+        assert_eq!(
+            question,
+            "Goal: Ship it\nPhase: docs\n\nwhich license should the docs name?"
+        );
+        assert_eq!(answer, None);
+        let answered = format!("{note}MIT, as in Cargo.toml\n");
+        let (_, answer) = person_note(&answered);
+        assert_eq!(answer.as_deref(), Some("MIT, as in Cargo.toml"));
+        let (for_model, for_person) = person_context(&question, answer.as_deref());
+        assert!(
+            for_model.ends_with("They answered:\nMIT, as in Cargo.toml\n\nAct on their answer.")
+        );
+        assert!(for_person.starts_with("your answer"));
+        // A note a person rewrote by hand still reads as a question.
+        let (question, answer) = person_note("Please decide X");
+        assert_eq!((question.as_str(), answer), ("Please decide X", None));
+    }
 
     #[test]
     fn prompts_carry_the_plan_the_phase_and_the_last_instruction() {

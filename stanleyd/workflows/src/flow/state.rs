@@ -207,6 +207,8 @@ pub trait FlowStore: Send + Sync {
     fn needs_human(&self, text: &str) -> Result<(), StoreError>;
     /// Whether `NEEDS_HUMAN.md` is waiting for a person.
     fn needs_human_pending(&self) -> bool;
+    /// The text of `NEEDS_HUMAN.md` (a person may have written an answer into it).
+    fn read_needs_human(&self) -> Option<String>;
     /// Removes `NEEDS_HUMAN.md` (a new run means the person has answered it).
     fn clear_needs_human(&self) -> Result<(), StoreError>;
     /// Moves a damaged journal aside (`now` is an RFC 3339 time for its name); returns where
