@@ -391,7 +391,7 @@ fn warn_mode_never_keeps_the_agent_going_and_relaunches_as_restarts() {
     assert_eq!(runs.len(), 2, "one run and one restart");
     assert!(
         runs[1]["stdin"].as_str().unwrap().contains(
-            "The supervisor says: (warn mode, not enforced) not done yet: the check failed"
+            "The supervisor says: (warn mode, not enforced) would block: not done yet: the check failed"
         ),
         "{}",
         runs[1]["stdin"]

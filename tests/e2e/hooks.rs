@@ -305,8 +305,18 @@ fn warn_mode_says_what_it_would_do_and_observe_mode_says_nothing() {
     assert_eq!(stop.code, 0, "{stop:?}");
     assert_eq!(
         stdout_json(&stop),
-        json!({"systemMessage": "Stanley flow: (warn mode, not enforced) not done yet: the check failed:\nattempt 0"})
+        json!({"systemMessage": "Stanley flow: (warn mode, not enforced) would block: not done yet: the check failed:\nattempt 0"})
     );
+    // Nothing was blocked: no block budget spent, and the journal says what would have been.
+    let journal = warn.journal();
+    assert_eq!(
+        (
+            &journal["blocks_in_session"],
+            &journal["consecutive_blocks"]
+        ),
+        (&json!(0), &json!(0))
+    );
+    assert_eq!(journal["decisions"][0]["action"], "would_block");
     let gate = warn.feed("pre-tool-use", "pre_tool_use_rm.json");
     assert_eq!(
         stdout_json(&gate),

@@ -279,14 +279,16 @@ pub fn decide(ctx: &StopContext<'_>) -> Decision {
         return d;
     }
     // Without Jev: checks only, and no block without evidence.
+    // Why Jev could not be asked is for the log, never for the agent: its text can hold a
+    // server's error body.
     let judgment = match &ctx.jev {
         Ok(j) => j,
-        Err(why) => {
+        Err(_) => {
             return match check {
                 Some(c) if c.passed => complete_phase(
                     ctx,
                     "degraded_check_pass",
-                    &format!("Jev unavailable ({why}); the check passes"),
+                    "the check passes (the judge could not be asked)",
                 ),
                 Some(c) => decision("degraded_check_fail", Action::Block(failing(c))),
                 None => decision("degraded_no_check", Action::AllowStop),
@@ -825,10 +827,16 @@ mod tests {
     #[test]
     fn without_jev_only_checks_count() {
         let mut c = Case::at("scaffold").check("scaffold", pass());
-        c.jev = Err("unreachable".into());
+        c.jev = Err("System One answered HTTP 500: upstream exploded".into());
         let d = c.decide();
         assert_eq!(d.condition, "degraded_check_pass");
         assert_eq!(advance_to(&d), Some("build"));
+        assert!(
+            matches!(&d.action, Action::Advance { reason, .. }
+                if reason == "the check passes (the judge could not be asked)"),
+            "no internal error text reaches the agent: {:?}",
+            d.action
+        );
         let mut c = Case::at("scaffold").check("scaffold", fail("no a"));
         c.jev = Err("no key".into());
         assert_eq!(c.decide().condition, "degraded_check_fail");

@@ -77,8 +77,11 @@ pub fn apply(flow: &Flow, state: &mut FlowState, decision: &Decision, facts: Sto
         Action::Block(r) | Action::AskHuman(r) => (None, r.clone()),
         Action::AllowStop => (None, String::new()),
     };
+    // Only a block that blocks spends the block budget and the hook cap; outside enforce mode
+    // nothing was blocked, and the journal says what would have been.
+    let enforced = flow.mode == crate::flow::Mode::Enforce;
     match &decision.action {
-        Action::Block(_) => {
+        Action::Block(_) if enforced => {
             state.blocks_in_session += 1;
             state.consecutive_blocks += 1;
         }
@@ -106,7 +109,11 @@ pub fn apply(flow: &Flow, state: &mut FlowState, decision: &Decision, facts: Sto
     state.record(DecisionEntry {
         at: now.to_owned(),
         condition: decision.condition.to_owned(),
-        action: action_name(&decision.action).to_owned(),
+        action: match &decision.action {
+            Action::Block(_) if !enforced => "would_block",
+            action => action_name(action),
+        }
+        .to_owned(),
         phase,
         to,
         reason,
@@ -141,9 +148,18 @@ pub fn told(mode: Mode, decision: &Decision) -> Told {
             keep_going: false,
             message: None,
         },
+        // Warn mode says what enforcement would do, as that.
         Mode::Warn => Told {
             keep_going: false,
-            message: message.map(|m| format!("(warn mode, not enforced) {m}")),
+            message: message.map(|m| {
+                let would = match &decision.action {
+                    Action::Block(_) => "would block",
+                    Action::Advance { .. } => "would move on",
+                    Action::AskHuman(_) => "would ask a person",
+                    Action::AllowStop => "would allow the stop",
+                };
+                format!("(warn mode, not enforced) {would}: {m}")
+            }),
         },
     }
 }
@@ -262,6 +278,20 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn in_warn_mode_a_block_is_journaled_as_would_block_and_spends_no_budget() {
+        let flow = parse_flow(&FLOW.replace("\"goal\"", "\"mode\": \"warn\", \"goal\"")).unwrap();
+        let mut state = FlowState::new(&flow, "t0");
+        let jev = || Some(confident("a", 0.05) as Arc<dyn Jev>);
+        for _ in 0..3 {
+            let d = stop(&flow, &mut state, jev(), &[("a", false)]).await;
+            assert!(matches!(d.action, Action::Block(_)), "{d:?}");
+        }
+        assert_eq!((state.blocks_in_session, state.consecutive_blocks), (0, 0));
+        let actions: Vec<&str> = state.decisions.iter().map(|d| d.action.as_str()).collect();
+        assert_eq!(actions, ["would_block"; 3]);
+    }
+
+    #[tokio::test]
     async fn a_flow_blocks_advances_and_completes_through_the_journal() {
         let flow = parse_flow(FLOW).unwrap();
         let mut state = FlowState::new(&flow, "t0");
@@ -345,7 +375,7 @@ mod tests {
             told(Mode::Warn, &block),
             Told {
                 keep_going: false,
-                message: Some("(warn mode, not enforced) keep going".into())
+                message: Some("(warn mode, not enforced) would block: keep going".into())
             }
         );
     }
