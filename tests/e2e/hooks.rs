@@ -200,7 +200,10 @@ fn stop_blocks_until_the_seventh_consecutive_block_then_allows() {
     let advance = h.feed("stop", "stop_transcript_only.json");
     assert_eq!(
         stdout_json(&advance),
-        block("Parser is done; now work on phase docs")
+        block(
+            "Parser is done; now work on phase docs (Docs): done when docs.txt documents it; \
+             check `test -f docs.txt`"
+        )
     );
     assert_eq!(h.journal()["current_phase"], "docs");
     // The transcript's last assistant message reached Jev.

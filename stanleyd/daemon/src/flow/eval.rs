@@ -418,7 +418,11 @@ async fn finish(
     decision: Decision,
     settings: &RequestSettings,
 ) -> Stop {
-    let told = told(flow.mode, &decision);
+    let mut told = told(flow.mode, &decision);
+    // An agent sent to another phase hears what that phase is done when, and its check.
+    if let (Action::Advance { to, .. }, Some(message)) = (&decision.action, told.message.as_mut()) {
+        message.push_str(&stanley_workflows::flow::agent::phase_brief(flow, to));
+    }
     if let Action::AskHuman(reason) = &decision.action
         && flow.mode == Mode::Enforce
     {

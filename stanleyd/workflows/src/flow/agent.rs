@@ -37,6 +37,18 @@ pub fn plan_text(flow: &Flow, state: &FlowState) -> String {
     text
 }
 
+/// A phase restated for an agent sent to it: ` (name): done when …; check `…``.
+pub fn phase_brief(flow: &Flow, id: &str) -> String {
+    let Some(p) = flow.phase(id) else {
+        return String::new();
+    };
+    let mut text = format!(" ({}): done when {}", p.name, p.done_when);
+    if let Some(check) = &p.check {
+        let _ = write!(text, "; check `{check}`");
+    }
+    text
+}
+
 /// The current phase line and what it needs.
 pub fn current_text(flow: &Flow, state: &FlowState) -> String {
     let Some(p) = flow.phase(&state.current_phase) else {

@@ -295,6 +295,9 @@ pub fn decide(ctx: &StopContext<'_>) -> Decision {
             };
         }
     };
+    if let Some(d) = repeated_block(ctx, phase) {
+        return d;
+    }
     if let Some(d) = failing_check(ctx, phase, check, judgment) {
         return d;
     }
@@ -437,24 +440,33 @@ fn failing_check(
         .map(|target| side_effect_on_fail(phase, target))
 }
 
-/// Stuck (flagged twice in a row, or the same block reason again and again), off the goal, or
-/// asking for a person.
-fn stuck_or_astray(ctx: &StopContext<'_>, phase: &Phase, judgment: &Judgment) -> Option<Decision> {
-    let (state, bands) = (ctx.state, &ctx.flow.limits.confidence);
-    let recent = state.recent(SAME_REASON_LIMIT);
+/// The same block three times in a row, whatever blocked (a premature "done" included): the
+/// agent is not moving, and a person is asked.
+fn repeated_block(ctx: &StopContext<'_>, phase: &Phase) -> Option<Decision> {
+    let recent = ctx.state.recent(SAME_REASON_LIMIT);
     let same_reason = recent.len() == SAME_REASON_LIMIT
         && recent
             .iter()
             .all(|d| d.action == "block" && d.reason == recent[0].reason);
+    same_reason.then(|| stuck_ask_human(phase))
+}
+
+fn stuck_ask_human(phase: &Phase) -> Decision {
+    decision(
+        "stuck_ask_human",
+        Action::AskHuman(format!(
+            "the agent keeps stopping in {} without progress",
+            phase.id
+        )),
+    )
+}
+
+/// Stuck (flagged twice in a row), off the goal, or asking for a person.
+fn stuck_or_astray(ctx: &StopContext<'_>, phase: &Phase, judgment: &Judgment) -> Option<Decision> {
+    let (state, bands) = (ctx.state, &ctx.flow.limits.confidence);
     let last_condition = state.decisions.last().map(|d| d.condition.as_str());
-    if same_reason || last_condition == Some("stuck_escalate") && judgment.stuck >= bands.flag {
-        return Some(decision(
-            "stuck_ask_human",
-            Action::AskHuman(format!(
-                "the agent keeps stopping in {} without progress",
-                phase.id
-            )),
-        ));
+    if last_condition == Some("stuck_escalate") && judgment.stuck >= bands.flag {
+        return Some(stuck_ask_human(phase));
     }
     if judgment.stuck >= bands.flag && ctx.stuck_before {
         return Some(if last_condition == Some("stuck") {
@@ -888,6 +900,21 @@ mod tests {
         for _ in 0..SAME_REASON_LIMIT {
             c.state
                 .record(entry("continue", "block", "stay on Scaffold"));
+        }
+        assert_eq!(c.decide().condition, "stuck_ask_human");
+
+        // The same premature "done" three times: the failing check no longer outranks it.
+        let mut c = Case::at("scaffold")
+            .check("scaffold", fail("no a"))
+            .jev(|j| j.claims_done = 0.95);
+        let first = c.decide();
+        assert_eq!(first.condition, "premature_completion", "{first:?}");
+        let Action::Block(reason) = first.action else {
+            panic!("{first:?}")
+        };
+        for _ in 0..SAME_REASON_LIMIT {
+            c.state
+                .record(entry("premature_completion", "block", &reason));
         }
         assert_eq!(c.decide().condition, "stuck_ask_human");
     }
