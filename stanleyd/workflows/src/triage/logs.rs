@@ -801,12 +801,27 @@ fn from_found(found: runners::Found) -> FailureBlock {
     )
 }
 
+/// Gives every block its own id: a block's id comes from its content, so a failure printed twice
+/// (a retried test, a log of two runs) would share one; the second and later get `-2`, `-3`, …
+/// in log order, and stay duplicates of the first by fingerprint.
+fn distinct_ids(blocks: &mut [FailureBlock]) {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for block in blocks {
+        let n = seen.entry(block.id.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            block.id = format!("{}-{n}", block.id);
+        }
+    }
+}
+
 /// Parses a log into failure blocks: a runner's report document (JSON, JSON lines, JUnit XML)
 /// as what it is; a text log by the runners' own structure first, then `cargo test`, nextest
 /// and Bun sections, then generic anchors for what is left.
 pub fn parse_log(text: &str) -> Result<ParsedLog, String> {
     if let Some(found) = runners::document(text) {
-        let blocks: Vec<FailureBlock> = found.into_iter().map(from_found).collect();
+        let mut blocks: Vec<FailureBlock> = found.into_iter().map(from_found).collect();
+        distinct_ids(&mut blocks);
         return Ok(ParsedLog {
             line_count: text.lines().count(),
             blocks,
@@ -892,6 +907,7 @@ pub fn parse_log(text: &str) -> Result<ParsedLog, String> {
         blocks.push(finish(kept, s + 1, omitted, a));
     }
     blocks.sort_by_key(|b| b.start);
+    distinct_ids(&mut blocks);
     Ok(ParsedLog {
         line_count: lines.len(),
         blocks,

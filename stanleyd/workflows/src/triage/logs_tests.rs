@@ -154,3 +154,19 @@ fn a_200_000_line_log_is_handled() {
     assert_eq!(parsed.line_count, 199_992);
     assert_eq!(names(&parsed), ["TestLate"]);
 }
+
+#[test]
+fn a_failure_printed_twice_gets_two_ids_and_one_fingerprint() {
+    let log = parse_log(&fixture("go.txt").repeat(3)).unwrap();
+    let ids: Vec<&str> = log.blocks.iter().map(|b| b.id.as_str()).collect();
+    let first = ids[0].to_owned();
+    assert_eq!(
+        ids,
+        [first.clone(), format!("{first}-2"), format!("{first}-3")]
+    );
+    assert!(
+        log.blocks
+            .iter()
+            .all(|b| b.fingerprint == log.blocks[0].fingerprint)
+    );
+}
