@@ -513,6 +513,11 @@ fn without_stanleyctl_the_hooks_say_so_once_per_session_and_never_fail() {
     assert_eq!((again.code, again.stdout.as_str()), (0, ""), "{again:?}");
     let other = plugin_hook("stop", path, home.path(), "s-2");
     assert!(other.stdout.contains("systemMessage"), "{other:?}");
+    // Without a session id to remember it by, it is said every time.
+    for _ in 0..2 {
+        let none = plugin_hook("stop", path, home.path(), "");
+        assert!(none.stdout.contains("systemMessage"), "{none:?}");
+    }
 
     // Installed where scripts/install puts it, stanleyctl is found without PATH.
     let bin = home.path().join(".local/bin");
@@ -524,7 +529,7 @@ fn without_stanleyctl_the_hooks_say_so_once_per_session_and_never_fail() {
     let found = plugin_hook("stop", path, home.path(), "s-3");
     assert_eq!(
         found.stdout.trim(),
-        format!("called --repo {} hook stop", home.path().display()),
+        format!("called --repo={} hook stop", home.path().display()),
         "{found:?}"
     );
 }

@@ -10,7 +10,7 @@
 /// Programs that only read (with the options [`writes`] rules out).
 const READERS: &[&str] = &[
     "ls", "cat", "head", "tail", "grep", "rg", "wc", "pwd", "echo", "which", "stat", "file",
-    "tree", "du", "df", "diff", "less", "sort", "uniq", "true", "date", "whoami", "env",
+    "tree", "du", "df", "diff", "less", "sort", "uniq", "true", "date", "whoami",
 ];
 /// Git subcommands that only read (with `--output` ruled out).
 const GIT_READERS: &[&str] = &[
@@ -54,43 +54,45 @@ fn reads_only(line: &str, depth: usize) -> bool {
     }
 }
 
-/// The line cut at control operators outside quotes; `None` when it holds something this does
-/// not follow: a substitution (`$(...)`, backticks, `${...}` and other expansions outside single
-/// quotes) or a here-document.
+/// The line cut at control operators outside quotes, with its redirections checked and taken
+/// out; `None` when it holds something this does not follow or that may write: an expansion
+/// (`$…`, backticks) outside single quotes, a backslash, a comment, braces, a glob, a
+/// here-document, or a redirection other than input from a file, output to `/dev/null` and the
+/// duplication of a descriptor.
 fn segments(line: &str) -> Option<Vec<String>> {
     let mut parts = Vec::new();
     let mut current = String::new();
     let mut chars = line.chars().peekable();
     let (mut single, mut double) = (false, false);
     while let Some(c) = chars.next() {
+        if single {
+            single = c != '\'';
+            current.push(c);
+            continue;
+        }
+        if double {
+            match c {
+                '"' => double = false,
+                // `"foo$"`: a `$` that ends the quoted text expands nothing.
+                '$' if chars.peek() == Some(&'"') => {}
+                '$' | '`' => return None,
+                _ => {}
+            }
+            current.push(c);
+            continue;
+        }
         match c {
-            '\'' if !double => single = !single,
-            '"' if !single => double = !double,
-            '\\' if !single => {
-                current.push(c);
-                if let Some(next) = chars.next() {
-                    current.push(next);
-                }
+            '\'' => single = true,
+            '"' => double = true,
+            '$' | '`' | '\\' | '#' | '{' | '}' | '*' | '?' | '[' | ']' => return None,
+            '<' | '>' => {
+                redirection(c, &mut chars, &mut current)?;
                 continue;
             }
-            '$' | '`' if !single => return None,
-            '<' if !single && !double && chars.peek() == Some(&'<') => {
-                // `<<` starts a here-document; `<<<` (a here-string) is followed as a word.
-                chars.next();
-                if chars.peek() != Some(&'<') {
-                    return None;
-                }
-                chars.next();
-                current.push_str("<<<");
+            '&' if chars.peek() == Some(&'>') => return None,
+            '|' | '&' | ';' | '(' | ')' | '\n' => {
+                parts.push(std::mem::take(&mut current));
                 continue;
-            }
-            '|' | '&' | ';' | '(' | ')' | '\n' if !single && !double => {
-                // `>&2`, `2>&1` and `&>` are redirections, not control operators.
-                let redirect = c == '&' && (current.ends_with('>') || chars.peek() == Some(&'>'));
-                if !redirect {
-                    parts.push(std::mem::take(&mut current));
-                    continue;
-                }
             }
             _ => {}
         }
@@ -103,52 +105,73 @@ fn segments(line: &str) -> Option<Vec<String>> {
     Some(parts)
 }
 
-/// One simple command's words: redirections checked and removed, wrappers looked through.
-fn simple_reads_only(words: &[String], depth: usize) -> bool {
-    let Some(words) = without_redirections(words) else {
-        return false;
+/// Reads one redirection that starts with `first` (an unquoted `<` or `>`) and leaves it out of
+/// `current`; `None` unless it is input from a file (not a socket), output to `/dev/null`, or
+/// the duplication or closing of a descriptor. A descriptor number before it (`2>`) must be the
+/// whole word so far: `x>file` redirects too, and is refused like any other write.
+fn redirection(
+    first: char,
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    current: &mut String,
+) -> Option<()> {
+    let word_start = current
+        .rfind(|c: char| c.is_whitespace())
+        .map_or(0, |i| i + 1);
+    if !current[word_start..].chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    current.truncate(word_start);
+    let mut op = String::from(first);
+    while let Some(&c) = chars.peek() {
+        if !matches!(c, '<' | '>' | '&' | '|') {
+            break;
+        }
+        op.push(c);
+        chars.next();
+    }
+    while chars.peek().is_some_and(|c| *c == ' ' || *c == '\t') {
+        chars.next();
+    }
+    let mut target = String::new();
+    while let Some(&c) = chars.peek() {
+        if c.is_whitespace() || matches!(c, '|' | '&' | ';' | '(' | ')' | '<' | '>') {
+            break;
+        }
+        // A quoted or expanded target is not followed.
+        if matches!(
+            c,
+            '\'' | '"' | '$' | '`' | '\\' | '{' | '}' | '*' | '?' | '['
+        ) {
+            return None;
+        }
+        target.push(c);
+        chars.next();
+    }
+    let descriptor =
+        !target.is_empty() && (target == "-" || target.chars().all(|c| c.is_ascii_digit()));
+    let safe = match op.as_str() {
+        ">" | ">>" | ">|" => target == "/dev/null",
+        ">&" | "<&" => descriptor,
+        "<" => !target.is_empty() && (target == "/dev/null" || !target.starts_with("/dev/")),
+        _ => false,
     };
+    safe.then_some(())
+}
+
+/// One simple command's words, wrappers looked through.
+fn simple_reads_only(words: &[String], depth: usize) -> bool {
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
     match words.split_first() {
         None => true,
         Some((program, args)) => program_reads_only(program, args, depth),
     }
 }
 
-/// The words without their redirections, or `None` when one writes a file: only input
-/// redirections, here-strings and output to `/dev/null` or another descriptor are allowed.
-fn without_redirections(words: &[String]) -> Option<Vec<&str>> {
-    let mut out = Vec::new();
-    let mut iter = words.iter().map(String::as_str);
-    while let Some(word) = iter.next() {
-        let digits = word.trim_start_matches(|c: char| c.is_ascii_digit());
-        let (op, target) = if let Some(rest) = digits.strip_prefix("<<<") {
-            ("<<<", rest)
-        } else if let Some(rest) = digits.strip_prefix('<') {
-            ("<", rest)
-        } else if let Some(rest) = digits
-            .strip_prefix("&>>")
-            .or_else(|| digits.strip_prefix("&>"))
-            .or_else(|| digits.strip_prefix(">>"))
-            .or_else(|| digits.strip_prefix(">|"))
-            .or_else(|| digits.strip_prefix('>'))
-        {
-            (">", rest)
-        } else {
-            out.push(word);
-            continue;
-        };
-        let target = if target.is_empty() {
-            iter.next()?
-        } else {
-            target
-        };
-        let harmless = op != ">" || target == "/dev/null" || target.starts_with('&');
-        if !harmless {
-            return None;
-        }
-    }
-    Some(out)
-}
+/// Readers `xargs` may run: their arguments come from the input, so only readers that no
+/// option turns into a writer or a runner of programs.
+const XARGS_READERS: &[&str] = &[
+    "cat", "head", "tail", "grep", "wc", "ls", "stat", "du", "echo",
+];
 
 /// Whether `program args` only reads.
 fn program_reads_only(program: &str, args: &[&str], depth: usize) -> bool {
@@ -164,8 +187,10 @@ fn program_reads_only(program: &str, args: &[&str], depth: usize) -> bool {
             Some(a) if a.starts_with('-') || a.contains('=') => false,
             Some(_) => program_reads_only(args[0], &args[1..], depth + 1),
         },
+        // `command -v cargo` only says where a program is.
+        "command" if matches!(args.first(), Some(&"-v" | &"-V")) => true,
         "command" | "nice" => {
-            let rest = skip_options(args, &["-n"], &["-p", "-v", "-V"]);
+            let rest = skip_options(args, &["-n"], &["-p"]);
             rest.and_then(|r| r.split_first())
                 .is_some_and(|(p, a)| program_reads_only(p, a, depth + 1))
         }
@@ -181,15 +206,18 @@ fn program_reads_only(program: &str, args: &[&str], depth: usize) -> bool {
                 .is_some_and(|(p, a)| program_reads_only(p, a, depth + 1))
         }
         "xargs" => {
+            // No `-I`: it puts input into the command's words, a script's included.
             let rest = skip_options(
                 args,
-                &["-n", "-L", "-P", "-I", "-d", "-s", "-E"],
+                &["-n", "-L", "-P", "-d", "-s"],
                 &["-0", "-r", "-t", "--null", "--no-run-if-empty", "--verbose"],
             );
             match rest {
                 // Without a command xargs runs `echo`.
                 Some([]) => true,
-                Some([p, a @ ..]) => program_reads_only(p, a, depth + 1),
+                Some([p, a @ ..]) => {
+                    XARGS_READERS.contains(p) && program_reads_only(p, a, depth + 1)
+                }
                 None => false,
             }
         }
@@ -197,39 +225,80 @@ fn program_reads_only(program: &str, args: &[&str], depth: usize) -> bool {
             ["-c", script, ..] => reads_only(script, depth + 1),
             _ => false,
         },
-        "git" => match args.split_first() {
-            Some((sub, rest)) => {
-                GIT_READERS.contains(sub) && !rest.iter().any(|a| a.starts_with("--output"))
-            }
-            None => false,
-        },
+        "git" => git_reads_only(args),
+        // Changing the directory of this one command line writes nothing.
+        "cd" => args.len() <= 1,
         p if READERS.contains(&p) => !writes(p, args),
         _ => false,
     }
 }
 
-/// The options after which a reader writes or runs something: an output file, a clock setter,
-/// a preprocessor, a compiled magic file, or `uniq`'s second operand (its output file).
+/// `git [--no-pager | -P | -C <dir>]… <reader> …` without `--output`.
+fn git_reads_only(args: &[&str]) -> bool {
+    let mut rest = args;
+    loop {
+        match rest {
+            ["--no-pager" | "-P", tail @ ..] => rest = tail,
+            ["-C", _, tail @ ..] => rest = tail,
+            [sub, tail @ ..] => {
+                return GIT_READERS.contains(sub)
+                    && !tail.iter().any(|a| a.starts_with("--output"));
+            }
+            [] => return false,
+        }
+    }
+}
+
+/// The options after which a reader writes or runs something: an output file, a program to run
+/// (a compressor, a preprocessor, a hostname helper, a decompressor), a clock setter, a compiled
+/// magic file, a written HTML tree, or `uniq`'s second operand (its output file). GNU tools take
+/// any unambiguous prefix of a long option, so a prefix counts as the option.
 fn writes(program: &str, args: &[&str]) -> bool {
-    let has = |short: &str, long: &str| {
+    let has = |short: &str, long: &[&str]| {
         args.iter().any(|a| {
-            a.starts_with(long)
-                || (!a.starts_with("--") && a.starts_with('-') && short_flag(a, short))
+            if let Some(name) = a.strip_prefix("--") {
+                let name = name.split('=').next().unwrap_or(name);
+                !name.is_empty() && long.iter().any(|l| l.starts_with(name))
+            } else {
+                a.starts_with('-') && short_flag(a, short)
+            }
         })
     };
     match program {
-        "sort" | "tree" => has("o", "--output"),
-        "date" => has("s", "--set"),
-        "rg" => has("", "--pre"),
-        "file" => has("C", "--compile"),
-        "uniq" => args.iter().filter(|a| !a.starts_with('-')).count() > 1,
+        "sort" => has("o", &["output", "compress-program"]),
+        "tree" => has("oR", &["output"]),
+        // `date -I` (ISO 8601) takes an attached precision: `-Is` is not `-s`.
+        "date" => args.iter().any(|a| match a.strip_prefix("--") {
+            Some(name) => {
+                let name = name.split('=').next().unwrap_or(name);
+                !name.is_empty() && "set".starts_with(name)
+            }
+            None => a.starts_with('-') && !a.starts_with("-I") && a.contains('s'),
+        }),
+        "rg" => has("z", &["pre", "pre-glob", "hostname-bin", "search-zip"]),
+        "file" => has("C", &["compile"]),
+        "uniq" => uniq_operands(args) > 1,
         _ => false,
     }
 }
 
-/// Whether a cluster of short options (`-rno`) holds `flag`.
-fn short_flag(arg: &str, flag: &str) -> bool {
-    !flag.is_empty() && arg[1..].contains(flag)
+/// `uniq`'s operands (input, then output): `-` counts; `-f N`, `-s N`, `-w N` take a value.
+fn uniq_operands(args: &[&str]) -> usize {
+    let mut operands = 0;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if matches!(*arg, "-f" | "-s" | "-w") {
+            iter.next();
+        } else if *arg == "-" || !arg.starts_with('-') {
+            operands += 1;
+        }
+    }
+    operands
+}
+
+/// Whether a cluster of short options (`-rno`) holds one of `flags`.
+fn short_flag(arg: &str, flags: &str) -> bool {
+    arg[1..].chars().any(|c| flags.contains(c))
 }
 
 /// The arguments after a wrapper's options: `valued` take the next word (or `=value`, or an
@@ -289,7 +358,7 @@ mod tests {
         ("ls 2>/dev/null", true),
         ("cat notes.txt 2>&1 | grep x", true),
         ("grep x < input.txt", true),
-        ("wc -l <<< 'one line'", true),
+        ("wc -l <<< 'one line'", false),
         ("env cat a.txt", true),
         ("nice -n 5 grep x src", true),
         ("timeout 5 git log", true),
@@ -300,6 +369,58 @@ mod tests {
         ("ls | xargs -0 cat", true),
         ("ls | xargs", true),
         ("command ls", true),
+        ("command -v cargo", true),
+        ("cd src && git status", true),
+        ("git --no-pager log", true),
+        ("git -C src log -3", true),
+        ("grep -n \"foo$\" f", true),
+        ("uniq -c -f 1 f", true),
+        ("date -Is", true),
+        ("ls >/dev/null 2>&1", true),
+        // Bypasses found in review: escapes, comments, dash's `&>`, xargs feeding wrappers and
+        // options, brace expansion, abbreviated long options, redirections inside a word, to a
+        // descriptor that is a file, to a socket, or read-write.
+        ("echo \\>& rm -rf target", false),
+        ("ls #\\\nrm -rf target", false),
+        ("ls #'\nrm -rf target\n#'", false),
+        ("sh -c 'ls &>/dev/null rm -rf target'", false),
+        ("echo rm -rf target | xargs env", false),
+        ("echo rm x | xargs xargs", false),
+        ("echo --pre=./evil TODO | xargs rg", false),
+        ("echo -o notes.txt f | xargs sort", false),
+        ("echo --output=x | xargs git log", false),
+        ("echo 'x; rm -rf target' | xargs -I@ sh -c 'echo @'", false),
+        ("timeout {5,rm,-rf,target} ls", false),
+        ("nice -n {5,rm,-rf,target} ls", false),
+        ("echo x | xargs -n {1,rm,-rf,target} cat", false),
+        ("rg {--pre=./evil,TODO}", false),
+        ("sort --compress-program=./evil -S 1 big.txt", false),
+        (
+            "rg --hostname-bin=./evil --hyperlink-format=default TODO",
+            false,
+        ),
+        ("rg -z secret logs.gz", false),
+        ("echo pwned x>notes.txt", false),
+        ("cat secret.txt a>copy.txt", false),
+        ("echo pwned\"\">notes.txt", false),
+        ("echo pwned >&notes.txt", false),
+        ("echo pwned >& notes.txt", false),
+        ("cat secret.txt >&/dev/tcp/127.0.0.1/47011", false),
+        ("echo pwned 1<>notes.txt", false),
+        ("ls <>new.txt", false),
+        ("sort {-o,notes.txt} f", false),
+        ("git log {--output=notes.txt,-1}", false),
+        ("uniq {in.txt,notes.txt}", false),
+        ("ls {fd}>src/main.rs", false),
+        ("sort --out=notes.txt f", false),
+        ("file --com -m m", false),
+        ("date --se=2020-01-01", false),
+        ("echo pwned | uniq - notes.txt", false),
+        ("uniq in.txt not*.txt", false),
+        ("grep x </dev/tcp/example.com/80", false),
+        ("tree -H . -R -L 1", false),
+        ("git -c core.pager=rm log", false),
+        ("ls *.rs", false),
         // The bypasses found with the real Claude Code.
         ("env rm -f notes.txt", false),
         ("sort -o notes.txt data.txt", false),
@@ -365,19 +486,13 @@ mod tests {
 
     #[test]
     fn nesting_is_followed_to_a_bound() {
-        let nest = |levels: usize| {
-            let mut line = "ls -la".to_owned();
-            for _ in 0..levels {
-                line = format!("sh -c {}", shell_words::quote(&line));
-            }
-            line
-        };
-        assert!(is_read_only(&nest(2)), "{}", nest(2));
-        assert!(
-            !is_read_only(&nest(MAX_DEPTH + 2)),
-            "{}",
-            nest(MAX_DEPTH + 2)
-        );
+        assert!(is_read_only("sh -c \"bash -c 'ls -la'\""));
+        // Deeper quoting needs escapes, which are never followed.
+        let mut line = "ls -la".to_owned();
+        for _ in 0..MAX_DEPTH + 2 {
+            line = format!("sh -c {}", shell_words::quote(&line));
+        }
+        assert!(!is_read_only(&line), "{line}");
         assert!(!is_read_only(&format!(
             "{}ls",
             "env ".repeat(MAX_DEPTH + 2)
