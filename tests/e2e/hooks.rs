@@ -302,6 +302,22 @@ fn done_claims_are_held_at_most_twice_per_subtask() {
 }
 
 #[test]
+fn an_advance_into_a_phase_whose_check_passes_says_so() {
+    let h = Hooks::new("enforce");
+    h.repo.write("parser.txt", "parser");
+    h.repo.write("docs.txt", "the parser, documented");
+    let advance = h.feed("stop", "stop_transcript_only.json");
+    assert_eq!(
+        stdout_json(&advance),
+        block(
+            "Parser is done; now work on phase docs (Docs): done when docs.txt documents it; \
+             check `test -f docs.txt`; its check already passes: if the phase is done, say so \
+             and stop"
+        )
+    );
+}
+
+#[test]
 fn warn_mode_says_what_it_would_do_and_observe_mode_says_nothing() {
     let warn = Hooks::new("warn");
     let stop = warn.feed("stop", "stop.json");

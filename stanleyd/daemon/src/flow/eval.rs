@@ -293,6 +293,17 @@ pub(crate) async fn stop(
     store.write_state(&journal).map_err(|e| e.0)?;
     let mut stop = finish(&root, store, flow, &journal, last, settings).await;
     (stop.phase, stop.check) = (stopped_at, check);
+    // An agent sent to a phase whose check already passes hears so: it can confirm the phase
+    // and stop instead of redoing work for another blocked turn.
+    if let (Action::Advance { to, .. }, Some(message)) =
+        (&stop.decision.action, stop.told.message.as_mut())
+        && let Some(next_check) = flow.phase(to).and_then(|p| p.check.clone())
+        && run_check(&root, &next_check, &settings.repository_env(), timeout)
+            .await
+            .passed
+    {
+        message.push_str("; its check already passes: if the phase is done, say so and stop");
+    }
     Ok(stop)
 }
 
