@@ -198,26 +198,11 @@ fn triage_failures() {
 
 #[test]
 fn triage_failures_without_a_diff_with_a_duplicate_and_a_probe() {
-    use stanley_tests::fake_jev::{ChoiceRule, choice_answer};
     let env = crate::triage::env();
-    let labels: Vec<String> = [
-        "none",
-        "full_stack_trace",
-        "test_source",
-        "changed_code",
-        "prior_run_history",
-        "cannot_tell",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
-    let rule = ChoiceRule {
-        label: "test_source".into(),
-        mass: 0.8,
-        confidence: 0.8,
-    };
-    env.jev
-        .answer("missing_evidence", choice_answer(&labels, &rule));
+    env.jev.answer(
+        "missing_evidence",
+        crate::triage::missing_evidence("test_source"),
+    );
     // A real `go test` log twice over (the second run's blocks are duplicates), in a
     // repository with no changes, holding the test source the probe reads.
     let repo = TempRepo::with_files(&[(
@@ -253,25 +238,12 @@ fn triage_comments() {
 
 #[test]
 fn triage_comments_excluded_moved_and_parked() {
-    use stanley_tests::fake_jev::{ChoiceRule, choice_answer};
     let env = crate::triage::comment_env();
-    let labels: Vec<String> = [
-        "described_code_present",
-        "described_code_absent_or_changed",
-        "targets_lines_not_shown",
-        "not_a_code_claim",
-        "cannot_tell",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
-    let rule = ChoiceRule {
-        label: "not_a_code_claim".into(),
-        mass: 0.9,
-        confidence: 0.9,
-    };
-    env.jev
-        .answer_if("code_status", "crashes when", choice_answer(&labels, &rule));
+    env.jev.answer_if(
+        "code_status",
+        "crashes when",
+        crate::triage::code_status("not_a_code_claim"),
+    );
     env.jev.answer_if(
         "states_concrete_failure_scenario",
         "crashes when",

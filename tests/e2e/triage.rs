@@ -18,6 +18,43 @@ pub(crate) fn env() -> TestEnv {
     env
 }
 
+/// A confident (0.8) `missing_evidence` answer naming `label`.
+pub(crate) fn missing_evidence(label: &str) -> serde_json::Value {
+    let labels = labels_of(&[
+        "none",
+        "full_stack_trace",
+        "test_source",
+        "changed_code",
+        "prior_run_history",
+        "cannot_tell",
+    ]);
+    choice_answer(&labels, &rule(label, 0.8))
+}
+
+/// A confident (0.9) `code_status` answer naming `label`.
+pub(crate) fn code_status(label: &str) -> serde_json::Value {
+    let labels = labels_of(&[
+        "described_code_present",
+        "described_code_absent_or_changed",
+        "targets_lines_not_shown",
+        "not_a_code_claim",
+        "cannot_tell",
+    ]);
+    choice_answer(&labels, &rule(label, 0.9))
+}
+
+fn labels_of(labels: &[&str]) -> Vec<String> {
+    labels.iter().map(|s| (*s).to_owned()).collect()
+}
+
+fn rule(label: &str, mass: f64) -> ChoiceRule {
+    ChoiceRule {
+        label: label.into(),
+        mass,
+        confidence: mass,
+    }
+}
+
 pub(crate) fn rust_repo() -> TempRepo {
     let repo = TempRepo::with_files(&[(
         "src/lib.rs",
@@ -69,28 +106,8 @@ fn cargo_test_failures_from_stdin_are_triaged() {
 #[test]
 fn a_probe_reads_the_failing_tests_source() {
     let env = env();
-    let labels: Vec<String> = [
-        "none",
-        "full_stack_trace",
-        "test_source",
-        "changed_code",
-        "prior_run_history",
-        "cannot_tell",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
-    env.jev.answer(
-        "missing_evidence",
-        choice_answer(
-            &labels,
-            &ChoiceRule {
-                label: "test_source".into(),
-                mass: 0.8,
-                confidence: 0.8,
-            },
-        ),
-    );
+    env.jev
+        .answer("missing_evidence", missing_evidence("test_source"));
     let test_source: String = (1..=20)
         .map(|i| {
             if i == 14 {
@@ -226,33 +243,16 @@ pub(crate) const COMMENTS: &str = r#"[
 pub(crate) fn comment_env() -> TestEnv {
     let env = TestEnv::new();
     env.jev.route("comments", "triage_comments", 0.9);
-    let status = |label: &str| {
-        let labels: Vec<String> = [
-            "described_code_present",
-            "described_code_absent_or_changed",
-            "targets_lines_not_shown",
-            "not_a_code_claim",
-            "cannot_tell",
-        ]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
-        choice_answer(
-            &labels,
-            &ChoiceRule {
-                label: label.into(),
-                mass: 0.9,
-                confidence: 0.9,
-            },
-        )
-    };
     env.jev.answer_if(
         "code_status",
         "handle null input",
-        status("described_code_present"),
+        code_status("described_code_present"),
     );
-    env.jev
-        .answer_if("code_status", "Nice work here", status("not_a_code_claim"));
+    env.jev.answer_if(
+        "code_status",
+        "Nice work here",
+        code_status("not_a_code_claim"),
+    );
     env.jev.answer_if(
         "requests_behavior_change",
         "handle null input",

@@ -116,15 +116,16 @@ impl FlowStore for FileFlowStore {
 
     fn read_needs_human(&self) -> Option<String> {
         use std::io::Read;
-        // A regular file only (never a link), and at most 64 KiB of it.
-        let path = self.dir.join("NEEDS_HUMAN.md");
-        fs::symlink_metadata(&path).ok().filter(|m| m.is_file())?;
+        use std::os::unix::fs::OpenOptionsExt;
+        // A regular file only, opened without following a link, and at most 64 KiB of it.
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(self.dir.join("NEEDS_HUMAN.md"))
+            .ok()
+            .filter(|f| f.metadata().is_ok_and(|m| m.is_file()))?;
         let mut bytes = Vec::new();
-        fs::File::open(&path)
-            .ok()?
-            .take(64 * 1024)
-            .read_to_end(&mut bytes)
-            .ok()?;
+        file.take(64 * 1024).read_to_end(&mut bytes).ok()?;
         Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 

@@ -233,7 +233,9 @@ pub(crate) async fn stop(
                 mark_done: Vec::new(),
                 complete: false,
             };
-            return Ok(finish(&root, store, flow, &fresh, decision, settings).await);
+            let phase = fresh.current_phase.clone();
+            let stopped = (phase, None);
+            return Ok(finish(&root, store, flow, &fresh, decision, stopped, settings).await);
         }
     };
     if new_chain {
@@ -291,8 +293,8 @@ pub(crate) async fn stop(
     apply(flow, &mut journal, &decision, stop_facts, &now());
     let last = close_recorded(store, flow, &mut journal)?.unwrap_or(decision);
     store.write_state(&journal).map_err(|e| e.0)?;
-    let mut stop = finish(&root, store, flow, &journal, last, settings).await;
-    (stop.phase, stop.check) = (stopped_at, check);
+    let stopped = (stopped_at, check);
+    let mut stop = finish(&root, store, flow, &journal, last, stopped, settings).await;
     // An agent sent to a phase whose check already passes hears so: it can confirm the phase
     // and stop instead of redoing work for another blocked turn.
     if let (Action::Advance { to, .. }, Some(message)) =
@@ -427,6 +429,7 @@ async fn finish(
     flow: &Flow,
     journal: &FlowState,
     decision: Decision,
+    (phase, check): (String, Option<CheckRun>),
     settings: &RequestSettings,
 ) -> Stop {
     let mut told = told(flow.mode, &decision);
@@ -442,8 +445,8 @@ async fn finish(
     let stop = Stop {
         decision,
         told,
-        phase: journal.current_phase.clone(),
-        check: None,
+        phase,
+        check,
     };
     if stop.decision.complete {
         // A question left open is moot once the goal is reached.

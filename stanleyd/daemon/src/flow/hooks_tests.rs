@@ -13,19 +13,29 @@ const FLOW: &str = r#"{"goal": "Ship the parser with docs", "phases": [
 
 /// A Jev sure the work is in `parse` and that `parse` is done.
 fn scene() -> Scene {
-    let scene = Scene::new(&[("README.md", "# Demo\n")], &[], |name, q, _| {
+    scene_judging(true)
+}
+
+/// A Jev sure the work is in `parse`, and that it is done (`done`) or not.
+fn scene_judging(done: bool) -> Scene {
+    let next = if done { "advance" } else { "continue" };
+    let scene = Scene::new(&[("README.md", "# Demo\n")], &[], move |name, q, _| {
         if q["type"] == "choice" {
             choice(
                 q,
                 if name == "current_phase" {
                     "parse"
                 } else {
-                    "advance"
+                    next
                 },
                 0.9,
             )
         } else {
-            noul(if name == "phase_done" { 0.95 } else { 0.02 })
+            noul(if name == "phase_done" && done {
+                0.95
+            } else {
+                0.02
+            })
         }
     });
     write(&scene.root, &[(".stanley/flow.json", FLOW)]);
@@ -129,21 +139,7 @@ async fn session_start_injects_the_plan_and_a_finished_phase_moves_the_agent_on(
 #[tokio::test]
 async fn a_budget_that_ends_enforcement_is_said_to_the_person_and_again_on_resume() {
     // Jev finds the work in `parse` and `parse` not done: every stop wants a block.
-    let scene = Scene::new(&[("README.md", "# Demo\n")], &[], |name, q, _| {
-        if q["type"] == "choice" {
-            choice(
-                q,
-                if name == "current_phase" {
-                    "parse"
-                } else {
-                    "continue"
-                },
-                0.9,
-            )
-        } else {
-            noul(0.02)
-        }
-    });
+    let scene = scene_judging(false);
     let flow = json!({"goal": "Ship the parser", "mode": "enforce",
         "limits": {"max_blocks_per_session": 1},
         "phases": [{"id": "parse", "name": "Parser", "done_when": "the parser exists"}]});
