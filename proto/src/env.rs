@@ -34,6 +34,9 @@ pub const STANLEY_IDLE_TIMEOUT_MS: &str = "STANLEY_IDLE_TIMEOUT_MS";
 /// Milliseconds a new connection may stay silent before the daemon closes it, default 30 s
 /// (daemon setting; tests shorten it).
 pub const STANLEY_SILENT_CONNECTION_MS: &str = "STANLEY_SILENT_CONNECTION_MS";
+/// Milliseconds the local web page (`stanleyctl ui`) stays up with no request and no live
+/// stream open, default 15 minutes (daemon setting; tests shorten it).
+pub const STANLEY_UI_IDLE_MS: &str = "STANLEY_UI_IDLE_MS";
 /// Path of the `stanleyd` binary a client starts, default the one beside the client.
 pub const STANLEY_DAEMON_BIN: &str = "STANLEY_DAEMON_BIN";
 
@@ -109,6 +112,7 @@ pub const DAEMON_ENV: &[&str] = &[
     STANLEY_LOG,
     STANLEY_IDLE_TIMEOUT_MS,
     STANLEY_SILENT_CONNECTION_MS,
+    STANLEY_UI_IDLE_MS,
     STANLEY_WORKFLOW_HOST,
     STANLEY_CACHE_MAX_MB,
 ];

@@ -23,6 +23,7 @@ mod state;
 mod testing;
 mod trust;
 mod typed;
+mod ui;
 mod watcher;
 mod worker;
 

@@ -67,6 +67,9 @@ fn main() -> ExitCode {
     let mut config = DaemonConfig::new(prepared.files.clone());
     config.trust_file = settings.trust_file;
     config.workflow_host = settings.workflow_host;
+    if let Some(idle) = settings.ui_idle {
+        config.ui_idle = idle;
+    }
     if let Some(bytes) = settings.cache_max_bytes {
         config.cache_max_bytes = bytes;
     }

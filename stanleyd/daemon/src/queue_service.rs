@@ -13,7 +13,7 @@ use stanley_proto::v1::{
     ListCandidatesResponse, ProcessedJob, PromoteCandidateRequest, PromoteCandidateResponse,
     WorkQueueRequest, WorkQueueResponse,
 };
-use stanley_workflows::improve::{Job, JobQueue, JobState};
+use stanley_workflows::improve::{Job, JobQueue};
 use tonic::{Request, Response, Status};
 
 use crate::error::RequestError;
@@ -50,12 +50,7 @@ fn to_proto(job: Job) -> v1::Job {
         id: job.id,
         request: job.request,
         input_shape: job.input_shape,
-        state: match job.state {
-            JobState::Pending => "pending",
-            JobState::Active => "active",
-            JobState::Done => "done",
-        }
-        .into(),
+        state: job.state.as_str().into(),
         attempts: job.attempts,
         created_at: job.created_at,
         diary: job

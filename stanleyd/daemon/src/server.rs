@@ -54,6 +54,8 @@ pub struct DaemonConfig {
     pub workflow_host: Option<PathBuf>,
     /// The judgment cache's bound in bytes of stored answers (`STANLEY_CACHE_MAX_MB`).
     pub cache_max_bytes: u64,
+    /// How long the local web page stays up unwanted (`STANLEY_UI_IDLE_MS`).
+    pub ui_idle: Duration,
 }
 
 impl DaemonConfig {
@@ -71,6 +73,7 @@ impl DaemonConfig {
             jev_timeout_cap: None,
             silent_connection: crate::connections::SILENT_CONNECTION,
             cache_max_bytes: stanley_adapters::judgments::DEFAULT_MAX_BYTES,
+            ui_idle: crate::ui::UI_IDLE,
         }
     }
 
@@ -100,6 +103,9 @@ async fn health() -> HealthServer<impl Health> {
         .await;
     reporter
         .set_serving::<v1::runs_server::RunsServer<crate::runs::RunsService>>()
+        .await;
+    reporter
+        .set_serving::<v1::ui_server::UiServer<crate::ui::UiService>>()
         .await;
     service
 }
@@ -222,6 +228,7 @@ pub async fn run(
     let runs = stanley_proto::v1::runs_server::RunsServer::new(crate::runs::RunsService::new(
         state.clone(),
     ));
+    let ui = stanley_proto::v1::ui_server::UiServer::new(crate::ui::UiService::new(state.clone()));
     tracing::info!(root = %config.files.root.display(), socket = %config.files.socket.display(), version = %config.version, "serving");
     let server = tonic::transport::Server::builder()
         .add_service(health_service)
@@ -233,6 +240,7 @@ pub async fn run(
         .add_service(trust)
         .add_service(cache)
         .add_service(runs)
+        .add_service(ui)
         .serve_with_incoming_shutdown(
             crate::connections::incoming(listener, config.silent_connection).boxed(),
             signal,

@@ -213,6 +213,8 @@ pub struct DaemonSettings {
     pub workflow_host: Option<PathBuf>,
     /// `STANLEY_CACHE_MAX_MB`, in bytes.
     pub cache_max_bytes: Option<u64>,
+    /// `STANLEY_UI_IDLE_MS`.
+    pub ui_idle: Option<Duration>,
 }
 
 impl DaemonSettings {
@@ -242,6 +244,10 @@ impl DaemonSettings {
                 .and_then(|v| v.parse::<u64>().ok())
                 .filter(|mb| *mb > 0)
                 .map(|mb| mb.saturating_mul(1024 * 1024)),
+            ui_idle: text(var::STANLEY_UI_IDLE_MS)
+                .and_then(|v| v.parse::<u64>().ok())
+                .filter(|ms| *ms > 0)
+                .map(Duration::from_millis),
         }
     }
 }

@@ -126,6 +126,8 @@ pub(crate) struct DaemonState {
     pub(crate) repo: crate::repository::RepoSlot,
     /// The running flow supervisor's cancel token: the single-runner lease.
     pub(crate) flow_run: Mutex<Option<Cancel>>,
+    /// The local web page, while it serves.
+    pub(crate) ui: crate::ui::UiSlot,
     pub(crate) started: Instant,
     last_activity: Mutex<Instant>,
     active: AtomicUsize,
@@ -264,6 +266,7 @@ impl DaemonState {
             kicks: Mutex::new(Some(kicks)),
             repo: tokio::sync::Mutex::new(None),
             flow_run: Mutex::new(None),
+            ui: crate::ui::UiSlot::default(),
             started: Instant::now(),
             last_activity: Mutex::new(Instant::now()),
             active: AtomicUsize::new(0),

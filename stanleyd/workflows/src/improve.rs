@@ -31,6 +31,17 @@ pub enum JobState {
     Done,
 }
 
+impl JobState {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Pending => "pending",
+            JobState::Active => "active",
+            JobState::Done => "done",
+        }
+    }
+}
+
 /// One diary entry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DiaryEntry {

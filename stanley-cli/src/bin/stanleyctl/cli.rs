@@ -75,6 +75,16 @@ pub(crate) fn command() -> Command {
             "Check the setup: key and Jev, model, daemon, runtime folder, Node.js, Pi, git, repository (exit 78 when a check fails)",
         ))
         .subcommand(candidates_command())
+        .subcommand(
+            Command::new("ui")
+                .about("Open the read-only web page: runs and findings, the queue and candidates, the flow (prints its address first)")
+                .arg(
+                    Arg::new("no-open")
+                        .long("no-open")
+                        .action(ArgAction::SetTrue)
+                        .help("Only print the address; do not start a browser"),
+                ),
+        )
 }
 
 /// The `queue` group.

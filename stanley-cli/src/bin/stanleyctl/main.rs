@@ -1,7 +1,8 @@
 //! `stanleyctl`: administers a repository's daemon (`daemon status|stop|restart|logs`), its
 //! improvement queue (`queue ...`), the candidates the queue drafts (`candidates ...`), its flow
 //! (`flow init|run|status|stop`), its judgment cache (`cache stats|clear`), its past runs (`runs
-//! list|show|export`), and answers Claude Code hooks for the flow (`hook <event>`).
+//! list|show|export`), opens the read-only web page (`ui`), and answers Claude Code hooks for
+//! the flow (`hook <event>`).
 
 mod cache;
 mod cli;
@@ -10,6 +11,7 @@ mod doctor;
 mod flow;
 mod queue;
 mod runs;
+mod ui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -140,6 +142,9 @@ fn main() -> ExitCode {
     }
     if let Some(("cache", sub)) = matches.subcommand() {
         return cache::cache(&target, sub, json);
+    }
+    if let Some(("ui", sub)) = matches.subcommand() {
+        return ui::ui(&target, sub.get_flag("no-open"), json);
     }
     if let Some(("doctor", _)) = matches.subcommand() {
         return doctor::doctor(&target, json);

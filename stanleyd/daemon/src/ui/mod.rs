@@ -1,0 +1,328 @@
+//! The local web page (`stanleyctl ui`): a read-only view of runs, the improvement queue and
+//! its candidates, and the flow, served with axum on 127.0.0.1 on a random port only while it
+//! is wanted. Access rules are in [`guard`]; what each page shows in [`views`] and [`pages`].
+//! Live updates are server-sent events carrying the page's new main part.
+
+mod guard;
+mod pages;
+mod views;
+
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Response, StatusCode, header};
+use axum::response::IntoResponse;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::routing::get;
+use stanley_core::Cancel;
+use stanley_proto::v1::ui_server::Ui;
+use stanley_proto::v1::{OpenUiRequest, OpenUiResponse};
+use tokio::time::Instant;
+use tonic::{Request as GrpcRequest, Response as GrpcResponse, Status};
+
+use crate::error::RequestError;
+use crate::state::DaemonState;
+use guard::Guard;
+use views::Page;
+
+/// How long the page stays up with no request and no live stream open
+/// (`STANLEY_UI_IDLE_MS` shortens it).
+pub(crate) const UI_IDLE: Duration = Duration::from_secs(15 * 60);
+/// How often a live stream looks for a change.
+const LIVE_TICK: Duration = Duration::from_millis(500);
+
+/// The page while it serves.
+struct Serving {
+    url: String,
+    port: u16,
+    stop: Cancel,
+}
+
+/// The page's slot in the daemon: empty until `stanleyctl ui`, empty again after it idles out.
+#[derive(Default)]
+pub(crate) struct UiSlot(Mutex<Option<Serving>>);
+
+impl UiSlot {
+    fn clear(&self, port: u16) {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.as_ref().is_some_and(|s| s.port == port) {
+            *slot = None;
+        }
+    }
+}
+
+/// When the page was last wanted: its last allowed request, and its open live streams.
+struct Seen {
+    last: Mutex<Instant>,
+    streams: AtomicUsize,
+}
+
+impl Seen {
+    fn touch(&self) {
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    }
+
+    fn idle_for(&self) -> Duration {
+        if self.streams.load(Ordering::SeqCst) > 0 {
+            return Duration::ZERO;
+        }
+        self.last
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed()
+    }
+}
+
+/// What every handler shares.
+#[derive(Clone)]
+struct Ctx {
+    state: Arc<DaemonState>,
+    seen: Arc<Seen>,
+    stop: Cancel,
+    repo: Arc<str>,
+}
+
+/// Starts the page, or returns the one serving: (address with token, port, started).
+pub(crate) fn open(state: &Arc<DaemonState>) -> Result<(String, u16, bool), RequestError> {
+    let mut slot = state.ui.0.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(serving) = slot.as_ref().filter(|s| !s.stop.is_cancelled()) {
+        return Ok((serving.url.clone(), serving.port, false));
+    }
+    let cannot = |e: std::io::Error| {
+        RequestError::internal(format!("cannot serve the page on 127.0.0.1: {e}"))
+    };
+    // Bound synchronously while the slot is held, so two callers never start two pages.
+    let std_listener = std::net::TcpListener::bind(("127.0.0.1", 0)).map_err(cannot)?;
+    std_listener.set_nonblocking(true).map_err(cannot)?;
+    let listener = tokio::net::TcpListener::from_std(std_listener).map_err(cannot)?;
+    let port = listener.local_addr().map_err(cannot)?.port();
+    let token = guard::new_token().map_err(cannot)?;
+    let url = format!("http://127.0.0.1:{port}/?token={token}");
+    let ctx = Ctx {
+        state: state.clone(),
+        seen: Arc::new(Seen {
+            last: Mutex::new(Instant::now()),
+            streams: AtomicUsize::new(0),
+        }),
+        stop: Cancel::new(),
+        repo: state
+            .config
+            .files
+            .root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+            .into(),
+    };
+    let app = router(ctx.clone(), Guard::new(port, token));
+    spawn_lifetime(ctx.clone(), state.config.ui_idle);
+    let stop = ctx.stop.clone();
+    let (daemon, cleared) = (state.clone(), state.clone());
+    tokio::spawn(async move {
+        let until = async move { stop.cancelled().await };
+        if let Err(e) = axum::serve(listener, app)
+            .with_graceful_shutdown(until)
+            .await
+        {
+            tracing::warn!(error = %e, "the page's server failed");
+        }
+        cleared.ui.clear(port);
+        tracing::info!(port, "the page stopped");
+        drop(daemon);
+    });
+    tracing::info!(port, "the page is serving on 127.0.0.1");
+    *slot = Some(Serving {
+        url: url.clone(),
+        port,
+        stop: ctx.stop.clone(),
+    });
+    Ok((url, port, true))
+}
+
+/// Stops the page when the daemon stops, or when nobody has wanted it for `idle`.
+fn spawn_lifetime(ctx: Ctx, idle: Duration) {
+    let tick = (idle / 4).clamp(Duration::from_millis(20), Duration::from_secs(5));
+    let daemon_stop = ctx.state.stop_token();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = daemon_stop.cancelled() => break,
+                () = ctx.stop.cancelled() => break,
+                () = tokio::time::sleep(tick) => {}
+            }
+            if ctx.seen.idle_for() >= idle {
+                tracing::info!(
+                    idle_ms = idle.as_millis() as u64,
+                    "the page was not wanted; stopping it"
+                );
+                break;
+            }
+        }
+        ctx.stop.cancel();
+    });
+}
+
+fn router(ctx: Ctx, guard: Guard) -> Router {
+    let admitted = ctx.clone();
+    Router::new()
+        .route(
+            "/assets/style.css",
+            get(|| async { asset("text/css; charset=utf-8", pages::STYLE) }),
+        )
+        .route(
+            "/assets/live.js",
+            get(|| async { asset("text/javascript; charset=utf-8", pages::LIVE) }),
+        )
+        .fallback(page_or_events)
+        .with_state(ctx)
+        .layer(axum::middleware::from_fn(
+            move |request: Request, next: axum::middleware::Next| {
+                let (guard, ctx) = (guard.clone(), admitted.clone());
+                async move {
+                    guard::enforce(guard, request, next, move || {
+                        ctx.seen.touch();
+                        ctx.state.touch();
+                    })
+                    .await
+                }
+            },
+        ))
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response<Body> {
+    let mut response = Response::new(Body::from(body));
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+/// A page, or (under `/events`) its stream of updates.
+async fn page_or_events(State(ctx): State<Ctx>, request: Request) -> Response<Body> {
+    let path = request.uri().path().to_owned();
+    let (live, page_path) = match path.strip_prefix("/events") {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => (
+            true,
+            if rest.is_empty() {
+                "/".to_owned()
+            } else {
+                rest.to_owned()
+            },
+        ),
+        _ => (false, path),
+    };
+    let Some(page) = Page::at(&page_path) else {
+        let main = pages::problem("Not found", &format!("There is no page at {page_path}."));
+        let mut response = html(&ctx, "Not found", None, &main);
+        *response.status_mut() = StatusCode::NOT_FOUND;
+        return response;
+    };
+    if live {
+        return events(ctx, page).into_response();
+    }
+    let rendered = render(&ctx, page.clone()).await;
+    let address = format!("/events{}", page.path());
+    let mut response = html(&ctx, &rendered.title, Some(&address), &rendered.main);
+    *response.status_mut() = rendered.status;
+    response
+}
+
+async fn render(ctx: &Ctx, page: Page) -> views::Rendered {
+    let state = ctx.state.clone();
+    match tokio::task::spawn_blocking(move || views::render(&state, &page)).await {
+        Ok(r) => r,
+        Err(e) => views::Rendered {
+            title: "Error".into(),
+            main: pages::problem("Error", &format!("the page could not be made: {e}")),
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+        },
+    }
+}
+
+fn html(ctx: &Ctx, title: &str, live: Option<&str>, main: &maud::Markup) -> Response<Body> {
+    let mut response = Response::new(Body::from(
+        pages::frame(&ctx.repo, title, live, main).into_string(),
+    ));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    response
+}
+
+/// Counts an open live stream for as long as it lives.
+struct Streaming(Arc<Seen>);
+
+impl Drop for Streaming {
+    fn drop(&mut self) {
+        self.0.streams.fetch_sub(1, Ordering::SeqCst);
+        self.0.touch();
+    }
+}
+
+/// The page's main part, sent now and again whenever it changes, until the page stops.
+fn events(ctx: Ctx, page: Page) -> Sse<impl futures::Stream<Item = Result<Event, Infallible>>> {
+    ctx.seen.streams.fetch_add(1, Ordering::SeqCst);
+    let streaming = Streaming(ctx.seen.clone());
+    let start = (ctx, page, String::new(), streaming);
+    let stream = futures::stream::unfold(start, |(ctx, page, last, streaming)| async move {
+        let mut first = last.is_empty();
+        loop {
+            if !first {
+                tokio::select! {
+                    () = ctx.stop.cancelled() => return None,
+                    () = tokio::time::sleep(LIVE_TICK) => {}
+                }
+            }
+            first = false;
+            if ctx.stop.is_cancelled() {
+                return None;
+            }
+            ctx.state.touch();
+            // SSE ends a line at CR too: send one kind of line end.
+            let main = render(&ctx, page.clone())
+                .await
+                .main
+                .into_string()
+                .replace("\r\n", "\n")
+                .replace('\r', "\n");
+            if main != last {
+                let event = Event::default().event("page").data(&main);
+                return Some((Ok(event), (ctx, page, main, streaming)));
+            }
+        }
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+/// The `stanley.v1.Ui` service.
+pub(crate) struct UiService {
+    state: Arc<DaemonState>,
+}
+
+impl UiService {
+    pub(crate) fn new(state: Arc<DaemonState>) -> Self {
+        Self { state }
+    }
+}
+
+#[tonic::async_trait]
+impl Ui for UiService {
+    async fn open_ui(
+        &self,
+        _request: GrpcRequest<OpenUiRequest>,
+    ) -> Result<GrpcResponse<OpenUiResponse>, Status> {
+        self.state.touch();
+        let (url, port, started) = open(&self.state)?;
+        Ok(GrpcResponse::new(OpenUiResponse {
+            url,
+            port: u32::from(port),
+            started,
+        }))
+    }
+}

@@ -1,0 +1,372 @@
+//! Which page an address names, and reading what it shows from the daemon's records: run
+//! folders, the queue, candidate folders, the flow file and its journal. Reading only: a
+//! damaged journal is reported, not moved aside (that is for the flow's own commands).
+
+use std::path::Path;
+
+use axum::http::StatusCode;
+use maud::Markup;
+use stanley_workflows::flow::state::FlowState;
+use stanley_workflows::improve::valid_candidate_id;
+
+use super::pages;
+use crate::flow::eval::{FlowLoad, load_flow};
+use crate::state::DaemonState;
+
+/// The most of a candidate's source the page shows.
+const MAX_SOURCE_BYTES: u64 = 256 * 1024;
+/// The most runs the runs page lists (the newest).
+const MAX_RUNS_LISTED: usize = 500;
+
+/// A page of the site.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Page {
+    Overview,
+    Runs,
+    Run(String),
+    Queue,
+    Candidate(String),
+    Flow,
+}
+
+impl Page {
+    /// The page at `path`, if there is one.
+    pub(crate) fn at(path: &str) -> Option<Self> {
+        let path = path
+            .strip_suffix('/')
+            .filter(|p| !p.is_empty())
+            .unwrap_or(path);
+        match path {
+            "/" => return Some(Page::Overview),
+            "/runs" => return Some(Page::Runs),
+            "/queue" => return Some(Page::Queue),
+            "/flow" => return Some(Page::Flow),
+            _ => {}
+        }
+        let simple = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 200
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+                && !s.starts_with('.')
+        };
+        if let Some(id) = path.strip_prefix("/runs/").filter(|s| simple(s)) {
+            return Some(Page::Run(id.to_owned()));
+        }
+        if let Some(id) = path.strip_prefix("/candidates/").filter(|s| simple(s)) {
+            return Some(Page::Candidate(id.to_owned()));
+        }
+        None
+    }
+
+    /// Its own address.
+    pub(crate) fn path(&self) -> String {
+        match self {
+            Page::Overview => "/".into(),
+            Page::Runs => "/runs".into(),
+            Page::Run(id) => format!("/runs/{id}"),
+            Page::Queue => "/queue".into(),
+            Page::Candidate(id) => format!("/candidates/{id}"),
+            Page::Flow => "/flow".into(),
+        }
+    }
+}
+
+/// A page's title, main part and status.
+pub(crate) struct Rendered {
+    pub(crate) title: String,
+    pub(crate) main: Markup,
+    pub(crate) status: StatusCode,
+}
+
+impl Rendered {
+    fn ok(title: impl Into<String>, main: Markup) -> Self {
+        Self {
+            title: title.into(),
+            main,
+            status: StatusCode::OK,
+        }
+    }
+
+    fn missing(title: &str, line: &str) -> Self {
+        Self {
+            title: title.into(),
+            main: pages::problem(title, line),
+            status: StatusCode::NOT_FOUND,
+        }
+    }
+}
+
+/// Reads and renders `page` (blocking: it reads files).
+pub(crate) fn render(state: &DaemonState, page: &Page) -> Rendered {
+    let root = &state.config.files.root;
+    match page {
+        Page::Overview => overview(state),
+        Page::Runs => {
+            let refused = stanley_adapters::runs::refused(root);
+            let mut runs = stanley_adapters::runs::list(root);
+            runs.truncate(MAX_RUNS_LISTED);
+            Rendered::ok("Runs", pages::runs(&runs, refused.as_deref()))
+        }
+        Page::Run(id) => run(root, id),
+        Page::Queue => queue(state),
+        Page::Candidate(id) => candidate(root, id),
+        Page::Flow => flow(state),
+    }
+}
+
+fn run(root: &Path, id: &str) -> Rendered {
+    match stanley_adapters::runs::read(root, id) {
+        Ok((summary, result)) => {
+            let document = &result["document"];
+            let mut typed = stanley_proto::v1::Result::default();
+            crate::typed::fill(
+                &mut typed,
+                &document["output"],
+                &summary.workflow,
+                &summary.run_id,
+            );
+            let human = result["human"].as_str().unwrap_or("");
+            Rendered::ok(
+                format!("Run {}", summary.run_id),
+                pages::run(&summary, &typed, document, human),
+            )
+        }
+        Err(e) => Rendered::missing("No such run", &e.to_string()),
+    }
+}
+
+fn queue(state: &DaemonState) -> Rendered {
+    let root = &state.config.files.root;
+    let jobs = match &state.queue {
+        Some(q) => q.list().map_err(|e| e.0),
+        None => Err(state.queue_unavailable()),
+    };
+    let recoveries: Vec<String> = stanley_adapters::queue::recoveries(&root.join(".stanley"))
+        .iter()
+        .map(stanley_adapters::queue::Recovery::line)
+        .collect();
+    let candidates = crate::worker::candidates(root);
+    Rendered::ok(
+        "Improvement queue",
+        pages::queue(
+            jobs.as_deref().map_err(String::as_str),
+            &recoveries,
+            &candidates,
+        ),
+    )
+}
+
+fn candidate(root: &Path, id: &str) -> Rendered {
+    if !valid_candidate_id(id) {
+        return Rendered::missing("No such candidate", &format!("no candidate {id}"));
+    }
+    let Ok(record) = crate::worker::candidate(root, id) else {
+        return Rendered::missing(
+            "No such candidate",
+            &format!("no candidate record for {id}"),
+        );
+    };
+    let source = match &record.source {
+        Some(rel) => read_source(root, id, rel),
+        None => Err("the candidate names no source file".to_owned()),
+    };
+    Rendered::ok(
+        format!("Candidate {id}"),
+        pages::candidate(&record, source.as_deref().map_err(String::as_str)),
+    )
+}
+
+/// A candidate's source, when it is a plain file inside the candidate's folder or the
+/// repository workflows' (where promotion moves it), reached without following a link, and
+/// small enough to show.
+fn read_source(root: &Path, id: &str, rel: &str) -> Result<String, String> {
+    let inside = [
+        format!(".stanley/candidates/{id}/"),
+        ".stanley/workflows/".to_owned(),
+    ];
+    let parts: Vec<&str> = rel.split('/').collect();
+    if !inside.iter().any(|p| rel.starts_with(p.as_str()))
+        || parts
+            .iter()
+            .any(|p| p.is_empty() || *p == "." || *p == "..")
+    {
+        return Err(format!("{rel} is not inside the candidate's folder"));
+    }
+    let mut path = root.to_path_buf();
+    for part in &parts {
+        path.push(part);
+        let meta =
+            std::fs::symlink_metadata(&path).map_err(|e| format!("{rel} cannot be read: {e}"))?;
+        if meta.file_type().is_symlink() {
+            return Err(format!(
+                "{rel} is reached through a symbolic link; not shown"
+            ));
+        }
+    }
+    let meta = std::fs::symlink_metadata(&path).map_err(|e| format!("{rel}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{rel} is not a file"));
+    }
+    if meta.len() > MAX_SOURCE_BYTES {
+        return Err(format!(
+            "{rel} is {} bytes; the page shows at most {MAX_SOURCE_BYTES}",
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(&path).map_err(|e| format!("{rel} cannot be read: {e}"))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn flow(state: &DaemonState) -> Rendered {
+    let root = &state.config.files.root;
+    let flow = match load_flow(root) {
+        Ok(f) => f,
+        Err(FlowLoad::Missing) => {
+            return Rendered::ok(
+                "Flow",
+                pages::problem(
+                    "Flow",
+                    "This repository has no flow. Start one with `stanleyctl flow init \"<goal>\"`.",
+                ),
+            );
+        }
+        Err(FlowLoad::Bad(why)) => return Rendered::ok("Flow", pages::problem("Flow", &why)),
+    };
+    let store = state.flow_store.as_ref();
+    let journal = match store.read_state() {
+        Ok(Some(text)) => FlowState::parse(&text, &flow)
+            .map(Some)
+            .map_err(|why| format!("the flow journal cannot be used ({why}); the next stop or `stanleyctl flow status` moves it aside")),
+        Ok(None) => Ok(None),
+        Err(e) => Err(format!("the flow journal cannot be read: {}", e.0)),
+    };
+    let person_note = if store.needs_human_pending() {
+        store.read_needs_human()
+    } else {
+        None
+    };
+    let recoveries = crate::flow::eval::journal_recoveries(store);
+    let supervisor_running = state
+        .flow_run
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .is_some();
+    let facts = pages::FlowFacts {
+        journal: journal.as_ref().map(Option::as_ref).map_err(String::as_str),
+        supervisor_running,
+        person_note: person_note.as_deref(),
+        recoveries: &recoveries,
+    };
+    Rendered::ok("Flow", pages::flow(&flow, &facts))
+}
+
+/// The flow in one line, for the overview.
+fn flow_line(state: &DaemonState) -> String {
+    let root = &state.config.files.root;
+    let Ok(flow) = load_flow(root) else {
+        return "no flow (or it does not load)".into();
+    };
+    let store = state.flow_store.as_ref();
+    let journal = store
+        .read_state()
+        .ok()
+        .flatten()
+        .and_then(|t| FlowState::parse(&t, &flow).ok());
+    match journal {
+        Some(s) if s.complete => format!("{}: complete", flow.goal),
+        Some(_) if store.needs_human_pending() => format!("{}: waiting on a person", flow.goal),
+        Some(s) => format!("{}: in phase {}", flow.goal, s.current_phase),
+        None => format!("{}: not started", flow.goal),
+    }
+}
+
+fn overview(state: &DaemonState) -> Rendered {
+    let root = &state.config.files.root;
+    let mut latest = stanley_adapters::runs::list(root);
+    latest.truncate(5);
+    let queue = state
+        .queue
+        .as_ref()
+        .and_then(|q| q.list().ok())
+        .map(|jobs| {
+            let pending = jobs
+                .iter()
+                .filter(|j| j.state != stanley_workflows::improve::JobState::Done)
+                .count();
+            (pending, jobs.len())
+        });
+    let waiting = crate::worker::candidates(root)
+        .iter()
+        .filter(|c| c.status == "validated")
+        .count();
+    Rendered::ok(
+        "Overview",
+        pages::overview(&latest, queue, waiting, &flow_line(state)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_name_pages() {
+        assert_eq!(Page::at("/"), Some(Page::Overview));
+        assert_eq!(Page::at("/runs/"), Some(Page::Runs));
+        assert_eq!(
+            Page::at("/runs/review-20261201T010203Z-ab12"),
+            Some(Page::Run("review-20261201T010203Z-ab12".into()))
+        );
+        assert_eq!(
+            Page::at("/candidates/imp_0123456789ab"),
+            Some(Page::Candidate("imp_0123456789ab".into()))
+        );
+        for bad in [
+            "/runs/../x",
+            "/runs/a/b",
+            "/runs/..",
+            "/nope",
+            "/candidates/",
+            "/runs/%2e%2e",
+        ] {
+            assert_eq!(Page::at(bad), None, "{bad}");
+        }
+        for page in [
+            Page::Overview,
+            Page::Runs,
+            Page::Queue,
+            Page::Flow,
+            Page::Run("x".into()),
+        ] {
+            assert_eq!(Page::at(&page.path()), Some(page));
+        }
+    }
+
+    #[test]
+    fn a_candidate_source_is_read_only_inside_its_folder_and_never_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let folder = root.join(".stanley/candidates/imp_0123456789ab");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("todo.ts"), "export default 1;\n").unwrap();
+        std::fs::write(root.join("secret.txt"), "secret").unwrap();
+        std::os::unix::fs::symlink(root.join("secret.txt"), folder.join("link.ts")).unwrap();
+        let id = "imp_0123456789ab";
+        assert_eq!(
+            read_source(root, id, ".stanley/candidates/imp_0123456789ab/todo.ts").unwrap(),
+            "export default 1;\n"
+        );
+        let link = read_source(root, id, ".stanley/candidates/imp_0123456789ab/link.ts");
+        assert!(link.unwrap_err().contains("symbolic link"));
+        for outside in [
+            "secret.txt",
+            ".stanley/candidates/imp_0123456789ab/../../../secret.txt",
+            ".stanley/candidates/imp_aaaaaaaaaaaa/x.ts",
+            "/etc/passwd",
+        ] {
+            let e = read_source(root, id, outside).unwrap_err();
+            assert!(e.contains("not inside"), "{outside}: {e}");
+        }
+    }
+}
