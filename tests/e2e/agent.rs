@@ -10,7 +10,7 @@ use stanley_tests::{TempRepo, TestEnv};
 
 use crate::summarize::changed_repo;
 
-fn agent_env(mode: &str) -> (TestEnv, tempfile::TempDir) {
+pub(crate) fn agent_env(mode: &str) -> (TestEnv, tempfile::TempDir) {
     let mut env = TestEnv::new();
     let scratch = tempfile::tempdir().unwrap();
     env.set(

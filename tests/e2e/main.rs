@@ -29,6 +29,7 @@ mod throttle;
 mod transport;
 mod triage;
 mod trust;
+mod ui;
 mod upstream;
 mod wire;
 mod workflows;

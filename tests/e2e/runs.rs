@@ -139,7 +139,7 @@ fn runs_are_listed_shown_and_exported_whatever_they_ended_with() {
 }
 
 /// A test file whose 30th line onwards holds the test the change skips and weakens.
-fn long_test(prefix: &str, changed: bool) -> String {
+pub(crate) fn long_test(prefix: &str, changed: bool) -> String {
     let mut out = String::from(prefix);
     for n in 0..28 {
         out.push_str(&format!(

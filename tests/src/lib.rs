@@ -2,6 +2,7 @@
 //! loopback, and helpers that run the real `stanley`, `stanleyctl` and `stanleyd` binaries.
 
 pub mod bench;
+pub mod browser;
 pub mod fake_jev;
 pub mod model_server;
 pub mod repo;

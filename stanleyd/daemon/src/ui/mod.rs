@@ -223,10 +223,22 @@ async fn page_or_events(State(ctx): State<Ctx>, request: Request) -> Response<Bo
         return response;
     };
     if live {
-        return events(ctx, page).into_response();
+        let since = request
+            .uri()
+            .query()
+            .and_then(|q| q.split('&').find_map(|p| p.strip_prefix("since=")))
+            .unwrap_or("")
+            .to_owned();
+        return events(ctx, page, since).into_response();
     }
     let rendered = render(&ctx, page.clone()).await;
-    let address = format!("/events{}", page.path());
+    let main = one_line_end(rendered.main.into_string());
+    // The stream sends the main part only once it differs from what this page shows.
+    let address = format!("/events{}?since={}", page.path(), fingerprint(&main));
+    let rendered = views::Rendered {
+        main: maud::PreEscaped(main),
+        ..rendered
+    };
     let mut response = html(&ctx, &rendered.title, Some(&address), &rendered.main);
     *response.status_mut() = rendered.status;
     response
@@ -265,13 +277,36 @@ impl Drop for Streaming {
     }
 }
 
-/// The page's main part, sent now and again whenever it changes, until the page stops.
-fn events(ctx: Ctx, page: Page) -> Sse<impl futures::Stream<Item = Result<Event, Infallible>>> {
+/// The HTML with LF line ends only: SSE ends a line at CR too, and HTML reads both alike.
+fn one_line_end(html: String) -> String {
+    if html.contains('\r') {
+        html.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        html
+    }
+}
+
+/// A short name for a rendering, to tell whether the page a browser shows is current (stable
+/// for the daemon's life, which is as long as a page's address is).
+fn fingerprint(main: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    main.hash(&mut hasher);
+    format!("{:016x}", hasher.finish())
+}
+
+/// The page's main part whenever it differs from what the browser shows (`since`, the
+/// fingerprint of its rendering), until the page stops.
+fn events(
+    ctx: Ctx,
+    page: Page,
+    since: String,
+) -> Sse<impl futures::Stream<Item = Result<Event, Infallible>>> {
     ctx.seen.streams.fetch_add(1, Ordering::SeqCst);
     let streaming = Streaming(ctx.seen.clone());
-    let start = (ctx, page, String::new(), streaming);
-    let stream = futures::stream::unfold(start, |(ctx, page, last, streaming)| async move {
-        let mut first = last.is_empty();
+    let start = (ctx, page, since, streaming, true);
+    let stream = futures::stream::unfold(start, |(ctx, page, last, streaming, fresh)| async move {
+        let mut first = fresh;
         loop {
             if !first {
                 tokio::select! {
@@ -284,16 +319,11 @@ fn events(ctx: Ctx, page: Page) -> Sse<impl futures::Stream<Item = Result<Event,
                 return None;
             }
             ctx.state.touch();
-            // SSE ends a line at CR too: send one kind of line end.
-            let main = render(&ctx, page.clone())
-                .await
-                .main
-                .into_string()
-                .replace("\r\n", "\n")
-                .replace('\r', "\n");
-            if main != last {
+            let main = one_line_end(render(&ctx, page.clone()).await.main.into_string());
+            let seen = fingerprint(&main);
+            if seen != last {
                 let event = Event::default().event("page").data(&main);
-                return Some((Ok(event), (ctx, page, main, streaming)));
+                return Some((Ok(event), (ctx, page, seen, streaming, false)));
             }
         }
     });

@@ -1,0 +1,432 @@
+//! `stanleyctl ui`: the daemon's read-only page, driven in a real headless Chromium over
+//! WebDriver against real records (a check run with findings, delegated jobs, a validated
+//! candidate, a flow journal made by the Stop hook): each page shows what it should, a flow
+//! decision appears live without a reload, the pages work without JavaScript, and requests
+//! without the token, with a foreign `Host` or with another method are refused. Screenshots go
+//! to `target/ui-screenshots/`.
+
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use stanley_tests::browser::{Browser, screenshot_dir};
+use stanley_tests::fake_jev::flow_stop_answers;
+use stanley_tests::testenv::{Output, run, wait_until};
+use stanley_tests::{TempRepo, TestEnv};
+
+const HOOK_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/hooks");
+const TODO: &str = "Audit the TODO comments";
+const LIVE: Duration = Duration::from_secs(20);
+
+/// The flow the page shows: a parser phase with a check, then a docs phase a person decides.
+fn flow_file() -> Value {
+    json!({
+        "goal": "Ship the parser with docs", "title": "Parser",
+        "phases": [
+            {"id": "parse", "name": "Parser", "done_when": "parser.txt exists", "check": "test -f parser.txt"},
+            {"id": "docs", "name": "Docs", "done_when": "a person approves the wording"}
+        ],
+        "limits": {"max_blocks_per_session": 20}
+    })
+}
+
+/// The page's address, port and whether it was started, from `stanleyctl ui --no-open --json`.
+fn open(env: &TestEnv, repo: &TempRepo) -> (String, u16, bool) {
+    let out = env.stanleyctl(repo, &["ui", "--no-open", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    (
+        doc["url"].as_str().unwrap().to_owned(),
+        doc["port"].as_u64().unwrap() as u16,
+        doc["started"].as_bool().unwrap(),
+    )
+}
+
+/// A raw HTTP/1.1 GET (or another method) with exactly these headers: (status, head, body).
+fn raw(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> (u16, String, String) {
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    let (head, body) = reply.split_once("\r\n\r\n").unwrap_or((&reply, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_lowercase(), body.to_owned())
+}
+
+/// Feeds the recorded Stop input to `stanleyctl hook stop`.
+fn stop(env: &TestEnv, repo: &TempRepo) -> Output {
+    let input = std::fs::read_to_string(format!("{HOOK_FIXTURES}/stop_transcript_only.json"))
+        .unwrap()
+        .replace("{{cwd}}", repo.root().to_str().unwrap())
+        .replace(
+            "{{transcript}}",
+            &format!("{HOOK_FIXTURES}/transcript.jsonl"),
+        );
+    let mut cmd = env.command("stanleyctl", repo.root());
+    cmd.args(["hook", "stop"]);
+    run(cmd, Some(input.as_bytes()))
+}
+
+/// A repository with real records: a check run with findings, a validated candidate, a pending
+/// delegated job, and a flow whose first stop was blocked. Returns the run id and candidate id.
+fn scene() -> (
+    TestEnv,
+    TempRepo,
+    tempfile::TempDir,
+    Arc<Mutex<&'static str>>,
+    String,
+    String,
+) {
+    let (env, scratch) = crate::agent::agent_env("finished");
+    env.jev.route("check", "check", 0.9);
+    env.jev.route_if_present("todo", "todo_audit", 0.9);
+    // The flow's judge answers what the test says next ("continue", then "ask_human").
+    let next = Arc::new(Mutex::new("continue"));
+    let said = next.clone();
+    env.jev.respond(move |body| {
+        let questions = body["questions"].as_object()?;
+        if !questions.contains_key("current_phase") {
+            return None;
+        }
+        let phase = body["state"]["current_phase"].as_str()?;
+        let next = *said.lock().unwrap();
+        Some::<Map<String, Value>>(flow_stop_answers(
+            questions,
+            phase,
+            next == "continue",
+            next,
+        ))
+    });
+    let repo = TempRepo::with_files(&[
+        ("src/parse.js", "export const parse = (s) => Number(s);\n"),
+        ("test/parse.test.js", &crate::runs::long_test("", false)),
+    ]);
+    repo.write("test/parse.test.js", &crate::runs::long_test("", true));
+    let checked = env.stanley(&repo, &[crate::check::REQUEST, "--json"]);
+    assert_eq!(checked.code, 0, "{checked:?}");
+    let run_id = env.stanleyctl(&repo, &["runs", "list", "--json"]).json()[0]["runId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(env.stanley(&repo, &[TODO]).code, 0);
+    let work = env.stanleyctl(&repo, &["queue", "work", "--json"]);
+    assert_eq!(
+        work.json()["processed"][0]["status"],
+        "validated",
+        "{work:?}"
+    );
+    // A second delegation stays pending.
+    assert_eq!(
+        env.stanley(&repo, &["Rename the logger module everywhere"])
+            .code,
+        0
+    );
+    repo.write(".stanley/flow.json", &flow_file().to_string());
+    let blocked = stop(&env, &repo);
+    assert!(blocked.stdout.contains("\"block\""), "{blocked:?}");
+    let candidate = stanley_workflows::improve::job_id(TODO);
+    (env, repo, scratch, next, run_id, candidate)
+}
+
+#[test]
+fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() {
+    let (env, repo, _scratch, next, run_id, candidate) = scene();
+    let (url, port, started) = open(&env, &repo);
+    assert!(started);
+    assert!(
+        url.starts_with(&format!("http://127.0.0.1:{port}/?token=")),
+        "{url}"
+    );
+    // Asking again reuses the page that serves.
+    assert_eq!(open(&env, &repo), (url.clone(), port, false));
+    let shots = screenshot_dir();
+    let browser = Browser::start(true);
+
+    // The token leaves the address: the browser lands on / with the cookie.
+    browser.goto(&url);
+    assert_eq!(browser.url(), format!("http://127.0.0.1:{port}/"));
+    assert!(browser.text("h1").contains("Overview"));
+    let cards = browser.text(".cards");
+    assert!(
+        cards.contains("1 pending of 2 jobs") && cards.contains("1 candidates waiting"),
+        "{cards}"
+    );
+    assert!(browser.text("#flow-line").contains("in phase parse"));
+    browser.screenshot(&shots.join("overview.png"));
+
+    browser.goto(&format!("http://127.0.0.1:{port}/runs"));
+    let table = browser.text("table.runs");
+    assert!(
+        table.contains("complete") && table.contains("check"),
+        "{table}"
+    );
+    browser.screenshot(&shots.join("runs.png"));
+
+    // One run: findings grouped by file, with their lines; coverage, limits, not checked.
+    browser.goto(&format!("http://127.0.0.1:{port}/runs/{run_id}"));
+    let files = browser.run(
+        "return Array.from(document.querySelectorAll('section.file h3')).map(h => h.textContent)",
+    );
+    assert!(
+        files
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f == "test/parse.test.js"),
+        "{files}"
+    );
+    let findings = browser.text("section.file table.findings");
+    assert!(findings.contains("skip_marker_added"), "{findings}");
+    let main = browser.text("main");
+    for part in ["Coverage", "candidates", "judged", "Limits", "Not checked"] {
+        assert!(main.contains(part), "{part}: {main}");
+    }
+    browser.screenshot(&shots.join("run.png"));
+
+    // The queue: both jobs with their states and diaries, and the candidate.
+    browser.goto(&format!("http://127.0.0.1:{port}/queue"));
+    let jobs = browser.text("table.jobs");
+    assert!(
+        jobs.contains(&candidate) && jobs.contains("done") && jobs.contains("pending"),
+        "{jobs}"
+    );
+    browser.run(&format!(
+        "document.getElementById('diary-{candidate}').open = true; return true"
+    ));
+    assert!(
+        browser
+            .text(&format!("#diary-{candidate}"))
+            .contains("validated")
+    );
+    assert!(browser.text("table.candidates").contains("todo_audit"));
+    browser.screenshot(&shots.join("queue.png"));
+
+    // One candidate: its source, its validation and the exact commands.
+    browser.goto(&format!("http://127.0.0.1:{port}/candidates/{candidate}"));
+    let source = browser.text("pre.source");
+    assert!(source.contains("todo_audit"), "{source}");
+    let commands = browser
+        .run("return Array.from(document.querySelectorAll('pre.command')).map(p => p.textContent)");
+    assert_eq!(
+        commands,
+        json!([
+            format!("stanleyctl candidates promote {candidate}"),
+            format!("stanleyctl candidates reject {candidate}")
+        ])
+    );
+    assert!(browser.text("table.checks").contains("selected"));
+    browser.screenshot(&shots.join("candidate.png"));
+
+    // The flow: phases, budgets, the block; then an advance and a person's question arrive live.
+    browser.goto(&format!("http://127.0.0.1:{port}/flow"));
+    assert!(browser.text("table.phases").contains("parser.txt exists"));
+    assert!(browser.text("#budget-blocks").starts_with("1 of 20"));
+    assert!(browser.text("ol.timeline").contains("block"));
+    assert!(
+        browser.wait_for(LIVE, |b| b.text("#live-state") == "on"),
+        "the live stream did not open: {}",
+        browser.source()
+    );
+    browser.run("window.stanleyMark = 'not reloaded'; return true");
+    repo.write("parser.txt", "the parser");
+    let advanced = stop(&env, &repo);
+    assert!(
+        advanced.stdout.contains("now work on phase docs"),
+        "{advanced:?}"
+    );
+    assert!(
+        browser.wait_for(LIVE, |b| b.text("#current-phase") == "docs"),
+        "the advance did not appear: {}",
+        browser.text("main")
+    );
+    *next.lock().unwrap() = "ask_human";
+    let asked = stop(&env, &repo);
+    assert_eq!(asked.code, 0, "{asked:?}");
+    assert!(
+        browser.wait_for(LIVE, |b| b
+            .text("#person-note")
+            .contains("Waiting on a person")),
+        "the person's question did not appear: {}",
+        browser.text("main")
+    );
+    assert_eq!(
+        browser.run("return window.stanleyMark || null"),
+        json!("not reloaded"),
+        "the page was reloaded"
+    );
+    let timeline = browser.text("ol.timeline");
+    assert!(
+        timeline.contains("advance") && timeline.contains("ask_human"),
+        "{timeline}"
+    );
+    assert!(browser.text("#flow-state").contains("waiting"));
+    browser.screenshot(&shots.join("flow.png"));
+
+    // Another browser without the cookie gets nothing.
+    let stranger = Browser::start(true);
+    stranger.goto(&format!("http://127.0.0.1:{port}/runs"));
+    let refused = stranger.text("body");
+    assert!(refused.contains("needs the address"), "{refused}");
+    assert!(!stranger.source().contains(&run_id));
+    stranger.screenshot(&shots.join("refused.png"));
+}
+
+#[test]
+fn the_pages_work_without_javascript() {
+    let (env, repo, _scratch, _next, run_id, _candidate) = scene();
+    let (url, port, _) = open(&env, &repo);
+    let browser = Browser::start(false);
+    browser.goto(&url);
+    browser.goto(&format!("http://127.0.0.1:{port}/runs/{run_id}"));
+    assert!(browser.text("table.findings").contains("skip_marker_added"));
+    // The script never ran: the live state still says what the server wrote.
+    assert!(browser.text("#live-state").starts_with("off"));
+    browser.goto(&format!("http://127.0.0.1:{port}/flow"));
+    assert!(browser.text("ol.timeline").contains("block"));
+    browser.screenshot(&screenshot_dir().join("flow-without-javascript.png"));
+}
+
+#[test]
+fn requests_without_the_token_from_a_foreign_host_or_that_write_are_refused() {
+    let (env, repo, _scratch, _next, run_id, _candidate) = scene();
+    let (url, port, _) = open(&env, &repo);
+    let token = url.split("token=").nth(1).unwrap().to_owned();
+    let host = format!("127.0.0.1:{port}");
+    let cookie = format!("stanley_ui_{port}={token}");
+
+    // The token once: a cookie that scripts cannot read and other sites never send.
+    let (status, head, _) = raw(
+        port,
+        "GET",
+        &format!("/runs?token={token}"),
+        &[("Host", &host)],
+    );
+    assert_eq!(status, 303);
+    assert!(head.contains("location: /runs\r\n"), "{head}");
+    assert!(
+        head.contains(
+            &format!("set-cookie: {cookie}; path=/; httponly; samesite=strict").to_lowercase()
+        ),
+        "{head}"
+    );
+    let (status, head, body) = raw(
+        port,
+        "GET",
+        &format!("/runs/{run_id}"),
+        &[("Host", &host), ("Cookie", &cookie)],
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("skip_marker_added"));
+    for header in [
+        "content-security-policy: default-src 'none'; script-src 'self'; style-src 'self'",
+        "x-content-type-options: nosniff",
+        "x-frame-options: deny",
+        "referrer-policy: no-referrer",
+        "cache-control: no-store",
+    ] {
+        assert!(head.contains(header), "{header}: {head}");
+    }
+    assert!(!head.contains("access-control-allow"), "no CORS: {head}");
+
+    let refused = |status: u16, method: &str, headers: &[(&str, &str)]| {
+        let (got, head, body) = raw(port, method, &format!("/runs/{run_id}"), headers);
+        assert_eq!(got, status, "{method} {headers:?}: {body}");
+        assert!(!body.contains("skip_marker_added"), "{body}");
+        assert!(head.contains("content-security-policy"), "{head}");
+        body
+    };
+    let no_token = refused(401, "GET", &[("Host", &host)]);
+    assert_eq!(
+        no_token,
+        "Stanley: this page needs the address `stanleyctl ui` prints (its token is new each time the page starts)\n"
+    );
+    refused(
+        401,
+        "GET",
+        &[
+            ("Host", &host),
+            ("Cookie", &format!("stanley_ui_{port}={}", "0".repeat(64))),
+        ],
+    );
+    // DNS rebinding: a foreign name resolving to 127.0.0.1 sends its own Host.
+    let foreign = refused(
+        403,
+        "GET",
+        &[
+            ("Host", &format!("attacker.example:{port}")),
+            ("Cookie", &cookie),
+        ],
+    );
+    assert!(
+        foreign.contains(&format!("only at 127.0.0.1:{port}")),
+        "{foreign}"
+    );
+    refused(403, "GET", &[("Cookie", &cookie)]);
+    refused(405, "POST", &[("Host", &host), ("Cookie", &cookie)]);
+    refused(405, "DELETE", &[("Host", &host), ("Cookie", &cookie)]);
+    refused(
+        405,
+        "OPTIONS",
+        &[
+            ("Host", &host),
+            ("Origin", "http://attacker.example"),
+            ("Cookie", &cookie),
+        ],
+    );
+    // The listening socket is bound to 127.0.0.1 only (the kernel's own table says so).
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    let listening: Vec<&str> = table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let (address, state) = (fields.get(1)?, fields.get(3)?);
+            (address.ends_with(&format!(":{port:04X}")) && *state == "0A").then_some(*address)
+        })
+        .collect();
+    assert_eq!(listening, vec![format!("0100007F:{port:04X}")]);
+    let table6 = std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
+    assert!(
+        !table6.lines().any(|l| l
+            .split_whitespace()
+            .nth(1)
+            .is_some_and(|a| a.ends_with(&format!(":{port:04X}")))
+            && l.split_whitespace().nth(3) == Some("0A")),
+        "no IPv6 listener"
+    );
+}
+
+#[test]
+fn the_page_stops_when_unwanted_and_the_next_one_has_a_new_port_and_token() {
+    let mut env = TestEnv::new();
+    env.set("STANLEY_UI_IDLE_MS", "300");
+    let repo = TempRepo::with_files(&[("README.md", "# demo\n")]);
+    let (first, port, started) = open(&env, &repo);
+    assert!(started);
+    assert!(
+        wait_until(Duration::from_secs(20), || std::net::TcpStream::connect((
+            "127.0.0.1",
+            port
+        ))
+        .is_err()),
+        "the page still listens on {port}"
+    );
+    let (second, _, started) = open(&env, &repo);
+    assert!(started, "a new page was started");
+    assert_ne!(first, second);
+    let token = |u: &str| u.split("token=").nth(1).unwrap().to_owned();
+    assert_ne!(token(&first), token(&second));
+}
