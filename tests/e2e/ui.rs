@@ -173,6 +173,20 @@ fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() 
         table.contains("complete") && table.contains("check"),
         "{table}"
     );
+    // A new request appears in the open list without a reload.
+    let rows = "return document.querySelectorAll('table.runs tbody tr').length";
+    let before = browser.run(rows).as_u64().unwrap();
+    assert!(
+        browser.wait_for(LIVE, |b| b.text("#live-state") == "on"),
+        "the live stream did not open"
+    );
+    let again = env.stanley(&repo, &[crate::check::REQUEST]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert!(
+        browser.wait_for(LIVE, |b| b.run(rows).as_u64() == Some(before + 1)),
+        "the new run did not appear: {}",
+        browser.text("main")
+    );
     browser.screenshot(&shots.join("runs.png"));
 
     // One run: findings grouped by file, with their lines; coverage, limits, not checked.
@@ -429,4 +443,58 @@ fn the_page_stops_when_unwanted_and_the_next_one_has_a_new_port_and_token() {
     assert_ne!(first, second);
     let token = |u: &str| u.split("token=").nth(1).unwrap().to_owned();
     assert_ne!(token(&first), token(&second));
+}
+
+#[test]
+fn the_browser_is_given_a_private_redirect_file_never_the_token() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut env = TestEnv::new();
+    let scratch = tempfile::tempdir().unwrap();
+    let record = scratch.path().join("browser-args");
+    let browser = scratch.path().join("browser");
+    std::fs::write(
+        &browser,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > {0}.tmp && mv {0}.tmp {0}\n",
+            record.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    env.set("BROWSER", browser.to_str().unwrap());
+    let repo = TempRepo::with_files(&[("README.md", "# demo\n")]);
+    let out = env.stanleyctl(&repo, &["ui"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let url = out.stdout.lines().next().unwrap().to_owned();
+    assert!(url.contains("?token="), "the address comes first: {}", out.stdout);
+    assert!(out.stderr.contains("opened it with"), "{}", out.stderr);
+    assert!(wait_until(Duration::from_secs(20), || record.exists()));
+    let args = std::fs::read_to_string(&record).unwrap();
+    let token = url.split("token=").nth(1).unwrap();
+    assert!(
+        !args.contains(token),
+        "the token is on the browser's command line: {args}"
+    );
+    let file = args.trim().strip_prefix("file://").expect("a file address");
+    let meta = std::fs::metadata(file).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    assert!(
+        file.starts_with(env.runtime_dir().to_str().unwrap()),
+        "{file}"
+    );
+    let page = std::fs::read_to_string(file).unwrap();
+    assert!(page.contains(&format!("content=\"0;url={url}\"")), "{page}");
+
+    // Without a browser it says so, and the address is still printed first.
+    env.set("BROWSER", "");
+    let out = env.stanleyctl(&repo, &["ui"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout.lines().next(), Some(url.as_str()));
+    assert!(
+        out.stderr.contains(
+            "no browser found (set BROWSER, or run with a display); open the address above"
+        ),
+        "{}",
+        out.stderr
+    );
 }
