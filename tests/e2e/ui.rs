@@ -45,25 +45,62 @@ fn open(env: &TestEnv, repo: &TempRepo) -> (String, u16, bool) {
 
 /// A raw HTTP/1.1 GET (or another method) with exactly these headers: (status, head, body).
 fn raw(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> (u16, String, String) {
-    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
+    try_raw(port, method, path, headers).unwrap()
+}
+
+fn try_raw(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> std::io::Result<(u16, String, String)> {
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(20)))?;
     let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
     for (k, v) in headers {
         request.push_str(&format!("{k}: {v}\r\n"));
     }
     request.push_str("\r\n");
-    stream.write_all(request.as_bytes()).unwrap();
+    stream.write_all(request.as_bytes())?;
     let mut reply = String::new();
-    stream.read_to_string(&mut reply).unwrap();
+    stream.read_to_string(&mut reply)?;
     let (head, body) = reply.split_once("\r\n\r\n").unwrap_or((&reply, ""));
     let status = head
         .split(' ')
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    (status, head.to_lowercase(), body.to_owned())
+    Ok((status, head.to_lowercase(), body.to_owned()))
+}
+
+/// Sets `BROWSER` to a stand-in that records what it was given; returns where.
+fn stand_in_browser(env: &mut TestEnv, scratch: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let record = scratch.join("browser-args");
+    let browser = scratch.join("browser");
+    std::fs::write(
+        &browser,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > {0}.tmp && mv {0}.tmp {0}\n",
+            record.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    env.set("BROWSER", browser.to_str().unwrap());
+    let _ = std::fs::remove_file(&record);
+    record
+}
+
+/// Runs `stanleyctl ui` with a stand-in browser and returns what the browser was given (the
+/// redirect file's address).
+fn opened_file(env: &mut TestEnv, repo: &TempRepo, scratch: &std::path::Path) -> String {
+    let record = stand_in_browser(env, scratch);
+    let out = env.stanleyctl(repo, &["ui"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stderr.contains("opened it with"), "{}", out.stderr);
+    assert!(wait_until(Duration::from_secs(20), || record.exists()));
+    std::fs::read_to_string(&record).unwrap().trim().to_owned()
 }
 
 /// Feeds the recorded Stop input to `stanleyctl hook stop`.
@@ -143,7 +180,7 @@ fn scene() -> (
 
 #[test]
 fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() {
-    let (env, repo, _scratch, next, run_id, candidate) = scene();
+    let (mut env, repo, scratch, next, run_id, candidate) = scene();
     let (url, port, started) = open(&env, &repo);
     assert!(started);
     assert!(
@@ -155,10 +192,17 @@ fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() 
     let shots = screenshot_dir();
     let browser = Browser::start(true);
 
-    // The token leaves the address: the browser lands on / with the cookie.
-    browser.goto(&url);
-    assert_eq!(browser.url(), format!("http://127.0.0.1:{port}/"));
-    assert!(browser.text("h1").contains("Overview"));
+    // `stanleyctl ui` opens the browser on its redirect file; the token then leaves the address
+    // and the browser lands on / with the cookie.
+    let file = opened_file(&mut env, &repo, scratch.path());
+    browser.goto(&file);
+    assert!(
+        browser.wait_for(LIVE, |b| b.url() == format!("http://127.0.0.1:{port}/")
+            && b.text("h1").contains("Overview")),
+        "{}: {}",
+        browser.url(),
+        browser.text("body")
+    );
     let cards = browser.text(".cards");
     assert!(
         cards.contains("1 pending of 2 jobs") && cards.contains("1 candidates waiting"),
@@ -322,14 +366,24 @@ fn requests_without_the_token_from_a_foreign_host_or_that_write_are_refused() {
     let cookie = format!("stanley_ui_{port}={token}");
 
     // The token once: a cookie that scripts cannot read and other sites never send.
-    let (status, head, _) = raw(
+    let (status, head, body) = raw(
         port,
         "GET",
         &format!("/runs?token={token}"),
         &[("Host", &host)],
     );
-    assert_eq!(status, 303);
-    assert!(head.contains("location: /runs\r\n"), "{head}");
+    // A page of our own moves the browser on (a redirect started from a file would not carry
+    // a SameSite=Strict cookie), and only ever to a path on this site.
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("content=\"0;url=/runs\""), "{body}");
+    assert!(!head.contains("location:"), "{head}");
+    let (_, _, elsewhere) = raw(
+        port,
+        "GET",
+        &format!("//attacker.example/?token={token}"),
+        &[("Host", &host)],
+    );
+    assert!(elsewhere.contains("content=\"0;url=/\""), "{elsewhere}");
     assert!(
         head.contains(
             &format!("set-cookie: {cookie}; path=/; httponly; samesite=strict").to_lowercase()
@@ -450,23 +504,16 @@ fn the_browser_is_given_a_private_redirect_file_never_the_token() {
     use std::os::unix::fs::PermissionsExt;
     let mut env = TestEnv::new();
     let scratch = tempfile::tempdir().unwrap();
-    let record = scratch.path().join("browser-args");
-    let browser = scratch.path().join("browser");
-    std::fs::write(
-        &browser,
-        format!(
-            "#!/bin/sh\nprintf '%s\\n' \"$@\" > {0}.tmp && mv {0}.tmp {0}\n",
-            record.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
-    env.set("BROWSER", browser.to_str().unwrap());
+    let record = stand_in_browser(&mut env, scratch.path());
     let repo = TempRepo::with_files(&[("README.md", "# demo\n")]);
     let out = env.stanleyctl(&repo, &["ui"]);
     assert_eq!(out.code, 0, "{out:?}");
     let url = out.stdout.lines().next().unwrap().to_owned();
-    assert!(url.contains("?token="), "the address comes first: {}", out.stdout);
+    assert!(
+        url.contains("?token="),
+        "the address comes first: {}",
+        out.stdout
+    );
     assert!(out.stderr.contains("opened it with"), "{}", out.stderr);
     assert!(wait_until(Duration::from_secs(20), || record.exists()));
     let args = std::fs::read_to_string(&record).unwrap();
@@ -476,6 +523,13 @@ fn the_browser_is_given_a_private_redirect_file_never_the_token() {
         "the token is on the browser's command line: {args}"
     );
     let file = args.trim().strip_prefix("file://").expect("a file address");
+    assert!(
+        file.ends_with(&format!(
+            "/ui-open-{}.html",
+            url.split(':').nth(2).unwrap().split('/').next().unwrap()
+        )),
+        "one file per page: {file}"
+    );
     let meta = std::fs::metadata(file).unwrap();
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
     assert!(
@@ -496,5 +550,134 @@ fn the_browser_is_given_a_private_redirect_file_never_the_token() {
         ),
         "{}",
         out.stderr
+    );
+}
+
+/// The page's answer to `path` with the cookie `url`'s token earns.
+fn page(url: &str, port: u16, path: &str) -> (u16, String) {
+    let token = url.split("token=").nth(1).unwrap();
+    let (status, _, body) = raw(
+        port,
+        "GET",
+        path,
+        &[
+            ("Host", &format!("127.0.0.1:{port}")),
+            ("Cookie", &format!("stanley_ui_{port}={token}")),
+        ],
+    );
+    (status, body)
+}
+
+#[test]
+fn records_a_repository_plants_are_refused_and_never_hang_the_page() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let repo = TempRepo::with_files(&[("README.md", "# demo\n")]);
+    let stanley = repo.root().join(".stanley");
+    std::fs::create_dir_all(&stanley).unwrap();
+    // A flow file that is a link to an endless device.
+    std::os::unix::fs::symlink("/dev/zero", stanley.join("flow.json")).unwrap();
+    // A candidate folder a checkout made (0755), with a plausible record.
+    let committed = stanley.join("candidates/imp_aaaaaaaaaaaa");
+    std::fs::create_dir_all(&committed).unwrap();
+    let record = json!({"schema": "stanley.candidate/v1", "id": "imp_aaaaaaaaaaaa",
+        "status": "validated", "workflowId": "evil", "source": "../../evil.ts",
+        "request": "x", "createdAt": "2026-12-01T00:00:00Z",
+        "checks": {"loaded": true, "quarantined": [], "duplicateId": false, "outsideWrites": [], "routing": "selected"},
+        "reasons": [], "agent": {"outcome": "finished", "toolCalls": 1, "durationMs": 1}, "summary": "x"});
+    std::fs::write(committed.join("candidate.json"), record.to_string()).unwrap();
+    for dir in [stanley.join("candidates"), committed.clone()] {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    // A record in private folders that links to a FIFO nobody writes.
+    let scratch = tempfile::tempdir().unwrap();
+    let fifo = scratch.path().join("fifo");
+    let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo reads a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let private = stanley.join("candidates/imp_bbbbbbbbbbbb");
+    std::fs::create_dir_all(&private).unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::os::unix::fs::symlink(&fifo, private.join("candidate.json")).unwrap();
+
+    let (url, port, _) = open(&env, &repo);
+    let (status, flow) = page(&url, port, "/flow");
+    assert_eq!(status, 200);
+    assert!(
+        flow.contains("flow.json is a symbolic link; not read"),
+        "{flow}"
+    );
+    let (status, queue) = page(&url, port, "/queue");
+    assert_eq!(status, 200);
+    assert!(queue.contains("No candidates yet."), "{queue}");
+    let (status, _) = page(&url, port, "/candidates/imp_aaaaaaaaaaaa");
+    assert_eq!(status, 404);
+    assert_eq!(page(&url, port, "/").0, 200);
+    // The same refusals outside the page: nothing listed, nothing promoted, one line for the flow.
+    let listed = env.stanleyctl(&repo, &["candidates", "list"]);
+    assert!(!listed.stdout.contains("imp_aaaaaaaaaaaa"), "{listed:?}");
+    let promote = env.stanleyctl(&repo, &["candidates", "promote", "imp_aaaaaaaaaaaa"]);
+    assert_eq!(promote.code, 65, "{promote:?}");
+    assert!(!repo.root().join("evil.ts").exists());
+    let status = env.stanleyctl(&repo, &["flow", "status"]);
+    assert_ne!(status.code, 0);
+    assert!(
+        status
+            .stderr
+            .contains("flow.json is a symbolic link; not read"),
+        "{status:?}"
+    );
+}
+
+#[test]
+fn the_page_holds_a_bounded_number_of_connections_and_the_daemon_keeps_answering() {
+    let env = TestEnv::new();
+    let repo = TempRepo::with_files(&[("README.md", "# demo\n")]);
+    let (url, port, _) = open(&env, &repo);
+    // Connections that never finish their headers, as another local user could open.
+    let mut held: Vec<std::net::TcpStream> = (0..40)
+        .map(|_| {
+            let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+            s.write_all(b"GET / HTTP/1.1\r\nX-Slow: ").unwrap();
+            s.set_nonblocking(true).unwrap();
+            s
+        })
+        .collect();
+    // Past the bound, connections are closed on arrival: 8 of 40 see their end.
+    let closed = |held: &mut [std::net::TcpStream]| -> usize {
+        held.iter_mut()
+            .map(|s| {
+                let mut byte = [0u8; 1];
+                match s.read(&mut byte) {
+                    Ok(0) => 1,
+                    Err(e) if e.kind() != std::io::ErrorKind::WouldBlock => 1,
+                    _ => 0,
+                }
+            })
+            .sum()
+    };
+    let mut seen = 0;
+    assert!(
+        wait_until(Duration::from_secs(20), || {
+            seen = closed(&mut held);
+            seen == 8
+        }),
+        "{seen} closed"
+    );
+    // The daemon itself keeps answering.
+    let status = env.stanleyctl(&repo, &["daemon", "status"]);
+    assert_eq!(status.code, 0, "{status:?}");
+    drop(held);
+    let token = url.split("token=").nth(1).unwrap().to_owned();
+    let (host, cookie) = (
+        format!("127.0.0.1:{port}"),
+        format!("stanley_ui_{port}={token}"),
+    );
+    assert!(
+        wait_until(Duration::from_secs(20), || {
+            try_raw(port, "GET", "/", &[("Host", &host), ("Cookie", &cookie)])
+                .is_ok_and(|(status, _, _)| status == 200)
+        }),
+        "the page serves again once they are gone"
     );
 }

@@ -9,7 +9,13 @@ use std::sync::Mutex;
 
 use stanley_workflows::flow::state::{FlowState, FlowStore, StoreError};
 
-use crate::records::{create_private_dir, open_append, write_atomic};
+use crate::records::{create_private_dir, open_append, read_at_most, read_bounded, write_atomic};
+
+/// The most of the journal read: far above what `MAX_DECISIONS` entries take, far below what
+/// would hurt (a link to `/dev/zero` is refused anyway).
+const MAX_STATE_BYTES: u64 = 16 * 1024 * 1024;
+/// The most of `NEEDS_HUMAN.md` read.
+const MAX_NOTE_BYTES: u64 = 64 * 1024;
 
 /// A flow store rooted at a repository's `.stanley/flow/`.
 pub struct FileFlowStore {
@@ -52,8 +58,8 @@ impl FileFlowStore {
 
 impl FlowStore for FileFlowStore {
     fn read_state(&self) -> Result<Option<String>, StoreError> {
-        match fs::read_to_string(self.dir.join("state.json")) {
-            Ok(text) => Ok(Some(text)),
+        match read_bounded(&self.dir.join("state.json"), MAX_STATE_BYTES) {
+            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
             Err(e) => Err(err("cannot read .stanley/flow/state.json", e)),
         }
@@ -115,17 +121,9 @@ impl FlowStore for FileFlowStore {
     }
 
     fn read_needs_human(&self) -> Option<String> {
-        use std::io::Read;
-        use std::os::unix::fs::OpenOptionsExt;
-        // A regular file only, opened without following a link, and at most 64 KiB of it.
-        let file = fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(self.dir.join("NEEDS_HUMAN.md"))
-            .ok()
-            .filter(|f| f.metadata().is_ok_and(|m| m.is_file()))?;
-        let mut bytes = Vec::new();
-        file.take(64 * 1024).read_to_end(&mut bytes).ok()?;
+        // A regular file only, opened without following a link or waiting on a FIFO, and at
+        // most 64 KiB of it.
+        let (bytes, _) = read_at_most(&self.dir.join("NEEDS_HUMAN.md"), MAX_NOTE_BYTES).ok()?;
         Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 

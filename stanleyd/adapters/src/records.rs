@@ -153,6 +153,53 @@ pub fn open_lock(path: &Path) -> io::Result<fs::File> {
         .map_err(|e| nofollow_error(path, e))
 }
 
+/// Reads at most `limit` bytes of a regular file, opened without following a link at its last
+/// component and without blocking (a FIFO or device planted there is refused, never waited on
+/// or read forever). NotFound passes through; a link, a non-file or a larger file is an error
+/// that names the path.
+pub fn read_bounded(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let (bytes, whole) = read_at_most(path, limit)?;
+    if !whole {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is larger than {limit} bytes", path.display()),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The first `limit` bytes of a regular file, as [`read_bounded`] opens it, and whether that
+/// was the whole file.
+pub fn read_at_most(path: &Path, limit: u64) -> io::Result<(Vec<u8>, bool)> {
+    use std::io::Read;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                not_read(path, "is a symbolic link")
+            } else {
+                e
+            }
+        })?;
+    if !file.metadata()?.is_file() {
+        return Err(not_read(path, "is not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    let whole = bytes.len() as u64 <= limit;
+    bytes.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    Ok((bytes, whole))
+}
+
+fn not_read(path: &Path, what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("{} {what}; not read", path.display()),
+    )
+}
+
 /// `ELOOP` from `O_NOFOLLOW` means the last component is a link: say so.
 fn nofollow_error(path: &Path, e: io::Error) -> io::Error {
     if e.raw_os_error() == Some(libc::ELOOP) {

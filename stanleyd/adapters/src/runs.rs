@@ -74,12 +74,12 @@ fn folders(root: &Path) -> Vec<String> {
 }
 
 fn read_json(path: &Path) -> Option<Value> {
-    let meta = fs::symlink_metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    serde_json::from_slice(&fs::read(path).ok()?).ok()
+    // A regular file, not through a link, never a FIFO, and bounded.
+    serde_json::from_slice(&crate::records::read_bounded(path, MAX_RECORD_BYTES).ok()?).ok()
 }
+
+/// The most of one run record read (a result document of a very large triage stays far below).
+const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A run's summary: its `summary.json`, or one made from an older folder's manifest.
 fn summary_of(root: &Path, id: &str) -> RunSummary {

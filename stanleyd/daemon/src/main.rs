@@ -64,6 +64,7 @@ fn main() -> ExitCode {
     if let Err(e) = init_logging(&prepared.files.log(), settings.log.as_deref()) {
         eprintln!("stanleyd: cannot open the log: {e}");
     }
+    raise_descriptor_limit();
     let mut config = DaemonConfig::new(prepared.files.clone());
     config.trust_file = settings.trust_file;
     config.workflow_host = settings.workflow_host;
@@ -128,5 +129,25 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = term.recv() => {}
         _ = int.recv() => {}
+    }
+}
+
+/// Raises the soft limit on open descriptors to the hard one (desktop sessions often start
+/// with 1,024 of a much higher hard limit): the daemon serves many clients and, with the
+/// page, connections any local user can open. A failure leaves the limit as it was.
+fn raise_descriptor_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                tracing::warn!("could not raise the open-descriptor limit");
+            }
+        }
     }
 }

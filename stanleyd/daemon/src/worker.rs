@@ -435,6 +435,7 @@ pub(crate) async fn promote(
     let source = record
         .source
         .clone()
+        .filter(|s| source_in_folder(id, s))
         .ok_or_else(|| RequestError::input(format!("candidate {id} has no workflow source")))?;
     let facts = Facts {
         diff: false,
@@ -485,14 +486,35 @@ pub(crate) async fn promote(
     Ok((workflow, destination))
 }
 
+/// Whether `dir` is a real folder of this user's, closed to others: what Stanley makes. A
+/// repository that commits `.stanley/candidates/` gets 0755 folders from a checkout.
+fn ours(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir())
+        && stanley_adapters::records::refuse_foreign_dir(dir).is_ok()
+}
+
+/// A candidate record Stanley wrote: in folders Stanley made, a regular file of at most 1 MiB
+/// read without following a link or waiting on a FIFO, naming its own id.
 fn read_record(root: &Path, id: &str) -> Option<CandidateRecord> {
     if !valid_candidate_id(id) {
         return None;
     }
-    std::fs::read(root.join(format!(".stanley/candidates/{id}/candidate.json")))
+    let folder = root.join(format!(".stanley/candidates/{id}"));
+    if !ours(&root.join(".stanley/candidates")) || !ours(&folder) {
+        return None;
+    }
+    stanley_adapters::records::read_bounded(&folder.join("candidate.json"), 1024 * 1024)
         .ok()
         .and_then(|b| serde_json::from_slice::<CandidateRecord>(&b).ok())
         .filter(|r| r.id == id)
+}
+
+/// Whether a record's `source` is a file directly inside its candidate's folder (promotion
+/// moves it; a record must not name another file to move).
+fn source_in_folder(id: &str, source: &str) -> bool {
+    source
+        .strip_prefix(&format!(".stanley/candidates/{id}/"))
+        .is_some_and(|name| !name.is_empty() && !name.contains('/') && name != "." && name != "..")
 }
 
 /// Every readable candidate record, by id.

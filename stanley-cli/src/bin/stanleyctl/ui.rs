@@ -31,7 +31,7 @@ pub(crate) fn ui(target: &Target, no_open: bool, json: bool) -> ExitCode {
         if no_open {
             return Ok(());
         }
-        match open_browser(target, &page.url) {
+        match open_browser(target, &page.url, page.port) {
             Ok(program) => {
                 if !json {
                     stanley_cli::errln!("opened it with {program}");
@@ -66,16 +66,16 @@ fn on_path(program: &str) -> bool {
 }
 
 /// Writes the redirect file and starts the browser on it; which program, or why not.
-fn open_browser(target: &Target, url: &str) -> Result<String, String> {
+fn open_browser(target: &Target, url: &str, port: u32) -> Result<String, String> {
     let program = browser().ok_or("no browser found (set BROWSER, or run with a display)")?;
     let folder = target
         .socket
         .parent()
         .ok_or("the daemon's runtime folder is unknown")?;
-    let file = write_redirect(folder, url)
+    let file = write_redirect(folder, url, port)
         .map_err(|e| format!("cannot write the page's redirect file: {e}"))?;
     Command::new(&program)
-        .arg(format!("file://{}", file.display()))
+        .arg(file_url(&file))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -84,12 +84,43 @@ fn open_browser(target: &Target, url: &str) -> Result<String, String> {
     Ok(program)
 }
 
-/// `ui-open.html` in the daemon's private runtime folder (checked 0700 by the connection),
-/// mode 0600, written through a new file (`create_new` never follows a planted link) and
-/// renamed over the old one.
-fn write_redirect(folder: &Path, url: &str) -> std::io::Result<PathBuf> {
-    let path = folder.join("ui-open.html");
-    let tmp = folder.join(format!("ui-open.html.tmp-{}", std::process::id()));
+/// `file://` and the path, with every byte but unreserved ones and `/` percent-encoded.
+fn file_url(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut url = String::from("file://");
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-_.~".contains(&b) {
+            url.push(char::from(b));
+        } else {
+            url.push_str(&format!("%{b:02X}"));
+        }
+    }
+    url
+}
+
+/// `ui-open-<port>.html` in the daemon's private runtime folder (checked 0700 by the
+/// connection; one file per page, so two repositories' pages never swap), mode 0600, written
+/// through a new file (`create_new` never follows a planted link) and renamed over the old one.
+/// Redirect files of pages started over a day ago are removed.
+fn write_redirect(folder: &Path, url: &str, port: u32) -> std::io::Result<PathBuf> {
+    let stale = std::time::Duration::from_secs(24 * 60 * 60);
+    for entry in std::fs::read_dir(folder)?.flatten() {
+        let name = entry.file_name();
+        let old = name
+            .to_str()
+            .is_some_and(|n| n.starts_with("ui-open-") && n.ends_with(".html"))
+            && entry
+                .metadata()
+                .ok()
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > stale);
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    let path = folder.join(format!("ui-open-{port}.html"));
+    let tmp = folder.join(format!("ui-open-{port}.html.tmp-{}", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
     let mut f = std::fs::OpenOptions::new()
         .write(true)

@@ -44,7 +44,14 @@ pub(crate) enum FlowLoad {
 
 /// Loads `.stanley/flow.json` strictly.
 pub(crate) fn load_flow(root: &Path) -> Result<Flow, FlowLoad> {
-    let text = match std::fs::read_to_string(root.join(FLOW_FILE)) {
+    // A regular file of at most 1 MiB, not through a link: a repository may commit one to
+    // `/dev/zero` or a FIFO.
+    let text = match stanley_adapters::records::read_bounded(&root.join(FLOW_FILE), 1024 * 1024)
+        .and_then(|b| {
+            String::from_utf8(b).map_err(|_| {
+                std::io::Error::new(std::io::ErrorKind::InvalidData, "it is not UTF-8 text")
+            })
+        }) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(FlowLoad::Missing),
         Err(e) => return Err(FlowLoad::Bad(format!("cannot read {FLOW_FILE}: {e}"))),

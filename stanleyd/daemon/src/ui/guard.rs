@@ -17,7 +17,9 @@ pub(crate) enum Access {
     /// Serve it.
     Allowed,
     /// The token was in the address and is right: keep it in the cookie and send the browser to
-    /// the same place without it (so it leaves the address bar and the history).
+    /// the same place without it (so it leaves the address bar and the history). The move is a
+    /// page of our own rather than a redirect: a browser opened on a file counts a redirect
+    /// chain it started as cross-site and would not send a `SameSite=Strict` cookie after it.
     Welcome { location: String },
     /// Refuse it with this status and line.
     Refused { status: StatusCode, why: String },
@@ -75,14 +77,20 @@ impl Guard {
         if let Some(given) = query_token(uri.query()) {
             if same(given.as_bytes(), self.token.as_bytes()) {
                 return Access::Welcome {
-                    location: uri.path().to_owned(),
+                    location: local_path(uri.path()),
                 };
             }
             return refused_token();
         }
-        match self.cookie_token(headers) {
-            Some(given) if same(given.as_bytes(), self.token.as_bytes()) => Access::Allowed,
-            _ => refused_token(),
+        // Any cookie of ours that holds the token will do: another server on this host may
+        // have set one of the same name (browsers share cookies across ports).
+        if self
+            .cookie_tokens(headers)
+            .any(|given| same(given.as_bytes(), self.token.as_bytes()))
+        {
+            Access::Allowed
+        } else {
+            refused_token()
         }
     }
 
@@ -103,7 +111,7 @@ impl Guard {
             && (name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost"))
     }
 
-    fn cookie_token<'a>(&self, headers: &'a HeaderMap) -> Option<&'a str> {
+    fn cookie_tokens<'a>(&self, headers: &'a HeaderMap) -> impl Iterator<Item = &'a str> {
         let name = self.cookie_name();
         headers
             .get_all(header::COOKIE)
@@ -111,7 +119,7 @@ impl Guard {
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(';'))
             .filter_map(|pair| pair.trim().split_once('='))
-            .find(|(k, _)| *k == name)
+            .filter(move |(k, _)| *k == name)
             .map(|(_, v)| v)
     }
 }
@@ -122,6 +130,21 @@ fn refused_token() -> Access {
         why: "this page needs the address `stanleyctl ui` prints (its token is new each time \
               the page starts)"
             .into(),
+    }
+}
+
+/// Where to go after the token: this page's own path when it is a plain local one, else `/`
+/// (never `//host` or `/\host`, which a browser reads as another site).
+fn local_path(path: &str) -> String {
+    let plain = path.starts_with('/')
+        && !path.starts_with("//")
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/-_.".contains(&b));
+    if plain {
+        path.to_owned()
+    } else {
+        "/".to_owned()
     }
 }
 
@@ -198,13 +221,19 @@ pub(crate) async fn enforce(
             next.run(request).await
         }
         Access::Welcome { location } => {
-            let mut r = Response::new(Body::empty());
-            *r.status_mut() = StatusCode::SEE_OTHER;
-            if let (Ok(location), Ok(cookie)) = (
-                HeaderValue::from_str(&location),
-                HeaderValue::from_str(&guard.set_cookie()),
-            ) {
-                r.headers_mut().insert(header::LOCATION, location);
+            // `location` is a plain path (letters, digits, `/-_.`): nothing to escape.
+            let page = format!(
+                "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+                 <meta http-equiv=\"refresh\" content=\"0;url={location}\">\
+                 <title>Stanley</title></head><body><p><a href=\"{location}\">Open the page</a></p>\
+                 </body></html>\n"
+            );
+            let mut r = Response::new(Body::from(page));
+            r.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            );
+            if let Ok(cookie) = HeaderValue::from_str(&guard.set_cookie()) {
                 r.headers_mut().insert(header::SET_COOKIE, cookie);
             }
             r
@@ -275,6 +304,29 @@ mod tests {
     }
 
     #[test]
+    fn the_way_on_after_the_token_stays_on_this_site() {
+        let token = "ab".repeat(32);
+        for (path, to) in [
+            ("/flow", "/flow"),
+            ("//evil.example/", "/"),
+            ("/%5Cevil.example/", "/"),
+            ("/runs/a%22b", "/"),
+        ] {
+            assert_eq!(
+                check(
+                    Method::GET,
+                    &format!("{path}?token={token}"),
+                    &[("host", "127.0.0.1:4242")]
+                ),
+                Access::Welcome {
+                    location: to.into()
+                },
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
     fn a_wrong_or_missing_token_is_refused() {
         let host = ("host", "127.0.0.1:4242");
         assert_eq!(
@@ -289,6 +341,12 @@ mod tests {
         assert_eq!(
             status(check(Method::GET, "/", &[host, ("cookie", &wrong)])),
             Some(StatusCode::UNAUTHORIZED)
+        );
+        // Another server on this host may have set a cookie of the same name: ours still counts.
+        let tossed = format!("stanley_ui_4242=bad; stanley_ui_4242={}", "ab".repeat(32));
+        assert_eq!(
+            check(Method::GET, "/", &[host, ("cookie", &tossed)]),
+            Access::Allowed
         );
         // Another port's cookie is not this page's.
         let other = format!("stanley_ui_4243={}", "ab".repeat(32));

@@ -33,6 +33,10 @@ use views::Page;
 /// How long the page stays up with no request and no live stream open
 /// (`STANLEY_UI_IDLE_MS` shortens it).
 pub(crate) const UI_IDLE: Duration = Duration::from_secs(15 * 60);
+/// The most connections the page serves at once.
+const MAX_CONNECTIONS: usize = 32;
+/// How long a request's headers may take to arrive.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often a live stream looks for a change.
 const LIVE_TICK: Duration = Duration::from_millis(500);
 
@@ -122,18 +126,11 @@ pub(crate) fn open(state: &Arc<DaemonState>) -> Result<(String, u16, bool), Requ
     let app = router(ctx.clone(), Guard::new(port, token));
     spawn_lifetime(ctx.clone(), state.config.ui_idle);
     let stop = ctx.stop.clone();
-    let (daemon, cleared) = (state.clone(), state.clone());
+    let cleared = state.clone();
     tokio::spawn(async move {
-        let until = async move { stop.cancelled().await };
-        if let Err(e) = axum::serve(listener, app)
-            .with_graceful_shutdown(until)
-            .await
-        {
-            tracing::warn!(error = %e, "the page's server failed");
-        }
+        serve(listener, app, stop).await;
         cleared.ui.clear(port);
         tracing::info!(port, "the page stopped");
-        drop(daemon);
     });
     tracing::info!(port, "the page is serving on 127.0.0.1");
     *slot = Some(Serving {
@@ -142,6 +139,58 @@ pub(crate) fn open(state: &Arc<DaemonState>) -> Result<(String, u16, bool), Requ
         stop: ctx.stop.clone(),
     });
     Ok((url, port, true))
+}
+
+/// Serves the page's connections until `stop`: HTTP/1.1 only, at most [`MAX_CONNECTIONS`] at
+/// once (more are closed on arrival, so other local users cannot use up the daemon's
+/// descriptors through the page), each request's headers within [`HEADER_TIMEOUT`], and every
+/// connection closed within a second of the stop.
+async fn serve(listener: tokio::net::TcpListener, app: Router, stop: Cancel) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        let accepted = tokio::select! {
+            () = stop.cancelled() => break,
+            accepted = listener.accept() => accepted,
+        };
+        while connections.try_join_next().is_some() {}
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                tracing::warn!(error = %e, "the page could not accept a connection");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            continue;
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let stop = stop.clone();
+        connections.spawn(async move {
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            tokio::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                () = stop.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = tokio::time::timeout(Duration::from_secs(1), connection).await;
+                }
+            }
+            drop(slot);
+        });
+    }
+    drop(listener);
+    let drained = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(Duration::from_secs(2), drained)
+        .await
+        .is_err()
+    {
+        connections.abort_all();
+    }
 }
 
 /// Stops the page when the daemon stops, or when nobody has wanted it for `idle`.

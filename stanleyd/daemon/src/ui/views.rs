@@ -204,17 +204,13 @@ fn read_source(root: &Path, id: &str, rel: &str) -> Result<String, String> {
             ));
         }
     }
-    let meta = std::fs::symlink_metadata(&path).map_err(|e| format!("{rel}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("{rel} is not a file"));
-    }
-    if meta.len() > MAX_SOURCE_BYTES {
-        return Err(format!(
-            "{rel} is {} bytes; the page shows at most {MAX_SOURCE_BYTES}",
-            meta.len()
-        ));
-    }
-    let bytes = std::fs::read(&path).map_err(|e| format!("{rel} cannot be read: {e}"))?;
+    let bytes = stanley_adapters::records::read_bounded(&path, MAX_SOURCE_BYTES).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidData {
+            format!("{rel} is larger than the page shows ({MAX_SOURCE_BYTES} bytes)")
+        } else {
+            format!("{rel} cannot be shown: {e}")
+        }
+    })?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
