@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod fake_jev;
+pub mod messages_server;
 pub mod model_server;
 pub mod repo;
 pub mod testenv;
