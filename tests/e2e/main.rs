@@ -18,6 +18,7 @@ mod grpc;
 mod hooks;
 mod layering;
 mod lifecycle;
+mod real_claude;
 mod real_pi;
 mod records;
 mod redaction;
