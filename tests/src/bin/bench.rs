@@ -1,7 +1,8 @@
 //! The foundation bench harness (not a test): in a temporary repository with a 40-hunk diff and
 //! a zero-latency fake System One, measures the median warm `stanley "Summarize what changed"
 //! --json` against `git diff` on the same tree, the cold (daemon not running) to warm ratio, and
-//! the idle daemon's RSS. Writes `target/bench/foundation.json` and prints it.
+//! the idle daemon's RSS, and (among the rest) the local page's renders against `stanleyctl runs
+//! list`. Writes `target/bench/foundation.json` and prints it.
 //!
 //! Build the binaries in the same profile first, e.g.
 //! `cargo build --release --bins && cargo run --release -p stanley-tests --bin stanley-bench`.
@@ -307,6 +308,66 @@ fn store_size(n: u32) -> serde_json::Value {
     })
 }
 
+/// One GET of the local page with its cookie: the body.
+fn page_get(port: u16, token: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("the page");
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: stanley_ui_{port}={token}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).expect("read");
+    assert!(reply.starts_with("HTTP/1.1 200"), "{path}: {reply}");
+    reply
+}
+
+/// The local page with 200 kept runs (the default retention): the runs list and one run
+/// rendered by the page, against `stanleyctl runs list` (a whole client process over gRPC), and
+/// the daemon's RSS before the page started and after it served.
+fn local_page() -> serde_json::Value {
+    let mut env = TestEnv::new();
+    env.set("STANLEY_LOG", "info");
+    env.set("STANLEY_CACHE", "off");
+    env.jev.route("summar", "summarize", 0.9);
+    let repo = TempRepo::with_hunks(2, 5);
+    for _ in 0..200 {
+        let mut cmd = env.command("stanley", repo.root());
+        cmd.args(["Summarize what changed"]);
+        assert_eq!(run(cmd, None).code, 0);
+    }
+    let runs = env.stanleyctl(&repo, &["runs", "list", "--json"]).json();
+    assert_eq!(runs.as_array().map(Vec::len), Some(200));
+    let newest = runs[0]["runId"].as_str().expect("a run id").to_owned();
+    let pid = repo.daemon_pid().expect("daemon pid");
+    let rss_before = stanley_tests::bench::rss_kib(pid);
+    let list_cli: Vec<Duration> = (0..WARM_RUNS)
+        .map(|_| timed(|| assert_eq!(env.stanleyctl(&repo, &["runs", "list"]).code, 0)))
+        .collect();
+    let opened = env.stanleyctl(&repo, &["ui", "--no-open", "--json"]).json();
+    let port = opened["port"].as_u64().expect("port") as u16;
+    let url = opened["url"].as_str().expect("url");
+    let token = url.split("token=").nth(1).expect("token").to_owned();
+    let list_page: Vec<Duration> = (0..WARM_RUNS)
+        .map(|_| timed(|| drop(page_get(port, &token, "/runs"))))
+        .collect();
+    let run_page: Vec<Duration> = (0..WARM_RUNS)
+        .map(|_| timed(|| drop(page_get(port, &token, &format!("/runs/{newest}")))))
+        .collect();
+    let rss_after = stanley_tests::bench::rss_kib(pid);
+    let (cli_m, list_m, run_m) = (median(list_cli), median(list_page), median(run_page));
+    json!({
+        "runsKept": 200,
+        "medianRunsListCliMs": cli_m.as_secs_f64() * 1000.0,
+        "medianRunsPageMs": list_m.as_secs_f64() * 1000.0,
+        "medianRunPageMs": run_m.as_secs_f64() * 1000.0,
+        "runsPageOverRunsListCli": list_m.as_secs_f64() / cli_m.as_secs_f64(),
+        "daemonRssBeforeMiB": rss_before.map(|k| k as f64 / 1024.0),
+        "daemonRssServingMiB": rss_after.map(|k| k as f64 / 1024.0),
+    })
+}
+
 fn main() {
     let mut env = TestEnv::new();
     // Debug logging (the tests' default) would dominate the timings.
@@ -470,6 +531,7 @@ fn main() {
             "overHttp1Tls": review_rounds(LATENCY, None, Some(Offer::Http1Only)),
         });
         report["improvementLoop"] = improvement_loop();
+        report["localPage"] = local_page();
         report
     };
     let out_dir = stanley_tests::bench::write_report("foundation", &report);
