@@ -149,7 +149,8 @@ impl FlowSetup {
     }
 }
 
-fn conditions(journal: &Value) -> Vec<String> {
+/// The condition of every decision in a flow journal, oldest first.
+pub(crate) fn conditions(journal: &Value) -> Vec<String> {
     journal["decisions"]
         .as_array()
         .unwrap()

@@ -186,12 +186,7 @@ fn journal(repo: &TempRepo) -> Value {
 }
 
 fn conditions(repo: &TempRepo) -> Vec<String> {
-    journal(repo)["decisions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["condition"].as_str().unwrap().to_owned())
-        .collect()
+    crate::flow_run::conditions(&journal(repo))
 }
 
 #[test]

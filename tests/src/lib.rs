@@ -56,3 +56,24 @@ pub fn brief_candidate_file(text: &str) -> Option<String> {
         .collect();
     Some(format!("{dir}/todo_audit.ts"))
 }
+
+/// Serves `app` on `127.0.0.1:0` on a runtime of its own (one worker thread), for the scripted
+/// servers the tests talk to; the server lives as long as the runtime returned with its address.
+pub fn serve_on_loopback(app: axum::Router) -> (std::net::SocketAddr, tokio::runtime::Runtime) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let addr = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("addr");
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        addr
+    });
+    (addr, runtime)
+}

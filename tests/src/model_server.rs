@@ -145,26 +145,11 @@ pub struct ModelServer {
 impl ModelServer {
     /// Starts the server on `127.0.0.1:0`.
     pub fn start() -> Self {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .expect("runtime");
         let received = Received::default();
-        let state = received.clone();
-        let addr = runtime.block_on(async {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-                .await
-                .expect("bind loopback");
-            let addr = listener.local_addr().expect("addr");
-            let app = Router::new()
-                .route("/v1/chat/completions", post(completions))
-                .with_state(state);
-            tokio::spawn(async move {
-                let _ = axum::serve(listener, app).await;
-            });
-            addr
-        });
+        let app = Router::new()
+            .route("/v1/chat/completions", post(completions))
+            .with_state(received.clone());
+        let (addr, runtime) = crate::serve_on_loopback(app);
         Self {
             addr,
             received,
