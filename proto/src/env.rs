@@ -84,6 +84,14 @@ pub const STANLEY_FLOW_MESSAGE: &str = "STANLEY_FLOW_MESSAGE";
 pub const PI_OFFLINE: &str = "PI_OFFLINE";
 /// Where `pi`, `node` and the tools are looked for (request setting, passed on).
 pub const PATH: &str = "PATH";
+/// The browser `stanleyctl ui` opens the page with, first of a `:`-separated list (client
+/// setting).
+pub const BROWSER: &str = "BROWSER";
+/// An X display: `stanleyctl ui` opens the page with `xdg-open` when there is one (client
+/// setting).
+pub const DISPLAY: &str = "DISPLAY";
+/// A Wayland display, as [`DISPLAY`] (client setting).
+pub const WAYLAND_DISPLAY: &str = "WAYLAND_DISPLAY";
 /// The desktop session's private runtime folder; Stanley's sockets live in `stanley/` under it
 /// (client and daemon setting).
 pub const XDG_RUNTIME_DIR: &str = "XDG_RUNTIME_DIR";

@@ -29,17 +29,14 @@ fn request(n: usize) -> JevRequest {
     }
 }
 
-/// One call, then `n` at once; the answers' count.
-async fn burst(client: &stanley_adapters::HttpJev, n: usize) -> usize {
+/// One call, then `n` at once; every one must be answered.
+async fn burst(client: &stanley_adapters::HttpJev, n: usize) {
     let timeout = Duration::from_secs(10);
     client.ask(&request(0), timeout).await.unwrap();
     let asks = (1..=n).map(|i| async move { client.ask(&request(i), timeout).await });
-    let answers = futures::future::join_all(asks).await;
-    let answered = answers.len();
-    for answer in answers {
+    for answer in futures::future::join_all(asks).await {
         answer.unwrap();
     }
-    answered + 1
 }
 
 #[tokio::test]
@@ -47,7 +44,7 @@ async fn http2_carries_every_frame_on_one_connection() {
     let fake = FakeJev::start_tls(Offer::Http2).await;
     fake.set_latency(Duration::from_millis(30));
     let client = client(&fake, fake.ca_file());
-    assert_eq!(burst(&client, 40).await, 41);
+    burst(&client, 40).await;
     let versions = fake.versions();
     assert_eq!(versions.len(), 41);
     assert!(versions.iter().all(|v| v == "HTTP/2.0"), "{versions:?}");
@@ -64,8 +61,9 @@ async fn an_http1_server_gets_http1_over_a_connection_per_request_in_flight() {
     let fake = FakeJev::start_tls(Offer::Http1Only).await;
     fake.set_latency(Duration::from_millis(30));
     let client = client(&fake, fake.ca_file());
-    assert_eq!(burst(&client, 40).await, 41);
+    burst(&client, 40).await;
     let versions = fake.versions();
+    assert_eq!(versions.len(), 41);
     assert!(versions.iter().all(|v| v == "HTTP/1.1"), "{versions:?}");
     let (connections, refused) = fake.connections();
     assert_eq!(refused, 0);

@@ -118,15 +118,21 @@ fn stop(env: &TestEnv, repo: &TempRepo) -> Output {
 }
 
 /// A repository with real records: a check run with findings, a validated candidate, a pending
-/// delegated job, and a flow whose first stop was blocked. Returns the run id and candidate id.
-fn scene() -> (
-    TestEnv,
-    TempRepo,
-    tempfile::TempDir,
-    Arc<Mutex<&'static str>>,
-    String,
-    String,
-) {
+/// delegated job, and a flow whose first stop was blocked.
+struct Scene {
+    env: TestEnv,
+    repo: TempRepo,
+    /// The stand-in agent's records (kept alive with the scene).
+    scratch: tempfile::TempDir,
+    /// What the flow's judge answers next: "continue" or "ask_human".
+    next: Arc<Mutex<&'static str>>,
+    /// The check run's id.
+    run_id: String,
+    /// The validated candidate's id.
+    candidate: String,
+}
+
+fn scene() -> Scene {
     let (env, scratch) = crate::agent::agent_env("finished");
     env.jev.route("check", "check", 0.9);
     env.jev.route_if_present("todo", "todo_audit", 0.9);
@@ -175,12 +181,26 @@ fn scene() -> (
     let blocked = stop(&env, &repo);
     assert!(blocked.stdout.contains("\"block\""), "{blocked:?}");
     let candidate = stanley_workflows::improve::job_id(TODO);
-    (env, repo, scratch, next, run_id, candidate)
+    Scene {
+        env,
+        repo,
+        scratch,
+        next,
+        run_id,
+        candidate,
+    }
 }
 
 #[test]
 fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() {
-    let (mut env, repo, scratch, next, run_id, candidate) = scene();
+    let Scene {
+        mut env,
+        repo,
+        scratch,
+        next,
+        run_id,
+        candidate,
+    } = scene();
     let (url, port, started) = open(&env, &repo);
     assert!(started);
     assert!(
@@ -344,7 +364,13 @@ fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() 
 
 #[test]
 fn the_pages_work_without_javascript() {
-    let (env, repo, _scratch, _next, run_id, _candidate) = scene();
+    let Scene {
+        env,
+        repo,
+        scratch: _scratch,
+        run_id,
+        ..
+    } = scene();
     let (url, port, _) = open(&env, &repo);
     let browser = Browser::start(false);
     browser.goto(&url);
@@ -359,7 +385,13 @@ fn the_pages_work_without_javascript() {
 
 #[test]
 fn requests_without_the_token_from_a_foreign_host_or_that_write_are_refused() {
-    let (env, repo, _scratch, _next, run_id, _candidate) = scene();
+    let Scene {
+        env,
+        repo,
+        scratch: _scratch,
+        run_id,
+        ..
+    } = scene();
     let (url, port, _) = open(&env, &repo);
     let token = url.split("token=").nth(1).unwrap().to_owned();
     let host = format!("127.0.0.1:{port}");

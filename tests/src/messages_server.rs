@@ -46,8 +46,6 @@ struct Shared {
     script: VecDeque<Turn>,
     /// Every `/v1/messages` body, in order.
     requests: Vec<Value>,
-    /// How many main-conversation requests were answered.
-    served: usize,
 }
 
 type Handle = Arc<Mutex<Shared>>;
@@ -116,7 +114,6 @@ async fn messages(State(shared): State<Handle>, body: Bytes) -> Response {
         s.requests.push(request.clone());
         let n = s.requests.len();
         if is_main(&request) {
-            s.served += 1;
             let next = s.script.pop_front();
             (next.unwrap_or_else(|| Turn::text(EXHAUSTED)), n)
         } else {
@@ -187,11 +184,6 @@ impl MessagesServer {
     pub fn requests(&self) -> Vec<Value> {
         self.shared.lock().unwrap().requests.clone()
     }
-
-    /// How many main-conversation requests were answered (side requests not counted).
-    pub fn served(&self) -> usize {
-        self.shared.lock().unwrap().served
-    }
 }
 
 /// The text of a message's content: a string, or every text block and every tool result's text,
@@ -209,16 +201,6 @@ pub fn content_texts(content: &Value) -> Vec<String> {
             .collect(),
         _ => Vec::new(),
     }
-}
-
-/// The texts of every message (any role) of a request, in order.
-pub fn message_texts(request: &Value) -> Vec<String> {
-    request["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|m| content_texts(&m["content"]))
-        .collect()
 }
 
 /// The texts of a request's last message (what is new in it after an assistant turn).

@@ -9,10 +9,12 @@ use std::sync::Mutex;
 
 use stanley_workflows::flow::state::{FlowState, FlowStore, StoreError};
 
-use crate::records::{create_private_dir, open_append, read_at_most, read_bounded, write_atomic};
+use crate::records::{
+    create_private_dir, ends_mid_line, open_append, read_at_most, read_bounded, write_atomic,
+};
 
-/// The most of the journal read: far above what `MAX_DECISIONS` entries take, far below what
-/// would hurt (a link to `/dev/zero` is refused anyway).
+/// The most of the journal (or the side-effect ledger, or a damaged journal kept aside) read:
+/// far above what they hold, far below what would hurt (a link to `/dev/zero` is refused anyway).
 const MAX_STATE_BYTES: u64 = 16 * 1024 * 1024;
 /// The most of `NEEDS_HUMAN.md` read.
 const MAX_NOTE_BYTES: u64 = 64 * 1024;
@@ -37,6 +39,15 @@ impl FileFlowStore {
         }
     }
 
+    /// Removes `.stanley/flow/<name>`; one already gone is fine.
+    fn remove(&self, name: &str) -> Result<(), StoreError> {
+        match fs::remove_file(self.dir.join(name)) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(err(&format!("cannot remove .stanley/flow/{name}"), e)),
+        }
+    }
+
     fn ledger_path(&self) -> PathBuf {
         self.dir.join("side_effects.jsonl")
     }
@@ -48,7 +59,7 @@ impl FileFlowStore {
         let mut file =
             open_append(&path).map_err(|e| err(&format!("cannot open .stanley/flow/{name}"), e))?;
         // After a torn last line, start on a fresh line so this record stays readable.
-        let torn = fs::read(&path).is_ok_and(|bytes| bytes.last().is_some_and(|b| *b != b'\n'));
+        let torn = ends_mid_line(&path);
         let line = format!("{}{record}\n", if torn { "\n" } else { "" });
         file.write_all(line.as_bytes())
             .and_then(|()| file.sync_all())
@@ -75,16 +86,12 @@ impl FlowStore for FileFlowStore {
     }
 
     fn reset_state(&self) -> Result<(), StoreError> {
-        match fs::remove_file(self.dir.join("state.json")) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(err("cannot remove .stanley/flow/state.json", e)),
-        }
+        self.remove("state.json")
     }
 
     fn side_effect_done(&self, key: &str) -> Result<bool, StoreError> {
-        let text = match fs::read_to_string(self.ledger_path()) {
-            Ok(t) => t,
+        let text = match read_bounded(&self.ledger_path(), MAX_STATE_BYTES) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
             Err(e) => return Err(err("cannot read .stanley/flow/side_effects.jsonl", e)),
         };
@@ -128,11 +135,7 @@ impl FlowStore for FileFlowStore {
     }
 
     fn clear_needs_human(&self) -> Result<(), StoreError> {
-        match fs::remove_file(self.dir.join("NEEDS_HUMAN.md")) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(err("cannot remove .stanley/flow/NEEDS_HUMAN.md", e)),
-        }
+        self.remove("NEEDS_HUMAN.md")
     }
 
     fn keep_broken_state(&self, now: &str) -> Result<String, StoreError> {
@@ -162,7 +165,7 @@ impl FlowStore for FileFlowStore {
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
                 (name.starts_with("state.corrupt-") && name.ends_with(".json")).then(|| {
-                    let text = fs::read(e.path())
+                    let text = read_bounded(&e.path(), MAX_STATE_BYTES)
                         .map(|b| String::from_utf8_lossy(&b).into_owned())
                         .unwrap_or_default();
                     (format!(".stanley/flow/{name}"), text)

@@ -193,6 +193,27 @@ pub fn read_at_most(path: &Path, limit: u64) -> io::Result<(Vec<u8>, bool)> {
     Ok((bytes, whole))
 }
 
+/// Whether the regular file at `path` ends without a line end (a torn last line), read from its
+/// last byte only; false when it is empty, missing, a link or not a regular file.
+pub fn ends_mid_line(path: &Path) -> bool {
+    use std::os::unix::fs::FileExt;
+    let Ok(file) = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+    else {
+        return false;
+    };
+    let Ok(meta) = file.metadata() else {
+        return false;
+    };
+    let mut last = [0u8; 1];
+    meta.is_file()
+        && meta.len() > 0
+        && file.read_exact_at(&mut last, meta.len() - 1).is_ok()
+        && last[0] != b'\n'
+}
+
 fn not_read(path: &Path, what: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
@@ -377,6 +398,52 @@ mod tests {
 
     fn mode(p: &Path) -> u32 {
         fs::metadata(p).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn bounded_reads_take_only_regular_files_and_never_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.json");
+        fs::write(&file, "0123456789").unwrap();
+        assert_eq!(read_bounded(&file, 10).unwrap(), b"0123456789");
+        let over = read_bounded(&file, 9).unwrap_err();
+        assert_eq!(over.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(read_at_most(&file, 4).unwrap(), (b"0123".to_vec(), false));
+        assert!(read_at_most(&file, 10).unwrap().1);
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        assert!(
+            read_bounded(&link, 10)
+                .unwrap_err()
+                .to_string()
+                .ends_with("is a symbolic link; not read")
+        );
+        // A FIFO with no writer: refused at once, not waited on.
+        let fifo = dir.path().join("fifo");
+        let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo reads a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        assert!(
+            read_bounded(&fifo, 10)
+                .unwrap_err()
+                .to_string()
+                .ends_with("is not a regular file; not read")
+        );
+        let missing = read_bounded(&dir.path().join("none"), 10).unwrap_err();
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn a_torn_last_line_is_seen_from_the_last_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        assert!(!ends_mid_line(&path), "missing");
+        fs::write(&path, "").unwrap();
+        assert!(!ends_mid_line(&path), "empty");
+        fs::write(&path, "{\"a\":1}\n").unwrap();
+        assert!(!ends_mid_line(&path));
+        fs::write(&path, "{\"a\":1}\n{\"a\"").unwrap();
+        assert!(ends_mid_line(&path));
     }
 
     #[test]

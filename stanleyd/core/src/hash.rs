@@ -50,12 +50,12 @@ pub fn stable_hash(value: &Value) -> String {
 
 /// Lowercase hex SHA-256 of raw bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(64);
-    for byte in digest {
-        hex.push_str(&format!("{byte:02x}"));
-    }
-    hex
+    hex(&Sha256::digest(bytes))
+}
+
+/// Bytes as lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// `<prefix>_<first n hex chars of stable_hash(value)>`.

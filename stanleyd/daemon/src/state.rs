@@ -306,6 +306,14 @@ impl DaemonState {
 }
 
 impl DaemonState {
+    /// Whether the flow supervisor (`stanleyctl flow run`) is running.
+    pub(crate) fn flow_supervised(&self) -> bool {
+        self.flow_run
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+    }
+
     /// Cancelled when the daemon begins to stop.
     pub(crate) fn stop_token(&self) -> Cancel {
         self.stop.clone()

@@ -435,7 +435,7 @@ pub(crate) async fn promote(
     let source = record
         .source
         .clone()
-        .filter(|s| source_in_folder(id, s))
+        .filter(|s| source_in_folder(id, s, false))
         .ok_or_else(|| RequestError::input(format!("candidate {id} has no workflow source")))?;
     let facts = Facts {
         diff: false,
@@ -510,10 +510,16 @@ fn read_record(root: &Path, id: &str) -> Option<CandidateRecord> {
 }
 
 /// Whether a record's `source` is a file directly inside its candidate's folder (promotion
-/// moves it; a record must not name another file to move).
-fn source_in_folder(id: &str, source: &str) -> bool {
+/// moves it; a record must not name another file to move) or, once promoted, directly inside
+/// `.stanley/workflows/`.
+pub(crate) fn source_in_folder(id: &str, source: &str, promoted: bool) -> bool {
+    let folder = if promoted {
+        ".stanley/workflows/".to_owned()
+    } else {
+        format!(".stanley/candidates/{id}/")
+    };
     source
-        .strip_prefix(&format!(".stanley/candidates/{id}/"))
+        .strip_prefix(&folder)
         .is_some_and(|name| !name.is_empty() && !name.contains('/') && name != "." && name != "..")
 }
 

@@ -433,6 +433,22 @@ fn path_or_id(item: &Value) -> String {
         .to_owned()
 }
 
+/// A result's `coverage` as one line: `2 candidates · 1 judged · 0 deterministic · …` (the
+/// human report's and the local page's).
+pub fn coverage_text(c: &Value) -> String {
+    let n = |k: &str| c[k].as_u64().unwrap_or(0);
+    format!(
+        "{} candidates · {} judged · {} deterministic · {} excluded · {} parked · {} failed · {} unjudged",
+        n("candidates"),
+        n("judged"),
+        n("deterministic"),
+        n("excluded"),
+        n("parked"),
+        n("failed"),
+        n("unjudged")
+    )
+}
+
 impl Packet {
     /// The public human report (§1.6.3): status line, coverage, findings, sections, parked,
     /// excluded, limits and what was not checked.
@@ -440,17 +456,7 @@ impl Packet {
         let p = &self.json;
         let c = &p["coverage"];
         let mut out = vec![format!("{} - advisory only", self.status.as_str())];
-        let n = |k: &str| c[k].as_u64().unwrap_or(0);
-        let mut coverage = format!(
-            "coverage: {} candidates · {} judged · {} deterministic · {} excluded · {} parked · {} failed · {} unjudged",
-            n("candidates"),
-            n("judged"),
-            n("deterministic"),
-            n("excluded"),
-            n("parked"),
-            n("failed"),
-            n("unjudged")
-        );
+        let mut coverage = format!("coverage: {}", coverage_text(c));
         if c["complete"] != json!(true) {
             coverage.push_str(" · INCOMPLETE");
         }

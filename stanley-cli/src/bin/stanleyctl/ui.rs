@@ -46,21 +46,22 @@ pub(crate) fn ui(target: &Target, no_open: bool, json: bool) -> ExitCode {
 /// The program that opens a file in the person's browser, if this session has one: `$BROWSER`,
 /// else `open` on macOS, else `xdg-open` when there is a display.
 fn browser() -> Option<String> {
+    use stanley_proto::env::{BROWSER, DISPLAY, WAYLAND_DISPLAY};
     let set = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-    if let Some(b) = set("BROWSER") {
+    if let Some(b) = set(BROWSER) {
         return b.split(':').next().map(|b| b.trim().to_owned());
     }
     if cfg!(target_os = "macos") {
         return Some("open".into());
     }
-    if set("DISPLAY").is_some() || set("WAYLAND_DISPLAY").is_some() {
+    if set(DISPLAY).is_some() || set(WAYLAND_DISPLAY).is_some() {
         return on_path("xdg-open").then(|| "xdg-open".to_owned());
     }
     None
 }
 
 fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|path| {
+    std::env::var_os(stanley_proto::env::PATH).is_some_and(|path| {
         std::env::split_paths(&path).any(|dir| dir.is_absolute() && dir.join(program).is_file())
     })
 }

@@ -209,7 +209,7 @@ impl Flows for FlowService {
             "title": flow.title,
             "mode": flow.mode.as_str(),
             "started": journal.is_some(),
-            "supervisorRunning": self.state.flow_run.lock().unwrap_or_else(|e| e.into_inner()).is_some(),
+            "supervisorRunning": self.state.flow_supervised(),
             "needsHuman": store.needs_human_pending() && !journal.as_ref().is_some_and(|s| s.complete),
             "complete": journal.as_ref().is_some_and(|s| s.complete),
             "currentPhase": journal.as_ref().map(|s| s.current_phase.clone()),

@@ -7,7 +7,7 @@ use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 
 /// The page's own scripts and styles only, nothing inline, no frames, no forms, no plugins.
-pub(crate) const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
      img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; \
      frame-ancestors 'none'";
 
@@ -39,12 +39,12 @@ impl Guard {
 
     /// The cookie's name: per port, because browsers send a cookie to every port of a host,
     /// and two repositories' pages may be open at once.
-    pub(crate) fn cookie_name(&self) -> String {
+    fn cookie_name(&self) -> String {
         format!("stanley_ui_{}", self.port)
     }
 
     /// The `Set-Cookie` value that keeps the token for this browser session.
-    pub(crate) fn set_cookie(&self) -> String {
+    fn set_cookie(&self) -> String {
         format!(
             "{}={}; Path=/; HttpOnly; SameSite=Strict",
             self.cookie_name(),
@@ -53,12 +53,7 @@ impl Guard {
     }
 
     /// Decides a request from its method, `Host`, query and cookies.
-    pub(crate) fn check(
-        &self,
-        method: &Method,
-        uri: &axum::http::Uri,
-        headers: &HeaderMap,
-    ) -> Access {
+    fn check(&self, method: &Method, uri: &axum::http::Uri, headers: &HeaderMap) -> Access {
         if method != Method::GET && method != Method::HEAD {
             return Access::Refused {
                 status: StatusCode::METHOD_NOT_ALLOWED,
@@ -166,11 +161,11 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 pub(crate) fn new_token() -> std::io::Result<String> {
     let mut bytes = [0u8; 32];
     getrandom::getrandom(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(stanley_core::hash::hex(&bytes))
 }
 
 /// Adds the headers every answer carries.
-pub(crate) fn harden(response: &mut Response<Body>) {
+fn harden(response: &mut Response<Body>) {
     let headers = response.headers_mut();
     let set = |headers: &mut HeaderMap, name: header::HeaderName, value: &'static str| {
         headers.insert(name, HeaderValue::from_static(value));
@@ -193,7 +188,7 @@ pub(crate) fn harden(response: &mut Response<Body>) {
 }
 
 /// The answer for a refused request: its line as plain text.
-pub(crate) fn refusal(status: StatusCode, why: &str) -> Response<Body> {
+fn refusal(status: StatusCode, why: &str) -> Response<Body> {
     let mut response = Response::new(Body::from(format!("Stanley: {why}\n")));
     *response.status_mut() = status;
     response.headers_mut().insert(
@@ -221,14 +216,18 @@ pub(crate) async fn enforce(
             next.run(request).await
         }
         Access::Welcome { location } => {
-            // `location` is a plain path (letters, digits, `/-_.`): nothing to escape.
-            let page = format!(
-                "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-                 <meta http-equiv=\"refresh\" content=\"0;url={location}\">\
-                 <title>Stanley</title></head><body><p><a href=\"{location}\">Open the page</a></p>\
-                 </body></html>\n"
-            );
-            let mut r = Response::new(Body::from(page));
+            let page = maud::html! {
+                (maud::DOCTYPE)
+                html lang="en" {
+                    head {
+                        meta charset="utf-8";
+                        meta http-equiv="refresh" content={"0;url=" (location)};
+                        title { "Stanley" }
+                    }
+                    body { p { a href=(location) { "Open the page" } } }
+                }
+            };
+            let mut r = Response::new(Body::from(page.into_string()));
             r.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("text/html; charset=utf-8"),

@@ -280,29 +280,34 @@ async fn page_or_events(State(ctx): State<Ctx>, request: Request) -> Response<Bo
             .to_owned();
         return events(ctx, page, since).into_response();
     }
-    let rendered = render(&ctx, page.clone()).await;
-    let main = one_line_end(rendered.main.into_string());
+    let (title, status, main) = render(&ctx, page.clone()).await;
     // The stream sends the main part only once it differs from what this page shows.
     let address = format!("/events{}?since={}", page.path(), fingerprint(&main));
-    let rendered = views::Rendered {
-        main: maud::PreEscaped(main),
-        ..rendered
-    };
-    let mut response = html(&ctx, &rendered.title, Some(&address), &rendered.main);
-    *response.status_mut() = rendered.status;
+    let mut response = html(&ctx, &title, Some(&address), &maud::PreEscaped(main));
+    *response.status_mut() = status;
     response
 }
 
-async fn render(ctx: &Ctx, page: Page) -> views::Rendered {
+/// Reads and renders `page` off the async threads: its title, status and main part as HTML
+/// with LF line ends only (SSE ends a line at CR too, and HTML reads both alike), the form both
+/// the page and its stream send and fingerprint.
+async fn render(ctx: &Ctx, page: Page) -> (String, StatusCode, String) {
     let state = ctx.state.clone();
-    match tokio::task::spawn_blocking(move || views::render(&state, &page)).await {
+    let rendered = match tokio::task::spawn_blocking(move || views::render(&state, &page)).await {
         Ok(r) => r,
         Err(e) => views::Rendered {
             title: "Error".into(),
             main: pages::problem("Error", &format!("the page could not be made: {e}")),
             status: StatusCode::INTERNAL_SERVER_ERROR,
         },
-    }
+    };
+    let main = rendered.main.into_string();
+    let main = if main.contains('\r') {
+        main.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        main
+    };
+    (rendered.title, rendered.status, main)
 }
 
 fn html(ctx: &Ctx, title: &str, live: Option<&str>, main: &maud::Markup) -> Response<Body> {
@@ -326,15 +331,6 @@ impl Drop for Streaming {
     }
 }
 
-/// The HTML with LF line ends only: SSE ends a line at CR too, and HTML reads both alike.
-fn one_line_end(html: String) -> String {
-    if html.contains('\r') {
-        html.replace("\r\n", "\n").replace('\r', "\n")
-    } else {
-        html
-    }
-}
-
 /// A short name for a rendering, to tell whether the page a browser shows is current (stable
 /// for the daemon's life, which is as long as a page's address is).
 fn fingerprint(main: &str) -> String {
@@ -353,29 +349,29 @@ fn events(
 ) -> Sse<impl futures::Stream<Item = Result<Event, Infallible>>> {
     ctx.seen.streams.fetch_add(1, Ordering::SeqCst);
     let streaming = Streaming(ctx.seen.clone());
-    let start = (ctx, page, since, streaming, true);
-    let stream = futures::stream::unfold(start, |(ctx, page, last, streaming, fresh)| async move {
-        let mut first = fresh;
-        loop {
-            if !first {
+    // The first look is at once: the page may have changed since it was loaded.
+    let start = (ctx, page, since, streaming, Duration::ZERO);
+    let stream = futures::stream::unfold(
+        start,
+        |(ctx, page, mut shown, streaming, mut wait)| async move {
+            loop {
                 tokio::select! {
+                    biased;
                     () = ctx.stop.cancelled() => return None,
-                    () = tokio::time::sleep(LIVE_TICK) => {}
+                    () = tokio::time::sleep(wait) => {}
+                }
+                wait = LIVE_TICK;
+                ctx.state.touch();
+                let (_, _, main) = render(&ctx, page.clone()).await;
+                let seen = fingerprint(&main);
+                if seen != shown {
+                    shown = seen;
+                    let event = Event::default().event("page").data(&main);
+                    return Some((Ok(event), (ctx, page, shown, streaming, wait)));
                 }
             }
-            first = false;
-            if ctx.stop.is_cancelled() {
-                return None;
-            }
-            ctx.state.touch();
-            let main = one_line_end(render(&ctx, page.clone()).await.main.into_string());
-            let seen = fingerprint(&main);
-            if seen != last {
-                let event = Event::default().event("page").data(&main);
-                return Some((Ok(event), (ctx, page, seen, streaming, false)));
-            }
-        }
-    });
+        },
+    );
     Sse::new(stream).keep_alive(KeepAlive::default())
 }
 

@@ -10,6 +10,7 @@ use stanley_proto::v1;
 use stanley_workflows::flow::Flow;
 use stanley_workflows::flow::state::FlowState;
 use stanley_workflows::improve::{CandidateRecord, Job, JobState};
+use stanley_workflows::run::coverage_text;
 use stanley_workflows::runs::RunSummary;
 
 /// A whole page: the frame around `main`. `live` is the address of its update stream.
@@ -74,13 +75,6 @@ fn status_badge(status: &str) -> Markup {
         _ => "plain",
     };
     html! { span class={"badge " (class)} { (status) } }
-}
-
-fn coverage_line(c: &v1::Coverage) -> String {
-    format!(
-        "{} candidates · {} judged · {} deterministic · {} excluded · {} parked · {} failed · {} unjudged",
-        c.candidates, c.judged, c.deterministic, c.excluded, c.parked, c.failed, c.unjudged
-    )
 }
 
 fn jev_requests(usage: &Value) -> String {
@@ -186,9 +180,11 @@ pub(crate) fn run(
             }
         }
         h2 { "Coverage" }
-        @match &typed.coverage {
-            Some(c) => { p { (coverage_line(c)) @if !c.complete { " " span.badge.note { "incomplete" } } } }
-            None => { p.empty { "This workflow reports no coverage." } }
+        @let coverage = &data["coverage"];
+        @if coverage.is_object() {
+            p { (coverage_text(coverage)) @if coverage["complete"] != true { " " span.badge.note { "incomplete" } } }
+        } @else {
+            p.empty { "This workflow reports no coverage." }
         }
         h2 { "Limits" }
         (list_or(&typed.limits, "None: everything eligible was judged."))
@@ -382,6 +378,8 @@ fn joined(items: &[String]) -> String {
 /// What the flow page shows besides the flow file itself.
 pub(crate) struct FlowFacts<'a> {
     pub(crate) journal: Result<Option<&'a FlowState>, &'a str>,
+    /// Where the flow stands, in one word (`waiting` shows the person's question).
+    pub(crate) standing: &'static str,
     pub(crate) supervisor_running: bool,
     pub(crate) person_note: Option<&'a str>,
     pub(crate) recoveries: &'a [String],
@@ -391,24 +389,12 @@ pub(crate) struct FlowFacts<'a> {
 /// the journal, newest first.
 pub(crate) fn flow(flow: &Flow, facts: &FlowFacts<'_>) -> Markup {
     let journal = facts.journal.ok().flatten();
-    let complete = journal.is_some_and(|s| s.complete);
-    let waiting = facts.person_note.is_some() && !complete;
-    let state = if complete {
-        "complete"
-    } else if waiting {
-        "waiting"
-    } else if facts.supervisor_running {
-        "running"
-    } else if journal.is_some() {
-        "active"
-    } else {
-        "pending"
-    };
+    let waiting = facts.standing == "waiting";
     html! {
         h1 { "Flow" @if !flow.title.is_empty() { ": " (flow.title) } }
         dl.facts {
             dt { "Goal" } dd { (flow.goal) }
-            dt { "State" } dd #flow-state { (status_badge(state)) @if facts.supervisor_running { " the supervisor is running" } }
+            dt { "State" } dd #flow-state { (status_badge(facts.standing)) @if facts.supervisor_running { " the supervisor is running" } }
             dt { "Mode" } dd { (flow.mode.as_str()) }
             dt { "Current phase" } dd #current-phase { @match journal { Some(s) => { code { (s.current_phase) } } None => { "not started" } } }
         }

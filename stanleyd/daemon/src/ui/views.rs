@@ -6,6 +6,7 @@ use std::path::Path;
 
 use axum::http::StatusCode;
 use maud::Markup;
+use stanley_workflows::flow::Flow;
 use stanley_workflows::flow::state::FlowState;
 use stanley_workflows::improve::valid_candidate_id;
 
@@ -177,24 +178,17 @@ fn candidate(root: &Path, id: &str) -> Rendered {
     )
 }
 
-/// A candidate's source, when it is a plain file inside the candidate's folder or the
-/// repository workflows' (where promotion moves it), reached without following a link, and
-/// small enough to show.
+/// A candidate's source, when it is a file directly inside the candidate's folder or, once
+/// promoted, the repository workflows' (the rule promotion follows), reached without following
+/// a link, and small enough to show.
 fn read_source(root: &Path, id: &str, rel: &str) -> Result<String, String> {
-    let inside = [
-        format!(".stanley/candidates/{id}/"),
-        ".stanley/workflows/".to_owned(),
-    ];
-    let parts: Vec<&str> = rel.split('/').collect();
-    if !inside.iter().any(|p| rel.starts_with(p.as_str()))
-        || parts
-            .iter()
-            .any(|p| p.is_empty() || *p == "." || *p == "..")
+    if !crate::worker::source_in_folder(id, rel, false)
+        && !crate::worker::source_in_folder(id, rel, true)
     {
         return Err(format!("{rel} is not inside the candidate's folder"));
     }
     let mut path = root.to_path_buf();
-    for part in &parts {
+    for part in rel.split('/') {
         path.push(part);
         let meta =
             std::fs::symlink_metadata(&path).map_err(|e| format!("{rel} cannot be read: {e}"))?;
@@ -214,66 +208,103 @@ fn read_source(root: &Path, id: &str, rel: &str) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-fn flow(state: &DaemonState) -> Rendered {
-    let root = &state.config.files.root;
-    let flow = match load_flow(root) {
-        Ok(f) => f,
-        Err(FlowLoad::Missing) => {
-            return Rendered::ok(
-                "Flow",
-                pages::problem(
-                    "Flow",
-                    "This repository has no flow. Start one with `stanleyctl flow init \"<goal>\"`.",
-                ),
-            );
+/// The flow as the page shows it, read without changing anything.
+struct FlowRead {
+    flow: Flow,
+    /// The journal, or why it cannot be used (reported, not moved aside).
+    journal: Result<Option<FlowState>, String>,
+    /// `NEEDS_HUMAN.md` while a question waits.
+    person_note: Option<String>,
+    supervisor_running: bool,
+}
+
+impl FlowRead {
+    /// The flow file and its journal; `Err` is the line to show when the file does not load.
+    fn of(state: &DaemonState) -> Result<Self, String> {
+        let flow = load_flow(&state.config.files.root).map_err(|e| match e {
+            FlowLoad::Missing => {
+                "This repository has no flow. Start one with `stanleyctl flow init \"<goal>\"`."
+                    .to_owned()
+            }
+            FlowLoad::Bad(why) => why,
+        })?;
+        let store = state.flow_store.as_ref();
+        let journal = match store.read_state() {
+            Ok(Some(text)) => FlowState::parse(&text, &flow).map(Some).map_err(|why| {
+                format!(
+                    "the flow journal cannot be used ({why}); the next stop or `stanleyctl flow \
+                     status` moves it aside"
+                )
+            }),
+            Ok(None) => Ok(None),
+            Err(e) => Err(format!("the flow journal cannot be read: {}", e.0)),
+        };
+        let person_note = store
+            .needs_human_pending()
+            .then(|| store.read_needs_human())
+            .flatten();
+        Ok(Self {
+            flow,
+            journal,
+            person_note,
+            supervisor_running: state.flow_supervised(),
+        })
+    }
+
+    fn journal(&self) -> Option<&FlowState> {
+        self.journal.as_ref().ok().and_then(Option::as_ref)
+    }
+
+    /// One word for where the flow stands: complete, waiting (on a person), running (the
+    /// supervisor), active (started) or pending. A complete flow never waits, as `flow status`
+    /// says too.
+    fn standing(&self) -> &'static str {
+        let journal = self.journal();
+        if journal.is_some_and(|s| s.complete) {
+            "complete"
+        } else if self.person_note.is_some() {
+            "waiting"
+        } else if self.supervisor_running {
+            "running"
+        } else if journal.is_some() {
+            "active"
+        } else {
+            "pending"
         }
-        Err(FlowLoad::Bad(why)) => return Rendered::ok("Flow", pages::problem("Flow", &why)),
+    }
+}
+
+fn flow(state: &DaemonState) -> Rendered {
+    let read = match FlowRead::of(state) {
+        Ok(read) => read,
+        Err(line) => return Rendered::ok("Flow", pages::problem("Flow", &line)),
     };
-    let store = state.flow_store.as_ref();
-    let journal = match store.read_state() {
-        Ok(Some(text)) => FlowState::parse(&text, &flow)
-            .map(Some)
-            .map_err(|why| format!("the flow journal cannot be used ({why}); the next stop or `stanleyctl flow status` moves it aside")),
-        Ok(None) => Ok(None),
-        Err(e) => Err(format!("the flow journal cannot be read: {}", e.0)),
-    };
-    let person_note = if store.needs_human_pending() {
-        store.read_needs_human()
-    } else {
-        None
-    };
-    let recoveries = crate::flow::eval::journal_recoveries(store);
-    let supervisor_running = state
-        .flow_run
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .is_some();
+    let recoveries = crate::flow::eval::journal_recoveries(state.flow_store.as_ref());
     let facts = pages::FlowFacts {
-        journal: journal.as_ref().map(Option::as_ref).map_err(String::as_str),
-        supervisor_running,
-        person_note: person_note.as_deref(),
+        journal: read
+            .journal
+            .as_ref()
+            .map(Option::as_ref)
+            .map_err(String::as_str),
+        standing: read.standing(),
+        supervisor_running: read.supervisor_running,
+        person_note: read.person_note.as_deref(),
         recoveries: &recoveries,
     };
-    Rendered::ok("Flow", pages::flow(&flow, &facts))
+    Rendered::ok("Flow", pages::flow(&read.flow, &facts))
 }
 
 /// The flow in one line, for the overview.
 fn flow_line(state: &DaemonState) -> String {
-    let root = &state.config.files.root;
-    let Ok(flow) = load_flow(root) else {
+    let Ok(read) = FlowRead::of(state) else {
         return "no flow (or it does not load)".into();
     };
-    let store = state.flow_store.as_ref();
-    let journal = store
-        .read_state()
-        .ok()
-        .flatten()
-        .and_then(|t| FlowState::parse(&t, &flow).ok());
-    match journal {
-        Some(s) if s.complete => format!("{}: complete", flow.goal),
-        Some(_) if store.needs_human_pending() => format!("{}: waiting on a person", flow.goal),
-        Some(s) => format!("{}: in phase {}", flow.goal, s.current_phase),
-        None => format!("{}: not started", flow.goal),
+    let goal = &read.flow.goal;
+    match (read.standing(), read.journal()) {
+        ("waiting", _) => format!("{goal}: waiting on a person"),
+        ("complete", _) => format!("{goal}: complete"),
+        (_, Some(s)) => format!("{goal}: in phase {}", s.current_phase),
+        (_, None) => format!("{goal}: not started"),
     }
 }
 
