@@ -1,14 +1,21 @@
 // Stanley's workflow host: a child process of stanleyd that discovers, loads and runs trusted
 // repository workflows from .stanley/workflows/, and calls back into the daemon for prompt,
-// judge and log. It speaks newline-delimited JSON-RPC 2.0 over stdin/stdout (protocol 1, see
+// judge and log. It speaks newline-delimited JSON-RPC 2.0 over stdin/stdout (protocol 2, see
 // docs/protocol.md). Started as `node --import tsx host.mjs`, so TypeScript modules load too.
+//
+// The host loads a staged copy of the folder (written by stanleyd into a private folder from the
+// bytes trust hashed), never the repository's files, and confines every import a workflow makes
+// to that copy and Node.js built-ins (confine.mjs for `import`, the CommonJS resolver below for
+// `require`).
 
+import Module, { register } from "node:module";
 import { createInterface } from "node:readline";
 import { readdirSync, readFileSync, realpathSync, statSync, lstatSync, existsSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
+import { makeRule } from "./rule.mjs";
 
-const PROTOCOL = 1;
+const PROTOCOL = 2;
 const FACTORY_TIMEOUT_MS = 30000;
 const MAX_RESULT_BYTES = 8 * 1024 * 1024;
 const ID_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
@@ -118,33 +125,59 @@ function packageEntry(pkgDir) {
   throw new Error("no package entrypoint (package.json exports/module/main, or index.ts / index.js)");
 }
 
-function discover(root, dirRel) {
-  const dir = join(root, dirRel);
+// Confines `import` (through confine.mjs) and `require` made by modules inside `folder` to that
+// folder and Node.js built-ins, by one rule (rule.mjs). Called once, before the first workflow is
+// imported.
+let confinedTo;
+function confine(folder, label) {
+  if (confinedTo !== undefined) {
+    if (confinedTo !== folder) throw new Error("a workflow host loads one folder");
+    return;
+  }
+  confinedTo = folder;
+  register(new URL("./confine.mjs", import.meta.url).href, { data: { folder, label } });
+  const rule = makeRule(folder, label);
+  const original = Module._resolveFilename;
+  Module._resolveFilename = function (request, parent, ...rest) {
+    const from = parent?.filename;
+    if (!rule.within(from)) return original.call(this, request, parent, ...rest);
+    const early = rule.before("require", request, from);
+    if (early) throw new Error(early);
+    let resolved;
+    try {
+      resolved = original.call(this, request, parent, ...rest);
+    } catch (error) {
+      if (error?.code === "MODULE_NOT_FOUND" && rule.bare(request)) throw new Error(rule.missing("require", request, from));
+      throw error;
+    }
+    const late = rule.after("require", request, from, resolved);
+    if (late) throw new Error(late);
+    return resolved;
+  };
+}
+
+function discover(dir, label) {
   const sources = [];
   const diagnostics = [];
   if (!existsSync(dir)) return { sources, diagnostics };
   let realDir;
   try {
     realDir = realpathSync(dir);
-    if (!inside(realpathSync(root), realDir)) {
-      diagnostics.push({ source: dirRel, phase: "discover", message: "workflow directory escapes the repository" });
-      return { sources, diagnostics };
-    }
   } catch (error) {
-    diagnostics.push({ source: dirRel, phase: "discover", message: error.message });
+    diagnostics.push({ source: label, phase: "discover", message: error.message });
     return { sources, diagnostics };
   }
   let names;
   try {
     names = readdirSync(dir).sort();
   } catch (error) {
-    diagnostics.push({ source: dirRel, phase: "discover", message: error.message });
+    diagnostics.push({ source: label, phase: "discover", message: error.message });
     return { sources, diagnostics };
   }
   for (const name of names) {
     if (name.startsWith(".") || name === "node_modules") continue;
     const full = join(dir, name);
-    const source = `${dirRel}/${name}`;
+    const source = `${label}/${name}`;
     let stat;
     try {
       stat = statSync(full);
@@ -205,15 +238,20 @@ function metadataOf(workflow) {
   return metadata;
 }
 
-async function load({ root, dir }) {
-  const { sources, diagnostics } = discover(root, dir);
+// `snapshot` is the staged copy (its `workflows/` folder holds the files), `label` the folder's
+// name in the repository, `root` the repository (handed to factories and runs).
+async function load({ root, snapshot, label }) {
+  const folder = realpathSync(join(snapshot, "workflows"));
+  confine(folder, label);
+  const relabel = (text) => text.split(folder).join(label);
+  const { sources, diagnostics } = discover(folder, label);
   loaded = [];
   for (const { source, entry } of sources) {
     let module;
     try {
       module = await import(pathToFileURL(entry).href + `?v=${Date.now()}`);
     } catch (error) {
-      diagnostics.push({ source, phase: "import", message: String(error?.message ?? error).split("\n").filter((l) => l.trim()).slice(0, 2).join(" ") });
+      diagnostics.push({ source, phase: "import", message: relabel(String(error?.message ?? error).split("\n").filter((l) => l.trim()).slice(0, 2).join(" ")) });
       continue;
     }
     let factory = module.default;
@@ -228,7 +266,7 @@ async function load({ root, dir }) {
     try {
       promise = factory({ root, signal: controller.signal, log });
     } catch (error) {
-      diagnostics.push({ source, phase: "factory", message: String(error?.message ?? error) });
+      diagnostics.push({ source, phase: "factory", message: relabel(String(error?.message ?? error)) });
       continue;
     }
     if (!promise || typeof promise.then !== "function") {
@@ -248,7 +286,7 @@ async function load({ root, dir }) {
         }),
       ]);
     } catch (error) {
-      diagnostics.push({ source, phase: "factory", message: String(error?.message ?? error) });
+      diagnostics.push({ source, phase: "factory", message: relabel(String(error?.message ?? error)) });
       continue;
     } finally {
       clearTimeout(timer);

@@ -106,6 +106,11 @@ pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
 /// setting).
 pub const HOME: &str = "HOME";
 
+/// Where temporary files go. The processes Stanley starts for its own work (the workflow hosts,
+/// the coding agent) get a private one (the daemon's folder inside the runtime folder), never a
+/// shared `/tmp`.
+pub const TMPDIR: &str = "TMPDIR";
+
 /// Variables a client hands to a daemon it starts; nothing else of the client's environment
 /// (keys in particular) is left in the daemon's own environment.
 pub const DAEMON_ENV: &[&str] = &[
@@ -114,7 +119,7 @@ pub const DAEMON_ENV: &[&str] = &[
     XDG_STATE_HOME,
     "LANG",
     "LC_ALL",
-    "TMPDIR",
+    TMPDIR,
     XDG_RUNTIME_DIR,
     STANLEY_RUNTIME_DIR,
     STANLEY_LOG,

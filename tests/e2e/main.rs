@@ -16,6 +16,7 @@ mod full_disk;
 mod golden;
 mod grpc;
 mod hooks;
+mod host_isolation;
 mod layering;
 mod lifecycle;
 mod real_claude;

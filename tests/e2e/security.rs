@@ -18,7 +18,7 @@ use stanley_tests::{Output, TempRepo, TestEnv};
 use crate::summarize::{changed_repo, summarize_env};
 
 /// The uid the attacker runs as (`nobody` on Debian).
-const OTHER_UID: u32 = 65534;
+pub(crate) const OTHER_UID: u32 = 65534;
 
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
@@ -26,7 +26,7 @@ fn is_root() -> bool {
 }
 
 /// Whether the second-user tests can run; says why not when they cannot.
-fn second_user_available(test: &str) -> bool {
+pub(crate) fn second_user_available(test: &str) -> bool {
     if is_root() {
         return true;
     }
@@ -110,7 +110,7 @@ impl Listener {
 }
 
 /// A world-writable sticky folder, like `/tmp`, where the attacker can create things.
-fn shared_tmp() -> tempfile::TempDir {
+pub(crate) fn shared_tmp() -> tempfile::TempDir {
     let dir = tempfile::Builder::new()
         .prefix("st-shared")
         .tempdir()
@@ -120,7 +120,7 @@ fn shared_tmp() -> tempfile::TempDir {
 }
 
 /// A folder owned by the attacker with `mode`.
-fn attacker_dir(path: &Path, mode: u32) {
+pub(crate) fn attacker_dir(path: &Path, mode: u32) {
     fs::create_dir(path).unwrap();
     chown(path, Some(OTHER_UID), Some(OTHER_UID)).unwrap();
     fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();

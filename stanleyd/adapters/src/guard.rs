@@ -15,7 +15,7 @@ use crate::records::create_private_dir;
 /// `symlink:<target>` for a link (never followed). `node_modules` folders are skipped.
 pub type Fingerprint = BTreeMap<String, String>;
 
-fn walk(dir: &Path, prefix: &str, out: &mut Fingerprint, modules: bool) {
+fn walk(dir: &Path, prefix: &str, out: &mut Fingerprint) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
@@ -23,7 +23,7 @@ fn walk(dir: &Path, prefix: &str, out: &mut Fingerprint, modules: bool) {
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name == "node_modules" && !modules {
+        if name == "node_modules" {
             continue;
         }
         let rel = if prefix.is_empty() {
@@ -41,7 +41,7 @@ fn walk(dir: &Path, prefix: &str, out: &mut Fingerprint, modules: bool) {
                 .unwrap_or_default();
             out.insert(rel, sha256_hex(format!("symlink:{target}").as_bytes()));
         } else if meta.is_dir() {
-            walk(&path, &rel, out, modules);
+            walk(&path, &rel, out);
         } else if meta.is_file()
             && let Ok(bytes) = fs::read(&path)
         {
@@ -53,15 +53,7 @@ fn walk(dir: &Path, prefix: &str, out: &mut Fingerprint, modules: bool) {
 /// Fingerprints `<root>/.stanley/workflows/` (empty when missing).
 pub fn fingerprint(root: &Path) -> Fingerprint {
     let mut out = Fingerprint::new();
-    walk(&root.join(".stanley/workflows"), "", &mut out, false);
-    out
-}
-
-/// Every file under `<root>/.stanley/workflows/`, `node_modules` included: the content trust is
-/// granted to (code a workflow imports from its own `node_modules` runs too).
-pub fn content(root: &Path) -> Fingerprint {
-    let mut out = Fingerprint::new();
-    walk(&root.join(".stanley/workflows"), "", &mut out, true);
+    walk(&root.join(".stanley/workflows"), "", &mut out);
     out
 }
 

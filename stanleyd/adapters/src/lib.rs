@@ -19,6 +19,7 @@ pub mod runs;
 pub mod tools;
 pub mod trust;
 pub mod workflow_host;
+pub mod workflow_tree;
 pub mod workspace;
 
 pub use clock::SystemClock;

@@ -111,10 +111,14 @@ fn key(root: &Path) -> String {
     root.display().to_string()
 }
 
+/// The repository workflows' folder, relative to the worktree root.
+pub const WORKFLOWS_DIR: &str = ".stanley/workflows";
+
 /// What is on disk in a worktree now.
 #[derive(Clone, Debug, Default)]
 pub struct OnDisk {
-    /// Every file under `.stanley/workflows/` (`node_modules` included).
+    /// Every file under `.stanley/workflows/` (`node_modules` included), links counted as
+    /// their targets' content ([`crate::workflow_tree`]).
     pub workflows: Files,
     /// The SHA-256 of `.stanley/flow.json`.
     pub flow: Option<String>,
@@ -127,7 +131,7 @@ impl OnDisk {
     /// Reads the files of the worktree at `root` (not `HEAD`).
     pub fn read(root: &Path) -> Self {
         Self {
-            workflows: crate::guard::content(root),
+            workflows: crate::workflow_tree::hash(root, WORKFLOWS_DIR).files,
             flow: flow_hash(root),
             head: String::new(),
         }

@@ -1,6 +1,10 @@
 //! The bridge to the Node.js workflow host (`packaging/host/host.mjs`): starts it with `tsx`,
-//! speaks newline-delimited JSON-RPC 2.0 over its stdio (protocol 1), and routes the host's
-//! `prompt`, `judge` and `log` calls to the run that made them.
+//! speaks newline-delimited JSON-RPC 2.0 over its stdio (protocol 2) with typed requests and
+//! replies ([`HostRequest`], [`Loaded`], …), and routes the host's `prompt`, `judge` and `log`
+//! calls to the run that made them ([`HostCall`]).
+//!
+//! The host writes nothing another user can touch: it runs with a private `TMPDIR` and tsx's
+//! compile cache off, and it loads a staged copy of the workflows ([`crate::workflow_tree`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -8,13 +12,48 @@ use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{mpsc, oneshot};
 
-/// The host protocol version this daemon speaks.
-pub const HOST_PROTOCOL: u64 = 1;
+/// The host protocol version this daemon speaks (2: loads a staged copy, confined).
+pub const HOST_PROTOCOL: u64 = 2;
+
+/// Why the host could not do what was asked.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HostError {
+    /// No host beside the binaries or in the source tree.
+    #[error(
+        "the workflow host is not installed (run scripts/install, or npm ci --prefix packaging in a source checkout)"
+    )]
+    NotInstalled,
+    /// `node` could not be started.
+    #[error("could not start the workflow host: {0}")]
+    Start(String),
+    /// The process ended (or closed its pipes) before answering.
+    #[error("the workflow host exited")]
+    Exited,
+    /// A host of another version.
+    #[error("the workflow host speaks protocol {found}, not {HOST_PROTOCOL}")]
+    Protocol {
+        /// What it said it speaks.
+        found: String,
+    },
+    /// An answer that does not have the shape its request expects.
+    #[error("the workflow host's answer to {method} does not parse: {detail}")]
+    Reply {
+        /// The request.
+        method: &'static str,
+        /// What serde said.
+        detail: String,
+    },
+    /// The host (or the workflow it ran) reported an error: its message.
+    #[error("{0}")]
+    Failed(String),
+}
 
 /// Where the host program and its `tsx` loader live.
 #[derive(Clone, Debug)]
@@ -29,7 +68,7 @@ pub struct HostFiles {
 /// Finds the host: `$STANLEY_WORKFLOW_HOST` (the folder holding `host/host.mjs` and
 /// `node_modules/`), else `<exe dir>/../share/stanley/workflow-host`, else the source tree's
 /// `packaging/` (for binaries run from `target/`).
-pub fn locate(env_dir: Option<&str>, exe: &Path) -> Result<HostFiles, String> {
+pub fn locate(env_dir: Option<&str>, exe: &Path) -> Result<HostFiles, HostError> {
     let mut candidates: Vec<PathBuf> = Vec::new();
     if let Some(dir) = env_dir.filter(|d| !d.is_empty()) {
         candidates.push(PathBuf::from(dir));
@@ -42,7 +81,8 @@ pub fn locate(env_dir: Option<&str>, exe: &Path) -> Result<HostFiles, String> {
         let script = dir.join("host/host.mjs");
         let loader = dir.join("node_modules/tsx/dist/loader.mjs");
         let tsconfig = dir.join("host/tsconfig.json");
-        if script.is_file() && loader.is_file() && tsconfig.is_file() {
+        let confine = dir.join("host/confine.mjs");
+        if script.is_file() && loader.is_file() && tsconfig.is_file() && confine.is_file() {
             return Ok(HostFiles {
                 script,
                 loader,
@@ -50,7 +90,7 @@ pub fn locate(env_dir: Option<&str>, exe: &Path) -> Result<HostFiles, String> {
             });
         }
     }
-    Err("the workflow host is not installed (run scripts/install, or npm ci --prefix packaging in a source checkout)".into())
+    Err(HostError::NotInstalled)
 }
 
 /// Finds `node` on a `PATH` value.
@@ -60,6 +100,196 @@ pub fn find_node(path: Option<&str>) -> Option<PathBuf> {
         .filter(|d| !d.is_empty())
         .map(|d| Path::new(d).join("node"))
         .find(|p| p.is_file())
+}
+
+/// What the daemon asks the host.
+#[derive(Debug, Serialize)]
+#[serde(tag = "method", content = "params", rename_all = "lowercase")]
+enum HostRequest<'a> {
+    Hello {},
+    Load(&'a LoadParams),
+    Unload {},
+    Available { facts: &'a GateFacts },
+    Run(&'a RunParams),
+}
+
+impl HostRequest<'_> {
+    fn method(&self) -> &'static str {
+        match self {
+            Self::Hello {} => "hello",
+            Self::Load(_) => "load",
+            Self::Unload {} => "unload",
+            Self::Available { .. } => "available",
+            Self::Run(_) => "run",
+        }
+    }
+}
+
+/// `load`: the staged copy to load and what to call it.
+#[derive(Clone, Debug, Serialize)]
+pub struct LoadParams {
+    /// The repository (handed to factories as `root`).
+    pub root: String,
+    /// The staged copy: a private folder holding `workflows/` and Stanley's `package.json`.
+    pub snapshot: String,
+    /// The folder's name in the repository (`.stanley/workflows`), used in every message.
+    pub label: String,
+}
+
+/// The facts a workflow's `available` gate sees.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct GateFacts {
+    /// `present` or `absent`.
+    pub diff: &'static str,
+    /// The request's input shape.
+    pub input: &'static str,
+}
+
+/// `run`: one workflow run.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunParams {
+    /// The run's id, which the host's calls carry.
+    pub run: String,
+    /// The workflow.
+    pub id: String,
+    /// The person's request.
+    pub request: String,
+    /// Whether `input` was given (a `null` input is still an input).
+    pub has_input: bool,
+    /// The input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
+    /// The repository.
+    pub root: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Hello {
+    protocol: Value,
+}
+
+/// One workflow a load registered.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct LoadedWorkflow {
+    /// Its id.
+    pub id: String,
+    /// The file or package it came from (`.stanley/workflows/x.ts`).
+    pub source: String,
+    /// Its routing metadata (arbitrary JSON the author wrote).
+    #[serde(default)]
+    pub metadata: Value,
+    /// Whether it has an `available` gate.
+    #[serde(default)]
+    pub gated: bool,
+}
+
+/// A source that was not loaded, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct Diagnostic {
+    /// The file or package.
+    pub source: String,
+    /// `discover`, `import`, `factory` or `validate`.
+    pub phase: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// What a load registered and quarantined.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct Loaded {
+    /// The workflows that loaded.
+    #[serde(default)]
+    pub workflows: Vec<LoadedWorkflow>,
+    /// The sources that did not.
+    #[serde(default)]
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A cleanup that threw.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct CleanupError {
+    /// The source whose cleanup failed.
+    pub source: String,
+    /// What it threw.
+    pub message: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Unloaded {
+    #[serde(default)]
+    errors: Vec<CleanupError>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RunReply {
+    value: Value,
+}
+
+/// A log record's level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+impl LogLevel {
+    /// The word as the workflow wrote it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Debug => "debug",
+            Self::Info => "info",
+            Self::Warn => "warn",
+            Self::Error => "error",
+        }
+    }
+
+    /// Whether a person is told (warnings and errors).
+    pub fn is_notable(self) -> bool {
+        matches!(self, Self::Warn | Self::Error)
+    }
+}
+
+/// A workflow's `log` call.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct LogRecord {
+    /// The run it belongs to (none while loading).
+    #[serde(default)]
+    pub run: Option<String>,
+    /// The workflow's source.
+    #[serde(default)]
+    pub source: String,
+    /// The level.
+    pub level: LogLevel,
+    /// The message.
+    pub message: String,
+    /// Any JSON the workflow attached.
+    #[serde(default)]
+    pub data: Option<Value>,
+}
+
+impl LogRecord {
+    /// The line a person reads.
+    pub fn line(&self, fallback_source: &str) -> String {
+        let source = if self.source.is_empty() {
+            fallback_source
+        } else {
+            &self.source
+        };
+        let data = self
+            .data
+            .as_ref()
+            .map(|d| format!(" {d}"))
+            .unwrap_or_default();
+        format!(
+            "workflow {source} {}: {}{data}",
+            self.level.word(),
+            self.message
+        )
+    }
 }
 
 /// A call the host makes on behalf of a run.
@@ -76,11 +306,76 @@ pub enum HostCall {
         request: Value,
         reply: oneshot::Sender<Value>,
     },
-    /// A log record `{level, source, message, data?}`.
-    Log(Value),
+    /// A log record.
+    Log(LogRecord),
 }
 
-type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Result<Value, String>>>>>;
+/// What the host sends: an answer to one of our requests, or a call of its own.
+#[derive(Debug, Deserialize)]
+struct Incoming {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    params: Option<Value>,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    error: Option<RpcError>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct RpcError {
+    #[serde(default)]
+    code: i64,
+    #[serde(default)]
+    message: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct PromptParams {
+    run: String,
+    instructions: String,
+    #[serde(default)]
+    input: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct JudgeParams {
+    run: String,
+    request: Value,
+}
+
+/// One line the daemon writes.
+#[derive(Serialize)]
+struct Outgoing<'a, T: Serialize> {
+    jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a Value>,
+    #[serde(flatten)]
+    body: T,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Answer {
+    Result(Value),
+    Error(RpcError),
+}
+
+#[derive(Serialize)]
+struct Cancel<'a> {
+    method: &'static str,
+    params: CancelParams<'a>,
+}
+
+#[derive(Serialize)]
+struct CancelParams<'a> {
+    run: &'a str,
+}
+
+type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Result<Value, HostError>>>>>;
 type Runs = Arc<Mutex<HashMap<String, mpsc::UnboundedSender<HostCall>>>>;
 
 /// A running workflow host.
@@ -88,7 +383,7 @@ pub struct WorkflowHost {
     stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
     pending: Pending,
     runs: Runs,
-    init_logs: Arc<Mutex<Vec<Value>>>,
+    init_logs: Arc<Mutex<Vec<LogRecord>>>,
     alive: Arc<AtomicBool>,
     next: AtomicU64,
     child: Mutex<Child>,
@@ -102,55 +397,62 @@ impl std::fmt::Debug for WorkflowHost {
     }
 }
 
-async fn write_line(stdin: &tokio::sync::Mutex<ChildStdin>, message: &Value) -> Result<(), String> {
-    let mut line = serde_json::to_vec(message).map_err(|e| e.to_string())?;
+async fn write_line(
+    stdin: &tokio::sync::Mutex<ChildStdin>,
+    message: &impl Serialize,
+) -> Result<(), HostError> {
+    let mut line = serde_json::to_vec(message).map_err(|e| HostError::Failed(e.to_string()))?;
     line.push(b'\n');
     let mut stdin = stdin.lock().await;
     stdin
         .write_all(&line)
         .await
-        .map_err(|_| "the workflow host exited".to_owned())?;
-    stdin
-        .flush()
-        .await
-        .map_err(|_| "the workflow host exited".to_owned())
+        .map_err(|_| HostError::Exited)?;
+    stdin.flush().await.map_err(|_| HostError::Exited)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl WorkflowHost {
-    /// Starts `node --import <tsx loader> host.mjs` in `root` with `env` (the daemon's
-    /// environment for repository code) and Stanley's own tsconfig.
+    /// Starts `node --import <tsx loader> host.mjs` in `cwd` with `env` (the daemon's
+    /// environment for repository code), `TMPDIR` set to `tmp` (a folder only this user can
+    /// write), tsx's compile cache off and Stanley's own tsconfig.
     pub async fn start(
         node: &Path,
         files: &HostFiles,
-        root: &Path,
+        cwd: &Path,
         env: &HashMap<String, String>,
-    ) -> Result<Self, String> {
+        tmp: &Path,
+    ) -> Result<Self, HostError> {
         let loader = format!("file://{}", files.loader.display());
         let mut child = Command::new(node)
             .arg("--import")
             .arg(loader)
             .arg(&files.script)
-            .current_dir(root)
+            .current_dir(cwd)
             .env_clear()
             // Exactly the environment the daemon prepared for repository code (no Jev key).
             .envs(env)
             .env("TSX_TSCONFIG_PATH", &files.tsconfig)
+            // tsx keeps compiled modules and an IPC pipe under $TMPDIR/tsx-<uid>, a folder it
+            // never checks the owner of: a private TMPDIR, and no cache at all.
+            .env("TMPDIR", tmp)
+            .env("TSX_DISABLE_CACHE", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| format!("could not start the workflow host: {e}"))?;
-        let stdin = Arc::new(tokio::sync::Mutex::new(
-            child.stdin.take().ok_or("no host stdin")?,
-        ));
-        let stdout = child.stdout.take().ok_or("no host stdout")?;
-        let stderr = child.stderr.take();
-        let pending: Pending = Arc::new(Mutex::new(HashMap::new()));
-        let runs: Runs = Arc::new(Mutex::new(HashMap::new()));
-        let init_logs = Arc::new(Mutex::new(Vec::new()));
-        let alive = Arc::new(AtomicBool::new(true));
-        if let Some(stderr) = stderr {
+            .map_err(|e| HostError::Start(e.to_string()))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(HostError::Start(
+                "its standard streams were not piped".into(),
+            ));
+        };
+        let stdin = Arc::new(tokio::sync::Mutex::new(stdin));
+        if let Some(stderr) = child.stderr.take() {
             tokio::spawn(async move {
                 let mut lines = BufReader::new(stderr).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
@@ -158,43 +460,46 @@ impl WorkflowHost {
                 }
             });
         }
-        let (p, r, l, a, s) = (
-            pending.clone(),
-            runs.clone(),
-            init_logs.clone(),
-            alive.clone(),
-            stdin.clone(),
+        let host = Self {
+            stdin,
+            pending: Arc::default(),
+            runs: Arc::default(),
+            init_logs: Arc::default(),
+            alive: Arc::new(AtomicBool::new(true)),
+            next: AtomicU64::new(1),
+            child: Mutex::new(child),
+        };
+        host.read_from(stdout);
+        let hello: Hello = host.call(&HostRequest::Hello {}).await?;
+        if hello.protocol.as_u64() != Some(HOST_PROTOCOL) {
+            return Err(HostError::Protocol {
+                found: hello.protocol.to_string(),
+            });
+        }
+        Ok(host)
+    }
+
+    fn read_from(&self, stdout: tokio::process::ChildStdout) {
+        let (pending, runs, logs, alive, stdin) = (
+            self.pending.clone(),
+            self.runs.clone(),
+            self.init_logs.clone(),
+            self.alive.clone(),
+            self.stdin.clone(),
         );
         tokio::spawn(async move {
             let mut lines = BufReader::new(stdout).lines();
             while let Ok(Some(line)) = lines.next_line().await {
-                let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                let Ok(message) = serde_json::from_str::<Incoming>(&line) else {
                     continue;
                 };
-                dispatch(message, &p, &r, &l, &s).await;
+                dispatch(message, &pending, &runs, &logs, &stdin).await;
             }
-            a.store(false, Ordering::SeqCst);
-            for (_, waiter) in p.lock().unwrap_or_else(|e| e.into_inner()).drain() {
-                let _ = waiter.send(Err("the workflow host exited".into()));
+            alive.store(false, Ordering::SeqCst);
+            for (_, waiter) in lock(&pending).drain() {
+                let _ = waiter.send(Err(HostError::Exited));
             }
         });
-        let host = Self {
-            stdin,
-            pending,
-            runs,
-            init_logs,
-            alive,
-            next: AtomicU64::new(1),
-            child: Mutex::new(child),
-        };
-        let hello = host.request("hello", json!({})).await?;
-        if hello["protocol"].as_u64() != Some(HOST_PROTOCOL) {
-            return Err(format!(
-                "the workflow host speaks protocol {}, not {HOST_PROTOCOL}",
-                hello["protocol"]
-            ));
-        }
-        Ok(host)
     }
 
     /// Whether the host process is still serving.
@@ -202,161 +507,258 @@ impl WorkflowHost {
         self.alive.load(Ordering::SeqCst)
     }
 
-    /// Sends one request and waits for its answer.
-    pub async fn request(&self, method: &str, params: Value) -> Result<Value, String> {
-        let id = format!("d{}", self.next.fetch_add(1, Ordering::SeqCst));
+    /// Sends one request and decodes its answer.
+    async fn call<R: DeserializeOwned>(&self, request: &HostRequest<'_>) -> Result<R, HostError> {
+        let id = Value::String(format!("d{}", self.next.fetch_add(1, Ordering::SeqCst)));
+        let key = id.as_str().unwrap_or_default().to_owned();
         let (tx, rx) = oneshot::channel();
-        self.pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id.clone(), tx);
-        if let Err(e) = write_line(
-            &self.stdin,
-            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
-        )
-        .await
-        {
-            self.pending
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&id);
+        lock(&self.pending).insert(key.clone(), tx);
+        let line = Outgoing {
+            jsonrpc: "2.0",
+            id: Some(&id),
+            body: request,
+        };
+        if let Err(e) = write_line(&self.stdin, &line).await {
+            lock(&self.pending).remove(&key);
             return Err(e);
         }
-        rx.await
-            .unwrap_or_else(|_| Err("the workflow host exited".into()))
+        let value = rx.await.unwrap_or(Err(HostError::Exited))?;
+        serde_json::from_value(value).map_err(|e| HostError::Reply {
+            method: request.method(),
+            detail: e.to_string(),
+        })
+    }
+
+    /// Loads the staged copy `params.snapshot`: imports each source, runs its factory and
+    /// validates what it returns.
+    pub async fn load(&self, params: &LoadParams) -> Result<Loaded, HostError> {
+        self.call(&HostRequest::Load(params)).await
+    }
+
+    /// Runs every loaded workflow's cleanup, in reverse load order; returns those that threw.
+    pub async fn unload(&self) -> Result<Vec<CleanupError>, HostError> {
+        let unloaded: Unloaded = self.call(&HostRequest::Unload {}).await?;
+        Ok(unloaded.errors)
+    }
+
+    /// Asks every gated workflow's `available`: id → whether it is.
+    pub async fn available(&self, facts: &GateFacts) -> Result<HashMap<String, bool>, HostError> {
+        self.call(&HostRequest::Available { facts }).await
     }
 
     /// Log records emitted outside any run (during loading), drained.
-    pub fn take_init_logs(&self) -> Vec<Value> {
-        std::mem::take(&mut *self.init_logs.lock().unwrap_or_else(|e| e.into_inner()))
+    pub fn take_init_logs(&self) -> Vec<LogRecord> {
+        std::mem::take(&mut *lock(&self.init_logs))
     }
 
-    /// Runs workflow `id`; the host's calls for this run arrive on `calls`.
+    /// Runs a workflow; the host's calls for this run arrive on `calls`. Returns the value the
+    /// workflow's `run` returned.
     pub async fn run(
         &self,
-        run_id: &str,
-        params: Value,
+        params: &RunParams,
         calls: mpsc::UnboundedSender<HostCall>,
-    ) -> Result<Value, String> {
-        self.runs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(run_id.to_owned(), calls);
-        let result = self.request("run", params).await;
-        self.runs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(run_id);
-        result.map(|r| r["value"].clone())
+    ) -> Result<Value, HostError> {
+        lock(&self.runs).insert(params.run.clone(), calls);
+        let result: Result<RunReply, HostError> = self.call(&HostRequest::Run(params)).await;
+        lock(&self.runs).remove(&params.run);
+        result.map(|r| r.value)
     }
 
     /// Aborts a run's signal in the host.
     pub async fn cancel(&self, run_id: &str) {
-        let _ = write_line(
-            &self.stdin,
-            &json!({"jsonrpc": "2.0", "method": "cancel", "params": {"run": run_id}}),
-        )
-        .await;
+        let line = Outgoing {
+            jsonrpc: "2.0",
+            id: None,
+            body: Cancel {
+                method: "cancel",
+                params: CancelParams { run: run_id },
+            },
+        };
+        let _ = write_line(&self.stdin, &line).await;
     }
 
     /// Stops the host process.
     pub fn kill(&self) {
-        let _ = self
-            .child
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .start_kill();
+        let _ = lock(&self.child).start_kill();
     }
 }
 
+async fn answer(stdin: &tokio::sync::Mutex<ChildStdin>, id: Option<&Value>, body: Answer) {
+    let _ = write_line(
+        stdin,
+        &Outgoing {
+            jsonrpc: "2.0",
+            id,
+            body,
+        },
+    )
+    .await;
+}
+
+fn host_error(message: &str) -> Answer {
+    Answer::Error(RpcError {
+        code: -32000,
+        message: message.to_owned(),
+    })
+}
+
 async fn dispatch(
-    message: Value,
+    message: Incoming,
     pending: &Pending,
     runs: &Runs,
-    init_logs: &Arc<Mutex<Vec<Value>>>,
+    init_logs: &Mutex<Vec<LogRecord>>,
     stdin: &Arc<tokio::sync::Mutex<ChildStdin>>,
 ) {
-    let method = message.get("method").and_then(Value::as_str);
-    let Some(method) = method else {
-        let Some(id) = message.get("id").and_then(Value::as_str) else {
+    let Some(method) = message.method else {
+        // An answer to one of ours.
+        let Some(id) = message.id.as_ref().and_then(Value::as_str) else {
             return;
         };
-        let Some(waiter) = pending.lock().unwrap_or_else(|e| e.into_inner()).remove(id) else {
+        let Some(waiter) = lock(pending).remove(id) else {
             return;
         };
-        let result = match message.get("error") {
-            Some(e) => Err(e["message"]
-                .as_str()
-                .unwrap_or("workflow host error")
-                .to_owned()),
-            None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
+        let result = match message.error {
+            Some(e) if e.message.is_empty() => Err(HostError::Failed("workflow host error".into())),
+            Some(e) => Err(HostError::Failed(e.message)),
+            None => Ok(message.result.unwrap_or(Value::Null)),
         };
         let _ = waiter.send(result);
         return;
     };
-    let params = message.get("params").cloned().unwrap_or(Value::Null);
-    let run = params.get("run").and_then(Value::as_str).map(str::to_owned);
-    let target = run.as_ref().and_then(|r| {
-        runs.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(r)
-            .cloned()
-    });
-    match method {
-        "log" => match target {
-            Some(tx) => {
-                let _ = tx.send(HostCall::Log(params));
-            }
-            None => init_logs
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(params),
-        },
-        "prompt" | "judge" => {
-            let id = message.get("id").cloned().unwrap_or(Value::Null);
-            let stdin = stdin.clone();
-            let Some(tx) = target else {
-                let _ = write_line(&stdin, &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "the run is over"}})).await;
+    let params = message.params.unwrap_or(Value::Null);
+    let target = |run: &str| lock(runs).get(run).cloned();
+    match method.as_str() {
+        "log" => {
+            let Ok(record) = serde_json::from_value::<LogRecord>(params) else {
                 return;
             };
-            if method == "prompt" {
-                let (reply, rx) = oneshot::channel();
-                let call = HostCall::Prompt {
-                    instructions: params["instructions"].as_str().unwrap_or("").to_owned(),
-                    input: params.get("input").cloned(),
-                    reply,
-                };
-                let _ = tx.send(call);
-                tokio::spawn(async move {
-                    let answer = match rx.await {
-                        Ok(Ok(v)) => json!({"jsonrpc": "2.0", "id": id, "result": v}),
-                        Ok(Err(e)) => {
-                            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": e}})
-                        }
-                        Err(_) => {
-                            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "run aborted"}})
-                        }
-                    };
-                    let _ = write_line(&stdin, &answer).await;
-                });
-            } else {
-                let (reply, rx) = oneshot::channel();
-                let _ = tx.send(HostCall::Judge {
-                    request: params["request"].clone(),
-                    reply,
-                });
-                tokio::spawn(async move {
-                    let value = rx.await.unwrap_or_else(
-                        |_| json!({"ok": false, "reason": "aborted", "detail": "run aborted"}),
-                    );
-                    let _ = write_line(
-                        &stdin,
-                        &json!({"jsonrpc": "2.0", "id": id, "result": value}),
-                    )
-                    .await;
-                });
+            match record.run.as_deref().and_then(target) {
+                Some(tx) => {
+                    let _ = tx.send(HostCall::Log(record));
+                }
+                None => lock(init_logs).push(record),
             }
         }
+        "prompt" => {
+            let id = message.id;
+            let stdin = stdin.clone();
+            let Ok(p) = serde_json::from_value::<PromptParams>(params) else {
+                return answer(&stdin, id.as_ref(), host_error("invalid prompt call")).await;
+            };
+            let Some(tx) = target(&p.run) else {
+                return answer(&stdin, id.as_ref(), host_error("the run is over")).await;
+            };
+            let (reply, rx) = oneshot::channel();
+            let _ = tx.send(HostCall::Prompt {
+                instructions: p.instructions,
+                input: p.input,
+                reply,
+            });
+            tokio::spawn(async move {
+                let body = match rx.await {
+                    Ok(Ok(v)) => Answer::Result(v),
+                    Ok(Err(e)) => host_error(&e),
+                    Err(_) => host_error("run aborted"),
+                };
+                answer(&stdin, id.as_ref(), body).await;
+            });
+        }
+        "judge" => {
+            let id = message.id;
+            let stdin = stdin.clone();
+            let Ok(p) = serde_json::from_value::<JudgeParams>(params) else {
+                return answer(&stdin, id.as_ref(), host_error("invalid judge call")).await;
+            };
+            let Some(tx) = target(&p.run) else {
+                return answer(&stdin, id.as_ref(), host_error("the run is over")).await;
+            };
+            let (reply, rx) = oneshot::channel();
+            let _ = tx.send(HostCall::Judge {
+                request: p.request,
+                reply,
+            });
+            tokio::spawn(async move {
+                let value = rx.await.unwrap_or_else(|_| {
+                    serde_json::json!({"ok": false, "reason": "aborted", "detail": "run aborted"})
+                });
+                answer(&stdin, id.as_ref(), Answer::Result(value)).await;
+            });
+        }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_json_rpc_with_the_method_and_params() {
+        let params = LoadParams {
+            root: "/r".into(),
+            snapshot: "/p/load-1".into(),
+            label: ".stanley/workflows".into(),
+        };
+        let id = Value::String("d1".into());
+        let line = |body: HostRequest<'_>| {
+            serde_json::to_value(Outgoing {
+                jsonrpc: "2.0",
+                id: Some(&id),
+                body,
+            })
+            .unwrap()
+        };
+        assert_eq!(
+            line(HostRequest::Hello {}),
+            serde_json::json!({"jsonrpc": "2.0", "id": "d1", "method": "hello", "params": {}})
+        );
+        assert_eq!(
+            line(HostRequest::Load(&params)),
+            serde_json::json!({"jsonrpc": "2.0", "id": "d1", "method": "load",
+                "params": {"root": "/r", "snapshot": "/p/load-1", "label": ".stanley/workflows"}})
+        );
+        let facts = GateFacts {
+            diff: "present",
+            input: "none",
+        };
+        assert_eq!(
+            line(HostRequest::Available { facts: &facts })["params"],
+            serde_json::json!({"facts": {"diff": "present", "input": "none"}})
+        );
+        let run = RunParams {
+            run: "r1".into(),
+            id: "hello".into(),
+            request: "Say hello".into(),
+            has_input: false,
+            input: None,
+            root: "/r".into(),
+        };
+        assert_eq!(
+            line(HostRequest::Run(&run))["params"],
+            serde_json::json!({"run": "r1", "id": "hello", "request": "Say hello", "hasInput": false, "root": "/r"})
+        );
+    }
+
+    #[test]
+    fn host_messages_decode_into_their_types() {
+        let m: Incoming = serde_json::from_str(
+            r#"{"jsonrpc":"2.0","method":"log","params":{"run":null,"source":"a.ts","level":"warn","message":"m","data":{"k":1}}}"#,
+        )
+        .unwrap();
+        let record: LogRecord = serde_json::from_value(m.params.unwrap()).unwrap();
+        assert_eq!(record.level, LogLevel::Warn);
+        assert_eq!(record.line("x"), "workflow a.ts warn: m {\"k\":1}");
+        let loaded: Loaded = serde_json::from_value(serde_json::json!({
+            "workflows": [{"id": "hello", "source": ".stanley/workflows/h.ts", "metadata": {"a": 1}, "gated": true}],
+            "diagnostics": [{"source": ".stanley/workflows/b.ts", "phase": "import", "message": "boom"}]
+        }))
+        .unwrap();
+        assert_eq!(loaded.workflows[0].id, "hello");
+        assert!(loaded.workflows[0].gated);
+        assert_eq!(loaded.diagnostics[0].phase, "import");
+        let bad = serde_json::from_value::<LogRecord>(
+            serde_json::json!({"level": "loud", "message": "m"}),
+        );
+        assert!(bad.is_err(), "an unknown level is not a log record");
     }
 }

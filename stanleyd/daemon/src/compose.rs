@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use stanley_adapters::workflow_host::HostCall;
+use stanley_adapters::workflow_host::{HostCall, RunParams};
 use stanley_core::{BoxFuture, ExecutorOptions, Frame, Status};
 use stanley_workflows::judge;
 use stanley_workflows::registry::{BUILTINS, Builtin};
@@ -96,10 +96,14 @@ pub(crate) fn run_repository<'a>(
             .clone()
             .ok_or_else(|| RequestError::internal("the workflow host is not running"))?;
         let run_id = format!("r{}", NEXT_RUN.fetch_add(1, Ordering::SeqCst));
-        let mut params = json!({"run": run_id, "id": wf.id, "request": request, "hasInput": input.is_some(), "root": ctx.state.config.files.root.display().to_string()});
-        if let Some(i) = input {
-            params["input"] = i;
-        }
+        let params = RunParams {
+            run: run_id.clone(),
+            id: wf.id.clone(),
+            request: request.to_owned(),
+            has_input: input.is_some(),
+            input,
+            root: ctx.state.config.files.root.display().to_string(),
+        };
         let (tx, mut rx) = mpsc::unbounded_channel();
         // A fresh judge per workflow run: its 64-call cap and its cache are per run.
         let judge_executor = ctx.executor(
@@ -116,7 +120,7 @@ pub(crate) fn run_repository<'a>(
             wf.metadata["version"].as_str().unwrap_or("unversioned")
         );
         let deadline = ctx.budget.deadline();
-        let run = host.run(&run_id, params, tx);
+        let run = host.run(&params, tx);
         tokio::pin!(run);
         let result = loop {
             tokio::select! {
@@ -139,11 +143,8 @@ pub(crate) fn run_repository<'a>(
                         let _ = reply.send(value);
                     }
                     HostCall::Log(record) => {
-                        let level = record["level"].as_str().unwrap_or("");
-                        if level == "warn" || level == "error" {
-                            let data = record.get("data").map(|d| format!(" {d}")).unwrap_or_default();
-                            let line = format!("workflow {} {level}: {}{data}", record["source"].as_str().unwrap_or(&wf.source), record["message"].as_str().unwrap_or(""));
-                            events.notice(&line).await;
+                        if record.level.is_notable() {
+                            events.notice(&record.line(&wf.source)).await;
                         }
                     }
                 },
@@ -166,7 +167,7 @@ pub(crate) fn run_repository<'a>(
         };
         match result {
             Ok(value) => Ok(normalize(value)),
-            Err(message) => Err(RequestError::internal(message).in_workflow(&wf.id)),
+            Err(e) => Err(RequestError::internal(e.to_string()).in_workflow(&wf.id)),
         }
     })
 }

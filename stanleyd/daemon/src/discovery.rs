@@ -50,6 +50,33 @@ impl DaemonFiles {
     pub fn log(&self) -> PathBuf {
         self.dir.join("stanleyd.log")
     }
+
+    /// This daemon's own folder beside its socket, inside the private runtime folder: the
+    /// workflow hosts' staged copies, and the `TMPDIR` of the processes Stanley starts for its
+    /// own work. Nothing another user can write is ever used for either.
+    pub fn private_dir(&self) -> PathBuf {
+        self.socket.with_extension("d")
+    }
+
+    /// `TMPDIR` for the workflow hosts and the coding agent.
+    pub fn private_tmp(&self) -> PathBuf {
+        self.private_dir().join("tmp")
+    }
+
+    /// Makes (or checks) [`Self::private_dir`] and [`Self::private_tmp`]: real folders of this
+    /// user, mode 0700. Returns the second.
+    pub fn ensure_private(&self) -> Result<PathBuf, stanley_proto::private::Unsafe> {
+        stanley_proto::private::ensure_private_dir(&self.private_dir())?;
+        let tmp = self.private_tmp();
+        stanley_proto::private::ensure_private_dir(&tmp)?;
+        Ok(tmp)
+    }
+
+    /// Removes [`Self::private_dir`] with everything in it (a previous daemon's leftovers at
+    /// start, this daemon's at exit).
+    pub fn clear_private(&self) {
+        let _ = fs::remove_dir_all(self.private_dir());
+    }
 }
 
 /// What `daemon.json` records.
@@ -104,6 +131,9 @@ pub fn prepare(files: DaemonFiles, started_at: String) -> Result<Prepared, Daemo
         stanley_proto::private::ensure_private_dir(dir)?;
     }
     clear_stale_socket(&files)?;
+    // This daemon holds the lifetime lock, so whatever is in its private folder was left by an
+    // earlier one (staged workflows, temporary files of a host that died with it).
+    files.clear_private();
     let listener = UnixListener::bind(&files.socket).map_err(DaemonError::io(format!(
         "cannot bind {}",
         files.socket.display()

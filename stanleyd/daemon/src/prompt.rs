@@ -249,12 +249,10 @@ fn read_input(
 
 /// The coding agent that could take this request, if any (`STANLEY_AGENT=off`, nesting,
 /// `--no-agent` and a missing `pi` all mean none).
-fn agent_for(
-    settings: &RequestSettings,
-    no_agent: bool,
-    root: &std::path::Path,
-) -> Option<PiAgent> {
-    match availability(&settings.agent, settings.agent_env(), no_agent, root) {
+fn agent_for(state: &DaemonState, settings: &RequestSettings, no_agent: bool) -> Option<PiAgent> {
+    let root = &state.config.files.root;
+    let env = settings.agent_env(state.agent_tmp().as_deref());
+    match availability(&settings.agent, env, no_agent, root) {
         Ok(agent) => Some(agent),
         Err(reason) => {
             tracing::debug!(?reason, "no coding agent");
@@ -519,28 +517,19 @@ async fn announce(state: &DaemonState, repo: &RepoSnapshot, events: &Events) {
     if let Some(line) = state.take_cache_warning() {
         events.warning(&line).await;
     }
-    for (source, phase, message) in &repo.diagnostics {
-        let line = format!("workflow {source} quarantined ({phase}): {message}");
+    for d in &repo.diagnostics {
+        let line = format!(
+            "workflow {} quarantined ({}): {}",
+            d.source, d.phase, d.message
+        );
         events.warning(&line).await;
     }
     if let Some(off) = &repo.off {
         let line = format!("repository workflows are off: {off}");
         events.warning(&line).await;
     }
-    for record in &repo.init_logs {
-        let level = record["level"].as_str().unwrap_or("");
-        if level == "warn" || level == "error" {
-            let data = record
-                .get("data")
-                .map(|d| format!(" {d}"))
-                .unwrap_or_default();
-            let line = format!(
-                "workflow {} {level}: {}{data}",
-                record["source"].as_str().unwrap_or(""),
-                record["message"].as_str().unwrap_or("")
-            );
-            events.notice(&line).await;
-        }
+    for record in repo.init_logs.iter().filter(|r| r.level.is_notable()) {
+        events.notice(&record.line("")).await;
     }
     let waiting = crate::worker::validated_candidates(&state.config.files.root);
     if !waiting.is_empty() {
@@ -661,7 +650,7 @@ async fn serve(
     ctx.input_file = input.as_ref().and_then(|i| i.file.clone());
     let input_shape = InputShape::of(input.as_ref().map(|i| i.text.as_str()));
     let action = classify_action(&text);
-    let agent = agent_for(settings, request.no_agent, &state.config.files.root);
+    let agent = agent_for(state, settings, request.no_agent);
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
     let repo = repository::refresh(state, settings).await;
     announce(state, &repo, &events).await;

@@ -109,7 +109,7 @@ impl Queue for QueueService {
         let settings = RequestSettings::parse(&request.into_inner().env);
         let agent = stanley_adapters::pi::availability(
             &settings.agent,
-            settings.agent_env(),
+            settings.agent_env(self.state.agent_tmp().as_deref()),
             false,
             &self.state.config.files.root,
         )

@@ -1,28 +1,49 @@
 //! Repository workflows on the daemon side: the warm workflow host, reloaded before a request
 //! whenever `.stanley/workflows/` changed (its fingerprint is the source of truth), and the one
-//! registry shared with the built-ins (reserved and duplicate ids fail registration).
+//! registry shared with the built-ins (reserved and duplicate ids fail registration). A host
+//! loads a staged copy of the folder in the daemon's private folder, written from the bytes
+//! whose hashes trust allowed (docs/security.md).
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use serde_json::{Value, json};
 use stanley_adapters::guard::Fingerprint;
-use stanley_adapters::trust::OnDisk;
-use stanley_adapters::workflow_host::{WorkflowHost, locate};
+use stanley_adapters::trust::{OnDisk, WORKFLOWS_DIR};
+use stanley_adapters::workflow_host::{
+    Diagnostic, GateFacts, HostError, LoadParams, LoadedWorkflow, LogRecord, WorkflowHost, locate,
+};
+use stanley_adapters::workflow_tree::{StageError, Staged, stage};
+use stanley_proto::private::Unsafe;
 use stanley_workflows::registry::Builtin;
-use stanley_workflows::routing::CANNOT_TELL;
+use stanley_workflows::routing::{CANNOT_TELL, Facts};
 use stanley_workflows::trust::workflows_off_reason;
 
 use crate::settings::RequestSettings;
 use crate::state::DaemonState;
 
 /// A loaded repository workflow.
-#[derive(Clone, Debug)]
-pub(crate) struct RepoWorkflow {
-    pub(crate) id: String,
-    pub(crate) source: String,
-    pub(crate) metadata: Value,
-    pub(crate) gated: bool,
+pub(crate) type RepoWorkflow = LoadedWorkflow;
+
+/// Why a workflow host could not serve a folder.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum HostUnavailable {
+    /// No `node` on the request's `PATH`.
+    #[error("Node.js (`node`) was not found on PATH; install Node.js 20 or newer")]
+    NoNode,
+    /// The host could not be found, started or asked.
+    #[error(transparent)]
+    Host(#[from] HostError),
+    /// The daemon's private folder could not be made.
+    #[error("no private folder for the workflow host: {0}")]
+    Private(#[from] Unsafe),
+    /// The copy the host loads could not be written.
+    #[error(transparent)]
+    Stage(#[from] StageError),
+    /// The host failed while loading.
+    #[error("the workflow host failed while loading: {0}")]
+    Load(HostError),
 }
 
 /// The repository workflows as of the last load.
@@ -30,15 +51,22 @@ pub(crate) struct RepoWorkflow {
 pub(crate) struct RepoSnapshot {
     pub(crate) host: Option<Arc<WorkflowHost>>,
     pub(crate) workflows: Vec<RepoWorkflow>,
-    /// Quarantines: `(source, phase, message)`.
-    pub(crate) diagnostics: Vec<(String, String, String)>,
+    /// Quarantines.
+    pub(crate) diagnostics: Vec<Diagnostic>,
     /// Log records emitted while loading.
-    pub(crate) init_logs: Vec<Value>,
+    pub(crate) init_logs: Vec<LogRecord>,
     /// Why repository workflows are off, when they are.
     pub(crate) off: Option<String>,
     /// The environment the host was started with (no Jev keys), reused when the watcher
     /// reloads ahead of the next request.
     pub(crate) host_env: Option<HashMap<String, String>>,
+    /// The staged copy the host loaded from, kept while the host lives (a workflow may import
+    /// lazily) and removed with it.
+    #[expect(
+        dead_code,
+        reason = "held for its Drop: the copy goes when the snapshot does"
+    )]
+    pub(crate) staged: Option<Staged>,
 }
 
 /// What a snapshot was loaded from: the content of `.stanley/workflows/` (`node_modules`
@@ -48,15 +76,39 @@ pub(crate) type LoadKey = (Fingerprint, Result<(), String>);
 /// The loaded state and the key it was loaded from.
 pub(crate) type RepoSlot = tokio::sync::Mutex<Option<(LoadKey, Arc<RepoSnapshot>)>>;
 
+/// A host started for a folder of this repository and loaded from its staged copy.
+pub(crate) struct HostLoad {
+    /// The host, serving.
+    pub(crate) host: WorkflowHost,
+    /// What it loaded and quarantined.
+    pub(crate) loaded: stanley_adapters::workflow_host::Loaded,
+    /// The copy it loaded (exactly the bytes `staged.tree` hashed).
+    pub(crate) staged: Staged,
+}
+
+/// Stages the folder `rel_dir` into this daemon's private folder: one read of every file,
+/// hashed and copied, so what a host loads is what was hashed.
+pub(crate) fn stage_folder(state: &DaemonState, rel_dir: &str) -> Result<Staged, HostUnavailable> {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    state.private_tmp()?;
+    let dest: PathBuf = state
+        .config
+        .files
+        .private_dir()
+        .join(format!("load-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+    Ok(stage(&state.config.files.root, rel_dir, &dest)?)
+}
+
 /// Starts a workflow host for this repository with the request's environment for repository
-/// code (the serving host and the candidate-validation host alike).
+/// code (the serving host and the candidate-validation host alike) and loads `staged`, which
+/// stands for the repository folder `label`.
 pub(crate) async fn start_host(
     state: &DaemonState,
     settings: &RequestSettings,
-) -> Result<WorkflowHost, String> {
-    let node = settings.node().ok_or_else(|| {
-        "Node.js (`node`) was not found on PATH; install Node.js 20 or newer".to_owned()
-    })?;
+    staged: Staged,
+    label: &str,
+) -> Result<HostLoad, HostUnavailable> {
+    let node = settings.node().ok_or(HostUnavailable::NoNode)?;
     let dir = settings
         .workflow_host
         .clone()
@@ -65,86 +117,137 @@ pub(crate) async fn start_host(
         dir.as_deref().and_then(|d| d.to_str()),
         &std::env::current_exe().unwrap_or_default(),
     )?;
-    WorkflowHost::start(
-        &node,
-        &files,
-        &state.config.files.root,
-        &settings.repository_env(),
-    )
-    .await
-}
-
-async fn load(state: &DaemonState, settings: &RequestSettings) -> RepoSnapshot {
-    let off = |reason: String| RepoSnapshot {
-        off: Some(reason),
-        ..RepoSnapshot::default()
-    };
     let root = &state.config.files.root;
-    let host = match start_host(state, settings).await {
-        Ok(h) => Arc::new(h),
-        Err(e) => return off(e),
+    let tmp = state.private_tmp()?;
+    let host = WorkflowHost::start(&node, &files, root, &settings.repository_env(), &tmp).await?;
+    let params = LoadParams {
+        root: root.display().to_string(),
+        snapshot: staged.dir.display().to_string(),
+        label: label.to_owned(),
     };
-    let loaded = match host
-        .request(
-            "load",
-            json!({"root": root.display().to_string(), "dir": ".stanley/workflows"}),
-        )
-        .await
-    {
-        Ok(v) => v,
+    match host.load(&params).await {
+        Ok(loaded) => Ok(HostLoad {
+            host,
+            loaded,
+            staged,
+        }),
         Err(e) => {
             host.kill();
-            return off(format!("the workflow host failed while loading: {e}"));
+            Err(HostUnavailable::Load(e))
+        }
+    }
+}
+
+/// The facts a workflow's `available` gate is shown.
+pub(crate) fn gate_facts(facts: Facts) -> GateFacts {
+    GateFacts {
+        diff: if facts.diff { "present" } else { "absent" },
+        input: facts.input.as_str(),
+    }
+}
+
+/// Whether trust allows the workflows `disk` holds (`Err` says why not).
+fn allowed(state: &DaemonState, settings: &RequestSettings, disk: &OnDisk) -> Result<(), String> {
+    if disk.workflows.is_empty() {
+        return Ok(());
+    }
+    match crate::trust::check(state, settings, disk) {
+        Ok(a) => workflows_off_reason(&a.workflows).map_or(Ok(()), Err),
+        Err(why) => Err(why),
+    }
+}
+
+fn off(reason: String, settings: &RequestSettings) -> RepoSnapshot {
+    RepoSnapshot {
+        off: Some(reason),
+        // Kept so the watcher can re-check after the next edit.
+        host_env: Some(settings.repository_env()),
+        ..RepoSnapshot::default()
+    }
+}
+
+/// Loads the folder as it is now: stages it, checks trust again on exactly the staged bytes
+/// (a checkout may have changed the folder since `seen` was read), and starts a host on them.
+async fn load(
+    state: &DaemonState,
+    settings: &RequestSettings,
+    seen: &OnDisk,
+) -> (LoadKey, RepoSnapshot) {
+    let staged = match stage_folder(state, WORKFLOWS_DIR) {
+        Ok(s) => s,
+        Err(e) => {
+            return (
+                (seen.workflows.clone(), Err(e.to_string())),
+                off(e.to_string(), settings),
+            );
         }
     };
-    let workflows = loaded["workflows"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|w| RepoWorkflow {
-            id: w["id"].as_str().unwrap_or("").to_owned(),
-            source: w["source"].as_str().unwrap_or("").to_owned(),
-            metadata: w["metadata"].clone(),
-            gated: w["gated"].as_bool().unwrap_or(false),
+    let now = OnDisk {
+        workflows: staged.tree.files.clone(),
+        flow: seen.flow.clone(),
+        head: seen.head.clone(),
+    };
+    let allowed = if now.workflows == seen.workflows {
+        Ok(())
+    } else {
+        allowed(state, settings, &now)
+    };
+    let key: LoadKey = (now.workflows, allowed.clone());
+    if let Err(reason) = allowed {
+        tracing::warn!(%reason, "repository workflows not loaded: not trusted");
+        return (key, off(reason, settings));
+    }
+    if !staged.tree.complete {
+        let why = staged
+            .tree
+            .refused
+            .last()
+            .map(|r| r.why.clone())
+            .unwrap_or_default();
+        return (key, off(format!("{WORKFLOWS_DIR}/ {why}"), settings));
+    }
+    let refused: Vec<Diagnostic> = staged
+        .tree
+        .refused
+        .iter()
+        .map(|r| Diagnostic {
+            source: format!("{WORKFLOWS_DIR}/{}", r.path),
+            phase: "discover".into(),
+            message: r.why.clone(),
         })
         .collect();
-    let diagnostics = loaded["diagnostics"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|d| {
-            (
-                d["source"].as_str().unwrap_or("").to_owned(),
-                d["phase"].as_str().unwrap_or("").to_owned(),
-                d["message"].as_str().unwrap_or("").to_owned(),
-            )
-        })
-        .collect();
+    let HostLoad {
+        host,
+        loaded,
+        staged,
+    } = match start_host(state, settings, staged, WORKFLOWS_DIR).await {
+        Ok(h) => h,
+        Err(e) => return (key, off(e.to_string(), settings)),
+    };
     let init_logs = host.take_init_logs();
-    tracing::info!(workflows = %loaded["workflows"].as_array().map_or(0, Vec::len), "repository workflows loaded");
-    RepoSnapshot {
-        host: Some(host),
-        workflows,
+    tracing::info!(
+        workflows = loaded.workflows.len(),
+        "repository workflows loaded"
+    );
+    let mut diagnostics = refused;
+    diagnostics.extend(loaded.diagnostics);
+    let snapshot = RepoSnapshot {
+        host: Some(Arc::new(host)),
+        workflows: loaded.workflows,
         diagnostics,
         init_logs,
         off: None,
         host_env: Some(settings.repository_env()),
-    }
+        staged: Some(staged),
+    };
+    (key, snapshot)
 }
 
 /// The current repository workflows, reloading them first when `.stanley/workflows/` changed,
 /// its trust changed, or the host died. Untrusted content is never handed to the host.
 pub(crate) async fn refresh(state: &DaemonState, settings: &RequestSettings) -> Arc<RepoSnapshot> {
     let disk = OnDisk::read(&state.config.files.root);
-    let allowed = if disk.workflows.is_empty() {
-        Ok(())
-    } else {
-        match crate::trust::check(state, settings, &disk) {
-            Ok(a) => workflows_off_reason(&a.workflows).map_or(Ok(()), Err),
-            Err(why) => Err(why),
-        }
-    };
-    let key: LoadKey = (disk.workflows, allowed);
+    let key: LoadKey = (disk.workflows.clone(), allowed(state, settings, &disk));
     let mut slot = state.repo.lock().await;
     if let Some((old, snapshot)) = slot.as_ref() {
         let healthy = snapshot.host.as_ref().is_none_or(|h| h.is_alive());
@@ -153,27 +256,24 @@ pub(crate) async fn refresh(state: &DaemonState, settings: &RequestSettings) -> 
         }
         if let Some(host) = &snapshot.host {
             // Cleanup in reverse load order before the old host goes away.
-            if let Ok(result) = host.request("unload", json!({})).await {
-                for e in result["errors"].as_array().into_iter().flatten() {
-                    tracing::warn!(source = %e["source"], message = %e["message"], "workflow cleanup failed");
+            if let Ok(errors) = host.unload().await {
+                for e in errors {
+                    tracing::warn!(source = %e.source, message = %e.message, "workflow cleanup failed");
                 }
             }
             host.kill();
         }
     }
-    let snapshot = Arc::new(match &key {
-        (files, _) if files.is_empty() => RepoSnapshot::default(),
-        (_, Err(reason)) => {
+    let (key, snapshot) = match key {
+        (files, _) if files.is_empty() => ((files, Ok(())), RepoSnapshot::default()),
+        (files, Err(reason)) => {
             tracing::warn!(%reason, "repository workflows not loaded: not trusted");
-            RepoSnapshot {
-                off: Some(reason.clone()),
-                // Kept so the watcher can re-check after the next edit.
-                host_env: Some(settings.repository_env()),
-                ..RepoSnapshot::default()
-            }
+            let snapshot = off(reason.clone(), settings);
+            ((files, Err(reason)), snapshot)
         }
-        (_, Ok(())) => load(state, settings).await,
-    });
+        (_, Ok(())) => load(state, settings, &disk).await,
+    };
+    let snapshot = Arc::new(snapshot);
     *slot = Some((key, snapshot.clone()));
     snapshot
 }

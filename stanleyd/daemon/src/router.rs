@@ -2,9 +2,9 @@
 //! repository workflows with their gates) and the routing decision (the frame, the acceptance
 //! policy, the action guard). Requests, nested prompts and the worker's routing check all use it.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
-use serde_json::{Value, json};
 use stanley_core::ExecutorOptions;
 use stanley_workflows::ports::Redactor;
 use stanley_workflows::registry::Builtin;
@@ -36,18 +36,15 @@ pub(crate) async fn candidates_for(
     }
     let gates = match &repo.host {
         Some(host) if repo.workflows.iter().any(|w| w.gated) => host
-            .request(
-                "available",
-                json!({"facts": {"diff": if facts.diff { "present" } else { "absent" }, "input": facts.input.as_str()}}),
-            )
+            .available(&crate::repository::gate_facts(facts))
             .await
-            .unwrap_or(Value::Null),
-        _ => Value::Null,
+            .unwrap_or_default(),
+        _ => HashMap::new(),
     };
     candidates.extend(repo.workflows.iter().map(|w| Candidate {
         id: w.id.clone(),
         metadata: ctx.redactor.json(&w.metadata).0,
-        available: !w.gated || gates[&w.id] == json!(true),
+        available: !w.gated || gates.get(&w.id).copied().unwrap_or(false),
     }));
     candidates
 }

@@ -261,6 +261,7 @@ pub async fn run(
     {
         tracing::warn!(error = %e, "could not flush the improvement queue");
     }
+    config.files.clear_private();
     if config.watch_info {
         cleanup(&config.files);
     } else {

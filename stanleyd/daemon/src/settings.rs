@@ -183,9 +183,13 @@ impl RequestSettings {
     }
 
     /// Pi's environment: the request's own (the agent runs with the user's environment, D-11),
-    /// marked nested, and offline unless the request says otherwise.
-    pub(crate) fn agent_env(&self) -> HashMap<String, String> {
+    /// marked nested, offline unless the request says otherwise, and with `tmp` (a folder only
+    /// this user can write) as `TMPDIR` when there is one.
+    pub(crate) fn agent_env(&self, tmp: Option<&std::path::Path>) -> HashMap<String, String> {
         let mut env = self.env.clone();
+        if let Some(tmp) = tmp {
+            env.insert(var::TMPDIR.into(), tmp.display().to_string());
+        }
         env.insert(var::STANLEY_NESTED.into(), "1".into());
         env.entry(var::PI_OFFLINE.into())
             .or_insert_with(|| "1".into());
@@ -324,13 +328,14 @@ mod tests {
         let notify = s.notify_env("budget", "limit reached");
         assert_eq!(notify["STANLEY_FLOW_EVENT"], "budget");
         assert!(!notify.contains_key("JEV_API_KEY"));
-        let agent = s.agent_env();
+        let agent = s.agent_env(Some(std::path::Path::new("/run/x.d/tmp")));
         assert_eq!(
             (
                 agent["STANLEY_NESTED"].as_str(),
-                agent["PI_OFFLINE"].as_str()
+                agent["PI_OFFLINE"].as_str(),
+                agent["TMPDIR"].as_str()
             ),
-            ("1", "1")
+            ("1", "1", "/run/x.d/tmp")
         );
         use stanley_workflows::ports::Redactor;
         let (text, n) = s

@@ -306,6 +306,20 @@ impl DaemonState {
 }
 
 impl DaemonState {
+    /// `TMPDIR` for the processes Stanley starts for its own work (the workflow hosts, the
+    /// agent): a folder of this daemon's inside the private runtime folder, made when missing.
+    pub(crate) fn private_tmp(&self) -> Result<std::path::PathBuf, stanley_proto::private::Unsafe> {
+        self.config.files.ensure_private()
+    }
+
+    /// [`Self::private_tmp`] for the agent, or none (with a warning in the log) when it cannot
+    /// be made; the agent then keeps the request's own `TMPDIR`.
+    pub(crate) fn agent_tmp(&self) -> Option<std::path::PathBuf> {
+        self.private_tmp()
+            .inspect_err(|e| tracing::warn!(error = %e, "no private TMPDIR for the agent"))
+            .ok()
+    }
+
     /// Whether the flow supervisor (`stanleyctl flow run`) is running.
     pub(crate) fn flow_supervised(&self) -> bool {
         self.flow_run

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use stanley_adapters::clock::SystemClock;
 use stanley_adapters::records::{create_private_dir, write_atomic};
 use stanley_core::{Budget, BudgetLimits, Cancel};
@@ -71,42 +71,38 @@ fn disk_error(message: String, e: &std::io::Error) -> RequestError {
     }
 }
 
-/// Loads a candidate folder in a host of its own (never the serving host), asks its gates, runs
-/// its cleanups and stops the host.
+/// Loads a candidate folder in a host of its own (never the serving host), from a staged copy
+/// in the daemon's private folder, asks its gates, runs its cleanups and stops the host.
 async fn load_candidate(
     state: &DaemonState,
     settings: &RequestSettings,
     dir: &str,
     facts: Facts,
 ) -> Result<CandidateLoad, String> {
-    let root = &state.config.files.root;
-    let host = repository::start_host(state, settings).await?;
-    let result = async {
-        let loaded = host.request("load", json!({"root": root.display().to_string(), "dir": dir})).await?;
-        let gate = host
-            .request("available", json!({"facts": {"diff": if facts.diff { "present" } else { "absent" }, "input": facts.input.as_str()}}))
+    let staged = repository::stage_folder(state, dir).map_err(|e| e.to_string())?;
+    let repository::HostLoad { host, loaded, .. } =
+        repository::start_host(state, settings, staged, dir)
             .await
-            .ok()
-            .and_then(|v| serde_json::from_value::<HashMap<String, bool>>(v).ok())
-            .unwrap_or_default();
-        let _ = host.request("unload", json!({})).await;
-        let workflows = loaded["workflows"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|w| (w["id"].as_str().unwrap_or("").to_owned(), w["source"].as_str().unwrap_or("").to_owned(), w["metadata"].clone()))
-            .collect();
-        let quarantined = loaded["diagnostics"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|d| format!("{} ({}) {}", d["source"].as_str().unwrap_or(""), d["phase"].as_str().unwrap_or(""), d["message"].as_str().unwrap_or("")))
-            .collect();
-        Ok::<_, String>(CandidateLoad { loaded: workflows, quarantined, gate })
-    }
-    .await;
+            .map_err(|e| e.to_string())?;
+    let gate = host
+        .available(&repository::gate_facts(facts))
+        .await
+        .unwrap_or_default();
+    let _ = host.unload().await;
     host.kill();
-    result
+    Ok(CandidateLoad {
+        loaded: loaded
+            .workflows
+            .into_iter()
+            .map(|w| (w.id, w.source, w.metadata))
+            .collect(),
+        quarantined: loaded
+            .diagnostics
+            .into_iter()
+            .map(|d| format!("{} ({}) {}", d.source, d.phase, d.message))
+            .collect(),
+        gate,
+    })
 }
 
 fn shape(text: &str) -> InputShape {
@@ -646,7 +642,7 @@ pub(crate) fn spawn_background(state: &Arc<DaemonState>) {
             let settings = RequestSettings::parse(&env);
             let Ok(agent) = stanley_adapters::pi::availability(
                 &settings.agent,
-                settings.agent_env(),
+                settings.agent_env(state.agent_tmp().as_deref()),
                 false,
                 &state.config.files.root,
             ) else {

@@ -145,8 +145,13 @@ impl<'a> Supervision<'a> {
         if let Some(why) = crate::trust::flow_refusal(state, settings) {
             return Err(exit(FlowCode::Configuration, why));
         }
-        let base = availability(&settings.agent, settings.agent_env(), false, &root)
-            .map_err(|reason| exit(FlowCode::Configuration, unavailable(reason)))?;
+        let base = availability(
+            &settings.agent,
+            settings.agent_env(state.agent_tmp().as_deref()),
+            false,
+            &root,
+        )
+        .map_err(|reason| exit(FlowCode::Configuration, unavailable(reason)))?;
         let store = state.flow_store.clone();
         // A new run gets fresh restart, block and time budgets; phases and the ledger carry over.
         let journal = match update(&*store, &flow, |j| j.new_session(&flow_eval::now())) {
