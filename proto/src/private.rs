@@ -224,8 +224,27 @@ pub fn check_peer(stream: &tokio::net::UnixStream, socket: &Path) -> Result<(), 
 
 /// Walks `root/<parts...>`, creating each missing folder with mode 0700 and refusing any part
 /// that is a symbolic link or not a folder. Returns the final path. This is how the client
-/// reaches `.stanley/daemon/` in a repository it does not control.
+/// reaches `.stanley/daemon/` in a repository it does not control. The root and every part must
+/// be the caller's own: nothing is written into a tree another user owns (a folder they made
+/// open to everyone included).
 pub fn private_subdir(root: &Path, parts: &[&str]) -> Result<PathBuf, Unsafe> {
+    let owned = |path: &Path, meta: &fs::Metadata| {
+        if meta.uid() == current_uid() {
+            Ok(())
+        } else {
+            Err(Unsafe::new(
+                path,
+                format!(
+                    "is owned by uid {}, not by you (uid {}); Stanley works only in repositories you own",
+                    meta.uid(),
+                    current_uid()
+                ),
+            ))
+        }
+    };
+    let meta =
+        fs::metadata(root).map_err(|e| Unsafe::new(root, format!("cannot be inspected: {e}")))?;
+    owned(root, &meta)?;
     let mut path = root.to_path_buf();
     for part in parts {
         path.push(part);
@@ -245,6 +264,7 @@ pub fn private_subdir(root: &Path, parts: &[&str]) -> Result<PathBuf, Unsafe> {
         if !meta.is_dir() {
             return Err(Unsafe::new(&path, "is not a folder"));
         }
+        owned(&path, &meta)?;
     }
     Ok(path)
 }

@@ -685,3 +685,39 @@ fn a_bad_environment_is_refused_before_any_daemon_starts() {
     }
     assert!(repo.daemon_pid().is_none(), "no daemon was started");
 }
+
+#[test]
+fn nothing_is_written_into_a_repository_another_user_owns() {
+    if !second_user_available("nothing_is_written_into_a_repository_another_user_owns") {
+        return;
+    }
+    let env = summarize_env();
+    let repo = changed_repo();
+    // The other user's repository, with `.stanley/daemon/` made open to everyone in advance.
+    let daemon = repo.root().join(".stanley/daemon");
+    fs::create_dir_all(&daemon).unwrap();
+    for path in [repo.root(), &repo.root().join(".stanley"), &daemon] {
+        chown(path, Some(OTHER_UID), Some(OTHER_UID)).unwrap();
+        fs::set_permissions(path, fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    let elsewhere = tempfile::tempdir().unwrap();
+    let mut cmd = env.command("stanley", elsewhere.path());
+    cmd.arg("--repo")
+        .arg(repo.root())
+        .arg("Summarize what changed");
+    let out = run(cmd, None);
+    assert_eq!(out.code, 65, "{out:?}");
+    let first = out.stderr.lines().next().unwrap_or_default();
+    assert!(
+        first.contains(&repo.root().display().to_string())
+            && first.contains(&format!("is owned by uid {OTHER_UID}"))
+            && first.contains("Stanley works only in repositories you own"),
+        "{out:?}"
+    );
+    assert_eq!(
+        fs::read_dir(&daemon).unwrap().count(),
+        0,
+        "the client wrote into the other user's .stanley/daemon/"
+    );
+    assert!(repo.daemon_pid().is_none(), "no daemon was started");
+}

@@ -193,6 +193,31 @@ pub fn read_at_most(path: &Path, limit: u64) -> io::Result<(Vec<u8>, bool)> {
     Ok((bytes, whole))
 }
 
+/// The last `limit` bytes (at most) of a regular file, opened as [`read_bounded`] opens it: not
+/// through a link at its last component, never waiting on a FIFO or reading a device.
+pub fn read_tail(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                not_read(path, "is a symbolic link")
+            } else {
+                e
+            }
+        })?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_read(path, "is not a regular file"));
+    }
+    file.seek(SeekFrom::Start(meta.len().saturating_sub(limit)))?;
+    let mut bytes = Vec::new();
+    file.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Whether the regular file at `path` ends without a line end (a torn last line), read from its
 /// last byte only; false when it is empty, missing, a link or not a regular file.
 pub fn ends_mid_line(path: &Path) -> bool {
@@ -431,6 +456,12 @@ mod tests {
         );
         let missing = read_bounded(&dir.path().join("none"), 10).unwrap_err();
         assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+        // A tail: the end of a regular file only; a FIFO, a device or a link is never read.
+        assert_eq!(read_tail(&file, 4).unwrap(), b"6789");
+        assert_eq!(read_tail(&file, 64).unwrap(), b"0123456789");
+        for refused in [&fifo, Path::new("/dev/zero"), &link] {
+            assert!(read_tail(refused, 10).is_err(), "{}", refused.display());
+        }
     }
 
     #[test]

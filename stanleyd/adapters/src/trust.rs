@@ -130,9 +130,14 @@ pub struct OnDisk {
 impl OnDisk {
     /// Reads the files of the worktree at `root` (not `HEAD`).
     pub fn read(root: &Path) -> Self {
+        Self::with_flow(root, flow_hash(root))
+    }
+
+    /// Reads the workflow files, with `flow` as the hash of the flow file already read.
+    pub fn with_flow(root: &Path, flow: Option<String>) -> Self {
         Self {
             workflows: crate::workflow_tree::hash(root, WORKFLOWS_DIR).files,
-            flow: flow_hash(root),
+            flow,
             head: String::new(),
         }
     }

@@ -78,9 +78,14 @@ pub(crate) fn check(
     Ok(assessment)
 }
 
-/// Why the flow's commands may not run, if they may not.
-pub(crate) fn flow_refusal(state: &DaemonState, settings: &RequestSettings) -> Option<String> {
-    let disk = OnDisk::read(&state.config.files.root);
+/// Why the flow's commands may not run, if they may not; `flow_hash` is the SHA-256 of the bytes
+/// the flow was loaded from (the decision is about what was loaded, not a second read).
+pub(crate) fn flow_refusal(
+    state: &DaemonState,
+    settings: &RequestSettings,
+    flow_hash: &str,
+) -> Option<String> {
+    let disk = OnDisk::with_flow(&state.config.files.root, Some(flow_hash.to_owned()));
     match check(state, settings, &disk) {
         Ok(a) => stanley_workflows::trust::flow_off_reason(&a.flow),
         Err(e) => Some(e),

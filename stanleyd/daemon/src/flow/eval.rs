@@ -42,8 +42,16 @@ pub(crate) enum FlowLoad {
     Bad(String),
 }
 
-/// Loads `.stanley/flow.json` strictly.
-pub(crate) fn load_flow(root: &Path) -> Result<Flow, FlowLoad> {
+/// A flow as loaded, with the SHA-256 of the bytes it was parsed from: trust judges those bytes,
+/// never a second read of the file (a checkout could swap it in between).
+#[derive(Debug)]
+pub(crate) struct LoadedFlow {
+    pub(crate) flow: Flow,
+    pub(crate) hash: String,
+}
+
+/// Loads `.stanley/flow.json` strictly, reading it once.
+pub(crate) fn load_flow(root: &Path) -> Result<LoadedFlow, FlowLoad> {
     // A regular file of at most 1 MiB, not through a link: a repository may commit one to
     // `/dev/zero` or a FIFO.
     let text = match stanley_adapters::records::read_bounded(&root.join(FLOW_FILE), 1024 * 1024)
@@ -56,7 +64,11 @@ pub(crate) fn load_flow(root: &Path) -> Result<Flow, FlowLoad> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(FlowLoad::Missing),
         Err(e) => return Err(FlowLoad::Bad(format!("cannot read {FLOW_FILE}: {e}"))),
     };
-    parse_flow(&text).map_err(|e| FlowLoad::Bad(format!("{FLOW_FILE}: {e}")))
+    let flow = parse_flow(&text).map_err(|e| FlowLoad::Bad(format!("{FLOW_FILE}: {e}")))?;
+    Ok(LoadedFlow {
+        flow,
+        hash: stanley_core::hash::sha256_hex(text.as_bytes()),
+    })
 }
 
 /// The length of a flow "minute": 60 s, or `STANLEY_FLOW_MINUTE_S` seconds (tests shrink it).

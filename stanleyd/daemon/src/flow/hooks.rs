@@ -4,7 +4,6 @@
 //! TaskCompleted holds). Gates only tighten and fail open when Jev cannot answer; `observe`
 //! journals only and `warn` shows a system message instead of acting.
 
-use std::io::{Read, Seek, SeekFrom};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -21,7 +20,9 @@ use stanley_workflows::flow::{Flow, Mode};
 use stanley_workflows::ports::Redactor;
 
 use crate::error::RequestError;
-use crate::flow::eval::{self as flow_eval, FlowLoad, load_flow, read_journal, stored_journal};
+use crate::flow::eval::{
+    self as flow_eval, FlowLoad, LoadedFlow, load_flow, read_journal, stored_journal,
+};
 use crate::settings::RequestSettings;
 use crate::state::DaemonState;
 
@@ -52,18 +53,15 @@ fn str_field<'a>(input: &'a Value, name: &str) -> &'a str {
 }
 
 /// The text of the last assistant message in a Claude Code transcript (JSONL), if readable.
-fn transcript_tail(path: &str) -> String {
+pub(crate) fn transcript_tail(path: &str) -> String {
     let path = std::path::Path::new(path);
     if path.as_os_str().is_empty() || !path.is_absolute() {
         return String::new();
     }
-    let Ok(mut file) = std::fs::File::open(path) else {
+    // Claude Code names the file; a FIFO or a device there must not stall or flood the hook.
+    let Ok(bytes) = stanley_adapters::records::read_tail(path, TRANSCRIPT_TAIL_BYTES) else {
         return String::new();
     };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let _ = file.seek(SeekFrom::Start(len.saturating_sub(TRANSCRIPT_TAIL_BYTES)));
-    let mut bytes = Vec::new();
-    let _ = file.read_to_end(&mut bytes);
     let text = String::from_utf8_lossy(&bytes);
     text.lines()
         .rev()
@@ -112,7 +110,7 @@ pub(crate) async fn answer(
         }
     };
     let root = state.config.files.root.clone();
-    let flow = match load_flow(&root) {
+    let LoadedFlow { flow, hash } = match load_flow(&root) {
         Ok(f) => f,
         Err(FlowLoad::Missing) => return Ok(HookAnswer::default()),
         Err(FlowLoad::Bad(message)) => {
@@ -121,7 +119,7 @@ pub(crate) async fn answer(
     };
     // An untrusted flow supervises nothing: its commands never run, and the person and the
     // model are told why where they can see it (never a block, so the agent is not held).
-    if let Some(why) = crate::trust::flow_refusal(state, settings) {
+    if let Some(why) = crate::trust::flow_refusal(state, settings, &hash) {
         return Ok(match event {
             "session-start" | "stop" => system_message(&why),
             _ => HookAnswer::default(),

@@ -17,7 +17,7 @@ use stanley_workflows::flow::{Flow, Mode, NotifyEvent};
 
 use stanley_proto::exit::FlowCode;
 
-use crate::flow::eval::{self as flow_eval, FlowLoad, load_flow, minute, read_journal};
+use crate::flow::eval::{self as flow_eval, FlowLoad, LoadedFlow, load_flow, minute, read_journal};
 use crate::settings::RequestSettings;
 use crate::state::DaemonState;
 
@@ -131,7 +131,7 @@ impl<'a> Supervision<'a> {
         say: &'a (dyn Fn(String) + Send + Sync),
     ) -> Result<(Self, String), Exit> {
         let root = state.config.files.root.clone();
-        let flow = match load_flow(&root) {
+        let LoadedFlow { flow, hash } = match load_flow(&root) {
             Ok(f) => f,
             Err(FlowLoad::Missing) => {
                 return Err(exit(
@@ -142,7 +142,7 @@ impl<'a> Supervision<'a> {
             Err(FlowLoad::Bad(message)) => return Err(exit(FlowCode::Configuration, message)),
         };
         // The flow's checks and notify command are repository code: they run only once trusted.
-        if let Some(why) = crate::trust::flow_refusal(state, settings) {
+        if let Some(why) = crate::trust::flow_refusal(state, settings, &hash) {
             return Err(exit(FlowCode::Configuration, why));
         }
         let base = availability(

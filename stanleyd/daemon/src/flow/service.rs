@@ -185,7 +185,7 @@ impl Flows for FlowService {
         _request: Request<FlowStatusRequest>,
     ) -> Result<Response<FlowStatusResponse>, Status> {
         let root = &self.state.config.files.root;
-        let flow = load_flow(root).map_err(load_status)?;
+        let flow = load_flow(root).map_err(load_status)?.flow;
         let store = self.state.flow_store.as_ref();
         let journal = stored_journal(store, &flow)
             .map_err(|m| RequestError::flow(tonic::Code::FailedPrecondition, m))?;

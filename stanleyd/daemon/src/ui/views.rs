@@ -221,13 +221,15 @@ struct FlowRead {
 impl FlowRead {
     /// The flow file and its journal; `Err` is the line to show when the file does not load.
     fn of(state: &DaemonState) -> Result<Self, String> {
-        let flow = load_flow(&state.config.files.root).map_err(|e| match e {
-            FlowLoad::Missing => {
-                "This repository has no flow. Start one with `stanleyctl flow init \"<goal>\"`."
-                    .to_owned()
-            }
-            FlowLoad::Bad(why) => why,
-        })?;
+        let flow = load_flow(&state.config.files.root)
+            .map_err(|e| match e {
+                FlowLoad::Missing => {
+                    "This repository has no flow. Start one with `stanleyctl flow init \"<goal>\"`."
+                        .to_owned()
+                }
+                FlowLoad::Bad(why) => why,
+            })?
+            .flow;
         let store = state.flow_store.as_ref();
         let journal = match store.read_state() {
             Ok(Some(text)) => FlowState::parse(&text, &flow).map(Some).map_err(|why| {
