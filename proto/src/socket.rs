@@ -10,10 +10,9 @@ use sha2::{Digest, Sha256};
 /// Overrides the socket folder (tests, unusual setups).
 pub const RUNTIME_DIR_VAR: &str = "STANLEY_RUNTIME_DIR";
 
-/// The current user's id.
+/// The current user's (effective) id: the owner of what this process creates.
 pub fn current_uid() -> u32 {
-    // SAFETY: getuid has no preconditions and cannot fail.
-    unsafe { libc::getuid() }
+    rustix::process::geteuid().as_raw()
 }
 
 /// The socket folder given the values of `STANLEY_RUNTIME_DIR` and `XDG_RUNTIME_DIR`.

@@ -388,3 +388,34 @@ fn every_finding_of_a_review_becomes_exactly_one_valid_sarif_result() {
     assert_eq!(rules.len(), 1);
     assert_eq!(sarif["runs"][0]["tool"]["driver"]["name"], "Stanley");
 }
+
+#[test]
+fn runs_are_listed_when_git_made_the_stanley_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = crate::summarize::summarize_env();
+    let repo = crate::summarize::changed_repo();
+    // Sharing workflows means committing `.stanley/workflows/`; a checkout then makes
+    // `.stanley` with the umask (0755), not 0700 as Stanley would.
+    repo.write(
+        ".stanley/workflows/x.ts",
+        "export default async () => ({ id: \"x\", run: async () => 1 });\n",
+    );
+    repo.git(&["add", "-f", ".stanley/workflows/x.ts"]);
+    repo.commit("share a workflow");
+    let stanley = repo.root().join(".stanley");
+    std::fs::set_permissions(&stanley, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert!(matches!(out.code, 0 | 10), "{out:?}");
+    let runs = list(&env, &repo);
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let shown = env.stanleyctl(&repo, &["runs", "show", "latest"]);
+    assert_eq!(shown.code, 0, "{shown:?}");
+    // A `.stanley` others can write in is not one whose runs can be believed.
+    std::fs::set_permissions(&stanley, std::fs::Permissions::from_mode(0o775)).unwrap();
+    let refused = env.stanleyctl(&repo, &["runs", "list"]);
+    assert_ne!(refused.code, 0, "{refused:?}");
+    assert!(
+        refused.stderr.contains("writable by others") && refused.stderr.contains("chmod go-w"),
+        "{refused:?}"
+    );
+}

@@ -51,8 +51,7 @@ impl Drop for RunMark {
 /// The processes of this user whose environment holds `var=<one of tokens>`.
 pub fn carrying(var: &str, tokens: &HashSet<String>) -> Vec<u32> {
     use std::os::unix::fs::MetadataExt;
-    // SAFETY: geteuid has no preconditions.
-    let uid = unsafe { libc::geteuid() };
+    let uid = crate::records::current_uid();
     let me = std::process::id();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();

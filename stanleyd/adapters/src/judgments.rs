@@ -90,8 +90,7 @@ impl CacheSecret {
             .open(&path)
             .map_err(|e| cannot(&e))?;
         let meta = f.metadata().map_err(|e| cannot(&e))?;
-        // SAFETY: geteuid has no preconditions.
-        let uid = unsafe { libc::geteuid() };
+        let uid = crate::records::current_uid();
         if !meta.is_file() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
             return Err(cannot(&"it is not a private file of this user's"));
         }

@@ -153,8 +153,7 @@ fn check_log_file(path: &Path) -> Result<(), QueueError> {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return Ok(());
     };
-    // SAFETY: geteuid has no preconditions.
-    let uid = unsafe { libc::geteuid() };
+    let uid = crate::records::current_uid();
     if meta.file_type().is_symlink()
         || !meta.is_file()
         || meta.uid() != uid

@@ -77,14 +77,18 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// The current user's (effective) id: the owner of what this process creates.
+pub fn current_uid() -> u32 {
+    rustix::process::geteuid().as_raw()
+}
+
 /// Refuses a folder under `.stanley/` that Stanley did not make: one owned by another user or
 /// open to others (Stanley makes its folders 0700; a checkout of committed files makes them
 /// with the umask, 0755). A cloned repository must not bring its own store.
 pub fn refuse_foreign_dir(dir: &Path) -> io::Result<()> {
     use std::os::unix::fs::MetadataExt;
     let meta = fs::symlink_metadata(dir)?;
-    // SAFETY: geteuid has no preconditions.
-    let uid = unsafe { libc::geteuid() };
+    let uid = crate::records::current_uid();
     if meta.uid() != uid || meta.mode() & 0o077 != 0 {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,

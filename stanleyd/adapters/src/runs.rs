@@ -40,19 +40,34 @@ fn ours(dir: &Path) -> bool {
     fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) && refuse_foreign_dir(dir).is_ok()
 }
 
+/// Whether `.stanley` is a real folder of this user's that no one else can write in. Git makes
+/// it (0755 under the usual umask) when `.stanley/workflows/` or `flow.json` is committed, so
+/// it need not be closed to others, only safe from having `runs/` swapped under it.
+fn safe_parent(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    fs::symlink_metadata(dir).is_ok_and(|m| {
+        m.is_dir() && m.uid() == crate::records::current_uid() && m.mode() & 0o022 == 0
+    })
+}
+
 /// Why `.stanley/runs/` cannot be read, when it is not Stanley's (None: it is, or it is absent).
 pub fn refused(root: &Path) -> Option<String> {
     let runs = runs_dir(root);
     if fs::symlink_metadata(&runs).is_err() {
         return None;
     }
-    for dir in [root.join(".stanley"), runs] {
-        if !ours(&dir) {
-            return Some(format!(
-                "{} was not made by Stanley (a link, another owner, or open to others); a repository cannot bring its own runs; move it aside",
-                dir.display()
-            ));
-        }
+    let state = root.join(".stanley");
+    if !safe_parent(&state) {
+        return Some(format!(
+            "{} is a link, another user's, or writable by others, so the runs under it cannot be trusted; make it yours with `chmod go-w`, or move it aside",
+            state.display()
+        ));
+    }
+    if !ours(&runs) {
+        return Some(format!(
+            "{} was not made by Stanley (a link, another owner, or open to others); a repository cannot bring its own runs; move it aside",
+            runs.display()
+        ));
     }
     None
 }
