@@ -6,7 +6,7 @@
 
 use std::fs;
 use std::os::unix::fs::symlink;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use stanley_tests::testenv::Output;
@@ -328,5 +328,294 @@ fn imports_that_leave_the_workflow_folder_are_refused_with_one_line() {
     assert!(
         !s.marked("helper") && !s.marked("leftpad"),
         "code outside the folder ran"
+    );
+}
+
+/// One write a traced process made: the program (as far as the trace tells), the call and
+/// the absolute path.
+#[derive(Debug)]
+struct Write {
+    program: String,
+    call: String,
+    path: PathBuf,
+}
+
+/// The quoted string arguments and `<path>` decorations of one strace line, in order.
+fn strace_args(line: &str) -> Vec<(Option<String>, String)> {
+    // A string argument, with the `<dir>` decoration (from `-y`) of the descriptor argument
+    // before it, when there is one (`openat(AT_FDCWD</repo>, "a.txt", …)`).
+    let mut out = Vec::new();
+    let mut dir: Option<String> = None;
+    let mut chars = line.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '<' => {
+                let rest = &line[i + 1..];
+                if let Some(end) = rest.find('>') {
+                    dir = Some(rest[..end].to_owned());
+                    for _ in 0..=end {
+                        chars.next();
+                    }
+                }
+            }
+            '"' => {
+                let mut text = String::new();
+                let mut escaped = false;
+                for (_, c) in chars.by_ref() {
+                    if escaped {
+                        text.push(c);
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == '"' {
+                        break;
+                    } else {
+                        text.push(c);
+                    }
+                }
+                // A decoration belongs to the descriptor argument just before this string.
+                out.push((dir.take(), text));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Every write the traced processes made (`strace -ff -y` files under `dir`).
+fn writes(dir: &Path) -> Vec<Write> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).unwrap().flatten() {
+        let text = fs::read_to_string(entry.path()).unwrap_or_default();
+        let mut program = "(a thread or fork)".to_owned();
+        for line in text.lines() {
+            let Some(call) = line.split('(').next().map(str::to_owned) else {
+                continue;
+            };
+            let args = strace_args(line);
+            if call == "execve" && line.ends_with("= 0") {
+                program = args.first().map(|(_, p)| p.clone()).unwrap_or_default();
+                continue;
+            }
+            // Only what happened counts: an `mkdir` that found the folder there (the runtime
+            // folder, made and checked by the test) or a refused open wrote nothing.
+            if line
+                .rsplit_once(" = ")
+                .is_some_and(|(_, result)| result.starts_with("-1"))
+            {
+                continue;
+            }
+            let writes_file = matches!(call.as_str(), "open" | "openat" | "creat")
+                && (line.contains("O_WRONLY")
+                    || line.contains("O_RDWR")
+                    || line.contains("O_CREAT"));
+            let targets: Vec<(Option<String>, String)> = match call.as_str() {
+                _ if writes_file => args.into_iter().take(1).collect(),
+                "mkdir" | "mkdirat" | "unlink" | "unlinkat" | "rmdir" => {
+                    args.into_iter().take(1).collect()
+                }
+                "rename" | "renameat" | "renameat2" | "link" | "linkat" | "symlink"
+                | "symlinkat" => args.into_iter().skip(1).take(1).collect(),
+                _ => Vec::new(),
+            };
+            for (base, name) in targets {
+                let path = if name.starts_with('/') {
+                    PathBuf::from(&name)
+                } else {
+                    let Some(base) = base else {
+                        continue;
+                    };
+                    Path::new(&base).join(&name)
+                };
+                out.push(Write {
+                    program: program.clone(),
+                    call: call.clone(),
+                    path,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Why `path` is a place another local user could touch, if it is: its nearest existing
+/// folder must be ours and closed to writes by others, and every folder above it ours or
+/// root's, closed to others' writes or sticky. Devices and the kernel's files do not count.
+fn exposed(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    for kernel in [
+        "/dev/null",
+        "/dev/tty",
+        "/dev/pts/",
+        "/proc/",
+        "/sys/",
+        "/dev/urandom",
+    ] {
+        if path.starts_with(kernel) || path.display().to_string().starts_with(kernel) {
+            return None;
+        }
+    }
+    let me = stanley_proto::socket::current_uid();
+    let mut dir = path.parent()?.to_path_buf();
+    while fs::symlink_metadata(&dir).is_err() {
+        dir = dir.parent()?.to_path_buf();
+    }
+    let meta = fs::symlink_metadata(&dir).ok()?;
+    if meta.uid() != me || meta.mode() & 0o022 != 0 {
+        return Some(format!(
+            "{} (owner {}, mode {:o})",
+            dir.display(),
+            meta.uid(),
+            meta.mode() & 0o7777
+        ));
+    }
+    for above in dir.ancestors().skip(1) {
+        let Ok(meta) = fs::symlink_metadata(above) else {
+            continue;
+        };
+        let sticky = meta.mode() & 0o1000 != 0;
+        if (meta.uid() != me && meta.uid() != 0) || (meta.mode() & 0o022 != 0 && !sticky) {
+            return Some(format!(
+                "{} above it (owner {}, mode {:o})",
+                above.display(),
+                meta.uid(),
+                meta.mode() & 0o7777
+            ));
+        }
+    }
+    None
+}
+
+/// strace, which this test needs (`scripts/test` installs Debian's `strace`).
+fn strace() -> PathBuf {
+    let path = PathBuf::from("/usr/bin/strace");
+    assert!(
+        path.exists(),
+        "strace is missing: scripts/test installs Debian's strace (apt-get install strace)"
+    );
+    path
+}
+
+#[test]
+fn no_process_stanley_starts_writes_where_another_user_could() {
+    for line in crate::real_pi::LINES {
+        no_process_stanley_starts_writes_where_another_user_could_on(line);
+    }
+}
+
+fn no_process_stanley_starts_writes_where_another_user_could_on(line: crate::real_pi::Line) {
+    use stanley_tests::model_server::{DOC_PATH, FLOW_FILE, ModelServer};
+    let server = ModelServer::start();
+    let (mut env, _agent) = crate::real_pi::env_for(&server, "write-doc", line);
+    let shared = shared_tmp();
+    env.set("TMPDIR", shared.path().to_str().unwrap());
+    env.jev.route("hello", "hello", 0.9);
+    let repo = crate::summarize::changed_repo();
+    repo.write(
+        ".stanley/workflows/hello.ts",
+        &hello("const greeting: string = \"hello\";", "greeting"),
+    );
+    let flow = serde_json::json!({"goal": "Write done.txt", "mode": "enforce",
+        "limits": {"max_restarts": 0},
+        "notify": {"command": "echo \"$STANLEY_FLOW_EVENT\" >> notified.log", "on": ["goal_complete"]},
+        "phases": [{"id": "finish", "name": "Finish", "done_when": "done.txt exists", "check": "test -f done.txt"}]});
+    repo.write(".stanley/flow.json", &flow.to_string());
+    let traces = tempfile::tempdir().unwrap();
+    // The daemon runs under strace, which follows it and every process it starts until it
+    // stops: the workflow host (Node.js and tsx), Pi, the flow's check and notify command. It
+    // gets what a client would hand it (`DAEMON_ENV`), as a client would start it.
+    let client = env.command("stanley", repo.root());
+    let handed: Vec<(std::ffi::OsString, std::ffi::OsString)> = client
+        .get_envs()
+        .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned())))
+        .filter(|(k, _)| stanley_proto::env::DAEMON_ENV.iter().any(|n| k == *n))
+        .collect();
+    let mut traced = std::process::Command::new(strace());
+    traced
+        .args(["-ff", "-qq", "-y", "-e", "signal=none", "-e"])
+        .arg("trace=execve,open,openat,creat,mkdir,mkdirat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,unlink,unlinkat,rmdir")
+        .arg("-o")
+        .arg(traces.path().join("t"))
+        .arg(stanley_tests::testenv::bin_dir().join("stanleyd"))
+        .arg("--root")
+        .arg(repo.root())
+        .current_dir(repo.root())
+        .env_clear()
+        .envs(handed)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut tracer = traced.spawn().expect("start strace");
+    assert!(
+        stanley_tests::testenv::wait_until(std::time::Duration::from_secs(20), || {
+            env.stanleyctl(&repo, &["daemon", "status"]).code == 0 && repo.daemon_pid().is_some()
+        }),
+        "the traced daemon did not start"
+    );
+    let said = env.stanley(&repo, &["Say hello", "--json"]);
+    assert_eq!(said.code, 0, "{said:?}");
+    assert_eq!(said.json()["output"]["text"], "hello", "{said:?}");
+    let delegated = env.stanley(
+        &repo,
+        &[
+            "Add docs/conventions.md describing the code style",
+            "--json",
+        ],
+    );
+    assert_eq!(delegated.code, 0, "{delegated:?}");
+    assert!(repo.root().join(DOC_PATH).exists(), "{delegated:?}");
+    let mut run = env.command("stanleyctl", repo.root());
+    run.args(["flow", "run"])
+        .env("STANLEY_AGENT_MODEL", "mock/two-step")
+        .env_remove("TYPESAFE_API_KEY");
+    let ran = stanley_tests::testenv::run(run, None);
+    assert_eq!(ran.code, 0, "{ran:?}");
+    assert!(repo.root().join(FLOW_FILE).exists());
+    assert_eq!(
+        fs::read_to_string(repo.root().join("notified.log")).unwrap(),
+        "goal_complete\n"
+    );
+    env.stop_daemon(&repo);
+    // strace ends with the last process it follows.
+    assert!(
+        stanley_tests::testenv::wait_until(std::time::Duration::from_secs(30), || {
+            tracer.try_wait().ok().flatten().is_some()
+        }),
+        "strace did not end: a process the daemon started outlived it"
+    );
+    let all = writes(traces.path());
+    if std::env::var_os("STANLEY_KEEP_TRACES").is_some() {
+        let kept = traces.keep();
+        eprintln!("traces kept in {}", kept.display());
+        for w in &all {
+            eprintln!("write: {w:?}");
+        }
+    }
+    let programs: std::collections::BTreeSet<&str> = all
+        .iter()
+        .map(|w| w.program.rsplit('/').next().unwrap_or_default())
+        .collect();
+    for expected in ["stanleyd", "node", "sh"] {
+        assert!(
+            programs.contains(expected),
+            "{expected} wrote nothing in the trace ({line:?}): {programs:?}"
+        );
+    }
+    let bad: Vec<String> = all
+        .iter()
+        .filter_map(|w| {
+            exposed(&w.path)
+                .map(|why| format!("{} {} {}: {why}", w.program, w.call, w.path.display()))
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "writes where another user could reach ({line:?}):\n{}",
+        bad.join("\n")
+    );
+    assert_eq!(
+        listing(shared.path()),
+        Vec::<String>::new(),
+        "something was written into the shared TMPDIR"
     );
 }

@@ -13,12 +13,12 @@ use crate::summarize::changed_repo;
 /// A published line of Pi: its install folder under `tests/`, and the Node.js folder it needs
 /// first on `PATH` (none: the machine's).
 #[derive(Clone, Copy, Debug)]
-struct Line {
+pub(crate) struct Line {
     folder: &'static str,
     node: Option<&'static str>,
 }
 
-const LINES: [Line; 2] = [
+pub(crate) const LINES: [Line; 2] = [
     Line {
         folder: "pi",
         node: None,
@@ -47,7 +47,11 @@ fn real_pi(line: Line) -> PathBuf {
     pi
 }
 
-fn env_for(server: &ModelServer, model: &str, line: Line) -> (TestEnv, tempfile::TempDir) {
+pub(crate) fn env_for(
+    server: &ModelServer,
+    model: &str,
+    line: Line,
+) -> (TestEnv, tempfile::TempDir) {
     let mut env = TestEnv::new();
     let agent_dir = tempfile::tempdir().unwrap();
     std::fs::write(agent_dir.path().join("models.json"), server.models_json()).unwrap();
