@@ -15,6 +15,7 @@ fn folder() -> PathBuf {
 }
 
 /// One capture and its truth.
+#[derive(Clone)]
 struct Capture {
     name: String,
     text: String,
@@ -230,4 +231,118 @@ fn every_real_capture_is_recognised_as_a_failure_log_by_its_structure() {
         InputShape::of(Some(r#"{"name": "a package.json, not a report"}"#)),
         InputShape::Text
     );
+}
+
+/// `text` as a CI system would show it in a job log: setup noise, the step's header, every
+/// line of the runner's output in the step, and the system's failure line after it.
+fn wrapped(text: &str, ci: &str) -> String {
+    let body: Vec<&str> = text
+        .strip_suffix('\n')
+        .unwrap_or(text)
+        .split('\n')
+        .collect();
+    let stamp = |i: usize| {
+        format!(
+            "2026-11-30T11:{:02}:{:02}.{:07}Z",
+            (i / 60) % 60,
+            i % 60,
+            i * 37 % 10_000_000
+        )
+    };
+    let mut out = String::new();
+    match ci {
+        "github" => {
+            out.push('\u{feff}');
+            let setup = [
+                "Current runner version: '2.330.0'",
+                "##[group]Runner Image",
+                "Image: ubuntu-24.04",
+                "##[endgroup]",
+                "##[group]Run actions/checkout@v4",
+                "with:",
+                "  repository: acme/app",
+                "##[endgroup]",
+                "Syncing repository: acme/app",
+                "##[group]Run make test",
+                "make test",
+                "shell: /usr/bin/bash -e {0}",
+                "##[endgroup]",
+            ];
+            let all = setup
+                .iter()
+                .copied()
+                .chain(body.iter().copied())
+                .chain(["##[error]Process completed with exit code 1."]);
+            for (i, line) in all.enumerate() {
+                out.push_str(&format!("{} {line}\n", stamp(i)));
+            }
+        }
+        "gh-cli" => {
+            for (i, line) in body.iter().enumerate() {
+                out.push_str(&format!("test\tRun make test\t{} {line}\n", stamp(i)));
+            }
+        }
+        "gitlab" => {
+            out.push_str("Running with gitlab-runner 17.5.0 (1b659122)\n");
+            out.push_str("section_start:1732965667:prepare_script\r\u{1b}[0K\u{1b}[0K\u{1b}[36;1mPreparing environment\u{1b}[0;m\n");
+            out.push_str("Running on runner-abc via host...\n");
+            out.push_str("section_end:1732965668:prepare_script\r\u{1b}[0K\n");
+            out.push_str("section_start:1732965669:step_script\r\u{1b}[0K\u{1b}[0K\u{1b}[36;1mExecuting \"step_script\" stage of the job script\u{1b}[0;m\n");
+            out.push_str("\u{1b}[32;1m$ make test\u{1b}[0;m\n");
+            for line in &body {
+                out.push_str(line);
+                out.push('\n');
+            }
+            out.push_str("section_end:1732965670:step_script\r\u{1b}[0K\n");
+            out.push_str("\u{1b}[31;1mERROR: Job failed: exit code 1\n\u{1b}[0;m\n");
+        }
+        _ => unreachable!(),
+    }
+    out
+}
+
+#[test]
+fn a_capture_inside_a_ci_job_log_is_triaged_as_the_capture_itself() {
+    let mut report = Vec::new();
+    for capture in captures().iter().filter(|c| c.name.ends_with(".log")) {
+        let (plain, ..) = score(capture);
+        for ci in ["github", "gh-cli", "gitlab"] {
+            let inside = Capture {
+                name: format!("{} in {ci}", capture.name),
+                text: wrapped(&capture.text, ci),
+                failures: capture.failures.clone(),
+            };
+            let (found, lost, mixed, dups) = score(&inside);
+            if found < plain || !mixed.is_empty() || !dups.is_empty() {
+                report.push(format!(
+                    "{}: {found} found (plain {plain})\n    lost: {lost:#?}\n    mixed: {mixed:#?}",
+                    inside.name
+                ));
+            }
+            let parsed = parse_log(&inside.text).unwrap();
+            assert!(
+                parsed.wrapper.is_some(),
+                "{}: no wrapper recognised",
+                inside.name
+            );
+            assert_eq!(
+                crate::routing::InputShape::of(Some(&inside.text)),
+                crate::routing::InputShape::FailureLog,
+                "{}",
+                inside.name
+            );
+            for block in &parsed.blocks {
+                let step = block.step.as_deref().unwrap_or_default();
+                assert!(
+                    step == "Run make test"
+                        || step == "Executing \"step_script\" stage of the job script",
+                    "{}: block {:?} at line {} sits in {step:?}",
+                    inside.name,
+                    block.test_name,
+                    block.start
+                );
+            }
+        }
+    }
+    assert!(report.is_empty(), "{}", report.join("\n"));
 }

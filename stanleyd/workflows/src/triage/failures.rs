@@ -328,6 +328,9 @@ struct FailureRow {
     lines: String,
     test_name: Option<String>,
     message: Option<String>,
+    /// The CI step the failure sits in, for a job log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    step: Option<String>,
     key_lines: Vec<String>,
     omitted_lines: usize,
     stack_locations: Vec<StackLocation>,
@@ -452,6 +455,7 @@ fn plan<'a>(
             lines: format!("{}-{}", block.start, block.end),
             test_name: block.test_name.clone(),
             message: block.message.clone(),
+            step: block.step.clone(),
             key_lines: key_lines(block),
             omitted_lines: block.omitted,
             stack_locations: block
@@ -732,6 +736,9 @@ pub async fn triage(
         "logLines": parsed.line_count, "failureBlocks": parsed.blocks.len(), "families": families.len(), "duplicates": duplicates,
         "diff": diff.map(|d| d.source.describe()),
     });
+    if let Some(wrapper) = parsed.wrapper {
+        run.summary["ciLog"] = json!(wrapper.name());
+    }
 }
 
 fn decide(

@@ -44,6 +44,8 @@ pub struct FailureBlock {
     pub compile_error: bool,
     pub missing_module: bool,
     pub timeout: bool,
+    /// The CI step (group, section, stage) the block sits in, when the log was a job log.
+    pub step: Option<String>,
 }
 
 /// A parsed log.
@@ -53,6 +55,8 @@ pub struct ParsedLog {
     pub blocks: Vec<FailureBlock>,
     /// What of the input was left out before parsing, one line each (for `limits`).
     pub left_out: Vec<String>,
+    /// The CI job-log format the input was unwrapped from.
+    pub wrapper: Option<super::ci::Wrapper>,
 }
 
 /// How a line the client or daemon put in place of left-out input begins (the reduction in
@@ -99,7 +103,7 @@ pub fn left_out(text: &str) -> Vec<String> {
     )]
 }
 
-/// Removes ANSI escape sequences (CSI and OSC).
+/// Removes ANSI escape sequences (CSI, and OSC, APC, DCS and PM strings).
 pub fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -117,7 +121,9 @@ pub fn strip_ansi(text: &str) -> String {
                     }
                 }
             }
-            Some(']') => {
+            // OSC, and the string sequences APC (Buildkite's timestamps), DCS and PM: up to BEL
+            // or ST.
+            Some(']' | '_' | 'P' | '^') => {
                 chars.next();
                 while let Some(d) = chars.next() {
                     if d == '\u{7}' || (d == '\u{1b}' && chars.peek() == Some(&'\\')) {
@@ -597,6 +603,7 @@ fn finish_with(
         stack,
         family,
         fingerprint,
+        step: None,
         env_signature: env_signature(&text),
         compile_error: contains_any(
             &text,
@@ -826,17 +833,14 @@ pub fn parse_log(text: &str) -> Result<ParsedLog, String> {
             line_count: text.lines().count(),
             blocks,
             left_out: left_out(text),
+            wrapper: None,
         });
     }
-    let clean = strip_ansi(text);
-    let mut lines: Vec<String> = clean
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l).to_owned())
-        .collect();
-    if lines.last().is_some_and(String::is_empty) {
-        lines.pop();
-    }
-    let mut notes = left_out(&clean);
+    // A CI job log first loses its wrapper (timestamps, group markers), one line for one line.
+    let unwrapped = super::ci::unwrap(text);
+    let wrapper = unwrapped.wrapper;
+    let mut lines = unwrapped.lines.clone();
+    let mut notes = left_out(&lines.join("\n"));
     // A longer log (a client that sent it unreduced) keeps its last lines, where failures are.
     if lines.len() > MAX_LOG_LINES {
         let cut = lines.len() - MAX_LOG_LINES;
@@ -845,6 +849,7 @@ pub fn parse_log(text: &str) -> Result<ParsedLog, String> {
         ));
         lines.drain(..cut);
     }
+    let offset = unwrapped.lines.len() - lines.len();
     let mut claimed = vec![false; lines.len()];
     let mut blocks: Vec<FailureBlock> = runners::text(&lines, &mut claimed)
         .into_iter()
@@ -907,11 +912,17 @@ pub fn parse_log(text: &str) -> Result<ParsedLog, String> {
         blocks.push(finish(kept, s + 1, omitted, a));
     }
     blocks.sort_by_key(|b| b.start);
+    for block in &mut blocks {
+        block.step = unwrapped
+            .step_of(offset + block.start - 1)
+            .map(str::to_owned);
+    }
     distinct_ids(&mut blocks);
     Ok(ParsedLog {
         line_count: lines.len(),
         blocks,
         left_out: notes,
+        wrapper,
     })
 }
 

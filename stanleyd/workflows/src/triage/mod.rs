@@ -1,6 +1,7 @@
 //! Triage of what a person brings: failing test logs (`logs` parses them, `failures` judges
 //! them) and review comments (`review_comments` parses them, `comments` judges them).
 
+pub mod ci;
 pub mod comments;
 pub mod failures;
 pub mod logs;

@@ -837,14 +837,14 @@ fn node_spec(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
 /// (`failureType: 'subtestsFailed'`) is not a failure of its own.
 fn tap(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
     let mut out = Vec::new();
-    if !lines
+    // The stream starts at its version line, wherever a CI step or a wrapper script put it.
+    let Some(first) = lines
         .iter()
-        .take(5)
-        .any(|l| l.trim().starts_with("TAP version"))
-    {
+        .position(|l| l.trim().starts_with("TAP version"))
+    else {
         return out;
-    }
-    for i in 0..lines.len() {
+    };
+    for i in first..lines.len() {
         let t = lines[i].trim();
         let Some(rest) = t.strip_prefix("not ok ") else {
             continue;

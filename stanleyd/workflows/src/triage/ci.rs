@@ -1,0 +1,604 @@
+//! CI job logs unwrapped before anything else reads them: the per-line timestamps, group and
+//! section markers and workflow commands that GitHub Actions, `gh run view --log`, Azure
+//! Pipelines, GitLab, Jenkins, Buildkite and CircleCI add around a runner's output, and generic
+//! per-line clock prefixes. Line numbers keep pointing at the input (a marker line becomes an
+//! empty line, never a removed one), and each line keeps the step it sits in.
+
+/// A CI system whose job-log format was recognised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wrapper {
+    /// A job log downloaded from GitHub Actions (timestamps, `##[group]`, `##[error]`).
+    GithubActions,
+    /// `gh run view --log`: `job<TAB>step<TAB>timestamp line`.
+    GithubCli,
+    /// Azure Pipelines (timestamps, `##[section]Starting:`).
+    AzurePipelines,
+    /// A GitLab job trace (`section_start:`/`section_end:` markers).
+    GitLab,
+    /// Jenkins console output (`[Pipeline]` lines, timestamper prefixes).
+    Jenkins,
+    /// Buildkite (`_bk;t=` markers, `---`/`+++`/`~~~` groups).
+    Buildkite,
+    /// CircleCI step output (`#!/bin/bash -eo pipefail` step heads).
+    CircleCi,
+    /// Some other log with a clock on every line.
+    Clock,
+}
+
+impl Wrapper {
+    /// The name the result gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::GithubActions => "github_actions",
+            Self::GithubCli => "github_cli",
+            Self::AzurePipelines => "azure_pipelines",
+            Self::GitLab => "gitlab",
+            Self::Jenkins => "jenkins",
+            Self::Buildkite => "buildkite",
+            Self::CircleCi => "circleci",
+            Self::Clock => "timestamped",
+        }
+    }
+}
+
+/// A log with its wrapper taken off.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Unwrapped {
+    /// One line per input line, in order: the runner's text, or empty for a marker line.
+    pub lines: Vec<String>,
+    /// Per line, the index in `step_names` of the step it sits in.
+    pub steps: Vec<Option<usize>>,
+    /// The steps (groups, sections, stages) in order of appearance.
+    pub step_names: Vec<String>,
+    /// The wrapper recognised, if any.
+    pub wrapper: Option<Wrapper>,
+}
+
+impl Unwrapped {
+    /// The step line `index` (0-based) sits in.
+    pub fn step_of(&self, index: usize) -> Option<&str> {
+        self.steps
+            .get(index)
+            .copied()
+            .flatten()
+            .map(|i| self.step_names[i].as_str())
+    }
+}
+
+/// How many non-empty lines detection looks at.
+const SAMPLE: usize = 4000;
+
+/// `2026-11-30T11:21:07.3395870Z `: the length of an RFC 3339 UTC stamp and its space, if the
+/// line starts with one.
+fn iso_stamp(line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| r.clone().all(|i| b.get(i).is_some_and(u8::is_ascii_digit));
+    if !(digits(0..4)
+        && b.get(4) == Some(&b'-')
+        && digits(5..7)
+        && b.get(7) == Some(&b'-')
+        && digits(8..10)
+        && matches!(b.get(10), Some(b'T' | b' '))
+        && digits(11..13)
+        && b.get(13) == Some(&b':')
+        && digits(14..16)
+        && b.get(16) == Some(&b':')
+        && digits(17..19))
+    {
+        return None;
+    }
+    let mut i = 19;
+    if b.get(i) == Some(&b'.') || b.get(i) == Some(&b',') {
+        i += 1;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+    }
+    if b.get(i) == Some(&b'Z') {
+        i += 1;
+    } else if matches!(b.get(i), Some(b'+' | b'-')) && digits(i + 1..i + 3) {
+        i += 3;
+        if b.get(i) == Some(&b':') {
+            i += 1;
+        }
+        if digits(i..i + 2) {
+            i += 2;
+        }
+    }
+    match b.get(i) {
+        Some(b' ') => Some(i + 1),
+        None => Some(i),
+        _ => None,
+    }
+}
+
+/// A clock prefix of another shape: `[2026-11-30T11:21:07.339Z] `, `[11:21:07] `,
+/// `11:21:07.339 `, `2026-11-30 11:21:07,339 `.
+fn clock_prefix(line: &str) -> Option<usize> {
+    if let Some(n) = iso_stamp(line) {
+        return Some(n);
+    }
+    if let Some(rest) = line.strip_prefix('[')
+        && let Some(end) = rest.find(']')
+        && end <= 40
+    {
+        let inner = &rest[..end];
+        if iso_stamp(inner).is_some_and(|n| n == inner.len()) || is_clock(inner) {
+            let after = &rest[end + 1..];
+            return Some(1 + end + 1 + usize::from(after.starts_with(' ')));
+        }
+    }
+    let word = line.split(' ').next().unwrap_or("");
+    if is_clock(word) && line.len() > word.len() {
+        return Some(word.len() + 1);
+    }
+    None
+}
+
+/// `HH:MM:SS` with optional fractions.
+fn is_clock(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 8
+        && b[0..2].iter().all(u8::is_ascii_digit)
+        && b[2] == b':'
+        && b[3..5].iter().all(u8::is_ascii_digit)
+        && b[5] == b':'
+        && b[6..8].iter().all(u8::is_ascii_digit)
+        && (b.len() == 8
+            || (matches!(b[8], b'.' | b',')
+                && b[9..].iter().all(u8::is_ascii_digit)
+                && b.len() > 9))
+}
+
+/// `job<TAB>step<TAB>2026-…Z text`: the step and where the text starts.
+fn gh_cli_prefix(line: &str) -> Option<(&str, usize)> {
+    let mut parts = line.splitn(3, '\t');
+    let job = parts.next()?;
+    let step = parts.next()?;
+    let rest = parts.next()?;
+    let stamp = iso_stamp(rest)?;
+    Some((step, job.len() + 1 + step.len() + 1 + stamp))
+}
+
+/// Buildkite's timestamp marker `\x1b_bk;t=<millis>\x07` at the start of a raw line (an APC
+/// escape, also seen without its ESC): its length.
+fn buildkite_prefix(line: &str) -> Option<usize> {
+    let start = if line.starts_with("\u{1b}_bk;t=") {
+        1
+    } else if line.starts_with("_bk;t=") {
+        0
+    } else {
+        return None;
+    };
+    let rest = &line[start + 6..];
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    (digits > 0 && rest[digits..].starts_with('\u{7}')).then_some(start + 6 + digits + 1)
+}
+
+/// What a terminal shows of a line with carriage returns: the text after the last one that is
+/// followed by something.
+fn as_shown(line: &str) -> &str {
+    line.rsplit('\r')
+        .find(|part| !part.is_empty())
+        .unwrap_or("")
+}
+
+fn detect(lines: &[String], buildkite: usize) -> Option<Wrapper> {
+    let sample: Vec<&str> = lines
+        .iter()
+        .map(String::as_str)
+        .filter(|l| !l.trim().is_empty())
+        .take(SAMPLE)
+        .collect();
+    if sample.is_empty() {
+        return None;
+    }
+    let share =
+        |f: &dyn Fn(&str) -> bool| sample.iter().filter(|l| f(l)).count() * 10 >= sample.len() * 6;
+    let any = |f: &dyn Fn(&str) -> bool| lines.iter().take(SAMPLE * 4).any(|l| f(l));
+    if share(&|l| gh_cli_prefix(l).is_some()) {
+        return Some(Wrapper::GithubCli);
+    }
+    if any(&|l| l.starts_with("section_start:") || l.starts_with("Running with gitlab-runner ")) {
+        return Some(Wrapper::GitLab);
+    }
+    if buildkite * 10 >= sample.len() * 6 {
+        return Some(Wrapper::Buildkite);
+    }
+    let stamped = share(&|l| iso_stamp(l).is_some());
+    if stamped
+        && any(&|l| iso_stamp(l).is_some_and(|n| l[n..].starts_with("##[section]Starting: ")))
+    {
+        return Some(Wrapper::AzurePipelines);
+    }
+    if stamped {
+        return Some(Wrapper::GithubActions);
+    }
+    if sample
+        .iter()
+        .filter(|l| {
+            clock_prefix(l)
+                .map_or(**l, |n| &l[n..])
+                .starts_with("[Pipeline] ")
+        })
+        .count()
+        >= 2
+    {
+        return Some(Wrapper::Jenkins);
+    }
+    if any(&|l| l.trim() == "#!/bin/bash -eo pipefail") {
+        return Some(Wrapper::CircleCi);
+    }
+    if share(&|l| clock_prefix(l).is_some()) {
+        return Some(Wrapper::Clock);
+    }
+    None
+}
+
+/// A line of a GitHub Actions or Azure Pipelines log after its stamp: the text to keep, and a
+/// step it opens.
+fn workflow_command(text: &str, azure: bool) -> (String, Option<String>) {
+    if let Some(rest) = text.strip_prefix("##[") {
+        let Some((kind, body)) = rest.split_once(']') else {
+            return (text.to_owned(), None);
+        };
+        return match kind {
+            "group" => {
+                // GitHub names a run step's group "Run <command>"; Azure opens steps with
+                // ##[section]Starting:, its groups are parts of a step.
+                let step = (!azure).then(|| body.trim().to_owned());
+                (String::new(), step)
+            }
+            "endgroup" => (String::new(), None),
+            "section" => {
+                let step = body.strip_prefix("Starting: ").map(|s| s.trim().to_owned());
+                (String::new(), step)
+            }
+            "error" | "warning" | "notice" | "debug" | "command" | "info" => {
+                (body.to_owned(), None)
+            }
+            _ => (text.to_owned(), None),
+        };
+    }
+    // `::error file=src/a.py,line=3::message`: what the tool reported, with its place.
+    if let Some(rest) = text.strip_prefix("::")
+        && let Some((head, message)) = rest.split_once("::")
+    {
+        let (kind, props) = head.split_once(' ').unwrap_or((head, ""));
+        if matches!(kind, "error" | "warning" | "notice") {
+            let prop = |name: &str| {
+                props
+                    .split(',')
+                    .filter_map(|p| p.split_once('='))
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_owned())
+            };
+            let place = match (prop("file"), prop("line")) {
+                (Some(f), Some(l)) => format!("{f}:{l}: "),
+                (Some(f), None) => format!("{f}: "),
+                _ => String::new(),
+            };
+            return (format!("{place}{message}"), None);
+        }
+        if matches!(kind, "group") {
+            return (String::new(), Some(message.trim().to_owned()));
+        }
+        if matches!(
+            kind,
+            "endgroup" | "add-mask" | "debug" | "set-output" | "save-state"
+        ) {
+            return (String::new(), None);
+        }
+    }
+    (text.to_owned(), None)
+}
+
+/// Whether a line is the CI system's own verdict on a step ("the command exited with 1"), which
+/// says only that something above failed.
+fn verdict(text: &str) -> bool {
+    let t = text.trim();
+    let exited = |rest: &str| {
+        rest.trim_end_matches(['.', '\''])
+            .trim_start_matches('\'')
+            .parse::<u32>()
+            .is_ok()
+    };
+    t.strip_prefix("Process completed with exit code ")
+        .is_some_and(exited)
+        || t.strip_prefix("ERROR: Job failed: exit code ")
+            .is_some_and(exited)
+        || t.strip_prefix("Bash exited with code ").is_some_and(exited)
+        || t.strip_prefix("ERROR: script returned exit code ")
+            .is_some_and(exited)
+        || t.strip_prefix("Error: The command exited with status ")
+            .is_some_and(exited)
+        || t.strip_prefix("🚨 Error: The command exited with status ")
+            .is_some_and(exited)
+        || t.strip_prefix("Exited with code exit status ")
+            .is_some_and(exited)
+}
+
+/// Takes the wrapper off a log: one entry per line of `text` (split at `\n`), escape sequences
+/// removed, a carriage return shown as a terminal shows it (the text after the last one), then
+/// the wrapper recognised by [`detect`] taken off.
+pub fn unwrap(text: &str) -> Unwrapped {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut buildkite = 0;
+    let mut lines: Vec<String> = text
+        .split('\n')
+        .map(|raw| {
+            let raw = match buildkite_prefix(raw) {
+                Some(n) => {
+                    buildkite += 1;
+                    &raw[n..]
+                }
+                None => raw,
+            };
+            let clean = super::logs::strip_ansi(raw);
+            // GitLab's markers end in `\r`, so the marker itself is what a terminal would
+            // overwrite; keep it whole for detection and take the shown text later.
+            if clean.starts_with("section_start:") || clean.starts_with("section_end:") {
+                clean
+            } else {
+                as_shown(&clean).to_owned()
+            }
+        })
+        .collect();
+    if text.ends_with('\n') {
+        lines.pop();
+    }
+    let wrapper = detect(&lines, buildkite);
+    let mut out = Unwrapped {
+        lines: Vec::with_capacity(lines.len()),
+        steps: Vec::with_capacity(lines.len()),
+        step_names: Vec::new(),
+        wrapper,
+    };
+    let mut current: Option<usize> = None;
+    let open = |name: String, names: &mut Vec<String>| -> Option<usize> {
+        let name = name.trim().to_owned();
+        if name.is_empty() {
+            return None;
+        }
+        names.push(name);
+        Some(names.len() - 1)
+    };
+    let mut jenkins_stage_next = false;
+    let mut circle_head = false;
+    for line in lines {
+        let (text, step) = match wrapper {
+            None => (line, None),
+            Some(Wrapper::GithubActions | Wrapper::AzurePipelines) => {
+                let rest = iso_stamp(&line).map_or(line.as_str(), |n| &line[n..]);
+                let azure = wrapper == Some(Wrapper::AzurePipelines);
+                workflow_command(rest, azure)
+            }
+            Some(Wrapper::GithubCli) => match gh_cli_prefix(&line) {
+                Some((step, n)) => {
+                    let (text, _) = workflow_command(&line[n..], false);
+                    let known = current.is_some_and(|c| out.step_names[c] == step.trim());
+                    (text, (!known).then(|| step.to_owned()))
+                }
+                None => (line, None),
+            },
+            Some(Wrapper::GitLab) => {
+                if let Some(marker) = line.strip_prefix("section_start:") {
+                    let name = marker
+                        .split(':')
+                        .nth(1)
+                        .unwrap_or("")
+                        .split(['\r', '['])
+                        .next()
+                        .unwrap_or("")
+                        .to_owned();
+                    let header = marker
+                        .split_once('\r')
+                        .map(|(_, h)| as_shown(h).trim().to_owned());
+                    let title = header.filter(|h| !h.is_empty()).unwrap_or(name);
+                    (String::new(), Some(title))
+                } else if line.starts_with("section_end:") {
+                    let after = line
+                        .split_once('\r')
+                        .map(|(_, h)| as_shown(h).to_owned())
+                        .unwrap_or_default();
+                    (after, None)
+                } else {
+                    (line, None)
+                }
+            }
+            Some(Wrapper::Buildkite) => {
+                let group = ["--- ", "+++ ", "~~~ "]
+                    .iter()
+                    .find_map(|p| line.strip_prefix(p))
+                    .map(str::to_owned);
+                match group {
+                    Some(name) => (String::new(), Some(name)),
+                    None => (line, None),
+                }
+            }
+            Some(Wrapper::Jenkins) => {
+                let rest = clock_prefix(&line).map_or(line.as_str(), |n| &line[n..]);
+                if let Some(p) = rest.strip_prefix("[Pipeline] ") {
+                    let mut step = None;
+                    if jenkins_stage_next
+                        && let Some(name) = p.strip_prefix("{ (").and_then(|n| n.strip_suffix(')'))
+                    {
+                        step = Some(name.to_owned());
+                    }
+                    jenkins_stage_next = p.trim() == "stage";
+                    (String::new(), step)
+                } else {
+                    (rest.to_owned(), None)
+                }
+            }
+            Some(Wrapper::CircleCi) => {
+                if line.trim() == "#!/bin/bash -eo pipefail" {
+                    circle_head = true;
+                    (String::new(), None)
+                } else if circle_head {
+                    circle_head = false;
+                    (line.clone(), Some(line.trim().to_owned()))
+                } else {
+                    (line, None)
+                }
+            }
+            Some(Wrapper::Clock) => {
+                let rest = clock_prefix(&line).map_or(line.as_str(), |n| &line[n..]);
+                (rest.to_owned(), None)
+            }
+        };
+        if let Some(name) = step {
+            let is_run = name.starts_with("Run ");
+            let github = wrapper == Some(Wrapper::GithubActions);
+            // On GitHub a step's own groups (pip's, npm's) sit inside the step that opened them.
+            let nested =
+                github && !is_run && current.is_some_and(|c| out.step_names[c].starts_with("Run "));
+            if !nested {
+                current = open(name, &mut out.step_names).or(current);
+            }
+        }
+        let text = if wrapper.is_some() && verdict(&text) {
+            String::new()
+        } else {
+            text
+        };
+        out.lines.push(text);
+        out.steps.push(current);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.split('\n').map(str::to_owned).collect()
+    }
+
+    fn unwrap_text(text: &str) -> Unwrapped {
+        unwrap(text)
+    }
+
+    #[test]
+    fn a_github_actions_log_loses_its_stamps_and_markers_and_keeps_its_steps() {
+        let log = "\u{feff}2026-11-30T11:21:05.1000000Z Current runner version: '2.330.0'\n\
+            2026-11-30T11:21:05.1000100Z ##[group]Operating System\n\
+            2026-11-30T11:21:05.1000200Z Ubuntu\n\
+            2026-11-30T11:21:05.1000300Z ##[endgroup]\n\
+            2026-11-30T11:21:07.3395870Z ##[group]Run pytest -q\n\
+            2026-11-30T11:21:07.3396000Z pytest -q\n\
+            2026-11-30T11:21:07.3396100Z shell: /usr/bin/bash -e {0}\n\
+            2026-11-30T11:21:07.3396200Z ##[endgroup]\n\
+            2026-11-30T11:21:08.0000000Z ___________ test_add ___________\n\
+            2026-11-30T11:21:08.0000001Z E   assert 8 == 7\n\
+            2026-11-30T11:21:08.0000002Z ::error file=tests/test_calc.py,line=12::assert 8 == 7\n\
+            2026-11-30T11:21:09.0000000Z ##[error]Process completed with exit code 1.";
+        let u = unwrap_text(log);
+        assert_eq!(u.wrapper, Some(Wrapper::GithubActions));
+        assert_eq!(u.lines.len(), 12, "one line per input line");
+        assert_eq!(u.lines[0], "Current runner version: '2.330.0'");
+        assert_eq!(u.lines[4], "", "a group marker is an empty line");
+        assert_eq!(u.lines[8], "___________ test_add ___________");
+        assert_eq!(u.lines[10], "tests/test_calc.py:12: assert 8 == 7");
+        assert_eq!(u.lines[11], "", "the CI system's own verdict is no failure");
+        assert_eq!(u.step_of(2), Some("Operating System"));
+        assert_eq!(u.step_of(9), Some("Run pytest -q"));
+    }
+
+    #[test]
+    fn gh_run_view_log_gives_the_step_of_every_line() {
+        let log = "test\tSet up job\t2026-11-30T11:21:05.1000000Z Current runner version: '2.330.0'\n\
+            test\tRun npm test\t2026-11-30T11:21:07.3395870Z ##[group]Run npm test\n\
+            test\tRun npm test\t2026-11-30T11:21:07.3396000Z npm test\n\
+            test\tRun npm test\t2026-11-30T11:21:07.3396200Z ##[endgroup]\n\
+            test\tRun npm test\t2026-11-30T11:21:08.0000000Z   1) cart";
+        let u = unwrap_text(log);
+        assert_eq!(u.wrapper, Some(Wrapper::GithubCli));
+        assert_eq!(u.lines[4], "  1) cart");
+        assert_eq!(u.step_of(0), Some("Set up job"));
+        assert_eq!(u.step_of(4), Some("Run npm test"));
+    }
+
+    #[test]
+    fn a_gitlab_trace_loses_its_section_markers() {
+        let log = "Running with gitlab-runner 17.5.0 (abc)\n\
+            section_start:1732965667:prepare_executor\r\u{1b}[0KPreparing the \"docker\" executor\n\
+            Using Docker executor with image python:3.12 ...\n\
+            section_end:1732965668:prepare_executor\r\u{1b}[0K\n\
+            section_start:1732965669:step_script\r\u{1b}[0KExecuting \"step_script\" stage of the job script\n\
+            $ pytest -q\n\
+            FAILED tests/test_calc.py::test_add - assert 8 == 7\n\
+            section_end:1732965670:step_script\r\u{1b}[0K\n\
+            ERROR: Job failed: exit code 1";
+        let u = unwrap_text(log);
+        assert_eq!(u.wrapper, Some(Wrapper::GitLab));
+        assert_eq!(u.lines[1], "");
+        assert_eq!(
+            u.lines[6],
+            "FAILED tests/test_calc.py::test_add - assert 8 == 7"
+        );
+        assert_eq!(u.step_of(2), Some("Preparing the \"docker\" executor"));
+        assert_eq!(
+            u.step_of(6),
+            Some("Executing \"step_script\" stage of the job script")
+        );
+    }
+
+    #[test]
+    fn azure_jenkins_buildkite_circleci_and_clock_prefixes() {
+        let azure = "2026-11-30T11:21:05.1000000Z ##[section]Starting: Test\n\
+            2026-11-30T11:21:05.2000000Z ##[group]Details\n\
+            2026-11-30T11:21:05.3000000Z not ok 1 - adds\n\
+            2026-11-30T11:21:05.4000000Z ##[error]Bash exited with code '1'.\n\
+            2026-11-30T11:21:05.5000000Z ##[section]Finishing: Test";
+        let u = unwrap_text(azure);
+        assert_eq!(u.wrapper, Some(Wrapper::AzurePipelines));
+        assert_eq!(
+            (u.lines[2].as_str(), u.step_of(2)),
+            ("not ok 1 - adds", Some("Test"))
+        );
+
+        let jenkins = "[2026-11-30T11:21:05.100Z] [Pipeline] stage\n\
+            [2026-11-30T11:21:05.101Z] [Pipeline] { (Unit tests)\n\
+            [2026-11-30T11:21:05.102Z] [Pipeline] sh\n\
+            [2026-11-30T11:21:05.200Z] + npm test\n\
+            [2026-11-30T11:21:06.000Z]   1) cart";
+        let u = unwrap_text(jenkins);
+        assert_eq!(u.wrapper, Some(Wrapper::Jenkins));
+        assert_eq!(
+            (u.lines[4].as_str(), u.step_of(4)),
+            ("  1) cart", Some("Unit tests"))
+        );
+
+        let bk = "\u{1b}_bk;t=1732965667000\u{7}~~~ Preparing working directory\n\
+            \u{1b}_bk;t=1732965668000\u{7}+++ :pytest: Run tests\n\
+            \u{1b}_bk;t=1732965669000\u{7}FAILED a.py::t - boom";
+        let u = unwrap_text(bk);
+        assert_eq!(u.wrapper, Some(Wrapper::Buildkite));
+        assert_eq!(
+            (u.lines[2].as_str(), u.step_of(2)),
+            ("FAILED a.py::t - boom", Some(":pytest: Run tests"))
+        );
+
+        let circle = "#!/bin/bash -eo pipefail\nnpm test\n  1) cart";
+        let u = unwrap_text(circle);
+        assert_eq!(u.wrapper, Some(Wrapper::CircleCi));
+        assert_eq!(u.step_of(2), Some("npm test"));
+
+        let clock = "11:21:05.100 starting\n11:21:05.200 not ok 1 - adds\n11:21:05.300 done";
+        let u = unwrap_text(clock);
+        assert_eq!(u.wrapper, Some(Wrapper::Clock));
+        assert_eq!(u.lines[1], "not ok 1 - adds");
+    }
+
+    #[test]
+    fn a_plain_log_is_left_as_it_is() {
+        let log = "running 2 tests\ntest a ... FAILED\n2026-11-30T11:21:05Z is a date in a message";
+        let u = unwrap_text(log);
+        assert_eq!(u.wrapper, None);
+        assert_eq!(u.lines, lines(log));
+        assert!(u.steps.iter().all(Option::is_none));
+    }
+}
