@@ -1,9 +1,11 @@
 //! `stanleyctl ui`: the daemon's read-only page, driven in a real headless Chromium over
 //! WebDriver against real records (a check run with findings, delegated jobs, a validated
 //! candidate, a flow journal made by the Stop hook): each page shows what it should, a flow
-//! decision appears live without a reload, the pages work without JavaScript, and requests
-//! without the token, with a foreign `Host` or with another method are refused. Screenshots go
-//! to `target/ui-screenshots/`.
+//! decision appears live without a reload, the pages work without JavaScript, every address
+//! carries the token in its path and nothing links elsewhere, requests without the token, with
+//! a foreign `Host` or with another method are refused, and another local user's server on
+//! another loopback port neither receives the token nor locks the reader out. Screenshots go to
+//! `target/ui-screenshots/`.
 
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
@@ -12,8 +14,10 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use stanley_tests::browser::{Browser, screenshot_dir};
 use stanley_tests::fake_jev::flow_stop_answers;
-use stanley_tests::testenv::{Output, run, wait_until};
+use stanley_tests::testenv::{Output, bin_dir, run, wait_until};
 use stanley_tests::{TempRepo, TestEnv};
+
+use crate::security::{OTHER_UID, second_user_available};
 
 const HOOK_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/hooks");
 const TODO: &str = "Audit the TODO comments";
@@ -41,6 +45,39 @@ fn open(env: &TestEnv, repo: &TempRepo) -> (String, u16, bool) {
         doc["port"].as_u64().unwrap() as u16,
         doc["started"].as_bool().unwrap(),
     )
+}
+
+/// The page's token, from its address (`http://127.0.0.1:<port>/<token>/`).
+fn token_of(url: &str) -> String {
+    url.split('/').nth(3).unwrap().to_owned()
+}
+
+/// The address of `path` (`runs`, `flow`, `runs/<id>`, …) under the page's address `url`.
+fn at(url: &str, path: &str) -> String {
+    format!("{url}{path}")
+}
+
+/// Every address the page in `browser` names (links, the stylesheet, the script, the live
+/// stream), as the browser resolves them, is under the page's own address `url`.
+fn assert_every_address_stays_under(browser: &Browser, url: &str) {
+    let found = browser.run(
+        "const out = [];
+         document.querySelectorAll('[href]').forEach(e => out.push(e.href));
+         document.querySelectorAll('[src]').forEach(e => out.push(e.src));
+         const live = document.body.getAttribute('data-live');
+         if (live) { out.push(new URL(live, document.baseURI).href); }
+         return out;",
+    );
+    let found = found.as_array().unwrap();
+    assert!(!found.is_empty(), "the page names no address");
+    for address in found {
+        let address = address.as_str().unwrap();
+        assert!(
+            address.starts_with(url),
+            "{address} is not under {url} (on {})",
+            browser.url()
+        );
+    }
 }
 
 /// A raw HTTP/1.1 GET (or another method) with exactly these headers: (status, head, body).
@@ -203,8 +240,10 @@ fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() 
     } = scene();
     let (url, port, started) = open(&env, &repo);
     assert!(started);
+    let token = token_of(&url);
+    assert_eq!(url, format!("http://127.0.0.1:{port}/{token}/"));
     assert!(
-        url.starts_with(&format!("http://127.0.0.1:{port}/?token=")),
+        token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit()),
         "{url}"
     );
     // Asking again reuses the page that serves.
@@ -212,12 +251,11 @@ fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() 
     let shots = screenshot_dir();
     let browser = Browser::start(true);
 
-    // `stanleyctl ui` opens the browser on its redirect file; the token then leaves the address
-    // and the browser lands on / with the cookie.
+    // `stanleyctl ui` opens the browser on its redirect file, which moves on to the address.
     let file = opened_file(&mut env, &repo, scratch.path());
     browser.goto(&file);
     assert!(
-        browser.wait_for(LIVE, |b| b.url() == format!("http://127.0.0.1:{port}/")
+        browser.wait_for(LIVE, |b| b.url() == url
             && b.text("h1").contains("Overview")),
         "{}: {}",
         browser.url(),
@@ -229,9 +267,21 @@ fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() 
         "{cards}"
     );
     assert!(browser.text("#flow-line").contains("in phase parse"));
+    assert_every_address_stays_under(&browser, &url);
+    // No cookie: the page keeps nothing in the browser that other ports of 127.0.0.1 get.
+    assert_eq!(browser.cookies(), Vec::<Value>::new());
     browser.screenshot(&shots.join("overview.png"));
 
-    browser.goto(&format!("http://127.0.0.1:{port}/runs"));
+    // The navigation's links lead on, the token still in the address.
+    browser.run("document.querySelector('nav a[href$=\"/runs\"]').click(); return true");
+    assert!(
+        browser.wait_for(LIVE, |b| b.url() == at(&url, "runs")
+            && b.text("h1") == "Runs"),
+        "{}: {}",
+        browser.url(),
+        browser.text("body")
+    );
+    assert_every_address_stays_under(&browser, &url);
     let table = browser.text("table.runs");
     assert!(
         table.contains("complete") && table.contains("check"),
@@ -254,7 +304,7 @@ fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() 
     browser.screenshot(&shots.join("runs.png"));
 
     // One run: findings grouped by file, with their lines; coverage, limits, not checked.
-    browser.goto(&format!("http://127.0.0.1:{port}/runs/{run_id}"));
+    browser.goto(&at(&url, &format!("runs/{run_id}")));
     let files = browser.run(
         "return Array.from(document.querySelectorAll('section.file h3')).map(h => h.textContent)",
     );
@@ -272,10 +322,11 @@ fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() 
     for part in ["Coverage", "candidates", "judged", "Limits", "Not checked"] {
         assert!(main.contains(part), "{part}: {main}");
     }
+    assert_every_address_stays_under(&browser, &url);
     browser.screenshot(&shots.join("run.png"));
 
     // The queue: both jobs with their states and diaries, and the candidate.
-    browser.goto(&format!("http://127.0.0.1:{port}/queue"));
+    browser.goto(&at(&url, "queue"));
     let jobs = browser.text("table.jobs");
     assert!(
         jobs.contains(&candidate) && jobs.contains("done") && jobs.contains("pending"),
@@ -290,10 +341,19 @@ fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() 
             .contains("validated")
     );
     assert!(browser.text("table.candidates").contains("todo_audit"));
+    assert_every_address_stays_under(&browser, &url);
     browser.screenshot(&shots.join("queue.png"));
 
-    // One candidate: its source, its validation and the exact commands.
-    browser.goto(&format!("http://127.0.0.1:{port}/candidates/{candidate}"));
+    // One candidate (through its link): its source, its validation and the exact commands.
+    browser.run(&format!(
+        "document.querySelector('a[href$=\"/candidates/{candidate}\"]').click(); return true"
+    ));
+    assert!(
+        browser.wait_for(LIVE, |b| b.url()
+            == at(&url, &format!("candidates/{candidate}"))),
+        "{}",
+        browser.url()
+    );
     let source = browser.text("pre.source");
     assert!(source.contains("todo_audit"), "{source}");
     let commands = browser
@@ -306,10 +366,11 @@ fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() 
         ])
     );
     assert!(browser.text("table.checks").contains("selected"));
+    assert_every_address_stays_under(&browser, &url);
     browser.screenshot(&shots.join("candidate.png"));
 
     // The flow: phases, budgets, the block; then an advance and a person's question arrive live.
-    browser.goto(&format!("http://127.0.0.1:{port}/flow"));
+    browser.goto(&at(&url, "flow"));
     assert!(browser.text("table.phases").contains("parser.txt exists"));
     assert!(browser.text("#budget-blocks").starts_with("1 of 20"));
     assert!(browser.text("ol.timeline").contains("block"));
@@ -351,9 +412,10 @@ fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() 
         "{timeline}"
     );
     assert!(browser.text("#flow-state").contains("waiting"));
+    assert_every_address_stays_under(&browser, &url);
     browser.screenshot(&shots.join("flow.png"));
 
-    // Another browser without the cookie gets nothing.
+    // Another browser without the token in its address gets nothing.
     let stranger = Browser::start(true);
     stranger.goto(&format!("http://127.0.0.1:{port}/runs"));
     let refused = stranger.text("body");
@@ -371,20 +433,21 @@ fn the_pages_work_without_javascript() {
         run_id,
         ..
     } = scene();
-    let (url, port, _) = open(&env, &repo);
+    let (url, _, _) = open(&env, &repo);
     let browser = Browser::start(false);
     browser.goto(&url);
-    browser.goto(&format!("http://127.0.0.1:{port}/runs/{run_id}"));
+    assert!(browser.text("h1").contains("Overview"));
+    browser.goto(&at(&url, &format!("runs/{run_id}")));
     assert!(browser.text("table.findings").contains("skip_marker_added"));
     // The script never ran: the live state still says what the server wrote.
     assert!(browser.text("#live-state").starts_with("off"));
-    browser.goto(&format!("http://127.0.0.1:{port}/flow"));
+    browser.goto(&at(&url, "flow"));
     assert!(browser.text("ol.timeline").contains("block"));
     browser.screenshot(&screenshot_dir().join("flow-without-javascript.png"));
 }
 
 #[test]
-fn requests_without_the_token_from_a_foreign_host_or_that_write_are_refused() {
+fn requests_without_the_token_in_the_path_from_a_foreign_host_or_that_write_are_refused() {
     let Scene {
         env,
         repo,
@@ -393,98 +456,109 @@ fn requests_without_the_token_from_a_foreign_host_or_that_write_are_refused() {
         ..
     } = scene();
     let (url, port, _) = open(&env, &repo);
-    let token = url.split("token=").nth(1).unwrap().to_owned();
+    let token = token_of(&url);
     let host = format!("127.0.0.1:{port}");
-    let cookie = format!("stanley_ui_{port}={token}");
+    let run_path = format!("/{token}/runs/{run_id}");
 
-    // The token once: a cookie that scripts cannot read and other sites never send.
-    let (status, head, body) = raw(
-        port,
-        "GET",
-        &format!("/runs?token={token}"),
-        &[("Host", &host)],
-    );
-    // A page of our own moves the browser on (a redirect started from a file would not carry
-    // a SameSite=Strict cookie), and only ever to a path on this site.
-    assert_eq!(status, 200, "{body}");
-    assert!(body.contains("content=\"0;url=/runs\""), "{body}");
-    assert!(!head.contains("location:"), "{head}");
-    let (_, _, elsewhere) = raw(
-        port,
-        "GET",
-        &format!("//attacker.example/?token={token}"),
-        &[("Host", &host)],
-    );
-    assert!(elsewhere.contains("content=\"0;url=/\""), "{elsewhere}");
-    assert!(
-        head.contains(
-            &format!("set-cookie: {cookie}; path=/; httponly; samesite=strict").to_lowercase()
-        ),
-        "{head}"
-    );
-    let (status, head, body) = raw(
-        port,
-        "GET",
-        &format!("/runs/{run_id}"),
-        &[("Host", &host), ("Cookie", &cookie)],
-    );
+    // The token is the first segment of every address; nothing is kept in a cookie.
+    let (status, head, body) = raw(port, "GET", &run_path, &[("Host", &host)]);
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("skip_marker_added"));
+    assert!(!head.contains("set-cookie"), "{head}");
     for header in [
         "content-security-policy: default-src 'none'; script-src 'self'; style-src 'self'",
         "x-content-type-options: nosniff",
         "x-frame-options: deny",
         "referrer-policy: no-referrer",
         "cache-control: no-store",
+        "cross-origin-opener-policy: same-origin",
+        "cross-origin-resource-policy: same-origin",
     ] {
         assert!(head.contains(header), "{header}: {head}");
     }
     assert!(!head.contains("access-control-allow"), "no CORS: {head}");
+    let (status, _, body) = raw(port, "GET", &format!("/{token}"), &[("Host", &host)]);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("Overview"), "{body}");
+    // The stylesheet and the script are behind the token too.
+    for asset in ["assets/style.css", "assets/live.js"] {
+        let (status, head, _) = raw(
+            port,
+            "GET",
+            &format!("/{token}/{asset}"),
+            &[("Host", &host)],
+        );
+        assert_eq!(status, 200, "{asset}");
+        assert!(head.contains("referrer-policy: no-referrer"), "{head}");
+        let (status, _, _) = raw(port, "GET", &format!("/{asset}"), &[("Host", &host)]);
+        assert_eq!(status, 401, "{asset} without the token");
+    }
 
-    let refused = |status: u16, method: &str, headers: &[(&str, &str)]| {
-        let (got, head, body) = raw(port, method, &format!("/runs/{run_id}"), headers);
-        assert_eq!(got, status, "{method} {headers:?}: {body}");
+    let refused = |status: u16, method: &str, path: &str, headers: &[(&str, &str)]| {
+        let (got, head, body) = raw(port, method, path, headers);
+        assert_eq!(got, status, "{method} {path} {headers:?}: {body}");
         assert!(!body.contains("skip_marker_added"), "{body}");
+        assert!(!body.contains(&run_id), "{body}");
         assert!(head.contains("content-security-policy"), "{head}");
-        body
+        assert!(!head.contains("set-cookie"), "{head}");
+        (head, body)
     };
-    let no_token = refused(401, "GET", &[("Host", &host)]);
-    assert_eq!(
-        no_token,
-        "Stanley: this page needs the address `stanleyctl ui` prints (its token is new each time the page starts)\n"
+    let line = "Stanley: this page needs the address `stanleyctl ui` prints (its token is new each \
+                time the page starts)\n";
+    // The token missing, wrong, one character off, short, or not the first segment; and the
+    // old scheme, the token in the query.
+    let flipped = format!(
+        "{}{}",
+        &token[..63],
+        if token.ends_with('0') { '1' } else { '0' }
     );
+    for path in [
+        format!("/runs/{run_id}"),
+        format!("/{}/runs/{run_id}", "0".repeat(64)),
+        format!("/{flipped}/runs/{run_id}"),
+        format!("/{}/runs/{run_id}", &token[..32]),
+        format!("/{token}0/runs/{run_id}"),
+        format!("/runs/{token}/{run_id}"),
+        format!("/events/runs/{run_id}"),
+        format!("/runs/{run_id}?token={token}"),
+        format!("/?token={token}"),
+    ] {
+        let (_, body) = refused(401, "GET", &path, &[("Host", &host)]);
+        assert_eq!(body, line, "{path}");
+    }
+    // The old scheme's cookie admits nothing.
     refused(
         401,
         "GET",
+        &format!("/runs/{run_id}"),
         &[
             ("Host", &host),
-            ("Cookie", &format!("stanley_ui_{port}={}", "0".repeat(64))),
+            ("Cookie", &format!("stanley_ui_{port}={token}")),
         ],
     );
-    // DNS rebinding: a foreign name resolving to 127.0.0.1 sends its own Host.
-    let foreign = refused(
+    // DNS rebinding: a foreign name resolving to 127.0.0.1 sends its own Host, token or not.
+    let (_, foreign) = refused(
         403,
         "GET",
-        &[
-            ("Host", &format!("attacker.example:{port}")),
-            ("Cookie", &cookie),
-        ],
+        &run_path,
+        &[("Host", &format!("attacker.example:{port}"))],
     );
     assert!(
         foreign.contains(&format!("only at 127.0.0.1:{port}")),
         "{foreign}"
     );
-    refused(403, "GET", &[("Cookie", &cookie)]);
-    refused(405, "POST", &[("Host", &host), ("Cookie", &cookie)]);
-    refused(405, "DELETE", &[("Host", &host), ("Cookie", &cookie)]);
+    refused(403, "GET", &run_path, &[("Host", "localhost:1")]);
+    refused(403, "GET", &run_path, &[]);
+    let (head, _) = refused(405, "POST", &run_path, &[("Host", &host)]);
+    assert!(head.contains("allow: get, head"), "{head}");
+    refused(405, "DELETE", &run_path, &[("Host", &host)]);
+    // Writes are refused before the token is looked at.
+    refused(405, "POST", &format!("/runs/{run_id}"), &[("Host", &host)]);
     refused(
         405,
         "OPTIONS",
-        &[
-            ("Host", &host),
-            ("Origin", "http://attacker.example"),
-            ("Cookie", &cookie),
-        ],
+        &run_path,
+        &[("Host", &host), ("Origin", "http://attacker.example")],
     );
     // The listening socket is bound to 127.0.0.1 only (the kernel's own table says so).
     let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
@@ -527,8 +601,7 @@ fn the_page_stops_when_unwanted_and_the_next_one_has_a_new_port_and_token() {
     let (second, _, started) = open(&env, &repo);
     assert!(started, "a new page was started");
     assert_ne!(first, second);
-    let token = |u: &str| u.split("token=").nth(1).unwrap().to_owned();
-    assert_ne!(token(&first), token(&second));
+    assert_ne!(token_of(&first), token_of(&second));
 }
 
 #[test]
@@ -542,16 +615,16 @@ fn the_browser_is_given_a_private_redirect_file_never_the_token() {
     assert_eq!(out.code, 0, "{out:?}");
     let url = out.stdout.lines().next().unwrap().to_owned();
     assert!(
-        url.contains("?token="),
+        url.starts_with("http://127.0.0.1:") && token_of(&url).len() == 64,
         "the address comes first: {}",
         out.stdout
     );
     assert!(out.stderr.contains("opened it with"), "{}", out.stderr);
     assert!(wait_until(Duration::from_secs(20), || record.exists()));
     let args = std::fs::read_to_string(&record).unwrap();
-    let token = url.split("token=").nth(1).unwrap();
+    let token = token_of(&url);
     assert!(
-        !args.contains(token),
+        !args.contains(&token),
         "the token is on the browser's command line: {args}"
     );
     let file = args.trim().strip_prefix("file://").expect("a file address");
@@ -585,17 +658,13 @@ fn the_browser_is_given_a_private_redirect_file_never_the_token() {
     );
 }
 
-/// The page's answer to `path` with the cookie `url`'s token earns.
+/// The page's answer to `path` (`/flow`, …) under `url`'s token.
 fn page(url: &str, port: u16, path: &str) -> (u16, String) {
-    let token = url.split("token=").nth(1).unwrap();
     let (status, _, body) = raw(
         port,
         "GET",
-        path,
-        &[
-            ("Host", &format!("127.0.0.1:{port}")),
-            ("Cookie", &format!("stanley_ui_{port}={token}")),
-        ],
+        &format!("/{}{path}", token_of(url)),
+        &[("Host", &format!("127.0.0.1:{port}"))],
     );
     (status, body)
 }
@@ -700,16 +769,160 @@ fn the_page_holds_a_bounded_number_of_connections_and_the_daemon_keeps_answering
     let status = env.stanleyctl(&repo, &["daemon", "status"]);
     assert_eq!(status.code, 0, "{status:?}");
     drop(held);
-    let token = url.split("token=").nth(1).unwrap().to_owned();
-    let (host, cookie) = (
-        format!("127.0.0.1:{port}"),
-        format!("stanley_ui_{port}={token}"),
-    );
+    let (host, root) = (format!("127.0.0.1:{port}"), format!("/{}/", token_of(&url)));
     assert!(
         wait_until(Duration::from_secs(20), || {
-            try_raw(port, "GET", "/", &[("Host", &host), ("Cookie", &cookie)])
+            try_raw(port, "GET", &root, &[("Host", &host)])
                 .is_ok_and(|(status, _, _)| status == 200)
         }),
         "the page serves again once they are gone"
     );
+}
+
+/// Another local user's web server on another loopback port (`foreign-page`, run as uid
+/// 65534): every request it received, one line each.
+struct ForeignPage {
+    child: std::process::Child,
+    port: u16,
+    requests: Arc<Mutex<Vec<String>>>,
+}
+
+impl ForeignPage {
+    fn start(page_port: u16) -> Self {
+        use std::io::BufRead;
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new(bin_dir().join("foreign-page"))
+            .arg(page_port.to_string())
+            .current_dir("/")
+            .env_clear()
+            .uid(OTHER_UID)
+            .gid(OTHER_UID)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .spawn()
+            .expect("start the foreign page");
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let port = Arc::new(Mutex::new(None));
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (sink, said) = (requests.clone(), port.clone());
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if let Some(p) = line.strip_prefix("ready ") {
+                    *said.lock().unwrap() = p.parse::<u16>().ok();
+                } else if let Some(request) = line.strip_prefix("request ") {
+                    sink.lock().unwrap().push(request.to_owned());
+                }
+            }
+        });
+        assert!(
+            wait_until(Duration::from_secs(10), || port.lock().unwrap().is_some()),
+            "the foreign page did not start"
+        );
+        let port = port.lock().unwrap().unwrap();
+        Self {
+            child,
+            port,
+            requests,
+        }
+    }
+
+    fn requests(&self) -> Vec<String> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+impl Drop for ForeignPage {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn another_users_server_on_another_loopback_port_never_gets_the_token_nor_locks_the_page() {
+    if !second_user_available(
+        "another_users_server_on_another_loopback_port_never_gets_the_token_nor_locks_the_page",
+    ) {
+        return;
+    }
+    let env = TestEnv::new();
+    let repo = TempRepo::with_files(&[("README.md", "# demo\n")]);
+    let (url, port, _) = open(&env, &repo);
+    let token = token_of(&url);
+    assert_eq!(token.len(), 64, "{url}");
+    let browser = Browser::start(true);
+    browser.goto(&url);
+    assert!(
+        browser.wait_for(LIVE, |b| b.text("h1").contains("Overview")),
+        "{}",
+        browser.text("body")
+    );
+    browser.goto(&at(&url, "runs"));
+    assert!(
+        browser.wait_for(LIVE, |b| b.text("h1") == "Runs"),
+        "{}",
+        browser.text("body")
+    );
+
+    // Another user serves a page on another loopback port, and the reader goes there from ours
+    // (as a link on any website could send them): it tosses cookies named like ours and fetches
+    // from its own origin, so the browser sends it every cookie it has for 127.0.0.1.
+    let attacker = ForeignPage::start(port);
+    assert_ne!(attacker.port, port);
+    let elsewhere = format!("http://127.0.0.1:{}/", attacker.port);
+    browser.run(&format!(
+        "window.location.href = {}; return true",
+        Value::from(elsewhere.as_str())
+    ));
+    let fetched = |requests: &[String]| {
+        requests
+            .iter()
+            .find(|r| r.starts_with("GET /seen HTTP/1.1"))
+            .cloned()
+    };
+    assert!(
+        wait_until(LIVE, || fetched(&attacker.requests()).is_some()),
+        "the foreign page's fetch never arrived: {:?} (the browser shows {} {})",
+        attacker.requests(),
+        browser.url(),
+        browser.text("body")
+    );
+    let requests = attacker.requests();
+    for request in &requests {
+        assert!(
+            !request.to_lowercase().contains(&token),
+            "another user's server received the page's token: {request:?}"
+        );
+    }
+    // The cookies it tossed were set, and the browser sent them back to it.
+    let seen = fetched(&requests).unwrap();
+    assert!(
+        seen.contains(&format!("stanley_ui_{port}=x")),
+        "the tossed cookie is not in the browser: {seen:?}"
+    );
+
+    // Back on our page, with the tossed cookies in the browser: still ours, live updates too.
+    browser.goto(&at(&url, "runs"));
+    assert!(
+        browser.wait_for(LIVE, |b| b.text("h1") == "Runs"),
+        "{}",
+        browser.text("body")
+    );
+    assert!(!browser.text("body").contains("needs the address"));
+    assert!(
+        browser.wait_for(LIVE, |b| b.text("#live-state") == "on"),
+        "the live stream did not open after the cookie tossing: {}",
+        browser.source()
+    );
+    // Nothing the foreign server saw later carries the token either.
+    for request in attacker.requests() {
+        assert!(
+            !request.to_lowercase().contains(&token),
+            "another user's server received the page's token: {request:?}"
+        );
+    }
 }

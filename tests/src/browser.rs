@@ -1,7 +1,7 @@
 //! A real headless Chromium for the page tests, driven over WebDriver by ChromeDriver (Debian's
 //! `chromium` and `chromium-driver`, which `scripts/test` installs): open an address, read the
-//! rendered text, run a script, wait for a change, save a screenshot. Each browser gets its own
-//! empty profile and its own driver on a free port, and both end with it.
+//! rendered text and the cookies, run a script, wait for a change, save a screenshot. Each
+//! browser gets its own empty profile and its own driver on a free port, and both end with it.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -159,6 +159,14 @@ impl Browser {
             .as_str()
             .unwrap_or("")
             .to_owned()
+    }
+
+    /// Every cookie the browser holds for the page now shown, `HttpOnly` ones included.
+    pub fn cookies(&self) -> Vec<Value> {
+        self.call(reqwest::Method::GET, "/cookie", None)
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Saves a PNG of the window to `path` (its folder is made).

@@ -308,13 +308,13 @@ fn store_size(n: u32) -> serde_json::Value {
     })
 }
 
-/// One GET of the local page with its cookie: the body.
+/// One GET of the local page at `path` under its token: the body.
 fn page_get(port: u16, token: &str, path: &str) -> String {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("the page");
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: stanley_ui_{port}={token}\r\nConnection: close\r\n\r\n"
+        "GET /{token}{path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
     )
     .expect("send");
     let mut reply = String::new();
@@ -348,7 +348,8 @@ fn local_page() -> serde_json::Value {
     let opened = env.stanleyctl(&repo, &["ui", "--no-open", "--json"]).json();
     let port = opened["port"].as_u64().expect("port") as u16;
     let url = opened["url"].as_str().expect("url");
-    let token = url.split("token=").nth(1).expect("token").to_owned();
+    // The address is http://127.0.0.1:<port>/<token>/.
+    let token = url.split('/').nth(3).expect("token").to_owned();
     let list_page: Vec<Duration> = (0..WARM_RUNS)
         .map(|_| timed(|| drop(page_get(port, &token, "/runs"))))
         .collect();

@@ -1,7 +1,8 @@
 //! `stanleyctl ui [--no-open]`: starts (or reuses) the daemon's read-only web page, prints its
-//! address first, and opens a browser when one is available. The browser is given a private
-//! file that redirects to the address, never the address itself, so the token does not appear
-//! on a command line another local user can read.
+//! address first (`http://127.0.0.1:<port>/<token>/`: the token in the path is the page's only
+//! key), and opens a browser when one is available. The browser is given a private file that
+//! moves on to the address, never the address itself, so the token does not appear on a
+//! command line another local user can read.
 
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -128,7 +129,8 @@ fn write_redirect(folder: &Path, url: &str, port: u32) -> std::io::Result<PathBu
         .create_new(true)
         .mode(0o600)
         .open(&tmp)?;
-    // The address is ours (hex token, numeric port); escape it anyway.
+    // The address is ours (hex token, numeric port); escape it anyway. The file moves on to it
+    // and sends no referrer (a file sends none anyway).
     let url = url
         .replace('&', "&amp;")
         .replace('"', "&quot;")
@@ -136,6 +138,7 @@ fn write_redirect(folder: &Path, url: &str, port: u32) -> std::io::Result<PathBu
     write!(
         f,
         "<!doctype html>\n<html><head><meta charset=\"utf-8\">\
+         <meta name=\"referrer\" content=\"no-referrer\">\
          <meta http-equiv=\"refresh\" content=\"0;url={url}\">\
          <title>Stanley</title></head><body><a href=\"{url}\">Open Stanley</a></body></html>\n"
     )?;

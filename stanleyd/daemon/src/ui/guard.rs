@@ -1,10 +1,13 @@
 //! Who may read the page: only GET and HEAD, only under the `Host` the page was started at
-//! (127.0.0.1 or localhost with its port, against DNS rebinding), and only with the per-start
-//! token, given once in the address and then kept in an `HttpOnly`, `SameSite=Strict` cookie.
-//! Every answer, refusals included, carries the same strict headers.
+//! (127.0.0.1 or localhost with its port, against DNS rebinding), and only at an address whose
+//! first segment is the per-start token (`/<token>/…`: a capability URL, every link the page
+//! makes included). No cookie is set or read: browsers send a host's cookies to every port of
+//! it, so a cookie would reach another local user's server on any loopback port, and that
+//! server could set one of the same name. Every answer, refusals included, carries the same
+//! strict headers.
 
 use axum::body::Body;
-use axum::http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri, header};
 
 /// The page's own scripts and styles only, nothing inline, no frames, no forms, no plugins.
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
@@ -14,13 +17,9 @@ const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
 /// What a request may do, decided before any page is made.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Access {
-    /// Serve it.
-    Allowed,
-    /// The token was in the address and is right: keep it in the cookie and send the browser to
-    /// the same place without it (so it leaves the address bar and the history). The move is a
-    /// page of our own rather than a redirect: a browser opened on a file counts a redirect
-    /// chain it started as cross-site and would not send a `SameSite=Strict` cookie after it.
-    Welcome { location: String },
+    /// Serve it as the page at `path`: what follows the token in the address (`/` when
+    /// nothing does).
+    Allowed { path: String },
     /// Refuse it with this status and line.
     Refused { status: StatusCode, why: String },
 }
@@ -37,23 +36,13 @@ impl Guard {
         Self { port, token }
     }
 
-    /// The cookie's name: per port, because browsers send a cookie to every port of a host,
-    /// and two repositories' pages may be open at once.
-    fn cookie_name(&self) -> String {
-        format!("stanley_ui_{}", self.port)
+    /// Where every address of this page starts: `/<token>`.
+    pub(crate) fn base(&self) -> String {
+        format!("/{}", self.token)
     }
 
-    /// The `Set-Cookie` value that keeps the token for this browser session.
-    fn set_cookie(&self) -> String {
-        format!(
-            "{}={}; Path=/; HttpOnly; SameSite=Strict",
-            self.cookie_name(),
-            self.token
-        )
-    }
-
-    /// Decides a request from its method, `Host`, query and cookies.
-    fn check(&self, method: &Method, uri: &axum::http::Uri, headers: &HeaderMap) -> Access {
+    /// Decides a request from its method, `Host` and path.
+    fn check(&self, method: &Method, path: &str, headers: &HeaderMap) -> Access {
         if method != Method::GET && method != Method::HEAD {
             return Access::Refused {
                 status: StatusCode::METHOD_NOT_ALLOWED,
@@ -69,24 +58,20 @@ impl Guard {
                 ),
             };
         }
-        if let Some(given) = query_token(uri.query()) {
-            if same(given.as_bytes(), self.token.as_bytes()) {
-                return Access::Welcome {
-                    location: local_path(uri.path()),
-                };
-            }
-            return refused_token();
+        match self.after_token(path) {
+            Some("") => Access::Allowed { path: "/".into() },
+            Some(rest) => Access::Allowed { path: rest.into() },
+            None => refused_token(),
         }
-        // Any cookie of ours that holds the token will do: another server on this host may
-        // have set one of the same name (browsers share cookies across ports).
-        if self
-            .cookie_tokens(headers)
-            .any(|given| same(given.as_bytes(), self.token.as_bytes()))
-        {
-            Access::Allowed
-        } else {
-            refused_token()
-        }
+    }
+
+    /// What follows the token in `path`, when its first segment is the token (compared without
+    /// stopping at the first difference). A token anywhere else (a later segment, the query)
+    /// does not count.
+    fn after_token<'a>(&self, path: &'a str) -> Option<&'a str> {
+        let rest = path.strip_prefix('/')?;
+        let (given, after) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        same(given.as_bytes(), self.token.as_bytes()).then_some(after)
     }
 
     /// `Host` must be exactly 127.0.0.1 or localhost with this page's port: a page on another
@@ -105,18 +90,6 @@ impl Guard {
         port == self.port.to_string()
             && (name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost"))
     }
-
-    fn cookie_tokens<'a>(&self, headers: &'a HeaderMap) -> impl Iterator<Item = &'a str> {
-        let name = self.cookie_name();
-        headers
-            .get_all(header::COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(';'))
-            .filter_map(|pair| pair.trim().split_once('='))
-            .filter(move |(k, _)| *k == name)
-            .map(|(_, v)| v)
-    }
 }
 
 fn refused_token() -> Access {
@@ -126,30 +99,6 @@ fn refused_token() -> Access {
               the page starts)"
             .into(),
     }
-}
-
-/// Where to go after the token: this page's own path when it is a plain local one, else `/`
-/// (never `//host` or `/\host`, which a browser reads as another site).
-fn local_path(path: &str) -> String {
-    let plain = path.starts_with('/')
-        && !path.starts_with("//")
-        && path
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/-_.".contains(&b));
-    if plain {
-        path.to_owned()
-    } else {
-        "/".to_owned()
-    }
-}
-
-/// The `token` parameter of a query, if there is one.
-fn query_token(query: Option<&str>) -> Option<&str> {
-    query?
-        .split('&')
-        .filter_map(|pair| pair.split_once('='))
-        .find(|(k, _)| *k == "token")
-        .map(|(_, v)| v)
 }
 
 /// Compares without stopping at the first difference.
@@ -203,39 +152,29 @@ fn refusal(status: StatusCode, why: &str) -> Response<Body> {
     response
 }
 
-/// Checks a request against `guard`; when it is allowed, calls `admitted` and runs `next`.
+/// Checks a request against `guard`; when it is allowed, calls `admitted` and runs `next` on the
+/// same request with the token taken out of its address (`/<token>/runs?x` becomes `/runs?x`).
 pub(crate) async fn enforce(
     guard: Guard,
-    request: Request<Body>,
+    mut request: Request<Body>,
     next: axum::middleware::Next,
     admitted: impl FnOnce(),
 ) -> Response<Body> {
-    let mut response = match guard.check(request.method(), request.uri(), request.headers()) {
-        Access::Allowed => {
-            admitted();
-            next.run(request).await
-        }
-        Access::Welcome { location } => {
-            let page = maud::html! {
-                (maud::DOCTYPE)
-                html lang="en" {
-                    head {
-                        meta charset="utf-8";
-                        meta http-equiv="refresh" content={"0;url=" (location)};
-                        title { "Stanley" }
-                    }
-                    body { p { a href=(location) { "Open the page" } } }
-                }
+    let access = guard.check(request.method(), request.uri().path(), request.headers());
+    let mut response = match access {
+        Access::Allowed { path } => {
+            let address = match request.uri().query() {
+                Some(query) => format!("{path}?{query}"),
+                None => path,
             };
-            let mut r = Response::new(Body::from(page.into_string()));
-            r.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/html; charset=utf-8"),
-            );
-            if let Ok(cookie) = HeaderValue::from_str(&guard.set_cookie()) {
-                r.headers_mut().insert(header::SET_COOKIE, cookie);
+            match address.parse::<Uri>() {
+                Ok(uri) => {
+                    *request.uri_mut() = uri;
+                    admitted();
+                    next.run(request).await
+                }
+                Err(_) => refusal(StatusCode::BAD_REQUEST, "this address cannot be read"),
             }
-            r
         }
         Access::Refused { status, why } => refusal(status, &why),
     };
@@ -258,106 +197,115 @@ mod tests {
         h
     }
 
+    fn token() -> String {
+        "ab".repeat(32)
+    }
+
     fn guard() -> Guard {
-        Guard::new(4242, "ab".repeat(32))
+        Guard::new(4242, token())
     }
 
     fn check(method: Method, uri: &str, pairs: &[(&str, &str)]) -> Access {
-        guard().check(&method, &uri.parse().unwrap(), &headers(pairs))
+        let uri: Uri = uri.parse().unwrap();
+        guard().check(&method, uri.path(), &headers(pairs))
     }
 
     fn status(access: Access) -> Option<StatusCode> {
         match access {
             Access::Refused { status, .. } => Some(status),
-            _ => None,
+            Access::Allowed { .. } => None,
         }
     }
 
+    fn allowed(path: &str) -> Access {
+        Access::Allowed { path: path.into() }
+    }
+
+    const HOST: (&str, &str) = ("host", "127.0.0.1:4242");
+
     #[test]
-    fn the_token_in_the_address_becomes_a_cookie_and_leaves_the_address() {
-        let token = "ab".repeat(32);
-        let access = check(
-            Method::GET,
-            &format!("/runs?token={token}"),
-            &[("host", "127.0.0.1:4242")],
-        );
-        assert_eq!(
-            access,
-            Access::Welcome {
-                location: "/runs".into()
-            }
-        );
-        assert_eq!(
-            guard().set_cookie(),
-            format!("stanley_ui_4242={token}; Path=/; HttpOnly; SameSite=Strict")
-        );
-        let cookie = format!("other=1; stanley_ui_4242={token}");
+    fn the_token_as_the_first_segment_admits_and_leaves_the_rest_of_the_address() {
+        let t = token();
+        assert_eq!(guard().base(), format!("/{t}"));
+        for (uri, path) in [
+            (format!("/{t}/"), "/"),
+            (format!("/{t}"), "/"),
+            (format!("/{t}/runs"), "/runs"),
+            (format!("/{t}/runs/review-1"), "/runs/review-1"),
+            (format!("/{t}/events/flow?since=00ff"), "/events/flow"),
+            (format!("/{t}/assets/style.css"), "/assets/style.css"),
+            (format!("/{t}//elsewhere.example/"), "//elsewhere.example/"),
+        ] {
+            assert_eq!(check(Method::GET, &uri, &[HOST]), allowed(path), "{uri}");
+        }
         assert_eq!(
             check(
                 Method::GET,
-                "/runs",
-                &[("host", "localhost:4242"), ("cookie", &cookie)]
+                &format!("/{t}/flow"),
+                &[("host", "localhost:4242")]
             ),
-            Access::Allowed
+            allowed("/flow")
         );
     }
 
     #[test]
-    fn the_way_on_after_the_token_stays_on_this_site() {
-        let token = "ab".repeat(32);
-        for (path, to) in [
-            ("/flow", "/flow"),
-            ("//evil.example/", "/"),
-            ("/%5Cevil.example/", "/"),
-            ("/runs/a%22b", "/"),
+    fn a_wrong_missing_or_misplaced_token_is_refused() {
+        let t = token();
+        let wrong = "cd".repeat(32);
+        for uri in [
+            "/".to_owned(),
+            "/runs".to_owned(),
+            format!("/{wrong}/"),
+            format!("/{wrong}/runs"),
+            // One byte off, shorter, longer, in capitals.
+            format!("/{}ac/", &t[..62]),
+            format!("/{}/", &t[..63]),
+            format!("/{t}a/"),
+            format!("/{t}runs"),
+            format!("/{}/", t.to_uppercase()),
+            // The old scheme's place, a later segment, or the query.
+            format!("/?token={t}"),
+            format!("/runs?token={t}"),
+            format!("/runs/{t}/"),
+            format!("//{t}/"),
         ] {
             assert_eq!(
-                check(
-                    Method::GET,
-                    &format!("{path}?token={token}"),
-                    &[("host", "127.0.0.1:4242")]
-                ),
-                Access::Welcome {
-                    location: to.into()
-                },
-                "{path}"
+                status(check(Method::GET, &uri, &[HOST])),
+                Some(StatusCode::UNAUTHORIZED),
+                "{uri}"
             );
         }
     }
 
     #[test]
-    fn a_wrong_or_missing_token_is_refused() {
-        let host = ("host", "127.0.0.1:4242");
+    fn cookies_count_for_nothing() {
+        let t = token();
+        // The old scheme's cookie, or any other, admits nothing without the token in the path.
+        for cookie in [
+            format!("stanley_ui_4242={t}"),
+            format!("stanley_ui_4242=x; stanley_ui_4242={t}"),
+            format!("token={t}"),
+        ] {
+            assert_eq!(
+                status(check(Method::GET, "/runs", &[HOST, ("cookie", &cookie)])),
+                Some(StatusCode::UNAUTHORIZED),
+                "{cookie}"
+            );
+        }
+        // And a tossed cookie changes nothing when the path has the token.
         assert_eq!(
-            status(check(Method::GET, "/", &[host])),
-            Some(StatusCode::UNAUTHORIZED)
-        );
-        assert_eq!(
-            status(check(Method::GET, "/?token=abab", &[host])),
-            Some(StatusCode::UNAUTHORIZED)
-        );
-        let wrong = format!("stanley_ui_4242={}", "cd".repeat(32));
-        assert_eq!(
-            status(check(Method::GET, "/", &[host, ("cookie", &wrong)])),
-            Some(StatusCode::UNAUTHORIZED)
-        );
-        // Another server on this host may have set a cookie of the same name: ours still counts.
-        let tossed = format!("stanley_ui_4242=bad; stanley_ui_4242={}", "ab".repeat(32));
-        assert_eq!(
-            check(Method::GET, "/", &[host, ("cookie", &tossed)]),
-            Access::Allowed
-        );
-        // Another port's cookie is not this page's.
-        let other = format!("stanley_ui_4243={}", "ab".repeat(32));
-        assert_eq!(
-            status(check(Method::GET, "/", &[host, ("cookie", &other)])),
-            Some(StatusCode::UNAUTHORIZED)
+            check(
+                Method::GET,
+                &format!("/{t}/runs"),
+                &[HOST, ("cookie", "stanley_ui_4242=x; token=x")]
+            ),
+            allowed("/runs")
         );
     }
 
     #[test]
     fn only_our_host_and_port_are_answered() {
-        let cookie = format!("stanley_ui_4242={}", "ab".repeat(32));
+        let root = format!("/{}/", token());
         for host in [
             "evil.example:4242",
             "127.0.0.1:80",
@@ -367,45 +315,33 @@ mod tests {
             "127.0.0.2:4242",
         ] {
             assert_eq!(
-                status(check(
-                    Method::GET,
-                    "/",
-                    &[("host", host), ("cookie", &cookie)]
-                )),
+                status(check(Method::GET, &root, &[("host", host)])),
                 Some(StatusCode::FORBIDDEN),
                 "{host}"
             );
         }
         assert_eq!(
-            status(check(Method::GET, "/", &[("cookie", &cookie)])),
+            status(check(Method::GET, &root, &[])),
             Some(StatusCode::FORBIDDEN)
         );
         // Two Host headers are refused rather than guessed at.
         assert_eq!(
             status(check(
                 Method::GET,
-                "/",
-                &[
-                    ("host", "127.0.0.1:4242"),
-                    ("host", "evil.example:4242"),
-                    ("cookie", &cookie)
-                ]
+                &root,
+                &[HOST, ("host", "evil.example:4242")]
             )),
             Some(StatusCode::FORBIDDEN)
         );
         assert_eq!(
-            check(
-                Method::GET,
-                "/",
-                &[("host", "LOCALHOST:4242"), ("cookie", &cookie)]
-            ),
-            Access::Allowed
+            check(Method::GET, &root, &[("host", "LOCALHOST:4242")]),
+            allowed("/")
         );
     }
 
     #[test]
     fn nothing_but_reads() {
-        let cookie = format!("stanley_ui_4242={}", "ab".repeat(32));
+        let root = format!("/{}/", token());
         for method in [
             Method::POST,
             Method::PUT,
@@ -414,23 +350,12 @@ mod tests {
             Method::OPTIONS,
         ] {
             assert_eq!(
-                status(check(
-                    method.clone(),
-                    "/",
-                    &[("host", "127.0.0.1:4242"), ("cookie", &cookie)]
-                )),
+                status(check(method.clone(), &root, &[HOST])),
                 Some(StatusCode::METHOD_NOT_ALLOWED),
                 "{method}"
             );
         }
-        assert_eq!(
-            check(
-                Method::HEAD,
-                "/",
-                &[("host", "127.0.0.1:4242"), ("cookie", &cookie)]
-            ),
-            Access::Allowed
-        );
+        assert_eq!(check(Method::HEAD, &root, &[HOST]), allowed("/"));
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The local web page (`stanleyctl ui`): a read-only view of runs, the improvement queue and
 //! its candidates, and the flow, served with axum on 127.0.0.1 on a random port only while it
-//! is wanted. Access rules are in [`guard`]; what each page shows in [`views`] and [`pages`].
-//! Live updates are server-sent events carrying the page's new main part.
+//! is wanted. Every address the page answers starts with its per-start token
+//! (`http://127.0.0.1:<port>/<token>/…`); access rules are in [`guard`], what each page shows
+//! in [`views`] and [`pages`]. Live updates are server-sent events carrying the page's new main
+//! part.
 
 mod guard;
 mod pages;
@@ -18,7 +20,6 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Response, StatusCode, header};
 use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::routing::get;
 use stanley_core::Cancel;
 use stanley_proto::v1::ui_server::Ui;
 use stanley_proto::v1::{OpenUiRequest, OpenUiResponse};
@@ -89,9 +90,12 @@ struct Ctx {
     seen: Arc<Seen>,
     stop: Cancel,
     repo: Arc<str>,
+    /// Where every address of the page starts: `/<token>`.
+    base: Arc<str>,
 }
 
-/// Starts the page, or returns the one serving: (address with token, port, started).
+/// Starts the page, or returns the one serving: (its address, `http://127.0.0.1:<port>/<token>/`,
+/// port, started).
 pub(crate) fn open(state: &Arc<DaemonState>) -> Result<(String, u16, bool), RequestError> {
     let mut slot = state.ui.0.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(serving) = slot.as_ref().filter(|s| !s.stop.is_cancelled()) {
@@ -105,8 +109,8 @@ pub(crate) fn open(state: &Arc<DaemonState>) -> Result<(String, u16, bool), Requ
     std_listener.set_nonblocking(true).map_err(cannot)?;
     let listener = tokio::net::TcpListener::from_std(std_listener).map_err(cannot)?;
     let port = listener.local_addr().map_err(cannot)?.port();
-    let token = guard::new_token().map_err(cannot)?;
-    let url = format!("http://127.0.0.1:{port}/?token={token}");
+    let guard = Guard::new(port, guard::new_token().map_err(cannot)?);
+    let url = format!("http://127.0.0.1:{port}{}/", guard.base());
     let ctx = Ctx {
         state: state.clone(),
         seen: Arc::new(Seen {
@@ -122,8 +126,9 @@ pub(crate) fn open(state: &Arc<DaemonState>) -> Result<(String, u16, bool), Requ
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()
             .into(),
+        base: guard.base().into(),
     };
-    let app = router(ctx.clone(), Guard::new(port, token));
+    let app = router(ctx.clone(), guard);
     spawn_lifetime(ctx.clone(), state.config.ui_idle);
     let stop = ctx.stop.clone();
     let cleared = state.clone();
@@ -216,18 +221,12 @@ fn spawn_lifetime(ctx: Ctx, idle: Duration) {
     });
 }
 
+/// One handler for every address: the guard takes the token out of an address before it runs,
+/// and axum routes before a layer runs, so the handler reads the address left.
 fn router(ctx: Ctx, guard: Guard) -> Router {
     let admitted = ctx.clone();
     Router::new()
-        .route(
-            "/assets/style.css",
-            get(|| async { asset("text/css; charset=utf-8", pages::STYLE) }),
-        )
-        .route(
-            "/assets/live.js",
-            get(|| async { asset("text/javascript; charset=utf-8", pages::LIVE) }),
-        )
-        .fallback(page_or_events)
+        .fallback(answer)
         .with_state(ctx)
         .layer(axum::middleware::from_fn(
             move |request: Request, next: axum::middleware::Next| {
@@ -251,9 +250,15 @@ fn asset(content_type: &'static str, body: &'static str) -> Response<Body> {
     response
 }
 
-/// A page, or (under `/events`) its stream of updates.
-async fn page_or_events(State(ctx): State<Ctx>, request: Request) -> Response<Body> {
+/// An embedded asset, a page, or (under `/events`) a page's stream of updates, by the address
+/// after the token.
+async fn answer(State(ctx): State<Ctx>, request: Request) -> Response<Body> {
     let path = request.uri().path().to_owned();
+    match path.as_str() {
+        "/assets/style.css" => return asset("text/css; charset=utf-8", pages::STYLE),
+        "/assets/live.js" => return asset("text/javascript; charset=utf-8", pages::LIVE),
+        _ => {}
+    }
     let (live, page_path) = match path.strip_prefix("/events") {
         Some(rest) if rest.is_empty() || rest.starts_with('/') => (
             true,
@@ -282,7 +287,12 @@ async fn page_or_events(State(ctx): State<Ctx>, request: Request) -> Response<Bo
     }
     let (title, status, main) = render(&ctx, page.clone()).await;
     // The stream sends the main part only once it differs from what this page shows.
-    let address = format!("/events{}?since={}", page.path(), fingerprint(&main));
+    let address = format!(
+        "{}/events{}?since={}",
+        ctx.base,
+        page.path(),
+        fingerprint(&main)
+    );
     let mut response = html(&ctx, &title, Some(&address), &maud::PreEscaped(main));
     *response.status_mut() = status;
     response
@@ -292,15 +302,16 @@ async fn page_or_events(State(ctx): State<Ctx>, request: Request) -> Response<Bo
 /// with LF line ends only (SSE ends a line at CR too, and HTML reads both alike), the form both
 /// the page and its stream send and fingerprint.
 async fn render(ctx: &Ctx, page: Page) -> (String, StatusCode, String) {
-    let state = ctx.state.clone();
-    let rendered = match tokio::task::spawn_blocking(move || views::render(&state, &page)).await {
-        Ok(r) => r,
-        Err(e) => views::Rendered {
-            title: "Error".into(),
-            main: pages::problem("Error", &format!("the page could not be made: {e}")),
-            status: StatusCode::INTERNAL_SERVER_ERROR,
-        },
-    };
+    let (state, base) = (ctx.state.clone(), ctx.base.clone());
+    let rendered =
+        match tokio::task::spawn_blocking(move || views::render(&state, &base, &page)).await {
+            Ok(r) => r,
+            Err(e) => views::Rendered {
+                title: "Error".into(),
+                main: pages::problem("Error", &format!("the page could not be made: {e}")),
+                status: StatusCode::INTERNAL_SERVER_ERROR,
+            },
+        };
     let main = rendered.main.into_string();
     let main = if main.contains('\r') {
         main.replace("\r\n", "\n").replace('\r', "\n")
@@ -312,7 +323,7 @@ async fn render(ctx: &Ctx, page: Page) -> (String, StatusCode, String) {
 
 fn html(ctx: &Ctx, title: &str, live: Option<&str>, main: &maud::Markup) -> Response<Body> {
     let mut response = Response::new(Body::from(
-        pages::frame(&ctx.repo, title, live, main).into_string(),
+        pages::frame(&ctx.repo, &ctx.base, title, live, main).into_string(),
     ));
     response.headers_mut().insert(
         header::CONTENT_TYPE,

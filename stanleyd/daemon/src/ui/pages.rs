@@ -1,6 +1,8 @@
 //! The page's HTML, made on the server (maud escapes every value): the frame with its
 //! navigation, and the main part of each page (overview, runs, one run, the queue with its
-//! candidates, one candidate, the flow). The live updates send the same main part again.
+//! candidates, one candidate, the flow). The live updates send the same main part again. Every
+//! address the HTML names is on the page's own origin under its token (`base`, `/<token>`):
+//! nothing links elsewhere, so the token never leaves in a link.
 
 use std::collections::BTreeMap;
 
@@ -13,8 +15,15 @@ use stanley_workflows::improve::{CandidateRecord, Job, JobState};
 use stanley_workflows::run::coverage_text;
 use stanley_workflows::runs::RunSummary;
 
-/// A whole page: the frame around `main`. `live` is the address of its update stream.
-pub(crate) fn frame(repo: &str, title: &str, live: Option<&str>, main: &Markup) -> Markup {
+/// A whole page: the frame around `main`, its links under `base`. `live` is the address of its
+/// update stream.
+pub(crate) fn frame(
+    repo: &str,
+    base: &str,
+    title: &str,
+    live: Option<&str>,
+    main: &Markup,
+) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -22,17 +31,17 @@ pub(crate) fn frame(repo: &str, title: &str, live: Option<&str>, main: &Markup) 
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) " · Stanley · " (repo) }
-                link rel="stylesheet" href="/assets/style.css";
-                script src="/assets/live.js" defer {}
+                link rel="stylesheet" href={(base) "/assets/style.css"};
+                script src={(base) "/assets/live.js"} defer {}
             }
             body data-live=[live] {
                 header {
                     nav {
-                        a.brand href="/" { "Stanley" }
+                        a.brand href={(base) "/"} { "Stanley" }
                         span.repo { (repo) }
-                        a href="/runs" { "Runs" }
-                        a href="/queue" { "Queue and candidates" }
-                        a href="/flow" { "Flow" }
+                        a href={(base) "/runs"} { "Runs" }
+                        a href={(base) "/queue"} { "Queue and candidates" }
+                        a href={(base) "/flow"} { "Flow" }
                     }
                 }
                 main #main { (main) }
@@ -88,8 +97,8 @@ fn jev_requests(usage: &Value) -> String {
     }
 }
 
-/// The runs table (newest first).
-pub(crate) fn runs_table(runs: &[RunSummary]) -> Markup {
+/// The runs table (newest first), each run linked under `base`.
+pub(crate) fn runs_table(base: &str, runs: &[RunSummary]) -> Markup {
     html! {
         @if runs.is_empty() {
             p.empty { "No runs yet. Every request `stanley` answers is kept here." }
@@ -100,7 +109,7 @@ pub(crate) fn runs_table(runs: &[RunSummary]) -> Markup {
                 tbody {
                     @for run in runs {
                         tr data-run=(run.run_id) {
-                            td.time { a href={"/runs/" (run.run_id)} { (run.started_at) } }
+                            td.time { a href={(base) "/runs/" (run.run_id)} { (run.started_at) } }
                             td.request { (run.request) }
                             td { @if run.workflow.is_empty() { "–" } @else { code { (run.workflow) } }
                                  @if run.delegated { " " span.badge.plain { "delegated" } } }
@@ -121,12 +130,12 @@ pub(crate) fn runs_table(runs: &[RunSummary]) -> Markup {
 }
 
 /// The runs page.
-pub(crate) fn runs(runs: &[RunSummary], refused: Option<&str>) -> Markup {
+pub(crate) fn runs(base: &str, runs: &[RunSummary], refused: Option<&str>) -> Markup {
     html! {
         h1 { "Runs" }
         @if let Some(why) = refused { p.problem { (why) } }
         p.hint { "Export one for code scanning with " code { "stanleyctl runs export <id> --format sarif" } "." }
-        (runs_table(runs))
+        (runs_table(base, runs))
     }
 }
 
@@ -262,6 +271,7 @@ fn severity(code: i32) -> &'static str {
 
 /// The improvement queue and the candidates it drafted.
 pub(crate) fn queue(
+    base: &str,
     jobs: Result<&[Job], &str>,
     recoveries: &[String],
     candidates: &[CandidateRecord],
@@ -306,7 +316,7 @@ pub(crate) fn queue(
                 tbody {
                     @for c in candidates {
                         tr data-candidate=(c.id) {
-                            td { a href={"/candidates/" (c.id)} { code { (c.id) } } }
+                            td { a href={(base) "/candidates/" (c.id)} { code { (c.id) } } }
                             td { (status_badge(&c.status)) }
                             td { @match &c.workflow_id { Some(w) => { code { (w) } } None => { "–" } } }
                             td.request { (c.request) }
@@ -471,6 +481,7 @@ fn decisions(journal: Option<&FlowState>) -> Markup {
 
 /// The overview: the newest runs, the queue's counts, and the flow's state in one line.
 pub(crate) fn overview(
+    base: &str,
     latest: &[RunSummary],
     queue: Option<(usize, usize)>,
     waiting_candidates: usize,
@@ -479,7 +490,7 @@ pub(crate) fn overview(
     html! {
         h1 { "Overview" }
         section.cards {
-            a.card href="/queue" {
+            a.card href={(base) "/queue"} {
                 h2 { "Improvement queue" }
                 @match queue {
                     Some((pending, total)) => { p { (pending) " pending of " (total) " jobs" } }
@@ -487,14 +498,76 @@ pub(crate) fn overview(
                 }
                 p { (waiting_candidates) " candidates waiting for review" }
             }
-            a.card href="/flow" { h2 { "Flow" } p #flow-line { (flow_line) } }
+            a.card href={(base) "/flow"} { h2 { "Flow" } p #flow-line { (flow_line) } }
         }
         h2 { "Latest runs" }
-        (runs_table(latest))
-        p { a href="/runs" { "All runs" } }
+        (runs_table(base, latest))
+        p { a href={(base) "/runs"} { "All runs" } }
     }
 }
 
 /// The stylesheet and the live-update script, embedded in the binary.
 pub(crate) const STYLE: &str = include_str!("style.css");
 pub(crate) const LIVE: &str = include_str!("live.js");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `href` and `src` value in `html`.
+    fn addresses(html: &str) -> Vec<String> {
+        [" href=\"", " src=\""]
+            .iter()
+            .flat_map(|attr| html.split(attr).skip(1))
+            .map(|rest| rest.split('"').next().unwrap_or("").to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn every_address_a_page_names_is_under_its_token() {
+        let base = format!("/{}", "ab".repeat(32));
+        let run: RunSummary = serde_json::from_value(serde_json::json!({
+            "schema": "stanley.run/v1", "runId": "review-20261201T010203Z-ab12",
+            "startedAt": "2026-12-01T01:02:03Z", "finishedAt": "2026-12-01T01:02:04Z",
+            "durationMs": 1000, "request": "see https://elsewhere.example/", "workflow": "check",
+            "status": "complete", "exitCode": 0, "delegated": false, "findings": 1
+        }))
+        .unwrap();
+        let candidate: CandidateRecord = serde_json::from_value(serde_json::json!({
+            "schema": "stanley.candidate/v1", "id": "imp_0123456789ab", "status": "validated",
+            "workflowId": "todo_audit", "source": null, "request": "x",
+            "createdAt": "2026-12-01T00:00:00Z",
+            "checks": {"loaded": true, "quarantined": [], "duplicateId": false,
+                       "outsideWrites": [], "routing": "selected"},
+            "reasons": [], "agent": {"outcome": "finished", "toolCalls": 1, "durationMs": 1},
+            "summary": "x"
+        }))
+        .unwrap();
+        let mains = [
+            overview(&base, std::slice::from_ref(&run), Some((1, 2)), 1, "goal"),
+            runs(&base, std::slice::from_ref(&run), None),
+            queue(&base, Ok(&[]), &[], std::slice::from_ref(&candidate)),
+        ];
+        let mut seen = Vec::new();
+        for main in &mains {
+            let live = format!("{base}/events/?since=0");
+            let page = frame("repo", &base, "Title", Some(&live), main).into_string();
+            seen.extend(addresses(&page));
+        }
+        for address in &seen {
+            assert!(address.starts_with(&format!("{base}/")), "{address}");
+        }
+        for expected in [
+            format!("{base}/assets/style.css"),
+            format!("{base}/assets/live.js"),
+            format!("{base}/"),
+            format!("{base}/runs"),
+            format!("{base}/queue"),
+            format!("{base}/flow"),
+            format!("{base}/runs/review-20261201T010203Z-ab12"),
+            format!("{base}/candidates/imp_0123456789ab"),
+        ] {
+            assert!(seen.contains(&expected), "{expected} in {seen:?}");
+        }
+    }
+}

@@ -31,7 +31,7 @@ pub(crate) enum Page {
 }
 
 impl Page {
-    /// The page at `path`, if there is one.
+    /// The page at `path` (the address after the token), if there is one.
     pub(crate) fn at(path: &str) -> Option<Self> {
         let path = path
             .strip_suffix('/')
@@ -60,7 +60,7 @@ impl Page {
         None
     }
 
-    /// Its own address.
+    /// Its own address, after the token.
     pub(crate) fn path(&self) -> String {
         match self {
             Page::Overview => "/".into(),
@@ -98,19 +98,19 @@ impl Rendered {
     }
 }
 
-/// Reads and renders `page` (blocking: it reads files).
-pub(crate) fn render(state: &DaemonState, page: &Page) -> Rendered {
+/// Reads and renders `page` (blocking: it reads files), its links under `base` (`/<token>`).
+pub(crate) fn render(state: &DaemonState, base: &str, page: &Page) -> Rendered {
     let root = &state.config.files.root;
     match page {
-        Page::Overview => overview(state),
+        Page::Overview => overview(state, base),
         Page::Runs => {
             let refused = stanley_adapters::runs::refused(root);
             let mut runs = stanley_adapters::runs::list(root);
             runs.truncate(MAX_RUNS_LISTED);
-            Rendered::ok("Runs", pages::runs(&runs, refused.as_deref()))
+            Rendered::ok("Runs", pages::runs(base, &runs, refused.as_deref()))
         }
         Page::Run(id) => run(root, id),
-        Page::Queue => queue(state),
+        Page::Queue => queue(state, base),
         Page::Candidate(id) => candidate(root, id),
         Page::Flow => flow(state),
     }
@@ -137,7 +137,7 @@ fn run(root: &Path, id: &str) -> Rendered {
     }
 }
 
-fn queue(state: &DaemonState) -> Rendered {
+fn queue(state: &DaemonState, base: &str) -> Rendered {
     let root = &state.config.files.root;
     let jobs = match &state.queue {
         Some(q) => q.list().map_err(|e| e.0),
@@ -151,6 +151,7 @@ fn queue(state: &DaemonState) -> Rendered {
     Rendered::ok(
         "Improvement queue",
         pages::queue(
+            base,
             jobs.as_deref().map_err(String::as_str),
             &recoveries,
             &candidates,
@@ -310,7 +311,7 @@ fn flow_line(state: &DaemonState) -> String {
     }
 }
 
-fn overview(state: &DaemonState) -> Rendered {
+fn overview(state: &DaemonState, base: &str) -> Rendered {
     let root = &state.config.files.root;
     let mut latest = stanley_adapters::runs::list(root);
     latest.truncate(5);
@@ -331,7 +332,7 @@ fn overview(state: &DaemonState) -> Rendered {
         .count();
     Rendered::ok(
         "Overview",
-        pages::overview(&latest, queue, waiting, &flow_line(state)),
+        pages::overview(base, &latest, queue, waiting, &flow_line(state)),
     )
 }
 
