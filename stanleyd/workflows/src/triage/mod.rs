@@ -3,6 +3,7 @@
 
 pub mod ci;
 pub mod comments;
+mod documents;
 pub mod failures;
 pub mod logs;
 pub mod review_comments;

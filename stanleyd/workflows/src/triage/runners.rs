@@ -46,13 +46,13 @@ fn split_lines(text: &str) -> Vec<String> {
 pub(super) fn document(text: &str) -> Option<Vec<Found>> {
     let t = text.trim_start_matches('\u{feff}').trim_start();
     if t.starts_with('<') {
-        return junit(t);
+        return junit(t).or_else(|| super::documents::xml(t));
     }
     if !t.starts_with('{') && !t.starts_with('[') {
         return None;
     }
     if let Ok(doc) = serde_json::from_str::<Value>(t) {
-        return jest_like(&doc);
+        return jest_like(&doc).or_else(|| super::documents::json(&doc));
     }
     json_lines(t)
 }
@@ -177,7 +177,7 @@ pub(super) fn panic_message(lines: &[String]) -> Option<String> {
 /// A message line with what follows it when it only announces a comparison: `Expected values
 /// to be strictly equal:` or `expect(received).toEqual(expected)` gets the next lines that show
 /// the values (not legends, stack frames or source excerpts), up to two.
-fn with_detail(lines: &[String]) -> Option<String> {
+pub(super) fn with_detail(lines: &[String]) -> Option<String> {
     let at = lines.iter().position(|l| !l.trim().is_empty())?;
     let first = lines[at].trim();
     let announces = first.ends_with(':') || first.contains("expect(") || first.contains("Expected");

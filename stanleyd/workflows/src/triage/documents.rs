@@ -1,0 +1,500 @@
+//! Any structured report is a document: the failures of a JSON or XML report no runner parser
+//! claims (mocha's JSON reporter, pytest-json-report, Playwright, NUnit, TRX, Cucumber and the
+//! like) found by what such reports share: a record whose status says it failed (or that sits in
+//! a `failures` list), named by its own or its nearest ancestor's title, with the message found
+//! under the keys reports use for it. A parent that failed only because its children did is not
+//! a failure of its own; a record reported twice is one. What finds nothing is read as text.
+
+use serde_json::Value;
+
+use super::logs::strip_ansi;
+use super::runners::Found;
+
+/// Status words that mean a test failed.
+const FAILED: [&str; 11] = [
+    "failed",
+    "fail",
+    "failure",
+    "error",
+    "errored",
+    "broken",
+    "crashed",
+    "timedout",
+    "timed_out",
+    "unexpected",
+    "flaky_failed",
+];
+/// Keys that hold a record's status.
+const STATUS_KEYS: [&str; 6] = ["status", "outcome", "state", "result", "event", "verdict"];
+/// Keys that name a record, most specific first.
+const NAME_KEYS: [&str; 12] = [
+    "fullTitle",
+    "fullName",
+    "full_name",
+    "fullname",
+    "nodeid",
+    "nodeId",
+    "testName",
+    "test_name",
+    "name",
+    "title",
+    "description",
+    "id",
+];
+/// Keys under which reports keep a failure's message, most telling first.
+const MESSAGE_KEYS: [&str; 19] = [
+    "message",
+    "failureMessage",
+    "failureMessages",
+    "error_message",
+    "errorMessage",
+    "crash",
+    "longrepr",
+    "err",
+    "error",
+    "errors",
+    "failure",
+    "failures",
+    "reason",
+    "details",
+    "stack",
+    "stackTrace",
+    "stack_trace",
+    "trace",
+    "stderr",
+];
+/// Lists whose items are failures whatever they say.
+const FAILURE_LISTS: [&str; 4] = ["failures", "failed", "failedTests", "errors"];
+/// How deep a message is looked for under a record.
+const MESSAGE_DEPTH: usize = 4;
+
+fn failed_word(s: &str) -> bool {
+    FAILED.contains(&s.to_ascii_lowercase().as_str())
+}
+
+/// Whether a JSON object says it failed.
+fn says_failed(o: &serde_json::Map<String, Value>) -> bool {
+    STATUS_KEYS
+        .iter()
+        .any(|k| o.get(*k).and_then(Value::as_str).is_some_and(failed_word))
+        || ["passed", "success", "ok"]
+            .iter()
+            .any(|k| o.get(*k) == Some(&Value::Bool(false)))
+}
+
+fn name_of(o: &serde_json::Map<String, Value>) -> Option<String> {
+    NAME_KEYS.iter().find_map(|k| {
+        o.get(*k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    })
+}
+
+/// The text of a message found at `v`: a string, strings joined, or an object's own message.
+fn message_text(v: &Value, depth: usize) -> Option<String> {
+    match v {
+        Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
+        Value::Array(items) => {
+            let parts: Vec<String> = items
+                .iter()
+                .filter_map(|i| message_text(i, depth + 1))
+                .collect();
+            (!parts.is_empty()).then(|| parts.join("\n"))
+        }
+        Value::Object(o) if depth < MESSAGE_DEPTH => {
+            // An error object: its message, then its stack when that adds lines.
+            let message = MESSAGE_KEYS
+                .iter()
+                .find_map(|k| o.get(*k).and_then(|m| message_text(m, depth + 1)));
+            let stack = ["stack", "stackTrace", "stack_trace"]
+                .iter()
+                .find_map(|k| o.get(*k).and_then(Value::as_str))
+                .filter(|s| !s.trim().is_empty());
+            match (message, stack) {
+                // A stack that starts with the message (`AssertionError: …` then frames) says it all.
+                (Some(m), Some(s)) if s.contains(m.trim()) => Some(s.to_owned()),
+                (Some(m), Some(s)) => Some(format!("{m}\n{s}")),
+                (m, s) => m.or_else(|| s.map(str::to_owned)),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// What one walk of a JSON document found: (name, message text).
+type Record = (Option<String>, String);
+
+/// Walks `v`; returns whether it holds a failed record (so a parent knows it is only an
+/// aggregate of its children).
+fn walk_json(v: &Value, names: &mut Vec<String>, listed: bool, out: &mut Vec<Record>) -> bool {
+    match v {
+        Value::Array(items) => {
+            let mut any = false;
+            for item in items {
+                any |= walk_json(item, names, listed, out);
+            }
+            any
+        }
+        Value::Object(o) => {
+            let own = name_of(o);
+            if let Some(n) = &own {
+                names.push(n.clone());
+            }
+            let mut below = false;
+            for (k, child) in o {
+                let list = FAILURE_LISTS.contains(&k.as_str()) && child.is_array();
+                if matches!(child, Value::Object(_) | Value::Array(_)) {
+                    below |= walk_json(child, names, list, out);
+                }
+            }
+            if own.is_some() {
+                names.pop();
+            }
+            let failed = says_failed(o) || (listed && own.is_some());
+            if failed && !below {
+                let message = MESSAGE_KEYS
+                    .iter()
+                    .find_map(|k| o.get(*k).and_then(|m| message_text(m, 1)))
+                    .unwrap_or_default();
+                let name = own.or_else(|| names.last().cloned());
+                // A bare status with neither a name nor a message is no report of a test.
+                if name.is_some() || !message.is_empty() {
+                    out.push((name, message));
+                }
+                return true;
+            }
+            failed || below
+        }
+        _ => false,
+    }
+}
+
+fn lines_of(text: &str) -> Vec<String> {
+    strip_ansi(text)
+        .lines()
+        .map(|l| l.strip_suffix('\r').unwrap_or(l).to_owned())
+        .collect()
+}
+
+fn found(records: Vec<Record>, anchor: &'static str) -> Vec<Found> {
+    let mut seen: Vec<(Option<String>, String)> = Vec::new();
+    let mut out = Vec::new();
+    for (name, message) in records {
+        if seen.iter().any(|(n, m)| *n == name && *m == message) {
+            continue;
+        }
+        seen.push((name.clone(), message.clone()));
+        let lines = lines_of(&message);
+        out.push(Found {
+            start: out.len(),
+            message: super::runners::with_detail(&lines),
+            name,
+            lines,
+            anchor,
+            ..Found::default()
+        });
+    }
+    out
+}
+
+/// The failures of a JSON document (or of JSON lines, as an array) no runner parser claimed;
+/// None when nothing in it reads as a failed test.
+pub(super) fn json(doc: &Value) -> Option<Vec<Found>> {
+    let mut records = Vec::new();
+    walk_json(doc, &mut Vec::new(), false, &mut records);
+    (!records.is_empty()).then(|| found(records, "json_report"))
+}
+
+/// One XML element, as much of it as the walk needs.
+#[derive(Debug, Default)]
+struct Element {
+    name: String,
+    attrs: Vec<(String, String)>,
+    text: String,
+    children: Vec<Element>,
+}
+
+impl Element {
+    fn attr(&self, keys: &[&str]) -> Option<&str> {
+        keys.iter().find_map(|k| {
+            self.attrs
+                .iter()
+                .find(|(a, _)| a.eq_ignore_ascii_case(k))
+                .map(|(_, v)| v.as_str())
+                .filter(|v| !v.trim().is_empty())
+        })
+    }
+
+    fn local(&self) -> String {
+        self.name
+            .rsplit(':')
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase()
+    }
+}
+
+fn parse_xml(text: &str) -> Option<Element> {
+    use quick_xml::events::{BytesStart, Event};
+    let mut reader = quick_xml::Reader::from_str(text);
+    let mut stack: Vec<Element> = vec![Element::default()];
+    let open = |e: &BytesStart<'_>| Element {
+        name: String::from_utf8_lossy(e.name().as_ref()).into_owned(),
+        attrs: e
+            .attributes()
+            .flatten()
+            .map(|a| {
+                (
+                    String::from_utf8_lossy(a.key.as_ref()).into_owned(),
+                    a.unescape_value()
+                        .map(|v| v.into_owned())
+                        .unwrap_or_default(),
+                )
+            })
+            .collect(),
+        ..Element::default()
+    };
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) => stack.push(open(&e)),
+            Ok(Event::Empty(e)) => {
+                let el = open(&e);
+                stack.last_mut()?.children.push(el);
+            }
+            Ok(Event::End(_)) => {
+                let el = stack.pop()?;
+                stack.last_mut()?.children.push(el);
+            }
+            Ok(Event::Text(t)) => {
+                let s = t.decode().map(|c| c.into_owned()).unwrap_or_default();
+                stack.last_mut()?.text.push_str(&s);
+            }
+            Ok(Event::CData(t)) => stack
+                .last_mut()?
+                .text
+                .push_str(&String::from_utf8_lossy(&t)),
+            Ok(Event::GeneralRef(r)) => {
+                let s = match r.as_ref() {
+                    b"amp" => "&".to_owned(),
+                    b"lt" => "<".to_owned(),
+                    b"gt" => ">".to_owned(),
+                    b"quot" => "\"".to_owned(),
+                    b"apos" => "'".to_owned(),
+                    _ => r
+                        .resolve_char_ref()
+                        .ok()
+                        .flatten()
+                        .map(String::from)
+                        .unwrap_or_default(),
+                };
+                stack.last_mut()?.text.push_str(&s);
+            }
+            Ok(Event::Eof) => break,
+            Err(_) => return None,
+            _ => {}
+        }
+    }
+    (stack.len() == 1).then(|| stack.pop()).flatten()
+}
+
+/// Elements that carry a failure's text.
+const MESSAGE_ELEMENTS: [&str; 9] = [
+    "message",
+    "failure",
+    "error",
+    "errorinfo",
+    "reason",
+    "stack-trace",
+    "stacktrace",
+    "output",
+    "system-err",
+];
+
+fn xml_message(el: &Element, depth: usize) -> Option<String> {
+    if depth > MESSAGE_DEPTH {
+        return None;
+    }
+    if let Some(m) = el.attr(&["message"]) {
+        let body = el.text.trim();
+        return Some(if body.is_empty() || body.contains(m.trim()) {
+            if body.is_empty() {
+                m.to_owned()
+            } else {
+                body.to_owned()
+            }
+        } else {
+            format!("{m}\n{body}")
+        });
+    }
+    for name in MESSAGE_ELEMENTS {
+        for child in el.children.iter().filter(|c| c.local() == name) {
+            let text = child.text.trim();
+            if !text.is_empty() {
+                return Some(text.to_owned());
+            }
+            if let Some(m) = xml_message(child, depth + 1) {
+                return Some(m);
+            }
+        }
+    }
+    None
+}
+
+fn walk_xml(el: &Element, names: &mut Vec<String>, out: &mut Vec<Record>) -> bool {
+    let own = el
+        .attr(&["fullname", "testName", "name", "methodname", "title"])
+        .map(|n| match el.attr(&["classname"]) {
+            Some(c) if !n.starts_with(c) => format!("{c} {n}"),
+            _ => n.to_owned(),
+        });
+    if let Some(n) = &own {
+        names.push(n.clone());
+    }
+    let mut below = false;
+    for child in &el.children {
+        below |= walk_xml(child, names, out);
+    }
+    if own.is_some() {
+        names.pop();
+    }
+    let by_status = el
+        .attr(&["result", "outcome", "status", "state"])
+        .is_some_and(failed_word);
+    let by_child = own.is_some()
+        && el
+            .children
+            .iter()
+            .any(|c| matches!(c.local().as_str(), "failure" | "error"));
+    if (by_status || by_child) && !below && own.is_some() {
+        out.push((own, xml_message(el, 0).unwrap_or_default()));
+        return true;
+    }
+    by_status || by_child || below
+}
+
+/// The failures of an XML document no runner parser claimed; None when it is not XML or
+/// nothing in it reads as a failed test.
+pub(super) fn xml(text: &str) -> Option<Vec<Found>> {
+    let root = parse_xml(text)?;
+    let mut records = Vec::new();
+    walk_xml(&root, &mut Vec::new(), &mut records);
+    (!records.is_empty()).then(|| found(records, "xml_report"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn names(found: &[Found]) -> Vec<&str> {
+        found
+            .iter()
+            .map(|f| f.name.as_deref().unwrap_or(""))
+            .collect()
+    }
+
+    #[test]
+    fn mochas_json_report_gives_each_failure_once_with_its_message() {
+        let doc = json!({
+            "stats": {"suites": 2, "tests": 3, "passes": 1, "failures": 2},
+            "tests": [
+                {"title": "adds", "fullTitle": "cart adds", "err": {}},
+                {"title": "totals", "fullTitle": "cart totals", "err": {"message": "expected 7 to equal 8", "stack": "AssertionError: expected 7 to equal 8\n    at Context.<anonymous> (test/cart.js:9:12)"}}
+            ],
+            "failures": [
+                {"title": "totals", "fullTitle": "cart totals", "err": {"message": "expected 7 to equal 8", "stack": "AssertionError: expected 7 to equal 8\n    at Context.<anonymous> (test/cart.js:9:12)"}},
+                {"title": "rates", "fullTitle": "rates loads", "err": {"message": "config invalid:\n- missing key 'region'"}}
+            ],
+            "passes": [{"title": "adds", "fullTitle": "cart adds", "err": {}}]
+        });
+        let found = json(&doc).unwrap();
+        assert_eq!(names(&found), ["cart totals", "rates loads"]);
+        assert!(
+            found[0]
+                .lines
+                .iter()
+                .any(|l| l.contains("test/cart.js:9:12"))
+        );
+        assert!(
+            found[1]
+                .lines
+                .iter()
+                .any(|l| l.contains("missing key 'region'"))
+        );
+    }
+
+    #[test]
+    fn pytest_json_report_and_playwright_name_leaves_by_their_ancestors() {
+        let pytest = json!({"tests": [
+            {"nodeid": "tests/test_a.py::test_ok", "outcome": "passed"},
+            {"nodeid": "tests/test_a.py::test_bad", "outcome": "failed",
+             "setup": {"outcome": "passed"},
+             "call": {"outcome": "failed", "crash": {"path": "tests/test_a.py", "lineno": 4, "message": "AssertionError: assert 8 == 7"}, "longrepr": "def test_bad():\n>       assert 8 == 7"}}
+        ]});
+        let found = json(&pytest).unwrap();
+        assert_eq!(names(&found), ["tests/test_a.py::test_bad"]);
+        assert_eq!(
+            found[0].message.as_deref(),
+            Some("AssertionError: assert 8 == 7")
+        );
+        let playwright = json!({"suites": [{"title": "login.spec.ts", "specs": [
+            {"title": "signs in", "tests": [{"status": "unexpected", "results": [
+                {"status": "failed", "error": {"message": "Timed out 5000ms waiting for expect(locator).toBeVisible()"}}]}]},
+            {"title": "signs out", "tests": [{"status": "expected", "results": [{"status": "passed"}]}]}
+        ]}]});
+        let found = json(&playwright).unwrap();
+        assert_eq!(names(&found), ["signs in"]);
+        assert!(
+            found[0]
+                .message
+                .as_deref()
+                .unwrap()
+                .starts_with("Timed out 5000ms")
+        );
+    }
+
+    #[test]
+    fn a_json_document_that_reports_no_failure_is_none() {
+        assert!(
+            json(&json!({"name": "app", "version": "1.0.0", "scripts": {"test": "mocha"}}))
+                .is_none()
+        );
+        assert!(
+            json(&json!({"stats": {"failures": 0}, "failures": [], "passes": [{"title": "a"}]}))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn nunit_and_trx_reports_give_their_failed_leaves() {
+        let nunit = r#"<?xml version="1.0" encoding="utf-8"?>
+<test-run result="Failed"><test-suite type="Assembly" name="Calc.Tests.dll" result="Failed">
+ <test-suite type="TestFixture" name="CalcTests" result="Failed">
+  <test-case name="Adds" fullname="Calc.Tests.CalcTests.Adds" result="Passed"/>
+  <test-case name="Divides" fullname="Calc.Tests.CalcTests.Divides" result="Failed">
+   <failure><message><![CDATA[  Expected: 2
+  But was:  3
+]]></message><stack-trace><![CDATA[at Calc.Tests.CalcTests.Divides() in /src/CalcTests.cs:line 14]]></stack-trace></failure>
+  </test-case></test-suite></test-suite></test-run>"#;
+        let found = xml(nunit).unwrap();
+        assert_eq!(names(&found), ["Calc.Tests.CalcTests.Divides"]);
+        assert!(found[0].lines.iter().any(|l| l.contains("But was:  3")));
+        let trx = r#"<TestRun xmlns="http://microsoft.com/schemas/VisualStudio/TeamTest/2010"><Results>
+<UnitTestResult testName="Subtracts" outcome="Failed"><Output><ErrorInfo><Message>Assert.AreEqual failed. Expected:&lt;1&gt;. Actual:&lt;2&gt;.</Message><StackTrace>at CalcTests.Subtracts() in CalcTests.cs:line 20</StackTrace></ErrorInfo></Output></UnitTestResult>
+<UnitTestResult testName="Adds" outcome="Passed"/></Results>
+<ResultSummary outcome="Failed"><Counters total="2" failed="1"/></ResultSummary></TestRun>"#;
+        let found = xml(trx).unwrap();
+        assert_eq!(names(&found), ["Subtracts"]);
+        assert!(
+            found[0]
+                .message
+                .as_deref()
+                .unwrap()
+                .contains("Expected:<1>. Actual:<2>.")
+        );
+        assert!(xml("<project><name>app</name></project>").is_none());
+        assert!(xml("not xml <").is_none());
+    }
+}
