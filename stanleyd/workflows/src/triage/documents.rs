@@ -42,7 +42,7 @@ const NAME_KEYS: [&str; 12] = [
     "id",
 ];
 /// Keys under which reports keep a failure's message, most telling first.
-const MESSAGE_KEYS: [&str; 19] = [
+const MESSAGE_KEYS: [&str; 21] = [
     "message",
     "failureMessage",
     "failureMessages",
@@ -62,6 +62,8 @@ const MESSAGE_KEYS: [&str; 19] = [
     "stack_trace",
     "trace",
     "stderr",
+    "stdout",
+    "output",
 ];
 /// Lists whose items are failures whatever they say.
 const FAILURE_LISTS: [&str; 4] = ["failures", "failed", "failedTests", "errors"];

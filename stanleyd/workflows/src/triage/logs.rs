@@ -121,9 +121,9 @@ pub fn strip_ansi(text: &str) -> String {
                     }
                 }
             }
-            // OSC, and the string sequences APC (Buildkite's timestamps), DCS and PM: up to BEL
-            // or ST.
-            Some(']' | '_' | 'P' | '^') => {
+            // OSC, and the string sequences APC (Buildkite's timestamps), DCS, PM and SOS: up
+            // to BEL or ST.
+            Some(']' | '_' | 'P' | '^' | 'X') => {
                 chars.next();
                 while let Some(d) = chars.next() {
                     if d == '\u{7}' || (d == '\u{1b}' && chars.peek() == Some(&'\\')) {
@@ -131,7 +131,12 @@ pub fn strip_ansi(text: &str) -> String {
                     }
                 }
             }
+            // Any other escape: intermediate bytes (` ` to `/`, as in `ESC ( B`, which selects a
+            // character set), then one final byte.
             _ => {
+                while chars.peek().is_some_and(|d| (' '..='/').contains(d)) {
+                    chars.next();
+                }
                 chars.next();
             }
         }
@@ -822,11 +827,31 @@ fn distinct_ids(blocks: &mut [FailureBlock]) {
     }
 }
 
-/// Parses a log into failure blocks: a runner's report document (JSON, JSON lines, JUnit XML)
-/// as what it is; a text log by the runners' own structure first, then `cargo test`, nextest
-/// and Bun sections, then generic anchors for what is left.
+/// Which parsers read a log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parsers {
+    /// The runner parsers first, then the generic path for what they leave.
+    All,
+    /// The generic path alone (documents by shape, the segmenter, anchors): what a runner no
+    /// parser knows gets, measured by the captures tests.
+    GenericOnly,
+}
+
+/// Parses a log into failure blocks with every parser: [`parse_log_with`] and [`Parsers::All`].
 pub fn parse_log(text: &str) -> Result<ParsedLog, String> {
-    if let Some(found) = runners::document(text) {
+    parse_log_with(text, Parsers::All)
+}
+
+/// Parses a log into failure blocks: a report document (JSON, JSON lines, XML) as what it is; a
+/// text log, after its CI wrapper is taken off, by the runners' own structure first (with
+/// [`Parsers::All`]), then by the runner-agnostic segmenter, then generic anchors for what is
+/// left.
+pub fn parse_log_with(text: &str, parsers: Parsers) -> Result<ParsedLog, String> {
+    let document = match parsers {
+        Parsers::All => runners::document(text),
+        Parsers::GenericOnly => runners::generic_document(text),
+    };
+    if let Some(found) = document {
         let mut blocks: Vec<FailureBlock> = found.into_iter().map(from_found).collect();
         distinct_ids(&mut blocks);
         return Ok(ParsedLog {
@@ -851,17 +876,35 @@ pub fn parse_log(text: &str) -> Result<ParsedLog, String> {
     }
     let offset = unwrapped.lines.len() - lines.len();
     let mut claimed = vec![false; lines.len()];
-    let mut blocks: Vec<FailureBlock> = runners::text(&lines, &mut claimed)
-        .into_iter()
-        .map(from_found)
-        .collect();
-    let (more, mut covered) = structured(&lines);
-    blocks.extend(more.into_iter().filter(|b| !claimed[b.start - 1]));
-    for (c, r) in covered.iter_mut().zip(&claimed) {
-        *c |= *r;
+    let mut blocks: Vec<FailureBlock> = Vec::new();
+    let mut covered = vec![false; lines.len()];
+    if parsers == Parsers::All {
+        blocks.extend(
+            runners::text(&lines, &mut claimed)
+                .into_iter()
+                .map(from_found),
+        );
+        let (more, known) = structured(&lines);
+        blocks.extend(more.into_iter().filter(|b| !claimed[b.start - 1]));
+        covered = known;
+        for (c, r) in covered.iter_mut().zip(&claimed) {
+            *c |= *r;
+        }
+    }
+    // The runner-agnostic segmenter: reports by the structure runners share.
+    let segments = super::segment::segment(&lines, &covered);
+    for found in segments.reports {
+        for c in &mut covered[found.start..found.start + found.lines.len()] {
+            *c = true;
+        }
+        blocks.push(from_found(found));
+    }
+    for i in segments.listings {
+        covered[i] = true;
     }
     // Generic windows around the remaining anchors.
-    let mut windows: Vec<(usize, usize, Vec<&'static str>)> = Vec::new();
+    // (start, end, anchors, line of the last anchor)
+    let mut windows: Vec<(usize, usize, Vec<&'static str>, usize)> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         if covered[i] {
             continue;
@@ -879,34 +922,44 @@ pub fn parse_log(text: &str) -> Result<ParsedLog, String> {
         {
             end += 1;
         }
-        let start = (start..=i).find(|&k| !covered[k]).unwrap_or(i);
+        let mut start = (start..=i).find(|&k| !covered[k]).unwrap_or(i);
         let end = (i..=end).take_while(|&k| !covered[k]).last().unwrap_or(i);
         // A line that starts a new test's failure closes the window of the previous test.
-        let starter = found.iter().any(|a| STARTERS.contains(a));
+        let starter = found.iter().any(|a| STARTERS.contains(a))
+            || super::segment::status_name(line).is_some();
         if starter
-            && let Some((s, e, a)) = windows.last_mut()
+            && let Some((s, e, a, _)) = windows.last_mut()
             && a.iter().any(|x| STARTERS.contains(x))
             && i <= *e + 1
         {
             *e = (*e).min(i.saturating_sub(1)).max(*s);
-            windows.push((i, end, found));
+            windows.push((i, end, found, i));
             continue;
         }
+        // A blank line between two anchors parts two reports: each window keeps its side.
+        if let Some((s, e, _, last)) = windows.last_mut()
+            && start <= *e + 1
+            && let Some(gap) = (*last + 1..i).rev().find(|&k| lines[k].trim().is_empty())
+        {
+            *e = (*e).min(gap.saturating_sub(1)).max(*s);
+            start = start.max(gap + 1);
+        }
         match windows.last_mut() {
-            Some((s, e, a)) if start <= *e + 1 && end.max(*e) + 1 - *s <= MAX_BLOCK => {
+            Some((s, e, a, last)) if start <= *e + 1 && end.max(*e) + 1 - *s <= MAX_BLOCK => {
                 *e = end.max(*e);
+                *last = i;
                 a.extend(found);
             }
-            Some((_, e, _)) if start <= *e => {
+            Some((_, e, _, _)) if start <= *e => {
                 let next = *e + 1;
                 if next <= end {
-                    windows.push((next, end, found));
+                    windows.push((next, end, found, i));
                 }
             }
-            _ => windows.push((start, end, found)),
+            _ => windows.push((start, end, found, i)),
         }
     }
-    for (s, e, mut a) in windows {
+    for (s, e, mut a, _) in windows {
         a.dedup();
         let (kept, omitted) = capped(&lines[s..=e]);
         blocks.push(finish(kept, s + 1, omitted, a));

@@ -170,3 +170,11 @@ fn a_failure_printed_twice_gets_two_ids_and_one_fingerprint() {
             .all(|b| b.fingerprint == log.blocks[0].fingerprint)
     );
 }
+
+#[test]
+fn escape_sequences_of_every_kind_are_removed_and_text_kept() {
+    // CSI colours, a character-set selection (`ESC ( B`, which ncurses' sgr0 prints after
+    // libtest's colours), OSC links, Buildkite's APC timestamps; tabs and carriage returns stay.
+    let raw = "test a ... \u{1b}[31mFAILED\u{1b}(B\u{1b}[m\tx\r\n\u{1b}]8;;http://x\u{7}link\u{1b}]8;;\u{7} \u{1b}_bk;t=1\u{7}done";
+    assert_eq!(strip_ansi(raw), "test a ... FAILED\tx\r\nlink done");
+}

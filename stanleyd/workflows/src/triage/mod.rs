@@ -8,6 +8,7 @@ pub mod failures;
 pub mod logs;
 pub mod review_comments;
 mod runners;
+mod segment;
 
 /// What a triage reads besides its input: the diff as context (when there is one), the tracked
 /// files, and the files themselves.

@@ -57,6 +57,27 @@ pub(super) fn document(text: &str) -> Option<Vec<Found>> {
     json_lines(t)
 }
 
+/// The failures of a JSON or XML document read by shape alone (no runner's format).
+pub(super) fn generic_document(text: &str) -> Option<Vec<Found>> {
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    if t.starts_with('<') {
+        return super::documents::xml(t);
+    }
+    if !t.starts_with('{') && !t.starts_with('[') {
+        return None;
+    }
+    if let Ok(doc) = serde_json::from_str::<Value>(t) {
+        return super::documents::json(&doc);
+    }
+    let events: Vec<Value> = t
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(serde_json::from_str::<Value>)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    super::documents::json(&Value::Array(events))
+}
+
 /// jest and vitest `--json`: `testResults[].assertionResults[]`.
 fn jest_like(doc: &Value) -> Option<Vec<Found>> {
     let results = doc.get("testResults")?.as_array()?;
