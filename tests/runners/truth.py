@@ -13,9 +13,36 @@ KIND says where the failing-test names come from (never from Stanley's parser):
   cargo-failures  the libtest "failures:" name lists of CAPTURE (all test binaries)
   nextest-summary the FAIL lines after "Summary [" in CAPTURE
   nextest-libtest "event":"failed" lines of CAPTURE (nextest --message-format libtest-json)
+  libtest-json    same events, from cargo test -- -Z unstable-options --format json
+  tap-flat        "not ok" points of AUX, a TAP stream (mocha, ava, bats, prove -v); leaves
+                  are failures, parents of failing subtests (prove's subtest) aggregates
+  tap-nodetap     node-tap (tap 21) TAP 14 of AUX: a failing (sub)test whose own
+                  assertion points failed is a failure; one that failed only through
+                  failing subtests (files, describe-like groups) is an aggregate
+  mocha-json      "failures" of AUX (mocha --reporter json); name = fullTitle
+  jasmine         the numbered "Failures:" list of CAPTURE
+  uvu             the 'FAIL  suite  "test"' headers of CAPTURE
+  unittest        the "FAIL:"/"ERROR:" headers of CAPTURE (python -m unittest, nose2)
+  pytest-json     tests with outcome failed/error in AUX (pytest-json-report)
+  behave          the "Failing scenarios:"/"Errored scenarios:" lists of CAPTURE
+  behave-json     scenarios with status failed/error in AUX (behave -f json)
+  prove           tap-flat over AUX (a prove -v run) plus the files that the
+                  "Test Summary Report" of CAPTURE lists with no failed test number
+                  (a script that died: "Bad plan", "Non-zero exit status")
+  ctest           the "The following tests FAILED:" list of CAPTURE
+  gtest           the "[  FAILED  ]" list of CAPTURE, plus a test that started
+                  ("[ RUN      ]") and never finished because the binary died
+  junit5-console  the "Failures (N):" list of CAPTURE (JUnit Platform console launcher)
+  rspec           the "Failed examples:" list of CAPTURE
+  rspec-json      examples with status "failed" in AUX (rspec --format json)
+  minitest        the numbered "N) Failure:"/"N) Error:" headers of CAPTURE
+  phpunit         the numbered lists under "There were N errors/failures:" of CAPTURE
+  not-a-report    a JSON document that is no test report: no failures, and that is the truth
 
 TOKENS is a JSON object {"leaf name": "token"}; a failure's token is that of the
-longest key contained in its name.  Each token is checked to occur in the capture
+longest key contained in its name.  A token may be {"*": token, "<mode>" or "<runner>:<mode>": token-or-null}
+for a mode whose format words the failure differently or keeps no message at all (null:
+the truth says "no_message": true and nothing is checked).  Each token is checked to occur in the capture
 (ANSI stripped) and, where the source gives per-failure messages, to occur in no
 other failure's message.
 """
@@ -36,6 +63,9 @@ def strip(s):
 def read(p):
     with open(p, encoding="utf-8", errors="replace") as f:
         return f.read()
+
+
+EXTRA = {}  # name -> extra fields for the truth entry (classname, file, suite, kind, ...)
 
 
 def pytest_summary(log, aux):
@@ -67,7 +97,7 @@ def pytest_summary(log, aux):
 
 def junit_xml(log, aux):
     root = ET.fromstring(read(aux))
-    names, sections, classes = [], {}, {}
+    names, sections = [], {}
     for tc in root.iter("testcase"):
         bad = [c for c in tc if c.tag in ("failure", "error")]
         if not bad:
@@ -75,10 +105,10 @@ def junit_xml(log, aux):
         name = tc.get("name")
         if name not in names:
             names.append(name)
-            classes[name] = tc.get("classname")
+            if tc.get("classname"):
+                EXTRA.setdefault(name, {})["classname"] = tc.get("classname")
         sections[name] = sections.get(name, "") + "".join(
             (c.get("message") or "") + (c.text or "") for c in bad)
-    junit_xml.classes = classes
     # go (gotestsum): a parent test failing only because a t.Run subtest failed
     aggregates = [n for n in names if any(o.startswith(n + "/") for o in names)]
     return [n for n in names if n not in aggregates], sections, aggregates
@@ -156,7 +186,7 @@ def cargo_failures(log, aux):
     text = strip(log).splitlines()
     names, sections, cur = [], {}, None
     for k, line in enumerate(text):
-        m = re.match(r"^---- (\S+) stdout ----$", line)
+        m = re.match(r"^---- (.+?) stdout ----$", line)
         if m:
             cur = m.group(1)
             sections[cur] = ""
@@ -164,7 +194,7 @@ def cargo_failures(log, aux):
         if line == "failures:":
             cur = None
             for nxt in text[k + 1:]:
-                m = re.match(r"^    (\S+)$", nxt)
+                m = re.match(r"^    (\S.*?)$", nxt)
                 if not m:
                     break
                 if m.group(1) not in names:
@@ -212,6 +242,355 @@ def nextest_libtest(log, aux):
     return names, sections, []
 
 
+def libtest_json(log, aux):
+    return nextest_libtest(log, aux)
+
+
+TAP_POINT = re.compile(r"^(\s*)(not ok|ok)\b(?:\s+(\d+))?(?:\s+-)?\s*(.*?)(?:\s+#\s*(?:SKIP|TODO|time=).*)?\s*$")
+
+
+def _tap_points(text):
+    """Test points of a TAP stream (any version, nested by indentation) with their bodies:
+    the YAML block and comment/message lines that follow the point."""
+    lines = strip(text).splitlines()
+    points = []
+    for k, line in enumerate(lines):
+        m = TAP_POINT.match(line)
+        if not m:
+            continue
+        indent = len(m.group(1).expandtabs())
+        body = []
+        for nxt in lines[k + 1:]:
+            if TAP_POINT.match(nxt) or re.match(r"^\s*# Subtest", nxt):
+                break
+            ind = len(nxt) - len(nxt.lstrip())
+            if nxt.strip() and ind < indent:
+                break
+            if re.match(r"^\s*1\.\.\d+", nxt) or re.match(r"^\s*# (tests|pass|fail)\b", nxt):
+                break
+            body.append(nxt)
+        points.append({"indent": indent, "ok": m.group(2) == "ok", "name": m.group(4),
+                       "body": "\n".join(body)})
+    for k, p in enumerate(points):
+        desc = []
+        for q in reversed(points[:k]):
+            if q["indent"] <= p["indent"]:
+                break
+            desc.append(q)
+        if desc:
+            top = min(q["indent"] for q in desc)
+            p["children"] = [q for q in reversed(desc) if q["indent"] == top]
+        else:
+            p["children"] = []
+    return points
+
+
+def tap_flat(log, aux):
+    names, sections, aggregates = [], {}, []
+    for p in _tap_points(read(aux) if aux else log):
+        if p["ok"]:
+            continue
+        if any(not c["ok"] for c in p["children"]):
+            aggregates.append(p["name"])
+            continue
+        names.append(p["name"])
+        sections[p["name"]] = p["body"]
+    return names, sections, aggregates
+
+
+def tap_nodetap(log, aux):
+    names, sections, aggregates = [], {}, []
+    points = _tap_points(read(aux) if aux else log)
+    for p in points:
+        if p["ok"] or not p["children"]:
+            continue
+        own = [c for c in p["children"] if not c["ok"] and not c["children"]]
+        if own:
+            names.append(p["name"])
+            sections[p["name"]] = p["body"] + "\n" + "\n".join(c["name"] + "\n" + c["body"] for c in own)
+        else:
+            aggregates.append(p["name"])
+    return names, sections, aggregates
+
+
+def mocha_json(log, aux):
+    data = json.loads(read(aux))
+    names, sections = [], {}
+    for f in data["failures"]:
+        names.append(f["fullTitle"])
+        err = f.get("err") or {}
+        sections[f["fullTitle"]] = (err.get("message") or "") + "\n" + (err.get("stack") or "")
+    return names, sections, []
+
+
+def _numbered_blocks(lines, start, stop_re):
+    """Blocks 'N) header' ... up to the next 'N) ' or a line matching stop_re."""
+    blocks, cur = [], None
+    for line in lines[start:]:
+        if re.match(stop_re, line):
+            break
+        m = re.match(r"^\s*(\d+)\) (.+)$", line)
+        if m:
+            cur = [m.group(2), ""]
+            blocks.append(cur)
+        elif cur is not None:
+            cur[1] += line + "\n"
+    return blocks
+
+
+def jasmine(log, aux):
+    lines = strip(log).splitlines()
+    start = lines.index("Failures:") + 1
+    names, sections = [], {}
+    for name, body in _numbered_blocks(lines, start, r"^(Pending:|\d+ specs?,)"):
+        names.append(name)
+        sections[name] = body
+    return names, sections, []
+
+
+def uvu(log, aux):
+    names, sections, cur = [], {}, None
+    for line in strip(log).splitlines():
+        m = re.match(r'^\s*FAIL\s+(?:(\S.*?)\s+)?"(.+)"\s*$', line)
+        if m:
+            cur = m.group(2)
+            names.append(cur)
+            sections[cur] = ""
+            if m.group(1):
+                EXTRA[cur] = {"suite": m.group(1)}
+        elif re.match(r"^\s*Total:\s", line) or re.match(r"^\S+\.m?js$", line.strip()) and not line.startswith(" "):
+            cur = None
+        elif cur:
+            sections[cur] += line + "\n"
+    return names, sections, []
+
+
+def unittest(log, aux):
+    """python -m unittest / nose2: '====\nFAIL: test_x (pkg.mod.Class.test_x) [(params)]\n----'."""
+    names, sections, cur = [], {}, None
+    for line in strip(log).splitlines():
+        m = re.match(r"^(FAIL|ERROR): (.+?)\s*$", line)
+        if m:
+            head = m.group(2)
+            h = re.match(r"^(\w+) \(([\w.]+)\)(.*)$", head)
+            if h and h.group(2).endswith("." + h.group(1)):
+                name = h.group(2) + h.group(3)          # tests.mod.Class.test_x[ (qty=3)]
+            else:
+                name = head                             # setUpClass (tests.mod.Class), _ErrorHolder
+            cur = name
+            names.append(name)
+            sections[name] = ""
+            EXTRA[name] = {"kind": m.group(1)}
+        elif re.match(r"^=+$", line) or re.match(r"^Ran \d+ tests? in", line):
+            cur = None
+        elif cur:
+            sections[cur] += line + "\n"
+    return names, sections, []
+
+
+def pytest_json(log, aux):
+    data = json.loads(read(aux))
+    names, sections = [], {}
+    for t in data["tests"]:
+        if t["outcome"] not in ("failed", "error"):
+            continue
+        names.append(t["nodeid"])
+        EXTRA[t["nodeid"]] = {"outcome": t["outcome"]}
+        sections[t["nodeid"]] = "\n".join(
+            str((t.get(ph) or {}).get("longrepr", "")) for ph in ("setup", "call", "teardown"))
+    return names, sections, []
+
+
+def behave(log, aux):
+    lines = strip(log).splitlines()
+    names, kinds = [], {}
+    mode = None
+    for line in lines:
+        if line in ("Failing scenarios:", "Errored scenarios:"):
+            mode = line.split()[0].lower()
+            continue
+        if mode:
+            m = re.match(r"^\s+(\S+:\d+)\s+(.+?)\s*$", line)
+            if m:
+                names.append(m.group(2))
+                EXTRA[m.group(2)] = {"location": m.group(1), "status": "failed" if mode == "failing" else "error"}
+            elif line.strip() == "" and names:
+                continue
+            else:
+                mode = None
+    # per-scenario sections of the pretty output: "  Scenario[ Outline]: NAME   # file:line"
+    sections, cur = {}, None
+    for line in lines:
+        m = re.match(r"^\s*Scenario(?: Outline)?: (.+?)\s+# (\S+)$", line)
+        if m:
+            cur = m.group(1)
+            sections.setdefault(cur, "")
+        elif re.match(r"^(Failing|Errored) scenarios:|^Feature:", line):
+            cur = None
+        elif cur:
+            sections[cur] += line + "\n"
+    return names, sections, []
+
+
+def behave_json(log, aux):
+    names, sections = [], {}
+    for feat in json.loads(read(aux)):
+        for el in feat.get("elements", []):
+            if el.get("type") != "scenario" or el.get("status") not in ("failed", "error"):
+                continue
+            names.append(el["name"])
+            EXTRA[el["name"]] = {"location": el.get("location"), "status": el["status"]}
+            sections[el["name"]] = json.dumps(el, ensure_ascii=False)
+    return names, sections, []
+
+
+def prove(log, aux):
+    names, _, aggregates = tap_flat(log, aux)
+    text = strip(log)
+    # diagnostics: "#   Failed test 'NAME'" blocks (Test::More writes them to stderr)
+    sections, cur = {}, None
+    for line in text.splitlines():
+        m = re.match(r"^\s*#\s+Failed test '(.+)'$", line)
+        if m:
+            cur = m.group(1)
+            sections[cur] = ""
+        elif cur and re.match(r"^\s*#", line):
+            sections[cur] += line + "\n"
+        else:
+            cur = None
+    # scripts that died: listed in the summary report with no "Failed test(s):" line
+    report = text.split("Test Summary Report", 1)[-1]
+    for m in re.finditer(r"^(\S+)\s+\(Wstat: [^\n]*\)\n((?:  .*\n?)*)", report, re.M):
+        if "Failed test" not in m.group(2):
+            names.append(m.group(1))
+            EXTRA[m.group(1)] = {"file_level": True}
+    return names, sections, aggregates
+
+
+def ctest(log, aux):
+    text = strip(log)
+    names = []
+    tail = text.split("The following tests FAILED:", 1)[1]
+    for line in tail.splitlines()[1:]:
+        m = re.match(r"^\s+\d+ - (.+?) \((.+)\)$", line)
+        if not m:
+            break
+        names.append(m.group(1))
+        EXTRA[m.group(1)] = {"ctest_status": m.group(2)}
+    sections, cur = {}, None
+    for line in text.splitlines():
+        m = re.match(r"^\s*Start\s+\d+: (.+)$", line)
+        if m:
+            cur = m.group(1)
+            sections[cur] = ""
+        elif re.match(r"^\d+% tests passed", line):
+            cur = None
+        elif cur:
+            sections[cur] += line + "\n"
+    return names, sections, []
+
+
+def gtest(log, aux):
+    lines = strip(log).splitlines()
+    names, sections, cur, running = [], {}, None, None
+    for line in lines:
+        m = re.match(r"^\[ RUN      \] (\S+)$", line)
+        if m:
+            cur = running = m.group(1)
+            sections[cur] = ""
+            continue
+        m = re.match(r"^\[\s+(OK|FAILED)\s+\] (\S+) \(\d+ ms\)$", line)
+        if m:
+            if m.group(1) == "FAILED" and m.group(2) not in names:
+                names.append(m.group(2))
+            cur = running = None
+            continue
+        if cur:
+            sections[cur] += line + "\n"
+    if running:  # the binary died inside this test: no result line, no summary
+        names.append(running)
+        EXTRA[running] = {"crashed": True}
+    return names, sections, []
+
+
+def junit5_console(log, aux):
+    lines = strip(log).splitlines()
+    start = next(k for k, l in enumerate(lines) if re.match(r"^Failures \(\d+\):$", l)) + 1
+    names, sections, cur = [], {}, None
+    for line in lines[start:]:
+        m = re.match(r"^  JUnit Jupiter:(.+)$", line)
+        if m:
+            cur = m.group(1)
+            names.append(cur)
+            sections[cur] = ""
+        elif re.match(r"^Test run finished", line):
+            break
+        elif cur:
+            sections[cur] += line + "\n"
+    return names, sections, []
+
+
+def rspec(log, aux):
+    lines = strip(log).splitlines()
+    names = []
+    for line in lines[lines.index("Failed examples:"):]:
+        m = re.match(r"^rspec (\S+) # (.+)$", line)
+        if m:
+            names.append(m.group(2))
+            EXTRA[m.group(2)] = {"location": m.group(1)}
+    start = lines.index("Failures:") + 1
+    sections = {}
+    for name, body in _numbered_blocks(lines, start, r"^Finished in "):
+        sections[name] = body
+    return names, sections, []
+
+
+def minitest(log, aux):
+    text = strip(log)
+    names, sections = [], {}
+    parts = re.split(r"^\s+\d+\) (Failure|Error):\n", text, flags=re.M)
+    for kind, block in zip(parts[1::2], parts[2::2]):
+        m = re.match(r"^(\S+#.+?)(?: \[[^\]]*\])?:$", block.splitlines()[0])
+        name = m.group(1)
+        names.append(name)
+        EXTRA[name] = {"kind": kind}
+        sections[name] = block.split("\n\n")[0]
+    return names, sections, []
+
+
+def phpunit(log, aux):
+    lines = strip(log).splitlines()
+    names, sections = [], {}
+    for k, line in enumerate(lines):
+        m = re.match(r"^There (?:was|were) \d+ (error|failure|warning|risky test)s?:$", line)
+        if not m:
+            continue
+        for name, body in _numbered_blocks(lines, k + 1, r"^(--$|There (was|were) |FAILURES!|ERRORS!|OK, but)"):
+            # 'Class::test with data set "x" (args...)': the argument dump is dropped
+            name = re.sub(r'( with data set (?:"[^"]*"|#\d+)) \(.*\)$', r"\1", name)
+            names.append(name)
+            EXTRA[name] = {"kind": m.group(1)}
+            sections[name] = body
+    return names, sections, []
+
+
+def rspec_json(log, aux):
+    names, sections = [], {}
+    for ex in json.loads(read(aux))["examples"]:
+        if ex["status"] != "failed":
+            continue
+        names.append(ex["full_description"])
+        EXTRA[ex["full_description"]] = {"location": "./" + ex["file_path"].lstrip("./") + ":" + str(ex["line_number"])}
+        exc = ex.get("exception") or {}
+        sections[ex["full_description"]] = (exc.get("class") or "") + "\n" + (exc.get("message") or "")
+    return names, sections, []
+
+
+def not_a_report(log, aux):
+    json.loads(log)  # it is JSON all the same
+    return [], {}, []
+
+
 def own_section(name, key):
     """Is section KEY (as headed in the log) the section of failure NAME?"""
     k = re.sub(r"^ERROR at \w+ of ", "", key)
@@ -226,7 +605,7 @@ def main():
     aux = sys.argv[9] if len(sys.argv) > 9 else None
     log = read(cap)
     names, sections, aggregates = globals()[kind.replace("-", "_")](log, aux)
-    tokens = json.loads(read(tokens_path))
+    tokens = json.loads(read(tokens_path)) if os.path.exists(tokens_path) else {}
     plain = strip(log)
     if kind == "junit-xml":
         plain = html.unescape(plain)  # the XML's own escaping (&amp; &apos;) is not the message
@@ -237,21 +616,27 @@ def main():
             problems.append(f"no token key matches failure {n!r}")
             continue
         tok = tokens[max(keys, key=len)]
+        if isinstance(tok, dict):  # per-mode token: {"*": default, "<mode>": token or null}
+            tok = tok.get(f"{runner}:{mode}", tok.get(mode, tok.get("*")))
+        if tok is None:  # this format keeps no message for the failure (see README)
+            failures.append(dict({"name": n, "token": None, "no_message": True}, **EXTRA.get(n, {})))
+            continue
         if tok not in plain:
             problems.append(f"token {tok!r} of {n!r} not in capture")
         for other, body in sections.items():
             if not own_section(n, other) and tok in body:
                 problems.append(f"token {tok!r} of {n!r} also in section {other!r}")
         entry = {"name": n, "token": tok}
-        if kind == "junit-xml" and junit_xml.classes.get(n):
-            entry["classname"] = junit_xml.classes[n]
+        entry.update(EXTRA.get(n, {}))
         failures.append(entry)
-    if not failures:
+    if not failures and kind != "not-a-report":
         problems.append("no failures found")
     truth = {"runner": runner, "mode": mode, "project": project,
              "color": color == "true", "failures": failures}
     if aggregates:
         truth["aggregate_failures"] = aggregates
+    if kind == "not-a-report":
+        truth["not_a_test_report"] = True
     with open(out, "w") as f:
         json.dump(truth, f, indent=1, ensure_ascii=False)
         f.write("\n")
