@@ -83,11 +83,26 @@ fn names_match(block: &str, truth: &str) -> bool {
         return false;
     }
     // The same words in the same order, whatever separates the scopes (`a › b`, `a b`, `a::b`).
+    // Words, camelCase split and lowercased, a leading `test` dropped: `testUniqueSuffix` is
+    // the test PHPUnit's testdox prints as `Unique suffix`.
     let words = |s: &str| -> Vec<String> {
-        s.split(|c: char| c.is_whitespace() || "›>:/.#".contains(c))
-            .filter(|w| !w.is_empty())
-            .map(str::to_owned)
-            .collect()
+        let mut out: Vec<String> = Vec::new();
+        for w in s.split(|c: char| c.is_whitespace() || "›>:/.#".contains(c)) {
+            let mut current = String::new();
+            for c in w.chars() {
+                if c.is_uppercase() && current.chars().last().is_some_and(char::is_lowercase) {
+                    out.push(std::mem::take(&mut current).to_lowercase());
+                }
+                current.push(c);
+            }
+            if !current.is_empty() {
+                out.push(current.to_lowercase());
+            }
+        }
+        if out.first().is_some_and(|w| w == "test") && out.len() > 1 {
+            out.remove(0);
+        }
+        out
     };
     let (bw, tw) = (words(&b), words(&t));
     if !bw.is_empty() && !tw.is_empty() && (bw.ends_with(&tw) || tw.ends_with(&bw)) {
@@ -191,49 +206,74 @@ fn score_with(
     (found, lost, mixed, false_dups)
 }
 
+/// Blocks in a report that carry two failures' messages.
+fn merged(report: &[String]) -> usize {
+    report.iter().map(|r| r.matches(" carries [").count()).sum()
+}
+
 #[test]
 fn real_runner_output_is_split_into_each_failure_with_its_own_message() {
     let captures = captures();
-    assert!(captures.len() >= 60, "{} captures", captures.len());
-    let (mut total, mut found) = (0, 0);
-    let mut report = Vec::new();
-    let (mut mixed_all, mut dups_all) = (0, 0);
-    for capture in &captures {
-        let (ok, lost, mixed, dups) = score(capture);
-        total += capture.failures.len();
-        found += ok;
-        mixed_all += mixed.len();
-        dups_all += dups.len();
-        if !lost.is_empty() || !mixed.is_empty() || !dups.is_empty() {
-            report.push(format!(
-                "{}: {ok}/{} found\n    lost: {lost:#?}\n    mixed: {mixed:#?}\n    duplicates: {dups:#?}",
-                capture.name,
-                capture.failures.len()
-            ));
-        }
-    }
+    assert!(captures.len() >= 150, "{} captures", captures.len());
+    let (found, total, report, _, dups) = tally(&captures, super::Parsers::All);
     let rate = found as f64 / total as f64;
+    let merged = merged(&report);
     println!(
-        "{found}/{total} failures found with their own message ({:.1}%), {mixed_all} mixed blocks, {dups_all} false duplicates over {} captures",
+        "{found}/{total} failures found with their own message ({:.1}%), {merged} merged blocks, {dups} false duplicates over {} captures",
         rate * 100.0,
         captures.len()
     );
     println!("{}", report.join("\n"));
-    assert!(rate >= 0.95, "{:.1}% found", rate * 100.0);
-    assert_eq!(
-        mixed_all, 0,
-        "blocks carrying two failures' messages, or none"
-    );
-    assert_eq!(dups_all, 0, "different failures marked duplicates");
+    assert!(rate >= 0.97, "{:.1}% found", rate * 100.0);
+    assert_eq!(merged, 0, "blocks carrying two failures' messages");
+    assert_eq!(dups, 0, "different failures marked duplicates");
+}
+
+/// The captures kept out of tuning (`tests/fixtures/runners-heldout/`: runners and wrappers
+/// the parsers were not tuned against), both paths.
+#[test]
+fn held_out_captures_are_triaged_as_well_as_the_tuned_ones() {
+    let captures = captures_in(&folder().join("../runners-heldout"));
+    assert!(captures.len() >= 20, "{} held-out captures", captures.len());
+    for (parsers, floor) in [
+        (super::Parsers::All, 0.90),
+        (super::Parsers::GenericOnly, 0.85),
+    ] {
+        let (found, total, report, _, dups) = tally(&captures, parsers);
+        let rate = found as f64 / total as f64;
+        let merged = merged(&report);
+        println!(
+            "held out, {parsers:?}: {found}/{total} ({:.1}%), {merged} merged blocks, {dups} false duplicates over {} captures\n{}",
+            rate * 100.0,
+            captures.len(),
+            report.join("\n")
+        );
+        assert!(
+            rate >= floor,
+            "{parsers:?}: {:.1}% found on held-out captures",
+            rate * 100.0
+        );
+        assert_eq!(merged, 0, "{parsers:?}: merged blocks on held-out captures");
+        assert_eq!(
+            dups, 0,
+            "{parsers:?}: false duplicates on held-out captures"
+        );
+    }
 }
 
 #[test]
 fn every_real_capture_is_recognised_as_a_failure_log_by_its_structure() {
     use crate::routing::InputShape;
     for capture in captures() {
+        // A document that reports no test (`npm ls --json`) is text, not a failure log.
+        let expected = if capture.failures.is_empty() {
+            InputShape::Text
+        } else {
+            InputShape::FailureLog
+        };
         assert_eq!(
             InputShape::of(Some(&capture.text)),
-            InputShape::FailureLog,
+            expected,
             "{}",
             capture.name
         );
@@ -329,8 +369,16 @@ fn wrapped(text: &str, ci: &str) -> String {
 #[test]
 fn a_capture_inside_a_ci_job_log_is_triaged_as_the_capture_itself() {
     let mut report = Vec::new();
-    for capture in captures().iter().filter(|c| c.name.ends_with(".log")) {
-        let (plain, ..) = score(capture);
+    let wrapped_already = |name: &str| {
+        ["gha-", "gitlab-", "azure-", "jenkins-", "buildkite-"]
+            .iter()
+            .any(|p| name.starts_with(p))
+    };
+    for capture in captures()
+        .iter()
+        .filter(|c| c.name.ends_with(".log") && !wrapped_already(&c.name))
+    {
+        let (plain, _, plain_mixed, plain_dups) = score(capture);
         for ci in ["github", "gh-cli", "gitlab"] {
             let inside = Capture {
                 name: format!("{} in {ci}", capture.name),
@@ -338,7 +386,7 @@ fn a_capture_inside_a_ci_job_log_is_triaged_as_the_capture_itself() {
                 failures: capture.failures.clone(),
             };
             let (found, lost, mixed, dups) = score(&inside);
-            if found < plain || !mixed.is_empty() || !dups.is_empty() {
+            if found < plain || mixed.len() > plain_mixed.len() || dups.len() > plain_dups.len() {
                 report.push(format!(
                     "{}: {found} found (plain {plain})\n    lost: {lost:#?}\n    mixed: {mixed:#?}",
                     inside.name
@@ -399,31 +447,44 @@ fn tally(
 
 #[test]
 fn the_generic_path_alone_finds_most_failures_and_never_merges_two() {
-    let mut captures = captures();
-    // Captures being made elsewhere can be scored too (a folder of the same shape).
-    if let Some(extra) = std::env::var_os("STANLEY_EXTRA_CAPTURES") {
-        captures.extend(captures_in(std::path::Path::new(&extra)));
-    }
+    let captures = captures();
     let (found, total, report, _, dups) = tally(&captures, super::Parsers::GenericOnly);
     // Blocks the generic path cannot name are honest (`testName: null`); what it must never do
-    // is put two failures in one block.
-    let merged = report
-        .iter()
-        .map(|r| r.matches(" carries [").count())
-        .sum::<usize>();
-    let mixed = merged;
+    // is put two failures in one block, or call two failures one.
+    let merged = merged(&report);
     let rate = found as f64 / total as f64;
     println!(
-        "generic path alone: {found}/{total} failures found with their own message ({:.1}%), {mixed} mixed blocks, {dups} false duplicates over {} captures",
+        "generic path alone: {found}/{total} failures found with their own message ({:.1}%), {merged} merged blocks, {dups} false duplicates over {} captures",
         rate * 100.0,
         captures.len()
     );
     println!("{}", report.join("\n"));
-    // A ratchet while the segmenter grows toward the issue's 85% (issue 30).
     assert!(
-        rate >= 0.75,
+        rate >= 0.85,
         "{:.1}% found by the generic path alone",
         rate * 100.0
     );
-    assert_eq!(mixed, 0, "blocks carrying two failures' messages, or none");
+    assert_eq!(merged, 0, "blocks carrying two failures' messages");
+    assert_eq!(dups, 0, "different failures marked duplicates");
+}
+
+/// `STANLEY_DEBUG_CAPTURE=<file> cargo nextest run … debug_one_capture --run-ignored all
+/// --no-capture`: the blocks both paths find in one capture, to read while tuning.
+#[test]
+#[ignore = "a tuning aid, not a check"]
+fn debug_one_capture() {
+    let Some(name) = std::env::var_os("STANLEY_DEBUG_CAPTURE") else {
+        return;
+    };
+    let path = folder().join(&name);
+    let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+    for parsers in [super::Parsers::All, super::Parsers::GenericOnly] {
+        println!("== {parsers:?}");
+        for b in super::parse_log_with(&text, parsers).unwrap().blocks {
+            println!(
+                "-- lines {}-{} name {:?}\n   message {:?}",
+                b.start, b.end, b.test_name, b.message
+            );
+        }
+    }
 }

@@ -176,6 +176,24 @@ fn buildkite_prefix(line: &str) -> Option<usize> {
     (digits > 0 && rest[digits..].starts_with('\u{7}')).then_some(start + 6 + digits + 1)
 }
 
+/// `2026-11-03T15:30:01.430431Z 00O `: the length of GitLab's per-line stamp and stream tag.
+fn gitlab_stamp(line: &str) -> Option<usize> {
+    let n = iso_stamp(line)?;
+    let tag = line.get(n..n + 4)?;
+    let b = tag.as_bytes();
+    let stream =
+        b[0].is_ascii_hexdigit() && b[1].is_ascii_hexdigit() && matches!(b[2], b'O' | b'E');
+    if !stream {
+        return None;
+    }
+    match b[3] {
+        b' ' => Some(n + 4),
+        b'+' if line.as_bytes().get(n + 4) == Some(&b' ') => Some(n + 5),
+        b'+' => Some(n + 4),
+        _ => None,
+    }
+}
+
 /// What a terminal shows of a line with carriage returns: the text after the last one that is
 /// followed by something.
 fn as_shown(line: &str) -> &str {
@@ -200,7 +218,11 @@ fn detect(lines: &[String], buildkite: usize) -> Option<Wrapper> {
     if share(&|l| gh_cli_prefix(l).is_some()) {
         return Some(Wrapper::GithubCli);
     }
-    if any(&|l| l.starts_with("section_start:") || l.starts_with("Running with gitlab-runner ")) {
+    if any(&|l| {
+        l.starts_with("section_start:")
+            || l.starts_with("section_end:")
+            || l.starts_with("Running with gitlab-runner ")
+    }) {
         return Some(Wrapper::GitLab);
     }
     if buildkite * 10 >= sample.len() * 6 {
@@ -335,10 +357,15 @@ pub fn unwrap(text: &str) -> Unwrapped {
                 }
                 None => raw,
             };
-            let clean = super::logs::strip_ansi(raw);
+            let mut clean = super::logs::strip_ansi(raw);
+            // GitLab's timestamped traces (`FF_TIMESTAMPS`): `<stamp> 00O ` before every line,
+            // the stream's number and `O`/`E`, `+` when it continues the line before.
+            if let Some(n) = gitlab_stamp(&clean) {
+                clean = clean[n..].to_owned();
+            }
             // GitLab's markers end in `\r`, so the marker itself is what a terminal would
             // overwrite; keep it whole for detection and take the shown text later.
-            if clean.starts_with("section_start:") || clean.starts_with("section_end:") {
+            if clean.contains("section_start:") || clean.starts_with("section_end:") {
                 clean
             } else {
                 as_shown(&clean).to_owned()
@@ -383,29 +410,37 @@ pub fn unwrap(text: &str) -> Unwrapped {
                 None => (line, None),
             },
             Some(Wrapper::GitLab) => {
-                if let Some(marker) = line.strip_prefix("section_start:") {
-                    let name = marker
-                        .split(':')
-                        .nth(1)
-                        .unwrap_or("")
-                        .split(['\r', '['])
-                        .next()
-                        .unwrap_or("")
-                        .to_owned();
-                    let header = marker
-                        .split_once('\r')
-                        .map(|(_, h)| as_shown(h).trim().to_owned());
-                    let title = header.filter(|h| !h.is_empty()).unwrap_or(name);
-                    (String::new(), Some(title))
-                } else if line.starts_with("section_end:") {
-                    let after = line
-                        .split_once('\r')
-                        .map(|(_, h)| as_shown(h).to_owned())
-                        .unwrap_or_default();
-                    (after, None)
-                } else {
-                    (line, None)
+                // Markers and text share a line, parted by carriage returns:
+                // `section_end:…\rsection_start:…:name\rHeader text`.
+                let parts: Vec<&str> = line.split('\r').collect();
+                let mut step = None;
+                let mut text = String::new();
+                let mut k = 0;
+                while k < parts.len() {
+                    let part = parts[k];
+                    if let Some(marker) = part.strip_prefix("section_start:") {
+                        let name = marker
+                            .split(':')
+                            .nth(1)
+                            .unwrap_or("")
+                            .split('[')
+                            .next()
+                            .unwrap_or("");
+                        let header = parts.get(k + 1).map(|h| h.trim()).filter(|h| {
+                            !h.is_empty()
+                                && !h.starts_with("section_start:")
+                                && !h.starts_with("section_end:")
+                        });
+                        step = Some(header.unwrap_or(name).to_owned());
+                        k += if header.is_some() { 2 } else { 1 };
+                        continue;
+                    }
+                    if !part.starts_with("section_end:") && !part.is_empty() {
+                        text = part.to_owned();
+                    }
+                    k += 1;
                 }
+                (text, step)
             }
             Some(Wrapper::Buildkite) => {
                 let group = ["--- ", "+++ ", "~~~ "]

@@ -25,9 +25,13 @@ const FAILED: [&str; 11] = [
     "flaky_failed",
 ];
 /// Keys that hold a record's status.
-const STATUS_KEYS: [&str; 6] = ["status", "outcome", "state", "result", "event", "verdict"];
+const STATUS_KEYS: [&str; 7] = [
+    "status", "outcome", "state", "result", "event", "verdict", "action",
+];
 /// Keys that name a record, most specific first.
-const NAME_KEYS: [&str; 12] = [
+const NAME_KEYS: [&str; 15] = [
+    "full_description",
+    "fullDescription",
     "fullTitle",
     "fullName",
     "full_name",
@@ -39,11 +43,14 @@ const NAME_KEYS: [&str; 12] = [
     "name",
     "title",
     "description",
+    "test",
     "id",
 ];
 /// Keys under which reports keep a failure's message, most telling first.
-const MESSAGE_KEYS: [&str; 21] = [
+const MESSAGE_KEYS: [&str; 23] = [
     "message",
+    "exception",
+    "exceptions",
     "failureMessage",
     "failureMessages",
     "error_message",
@@ -70,6 +77,15 @@ const FAILURE_LISTS: [&str; 4] = ["failures", "failed", "failedTests", "errors"]
 /// How deep a message is looked for under a record.
 const MESSAGE_DEPTH: usize = 4;
 
+/// A key's value, whatever its case (`Action`, `action`).
+fn get<'a>(o: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a Value> {
+    o.get(key).or_else(|| {
+        o.iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v)
+    })
+}
+
 fn failed_word(s: &str) -> bool {
     FAILED.contains(&s.to_ascii_lowercase().as_str())
 }
@@ -78,15 +94,15 @@ fn failed_word(s: &str) -> bool {
 fn says_failed(o: &serde_json::Map<String, Value>) -> bool {
     STATUS_KEYS
         .iter()
-        .any(|k| o.get(*k).and_then(Value::as_str).is_some_and(failed_word))
+        .any(|k| get(o, k).and_then(Value::as_str).is_some_and(failed_word))
         || ["passed", "success", "ok"]
             .iter()
-            .any(|k| o.get(*k) == Some(&Value::Bool(false)))
+            .any(|k| get(o, k) == Some(&Value::Bool(false)))
 }
 
 fn name_of(o: &serde_json::Map<String, Value>) -> Option<String> {
     NAME_KEYS.iter().find_map(|k| {
-        o.get(*k)
+        get(o, k)
             .and_then(Value::as_str)
             .map(str::trim)
             .filter(|s| !s.is_empty())
@@ -109,7 +125,7 @@ fn message_text(v: &Value, depth: usize) -> Option<String> {
             // An error object: its message, then its stack when that adds lines.
             let message = MESSAGE_KEYS
                 .iter()
-                .find_map(|k| o.get(*k).and_then(|m| message_text(m, depth + 1)));
+                .find_map(|k| get(o, k).and_then(|m| message_text(m, depth + 1)));
             let stack = ["stack", "stackTrace", "stack_trace"]
                 .iter()
                 .find_map(|k| o.get(*k).and_then(Value::as_str))
@@ -129,8 +145,15 @@ fn message_text(v: &Value, depth: usize) -> Option<String> {
 type Record = (Option<String>, String);
 
 /// Walks `v`; returns whether it holds a failed record (so a parent knows it is only an
-/// aggregate of its children).
-fn walk_json(v: &Value, names: &mut Vec<String>, listed: bool, out: &mut Vec<Record>) -> bool {
+/// aggregate of its children). `names` holds each named ancestor and whether it says it
+/// failed: a nameless failed record (a step's result) is named after the nearest ancestor that
+/// failed (the scenario), else the nearest named one.
+fn walk_json(
+    v: &Value,
+    names: &mut Vec<(String, bool)>,
+    listed: bool,
+    out: &mut Vec<Record>,
+) -> bool {
     match v {
         Value::Array(items) => {
             let mut any = false;
@@ -142,7 +165,7 @@ fn walk_json(v: &Value, names: &mut Vec<String>, listed: bool, out: &mut Vec<Rec
         Value::Object(o) => {
             let own = name_of(o);
             if let Some(n) = &own {
-                names.push(n.clone());
+                names.push((n.clone(), says_failed(o)));
             }
             let mut below = false;
             for (k, child) in o {
@@ -158,9 +181,16 @@ fn walk_json(v: &Value, names: &mut Vec<String>, listed: bool, out: &mut Vec<Rec
             if failed && !below {
                 let message = MESSAGE_KEYS
                     .iter()
-                    .find_map(|k| o.get(*k).and_then(|m| message_text(m, 1)))
+                    .find_map(|k| get(o, k).and_then(|m| message_text(m, 1)))
                     .unwrap_or_default();
-                let name = own.or_else(|| names.last().cloned());
+                let name = own.or_else(|| {
+                    names
+                        .iter()
+                        .rev()
+                        .find(|(_, failed)| *failed)
+                        .or(names.last())
+                        .map(|(n, _)| n.clone())
+                });
                 // A bare status with neither a name nor a message is no report of a test.
                 if name.is_some() || !message.is_empty() {
                     out.push((name, message));
@@ -206,6 +236,30 @@ fn found(records: Vec<Record>, anchor: &'static str) -> Vec<Found> {
 pub(super) fn json(doc: &Value) -> Option<Vec<Found>> {
     let mut records = Vec::new();
     walk_json(doc, &mut Vec::new(), false, &mut records);
+    // An event stream (`go test -json`): a failed event says only that; the test's text is in
+    // the other events that carry its name.
+    if let Value::Array(events) = doc {
+        for (name, message) in &mut records {
+            let Some(name) = name.as_deref() else {
+                continue;
+            };
+            if !message.is_empty() {
+                continue;
+            }
+            let text: Vec<String> = events
+                .iter()
+                .filter_map(Value::as_object)
+                .filter(|o| name_of(o).as_deref() == Some(name) && !says_failed(o))
+                .filter_map(|o| {
+                    MESSAGE_KEYS
+                        .iter()
+                        .find_map(|k| get(o, k).and_then(|m| message_text(m, 1)))
+                })
+                .map(|t| t.trim_end_matches('\n').to_owned())
+                .collect();
+            *message = text.join("\n");
+        }
+    }
     (!records.is_empty()).then(|| found(records, "json_report"))
 }
 
@@ -302,7 +356,7 @@ fn parse_xml(text: &str) -> Option<Element> {
 }
 
 /// Elements that carry a failure's text.
-const MESSAGE_ELEMENTS: [&str; 9] = [
+const MESSAGE_ELEMENTS: [&str; 10] = [
     "message",
     "failure",
     "error",
@@ -312,6 +366,7 @@ const MESSAGE_ELEMENTS: [&str; 9] = [
     "stacktrace",
     "output",
     "system-err",
+    "system-out",
 ];
 
 fn xml_message(el: &Element, depth: usize) -> Option<String> {
@@ -499,4 +554,261 @@ mod tests {
         assert!(xml("<project><name>app</name></project>").is_none());
         assert!(xml("not xml <").is_none());
     }
+}
+
+/// One test point of a TAP stream.
+#[derive(Debug)]
+struct Point {
+    /// Its line.
+    at: usize,
+    depth: usize,
+    ok: bool,
+    name: String,
+    /// Announced by `# Subtest: name` (a test), or not (an assertion of the enclosing test).
+    announced: bool,
+    /// Where its subtest block starts (its `# Subtest:` line), else its own line.
+    from: usize,
+    /// The end (exclusive) of its YAML diagnostics, else its line + 1.
+    to: usize,
+    /// The message of its diagnostics (`error:`, `message:`, a thrown `stack`), if any.
+    message: Option<String>,
+}
+
+fn tap_point(t: &str) -> Option<(bool, String)> {
+    let (ok, rest) = if let Some(r) = t.strip_prefix("not ok") {
+        (false, r)
+    } else if let Some(r) = t.strip_prefix("ok") {
+        (true, r)
+    } else {
+        return None;
+    };
+    if !(rest.is_empty() || rest.starts_with(' ')) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let rest = rest
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start();
+    let rest = rest.strip_prefix("- ").unwrap_or(rest);
+    let name = rest.split(" # ").next().unwrap_or(rest).trim().to_owned();
+    Some((ok, name))
+}
+
+/// The message of a test point's YAML diagnostics: `error:` (inline or a block), else
+/// `message:`, else the first line of `stack:`.
+fn yaml_message(block: &[String]) -> Option<String> {
+    for key in ["error:", "message:", "found:", "wanted:"] {
+        let Some(at) = block.iter().position(|l| l.trim_start().starts_with(key)) else {
+            continue;
+        };
+        let value = block[at].trim_start()[key.len()..].trim();
+        if !value.starts_with('|') && !value.starts_with('>') {
+            let v = value.trim_matches(|c| c == '\'' || c == '"').to_owned();
+            if !v.is_empty() {
+                return Some(v);
+            }
+            continue;
+        }
+        let depth = block[at].len() - block[at].trim_start().len();
+        let lines: Vec<&str> = block[at + 1..]
+            .iter()
+            .take_while(|l| l.trim().is_empty() || l.len() - l.trim_start().len() > depth)
+            .map(|l| l.trim())
+            .collect();
+        let text = lines.join("\n").trim().to_owned();
+        if !text.is_empty() {
+            return Some(text);
+        }
+    }
+    None
+}
+
+/// The failures of a TAP stream (13 or 14, nested subtests, YAML diagnostics), wherever it
+/// sits in the log: a failing test is a `not ok` announced by `# Subtest:` (or a top-level
+/// one); a failing `not ok` inside a test that was not announced is an assertion of that test
+/// and gives it its message; a test that failed only because tests inside it did is not a
+/// failure of its own. The lines of the stream are returned as covered. None when there is
+/// no TAP stream with a failure.
+pub(super) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec<usize>)> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    // A stream: a version line or a plan, and test points.
+    let first = lines.iter().position(|l| {
+        let t = l.trim();
+        t.starts_with("TAP version ")
+            || (t.starts_with("1..") && t[3..].chars().all(|c| c.is_ascii_digit()))
+    })?;
+    let mut points: Vec<Point> = Vec::new();
+    let mut announced: Vec<(usize, usize, String)> = Vec::new(); // (line, depth, name)
+    let mut i = first;
+    let mut stream: Vec<usize> = Vec::new();
+    while i < lines.len() {
+        if covered[i] {
+            i += 1;
+            continue;
+        }
+        let l = &lines[i];
+        let t = l.trim();
+        let d = indent(l);
+        if let Some(name) = t.strip_prefix("# Subtest:") {
+            announced.push((i, d, name.trim().to_owned()));
+            stream.push(i);
+            i += 1;
+            continue;
+        }
+        let Some((ok, name)) = tap_point(t) else {
+            i += 1;
+            continue;
+        };
+        stream.push(i);
+        // Its YAML block: `---` deeper than the point, up to `...`, with comments allowed
+        // between the point and the block.
+        let mut to = i + 1;
+        let mut j = i + 1;
+        while j < lines.len() && lines[j].trim().starts_with('#') && indent(&lines[j]) > d {
+            j += 1;
+        }
+        if lines
+            .get(j)
+            .is_some_and(|y| y.trim() == "---" && indent(y) > d)
+        {
+            let mut k = j + 1;
+            while k < lines.len() && lines[k].trim() != "..." {
+                k += 1;
+            }
+            to = (k + 1).min(lines.len());
+        }
+        let mut message = yaml_message(&lines[i + 1..to]);
+        // TAP 13's diagnostics as comments after the point (`# (in test file x, line 3)`), and
+        // what the test printed, up to the next point, plan or subtest.
+        let mut notes: Vec<String> = Vec::new();
+        while to < lines.len() && !covered[to] {
+            let n = lines[to].trim();
+            let count = n
+                .strip_prefix('#')
+                .map(str::trim_start)
+                .and_then(|r| r.split_whitespace().next())
+                .is_some_and(|w| {
+                    [
+                        "tests",
+                        "suites",
+                        "pass",
+                        "fail",
+                        "cancelled",
+                        "skipped",
+                        "todo",
+                        "duration_ms",
+                    ]
+                    .contains(&w)
+                });
+            if tap_point(n).is_some()
+                || n.starts_with("# Subtest:")
+                || n.starts_with("1..")
+                || count
+                || (!n.is_empty() && indent(&lines[to]) < d)
+            {
+                break;
+            }
+            if let Some(c) = n.strip_prefix('#') {
+                notes.push(c.trim().to_owned());
+            } else if !n.is_empty() {
+                notes.push(n.to_owned());
+            }
+            to += 1;
+        }
+        if message.is_none() {
+            message = super::segment::message_of(&notes);
+        }
+        // Announced when the nearest `# Subtest:` at this depth, not yet used, names it.
+        let own = announced
+            .iter()
+            .rposition(|(_, ad, an)| *ad == d && *an == name);
+        let from = own.map_or(i, |k| announced[k].0);
+        if let Some(k) = own {
+            announced.remove(k);
+        }
+        for s in i..to {
+            stream.push(s);
+        }
+        points.push(Point {
+            at: i,
+            depth: d,
+            ok,
+            name,
+            announced: own.is_some() || d == 0,
+            from,
+            to,
+            message,
+        });
+        i = to;
+    }
+    if points.iter().all(|p| p.ok) {
+        return None;
+    }
+    // A point's children: the points one level deeper since the previous point at its depth.
+    let children = |p: usize| -> Vec<usize> {
+        let start = points[..p]
+            .iter()
+            .rposition(|q| q.depth <= points[p].depth)
+            .map_or(0, |q| q + 1);
+        (start..p)
+            .filter(|&q| points[q].depth > points[p].depth)
+            .collect()
+    };
+    let mut out = Vec::new();
+    for p in 0..points.len() {
+        let point = &points[p];
+        if point.ok || !point.announced {
+            continue;
+        }
+        let inner: Vec<usize> = children(p).into_iter().filter(|&c| !points[c].ok).collect();
+        let assertions: Vec<usize> = inner
+            .iter()
+            .copied()
+            .filter(|&c| {
+                !points[c].announced && points[c].depth == point.depth + 4.min(points[c].depth)
+            })
+            .collect();
+        let failing_tests = inner.iter().any(|&c| points[c].announced);
+        if failing_tests && assertions.is_empty() {
+            // An aggregate: it failed because tests inside it did.
+            continue;
+        }
+        // Its message: its first failing assertion (the assertion's name says what it
+        // checked, its diagnostics what was found), else its own diagnostics.
+        let message = assertions
+            .first()
+            .map(|&a| {
+                let q = &points[a];
+                match &q.message {
+                    Some(m) if !q.name.is_empty() => format!("{}\n{m}", q.name),
+                    Some(m) => m.clone(),
+                    None => q.name.clone(),
+                }
+            })
+            .or_else(|| point.message.clone());
+        let block: Vec<String> = lines[point.from..point.to].to_vec();
+        out.push(Found {
+            start: point.from,
+            message: message.map(|m| bounded_message(&m)),
+            name: Some(point.name.clone()),
+            lines: block,
+            anchor: "tap_not_ok",
+            ..Found::default()
+        });
+        let _ = point.at;
+    }
+    (!out.is_empty()).then_some((out, stream))
+}
+
+/// A message kept whole up to the segmenter's bounds.
+fn bounded_message(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .take(super::segment::MAX_MESSAGE_LINES)
+        .collect();
+    lines
+        .join("\n")
+        .chars()
+        .take(super::segment::MAX_MESSAGE_CHARS)
+        .collect()
 }

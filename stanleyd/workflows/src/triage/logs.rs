@@ -115,10 +115,17 @@ pub fn strip_ansi(text: &str) -> String {
         match chars.peek() {
             Some('[') => {
                 chars.next();
+                let mut params = String::new();
                 for d in chars.by_ref() {
                     if ('@'..='~').contains(&d) {
+                        // Moving the cursor to the first column (`ESC [ 1 G`, as bats' pretty
+                        // formatter redraws a line) is a carriage return.
+                        if d == 'G' && matches!(params.as_str(), "" | "1") {
+                            out.push('\r');
+                        }
                         break;
                     }
+                    params.push(d);
                 }
             }
             // OSC, and the string sequences APC (Buildkite's timestamps), DCS, PM and SOS: up
@@ -270,6 +277,25 @@ fn location_in(line: &str) -> Option<(String, u64)> {
     {
         let n: String = tail.chars().take_while(char::is_ascii_digit).collect();
         return n.parse().ok().map(|n| (path.to_owned(), n));
+    }
+    // `path, line N` (bats: `(in test file t/a.bats, line 19)`) and `path line N.` (Perl:
+    // `at t/a.t line 8.`, PHP: `in a.php on line 3`).
+    for marker in [", line ", " on line ", " line "] {
+        if let Some((before, after)) = line.split_once(marker) {
+            let n: String = after.chars().take_while(char::is_ascii_digit).collect();
+            let path = before
+                .rsplit(|c: char| c.is_whitespace() || c == '(')
+                .next()
+                .unwrap_or("")
+                .trim_matches(|c| c == '\'' || c == '"');
+            let ext_ok = path.contains('.')
+                && path.rsplit('.').next().is_some_and(|e| {
+                    !e.is_empty() && e.len() <= 5 && e.chars().all(|c| c.is_ascii_alphanumeric())
+                });
+            if ext_ok && let Ok(n) = n.parse::<u64>() {
+                return Some((path.to_owned(), n));
+            }
+        }
     }
     for raw in line.split(|c: char| c.is_whitespace() || "()[]<>'\",".contains(c)) {
         let token = raw.trim_end_matches(':');
@@ -577,10 +603,12 @@ fn finish_with(
     // Duplicates share their normalized message and their top project frame; without a
     // message, the lines that carry anchors and messages.
     let top_frame = stack.iter().find(|(p, _)| !foreign_frame(p));
+    // Two different tests are never one failure, however alike their messages (parametrized
+    // cases failing at one assertion): a named block's fingerprint carries its test.
     let fingerprint = match &msg {
         Some(m) => stable_id(
             "fp",
-            &json!({"message": normalize(m), "frame": top_frame}),
+            &json!({"message": normalize(m), "frame": top_frame, "test": name.as_deref().map(str::trim)}),
             12,
         ),
         None => {
@@ -891,6 +919,14 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> Result<ParsedLog, String>
             *c |= *r;
         }
     }
+    // A TAP stream anywhere in the log is a document of its own: tests, their assertions and
+    // their diagnostics, nested or not.
+    if let Some((found, stream)) = super::documents::tap(&lines, &covered) {
+        for i in stream {
+            covered[i] = true;
+        }
+        blocks.extend(found.into_iter().map(from_found));
+    }
     // The runner-agnostic segmenter: reports by the structure runners share.
     let segments = super::segment::segment(&lines, &covered);
     for found in segments.reports {
@@ -922,7 +958,9 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> Result<ParsedLog, String>
         {
             end += 1;
         }
-        let mut start = (start..=i).find(|&k| !covered[k]).unwrap_or(i);
+        // Context never reaches back over a report already made.
+        let floor = (0..i).rev().find(|&k| covered[k]).map_or(0, |k| k + 1);
+        let mut start = (start.max(floor)..=i).find(|&k| !covered[k]).unwrap_or(i);
         let end = (i..=end).take_while(|&k| !covered[k]).last().unwrap_or(i);
         // A line that starts a new test's failure closes the window of the previous test.
         let starter = found.iter().any(|a| STARTERS.contains(a))
@@ -965,6 +1003,19 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> Result<ParsedLog, String>
         blocks.push(finish(kept, s + 1, omitted, a));
     }
     blocks.sort_by_key(|b| b.start);
+    // One test reported twice (prove prints Test::More's diagnostics, then the TAP point): the
+    // report without a message goes when another of the same name has one.
+    let named_with_message: Vec<String> = blocks
+        .iter()
+        .filter(|b| b.message.is_some())
+        .filter_map(|b| b.test_name.clone())
+        .collect();
+    blocks.retain(|b| {
+        b.message.is_some()
+            || b.test_name
+                .as_ref()
+                .is_none_or(|n| !named_with_message.contains(n))
+    });
     for block in &mut blocks {
         block.step = unwrapped
             .step_of(offset + block.start - 1)

@@ -331,6 +331,10 @@ fn junit(text: &str) -> Option<Vec<Found>> {
     let mut case: Option<(String, String)> = None;
     // (kind, message attribute, text)
     let mut problem: Option<(String, String, String)> = None;
+    // What the case printed (`<system-out>`, `<system-err>`): the report when the failure
+    // element itself is empty (ctest's `<failure message=""/>`).
+    let mut printed: Option<String> = None;
+    let mut case_first: usize = 0;
     let attr = |e: &quick_xml::events::BytesStart<'_>, key: &[u8]| -> String {
         e.attributes()
             .flatten()
@@ -347,6 +351,10 @@ fn junit(text: &str) -> Option<Vec<Found>> {
                     b"testcase" => {
                         saw_junit = true;
                         case = Some((attr(&e, b"name"), attr(&e, b"classname")));
+                        case_first = out.len();
+                    }
+                    b"system-out" | b"system-err" if case.is_some() => {
+                        printed.get_or_insert_with(String::new);
                     }
                     b"failure" | b"error" if case.is_some() => {
                         let kind = String::from_utf8_lossy(&name).into_owned();
@@ -377,8 +385,11 @@ fn junit(text: &str) -> Option<Vec<Found>> {
                 }
             }
             Ok(Event::Text(t)) => {
+                let decoded = t.decode().map(|c| c.into_owned()).unwrap_or_default();
                 if let Some((_, _, text)) = problem.as_mut() {
-                    text.push_str(&t.decode().map(|c| c.into_owned()).unwrap_or_default());
+                    text.push_str(&decoded);
+                } else if let Some(out) = printed.as_mut() {
+                    out.push_str(&decoded);
                 }
             }
             Ok(Event::CData(t)) => {
@@ -413,7 +424,18 @@ fn junit(text: &str) -> Option<Vec<Found>> {
                         out.push(junit_found(out.len(), name, class, &kind, &message, &body));
                     }
                 }
-                b"testcase" => case = None,
+                b"testcase" => {
+                    if let Some(text) = printed.take() {
+                        let lines = split_lines(&text);
+                        for f in &mut out[case_first..] {
+                            if f.lines.iter().all(|l| l.trim().is_empty()) {
+                                f.message = super::segment::message_of(&lines);
+                                f.lines = lines.clone();
+                            }
+                        }
+                    }
+                    case = None;
+                }
                 _ => {}
             },
             Ok(Event::Eof) => break,
@@ -484,7 +506,7 @@ pub(super) fn text(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
     out.extend(jest(lines, covered));
     out.extend(vitest(lines, covered));
     out.extend(node_spec(lines, covered));
-    out.extend(tap(lines, covered));
+    // TAP streams are read as documents (`documents::tap`), nested or not, for every runner.
     out.extend(gotestsum(lines, covered));
     out.extend(go(lines, covered));
     out
@@ -853,75 +875,6 @@ fn node_spec(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
     }
     out
 }
-
-/// TAP: `not ok N - name` with its YAML block; a suite that failed only because a subtest did
-/// (`failureType: 'subtestsFailed'`) is not a failure of its own.
-fn tap(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
-    let mut out = Vec::new();
-    // The stream starts at its version line, wherever a CI step or a wrapper script put it.
-    let Some(first) = lines
-        .iter()
-        .position(|l| l.trim().starts_with("TAP version"))
-    else {
-        return out;
-    };
-    for i in first..lines.len() {
-        let t = lines[i].trim();
-        let Some(rest) = t.strip_prefix("not ok ") else {
-            continue;
-        };
-        let rest = rest
-            .trim_start_matches(|c: char| c.is_ascii_digit())
-            .trim_start();
-        let name = rest.strip_prefix("- ").unwrap_or(rest);
-        let name = name.split(" # ").next().unwrap_or(name).trim().to_owned();
-        let mut j = i + 1;
-        if lines.get(j).is_some_and(|l| l.trim() == "---") {
-            while j < lines.len() && lines[j].trim() != "..." {
-                j += 1;
-            }
-            j = (j + 1).min(lines.len());
-        }
-        let body = lines[i..j].to_vec();
-        mark(covered, i, j);
-        if body
-            .iter()
-            .any(|l| l.contains("failureType: 'subtestsFailed'"))
-        {
-            continue;
-        }
-        let message = tap_error(&body);
-        out.push(Found {
-            start: i,
-            name: Some(name),
-            message,
-            lines: body,
-            anchor: "tap_not_ok",
-            ..Found::default()
-        });
-    }
-    out
-}
-
-/// The `error:` of a TAP YAML block: a quoted scalar, or a `|-` block of more-indented lines
-/// (its first line, with the values when it announces a comparison).
-fn tap_error(body: &[String]) -> Option<String> {
-    let at = body
-        .iter()
-        .position(|l| l.trim_start().starts_with("error: "))?;
-    let value = body[at].trim_start().trim_start_matches("error: ").trim();
-    if !value.starts_with('|') && !value.starts_with('>') {
-        return Some(value.trim_matches(|c| c == '\'' || c == '"').to_owned());
-    }
-    let depth = indent(&body[at]);
-    let block: Vec<String> = body[at + 1..]
-        .iter()
-        .take_while(|l| l.trim().is_empty() || indent(l) > depth)
-        .cloned()
-        .collect();
-    with_detail(&block)
-}
-
 /// go test: each `--- FAIL: Name` with its output: in `-v` the lines between `=== RUN Name`
 /// and its result, otherwise the more-indented lines under the result; a panic after a result
 /// belongs to that test. A parent whose only output is its subtests' results is not a failure

@@ -32,7 +32,7 @@ fn undecorated(line: &str) -> &str {
 /// A line of separator characters only (`=====`, `-----`, `_____`, `─────`).
 fn separator(line: &str) -> bool {
     let t = line.trim();
-    t.chars().count() >= 10 && t.chars().all(|c| "=-_─━~*#".contains(c))
+    t.chars().count() >= 10 && t.chars().all(|c| "=-_─━~*#.".contains(c))
 }
 
 /// A duration or count suffix runners print after a name: ` (0.00s)`, ` (12 ms)`, ` [0.1s]`.
@@ -55,16 +55,91 @@ fn without_timing(name: &str) -> &str {
     t
 }
 
-/// `short (dotted.path.short)`: the qualified form, as unittest and nose print it.
+/// `short (dotted.path.short) rest`: the qualified form, as unittest and nose print it (a
+/// subtest's parameters kept after it).
 fn qualified(name: &str) -> String {
     if let Some((short, rest)) = name.split_once(" (")
-        && let Some(inside) = rest.strip_suffix(')')
+        && let Some((inside, tail)) = rest.split_once(')')
         && !inside.contains(' ')
         && inside.ends_with(short.trim())
+        && inside.len() > short.trim().len()
     {
-        return inside.to_owned();
+        return format!("{inside}{tail}").trim().to_owned();
     }
     name.to_owned()
+}
+
+/// A name as runners decorate it, plain: `suite  "test"` (uvu) as `suite › test`, and a
+/// parameter's description (`, where GetParam() = 5`) dropped.
+fn plain(name: &str) -> String {
+    let mut n = name.trim();
+    if let Some(at) = n.find(", where ") {
+        n = n[..at].trim_end();
+    }
+    if n.ends_with('"')
+        && let Some(open) = n[..n.len() - 1].rfind("  \"")
+        && !n[..open].contains('"')
+    {
+        let suite = n[..open].trim();
+        let leaf = &n[open + 3..n.len() - 1];
+        return if suite.is_empty() {
+            leaf.to_owned()
+        } else {
+            format!("{suite} › {leaf}")
+        };
+    }
+    // A name printed in quotes alone.
+    if n.len() >= 2 && n.starts_with('"') && n.ends_with('"') && !n[1..n.len() - 1].contains('"') {
+        return n[1..n.len() - 1].to_owned();
+    }
+    n.to_owned()
+}
+
+/// Counters runners print before a name: `2/7 Test  #2: `, `  2 - `.
+fn without_counter(text: &str) -> &str {
+    let t = text.trim_start();
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0 {
+        let rest = &t[digits..];
+        if let Some(r) = rest.strip_prefix(" - ") {
+            return r;
+        }
+        if let Some(r) = rest.strip_prefix('/') {
+            let d2 = r.chars().take_while(char::is_ascii_digit).count();
+            let r = r[d2..].trim_start();
+            if let Some(r) = r.strip_prefix("Test") {
+                let r = r.trim_start().trim_start_matches('#');
+                let d3 = r.chars().take_while(char::is_ascii_digit).count();
+                if let Some(r) = r[d3..].strip_prefix(": ") {
+                    return r;
+                }
+            }
+        }
+    }
+    t
+}
+
+/// Verdict words after a dot leader or in parentheses that say a test failed.
+fn failed_verdict(word: &str) -> bool {
+    let w = word.trim().trim_start_matches('*').trim_end_matches('*');
+    let lower = w.to_ascii_lowercase();
+    [
+        "failed",
+        "fail",
+        "error",
+        "errored",
+        "exception",
+        "subprocess aborted",
+        "segfault",
+        "timeout",
+        "child aborted",
+    ]
+    .iter()
+    .any(|v| {
+        lower == *v || lower.starts_with(&format!("{v} ")) || lower.ends_with(&format!("***{v}"))
+    }) || lower.contains("***failed")
+        || lower.contains("***exception")
+        || lower.contains("***timeout")
 }
 
 /// Whether `name` reads as a test's name rather than a count or a sentence about the run.
@@ -92,7 +167,38 @@ fn name_like(name: &str) -> bool {
 /// The failing test a status line names, if it is one.
 pub(super) fn status_name(line: &str) -> Option<String> {
     let t = undecorated(line).trim_end();
-    let prefixes: [&str; 18] = [
+    // Test::More's diagnostic: `#   Failed test 'name'`
+    if let Some(rest) = t
+        .trim_start_matches('#')
+        .trim_start()
+        .strip_prefix("Failed test '")
+        && let Some(name) = rest.strip_suffix('\'')
+    {
+        return name_like(name).then(|| name.to_owned());
+    }
+    // `2/7 Test #2: name .......***Failed  0.01 sec` (ctest), `name ........ FAIL`
+    let counted = without_counter(t);
+    if let Some(at) = counted.find(" ...")
+        && let Some(verdict) = counted[at..]
+            .trim_start_matches([' ', '.'])
+            .split("  ")
+            .next()
+        && failed_verdict(verdict)
+    {
+        let before = counted[..at].trim();
+        let name = plain(&qualified(before.strip_prefix("test ").unwrap_or(before)));
+        return name_like(&name).then_some(name);
+    }
+    // `  2 - name (Failed)`
+    if let Some(open) = counted.rfind(" (")
+        && counted.ends_with(')')
+        && failed_verdict(&counted[open + 2..counted.len() - 1])
+    {
+        let name = plain(&counted[..open]);
+        return name_like(&name).then_some(name);
+    }
+    let prefixes: [&str; 19] = [
+        "● ",
         "--- FAIL: ",
         "FAIL: ",
         "ERROR: ",
@@ -135,7 +241,12 @@ pub(super) fn status_name(line: &str) -> Option<String> {
             .strip_suffix(" Error thrown in test")
             .or_else(|| name.strip_suffix(" Rejected promise returned by test"))
             .unwrap_or(name);
-        return name_like(name).then(|| qualified(name.trim()));
+        let name = plain(&qualified(name.trim()));
+        // jest's `● Console` heads logged output, not a failure.
+        if p == "● " && (name == "Console" || name.starts_with("Console ")) {
+            return None;
+        }
+        return name_like(&name).then_some(name);
     }
     // `name ... FAIL`, `name ... ERROR`, `test name ... FAILED`
     for suffix in [" ... FAIL", " ... ERROR", " ... FAILED", " ... failed"] {
@@ -144,8 +255,13 @@ pub(super) fn status_name(line: &str) -> Option<String> {
             return name_like(name).then(|| qualified(name));
         }
     }
-    // `name ✘ message` (JUnit's tree), `name (FAILED - 1)` (RSpec's documentation format)
-    if let Some((name, _)) = t.split_once(" ✘") {
+    // `name ✘ message` (JUnit's tree), but not a progress line of marks (`suite ✘ ✘ • (0 / 2)`),
+    // and `name (FAILED - 1)` (RSpec's documentation format).
+    if let Some((name, after)) = t.split_once(" ✘")
+        && !after
+            .chars()
+            .all(|c| c.is_whitespace() || "✘✔•·()/0123456789".contains(c))
+    {
         return name_like(name).then(|| name.trim().to_owned());
     }
     if let Some(at) = t.find(" (FAILED - ")
@@ -187,7 +303,28 @@ fn summary(line: &str) -> bool {
             ]
             .contains(&w.trim_end_matches([',', ':', ';']))
         });
+    // `Tests  3 failed | 3 passed (6)`, `Test Files  2 failed (2)`, `Test Suites: 1 failed`.
+    let labelled_counts = {
+        let label: String = t
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic() || *c == ' ')
+            .collect();
+        let rest = t[label.len()..].trim_start_matches([':', ' ']);
+        let label = label.trim();
+        !label.is_empty()
+            && label.split(' ').count() <= 2
+            && label.starts_with(|c: char| c.is_ascii_uppercase())
+            && rest.starts_with(|c: char| c.is_ascii_digit())
+            && ["failed", "passed", "failing", "passing", "total"]
+                .iter()
+                .any(|w| {
+                    rest.split_whitespace()
+                        .take(3)
+                        .any(|x| x.trim_end_matches([',', '|']) == *w)
+                })
+    };
     counted
+        || labelled_counts
         || [
             "FAILURES!",
             "ERRORS!",
@@ -243,17 +380,112 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
             status_at.push((i, n));
         }
     }
+    // Lists under a `Failing scenarios:` / `Failed examples:` header name one failure each:
+    // `features/a.feature:25  Gift wrap`, `rspec ./spec/a_spec.rb:12 # Wallet pays`.
+    let mut list = false;
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim();
+        if t.is_empty() {
+            list = false;
+            continue;
+        }
+        let heading = [
+            "Failing ",
+            "Failed ",
+            "Errored ",
+            "Erroring ",
+            "Broken ",
+            "Crashed ",
+        ]
+        .iter()
+        .any(|w| t.starts_with(w));
+        if heading && t.ends_with(':') && !t.contains("  ") {
+            list = true;
+            continue;
+        }
+        if !list || covered[i] || indent(l) == 0 {
+            continue;
+        }
+        let name = t
+            .rsplit_once(" # ")
+            .map(|(_, n)| n)
+            .or_else(|| t.split_once("  ").map(|(_, n)| n))
+            .unwrap_or(t)
+            .trim()
+            .to_owned();
+        if name_like(&name) && !names.contains(&name) {
+            names.push(name.clone());
+            status_at.push((i, name));
+        }
+    }
+    // A test that started and never got a verdict crashed the run (`[ RUN ] x` and an abort).
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim();
+        let Some(started) = t
+            .strip_prefix("[ RUN      ] ")
+            .or_else(|| t.strip_prefix("=== RUN   "))
+            .map(str::trim)
+        else {
+            continue;
+        };
+        let verdict = lines[i + 1..].iter().any(|m| m.contains(started));
+        if !verdict && !covered[i] && name_like(started) && !names.iter().any(|n| n == started) {
+            names.push(started.to_owned());
+            status_at.push((i, started.to_owned()));
+        }
+    }
+    // A listing may print what a test said after its name (`✘ [fail]: name message`); a
+    // details header showing the name alone gives the name.
+    for n in &mut names {
+        let shorter = lines
+            .iter()
+            .map(|l| l.trim())
+            .filter(|t| t.chars().count() >= 4 && n.len() > t.len())
+            .find(|t| {
+                n.starts_with(*t) && n.as_bytes()[t.len()] == b' ' && status_name(t).is_none()
+            });
+        if let Some(t) = shorter {
+            *n = t.to_owned();
+        }
+    }
     if names.is_empty() {
         return (Vec::new(), Vec::new());
     }
+    // A details header may show only a name's leaf (`____ test_add ____` for
+    // `tests/test_a.py::test_add`): leaves that tell the failures apart.
+    let leaves: Vec<Option<String>> = names
+        .iter()
+        .map(|n| {
+            let leaf = leaf_of(n);
+            let unique = names.iter().filter(|m| leaf_of(m) == leaf).count() == 1;
+            (unique && leaf.chars().count() >= 4 && leaf != n.as_str()).then(|| leaf.to_owned())
+        })
+        .collect();
     // Every line that mentions a failing name, and which name (the longest that fits).
     let mention = |l: &str| -> Option<usize> {
-        names
+        // A status line names its test the way the names were read.
+        if let Some(n) = status_name(l)
+            && let Some(k) = names.iter().position(|m| *m == n)
+        {
+            return Some(k);
+        }
+        let whole = names
             .iter()
             .enumerate()
-            .filter(|(_, n)| l.contains(n.as_str()) || l.contains(short(n)))
+            .filter(|(_, n)| l.contains(n.as_str()) || l.contains(&unscoped(n)))
             .max_by_key(|(_, n)| n.len())
-            .map(|(k, _)| k)
+            .map(|(k, _)| k);
+        whole.or_else(|| {
+            let core = l
+                .trim()
+                .trim_matches(|c: char| c.is_whitespace() || "_=-─#*".contains(c));
+            leaves.iter().position(|leaf| {
+                leaf.as_deref().is_some_and(|leaf| {
+                    core.chars().count() <= leaf.chars().count() + 40
+                        && (core.ends_with(leaf) || core.starts_with(leaf))
+                })
+            })
+        })
     };
     let mentions: Vec<(usize, usize)> = lines
         .iter()
@@ -272,11 +504,20 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
             // failures section, or this name's own verdict after it (`[ RUN ] x … [ FAILED ] x`).
             let mut end = at + 1;
             let mut closed = false;
+            // A report headed `Keyword: name` ends where a sibling header starts.
+            let sibling = keyword_header(&lines[at])
+                .is_some()
+                .then(|| indent(&lines[at]));
             while end < lines.len()
                 && end - at < MAX_BLOCK
                 && !covered[end]
                 && !summary(&lines[end])
             {
+                if sibling.is_some_and(|d| {
+                    indent(&lines[end]) <= d && keyword_header(&lines[end]).is_some()
+                }) {
+                    break;
+                }
                 if let Some(&(_, other)) = mentions.iter().skip(m + 1).find(|(j, _)| *j == end) {
                     if other != k {
                         break;
@@ -284,6 +525,28 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
                     if status_name(&lines[end]).is_some() && status_name(&lines[at]).is_none() {
                         end += 1;
                         closed = true;
+                        // What the test's crash printed after its verdict (go's `panic:` and
+                        // its goroutines) is still its report, up to the next test.
+                        if lines.get(end).is_some_and(|l| message_like(l)) {
+                            let mut blanks = 0;
+                            while end < lines.len() && end - at < MAX_BLOCK && !covered[end] {
+                                let l = &lines[end];
+                                let t = l.trim();
+                                blanks = if t.is_empty() { blanks + 1 } else { 0 };
+                                let next_test = status_name(l).is_some()
+                                    || t.starts_with("=== ")
+                                    || t.starts_with("[ ")
+                                    || mentions.iter().any(|(j, _)| *j == end)
+                                    || summary(l)
+                                    || t == "FAIL"
+                                    || t.starts_with("FAIL\t")
+                                    || t.starts_with("ok ");
+                                if next_test || blanks >= 2 {
+                                    break;
+                                }
+                                end += 1;
+                            }
+                        }
                         break;
                     }
                     // Another mention of the same name starts a report of its own.
@@ -291,12 +554,21 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
                 }
                 end += 1;
             }
-            let _ = closed;
+            // A Test::More diagnostic (`#   Failed test 'x'`) runs over its own comment lines.
+            if lines[at].trim_start().starts_with('#') {
+                let comments = lines[at + 1..end]
+                    .iter()
+                    .take_while(|l| l.trim_start().starts_with('#'))
+                    .count();
+                end = at + 1 + comments;
+            }
             // Trailing blank and separator lines are not part of it.
             while end > at + 1 && !content(&lines[end - 1]) {
                 end -= 1;
             }
-            let weight = lines[at + 1..end].iter().filter(|l| content(l)).count();
+            // A report closed by its own verdict (`[ RUN ] x` … `[ FAILED ] x`) is the one.
+            let weight = lines[at + 1..end].iter().filter(|l| content(l)).count()
+                + if closed { MAX_BLOCK } else { 0 };
             if best.as_ref().is_none_or(|(w, _)| weight > *w) {
                 best = Some((
                     weight,
@@ -322,12 +594,34 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
     (spans, mentions.into_iter().map(|(i, _)| i).collect())
 }
 
-/// The last word group of a name after its scope separators (`a › b` → `b`), for details
-/// sections that show only the leaf.
-fn short(name: &str) -> &str {
-    name.rsplit([' ', '›', '>', ':', '/', '.'])
-        .find(|p| p.len() >= 8)
-        .unwrap_or(name)
+/// The last part of a name after its scopes: `tests/a.py::test_b` → `test_b`,
+/// `Suite › test` → `test`, `pkg.Class.test` → `test`.
+fn leaf_of(name: &str) -> &str {
+    let mut leaf = name;
+    for sep in ["::", " › ", " > ", "#"] {
+        if let Some((_, after)) = leaf.rsplit_once(sep) {
+            leaf = after;
+        }
+    }
+    // A dotted path's last part, unless the dots are inside brackets (`test[1.5]`).
+    if !leaf.contains('[')
+        && !leaf.contains(' ')
+        && let Some((_, after)) = leaf.rsplit_once('.')
+    {
+        leaf = after;
+    }
+    leaf.trim()
+}
+
+/// A name as a runner prints it in a details header when the scope separator is not `›`
+/// (uvu: `suite  "test"`).
+fn unscoped(name: &str) -> String {
+    match name.split_once(" › ") {
+        Some((suite, leaf)) if !leaf.contains(" › ") && !suite.contains('"') => {
+            format!("{suite}  \"{leaf}\"")
+        }
+        _ => name.to_owned(),
+    }
 }
 
 /// `1) …` headers: (line, number, indentation, text after the number).
@@ -354,30 +648,43 @@ fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
         .into_iter()
         .filter(|(i, ..)| !covered[*i])
         .collect();
-    // Start at the last `1)` from which the numbers run on in order.
-    let mut best: Vec<&(usize, u32, usize, String)> = Vec::new();
-    for (s, h) in headers.iter().enumerate() {
-        if h.1 != 1 {
+    // Runs `1) … 2) … n)`, each ended by the first header out of sequence. A run whose headers
+    // have reports under them is one list of failures (several lists can follow each other:
+    // errors, then failures, each numbered from 1); a run of bare headers is a listing.
+    let body = |k: usize| -> usize {
+        let (at, ..) = headers[k];
+        let next = headers.get(k + 1).map_or(lines.len(), |h| h.0);
+        lines[at + 1..next.min(at + 1 + MAX_BLOCK)]
+            .iter()
+            .take_while(|l| !summary(l))
+            .filter(|l| content(l))
+            .count()
+    };
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    let mut k = 0;
+    while k < headers.len() {
+        if headers[k].1 != 1 {
+            k += 1;
             continue;
         }
-        let mut run = vec![h];
-        for next in &headers[s + 1..] {
-            if next.1 == run.last().map_or(0, |r| r.1) + 1 && next.2 == h.2 {
-                run.push(next);
-            }
+        let mut run = vec![k];
+        let mut j = k + 1;
+        while j < headers.len()
+            && headers[j].1 == headers[*run.last().unwrap_or(&k)].1 + 1
+            && headers[j].2 == headers[k].2
+        {
+            run.push(j);
+            j += 1;
         }
-        let with_bodies = run
-            .iter()
-            .filter(|(i, ..)| {
-                lines
-                    .get(i + 1)
-                    .is_some_and(|l| content(l) || lines.get(i + 2).is_some_and(|l| content(l)))
-            })
-            .count();
-        if with_bodies * 2 >= run.len() && run.len() >= best.len() {
-            best = run;
-        }
+        runs.push(run);
+        k = j.max(k + 1);
     }
+    let reported: Vec<Vec<usize>> = runs
+        .into_iter()
+        .filter(|run| run.iter().filter(|&&h| body(h) > 0).count() * 2 >= run.len())
+        .collect();
+    let best: Vec<&(usize, u32, usize, String)> =
+        reported.iter().flatten().map(|&h| &headers[h]).collect();
     let mut spans = Vec::new();
     for (n, h) in best.iter().enumerate() {
         let (at, depth, text) = (h.0, h.2, &h.3);
@@ -425,16 +732,46 @@ fn numbered_name(body: &[String], text: &str, depth: usize) -> Option<String> {
             name.truncate(at);
         }
     } else if !name.ends_with(':') {
-        let titles: Vec<&str> = body
-            .iter()
-            .take_while(|l| {
-                !l.trim().is_empty()
-                    && indent(l) > depth
-                    && !l.trim_start().starts_with(|c: char| c.is_ascii_digit())
-            })
-            .map(|l| l.trim())
-            .collect();
-        if titles.last().is_some_and(|t| t.ends_with(':')) && titles.len() <= 6 {
+        // Nested titles under the header, each deeper than the one before, the last ending
+        // with `:` (mocha: `1) Suite` / `     inner` / `       test name:`).
+        let mut titles: Vec<&str> = Vec::new();
+        let mut last = depth;
+        for l in body {
+            let t = l.trim();
+            if t.is_empty() || indent(l) <= last || titles.len() >= 6 {
+                titles.clear();
+                break;
+            }
+            // A section label of the report (`Message:`, `Stack:`) is no title.
+            let label = t.strip_suffix(':').is_some_and(|w| {
+                matches!(
+                    w.to_ascii_lowercase().as_str(),
+                    "message"
+                        | "stack"
+                        | "error"
+                        | "failure"
+                        | "expected"
+                        | "actual"
+                        | "output"
+                        | "details"
+                        | "reason"
+                        | "cause"
+                        | "diff"
+                        | "stack trace"
+                        | "stacktrace"
+                )
+            });
+            if label {
+                titles.clear();
+                break;
+            }
+            last = indent(l);
+            titles.push(t);
+            if t.ends_with(':') {
+                break;
+            }
+        }
+        if titles.last().is_some_and(|t| t.ends_with(':')) {
             for t in titles {
                 name.push(' ');
                 name.push_str(t);
@@ -443,6 +780,141 @@ fn numbered_name(body: &[String], text: &str, depth: usize) -> Option<String> {
     }
     let name = name.trim().trim_end_matches(':').trim().to_owned();
     name_like(&name).then_some(name)
+}
+
+/// `Keyword: name  # location` (Gherkin's `Scenario:`, `Example:`): the name.
+fn keyword_header(line: &str) -> Option<String> {
+    let t = line.trim();
+    let (keyword, rest) = t.split_once(": ")?;
+    // Title-case words (`Scenario`, `Scenario Outline`), not a verdict (`FAIL`) or an
+    // exception's name (`AssertionError`).
+    let keyword_like = !keyword.is_empty()
+        && keyword.len() <= 24
+        && keyword.split(' ').all(|w| {
+            let mut cs = w.chars();
+            cs.next().is_some_and(|c| c.is_ascii_uppercase()) && cs.all(|c| c.is_ascii_lowercase())
+        })
+        && ![
+            "Error",
+            "Exception",
+            "Warning",
+            "Failure",
+            "Message",
+            "Stack",
+            "Expected",
+            "Actual",
+        ]
+        .iter()
+        .any(|w| keyword.ends_with(w));
+    if !keyword_like {
+        return None;
+    }
+    let name = rest.split("  #").next().unwrap_or(rest).trim();
+    name_like(name).then(|| name.to_owned())
+}
+
+/// Indentation reports: a message line inside a block headed by `Keyword: name` (a Gherkin
+/// scenario under its steps) belongs to the nearest such header above it, and the report is
+/// that header's block.
+fn indented(lines: &[String], covered: &[bool]) -> Vec<Span> {
+    let mut spans: Vec<Span> = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if covered[i] || !message_like(l) || spans.last().is_some_and(|s| i < s.end) {
+            continue;
+        }
+        let mut depth = indent(l);
+        let mut header = None;
+        for h in (0..i).rev() {
+            let above = &lines[h];
+            if above.trim().is_empty() || indent(above) >= depth {
+                continue;
+            }
+            depth = indent(above);
+            if let Some(name) = keyword_header(above) {
+                header = Some((h, name));
+                break;
+            }
+            if depth == 0 {
+                break;
+            }
+        }
+        let Some((h, name)) = header else {
+            continue;
+        };
+        if covered[h] {
+            continue;
+        }
+        let mut end = h + 1;
+        while end < lines.len()
+            && !covered[end]
+            && (lines[end].trim().is_empty() || indent(&lines[end]) > depth)
+        {
+            end += 1;
+        }
+        while end > h + 1 && !content(&lines[end - 1]) {
+            end -= 1;
+        }
+        spans.push(Span {
+            start: h,
+            end,
+            name: Some(name),
+        });
+    }
+    spans
+}
+
+/// Framed reports: a title between two separator lines (`-----` / `name` / `-----`, Catch2's
+/// test cases, nested sections on further title lines), its body up to the next frame, when
+/// the body says something failed.
+fn framed(lines: &[String], covered: &[bool]) -> Vec<Span> {
+    let mut frames: Vec<(usize, usize, String)> = Vec::new(); // (first separator, body start, name)
+    let mut i = 0;
+    while i + 2 < lines.len() {
+        if covered[i] || !separator(&lines[i]) {
+            i += 1;
+            continue;
+        }
+        let close = (i + 2..(i + 6).min(lines.len())).find(|&j| separator(&lines[j]));
+        let Some(j) = close else {
+            i += 1;
+            continue;
+        };
+        let titles: Vec<&str> = lines[i + 1..j].iter().map(|l| l.trim()).collect();
+        if titles.iter().any(|t| t.is_empty()) || covered[i + 1..j].iter().any(|c| *c) {
+            i += 1;
+            continue;
+        }
+        let name = titles.join(" / ");
+        if name_like(&name) {
+            frames.push((i, j + 1, name));
+        }
+        i = j + 1;
+    }
+    let mut spans = Vec::new();
+    for (k, (start, body, name)) in frames.iter().enumerate() {
+        let mut end = frames.get(k + 1).map_or(lines.len(), |f| f.0);
+        if let Some(stop) = (*body..end).find(|&e| covered[e] || summary(&lines[e])) {
+            end = stop;
+        }
+        // A run's last separator (`=====`) closes the report.
+        while end > *body && (!content(&lines[end - 1]) || separator(&lines[end - 1])) {
+            end -= 1;
+        }
+        let failed = lines[*body..end].iter().any(|l| {
+            message_like(l)
+                || l.contains("FAILED")
+                || l.contains(": failed")
+                || l.contains(": error:")
+        });
+        if failed {
+            spans.push(Span {
+                start: *start,
+                end,
+                name: Some(name.clone()),
+            });
+        }
+    }
+    spans
 }
 
 /// Whether a line reads as a failure's message.
@@ -466,6 +938,8 @@ fn message_like(line: &str) -> bool {
         || t.starts_with("expected")
         || t.starts_with("Failed asserting")
         || t.starts_with("ASSERT")
+        || t.starts_with("Assertion Failed")
+        || t.starts_with("Traceback (most recent call last)")
         || t.starts_with("assert")
         || t.starts_with("AssertionError")
         || t.starts_with("Assertion failed")
@@ -473,6 +947,9 @@ fn message_like(line: &str) -> bool {
         || t.contains(" panicked at ")
         || t.starts_with("Caused by: ")
         || t.starts_with("Failure/Error: ")
+        || t.ends_with(": Failure")
+        || t.ends_with(": FAILED:")
+        || t.starts_with("not ok ")
 }
 
 /// Whether a line is a stack frame, a location, source excerpt or diff legend: what follows a
@@ -486,6 +963,7 @@ fn after_message(line: &str) -> bool {
         || t.starts_with("stack:")
         || t.starts_with("note: run with")
         || t.starts_with("+ expected - actual")
+        || t.starts_with("+ actual - expected")
         || t.starts_with("--- Expected")
         || t.starts_with("Difference (")
         || t.starts_with("› ")
@@ -500,11 +978,24 @@ fn after_message(line: &str) -> bool {
 
 /// A block's message: its first message-like line (else its first content line after the
 /// header) with the lines that continue it, whole up to [`MAX_MESSAGE_LINES`].
+/// A line that only says where (`(in test file t/a.bats, line 19)`, `at t/a.t line 8.`).
+fn location_only(line: &str) -> bool {
+    let t = line.trim().trim_start_matches('#').trim();
+    let t = t
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or(t);
+    let t = t.trim_end_matches('.');
+    (t.starts_with("in ") || t.starts_with("at "))
+        && t.rsplit_once("line ")
+            .is_some_and(|(_, n)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
 pub(super) fn message_of(body: &[String]) -> Option<String> {
-    let at = body
-        .iter()
-        .position(|l| message_like(l))
-        .or_else(|| body.iter().position(|l| content(l) && !after_message(l)))?;
+    let at = body.iter().position(|l| message_like(l)).or_else(|| {
+        body.iter()
+            .position(|l| content(l) && !after_message(l) && !location_only(l))
+    })?;
     let base = indent(&body[at]);
     let mut out: Vec<String> = Vec::new();
     let first = body[at].trim();
@@ -525,8 +1016,31 @@ pub(super) fn message_of(body: &[String]) -> Option<String> {
         }
     }
     out.push(first.to_owned());
+    // A message that announces what follows (`Expected values to be strictly deep-equal:`)
+    // goes on over one blank line to the values it announces.
+    let announces = first.ends_with(':');
+    let mut blank_seen = false;
     for l in &body[at + 1..] {
         let t = l.trim();
+        if t.is_empty() && announces && !blank_seen && out.len() < MAX_MESSAGE_LINES {
+            blank_seen = true;
+            continue;
+        }
+        // The legend of the diff it announces says nothing of its own.
+        let legend = [
+            "+ actual - expected",
+            "+ expected - actual",
+            "- Expected",
+            "+ Received",
+            "--- Expected",
+            "+++ Actual",
+            "Difference (",
+        ]
+        .iter()
+        .any(|g| t.starts_with(g) && t.len() < 40);
+        if announces && legend {
+            continue;
+        }
         if t.is_empty()
             || after_message(l)
             || separator(l)
@@ -569,17 +1083,43 @@ pub(super) fn segment(lines: &[String], covered: &[bool]) -> Segments {
     let numbered_spans = numbered(lines, covered);
     // A log whose status lines name its failures is split by them, unless numbered headers
     // report at least as many (mocha lists names in its tree, then numbers the reports).
-    let spans = if !numbered_spans.is_empty() && numbered_spans.len() >= named_spans.len() {
+    let mut spans = if !numbered_spans.is_empty() && numbered_spans.len() >= named_spans.len() {
         numbered_spans
     } else {
         named_spans
     };
+    // Messages no report claimed: the block of the keyword header above them.
+    let mut claimed = covered.to_vec();
+    for s in &spans {
+        for c in &mut claimed[s.start..s.end] {
+            *c = true;
+        }
+    }
+    let more = indented(lines, &claimed);
+    for s in &more {
+        for c in &mut claimed[s.start..s.end] {
+            *c = true;
+        }
+    }
+    spans.extend(more);
+    spans.extend(framed(lines, &claimed));
+    spans.sort_by_key(|s| s.start);
     let reports = spans
         .into_iter()
         .filter(|s| s.end > s.start)
         .map(|s| {
             let block: Vec<String> = lines[s.start..s.end].to_vec();
-            let message = message_of(&block[1..]).or_else(|| message_of(&block));
+            // A report written as comments (Test::More's `#   Failed test`) is read without
+            // its comment marks.
+            let read: Vec<String> = if block[0].trim_start().starts_with('#') {
+                block
+                    .iter()
+                    .map(|l| l.trim_start().trim_start_matches('#').to_owned())
+                    .collect()
+            } else {
+                block.clone()
+            };
+            let message = message_of(&read[1..]).or_else(|| message_of(&read));
             Found {
                 start: s.start,
                 lines: block,
