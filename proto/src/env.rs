@@ -60,6 +60,9 @@ pub const STANLEY_AUTO_IMPROVE: &str = "STANLEY_AUTO_IMPROVE";
 /// `off` keeps a request from the judgment cache: every question is sent and no answer is kept
 /// (request setting).
 pub const STANLEY_CACHE: &str = "STANLEY_CACHE";
+/// `generic` has `triage_failures` read logs with its runner-agnostic path alone, no runner's
+/// own parser: to see what a runner Stanley does not know gets, or to compare (request setting).
+pub const STANLEY_TRIAGE_PARSERS: &str = "STANLEY_TRIAGE_PARSERS";
 /// The most Jev requests in flight at once, 1 to 256, default 64: the ceiling of the window that
 /// adapts to the server's limit (request setting).
 pub const STANLEY_JEV_MAX_CONCURRENCY: &str = "STANLEY_JEV_MAX_CONCURRENCY";

@@ -55,6 +55,8 @@ Environment:
   STANLEY_PI_BIN         Path to the pi coding agent
   STANLEY_AGENT_MODEL    Model the coding agent uses
   STANLEY_CACHE=off      Ask Jev everything, ignoring answers kept from earlier
+  STANLEY_TRIAGE_PARSERS=generic
+                         Read failure logs without any runner's own parser
 
 Limits (request budgets, hunk and item caps, agent time limits) are fixed
 policy, not flags.

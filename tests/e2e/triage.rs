@@ -95,12 +95,15 @@ fn cargo_test_failures_from_stdin_are_triaged() {
         env.jev.route_requests()[0]["state"]["context"]["input"],
         "failure_log"
     );
+    // The report a person reads: one entry per failure with where it was raised, no review
+    // wording.
+    let text = doc["output"]["text"].as_str().unwrap();
     assert!(
-        doc["output"]["text"]
-            .as_str()
-            .unwrap()
-            .contains("\nfailures:\n  tests::divides (log ")
+        text.contains("\nfailures:\n  ✗ tests::divides  src/lib.rs:"),
+        "{text}"
     );
+    assert!(!text.contains("findings: none flagged"), "{text}");
+    assert!(!text.contains("relation=cannot_tell"), "{text}");
 }
 
 #[test]

@@ -28,7 +28,7 @@ use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
 use stanley_workflows::result::{error_document, human, prompt_result};
 use stanley_workflows::routing::{self, Facts, InputShape, RouteReason};
 use stanley_workflows::run::Packet;
-use stanley_workflows::triage::logs::{ParsedLog, parse_log};
+use stanley_workflows::triage::logs::{ParsedLog, parse_log_with};
 use stanley_workflows::triage::review_comments::{Comment, parse_comments};
 
 use crate::compose;
@@ -295,6 +295,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) cache: Option<CacheUse>,
     /// Where a built-in says which run folder it opened.
     pub(crate) run_slot: RunSlot,
+    /// Which parsers read a failure log.
+    pub(crate) triage_parsers: stanley_workflows::triage::logs::Parsers,
 }
 
 impl Ctx<'_> {
@@ -489,6 +491,7 @@ fn context<'a>(
         tally: Tally::default(),
         cache,
         run_slot: RunSlot::default(),
+        triage_parsers: settings.triage_parsers,
     })
 }
 
@@ -958,7 +961,8 @@ pub(crate) async fn run_builtin(
                 return Ok(unavailable());
             };
             check_request_text(text, "task").map_err(RequestError::input)?;
-            let parsed = parse_log(&input.text).map_err(RequestError::input)?;
+            let parsed =
+                parse_log_with(&input.text, ctx.triage_parsers).map_err(RequestError::input)?;
             Plan::Failures(
                 triage_failures::FailuresInput {
                     text: input.text.clone(),

@@ -40,6 +40,8 @@ pub(crate) struct RequestSettings {
     /// How many runs, and for how long, `.stanley/runs/` keeps (`STANLEY_RUNS_KEEP`,
     /// `STANLEY_RUNS_MAX_AGE_DAYS`).
     pub(crate) retention: Retention,
+    /// Which parsers read a failure log (`STANLEY_TRIAGE_PARSERS=generic`: the generic path).
+    pub(crate) triage_parsers: stanley_workflows::triage::logs::Parsers,
     /// One line per setting that was set but not understood (the default is used instead).
     pub(crate) problems: Vec<String>,
 }
@@ -147,6 +149,16 @@ impl RequestSettings {
             cache: !value(env, var::STANLEY_CACHE)
                 .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false")),
             retention,
+            triage_parsers: match value(env, var::STANLEY_TRIAGE_PARSERS).as_deref() {
+                None | Some("all") => stanley_workflows::triage::logs::Parsers::All,
+                Some("generic") => stanley_workflows::triage::logs::Parsers::GenericOnly,
+                Some(other) => {
+                    problems.push(format!(
+                        "STANLEY_TRIAGE_PARSERS must be `generic` or `all` (got {other:?}); using all"
+                    ));
+                    stanley_workflows::triage::logs::Parsers::All
+                }
+            },
             problems,
         }
     }

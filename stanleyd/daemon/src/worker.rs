@@ -378,6 +378,7 @@ async fn route_check(
         // A draft is judged on fresh answers.
         cache: None,
         run_slot: Default::default(),
+        triage_parsers: settings.triage_parsers,
     };
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
     let mut candidates = candidates_for(&ctx, &builtins, repo, facts).await;

@@ -463,8 +463,12 @@ impl Packet {
         out.push(coverage);
         out.push(String::new());
         let findings = p["findings"].as_array().cloned().unwrap_or_default();
-        if findings.is_empty() {
+        // A review that flagged nothing says so; a triage has its failures to show instead.
+        let triage = matches!(p["summary"]["kind"].as_str(), Some("failures" | "comments"));
+        if findings.is_empty() && !triage {
             out.push("findings: none flagged (this is not an approval)".into());
+        } else if findings.is_empty() {
+            out.pop();
         } else {
             out.push(format!("findings ({}):", findings.len()));
             for f in &findings {

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use stanley_tests::testenv::run;
 use stanley_tests::{TempRepo, TestEnv};
+use stanley_workflows::testing::names_match;
 
 use stanley_tests::bench::{proc_kib, rss_kib};
 
@@ -169,35 +170,19 @@ fn find_at_scale() -> Value {
     })
 }
 
-/// Whether a row's name names the truth's failure (equal, or one ends with the other after a
-/// separator).
-fn names_match(row: &str, truth: &str) -> bool {
-    let ends = |long: &str, short: &str| {
-        long.ends_with(short)
-            && long[..long.len() - short.len()]
-                .chars()
-                .last()
-                .is_some_and(|c| matches!(c, ':' | ' ' | '/' | '.' | '›' | '>' | '-'))
-    };
-    !row.is_empty() && (row == truth || ends(row, truth) || ends(truth, row))
-}
-
-/// Every real capture of `tests/fixtures/runners` triaged end to end: failures whose row names
-/// them and whose message or key lines carry their own token; and a 50 MB log on stdin with the
-/// CLI's and the daemon's peak memory.
-fn triage_real_output() -> Value {
-    let mut env = TestEnv::new();
-    env.set("STANLEY_LOG", "info");
-    env.jev.route("triage", "triage_failures", 0.9);
-    let repo = TempRepo::with_files(&[("README.md", "# Demo\n")]);
-    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/runners");
+/// Failures of the captures in `folder` found by `stanley` end to end (with `parsers` as the
+/// request's `STANLEY_TRIAGE_PARSERS`): rows that name them and whose message or key lines
+/// carry their own token.
+fn captures_found(env: &TestEnv, repo: &TempRepo, folder: &str, parsers: &str) -> Value {
+    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(folder);
     let mut truths: Vec<PathBuf> = std::fs::read_dir(&folder)
-        .expect("fixtures/runners")
+        .expect("captures folder")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.to_string_lossy().ends_with(".truth.json"))
         .collect();
     truths.sort();
     let (mut total, mut found, mut captures) = (0usize, 0usize, 0usize);
+    let start = Instant::now();
     for truth_path in &truths {
         let stem = truth_path
             .to_string_lossy()
@@ -215,7 +200,11 @@ fn triage_real_output() -> Value {
             serde_json::from_str(&std::fs::read_to_string(truth_path).expect("truth"))
                 .expect("JSON");
         let mut cmd = env.command("stanley", repo.root());
-        cmd.args(["Triage these test failures", "--json", "--no-persist"]);
+        cmd.env("STANLEY_TRIAGE_PARSERS", parsers).args([
+            "Triage these test failures",
+            "--json",
+            "--no-persist",
+        ]);
         let out = run(cmd, Some(&std::fs::read(&capture).expect("capture")));
         let doc: Value = serde_json::from_str(&out.stdout).unwrap_or(Value::Null);
         let rows = doc["output"]["data"]["results"]
@@ -235,9 +224,27 @@ fn triage_real_output() -> Value {
             found += usize::from(hit);
         }
     }
-    // A 50 MB CI log on stdin.
+    json!({
+        "captures": captures,
+        "failures": total,
+        "foundWithOwnMessage": found,
+        "foundRate": found as f64 / total.max(1) as f64,
+        "wallMs": start.elapsed().as_secs_f64() * 1000.0,
+    })
+}
+
+/// A 50 MB CI log on stdin ending with the real capture `tail`: the answer, and the CLI's and
+/// the daemon's peak memory.
+fn big_log(env: &TestEnv, repo: &TempRepo, tail: &str) -> Value {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("runners/big-log");
-    let log = Command::new(script).arg("50").output().expect("big-log");
+    let tail_path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/runners")
+        .join(tail);
+    let log = Command::new(script)
+        .arg("50")
+        .arg(&tail_path)
+        .output()
+        .expect("big-log");
     let pid = repo.daemon_pid().expect("daemon pid");
     // The CLI's own peak memory: a Python parent that runs only it reports its children's peak.
     let file = repo.outside().join("big.log");
@@ -266,20 +273,36 @@ fn triage_real_output() -> Value {
     let cli_peak_kib: u64 = out.stderr.trim().parse().unwrap_or(0);
     let daemon_peak = proc_kib(pid, "VmHWM");
     json!({
-        "captures": captures,
-        "failures": total,
-        "foundWithOwnMessage": found,
-        "foundRate": found as f64 / total.max(1) as f64,
-        "target": 0.95,
-        "bigLog": {
-            "inputBytes": log.stdout.len(),
-            "exitCode": out.code,
-            "wallMs": wall.as_secs_f64() * 1000.0,
-            "rows": doc["output"]["data"]["results"].as_array().map_or(0, Vec::len),
-            "limits": doc["output"]["data"]["limits"],
-            "cliPeakRssMiB": cli_peak_kib as f64 / 1024.0,
-            "daemonPeakRssMiB": daemon_peak.map(|k| k as f64 / 1024.0),
-        },
+        "tail": tail,
+        "inputBytes": log.stdout.len(),
+        "exitCode": out.code,
+        "wallMs": wall.as_secs_f64() * 1000.0,
+        "rows": doc["output"]["data"]["results"].as_array().map_or(0, Vec::len),
+        "limits": doc["output"]["data"]["limits"],
+        "cliPeakRssMiB": cli_peak_kib as f64 / 1024.0,
+        "daemonPeakRssMiB": daemon_peak.map(|k| k as f64 / 1024.0),
+    })
+}
+
+/// Every real capture triaged end to end, with the runner parsers and with the generic path
+/// alone, the held-out captures both ways, and 50 MB logs of a known and an unknown runner.
+fn triage_real_output() -> Value {
+    let mut env = TestEnv::new();
+    env.set("STANLEY_LOG", "info");
+    env.jev.route("triage", "triage_failures", 0.9);
+    let repo = TempRepo::with_files(&[("README.md", "# Demo\n")]);
+    let all = captures_found(&env, &repo, "fixtures/runners", "all");
+    let generic = captures_found(&env, &repo, "fixtures/runners", "generic");
+    let held_all = captures_found(&env, &repo, "fixtures/runners-heldout", "all");
+    let held_generic = captures_found(&env, &repo, "fixtures/runners-heldout", "generic");
+    json!({
+        "withRunnerParsers": all,
+        "target": 0.97,
+        "genericPathAlone": generic,
+        "genericTarget": 0.85,
+        "heldOut": {"withRunnerParsers": held_all, "genericPathAlone": held_generic},
+        "bigLog": big_log(&env, &repo, "pytest-default-calc.log"),
+        "bigLogUnknownRunner": big_log(&env, &repo, "mocha-spec-ledger.log"),
     })
 }
 

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::{FailureBlock, parse_log, strip_ansi};
+use crate::testing::names_match;
 
 fn folder() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/runners")
@@ -69,53 +70,6 @@ fn captures_in(dir: &std::path::Path) -> Vec<Capture> {
         });
     }
     out
-}
-
-fn squash(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Whether a block's test name names the failure `truth` (the same name, or one ends with the
-/// other after a separator: `tests/test_a.py::test_x` and `test_x`).
-fn names_match(block: &str, truth: &str) -> bool {
-    let (b, t) = (squash(block), squash(truth));
-    if b.is_empty() {
-        return false;
-    }
-    // The same words in the same order, whatever separates the scopes (`a › b`, `a b`, `a::b`).
-    // Words, camelCase split and lowercased, a leading `test` dropped: `testUniqueSuffix` is
-    // the test PHPUnit's testdox prints as `Unique suffix`.
-    let words = |s: &str| -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for w in s.split(|c: char| c.is_whitespace() || "›>:/.#".contains(c)) {
-            let mut current = String::new();
-            for c in w.chars() {
-                if c.is_uppercase() && current.chars().last().is_some_and(char::is_lowercase) {
-                    out.push(std::mem::take(&mut current).to_lowercase());
-                }
-                current.push(c);
-            }
-            if !current.is_empty() {
-                out.push(current.to_lowercase());
-            }
-        }
-        if out.first().is_some_and(|w| w == "test") && out.len() > 1 {
-            out.remove(0);
-        }
-        out
-    };
-    let (bw, tw) = (words(&b), words(&t));
-    if !bw.is_empty() && !tw.is_empty() && (bw.ends_with(&tw) || tw.ends_with(&bw)) {
-        return true;
-    }
-    let ends = |long: &str, short: &str| {
-        long.ends_with(short)
-            && long[..long.len() - short.len()]
-                .chars()
-                .last()
-                .is_some_and(|c| matches!(c, ':' | ' ' | '/' | '.' | '›' | '>' | '-'))
-    };
-    b == t || ends(&b, &t) || ends(&t, &b)
 }
 
 fn block_text(block: &FailureBlock) -> String {
@@ -487,4 +441,50 @@ fn debug_one_capture() {
             );
         }
     }
+}
+
+/// Whole messages: of the failures found, how many carry their own token in the message the
+/// report shows (not only somewhere in the block's lines); a token on a message's third line is
+/// lost when messages are cut to their first.
+#[test]
+fn messages_are_kept_whole() {
+    let (mut found, mut whole) = (0, 0);
+    let mut cut = Vec::new();
+    for capture in captures() {
+        let parsed = parse_log(&capture.text).unwrap();
+        for (name, token) in capture.failures.iter().filter(|(_, t)| !t.is_empty()) {
+            let Some(block) = parsed.blocks.iter().find(|b| {
+                names_match(&strip_ansi(b.test_name.as_deref().unwrap_or("")), name)
+                    && block_text(b).contains(token.as_str())
+            }) else {
+                continue;
+            };
+            found += 1;
+            let message = block
+                .message
+                .as_deref()
+                .unwrap_or("")
+                .replace("&amp;", "&")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'");
+            if message.contains(token.as_str()) {
+                whole += 1;
+            } else {
+                cut.push(format!("{}: {name} ({token}): {message:?}", capture.name));
+            }
+        }
+    }
+    let rate = whole as f64 / found.max(1) as f64;
+    println!(
+        "{whole}/{found} found failures carry their token in their message ({:.1}%)\n{}",
+        rate * 100.0,
+        cut.join("\n")
+    );
+    assert!(
+        rate >= 0.90,
+        "{:.1}% of messages carry their failure's token",
+        rate * 100.0
+    );
 }

@@ -597,7 +597,7 @@ fn tap_point(t: &str) -> Option<(bool, String)> {
 /// The message of a test point's YAML diagnostics: `error:` (inline or a block), else
 /// `message:`, else the first line of `stack:`.
 fn yaml_message(block: &[String]) -> Option<String> {
-    for key in ["error:", "message:", "found:", "wanted:"] {
+    for key in ["error:", "message:", "found:", "wanted:", "diff:"] {
         let Some(at) = block.iter().position(|l| l.trim_start().starts_with(key)) else {
             continue;
         };
@@ -744,29 +744,35 @@ pub(super) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec
     if points.iter().all(|p| p.ok) {
         return None;
     }
-    // A point's children: the points one level deeper since the previous point at its depth.
-    let children = |p: usize| -> Vec<usize> {
-        let start = points[..p]
-            .iter()
-            .rposition(|q| q.depth <= points[p].depth)
-            .map_or(0, |q| q + 1);
-        (start..p)
-            .filter(|&q| points[q].depth > points[p].depth)
-            .collect()
-    };
+    // A point's children: the deeper points since the previous point at its depth or above
+    // (TAP 14 prints a subtest's points before its own), found in one pass.
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); points.len()];
+    let mut pending: std::collections::BTreeMap<usize, Vec<usize>> =
+        std::collections::BTreeMap::new();
+    for (p, point) in points.iter().enumerate() {
+        let deeper: Vec<usize> = pending.range(point.depth + 1..).map(|(d, _)| *d).collect();
+        for d in deeper {
+            if let Some(list) = pending.remove(&d) {
+                children[p].extend(list);
+            }
+        }
+        pending.entry(point.depth).or_default().push(p);
+    }
     let mut out = Vec::new();
     for p in 0..points.len() {
         let point = &points[p];
         if point.ok || !point.announced {
             continue;
         }
-        let inner: Vec<usize> = children(p).into_iter().filter(|&c| !points[c].ok).collect();
+        let inner: Vec<usize> = children[p]
+            .iter()
+            .copied()
+            .filter(|&c| !points[c].ok)
+            .collect();
         let assertions: Vec<usize> = inner
             .iter()
             .copied()
-            .filter(|&c| {
-                !points[c].announced && points[c].depth == point.depth + 4.min(points[c].depth)
-            })
+            .filter(|&c| !points[c].announced)
             .collect();
         let failing_tests = inner.iter().any(|&c| points[c].announced);
         if failing_tests && assertions.is_empty() {

@@ -584,31 +584,137 @@ fn probe_for(
     }
 }
 
-/// The human section: a line per row (up to [`SECTION_ROWS`]), its message and what would
-/// settle it.
+/// Widest line of the human section.
+const SECTION_WIDTH: usize = 100;
+
+fn clip(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// A judged label in words, when it says something (`cannot_tell` and `unjudged` say nothing).
+fn in_words(label: &str) -> Option<String> {
+    (!matches!(label, "cannot_tell" | "unjudged" | "") && !label.starts_with("unknown"))
+        .then(|| label.replace('_', " "))
+}
+
+/// The human section: one entry per failure, or per group of failures with the same message,
+/// in log order: the test, where it was raised and the CI step it sits in, then the message's
+/// first lines, what was judged of it and what would settle it. A failure printed again (a
+/// retried test) counts on its first entry.
 fn section_lines(rows: &[FailureRow]) -> Vec<String> {
-    rows.iter()
-        .take(SECTION_ROWS)
-        .flat_map(|r| {
-            let name = r.test_name.as_deref().unwrap_or(&r.id);
-            let dup = r
-                .duplicate_of
-                .as_ref()
-                .map(|d| format!(" duplicate-of={d}"))
-                .unwrap_or_default();
-            let mut out = vec![format!(
-                "{name} (log {}) relation={} kind={}{dup}",
-                r.lines, r.relation.label, r.failure_kind.label
-            )];
-            if let Some(m) = &r.message {
-                out.push(format!("    {}", m.chars().take(140).collect::<String>()));
-            }
-            if !r.would_settle.is_empty() {
-                out.push(format!("    would settle: {}", r.would_settle.join("; ")));
-            }
-            out
-        })
-        .collect()
+    let mut out = Vec::new();
+    let mut shown = 0;
+    let mut grouped: Vec<bool> = vec![false; rows.len()];
+    let mut left = 0;
+    for (i, r) in rows.iter().enumerate() {
+        if grouped[i] || r.duplicate_of.is_some() {
+            continue;
+        }
+        if shown >= SECTION_ROWS {
+            left += 1;
+            continue;
+        }
+        shown += 1;
+        // Failures of other tests with exactly this message, and reprints of this one.
+        let same: Vec<usize> = rows
+            .iter()
+            .enumerate()
+            .skip(i + 1)
+            .filter(|(_, o)| {
+                o.duplicate_of.is_none() && r.message.is_some() && o.message == r.message
+            })
+            .map(|(k, _)| k)
+            .collect();
+        for &k in &same {
+            grouped[k] = true;
+        }
+        let reprints = rows
+            .iter()
+            .filter(|o| o.duplicate_of.as_deref() == Some(r.id.as_str()))
+            .count();
+        let name = r
+            .test_name
+            .clone()
+            .unwrap_or_else(|| format!("unnamed failure (log lines {})", r.lines));
+        let place = r
+            .stack_locations
+            .iter()
+            .find(|s| s.tracked)
+            .or(r.stack_locations.first())
+            .map(|s| format!("  {}:{}", s.path, s.line))
+            .unwrap_or_default();
+        let step = r
+            .step
+            .as_ref()
+            .map(|s| format!("  [step: {s}]"))
+            .unwrap_or_default();
+        let head = if same.is_empty() {
+            format!("✗ {name}{place}{step}")
+        } else {
+            format!(
+                "✗ {} failures with the same message{place}{step}",
+                same.len() + 1
+            )
+        };
+        out.push(clip(&head, SECTION_WIDTH));
+        if !same.is_empty() {
+            let names: Vec<String> = std::iter::once(i)
+                .chain(same.iter().copied())
+                .map(|k| {
+                    rows[k]
+                        .test_name
+                        .clone()
+                        .unwrap_or_else(|| format!("log lines {}", rows[k].lines))
+                })
+                .collect();
+            out.push(clip(
+                &format!("    tests: {}", names.join(", ")),
+                SECTION_WIDTH,
+            ));
+        }
+        for line in r
+            .message
+            .as_deref()
+            .unwrap_or("(no message found)")
+            .lines()
+            .take(3)
+        {
+            out.push(clip(&format!("    {}", line.trim_end()), SECTION_WIDTH));
+        }
+        let judged: Vec<String> = [in_words(&r.failure_kind.label), in_words(&r.relation.label)]
+            .into_iter()
+            .flatten()
+            .collect();
+        if !judged.is_empty() {
+            out.push(clip(
+                &format!("    judged: {}", judged.join(", ")),
+                SECTION_WIDTH,
+            ));
+        }
+        if reprints > 0 {
+            out.push(format!(
+                "    printed again {reprints} time{}",
+                if reprints == 1 { "" } else { "s" }
+            ));
+        }
+        if !r.would_settle.is_empty() {
+            out.push(clip(
+                &format!("    would settle: {}", r.would_settle.join("; ")),
+                SECTION_WIDTH,
+            ));
+        }
+    }
+    if left > 0 {
+        out.push(format!(
+            "… {left} more failures: --json, or `stanleyctl runs show latest --json`"
+        ));
+    }
+    out
 }
 
 /// Runs the failures triage, recording into `run`.

@@ -26,13 +26,13 @@ fn cargo_test_output_gives_one_block_per_failing_test() {
         Some("attempt to divide by zero")
     );
     assert_eq!(log.blocks[0].stack[0], ("src/lib.rs".to_owned(), 2));
-    // An assertion's message carries its values.
+    // An assertion's message is whole: its values on their own lines.
     let message = log.blocks[1].message.as_deref().unwrap();
     assert!(
-        message.starts_with("assertion `left == right` failed left: "),
+        message.starts_with("assertion `left == right` failed\nleft: "),
         "{message}"
     );
-    assert!(message.contains(" right: "), "{message}");
+    assert!(message.contains("\nright: "), "{message}");
 }
 
 #[test]

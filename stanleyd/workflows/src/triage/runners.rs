@@ -181,18 +181,30 @@ fn json_lines(text: &str) -> Option<Vec<Found>> {
 /// The message after a Rust `panicked at` line, with an assertion's `left:` and `right:`.
 pub(super) fn panic_message(lines: &[String]) -> Option<String> {
     let i = lines.iter().position(|l| l.contains(" panicked at "))?;
-    let first = lines.get(i + 1)?.trim();
-    if first.is_empty() {
+    // The whole message: every line after `panicked at` up to the backtrace note or a blank.
+    let message: Vec<&str> = lines[i + 1..]
+        .iter()
+        .map(|l| l.trim_end())
+        .take_while(|l| {
+            !l.trim().is_empty()
+                && !l.trim_start().starts_with("note: ")
+                && !l.trim_start().starts_with("stack backtrace:")
+        })
+        .take(super::segment::MAX_MESSAGE_LINES)
+        .collect();
+    if message.is_empty() {
         return None;
     }
-    let mut message = first.to_owned();
-    for l in lines.iter().skip(i + 2).take(2) {
-        let t = l.trim();
-        if t.starts_with("left:") || t.starts_with("right:") {
-            message.push_str(&format!(" {t}"));
-        }
-    }
-    Some(message.chars().take(300).collect())
+    Some(
+        message
+            .iter()
+            .map(|l| l.trim())
+            .collect::<Vec<_>>()
+            .join("\n")
+            .chars()
+            .take(super::segment::MAX_MESSAGE_CHARS)
+            .collect(),
+    )
 }
 
 /// A message line with what follows it when it only announces a comparison: `Expected values
@@ -472,11 +484,16 @@ fn junit_found(at: usize, name: &str, class: &str, kind: &str, message: &str, bo
     // A generic message attribute ("Failed") says less than the text: go's own lines, or its
     // first line.
     let body_lines = split_lines(body);
-    let generic = !message.trim().contains(' ') && message.trim().len() <= 12;
+    // A message attribute that says only that it failed, or only where (`test failure`,
+    // `ring_test.cpp:12`), gives way to the report's own text.
+    let m = message.trim();
+    let generic = (!m.contains(' ') && m.len() <= 12)
+        || super::segment::says_nothing(m)
+        || super::segment::bare_location(m);
     let from_body = if body_lines.iter().any(|l| l.contains(".go:")) {
         go_message(&body_lines)
     } else {
-        with_detail(&body_lines)
+        super::segment::message_of(&body_lines).or_else(|| with_detail(&body_lines))
     };
     Found {
         bare,
@@ -484,7 +501,14 @@ fn junit_found(at: usize, name: &str, class: &str, kind: &str, message: &str, bo
         message: if generic {
             from_body.or_else(|| first_nonblank(&split_lines(message)))
         } else {
-            with_detail(&split_lines(message)).or(from_body)
+            // A multi-line attribute (gtest's `path:12` then the expectation) is a report of
+            // its own.
+            let attribute = split_lines(message);
+            if attribute.len() > 1 {
+                super::segment::message_of(&attribute).or(from_body)
+            } else {
+                with_detail(&attribute).or(from_body)
+            }
         },
         name: Some(display),
         lines,

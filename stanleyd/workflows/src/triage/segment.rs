@@ -418,20 +418,24 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
             status_at.push((i, name));
         }
     }
-    // A test that started and never got a verdict crashed the run (`[ RUN ] x` and an abort).
-    for (i, l) in lines.iter().enumerate() {
+    // A test that started and never got a verdict crashed the run (`[ RUN ] x` and an abort):
+    // only the last one started can have, since a crash ends the run.
+    let started = |l: &str| -> Option<String> {
         let t = l.trim();
-        let Some(started) = t
-            .strip_prefix("[ RUN      ] ")
+        t.strip_prefix("[ RUN      ] ")
             .or_else(|| t.strip_prefix("=== RUN   "))
-            .map(str::trim)
-        else {
-            continue;
-        };
-        let verdict = lines[i + 1..].iter().any(|m| m.contains(started));
-        if !verdict && !covered[i] && name_like(started) && !names.iter().any(|n| n == started) {
-            names.push(started.to_owned());
-            status_at.push((i, started.to_owned()));
+            .map(|n| n.trim().to_owned())
+    };
+    if let Some((i, name)) = lines
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, l)| started(l).map(|n| (i, n)))
+    {
+        let verdict = lines[i + 1..].iter().any(|m| m.contains(name.as_str()));
+        if !verdict && !covered[i] && name_like(&name) && !names.contains(&name) {
+            names.push(name.clone());
+            status_at.push((i, name));
         }
     }
     // A listing may print what a test said after its name (`✘ [fail]: name message`); a
@@ -493,10 +497,15 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
         .filter(|(i, _)| !covered[*i])
         .filter_map(|(i, l)| mention(l).map(|k| (i, k)))
         .collect();
+    // Which name each line mentions, by line, for the walks below.
+    let mut mentioned: Vec<Option<usize>> = vec![None; lines.len()];
+    for &(i, k) in &mentions {
+        mentioned[i] = Some(k);
+    }
     let mut spans = Vec::new();
     for (k, name) in names.iter().enumerate() {
         let mut best: Option<(usize, Span)> = None;
-        for (m, &(at, who)) in mentions.iter().enumerate() {
+        for &(at, who) in &mentions {
             if who != k {
                 continue;
             }
@@ -518,7 +527,7 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
                 }) {
                     break;
                 }
-                if let Some(&(_, other)) = mentions.iter().skip(m + 1).find(|(j, _)| *j == end) {
+                if let Some(other) = mentioned[end] {
                     if other != k {
                         break;
                     }
@@ -536,7 +545,7 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
                                 let next_test = status_name(l).is_some()
                                     || t.starts_with("=== ")
                                     || t.starts_with("[ ")
-                                    || mentions.iter().any(|(j, _)| *j == end)
+                                    || mentioned[end].is_some()
                                     || summary(l)
                                     || t == "FAIL"
                                     || t.starts_with("FAIL\t")
@@ -824,7 +833,7 @@ fn indented(lines: &[String], covered: &[bool]) -> Vec<Span> {
         }
         let mut depth = indent(l);
         let mut header = None;
-        for h in (0..i).rev() {
+        for h in (i.saturating_sub(MAX_BLOCK)..i).rev() {
             let above = &lines[h];
             if above.trim().is_empty() || indent(above) >= depth {
                 continue;
@@ -939,7 +948,6 @@ fn message_like(line: &str) -> bool {
         || t.starts_with("Failed asserting")
         || t.starts_with("ASSERT")
         || t.starts_with("Assertion Failed")
-        || t.starts_with("Traceback (most recent call last)")
         || t.starts_with("assert")
         || t.starts_with("AssertionError")
         || t.starts_with("Assertion failed")
@@ -965,7 +973,6 @@ fn after_message(line: &str) -> bool {
         || t.starts_with("+ expected - actual")
         || t.starts_with("+ actual - expected")
         || t.starts_with("--- Expected")
-        || t.starts_with("Difference (")
         || t.starts_with("› ")
         || t.starts_with("# ")
         || (t.contains(".java:") && t.ends_with(')'))
@@ -991,11 +998,111 @@ fn location_only(line: &str) -> bool {
             .is_some_and(|(_, n)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// A message that says only that something failed (`test failure`, `Failed`, `Error`).
+pub(super) fn says_nothing(message: &str) -> bool {
+    matches!(
+        message
+            .trim()
+            .trim_end_matches(['.', ':'])
+            .to_ascii_lowercase()
+            .as_str(),
+        "" | "test failure"
+            | "failure"
+            | "failed"
+            | "fail"
+            | "error"
+            | "assertion failed"
+            | "test failed"
+    )
+}
+
+/// A bare `path.ext:line[:col]` (or `unknown file`): where, not what.
+pub(super) fn bare_location(text: &str) -> bool {
+    let t = text.trim();
+    if t == "unknown file" {
+        return true;
+    }
+    let mut parts = t.rsplitn(3, ':');
+    let (Some(last), Some(rest)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    let path = parts.next().map_or(rest, |p| p);
+    let numeric = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    !t.contains(' ')
+        && numeric(last)
+        && (numeric(rest) || path.contains('.'))
+        && path
+            .rsplit('.')
+            .next()
+            .is_some_and(|e| e.len() <= 5 && e.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// A numbered line of quoted source (`   4: test('x', …)`, `  9|   expect(…)`).
+fn source_excerpt(line: &str) -> bool {
+    let t = line.trim_start();
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    digits > 0
+        && (t[digits..].starts_with(": ")
+            || t[digits..].starts_with('|')
+            || t[digits..].starts_with(" |"))
+}
+
+/// A Python traceback's exception: the first line after the traceback's frames that is not a
+/// frame or the code it quotes (`KeyError: 'GBP'`), with its continuation.
+fn python_exception(body: &[String]) -> Option<usize> {
+    let tb = body
+        .iter()
+        .rposition(|l| l.trim() == "Traceback (most recent call last):")?;
+    let depth = indent(&body[tb]);
+    body.iter()
+        .enumerate()
+        .skip(tb + 1)
+        .find(|(_, l)| !l.trim().is_empty() && indent(l) <= depth)
+        .map(|(i, _)| i)
+}
+
 pub(super) fn message_of(body: &[String]) -> Option<String> {
-    let at = body.iter().position(|l| message_like(l)).or_else(|| {
-        body.iter()
-            .position(|l| content(l) && !after_message(l) && !location_only(l))
-    })?;
+    if let Some(at) = python_exception(body) {
+        return message_from(body, at);
+    }
+    let first_content = body.iter().position(|l| {
+        content(l)
+            && !after_message(l)
+            && !location_only(l)
+            && !bare_location(l)
+            && !source_excerpt(l)
+    });
+    let at = body
+        .iter()
+        .position(|l| message_like(l))
+        .map(|m| {
+            // What the test said in its own words just before the assertion's message
+            // (`key :a was evicted…` above minitest's `Expected:`) starts the message.
+            match first_content {
+                Some(c)
+                    if c + 1 == m
+                        && indent(&body[c]) == indent(&body[m])
+                        && !body[c].trim_end().ends_with("]:") =>
+                {
+                    c
+                }
+                _ => m,
+            }
+        })
+        .or_else(|| {
+            body.iter().position(|l| {
+                content(l)
+                    && !after_message(l)
+                    && !location_only(l)
+                    && !bare_location(l)
+                    && !source_excerpt(l)
+            })
+        })?;
+    message_from(body, at)
+}
+
+/// The message starting at `body[at]`, whole.
+fn message_from(body: &[String], at: usize) -> Option<String> {
     let base = indent(&body[at]);
     let mut out: Vec<String> = Vec::new();
     let first = body[at].trim();
@@ -1015,6 +1122,13 @@ pub(super) fn message_of(body: &[String]) -> Option<String> {
             return Some(bounded(&out));
         }
     }
+    // pytest marks a message's lines with `E`; its continuation lines carry the mark too.
+    let marked = first.starts_with("E ");
+    let first = if marked {
+        first[1..].trim_start()
+    } else {
+        first
+    };
     out.push(first.to_owned());
     // A message that announces what follows (`Expected values to be strictly deep-equal:`)
     // goes on over one blank line to the values it announces.
@@ -1049,8 +1163,19 @@ pub(super) fn message_of(body: &[String]) -> Option<String> {
         {
             break;
         }
-        // A continuation sits at the message's indentation or deeper, or is a `- item` list.
-        if indent(l) + 2 < base && !t.starts_with('-') {
+        if marked {
+            let Some(rest) = t.strip_prefix("E ") else {
+                break;
+            };
+            out.push(rest.trim_start().to_owned());
+            if out.len() >= MAX_MESSAGE_LINES {
+                break;
+            }
+            continue;
+        }
+        // A continuation sits at the message's indentation or deeper, or is a `- item` list;
+        // the values an announcing message shows may sit anywhere.
+        if indent(l) + 2 < base && !t.starts_with('-') && !(announces && blank_seen) {
             break;
         }
         out.push(t.to_owned());
