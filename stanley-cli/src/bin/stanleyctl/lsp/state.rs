@@ -1,0 +1,253 @@
+//! What the language server knows: the standing runs the daemon sent last, the documents the
+//! editor has open, and where each finding sits now. A finding's lines are taken from its run
+//! the first time its file is edited, then follow every change (moved with the lines around
+//! them) until one of its own lines changes, when it is dropped; a newer run of the workflow
+//! replaces it whole.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use stanley_proto::v1::RunFindings;
+use tower_lsp_server::ls_types::{Diagnostic, TextDocumentContentChangeEvent, Uri};
+
+use crate::lsp::findings;
+use crate::lsp::text::Document;
+
+/// A finding of a standing run: the run's id and the finding's place in its list.
+type Key = (String, usize);
+
+/// Everything the server shows.
+#[derive(Debug)]
+pub(crate) struct State {
+    root: PathBuf,
+    runs: Vec<RunFindings>,
+    /// Open documents by URI, with their repository-relative path.
+    docs: HashMap<Uri, (String, Document)>,
+    /// Findings moved or dropped by edits (`None`: dropped); absent ones sit where their run
+    /// put them.
+    moved: HashMap<Key, Option<(usize, usize)>>,
+    /// The documents diagnostics were last published for.
+    published: HashSet<Uri>,
+}
+
+impl State {
+    pub(crate) fn new(root: PathBuf) -> Self {
+        Self {
+            root,
+            runs: Vec::new(),
+            docs: HashMap::new(),
+            moved: HashMap::new(),
+            published: HashSet::new(),
+        }
+    }
+
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The standing runs changed: positions of runs still standing are kept.
+    pub(crate) fn set_runs(&mut self, runs: Vec<RunFindings>) {
+        let ids: HashSet<String> = runs
+            .iter()
+            .filter_map(|r| r.run.as_ref().map(|s| s.id.clone()))
+            .collect();
+        self.moved.retain(|(id, _), _| ids.contains(id));
+        self.runs = runs;
+    }
+
+    pub(crate) fn open(&mut self, uri: Uri, text: String) {
+        if let Some(path) = findings::relative(&self.root, &uri) {
+            self.docs.insert(uri, (path, Document::new(text)));
+        }
+    }
+
+    /// The editor closed a document: its findings keep the places edits gave them.
+    pub(crate) fn close(&mut self, uri: &Uri) {
+        self.docs.remove(uri);
+    }
+
+    /// Applies the editor's changes to a document and moves or drops its findings.
+    pub(crate) fn change(&mut self, uri: &Uri, changes: &[TextDocumentContentChangeEvent]) {
+        let Some((path, doc)) = self.docs.get_mut(uri) else {
+            return;
+        };
+        let keys: Vec<(Key, (usize, usize))> = self
+            .runs
+            .iter()
+            .filter_map(|r| Some((r.run.as_ref()?.id.clone(), r)))
+            .flat_map(|(id, r)| {
+                r.findings
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.path == *path)
+                    .map(move |(i, f)| ((id.clone(), i), findings::lines_of(f)))
+            })
+            .collect();
+        for change in changes {
+            let lines = doc.apply(change);
+            for (key, original) in &keys {
+                let at = self.moved.entry(key.clone()).or_insert(Some(*original));
+                *at = at.and_then(|(a, b)| lines.map(a, b));
+            }
+        }
+    }
+
+    /// Where a finding sits now (`None`: dropped by an edit).
+    fn lines(&self, id: &str, index: usize, original: (usize, usize)) -> Option<(usize, usize)> {
+        match self.moved.get(&(id.to_owned(), index)) {
+            Some(at) => *at,
+            None => Some(original),
+        }
+    }
+
+    /// Every finding to show, with its document: not marked seen, on a path inside the root,
+    /// and not dropped by an edit.
+    fn shown(&self) -> impl Iterator<Item = (Uri, &RunFindings, usize, (usize, usize))> {
+        self.runs.iter().flat_map(move |r| {
+            let id = r.run.as_ref().map_or("", |s| s.id.as_str());
+            r.findings.iter().enumerate().filter_map(move |(i, f)| {
+                if !f.fingerprint.is_empty() && r.seen.contains(&f.fingerprint) {
+                    return None;
+                }
+                let uri = findings::uri_of(&self.root, &f.path)?;
+                let lines = self.lines(id, i, findings::lines_of(f))?;
+                Some((uri, r, i, lines))
+            })
+        })
+    }
+
+    /// The UTF-16 length of a line of a document: from the open document, else the file.
+    fn line_len(&self, uri: &Uri, line: usize) -> u32 {
+        if let Some((_, doc)) = self.docs.get(uri) {
+            return doc.line_len(line);
+        }
+        uri.to_file_path()
+            .and_then(|p| read_small(&p))
+            .map_or(0, |text| Document::new(text).line_len(line))
+    }
+
+    /// The diagnostics of every document that has some, and an empty list for each document
+    /// that had some when last published; remembers what it returns as published.
+    pub(crate) fn publish(&mut self) -> Vec<(Uri, Vec<Diagnostic>)> {
+        let mut by_uri: HashMap<Uri, Vec<Diagnostic>> = HashMap::new();
+        for (uri, run, index, lines) in self.shown() {
+            let len = self.line_len(&uri, lines.1);
+            if let Some(d) = findings::diagnostic(&self.root, &uri, run, index, lines, len) {
+                by_uri.entry(uri).or_default().push(d);
+            }
+        }
+        for uri in self.published.drain() {
+            by_uri.entry(uri).or_default();
+        }
+        self.published = by_uri
+            .iter()
+            .filter(|(_, d)| !d.is_empty())
+            .map(|(u, _)| u.clone())
+            .collect();
+        let mut out: Vec<(Uri, Vec<Diagnostic>)> = by_uri.into_iter().collect();
+        out.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+        out
+    }
+
+    /// The findings shown on `line` of a document, with their run and place.
+    pub(crate) fn at(&self, uri: &Uri, line: usize) -> Vec<(&RunFindings, usize, (usize, usize))> {
+        self.shown()
+            .filter(|(u, _, _, (a, b))| u == uri && *a <= line && line <= *b)
+            .map(|(_, r, i, lines)| (r, i, lines))
+            .collect()
+    }
+}
+
+/// A file's text when it is a regular file of at most 5 MiB (to measure a line's end).
+fn read_small(path: &Path) -> Option<String> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > 5 * 1024 * 1024 {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stanley_proto::v1::{Finding, RunSummary};
+    use tower_lsp_server::ls_types::{Position, Range};
+
+    fn run(id: &str, findings: &[(&str, u32, u32, &str)]) -> RunFindings {
+        RunFindings {
+            run: Some(RunSummary {
+                id: id.into(),
+                status: "complete".into(),
+                ..RunSummary::default()
+            }),
+            findings: findings
+                .iter()
+                .map(|(path, a, b, fp)| Finding {
+                    workflow: "check".into(),
+                    label: "skip_marker_added".into(),
+                    path: (*path).into(),
+                    start_line: *a,
+                    end_line: *b,
+                    fingerprint: (*fp).into(),
+                    ..Finding::default()
+                })
+                .collect(),
+            seen: Vec::new(),
+        }
+    }
+
+    fn lines(published: &[(Uri, Vec<Diagnostic>)]) -> Vec<(String, Vec<u32>)> {
+        published
+            .iter()
+            .map(|(u, d)| {
+                let name = u.as_str().rsplit('/').next().unwrap_or("").to_owned();
+                (name, d.iter().map(|d| d.range.start.line).collect())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn findings_follow_edits_are_dropped_when_their_lines_change_and_clear_when_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.js"), "1\n2\n3\n4\n5\n").unwrap();
+        let mut state = State::new(root.clone());
+        state.set_runs(vec![run(
+            "r1",
+            &[
+                ("a.js", 2, 2, "x"),
+                ("a.js", 4, 5, "y"),
+                ("b.js", 1, 1, "z"),
+            ],
+        )]);
+        assert_eq!(
+            lines(&state.publish()),
+            [("a.js".into(), vec![1, 3]), ("b.js".into(), vec![0])]
+        );
+        let uri = Uri::from_file_path(root.join("a.js")).unwrap();
+        state.open(uri.clone(), "1\n2\n3\n4\n5\n".into());
+        // A line added at the top moves both; then the first finding's line is edited.
+        let insert = |l: u32, text: &str| TextDocumentContentChangeEvent {
+            range: Some(Range::new(Position::new(l, 0), Position::new(l, 0))),
+            range_length: None,
+            text: text.into(),
+        };
+        state.change(&uri, &[insert(0, "0\n")]);
+        assert_eq!(lines(&state.publish())[0], ("a.js".into(), vec![2, 4]));
+        state.change(&uri, &[insert(2, "edit ")]);
+        assert_eq!(lines(&state.publish())[0], ("a.js".into(), vec![4]));
+        assert_eq!(state.at(&uri, 5).len(), 1, "the range covers lines 4-5");
+        // A newer run of the workflow replaces the old one whole; b.js is cleared.
+        state.set_runs(vec![run("r2", &[("a.js", 1, 1, "x")])]);
+        assert_eq!(
+            lines(&state.publish()),
+            [("a.js".into(), vec![0]), ("b.js".into(), vec![])]
+        );
+        // Marked seen: gone.
+        let mut seen = run("r2", &[("a.js", 1, 1, "x")]);
+        seen.seen = vec!["x".into()];
+        state.set_runs(vec![seen]);
+        assert_eq!(lines(&state.publish()), [("a.js".into(), vec![])]);
+        assert!(state.publish().is_empty(), "nothing left to clear");
+    }
+}
