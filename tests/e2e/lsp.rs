@@ -251,3 +251,57 @@ fn a_daemon_restarted_underneath_is_found_again() {
     assert_ne!(seen["firstRun"], seen["secondRun"]);
     assert_eq!(seen["exit"]["code"], 0);
 }
+
+#[test]
+fn the_documented_neovim_setup_shows_findings_in_neovim() {
+    // Neovim's built-in client with the exact snippet docs/editors.md gives
+    // (tests/clients/lsp/nvim/init.lua), headless; scripts/test installs Debian's neovim.
+    let nvim = Path::new("/usr/bin/nvim");
+    assert!(nvim.exists(), "Neovim is not installed: run scripts/test");
+    let snippet = std::fs::read_to_string(client_dir().join("nvim/init.lua")).unwrap();
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/editors.md"))
+            .unwrap();
+    assert!(
+        docs.contains(&snippet),
+        "docs/editors.md gives the tested snippet"
+    );
+    let (env, repo) = scene();
+    let out_file = repo.outside().join("nvim.json");
+    let mut cmd = env.program(nvim, repo.root());
+    let path = format!(
+        "{}:{}",
+        bin_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    cmd.env("PATH", path)
+        .env("STANLEY_NVIM_OUT", &out_file)
+        .args(["--headless", "-n", "-i", "NONE", "-u"])
+        .arg(client_dir().join("nvim/init.lua"))
+        .arg("test/config.test.js")
+        .arg("-c")
+        .arg(format!(
+            "luafile {}",
+            client_dir().join("nvim/check.lua").display()
+        ));
+    let run = stanley_tests::testenv::run(cmd, None);
+    assert_eq!(run.code, 0, "{run:?}");
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    let diagnostics = seen["diagnostics"].as_array().unwrap();
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d["source"] == "stanley"
+                && d["message"].as_str().unwrap().contains("skip marker")),
+        "{seen:#}"
+    );
+    assert!(seen["hover"].as_str().unwrap().contains("Why"), "{seen:#}");
+    assert!(
+        seen["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a.as_str().unwrap().contains("mark")),
+        "{seen:#}"
+    );
+}
