@@ -253,6 +253,23 @@ fn a_daemon_restarted_underneath_is_found_again() {
 }
 
 #[test]
+fn a_runtime_folder_others_can_open_is_refused_in_one_message() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = crate::check::env();
+    let repo = crate::check::fixture();
+    std::fs::set_permissions(env.runtime_dir(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let seen = drive(&env, &repo, "refused");
+    let message = seen["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("stanley: unavailable error: refusing to talk to the daemon"),
+        "{message}"
+    );
+    assert!(!message.contains('\n'), "{message}");
+    assert_eq!(repo.daemon_pid(), None, "no daemon was started");
+    assert_eq!(seen["exit"]["code"], 0);
+}
+
+#[test]
 fn the_documented_neovim_setup_shows_findings_in_neovim() {
     // Neovim's built-in client with the exact snippet docs/editors.md gives
     // (tests/clients/lsp/nvim/init.lua), headless; scripts/test installs Debian's neovim.

@@ -2,7 +2,8 @@
 // (vscode-languageserver-protocol over vscode-jsonrpc, what VS Code's language client uses), and
 // prints what it saw as one JSON document for tests/e2e/lsp.rs and the bench to judge.
 //
-// node client.mjs <scenario>   scenarios: session, garbage, disconnect, restart, bench
+// node client.mjs <scenario>   scenarios: session, cancel, garbage, disconnect, restart, refused,
+// bench
 // Environment: STANLEYCTL and STANLEY (the binaries), REPO (the repository), CHECK_REQUEST (a
 // request the fake System One routes to check), CRITERIA (a criteria file for stanley.check);
 // everything else is passed on to the server and the command line runs unchanged.
@@ -223,6 +224,10 @@ async function session() {
     arguments: [env.CRITERIA],
     workDoneToken: token,
   });
+  // The end of the progress and the answer travel separately; the end follows soon.
+  await until("the check's progress to end", () =>
+    c.progress.some((p) => p.token === token && p.value.kind === "end"),
+  );
   seen.checkProgress = c.progress.filter((p) => p.token === token).map((p) => p.value);
   // A bad argument is one line.
   try {
@@ -336,6 +341,15 @@ async function restart() {
   await shutdown(c.connection, exited);
 }
 
+async function refused() {
+  // A runtime folder others can open: the server says why in one message and connects nowhere.
+  const { child, exited } = server();
+  const c = connect(child);
+  await initialize(c.connection);
+  seen.message = await until("the refusal", () => c.logs.find((l) => l.includes("refusing")));
+  await shutdown(c.connection, exited);
+}
+
 async function bench() {
   // Time from a run's result reaching the command line to the diagnostics being published.
   const file = "test/config.test.js";
@@ -375,7 +389,7 @@ function rss(pid) {
   }
 }
 
-const scenarios = { session, cancel, garbage, disconnect, restart, bench };
+const scenarios = { session, cancel, garbage, disconnect, restart, refused, bench };
 if (!scenarios[scenario]) fail(`unknown scenario ${scenario}`);
 await scenarios[scenario]();
 clearTimeout(watchdog);
