@@ -186,6 +186,7 @@ fn cancelling_a_review_from_the_editor_stops_it_in_the_daemon() {
     env.jev.set_latency(Duration::from_millis(1500));
     let seen = drive(&env, &repo, "cancel");
     assert_eq!(seen["review"]["error"]["code"], -32800, "{seen:#}");
+    assert_eq!(seen["buttonReview"]["error"]["code"], -32800, "{seen:#}");
     assert_eq!(
         seen["progress"].as_array().unwrap().last().unwrap(),
         "end",

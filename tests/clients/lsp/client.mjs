@@ -269,6 +269,23 @@ async function cancel() {
     c.progress.some((p) => p.token === token && p.value.kind === "end"),
   );
   seen.progress = c.progress.filter((p) => p.token === token).map((p) => p.value.kind);
+  // The progress's cancel button (window/workDoneProgress/cancel) does the same.
+  const button = "review-cancel-button";
+  const second = c.connection
+    .sendRequest(ExecuteCommandRequest.type, {
+      command: "stanley.review",
+      arguments: [],
+      workDoneToken: button,
+    })
+    .then(
+      (r) => ({ result: r }),
+      (e) => ({ error: { code: e.code, message: e.message } }),
+    );
+  await until("the second review's progress", () =>
+    c.progress.some((p) => p.token === button && p.value.kind === "report"),
+  );
+  await c.connection.sendNotification("window/workDoneProgress/cancel", { token: button });
+  seen.buttonReview = await second;
   await shutdown(c.connection, exited);
 }
 

@@ -9,6 +9,7 @@ use serde_json::Value;
 use stanley_cli::daemon::Target;
 use tokio_util::sync::CancellationToken;
 use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::Uri;
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams,
     CodeActionProviderCapability, CodeActionResponse, Command, DidChangeTextDocumentParams,
@@ -67,9 +68,9 @@ impl Shared {
     }
 }
 
-/// Sends every document's diagnostics as the state has them now.
-pub(crate) async fn publish(client: &Client, shared: &Shared) {
-    let all = shared.state().publish();
+/// Sends the diagnostics as the state has them now: every document's, or (`only`) one's.
+pub(crate) async fn publish(client: &Client, shared: &Shared, only: Option<&Uri>) {
+    let all = shared.state().publish(only);
     for (uri, diagnostics) in all {
         client.publish_diagnostics(uri, diagnostics, None).await;
     }
@@ -227,7 +228,7 @@ impl LanguageServer for Backend {
         self.shared
             .state()
             .change(&params.text_document.uri, &params.content_changes);
-        publish(&self.client, &self.shared).await;
+        publish(&self.client, &self.shared, Some(&params.text_document.uri)).await;
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {

@@ -16,6 +16,9 @@ use crate::lsp::text::Document;
 /// A finding of a standing run: the run's id and the finding's place in its list.
 type Key = (String, usize);
 
+/// A finding shown: its run, its place in the run's list, and the 0-based lines it sits on.
+type Shown<'a> = (&'a RunFindings, usize, (usize, usize));
+
 /// Everything the server shows.
 #[derive(Debug)]
 pub(crate) struct State {
@@ -116,41 +119,65 @@ impl State {
         })
     }
 
-    /// The UTF-16 length of a line of a document: from the open document, else the file.
-    fn line_len(&self, uri: &Uri, line: usize) -> u32 {
-        if let Some((_, doc)) = self.docs.get(uri) {
-            return doc.line_len(line);
-        }
-        uri.to_file_path()
-            .and_then(|p| read_small(&p))
-            .map_or(0, |text| Document::new(text).line_len(line))
-    }
-
     /// The diagnostics of every document that has some, and an empty list for each document
-    /// that had some when last published; remembers what it returns as published.
-    pub(crate) fn publish(&mut self) -> Vec<(Uri, Vec<Diagnostic>)> {
-        let mut by_uri: HashMap<Uri, Vec<Diagnostic>> = HashMap::new();
+    /// that had some when last published (with `only`, of that document alone); remembers what
+    /// it returns as published.
+    pub(crate) fn publish(&mut self, only: Option<&Uri>) -> Vec<(Uri, Vec<Diagnostic>)> {
+        let mut by_uri: HashMap<Uri, Vec<Shown<'_>>> = HashMap::new();
         for (uri, run, index, lines) in self.shown() {
-            let len = self.line_len(&uri, lines.1);
-            if let Some(d) = findings::diagnostic(&self.root, &uri, run, index, lines, len) {
-                by_uri.entry(uri).or_default().push(d);
+            if only.is_none_or(|o| *o == uri) {
+                by_uri.entry(uri).or_default().push((run, index, lines));
             }
         }
-        for uri in self.published.drain() {
-            by_uri.entry(uri).or_default();
-        }
-        self.published = by_uri
-            .iter()
-            .filter(|(_, d)| !d.is_empty())
-            .map(|(u, _)| u.clone())
+        let mut out: Vec<(Uri, Vec<Diagnostic>)> = by_uri
+            .into_iter()
+            .map(|(uri, shown)| {
+                // Each line's end from the open document, else from the file, read once.
+                let read;
+                let doc = match self.docs.get(&uri) {
+                    Some((_, doc)) => doc,
+                    None => {
+                        read = Document::new(
+                            uri.to_file_path()
+                                .and_then(|p| read_small(&p))
+                                .unwrap_or_default(),
+                        );
+                        &read
+                    }
+                };
+                let diagnostics = shown
+                    .into_iter()
+                    .filter_map(|(run, index, lines)| {
+                        let len = doc.line_len(lines.1);
+                        findings::diagnostic(&self.root, &uri, run, index, lines, len)
+                    })
+                    .collect();
+                (uri, diagnostics)
+            })
             .collect();
-        let mut out: Vec<(Uri, Vec<Diagnostic>)> = by_uri.into_iter().collect();
+        let had: Vec<Uri> = self
+            .published
+            .iter()
+            .filter(|u| only.is_none_or(|o| o == *u))
+            .filter(|u| !out.iter().any(|(o, _)| o == *u))
+            .cloned()
+            .collect();
+        for uri in had {
+            out.push((uri, Vec::new()));
+        }
+        for (uri, diagnostics) in &out {
+            if diagnostics.is_empty() {
+                self.published.remove(uri);
+            } else {
+                self.published.insert(uri.clone());
+            }
+        }
         out.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
         out
     }
 
     /// The findings shown on `line` of a document, with their run and place.
-    pub(crate) fn at(&self, uri: &Uri, line: usize) -> Vec<(&RunFindings, usize, (usize, usize))> {
+    pub(crate) fn at(&self, uri: &Uri, line: usize) -> Vec<Shown<'_>> {
         self.shown()
             .filter(|(u, _, _, (a, b))| u == uri && *a <= line && line <= *b)
             .map(|(_, r, i, lines)| (r, i, lines))
@@ -221,7 +248,7 @@ mod tests {
             ],
         )]);
         assert_eq!(
-            lines(&state.publish()),
+            lines(&state.publish(None)),
             [("a.js".into(), vec![1, 3]), ("b.js".into(), vec![0])]
         );
         let uri = Uri::from_file_path(root.join("a.js")).unwrap();
@@ -233,21 +260,25 @@ mod tests {
             text: text.into(),
         };
         state.change(&uri, &[insert(0, "0\n")]);
-        assert_eq!(lines(&state.publish())[0], ("a.js".into(), vec![2, 4]));
+        assert_eq!(
+            lines(&state.publish(Some(&uri))),
+            [("a.js".into(), vec![2, 4])],
+            "only the edited document"
+        );
         state.change(&uri, &[insert(2, "edit ")]);
-        assert_eq!(lines(&state.publish())[0], ("a.js".into(), vec![4]));
+        assert_eq!(lines(&state.publish(None))[0], ("a.js".into(), vec![4]));
         assert_eq!(state.at(&uri, 5).len(), 1, "the range covers lines 4-5");
         // A newer run of the workflow replaces the old one whole; b.js is cleared.
         state.set_runs(vec![run("r2", &[("a.js", 1, 1, "x")])]);
         assert_eq!(
-            lines(&state.publish()),
+            lines(&state.publish(None)),
             [("a.js".into(), vec![0]), ("b.js".into(), vec![])]
         );
         // Marked seen: gone.
         let mut seen = run("r2", &[("a.js", 1, 1, "x")]);
         seen.seen = vec!["x".into()];
         state.set_runs(vec![seen]);
-        assert_eq!(lines(&state.publish()), [("a.js".into(), vec![])]);
-        assert!(state.publish().is_empty(), "nothing left to clear");
+        assert_eq!(lines(&state.publish(None)), [("a.js".into(), vec![])]);
+        assert!(state.publish(None).is_empty(), "nothing left to clear");
     }
 }

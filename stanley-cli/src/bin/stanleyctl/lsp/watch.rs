@@ -36,7 +36,7 @@ async fn refresh(client: &Client, shared: &Shared, runs: &mut RunsClient<Channel
     match runs.get_latest_findings(GetLatestFindingsRequest {}).await {
         Ok(answer) => {
             shared.state().set_runs(answer.into_inner().runs);
-            publish(client, shared).await;
+            publish(client, shared, None).await;
             true
         }
         Err(status) => {
