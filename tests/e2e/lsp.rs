@@ -44,7 +44,8 @@ fn drive(env: &TestEnv, repo: &TempRepo, scenario: &str) -> Value {
         .env("STANLEY", bin_dir().join("stanley"))
         .env("REPO", repo.root())
         .env("CHECK_REQUEST", crate::check::REQUEST)
-        .env("CRITERIA", "notes/criteria.md");
+        .env("CRITERIA", "notes/criteria.md")
+        .env("TRIAGE_FILE", "src/lib.rs");
     let out = stanley_tests::testenv::run(cmd, None);
     let seen: Value = serde_json::from_str(out.stdout.trim())
         .unwrap_or_else(|e| panic!("the client printed no report ({e}): {out:?}"));
@@ -251,6 +252,56 @@ fn a_daemon_restarted_underneath_is_found_again() {
     assert_eq!(seen["cli"]["code"], 0, "{seen:#}");
     assert_ne!(seen["firstRun"], seen["secondRun"]);
     assert_eq!(seen["exit"]["code"], 0);
+}
+
+#[test]
+fn triaged_failures_sit_on_the_line_their_stack_names() {
+    let env = crate::triage::env();
+    let relation = [
+        "caused_by_diff",
+        "unrelated_to_diff",
+        "environment_or_infrastructure",
+        "cannot_tell",
+    ];
+    let labels: Vec<String> = relation.iter().map(|s| (*s).to_owned()).collect();
+    env.jev.answer(
+        "relation_to_diff",
+        stanley_tests::fake_jev::choice_answer(
+            &labels,
+            &stanley_tests::fake_jev::ChoiceRule {
+                label: "caused_by_diff".into(),
+                mass: 0.9,
+                confidence: 0.9,
+            },
+        ),
+    );
+    let repo = crate::triage::rust_repo();
+    let out = env.stanley_with_stdin(
+        &repo,
+        &["Triage these test failures", "--json"],
+        Some(crate::triage::fixture("cargo-test.txt").as_bytes()),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    let row = &doc["output"]["data"]["results"][0];
+    let frame = &row["stackLocations"][0];
+    assert_eq!(frame["path"], "src/lib.rs", "{row:#}");
+    let seen = drive(&env, &repo, "triage");
+    let diagnostics = seen["diagnostics"].as_array().unwrap();
+    let caused = diagnostics
+        .iter()
+        .find(|d| {
+            d["message"]
+                .as_str()
+                .unwrap()
+                .contains("failure likely caused by diff")
+        })
+        .unwrap_or_else(|| panic!("{seen:#}"));
+    assert_eq!(
+        caused["line"].as_u64(),
+        frame["line"].as_u64().map(|l| l - 1)
+    );
+    assert_eq!(caused["severity"], 2);
 }
 
 #[test]

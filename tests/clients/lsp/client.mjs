@@ -3,7 +3,7 @@
 // prints what it saw as one JSON document for tests/e2e/lsp.rs and the bench to judge.
 //
 // node client.mjs <scenario>   scenarios: session, cancel, garbage, disconnect, restart, refused,
-// bench
+// triage, bench
 // Environment: STANLEYCTL and STANLEY (the binaries), REPO (the repository), CHECK_REQUEST (a
 // request the fake System One routes to check), CRITERIA (a criteria file for stanley.check);
 // everything else is passed on to the server and the command line runs unchanged.
@@ -358,6 +358,20 @@ async function restart() {
   await shutdown(c.connection, exited);
 }
 
+async function triage() {
+  // The triage run the test made: its failures sit on the repository's file and line.
+  const uri = uriOf(env.TRIAGE_FILE);
+  const { child, exited } = server();
+  const c = connect(child);
+  await initialize(c.connection);
+  const found = await until("the triage's diagnostics", () => {
+    const d = (c.diagnostics.get(uri) || []).filter((x) => x.code === "triage_failures");
+    return d.length > 0 && d;
+  });
+  seen.diagnostics = found.map(brief);
+  await shutdown(c.connection, exited);
+}
+
 async function refused() {
   // A runtime folder others can open: the server says why in one message and connects nowhere.
   const { child, exited } = server();
@@ -406,7 +420,7 @@ function rss(pid) {
   }
 }
 
-const scenarios = { session, cancel, garbage, disconnect, restart, refused, bench };
+const scenarios = { session, cancel, garbage, disconnect, restart, refused, triage, bench };
 if (!scenarios[scenario]) fail(`unknown scenario ${scenario}`);
 await scenarios[scenario]();
 clearTimeout(watchdog);
