@@ -407,6 +407,8 @@ async function bench() {
     seen.latencyMs.push(p.at - ended);
   }
   seen.rssKb = rss(child.pid);
+  seen.diagnosticCount = [...c.diagnostics.values()].reduce((n, d) => n + d.length, 0);
+  seen.files = [...c.diagnostics.values()].filter((d) => d.length > 0).length;
   await shutdown(c.connection, exited);
 }
 

@@ -376,17 +376,42 @@ fn local_page() -> serde_json::Value {
 /// exited) to the editor holding that run's diagnostics, over `WARM_RUNS` runs, and the
 /// server's memory against the daemon's.
 fn language_server() -> serde_json::Value {
+    let mut small = lsp_figures(1, WARM_RUNS);
+    let large = lsp_figures(LSP_FILES, 3);
+    small["withManyFindings"] = json!({
+        "files": large["files"],
+        "diagnostics": large["diagnostics"],
+        "medianRunEndToDiagnosticsMs": large["medianRunEndToDiagnosticsMs"],
+        "lspRssMiB": large["lspRssMiB"],
+        "lspRssOverDaemonRss": large["lspRssOverDaemonRss"],
+    });
+    small
+}
+
+/// Test files with a skipped test each in the bench's many-findings repository.
+const LSP_FILES: usize = 200;
+
+/// The language server's figures over a repository of `files` changed test files (each a
+/// skipped test and removed assertions: deterministic findings), `rounds` runs.
+fn lsp_figures(files: usize, rounds: usize) -> serde_json::Value {
     let mut env = TestEnv::new();
     env.set("STANLEY_LOG", "info");
     env.jev.route("check", "check", 0.9);
-    let repo = TempRepo::with_files(&[(
-        "test/config.test.js",
-        "test('parses', () => {\n  expect(parseConfig('{}')).toEqual({});\n  expect(parseConfig('1')).toEqual(1);\n});\n",
-    )]);
-    repo.write(
-        "test/config.test.js",
-        "test.skip('parses', () => {\n  expect(parseConfig('{}')).toEqual({});\n});\n",
-    );
+    let before = "test('parses', () => {\n  expect(parseConfig('{}')).toEqual({});\n  expect(parseConfig('1')).toEqual(1);\n});\n";
+    let after = "test.skip('parses', () => {\n  expect(parseConfig('{}')).toEqual({});\n});\n";
+    let name = |n: usize| {
+        if n == 0 {
+            "test/config.test.js".to_owned()
+        } else {
+            format!("test/t{n}.test.js")
+        }
+    };
+    let names: Vec<String> = (0..files).map(name).collect();
+    let originals: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), before)).collect();
+    let repo = TempRepo::with_files(&originals);
+    for n in &names {
+        repo.write(n, after);
+    }
     let request = "Check whether these changes fix the crash in parseConfig";
     assert_eq!(env.stanley(&repo, &[request]).code, 0);
     let client = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/lsp");
@@ -400,7 +425,7 @@ fn language_server() -> serde_json::Value {
         .env("STANLEY", stanley_tests::testenv::bin_dir().join("stanley"))
         .env("REPO", repo.root())
         .env("CHECK_REQUEST", request)
-        .env("ROUNDS", WARM_RUNS.to_string());
+        .env("ROUNDS", rounds.to_string());
     let out = run(cmd, None);
     assert_eq!(out.code, 0, "the LSP bench client failed: {out:?}");
     let seen: serde_json::Value = serde_json::from_str(out.stdout.trim()).expect("a report");
@@ -417,6 +442,8 @@ fn language_server() -> serde_json::Value {
         .map(|k| k as f64 / 1024.0);
     let lsp = seen["rssKb"]["rss"].as_f64().map(|k| k / 1024.0);
     json!({
+        "files": seen["files"],
+        "diagnostics": seen["diagnosticCount"],
         "rounds": latency.len(),
         // Negative: the diagnostics were in the editor before the command line had exited.
         "medianRunEndToDiagnosticsMs": latency[latency.len() / 2],
