@@ -337,7 +337,8 @@ fn the_documented_neovim_setup_shows_findings_in_neovim() {
     );
     let (env, repo) = scene();
     let out_file = repo.outside().join("nvim.json");
-    let mut cmd = env.program(nvim, repo.root());
+    // Started outside the repository, as a person opening a file by its path would.
+    let mut cmd = env.program(nvim, repo.outside());
     let path = format!(
         "{}:{}",
         bin_dir().display(),
@@ -347,7 +348,7 @@ fn the_documented_neovim_setup_shows_findings_in_neovim() {
         .env("STANLEY_NVIM_OUT", &out_file)
         .args(["--headless", "-n", "-i", "NONE", "-u"])
         .arg(client_dir().join("nvim/init.lua"))
-        .arg("test/config.test.js")
+        .arg(repo.root().join("test/config.test.js"))
         .arg("-c")
         .arg(format!(
             "luafile {}",

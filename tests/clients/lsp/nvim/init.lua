@@ -10,10 +10,12 @@ vim.api.nvim_create_autocmd("BufReadPost", {
     if git == "" then
       return
     end
+    local root = vim.fn.fnamemodify(git, ":p:h:h")
     stanley = stanley or vim.lsp.start_client({
       name = "stanley",
       cmd = { "stanleyctl", "lsp" },
-      root_dir = vim.fn.fnamemodify(git, ":p:h:h"),
+      cmd_cwd = root,
+      root_dir = root,
     })
     vim.lsp.buf_attach_client(args.buf, stanley)
   end,
