@@ -18,8 +18,10 @@ const MAX_HEADER: usize = 8 * 1024;
 enum Next {
     /// A well-formed message body and the bytes it took.
     Message(Vec<u8>, usize),
-    /// Bytes to drop, and why.
+    /// A framed message whose body is not JSON-RPC: the bytes it took, and why.
     Skip(usize, String),
+    /// Bytes before the next header (however they arrive, said once per stretch).
+    Garbage(usize),
     /// More input is needed.
     More,
 }
@@ -59,7 +61,7 @@ fn well_formed(body: &[u8]) -> Result<(), String> {
 fn next(buf: &[u8]) -> Next {
     let Some(end) = find(buf, b"\r\n\r\n") else {
         return if buf.len() > MAX_HEADER {
-            Next::Skip(resync(buf, 1), "a header longer than 8 KiB".to_owned())
+            Next::Garbage(resync(buf, 1))
         } else {
             Next::More
         };
@@ -73,10 +75,7 @@ fn next(buf: &[u8]) -> Next {
             .flatten()
     });
     let Some(length) = length.filter(|n| *n <= MAX_BODY) else {
-        return Next::Skip(
-            resync(buf, 1),
-            "input that is not an LSP header with a Content-Length of at most 64 MiB".to_owned(),
-        );
+        return Next::Garbage(resync(buf, 1));
     };
     let start = end + 4;
     if buf.len() < start + length {
@@ -98,10 +97,21 @@ pub(crate) async fn filter(
 ) {
     let mut buf: Vec<u8> = Vec::new();
     let mut chunk = vec![0u8; 64 * 1024];
+    let mut in_garbage = false;
     'reading: loop {
         loop {
             match next(&buf) {
+                Next::Garbage(used) => {
+                    if !in_garbage {
+                        stanley_cli::errln!(
+                            "stanleyctl: skipped a malformed message: input that is not an LSP header with a Content-Length of at most 64 MiB"
+                        );
+                    }
+                    in_garbage = true;
+                    buf.drain(..used.max(1).min(buf.len()));
+                }
                 Next::Message(body, used) => {
+                    in_garbage = false;
                     let frame = format!("Content-Length: {}\r\n\r\n", body.len());
                     if output.write_all(frame.as_bytes()).await.is_err()
                         || output.write_all(&body).await.is_err()
@@ -111,6 +121,7 @@ pub(crate) async fn filter(
                     buf.drain(..used);
                 }
                 Next::Skip(used, why) => {
+                    in_garbage = false;
                     stanley_cli::errln!("stanleyctl: skipped a malformed message: {why}");
                     buf.drain(..used.max(1).min(buf.len()));
                 }
@@ -139,7 +150,7 @@ mod tests {
                     out.push(String::from_utf8(body).unwrap());
                     buf.drain(..used);
                 }
-                Next::Skip(used, _) => {
+                Next::Skip(used, _) | Next::Garbage(used) => {
                     buf.drain(..used.max(1).min(buf.len()));
                 }
                 Next::More => return out,

@@ -11,7 +11,7 @@ use stanley_proto::v1::RunFindings;
 use tower_lsp_server::ls_types::{Diagnostic, TextDocumentContentChangeEvent, Uri};
 
 use crate::lsp::findings;
-use crate::lsp::text::Document;
+use crate::lsp::text::{Document, line_change};
 
 /// A finding of a standing run: the run's id and the finding's place in its list.
 type Key = (String, usize);
@@ -49,12 +49,47 @@ impl State {
     }
 
     /// The standing runs changed: positions of runs still standing are kept.
+    /// A run that arrives while a document it names has unsaved edits read the file as saved:
+    /// its findings there are moved through the difference between the file and the document
+    /// at once (or dropped where the lines differ).
     pub(crate) fn set_runs(&mut self, runs: Vec<RunFindings>) {
         let ids: HashSet<String> = runs
             .iter()
             .filter_map(|r| r.run.as_ref().map(|s| s.id.clone()))
             .collect();
+        let known: HashSet<String> = self
+            .runs
+            .iter()
+            .filter_map(|r| r.run.as_ref().map(|s| s.id.clone()))
+            .collect();
         self.moved.retain(|(id, _), _| ids.contains(id));
+        for (uri, (path, doc)) in &self.docs {
+            let mut change = None;
+            for run in &runs {
+                let Some(id) = run
+                    .run
+                    .as_ref()
+                    .map(|s| &s.id)
+                    .filter(|id| !known.contains(*id))
+                else {
+                    continue;
+                };
+                for (i, f) in run.findings.iter().enumerate() {
+                    if f.path != *path {
+                        continue;
+                    }
+                    let lines = change.get_or_insert_with(|| {
+                        let saved = uri
+                            .to_file_path()
+                            .and_then(|p| read_small(&p))
+                            .unwrap_or_default();
+                        line_change(&saved, doc.text())
+                    });
+                    let (a, b) = findings::lines_of(f);
+                    self.moved.insert((id.clone(), i), lines.map(a, b));
+                }
+            }
+        }
         self.runs = runs;
     }
 
@@ -268,7 +303,9 @@ mod tests {
         state.change(&uri, &[insert(2, "edit ")]);
         assert_eq!(lines(&state.publish(None))[0], ("a.js".into(), vec![4]));
         assert_eq!(state.at(&uri, 5).len(), 1, "the range covers lines 4-5");
-        // A newer run of the workflow replaces the old one whole; b.js is cleared.
+        // A newer run of the workflow replaces the old one whole; b.js is cleared. (The
+        // document is closed first: a run is placed where it put its findings.)
+        state.close(&uri);
         state.set_runs(vec![run("r2", &[("a.js", 1, 1, "x")])]);
         assert_eq!(
             lines(&state.publish(None)),
@@ -280,5 +317,24 @@ mod tests {
         state.set_runs(vec![seen]);
         assert_eq!(lines(&state.publish(None)), [("a.js".into(), vec![])]);
         assert!(state.publish(None).is_empty(), "nothing left to clear");
+    }
+
+    #[test]
+    fn a_run_that_read_the_saved_file_is_placed_in_the_unsaved_document() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.js"), "1\n2\n3\n4\n").unwrap();
+        let mut state = State::new(root.clone());
+        let uri = Uri::from_file_path(root.join("a.js")).unwrap();
+        // Two lines typed at the top, not saved: the run's lines 2 and 3 are the document's 4
+        // and 5.
+        state.open(uri.clone(), "new\nnew\n1\n2\n3\n4\n".into());
+        let found = [("a.js", 2, 2, "x"), ("a.js", 3, 3, "y")];
+        state.set_runs(vec![run("r1", &found)]);
+        assert_eq!(lines(&state.publish(None)), [("a.js".into(), vec![3, 4])]);
+        // Line 3 edited, not saved: the finding on it is dropped, the other stays.
+        state.open(uri.clone(), "1\n2\nTHREE\n4\n".into());
+        state.set_runs(vec![run("r2", &found)]);
+        assert_eq!(lines(&state.publish(None)), [("a.js".into(), vec![1])]);
     }
 }

@@ -42,6 +42,10 @@ impl Document {
     }
 
     /// The length in UTF-16 code units of 0-based line `line` (0 past the end).
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
     pub(crate) fn line_len(&self, line: usize) -> u32 {
         self.text.split('\n').nth(line).map_or(0, |l| {
             l.trim_end_matches('\r').encode_utf16().count() as u32
@@ -95,7 +99,7 @@ impl Document {
 
 /// The lines that differ between `old` and `new`: the longest common run of whole lines at the
 /// start and at the end (never overlapping).
-fn line_change(old: &str, new: &str) -> LineChange {
+pub(crate) fn line_change(old: &str, new: &str) -> LineChange {
     let a: Vec<&str> = old.split('\n').collect();
     let b: Vec<&str> = new.split('\n').collect();
     let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
