@@ -168,6 +168,13 @@ fn an_editor_sees_findings_follows_edits_and_runs_commands_with_progress() {
     assert_eq!(kinds.first(), Some(&"begin"), "{kinds:?}");
     assert_eq!(kinds.last(), Some(&"end"), "{kinds:?}");
     assert!(kinds.contains(&"report"), "{kinds:?}");
+    // A review too, its progress under a token the server made (the editor gave none).
+    assert_eq!(seen["review"]["workflow"], "review", "{seen:#}");
+    let review: Vec<&Value> = seen["reviewProgress"].as_array().unwrap().iter().collect();
+    assert_eq!(review.first().unwrap()["kind"], "begin", "{review:?}");
+    assert!(review.iter().all(|p| p["token"] == review[0]["token"]));
+    assert!(review[0]["token"].as_str().unwrap().starts_with("stanley-"));
+    assert!(review.iter().any(|p| p["kind"] == "end"), "{review:?}");
     // A file outside the repository is refused with one line.
     assert_eq!(seen["refused"]["code"], -32602, "{seen:#}");
     assert!(

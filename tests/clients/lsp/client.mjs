@@ -229,6 +229,16 @@ async function session() {
     c.progress.some((p) => p.token === token && p.value.kind === "end"),
   );
   seen.checkProgress = c.progress.filter((p) => p.token === token).map((p) => p.value);
+  // A review from the editor, with progress under a token the server asks the editor for.
+  const reviewFrom = c.progress.length;
+  seen.review = await c.connection.sendRequest(ExecuteCommandRequest.type, {
+    command: "stanley.review",
+    arguments: [],
+  });
+  await until("the review's progress to end", () =>
+    c.progress.slice(reviewFrom).some((p) => p.value.kind === "end"),
+  );
+  seen.reviewProgress = c.progress.slice(reviewFrom).map((p) => ({ token: p.token, kind: p.value.kind }));
   // A bad argument is one line.
   try {
     await c.connection.sendRequest(ExecuteCommandRequest.type, {
