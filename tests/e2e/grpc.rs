@@ -795,3 +795,83 @@ async fn grpcurl_lists_and_calls_the_daemon_with_default_settings() {
     d.stop.send(()).unwrap();
     d.task.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn a_watcher_hears_each_run_end_and_reads_the_standing_findings() {
+    use stanley_proto::v1::runs_client::RunsClient;
+    use stanley_proto::v1::{
+        GetLatestFindingsRequest, MarkFindingSeenRequest, WatchRunsRequest, watch_runs_response,
+    };
+    let repo = crate::check::fixture();
+    let jev = FakeJev::start().await;
+    jev.route("check", "check", 0.9);
+    let d = start(&repo).await;
+    let channel = stanley_proto::connect::connect(&d.socket).await.unwrap();
+    let mut runs = RunsClient::new(channel);
+    let mut events = runs
+        .watch_runs(WatchRunsRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    let none = runs
+        .get_latest_findings(GetLatestFindingsRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(none.runs.is_empty());
+    let mut c = client(&d).await;
+    let result = final_result(
+        &mut c,
+        PromptRequest {
+            request: crate::check::REQUEST.into(),
+            env: env(&jev),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(result.exit_code, 0, "{result:?}");
+    // The run's end, with the same typed findings the requester got.
+    let Some(watch_runs_response::Event::Ended(ended)) =
+        events.message().await.unwrap().unwrap().event
+    else {
+        panic!("the first event is a run's end");
+    };
+    assert_eq!(ended.run.as_ref().unwrap().id, result.run_id);
+    assert_eq!(ended.findings, result.findings);
+    let standing = runs
+        .get_latest_findings(GetLatestFindingsRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(standing.runs.len(), 1);
+    assert_eq!(standing.runs[0].findings, result.findings);
+    // Marked seen: kept, announced, and refused for a fingerprint the run does not have.
+    let fp = result.findings[0].fingerprint.clone();
+    let marked = runs
+        .mark_finding_seen(MarkFindingSeenRequest {
+            run_id: result.run_id.clone(),
+            fingerprint: fp.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(marked.seen, std::slice::from_ref(&fp));
+    let Some(watch_runs_response::Event::Seen(seen)) =
+        events.message().await.unwrap().unwrap().event
+    else {
+        panic!("then the mark");
+    };
+    assert_eq!(seen.seen, [fp]);
+    let refused = runs
+        .mark_finding_seen(MarkFindingSeenRequest {
+            run_id: result.run_id.clone(),
+            fingerprint: "fp_nothing".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::InvalidArgument);
+    // The stream ends when the daemon stops.
+    d.stop.send(()).unwrap();
+    assert!(matches!(events.message().await, Ok(None) | Err(_)));
+    d.task.await.unwrap().unwrap();
+}

@@ -19,6 +19,7 @@ mod hooks;
 mod host_isolation;
 mod layering;
 mod lifecycle;
+mod lsp;
 mod real_claude;
 mod real_pi;
 mod records;

@@ -116,7 +116,13 @@ impl TestEnv {
 
     /// A command for one of the binaries with the hermetic environment.
     pub fn command(&self, bin: &str, cwd: &Path) -> Command {
-        let mut cmd = Command::new(bin_dir().join(bin));
+        self.program(&bin_dir().join(bin), cwd)
+    }
+
+    /// Any program (a test client that starts the binaries itself) with the same hermetic
+    /// environment as [`TestEnv::command`].
+    pub fn program(&self, program: &Path, cwd: &Path) -> Command {
+        let mut cmd = Command::new(program);
         cmd.current_dir(cwd)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())

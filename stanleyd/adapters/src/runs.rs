@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use stanley_workflows::runs::{
-    Kept, RESULT_FILE, Retention, RunSummary, SUMMARY_FILE, SUMMARY_SCHEMA, stamp_of, to_prune,
+    Kept, RESULT_FILE, Retention, RunSummary, SEEN_FILE, SUMMARY_FILE, SUMMARY_SCHEMA, stamp_of,
+    to_prune,
 };
 
 use crate::clock::parse_rfc3339;
@@ -176,6 +177,38 @@ pub fn read(root: &Path, id: &str) -> io::Result<(RunSummary, Value)> {
     Ok((summary_of(root, &id), result))
 }
 
+/// The fingerprints a person marked seen in run `id` (`seen.json`; none when absent or damaged).
+pub fn seen(root: &Path, id: &str) -> Vec<String> {
+    if !valid_id(id) {
+        return Vec::new();
+    }
+    read_json(&runs_dir(root).join(id).join(SEEN_FILE))
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default()
+}
+
+/// Adds `fingerprint` to run `id`'s seen list and returns the list. NotFound for a run that is
+/// not one of Stanley's folders; the caller serializes writers.
+pub fn mark_seen(root: &Path, id: &str, fingerprint: &str) -> io::Result<Vec<String>> {
+    if let Some(why) = refused(root) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, why));
+    }
+    let dir = runs_dir(root).join(id);
+    if !valid_id(id) || !ours(&dir) {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("no run {id}"),
+        ));
+    }
+    let mut seen = seen(root, id);
+    if !seen.iter().any(|s| s == fingerprint) {
+        seen.push(fingerprint.to_owned());
+        let bytes = serde_json::to_vec_pretty(&seen).map_err(io::Error::other)?;
+        crate::records::write_atomic(&dir.join(SEEN_FILE), &bytes)?;
+    }
+    Ok(seen)
+}
+
 /// Removes the runs `retention` lets go (never one in `active`, and never one `is_active` says
 /// is running when it comes to removing it), and returns their ids.
 pub fn prune(
@@ -230,6 +263,25 @@ mod tests {
             });
             fs::write(dir.join(SUMMARY_FILE), s.to_string()).unwrap();
         }
+    }
+
+    #[test]
+    fn seen_fingerprints_are_kept_once_in_the_run_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        folder(root, "review-20261101T000000Z-aaaaaa", Some("complete"));
+        let id = "review-20261101T000000Z-aaaaaa";
+        assert!(seen(root, id).is_empty());
+        assert_eq!(mark_seen(root, id, "fp1").unwrap(), ["fp1"]);
+        assert_eq!(mark_seen(root, id, "fp2").unwrap(), ["fp1", "fp2"]);
+        assert_eq!(mark_seen(root, id, "fp1").unwrap(), ["fp1", "fp2"]);
+        assert_eq!(seen(root, id), ["fp1", "fp2"]);
+        let err = mark_seen(root, "review-20261101T000000Z-ffffff", "fp1").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        assert_eq!(
+            mark_seen(root, "../x", "fp1").unwrap_err().kind(),
+            io::ErrorKind::NotFound
+        );
     }
 
     #[test]

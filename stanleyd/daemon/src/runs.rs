@@ -11,12 +11,14 @@ use stanley_adapters::{FsRecorder, SystemClock};
 use stanley_core::{RequestUsage, Tally};
 use stanley_proto::v1::runs_server::Runs;
 use stanley_proto::v1::{
-    ExportRunRequest, ExportRunResponse, GetRunRequest, GetRunResponse, ListRunsRequest,
-    ListRunsResponse,
+    ExportRunRequest, ExportRunResponse, GetLatestFindingsRequest, GetLatestFindingsResponse,
+    GetRunRequest, GetRunResponse, ListRunsRequest, ListRunsResponse, MarkFindingSeenRequest,
+    MarkFindingSeenResponse, RunFindings, WatchRunsRequest, WatchRunsResponse, watch_runs_response,
 };
 use stanley_workflows::ports::{Clock, Redactor, RunRecorder};
 use stanley_workflows::run::run_id;
 use stanley_workflows::runs::{RESULT_FILE, RunError, RunSummary, SUMMARY_FILE, SUMMARY_SCHEMA};
+use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use crate::error::RequestError;
@@ -187,7 +189,24 @@ pub(crate) fn record(
         tracing::warn!(run = %id, error = %failure, "the run's summary could not be written");
         return None;
     }
+    // Every watcher hears of it (none listening is fine): an editor refreshes its diagnostics.
+    let _ = state.run_events.send(WatchRunsResponse {
+        event: Some(watch_runs_response::Event::Ended(RunFindings {
+            run: Some(typed(&summary)),
+            findings: finished.result.findings.clone(),
+            seen: Vec::new(),
+        })),
+    });
     Some(id)
+}
+
+/// A stored run with its typed findings (from its result document) and the ones marked seen.
+fn with_findings(root: &std::path::Path, summary: &RunSummary, result: &Value) -> RunFindings {
+    RunFindings {
+        run: Some(typed(summary)),
+        findings: crate::typed::findings(&result["document"]["output"], &summary.workflow),
+        seen: stored::seen(root, &summary.run_id),
+    }
 }
 
 /// Prunes `.stanley/runs/` by the request's retention on a blocking thread, after the answer;
@@ -253,11 +272,19 @@ fn typed(s: &RunSummary) -> stanley_proto::v1::RunSummary {
 /// The service implementation.
 pub(crate) struct RunsService {
     state: Arc<DaemonState>,
+    /// Held while a `seen.json` is read and written, so two marks never lose one another.
+    marking: tokio::sync::Mutex<()>,
 }
+
+/// Events a `WatchRuns` stream holds for a client that reads slowly.
+const WATCH_BUFFER: usize = 16;
 
 impl RunsService {
     pub(crate) fn new(state: Arc<DaemonState>) -> Self {
-        Self { state }
+        Self {
+            state,
+            marking: tokio::sync::Mutex::new(()),
+        }
     }
 
     async fn read(&self, id: String) -> Result<(RunSummary, Value), Status> {
@@ -300,7 +327,11 @@ impl Runs for RunsService {
         request: Request<GetRunRequest>,
     ) -> Result<Response<GetRunResponse>, Status> {
         let (summary, result) = self.read(request.into_inner().id).await?;
+        let RunFindings { findings, seen, .. } =
+            with_findings(&self.state.config.files.root, &summary, &result);
         Ok(Response::new(GetRunResponse {
+            findings,
+            seen,
             run: Some(typed(&summary)),
             human: result["human"].as_str().unwrap_or("").to_owned(),
             document_json: if result["document"].is_null() {
@@ -343,5 +374,101 @@ impl Runs for RunsService {
             serde_json::to_string_pretty(&log).unwrap_or_default()
         };
         Ok(Response::new(ExportRunResponse { text }))
+    }
+
+    async fn get_latest_findings(
+        &self,
+        _request: Request<GetLatestFindingsRequest>,
+    ) -> Result<Response<GetLatestFindingsResponse>, Status> {
+        let root = self.state.config.files.root.clone();
+        if let Some(why) = stored::refused(&root) {
+            return Err(RequestError::input(why).into());
+        }
+        let runs = tokio::task::spawn_blocking(move || {
+            let all = stored::list(&root);
+            stanley_workflows::runs::standing(&all)
+                .into_iter()
+                .filter_map(|s| {
+                    let (summary, result) = stored::read(&root, &s.run_id).ok()?;
+                    Some(with_findings(&root, &summary, &result))
+                })
+                .collect()
+        })
+        .await
+        .map_err(|e| RequestError::internal(e.to_string()))?;
+        Ok(Response::new(GetLatestFindingsResponse { runs }))
+    }
+
+    type WatchRunsStream = ReceiverStream<Result<WatchRunsResponse, Status>>;
+
+    async fn watch_runs(
+        &self,
+        _request: Request<WatchRunsRequest>,
+    ) -> Result<Response<Self::WatchRunsStream>, Status> {
+        let mut events = self.state.run_events.subscribe();
+        let stop = self.state.stop_token();
+        let (tx, rx) = tokio::sync::mpsc::channel(WATCH_BUFFER);
+        tokio::spawn(async move {
+            loop {
+                let event = tokio::select! {
+                    // The stream ends when the daemon stops, so the drain is not held up.
+                    () = stop.cancelled() => return,
+                    () = tx.closed() => return,
+                    event = events.recv() => event,
+                };
+                match event {
+                    Ok(event) => {
+                        if tx.send(Ok(event)).await.is_err() {
+                            return;
+                        }
+                    }
+                    // Missed events: the next one still says "read again", which is all a
+                    // watcher needs.
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+
+    async fn mark_finding_seen(
+        &self,
+        request: Request<MarkFindingSeenRequest>,
+    ) -> Result<Response<MarkFindingSeenResponse>, Status> {
+        let MarkFindingSeenRequest {
+            run_id,
+            fingerprint,
+        } = request.into_inner();
+        if run_id == "latest" || run_id.is_empty() {
+            return Err(RequestError::usage("name the run by its id, not `latest`").into());
+        }
+        let _held = self.marking.lock().await;
+        let (summary, result) = self.read(run_id.clone()).await?;
+        let root = self.state.config.files.root.clone();
+        let mut found = with_findings(&root, &summary, &result);
+        if fingerprint.is_empty() || !found.findings.iter().any(|f| f.fingerprint == fingerprint) {
+            return Err(RequestError::usage(format!(
+                "run {run_id} has no finding with fingerprint {fingerprint:?}"
+            ))
+            .into());
+        }
+        let (id, fp) = (run_id.clone(), fingerprint.clone());
+        let seen = tokio::task::spawn_blocking(move || stored::mark_seen(&root, &id, &fp))
+            .await
+            .map_err(|e| RequestError::internal(e.to_string()))?
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => {
+                    Status::from(RequestError::not_found(e.to_string()))
+                }
+                std::io::ErrorKind::InvalidInput => RequestError::input(e.to_string()).into(),
+                _ => RequestError::internal(e.to_string()).into(),
+            })?;
+        tracing::info!(run = %run_id, fingerprint = %fingerprint, "finding marked seen");
+        found.seen = seen.clone();
+        let _ = self.state.run_events.send(WatchRunsResponse {
+            event: Some(watch_runs_response::Event::Seen(found)),
+        });
+        Ok(Response::new(MarkFindingSeenResponse { seen }))
     }
 }

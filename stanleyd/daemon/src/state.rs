@@ -89,6 +89,9 @@ impl CacheStore for SledJudgments {
     }
 }
 
+/// Run events kept for a slow `WatchRuns` listener before it is told it missed some.
+const RUN_EVENTS: usize = 64;
+
 /// What every request shares.
 pub(crate) struct DaemonState {
     pub(crate) config: DaemonConfig,
@@ -128,6 +131,9 @@ pub(crate) struct DaemonState {
     pub(crate) flow_run: Mutex<Option<Cancel>>,
     /// The local web page, while it serves.
     pub(crate) ui: crate::ui::UiSlot,
+    /// Run events for `Runs.WatchRuns`: a run ended, a finding was marked seen. Sent whether or
+    /// not anyone listens; a listener that falls behind is told to read the findings again.
+    pub(crate) run_events: tokio::sync::broadcast::Sender<stanley_proto::v1::WatchRunsResponse>,
     pub(crate) started: Instant,
     last_activity: Mutex<Instant>,
     active: AtomicUsize,
@@ -267,6 +273,7 @@ impl DaemonState {
             repo: tokio::sync::Mutex::new(None),
             flow_run: Mutex::new(None),
             ui: crate::ui::UiSlot::default(),
+            run_events: tokio::sync::broadcast::channel(RUN_EVENTS).0,
             started: Instant::now(),
             last_activity: Mutex::new(Instant::now()),
             active: AtomicUsize::new(0),

@@ -32,20 +32,44 @@ fn severity(text: Option<&str>) -> v1::Severity {
     }
 }
 
-fn finding(workflow: &str, f: &Value) -> v1::Finding {
+/// Where a finding without a path of its own points in the repository: the first stack frame of
+/// the result row it is about that resolved to a tracked file (triage's failures), as (path,
+/// line).
+fn located_by_row(results: &Value, id: &str) -> Option<(String, u32)> {
+    let row = results.as_array()?.iter().find(|r| r["id"] == id)?;
+    row["stackLocations"].as_array()?.iter().find_map(|l| {
+        (l["tracked"] == true).then(|| {
+            (
+                l["path"].as_str().unwrap_or("").to_owned(),
+                l["line"]
+                    .as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .unwrap_or(0),
+            )
+        })
+    })
+}
+
+fn finding(workflow: &str, f: &Value, results: &Value) -> v1::Finding {
     let detail = f["detail"].as_object();
     let confidence = ["probability", "p", "confidence"]
         .iter()
         .find_map(|k| detail.and_then(|d| d.get(*k)).and_then(Value::as_f64))
         .unwrap_or(0.0);
     let label = f["flag"].as_str().unwrap_or("");
-    let (start_line, end_line) = line_range(f["lines"].as_str());
+    let (mut start_line, mut end_line) = line_range(f["lines"].as_str());
+    let mut path = f["path"].as_str().unwrap_or("").to_owned();
+    if path.is_empty()
+        && let Some((at, line)) = located_by_row(results, f["id"].as_str().unwrap_or(""))
+    {
+        (path, start_line, end_line) = (at, line, line);
+    }
     v1::Finding {
         workflow: workflow.to_owned(),
         label: label.to_owned(),
         severity: severity(f["severity"].as_str()) as i32,
         confidence,
-        path: f["path"].as_str().unwrap_or("").to_owned(),
+        path,
         start_line,
         end_line,
         message: stanley_workflows::result::finding_message(label, detail),
@@ -90,17 +114,23 @@ pub(crate) fn coverage(c: &Value) -> v1::Coverage {
     }
 }
 
+/// The typed findings of a document's `output` (a result's, or a stored run's).
+pub(crate) fn findings(output: &Value, workflow: &str) -> Vec<v1::Finding> {
+    let results = &output["data"]["results"];
+    output["data"]["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| finding(workflow, f, results))
+        .collect()
+}
+
 /// Fills the typed fields of `result` from `output`.
 pub(crate) fn fill(result: &mut v1::Result, output: &Value, workflow: &str, run_id: &str) {
     let data = &output["data"];
     result.workflow = workflow.to_owned();
     result.run_id = run_id.to_owned();
-    result.findings = data["findings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|f| finding(workflow, f))
-        .collect();
+    result.findings = findings(output, workflow);
     result.coverage = data["coverage"]
         .as_object()
         .map(|_| coverage(&data["coverage"]));
@@ -156,5 +186,32 @@ mod tests {
         assert_eq!(result.coverage.unwrap().judged, 2);
         assert_eq!(result.limits.len(), 1);
         assert_eq!(result.run_id, "2026-11-30T19-00-00Z-check-abc123");
+    }
+
+    #[test]
+    fn a_failure_is_located_at_its_first_frame_in_the_repository() {
+        let output = json!({"data": {
+            "findings": [
+                {"flag": "failure_likely_caused_by_diff", "id": "f_1", "source": "jev", "severity": "warn"},
+                {"flag": "environment_signature", "id": "f_2", "source": "deterministic", "severity": "info"}
+            ],
+            "results": [
+                {"id": "f_1", "stackLocations": [
+                    {"path": "/usr/lib/node/x.js", "line": 9, "tracked": false},
+                    {"path": "src/config.js", "line": 12, "tracked": true}
+                ]},
+                {"id": "f_2", "stackLocations": []}
+            ]
+        }});
+        let found = findings(&output, "triage_failures");
+        assert_eq!(
+            (
+                found[0].path.as_str(),
+                found[0].start_line,
+                found[0].end_line
+            ),
+            ("src/config.js", 12, 12)
+        );
+        assert_eq!((found[1].path.as_str(), found[1].start_line), ("", 0));
     }
 }

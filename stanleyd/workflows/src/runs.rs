@@ -13,6 +13,8 @@ pub const SUMMARY_SCHEMA: &str = "stanley.run-summary/v1";
 pub const SUMMARY_FILE: &str = "summary.json";
 /// The result as it was sent (`{document, human}`), in a run folder.
 pub const RESULT_FILE: &str = "result.json";
+/// The fingerprints of a run's findings a person marked seen, in the run's folder.
+pub const SEEN_FILE: &str = "seen.json";
 /// Runs kept when the request does not say (`STANLEY_RUNS_KEEP`).
 pub const DEFAULT_KEEP: usize = 200;
 /// Days a run is kept when the request does not say (`STANLEY_RUNS_MAX_AGE_DAYS`).
@@ -134,9 +136,59 @@ pub fn to_prune(
         .collect()
 }
 
+/// The statuses of a run that says what stands: it finished and decided something. An error,
+/// a run in progress or one that was not supported tells nothing new about the code.
+const STANDING: [&str; 3] = ["complete", "incomplete", "budget_exhausted"];
+
+/// The runs whose findings stand now (the policy behind `Runs.GetLatestFindings`,
+/// `standing-findings-policy@1`): for each workflow, its newest run that finished, in the order
+/// given (newest first). A newer run of a workflow replaces its older one whole, so a finding
+/// fixed since is gone; runs of other workflows stand beside it.
+pub fn standing(runs_newest_first: &[RunSummary]) -> Vec<&RunSummary> {
+    let mut seen = std::collections::HashSet::new();
+    runs_newest_first
+        .iter()
+        .filter(|r| !r.workflow.is_empty() && STANDING.contains(&r.status.as_str()))
+        .filter(|r| seen.insert(r.workflow.as_str()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn summary(id: &str, workflow: &str, status: &str) -> RunSummary {
+        RunSummary {
+            schema: SUMMARY_SCHEMA.into(),
+            run_id: id.into(),
+            started_at: String::new(),
+            finished_at: String::new(),
+            duration_ms: 0,
+            request: String::new(),
+            workflow: workflow.into(),
+            status: status.into(),
+            exit_code: 0,
+            delegated: false,
+            error: None,
+            coverage: None,
+            findings: 0,
+            usage: Value::Null,
+        }
+    }
+
+    #[test]
+    fn the_newest_finished_run_of_each_workflow_stands() {
+        let runs = [
+            summary("r5", "review", "error"),
+            summary("r4", "review", "incomplete"),
+            summary("r3", "", "complete"),
+            summary("c2", "check", "running"),
+            summary("r2", "review", "complete"),
+            summary("c1", "check", "complete"),
+        ];
+        let ids: Vec<&str> = standing(&runs).iter().map(|r| r.run_id.as_str()).collect();
+        assert_eq!(ids, ["r4", "c1"]);
+    }
 
     #[test]
     fn a_run_id_carries_its_time() {

@@ -2,7 +2,9 @@
 //! a zero-latency fake System One, measures the median warm `stanley "Summarize what changed"
 //! --json` against `git diff` on the same tree, the cold (daemon not running) to warm ratio, and
 //! the idle daemon's RSS, and (among the rest) the local page's renders against `stanleyctl runs
-//! list`. Writes `target/bench/foundation.json` and prints it.
+//! list` and the language server's run-end-to-diagnostics time and memory (`stanley-bench lsp`
+//! measures only those and merges them into the last report). Writes
+//! `target/bench/foundation.json` and prints it.
 //!
 //! Build the binaries in the same profile first, e.g.
 //! `cargo build --release --bins && cargo run --release -p stanley-tests --bin stanley-bench`.
@@ -369,7 +371,103 @@ fn local_page() -> serde_json::Value {
     })
 }
 
+/// The language server (`stanleyctl lsp`) under the official LSP client
+/// (`tests/clients/lsp/client.mjs bench`): the time from a command-line run's end (its process
+/// exited) to the editor holding that run's diagnostics, over `WARM_RUNS` runs, and the
+/// server's memory against the daemon's.
+fn language_server() -> serde_json::Value {
+    let mut small = lsp_figures(1, WARM_RUNS);
+    let large = lsp_figures(LSP_FILES, 3);
+    small["withManyFindings"] = json!({
+        "files": large["files"],
+        "diagnostics": large["diagnostics"],
+        "medianRunEndToDiagnosticsMs": large["medianRunEndToDiagnosticsMs"],
+        "lspRssMiB": large["lspRssMiB"],
+        "lspRssOverDaemonRss": large["lspRssOverDaemonRss"],
+    });
+    small
+}
+
+/// Test files with a skipped test each in the bench's many-findings repository.
+const LSP_FILES: usize = 200;
+
+/// The language server's figures over a repository of `files` changed test files (each a
+/// skipped test and removed assertions: deterministic findings), `rounds` runs.
+fn lsp_figures(files: usize, rounds: usize) -> serde_json::Value {
+    let mut env = TestEnv::new();
+    env.set("STANLEY_LOG", "info");
+    env.jev.route("check", "check", 0.9);
+    let before = "test('parses', () => {\n  expect(parseConfig('{}')).toEqual({});\n  expect(parseConfig('1')).toEqual(1);\n});\n";
+    let after = "test.skip('parses', () => {\n  expect(parseConfig('{}')).toEqual({});\n});\n";
+    let name = |n: usize| {
+        if n == 0 {
+            "test/config.test.js".to_owned()
+        } else {
+            format!("test/t{n}.test.js")
+        }
+    };
+    let names: Vec<String> = (0..files).map(name).collect();
+    let originals: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), before)).collect();
+    let repo = TempRepo::with_files(&originals);
+    for n in &names {
+        repo.write(n, after);
+    }
+    let request = "Check whether these changes fix the crash in parseConfig";
+    assert_eq!(env.stanley(&repo, &[request]).code, 0);
+    let client = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/lsp");
+    let mut cmd = env.program(std::path::Path::new("node"), repo.root());
+    cmd.arg(client.join("client.mjs"))
+        .arg("bench")
+        .env(
+            "STANLEYCTL",
+            stanley_tests::testenv::bin_dir().join("stanleyctl"),
+        )
+        .env("STANLEY", stanley_tests::testenv::bin_dir().join("stanley"))
+        .env("REPO", repo.root())
+        .env("CHECK_REQUEST", request)
+        .env("ROUNDS", rounds.to_string());
+    let out = run(cmd, None);
+    assert_eq!(out.code, 0, "the LSP bench client failed: {out:?}");
+    let seen: serde_json::Value = serde_json::from_str(out.stdout.trim()).expect("a report");
+    let mut latency: Vec<f64> = seen["latencyMs"]
+        .as_array()
+        .expect("latencies")
+        .iter()
+        .filter_map(serde_json::Value::as_f64)
+        .collect();
+    latency.sort_by(f64::total_cmp);
+    let daemon = repo
+        .daemon_pid()
+        .and_then(stanley_tests::bench::rss_kib)
+        .map(|k| k as f64 / 1024.0);
+    let lsp = seen["rssKb"]["rss"].as_f64().map(|k| k / 1024.0);
+    json!({
+        "files": seen["files"],
+        "diagnostics": seen["diagnosticCount"],
+        "rounds": latency.len(),
+        // Negative: the diagnostics were in the editor before the command line had exited.
+        "medianRunEndToDiagnosticsMs": latency[latency.len() / 2],
+        "maxRunEndToDiagnosticsMs": latency[latency.len() - 1],
+        "lspRssMiB": lsp,
+        "lspPeakRssMiB": seen["rssKb"]["hwm"].as_f64().map(|k| k / 1024.0),
+        "daemonRssMiB": daemon,
+        "lspRssOverDaemonRss": lsp.zip(daemon).map(|(l, d)| l / d),
+        "targets": {"medianRunEndToDiagnosticsMs": 100.0, "lspRssMiB": 20.0},
+    })
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("lsp") {
+        // Only the language server's figures, merged into the last report.
+        let path = stanley_tests::bench::out_dir().join("foundation.json");
+        let mut report: serde_json::Value = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_else(|| json!({"schema": "stanley.bench/foundation/v1"}));
+        report["languageServer"] = language_server();
+        stanley_tests::bench::write_report("foundation", &report);
+        return;
+    }
     let mut env = TestEnv::new();
     // Debug logging (the tests' default) would dominate the timings.
     env.set("STANLEY_LOG", "info");
@@ -533,6 +631,7 @@ fn main() {
         });
         report["improvementLoop"] = improvement_loop();
         report["localPage"] = local_page();
+        report["languageServer"] = language_server();
         report
     };
     let out_dir = stanley_tests::bench::write_report("foundation", &report);

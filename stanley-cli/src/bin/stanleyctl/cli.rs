@@ -75,6 +75,9 @@ pub(crate) fn command() -> Command {
             "Check the setup: key and Jev, model, daemon, runtime folder, Node.js, Pi, git, repository (exit 78 when a check fails)",
         ))
         .subcommand(candidates_command())
+        .subcommand(Command::new("lsp").about(
+            "Serve editors as a language server on stdin and stdout: findings as diagnostics, hover, code actions, the built-ins as commands (exit 0 after shutdown, 1 when the editor left without it)",
+        ))
         .subcommand(
             Command::new("ui")
                 .about("Open the read-only web page: runs and findings, the queue and candidates, the flow (prints its address first)")

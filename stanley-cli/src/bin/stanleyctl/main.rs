@@ -1,14 +1,15 @@
 //! `stanleyctl`: administers a repository's daemon (`daemon status|stop|restart|logs`), its
 //! improvement queue (`queue ...`), the candidates the queue drafts (`candidates ...`), its flow
 //! (`flow init|run|status|stop`), its judgment cache (`cache stats|clear`), its past runs (`runs
-//! list|show|export`), opens the read-only web page (`ui`), and answers Claude Code hooks for
-//! the flow (`hook <event>`).
+//! list|show|export`), opens the read-only web page (`ui`), answers Claude Code hooks for
+//! the flow (`hook <event>`), and serves editors as a language server (`lsp`).
 
 mod cache;
 mod cli;
 mod daemon;
 mod doctor;
 mod flow;
+mod lsp;
 mod queue;
 mod runs;
 mod ui;
@@ -145,6 +146,9 @@ fn main() -> ExitCode {
     }
     if let Some(("ui", sub)) = matches.subcommand() {
         return ui::ui(&target, sub.get_flag("no-open"), json);
+    }
+    if let Some(("lsp", _)) = matches.subcommand() {
+        return lsp::lsp(&target);
     }
     if let Some(("doctor", _)) = matches.subcommand() {
         return doctor::doctor(&target, json);

@@ -87,7 +87,7 @@ fn open_browser(target: &Target, url: &str, port: u32) -> Result<String, String>
 }
 
 /// `file://` and the path, with every byte but unreserved ones and `/` percent-encoded.
-fn file_url(path: &Path) -> String {
+pub(crate) fn file_url(path: &Path) -> String {
     use std::os::unix::ffi::OsStrExt;
     let mut url = String::from("file://");
     for &b in path.as_os_str().as_bytes() {
@@ -104,7 +104,7 @@ fn file_url(path: &Path) -> String {
 /// connection; one file per page, so two repositories' pages never swap), mode 0600, written
 /// through a new file (`create_new` never follows a planted link) and renamed over the old one.
 /// Redirect files of pages started over a day ago are removed.
-fn write_redirect(folder: &Path, url: &str, port: u32) -> std::io::Result<PathBuf> {
+pub(crate) fn write_redirect(folder: &Path, url: &str, port: u32) -> std::io::Result<PathBuf> {
     let stale = std::time::Duration::from_secs(24 * 60 * 60);
     for entry in std::fs::read_dir(folder)?.flatten() {
         let name = entry.file_name();
