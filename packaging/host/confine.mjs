@@ -1,7 +1,7 @@
-// Module resolution hooks for the workflow host (registered by host.mjs with module.register):
+// Module resolution hooks for the workflow host (registered by boot.mjs with module.register):
 // an `import` made by a module inside the staged workflow folder resolves only to a file inside
-// that folder or to a Node.js built-in (rule.mjs). CommonJS `require` is confined by host.mjs
-// itself with the same rule (Node 20's module.register hooks do not see it).
+// that folder or to a Node.js built-in (rule.mjs). CommonJS `require` is confined by boot.mjs
+// with the same rule (Node 20's module.register hooks do not see it).
 
 import { fileURLToPath } from "node:url";
 import { makeRule } from "./rule.mjs";
@@ -22,15 +22,16 @@ function pathOf(url) {
 }
 
 export async function resolve(specifier, context, nextResolve) {
+  if (rule === undefined) throw new Error("stanley workflow host: imports are not confined (initialize was not called); refused");
   const parent = pathOf(context.parentURL);
-  if (rule === undefined || !rule.within(parent)) return nextResolve(specifier, context);
-  const early = rule.before("import", specifier, parent);
-  if (early) throw new Error(early);
+  if (!rule.within(parent)) return nextResolve(specifier, context);
+  const early = rule.before("import", specifier, parent) ?? rule.unreachable("import", specifier, parent);
+  if (early) throw rule.error("import", early);
   let resolved;
   try {
     resolved = await nextResolve(specifier, context);
   } catch (error) {
-    if (rule.bare(specifier)) throw new Error(rule.missing("import", specifier, parent));
+    if (rule.bare(specifier)) throw rule.error("import", rule.missing("import", specifier, parent));
     throw error;
   }
   if (resolved.url.startsWith("node:")) return resolved;
@@ -38,6 +39,6 @@ export async function resolve(specifier, context, nextResolve) {
   const late = path === undefined
     ? rule.before("import", resolved.url, parent)
     : rule.after("import", specifier, parent, path);
-  if (late) throw new Error(late);
+  if (late) throw rule.error("import", late);
   return resolved;
 }

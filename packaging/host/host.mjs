@@ -5,15 +5,13 @@
 //
 // The host loads a staged copy of the folder (written by stanleyd into a private folder from the
 // bytes trust hashed), never the repository's files, and confines every import a workflow makes
-// to that copy and Node.js built-ins (confine.mjs for `import`, the CommonJS resolver below for
-// `require`).
+// to that copy and Node.js built-ins (boot.mjs, imported before this file, by this process and
+// every worker or fork: confine.mjs for `import`, a CommonJS resolver for `require`).
 
-import Module, { register } from "node:module";
 import { createInterface } from "node:readline";
 import { readdirSync, readFileSync, realpathSync, statSync, lstatSync, existsSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
-import { makeRule } from "./rule.mjs";
 
 const PROTOCOL = 2;
 const FACTORY_TIMEOUT_MS = 30000;
@@ -125,35 +123,12 @@ function packageEntry(pkgDir) {
   throw new Error("no package entrypoint (package.json exports/module/main, or index.ts / index.js)");
 }
 
-// Confines `import` (through confine.mjs) and `require` made by modules inside `folder` to that
-// folder and Node.js built-ins, by one rule (rule.mjs). Called once, before the first workflow is
-// imported.
-let confinedTo;
-function confine(folder, label) {
-  if (confinedTo !== undefined) {
-    if (confinedTo !== folder) throw new Error("a workflow host loads one folder");
-    return;
+// The folder boot.mjs confines this process's imports to (set before any workflow loads).
+function confine(folder) {
+  const confinedTo = globalThis[Symbol.for("stanley.confinedTo")];
+  if (typeof confinedTo !== "string" || realpathSync(confinedTo) !== folder) {
+    throw new Error("the workflow host was not started confined to this folder (boot.mjs)");
   }
-  confinedTo = folder;
-  register(new URL("./confine.mjs", import.meta.url).href, { data: { folder, label } });
-  const rule = makeRule(folder, label);
-  const original = Module._resolveFilename;
-  Module._resolveFilename = function (request, parent, ...rest) {
-    const from = parent?.filename;
-    if (!rule.within(from)) return original.call(this, request, parent, ...rest);
-    const early = rule.before("require", request, from);
-    if (early) throw new Error(early);
-    let resolved;
-    try {
-      resolved = original.call(this, request, parent, ...rest);
-    } catch (error) {
-      if (error?.code === "MODULE_NOT_FOUND" && rule.bare(request)) throw new Error(rule.missing("require", request, from));
-      throw error;
-    }
-    const late = rule.after("require", request, from, resolved);
-    if (late) throw new Error(late);
-    return resolved;
-  };
 }
 
 function discover(dir, label) {
@@ -242,8 +217,8 @@ function metadataOf(workflow) {
 // name in the repository, `root` the repository (handed to factories and runs).
 async function load({ root, snapshot, label }) {
   const folder = realpathSync(join(snapshot, "workflows"));
-  confine(folder, label);
-  const relabel = (text) => text.split(folder).join(label);
+  confine(folder);
+  const relabel = (text) => text.split(folder).join(label).replace(/\?v=\d+/g, "");
   const { sources, diagnostics } = discover(folder, label);
   loaded = [];
   for (const { source, entry } of sources) {

@@ -4,8 +4,9 @@
 // judged before anything outside is even looked at; bare package names are judged by where
 // Node.js resolved them (only the folder's own node_modules counts).
 
+import { lstatSync } from "node:fs";
 import { isBuiltin } from "node:module";
-import { dirname, posix, relative, resolve, sep } from "node:path";
+import { dirname, join, posix, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const WHY = "a workflow imports only what its folder holds, and Node.js built-ins";
@@ -40,6 +41,9 @@ export function makeRule(folder, label) {
         return undefined;
       }
       if (within(target)) return undefined;
+      // A relative specifier is shown where it points in the repository; an absolute one
+      // already says where it points.
+      if (!specifier.startsWith(".")) return refused(kind, specifier, parent);
       const rel = relative(folder, target);
       return refused(kind, specifier, parent, rel.startsWith("..") ? shown(target) : target);
     },
@@ -55,6 +59,32 @@ export function makeRule(folder, label) {
     bare(specifier) {
       return !specifier.startsWith(".") && !specifier.startsWith("/") && !/^[a-z][a-z0-9+.-]*:/i.test(specifier) &&
         !isBuiltin(specifier);
+    },
+    // Before resolving a bare package name: the refusal when no `node_modules/<name>` exists
+    // between the importing module and the folder's top. Node.js would go on searching the
+    // folders above (the daemon's runtime folder, `/tmp`, `/`), which other users may write;
+    // it never gets to look there. `#subpath` imports resolve inside their own package.
+    unreachable(kind, specifier, parent) {
+      if (!this.bare(specifier) || specifier.startsWith("#")) return undefined;
+      const parts = specifier.split("/");
+      const name = specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+      for (let dir = dirname(parent); within(dir); dir = dirname(dir)) {
+        try {
+          lstatSync(join(dir, "node_modules", name));
+          return undefined;
+        } catch {
+          // Not here; one folder up, while still inside.
+        }
+        if (dir === folder) break;
+      }
+      return this.missing(kind, specifier, parent);
+    },
+    // The error a refusal throws: coded as Node.js codes a module it cannot find, so a package
+    // that tries an optional dependency and carries on without it still does.
+    error(kind, message) {
+      const error = new Error(message);
+      error.code = kind === "require" ? "MODULE_NOT_FOUND" : "ERR_MODULE_NOT_FOUND";
+      return error;
     },
   };
 }

@@ -990,6 +990,11 @@ fn validation_rejects_bad_candidates_and_applies_the_input_gate() {
         "",
         "available: async ({ input }) => input === \"failure_log\",",
     );
+    let lazy = module(
+        "gadget_report",
+        "",
+        "available: async ({ input }) => (await import(\"./gate.mjs\")).default(input),",
+    );
     let factory_writes = module(
         "gadget_report",
         "writeFileSync(root + \"/outside.txt\", \"x\")",
@@ -1030,6 +1035,21 @@ fn validation_rejects_bad_candidates_and_applies_the_input_gate() {
         (
             "Explain the gadget failures (gate, log)",
             vec![("a.ts", gated)],
+            true,
+            "validated",
+            "",
+        ),
+        (
+            // The gate imports a module of the candidate's only when it is asked: the staged
+            // copy must still be there then.
+            "Explain the gadget failures (gate, lazy)",
+            vec![
+                ("a.ts", lazy),
+                (
+                    "gate.mjs",
+                    "export default (input) => input === \"failure_log\"\n".into(),
+                ),
+            ],
             true,
             "validated",
             "",

@@ -331,6 +331,84 @@ fn imports_that_leave_the_workflow_folder_are_refused_with_one_line() {
     );
 }
 
+#[test]
+fn workers_and_forks_are_confined_and_bare_names_never_search_above_the_folder() {
+    let threads = r#"import { Worker } from "node:worker_threads";
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+const here = (name) => fileURLToPath(new URL(name, import.meta.url));
+export default async ({ root }) => ({
+  id: "threads",
+  run: async () => {
+    const worker = await new Promise((done) => {
+      const w = new Worker(here("./w.mjs"), { workerData: root });
+      w.on("message", (m) => done("worker " + m));
+      w.on("error", (e) => done("worker refused: " + e.code + " " + e.message));
+    });
+    const forked = await new Promise((done) => {
+      const child = fork(here("./c.cjs"), [root]);
+      child.on("message", (m) => done("fork " + m));
+      child.on("exit", (code) => done("fork exited " + code));
+    });
+    return { text: worker + "\n" + forked };
+  },
+});
+"#;
+    let s = Scene::new(&[
+        (".stanley/workflows/threads.ts", threads),
+        (
+            ".stanley/workflows/w.mjs",
+            "import { parentPort, workerData } from \"node:worker_threads\";\nconst x = await import(workerData + \"/scripts/helper.mjs\");\nparentPort.postMessage(\"loaded \" + x.default);\n",
+        ),
+        (
+            ".stanley/workflows/c.cjs",
+            "let said;\ntry { said = \"loaded \" + require(process.argv[2] + \"/scripts/helper.js\"); } catch (e) { said = \"refused: \" + e.code + \" \" + e.message; }\ntry { require(\"leftpad\"); } catch (e) { said += \"\\nbare: \" + e.code + \" \" + e.message; }\nprocess.send(said, () => process.exit(0));\n",
+        ),
+        (
+            "scripts/helper.js",
+            &format!("{}module.exports = 1;\n", marking("helper")),
+        ),
+        (
+            "scripts/helper.mjs",
+            &format!(
+                "import {{ createRequire }} from \"node:module\";\nconst require = createRequire(import.meta.url);\n{}export default 1;\n",
+                marking("helper-esm")
+            ),
+        ),
+    ]);
+    // A package in a folder above the staged copy (where the daemon's runtime folder is): Node.js
+    // would find it by walking up; the host never looks there.
+    let above = s.env.runtime_dir().join("node_modules/leftpad");
+    fs::create_dir_all(&above).unwrap();
+    fs::write(above.join("package.json"), "{\"main\": \"index.js\"}\n").unwrap();
+    fs::write(
+        above.join("index.js"),
+        format!("{}module.exports = 1;\n", marking("leftpad")),
+    )
+    .unwrap();
+    s.env.jev.route("threads", "threads", 0.95);
+    s.trust();
+    let out = s.env.stanley(&s.repo, &["Start the threads", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let text = out.json()["output"]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    for expected in [
+        "worker refused: ERR_MODULE_NOT_FOUND import \"/",
+        "/scripts/helper.mjs\" in .stanley/workflows/w.mjs resolves outside .stanley/workflows",
+        "fork refused: MODULE_NOT_FOUND require \"/",
+        "/scripts/helper.js\" in .stanley/workflows/c.cjs resolves outside .stanley/workflows",
+        "bare: MODULE_NOT_FOUND require \"leftpad\" in .stanley/workflows/c.cjs: no such package in .stanley/workflows/node_modules",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+    assert!(
+        !s.marked("helper") && !s.marked("helper-esm") && !s.marked("leftpad"),
+        "code outside the folder ran: {text}"
+    );
+}
+
 /// One write a traced process made: the program (as far as the trace tells), the call and
 /// the absolute path.
 #[derive(Debug)]

@@ -167,7 +167,7 @@ fn a_branch_that_adds_a_workflow_and_a_flow_check_runs_neither_until_trusted() {
     assert!(s.marked("check-ran"), "the trusted flow's check ran");
     let file = s.env.home().join(".local/state/stanley/trust.json");
     let trust: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    assert_eq!(trust["schema"], "stanley.trust/1");
+    assert_eq!(trust["schema"], "stanley.trust/2");
     assert!(
         trust["worktrees"][s.repo.root().to_str().unwrap()]["workflows"]["hello.ts"].is_string(),
         "{trust}"

@@ -4,7 +4,6 @@
 //! it started, including tool commands in their own sessions) at the time limit or on cancel.
 
 use std::collections::HashMap;
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -42,9 +41,7 @@ pub enum Unavailable {
     NotInstalled,
 }
 
-fn executable(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
+use crate::tools::executable;
 
 /// What a request says about the coding agent (parsed once from its environment by the
 /// daemon's settings).
@@ -70,13 +67,7 @@ pub fn find_pi(settings: &AgentSettings) -> Option<PathBuf> {
     if let Some(bin) = &settings.pi_bin {
         return executable(bin).then(|| bin.clone());
     }
-    settings
-        .path
-        .as_deref()?
-        .split(':')
-        .filter(|d| !d.is_empty())
-        .map(|d| Path::new(d).join("pi"))
-        .find(|p| executable(p))
+    crate::tools::on_path("pi", settings.path.as_deref())
 }
 
 /// The agent for a request, or why there is none. `env` is the environment Pi runs with, as the

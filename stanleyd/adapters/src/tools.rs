@@ -43,13 +43,21 @@ pub async fn version_of(program: &Path, path: Option<&str>) -> Result<String, St
     }
 }
 
-/// A program on a `PATH` value.
+/// An executable program on a `PATH` value. Only absolute entries count: an empty or relative
+/// entry (`::`, `.`, `bin`) names the current folder, which for the daemon is whatever a
+/// repository put there, so a cloned repository could plant its own `node` or `pi`.
 pub fn on_path(name: &str, path: Option<&str>) -> Option<PathBuf> {
     path?
         .split(':')
-        .filter(|d| !d.is_empty())
+        .filter(|d| Path::new(d).is_absolute())
         .map(|d| Path::new(d).join(name))
-        .find(|p| p.is_file())
+        .find(|p| executable(p))
+}
+
+/// An executable regular file (a link to one counts).
+pub fn executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// The npm package a binary belongs to.
@@ -115,6 +123,27 @@ pub fn satisfies(version: &str, range: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_absolute_path_entries_are_searched() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        let node = bin.join("node");
+        std::fs::write(&node, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&node, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(bin.join("plain"), "").unwrap();
+        let abs = bin.display().to_string();
+        assert_eq!(on_path("node", Some(&abs)), Some(node.clone()));
+        assert_eq!(on_path("plain", Some(&abs)), None, "not executable");
+        // A relative entry resolves against the current folder: never searched.
+        let old = std::env::current_dir().unwrap();
+        std::env::set_current_dir(dir.path()).unwrap();
+        let found = ["bin", "./bin", "bin/", ":bin:"].map(|p| on_path("node", Some(p)));
+        std::env::set_current_dir(old).unwrap();
+        assert_eq!(found, [None, None, None, None]);
+    }
 
     #[test]
     fn engine_ranges() {

@@ -8,7 +8,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use stanley_core::hash::sha256_hex;
-use stanley_workflows::trust::{Current, Files, TRUST_SCHEMA, TrustFile, WorktreeTrust};
+use stanley_workflows::trust::{
+    Current, EARLIER_TRUST_SCHEMAS, Files, TRUST_SCHEMA, TrustFile, WorktreeTrust,
+};
 
 use crate::records::{create_private_dir, open_lock, write_atomic};
 
@@ -67,6 +69,18 @@ impl TrustStore {
                 "is not valid ({e}); fix or remove it, then run `stanleyctl trust` again"
             ))
         })?;
+        if EARLIER_TRUST_SCHEMAS.contains(&file.schema.as_str()) {
+            // Records of an earlier schema hashed refused entries (links, FIFOs) into the same
+            // space as file content, so a file could match what was trusted as a link. They
+            // are not honoured: each worktree asks for `stanleyctl trust` once more, and that
+            // rewrites the file in the current schema.
+            tracing::warn!(
+                path = %self.path.display(),
+                schema = %file.schema,
+                "trust records of an earlier schema are not honoured; run `stanleyctl trust` again"
+            );
+            return Ok(TrustFile::new());
+        }
         if file.schema != TRUST_SCHEMA {
             return Err(self.error(format!("has schema {:?}, not {TRUST_SCHEMA}", file.schema)));
         }
@@ -158,11 +172,21 @@ impl OnDisk {
     }
 }
 
-/// The SHA-256 of `.stanley/flow.json`, when it exists.
+/// The most bytes of `flow.json` read, as the flow loader reads it.
+pub const MAX_FLOW_BYTES: u64 = 1024 * 1024;
+
+/// The SHA-256 of `.stanley/flow.json`, when it exists: a regular file of at most
+/// [`MAX_FLOW_BYTES`], not through a link (the flow loader reads it the same way). Anything else
+/// there counts as a refused entry, which no trusted content can match.
 pub fn flow_hash(root: &Path) -> Option<String> {
-    std::fs::read(root.join(".stanley/flow.json"))
-        .ok()
-        .map(|b| sha256_hex(&b))
+    match crate::records::read_bounded(&root.join(".stanley/flow.json"), MAX_FLOW_BYTES) {
+        Ok(bytes) => Some(sha256_hex(&bytes)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => Some(crate::workflow_tree::refused_marker(&format!(
+            "flow.json: {:?}",
+            e.kind()
+        ))),
+    }
 }
 
 /// The commit `HEAD` points at, `unborn` before the first commit.
@@ -231,5 +255,45 @@ mod tests {
             Some(PathBuf::from("/x/stanley/trust.json"))
         );
         assert_eq!(TrustStore::default_path(None, Some("rel".as_ref())), None);
+    }
+
+    #[test]
+    fn records_of_an_earlier_schema_are_not_honoured_and_are_rewritten() {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join("trust.json");
+        let old = r#"{"schema":"stanley.trust/1","worktrees":{"/r1":{"workflows":{"a.ts":"1"},"trustedAt":"t"}}}"#;
+        std::fs::write(&path, old).unwrap();
+        let store = TrustStore::at(path.clone());
+        assert_eq!(store.record(Path::new("/r1")).unwrap(), None);
+        store.update(Path::new("/r2"), |r| *r = None).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains(TRUST_SCHEMA) && !text.contains("/r1"),
+            "{text}"
+        );
+        std::fs::write(&path, old.replace("trust/1", "trust/9")).unwrap();
+        let err = store.record(Path::new("/r1")).unwrap_err().to_string();
+        assert!(err.contains("has schema"), "{err}");
+    }
+
+    #[test]
+    fn a_flow_file_that_is_not_a_small_regular_file_counts_as_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let stanley = dir.path().join(".stanley");
+        std::fs::create_dir_all(&stanley).unwrap();
+        assert_eq!(flow_hash(dir.path()), None);
+        std::os::unix::fs::symlink("/dev/zero", stanley.join("flow.json")).unwrap();
+        let linked = flow_hash(dir.path()).unwrap();
+        assert!(linked.starts_with("refused:"), "{linked}");
+        std::fs::remove_file(stanley.join("flow.json")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(stanley.join("flow.json"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(flow_hash(dir.path()).unwrap().starts_with("refused:"));
+        std::fs::remove_file(stanley.join("flow.json")).unwrap();
+        std::fs::write(stanley.join("flow.json"), "{}").unwrap();
+        assert_eq!(flow_hash(dir.path()), Some(sha256_hex(b"{}")));
     }
 }

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -53,6 +54,35 @@ pub enum HostError {
     /// The host (or the workflow it ran) reported an error: its message.
     #[error("{0}")]
     Failed(String),
+    /// The host did not answer in time; it was stopped.
+    #[error("the workflow host did not answer {method} within {} s; it was stopped", .after.as_secs())]
+    TimedOut {
+        /// The request.
+        method: &'static str,
+        /// How long it was given.
+        after: Duration,
+    },
+}
+
+/// How long the host may take to say hello, to unload, and to answer the gates.
+pub const HOST_ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a load may take: every module's import and its factory (each factory has 30 s of
+/// its own inside the host).
+pub const HOST_LOAD_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The variables naming the folder a host and every Node.js process it starts (worker threads,
+/// `fork`) confine imports to, read by `host/boot.mjs`, which each of them imports first.
+pub const CONFINE_FOLDER_ENV: &str = "STANLEY_HOST_FOLDER";
+/// The folder's name in the repository, for messages.
+pub const CONFINE_LABEL_ENV: &str = "STANLEY_HOST_LABEL";
+
+/// The folder a host's workflows are confined to.
+#[derive(Clone, Debug)]
+pub struct Confinement {
+    /// The staged copy's `workflows/` folder, canonical.
+    pub folder: PathBuf,
+    /// Its name in the repository (`.stanley/workflows`, a candidate's folder).
+    pub label: String,
 }
 
 /// Where the host program and its `tsx` loader live.
@@ -60,6 +90,8 @@ pub enum HostError {
 pub struct HostFiles {
     pub script: PathBuf,
     pub loader: PathBuf,
+    /// The bootstrap every host process imports first: it confines imports and `require`.
+    pub boot: PathBuf,
     /// Stanley's own `tsconfig.json` beside the script, given to tsx so that no repository
     /// tsconfig (whose `paths` could redirect a trusted workflow's imports) is read.
     pub tsconfig: PathBuf,
@@ -81,11 +113,18 @@ pub fn locate(env_dir: Option<&str>, exe: &Path) -> Result<HostFiles, HostError>
         let script = dir.join("host/host.mjs");
         let loader = dir.join("node_modules/tsx/dist/loader.mjs");
         let tsconfig = dir.join("host/tsconfig.json");
+        let boot = dir.join("host/boot.mjs");
         let confine = dir.join("host/confine.mjs");
-        if script.is_file() && loader.is_file() && tsconfig.is_file() && confine.is_file() {
+        if script.is_file()
+            && loader.is_file()
+            && tsconfig.is_file()
+            && boot.is_file()
+            && confine.is_file()
+        {
             return Ok(HostFiles {
                 script,
                 loader,
+                boot,
                 tsconfig,
             });
         }
@@ -95,11 +134,7 @@ pub fn locate(env_dir: Option<&str>, exe: &Path) -> Result<HostFiles, HostError>
 
 /// Finds `node` on a `PATH` value.
 pub fn find_node(path: Option<&str>) -> Option<PathBuf> {
-    path?
-        .split(':')
-        .filter(|d| !d.is_empty())
-        .map(|d| Path::new(d).join("node"))
-        .find(|p| p.is_file())
+    crate::tools::on_path("node", path)
 }
 
 /// What the daemon asks the host.
@@ -416,20 +451,30 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl WorkflowHost {
-    /// Starts `node --import <tsx loader> host.mjs` in `cwd` with `env` (the daemon's
-    /// environment for repository code), `TMPDIR` set to `tmp` (a folder only this user can
-    /// write), tsx's compile cache off and Stanley's own tsconfig.
+    /// Starts `node --import <tsx loader> --import <boot> host.mjs` in `cwd` with `env` (the
+    /// daemon's environment for repository code), `TMPDIR` set to `tmp` (a folder only this
+    /// user can write), tsx's compile cache off, Stanley's own tsconfig, and the folder its
+    /// imports are confined to. The `--import`s are part of `process.execArgv`, which worker
+    /// threads and `fork` inherit, so the confinement holds in them too.
     pub async fn start(
         node: &Path,
         files: &HostFiles,
         cwd: &Path,
         env: &HashMap<String, String>,
         tmp: &Path,
+        confinement: &Confinement,
     ) -> Result<Self, HostError> {
-        let loader = format!("file://{}", files.loader.display());
+        // URLs, percent-encoded: an install path may hold spaces, `#` or `%`.
+        let url = |path: &Path| {
+            url::Url::from_file_path(path)
+                .map_err(|()| HostError::Start(format!("{} is not absolute", path.display())))
+        };
+        let (loader, boot) = (url(&files.loader)?, url(&files.boot)?);
         let mut child = Command::new(node)
             .arg("--import")
-            .arg(loader)
+            .arg(loader.as_str())
+            .arg("--import")
+            .arg(boot.as_str())
             .arg(&files.script)
             .current_dir(cwd)
             .env_clear()
@@ -440,6 +485,8 @@ impl WorkflowHost {
             // never checks the owner of: a private TMPDIR, and no cache at all.
             .env("TMPDIR", tmp)
             .env("TSX_DISABLE_CACHE", "1")
+            .env(CONFINE_FOLDER_ENV, &confinement.folder)
+            .env(CONFINE_LABEL_ENV, &confinement.label)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -470,7 +517,9 @@ impl WorkflowHost {
             child: Mutex::new(child),
         };
         host.read_from(stdout);
-        let hello: Hello = host.call(&HostRequest::Hello {}).await?;
+        let hello: Hello = host
+            .call_within(&HostRequest::Hello {}, HOST_ANSWER_TIMEOUT)
+            .await?;
         if hello.protocol.as_u64() != Some(HOST_PROTOCOL) {
             return Err(HostError::Protocol {
                 found: hello.protocol.to_string(),
@@ -529,21 +578,43 @@ impl WorkflowHost {
         })
     }
 
+    /// [`Self::call`] with a deadline: a host that does not answer in time is stopped.
+    async fn call_within<R: DeserializeOwned>(
+        &self,
+        request: &HostRequest<'_>,
+        after: Duration,
+    ) -> Result<R, HostError> {
+        match tokio::time::timeout(after, self.call(request)).await {
+            Ok(answer) => answer,
+            Err(_) => {
+                self.kill();
+                Err(HostError::TimedOut {
+                    method: request.method(),
+                    after,
+                })
+            }
+        }
+    }
+
     /// Loads the staged copy `params.snapshot`: imports each source, runs its factory and
     /// validates what it returns.
     pub async fn load(&self, params: &LoadParams) -> Result<Loaded, HostError> {
-        self.call(&HostRequest::Load(params)).await
+        self.call_within(&HostRequest::Load(params), HOST_LOAD_TIMEOUT)
+            .await
     }
 
     /// Runs every loaded workflow's cleanup, in reverse load order; returns those that threw.
     pub async fn unload(&self) -> Result<Vec<CleanupError>, HostError> {
-        let unloaded: Unloaded = self.call(&HostRequest::Unload {}).await?;
+        let unloaded: Unloaded = self
+            .call_within(&HostRequest::Unload {}, HOST_ANSWER_TIMEOUT)
+            .await?;
         Ok(unloaded.errors)
     }
 
     /// Asks every gated workflow's `available`: id → whether it is.
     pub async fn available(&self, facts: &GateFacts) -> Result<HashMap<String, bool>, HostError> {
-        self.call(&HostRequest::Available { facts }).await
+        self.call_within(&HostRequest::Available { facts }, HOST_ANSWER_TIMEOUT)
+            .await
     }
 
     /// Log records emitted outside any run (during loading), drained.

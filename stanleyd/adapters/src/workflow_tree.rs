@@ -22,11 +22,22 @@ pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 pub const MAX_TOTAL_BYTES: u64 = 256 * 1024 * 1024;
 /// The most files a workflow folder may hold.
 pub const MAX_FILES: usize = 50_000;
+/// The most entries (files, folders and links, each time a link reaches them) a walk looks at:
+/// links that fan out to the same folders would otherwise make the walk exponential.
+pub const MAX_ENTRIES: usize = 200_000;
 /// How deep folders (links to folders included) may nest.
 const MAX_DEPTH: usize = 48;
 
-/// The entry a tree over its bounds carries instead of the rest, so trust never matches it.
-pub const OVER_BOUNDS: &str = "(over the bounds: not read)";
+/// The key a tree over its bounds carries beside what was read, so trust never matches it. A
+/// relative path never starts with `/`, so no file can have this name.
+pub const OVER_BOUNDS: &str = "/over the bounds: not read";
+
+/// What an entry that is hashed but never loaded counts as: `refused:` and the SHA-256 of why.
+/// No file's content hash (64 hex digits) can equal it, so a file can never stand in for a
+/// link, a FIFO or anything else trust saw refused.
+pub fn refused_marker(why: &str) -> String {
+    format!("refused:{}", sha256_hex(why.as_bytes()))
+}
 
 /// The `package.json` at the top of a staged copy: it ends Node's search for a package scope
 /// there, so no `package.json` of the repository (its `type`, `name`, `exports` or `imports`)
@@ -150,6 +161,7 @@ struct Walk {
     dest: Option<PathBuf>,
     tree: Tree,
     files: usize,
+    entries: usize,
     bytes: u64,
     failed: Option<(PathBuf, io::Error)>,
 }
@@ -164,6 +176,7 @@ impl Walk {
                 ..Tree::default()
             },
             files: 0,
+            entries: 0,
             bytes: 0,
             failed: None,
         }
@@ -187,7 +200,7 @@ impl Walk {
     fn refuse(&mut self, rel: &str, why: String, marker: String) {
         self.tree
             .files
-            .insert(rel.to_owned(), sha256_hex(marker.as_bytes()));
+            .insert(rel.to_owned(), refused_marker(&marker));
         self.tree.refused.push(Refusal {
             path: rel.to_owned(),
             why,
@@ -244,6 +257,12 @@ impl Walk {
     }
 
     fn entry(&mut self, path: &Path, rel: &str, depth: usize, ancestors: &mut BTreeSet<PathBuf>) {
+        self.entries += 1;
+        if self.entries > MAX_ENTRIES {
+            return self.exceeded(format!(
+                "has more than {MAX_ENTRIES} entries (links included)"
+            ));
+        }
         let Ok(meta) = fs::symlink_metadata(path) else {
             return;
         };
@@ -354,7 +373,7 @@ impl Walk {
         self.tree.complete = false;
         self.tree
             .files
-            .insert(OVER_BOUNDS.to_owned(), sha256_hex(OVER_BOUNDS.as_bytes()));
+            .insert(OVER_BOUNDS.to_owned(), refused_marker(OVER_BOUNDS));
         self.tree.refused.push(Refusal {
             path: String::new(),
             why: format!("{what}; workflows are not loaded from it"),
@@ -442,6 +461,54 @@ mod tests {
         assert_eq!(refused, ["gone.js", "node_modules/lib/up", "out.js"]);
         assert!(tree.refused[2].why.contains("leaves the repository"));
         assert!(tree.files.contains_key("out.js"));
+    }
+
+    #[test]
+    fn a_file_never_matches_what_was_refused_at_its_path() {
+        // A link's target text is the repository's to choose; a file holding the words a
+        // marker is made of must not hash like the refused link (nor like any refusal).
+        let dir = repo();
+        let wf = dir.path().join(".stanley/workflows");
+        let code = "x;require('child_process').execSync('id')";
+        symlink(code, wf.join("b.js")).unwrap();
+        let trusted = hash(dir.path(), ".stanley/workflows");
+        assert_eq!(trusted.refused[0].path, "b.js");
+        fs::remove_file(wf.join("b.js")).unwrap();
+        for content in [
+            format!("dangling:{code}"),
+            format!("symlink:{code}"),
+            code.into(),
+        ] {
+            fs::write(wf.join("b.js"), &content).unwrap();
+            let now = hash(dir.path(), ".stanley/workflows");
+            assert!(now.refused.is_empty());
+            assert_ne!(now.files["b.js"], trusted.files["b.js"], "{content}");
+            fs::remove_file(wf.join("b.js")).unwrap();
+        }
+        assert!(trusted.files["b.js"].starts_with("refused:"));
+    }
+
+    #[test]
+    fn links_that_fan_out_are_bounded_by_the_entries_looked_at() {
+        // 60 links to a folder of 60 links to a folder of 60 links to an empty folder: 216,000
+        // entries reached through links, though the repository holds 183.
+        let dir = repo();
+        let wf = dir.path().join(".stanley/workflows");
+        for level in ["d", "c", "b"] {
+            fs::create_dir_all(dir.path().join(level)).unwrap();
+        }
+        for (from, to) in [("b", "../c"), ("c", "../d")] {
+            for i in 0..60 {
+                symlink(to, dir.path().join(from).join(format!("l{i}"))).unwrap();
+            }
+        }
+        for i in 0..60 {
+            symlink("../../b", wf.join(format!("l{i}"))).unwrap();
+        }
+        let tree = hash(dir.path(), ".stanley/workflows");
+        assert!(!tree.complete);
+        assert!(tree.files.contains_key(OVER_BOUNDS));
+        assert!(tree.refused.last().unwrap().why.contains("entries"));
     }
 
     #[test]

@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use stanley_adapters::guard::Fingerprint;
 use stanley_adapters::trust::{OnDisk, WORKFLOWS_DIR};
 use stanley_adapters::workflow_host::{
-    Diagnostic, GateFacts, HostError, LoadParams, LoadedWorkflow, LogRecord, WorkflowHost, locate,
+    Confinement, Diagnostic, GateFacts, HostError, LoadParams, LoadedWorkflow, LogRecord,
+    WorkflowHost, locate,
 };
 use stanley_adapters::workflow_tree::{StageError, Staged, stage};
 use stanley_proto::private::Unsafe;
@@ -119,7 +120,20 @@ pub(crate) async fn start_host(
     )?;
     let root = &state.config.files.root;
     let tmp = state.private_tmp()?;
-    let host = WorkflowHost::start(&node, &files, root, &settings.repository_env(), &tmp).await?;
+    let folder = staged.dir.join("workflows");
+    let confinement = Confinement {
+        folder: std::fs::canonicalize(&folder).unwrap_or(folder),
+        label: label.to_owned(),
+    };
+    let host = WorkflowHost::start(
+        &node,
+        &files,
+        root,
+        &settings.repository_env(),
+        &tmp,
+        &confinement,
+    )
+    .await?;
     let params = LoadParams {
         root: root.display().to_string(),
         snapshot: staged.dir.display().to_string(),
@@ -246,7 +260,12 @@ async fn load(
 /// The current repository workflows, reloading them first when `.stanley/workflows/` changed,
 /// its trust changed, or the host died. Untrusted content is never handed to the host.
 pub(crate) async fn refresh(state: &DaemonState, settings: &RequestSettings) -> Arc<RepoSnapshot> {
-    let disk = OnDisk::read(&state.config.files.root);
+    // The walk reads every file of the folder (bounded by the tree's limits): off the runtime.
+    let root = state.config.files.root.clone();
+    let disk = match tokio::task::spawn_blocking(move || OnDisk::read(&root)).await {
+        Ok(disk) => disk,
+        Err(_) => OnDisk::read(&state.config.files.root),
+    };
     let key: LoadKey = (disk.workflows.clone(), allowed(state, settings, &disk));
     let mut slot = state.repo.lock().await;
     if let Some((old, snapshot)) = slot.as_ref() {

@@ -80,10 +80,14 @@ async fn load_candidate(
     facts: Facts,
 ) -> Result<CandidateLoad, String> {
     let staged = repository::stage_folder(state, dir).map_err(|e| e.to_string())?;
-    let repository::HostLoad { host, loaded, .. } =
-        repository::start_host(state, settings, staged, dir)
-            .await
-            .map_err(|e| e.to_string())?;
+    // The staged copy stays until the host is gone: gates and cleanups may still import from it.
+    let repository::HostLoad {
+        host,
+        loaded,
+        staged: _staged,
+    } = repository::start_host(state, settings, staged, dir)
+        .await
+        .map_err(|e| e.to_string())?;
     let gate = host
         .available(&repository::gate_facts(facts))
         .await

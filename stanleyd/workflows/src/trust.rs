@@ -20,8 +20,13 @@ use serde::{Deserialize, Serialize};
 /// The policy these rules implement, named in messages and the decision log.
 pub const TRUST_POLICY: &str = "trust-policy@1";
 
-/// The schema of the per-user trust file.
-pub const TRUST_SCHEMA: &str = "stanley.trust/1";
+/// The schema of the per-user trust file. `/2` marks refused entries (links that leave the
+/// repository, FIFOs) so that no file content can match them.
+pub const TRUST_SCHEMA: &str = "stanley.trust/2";
+
+/// Schemas whose records are read as empty: their refused entries shared the content hashes'
+/// space, so they are not honoured.
+pub const EARLIER_TRUST_SCHEMAS: &[&str] = &["stanley.trust/1"];
 
 /// Path (relative to `.stanley/workflows/`, `/`-separated) → SHA-256 of its content.
 pub type Files = BTreeMap<String, String>;
