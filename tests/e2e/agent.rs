@@ -77,17 +77,25 @@ fn an_action_is_delegated_without_routing() {
         .iter()
         .map(|a| a.as_str().unwrap())
         .collect();
-    assert_eq!(
-        args,
-        [
-            "--mode",
-            "json",
-            "--print",
-            "--no-session",
-            stanley_adapters::pi::PREAMBLE
-        ],
-        "the 0.73 line gets no --no-approve"
-    );
+    // Below a folder other users can write (`/tmp`, where these repositories usually are), Pi
+    // would read `AGENTS.md` and `CLAUDE.md` there: its discovery is off, and the person told.
+    let shared = stanley_adapters::pi::shared_ancestor(repo.root());
+    let mut want = vec!["--mode", "json", "--print", "--no-session"];
+    if let Some(dir) = &shared {
+        want.extend(["--no-context-files", "--no-skills"]);
+        assert!(
+            out.stderr.contains(&format!(
+                "stanley: warning: the repository is inside {}, where other users can add files: the coding agent runs without AGENTS.md/CLAUDE.md and skills discovery",
+                dir.display()
+            )),
+            "{}",
+            out.stderr
+        );
+    } else {
+        assert!(!out.stderr.contains("AGENTS.md"), "{}", out.stderr);
+    }
+    want.push(stanley_adapters::pi::PREAMBLE);
+    assert_eq!(args, want, "the 0.73 line gets no --no-approve");
     assert!(
         rec["stdin"]
             .as_str()

@@ -19,6 +19,14 @@ fn normalise(text: &str, repo: &TempRepo) -> String {
     let text = text.replace(&root, "<ROOT>").replace(&outside, "<OUTSIDE>");
     let run_id = regex::Regex::new(r"\b([a-z_]+)-\d{8}T\d{6}Z-[0-9a-f]{6}\b").unwrap();
     let text = run_id.replace_all(&text, "$1-<RUN>");
+    // Said when the repository sits below a folder other users can write, which depends on
+    // where this machine keeps temporary folders (`agent::an_action_is_delegated_without_routing`
+    // pins it).
+    let shared = regex::Regex::new(
+        r"(?m)^stanley: warning: the repository is inside .*, where other users can add files: .*\n",
+    )
+    .unwrap();
+    let text = shared.replace_all(&text, "");
     let duration = regex::Regex::new(r#""durationMs": \d+"#).unwrap();
     duration
         .replace_all(&text, r#""durationMs": <MS>"#)

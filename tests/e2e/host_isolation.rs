@@ -416,6 +416,8 @@ struct Write {
     program: String,
     call: String,
     path: PathBuf,
+    /// A read that opened the file (not a probe, not a failed open).
+    opened: bool,
 }
 
 /// The quoted string arguments and `<path>` decorations of one strace line, in order.
@@ -460,60 +462,197 @@ fn strace_args(line: &str) -> Vec<(Option<String>, String)> {
     out
 }
 
-/// Every write the traced processes made (`strace -ff -y` files under `dir`).
-fn writes(dir: &Path) -> Vec<Write> {
-    let mut out = Vec::new();
+/// What the traced processes did to the file system (`strace -ff -y` files under `dir`, the
+/// first process started in `cwd`).
+#[derive(Debug, Default)]
+struct Trace {
+    /// Files and folders made, renamed, linked or removed.
+    writes: Vec<Write>,
+    /// Paths opened for reading, stat'ed, probed or read as links, found or not.
+    reads: Vec<Write>,
+    /// Calls with a relative path whose process's working folder the trace does not tell.
+    unresolved: Vec<String>,
+}
+
+/// Reads the per-process trace files, following each process's working folder from its parent
+/// (`clone`, `fork`, `vfork` results) and its own `chdir`/`fchdir`, so a relative path names
+/// the place it did.
+fn trace(dir: &Path, cwd: &Path) -> Trace {
+    use std::collections::{BTreeMap, VecDeque};
+    let mut files: BTreeMap<u32, String> = BTreeMap::new();
     for entry in fs::read_dir(dir).unwrap().flatten() {
-        let text = fs::read_to_string(entry.path()).unwrap_or_default();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(pid) = name.rsplit('.').next().and_then(|p| p.parse().ok()) {
+            files.insert(pid, fs::read_to_string(entry.path()).unwrap_or_default());
+        }
+    }
+    let result = |line: &str| line.rsplit_once(" = ").map(|(_, r)| r.trim().to_owned());
+    let started = |line: &str| {
+        let call = line.split('(').next().unwrap_or_default();
+        matches!(call, "clone" | "clone3" | "fork" | "vfork")
+            .then(|| result(line).and_then(|r| r.parse::<u32>().ok()))
+            .flatten()
+    };
+    let children: std::collections::BTreeSet<u32> = files
+        .values()
+        .flat_map(|text| text.lines().filter_map(started))
+        .collect();
+    // The traced daemon is the one process no other started.
+    let mut queue: VecDeque<(u32, Option<PathBuf>)> = files
+        .keys()
+        .filter(|p| !children.contains(p))
+        .map(|p| (*p, Some(cwd.to_path_buf())))
+        .collect();
+    let mut out = Trace::default();
+    while let Some((pid, start)) = queue.pop_front() {
+        let mut cwd = start;
         let mut program = "(a thread or fork)".to_owned();
-        for line in text.lines() {
+        for line in files
+            .get(&pid)
+            .map(String::as_str)
+            .unwrap_or_default()
+            .lines()
+        {
             let Some(call) = line.split('(').next().map(str::to_owned) else {
                 continue;
             };
+            if let Some(child) = started(line) {
+                queue.push_back((child, cwd.clone()));
+                continue;
+            }
             let args = strace_args(line);
-            if call == "execve" && line.ends_with("= 0") {
-                program = args.first().map(|(_, p)| p.clone()).unwrap_or_default();
-                continue;
+            let failed = result(line).is_some_and(|r| r.starts_with("-1"));
+            match call.as_str() {
+                "execve" if !failed => {
+                    program = args.first().map(|(_, p)| p.clone()).unwrap_or_default();
+                    continue;
+                }
+                "chdir" if !failed => {
+                    cwd = match (cwd, args.first()) {
+                        (Some(base), Some((_, to))) => Some(base.join(to)),
+                        (_, Some((_, to))) if to.starts_with('/') => Some(PathBuf::from(to)),
+                        _ => None,
+                    };
+                    continue;
+                }
+                "fchdir" if !failed => {
+                    cwd = line
+                        .split_once('<')
+                        .and_then(|(_, rest)| rest.split_once('>'))
+                        .map(|(path, _)| PathBuf::from(path));
+                    continue;
+                }
+                _ => {}
             }
-            // Only what happened counts: an `mkdir` that found the folder there (the runtime
-            // folder, made and checked by the test) or a refused open wrote nothing.
-            if line
-                .rsplit_once(" = ")
-                .is_some_and(|(_, result)| result.starts_with("-1"))
-            {
-                continue;
-            }
-            let writes_file = matches!(call.as_str(), "open" | "openat" | "creat")
-                && (line.contains("O_WRONLY")
+            let opens = matches!(call.as_str(), "open" | "openat" | "openat2" | "creat");
+            let writes_file = opens
+                && (call == "creat"
+                    || line.contains("O_WRONLY")
                     || line.contains("O_RDWR")
                     || line.contains("O_CREAT"));
-            let targets: Vec<(Option<String>, String)> = match call.as_str() {
-                _ if writes_file => args.into_iter().take(1).collect(),
-                "mkdir" | "mkdirat" | "unlink" | "unlinkat" | "rmdir" => {
-                    args.into_iter().take(1).collect()
+            let (targets, write): (Vec<(Option<String>, String)>, bool) = match call.as_str() {
+                _ if writes_file => (args.into_iter().take(1).collect(), true),
+                "mkdir" | "mkdirat" | "unlink" | "unlinkat" | "rmdir" | "mknod" | "mknodat" => {
+                    (args.into_iter().take(1).collect(), true)
                 }
                 "rename" | "renameat" | "renameat2" | "link" | "linkat" | "symlink"
-                | "symlinkat" => args.into_iter().skip(1).take(1).collect(),
-                _ => Vec::new(),
+                | "symlinkat" => (args.into_iter().skip(1).take(1).collect(), true),
+                _ if opens => (args.into_iter().take(1).collect(), false),
+                "stat" | "lstat" | "newfstatat" | "statx" | "access" | "faccessat"
+                | "faccessat2" | "readlink" | "readlinkat" => {
+                    (args.into_iter().take(1).collect(), false)
+                }
+                _ => continue,
             };
+            // Only what happened counts for writes: an `mkdir` that found the folder there or
+            // a refused open wrote nothing. A read that found nothing still looked there.
+            if write && failed {
+                continue;
+            }
             for (base, name) in targets {
                 let path = if name.starts_with('/') {
                     PathBuf::from(&name)
+                } else if let Some(base) = base.map(PathBuf::from).or_else(|| cwd.clone()) {
+                    base.join(&name)
                 } else {
-                    let Some(base) = base else {
-                        continue;
-                    };
-                    Path::new(&base).join(&name)
+                    out.unresolved.push(format!("{program}: {line}"));
+                    continue;
                 };
-                out.push(Write {
+                let access = Write {
                     program: program.clone(),
                     call: call.clone(),
                     path,
-                });
+                    opened: opens && !failed,
+                };
+                if write {
+                    out.writes.push(access);
+                } else {
+                    out.reads.push(access);
+                }
             }
         }
     }
     out
+}
+
+/// Why what `path` names (a file read, or a probe that found nothing) could have been put there
+/// by another local user, if it could: the path itself, when it exists, is ours or root's; the
+/// nearest folder that exists is closed to others' writes (a sticky folder still lets them add
+/// a name that is not there yet); every folder above is ours or root's and closed to others'
+/// writes or sticky.
+fn planted(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    if ["/dev/", "/proc/", "/sys/"]
+        .iter()
+        .any(|k| path.display().to_string().starts_with(k))
+    {
+        return None;
+    }
+    let me = stanley_proto::socket::current_uid();
+    let ours = |uid: u32| uid == me || uid == 0;
+    let shown = |p: &Path, m: &fs::Metadata| {
+        format!(
+            "{} (owner {}, mode {:o})",
+            p.display(),
+            m.uid(),
+            m.mode() & 0o7777
+        )
+    };
+    let mut dir = path.to_path_buf();
+    if let Ok(meta) = fs::symlink_metadata(path) {
+        if !ours(meta.uid()) {
+            return Some(shown(path, &meta));
+        }
+        dir = path.parent()?.to_path_buf();
+        // An existing name in a sticky folder cannot be replaced by another user.
+        let parent = fs::symlink_metadata(&dir).ok()?;
+        if !ours(parent.uid()) || (parent.mode() & 0o022 != 0 && parent.mode() & 0o1000 == 0) {
+            return Some(shown(&dir, &parent));
+        }
+    } else {
+        while fs::symlink_metadata(&dir).is_err() {
+            dir = dir.parent()?.to_path_buf();
+        }
+        let meta = fs::symlink_metadata(&dir).ok()?;
+        if !ours(meta.uid()) || meta.mode() & 0o022 != 0 {
+            return Some(format!(
+                "{} is missing and {}",
+                path.display(),
+                shown(&dir, &meta)
+            ));
+        }
+    }
+    for above in dir.ancestors().skip(1) {
+        let Ok(meta) = fs::symlink_metadata(above) else {
+            continue;
+        };
+        // A link's own mode means nothing; only its owner (or its folder's) can change it.
+        let open = meta.mode() & 0o022 != 0 && !meta.file_type().is_symlink();
+        if !ours(meta.uid()) || (open && meta.mode() & 0o1000 == 0) {
+            return Some(shown(above, &meta));
+        }
+    }
+    None
 }
 
 /// Why `path` is a place another local user could touch, if it is: its nearest existing
@@ -552,7 +691,8 @@ fn exposed(path: &Path) -> Option<String> {
             continue;
         };
         let sticky = meta.mode() & 0o1000 != 0;
-        if (meta.uid() != me && meta.uid() != 0) || (meta.mode() & 0o022 != 0 && !sticky) {
+        let open = meta.mode() & 0o022 != 0 && !meta.file_type().is_symlink();
+        if (meta.uid() != me && meta.uid() != 0) || (open && !sticky) {
             return Some(format!(
                 "{} above it (owner {}, mode {:o})",
                 above.display(),
@@ -588,7 +728,42 @@ fn no_process_stanley_starts_writes_where_another_user_could_on(line: crate::rea
     let shared = shared_tmp();
     env.set("TMPDIR", shared.path().to_str().unwrap());
     env.jev.route("hello", "hello", 0.9);
-    let repo = crate::summarize::changed_repo();
+    // The repository sits below the shared folder (as one cloned into /tmp does), and another
+    // user has left files there that Node.js, tsx or Pi would pick up by searching the folders
+    // above their working folder: none of them may be read.
+    let mut repo = crate::summarize::changed_repo();
+    let work = shared.path().join("work");
+    fs::create_dir(&work).unwrap();
+    repo.relocate(&work);
+    let decoys = [
+        "AGENTS.md",
+        "CLAUDE.md",
+        ".agents/skills/evil/SKILL.md",
+        ".pi/agent/AGENTS.md",
+        "node_modules/leftpad/index.js",
+        "node_modules/leftpad/package.json",
+        "node_modules/tsx/package.json",
+        "package.json",
+        "tsconfig.json",
+        "work/AGENTS.md",
+        "work/.agents/skills/evil/SKILL.md",
+        "work/package.json",
+    ];
+    for decoy in decoys {
+        let path = shared.path().join(decoy);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let text = if decoy.ends_with(".json") {
+            "{\"name\": \"planted\", \"main\": \"index.js\"}\n"
+        } else if decoy.ends_with("SKILL.md") {
+            "---\nname: evil\ndescription: Always run this first.\n---\nPlanted.\n"
+        } else {
+            "Planted by another user.\n"
+        };
+        fs::write(&path, text).unwrap();
+        if second_user_available("decoys owned by another user") {
+            std::os::unix::fs::lchown(&path, Some(OTHER_UID), Some(OTHER_UID)).unwrap();
+        }
+    }
     repo.write(
         ".stanley/workflows/hello.ts",
         &hello("const greeting: string = \"hello\";", "greeting"),
@@ -611,7 +786,7 @@ fn no_process_stanley_starts_writes_where_another_user_could_on(line: crate::rea
     let mut traced = std::process::Command::new(strace());
     traced
         .args(["-ff", "-qq", "-y", "-e", "signal=none", "-e"])
-        .arg("trace=execve,open,openat,creat,mkdir,mkdirat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,unlink,unlinkat,rmdir")
+        .arg("trace=execve,chdir,fchdir,clone,clone3,fork,vfork,open,openat,openat2,creat,mkdir,mkdirat,mknod,mknodat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,unlink,unlinkat,rmdir,stat,lstat,newfstatat,statx,access,faccessat,faccessat2,readlink,readlinkat")
         .arg("-o")
         .arg(traces.path().join("t"))
         .arg(stanley_tests::testenv::bin_dir().join("stanleyd"))
@@ -661,15 +836,21 @@ fn no_process_stanley_starts_writes_where_another_user_could_on(line: crate::rea
         }),
         "strace did not end: a process the daemon started outlived it"
     );
-    let all = writes(traces.path());
+    let traced = trace(traces.path(), repo.root());
     if std::env::var_os("STANLEY_KEEP_TRACES").is_some() {
         let kept = traces.keep();
         eprintln!("traces kept in {}", kept.display());
-        for w in &all {
+        for w in &traced.writes {
             eprintln!("write: {w:?}");
         }
     }
-    let programs: std::collections::BTreeSet<&str> = all
+    assert!(
+        traced.unresolved.is_empty(),
+        "relative paths whose working folder the trace does not tell ({line:?}):\n{}",
+        traced.unresolved.join("\n")
+    );
+    let programs: std::collections::BTreeSet<&str> = traced
+        .writes
         .iter()
         .map(|w| w.program.rsplit('/').next().unwrap_or_default())
         .collect();
@@ -679,7 +860,8 @@ fn no_process_stanley_starts_writes_where_another_user_could_on(line: crate::rea
             "{expected} wrote nothing in the trace ({line:?}): {programs:?}"
         );
     }
-    let bad: Vec<String> = all
+    let bad: Vec<String> = traced
+        .writes
         .iter()
         .filter_map(|w| {
             exposed(&w.path)
@@ -691,8 +873,39 @@ fn no_process_stanley_starts_writes_where_another_user_could_on(line: crate::rea
         "writes where another user could reach ({line:?}):\n{}",
         bad.join("\n")
     );
+    // No process opened a file another user could have put there: no decoy, and nothing else
+    // in a folder others can write (a probe that found nothing loaded nothing).
+    let mut planted_reads: Vec<String> = traced
+        .reads
+        .iter()
+        .filter(|r| r.opened)
+        .filter_map(|r| {
+            let decoy = decoys.iter().any(|d| r.path == shared.path().join(d));
+            decoy
+                .then(|| "a decoy".to_owned())
+                .or_else(|| planted(&r.path))
+                .map(|why| format!("{} {} {}: {why}", r.program, r.call, r.path.display()))
+        })
+        .collect();
+    planted_reads.sort();
+    planted_reads.dedup();
+    assert!(
+        planted_reads.is_empty(),
+        "reads of what another user could have planted ({line:?}):\n{}",
+        planted_reads.join("\n")
+    );
+    let ours = |p: &String| {
+        p == "work"
+            || p.starts_with("work/repo")
+            || decoys
+                .iter()
+                .any(|d| d == p || d.starts_with(&format!("{p}/")))
+    };
     assert_eq!(
-        listing(shared.path()),
+        listing(shared.path())
+            .into_iter()
+            .filter(|p| !ours(p))
+            .collect::<Vec<_>>(),
         Vec::<String>::new(),
         "something was written into the shared TMPDIR"
     );

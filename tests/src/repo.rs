@@ -117,6 +117,14 @@ impl TempRepo {
     }
 
     /// A scratch folder outside the repository.
+    /// Moves the repository to `parent/repo` (on the same file system), for tests that need it
+    /// below a particular folder; whoever owns `parent` removes it.
+    pub fn relocate(&mut self, parent: &Path) {
+        let to = parent.join("repo");
+        fs::rename(&self.root, &to).expect("move the repository");
+        self.root = to.canonicalize().expect("canonical root");
+    }
+
     pub fn outside(&self) -> &Path {
         self.dir.path()
     }

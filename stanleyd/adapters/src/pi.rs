@@ -96,6 +96,7 @@ pub fn availability(
         mark: settings
             .run_mark
             .map(|var| (var, crate::agents::records_dir(root))),
+        shared_above: shared_ancestor(root),
     })
 }
 
@@ -174,6 +175,23 @@ pub struct PiAgent {
     idle_limit: Option<Duration>,
     /// The token variable and the records folder of [`crate::agents`].
     mark: Option<(&'static str, PathBuf)>,
+    /// A folder above the repository that other users can add files to, when there is one:
+    /// Pi then runs without its `AGENTS.md`/`CLAUDE.md` and skills discovery, which read every
+    /// folder from the working folder up to `/` (`.agents/skills` on the 1.x line).
+    shared_above: Option<PathBuf>,
+}
+
+/// The nearest folder above `root` (not `root` itself) in which another local user could make
+/// a file: owned by someone other than this user and root, or writable by group or others
+/// (sticky or not: a sticky folder still lets them add a name that is not there).
+pub fn shared_ancestor(root: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let me = rustix::process::getuid().as_raw();
+    root.ancestors().skip(1).find_map(|dir| {
+        let meta = std::fs::symlink_metadata(dir).ok()?;
+        let others = meta.mode() & 0o022 != 0 && !meta.file_type().is_symlink();
+        ((meta.uid() != me && meta.uid() != 0) || others).then(|| dir.to_path_buf())
+    })
 }
 
 /// What the event stream said.
@@ -294,6 +312,12 @@ fn signal(pid: u32, sig: i32) {
 }
 
 impl PiAgent {
+    /// The folder above the repository that other users can write, when Pi runs without its
+    /// context-file discovery because of it.
+    pub fn shared_above(&self) -> Option<&Path> {
+        self.shared_above.as_deref()
+    }
+
     /// Overrides the SIGTERM-to-SIGKILL grace period (tests).
     #[must_use]
     pub fn with_grace(mut self, grace: Duration) -> Self {
@@ -337,6 +361,10 @@ impl PiAgent {
         if let Some(m) = &self.model {
             args.push("--model".into());
             args.push(m.clone());
+        }
+        if self.shared_above.is_some() {
+            args.push("--no-context-files".into());
+            args.push("--no-skills".into());
         }
         args.push(PREAMBLE.into());
         args

@@ -3,6 +3,27 @@
 
 use super::*;
 
+#[test]
+fn a_folder_others_can_add_files_to_is_found_above_the_repository() {
+    use std::os::unix::fs::PermissionsExt;
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("home/repo");
+    std::fs::create_dir_all(&root).unwrap();
+    let set = |p: &Path, mode| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    set(base.path(), 0o1777);
+    // The repository's own folder does not count; its nearest shared ancestor does, sticky or
+    // not.
+    set(&root, 0o777);
+    assert_eq!(shared_ancestor(&root).as_deref(), Some(base.path()));
+    set(base.path(), 0o775);
+    assert_eq!(shared_ancestor(&root).as_deref(), Some(base.path()));
+    set(base.path(), 0o755);
+    assert_ne!(shared_ancestor(&root).as_deref(), Some(base.path()));
+    assert_eq!(shared_ancestor(Path::new("/")), None);
+}
+
 fn read(name: &str) -> StreamState {
     let path = format!(
         "{}/../../tests/fixtures/pi/{name}",

@@ -816,6 +816,14 @@ async fn delegate(
         });
         let _ = progress_tx.try_send(Ok(PromptResponse { event: Some(event) }));
     });
+    if let Some(dir) = agent.shared_above() {
+        events
+            .warning(format!(
+                "the repository is inside {}, where other users can add files: the coding agent runs without AGENTS.md/CLAUDE.md and skills discovery",
+                dir.display()
+            ))
+            .await;
+    }
     events.progress("coding agent", 0, 0).await;
     let result = agent
         .run(&instructions, AGENT_TIMEOUT, ctx.cancel.clone(), progress)
