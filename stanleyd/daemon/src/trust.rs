@@ -92,15 +92,15 @@ pub(crate) fn flow_refusal(
     }
 }
 
-/// Trusts one promoted workflow file (the person's act of promotion is the review).
-pub(crate) fn trust_promoted(state: &DaemonState, relative: &str) -> Result<(), String> {
+/// Trusts one promoted workflow file as `hash`, the content that was validated (the person's
+/// act of promotion is the review); if the file on disk differs, the next request says it
+/// changed.
+pub(crate) fn trust_promoted(
+    state: &DaemonState,
+    relative: &str,
+    hash: &str,
+) -> Result<(), String> {
     let root = &state.config.files.root;
-    let disk = OnDisk::read(root);
-    let Some(hash) = disk.workflows.get(relative) else {
-        return Err(format!(
-            ".stanley/workflows/{relative} is not there to trust"
-        ));
-    };
     let store = store(state)?;
     store
         .update(root, |r| *r = Some(trust_file(r.take(), relative, hash)))

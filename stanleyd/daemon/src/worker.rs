@@ -44,6 +44,8 @@ struct CandidateLoad {
     loaded: Vec<(String, String, Value)>,
     quarantined: Vec<String>,
     gate: HashMap<String, bool>,
+    /// What the load hashed and ran: file name → SHA-256.
+    files: stanley_workflows::trust::Files,
 }
 
 fn now() -> String {
@@ -84,7 +86,7 @@ async fn load_candidate(
     let repository::HostLoad {
         host,
         loaded,
-        staged: _staged,
+        staged,
     } = repository::start_host(state, settings, staged, dir)
         .await
         .map_err(|e| e.to_string())?;
@@ -106,6 +108,7 @@ async fn load_candidate(
             .map(|d| format!("{} ({}) {}", d.source, d.phase, d.message))
             .collect(),
         gate,
+        files: staged.tree.files.clone(),
     })
 }
 
@@ -477,8 +480,14 @@ pub(crate) async fn promote(
     }
     std::fs::rename(root.join(&source), root.join(&destination))
         .map_err(|e| disk_error(format!("cannot move {source} to {destination}: {e}"), &e))?;
-    // Promoting is the person's review of this file: it is trusted by that act.
-    if let Err(why) = crate::trust::trust_promoted(state, &name) {
+    // Promoting is the person's review of this file: it is trusted by that act, as the bytes
+    // that were just validated (a change made since is not).
+    let Some(hash) = load.files.get(&name) else {
+        return Err(RequestError::input(format!(
+            "candidate {id} no longer validates; re-run the improvement"
+        )));
+    };
+    if let Err(why) = crate::trust::trust_promoted(state, &name, hash) {
         tracing::warn!(%why, file = %destination, "the promoted workflow could not be trusted");
     }
     record.status = "promoted".into();
