@@ -186,15 +186,19 @@ impl Walk {
         let (Some(root), true) = (self.root.clone(), safe_relative(rel_dir)) else {
             return;
         };
-        let dir = root.join(rel_dir);
-        match fs::symlink_metadata(&dir) {
-            Ok(meta) if meta.is_dir() => {
-                let mut ancestors = BTreeSet::from([dir.clone()]);
-                self.folder(&dir, "", 0, &mut ancestors);
+        // Every folder on the way must be a real folder: a committed link `.stanley` (or
+        // `.stanley/workflows`) would point the walk anywhere.
+        let mut dir = root.clone();
+        for part in Path::new(rel_dir).components() {
+            dir.push(part);
+            match fs::symlink_metadata(&dir) {
+                Ok(meta) if meta.is_dir() => {}
+                // A missing folder, or one that is a link or a file, holds no workflows.
+                _ => return,
             }
-            // A missing folder, or one that is a link or a file, holds no workflows.
-            _ => {}
         }
+        let mut ancestors = BTreeSet::from([dir.clone()]);
+        self.folder(&dir, "", 0, &mut ancestors);
     }
 
     fn refuse(&mut self, rel: &str, why: String, marker: String) {
@@ -547,6 +551,16 @@ mod tests {
         assert!(dest.join("workflows/a.ts").is_file());
         drop(staged);
         assert!(!dest.exists(), "the copy goes with its guard");
+    }
+
+    #[test]
+    fn a_linked_stanley_folder_holds_no_workflows() {
+        let dir = repo();
+        let elsewhere = tempfile::tempdir().unwrap();
+        fs::rename(dir.path().join(".stanley"), elsewhere.path().join("s")).unwrap();
+        symlink(elsewhere.path().join("s"), dir.path().join(".stanley")).unwrap();
+        let tree = hash(dir.path(), ".stanley/workflows");
+        assert!(tree.files.is_empty(), "{:?}", tree.files);
     }
 
     #[test]

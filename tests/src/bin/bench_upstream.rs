@@ -5,7 +5,8 @@
 //! `git grep`, and the daemon's memory after). Writes `target/bench/upstream.json`.
 //!
 //! `tests/upstream/assemble && cargo build --release --bins && cargo run --release -p
-//! stanley-tests --bin stanley-bench-upstream`
+//! stanley-tests --bin stanley-bench-upstream` (`STANLEY_BENCH_ONLY=triage` for triage alone,
+//! `STANLEY_BENCH_MISSES=1` to list the failures it did not find)
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -222,6 +223,15 @@ fn captures_found(env: &TestEnv, repo: &TempRepo, folder: &str, parsers: &str) -
                 names_match(r["testName"].as_str().unwrap_or(""), name) && text.contains(token)
             });
             found += usize::from(hit);
+            if !hit && std::env::var_os("STANLEY_BENCH_MISSES").is_some() {
+                eprintln!("miss {}: {name} ({token})", capture.display());
+                for r in &rows {
+                    eprintln!(
+                        "    row {} | {} | {}",
+                        r["testName"], r["message"], r["keyLines"]
+                    );
+                }
+            }
         }
     }
     json!({
@@ -307,6 +317,15 @@ fn triage_real_output() -> Value {
 }
 
 fn main() {
+    // `STANLEY_BENCH_ONLY=triage` measures triage alone and prints its report (no file written).
+    if std::env::var("STANLEY_BENCH_ONLY").as_deref() == Ok("triage") {
+        let triage = triage_real_output();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&triage).unwrap_or_default()
+        );
+        return;
+    }
     let report = json!({
         "schema": "stanley.bench/upstream/v1",
         "largeUpgradeReview": large_upgrade(),

@@ -221,7 +221,8 @@ fn found(records: Vec<Record>, anchor: &'static str) -> Vec<Found> {
         let lines = lines_of(&message);
         out.push(Found {
             start: out.len(),
-            message: super::runners::with_detail(&lines),
+            message: super::segment::message_of(&lines)
+                .or_else(|| super::runners::with_detail(&lines)),
             name,
             lines,
             anchor,

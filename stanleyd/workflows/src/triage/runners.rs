@@ -495,6 +495,13 @@ fn junit_found(at: usize, name: &str, class: &str, kind: &str, message: &str, bo
     } else {
         super::segment::message_of(&body_lines).or_else(|| with_detail(&body_lines))
     };
+    // An attribute the body's message repeats and goes on from (Catch2's expression, then its
+    // expansion with the values) says less than the body.
+    let generic = generic
+        || (!m.is_empty()
+            && from_body
+                .as_deref()
+                .is_some_and(|b| b.contains(m) && b.len() > m.len()));
     Found {
         bare,
         start: at,

@@ -1130,9 +1130,10 @@ fn message_from(body: &[String], at: usize) -> Option<String> {
         first
     };
     out.push(first.to_owned());
-    // A message that announces what follows (`Expected values to be strictly deep-equal:`)
-    // goes on over one blank line to the values it announces.
-    let announces = first.ends_with(':');
+    // A message that announces what follows (`Expected values to be strictly deep-equal:`), or
+    // that quotes the failing statement (`Failure/Error: expect(total).to eq(5)`), goes on over
+    // one blank line to the values, which say why.
+    let announces = first.ends_with(':') || quotes_statement(first);
     let mut blank_seen = false;
     for l in &body[at + 1..] {
         let t = l.trim();
@@ -1154,6 +1155,22 @@ fn message_from(body: &[String], at: usize) -> Option<String> {
         .any(|g| t.starts_with(g) && t.len() < 40);
         if announces && legend {
             continue;
+        }
+        // A message that names a comparison without its values (PHPUnit's `Failed asserting
+        // that two strings are identical.`) keeps the changed lines of the diff that follows.
+        if t.starts_with("--- Expected") && out.len() == 1 {
+            let changed: Vec<String> = body[at + 1..]
+                .iter()
+                .map(|l| l.trim())
+                .skip_while(|t| !t.starts_with("--- Expected"))
+                .skip(1)
+                .take_while(|t| !t.is_empty() && !after_message(t))
+                .filter(|t| (t.starts_with('-') || t.starts_with('+')) && !t.starts_with("+++"))
+                .take(MAX_MESSAGE_LINES - 1)
+                .map(str::to_owned)
+                .collect();
+            out.extend(changed);
+            break;
         }
         if t.is_empty()
             || after_message(l)
@@ -1184,6 +1201,18 @@ fn message_from(body: &[String], at: usize) -> Option<String> {
         }
     }
     Some(bounded(&out))
+}
+
+/// Whether a message line quotes the failing statement (after a label such as
+/// `Failure/Error:`) rather than saying what went wrong: code that calls something and ends
+/// with the call, a `;`, or a matcher (`expect(x).to eq(5)`).
+fn quotes_statement(line: &str) -> bool {
+    let code = line
+        .split_once(": ")
+        .filter(|(label, _)| !label.is_empty() && !label.contains(' '))
+        .map_or(line, |(_, rest)| rest)
+        .trim();
+    code.contains('(') && (code.ends_with(')') || code.ends_with(';') || code.contains(").to"))
 }
 
 fn bounded(lines: &[String]) -> String {
