@@ -1,6 +1,6 @@
 //! The `Git` port over git2: the diff of a selection (worktree, staged, branch) as the domain
 //! `Diff`, built from git2's patches without a round trip through text, with three lines of
-//! context and renames and copies detected; what is known of each changed file's content (size,
+//! context and renames and copies paired as `git diff -M -C` pairs them; what is known of each changed file's content (size,
 //! first bytes, link or submodule); and safe untracked files folded in as added files for the
 //! worktree scope.
 
@@ -10,15 +10,14 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use git2::{
-    Delta, DiffFindOptions, DiffOptions, FileMode, Oid, Patch, Repository, Status, StatusOptions,
-};
+use git2::{Delta, DiffOptions, FileMode, Oid, Patch, Repository, Status, StatusOptions};
 use stanley_workflows::diff::{
     Diff, DiffSource, Exclusion, FileDiff, FileFacts, FileStatus, HunkDiff, Line, Scope,
 };
-use stanley_workflows::exclusion::HEAD_BYTES;
+use stanley_workflows::exclusion::{self, HEAD_BYTES, Rule};
 use stanley_workflows::paths::{PathKind, classify_path, is_secret_path};
 use stanley_workflows::ports::{Git, GitError, Workspace};
+use stanley_workflows::renames::{self, PairKind, RenameOptions, Side, Source, Wanted};
 
 use crate::workspace::split_lines;
 
@@ -137,19 +136,24 @@ impl Git2Repo {
                 kind,
                 PathKind::Secret | PathKind::Binary | PathKind::Vendored
             ) {
-                let reason = stanley_workflows::exclusion::by_kind(kind).unwrap_or("excluded");
-                out.excluded.push(Exclusion::file(&path, reason));
+                if let Some(verdict) = exclusion::by_path(&path, kind) {
+                    out.excluded.push(Exclusion::verdict(&path, verdict));
+                }
                 continue;
             }
             let full = self.root.join(&path);
             let Ok(meta) = fs::symlink_metadata(&full) else {
-                out.excluded
-                    .push(Exclusion::file(&path, "untracked file is unreadable"));
+                out.excluded.push(Exclusion::file(
+                    &path,
+                    Rule::Unreadable,
+                    "untracked file is unreadable",
+                ));
                 continue;
             };
             if meta.file_type().is_symlink() {
                 out.excluded.push(Exclusion::file(
                     &path,
+                    Rule::Symlink,
                     "symbolic link (its target is not followed)",
                 ));
                 continue;
@@ -157,6 +161,7 @@ impl Git2Repo {
             if meta.len() > MAX_UNTRACKED_BYTES {
                 out.excluded.push(Exclusion::file(
                     &path,
+                    Rule::SizeLimit,
                     format!(
                         "untracked file of {} bytes exceeds {MAX_UNTRACKED_BYTES} bytes",
                         meta.len()
@@ -165,13 +170,19 @@ impl Git2Repo {
                 continue;
             }
             let Some(bytes) = fs::read(&full).ok().filter(|_| meta.is_file()) else {
-                out.excluded
-                    .push(Exclusion::file(&path, "untracked file is unreadable"));
+                out.excluded.push(Exclusion::file(
+                    &path,
+                    Rule::Unreadable,
+                    "untracked file is unreadable",
+                ));
                 continue;
             };
             if bytes.contains(&0) {
-                out.excluded
-                    .push(Exclusion::file(&path, "binary file (untracked)"));
+                out.excluded.push(Exclusion::file(
+                    &path,
+                    Rule::BinaryContent,
+                    "binary file (untracked)",
+                ));
                 continue;
             }
             let content = String::from_utf8_lossy(&bytes);
@@ -194,6 +205,7 @@ impl Git2Repo {
             if out.bytes + bytes > MAX_DIFF_BYTES {
                 out.excluded.push(Exclusion::file(
                     &path,
+                    Rule::SizeLimit,
                     format!("combined diff exceeds {MAX_DIFF_BYTES} bytes"),
                 ));
                 continue;
@@ -318,13 +330,90 @@ fn path_text(file: &git2::DiffFile<'_>) -> Option<String> {
         .map(|b| String::from_utf8_lossy(b).into_owned())
 }
 
+/// The paired files that replace deltas in [`structure`]: a rename or copy stands where Git
+/// lists its destination, and a deleted file that a rename took away is left out.
+#[derive(Default)]
+struct Paired {
+    /// Destination delta index → the renamed or copied file.
+    files: std::collections::HashMap<usize, FileDiff>,
+    /// Delta indexes not listed (paired destinations' own entries are replaced, not skipped).
+    gone: std::collections::HashSet<usize>,
+}
+
+/// A patch's hunks as the domain's, and their size as text.
+fn hunks_of(patch: &Patch<'_>) -> Result<(Vec<HunkDiff>, usize), GitError> {
+    let mut bytes = 0usize;
+    let mut hunks = Vec::with_capacity(patch.num_hunks());
+    for h in 0..patch.num_hunks() {
+        let (hunk, count) = patch.hunk(h).map_err(|e| git_err("diff", &e))?;
+        let header = String::from_utf8_lossy(hunk.header());
+        // `@@ -a,b +c,d @@ section\n`: what follows the second `@@`, as text has it.
+        let section = header
+            .split_once(" @@")
+            .map(|(_, rest)| {
+                let rest = rest.strip_suffix('\n').unwrap_or(rest);
+                rest.trim_start().to_owned()
+            })
+            .unwrap_or_default();
+        let mut lines = Vec::with_capacity(count);
+        for l in 0..count {
+            let line = patch.line_in_hunk(h, l).map_err(|e| git_err("diff", &e))?;
+            let tag = line.origin();
+            if !matches!(tag, '+' | '-' | ' ') {
+                continue;
+            }
+            let content = line.content();
+            let content = content.strip_suffix(b"\n").unwrap_or(content);
+            let line = Line {
+                tag,
+                text: String::from_utf8_lossy(content).into_owned(),
+            };
+            bytes += line_bytes(&line);
+            lines.push(line);
+        }
+        if bytes > MAX_DIFF_BYTES {
+            return Err(too_big());
+        }
+        hunks.push(HunkDiff {
+            old_start: u64::from(hunk.old_start()),
+            old_lines: u64::from(hunk.old_lines()),
+            new_start: u64::from(hunk.new_start()),
+            new_lines: u64::from(hunk.new_lines()),
+            section,
+            lines,
+        });
+    }
+    Ok((hunks, bytes))
+}
+
+fn too_big() -> GitError {
+    GitError(format!("git diff output exceeded {MAX_DIFF_BYTES} bytes"))
+}
+
 /// git2's diff as the domain [`Diff`], and its size as text: each delta's status and paths, and
-/// its patch's hunks and lines (the `\ No newline at end of file` markers left out, as in text).
-fn structure(diff: &git2::Diff<'_>) -> Result<(Diff, usize), GitError> {
-    let too_big = || GitError(format!("git diff output exceeded {MAX_DIFF_BYTES} bytes"));
+/// its patch's hunks and lines (the `\ No newline at end of file` markers left out, as in text),
+/// with the renames and copies of `paired` in place of the deltas they pair.
+fn structure(diff: &git2::Diff<'_>, paired: &Paired) -> Result<(Diff, usize), GitError> {
     let mut out = Diff::default();
     let mut bytes = 0usize;
     for (idx, delta) in diff.deltas().enumerate() {
+        if paired.gone.contains(&idx) {
+            continue;
+        }
+        if let Some(file) = paired.files.get(&idx) {
+            bytes += header_bytes(&file.path)
+                + file
+                    .hunks
+                    .iter()
+                    .flat_map(|h| &h.lines)
+                    .map(line_bytes)
+                    .sum::<usize>();
+            if bytes > MAX_DIFF_BYTES {
+                return Err(too_big());
+            }
+            out.files.push(file.clone());
+            continue;
+        }
         let (old, new) = (path_text(&delta.old_file()), path_text(&delta.new_file()));
         let Some(path) = new.clone().or_else(|| old.clone()) else {
             continue;
@@ -355,45 +444,12 @@ fn structure(diff: &git2::Diff<'_>) -> Result<(Diff, usize), GitError> {
         }
         bytes += header_bytes(&file.path);
         if let Some(patch) = patch.filter(|_| !binary) {
-            for h in 0..patch.num_hunks() {
-                let (hunk, count) = patch.hunk(h).map_err(|e| git_err("diff", &e))?;
-                let header = String::from_utf8_lossy(hunk.header());
-                // `@@ -a,b +c,d @@ section\n`: what follows the second `@@`, as text has it.
-                let section = header
-                    .split_once(" @@")
-                    .map(|(_, rest)| {
-                        let rest = rest.strip_suffix('\n').unwrap_or(rest);
-                        rest.trim_start().to_owned()
-                    })
-                    .unwrap_or_default();
-                let mut lines = Vec::with_capacity(count);
-                for l in 0..count {
-                    let line = patch.line_in_hunk(h, l).map_err(|e| git_err("diff", &e))?;
-                    let tag = line.origin();
-                    if !matches!(tag, '+' | '-' | ' ') {
-                        continue;
-                    }
-                    let content = line.content();
-                    let content = content.strip_suffix(b"\n").unwrap_or(content);
-                    let line = Line {
-                        tag,
-                        text: String::from_utf8_lossy(content).into_owned(),
-                    };
-                    bytes += line_bytes(&line);
-                    lines.push(line);
-                }
-                if bytes > MAX_DIFF_BYTES {
-                    return Err(too_big());
-                }
-                file.hunks.push(HunkDiff {
-                    old_start: u64::from(hunk.old_start()),
-                    old_lines: u64::from(hunk.old_lines()),
-                    new_start: u64::from(hunk.new_start()),
-                    new_lines: u64::from(hunk.new_lines()),
-                    section,
-                    lines,
-                });
+            let (hunks, size) = hunks_of(&patch)?;
+            bytes += size;
+            if bytes > MAX_DIFF_BYTES {
+                return Err(too_big());
             }
+            file.hunks = hunks;
         }
         file.status = match file.status {
             _ if binary => FileStatus::Binary,
@@ -403,6 +459,167 @@ fn structure(diff: &git2::Diff<'_>) -> Result<(Diff, usize), GitError> {
         out.files.push(file);
     }
     Ok((out, bytes))
+}
+
+/// A Git file mode as its number.
+fn mode_bits(mode: FileMode) -> u32 {
+    match mode {
+        FileMode::Blob => 0o100_644,
+        FileMode::BlobGroupWritable => 0o100_664,
+        FileMode::BlobExecutable => 0o100_755,
+        FileMode::Link => 0o120_000,
+        FileMode::Commit => 0o160_000,
+        FileMode::Tree => 0o040_000,
+        FileMode::Unreadable => 0,
+    }
+}
+
+impl Git2Repo {
+    /// One side of a delta's bytes: its blob, or (the worktree's new side, not hashed) the
+    /// regular file in the worktree, never through a link.
+    fn side_bytes(&self, repo: &Repository, side: &git2::DiffFile<'_>) -> Option<Vec<u8>> {
+        if !side.id().is_zero() {
+            return repo.find_blob(side.id()).ok().map(|b| b.content().to_vec());
+        }
+        let path = side.path()?;
+        let full = self.root.join(path);
+        let meta = fs::symlink_metadata(&full).ok()?;
+        if meta.file_type().is_symlink() {
+            return fs::read_link(&full)
+                .ok()
+                .map(|t| t.as_os_str().as_encoded_bytes().to_vec());
+        }
+        if !meta.is_file() || meta.len() > MAX_DIFF_BYTES as u64 {
+            return None;
+        }
+        fs::read(&full).ok()
+    }
+
+    /// Renames and copies as `git diff -M -C` pairs them ([`stanley_workflows::renames`]): the
+    /// deleted and modified files are the sources, the added files the destinations, and each
+    /// pair's patch is made from the two sides' bytes.
+    fn pair_renames(&self, repo: &Repository, diff: &git2::Diff<'_>) -> Result<Paired, GitError> {
+        let mut sources: Vec<(usize, Source)> = Vec::new();
+        let mut destinations: Vec<(usize, Side)> = Vec::new();
+        // The worktree's unhashed new sides, read once: for their ids and for the patches.
+        let mut read_new: std::collections::HashMap<usize, Option<Vec<u8>>> =
+            std::collections::HashMap::new();
+        // A tree diff leaves sizes at 0 until a patch is made: the object header has them.
+        let odb = repo.odb().map_err(|e| git_err("diff", &e))?;
+        let size_of = |file: &git2::DiffFile<'_>| {
+            if file.size() > 0 || file.id().is_zero() {
+                return file.size();
+            }
+            odb.read_header(file.id())
+                .map_or(0, |(size, _)| size as u64)
+        };
+        for (idx, delta) in diff.deltas().enumerate() {
+            let side_of = |file: &git2::DiffFile<'_>, oid: String, size: u64| {
+                path_text(file).map(|path| Side {
+                    path,
+                    mode: mode_bits(file.mode()),
+                    oid,
+                    size,
+                })
+            };
+            match delta.status() {
+                Delta::Deleted | Delta::Modified | Delta::Typechange => {
+                    let old = delta.old_file();
+                    if let Some(side) = side_of(&old, old.id().to_string(), size_of(&old)) {
+                        sources.push((
+                            idx,
+                            Source {
+                                side,
+                                deleted: delta.status() == Delta::Deleted,
+                            },
+                        ));
+                    }
+                }
+                Delta::Added => {
+                    let new = delta.new_file();
+                    let (oid, size) = if new.id().is_zero() {
+                        let bytes = self.side_bytes(repo, &new);
+                        let found = bytes.as_ref().map(|b| {
+                            let oid = Oid::hash_object(git2::ObjectType::Blob, b)
+                                .map_or_else(|_| format!("unreadable:{idx}"), |o| o.to_string());
+                            (oid, b.len() as u64)
+                        });
+                        read_new.insert(idx, bytes);
+                        found.unwrap_or_else(|| (format!("unreadable:{idx}"), 0))
+                    } else {
+                        (new.id().to_string(), size_of(&new))
+                    };
+                    if let Some(side) = side_of(&new, oid, size) {
+                        destinations.push((idx, side));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let source_list: Vec<Source> = sources.iter().map(|(_, s)| s.clone()).collect();
+        let destination_list: Vec<Side> = destinations.iter().map(|(_, d)| d.clone()).collect();
+        let old_bytes = |idx: usize| {
+            diff.get_delta(idx)
+                .and_then(|d| self.side_bytes(repo, &d.old_file()))
+        };
+        let new_bytes =
+            |idx: usize, read_new: &std::collections::HashMap<usize, Option<Vec<u8>>>| {
+                read_new.get(&idx).cloned().unwrap_or_else(|| {
+                    diff.get_delta(idx)
+                        .and_then(|d| self.side_bytes(repo, &d.new_file()))
+                })
+            };
+        let pairs = renames::detect(
+            &source_list,
+            &destination_list,
+            RenameOptions::default(),
+            |wanted| match wanted {
+                Wanted::Source(i) => old_bytes(sources[i].0),
+                Wanted::Destination(i) => new_bytes(destinations[i].0, &read_new),
+            },
+        );
+        let mut paired = Paired::default();
+        let mut opts = DiffOptions::new();
+        opts.context_lines(3);
+        for pair in pairs {
+            let (src_idx, source) = &sources[pair.source];
+            let (dst_idx, destination) = &destinations[pair.destination];
+            if source.deleted {
+                paired.gone.insert(*src_idx);
+            }
+            let old = old_bytes(*src_idx).unwrap_or_default();
+            let new = new_bytes(*dst_idx, &read_new).unwrap_or_default();
+            let patch = Patch::from_buffers(
+                &old,
+                Some(Path::new(&source.side.path)),
+                &new,
+                Some(Path::new(&destination.path)),
+                Some(&mut opts),
+            )
+            .map_err(|e| git_err("diff", &e))?;
+            let binary = patch.delta().flags().is_binary();
+            let hunks = if binary {
+                Vec::new()
+            } else {
+                hunks_of(&patch)?.0
+            };
+            let status = match (binary, pair.kind) {
+                (true, _) => FileStatus::Binary,
+                (false, PairKind::Renamed) => FileStatus::Renamed,
+                (false, PairKind::Copied) => FileStatus::Copied,
+            };
+            paired.files.insert(
+                *dst_idx,
+                FileDiff {
+                    path: destination.path.clone(),
+                    old_path: Some(source.side.path.clone()),
+                    status,
+                    hunks,
+                },
+            );
+        }
+        Ok(paired)
+    }
 }
 
 impl Git for Git2Repo {
@@ -458,20 +675,12 @@ impl Git for Git2Repo {
                 (diff, Some(base_name.to_owned()), Some(base_oid))
             }
         };
-        let mut diff = diff;
-        // Renames and copies, as `git diff -M -C` finds them (50% similarity): a moved file
+        // Renames and copies, as `git diff -M -C` pairs them (D-117): a moved file
         // contributes only its edits, under its new path.
-        diff.find_similar(Some(
-            DiffFindOptions::new()
-                .renames(true)
-                .copies(true)
-                .rename_threshold(50)
-                .copy_threshold(50),
-        ))
-        .map_err(|e| git_err("rename detection", &e))?;
+        let paired = self.pair_renames(&repo, &diff)?;
         // Deltas git2 reports as untracked or ignored are not part of a tracked diff.
         debug_assert!(diff.deltas().all(|d| d.status() != Delta::Untracked));
-        let (structured, bytes) = structure(&diff)?;
+        let (structured, bytes) = structure(&diff, &paired)?;
         let mut folded = Folded {
             diff: structured,
             bytes,
@@ -523,7 +732,7 @@ impl Git2Repo {
         let diff = repo
             .diff_tree_to_workdir_with_index(head.as_ref(), Some(&mut opts))
             .map_err(|e| git_err("diff", &e))?;
-        let text = structure(&diff)?.0.to_text();
+        let text = structure(&diff, &Paired::default())?.0.to_text();
         Ok((entries, stanley_core::hash::sha256_hex(text.as_bytes())))
     }
 }

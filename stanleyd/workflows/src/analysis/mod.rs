@@ -7,7 +7,7 @@ pub mod modes;
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
-use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
+use stanley_core::{Answer, BudgetPlan, Denial, Executor, Frame, Question, Questions, stable_hash};
 
 use crate::analysis::modes::Mode;
 use crate::change::ChangeContext;
@@ -38,6 +38,7 @@ pub const MAX_RELATED_TESTS: usize = 2;
 /// Rows shown in the human section at most.
 const MAX_SECTION_LINES: usize = 50;
 const HUNK_LIMIT_ERROR: &str = "not judged: hunk limit";
+const PLAN_LIMIT_ERROR: &str = "not judged: budget plan";
 
 /// What the CLI passes to an analysis.
 #[derive(Clone, Debug)]
@@ -141,6 +142,31 @@ pub fn priority(mode: &Mode, hunk: &Hunk) -> f64 {
         score += 20.0;
     }
     score + (hunk.added + hunk.removed).min(40) as f64 / 40.0
+}
+
+/// A summary's own score for each hunk (summarize has no risk words to rank by): what the hunk
+/// changes, in distinct non-blank changed lines (log-scaled), less one for each hunk of the
+/// same file before it, so every file's first change comes before any file's second and one
+/// file of many similar hunks (a snapshot, a table) cannot take a tier's slots.
+fn summary_scores<'a>(mode: &Mode, hunks: &[&'a Hunk]) -> std::collections::HashMap<&'a str, f64> {
+    let mut out = std::collections::HashMap::new();
+    if !mode.terms.is_empty() {
+        return out;
+    }
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for hunk in hunks {
+        let before = seen.entry(hunk.path.as_str()).or_default();
+        let distinct: std::collections::HashSet<&str> = hunk
+            .lines
+            .iter()
+            .filter(|l| l.tag != ' ' && !l.text.trim().is_empty())
+            .map(|l| l.text.trim())
+            .collect();
+        let substance = (1.0 + distinct.len() as f64).ln() / (1.0 + 300f64).ln();
+        out.insert(hunk.id.as_str(), substance - *before as f64);
+        *before += 1;
+    }
+    out
 }
 
 fn questions(mode: &Mode, hunk: &Hunk) -> Questions {
@@ -315,6 +341,9 @@ struct AnalysisRow<'a> {
     untrusted_instruction_text: Option<f64>,
     flag: Option<String>,
     error: Option<String>,
+    /// The hunk with the same text whose question answered this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judged_with: Option<&'a str>,
 }
 
 impl<'a> AnalysisRow<'a> {
@@ -336,21 +365,50 @@ impl<'a> AnalysisRow<'a> {
             untrusted_instruction_text: None,
             flag: None,
             error: None,
+            judged_with: None,
         }
     }
 }
 
-/// Which hunks an analysis looks at and which it judges.
+/// Which hunks an analysis looks at and which it offers for judging.
 struct Selection<'a> {
     /// Hunks the mode judges (for `test_gaps`, not tests or documentation), in diff order.
     eligible: Vec<&'a Hunk>,
     /// Test hunks shown with `test_gaps` hunks as context.
     context_tests: Vec<&'a Hunk>,
-    /// Indexes into `eligible` that are judged: the highest priority under the hunk cap.
-    judged: Vec<usize>,
+    /// Groups of indexes into `eligible` with the same normalised text, in judging order (a
+    /// group's first hunk is the one shown to Jev; its answer stands for every member).
+    groups: Vec<Vec<usize>>,
+    /// Groups offered to the budget plan: the highest priority under the hunk cap.
+    offered: usize,
 }
 
-/// Chooses the hunks, marks every candidate in `run`, and records the candidates and limits.
+impl Selection<'_> {
+    /// Hunks in the first `n` groups.
+    fn hunks_in(&self, n: usize) -> usize {
+        self.groups[..n].iter().map(Vec::len).sum()
+    }
+}
+
+/// What makes two hunks the same question: their kind, file status and changed lines, each
+/// line's whitespace collapsed (never the path, the heading or the context around them: the
+/// same edit applied to several files is one change). For `test_gaps` the related tests shown
+/// with a hunk are part of it.
+fn same_text_key(hunk: &Hunk, related: &[&Hunk]) -> String {
+    let mut key = format!("{}\u{1f}{}", hunk.kind.as_str(), hunk.file_status.as_str());
+    for line in hunk.lines.iter().filter(|l| l.tag != ' ') {
+        key.push('\u{1e}');
+        key.push(line.tag);
+        key.push_str(&line.text.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    for test in related {
+        key.push('\u{1d}');
+        key.push_str(&test.id);
+    }
+    stanley_core::sha256_hex(key.as_bytes())
+}
+
+/// Chooses the hunks, marks every candidate in `run`, and records the hunk cap's limit.
 fn select<'a>(
     mode: &Mode,
     input: &AnalysisInput,
@@ -381,40 +439,115 @@ fn select<'a>(
         run.set(&ex.id, Disposition::Excluded);
     }
     // One order for every analysis (source first, what the request names first), then the
-    // mode's own priority; ties keep diff order.
-    let judged: Vec<usize> =
-        crate::order::judging_order(&eligible, &input.request, |h| priority(mode, h))
-            .into_iter()
-            .take(input.max_hunks)
-            .collect();
-    if eligible.len() > input.max_hunks {
-        run.limits.push(format!(
-            "only the {} highest-priority of {} eligible hunks were judged (policy hunk limit; \
-             source first, then tests, then the rest); the other {} are listed as unjudged",
-            input.max_hunks,
-            eligible.len(),
-            eligible.len() - input.max_hunks
-        ));
+    // mode's own priority; ties keep diff order. Hunks with the same text are one question,
+    // asked where the first of them stands.
+    let spread = summary_scores(mode, &eligible);
+    let order = crate::order::judging_order(&eligible, &input.request, |h| {
+        spread
+            .get(h.id.as_str())
+            .copied()
+            .unwrap_or_else(|| priority(mode, h))
+    });
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for i in order {
+        let related = if test_gaps {
+            related_tests(eligible[i], &context_tests)
+        } else {
+            Vec::new()
+        };
+        let key = same_text_key(eligible[i], &related);
+        match seen.get(&key) {
+            Some(&g) => groups[g].push(i),
+            None => {
+                seen.insert(key, groups.len());
+                groups.push(vec![i]);
+            }
+        }
     }
+    let offered = groups.len().min(input.max_hunks);
+    Selection {
+        eligible,
+        context_tests,
+        groups,
+        offered,
+    }
+}
+
+/// Writes `candidates.json`: every eligible hunk, what was excluded, and the budget plan.
+fn record_candidates(mode: &Mode, selection: &Selection<'_>, plan: &BudgetPlan, run: &Run) {
     let mut candidates = json!({
         "analysis": mode.id,
-        "hunks": eligible.iter().map(|h| h.id.clone()).collect::<Vec<_>>(),
+        "hunks": selection.eligible.iter().map(|h| h.id.clone()).collect::<Vec<_>>(),
         "excluded": run.excluded,
+        "budgetPlan": plan,
     });
-    if test_gaps {
+    if mode.id == "test_gaps" {
         candidates["contextTestHunks"] = json!(
-            context_tests
+            selection
+                .context_tests
                 .iter()
                 .map(|h| h.id.clone())
                 .collect::<Vec<_>>()
         );
     }
     run.candidates(&candidates);
-    Selection {
-        eligible,
-        context_tests,
-        judged,
+}
+
+/// The limits lines for what the hunk cap and the budget plan left out: one line that says how
+/// many were judged (as coverage counts them), which limit stopped it, and what kinds of hunk
+/// were left, so the limits and coverage always agree.
+fn limit_lines(
+    input: &AnalysisInput,
+    selection: &Selection<'_>,
+    plan: &BudgetPlan,
+    judged: usize,
+) -> Vec<String> {
+    let eligible = selection.eligible.len();
+    let offered = selection.hunks_in(selection.offered);
+    let Some(stopped_by) = plan.stopped_by else {
+        if offered == eligible {
+            return Vec::new();
+        }
+        return vec![format!(
+            "only the {judged} highest-priority of {eligible} eligible hunks were judged (policy \
+             hunk limit of {} questions; source first, then tests, then the rest); the other {} \
+             are listed as unjudged",
+            input.max_hunks,
+            eligible - judged
+        )];
+    };
+    let limit = match stopped_by {
+        Denial::Requests => format!("{} requests", plan.allowance.requests),
+        _ => format!("{} estimated input tokens", plan.allowance.input_tokens),
+    };
+    let mut kinds: Vec<(&'static str, usize)> = Vec::new();
+    for &i in selection.groups[plan.chosen..selection.offered]
+        .iter()
+        .flatten()
+    {
+        let kind = selection.eligible[i].kind.as_str();
+        match kinds.iter_mut().find(|(k, _)| *k == kind) {
+            Some(entry) => entry.1 += 1,
+            None => kinds.push((kind, 1)),
+        }
     }
+    let left: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let capped = eligible - offered;
+    let cap = if capped > 0 {
+        format!(
+            " and {capped} more past the policy hunk limit of {} questions (\"{HUNK_LIMIT_ERROR}\")",
+            input.max_hunks
+        )
+    } else {
+        String::new()
+    };
+    vec![format!(
+        "the budget plan judged the {judged} highest-priority of {eligible} eligible hunks \
+         (source first, then tests, then the rest): the next would pass the allowance of {limit}; \
+         left out and listed as unjudged: {} (\"{PLAN_LIMIT_ERROR}\"){cap}",
+        left.join(", ")
+    )]
 }
 
 /// One frame per judged hunk, with the change around it and (for `test_gaps`) related tests.
@@ -426,10 +559,10 @@ fn frames(
 ) -> Vec<Frame> {
     let test_gaps = mode.id == "test_gaps";
     let change = ChangeContext::new(evidence);
-    selection
-        .judged
+    selection.groups[..selection.offered]
         .iter()
-        .map(|&i| {
+        .map(|group| {
+            let i = group[0];
             let hunk = selection.eligible[i];
             let related = if test_gaps {
                 related_tests(hunk, &selection.context_tests)
@@ -530,17 +663,25 @@ type Recorded<'a> = (AnalysisRow<'a>, Option<(u8, String)>, String);
 fn record<'a>(
     mode: &'a Mode,
     hunk: &'a Hunk,
-    outcome: Option<&stanley_core::FrameOutcome>,
+    outcome: Slot<'_>,
     run: &mut Run,
 ) -> Option<Recorded<'a>> {
     let mut row = AnalysisRow::new(mode, hunk);
     let where_ = format!("{}:{}", hunk.path, hunk.line_range());
-    match outcome {
-        None => {
-            row.error = Some(HUNK_LIMIT_ERROR.to_owned());
-            Some((row, None, "unjudged".to_owned()))
+    let outcome = match outcome {
+        Slot::Capped | Slot::LeftOut => {
+            let error = if matches!(outcome, Slot::Capped) {
+                HUNK_LIMIT_ERROR
+            } else {
+                PLAN_LIMIT_ERROR
+            };
+            row.error = Some(error.to_owned());
+            return Some((row, None, "unjudged".to_owned()));
         }
-        Some(Err(failure)) => {
+        Slot::Sent(outcome) => outcome,
+    };
+    match outcome {
+        Err(failure) => {
             let disposition = if failure.reason.is_unjudged() {
                 Disposition::Unjudged
             } else {
@@ -553,7 +694,7 @@ fn record<'a>(
             row.error = Some(error);
             Some((row, Some((2, line)), "unjudged".to_owned()))
         }
-        Some(Ok(ok)) => {
+        Ok(ok) => {
             let d = decide(mode, &ok.answers)?;
             run.set(&hunk.id, d.disposition);
             if let Some(reason) = &d.parked {
@@ -577,6 +718,17 @@ fn record<'a>(
     }
 }
 
+/// What became of one eligible hunk.
+#[derive(Clone, Copy)]
+enum Slot<'a> {
+    /// Past the hunk cap.
+    Capped,
+    /// Offered, and left out by the budget plan.
+    LeftOut,
+    /// Sent (or answered from the cache), with its outcome.
+    Sent(&'a stanley_core::FrameOutcome),
+}
+
 /// Runs `mode` over the diff evidence, recording into `run`.
 pub async fn analyze(
     mode: &Mode,
@@ -586,20 +738,32 @@ pub async fn analyze(
     run: &mut Run,
 ) {
     let selection = select(mode, input, evidence, run);
-    let outcomes = executor
-        .run_all(frames(mode, input, evidence, &selection))
+    // The budget plan, before the first frame: the frames that fit, in judging order, are
+    // charged and sent; the same input always sends the same frames.
+    let (plan, outcomes) = executor
+        .run_planned(frames(mode, input, evidence, &selection))
         .await;
-    let mut by_hunk: Vec<Option<&stanley_core::FrameOutcome>> =
-        vec![None; selection.eligible.len()];
-    for (slot, outcome) in selection.judged.iter().zip(&outcomes) {
-        by_hunk[*slot] = Some(outcome);
+    record_candidates(mode, &selection, &plan, run);
+    let mut by_hunk: Vec<Slot<'_>> = vec![Slot::Capped; selection.eligible.len()];
+    let mut judged_with: Vec<Option<&str>> = vec![None; selection.eligible.len()];
+    for (g, group) in selection.groups[..selection.offered].iter().enumerate() {
+        for &i in group {
+            by_hunk[i] = outcomes.get(g).map_or(Slot::LeftOut, Slot::Sent);
+            if i != group[0] {
+                judged_with[i] = Some(&selection.eligible[group[0]].id);
+            }
+        }
     }
+    let judged = selection.hunks_in(plan.chosen);
+    run.limits
+        .extend(limit_lines(input, &selection, &plan, judged));
     let mut classifications: Map<String, Value> = Map::new();
     let mut lines: Vec<(u8, String)> = Vec::new();
-    for (hunk, outcome) in selection.eligible.iter().zip(by_hunk) {
-        let Some((row, line, key)) = record(mode, hunk, outcome, run) else {
+    for ((hunk, outcome), same) in selection.eligible.iter().zip(by_hunk).zip(judged_with) {
+        let Some((mut row, line, key)) = record(mode, hunk, outcome, run) else {
             continue;
         };
+        row.judged_with = same;
         lines.extend(line);
         let count = classifications.entry(key).or_insert(json!(0));
         *count = json!(count.as_u64().unwrap_or(0) + 1);

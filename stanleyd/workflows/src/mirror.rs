@@ -1,0 +1,262 @@
+//! Mirrored folders (`mirror-policy@1`, D-118): a folder whose changed files are near-copies of
+//! another folder's in the same change (a second copy of the sources for another runtime, such
+//! as `python2/` beside `python3/` or `deno/lib/` beside `src/`), found by the changes
+//! themselves: files with the same path below two different folders whose changed lines are
+//! mostly the same. The copy is left out with its rule; the folder it copies is judged.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::diff::{DiffFile, FileStatus};
+
+/// Changed lines two files must share (of the larger side) to be near-copies.
+pub const NEAR_COPY: f64 = 0.6;
+/// Near-copies a pair of folders needs before one is called a mirror of the other.
+pub const MIN_FILES: usize = 2;
+/// Changed lines the near-copies of a pair must hold together (a one-line licence bump in two
+/// files of the same name is not a mirror).
+pub const MIN_LINES: usize = 20;
+/// Files sharing a basename compared at most (a group larger than this is skipped: `mod.rs`,
+/// `__init__.py` in every folder of a large tree say nothing).
+const MAX_GROUP: usize = 64;
+
+/// Folder names that say their files are a copy built for another runtime or target.
+const COPY_NAMES: &[&str] = &[
+    "deno", "esm", "cjs", "es", "es5", "es6", "es2015", "es2017", "umd", "amd", "commonjs",
+    "module", "modules", "legacy", "compat", "browser", "node", "mirror", "py2", "python2", "lib2",
+    "dist", "build", "out",
+];
+
+/// One file left out as a mirror: its path, the folder it copies, and its counterpart there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mirrored {
+    pub path: String,
+    /// The folder it is a copy of (`python3`).
+    pub of_folder: String,
+    /// The copied file (`python3/httplib2/auth.py`).
+    pub counterpart: String,
+    /// The mirror folder (`python2`).
+    pub folder: String,
+}
+
+impl Mirrored {
+    /// The reason recorded in `excluded`.
+    pub fn reason(&self) -> String {
+        format!(
+            "mirror of `{}/` (`{}/` holds a near-copy of each changed file: this one copies {})",
+            self.of_folder, self.folder, self.counterpart
+        )
+    }
+}
+
+/// A near-copy: the file in the first folder, its copy in the second, and its changed lines.
+type NearCopy = (usize, usize, usize);
+
+/// The changed lines of a file, whitespace-trimmed, with their tags, counted.
+fn changed(file: &DiffFile) -> HashMap<String, usize> {
+    let mut out = HashMap::new();
+    for line in file.hunks.iter().flat_map(|h| &h.lines) {
+        if line.tag == ' ' {
+            continue;
+        }
+        let text = line.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        *out.entry(format!("{}{text}", line.tag)).or_default() += 1;
+    }
+    out
+}
+
+/// How much of the larger file's changed lines the two share, 0..=1.
+fn shared(a: &HashMap<String, usize>, b: &HashMap<String, usize>) -> f64 {
+    let (na, nb): (usize, usize) = (a.values().sum(), b.values().sum());
+    if na == 0 || nb == 0 {
+        return 0.0;
+    }
+    let common: usize = a
+        .iter()
+        .map(|(line, n)| (*n).min(b.get(line).copied().unwrap_or(0)))
+        .sum();
+    common as f64 / na.max(nb) as f64
+}
+
+/// The folders above the longest common ending of two paths (`python2` and `python3` for
+/// `python2/httplib2/auth.py` and `python3/httplib2/auth.py`); None when one has no folder left.
+fn roots(a: &str, b: &str) -> Option<(String, String)> {
+    let (pa, pb): (Vec<&str>, Vec<&str>) = (a.split('/').collect(), b.split('/').collect());
+    let common = pa
+        .iter()
+        .rev()
+        .zip(pb.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (ra, rb) = (&pa[..pa.len() - common], &pb[..pb.len() - common]);
+    (!ra.is_empty() && !rb.is_empty()).then(|| (ra.join("/"), rb.join("/")))
+}
+
+/// The trailing number of a folder name (`python3` → 3), for choosing the newer copy.
+fn version_of(folder: &str) -> Option<u32> {
+    let name = folder.rsplit('/').next().unwrap_or(folder);
+    let digits: String = name
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    digits.parse().ok()
+}
+
+/// Which of two folders is the copy: one named for another runtime or target, else the one
+/// beside a `src` folder, else the lower version (`python2` beside `python3`), else the deeper
+/// one, else the later in path order.
+fn copy_of_pair<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
+    let named = |f: &str| {
+        f.split('/')
+            .any(|s| COPY_NAMES.contains(&s.to_lowercase().as_str()))
+    };
+    let src = |f: &str| f.split('/').any(|s| s == "src");
+    if named(a) != named(b) {
+        return if named(a) { (a, b) } else { (b, a) };
+    }
+    if src(a) != src(b) {
+        return if src(b) { (a, b) } else { (b, a) };
+    }
+    if let (Some(va), Some(vb)) = (version_of(a), version_of(b))
+        && va != vb
+    {
+        return if va < vb { (a, b) } else { (b, a) };
+    }
+    let depth = |f: &str| f.matches('/').count();
+    if depth(a) != depth(b) {
+        return if depth(a) > depth(b) { (a, b) } else { (b, a) };
+    }
+    if a > b { (a, b) } else { (b, a) }
+}
+
+/// The files of `files` (indexes of those still judged) that copy another folder's files in
+/// this change, each with its counterpart. Deleted files are neither copies nor copied.
+pub fn find(files: &[DiffFile], candidates: &[usize]) -> Vec<(usize, Mirrored)> {
+    let live: Vec<usize> = candidates
+        .iter()
+        .copied()
+        .filter(|&i| files[i].status != FileStatus::Deleted && !files[i].hunks.is_empty())
+        .collect();
+    let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for &i in &live {
+        let name = files[i].path.rsplit('/').next().unwrap_or(&files[i].path);
+        by_name.entry(name).or_default().push(i);
+    }
+    let lines: HashMap<usize, HashMap<String, usize>> =
+        live.iter().map(|&i| (i, changed(&files[i]))).collect();
+    // (folder a, folder b) → near-copy pairs (file in a, file in b, changed lines).
+    let mut pairs: BTreeMap<(String, String), Vec<NearCopy>> = BTreeMap::new();
+    for group in by_name
+        .values()
+        .filter(|g| g.len() >= 2 && g.len() <= MAX_GROUP)
+    {
+        for (n, &a) in group.iter().enumerate() {
+            for &b in &group[n + 1..] {
+                let Some((ra, rb)) = roots(&files[a].path, &files[b].path) else {
+                    continue;
+                };
+                if shared(&lines[&a], &lines[&b]) < NEAR_COPY {
+                    continue;
+                }
+                let size = lines[&a].values().sum::<usize>();
+                let (key, pair) = if ra <= rb {
+                    ((ra, rb), (a, b, size))
+                } else {
+                    ((rb, ra), (b, a, size))
+                };
+                pairs.entry(key).or_default().push(pair);
+            }
+        }
+    }
+    let under = |folder: &str| {
+        live.iter()
+            .filter(|&&i| files[i].path.starts_with(&format!("{folder}/")))
+            .count()
+    };
+    let mut out: Vec<(usize, Mirrored)> = Vec::new();
+    for ((fa, fb), near) in &pairs {
+        let lines_total: usize = near.iter().map(|p| p.2).sum();
+        if near.len() < MIN_FILES || lines_total < MIN_LINES {
+            continue;
+        }
+        let (copy, original) = copy_of_pair(fa, fb);
+        // Most of the copy's changed files must be near-copies, or it is a folder of its own
+        // that shares a few files.
+        if near.len() * 2 < under(copy) {
+            continue;
+        }
+        for &(a, b, _) in near {
+            let (mirror, counterpart) = if copy == fa { (a, b) } else { (b, a) };
+            if out.iter().any(|(i, _)| *i == mirror) {
+                continue;
+            }
+            out.push((
+                mirror,
+                Mirrored {
+                    path: files[mirror].path.clone(),
+                    of_folder: original.to_owned(),
+                    counterpart: files[counterpart].path.clone(),
+                    folder: copy.to_owned(),
+                },
+            ));
+        }
+    }
+    out.sort_by_key(|(i, _)| *i);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::parse_diff;
+
+    fn file(path: &str, body: &[&str]) -> String {
+        let lines: String = body.iter().map(|l| format!("+{l}\n")).collect();
+        format!(
+            "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,0 +1,{} @@\n{lines}",
+            body.len()
+        )
+    }
+
+    #[test]
+    fn a_second_copy_of_the_changed_files_is_a_mirror_and_the_newer_is_kept() {
+        let body: Vec<String> = (0..15)
+            .map(|i| format!("value_{i} = compute({i})"))
+            .collect();
+        let body: Vec<&str> = body.iter().map(String::as_str).collect();
+        let mut py2 = body.clone();
+        py2[0] = "value_0 = compute(0L)";
+        let text = [
+            file("python2/pkg/auth.py", &py2),
+            file("python2/pkg/error.py", &body),
+            file("python3/pkg/auth.py", &body),
+            file("python3/pkg/error.py", &body),
+            file("tests/test_auth.py", &body[..3]),
+        ]
+        .concat();
+        let files = parse_diff(&text);
+        let all: Vec<usize> = (0..files.len()).collect();
+        let found = find(&files, &all);
+        let paths: Vec<&str> = found.iter().map(|(_, m)| m.path.as_str()).collect();
+        assert_eq!(paths, ["python2/pkg/auth.py", "python2/pkg/error.py"]);
+        assert_eq!(found[0].1.of_folder, "python3");
+        assert_eq!(copy_of_pair("src", "deno/lib"), ("deno/lib", "src"));
+    }
+
+    #[test]
+    fn a_small_shared_edit_is_not_a_mirror() {
+        let text = [
+            file("a/util.py", &["# Copyright 2024"]),
+            file("b/util.py", &["# Copyright 2024"]),
+            file("a/io.py", &["# Copyright 2024"]),
+            file("b/io.py", &["# Copyright 2024"]),
+        ]
+        .concat();
+        let files = parse_diff(&text);
+        let all: Vec<usize> = (0..files.len()).collect();
+        assert!(find(&files, &all).is_empty());
+    }
+}
