@@ -16,7 +16,7 @@ use stanley_workflows::paths::{PathKind, classify_path};
 use stanley_workflows::ports::Git;
 
 /// Every upgrade `tests/upstream/assemble` builds.
-const UPGRADES: [&str; 11] = [
+const UPGRADES: [&str; 12] = [
     "move-requests",
     "move-flask",
     "upgrade-regex-syntax",
@@ -27,6 +27,7 @@ const UPGRADES: [&str; 11] = [
     "vendor-pip",
     "upgrade-pygments",
     "twin-setuptools",
+    "mirror-fp-ts",
     "tree-25k",
 ];
 
@@ -132,25 +133,49 @@ fn quotes_a_comment(reason: &str) -> bool {
         })
 }
 
+/// An upgrade, its vendored folders, folders of its own code that must be judged, and the
+/// folder that copies another (a mirror), if any.
+type Case = (
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    Option<&'static str>,
+);
+
 #[test]
 fn vendored_mirrored_and_generated_code_is_left_out_by_a_named_rule_and_no_source_is() {
     let env = env();
-    let cases: [(&str, &[&str], &[&str]); 5] = [
+    let cases: [Case; 8] = [
         (
             "vendor-poetry-core",
             &["src/poetry/core/_vendor/"],
             &["src/poetry/core/"],
+            None,
         ),
-        ("vendor-pip", &["src/pip/_vendor/"], &["src/pip/_internal/"]),
+        (
+            "vendor-pip",
+            &["src/pip/_vendor/"],
+            &["src/pip/_internal/"],
+            None,
+        ),
         (
             "twin-setuptools",
             &["setuptools/_vendor/", "pkg_resources/_vendor/"],
             &["setuptools/"],
+            None,
         ),
-        ("mirror-httplib2", &[], &["python3/httplib2/"]),
-        ("upgrade-pygments", &[], &["pygments/lexers/"]),
+        (
+            "mirror-httplib2",
+            &[],
+            &["python3/httplib2/"],
+            Some("python2/"),
+        ),
+        ("mirror-fp-ts", &[], &["lib/"], Some("es6/")),
+        ("upgrade-pygments", &[], &["pygments/lexers/"], None),
+        ("upgrade-large", &[], &["src/runtime/"], None),
+        ("move-flask", &[], &["src/flask/"], None),
     ];
-    for (name, vendored, own) in cases {
+    for (name, vendored, own, mirror) in cases {
         let repo = TempRepo::upstream(name);
         let out = env.stanley(
             &repo,
@@ -209,6 +234,28 @@ fn vendored_mirrored_and_generated_code_is_left_out_by_a_named_rule_and_no_sourc
                 rows.iter().any(|p| p.starts_with(prefix)),
                 "{name}: nothing under {prefix} judged"
             );
+        }
+        // A mirror is a copy of the sources, never fixtures that resemble each other.
+        let mirrored: Vec<&String> = excluded
+            .iter()
+            .filter(|e| e.1 == "mirror-folder")
+            .map(|e| &e.0)
+            .collect();
+        match mirror {
+            Some(copy) => {
+                assert!(mirrored.len() >= 3, "{name}: {mirrored:?}");
+                assert!(
+                    mirrored.iter().all(|p| p.starts_with(copy)),
+                    "{name}: {mirrored:?}"
+                );
+                assert!(
+                    !rows
+                        .iter()
+                        .any(|p| p.starts_with(copy) && p.ends_with(".d.ts")),
+                    "{name}: a copied declaration file was judged"
+                );
+            }
+            None => assert!(mirrored.is_empty(), "{name}: {mirrored:?}"),
         }
         if name == "mirror-httplib2" {
             let mirrored: BTreeMap<&str, &str> = excluded

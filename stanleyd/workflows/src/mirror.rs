@@ -77,18 +77,52 @@ fn shared(a: &HashMap<String, usize>, b: &HashMap<String, usize>) -> f64 {
     common as f64 / na.max(nb) as f64
 }
 
+/// A file name without its extensions (`index` for `index.ts`, `index.js` and `index.d.ts`):
+/// a copy built for another runtime may change the extension.
+fn stem(name: &str) -> &str {
+    match name.find('.') {
+        Some(0) | None => name,
+        Some(i) => &name[..i],
+    }
+}
+
 /// The folders above the longest common ending of two paths (`python2` and `python3` for
-/// `python2/httplib2/auth.py` and `python3/httplib2/auth.py`); None when one has no folder left.
+/// `python2/httplib2/auth.py` and `python3/httplib2/auth.py`; `src` and `esm` for `src/a.ts`
+/// and `esm/a.js`); None when one has no folder left or the file names' stems differ.
 fn roots(a: &str, b: &str) -> Option<(String, String)> {
     let (pa, pb): (Vec<&str>, Vec<&str>) = (a.split('/').collect(), b.split('/').collect());
-    let common = pa
+    let (fa, fb) = (pa.last()?, pb.last()?);
+    if stem(fa) != stem(fb) {
+        return None;
+    }
+    let (da, db) = (&pa[..pa.len() - 1], &pb[..pb.len() - 1]);
+    let common = da
         .iter()
         .rev()
-        .zip(pb.iter().rev())
+        .zip(db.iter().rev())
         .take_while(|(x, y)| x == y)
         .count();
-    let (ra, rb) = (&pa[..pa.len() - common], &pb[..pb.len() - common]);
-    (!ra.is_empty() && !rb.is_empty()).then(|| (ra.join("/"), rb.join("/")))
+    let (ra, rb) = (&da[..da.len() - common], &db[..db.len() - common]);
+    // Two folders side by side, neither inside the other.
+    let nested = ra.starts_with(rb) || rb.starts_with(ra);
+    (!ra.is_empty() && !rb.is_empty() && !nested).then(|| (ra.join("/"), rb.join("/")))
+}
+
+/// Whether a folder lies inside tests, fixtures or examples.
+fn in_tests(folder: &str) -> bool {
+    folder.split('/').any(|s| {
+        matches!(
+            s.to_lowercase().as_str(),
+            "test"
+                | "tests"
+                | "spec"
+                | "specs"
+                | "__tests__"
+                | "fixtures"
+                | "testdata"
+                | "examples"
+        )
+    })
 }
 
 /// The trailing number of a folder name (`python3` → 3), for choosing the newer copy.
@@ -105,14 +139,24 @@ fn version_of(folder: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
+/// Whether a folder's name says it holds a build for another runtime or target.
+fn named(folder: &str) -> bool {
+    folder
+        .split('/')
+        .any(|s| COPY_NAMES.contains(&s.to_lowercase().as_str()))
+}
+
+/// Whether two folders sit inside the same folder of the project (`src/runtime/a` and
+/// `src/runtime/a_alt`): there, a copy is an alternative the project keeps by hand (its shared
+/// edits are asked once anyway), unless one is named for another runtime.
+fn inside_one_tree(a: &str, b: &str) -> bool {
+    a.split('/').next() == b.split('/').next() && !named(a) && !named(b)
+}
+
 /// Which of two folders is the copy: one named for another runtime or target, else the one
 /// beside a `src` folder, else the lower version (`python2` beside `python3`), else the deeper
 /// one, else the later in path order.
 fn copy_of_pair<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
-    let named = |f: &str| {
-        f.split('/')
-            .any(|s| COPY_NAMES.contains(&s.to_lowercase().as_str()))
-    };
     let src = |f: &str| f.split('/').any(|s| s == "src");
     if named(a) != named(b) {
         return if named(a) { (a, b) } else { (b, a) };
@@ -143,7 +187,7 @@ pub fn find(files: &[DiffFile], candidates: &[usize]) -> Vec<(usize, Mirrored)> 
     let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for &i in &live {
         let name = files[i].path.rsplit('/').next().unwrap_or(&files[i].path);
-        by_name.entry(name).or_default().push(i);
+        by_name.entry(stem(name)).or_default().push(i);
     }
     let lines: HashMap<usize, HashMap<String, usize>> =
         live.iter().map(|&i| (i, changed(&files[i]))).collect();
@@ -176,18 +220,36 @@ pub fn find(files: &[DiffFile], candidates: &[usize]) -> Vec<(usize, Mirrored)> 
             .filter(|&&i| files[i].path.starts_with(&format!("{folder}/")))
             .count()
     };
+    let qualifying: Vec<(&(String, String), &Vec<NearCopy>)> = pairs
+        .iter()
+        .filter(|((fa, fb), near)| {
+            let lines_total: usize = near.iter().map(|p| p.2).sum();
+            let (copy, _) = copy_of_pair(fa, fb);
+            // Enough shared change, and most of the copy's changed files are near-copies (else
+            // it is a folder of its own that shares a few files); fixtures and examples that
+            // resemble each other are not a copy of the sources.
+            near.len() >= MIN_FILES
+                && lines_total >= MIN_LINES
+                && near.len() * 2 >= under(copy)
+                && !in_tests(fa)
+                && !in_tests(fb)
+                && !inside_one_tree(fa, fb)
+        })
+        .collect();
+    // A mirror is one folder copying one other: a folder that resembles several (a family of
+    // similar fixtures or examples) is none.
+    let partners = |folder: &str| {
+        qualifying
+            .iter()
+            .filter(|((a, b), _)| a == folder || b == folder)
+            .count()
+    };
     let mut out: Vec<(usize, Mirrored)> = Vec::new();
-    for ((fa, fb), near) in &pairs {
-        let lines_total: usize = near.iter().map(|p| p.2).sum();
-        if near.len() < MIN_FILES || lines_total < MIN_LINES {
+    for ((fa, fb), near) in qualifying.iter().copied() {
+        if partners(fa) > 1 || partners(fb) > 1 {
             continue;
         }
         let (copy, original) = copy_of_pair(fa, fb);
-        // Most of the copy's changed files must be near-copies, or it is a folder of its own
-        // that shares a few files.
-        if near.len() * 2 < under(copy) {
-            continue;
-        }
         for &(a, b, _) in near {
             let (mirror, counterpart) = if copy == fa { (a, b) } else { (b, a) };
             if out.iter().any(|(i, _)| *i == mirror) {
@@ -244,6 +306,44 @@ mod tests {
         assert_eq!(paths, ["python2/pkg/auth.py", "python2/pkg/error.py"]);
         assert_eq!(found[0].1.of_folder, "python3");
         assert_eq!(copy_of_pair("src", "deno/lib"), ("deno/lib", "src"));
+        assert_eq!(
+            roots("src/util/a.ts", "esm/util/a.js"),
+            Some(("src".into(), "esm".into()))
+        );
+        assert_eq!(roots("src/a.ts", "esm/b.js"), None);
+        assert_eq!(roots("a/x.ts", "a/b/x.ts"), None);
+        assert!(inside_one_tree(
+            "src/runtime/scheduler/multi_thread",
+            "src/runtime/scheduler/multi_thread_alt"
+        ));
+        assert!(!inside_one_tree(
+            "packages/zod/src",
+            "packages/zod/deno/lib"
+        ));
+    }
+
+    #[test]
+    fn similar_fixtures_are_not_a_mirror() {
+        let body: Vec<String> = (0..15)
+            .map(|i| format!("line {i} of the licence"))
+            .collect();
+        let body: Vec<&str> = body.iter().map(String::as_str).collect();
+        let text = [
+            file("tests/fixtures/one/LICENSE", &body),
+            file("tests/fixtures/one/README.rst", &body),
+            file("tests/fixtures/two/LICENSE", &body),
+            file("tests/fixtures/two/README.rst", &body),
+            file("a/LICENSE", &body),
+            file("a/README.rst", &body),
+            file("b/LICENSE", &body),
+            file("b/README.rst", &body),
+            file("c/LICENSE", &body),
+            file("c/README.rst", &body),
+        ]
+        .concat();
+        let files = parse_diff(&text);
+        let all: Vec<usize> = (0..files.len()).collect();
+        assert!(find(&files, &all).is_empty(), "{:?}", find(&files, &all));
     }
 
     #[test]
