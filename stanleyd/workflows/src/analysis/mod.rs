@@ -163,10 +163,45 @@ fn summary_scores<'a>(mode: &Mode, hunks: &[&'a Hunk]) -> std::collections::Hash
             .map(|l| l.text.trim())
             .collect();
         let substance = (1.0 + distinct.len() as f64).ln() / (1.0 + 300f64).ln();
-        out.insert(hunk.id.as_str(), substance - *before as f64);
+        // A recorded expected output (a snapshot, a compiler's `.stderr`) says what the code
+        // printed, not what changed: after every file's first change, before any second.
+        let recorded = if is_recorded_output(&hunk.path) {
+            0.5
+        } else {
+            0.0
+        };
+        out.insert(hunk.id.as_str(), substance - recorded - *before as f64);
         *before += 1;
     }
     out
+}
+
+/// Whether a test file is a recorded expected output: a snapshot or golden file, or what a
+/// compiler or program printed (`tests/ui/x.stderr`, `tests/examplefiles/a/b.output`).
+fn is_recorded_output(path: &str) -> bool {
+    const RECORDED: &[&str] = &[
+        ".snap",
+        ".stderr",
+        ".stdout",
+        ".out",
+        ".output",
+        ".expected",
+        ".golden",
+        ".ambr",
+    ];
+    let lower = path.to_lowercase();
+    hunk_in_tests(&lower) && RECORDED.iter().any(|e| lower.ends_with(e))
+        || lower.contains("/__snapshots__/")
+}
+
+/// Whether a (lowercased) path lies in a test folder.
+fn hunk_in_tests(lower: &str) -> bool {
+    lower.split('/').any(|s| {
+        matches!(
+            s,
+            "test" | "tests" | "testdata" | "__tests__" | "spec" | "specs"
+        )
+    })
 }
 
 fn questions(mode: &Mode, hunk: &Hunk) -> Questions {
