@@ -515,11 +515,11 @@ impl Executor {
     }
 
     /// Plans `frames` (in priority order) against the budget before any is sent: the longest
-    /// prefix whose estimates fit [`Budget::plan_allowance`] is charged up front and sent, and
-    /// nothing a response reports can shut one of them out; the rest are left out, and the
-    /// budget is then exhausted by the limit that stopped the plan. Outcomes come back for the
-    /// chosen frames, in input order.
-    pub async fn run_planned(&self, frames: Vec<Frame>) -> (BudgetPlan, Vec<FrameOutcome>) {
+    /// prefix whose estimates fit [`Budget::plan_allowance`] is charged up front, and the budget
+    /// is exhausted by the limit that stopped the plan when it left frames out. Each chosen
+    /// frame is then sent with [`Executor::run_admitted`] and its estimate, and nothing a
+    /// response reports can shut it out.
+    pub fn plan(&self, frames: &[&Frame]) -> (BudgetPlan, Vec<u64>) {
         let estimates: Vec<u64> = frames.iter().map(|f| self.estimate(f)).collect();
         let budget = &self.inner.budget;
         let plan = BudgetPlan::choose(&estimates, budget.plan_allowance());
@@ -527,13 +527,29 @@ impl Executor {
         if let Some(limit) = plan.stopped_by {
             budget.left_out(limit);
         }
+        (plan, estimates)
+    }
+
+    /// Runs a frame a budget plan chose, with the estimate it was charged.
+    pub fn run_admitted(
+        &self,
+        frame: Frame,
+        estimate: u64,
+    ) -> impl std::future::Future<Output = FrameOutcome> + use<> {
+        self.run_with(frame, Some(estimate))
+    }
+
+    /// Plans `frames` ([`Executor::plan`]) and sends the chosen ones with bounded concurrency;
+    /// outcomes come back for the chosen frames, in input order.
+    pub async fn run_planned(&self, frames: Vec<Frame>) -> (BudgetPlan, Vec<FrameOutcome>) {
+        let (plan, estimates) = self.plan(&frames.iter().collect::<Vec<_>>());
         let n = self.inner.opts.concurrency;
         let outcomes = stream::iter(
             frames
                 .into_iter()
                 .zip(estimates)
                 .take(plan.chosen)
-                .map(|(f, e)| self.run_with(f, Some(e))),
+                .map(|(f, e)| self.run_admitted(f, e)),
         )
         .buffered(n)
         .collect()
