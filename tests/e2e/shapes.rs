@@ -289,9 +289,35 @@ fn verdict(doc: &Value) -> Value {
     })
 }
 
+/// A scripted reviewer: hunks that raise an exception carry a material correctness concern,
+/// everything else shows no issue, so a run has findings to compare.
+fn reviewer(env: &TestEnv) {
+    use stanley_tests::fake_jev::{ChoiceRule, choice_answer, labels_of, score_answer};
+    let labels = labels_of(stanley_workflows::analysis::modes::REVIEW.labels);
+    let pick = |label: &str| {
+        choice_answer(
+            &labels,
+            &ChoiceRule {
+                label: label.into(),
+                mass: 0.85,
+                confidence: 0.85,
+            },
+        )
+    };
+    env.jev.answer("classification", pick("no_issue_visible"));
+    env.jev
+        .answer_if("classification", "raise ", pick("correctness_risk"));
+    env.jev.answer("importance", score_answer(4, 3, 0.9));
+    env.jev.answer(
+        "evidence_sufficient",
+        serde_json::json!({"type": "noul", "noul": 0.9}),
+    );
+}
+
 #[test]
 fn a_review_over_the_budget_judges_the_same_hunks_on_every_run_and_a_repeat_asks_nothing() {
     let mut env = env();
+    reviewer(&env);
     env.set("STANLEY_MAX_INPUT_TOKENS", "250000");
     let repo = TempRepo::upstream("upgrade-pygments");
     let review = |env: &TestEnv| {
@@ -326,6 +352,10 @@ fn a_review_over_the_budget_judges_the_same_hunks_on_every_run_and_a_repeat_asks
     // The limits line and coverage agree.
     let coverage = &data(&first)["coverage"];
     let judged = coverage["judged"].as_u64().unwrap() + coverage["parked"].as_u64().unwrap();
+    assert!(
+        !data(&first)["findings"].as_array().unwrap().is_empty(),
+        "the scripted reviewer flags some hunks"
+    );
     assert!(
         limits.contains(&format!("judged the {judged} highest-priority")),
         "{limits} against {coverage}"
