@@ -21,9 +21,10 @@ const MAX_GROUP: usize = 64;
 
 /// Folder names that say their files are a copy built for another runtime or target.
 const COPY_NAMES: &[&str] = &[
-    "deno", "esm", "cjs", "es", "es5", "es6", "es2015", "es2017", "umd", "amd", "commonjs",
-    "module", "modules", "legacy", "compat", "browser", "node", "mirror", "py2", "python2", "lib2",
-    "dist", "build", "out",
+    "deno", "esm", "esm5", "mjs", "cjs", "es", "es5", "es6", "es2015", "es2017", "es2020",
+    "esnext", "fesm2015", "fesm2020", "fesm2022", "lib-esm", "umd", "amd", "commonjs", "module",
+    "modules", "types", "typings", "legacy", "compat", "browser", "node", "mirror", "py2",
+    "python2", "lib2", "dist", "build", "out",
 ];
 
 /// One file left out as a mirror: its path, the folder it copies, and its counterpart there.
@@ -147,10 +148,11 @@ fn named(folder: &str) -> bool {
 }
 
 /// Whether two folders sit inside the same folder of the project (`src/runtime/a` and
-/// `src/runtime/a_alt`): there, a copy is an alternative the project keeps by hand (its shared
-/// edits are asked once anyway), unless one is named for another runtime.
+/// `src/runtime/a_alt`, `src/node` and `src/browser`): there, a copy is an alternative the
+/// project keeps by hand (its shared edits are asked once anyway), unless exactly one of them is
+/// named for another runtime (`pkg/src` beside `pkg/deno`).
 fn inside_one_tree(a: &str, b: &str) -> bool {
-    a.split('/').next() == b.split('/').next() && !named(a) && !named(b)
+    a.split('/').next() == b.split('/').next() && named(a) == named(b)
 }
 
 /// Which of two folders is the copy: one named for another runtime or target, else the one
