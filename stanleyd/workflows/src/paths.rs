@@ -143,6 +143,7 @@ fn is_config_name(base: &str, ext: Option<&str>) -> bool {
                 | ".editorconfig"
                 | "biome.json"
                 | "manifest.in"
+                | "cargo.toml.orig"
                 | "setup.cfg"
                 | "tox.ini"
                 | "codeowners"
@@ -200,6 +201,7 @@ const LANGUAGES: &[(&str, &str)] = &[
     (".mdx", "MDX"),
     (".php", "PHP"),
     (".py", "Python"),
+    (".pyi", "Python"),
     (".rb", "Ruby"),
     (".rs", "Rust"),
     (".scala", "Scala"),
@@ -472,6 +474,8 @@ mod tests {
             ("tests/__snapshots__/a.test.ts.snap", PathKind::Generated),
             ("src/.hidden.py", PathKind::Source),
             ("tests/conftest.py", PathKind::Test),
+            ("src/attr/__init__.pyi", PathKind::Source),
+            ("Cargo.toml.orig", PathKind::Config),
         ];
         for (path, kind) in cases {
             assert_eq!(classify_path(path), kind, "{path}");
