@@ -234,19 +234,49 @@ fn questions(mode: &Mode, hunk: &Hunk) -> Questions {
 /// Changed test hunks related to `hunk`, best first: a test of the same file stem, then tests
 /// that share at least two words of the hunk's path and changed lines, weighed against the
 /// test's size so a large test file does not match everything.
+#[cfg(test)]
 fn related_tests<'a>(hunk: &Hunk, tests: &[&'a Hunk]) -> Vec<&'a Hunk> {
+    related_in(hunk, &TestTexts::of(tests))
+}
+
+/// Test hunks with their lowercased text and stem, made once per analysis (every code hunk is
+/// matched against every test hunk).
+struct TestTexts<'a>(Vec<(&'a Hunk, String, String)>);
+
+impl<'a> TestTexts<'a> {
+    fn of(tests: &[&'a Hunk]) -> Self {
+        Self(
+            tests
+                .iter()
+                .map(|t| {
+                    (
+                        *t,
+                        format!("{} {}", t.path, t.content()).to_lowercase(),
+                        crate::change::stem(&t.path).to_owned(),
+                    )
+                })
+                .collect(),
+        )
+    }
+}
+
+/// [`related_tests`] against texts made once.
+fn related_in<'a>(hunk: &Hunk, tests: &TestTexts<'a>) -> Vec<&'a Hunk> {
+    if tests.0.is_empty() {
+        return Vec::new();
+    }
     let changed = hunk.changed_lines();
     let tokens = task_tokens(&format!("{} {changed}", hunk.path));
     let own_stem = crate::change::stem(&hunk.path);
     let mut scored: Vec<(f64, &Hunk)> = tests
+        .0
         .iter()
-        .filter_map(|t| {
-            let text = format!("{} {}", t.path, t.content()).to_lowercase();
+        .filter_map(|(t, text, stem)| {
             let overlap = tokens
                 .iter()
                 .filter(|tok| text.contains(tok.as_str()))
                 .count();
-            let same_stem = crate::change::stem(&t.path) == own_stem;
+            let same_stem = *stem == own_stem;
             let size = 1.0 + (text.len() as f64 / 1000.0).ln_1p();
             let score = overlap as f64 / size + if same_stem { 100.0 } else { 0.0 };
             (same_stem || overlap >= 2).then_some((score, *t))
@@ -411,6 +441,8 @@ struct Selection<'a> {
     eligible: Vec<&'a Hunk>,
     /// Test hunks shown with `test_gaps` hunks as context.
     context_tests: Vec<&'a Hunk>,
+    /// For `test_gaps`, the related test hunks of each eligible hunk (by index); empty else.
+    related: Vec<Vec<&'a Hunk>>,
     /// Groups of indexes into `eligible` with the same normalised text, in judging order (a
     /// group's first hunk is the one shown to Jev; its answer stands for every member).
     groups: Vec<Vec<usize>>,
@@ -483,15 +515,12 @@ fn select<'a>(
             .copied()
             .unwrap_or_else(|| priority(mode, h))
     });
+    let texts = TestTexts::of(if test_gaps { &context_tests } else { &[] });
+    let related: Vec<Vec<&Hunk>> = eligible.iter().map(|h| related_in(h, &texts)).collect();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for i in order {
-        let related = if test_gaps {
-            related_tests(eligible[i], &context_tests)
-        } else {
-            Vec::new()
-        };
-        let key = same_text_key(eligible[i], &related);
+        let key = same_text_key(eligible[i], &related[i]);
         match seen.get(&key) {
             Some(&g) => groups[g].push(i),
             None => {
@@ -504,6 +533,7 @@ fn select<'a>(
     Selection {
         eligible,
         context_tests,
+        related,
         groups,
         offered,
     }
@@ -592,18 +622,13 @@ fn frames(
     evidence: &DiffEvidence,
     selection: &Selection<'_>,
 ) -> Vec<Frame> {
-    let test_gaps = mode.id == "test_gaps";
     let change = ChangeContext::new(evidence);
     selection.groups[..selection.offered]
         .iter()
         .map(|group| {
             let i = group[0];
             let hunk = selection.eligible[i];
-            let related = if test_gaps {
-                related_tests(hunk, &selection.context_tests)
-            } else {
-                Vec::new()
-            };
+            let related = &selection.related[i];
             let mut provenance = vec![hunk.reference(&evidence.source)];
             provenance.extend(related.iter().map(|t| t.reference(&evidence.source)));
             Frame {
