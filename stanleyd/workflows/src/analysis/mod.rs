@@ -239,45 +239,90 @@ fn related_tests<'a>(hunk: &Hunk, tests: &[&'a Hunk]) -> Vec<&'a Hunk> {
     related_in(hunk, &TestTexts::of(tests))
 }
 
-/// Test hunks with their lowercased text and stem, made once per analysis (every code hunk is
-/// matched against every test hunk).
-struct TestTexts<'a>(Vec<(&'a Hunk, String, String)>);
+/// Test hunks with what matching needs, made once per analysis (every code hunk is matched
+/// against every test hunk): each test's text length and stem, and every distinct word of the
+/// tests' texts with the tests it appears in. A token is in a test's text exactly when it is
+/// inside one of that text's words (tokens are letters and digits only), so a token is looked
+/// up in the words once and remembered, instead of searched for in every text.
+struct TestTexts<'a> {
+    tests: Vec<(&'a Hunk, usize, String)>,
+    words: Vec<(String, Vec<usize>)>,
+    found: std::cell::RefCell<std::collections::HashMap<String, Vec<usize>>>,
+}
 
 impl<'a> TestTexts<'a> {
     fn of(tests: &[&'a Hunk]) -> Self {
-        Self(
-            tests
-                .iter()
-                .map(|t| {
-                    (
-                        *t,
-                        format!("{} {}", t.path, t.content()).to_lowercase(),
-                        crate::change::stem(&t.path).to_owned(),
-                    )
-                })
-                .collect(),
-        )
+        let mut index: std::collections::BTreeMap<String, Vec<usize>> =
+            std::collections::BTreeMap::new();
+        let tests = tests
+            .iter()
+            .enumerate()
+            .map(|(n, t)| {
+                let text = format!("{} {}", t.path, t.content()).to_lowercase();
+                let mut words: Vec<&str> = text
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| w.len() >= 3)
+                    .collect();
+                words.sort_unstable();
+                words.dedup();
+                for w in words {
+                    index.entry(w.to_owned()).or_default().push(n);
+                }
+                (*t, text.len(), crate::change::stem(&t.path).to_owned())
+            })
+            .collect();
+        Self {
+            tests,
+            words: index.into_iter().collect(),
+            found: std::cell::RefCell::default(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.tests.is_empty()
+    }
+
+    /// The tests whose text holds `token`.
+    fn holding(&self, token: &str) -> Vec<usize> {
+        if let Some(hit) = self.found.borrow().get(token) {
+            return hit.clone();
+        }
+        let mut hit: Vec<usize> = self
+            .words
+            .iter()
+            .filter(|(w, _)| w.contains(token))
+            .flat_map(|(_, tests)| tests.iter().copied())
+            .collect();
+        hit.sort_unstable();
+        hit.dedup();
+        self.found
+            .borrow_mut()
+            .insert(token.to_owned(), hit.clone());
+        hit
     }
 }
 
 /// [`related_tests`] against texts made once.
 fn related_in<'a>(hunk: &Hunk, tests: &TestTexts<'a>) -> Vec<&'a Hunk> {
-    if tests.0.is_empty() {
+    if tests.is_empty() {
         return Vec::new();
     }
     let changed = hunk.changed_lines();
     let tokens = task_tokens(&format!("{} {changed}", hunk.path));
     let own_stem = crate::change::stem(&hunk.path);
+    let mut overlap = vec![0usize; tests.tests.len()];
+    for token in &tokens {
+        for n in tests.holding(token) {
+            overlap[n] += 1;
+        }
+    }
     let mut scored: Vec<(f64, &Hunk)> = tests
-        .0
+        .tests
         .iter()
-        .filter_map(|(t, text, stem)| {
-            let overlap = tokens
-                .iter()
-                .filter(|tok| text.contains(tok.as_str()))
-                .count();
+        .zip(overlap)
+        .filter_map(|((t, len, stem), overlap)| {
             let same_stem = *stem == own_stem;
-            let size = 1.0 + (text.len() as f64 / 1000.0).ln_1p();
+            let size = 1.0 + (*len as f64 / 1000.0).ln_1p();
             let score = overlap as f64 / size + if same_stem { 100.0 } else { 0.0 };
             (same_stem || overlap >= 2).then_some((score, *t))
         })
@@ -516,11 +561,22 @@ fn select<'a>(
             .unwrap_or_else(|| priority(mode, h))
     });
     let texts = TestTexts::of(if test_gaps { &context_tests } else { &[] });
-    let related: Vec<Vec<&Hunk>> = eligible.iter().map(|h| related_in(h, &texts)).collect();
+    let mut related: Vec<Vec<&Hunk>> = vec![Vec::new(); eligible.len()];
     let mut groups: Vec<Vec<usize>> = Vec::new();
+    // Keyed by the changed text alone, then (test_gaps) with the related tests too.
+    let mut texts_seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for i in order {
-        let key = same_text_key(eligible[i], &related[i]);
+        let base = same_text_key(eligible[i], &[]);
+        // Past the cap, a change whose text was not seen starts a group that is never asked:
+        // its related tests are not looked for (matching is the costly part of test_gaps).
+        let new_text = texts_seen.insert(base.clone());
+        let key = if texts.is_empty() || (new_text && groups.len() >= input.max_hunks) {
+            base
+        } else {
+            related[i] = related_in(eligible[i], &texts);
+            same_text_key(eligible[i], &related[i])
+        };
         match seen.get(&key) {
             Some(&g) => groups[g].push(i),
             None => {
