@@ -16,7 +16,7 @@ use stanley_workflows::paths::{PathKind, classify_path};
 use stanley_workflows::ports::Git;
 
 /// Every upgrade `tests/upstream/assemble` builds.
-const UPGRADES: [&str; 12] = [
+const UPGRADES: [&str; 13] = [
     "move-requests",
     "move-flask",
     "upgrade-regex-syntax",
@@ -28,6 +28,7 @@ const UPGRADES: [&str; 12] = [
     "upgrade-pygments",
     "twin-setuptools",
     "mirror-fp-ts",
+    "upgrade-thiserror",
     "tree-25k",
 ];
 
@@ -164,7 +165,7 @@ type Case = (
 #[test]
 fn vendored_mirrored_and_generated_code_is_left_out_by_a_named_rule_and_no_source_is() {
     let env = env();
-    let cases: [Case; 8] = [
+    let cases: [Case; 9] = [
         (
             "vendor-poetry-core",
             &["src/poetry/core/_vendor/"],
@@ -193,6 +194,7 @@ fn vendored_mirrored_and_generated_code_is_left_out_by_a_named_rule_and_no_sourc
         ("upgrade-pygments", &[], &["pygments/lexers/"], None),
         ("upgrade-large", &[], &["src/runtime/"], None),
         ("move-flask", &[], &["src/flask/"], None),
+        ("upgrade-thiserror", &[], &["build/probe.rs", "src/"], None),
     ];
     for (name, vendored, own, mirror) in cases {
         let repo = TempRepo::upstream(name);

@@ -96,6 +96,8 @@ const GENERATED_DIRS: &[&str] = &[
     "out",
     "target",
 ];
+/// Of those, the names a project may also give a folder of build scripts.
+const BUILD_DIRS: &[&str] = &["build", "out", "target"];
 /// Name endings of files tools write (bundles, minified files, protobuf output, source maps,
 /// snapshots).
 const GENERATED_SUFFIXES: &[&str] = &[
@@ -318,8 +320,16 @@ pub fn generated_by_path(path: &str) -> Option<String> {
     let segments: Vec<&str> = lower.split('/').collect();
     let dirs = &segments[..segments.len().saturating_sub(1)];
     let base = basename(&lower);
+    // `build/`, `out/` and `target/` also hold sources a build runs (a crate's
+    // `build/probe.rs`, a `build/gen_tables.py`): Rust and Python files there are written by
+    // people, except under Python's own `build/lib/` output.
+    let script = matches!(extension(base), Some(".rs" | ".py"))
+        && !lower.contains("build/lib/")
+        && !lower.contains("build/bdist");
     if let Some(dir) = dirs.iter().find(|s| {
-        GENERATED_DIRS.contains(s) || s.ends_with(".egg-info") || s.ends_with(".dist-info")
+        (GENERATED_DIRS.contains(s) && !(script && BUILD_DIRS.contains(s)))
+            || s.ends_with(".egg-info")
+            || s.ends_with(".dist-info")
     }) {
         return Some(format!("`{dir}/` folder"));
     }
@@ -475,6 +485,9 @@ mod tests {
             ("src/.hidden.py", PathKind::Source),
             ("tests/conftest.py", PathKind::Test),
             ("src/attr/__init__.pyi", PathKind::Source),
+            ("build/probe.rs", PathKind::Source),
+            ("build/lib/pkg/mod.py", PathKind::Generated),
+            ("build/cjs/index.js", PathKind::Generated),
             ("Cargo.toml.orig", PathKind::Config),
         ];
         for (path, kind) in cases {
