@@ -14,7 +14,7 @@ use git2::{Delta, DiffOptions, FileMode, Oid, Patch, Repository, Status, StatusO
 use stanley_workflows::diff::{
     Diff, DiffSource, Exclusion, FileDiff, FileFacts, FileStatus, HunkDiff, Line, Scope,
 };
-use stanley_workflows::exclusion::{self, HEAD_BYTES, Rule};
+use stanley_workflows::exclusion::{self, HEAD_BYTES, Rule, WholeFile};
 use stanley_workflows::paths::{PathKind, classify_path, is_secret_path};
 use stanley_workflows::ports::{Git, GitError, Workspace};
 
@@ -193,6 +193,7 @@ impl Git2Repo {
                 FileFacts {
                     bytes: meta.len(),
                     head: head_of(&bytes),
+                    change: Some(WholeFile::Added),
                     ..FileFacts::default()
                 },
             );
@@ -260,6 +261,11 @@ impl Git2Repo {
                 symlink: mode == FileMode::Link,
                 submodule: mode == FileMode::Commit,
                 bytes: side.size(),
+                change: match delta.status() {
+                    Delta::Added => Some(WholeFile::Added),
+                    Delta::Deleted => Some(WholeFile::Deleted),
+                    _ => None,
+                },
                 ..FileFacts::default()
             };
             if !(facts.symlink || facts.submodule || is_secret_path(path)) {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use stanley_core::stable_id;
 
 pub use crate::exclusion::FileFacts;
-use crate::exclusion::{Rule, Verdict};
+use crate::exclusion::{Rule, Verdict, WholeFile};
 use crate::paths::{PathKind, classify_path};
 
 /// Hunks longer than this many lines are split into consecutive parts (`MAX_HUNK_LINES`).
@@ -835,7 +835,12 @@ impl DiffEvidence {
             .max()
             .unwrap_or(0);
         if file.status == FileStatus::Binary {
-            return Some(Verdict::new(Rule::BinaryContent, "binary change"));
+            let label = match facts.and_then(|f| f.change) {
+                Some(WholeFile::Added) => "binary file added",
+                Some(WholeFile::Deleted) => "binary file deleted",
+                None => "binary change",
+            };
+            return Some(Verdict::new(Rule::BinaryContent, label));
         }
         if let Some(v) = crate::exclusion::reason(&file.path, file.kind, facts, longest) {
             return Some(v);

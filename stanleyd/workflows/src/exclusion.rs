@@ -27,6 +27,15 @@ pub struct FileFacts {
     pub symlink: bool,
     /// A submodule (a commit of another repository).
     pub submodule: bool,
+    /// What the change does to the file as a whole (added, deleted), when the Git port knows.
+    pub change: Option<WholeFile>,
+}
+
+/// A change to a whole file, which a binary change's label names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WholeFile {
+    Added,
+    Deleted,
 }
 
 /// The rule that left a file out (`exclusion-policy@2`): every exclusion names one, so a
