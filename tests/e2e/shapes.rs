@@ -245,7 +245,12 @@ fn vendored_mirrored_and_generated_code_is_left_out_by_a_named_rule_and_no_sourc
             }
             let allowed = matches!(
                 rule.as_str(),
-                "unchanged" | "empty-file" | "mode-only" | "mirror-folder" | "minified"
+                "unchanged"
+                    | "empty-file"
+                    | "mode-only"
+                    | "mirror-folder"
+                    | "compiled-output"
+                    | "minified"
             ) || (rule == "generated-header" && quotes_a_comment(reason))
                 || (rule == "large-data");
             assert!(allowed, "{name}: {path} left out: {rule} ({reason})");

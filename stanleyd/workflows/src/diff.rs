@@ -793,6 +793,16 @@ impl DiffEvidence {
         let judged: Vec<usize> = (0..files.len())
             .filter(|&i| verdicts[i].is_none())
             .collect();
+        for (i, source) in crate::mirror::compiled(&files, &judged) {
+            verdicts[i] = Some(Verdict::new(
+                Rule::CompiledOutput,
+                format!("generated file (built from {source}, which changes too)"),
+            ));
+        }
+        let judged: Vec<usize> = judged
+            .into_iter()
+            .filter(|&i| verdicts[i].is_none())
+            .collect();
         for (i, mirrored) in crate::mirror::find(&files, &judged) {
             verdicts[i] = Some(Verdict::new(Rule::MirrorFolder, mirrored.reason()));
         }

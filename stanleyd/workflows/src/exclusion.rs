@@ -63,6 +63,8 @@ pub enum Rule {
     LargeData,
     /// A folder whose changed files are near-copies of another folder's in the same change.
     MirrorFolder,
+    /// JavaScript or declarations built from TypeScript sources that change too.
+    CompiledOutput,
     /// A symbolic link.
     Symlink,
     /// A submodule.
@@ -93,6 +95,7 @@ impl Rule {
             Rule::Minified => "minified",
             Rule::LargeData => "large-data",
             Rule::MirrorFolder => "mirror-folder",
+            Rule::CompiledOutput => "compiled-output",
             Rule::Symlink => "symlink",
             Rule::Submodule => "submodule",
             Rule::Unchanged => "unchanged",
@@ -108,7 +111,7 @@ impl Rule {
     pub fn sets_aside(self) -> bool {
         matches!(
             self,
-            Rule::Lockfile | Rule::GeneratedPath | Rule::GeneratedHeader
+            Rule::Lockfile | Rule::GeneratedPath | Rule::GeneratedHeader | Rule::CompiledOutput
         )
     }
 }

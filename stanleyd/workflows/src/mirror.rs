@@ -2,7 +2,8 @@
 //! another folder's in the same change (a second copy of the sources for another runtime, such
 //! as `python2/` beside `python3/` or `deno/lib/` beside `src/`), found by the changes
 //! themselves: files with the same path below two different folders whose changed lines are
-//! mostly the same. The copy is left out with its rule; the folder it copies is judged.
+//! mostly the same. The copy is left out with its rule; the folder it copies is judged. And
+//! build output committed beside its TypeScript sources (`lib/a.js` built from `src/a.ts`).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -272,6 +273,72 @@ pub fn find(files: &[DiffFile], candidates: &[usize]) -> Vec<(usize, Mirrored)> 
     out
 }
 
+/// Endings of what a TypeScript build writes.
+const COMPILED: &[&str] = &[
+    ".js",
+    ".mjs",
+    ".cjs",
+    ".jsx",
+    ".js.map",
+    ".d.ts",
+    ".d.mts",
+    ".d.cts",
+    ".d.ts.map",
+];
+/// Endings of TypeScript sources (a declaration file is not one).
+const TYPED: &[&str] = &[".ts", ".tsx", ".mts", ".cts"];
+
+fn is_typed_source(name: &str) -> bool {
+    TYPED.iter().any(|e| name.ends_with(e)) && !name.contains(".d.")
+}
+
+fn is_compiled(name: &str) -> bool {
+    COMPILED.iter().any(|e| name.ends_with(e))
+}
+
+/// Build output committed beside its sources: a JavaScript or declaration file whose
+/// TypeScript source at the same path below another folder changes too (`lib/a/b.js`,
+/// `lib/a/b.d.ts` beside `src/a/b.ts`), at least [`MIN_FILES`] such files between the same two
+/// folders. Each comes back with its source's path and the two folders.
+pub fn compiled(files: &[DiffFile], candidates: &[usize]) -> Vec<(usize, String)> {
+    let live: Vec<usize> = candidates
+        .iter()
+        .copied()
+        .filter(|&i| files[i].status != FileStatus::Deleted)
+        .collect();
+    let name = |i: usize| files[i].path.rsplit('/').next().unwrap_or(&files[i].path);
+    let mut by_stem: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for &i in &live {
+        by_stem.entry(stem(name(i))).or_default().push(i);
+    }
+    // (output folder, source folder) → (output, source) pairs.
+    let mut pairs: BTreeMap<(String, String), Vec<(usize, usize)>> = BTreeMap::new();
+    for group in by_stem
+        .values()
+        .filter(|g| g.len() >= 2 && g.len() <= MAX_GROUP)
+    {
+        for &out in group.iter().filter(|&&i| is_compiled(name(i))) {
+            let Some(&src) = group.iter().find(|&&i| {
+                is_typed_source(name(i)) && roots(&files[out].path, &files[i].path).is_some()
+            }) else {
+                continue;
+            };
+            if let Some(key) = roots(&files[out].path, &files[src].path) {
+                pairs.entry(key).or_default().push((out, src));
+            }
+        }
+    }
+    let mut found: Vec<(usize, String)> = pairs
+        .into_values()
+        .filter(|p| p.len() >= MIN_FILES)
+        .flatten()
+        .map(|(out, src)| (out, files[src].path.clone()))
+        .collect();
+    found.sort();
+    found.dedup_by_key(|(i, _)| *i);
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,6 +389,35 @@ mod tests {
             "packages/zod/src",
             "packages/zod/deno/lib"
         ));
+    }
+
+    #[test]
+    fn javascript_built_from_changed_typescript_is_compiled_output() {
+        let text = [
+            file("src/util/a.ts", &["export const a: number = 1;"]),
+            file("src/b.ts", &["export const b: string = 'b';"]),
+            file("lib/util/a.js", &["export const a = 1;"]),
+            file("lib/util/a.d.ts", &["export declare const a: number;"]),
+            file("lib/b.js", &["export const b = 'b';"]),
+            file("lib/c.js", &["export const c = 3;"]),
+            file("scripts/b.js", &["run();"]),
+        ]
+        .concat();
+        let files = parse_diff(&text);
+        let all: Vec<usize> = (0..files.len()).collect();
+        let built = compiled(&files, &all);
+        let found: Vec<(&str, &str)> = built
+            .iter()
+            .map(|(i, source)| (files[*i].path.as_str(), source.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("lib/util/a.js", "src/util/a.ts"),
+                ("lib/util/a.d.ts", "src/util/a.ts"),
+                ("lib/b.js", "src/b.ts"),
+            ]
+        );
     }
 
     #[test]
