@@ -233,6 +233,24 @@ impl Hunk {
         )
     }
 
+    /// What makes two hunks the same question (D-119): their kind, file status and changed
+    /// lines, each line's whitespace collapsed, never the path, the heading or the context
+    /// around them (the same edit applied to several files is one change); `extra` adds what
+    /// else a question shows (a `test_gaps` hunk's related tests, `check`'s flags).
+    pub fn same_change_key(&self, extra: &[&str]) -> String {
+        let mut key = format!("{}\u{1f}{}", self.kind.as_str(), self.file_status.as_str());
+        for line in self.lines.iter().filter(|l| l.tag != ' ') {
+            key.push('\u{1e}');
+            key.push(line.tag);
+            key.push_str(&line.text.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
+        for item in extra {
+            key.push('\u{1d}');
+            key.push_str(item);
+        }
+        stanley_core::sha256_hex(key.as_bytes())
+    }
+
     /// Every line with its marker, without the header.
     pub fn body(&self) -> String {
         let mut out = String::new();

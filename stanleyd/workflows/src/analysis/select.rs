@@ -202,22 +202,10 @@ impl Selection<'_> {
     }
 }
 
-/// What makes two hunks the same question: their kind, file status and changed lines, each
-/// line's whitespace collapsed (never the path, the heading or the context around them: the
-/// same edit applied to several files is one change). For `test_gaps` the related tests shown
-/// with a hunk are part of it.
+/// The same-question key of a hunk with the related tests it is shown with ([`Hunk::same_change_key`]).
 pub(super) fn same_text_key(hunk: &Hunk, related: &[&Hunk]) -> String {
-    let mut key = format!("{}\u{1f}{}", hunk.kind.as_str(), hunk.file_status.as_str());
-    for line in hunk.lines.iter().filter(|l| l.tag != ' ') {
-        key.push('\u{1e}');
-        key.push(line.tag);
-        key.push_str(&line.text.split_whitespace().collect::<Vec<_>>().join(" "));
-    }
-    for test in related {
-        key.push('\u{1d}');
-        key.push_str(&test.id);
-    }
-    stanley_core::sha256_hex(key.as_bytes())
+    let ids: Vec<&str> = related.iter().map(|t| t.id.as_str()).collect();
+    hunk.same_change_key(&ids)
 }
 
 /// Chooses the hunks, marks every candidate in `run`, and records the hunk cap's limit.

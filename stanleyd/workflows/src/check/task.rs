@@ -193,6 +193,9 @@ struct Judging<'a> {
     /// The hunks under the cap in judging order (indexes into `hunks`): the budget plan's
     /// order.
     order: Vec<usize>,
+    /// For each intent position, the position whose question answers it: hunks with the same
+    /// changed text and deterministic flags are asked once (D-119).
+    leader: Vec<usize>,
 }
 
 impl<'a> Judging<'a> {
@@ -232,6 +235,7 @@ impl<'a> Judging<'a> {
             high_mass: vec![0.0; n],
             judged_with_relation: 0,
             order,
+            leader: Vec::new(),
             hunks,
         };
         for (i, hunk) in this.hunks.iter().enumerate() {
@@ -268,6 +272,33 @@ impl<'a> Judging<'a> {
         this
     }
 
+    /// Groups the intent questions: in judging order, the first hunk of each changed text (with
+    /// its deterministic flags) leads, and the others take its answer.
+    fn group_intents(&mut self) {
+        let position: std::collections::HashMap<usize, usize> = self
+            .intent_idx
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| (i, k))
+            .collect();
+        let mut leader: Vec<usize> = (0..self.intent_idx.len()).collect();
+        let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for i in &self.order {
+            let Some(&k) = position.get(i) else {
+                continue;
+            };
+            let key = self.hunks[*i].same_change_key(&self.det[*i]);
+            leader[k] = *first.entry(key).or_insert(k);
+        }
+        for (k, &l) in leader.iter().enumerate() {
+            if l != k {
+                let lead = self.hunks[self.intent_idx[l]].id.clone();
+                self.rows[self.intent_idx[k]].judged_with = Some(lead);
+            }
+        }
+        self.leader = leader;
+    }
+
     /// The budget plan over every hunk's intent frame and (for a test hunk) its test frame,
     /// in judging order, before any is sent: what fits is charged and will be asked; what does
     /// not is left out with a limits line (D-117). Follow-ups are asked from the reserve.
@@ -294,7 +325,7 @@ impl<'a> Judging<'a> {
         // (is a test frame, its index in its list), in judging order.
         let mut slots: Vec<(bool, usize)> = Vec::new();
         for i in &self.order {
-            if let Some(&k) = intent_of.get(i) {
+            if let Some(&k) = intent_of.get(i).filter(|&&k| self.leader[k] == k) {
                 slots.push((false, k));
             }
             if let Some(&k) = test_of.get(i) {
@@ -321,7 +352,9 @@ impl<'a> Judging<'a> {
             to[k] = from[k].take().map(|f| (f, estimates[n]));
         }
         if plan.stopped_by.is_some() {
-            let judged = chosen_intents.iter().filter(|c| c.is_some()).count();
+            let judged = (0..self.intent_idx.len())
+                .filter(|&k| chosen_intents[self.leader[k]].is_some())
+                .count();
             run.limits.push(format!(
                 "the budget plan judged the {judged} highest-priority of {} hunks (source first, \
                  then tests, then the rest): the next would pass the allowance of {} estimated \
@@ -608,13 +641,16 @@ impl<'a> Judging<'a> {
         let mut follow = Vec::new();
         while let Some(done) = work.next().await {
             match done {
-                Done::Intent(k, outcome) => {
-                    let i = self.intent_idx[k];
+                Done::Intent(lead, outcome) => {
+                    // The answer stands for every hunk whose question it was.
                     let signal = intent_signal(&outcome);
-                    known[i] = Some(signal);
-                    intents[k] = Some(outcome);
-                    if signal.weak {
-                        waiting.push(i);
+                    for k in (0..self.leader.len()).filter(|&k| self.leader[k] == lead) {
+                        let i = self.intent_idx[k];
+                        known[i] = Some(signal);
+                        intents[k] = Some(outcome.clone());
+                        if signal.weak {
+                            waiting.push(i);
+                        }
                     }
                     waiting.retain(|&w| match self.enabler(w, &known) {
                         None => true,
@@ -794,6 +830,9 @@ struct TaskRow {
     enables: Option<Enables>,
     flags: Vec<String>,
     error: Option<String>,
+    /// The hunk with the same changed text whose question answered this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judged_with: Option<String>,
 }
 
 /// How a hunk relates to the task: the mass below and at or above "supports it".
@@ -852,6 +891,7 @@ impl TaskRow {
             enables: None,
             flags: Vec::new(),
             error: None,
+            judged_with: None,
         }
     }
 
@@ -874,6 +914,7 @@ pub async fn judge(
 ) -> SectionOutcome {
     let change = ChangeContext::new(evidence);
     let mut judging = Judging::plan(task, evidence, run, max_hunks);
+    judging.group_intents();
     let (intent_frames, test_frames) = (judging.intent_frames(&change), judging.test_frames());
     let (intent_plan, test_plan) = judging.budget_plan(executor, intent_frames, test_frames, run);
     // The executor's permits bound how many are in flight.

@@ -639,3 +639,32 @@ async fn the_task_section_plans_its_budget_and_judges_the_same_hunks_every_run()
         );
     }
 }
+
+#[tokio::test]
+async fn the_same_change_in_several_files_is_one_intent_question() {
+    let file = |p: &str, line: &str| {
+        format!("diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1,1 +1,2 @@\n x\n+{line}\n")
+    };
+    let diff = [
+        file("src/a.ts", "import { ready } from './task';"),
+        file("src/b.ts", "import  { ready } from './task';"),
+        file("src/c.ts", "export const total = price * quantity;"),
+    ]
+    .concat();
+    let jev = cart_jev();
+    let packet = run_check(&diff, "Use ready from the task module", None, jev.clone()).await;
+    let intents = jev
+        .requests()
+        .iter()
+        .filter(|r| r.state.pointer("/hunk").is_some() && r.state.pointer("/task").is_some())
+        .count();
+    assert_eq!(intents, 2, "one question for the shared import");
+    let rows = packet.json["results"].as_array().unwrap();
+    let row = |path: &str| rows.iter().find(|r| r["path"] == path).unwrap();
+    assert_eq!(row("src/b.ts")["judgedWith"], row("src/a.ts")["id"]);
+    assert_eq!(
+        row("src/b.ts")["taskRelation"],
+        row("src/a.ts")["taskRelation"]
+    );
+    assert!(row("src/c.ts").get("judgedWith").is_none());
+}
