@@ -69,6 +69,9 @@ pub const STANLEY_JEV_MAX_CONCURRENCY: &str = "STANLEY_JEV_MAX_CONCURRENCY";
 /// An absolute path to a PEM file of root certificates trusted for System One besides the
 /// system's, for a TLS-inspecting proxy or a private endpoint (request setting).
 pub const STANLEY_JEV_CA_FILE: &str = "STANLEY_JEV_CA_FILE";
+/// The most estimated input tokens one request may send to Jev, default and at most 1,200,000
+/// (request setting): a smaller Jev budget, which the budget plan of a diff analysis keeps to.
+pub const STANLEY_MAX_INPUT_TOKENS: &str = "STANLEY_MAX_INPUT_TOKENS";
 /// How many runs `.stanley/runs/` keeps, default 200 (request setting; the daemon prunes after
 /// each request).
 pub const STANLEY_RUNS_KEEP: &str = "STANLEY_RUNS_KEEP";

@@ -64,14 +64,45 @@ fn a_binary_only_change_is_excluded() {
     let env = env();
     let repo = TempRepo::with_files(&[("README.md", "x\n")]);
     fs::write(repo.root().join("logo.bin"), [0u8, 1, 2, 3, 0, 255]).unwrap();
+    fs::write(repo.root().join("old.bin"), [0u8, 7, 7, 0]).unwrap();
     repo.commit("logo");
     fs::write(repo.root().join("logo.bin"), [0u8, 9, 9, 9, 0, 255]).unwrap();
+    fs::remove_file(repo.root().join("old.bin")).unwrap();
+    fs::write(repo.root().join("new.bin"), [0u8, 5, 5, 5, 5, 5, 0, 1]).unwrap();
+    repo.git(&["add", "-A"]);
     let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
     assert_eq!(out.code, 0, "{out:?}");
     let data = &out.json()["output"]["data"];
     assert_eq!(data["results"], serde_json::json!([]));
-    assert_eq!(data["excluded"][0]["id"], "file:logo.bin");
-    assert_eq!(data["coverage"]["excluded"], 1);
+    // Each binary change is named for what it is, with its rule.
+    let labels: Vec<(String, String, String)> = data["excluded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["id"].as_str().unwrap().to_owned(),
+                e["reason"].as_str().unwrap().to_owned(),
+                e["rule"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let want = |id: &str, reason: &str| {
+        (
+            id.to_owned(),
+            reason.to_owned(),
+            "binary-content".to_owned(),
+        )
+    };
+    assert_eq!(
+        labels,
+        [
+            want("file:logo.bin", "binary change"),
+            want("file:new.bin", "binary file added"),
+            want("file:old.bin", "binary file deleted"),
+        ]
+    );
+    assert_eq!(data["coverage"]["excluded"], 3);
     assert_eq!(env.jev.requests().len(), 1, "only the routing question");
 }
 

@@ -27,6 +27,7 @@ mod redaction;
 mod routing;
 mod runs;
 mod security;
+mod shapes;
 mod summarize;
 mod throttle;
 mod transport;

@@ -242,7 +242,7 @@ fn untracked_files_count_as_a_diff_and_secrets_do_not() {
     );
     assert_eq!(
         data["excluded"],
-        json!([{"id": "file:.env", "path": ".env", "reason": "credential-shaped path"}])
+        json!([{"id": "file:.env", "path": ".env", "reason": "credential-shaped path", "rule": "secret-path"}])
     );
 
     let secret_only = TempRepo::with_files(&[("README.md", "# Demo\n")]);

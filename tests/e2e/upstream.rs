@@ -158,8 +158,13 @@ fn a_large_upgrade_judges_source_before_anything_else_and_at_least_500_hunks() {
         worst_judged >= best_left_out,
         "judged tier {worst_judged} while tier {best_left_out} was left out"
     );
+    // The limit is 500 questions; identical changes share one, so more hunks are judged.
     let limits = doc["output"]["data"]["limits"].to_string();
-    assert!(limits.contains("only the 500 highest-priority"), "{limits}");
+    assert!(
+        limits.contains(&format!("only the {} highest-priority", judged.len()))
+            && limits.contains("hunk limit of 500 questions"),
+        "{limits}"
+    );
     // Lean frames: every frame carries its own hunk's file.
     for request in env.jev.requests() {
         let Some(hunk) = request.pointer("/state/hunk/path") else {
@@ -267,8 +272,8 @@ fn find_completes_on_a_tree_of_25000_files_and_skips_what_is_not_source() {
             .unwrap_or_else(|| panic!("nothing ending {suffix} excluded"))
     };
     assert_eq!(reason_of(".pyc"), "binary or compiled file");
-    assert_eq!(reason_of("/RECORD"), "generated file");
-    assert_eq!(reason_of("SOURCES.txt"), "generated file");
+    assert!(reason_of("/RECORD").starts_with("generated file (by its `"));
+    assert!(reason_of("SOURCES.txt").ends_with(".egg-info/` folder)"));
     assert!(reasons.values().any(|r| r == "empty file"));
     // Far fewer requests than the 150 metadata shards that exhausted the budget before.
     let requests = env.jev.requests().len();

@@ -1,6 +1,6 @@
 //! The `Git` port over git2: the diff of a selection (worktree, staged, branch) as the domain
 //! `Diff`, built from git2's patches without a round trip through text, with three lines of
-//! context and renames and copies detected; what is known of each changed file's content (size,
+//! context and renames and copies paired as `git diff -M -C` pairs them; what is known of each changed file's content (size,
 //! first bytes, link or submodule); and safe untracked files folded in as added files for the
 //! worktree scope.
 
@@ -10,17 +10,18 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use git2::{
-    Delta, DiffFindOptions, DiffOptions, FileMode, Oid, Patch, Repository, Status, StatusOptions,
-};
+use git2::{Delta, DiffOptions, FileMode, Oid, Patch, Repository, Status, StatusOptions};
 use stanley_workflows::diff::{
     Diff, DiffSource, Exclusion, FileDiff, FileFacts, FileStatus, HunkDiff, Line, Scope,
 };
-use stanley_workflows::exclusion::HEAD_BYTES;
+use stanley_workflows::exclusion::{self, HEAD_BYTES, Rule, WholeFile};
 use stanley_workflows::paths::{PathKind, classify_path, is_secret_path};
 use stanley_workflows::ports::{Git, GitError, Workspace};
 
 use crate::workspace::split_lines;
+
+mod pairs;
+use pairs::Paired;
 
 /// Largest diff accepted, in bytes of its text form (32 MiB).
 pub const MAX_DIFF_BYTES: usize = 33_554_432;
@@ -137,19 +138,24 @@ impl Git2Repo {
                 kind,
                 PathKind::Secret | PathKind::Binary | PathKind::Vendored
             ) {
-                let reason = stanley_workflows::exclusion::by_kind(kind).unwrap_or("excluded");
-                out.excluded.push(Exclusion::file(&path, reason));
+                if let Some(verdict) = exclusion::by_path(&path, kind) {
+                    out.excluded.push(Exclusion::verdict(&path, verdict));
+                }
                 continue;
             }
             let full = self.root.join(&path);
             let Ok(meta) = fs::symlink_metadata(&full) else {
-                out.excluded
-                    .push(Exclusion::file(&path, "untracked file is unreadable"));
+                out.excluded.push(Exclusion::file(
+                    &path,
+                    Rule::Unreadable,
+                    "untracked file is unreadable",
+                ));
                 continue;
             };
             if meta.file_type().is_symlink() {
                 out.excluded.push(Exclusion::file(
                     &path,
+                    Rule::Symlink,
                     "symbolic link (its target is not followed)",
                 ));
                 continue;
@@ -157,6 +163,7 @@ impl Git2Repo {
             if meta.len() > MAX_UNTRACKED_BYTES {
                 out.excluded.push(Exclusion::file(
                     &path,
+                    Rule::SizeLimit,
                     format!(
                         "untracked file of {} bytes exceeds {MAX_UNTRACKED_BYTES} bytes",
                         meta.len()
@@ -165,13 +172,19 @@ impl Git2Repo {
                 continue;
             }
             let Some(bytes) = fs::read(&full).ok().filter(|_| meta.is_file()) else {
-                out.excluded
-                    .push(Exclusion::file(&path, "untracked file is unreadable"));
+                out.excluded.push(Exclusion::file(
+                    &path,
+                    Rule::Unreadable,
+                    "untracked file is unreadable",
+                ));
                 continue;
             };
             if bytes.contains(&0) {
-                out.excluded
-                    .push(Exclusion::file(&path, "binary file (untracked)"));
+                out.excluded.push(Exclusion::file(
+                    &path,
+                    Rule::BinaryContent,
+                    "binary file (untracked)",
+                ));
                 continue;
             }
             let content = String::from_utf8_lossy(&bytes);
@@ -180,6 +193,7 @@ impl Git2Repo {
                 FileFacts {
                     bytes: meta.len(),
                     head: head_of(&bytes),
+                    change: Some(WholeFile::Added),
                     ..FileFacts::default()
                 },
             );
@@ -194,6 +208,7 @@ impl Git2Repo {
             if out.bytes + bytes > MAX_DIFF_BYTES {
                 out.excluded.push(Exclusion::file(
                     &path,
+                    Rule::SizeLimit,
                     format!("combined diff exceeds {MAX_DIFF_BYTES} bytes"),
                 ));
                 continue;
@@ -246,6 +261,11 @@ impl Git2Repo {
                 symlink: mode == FileMode::Link,
                 submodule: mode == FileMode::Commit,
                 bytes: side.size(),
+                change: match delta.status() {
+                    Delta::Added => Some(WholeFile::Added),
+                    Delta::Deleted => Some(WholeFile::Deleted),
+                    _ => None,
+                },
                 ..FileFacts::default()
             };
             if !(facts.symlink || facts.submodule || is_secret_path(path)) {
@@ -318,13 +338,80 @@ fn path_text(file: &git2::DiffFile<'_>) -> Option<String> {
         .map(|b| String::from_utf8_lossy(b).into_owned())
 }
 
+/// A patch's hunks as the domain's, and their size as text.
+fn hunks_of(patch: &Patch<'_>) -> Result<(Vec<HunkDiff>, usize), GitError> {
+    let mut bytes = 0usize;
+    let mut hunks = Vec::with_capacity(patch.num_hunks());
+    for h in 0..patch.num_hunks() {
+        let (hunk, count) = patch.hunk(h).map_err(|e| git_err("diff", &e))?;
+        let header = String::from_utf8_lossy(hunk.header());
+        // `@@ -a,b +c,d @@ section\n`: what follows the second `@@`, as text has it.
+        let section = header
+            .split_once(" @@")
+            .map(|(_, rest)| {
+                let rest = rest.strip_suffix('\n').unwrap_or(rest);
+                rest.trim_start().to_owned()
+            })
+            .unwrap_or_default();
+        let mut lines = Vec::with_capacity(count);
+        for l in 0..count {
+            let line = patch.line_in_hunk(h, l).map_err(|e| git_err("diff", &e))?;
+            let tag = line.origin();
+            if !matches!(tag, '+' | '-' | ' ') {
+                continue;
+            }
+            let content = line.content();
+            let content = content.strip_suffix(b"\n").unwrap_or(content);
+            let line = Line {
+                tag,
+                text: String::from_utf8_lossy(content).into_owned(),
+            };
+            bytes += line_bytes(&line);
+            lines.push(line);
+        }
+        if bytes > MAX_DIFF_BYTES {
+            return Err(too_big());
+        }
+        hunks.push(HunkDiff {
+            old_start: u64::from(hunk.old_start()),
+            old_lines: u64::from(hunk.old_lines()),
+            new_start: u64::from(hunk.new_start()),
+            new_lines: u64::from(hunk.new_lines()),
+            section,
+            lines,
+        });
+    }
+    Ok((hunks, bytes))
+}
+
+fn too_big() -> GitError {
+    GitError(format!("git diff output exceeded {MAX_DIFF_BYTES} bytes"))
+}
+
 /// git2's diff as the domain [`Diff`], and its size as text: each delta's status and paths, and
-/// its patch's hunks and lines (the `\ No newline at end of file` markers left out, as in text).
-fn structure(diff: &git2::Diff<'_>) -> Result<(Diff, usize), GitError> {
-    let too_big = || GitError(format!("git diff output exceeded {MAX_DIFF_BYTES} bytes"));
+/// its patch's hunks and lines (the `\ No newline at end of file` markers left out, as in text),
+/// with the renames and copies of `paired` in place of the deltas they pair.
+fn structure(diff: &git2::Diff<'_>, paired: &Paired) -> Result<(Diff, usize), GitError> {
     let mut out = Diff::default();
     let mut bytes = 0usize;
     for (idx, delta) in diff.deltas().enumerate() {
+        if paired.gone.contains(&idx) {
+            continue;
+        }
+        if let Some(file) = paired.files.get(&idx) {
+            bytes += header_bytes(&file.path)
+                + file
+                    .hunks
+                    .iter()
+                    .flat_map(|h| &h.lines)
+                    .map(line_bytes)
+                    .sum::<usize>();
+            if bytes > MAX_DIFF_BYTES {
+                return Err(too_big());
+            }
+            out.files.push(file.clone());
+            continue;
+        }
         let (old, new) = (path_text(&delta.old_file()), path_text(&delta.new_file()));
         let Some(path) = new.clone().or_else(|| old.clone()) else {
             continue;
@@ -355,45 +442,12 @@ fn structure(diff: &git2::Diff<'_>) -> Result<(Diff, usize), GitError> {
         }
         bytes += header_bytes(&file.path);
         if let Some(patch) = patch.filter(|_| !binary) {
-            for h in 0..patch.num_hunks() {
-                let (hunk, count) = patch.hunk(h).map_err(|e| git_err("diff", &e))?;
-                let header = String::from_utf8_lossy(hunk.header());
-                // `@@ -a,b +c,d @@ section\n`: what follows the second `@@`, as text has it.
-                let section = header
-                    .split_once(" @@")
-                    .map(|(_, rest)| {
-                        let rest = rest.strip_suffix('\n').unwrap_or(rest);
-                        rest.trim_start().to_owned()
-                    })
-                    .unwrap_or_default();
-                let mut lines = Vec::with_capacity(count);
-                for l in 0..count {
-                    let line = patch.line_in_hunk(h, l).map_err(|e| git_err("diff", &e))?;
-                    let tag = line.origin();
-                    if !matches!(tag, '+' | '-' | ' ') {
-                        continue;
-                    }
-                    let content = line.content();
-                    let content = content.strip_suffix(b"\n").unwrap_or(content);
-                    let line = Line {
-                        tag,
-                        text: String::from_utf8_lossy(content).into_owned(),
-                    };
-                    bytes += line_bytes(&line);
-                    lines.push(line);
-                }
-                if bytes > MAX_DIFF_BYTES {
-                    return Err(too_big());
-                }
-                file.hunks.push(HunkDiff {
-                    old_start: u64::from(hunk.old_start()),
-                    old_lines: u64::from(hunk.old_lines()),
-                    new_start: u64::from(hunk.new_start()),
-                    new_lines: u64::from(hunk.new_lines()),
-                    section,
-                    lines,
-                });
+            let (hunks, size) = hunks_of(&patch)?;
+            bytes += size;
+            if bytes > MAX_DIFF_BYTES {
+                return Err(too_big());
             }
+            file.hunks = hunks;
         }
         file.status = match file.status {
             _ if binary => FileStatus::Binary,
@@ -458,20 +512,12 @@ impl Git for Git2Repo {
                 (diff, Some(base_name.to_owned()), Some(base_oid))
             }
         };
-        let mut diff = diff;
-        // Renames and copies, as `git diff -M -C` finds them (50% similarity): a moved file
+        // Renames and copies, as `git diff -M -C` pairs them (D-117): a moved file
         // contributes only its edits, under its new path.
-        diff.find_similar(Some(
-            DiffFindOptions::new()
-                .renames(true)
-                .copies(true)
-                .rename_threshold(50)
-                .copy_threshold(50),
-        ))
-        .map_err(|e| git_err("rename detection", &e))?;
+        let paired = self.pair_renames(&repo, &diff)?;
         // Deltas git2 reports as untracked or ignored are not part of a tracked diff.
         debug_assert!(diff.deltas().all(|d| d.status() != Delta::Untracked));
-        let (structured, bytes) = structure(&diff)?;
+        let (structured, bytes) = structure(&diff, &paired)?;
         let mut folded = Folded {
             diff: structured,
             bytes,
@@ -523,7 +569,7 @@ impl Git2Repo {
         let diff = repo
             .diff_tree_to_workdir_with_index(head.as_ref(), Some(&mut opts))
             .map_err(|e| git_err("diff", &e))?;
-        let text = structure(&diff)?.0.to_text();
+        let text = structure(&diff, &Paired::default())?.0.to_text();
         Ok((entries, stanley_core::hash::sha256_hex(text.as_bytes())))
     }
 }

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use crate::budget::{Budget, Denial};
+use crate::budget::{Budget, BudgetPlan, Denial};
 use crate::cache::{CacheKey, CacheUse, CachedAnswers, Tally};
 use crate::cancel::Cancel;
 use crate::hash::stable_id;
@@ -464,15 +464,28 @@ impl Executor {
 
     /// Runs one frame. An identical frame already asked returns the first one's outcome.
     pub fn run(&self, frame: Frame) -> impl std::future::Future<Output = FrameOutcome> + use<> {
+        self.run_with(frame, None)
+    }
+
+    /// Runs one frame, `planned` with the estimate a budget plan already charged for it.
+    fn run_with(
+        &self,
+        frame: Frame,
+        planned: Option<u64>,
+    ) -> impl std::future::Future<Output = FrameOutcome> + use<> {
         let id = frame.id();
         let mut state = self.state();
+        if let (Some(estimate), true) = (planned, state.frames.contains_key(&id)) {
+            // Already asked: the plan's charge for it is given back.
+            self.inner.budget.release(1, estimate);
+        }
         state
             .frames
             .entry(id.clone())
             .or_insert_with(|| {
                 let this = self.clone();
                 let fut: BoxFuture<'static, FrameOutcome> = Box::pin(async move {
-                    let outcome = this.clone().execute(id, frame).await;
+                    let outcome = this.clone().execute(id, frame, planned).await;
                     this.finished();
                     outcome
                 });
@@ -490,6 +503,60 @@ impl Executor {
             .await
     }
 
+    /// The input tokens a frame is estimated at before it is sent (as the budget counts them:
+    /// its request body with this executor's model, before redaction), for a budget plan.
+    pub fn estimate(&self, frame: &Frame) -> u64 {
+        JevRequest {
+            model: self.inner.opts.model.clone(),
+            state: frame.state.clone(),
+            questions: frame.questions.to_json(),
+        }
+        .estimate_tokens()
+    }
+
+    /// Plans `frames` (in priority order) against the budget before any is sent: the longest
+    /// prefix whose estimates fit [`Budget::plan_allowance`] is charged up front, and the budget
+    /// is exhausted by the limit that stopped the plan when it left frames out. Each chosen
+    /// frame is then sent with [`Executor::run_admitted`] and its estimate, and nothing a
+    /// response reports can shut it out.
+    pub fn plan(&self, frames: &[&Frame]) -> (BudgetPlan, Vec<u64>) {
+        let estimates: Vec<u64> = frames.iter().map(|f| self.estimate(f)).collect();
+        let budget = &self.inner.budget;
+        let plan = BudgetPlan::choose(&estimates, budget.plan_allowance());
+        budget.commit(plan.chosen as u64, plan.estimated_tokens);
+        if let Some(limit) = plan.stopped_by {
+            budget.left_out(limit);
+        }
+        (plan, estimates)
+    }
+
+    /// Runs a frame a budget plan chose, with the estimate it was charged.
+    pub fn run_admitted(
+        &self,
+        frame: Frame,
+        estimate: u64,
+    ) -> impl std::future::Future<Output = FrameOutcome> + use<> {
+        self.run_with(frame, Some(estimate))
+    }
+
+    /// Plans `frames` ([`Executor::plan`]) and sends the chosen ones with bounded concurrency;
+    /// outcomes come back for the chosen frames, in input order.
+    pub async fn run_planned(&self, frames: Vec<Frame>) -> (BudgetPlan, Vec<FrameOutcome>) {
+        let (plan, estimates) = self.plan(&frames.iter().collect::<Vec<_>>());
+        let n = self.inner.opts.concurrency;
+        let outcomes = stream::iter(
+            frames
+                .into_iter()
+                .zip(estimates)
+                .take(plan.chosen)
+                .map(|(f, e)| self.run_admitted(f, e)),
+        )
+        .buffered(n)
+        .collect()
+        .await;
+        (plan, outcomes)
+    }
+
     fn failure(frame_id: &str, reason: FailReason, detail: impl Into<String>) -> FrameOutcome {
         Err(FrameFailure {
             frame_id: frame_id.to_owned(),
@@ -505,7 +572,27 @@ impl Executor {
         }
     }
 
-    async fn execute(self, frame_id: String, frame: Frame) -> FrameOutcome {
+    /// Runs one frame to its outcome. A `planned` frame was charged up front: its first
+    /// attempt is not reserved (only the clock is checked) and settles the plan's estimate, and
+    /// when nothing is sent at all (a cache hit, a disabled port) that charge is given back.
+    async fn execute(self, frame_id: String, frame: Frame, planned: Option<u64>) -> FrameOutcome {
+        let mut unsent = planned;
+        let outcome = self.attempts(&frame_id, &frame, &mut unsent).await;
+        if let Some(estimate) = unsent {
+            self.inner.budget.release(1, estimate);
+        }
+        outcome
+    }
+
+    /// The attempts of one frame. `unsent` holds a plan's charge until the first attempt is
+    /// sent (then it is settled like a reservation).
+    async fn attempts(
+        &self,
+        frame_id: &str,
+        frame: &Frame,
+        unsent: &mut Option<u64>,
+    ) -> FrameOutcome {
+        let frame_id = frame_id.to_owned();
         let inner = &self.inner;
         // The semaphore is never closed, so acquiring can only fail if it were.
         let Ok(_permit) = inner.permits.acquire().await else {
@@ -533,11 +620,11 @@ impl Executor {
             let resolved = cache.cache.resolved(&cache.requested(&request.model));
             let model = resolved.as_deref().unwrap_or(&request.model);
             let key = CacheKey::of(&cache.endpoint, model, &frame.template, &request);
-            if let Some(hit) = self.answer_from_cache(&frame_id, &frame, &request, model, &key) {
+            if let Some(hit) = self.answer_from_cache(&frame_id, frame, &request, model, &key) {
                 return hit;
             }
         }
-        let estimate = request.estimate_tokens();
+        let request_estimate = request.estimate_tokens();
         let attempts = inner.opts.retries + 1;
         let first = Instant::now();
         for attempt in 1..=attempts {
@@ -547,7 +634,20 @@ impl Executor {
             if let Some(reason) = self.disabled() {
                 return Self::failure(&frame_id, FailReason::Unavailable, reason);
             }
-            if let Err(denial) = inner.budget.reserve(estimate) {
+            // A planned frame's first attempt was charged with the plan; any other attempt
+            // reserves its own.
+            let (estimate, admitted) = match unsent.take() {
+                Some(planned) => {
+                    let clock = inner.budget.check_clock();
+                    if clock.is_err() {
+                        // Not sent: the charge goes back when the frame ends.
+                        *unsent = Some(planned);
+                    }
+                    (planned, clock)
+                }
+                None => (request_estimate, inner.budget.reserve(request_estimate)),
+            };
+            if let Err(denial) = admitted {
                 if let Some(sink) = &inner.opts.sink {
                     sink.budget_exhausted(&frame_id, denial);
                 }
@@ -602,7 +702,7 @@ impl Executor {
             };
             let next = match result {
                 Err(error) => self.after_error(tried, &error).await,
-                Ok(body) => self.after_answer(tried, &frame, body),
+                Ok(body) => self.after_answer(tried, frame, body),
             };
             if let Some(outcome) = next {
                 return outcome;

@@ -14,7 +14,7 @@ pub mod validate;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
-pub use budget::{Budget, BudgetLimits, Denial};
+pub use budget::{Budget, BudgetLimits, BudgetPlan, Denial, PlanAllowance};
 pub use cache::{
     CacheKey, CacheUse, CachedAnswers, JudgmentCache, RequestUsage, Tally, cost_usd, list_price,
 };

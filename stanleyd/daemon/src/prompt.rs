@@ -12,8 +12,8 @@ use stanley_adapters::redact::{redacting, safe_message};
 use stanley_adapters::workspace::open_workspace_file;
 use stanley_adapters::{FsRecorder, SecretRedactor, SystemClock};
 use stanley_core::{
-    Budget, CacheUse, Cancel, Executor, ExecutorOptions, Jev, RequestUsage, Status, Tally,
-    TroubleCell,
+    Budget, BudgetLimits, CacheUse, Cancel, Executor, ExecutorOptions, Jev, RequestUsage, Status,
+    Tally, TroubleCell,
 };
 use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptRequest, PromptResponse, prompt_response};
 use stanley_workflows::agent::{
@@ -481,7 +481,14 @@ fn context<'a>(
         jev,
         model,
         redactor,
-        budget: Arc::new(Budget::new(state.config.budget)),
+        budget: Arc::new(Budget::new(BudgetLimits {
+            input_tokens: settings
+                .max_input_tokens
+                .map_or(state.config.budget.input_tokens, |cap| {
+                    cap.min(state.config.budget.input_tokens)
+                }),
+            ..state.config.budget
+        })),
         scope,
         base: Some(request.base.trim().to_owned()).filter(|b| !b.is_empty()),
         no_persist: request.no_persist,

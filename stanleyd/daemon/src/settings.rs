@@ -37,6 +37,8 @@ pub(crate) struct RequestSettings {
     pub(crate) trust_worktree: bool,
     /// The judgment cache is used (`STANLEY_CACHE` is not `off`, `0` or `false`).
     pub(crate) cache: bool,
+    /// `STANLEY_MAX_INPUT_TOKENS`: a lower input-token budget for this request, if set.
+    pub(crate) max_input_tokens: Option<u64>,
     /// How many runs, and for how long, `.stanley/runs/` keeps (`STANLEY_RUNS_KEEP`,
     /// `STANLEY_RUNS_MAX_AGE_DAYS`).
     pub(crate) retention: Retention,
@@ -148,6 +150,15 @@ impl RequestSettings {
             trust_worktree: is_on(env, var::STANLEY_TRUST_WORKTREE),
             cache: !value(env, var::STANLEY_CACHE)
                 .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false")),
+            max_input_tokens: value(env, var::STANLEY_MAX_INPUT_TOKENS).map(|_| {
+                count(
+                    env,
+                    var::STANLEY_MAX_INPUT_TOKENS,
+                    "tokens",
+                    stanley_core::BudgetLimits::TREE.input_tokens,
+                    &mut problems,
+                )
+            }),
             retention,
             triage_parsers: match value(env, var::STANLEY_TRIAGE_PARSERS).as_deref() {
                 None | Some("all") => stanley_workflows::triage::logs::Parsers::All,

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use stanley_core::stable_id;
 
 pub use crate::exclusion::FileFacts;
+use crate::exclusion::{Rule, Verdict, WholeFile};
 use crate::paths::{PathKind, classify_path};
 
 /// Hunks longer than this many lines are split into consecutive parts (`MAX_HUNK_LINES`).
@@ -57,16 +58,24 @@ pub struct Exclusion {
     pub path: Option<String>,
     /// Why it was left out.
     pub reason: String,
+    /// The rule that decided it.
+    pub rule: Rule,
 }
 
 impl Exclusion {
-    /// A whole file left out.
-    pub fn file(path: &str, reason: impl Into<String>) -> Self {
+    /// A whole file left out by `rule`.
+    pub fn file(path: &str, rule: Rule, reason: impl Into<String>) -> Self {
         Self {
             id: format!("file:{path}"),
             path: Some(path.to_owned()),
             reason: reason.into(),
+            rule,
         }
+    }
+
+    /// A whole file left out by a policy verdict.
+    pub fn verdict(path: &str, verdict: Verdict) -> Self {
+        Self::file(path, verdict.rule, verdict.reason)
     }
 }
 
@@ -222,6 +231,24 @@ impl Hunk {
             }),
             16,
         )
+    }
+
+    /// What makes two hunks the same question (D-119): their kind, file status and changed
+    /// lines, each line's whitespace collapsed, never the path, the heading or the context
+    /// around them (the same edit applied to several files is one change); `extra` adds what
+    /// else a question shows (a `test_gaps` hunk's related tests, `check`'s flags).
+    pub fn same_change_key(&self, extra: &[&str]) -> String {
+        let mut key = format!("{}\u{1f}{}", self.kind.as_str(), self.file_status.as_str());
+        for line in self.lines.iter().filter(|l| l.tag != ' ') {
+            key.push('\u{1e}');
+            key.push(line.tag);
+            key.push_str(&line.text.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
+        for item in extra {
+            key.push('\u{1d}');
+            key.push_str(item);
+        }
+        stanley_core::sha256_hex(key.as_bytes())
     }
 
     /// Every line with its marker, without the header.
@@ -769,44 +796,41 @@ pub struct DiffEvidence {
 
 impl DiffEvidence {
     /// Parses the source and applies the exclusion policy ([`crate::exclusion`]) to each file:
-    /// binary, credential-shaped, vendored, linked, submodule, minified and large data files and
-    /// pure moves are excluded; lockfiles and generated files (by path or by a marker in their
-    /// first lines) are set aside.
+    /// binary, credential-shaped, vendored, linked, submodule, minified and large data files,
+    /// empty files, mode changes and pure moves are excluded; lockfiles and generated files (by
+    /// path or by a header comment) are set aside; then a folder whose changed files copy
+    /// another folder's ([`crate::mirror`]) is excluded. Every exclusion names its rule.
     pub fn from_source(source: DiffSource) -> Self {
         let mut files = source.diff.split();
         let mut excluded = source.excluded.clone();
         let mut set_aside = Vec::new();
+        let mut verdicts: Vec<Option<Verdict>> = files
+            .iter()
+            .map(|file| Self::verdict(file, source.facts.get(&file.path)))
+            .collect();
+        let judged: Vec<usize> = (0..files.len())
+            .filter(|&i| verdicts[i].is_none())
+            .collect();
+        for (i, source) in crate::mirror::compiled(&files, &judged) {
+            verdicts[i] = Some(Verdict::new(
+                Rule::CompiledOutput,
+                format!("generated file (built from {source}, which changes too)"),
+            ));
+        }
+        let judged: Vec<usize> = judged
+            .into_iter()
+            .filter(|&i| verdicts[i].is_none())
+            .collect();
+        for (i, mirrored) in crate::mirror::find(&files, &judged) {
+            verdicts[i] = Some(Verdict::new(Rule::MirrorFolder, mirrored.reason()));
+        }
         let mut hunks = Vec::new();
-        for file in &mut files {
-            let longest = file
-                .hunks
-                .iter()
-                .flat_map(|h| &h.lines)
-                .map(|l| l.text.chars().count())
-                .max()
-                .unwrap_or(0);
-            let facts = source.facts.get(&file.path);
-            let policy = crate::exclusion::reason(&file.path, file.kind, facts, longest);
-            let reason = if file.status == FileStatus::Binary {
-                Some("binary change".to_owned())
-            } else if policy.is_some() {
-                policy
-            } else if file.hunks.is_empty() && file.status == FileStatus::Renamed {
-                Some("moved without changes".to_owned())
-            } else if file.hunks.is_empty() && file.status == FileStatus::Copied {
-                Some("copied without changes".to_owned())
-            } else if file.hunks.is_empty() {
-                Some("mode change only".to_owned())
-            } else {
-                None
-            };
-            let Some(reason) = reason else {
+        for (file, verdict) in files.iter_mut().zip(verdicts) {
+            let Some(verdict) = verdict else {
                 hunks.extend(file.hunks.iter().cloned());
                 continue;
             };
-            let deterministic = matches!(file.kind, PathKind::Lockfile | PathKind::Generated)
-                || reason.starts_with("generated file");
-            if deterministic && !file.hunks.is_empty() {
+            if verdict.rule.sets_aside() && !file.hunks.is_empty() {
                 if file.kind != PathKind::Lockfile {
                     file.kind = PathKind::Generated;
                     for hunk in &mut file.hunks {
@@ -814,9 +838,9 @@ impl DiffEvidence {
                     }
                 }
                 hunks.extend(file.hunks.iter().cloned());
-                set_aside.push(Exclusion::file(&file.path, reason));
+                set_aside.push(Exclusion::verdict(&file.path, verdict));
             } else {
-                excluded.push(Exclusion::file(&file.path, reason));
+                excluded.push(Exclusion::verdict(&file.path, verdict));
             }
         }
         Self {
@@ -826,6 +850,39 @@ impl DiffEvidence {
             excluded,
             set_aside,
         }
+    }
+
+    /// Why one file is left out, if it is: what it is (a binary change, an empty file, a mode
+    /// change), then the exclusion policy, then a move or copy without an edit.
+    fn verdict(file: &DiffFile, facts: Option<&FileFacts>) -> Option<Verdict> {
+        let longest = file
+            .hunks
+            .iter()
+            .flat_map(|h| &h.lines)
+            .map(|l| l.text.chars().count())
+            .max()
+            .unwrap_or(0);
+        if file.status == FileStatus::Binary {
+            let label = match facts.and_then(|f| f.change) {
+                Some(WholeFile::Added) => "binary file added",
+                Some(WholeFile::Deleted) => "binary file deleted",
+                None => "binary change",
+            };
+            return Some(Verdict::new(Rule::BinaryContent, label));
+        }
+        if let Some(v) = crate::exclusion::reason(&file.path, file.kind, facts, longest) {
+            return Some(v);
+        }
+        if !file.hunks.is_empty() {
+            return None;
+        }
+        Some(match file.status {
+            FileStatus::Renamed => Verdict::new(Rule::Unchanged, "moved without changes"),
+            FileStatus::Copied => Verdict::new(Rule::Unchanged, "copied without changes"),
+            FileStatus::Added => Verdict::new(Rule::EmptyFile, "empty file added"),
+            FileStatus::Deleted => Verdict::new(Rule::EmptyFile, "empty file deleted"),
+            _ => Verdict::new(Rule::ModeOnly, "mode change only"),
+        })
     }
 }
 

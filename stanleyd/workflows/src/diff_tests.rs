@@ -240,6 +240,7 @@ fn the_exclusion_policy_reads_what_the_git_port_knows_of_each_file() {
         head: head.into(),
         symlink,
         submodule: false,
+        change: None,
     };
     src.facts.insert(
         "src/tables.rs".into(),

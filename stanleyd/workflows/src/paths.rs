@@ -45,14 +45,31 @@ const BINARY_EXT: &[&str] = &[
     ".otf", ".mp3", ".mp4", ".mov", ".bin", ".sqlite", ".db", ".pyc", ".pyo", ".pyd", ".o", ".obj",
     ".a", ".lib", ".rlib", ".rmeta", ".beam", ".elc", ".dex", ".pdb", ".whl", ".egg",
 ];
+/// Folder names that hold someone else's code, in any position (`vendor/`, `src/pkg/_vendor/`,
+/// `third_party/`, `node_modules/`, …), after the well-known conventions of package managers
+/// and of GitHub linguist's vendored paths.
 const VENDORED: &[&str] = &[
     "node_modules",
+    "bower_components",
+    "jspm_packages",
     "vendor",
+    "vendors",
+    "vendored",
+    "_vendor",
+    "_vendored",
     "third_party",
     "third-party",
+    "thirdparty",
+    "3rdparty",
+    "3rd_party",
+    "3rd-party",
+    "extern",
     ".venv",
     "venv",
+    "site-packages",
     "pods",
+    "carthage",
+    "godeps",
 ];
 const LOCKFILES: &[&str] = &[
     "package-lock.json",
@@ -79,17 +96,80 @@ const GENERATED_DIRS: &[&str] = &[
     "out",
     "target",
 ];
-const GENERATED_MARKS: &[&str] = &[
+/// Of those, the names a project may also give a folder of build scripts.
+const BUILD_DIRS: &[&str] = &["build", "out", "target"];
+/// Name endings of files tools write (bundles, minified files, protobuf output, source maps,
+/// snapshots).
+const GENERATED_SUFFIXES: &[&str] = &[
     ".min.js",
+    ".min.mjs",
     ".min.css",
-    ".generated.",
+    "-min.js",
+    ".bundle.js",
+    ".js.map",
+    ".css.map",
     ".g.cs",
     ".g.go",
+    ".g.js",
     ".g.ts",
-    "_generated.",
+    ".g.dart",
+    ".freezed.dart",
+    ".designer.cs",
     ".pb.go",
+    ".pb.cc",
+    ".pb.h",
     "_pb2.py",
+    "_pb2.pyi",
+    "_pb2_grpc.py",
+    ".snap",
 ];
+/// Name parts that say a tool wrote the file (`schema.generated.ts`, `api_generated.rs`).
+const GENERATED_INFIXES: &[&str] = &[".generated.", "_generated."];
+/// Configuration by name: tool settings that are not the program (`jest.config.js`,
+/// `tsconfig.test.json`, `vite.config.ts`, `babel.config.json`, `.eslintrc.json`).
+fn is_config_name(base: &str, ext: Option<&str>) -> bool {
+    let stem = ext.map_or(base, |e| &base[..base.len() - e.len()]);
+    (base.starts_with("tsconfig") && base.ends_with(".json"))
+        || base.starts_with("jsconfig")
+        || stem.ends_with(".config")
+        || matches!(
+            base,
+            "package.json"
+                | "dockerfile"
+                | "makefile"
+                | ".gitignore"
+                | ".gitattributes"
+                | ".gitmodules"
+                | ".npmignore"
+                | ".dockerignore"
+                | ".editorconfig"
+                | "biome.json"
+                | "manifest.in"
+                | "cargo.toml.orig"
+                | "setup.cfg"
+                | "tox.ini"
+                | "codeowners"
+        )
+}
+
+/// A tool's own dot-file or dot-folder (`.cargo_vcs_info.json`, `.devcontainer/`,
+/// `.pre-commit-config.yaml`, `.nvmrc`): configuration, never the program. Dot-folders that
+/// hold CI are told apart before this.
+fn is_tool_dotfile(base: &str, dirs: &[&str]) -> bool {
+    let source_ext = extension(base).is_some_and(|e| {
+        !matches!(
+            e,
+            ".json" | ".yaml" | ".yml" | ".toml" | ".ini" | ".cfg" | ".conf" | ".txt" | ".xml"
+        ) && language_of_ext(e).is_some()
+    });
+    (base.starts_with('.') && !source_ext)
+        || dirs.iter().any(|d| {
+            matches!(
+                *d,
+                ".devcontainer" | ".vscode" | ".idea" | ".husky" | ".cargo"
+            )
+        })
+}
 const TEST_DIRS: &[&str] = &["test", "tests", "spec", "specs", "__tests__", "__mocks__"];
 const DOC_EXT: &[&str] = &[".md", ".mdx", ".rst", ".adoc", ".txt"];
 const CONFIG_EXT: &[&str] = &[".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf"];
@@ -123,6 +203,7 @@ const LANGUAGES: &[(&str, &str)] = &[
     (".mdx", "MDX"),
     (".php", "PHP"),
     (".py", "Python"),
+    (".pyi", "Python"),
     (".rb", "Ruby"),
     (".rs", "Rust"),
     (".scala", "Scala"),
@@ -222,8 +303,49 @@ fn is_test_basename(base: &str) -> bool {
         || base.ends_with("_test.py")
 }
 
+/// The vendored folder a path sits in (`_vendor`, `node_modules`, …), if any.
+pub fn vendored_folder(path: &str) -> Option<&'static str> {
+    let lower = path.replace('\\', "/").to_lowercase();
+    let segments: Vec<&str> = lower.split('/').collect();
+    let dirs = &segments[..segments.len().saturating_sub(1)];
+    dirs.iter()
+        .find_map(|s| VENDORED.iter().find(|v| *v == s).copied())
+}
+
+/// What marks a path as written by a tool: a build folder (`dist/`, `*.egg-info/`), a name
+/// mark (`.min.js`, `_pb2.py`) or a metadata file name (`PKG-INFO`); None for a path alone
+/// says nothing about.
+pub fn generated_by_path(path: &str) -> Option<String> {
+    let lower = path.replace('\\', "/").to_lowercase();
+    let segments: Vec<&str> = lower.split('/').collect();
+    let dirs = &segments[..segments.len().saturating_sub(1)];
+    let base = basename(&lower);
+    // `build/`, `out/` and `target/` also hold sources a build runs (a crate's
+    // `build/probe.rs`, a `build/gen_tables.py`): Rust and Python files there are written by
+    // people, except under Python's own `build/lib/` output.
+    let script = matches!(extension(base), Some(".rs" | ".py"))
+        && !lower.contains("build/lib/")
+        && !lower.contains("build/bdist");
+    if let Some(dir) = dirs.iter().find(|s| {
+        (GENERATED_DIRS.contains(s) && !(script && BUILD_DIRS.contains(s)))
+            || s.ends_with(".egg-info")
+            || s.ends_with(".dist-info")
+    }) {
+        return Some(format!("`{dir}/` folder"));
+    }
+    if let Some(mark) = GENERATED_SUFFIXES.iter().find(|m| base.ends_with(*m)) {
+        return Some(format!("`*{mark}` name"));
+    }
+    if let Some(mark) = GENERATED_INFIXES.iter().find(|m| base.contains(*m)) {
+        return Some(format!("`*{mark}*` name"));
+    }
+    // A source distribution's metadata, which setuptools writes.
+    (base == "pkg-info").then(|| "`PKG-INFO` name".to_owned())
+}
+
 /// Classifies a repository-relative path, first match wins (secret, binary, vendored, lockfile,
-/// generated, test, ci, documentation, config, source, other).
+/// generated, ci, configuration by name and tool dot-files, test, documentation,
+/// configuration by extension, source, other).
 pub fn classify_path(path: &str) -> PathKind {
     let original = path.replace('\\', "/");
     let lower = original.to_lowercase();
@@ -237,28 +359,40 @@ pub fn classify_path(path: &str) -> PathKind {
     if ext.is_some_and(|e| BINARY_EXT.contains(&e)) {
         return PathKind::Binary;
     }
-    if segments.iter().any(|s| VENDORED.contains(s)) {
+    if vendored_folder(&lower).is_some() {
         return PathKind::Vendored;
     }
     if LOCKFILES.contains(&basename(&original)) {
         return PathKind::Lockfile;
     }
-    if dirs.iter().any(|s| {
-        GENERATED_DIRS.contains(s) || s.ends_with(".egg-info") || s.ends_with(".dist-info")
-    }) || GENERATED_MARKS.iter().any(|m| lower.contains(m))
-        || lower.ends_with(".snap")
-    {
+    if generated_by_path(&lower).is_some() {
         return PathKind::Generated;
     }
-    // CI before tests: `.github/workflows/test.yml` runs tests, it is not one.
-    if lower.starts_with(".github/")
-        || lower.starts_with(".gitlab-ci")
+    // CI before tests: `.github/workflows/test.yml` runs tests, it is not one. The rest of
+    // `.github/` is templates and settings: its Markdown is documentation.
+    if lower.starts_with(".github/") {
+        return if lower.starts_with(".github/workflows/") || lower.starts_with(".github/actions/") {
+            PathKind::Ci
+        } else if ext.is_some_and(|e| DOC_EXT.contains(&e)) {
+            PathKind::Documentation
+        } else {
+            PathKind::Config
+        };
+    }
+    if lower.starts_with(".gitlab-ci")
         || lower.starts_with(".circleci/")
+        || lower.starts_with(".buildkite/")
         || base == ".travis.yml"
         || base == "azure-pipelines.yml"
         || base == "appveyor.yml"
+        || base == "jenkinsfile"
     {
         return PathKind::Ci;
+    }
+    // Configuration by name before tests: `tsconfig.test.json` and `jest.config.json` set up
+    // tests, they are not tests.
+    if is_config_name(base, ext) || is_tool_dotfile(base, dirs) {
+        return PathKind::Config;
     }
     if segments.iter().any(|s| TEST_DIRS.contains(s)) || is_test_basename(base) {
         return PathKind::Test;
@@ -266,26 +400,17 @@ pub fn classify_path(path: &str) -> PathKind {
     if ext.is_some_and(|e| DOC_EXT.contains(&e)) || segments.first() == Some(&"docs") {
         return PathKind::Documentation;
     }
-    if ext.is_some_and(|e| CONFIG_EXT.contains(&e))
-        || matches!(
-            base,
-            "package.json"
-                | "dockerfile"
-                | "makefile"
-                | ".gitignore"
-                | ".editorconfig"
-                | "biome.json"
-        )
-        || (base.starts_with("tsconfig") && base.ends_with(".json"))
-        || base.starts_with(".eslintrc")
-        || base.starts_with(".prettierrc")
-    {
+    if ext.is_some_and(|e| CONFIG_EXT.contains(&e)) {
         return PathKind::Config;
     }
     if language(&lower) != "unknown" {
         return PathKind::Source;
     }
     PathKind::Other
+}
+
+fn language_of_ext(ext: &str) -> Option<&'static str> {
+    LANGUAGES.iter().find(|(x, _)| *x == ext).map(|(_, l)| *l)
 }
 
 /// The language of a path by extension (`Dockerfile` and `Make` by name), else `unknown`.
@@ -312,7 +437,7 @@ mod tests {
         let cases = [
             (".env", PathKind::Secret),
             ("config/.env.production", PathKind::Secret),
-            (".env.example", PathKind::Other),
+            (".env.example", PathKind::Config),
             ("home/.ssh/config", PathKind::Secret),
             ("certs/server.pem", PathKind::Secret),
             ("id_rsa.pub", PathKind::Other),
@@ -338,6 +463,32 @@ mod tests {
             ("tsconfig.build.json", PathKind::Config),
             ("src/lib.rs", PathKind::Source),
             ("data.csv", PathKind::Other),
+            ("src/pip/_vendor/rich/console.py", PathKind::Vendored),
+            ("third_party/zlib/inflate.c", PathKind::Vendored),
+            ("extern/fmt/format.h", PathKind::Vendored),
+            ("web/node_modules/x/index.js", PathKind::Vendored),
+            ("jest.config.json", PathKind::Config),
+            ("packages/api/api.jest.config.json", PathKind::Config),
+            ("jest.config.js", PathKind::Config),
+            ("vite.config.ts", PathKind::Config),
+            ("tsconfig.test.json", PathKind::Config),
+            (".devcontainer/devcontainer.json", PathKind::Config),
+            (".cargo_vcs_info.json", PathKind::Config),
+            (".pre-commit-config.yaml", PathKind::Config),
+            (".github/pull_request_template.md", PathKind::Documentation),
+            (".github/ISSUE_TEMPLATE/bug.md", PathKind::Documentation),
+            (".github/dependabot.yml", PathKind::Config),
+            (".github/actions/setup/action.yml", PathKind::Ci),
+            ("PKG-INFO", PathKind::Generated),
+            ("dist/app.js.map", PathKind::Generated),
+            ("tests/__snapshots__/a.test.ts.snap", PathKind::Generated),
+            ("src/.hidden.py", PathKind::Source),
+            ("tests/conftest.py", PathKind::Test),
+            ("src/attr/__init__.pyi", PathKind::Source),
+            ("build/probe.rs", PathKind::Source),
+            ("build/lib/pkg/mod.py", PathKind::Generated),
+            ("build/cjs/index.js", PathKind::Generated),
+            ("Cargo.toml.orig", PathKind::Config),
         ];
         for (path, kind) in cases {
             assert_eq!(classify_path(path), kind, "{path}");

@@ -510,8 +510,13 @@ impl Packet {
             out.push(String::new());
             out.push(format!("{key} ({}):", items.len()));
             for item in items.iter().take(cap) {
+                // An exclusion names the rule that decided it.
+                let rule = item["rule"]
+                    .as_str()
+                    .map(|r| format!(" [{r}]"))
+                    .unwrap_or_default();
                 out.push(format!(
-                    "  {mark} {}: {}",
+                    "  {mark} {}: {}{rule}",
                     path_or_id(item),
                     item["reason"].as_str().unwrap_or("")
                 ));

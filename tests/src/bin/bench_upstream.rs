@@ -2,7 +2,9 @@
 //! `tests/upstream/assemble` builds: bytes per Jev request on a large crate upgrade (median and
 //! max, and what the old first-100-files manifest would have added), hunks judged against
 //! eligible, and `find` on a tree of about 25,000 files (wall time and Jev requests against
-//! `git grep`, and the daemon's memory after). Writes `target/bench/upstream.json`.
+//! `git grep`, and the daemon's memory after); and for issue 31, frames sent against the hunks
+//! they judge on the largest upgrades (identical text asked once) and three fresh runs of a
+//! review over the budget. Writes `target/bench/upstream.json`.
 //!
 //! `tests/upstream/assemble && cargo build --release --bins && cargo run --release -p
 //! stanley-tests --bin stanley-bench-upstream` (`STANLEY_BENCH_ONLY=triage` for triage alone,
@@ -316,6 +318,100 @@ fn triage_real_output() -> Value {
     })
 }
 
+/// One review on a real upgrade: hunks judged, frames sent, and the frames the same hunks took
+/// before identical text was asked once (one per hunk).
+fn review_frames(name: &str, extra: &[(&str, &str)]) -> (i32, Value) {
+    let mut env = TestEnv::new();
+    env.jev.route("review", "review", 0.9);
+    for (k, v) in extra {
+        env.set(k, v);
+    }
+    let repo = TempRepo::upstream(name);
+    let mut cmd = env.command("stanley", repo.root());
+    cmd.args([
+        "Review these changes for correctness bugs",
+        "--json",
+        "--no-persist",
+        "--scope",
+        "branch",
+        "--base",
+        "main",
+    ]);
+    let start = Instant::now();
+    let out = run(cmd, None);
+    let wall = start.elapsed();
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap_or(Value::Null);
+    let data = &doc["output"]["data"];
+    let rows = data["results"].as_array().cloned().unwrap_or_default();
+    let judged = rows.iter().filter(|r| r["error"].is_null()).count();
+    let frames = env
+        .jev
+        .requests()
+        .iter()
+        .filter(|r| r.pointer("/state/hunk").is_some())
+        .count();
+    let mut by_rule: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for e in data["excluded"].as_array().cloned().unwrap_or_default() {
+        *by_rule
+            .entry(e["rule"].as_str().unwrap_or("none").to_owned())
+            .or_default() += 1;
+    }
+    let judged_ids: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["error"].is_null())
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    (
+        out.code,
+        json!({
+            "repository": name,
+            "exitCode": out.code,
+            "eligibleHunks": data["summary"]["eligibleHunks"],
+            "judgedHunks": judged,
+            "framesSent": frames,
+            "framesBeforeDedup": judged,
+            "framesSaved": 1.0 - frames as f64 / judged.max(1) as f64,
+            "coverage": data["coverage"],
+            "limits": data["limits"],
+            "excludedByRule": by_rule,
+            "judgedHash": stanley_core::stable_hash(&json!(judged_ids)),
+            "wallMs": wall.as_secs_f64() * 1000.0,
+        }),
+    )
+}
+
+/// Issue 31: identical text asked once on the largest upgrades, and the budget plan's
+/// determinism over the budget (three fresh runs: the same hunks, the same exit code).
+fn shapes() -> Value {
+    let largest = review_frames("upgrade-pygments", &[]).1;
+    let tokio = review_frames("upgrade-large", &[]).1;
+    let runs: Vec<Value> = (0..3)
+        .map(|_| {
+            review_frames(
+                "upgrade-pygments",
+                &[
+                    ("STANLEY_MAX_INPUT_TOKENS", "250000"),
+                    ("STANLEY_CACHE", "off"),
+                ],
+            )
+            .1
+        })
+        .collect();
+    let same = runs
+        .iter()
+        .all(|r| r["judgedHash"] == runs[0]["judgedHash"] && r["exitCode"] == runs[0]["exitCode"]);
+    json!({
+        "largestUpgrade": largest,
+        "largeUpgrade": tokio,
+        "overBudget": {
+            "maxInputTokens": 250000,
+            "runs": runs,
+            "sameHunksAndExitCode": same,
+        },
+        "targets": {"framesSaved": 0.25},
+    })
+}
+
 fn main() {
     // `STANLEY_BENCH_ONLY=triage` measures triage alone and prints its report (no file written).
     if std::env::var("STANLEY_BENCH_ONLY").as_deref() == Ok("triage") {
@@ -328,6 +424,7 @@ fn main() {
     }
     let report = json!({
         "schema": "stanley.bench/upstream/v1",
+        "shapes": shapes(),
         "largeUpgradeReview": large_upgrade(),
         "findAtScale": find_at_scale(),
         "triageRealOutput": triage_real_output(),

@@ -227,9 +227,14 @@ fn unjudged(data: &Value) -> Markup {
             .into_iter()
             .flatten()
             .map(|item| {
+                // An exclusion names the rule that decided it (D-118).
+                let rule = item["rule"]
+                    .as_str()
+                    .map(|r| format!(" [{r}]"))
+                    .unwrap_or_default();
                 (
                     item["path"].as_str().unwrap_or("").to_owned(),
-                    item["reason"].as_str().unwrap_or("").to_owned(),
+                    format!("{}{rule}", item["reason"].as_str().unwrap_or("")),
                 )
             })
             .collect()

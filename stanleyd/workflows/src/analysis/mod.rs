@@ -4,6 +4,7 @@
 //! into findings, parked items and a per-hunk row.
 
 pub mod modes;
+mod select;
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -17,7 +18,10 @@ use crate::policy::{
     EVIDENCE_POLICY, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
 };
 use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
-use crate::text::{has_word, round3, task_tokens};
+use crate::text::{has_word, round3};
+use select::{Selection, limit_lines, record_candidates, select};
+#[cfg(test)]
+use select::{related_tests, summary_scores};
 
 /// The policy version recorded with every decision.
 pub const POLICY: &str = "diff-analysis-policy@2";
@@ -38,6 +42,7 @@ pub const MAX_RELATED_TESTS: usize = 2;
 /// Rows shown in the human section at most.
 const MAX_SECTION_LINES: usize = 50;
 const HUNK_LIMIT_ERROR: &str = "not judged: hunk limit";
+const PLAN_LIMIT_ERROR: &str = "not judged: budget plan";
 
 /// What the CLI passes to an analysis.
 #[derive(Clone, Debug)]
@@ -170,35 +175,6 @@ fn questions(mode: &Mode, hunk: &Hunk) -> Questions {
         .with("untrusted_instruction_text", untrusted_instruction_question())
 }
 
-/// Changed test hunks related to `hunk`, best first: a test of the same file stem, then tests
-/// that share at least two words of the hunk's path and changed lines, weighed against the
-/// test's size so a large test file does not match everything.
-fn related_tests<'a>(hunk: &Hunk, tests: &[&'a Hunk]) -> Vec<&'a Hunk> {
-    let changed = hunk.changed_lines();
-    let tokens = task_tokens(&format!("{} {changed}", hunk.path));
-    let own_stem = crate::change::stem(&hunk.path);
-    let mut scored: Vec<(f64, &Hunk)> = tests
-        .iter()
-        .filter_map(|t| {
-            let text = format!("{} {}", t.path, t.content()).to_lowercase();
-            let overlap = tokens
-                .iter()
-                .filter(|tok| text.contains(tok.as_str()))
-                .count();
-            let same_stem = crate::change::stem(&t.path) == own_stem;
-            let size = 1.0 + (text.len() as f64 / 1000.0).ln_1p();
-            let score = overlap as f64 / size + if same_stem { 100.0 } else { 0.0 };
-            (same_stem || overlap >= 2).then_some((score, *t))
-        })
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
-    scored
-        .into_iter()
-        .take(MAX_RELATED_TESTS)
-        .map(|(_, t)| t)
-        .collect()
-}
-
 fn distribution(answer: &Answer) -> Value {
     match answer {
         Answer::Choice { probabilities, .. } => Value::Object(
@@ -315,6 +291,9 @@ struct AnalysisRow<'a> {
     untrusted_instruction_text: Option<f64>,
     flag: Option<String>,
     error: Option<String>,
+    /// The hunk with the same text whose question answered this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judged_with: Option<&'a str>,
 }
 
 impl<'a> AnalysisRow<'a> {
@@ -336,84 +315,8 @@ impl<'a> AnalysisRow<'a> {
             untrusted_instruction_text: None,
             flag: None,
             error: None,
+            judged_with: None,
         }
-    }
-}
-
-/// Which hunks an analysis looks at and which it judges.
-struct Selection<'a> {
-    /// Hunks the mode judges (for `test_gaps`, not tests or documentation), in diff order.
-    eligible: Vec<&'a Hunk>,
-    /// Test hunks shown with `test_gaps` hunks as context.
-    context_tests: Vec<&'a Hunk>,
-    /// Indexes into `eligible` that are judged: the highest priority under the hunk cap.
-    judged: Vec<usize>,
-}
-
-/// Chooses the hunks, marks every candidate in `run`, and records the candidates and limits.
-fn select<'a>(
-    mode: &Mode,
-    input: &AnalysisInput,
-    evidence: &'a DiffEvidence,
-    run: &mut Run,
-) -> Selection<'a> {
-    let test_gaps = mode.id == "test_gaps";
-    // Lockfiles and generated files are set aside: only deterministic checks read them.
-    let (eligible, context): (Vec<&Hunk>, Vec<&Hunk>) = evidence
-        .hunks
-        .iter()
-        .filter(|h| !matches!(h.kind, PathKind::Lockfile | PathKind::Generated))
-        .partition(|h| !(test_gaps && matches!(h.kind, PathKind::Test | PathKind::Documentation)));
-    let context_tests: Vec<&Hunk> = context
-        .into_iter()
-        .filter(|h| h.kind == PathKind::Test)
-        .collect();
-    for hunk in &eligible {
-        run.set(&hunk.id, Disposition::Unjudged);
-    }
-    run.excluded = evidence
-        .excluded
-        .iter()
-        .chain(&evidence.set_aside)
-        .cloned()
-        .collect();
-    for ex in &run.excluded.clone() {
-        run.set(&ex.id, Disposition::Excluded);
-    }
-    // One order for every analysis (source first, what the request names first), then the
-    // mode's own priority; ties keep diff order.
-    let judged: Vec<usize> =
-        crate::order::judging_order(&eligible, &input.request, |h| priority(mode, h))
-            .into_iter()
-            .take(input.max_hunks)
-            .collect();
-    if eligible.len() > input.max_hunks {
-        run.limits.push(format!(
-            "only the {} highest-priority of {} eligible hunks were judged (policy hunk limit; \
-             source first, then tests, then the rest); the other {} are listed as unjudged",
-            input.max_hunks,
-            eligible.len(),
-            eligible.len() - input.max_hunks
-        ));
-    }
-    let mut candidates = json!({
-        "analysis": mode.id,
-        "hunks": eligible.iter().map(|h| h.id.clone()).collect::<Vec<_>>(),
-        "excluded": run.excluded,
-    });
-    if test_gaps {
-        candidates["contextTestHunks"] = json!(
-            context_tests
-                .iter()
-                .map(|h| h.id.clone())
-                .collect::<Vec<_>>()
-        );
-    }
-    run.candidates(&candidates);
-    Selection {
-        eligible,
-        context_tests,
-        judged,
     }
 }
 
@@ -424,18 +327,13 @@ fn frames(
     evidence: &DiffEvidence,
     selection: &Selection<'_>,
 ) -> Vec<Frame> {
-    let test_gaps = mode.id == "test_gaps";
     let change = ChangeContext::new(evidence);
-    selection
-        .judged
+    selection.groups[..selection.offered]
         .iter()
-        .map(|&i| {
+        .map(|group| {
+            let i = group[0];
             let hunk = selection.eligible[i];
-            let related = if test_gaps {
-                related_tests(hunk, &selection.context_tests)
-            } else {
-                Vec::new()
-            };
+            let related = &selection.related[i];
             let mut provenance = vec![hunk.reference(&evidence.source)];
             provenance.extend(related.iter().map(|t| t.reference(&evidence.source)));
             Frame {
@@ -530,17 +428,25 @@ type Recorded<'a> = (AnalysisRow<'a>, Option<(u8, String)>, String);
 fn record<'a>(
     mode: &'a Mode,
     hunk: &'a Hunk,
-    outcome: Option<&stanley_core::FrameOutcome>,
+    outcome: Slot<'_>,
     run: &mut Run,
 ) -> Option<Recorded<'a>> {
     let mut row = AnalysisRow::new(mode, hunk);
     let where_ = format!("{}:{}", hunk.path, hunk.line_range());
-    match outcome {
-        None => {
-            row.error = Some(HUNK_LIMIT_ERROR.to_owned());
-            Some((row, None, "unjudged".to_owned()))
+    let outcome = match outcome {
+        Slot::Capped | Slot::LeftOut => {
+            let error = if matches!(outcome, Slot::Capped) {
+                HUNK_LIMIT_ERROR
+            } else {
+                PLAN_LIMIT_ERROR
+            };
+            row.error = Some(error.to_owned());
+            return Some((row, None, "unjudged".to_owned()));
         }
-        Some(Err(failure)) => {
+        Slot::Sent(outcome) => outcome,
+    };
+    match outcome {
+        Err(failure) => {
             let disposition = if failure.reason.is_unjudged() {
                 Disposition::Unjudged
             } else {
@@ -553,7 +459,7 @@ fn record<'a>(
             row.error = Some(error);
             Some((row, Some((2, line)), "unjudged".to_owned()))
         }
-        Some(Ok(ok)) => {
+        Ok(ok) => {
             let d = decide(mode, &ok.answers)?;
             run.set(&hunk.id, d.disposition);
             if let Some(reason) = &d.parked {
@@ -577,6 +483,17 @@ fn record<'a>(
     }
 }
 
+/// What became of one eligible hunk.
+#[derive(Clone, Copy)]
+enum Slot<'a> {
+    /// Past the hunk cap.
+    Capped,
+    /// Offered, and left out by the budget plan.
+    LeftOut,
+    /// Sent (or answered from the cache), with its outcome.
+    Sent(&'a stanley_core::FrameOutcome),
+}
+
 /// Runs `mode` over the diff evidence, recording into `run`.
 pub async fn analyze(
     mode: &Mode,
@@ -586,20 +503,32 @@ pub async fn analyze(
     run: &mut Run,
 ) {
     let selection = select(mode, input, evidence, run);
-    let outcomes = executor
-        .run_all(frames(mode, input, evidence, &selection))
+    // The budget plan, before the first frame: the frames that fit, in judging order, are
+    // charged and sent; the same input always sends the same frames.
+    let (plan, outcomes) = executor
+        .run_planned(frames(mode, input, evidence, &selection))
         .await;
-    let mut by_hunk: Vec<Option<&stanley_core::FrameOutcome>> =
-        vec![None; selection.eligible.len()];
-    for (slot, outcome) in selection.judged.iter().zip(&outcomes) {
-        by_hunk[*slot] = Some(outcome);
+    record_candidates(mode, &selection, &plan, run);
+    let mut by_hunk: Vec<Slot<'_>> = vec![Slot::Capped; selection.eligible.len()];
+    let mut judged_with: Vec<Option<&str>> = vec![None; selection.eligible.len()];
+    for (g, group) in selection.groups[..selection.offered].iter().enumerate() {
+        for &i in group {
+            by_hunk[i] = outcomes.get(g).map_or(Slot::LeftOut, Slot::Sent);
+            if i != group[0] {
+                judged_with[i] = Some(&selection.eligible[group[0]].id);
+            }
+        }
     }
+    let judged = selection.hunks_in(plan.chosen);
+    run.limits
+        .extend(limit_lines(input, &selection, &plan, judged));
     let mut classifications: Map<String, Value> = Map::new();
     let mut lines: Vec<(u8, String)> = Vec::new();
-    for (hunk, outcome) in selection.eligible.iter().zip(by_hunk) {
-        let Some((row, line, key)) = record(mode, hunk, outcome, run) else {
+    for ((hunk, outcome), same) in selection.eligible.iter().zip(by_hunk).zip(judged_with) {
+        let Some((mut row, line, key)) = record(mode, hunk, outcome, run) else {
             continue;
         };
+        row.judged_with = same;
         lines.extend(line);
         let count = classifications.entry(key).or_insert(json!(0));
         *count = json!(count.as_u64().unwrap_or(0) + 1);

@@ -439,3 +439,175 @@ fn related_tests_prefer_the_same_stem_and_a_large_test_file_does_not_match_every
         billing.iter().map(|h| &h.path).collect::<Vec<_>>()
     );
 }
+
+/// A diff of `files`, each `(path, changed line)` one added line in its own hunk.
+fn evidence_of(files: &[(&str, &str)]) -> DiffEvidence {
+    let text: String = files
+        .iter()
+        .map(|(p, line)| {
+            format!("diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1,1 +1,2 @@\n x\n+{line}\n")
+        })
+        .collect();
+    DiffEvidence::from_source(DiffSource::worktree(Diff::parse(&text)))
+}
+
+async fn run_on(
+    mode: &'static Mode,
+    ev: &DiffEvidence,
+    jev: Arc<ScriptedJev>,
+    limits: BudgetLimits,
+) -> crate::run::Packet {
+    let executor = Executor::new(
+        Some(jev),
+        Arc::new(Budget::new(limits)),
+        ExecutorOptions::new("jev-test").retries(0).concurrency(4),
+        Cancel::new(),
+    );
+    let input = AnalysisInput {
+        request: "Look at this change".into(),
+        max_hunks: DEFAULT_MAX_HUNKS,
+    };
+    let mut run = Run::start(
+        "x-1".into(),
+        &format!("{}@1", mode.id),
+        Arc::new(NoRecords),
+        Arc::new(FixedClock),
+        limits,
+        "jev-test",
+        recorded_inputs(mode, &input, ev),
+    );
+    analyze(mode, &input, ev, &executor, &mut run).await;
+    run.finish(&executor)
+}
+
+#[tokio::test]
+async fn the_same_change_in_several_files_is_asked_once_and_reported_at_each() {
+    let mode = modes::mode("review").unwrap();
+    let jev = answering(mode, &[("correctness_risk", 0.9)], 0.9, 0.9, 0.0);
+    let ev = evidence_of(&[
+        ("src/a.rs", "use std::task::{ready, Context, Poll};"),
+        ("src/b.rs", "use  std::task::{ready, Context, Poll};"),
+        ("src/c.rs", "let total = price * quantity;"),
+    ]);
+    let packet = run_on(mode, &ev, jev.clone(), BudgetLimits::TREE).await;
+    assert_eq!(jev.calls(), 2, "one question for the shared import");
+    let rows = packet.json["results"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[1]["judgedWith"], rows[0]["id"]);
+    assert_eq!(rows[1]["classification"], rows[0]["classification"]);
+    assert!(rows[0].get("judgedWith").is_none() && rows[2].get("judgedWith").is_none());
+    // Each place has its own finding.
+    let flagged: Vec<&str> = packet.json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert!(flagged.contains(&"src/a.rs") && flagged.contains(&"src/b.rs"));
+}
+
+#[tokio::test]
+async fn the_budget_plan_sends_the_frames_that_fit_and_names_what_it_left_out() {
+    let mode = modes::mode("review").unwrap();
+    let files: Vec<(String, String)> = (0..12)
+        .map(|i| {
+            (
+                format!("src/m{i:02}.rs"),
+                format!("let value_{i} = compute({i});"),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, l)| (p.as_str(), l.as_str()))
+        .collect();
+    let ev = evidence_of(&refs);
+    // Room for about five frames after the plan's reserve.
+    let probe = Executor::new(
+        None,
+        Arc::new(Budget::new(BudgetLimits::TREE)),
+        ExecutorOptions::new("jev-test"),
+        Cancel::new(),
+    );
+    let change = crate::change::ChangeContext::new(&ev);
+    let one = probe.estimate(&Frame {
+        template: "diff-review@2".into(),
+        scope: ev.hunks[0].id.clone(),
+        state: json!({"evidencePolicy": EVIDENCE_POLICY, "analysis": "review", "request": "Look at this change", "task": null, "change": change.of(&ev.hunks[0]), "hunk": ev.hunks[0].evidence(), "relatedTestHunks": []}),
+        questions: questions(mode, &ev.hunks[0]),
+        provenance: json!([]),
+    });
+    let limits = BudgetLimits {
+        requests: 600,
+        input_tokens: (one * 5 + one / 2) * 20 / 19,
+        wall_ms: 180_000,
+    };
+    let mut seen = None;
+    for _ in 0..5 {
+        let jev = answering(mode, &[("correctness_risk", 0.9)], 0.9, 0.9, 0.0);
+        let packet = run_on(mode, &ev, jev.clone(), limits).await;
+        assert_eq!(packet.status, Status::BudgetExhausted);
+        let rows = packet.json["results"].as_array().unwrap();
+        let left: Vec<&str> = rows
+            .iter()
+            .filter(|r| r["error"] == "not judged: budget plan")
+            .map(|r| r["path"].as_str().unwrap())
+            .collect();
+        assert_eq!(jev.calls() + left.len(), 12);
+        assert!((4..=6).contains(&jev.calls()), "{} sent", jev.calls());
+        let limits_line = packet.json["limits"][0].as_str().unwrap().to_owned();
+        assert!(
+            limits_line.starts_with(&format!(
+                "the budget plan judged the {} highest-priority of 12 eligible hunks",
+                jev.calls()
+            )),
+            "{limits_line}"
+        );
+        assert!(limits_line.contains(&format!("{} source", left.len())));
+        let now = (jev.calls(), left.join(","));
+        assert_eq!(
+            *seen.get_or_insert(now.clone()),
+            now,
+            "the same plan every run"
+        );
+    }
+}
+
+#[test]
+fn summaries_spread_over_files_and_put_recorded_outputs_after_the_tests() {
+    let mode = modes::mode("summarize").unwrap();
+    let text: String = [
+        ("tests/ui/a.stderr", 3),
+        ("tests/ui/b.stderr", 1),
+        ("tests/parse.rs", 2),
+        ("tests/lex.rs", 1),
+    ]
+    .iter()
+    .map(|(p, hunks)| {
+        let mut out = format!("diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n");
+        for h in 0..*hunks {
+            let at = 1 + h * 10;
+            out.push_str(&format!("@@ -{at},1 +{at},2 @@\n x\n+change {h} in {p}\n"));
+        }
+        out
+    })
+    .collect();
+    let ev = DiffEvidence::from_source(DiffSource::worktree(Diff::parse(&text)));
+    let hunks: Vec<&Hunk> = ev.hunks.iter().collect();
+    let scores = summary_scores(mode, &hunks);
+    let order: Vec<String> =
+        crate::order::judging_order(&hunks, "Summarize", |h| scores[h.id.as_str()])
+            .into_iter()
+            .map(|i| format!("{}#{}", hunks[i].path, hunks[i].new_start))
+            .collect();
+    assert_eq!(
+        order[..4],
+        [
+            "tests/parse.rs#1",
+            "tests/lex.rs#1",
+            "tests/ui/a.stderr#1",
+            "tests/ui/b.stderr#1",
+        ],
+        "{order:?}"
+    );
+}

@@ -36,6 +36,8 @@ const ENABLER_MIN_HIGH_MASS: f64 = 0.5;
 const TASK_INSUFFICIENT_SHARE: f64 = 0.7;
 const TASK_INSUFFICIENT_MIN_JUDGED: usize = 4;
 const SECTION_LINES: usize = 30;
+/// What a hunk the budget plan left out says.
+const PLAN_LIMIT_ERROR: &str = "not judged: budget plan";
 
 const NOT_CHECKED: [&str; 4] = [
     "correctness of the change",
@@ -188,6 +190,12 @@ struct Judging<'a> {
     weak: Vec<bool>,
     high_mass: Vec<f64>,
     judged_with_relation: usize,
+    /// The hunks under the cap in judging order (indexes into `hunks`): the budget plan's
+    /// order.
+    order: Vec<usize>,
+    /// For each intent position, the position whose question answers it: hunks with the same
+    /// changed text and deterministic flags are asked once (D-119).
+    leader: Vec<usize>,
 }
 
 impl<'a> Judging<'a> {
@@ -208,12 +216,12 @@ impl<'a> Judging<'a> {
                 candidates.len()
             ));
         }
-        let within_cap: std::collections::BTreeSet<usize> =
-            crate::order::judging_order(&candidates, task, |_| 0.0)
-                .into_iter()
-                .take(max_hunks)
-                .map(|k| judgeable[k])
-                .collect();
+        let order: Vec<usize> = crate::order::judging_order(&candidates, task, |_| 0.0)
+            .into_iter()
+            .take(max_hunks)
+            .map(|k| judgeable[k])
+            .collect();
+        let within_cap: std::collections::BTreeSet<usize> = order.iter().copied().collect();
         let mut this = Self {
             task_state: json!({"text": task, "source": "user"}),
             evidence,
@@ -226,6 +234,8 @@ impl<'a> Judging<'a> {
             weak: vec![false; n],
             high_mass: vec![0.0; n],
             judged_with_relation: 0,
+            order,
+            leader: Vec::new(),
             hunks,
         };
         for (i, hunk) in this.hunks.iter().enumerate() {
@@ -260,6 +270,112 @@ impl<'a> Judging<'a> {
             this.rows.push(row);
         }
         this
+    }
+
+    /// Groups the intent questions: in judging order, the first hunk of each changed text (with
+    /// its deterministic flags) leads, and the others take its answer.
+    fn group_intents(&mut self) {
+        let position: std::collections::HashMap<usize, usize> = self
+            .intent_idx
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| (i, k))
+            .collect();
+        let mut leader: Vec<usize> = (0..self.intent_idx.len()).collect();
+        let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for i in &self.order {
+            let Some(&k) = position.get(i) else {
+                continue;
+            };
+            let key = self.hunks[*i].same_change_key(&self.det[*i]);
+            leader[k] = *first.entry(key).or_insert(k);
+        }
+        for (k, &l) in leader.iter().enumerate() {
+            if l != k {
+                let lead = self.hunks[self.intent_idx[l]].id.clone();
+                self.rows[self.intent_idx[k]].judged_with = Some(lead);
+            }
+        }
+        self.leader = leader;
+    }
+
+    /// The budget plan over every hunk's intent frame and (for a test hunk) its test frame,
+    /// in judging order, before any is sent: what fits is charged and will be asked; what does
+    /// not is left out with a limits line (D-117). Follow-ups are asked from the reserve.
+    #[allow(clippy::type_complexity)] // Two lists of optional (frame, estimate) pairs, by index.
+    fn budget_plan(
+        &self,
+        executor: &Executor,
+        intents: Vec<Frame>,
+        tests: Vec<Frame>,
+        run: &mut Run,
+    ) -> (Vec<Option<(Frame, u64)>>, Vec<Option<(Frame, u64)>>) {
+        let intent_of: std::collections::HashMap<usize, usize> = self
+            .intent_idx
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| (i, k))
+            .collect();
+        let test_of: std::collections::HashMap<usize, usize> = self
+            .test_idx
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| (i, k))
+            .collect();
+        // (is a test frame, its index in its list), in judging order.
+        let mut slots: Vec<(bool, usize)> = Vec::new();
+        for i in &self.order {
+            if let Some(&k) = intent_of.get(i).filter(|&&k| self.leader[k] == k) {
+                slots.push((false, k));
+            }
+            if let Some(&k) = test_of.get(i) {
+                slots.push((true, k));
+            }
+        }
+        let ordered: Vec<&Frame> = slots
+            .iter()
+            .map(|&(test, k)| if test { &tests[k] } else { &intents[k] })
+            .collect();
+        let (plan, estimates) = executor.plan(&ordered);
+        let mut chosen_intents = vec![None; intents.len()];
+        let mut chosen_tests = vec![None; tests.len()];
+        let (mut intents, mut tests): (Vec<Option<Frame>>, Vec<Option<Frame>>) = (
+            intents.into_iter().map(Some).collect(),
+            tests.into_iter().map(Some).collect(),
+        );
+        for (n, &(test, k)) in slots.iter().enumerate().take(plan.chosen) {
+            let (from, to) = if test {
+                (&mut tests, &mut chosen_tests)
+            } else {
+                (&mut intents, &mut chosen_intents)
+            };
+            to[k] = from[k].take().map(|f| (f, estimates[n]));
+        }
+        if plan.stopped_by.is_some() {
+            let judged = (0..self.intent_idx.len())
+                .filter(|&k| chosen_intents[self.leader[k]].is_some())
+                .count();
+            run.limits.push(format!(
+                "the budget plan judged the {judged} highest-priority of {} hunks (source first, \
+                 then tests, then the rest): the next would pass the allowance of {} estimated \
+                 input tokens; the other {} are listed as unjudged (\"{PLAN_LIMIT_ERROR}\")",
+                self.intent_idx.len(),
+                plan.allowance.input_tokens,
+                self.intent_idx.len() - judged
+            ));
+        }
+        (chosen_intents, chosen_tests)
+    }
+
+    /// A hunk the budget plan left out: unjudged, and said so.
+    fn left_out(&mut self, i: usize, run: &mut Run) {
+        fail_row(
+            run,
+            &mut self.rows[i],
+            self.hunks[i],
+            PLAN_LIMIT_ERROR,
+            true,
+        );
     }
 
     fn intent_frames(&self, change: &ChangeContext<'_>) -> Vec<Frame> {
@@ -501,30 +617,40 @@ impl<'a> Judging<'a> {
     async fn intents_and_follow_ups(
         &self,
         executor: &Executor,
-        change: &ChangeContext<'_>,
-    ) -> (Vec<FrameOutcome>, Vec<((usize, usize), FrameOutcome)>) {
+        planned: Vec<Option<(Frame, u64)>>,
+    ) -> (
+        Vec<Option<FrameOutcome>>,
+        Vec<((usize, usize), FrameOutcome)>,
+    ) {
         enum Done {
             Intent(usize, FrameOutcome),
             Enables(usize, usize, FrameOutcome),
         }
         let mut work: FuturesUnordered<BoxFuture<'static, Done>> = FuturesUnordered::new();
-        for (k, frame) in self.intent_frames(change).into_iter().enumerate() {
-            let asked = executor.run(frame);
+        let mut intents: Vec<Option<FrameOutcome>> = vec![None; planned.len()];
+        for (k, chosen) in planned.into_iter().enumerate() {
+            // A hunk the budget plan left out is never asked.
+            let Some((frame, estimate)) = chosen else {
+                continue;
+            };
+            let asked = executor.run_admitted(frame, estimate);
             work.push(Box::pin(async move { Done::Intent(k, asked.await) }));
         }
         let mut known: Vec<Option<IntentSignal>> = vec![None; self.hunks.len()];
         let mut waiting: Vec<usize> = Vec::new();
-        let mut intents = Vec::with_capacity(self.intent_idx.len());
         let mut follow = Vec::new();
         while let Some(done) = work.next().await {
             match done {
-                Done::Intent(k, outcome) => {
-                    let i = self.intent_idx[k];
+                Done::Intent(lead, outcome) => {
+                    // The answer stands for every hunk whose question it was.
                     let signal = intent_signal(&outcome);
-                    known[i] = Some(signal);
-                    intents.push((k, outcome));
-                    if signal.weak {
-                        waiting.push(i);
+                    for k in (0..self.leader.len()).filter(|&k| self.leader[k] == lead) {
+                        let i = self.intent_idx[k];
+                        known[i] = Some(signal);
+                        intents[k] = Some(outcome.clone());
+                        if signal.weak {
+                            waiting.push(i);
+                        }
                     }
                     waiting.retain(|&w| match self.enabler(w, &known) {
                         None => true,
@@ -539,9 +665,8 @@ impl<'a> Judging<'a> {
                 Done::Enables(i, j, outcome) => follow.push(((i, j), outcome)),
             }
         }
-        intents.sort_by_key(|(k, _)| *k);
         follow.sort_by_key(|((i, _), _)| *i);
-        (intents.into_iter().map(|(_, o)| o).collect(), follow)
+        (intents, follow)
     }
 
     fn enables_frame(&self, i: usize, j: usize) -> Frame {
@@ -705,6 +830,9 @@ struct TaskRow {
     enables: Option<Enables>,
     flags: Vec<String>,
     error: Option<String>,
+    /// The hunk with the same changed text whose question answered this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judged_with: Option<String>,
 }
 
 /// How a hunk relates to the task: the mass below and at or above "supports it".
@@ -763,6 +891,7 @@ impl TaskRow {
             enables: None,
             flags: Vec::new(),
             error: None,
+            judged_with: None,
         }
     }
 
@@ -785,16 +914,37 @@ pub async fn judge(
 ) -> SectionOutcome {
     let change = ChangeContext::new(evidence);
     let mut judging = Judging::plan(task, evidence, run, max_hunks);
+    judging.group_intents();
+    let (intent_frames, test_frames) = (judging.intent_frames(&change), judging.test_frames());
+    let (intent_plan, test_plan) = judging.budget_plan(executor, intent_frames, test_frames, run);
+    // The executor's permits bound how many are in flight.
+    let tests_asked: Vec<_> = test_plan
+        .into_iter()
+        .map(|chosen| {
+            let asked = chosen.map(|(frame, estimate)| executor.run_admitted(frame, estimate));
+            async move {
+                match asked {
+                    Some(asked) => Some(asked.await),
+                    None => None,
+                }
+            }
+        })
+        .collect();
     let ((intents, follow), tests) = futures::join!(
-        judging.intents_and_follow_ups(executor, &change),
-        executor.run_all(judging.test_frames())
+        judging.intents_and_follow_ups(executor, intent_plan),
+        futures::future::join_all(tests_asked)
     );
     // Applied in a fixed order, whatever order the answers came in.
     for (i, outcome) in judging.intent_idx.clone().into_iter().zip(&intents) {
-        judging.apply_intent(i, outcome, run);
+        match outcome {
+            Some(outcome) => judging.apply_intent(i, outcome, run),
+            None => judging.left_out(i, run),
+        }
     }
     for (i, outcome) in judging.test_idx.clone().into_iter().zip(&tests) {
-        judging.apply_test(i, outcome, run);
+        if let Some(outcome) = outcome {
+            judging.apply_test(i, outcome, run);
+        }
     }
     for (pair, outcome) in &follow {
         judging.apply_enables(*pair, outcome, run);

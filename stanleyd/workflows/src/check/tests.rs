@@ -42,11 +42,21 @@ async fn run_check(
     input: Option<&str>,
     jev: Arc<dyn stanley_core::Jev>,
 ) -> Packet {
+    run_check_within(diff, task, input, jev, BudgetLimits::TREE).await
+}
+
+async fn run_check_within(
+    diff: &str,
+    task: &str,
+    input: Option<&str>,
+    jev: Arc<dyn stanley_core::Jev>,
+    limits: BudgetLimits,
+) -> Packet {
     let plan = plan(task, input.map(|t| (t, "notes/input"))).unwrap();
     let ev = evidence(diff);
     let executor = Executor::new(
         Some(jev),
-        Arc::new(Budget::new(BudgetLimits::TREE)),
+        Arc::new(Budget::new(limits)),
         ExecutorOptions::new("jev-test").retries(0).concurrency(2),
         Cancel::new(),
     );
@@ -55,7 +65,7 @@ async fn run_check(
         "check@1",
         Arc::new(NoRecords),
         Arc::new(FixedClock),
-        BudgetLimits::TREE,
+        limits,
         "jev-test",
         recorded_inputs(&plan, &ev),
     );
@@ -583,4 +593,78 @@ async fn a_whitespace_only_hunk_is_still_judged() {
         seen[0].state["deterministicFlags"],
         json!(["formatting_only"])
     );
+}
+
+#[tokio::test]
+async fn the_task_section_plans_its_budget_and_judges_the_same_hunks_every_run() {
+    let diff: String = (0..10)
+        .map(|i| {
+            format!(
+                "diff --git a/src/m{i}.ts b/src/m{i}.ts\n--- a/src/m{i}.ts\n+++ b/src/m{i}.ts\n\
+                 @@ -1,1 +1,2 @@\n x\n+export const value{i} = compute({i});\n"
+            )
+        })
+        .collect();
+    // Room for a few intent frames past the plan's reserve.
+    let limits = BudgetLimits {
+        requests: 600,
+        input_tokens: 9_000,
+        wall_ms: 180_000,
+    };
+    let mut seen = None;
+    for _ in 0..4 {
+        let jev = cart_jev();
+        let packet = run_check_within(&diff, "Add the values", None, jev.clone(), limits).await;
+        assert_eq!(packet.status, Status::BudgetExhausted);
+        let rows = packet.json["results"].as_array().unwrap();
+        let left: Vec<&str> = rows
+            .iter()
+            .filter(|r| r["error"] == "not judged: budget plan")
+            .filter_map(|r| r["path"].as_str())
+            .collect();
+        assert!(!left.is_empty() && left.len() < 10, "{left:?}");
+        let limits_line = packet.json["limits"].to_string();
+        assert!(
+            limits_line.contains(&format!(
+                "the budget plan judged the {} highest-priority of 10 hunks",
+                10 - left.len()
+            )),
+            "{limits_line}"
+        );
+        let now = (jev.calls(), left.join(","));
+        assert_eq!(
+            *seen.get_or_insert(now.clone()),
+            now,
+            "the same plan every run"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_same_change_in_several_files_is_one_intent_question() {
+    let file = |p: &str, line: &str| {
+        format!("diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1,1 +1,2 @@\n x\n+{line}\n")
+    };
+    let diff = [
+        file("src/a.ts", "import { ready } from './task';"),
+        file("src/b.ts", "import  { ready } from './task';"),
+        file("src/c.ts", "export const total = price * quantity;"),
+    ]
+    .concat();
+    let jev = cart_jev();
+    let packet = run_check(&diff, "Use ready from the task module", None, jev.clone()).await;
+    let intents = jev
+        .requests()
+        .iter()
+        .filter(|r| r.state.pointer("/hunk").is_some() && r.state.pointer("/task").is_some())
+        .count();
+    assert_eq!(intents, 2, "one question for the shared import");
+    let rows = packet.json["results"].as_array().unwrap();
+    let row = |path: &str| rows.iter().find(|r| r["path"] == path).unwrap();
+    assert_eq!(row("src/b.ts")["judgedWith"], row("src/a.ts")["id"]);
+    assert_eq!(
+        row("src/b.ts")["taskRelation"],
+        row("src/a.ts")["taskRelation"]
+    );
+    assert!(row("src/c.ts").get("judgedWith").is_none());
 }

@@ -544,25 +544,40 @@ fn gather(
     let mut cands: Vec<Candidate> = Vec::new();
     for path in tracked {
         let kind = classify_path(path);
-        let excluded = |run: &mut Run, reason: &str| {
-            let ex = crate::diff::Exclusion::file(path, reason);
+        let excluded = |run: &mut Run, verdict: exclusion::Verdict| {
+            let ex = crate::diff::Exclusion::verdict(path, verdict);
             run.set(&ex.id, Disposition::Excluded);
             run.excluded.push(ex);
         };
-        if let Some(r) = exclusion::by_kind(kind) {
-            excluded(run, r);
+        if let Some(v) = exclusion::by_path(path, kind) {
+            excluded(run, v);
             continue;
         }
         let Some(bytes) = workspace.file_size(path) else {
-            excluded(run, "deleted or not a regular file in the worktree");
+            excluded(
+                run,
+                exclusion::Verdict::new(
+                    exclusion::Rule::Unreadable,
+                    "deleted or not a regular file in the worktree",
+                ),
+            );
             continue;
         };
         let Some(head) = workspace.read_head(path, SYMBOL_SCAN_CHARS) else {
-            excluded(run, "binary or unreadable file");
+            excluded(
+                run,
+                exclusion::Verdict::new(
+                    exclusion::Rule::BinaryContent,
+                    "binary or unreadable file",
+                ),
+            );
             continue;
         };
         if head.trim().is_empty() {
-            excluded(run, "empty file");
+            excluded(
+                run,
+                exclusion::Verdict::new(exclusion::Rule::EmptyFile, "empty file"),
+            );
             continue;
         }
         let facts = exclusion::FileFacts {
@@ -571,8 +586,8 @@ fn gather(
             ..Default::default()
         };
         let longest = head.lines().map(str::len).max().unwrap_or(0);
-        if let Some(r) = exclusion::reason(path, kind, Some(&facts), longest) {
-            excluded(run, &r);
+        if let Some(v) = exclusion::reason(path, kind, Some(&facts), longest) {
+            excluded(run, v);
             continue;
         }
         let syms = if kind == PathKind::Documentation {

@@ -382,6 +382,7 @@ fn plan_thread(
             id: root.id.clone(),
             path: root.path.clone(),
             reason: "credential-shaped path".into(),
+            rule: crate::exclusion::Rule::SecretPath,
         });
         row.disposition = Disposition::Excluded;
         return (row, None);
