@@ -596,14 +596,19 @@ fn tap_point(t: &str) -> Option<(bool, String)> {
 }
 
 /// The message of a test point's YAML diagnostics: `error:` (inline or a block), else
-/// `message:`, else the first line of `stack:`.
+/// `message:`, else what it compares (`found:`/`wanted:`, a `diff:`, ava's `details:` or
+/// `values:` with the difference).
 fn yaml_message(block: &[String]) -> Option<String> {
-    for key in ["error:", "message:", "found:", "wanted:", "diff:"] {
+    for key in [
+        "error:", "message:", "found:", "wanted:", "diff:", "details:", "values:",
+    ] {
         let Some(at) = block.iter().position(|l| l.trim_start().starts_with(key)) else {
             continue;
         };
         let value = block[at].trim_start()[key.len()..].trim();
-        if !value.starts_with('|') && !value.starts_with('>') {
+        // A scalar on the key's line; a block (`|`, `>`) or a nested mapping (nothing after the
+        // key) below it.
+        if !value.is_empty() && !value.starts_with('|') && !value.starts_with('>') {
             let v = value.trim_matches(|c| c == '\'' || c == '"').to_owned();
             if !v.is_empty() {
                 return Some(v);

@@ -1076,6 +1076,11 @@ pub(super) fn message_of(body: &[String]) -> Option<String> {
         .iter()
         .position(|l| message_like(l))
         .map(|m| {
+            // The other half of a pair of values printed above the `expected` line (Test::More
+            // prints `got:` first) starts the message.
+            if m > 0 && value_label(&body[m - 1]) {
+                return m - 1;
+            }
             // What the test said in its own words just before the assertion's message
             // (`key :a was evicted…` above minitest's `Expected:`) starts the message.
             match first_content {
@@ -1122,8 +1127,10 @@ fn message_from(body: &[String], at: usize) -> Option<String> {
             return Some(bounded(&out));
         }
     }
-    // pytest marks a message's lines with `E`; its continuation lines carry the mark too.
-    let marked = first.starts_with("E ");
+    // pytest marks a message's lines with `E`, TAP's diagnostics with `#`; continuation lines
+    // carry the mark too.
+    let mark = ["E ", "# "].into_iter().find(|m| first.starts_with(m));
+    let marked = mark.is_some();
     let first = if marked {
         first[1..].trim_start()
     } else {
@@ -1158,7 +1165,7 @@ fn message_from(body: &[String], at: usize) -> Option<String> {
         }
         // A message that names a comparison without its values (PHPUnit's `Failed asserting
         // that two strings are identical.`) keeps the changed lines of the diff that follows.
-        if t.starts_with("--- Expected") && out.len() == 1 {
+        if t.starts_with("--- Expected") {
             let changed: Vec<String> = body[at + 1..]
                 .iter()
                 .map(|l| l.trim())
@@ -1173,17 +1180,23 @@ fn message_from(body: &[String], at: usize) -> Option<String> {
             break;
         }
         if t.is_empty()
-            || after_message(l)
+            || (after_message(l) && !(mark == Some("# ") && t.starts_with("# ")))
             || separator(l)
             || summary(l)
             || status_name(l).is_some()
         {
             break;
         }
-        if marked {
-            let Some(rest) = t.strip_prefix("E ") else {
+        if let Some(mark) = mark {
+            let Some(rest) = t.strip_prefix(mark) else {
                 break;
             };
+            // A TAP summary (`# Looks like you failed 2 tests of 4.`) ends the diagnostics.
+            if rest.trim_start().starts_with("Looks like")
+                || rest.trim_start().starts_with("Failed test")
+            {
+                break;
+            }
             out.push(rest.trim_start().to_owned());
             if out.len() >= MAX_MESSAGE_LINES {
                 break;
@@ -1192,7 +1205,13 @@ fn message_from(body: &[String], at: usize) -> Option<String> {
         }
         // A continuation sits at the message's indentation or deeper, or is a `- item` list;
         // the values an announcing message shows may sit anywhere.
-        if indent(l) + 2 < base && !t.starts_with('-') && !(announces && blank_seen) {
+        // Right-aligned labels of compared values (`     got: 3` over `expected: 2`) continue
+        // each other at any indentation.
+        let continues = indent(l) + 2 >= base
+            || t.starts_with('-')
+            || (announces && blank_seen)
+            || (compared(first) && compared(t));
+        if !continues {
             break;
         }
         out.push(t.to_owned());
@@ -1201,6 +1220,30 @@ fn message_from(body: &[String], at: usize) -> Option<String> {
         }
     }
     Some(bounded(&out))
+}
+
+/// A line that labels one of a pair of compared values (`#          got: '29'`, `Actual: 3`).
+fn value_label(line: &str) -> bool {
+    let t = line.trim_start_matches(|c: char| c.is_whitespace() || c == '#' || c == 'E');
+    let t = t.trim_start();
+    [
+        "got:",
+        "actual:",
+        "Actual:",
+        "received:",
+        "Received:",
+        "left:",
+        "right:",
+        "found:",
+    ]
+    .iter()
+    .any(|l| t.starts_with(l))
+}
+
+/// A line that shows one of the values a failed comparison compared.
+fn compared(line: &str) -> bool {
+    let t = line.trim_start();
+    value_label(t) || t.starts_with("expected:") || t.starts_with("Expected:")
 }
 
 /// Whether a message line quotes the failing statement (after a label such as
