@@ -37,6 +37,9 @@ pub const STANLEY_SILENT_CONNECTION_MS: &str = "STANLEY_SILENT_CONNECTION_MS";
 /// Milliseconds the local web page (`stanleyctl ui`) stays up with no request and no live
 /// stream open, default 15 minutes (daemon setting; tests shorten it).
 pub const STANLEY_UI_IDLE_MS: &str = "STANLEY_UI_IDLE_MS";
+/// Milliseconds without a request after which the daemon lets go of its warm evidence (the last
+/// branch diff) and gives the memory back, default 60 s (daemon setting; the bench shortens it).
+pub const STANLEY_WARM_IDLE_MS: &str = "STANLEY_WARM_IDLE_MS";
 /// Path of the `stanleyd` binary a client starts, default the one beside the client.
 pub const STANLEY_DAEMON_BIN: &str = "STANLEY_DAEMON_BIN";
 
@@ -132,6 +135,7 @@ pub const DAEMON_ENV: &[&str] = &[
     STANLEY_IDLE_TIMEOUT_MS,
     STANLEY_SILENT_CONNECTION_MS,
     STANLEY_UI_IDLE_MS,
+    STANLEY_WARM_IDLE_MS,
     STANLEY_WORKFLOW_HOST,
     STANLEY_CACHE_MAX_MB,
 ];

@@ -24,6 +24,7 @@ mod testing;
 mod trust;
 mod typed;
 mod ui;
+mod warm;
 mod watcher;
 mod worker;
 

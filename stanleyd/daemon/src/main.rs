@@ -71,6 +71,9 @@ fn main() -> ExitCode {
     if let Some(idle) = settings.ui_idle {
         config.ui_idle = idle;
     }
+    if let Some(idle) = settings.warm_idle {
+        config.warm_idle = idle;
+    }
     if let Some(bytes) = settings.cache_max_bytes {
         config.cache_max_bytes = bytes;
     }

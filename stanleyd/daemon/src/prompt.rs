@@ -401,7 +401,7 @@ pub(crate) async fn run(
     if !no_persist {
         crate::runs::prune_later(state, &settings);
     }
-    release_memory();
+    crate::warm::release_memory();
     flush_cache(state);
     result
 }
@@ -412,20 +412,6 @@ fn flush_cache(state: &DaemonState) {
     if let Some(cache) = state.judgments.clone() {
         drop(tokio::task::spawn_blocking(move || cache.flush()));
     }
-}
-
-/// Hands the memory a large request freed back to the system, so a long-lived daemon returns
-/// close to idle after a big diff or a large tree (glibc keeps freed heap otherwise). It runs on
-/// a blocking thread, so the result is not held up by it.
-fn release_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    drop(tokio::task::spawn_blocking(|| {
-        // SAFETY: malloc_trim only releases free memory of glibc's heaps; it takes no pointers
-        // and is safe to call from any thread at any time.
-        unsafe {
-            libc::malloc_trim(0);
-        }
-    }));
 }
 
 /// The result as it leaves the daemon: what Stanley prints (the document and the human text)
@@ -1034,7 +1020,8 @@ async fn run_plan(
         (_, Some(source)) => source,
         (_, None) => ctx.diff()?,
     };
-    let evidence = DiffEvidence::from_source(source);
+    let kept = ctx.state.evidence.evidence(source);
+    let evidence: &DiffEvidence = &kept;
     let tracked = match plan {
         Plan::Find(_) | Plan::Failures(..) | Plan::Comments(..) => ctx
             .state
@@ -1044,10 +1031,10 @@ async fn run_plan(
         _ => Vec::new(),
     };
     // Triage uses the diff as context only when there is one.
-    let context = (!evidence.hunks.is_empty() || evidence.source.is_present()).then_some(&evidence);
+    let context = (!evidence.hunks.is_empty() || evidence.source.is_present()).then_some(evidence);
     let inputs = match &plan {
-        Plan::Analysis(mode, input) => analysis::recorded_inputs(mode, input, &evidence),
-        Plan::Check(plan) => check::recorded_inputs(plan, &evidence),
+        Plan::Analysis(mode, input) => analysis::recorded_inputs(mode, input, evidence),
+        Plan::Check(plan) => check::recorded_inputs(plan, evidence),
         Plan::Failures(input, parsed) => triage_failures::recorded_inputs(input, parsed, context),
         Plan::Comments(input, comments) => {
             triage_comments::recorded_inputs(input, comments, context)
@@ -1113,9 +1100,9 @@ async fn run_plan(
             .await
         }
         Plan::Analysis(mode, input) => {
-            analysis::analyze(mode, input, &evidence, &executor, &mut run).await
+            analysis::analyze(mode, input, evidence, &executor, &mut run).await
         }
-        Plan::Check(plan) => check::check(plan, &evidence, &executor, &mut run).await,
+        Plan::Check(plan) => check::check(plan, evidence, &executor, &mut run).await,
         Plan::Failures(input, parsed) => {
             triage_failures::triage(input, parsed, sources, &executor, &mut run).await
         }

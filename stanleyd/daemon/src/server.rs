@@ -56,6 +56,8 @@ pub struct DaemonConfig {
     pub cache_max_bytes: u64,
     /// How long the local web page stays up unwanted (`STANLEY_UI_IDLE_MS`).
     pub ui_idle: Duration,
+    /// How long the warm evidence outlives the last request (`STANLEY_WARM_IDLE_MS`).
+    pub warm_idle: Duration,
 }
 
 impl DaemonConfig {
@@ -74,6 +76,7 @@ impl DaemonConfig {
             silent_connection: crate::connections::SILENT_CONNECTION,
             cache_max_bytes: stanley_adapters::judgments::DEFAULT_MAX_BYTES,
             ui_idle: crate::ui::UI_IDLE,
+            warm_idle: crate::warm::WARM_IDLE,
         }
     }
 
@@ -144,16 +147,28 @@ fn until_ended(
 ) -> impl Future<Output = ()> + Send + 'static {
     let files = config.files.clone();
     let idle = config.idle_timeout;
+    let warm_idle = config.warm_idle;
     let watch_info = config.watch_info;
     async move {
-        let tick = (idle / 4).clamp(Duration::from_millis(20), Duration::from_secs(2));
+        let tick =
+            (idle.min(warm_idle) / 4).clamp(Duration::from_millis(20), Duration::from_secs(2));
         let watch = async {
             let mut unreadable = false;
+            let mut warm = true;
             loop {
                 tokio::time::sleep(tick).await;
-                if state.idle_for() >= idle {
+                let quiet = state.idle_for();
+                if quiet >= idle {
                     tracing::info!(idle_ms = idle.as_millis() as u64, "idle; shutting down");
                     return;
+                }
+                // A quiet daemon lets go of its warm evidence and gives the memory back, once
+                // per quiet stretch.
+                if quiet >= warm_idle && warm {
+                    warm = false;
+                    state.let_go_warm();
+                } else if quiet < warm_idle {
+                    warm = true;
                 }
                 if watch_info {
                     match owner(&files) {

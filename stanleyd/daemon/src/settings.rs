@@ -242,6 +242,8 @@ pub struct DaemonSettings {
     pub cache_max_bytes: Option<u64>,
     /// `STANLEY_UI_IDLE_MS`.
     pub ui_idle: Option<Duration>,
+    /// `STANLEY_WARM_IDLE_MS`.
+    pub warm_idle: Option<Duration>,
 }
 
 impl DaemonSettings {
@@ -272,6 +274,10 @@ impl DaemonSettings {
                 .filter(|mb| *mb > 0)
                 .map(|mb| mb.saturating_mul(1024 * 1024)),
             ui_idle: text(var::STANLEY_UI_IDLE_MS)
+                .and_then(|v| v.parse::<u64>().ok())
+                .filter(|ms| *ms > 0)
+                .map(Duration::from_millis),
+            warm_idle: text(var::STANLEY_WARM_IDLE_MS)
                 .and_then(|v| v.parse::<u64>().ok())
                 .filter(|ms| *ms > 0)
                 .map(Duration::from_millis),

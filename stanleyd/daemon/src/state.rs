@@ -53,11 +53,17 @@ impl JevPort for HttpPort {
 pub(crate) trait Repo: Git + Workspace {
     /// Every non-ignored status entry and the hash of the tracked worktree diff.
     fn snapshot(&self) -> Result<(BTreeSet<String>, String), GitError>;
+    /// Forgets what it keeps warm (the last branch diff).
+    fn let_go(&self) {}
 }
 
 impl Repo for Git2Repo {
     fn snapshot(&self) -> Result<(BTreeSet<String>, String), GitError> {
         Git2Repo::snapshot(self)
+    }
+
+    fn let_go(&self) {
+        Git2Repo::let_go(self);
     }
 }
 
@@ -134,6 +140,8 @@ pub(crate) struct DaemonState {
     /// Run events for `Runs.WatchRuns`: a run ended, a finding was marked seen. Sent whether or
     /// not anyone listens; a listener that falls behind is told to read the findings again.
     pub(crate) run_events: tokio::sync::broadcast::Sender<stanley_proto::v1::WatchRunsResponse>,
+    /// The last branch diff's evidence, kept by its commits (issue 32).
+    pub(crate) evidence: crate::warm::EvidenceMemo,
     pub(crate) started: Instant,
     last_activity: Mutex<Instant>,
     active: AtomicUsize,
@@ -274,6 +282,7 @@ impl DaemonState {
             flow_run: Mutex::new(None),
             ui: crate::ui::UiSlot::default(),
             run_events: tokio::sync::broadcast::channel(RUN_EVENTS).0,
+            evidence: crate::warm::EvidenceMemo::default(),
             started: Instant::now(),
             last_activity: Mutex::new(Instant::now()),
             active: AtomicUsize::new(0),
@@ -284,6 +293,15 @@ impl DaemonState {
     }
 
     /// How long nothing has been running.
+    /// Lets go of the warm evidence (the last branch diff, here and in the Git port) and hands
+    /// the freed memory back to the system.
+    pub(crate) fn let_go_warm(&self) {
+        self.evidence.clear();
+        self.git.let_go();
+        crate::warm::release_memory();
+        tracing::debug!("warm evidence released");
+    }
+
     pub(crate) fn idle_for(&self) -> Duration {
         if self.active.load(Ordering::SeqCst) > 0 {
             return Duration::ZERO;

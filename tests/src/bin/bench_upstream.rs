@@ -412,7 +412,160 @@ fn shapes() -> Value {
     })
 }
 
+/// The daemon's CPU time so far (user and system), from `/proc/<pid>/stat`.
+fn cpu_time(pid: i32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces) start after the last `)`.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks: u64 = [11, 12]
+        .iter()
+        .filter_map(|i| fields.get(*i).and_then(|f| f.parse::<u64>().ok()))
+        .sum();
+    // SAFETY: sysconf has no preconditions.
+    let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).unwrap_or(100);
+    Duration::from_millis(ticks * 1000 / hz.max(1))
+}
+
+fn median_ms(mut samples: Vec<Duration>) -> f64 {
+    samples.sort();
+    samples[samples.len() / 2].as_secs_f64() * 1000.0
+}
+
+/// A warm daemon on the largest real upgrade the tests assemble: `git diff -M -C` on the range,
+/// then a cold review at zero Jev latency (cache off), a fully cached review and summarize, and a
+/// review after a one-line edit (committed, so the range moves), each the median of `runs`, as
+/// ratios to `git diff` measured in the same run, with the daemon's CPU time and memory.
+fn warm_daemon(name: &str, runs: usize) -> Value {
+    let mut env = TestEnv::new();
+    env.set("STANLEY_LOG", "warn");
+    env.jev.route("review", "review", 0.9);
+    env.jev.route("summarize", "summarize", 0.9);
+    // The warm evidence is let go after 2 s without a request, so the trim is measured too.
+    env.set("STANLEY_WARM_IDLE_MS", "2000");
+    let repo = TempRepo::upstream(name);
+    let request = |env: &TestEnv, text: &str, cache: bool| {
+        let mut cmd = env.command("stanley", repo.root());
+        cmd.args([
+            text,
+            "--json",
+            "--no-persist",
+            "--scope",
+            "branch",
+            "--base",
+            "main",
+        ]);
+        if !cache {
+            cmd.env("STANLEY_CACHE", "off");
+        }
+        let start = Instant::now();
+        let out = run(cmd, None);
+        let wall = start.elapsed();
+        assert!(matches!(out.code, 0 | 10 | 12), "{text}: {out:?}");
+        (wall, out.stdout)
+    };
+    let review = "Review these changes for correctness bugs";
+    let summarize = "Summarize these changes";
+    // The daemon is started first: these figures are requests to a running daemon.
+    request(&env, summarize, true);
+    let pid = repo.daemon_pid().expect("daemon pid");
+    let idle_kib = rss_kib(pid);
+    let git_diff = || {
+        let start = Instant::now();
+        let status = Command::new("git")
+            .args(["diff", "-M", "-C", "main...HEAD"])
+            .current_dir(repo.root())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .stdout(Stdio::null())
+            .status()
+            .expect("git diff");
+        assert!(status.success());
+        start.elapsed()
+    };
+    let git = median_ms((0..runs).map(|_| git_diff()).collect());
+    let phase = |cache: bool, text: &str, before: Option<&dyn Fn()>| {
+        let cpu0 = cpu_time(pid);
+        let walls: Vec<Duration> = (0..runs)
+            .map(|_| {
+                if let Some(f) = before {
+                    f();
+                }
+                request(&env, text, cache).0
+            })
+            .collect();
+        let cpu = (cpu_time(pid) - cpu0).as_secs_f64() * 1000.0 / runs as f64;
+        let ms = median_ms(walls);
+        json!({"medianMs": ms, "overGitDiff": ms / git, "daemonCpuMsPerRequest": cpu})
+    };
+    let cold = phase(false, review, None);
+    // Fill the cache once, then the repeats.
+    let (_, first) = request(&env, review, true);
+    let cached_review = phase(true, review, None);
+    let (_, again) = request(&env, review, true);
+    let same = |a: &str, b: &str| {
+        let strip = |t: &str| {
+            let mut v: Value = serde_json::from_str(t).unwrap_or(Value::Null);
+            if let Some(o) = v.as_object_mut() {
+                o.remove("usage");
+            }
+            v
+        };
+        strip(a) == strip(b)
+    };
+    request(&env, summarize, true);
+    let cached_summarize = phase(true, summarize, None);
+    // A one-line edit, committed: each run changes one line of one changed file.
+    let file = repo
+        .git(&["diff", "--name-only", "main...HEAD"])
+        .lines()
+        .find(|p| p.ends_with(".py") || p.ends_with(".rs") || p.ends_with(".ts"))
+        .expect("a changed source file")
+        .to_owned();
+    let counter = std::cell::Cell::new(0u32);
+    let edit = || {
+        counter.set(counter.get() + 1);
+        let path = repo.root().join(&file);
+        let mut text = std::fs::read_to_string(&path).expect("file");
+        text.push_str(&format!("\n# edit {}\n", counter.get()));
+        std::fs::write(&path, text).expect("write");
+        repo.git(&["commit", "-q", "-am", "one-line edit"]);
+    };
+    let edited = phase(true, review, Some(&edit));
+    let peak = proc_kib(pid, "VmHWM");
+    let after = rss_kib(pid);
+    std::thread::sleep(Duration::from_secs(4));
+    let trimmed = rss_kib(pid);
+    json!({
+        "repository": name,
+        "runs": runs,
+        "gitDiffMCMs": git,
+        "coldReviewZeroLatency": cold,
+        "cachedReview": cached_review,
+        "cachedSummarize": cached_summarize,
+        "reviewAfterOneLineEdit": edited,
+        "cachedResultSameAsFirst": same(&first, &again),
+        "daemonRssIdleMiB": idle_kib.map(|k| k as f64 / 1024.0),
+        "daemonRssAfterMiB": after.map(|k| k as f64 / 1024.0),
+        "daemonPeakRssMiB": peak.map(|k| k as f64 / 1024.0),
+        "daemonRssAfterWarmTrimMiB": trimmed.map(|k| k as f64 / 1024.0),
+        "targets": {"cached": 1.0, "oneLineEdit": 2.0, "cold": 3.0, "rssMiB": 100},
+    })
+}
+
 fn main() {
+    // `STANLEY_BENCH_ONLY=warm` measures the warm daemon alone and prints its report.
+    if std::env::var("STANLEY_BENCH_ONLY").as_deref() == Ok("warm") {
+        let warm = warm_daemon("upgrade-pygments", 5);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&warm).unwrap_or_default()
+        );
+        return;
+    }
     // `STANLEY_BENCH_ONLY=triage` measures triage alone and prints its report (no file written).
     if std::env::var("STANLEY_BENCH_ONLY").as_deref() == Ok("triage") {
         let triage = triage_real_output();
@@ -428,6 +581,7 @@ fn main() {
         "largeUpgradeReview": large_upgrade(),
         "findAtScale": find_at_scale(),
         "triageRealOutput": triage_real_output(),
+        "warmDaemon": warm_daemon("upgrade-pygments", 5),
     });
     stanley_tests::bench::write_report("upstream", &report);
 }

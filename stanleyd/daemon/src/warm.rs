@@ -1,0 +1,106 @@
+//! The daemon's warm evidence (issue 32): the last branch diff's evidence (hunks split, kinds,
+//! exclusions), kept by the commits it was made from, so a repeated request on an unchanged
+//! branch does not split and classify the same diff again. Commits never change, so the key is
+//! exact; worktree and staged selections are always made afresh.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
+
+/// How long the warm evidence outlives the last request.
+pub(crate) const WARM_IDLE: Duration = Duration::from_secs(60);
+
+/// Hands the memory a large request freed back to the system, so a long-lived daemon returns
+/// close to idle after a big diff or a large tree (glibc keeps freed heap otherwise). It runs on
+/// a blocking thread, so the result is not held up by it.
+pub(crate) fn release_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    drop(tokio::task::spawn_blocking(|| {
+        // SAFETY: malloc_trim only releases free memory of glibc's heaps; it takes no pointers
+        // and is safe to call from any thread at any time.
+        unsafe {
+            libc::malloc_trim(0);
+        }
+    }));
+}
+
+/// The last branch evidence and what it was made from.
+#[derive(Default)]
+pub(crate) struct EvidenceMemo {
+    last: Mutex<Option<(String, Arc<DiffEvidence>)>>,
+}
+
+impl EvidenceMemo {
+    /// The evidence of `source`: the kept one when `source` is the same branch diff, else made
+    /// now (and kept, when it is a branch diff).
+    pub(crate) fn evidence(&self, source: DiffSource) -> Arc<DiffEvidence> {
+        let key = key(&source);
+        if let Some(key) = &key
+            && let Some((kept, evidence)) = self.lock().as_ref()
+            && kept == key
+        {
+            return evidence.clone();
+        }
+        let evidence = Arc::new(DiffEvidence::from_source(source));
+        if let Some(key) = key {
+            *self.lock() = Some((key, evidence.clone()));
+        }
+        evidence
+    }
+
+    /// Forgets what is kept (an idle daemon gives its memory back).
+    pub(crate) fn clear(&self) {
+        *self.lock() = None;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(String, Arc<DiffEvidence>)>> {
+        self.last.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// What a branch diff is a function of: its base ref and commit, `HEAD`, and how it was made.
+fn key(source: &DiffSource) -> Option<String> {
+    if source.scope != Scope::Branch {
+        return None;
+    }
+    Some(format!(
+        "{}\0{}\0{}\0{}",
+        source.base_ref.as_deref()?,
+        source.base_commit.as_deref()?,
+        source.head_commit.as_deref()?,
+        source.probe
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stanley_workflows::diff::Diff;
+
+    fn branch(head: &str) -> DiffSource {
+        DiffSource {
+            scope: Scope::Branch,
+            base_ref: Some("main".into()),
+            base_commit: Some("b".into()),
+            head_commit: Some(head.into()),
+            probe: "git-diff-U3:branch".into(),
+            ..DiffSource::worktree(Diff::default())
+        }
+    }
+
+    #[test]
+    fn the_same_branch_diff_is_split_once_and_another_head_afresh() {
+        let memo = EvidenceMemo::default();
+        let a = memo.evidence(branch("h1"));
+        assert!(Arc::ptr_eq(&a, &memo.evidence(branch("h1"))));
+        let b = memo.evidence(branch("h2"));
+        assert!(!Arc::ptr_eq(&a, &b));
+        // A worktree selection is never kept: its files may change under the same commits.
+        let w1 = memo.evidence(DiffSource::worktree(Diff::default()));
+        let w2 = memo.evidence(DiffSource::worktree(Diff::default()));
+        assert!(!Arc::ptr_eq(&w1, &w2));
+        memo.clear();
+        assert!(!Arc::ptr_eq(&b, &memo.evidence(branch("h2"))));
+    }
+}
