@@ -13,6 +13,7 @@ mod find;
 mod flow_run;
 mod flows;
 mod full_disk;
+mod fuzz;
 mod golden;
 mod grpc;
 mod hooks;

@@ -880,10 +880,17 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> Result<ParsedLog, String>
         Parsers::GenericOnly => runners::generic_document(text),
     };
     if let Some(found) = document {
+        let line_count = text.lines().count();
         let mut blocks: Vec<FailureBlock> = found.into_iter().map(from_found).collect();
+        // A failure read from a document came from somewhere in it: a tree keeps no line
+        // positions, so its block spans the document, never past its end (issue 36).
+        for block in &mut blocks {
+            block.start = 1;
+            block.end = line_count.max(1);
+        }
         distinct_ids(&mut blocks);
         return Ok(ParsedLog {
-            line_count: text.lines().count(),
+            line_count,
             blocks,
             left_out: left_out(text),
             wrapper: None,
