@@ -8,6 +8,7 @@ mod cli;
 mod connections;
 mod diffs;
 mod doctor;
+mod edge;
 mod faults;
 mod find;
 mod flow_run;

@@ -413,7 +413,8 @@ fn header_path(rest: &str) -> String {
     let len = rest.len();
     if len >= 5 && (len - 5).is_multiple_of(2) {
         let p = (len - 5) / 2;
-        if rest.is_char_boundary(2 + p) && rest.is_char_boundary(5 + p) {
+        if rest.is_char_boundary(2) && rest.is_char_boundary(2 + p) && rest.is_char_boundary(5 + p)
+        {
             let (a, b) = (&rest[2..2 + p], &rest[5 + p..]);
             if a == b {
                 return a.to_owned();

@@ -819,7 +819,7 @@ pub(super) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec
 }
 
 /// A message kept whole up to the segmenter's bounds.
-fn bounded_message(text: &str) -> String {
+pub(super) fn bounded_message(text: &str) -> String {
     let lines: Vec<&str> = text
         .lines()
         .take(super::segment::MAX_MESSAGE_LINES)

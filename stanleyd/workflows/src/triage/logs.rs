@@ -578,6 +578,8 @@ fn finish_with(
             name = lines[i].split('\'').nth(1).map(str::to_owned);
         }
     }
+    // Every parser's message within the one bound (12 lines, 1,200 characters; issue 36).
+    let msg = msg.map(|m| super::documents::bounded_message(&m));
     let mut stack: Vec<(String, u64)> = Vec::new();
     for l in &lines {
         if stack.len() >= 20 {
@@ -1024,6 +1026,9 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> Result<ParsedLog, String>
                 .is_none_or(|n| !named_with_message.contains(n))
     });
     for block in &mut blocks {
+        // A block whose kept lines reach past the log (a runner's report counts lines it
+        // joined or synthesised) ends at the log's last line (issue 36).
+        block.end = block.end.min(lines.len()).max(block.start);
         block.step = unwrapped
             .step_of(offset + block.start - 1)
             .map(str::to_owned);
