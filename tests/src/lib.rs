@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod browser;
 pub mod fake_jev;
+pub mod fuzz;
 pub mod messages_server;
 pub mod model_server;
 pub mod repo;

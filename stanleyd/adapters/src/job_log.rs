@@ -57,9 +57,14 @@ fn parse_line(text: &str) -> Option<Value> {
         .flatten()
 }
 
+/// The largest job log read back: jobs are a few KiB each, and the log is rewritten from the
+/// store when it is recovered.
+const MAX_LOG_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Replays the log at `path` (missing is empty, `exists: false`).
 pub fn replay(path: &Path) -> io::Result<Replay> {
-    let bytes = match fs::read(path) {
+    // A regular file, not through a link, never a FIFO or a device, and bounded (issue 36).
+    let bytes = match crate::records::read_bounded(path, MAX_LOG_BYTES) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replay::default()),
         Err(e) => return Err(e),

@@ -291,7 +291,7 @@ struct Held {
 
 /// Why a store that opened lost data, judged against the manifest of its last flush.
 fn lost_data(dir: &Path, held: Held) -> Option<String> {
-    let text = std::fs::read(dir.join(MANIFEST)).ok()?;
+    let text = crate::records::read_bounded(&dir.join(MANIFEST), 1024 * 1024).ok()?;
     let manifest: Manifest = serde_json::from_slice(&text).ok()?;
     if held.entries < manifest.entries {
         return Some(format!(

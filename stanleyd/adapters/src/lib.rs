@@ -10,6 +10,7 @@ pub mod guard;
 pub mod jev_http;
 pub mod job_log;
 pub mod judgments;
+mod lines;
 pub mod pi;
 pub mod queue;
 pub mod records;

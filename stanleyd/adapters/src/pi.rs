@@ -15,7 +15,7 @@ use stanley_core::{BoxFuture, Cancel};
 use stanley_workflows::agent::{
     Agent, AgentOutcome, AgentProgress, AgentResult, MAX_INSTRUCTIONS_BYTES, MAX_TEXT_BYTES,
 };
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 
 /// The argument that tells Pi its instructions are on stdin. Pi joins stdin (trimmed) and this
@@ -562,48 +562,12 @@ async fn read_events(
     let Some(stdout) = stdout else { return };
     let mut reader = BufReader::new(stdout);
     let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        let mut too_long = false;
-        loop {
-            let available = match reader.fill_buf().await {
-                Ok([]) | Err(_) => break,
-                Ok(b) => b,
-            };
-            let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
-                Some(i) => (&available[..=i], true),
-                None => (available, false),
-            };
-            if buf.len() + chunk.len() > MAX_LINE_BYTES {
-                too_long = true;
-                buf.clear();
-            } else if !too_long {
-                buf.extend_from_slice(chunk);
-            }
-            let n = chunk.len();
-            reader.consume(n);
-            if done {
-                break;
-            }
-        }
-        if buf.is_empty() && !too_long {
-            if reader
-                .fill_buf()
-                .await
-                .map(|b| b.is_empty())
-                .unwrap_or(true)
-            {
-                return;
-            }
-            continue;
-        }
+    while let Some(line) = crate::lines::next_line(&mut reader, &mut buf, MAX_LINE_BYTES).await {
         *heard.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
-        if !too_long {
-            let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line == crate::lines::Line::Whole {
             let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
             let before = s.tool_calls;
-            s.line(line);
+            s.line(&buf);
             if s.tool_calls != before {
                 progress(s.tool_calls);
             }

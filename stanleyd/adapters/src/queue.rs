@@ -93,7 +93,7 @@ pub fn recoveries(stanley_dir: &Path) -> Vec<Recovery> {
     names.sort();
     names
         .iter()
-        .filter_map(|p| std::fs::read(p).ok())
+        .filter_map(|p| crate::records::read_bounded(p, 1024 * 1024).ok())
         .filter_map(|b| serde_json::from_slice::<Recovery>(&b).ok())
         .filter(|r| r.schema == RECOVERY_SCHEMA)
         .collect()

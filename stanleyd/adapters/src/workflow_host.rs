@@ -16,7 +16,9 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
+
+use crate::lines::{Line, next_line};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{mpsc, oneshot};
 
@@ -421,7 +423,7 @@ pub struct WorkflowHost {
     init_logs: Arc<Mutex<Vec<LogRecord>>>,
     alive: Arc<AtomicBool>,
     next: AtomicU64,
-    child: Mutex<Child>,
+    child: Arc<Mutex<Child>>,
 }
 
 impl std::fmt::Debug for WorkflowHost {
@@ -501,9 +503,20 @@ impl WorkflowHost {
         let stdin = Arc::new(tokio::sync::Mutex::new(stdin));
         if let Some(stderr) = child.stderr.take() {
             tokio::spawn(async move {
-                let mut lines = BufReader::new(stderr).lines();
-                while let Ok(Some(line)) = lines.next_line().await {
-                    tracing::warn!(host = %line, "workflow host stderr");
+                // Read to the end whatever it holds, so the host never blocks on a full pipe.
+                let mut reader = BufReader::new(stderr);
+                let mut buf = Vec::new();
+                while let Some(line) = next_line(&mut reader, &mut buf, MAX_STDERR_LINE_BYTES).await
+                {
+                    match line {
+                        Line::Whole => {
+                            let line = String::from_utf8_lossy(&buf);
+                            tracing::warn!(host = %line, "workflow host stderr");
+                        }
+                        Line::TooLong => tracing::warn!(
+                            "workflow host stderr: a line over {MAX_STDERR_LINE_BYTES} bytes was dropped"
+                        ),
+                    }
                 }
             });
         }
@@ -514,7 +527,7 @@ impl WorkflowHost {
             init_logs: Arc::default(),
             alive: Arc::new(AtomicBool::new(true)),
             next: AtomicU64::new(1),
-            child: Mutex::new(child),
+            child: Arc::new(Mutex::new(child)),
         };
         host.read_from(stdout);
         let hello: Hello = host
@@ -536,13 +549,18 @@ impl WorkflowHost {
             self.alive.clone(),
             self.stdin.clone(),
         );
+        let child = self.child.clone();
         tokio::spawn(async move {
-            let mut lines = BufReader::new(stdout).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                let Ok(message) = serde_json::from_str::<Incoming>(&line) else {
-                    continue;
-                };
-                dispatch(message, &pending, &runs, &logs, &stdin).await;
+            let mut reader = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            while let Some(line) = next_line(&mut reader, &mut buf, MAX_HOST_LINE_BYTES).await {
+                if line == Line::TooLong {
+                    // A line past the bound breaks the protocol: the host is stopped, and
+                    // every call waiting on it ends as if it had exited.
+                    let _ = lock(&child).start_kill();
+                    break;
+                }
+                dispatch(decode_line(&buf), &pending, &runs, &logs, &stdin).await;
             }
             alive.store(false, Ordering::SeqCst);
             for (_, waiter) in lock(&pending).drain() {
@@ -572,10 +590,7 @@ impl WorkflowHost {
             return Err(e);
         }
         let value = rx.await.unwrap_or(Err(HostError::Exited))?;
-        serde_json::from_value(value).map_err(|e| HostError::Reply {
-            method: request.method(),
-            detail: e.to_string(),
-        })
+        decode_reply(request.method(), value)
     }
 
     /// [`Self::call`] with a deadline: a host that does not answer in time is stopped.
@@ -673,56 +688,134 @@ fn host_error(message: &str) -> Answer {
     })
 }
 
+/// The longest stderr line of the host's that is logged.
+const MAX_STDERR_LINE_BYTES: usize = 64 * 1024;
+
+/// The longest line the host may write: a run's value and a load's metadata stay far below.
+pub const MAX_HOST_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// One line of the host's, decoded before anything acts on it.
+#[derive(Debug)]
+pub enum HostLine {
+    /// An answer to our request `id`: its result, or the host's error message.
+    Answer {
+        /// Our request's id.
+        id: String,
+        /// The result, or the error's message (empty when the host gave none).
+        result: Result<Value, String>,
+    },
+    /// A workflow's `log` call.
+    Log(LogRecord),
+    /// A run's `prompt` call; `None` when its parameters are not a prompt's.
+    Prompt {
+        /// The call's id, echoed in the answer.
+        id: Option<Value>,
+        /// The run, the instructions and the input.
+        call: Option<(String, String, Option<Value>)>,
+    },
+    /// A run's `judge` call; `None` when its parameters are not a judge request's.
+    Judge {
+        /// The call's id, echoed in the answer.
+        id: Option<Value>,
+        /// The run and the request.
+        call: Option<(String, Value)>,
+    },
+    /// Not JSON, or nothing the daemon answers.
+    Ignored,
+}
+
+/// Decodes one line the host wrote (the bytes as they came, without the newline).
+pub fn decode_line(line: &[u8]) -> HostLine {
+    let Ok(message) = serde_json::from_slice::<Incoming>(line) else {
+        return HostLine::Ignored;
+    };
+    let Some(method) = message.method else {
+        // An answer to one of ours.
+        let Some(id) = message.id.as_ref().and_then(Value::as_str) else {
+            return HostLine::Ignored;
+        };
+        let result = match message.error {
+            Some(e) => Err(e.message),
+            None => Ok(message.result.unwrap_or(Value::Null)),
+        };
+        return HostLine::Answer {
+            id: id.to_owned(),
+            result,
+        };
+    };
+    let params = message.params.unwrap_or(Value::Null);
+    match method.as_str() {
+        "log" => {
+            serde_json::from_value::<LogRecord>(params).map_or(HostLine::Ignored, HostLine::Log)
+        }
+        "prompt" => HostLine::Prompt {
+            id: message.id,
+            call: serde_json::from_value::<PromptParams>(params)
+                .ok()
+                .map(|p| (p.run, p.instructions, p.input)),
+        },
+        "judge" => HostLine::Judge {
+            id: message.id,
+            call: serde_json::from_value::<JudgeParams>(params)
+                .ok()
+                .map(|p| (p.run, p.request)),
+        },
+        _ => HostLine::Ignored,
+    }
+}
+
+/// Decodes an answer's result as `method`'s reply: what [`WorkflowHost`] does with each answer.
+pub fn decode_reply<R: DeserializeOwned>(
+    method: &'static str,
+    value: Value,
+) -> Result<R, HostError> {
+    serde_json::from_value(value).map_err(|e| HostError::Reply {
+        method,
+        detail: stanley_workflows::text::quoting_at_most(&e.to_string()),
+    })
+}
+
 async fn dispatch(
-    message: Incoming,
+    line: HostLine,
     pending: &Pending,
     runs: &Runs,
     init_logs: &Mutex<Vec<LogRecord>>,
     stdin: &Arc<tokio::sync::Mutex<ChildStdin>>,
 ) {
-    let Some(method) = message.method else {
-        // An answer to one of ours.
-        let Some(id) = message.id.as_ref().and_then(Value::as_str) else {
-            return;
-        };
-        let Some(waiter) = lock(pending).remove(id) else {
-            return;
-        };
-        let result = match message.error {
-            Some(e) if e.message.is_empty() => Err(HostError::Failed("workflow host error".into())),
-            Some(e) => Err(HostError::Failed(e.message)),
-            None => Ok(message.result.unwrap_or(Value::Null)),
-        };
-        let _ = waiter.send(result);
-        return;
-    };
-    let params = message.params.unwrap_or(Value::Null);
     let target = |run: &str| lock(runs).get(run).cloned();
-    match method.as_str() {
-        "log" => {
-            let Ok(record) = serde_json::from_value::<LogRecord>(params) else {
+    match line {
+        HostLine::Ignored => {}
+        HostLine::Answer { id, result } => {
+            let Some(waiter) = lock(pending).remove(&id) else {
                 return;
             };
-            match record.run.as_deref().and_then(target) {
-                Some(tx) => {
-                    let _ = tx.send(HostCall::Log(record));
-                }
-                None => lock(init_logs).push(record),
-            }
+            let result = result.map_err(|message| {
+                HostError::Failed(if message.is_empty() {
+                    "workflow host error".into()
+                } else {
+                    message
+                })
+            });
+            let _ = waiter.send(result);
         }
-        "prompt" => {
-            let id = message.id;
+        HostLine::Log(record) => match record.run.as_deref().and_then(target) {
+            Some(tx) => {
+                let _ = tx.send(HostCall::Log(record));
+            }
+            None => lock(init_logs).push(record),
+        },
+        HostLine::Prompt { id, call } => {
             let stdin = stdin.clone();
-            let Ok(p) = serde_json::from_value::<PromptParams>(params) else {
+            let Some((run, instructions, input)) = call else {
                 return answer(&stdin, id.as_ref(), host_error("invalid prompt call")).await;
             };
-            let Some(tx) = target(&p.run) else {
+            let Some(tx) = target(&run) else {
                 return answer(&stdin, id.as_ref(), host_error("the run is over")).await;
             };
             let (reply, rx) = oneshot::channel();
             let _ = tx.send(HostCall::Prompt {
-                instructions: p.instructions,
-                input: p.input,
+                instructions,
+                input,
                 reply,
             });
             tokio::spawn(async move {
@@ -734,20 +827,16 @@ async fn dispatch(
                 answer(&stdin, id.as_ref(), body).await;
             });
         }
-        "judge" => {
-            let id = message.id;
+        HostLine::Judge { id, call } => {
             let stdin = stdin.clone();
-            let Ok(p) = serde_json::from_value::<JudgeParams>(params) else {
+            let Some((run, request)) = call else {
                 return answer(&stdin, id.as_ref(), host_error("invalid judge call")).await;
             };
-            let Some(tx) = target(&p.run) else {
+            let Some(tx) = target(&run) else {
                 return answer(&stdin, id.as_ref(), host_error("the run is over")).await;
             };
             let (reply, rx) = oneshot::channel();
-            let _ = tx.send(HostCall::Judge {
-                request: p.request,
-                reply,
-            });
+            let _ = tx.send(HostCall::Judge { request, reply });
             tokio::spawn(async move {
                 let value = rx.await.unwrap_or_else(|_| {
                     serde_json::json!({"ok": false, "reason": "aborted", "detail": "run aborted"})
@@ -755,7 +844,6 @@ async fn dispatch(
                 answer(&stdin, id.as_ref(), Answer::Result(value)).await;
             });
         }
-        _ => {}
     }
 }
 

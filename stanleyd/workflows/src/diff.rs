@@ -413,7 +413,8 @@ fn header_path(rest: &str) -> String {
     let len = rest.len();
     if len >= 5 && (len - 5).is_multiple_of(2) {
         let p = (len - 5) / 2;
-        if rest.is_char_boundary(2 + p) && rest.is_char_boundary(5 + p) {
+        if rest.is_char_boundary(2) && rest.is_char_boundary(2 + p) && rest.is_char_boundary(5 + p)
+        {
             let (a, b) = (&rest[2..2 + p], &rest[5 + p..]);
             if a == b {
                 return a.to_owned();
@@ -478,7 +479,10 @@ impl Diff {
     /// Parses unified diff text (`git diff` output, with or without `-M -C`).
     pub fn parse(text: &str) -> Self {
         let mut files: Vec<FileDiff> = Vec::new();
-        let mut lines = text.split('\n').peekable();
+        // The end of the text after its last newline is not a line (it would read as an empty
+        // context line, one more than the text renders back to; issue 36).
+        let body = text.strip_suffix('\n').unwrap_or(text);
+        let mut lines = body.split('\n').peekable();
         while let Some(line) = lines.next() {
             if let Some(rest) = line.strip_prefix("diff --git ") {
                 files.push(FileDiff {
@@ -510,6 +514,17 @@ impl Diff {
             if file.status == FileStatus::ModeOnly && !file.hunks.is_empty() {
                 file.status = FileStatus::Modified;
             }
+            // A file added or deleted has one side only: an old path its headers named anyway
+            // is not kept, so the diff reads as it renders (issue 36).
+            if matches!(file.status, FileStatus::Added | FileStatus::Deleted) {
+                file.old_path = None;
+            }
+            // A rename or copy names where it came from, even from its own path.
+            if matches!(file.status, FileStatus::Renamed | FileStatus::Copied)
+                && file.old_path.is_none()
+            {
+                file.old_path = Some(file.path.clone());
+            }
         }
         Self { files }
     }
@@ -540,7 +555,9 @@ impl Diff {
                 out.push_str(&format!("Binary files {a} and {b} differ\n"));
                 continue;
             }
-            if f.hunks.is_empty() {
+            // A modified file's `---`/`+++` lines are written even without hunks (a combined
+            // diff's), so it reads back modified with the same paths (issue 36).
+            if f.hunks.is_empty() && f.status != FileStatus::Modified {
                 continue;
             }
             let minus = if f.status == FileStatus::Added {

@@ -182,6 +182,21 @@ pub fn tail_chars(text: &str, max: usize) -> String {
     text.chars().skip(count.saturating_sub(max)).collect()
 }
 
+/// Most characters of an error message that describes outside input (a decoder's message
+/// quotes the value it refused, which may be megabytes).
+pub const MAX_ERROR_CHARS: usize = 300;
+
+/// An error message about outside input, cut to [`MAX_ERROR_CHARS`] with `…` when longer, so an
+/// error names what and where but never carries the input (issue 36).
+pub fn quoting_at_most(message: &str) -> String {
+    if message.chars().count() <= MAX_ERROR_CHARS {
+        return message.to_owned();
+    }
+    let mut out: String = message.chars().take(MAX_ERROR_CHARS - 1).collect();
+    out.push('…');
+    out
+}
+
 /// Truncates to `max` characters, appending `…` when anything was cut.
 pub fn truncate_chars(text: &str, max: usize) -> String {
     if text.chars().count() <= max {

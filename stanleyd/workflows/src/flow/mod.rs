@@ -217,9 +217,10 @@ impl std::error::Error for FlowError {}
 pub const UNCLEAR: &str = "unclear";
 
 fn err(path: &str, message: impl Into<String>) -> FlowError {
+    // The path and the message each within the bound of an error about outside input.
     FlowError {
-        path: path.to_owned(),
-        message: message.into(),
+        path: crate::text::quoting_at_most(path),
+        message: crate::text::quoting_at_most(&message.into()),
     }
 }
 

@@ -130,7 +130,12 @@ impl FlowState {
     /// Decodes a journal's JSON; `Err` means the file is damaged (torn, flipped bytes), as
     /// opposed to readable but not for this flow.
     pub fn decode(text: &str) -> Result<Self, String> {
-        serde_json::from_str(text).map_err(|e| format!("unreadable flow state: {e}"))
+        serde_json::from_str(text).map_err(|e| {
+            format!(
+                "unreadable flow state: {}",
+                crate::text::quoting_at_most(&e.to_string())
+            )
+        })
     }
 
     /// Reads a journal; `Err` names why it cannot be used (the policy's `bad_state`).

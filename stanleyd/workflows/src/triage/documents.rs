@@ -293,6 +293,9 @@ impl Element {
     }
 }
 
+/// The deepest an XML report is read: serde_json's limit for JSON, far past any runner's nesting.
+const MAX_XML_DEPTH: usize = 128;
+
 fn parse_xml(text: &str) -> Option<Element> {
     use quick_xml::events::{BytesStart, Event};
     let mut reader = quick_xml::Reader::from_str(text);
@@ -315,6 +318,9 @@ fn parse_xml(text: &str) -> Option<Element> {
     };
     loop {
         match reader.read_event() {
+            // Deeper than any report nests, it is not one; the bound keeps the walks'
+            // recursion and the tree's drop within the stack (issue 36).
+            Ok(Event::Start(_)) if stack.len() > MAX_XML_DEPTH => return None,
             Ok(Event::Start(e)) => stack.push(open(&e)),
             Ok(Event::Empty(e)) => {
                 let el = open(&e);
@@ -813,7 +819,7 @@ pub(super) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec
 }
 
 /// A message kept whole up to the segmenter's bounds.
-fn bounded_message(text: &str) -> String {
+pub(super) fn bounded_message(text: &str) -> String {
     let lines: Vec<&str> = text
         .lines()
         .take(super::segment::MAX_MESSAGE_LINES)

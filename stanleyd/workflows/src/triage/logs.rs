@@ -578,6 +578,8 @@ fn finish_with(
             name = lines[i].split('\'').nth(1).map(str::to_owned);
         }
     }
+    // Every parser's message within the one bound (12 lines, 1,200 characters; issue 36).
+    let msg = msg.map(|m| super::documents::bounded_message(&m));
     let mut stack: Vec<(String, u64)> = Vec::new();
     for l in &lines {
         if stack.len() >= 20 {
@@ -880,10 +882,17 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> Result<ParsedLog, String>
         Parsers::GenericOnly => runners::generic_document(text),
     };
     if let Some(found) = document {
+        let line_count = text.lines().count();
         let mut blocks: Vec<FailureBlock> = found.into_iter().map(from_found).collect();
+        // A failure read from a document came from somewhere in it: a tree keeps no line
+        // positions, so its block spans the document, never past its end (issue 36).
+        for block in &mut blocks {
+            block.start = 1;
+            block.end = line_count.max(1);
+        }
         distinct_ids(&mut blocks);
         return Ok(ParsedLog {
-            line_count: text.lines().count(),
+            line_count,
             blocks,
             left_out: left_out(text),
             wrapper: None,
@@ -1017,6 +1026,9 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> Result<ParsedLog, String>
                 .is_none_or(|n| !named_with_message.contains(n))
     });
     for block in &mut blocks {
+        // A block whose kept lines reach past the log (a runner's report counts lines it
+        // joined or synthesised) ends at the log's last line (issue 36).
+        block.end = block.end.min(lines.len()).max(block.start);
         block.step = unwrapped
             .step_of(offset + block.start - 1)
             .map(str::to_owned);

@@ -178,3 +178,36 @@ fn escape_sequences_of_every_kind_are_removed_and_text_kept() {
     let raw = "test a ... \u{1b}[31mFAILED\u{1b}(B\u{1b}[m\tx\r\n\u{1b}]8;;http://x\u{7}link\u{1b}]8;;\u{7} \u{1b}_bk;t=1\u{7}done";
     assert_eq!(strip_ansi(raw), "test a ... FAILED\tx\r\nlink done");
 }
+
+#[test]
+fn issue_36_a_block_read_from_a_document_stays_inside_the_document() {
+    // A one-line JUnit report with two failures: each block spans the document's one line (it
+    // was numbered by the failure's index, past the end).
+    let doc = "<testsuite><testcase name=\"a\"><failure message=\"x\">one two three</failure></testcase><testcase name=\"b\"><failure message=\"y\"/></testcase></testsuite>";
+    for parsers in [Parsers::All, Parsers::GenericOnly] {
+        let parsed = parse_log_with(doc, parsers).unwrap();
+        assert_eq!(parsed.blocks.len(), 2, "{parsers:?}");
+        for b in &parsed.blocks {
+            assert_eq!((b.start, b.end), (1, 1), "{parsers:?}: {b:?}");
+        }
+    }
+}
+
+#[test]
+fn issue_36_an_xml_document_nested_past_any_report_is_read_as_text() {
+    // 100,000 nested elements overflowed the stack when the tree was walked and dropped; past
+    // 128 levels it is no report, and the text path reads it.
+    let n = 100_000;
+    let doc = format!(
+        "{}<testcase name=\"t\"><failure message=\"boom\"/></testcase>{}",
+        "<testsuite name=\"s\">".repeat(n),
+        "</testsuite>".repeat(n)
+    );
+    let parsed = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || parse_log_with(&doc, Parsers::GenericOnly).map(|p| p.line_count))
+        .unwrap()
+        .join()
+        .expect("no stack overflow");
+    assert_eq!(parsed, Ok(1));
+}
