@@ -25,7 +25,7 @@ pub const STANLEY_PI_BIN: &str = "STANLEY_PI_BIN";
 /// Pi model passed as `--model` (request setting).
 pub const STANLEY_AGENT_MODEL: &str = "STANLEY_AGENT_MODEL";
 /// Socket folder override (client and daemon).
-pub const STANLEY_RUNTIME_DIR: &str = crate::socket::RUNTIME_DIR_VAR;
+pub const STANLEY_RUNTIME_DIR: &str = "STANLEY_RUNTIME_DIR";
 /// Daemon log filter, `tracing` directive syntax, default `info` (daemon setting).
 pub const STANLEY_LOG: &str = "STANLEY_LOG";
 /// Idle time in milliseconds before the daemon exits, default 30 minutes (daemon setting; tests

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 /// Overrides the socket folder (tests, unusual setups).
-pub const RUNTIME_DIR_VAR: &str = "STANLEY_RUNTIME_DIR";
+pub const RUNTIME_DIR_VAR: &str = crate::env::STANLEY_RUNTIME_DIR;
 
 /// The current user's (effective) id: the owner of what this process creates.
 pub fn current_uid() -> u32 {

@@ -14,7 +14,6 @@ pub mod glob;
 pub mod improve;
 pub mod judge;
 pub mod ladder;
-pub mod mirror;
 pub mod order;
 pub mod paths;
 pub mod policy;

@@ -2,6 +2,8 @@
 //! parses), hunk splitting at the size limit, and the diff evidence a workflow plans from:
 //! eligible hunks plus the files and untracked paths excluded.
 
+pub mod mirror;
+
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -816,7 +818,7 @@ impl DiffEvidence {
     /// binary, credential-shaped, vendored, linked, submodule, minified and large data files,
     /// empty files, mode changes and pure moves are excluded; lockfiles and generated files (by
     /// path or by a header comment) are set aside; then a folder whose changed files copy
-    /// another folder's ([`crate::mirror`]) is excluded. Every exclusion names its rule.
+    /// another folder's ([`mirror`]) is excluded. Every exclusion names its rule.
     pub fn from_source(source: DiffSource) -> Self {
         let mut files = source.diff.split();
         let mut excluded = source.excluded.clone();
@@ -828,7 +830,7 @@ impl DiffEvidence {
         let judged: Vec<usize> = (0..files.len())
             .filter(|&i| verdicts[i].is_none())
             .collect();
-        for (i, source) in crate::mirror::compiled(&files, &judged) {
+        for (i, source) in mirror::compiled(&files, &judged) {
             verdicts[i] = Some(Verdict::new(
                 Rule::CompiledOutput,
                 format!("generated file (built from {source}, which changes too)"),
@@ -838,7 +840,7 @@ impl DiffEvidence {
             .into_iter()
             .filter(|&i| verdicts[i].is_none())
             .collect();
-        for (i, mirrored) in crate::mirror::find(&files, &judged) {
+        for (i, mirrored) in mirror::find(&files, &judged) {
             verdicts[i] = Some(Verdict::new(Rule::MirrorFolder, mirrored.reason()));
         }
         let mut hunks = Vec::new();

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::diff::{DiffFile, FileStatus};
+use super::{DiffFile, FileStatus};
 
 /// Changed lines two files must share (of the larger side) to be near-copies.
 pub const NEAR_COPY: f64 = 0.6;
