@@ -297,6 +297,10 @@ pub(crate) struct Ctx<'a> {
     pub(crate) run_slot: RunSlot,
     /// Which parsers read a failure log.
     pub(crate) triage_parsers: stanley_workflows::triage::logs::Parsers,
+    /// A digest of what the request's answers depend on besides the built-in, its text and the
+    /// diff (its environment, model, budget and Jev endpoint); `None` when the request does not
+    /// use the judgment cache, so nothing of it is remembered.
+    pub(crate) settings_digest: Option<String>,
 }
 
 impl Ctx<'_> {
@@ -461,20 +465,26 @@ fn context<'a>(
         .link(&settings.jev)
         .map_err(|e| RequestError::input(e.to_string()))?;
     let cache = cache_use(state, settings, request.no_persist, &base_url);
+    let budget = BudgetLimits {
+        input_tokens: settings
+            .max_input_tokens
+            .map_or(state.config.budget.input_tokens, |cap| {
+                cap.min(state.config.budget.input_tokens)
+            }),
+        ..state.config.budget
+    };
+    let settings_digest = cache.is_some().then(|| {
+        let env: std::collections::BTreeMap<_, _> = request.env.iter().collect();
+        let described = format!("{env:?}\0{model}\0{budget:?}\0{base_url}");
+        stanley_core::hash::sha256_hex(described.as_bytes())
+    });
     Ok(Ctx {
         state,
         cancel,
         jev,
         model,
         redactor,
-        budget: Arc::new(Budget::new(BudgetLimits {
-            input_tokens: settings
-                .max_input_tokens
-                .map_or(state.config.budget.input_tokens, |cap| {
-                    cap.min(state.config.budget.input_tokens)
-                }),
-            ..state.config.budget
-        })),
+        budget: Arc::new(Budget::new(budget)),
         scope,
         base: Some(request.base.trim().to_owned()).filter(|b| !b.is_empty()),
         no_persist: request.no_persist,
@@ -485,6 +495,7 @@ fn context<'a>(
         cache,
         run_slot: RunSlot::default(),
         triage_parsers: settings.triage_parsers,
+        settings_digest,
     })
 }
 
@@ -989,6 +1000,24 @@ pub(crate) async fn run_builtin(
             )
         }
     };
+    // A diff analysis of a branch asked before with every answer from the cache is answered
+    // whole from the result memo (issue 32).
+    let (source, memo_key) = match (&plan, &ctx.settings_digest) {
+        (Plan::Analysis(..), Some(digest)) if ctx.input_file.is_none() => {
+            let source = match source {
+                Some(source) => source,
+                None => ctx.diff()?,
+            };
+            let key = crate::warm::result_key(digest, builtin.id, text, &source);
+            (Some(source), key)
+        }
+        _ => (source, None),
+    };
+    if let Some(kept) = memo_key.as_deref().and_then(|k| ctx.state.results.get(k)) {
+        tracing::info!(workflow = builtin.id, "answered whole from the result memo");
+        ctx.tally.restore(kept.usage.clone());
+        return Ok(success(kept.status, &kept.output).by(builtin.id));
+    }
     let packet = run_plan(ctx, builtin.id, &plan, source, events).await?;
     // Jev failed before anything was judged: there is no result to give, only the reason.
     let judged = packet.json["coverage"]["judged"].as_u64().unwrap_or(0);
@@ -997,7 +1026,20 @@ pub(crate) async fn run_builtin(
     {
         return Err(RequestError::jev(&trouble, &ctx.base_url).in_workflow(builtin.id));
     }
-    let mut answer = success(packet.status, &packet.output()).by(builtin.id);
+    let output = packet.output();
+    if let Some(key) = memo_key
+        && ctx.trouble.get().is_none()
+    {
+        ctx.state.results.keep(
+            key,
+            crate::warm::Remembered {
+                status: packet.status,
+                output: output.clone(),
+                usage: ctx.tally.snapshot(),
+            },
+        );
+    }
+    let mut answer = success(packet.status, &output).by(builtin.id);
     answer.run_id = packet.json["runId"].as_str().unwrap_or("").to_owned();
     Ok(answer)
 }

@@ -142,6 +142,8 @@ pub(crate) struct DaemonState {
     pub(crate) run_events: tokio::sync::broadcast::Sender<stanley_proto::v1::WatchRunsResponse>,
     /// The last branch diff's evidence, kept by its commits (issue 32).
     pub(crate) evidence: crate::warm::EvidenceMemo,
+    /// Whole built-in answers whose every judgment came from the cache (issue 32).
+    pub(crate) results: crate::warm::ResultMemo,
     pub(crate) started: Instant,
     last_activity: Mutex<Instant>,
     active: AtomicUsize,
@@ -283,6 +285,7 @@ impl DaemonState {
             ui: crate::ui::UiSlot::default(),
             run_events: tokio::sync::broadcast::channel(RUN_EVENTS).0,
             evidence: crate::warm::EvidenceMemo::default(),
+            results: crate::warm::ResultMemo::default(),
             started: Instant::now(),
             last_activity: Mutex::new(Instant::now()),
             active: AtomicUsize::new(0),
@@ -297,6 +300,7 @@ impl DaemonState {
     /// the freed memory back to the system.
     pub(crate) fn let_go_warm(&self) {
         self.evidence.clear();
+        self.results.clear();
         self.git.let_go();
         crate::warm::release_memory();
         tracing::debug!("warm evidence released");

@@ -386,6 +386,8 @@ async fn route_check(
         cache: None,
         run_slot: Default::default(),
         triage_parsers: settings.triage_parsers,
+        // The worker's validation runs are never remembered whole.
+        settings_digest: None,
     };
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
     let mut candidates = candidates_for(&ctx, &builtins, repo, facts).await;
