@@ -22,8 +22,8 @@ use stanley_workflows::registry::{BUILTINS, Builtin};
 use stanley_workflows::routing::{CANNOT_TELL, Candidate, Facts, InputShape, RouteReason};
 
 use crate::error::RequestError;
-use crate::prompt::Ctx;
 use crate::repository;
+use crate::request::Ctx;
 use crate::router::{candidates_for, route};
 use crate::settings::RequestSettings;
 use crate::state::{DaemonState, JevLink};
