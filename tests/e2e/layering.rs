@@ -263,7 +263,10 @@ fn modules_inside_each_crate_form_a_tree() {
         "proto/src",
     ] {
         let found = cycles(&module_graph(&root.join(src)));
-        assert!(found.is_empty(), "{src}: modules import each other: {found:?}");
+        assert!(
+            found.is_empty(),
+            "{src}: modules import each other: {found:?}"
+        );
     }
 }
 
