@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use regex::{Captures, Regex};
 use serde_json::Value;
@@ -108,29 +108,73 @@ pub use crate::redact_keys::secret_key;
 
 /// Texts shorter than this are scanned every time (remembering them costs about as much).
 const REMEMBERED_MIN_BYTES: usize = 256;
-/// How many clean texts one redactor remembers.
+/// How many clean texts one set of secrets remembers before it starts again.
 const REMEMBERED_MAX: usize = 200_000;
 
-/// Redacts the given literal secrets (the caller's key values) and the built-in patterns.
-///
-/// One redactor serves one request, which redacts the same texts several times (a hunk in the
-/// frame sent, in its record, in the packet and in the result): a text it found nothing in is
-/// remembered by a 128-bit hash under two keys drawn at random per redactor, and passes again
-/// without a scan. A text that had anything redacted is always scanned.
+/// Texts found clean by redactors of one set of secrets, by a 128-bit hash under two keys drawn
+/// at random when the set is made (unknown outside the process).
 #[derive(Default)]
-pub struct SecretRedactor {
+pub struct CleanTexts {
     secrets: Vec<String>,
-    clean: Mutex<HashSet<u128>>,
+    set: Mutex<HashSet<u128>>,
     keys: (RandomState, RandomState),
 }
 
-impl Clone for SecretRedactor {
-    fn clone(&self) -> Self {
-        Self {
-            secrets: self.secrets.clone(),
-            ..Self::default()
+impl CleanTexts {
+    fn fingerprint(&self, text: &str) -> u128 {
+        let (a, b) = &self.keys;
+        (u128::from(a.hash_one(text)) << 64) | u128::from(b.hash_one(text))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<u128>> {
+        self.set.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// What a long-lived process keeps across requests: the clean texts of the last set of
+/// secrets it redacted for, so a hunk found clean by one request is not scanned by the next.
+#[derive(Default)]
+pub struct CleanMemory(Mutex<Option<Arc<CleanTexts>>>);
+
+impl CleanMemory {
+    /// `redactor`, remembering into (and from) the texts found clean by earlier redactors of
+    /// exactly the same secrets; another set of secrets starts afresh.
+    pub fn attach(&self, redactor: SecretRedactor) -> SecretRedactor {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let texts = match slot.as_ref() {
+            Some(texts) if texts.secrets == redactor.secrets => texts.clone(),
+            _ => {
+                let texts = Arc::new(CleanTexts {
+                    secrets: redactor.secrets.clone(),
+                    ..CleanTexts::default()
+                });
+                *slot = Some(texts.clone());
+                texts
+            }
+        };
+        SecretRedactor {
+            clean: texts,
+            ..redactor
         }
     }
+
+    /// Forgets every text (an idle process gives its memory back).
+    pub fn clear(&self) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
+/// Redacts the given literal secrets (the caller's key values) and the built-in patterns.
+///
+/// A request redacts the same texts several times (a hunk in the frame sent, in its record, in
+/// the packet and in the result), and the next request mostly the same hunks again: a text of
+/// [`REMEMBERED_MIN_BYTES`] or more that a redactor found nothing in is remembered in its
+/// [`CleanTexts`] (its own, or one shared through [`CleanMemory`] by redactors of the same
+/// secrets) and passes again without a scan. A text that had anything redacted is always scanned.
+#[derive(Clone, Default)]
+pub struct SecretRedactor {
+    secrets: Vec<String>,
+    clean: Arc<CleanTexts>,
 }
 
 impl std::fmt::Debug for SecretRedactor {
@@ -155,18 +199,16 @@ impl SecretRedactor {
         secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
         secrets.dedup();
         Self {
+            clean: Arc::new(CleanTexts {
+                secrets: secrets.clone(),
+                ..CleanTexts::default()
+            }),
             secrets,
-            ..Self::default()
         }
     }
 
-    fn fingerprint(&self, text: &str) -> u128 {
-        let (a, b) = &self.keys;
-        (u128::from(a.hash_one(text)) << 64) | u128::from(b.hash_one(text))
-    }
-
     fn remembered(&self) -> std::sync::MutexGuard<'_, HashSet<u128>> {
-        self.clean.lock().unwrap_or_else(|e| e.into_inner())
+        self.clean.lock()
     }
 
     fn redact_json(&self, value: &Value, count: &mut u64) -> Value {
@@ -233,7 +275,7 @@ fn replace_all(out: &mut String, regex: &Regex, with: &str, count: &mut u64) {
 
 impl Redactor for SecretRedactor {
     fn text(&self, text: &str) -> (String, u64) {
-        let key = (text.len() >= REMEMBERED_MIN_BYTES).then(|| self.fingerprint(text));
+        let key = (text.len() >= REMEMBERED_MIN_BYTES).then(|| self.clean.fingerprint(text));
         if let Some(key) = key
             && self.remembered().contains(&key)
         {
@@ -245,9 +287,10 @@ impl Redactor for SecretRedactor {
             && out == text
         {
             let mut clean = self.remembered();
-            if clean.len() < REMEMBERED_MAX {
-                clean.insert(key);
+            if clean.len() >= REMEMBERED_MAX {
+                clean.clear();
             }
+            clean.insert(key);
         }
         (out, count)
     }

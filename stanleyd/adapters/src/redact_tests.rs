@@ -163,7 +163,22 @@ fn a_remembered_clean_text_passes_again_and_a_text_with_a_secret_is_always_scann
     // Short texts are not remembered; a clone starts with nothing remembered.
     r.text("token");
     assert_eq!(r.remembered().len(), 1);
-    assert_eq!(r.clone().remembered().len(), 0);
+    // Another redactor of the same secrets starts with nothing, unless both share a memory.
+    assert_eq!(self::r().remembered().len(), 0);
+    let memory = CleanMemory::default();
+    let (a, b) = (memory.attach(self::r()), memory.attach(self::r()));
+    a.text(&clean);
+    assert_eq!(
+        b.remembered().len(),
+        1,
+        "the next request knows the text is clean"
+    );
+    let other = memory.attach(SecretRedactor::new(["another-secret-value".to_owned()]));
+    assert_eq!(other.remembered().len(), 0, "other secrets start afresh");
+    let dirty_for_other = format!("{clean}another-secret-value\n");
+    assert_eq!(other.text(&dirty_for_other).1, 1);
+    memory.clear();
+    assert_eq!(memory.attach(self::r()).remembered().len(), 0);
     // Redacting JSON remembers its long strings the same way.
     let doc = serde_json::json!({"state": {"content": clean}, "key": "sk-typesafe-test-key-123"});
     let (out, n) = r.json(&doc);

@@ -163,7 +163,7 @@ pub(crate) async fn run(
 ) -> v1::Result {
     // The request's settings, read once.
     let settings = RequestSettings::parse(&request.env);
-    let redactor = Arc::new(settings.redactor());
+    let redactor = Arc::new(state.clean_texts.attach(settings.redactor()));
     let track = Track::default();
     let events = Events {
         tx: events,

@@ -147,6 +147,8 @@ pub(crate) struct DaemonState {
     pub(crate) evidence: crate::warm::EvidenceMemo,
     /// Whole built-in answers whose every judgment came from the cache (issue 32).
     pub(crate) results: crate::warm::ResultMemo,
+    /// Texts the requests' redactors found clean, for the last set of secrets (D-132).
+    pub(crate) clean_texts: stanley_adapters::redact::CleanMemory,
     pub(crate) started: Instant,
     last_activity: Mutex<Instant>,
     active: AtomicUsize,
@@ -289,6 +291,7 @@ impl DaemonState {
             run_events: tokio::sync::broadcast::channel(RUN_EVENTS).0,
             evidence: crate::warm::EvidenceMemo::default(),
             results: crate::warm::ResultMemo::default(),
+            clean_texts: stanley_adapters::redact::CleanMemory::default(),
             started: Instant::now(),
             last_activity: Mutex::new(Instant::now()),
             active: AtomicUsize::new(0),
@@ -304,6 +307,7 @@ impl DaemonState {
     pub(crate) fn let_go_warm(&self) {
         self.evidence.clear();
         self.results.clear();
+        self.clean_texts.clear();
         self.git.let_go();
         crate::warm::release_memory();
         tracing::debug!("warm evidence released");
