@@ -19,7 +19,7 @@ use stanley_workflows::diff::{DiffSource, Scope};
 use stanley_workflows::improve::Job;
 use stanley_workflows::ports::{Clock, Redactor};
 use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
-use stanley_workflows::result::{error_document, human, prompt_result};
+use stanley_workflows::result::{error_document, human, prompt_document};
 use stanley_workflows::routing::{self, Facts, InputShape, RouteReason};
 
 use crate::builtin::{Plan, run_builtin, run_plan};
@@ -69,24 +69,33 @@ fn outcome_of(status: Status) -> Outcome {
     }
 }
 
-/// The final event for an answer: the document with the request's `usage`, and the human text
-/// with its Jev footer when Jev was asked anything.
-fn to_result(answer: &Answer, usage: &RequestUsage) -> v1::Result {
+/// The final event for an answer, redacted: the document with the request's `usage`, the
+/// human text with its Jev footer when Jev was asked anything, and the typed fields from the
+/// document as it leaves. The document is built, redacted and serialized once.
+fn to_result(answer: &Answer, usage: &RequestUsage, redactor: &SecretRedactor) -> v1::Result {
     let (status, output) = (answer.status, &answer.output);
     let mut human = human(output);
     if usage.asked() {
         human.push_str("\n\n");
         human.push_str(&usage.footer());
     }
-    v1::Result {
-        document_json: prompt_result(status, output, Some(&usage.to_json())),
+    let (doc, _) = redactor.json(&prompt_document(status, output, Some(&usage.to_json())));
+    let mut result = v1::Result {
+        document_json: serde_json::to_string_pretty(&doc).unwrap_or_default(),
         outcome: outcome_of(status) as i32,
         exit_code: status.exit_code(),
-        human,
+        human: redactor.text(&human).0,
         error: None,
         usage: Some(crate::typed::usage(usage)),
         ..v1::Result::default()
-    }
+    };
+    crate::typed::fill(
+        &mut result,
+        &doc["output"],
+        &answer.workflow,
+        &answer.run_id,
+    );
+    result
 }
 
 fn read_input(
@@ -192,19 +201,7 @@ pub(crate) async fn run(
     .await;
     let usage = track.tally.snapshot();
     let result = match served {
-        Ok(answer) => {
-            let mut result = redact_result(to_result(&answer, &usage), redactor.as_ref());
-            // The typed fields come from the document as it leaves (redacted).
-            if let Ok(doc) = serde_json::from_str::<Value>(&result.document_json) {
-                crate::typed::fill(
-                    &mut result,
-                    &doc["output"],
-                    &answer.workflow,
-                    &answer.run_id,
-                );
-            }
-            result
-        }
+        Ok(answer) => to_result(&answer, &usage, redactor.as_ref()),
         Err(failure) => {
             tracing::info!(kind = failure.kind.as_str(), "request failed");
             error_result(&failure, Some(redactor.as_ref()))
@@ -239,19 +236,6 @@ fn flush_cache(state: &DaemonState) {
     if let Some(cache) = state.judgments.clone() {
         drop(tokio::task::spawn_blocking(move || cache.flush()));
     }
-}
-
-/// The result as it leaves the daemon: what Stanley prints (the document and the human text)
-/// never carries a secret, even one a workflow copied from its input (a triaged log line).
-fn redact_result(mut result: v1::Result, redactor: &SecretRedactor) -> v1::Result {
-    if let Ok(doc) = serde_json::from_str::<Value>(&result.document_json) {
-        let (clean, n) = redactor.json(&doc);
-        if n > 0 {
-            result.document_json = serde_json::to_string_pretty(&clean).unwrap_or_default();
-        }
-    }
-    result.human = redactor.text(&result.human).0;
-    result
 }
 
 /// The request's text, trimmed and checked.

@@ -7,12 +7,17 @@ use stanley_core::Status;
 /// The public result document as pretty JSON (2-space indent, no trailing newline), with the
 /// request's Jev `usage` when there is one.
 pub fn prompt_result(status: Status, output: &Value, usage: Option<&Value>) -> String {
+    serde_json::to_string_pretty(&prompt_document(status, output, usage)).unwrap_or_default()
+}
+
+/// The public result document as a value (what [`prompt_result`] writes).
+pub fn prompt_document(status: Status, output: &Value, usage: Option<&Value>) -> Value {
     let mut doc =
         json!({"schema": "stanley.prompt-result/v1", "status": status.as_str(), "output": output});
     if let Some(usage) = usage {
         doc["usage"] = usage.clone();
     }
-    serde_json::to_string_pretty(&doc).unwrap_or_default()
+    doc
 }
 
 /// The public error document as pretty JSON.
