@@ -34,6 +34,8 @@ pub struct Options {
     pub json: bool,
     pub no_persist: bool,
     pub no_agent: bool,
+    /// List every item the report only counts (parked, excluded, unjudged, rows per item).
+    pub verbose: bool,
 }
 
 fn command() -> Command {
@@ -62,6 +64,7 @@ fn command() -> Command {
         .arg(flag("json"))
         .arg(flag("no-persist"))
         .arg(flag("no-agent"))
+        .arg(flag("verbose"))
         .arg(flag("improve-worker"))
         .arg(value("promote-candidate"))
         .arg(
@@ -129,6 +132,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, ClientError> {
         json: matches.get_flag("json"),
         no_persist: matches.get_flag("no-persist"),
         no_agent: matches.get_flag("no-agent"),
+        verbose: matches.get_flag("verbose"),
     };
     let request = positionals.join(" ").trim().to_owned();
     let worker = matches.get_flag("improve-worker");

@@ -39,6 +39,7 @@ fn help_lists_the_documented_options_in_order() {
             "--base",
             "--repo",
             "--json",
+            "--verbose",
             "--no-persist",
             "--no-agent",
             "--help",

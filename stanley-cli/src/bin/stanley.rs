@@ -297,6 +297,8 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
                 } else {
                     let text = if options.json {
                         &result.document_json
+                    } else if options.verbose && !result.human_verbose.is_empty() {
+                        &result.human_verbose
                     } else {
                         &result.human
                     };

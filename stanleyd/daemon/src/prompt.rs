@@ -96,6 +96,8 @@ pub(crate) struct Answer {
     /// The workflow that ran, and its run record's id (empty for fallbacks).
     pub(crate) workflow: String,
     pub(crate) run_id: String,
+    /// A built-in's report with every item listed (`--verbose`); `None` when it is the text.
+    pub(crate) verbose: Option<String>,
 }
 
 pub(crate) fn success(status: Status, output: &Value) -> Answer {
@@ -104,6 +106,7 @@ pub(crate) fn success(status: Status, output: &Value) -> Answer {
         output: output.clone(),
         workflow: String::new(),
         run_id: String::new(),
+        verbose: None,
     }
 }
 
@@ -121,16 +124,19 @@ impl Answer {
 /// with its Jev footer when Jev was asked anything.
 fn to_result(answer: &Answer, usage: &RequestUsage) -> v1::Result {
     let (status, output) = (answer.status, &answer.output);
-    let mut human = human(output);
-    if usage.asked() {
-        human.push_str("\n\n");
-        human.push_str(&usage.footer());
-    }
+    let footed = |mut text: String| {
+        if usage.asked() {
+            text.push_str("\n\n");
+            text.push_str(&usage.footer());
+        }
+        text
+    };
     v1::Result {
         document_json: prompt_result(status, output, Some(&usage.to_json())),
         outcome: outcome_of(status) as i32,
         exit_code: status.exit_code(),
-        human,
+        human: footed(human(output)),
+        human_verbose: answer.verbose.clone().map(footed).unwrap_or_default(),
         error: None,
         usage: Some(crate::typed::usage(usage)),
         ..v1::Result::default()
@@ -424,6 +430,7 @@ fn redact_result(mut result: v1::Result, redactor: &SecretRedactor) -> v1::Resul
         }
     }
     result.human = redactor.text(&result.human).0;
+    result.human_verbose = redactor.text(&result.human_verbose).0;
     result
 }
 
@@ -999,6 +1006,7 @@ pub(crate) async fn run_builtin(
     }
     let mut answer = success(packet.status, &packet.output()).by(builtin.id);
     answer.run_id = packet.json["runId"].as_str().unwrap_or("").to_owned();
+    answer.verbose = Some(packet.verbose());
     Ok(answer)
 }
 

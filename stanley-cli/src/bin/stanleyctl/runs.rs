@@ -86,8 +86,11 @@ pub(crate) fn runs(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitC
                         "(no result was kept for this run; its records are in .stanley/runs/{}/)",
                         run.id
                     );
-                } else {
+                } else if r.human_verbose.is_empty() {
                     stanley_cli::outln!("{}", r.human);
+                } else {
+                    // The whole report: every item the printed one only counted.
+                    stanley_cli::outln!("{}", r.human_verbose);
                 }
             }
             "export" => {

@@ -986,18 +986,15 @@ pub async fn find(
                 .map(|c| result_row(None, c, input.fallback)),
         );
     }
-    run.sections.push(Section {
-        title: "ranked candidates".into(),
-        lines: shortlist
+    run.sections.push(Section::new(
+        "ranked candidates",
+        shortlist
             .iter()
             .enumerate()
             .map(|(n, &i)| shortlist_line(n, &cands[i]))
             .collect(),
-    });
-    run.sections.push(Section {
-        title: "gaps".into(),
-        lines: gaps.clone(),
-    });
+    ));
+    run.sections.push(Section::new("gaps", gaps.clone()));
     let mut not_checked = vec![
         "this is a ranked shortlist, not an answer to the task".to_owned(),
         "untracked files are not candidates".to_owned(),
