@@ -59,6 +59,8 @@ Environment:
   STANLEY_CACHE=off      Ask Jev everything, ignoring answers kept from earlier
   STANLEY_TRIAGE_PARSERS=generic
                          Read failure logs without any runner's own parser
+  NO_COLOR=1             Print no colour, even on a terminal
+  CLICOLOR_FORCE=1       Print colour even into a pipe
 
 Limits (request budgets, hunk and item caps, agent time limits) are fixed
 policy, not flags.

@@ -11,4 +11,5 @@ pub mod output;
 pub mod render;
 pub mod root;
 pub mod signals;
+pub mod style;
 pub mod trust;

@@ -2,16 +2,13 @@
 //! asked, the verdict, the status), the findings most important first with their place and one
 //! line of why, the workflow's own lines, one coverage line, what was left out grouped by reason
 //! with counts and the first few paths, and what was not checked. Parked items are counted, not
-//! listed, and rows per item are left to `--verbose`. Every line fits [`WIDTH`] columns, or
+//! listed, and rows per item are left to `--verbose`. Every line fits 100 columns (`text::WIDTH`), or
 //! wraps with an indent where one word is longer.
 
 use serde_json::Value;
 
 use super::Packet;
-use crate::result::finding_message;
-
-/// The widest line the report writes, in characters.
-pub(crate) const WIDTH: usize = 100;
+use crate::text::wrap;
 
 /// How many paths a group of left-out items names before "and N more".
 const FIRST_PATHS: usize = 3;
@@ -137,7 +134,7 @@ fn subject(p: &Value) -> String {
     };
     let source = summary["source"].as_str().map(|s| format!("from {s}"));
     match (source, scope) {
-        (Some(source), Some(scope)) => format!(" {source}, against {scope}"),
+        (Some(source), Some(scope)) => format!(" {source}, with {scope}"),
         (Some(source), None) => format!(" {source}"),
         (None, Some(scope)) => format!(" of {scope}"),
         (None, None) => String::new(),
@@ -260,6 +257,32 @@ fn place(item: &Value) -> Option<String> {
     })
 }
 
+/// Why a finding was raised, in one line: its flag in words and up to two of its plain details,
+/// leaving out a detail that only repeats the flag (`classification=correctness_risk` beside
+/// `review correctness risk`).
+fn why(flag: &str, detail: Option<&serde_json::Map<String, Value>>) -> String {
+    let label = flag.replace('_', " ");
+    let details: Vec<String> = detail
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| {
+            let value = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                _ => return None,
+            };
+            (!label.contains(&value.replace('_', " "))).then(|| format!("{k}={value}"))
+        })
+        .take(2)
+        .collect();
+    if details.is_empty() {
+        label
+    } else {
+        format!("{label} ({})", details.join(", "))
+    }
+}
+
 /// One finding: its severity, its place and one line of why.
 fn finding_line(f: &Value) -> String {
     let severity = if f["severity"] == "warn" {
@@ -267,7 +290,7 @@ fn finding_line(f: &Value) -> String {
     } else {
         "info"
     };
-    let why = finding_message(f["flag"].as_str().unwrap_or(""), f["detail"].as_object());
+    let why = why(f["flag"].as_str().unwrap_or(""), f["detail"].as_object());
     match place(f) {
         Some(at) => format!("  {severity}  {at}  {why}"),
         None => format!("  {severity}  {why}"),
@@ -402,17 +425,23 @@ fn left_out(p: &Value, verbose: bool) -> LeftOut {
         } else {
             String::new()
         };
+        let counted = if verbose {
+            ""
+        } else {
+            " (counted, not listed)"
+        };
         lines.push(format!(
-            "parked {} (counted, not listed): {}{more}",
+            "parked {}{counted}: {}{more}",
             parked.len(),
             why.join("; ")
         ));
         if verbose {
             for item in parked {
+                let reason = item["reason"].as_str().unwrap_or("");
                 lines.push(format!(
                     "  ? {}: {}",
                     place(item).unwrap_or_else(|| item["id"].as_str().unwrap_or("").to_owned()),
-                    item["reason"].as_str().unwrap_or("")
+                    reason.strip_prefix(&own).unwrap_or(reason)
                 ));
             }
         } else {
@@ -453,37 +482,10 @@ fn left_out(p: &Value, verbose: bool) -> LeftOut {
     LeftOut { lines, elided }
 }
 
-/// `text` cut at spaces into lines of at most [`WIDTH`] characters; every line after the
-/// first is indented by `indent`. A word longer than a line stays whole on its own line.
-pub(crate) fn wrap(text: &str, indent: usize) -> Vec<String> {
-    if text.chars().count() <= WIDTH {
-        return vec![text.to_owned()];
-    }
-    let lead: String = text.chars().take_while(|c| *c == ' ').collect();
-    let pad = " ".repeat(indent);
-    let mut out = Vec::new();
-    let mut line = lead.clone();
-    let mut fresh = true;
-    for word in text[lead.len()..].split(' ') {
-        let width = line.chars().count();
-        let add = word.chars().count() + usize::from(!fresh);
-        if !fresh && width + add > WIDTH {
-            out.push(std::mem::replace(&mut line, pad.clone()));
-            fresh = true;
-        }
-        if !fresh {
-            line.push(' ');
-        }
-        line.push_str(word);
-        fresh = false;
-    }
-    out.push(line);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::WIDTH;
 
     #[test]
     fn wraps_at_spaces_within_the_width() {
