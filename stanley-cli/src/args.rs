@@ -38,16 +38,35 @@ pub struct Options {
     pub verbose: bool,
 }
 
+/// The command line as the shell completions and the man page see it (`stanleyctl
+/// completions`, `stanleyctl man`): the parser's, with `--scope`'s values named so a shell can
+/// offer them (parsing checks them itself, to say so in its own words).
+pub fn documented_command() -> Command {
+    command().mut_arg("scope", |a| {
+        a.value_parser(["worktree", "staged", "branch"])
+    })
+}
+
+/// The command line as clap parses it. `--help` prints `help::help_text`.
 fn command() -> Command {
-    let value = |name: &'static str| {
+    let value = |name: &'static str, placeholder: &'static str, help: &'static str| {
         Arg::new(name)
             .long(name)
             .num_args(1)
             .action(ArgAction::Set)
             .allow_hyphen_values(true)
+            .value_name(placeholder)
+            .help(help)
     };
-    let flag = |name: &'static str| Arg::new(name).long(name).action(ArgAction::SetTrue);
+    let flag = |name: &'static str, help: &'static str| {
+        Arg::new(name)
+            .long(name)
+            .action(ArgAction::SetTrue)
+            .help(help)
+    };
     Command::new("stanley")
+        .about("Jev-first, self-improving coding agent: say what you need in plain language")
+        .version(crate::LONG_VERSION)
         .disable_help_flag(true)
         .disable_version_flag(true)
         .disable_help_subcommand(true)
@@ -55,29 +74,46 @@ fn command() -> Command {
             Arg::new("request")
                 .num_args(0..)
                 .action(ArgAction::Append)
-                .trailing_var_arg(false),
+                .trailing_var_arg(false)
+                .value_name("REQUEST")
+                .help("The request in plain language; it is the task"),
         )
-        .arg(value("input"))
-        .arg(value("scope"))
-        .arg(value("base"))
-        .arg(value("repo"))
-        .arg(flag("json"))
-        .arg(flag("no-persist"))
-        .arg(flag("no-agent"))
-        .arg(flag("verbose"))
-        .arg(flag("improve-worker"))
-        .arg(value("promote-candidate"))
+        .arg(
+            value("input", "PATH|-", "One piece of evidence: a file in the repository, or - for stdin")
+                .value_hint(clap::ValueHint::FilePath),
+        )
+        .arg(value("scope", "KIND", "worktree (default), staged, or branch"))
+        .arg(value("base", "REF", "Base ref for a branch diff (default main)"))
+        .arg(
+            value("repo", "DIR", "Repository to work in (default: the current directory)")
+                .value_hint(clap::ValueHint::DirPath),
+        )
+        .arg(flag("json", "Emit a versioned result (schema stanley.prompt-result/v1)"))
+        .arg(flag("no-persist", "Do not write run records under .stanley/runs/"))
+        .arg(flag("no-agent", "Never delegate to a coding agent"))
+        .arg(flag(
+            "verbose",
+            "List every item the report counts: parked, excluded and unjudged items, each item's row",
+        ))
+        .arg(flag("improve-worker", "Process queued workflow-improvement jobs now"))
+        .arg(value(
+            "promote-candidate",
+            "ID",
+            "Activate a validated workflow candidate",
+        ))
         .arg(
             Arg::new("help")
                 .short('h')
                 .long("help")
-                .action(ArgAction::SetTrue),
+                .action(ArgAction::SetTrue)
+                .help("Show the help"),
         )
         .arg(
             Arg::new("version")
                 .short('v')
                 .long("version")
-                .action(ArgAction::SetTrue),
+                .action(ArgAction::SetTrue)
+                .help("Show the version and the commit it was built from"),
         )
 }
 

@@ -46,7 +46,7 @@ fn main() -> ExitCode {
             });
         }
         Invocation::Version => {
-            stanley_cli::outln!("{VERSION}");
+            stanley_cli::outln!("{}", stanley_cli::LONG_VERSION);
             return ExitCode::SUCCESS;
         }
         Invocation::ImproveWorker(options) => {
