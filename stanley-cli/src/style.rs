@@ -67,16 +67,19 @@ impl Paint {
             return text.to_owned();
         }
         let mut out = String::with_capacity(text.len() + 256);
-        let mut headline = true;
+        let (mut headline, mut footer) = (true, false);
         for (i, line) in text.split('\n').enumerate() {
             if i > 0 {
                 out.push('\n');
             }
+            footer |= line.starts_with("jev: ");
             if line.is_empty() {
                 headline = false;
                 out.push_str(line);
             } else if headline {
                 paint(&mut out, BOLD, line);
+            } else if footer {
+                paint(&mut out, DIM, line);
             } else {
                 mark_line(&mut out, line);
             }
@@ -107,9 +110,7 @@ fn mark_line(out: &mut String, line: &str) {
             return;
         }
     }
-    if line.starts_with("jev: ") {
-        paint(out, DIM, line);
-    } else if line.starts_with("coverage: ") && line.contains("INCOMPLETE") {
+    if line.starts_with("coverage: ") && line.contains("INCOMPLETE") {
         let (before, after) = line.split_once("INCOMPLETE").unwrap_or((line, ""));
         out.push_str(before);
         paint(out, BAD, "INCOMPLETE");

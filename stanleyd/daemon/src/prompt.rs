@@ -124,10 +124,11 @@ impl Answer {
 /// with its Jev footer when Jev was asked anything.
 fn to_result(answer: &Answer, usage: &RequestUsage) -> v1::Result {
     let (status, output) = (answer.status, &answer.output);
+    // The footer wraps within the report's 100 columns, like every line of it (issue 34).
     let footed = |mut text: String| {
         if usage.asked() {
             text.push_str("\n\n");
-            text.push_str(&usage.footer());
+            text.push_str(&stanley_workflows::text::wrap(&usage.footer(), 2).join("\n"));
         }
         text
     };

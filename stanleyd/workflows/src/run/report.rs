@@ -13,29 +13,17 @@ use crate::text::wrap;
 /// How many paths a group of left-out items names before "and N more".
 const FIRST_PATHS: usize = 3;
 
-/// How many findings the report lists before "and N more" (the JSON has them all).
-const FIRST_FINDINGS: usize = 30;
-
 /// Renders `packet` as the report, with every item listed when `verbose`.
 pub(super) fn render(packet: &Packet, verbose: bool) -> String {
     let p = &packet.json;
     let mut out: Vec<String> = Vec::new();
     out.extend(wrap(&headline(packet), 2));
     let findings = p["findings"].as_array().map_or(&[][..], Vec::as_slice);
-    let mut elided = false;
+    // Every finding, before anything else: they are what the person asked for.
     if !findings.is_empty() {
         out.push(String::new());
-        let shown = if verbose {
-            findings.len()
-        } else {
-            FIRST_FINDINGS
-        };
-        for f in findings.iter().take(shown) {
+        for f in findings {
             out.extend(wrap(&finding_line(f), 8));
-        }
-        if findings.len() > shown {
-            elided = true;
-            out.push(format!("  … and {} more findings", findings.len() - shown));
         }
     }
     for section in &packet.sections {
@@ -58,14 +46,13 @@ pub(super) fn render(packet: &Packet, verbose: bool) -> String {
     out.push(String::new());
     out.extend(wrap(&coverage_line(p), 2));
     let left = left_out(p, verbose);
-    elided |= left.elided;
     if !left.lines.is_empty() {
         out.push(String::new());
         out.push("left out:".into());
         for line in &left.lines {
             out.extend(wrap(&format!("  {line}"), 6));
         }
-        if elided && !verbose {
+        if left.elided && !verbose {
             let runs = if p["artifact"].is_null() {
                 String::new()
             } else {
