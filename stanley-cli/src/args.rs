@@ -41,10 +41,24 @@ pub struct Options {
 /// The command line as the shell completions and the man page see it (`stanleyctl
 /// completions`, `stanleyctl man`): the parser's, with `--scope`'s values named so a shell can
 /// offer them (parsing checks them itself, to say so in its own words).
+/// The man page's description and closing sections are the help's own paragraphs.
 pub fn documented_command() -> Command {
-    command().mut_arg("scope", |a| {
-        a.value_parser(["worktree", "staged", "branch"])
-    })
+    let help = crate::help::help_text(stanley_proto::VERSION);
+    let between = |from: &str, to: &str| {
+        let start = help.find(from).map_or(0, |i| i + from.len());
+        let end = help[start..].find(to).map_or(help.len(), |i| start + i);
+        help[start..end].trim().to_owned()
+    };
+    command()
+        .mut_arg("scope", |a| {
+            a.value_parser(["worktree", "staged", "branch"])
+        })
+        .long_about(between("[options]\n", "Examples:"))
+        .after_long_help(
+            help[help.find("Environment:").unwrap_or(help.len())..]
+                .trim()
+                .to_owned(),
+        )
 }
 
 /// The command line as clap parses it. `--help` prints `help::help_text`.

@@ -116,7 +116,9 @@ fn completions_and_man_pages_need_no_repository() {
     );
     let man = run(&["man", "stanley"]);
     assert!(
-        man.contains(".TH stanley 1") && man.contains("\\-\\-verbose"),
+        man.contains(".TH stanley 1")
+            && man.contains("\\-\\-verbose")
+            && man.contains("Exit codes"),
         "{man}"
     );
     let man = run(&["man"]);
