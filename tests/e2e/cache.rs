@@ -327,3 +327,84 @@ fn a_store_not_signed_with_this_users_key_is_never_trusted() {
     );
     assert_eq!(env.jev.requests().len() - before, 4, "nothing came from it");
 }
+
+/// A branch analysis asked again when every answer came from the cache is answered whole from
+/// the daemon's result memo (issue 32): the same document and usage, nothing sent, a run still
+/// recorded. Clearing the cache forgets it, and a new commit is a new question.
+#[test]
+fn a_branch_repeat_is_answered_whole_until_the_cache_is_cleared_or_the_branch_moves() {
+    let env = summarize_env();
+    let repo = repo();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    change(&repo, "added one\n");
+    repo.commit("change");
+    let ask = || {
+        let out = env.stanley(
+            &repo,
+            &[
+                "Summarize what changed",
+                "--json",
+                "--scope",
+                "branch",
+                "--base",
+                "main",
+            ],
+        );
+        assert_eq!(out.code, 0, "{out:?}");
+        out.json()
+    };
+    let remembered = || {
+        std::fs::read_to_string(repo.root().join(".stanley/daemon/stanleyd.log"))
+            .unwrap_or_default()
+            .matches("answered whole from the result memo")
+            .count()
+    };
+    let runs = || {
+        std::fs::read_dir(repo.root().join(".stanley/runs"))
+            .map_or(0, |d| d.flatten().filter(|e| e.path().is_dir()).count())
+    };
+    let first = ask();
+    assert!(first["usage"]["jevRequests"].as_u64().unwrap() > 0);
+    let sent = env.jev.requests().len();
+    // Every answer from the cache: the answer is kept, not yet given from the memo.
+    let second = ask();
+    assert_eq!(second["usage"]["jevRequests"], 0);
+    assert_eq!(remembered(), 0);
+    let recorded = runs();
+    let third = ask();
+    assert_eq!(remembered(), 1, "the third request is answered whole");
+    assert_eq!(env.jev.requests().len(), sent, "nothing is sent");
+    assert_eq!(third, second, "the same document, usage included");
+    assert_eq!(runs(), recorded + 1, "the repeat is recorded as a run");
+
+    // Clearing the judgment cache forgets the remembered answers too.
+    let cleared = env.stanleyctl(&repo, &["cache", "clear"]);
+    assert_eq!(cleared.code, 0, "{cleared:?}");
+    let fourth = ask();
+    assert!(
+        fourth["usage"]["jevRequests"].as_u64().unwrap() > 0,
+        "{}",
+        fourth["usage"]
+    );
+    assert_eq!(remembered(), 1);
+    assert_eq!(without_usage(fourth), without_usage(first.clone()));
+
+    // A new commit is a new question, even when its hunks' answers are all cached.
+    ask();
+    ask();
+    assert_eq!(
+        remembered(),
+        2,
+        "answered whole again once every answer was cached"
+    );
+    repo.git(&["commit", "-q", "--allow-empty", "-m", "empty"]);
+    let after = ask();
+    assert_eq!(after["usage"]["jevRequests"], 0);
+    assert_eq!(
+        remembered(),
+        2,
+        "the new commit's first request is worked out"
+    );
+    ask();
+    assert_eq!(remembered(), 3, "and its repeat answered whole");
+}

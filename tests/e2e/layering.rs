@@ -251,27 +251,6 @@ fn cycles(
     walk.out
 }
 
-/// The daemon's modules still on one import cycle (issue 33, item 3): the list may only
-/// shrink. Every other crate's modules form a tree.
-const DAEMON_CYCLE: &[&str] = &[
-    "cache_service",
-    "compose",
-    "doctor",
-    "flow",
-    "prompt",
-    "queue_service",
-    "repository",
-    "router",
-    "runs",
-    "server",
-    "service",
-    "state",
-    "trust",
-    "ui",
-    "watcher",
-    "worker",
-];
-
 #[test]
 fn modules_inside_each_crate_form_a_tree() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -284,23 +263,10 @@ fn modules_inside_each_crate_form_a_tree() {
         "proto/src",
     ] {
         let found = cycles(&module_graph(&root.join(src)));
-        if src == "stanleyd/daemon/src" {
-            for cycle in &found {
-                let new: Vec<&String> = cycle
-                    .iter()
-                    .filter(|m| !DAEMON_CYCLE.contains(&m.as_str()))
-                    .collect();
-                assert!(
-                    new.is_empty(),
-                    "{src}: {new:?} joined the daemon's import cycle {cycle:?}"
-                );
-            }
-        } else {
-            assert!(
-                found.is_empty(),
-                "{src}: modules import each other: {found:?}"
-            );
-        }
+        assert!(
+            found.is_empty(),
+            "{src}: modules import each other: {found:?}"
+        );
     }
 }
 

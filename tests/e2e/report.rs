@@ -254,6 +254,16 @@ fn verbose_lists_every_item_the_report_counts() {
     }
     assert!(verbose.stdout.contains("review findings by hunk:\n"));
     assert!(!verbose.stdout.contains("rerun with --verbose"));
+    // A repeat answered whole from the result memo (issue 32) still lists every item.
+    args[1] = "--verbose";
+    let memo = env.stanley(&repo, &args);
+    let body = |text: &str| text.split("\n\njev: ").next().unwrap().to_owned();
+    assert_eq!(body(&memo.stdout), body(&verbose.stdout));
+    let log = std::fs::read_to_string(repo.root().join(".stanley/daemon/stanleyd.log")).unwrap();
+    assert!(
+        log.contains("answered whole from the result memo"),
+        "the memo answered"
+    );
 }
 
 #[test]

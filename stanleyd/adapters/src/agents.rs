@@ -104,10 +104,13 @@ pub fn reap(dir: &Path, var: &str) -> Vec<u32> {
     let tokens: HashSet<String> = records.iter().map(|(_, t)| t.clone()).collect();
     let pids = carrying(var, &tokens);
     for pid in &pids {
-        // SAFETY: kill has no memory-safety preconditions; the pid was just read from /proc
-        // with our uid and the recorded token in its environment.
-        unsafe {
-            libc::kill(*pid as libc::pid_t, libc::SIGKILL);
+        // The pid was just read from /proc with our uid and the recorded token in its
+        // environment.
+        if let Some(pid) = i32::try_from(*pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
         }
     }
     for (path, _) in &records {

@@ -69,11 +69,12 @@ pub async fn run_check(
             tail: tail_chars(&String::from_utf8_lossy(&output), TAIL_CHARS),
         },
         Err(_) => {
-            if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
-                // SAFETY: killpg has no memory-safety preconditions; the group is the check's own.
-                unsafe {
-                    libc::killpg(pid, libc::SIGKILL);
-                }
+            // The group is the check's own.
+            if let Some(pid) = pid
+                .and_then(|p| i32::try_from(p).ok())
+                .and_then(rustix::process::Pid::from_raw)
+            {
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
             }
             CheckRun {
                 passed: false,

@@ -10,6 +10,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use rustix::process::{Pid, Signal};
 use serde_json::Value;
 use stanley_core::{BoxFuture, Cancel};
 use stanley_workflows::agent::{
@@ -303,11 +304,10 @@ fn descendants(pid: u32) -> Vec<u32> {
     out
 }
 
-fn signal(pid: u32, sig: i32) {
-    // SAFETY: kill has no memory-safety preconditions; a stale pid at worst gets the signal
-    // delivered to no process.
-    unsafe {
-        libc::kill(pid as libc::pid_t, sig);
+fn signal(pid: u32, sig: Signal) {
+    // A stale pid at worst gets the signal delivered to no process.
+    if let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
+        let _ = rustix::process::kill_process(pid, sig);
     }
 }
 
@@ -388,17 +388,16 @@ impl PiAgent {
             command.env(var, mark.token());
         }
         let parent = std::process::id();
-        // SAFETY: the closure runs in the forked child before exec and calls only prctl and
-        // getppid, which are async-signal-safe; it touches no memory shared with the parent.
+        // SAFETY: the closure runs in the forked child before exec and makes only the prctl
+        // and getppid system calls (rustix, no allocation), which are async-signal-safe; it
+        // touches no memory shared with the parent.
         unsafe {
             command.pre_exec(move || {
                 // Pi dies with the daemon (SIGKILL when the daemon's thread that started it ends;
                 // the daemon's runtime threads live as long as the daemon).
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
+                rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
                 // The daemon died between fork and prctl: do not start an orphan.
-                if libc::getppid() as u32 != parent {
+                if rustix::process::getppid().map(|p| p.as_raw_pid() as u32) != Some(parent) {
                     return Err(std::io::Error::other("the daemon is gone"));
                 }
                 Ok(())
@@ -438,18 +437,18 @@ impl PiAgent {
         // SIGTERM first, so Pi can stop its tool processes; then SIGKILL everything left,
         // including tool commands that run in sessions of their own.
         let family = descendants(pid);
-        signal(pid, libc::SIGTERM);
+        signal(pid, Signal::TERM);
         let waited = tokio::time::timeout(self.grace, child.wait())
             .await
             .ok()
             .and_then(Result::ok);
         for p in family.iter().chain(descendants(pid).iter()) {
-            signal(*p, libc::SIGKILL);
+            signal(*p, Signal::KILL);
         }
         let status = match waited {
             Some(s) => Some(s),
             None => {
-                signal(pid, libc::SIGKILL);
+                signal(pid, Signal::KILL);
                 child.wait().await.ok()
             }
         };

@@ -5,7 +5,9 @@
 //! YAML, JSON and connection strings. Everything sent to Jev, written to `.stanley/runs/` or the
 //! daemon log, and everything Stanley prints passes through here.
 
-use std::sync::LazyLock;
+use std::collections::HashSet;
+use std::hash::{BuildHasher, RandomState};
+use std::sync::{LazyLock, Mutex};
 
 use regex::{Captures, Regex};
 use serde_json::Value;
@@ -104,10 +106,40 @@ static URL_CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
 
 pub use crate::redact_keys::secret_key;
 
+/// Texts shorter than this are scanned every time (remembering them costs about as much).
+const REMEMBERED_MIN_BYTES: usize = 256;
+/// How many clean texts one redactor remembers.
+const REMEMBERED_MAX: usize = 200_000;
+
 /// Redacts the given literal secrets (the caller's key values) and the built-in patterns.
-#[derive(Clone, Debug, Default)]
+///
+/// One redactor serves one request, which redacts the same texts several times (a hunk in the
+/// frame sent, in its record, in the packet and in the result): a text it found nothing in is
+/// remembered by a 128-bit hash under two keys drawn at random per redactor, and passes again
+/// without a scan. A text that had anything redacted is always scanned.
+#[derive(Default)]
 pub struct SecretRedactor {
     secrets: Vec<String>,
+    clean: Mutex<HashSet<u128>>,
+    keys: (RandomState, RandomState),
+}
+
+impl Clone for SecretRedactor {
+    fn clone(&self) -> Self {
+        Self {
+            secrets: self.secrets.clone(),
+            ..Self::default()
+        }
+    }
+}
+
+impl std::fmt::Debug for SecretRedactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The secrets themselves are never printed.
+        f.debug_struct("SecretRedactor")
+            .field("secrets", &self.secrets.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl SecretRedactor {
@@ -122,7 +154,19 @@ impl SecretRedactor {
         // Longest first, so a secret containing another is replaced whole.
         secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
         secrets.dedup();
-        Self { secrets }
+        Self {
+            secrets,
+            ..Self::default()
+        }
+    }
+
+    fn fingerprint(&self, text: &str) -> u128 {
+        let (a, b) = &self.keys;
+        (u128::from(a.hash_one(text)) << 64) | u128::from(b.hash_one(text))
+    }
+
+    fn remembered(&self) -> std::sync::MutexGuard<'_, HashSet<u128>> {
+        self.clean.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn redact_json(&self, value: &Value, count: &mut u64) -> Value {
@@ -189,6 +233,35 @@ fn replace_all(out: &mut String, regex: &Regex, with: &str, count: &mut u64) {
 
 impl Redactor for SecretRedactor {
     fn text(&self, text: &str) -> (String, u64) {
+        let key = (text.len() >= REMEMBERED_MIN_BYTES).then(|| self.fingerprint(text));
+        if let Some(key) = key
+            && self.remembered().contains(&key)
+        {
+            return (text.to_owned(), 0);
+        }
+        let (out, count) = self.scan(text);
+        if let Some(key) = key
+            && count == 0
+            && out == text
+        {
+            let mut clean = self.remembered();
+            if clean.len() < REMEMBERED_MAX {
+                clean.insert(key);
+            }
+        }
+        (out, count)
+    }
+
+    fn json(&self, value: &Value) -> (Value, u64) {
+        let mut count = 0;
+        let out = self.redact_json(value, &mut count);
+        (out, count)
+    }
+}
+
+impl SecretRedactor {
+    /// One full pass of every rule over `text`.
+    fn scan(&self, text: &str) -> (String, u64) {
         let mut count = 0u64;
         let mut out = text.to_owned();
         for secret in &self.secrets {
@@ -227,12 +300,6 @@ impl Redactor for SecretRedactor {
         }
         let (out, n) = crate::redact_keys::redact_named(&out);
         (out, count + n)
-    }
-
-    fn json(&self, value: &Value) -> (Value, u64) {
-        let mut count = 0;
-        let out = self.redact_json(value, &mut count);
-        (out, count)
     }
 }
 

@@ -143,3 +143,34 @@ fn secret_keys_by_name() {
         assert!(!secret_key(key), "{key}");
     }
 }
+
+#[test]
+fn a_remembered_clean_text_passes_again_and_a_text_with_a_secret_is_always_scanned() {
+    let r = r();
+    let clean = "fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n".repeat(20);
+    assert_eq!(r.text(&clean), (clean.clone(), 0));
+    // The second time it is remembered, and comes back the same.
+    assert_eq!(r.text(&clean), (clean.clone(), 0));
+    assert_eq!(r.remembered().len(), 1);
+    // A text with a secret is never remembered: each pass redacts it.
+    let dirty = format!("{clean}password = \"hunter2hunter2\"\n");
+    for _ in 0..2 {
+        let (out, n) = r.text(&dirty);
+        assert_eq!(n, 1, "{out}");
+        assert!(!out.contains("hunter2hunter2"));
+    }
+    assert_eq!(r.remembered().len(), 1);
+    // Short texts are not remembered; a clone starts with nothing remembered.
+    r.text("token");
+    assert_eq!(r.remembered().len(), 1);
+    assert_eq!(r.clone().remembered().len(), 0);
+    // Redacting JSON remembers its long strings the same way.
+    let doc = serde_json::json!({"state": {"content": clean}, "key": "sk-typesafe-test-key-123"});
+    let (out, n) = r.json(&doc);
+    assert_eq!(n, 1);
+    assert_eq!(out["state"]["content"], doc["state"]["content"]);
+    assert!(
+        !format!("{:?}", r).contains("sk-typesafe"),
+        "Debug never prints a secret"
+    );
+}

@@ -222,6 +222,12 @@ impl Tally {
     pub fn snapshot(&self) -> RequestUsage {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
+
+    /// Sets the usage to one recorded before: a request answered whole from a remembered
+    /// result reports what that result cost (every answer from the cache, nothing sent).
+    pub fn restore(&self, usage: RequestUsage) {
+        self.update(|u| *u = usage);
+    }
 }
 
 #[cfg(test)]

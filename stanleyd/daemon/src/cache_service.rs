@@ -63,6 +63,8 @@ impl Cache for CacheService {
             .await
             .map_err(|e| RequestError::internal(e.to_string()))?
             .map_err(RequestError::internal)?;
+        // A remembered result stands for answers that are gone now.
+        self.state.results.clear();
         tracing::info!(removed, "judgment cache cleared");
         Ok(Response::new(ClearCacheResponse { removed }))
     }

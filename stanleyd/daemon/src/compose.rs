@@ -14,8 +14,10 @@ use stanley_workflows::routing::{self, Candidate, Facts, InputShape, NO_AGENT_NO
 use stanley_workflows::text::{Action, classify_action};
 use tokio::sync::mpsc;
 
-use crate::prompt::{Ctx, Events, MAX_REQUEST_BYTES, RequestError, Supplied, run_builtin};
+use crate::builtin::run_builtin;
+use crate::error::RequestError;
 use crate::repository::{RepoSnapshot, RepoWorkflow};
+use crate::request::{Ctx, Events, MAX_REQUEST_BYTES, Supplied};
 use crate::router::{candidates_for, route};
 
 /// Nested prompt levels allowed below the top-level workflow.

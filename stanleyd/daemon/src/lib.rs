@@ -2,8 +2,10 @@
 //! request and runs the selected workflow. `main` only wires; tests call [`run`] in-process.
 
 mod authority;
+mod builtin;
 mod cache_service;
 mod compose;
+mod config;
 mod connections;
 mod discovery;
 mod doctor;
@@ -13,6 +15,7 @@ mod logging;
 mod prompt;
 mod queue_service;
 mod repository;
+mod request;
 mod router;
 mod runs;
 mod server;
@@ -28,8 +31,9 @@ mod warm;
 mod watcher;
 mod worker;
 
+pub use config::{DaemonConfig, IDLE_TIMEOUT};
 pub use discovery::{DaemonFiles, DaemonInfo, Prepared, prepare};
 pub use error::DaemonError;
 pub use logging::init_logging;
-pub use server::{DaemonConfig, IDLE_TIMEOUT, run};
+pub use server::run;
 pub use settings::DaemonSettings;

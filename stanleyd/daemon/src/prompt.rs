@@ -5,58 +5,40 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use stanley_adapters::clock::random_hex6;
 use stanley_adapters::guard;
 use stanley_adapters::pi::{PiAgent, availability};
-use stanley_adapters::redact::{redacting, safe_message};
+use stanley_adapters::redact::safe_message;
 use stanley_adapters::workspace::open_workspace_file;
-use stanley_adapters::{FsRecorder, SecretRedactor, SystemClock};
-use stanley_core::{
-    Budget, BudgetLimits, CacheUse, Cancel, Executor, ExecutorOptions, Jev, RequestUsage, Status,
-    Tally, TroubleCell,
-};
+use stanley_adapters::{SecretRedactor, SystemClock};
+use stanley_core::{Budget, BudgetLimits, Cancel, RequestUsage, Status, Tally, TroubleCell};
 use stanley_proto::v1::{self, ErrorInfo, Outcome, PromptRequest, PromptResponse, prompt_response};
 use stanley_workflows::agent::{
     AGENT_TIMEOUT, Agent, AgentProgress, delegated_result, delegation_instructions, guard_caveats,
 };
-use stanley_workflows::analysis::{self, AnalysisInput, DEFAULT_MAX_HUNKS};
-use stanley_workflows::diff::{Diff, DiffEvidence, DiffSource, Scope};
+use stanley_workflows::diff::{DiffSource, Scope};
 use stanley_workflows::improve::Job;
-use stanley_workflows::ports::{Clock, NoRecords, Redactor, RunRecorder};
-use stanley_workflows::registry::Kind;
+use stanley_workflows::ports::{Clock, Redactor};
 use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
 use stanley_workflows::result::{error_document, human, prompt_result};
 use stanley_workflows::routing::{self, Facts, InputShape, RouteReason};
-use stanley_workflows::run::Packet;
-use stanley_workflows::triage::logs::{ParsedLog, parse_log_with};
-use stanley_workflows::triage::review_comments::{Comment, parse_comments};
 
+use crate::builtin::{Plan, run_builtin, run_plan};
 use crate::compose;
 use crate::repository::{self, RepoSnapshot};
-use stanley_workflows::analysis::modes;
-use stanley_workflows::run::{Run, run_id};
+use stanley_workflows::find;
+use stanley_workflows::run::run_id;
 use stanley_workflows::text::{Action, check_request_text, classify_action};
-use stanley_workflows::triage::{comments as triage_comments, failures as triage_failures};
-use stanley_workflows::{check, find};
 use tokio::sync::mpsc;
 
 pub(crate) use crate::error::RequestError;
+use crate::request::{
+    Answer, Ctx, Events, MAX_INPUT_BYTES, MAX_MESSAGE_CHARS, MAX_REQUEST_BYTES, Supplied,
+    cache_use, success,
+};
 use crate::router::{Routed, candidates_for, route};
 use crate::runs::{RunSlot, Track};
 use crate::settings::RequestSettings;
 use crate::state::{DaemonState, JevLink};
-
-/// Longest request accepted, in UTF-8 bytes.
-pub(crate) const MAX_REQUEST_BYTES: usize = 16_384;
-/// Largest input accepted (5 MiB).
-pub(crate) const MAX_INPUT_BYTES: u64 = stanley_proto::window::MAX_INPUT_BYTES as u64;
-/// Frames a built-in may have in flight: every frame is ready at once, and the HTTP client's
-/// window (per API root and key, adapting to the server's limit, under
-/// `STANLEY_JEV_MAX_CONCURRENCY`) decides how many reach System One. The floor is two rounds:
-/// the route, then every frame.
-const BUILTIN_CONCURRENCY: usize = stanley_adapters::jev_http::MAX_CONCURRENCY;
-/// Longest error or warning line shown.
-pub(crate) const MAX_MESSAGE_CHARS: usize = 300;
 
 /// The final event for a failure; the message is redacted and cut to 300 characters.
 pub(crate) fn error_result(failure: &RequestError, redactor: Option<&dyn Redactor>) -> v1::Result {
@@ -87,39 +69,6 @@ fn outcome_of(status: Status) -> Outcome {
     }
 }
 
-/// How a request ended when it did not fail: its status and its output, as domain values; the
-/// gRPC service alone turns them into a `v1::Result` ([`to_result`]).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Answer {
-    pub(crate) status: Status,
-    pub(crate) output: Value,
-    /// The workflow that ran, and its run record's id (empty for fallbacks).
-    pub(crate) workflow: String,
-    pub(crate) run_id: String,
-    /// A built-in's report with every item listed (`--verbose`); `None` when it is the text.
-    pub(crate) verbose: Option<String>,
-}
-
-pub(crate) fn success(status: Status, output: &Value) -> Answer {
-    Answer {
-        status,
-        output: output.clone(),
-        workflow: String::new(),
-        run_id: String::new(),
-        verbose: None,
-    }
-}
-
-impl Answer {
-    /// The same answer, naming the workflow that gave it.
-    fn by(mut self, workflow: &str) -> Self {
-        if self.workflow.is_empty() {
-            self.workflow = workflow.to_owned();
-        }
-        self
-    }
-}
-
 /// The final event for an answer: the document with the request's `usage`, and the human text
 /// with its Jev footer when Jev was asked anything.
 fn to_result(answer: &Answer, usage: &RequestUsage) -> v1::Result {
@@ -142,76 +91,6 @@ fn to_result(answer: &Answer, usage: &RequestUsage) -> v1::Result {
         usage: Some(crate::typed::usage(usage)),
         ..v1::Result::default()
     }
-}
-
-/// Sends events for one request; a closed stream is ignored (the request is being cancelled).
-/// Warning and notice lines are redacted and cut to [`MAX_MESSAGE_CHARS`] here, whatever they
-/// carry.
-pub(crate) struct Events {
-    tx: mpsc::Sender<Result<PromptResponse, tonic::Status>>,
-    redactor: Arc<SecretRedactor>,
-}
-
-impl Events {
-    pub(crate) async fn warning(&self, line: impl AsRef<str>) {
-        let line = self.safe(line.as_ref());
-        self.send(prompt_response::Event::Warning(v1::Warning { line }))
-            .await;
-    }
-
-    pub(crate) async fn notice(&self, line: impl AsRef<str>) {
-        let line = self.safe(line.as_ref());
-        self.send(prompt_response::Event::Notice(v1::Notice { line }))
-            .await;
-    }
-
-    /// A line redacted and cut to the message bound.
-    fn safe(&self, line: &str) -> String {
-        safe_message(self.redactor.as_ref(), line, MAX_MESSAGE_CHARS)
-    }
-
-    /// Sends an event; a client that has gone away is not an error here.
-    async fn send(&self, event: prompt_response::Event) {
-        let _ = self
-            .tx
-            .send(Ok(PromptResponse { event: Some(event) }))
-            .await;
-    }
-
-    pub(crate) async fn progress(&self, phase: &str, done: u32, total: u32) {
-        let _ = self.tx.send(progress_event(phase, done, total)).await;
-    }
-
-    /// A progress callback for an executor: `done` advances as frames finish, and `total` is
-    /// `planned` or the frames asked so far, whichever is larger. A full stream skips a tick
-    /// (the next one carries the newer count).
-    pub(crate) fn progress_callback(&self, phase: &str, planned: u32) -> stanley_core::Progress {
-        let tx = self.tx.clone();
-        let phase = phase.to_owned();
-        Arc::new(move |done, asked| {
-            let total = u32::try_from(asked).unwrap_or(u32::MAX).max(planned);
-            let done = u32::try_from(done).unwrap_or(u32::MAX).min(total);
-            let _ = tx.try_send(progress_event(&phase, done, total));
-        })
-    }
-}
-
-fn progress_event(phase: &str, done: u32, total: u32) -> Result<PromptResponse, tonic::Status> {
-    let event = prompt_response::Event::Progress(v1::Progress {
-        phase: phase.into(),
-        done,
-        total,
-    });
-    Ok(PromptResponse { event: Some(event) })
-}
-
-/// The input of a request, as text and as the value handed to workflows.
-pub(crate) struct Supplied {
-    pub(crate) text: String,
-    /// `stdin`, or the repository-relative path it was read from.
-    pub(crate) source: String,
-    /// The repository-relative file it was read from (None for stdin and nested prompts).
-    pub(crate) file: Option<String>,
 }
 
 fn read_input(
@@ -276,61 +155,6 @@ fn scope_of(request: &PromptRequest) -> Result<Scope, RequestError> {
         Err(_) => Err(RequestError::usage(
             "--scope must be one of worktree, staged, branch",
         )),
-    }
-}
-
-/// Everything one request shares once its settings are read.
-pub(crate) struct Ctx<'a> {
-    pub(crate) state: &'a DaemonState,
-    pub(crate) cancel: Cancel,
-    pub(crate) jev: Arc<dyn Jev>,
-    pub(crate) model: String,
-    pub(crate) redactor: Arc<SecretRedactor>,
-    pub(crate) budget: Arc<Budget>,
-    pub(crate) scope: Scope,
-    pub(crate) base: Option<String>,
-    pub(crate) no_persist: bool,
-    /// Where every executor of the request records Jev trouble.
-    pub(crate) trouble: TroubleCell,
-    /// The System One API root, named when Jev cannot be reached.
-    pub(crate) base_url: String,
-    /// The request's input file (repository-relative), which is not part of the change.
-    pub(crate) input_file: Option<String>,
-    /// What every executor of the request sent and took from the cache.
-    pub(crate) tally: Tally,
-    /// The judgment cache, unless the request turned it off.
-    pub(crate) cache: Option<CacheUse>,
-    /// Where a built-in says which run folder it opened.
-    pub(crate) run_slot: RunSlot,
-    /// Which parsers read a failure log.
-    pub(crate) triage_parsers: stanley_workflows::triage::logs::Parsers,
-}
-
-impl Ctx<'_> {
-    pub(crate) fn diff(&self) -> Result<DiffSource, RequestError> {
-        self.state
-            .git
-            .diff(self.scope, self.base.as_deref(), self.input_file.as_deref())
-            .map_err(|e| RequestError::input(e.0))
-    }
-
-    /// An executor whose requests and error details are redacted.
-    pub(crate) fn executor(&self, opts: ExecutorOptions) -> Executor {
-        let mut opts = redacting(opts, self.redactor.clone())
-            .trouble(self.trouble.clone())
-            .tally(self.tally.clone());
-        if let Some(cache) = &self.cache {
-            opts = opts.cache(cache.clone());
-        }
-        if let Some(cap) = self.state.config.jev_timeout_cap {
-            opts = opts.cap_timeout(cap);
-        }
-        Executor::new(
-            Some(self.jev.clone()),
-            self.budget.clone(),
-            opts,
-            self.cancel.clone(),
-        )
     }
 }
 
@@ -469,20 +293,26 @@ fn context<'a>(
         .link(&settings.jev)
         .map_err(|e| RequestError::input(e.to_string()))?;
     let cache = cache_use(state, settings, request.no_persist, &base_url);
+    let budget = BudgetLimits {
+        input_tokens: settings
+            .max_input_tokens
+            .map_or(state.config.budget.input_tokens, |cap| {
+                cap.min(state.config.budget.input_tokens)
+            }),
+        ..state.config.budget
+    };
+    let settings_digest = cache.is_some().then(|| {
+        let env: std::collections::BTreeMap<_, _> = request.env.iter().collect();
+        let described = format!("{env:?}\0{model}\0{budget:?}\0{base_url}");
+        stanley_core::hash::sha256_hex(described.as_bytes())
+    });
     Ok(Ctx {
         state,
         cancel,
         jev,
         model,
         redactor,
-        budget: Arc::new(Budget::new(BudgetLimits {
-            input_tokens: settings
-                .max_input_tokens
-                .map_or(state.config.budget.input_tokens, |cap| {
-                    cap.min(state.config.budget.input_tokens)
-                }),
-            ..state.config.budget
-        })),
+        budget: Arc::new(Budget::new(budget)),
         scope,
         base: Some(request.base.trim().to_owned()).filter(|b| !b.is_empty()),
         no_persist: request.no_persist,
@@ -493,22 +323,7 @@ fn context<'a>(
         cache,
         run_slot: RunSlot::default(),
         triage_parsers: settings.triage_parsers,
-    })
-}
-
-/// How a request uses the judgment cache: not at all with `STANLEY_CACHE=off`, read-only with
-/// `no_persist` (it leaves nothing behind).
-pub(crate) fn cache_use(
-    state: &DaemonState,
-    settings: &RequestSettings,
-    no_persist: bool,
-    endpoint: &str,
-) -> Option<CacheUse> {
-    let cache = state.judgments.clone().filter(|_| settings.cache)?;
-    Some(CacheUse {
-        cache,
-        write: !no_persist,
-        endpoint: endpoint.trim_end_matches('/').to_owned(),
+        settings_digest,
     })
 }
 
@@ -768,34 +583,6 @@ fn next_step(
     Next::Unrouted
 }
 
-/// The run's recorder. A link planted under `.stanley/` refuses the request (the repository's
-/// fault); any other failure (a full disk) runs it without records, and the request says so.
-async fn recorder(
-    ctx: &Ctx<'_>,
-    id: &str,
-    events: &Events,
-) -> Result<Arc<dyn RunRecorder>, RequestError> {
-    if ctx.no_persist {
-        return Ok(Arc::new(NoRecords));
-    }
-    let redactor: Arc<dyn Redactor> = ctx.redactor.clone();
-    match FsRecorder::create(&ctx.state.config.files.root, id, redactor) {
-        Ok(r) => Ok(Arc::new(r)),
-        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Err(RequestError::input(
-            format!("cannot write run records: {e}"),
-        )),
-        Err(e) => {
-            tracing::warn!(error = %e, "run records off for this request");
-            events
-                .warning(format!(
-                    "run records could not be written ({e}); the result is not recorded"
-                ))
-                .await;
-            Ok(Arc::new(NoRecords))
-        }
-    }
-}
-
 /// Hands the request to the coding agent, guarding `.stanley/workflows/` while it runs.
 async fn delegate(
     ctx: &Ctx<'_>,
@@ -917,218 +704,6 @@ async fn code_change_fallback(
         Status::Unsupported,
         &json!({"text": text, "data": data}),
     ))
-}
-
-/// What a built-in runs, decided before its run starts (input errors come first).
-enum Plan {
-    Analysis(&'static modes::Mode, AnalysisInput),
-    Check(check::CheckPlan),
-    Failures(triage_failures::FailuresInput, ParsedLog),
-    Comments(triage_comments::CommentsInput, Vec<Comment>),
-    Find(find::FindInput),
-}
-
-pub(crate) async fn run_builtin(
-    ctx: &Ctx<'_>,
-    builtin: &Builtin,
-    text: &str,
-    source: Option<DiffSource>,
-    input: Option<&Supplied>,
-    events: &Events,
-) -> Result<Answer, RequestError> {
-    let unavailable = || {
-        success(
-            Status::Unsupported,
-            &json!({"text": "The selected capability is not currently available.", "data": {"reason": "unavailable"}}),
-        )
-    };
-    let plan = match builtin.kind {
-        Kind::Find => {
-            check_request_text(text, "task").map_err(RequestError::input)?;
-            Plan::Find(find::FindInput::new(text))
-        }
-        Kind::Check => Plan::Check(
-            check::plan(text, input.map(|i| (i.text.as_str(), i.source.as_str())))
-                .map_err(RequestError::input)?,
-        ),
-        Kind::TriageComments => {
-            let Some(input) = input else {
-                return Ok(unavailable());
-            };
-            let comments = parse_comments(&input.text).map_err(RequestError::input)?;
-            Plan::Comments(
-                triage_comments::CommentsInput {
-                    text: input.text.clone(),
-                    source: input.source.clone(),
-                    max_items: triage_comments::DEFAULT_MAX_ITEMS,
-                },
-                comments,
-            )
-        }
-        Kind::TriageFailures => {
-            let Some(input) = input else {
-                return Ok(unavailable());
-            };
-            check_request_text(text, "task").map_err(RequestError::input)?;
-            let parsed =
-                parse_log_with(&input.text, ctx.triage_parsers).map_err(RequestError::input)?;
-            Plan::Failures(
-                triage_failures::FailuresInput {
-                    text: input.text.clone(),
-                    source: input.source.clone(),
-                    task: text.to_owned(),
-                    root: ctx.state.config.files.root.display().to_string(),
-                    max_items: triage_failures::DEFAULT_MAX_ITEMS,
-                },
-                parsed,
-            )
-        }
-        Kind::Analysis => {
-            let mode = modes::mode(builtin.id).ok_or_else(|| {
-                RequestError::internal(format!("{} has no runner in this build", builtin.id))
-            })?;
-            check_request_text(text, "request").map_err(RequestError::input)?;
-            Plan::Analysis(
-                mode,
-                AnalysisInput {
-                    request: text.to_owned(),
-                    max_hunks: DEFAULT_MAX_HUNKS,
-                },
-            )
-        }
-    };
-    let packet = run_plan(ctx, builtin.id, &plan, source, events).await?;
-    // Jev failed before anything was judged: there is no result to give, only the reason.
-    let judged = packet.json["coverage"]["judged"].as_u64().unwrap_or(0);
-    if let Some(trouble) = ctx.trouble.get()
-        && judged == 0
-    {
-        return Err(RequestError::jev(&trouble, &ctx.base_url).in_workflow(builtin.id));
-    }
-    let mut answer = success(packet.status, &packet.output()).by(builtin.id);
-    answer.run_id = packet.json["runId"].as_str().unwrap_or("").to_owned();
-    answer.verbose = Some(packet.verbose());
-    Ok(answer)
-}
-
-/// Runs a planned built-in to its packet. `source` is the diff already loaded for routing, if
-/// any; `find` needs none.
-async fn run_plan(
-    ctx: &Ctx<'_>,
-    id: &str,
-    plan: &Plan,
-    source: Option<DiffSource>,
-    events: &Events,
-) -> Result<Packet, RequestError> {
-    let source = match (plan, source) {
-        (Plan::Find(_), _) => DiffSource {
-            scope: ctx.scope,
-            probe: String::new(),
-            ..DiffSource::worktree(Diff::default())
-        },
-        (_, Some(source)) => source,
-        (_, None) => ctx.diff()?,
-    };
-    let kept = ctx.state.evidence.evidence(source);
-    let evidence: &DiffEvidence = &kept;
-    let tracked = match plan {
-        Plan::Find(_) | Plan::Failures(..) | Plan::Comments(..) => ctx
-            .state
-            .git
-            .tracked()
-            .map_err(|e| RequestError::input(e.0))?,
-        _ => Vec::new(),
-    };
-    // Triage uses the diff as context only when there is one.
-    let context = (!evidence.hunks.is_empty() || evidence.source.is_present()).then_some(evidence);
-    let inputs = match &plan {
-        Plan::Analysis(mode, input) => analysis::recorded_inputs(mode, input, evidence),
-        Plan::Check(plan) => check::recorded_inputs(plan, evidence),
-        Plan::Failures(input, parsed) => triage_failures::recorded_inputs(input, parsed, context),
-        Plan::Comments(input, comments) => {
-            triage_comments::recorded_inputs(input, comments, context)
-        }
-        Plan::Find(input) => find::recorded_inputs(input, tracked.len()),
-    };
-    let name = match plan {
-        Plan::Failures(..) | Plan::Comments(..) => "triage",
-        _ => id,
-    };
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let run_name = run_id(name, &clock.now(), &random_hex6());
-    if !ctx.no_persist {
-        // Marked in progress before its folder exists, so retention never sees it unmarked;
-        // the request's summary goes into it when this built-in is what answered.
-        ctx.state.run_started(&run_name);
-        ctx.run_slot.push(&run_name, id);
-    }
-    let recorder = recorder(ctx, &run_name, events).await?;
-    let mut run = Run::start(
-        run_name,
-        &format!("{name}@1"),
-        recorder,
-        clock,
-        ctx.budget.limits(),
-        &ctx.model,
-        inputs,
-    );
-    // Findings about hunks are fingerprinted by what the hunk changes, not where it sits.
-    run.contents(
-        evidence
-            .hunks
-            .iter()
-            .map(|h| (h.id.clone(), h.content_id())),
-    );
-    let planned = match plan {
-        Plan::Analysis(_, input) => evidence.hunks.len().min(input.max_hunks),
-        Plan::Check(_) => evidence.hunks.len().min(check::task::DEFAULT_MAX_HUNKS),
-        _ => 0,
-    } as u32;
-    let executor = ctx.executor(
-        ExecutorOptions::new(ctx.model.clone())
-            .concurrency(BUILTIN_CONCURRENCY)
-            .sink(run.sink())
-            .progress(events.progress_callback(id, planned)),
-    );
-    events.progress(id, 0, planned).await;
-    let sources = stanley_workflows::triage::Sources {
-        diff: context,
-        tracked: &tracked,
-        workspace: ctx.state.git.as_ref(),
-    };
-    match plan {
-        Plan::Find(input) => {
-            find::find(
-                input,
-                &tracked,
-                ctx.state.git.as_ref(),
-                ctx.redactor.as_ref(),
-                &executor,
-                &mut run,
-            )
-            .await
-        }
-        Plan::Analysis(mode, input) => {
-            analysis::analyze(mode, input, evidence, &executor, &mut run).await
-        }
-        Plan::Check(plan) => check::check(plan, evidence, &executor, &mut run).await,
-        Plan::Failures(input, parsed) => {
-            triage_failures::triage(input, parsed, sources, &executor, &mut run).await
-        }
-        Plan::Comments(input, comments) => {
-            triage_comments::triage(input, comments, sources, &executor, &mut run).await
-        }
-    }
-    if ctx.cancel.is_cancelled() {
-        return Err(RequestError::internal("run aborted"));
-    }
-    if let Plan::Find(input) = plan
-        && input.fallback
-    {
-        run.limits
-            .insert(0, routing::FIND_FALLBACK_NOTICE.to_owned());
-    }
-    Ok(run.finish(&executor))
 }
 
 #[cfg(test)]

@@ -4,16 +4,13 @@
 //! loads a staged copy of the folder in the daemon's private folder, written from the bytes
 //! whose hashes trust allowed (docs/security.md).
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use stanley_adapters::guard::Fingerprint;
 use stanley_adapters::trust::{OnDisk, WORKFLOWS_DIR};
 use stanley_adapters::workflow_host::{
-    Confinement, Diagnostic, GateFacts, HostError, LoadParams, LoadedWorkflow, LogRecord,
-    WorkflowHost, locate,
+    Confinement, Diagnostic, GateFacts, HostError, LoadParams, WorkflowHost, locate,
 };
 use stanley_adapters::workflow_tree::{StageError, Staged, stage};
 use stanley_proto::private::Unsafe;
@@ -24,8 +21,7 @@ use stanley_workflows::trust::workflows_off_reason;
 use crate::settings::RequestSettings;
 use crate::state::DaemonState;
 
-/// A loaded repository workflow.
-pub(crate) type RepoWorkflow = LoadedWorkflow;
+pub(crate) use crate::state::repo::{LoadKey, RepoSnapshot, RepoWorkflow};
 
 /// Why a workflow host could not serve a folder.
 #[derive(Debug, thiserror::Error)]
@@ -46,36 +42,6 @@ pub(crate) enum HostUnavailable {
     #[error("the workflow host failed while loading: {0}")]
     Load(HostError),
 }
-
-/// The repository workflows as of the last load.
-#[derive(Debug, Default)]
-pub(crate) struct RepoSnapshot {
-    pub(crate) host: Option<Arc<WorkflowHost>>,
-    pub(crate) workflows: Vec<RepoWorkflow>,
-    /// Quarantines.
-    pub(crate) diagnostics: Vec<Diagnostic>,
-    /// Log records emitted while loading.
-    pub(crate) init_logs: Vec<LogRecord>,
-    /// Why repository workflows are off, when they are.
-    pub(crate) off: Option<String>,
-    /// The environment the host was started with (no Jev keys), reused when the watcher
-    /// reloads ahead of the next request.
-    pub(crate) host_env: Option<HashMap<String, String>>,
-    /// The staged copy the host loaded from, kept while the host lives (a workflow may import
-    /// lazily) and removed with it.
-    #[expect(
-        dead_code,
-        reason = "held for its Drop: the copy goes when the snapshot does"
-    )]
-    pub(crate) staged: Option<Staged>,
-}
-
-/// What a snapshot was loaded from: the content of `.stanley/workflows/` (`node_modules`
-/// included) and whether trust allowed it (`Err` holds why not).
-pub(crate) type LoadKey = (Fingerprint, Result<(), String>);
-
-/// The loaded state and the key it was loaded from.
-pub(crate) type RepoSlot = tokio::sync::Mutex<Option<(LoadKey, Arc<RepoSnapshot>)>>;
 
 /// A host started for a folder of this repository and loaded from its staged copy.
 pub(crate) struct HostLoad {

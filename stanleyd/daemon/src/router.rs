@@ -12,8 +12,8 @@ use stanley_workflows::routing::{self, Candidate, Facts, RouteReason};
 use stanley_workflows::text::Action;
 
 use crate::error::RequestError;
-use crate::prompt::Ctx;
 use crate::repository::RepoSnapshot;
+use crate::request::Ctx;
 
 /// The routing candidates: the implemented built-ins, then the repository workflows, with
 /// their gates evaluated for `facts`.

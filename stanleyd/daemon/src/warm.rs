@@ -3,9 +3,13 @@
 //! branch does not split and classify the same diff again. Commits never change, so the key is
 //! exact; worktree and staged selections are always made afresh.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde_json::Value;
+use stanley_core::Status;
+use stanley_core::cache::RequestUsage;
 use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
 
 /// How long the warm evidence outlives the last request.
@@ -57,6 +61,72 @@ impl EvidenceMemo {
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<(String, Arc<DiffEvidence>)>> {
         self.last.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// A built-in's whole answer, kept when every judgment in it came from the judgment cache: the
+/// same request on the same commits with the same settings would ask the same questions and
+/// get the same answers, so the answer is given again without building it (issue 32).
+pub(crate) struct Remembered {
+    pub(crate) status: Status,
+    pub(crate) output: Value,
+    /// The report with every item listed (`--verbose`, D-127).
+    pub(crate) verbose: Option<String>,
+    /// What the answer cost when it was made: every answer from the cache, nothing sent.
+    pub(crate) usage: RequestUsage,
+}
+
+/// How many whole answers are kept (review and summarize of one branch, and a few more).
+const RESULTS_KEPT: usize = 4;
+
+/// The last few whole answers, by [`result_key`].
+#[derive(Default)]
+pub(crate) struct ResultMemo {
+    kept: Mutex<VecDeque<(String, Arc<Remembered>)>>,
+}
+
+impl ResultMemo {
+    pub(crate) fn get(&self, key: &str) -> Option<Arc<Remembered>> {
+        self.lock()
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, r)| r.clone())
+    }
+
+    /// Keeps `answer` under `key` when it was answered whole from the cache; the oldest goes
+    /// when more than [`RESULTS_KEPT`] are kept.
+    pub(crate) fn keep(&self, key: String, answer: Remembered) {
+        if answer.usage.requests > 0 || answer.usage.cached == 0 {
+            return;
+        }
+        let mut kept = self.lock();
+        kept.retain(|(k, _)| *k != key);
+        kept.push_back((key, Arc::new(answer)));
+        while kept.len() > RESULTS_KEPT {
+            kept.pop_front();
+        }
+    }
+
+    /// Forgets every answer (the judgment cache was cleared, or the daemon went idle).
+    pub(crate) fn clear(&self) {
+        self.lock().clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(String, Arc<Remembered>)>> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The key of a built-in's whole answer: the request's settings (`settings`, a digest of its
+/// environment, model, budget and Jev endpoint), the built-in, the request's text, and the
+/// branch diff's commits. `None` when the diff is not a branch diff (its files can change
+/// under the same commits).
+pub(crate) fn result_key(
+    settings: &str,
+    workflow: &str,
+    text: &str,
+    source: &DiffSource,
+) -> Option<String> {
+    Some(format!("{settings}\0{workflow}\0{text}\0{}", key(source)?))
 }
 
 /// What a branch diff is a function of: its base ref and commit, `HEAD`, and how it was made.

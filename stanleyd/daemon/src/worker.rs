@@ -22,8 +22,8 @@ use stanley_workflows::registry::{BUILTINS, Builtin};
 use stanley_workflows::routing::{CANNOT_TELL, Candidate, Facts, InputShape, RouteReason};
 
 use crate::error::RequestError;
-use crate::prompt::Ctx;
 use crate::repository;
+use crate::request::Ctx;
 use crate::router::{candidates_for, route};
 use crate::settings::RequestSettings;
 use crate::state::{DaemonState, JevLink};
@@ -386,6 +386,8 @@ async fn route_check(
         cache: None,
         run_slot: Default::default(),
         triage_parsers: settings.triage_parsers,
+        // The worker's validation runs are never remembered whole.
+        settings_digest: None,
     };
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
     let mut candidates = candidates_for(&ctx, &builtins, repo, facts).await;

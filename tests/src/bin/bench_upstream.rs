@@ -449,15 +449,9 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
     let repo = TempRepo::upstream(name);
     let request = |env: &TestEnv, text: &str, cache: bool| {
         let mut cmd = env.command("stanley", repo.root());
-        cmd.args([
-            text,
-            "--json",
-            "--no-persist",
-            "--scope",
-            "branch",
-            "--base",
-            "main",
-        ]);
+        // Recorded like any request a person makes (`--no-persist` would also keep the judgment
+        // cache read-only, so nothing would ever be answered from it).
+        cmd.args([text, "--json", "--scope", "branch", "--base", "main"]);
         if !cache {
             cmd.env("STANLEY_CACHE", "off");
         }
@@ -489,17 +483,26 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
     let git = median_ms((0..runs).map(|_| git_diff()).collect());
     let phase = |cache: bool, text: &str, before: Option<&dyn Fn()>| {
         let cpu0 = cpu_time(pid);
+        let mut sent = Vec::new();
         let walls: Vec<Duration> = (0..runs)
             .map(|_| {
                 if let Some(f) = before {
                     f();
                 }
-                request(&env, text, cache).0
+                let (wall, out) = request(&env, text, cache);
+                let doc: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
+                sent.push(doc["usage"]["jevRequests"].as_u64().unwrap_or(0));
+                wall
             })
             .collect();
         let cpu = (cpu_time(pid) - cpu0).as_secs_f64() * 1000.0 / runs as f64;
         let ms = median_ms(walls);
-        json!({"medianMs": ms, "overGitDiff": ms / git, "daemonCpuMsPerRequest": cpu})
+        json!({
+            "medianMs": ms,
+            "overGitDiff": ms / git,
+            "daemonCpuMsPerRequest": cpu,
+            "jevRequestsSent": sent,
+        })
     };
     let cold = phase(false, review, None);
     // Fill the cache once, then the repeats.
@@ -535,6 +538,15 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
         repo.git(&["commit", "-q", "-am", "one-line edit"]);
     };
     let edited = phase(true, review, Some(&edit));
+    let nothing_sent = |p: &Value| {
+        p["jevRequestsSent"]
+            .as_array()
+            .is_some_and(|a| a.iter().all(|n| n == 0))
+    };
+    assert!(
+        nothing_sent(&cached_review) && nothing_sent(&cached_summarize),
+        "a cached request sent questions: {cached_review} {cached_summarize}"
+    );
     let peak = proc_kib(pid, "VmHWM");
     let after = rss_kib(pid);
     std::thread::sleep(Duration::from_secs(4));

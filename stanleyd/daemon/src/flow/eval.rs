@@ -163,7 +163,7 @@ pub(crate) fn executor(
     let (jev, model) = (link.jev, link.model);
     let redactor = Arc::new(settings.redactor());
     let mut opts = redacting(ExecutorOptions::new(model), redactor);
-    if let Some(cache) = crate::prompt::cache_use(state, settings, false, &link.base_url) {
+    if let Some(cache) = crate::request::cache_use(state, settings, false, &link.base_url) {
         opts = opts.cache(cache);
     }
     Ok(Executor::new(

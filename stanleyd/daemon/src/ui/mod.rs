@@ -31,9 +31,6 @@ use crate::state::DaemonState;
 use guard::Guard;
 use views::Page;
 
-/// How long the page stays up with no request and no live stream open
-/// (`STANLEY_UI_IDLE_MS` shortens it).
-pub(crate) const UI_IDLE: Duration = Duration::from_secs(15 * 60);
 /// The most connections the page serves at once.
 const MAX_CONNECTIONS: usize = 32;
 /// How long a request's headers may take to arrive.
@@ -41,25 +38,7 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often a live stream looks for a change.
 const LIVE_TICK: Duration = Duration::from_millis(500);
 
-/// The page while it serves.
-struct Serving {
-    url: String,
-    port: u16,
-    stop: Cancel,
-}
-
-/// The page's slot in the daemon: empty until `stanleyctl ui`, empty again after it idles out.
-#[derive(Default)]
-pub(crate) struct UiSlot(Mutex<Option<Serving>>);
-
-impl UiSlot {
-    fn clear(&self, port: u16) {
-        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if slot.as_ref().is_some_and(|s| s.port == port) {
-            *slot = None;
-        }
-    }
-}
+use crate::state::page::Serving;
 
 /// When the page was last wanted: its last allowed request, and its open live streams.
 struct Seen {

@@ -211,3 +211,38 @@ fn issue_36_an_xml_document_nested_past_any_report_is_read_as_text() {
         .expect("no stack overflow");
     assert_eq!(parsed, Ok(1));
 }
+
+/// A go test run more than once (`-count`, or a same-named test in another package) gives each
+/// result the output of its own run only; real `go test -count=2 -v` runs
+/// (`tests/runners/capture go`). The fuzz campaign found the class: every result of a name was
+/// given the output of all its runs.
+#[test]
+fn a_go_test_run_twice_keeps_each_runs_output_apart() {
+    for (capture, token) in [
+        ("go-v-count2-parse.txt", "= 2, want 3"),
+        ("go-v-count2-parse.txt", "want [2 10 1]"),
+        ("go-v-count2-parse.txt", "returned error: strconv.Atoi"),
+        ("go-v-count2-bank.txt", "JPYUSD rate missing"),
+    ] {
+        let text = fixture(capture);
+        let runs = text.matches(token).count();
+        let log = parse_log(&text).unwrap();
+        let carrying: Vec<&FailureBlock> = log
+            .blocks
+            .iter()
+            .filter(|b| b.lines.iter().any(|l| l.contains(token)))
+            .collect();
+        assert_eq!(
+            carrying.len(),
+            runs,
+            "{capture}: {token}: {:#?}",
+            log.blocks
+        );
+        for b in carrying {
+            let copies: usize = b.lines.iter().map(|l| l.matches(token).count()).sum();
+            assert_eq!(copies, 1, "{capture}: {token} in {:?}", b.lines);
+        }
+        let out: usize = log.blocks.iter().map(|b| b.lines.len()).sum();
+        assert!(out <= text.lines().count(), "{capture}: {out} lines out");
+    }
+}

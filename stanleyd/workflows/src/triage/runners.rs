@@ -5,7 +5,7 @@
 //! list and TAP `not ok` entries, and go's `--- FAIL` results with their output. What no runner
 //! claims is left to the generic anchors in `logs.rs`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
@@ -920,29 +920,36 @@ fn go(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
         return out;
     }
     let verbose = lines.iter().any(|l| l.starts_with("=== RUN "));
-    // -v: the output lines of each test, by name.
-    let mut own: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut current: Option<String> = None;
+    // -v: the output lines of each run of a test, given to the result that ends that run (a
+    // test run again, by -count or a same-named test in another package, keeps its own lines).
+    let mut own: HashMap<usize, Vec<String>> = HashMap::new();
     if verbose {
-        for l in lines {
+        let mut pending: HashMap<String, Vec<String>> = HashMap::new();
+        let mut current: Option<String> = None;
+        for (k, l) in lines.iter().enumerate() {
             let t = l.trim();
             if let Some(n) = t
                 .strip_prefix("=== RUN ")
                 .or_else(|| t.strip_prefix("=== CONT "))
             {
                 current = Some(n.trim().to_owned());
-            } else if t.starts_with("--- ")
-                || t.starts_with("=== ")
+            } else if let Some(rest) = t.strip_prefix("--- ") {
+                // `--- FAIL: Name (0.00s)`, `--- PASS: …`, `--- SKIP: …` end the name's run.
+                if let Some((_, named)) = rest.split_once(": ") {
+                    let name = named.split(" (").next().unwrap_or(named).trim();
+                    if let Some(run) = pending.remove(name) {
+                        own.insert(k, run);
+                    }
+                }
+            } else if t.starts_with("=== ")
                 || t == "FAIL"
                 || t == "PASS"
                 || t.starts_with("FAIL\t")
                 || t.starts_with("ok  ")
             {
-                if !t.starts_with("--- ") {
-                    current = None;
-                }
+                current = None;
             } else if let Some(c) = &current {
-                own.entry(c.clone()).or_default().push(l.clone());
+                pending.entry(c.clone()).or_default().push(l.clone());
             }
         }
     }
@@ -955,8 +962,8 @@ fn go(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
         let depth = indent(&lines[i]);
         let mut j = i + 1;
         let mut body = Vec::new();
-        if let Some(lines_of) = own.get(&name) {
-            body.extend(lines_of.iter().cloned());
+        if let Some(lines_of) = own.remove(&i) {
+            body.extend(lines_of);
         }
         // The lines under the result (plain mode), stopping at another result.
         while j < lines.len() {

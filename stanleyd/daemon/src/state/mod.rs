@@ -16,8 +16,11 @@ use stanley_workflows::improve::JobQueue;
 use stanley_workflows::ports::{Git, GitError, Workspace};
 use tokio::time::Instant;
 
+use crate::config::DaemonConfig;
 use crate::error::DaemonError;
-use crate::server::DaemonConfig;
+
+pub(crate) mod page;
+pub(crate) mod repo;
 
 /// A request's way to Jev: the port, the model it names, and the API root (named when Jev
 /// cannot be reached).
@@ -132,16 +135,18 @@ pub(crate) struct DaemonState {
     /// The receiving end, taken once by the server's background worker task.
     pub(crate) kicks: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<HashMap<String, String>>>>,
     /// The repository workflows and their warm host.
-    pub(crate) repo: crate::repository::RepoSlot,
+    pub(crate) repo: repo::RepoSlot,
     /// The running flow supervisor's cancel token: the single-runner lease.
     pub(crate) flow_run: Mutex<Option<Cancel>>,
     /// The local web page, while it serves.
-    pub(crate) ui: crate::ui::UiSlot,
+    pub(crate) ui: page::UiSlot,
     /// Run events for `Runs.WatchRuns`: a run ended, a finding was marked seen. Sent whether or
     /// not anyone listens; a listener that falls behind is told to read the findings again.
     pub(crate) run_events: tokio::sync::broadcast::Sender<stanley_proto::v1::WatchRunsResponse>,
     /// The last branch diff's evidence, kept by its commits (issue 32).
     pub(crate) evidence: crate::warm::EvidenceMemo,
+    /// Whole built-in answers whose every judgment came from the cache (issue 32).
+    pub(crate) results: crate::warm::ResultMemo,
     pub(crate) started: Instant,
     last_activity: Mutex<Instant>,
     active: AtomicUsize,
@@ -280,9 +285,10 @@ impl DaemonState {
             kicks: Mutex::new(Some(kicks)),
             repo: tokio::sync::Mutex::new(None),
             flow_run: Mutex::new(None),
-            ui: crate::ui::UiSlot::default(),
+            ui: page::UiSlot::default(),
             run_events: tokio::sync::broadcast::channel(RUN_EVENTS).0,
             evidence: crate::warm::EvidenceMemo::default(),
+            results: crate::warm::ResultMemo::default(),
             started: Instant::now(),
             last_activity: Mutex::new(Instant::now()),
             active: AtomicUsize::new(0),
@@ -297,6 +303,7 @@ impl DaemonState {
     /// the freed memory back to the system.
     pub(crate) fn let_go_warm(&self) {
         self.evidence.clear();
+        self.results.clear();
         self.git.let_go();
         crate::warm::release_memory();
         tracing::debug!("warm evidence released");
