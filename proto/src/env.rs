@@ -101,6 +101,14 @@ pub const BROWSER: &str = "BROWSER";
 pub const DISPLAY: &str = "DISPLAY";
 /// A Wayland display, as [`DISPLAY`] (client setting).
 pub const WAYLAND_DISPLAY: &str = "WAYLAND_DISPLAY";
+/// Any value but empty turns colour off in what the clients print (<https://no-color.org>;
+/// client setting, stronger than [`CLICOLOR_FORCE`]).
+pub const NO_COLOR: &str = "NO_COLOR";
+/// Any value but empty or `0` turns colour on even when standard output is not a terminal
+/// (client setting).
+pub const CLICOLOR_FORCE: &str = "CLICOLOR_FORCE";
+/// The terminal's type: `dumb` turns colour off (client setting).
+pub const TERM: &str = "TERM";
 /// The desktop session's private runtime folder; Stanley's sockets live in `stanley/` under it
 /// (client and daemon setting).
 pub const XDG_RUNTIME_DIR: &str = "XDG_RUNTIME_DIR";

@@ -34,18 +34,53 @@ pub struct Options {
     pub json: bool,
     pub no_persist: bool,
     pub no_agent: bool,
+    /// List every item the report only counts (parked, excluded, unjudged, rows per item).
+    pub verbose: bool,
 }
 
+/// The command line as the shell completions and the man page see it (`stanleyctl
+/// completions`, `stanleyctl man`): the parser's, with `--scope`'s values named so a shell can
+/// offer them (parsing checks them itself, to say so in its own words).
+/// The man page's description and closing sections are the help's own paragraphs.
+pub fn documented_command() -> Command {
+    let help = crate::help::help_text(stanley_proto::VERSION);
+    let between = |from: &str, to: &str| {
+        let start = help.find(from).map_or(0, |i| i + from.len());
+        let end = help[start..].find(to).map_or(help.len(), |i| start + i);
+        help[start..end].trim().to_owned()
+    };
+    command()
+        .mut_arg("scope", |a| {
+            a.value_parser(["worktree", "staged", "branch"])
+        })
+        .long_about(between("[options]\n", "Examples:"))
+        .after_long_help(
+            help[help.find("Environment:").unwrap_or(help.len())..]
+                .trim()
+                .to_owned(),
+        )
+}
+
+/// The command line as clap parses it. `--help` prints `help::help_text`.
 fn command() -> Command {
-    let value = |name: &'static str| {
+    let value = |name: &'static str, placeholder: &'static str, help: &'static str| {
         Arg::new(name)
             .long(name)
             .num_args(1)
             .action(ArgAction::Set)
             .allow_hyphen_values(true)
+            .value_name(placeholder)
+            .help(help)
     };
-    let flag = |name: &'static str| Arg::new(name).long(name).action(ArgAction::SetTrue);
+    let flag = |name: &'static str, help: &'static str| {
+        Arg::new(name)
+            .long(name)
+            .action(ArgAction::SetTrue)
+            .help(help)
+    };
     Command::new("stanley")
+        .about("Jev-first, self-improving coding agent: say what you need in plain language")
+        .version(crate::LONG_VERSION)
         .disable_help_flag(true)
         .disable_version_flag(true)
         .disable_help_subcommand(true)
@@ -53,28 +88,46 @@ fn command() -> Command {
             Arg::new("request")
                 .num_args(0..)
                 .action(ArgAction::Append)
-                .trailing_var_arg(false),
+                .trailing_var_arg(false)
+                .value_name("REQUEST")
+                .help("The request in plain language; it is the task"),
         )
-        .arg(value("input"))
-        .arg(value("scope"))
-        .arg(value("base"))
-        .arg(value("repo"))
-        .arg(flag("json"))
-        .arg(flag("no-persist"))
-        .arg(flag("no-agent"))
-        .arg(flag("improve-worker"))
-        .arg(value("promote-candidate"))
+        .arg(
+            value("input", "PATH|-", "One piece of evidence: a file in the repository, or - for stdin")
+                .value_hint(clap::ValueHint::FilePath),
+        )
+        .arg(value("scope", "KIND", "worktree (default), staged, or branch"))
+        .arg(value("base", "REF", "Base ref for a branch diff (default main)"))
+        .arg(
+            value("repo", "DIR", "Repository to work in (default: the current directory)")
+                .value_hint(clap::ValueHint::DirPath),
+        )
+        .arg(flag("json", "Emit a versioned result (schema stanley.prompt-result/v1)"))
+        .arg(flag("no-persist", "Do not write run records under .stanley/runs/"))
+        .arg(flag("no-agent", "Never delegate to a coding agent"))
+        .arg(flag(
+            "verbose",
+            "List every item the report counts: parked, excluded and unjudged items, each item's row",
+        ))
+        .arg(flag("improve-worker", "Process queued workflow-improvement jobs now"))
+        .arg(value(
+            "promote-candidate",
+            "ID",
+            "Activate a validated workflow candidate",
+        ))
         .arg(
             Arg::new("help")
                 .short('h')
                 .long("help")
-                .action(ArgAction::SetTrue),
+                .action(ArgAction::SetTrue)
+                .help("Show the help"),
         )
         .arg(
             Arg::new("version")
                 .short('v')
                 .long("version")
-                .action(ArgAction::SetTrue),
+                .action(ArgAction::SetTrue)
+                .help("Show the version and the commit it was built from"),
         )
 }
 
@@ -129,6 +182,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, ClientError> {
         json: matches.get_flag("json"),
         no_persist: matches.get_flag("no-persist"),
         no_agent: matches.get_flag("no-agent"),
+        verbose: matches.get_flag("verbose"),
     };
     let request = positionals.join(" ").trim().to_owned();
     let worker = matches.get_flag("improve-worker");

@@ -39,6 +39,8 @@ Options:
   --base <ref>         Base ref for a branch diff (default main)
   --repo <dir>         Repository to work in (default: the current directory)
   --json               Emit a versioned result (schema stanley.prompt-result/v1)
+  --verbose            List every item the report counts: parked, excluded and
+                       unjudged items, and each item's row
   --no-persist         Do not write run records under .stanley/runs/
   --no-agent           Never delegate to a coding agent (also STANLEY_AGENT=off)
   -h, --help           Show this help
@@ -57,6 +59,8 @@ Environment:
   STANLEY_CACHE=off      Ask Jev everything, ignoring answers kept from earlier
   STANLEY_TRIAGE_PARSERS=generic
                          Read failure logs without any runner's own parser
+  NO_COLOR=1             Print no colour, even on a terminal
+  CLICOLOR_FORCE=1       Print colour even into a pipe
 
 Limits (request budgets, hunk and item caps, agent time limits) are fixed
 policy, not flags.

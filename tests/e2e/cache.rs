@@ -92,7 +92,15 @@ fn the_same_request_twice_sends_nothing_the_second_time_and_says_so() {
     // The human footer says the same.
     let human = env.stanley(&repo, &["Summarize what changed"]);
     assert_eq!(human.code, 0, "{human:?}");
-    let footer = human.stdout.trim_end().lines().last().unwrap().to_owned();
+    // It is the last paragraph, wrapped within 100 columns.
+    let footer = human
+        .stdout
+        .trim_end()
+        .rsplit("\n\n")
+        .next()
+        .unwrap()
+        .to_owned();
+    assert!(footer.lines().all(|l| l.chars().count() <= 100), "{footer}");
     assert!(
         footer.starts_with("jev: 0 requests sent · 4 answered from cache · 0 input tokens"),
         "{footer}"

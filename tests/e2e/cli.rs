@@ -39,6 +39,7 @@ fn help_lists_the_documented_options_in_order() {
             "--base",
             "--repo",
             "--json",
+            "--verbose",
             "--no-persist",
             "--no-agent",
             "--help",
@@ -58,15 +59,72 @@ fn empty_command_line_prints_help_and_exits_64() {
     assert!(out.stdout.contains("Usage: stanley"));
 }
 
+/// `stanley --version` is the release and the commit it was built from, a commit of this
+/// repository (issue 34); `stanleyctl --version` says the same.
 #[test]
-fn version_is_semver() {
+fn version_is_semver_and_names_the_commit() {
     let env = TestEnv::new();
     let out = env.stanley(&repo(), &["--version"]);
     assert_eq!(out.code, 0);
     let v = out.stdout.strip_suffix('\n').unwrap();
+    let shape =
+        regex::Regex::new(r"^(\d+\.\d+\.\d+) \(([0-9a-f]{12}) \d{4}-\d{2}-\d{2}\)$").unwrap();
+    let parts = shape.captures(v).unwrap_or_else(|| panic!("{v:?}"));
+    assert_eq!(&parts[1], stanley_proto::VERSION);
+    let known = std::process::Command::new("git")
+        .args(["cat-file", "-e", &format!("{}^{{commit}}", &parts[2])])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .unwrap();
+    assert!(known.success(), "{v:?} names no commit of this repository");
+    let ctl = env.stanleyctl(&repo(), &["--version"]);
+    assert_eq!(ctl.stdout, format!("stanleyctl {v}\n"));
+}
+
+/// Shell completions for bash, zsh and fish and the man pages come from the same command
+/// lines that parse, for `stanley` and `stanleyctl`, with no repository or daemon (issue 34).
+#[test]
+fn completions_and_man_pages_need_no_repository() {
+    let env = TestEnv::new();
+    let outside = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = env.command("stanleyctl", outside.path());
+        cmd.args(args);
+        let out = stanley_tests::testenv::run(cmd, None);
+        assert_eq!(out.code, 0, "{args:?}: {out:?}");
+        out.stdout
+    };
+    let bash = run(&["completions", "bash", "stanley"]);
     assert!(
-        v.split('.').count() == 3 && v.split('.').all(|p| p.parse::<u32>().is_ok()),
-        "{v:?}"
+        bash.contains("complete -F _stanley ") && bash.contains("--verbose"),
+        "{bash}"
+    );
+    let bash = run(&["completions", "bash"]);
+    assert!(
+        bash.contains("_stanleyctl") && bash.contains("completions"),
+        "{bash}"
+    );
+    let zsh = run(&["completions", "zsh", "stanley"]);
+    assert!(
+        zsh.starts_with("#compdef stanley\n") && zsh.contains("worktree"),
+        "{zsh}"
+    );
+    let fish = run(&["completions", "fish"]);
+    assert!(
+        fish.contains("complete -c stanleyctl") && fish.contains("runs"),
+        "{fish}"
+    );
+    let man = run(&["man", "stanley"]);
+    assert!(
+        man.contains(".TH stanley 1")
+            && man.contains("\\-\\-verbose")
+            && man.contains("Exit codes"),
+        "{man}"
+    );
+    let man = run(&["man"]);
+    assert!(
+        man.contains(".TH stanleyctl 1") && man.contains("doctor"),
+        "{man}"
     );
 }
 

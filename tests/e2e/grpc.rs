@@ -390,7 +390,8 @@ async fn a_budget_spent_while_judging_ends_with_exit_12() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|l| l == "budget exhausted (requests)")
+            .filter_map(|l| l.as_str())
+            .any(|l| l.starts_with("budget exhausted (requests): ") && l.ends_with(" not judged"))
     );
     assert_eq!(jev.requests().len(), 2);
 }

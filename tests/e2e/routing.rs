@@ -62,6 +62,7 @@ fn actions_skip_routing_without_repository_workflows() {
         deploy.json()["output"]["text"]
             .as_str()
             .unwrap()
+            .replace('\n', " ")
             .contains("cannot run commands")
     );
     assert!(

@@ -65,7 +65,7 @@ fn runs_are_listed_shown_and_exported_whatever_they_ended_with() {
     env.stand_in_pi("finished");
     let repo = crate::summarize::changed_repo();
 
-    let summarize = env.stanley(&repo, &["Summarize what changed"]);
+    let summarize = env.stanley(&repo, &["Summarize what changed", "--verbose"]);
     assert_eq!(summarize.code, 0, "{summarize:?}");
     // Jev refuses the key: the request fails, and its run is kept too. (Past the judgment
     // cache, which would answer the same request without asking.)
@@ -100,7 +100,7 @@ fn runs_are_listed_shown_and_exported_whatever_they_ended_with() {
         "{human:?}"
     );
 
-    // `show` prints what the request printed.
+    // `show` prints the whole report: what the request printed with `--verbose` (issue 34).
     let id = oldest["runId"].as_str().unwrap();
     let show = env.stanleyctl(&repo, &["runs", "show", id]);
     assert_eq!(show.code, 0, "{show:?}");

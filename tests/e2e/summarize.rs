@@ -78,10 +78,9 @@ fn summarize_runs_end_to_end_and_the_daemon_is_reused() {
     assert_eq!(doc["output"]["data"]["coverage"]["judged"], 2);
     assert_eq!(doc["output"]["data"]["findings"], json!([]));
     assert!(
-        doc["output"]["text"]
-            .as_str()
-            .unwrap()
-            .starts_with("complete - advisory only\ncoverage: 2 candidates · 2 judged")
+        doc["output"]["text"].as_str().unwrap().starts_with(
+            "change summary of the worktree changes: 2 hunks in 1 category · complete"
+        )
     );
     let text = serde_json::to_string(&doc).unwrap();
     for private in ["runId", "artifact", "\"jev\"", "\"workflow\""] {
@@ -177,22 +176,27 @@ fn human_output_is_the_report() {
     let repo = changed_repo();
     let out = env.stanley(&repo, &["Summarize what changed"]);
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.starts_with("complete - advisory only\n"));
     assert!(
         out.stdout
-            .contains("findings: none flagged (this is not an approval)")
-    );
-    assert!(
-        out.stdout
-            .contains("\nchange summary:\n  README.md:1-3 [judged] feature importance="),
+            .starts_with("change summary of the worktree changes: 2 hunks in 1 category"),
         "{}",
         out.stdout
     );
+    // The summary by category, not a row per hunk (issue 34).
     assert!(
         out.stdout
+            .contains("\nchange summary:\n  feature    2 hunks  README.md, src/math.js\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("[judged]"), "{}", out.stdout);
+    let verbose = env.stanley(&repo, &["Summarize what changed", "--verbose"]);
+    assert!(
+        verbose
+            .stdout
             .contains("\n  src/math.js:1-4 [judged] feature importance=0."),
         "{}",
-        out.stdout
+        verbose.stdout
     );
     assert!(
         out.stdout
@@ -254,7 +258,10 @@ fn untracked_files_count_as_a_diff_and_secrets_do_not() {
     assert_eq!(doc["output"]["data"]["results"], json!([]));
     assert_eq!(doc["output"]["data"]["excluded"][0]["path"], ".env");
     let text = doc["output"]["text"].as_str().unwrap();
-    assert!(text.contains(".env: credential-shaped path"), "{text}");
+    assert!(
+        text.contains("excluded by rule secret-path 1: .env"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -351,7 +351,7 @@ fn review_comments_are_triaged_against_the_current_code() {
         doc["output"]["text"]
             .as_str()
             .unwrap()
-            .contains("\ncomments:\n  stale")
+            .contains(" comments (2 stale, ")
     );
     assert_eq!(
         env.jev.route_requests()[0]["state"]["context"]["input"],

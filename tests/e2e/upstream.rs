@@ -365,8 +365,20 @@ fn review_comments_follow_a_real_move_and_an_outdated_one_is_placed_by_its_hunk(
             .unwrap()
             .contains(&format!("{now}|"))
     );
-    // The bot's repeated comment is one line in the human output.
-    let text = doc["output"]["text"].as_str().unwrap();
+    // The bot's repeated comment is one line in the human output that lists every comment.
+    let verbose = env.stanley_with_stdin(
+        &repo,
+        &[
+            "Triage these review comments",
+            "--verbose",
+            "--scope",
+            "branch",
+            "--base",
+            "main",
+        ],
+        Some(comments.to_string().as_bytes()),
+    );
+    let text = verbose.stdout.as_str();
     assert_eq!(
         text.matches("Consider adding type hints.").count(),
         1,

@@ -68,7 +68,7 @@ fn a_typescript_workflow_prompts_judges_logs_and_reloads_when_edited() {
     assert_eq!(doc["status"], "complete");
     assert_eq!(
         doc["output"],
-        json!({"request": "Audit the TODO notes", "version": 1, "kind": "stale", "helper": "helped", "childStatus": "complete", "childText": "complete - advisory only", "stale": 0.8})
+        json!({"request": "Audit the TODO notes", "version": 1, "kind": "stale", "helper": "helped", "childStatus": "complete", "childText": "change summary of the worktree changes: 4 hunks, none clearly in a category · complete · advisory", "stale": 0.8})
     );
     assert!(out.stderr.contains("stanley: workflow .stanley/workflows/audit.ts warn: cache missing {\"path\":\"tmp/cache\"}"), "{}", out.stderr);
     assert!(
@@ -375,8 +375,8 @@ fn nested_prompts_stop_at_the_call_limit_and_judge_at_64_calls() {
     assert_eq!(
         out.json()["output"],
         json!([
-            "complete - advisory only",
-            "complete - advisory only",
+            "change summary of the worktree changes: 4 hunks, none clearly in a category · complete · advisory",
+            "change summary of the worktree changes: 4 hunks, none clearly in a category · complete · advisory",
             "The request was stopped at the child prompt call limit."
         ])
     );

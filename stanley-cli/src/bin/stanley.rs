@@ -11,6 +11,7 @@ use stanley_cli::exit::{ClientError, ErrorKind, Exit};
 use stanley_cli::help::help_text;
 use stanley_cli::render::{Progress, print_client_error, print_error};
 use stanley_cli::root::worktree_root;
+use stanley_cli::style::Paint;
 use stanley_proto::VERSION;
 use stanley_proto::v1::queue_client::QueueClient;
 use stanley_proto::v1::{
@@ -45,7 +46,7 @@ fn main() -> ExitCode {
             });
         }
         Invocation::Version => {
-            stanley_cli::outln!("{VERSION}");
+            stanley_cli::outln!("{}", stanley_cli::LONG_VERSION);
             return ExitCode::SUCCESS;
         }
         Invocation::ImproveWorker(options) => {
@@ -296,9 +297,11 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
                     );
                 } else {
                     let text = if options.json {
-                        &result.document_json
+                        result.document_json
+                    } else if options.verbose && !result.human_verbose.is_empty() {
+                        Paint::stdout().report(&result.human_verbose)
                     } else {
-                        &result.human
+                        Paint::stdout().report(&result.human)
                     };
                     stanley_cli::outln!("{text}");
                 }

@@ -123,7 +123,9 @@ pub(crate) async fn run_builtin(
     if let Some(kept) = memo_key.as_deref().and_then(|k| ctx.state.results.get(k)) {
         tracing::info!(workflow = builtin.id, "answered whole from the result memo");
         ctx.tally.restore(kept.usage.clone());
-        return Ok(success(kept.status, &kept.output).by(builtin.id));
+        let mut answer = success(kept.status, &kept.output).by(builtin.id);
+        answer.verbose.clone_from(&kept.verbose);
+        return Ok(answer);
     }
     let packet = run_plan(ctx, builtin.id, &plan, source, events).await?;
     // Jev failed before anything was judged: there is no result to give, only the reason.
@@ -134,6 +136,7 @@ pub(crate) async fn run_builtin(
         return Err(RequestError::jev(&trouble, &ctx.base_url).in_workflow(builtin.id));
     }
     let output = packet.output();
+    let verbose = packet.verbose();
     if let Some(key) = memo_key
         && ctx.trouble.get().is_none()
     {
@@ -142,12 +145,14 @@ pub(crate) async fn run_builtin(
             crate::warm::Remembered {
                 status: packet.status,
                 output: output.clone(),
+                verbose: Some(verbose.clone()),
                 usage: ctx.tally.snapshot(),
             },
         );
     }
     let mut answer = success(packet.status, &output).by(builtin.id);
     answer.run_id = packet.json["runId"].as_str().unwrap_or("").to_owned();
+    answer.verbose = Some(verbose);
     Ok(answer)
 }
 

@@ -74,17 +74,25 @@ fn outcome_of(status: Status) -> Outcome {
 /// document as it leaves. The document is built, redacted and serialized once.
 fn to_result(answer: &Answer, usage: &RequestUsage, redactor: &SecretRedactor) -> v1::Result {
     let (status, output) = (answer.status, &answer.output);
-    let mut human = human(output);
-    if usage.asked() {
-        human.push_str("\n\n");
-        human.push_str(&usage.footer());
-    }
+    // The footer wraps within the report's 100 columns, like every line of it (issue 34).
+    let footed = |mut text: String| {
+        if usage.asked() {
+            text.push_str("\n\n");
+            text.push_str(&stanley_workflows::text::wrap(&usage.footer(), 2).join("\n"));
+        }
+        text
+    };
     let (doc, _) = redactor.json(&prompt_document(status, output, Some(&usage.to_json())));
     let mut result = v1::Result {
         document_json: serde_json::to_string_pretty(&doc).unwrap_or_default(),
         outcome: outcome_of(status) as i32,
         exit_code: status.exit_code(),
-        human: redactor.text(&human).0,
+        human: redactor.text(&footed(human(output))).0,
+        human_verbose: answer
+            .verbose
+            .clone()
+            .map(|v| redactor.text(&footed(v)).0)
+            .unwrap_or_default(),
         error: None,
         usage: Some(crate::typed::usage(usage)),
         ..v1::Result::default()

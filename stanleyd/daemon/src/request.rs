@@ -37,6 +37,8 @@ pub(crate) struct Answer {
     /// The workflow that ran, and its run record's id (empty for fallbacks).
     pub(crate) workflow: String,
     pub(crate) run_id: String,
+    /// A built-in's report with every item listed (`--verbose`); `None` when it is the text.
+    pub(crate) verbose: Option<String>,
 }
 
 pub(crate) fn success(status: Status, output: &Value) -> Answer {
@@ -45,6 +47,7 @@ pub(crate) fn success(status: Status, output: &Value) -> Answer {
         output: output.clone(),
         workflow: String::new(),
         run_id: String::new(),
+        verbose: None,
     }
 }
 

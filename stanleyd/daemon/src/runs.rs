@@ -183,7 +183,7 @@ pub(crate) fn record(
     );
     recorder.write_json(
         RESULT_FILE,
-        &json!({"document": document, "human": finished.result.human}),
+        &json!({"document": document, "human": finished.result.human, "humanVerbose": finished.result.human_verbose}),
     );
     if let Some(failure) = recorder.failure() {
         tracing::warn!(run = %id, error = %failure, "the run's summary could not be written");
@@ -334,6 +334,7 @@ impl Runs for RunsService {
             seen,
             run: Some(typed(&summary)),
             human: result["human"].as_str().unwrap_or("").to_owned(),
+            human_verbose: result["humanVerbose"].as_str().unwrap_or("").to_owned(),
             document_json: if result["document"].is_null() {
                 String::new()
             } else {

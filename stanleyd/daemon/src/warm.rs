@@ -69,6 +69,8 @@ impl EvidenceMemo {
 pub(crate) struct Remembered {
     pub(crate) status: Status,
     pub(crate) output: Value,
+    /// The report with every item listed (`--verbose`, D-127).
+    pub(crate) verbose: Option<String>,
     /// What the answer cost when it was made: every answer from the cache, nothing sent.
     pub(crate) usage: RequestUsage,
 }

@@ -295,7 +295,7 @@ pub fn fallback(
     };
     Fallback {
         status: Status::Unsupported,
-        text,
+        text: crate::text::paragraph(&text),
         data,
     }
 }

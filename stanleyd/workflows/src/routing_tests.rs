@@ -133,13 +133,16 @@ fn fallback_texts() {
     };
     let f = fallback(None, none, false, None);
     assert_eq!(f.status, Status::Unsupported);
+    // One paragraph, in lines of at most 100 columns (issue 34).
     assert!(
+        f.text.lines().all(|l| l.chars().count() <= 100),
+        "{}",
         f.text
-            .starts_with("No installed workflow can confidently handle")
     );
+    let text = f.text.replace('\n', " ");
+    assert!(text.starts_with("No installed workflow can confidently handle"));
     assert!(
-        f.text
-            .ends_with("There is no current diff or recognized input to disambiguate the request.")
+        text.ends_with("There is no current diff or recognized input to disambiguate the request.")
     );
     let text_input = fallback(
         None,
@@ -150,13 +153,23 @@ fn fallback_texts() {
         true,
         None,
     );
-    assert!(text_input.text.contains("not recognized as failures"));
+    assert!(
+        text_input
+            .text
+            .replace('\n', " ")
+            .contains("not recognized as failures")
+    );
     assert_eq!(
         text_input.data,
         json!({"reason": "unroutable", "inputProvided": true})
     );
     let deploy = fallback(Some(Action::ExternalAction), none, false, None);
-    assert!(deploy.text.contains("cannot run commands"));
+    assert!(
+        deploy
+            .text
+            .replace('\n', " ")
+            .contains("cannot run commands")
+    );
     let fix = fallback(Some(Action::CodeChange), none, false, None);
     assert!(fix.text.contains("cannot implement or fix code"));
     assert_eq!(fix.data["requested"], "code_change");

@@ -1,5 +1,8 @@
 //! One built-in run: dispositions per candidate, findings, parked and excluded items, limits,
-//! the internal packet (`stanley.packet/v1`) it ends with, and its run records.
+//! the internal packet (`stanley.packet/v1`) it ends with, and its run records. The report a
+//! person reads is rendered from the packet in `report`.
+
+mod report;
 
 use std::sync::Arc;
 
@@ -123,7 +126,40 @@ pub struct Parked {
 #[derive(Clone, Debug)]
 pub struct Section {
     pub title: String,
+    /// What the report shows.
     pub lines: Vec<String>,
+    /// What `--verbose` shows instead, when it has more to say.
+    pub full: Option<Vec<String>>,
+    /// Shown only with `--verbose`: a row per item, which the findings and the coverage line
+    /// already sum up.
+    pub verbose_only: bool,
+}
+
+impl Section {
+    /// A section every report shows.
+    pub fn new(title: impl Into<String>, lines: Vec<String>) -> Self {
+        Self {
+            title: title.into(),
+            lines,
+            full: None,
+            verbose_only: false,
+        }
+    }
+
+    /// A section of rows per item, shown only with `--verbose`.
+    pub fn rows(title: impl Into<String>, lines: Vec<String>) -> Self {
+        Self {
+            verbose_only: true,
+            ..Self::new(title, lines)
+        }
+    }
+
+    /// With the longer lines `--verbose` shows instead.
+    #[must_use]
+    pub fn with_full(mut self, lines: Vec<String>) -> Self {
+        self.full = Some(lines);
+        self
+    }
 }
 
 /// The shared state of one built-in run.
@@ -274,8 +310,16 @@ impl Run {
     pub fn finish(mut self, executor: &Executor) -> Packet {
         let exhausted = executor.budget().exhausted();
         if let Some(d) = exhausted {
-            self.limits
-                .push(format!("budget exhausted ({})", d.as_str()));
+            let left = self
+                .dispositions
+                .iter()
+                .filter(|(_, x)| *x == Disposition::Unjudged)
+                .count();
+            self.limits.push(format!(
+                "budget exhausted ({}): {left} item{} not judged",
+                d.as_str(),
+                if left == 1 { "" } else { "s" }
+            ));
         }
         if let Some(reason) = executor.disabled() {
             self.limits.push(format!("Jev not called: {reason}"));
@@ -345,12 +389,22 @@ impl Run {
     }
 }
 
-/// Sorts findings: `warn` first, then by path (missing as empty), then flag.
+/// Sorts findings, most important first: `warn` first; then findings about no file (a
+/// criterion, the task), source, tests, and the rest (configuration, documentation); then by
+/// path, then flag.
 pub fn sort_findings(findings: &mut [Finding]) {
+    use crate::paths::{PathKind, classify_path};
+    let tier = |f: &Finding| match f.path.as_deref().map(classify_path) {
+        None => 0u8,
+        Some(PathKind::Source) => 1,
+        Some(PathKind::Test) => 2,
+        Some(_) => 3,
+    };
     findings.sort_by(|a, b| {
         let sev = |f: &Finding| u8::from(f.severity != Severity::Warn);
         sev(a)
             .cmp(&sev(b))
+            .then_with(|| tier(a).cmp(&tier(b)))
             .then_with(|| {
                 a.path
                     .as_deref()
@@ -416,23 +470,6 @@ pub struct Packet {
     pub sections: Vec<Section>,
 }
 
-fn scalar(value: &Value) -> Option<String> {
-    match value {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        _ => None,
-    }
-}
-
-fn path_or_id(item: &Value) -> String {
-    item.get("path")
-        .and_then(Value::as_str)
-        .or_else(|| item.get("id").and_then(Value::as_str))
-        .unwrap_or("")
-        .to_owned()
-}
-
 /// A result's `coverage` as one line: `2 candidates · 1 judged · 0 deterministic · …` (the
 /// human report's and the local page's).
 pub fn coverage_text(c: &Value) -> String {
@@ -450,99 +487,16 @@ pub fn coverage_text(c: &Value) -> String {
 }
 
 impl Packet {
-    /// The public human report (§1.6.3): status line, coverage, findings, sections, parked,
-    /// excluded, limits and what was not checked.
+    /// The report a person reads (D-127): the headline, the findings, the workflow's own lines,
+    /// one coverage line, what was left out counted by reason, and what was not checked.
     pub fn human(&self) -> String {
-        let p = &self.json;
-        let c = &p["coverage"];
-        let mut out = vec![format!("{} - advisory only", self.status.as_str())];
-        let mut coverage = format!("coverage: {}", coverage_text(c));
-        if c["complete"] != json!(true) {
-            coverage.push_str(" · INCOMPLETE");
-        }
-        out.push(coverage);
-        out.push(String::new());
-        let findings = p["findings"].as_array().cloned().unwrap_or_default();
-        // A review that flagged nothing says so; a triage has its failures to show instead.
-        let triage = matches!(p["summary"]["kind"].as_str(), Some("failures" | "comments"));
-        if findings.is_empty() && !triage {
-            out.push("findings: none flagged (this is not an approval)".into());
-        } else if findings.is_empty() {
-            out.pop();
-        } else {
-            out.push(format!("findings ({}):", findings.len()));
-            for f in &findings {
-                let marker = if f["severity"] == "warn" { "!" } else { "·" };
-                let mut line = format!("  {marker} {}", f["flag"].as_str().unwrap_or(""));
-                if let Some(path) = f["path"].as_str() {
-                    line.push(' ');
-                    line.push_str(path);
-                    if let Some(lines) = f["lines"].as_str() {
-                        line.push(':');
-                        line.push_str(lines);
-                    }
-                }
-                line.push_str(&format!(" [{}]", f["source"].as_str().unwrap_or("")));
-                if let Some(detail) = f["detail"].as_object() {
-                    let parts: Vec<String> = detail
-                        .iter()
-                        .filter_map(|(k, v)| scalar(v).map(|s| format!("{k}={s}")))
-                        .take(4)
-                        .collect();
-                    if !parts.is_empty() {
-                        line.push(' ');
-                        line.push_str(&parts.join(" "));
-                    }
-                }
-                out.push(line);
-            }
-        }
-        for section in self.sections.iter().filter(|s| !s.lines.is_empty()) {
-            out.push(String::new());
-            out.push(format!("{}:", section.title));
-            out.extend(section.lines.iter().map(|l| format!("  {l}")));
-        }
-        let list = |out: &mut Vec<String>, key: &str, mark: &str, cap: usize| {
-            let items = p[key].as_array().cloned().unwrap_or_default();
-            if items.is_empty() {
-                return;
-            }
-            out.push(String::new());
-            out.push(format!("{key} ({}):", items.len()));
-            for item in items.iter().take(cap) {
-                // An exclusion names the rule that decided it.
-                let rule = item["rule"]
-                    .as_str()
-                    .map(|r| format!(" [{r}]"))
-                    .unwrap_or_default();
-                out.push(format!(
-                    "  {mark} {}: {}{rule}",
-                    path_or_id(item),
-                    item["reason"].as_str().unwrap_or("")
-                ));
-            }
-            if items.len() > cap {
-                out.push(format!("  … {} more in --json", items.len() - cap));
-            }
-        };
-        list(&mut out, "parked", "?", 20);
-        list(&mut out, "excluded", "-", 10);
-        if let Some(limits) = p["limits"].as_array().filter(|l| !l.is_empty()) {
-            out.push(String::new());
-            out.push("limits:".into());
-            out.extend(
-                limits
-                    .iter()
-                    .map(|l| format!("  - {}", l.as_str().unwrap_or(""))),
-            );
-        }
-        out.push(String::new());
-        let not_checked: Vec<&str> = p["notChecked"]
-            .as_array()
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        out.push(format!("not checked: {}", not_checked.join("; ")));
-        out.join("\n")
+        report::render(self, false)
+    }
+
+    /// The same report with every item listed: each parked, excluded and unjudged item, and
+    /// the workflow's rows per item (`stanley --verbose`, `stanleyctl runs show`).
+    pub fn verbose(&self) -> String {
+        report::render(self, true)
     }
 
     /// The public output `{text, data}`: `data` has exactly the eight public packet keys.

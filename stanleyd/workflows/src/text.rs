@@ -207,6 +207,42 @@ pub fn truncate_chars(text: &str, max: usize) -> String {
     out
 }
 
+/// The widest line a report or a fallback writes, in characters (issue 34).
+pub const WIDTH: usize = 100;
+
+/// `text` cut at spaces into lines of at most [`WIDTH`] characters; every line after the
+/// first is indented by `indent`. A word longer than a line stays whole on its own line.
+pub fn wrap(text: &str, indent: usize) -> Vec<String> {
+    if text.chars().count() <= WIDTH {
+        return vec![text.to_owned()];
+    }
+    let lead: String = text.chars().take_while(|c| *c == ' ').collect();
+    let pad = " ".repeat(indent);
+    let mut out = Vec::new();
+    let mut line = lead.clone();
+    let mut fresh = true;
+    for word in text[lead.len()..].split(' ') {
+        let width = line.chars().count();
+        let add = word.chars().count() + usize::from(!fresh);
+        if !fresh && width + add > WIDTH {
+            out.push(std::mem::replace(&mut line, pad.clone()));
+            fresh = true;
+        }
+        if !fresh {
+            line.push(' ');
+        }
+        line.push_str(word);
+        fresh = false;
+    }
+    out.push(line);
+    out
+}
+
+/// A paragraph of prose as lines of at most [`WIDTH`] characters.
+pub fn paragraph(text: &str) -> String {
+    wrap(text, 0).join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

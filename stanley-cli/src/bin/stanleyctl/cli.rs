@@ -4,7 +4,7 @@ use clap::{Arg, ArgAction, Command};
 
 pub(crate) fn command() -> Command {
     Command::new("stanleyctl")
-        .version(stanley_proto::VERSION)
+        .version(stanley_cli::LONG_VERSION)
         .about("Administer Stanley's per-repository daemon")
         .arg(
             Arg::new("repo")
@@ -78,6 +78,31 @@ pub(crate) fn command() -> Command {
         .subcommand(Command::new("lsp").about(
             "Serve editors as a language server on stdin and stdout: findings as diagnostics, hover, code actions, the built-ins as commands (exit 0 after shutdown, 1 when the editor left without it)",
         ))
+        .subcommand(
+            Command::new("completions")
+                .about("Print the shell completions of stanleyctl or stanley for bash, zsh or fish")
+                .arg(
+                    Arg::new("shell")
+                        .required(true)
+                        .value_parser(["bash", "zsh", "fish"]),
+                )
+                .arg(
+                    Arg::new("command")
+                        .value_parser(["stanleyctl", "stanley"])
+                        .default_value("stanleyctl")
+                        .help("Whose completions (default stanleyctl)"),
+                ),
+        )
+        .subcommand(
+            Command::new("man")
+                .about("Print the man page of stanleyctl or stanley (roff)")
+                .arg(
+                    Arg::new("command")
+                        .value_parser(["stanleyctl", "stanley"])
+                        .default_value("stanleyctl")
+                        .help("Whose man page (default stanleyctl)"),
+                ),
+        )
         .subcommand(
             Command::new("ui")
                 .about("Open the read-only web page: runs and findings, the queue and candidates, the flow (prints its address first)")

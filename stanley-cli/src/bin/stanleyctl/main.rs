@@ -2,7 +2,8 @@
 //! improvement queue (`queue ...`), the candidates the queue drafts (`candidates ...`), its flow
 //! (`flow init|run|status|stop`), its judgment cache (`cache stats|clear`), its past runs (`runs
 //! list|show|export`), opens the read-only web page (`ui`), answers Claude Code hooks for
-//! the flow (`hook <event>`), and serves editors as a language server (`lsp`).
+//! the flow (`hook <event>`), serves editors as a language server (`lsp`), and prints its own and
+//! `stanley`'s shell completions and man pages (`completions`, `man`).
 
 mod cache;
 mod cli;
@@ -12,6 +13,7 @@ mod flow;
 mod lsp;
 mod queue;
 mod runs;
+mod setup;
 mod ui;
 
 use std::path::PathBuf;
@@ -95,6 +97,12 @@ fn main() -> ExitCode {
             return ExitCode::from(Exit::Usage.code());
         }
     };
+    // Completions and man pages need no repository and no daemon.
+    match matches.subcommand() {
+        Some(("completions", sub)) => return setup::completions(sub),
+        Some(("man", sub)) => return setup::man(sub),
+        _ => {}
+    }
     let json = matches.get_flag("json");
     // A bad environment is reported before a daemon is found or started.
     if let Err(e) = stanley_cli::environ::request_env() {

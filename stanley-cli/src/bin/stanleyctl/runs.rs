@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use stanley_cli::daemon::{Target, channel};
 use stanley_cli::exit::ClientError;
+use stanley_cli::style::Paint;
 use stanley_proto::v1::runs_client::RunsClient;
 use stanley_proto::v1::{ExportRunRequest, GetRunRequest, ListRunsRequest, RunSummary};
 
@@ -86,8 +87,11 @@ pub(crate) fn runs(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitC
                         "(no result was kept for this run; its records are in .stanley/runs/{}/)",
                         run.id
                     );
+                } else if r.human_verbose.is_empty() {
+                    stanley_cli::outln!("{}", Paint::stdout().report(&r.human));
                 } else {
-                    stanley_cli::outln!("{}", r.human);
+                    // The whole report: every item the printed one only counted.
+                    stanley_cli::outln!("{}", Paint::stdout().report(&r.human_verbose));
                 }
             }
             "export" => {

@@ -40,7 +40,6 @@ pub const EVIDENCE: f64 = 0.5;
 /// Related test hunks shown with a `test_gaps` hunk at most.
 pub const MAX_RELATED_TESTS: usize = 2;
 /// Rows shown in the human section at most.
-const MAX_SECTION_LINES: usize = 50;
 const HUNK_LIMIT_ERROR: &str = "not judged: hunk limit";
 const PLAN_LIMIT_ERROR: &str = "not judged: budget plan";
 
@@ -494,6 +493,47 @@ enum Slot<'a> {
     Sent(&'a stanley_core::FrameOutcome),
 }
 
+/// The change summary by category: each category with its count of hunks and the first few
+/// files, the most hunks first; hunks no answer placed are left to the coverage line.
+fn summary_lines(rows: &[Value]) -> Vec<String> {
+    let mut groups: Vec<(String, usize, Vec<String>)> = Vec::new();
+    for row in rows {
+        let label = row["classification"]["label"].as_str().unwrap_or("");
+        if matches!(label, "" | "cannot_tell") {
+            continue;
+        }
+        let path = row["path"].as_str().unwrap_or("").to_owned();
+        match groups.iter_mut().find(|(l, _, _)| l == label) {
+            Some((_, n, paths)) => {
+                *n += 1;
+                if !paths.contains(&path) {
+                    paths.push(path);
+                }
+            }
+            None => groups.push((label.to_owned(), 1, vec![path])),
+        }
+    }
+    groups.sort_by_key(|g| std::cmp::Reverse(g.1));
+    let width = groups.iter().map(|(l, _, _)| l.len()).max().unwrap_or(0);
+    groups
+        .into_iter()
+        .map(|(label, n, paths)| {
+            let first: Vec<&str> = paths.iter().take(3).map(String::as_str).collect();
+            let more = if paths.len() > 3 {
+                format!(" and {} more", paths.len() - 3)
+            } else {
+                String::new()
+            };
+            let hunks = if n == 1 { "hunk " } else { "hunks" };
+            format!(
+                "{:<width$}  {n:>3} {hunks}  {}{more}",
+                label.replace('_', " "),
+                first.join(", ")
+            )
+        })
+        .collect()
+}
+
 /// Runs `mode` over the diff evidence, recording into `run`.
 pub async fn analyze(
     mode: &Mode,
@@ -536,14 +576,15 @@ pub async fn analyze(
             .push(serde_json::to_value(&row).unwrap_or(Value::Null));
     }
     lines.sort_by_key(|(group, _)| *group);
-    run.sections.push(Section {
-        title: mode.description.to_lowercase(),
-        lines: lines
-            .into_iter()
-            .take(MAX_SECTION_LINES)
-            .map(|(_, l)| l)
-            .collect(),
-    });
+    if mode.id == "summarize" {
+        run.sections
+            .push(Section::new("change summary", summary_lines(&run.results)));
+    }
+    // A row per hunk: the findings and the coverage line sum them up; `--verbose` lists them.
+    run.sections.push(Section::rows(
+        format!("{} by hunk", mode.description.to_lowercase()),
+        lines.into_iter().map(|(_, l)| l).collect(),
+    ));
     run.not_checked = mode.not_checked.iter().map(|s| (*s).to_owned()).collect();
     run.summary = json!({
         "analysis": mode.id,

@@ -157,11 +157,26 @@ async fn concern_mass_combines_labels_into_a_flag() {
             .any(|f| f["path"] == "src/auth.ts" && f["lines"] == "1-3")
     );
     assert_eq!(packet.status, Status::Complete);
+    // The report puts the findings first, under the headline; the rows per hunk are for
+    // `--verbose`.
     let text = packet.human();
-    assert!(text.contains("review findings:\n  "), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].contains(": 4 findings · complete"), "{text}");
+    // Source first, then tests, then the rest (issue 34: not README.md first).
     assert!(
-        text.contains("concern=0.75 importance=0.80 evidence=0.90 flag=review_correctness_risk"),
+        lines[2].starts_with("  warn  src/auth.ts:1  review correctness risk"),
         "{text}"
+    );
+    assert!(text.find("test/cart.test.ts:1").unwrap() < text.find("README.md:1").unwrap());
+    assert!(!text.contains("review findings by hunk:"), "{text}");
+    let verbose = packet.verbose();
+    assert!(
+        verbose.contains("review findings by hunk:\n  "),
+        "{verbose}"
+    );
+    assert!(
+        verbose.contains("[judged] correctness_risk concern=0.75 importance=0.80 evidence=0.90"),
+        "{verbose}"
     );
 }
 

@@ -40,9 +40,12 @@ impl SectionOutcome {
         run.incomplete |= self.incomplete;
         results.extend(tag(self.rows, name));
         not_checked.extend(self.not_checked);
-        run.sections.push(crate::run::Section {
-            title: self.title.into(),
-            lines: self.lines,
+        // The criteria are the verdict a person asked for; the task's and the rules' rows per
+        // hunk repeat what the findings say, for `--verbose`.
+        run.sections.push(if name == "criteria" {
+            crate::run::Section::new(self.title, self.lines)
+        } else {
+            crate::run::Section::rows(self.title, self.lines)
         });
         self.summary
     }

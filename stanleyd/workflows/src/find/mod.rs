@@ -841,20 +841,26 @@ fn result_row(rank: Option<usize>, c: &Candidate, fallback: bool) -> Value {
 }
 
 /// The human line of a shortlisted candidate.
+/// One ranked candidate: `path:line` where its first excerpt starts (a terminal or an editor
+/// opens it there), then its relevance, role, the lines read and what was missing.
 fn shortlist_line(n: usize, c: &Candidate) -> String {
-    let ranges = c
+    let ranges: Vec<&str> = c
         .excerpt
         .as_ref()
         .and_then(|e| e["ranges"].as_array())
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .collect::<Vec<_>>()
-                .join(",")
-        })
-        .filter(|r| !r.is_empty())
-        .map(|r| format!(":{r}"))
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
+    let at = ranges
+        .first()
+        .and_then(|r| r.split('-').next())
+        .filter(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()))
+        .map(|l| format!(":{l}"))
+        .unwrap_or_default();
+    let ranges = if ranges.is_empty() {
+        String::new()
+    } else {
+        format!(" lines={}", ranges.join(","))
+    };
     let missing = c
         .excerpt
         .as_ref()
@@ -862,7 +868,7 @@ fn shortlist_line(n: usize, c: &Candidate) -> String {
         .map(|m| format!(" missing={m}"))
         .unwrap_or_default();
     format!(
-        "{}. {}{ranges} relevance={} role={}{missing}",
+        "{}. {}{at}  relevance={} role={}{ranges}{missing}",
         n + 1,
         c.path,
         c.relevance.map_or("-".into(), |r| format!("{r:.2}")),
@@ -986,18 +992,15 @@ pub async fn find(
                 .map(|c| result_row(None, c, input.fallback)),
         );
     }
-    run.sections.push(Section {
-        title: "ranked candidates".into(),
-        lines: shortlist
+    run.sections.push(Section::new(
+        "ranked candidates",
+        shortlist
             .iter()
             .enumerate()
             .map(|(n, &i)| shortlist_line(n, &cands[i]))
             .collect(),
-    });
-    run.sections.push(Section {
-        title: "gaps".into(),
-        lines: gaps.clone(),
-    });
+    ));
+    run.sections.push(Section::new("gaps", gaps.clone()));
     let mut not_checked = vec![
         "this is a ranked shortlist, not an answer to the task".to_owned(),
         "untracked files are not candidates".to_owned(),

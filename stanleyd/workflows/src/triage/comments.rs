@@ -630,10 +630,10 @@ pub async fn triage(
         apply_answer(&mut rows[i], outcome, run);
     }
     rows.sort_by_key(rank);
-    run.sections.push(Section {
-        title: "comments".into(),
-        lines: section_lines(&rows),
-    });
+    // The headline counts the comments by class and the findings name the ones to act on;
+    // `--verbose` lists every comment.
+    run.sections
+        .push(Section::rows("comments", section_lines(&rows)));
     let mut not_checked = vec![
         "whether a reviewer's claim or suggestion is correct".to_owned(),
         "context that exists only in unexported thread history".to_owned(),

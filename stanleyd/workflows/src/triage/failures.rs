@@ -605,8 +605,9 @@ fn in_words(label: &str) -> Option<String> {
 /// The human section: one entry per failure, or per group of failures with the same message,
 /// in log order: the test, where it was raised and the CI step it sits in, then the message's
 /// first lines, what was judged of it and what would settle it. A failure printed again (a
-/// retried test) counts on its first entry.
-fn section_lines(rows: &[FailureRow]) -> Vec<String> {
+/// retried test) counts on its first entry. `brief` gives each entry one line: its head and the
+/// message's first line (D-127).
+fn section_lines(rows: &[FailureRow], brief: bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut shown = 0;
     let mut grouped: Vec<bool> = vec![false; rows.len()];
@@ -661,6 +662,15 @@ fn section_lines(rows: &[FailureRow]) -> Vec<String> {
                 same.len() + 1
             )
         };
+        if brief {
+            let first = r
+                .message
+                .as_deref()
+                .and_then(|m| m.lines().map(str::trim).find(|l| !l.is_empty()))
+                .unwrap_or("(no message found)");
+            out.push(clip(&format!("{head}  {first}"), SECTION_WIDTH));
+            continue;
+        }
         out.push(clip(&head, SECTION_WIDTH));
         if !same.is_empty() {
             let names: Vec<String> = std::iter::once(i)
@@ -821,10 +831,9 @@ pub async fn triage(
         f
     };
     let duplicates = rows.iter().filter(|r| r.duplicate_of.is_some()).count();
-    run.sections.push(Section {
-        title: "failures".into(),
-        lines: section_lines(&rows),
-    });
+    run.sections.push(
+        Section::new("failures", section_lines(&rows, true)).with_full(section_lines(&rows, false)),
+    );
     let mut not_checked = vec![
         "tests were not executed or rerun".to_owned(),
         "flakiness cannot be established from a single log".to_owned(),

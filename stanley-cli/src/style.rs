@@ -1,0 +1,187 @@
+//! Colour and bold for the report a person reads on a terminal (D-128). The daemon sends the
+//! report as plain text in one fixed layout (D-127); the client only marks it up: the headline
+//! and the section titles bold, `warn` yellow, `info` cyan, a failure's `✗` and `INCOMPLETE`
+//! red, the Jev footer dim. Colour is on when standard output is a terminal, off with
+//! `NO_COLOR` (any value but empty) or `TERM=dumb`, and on even through a pipe with
+//! `CLICOLOR_FORCE` (any value but empty or `0`); `NO_COLOR` wins.
+
+use std::ffi::OsString;
+use std::io::IsTerminal;
+
+use anstyle::{AnsiColor, Style};
+use stanley_proto::env::{CLICOLOR_FORCE, NO_COLOR, TERM};
+
+const BOLD: Style = Style::new().bold();
+const WARN: Style = AnsiColor::Yellow.on_default().bold();
+const INFO: Style = AnsiColor::Cyan.on_default();
+const BAD: Style = AnsiColor::Red.on_default().bold();
+const DIM: Style = Style::new().dimmed();
+
+/// Whether to colour standard output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Paint {
+    on: bool,
+}
+
+/// The choice from the environment's settings and whether the stream is a terminal.
+fn choose(
+    no_color: Option<OsString>,
+    force: Option<OsString>,
+    term: Option<OsString>,
+    terminal: bool,
+) -> bool {
+    let set = |v: &Option<OsString>| v.as_ref().is_some_and(|v| !v.is_empty());
+    if set(&no_color) {
+        return false;
+    }
+    if set(&force) && force.as_deref() != Some("0".as_ref()) {
+        return true;
+    }
+    if term.as_deref() == Some("dumb".as_ref()) {
+        return false;
+    }
+    terminal
+}
+
+impl Paint {
+    /// The choice for standard output.
+    pub fn stdout() -> Self {
+        Self {
+            on: choose(
+                std::env::var_os(NO_COLOR),
+                std::env::var_os(CLICOLOR_FORCE),
+                std::env::var_os(TERM),
+                std::io::stdout().is_terminal(),
+            ),
+        }
+    }
+
+    /// Plain text, whatever the environment says.
+    pub fn off() -> Self {
+        Self { on: false }
+    }
+
+    /// The report marked up, or as it is when colour is off.
+    pub fn report(self, text: &str) -> String {
+        if !self.on {
+            return text.to_owned();
+        }
+        let mut out = String::with_capacity(text.len() + 256);
+        let (mut headline, mut footer) = (true, false);
+        for (i, line) in text.split('\n').enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            footer |= line.starts_with("jev: ");
+            if line.is_empty() {
+                headline = false;
+                out.push_str(line);
+            } else if headline {
+                paint(&mut out, BOLD, line);
+            } else if footer {
+                paint(&mut out, DIM, line);
+            } else {
+                mark_line(&mut out, line);
+            }
+        }
+        out
+    }
+}
+
+fn paint(out: &mut String, style: Style, text: &str) {
+    out.push_str(&format!("{}{text}{}", style.render(), style.render_reset()));
+}
+
+/// One line after the headline: a finding's severity, a failure's mark, a section's title,
+/// an incomplete coverage, the footer.
+fn mark_line(out: &mut String, line: &str) {
+    for (prefix, word, style) in [
+        ("  warn  ", "warn", WARN),
+        ("  info  ", "info", INFO),
+        ("  ✗ ", "✗", BAD),
+    ] {
+        if let Some(rest) = line.strip_prefix(prefix) {
+            let lead = &prefix[..prefix.find(word).unwrap_or(0)];
+            let tail = &prefix[lead.len() + word.len()..];
+            out.push_str(lead);
+            paint(out, style, word);
+            out.push_str(tail);
+            out.push_str(rest);
+            return;
+        }
+    }
+    if line.starts_with("coverage: ") && line.contains("INCOMPLETE") {
+        let (before, after) = line.split_once("INCOMPLETE").unwrap_or((line, ""));
+        out.push_str(before);
+        paint(out, BAD, "INCOMPLETE");
+        out.push_str(after);
+    } else if is_title(line) {
+        paint(out, BOLD, line);
+    } else {
+        out.push_str(line);
+    }
+}
+
+/// A section title: `failures:`, `left out:`, `ranked candidates:`.
+fn is_title(line: &str) -> bool {
+    line.ends_with(':')
+        && line.starts_with(|c: char| c.is_ascii_lowercase())
+        && !line[..line.len() - 1].contains(':')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(v: &str) -> Option<OsString> {
+        Some(OsString::from(v))
+    }
+
+    #[test]
+    fn no_color_wins_and_force_reaches_a_pipe() {
+        assert!(choose(None, None, None, true));
+        assert!(!choose(None, None, None, false));
+        assert!(!choose(os("1"), None, None, true));
+        assert!(!choose(os("1"), os("1"), None, true));
+        assert!(
+            choose(os(""), None, None, true),
+            "an empty NO_COLOR is unset"
+        );
+        assert!(choose(None, os("1"), None, false));
+        assert!(!choose(None, os("0"), None, false));
+        assert!(!choose(None, None, os("dumb"), true));
+    }
+
+    #[test]
+    fn the_headline_titles_and_severities_are_marked() {
+        let text = "review of x: 1 finding · complete\n\n  warn  src/a.rs:3  risk\n  info  b:1  \
+                    note\n\nleft out:\n  parked 2\n\ncoverage: 3 · INCOMPLETE\n\njev: 1 request";
+        let painted = Paint { on: true }.report(text);
+        assert!(painted.starts_with("\x1b[1mreview of x: 1 finding · complete\x1b[0m\n\n"));
+        assert!(painted.contains("  \x1b[1m\x1b[33mwarn\x1b[0m  src/a.rs:3  risk"));
+        assert!(painted.contains("  \x1b[36minfo\x1b[0m  b:1"));
+        assert!(painted.contains("\x1b[1mleft out:\x1b[0m\n  parked 2"));
+        assert!(painted.contains("\x1b[1m\x1b[31mINCOMPLETE\x1b[0m"));
+        assert_eq!(Paint::off().report(text), text);
+        let plain = regex_free_strip(&painted);
+        assert_eq!(plain, text);
+    }
+
+    /// The text without its escape sequences.
+    fn regex_free_strip(text: &str) -> String {
+        let mut out = String::new();
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            if c == '\x1b' {
+                for c in chars.by_ref() {
+                    if c == 'm' {
+                        break;
+                    }
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,499 @@
+//! The report a person reads, one layout for every built-in (D-127): a headline (what was
+//! asked, the verdict, the status), the findings most important first with their place and one
+//! line of why, the workflow's own lines, one coverage line, what was left out grouped by reason
+//! with counts and the first few paths, and what was not checked. Parked items are counted, not
+//! listed, and rows per item are left to `--verbose`. Every line fits 100 columns (`text::WIDTH`), or
+//! wraps with an indent where one word is longer.
+
+use serde_json::Value;
+
+use super::Packet;
+use crate::text::wrap;
+
+/// How many paths a group of left-out items names before "and N more".
+const FIRST_PATHS: usize = 3;
+
+/// Renders `packet` as the report, with every item listed when `verbose`.
+pub(super) fn render(packet: &Packet, verbose: bool) -> String {
+    let p = &packet.json;
+    let mut out: Vec<String> = Vec::new();
+    out.extend(wrap(&headline(packet), 2));
+    let findings = p["findings"].as_array().map_or(&[][..], Vec::as_slice);
+    // Every finding, before anything else: they are what the person asked for.
+    if !findings.is_empty() {
+        out.push(String::new());
+        for f in findings {
+            out.extend(wrap(&finding_line(f), 8));
+        }
+    }
+    for section in &packet.sections {
+        if section.verbose_only && !verbose {
+            continue;
+        }
+        let lines = match (&section.full, verbose) {
+            (Some(full), true) => full,
+            _ => &section.lines,
+        };
+        if lines.is_empty() {
+            continue;
+        }
+        out.push(String::new());
+        out.push(format!("{}:", section.title));
+        for line in lines {
+            out.extend(wrap(&format!("  {line}"), 6));
+        }
+    }
+    out.push(String::new());
+    out.extend(wrap(&coverage_line(p), 2));
+    let left = left_out(p, verbose);
+    if !left.lines.is_empty() {
+        out.push(String::new());
+        out.push("left out:".into());
+        for line in &left.lines {
+            out.extend(wrap(&format!("  {line}"), 6));
+        }
+        if left.elided && !verbose {
+            let runs = if p["artifact"].is_null() {
+                String::new()
+            } else {
+                ", or `stanleyctl runs show latest`".to_owned()
+            };
+            out.push(format!("  every item: rerun with --verbose{runs}"));
+        }
+    }
+    let not_checked: Vec<&str> = strings(&p["notChecked"]);
+    if !not_checked.is_empty() {
+        out.push(String::new());
+        out.extend(wrap(&format!("not checked: {}", not_checked.join("; ")), 2));
+    }
+    out.join("\n")
+}
+
+/// The built-in a packet comes from: a diff analysis names its mode, a triage its kind.
+fn builtin(p: &Value) -> &str {
+    let summary = &p["summary"];
+    if let Some(mode) = summary["analysis"].as_str() {
+        return mode;
+    }
+    match summary["kind"].as_str() {
+        Some("failures") => "triage_failures",
+        Some("comments") => "triage_comments",
+        _ => {
+            let workflow = p["workflow"].as_str().unwrap_or("");
+            workflow.split('@').next().unwrap_or(workflow)
+        }
+    }
+}
+
+/// What a built-in is called in a headline.
+fn title(workflow: &str) -> &str {
+    match workflow {
+        "review" => "correctness review",
+        "test_gaps" => "test-gap review",
+        "security_review" => "security review",
+        "performance_review" => "performance review",
+        "compatibility_review" => "compatibility review",
+        "summarize" => "change summary",
+        "check" => "check",
+        "find" => "code search",
+        "triage_failures" => "failure triage",
+        "triage_comments" => "review-comment triage",
+        other => other,
+    }
+}
+
+/// What was looked at: the diff's scope, or where a triage's input came from.
+fn subject(p: &Value) -> String {
+    let summary = &p["summary"];
+    let diff = if summary["diff"].is_object() {
+        &summary["diff"]
+    } else {
+        &summary["task"]["diff"]
+    };
+    let scope = match diff["scope"].as_str() {
+        Some("staged") => Some("the staged changes".to_owned()),
+        Some("branch") => Some(match diff["baseRef"].as_str().filter(|b| !b.is_empty()) {
+            Some(base) => format!("the branch against {base}"),
+            None => "the branch".to_owned(),
+        }),
+        Some(_) => Some("the worktree changes".to_owned()),
+        None => None,
+    };
+    let source = summary["source"].as_str().map(|s| format!("from {s}"));
+    match (source, scope) {
+        (Some(source), Some(scope)) => format!(" {source}, with {scope}"),
+        (Some(source), None) => format!(" {source}"),
+        (None, Some(scope)) => format!(" of {scope}"),
+        (None, None) => String::new(),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The findings as a count, with how many are warnings.
+fn findings_count(findings: &[Value]) -> String {
+    let warn = findings.iter().filter(|f| f["severity"] == "warn").count();
+    let count = plural(findings.len(), "finding", "findings");
+    if warn > 0 && warn < findings.len() {
+        format!("{count} ({warn} warn)")
+    } else {
+        count
+    }
+}
+
+/// The verdict in a few words: what a workflow found, or that nothing was flagged.
+fn verdict(p: &Value) -> String {
+    let findings = p["findings"].as_array().map_or(&[][..], Vec::as_slice);
+    let rows = p["results"].as_array().map_or(&[][..], Vec::as_slice);
+    let with_findings = |what: String| {
+        if findings.is_empty() {
+            what
+        } else {
+            format!("{what}, {}", findings_count(findings))
+        }
+    };
+    match builtin(p) {
+        "triage_failures" => {
+            let failures = rows
+                .iter()
+                .filter(|r| r["duplicateOf"].is_null() && !r["id"].is_null())
+                .count();
+            with_findings(plural(failures, "failure", "failures"))
+        }
+        "triage_comments" => {
+            let mut counts: Vec<(String, usize)> = Vec::new();
+            for r in rows {
+                let class = r["classification"].as_str().unwrap_or("unjudged");
+                let class = class.replace('_', " ");
+                match counts.iter_mut().find(|(c, _)| *c == class) {
+                    Some(entry) => entry.1 += 1,
+                    None => counts.push((class, 1)),
+                }
+            }
+            let parts: Vec<String> = counts.iter().map(|(c, n)| format!("{n} {c}")).collect();
+            let what = plural(rows.len(), "comment", "comments");
+            if parts.is_empty() {
+                what
+            } else {
+                format!("{what} ({})", parts.join(", "))
+            }
+        }
+        "find" => {
+            let ranked = rows.iter().filter(|r| !r["rank"].is_null()).count();
+            with_findings(format!(
+                "{} ranked",
+                plural(ranked, "candidate", "candidates")
+            ))
+        }
+        "summarize" => {
+            let hunks = p["summary"]["eligibleHunks"].as_u64().unwrap_or(0) as usize;
+            let categories = p["summary"]["classifications"]
+                .as_object()
+                .map_or(0, |c| c.keys().filter(|k| !is_unsaid(k)).count());
+            with_findings(if categories == 0 {
+                format!(
+                    "{}, none clearly in a category",
+                    plural(hunks, "hunk", "hunks")
+                )
+            } else {
+                format!(
+                    "{} in {}",
+                    plural(hunks, "hunk", "hunks"),
+                    plural(categories, "category", "categories")
+                )
+            })
+        }
+        _ if findings.is_empty() => "nothing flagged (not an approval)".to_owned(),
+        _ => findings_count(findings),
+    }
+}
+
+/// A label that says nothing about the change (no answer, or not sure).
+pub(crate) fn is_unsaid(label: &str) -> bool {
+    matches!(
+        label,
+        "cannot_tell" | "unjudged" | "failed" | "excluded" | ""
+    )
+}
+
+fn headline(packet: &Packet) -> String {
+    let p = &packet.json;
+    let status = packet.status.as_str().replace('_', " ");
+    format!(
+        "{}{}: {} · {status} · advisory",
+        title(builtin(p)),
+        subject(p),
+        verdict(p)
+    )
+}
+
+/// The first line of a `lines` value (`12-14` or `181-340,1-160` is `12`, `181`).
+fn first_line(lines: &str) -> Option<&str> {
+    let first = lines.split([',', '-']).next()?.trim();
+    (!first.is_empty() && first.bytes().all(|b| b.is_ascii_digit())).then_some(first)
+}
+
+/// Where an item sits as terminals and editors open it: `path:line`, or the path alone.
+fn place(item: &Value) -> Option<String> {
+    let path = item["path"].as_str()?;
+    Some(match item["lines"].as_str().and_then(first_line) {
+        Some(line) => format!("{path}:{line}"),
+        None => path.to_owned(),
+    })
+}
+
+/// Why a finding was raised, in one line: its flag in words and up to two of its plain details,
+/// leaving out a detail that only repeats the flag (`classification=correctness_risk` beside
+/// `review correctness risk`).
+fn why(flag: &str, detail: Option<&serde_json::Map<String, Value>>) -> String {
+    let label = flag.replace('_', " ");
+    let details: Vec<String> = detail
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| {
+            let value = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                _ => return None,
+            };
+            (!label.contains(&value.replace('_', " "))).then(|| format!("{k}={value}"))
+        })
+        .take(2)
+        .collect();
+    if details.is_empty() {
+        label
+    } else {
+        format!("{label} ({})", details.join(", "))
+    }
+}
+
+/// One finding: its severity, its place and one line of why.
+fn finding_line(f: &Value) -> String {
+    let severity = if f["severity"] == "warn" {
+        "warn"
+    } else {
+        "info"
+    };
+    let why = why(f["flag"].as_str().unwrap_or(""), f["detail"].as_object());
+    match place(f) {
+        Some(at) => format!("  {severity}  {at}  {why}"),
+        None => format!("  {severity}  {why}"),
+    }
+}
+
+fn count(c: &Value, key: &str) -> u64 {
+    c[key].as_u64().unwrap_or(0)
+}
+
+/// The coverage in one line: how many candidates, how many judged, then what was decided
+/// without Jev, excluded by rule (with each rule's count), parked, failed and not judged, each
+/// when there were any, and whether that is complete.
+fn coverage_line(p: &Value) -> String {
+    let c = &p["coverage"];
+    let mut parts = vec![
+        format!("{} candidates", count(c, "candidates")),
+        format!("{} judged", count(c, "judged")),
+    ];
+    if count(c, "deterministic") > 0 {
+        parts.push(format!("{} deterministic", count(c, "deterministic")));
+    }
+    let by_rule: Vec<String> = excluded_by_rule(p)
+        .iter()
+        .map(|(rule, items)| format!("{rule} {}", items.len()))
+        .collect();
+    let excluded = count(c, "excluded");
+    if excluded > 0 || !by_rule.is_empty() {
+        parts.push(if by_rule.is_empty() {
+            format!("{excluded} excluded by rule")
+        } else {
+            format!("{excluded} excluded by rule ({})", by_rule.join(", "))
+        });
+    }
+    for key in ["parked", "failed", "unjudged"] {
+        if count(c, key) > 0 {
+            parts.push(format!("{} {key}", count(c, key)));
+        }
+    }
+    parts.push(if c["complete"] == true {
+        "complete".to_owned()
+    } else {
+        "INCOMPLETE".to_owned()
+    });
+    format!("coverage: {}", parts.join(" · "))
+}
+
+/// Exclusions grouped by the rule that decided them, in the order rules first appear.
+fn excluded_by_rule(p: &Value) -> Vec<(String, Vec<&Value>)> {
+    let mut groups: Vec<(String, Vec<&Value>)> = Vec::new();
+    for item in p["excluded"].as_array().into_iter().flatten() {
+        let rule = item["rule"].as_str().unwrap_or("other").to_owned();
+        match groups.iter_mut().find(|(r, _)| *r == rule) {
+            Some((_, items)) => items.push(item),
+            None => groups.push((rule, vec![item])),
+        }
+    }
+    groups
+}
+
+fn strings(value: &Value) -> Vec<&str> {
+    value
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// The first few names and how many more, or every name when `verbose`.
+fn names(names: &[String], verbose: bool) -> (String, bool) {
+    if verbose || names.len() <= FIRST_PATHS {
+        return (names.join(", "), false);
+    }
+    (
+        format!(
+            "{} and {} more",
+            names[..FIRST_PATHS].join(", "),
+            names.len() - FIRST_PATHS
+        ),
+        true,
+    )
+}
+
+struct LeftOut {
+    lines: Vec<String>,
+    /// Something was counted but not named.
+    elided: bool,
+}
+
+/// The distinct names of items, in order: their path, else their test, else their id.
+fn distinct(items: &[&Value]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for item in items {
+        let name = item["path"]
+            .as_str()
+            .or_else(|| item["testName"].as_str())
+            .or_else(|| item["id"].as_str())
+            .unwrap_or("")
+            .to_owned();
+        if !name.is_empty() && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// What was left out, by reason: parked (counted by reason; listed with `verbose`), excluded
+/// by each rule, failed and unjudged (with their files), and the run's limits.
+fn left_out(p: &Value, verbose: bool) -> LeftOut {
+    let mut lines = Vec::new();
+    let mut elided = false;
+    let parked = p["parked"].as_array().map_or(&[][..], Vec::as_slice);
+    if !parked.is_empty() {
+        let mut reasons: Vec<(&str, usize)> = Vec::new();
+        for item in parked {
+            let reason = item["reason"].as_str().unwrap_or("");
+            match reasons.iter_mut().find(|(r, _)| *r == reason) {
+                Some(entry) => entry.1 += 1,
+                None => reasons.push((reason, 1)),
+            }
+        }
+        reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
+        // A diff analysis starts each reason with its own id, which the headline says.
+        let own = format!("{}: ", builtin(p));
+        let why: Vec<String> = reasons
+            .iter()
+            .take(FIRST_PATHS)
+            .map(|(r, n)| format!("{} ({n})", r.strip_prefix(&own).unwrap_or(r)))
+            .collect();
+        let more = reasons.len().saturating_sub(FIRST_PATHS);
+        let more = if more > 0 {
+            format!("; {more} other reasons")
+        } else {
+            String::new()
+        };
+        let counted = if verbose {
+            ""
+        } else {
+            " (counted, not listed)"
+        };
+        lines.push(format!(
+            "parked {}{counted}: {}{more}",
+            parked.len(),
+            why.join("; ")
+        ));
+        if verbose {
+            for item in parked {
+                let reason = item["reason"].as_str().unwrap_or("");
+                lines.push(format!(
+                    "  ? {}: {}",
+                    place(item).unwrap_or_else(|| item["id"].as_str().unwrap_or("").to_owned()),
+                    reason.strip_prefix(&own).unwrap_or(reason)
+                ));
+            }
+        } else {
+            elided = true;
+        }
+    }
+    for (rule, items) in excluded_by_rule(p) {
+        let (listed, cut) = names(&distinct(&items), verbose);
+        elided |= cut;
+        lines.push(format!("excluded by rule {rule} {}: {listed}", items.len()));
+    }
+    let rows = p["results"].as_array().map_or(&[][..], Vec::as_slice);
+    for disposition in ["failed", "unjudged"] {
+        let items: Vec<&Value> = rows
+            .iter()
+            .filter(|r| r["disposition"] == disposition)
+            .collect();
+        let expected = count(&p["coverage"], disposition) as usize;
+        let n = items.len().max(expected);
+        if n == 0 {
+            continue;
+        }
+        let files = distinct(&items);
+        if files.is_empty() {
+            lines.push(format!("{disposition} {n}"));
+            continue;
+        }
+        let (listed, cut) = names(&files, verbose);
+        elided |= cut;
+        lines.push(format!(
+            "{disposition} {n}, in {}: {listed}",
+            plural(files.len(), "place", "places")
+        ));
+    }
+    for limit in strings(&p["limits"]) {
+        lines.push(format!("- {limit}"));
+    }
+    LeftOut { lines, elided }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::WIDTH;
+
+    #[test]
+    fn wraps_at_spaces_within_the_width() {
+        let text = format!("not checked: {}", "word ".repeat(40).trim_end());
+        let lines = wrap(&text, 2);
+        assert!(lines.len() > 1);
+        assert!(
+            lines.iter().all(|l| l.chars().count() <= WIDTH),
+            "{lines:?}"
+        );
+        assert!(lines[1..].iter().all(|l| l.starts_with("  w")));
+        assert_eq!(lines.join(" ").split_whitespace().count(), 42);
+        assert_eq!(wrap("short", 4), vec!["short".to_owned()]);
+    }
+
+    #[test]
+    fn places_open_at_the_first_line() {
+        assert_eq!(first_line("12-14"), Some("12"));
+        assert_eq!(first_line("181-340,1-160"), Some("181"));
+        assert_eq!(first_line("-"), None);
+        let item = serde_json::json!({"path": "src/a.rs", "lines": "3-9"});
+        assert_eq!(place(&item).as_deref(), Some("src/a.rs:3"));
+    }
+}

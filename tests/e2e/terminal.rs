@@ -1,0 +1,201 @@
+//! `stanley` in a real terminal (issue 34, D-128): run in a tmux pseudo-terminal, the report's
+//! headline is bold and a warning's severity coloured, and the progress line is drawn on the
+//! terminal and cleared before the report; piped, neither colour nor the progress line is
+//! written; with `NO_COLOR` the terminal gets the progress line and no colour; with
+//! `CLICOLOR_FORCE` a pipe gets colour. tmux runs on its own socket in a temp folder and is
+//! killed by this test alone; what the pane receives is recorded with `pipe-pane`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use stanley_tests::fake_jev::{ChoiceRule, choice_answer, labels_of, score_answer};
+use stanley_tests::testenv::wait_until;
+use stanley_tests::{TempRepo, TestEnv};
+
+/// A select graphic rendition sequence: colour, bold, reset.
+fn sgr() -> regex::Regex {
+    regex::Regex::new(r"\x1b\[[0-9;]*m").unwrap()
+}
+
+/// A review whose Jev flags every hunk as a correctness risk: a report with warnings.
+fn flagging_env() -> TestEnv {
+    let env = TestEnv::new();
+    env.jev.route("correctness", "review", 0.9);
+    let labels = labels_of(stanley_workflows::analysis::modes::REVIEW.labels);
+    let rule = ChoiceRule {
+        label: "correctness_risk".into(),
+        mass: 0.85,
+        confidence: 0.85,
+    };
+    env.jev
+        .answer("classification", choice_answer(&labels, &rule));
+    env.jev.answer("importance", score_answer(4, 3, 0.9));
+    env.jev.answer(
+        "evidence_sufficient",
+        serde_json::json!({"type": "noul", "noul": 0.9}),
+    );
+    env
+}
+
+/// A tmux server of our own, on a socket in a temp folder.
+struct Tmux {
+    dir: tempfile::TempDir,
+}
+
+impl Tmux {
+    fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn socket(&self) -> PathBuf {
+        self.dir.path().join("tmux.sock")
+    }
+
+    fn tmux(&self, args: &[&str]) {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(self.socket())
+            .args(["-f", "/dev/null"])
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .output()
+            .expect("run tmux");
+        assert!(out.status.success(), "tmux {args:?}: {out:?}");
+    }
+
+    /// Runs `stanley` with `args` in `repo` in a 120×40 terminal, with the test environment
+    /// plus `extra`; gives back every byte the terminal received.
+    fn run(&self, env: &TestEnv, repo: &TempRepo, args: &[&str], extra: &[(&str, &str)]) -> String {
+        let cmd = env.command("stanley", repo.root());
+        let mut vars: Vec<String> = cmd
+            .get_envs()
+            .filter_map(|(k, v)| Some(format!("{}={}", k.to_str()?, v?.to_str()?)))
+            .collect();
+        vars.push("TERM=xterm-256color".into());
+        vars.extend(extra.iter().map(|(k, v)| format!("{k}={v}")));
+        let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
+        let dir = self.dir.path();
+        let (go, done, raw) = (dir.join("go"), dir.join("done"), dir.join("raw.log"));
+        let _ = std::fs::remove_file(&go);
+        let _ = std::fs::remove_file(&done);
+        let _ = std::fs::remove_file(&raw);
+        // The command waits until the pane's output is being recorded.
+        let script = format!(
+            "while [ ! -e {go} ]; do sleep 0.02; done\ncd {root}\nenv -i {vars} {program} {args}\necho \"stanley-exit:$?\"\ntouch {done}\nexec sleep 600\n",
+            go = quote(&go.display().to_string()),
+            root = quote(&repo.root().display().to_string()),
+            vars = vars.iter().map(|v| quote(v)).collect::<Vec<_>>().join(" "),
+            program = quote(&cmd.get_program().to_string_lossy()),
+            args = args.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" "),
+            done = quote(&done.display().to_string()),
+        );
+        let file = dir.join("run.sh");
+        std::fs::write(&file, script).unwrap();
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(self.socket())
+            .args(["kill-session", "-t", "t"])
+            .output();
+        self.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            &format!("sh {}", quote(&file.display().to_string())),
+        ]);
+        self.tmux(&[
+            "pipe-pane",
+            "-t",
+            "t",
+            "-o",
+            &format!("cat > {}", quote(&raw.display().to_string())),
+        ]);
+        std::fs::write(&go, "").unwrap();
+        let read =
+            |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+        assert!(
+            wait_until(Duration::from_secs(60), || done.exists()
+                && read(&raw).contains("stanley-exit:")),
+            "stanley did not finish in the terminal: {}",
+            read(&raw)
+        );
+        read(&raw)
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(self.socket())
+            .arg("kill-server")
+            .env_clear()
+            .output();
+    }
+}
+
+#[test]
+fn a_terminal_gets_colour_and_the_progress_line_and_a_pipe_gets_neither() {
+    let env = flagging_env();
+    let repo = crate::summarize::changed_repo();
+    let tmux = Tmux::new();
+    let request = ["Review these changes for correctness bugs"];
+
+    let raw = tmux.run(&env, &repo, &request, &[]);
+    assert!(raw.contains("stanley-exit:0"), "{raw:?}");
+    // The headline in bold, a warning's severity in bold yellow.
+    assert!(
+        raw.contains("\x1b[1mcorrectness review of the worktree changes: 2 findings"),
+        "{raw:?}"
+    );
+    assert!(raw.contains("\x1b[1m\x1b[33mwarn\x1b[0m"), "{raw:?}");
+    // The progress line was drawn, then cleared before the report.
+    let progress = raw.find("stanley: routing").expect("a progress line");
+    let report = raw.find("correctness review of").unwrap();
+    assert!(progress < report, "{raw:?}");
+    assert!(raw[progress..report].contains("\r\x1b[2K"), "{raw:?}");
+
+    // With NO_COLOR: the progress line, and no colour.
+    let raw = tmux.run(&env, &repo, &request, &[("NO_COLOR", "1")]);
+    assert!(raw.contains("stanley-exit:0"), "{raw:?}");
+    assert!(raw.contains("stanley: routing"), "{raw:?}");
+    assert!(!sgr().is_match(&raw), "colour despite NO_COLOR: {raw:?}");
+    assert!(raw.contains("correctness review of the worktree changes: 2 findings"));
+
+    // Piped: the report alone on stdout, no progress line, no escape sequence anywhere.
+    let out = env.stanley(&repo, &request);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .starts_with("correctness review of the worktree changes: 2 findings"),
+        "{out:?}"
+    );
+    assert!(
+        !out.stdout.contains('\x1b') && !out.stderr.contains('\x1b'),
+        "{out:?}"
+    );
+    assert!(!out.stderr.contains("stanley: routing"), "{out:?}");
+
+    // CLICOLOR_FORCE colours a pipe; NO_COLOR still wins over it. (Another environment has
+    // its own runtime folder, so its own repository.)
+    let repo = crate::summarize::changed_repo();
+    let mut forced = flagging_env();
+    forced.set("CLICOLOR_FORCE", "1");
+    let out = forced.stanley(&repo, &request);
+    assert!(
+        out.stdout.starts_with("\x1b[1mcorrectness review"),
+        "{out:?}"
+    );
+    assert!(!out.stderr.contains("stanley: routing"), "{out:?}");
+    forced.set("NO_COLOR", "1");
+    let out = forced.stanley(&repo, &request);
+    assert!(!sgr().is_match(&out.stdout), "{out:?}");
+}
