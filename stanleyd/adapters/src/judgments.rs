@@ -28,6 +28,8 @@ use std::sync::{Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 use stanley_core::{CacheKey, CachedAnswers, JudgmentCache};
 
+use crate::store_error::{KeyProblem, StoreError};
+
 /// The store's schema, kept under the `schema` key.
 pub const SCHEMA: &str = "stanley.judgments/2";
 /// The signing key's file, in the per-user state folder.
@@ -54,20 +56,22 @@ impl CacheSecret {
     /// The user's signing key in `dir/cache.key` (the per-user state folder), created with 32
     /// random bytes the first time. A key file that is a link, another user's, readable by
     /// others or not 32 bytes is refused.
-    pub fn load_or_create(dir: &Path) -> Result<Self, String> {
+    pub fn load_or_create(dir: &Path) -> Result<Self, StoreError> {
         use std::io::{Read, Write};
         use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
         let path = dir.join(KEY_FILE);
-        let cannot = |e: &dyn std::fmt::Display| {
-            format!("the cache's key at {} cannot be used: {e}", path.display())
+        let cannot = |why: KeyProblem| StoreError::Key {
+            path: path.clone(),
+            why,
         };
+        let io = |e: std::io::Error| cannot(KeyProblem::Io(e));
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
             .create(dir)
-            .map_err(|e| cannot(&e))?;
+            .map_err(io)?;
         let mut fresh = [0u8; 32];
-        getrandom::getrandom(&mut fresh).map_err(|e| cannot(&e))?;
+        getrandom::getrandom(&mut fresh).map_err(|e| cannot(KeyProblem::Random(e)))?;
         match std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -78,27 +82,27 @@ impl CacheSecret {
             Ok(mut f) => {
                 f.write_all(&fresh)
                     .and_then(|()| f.sync_all())
-                    .map_err(|e| cannot(&e))?;
+                    .map_err(io)?;
                 return Ok(Self(fresh));
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(cannot(&e)),
+            Err(e) => return Err(io(e)),
         }
         let mut f = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NOFOLLOW)
             .open(&path)
-            .map_err(|e| cannot(&e))?;
-        let meta = f.metadata().map_err(|e| cannot(&e))?;
+            .map_err(io)?;
+        let meta = f.metadata().map_err(io)?;
         let uid = crate::records::current_uid();
         if !meta.is_file() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
-            return Err(cannot(&"it is not a private file of this user's"));
+            return Err(cannot(KeyProblem::NotPrivate));
         }
         let mut bytes = Vec::new();
-        f.read_to_end(&mut bytes).map_err(|e| cannot(&e))?;
+        f.read_to_end(&mut bytes).map_err(io)?;
         let key: [u8; 32] = bytes
             .try_into()
-            .map_err(|_| cannot(&"it does not hold 32 bytes"))?;
+            .map_err(|_| cannot(KeyProblem::NotThirtyTwoBytes))?;
         Ok(Self(key))
     }
 
@@ -186,7 +190,7 @@ impl std::fmt::Debug for SledJudgments {
 }
 
 /// Opens sled in `dir`; a panic inside sled (it has them on some damaged files) is an error.
-fn open_sled(dir: &Path) -> Result<sled::Db, String> {
+fn open_sled(dir: &Path) -> Result<sled::Db, StoreError> {
     crate::records::open_sled(dir, 1024 * 1024, sled::Mode::LowSpace)
 }
 
@@ -229,38 +233,37 @@ fn raw_key(key: &CacheKey) -> Option<[u8; 32]> {
 
 /// Opens the store and checks every entry; returns it with its byte count, or why it cannot
 /// be trusted.
-fn open_store(dir: &Path, secret: &CacheSecret) -> Result<(Store, Held), String> {
+fn open_store(dir: &Path, secret: &CacheSecret) -> Result<(Store, Held), StoreError> {
     let db = open_sled(dir)?;
-    let checked = catch_unwind(AssertUnwindSafe(|| -> Result<(Store, Held), String> {
-        match db.get("schema").map_err(|e| e.to_string())? {
+    let checked = catch_unwind(AssertUnwindSafe(|| -> Result<(Store, Held), StoreError> {
+        match db.get("schema")? {
             Some(v) if v.as_ref() != SCHEMA.as_bytes() => {
-                return Err(format!(
-                    "it has schema {}, not {SCHEMA}",
-                    String::from_utf8_lossy(&v)
-                ));
+                return Err(StoreError::Schema {
+                    found: String::from_utf8_lossy(&v).into_owned(),
+                    expected: SCHEMA,
+                });
             }
             Some(_) => {}
             None => {
-                db.insert("schema", SCHEMA).map_err(|e| e.to_string())?;
+                db.insert("schema", SCHEMA)?;
             }
         }
-        let entries = db.open_tree("entries").map_err(|e| e.to_string())?;
-        let lru = db.open_tree("lru").map_err(|e| e.to_string())?;
-        let models = db.open_tree("models").map_err(|e| e.to_string())?;
+        let entries = db.open_tree("entries")?;
+        let lru = db.open_tree("lru")?;
+        let models = db.open_tree("models")?;
         // The eviction order is rebuilt from the entries' own stamps, so an order cut short by
         // a crash between two writes cannot leave an entry that is never evicted.
-        lru.clear().map_err(|e| e.to_string())?;
+        lru.clear()?;
         let mut held = Held::default();
         for item in entries.iter() {
-            let (key, value) = item.map_err(|e| e.to_string())?;
+            let (key, value) = item?;
             let Some((stamp, payload)) = decode(secret, &key, &value) else {
-                return Err("an entry is not signed with this user's key".to_owned());
+                return Err(StoreError::Unsigned);
             };
             if serde_json::from_slice::<CachedAnswers>(payload).is_err() {
-                return Err("an entry does not parse".to_owned());
+                return Err(StoreError::Unparsable);
             }
-            lru.insert(stamp.to_be_bytes(), key.as_ref())
-                .map_err(|e| e.to_string())?;
+            lru.insert(stamp.to_be_bytes(), key.as_ref())?;
             held.bytes += (key.len() + value.len()) as u64;
             held.entries += 1;
             held.newest = held.newest.max(stamp);
@@ -277,7 +280,7 @@ fn open_store(dir: &Path, secret: &CacheSecret) -> Result<(Store, Held), String>
     }));
     match checked {
         Ok(r) => r,
-        Err(_) => Err("it cannot be read: sled panicked reading it".to_owned()),
+        Err(_) => Err(StoreError::ReadPanicked),
     }
 }
 
@@ -290,17 +293,17 @@ struct Held {
 }
 
 /// Why a store that opened lost data, judged against the manifest of its last flush.
-fn lost_data(dir: &Path, held: Held) -> Option<String> {
+fn lost_data(dir: &Path, held: Held) -> Option<StoreError> {
     let text = crate::records::read_bounded(&dir.join(MANIFEST), 1024 * 1024).ok()?;
     let manifest: Manifest = serde_json::from_slice(&text).ok()?;
     if held.entries < manifest.entries {
-        return Some(format!(
-            "it holds {} answers where {} were written",
-            held.entries, manifest.entries
-        ));
+        return Some(StoreError::Lost {
+            held: held.entries,
+            written: manifest.entries,
+        });
     }
     if manifest.entries > 0 && held.newest < manifest.newest {
-        return Some("its newest answers are missing".to_owned());
+        return Some(StoreError::NewestMissing);
     }
     None
 }
@@ -309,13 +312,13 @@ impl SledJudgments {
     /// Opens (or creates) the cache in `dir`, bounded to `max_bytes` of keys and values. A
     /// store that cannot be trusted is moved aside and rebuilt empty, with a warning; only a
     /// folder that cannot be created at all is an error (the daemon then runs without a cache).
-    pub fn open(dir: &Path, max_bytes: u64, secret: CacheSecret) -> Result<Self, String> {
-        crate::records::create_private_dir(dir).map_err(|e| e.to_string())?;
+    pub fn open(dir: &Path, max_bytes: u64, secret: CacheSecret) -> Result<Self, StoreError> {
+        crate::records::create_private_dir(dir)?;
         // A store Stanley did not make (a repository that committed one, which a checkout
         // writes 0755) could hold answers chosen for its own diff: it is never opened.
-        crate::records::refuse_foreign_dir(dir).map_err(|e| e.to_string())?;
+        crate::records::refuse_foreign_dir(dir)?;
         // sled opens its own files by name: a link planted among them would be written through.
-        crate::records::refuse_links_within(dir).map_err(|e| e.to_string())?;
+        crate::records::refuse_links_within(dir)?;
         let opened =
             open_store(dir, &secret).and_then(|(store, held)| match lost_data(dir, held) {
                 Some(why) => Err(why),
@@ -383,7 +386,7 @@ impl SledJudgments {
     }
 
     /// Removes every answer (and what models resolved to); returns how many answers went.
-    pub fn clear(&self) -> Result<u64, String> {
+    pub fn clear(&self) -> Result<u64, StoreError> {
         let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
         let store = self.store.read().unwrap_or_else(|e| e.into_inner());
         let Some(s) = store.as_ref() else {
@@ -391,11 +394,9 @@ impl SledJudgments {
         };
         let n = s.entries.len() as u64;
         for tree in [&s.entries, &s.lru, &s.models] {
-            tree.clear()
-                .map_err(|e| format!("cannot clear the judgment cache: {e}"))?;
+            tree.clear().map_err(StoreError::Clear)?;
         }
-        s.db.flush()
-            .map_err(|e| format!("cannot clear the judgment cache: {e}"))?;
+        s.db.flush().map_err(StoreError::Clear)?;
         self.bytes.store(0, Ordering::SeqCst);
         self.count.store(0, Ordering::SeqCst);
         self.write_manifest();
@@ -454,7 +455,7 @@ impl SledJudgments {
     }
 
     /// A damaged entry was found while serving: the store is rebuilt empty, with a warning.
-    fn drop_damaged(&self, why: &str) {
+    fn drop_damaged(&self, why: &StoreError) {
         let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
         let mut store = self.store.write().unwrap_or_else(|e| e.into_inner());
         if let Some(old) = store.take() {
@@ -510,19 +511,19 @@ impl SledJudgments {
         }
     }
 
-    fn lookup(&self, key: &[u8; 32]) -> Result<Option<CachedAnswers>, String> {
+    fn lookup(&self, key: &[u8; 32]) -> Result<Option<CachedAnswers>, StoreError> {
         let store = self.store.read().unwrap_or_else(|e| e.into_inner());
         let Some(s) = store.as_ref() else {
             return Ok(None);
         };
-        let Some(value) = s.entries.get(key).map_err(|e| e.to_string())? else {
+        let Some(value) = s.entries.get(key)? else {
             return Ok(None);
         };
         let Some((old_stamp, payload)) = decode(&self.secret, key, &value) else {
-            return Err("an entry is not signed with this user's key".to_owned());
+            return Err(StoreError::Unsigned);
         };
         let Ok(answers) = serde_json::from_slice::<CachedAnswers>(payload) else {
-            return Err("an entry does not parse".to_owned());
+            return Err(StoreError::Unparsable);
         };
         // Touch: the entry moves to the young end of the eviction order, only if it is still the
         // value just read (an eviction, a clear or a newer answer in between wins).
@@ -553,7 +554,7 @@ impl Drop for SledJudgments {
 }
 
 /// The warning for a store that could not be trusted.
-fn damaged(dir: &Path, why: &str) -> String {
+fn damaged(dir: &Path, why: &StoreError) -> String {
     format!(
         "the judgment cache at {} was damaged ({why}); it was dropped and rebuilt empty, so \
          earlier answers are asked again",
@@ -562,8 +563,8 @@ fn damaged(dir: &Path, why: &str) -> String {
 }
 
 /// Removes the store's files and opens an empty one.
-fn rebuild(dir: &Path, secret: &CacheSecret) -> Result<(Store, Held), String> {
-    let cannot = |e: &dyn std::fmt::Display| format!("the judgment cache cannot be rebuilt: {e}");
+fn rebuild(dir: &Path, secret: &CacheSecret) -> Result<(Store, Held), StoreError> {
+    let cannot = |e: StoreError| StoreError::Rebuild(Box::new(e));
     if let Ok(entries) = std::fs::read_dir(dir) {
         for entry in entries.flatten() {
             let path = entry.path();
@@ -572,11 +573,11 @@ fn rebuild(dir: &Path, secret: &CacheSecret) -> Result<(Store, Held), String> {
             } else {
                 std::fs::remove_file(&path)
             };
-            gone.map_err(|e| cannot(&e))?;
+            gone.map_err(|e| cannot(e.into()))?;
         }
     }
-    crate::records::create_private_dir(dir).map_err(|e| cannot(&e))?;
-    open_store(dir, secret).map_err(|e| cannot(&e))
+    crate::records::create_private_dir(dir).map_err(|e| cannot(e.into()))?;
+    open_store(dir, secret).map_err(cannot)
 }
 
 impl JudgmentCache for SledJudgments {
@@ -819,7 +820,20 @@ mod tests {
         );
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
         let refused = CacheSecret::load_or_create(&state).unwrap_err();
-        assert!(refused.contains("not a private file"), "{refused}");
+        assert!(
+            matches!(
+                &refused,
+                StoreError::Key {
+                    why: KeyProblem::NotPrivate,
+                    ..
+                }
+            ),
+            "{refused}"
+        );
+        assert!(
+            refused.to_string().contains("not a private file"),
+            "{refused}"
+        );
     }
 
     #[test]
@@ -835,7 +849,11 @@ mod tests {
         // What a checkout of a repository that committed the folder leaves: mode 0755.
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         let refused = SledJudgments::open(&path, DEFAULT_MAX_BYTES, secret()).unwrap_err();
-        assert!(refused.contains("was not made by Stanley"), "{refused}");
+        assert!(matches!(&refused, StoreError::Io(_)), "{refused:?}");
+        assert!(
+            refused.to_string().contains("was not made by Stanley"),
+            "{refused}"
+        );
     }
 
     #[test]

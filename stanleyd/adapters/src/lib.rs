@@ -17,6 +17,7 @@ pub mod records;
 pub mod redact;
 mod redact_keys;
 pub mod runs;
+pub mod store_error;
 pub mod tools;
 pub mod trust;
 pub mod workflow_host;

@@ -18,6 +18,7 @@ use stanley_workflows::improve::{Enqueued, Job, JobQueue, JobState, MAX_PENDING_
 use stanley_workflows::ports::Clock;
 
 use crate::job_log::{self, JobLog, Replay};
+use crate::store_error::StoreError;
 
 /// The store's schema version, kept under the `schema` key.
 pub const SCHEMA_VERSION: &str = "stanley.queue/1";
@@ -119,18 +120,18 @@ fn err(e: impl std::fmt::Display) -> QueueError {
 }
 
 /// Opens sled in `dir`; a panic inside sled (it has them on some damaged files) is an error.
-fn open_sled(dir: &Path) -> Result<sled::Db, String> {
+fn open_sled(dir: &Path) -> Result<sled::Db, StoreError> {
     crate::records::open_sled(dir, 4 * 1024 * 1024, sled::Mode::HighThroughput)
 }
 
 /// The jobs in an open store, or why it cannot be trusted.
-fn read_store(db: &sled::Db) -> Result<(BTreeMap<String, Job>, usize), String> {
-    let read = catch_unwind(AssertUnwindSafe(|| -> Result<_, String> {
-        let tree = db.open_tree("jobs").map_err(|e| e.to_string())?;
+fn read_store(db: &sled::Db) -> Result<(BTreeMap<String, Job>, usize), StoreError> {
+    let read = catch_unwind(AssertUnwindSafe(|| -> Result<_, sled::Error> {
+        let tree = db.open_tree("jobs")?;
         let mut jobs = BTreeMap::new();
         let mut unreadable = 0;
         for item in tree.iter() {
-            let (_, value) = item.map_err(|e| e.to_string())?;
+            let (_, value) = item?;
             match serde_json::from_slice::<Job>(&value) {
                 Ok(job) => {
                     jobs.insert(job.id.clone(), job);
@@ -142,8 +143,8 @@ fn read_store(db: &sled::Db) -> Result<(BTreeMap<String, Job>, usize), String> {
     }));
     match read {
         Ok(Ok(r)) => Ok(r),
-        Ok(Err(e)) => Err(format!("the store cannot be read: {e}")),
-        Err(_) => Err("the store cannot be read: sled panicked reading it".to_owned()),
+        Ok(Err(e)) => Err(StoreError::Read(e)),
+        Err(_) => Err(StoreError::ReadPanicked),
     }
 }
 
@@ -199,7 +200,7 @@ struct Verdict {
 
 /// Compares the store with the log.
 fn judge(
-    store: Result<(BTreeMap<String, Job>, usize), String>,
+    store: Result<(BTreeMap<String, Job>, usize), StoreError>,
     marker: bool,
     log: &Replay,
 ) -> Verdict {
@@ -213,7 +214,7 @@ fn judge(
     }
     let (stored, unreadable, mut store_problem) = match store {
         Ok((jobs, unreadable)) => (jobs, unreadable, None),
-        Err(why) => (BTreeMap::new(), 0, Some(why)),
+        Err(why) => (BTreeMap::new(), 0, Some(why.to_string())),
     };
     if unreadable > 0 {
         store_problem.get_or_insert_with(|| format!("{unreadable} job record(s) do not parse"));

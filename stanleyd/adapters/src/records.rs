@@ -395,7 +395,12 @@ const SLED_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 /// Opens the sled store in `dir` with a cache of `cache_bytes`. A store sled cannot read, or
 /// panics on, is an error ("it does not open: …"), never a panic; a lock still held is waited
 /// for, for a moment.
-pub fn open_sled(dir: &Path, cache_bytes: u64, mode: sled::Mode) -> Result<sled::Db, String> {
+pub fn open_sled(
+    dir: &Path,
+    cache_bytes: u64,
+    mode: sled::Mode,
+) -> Result<sled::Db, crate::store_error::StoreError> {
+    use crate::store_error::StoreError;
     let deadline = std::time::Instant::now() + SLED_LOCK_WAIT;
     loop {
         let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -413,8 +418,8 @@ pub fn open_sled(dir: &Path, cache_bytes: u64, mode: sled::Mode) -> Result<sled:
             {
                 std::thread::sleep(std::time::Duration::from_millis(25));
             }
-            Ok(Err(e)) => return Err(format!("it does not open: {e}")),
-            Err(_) => return Err("it does not open: sled panicked reading it".to_owned()),
+            Ok(Err(e)) => return Err(StoreError::Open(e)),
+            Err(_) => return Err(StoreError::OpenPanicked),
         }
     }
 }

@@ -62,7 +62,7 @@ impl Cache for CacheService {
         let removed = tokio::task::spawn_blocking(move || cache.clear())
             .await
             .map_err(|e| RequestError::internal(e.to_string()))?
-            .map_err(RequestError::internal)?;
+            .map_err(RequestError::from)?;
         // A remembered result stands for answers that are gone now.
         self.state.results.clear();
         tracing::info!(removed, "judgment cache cleared");

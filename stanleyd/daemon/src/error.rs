@@ -125,6 +125,14 @@ impl RequestError {
     }
 }
 
+/// A sled store's failure, once, into the request error: the store is the daemon's own, so its
+/// failure is an internal one (a full disk included), named in the store's words.
+impl From<stanley_adapters::store_error::StoreError> for RequestError {
+    fn from(e: stanley_adapters::store_error::StoreError) -> Self {
+        Self::internal(e.to_string())
+    }
+}
+
 impl From<RequestError> for tonic::Status {
     fn from(e: RequestError) -> Self {
         e.kind.status(e.code, e.message)

@@ -76,7 +76,7 @@ pub(crate) trait CacheStore: JudgmentCache {
     /// Entries, sizes, hits and misses.
     fn stats(&self) -> CacheStats;
     /// Removes every answer; how many there were.
-    fn clear(&self) -> Result<u64, String>;
+    fn clear(&self) -> Result<u64, stanley_adapters::store_error::StoreError>;
     /// Writes new answers to disk.
     fn flush(&self);
     /// What opening found wrong, once.
@@ -87,7 +87,7 @@ impl CacheStore for SledJudgments {
     fn stats(&self) -> CacheStats {
         SledJudgments::stats(self)
     }
-    fn clear(&self) -> Result<u64, String> {
+    fn clear(&self) -> Result<u64, stanley_adapters::store_error::StoreError> {
         SledJudgments::clear(self)
     }
     fn flush(&self) {
