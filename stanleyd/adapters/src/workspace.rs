@@ -8,6 +8,31 @@ use std::path::{Component, Path, PathBuf};
 
 use stanley_workflows::paths::is_secret_path;
 
+/// Why a workspace file cannot be read; each message is one line naming the path as given.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkspaceError {
+    #[error("path is empty or invalid")]
+    InvalidPath,
+    #[error("cannot resolve the repository root: {0}")]
+    Root(#[source] std::io::Error),
+    #[error("path escapes the workspace: {0}")]
+    Escapes(String),
+    #[error("file not found inside workspace: {0}")]
+    NotFound(String),
+    #[error("refusing to read a credential-shaped path: {0}")]
+    Credential(String),
+    #[error("not a regular file: {0}")]
+    NotAFile(String),
+    #[error("{path} is {size} bytes; the limit is {limit} bytes")]
+    TooLarge { path: String, size: u64, limit: u64 },
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// Lexically normalizes `path` (resolving `.` and `..` without touching the file system).
 fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
@@ -29,23 +54,28 @@ pub fn read_workspace_file(
     root: &Path,
     user_path: &str,
     max_bytes: u64,
-) -> Result<(String, Vec<u8>), String> {
+) -> Result<(String, Vec<u8>), WorkspaceError> {
     let (rel_posix, real, meta) = resolve(root, user_path)?;
     if meta.len() > max_bytes {
-        return Err(format!(
-            "{user_path} is {} bytes; the limit is {max_bytes} bytes",
-            meta.len()
-        ));
+        return Err(WorkspaceError::TooLarge {
+            path: user_path.to_owned(),
+            size: meta.len(),
+            limit: max_bytes,
+        });
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     fs::File::open(&real)
         .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes))
-        .map_err(|e| format!("cannot read {user_path}: {e}"))?;
+        .map_err(|source| WorkspaceError::Read {
+            path: user_path.to_owned(),
+            source,
+        })?;
     if bytes.len() as u64 > max_bytes {
-        return Err(format!(
-            "{user_path} is {} bytes; the limit is {max_bytes} bytes",
-            bytes.len()
-        ));
+        return Err(WorkspaceError::TooLarge {
+            path: user_path.to_owned(),
+            size: bytes.len() as u64,
+            limit: max_bytes,
+        });
     }
     Ok((rel_posix, bytes))
 }
@@ -54,9 +84,12 @@ pub fn read_workspace_file(
 pub fn open_workspace_file(
     root: &Path,
     user_path: &str,
-) -> Result<(String, fs::File, u64), String> {
+) -> Result<(String, fs::File, u64), WorkspaceError> {
     let (rel, real, meta) = resolve(root, user_path)?;
-    let file = fs::File::open(&real).map_err(|e| format!("cannot read {user_path}: {e}"))?;
+    let file = fs::File::open(&real).map_err(|source| WorkspaceError::Read {
+        path: user_path.to_owned(),
+        source,
+    })?;
     Ok((rel, file, meta.len()))
 }
 
@@ -65,12 +98,15 @@ pub fn read_workspace_head(
     root: &Path,
     user_path: &str,
     max_bytes: usize,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, WorkspaceError> {
     let (_, real, _) = resolve(root, user_path)?;
     let mut bytes = Vec::with_capacity(max_bytes.min(65_536));
     fs::File::open(&real)
         .and_then(|f| f.take(max_bytes as u64).read_to_end(&mut bytes))
-        .map_err(|e| format!("cannot read {user_path}: {e}"))?;
+        .map_err(|source| WorkspaceError::Read {
+            path: user_path.to_owned(),
+            source,
+        })?;
     Ok(bytes)
 }
 
@@ -79,14 +115,12 @@ pub fn read_workspace_head(
 fn resolve(
     root: &Path,
     user_path: &str,
-) -> Result<(String, std::path::PathBuf, fs::Metadata), String> {
+) -> Result<(String, std::path::PathBuf, fs::Metadata), WorkspaceError> {
     if user_path.is_empty() || user_path.contains('\0') {
-        return Err("path is empty or invalid".into());
+        return Err(WorkspaceError::InvalidPath);
     }
-    let canonical_root = root
-        .canonicalize()
-        .map_err(|e| format!("cannot resolve the repository root: {e}"))?;
-    let escapes = || format!("path escapes the workspace: {user_path}");
+    let canonical_root = root.canonicalize().map_err(WorkspaceError::Root)?;
+    let escapes = || WorkspaceError::Escapes(user_path.to_owned());
     for base in [root, canonical_root.as_path()] {
         let joined = normalize(&base.join(user_path));
         if !joined.starts_with(normalize(base)) {
@@ -96,7 +130,7 @@ fn resolve(
     let joined = canonical_root.join(user_path);
     let real = joined
         .canonicalize()
-        .map_err(|_| format!("file not found inside workspace: {user_path}"))?;
+        .map_err(|_| WorkspaceError::NotFound(user_path.to_owned()))?;
     let Ok(rel) = real.strip_prefix(&canonical_root) else {
         return Err(escapes());
     };
@@ -106,14 +140,11 @@ fn resolve(
         .collect::<Vec<_>>()
         .join("/");
     if is_secret_path(&rel_posix) || is_secret_path(user_path) {
-        return Err(format!(
-            "refusing to read a credential-shaped path: {user_path}"
-        ));
+        return Err(WorkspaceError::Credential(user_path.to_owned()));
     }
-    let meta =
-        fs::metadata(&real).map_err(|_| format!("file not found inside workspace: {user_path}"))?;
+    let meta = fs::metadata(&real).map_err(|_| WorkspaceError::NotFound(user_path.to_owned()))?;
     if !meta.is_file() {
-        return Err(format!("not a regular file: {user_path}"));
+        return Err(WorkspaceError::NotAFile(user_path.to_owned()));
     }
     Ok((rel_posix, real, meta))
 }
@@ -155,7 +186,15 @@ mod tests {
                 .0,
             "notes/a.txt"
         );
-        let err = |p: &str| read_workspace_file(&root, p, 10).unwrap_err();
+        let err = |p: &str| read_workspace_file(&root, p, 10).unwrap_err().to_string();
+        assert!(matches!(
+            read_workspace_file(&root, "link.log", 10),
+            Err(WorkspaceError::Escapes(_))
+        ));
+        assert!(matches!(
+            read_workspace_file(&root, "big.txt", 10),
+            Err(WorkspaceError::TooLarge { size: 11, .. })
+        ));
         assert_eq!(
             err("../outside.log"),
             "path escapes the workspace: ../outside.log"

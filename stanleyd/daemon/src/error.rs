@@ -125,6 +125,13 @@ impl RequestError {
     }
 }
 
+/// A workspace file the request named cannot be read: the request's input is at fault (65).
+impl From<stanley_adapters::workspace::WorkspaceError> for RequestError {
+    fn from(e: stanley_adapters::workspace::WorkspaceError) -> Self {
+        Self::input(e.to_string())
+    }
+}
+
 /// A sled store's failure, once, into the request error: the store is the daemon's own, so its
 /// failure is an internal one (a full disk included), named in the store's words.
 impl From<stanley_adapters::store_error::StoreError> for RequestError {

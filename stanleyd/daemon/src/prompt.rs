@@ -124,7 +124,7 @@ fn read_input(
         }
         v1::input::Source::Path(path) => {
             // Any size, in one pass: what does not fit is left out with a marker line.
-            let (rel, file, len) = open_workspace_file(root, &path).map_err(RequestError::input)?;
+            let (rel, file, len) = open_workspace_file(root, &path)?;
             if len == 0 {
                 return Err(RequestError::input("input file is empty"));
             }
