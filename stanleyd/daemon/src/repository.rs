@@ -133,7 +133,7 @@ fn allowed(state: &DaemonState, settings: &RequestSettings, disk: &OnDisk) -> Re
     }
     match crate::trust::check(state, settings, disk) {
         Ok(a) => workflows_off_reason(&a.workflows).map_or(Ok(()), Err),
-        Err(why) => Err(why),
+        Err(why) => Err(why.to_string()),
     }
 }
 

@@ -20,15 +20,34 @@ use crate::error::RequestError;
 use crate::settings::RequestSettings;
 use crate::state::DaemonState;
 
-fn store(state: &DaemonState) -> Result<TrustStore, String> {
+/// Nothing can be trusted: the person's setup (no home) or the trust file is at fault (65).
+impl From<TrustUnavailable> for RequestError {
+    fn from(e: TrustUnavailable) -> Self {
+        Self::input(e.to_string())
+    }
+}
+
+/// Why nothing can be trusted now.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum TrustUnavailable {
+    /// The daemon has no place for a trust file.
+    #[error(
+        "the daemon knows no HOME or XDG_STATE_HOME to keep its trust file in, so nothing is \
+         trusted; set HOME, or STANLEY_TRUST_WORKTREE=1 where the checkout is your own"
+    )]
+    NoTrustFile,
+    /// The trust file cannot be read or written.
+    #[error(transparent)]
+    File(#[from] stanley_adapters::trust::TrustError),
+}
+
+fn store(state: &DaemonState) -> Result<TrustStore, TrustUnavailable> {
     state
         .config
         .trust_file
         .clone()
         .map(TrustStore::at)
-        .ok_or_else(|| {
-            "the daemon knows no HOME or XDG_STATE_HOME to keep its trust file in, so nothing is trusted; set HOME, or STANLEY_TRUST_WORKTREE=1 where the checkout is your own".to_owned()
-        })
+        .ok_or(TrustUnavailable::NoTrustFile)
 }
 
 fn allowed_as_is(disk: &OnDisk) -> Assessment {
@@ -52,13 +71,13 @@ pub(crate) fn check(
     state: &DaemonState,
     settings: &RequestSettings,
     disk: &OnDisk,
-) -> Result<Assessment, String> {
+) -> Result<Assessment, TrustUnavailable> {
     if settings.trust_worktree || (disk.workflows.is_empty() && disk.flow.is_none()) {
         return Ok(allowed_as_is(disk));
     }
     let store = store(state)?;
     let root = &state.config.files.root;
-    let mut record = store.record(root).map_err(|e| e.to_string())?;
+    let mut record = store.record(root)?;
     // Only the edit loop looks at HEAD; reading it costs a repository open.
     let with_head;
     let disk = if record.as_ref().is_some_and(|r| r.edits_head.is_some()) {
@@ -69,11 +88,9 @@ pub(crate) fn check(
     };
     let assessment = assess(&mut record, disk.current());
     if assessment.record_changed {
-        store
-            .update(root, |r| {
-                assess(r, disk.current());
-            })
-            .map_err(|e| e.to_string())?;
+        store.update(root, |r| {
+            assess(r, disk.current());
+        })?;
     }
     Ok(assessment)
 }
@@ -88,7 +105,7 @@ pub(crate) fn flow_refusal(
     let disk = OnDisk::with_flow(&state.config.files.root, Some(flow_hash.to_owned()));
     match check(state, settings, &disk) {
         Ok(a) => stanley_workflows::trust::flow_off_reason(&a.flow),
-        Err(e) => Some(e),
+        Err(e) => Some(e.to_string()),
     }
 }
 
@@ -99,24 +116,22 @@ pub(crate) fn trust_promoted(
     state: &DaemonState,
     relative: &str,
     hash: &str,
-) -> Result<(), String> {
+) -> Result<(), TrustUnavailable> {
     let root = &state.config.files.root;
     let store = store(state)?;
-    store
-        .update(root, |r| *r = Some(trust_file(r.take(), relative, hash)))
-        .map_err(|e| e.to_string())
+    store.update(root, |r| *r = Some(trust_file(r.take(), relative, hash)))?;
+    Ok(())
 }
 
 /// Trusts the `flow.json` that `stanleyctl flow init` just wrote.
-pub(crate) fn trust_initial_flow(state: &DaemonState) -> Result<(), String> {
+pub(crate) fn trust_initial_flow(state: &DaemonState) -> Result<(), TrustUnavailable> {
     let root = &state.config.files.root;
     let Some(hash) = stanley_adapters::trust::flow_hash(root) else {
         return Ok(());
     };
     let store = store(state)?;
-    store
-        .update(root, |r| *r = Some(trust_flow(r.take(), &hash)))
-        .map_err(|e| e.to_string())
+    store.update(root, |r| *r = Some(trust_flow(r.take(), &hash)))?;
+    Ok(())
 }
 
 /// The service implementation.
@@ -187,7 +202,7 @@ impl Trust for TrustService {
     ) -> Result<Response<TrustStatus>, Status> {
         let edits = request.into_inner().edits;
         let root = self.state.config.files.root.clone();
-        let store = store(&self.state).map_err(RequestError::input)?;
+        let store = store(&self.state).map_err(RequestError::from)?;
         let disk = OnDisk::read(&root).with_head(&root);
         let at = SystemClock.now();
         store
@@ -208,7 +223,7 @@ impl Trust for TrustService {
         _request: Request<RevokeTrustRequest>,
     ) -> Result<Response<TrustStatus>, Status> {
         let root = self.state.config.files.root.clone();
-        let store = store(&self.state).map_err(RequestError::input)?;
+        let store = store(&self.state).map_err(RequestError::from)?;
         store
             .update(&root, |r| *r = None)
             .map_err(|e| RequestError::input(e.to_string()))?;
