@@ -107,7 +107,7 @@ static URL_CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
 pub use crate::redact_keys::secret_key;
 
 /// Texts shorter than this are scanned every time (remembering them costs about as much).
-const REMEMBERED_MIN_BYTES: usize = 256;
+const REMEMBERED_MIN_BYTES: usize = 24;
 /// How many clean texts one set of secrets remembers before it starts again.
 const REMEMBERED_MAX: usize = 200_000;
 

@@ -181,8 +181,33 @@ fn compact(key: &str) -> String {
         .collect()
 }
 
-/// Whether an assignment's key names a secret.
+/// Whether an assignment's key names a secret. The answer depends on the key alone, and a
+/// request asks it for the same few field names thousands of times: short keys are remembered
+/// per thread.
 pub fn secret_key(key: &str) -> bool {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    thread_local! {
+        static KNOWN: RefCell<HashMap<Box<str>, bool>> = RefCell::new(HashMap::new());
+    }
+    if key.len() > 64 {
+        return judge_key(key);
+    }
+    KNOWN.with(|known| {
+        if let Some(&answer) = known.borrow().get(key) {
+            return answer;
+        }
+        let answer = judge_key(key);
+        let mut known = known.borrow_mut();
+        if known.len() >= 4_096 {
+            known.clear();
+        }
+        known.insert(key.into(), answer);
+        answer
+    })
+}
+
+fn judge_key(key: &str) -> bool {
     let compact = compact(key);
     if compact == "auth" {
         return true;
