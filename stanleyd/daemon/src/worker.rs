@@ -80,16 +80,14 @@ async fn load_candidate(
     settings: &RequestSettings,
     dir: &str,
     facts: Facts,
-) -> Result<CandidateLoad, String> {
-    let staged = repository::stage_folder(state, dir).map_err(|e| e.to_string())?;
+) -> Result<CandidateLoad, repository::HostUnavailable> {
+    let staged = repository::stage_folder(state, dir)?;
     // The staged copy stays until the host is gone: gates and cleanups may still import from it.
     let repository::HostLoad {
         host,
         loaded,
         staged,
-    } = repository::start_host(state, settings, staged, dir)
-        .await
-        .map_err(|e| e.to_string())?;
+    } = repository::start_host(state, settings, staged, dir).await?;
     let gate = host
         .available(&repository::gate_facts(facts))
         .await
@@ -277,7 +275,7 @@ async fn run_job(
                     l.quarantined.clone(),
                 )
             })
-            .map_err(Clone::clone),
+            .map_err(ToString::to_string),
         reserved: &reserved,
     });
     if reasons.is_empty()
@@ -318,7 +316,7 @@ async fn run_job(
         },
         summary: summary[..end].to_owned(),
     };
-    write_record(root, &record)?;
+    write_record(root, &record).map_err(|e| e.to_string())?;
     job.state = JobState::Done;
     job.result = Some(status.into());
     let wf = workflow_id
@@ -335,14 +333,26 @@ async fn run_job(
     Ok(status)
 }
 
-fn write_record(root: &Path, record: &CandidateRecord) -> Result<(), String> {
-    let mut text = serde_json::to_string_pretty(record).map_err(|e| e.to_string())?;
+/// Why a candidate's record could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the candidate record: {0}")]
+pub(crate) struct RecordNotWritten(#[from] std::io::Error);
+
+impl From<RecordNotWritten> for RequestError {
+    fn from(e: RecordNotWritten) -> Self {
+        RequestError::internal(e.to_string())
+    }
+}
+
+fn write_record(root: &Path, record: &CandidateRecord) -> Result<(), RecordNotWritten> {
+    // A record of strings and numbers always serializes.
+    let mut text = serde_json::to_string_pretty(record).map_err(std::io::Error::other)?;
     text.push('\n');
     write_atomic(
         &root.join(format!(".stanley/candidates/{}/candidate.json", record.id)),
         text.as_bytes(),
-    )
-    .map_err(|e| format!("cannot write the candidate record: {e}"))
+    )?;
+    Ok(())
 }
 
 /// Whether the router picks the candidate for the job's request, beside every registered
@@ -494,7 +504,7 @@ pub(crate) async fn promote(
     }
     record.status = "promoted".into();
     record.source = Some(destination.clone());
-    write_record(root, &record).map_err(RequestError::internal)?;
+    write_record(root, &record)?;
     Ok((workflow, destination))
 }
 
@@ -565,7 +575,7 @@ pub(crate) fn reject(root: &Path, id: &str) -> Result<CandidateRecord, RequestEr
     }
     record.status = "rejected".into();
     record.reasons.push("rejected by a person".into());
-    write_record(root, &record).map_err(RequestError::internal)?;
+    write_record(root, &record)?;
     Ok(record)
 }
 
