@@ -525,6 +525,13 @@ impl SledJudgments {
         let Ok(answers) = serde_json::from_slice::<CachedAnswers>(payload) else {
             return Err(StoreError::Unparsable);
         };
+        // An entry in the younger half of the eviction order (fewer stamps issued since its own
+        // than half the entries) is not touched: at least half the store goes before it, and a
+        // request's hundreds of hits then cost no writes.
+        let since = self.newest.load(Ordering::SeqCst).saturating_sub(old_stamp);
+        if since < self.count.load(Ordering::SeqCst) / 2 {
+            return Ok(Some(answers));
+        }
         // Touch: the entry moves to the young end of the eviction order, only if it is still the
         // value just read (an eviction, a clear or a newer answer in between wins).
         self.dirty.store(true, Ordering::SeqCst);
@@ -727,6 +734,27 @@ mod tests {
         assert!(cache.get(&key(0)).is_some(), "the one in use stays");
         assert!(cache.get(&key(1)).is_none(), "the oldest unused went");
         assert!(cache.get(&key(fits + 9)).is_some(), "the newest stays");
+    }
+
+    #[test]
+    fn a_hit_in_the_younger_half_writes_nothing_and_an_older_one_moves_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache =
+            SledJudgments::open(&dir.path().join("j"), DEFAULT_MAX_BYTES, secret()).unwrap();
+        for n in 0..100 {
+            cache.put(&key(n), "m", &answers(0.5));
+        }
+        let newest = || cache.newest.load(Ordering::SeqCst);
+        let before = newest();
+        for _ in 0..10 {
+            assert!(cache.get(&key(99)).is_some());
+        }
+        assert_eq!(newest(), before, "a young entry is not touched");
+        assert!(cache.get(&key(0)).is_some());
+        assert!(newest() > before, "the oldest entry moved to the young end");
+        let after = newest();
+        assert!(cache.get(&key(0)).is_some());
+        assert_eq!(newest(), after, "and is young now");
     }
 
     #[test]
