@@ -72,7 +72,11 @@ fn outcome_of(status: Status) -> Outcome {
 /// The final event for an answer, redacted: the document with the request's `usage`, the
 /// human text with its Jev footer when Jev was asked anything, and the typed fields from the
 /// document as it leaves. The document is built, redacted and serialized once.
-fn to_result(answer: &Answer, usage: &RequestUsage, redactor: &SecretRedactor) -> v1::Result {
+fn to_result(
+    answer: &Answer,
+    usage: &RequestUsage,
+    redactor: &SecretRedactor,
+) -> (v1::Result, Value) {
     let (status, output) = (answer.status, &answer.output);
     // The footer wraps within the report's 100 columns, like every line of it (issue 34).
     let footed = |mut text: String| {
@@ -103,7 +107,7 @@ fn to_result(answer: &Answer, usage: &RequestUsage, redactor: &SecretRedactor) -
         &answer.workflow,
         &answer.run_id,
     );
-    result
+    (result, doc)
 }
 
 fn read_input(
@@ -208,11 +212,15 @@ pub(crate) async fn run(
     )
     .await;
     let usage = track.tally.snapshot();
-    let result = match served {
-        Ok(answer) => to_result(&answer, &usage, redactor.as_ref()),
+    // The document as it left, kept for the run's records so they need not parse it again.
+    let (result, document) = match served {
+        Ok(answer) => {
+            let (result, document) = to_result(&answer, &usage, redactor.as_ref());
+            (result, Some(document))
+        }
         Err(failure) => {
             tracing::info!(kind = failure.kind.as_str(), "request failed");
-            error_result(&failure, Some(redactor.as_ref()))
+            (error_result(&failure, Some(redactor.as_ref())), None)
         }
     };
     let mut result = result;
@@ -220,6 +228,7 @@ pub(crate) async fn run(
         let finished = crate::runs::Finished {
             request: &asked,
             result: &result,
+            document: document.as_ref(),
             usage,
             started_at,
             duration_ms: started.elapsed().as_millis() as u64,

@@ -106,14 +106,25 @@ impl DaemonState {
 pub(crate) struct Finished<'a> {
     pub(crate) request: &'a str,
     pub(crate) result: &'a stanley_proto::v1::Result,
+    /// The result's document as a value, when the caller has it (else it is read back from
+    /// `result.document_json`).
+    pub(crate) document: Option<&'a Value>,
     pub(crate) usage: RequestUsage,
     pub(crate) started_at: String,
     pub(crate) duration_ms: u64,
 }
 
 /// The summary of a finished request, from the result it gave.
-fn summary(id: &str, f: &Finished<'_>, finished_at: String) -> (RunSummary, Value) {
-    let doc: Value = serde_json::from_str(&f.result.document_json).unwrap_or(Value::Null);
+fn summary<'a>(
+    id: &str,
+    f: &Finished<'a>,
+    finished_at: String,
+) -> (RunSummary, std::borrow::Cow<'a, Value>) {
+    use std::borrow::Cow;
+    let doc: Cow<'a, Value> = match f.document {
+        Some(doc) => Cow::Borrowed(doc),
+        None => Cow::Owned(serde_json::from_str(&f.result.document_json).unwrap_or(Value::Null)),
+    };
     let data = &doc["output"]["data"];
     let error = f.result.error.as_ref().map(|e| RunError {
         kind: e.kind.clone(),
