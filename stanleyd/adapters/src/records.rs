@@ -315,6 +315,9 @@ pub struct FsRecorder {
     relative: String,
     redactor: Arc<dyn Redactor>,
     lock: Mutex<()>,
+    /// The record files appended to so far, kept open for the run (each line still goes to
+    /// the kernel at once: nothing is buffered in the process).
+    appending: Mutex<std::collections::HashMap<String, fs::File>>,
     /// The first write that failed.
     failed: Mutex<Option<String>>,
 }
@@ -340,6 +343,7 @@ impl FsRecorder {
             relative: format!(".stanley/runs/{run_id}"),
             redactor,
             lock: Mutex::new(()),
+            appending: Mutex::new(std::collections::HashMap::new()),
             failed: Mutex::new(None),
         })
     }
@@ -368,11 +372,16 @@ impl RunRecorder for FsRecorder {
     }
 
     fn append(&self, name: &str, value: &Value) {
-        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let mut line = serde_json::to_string(&self.clean(value)).unwrap_or_default();
         line.push('\n');
-        let result =
-            open_append(&self.dir.join(name)).and_then(|mut f| f.write_all(line.as_bytes()));
+        let mut open = self.appending.lock().unwrap_or_else(|e| e.into_inner());
+        let file = match open.entry(name.to_owned()) {
+            std::collections::hash_map::Entry::Occupied(f) => Ok(f.into_mut()),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                open_append(&self.dir.join(name)).map(|f| slot.insert(f))
+            }
+        };
+        let result = file.and_then(|f| f.write_all(line.as_bytes()));
         self.report(name, result);
     }
 
