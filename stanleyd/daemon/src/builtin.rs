@@ -54,7 +54,7 @@ pub(crate) async fn run_builtin(
     };
     let plan = match builtin.kind {
         Kind::Find => {
-            check_request_text(text, "task").map_err(RequestError::input)?;
+            check_request_text(text, "task")?;
             Plan::Find(find::FindInput::new(text))
         }
         Kind::Check => Plan::Check(
@@ -79,7 +79,7 @@ pub(crate) async fn run_builtin(
             let Some(input) = input else {
                 return Ok(unavailable());
             };
-            check_request_text(text, "task").map_err(RequestError::input)?;
+            check_request_text(text, "task")?;
             let parsed =
                 parse_log_with(&input.text, ctx.triage_parsers).map_err(RequestError::input)?;
             Plan::Failures(
@@ -97,7 +97,7 @@ pub(crate) async fn run_builtin(
             let mode = modes::mode(builtin.id).ok_or_else(|| {
                 RequestError::internal(format!("{} has no runner in this build", builtin.id))
             })?;
-            check_request_text(text, "request").map_err(RequestError::input)?;
+            check_request_text(text, "request")?;
             Plan::Analysis(
                 mode,
                 AnalysisInput {

@@ -125,6 +125,13 @@ impl RequestError {
     }
 }
 
+/// A built-in's request text is blank or too long: the request is at fault (65).
+impl From<stanley_workflows::text::RequestTextError> for RequestError {
+    fn from(e: stanley_workflows::text::RequestTextError) -> Self {
+        Self::input(e.to_string())
+    }
+}
+
 /// A workspace file the request named cannot be read: the request's input is at fault (65).
 impl From<stanley_adapters::workspace::WorkspaceError> for RequestError {
     fn from(e: stanley_adapters::workspace::WorkspaceError) -> Self {

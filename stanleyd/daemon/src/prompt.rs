@@ -687,7 +687,7 @@ async fn code_change_fallback(
         fallback: true,
         ..find::FindInput::new(&task)
     };
-    check_request_text(&task, "task").map_err(RequestError::input)?;
+    check_request_text(&task, "task")?;
     let packet = run_plan(ctx, "find", &Plan::Find(input), None, events).await?;
     let analysis = packet.output();
     let text = format!(

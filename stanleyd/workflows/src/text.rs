@@ -117,16 +117,23 @@ pub fn classify_action(request: &str) -> Option<Action> {
 /// The longest request text a built-in accepts, in characters.
 pub const MAX_TASK_CHARS: usize = 4000;
 
+/// Why a built-in's request text is refused (`label` names it: "task", "request").
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RequestTextError {
+    #[error("{label} text is required")]
+    Blank { label: &'static str },
+    #[error("{label} text is {chars} characters; the limit is {MAX_TASK_CHARS}")]
+    TooLong { label: &'static str, chars: usize },
+}
+
 /// Checks a built-in's request text: non-blank and at most 4000 characters.
-pub fn check_request_text(text: &str, label: &str) -> Result<(), String> {
+pub fn check_request_text(text: &str, label: &'static str) -> Result<(), RequestTextError> {
     if text.trim().is_empty() {
-        return Err(format!("{label} text is required"));
+        return Err(RequestTextError::Blank { label });
     }
-    let n = text.chars().count();
-    if n > MAX_TASK_CHARS {
-        return Err(format!(
-            "{label} text is {n} characters; the limit is {MAX_TASK_CHARS}"
-        ));
+    let chars = text.chars().count();
+    if chars > MAX_TASK_CHARS {
+        return Err(RequestTextError::TooLong { label, chars });
     }
     Ok(())
 }
@@ -271,11 +278,15 @@ mod tests {
     fn request_limits() {
         assert_eq!(
             check_request_text(" ", "request").unwrap_err(),
+            RequestTextError::Blank { label: "request" }
+        );
+        assert_eq!(
+            check_request_text(" ", "request").unwrap_err().to_string(),
             "request text is required"
         );
         let long = "x".repeat(4001);
         assert_eq!(
-            check_request_text(&long, "task").unwrap_err(),
+            check_request_text(&long, "task").unwrap_err().to_string(),
             "task text is 4001 characters; the limit is 4000"
         );
         assert!(check_request_text(&"é".repeat(4000), "task").is_ok());

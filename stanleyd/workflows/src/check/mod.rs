@@ -61,7 +61,7 @@ pub struct CheckPlan {
 
 /// Validates the task and parses the input as rules or criteria (input errors, exit 65).
 pub fn plan(task: &str, input: Option<(&str, &str)>) -> Result<CheckPlan, String> {
-    check_request_text(task, "task")?;
+    check_request_text(task, "task").map_err(|e| e.to_string())?;
     let mut plan = CheckPlan {
         task: task.to_owned(),
         rules: None,
