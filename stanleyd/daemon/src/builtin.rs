@@ -65,7 +65,8 @@ pub(crate) async fn run_builtin(
             let Some(input) = input else {
                 return Ok(unavailable());
             };
-            let comments = parse_comments(&input.text).map_err(RequestError::input)?;
+            let comments =
+                parse_comments(&input.text).map_err(|e| RequestError::input(e.to_string()))?;
             Plan::Comments(
                 triage_comments::CommentsInput {
                     text: input.text.clone(),

@@ -195,6 +195,7 @@ fn review_comments(bytes: &[u8]) -> Checked {
             Ok(shape(&[1, class(comments.len())]))
         }
         Err(e) => {
+            let e = e.to_string();
             ensure(
                 e.chars().count() <= MAX_ERROR_CHARS,
                 "an error is one short line",

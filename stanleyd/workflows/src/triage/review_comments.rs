@@ -69,28 +69,32 @@ pub fn looks_like_broken_json(text: &str) -> bool {
     (t.starts_with('[') || t.starts_with('{')) && serde_json::from_str::<Value>(text).is_err()
 }
 
+/// Why review comments cannot be read; every one is an input error.
+#[derive(Debug, thiserror::Error)]
+pub enum CommentsError {
+    #[error("comments must be JSON (line {line}, column {column}: {source})", line = .0.line(), column = .0.column(), source = .0)]
+    NotJson(#[source] serde_json::Error),
+    #[error("comments JSON must be an array or {{ comments: [...] }}")]
+    NotAList,
+    #[error("comments JSON has {0} comments; the limit is {MAX_COMMENTS}")]
+    TooMany(usize),
+    #[error("comments[{0}].body must be a non-empty string")]
+    NoBody(usize),
+}
+
 /// Parses review comments; every problem is an input error.
-pub fn parse_comments(text: &str) -> Result<Vec<Comment>, String> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| {
-        format!(
-            "comments must be JSON (line {}, column {}: {e})",
-            e.line(),
-            e.column()
-        )
-    })?;
+pub fn parse_comments(text: &str) -> Result<Vec<Comment>, CommentsError> {
+    let doc: Value = serde_json::from_str(text).map_err(CommentsError::NotJson)?;
     let items = match &doc {
         Value::Array(a) => a,
         Value::Object(o) => match o.get("comments") {
             Some(Value::Array(a)) => a,
-            _ => return Err("comments JSON must be an array or { comments: [...] }".into()),
+            _ => return Err(CommentsError::NotAList),
         },
-        _ => return Err("comments JSON must be an array or { comments: [...] }".into()),
+        _ => return Err(CommentsError::NotAList),
     };
     if items.len() > MAX_COMMENTS {
-        return Err(format!(
-            "comments JSON has {} comments; the limit is {MAX_COMMENTS}",
-            items.len()
-        ));
+        return Err(CommentsError::TooMany(items.len()));
     }
     let mut out = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
@@ -98,7 +102,7 @@ pub fn parse_comments(text: &str) -> Result<Vec<Comment>, String> {
             .get("body")
             .and_then(Value::as_str)
             .filter(|b| !b.trim().is_empty())
-            .ok_or_else(|| format!("comments[{index}].body must be a non-empty string"))?;
+            .ok_or(CommentsError::NoBody(index))?;
         let author = item
             .get("author")
             .and_then(Value::as_str)
@@ -234,15 +238,26 @@ mod tests {
         assert!(
             parse_comments("[{\"body\": \"x\",]")
                 .unwrap_err()
+                .to_string()
                 .starts_with("comments must be JSON (line 1, column")
         );
         assert_eq!(
-            parse_comments("{\"a\": 1}").unwrap_err(),
+            parse_comments("{\"a\": 1}").unwrap_err().to_string(),
             "comments JSON must be an array or { comments: [...] }"
         );
         assert_eq!(
-            parse_comments("[{\"body\": \" \"}]").unwrap_err(),
+            parse_comments("[{\"body\": \" \"}]")
+                .unwrap_err()
+                .to_string(),
             "comments[0].body must be a non-empty string"
+        );
+        assert!(matches!(
+            parse_comments("[{\"body\": \" \"}]"),
+            Err(CommentsError::NoBody(0))
+        ));
+        assert_eq!(
+            format!("{}", CommentsError::TooMany(501)),
+            format!("comments JSON has 501 comments; the limit is {MAX_COMMENTS}")
         );
         let long = format!("[{{\"body\": \"{}\"}}]", "x".repeat(4001));
         assert!(parse_comments(&long).unwrap()[0].body_truncated);
