@@ -1,7 +1,8 @@
 //! The layering rules, checked over `cargo metadata`: `stanley-core` and `stanley-workflows`
 //! depend on no I/O crate, and `stanley-cli` depends on nothing of ours but `stanley-proto`; and
 //! the invariants of `docs/ARCHITECTURE.md` a scan of the sources can hold (modules form a tree,
-//! exit codes, who creates files, which variables adapters name, which built-ins are offered).
+//! exit codes, who creates files, which variables adapters name, that children start from an empty
+//! environment, which built-ins are offered).
 
 use std::process::Command;
 
@@ -496,4 +497,38 @@ fn only_implemented_builtins_are_offered() {
     }
     assert!(lists > 0, "no list of built-ins found; the scan is stale");
     assert!(offenders.is_empty(), "{}", offenders.join("\n"));
+}
+
+/// Every process the daemon starts begins from an empty environment and gets only what it is
+/// handed (`env_clear` within the lines that build the command).
+#[test]
+fn every_child_starts_from_an_empty_environment() {
+    let mut commands = 0;
+    let mut offenders = Vec::new();
+    for (dir, skip) in [
+        ("stanleyd/adapters/src", &[][..]),
+        ("stanleyd/daemon/src", &["testing.rs"][..]),
+    ] {
+        let lines = code_lines(dir, skip);
+        for (i, (file, n, line)) in lines.iter().enumerate() {
+            if !line.contains("Command::new(") {
+                continue;
+            }
+            commands += 1;
+            let cleared = lines[i..]
+                .iter()
+                .take(12)
+                .take_while(|(f, _, _)| f == file)
+                .any(|(_, _, l)| l.contains(".env_clear()"));
+            if !cleared {
+                offenders.push(format!("{dir}/{file}:{n}: {line}"));
+            }
+        }
+    }
+    assert!(commands > 0, "no command found; the scan is stale");
+    assert!(
+        offenders.is_empty(),
+        "children that inherit the daemon's environment:\n{}",
+        offenders.join("\n")
+    );
 }
