@@ -29,13 +29,16 @@ pub enum Exit {
     Config = 78,
     /// Interrupted (SIGINT, 128 + 2).
     Interrupted = 130,
+    /// The reader of standard output went away (`stanley ... | head`), as Unix tools killed by
+    /// SIGPIPE end (128 + 13).
+    BrokenPipe = 141,
     /// Terminated (SIGTERM, 128 + 15).
     Terminated = 143,
 }
 
 impl Exit {
     /// Every code, in order.
-    pub const ALL: [Exit; 12] = [
+    pub const ALL: [Exit; 13] = [
         Exit::Complete,
         Exit::Incomplete,
         Exit::BudgetExhausted,
@@ -47,6 +50,7 @@ impl Exit {
         Exit::Permission,
         Exit::Config,
         Exit::Interrupted,
+        Exit::BrokenPipe,
         Exit::Terminated,
     ];
 
@@ -242,7 +246,10 @@ mod tests {
             }
         }
         let codes: Vec<u8> = Exit::ALL.iter().map(|e| e.code()).collect();
-        assert_eq!(codes, [0, 10, 12, 64, 65, 69, 70, 74, 77, 78, 130, 143]);
+        assert_eq!(
+            codes,
+            [0, 10, 12, 64, 65, 69, 70, 74, 77, 78, 130, 141, 143]
+        );
         let kinds: Vec<u8> = ErrorKind::ALL.iter().map(|k| k.exit().code()).collect();
         assert_eq!(kinds, [64, 65, 65, 69, 70, 77, 69, 69, 130, 143]);
         let flow: Vec<u8> = FlowCode::ALL.iter().map(|e| e.code()).collect();

@@ -7,9 +7,6 @@ use std::io::Write;
 
 use stanley_proto::exit::Exit;
 
-/// The exit status of a command whose reader went away (128 + SIGPIPE).
-pub const BROKEN_PIPE: u8 = 141;
-
 /// Writes `text` to stdout and flushes; on failure, reports it and exits.
 pub fn write_stdout(text: &str) {
     let mut out = std::io::stdout().lock();
@@ -21,7 +18,7 @@ pub fn write_stdout(text: &str) {
 
 fn fail(e: &std::io::Error) -> ! {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
-        std::process::exit(i32::from(BROKEN_PIPE));
+        std::process::exit(i32::from(Exit::BrokenPipe.code()));
     }
     let program = std::env::args_os()
         .next()

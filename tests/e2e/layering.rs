@@ -1,5 +1,8 @@
 //! The layering rules, checked over `cargo metadata`: `stanley-core` and `stanley-workflows`
-//! depend on no I/O crate, and `stanley-cli` depends on nothing of ours but `stanley-proto`.
+//! depend on no I/O crate, and `stanley-cli` depends on nothing of ours but `stanley-proto`; and
+//! the invariants of `docs/ARCHITECTURE.md` a scan of the sources can hold (modules form a tree,
+//! exit codes, who creates files, which variables adapters name, that children start from an empty
+//! environment, which built-ins are offered).
 
 use std::process::Command;
 
@@ -82,6 +85,10 @@ fn core_and_workflows_do_no_io() {
                     assert!(
                         !IO_TOKIO_FEATURES.contains(&f.as_str()),
                         "{name} enables tokio/{f}"
+                    );
+                    assert!(
+                        ["sync", "time", "macros"].contains(&f.as_str()),
+                        "{name} enables tokio/{f}: only sync, time and macros"
                     );
                 }
                 let default = package(&meta, name)["dependencies"]
@@ -284,4 +291,244 @@ fn the_cycle_finder_finds_a_cycle_and_passes_a_tree() {
     assert_eq!(cycles(&module_graph(dir.path())), [["a", "b", "c"]]);
     write("c.rs", "#[cfg(test)]\nmod tests { use crate::a; }\n");
     assert!(cycles(&module_graph(dir.path())).is_empty());
+}
+
+/// The code lines of every Rust source under `dir` (relative to the workspace), each with its
+/// path relative to `dir` and its line number: comment lines, `*tests.rs` files and all that
+/// follows a file's first `#[cfg(test)]` left out, and files whose relative path starts with one
+/// of `skip`.
+fn code_lines(dir: &str, skip: &[&str]) -> Vec<(String, usize, String)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(dir);
+    let mut out = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if !rel.ends_with(".rs")
+                || rel.ends_with("tests.rs")
+                || skip.iter().any(|s| rel.starts_with(s))
+            {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for (i, line) in code.lines().enumerate() {
+                let line = line.trim();
+                if !line.starts_with("//") {
+                    out.push((rel.clone(), i + 1, line.to_owned()));
+                }
+            }
+        }
+    }
+    out.sort();
+    assert!(!out.is_empty(), "no sources under {dir}");
+    out
+}
+
+/// Whether `line` calls `call` with an argument that starts with a number.
+fn literal_after(line: &str, call: &str) -> bool {
+    line.split(call)
+        .skip(1)
+        .any(|rest| rest.starts_with(|c: char| c.is_ascii_digit() || c == '-'))
+}
+
+#[test]
+fn core_and_workflows_see_no_protobuf_type() {
+    let meta = metadata();
+    for name in ["stanley-core", "stanley-workflows"] {
+        for (dep, _) in deps(package(&meta, name)) {
+            assert!(
+                ![
+                    "prost",
+                    "prost-types",
+                    "tonic",
+                    "tonic-build",
+                    "stanley-proto"
+                ]
+                .contains(&dep.as_str()),
+                "{name} depends on {dep}, which carries protobuf types"
+            );
+        }
+    }
+}
+
+/// `stanley` (the library and its binary; `stanleyctl` has codes of its own) ends only with a
+/// code of `stanley_proto::exit`: no number is written as an exit code or held as one.
+#[test]
+fn stanley_exits_only_with_codes_from_the_shared_table() {
+    let mut offenders = Vec::new();
+    for (file, n, line) in code_lines("stanley-cli/src", &["bin/stanleyctl"]) {
+        let literal = ["ExitCode::from(", "exit(", "i32::from(", "Ok("]
+            .iter()
+            .any(|call| literal_after(&line, call));
+        let held = [": u8 = ", ": i32 = "]
+            .iter()
+            .any(|decl| literal_after(&line, decl));
+        let std_code = line.contains("ExitCode::SUCCESS") || line.contains("ExitCode::FAILURE");
+        if literal || held || std_code {
+            offenders.push(format!("stanley-cli/src/{file}:{n}: {line}"));
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "exit codes not taken from stanley_proto::exit:\n{}",
+        offenders.join("\n")
+    );
+}
+
+/// What creates a file or a folder (or a link) on disk.
+const CREATES: &[&str] = &[
+    "File::create",
+    "File::options",
+    "OpenOptions",
+    "DirBuilder",
+    "create_dir",
+    "fs::write",
+    "fs::copy",
+    "tokio::fs::",
+    "hard_link",
+    "fs::symlink(",
+];
+
+/// Files and folders under `.stanley/` are created by `records.rs` only, which refuses links;
+/// the other places that create anything each have their reason.
+#[test]
+fn files_are_created_only_by_records_or_outside_the_stanley_folder() {
+    let allowed = |file: &str, call: &str| match file {
+        "records.rs" => true,
+        // The per-user cache key, in the user's state folder.
+        "judgments.rs" => matches!(call, "DirBuilder" | "OpenOptions"),
+        // The staged copy of a workflow folder, in the private runtime folder.
+        "workflow_tree.rs" => matches!(call, "DirBuilder" | "OpenOptions"),
+        // A damaged job log copied into the folder `records::create_private_dir` just made.
+        "queue.rs" => call == "fs::copy",
+        _ => false,
+    };
+    let mut offenders = Vec::new();
+    for (dir, skip) in [
+        ("stanleyd/adapters/src", &[][..]),
+        // `testing.rs` is the daemon's `#[cfg(test)] mod testing`.
+        ("stanleyd/daemon/src", &["testing.rs"][..]),
+    ] {
+        for (file, n, line) in code_lines(dir, skip) {
+            let name = file.rsplit('/').next().unwrap();
+            for call in CREATES {
+                if line.contains(call) && !allowed(name, call) {
+                    offenders.push(format!("{dir}/{file}:{n}: {line}"));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "files created outside records.rs:\n{}",
+        offenders.join("\n")
+    );
+}
+
+/// Adapters read no environment variable and name only those of the children they set up.
+#[test]
+fn adapters_name_only_the_variables_of_the_children_they_set_up() {
+    let allowed = |file: &str, name: &str| match file {
+        // A tool's `--version` runs with the `PATH` it was found on.
+        "tools.rs" => name == "PATH",
+        // The workflow host: its tsx, its temporary folder and its confinement.
+        "workflow_host.rs" => matches!(
+            name,
+            "TSX_TSCONFIG_PATH"
+                | "TSX_DISABLE_CACHE"
+                | "TMPDIR"
+                | "STANLEY_HOST_FOLDER"
+                | "STANLEY_HOST_LABEL"
+        ),
+        // `env!`, at build time.
+        "jev_http.rs" => name == "CARGO_PKG_VERSION",
+        _ => false,
+    };
+    let single = ["PATH", "HOME", "TMPDIR", "TERM", "USER", "SHELL", "LANG"];
+    let mut offenders = Vec::new();
+    for (file, n, line) in code_lines("stanleyd/adapters/src", &[]) {
+        if line.contains("env::var") {
+            offenders.push(format!("{file}:{n}: {line}"));
+        }
+        for (i, literal) in line.split('"').enumerate() {
+            let variable = i % 2 == 1
+                && literal.starts_with(|c: char| c.is_ascii_uppercase())
+                && literal
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                && (literal.contains('_') || single.contains(&literal));
+            if variable && !allowed(file.rsplit('/').next().unwrap(), literal) {
+                offenders.push(format!("{file}:{n}: {literal}"));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "variables named in stanleyd/adapters/src:\n{}",
+        offenders.join("\n")
+    );
+}
+
+/// Every list of built-ins the daemon builds (what the router is offered) holds only the
+/// implemented ones.
+#[test]
+fn only_implemented_builtins_are_offered() {
+    let mut lists = 0;
+    let mut offenders = Vec::new();
+    for (file, n, line) in code_lines("stanleyd/daemon/src", &["testing.rs"]) {
+        if line.contains("BUILTINS.iter()") && line.contains("collect") {
+            lists += 1;
+            if !line.contains(".filter(|b| b.implemented)") {
+                offenders.push(format!("{file}:{n}: {line}"));
+            }
+        }
+    }
+    assert!(lists > 0, "no list of built-ins found; the scan is stale");
+    assert!(offenders.is_empty(), "{}", offenders.join("\n"));
+}
+
+/// Every process the daemon starts begins from an empty environment and gets only what it is
+/// handed (`env_clear` within the lines that build the command).
+#[test]
+fn every_child_starts_from_an_empty_environment() {
+    let mut commands = 0;
+    let mut offenders = Vec::new();
+    for (dir, skip) in [
+        ("stanleyd/adapters/src", &[][..]),
+        ("stanleyd/daemon/src", &["testing.rs"][..]),
+    ] {
+        let lines = code_lines(dir, skip);
+        for (i, (file, n, line)) in lines.iter().enumerate() {
+            if !line.contains("Command::new(") {
+                continue;
+            }
+            commands += 1;
+            let cleared = lines[i..]
+                .iter()
+                .take(12)
+                .take_while(|(f, _, _)| f == file)
+                .any(|(_, _, l)| l.contains(".env_clear()"));
+            if !cleared {
+                offenders.push(format!("{dir}/{file}:{n}: {line}"));
+            }
+        }
+    }
+    assert!(commands > 0, "no command found; the scan is stale");
+    assert!(
+        offenders.is_empty(),
+        "children that inherit the daemon's environment:\n{}",
+        offenders.join("\n")
+    );
 }

@@ -47,7 +47,7 @@ fn main() -> ExitCode {
         }
         Invocation::Version => {
             stanley_cli::outln!("{}", stanley_cli::LONG_VERSION);
-            return ExitCode::SUCCESS;
+            return ExitCode::from(Exit::Complete.code());
         }
         Invocation::ImproveWorker(options) => {
             let repo = options.repo.clone();

@@ -230,6 +230,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_socket_is_removed_only_when_a_connect_to_it_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = DaemonFiles::new(dir.path(), dir.path().join("d.sock"));
+        let live = std::os::unix::net::UnixListener::bind(&files.socket).unwrap();
+        assert!(matches!(
+            clear_stale_socket(&files),
+            Err(DaemonError::AlreadyRunning(_))
+        ));
+        assert!(files.socket.exists(), "a socket that answers is kept");
+        drop(live);
+        assert!(files.socket.exists());
+        clear_stale_socket(&files).unwrap();
+        assert!(!files.socket.exists(), "a socket that refuses is removed");
+        clear_stale_socket(&files).unwrap();
+    }
+
+    #[test]
     fn only_a_file_naming_another_daemon_is_a_takeover() {
         let dir = tempfile::tempdir().unwrap();
         let files = DaemonFiles::new(dir.path(), dir.path().join("d.sock"));
