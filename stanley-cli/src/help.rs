@@ -69,7 +69,8 @@ Exit codes: 0 complete; 10 incomplete coverage; 12 budget exhausted;
 64 usage or unsupported request; 65 invalid input; 69 daemon unavailable, or
 Jev unreachable or failing (a Jev error names TYPESAFE_BASE_URL or says for
 how long it tried); 70 internal error; 74 output could not be written;
-77 Jev refused the key in TYPESAFE_API_KEY; 130 interrupted; 143 terminated
+77 Jev refused the key in TYPESAFE_API_KEY; 130 interrupted; 141 output closed
+(a closed pipe); 143 terminated
 
 Built-in results are advisory and read-only. Trusted repository workflows
 and the coding agent may change files; a delegated result is the agent's own
