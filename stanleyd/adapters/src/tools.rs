@@ -92,32 +92,68 @@ pub fn package_of(bin: &Path) -> Option<Package> {
     None
 }
 
-fn numbers(version: &str) -> Vec<u64> {
-    version
-        .trim()
-        .trim_start_matches(['v', '=', '>', '^', '~', ' '])
-        .split(['.', '-', '+'])
-        .take(3)
-        .map_while(|p| p.parse().ok())
-        .collect()
+/// A version as a program prints it (`v20.20.2`, `22`, `1.6.0-beta.1`), missing parts as 0.
+fn loose_version(text: &str) -> Option<semver::Version> {
+    let text = text.trim().trim_start_matches(['v', 'V']);
+    let (core, rest) = match text.find(['-', '+']) {
+        Some(i) => text.split_at(i),
+        None => (text, ""),
+    };
+    let mut parts: Vec<&str> = core.split('.').collect();
+    if parts.is_empty() || parts.len() > 3 || parts.iter().any(|p| p.parse::<u64>().is_err()) {
+        return None;
+    }
+    parts.resize(3, "0");
+    semver::Version::parse(&format!("{}{rest}", parts.join("."))).ok()
 }
 
-/// Whether `version` (`v20.20.2`) meets `range` (`>=22.19.0`; other forms, and anything
-/// unreadable, count as met: doctor only warns about what it can tell).
-pub fn satisfies(version: &str, range: &str) -> bool {
-    let range = range.trim();
-    let Some(min) = range.strip_prefix(">=") else {
-        return true;
-    };
-    let (have, need) = (numbers(version), numbers(min));
-    if have.is_empty() || need.is_empty() {
-        return true;
+/// One npm comparator set (`>=18 <21`, `>= 20`, `1.2.3 - 2.3.4`, `20.x`, `1.2.3`) in Cargo's
+/// syntax, with npm's meaning for a bare version: `1.2.3` is exactly it, `1.2` is `~1.2`.
+fn cargo_requirement(npm: &str) -> Option<semver::VersionReq> {
+    let tokens: Vec<&str> = npm.split_whitespace().collect();
+    if let [low, "-", high] = tokens.as_slice() {
+        return semver::VersionReq::parse(&format!(">={low}, <={high}")).ok();
     }
-    let pad = |mut v: Vec<u64>| {
-        v.resize(3, 0);
-        v
+    let mut comparators = Vec::new();
+    let mut pending_operator = String::new();
+    for token in tokens {
+        let token = token.replace(['x', 'X'], "*");
+        if token.chars().all(|c| "<>=~^".contains(c)) {
+            pending_operator.push_str(&token);
+            continue;
+        }
+        let op = std::mem::take(&mut pending_operator);
+        let comparator = if !op.is_empty() || token.starts_with(['<', '>', '=', '~', '^']) {
+            format!("{op}{token}")
+        } else if token.contains('*') || token == "*" {
+            token
+        } else {
+            match token.trim_start_matches(['v', 'V']).split('.').count() {
+                3 => format!("={token}"),
+                _ => format!("~{token}"),
+            }
+        };
+        comparators.push(comparator.trim_start_matches(['v', 'V']).to_owned());
+    }
+    if comparators.is_empty() {
+        return semver::VersionReq::parse("*").ok();
+    }
+    semver::VersionReq::parse(&comparators.join(", ")).ok()
+}
+
+/// Whether `version` (`v20.20.2`) meets an npm engine `range` (`>=22.19.0`, `^18 || >=20`,
+/// `>=18 <21`, `1.2.3 - 2.3.4`; semver's requirements under npm's syntax). Anything unreadable
+/// counts as met: doctor only warns about what it can tell.
+pub fn satisfies(version: &str, range: &str) -> bool {
+    let Some(version) = loose_version(version) else {
+        return true;
     };
-    pad(have) >= pad(need)
+    let alternatives: Option<Vec<semver::VersionReq>> =
+        range.split("||").map(cargo_requirement).collect();
+    match alternatives {
+        Some(alternatives) => alternatives.iter().any(|req| req.matches(&version)),
+        None => true,
+    }
 }
 
 #[cfg(test)]
@@ -151,11 +187,32 @@ mod tests {
         assert!(satisfies("v22.19.0", ">=22.19.0"));
         assert!(!satisfies("v20.20.2", ">=22.19.0"));
         assert!(!satisfies("v22.18.9", ">=22.19"));
+        assert!(satisfies("v18.0.0", "^18 || >=20"));
+        assert!(satisfies("v20.1.0", "^18 || >=20"));
+        assert!(!satisfies("v19.9.0", "^18 || >=20"));
+        assert!(satisfies("v20.0.0", ">=18 <21"));
+        assert!(!satisfies("v21.0.0", ">=18 <21"));
         assert!(
-            satisfies("v18.0.0", "^18 || >=20"),
-            "forms doctor cannot read pass"
+            satisfies("v22.0.0", ">= 20"),
+            "an operator apart from its version"
         );
-        assert!(satisfies("garbage", ">=22"));
+        assert!(satisfies("v2.0.0", "1.2.3 - 2.3.4"));
+        assert!(!satisfies("v2.4.0", "1.2.3 - 2.3.4"));
+        assert!(satisfies("v20.9.1", "20.x"));
+        assert!(!satisfies("v21.0.0", "20.x"));
+        assert!(
+            satisfies("v20.1.5", "20.1"),
+            "a bare partial version is a tilde range"
+        );
+        assert!(!satisfies("v20.2.0", "20.1"));
+        assert!(satisfies("v1.2.3", "1.2.3"), "a bare full version is exact");
+        assert!(!satisfies("v1.2.4", "1.2.3"));
+        assert!(satisfies("v22", ">=22.0.0"), "missing parts are 0");
+        assert!(
+            satisfies("garbage", ">=22"),
+            "what doctor cannot read passes"
+        );
+        assert!(satisfies("v20.0.0", "not a range"));
     }
 
     #[test]
