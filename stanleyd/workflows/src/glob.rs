@@ -1,54 +1,47 @@
 //! Path globs for rule scopes: `**/` (any leading folders, none included), `**` (anything), `*`
-//! (anything but `/`), `?` (one character but `/`) and `{a,b}` alternation; anchored.
+//! (anything but `/`), `?` (one character but `/`), `[...]` classes and `{a,b}` alternation;
+//! anchored. Compiled by `globset` into one automaton per scope, so matching takes time linear
+//! in the path whatever the pattern (a rules file is the repository's input). A pattern globset
+//! cannot read (an unclosed `{` or `[`) matches its own text literally.
 
-/// Expands `{a,b}` alternations into plain patterns.
-fn expand(pattern: &str) -> Vec<String> {
-    let Some(open) = pattern.find('{') else {
-        return vec![pattern.to_owned()];
-    };
-    let Some(close) = pattern[open..].find('}').map(|i| open + i) else {
-        return vec![pattern.to_owned()];
-    };
-    let (head, body, tail) = (
-        &pattern[..open],
-        &pattern[open + 1..close],
-        &pattern[close + 1..],
-    );
-    body.split(',')
-        .flat_map(|alt| expand(&format!("{head}{alt}{tail}")))
-        .collect()
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+
+/// One scope's patterns, compiled.
+#[derive(Clone, Debug)]
+pub struct Globs(GlobSet);
+
+fn compile(pattern: &str) -> Glob {
+    let build = |p: &str| GlobBuilder::new(p).literal_separator(true).build();
+    build(pattern).unwrap_or_else(|_| {
+        build(&globset::escape(pattern))
+            .unwrap_or_else(|_| unreachable!("an escaped pattern is a literal glob"))
+    })
 }
 
-fn matches_from(p: &[char], s: &[char]) -> bool {
-    match p.first() {
-        None => s.is_empty(),
-        Some('*') if p.get(1) == Some(&'*') => {
-            // `**/` may match no folder at all.
-            if p.get(2) == Some(&'/') && matches_from(&p[3..], s) {
-                return true;
-            }
-            (0..=s.len()).any(|i| matches_from(&p[2..], &s[i..]))
+impl Globs {
+    /// The patterns of one scope.
+    pub fn new<S: AsRef<str>>(patterns: &[S]) -> Self {
+        let mut set = GlobSetBuilder::new();
+        for pattern in patterns {
+            set.add(compile(pattern.as_ref()));
         }
-        Some('*') => (0..=s.len())
-            .take_while(|&i| i == 0 || s[i - 1] != '/')
-            .any(|i| matches_from(&p[1..], &s[i..])),
-        Some('?') => s.first().is_some_and(|c| *c != '/') && matches_from(&p[1..], &s[1..]),
-        Some(c) => s.first() == Some(c) && matches_from(&p[1..], &s[1..]),
+        Self(set.build().unwrap_or_else(|_| GlobSet::empty()))
+    }
+
+    /// Whether `path` matches one of the patterns in full.
+    pub fn is_match(&self, path: &str) -> bool {
+        self.0.is_match(path)
     }
 }
 
 /// Whether `path` matches `pattern` in full.
 pub fn glob_match(pattern: &str, path: &str) -> bool {
-    let s: Vec<char> = path.chars().collect();
-    expand(pattern).iter().any(|p| {
-        let p: Vec<char> = p.chars().collect();
-        matches_from(&p, &s)
-    })
+    Globs::new(&[pattern]).is_match(path)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::glob_match;
+    use super::{Globs, glob_match};
 
     #[test]
     fn globs() {
@@ -61,6 +54,22 @@ mod tests {
         assert!(!glob_match("src/*.{ts,js}", "src/a.py"));
         assert!(glob_match("docs/?.md", "docs/a.md"));
         assert!(!glob_match("docs/?.md", "docs/ab.md"));
+        assert!(!glob_match("docs/?.md", "docs//.md"), "? never matches /");
         assert!(!glob_match("src/**", "lib/a.ts"));
+        assert!(glob_match("src/[ab].ts", "src/b.ts"));
+        // What globset cannot read is its own text.
+        assert!(glob_match("src/{a", "src/{a"));
+        assert!(!glob_match("src/{a", "src/a"));
+    }
+
+    #[test]
+    fn a_pattern_built_to_backtrack_matches_in_linear_time() {
+        // `*a` twenty times against a long path of `a`s ending in `b`: a backtracking matcher
+        // tries exponentially many splits; an automaton reads the path once.
+        let pattern = "*a".repeat(20);
+        let path = format!("{}b", "a".repeat(5_000));
+        let scope = Globs::new(&[pattern.as_str()]);
+        assert!(!scope.is_match(&path));
+        assert!(scope.is_match(&"a".repeat(5_000)));
     }
 }

@@ -8,7 +8,7 @@ use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
 use crate::check::SectionOutcome;
 use crate::diff::{DiffEvidence, Hunk};
-use crate::glob::glob_match;
+use crate::glob::Globs;
 use crate::paths::PathKind;
 use crate::policy::EVIDENCE_POLICY;
 use crate::run::{Disposition, Finding, Parked, Run, Severity};
@@ -250,6 +250,7 @@ fn pair_up<'a>(
     let mut rows: Vec<RuleRow> = Vec::new();
     let mut requests: Vec<Request<'a>> = Vec::new();
     let mut pairs = 0usize;
+    let scopes: Vec<Globs> = semantic.iter().map(|r| Globs::new(&r.scope)).collect();
     for hunk in &evidence.hunks {
         if matches!(hunk.kind, PathKind::Lockfile | PathKind::Generated) {
             skipped += 1;
@@ -258,7 +259,9 @@ fn pair_up<'a>(
         let mut eligible: Vec<(&Rule, usize)> = Vec::new();
         for rule in semantic
             .iter()
-            .filter(|r| r.scope.iter().any(|g| glob_match(g, &hunk.path)))
+            .zip(&scopes)
+            .filter(|(_, scope)| scope.is_match(&hunk.path))
+            .map(|(rule, _)| rule)
         {
             let id = format!("{}:{}", hunk.id, rule.id);
             let over = pairs >= max_pairs;

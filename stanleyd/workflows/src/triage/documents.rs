@@ -339,7 +339,7 @@ fn parse_xml(text: &str) -> Option<Element> {
                 .text
                 .push_str(&String::from_utf8_lossy(&t)),
             Ok(Event::GeneralRef(r)) => {
-                let s = match r.as_ref() {
+                let s = match &*r {
                     b"amp" => "&".to_owned(),
                     b"lt" => "<".to_owned(),
                     b"gt" => ">".to_owned(),
