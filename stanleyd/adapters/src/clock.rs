@@ -72,16 +72,22 @@ pub fn unix_now() -> i64 {
         .as_secs() as i64
 }
 
-/// Six random hex digits.
+/// Six random hex digits, from the operating system's random source (`getrandom`).
 pub fn random_hex6() -> String {
-    let mut hasher = RandomState::new().build_hasher();
-    hasher.write_u128(
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos(),
-    );
-    format!("{:06x}", hasher.finish() & 0xff_ffff)
+    let mut bytes = [0u8; 3];
+    if getrandom::getrandom(&mut bytes).is_err() {
+        // No random source at all (a sandbox without getrandom(2) or /dev/urandom): a
+        // per-process keyed hash of the clock still keeps ids of one process apart.
+        let mut hasher = RandomState::new().build_hasher();
+        hasher.write_u128(
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_nanos(),
+        );
+        bytes.copy_from_slice(&hasher.finish().to_le_bytes()[..3]);
+    }
+    format!("{:02x}{:02x}{:02x}", bytes[0], bytes[1], bytes[2])
 }
 
 #[cfg(test)]
@@ -99,5 +105,16 @@ mod tests {
         assert_eq!(parse_rfc3339("2026-13-01T00:00:00.000Z"), None);
         assert_eq!(parse_rfc3339("yesterday"), None);
         assert_eq!(random_hex6().len(), 6);
+    }
+
+    #[test]
+    fn random_ids_are_six_hex_digits_and_differ() {
+        let ids: std::collections::HashSet<String> = (0..64).map(|_| random_hex6()).collect();
+        assert!(
+            ids.iter()
+                .all(|id| id.len() == 6 && id.chars().all(|c| c.is_ascii_hexdigit()))
+        );
+        // 64 draws from 16.7 million values: a repeat is a broken source, not chance.
+        assert!(ids.len() >= 63, "{ids:?}");
     }
 }
