@@ -173,4 +173,43 @@ mod tests {
         memo.clear();
         assert!(!Arc::ptr_eq(&b, &memo.evidence(branch("h2"))));
     }
+
+    fn answer(requests: u64, cached: u64) -> Remembered {
+        Remembered {
+            status: Status::Complete,
+            output: serde_json::json!({"text": "t"}),
+            verbose: None,
+            usage: RequestUsage {
+                requests,
+                cached,
+                ..RequestUsage::default()
+            },
+        }
+    }
+
+    #[test]
+    fn only_answers_made_wholly_from_the_cache_are_kept_and_the_oldest_goes_first() {
+        let memo = ResultMemo::default();
+        memo.keep("sent".into(), answer(1, 5));
+        memo.keep("nothing asked".into(), answer(0, 0));
+        assert!(memo.get("sent").is_none(), "an answer that sent a question");
+        assert!(
+            memo.get("nothing asked").is_none(),
+            "an answer that used no cache"
+        );
+        for n in 0..=RESULTS_KEPT {
+            memo.keep(format!("k{n}"), answer(0, 3));
+        }
+        assert!(memo.get("k0").is_none(), "the oldest went");
+        assert!((1..=RESULTS_KEPT).all(|n| memo.get(&format!("k{n}")).is_some()));
+        // The same key kept again replaces its answer instead of taking a second place.
+        memo.keep("k4".into(), answer(0, 9));
+        assert_eq!(memo.get("k4").unwrap().usage.cached, 9);
+        assert!(memo.get("k1").is_some());
+        memo.clear();
+        assert!(memo.get("k4").is_none());
+        // Only a branch diff has a key.
+        assert!(result_key("s", "review", "t", &branch("h1")).is_some());
+        assert!(result_key("s", "review", "t", &DiffSource::worktree(Diff::default())).is_none());
+    }
 }
