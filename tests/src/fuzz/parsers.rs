@@ -398,6 +398,7 @@ fn flow_journal(bytes: &[u8]) -> Checked {
             ]))
         }
         Err(e) => {
+            let e = e.to_string();
             ensure(
                 e.chars().count() <= MAX_ERROR_CHARS,
                 "an error is one short line",

@@ -89,7 +89,9 @@ pub(crate) fn stored_journal(
 ) -> Result<Option<FlowState>, String> {
     match store.read_state() {
         Ok(Some(text)) => match FlowState::decode(&text) {
-            Ok(_) => FlowState::parse(&text, flow).map(Some),
+            Ok(_) => FlowState::parse(&text, flow)
+                .map(Some)
+                .map_err(|e| e.to_string()),
             Err(why) => {
                 let kept = store
                     .keep_broken_state(&now())
@@ -111,7 +113,7 @@ pub(crate) fn journal_recoveries(store: &dyn FlowStore) -> Vec<String> {
         .map(|(path, text)| {
             let why = FlowState::decode(&text)
                 .err()
-                .unwrap_or_else(|| "unreadable flow state".to_owned());
+                .map_or_else(|| "unreadable flow state".to_owned(), |e| e.to_string());
             format!(
                 "the flow journal was damaged ({why}); the broken copy is in {path}; the flow \
                  started again from its first phase (remove the copy to stop this warning)"

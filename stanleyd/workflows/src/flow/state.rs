@@ -90,6 +90,20 @@ pub struct FlowState {
     pub decisions: Vec<DecisionEntry>,
 }
 
+/// Why a flow journal cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JournalError {
+    /// Not the JSON of a journal (torn, flipped bytes): the serde message, cut short.
+    #[error("unreadable flow state: {0}")]
+    Damaged(String),
+    /// Written by another version.
+    #[error("unknown flow state schema {0:?}")]
+    Schema(String),
+    /// Its current phase is not in the flow loaded now.
+    #[error("the flow state's current phase {0:?} is not in the flow")]
+    Phase(String),
+}
+
 impl FlowState {
     /// Counts one Jev request against the flow's budget, by what asked it.
     pub fn count_jev(&mut self, kind: &str) {
@@ -129,26 +143,19 @@ impl FlowState {
 
     /// Decodes a journal's JSON; `Err` means the file is damaged (torn, flipped bytes), as
     /// opposed to readable but not for this flow.
-    pub fn decode(text: &str) -> Result<Self, String> {
-        serde_json::from_str(text).map_err(|e| {
-            format!(
-                "unreadable flow state: {}",
-                crate::text::quoting_at_most(&e.to_string())
-            )
-        })
+    pub fn decode(text: &str) -> Result<Self, JournalError> {
+        serde_json::from_str(text)
+            .map_err(|e| JournalError::Damaged(crate::text::quoting_at_most(&e.to_string())))
     }
 
     /// Reads a journal; `Err` names why it cannot be used (the policy's `bad_state`).
-    pub fn parse(text: &str, flow: &Flow) -> Result<Self, String> {
+    pub fn parse(text: &str, flow: &Flow) -> Result<Self, JournalError> {
         let state = Self::decode(text)?;
         if state.schema != STATE_SCHEMA {
-            return Err(format!("unknown flow state schema {:?}", state.schema));
+            return Err(JournalError::Schema(state.schema));
         }
         if flow.phase(&state.current_phase).is_none() {
-            return Err(format!(
-                "the flow state's current phase {:?} is not in the flow",
-                state.current_phase
-            ));
+            return Err(JournalError::Phase(state.current_phase));
         }
         Ok(state)
     }
@@ -267,6 +274,7 @@ mod tests {
         assert!(
             FlowState::parse("{", &flow)
                 .unwrap_err()
+                .to_string()
                 .starts_with("unreadable flow state")
         );
         let mut state = FlowState::new(&flow, "t");
@@ -275,14 +283,20 @@ mod tests {
         assert!(
             FlowState::parse(&text, &flow)
                 .unwrap_err()
+                .to_string()
                 .contains("\"gone\" is not in the flow")
         );
         state.current_phase = "a".into();
         state.schema = "other".into();
         let text = serde_json::to_string(&state).unwrap();
+        assert_eq!(
+            FlowState::parse(&text, &flow).unwrap_err(),
+            JournalError::Schema("other".into())
+        );
         assert!(
             FlowState::parse(&text, &flow)
                 .unwrap_err()
+                .to_string()
                 .contains("unknown flow state schema")
         );
     }
