@@ -59,7 +59,7 @@ pub(crate) async fn run_builtin(
         }
         Kind::Check => Plan::Check(
             check::plan(text, input.map(|i| (i.text.as_str(), i.source.as_str())))
-                .map_err(RequestError::input)?,
+                .map_err(|e| RequestError::input(e.to_string()))?,
         ),
         Kind::TriageComments => {
             let Some(input) = input else {

@@ -452,7 +452,9 @@ fn rules_and_criteria(bytes: &[u8]) -> Checked {
     let input = text(bytes);
     let mut parts = Vec::new();
     for result in [
-        parse_rules(&input).map(|r| r.len()),
+        parse_rules(&input)
+            .map(|r| r.len())
+            .map_err(|e| e.to_string()),
         parse_criteria(&input).map(|c| c.len()),
     ] {
         match result {

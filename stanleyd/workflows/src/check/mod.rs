@@ -59,9 +59,21 @@ pub struct CheckPlan {
     pub criteria: Option<(Vec<Criterion>, String, String)>,
 }
 
+/// Why a check cannot be planned: its task or its input (input errors, exit 65).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error(transparent)]
+    Task(#[from] crate::text::RequestTextError),
+    #[error(transparent)]
+    Rules(#[from] rules::RulesError),
+    /// The criteria list's own message.
+    #[error("{0}")]
+    Criteria(String),
+}
+
 /// Validates the task and parses the input as rules or criteria (input errors, exit 65).
-pub fn plan(task: &str, input: Option<(&str, &str)>) -> Result<CheckPlan, String> {
-    check_request_text(task, "task").map_err(|e| e.to_string())?;
+pub fn plan(task: &str, input: Option<(&str, &str)>) -> Result<CheckPlan, PlanError> {
+    check_request_text(task, "task")?;
     let mut plan = CheckPlan {
         task: task.to_owned(),
         rules: None,
@@ -72,7 +84,8 @@ pub fn plan(task: &str, input: Option<(&str, &str)>) -> Result<CheckPlan, String
         if rules::is_rules_document(text) {
             plan.rules = Some((rules::parse_rules(text)?, source.to_owned(), hash));
         } else {
-            plan.criteria = Some((criteria::parse_criteria(text)?, source.to_owned(), hash));
+            let criteria = criteria::parse_criteria(text).map_err(PlanError::Criteria)?;
+            plan.criteria = Some((criteria, source.to_owned(), hash));
         }
     }
     Ok(plan)

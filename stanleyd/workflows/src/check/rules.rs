@@ -72,60 +72,88 @@ fn valid_id(id: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
 }
 
+/// Why a rules document is refused; each names the rule by its index (`rules[2]`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RulesError {
+    #[error("rules file must be JSON")]
+    NotJson,
+    #[error("rules file must look like {{ \"version\": 1, \"rules\": [...] }}")]
+    Shape,
+    #[error("rules file has no rules")]
+    Empty,
+    #[error("rules file has {0} rules; the limit is {MAX_RULES}")]
+    TooMany(usize),
+    #[error("rules[{0}] must be an object")]
+    NotAnObject(usize),
+    #[error("rules[{0}] has unknown key {1}")]
+    UnknownKey(usize, String),
+    #[error("rules[{0}].id must match [a-z0-9._-] and be at most 64 characters")]
+    Id(usize),
+    #[error("duplicate rule id {0}")]
+    Duplicate(String),
+    #[error("rules[{0}].class must be semantic, deterministic or process")]
+    Class(usize),
+    #[error("rules[{0}].text must be 1 to 600 characters")]
+    Text(usize),
+    #[error("rules[{0}].scope must hold 1 to 20 non-empty globs of at most 200 characters")]
+    Scope(usize),
+    #[error("rules[{0}].examples: supply none or a balanced set of 2-8")]
+    ExampleCount(usize),
+    #[error(
+        "rules[{0}].examples[{1}] must be {{hunk (at most 1500 characters), label (a rule label), rationale (at most 300 characters)}}"
+    )]
+    Example(usize, usize),
+    #[error("rules[{0}].examples must be an array")]
+    Examples(usize),
+}
+
 /// Validates a rules document; every problem is an input error naming the rule index.
-pub fn parse_rules(text: &str) -> Result<Vec<Rule>, String> {
-    let doc: Value =
-        serde_json::from_str(text).map_err(|_| "rules file must be JSON".to_owned())?;
+pub fn parse_rules(text: &str) -> Result<Vec<Rule>, RulesError> {
+    let doc: Value = serde_json::from_str(text).map_err(|_| RulesError::NotJson)?;
     let Some(rules) = doc
         .as_object()
         .filter(|o| o.get("version") == Some(&json!(1)))
         .and_then(|o| o.get("rules"))
         .and_then(Value::as_array)
     else {
-        return Err("rules file must look like { \"version\": 1, \"rules\": [...] }".into());
+        return Err(RulesError::Shape);
     };
     if rules.is_empty() {
-        return Err("rules file has no rules".into());
+        return Err(RulesError::Empty);
     }
     if rules.len() > MAX_RULES {
-        return Err(format!(
-            "rules file has {} rules; the limit is {MAX_RULES}",
-            rules.len()
-        ));
+        return Err(RulesError::TooMany(rules.len()));
     }
     let mut out: Vec<Rule> = Vec::new();
     for (i, raw) in rules.iter().enumerate() {
-        let at = format!("rules[{i}]");
         let Some(obj) = raw.as_object() else {
-            return Err(format!("{at} must be an object"));
+            return Err(RulesError::NotAnObject(i));
         };
         if let Some(k) = obj
             .keys()
             .find(|k| !["id", "class", "text", "scope", "source", "examples"].contains(&k.as_str()))
         {
-            return Err(format!("{at} has unknown key {k}"));
+            return Err(RulesError::UnknownKey(i, k.clone()));
         }
         let id = obj
             .get("id")
             .and_then(Value::as_str)
             .filter(|id| valid_id(id))
-            .ok_or_else(|| {
-                format!("{at}.id must match [a-z0-9._-] and be at most 64 characters")
-            })?;
+            .ok_or(RulesError::Id(i))?;
         if out.iter().any(|r| r.id == id) {
-            return Err(format!("duplicate rule id {id}"));
+            return Err(RulesError::Duplicate(id.to_owned()));
         }
         let class = obj
             .get("class")
             .and_then(Value::as_str)
             .filter(|c| ["semantic", "deterministic", "process"].contains(c))
-            .ok_or_else(|| format!("{at}.class must be semantic, deterministic or process"))?;
+            .ok_or(RulesError::Class(i))?;
         let text = obj
             .get("text")
             .and_then(Value::as_str)
             .map(str::trim)
             .filter(|t| !t.is_empty() && t.chars().count() <= 600)
-            .ok_or_else(|| format!("{at}.text must be 1 to 600 characters"))?;
+            .ok_or(RulesError::Text(i))?;
         let scope = match obj.get("scope") {
             None => vec!["**".to_owned()],
             Some(Value::Array(globs)) if (1..=20).contains(&globs.len()) => globs
@@ -136,23 +164,13 @@ pub fn parse_rules(text: &str) -> Result<Vec<Rule>, String> {
                         .map(str::to_owned)
                 })
                 .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| {
-                    format!(
-                        "{at}.scope must hold 1 to 20 non-empty globs of at most 200 characters"
-                    )
-                })?,
-            Some(_) => {
-                return Err(format!(
-                    "{at}.scope must hold 1 to 20 non-empty globs of at most 200 characters"
-                ));
-            }
+                .ok_or(RulesError::Scope(i))?,
+            Some(_) => return Err(RulesError::Scope(i)),
         };
         let examples = match obj.get("examples") {
             None => Vec::new(),
             Some(Value::Array(ex)) if ex.len() == 1 || ex.len() > 8 => {
-                return Err(format!(
-                    "{at}.examples: supply none or a balanced set of 2-8"
-                ));
+                return Err(RulesError::ExampleCount(i));
             }
             Some(Value::Array(ex)) => {
                 for (j, e) in ex.iter().enumerate() {
@@ -168,14 +186,12 @@ pub fn parse_rules(text: &str) -> Result<Vec<Rule>, String> {
                             })
                     });
                     if !ok {
-                        return Err(format!(
-                            "{at}.examples[{j}] must be {{hunk (at most 1500 characters), label (a rule label), rationale (at most 300 characters)}}"
-                        ));
+                        return Err(RulesError::Example(i, j));
                     }
                 }
                 ex.clone()
             }
-            Some(_) => return Err(format!("{at}.examples must be an array")),
+            Some(_) => return Err(RulesError::Examples(i)),
         };
         let source = obj
             .get("source")
@@ -524,7 +540,8 @@ mod tests {
 
     #[test]
     fn validation_messages() {
-        let err = |t: &str| parse_rules(t).unwrap_err();
+        let err = |t: &str| parse_rules(t).unwrap_err().to_string();
+        assert!(matches!(parse_rules("not json"), Err(RulesError::NotJson)));
         assert_eq!(err("not json"), "rules file must be JSON");
         assert_eq!(
             err("[]"),

@@ -568,14 +568,19 @@ async fn criteria_statuses_follow_the_evidence() {
 
 #[test]
 fn plan_validates_before_any_request() {
-    assert_eq!(plan(" ", None).unwrap_err(), "task text is required");
     assert_eq!(
-        plan("t", Some(("just prose", "x"))).unwrap_err(),
+        plan(" ", None).unwrap_err().to_string(),
+        "task text is required"
+    );
+    assert_eq!(
+        plan("t", Some(("just prose", "x")))
+            .unwrap_err()
+            .to_string(),
         "no list items found; write criteria as a numbered or bulleted list"
     );
     assert_eq!(
         plan("t", Some((r#"{"version": 1, "rules": []}"#, "x"))).unwrap_err(),
-        "rules file has no rules"
+        PlanError::Rules(rules::RulesError::Empty)
     );
 }
 
