@@ -455,7 +455,9 @@ fn rules_and_criteria(bytes: &[u8]) -> Checked {
         parse_rules(&input)
             .map(|r| r.len())
             .map_err(|e| e.to_string()),
-        parse_criteria(&input).map(|c| c.len()),
+        parse_criteria(&input)
+            .map(|c| c.len())
+            .map_err(|e| e.to_string()),
     ] {
         match result {
             Ok(n) => {

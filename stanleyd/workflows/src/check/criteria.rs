@@ -65,8 +65,19 @@ fn list_item(line: &str) -> Option<&str> {
     (!text.is_empty()).then_some(text)
 }
 
+/// Why a criteria list is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CriteriaError {
+    #[error("criterion on line {line} is {chars} characters; the limit is {MAX_CRITERION_CHARS}")]
+    TooLong { line: usize, chars: usize },
+    #[error("no list items found; write criteria as a numbered or bulleted list")]
+    NoItems,
+    #[error("{0} criteria found; the limit is {MAX_CRITERIA}")]
+    TooMany(usize),
+}
+
 /// Parses criteria; prose lines are ignored.
-pub fn parse_criteria(text: &str) -> Result<Vec<Criterion>, String> {
+pub fn parse_criteria(text: &str) -> Result<Vec<Criterion>, CriteriaError> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let Some(item) = list_item(line) else {
@@ -74,10 +85,10 @@ pub fn parse_criteria(text: &str) -> Result<Vec<Criterion>, String> {
         };
         let len = item.chars().count();
         if len > MAX_CRITERION_CHARS {
-            return Err(format!(
-                "criterion on line {} is {len} characters; the limit is {MAX_CRITERION_CHARS}",
-                n + 1
-            ));
+            return Err(CriteriaError::TooLong {
+                line: n + 1,
+                chars: len,
+            });
         }
         let position = out.len() + 1;
         out.push(Criterion {
@@ -87,13 +98,10 @@ pub fn parse_criteria(text: &str) -> Result<Vec<Criterion>, String> {
         });
     }
     if out.is_empty() {
-        return Err("no list items found; write criteria as a numbered or bulleted list".into());
+        return Err(CriteriaError::NoItems);
     }
     if out.len() > MAX_CRITERIA {
-        return Err(format!(
-            "{} criteria found; the limit is {MAX_CRITERIA}",
-            out.len()
-        ));
+        return Err(CriteriaError::TooMany(out.len()));
     }
     Ok(out)
 }
@@ -561,17 +569,17 @@ mod tests {
         );
         assert!(c[0].id.starts_with("c1_") && c[0].id.len() == 9);
         assert_eq!(
-            parse_criteria("just prose").unwrap_err(),
+            parse_criteria("just prose").unwrap_err().to_string(),
             "no list items found; write criteria as a numbered or bulleted list"
         );
         let long = format!("- {}", "x".repeat(301));
         assert_eq!(
-            parse_criteria(&long).unwrap_err(),
+            parse_criteria(&long).unwrap_err().to_string(),
             "criterion on line 1 is 301 characters; the limit is 300"
         );
         let many: String = (0..21).map(|i| format!("- item {i}\n")).collect();
         assert_eq!(
-            parse_criteria(&many).unwrap_err(),
+            parse_criteria(&many).unwrap_err().to_string(),
             "21 criteria found; the limit is 20"
         );
     }

@@ -66,9 +66,8 @@ pub enum PlanError {
     Task(#[from] crate::text::RequestTextError),
     #[error(transparent)]
     Rules(#[from] rules::RulesError),
-    /// The criteria list's own message.
-    #[error("{0}")]
-    Criteria(String),
+    #[error(transparent)]
+    Criteria(#[from] criteria::CriteriaError),
 }
 
 /// Validates the task and parses the input as rules or criteria (input errors, exit 65).
@@ -84,7 +83,7 @@ pub fn plan(task: &str, input: Option<(&str, &str)>) -> Result<CheckPlan, PlanEr
         if rules::is_rules_document(text) {
             plan.rules = Some((rules::parse_rules(text)?, source.to_owned(), hash));
         } else {
-            let criteria = criteria::parse_criteria(text).map_err(PlanError::Criteria)?;
+            let criteria = criteria::parse_criteria(text)?;
             plan.criteria = Some((criteria, source.to_owned(), hash));
         }
     }
