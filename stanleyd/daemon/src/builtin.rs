@@ -81,8 +81,7 @@ pub(crate) async fn run_builtin(
                 return Ok(unavailable());
             };
             check_request_text(text, "task")?;
-            let parsed =
-                parse_log_with(&input.text, ctx.triage_parsers).map_err(RequestError::input)?;
+            let parsed = parse_log_with(&input.text, ctx.triage_parsers);
             Plan::Failures(
                 triage_failures::FailuresInput {
                     text: input.text.clone(),

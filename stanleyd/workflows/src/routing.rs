@@ -49,7 +49,7 @@ impl InputShape {
             Some(text) if !text.trim().is_empty() => {
                 if parse_comments(text).is_ok() {
                     InputShape::ReviewComments
-                } else if crate::triage::logs::parse_log(text).is_ok_and(|l| !l.blocks.is_empty()) {
+                } else if !crate::triage::logs::parse_log(text).blocks.is_empty() {
                     InputShape::FailureLog
                 } else if looks_like_broken_json(text) && text.contains("\"body\"") {
                     InputShape::ReviewComments

@@ -96,8 +96,7 @@ fn score_with(
     capture: &Capture,
     parsers: super::Parsers,
 ) -> (usize, Vec<String>, Vec<String>, Vec<String>) {
-    let parsed = super::parse_log_with(&capture.text, parsers)
-        .unwrap_or_else(|e| panic!("{}: {e}", capture.name));
+    let parsed = super::parse_log_with(&capture.text, parsers);
     let blocks: Vec<(String, String, &FailureBlock)> = parsed
         .blocks
         .iter()
@@ -346,7 +345,7 @@ fn a_capture_inside_a_ci_job_log_is_triaged_as_the_capture_itself() {
                     inside.name
                 ));
             }
-            let parsed = parse_log(&inside.text).unwrap();
+            let parsed = parse_log(&inside.text);
             assert!(
                 parsed.wrapper.is_some(),
                 "{}: no wrapper recognised",
@@ -434,7 +433,7 @@ fn debug_one_capture() {
     let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
     for parsers in [super::Parsers::All, super::Parsers::GenericOnly] {
         println!("== {parsers:?}");
-        for b in super::parse_log_with(&text, parsers).unwrap().blocks {
+        for b in super::parse_log_with(&text, parsers).blocks {
             println!(
                 "-- lines {}-{} name {:?}\n   message {:?}",
                 b.start, b.end, b.test_name, b.message
@@ -474,7 +473,7 @@ fn whole_messages(captures: &[Capture]) -> (f64, String) {
     let (mut found, mut whole) = (0, 0);
     let mut cut = Vec::new();
     for capture in captures {
-        let parsed = parse_log(&capture.text).unwrap();
+        let parsed = parse_log(&capture.text);
         for (name, token) in capture.failures.iter().filter(|(_, t)| !t.is_empty()) {
             let Some(block) = parsed.blocks.iter().find(|b| {
                 names_match(&strip_ansi(b.test_name.as_deref().unwrap_or("")), name)

@@ -40,7 +40,7 @@ async fn triage_with(
     answers: Vec<(&'static str, Value)>,
     with_diff: bool,
 ) -> crate::run::Packet {
-    let parsed = parse_log(log).unwrap();
+    let parsed = parse_log(log);
     let evidence = DiffEvidence::from_source(DiffSource::worktree(Diff::parse(DIFF)));
     let input = FailuresInput {
         text: log.into(),
@@ -138,7 +138,7 @@ async fn caused_by_diff_and_nondeterminism_become_findings() {
 #[tokio::test]
 async fn observations_never_decide() {
     let log = "--- FAIL: TestFetch (0.00s)\n    fetch.go:9: dial tcp: lookup api: getaddrinfo ENOTFOUND\n";
-    let parsed = parse_log(log).unwrap();
+    let parsed = parse_log(log);
     assert_eq!(parsed.blocks[0].env_signature, Some("network"));
     // With a model that says the failure is a plain assertion, the network signature stays an
     // observation: an info finding, not the kind or the relation.

@@ -868,7 +868,7 @@ pub enum Parsers {
 }
 
 /// Parses a log into failure blocks with every parser: [`parse_log_with`] and [`Parsers::All`].
-pub fn parse_log(text: &str) -> Result<ParsedLog, String> {
+pub fn parse_log(text: &str) -> ParsedLog {
     parse_log_with(text, Parsers::All)
 }
 
@@ -876,7 +876,7 @@ pub fn parse_log(text: &str) -> Result<ParsedLog, String> {
 /// text log, after its CI wrapper is taken off, by the runners' own structure first (with
 /// [`Parsers::All`]), then by the runner-agnostic segmenter, then generic anchors for what is
 /// left.
-pub fn parse_log_with(text: &str, parsers: Parsers) -> Result<ParsedLog, String> {
+pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
     let document = match parsers {
         Parsers::All => runners::document(text),
         Parsers::GenericOnly => runners::generic_document(text),
@@ -891,12 +891,12 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> Result<ParsedLog, String>
             block.end = line_count.max(1);
         }
         distinct_ids(&mut blocks);
-        return Ok(ParsedLog {
+        return ParsedLog {
             line_count,
             blocks,
             left_out: left_out(text),
             wrapper: None,
-        });
+        };
     }
     // A CI job log first loses its wrapper (timestamps, group markers), one line for one line.
     let unwrapped = super::ci::unwrap(text);
@@ -1034,12 +1034,12 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> Result<ParsedLog, String>
             .map(str::to_owned);
     }
     distinct_ids(&mut blocks);
-    Ok(ParsedLog {
+    ParsedLog {
         line_count: lines.len(),
         blocks,
         left_out: notes,
         wrapper,
-    })
+    }
 }
 
 #[cfg(test)]
