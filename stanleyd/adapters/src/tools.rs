@@ -12,8 +12,23 @@ use tokio::process::Command;
 /// How long a `--version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Why a program did not tell its version.
+#[derive(Debug, thiserror::Error)]
+pub enum VersionError {
+    #[error("{} --version did not answer", .0.display())]
+    NoAnswer(PathBuf),
+    #[error("cannot run {}: {source}", program.display())]
+    CannotRun {
+        program: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} --version printed nothing", .0.display())]
+    Silent(PathBuf),
+}
+
 /// The first line `<program> --version` prints (stdout, else stderr), or why there is none.
-pub async fn version_of(program: &Path, path: Option<&str>) -> Result<String, String> {
+pub async fn version_of(program: &Path, path: Option<&str>) -> Result<String, VersionError> {
     let mut cmd = Command::new(program);
     cmd.arg("--version")
         .env_clear()
@@ -24,8 +39,11 @@ pub async fn version_of(program: &Path, path: Option<&str>) -> Result<String, St
         .kill_on_drop(true);
     let out = tokio::time::timeout(VERSION_TIMEOUT, cmd.output())
         .await
-        .map_err(|_| format!("{} --version did not answer", program.display()))?
-        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+        .map_err(|_| VersionError::NoAnswer(program.to_owned()))?
+        .map_err(|source| VersionError::CannotRun {
+            program: program.to_owned(),
+            source,
+        })?;
     let text = String::from_utf8_lossy(if out.stdout.is_empty() {
         &out.stderr
     } else {
@@ -37,7 +55,7 @@ pub async fn version_of(program: &Path, path: Option<&str>) -> Result<String, St
     .trim()
     .to_owned();
     if text.is_empty() {
-        Err(format!("{} --version printed nothing", program.display()))
+        Err(VersionError::Silent(program.to_owned()))
     } else {
         Ok(text)
     }

@@ -145,7 +145,12 @@ async fn node_check(state: &DaemonState, settings: &RequestSettings) -> (Check, 
     };
     let version = match version_of(&node, path).await {
         Ok(v) => v,
-        Err(e) => return (check("node", "fail", e, "reinstall Node.js"), None),
+        Err(e) => {
+            return (
+                check("node", "fail", e.to_string(), "reinstall Node.js"),
+                None,
+            );
+        }
     };
     let dir = settings
         .workflow_host
@@ -242,7 +247,7 @@ async fn git_check(settings: &RequestSettings) -> Check {
     match on_path("git", path) {
         Some(git) => match version_of(&git, path).await {
             Ok(v) => check("git", "ok", v, ""),
-            Err(e) => check("git", "warn", e, "reinstall git"),
+            Err(e) => check("git", "warn", e.to_string(), "reinstall git"),
         },
         None => check(
             "git",
