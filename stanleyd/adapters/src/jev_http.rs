@@ -66,7 +66,27 @@ pub enum JevConfigError {
     )]
     PlainHttp(String),
     #[error("STANLEY_JEV_CA_FILE {}: {reason}", path.display())]
-    CaFile { path: PathBuf, reason: String },
+    CaFile { path: PathBuf, reason: CaProblem },
+}
+
+/// What is wrong with a CA file (the end of a sentence that names it).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CaProblem {
+    #[error("must be an absolute path")]
+    Relative,
+    /// The system's words for why it could not be opened or read.
+    #[error("could not be read: {0}")]
+    Unreadable(String),
+    #[error("is larger than 1 MiB; it should hold PEM certificates")]
+    TooLarge,
+    /// The PEM parser's last words.
+    #[error("is not a PEM certificate file: {0}")]
+    NotPem(String),
+    #[error("holds no PEM certificate (-----BEGIN CERTIFICATE-----)")]
+    Empty,
+    /// The TLS library refused the certificates (its error chain).
+    #[error("was not accepted: {0}")]
+    NotAccepted(String),
 }
 
 fn valid_model(model: &str) -> bool {
@@ -132,7 +152,7 @@ impl JevConfig {
         if let Some(path) = settings.ca_file.as_ref().filter(|p| !p.is_absolute()) {
             return Err(JevConfigError::CaFile {
                 path: path.clone(),
-                reason: "must be an absolute path".to_owned(),
+                reason: CaProblem::Relative,
             });
         }
         Ok(Self {
@@ -359,32 +379,31 @@ pub struct HttpShared {
 const MAX_CA_FILE: u64 = 1024 * 1024;
 
 /// A client offering HTTP/2 and HTTP/1.1 by ALPN, trusting the system's roots and `roots`.
-fn build_client(roots: Vec<reqwest::Certificate>) -> Result<reqwest::Client, String> {
+fn build_client(roots: Vec<reqwest::Certificate>) -> Result<reqwest::Client, reqwest::Error> {
     reqwest::Client::builder()
         .user_agent(concat!("stanley/", env!("CARGO_PKG_VERSION")))
         .tls_certs_merge(roots)
         .build()
-        .map_err(|e| error_chain(&e))
 }
 
 /// The certificates in a PEM file, or why there are none.
-fn read_roots(path: &Path) -> Result<(String, Vec<reqwest::Certificate>), String> {
+fn read_roots(path: &Path) -> Result<(String, Vec<reqwest::Certificate>), CaProblem> {
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| format!("could not be read: {e}"))?;
+    let unreadable = |e: std::io::Error| CaProblem::Unreadable(e.to_string());
+    let file = std::fs::File::open(path).map_err(unreadable)?;
     let mut bytes = Vec::new();
     file.take(MAX_CA_FILE + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("could not be read: {e}"))?;
+        .map_err(unreadable)?;
     if bytes.len() as u64 > MAX_CA_FILE {
-        return Err("is larger than 1 MiB; it should hold PEM certificates".to_owned());
+        return Err(CaProblem::TooLarge);
     }
     let roots = reqwest::Certificate::from_pem_bundle(&bytes).map_err(|e| {
         let chain = error_chain(&e);
-        let why = chain.rsplit(": ").next().unwrap_or(&chain).to_owned();
-        format!("is not a PEM certificate file: {why}")
+        CaProblem::NotPem(chain.rsplit(": ").next().unwrap_or(&chain).to_owned())
     })?;
     if roots.is_empty() {
-        return Err("holds no PEM certificate (-----BEGIN CERTIFICATE-----)".to_owned());
+        return Err(CaProblem::Empty);
     }
     Ok((stanley_core::sha256_hex(&bytes), roots))
 }
@@ -396,7 +415,11 @@ impl HttpShared {
         // which is what we want either way.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let client = build_client(Vec::new()).map_err(|e| {
-            JevError::new(None, "", format!("could not build the HTTP client: {e}"))
+            JevError::new(
+                None,
+                "",
+                format!("could not build the HTTP client: {}", error_chain(&e)),
+            )
         })?;
         Ok(Self {
             client,
@@ -410,7 +433,7 @@ impl HttpShared {
         let Some(path) = &config.ca_file else {
             return Ok(self.client.clone());
         };
-        let problem = |reason: String| JevConfigError::CaFile {
+        let problem = |reason: CaProblem| JevConfigError::CaFile {
             path: path.clone(),
             reason,
         };
@@ -419,7 +442,8 @@ impl HttpShared {
         if let Some(client) = all.get(&digest) {
             return Ok(client.clone());
         }
-        let client = build_client(roots).map_err(|e| problem(format!("was not accepted: {e}")))?;
+        let client =
+            build_client(roots).map_err(|e| problem(CaProblem::NotAccepted(error_chain(&e))))?;
         all.insert(digest, client.clone());
         Ok(client)
     }
