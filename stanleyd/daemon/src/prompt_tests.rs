@@ -206,3 +206,106 @@ async fn a_request_without_a_key_is_an_input_error_naming_the_variable() {
     assert!(e.to_string().contains("TYPESAFE_API_KEY"), "{e}");
     assert_eq!(scene.jev.calls(), 0);
 }
+
+/// The scene's repository, whose first diff panics (a bug in a port), then answers as usual.
+struct PanicsOnce(Arc<dyn crate::state::Repo>, std::sync::atomic::AtomicBool);
+
+impl stanley_workflows::ports::Git for PanicsOnce {
+    fn diff(
+        &self,
+        scope: Scope,
+        base: Option<&str>,
+        input_file: Option<&str>,
+    ) -> Result<DiffSource, stanley_workflows::ports::GitError> {
+        if !self.1.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            panic!("boom in the diff");
+        }
+        self.0.diff(scope, base, input_file)
+    }
+}
+
+impl stanley_workflows::ports::Workspace for PanicsOnce {
+    fn tracked(&self) -> Result<Vec<String>, stanley_workflows::ports::GitError> {
+        self.0.tracked()
+    }
+    fn read_lines(&self, path: &str) -> Option<Vec<String>> {
+        self.0.read_lines(path)
+    }
+    fn file_size(&self, path: &str) -> Option<u64> {
+        self.0.file_size(path)
+    }
+}
+
+impl crate::state::Repo for PanicsOnce {
+    fn snapshot(
+        &self,
+    ) -> Result<(std::collections::BTreeSet<String>, String), stanley_workflows::ports::GitError>
+    {
+        self.0.snapshot()
+    }
+}
+
+/// A request that panics ends as an internal error, and the daemon keeps serving: the next
+/// request on the same state is answered, and no request is left counted as active.
+#[tokio::test]
+async fn after_a_panicking_request_the_daemon_keeps_serving() {
+    use stanley_proto::v1::stanley_server::Stanley;
+    use tokio_stream::StreamExt;
+    let scene = scene("review")
+        .with_repo(|repo| Arc::new(PanicsOnce(repo, std::sync::atomic::AtomicBool::new(false))));
+    let service = crate::service::StanleyService::new(scene.state.clone());
+    let env = std::collections::HashMap::from([
+        (
+            stanley_proto::env::TYPESAFE_API_KEY.to_owned(),
+            "sk-test-0123456789".to_owned(),
+        ),
+        (
+            stanley_proto::env::PATH.to_owned(),
+            "/nonexistent".to_owned(),
+        ),
+        (
+            stanley_proto::env::STANLEY_TRUST_WORKTREE.to_owned(),
+            "1".to_owned(),
+        ),
+    ]);
+    let ask = || async {
+        let request = PromptRequest {
+            request: "Review these changes for correctness bugs".into(),
+            no_persist: true,
+            env: env.clone(),
+            ..Default::default()
+        };
+        let mut stream = service
+            .prompt(tonic::Request::new(request))
+            .await
+            .expect("the request is taken")
+            .into_inner();
+        let mut result = None;
+        while let Some(event) = stream.next().await {
+            if let Ok(PromptResponse {
+                event: Some(prompt_response::Event::Result(r)),
+            }) = event
+            {
+                result = Some(r);
+            }
+        }
+        result.expect("every request ends with a result")
+    };
+    let first = ask().await;
+    assert_eq!(first.exit_code, 70, "{first:?}");
+    let error = first.error.expect("an error result");
+    assert_eq!(error.kind, "internal");
+    assert!(
+        error.message.contains("boom in the diff"),
+        "{}",
+        error.message
+    );
+    let second = ask().await;
+    assert!(second.error.is_none(), "{second:?}");
+    assert_eq!(second.workflow, "review");
+    assert_eq!(
+        scene.state.active_requests(),
+        0,
+        "no request is left running"
+    );
+}
