@@ -79,33 +79,37 @@ fn summarize() {
     golden("summarize", &env, &repo, &["Summarize what changed"], None);
 }
 
+/// The five diff analyses that judge a concern: the word the fake routes on, the built-in, and
+/// a request a person would type.
+pub(crate) const FIVE_ANALYSES: [(&str, &str, &str); 5] = [
+    (
+        "correctness",
+        "review",
+        "Review these changes for correctness bugs",
+    ),
+    (
+        "missing tests",
+        "test_gaps",
+        "Which changes have missing tests",
+    ),
+    ("security", "security_review", "Look for security issues"),
+    (
+        "performance",
+        "performance_review",
+        "Any performance regressions here",
+    ),
+    (
+        "compatib",
+        "compatibility_review",
+        "Check compatibility for consumers",
+    ),
+];
+
 #[test]
 fn the_five_diff_analyses() {
     let env = TestEnv::new();
     let repo = crate::summarize::changed_repo();
-    for (keyword, id, request) in [
-        (
-            "correctness",
-            "review",
-            "Review these changes for correctness bugs",
-        ),
-        (
-            "missing tests",
-            "test_gaps",
-            "Which changes have missing tests",
-        ),
-        ("security", "security_review", "Look for security issues"),
-        (
-            "performance",
-            "performance_review",
-            "Any performance regressions here",
-        ),
-        (
-            "compatib",
-            "compatibility_review",
-            "Check compatibility for consumers",
-        ),
-    ] {
+    for (keyword, id, request) in FIVE_ANALYSES {
         env.jev.route(keyword, id, 0.9);
         golden(id, &env, &repo, &[request], None);
     }

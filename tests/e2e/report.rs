@@ -130,30 +130,8 @@ fn a_review_with_findings_shows_them_first() {
 fn the_diff_analyses_without_findings() {
     let env = TestEnv::new();
     let repo = upgrade();
-    for (keyword, id, request) in [
-        (
-            "correctness",
-            "review",
-            "Review these changes for correctness bugs",
-        ),
-        (
-            "missing tests",
-            "test_gaps",
-            "Which changes have missing tests",
-        ),
-        ("security", "security_review", "Look for security issues"),
-        (
-            "performance",
-            "performance_review",
-            "Any performance regressions here",
-        ),
-        (
-            "compatib",
-            "compatibility_review",
-            "Check compatibility for consumers",
-        ),
-        ("summar", "summarize", "Summarize what changed"),
-    ] {
+    let summarize = ("summar", "summarize", "Summarize what changed");
+    for (keyword, id, request) in crate::golden::FIVE_ANALYSES.into_iter().chain([summarize]) {
         env.jev.route(keyword, id, 0.9);
         let text = report(&env, &repo, &[request], None);
         insta::assert_snapshot!(id, text);

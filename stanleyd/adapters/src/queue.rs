@@ -144,7 +144,7 @@ fn read_store(db: &sled::Db) -> Result<(BTreeMap<String, Job>, usize), StoreErro
     match read {
         Ok(Ok(r)) => Ok(r),
         Ok(Err(e)) => Err(StoreError::Read(e)),
-        Err(_) => Err(StoreError::ReadPanicked),
+        Err(_) => Err(StoreError::JobsPanicked),
     }
 }
 

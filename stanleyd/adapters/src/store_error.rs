@@ -52,6 +52,9 @@ pub enum StoreError {
     /// The queue's store opened but its jobs cannot be read.
     #[error("the store cannot be read: {0}")]
     Read(#[source] sled::Error),
+    /// sled panicked reading the queue's jobs.
+    #[error("the store cannot be read: sled panicked reading it")]
+    JobsPanicked,
 }
 
 /// Why the cache's signing key cannot be used.

@@ -135,7 +135,12 @@ fn cargo_requirement(npm: &str) -> Option<semver::VersionReq> {
     let mut comparators = Vec::new();
     let mut pending_operator = String::new();
     for token in tokens {
-        let token = token.replace(['x', 'X'], "*");
+        // `x` and `X` stand for a whole part (`20.x`), never inside one (`1.0.0-experimental`).
+        let token = token
+            .split('.')
+            .map(|part| if matches!(part, "x" | "X") { "*" } else { part })
+            .collect::<Vec<_>>()
+            .join(".");
         if token.chars().all(|c| "<>=~^".contains(c)) {
             pending_operator.push_str(&token);
             continue;
@@ -143,7 +148,7 @@ fn cargo_requirement(npm: &str) -> Option<semver::VersionReq> {
         let op = std::mem::take(&mut pending_operator);
         let comparator = if !op.is_empty() || token.starts_with(['<', '>', '=', '~', '^']) {
             format!("{op}{token}")
-        } else if token.contains('*') || token == "*" {
+        } else if token.contains('*') {
             token
         } else {
             match token.trim_start_matches(['v', 'V']).split('.').count() {
@@ -218,6 +223,10 @@ mod tests {
         assert!(!satisfies("v2.4.0", "1.2.3 - 2.3.4"));
         assert!(satisfies("v20.9.1", "20.x"));
         assert!(!satisfies("v21.0.0", "20.x"));
+        assert!(
+            !satisfies("v0.9.0", ">=1.0.0-experimental"),
+            "an x inside a part is a letter, so the range reads"
+        );
         assert!(
             satisfies("v20.1.5", "20.1"),
             "a bare partial version is a tilde range"

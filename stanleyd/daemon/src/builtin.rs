@@ -135,24 +135,26 @@ pub(crate) async fn run_builtin(
     {
         return Err(RequestError::jev(&trouble, &ctx.base_url).in_workflow(builtin.id));
     }
-    let output = packet.output();
-    let verbose = packet.verbose();
+    let answer = Answer {
+        status: packet.status,
+        output: packet.output(),
+        workflow: builtin.id.to_owned(),
+        run_id: packet.json["runId"].as_str().unwrap_or("").to_owned(),
+        verbose: Some(packet.verbose()),
+    };
     if let Some(key) = memo_key
         && ctx.trouble.get().is_none()
     {
         ctx.state.results.keep(
             key,
             crate::warm::Remembered {
-                status: packet.status,
-                output: output.clone(),
-                verbose: Some(verbose.clone()),
+                status: answer.status,
+                output: answer.output.clone(),
+                verbose: answer.verbose.clone(),
                 usage: ctx.tally.snapshot(),
             },
         );
     }
-    let mut answer = success(packet.status, &output).by(builtin.id);
-    answer.run_id = packet.json["runId"].as_str().unwrap_or("").to_owned();
-    answer.verbose = Some(verbose);
     Ok(answer)
 }
 

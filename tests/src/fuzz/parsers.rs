@@ -21,6 +21,18 @@ fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 }
 
 /// What every parsed log keeps: blocks inside the input's lines, ids distinct, messages within
+/// An error a parser gives is one short line: its text, when it is.
+fn short_error(error: &impl std::fmt::Display) -> Result<String, super::Violation> {
+    let text = error.to_string();
+    let chars = text.chars().count();
+    ensure(
+        chars <= MAX_ERROR_CHARS,
+        "an error is one short line",
+        || format!("{chars} characters"),
+    )?;
+    Ok(text)
+}
+
 /// the policy, output no larger than a multiple of the input.
 fn check_log(input: &str, parsed: &ParsedLog) -> Checked {
     let lines = input.split('\n').count();
@@ -187,12 +199,7 @@ fn review_comments(bytes: &[u8]) -> Checked {
             Ok(shape(&[1, class(comments.len())]))
         }
         Err(e) => {
-            let e = e.to_string();
-            ensure(
-                e.chars().count() <= MAX_ERROR_CHARS,
-                "an error is one short line",
-                || format!("{} characters", e.chars().count()),
-            )?;
+            let e = short_error(&e)?;
             Ok(shape(&[2, e.split(' ').count() as u64]))
         }
     }
@@ -326,12 +333,7 @@ fn flow_file(bytes: &[u8]) -> Checked {
             Ok(shape(&[1, class(flow.phases.len())]))
         }
         Err(e) => {
-            let e = e.to_string();
-            ensure(
-                e.chars().count() <= MAX_ERROR_CHARS,
-                "an error is one short line",
-                || format!("{} characters", e.chars().count()),
-            )?;
+            let e = short_error(&e)?;
             Ok(shape(&[2, e.split(' ').take(3).count() as u64]))
         }
     }
@@ -390,12 +392,7 @@ fn flow_journal(bytes: &[u8]) -> Checked {
             ]))
         }
         Err(e) => {
-            let e = e.to_string();
-            ensure(
-                e.chars().count() <= MAX_ERROR_CHARS,
-                "an error is one short line",
-                || format!("{} characters", e.chars().count()),
-            )?;
+            short_error(&e)?;
             Ok(shape(&[2]))
         }
     }
@@ -459,11 +456,7 @@ fn rules_and_criteria(bytes: &[u8]) -> Checked {
                 parts.push(class(n));
             }
             Err(e) => {
-                ensure(
-                    e.chars().count() <= MAX_ERROR_CHARS,
-                    "an error is one short line",
-                    || format!("{} characters", e.chars().count()),
-                )?;
+                short_error(&e)?;
                 parts.push(99);
             }
         }
@@ -583,12 +576,7 @@ fn host_messages(bytes: &[u8]) -> Checked {
                     .into_iter()
                     .flatten()
                     {
-                        let text = error.to_string();
-                        ensure(
-                            text.chars().count() <= MAX_ERROR_CHARS,
-                            "an error is one short line",
-                            || format!("{} characters", text.chars().count()),
-                        )?;
+                        short_error(&error)?;
                     }
                 }
                 1 + u64::from(result.is_ok())
