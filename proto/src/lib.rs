@@ -1,6 +1,8 @@
 //! Stanley's wire: the `stanley.v1` gRPC types and services, the protocol version, where a
 //! repository's daemon socket lives, and the Unix-socket connector clients use.
 
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
 pub mod connect;
 pub mod env;
 pub mod exit;

@@ -506,7 +506,9 @@ fn every_child_starts_from_an_empty_environment() {
     let mut commands = 0;
     let mut offenders = Vec::new();
     for (dir, skip) in [
-        ("stanleyd/adapters/src", &[][..]),
+        // The agent launcher replaces itself with the agent: its environment is the one the
+        // daemon built for it from an empty one (`pi.rs`, checked here).
+        ("stanleyd/adapters/src", &["agent_exec.rs"][..]),
         ("stanleyd/daemon/src", &["testing.rs"][..]),
     ] {
         let lines = code_lines(dir, skip);
@@ -530,5 +532,46 @@ fn every_child_starts_from_an_empty_environment() {
         offenders.is_empty(),
         "children that inherit the daemon's environment:\n{}",
         offenders.join("\n")
+    );
+}
+
+/// Production code has no `unsafe` block of its own: the root of every library and binary
+/// outside the tests crate forbids it (the compiler then refuses any), so no root may drop it.
+#[test]
+fn production_code_forbids_unsafe() {
+    let meta = metadata();
+    let roots: Vec<String> = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["name"] != "stanley-tests")
+        .flat_map(|p| p["targets"].as_array().unwrap().iter())
+        .filter(|t| {
+            t["kind"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|k| k == "lib" || k == "bin")
+        })
+        .map(|t| t["src_path"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        roots
+            .iter()
+            .any(|r| r.ends_with("stanleyd/daemon/src/main.rs")),
+        "the daemon's root is missing: {roots:?}"
+    );
+    let missing: Vec<&String> = roots
+        .iter()
+        .filter(|file| {
+            !std::fs::read_to_string(file)
+                .unwrap()
+                .lines()
+                .any(|l| l.trim() == "#![cfg_attr(not(test), forbid(unsafe_code))]")
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "roots that allow unsafe code: {missing:?}"
     );
 }

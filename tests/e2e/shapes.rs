@@ -142,6 +142,90 @@ fn rename_and_copy_pairs_equal_gits_on_every_assembled_upgrade() {
     }
 }
 
+/// After `HEAD` moves by a commit, the branch diff made from the kept one equals a diff made
+/// from scratch, for every kind of edit: a modified file edited again, an untouched file
+/// edited (it enters the diff), an added file edited, a modified file put back as it was on
+/// `main` (it leaves the diff), and two files at once. Edits that can change Git's pairs are
+/// diffed in full, and the others are not.
+#[test]
+fn a_branch_diff_after_a_commit_equals_one_made_from_scratch() {
+    let mut reused = 0;
+    for name in [
+        "upgrade-pygments",
+        "move-flask",
+        "vendor-poetry-core",
+        "upgrade-thiserror",
+        "twin-setuptools",
+    ] {
+        let repo = TempRepo::upstream(name);
+        let kept = Git2Repo::open(repo.root()).unwrap();
+        let diff = |git: &Git2Repo| git.diff(Scope::Branch, Some("main"), None).unwrap();
+        let first = diff(&kept);
+        let status = |want: FileStatus| {
+            first
+                .diff
+                .files
+                .iter()
+                .find(|f| f.status == want && f.old_path.is_none() && !f.hunks.is_empty())
+                .map(|f| f.path.clone())
+        };
+        let changed: BTreeSet<String> = first.diff.files.iter().map(|f| f.path.clone()).collect();
+        let untouched = repo
+            .git(&["ls-files"])
+            .lines()
+            .find(|p| !changed.contains(*p) && (p.ends_with(".py") || p.ends_with(".rs")))
+            .map(str::to_owned);
+        let modified = status(FileStatus::Modified);
+        let added = status(FileStatus::Added);
+        let append = |path: &str, line: &str| {
+            let full = repo.root().join(path);
+            let mut text = std::fs::read(&full).unwrap();
+            text.extend_from_slice(line.as_bytes());
+            std::fs::write(&full, text).unwrap();
+        };
+        let mut steps: Vec<(&str, Vec<String>)> = Vec::new();
+        if let Some(m) = &modified {
+            steps.push(("a modified file edited again", vec![m.clone()]));
+        }
+        if let Some(u) = &untouched {
+            steps.push(("an untouched file edited", vec![u.clone()]));
+        }
+        if let Some(a) = &added {
+            steps.push(("an added file edited", vec![a.clone()]));
+        }
+        if let (Some(m), Some(u)) = (&modified, &untouched) {
+            steps.push(("two files at once", vec![m.clone(), u.clone()]));
+        }
+        for (i, (what, paths)) in steps.iter().enumerate() {
+            for path in paths {
+                append(path, &format!("\n# edit {i}\n"));
+            }
+            repo.git(&["commit", "-q", "-am", what]);
+            let before = kept.diffs_from_kept();
+            let moved = diff(&kept);
+            let fresh = diff(&Git2Repo::open(repo.root()).unwrap());
+            assert!(
+                moved == fresh,
+                "{name}: {what}: the kept diff moved wrongly"
+            );
+            reused += kept.diffs_from_kept() - before;
+        }
+        // A modified file put back as it is on main leaves the diff.
+        if let Some(m) = &modified {
+            repo.git(&["checkout", "-q", "main", "--", m]);
+            repo.git(&["commit", "-q", "-am", "put back"]);
+            let moved = diff(&kept);
+            let fresh = diff(&Git2Repo::open(repo.root()).unwrap());
+            assert!(
+                moved == fresh,
+                "{name}: a file put back: the kept diff moved wrongly"
+            );
+            assert!(!moved.diff.files.iter().any(|f| f.path == *m));
+        }
+    }
+    assert!(reused >= 5, "the kept diff was reused only {reused} times");
+}
+
 /// The marker an exclusion by header quotes is prose, not a line of code with a trailing
 /// comment (`__version__ = "1.0"  # DO NOT EDIT THIS LINE`).
 fn quotes_a_comment(reason: &str) -> bool {

@@ -1,6 +1,8 @@
 //! `stanley "<request>" [options]`: the thin client. Parses the fixed command line, reads the
 //! input, streams the request to the repository's daemon and prints the result.
 
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -20,6 +20,7 @@ use stanley_workflows::ports::{Git, GitError, Workspace};
 
 use crate::workspace::split_lines;
 
+mod moved;
 mod pairs;
 use pairs::Paired;
 
@@ -36,6 +37,8 @@ pub struct Git2Repo {
     /// base, merge base and `HEAD` give the same diff: a repeat skips the diff, the rename
     /// pairing and the file facts (issue 32).
     branch_memo: Mutex<Option<(BranchKey, DiffSource)>>,
+    /// How many branch diffs were made from the kept one after `HEAD` moved ([`moved`]).
+    moved: std::sync::atomic::AtomicU64,
 }
 
 /// What a branch diff is a function of.
@@ -112,6 +115,7 @@ impl Git2Repo {
             root: root.to_path_buf(),
             repo: Mutex::new(repo),
             branch_memo: Mutex::new(None),
+            moved: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -529,14 +533,30 @@ impl Git for Git2Repo {
                     merge_base,
                     head,
                 };
-                if let Some((memo_key, source)) = self
+                let kept = self
                     .branch_memo
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .as_ref()
-                    && *memo_key == key
-                {
-                    return Ok(source.clone());
+                    .clone();
+                if let Some((kept_key, source)) = kept {
+                    if kept_key == key {
+                        return Ok(source);
+                    }
+                    // HEAD moved on the same merge base: reuse what the edits left alone.
+                    let same_base = BranchKey {
+                        head: kept_key.head,
+                        ..key.clone()
+                    } == kept_key;
+                    if same_base
+                        && let Some(moved) =
+                            self.moved_head(&repo, &source, kept_key.head, merge_base, head)?
+                    {
+                        *self.branch_memo.lock().unwrap_or_else(|e| e.into_inner()) =
+                            Some((key, moved.clone()));
+                        self.moved
+                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        return Ok(moved);
+                    }
                 }
                 let (old, new) = (tree_of(merge_base)?, tree_of(head)?);
                 let diff = repo
@@ -597,6 +617,12 @@ impl Git for Git2Repo {
 }
 
 impl Git2Repo {
+    /// How many branch diffs were made from the kept one after `HEAD` moved, rather than in
+    /// full.
+    pub fn diffs_from_kept(&self) -> u64 {
+        self.moved.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Forgets the last branch diff it keeps.
     pub fn let_go(&self) {
         *self.branch_memo.lock().unwrap_or_else(|e| e.into_inner()) = None;

@@ -5,7 +5,6 @@
 //! HTTP/1.1.
 
 use std::collections::HashMap;
-use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -96,10 +95,25 @@ fn valid_model(model: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
 }
 
-fn is_loopback(host: &str) -> bool {
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+fn is_loopback(host: &url::Host<&str>) -> bool {
+    match host {
+        url::Host::Domain(name) => name.eq_ignore_ascii_case("localhost"),
+        url::Host::Ipv4(ip) => ip.is_loopback(),
+        url::Host::Ipv6(ip) => ip.is_loopback(),
+    }
+}
+
+/// The host (and port, when the URL names one) of `base_url`, for messages; the text itself
+/// when it is not a URL with a host.
+pub fn host_of(base_url: &str) -> String {
+    match url::Url::parse(base_url) {
+        Ok(url) => match (url.host_str(), url.port()) {
+            (Some(host), Some(port)) => format!("{host}:{port}"),
+            (Some(host), None) => host.to_owned(),
+            (None, _) => base_url.to_owned(),
+        },
+        Err(_) => base_url.to_owned(),
+    }
 }
 
 /// What a request says about Jev (parsed once from its environment by the daemon's settings;
@@ -135,18 +149,12 @@ impl JevConfig {
             .clone()
             .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
         let base_url = base_url.trim_end_matches('/').to_owned();
-        let (scheme, rest) = base_url
-            .split_once("://")
-            .ok_or_else(|| JevConfigError::InvalidBaseUrl(base_url.clone()))?;
-        let authority = rest.split('/').next().unwrap_or("");
-        let host = match authority.rsplit_once(':') {
-            Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) && !h.is_empty() => h,
-            _ => authority,
-        };
-        match scheme {
-            "https" if !host.is_empty() => {}
-            "http" if is_loopback(host) => {}
-            "http" if !host.is_empty() => return Err(JevConfigError::PlainHttp(host.to_owned())),
+        let url = url::Url::parse(&base_url)
+            .map_err(|_| JevConfigError::InvalidBaseUrl(base_url.clone()))?;
+        match (url.scheme(), url.host()) {
+            ("https", Some(_)) => {}
+            ("http", Some(host)) if is_loopback(&host) => {}
+            ("http", Some(host)) => return Err(JevConfigError::PlainHttp(host.to_string())),
             _ => return Err(JevConfigError::InvalidBaseUrl(base_url)),
         }
         if let Some(path) = settings.ca_file.as_ref().filter(|p| !p.is_absolute()) {
@@ -619,6 +627,41 @@ mod tests {
         assert!(cfg(Some("k"), Some("http://localhost:8080"), None).is_ok());
         assert!(cfg(Some("k"), Some("http://[::1]:8080"), None).is_ok());
         assert!(cfg(Some("k"), Some("ftp://x"), None).is_err());
+    }
+
+    /// The host is the URL's, not the text before the first `:` or `/`: a loopback name in
+    /// the user part or a port-like tail does not let the key go out over plain http.
+    #[test]
+    fn the_key_goes_over_plain_http_only_to_a_loopback_host() {
+        for (url, host) in [
+            ("http://localhost@evil.example/", "evil.example"),
+            ("http://127.0.0.1:80@evil.example", "evil.example"),
+            (
+                "http://LOCALHOST.evil.example:8080",
+                "localhost.evil.example",
+            ),
+            ("http://127.0.0.2.evil.example", "127.0.0.2.evil.example"),
+        ] {
+            assert_eq!(
+                cfg(Some("k"), Some(url), None).unwrap_err(),
+                JevConfigError::PlainHttp(host.into()),
+                "{url}"
+            );
+        }
+        for url in [
+            "http://127.0.0.9:1",
+            "http://LocalHost",
+            "http://[0:0:0:0:0:0:0:1]",
+        ] {
+            assert!(cfg(Some("k"), Some(url), None).is_ok(), "{url}");
+        }
+        assert!(matches!(
+            cfg(Some("k"), Some("https://"), None).unwrap_err(),
+            JevConfigError::InvalidBaseUrl(_)
+        ));
+        assert_eq!(host_of("https://api.typesafe.ai/v1"), "api.typesafe.ai");
+        assert_eq!(host_of("http://127.0.0.1:9/"), "127.0.0.1:9");
+        assert_eq!(host_of("not a url"), "not a url");
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! Real implementations of Stanley's ports: Git through git2, workspace file reads, redaction,
 //! the System One HTTP client, run records on disk, and the system clock.
 
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
+pub mod agent_exec;
 pub mod agents;
 pub mod clock;
 pub mod flow_check;

@@ -373,8 +373,11 @@ impl PiAgent {
     /// The `pi` command: its arguments and environment (with the run's token), its own process
     /// group, and death with the daemon.
     fn command(&self, mark: Option<(&'static str, &crate::agents::RunMark)>) -> Command {
-        let mut command = Command::new(&self.bin);
+        // Through the daemon's launcher, so Pi dies with the daemon (crate::agent_exec).
+        let (program, lead) = crate::agent_exec::wrap(&self.bin);
+        let mut command = Command::new(program);
         command
+            .args(lead)
             .args(self.args())
             .current_dir(&self.root)
             .env_clear()
@@ -386,22 +389,6 @@ impl PiAgent {
             .kill_on_drop(true);
         if let Some((var, mark)) = mark {
             command.env(var, mark.token());
-        }
-        let parent = std::process::id();
-        // SAFETY: the closure runs in the forked child before exec and makes only the prctl
-        // and getppid system calls (rustix, no allocation), which are async-signal-safe; it
-        // touches no memory shared with the parent.
-        unsafe {
-            command.pre_exec(move || {
-                // Pi dies with the daemon (SIGKILL when the daemon's thread that started it ends;
-                // the daemon's runtime threads live as long as the daemon).
-                rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
-                // The daemon died between fork and prctl: do not start an orphan.
-                if rustix::process::getppid().map(|p| p.as_raw_pid() as u32) != Some(parent) {
-                    return Err(std::io::Error::other("the daemon is gone"));
-                }
-                Ok(())
-            });
         }
         command
     }

@@ -2,6 +2,8 @@
 //! hashing and the frame executor. Nothing in this crate performs I/O; the Jev port is a trait
 //! the adapters implement.
 
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
 pub mod budget;
 pub mod cache;
 pub mod cancel;

@@ -75,12 +75,8 @@ impl RequestError {
     /// the host, never the key.
     pub(crate) fn jev(trouble: &stanley_core::JevTrouble, base_url: &str) -> Self {
         use stanley_core::JevTrouble;
-        let host = base_url
-            .split_once("://")
-            .map_or(base_url, |(_, rest)| rest)
-            .split('/')
-            .next()
-            .unwrap_or(base_url);
+        let host = stanley_adapters::jev_http::host_of(base_url);
+        let host = host.as_str();
         match trouble {
             JevTrouble::Auth { status } => Self::new(
                 ErrorKind::JevAuth,

@@ -1,6 +1,8 @@
 //! The Stanley daemon: discovery and lifecycle, the gRPC services, and the runtime that routes a
 //! request and runs the selected workflow. `main` only wires; tests call [`run`] in-process.
 
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
 mod authority;
 mod builtin;
 mod cache_service;

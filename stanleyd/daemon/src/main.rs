@@ -1,15 +1,24 @@
 //! `stanleyd --root <dir>`: the per-worktree daemon. Wires discovery, logging and the server;
 //! everything else lives in the library.
 
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use stanley_adapters::SystemClock;
+use stanley_adapters::agent_exec;
 use stanley_proto::exit::Exit;
 use stanley_workflows::ports::Clock;
 use stanleyd::{
     DaemonConfig, DaemonError, DaemonFiles, DaemonSettings, init_logging, prepare, run,
 };
+
+/// jemalloc's background thread hands freed memory back to the system a second after it is
+/// freed (`.cargo/config.toml` sets the decay), so a long-lived daemon returns close to idle
+/// after a large request without a call of ours (D-137).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn usage() -> ExitCode {
     eprintln!("usage: stanleyd --root <worktree root>");
@@ -17,6 +26,17 @@ fn usage() -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    // The launcher mode comes first: it replaces this process with an agent (agent_exec).
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if raw.first().is_some_and(|a| a == agent_exec::AGENT_EXEC) {
+        let problem = agent_exec::exec_agent(&raw[1..]);
+        eprintln!("stanleyd: {problem}");
+        return ExitCode::from(match problem {
+            agent_exec::LaunchError::Usage => Exit::Usage.code(),
+            _ => Exit::Unavailable.code(),
+        });
+    }
+    agent_exec::launch_through_self();
     let Ok(args) = std::env::args_os()
         .skip(1)
         .map(|a| a.into_string())

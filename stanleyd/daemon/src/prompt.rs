@@ -242,7 +242,6 @@ pub(crate) async fn run(
     if !no_persist {
         crate::runs::prune_later(state, &settings);
     }
-    crate::warm::release_memory();
     flush_cache(state);
     result
 }

@@ -15,20 +15,6 @@ use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
 /// How long the warm evidence outlives the last request.
 pub(crate) const WARM_IDLE: Duration = Duration::from_secs(60);
 
-/// Hands the memory a large request freed back to the system, so a long-lived daemon returns
-/// close to idle after a big diff or a large tree (glibc keeps freed heap otherwise). It runs on
-/// a blocking thread, so the result is not held up by it.
-pub(crate) fn release_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    drop(tokio::task::spawn_blocking(|| {
-        // SAFETY: malloc_trim only releases free memory of glibc's heaps; it takes no pointers
-        // and is safe to call from any thread at any time.
-        unsafe {
-            libc::malloc_trim(0);
-        }
-    }));
-}
-
 /// The last branch evidence and what it was made from.
 #[derive(Default)]
 pub(crate) struct EvidenceMemo {

@@ -2,6 +2,8 @@
 //! policies, routing policy, the action guard and fallback texts. Performs no I/O: everything
 //! outside the process is reached through the ports in [`ports`].
 
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
 pub mod agent;
 pub mod analysis;
 pub mod change;

@@ -5,6 +5,8 @@
 //! the flow (`hook <event>`), serves editors as a language server (`lsp`), and prints its own and
 //! `stanley`'s shell completions and man pages (`completions`, `man`).
 
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
 mod cache;
 mod cli;
 mod daemon;

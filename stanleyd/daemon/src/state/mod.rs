@@ -301,18 +301,17 @@ impl DaemonState {
         })
     }
 
-    /// How long nothing has been running.
-    /// Lets go of the warm evidence (the last branch diff, here and in the Git port) and hands
-    /// the freed memory back to the system.
+    /// Lets go of the warm evidence (the last branch diff, here and in the Git port); the
+    /// allocator hands the freed memory back to the system (D-137).
     pub(crate) fn let_go_warm(&self) {
         self.evidence.clear();
         self.results.clear();
         self.clean_texts.clear();
         self.git.let_go();
-        crate::warm::release_memory();
         tracing::debug!("warm evidence released");
     }
 
+    /// How long nothing has been running.
     pub(crate) fn idle_for(&self) -> Duration {
         if self.active.load(Ordering::SeqCst) > 0 {
             return Duration::ZERO;
