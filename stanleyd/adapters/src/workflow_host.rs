@@ -329,14 +329,18 @@ impl LogRecord {
     }
 }
 
+/// Why a run's `prompt` call gets no value: the daemon's own error, whose message the
+/// workflow sees as a thrown exception's.
+pub type PromptRefusal = Box<dyn std::error::Error + Send + Sync>;
+
 /// A call the host makes on behalf of a run.
 #[derive(Debug)]
 pub enum HostCall {
-    /// `prompt(instructions, input?)`: answer with `{status, output}` or an error message.
+    /// `prompt(instructions, input?)`: answer with `{status, output}` or why not.
     Prompt {
         instructions: String,
         input: Option<Value>,
-        reply: oneshot::Sender<Result<Value, String>>,
+        reply: oneshot::Sender<Result<Value, PromptRefusal>>,
     },
     /// `judge(request)`: always answered with a value.
     Judge {
@@ -697,12 +701,13 @@ pub const MAX_HOST_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// One line of the host's, decoded before anything acts on it.
 #[derive(Debug)]
 pub enum HostLine {
-    /// An answer to our request `id`: its result, or the host's error message.
+    /// An answer to our request `id`: its result, or the host's error.
     Answer {
         /// Our request's id.
         id: String,
-        /// The result, or the error's message (empty when the host gave none).
-        result: Result<Value, String>,
+        /// The result, or [`HostError::Failed`] with the error's message (a general one when
+        /// the host gave none).
+        result: Result<Value, HostError>,
     },
     /// A workflow's `log` call.
     Log(LogRecord),
@@ -735,7 +740,8 @@ pub fn decode_line(line: &[u8]) -> HostLine {
             return HostLine::Ignored;
         };
         let result = match message.error {
-            Some(e) => Err(e.message),
+            Some(e) if e.message.is_empty() => Err(HostError::Failed("workflow host error".into())),
+            Some(e) => Err(HostError::Failed(e.message)),
             None => Ok(message.result.unwrap_or(Value::Null)),
         };
         return HostLine::Answer {
@@ -789,13 +795,6 @@ async fn dispatch(
             let Some(waiter) = lock(pending).remove(&id) else {
                 return;
             };
-            let result = result.map_err(|message| {
-                HostError::Failed(if message.is_empty() {
-                    "workflow host error".into()
-                } else {
-                    message
-                })
-            });
             let _ = waiter.send(result);
         }
         HostLine::Log(record) => match record.run.as_deref().and_then(target) {
@@ -821,7 +820,7 @@ async fn dispatch(
             tokio::spawn(async move {
                 let body = match rx.await {
                     Ok(Ok(v)) => Answer::Result(v),
-                    Ok(Err(e)) => host_error(&e),
+                    Ok(Err(e)) => host_error(&e.to_string()),
                     Err(_) => host_error("run aborted"),
                 };
                 answer(&stdin, id.as_ref(), body).await;
@@ -919,5 +918,25 @@ mod tests {
             serde_json::json!({"level": "loud", "message": "m"}),
         );
         assert!(bad.is_err(), "an unknown level is not a log record");
+    }
+
+    /// The host's error answer is a [`HostError::Failed`] with its message, or a general one
+    /// when it gave none; a result is a value.
+    #[test]
+    fn an_error_answer_decodes_to_a_failed_host_error() {
+        let answer = |line: &str| match decode_line(line.as_bytes()) {
+            HostLine::Answer { id, result } => (id, result),
+            other => panic!("{other:?}"),
+        };
+        let (id, failed) =
+            answer(r#"{"jsonrpc":"2.0","id":"d7","error":{"code":-32000,"message":"boom"}}"#);
+        assert_eq!(id, "d7");
+        assert_eq!(failed, Err(HostError::Failed("boom".into())));
+        let (_, silent) = answer(r#"{"jsonrpc":"2.0","id":"d8","error":{"code":-32000}}"#);
+        let silent = silent.unwrap_err();
+        assert_eq!(silent, HostError::Failed("workflow host error".into()));
+        assert_eq!(silent.to_string(), "workflow host error");
+        let (_, value) = answer(r#"{"jsonrpc":"2.0","id":"d9","result":{"ok":true}}"#);
+        assert_eq!(value, Ok(serde_json::json!({"ok": true})));
     }
 }
