@@ -12,15 +12,41 @@ use stanley_adapters::judgments::{CacheStats, SledJudgments};
 use stanley_adapters::{Git2Repo, HttpShared};
 use stanley_core::{Cancel, Jev, JudgmentCache};
 use stanley_workflows::flow::state::FlowStore;
-use stanley_workflows::improve::JobQueue;
+use stanley_workflows::improve::{JobQueue, QueueError};
 use stanley_workflows::ports::{Git, GitError, Workspace};
 use tokio::time::Instant;
 
 use crate::config::DaemonConfig;
-use crate::error::DaemonError;
+use crate::error::{DaemonError, RequestError};
 
 pub(crate) mod page;
 pub(crate) mod repo;
+
+/// Why the improvement queue cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum QueueProblem {
+    /// `.stanley/state/` (or something in it) is a link or not this user's: the repository is
+    /// at fault, so a request that needs the queue has an input error.
+    #[error("the improvement queue cannot be used: {0}")]
+    Refused(#[source] std::io::Error),
+    /// The queue's store does not open.
+    #[error(transparent)]
+    Store(#[from] QueueError),
+    /// The daemon has no queue and no reason recorded.
+    #[error("the improvement queue is not open")]
+    NotOpen,
+}
+
+/// A planted `.stanley/state/` is the request's input at fault (65); a store that does not
+/// open leaves the queue unavailable (69).
+impl From<&QueueProblem> for RequestError {
+    fn from(e: &QueueProblem) -> Self {
+        match e {
+            QueueProblem::Refused(_) => Self::input(e.to_string()),
+            QueueProblem::Store(_) | QueueProblem::NotOpen => Self::unavailable(e.to_string()),
+        }
+    }
+}
 
 /// A request's way to Jev: the port, the model it names, and the API root (named when Jev
 /// cannot be reached).
@@ -116,9 +142,9 @@ pub(crate) struct DaemonState {
     /// The improvement queue (None when `.stanley/state/` could not be opened; the reason is
     /// in `queue_problem` and the log).
     pub(crate) queue: Option<Arc<dyn JobQueue>>,
-    /// Why the queue could not be opened, and whether the repository is at fault (a link
-    /// under `.stanley/`), which makes it an input error rather than an internal one.
-    pub(crate) queue_problem: Option<(String, bool)>,
+    /// Why the queue could not be opened (the repository may be at fault: a link under
+    /// `.stanley/`).
+    pub(crate) queue_problem: Option<Arc<QueueProblem>>,
     /// What opening the queue recovered, said once on the next request.
     queue_recovery: Mutex<Option<String>>,
     /// The judgment cache under `.stanley/state/judgments/` (None when its folder cannot be
@@ -160,7 +186,7 @@ pub(crate) struct DaemonState {
 /// Opens the improvement queue; on failure, why, and whether the repository is at fault.
 fn open_queue(
     dir: &std::path::Path,
-) -> Result<Arc<stanley_adapters::queue::SledQueue>, (String, bool)> {
+) -> Result<Arc<stanley_adapters::queue::SledQueue>, QueueProblem> {
     use stanley_adapters::records::{create_private_dir, refuse_foreign_dir, refuse_links_within};
     let planted = create_private_dir(dir)
         .and_then(|()| refuse_foreign_dir(dir))
@@ -169,13 +195,13 @@ fn open_queue(
         .filter(|e| e.kind() == std::io::ErrorKind::InvalidInput);
     if let Some(e) = planted {
         tracing::error!(error = %e, "cannot open the improvement queue");
-        return Err((format!("the improvement queue cannot be used: {e}"), true));
+        return Err(QueueProblem::Refused(e));
     }
     stanley_adapters::queue::SledQueue::open(dir)
         .map(Arc::new)
         .map_err(|e| {
             tracing::error!(error = %e, "cannot open the improvement queue");
-            (e.to_string(), false)
+            QueueProblem::Store(e)
         })
 }
 
@@ -243,18 +269,18 @@ impl DaemonState {
             .take()
     }
 
-    /// Why the queue cannot be used, as one line.
-    pub(crate) fn queue_unavailable(&self) -> String {
-        self.queue_problem.as_ref().map_or_else(
-            || "the improvement queue is not open".to_owned(),
-            |(m, _)| m.clone(),
-        )
+    /// Why the queue cannot be used.
+    pub(crate) fn queue_unavailable(&self) -> Arc<QueueProblem> {
+        self.queue_problem
+            .clone()
+            .unwrap_or_else(|| Arc::new(QueueProblem::NotOpen))
     }
 
     pub(crate) fn new(config: &DaemonConfig, stop: Cancel) -> Result<Self, DaemonError> {
         let (kick, kicks) = tokio::sync::mpsc::unbounded_channel();
         let queue = open_queue(&config.files.root.join(".stanley/state"));
-        let (judgments, cache_problem) = open_judgments(config, !matches!(&queue, Err((_, true))));
+        let (judgments, cache_problem) =
+            open_judgments(config, !matches!(&queue, Err(QueueProblem::Refused(_))));
         let git =
             Git2Repo::open(&config.files.root).map_err(|e| DaemonError::NotARepository(e.0))?;
         Ok(Self {
@@ -280,8 +306,8 @@ impl DaemonState {
             judgments: judgments.map(|j| j as Arc<dyn CacheStore>),
             cache_problem: Mutex::new(cache_problem),
             active_runs: Arc::new(Mutex::new(std::collections::HashSet::new())),
-            queue: queue.clone().ok().map(|q| q as Arc<dyn JobQueue>),
-            queue_problem: queue.err(),
+            queue: queue.as_ref().ok().map(|q| q.clone() as Arc<dyn JobQueue>),
+            queue_problem: queue.err().map(Arc::new),
             worker: tokio::sync::Mutex::new(()),
             kick,
             kicks: Mutex::new(Some(kicks)),
@@ -418,5 +444,33 @@ impl Drop for ActiveGuard {
             .remove(&self.id);
         self.state.active.fetch_sub(1, Ordering::SeqCst);
         self.state.touch();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `.stanley/state/` planted as a link is the repository's fault: the variant says so,
+    /// and a request needing the queue gets an input error (65), not an unavailable one.
+    #[test]
+    fn a_planted_state_folder_is_refused_as_the_repositorys_fault() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        let state = dir.path().join("state");
+        std::os::unix::fs::symlink(&elsewhere, &state).unwrap();
+        let problem = open_queue(&state).map(|_| ()).unwrap_err();
+        assert!(matches!(problem, QueueProblem::Refused(_)), "{problem:?}");
+        assert!(
+            problem
+                .to_string()
+                .starts_with("the improvement queue cannot be used: "),
+            "{problem}"
+        );
+        assert_eq!(RequestError::from(&problem).exit_code(), 65);
+        let not_open = QueueProblem::NotOpen;
+        assert_eq!(not_open.to_string(), "the improvement queue is not open");
+        assert_eq!(RequestError::from(&not_open).exit_code(), 69);
     }
 }
