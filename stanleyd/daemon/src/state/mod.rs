@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use stanley_adapters::jev_http::{HttpJev, JevConfig, JevConfigError, JevSettings};
 use stanley_adapters::judgments::{CacheStats, SledJudgments};
+use stanley_adapters::store_error::StoreError;
 use stanley_adapters::{Git2Repo, HttpShared};
 use stanley_core::{Cancel, Jev, JudgmentCache};
 use stanley_workflows::flow::state::FlowStore;
@@ -35,6 +36,23 @@ pub(crate) enum QueueProblem {
     /// The daemon has no queue and no reason recorded.
     #[error("the improvement queue is not open")]
     NotOpen,
+}
+
+/// Why the judgment cache is off: said once, on the next request; requests then ask Jev
+/// everything.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CacheOff {
+    /// No home to keep the cache's signing key in.
+    #[error(
+        "the judgment cache is off: the daemon knows no HOME or XDG_STATE_HOME to keep its key in"
+    )]
+    NoHome,
+    /// The signing key cannot be made or read.
+    #[error("the judgment cache is off: {0}")]
+    Key(#[source] StoreError),
+    /// The cache's folder cannot be used.
+    #[error("the judgment cache is off: {0}")]
+    Folder(#[source] StoreError),
 }
 
 /// A planted `.stanley/state/` is the request's input at fault (65); a store that does not
@@ -151,7 +169,7 @@ pub(crate) struct DaemonState {
     /// used; requests then ask Jev everything).
     pub(crate) judgments: Option<Arc<dyn CacheStore>>,
     /// Why the cache is off, said once on the next request.
-    cache_problem: Mutex<Option<String>>,
+    cache_problem: Mutex<Option<CacheOff>>,
     /// Run folders of requests in progress: retention never removes them.
     pub(crate) active_runs: Arc<Mutex<std::collections::HashSet<String>>>,
     /// Held while the improvement worker runs (one at a time).
@@ -212,7 +230,7 @@ fn open_judgments(
     state_usable: bool,
 ) -> (
     Option<Arc<stanley_adapters::judgments::SledJudgments>>,
-    Option<String>,
+    Option<CacheOff>,
 ) {
     if !state_usable {
         // `.stanley/state/` itself is refused (planted, or not ours): nothing goes under it.
@@ -225,19 +243,13 @@ fn open_judgments(
         .as_deref()
         .and_then(std::path::Path::parent)
     else {
-        return (
-            None,
-            Some(
-                "the judgment cache is off: the daemon knows no HOME or XDG_STATE_HOME to keep its key in"
-                    .to_owned(),
-            ),
-        );
+        return (None, Some(CacheOff::NoHome));
     };
     let secret = match stanley_adapters::judgments::CacheSecret::load_or_create(state_dir) {
         Ok(s) => s,
         Err(e) => {
             tracing::warn!(error = %e, "the judgment cache is off");
-            return (None, Some(format!("the judgment cache is off: {e}")));
+            return (None, Some(CacheOff::Key(e)));
         }
     };
     let dir = config.files.root.join(".stanley/state/judgments");
@@ -245,7 +257,7 @@ fn open_judgments(
         Ok(cache) => (Some(Arc::new(cache)), None),
         Err(e) => {
             tracing::warn!(error = %e, "the judgment cache is off: its folder cannot be used");
-            (None, Some(format!("the judgment cache is off: {e}")))
+            (None, Some(CacheOff::Folder(e)))
         }
     }
 }
@@ -258,7 +270,8 @@ impl DaemonState {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        off.or_else(|| self.judgments.as_ref().and_then(|j| j.take_warning()))
+        off.map(|off| off.to_string())
+            .or_else(|| self.judgments.as_ref().and_then(|j| j.take_warning()))
     }
 
     /// The queue's recovery report, the first time it is asked for.
@@ -472,5 +485,37 @@ mod tests {
         let not_open = QueueProblem::NotOpen;
         assert_eq!(not_open.to_string(), "the improvement queue is not open");
         assert_eq!(RequestError::from(&not_open).exit_code(), 69);
+    }
+
+    /// Without a home for the key the cache is off for that reason, said in its words; with
+    /// one whose key is not a private file, the key is named as the fault.
+    #[test]
+    fn the_cache_is_off_for_a_reason_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = DaemonConfig::new(crate::DaemonFiles::new(
+            dir.path(),
+            dir.path().join("d.sock"),
+        ));
+        config.trust_file = None;
+        let (cache, off) = open_judgments(&config, true);
+        assert!(cache.is_none());
+        let off = off.unwrap();
+        assert!(matches!(off, CacheOff::NoHome), "{off:?}");
+        assert_eq!(
+            off.to_string(),
+            "the judgment cache is off: the daemon knows no HOME or XDG_STATE_HOME to keep its key in"
+        );
+        let home = dir.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        std::fs::write(home.join("cache.key"), b"short").unwrap();
+        config.trust_file = Some(home.join("trust.json"));
+        let (cache, off) = open_judgments(&config, true);
+        assert!(cache.is_none());
+        let off = off.unwrap();
+        assert!(matches!(off, CacheOff::Key(_)), "{off:?}");
+        assert!(
+            off.to_string()
+                .starts_with("the judgment cache is off: the cache's key at ")
+        );
     }
 }
