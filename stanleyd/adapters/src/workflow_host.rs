@@ -26,7 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 pub const HOST_PROTOCOL: u64 = 2;
 
 /// Why the host could not do what was asked.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum HostError {
     /// No host beside the binaries or in the source tree.
     #[error(
@@ -35,7 +35,7 @@ pub enum HostError {
     NotInstalled,
     /// `node` could not be started.
     #[error("could not start the workflow host: {0}")]
-    Start(String),
+    Start(#[source] StartProblem),
     /// The process ended (or closed its pipes) before answering.
     #[error("the workflow host exited")]
     Exited,
@@ -64,6 +64,20 @@ pub enum HostError {
         /// How long it was given.
         after: Duration,
     },
+}
+
+/// Why `node` could not be started with the host.
+#[derive(Debug, thiserror::Error)]
+pub enum StartProblem {
+    /// A file of the host's install is named by a relative path (no `file:` URL for it).
+    #[error("{} is not absolute", .0.display())]
+    NotAbsolute(PathBuf),
+    /// The process could not be spawned.
+    #[error(transparent)]
+    Spawn(#[from] std::io::Error),
+    /// The process came without the pipes the protocol runs over.
+    #[error("its standard streams were not piped")]
+    NotPiped,
 }
 
 /// How long the host may take to say hello, to unload, and to answer the gates.
@@ -473,7 +487,7 @@ impl WorkflowHost {
         // URLs, percent-encoded: an install path may hold spaces, `#` or `%`.
         let url = |path: &Path| {
             url::Url::from_file_path(path)
-                .map_err(|()| HostError::Start(format!("{} is not absolute", path.display())))
+                .map_err(|()| HostError::Start(StartProblem::NotAbsolute(path.to_owned())))
         };
         let (loader, boot) = (url(&files.loader)?, url(&files.boot)?);
         let mut child = Command::new(node)
@@ -498,11 +512,9 @@ impl WorkflowHost {
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| HostError::Start(e.to_string()))?;
+            .map_err(|e| HostError::Start(StartProblem::Spawn(e)))?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(HostError::Start(
-                "its standard streams were not piped".into(),
-            ));
+            return Err(HostError::Start(StartProblem::NotPiped));
         };
         let stdin = Arc::new(tokio::sync::Mutex::new(stdin));
         if let Some(stderr) = child.stderr.take() {
@@ -931,12 +943,61 @@ mod tests {
         let (id, failed) =
             answer(r#"{"jsonrpc":"2.0","id":"d7","error":{"code":-32000,"message":"boom"}}"#);
         assert_eq!(id, "d7");
-        assert_eq!(failed, Err(HostError::Failed("boom".into())));
+        assert!(
+            matches!(&failed, Err(HostError::Failed(m)) if m == "boom"),
+            "{failed:?}"
+        );
         let (_, silent) = answer(r#"{"jsonrpc":"2.0","id":"d8","error":{"code":-32000}}"#);
         let silent = silent.unwrap_err();
-        assert_eq!(silent, HostError::Failed("workflow host error".into()));
+        assert!(matches!(&silent, HostError::Failed(m) if m == "workflow host error"));
         assert_eq!(silent.to_string(), "workflow host error");
         let (_, value) = answer(r#"{"jsonrpc":"2.0","id":"d9","result":{"ok":true}}"#);
-        assert_eq!(value, Ok(serde_json::json!({"ok": true})));
+        assert_eq!(value.unwrap(), serde_json::json!({"ok": true}));
+    }
+
+    /// A host that cannot be started says which step failed, in the words the daemon logs.
+    #[tokio::test]
+    async fn a_host_that_cannot_start_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = HostFiles {
+            script: dir.path().join("host.mjs"),
+            loader: PathBuf::from("relative/loader.mjs"),
+            boot: dir.path().join("boot.mjs"),
+            tsconfig: dir.path().join("tsconfig.json"),
+        };
+        let confinement = Confinement {
+            folder: dir.path().to_path_buf(),
+            label: "x".into(),
+        };
+        let start = |node: PathBuf, files: HostFiles| {
+            let (dir, confinement) = (dir.path().to_path_buf(), confinement.clone());
+            async move {
+                WorkflowHost::start(&node, &files, &dir, &HashMap::new(), &dir, &confinement)
+                    .await
+                    .err()
+                    .unwrap()
+            }
+        };
+        let relative = start(PathBuf::from("node"), files.clone()).await;
+        assert!(
+            matches!(&relative, HostError::Start(StartProblem::NotAbsolute(p)) if p == Path::new("relative/loader.mjs")),
+            "{relative:?}"
+        );
+        assert_eq!(
+            relative.to_string(),
+            "could not start the workflow host: relative/loader.mjs is not absolute"
+        );
+        let files = HostFiles {
+            loader: dir.path().join("loader.mjs"),
+            ..files
+        };
+        let missing = start(dir.path().join("no-node"), files).await;
+        match &missing {
+            HostError::Start(StartProblem::Spawn(e)) => {
+                assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(std::error::Error::source(&missing).is_some());
     }
 }
