@@ -523,3 +523,81 @@ async fn finish(
     }
     stop
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::RequestError;
+    use stanley_adapters::flow_store::FileFlowStore;
+    use stanley_proto::exit::ErrorKind;
+
+    const FLOW: &str = r#"{"goal": "Ship it", "phases": [
+        {"id": "parse", "name": "Parser", "done_when": "the parser exists"},
+        {"id": "docs", "name": "Docs", "done_when": "docs.txt documents it"}]}"#;
+
+    /// A missing flow, one that does not parse and one that cannot be read are three variants,
+    /// each refused with its own status.
+    #[test]
+    fn a_flow_file_that_cannot_be_used_says_which_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let missing = load_flow(root).unwrap_err();
+        assert!(matches!(missing, FlowLoad::Missing), "{missing:?}");
+        assert_eq!(RequestError::from(missing).code, tonic::Code::NotFound);
+        std::fs::create_dir_all(root.join(".stanley")).unwrap();
+        std::fs::write(root.join(FLOW_FILE), r#"{"goal": "x", "phases": []}"#).unwrap();
+        let invalid = load_flow(root).unwrap_err();
+        assert!(matches!(&invalid, FlowLoad::Invalid(_)), "{invalid:?}");
+        assert!(
+            invalid.to_string().starts_with(".stanley/flow.json: "),
+            "{invalid}"
+        );
+        let refused = RequestError::from(invalid);
+        assert_eq!(
+            (refused.kind, refused.code),
+            (ErrorKind::Configuration, tonic::Code::FailedPrecondition)
+        );
+        std::fs::remove_file(root.join(FLOW_FILE)).unwrap();
+        std::fs::create_dir(root.join(FLOW_FILE)).unwrap();
+        let unreadable = load_flow(root).unwrap_err();
+        assert!(
+            matches!(&unreadable, FlowLoad::Unreadable(_)),
+            "{unreadable:?}"
+        );
+        assert!(
+            unreadable
+                .to_string()
+                .starts_with("cannot read .stanley/flow.json: "),
+            "{unreadable}"
+        );
+    }
+
+    /// A journal left by another flow does not fit: the flow's state is at fault (a
+    /// precondition), where a store that cannot be written is the daemon's (internal).
+    #[test]
+    fn a_journal_that_does_not_fit_is_a_precondition_and_a_failed_write_internal() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileFlowStore::new(dir.path());
+        let flow = parse_flow(FLOW).unwrap();
+        let mut journal = FlowState::new(&flow, &now());
+        journal.current_phase = "gone".into();
+        store.write_state(&journal).unwrap();
+        let unfit = read_journal(&store, &flow).unwrap_err();
+        assert!(
+            matches!(&unfit, JournalTrouble::Unfit(JournalError::Phase(p)) if p == "gone"),
+            "{unfit:?}"
+        );
+        assert_eq!(
+            unfit.to_string(),
+            r#"the flow state's current phase "gone" is not in the flow"#
+        );
+        let refused = RequestError::from(unfit);
+        assert_eq!(
+            (refused.kind, refused.code),
+            (ErrorKind::Configuration, tonic::Code::FailedPrecondition)
+        );
+        let unwritten = JournalTrouble::Store(StoreError("cannot write it: disk full".into()));
+        assert_eq!(unwritten.to_string(), "cannot write it: disk full");
+        assert_eq!(RequestError::from(unwritten).kind, ErrorKind::Internal);
+    }
+}
