@@ -26,7 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 pub const HOST_PROTOCOL: u64 = 2;
 
 /// Why the host could not do what was asked.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum HostError {
     /// No host beside the binaries or in the source tree.
     #[error(
@@ -35,7 +35,7 @@ pub enum HostError {
     NotInstalled,
     /// `node` could not be started.
     #[error("could not start the workflow host: {0}")]
-    Start(String),
+    Start(#[source] StartProblem),
     /// The process ended (or closed its pipes) before answering.
     #[error("the workflow host exited")]
     Exited,
@@ -64,6 +64,20 @@ pub enum HostError {
         /// How long it was given.
         after: Duration,
     },
+}
+
+/// Why `node` could not be started with the host.
+#[derive(Debug, thiserror::Error)]
+pub enum StartProblem {
+    /// A file of the host's install is named by a relative path (no `file:` URL for it).
+    #[error("{} is not absolute", .0.display())]
+    NotAbsolute(PathBuf),
+    /// The process could not be spawned.
+    #[error(transparent)]
+    Spawn(#[from] std::io::Error),
+    /// The process came without the pipes the protocol runs over.
+    #[error("its standard streams were not piped")]
+    NotPiped,
 }
 
 /// How long the host may take to say hello, to unload, and to answer the gates.
@@ -329,14 +343,18 @@ impl LogRecord {
     }
 }
 
+/// Why a run's `prompt` call gets no value: the daemon's own error, whose message the
+/// workflow sees as a thrown exception's.
+pub type PromptRefusal = Box<dyn std::error::Error + Send + Sync>;
+
 /// A call the host makes on behalf of a run.
 #[derive(Debug)]
 pub enum HostCall {
-    /// `prompt(instructions, input?)`: answer with `{status, output}` or an error message.
+    /// `prompt(instructions, input?)`: answer with `{status, output}` or why not.
     Prompt {
         instructions: String,
         input: Option<Value>,
-        reply: oneshot::Sender<Result<Value, String>>,
+        reply: oneshot::Sender<Result<Value, PromptRefusal>>,
     },
     /// `judge(request)`: always answered with a value.
     Judge {
@@ -469,7 +487,7 @@ impl WorkflowHost {
         // URLs, percent-encoded: an install path may hold spaces, `#` or `%`.
         let url = |path: &Path| {
             url::Url::from_file_path(path)
-                .map_err(|()| HostError::Start(format!("{} is not absolute", path.display())))
+                .map_err(|()| HostError::Start(StartProblem::NotAbsolute(path.to_owned())))
         };
         let (loader, boot) = (url(&files.loader)?, url(&files.boot)?);
         let mut child = Command::new(node)
@@ -494,11 +512,9 @@ impl WorkflowHost {
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| HostError::Start(e.to_string()))?;
+            .map_err(|e| HostError::Start(StartProblem::Spawn(e)))?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(HostError::Start(
-                "its standard streams were not piped".into(),
-            ));
+            return Err(HostError::Start(StartProblem::NotPiped));
         };
         let stdin = Arc::new(tokio::sync::Mutex::new(stdin));
         if let Some(stderr) = child.stderr.take() {
@@ -697,12 +713,13 @@ pub const MAX_HOST_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// One line of the host's, decoded before anything acts on it.
 #[derive(Debug)]
 pub enum HostLine {
-    /// An answer to our request `id`: its result, or the host's error message.
+    /// An answer to our request `id`: its result, or the host's error.
     Answer {
         /// Our request's id.
         id: String,
-        /// The result, or the error's message (empty when the host gave none).
-        result: Result<Value, String>,
+        /// The result, or [`HostError::Failed`] with the error's message (a general one when
+        /// the host gave none).
+        result: Result<Value, HostError>,
     },
     /// A workflow's `log` call.
     Log(LogRecord),
@@ -735,7 +752,8 @@ pub fn decode_line(line: &[u8]) -> HostLine {
             return HostLine::Ignored;
         };
         let result = match message.error {
-            Some(e) => Err(e.message),
+            Some(e) if e.message.is_empty() => Err(HostError::Failed("workflow host error".into())),
+            Some(e) => Err(HostError::Failed(e.message)),
             None => Ok(message.result.unwrap_or(Value::Null)),
         };
         return HostLine::Answer {
@@ -789,13 +807,6 @@ async fn dispatch(
             let Some(waiter) = lock(pending).remove(&id) else {
                 return;
             };
-            let result = result.map_err(|message| {
-                HostError::Failed(if message.is_empty() {
-                    "workflow host error".into()
-                } else {
-                    message
-                })
-            });
             let _ = waiter.send(result);
         }
         HostLine::Log(record) => match record.run.as_deref().and_then(target) {
@@ -821,7 +832,7 @@ async fn dispatch(
             tokio::spawn(async move {
                 let body = match rx.await {
                     Ok(Ok(v)) => Answer::Result(v),
-                    Ok(Err(e)) => host_error(&e),
+                    Ok(Err(e)) => host_error(&e.to_string()),
                     Err(_) => host_error("run aborted"),
                 };
                 answer(&stdin, id.as_ref(), body).await;
@@ -919,5 +930,74 @@ mod tests {
             serde_json::json!({"level": "loud", "message": "m"}),
         );
         assert!(bad.is_err(), "an unknown level is not a log record");
+    }
+
+    /// The host's error answer is a [`HostError::Failed`] with its message, or a general one
+    /// when it gave none; a result is a value.
+    #[test]
+    fn an_error_answer_decodes_to_a_failed_host_error() {
+        let answer = |line: &str| match decode_line(line.as_bytes()) {
+            HostLine::Answer { id, result } => (id, result),
+            other => panic!("{other:?}"),
+        };
+        let (id, failed) =
+            answer(r#"{"jsonrpc":"2.0","id":"d7","error":{"code":-32000,"message":"boom"}}"#);
+        assert_eq!(id, "d7");
+        assert!(
+            matches!(&failed, Err(HostError::Failed(m)) if m == "boom"),
+            "{failed:?}"
+        );
+        let (_, silent) = answer(r#"{"jsonrpc":"2.0","id":"d8","error":{"code":-32000}}"#);
+        let silent = silent.unwrap_err();
+        assert!(matches!(&silent, HostError::Failed(m) if m == "workflow host error"));
+        assert_eq!(silent.to_string(), "workflow host error");
+        let (_, value) = answer(r#"{"jsonrpc":"2.0","id":"d9","result":{"ok":true}}"#);
+        assert_eq!(value.unwrap(), serde_json::json!({"ok": true}));
+    }
+
+    /// A host that cannot be started says which step failed, in the words the daemon logs.
+    #[tokio::test]
+    async fn a_host_that_cannot_start_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = HostFiles {
+            script: dir.path().join("host.mjs"),
+            loader: PathBuf::from("relative/loader.mjs"),
+            boot: dir.path().join("boot.mjs"),
+            tsconfig: dir.path().join("tsconfig.json"),
+        };
+        let confinement = Confinement {
+            folder: dir.path().to_path_buf(),
+            label: "x".into(),
+        };
+        let start = |node: PathBuf, files: HostFiles| {
+            let (dir, confinement) = (dir.path().to_path_buf(), confinement.clone());
+            async move {
+                WorkflowHost::start(&node, &files, &dir, &HashMap::new(), &dir, &confinement)
+                    .await
+                    .err()
+                    .unwrap()
+            }
+        };
+        let relative = start(PathBuf::from("node"), files.clone()).await;
+        assert!(
+            matches!(&relative, HostError::Start(StartProblem::NotAbsolute(p)) if p == Path::new("relative/loader.mjs")),
+            "{relative:?}"
+        );
+        assert_eq!(
+            relative.to_string(),
+            "could not start the workflow host: relative/loader.mjs is not absolute"
+        );
+        let files = HostFiles {
+            loader: dir.path().join("loader.mjs"),
+            ..files
+        };
+        let missing = start(dir.path().join("no-node"), files).await;
+        match &missing {
+            HostError::Start(StartProblem::Spawn(e)) => {
+                assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(std::error::Error::source(&missing).is_some());
     }
 }

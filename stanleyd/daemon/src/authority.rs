@@ -7,6 +7,7 @@
 //! authority replaced by `localhost`. Every other frame passes through untouched.
 
 use fluke_hpack::Decoder;
+use fluke_hpack::decoder::DecoderError;
 
 const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 const HEADERS: u8 = 0x1;
@@ -20,6 +21,27 @@ const MAX_FRAME: usize = 16_384;
 /// The largest header block collected across CONTINUATION frames; a longer one closes the
 /// connection (requests carry an environment map, far below this).
 const MAX_BLOCK: usize = 1024 * 1024;
+
+/// Why a client's byte stream cannot be rewritten: the connection is closed, as the HTTP/2
+/// server would have closed it.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub(crate) enum FrameError {
+    /// A header block grew past [`MAX_BLOCK`] across CONTINUATION frames.
+    #[error("a header block over {MAX_BLOCK} bytes")]
+    BlockTooLarge,
+    /// A padded HEADERS frame has no pad length.
+    #[error("empty padded HEADERS frame")]
+    EmptyPadded,
+    /// The pad length is longer than the frame.
+    #[error("HEADERS padding exceeds the frame")]
+    PaddingTooLong,
+    /// The priority fields are cut short.
+    #[error("HEADERS priority is cut short")]
+    PriorityCut,
+    /// HPACK cannot decode the block.
+    #[error("undecodable header block: {0:?}")]
+    Undecodable(DecoderError),
+}
 
 /// A header block being collected across CONTINUATION frames.
 struct Pending {
@@ -100,7 +122,7 @@ impl AuthorityFix {
     /// Takes bytes read from the client and returns the bytes to hand the server; a partial
     /// frame is kept for the next call. An undecodable header block is an error (the connection
     /// is closed, as the server would have done).
-    pub(crate) fn feed(&mut self, input: &[u8]) -> Result<Vec<u8>, String> {
+    pub(crate) fn feed(&mut self, input: &[u8]) -> Result<Vec<u8>, FrameError> {
         if self.passthrough {
             return Ok(input.to_vec());
         }
@@ -138,7 +160,7 @@ impl AuthorityFix {
                     if let Some(p) = self.pending.as_mut() {
                         p.block.extend_from_slice(&payload);
                         if p.block.len() > MAX_BLOCK {
-                            return Err(format!("a header block over {MAX_BLOCK} bytes"));
+                            return Err(FrameError::BlockTooLarge);
                         }
                     }
                     if flags & END_HEADERS != 0 {
@@ -159,12 +181,12 @@ impl AuthorityFix {
         flags: u8,
         stream: u32,
         payload: &[u8],
-    ) -> Result<(), String> {
+    ) -> Result<(), FrameError> {
         let mut body = payload;
         if flags & PADDED != 0 {
-            let pad = *body.first().ok_or("empty padded HEADERS frame")? as usize;
+            let pad = *body.first().ok_or(FrameError::EmptyPadded)? as usize;
             if pad + 1 > body.len() {
-                return Err("HEADERS padding exceeds the frame".into());
+                return Err(FrameError::PaddingTooLong);
             }
             body = &body[1..body.len() - pad];
         }
@@ -172,7 +194,7 @@ impl AuthorityFix {
             let p: [u8; 5] = body
                 .get(..5)
                 .and_then(|b| b.try_into().ok())
-                .ok_or("HEADERS priority is cut short")?;
+                .ok_or(FrameError::PriorityCut)?;
             body = &body[5..];
             Some(p)
         } else {
@@ -191,14 +213,14 @@ impl AuthorityFix {
     }
 
     /// Decodes the collected block and writes it again as HEADERS (and CONTINUATION) frames.
-    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), String> {
+    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), FrameError> {
         let Some(p) = self.pending.take() else {
             return Ok(());
         };
         let fields = self
             .decoder
             .decode(&p.block)
-            .map_err(|e| format!("undecodable header block: {e:?}"))?;
+            .map_err(FrameError::Undecodable)?;
         let mut block = Vec::with_capacity(p.block.len() + 32);
         for (name, value) in &fields {
             if name.as_slice() == b":authority" && !valid_authority(value) {
@@ -314,6 +336,57 @@ mod tests {
         assert_eq!(out, stream, "passed through at once");
         assert_eq!(fix.feed(b"more").unwrap(), b"more");
         assert!(fix.raw.is_empty());
+    }
+
+    /// Each malformed header frame is refused with the variant naming its fault, and the words
+    /// the closed connection reports.
+    #[test]
+    fn a_malformed_header_frame_is_refused_with_its_fault() {
+        let refused = |kind: u8, flags: u8, payload: &[u8]| {
+            let mut stream = PREFACE.to_vec();
+            frame(&mut stream, kind, flags, 1, payload);
+            AuthorityFix::default().feed(&stream).unwrap_err()
+        };
+        let padded = refused(HEADERS, PADDED | END_HEADERS, b"");
+        assert_eq!(padded, FrameError::EmptyPadded);
+        assert_eq!(padded.to_string(), "empty padded HEADERS frame");
+        assert_eq!(
+            refused(HEADERS, PADDED | END_HEADERS, &[9, 1, 2]),
+            FrameError::PaddingTooLong
+        );
+        assert_eq!(
+            refused(HEADERS, PRIORITY | END_HEADERS, &[0, 0]),
+            FrameError::PriorityCut
+        );
+        // An index far past both tables.
+        let undecodable = refused(HEADERS, END_HEADERS, &[0xff, 0x80, 0x01]);
+        assert!(
+            matches!(undecodable, FrameError::Undecodable(_)),
+            "{undecodable:?}"
+        );
+        assert!(
+            undecodable
+                .to_string()
+                .starts_with("undecodable header block: ")
+        );
+        // A block that never ends grows past the bound.
+        let mut stream = PREFACE.to_vec();
+        frame(&mut stream, HEADERS, 0, 1, &[0x82]);
+        let mut fix = AuthorityFix::default();
+        fix.feed(&stream).unwrap();
+        let chunk = vec![0x82; MAX_FRAME];
+        let mut outcome = Ok(Vec::new());
+        for _ in 0..=MAX_BLOCK / MAX_FRAME {
+            let mut more = Vec::new();
+            frame(&mut more, CONTINUATION, 0, 1, &chunk);
+            outcome = fix.feed(&more);
+            if outcome.is_err() {
+                break;
+            }
+        }
+        let too_large = outcome.unwrap_err();
+        assert_eq!(too_large, FrameError::BlockTooLarge);
+        assert_eq!(too_large.to_string(), "a header block over 1048576 bytes");
     }
 
     #[test]

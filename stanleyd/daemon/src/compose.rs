@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use stanley_adapters::workflow_host::{HostCall, RunParams};
+use stanley_adapters::workflow_host::{HostCall, PromptRefusal, RunParams};
 use stanley_core::{BoxFuture, ExecutorOptions, Frame, Status};
 use stanley_workflows::judge;
 use stanley_workflows::registry::{BUILTINS, Builtin};
@@ -26,6 +26,23 @@ pub(crate) const MAX_DEPTH: usize = 8;
 pub(crate) const MAX_CHILD_CALLS: usize = 32;
 
 static NEXT_RUN: AtomicU64 = AtomicU64::new(1);
+
+/// Why a nested `prompt` throws in the workflow that called it.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NestedError {
+    /// The instructions are blank, hold a null byte or are too long.
+    #[error("prompt instructions must be non-empty text of at most 16384 bytes with no null bytes")]
+    Instructions,
+    /// The request was cancelled.
+    #[error("run aborted")]
+    Aborted,
+    /// Input was supplied, but the built-in the request routes to takes none.
+    #[error("supplied input is not used when the request routes to {}", stanley_workflows::registry::display_id(.0))]
+    InputNotUsed(String),
+    /// Reading the diff, routing, or the workflow the request routed to failed.
+    #[error(transparent)]
+    Request(#[from] RequestError),
+}
 
 /// What one invocation tree shares.
 #[derive(Debug, Default)]
@@ -130,7 +147,7 @@ pub(crate) fn run_repository<'a>(
                 Some(call) = rx.recv() => match call {
                     HostCall::Prompt { instructions, input, reply } => {
                         let out = nested(tools, instructions, input, depth, stack.clone()).await;
-                        let _ = reply.send(out);
+                        let _ = reply.send(out.map_err(PromptRefusal::from));
                     }
                     HostCall::Judge { request, reply } => {
                         let value = match judge::validate(&request) {
@@ -182,7 +199,7 @@ fn nested<'a>(
     input: Option<Value>,
     depth: usize,
     stack: Vec<String>,
-) -> BoxFuture<'a, Result<Value, String>> {
+) -> BoxFuture<'a, Result<Value, NestedError>> {
     Box::pin(async move {
         let Tools {
             ctx,
@@ -194,10 +211,10 @@ fn nested<'a>(
             || instructions.contains('\0')
             || instructions.len() > MAX_REQUEST_BYTES
         {
-            return Err("prompt instructions must be non-empty text of at most 16384 bytes with no null bytes".into());
+            return Err(NestedError::Instructions);
         }
         if ctx.cancel.is_cancelled() {
-            return Err("run aborted".into());
+            return Err(NestedError::Aborted);
         }
         if depth >= MAX_DEPTH {
             return Ok(nested_fallback(
@@ -220,7 +237,7 @@ fn nested<'a>(
             source: "workflow prompt".into(),
             file: None,
         });
-        let source = ctx.diff().map_err(|f| f.message().to_owned())?;
+        let source = ctx.diff()?;
         let facts = Facts {
             diff: source.is_present(),
             input: InputShape::of(supplied.as_ref().map(|s| s.text.as_str())),
@@ -235,9 +252,7 @@ fn nested<'a>(
         let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
         let crate::router::Routed {
             selected, reason, ..
-        } = route(ctx, &instructions, facts, &candidates, &builtin_ids, action)
-            .await
-            .map_err(|f| f.message().to_owned())?;
+        } = route(ctx, &instructions, facts, &candidates, &builtin_ids, action).await?;
         tracing::info!(
             depth,
             reason = reason.as_str(),
@@ -247,10 +262,7 @@ fn nested<'a>(
         if let Some(id) = selected {
             if let Some(builtin) = builtins.iter().find(|b| b.id == id) {
                 if supplied.is_some() && !builtin.accepts_input {
-                    return Err(format!(
-                        "supplied input is not used when the request routes to {}",
-                        stanley_workflows::registry::display_id(&id)
-                    ));
+                    return Err(NestedError::InputNotUsed(id));
                 }
                 let answer = run_builtin(
                     ctx,
@@ -260,17 +272,14 @@ fn nested<'a>(
                     supplied.as_ref(),
                     events,
                 )
-                .await
-                .map_err(|f| f.message().to_owned())?;
+                .await?;
                 return Ok(envelope(answer.status, answer.output));
             }
             if let Some(wf) = repo.workflows.iter().find(|w| w.id == id) {
                 let mut child_stack = stack.clone();
                 child_stack.push(id.clone());
                 let (status, output) =
-                    run_repository(tools, wf, &instructions, input, depth + 1, child_stack)
-                        .await
-                        .map_err(|f| f.message().to_owned())?;
+                    run_repository(tools, wf, &instructions, input, depth + 1, child_stack).await?;
                 return Ok(envelope(status, output));
             }
             return Ok(nested_fallback(
@@ -291,4 +300,36 @@ fn nested<'a>(
             json!({"text": fallback.text, "data": fallback.data}),
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the calling workflow's exception says, through the host's refusal: the input a
+    /// built-in does not take names it as people read it; a request's own refusal keeps its
+    /// words, and its kind stays readable on this side.
+    #[test]
+    fn a_nested_refusal_reaches_the_workflow_in_its_own_words() {
+        let unused = NestedError::InputNotUsed("security_review".into());
+        assert_eq!(
+            PromptRefusal::from(unused).to_string(),
+            "supplied input is not used when the request routes to security review"
+        );
+        let refused = NestedError::from(RequestError::usage("no diff to review"));
+        assert!(
+            matches!(&refused, NestedError::Request(e) if e.exit_code() == 64),
+            "{refused:?}"
+        );
+        assert_eq!(
+            PromptRefusal::from(refused).to_string(),
+            "no diff to review"
+        );
+        assert_eq!(NestedError::Aborted.to_string(), "run aborted");
+        assert!(
+            NestedError::Instructions
+                .to_string()
+                .starts_with("prompt instructions must be non-empty text")
+        );
+    }
 }

@@ -287,10 +287,10 @@ fn repository_check(state: &DaemonState) -> Check {
                 "",
             )
         }
-        (None, Some((why, _))) => check(
+        (None, Some(why)) => check(
             "repository",
             "fail",
-            why.clone(),
+            why.to_string(),
             "move .stanley/state/ aside (it is rebuilt empty)",
         ),
         (None, None) => check(

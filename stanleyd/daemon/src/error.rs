@@ -104,11 +104,6 @@ impl RequestError {
         }
     }
 
-    /// The message.
-    pub(crate) fn message(&self) -> &str {
-        &self.message
-    }
-
     /// The same error, raised while `id` ran.
     pub(crate) fn in_workflow(mut self, id: &str) -> Self {
         self.workflow = Some(id.to_owned());

@@ -468,7 +468,7 @@ async fn serve(
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
     let repo = repository::refresh(state, settings).await;
     announce(state, &repo, &events).await;
-    repository::register(&builtins, &repo.workflows).map_err(RequestError::input)?;
+    repository::register(&builtins, &repo.workflows)?;
     if agent.is_some() {
         crate::worker::maybe_kick(state, settings);
     }

@@ -162,9 +162,9 @@ async fn a_diff_git_cannot_produce_is_one_input_error_and_no_frame_is_asked() {
     let scene = scene("summarize").with_repo(|real| Arc::new(crate::testing::BrokenDiff(real)));
     let (answer, _) = ask(&scene, "Summarize what changed").await;
     let e = answer.unwrap_err();
-    assert_eq!(e.exit_code(), 65, "{}", e.message());
+    assert_eq!(e.exit_code(), 65, "{}", e.message);
     assert_eq!(
-        e.message(),
+        e.message,
         "git diff failed: object not found - no match for id (3f2a9c)"
     );
     assert!(

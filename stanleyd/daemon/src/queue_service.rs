@@ -38,10 +38,7 @@ impl QueueService {
         self.state
             .queue
             .as_deref()
-            .ok_or_else(|| match &self.state.queue_problem {
-                Some((message, true)) => RequestError::input(message.clone()).into(),
-                _ => RequestError::unavailable(self.state.queue_unavailable()).into(),
-            })
+            .ok_or_else(|| RequestError::from(&*self.state.queue_unavailable()).into())
     }
 }
 
@@ -138,7 +135,7 @@ impl Queue for QueueService {
                 ran: false,
                 processed: Vec::new(),
             })),
-            Err(e) => Err(RequestError::internal(e).into()),
+            Err(e) => Err(RequestError::from(e).into()),
         }
     }
 

@@ -10,10 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use stanley_adapters::trust::{OnDisk, WORKFLOWS_DIR};
 use stanley_adapters::workflow_host::{
-    Confinement, Diagnostic, GateFacts, HostError, LoadParams, WorkflowHost, locate,
+    Confinement, Diagnostic, GateFacts, LoadParams, WorkflowHost, locate,
 };
-use stanley_adapters::workflow_tree::{StageError, Staged, stage};
-use stanley_proto::private::Unsafe;
+use stanley_adapters::workflow_tree::{Staged, stage};
 use stanley_workflows::registry::Builtin;
 use stanley_workflows::routing::{CANNOT_TELL, Facts};
 use stanley_workflows::trust::workflows_off_reason;
@@ -21,26 +20,29 @@ use stanley_workflows::trust::workflows_off_reason;
 use crate::settings::RequestSettings;
 use crate::state::DaemonState;
 
-pub(crate) use crate::state::repo::{LoadKey, RepoSnapshot, RepoWorkflow};
+pub(crate) use crate::state::repo::{
+    HostUnavailable, LoadKey, RepoSnapshot, RepoWorkflow, WorkflowsOff,
+};
 
-/// Why a workflow host could not serve a folder.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum HostUnavailable {
-    /// No `node` on the request's `PATH`.
-    #[error("Node.js (`node`) was not found on PATH; install Node.js 20 or newer")]
-    NoNode,
-    /// The host could not be found, started or asked.
-    #[error(transparent)]
-    Host(#[from] HostError),
-    /// The daemon's private folder could not be made.
-    #[error("no private folder for the workflow host: {0}")]
-    Private(#[from] Unsafe),
-    /// The copy the host loads could not be written.
-    #[error(transparent)]
-    Stage(#[from] StageError),
-    /// The host failed while loading.
-    #[error("the workflow host failed while loading: {0}")]
-    Load(HostError),
+/// Why a workflow id cannot be registered beside the others: the request is refused (65).
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum RegisterError {
+    /// A repository workflow takes the id the router keeps for "cannot tell".
+    #[error("reserved workflow id: {id} (from {file})")]
+    Reserved { id: String, file: String },
+    /// Two workflows (or a workflow and a built-in) share an id.
+    #[error("duplicate workflow id: {id} (registered by {first} and {file})")]
+    Duplicate {
+        id: String,
+        first: String,
+        file: String,
+    },
+}
+
+impl From<RegisterError> for crate::error::RequestError {
+    fn from(e: RegisterError) -> Self {
+        Self::input(e.to_string())
+    }
 }
 
 /// A host started for a folder of this repository and loaded from its staged copy.
@@ -127,17 +129,24 @@ pub(crate) fn gate_facts(facts: Facts) -> GateFacts {
 }
 
 /// Whether trust allows the workflows `disk` holds (`Err` says why not).
-fn allowed(state: &DaemonState, settings: &RequestSettings, disk: &OnDisk) -> Result<(), String> {
+fn allowed(
+    state: &DaemonState,
+    settings: &RequestSettings,
+    disk: &OnDisk,
+) -> Result<(), WorkflowsOff> {
     if disk.workflows.is_empty() {
         return Ok(());
     }
     match crate::trust::check(state, settings, disk) {
-        Ok(a) => workflows_off_reason(&a.workflows).map_or(Ok(()), Err),
-        Err(why) => Err(why.to_string()),
+        Ok(a) if workflows_off_reason(&a.workflows).is_some() => {
+            Err(WorkflowsOff::NotTrusted(a.workflows))
+        }
+        Ok(_) => Ok(()),
+        Err(why) => Err(WorkflowsOff::TrustUnavailable(Arc::new(why))),
     }
 }
 
-fn off(reason: String, settings: &RequestSettings) -> RepoSnapshot {
+fn off(reason: WorkflowsOff, settings: &RequestSettings) -> RepoSnapshot {
     RepoSnapshot {
         off: Some(reason),
         // Kept so the watcher can re-check after the next edit.
@@ -156,9 +165,10 @@ async fn load(
     let staged = match stage_folder(state, WORKFLOWS_DIR) {
         Ok(s) => s,
         Err(e) => {
+            let reason = WorkflowsOff::Host(Arc::new(e));
             return (
-                (seen.workflows.clone(), Err(e.to_string())),
-                off(e.to_string(), settings),
+                (seen.workflows.clone(), Err(reason.clone())),
+                off(reason, settings),
             );
         }
     };
@@ -184,7 +194,7 @@ async fn load(
             .last()
             .map(|r| r.why.clone())
             .unwrap_or_default();
-        return (key, off(format!("{WORKFLOWS_DIR}/ {why}"), settings));
+        return (key, off(WorkflowsOff::Incomplete(why), settings));
     }
     let refused: Vec<Diagnostic> = staged
         .tree
@@ -202,7 +212,7 @@ async fn load(
         staged,
     } = match start_host(state, settings, staged, WORKFLOWS_DIR).await {
         Ok(h) => h,
-        Err(e) => return (key, off(e.to_string(), settings)),
+        Err(e) => return (key, off(WorkflowsOff::Host(Arc::new(e)), settings)),
     };
     let init_logs = host.take_init_logs();
     tracing::info!(
@@ -264,25 +274,111 @@ pub(crate) async fn refresh(state: &DaemonState, settings: &RequestSettings) -> 
 }
 
 /// Checks one id space for built-ins and repository workflows.
-pub(crate) fn register(builtins: &[&Builtin], repo: &[RepoWorkflow]) -> Result<(), String> {
+pub(crate) fn register(builtins: &[&Builtin], repo: &[RepoWorkflow]) -> Result<(), RegisterError> {
     let mut seen: Vec<(String, String)> = builtins
         .iter()
         .map(|b| (b.id.to_owned(), "builtin".to_owned()))
         .collect();
     for w in repo {
         if w.id == CANNOT_TELL {
-            return Err(format!(
-                "reserved workflow id: {} (from {})",
-                w.id, w.source
-            ));
+            return Err(RegisterError::Reserved {
+                id: w.id.clone(),
+                file: w.source.clone(),
+            });
         }
         if let Some((_, origin)) = seen.iter().find(|(id, _)| *id == w.id) {
-            return Err(format!(
-                "duplicate workflow id: {} (registered by {origin} and {})",
-                w.id, w.source
-            ));
+            return Err(RegisterError::Duplicate {
+                id: w.id.clone(),
+                first: origin.clone(),
+                file: w.source.clone(),
+            });
         }
         seen.push((w.id.clone(), w.source.clone()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stanley_workflows::trust::Verdict;
+
+    fn workflow(id: &str, source: &str) -> RepoWorkflow {
+        RepoWorkflow {
+            id: id.into(),
+            source: source.into(),
+            metadata: serde_json::Value::Null,
+            gated: false,
+        }
+    }
+
+    /// A reserved id and a duplicate are told apart, each naming the files involved.
+    #[test]
+    fn a_reserved_or_duplicate_id_is_refused_with_its_variant() {
+        let builtins: Vec<&Builtin> = stanley_workflows::registry::BUILTINS.iter().collect();
+        let taken = builtins[0].id;
+        let reserved = register(
+            &builtins,
+            &[workflow(CANNOT_TELL, ".stanley/workflows/x.ts")],
+        )
+        .unwrap_err();
+        assert_eq!(
+            reserved,
+            RegisterError::Reserved {
+                id: CANNOT_TELL.into(),
+                file: ".stanley/workflows/x.ts".into()
+            }
+        );
+        assert_eq!(
+            reserved.to_string(),
+            format!("reserved workflow id: {CANNOT_TELL} (from .stanley/workflows/x.ts)")
+        );
+        let twice = [
+            workflow("mine", ".stanley/workflows/a.ts"),
+            workflow("mine", ".stanley/workflows/b.ts"),
+        ];
+        let duplicate = register(&builtins, &twice).unwrap_err();
+        assert_eq!(
+            duplicate.to_string(),
+            "duplicate workflow id: mine (registered by .stanley/workflows/a.ts and \
+             .stanley/workflows/b.ts)"
+        );
+        let shadow = register(&builtins, &[workflow(taken, ".stanley/workflows/c.ts")]);
+        assert!(
+            matches!(&shadow, Err(RegisterError::Duplicate { first, .. }) if first == "builtin"),
+            "{shadow:?}"
+        );
+        assert_eq!(crate::error::RequestError::from(duplicate).exit_code(), 65);
+        assert!(register(&builtins, &[workflow("fresh", ".stanley/workflows/d.ts")]).is_ok());
+    }
+
+    /// The same trust verdict is the same key (no reload); another verdict, or a failure that
+    /// says something new, is not.
+    #[test]
+    fn an_off_reason_keys_a_load_by_what_trust_said() {
+        let never = WorkflowsOff::NotTrusted(Verdict::NeverTrusted);
+        assert_eq!(never, WorkflowsOff::NotTrusted(Verdict::NeverTrusted));
+        assert!(
+            never
+                .to_string()
+                .contains("is not trusted in this worktree")
+        );
+        let changed = WorkflowsOff::NotTrusted(Verdict::Changed(vec!["a.ts".into()]));
+        assert_ne!(never, changed);
+        assert!(
+            changed
+                .to_string()
+                .contains("changed since you trusted it (a.ts)")
+        );
+        let incomplete = WorkflowsOff::Incomplete("is too large".into());
+        assert_eq!(incomplete.to_string(), ".stanley/workflows/ is too large");
+        assert_eq!(incomplete, WorkflowsOff::Incomplete("is too large".into()));
+        assert_ne!(incomplete, WorkflowsOff::Incomplete("holds a link".into()));
+        let no_node = WorkflowsOff::Host(Arc::new(HostUnavailable::NoNode));
+        assert_eq!(
+            no_node,
+            WorkflowsOff::Host(Arc::new(HostUnavailable::NoNode))
+        );
+        assert_ne!(no_node, never);
+    }
 }

@@ -19,26 +19,13 @@ use tonic::{Request, Response, Status};
 use crate::error::RequestError;
 use crate::settings::RequestSettings;
 use crate::state::DaemonState;
+pub(crate) use crate::state::repo::TrustUnavailable;
 
 /// Nothing can be trusted: the person's setup (no home) or the trust file is at fault (65).
 impl From<TrustUnavailable> for RequestError {
     fn from(e: TrustUnavailable) -> Self {
         Self::input(e.to_string())
     }
-}
-
-/// Why nothing can be trusted now.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum TrustUnavailable {
-    /// The daemon has no place for a trust file.
-    #[error(
-        "the daemon knows no HOME or XDG_STATE_HOME to keep its trust file in, so nothing is \
-         trusted; set HOME, or STANLEY_TRUST_WORKTREE=1 where the checkout is your own"
-    )]
-    NoTrustFile,
-    /// The trust file cannot be read or written.
-    #[error(transparent)]
-    File(#[from] stanley_adapters::trust::TrustError),
 }
 
 fn store(state: &DaemonState) -> Result<TrustStore, TrustUnavailable> {

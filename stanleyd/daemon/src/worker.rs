@@ -15,9 +15,9 @@ use stanley_workflows::agent::{Agent, AgentOutcome};
 use stanley_workflows::diff::Scope;
 use stanley_workflows::improve::{
     AgentSummary, CandidateRecord, DiaryEntry, DraftVerdict, Drafted, Job, JobQueue, JobState,
-    MAX_ATTEMPTS, improvement_brief, judge_draft, valid_candidate_id,
+    MAX_ATTEMPTS, QueueError, improvement_brief, judge_draft, valid_candidate_id,
 };
-use stanley_workflows::ports::{Clock, Redactor};
+use stanley_workflows::ports::{Clock, GitError, Redactor};
 use stanley_workflows::registry::{BUILTINS, Builtin};
 use stanley_workflows::routing::{CANNOT_TELL, Candidate, Facts, InputShape, RouteReason};
 
@@ -26,7 +26,7 @@ use crate::repository;
 use crate::request::Ctx;
 use crate::router::{candidates_for, route};
 use crate::settings::RequestSettings;
-use crate::state::{DaemonState, JevLink};
+use crate::state::{DaemonState, JevLink, QueueProblem};
 
 /// The limit of one improvement agent run.
 pub(crate) const JOB_TIMEOUT: Duration = Duration::from_secs(15 * 60);
@@ -56,11 +56,41 @@ fn diary(job: &mut Job, text: String) {
     job.diary.push(DiaryEntry { at: now(), text });
 }
 
-fn queue(state: &DaemonState) -> Result<&dyn JobQueue, String> {
+/// Why the worker stopped, or a promotion could not reach the queue: the daemon's own fault.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WorkError {
+    /// The queue did not open.
+    #[error(transparent)]
+    NoQueue(Arc<QueueProblem>),
+    /// The queue's store failed.
+    #[error(transparent)]
+    Queue(#[from] QueueError),
+    /// The candidate's folder could not be made.
+    #[error("cannot create {rel_dir}: {source}")]
+    Folder {
+        rel_dir: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The worktree could not be read around the agent's run.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// The candidate's record could not be written.
+    #[error(transparent)]
+    Record(#[from] RecordNotWritten),
+}
+
+impl From<WorkError> for RequestError {
+    fn from(e: WorkError) -> Self {
+        RequestError::internal(e.to_string())
+    }
+}
+
+fn queue(state: &DaemonState) -> Result<&dyn JobQueue, WorkError> {
     state
         .queue
         .as_deref()
-        .ok_or_else(|| state.queue_unavailable())
+        .ok_or_else(|| WorkError::NoQueue(state.queue_unavailable()))
 }
 
 /// A failed write on disk: the repository's fault (a link planted under `.stanley/`) is an
@@ -132,22 +162,21 @@ pub(crate) async fn work(
     settings: &RequestSettings,
     agent: &dyn Agent,
     cancel: &Cancel,
-) -> Result<Option<Vec<Processed>>, String> {
+) -> Result<Option<Vec<Processed>>, WorkError> {
     let Ok(_guard) = state.worker.try_lock() else {
         return Ok(None);
     };
     let q = queue(state)?;
     // A job left active by a daemon that died goes back to the queue.
     for mut job in q
-        .list()
-        .map_err(|e| e.0)?
+        .list()?
         .into_iter()
         .filter(|j| j.state == JobState::Active)
     {
         job.state = JobState::Pending;
         let text = format!("requeued {}: stale lease", job.id);
         diary(&mut job, text);
-        q.put(&job).map_err(|e| e.0)?;
+        q.put(&job)?;
     }
     let mut processed = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -156,8 +185,7 @@ pub(crate) async fn work(
             break;
         }
         let mut pending: Vec<Job> = q
-            .list()
-            .map_err(|e| e.0)?
+            .list()?
             .into_iter()
             .filter(|j| j.state == JobState::Pending && !seen.contains(&j.id))
             .collect();
@@ -174,7 +202,7 @@ pub(crate) async fn work(
             job.request.chars().take(200).collect::<String>()
         );
         diary(&mut job, text);
-        q.put(&job).map_err(|e| e.0)?;
+        q.put(&job)?;
         let status = run_job(state, settings, agent, &mut job, cancel).await?;
         if status != "requeued" {
             seen.insert(job.id.clone());
@@ -193,24 +221,26 @@ async fn run_job(
     agent: &dyn Agent,
     job: &mut Job,
     cancel: &Cancel,
-) -> Result<&'static str, String> {
+) -> Result<&'static str, WorkError> {
     let q = queue(state)?;
     let root = &state.config.files.root;
     let rel_dir = format!(".stanley/candidates/{}", job.id);
-    create_private_dir(&root.join(&rel_dir))
-        .map_err(|e| format!("cannot create {rel_dir}: {e}"))?;
+    create_private_dir(&root.join(&rel_dir)).map_err(|source| WorkError::Folder {
+        rel_dir: rel_dir.clone(),
+        source,
+    })?;
     let repo = repository::refresh(state, settings).await;
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
     let mut reserved: Vec<String> = builtins.iter().map(|b| b.id.to_owned()).collect();
     reserved.extend(repo.workflows.iter().map(|w| w.id.clone()));
     reserved.push(CANNOT_TELL.to_owned());
     let sources: Vec<String> = repo.workflows.iter().map(|w| w.source.clone()).collect();
-    let (before, before_hash) = state.git.snapshot().map_err(|e| e.0)?;
+    let (before, before_hash) = state.git.snapshot()?;
     let brief = improvement_brief(job, &rel_dir, &reserved, &sources);
     let result = agent
         .run(&brief, JOB_TIMEOUT, cancel.clone(), Box::new(|_| {}))
         .await;
-    let (after, after_hash) = state.git.snapshot().map_err(|e| e.0)?;
+    let (after, after_hash) = state.git.snapshot()?;
     let mut writes = outside(&before, &after);
     if writes.is_empty() && after_hash != before_hash {
         writes.push("(tracked file contents)".into());
@@ -231,7 +261,7 @@ async fn run_job(
             result.outcome.as_str()
         );
         diary(job, text);
-        q.put(job).map_err(|e| e.0)?;
+        q.put(job)?;
         return Ok("requeued");
     }
     let diff_now = state
@@ -245,7 +275,7 @@ async fn run_job(
     };
     let load = load_candidate(state, settings, &rel_dir, facts).await;
     // A second snapshot catches writes made by the candidate's own top-level code or factory.
-    let (after2, after2_hash) = state.git.snapshot().map_err(|e| e.0)?;
+    let (after2, after2_hash) = state.git.snapshot()?;
     for w in outside(&before, &after2) {
         if !writes.contains(&w) {
             writes.push(w);
@@ -316,7 +346,7 @@ async fn run_job(
         },
         summary: summary[..end].to_owned(),
     };
-    write_record(root, &record).map_err(|e| e.to_string())?;
+    write_record(root, &record)?;
     job.state = JobState::Done;
     job.result = Some(status.into());
     let wf = workflow_id
@@ -329,7 +359,7 @@ async fn run_job(
     };
     let text = format!("{status} {}{wf}: {why}", job.id);
     diary(job, text);
-    q.put(job).map_err(|e| e.0)?;
+    q.put(job)?;
     Ok(status)
 }
 
@@ -586,7 +616,7 @@ pub(crate) fn retry(state: &DaemonState, id: &str) -> Result<Job, RequestError> 
             "the improvement worker is running; try again when it finishes",
         ));
     };
-    let q = queue(state).map_err(RequestError::internal)?;
+    let q = queue(state)?;
     let mut job = q
         .get(id)
         .map_err(|e| RequestError::internal(e.0))?
@@ -618,7 +648,7 @@ pub(crate) fn drop_job(state: &DaemonState, id: &str) -> Result<(), RequestError
             "the improvement worker is running; try again when it finishes",
         ));
     };
-    let q = queue(state).map_err(RequestError::internal)?;
+    let q = queue(state)?;
     if q.remove(id).map_err(|e| RequestError::internal(e.0))? {
         Ok(())
     } else {

@@ -67,23 +67,47 @@ fn on_path(program: &str) -> bool {
     })
 }
 
+/// Why no browser was opened on the page (the address is printed either way).
+#[derive(Debug, thiserror::Error)]
+enum BrowserError {
+    /// No `$BROWSER`, no `open`, and no display with `xdg-open`.
+    #[error("no browser found (set BROWSER, or run with a display)")]
+    NoBrowser,
+    /// The daemon's socket has no folder to put the redirect file in.
+    #[error("the daemon's runtime folder is unknown")]
+    NoFolder,
+    /// The redirect file could not be written.
+    #[error("cannot write the page's redirect file: {0}")]
+    Redirect(#[source] std::io::Error),
+    /// The browser program did not start.
+    #[error("cannot start {program}: {source}")]
+    Start {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// Writes the redirect file and starts the browser on it; which program, or why not.
-fn open_browser(target: &Target, url: &str, port: u32) -> Result<String, String> {
-    let program = browser().ok_or("no browser found (set BROWSER, or run with a display)")?;
-    let folder = target
-        .socket
-        .parent()
-        .ok_or("the daemon's runtime folder is unknown")?;
-    let file = write_redirect(folder, url, port)
-        .map_err(|e| format!("cannot write the page's redirect file: {e}"))?;
-    Command::new(&program)
+fn open_browser(target: &Target, url: &str, port: u32) -> Result<String, BrowserError> {
+    let program = browser().ok_or(BrowserError::NoBrowser)?;
+    let folder = target.socket.parent().ok_or(BrowserError::NoFolder)?;
+    launch(program, folder, url, port)
+}
+
+/// Writes the redirect file in `folder` and starts `program` on it.
+fn launch(program: String, folder: &Path, url: &str, port: u32) -> Result<String, BrowserError> {
+    let file = write_redirect(folder, url, port).map_err(BrowserError::Redirect)?;
+    match Command::new(&program)
         .arg(file_url(&file))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("cannot start {program}: {e}"))?;
-    Ok(program)
+    {
+        Ok(_) => Ok(program),
+        Err(source) => Err(BrowserError::Start { program, source }),
+    }
 }
 
 /// `file://` and the path, with every byte but unreserved ones and `/` percent-encoded.
@@ -145,4 +169,38 @@ pub(crate) fn write_redirect(folder: &Path, url: &str, port: u32) -> std::io::Re
     f.sync_all()?;
     std::fs::rename(&tmp, &path)?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A folder that is gone and a program that does not start are told apart, each with the
+    /// line the person reads.
+    #[test]
+    fn a_browser_that_cannot_open_the_page_says_which_step_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = "http://127.0.0.1:1/t/";
+        let gone = launch("true".into(), &dir.path().join("gone"), url, 1).unwrap_err();
+        match &gone {
+            BrowserError::Redirect(e) => assert_eq!(e.kind(), std::io::ErrorKind::NotFound),
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            gone.to_string()
+                .starts_with("cannot write the page's redirect file: ")
+        );
+        let program = dir.path().join("no-such-browser").display().to_string();
+        let unstarted = launch(program.clone(), dir.path(), url, 2).unwrap_err();
+        assert!(
+            matches!(&unstarted, BrowserError::Start { program: p, .. } if *p == program),
+            "{unstarted:?}"
+        );
+        assert!(
+            unstarted
+                .to_string()
+                .starts_with(&format!("cannot start {program}: "))
+        );
+        assert!(dir.path().join("ui-open-2.html").is_file());
+    }
 }

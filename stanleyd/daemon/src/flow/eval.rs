@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use stanley_adapters::clock::{SystemClock, parse_rfc3339, unix_now};
 use stanley_adapters::flow_check::{notify, run_check};
+use stanley_adapters::jev_http::JevConfigError;
 use stanley_adapters::redact::redacting;
 use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions};
 use stanley_workflows::diff::Scope;
@@ -18,11 +19,13 @@ use stanley_workflows::flow::policy::{
     Action, CheckRun, Decision, Judgment, StopContext, budget_condition, decide,
     recorded_side_effect,
 };
-use stanley_workflows::flow::state::{FlowState, FlowStore, PhaseStatus, side_effect_key};
+use stanley_workflows::flow::state::{
+    FlowState, FlowStore, JournalError, PhaseStatus, StoreError, side_effect_key,
+};
 use stanley_workflows::flow::stop::{
     StopFacts, Told, apply, ask, facts, review_stops, stop_frame, told,
 };
-use stanley_workflows::flow::{Flow, Mode, NotifyEvent, parse_flow};
+use stanley_workflows::flow::{Flow, FlowError, Mode, NotifyEvent, parse_flow};
 use stanley_workflows::ports::Clock;
 
 use crate::settings::RequestSettings;
@@ -34,12 +37,47 @@ pub(crate) const FLOW_FILE: &str = ".stanley/flow.json";
 pub(crate) const SUBTASKS_FILE: &str = ".stanley/flow/subtasks.json";
 
 /// Why a flow cannot be used.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub(crate) enum FlowLoad {
     /// There is no flow file.
+    #[error("there is no {FLOW_FILE}")]
     Missing,
-    /// It cannot be read or does not load; the text names the JSON path.
-    Bad(String),
+    /// It cannot be read (not a regular file, too large, not UTF-8).
+    #[error("cannot read {FLOW_FILE}: {0}")]
+    Unreadable(#[source] std::io::Error),
+    /// It does not load; the error names the JSON path.
+    #[error("{FLOW_FILE}: {0}")]
+    Invalid(#[source] FlowError),
+}
+
+/// Why the flow's journal cannot be used, or a stop's writes could not be made. The kind of
+/// the refusal follows from the variant: a journal that does not read or fit is the flow's
+/// state at fault, a store that cannot be written is the daemon's.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum JournalTrouble {
+    /// It reads but does not fit the flow loaded now (another schema, an unknown phase).
+    #[error(transparent)]
+    Unfit(#[from] JournalError),
+    /// The store cannot read it.
+    #[error("{}", .0.0)]
+    Unreadable(StoreError),
+    /// It is damaged and could not be moved aside.
+    #[error("{why}; {}", .kept.0)]
+    NotKept { why: JournalError, kept: StoreError },
+    /// The journal or the side-effect ledger cannot be written (or the ledger read).
+    #[error("{}", .0.0)]
+    Store(StoreError),
+}
+
+/// A journal that cannot be used refuses the flow command (3, `FAILED_PRECONDITION`); a store
+/// that cannot be written is an internal fault.
+impl From<JournalTrouble> for crate::error::RequestError {
+    fn from(e: JournalTrouble) -> Self {
+        match e {
+            JournalTrouble::Store(_) => Self::internal(e.to_string()),
+            _ => Self::flow(tonic::Code::FailedPrecondition, e.to_string()),
+        }
+    }
 }
 
 /// A flow as loaded, with the SHA-256 of the bytes it was parsed from: trust judges those bytes,
@@ -62,9 +100,9 @@ pub(crate) fn load_flow(root: &Path) -> Result<LoadedFlow, FlowLoad> {
         }) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(FlowLoad::Missing),
-        Err(e) => return Err(FlowLoad::Bad(format!("cannot read {FLOW_FILE}: {e}"))),
+        Err(e) => return Err(FlowLoad::Unreadable(e)),
     };
-    let flow = parse_flow(&text).map_err(|e| FlowLoad::Bad(format!("{FLOW_FILE}: {e}")))?;
+    let flow = parse_flow(&text).map_err(FlowLoad::Invalid)?;
     Ok(LoadedFlow {
         flow,
         hash: stanley_core::hash::sha256_hex(text.as_bytes()),
@@ -86,22 +124,21 @@ pub(crate) fn now() -> String {
 pub(crate) fn stored_journal(
     store: &dyn FlowStore,
     flow: &Flow,
-) -> Result<Option<FlowState>, String> {
+) -> Result<Option<FlowState>, JournalTrouble> {
     match store.read_state() {
         Ok(Some(text)) => match FlowState::decode(&text) {
-            Ok(_) => FlowState::parse(&text, flow)
-                .map(Some)
-                .map_err(|e| e.to_string()),
+            Ok(_) => Ok(Some(FlowState::parse(&text, flow)?)),
             Err(why) => {
-                let kept = store
-                    .keep_broken_state(&now())
-                    .map_err(|e| format!("{why}; {}", e.0))?;
+                let kept = match store.keep_broken_state(&now()) {
+                    Ok(kept) => kept,
+                    Err(kept) => return Err(JournalTrouble::NotKept { why, kept }),
+                };
                 tracing::error!(kept = %kept, reason = %why, "the flow journal was damaged; moved aside");
                 Ok(None)
             }
         },
         Ok(None) => Ok(None),
-        Err(e) => Err(e.0),
+        Err(e) => Err(JournalTrouble::Unreadable(e)),
     }
 }
 
@@ -123,7 +160,10 @@ pub(crate) fn journal_recoveries(store: &dyn FlowStore) -> Vec<String> {
 }
 
 /// The journal, a fresh one when there is none, or why it cannot be used.
-pub(crate) fn read_journal(store: &dyn FlowStore, flow: &Flow) -> Result<FlowState, String> {
+pub(crate) fn read_journal(
+    store: &dyn FlowStore,
+    flow: &Flow,
+) -> Result<FlowState, JournalTrouble> {
     Ok(stored_journal(store, flow)?.unwrap_or_else(|| FlowState::new(flow, &now())))
 }
 
@@ -159,9 +199,9 @@ impl Stop {
 pub(crate) fn executor(
     state: &DaemonState,
     settings: &RequestSettings,
-) -> Result<Executor, String> {
+) -> Result<Executor, JevConfigError> {
     // The Jev client of the caller's environment, or why there is none.
-    let link = state.jev.link(&settings.jev).map_err(|e| e.to_string())?;
+    let link = state.jev.link(&settings.jev)?;
     let (jev, model) = (link.jev, link.model);
     let redactor = Arc::new(settings.redactor());
     let mut opts = redacting(ExecutorOptions::new(model), redactor);
@@ -240,7 +280,7 @@ pub(crate) async fn stop(
     flow: &Flow,
     last_message: &str,
     new_chain: bool,
-) -> Result<Stop, String> {
+) -> Result<Stop, JournalTrouble> {
     let root = state.config.files.root.clone();
     let store = state.flow_store.as_ref();
     let _journal_held = state.flow_journal.lock().await;
@@ -313,7 +353,7 @@ pub(crate) async fn stop(
     record_side_effects(store, flow, &journal, &decision)?;
     apply(flow, &mut journal, &decision, stop_facts, &now());
     let last = close_recorded(store, flow, &mut journal)?.unwrap_or(decision);
-    store.write_state(&journal).map_err(|e| e.0)?;
+    store.write_state(&journal).map_err(JournalTrouble::Store)?;
     let stopped = (stopped_at, check);
     let mut stop = finish(&root, store, flow, &journal, last, stopped, settings).await;
     // An agent sent to a phase whose check already passes hears so: it can confirm the phase
@@ -378,7 +418,7 @@ async fn judge(
 ) -> (Result<Judgment, String>, bool) {
     let executor = match executor(state, settings) {
         Ok(e) => e,
-        Err(why) => return (Err(why), false),
+        Err(why) => return (Err(why.to_string()), false),
     };
     let (changed, diff) = changed_files(state, flow.send_diff);
     let evidence = StopEvidence {
@@ -403,7 +443,7 @@ fn close_recorded(
     store: &dyn FlowStore,
     flow: &Flow,
     journal: &mut FlowState,
-) -> Result<Option<Decision>, String> {
+) -> Result<Option<Decision>, JournalTrouble> {
     let mut last = None;
     while !journal.complete
         && flow
@@ -415,7 +455,10 @@ fn close_recorded(
             .get(&journal.current_phase)
             .map_or(0, |r| r.attempts);
         let key = side_effect_key(&journal.flow_version, &journal.current_phase, attempt);
-        if !store.side_effect_done(&key).map_err(|e| e.0)? {
+        if !store
+            .side_effect_done(&key)
+            .map_err(JournalTrouble::Store)?
+        {
             break;
         }
         let closed = recorded_side_effect(flow, journal);
@@ -431,13 +474,13 @@ fn record_side_effects(
     flow: &Flow,
     journal: &FlowState,
     decision: &Decision,
-) -> Result<(), String> {
+) -> Result<(), JournalTrouble> {
     for id in &decision.mark_done {
         if flow.phase(id).is_some_and(|p| p.side_effect) {
             let attempt = journal.phases.get(id).map_or(0, |r| r.attempts);
             store
                 .record_side_effect(&side_effect_key(&journal.flow_version, id, attempt), &now())
-                .map_err(|e| e.0)?;
+                .map_err(JournalTrouble::Store)?;
         }
     }
     Ok(())
@@ -479,4 +522,82 @@ async fn finish(
         notify_event(root, flow, NotifyEvent::Budget, condition, settings).await;
     }
     stop
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::RequestError;
+    use stanley_adapters::flow_store::FileFlowStore;
+    use stanley_proto::exit::ErrorKind;
+
+    const FLOW: &str = r#"{"goal": "Ship it", "phases": [
+        {"id": "parse", "name": "Parser", "done_when": "the parser exists"},
+        {"id": "docs", "name": "Docs", "done_when": "docs.txt documents it"}]}"#;
+
+    /// A missing flow, one that does not parse and one that cannot be read are three variants,
+    /// each refused with its own status.
+    #[test]
+    fn a_flow_file_that_cannot_be_used_says_which_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let missing = load_flow(root).unwrap_err();
+        assert!(matches!(missing, FlowLoad::Missing), "{missing:?}");
+        assert_eq!(RequestError::from(missing).code, tonic::Code::NotFound);
+        std::fs::create_dir_all(root.join(".stanley")).unwrap();
+        std::fs::write(root.join(FLOW_FILE), r#"{"goal": "x", "phases": []}"#).unwrap();
+        let invalid = load_flow(root).unwrap_err();
+        assert!(matches!(&invalid, FlowLoad::Invalid(_)), "{invalid:?}");
+        assert!(
+            invalid.to_string().starts_with(".stanley/flow.json: "),
+            "{invalid}"
+        );
+        let refused = RequestError::from(invalid);
+        assert_eq!(
+            (refused.kind, refused.code),
+            (ErrorKind::Configuration, tonic::Code::FailedPrecondition)
+        );
+        std::fs::remove_file(root.join(FLOW_FILE)).unwrap();
+        std::fs::create_dir(root.join(FLOW_FILE)).unwrap();
+        let unreadable = load_flow(root).unwrap_err();
+        assert!(
+            matches!(&unreadable, FlowLoad::Unreadable(_)),
+            "{unreadable:?}"
+        );
+        assert!(
+            unreadable
+                .to_string()
+                .starts_with("cannot read .stanley/flow.json: "),
+            "{unreadable}"
+        );
+    }
+
+    /// A journal left by another flow does not fit: the flow's state is at fault (a
+    /// precondition), where a store that cannot be written is the daemon's (internal).
+    #[test]
+    fn a_journal_that_does_not_fit_is_a_precondition_and_a_failed_write_internal() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileFlowStore::new(dir.path());
+        let flow = parse_flow(FLOW).unwrap();
+        let mut journal = FlowState::new(&flow, &now());
+        journal.current_phase = "gone".into();
+        store.write_state(&journal).unwrap();
+        let unfit = read_journal(&store, &flow).unwrap_err();
+        assert!(
+            matches!(&unfit, JournalTrouble::Unfit(JournalError::Phase(p)) if p == "gone"),
+            "{unfit:?}"
+        );
+        assert_eq!(
+            unfit.to_string(),
+            r#"the flow state's current phase "gone" is not in the flow"#
+        );
+        let refused = RequestError::from(unfit);
+        assert_eq!(
+            (refused.kind, refused.code),
+            (ErrorKind::Configuration, tonic::Code::FailedPrecondition)
+        );
+        let unwritten = JournalTrouble::Store(StoreError("cannot write it: disk full".into()));
+        assert_eq!(unwritten.to_string(), "cannot write it: disk full");
+        assert_eq!(RequestError::from(unwritten).kind, ErrorKind::Internal);
+    }
 }

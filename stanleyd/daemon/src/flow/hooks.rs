@@ -21,7 +21,8 @@ use stanley_workflows::ports::Redactor;
 
 use crate::error::RequestError;
 use crate::flow::eval::{
-    self as flow_eval, FlowLoad, LoadedFlow, load_flow, read_journal, stored_journal,
+    self as flow_eval, FlowLoad, JournalTrouble, LoadedFlow, load_flow, read_journal,
+    stored_journal,
 };
 use crate::settings::RequestSettings;
 use crate::state::DaemonState;
@@ -113,9 +114,7 @@ pub(crate) async fn answer(
     let LoadedFlow { flow, hash } = match load_flow(&root) {
         Ok(f) => f,
         Err(FlowLoad::Missing) => return Ok(HookAnswer::default()),
-        Err(FlowLoad::Bad(message)) => {
-            return Err(RequestError::flow(tonic::Code::FailedPrecondition, message));
-        }
+        Err(unusable) => return Err(unusable.into()),
     };
     // An untrusted flow supervises nothing: its commands never run, and the person and the
     // model are told why where they can see it (never a block, so the agent is not held).
@@ -205,7 +204,7 @@ async fn ask_gate(
             for _ in 0..sent {
                 journal.count_jev(kind);
             }
-            store.write_state(&journal).map_err(|e| e.0)
+            store.write_state(&journal).map_err(JournalTrouble::Store)
         });
         if let Err(e) = counted {
             tracing::warn!(error = %e, gate = kind, "cannot count a gate's Jev request");
@@ -283,9 +282,8 @@ impl Hook<'_> {
         // A stop that no block of ours caused starts a new chain of consecutive blocks.
         let new_chain = input.get("stop_hook_active") != Some(&Value::Bool(true));
         let words = last_words(input, "transcript_path");
-        let stop = flow_eval::stop(self.state, self.settings, &self.flow, &words, new_chain)
-            .await
-            .map_err(RequestError::internal)?;
+        let stop =
+            flow_eval::stop(self.state, self.settings, &self.flow, &words, new_chain).await?;
         // A budget or cap that ends enforcement is said to the person, never silent.
         let ended = stop
             .budget()
@@ -404,9 +402,7 @@ impl Hook<'_> {
             // A transcript that lags the live turn says nothing yet: allow.
             return Ok(HookAnswer::default());
         }
-        let journal_error = |m| RequestError::flow(tonic::Code::FailedPrecondition, m);
-        let holds = read_journal(store, flow)
-            .map_err(journal_error)?
+        let holds = read_journal(store, flow)?
             .holds
             .get(&key)
             .copied()
@@ -428,11 +424,9 @@ impl Hook<'_> {
         if flow.mode == Mode::Enforce {
             // Read again under the journal lock: the gate's request was counted meanwhile.
             let _held = state.flow_journal.lock().await;
-            let mut journal = read_journal(store, flow).map_err(journal_error)?;
+            let mut journal = read_journal(store, flow)?;
             *journal.holds.entry(key.clone()).or_default() += 1;
-            store
-                .write_state(&journal)
-                .map_err(|e| RequestError::internal(e.0))?;
+            store.write_state(&journal).map_err(JournalTrouble::Store)?;
         }
         let acted = if subagent {
             out(json!({"decision": "block", "reason": verdict.reason}))

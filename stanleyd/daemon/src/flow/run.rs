@@ -17,7 +17,9 @@ use stanley_workflows::flow::{Flow, Mode, NotifyEvent};
 
 use stanley_proto::exit::FlowCode;
 
-use crate::flow::eval::{self as flow_eval, FlowLoad, LoadedFlow, load_flow, minute, read_journal};
+use crate::flow::eval::{
+    self as flow_eval, FlowLoad, JournalTrouble, LoadedFlow, load_flow, minute, read_journal,
+};
 use crate::settings::RequestSettings;
 use crate::state::DaemonState;
 
@@ -86,10 +88,10 @@ fn update(
     store: &dyn FlowStore,
     flow: &Flow,
     change: impl FnOnce(&mut FlowState),
-) -> Result<FlowState, String> {
+) -> Result<FlowState, JournalTrouble> {
     let mut journal = read_journal(store, flow)?;
     change(&mut journal);
-    store.write_state(&journal).map_err(|e| e.0)?;
+    store.write_state(&journal).map_err(JournalTrouble::Store)?;
     Ok(journal)
 }
 
@@ -139,7 +141,7 @@ impl<'a> Supervision<'a> {
                     "no .stanley/flow.json; start one with `stanleyctl flow init \"<goal>\"`",
                 ));
             }
-            Err(FlowLoad::Bad(message)) => return Err(exit(FlowCode::Configuration, message)),
+            Err(unusable) => return Err(exit(FlowCode::Configuration, unusable.to_string())),
         };
         // The flow's checks and notify command are repository code: they run only once trusted.
         if let Some(why) = crate::trust::flow_refusal(state, settings, &hash) {

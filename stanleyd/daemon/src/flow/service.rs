@@ -41,13 +41,17 @@ impl FlowService {
 
 /// The status for a flow that cannot be used: NOT_FOUND without a file, FAILED_PRECONDITION
 /// naming the JSON path otherwise.
-pub(crate) fn load_status(e: FlowLoad) -> RequestError {
-    match e {
-        FlowLoad::Missing => RequestError::flow(
-            tonic::Code::NotFound,
-            format!("no {FLOW_FILE}; start one with `stanleyctl flow init \"<goal>\"`"),
-        ),
-        FlowLoad::Bad(message) => RequestError::flow(tonic::Code::FailedPrecondition, message),
+impl From<FlowLoad> for RequestError {
+    fn from(e: FlowLoad) -> Self {
+        match e {
+            FlowLoad::Missing => RequestError::flow(
+                tonic::Code::NotFound,
+                format!("no {FLOW_FILE}; start one with `stanleyctl flow init \"<goal>\"`"),
+            ),
+            FlowLoad::Unreadable(_) | FlowLoad::Invalid(_) => {
+                RequestError::flow(tonic::Code::FailedPrecondition, e.to_string())
+            }
+        }
     }
 }
 
@@ -185,10 +189,9 @@ impl Flows for FlowService {
         _request: Request<FlowStatusRequest>,
     ) -> Result<Response<FlowStatusResponse>, Status> {
         let root = &self.state.config.files.root;
-        let flow = load_flow(root).map_err(load_status)?.flow;
+        let flow = load_flow(root).map_err(RequestError::from)?.flow;
         let store = self.state.flow_store.as_ref();
-        let journal = stored_journal(store, &flow)
-            .map_err(|m| RequestError::flow(tonic::Code::FailedPrecondition, m))?;
+        let journal = stored_journal(store, &flow).map_err(RequestError::from)?;
         let phases: Vec<Value> = flow
             .phases
             .iter()

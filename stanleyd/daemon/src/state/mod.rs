@@ -9,18 +9,62 @@ use std::time::Duration;
 
 use stanley_adapters::jev_http::{HttpJev, JevConfig, JevConfigError, JevSettings};
 use stanley_adapters::judgments::{CacheStats, SledJudgments};
+use stanley_adapters::store_error::StoreError;
 use stanley_adapters::{Git2Repo, HttpShared};
 use stanley_core::{Cancel, Jev, JudgmentCache};
 use stanley_workflows::flow::state::FlowStore;
-use stanley_workflows::improve::JobQueue;
+use stanley_workflows::improve::{JobQueue, QueueError};
 use stanley_workflows::ports::{Git, GitError, Workspace};
 use tokio::time::Instant;
 
 use crate::config::DaemonConfig;
-use crate::error::DaemonError;
+use crate::error::{DaemonError, RequestError};
 
 pub(crate) mod page;
 pub(crate) mod repo;
+
+/// Why the improvement queue cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum QueueProblem {
+    /// `.stanley/state/` (or something in it) is a link or not this user's: the repository is
+    /// at fault, so a request that needs the queue has an input error.
+    #[error("the improvement queue cannot be used: {0}")]
+    Refused(#[source] std::io::Error),
+    /// The queue's store does not open.
+    #[error(transparent)]
+    Store(#[from] QueueError),
+    /// The daemon has no queue and no reason recorded.
+    #[error("the improvement queue is not open")]
+    NotOpen,
+}
+
+/// Why the judgment cache is off: said once, on the next request; requests then ask Jev
+/// everything.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CacheOff {
+    /// No home to keep the cache's signing key in.
+    #[error(
+        "the judgment cache is off: the daemon knows no HOME or XDG_STATE_HOME to keep its key in"
+    )]
+    NoHome,
+    /// The signing key cannot be made or read.
+    #[error("the judgment cache is off: {0}")]
+    Key(#[source] StoreError),
+    /// The cache's folder cannot be used.
+    #[error("the judgment cache is off: {0}")]
+    Folder(#[source] StoreError),
+}
+
+/// A planted `.stanley/state/` is the request's input at fault (65); a store that does not
+/// open leaves the queue unavailable (69).
+impl From<&QueueProblem> for RequestError {
+    fn from(e: &QueueProblem) -> Self {
+        match e {
+            QueueProblem::Refused(_) => Self::input(e.to_string()),
+            QueueProblem::Store(_) | QueueProblem::NotOpen => Self::unavailable(e.to_string()),
+        }
+    }
+}
 
 /// A request's way to Jev: the port, the model it names, and the API root (named when Jev
 /// cannot be reached).
@@ -116,16 +160,16 @@ pub(crate) struct DaemonState {
     /// The improvement queue (None when `.stanley/state/` could not be opened; the reason is
     /// in `queue_problem` and the log).
     pub(crate) queue: Option<Arc<dyn JobQueue>>,
-    /// Why the queue could not be opened, and whether the repository is at fault (a link
-    /// under `.stanley/`), which makes it an input error rather than an internal one.
-    pub(crate) queue_problem: Option<(String, bool)>,
+    /// Why the queue could not be opened (the repository may be at fault: a link under
+    /// `.stanley/`).
+    pub(crate) queue_problem: Option<Arc<QueueProblem>>,
     /// What opening the queue recovered, said once on the next request.
     queue_recovery: Mutex<Option<String>>,
     /// The judgment cache under `.stanley/state/judgments/` (None when its folder cannot be
     /// used; requests then ask Jev everything).
     pub(crate) judgments: Option<Arc<dyn CacheStore>>,
     /// Why the cache is off, said once on the next request.
-    cache_problem: Mutex<Option<String>>,
+    cache_problem: Mutex<Option<CacheOff>>,
     /// Run folders of requests in progress: retention never removes them.
     pub(crate) active_runs: Arc<Mutex<std::collections::HashSet<String>>>,
     /// Held while the improvement worker runs (one at a time).
@@ -160,7 +204,7 @@ pub(crate) struct DaemonState {
 /// Opens the improvement queue; on failure, why, and whether the repository is at fault.
 fn open_queue(
     dir: &std::path::Path,
-) -> Result<Arc<stanley_adapters::queue::SledQueue>, (String, bool)> {
+) -> Result<Arc<stanley_adapters::queue::SledQueue>, QueueProblem> {
     use stanley_adapters::records::{create_private_dir, refuse_foreign_dir, refuse_links_within};
     let planted = create_private_dir(dir)
         .and_then(|()| refuse_foreign_dir(dir))
@@ -169,13 +213,13 @@ fn open_queue(
         .filter(|e| e.kind() == std::io::ErrorKind::InvalidInput);
     if let Some(e) = planted {
         tracing::error!(error = %e, "cannot open the improvement queue");
-        return Err((format!("the improvement queue cannot be used: {e}"), true));
+        return Err(QueueProblem::Refused(e));
     }
     stanley_adapters::queue::SledQueue::open(dir)
         .map(Arc::new)
         .map_err(|e| {
             tracing::error!(error = %e, "cannot open the improvement queue");
-            (e.to_string(), false)
+            QueueProblem::Store(e)
         })
 }
 
@@ -186,7 +230,7 @@ fn open_judgments(
     state_usable: bool,
 ) -> (
     Option<Arc<stanley_adapters::judgments::SledJudgments>>,
-    Option<String>,
+    Option<CacheOff>,
 ) {
     if !state_usable {
         // `.stanley/state/` itself is refused (planted, or not ours): nothing goes under it.
@@ -199,19 +243,13 @@ fn open_judgments(
         .as_deref()
         .and_then(std::path::Path::parent)
     else {
-        return (
-            None,
-            Some(
-                "the judgment cache is off: the daemon knows no HOME or XDG_STATE_HOME to keep its key in"
-                    .to_owned(),
-            ),
-        );
+        return (None, Some(CacheOff::NoHome));
     };
     let secret = match stanley_adapters::judgments::CacheSecret::load_or_create(state_dir) {
         Ok(s) => s,
         Err(e) => {
             tracing::warn!(error = %e, "the judgment cache is off");
-            return (None, Some(format!("the judgment cache is off: {e}")));
+            return (None, Some(CacheOff::Key(e)));
         }
     };
     let dir = config.files.root.join(".stanley/state/judgments");
@@ -219,7 +257,7 @@ fn open_judgments(
         Ok(cache) => (Some(Arc::new(cache)), None),
         Err(e) => {
             tracing::warn!(error = %e, "the judgment cache is off: its folder cannot be used");
-            (None, Some(format!("the judgment cache is off: {e}")))
+            (None, Some(CacheOff::Folder(e)))
         }
     }
 }
@@ -232,7 +270,8 @@ impl DaemonState {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        off.or_else(|| self.judgments.as_ref().and_then(|j| j.take_warning()))
+        off.map(|off| off.to_string())
+            .or_else(|| self.judgments.as_ref().and_then(|j| j.take_warning()))
     }
 
     /// The queue's recovery report, the first time it is asked for.
@@ -243,18 +282,18 @@ impl DaemonState {
             .take()
     }
 
-    /// Why the queue cannot be used, as one line.
-    pub(crate) fn queue_unavailable(&self) -> String {
-        self.queue_problem.as_ref().map_or_else(
-            || "the improvement queue is not open".to_owned(),
-            |(m, _)| m.clone(),
-        )
+    /// Why the queue cannot be used.
+    pub(crate) fn queue_unavailable(&self) -> Arc<QueueProblem> {
+        self.queue_problem
+            .clone()
+            .unwrap_or_else(|| Arc::new(QueueProblem::NotOpen))
     }
 
     pub(crate) fn new(config: &DaemonConfig, stop: Cancel) -> Result<Self, DaemonError> {
         let (kick, kicks) = tokio::sync::mpsc::unbounded_channel();
         let queue = open_queue(&config.files.root.join(".stanley/state"));
-        let (judgments, cache_problem) = open_judgments(config, !matches!(&queue, Err((_, true))));
+        let (judgments, cache_problem) =
+            open_judgments(config, !matches!(&queue, Err(QueueProblem::Refused(_))));
         let git =
             Git2Repo::open(&config.files.root).map_err(|e| DaemonError::NotARepository(e.0))?;
         Ok(Self {
@@ -280,8 +319,8 @@ impl DaemonState {
             judgments: judgments.map(|j| j as Arc<dyn CacheStore>),
             cache_problem: Mutex::new(cache_problem),
             active_runs: Arc::new(Mutex::new(std::collections::HashSet::new())),
-            queue: queue.clone().ok().map(|q| q as Arc<dyn JobQueue>),
-            queue_problem: queue.err(),
+            queue: queue.as_ref().ok().map(|q| q.clone() as Arc<dyn JobQueue>),
+            queue_problem: queue.err().map(Arc::new),
             worker: tokio::sync::Mutex::new(()),
             kick,
             kicks: Mutex::new(Some(kicks)),
@@ -417,5 +456,65 @@ impl Drop for ActiveGuard {
             .remove(&self.id);
         self.state.active.fetch_sub(1, Ordering::SeqCst);
         self.state.touch();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `.stanley/state/` planted as a link is the repository's fault: the variant says so,
+    /// and a request needing the queue gets an input error (65), not an unavailable one.
+    #[test]
+    fn a_planted_state_folder_is_refused_as_the_repositorys_fault() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        let state = dir.path().join("state");
+        std::os::unix::fs::symlink(&elsewhere, &state).unwrap();
+        let problem = open_queue(&state).map(|_| ()).unwrap_err();
+        assert!(matches!(problem, QueueProblem::Refused(_)), "{problem:?}");
+        assert!(
+            problem
+                .to_string()
+                .starts_with("the improvement queue cannot be used: "),
+            "{problem}"
+        );
+        assert_eq!(RequestError::from(&problem).exit_code(), 65);
+        let not_open = QueueProblem::NotOpen;
+        assert_eq!(not_open.to_string(), "the improvement queue is not open");
+        assert_eq!(RequestError::from(&not_open).exit_code(), 69);
+    }
+
+    /// Without a home for the key the cache is off for that reason, said in its words; with
+    /// one whose key is not a private file, the key is named as the fault.
+    #[test]
+    fn the_cache_is_off_for_a_reason_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = DaemonConfig::new(crate::DaemonFiles::new(
+            dir.path(),
+            dir.path().join("d.sock"),
+        ));
+        config.trust_file = None;
+        let (cache, off) = open_judgments(&config, true);
+        assert!(cache.is_none());
+        let off = off.unwrap();
+        assert!(matches!(off, CacheOff::NoHome), "{off:?}");
+        assert_eq!(
+            off.to_string(),
+            "the judgment cache is off: the daemon knows no HOME or XDG_STATE_HOME to keep its key in"
+        );
+        let home = dir.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        std::fs::write(home.join("cache.key"), b"short").unwrap();
+        config.trust_file = Some(home.join("trust.json"));
+        let (cache, off) = open_judgments(&config, true);
+        assert!(cache.is_none());
+        let off = off.unwrap();
+        assert!(matches!(off, CacheOff::Key(_)), "{off:?}");
+        assert!(
+            off.to_string()
+                .starts_with("the judgment cache is off: the cache's key at ")
+        );
     }
 }

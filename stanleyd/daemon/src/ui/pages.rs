@@ -335,7 +335,10 @@ pub(crate) fn queue(
 }
 
 /// One candidate: its record, its validation, its source and the commands that decide it.
-pub(crate) fn candidate(record: &CandidateRecord, source: Result<&str, &str>) -> Markup {
+pub(crate) fn candidate(
+    record: &CandidateRecord,
+    source: Result<&str, &super::views::SourceUnshown>,
+) -> Markup {
     let checks = &record.checks;
     html! {
         h1 { "Candidate " code { (record.id) } }
@@ -392,7 +395,7 @@ fn joined(items: &[String]) -> String {
 
 /// What the flow page shows besides the flow file itself.
 pub(crate) struct FlowFacts<'a> {
-    pub(crate) journal: Result<Option<&'a FlowState>, &'a str>,
+    pub(crate) journal: Result<Option<&'a FlowState>, &'a super::views::JournalUnshown>,
     /// Where the flow stands, in one word (`waiting` shows the person's question).
     pub(crate) standing: &'static str,
     pub(crate) supervisor_running: bool,

@@ -2,12 +2,13 @@
 //! folders, the queue, candidate folders, the flow file and its journal. Reading only: a
 //! damaged journal is reported, not moved aside (that is for the flow's own commands).
 
+use std::io;
 use std::path::Path;
 
 use axum::http::StatusCode;
 use maud::Markup;
 use stanley_workflows::flow::Flow;
-use stanley_workflows::flow::state::FlowState;
+use stanley_workflows::flow::state::{FlowState, JournalError, StoreError};
 use stanley_workflows::improve::valid_candidate_id;
 
 use super::pages;
@@ -18,6 +19,50 @@ use crate::state::DaemonState;
 const MAX_SOURCE_BYTES: u64 = 256 * 1024;
 /// The most runs the runs page lists (the newest).
 const MAX_RUNS_LISTED: usize = 500;
+
+/// Why a candidate's source is not shown: the line the page says instead.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SourceUnshown {
+    /// The record names no source.
+    #[error("the candidate names no source file")]
+    Unnamed,
+    /// The path leads outside the candidate's (or the repository workflows') folder.
+    #[error("{rel} is not inside the candidate's folder")]
+    Outside { rel: String },
+    /// A part of the path cannot be looked at.
+    #[error("{rel} cannot be read: {source}")]
+    Unreadable {
+        rel: String,
+        #[source]
+        source: io::Error,
+    },
+    /// A part of the path is a symbolic link.
+    #[error("{rel} is reached through a symbolic link; not shown")]
+    Link { rel: String },
+    /// The file is larger than the page shows.
+    #[error("{rel} is larger than the page shows ({MAX_SOURCE_BYTES} bytes)")]
+    TooLarge { rel: String },
+    /// The file cannot be read (not a regular file, a failed read).
+    #[error("{rel} cannot be shown: {source}")]
+    Unshowable {
+        rel: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// Why the flow page shows no journal: reported, never moved aside from here.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum JournalUnshown {
+    /// It reads but cannot be used.
+    #[error(
+        "the flow journal cannot be used ({0}); the next stop or `stanleyctl flow status` moves it aside"
+    )]
+    Unusable(#[source] JournalError),
+    /// The store cannot read it.
+    #[error("the flow journal cannot be read: {}", .0.0)]
+    Unreadable(StoreError),
+}
 
 /// A page of the site.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,7 +186,7 @@ fn queue(state: &DaemonState, base: &str) -> Rendered {
     let root = &state.config.files.root;
     let jobs = match &state.queue {
         Some(q) => q.list().map_err(|e| e.0),
-        None => Err(state.queue_unavailable()),
+        None => Err(state.queue_unavailable().to_string()),
     };
     let recoveries: Vec<String> = stanley_adapters::queue::recoveries(&root.join(".stanley"))
         .iter()
@@ -171,39 +216,44 @@ fn candidate(root: &Path, id: &str) -> Rendered {
     };
     let source = match &record.source {
         Some(rel) => read_source(root, id, rel),
-        None => Err("the candidate names no source file".to_owned()),
+        None => Err(SourceUnshown::Unnamed),
     };
     Rendered::ok(
         format!("Candidate {id}"),
-        pages::candidate(&record, source.as_deref().map_err(String::as_str)),
+        pages::candidate(&record, source.as_deref()),
     )
 }
 
 /// A candidate's source, when it is a file directly inside the candidate's folder or, once
 /// promoted, the repository workflows' (the rule promotion follows), reached without following
 /// a link, and small enough to show.
-fn read_source(root: &Path, id: &str, rel: &str) -> Result<String, String> {
+fn read_source(root: &Path, id: &str, rel: &str) -> Result<String, SourceUnshown> {
+    let rel_owned = || rel.to_owned();
     if !crate::worker::source_in_folder(id, rel, false)
         && !crate::worker::source_in_folder(id, rel, true)
     {
-        return Err(format!("{rel} is not inside the candidate's folder"));
+        return Err(SourceUnshown::Outside { rel: rel_owned() });
     }
     let mut path = root.to_path_buf();
     for part in rel.split('/') {
         path.push(part);
         let meta =
-            std::fs::symlink_metadata(&path).map_err(|e| format!("{rel} cannot be read: {e}"))?;
+            std::fs::symlink_metadata(&path).map_err(|source| SourceUnshown::Unreadable {
+                rel: rel_owned(),
+                source,
+            })?;
         if meta.file_type().is_symlink() {
-            return Err(format!(
-                "{rel} is reached through a symbolic link; not shown"
-            ));
+            return Err(SourceUnshown::Link { rel: rel_owned() });
         }
     }
     let bytes = stanley_adapters::records::read_bounded(&path, MAX_SOURCE_BYTES).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::InvalidData {
-            format!("{rel} is larger than the page shows ({MAX_SOURCE_BYTES} bytes)")
+        if e.kind() == io::ErrorKind::InvalidData {
+            SourceUnshown::TooLarge { rel: rel_owned() }
         } else {
-            format!("{rel} cannot be shown: {e}")
+            SourceUnshown::Unshowable {
+                rel: rel_owned(),
+                source: e,
+            }
         }
     })?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
@@ -213,34 +263,23 @@ fn read_source(root: &Path, id: &str, rel: &str) -> Result<String, String> {
 struct FlowRead {
     flow: Flow,
     /// The journal, or why it cannot be used (reported, not moved aside).
-    journal: Result<Option<FlowState>, String>,
+    journal: Result<Option<FlowState>, JournalUnshown>,
     /// `NEEDS_HUMAN.md` while a question waits.
     person_note: Option<String>,
     supervisor_running: bool,
 }
 
 impl FlowRead {
-    /// The flow file and its journal; `Err` is the line to show when the file does not load.
-    fn of(state: &DaemonState) -> Result<Self, String> {
-        let flow = load_flow(&state.config.files.root)
-            .map_err(|e| match e {
-                FlowLoad::Missing => {
-                    "This repository has no flow. Start one with `stanleyctl flow init \"<goal>\"`."
-                        .to_owned()
-                }
-                FlowLoad::Bad(why) => why,
-            })?
-            .flow;
+    /// The flow file and its journal, or why the file does not load.
+    fn of(state: &DaemonState) -> Result<Self, FlowLoad> {
+        let flow = load_flow(&state.config.files.root)?.flow;
         let store = state.flow_store.as_ref();
         let journal = match store.read_state() {
-            Ok(Some(text)) => FlowState::parse(&text, &flow).map(Some).map_err(|why| {
-                format!(
-                    "the flow journal cannot be used ({why}); the next stop or `stanleyctl flow \
-                     status` moves it aside"
-                )
-            }),
+            Ok(Some(text)) => FlowState::parse(&text, &flow)
+                .map(Some)
+                .map_err(JournalUnshown::Unusable),
             Ok(None) => Ok(None),
-            Err(e) => Err(format!("the flow journal cannot be read: {}", e.0)),
+            Err(e) => Err(JournalUnshown::Unreadable(e)),
         };
         let person_note = store
             .needs_human_pending()
@@ -280,15 +319,22 @@ impl FlowRead {
 fn flow(state: &DaemonState) -> Rendered {
     let read = match FlowRead::of(state) {
         Ok(read) => read,
-        Err(line) => return Rendered::ok("Flow", pages::problem("Flow", &line)),
+        Err(FlowLoad::Missing) => {
+            return Rendered::ok(
+                "Flow",
+                pages::problem(
+                    "Flow",
+                    "This repository has no flow. Start one with `stanleyctl flow init \"<goal>\"`.",
+                ),
+            );
+        }
+        Err(unusable) => {
+            return Rendered::ok("Flow", pages::problem("Flow", &unusable.to_string()));
+        }
     };
     let recoveries = crate::flow::eval::journal_recoveries(state.flow_store.as_ref());
     let facts = pages::FlowFacts {
-        journal: read
-            .journal
-            .as_ref()
-            .map(Option::as_ref)
-            .map_err(String::as_str),
+        journal: read.journal.as_ref().map(Option::as_ref),
         standing: read.standing(),
         supervisor_running: read.supervisor_running,
         person_note: read.person_note.as_deref(),
@@ -388,7 +434,9 @@ mod tests {
             "export default 1;\n"
         );
         let link = read_source(root, id, ".stanley/candidates/imp_0123456789ab/link.ts");
-        assert!(link.unwrap_err().contains("symbolic link"));
+        let link = link.unwrap_err();
+        assert!(matches!(link, SourceUnshown::Link { .. }), "{link:?}");
+        assert!(link.to_string().contains("symbolic link"));
         for outside in [
             "secret.txt",
             ".stanley/candidates/imp_0123456789ab/../../../secret.txt",
@@ -396,7 +444,47 @@ mod tests {
             "/etc/passwd",
         ] {
             let e = read_source(root, id, outside).unwrap_err();
-            assert!(e.contains("not inside"), "{outside}: {e}");
+            assert!(
+                matches!(e, SourceUnshown::Outside { .. }),
+                "{outside}: {e:?}"
+            );
+            assert!(e.to_string().contains("not inside"), "{outside}: {e}");
         }
+    }
+
+    /// A missing file and one too large for the page are told apart by variant, each with the
+    /// line the page shows.
+    #[test]
+    fn a_candidate_source_too_large_or_missing_says_which() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let id = "imp_0123456789ab";
+        let folder = root.join(".stanley/candidates").join(id);
+        std::fs::create_dir_all(&folder).unwrap();
+        let big = vec![b'x'; MAX_SOURCE_BYTES as usize + 1];
+        std::fs::write(folder.join("big.ts"), big).unwrap();
+        let rel = ".stanley/candidates/imp_0123456789ab/big.ts";
+        let large = read_source(root, id, rel).unwrap_err();
+        assert!(
+            matches!(&large, SourceUnshown::TooLarge { rel: r } if r == rel),
+            "{large:?}"
+        );
+        assert_eq!(
+            large.to_string(),
+            format!("{rel} is larger than the page shows (262144 bytes)")
+        );
+        let gone = ".stanley/candidates/imp_0123456789ab/gone.ts";
+        let missing = read_source(root, id, gone).unwrap_err();
+        match &missing {
+            SourceUnshown::Unreadable { source, .. } => {
+                assert_eq!(source.kind(), io::ErrorKind::NotFound);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            missing
+                .to_string()
+                .starts_with(&format!("{gone} cannot be read: "))
+        );
     }
 }

@@ -13,13 +13,30 @@ const MAX_BODY: usize = 64 * 1024 * 1024;
 /// The largest header block.
 const MAX_HEADER: usize = 8 * 1024;
 
+/// Why a framed body is not passed on: the end of the line said on standard error.
+#[derive(Debug, thiserror::Error)]
+enum Malformed {
+    /// It does not parse as JSON.
+    #[error("the body is not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    /// It is JSON, but not an object.
+    #[error("the body is not a JSON-RPC object")]
+    NotObject,
+    /// Its `jsonrpc` is not `"2.0"`.
+    #[error("the body is not JSON-RPC 2.0")]
+    NotVersion2,
+    /// It has neither a method nor an id with a result or error.
+    #[error("the body is neither a request nor a response")]
+    Neither,
+}
+
 /// What one look at the buffer found.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 enum Next {
     /// A well-formed message body and the bytes it took.
     Message(Vec<u8>, usize),
     /// A framed message whose body is not JSON-RPC: the bytes it took, and why.
-    Skip(usize, String),
+    Skip(usize, Malformed),
     /// Bytes before the next header (however they arrive, said once per stretch).
     Garbage(usize),
     /// More input is needed.
@@ -39,14 +56,11 @@ fn resync(buf: &[u8], from: usize) -> usize {
 }
 
 /// Whether a body is a JSON-RPC 2.0 request, notification or response.
-fn well_formed(body: &[u8]) -> Result<(), String> {
-    let value: serde_json::Value =
-        serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
-    let object = value
-        .as_object()
-        .ok_or("the body is not a JSON-RPC object")?;
+fn well_formed(body: &[u8]) -> Result<(), Malformed> {
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(Malformed::NotJson)?;
+    let object = value.as_object().ok_or(Malformed::NotObject)?;
     if object.get("jsonrpc").and_then(|v| v.as_str()) != Some("2.0") {
-        return Err("the body is not JSON-RPC 2.0".to_owned());
+        return Err(Malformed::NotVersion2);
     }
     let method = object.get("method").is_some_and(|m| m.is_string());
     let response = object.contains_key("id")
@@ -54,7 +68,7 @@ fn well_formed(body: &[u8]) -> Result<(), String> {
     if method || response {
         Ok(())
     } else {
-        Err("the body is neither a request nor a response".to_owned())
+        Err(Malformed::Neither)
     }
 }
 
@@ -169,8 +183,45 @@ mod tests {
         input.extend_from_slice(format!("Content-Length: {}\r\n\r\n{ok}", ok.len()).as_bytes());
         assert_eq!(frames(&input), [ok]);
         // A header split across reads waits for the rest.
-        assert_eq!(next(b"Content-Len"), Next::More);
-        assert_eq!(next(b"Content-Length: 10\r\n\r\n{\"a\""), Next::More);
+        assert!(matches!(next(b"Content-Len"), Next::More));
+        assert!(matches!(
+            next(b"Content-Length: 10\r\n\r\n{\"a\""),
+            Next::More
+        ));
+    }
+
+    /// Each way a framed body fails is its own variant, with the line standard error shows.
+    #[test]
+    fn a_malformed_body_says_what_is_wrong_with_it() {
+        let skipped = |body: &str| match next(
+            format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes(),
+        ) {
+            Next::Skip(used, why) => {
+                assert_eq!(
+                    used,
+                    body.len() + 4 + format!("Content-Length: {}", body.len()).len()
+                );
+                why
+            }
+            other => panic!("{body}: {other:?}"),
+        };
+        let not_json = skipped("{nope!}");
+        assert!(matches!(not_json, Malformed::NotJson(_)), "{not_json:?}");
+        assert!(
+            not_json
+                .to_string()
+                .starts_with("the body is not JSON: key must be a string")
+        );
+        assert!(matches!(skipped("[]"), Malformed::NotObject));
+        let old = skipped(r#"{"jsonrpc":"1.0","method":"x"}"#);
+        assert!(matches!(old, Malformed::NotVersion2));
+        assert_eq!(old.to_string(), "the body is not JSON-RPC 2.0");
+        let neither = skipped(r#"{"jsonrpc":"2.0","id":3}"#);
+        assert!(matches!(neither, Malformed::Neither));
+        assert_eq!(
+            neither.to_string(),
+            "the body is neither a request nor a response"
+        );
     }
 
     #[tokio::test]
