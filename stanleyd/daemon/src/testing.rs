@@ -73,6 +73,7 @@ impl Repo for BrokenDiff {
 /// A repository and a daemon state over it.
 pub(crate) struct Scene {
     _dir: tempfile::TempDir,
+    config: DaemonConfig,
     pub(crate) root: PathBuf,
     pub(crate) state: Arc<DaemonState>,
     pub(crate) jev: Arc<ScriptedJev>,
@@ -117,21 +118,43 @@ impl Scene {
         config.watch_info = false;
         config.trust_file = Some(dir.path().join("state/stanley/trust.json"));
         let jev = ScriptedJev::per_question(answer);
-        let mut state = DaemonState::new(&config, Cancel::new()).unwrap();
-        state.jev = Box::new(ScriptedPort(jev.clone()));
+        let state = DaemonState::builder(&config, Cancel::new())
+            .jev(Box::new(ScriptedPort(jev.clone())))
+            .build()
+            .unwrap();
         Self {
             _dir: dir,
+            config,
             root,
             state: Arc::new(state),
             jev,
         }
     }
 
-    /// The same scene with its repository port replaced (before anything shares the state).
-    pub(crate) fn with_repo(mut self, wrap: impl FnOnce(Arc<dyn Repo>) -> Arc<dyn Repo>) -> Self {
-        let state = Arc::get_mut(&mut self.state).expect("the scene's state is not shared yet");
-        state.git = wrap(state.git.clone());
-        self
+    /// The same scene with a state whose repository port is `wrap` of the real one.
+    pub(crate) fn with_repo(self, wrap: impl FnOnce(Arc<dyn Repo>) -> Arc<dyn Repo>) -> Self {
+        let Self {
+            _dir,
+            config,
+            root,
+            state,
+            jev,
+        } = self;
+        // The first state lets go of its stores before the second opens them.
+        drop(state);
+        let real = Arc::new(stanley_adapters::Git2Repo::open(&root).unwrap());
+        let state = DaemonState::builder(&config, Cancel::new())
+            .jev(Box::new(ScriptedPort(jev.clone())))
+            .repo(wrap(real))
+            .build()
+            .unwrap();
+        Self {
+            _dir,
+            config,
+            root,
+            state: Arc::new(state),
+            jev,
+        }
     }
 
     /// A request's settings: a key, no agent binary or Node.js reachable, trusted or not.

@@ -262,6 +262,52 @@ fn open_judgments(
     }
 }
 
+/// Builds a [`DaemonState`] ([`DaemonState::builder`]): each port is the one supplied, or the
+/// real one.
+pub(crate) struct StateBuilder<'a> {
+    config: &'a DaemonConfig,
+    stop: Cancel,
+    jev: Option<Box<dyn JevPort>>,
+    repo: Option<Arc<dyn Repo>>,
+}
+
+impl StateBuilder<'_> {
+    /// Jev through `jev` instead of the HTTP client.
+    #[cfg(test)]
+    pub(crate) fn jev(mut self, jev: Box<dyn JevPort>) -> Self {
+        self.jev = Some(jev);
+        self
+    }
+
+    /// The repository through `repo` instead of git2 on the worktree.
+    #[cfg(test)]
+    pub(crate) fn repo(mut self, repo: Arc<dyn Repo>) -> Self {
+        self.repo = Some(repo);
+        self
+    }
+
+    /// Opens what was not supplied and builds the state.
+    pub(crate) fn build(self) -> Result<DaemonState, DaemonError> {
+        let git = match self.repo {
+            Some(repo) => repo,
+            None => Arc::new(
+                Git2Repo::open(&self.config.files.root)
+                    .map_err(|e| DaemonError::NotARepository(e.0))?,
+            ),
+        };
+        let jev = match self.jev {
+            Some(jev) => jev,
+            None => Box::new(HttpPort(HttpShared::new().map_err(|e| {
+                DaemonError::Io {
+                    what: "cannot build the HTTP client".into(),
+                    source: std::io::Error::other(e.message),
+                }
+            })?)),
+        };
+        Ok(DaemonState::from_ports(self.config, self.stop, git, jev))
+    }
+}
+
 impl DaemonState {
     /// The cache's warning about a damaged store it rebuilt, the first time it is asked for.
     pub(crate) fn take_cache_warning(&self) -> Option<String> {
@@ -289,26 +335,41 @@ impl DaemonState {
             .unwrap_or_else(|| Arc::new(QueueProblem::NotOpen))
     }
 
+    /// The state with every port opened for real (git2 on the worktree, the HTTP client to
+    /// System One, sled under `.stanley/state/`).
     pub(crate) fn new(config: &DaemonConfig, stop: Cancel) -> Result<Self, DaemonError> {
+        Self::builder(config, stop).build()
+    }
+
+    /// A builder that takes the ports a caller supplies (tests inject theirs) and opens the
+    /// others for real.
+    pub(crate) fn builder(config: &DaemonConfig, stop: Cancel) -> StateBuilder<'_> {
+        StateBuilder {
+            config,
+            stop,
+            jev: None,
+            repo: None,
+        }
+    }
+
+    fn from_ports(
+        config: &DaemonConfig,
+        stop: Cancel,
+        git: Arc<dyn Repo>,
+        jev: Box<dyn JevPort>,
+    ) -> Self {
         let (kick, kicks) = tokio::sync::mpsc::unbounded_channel();
         let queue = open_queue(&config.files.root.join(".stanley/state"));
         let (judgments, cache_problem) =
             open_judgments(config, !matches!(&queue, Err(QueueProblem::Refused(_))));
-        let git =
-            Git2Repo::open(&config.files.root).map_err(|e| DaemonError::NotARepository(e.0))?;
-        Ok(Self {
+        Self {
             config: config.clone(),
-            git: Arc::new(git),
+            git,
             flow_store: Arc::new(stanley_adapters::flow_store::FileFlowStore::new(
                 &config.files.root,
             )),
             flow_journal: tokio::sync::Mutex::new(()),
-            jev: Box::new(HttpPort(HttpShared::new().map_err(|e| {
-                DaemonError::Io {
-                    what: "cannot build the HTTP client".into(),
-                    source: std::io::Error::other(e.message),
-                }
-            })?)),
+            jev,
             queue_recovery: Mutex::new(
                 queue
                     .as_ref()
@@ -337,7 +398,7 @@ impl DaemonState {
             next_id: AtomicU64::new(0),
             running: Mutex::new(HashMap::new()),
             stop,
-        })
+        }
     }
 
     /// Lets go of the warm evidence (the last branch diff, here and in the Git port); the
