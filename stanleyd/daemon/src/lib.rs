@@ -5,7 +5,6 @@
 
 mod authority;
 mod builtin;
-mod cache_service;
 mod compose;
 mod config;
 mod connections;
@@ -15,13 +14,12 @@ mod error;
 mod flow;
 mod logging;
 mod prompt;
-mod queue_service;
 mod repository;
 mod request;
 mod router;
 mod runs;
 mod server;
-mod service;
+mod services;
 mod settings;
 mod state;
 #[cfg(test)]

@@ -253,7 +253,7 @@ async fn after_a_panicking_request_the_daemon_keeps_serving() {
     use tokio_stream::StreamExt;
     let scene = scene("review")
         .with_repo(|repo| Arc::new(PanicsOnce(repo, std::sync::atomic::AtomicBool::new(false))));
-    let service = crate::service::StanleyService::new(scene.state.clone());
+    let service = crate::services::stanley::StanleyService::new(scene.state.clone());
     let env = std::collections::HashMap::from([
         (
             stanley_proto::env::TYPESAFE_API_KEY.to_owned(),

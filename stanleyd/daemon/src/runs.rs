@@ -9,19 +9,11 @@ use serde_json::{Value, json};
 use stanley_adapters::runs as stored;
 use stanley_adapters::{FsRecorder, SystemClock};
 use stanley_core::{RequestUsage, Tally};
-use stanley_proto::v1::runs_server::Runs;
-use stanley_proto::v1::{
-    ExportRunRequest, ExportRunResponse, GetLatestFindingsRequest, GetLatestFindingsResponse,
-    GetRunRequest, GetRunResponse, ListRunsRequest, ListRunsResponse, MarkFindingSeenRequest,
-    MarkFindingSeenResponse, RunFindings, WatchRunsRequest, WatchRunsResponse, watch_runs_response,
-};
+use stanley_proto::v1::{RunFindings, WatchRunsResponse, watch_runs_response};
 use stanley_workflows::ports::{Clock, Redactor, RunRecorder};
 use stanley_workflows::run::run_id;
 use stanley_workflows::runs::{RESULT_FILE, RunError, RunSummary, SUMMARY_FILE, SUMMARY_SCHEMA};
-use tokio_stream::wrappers::ReceiverStream;
-use tonic::{Request, Response, Status};
 
-use crate::error::RequestError;
 use crate::settings::RequestSettings;
 use crate::state::DaemonState;
 
@@ -212,7 +204,11 @@ pub(crate) fn record(
 }
 
 /// A stored run with its typed findings (from its result document) and the ones marked seen.
-fn with_findings(root: &std::path::Path, summary: &RunSummary, result: &Value) -> RunFindings {
+pub(crate) fn with_findings(
+    root: &std::path::Path,
+    summary: &RunSummary,
+    result: &Value,
+) -> RunFindings {
     RunFindings {
         run: Some(typed(summary)),
         findings: crate::typed::findings(&result["document"]["output"], &summary.workflow),
@@ -247,7 +243,7 @@ pub(crate) fn prune_later(state: &DaemonState, settings: &RequestSettings) {
     }));
 }
 
-fn typed(s: &RunSummary) -> stanley_proto::v1::RunSummary {
+pub(crate) fn typed(s: &RunSummary) -> stanley_proto::v1::RunSummary {
     let usage = &s.usage;
     let n = |k: &str| usage[k].as_u64().unwrap_or(0);
     stanley_proto::v1::RunSummary {
@@ -277,210 +273,5 @@ fn typed(s: &RunSummary) -> stanley_proto::v1::RunSummary {
         duration_ms: s.duration_ms,
         delegated: s.delegated,
         summary_json: serde_json::to_string(s).unwrap_or_default(),
-    }
-}
-
-/// The service implementation.
-pub(crate) struct RunsService {
-    state: Arc<DaemonState>,
-    /// Held while a `seen.json` is read and written, so two marks never lose one another.
-    marking: tokio::sync::Mutex<()>,
-}
-
-/// Events a `WatchRuns` stream holds for a client that reads slowly.
-const WATCH_BUFFER: usize = 16;
-
-impl RunsService {
-    pub(crate) fn new(state: Arc<DaemonState>) -> Self {
-        Self {
-            state,
-            marking: tokio::sync::Mutex::new(()),
-        }
-    }
-
-    async fn read(&self, id: String) -> Result<(RunSummary, Value), Status> {
-        let root = self.state.config.files.root.clone();
-        tokio::task::spawn_blocking(move || stored::read(&root, &id))
-            .await
-            .map_err(|e| RequestError::internal(e.to_string()))?
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => RequestError::not_found(e.to_string()).into(),
-                std::io::ErrorKind::InvalidInput => RequestError::input(e.to_string()).into(),
-                _ => RequestError::internal(e.to_string()).into(),
-            })
-    }
-}
-
-#[tonic::async_trait]
-impl Runs for RunsService {
-    async fn list_runs(
-        &self,
-        request: Request<ListRunsRequest>,
-    ) -> Result<Response<ListRunsResponse>, Status> {
-        let limit = request.into_inner().limit as usize;
-        let root = self.state.config.files.root.clone();
-        if let Some(why) = stored::refused(&root) {
-            return Err(RequestError::input(why).into());
-        }
-        let mut runs = tokio::task::spawn_blocking(move || stored::list(&root))
-            .await
-            .map_err(|e| RequestError::internal(e.to_string()))?;
-        if limit > 0 {
-            runs.truncate(limit);
-        }
-        Ok(Response::new(ListRunsResponse {
-            runs: runs.iter().map(typed).collect(),
-        }))
-    }
-
-    async fn get_run(
-        &self,
-        request: Request<GetRunRequest>,
-    ) -> Result<Response<GetRunResponse>, Status> {
-        let (summary, result) = self.read(request.into_inner().id).await?;
-        let RunFindings { findings, seen, .. } =
-            with_findings(&self.state.config.files.root, &summary, &result);
-        Ok(Response::new(GetRunResponse {
-            findings,
-            seen,
-            run: Some(typed(&summary)),
-            human: result["human"].as_str().unwrap_or("").to_owned(),
-            human_verbose: result["humanVerbose"].as_str().unwrap_or("").to_owned(),
-            document_json: if result["document"].is_null() {
-                String::new()
-            } else {
-                serde_json::to_string_pretty(&result["document"]).unwrap_or_default()
-            },
-        }))
-    }
-
-    async fn export_run(
-        &self,
-        request: Request<ExportRunRequest>,
-    ) -> Result<Response<ExportRunResponse>, Status> {
-        let ExportRunRequest { id, format } = request.into_inner();
-        let format = if format.is_empty() {
-            "sarif".to_owned()
-        } else {
-            format
-        };
-        if format != "sarif" && format != "json" {
-            return Err(RequestError::usage(format!(
-                "--format must be sarif or json (got {format:?})"
-            ))
-            .into());
-        }
-        let (summary, result) = self.read(id).await?;
-        let document = &result["document"];
-        if document.is_null() {
-            return Err(RequestError::input(format!(
-                "run {} has no result to export: it is still running, it did not finish, or it was recorded before results were kept",
-                summary.run_id
-            ))
-            .into());
-        }
-        let text = if format == "json" {
-            serde_json::to_string_pretty(document).unwrap_or_default()
-        } else {
-            let log = stanley_workflows::sarif::log(&summary, document, stanley_proto::VERSION);
-            serde_json::to_string_pretty(&log).unwrap_or_default()
-        };
-        Ok(Response::new(ExportRunResponse { text }))
-    }
-
-    async fn get_latest_findings(
-        &self,
-        _request: Request<GetLatestFindingsRequest>,
-    ) -> Result<Response<GetLatestFindingsResponse>, Status> {
-        let root = self.state.config.files.root.clone();
-        if let Some(why) = stored::refused(&root) {
-            return Err(RequestError::input(why).into());
-        }
-        let runs = tokio::task::spawn_blocking(move || {
-            let all = stored::list(&root);
-            stanley_workflows::runs::standing(&all)
-                .into_iter()
-                .filter_map(|s| {
-                    let (summary, result) = stored::read(&root, &s.run_id).ok()?;
-                    Some(with_findings(&root, &summary, &result))
-                })
-                .collect()
-        })
-        .await
-        .map_err(|e| RequestError::internal(e.to_string()))?;
-        Ok(Response::new(GetLatestFindingsResponse { runs }))
-    }
-
-    type WatchRunsStream = ReceiverStream<Result<WatchRunsResponse, Status>>;
-
-    async fn watch_runs(
-        &self,
-        _request: Request<WatchRunsRequest>,
-    ) -> Result<Response<Self::WatchRunsStream>, Status> {
-        let mut events = self.state.run_events.subscribe();
-        let stop = self.state.stop_token();
-        let (tx, rx) = tokio::sync::mpsc::channel(WATCH_BUFFER);
-        tokio::spawn(async move {
-            loop {
-                let event = tokio::select! {
-                    // The stream ends when the daemon stops, so the drain is not held up.
-                    () = stop.cancelled() => return,
-                    () = tx.closed() => return,
-                    event = events.recv() => event,
-                };
-                match event {
-                    Ok(event) => {
-                        if tx.send(Ok(event)).await.is_err() {
-                            return;
-                        }
-                    }
-                    // Missed events: the next one still says "read again", which is all a
-                    // watcher needs.
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-                }
-            }
-        });
-        Ok(Response::new(ReceiverStream::new(rx)))
-    }
-
-    async fn mark_finding_seen(
-        &self,
-        request: Request<MarkFindingSeenRequest>,
-    ) -> Result<Response<MarkFindingSeenResponse>, Status> {
-        let MarkFindingSeenRequest {
-            run_id,
-            fingerprint,
-        } = request.into_inner();
-        if run_id == "latest" || run_id.is_empty() {
-            return Err(RequestError::usage("name the run by its id, not `latest`").into());
-        }
-        let _held = self.marking.lock().await;
-        let (summary, result) = self.read(run_id.clone()).await?;
-        let root = self.state.config.files.root.clone();
-        let mut found = with_findings(&root, &summary, &result);
-        if fingerprint.is_empty() || !found.findings.iter().any(|f| f.fingerprint == fingerprint) {
-            return Err(RequestError::usage(format!(
-                "run {run_id} has no finding with fingerprint {fingerprint:?}"
-            ))
-            .into());
-        }
-        let (id, fp) = (run_id.clone(), fingerprint.clone());
-        let seen = tokio::task::spawn_blocking(move || stored::mark_seen(&root, &id, &fp))
-            .await
-            .map_err(|e| RequestError::internal(e.to_string()))?
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => {
-                    Status::from(RequestError::not_found(e.to_string()))
-                }
-                std::io::ErrorKind::InvalidInput => RequestError::input(e.to_string()).into(),
-                _ => RequestError::internal(e.to_string()).into(),
-            })?;
-        tracing::info!(run = %run_id, fingerprint = %fingerprint, "finding marked seen");
-        found.seen = seen.clone();
-        let _ = self.state.run_events.send(WatchRunsResponse {
-            event: Some(watch_runs_response::Event::Seen(found)),
-        });
-        Ok(Response::new(MarkFindingSeenResponse { seen }))
     }
 }

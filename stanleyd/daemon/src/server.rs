@@ -18,7 +18,7 @@ use tonic_reflection::server as reflect;
 use crate::config::DaemonConfig;
 use crate::discovery::{Owner, cleanup, owner};
 use crate::error::DaemonError;
-use crate::service::StanleyService;
+use crate::services::stanley::StanleyService;
 use crate::state::DaemonState;
 
 /// How long running requests get to finish after shutdown starts.
@@ -31,22 +31,22 @@ async fn health() -> HealthServer<impl Health> {
         .set_serving::<StanleyServer<StanleyService>>()
         .await;
     reporter
-        .set_serving::<v1::queue_server::QueueServer<crate::queue_service::QueueService>>()
+        .set_serving::<v1::queue_server::QueueServer<crate::services::queue::QueueService>>()
         .await;
     reporter
-        .set_serving::<v1::flows_server::FlowsServer<crate::flow::service::FlowService>>()
+        .set_serving::<v1::flows_server::FlowsServer<crate::services::flows::FlowService>>()
         .await;
     reporter
-        .set_serving::<v1::trust_server::TrustServer<crate::trust::TrustService>>()
+        .set_serving::<v1::trust_server::TrustServer<crate::services::trust::TrustService>>()
         .await;
     reporter
-        .set_serving::<v1::cache_server::CacheServer<crate::cache_service::CacheService>>()
+        .set_serving::<v1::cache_server::CacheServer<crate::services::cache::CacheService>>()
         .await;
     reporter
-        .set_serving::<v1::runs_server::RunsServer<crate::runs::RunsService>>()
+        .set_serving::<v1::runs_server::RunsServer<crate::services::runs::RunsService>>()
         .await;
     reporter
-        .set_serving::<v1::ui_server::UiServer<crate::ui::UiService>>()
+        .set_serving::<v1::ui_server::UiServer<crate::services::ui::UiService>>()
         .await;
     service
 }
@@ -167,21 +167,23 @@ pub async fn run(
         drain_state.cancel_all();
     };
     let queue = stanley_proto::v1::queue_server::QueueServer::new(
-        crate::queue_service::QueueService::new(state.clone()),
+        crate::services::queue::QueueService::new(state.clone()),
     );
     let flows = stanley_proto::v1::flows_server::FlowsServer::new(
-        crate::flow::service::FlowService::new(state.clone()),
+        crate::services::flows::FlowService::new(state.clone()),
     );
-    let trust = stanley_proto::v1::trust_server::TrustServer::new(crate::trust::TrustService::new(
-        state.clone(),
-    ));
+    let trust = stanley_proto::v1::trust_server::TrustServer::new(
+        crate::services::trust::TrustService::new(state.clone()),
+    );
     let cache = stanley_proto::v1::cache_server::CacheServer::new(
-        crate::cache_service::CacheService::new(state.clone()),
+        crate::services::cache::CacheService::new(state.clone()),
     );
-    let runs = stanley_proto::v1::runs_server::RunsServer::new(crate::runs::RunsService::new(
+    let runs = stanley_proto::v1::runs_server::RunsServer::new(
+        crate::services::runs::RunsService::new(state.clone()),
+    );
+    let ui = stanley_proto::v1::ui_server::UiServer::new(crate::services::ui::UiService::new(
         state.clone(),
     ));
-    let ui = stanley_proto::v1::ui_server::UiServer::new(crate::ui::UiService::new(state.clone()));
     tracing::info!(root = %config.files.root.display(), socket = %config.files.socket.display(), version = %config.version, "serving");
     let server = tonic::transport::Server::builder()
         .add_service(health_service)

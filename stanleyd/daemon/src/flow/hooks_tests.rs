@@ -281,7 +281,7 @@ async fn a_complete_flow_never_shows_as_waiting_on_a_person() {
         .flow_store
         .needs_human(&needs_human_note("g", "parse", "which grammar?"))
         .unwrap();
-    let service = crate::flow::service::FlowService::new(scene.state.clone());
+    let service = crate::services::flows::FlowService::new(scene.state.clone());
     let status = |_: ()| async {
         let r = service
             .flow_status(tonic::Request::new(FlowStatusRequest {}))

@@ -1,8 +1,7 @@
 //! Flows on the daemon side: one stop shared by the supervisor and the Stop hook (`eval`), the
 //! supervisor that drives Pi through the phases (`run`), the Claude Code hook answers (`hooks`)
-//! and the `stanley.v1.Flows` service (`service`).
+//! (the `stanley.v1.Flows` service is `services::flows`).
 
 pub(crate) mod eval;
 pub(crate) mod hooks;
 pub(crate) mod run;
-pub(crate) mod service;

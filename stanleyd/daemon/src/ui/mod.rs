@@ -21,10 +21,7 @@ use axum::http::{HeaderValue, Response, StatusCode, header};
 use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use stanley_core::Cancel;
-use stanley_proto::v1::ui_server::Ui;
-use stanley_proto::v1::{OpenUiRequest, OpenUiResponse};
 use tokio::time::Instant;
-use tonic::{Request as GrpcRequest, Response as GrpcResponse, Status};
 
 use crate::error::RequestError;
 use crate::state::DaemonState;
@@ -363,31 +360,4 @@ fn events(
         },
     );
     Sse::new(stream).keep_alive(KeepAlive::default())
-}
-
-/// The `stanley.v1.Ui` service.
-pub(crate) struct UiService {
-    state: Arc<DaemonState>,
-}
-
-impl UiService {
-    pub(crate) fn new(state: Arc<DaemonState>) -> Self {
-        Self { state }
-    }
-}
-
-#[tonic::async_trait]
-impl Ui for UiService {
-    async fn open_ui(
-        &self,
-        _request: GrpcRequest<OpenUiRequest>,
-    ) -> Result<GrpcResponse<OpenUiResponse>, Status> {
-        self.state.touch();
-        let (url, port, started) = open(&self.state)?;
-        Ok(GrpcResponse::new(OpenUiResponse {
-            url,
-            port: u32::from(port),
-            started,
-        }))
-    }
 }
