@@ -3,7 +3,6 @@
 //! sled adapter implements.
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use stanley_core::stable_id;
 
 /// Pending jobs allowed at once.
@@ -19,7 +18,7 @@ pub fn job_id(redacted_request: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase();
-    stable_id("imp", &json!(normalized), 12)
+    stable_id("imp", &serde_json::Value::String(normalized), 12)
 }
 
 /// Where a job is.
