@@ -677,3 +677,7 @@ impl Packet {
         })
     }
 }
+
+#[cfg(test)]
+#[path = "run_tests.rs"]
+mod tests;

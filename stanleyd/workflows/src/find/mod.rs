@@ -1412,3 +1412,7 @@ mod tests {
 #[cfg(test)]
 #[path = "tests.rs"]
 mod policy_tests;
+
+#[cfg(test)]
+#[path = "shape_tests.rs"]
+mod shape_tests;

@@ -408,3 +408,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "judge_shape_tests.rs"]
+mod shape_tests;

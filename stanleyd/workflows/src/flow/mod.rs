@@ -1022,3 +1022,7 @@ mod tests {
         assert_eq!(title.to_string(), "title: must be at most 80 characters");
     }
 }
+
+#[cfg(test)]
+#[path = "starter_tests.rs"]
+mod starter_tests;

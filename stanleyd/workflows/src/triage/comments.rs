@@ -828,3 +828,7 @@ pub async fn triage(
     run.results = rows;
     run.summary = summary;
 }
+
+#[cfg(test)]
+#[path = "comments_tests.rs"]
+mod tests;
