@@ -151,7 +151,7 @@ pub(crate) fn run_repository<'a>(
                     }
                     HostCall::Judge { request, reply } => {
                         let value = match judge::validate(&request) {
-                            Err(detail) => judge::refusal("invalid", &detail),
+                            Err(detail) => judge::refusal("invalid", &detail.to_string()),
                             Ok(_) if judge_calls >= judge::MAX_CALLS => judge::refusal("limit", "at most 64 judge calls per run"),
                             Ok(valid) => {
                                 judge_calls += 1;

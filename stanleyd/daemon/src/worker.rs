@@ -305,7 +305,7 @@ async fn run_job(
                     l.quarantined.clone(),
                 )
             })
-            .map_err(ToString::to_string),
+            .map_err(|e| e as &dyn std::error::Error),
         reserved: &reserved,
     });
     if reasons.is_empty()

@@ -4,10 +4,12 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use stanley_core::{BoxFuture, Cancel, Status};
 
 use crate::ports::Redactor;
+use crate::run::{Output, to_value};
 use crate::text::truncate_chars;
 
 /// The fixed limit of one delegated agent run.
@@ -136,19 +138,41 @@ pub fn delegated_result(
     lines.push(String::new());
     lines.push("not checked:".into());
     lines.extend(not_checked.iter().map(|n| format!("  - {n}")));
-    let mut data = json!({
-        "handledBy": "coding_agent",
-        "outcome": result.outcome.as_str(),
-        "toolCalls": result.tool_calls,
-        "durationMs": result.duration_ms,
-        "summary": summary,
-        "notChecked": not_checked,
-    });
-    if let Some(detail) = &result.detail {
-        data["detail"] =
-            json!(truncate_chars(&redactor.text(detail).0, 2000).trim_end_matches('…'));
-    }
-    (status, json!({"text": lines.join("\n"), "data": data}))
+    let data = AgentData {
+        handled_by: "coding_agent",
+        outcome: result.outcome.as_str(),
+        tool_calls: result.tool_calls,
+        duration_ms: result.duration_ms,
+        summary,
+        not_checked,
+        detail: result.detail.as_ref().map(|detail| {
+            truncate_chars(&redactor.text(detail).0, 2000)
+                .trim_end_matches('…')
+                .to_owned()
+        }),
+    };
+    (
+        status,
+        to_value(&Output {
+            text: lines.join("\n"),
+            data,
+        }),
+    )
+}
+
+/// The `data` of an agent-handled result: who handled it, how it ended, the agent's summary,
+/// what was not checked, and the one-line detail when the run did not finish.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AgentData {
+    handled_by: &'static str,
+    outcome: &'static str,
+    tool_calls: u64,
+    duration_ms: u64,
+    summary: String,
+    not_checked: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
 }
 
 fn truncate_bytes(text: &str, max: usize) -> String {
@@ -200,6 +224,7 @@ pub fn guard_caveats(changes: &WorkflowChanges, quarantine: &str) -> Vec<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     struct Keep;
     impl Redactor for Keep {

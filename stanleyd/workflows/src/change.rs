@@ -9,9 +9,11 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::diff::{DiffEvidence, DiffFile, Hunk};
+use crate::run::to_value;
 
 /// Related files listed with a hunk at most.
 pub const MAX_RELATED_FILES: usize = 6;
@@ -56,16 +58,34 @@ pub fn size_band(files: usize) -> &'static str {
     }
 }
 
-fn file_row(file: &DiffFile) -> Value {
-    let mut row = json!({
-        "path": file.path,
-        "kind": file.kind.as_str(),
-        "fileStatus": file.status.as_str(),
-    });
-    if let Some(old) = &file.old_path {
-        row["oldPath"] = json!(old);
+/// A changed file as a frame names it; `oldPath` only for a renamed or copied file.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FileRow<'a> {
+    path: &'a str,
+    kind: &'static str,
+    file_status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    old_path: Option<&'a str>,
+}
+
+/// The change around a hunk: the change's size band, the hunk's file (`null` when the hunk's
+/// file is not among the change's files) and the related files.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HunkChange<'a> {
+    size: &'static str,
+    file: Option<FileRow<'a>>,
+    related_files: Vec<FileRow<'a>>,
+}
+
+fn file_row(file: &DiffFile) -> FileRow<'_> {
+    FileRow {
+        path: &file.path,
+        kind: file.kind.as_str(),
+        file_status: file.status.as_str(),
+        old_path: file.old_path.as_deref(),
     }
-    row
 }
 
 impl<'a> ChangeContext<'a> {
@@ -92,7 +112,11 @@ impl<'a> ChangeContext<'a> {
     pub fn of(&self, hunk: &Hunk) -> Value {
         let files = &self.evidence.files;
         let Some(&at) = self.by_path.get(hunk.path.as_str()) else {
-            return json!({"size": self.size, "file": null, "relatedFiles": []});
+            return to_value(&HunkChange {
+                size: self.size,
+                file: None,
+                related_files: Vec::new(),
+            });
         };
         let file = &files[at];
         let file_value = file_row(file);
@@ -107,10 +131,10 @@ impl<'a> ChangeContext<'a> {
                 related.push(i);
             }
         }
-        json!({
-            "size": self.size,
-            "file": file_value,
-            "relatedFiles": related.iter().map(|&i| file_row(&files[i])).collect::<Vec<_>>(),
+        to_value(&HunkChange {
+            size: self.size,
+            file: Some(file_value),
+            related_files: related.iter().map(|&i| file_row(&files[i])).collect(),
         })
     }
 }
@@ -119,6 +143,7 @@ impl<'a> ChangeContext<'a> {
 mod tests {
     use super::*;
     use crate::diff::{Diff, DiffSource};
+    use serde_json::json;
 
     fn evidence(text: &str) -> DiffEvidence {
         DiffEvidence::from_source(DiffSource::worktree(Diff::parse(text)))

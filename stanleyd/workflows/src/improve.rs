@@ -3,7 +3,6 @@
 //! sled adapter implements.
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use stanley_core::stable_id;
 
 /// Pending jobs allowed at once.
@@ -19,7 +18,7 @@ pub fn job_id(redacted_request: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase();
-    stable_id("imp", &json!(normalized), 12)
+    stable_id("imp", &serde_json::Value::String(normalized), 12)
 }
 
 /// Where a job is.
@@ -257,8 +256,8 @@ pub fn valid_candidate_id(id: &str) -> bool {
 }
 
 /// What loading a candidate folder gave: (workflow id, source) of each loaded workflow and
-/// the quarantine messages, or why it could not be loaded.
-pub type DraftLoad = Result<(Vec<(String, String)>, Vec<String>), String>;
+/// the quarantine messages, or the loader's own error saying why it could not be loaded.
+pub type DraftLoad<'a> = Result<(Vec<(String, String)>, Vec<String>), &'a dyn std::error::Error>;
 
 /// What validation saw of a drafted candidate.
 #[derive(Debug)]
@@ -269,7 +268,7 @@ pub struct Drafted<'a> {
     /// What the agent (or the candidate's own code) changed outside the candidate folder.
     pub writes: Vec<String>,
     /// What loading the folder gave.
-    pub load: DraftLoad,
+    pub load: DraftLoad<'a>,
     /// Ids a candidate may not take (built-ins, repository workflows, `cannot_tell`).
     pub reserved: &'a [String],
 }
@@ -343,7 +342,12 @@ mod draft_tests {
     use super::*;
     use crate::agent::AgentOutcome;
 
-    fn draft(load: DraftLoad) -> Drafted<'static> {
+    /// The host's failure to load a folder, as a loader error.
+    #[derive(Debug, thiserror::Error)]
+    #[error("host crashed")]
+    struct HostCrashed;
+
+    fn draft(load: DraftLoad<'static>) -> Drafted<'static> {
         Drafted {
             outcome: AgentOutcome::Finished,
             detail: None,
@@ -353,7 +357,7 @@ mod draft_tests {
         }
     }
 
-    fn one(id: &str) -> DraftLoad {
+    fn one(id: &str) -> DraftLoad<'static> {
         Ok((vec![(id.to_owned(), format!("{id}.ts"))], Vec::new()))
     }
 
@@ -404,7 +408,7 @@ mod draft_tests {
             none.reasons,
             ["no loadable workflow was written to the candidate directory"]
         );
-        let broken = judge_draft(&draft(Err("host crashed".into())));
+        let broken = judge_draft(&draft(Err(&HostCrashed)));
         assert_eq!(
             broken.reasons,
             ["the candidate could not be loaded: host crashed"]

@@ -3,8 +3,11 @@
 //! `{ok, answers, model}` or `{ok: false, reason, detail}` value a workflow receives. It never
 //! throws.
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use stanley_core::{Answer, FrameOutcome, Question, Questions};
+
+use crate::run::to_value;
 
 /// Valid judge calls allowed per workflow run.
 pub const MAX_CALLS: usize = 64;
@@ -39,51 +42,96 @@ pub struct JudgeRequest {
     pub questions: Questions,
 }
 
+/// Why a judge request is invalid; the message is the `detail` of an `invalid` result.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JudgeRequestError {
+    #[error("judge request must be an object (got {got})")]
+    NotObject { got: String },
+    #[error("judge scope must be non-empty text of at most {MAX_SCOPE_CHARS} characters")]
+    Scope,
+    #[error("judge state must be a JSON object")]
+    StateNotObject,
+    #[error("judge state must be at most {MAX_STATE_BYTES} bytes")]
+    StateTooLarge,
+    #[error("judge questions must be an object of questions")]
+    QuestionsNotObject,
+    #[error("judge needs between 1 and {MAX_QUESTIONS} questions")]
+    QuestionCount,
+    #[error("judge question names must be lowercase identifiers (got {name})")]
+    QuestionName { name: String },
+    #[error("judge question {name} must be a JSON object")]
+    QuestionNotObject { name: String },
+    #[error("judge question {name}: choice criteria must be an object")]
+    ChoiceCriteria { name: String },
+    #[error("judge question {name}: choice needs at least two lowercase identifier labels")]
+    ChoiceLabels { name: String },
+    #[error("judge question {name}: score criteria need 2 to 10 levels")]
+    ScoreLevels { name: String },
+    #[error("judge question {name}: type must be noul, choice, or score")]
+    QuestionType { name: String },
+}
+
+/// A refused judge call as the workflow receives it.
+#[derive(Serialize)]
+struct Refusal<'a> {
+    ok: bool,
+    reason: &'a str,
+    detail: &'a str,
+}
+
+/// A judged call as the workflow receives it: the answers by name and the model.
+#[derive(Serialize)]
+struct Judged<'a> {
+    ok: bool,
+    answers: Map<String, Value>,
+    model: &'a str,
+}
+
+/// A noul answer as a workflow receives it.
+#[derive(Serialize)]
+struct NoulAnswer {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    probability: f64,
+}
+
 /// Validates a judge request; the error is the `detail` of an `invalid` result.
-pub fn validate(request: &Value) -> Result<JudgeRequest, String> {
+pub fn validate(request: &Value) -> Result<JudgeRequest, JudgeRequestError> {
     let Some(obj) = request.as_object().filter(|o| !o.contains_key("__invalid")) else {
         let got = request
             .get("__invalid")
             .and_then(Value::as_str)
             .unwrap_or_else(|| type_name(request));
-        return Err(format!("judge request must be an object (got {got})"));
+        return Err(JudgeRequestError::NotObject {
+            got: got.to_owned(),
+        });
     };
     let scope = match obj.get("scope").and_then(Value::as_str) {
         Some(s) if !s.trim().is_empty() && s.chars().count() <= MAX_SCOPE_CHARS => {
             s.trim().to_owned()
         }
-        _ => {
-            return Err(format!(
-                "judge scope must be non-empty text of at most {MAX_SCOPE_CHARS} characters"
-            ));
-        }
+        _ => return Err(JudgeRequestError::Scope),
     };
     let state = match obj.get("state") {
         Some(s @ Value::Object(_)) => s.clone(),
-        _ => return Err("judge state must be a JSON object".into()),
+        _ => return Err(JudgeRequestError::StateNotObject),
     };
     if serde_json::to_string(&state).map_or(0, |t| t.len()) > MAX_STATE_BYTES {
-        return Err(format!(
-            "judge state must be at most {MAX_STATE_BYTES} bytes"
-        ));
+        return Err(JudgeRequestError::StateTooLarge);
     }
     let Some(raw) = obj.get("questions").and_then(Value::as_object) else {
-        return Err("judge questions must be an object of questions".into());
+        return Err(JudgeRequestError::QuestionsNotObject);
     };
     if raw.is_empty() || raw.len() > MAX_QUESTIONS {
-        return Err(format!(
-            "judge needs between 1 and {MAX_QUESTIONS} questions"
-        ));
+        return Err(JudgeRequestError::QuestionCount);
     }
     let mut questions = Questions::new();
     for (name, q) in raw {
         if !ident(name) {
-            return Err(format!(
-                "judge question names must be lowercase identifiers (got {name})"
-            ));
+            return Err(JudgeRequestError::QuestionName { name: name.clone() });
         }
         let Some(q) = q.as_object() else {
-            return Err(format!("judge question {name} must be a JSON object"));
+            return Err(JudgeRequestError::QuestionNotObject { name: name.clone() });
         };
         let instructions = q.get("instructions").cloned().unwrap_or(Value::Null);
         let question = match q.get("type").and_then(Value::as_str) {
@@ -103,14 +151,10 @@ pub fn validate(request: &Value) -> Result<JudgeRequest, String> {
             }
             Some("choice") => {
                 let Some(criteria) = q.get("criteria").and_then(Value::as_object) else {
-                    return Err(format!(
-                        "judge question {name}: choice criteria must be an object"
-                    ));
+                    return Err(JudgeRequestError::ChoiceCriteria { name: name.clone() });
                 };
                 if criteria.len() < 2 || !criteria.keys().all(|k| ident(k)) {
-                    return Err(format!(
-                        "judge question {name}: choice needs at least two lowercase identifier labels"
-                    ));
+                    return Err(JudgeRequestError::ChoiceLabels { name: name.clone() });
                 }
                 Question::Choice {
                     instructions,
@@ -125,17 +169,9 @@ pub fn validate(request: &Value) -> Result<JudgeRequest, String> {
                     instructions,
                     levels: levels.clone(),
                 },
-                _ => {
-                    return Err(format!(
-                        "judge question {name}: score criteria need 2 to 10 levels"
-                    ));
-                }
+                _ => return Err(JudgeRequestError::ScoreLevels { name: name.clone() }),
             },
-            _ => {
-                return Err(format!(
-                    "judge question {name}: type must be noul, choice, or score"
-                ));
-            }
+            _ => return Err(JudgeRequestError::QuestionType { name: name.clone() }),
         };
         questions = questions.with(name.clone(), question);
     }
@@ -148,7 +184,11 @@ pub fn validate(request: &Value) -> Result<JudgeRequest, String> {
 
 /// A refusal with its reason and detail.
 pub fn refusal(reason: &str, detail: &str) -> Value {
-    json!({"ok": false, "reason": reason, "detail": detail})
+    to_value(&Refusal {
+        ok: false,
+        reason,
+        detail,
+    })
 }
 
 /// The value a workflow receives for a frame outcome.
@@ -161,15 +201,20 @@ pub fn result(outcome: &FrameOutcome) -> Value {
                 .iter()
                 .map(|(name, a)| {
                     let v = match a {
-                        Answer::Noul { probability } => {
-                            json!({"type": "noul", "probability": probability})
-                        }
+                        Answer::Noul { probability } => to_value(&NoulAnswer {
+                            kind: "noul",
+                            probability: *probability,
+                        }),
                         other => other.to_json(),
                     };
                     (name.clone(), v)
                 })
                 .collect();
-            json!({"ok": true, "answers": answers, "model": ok.model})
+            to_value(&Judged {
+                ok: true,
+                answers,
+                model: &ok.model,
+            })
         }
         Err(f) => refusal(f.reason.as_str(), &f.detail),
     }
@@ -178,9 +223,10 @@ pub fn result(outcome: &FrameOutcome) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn err(v: Value) -> String {
-        validate(&v).unwrap_err()
+        validate(&v).unwrap_err().to_string()
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The ten built-in workflows' descriptions: ids in their fixed order, routing metadata, the
 //! capability gate of each, and whether it takes input. Only implemented built-ins are routable.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::routing::{Facts, InputShape};
 
@@ -68,8 +68,18 @@ pub struct Builtin {
 impl Builtin {
     /// The routing metadata object offered to the router.
     pub fn metadata(&self) -> Value {
-        json!({"description": self.description, "instructions": self.instructions})
+        crate::run::to_value(&RoutingMetadata {
+            description: self.description,
+            instructions: self.instructions,
+        })
     }
+}
+
+/// A built-in's routing metadata: what it does and when to pick it.
+#[derive(serde::Serialize)]
+struct RoutingMetadata {
+    description: &'static str,
+    instructions: &'static str,
 }
 
 /// The ten built-ins in registration order.

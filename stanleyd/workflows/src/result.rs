@@ -1,8 +1,11 @@
 //! The public documents: `stanley.prompt-result/v1` and `stanley.error/v1`, and the human
 //! rendering of a result's output.
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use stanley_core::Status;
+
+use crate::run::to_value;
 
 /// The public result document as pretty JSON (2-space indent, no trailing newline), with the
 /// request's Jev `usage` when there is one.
@@ -12,17 +15,44 @@ pub fn prompt_result(status: Status, output: &Value, usage: Option<&Value>) -> S
 
 /// The public result document as a value (what [`prompt_result`] writes).
 pub fn prompt_document(status: Status, output: &Value, usage: Option<&Value>) -> Value {
-    let mut doc =
-        json!({"schema": "stanley.prompt-result/v1", "status": status.as_str(), "output": output});
-    if let Some(usage) = usage {
-        doc["usage"] = usage.clone();
-    }
-    doc
+    to_value(&PromptResult {
+        schema: "stanley.prompt-result/v1",
+        status: status.as_str(),
+        output,
+        usage,
+    })
+}
+
+/// `stanley.prompt-result/v1`: a request's status and output, and its Jev usage when it has one.
+#[derive(Serialize)]
+struct PromptResult<'a> {
+    schema: &'static str,
+    status: &'static str,
+    output: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<&'a Value>,
+}
+
+/// `stanley.error/v1`: a request that failed, by kind and message.
+#[derive(Serialize)]
+struct ErrorDocument<'a> {
+    schema: &'static str,
+    error: ErrorBody<'a>,
+}
+
+/// What failed and why.
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    kind: &'a str,
+    message: &'a str,
 }
 
 /// The public error document as pretty JSON.
 pub fn error_document(kind: &str, message: &str) -> String {
-    let doc = json!({"schema": "stanley.error/v1", "error": {"kind": kind, "message": message}});
+    let doc = ErrorDocument {
+        schema: "stanley.error/v1",
+        error: ErrorBody { kind, message },
+    };
     serde_json::to_string_pretty(&doc).unwrap_or_default()
 }
 

@@ -1,9 +1,11 @@
 //! Routing: the deterministic facts, the routing frame (`route-intent@1`), the acceptance policy
 //! `route-intent-policy@1`, and the texts of every fallback when no workflow is selected.
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use stanley_core::{Answer, Denial, Frame, Question, Questions, Status};
 
+use crate::run::to_value;
 use crate::text::Action;
 
 /// The label the router picks when no workflow clearly fits.
@@ -91,36 +93,71 @@ const INSTRUCTIONS: [&str; 5] = [
 ];
 const CANNOT_TELL_TEXT: &str = "No available workflow clearly satisfies the complete request. Pick this fallback for unsupported, ambiguous or unavailable work.";
 
+/// The state of the routing frame: the request and what Stanley can see around it.
+#[derive(Serialize)]
+struct RouteState<'a> {
+    request: &'a str,
+    context: RouteContext,
+}
+
+/// What routing sees around a request: whether there is a diff, the input's shape, and which
+/// workflows are available.
+#[derive(Serialize)]
+struct RouteContext {
+    diff: &'static str,
+    input: &'static str,
+    capabilities: Map<String, Value>,
+}
+
+/// The detail of the fallback for a diff workflow with no diff.
+#[derive(Serialize)]
+struct NoDiff<'a> {
+    reason: &'static str,
+    workflow: &'a str,
+    scope: &'a str,
+}
+
+/// The detail of the `unroutable` fallback: the action asked for and whether input came.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Unroutable {
+    reason: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    requested: Option<&'static str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    input_provided: bool,
+}
+
 /// The routing frame for a request (the executor redacts it before it is sent).
 pub fn route_frame(request: &str, facts: Facts, candidates: &[Candidate]) -> Frame {
     let capabilities: Map<String, Value> = candidates
         .iter()
-        .map(|c| (c.id.clone(), json!(c.available)))
+        .map(|c| (c.id.clone(), Value::Bool(c.available)))
         .collect();
     let mut criteria: Vec<(String, Value)> = candidates
         .iter()
         .map(|c| (c.id.clone(), c.metadata.clone()))
         .collect();
-    criteria.push((CANNOT_TELL.into(), json!(CANNOT_TELL_TEXT)));
+    criteria.push((CANNOT_TELL.into(), Value::from(CANNOT_TELL_TEXT)));
     Frame {
         template: "route-intent@1".into(),
         scope: "cli-request".into(),
-        state: json!({
-            "request": request,
-            "context": {
-                "diff": if facts.diff { "present" } else { "absent" },
-                "input": facts.input.as_str(),
-                "capabilities": capabilities,
+        state: to_value(&RouteState {
+            request,
+            context: RouteContext {
+                diff: if facts.diff { "present" } else { "absent" },
+                input: facts.input.as_str(),
+                capabilities,
             },
         }),
         questions: Questions::new().with(
             "route",
             Question::Choice {
-                instructions: json!(INSTRUCTIONS),
+                instructions: Value::from(INSTRUCTIONS.as_slice()),
                 criteria,
             },
         ),
-        provenance: json!([]),
+        provenance: Value::Array(Vec::new()),
     }
 }
 
@@ -227,7 +264,11 @@ pub fn nothing_to_look_at(workflow: &str, scope: &str) -> Fallback {
             "Nothing to {what}: there is no current diff ({selection}). Make a change, or pick \
              another selection with --scope staged or --scope branch."
         ),
-        data: json!({"reason": "no_diff", "workflow": workflow, "scope": scope}),
+        data: to_value(&NoDiff {
+            reason: "no_diff",
+            workflow,
+            scope,
+        }),
     }
 }
 
@@ -260,15 +301,11 @@ pub fn fallback(
     input_provided: bool,
     exhausted: Option<Denial>,
 ) -> Fallback {
-    let mut detail = Map::new();
-    detail.insert("reason".into(), json!("unroutable"));
-    if let Some(a) = action {
-        detail.insert("requested".into(), json!(a.as_str()));
-    }
-    if input_provided {
-        detail.insert("inputProvided".into(), json!(true));
-    }
-    let data = Value::Object(detail);
+    let data = to_value(&Unroutable {
+        reason: "unroutable",
+        requested: action.map(Action::as_str),
+        input_provided,
+    });
     if let Some(denial) = exhausted {
         return Fallback {
             status: Status::BudgetExhausted,

@@ -1,6 +1,7 @@
 //! Routing policy: acceptance thresholds and fallback texts.
 
 use super::*;
+use serde_json::json;
 
 fn choice(pick: &str, confidence: f64, probs: &[(&str, f64)]) -> Answer {
     Answer::Choice {

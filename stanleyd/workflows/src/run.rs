@@ -7,7 +7,7 @@ mod report;
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use stanley_core::{AttemptRecord, BudgetLimits, Denial, Executor, FrameSink, Status, stable_hash};
 
 use crate::diff::Exclusion;
@@ -41,9 +41,150 @@ impl Disposition {
 
 /// Typed rows as the JSON the results carry (the shapes serialize infallibly).
 pub fn to_values<T: serde::Serialize>(rows: &[T]) -> Vec<Value> {
-    rows.iter()
-        .map(|row| serde_json::to_value(row).unwrap_or_default())
-        .collect()
+    rows.iter().map(to_value).collect()
+}
+
+/// One typed shape as the JSON a document carries. The shapes are plain structs of strings,
+/// numbers, maps with string keys and `Value`s, so serializing them cannot fail.
+pub fn to_value<T: serde::Serialize + ?Sized>(shape: &T) -> Value {
+    serde_json::to_value(shape).unwrap_or_default()
+}
+
+/// A run's `coverage`: how many candidates ended in each disposition, and whether that is all
+/// of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    pub candidates: usize,
+    pub judged: usize,
+    pub deterministic: usize,
+    pub excluded: usize,
+    pub parked: usize,
+    pub failed: usize,
+    pub unjudged: usize,
+    pub complete: bool,
+}
+
+/// `manifest.json`: a run's status as it goes.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Manifest<'a> {
+    schema: &'static str,
+    run_id: &'a str,
+    workflow: &'a str,
+    status: &'a str,
+    requested_model: &'a str,
+    budget: BudgetLimits,
+    updated_at: String,
+}
+
+/// `inputs.json`: what a run was asked, and its hash.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InputsRecord<'a> {
+    schema: &'static str,
+    inputs: &'a Value,
+    inputs_hash: String,
+}
+
+/// One line of `decisions.ndjson`: a policy's decision about a candidate.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DecisionRecord<'a, R: Serialize> {
+    candidate_id: &'a str,
+    rule: &'a str,
+    result: R,
+    policy_version: &'a str,
+}
+
+/// What a finding's fingerprint hashes: its flag, its path and what it is about.
+#[derive(Serialize)]
+struct FingerprintKey<'a> {
+    flag: &'a str,
+    path: &'a Option<String>,
+    about: String,
+}
+
+/// `packet.json`, `stanley.packet/v1`: everything a run ends with.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PacketDocument<'a> {
+    schema: &'static str,
+    workflow: &'a str,
+    run_id: &'a str,
+    advisory: bool,
+    status: &'static str,
+    coverage: Coverage,
+    findings: &'a [Finding],
+    parked: &'a [Parked],
+    excluded: &'a [Exclusion],
+    limits: &'a [String],
+    not_checked: &'a [String],
+    results: &'a [Value],
+    summary: &'a Value,
+    redactions: u64,
+    jev: Value,
+    artifact: Option<String>,
+}
+
+/// One line of `frames.ndjson`: one attempt at one frame. The optional keys are left out, not
+/// `null`, when the attempt has no such part.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FrameRecord<'a> {
+    run_id: &'a str,
+    frame_id: &'a str,
+    template: &'a str,
+    scope: &'a str,
+    provenance: &'a Value,
+    attempt: u32,
+    requested_model: &'a str,
+    started_at: String,
+    latency_ms: u64,
+    request: SentRequest<'a>,
+    result: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resolved_model: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<TokenUsage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parsed: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+}
+
+/// The part of a Jev request a frame record keeps.
+#[derive(Serialize)]
+struct SentRequest<'a> {
+    state: &'a Value,
+    questions: &'a Value,
+}
+
+/// Tokens an attempt used, as Jev reported them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TokenUsage {
+    input_tokens: u64,
+    output_tokens: u64,
+}
+
+/// One line of `events.ndjson`: the budget refused a frame.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BudgetEvent<'a> {
+    at: String,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    frame_id: &'a str,
+    limit: &'static str,
+}
+
+/// The public output `{text, data}` of a run.
+#[derive(Serialize)]
+pub struct Output<D: Serialize> {
+    pub text: String,
+    pub data: D,
 }
 
 /// Severity of a finding.
@@ -105,10 +246,10 @@ impl Finding {
 
     /// With one more detail field, after those already there.
     #[must_use]
-    pub fn with(mut self, key: &str, value: Value) -> Self {
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
         self.detail
             .get_or_insert_with(Map::new)
-            .insert(key.to_owned(), value);
+            .insert(key.to_owned(), value.into());
         self
     }
 }
@@ -223,7 +364,7 @@ impl Run {
             limits: Vec::new(),
             not_checked: Vec::new(),
             results: Vec::new(),
-            summary: json!({}),
+            summary: Value::Object(Map::new()),
             sections: Vec::new(),
             incomplete: false,
             budget,
@@ -234,7 +375,11 @@ impl Run {
         let hash = stable_hash(&inputs);
         run.recorder.write_json(
             "inputs.json",
-            &json!({"schema": "stanley.run/v1", "inputs": inputs, "inputsHash": hash}),
+            &to_value(&InputsRecord {
+                schema: "stanley.run/v1",
+                inputs: &inputs,
+                inputs_hash: hash,
+            }),
         );
         run
     }
@@ -242,14 +387,14 @@ impl Run {
     fn write_manifest(&self, status: &str) {
         self.recorder.write_json(
             "manifest.json",
-            &json!({
-                "schema": "stanley.run/v1",
-                "runId": self.run_id,
-                "workflow": self.workflow,
-                "status": status,
-                "requestedModel": self.model,
-                "budget": self.budget,
-                "updatedAt": self.clock.now(),
+            &to_value(&Manifest {
+                schema: "stanley.run/v1",
+                run_id: &self.run_id,
+                workflow: &self.workflow,
+                status,
+                requested_model: &self.model,
+                budget: self.budget,
+                updated_at: self.clock.now(),
             }),
         );
     }
@@ -283,27 +428,32 @@ impl Run {
         }
     }
 
-    /// Appends a policy decision to `decisions.ndjson`.
-    pub fn decision(&self, candidate: &str, rule: &str, result: Value, policy: &str) {
+    /// Appends a policy decision to `decisions.ndjson`; `result` is the decision's typed shape.
+    pub fn decision(&self, candidate: &str, rule: &str, result: impl Serialize, policy: &str) {
         self.recorder.append(
             "decisions.ndjson",
-            &json!({"candidateId": candidate, "rule": rule, "result": result, "policyVersion": policy}),
+            &to_value(&DecisionRecord {
+                candidate_id: candidate,
+                rule,
+                result,
+                policy_version: policy,
+            }),
         );
     }
 
-    fn coverage(&self) -> Value {
+    fn coverage(&self) -> Coverage {
         let count = |d: Disposition| self.dispositions.iter().filter(|(_, x)| *x == d).count();
         let (failed, unjudged) = (count(Disposition::Failed), count(Disposition::Unjudged));
-        json!({
-            "candidates": self.dispositions.len(),
-            "judged": count(Disposition::Judged),
-            "deterministic": count(Disposition::Deterministic),
-            "excluded": count(Disposition::Excluded),
-            "parked": count(Disposition::Parked),
-            "failed": failed,
-            "unjudged": unjudged,
-            "complete": failed == 0 && unjudged == 0 && !self.incomplete,
-        })
+        Coverage {
+            candidates: self.dispositions.len(),
+            judged: count(Disposition::Judged),
+            deterministic: count(Disposition::Deterministic),
+            excluded: count(Disposition::Excluded),
+            parked: count(Disposition::Parked),
+            failed,
+            unjudged,
+            complete: failed == 0 && unjudged == 0 && !self.incomplete,
+        }
     }
 
     /// Ends the run: builds the packet, writes `packet.json` and the final manifest.
@@ -333,7 +483,7 @@ impl Run {
         let coverage = self.coverage();
         let status = if exhausted.is_some() {
             Status::BudgetExhausted
-        } else if coverage["complete"] == json!(true) {
+        } else if coverage.complete {
             Status::Complete
         } else {
             Status::Incomplete
@@ -347,29 +497,33 @@ impl Run {
             });
             f.fingerprint = Some(stanley_core::stable_id(
                 "fp",
-                &json!({"flag": f.flag, "path": f.path, "about": about}),
+                &to_value(&FingerprintKey {
+                    flag: &f.flag,
+                    path: &f.path,
+                    about,
+                }),
                 16,
             ));
         }
         sort_findings(&mut self.findings);
         let artifact = self.recorder.artifact();
-        let packet = json!({
-            "schema": "stanley.packet/v1",
-            "workflow": self.workflow,
-            "runId": self.run_id,
-            "advisory": true,
-            "status": status.as_str(),
-            "coverage": coverage,
-            "findings": self.findings,
-            "parked": self.parked,
-            "excluded": self.excluded,
-            "limits": self.limits,
-            "notChecked": self.not_checked,
-            "results": self.results,
-            "summary": self.summary,
-            "redactions": executor.redactions(),
-            "jev": executor.usage().record(),
-            "artifact": artifact,
+        let packet = to_value(&PacketDocument {
+            schema: "stanley.packet/v1",
+            workflow: &self.workflow,
+            run_id: &self.run_id,
+            advisory: true,
+            status: status.as_str(),
+            coverage,
+            findings: &self.findings,
+            parked: &self.parked,
+            excluded: &self.excluded,
+            limits: &self.limits,
+            not_checked: &self.not_checked,
+            results: &self.results,
+            summary: &self.summary,
+            redactions: executor.redactions(),
+            jev: executor.usage().record(),
+            artifact,
         });
         self.recorder.write_json("packet.json", &packet);
         self.write_manifest(status.as_str());
@@ -378,7 +532,9 @@ impl Run {
             // The answer stands; its record on disk does not. Say so rather than point at a
             // folder that is missing files.
             if let Some(limits) = packet["limits"].as_array_mut() {
-                limits.push(json!(format!("the run record is incomplete: {failure}")));
+                limits.push(Value::String(format!(
+                    "the run record is incomplete: {failure}"
+                )));
             }
         }
         Packet {
@@ -423,41 +579,42 @@ struct RecordSink {
 
 impl FrameSink for RecordSink {
     fn attempt(&self, r: &AttemptRecord) {
-        let mut record = json!({
-            "runId": self.run_id,
-            "frameId": r.frame_id,
-            "template": r.template,
-            "scope": r.scope,
-            "provenance": r.provenance,
-            "attempt": r.attempt,
-            "requestedModel": r.request.model,
-            "startedAt": self.clock.now(),
-            "latencyMs": r.latency_ms,
-            "request": {"state": r.request.state, "questions": r.request.questions},
-            "result": r.result,
-        });
-        let obj = record.as_object_mut().expect("built as an object above");
-        if let Some(m) = &r.resolved_model {
-            obj.insert("resolvedModel".into(), json!(m));
-        }
-        if let Some((i, o)) = r.usage {
-            obj.insert("usage".into(), json!({"inputTokens": i, "outputTokens": o}));
-        }
-        for (key, value) in [("response", &r.response), ("parsed", &r.parsed)] {
-            if let Some(v) = value {
-                obj.insert(key.into(), v.clone());
-            }
-        }
-        if let Some(e) = &r.error {
-            obj.insert("error".into(), json!(e));
-        }
-        self.recorder.append("frames.ndjson", &record);
+        let record = FrameRecord {
+            run_id: &self.run_id,
+            frame_id: &r.frame_id,
+            template: &r.template,
+            scope: &r.scope,
+            provenance: &r.provenance,
+            attempt: r.attempt,
+            requested_model: &r.request.model,
+            started_at: self.clock.now(),
+            latency_ms: r.latency_ms,
+            request: SentRequest {
+                state: &r.request.state,
+                questions: &r.request.questions,
+            },
+            result: &r.result,
+            resolved_model: r.resolved_model.as_deref(),
+            usage: r.usage.map(|(input_tokens, output_tokens)| TokenUsage {
+                input_tokens,
+                output_tokens,
+            }),
+            response: r.response.as_ref(),
+            parsed: r.parsed.as_ref(),
+            error: r.error.as_deref(),
+        };
+        self.recorder.append("frames.ndjson", &to_value(&record));
     }
 
     fn budget_exhausted(&self, frame_id: &str, limit: Denial) {
         self.recorder.append(
             "events.ndjson",
-            &json!({"at": self.clock.now(), "type": "budget_exhausted", "frameId": frame_id, "limit": limit.as_str()}),
+            &to_value(&BudgetEvent {
+                at: self.clock.now(),
+                kind: "budget_exhausted",
+                frame_id,
+                limit: limit.as_str(),
+            }),
         );
     }
 }
@@ -514,6 +671,13 @@ impl Packet {
         ] {
             data.insert(key.into(), self.json[key].clone());
         }
-        json!({"text": self.human(), "data": data})
+        to_value(&Output {
+            text: self.human(),
+            data,
+        })
     }
 }
+
+#[cfg(test)]
+#[path = "run_tests.rs"]
+mod tests;

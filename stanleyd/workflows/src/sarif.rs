@@ -266,7 +266,11 @@ pub fn log(summary: &RunSummary, document: &Value, version: &str) -> Value {
             || {
                 stanley_core::stable_id(
                     "fp",
-                    &serde_json::json!({"rule": rule_id, "path": f["path"], "item": f["id"]}),
+                    &crate::run::to_value(&FallbackFingerprint {
+                        rule: &rule_id,
+                        path: &f["path"],
+                        item: &f["id"],
+                    }),
                     16,
                 )
             },
@@ -337,6 +341,14 @@ pub fn log(summary: &RunSummary, document: &Value, version: &str) -> Value {
         }],
     };
     serde_json::to_value(&log).unwrap_or_default()
+}
+
+/// What a finding without a fingerprint of its own is fingerprinted by: its rule, path and item.
+#[derive(Serialize)]
+struct FallbackFingerprint<'a> {
+    rule: &'a str,
+    path: &'a Value,
+    item: &'a Value,
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use stanley_adapters::redact::redacting;
 use stanley_core::{Budget, BudgetLimits, Cancel, Executor, ExecutorOptions};
 use stanley_workflows::diff::Scope;
 use stanley_workflows::flow::agent::open_subtasks;
-use stanley_workflows::flow::judge::{ChangedFile, StopEvidence};
+use stanley_workflows::flow::judge::{ChangedFile, StopEvidence, StopJudgeError};
 use stanley_workflows::flow::policy::{
     Action, CheckRun, Decision, Judgment, StopContext, budget_condition, decide,
     recorded_side_effect,
@@ -323,7 +323,7 @@ pub(crate) async fn stop(
     let (judgment, asked) = if live {
         judge(state, settings, flow, &journal, &checks, last_message).await
     } else {
-        (Err("not asked".to_owned()), false)
+        (Err(StopJudgeError::NotAsked), false)
     };
     let check_passed = checks.get(&journal.current_phase).map(|c| c.passed);
     let (stopped_at, check) = (
@@ -415,10 +415,10 @@ async fn judge(
     journal: &FlowState,
     checks: &BTreeMap<String, CheckRun>,
     last_message: &str,
-) -> (Result<Judgment, String>, bool) {
+) -> (Result<Judgment, StopJudgeError>, bool) {
     let executor = match executor(state, settings) {
         Ok(e) => e,
-        Err(why) => return (Err(why.to_string()), false),
+        Err(why) => return (Err(StopJudgeError::Unavailable(why.to_string())), false),
     };
     let (changed, diff) = changed_files(state, flow.send_diff);
     let evidence = StopEvidence {

@@ -7,7 +7,7 @@ pub mod modes;
 mod select;
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
 use crate::analysis::modes::Mode;
@@ -15,9 +15,9 @@ use crate::change::ChangeContext;
 use crate::diff::{DiffEvidence, Hunk};
 use crate::paths::PathKind;
 use crate::policy::{
-    EVIDENCE_POLICY, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
+    EVIDENCE_POLICY, Instructions, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
 };
-use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
+use crate::run::{Disposition, Finding, Parked, Run, Section, Severity, to_value};
 use crate::text::{has_word, round3};
 use select::{Selection, limit_lines, record_candidates, select};
 #[cfg(test)]
@@ -54,13 +54,79 @@ pub struct AnalysisInput {
 
 /// The inputs recorded in `inputs.json`.
 pub fn recorded_inputs(mode: &Mode, input: &AnalysisInput, evidence: &DiffEvidence) -> Value {
-    json!({
-        "analysis": mode.id,
-        "requestHash": stable_hash(&json!(input.request)),
-        "taskHash": null,
-        "diff": evidence.source.describe(),
-        "maxHunks": input.max_hunks,
+    to_value(&RecordedInputs {
+        analysis: mode.id,
+        request_hash: stable_hash(&Value::from(input.request.as_str())),
+        task_hash: None,
+        diff: evidence.source.describe(),
+        max_hunks: input.max_hunks,
     })
+}
+
+/// An analysis' inputs as `inputs.json` records them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordedInputs {
+    analysis: &'static str,
+    request_hash: String,
+    task_hash: Option<String>,
+    diff: Value,
+    max_hunks: usize,
+}
+
+/// The state of an analysis' frame about one hunk.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AnalysisState<'a> {
+    evidence_policy: &'static str,
+    analysis: &'static str,
+    request: &'a str,
+    task: Option<&'a str>,
+    change: Value,
+    hunk: Value,
+    related_test_hunks: Vec<Value>,
+}
+
+/// How Jev classified a hunk: the top label, its confidence, the mass on concern labels and the
+/// whole distribution.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Classification {
+    label: String,
+    confidence: f64,
+    concern_mass: f64,
+    distribution: Value,
+}
+
+/// How important Jev judged a hunk's concern.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Importance {
+    score: f64,
+    high_mass: f64,
+    distribution: Value,
+}
+
+/// The `diff_<analysis>` decision about one hunk.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HunkDecision<'a> {
+    classification: &'a Classification,
+    importance: &'a Importance,
+    evidence_sufficient: f64,
+    flag: &'a Option<String>,
+}
+
+/// An analysis' summary.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AnalysisSummary {
+    analysis: &'static str,
+    description: &'static str,
+    diff: Value,
+    eligible_hunks: usize,
+    context_test_hunks: usize,
+    classifications: Map<String, Value>,
 }
 
 const SECURITY_SUBJECTS: &[&str] = &[
@@ -152,10 +218,11 @@ fn questions(mode: &Mode, hunk: &Hunk) -> Questions {
         .with(
             "classification",
             Question::choice(
-                json!({
-                    "question": format!("{} Candidate: the hunk of {} shown.", mode.question, hunk.path),
-                    "guidance": mode.guidance,
-                }),
+                Instructions::new(format!(
+                    "{} Candidate: the hunk of {} shown.",
+                    mode.question, hunk.path
+                ))
+                .guidance(mode.guidance),
                 mode.labels.iter().map(|(l, d)| (*l, *d)),
             ),
         )
@@ -163,10 +230,8 @@ fn questions(mode: &Mode, hunk: &Hunk) -> Questions {
         .with(
             "evidence_sufficient",
             Question::noul(
-                json!({
-                    "question": "Is the shown diff evidence sufficient for the selected classification?",
-                    "guidance": "Choose false when the classification depends on unseen callers, unchanged tests, runtime behavior, production scale, external consumers or surrounding code that is not shown.",
-                }),
+                Instructions::new("Is the shown diff evidence sufficient for the selected classification?")
+                    .guidance("Choose false when the classification depends on unseen callers, unchanged tests, runtime behavior, production scale, external consumers or surrounding code that is not shown."),
                 "The hunk, the change around it and any related tests shown are enough.",
                 "The classification depends on context that is not shown.",
             ),
@@ -179,13 +244,13 @@ fn distribution(answer: &Answer) -> Value {
         Answer::Choice { probabilities, .. } => Value::Object(
             probabilities
                 .iter()
-                .map(|(l, p)| (l.clone(), json!(round3(*p))))
+                .map(|(l, p)| (l.clone(), Value::from(round3(*p))))
                 .collect(),
         ),
         Answer::Score { probabilities, .. } => {
-            json!(probabilities.iter().map(|p| round3(*p)).collect::<Vec<_>>())
+            Value::from(probabilities.iter().map(|p| round3(*p)).collect::<Vec<_>>())
         }
-        Answer::Noul { probability } => json!(round3(*probability)),
+        Answer::Noul { probability } => Value::from(round3(*probability)),
     }
 }
 
@@ -199,8 +264,8 @@ struct Decision {
     evidence: f64,
     untrusted: f64,
     flag: Option<String>,
-    classification: Value,
-    importance: Value,
+    classification: Classification,
+    importance: Importance,
     p_label: f64,
 }
 
@@ -259,8 +324,17 @@ fn decide(mode: &Mode, answers: &stanley_core::Answers) -> Option<Decision> {
             Disposition::Judged
         },
         p_label: round3(class.p(&label)),
-        classification: json!({"label": label, "confidence": round3(top), "concernMass": concern_mass, "distribution": distribution(class)}),
-        importance: json!({"score": round3(score), "highMass": high_mass, "distribution": distribution(importance)}),
+        classification: Classification {
+            label: label.clone(),
+            confidence: round3(top),
+            concern_mass,
+            distribution: distribution(class),
+        },
+        importance: Importance {
+            score: round3(score),
+            high_mass,
+            distribution: distribution(importance),
+        },
         parked,
         label,
         concern_mass,
@@ -284,8 +358,8 @@ struct AnalysisRow<'a> {
     added: usize,
     removed: usize,
     disposition: Disposition,
-    classification: Option<Value>,
-    importance: Option<Value>,
+    classification: Option<Classification>,
+    importance: Option<Importance>,
     evidence_sufficient: Option<f64>,
     untrusted_instruction_text: Option<f64>,
     flag: Option<String>,
@@ -338,17 +412,17 @@ fn frames(
             Frame {
                 template: format!("diff-{}@2", mode.id),
                 scope: hunk.id.clone(),
-                state: json!({
-                    "evidencePolicy": EVIDENCE_POLICY,
-                    "analysis": mode.id,
-                    "request": input.request,
-                    "task": null,
-                    "change": change.of(hunk),
-                    "hunk": hunk.evidence(),
-                    "relatedTestHunks": related.iter().map(|t| t.evidence()).collect::<Vec<_>>(),
+                state: to_value(&AnalysisState {
+                    evidence_policy: EVIDENCE_POLICY,
+                    analysis: mode.id,
+                    request: &input.request,
+                    task: None,
+                    change: change.of(hunk),
+                    hunk: hunk.evidence(),
+                    related_test_hunks: related.iter().map(|t| t.evidence()).collect(),
                 }),
                 questions: questions(mode, hunk),
-                provenance: json!(provenance),
+                provenance: Value::Array(provenance),
             }
         })
         .collect()
@@ -361,11 +435,11 @@ fn findings(hunk: &Hunk, d: &Decision) -> Vec<Finding> {
     if let Some(flag) = &d.flag {
         out.push(
             at(Finding::new(flag, &hunk.id, "jev", Severity::Warn))
-                .with("classification", json!(d.label))
-                .with("probability", json!(d.p_label))
-                .with("concernMass", json!(d.concern_mass))
-                .with("importanceHighMass", json!(d.high_mass))
-                .with("evidenceSufficient", json!(d.evidence)),
+                .with("classification", d.label.as_str())
+                .with("probability", d.p_label)
+                .with("concernMass", d.concern_mass)
+                .with("importanceHighMass", d.high_mass)
+                .with("evidenceSufficient", d.evidence),
         );
     }
     if d.untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
@@ -376,7 +450,7 @@ fn findings(hunk: &Hunk, d: &Decision) -> Vec<Finding> {
                 "jev",
                 Severity::Info,
             ))
-            .with("p", json!(d.untrusted)),
+            .with("p", d.untrusted),
         );
     }
     out
@@ -469,7 +543,17 @@ fn record<'a>(
                 });
             }
             run.findings.extend(findings(hunk, &d));
-            run.decision(&hunk.id, &format!("diff_{}", mode.id), json!({"classification": d.classification, "importance": d.importance, "evidenceSufficient": d.evidence, "flag": d.flag}), POLICY);
+            run.decision(
+                &hunk.id,
+                &format!("diff_{}", mode.id),
+                HunkDecision {
+                    classification: &d.classification,
+                    importance: &d.importance,
+                    evidence_sufficient: d.evidence,
+                    flag: &d.flag,
+                },
+                POLICY,
+            );
             let line = decided_line(mode, &where_, &d);
             row.disposition = d.disposition;
             row.evidence_sufficient = Some(d.evidence);
@@ -570,8 +654,8 @@ pub async fn analyze(
         };
         row.judged_with = same;
         lines.extend(line);
-        let count = classifications.entry(key).or_insert(json!(0));
-        *count = json!(count.as_u64().unwrap_or(0) + 1);
+        let count = classifications.entry(key).or_insert(Value::from(0u64));
+        *count = Value::from(count.as_u64().unwrap_or(0) + 1);
         run.results
             .push(serde_json::to_value(&row).unwrap_or(Value::Null));
     }
@@ -586,13 +670,17 @@ pub async fn analyze(
         lines.into_iter().map(|(_, l)| l).collect(),
     ));
     run.not_checked = mode.not_checked.iter().map(|s| (*s).to_owned()).collect();
-    run.summary = json!({
-        "analysis": mode.id,
-        "description": mode.summary,
-        "diff": evidence.source.describe(),
-        "eligibleHunks": selection.eligible.len(),
-        "contextTestHunks": if mode.id == "test_gaps" { selection.context_tests.len() } else { 0 },
-        "classifications": classifications,
+    run.summary = to_value(&AnalysisSummary {
+        analysis: mode.id,
+        description: mode.summary,
+        diff: evidence.source.describe(),
+        eligible_hunks: selection.eligible.len(),
+        context_test_hunks: if mode.id == "test_gaps" {
+            selection.context_tests.len()
+        } else {
+            0
+        },
+        classifications,
     });
 }
 

@@ -3,7 +3,7 @@
 //! related tests a `test_gaps` hunk is shown with, the hunk cap, and the limits lines that say
 //! what the cap and the budget plan left out (D-117).
 
-use serde_json::json;
+use serde::Serialize;
 use stanley_core::{BudgetPlan, Denial};
 
 use super::{AnalysisInput, HUNK_LIMIT_ERROR, MAX_RELATED_TESTS, PLAN_LIMIT_ERROR, priority};
@@ -290,22 +290,33 @@ pub(super) fn record_candidates(
     plan: &BudgetPlan,
     run: &Run,
 ) {
-    let mut candidates = json!({
-        "analysis": mode.id,
-        "hunks": selection.eligible.iter().map(|h| h.id.clone()).collect::<Vec<_>>(),
-        "excluded": run.excluded,
-        "budgetPlan": plan,
-    });
-    if mode.id == "test_gaps" {
-        candidates["contextTestHunks"] = json!(
+    let candidates = Candidates {
+        analysis: mode.id,
+        hunks: selection.eligible.iter().map(|h| h.id.as_str()).collect(),
+        excluded: &run.excluded,
+        budget_plan: plan,
+        context_test_hunks: (mode.id == "test_gaps").then(|| {
             selection
                 .context_tests
                 .iter()
-                .map(|h| h.id.clone())
-                .collect::<Vec<_>>()
-        );
-    }
-    run.candidates(&candidates);
+                .map(|h| h.id.as_str())
+                .collect()
+        }),
+    };
+    run.candidates(&crate::run::to_value(&candidates));
+}
+
+/// The hunks an analysis considered, as `candidates.json` records them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Candidates<'a> {
+    analysis: &'static str,
+    hunks: Vec<&'a str>,
+    excluded: &'a [crate::diff::Exclusion],
+    budget_plan: &'a BudgetPlan,
+    /// Only `test_gaps` shows test hunks for context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context_test_hunks: Option<Vec<&'a str>>,
 }
 
 /// The limits lines for what the hunk cap and the budget plan left out: one line that says how

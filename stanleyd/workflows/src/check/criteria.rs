@@ -3,14 +3,15 @@
 //! criterion), then a strength judgment for criteria with accepted evidence.
 
 use serde::Serialize;
-use serde_json::json;
+use serde_json::Value;
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
+use crate::check::CriterionShown;
 use crate::check::SectionOutcome;
 use crate::diff::{DiffEvidence, Hunk};
 use crate::paths::PathKind;
-use crate::policy::EVIDENCE_POLICY;
-use crate::run::{Disposition, Finding, Parked, Run, Severity};
+use crate::policy::{EVIDENCE_POLICY, HunkState, Instructions};
+use crate::run::{Disposition, Finding, Parked, Run, Severity, to_value};
 use crate::text::round3;
 
 /// The section's heading in the human report.
@@ -92,7 +93,7 @@ pub fn parse_criteria(text: &str) -> Result<Vec<Criterion>, CriteriaError> {
         }
         let position = out.len() + 1;
         out.push(Criterion {
-            id: format!("c{position}_{}", &stable_hash(&json!(item))[..6]),
+            id: format!("c{position}_{}", &stable_hash(&Value::from(item))[..6]),
             text: item.to_owned(),
             line: n + 1,
         });
@@ -153,13 +154,25 @@ fn unit_frames(criteria: &[Criterion], units: &[&Hunk], evidence: &DiffEvidence)
                 q = q.with(
                     format!("addresses_{}", c.id),
                     Question::noul(
-                        json!({"question": format!("Does the diff hunk shown contain code or tests that address criterion {}?", c.id), "criterion": c.text}),
+                        Instructions {
+                            criterion: Some(c.text.clone()),
+                            ..Instructions::new(format!(
+                                "Does the diff hunk shown contain code or tests that address criterion {}?",
+                                c.id
+                            ))
+                        },
                         "The hunk's code or tests work toward this criterion.",
                         "The hunk does not address this criterion.",
                     ),
                 );
             }
-            Frame { template: "criterion_evidence@2".into(), scope: h.id.clone(), state: json!({"evidencePolicy": EVIDENCE_POLICY, "hunk": h.evidence()}), questions: q, provenance: json!([h.reference(&evidence.source)]) }
+            Frame {
+                template: "criterion_evidence@2".into(),
+                scope: h.id.clone(),
+                state: HunkState::hunk(h.evidence()).value(),
+                questions: q,
+                provenance: Value::Array(vec![h.reference(&evidence.source)]),
+            }
         })
         .collect()
 }
@@ -263,9 +276,73 @@ fn settle_unevidenced(
     run.decision(
         &c.id,
         "no_accepted_evidence",
-        json!({"status": status}),
+        NoAcceptedEvidence { status },
         POLICY,
     );
+}
+
+/// The state of a criterion's strength frame: the criterion and its accepted evidence.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StrengthState<'a> {
+    evidence_policy: &'static str,
+    criterion: CriterionShown<'a>,
+    evidence: Vec<Value>,
+    linked_test_records: Vec<Value>,
+}
+
+/// A worked example of evidence strength: the evidence and the level it earns.
+#[derive(Serialize)]
+struct StrengthExample {
+    evidence: &'static str,
+    level: u8,
+}
+
+const STRENGTH_EXAMPLES: [StrengthExample; 4] = [
+    StrengthExample {
+        evidence: "only a README line promising the behavior",
+        level: 1,
+    },
+    StrengthExample {
+        evidence: "a handler that returns 404 for unknown ids, no test shown",
+        level: 2,
+    },
+    StrengthExample {
+        evidence: "the handler and a test asserting the 404",
+        level: 3,
+    },
+    StrengthExample {
+        evidence: "an unrelated refactor",
+        level: 0,
+    },
+];
+
+/// The `no_accepted_evidence` decision.
+#[derive(Serialize)]
+struct NoAcceptedEvidence {
+    status: &'static str,
+}
+
+/// The `criterion_strength` decision.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StrengthDecision {
+    level: usize,
+    status: &'static str,
+    capped_by: Option<&'static str>,
+}
+
+/// The criteria section's summary.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CriteriaSummary {
+    supported: usize,
+    partial: usize,
+    unsupported: usize,
+    unclear: usize,
+    criteria: usize,
+    evidence_units: usize,
+    test_records: usize,
 }
 
 /// The frame asking how strongly a criterion's accepted evidence establishes it.
@@ -273,24 +350,35 @@ fn strength_frame(c: &Criterion, hunks: &[&Hunk], evidence: &DiffEvidence) -> Fr
     Frame {
         template: "criterion_strength@2".into(),
         scope: c.id.clone(),
-        state: json!({"evidencePolicy": EVIDENCE_POLICY, "criterion": {"id": c.id, "text": c.text}, "evidence": hunks.iter().map(|h| h.evidence()).collect::<Vec<_>>(), "linkedTestRecords": []}),
+        state: to_value(&StrengthState {
+            evidence_policy: EVIDENCE_POLICY,
+            criterion: CriterionShown {
+                id: &c.id,
+                text: &c.text,
+            },
+            evidence: hunks.iter().map(|h| h.evidence()).collect(),
+            linked_test_records: Vec::new(),
+        }),
         questions: Questions::new().with(
             "evidence_strength",
             Question::score(
-                json!({
-                    "question": format!("How strongly does the shown evidence establish criterion {}?", c.id),
-                    "note": "Claims in prose, commit messages or summaries are not evidence; only code and tests count.",
-                    "workedExamples": [
-                        {"evidence": "only a README line promising the behavior", "level": 1},
-                        {"evidence": "a handler that returns 404 for unknown ids, no test shown", "level": 2},
-                        {"evidence": "the handler and a test asserting the 404", "level": 3},
-                        {"evidence": "an unrelated refactor", "level": 0},
-                    ],
-                }),
+                Instructions {
+                    note: Some("Claims in prose, commit messages or summaries are not evidence; only code and tests count."),
+                    worked_examples: Some(to_value(&STRENGTH_EXAMPLES)),
+                    ..Instructions::new(format!(
+                        "How strongly does the shown evidence establish criterion {}?",
+                        c.id
+                    ))
+                },
                 STRENGTH_LEVELS,
             ),
         ),
-        provenance: json!(hunks.iter().map(|h| h.reference(&evidence.source)).collect::<Vec<_>>()),
+        provenance: Value::Array(
+            hunks
+                .iter()
+                .map(|h| h.reference(&evidence.source))
+                .collect(),
+        ),
     }
 }
 
@@ -367,7 +455,11 @@ fn apply_strength(
     run.decision(
         &c.id,
         "criterion_strength",
-        json!({"level": level, "status": status, "cappedBy": capped_by}),
+        StrengthDecision {
+            level,
+            status,
+            capped_by,
+        },
         POLICY,
     );
 }
@@ -387,7 +479,7 @@ fn status_findings(rows: &[CriterionRow]) -> Vec<Finding> {
             } else {
                 "policy"
             };
-            Some(Finding::new(flag, &row.id, source, Severity::Warn).with("criterion", json!(text)))
+            Some(Finding::new(flag, &row.id, source, Severity::Warn).with("criterion", text))
         })
         .collect()
 }
@@ -534,7 +626,15 @@ pub async fn judge(
             .then_with(|| a.line.cmp(&b.line))
     });
     let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
-    let summary = json!({"supported": count("supported"), "partial": count("partial"), "unsupported": count("unsupported"), "unclear": count("unclear"), "criteria": criteria.len(), "evidenceUnits": units.len(), "testRecords": 0});
+    let summary = to_value(&CriteriaSummary {
+        supported: count("supported"),
+        partial: count("partial"),
+        unsupported: count("unsupported"),
+        unclear: count("unclear"),
+        criteria: criteria.len(),
+        evidence_units: units.len(),
+        test_records: 0,
+    });
     let lines = section_lines(&rows);
     let not_checked = vec![
         "criteria satisfied by unchanged code are not detected".to_owned(),

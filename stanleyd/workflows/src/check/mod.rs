@@ -7,13 +7,14 @@ pub mod criteria;
 pub mod rules;
 pub mod task;
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use stanley_core::{Executor, stable_hash};
 
 use crate::check::criteria::Criterion;
 use crate::check::rules::Rule;
 use crate::diff::DiffEvidence;
-use crate::run::Run;
+use crate::run::{Run, to_value};
 use crate::text::check_request_text;
 
 /// What one section of `check` hands back.
@@ -79,7 +80,7 @@ pub fn plan(task: &str, input: Option<(&str, &str)>) -> Result<CheckPlan, PlanEr
         criteria: None,
     };
     if let Some((text, source)) = input {
-        let hash = stable_hash(&json!(text));
+        let hash = stable_hash(&Value::from(text));
         if rules::is_rules_document(text) {
             plan.rules = Some((rules::parse_rules(text)?, source.to_owned(), hash));
         } else {
@@ -92,21 +93,114 @@ pub fn plan(task: &str, input: Option<(&str, &str)>) -> Result<CheckPlan, PlanEr
 
 /// The inputs recorded in `inputs.json`.
 pub fn recorded_inputs(plan: &CheckPlan, evidence: &DiffEvidence) -> Value {
-    json!({
-        "taskHash": stable_hash(&json!(plan.task)),
-        "taskSource": "user",
-        "rules": plan.rules.as_ref().map(|(_, source, hash)| json!({"source": source, "hash": hash, "maxPairs": rules::DEFAULT_MAX_PAIRS})),
-        "criteria": plan.criteria.as_ref().map(|(_, source, hash)| json!({"source": source, "hash": hash, "maxEvidenceUnits": criteria::DEFAULT_MAX_EVIDENCE_UNITS})),
-        "testResults": null,
-        "diff": evidence.source.describe(),
-        "diffHash": stable_hash(&json!(evidence.source.diff.to_text())),
-        "maxHunks": task::DEFAULT_MAX_HUNKS,
+    to_value(&RecordedInputs {
+        task_hash: stable_hash(&Value::from(plan.task.as_str())),
+        task_source: "user",
+        rules: plan.rules.as_ref().map(|(_, source, hash)| RulesInput {
+            source,
+            hash,
+            max_pairs: rules::DEFAULT_MAX_PAIRS,
+        }),
+        criteria: plan
+            .criteria
+            .as_ref()
+            .map(|(_, source, hash)| CriteriaInput {
+                source,
+                hash,
+                max_evidence_units: criteria::DEFAULT_MAX_EVIDENCE_UNITS,
+            }),
+        test_results: None,
+        diff: evidence.source.describe(),
+        diff_hash: stable_hash(&Value::from(evidence.source.diff.to_text())),
+        max_hunks: task::DEFAULT_MAX_HUNKS,
     })
+}
+
+/// `check`'s inputs as `inputs.json` records them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordedInputs<'a> {
+    task_hash: String,
+    task_source: &'static str,
+    rules: Option<RulesInput<'a>>,
+    criteria: Option<CriteriaInput<'a>>,
+    test_results: Option<Value>,
+    diff: Value,
+    diff_hash: String,
+    max_hunks: usize,
+}
+
+/// The rules document `check` was given: where from, its hash and the pair limit.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RulesInput<'a> {
+    source: &'a str,
+    hash: &'a str,
+    max_pairs: usize,
+}
+
+/// The acceptance criteria `check` was given: where from, its hash and the evidence limit.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CriteriaInput<'a> {
+    source: &'a str,
+    hash: &'a str,
+    max_evidence_units: usize,
+}
+
+/// What `check` considered, as `candidates.json` records it: the sections it had input for.
+#[derive(Serialize)]
+struct CheckCandidates<'a> {
+    diff: Value,
+    excluded: &'a [crate::diff::Exclusion],
+    task: TaskCandidates<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rules: Option<RuleCandidates<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    criteria: Option<CriteriaCandidates<'a>>,
+}
+
+/// The hunks the task section considered.
+#[derive(Serialize)]
+struct TaskCandidates<'a> {
+    hunks: Vec<&'a str>,
+}
+
+/// The rules the rules section considered.
+#[derive(Serialize)]
+struct RuleCandidates<'a> {
+    rules: Vec<&'a str>,
+}
+
+/// The criteria the criteria section considered.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CriteriaCandidates<'a> {
+    criteria: Vec<CriterionShown<'a>>,
+    test_records: usize,
+}
+
+/// A criterion by its id and text.
+#[derive(Serialize)]
+pub(crate) struct CriterionShown<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) text: &'a str,
+}
+
+/// `check`'s summary: the diff, the sections run and each section's summary (`null` when the
+/// section had no input).
+#[derive(Serialize)]
+struct CheckSummary<'a> {
+    diff: Value,
+    sections: &'a [&'static str],
+    task: Value,
+    rules: Value,
+    criteria: Value,
 }
 
 fn tag(rows: Vec<Value>, section: &str) -> impl Iterator<Item = Value> + '_ {
     rows.into_iter().map(move |mut r| {
-        r["section"] = json!(section);
+        r["section"] = Value::from(section);
         r
     })
 }
@@ -117,19 +211,29 @@ pub async fn check(plan: &CheckPlan, evidence: &DiffEvidence, executor: &Executo
         run.set(&ex.id, crate::run::Disposition::Excluded);
     }
     run.excluded = evidence.excluded.clone();
-    let mut candidates = json!({
-        "diff": evidence.source.describe(),
-        "excluded": evidence.excluded,
-        "task": {"hunks": evidence.hunks.iter().map(|h| h.id.clone()).collect::<Vec<_>>()},
-    });
-    if let Some((rules, ..)) = &plan.rules {
-        candidates["rules"] =
-            json!({"rules": rules.iter().map(|r| r.id.clone()).collect::<Vec<_>>()});
-    }
-    if let Some((criteria, ..)) = &plan.criteria {
-        candidates["criteria"] = json!({"criteria": criteria.iter().map(|c| json!({"id": c.id, "text": c.text})).collect::<Vec<_>>(), "testRecords": 0});
-    }
-    run.candidates(&candidates);
+    run.candidates(&to_value(&CheckCandidates {
+        diff: evidence.source.describe(),
+        excluded: &evidence.excluded,
+        task: TaskCandidates {
+            hunks: evidence.hunks.iter().map(|h| h.id.as_str()).collect(),
+        },
+        rules: plan.rules.as_ref().map(|(rules, ..)| RuleCandidates {
+            rules: rules.iter().map(|r| r.id.as_str()).collect(),
+        }),
+        criteria: plan
+            .criteria
+            .as_ref()
+            .map(|(criteria, ..)| CriteriaCandidates {
+                criteria: criteria
+                    .iter()
+                    .map(|c| CriterionShown {
+                        id: &c.id,
+                        text: &c.text,
+                    })
+                    .collect(),
+                test_records: 0,
+            }),
+    }));
 
     let mut sections = vec!["task"];
     let mut results = Vec::new();
@@ -176,12 +280,12 @@ pub async fn check(plan: &CheckPlan, evidence: &DiffEvidence, executor: &Executo
     }
     run.not_checked = unique;
     run.results = results;
-    run.summary = json!({
-        "diff": evidence.source.describe(),
-        "sections": sections,
-        "task": task_summary,
-        "rules": rules_summary,
-        "criteria": criteria_summary,
+    run.summary = to_value(&CheckSummary {
+        diff: evidence.source.describe(),
+        sections: &sections,
+        task: task_summary,
+        rules: rules_summary,
+        criteria: criteria_summary,
     });
 }
 

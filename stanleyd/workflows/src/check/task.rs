@@ -6,7 +6,7 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use stanley_core::{Answer, Executor, Frame, FrameOutcome, Question, Questions};
 
 use crate::change::ChangeContext;
@@ -14,8 +14,10 @@ use crate::check::SectionOutcome;
 use crate::diff::{DiffEvidence, Hunk};
 use crate::ladder::{enabled_hunks, ladder};
 use crate::paths::PathKind;
-use crate::policy::{EVIDENCE_POLICY, untrusted_instruction_question};
-use crate::run::{Disposition, Finding, Parked, Run, Severity};
+use crate::policy::{
+    HunkState, Instructions, LinkedHunk, TaskText, untrusted_instruction_question,
+};
+use crate::run::{Disposition, Finding, Parked, Run, Severity, to_value};
 use crate::text::round3;
 
 /// The section's heading in the human report.
@@ -73,10 +75,8 @@ fn intent_questions(hunk: &Hunk) -> Questions {
         .with(
             "task_relation",
             Question::score(
-                json!({
-                    "question": "How does the diff hunk shown relate to the stated task?",
-                    "guidance": "Judge what the hunk contributes to a coherent implementation of the task. Documentation, exports, registrations, imports, fixtures, configuration and renamed references can support behavior added elsewhere in the change (see the related files). Do not infer a relation from nearby folders or shared words alone.",
-                }),
+                Instructions::new("How does the diff hunk shown relate to the stated task?")
+                    .guidance("Judge what the hunk contributes to a coherent implementation of the task. Documentation, exports, registrations, imports, fixtures, configuration and renamed references can support behavior added elsewhere in the change (see the related files). Do not infer a relation from nearby folders or shared words alone."),
                 [
                     "No visible connection to the task.",
                     "Same area of the code, but not needed for the task.",
@@ -110,18 +110,11 @@ fn test_questions() -> Questions {
         .with(
             "weakens_expectation",
             Question::noul(
-                json!({
-                    "question": "Does the test hunk shown weaken what the test expects?",
-                    "definition": "True when the test now accepts strictly more outcomes or no longer checks a value it used to check. A tightened assertion, or one changed to another exact value, is not weaker.",
-                    "workedExamples": [
-                        {"change": "expect(price).toEqual(42) became expect(price).toBeDefined()", "answer": true},
-                        {"change": "expect(status).toBe(200) became expect([200, 500]).toContain(status)", "answer": true},
-                        {"change": "assert result == [1, 2, 3] became assert len(result) > 0", "answer": true},
-                        {"change": "expect(ok).toBeTruthy() became expect(ok).toBe(true)", "answer": false, "why": "tightened"},
-                        {"change": "expect(base).toBe(10) became expect(base).toBe(12) for the task \"Raise the base price to 12\"", "answer": false, "why": "a different exact value"},
-                        {"change": "only the test's name changed", "answer": false},
-                    ],
-                }),
+                Instructions {
+                    definition: Some("True when the test now accepts strictly more outcomes or no longer checks a value it used to check. A tightened assertion, or one changed to another exact value, is not weaker."),
+                    worked_examples: Some(to_value(&WEAKENING_EXAMPLES)),
+                    ..Instructions::new("Does the test hunk shown weaken what the test expects?")
+                },
                 "The test accepts more outcomes than before or stopped checking something.",
                 "The test checks at least as much as before.",
             ),
@@ -144,6 +137,48 @@ fn test_questions() -> Questions {
         )
 }
 
+/// A worked example of a weakened (or not weakened) test expectation.
+#[derive(Serialize)]
+struct WeakeningExample {
+    change: &'static str,
+    answer: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<&'static str>,
+}
+
+const WEAKENING_EXAMPLES: [WeakeningExample; 6] = [
+    WeakeningExample {
+        change: "expect(price).toEqual(42) became expect(price).toBeDefined()",
+        answer: true,
+        why: None,
+    },
+    WeakeningExample {
+        change: "expect(status).toBe(200) became expect([200, 500]).toContain(status)",
+        answer: true,
+        why: None,
+    },
+    WeakeningExample {
+        change: "assert result == [1, 2, 3] became assert len(result) > 0",
+        answer: true,
+        why: None,
+    },
+    WeakeningExample {
+        change: "expect(ok).toBeTruthy() became expect(ok).toBe(true)",
+        answer: false,
+        why: Some("tightened"),
+    },
+    WeakeningExample {
+        change: "expect(base).toBe(10) became expect(base).toBe(12) for the task \"Raise the base price to 12\"",
+        answer: false,
+        why: Some("a different exact value"),
+    },
+    WeakeningExample {
+        change: "only the test's name changed",
+        answer: false,
+        why: None,
+    },
+];
+
 fn lines_of(hunk: &Hunk) -> String {
     hunk.line_range()
 }
@@ -162,19 +197,14 @@ fn finding(
     }
 }
 
-fn detail(pairs: &[(&str, Value)]) -> Option<Map<String, Value>> {
-    Some(
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), v.clone()))
-            .collect(),
-    )
+fn detail<const N: usize>(pairs: [(&str, Value); N]) -> Option<Map<String, Value>> {
+    Some(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
 }
 
 /// The task section while it is being judged: a row, flags and the deterministic ladder per
 /// hunk, and what the answers decided so far.
 struct Judging<'a> {
-    task_state: Value,
+    task_state: TaskText,
     evidence: &'a DiffEvidence,
     hunks: Vec<&'a Hunk>,
     /// For each hunk, the hunks it is linked to (they use what it declares).
@@ -223,7 +253,7 @@ impl<'a> Judging<'a> {
             .collect();
         let within_cap: std::collections::BTreeSet<usize> = order.iter().copied().collect();
         let mut this = Self {
-            task_state: json!({"text": task, "source": "user"}),
+            task_state: TaskText::user(task),
             evidence,
             links: enabled_hunks(&hunks),
             rows: Vec::with_capacity(n),
@@ -386,13 +416,16 @@ impl<'a> Judging<'a> {
                 Frame {
                     template: "hunk_intent@3".into(),
                     scope: h.id.clone(),
-                    state: json!({
-                        "evidencePolicy": EVIDENCE_POLICY, "task": self.task_state, "change": change.of(h),
-                        "hunk": h.evidence(), "linkedHunks": self.linked(i),
-                        "deterministicFlags": self.det[i],
-                    }),
+                    state: HunkState {
+                        task: Some(&self.task_state),
+                        change: Some(change.of(h)),
+                        linked_hunks: Some(self.linked(i)),
+                        deterministic_flags: Some(&self.det[i]),
+                        ..HunkState::hunk(h.evidence())
+                    }
+                    .value(),
                     questions: intent_questions(h),
-                    provenance: json!([h.reference(&self.evidence.source)]),
+                    provenance: Value::Array(vec![h.reference(&self.evidence.source)]),
                 }
             })
             .collect()
@@ -400,11 +433,14 @@ impl<'a> Judging<'a> {
 
     /// The hunks linked to hunk `i`, as their files and sections: no ids or line numbers, so
     /// an edit elsewhere in a linked file does not change this frame.
-    fn linked(&self, i: usize) -> Vec<Value> {
-        let mut out: Vec<Value> = Vec::new();
+    fn linked(&self, i: usize) -> Vec<LinkedHunk> {
+        let mut out: Vec<LinkedHunk> = Vec::new();
         for &j in &self.links[i] {
             let h = self.hunks[j];
-            let entry = json!({"path": h.path, "section": h.section});
+            let entry = LinkedHunk {
+                path: h.path.clone(),
+                section: h.section.clone(),
+            };
             if !out.contains(&entry) {
                 out.push(entry);
             }
@@ -420,9 +456,13 @@ impl<'a> Judging<'a> {
                 Frame {
                     template: "test_expectation@3".into(),
                     scope: h.id.clone(),
-                    state: json!({"evidencePolicy": EVIDENCE_POLICY, "task": self.task_state, "hunk": h.evidence()}),
+                    state: HunkState {
+                        task: Some(&self.task_state),
+                        ..HunkState::hunk(h.evidence())
+                    }
+                    .value(),
                     questions: test_questions(),
-                    provenance: json!([h.reference(&self.evidence.source)]),
+                    provenance: Value::Array(vec![h.reference(&self.evidence.source)]),
                 }
             })
             .collect()
@@ -501,7 +541,10 @@ impl<'a> Judging<'a> {
             run.decision(
                 &hunk.id,
                 "hard_conflict",
-                json!({"direct": round3(direct), "changeKind": choice}),
+                HardConflict {
+                    direct: round3(direct),
+                    change_kind: choice,
+                },
                 POLICY,
             );
             return;
@@ -520,14 +563,18 @@ impl<'a> Judging<'a> {
                     hunk,
                     "jev",
                     Severity::Warn,
-                    detail(&[("p", json!(round3(*probability)))]),
+                    detail([("p", round3(*probability).into())]),
                 ));
             }
         }
         run.decision(
             &hunk.id,
             "hunk_intent",
-            json!({"lowMass": low, "highMass": high, "flags": flags}),
+            IntentDecision {
+                low_mass: low,
+                high_mass: high,
+                flags,
+            },
             POLICY,
         );
     }
@@ -575,7 +622,7 @@ impl<'a> Judging<'a> {
                 hunk,
                 "jev",
                 severity,
-                detail(&[("p", json!(weakens)), ("explainedByTask", json!(explained))]),
+                detail([("p", weakens.into()), ("explainedByTask", explained.into())]),
             ));
         }
         if disables >= WEAKENS && !self.det[i].contains(&"skip_marker_added") {
@@ -585,13 +632,13 @@ impl<'a> Judging<'a> {
                 hunk,
                 "jev",
                 Severity::Warn,
-                detail(&[("p", json!(disables))]),
+                detail([("p", disables.into())]),
             ));
         }
         run.decision(
             &hunk.id,
             "test_expectation",
-            json!({"weakens": weakens, "statedInTask": stated, "disablesOrBypasses": disables}),
+            row.test_expectation.as_ref(),
             POLICY,
         );
     }
@@ -674,7 +721,13 @@ impl<'a> Judging<'a> {
         Frame {
             template: "hunk_enables@2".into(),
             scope: format!("{}->{}", a.id, b.id),
-            state: json!({"evidencePolicy": EVIDENCE_POLICY, "task": self.task_state, "candidateHunk": a.evidence(), "dependentHunk": b.evidence()}),
+            state: HunkState {
+                task: Some(&self.task_state),
+                candidate_hunk: Some(a.evidence()),
+                dependent_hunk: Some(b.evidence()),
+                ..HunkState::empty()
+            }
+            .value(),
             questions: Questions::new().with(
                 "enables_other_hunk",
                 Question::noul(
@@ -686,9 +739,9 @@ impl<'a> Judging<'a> {
                     "The dependent hunk does not need the candidate hunk.",
                 ),
             ),
-            provenance: json!([
+            provenance: Value::Array(vec![
                 a.reference(&self.evidence.source),
-                b.reference(&self.evidence.source)
+                b.reference(&self.evidence.source),
             ]),
         }
     }
@@ -718,7 +771,7 @@ impl<'a> Judging<'a> {
                 run.decision(
                     &self.hunks[i].id,
                     "hunk_enables",
-                    json!({"hunk": self.hunks[j].id, "probability": p}),
+                    self.rows[i].enables.as_ref(),
                     POLICY,
                 );
             }
@@ -736,8 +789,8 @@ impl<'a> Judging<'a> {
         if insufficient {
             run.findings.push(
                 Finding::new("task_text_insufficient", "task", "policy", Severity::Warn)
-                    .with("weakHunks", json!(weak_n))
-                    .with("judgedHunks", json!(judged)),
+                    .with("weakHunks", weak_n)
+                    .with("judgedHunks", judged),
             );
             for f in self
                 .flags
@@ -750,20 +803,23 @@ impl<'a> Judging<'a> {
             run.decision(
                 "task",
                 "task_text_insufficient",
-                json!({"weakHunks": weak_n, "judgedHunks": judged}),
+                TaskInsufficient {
+                    weak_hunks: weak_n,
+                    judged_hunks: judged,
+                },
                 POLICY,
             );
         } else {
             for i in (0..self.hunks.len()).filter(|&i| self.weak[i]) {
-                let low = json!(self.rows[i].task_relation.as_ref().map(|t| t.low_mass));
+                let low = Value::from(self.rows[i].task_relation.as_ref().map(|t| t.low_mass));
                 run.findings.push(finding(
                     "weak_task_relation",
                     self.hunks[i],
                     "jev",
                     Severity::Warn,
-                    detail(&[
+                    detail([
                         ("lowMass", low),
-                        ("kind", json!(self.hunks[i].kind.as_str())),
+                        ("kind", self.hunks[i].kind.as_str().into()),
                     ]),
                 ));
             }
@@ -862,6 +918,42 @@ struct TestExpectation {
     disables_or_bypasses: f64,
 }
 
+/// The `hard_conflict` decision: a direct task relation against a formatting-only change.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HardConflict<'a> {
+    direct: f64,
+    change_kind: &'a str,
+}
+
+/// The `hunk_intent` decision.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct IntentDecision<'a> {
+    low_mass: f64,
+    high_mass: f64,
+    flags: &'a [String],
+}
+
+/// The `task_text_insufficient` decision.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskInsufficient {
+    weak_hunks: usize,
+    judged_hunks: usize,
+}
+
+/// The task section's summary.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskSummary {
+    hunks: usize,
+    weak_task_relation: usize,
+    task_text_insufficient: bool,
+    test_hunks_checked: usize,
+    follow_ups: usize,
+}
+
 /// The linked hunk a weak hunk may enable.
 #[derive(Clone, Debug, Serialize)]
 struct Enables {
@@ -951,12 +1043,12 @@ pub async fn judge(
     }
     let (insufficient, weak_n) = judging.task_sufficiency(run);
     let lines = judging.finish_rows();
-    let summary = json!({
-        "hunks": evidence.hunks.len(),
-        "weakTaskRelation": if insufficient { 0 } else { weak_n },
-        "taskTextInsufficient": insufficient,
-        "testHunksChecked": judging.test_idx.len(),
-        "followUps": follow.len(),
+    let summary = to_value(&TaskSummary {
+        hunks: evidence.hunks.len(),
+        weak_task_relation: if insufficient { 0 } else { weak_n },
+        task_text_insufficient: insufficient,
+        test_hunks_checked: judging.test_idx.len(),
+        follow_ups: follow.len(),
     });
     SectionOutcome {
         title: TITLE,

@@ -2,7 +2,8 @@
 //! metadata in shuffled shards of 20, the most promising read as excerpts (with one extra region
 //! when relevant content was cut off), then ranked and diversified across the task's facets.
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use stanley_core::{
     Answer, Executor, FailReason, Frame, FrameOutcome, Question, Questions, sha256_hex,
     stable_hash, stable_id,
@@ -11,10 +12,10 @@ use stanley_core::{
 use crate::exclusion;
 use crate::paths::{PathKind, classify_path, language};
 use crate::policy::{
-    EVIDENCE_POLICY, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
+    EVIDENCE_POLICY, Instructions, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
 };
 use crate::ports::{Redactor, Workspace};
-use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
+use crate::run::{Disposition, Finding, Parked, Run, Section, Severity, to_value};
 use crate::text::{round3, task_tokens};
 
 /// The policy version.
@@ -286,7 +287,7 @@ struct Candidate {
     unrelated: f64,
     meta_high: f64,
     meta_expected: f64,
-    excerpt: Option<Value>,
+    excerpt: Option<Excerpt>,
     excerpt_texts: Vec<String>,
     excerpt_expected: Option<f64>,
     relevance: Option<f64>,
@@ -423,17 +424,22 @@ fn meta_questions(c: &Candidate) -> Questions {
         .with(
             format!("relevance_{}", c.id),
             Question::score(
-                json!({
-                    "question": format!("Based only on its metadata, how relevant is candidate {} ({}) to the task?", c.id, c.path),
-                    "guidance": "Judge relevance to the specific artifact requested, not keyword overlap. Reserve the top level for the primary artifact; a suggestive file name cannot establish content that is not shown.",
-                }),
+                Instructions::new(format!(
+                    "Based only on its metadata, how relevant is candidate {} ({}) to the task?",
+                    c.id, c.path
+                ))
+                .guidance("Judge relevance to the specific artifact requested, not keyword overlap. Reserve the top level for the primary artifact; a suggestive file name cannot establish content that is not shown."),
                 LEVELS,
             ),
         )
         .with(
             format!("role_{}", c.id),
             Question::choice(
-                json!({"question": format!("What role does candidate {} most likely play for this request?", c.id), "guidance": "Do not treat tests, examples, demos or wrappers as the implementation unless the task asks for them. Choose cannot_tell when metadata does not establish a role."}),
+                Instructions::new(format!(
+                    "What role does candidate {} most likely play for this request?",
+                    c.id
+                ))
+                .guidance("Do not treat tests, examples, demos or wrappers as the implementation unless the task asks for them. Choose cannot_tell when metadata does not establish a role."),
                 ROLES,
             ),
         )
@@ -444,7 +450,10 @@ fn excerpt_questions(path: &str) -> Questions {
         .with(
             "relevance",
             Question::score(
-                json!({"question": format!("How relevant is the shown excerpt of {path} to the task?"), "guidance": "Judge centrality to the specific request. Callers, tests, examples and adapters are supporting evidence when an implementation is requested. Do not infer code outside the shown lines."}),
+                Instructions::new(format!(
+                    "How relevant is the shown excerpt of {path} to the task?"
+                ))
+                .guidance("Judge centrality to the specific request. Callers, tests, examples and adapters are supporting evidence when an implementation is requested. Do not infer code outside the shown lines."),
                 LEVELS,
             ),
         )
@@ -473,17 +482,54 @@ fn meta_outcomes<'a>(
     task: &'a str,
     shard: Vec<usize>,
     cands: &'a [Candidate],
-) -> stanley_core::BoxFuture<'a, Vec<(usize, Result<stanley_core::Answers, String>)>> {
+) -> stanley_core::BoxFuture<'a, Vec<(usize, Result<stanley_core::Answers, MetadataError>)>> {
     Box::pin(async move {
         let frame = Frame {
             template: "candidate_meta@2".into(),
-            scope: stable_id("shard", &json!(shard.iter().map(|&i| cands[i].id.clone()).collect::<Vec<_>>()), 10),
-            state: json!({"evidencePolicy": EVIDENCE_POLICY, "task": task, "candidates": shard.iter().map(|&i| {
-                let c = &cands[i];
-                json!({"id": c.id, "path": c.path, "language": c.language, "kind": c.kind.as_str(), "bytes": c.bytes, "symbols": c.symbols})
-            }).collect::<Vec<_>>()}),
-            questions: Questions(shard.iter().flat_map(|&i| meta_questions(&cands[i]).0).collect()),
-            provenance: json!(shard.iter().map(|&i| json!({"kind": "file_metadata", "path": cands[i].path, "probe": "git-ls-files+symbol-scan@1"})).collect::<Vec<_>>()),
+            scope: stable_id(
+                "shard",
+                &Value::from(
+                    shard
+                        .iter()
+                        .map(|&i| cands[i].id.clone())
+                        .collect::<Vec<_>>(),
+                ),
+                10,
+            ),
+            state: to_value(&MetadataState {
+                evidence_policy: EVIDENCE_POLICY,
+                task,
+                candidates: shard
+                    .iter()
+                    .map(|&i| {
+                        let c = &cands[i];
+                        CandidateMetadata {
+                            id: &c.id,
+                            path: &c.path,
+                            language: c.language,
+                            kind: c.kind.as_str(),
+                            bytes: c.bytes,
+                            symbols: &c.symbols,
+                        }
+                    })
+                    .collect(),
+            }),
+            questions: Questions(
+                shard
+                    .iter()
+                    .flat_map(|&i| meta_questions(&cands[i]).0)
+                    .collect(),
+            ),
+            provenance: to_value(
+                &shard
+                    .iter()
+                    .map(|&i| FileMetadataProbe {
+                        kind: "file_metadata",
+                        path: &cands[i].path,
+                        probe: "git-ls-files+symbol-scan@1",
+                    })
+                    .collect::<Vec<_>>(),
+            ),
         };
         let outcome: FrameOutcome = executor.run(frame).await;
         match outcome {
@@ -499,12 +545,7 @@ fn meta_outcomes<'a>(
             }
             Err(f) if f.reason == FailReason::TooLarge => shard
                 .into_iter()
-                .map(|i| {
-                    (
-                        i,
-                        Err("metadata frame too large even for one candidate".to_owned()),
-                    )
-                })
+                .map(|i| (i, Err(MetadataError::TooLarge)))
                 .collect(),
             Err(f) => {
                 let unjudged = f.reason.is_unjudged();
@@ -513,12 +554,11 @@ fn meta_outcomes<'a>(
                     .map(|i| {
                         (
                             i,
-                            Err(format!(
-                                "{}{}: {}",
-                                if unjudged { "!" } else { "" },
-                                f.reason.as_str(),
-                                f.detail
-                            )),
+                            Err(MetadataError::Failed {
+                                reason: f.reason.as_str(),
+                                detail: f.detail.clone(),
+                                unjudged,
+                            }),
                         )
                     })
                     .collect()
@@ -527,9 +567,175 @@ fn meta_outcomes<'a>(
     })
 }
 
+/// Why a candidate's metadata was not judged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MetadataError {
+    /// Even a shard of one candidate was too large a request.
+    #[error("metadata frame too large even for one candidate")]
+    TooLarge,
+    /// The frame failed; `unjudged` when the run ended before it could be judged (budget,
+    /// Jev unavailable, cancelled) rather than after Jev answered wrongly.
+    #[error("{reason}: {detail}")]
+    Failed {
+        reason: &'static str,
+        detail: String,
+        unjudged: bool,
+    },
+}
+
+/// `find`'s inputs as `inputs.json` records them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordedInputs {
+    task_hash: String,
+    paths: Option<Vec<String>>,
+    top: usize,
+    max_files: usize,
+    tracked: usize,
+    mode: &'static str,
+}
+
+/// The state of a metadata frame: a shard of candidates, described by their metadata only.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MetadataState<'a> {
+    evidence_policy: &'static str,
+    task: &'a str,
+    candidates: Vec<CandidateMetadata<'a>>,
+}
+
+/// One candidate as a metadata frame shows it.
+#[derive(Serialize)]
+struct CandidateMetadata<'a> {
+    id: &'a str,
+    path: &'a str,
+    language: &'static str,
+    kind: &'static str,
+    bytes: u64,
+    symbols: &'a [String],
+}
+
+/// A metadata frame's provenance: which file's metadata, read how.
+#[derive(Serialize)]
+struct FileMetadataProbe<'a> {
+    kind: &'static str,
+    path: &'a str,
+    probe: &'static str,
+}
+
+/// The state of an excerpt frame.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ExcerptState<'a> {
+    evidence_policy: &'static str,
+    task: &'a str,
+    candidate: ExcerptShown<'a>,
+}
+
+/// A candidate's excerpt as its frame shows it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ExcerptShown<'a> {
+    id: &'a str,
+    path: &'a str,
+    language: &'static str,
+    total_lines: usize,
+    shown_lines: String,
+    previously_shown: Vec<String>,
+    excerpt: &'a str,
+}
+
+/// An excerpt frame's provenance: the lines read.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FileRange<'a> {
+    kind: &'static str,
+    path: &'a str,
+    start_line: usize,
+    end_line: usize,
+    probe: &'static str,
+    truncated: bool,
+}
+
+/// What the excerpts read of a candidate said (its `candidate_excerpt` decision and its row's
+/// `excerpt`; the fallback adds the text read).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Excerpt {
+    ranges: Vec<String>,
+    total_lines: usize,
+    high_mass: f64,
+    expected: f64,
+    target_definition_visible: f64,
+    relevant_content_cut_off: f64,
+    missing_evidence: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+}
+
+/// The candidates `find` screened, as `candidates.json` records them.
+#[derive(Serialize)]
+struct FindCandidates<'a> {
+    tracked: usize,
+    candidates: Vec<ScreenedCandidate<'a>>,
+    excluded: &'a [crate::diff::Exclusion],
+}
+
+/// One screened candidate in `candidates.json`.
+#[derive(Serialize)]
+struct ScreenedCandidate<'a> {
+    id: &'a str,
+    path: &'a str,
+    lexical: usize,
+}
+
+/// `find`'s summary.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FindSummary<'a> {
+    task: TaskTerms<'a>,
+    tracked: usize,
+    candidates: usize,
+    screened: usize,
+    excerpted: usize,
+    ranked: usize,
+    returned: usize,
+    no_strong_candidate: bool,
+    gaps: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    read_only_fallback: Option<ReadOnlyFallback>,
+}
+
+/// The task as `find` searched for it: its first tokens and its facets.
+#[derive(Serialize)]
+struct TaskTerms<'a> {
+    tokens: Vec<&'a String>,
+    facets: &'a [Vec<String>],
+}
+
+/// What the code-change fallback did instead of changing code.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReadOnlyFallback {
+    requested: &'static str,
+    performed: &'static str,
+    changed_files: bool,
+}
+
 /// The inputs recorded in `inputs.json`.
 pub fn recorded_inputs(input: &FindInput, tracked: usize) -> Value {
-    json!({"taskHash": stable_hash(&json!(input.task)), "paths": null, "top": input.top, "maxFiles": input.max_files, "tracked": tracked, "mode": if input.fallback { "code_change_fallback" } else { "find" }})
+    to_value(&RecordedInputs {
+        task_hash: stable_hash(&Value::from(input.task.as_str())),
+        paths: None,
+        top: input.top,
+        max_files: input.max_files,
+        tracked,
+        mode: if input.fallback {
+            "code_change_fallback"
+        } else {
+            "find"
+        },
+    })
 }
 
 /// The candidates: every tracked file the exclusion policy lets through (not credential-shaped,
@@ -608,7 +814,7 @@ fn gather(
         }
         let lexical = matched.count_ones() as usize;
         cands.push(Candidate {
-            id: stable_id("c", &json!(path), 8),
+            id: stable_id("c", &Value::from(path.as_str()), 8),
             path: path.clone(),
             language: language(path),
             kind,
@@ -665,7 +871,7 @@ fn gather(
 }
 
 /// Round 1: the metadata answers (relevance and role) of the screened candidates.
-fn apply_metadata(c: &mut Candidate, outcome: Result<stanley_core::Answers, String>) {
+fn apply_metadata(c: &mut Candidate, outcome: Result<stanley_core::Answers, MetadataError>) {
     match outcome {
         Ok(answers) => {
             let (
@@ -688,13 +894,13 @@ fn apply_metadata(c: &mut Candidate, outcome: Result<stanley_core::Answers, Stri
             c.disposition = Disposition::Judged;
         }
         Err(e) => {
-            let unjudged = e.starts_with('!');
+            let unjudged = matches!(e, MetadataError::Failed { unjudged: true, .. });
             c.disposition = if unjudged {
                 Disposition::Unjudged
             } else {
                 Disposition::Failed
             };
-            c.error = Some(e.trim_start_matches('!').to_owned());
+            c.error = Some(e.to_string());
         }
     }
 }
@@ -728,14 +934,17 @@ fn apply_excerpt(c: &mut Candidate, result: ExcerptResult, gaps: &mut Vec<String
         .iter()
         .map(|(a, b)| format!("{a}-{b}"))
         .collect::<Vec<_>>();
-    let excerpt = json!({
-        "ranges": shown,
-        "totalLines": total, "highMass": high, "expected": score.round(),
-        "targetDefinitionVisible": round3(answers.noul("target_definition_visible")),
-        "relevantContentCutOff": round3(answers.noul("relevant_content_cut_off")),
-        "missingEvidence": missing_label,
-    });
-    run.decision(&c.id, "candidate_excerpt", excerpt.clone(), POLICY);
+    let excerpt = Excerpt {
+        ranges: shown.clone(),
+        total_lines: total,
+        high_mass: high,
+        expected: score.round(),
+        target_definition_visible: round3(answers.noul("target_definition_visible")),
+        relevant_content_cut_off: round3(answers.noul("relevant_content_cut_off")),
+        missing_evidence: missing_label.clone(),
+        text: None,
+    };
+    run.decision(&c.id, "candidate_excerpt", &excerpt, POLICY);
     c.excerpt = Some(excerpt);
     c.excerpt_expected = Some(score.round());
     c.relevance = Some(high);
@@ -756,7 +965,7 @@ fn apply_excerpt(c: &mut Candidate, result: ExcerptResult, gaps: &mut Vec<String
         run.findings.push(
             Finding::new("untrusted_instruction_text", &c.id, "jev", Severity::Info)
                 .at(Some(c.path.clone()), Some(shown.join(",")))
-                .with("p", json!(untrusted)),
+                .with("p", untrusted),
         );
     }
 }
@@ -809,16 +1018,19 @@ struct FindRow<'a> {
     language: &'static str,
     disposition: Disposition,
     metadata: Option<MetadataRow<'a>>,
-    excerpt: Value,
+    excerpt: Option<Excerpt>,
     relevance: Option<f64>,
     probes_run: &'a [&'static str],
     error: Option<&'a str>,
 }
 
 fn result_row(rank: Option<usize>, c: &Candidate, fallback: bool) -> Value {
-    let mut excerpt = c.excerpt.clone().unwrap_or(Value::Null);
-    if fallback && !c.excerpt_texts.is_empty() && excerpt.is_object() {
-        excerpt["text"] = json!(c.excerpt_texts.join("\n…\n"));
+    let mut excerpt = c.excerpt.clone();
+    if let Some(e) = excerpt
+        .as_mut()
+        .filter(|_| fallback && !c.excerpt_texts.is_empty())
+    {
+        e.text = Some(c.excerpt_texts.join("\n…\n"));
     }
     let row = FindRow {
         rank,
@@ -847,8 +1059,7 @@ fn shortlist_line(n: usize, c: &Candidate) -> String {
     let ranges: Vec<&str> = c
         .excerpt
         .as_ref()
-        .and_then(|e| e["ranges"].as_array())
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .map(|e| e.ranges.iter().map(String::as_str).collect())
         .unwrap_or_default();
     let at = ranges
         .first()
@@ -864,7 +1075,7 @@ fn shortlist_line(n: usize, c: &Candidate) -> String {
     let missing = c
         .excerpt
         .as_ref()
-        .and_then(|e| e["missingEvidence"].as_str())
+        .map(|e| e.missing_evidence.as_str())
         .map(|m| format!(" missing={m}"))
         .unwrap_or_default();
     format!(
@@ -906,12 +1117,23 @@ pub async fn find(
         run.set(&c.id, Disposition::Unjudged);
     }
     let screened_n = cands.len();
-    run.candidates(&json!({"tracked": tracked.len(), "candidates": cands.iter().map(|c| json!({"id": c.id, "path": c.path, "lexical": c.lexical})).collect::<Vec<_>>(), "excluded": run.excluded}));
+    run.candidates(&to_value(&FindCandidates {
+        tracked: tracked.len(),
+        candidates: cands
+            .iter()
+            .map(|c| ScreenedCandidate {
+                id: &c.id,
+                path: &c.path,
+                lexical: c.lexical,
+            })
+            .collect(),
+        excluded: &run.excluded,
+    }));
     // Round 1: metadata, in shuffled shards.
     let mut order: Vec<usize> = (0..screened_n).collect();
     shuffle(
         &mut order,
-        &format!("find:{}", stable_hash(&json!(input.task))),
+        &format!("find:{}", stable_hash(&Value::from(input.task.as_str()))),
     );
     let shards: Vec<Vec<usize>> = order.chunks(SHARD_SIZE).map(<[usize]>::to_vec).collect();
     let results = futures::future::join_all(
@@ -973,9 +1195,7 @@ pub async fn find(
         run.findings.push(
             Finding::new("no_strong_candidate", "task", "policy", Severity::Warn).with(
                 "note",
-                json!(
-                    "next step likely needs a new search string or different paths chosen by the host"
-                ),
+                "next step likely needs a new search string or different paths chosen by the host",
             ),
         );
     }
@@ -1012,16 +1232,25 @@ pub async fn find(
     }
     run.not_checked = not_checked;
     run.results = rows;
-    let mut summary = json!({
-        "task": {"tokens": tokens.iter().take(20).collect::<Vec<_>>(), "facets": facets},
-        "tracked": tracked.len(), "candidates": cands.len(), "screened": screened_n, "excerpted": to_read.len(),
-        "ranked": ranked.len(), "returned": shortlist.len(), "noStrongCandidate": no_strong, "gaps": gaps,
+    run.summary = to_value(&FindSummary {
+        task: TaskTerms {
+            tokens: tokens.iter().take(20).collect(),
+            facets: &facets,
+        },
+        tracked: tracked.len(),
+        candidates: cands.len(),
+        screened: screened_n,
+        excerpted: to_read.len(),
+        ranked: ranked.len(),
+        returned: shortlist.len(),
+        no_strong_candidate: no_strong,
+        gaps: &gaps,
+        read_only_fallback: input.fallback.then_some(ReadOnlyFallback {
+            requested: "code_change",
+            performed: "find",
+            changed_files: false,
+        }),
     });
-    if input.fallback {
-        summary["readOnlyFallback"] =
-            json!({"requested": "code_change", "performed": "find", "changedFiles": false});
-    }
-    run.summary = summary;
 }
 
 /// The last excerpt answer with the ranges shown and the file's line count.
@@ -1075,12 +1304,28 @@ async fn read_excerpts(
         let frame = Frame {
             template: "candidate_excerpt@2".into(),
             scope: c.id.clone(),
-            state: json!({"evidencePolicy": EVIDENCE_POLICY, "task": task, "candidate": {
-                "id": c.id, "path": c.path, "language": c.language, "totalLines": lines.len(), "shownLines": format!("{a}-{b}"),
-                "previouslyShown": shown.iter().map(|(x, y)| format!("{x}-{y}")).collect::<Vec<_>>(), "excerpt": text,
-            }}),
+            state: to_value(&ExcerptState {
+                evidence_policy: EVIDENCE_POLICY,
+                task,
+                candidate: ExcerptShown {
+                    id: &c.id,
+                    path: &c.path,
+                    language: c.language,
+                    total_lines: lines.len(),
+                    shown_lines: format!("{a}-{b}"),
+                    previously_shown: shown.iter().map(|(x, y)| format!("{x}-{y}")).collect(),
+                    excerpt: &text,
+                },
+            }),
             questions: excerpt_questions(&c.path),
-            provenance: json!([{"kind": "file_range", "path": c.path, "startLine": a, "endLine": b, "probe": "read-excerpt@1", "truncated": !(a == 1 && b == lines.len())}]),
+            provenance: to_value(&[FileRange {
+                kind: "file_range",
+                path: &c.path,
+                start_line: a,
+                end_line: b,
+                probe: "read-excerpt@1",
+                truncated: !(a == 1 && b == lines.len()),
+            }]),
         };
         out.probes.push(probe);
         shown.push((a, b));
@@ -1167,3 +1412,7 @@ mod tests {
 #[cfg(test)]
 #[path = "tests.rs"]
 mod policy_tests;
+
+#[cfg(test)]
+#[path = "shape_tests.rs"]
+mod shape_tests;

@@ -2,9 +2,11 @@
 //! each gate asks, and how the answers compose into a verdict. A gate can only tighten
 //! permissions (it never allows), and the caller fails open when Jev cannot answer.
 
+use serde::Serialize;
 use stanley_core::{Answers, Frame, Question, Questions};
 
 use crate::flow::{Flow, GateBands};
+use crate::run::to_value;
 use crate::text::{tail_chars, truncate_chars};
 
 /// Most of a command line sent to Jev.
@@ -25,13 +27,42 @@ pub struct Verdict {
     pub reason: String,
 }
 
+/// A gate frame's provenance: which gate asked.
+#[derive(Serialize)]
+struct GateProvenance {
+    gate: &'static str,
+}
+
+/// The pre-tool gate's state: the command line.
+#[derive(Serialize)]
+struct CommandState {
+    command: String,
+}
+
+/// The injection screen's state: the tool and the tail of what it returned.
+#[derive(Serialize)]
+struct ToolOutputState<'a> {
+    tool: &'a str,
+    content_tail: String,
+}
+
+/// The done-claim gate's state: the goal, what the claim is about and its last words.
+#[derive(Serialize)]
+struct DoneClaimState<'a> {
+    goal: &'a str,
+    subject: String,
+    last_message_tail: String,
+}
+
 /// The pre-tool question set for one (already redacted) command line.
 pub fn pre_tool_frame(command: &str) -> Frame {
     let yes_no = |q: &str, yes: &str, no: &str| Question::noul(q, yes, no);
     Frame {
         template: "flow-pre-tool@1".into(),
         scope: "flow:pre_tool".into(),
-        state: serde_json::json!({"command": truncate_chars(command, COMMAND_CHARS)}),
+        state: to_value(&CommandState {
+            command: truncate_chars(command, COMMAND_CHARS),
+        }),
         questions: Questions::new()
             .with(
                 "destructive",
@@ -73,7 +104,7 @@ pub fn pre_tool_frame(command: &str) -> Frame {
                     "source or data that cannot be regenerated",
                 ),
             ),
-        provenance: serde_json::json!({"gate": "pre_tool"}),
+        provenance: to_value(&GateProvenance { gate: "pre_tool" }),
     }
 }
 
@@ -125,7 +156,10 @@ pub fn injection_frame(tool: &str, content: &str) -> Frame {
     Frame {
         template: "flow-injection@1".into(),
         scope: format!("flow:injection:{tool}"),
-        state: serde_json::json!({"tool": tool, "content_tail": tail_chars(content, CONTENT_CHARS)}),
+        state: to_value(&ToolOutputState {
+            tool,
+            content_tail: tail_chars(content, CONTENT_CHARS),
+        }),
         questions: Questions::new().with(
             "instructions",
             Question::noul(
@@ -134,7 +168,9 @@ pub fn injection_frame(tool: &str, content: &str) -> Frame {
                 "it is ordinary content",
             ),
         ),
-        provenance: serde_json::json!({"gate": "injection_screen"}),
+        provenance: to_value(&GateProvenance {
+            gate: "injection_screen",
+        }),
     }
 }
 
@@ -161,10 +197,10 @@ pub fn done_claim_frame(flow: &Flow, subject: &str, last_words: &str) -> Frame {
     Frame {
         template: "flow-done-claim@1".into(),
         scope: "flow:done_claim".into(),
-        state: serde_json::json!({
-            "goal": flow.goal,
-            "subject": truncate_chars(subject, 500),
-            "last_message_tail": tail_chars(last_words, crate::flow::judge::MESSAGE_TAIL_CHARS),
+        state: to_value(&DoneClaimState {
+            goal: &flow.goal,
+            subject: truncate_chars(subject, 500),
+            last_message_tail: tail_chars(last_words, crate::flow::judge::MESSAGE_TAIL_CHARS),
         }),
         questions: Questions::new()
             .with(
@@ -183,7 +219,7 @@ pub fn done_claim_frame(flow: &Flow, subject: &str, last_words: &str) -> Frame {
                     "finished",
                 ),
             ),
-        provenance: serde_json::json!({"gate": "done_claim"}),
+        provenance: to_value(&GateProvenance { gate: "done_claim" }),
     }
 }
 

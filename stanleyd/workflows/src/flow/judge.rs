@@ -3,12 +3,14 @@
 //! `privacy.send_diff`) cut to `limits.state_char_budget`, the one set of fixed-choice questions,
 //! and the mapping of the answers onto the policy's [`Judgment`].
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use stanley_core::{Answer, Answers, Question, Questions};
 
 use crate::flow::Flow;
 use crate::flow::policy::{CheckRun, Judgment};
 use crate::flow::state::FlowState;
+use crate::run::to_value;
 use crate::text::{tail_chars, truncate_chars};
 
 /// How much of the agent's last message is kept at most.
@@ -17,7 +19,7 @@ pub const MESSAGE_TAIL_CHARS: usize = 4_000;
 pub const RECENT_DECISIONS: usize = 5;
 
 /// One changed file, by name and line counts only.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ChangedFile {
     pub path: String,
     pub added: u32,
@@ -35,64 +37,123 @@ pub struct StopEvidence {
     pub diff: Option<String>,
 }
 
+/// The curated state of a stop, in the order Jev reads it; `diff` only when the flow sends it.
+#[derive(Serialize)]
+struct CuratedState<'a> {
+    goal: &'a str,
+    current_phase: &'a str,
+    phases: &'a [PhaseShown<'a>],
+    checks: Vec<CheckShown<'a>>,
+    last_message_tail: String,
+    changed_files: Vec<&'a ChangedFile>,
+    changed_files_total: usize,
+    recent_decisions: &'a [DecisionShown<'a>],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<String>,
+}
+
+/// A phase of the plan and where it stands.
+#[derive(Serialize)]
+struct PhaseShown<'a> {
+    id: &'a str,
+    name: &'a str,
+    done_when: &'a str,
+    status: &'a str,
+}
+
+/// A recent decision of the flow.
+#[derive(Serialize)]
+struct DecisionShown<'a> {
+    condition: &'a str,
+    action: &'a str,
+    phase: &'a str,
+}
+
+/// A phase's check result; the output's tail only when it failed.
+#[derive(Serialize)]
+struct CheckShown<'a> {
+    phase: &'a str,
+    passed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_tail: Option<String>,
+}
+
+/// Why a stop has no judgment to decide on; the policy then decides on checks alone.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StopJudgeError {
+    /// Jev's answers lacked a question's answer, or gave it the wrong type.
+    #[error("Jev gave no {name} answer")]
+    NoAnswer { name: String },
+    /// The frame failed (no key, unreachable, budget, invalid answers).
+    #[error("{reason}: {detail}")]
+    Failed {
+        reason: &'static str,
+        detail: String,
+    },
+    /// Jev could not be asked at all (no executor for the request), with why.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The stop was not asked (a recorded side effect, a budget or a finished flow).
+    #[error("not asked")]
+    NotAsked,
+}
+
 /// Builds the curated state within the flow's character budget, shrinking in order the changed
 /// file list (to 20), the message tail (to 1,000), the check output (to 500), the diff, and then
 /// the rest, until it fits.
 pub fn curated_state(flow: &Flow, state: &FlowState, evidence: &StopEvidence) -> Value {
     let budget = flow.limits.state_char_budget as usize;
-    let phases: Vec<Value> = flow
+    let phases: Vec<PhaseShown<'_>> = flow
         .phases
         .iter()
-        .map(|p| {
-            let status = state
+        .map(|p| PhaseShown {
+            id: &p.id,
+            name: &p.name,
+            done_when: &p.done_when,
+            status: state
                 .phases
                 .get(&p.id)
-                .map_or("pending", |r| r.status.as_str());
-            json!({"id": p.id, "name": p.name, "done_when": p.done_when, "status": status})
+                .map_or("pending", |r| r.status.as_str()),
         })
         .collect();
-    let decisions: Vec<Value> = state
+    let decisions: Vec<DecisionShown<'_>> = state
         .recent(RECENT_DECISIONS)
         .iter()
-        .map(|d| json!({"condition": d.condition, "action": d.action, "phase": d.phase}))
+        .map(|d| DecisionShown {
+            condition: &d.condition,
+            action: &d.action,
+            phase: &d.phase,
+        })
         .collect();
     let mut message_max = MESSAGE_TAIL_CHARS;
     let mut check_max = 1_500usize;
     let mut files_max = 200usize;
     let mut diff_max = budget;
     loop {
-        let checks: Vec<Value> = evidence
+        let checks: Vec<CheckShown<'_>> = evidence
             .checks
             .iter()
-            .map(|(phase, run)| {
-                if run.passed {
-                    json!({"phase": phase, "passed": true})
-                } else {
-                    json!({"phase": phase, "passed": false, "output_tail": tail_chars(&run.tail, check_max)})
-                }
+            .map(|(phase, run)| CheckShown {
+                phase,
+                passed: run.passed,
+                output_tail: (!run.passed).then(|| tail_chars(&run.tail, check_max)),
             })
             .collect();
-        let changed: Vec<Value> = evidence
-            .changed
-            .iter()
-            .take(files_max)
-            .map(|f| json!({"path": f.path, "added": f.added, "removed": f.removed}))
-            .collect();
-        let mut doc = json!({
-            "goal": flow.goal,
-            "current_phase": state.current_phase,
-            "phases": phases,
-            "checks": checks,
-            "last_message_tail": tail_chars(&evidence.last_message, message_max),
-            "changed_files": changed,
-            "changed_files_total": evidence.changed.len(),
-            "recent_decisions": decisions,
+        let doc = to_value(&CuratedState {
+            goal: &flow.goal,
+            current_phase: &state.current_phase,
+            phases: &phases,
+            checks,
+            last_message_tail: tail_chars(&evidence.last_message, message_max),
+            changed_files: evidence.changed.iter().take(files_max).collect(),
+            changed_files_total: evidence.changed.len(),
+            recent_decisions: &decisions,
+            diff: evidence
+                .diff
+                .as_deref()
+                .filter(|_| flow.send_diff)
+                .map(|diff| truncate_chars(diff, diff_max)),
         });
-        if flow.send_diff
-            && let Some(diff) = &evidence.diff
-        {
-            doc["diff"] = json!(truncate_chars(diff, diff_max));
-        }
         let size = doc.to_string().chars().count();
         if size <= budget || (message_max == 0 && check_max == 0 && files_max == 0 && diff_max == 0)
         {
@@ -128,13 +189,13 @@ pub fn stop_questions(flow: &Flow) -> Questions {
         .map(|p| {
             (
                 p.id.clone(),
-                json!(format!("The work is in phase {}: {}", p.name, p.done_when)),
+                Value::from(format!("The work is in phase {}: {}", p.name, p.done_when)),
             )
         })
         .collect();
     phases.push((
         crate::flow::UNCLEAR.to_owned(),
-        json!("It cannot be told which phase the work is in"),
+        Value::from("It cannot be told which phase the work is in"),
     ));
     Questions::new()
         .with(
@@ -190,16 +251,19 @@ pub fn stop_questions(flow: &Flow) -> Questions {
 }
 
 /// Maps the answers onto the policy's view; a missing or mistyped answer is a bad answer.
-pub fn judgment(answers: &Answers) -> Result<Judgment, String> {
+pub fn judgment(answers: &Answers) -> Result<Judgment, StopJudgeError> {
+    let missing = |name: &str| StopJudgeError::NoAnswer {
+        name: name.to_owned(),
+    };
     let choice = |name: &str| match answers.get(name) {
         Some(Answer::Choice {
             choice, confidence, ..
         }) => Ok((choice.clone(), *confidence)),
-        _ => Err(format!("Jev gave no {name} answer")),
+        _ => Err(missing(name)),
     };
     let noul = |name: &str| match answers.get(name) {
         Some(Answer::Noul { probability }) => Ok(*probability),
-        _ => Err(format!("Jev gave no {name} answer")),
+        _ => Err(missing(name)),
     };
     let (current_phase, current_confidence) = choice("current_phase")?;
     let (next_action, next_confidence) = choice("next_action")?;
@@ -338,6 +402,13 @@ mod tests {
             ("a", 0.85, 0.9, 0.3)
         );
         answers.0.retain(|(n, _)| n != "stuck");
-        assert_eq!(judgment(&answers).unwrap_err(), "Jev gave no stuck answer");
+        assert_eq!(
+            judgment(&answers).unwrap_err().to_string(),
+            "Jev gave no stuck answer"
+        );
     }
 }
+
+#[cfg(test)]
+#[path = "judge_shape_tests.rs"]
+mod shape_tests;

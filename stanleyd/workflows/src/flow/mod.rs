@@ -704,29 +704,99 @@ pub fn parse_flow(text: &str) -> Result<Flow, FlowError> {
     })
 }
 
+/// The flow file `stanleyctl flow init` writes, in the order a person reads it.
+#[derive(serde::Serialize)]
+struct StarterFlow<'a> {
+    schema_version: u32,
+    flow_version: &'static str,
+    goal: &'a str,
+    title: &'a str,
+    mode: &'static str,
+    phases: [StarterPhase; 3],
+    limits: StarterLimits,
+    privacy: StarterPrivacy,
+}
+
+/// A phase of the starter flow.
+#[derive(serde::Serialize)]
+struct StarterPhase {
+    id: &'static str,
+    name: &'static str,
+    done_when: &'static str,
+}
+
+/// The starter flow's limits.
+#[derive(serde::Serialize)]
+struct StarterLimits {
+    max_blocks_per_session: u32,
+    max_restarts: u32,
+    max_total_minutes: u32,
+    hang_minutes: u32,
+    max_jev_calls: u32,
+    check_timeout_s: u32,
+    state_char_budget: u32,
+    confidence: StarterConfidence,
+}
+
+/// The starter flow's confidence bands.
+#[derive(serde::Serialize)]
+struct StarterConfidence {
+    auto: f64,
+    review: f64,
+    flag: f64,
+    trust_check: f64,
+}
+
+/// The starter flow's privacy settings.
+#[derive(serde::Serialize)]
+struct StarterPrivacy {
+    send_diff: bool,
+}
+
 /// A starter flow for `goal` in `warn` mode: implement, then verify; the person adds checks.
 pub fn starter_flow(goal: &str) -> String {
     let goal = goal.split_whitespace().collect::<Vec<_>>().join(" ");
     let title: String = goal.chars().take(80).collect();
-    let doc = serde_json::json!({
-        "schema_version": 1,
-        "flow_version": "1",
-        "goal": goal,
-        "title": title,
-        "mode": "warn",
-        "phases": [
-            {"id": "plan", "name": "Plan", "done_when": "the steps to reach the goal are written down and agreed"},
-            {"id": "implement", "name": "Implement", "done_when": "the change the goal describes is made"},
-            {"id": "verify", "name": "Verify", "done_when": "the goal is shown to hold, by tests or a check"}
+    let doc = StarterFlow {
+        schema_version: 1,
+        flow_version: "1",
+        goal: &goal,
+        title: &title,
+        mode: "warn",
+        phases: [
+            StarterPhase {
+                id: "plan",
+                name: "Plan",
+                done_when: "the steps to reach the goal are written down and agreed",
+            },
+            StarterPhase {
+                id: "implement",
+                name: "Implement",
+                done_when: "the change the goal describes is made",
+            },
+            StarterPhase {
+                id: "verify",
+                name: "Verify",
+                done_when: "the goal is shown to hold, by tests or a check",
+            },
         ],
-        "limits": {
-            "max_blocks_per_session": 6, "max_restarts": 5, "max_total_minutes": 90,
-            "hang_minutes": 10, "max_jev_calls": 200, "check_timeout_s": 120,
-            "state_char_budget": 12000,
-            "confidence": {"auto": 0.8, "review": 0.5, "flag": 0.7, "trust_check": 0.9}
+        limits: StarterLimits {
+            max_blocks_per_session: 6,
+            max_restarts: 5,
+            max_total_minutes: 90,
+            hang_minutes: 10,
+            max_jev_calls: 200,
+            check_timeout_s: 120,
+            state_char_budget: 12000,
+            confidence: StarterConfidence {
+                auto: 0.8,
+                review: 0.5,
+                flag: 0.7,
+                trust_check: 0.9,
+            },
         },
-        "privacy": {"send_diff": false}
-    });
+        privacy: StarterPrivacy { send_diff: false },
+    };
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     text.push('\n');
     text
@@ -952,3 +1022,7 @@ mod tests {
         assert_eq!(title.to_string(), "title: must be at most 80 characters");
     }
 }
+
+#[cfg(test)]
+#[path = "starter_tests.rs"]
+mod starter_tests;

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::flow::judge::StopJudgeError;
 use crate::flow::state::{FlowState, PhaseStatus};
 use crate::flow::{Flow, Phase};
 
@@ -48,7 +49,7 @@ pub struct StopContext<'a> {
     /// The current phase's loop condition, when it has a loop.
     pub loop_check: Option<CheckRun>,
     /// Jev's answers, or why there are none (no key, unreachable, bad answer).
-    pub jev: Result<Judgment, String>,
+    pub jev: Result<Judgment, StopJudgeError>,
     /// Open sub-steps of a dynamic phase.
     pub open_subtasks: Vec<String>,
     /// Whether Jev flagged the agent stuck at the previous stop too.
@@ -233,7 +234,7 @@ pub fn recorded_side_effect(flow: &Flow, state: &FlowState) -> Decision {
         elapsed_minutes: 0,
         checks: BTreeMap::new(),
         loop_check: None,
-        jev: Err(String::new()),
+        jev: Err(StopJudgeError::NotAsked),
         open_subtasks: Vec::new(),
         stuck_before: false,
         review_stops: 0,
@@ -647,7 +648,7 @@ mod tests {
         elapsed: u32,
         checks: Vec<(&'static str, CheckRun)>,
         loop_check: Option<CheckRun>,
-        jev: Result<Judgment, String>,
+        jev: Result<Judgment, StopJudgeError>,
         subtasks: Vec<String>,
         stuck_before: bool,
         review_stops: u32,
@@ -839,7 +840,9 @@ mod tests {
     #[test]
     fn without_jev_only_checks_count() {
         let mut c = Case::at("scaffold").check("scaffold", pass());
-        c.jev = Err("System One answered HTTP 500: upstream exploded".into());
+        c.jev = Err(StopJudgeError::Unavailable(
+            "System One answered HTTP 500: upstream exploded".into(),
+        ));
         let d = c.decide();
         assert_eq!(d.condition, "degraded_check_pass");
         assert_eq!(advance_to(&d), Some("build"));
@@ -850,10 +853,12 @@ mod tests {
             d.action
         );
         let mut c = Case::at("scaffold").check("scaffold", fail("no a"));
-        c.jev = Err("no key".into());
+        c.jev = Err(StopJudgeError::Unavailable("no key".into()));
         assert_eq!(c.decide().condition, "degraded_check_fail");
         let mut c = Case::at("docs").done(&["scaffold"]);
-        c.jev = Err("bad answer".into());
+        c.jev = Err(StopJudgeError::NoAnswer {
+            name: "current_phase".into(),
+        });
         let d = c.decide();
         assert_eq!(
             (d.condition, d.action),

@@ -2,10 +2,10 @@
 //! policy's decision, the decision applied to the journal (before it takes effect), and what the
 //! agent is told under the flow's mode.
 
-use serde_json::json;
+use serde::Serialize;
 use stanley_core::{Executor, Frame};
 
-use crate::flow::judge::{StopEvidence, curated_state, judgment, stop_questions};
+use crate::flow::judge::{StopEvidence, StopJudgeError, curated_state, judgment, stop_questions};
 use crate::flow::policy::{Action, Decision, Judgment};
 use crate::flow::state::{DecisionEntry, FlowState, PhaseStatus};
 use crate::flow::{Flow, Mode};
@@ -20,16 +20,27 @@ pub fn stop_frame(flow: &Flow, state: &FlowState, evidence: &StopEvidence) -> Fr
         scope: format!("flow:{}", state.current_phase),
         state: curated_state(flow, state, evidence),
         questions: stop_questions(flow),
-        provenance: json!({"phase": state.current_phase}),
+        provenance: crate::run::to_value(&StopProvenance {
+            phase: &state.current_phase,
+        }),
     }
+}
+
+/// A stop frame's provenance: the phase the work was in.
+#[derive(Serialize)]
+struct StopProvenance<'a> {
+    phase: &'a str,
 }
 
 /// Asks Jev; any failure (no key, unreachable, budget, bad answer) is a reason to decide on
 /// checks alone.
-pub async fn ask(executor: &Executor, frame: Frame) -> Result<Judgment, String> {
+pub async fn ask(executor: &Executor, frame: Frame) -> Result<Judgment, StopJudgeError> {
     match executor.run(frame).await {
         Ok(ok) => judgment(&ok.answers),
-        Err(failure) => Err(format!("{}: {}", failure.reason.as_str(), failure.detail)),
+        Err(failure) => Err(StopJudgeError::Failed {
+            reason: failure.reason.as_str(),
+            detail: failure.detail,
+        }),
     }
 }
 
@@ -167,7 +178,7 @@ pub fn told(mode: Mode, decision: &Decision) -> Told {
 /// The facts of a stop that the journal keeps, from Jev's answers and the phase's check.
 pub fn facts(
     flow: &Flow,
-    judgment: &Result<Judgment, String>,
+    judgment: &Result<Judgment, StopJudgeError>,
     loop_ran: bool,
     check_passed: Option<bool>,
 ) -> StopFacts {

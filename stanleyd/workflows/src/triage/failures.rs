@@ -4,16 +4,16 @@
 //! code, and the steps that would settle each question.
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
 use crate::diff::{DiffEvidence, Hunk};
 use crate::ladder::declared_names;
 use crate::policy::{
-    EVIDENCE_POLICY, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
+    EVIDENCE_POLICY, Instructions, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
 };
 use crate::ports::Workspace;
-use crate::run::{Disposition, Finding, Parked, Run, Section, Severity};
+use crate::run::{Disposition, Finding, Parked, Run, Section, Severity, to_value};
 use crate::text::round3;
 use crate::triage::logs::{FailureBlock, ParsedLog};
 
@@ -52,15 +52,158 @@ pub fn recorded_inputs(
     parsed: &ParsedLog,
     diff: Option<&DiffEvidence>,
 ) -> Value {
-    json!({
-        "kind": "failures",
-        "source": input.source,
-        "inputHash": stable_hash(&json!(input.text)),
-        "items": parsed.blocks.len(),
-        "taskHash": stable_hash(&json!(input.task)),
-        "diff": diff.map(|d| d.source.describe()),
-        "maxItems": input.max_items,
+    to_value(&RecordedInputs {
+        kind: "failures",
+        source: &input.source,
+        input_hash: stable_hash(&Value::from(input.text.as_str())),
+        items: parsed.blocks.len(),
+        task_hash: stable_hash(&Value::from(input.task.as_str())),
+        diff: diff.map(|d| d.source.describe()),
+        max_items: input.max_items,
     })
+}
+
+/// `failures`' inputs as `inputs.json` records them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordedInputs<'a> {
+    kind: &'static str,
+    source: &'a str,
+    input_hash: String,
+    items: usize,
+    task_hash: String,
+    diff: Option<Value>,
+    max_items: usize,
+}
+
+/// What the frames are told about the diff: its paths, hunk headers and declared symbols.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DiffSummary<'a> {
+    changed_paths: Vec<&'a str>,
+    omitted_paths: usize,
+    hunk_headers: Vec<String>,
+    declared_symbols: Vec<String>,
+}
+
+/// A worked example of a choice: a case and the label it gets.
+#[derive(Serialize)]
+struct CaseExample {
+    case: &'static str,
+    answer: &'static str,
+}
+
+const RELATION_EXAMPLES: [CaseExample; 5] = [
+    CaseExample {
+        case: "the diff changes total() and the failing assertion compares total()",
+        answer: "caused_by_diff",
+    },
+    CaseExample {
+        case: "getaddrinfo ENOTFOUND while fetching a remote service",
+        answer: "environment_or_infrastructure",
+    },
+    CaseExample {
+        case: "the failing test and its code are untouched and the diff only edits docs",
+        answer: "unrelated_to_diff",
+    },
+    CaseExample {
+        case: "a timeout in a test near a changed file with no visible link",
+        answer: "cannot_tell",
+    },
+    CaseExample {
+        case: "a compile error in a file the diff renamed a symbol in",
+        answer: "caused_by_diff",
+    },
+];
+
+/// The state of a failure's frame.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FailureState<'a> {
+    evidence_policy: &'static str,
+    task: &'a str,
+    failure: FailureShown<'a>,
+    observed: Observed,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff_summary: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    additional_evidence: Option<&'a Value>,
+}
+
+/// The failure a frame shows: its log window.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FailureShown<'a> {
+    id: &'a str,
+    test_name: &'a Option<String>,
+    message: &'a Option<String>,
+    log_lines: String,
+    omitted_lines: usize,
+}
+
+/// A log window a failure's frame was built from.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LogWindow<'a> {
+    kind: &'static str,
+    path: &'a str,
+    start_line: usize,
+    end_line: usize,
+    probe: &'static str,
+}
+
+/// A probe's result: the stack's source around the failing line.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SourceExcerpt {
+    kind: &'static str,
+    path: String,
+    start_line: u64,
+    end_line: u64,
+    text: String,
+}
+
+/// A probe's result: the changed hunks of files on the stack.
+#[derive(Serialize)]
+struct ChangedHunks {
+    kind: &'static str,
+    hunks: Vec<Value>,
+}
+
+/// The candidates `failures` considered, as `candidates.json` records them.
+#[derive(Serialize)]
+struct FailureCandidates<'a> {
+    kind: &'static str,
+    source: &'a str,
+    blocks: Vec<&'a str>,
+}
+
+/// `failures`' summary.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FailuresSummary<'a> {
+    kind: &'static str,
+    source: &'a str,
+    log_lines: usize,
+    failure_blocks: usize,
+    families: usize,
+    duplicates: usize,
+    diff: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ci_log: Option<&'static str>,
+}
+
+/// The `hard_conflict` decision: the stack touches a changed file, yet Jev says unrelated.
+#[derive(Serialize)]
+struct UnrelatedConflict {
+    unrelated: f64,
+}
+
+/// The `failure_relation` decision.
+#[derive(Serialize)]
+struct RelationDecision<'a> {
+    relation: &'a str,
+    kind: &'a str,
 }
 
 /// Resolves a stack path to a tracked file: exact, else the unique tracked path that is a
@@ -121,11 +264,11 @@ fn diff_summary(evidence: &DiffEvidence, run: &mut Run) -> Value {
             }
         }
     }
-    json!({
-        "changedPaths": paths.iter().take(200).collect::<Vec<_>>(),
-        "omittedPaths": paths.len().saturating_sub(200),
-        "hunkHeaders": headers,
-        "declaredSymbols": symbols,
+    to_value(&DiffSummary {
+        changed_paths: paths.iter().take(200).copied().collect(),
+        omitted_paths: paths.len().saturating_sub(200),
+        hunk_headers: headers,
+        declared_symbols: symbols,
     })
 }
 
@@ -135,17 +278,11 @@ fn questions(with_diff: bool) -> Questions {
         q = q.with(
             "relation_to_diff",
             Question::choice(
-                json!({
-                    "question": "How does this failure relate to the current diff?",
-                    "guidance": "Pick the best-supported relation. caused_by_diff needs a concrete bridge from a changed path, symbol or behavior to the failure's mechanism; exit codes, timing, shared words or overlapping paths alone are not enough. Choose cannot_tell while several explanations remain viable, and remember that no overlap does not prove the failure unrelated.",
-                    "workedExamples": [
-                        {"case": "the diff changes total() and the failing assertion compares total()", "answer": "caused_by_diff"},
-                        {"case": "getaddrinfo ENOTFOUND while fetching a remote service", "answer": "environment_or_infrastructure"},
-                        {"case": "the failing test and its code are untouched and the diff only edits docs", "answer": "unrelated_to_diff"},
-                        {"case": "a timeout in a test near a changed file with no visible link", "answer": "cannot_tell"},
-                        {"case": "a compile error in a file the diff renamed a symbol in", "answer": "caused_by_diff"},
-                    ],
-                }),
+                Instructions {
+                    worked_examples: Some(to_value(&RELATION_EXAMPLES)),
+                    ..Instructions::new("How does this failure relate to the current diff?")
+                        .guidance("Pick the best-supported relation. caused_by_diff needs a concrete bridge from a changed path, symbol or behavior to the failure's mechanism; exit codes, timing, shared words or overlapping paths alone are not enough. Choose cannot_tell while several explanations remain viable, and remember that no overlap does not prove the failure unrelated.")
+                },
                 [
                     ("caused_by_diff", "A concrete change in the diff plausibly causes this failure."),
                     ("unrelated_to_diff", "The failure's mechanism does not involve the changed code."),
@@ -310,10 +447,10 @@ fn signature_findings(block: &FailureBlock, source: &str) -> Vec<Finding> {
     let mut out = Vec::new();
     let finding = |flag| Finding::new(flag, &block.id, "deterministic", Severity::Info);
     if block.compile_error {
-        out.push(finding("compile_error_signature").with("log", json!(source)));
+        out.push(finding("compile_error_signature").with("log", source));
     }
     if let Some(sig) = block.env_signature {
-        out.push(finding("environment_signature").with("signature", json!(sig)));
+        out.push(finding("environment_signature").with("signature", sig));
     }
     out
 }
@@ -515,24 +652,38 @@ fn failure_frame(cx: &Context<'_>, p: &Planned<'_>, extra: Option<&Value>) -> Fr
         .enumerate()
         .map(|(i, l)| format!("{}| {l}", b.start + i))
         .collect();
-    let mut state = json!({
-        "evidencePolicy": EVIDENCE_POLICY,
-        "task": cx.input.task,
-        "failure": {"id": b.id, "testName": b.test_name, "message": b.message, "logLines": log_lines.join("\n"), "omittedLines": b.omitted},
-        "observed": {"stackTouchesChangedFile": p.touches, "envSignature": b.env_signature, "compileError": b.compile_error, "missingModule": b.missing_module, "timeoutSignature": b.timeout},
-    });
-    if let Some(s) = &cx.summary_of_diff {
-        state["diffSummary"] = s.clone();
-    }
-    if let Some(e) = extra {
-        state["additionalEvidence"] = e.clone();
-    }
+    let state = FailureState {
+        evidence_policy: EVIDENCE_POLICY,
+        task: &cx.input.task,
+        failure: FailureShown {
+            id: &b.id,
+            test_name: &b.test_name,
+            message: &b.message,
+            log_lines: log_lines.join("\n"),
+            omitted_lines: b.omitted,
+        },
+        observed: Observed {
+            stack_touches_changed_file: p.touches,
+            env_signature: b.env_signature,
+            compile_error: b.compile_error,
+            missing_module: b.missing_module,
+            timeout_signature: b.timeout,
+        },
+        diff_summary: cx.summary_of_diff.as_ref(),
+        additional_evidence: extra,
+    };
     Frame {
         template: "failure_relation@3".into(),
         scope: b.id.clone(),
-        state,
+        state: to_value(&state),
         questions: questions(cx.diff.is_some()),
-        provenance: json!([{"kind": "log_window", "path": cx.input.source, "startLine": b.start, "endLine": b.end, "probe": "log-anchor-window@1"}]),
+        provenance: to_value(&[LogWindow {
+            kind: "log_window",
+            path: &cx.input.source,
+            start_line: b.start,
+            end_line: b.end,
+            probe: "log-anchor-window@1",
+        }]),
     }
 }
 
@@ -560,7 +711,13 @@ fn probe_for(
                     .map(|n| format!("{n}| {}", lines[(n - 1) as usize]))
                     .collect();
                 (
-                    json!({"kind": "source_excerpt", "path": path, "startLine": start, "endLine": end, "text": text.join("\n")}),
+                    to_value(&SourceExcerpt {
+                        kind: "source_excerpt",
+                        path,
+                        start_line: start,
+                        end_line: end,
+                        text: text.join("\n"),
+                    }),
                     "read-stack-source@1",
                 )
             })
@@ -575,7 +732,10 @@ fn probe_for(
                 .collect();
             (!hunks.is_empty()).then(|| {
                 (
-                    json!({"kind": "changed_hunks", "hunks": hunks.iter().map(|h| h.evidence_with_lines()).collect::<Vec<_>>()}),
+                    to_value(&ChangedHunks {
+                        kind: "changed_hunks",
+                        hunks: hunks.iter().map(|h| h.evidence_with_lines()).collect(),
+                    }),
                     "changed-hunks-for-stack@1",
                 )
             })
@@ -751,7 +911,11 @@ pub async fn triage(
         plans,
         judged,
     } = plan(&cx, parsed, tracked, run);
-    run.candidates(&json!({"kind": "failures", "source": input.source, "blocks": parsed.blocks.iter().map(|b| b.id.clone()).collect::<Vec<_>>()}));
+    run.candidates(&to_value(&FailureCandidates {
+        kind: "failures",
+        source: &input.source,
+        blocks: parsed.blocks.iter().map(|b| b.id.as_str()).collect(),
+    }));
     // Each failure runs on its own: its first question, then (when the missing-evidence answer
     // asks for it) one allowlisted probe chosen by code, asked as soon as that answer arrives
     // rather than after every failure's first answer.
@@ -846,14 +1010,16 @@ pub async fn triage(
     let mut rows = crate::run::to_values(&rows);
     super::tag_rows(&mut rows, "failures");
     run.results = rows;
-    run.summary = json!({
-        "kind": "failures", "source": input.source,
-        "logLines": parsed.line_count, "failureBlocks": parsed.blocks.len(), "families": families.len(), "duplicates": duplicates,
-        "diff": diff.map(|d| d.source.describe()),
+    run.summary = to_value(&FailuresSummary {
+        kind: "failures",
+        source: &input.source,
+        log_lines: parsed.line_count,
+        failure_blocks: parsed.blocks.len(),
+        families: families.len(),
+        duplicates,
+        diff: diff.map(|d| d.source.describe()),
+        ci_log: parsed.wrapper.map(|w| w.name()),
     });
-    if let Some(wrapper) = parsed.wrapper {
-        run.summary["ciLog"] = json!(wrapper.name());
-    }
 }
 
 fn decide(
@@ -906,7 +1072,9 @@ fn decide(
             run.decision(
                 &block.id,
                 "hard_conflict",
-                json!({"unrelated": round3(unrelated)}),
+                UnrelatedConflict {
+                    unrelated: round3(unrelated),
+                },
                 POLICY,
             );
         } else {
@@ -952,8 +1120,8 @@ fn decide(
                 "jev",
                 Severity::Warn,
             )
-            .with("p", json!(p))
-            .with("test", json!(block.test_name)),
+            .with("p", p)
+            .with("test", block.test_name.clone()),
         );
     }
     if nondet >= NONDETERMINISM {
@@ -964,8 +1132,8 @@ fn decide(
                 "jev",
                 Severity::Info,
             )
-            .with("p", json!(nondet))
-            .with("note", json!("not a flakiness verdict; one run only")),
+            .with("p", nondet)
+            .with("note", "not a flakiness verdict; one run only"),
         );
     }
     if untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
@@ -976,13 +1144,16 @@ fn decide(
                 "jev",
                 Severity::Info,
             )
-            .with("p", json!(untrusted)),
+            .with("p", untrusted),
         );
     }
     run.decision(
         &block.id,
         "failure_relation",
-        json!({"relation": relation, "kind": kind}),
+        RelationDecision {
+            relation: &relation,
+            kind: &kind,
+        },
         POLICY,
     );
 }

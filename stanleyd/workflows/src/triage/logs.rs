@@ -2,8 +2,11 @@
 //! `cargo nextest` output plus generic error lines, windows of context around them, and per-block
 //! test names, messages, stack locations, normalized fingerprints and observed signatures.
 
-use serde_json::json;
+use serde::Serialize;
+use serde_json::Value;
 use stanley_core::stable_id;
+
+use crate::run::to_value;
 
 use super::runners;
 
@@ -553,6 +556,22 @@ fn foreign_frame(path: &str) -> bool {
     .any(|m| path.contains(m))
 }
 
+/// What a failure's fingerprint hashes when it has a message: the normalized message, the top
+/// project frame and the test's name.
+#[derive(Serialize)]
+struct MessageKey<'a> {
+    message: String,
+    frame: Option<&'a (String, u64)>,
+    test: Option<&'a str>,
+}
+
+/// What a block's id hashes: its lines and the anchors found in them.
+#[derive(Serialize)]
+struct BlockKey<'a> {
+    lines: &'a [String],
+    anchors: &'a [&'static str],
+}
+
 /// A block from the lines of one failure; a runner that knows the failure's name or message
 /// passes them, else they are read from the lines.
 fn finish_with(
@@ -599,7 +618,7 @@ fn finish_with(
         .unwrap_or_default();
     let family = stable_id(
         "fam",
-        &json!(normalize(msg.as_deref().unwrap_or(&first_line))),
+        &Value::String(normalize(msg.as_deref().unwrap_or(&first_line))),
         8,
     );
     // Duplicates share their normalized message and their top project frame; without a
@@ -610,7 +629,11 @@ fn finish_with(
     let fingerprint = match &msg {
         Some(m) => stable_id(
             "fp",
-            &json!({"message": normalize(m), "frame": top_frame, "test": name.as_deref().map(str::trim)}),
+            &to_value(&MessageKey {
+                message: normalize(m),
+                frame: top_frame,
+                test: name.as_deref().map(str::trim),
+            }),
             12,
         ),
         None => {
@@ -619,12 +642,15 @@ fn finish_with(
                 .filter(|l| !anchors(l).is_empty() || message(l).is_some())
                 .map(|l| normalize(l))
                 .collect();
-            stable_id("fp", &json!(bearing), 12)
+            stable_id("fp", &Value::from(bearing), 12)
         }
     };
     let id = stable_id(
         "fail",
-        &json!({"lines": lines, "anchors": anchors_found}),
+        &to_value(&BlockKey {
+            lines: &lines,
+            anchors: &anchors_found,
+        }),
         10,
     );
     FailureBlock {

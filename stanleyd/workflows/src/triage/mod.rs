@@ -24,7 +24,7 @@ pub(crate) fn tag_rows(rows: &mut [serde_json::Value], kind: &str) {
     for row in rows {
         if let Some(obj) = row.as_object_mut() {
             let mut tagged = serde_json::Map::new();
-            tagged.insert("kind".into(), serde_json::json!(kind));
+            tagged.insert("kind".into(), serde_json::Value::from(kind));
             tagged.extend(std::mem::take(obj));
             *obj = tagged;
         }

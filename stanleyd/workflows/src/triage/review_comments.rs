@@ -1,7 +1,7 @@
 //! Review-comment parsing: a JSON array (or `{comments: [...]}`) in the GitHub API shape or a
 //! plain `{body, path, line}` shape, normalized to one comment type.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use stanley_core::stable_id;
 
 /// Most comments accepted.
@@ -60,6 +60,17 @@ fn id_string(v: Option<&Value>) -> Option<String> {
 
 fn positive(v: Option<&Value>) -> Option<u64> {
     v.and_then(Value::as_u64).filter(|n| *n > 0)
+}
+
+/// What a comment's id hashes: its source id, body, path, line and place in the input.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CommentKey<'a> {
+    source_id: &'a Option<String>,
+    body: &'a str,
+    path: &'a Option<String>,
+    line: Option<u64>,
+    index: usize,
 }
 
 /// Whether the text looks like JSON but is not valid JSON (routed to comment triage so the
@@ -161,7 +172,13 @@ pub fn parse_comments(text: &str) -> Result<Vec<Comment>, CommentsError> {
         let source_id = id_string(item.get("id"));
         let id = stable_id(
             "cm",
-            &json!({"sourceId": source_id, "body": body, "path": path, "line": line, "index": index}),
+            &crate::run::to_value(&CommentKey {
+                source_id: &source_id,
+                body: &body,
+                path: &path,
+                line,
+                index,
+            }),
             10,
         );
         out.push(Comment {

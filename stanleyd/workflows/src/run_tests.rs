@@ -1,0 +1,141 @@
+//! The run's records as typed shapes: each serializes to exactly the document the run wrote
+//! before it had types (key order, `null`s and left-out keys included).
+
+use serde_json::{Value, json};
+
+use super::*;
+
+fn text(v: &impl Serialize) -> String {
+    serde_json::to_string(v).unwrap()
+}
+
+#[test]
+fn a_frame_record_leaves_out_the_parts_an_attempt_lacks_and_keeps_its_order() {
+    let (provenance, state, questions) = (json!([{"kind": "hunk"}]), json!({"a": 1}), json!({}));
+    let bare = FrameRecord {
+        run_id: "r",
+        frame_id: "f_1",
+        template: "t@1",
+        scope: "h1",
+        provenance: &provenance,
+        attempt: 1,
+        requested_model: "jev-1",
+        started_at: "2026-12-01T00:00:00Z".into(),
+        latency_ms: 7,
+        request: SentRequest {
+            state: &state,
+            questions: &questions,
+        },
+        result: "cached",
+        resolved_model: None,
+        usage: None,
+        response: None,
+        parsed: None,
+        error: None,
+    };
+    assert_eq!(
+        text(&bare),
+        text(&json!({
+            "runId": "r", "frameId": "f_1", "template": "t@1", "scope": "h1",
+            "provenance": [{"kind": "hunk"}], "attempt": 1, "requestedModel": "jev-1",
+            "startedAt": "2026-12-01T00:00:00Z", "latencyMs": 7,
+            "request": {"state": {"a": 1}, "questions": {}}, "result": "cached",
+        }))
+    );
+    let parsed = json!({"q": 0.5});
+    let full = FrameRecord {
+        resolved_model: Some("jev-1.13"),
+        usage: Some(TokenUsage {
+            input_tokens: 10,
+            output_tokens: 2,
+        }),
+        response: Some(&Value::Null),
+        parsed: Some(&parsed),
+        error: Some("boom"),
+        ..bare
+    };
+    assert_eq!(
+        text(&full),
+        text(&json!({
+            "runId": "r", "frameId": "f_1", "template": "t@1", "scope": "h1",
+            "provenance": [{"kind": "hunk"}], "attempt": 1, "requestedModel": "jev-1",
+            "startedAt": "2026-12-01T00:00:00Z", "latencyMs": 7,
+            "request": {"state": {"a": 1}, "questions": {}}, "result": "cached",
+            "resolvedModel": "jev-1.13", "usage": {"inputTokens": 10, "outputTokens": 2},
+            "response": null, "parsed": {"q": 0.5}, "error": "boom",
+        }))
+    );
+}
+
+#[test]
+fn coverage_decisions_and_budget_events_keep_their_documents() {
+    let coverage = Coverage {
+        candidates: 3,
+        judged: 1,
+        deterministic: 1,
+        excluded: 0,
+        parked: 1,
+        failed: 0,
+        unjudged: 0,
+        complete: true,
+    };
+    assert_eq!(
+        text(&coverage),
+        text(&json!({
+            "candidates": 3, "judged": 1, "deterministic": 1, "excluded": 0, "parked": 1,
+            "failed": 0, "unjudged": 0, "complete": true,
+        }))
+    );
+    assert_eq!(
+        coverage_text(&to_value(&coverage)),
+        "3 candidates · 1 judged · 1 deterministic · 0 excluded · 1 parked · 0 failed · 0 unjudged"
+    );
+    let decision = DecisionRecord {
+        candidate_id: "h1",
+        rule: "hunk_enables",
+        result: None::<u8>,
+        policy_version: "p@1",
+    };
+    assert_eq!(
+        text(&decision),
+        text(
+            &json!({"candidateId": "h1", "rule": "hunk_enables", "result": null, "policyVersion": "p@1"})
+        )
+    );
+    let event = BudgetEvent {
+        at: "now".into(),
+        kind: "budget_exhausted",
+        frame_id: "f_1",
+        limit: "frames",
+    };
+    assert_eq!(
+        text(&event),
+        text(
+            &json!({"at": "now", "type": "budget_exhausted", "frameId": "f_1", "limit": "frames"})
+        )
+    );
+    let key = FingerprintKey {
+        flag: "weak",
+        path: &None,
+        about: "c1".into(),
+    };
+    assert_eq!(
+        text(&key),
+        text(&json!({"flag": "weak", "path": null, "about": "c1"}))
+    );
+}
+
+#[test]
+fn a_finding_detail_takes_any_json_scalar() {
+    let f = Finding::new("f", "h1", "jev", Severity::Warn)
+        .with("p", 0.75)
+        .with("test", None::<String>)
+        .with("note", "verify");
+    assert_eq!(
+        text(&f),
+        text(&json!({
+            "flag": "f", "id": "h1", "source": "jev", "severity": "warn",
+            "detail": {"p": 0.75, "test": null, "note": "verify"},
+        }))
+    );
+}
