@@ -123,6 +123,17 @@ impl From<stanley_workflows::text::RequestTextError> for RequestError {
     }
 }
 
+/// A built-in that cannot be planned: the request's text or input (65), or a mode this build
+/// lacks (70).
+impl From<stanley_workflows::builtin::Refused> for RequestError {
+    fn from(e: stanley_workflows::builtin::Refused) -> Self {
+        match e {
+            stanley_workflows::builtin::Refused::NoRunner(_) => Self::internal(e.to_string()),
+            e => Self::input(e.to_string()),
+        }
+    }
+}
+
 /// A workspace file the request named cannot be read: the request's input is at fault (65).
 impl From<stanley_adapters::workspace::WorkspaceError> for RequestError {
     fn from(e: stanley_adapters::workspace::WorkspaceError) -> Self {

@@ -22,12 +22,11 @@ use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
 use stanley_workflows::result::{error_document, human, prompt_document};
 use stanley_workflows::routing::{self, Facts, InputShape, RouteReason};
 
-use crate::builtin::{Plan, run_builtin, run_plan};
+use crate::builtin::{run_builtin, run_plan};
 use crate::compose;
 use crate::repository::{self, RepoSnapshot};
-use stanley_workflows::find;
 use stanley_workflows::run::run_id;
-use stanley_workflows::text::{Action, check_request_text, classify_action};
+use stanley_workflows::text::{Action, classify_action};
 use tokio::sync::mpsc;
 
 pub(crate) use crate::error::RequestError;
@@ -682,12 +681,8 @@ async fn code_change_fallback(
 ) -> Result<Answer, RequestError> {
     let task =
         format!("Identify repository code relevant to planning this requested change: {request}");
-    let input = find::FindInput {
-        fallback: true,
-        ..find::FindInput::new(&task)
-    };
-    check_request_text(&task, "task")?;
-    let packet = run_plan(ctx, "find", &Plan::Find(input), None, events).await?;
+    let plan = stanley_workflows::builtin::code_change_find(&task)?;
+    let packet = run_plan(ctx, "find", plan.as_ref(), None, events).await?;
     let analysis = packet.output();
     let text = format!(
         "{}\n\n{}",

@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod analysis;
+pub mod builtin;
 pub mod change;
 pub mod check;
 pub mod diff;

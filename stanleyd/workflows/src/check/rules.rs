@@ -10,6 +10,7 @@ use crate::check::SectionOutcome;
 use crate::diff::{DiffEvidence, Hunk};
 use crate::glob::Globs;
 use crate::paths::PathKind;
+use crate::policy::SECTION_ROWS;
 use crate::policy::{HunkState, Instructions};
 use crate::run::{Disposition, Finding, Parked, Run, Severity, to_value};
 use crate::text::round3;
@@ -26,7 +27,6 @@ const VIOLATED: f64 = 0.7;
 const CONFIDENCE: f64 = 0.6;
 const PARK_LOW: f64 = 0.4;
 const CANNOT_TELL: f64 = 0.5;
-const SECTION_LINES: usize = 30;
 
 /// One validated rule.
 #[derive(Clone, Debug)]
@@ -465,7 +465,7 @@ fn apply_pair(
 fn section_lines(rows: &[RuleRow]) -> Vec<String> {
     rows.iter()
         .filter(|r| matches!(r.verdict, "violation_flagged" | "uncertain") || r.error.is_some())
-        .take(SECTION_LINES)
+        .take(SECTION_ROWS)
         .map(|r| {
             let error = r
                 .error

@@ -14,6 +14,7 @@ use crate::check::SectionOutcome;
 use crate::diff::{DiffEvidence, Hunk};
 use crate::ladder::{enabled_hunks, ladder};
 use crate::paths::PathKind;
+use crate::policy::SECTION_ROWS;
 use crate::policy::{
     HunkState, Instructions, LinkedHunk, TaskText, untrusted_instruction_question,
 };
@@ -37,7 +38,6 @@ const ENABLES: f64 = 0.6;
 const ENABLER_MIN_HIGH_MASS: f64 = 0.5;
 const TASK_INSUFFICIENT_SHARE: f64 = 0.7;
 const TASK_INSUFFICIENT_MIN_JUDGED: usize = 4;
-const SECTION_LINES: usize = 30;
 /// What a hunk the budget plan left out says.
 const PLAN_LIMIT_ERROR: &str = "not judged: budget plan";
 
@@ -837,7 +837,7 @@ impl<'a> Judging<'a> {
                 .map(|s| (*s).to_owned())
                 .chain(self.flags[i].iter().cloned())
                 .collect();
-            if (!all.is_empty() || row.error.is_some()) && lines.len() < SECTION_LINES {
+            if (!all.is_empty() || row.error.is_some()) && lines.len() < SECTION_ROWS {
                 let low = row
                     .task_relation
                     .as_ref()

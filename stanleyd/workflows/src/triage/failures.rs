@@ -9,6 +9,7 @@ use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
 use crate::diff::{DiffEvidence, Hunk};
 use crate::ladder::declared_names;
+use crate::policy::SECTION_ROWS;
 use crate::policy::{
     EVIDENCE_POLICY, Instructions, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
 };
@@ -26,7 +27,6 @@ const UNRELATED_CONFLICT: f64 = 0.7;
 const NONDETERMINISM: f64 = 0.7;
 const PROBE_MISSING_EVIDENCE: f64 = 0.5;
 const PROBE_CONTEXT_LINES: u64 = 15;
-const SECTION_ROWS: usize = 30;
 
 const RERUN: &str = "rerun the failing test to check repeatability";
 const BASE: &str = "run the same test on the base commit";
