@@ -309,7 +309,7 @@ impl SledQueue {
             .as_ref()
             .is_some_and(|db| db.get(LOG_MARKER).ok().flatten().is_some());
         let verdict = judge(store, marker, &replay);
-        let now = crate::clock::SystemClock.now();
+        let now = stanley_workflows::time::stamp(crate::clock::SystemClock.now());
 
         let mut recovery = None;
         let db = if let Some(problem) = &verdict.store_problem {

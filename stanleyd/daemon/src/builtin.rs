@@ -129,7 +129,7 @@ pub(crate) async fn run_plan(
     let inputs = plan.inputs(evidence, context, tracked.len());
     let name = plan.record_name().unwrap_or(id);
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let run_name = run_id(name, &clock.now(), &random_hex6());
+    let run_name = run_id(name, clock.now(), &random_hex6());
     if !ctx.no_persist {
         // Marked in progress before its folder exists, so retention never sees it unmarked;
         // the request's summary goes into it when this built-in is what answered.

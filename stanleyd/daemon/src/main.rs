@@ -61,7 +61,7 @@ fn main() -> ExitCode {
         }
     };
     let files = DaemonFiles::new(&root, stanley_proto::socket::socket_path(&root));
-    let prepared = match prepare(files, SystemClock.now()) {
+    let prepared = match prepare(files, stanley_workflows::time::stamp(SystemClock.now())) {
         Ok(p) => p,
         Err(DaemonError::AlreadyRunning(root)) => {
             eprintln!(

@@ -25,8 +25,8 @@ use stanley_workflows::routing::{self, Facts, InputShape, RouteReason};
 use crate::builtin::{run_builtin, run_plan};
 use crate::compose;
 use crate::repository::{self, RepoSnapshot};
-use stanley_workflows::run::run_id;
 use stanley_workflows::text::{Action, classify_action};
+use stanley_workflows::time::stamp;
 use tokio::sync::mpsc;
 
 pub(crate) use crate::error::RequestError;
@@ -192,7 +192,7 @@ pub(crate) async fn run(
     for problem in &settings.problems {
         events.warning(problem).await;
     }
-    let (started_at, started) = (SystemClock.now(), std::time::Instant::now());
+    let (started_at, started) = (stamp(SystemClock.now()), std::time::Instant::now());
     // However the request ends, the runs it opened stop being "in progress".
     let ending = crate::runs::Ending {
         state,
@@ -623,12 +623,7 @@ async fn delegate(
     let changes = guard::changes(&before, &after);
     let mut quarantine_dir = String::new();
     if !changes.added.is_empty() {
-        let stamp = run_id("x", &SystemClock.now(), "0");
-        let stamp = stamp
-            .split('-')
-            .nth(1)
-            .unwrap_or("00000000T000000Z")
-            .to_owned();
+        let stamp = SystemClock.now().strftime("%Y%m%dT%H%M%SZ").to_string();
         quarantine_dir = guard::quarantine(root, &changes.added, &stamp).map_err(|e| {
             RequestError::internal(format!("cannot quarantine the agent's workflow files: {e}"))
         })?;
@@ -640,7 +635,7 @@ async fn delegate(
     // Queue an improvement job from the redacted request, durably, before answering.
     let redacted = ctx.redactor.text(request).0;
     let shape = InputShape::of(input.map(|i| i.text.as_str())).as_str();
-    let job = Job::new(&redacted, shape, &SystemClock.now());
+    let job = Job::new(&redacted, shape, &stamp(SystemClock.now()));
     match ctx.state.queue.as_deref().map(|q| q.enqueue(&job)) {
         Some(Ok(enqueued)) => {
             tracing::info!(job = %job.id, ?enqueued, "improvement job");

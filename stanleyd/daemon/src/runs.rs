@@ -170,9 +170,9 @@ pub(crate) fn record(
             }
             _ => "request".to_owned(),
         };
-        run_id(&name, &clock.now(), &stanley_adapters::clock::random_hex6())
+        run_id(&name, clock.now(), &stanley_adapters::clock::random_hex6())
     });
-    let (summary, document) = summary(&id, finished, clock.now());
+    let (summary, document) = summary(&id, finished, stanley_workflows::time::stamp(clock.now()));
     let recorder = match FsRecorder::create(&state.config.files.root, &id, redactor) {
         Ok(r) => r,
         Err(e) => {

@@ -49,7 +49,7 @@ struct CandidateLoad {
 }
 
 fn now() -> String {
-    SystemClock.now()
+    stanley_workflows::time::stamp(SystemClock.now())
 }
 
 fn diary(job: &mut Job, text: String) {

@@ -31,5 +31,6 @@ pub mod sarif;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod text;
+pub mod time;
 pub mod triage;
 pub mod trust;

@@ -59,10 +59,10 @@ impl RunRecorder for NoRecords {
     }
 }
 
-/// Wall-clock time as RFC 3339 UTC text.
+/// Wall-clock time.
 pub trait Clock: Send + Sync {
-    /// Now, e.g. `2026-11-30T02:05:41.123Z`.
-    fn now(&self) -> String;
+    /// Now (written as text by [`crate::time::stamp`]).
+    fn now(&self) -> crate::time::Timestamp;
 }
 
 /// Reads the repository's tracked files and their lines under the workspace safety rules.

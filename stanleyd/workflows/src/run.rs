@@ -327,18 +327,8 @@ pub struct Run {
 }
 
 /// The run id `<name>-<YYYYMMDDTHHMMSSZ>-<6 hex>` from a clock reading and a random suffix.
-pub fn run_id(name: &str, now_rfc3339: &str, random_hex: &str) -> String {
-    let digits: String = now_rfc3339
-        .chars()
-        .filter(char::is_ascii_digit)
-        .take(14)
-        .collect();
-    let stamp = if digits.len() == 14 {
-        format!("{}T{}Z", &digits[..8], &digits[8..])
-    } else {
-        "00000000T000000Z".to_owned()
-    };
-    format!("{name}-{stamp}-{random_hex}")
+pub fn run_id(name: &str, now: crate::time::Timestamp, random_hex: &str) -> String {
+    format!("{name}-{}-{random_hex}", now.strftime("%Y%m%dT%H%M%SZ"))
 }
 
 impl Run {
@@ -394,7 +384,7 @@ impl Run {
                 status,
                 requested_model: &self.model,
                 budget: self.budget,
-                updated_at: self.clock.now(),
+                updated_at: crate::time::stamp(self.clock.now()),
             }),
         );
     }
@@ -587,7 +577,7 @@ impl FrameSink for RecordSink {
             provenance: &r.provenance,
             attempt: r.attempt,
             requested_model: &r.request.model,
-            started_at: self.clock.now(),
+            started_at: crate::time::stamp(self.clock.now()),
             latency_ms: r.latency_ms,
             request: SentRequest {
                 state: &r.request.state,
@@ -610,7 +600,7 @@ impl FrameSink for RecordSink {
         self.recorder.append(
             "events.ndjson",
             &to_value(&BudgetEvent {
-                at: self.clock.now(),
+                at: crate::time::stamp(self.clock.now()),
                 kind: "budget_exhausted",
                 frame_id,
                 limit: limit.as_str(),

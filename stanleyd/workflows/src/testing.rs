@@ -10,8 +10,8 @@ use crate::ports::{Clock, GitError, Redactor, Workspace};
 pub struct FixedClock;
 
 impl Clock for FixedClock {
-    fn now(&self) -> String {
-        "2026-01-01T00:00:00.000Z".into()
+    fn now(&self) -> crate::time::Timestamp {
+        crate::time::Timestamp::from_second(1_767_225_600).unwrap_or_default()
     }
 }
 

@@ -115,7 +115,7 @@ pub(crate) fn minute(settings: &RequestSettings) -> Duration {
 }
 
 pub(crate) fn now() -> String {
-    SystemClock.now()
+    stanley_workflows::time::stamp(SystemClock.now())
 }
 
 /// The journal on disk (`None` before the first stop), or why it cannot be used. A damaged

@@ -87,7 +87,7 @@ impl Trust for TrustService {
         let root = self.state.config.files.root.clone();
         let store = store(&self.state).map_err(RequestError::from)?;
         let disk = OnDisk::read(&root).with_head(&root);
-        let at = SystemClock.now();
+        let at = stanley_workflows::time::stamp(SystemClock.now());
         store
             .update(&root, |r| *r = Some(grant(disk.current(), edits, &at)))
             .map_err(|e| RequestError::input(e.to_string()))?;
