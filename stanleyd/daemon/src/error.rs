@@ -8,16 +8,91 @@ use std::path::PathBuf;
 use stanley_proto::exit::ErrorKind;
 use thiserror::Error;
 
-/// A refused request or call, with its public kind (`stanley.error/v1` `error.kind`, which
-/// decides the exit code) and the gRPC code that says what went wrong: the one error the
-/// request path and the administrative services fail with.
+/// What went wrong with a refused request or call. Its public kind (`stanley.error/v1`
+/// `error.kind`, which decides the exit code) and its gRPC code are both functions of it, in
+/// [`Refusal::kind`] and [`Refusal::code`];
+/// `every_refusal_reaches_the_client_with_its_documented_code` walks [`Refusal::ALL`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// Not valid as asked (64).
+    Usage,
+    /// An input or the repository's state does not allow it (65).
+    Input,
+    /// No such job, candidate, run or file (65).
+    NotFound,
+    /// It exists already (65).
+    Exists,
+    /// The flow file is missing (65; 3 for flow commands).
+    FlowMissing,
+    /// The flow file does not load or is not trusted (65; 3 for flow commands).
+    FlowUnusable,
+    /// Something the daemon needs cannot be reached, or is busy (69).
+    Unavailable,
+    /// A fault of Stanley's own (70).
+    Internal,
+    /// Jev refused the key (77).
+    JevAuth,
+    /// Jev cannot be reached (69).
+    JevUnreachable,
+    /// Jev kept failing until retries ran out (69).
+    JevUnavailable,
+}
+
+impl Refusal {
+    /// Every refusal (a new variant fails to build `position` in the test until it is listed).
+    #[cfg(test)]
+    pub(crate) const ALL: [Refusal; 11] = [
+        Refusal::Usage,
+        Refusal::Input,
+        Refusal::NotFound,
+        Refusal::Exists,
+        Refusal::FlowMissing,
+        Refusal::FlowUnusable,
+        Refusal::Unavailable,
+        Refusal::Internal,
+        Refusal::JevAuth,
+        Refusal::JevUnreachable,
+        Refusal::JevUnavailable,
+    ];
+
+    /// The public kind, which decides the exit code.
+    pub(crate) fn kind(self) -> ErrorKind {
+        match self {
+            Refusal::Usage => ErrorKind::Usage,
+            Refusal::Input | Refusal::NotFound | Refusal::Exists => ErrorKind::Input,
+            Refusal::FlowMissing | Refusal::FlowUnusable => ErrorKind::Configuration,
+            Refusal::Unavailable => ErrorKind::Unavailable,
+            Refusal::Internal => ErrorKind::Internal,
+            Refusal::JevAuth => ErrorKind::JevAuth,
+            Refusal::JevUnreachable => ErrorKind::JevUnreachable,
+            Refusal::JevUnavailable => ErrorKind::JevUnavailable,
+        }
+    }
+
+    /// The gRPC code of the refused call.
+    pub(crate) fn code(self) -> tonic::Code {
+        match self {
+            Refusal::Usage => tonic::Code::InvalidArgument,
+            Refusal::Input | Refusal::FlowUnusable => tonic::Code::FailedPrecondition,
+            Refusal::NotFound | Refusal::FlowMissing => tonic::Code::NotFound,
+            Refusal::Exists => tonic::Code::AlreadyExists,
+            Refusal::Unavailable | Refusal::JevUnreachable | Refusal::JevUnavailable => {
+                tonic::Code::Unavailable
+            }
+            Refusal::Internal => tonic::Code::Internal,
+            Refusal::JevAuth => tonic::Code::PermissionDenied,
+        }
+    }
+}
+
+/// A refused request or call: what went wrong ([`Refusal`], which decides its kind and gRPC
+/// code) and one line saying it. The one error the request path and the administrative
+/// services fail with.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 #[error("{message}")]
 pub(crate) struct RequestError {
-    /// What kind of failure.
-    pub(crate) kind: ErrorKind,
-    /// The gRPC code of a refused call.
-    pub(crate) code: tonic::Code,
+    /// What went wrong.
+    pub(crate) refusal: Refusal,
     /// One line (redacted and cut where it leaves the daemon).
     pub(crate) message: String,
     /// The workflow that was running, when one had been selected.
@@ -25,49 +100,63 @@ pub(crate) struct RequestError {
 }
 
 impl RequestError {
-    fn new(kind: ErrorKind, code: tonic::Code, message: impl Into<String>) -> Self {
+    pub(crate) fn new(refusal: Refusal, message: impl Into<String>) -> Self {
         Self {
-            kind,
-            code,
+            refusal,
             message: message.into(),
             workflow: None,
         }
     }
 
+    /// The public kind.
+    pub(crate) fn kind(&self) -> ErrorKind {
+        self.refusal.kind()
+    }
+
+    /// The gRPC code.
+    pub(crate) fn code(&self) -> tonic::Code {
+        self.refusal.code()
+    }
+
     /// The request or call is not valid as asked (64, `INVALID_ARGUMENT`).
     pub(crate) fn usage(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Usage, tonic::Code::InvalidArgument, message)
+        Self::new(Refusal::Usage, message)
     }
 
     /// An input or the repository's state does not allow it (65, `FAILED_PRECONDITION`).
     pub(crate) fn input(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Input, tonic::Code::FailedPrecondition, message)
+        Self::new(Refusal::Input, message)
     }
 
     /// No such job, candidate or file (65, `NOT_FOUND`).
     pub(crate) fn not_found(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Input, tonic::Code::NotFound, message)
+        Self::new(Refusal::NotFound, message)
     }
 
     /// It already exists (65, `ALREADY_EXISTS`).
     pub(crate) fn exists(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Input, tonic::Code::AlreadyExists, message)
+        Self::new(Refusal::Exists, message)
     }
 
-    /// The flow file is missing (`NOT_FOUND`), does not load or is not trusted
+    /// The flow file is missing (`NOT_FOUND`), or does not load or is not trusted
     /// (`FAILED_PRECONDITION`): 3 for flow commands.
-    pub(crate) fn flow(code: tonic::Code, message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Configuration, code, message)
+    pub(crate) fn flow(missing: bool, message: impl Into<String>) -> Self {
+        let refusal = if missing {
+            Refusal::FlowMissing
+        } else {
+            Refusal::FlowUnusable
+        };
+        Self::new(refusal, message)
     }
 
     /// Something the daemon needs cannot be reached, or is busy (69, `UNAVAILABLE`).
     pub(crate) fn unavailable(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Unavailable, tonic::Code::Unavailable, message)
+        Self::new(Refusal::Unavailable, message)
     }
 
     /// A fault of Stanley's own (70, `INTERNAL`).
     pub(crate) fn internal(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Internal, tonic::Code::Internal, message)
+        Self::new(Refusal::Internal, message)
     }
 
     /// Jev could not answer: the key was refused (77), the base URL cannot be reached (69), or
@@ -79,8 +168,7 @@ impl RequestError {
         let host = host.as_str();
         match trouble {
             JevTrouble::Auth { status } => Self::new(
-                ErrorKind::JevAuth,
-                tonic::Code::PermissionDenied,
+                Refusal::JevAuth,
                 format!(
                     "the key in TYPESAFE_API_KEY was refused{}; check that it is current and complete",
                     status
@@ -90,15 +178,10 @@ impl RequestError {
             ),
             JevTrouble::Unreachable { detail } => {
                 let (problem, advice) = unreachable(host, detail);
-                Self::new(
-                    ErrorKind::JevUnreachable,
-                    tonic::Code::Unavailable,
-                    format!("{problem}; {advice}"),
-                )
+                Self::new(Refusal::JevUnreachable, format!("{problem}; {advice}"))
             }
             JevTrouble::Unavailable { .. } => Self::new(
-                ErrorKind::JevUnavailable,
-                tonic::Code::Unavailable,
+                Refusal::JevUnavailable,
                 format!("{trouble} at {host}; try again later"),
             ),
         }
@@ -112,7 +195,7 @@ impl RequestError {
 
     /// The exit code the client ends with.
     pub(crate) fn exit_code(&self) -> i32 {
-        i32::from(self.kind.exit().code())
+        i32::from(self.kind().exit().code())
     }
 }
 
@@ -151,7 +234,7 @@ impl From<stanley_adapters::store_error::StoreError> for RequestError {
 
 impl From<RequestError> for tonic::Status {
     fn from(e: RequestError) -> Self {
-        e.kind.status(e.code, e.message)
+        e.kind().status(e.code(), e.message)
     }
 }
 
@@ -169,7 +252,7 @@ mod tests {
             (RequestError::input("m"), 65),
             (RequestError::not_found("m"), 65),
             (RequestError::exists("m"), 65),
-            (RequestError::flow(tonic::Code::NotFound, "m"), 65),
+            (RequestError::flow(true, "m"), 65),
             (RequestError::unavailable("m"), 69),
             (RequestError::internal("m"), 70),
             (
@@ -192,9 +275,38 @@ mod tests {
         for (error, code) in cases {
             assert_eq!(error.exit_code(), code, "{error:?}");
             let status = tonic::Status::from(error.clone());
-            assert_eq!(status.code(), error.code);
-            assert_eq!(ErrorKind::of_status(&status), error.kind);
+            assert_eq!(status.code(), error.code());
+            assert_eq!(ErrorKind::of_status(&status), error.kind());
         }
+        // Every refusal: its kind survives the wire under its own gRPC code, and the exit code
+        // is the kind's.
+        for refusal in Refusal::ALL {
+            let error = RequestError::new(refusal, "m");
+            let status = tonic::Status::from(error.clone());
+            assert_eq!(status.code(), refusal.code(), "{refusal:?}");
+            assert_eq!(ErrorKind::of_status(&status), refusal.kind(), "{refusal:?}");
+            assert_eq!(error.exit_code(), i32::from(refusal.kind().exit().code()));
+        }
+        // A variant missing from ALL: this match does not build until it has a place there.
+        let position = |r: Refusal| match r {
+            Refusal::Usage => 0,
+            Refusal::Input => 1,
+            Refusal::NotFound => 2,
+            Refusal::Exists => 3,
+            Refusal::FlowMissing => 4,
+            Refusal::FlowUnusable => 5,
+            Refusal::Unavailable => 6,
+            Refusal::Internal => 7,
+            Refusal::JevAuth => 8,
+            Refusal::JevUnreachable => 9,
+            Refusal::JevUnavailable => 10,
+        };
+        for (i, r) in Refusal::ALL.iter().enumerate() {
+            assert_eq!(position(*r), i, "{r:?}");
+        }
+        let pairs: std::collections::HashSet<(ErrorKind, tonic::Code)> =
+            Refusal::ALL.iter().map(|r| (r.kind(), r.code())).collect();
+        assert_eq!(pairs.len(), Refusal::ALL.len(), "two refusals say the same");
         use stanley_core::Status;
         for (status, exit) in [
             (Status::Complete, Exit::Complete),

@@ -45,12 +45,12 @@ pub(crate) fn error_result(failure: &RequestError, redactor: Option<&dyn Redacto
     let redactor = redactor.unwrap_or(&fallback);
     let message = safe_message(redactor, &failure.message, MAX_MESSAGE_CHARS);
     v1::Result {
-        document_json: error_document(failure.kind.as_str(), &message),
+        document_json: error_document(failure.kind().as_str(), &message),
         outcome: Outcome::Error as i32,
         exit_code: failure.exit_code(),
         human: String::new(),
         error: Some(ErrorInfo {
-            kind: failure.kind.as_str().to_owned(),
+            kind: failure.kind().as_str().to_owned(),
             message,
             workflow: failure.workflow.clone().unwrap_or_default(),
         }),
@@ -218,7 +218,7 @@ pub(crate) async fn run(
             (result, Some(document))
         }
         Err(failure) => {
-            tracing::info!(kind = failure.kind.as_str(), "request failed");
+            tracing::info!(kind = failure.kind().as_str(), "request failed");
             (error_result(&failure, Some(redactor.as_ref())), None)
         }
     };

@@ -75,7 +75,7 @@ impl From<JournalTrouble> for crate::error::RequestError {
     fn from(e: JournalTrouble) -> Self {
         match e {
             JournalTrouble::Store(_) => Self::internal(e.to_string()),
-            _ => Self::flow(tonic::Code::FailedPrecondition, e.to_string()),
+            _ => Self::flow(false, e.to_string()),
         }
     }
 }
@@ -543,7 +543,7 @@ mod tests {
         let root = dir.path();
         let missing = load_flow(root).unwrap_err();
         assert!(matches!(missing, FlowLoad::Missing), "{missing:?}");
-        assert_eq!(RequestError::from(missing).code, tonic::Code::NotFound);
+        assert_eq!(RequestError::from(missing).code(), tonic::Code::NotFound);
         std::fs::create_dir_all(root.join(".stanley")).unwrap();
         std::fs::write(root.join(FLOW_FILE), r#"{"goal": "x", "phases": []}"#).unwrap();
         let invalid = load_flow(root).unwrap_err();
@@ -554,7 +554,7 @@ mod tests {
         );
         let refused = RequestError::from(invalid);
         assert_eq!(
-            (refused.kind, refused.code),
+            (refused.kind(), refused.code()),
             (ErrorKind::Configuration, tonic::Code::FailedPrecondition)
         );
         std::fs::remove_file(root.join(FLOW_FILE)).unwrap();
@@ -593,11 +593,11 @@ mod tests {
         );
         let refused = RequestError::from(unfit);
         assert_eq!(
-            (refused.kind, refused.code),
+            (refused.kind(), refused.code()),
             (ErrorKind::Configuration, tonic::Code::FailedPrecondition)
         );
         let unwritten = JournalTrouble::Store(StoreError("cannot write it: disk full".into()));
         assert_eq!(unwritten.to_string(), "cannot write it: disk full");
-        assert_eq!(RequestError::from(unwritten).kind, ErrorKind::Internal);
+        assert_eq!(RequestError::from(unwritten).kind(), ErrorKind::Internal);
     }
 }

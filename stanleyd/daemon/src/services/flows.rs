@@ -45,11 +45,11 @@ impl From<FlowLoad> for RequestError {
     fn from(e: FlowLoad) -> Self {
         match e {
             FlowLoad::Missing => RequestError::flow(
-                tonic::Code::NotFound,
+                true,
                 format!("no {FLOW_FILE}; start one with `stanleyctl flow init \"<goal>\"`"),
             ),
             FlowLoad::Unreadable(_) | FlowLoad::Invalid(_) => {
-                RequestError::flow(tonic::Code::FailedPrecondition, e.to_string())
+                RequestError::flow(false, e.to_string())
             }
         }
     }
