@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 use stanley_adapters::Git2Repo;
 use stanley_tests::{TempRepo, TestEnv};
-use stanley_workflows::diff::{FileStatus, Scope};
+use stanley_workflows::diff::{DiffEvidence, DiffSource, FileStatus, Scope};
 use stanley_workflows::paths::{PathKind, classify_path};
 use stanley_workflows::ports::Git;
 
@@ -161,6 +161,17 @@ fn a_branch_diff_after_a_commit_equals_one_made_from_scratch() {
         let kept = Git2Repo::open(repo.root()).unwrap();
         let diff = |git: &Git2Repo| git.diff(Scope::Branch, Some("main"), None).unwrap();
         let first = diff(&kept);
+        // The daemon's evidence is made from the one before it (split hunks reused).
+        let mut evidence = DiffEvidence::from_source(first.clone());
+        let mut same_evidence = |moved: &DiffSource, what: &str| {
+            let after = DiffEvidence::from_source_after(moved.clone(), &evidence);
+            let made = DiffEvidence::from_source(moved.clone());
+            assert!(
+                format!("{after:?}") == format!("{made:?}"),
+                "{name}: {what}: the evidence made from the earlier one differs"
+            );
+            evidence = made;
+        };
         let status = |want: FileStatus| {
             first
                 .diff
@@ -208,6 +219,7 @@ fn a_branch_diff_after_a_commit_equals_one_made_from_scratch() {
                 moved == fresh,
                 "{name}: {what}: the kept diff moved wrongly"
             );
+            same_evidence(&moved, what);
             reused += kept.diffs_from_kept() - before;
         }
         // A modified file put back as it is on main leaves the diff.
@@ -220,6 +232,7 @@ fn a_branch_diff_after_a_commit_equals_one_made_from_scratch() {
                 moved == fresh,
                 "{name}: a file put back: the kept diff moved wrongly"
             );
+            same_evidence(&moved, "a file put back");
             assert!(!moved.diff.files.iter().any(|f| f.path == *m));
         }
     }

@@ -32,7 +32,12 @@ impl EvidenceMemo {
         {
             return evidence.clone();
         }
-        let evidence = Arc::new(DiffEvidence::from_source(source));
+        // The kept evidence's split hunks serve every file the new diff did not change.
+        let before = self.lock().as_ref().map(|(_, e)| e.clone());
+        let evidence = Arc::new(match before {
+            Some(before) => DiffEvidence::from_source_after(source, &before),
+            None => DiffEvidence::from_source(source),
+        });
         if let Some(key) = key {
             *self.lock() = Some((key, evidence.clone()));
         }

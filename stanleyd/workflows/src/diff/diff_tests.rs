@@ -328,3 +328,42 @@ deleted file mode 100644
         diff.to_text()
     );
 }
+
+/// A file diff of `path` that changes one line to `text`.
+fn one_line(path: &str, text: &str) -> String {
+    format!(
+        "diff --git a/{path} b/{path}\nindex 1..2 100644\n--- a/{path}\n+++ b/{path}\n@@ -1,2 +1,2 @@\n x\n-old\n+{text}\n"
+    )
+}
+
+/// Evidence made from an earlier one equals evidence made afresh: files whose diff did not
+/// change keep their split hunks, and a file set aside before (build output beside a source
+/// that changed too) is judged again with its own kind once its source no longer changes.
+#[test]
+fn evidence_after_an_earlier_one_equals_evidence_made_afresh() {
+    let built: String = (1..=4)
+        .map(|i| one_line(&format!("lib/m{i}.js"), "out"))
+        .collect();
+    let sources: String = (1..=4)
+        .map(|i| one_line(&format!("src/m{i}.ts"), "in"))
+        .collect();
+    let first = format!("{}{built}{sources}", one_line("README.md", "a"));
+    let before = DiffEvidence::from_source(source(&first));
+    assert!(
+        before
+            .set_aside
+            .iter()
+            .any(|e| e.path.as_deref() == Some("lib/m1.js")),
+        "the build output is set aside: {:?}",
+        before.set_aside
+    );
+    // The README edited again; the TypeScript sources no longer change.
+    let second = format!("{}{built}", one_line("README.md", "b"));
+    let fresh = DiffEvidence::from_source(source(&second));
+    let after = DiffEvidence::from_source_after(source(&second), &before);
+    assert_eq!(format!("{after:?}"), format!("{fresh:?}"));
+    assert!(fresh.set_aside.is_empty());
+    // And back: the same diff as the first gives the first evidence.
+    let again = DiffEvidence::from_source_after(source(&first), &after);
+    assert_eq!(format!("{again:?}"), format!("{before:?}"));
+}

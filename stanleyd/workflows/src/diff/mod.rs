@@ -583,23 +583,55 @@ impl Diff {
 
     /// The files with their hunks split at [`MAX_HUNK_LINES`], ids given, paths classified.
     pub fn split(&self) -> Vec<DiffFile> {
+        self.files.iter().map(split_file).collect()
+    }
+
+    /// [`Diff::split`], taking each file that is the same in `before` (a diff and its split
+    /// files, as [`DiffEvidence`] keeps them) from there instead of splitting and hashing it
+    /// again; a file the evidence set aside gets its own kind back.
+    fn split_after(&self, before: &DiffEvidence) -> Vec<DiffFile> {
+        let at: std::collections::HashMap<&str, usize> = before
+            .source
+            .diff
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.path.as_str(), i))
+            .collect();
         self.files
             .iter()
             .map(|f| {
-                let mut file = DiffFile {
-                    kind: classify_path(&f.path),
-                    path: f.path.clone(),
-                    old_path: f.old_path.clone(),
-                    status: f.status,
-                    hunks: Vec::new(),
+                let kept = at
+                    .get(f.path.as_str())
+                    .filter(|&&i| before.source.diff.files[i] == *f)
+                    .and_then(|&i| before.files.get(i));
+                let Some(kept) = kept else {
+                    return split_file(f);
                 };
-                for raw in &f.hunks {
-                    file.hunks.extend(split_hunk(&file, raw.clone()));
+                let mut file = kept.clone();
+                file.kind = classify_path(&file.path);
+                for hunk in &mut file.hunks {
+                    hunk.kind = file.kind;
                 }
                 file
             })
             .collect()
     }
+}
+
+/// One file of a diff, its hunks split at [`MAX_HUNK_LINES`] and given their ids.
+fn split_file(f: &FileDiff) -> DiffFile {
+    let mut file = DiffFile {
+        kind: classify_path(&f.path),
+        path: f.path.clone(),
+        old_path: f.old_path.clone(),
+        status: f.status,
+        hunks: Vec::new(),
+    };
+    for raw in &f.hunks {
+        file.hunks.extend(split_hunk(&file, raw.clone()));
+    }
+    file
 }
 
 /// Writes `@@ -a,b +c,d @@ section` and the lines with their markers, each ending in a newline.
@@ -820,7 +852,19 @@ impl DiffEvidence {
     /// path or by a header comment) are set aside; then a folder whose changed files copy
     /// another folder's ([`mirror`]) is excluded. Every exclusion names its rule.
     pub fn from_source(source: DiffSource) -> Self {
-        let mut files = source.diff.split();
+        let files = source.diff.split();
+        Self::from_split(source, files)
+    }
+
+    /// [`DiffEvidence::from_source`], reusing the split hunks of every file whose diff is the
+    /// same in `before` (the evidence of an earlier diff of the same repository); everything
+    /// that depends on more than one file (generated and mirrored folders) is decided again.
+    pub fn from_source_after(source: DiffSource, before: &DiffEvidence) -> Self {
+        let files = source.diff.split_after(before);
+        Self::from_split(source, files)
+    }
+
+    fn from_split(source: DiffSource, mut files: Vec<DiffFile>) -> Self {
         let mut excluded = source.excluded.clone();
         let mut set_aside = Vec::new();
         let mut verdicts: Vec<Option<Verdict>> = files
