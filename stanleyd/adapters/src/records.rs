@@ -348,10 +348,6 @@ impl FsRecorder {
         })
     }
 
-    fn clean(&self, value: &Value) -> Value {
-        self.redactor.json(value).0
-    }
-
     fn report(&self, name: &str, result: io::Result<()>) {
         if let Err(e) = result {
             tracing::warn!(file = %self.dir.join(name).display(), error = %e, "could not write a run record");
@@ -366,14 +362,14 @@ impl FsRecorder {
 impl RunRecorder for FsRecorder {
     fn write_json(&self, name: &str, value: &Value) {
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        let mut text = serde_json::to_string_pretty(&self.clean(value)).unwrap_or_default();
-        text.push('\n');
-        self.report(name, write_atomic(&self.dir.join(name), text.as_bytes()));
+        let mut text = self.redactor.json_text(value, true).0;
+        text.push(b'\n');
+        self.report(name, write_atomic(&self.dir.join(name), &text));
     }
 
     fn append(&self, name: &str, value: &Value) {
-        let mut line = serde_json::to_string(&self.clean(value)).unwrap_or_default();
-        line.push('\n');
+        let mut line = self.redactor.json_text(value, false).0;
+        line.push(b'\n');
         let mut open = self.appending.lock().unwrap_or_else(|e| e.into_inner());
         let file = match open.entry(name.to_owned()) {
             std::collections::hash_map::Entry::Occupied(f) => Ok(f.into_mut()),
@@ -381,7 +377,7 @@ impl RunRecorder for FsRecorder {
                 open_append(&self.dir.join(name)).map(|f| slot.insert(f))
             }
         };
-        let result = file.and_then(|f| f.write_all(line.as_bytes()));
+        let result = file.and_then(|f| f.write_all(&line));
         self.report(name, result);
     }
 

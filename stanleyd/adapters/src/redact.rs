@@ -242,6 +242,60 @@ impl SecretRedactor {
     }
 }
 
+/// A JSON value redacted while it is serialized: the same text as serializing
+/// `SecretRedactor::redact_json`'s tree, without building the tree (issue 32).
+struct Redacting<'a> {
+    value: &'a Value,
+    by: &'a SecretRedactor,
+    count: &'a std::cell::Cell<u64>,
+}
+
+impl Redacting<'_> {
+    fn of<'b>(&'b self, value: &'b Value) -> Redacting<'b> {
+        Redacting {
+            value,
+            by: self.by,
+            count: self.count,
+        }
+    }
+}
+
+impl serde::Serialize for Redacting<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self.value {
+            Value::String(text) => {
+                let (clean, n) = self.by.clean_text(text);
+                self.count.set(self.count.get() + n);
+                s.serialize_str(&clean)
+            }
+            Value::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(&self.of(item))?;
+                }
+                seq.end()
+            }
+            Value::Object(fields) => {
+                let mut map = s.serialize_map(Some(fields.len()))?;
+                for (k, v) in fields {
+                    match v {
+                        Value::String(text)
+                            if is_auth_header(k) || crate::redact_keys::secret_field(k, text) =>
+                        {
+                            self.count.set(self.count.get() + 1);
+                            map.serialize_entry(k, "[REDACTED:field]")?;
+                        }
+                        _ => map.serialize_entry(k, &self.of(v))?,
+                    }
+                }
+                map.end()
+            }
+            other => other.serialize(s),
+        }
+    }
+}
+
 fn is_auth_header(key: &str) -> bool {
     key.eq_ignore_ascii_case("authorization") || key.eq_ignore_ascii_case("x-api-key")
 }
@@ -275,11 +329,41 @@ fn replace_all(out: &mut String, regex: &Regex, with: &str, count: &mut u64) {
 
 impl Redactor for SecretRedactor {
     fn text(&self, text: &str) -> (String, u64) {
+        let (clean, n) = self.clean_text(text);
+        (clean.into_owned(), n)
+    }
+
+    fn json(&self, value: &Value) -> (Value, u64) {
+        let mut count = 0;
+        let out = self.redact_json(value, &mut count);
+        (out, count)
+    }
+
+    fn json_text(&self, value: &Value, pretty: bool) -> (Vec<u8>, u64) {
+        let count = std::cell::Cell::new(0);
+        let redacting = Redacting {
+            value,
+            by: self,
+            count: &count,
+        };
+        let text = if pretty {
+            serde_json::to_vec_pretty(&redacting)
+        } else {
+            serde_json::to_vec(&redacting)
+        };
+        (text.unwrap_or_default(), count.get())
+    }
+}
+
+impl SecretRedactor {
+    /// [`Redactor::text`], borrowing a text it finds (or remembers as) clean.
+    fn clean_text<'t>(&self, text: &'t str) -> (std::borrow::Cow<'t, str>, u64) {
+        use std::borrow::Cow;
         let key = (text.len() >= REMEMBERED_MIN_BYTES).then(|| self.clean.fingerprint(text));
         if let Some(key) = key
             && self.remembered().contains(&key)
         {
-            return (text.to_owned(), 0);
+            return (Cow::Borrowed(text), 0);
         }
         let (out, count) = self.scan(text);
         if let Some(key) = key
@@ -292,13 +376,10 @@ impl Redactor for SecretRedactor {
             }
             clean.insert(key);
         }
-        (out, count)
-    }
-
-    fn json(&self, value: &Value) -> (Value, u64) {
-        let mut count = 0;
-        let out = self.redact_json(value, &mut count);
-        (out, count)
+        if count == 0 && out == text {
+            return (Cow::Borrowed(text), 0);
+        }
+        (Cow::Owned(out), count)
     }
 }
 

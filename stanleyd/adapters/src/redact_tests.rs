@@ -189,3 +189,44 @@ fn a_remembered_clean_text_passes_again_and_a_text_with_a_secret_is_always_scann
         "Debug never prints a secret"
     );
 }
+
+/// What a record writes while redacting equals the redacted tree serialized, byte for byte and
+/// in count, for every shape in the table (as strings, as values under their own names, in
+/// arrays), the near-misses, and fields redacted by their names, compact and indented.
+#[test]
+fn json_text_writes_what_the_redacted_tree_would() {
+    let mut rows = Vec::new();
+    for (line, _) in secret_shapes() {
+        let name = line.split(['=', ':', ' ']).next().unwrap_or("x").to_owned();
+        rows.push(json!({"line": line, name: line, "in": [line, 1, null, {"deep": line}]}));
+    }
+    for line in near_misses() {
+        rows.push(json!({"near": line, "n": 2.5, "ok": true}));
+    }
+    rows.push(json!({
+        "Authorization": "x", "a": ["sk-typesafe-test-key-123"], "n": 1,
+        "db_password": "hunter", "password_min_length": "12", "token": "${TOKEN}",
+        "text": "a clean text long enough to be remembered by the redactor", "é": "ünïcode \" \\ \n"
+    }));
+    let value = json!({"rows": rows, "empty": {}, "none": []});
+    let redactor = r();
+    // Twice: the second pass meets texts the first one remembered as clean.
+    for _ in 0..2 {
+        let (tree, n) = redactor.json(&value);
+        for pretty in [false, true] {
+            let expected = if pretty {
+                serde_json::to_vec_pretty(&tree)
+            } else {
+                serde_json::to_vec(&tree)
+            }
+            .unwrap();
+            let (text, m) = redactor.json_text(&value, pretty);
+            assert_eq!(
+                String::from_utf8(text).unwrap(),
+                String::from_utf8(expected).unwrap()
+            );
+            assert_eq!(m, n);
+        }
+        assert!(n > 10, "the table's secrets were found ({n})");
+    }
+}

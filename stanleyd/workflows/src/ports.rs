@@ -30,6 +30,18 @@ pub trait Redactor: Send + Sync {
     fn text(&self, text: &str) -> (String, u64);
     /// Redacts every string in a JSON value and every value under a credential-named key.
     fn json(&self, value: &Value) -> (Value, u64);
+    /// `value` redacted as [`Redactor::json`] does, as JSON text (indented when `pretty`), and
+    /// how many secrets were replaced. An implementation may write it without building the
+    /// redacted value; the text must be the same.
+    fn json_text(&self, value: &Value, pretty: bool) -> (Vec<u8>, u64) {
+        let (clean, n) = self.json(value);
+        let text = if pretty {
+            serde_json::to_vec_pretty(&clean)
+        } else {
+            serde_json::to_vec(&clean)
+        };
+        (text.unwrap_or_default(), n)
+    }
 }
 
 /// Writes a built-in run's records. Implementations redact everything they write.
