@@ -17,6 +17,11 @@ impl Clock for SystemClock {
     }
 }
 
+/// Now, as Stanley writes a timestamp ([`stanley_workflows::time::stamp`]).
+pub fn stamp_now() -> String {
+    stanley_workflows::time::stamp(Timestamp::now())
+}
+
 /// Reads a timestamp written in RFC 3339 (as Stanley writes them) back to seconds since the
 /// epoch.
 pub fn parse_rfc3339(text: &str) -> Option<i64> {

@@ -36,7 +36,7 @@ pub struct Git2Repo {
     /// The last branch diff and the commits it was made from. Commits never change, so the same
     /// base, merge base and `HEAD` give the same diff: a repeat skips the diff, the rename
     /// pairing and the file facts (issue 32).
-    branch_memo: Mutex<Option<(BranchKey, DiffSource)>>,
+    branch_memo: Mutex<Option<(BranchKey, std::sync::Arc<DiffSource>)>>,
     /// How many branch diffs were made from the kept one after `HEAD` moved ([`moved`]).
     moved: std::sync::atomic::AtomicU64,
 }
@@ -540,7 +540,7 @@ impl Git for Git2Repo {
                     .clone();
                 if let Some((kept_key, source)) = kept {
                     if kept_key == key {
-                        return Ok(source);
+                        return Ok((*source).clone());
                     }
                     // HEAD moved on the same merge base: reuse what the edits left alone.
                     let same_base = BranchKey {
@@ -552,7 +552,7 @@ impl Git for Git2Repo {
                             self.moved_head(&repo, &source, kept_key.head, merge_base, head)?
                     {
                         *self.branch_memo.lock().unwrap_or_else(|e| e.into_inner()) =
-                            Some((key, moved.clone()));
+                            Some((key, std::sync::Arc::new(moved.clone())));
                         self.moved
                             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         return Ok(moved);
@@ -609,7 +609,7 @@ impl Git for Git2Repo {
                     merge_base,
                     head,
                 },
-                source.clone(),
+                std::sync::Arc::new(source.clone()),
             ));
         }
         Ok(source)

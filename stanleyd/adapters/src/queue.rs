@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use stanley_workflows::improve::{Enqueued, Job, JobQueue, JobState, MAX_PENDING_JOBS, QueueError};
-use stanley_workflows::ports::Clock;
 
 use crate::job_log::{self, JobLog, Replay};
 use crate::store_error::StoreError;
@@ -309,7 +308,7 @@ impl SledQueue {
             .as_ref()
             .is_some_and(|db| db.get(LOG_MARKER).ok().flatten().is_some());
         let verdict = judge(store, marker, &replay);
-        let now = stanley_workflows::time::stamp(crate::clock::SystemClock.now());
+        let now = crate::clock::stamp_now();
 
         let mut recovery = None;
         let db = if let Some(problem) = &verdict.store_problem {

@@ -210,40 +210,11 @@ impl SecretRedactor {
     fn remembered(&self) -> std::sync::MutexGuard<'_, HashSet<u128>> {
         self.clean.lock()
     }
-
-    fn redact_json(&self, value: &Value, count: &mut u64) -> Value {
-        match value {
-            Value::String(s) => {
-                let (text, n) = self.text(s);
-                *count += n;
-                Value::String(text)
-            }
-            Value::Array(items) => {
-                Value::Array(items.iter().map(|v| self.redact_json(v, count)).collect())
-            }
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .map(|(k, v)| {
-                        let v = match v {
-                            Value::String(s)
-                                if is_auth_header(k) || crate::redact_keys::secret_field(k, s) =>
-                            {
-                                *count += 1;
-                                Value::String("[REDACTED:field]".into())
-                            }
-                            _ => self.redact_json(v, count),
-                        };
-                        (k.clone(), v)
-                    })
-                    .collect(),
-            ),
-            other => other.clone(),
-        }
-    }
 }
 
-/// A JSON value redacted while it is serialized: the same text as serializing
-/// `SecretRedactor::redact_json`'s tree, without building the tree (issue 32).
+/// A JSON value redacted while it is serialized: every string through the redactor, and every
+/// string under a credential-named key or an auth header replaced whole. Serialized to text it
+/// builds no redacted tree (records, issue 32); serialized to a value it is that tree.
 struct Redacting<'a> {
     value: &'a Value,
     by: &'a SecretRedactor,
@@ -334,9 +305,15 @@ impl Redactor for SecretRedactor {
     }
 
     fn json(&self, value: &Value) -> (Value, u64) {
-        let mut count = 0;
-        let out = self.redact_json(value, &mut count);
-        (out, count)
+        let count = std::cell::Cell::new(0);
+        let redacting = Redacting {
+            value,
+            by: self,
+            count: &count,
+        };
+        // A value always serializes into a value.
+        let out = serde_json::to_value(&redacting).unwrap_or(Value::Null);
+        (out, count.get())
     }
 
     fn json_text(&self, value: &Value, pretty: bool) -> (Vec<u8>, u64) {

@@ -6,10 +6,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stanley_adapters::SystemClock;
 use stanley_adapters::agent_exec;
 use stanley_proto::exit::Exit;
-use stanley_workflows::ports::Clock;
 use stanleyd::{
     DaemonConfig, DaemonError, DaemonFiles, DaemonSettings, init_logging, prepare, run,
 };
@@ -61,7 +59,7 @@ fn main() -> ExitCode {
         }
     };
     let files = DaemonFiles::new(&root, stanley_proto::socket::socket_path(&root));
-    let prepared = match prepare(files, stanley_workflows::time::stamp(SystemClock.now())) {
+    let prepared = match prepare(files, stanley_adapters::clock::stamp_now()) {
         Ok(p) => p,
         Err(DaemonError::AlreadyRunning(root)) => {
             eprintln!(

@@ -25,8 +25,8 @@ use stanley_workflows::routing::{self, Facts, InputShape, RouteReason};
 use crate::builtin::{run_builtin, run_plan};
 use crate::compose;
 use crate::repository::{self, RepoSnapshot};
+use stanley_adapters::clock::stamp_now;
 use stanley_workflows::text::{Action, classify_action};
-use stanley_workflows::time::stamp;
 use tokio::sync::mpsc;
 
 pub(crate) use crate::error::RequestError;
@@ -192,7 +192,7 @@ pub(crate) async fn run(
     for problem in &settings.problems {
         events.warning(problem).await;
     }
-    let (started_at, started) = (stamp(SystemClock.now()), std::time::Instant::now());
+    let (started_at, started) = (stamp_now(), std::time::Instant::now());
     // However the request ends, the runs it opened stop being "in progress".
     let ending = crate::runs::Ending {
         state,
@@ -623,7 +623,7 @@ async fn delegate(
     let changes = guard::changes(&before, &after);
     let mut quarantine_dir = String::new();
     if !changes.added.is_empty() {
-        let stamp = SystemClock.now().strftime("%Y%m%dT%H%M%SZ").to_string();
+        let stamp = stanley_workflows::time::compact(SystemClock.now());
         quarantine_dir = guard::quarantine(root, &changes.added, &stamp).map_err(|e| {
             RequestError::internal(format!("cannot quarantine the agent's workflow files: {e}"))
         })?;
@@ -635,7 +635,7 @@ async fn delegate(
     // Queue an improvement job from the redacted request, durably, before answering.
     let redacted = ctx.redactor.text(request).0;
     let shape = InputShape::of(input.map(|i| i.text.as_str())).as_str();
-    let job = Job::new(&redacted, shape, &stamp(SystemClock.now()));
+    let job = Job::new(&redacted, shape, &stamp_now());
     match ctx.state.queue.as_deref().map(|q| q.enqueue(&job)) {
         Some(Ok(enqueued)) => {
             tracing::info!(job = %job.id, ?enqueued, "improvement job");

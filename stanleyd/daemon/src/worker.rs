@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use stanley_adapters::clock::SystemClock;
 use stanley_adapters::records::{create_private_dir, write_atomic};
 use stanley_core::{Budget, BudgetLimits, Cancel};
 use stanley_workflows::agent::{Agent, AgentOutcome};
@@ -17,7 +16,7 @@ use stanley_workflows::improve::{
     AgentSummary, CandidateRecord, DiaryEntry, DraftVerdict, Drafted, Job, JobQueue, JobState,
     MAX_ATTEMPTS, QueueError, improvement_brief, judge_draft, valid_candidate_id,
 };
-use stanley_workflows::ports::{Clock, GitError, Redactor};
+use stanley_workflows::ports::{GitError, Redactor};
 use stanley_workflows::registry::{BUILTINS, Builtin};
 use stanley_workflows::routing::{CANNOT_TELL, Candidate, Facts, InputShape, RouteReason};
 
@@ -49,7 +48,7 @@ struct CandidateLoad {
 }
 
 fn now() -> String {
-    stanley_workflows::time::stamp(SystemClock.now())
+    stanley_adapters::clock::stamp_now()
 }
 
 fn diary(job: &mut Job, text: String) {

@@ -328,7 +328,7 @@ pub struct Run {
 
 /// The run id `<name>-<YYYYMMDDTHHMMSSZ>-<6 hex>` from a clock reading and a random suffix.
 pub fn run_id(name: &str, now: crate::time::Timestamp, random_hex: &str) -> String {
-    format!("{name}-{}-{random_hex}", now.strftime("%Y%m%dT%H%M%SZ"))
+    format!("{name}-{}-{random_hex}", crate::time::compact(now))
 }
 
 impl Run {

@@ -10,6 +10,11 @@ pub fn stamp(t: Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
+/// `t` to the second, with no separators (`20261130T020541Z`): run ids and folder names.
+pub fn compact(t: Timestamp) -> String {
+    t.strftime("%Y%m%dT%H%M%SZ").to_string()
+}
+
 /// A timestamp read back from text Stanley (or anyone) wrote in RFC 3339; `None` when it is not
 /// one.
 pub fn parse_stamp(text: &str) -> Option<Timestamp> {
@@ -35,5 +40,6 @@ mod tests {
         );
         assert_eq!(parse_stamp("2026-13-01T00:00:00.000Z"), None);
         assert_eq!(parse_stamp("yesterday"), None);
+        assert_eq!(compact(at(1_795_996_741, 5)), "20261129T235901Z");
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use stanley_adapters::clock::{SystemClock, parse_rfc3339, unix_now};
+use stanley_adapters::clock::{parse_rfc3339, unix_now};
 use stanley_adapters::flow_check::{notify, run_check};
 use stanley_adapters::jev_http::JevConfigError;
 use stanley_adapters::redact::redacting;
@@ -26,7 +26,6 @@ use stanley_workflows::flow::stop::{
     StopFacts, Told, apply, ask, facts, review_stops, stop_frame, told,
 };
 use stanley_workflows::flow::{Flow, FlowError, Mode, NotifyEvent, parse_flow};
-use stanley_workflows::ports::Clock;
 
 use crate::settings::RequestSettings;
 use crate::state::DaemonState;
@@ -115,7 +114,7 @@ pub(crate) fn minute(settings: &RequestSettings) -> Duration {
 }
 
 pub(crate) fn now() -> String {
-    stanley_workflows::time::stamp(SystemClock.now())
+    stanley_adapters::clock::stamp_now()
 }
 
 /// The journal on disk (`None` before the first stop), or why it cannot be used. A damaged

@@ -3,13 +3,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use stanley_adapters::SystemClock;
 use stanley_adapters::trust::OnDisk;
 use stanley_proto::v1::trust_server::Trust;
 use stanley_proto::v1::{
     GetTrustRequest, GrantTrustRequest, RevokeTrustRequest, TrustPart, TrustStatus,
 };
-use stanley_workflows::ports::Clock;
 use stanley_workflows::trust::{Verdict, assess, grant};
 use tonic::{Request, Response, Status};
 
@@ -87,7 +85,7 @@ impl Trust for TrustService {
         let root = self.state.config.files.root.clone();
         let store = store(&self.state).map_err(RequestError::from)?;
         let disk = OnDisk::read(&root).with_head(&root);
-        let at = stanley_workflows::time::stamp(SystemClock.now());
+        let at = stanley_adapters::clock::stamp_now();
         store
             .update(&root, |r| *r = Some(grant(disk.current(), edits, &at)))
             .map_err(|e| RequestError::input(e.to_string()))?;

@@ -60,7 +60,7 @@ pub struct Phase {
 }
 
 /// Confidence bands of the stop policy.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Confidence {
     pub auto: f64,
     pub review: f64,
@@ -68,8 +68,9 @@ pub struct Confidence {
     pub trust_check: f64,
 }
 
-/// The flow's budgets.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The flow's budgets (written as `flow.json` spells them: the starter flow writes the
+/// defaults).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Limits {
     pub max_blocks_per_session: u32,
     /// May be 0: run once.
@@ -713,7 +714,7 @@ struct StarterFlow<'a> {
     title: &'a str,
     mode: &'static str,
     phases: [StarterPhase; 3],
-    limits: StarterLimits,
+    limits: Limits,
     privacy: StarterPrivacy,
 }
 
@@ -723,28 +724,6 @@ struct StarterPhase {
     id: &'static str,
     name: &'static str,
     done_when: &'static str,
-}
-
-/// The starter flow's limits.
-#[derive(serde::Serialize)]
-struct StarterLimits {
-    max_blocks_per_session: u32,
-    max_restarts: u32,
-    max_total_minutes: u32,
-    hang_minutes: u32,
-    max_jev_calls: u32,
-    check_timeout_s: u32,
-    state_char_budget: u32,
-    confidence: StarterConfidence,
-}
-
-/// The starter flow's confidence bands.
-#[derive(serde::Serialize)]
-struct StarterConfidence {
-    auto: f64,
-    review: f64,
-    flag: f64,
-    trust_check: f64,
 }
 
 /// The starter flow's privacy settings.
@@ -780,21 +759,7 @@ pub fn starter_flow(goal: &str) -> String {
                 done_when: "the goal is shown to hold, by tests or a check",
             },
         ],
-        limits: StarterLimits {
-            max_blocks_per_session: 6,
-            max_restarts: 5,
-            max_total_minutes: 90,
-            hang_minutes: 10,
-            max_jev_calls: 200,
-            check_timeout_s: 120,
-            state_char_budget: 12000,
-            confidence: StarterConfidence {
-                auto: 0.8,
-                review: 0.5,
-                flag: 0.7,
-                trust_check: 0.9,
-            },
-        },
+        limits: Limits::default(),
         privacy: StarterPrivacy { send_diff: false },
     };
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use stanley_core::{Executor, Frame, Question, Questions, stable_hash};
+use stanley_core::{Executor, Frame, Question, Questions};
 
 use crate::diff::DiffEvidence;
 use crate::paths::is_secret_path;
@@ -47,28 +47,15 @@ pub fn recorded_inputs(
     comments: &[Comment],
     diff: Option<&DiffEvidence>,
 ) -> Value {
-    to_value(&RecordedInputs {
+    super::recorded_inputs(super::Brought {
         kind: "comments",
         source: &input.source,
-        input_hash: stable_hash(&Value::from(input.text.as_str())),
+        text: &input.text,
         items: comments.len(),
-        task_hash: None,
-        diff: diff.map(|d| d.source.describe()),
+        task: None,
+        diff,
         max_items: input.max_items,
     })
-}
-
-/// `comments`' inputs as `inputs.json` records them.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RecordedInputs<'a> {
-    kind: &'static str,
-    source: &'a str,
-    input_hash: String,
-    items: usize,
-    task_hash: Option<String>,
-    diff: Option<Value>,
-    max_items: usize,
 }
 
 /// The state of a thread's frame: the root comment, its replies, the code it is about now, the

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
+use stanley_core::{Answer, Executor, Frame, Question, Questions};
 
 use crate::diff::{DiffEvidence, Hunk};
 use crate::ladder::declared_names;
@@ -52,28 +52,15 @@ pub fn recorded_inputs(
     parsed: &ParsedLog,
     diff: Option<&DiffEvidence>,
 ) -> Value {
-    to_value(&RecordedInputs {
+    super::recorded_inputs(super::Brought {
         kind: "failures",
         source: &input.source,
-        input_hash: stable_hash(&Value::from(input.text.as_str())),
+        text: &input.text,
         items: parsed.blocks.len(),
-        task_hash: stable_hash(&Value::from(input.task.as_str())),
-        diff: diff.map(|d| d.source.describe()),
+        task: Some(&input.task),
+        diff,
         max_items: input.max_items,
     })
-}
-
-/// `failures`' inputs as `inputs.json` records them.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RecordedInputs<'a> {
-    kind: &'static str,
-    source: &'a str,
-    input_hash: String,
-    items: usize,
-    task_hash: String,
-    diff: Option<Value>,
-    max_items: usize,
 }
 
 /// What the frames are told about the diff: its paths, hunk headers and declared symbols.
