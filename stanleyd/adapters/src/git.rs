@@ -623,9 +623,13 @@ impl Git2Repo {
         self.moved.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Forgets the last branch diff it keeps.
+    /// Forgets the last branch diff it keeps, and libgit2's caches with it (object and delta
+    /// base caches live as long as the open repository, so it is opened afresh).
     pub fn let_go(&self) {
         *self.branch_memo.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        if let Ok(fresh) = Repository::open(&self.root) {
+            *self.repo.lock().unwrap_or_else(|e| e.into_inner()) = fresh;
+        }
     }
 
     /// A snapshot for detecting writes: every non-ignored status entry (untracked files

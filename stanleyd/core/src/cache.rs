@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::hash::{sha256_hex, stable_json};
+use crate::hash::{Field, stable_hash_object};
 use crate::jev::JevRequest;
 
 /// A cache key: 64 hex digits of SHA-256.
@@ -21,15 +21,14 @@ impl CacheKey {
     /// The key of `request` (as it would be sent, after redaction) when `model` at `endpoint`
     /// answers it, for a frame built by `template` (`name@version`, the policy version).
     pub fn of(endpoint: &str, model: &str, template: &str, request: &JevRequest) -> Self {
-        let text = stable_json(&json!({
-            "schema": "stanley.judgment-key/2",
-            "endpoint": endpoint,
-            "model": model,
-            "policy": template,
-            "state": request.state,
-            "questions": request.questions,
-        }));
-        Self(sha256_hex(text.as_bytes()))
+        Self(stable_hash_object(&[
+            ("schema", Field::Str("stanley.judgment-key/2")),
+            ("endpoint", Field::Str(endpoint)),
+            ("model", Field::Str(model)),
+            ("policy", Field::Str(template)),
+            ("state", Field::Json(&request.state)),
+            ("questions", Field::Json(&request.questions)),
+        ]))
     }
 }
 

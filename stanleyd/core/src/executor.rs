@@ -18,7 +18,7 @@ use tokio::time::Instant;
 use crate::budget::{Budget, BudgetPlan, Denial};
 use crate::cache::{CacheKey, CacheUse, CachedAnswers, Tally};
 use crate::cancel::Cancel;
-use crate::hash::stable_id;
+use crate::hash::{Field, stable_hash_object};
 use crate::jev::{
     Answers, BoxFuture, ErrorClass, Jev, JevError, JevRequest, JevTrouble, Questions,
 };
@@ -42,16 +42,14 @@ pub struct Frame {
 impl Frame {
     /// `f_` + 16 hex of the stable hash of `{template, scope, state, questions}`.
     pub fn id(&self) -> String {
-        stable_id(
-            "f",
-            &json!({
-                "template": self.template,
-                "scope": self.scope,
-                "state": self.state,
-                "questions": self.questions.to_json(),
-            }),
-            16,
-        )
+        let questions = self.questions.to_json();
+        let hash = stable_hash_object(&[
+            ("template", Field::Str(&self.template)),
+            ("scope", Field::Str(&self.scope)),
+            ("state", Field::Json(&self.state)),
+            ("questions", Field::Json(&questions)),
+        ]);
+        format!("f_{}", &hash[..16])
     }
 }
 
@@ -506,12 +504,11 @@ impl Executor {
     /// The input tokens a frame is estimated at before it is sent (as the budget counts them:
     /// its request body with this executor's model, before redaction), for a budget plan.
     pub fn estimate(&self, frame: &Frame) -> u64 {
-        JevRequest {
-            model: self.inner.opts.model.clone(),
-            state: frame.state.clone(),
-            questions: frame.questions.to_json(),
-        }
-        .estimate_tokens()
+        JevRequest::estimate_of(
+            &self.inner.opts.model,
+            &frame.state,
+            &frame.questions.to_json(),
+        )
     }
 
     /// Plans `frames` (in priority order) against the budget before any is sent: the longest
@@ -620,9 +617,11 @@ impl Executor {
             let resolved = cache.cache.resolved(&cache.requested(&request.model));
             let model = resolved.as_deref().unwrap_or(&request.model);
             let key = CacheKey::of(&cache.endpoint, model, &frame.template, &request);
-            if let Some(hit) = self.answer_from_cache(&frame_id, frame, &request, model, &key) {
-                return hit;
-            }
+            let model = model.to_owned();
+            request = match self.answer_from_cache(&frame_id, frame, request, &model, &key) {
+                Lookup::Hit(hit) => return hit,
+                Lookup::Miss(request) => request,
+            };
         }
         let request_estimate = request.estimate_tokens();
         let attempts = inner.opts.retries + 1;
@@ -836,23 +835,30 @@ impl Executor {
     }
 
     /// The frame's answers from the cache, when they are there and still valid for its
-    /// questions. A hit is recorded as a `cached` attempt and counted, never charged.
+    /// questions. A hit is recorded as a `cached` attempt (the record takes the request) and
+    /// counted, never charged; a miss gives the request back.
     fn answer_from_cache(
         &self,
         frame_id: &str,
         frame: &Frame,
-        request: &JevRequest,
+        request: JevRequest,
         model: &str,
         key: &CacheKey,
-    ) -> Option<FrameOutcome> {
-        let cache = self.inner.opts.cache.as_ref()?;
-        let hit = cache.cache.get(key)?;
+    ) -> Lookup {
+        let Some(cache) = self.inner.opts.cache.as_ref() else {
+            return Lookup::Miss(request);
+        };
+        let Some(hit) = cache.cache.get(key) else {
+            return Lookup::Miss(request);
+        };
         // What the cache holds is checked like a response: a stored answer that no longer fits
         // the questions (or a damaged one) is a miss.
         if hit.model != model {
-            return None;
+            return Lookup::Miss(request);
         }
-        let answers = validate::answers(&frame.questions, &hit.answers).ok()?;
+        let Ok(answers) = validate::answers(&frame.questions, &hit.answers) else {
+            return Lookup::Miss(request);
+        };
         {
             let mut state = self.state();
             state.usage.status = JevStatus::Used;
@@ -872,7 +878,7 @@ impl Executor {
             scope: frame.scope.clone(),
             provenance: frame.provenance.clone(),
             attempt: 0,
-            request: request.clone(),
+            request,
             result: "cached".into(),
             latency_ms: 0,
             resolved_model: Some(hit.model.clone()),
@@ -881,7 +887,7 @@ impl Executor {
             parsed: Some(answers.to_json()),
             error: None,
         });
-        Some(Ok(FrameOk {
+        Lookup::Hit(Ok(FrameOk {
             frame_id: frame_id.to_owned(),
             answers,
             model: hit.model,
@@ -919,6 +925,12 @@ impl Executor {
             sink.attempt(record);
         }
     }
+}
+
+/// A judgment-cache lookup: the frame's outcome, or (a miss) its request back to be sent.
+enum Lookup {
+    Hit(FrameOutcome),
+    Miss(JevRequest),
 }
 
 /// One attempt's facts, handed to what follows it.

@@ -174,7 +174,40 @@ impl JevRequest {
 
     /// The token estimate the budget reserves: `ceil(bytes of the JSON body / 3)`.
     pub fn estimate_tokens(&self) -> u64 {
-        (self.body().len() as u64).div_ceil(3)
+        Self::estimate_of(&self.model, &self.state, &self.questions)
+    }
+
+    /// [`JevRequest::estimate_tokens`] of the request these parts make, counted without
+    /// building it or its text.
+    pub fn estimate_of(model: &str, state: &Value, questions: &Value) -> u64 {
+        /// Counts the bytes written to it.
+        struct Counter(u64);
+        impl std::io::Write for Counter {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0 += buf.len() as u64;
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        #[derive(Serialize)]
+        struct Body<'a> {
+            model: &'a str,
+            state: &'a Value,
+            questions: &'a Value,
+        }
+        let mut counter = Counter(0);
+        // Writing a struct of strings and values to a counter cannot fail.
+        let _ = serde_json::to_writer(
+            &mut counter,
+            &Body {
+                model,
+                state,
+                questions,
+            },
+        );
+        counter.0.div_ceil(3)
     }
 }
 

@@ -26,7 +26,7 @@ pub use executor::{
     AttemptRecord, Executor, ExecutorOptions, FailReason, Frame, FrameFailure, FrameOk,
     FrameOutcome, FrameSink, JevStatus, Progress, TroubleCell, Usage,
 };
-pub use hash::{sha256_hex, stable_hash, stable_id, stable_json};
+pub use hash::{Field, sha256_hex, stable_hash, stable_hash_object, stable_id, stable_json};
 pub use jev::{
     Answer, Answers, BoxFuture, ErrorClass, Jev, JevError, JevRequest, JevTrouble, Question,
     Questions, Transport,

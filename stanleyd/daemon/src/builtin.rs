@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use stanley_adapters::SystemClock;
 use stanley_adapters::clock::random_hex6;
 use stanley_core::{ExecutorOptions, Status};
@@ -58,12 +58,18 @@ pub(crate) async fn run_builtin(
         }
         _ => (source, None),
     };
-    if let Some(kept) = memo_key.as_deref().and_then(|k| ctx.state.results.get(k)) {
+    if let Some(kept) = memo_key.as_ref().and_then(|k| ctx.state.results.get(k))
+        && let Ok(output) = serde_json::from_str::<Value>(&kept.output)
+    {
         tracing::info!(workflow = builtin.id, "answered whole from the result memo");
         ctx.tally.restore(kept.usage.clone());
-        let mut answer = success(kept.status, &kept.output).by(builtin.id);
-        answer.verbose.clone_from(&kept.verbose);
-        return Ok(answer);
+        return Ok(Answer {
+            status: kept.status,
+            output: std::sync::Arc::new(output),
+            workflow: builtin.id.to_owned(),
+            run_id: String::new(),
+            verbose: kept.verbose.clone(),
+        });
     }
     let packet = run_plan(ctx, builtin.id, plan.as_ref(), source, events).await?;
     // Jev failed before anything was judged: there is no result to give, only the reason.
@@ -75,7 +81,7 @@ pub(crate) async fn run_builtin(
     }
     let answer = Answer {
         status: packet.status,
-        output: packet.output(),
+        output: std::sync::Arc::new(packet.output()),
         workflow: builtin.id.to_owned(),
         run_id: packet.json["runId"].as_str().unwrap_or("").to_owned(),
         verbose: Some(packet.verbose()),
@@ -87,7 +93,9 @@ pub(crate) async fn run_builtin(
             key,
             crate::warm::Remembered {
                 status: answer.status,
-                output: answer.output.clone(),
+                output: serde_json::to_string(&*answer.output)
+                    .unwrap_or_default()
+                    .into(),
                 verbose: answer.verbose.clone(),
                 usage: ctx.tally.snapshot(),
             },
@@ -147,12 +155,14 @@ pub(crate) async fn run_plan(
         inputs,
     );
     // Findings about hunks are fingerprinted by what the hunk changes, not where it sits.
-    run.contents(
-        evidence
+    let hunks = kept.clone();
+    run.contents(Box::new(move |id| {
+        hunks
             .hunks
             .iter()
-            .map(|h| (h.id.clone(), h.content_id())),
-    );
+            .find(|h| h.id == id)
+            .map(|h| h.content_id())
+    }));
     let planned = plan.planned(evidence) as u32;
     let executor = ctx.executor(
         ExecutorOptions::new(ctx.model.clone())

@@ -15,6 +15,7 @@ use stanleyd::{
 /// jemalloc's background thread hands freed memory back to the system a second after it is
 /// freed (`.cargo/config.toml` sets the decay), so a long-lived daemon returns close to idle
 /// after a large request without a call of ours (D-137).
+#[cfg(feature = "jemalloc")]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

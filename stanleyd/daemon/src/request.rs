@@ -33,7 +33,8 @@ pub(crate) const MAX_MESSAGE_CHARS: usize = 300;
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Answer {
     pub(crate) status: Status,
-    pub(crate) output: Value,
+    /// Shared with the result memo when it keeps this answer.
+    pub(crate) output: Arc<Value>,
     /// The workflow that ran, and its run record's id (empty for fallbacks).
     pub(crate) workflow: String,
     pub(crate) run_id: String,
@@ -44,7 +45,7 @@ pub(crate) struct Answer {
 pub(crate) fn success(status: Status, output: &Value) -> Answer {
     Answer {
         status,
-        output: output.clone(),
+        output: Arc::new(output.clone()),
         workflow: String::new(),
         run_id: String::new(),
         verbose: None,

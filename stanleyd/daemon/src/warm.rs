@@ -7,7 +7,6 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::Value;
 use stanley_core::Status;
 use stanley_core::cache::RequestUsage;
 use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
@@ -59,38 +58,49 @@ impl EvidenceMemo {
 /// get the same answers, so the answer is given again without building it (issue 32).
 pub(crate) struct Remembered {
     pub(crate) status: Status,
-    pub(crate) output: Value,
+    /// The output as compact JSON text: a few times smaller than its tree, and read back in a
+    /// few milliseconds.
+    pub(crate) output: Box<str>,
     /// The report with every item listed (`--verbose`, D-127).
     pub(crate) verbose: Option<String>,
     /// What the answer cost when it was made: every answer from the cache, nothing sent.
     pub(crate) usage: RequestUsage,
 }
 
-/// How many whole answers are kept (review and summarize of one branch, and a few more).
+/// How many whole answers of one branch diff are kept (review and summarize, and a few more).
 const RESULTS_KEPT: usize = 4;
 
-/// The last few whole answers, by [`result_key`].
+/// The key of a built-in's whole answer ([`result_key`]): the branch diff's commits, and the
+/// request on them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ResultKey {
+    diff: String,
+    request: String,
+}
+
+/// The last few whole answers about the last branch diff, by [`result_key`].
 #[derive(Default)]
 pub(crate) struct ResultMemo {
-    kept: Mutex<VecDeque<(String, Arc<Remembered>)>>,
+    kept: Mutex<VecDeque<(ResultKey, Arc<Remembered>)>>,
 }
 
 impl ResultMemo {
-    pub(crate) fn get(&self, key: &str) -> Option<Arc<Remembered>> {
+    pub(crate) fn get(&self, key: &ResultKey) -> Option<Arc<Remembered>> {
         self.lock()
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, r)| r.clone())
     }
 
-    /// Keeps `answer` under `key` when it was answered whole from the cache; the oldest goes
-    /// when more than [`RESULTS_KEPT`] are kept.
-    pub(crate) fn keep(&self, key: String, answer: Remembered) {
+    /// Keeps `answer` under `key` when it was answered whole from the cache. Answers about
+    /// other commits go (the branch moved on: they would only hold memory), and the oldest
+    /// goes when more than [`RESULTS_KEPT`] are kept.
+    pub(crate) fn keep(&self, key: ResultKey, answer: Remembered) {
         if answer.usage.requests > 0 || answer.usage.cached == 0 {
             return;
         }
         let mut kept = self.lock();
-        kept.retain(|(k, _)| *k != key);
+        kept.retain(|(k, _)| *k != key && k.diff == key.diff);
         kept.push_back((key, Arc::new(answer)));
         while kept.len() > RESULTS_KEPT {
             kept.pop_front();
@@ -102,7 +112,7 @@ impl ResultMemo {
         self.lock().clear();
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(String, Arc<Remembered>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(ResultKey, Arc<Remembered>)>> {
         self.kept.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -116,8 +126,11 @@ pub(crate) fn result_key(
     workflow: &str,
     text: &str,
     source: &DiffSource,
-) -> Option<String> {
-    Some(format!("{settings}\0{workflow}\0{text}\0{}", key(source)?))
+) -> Option<ResultKey> {
+    Some(ResultKey {
+        diff: key(source)?,
+        request: format!("{settings}\0{workflow}\0{text}"),
+    })
 }
 
 /// What a branch diff is a function of: its base ref and commit, `HEAD`, and how it was made.
@@ -168,7 +181,7 @@ mod tests {
     fn answer(requests: u64, cached: u64) -> Remembered {
         Remembered {
             status: Status::Complete,
-            output: serde_json::json!({"text": "t"}),
+            output: r#"{"text":"t"}"#.into(),
             verbose: None,
             usage: RequestUsage {
                 requests,
@@ -178,27 +191,39 @@ mod tests {
         }
     }
 
+    fn on(head: &str, text: &str) -> ResultKey {
+        result_key("s", "review", text, &branch(head)).expect("a branch diff has a key")
+    }
+
     #[test]
     fn only_answers_made_wholly_from_the_cache_are_kept_and_the_oldest_goes_first() {
         let memo = ResultMemo::default();
-        memo.keep("sent".into(), answer(1, 5));
-        memo.keep("nothing asked".into(), answer(0, 0));
-        assert!(memo.get("sent").is_none(), "an answer that sent a question");
+        let k = |n: &str| on("h1", n);
+        memo.keep(k("sent"), answer(1, 5));
+        memo.keep(k("nothing asked"), answer(0, 0));
         assert!(
-            memo.get("nothing asked").is_none(),
+            memo.get(&k("sent")).is_none(),
+            "an answer that sent a question"
+        );
+        assert!(
+            memo.get(&k("nothing asked")).is_none(),
             "an answer that used no cache"
         );
         for n in 0..=RESULTS_KEPT {
-            memo.keep(format!("k{n}"), answer(0, 3));
+            memo.keep(k(&format!("k{n}")), answer(0, 3));
         }
-        assert!(memo.get("k0").is_none(), "the oldest went");
-        assert!((1..=RESULTS_KEPT).all(|n| memo.get(&format!("k{n}")).is_some()));
+        assert!(memo.get(&k("k0")).is_none(), "the oldest went");
+        assert!((1..=RESULTS_KEPT).all(|n| memo.get(&k(&format!("k{n}"))).is_some()));
         // The same key kept again replaces its answer instead of taking a second place.
-        memo.keep("k4".into(), answer(0, 9));
-        assert_eq!(memo.get("k4").unwrap().usage.cached, 9);
-        assert!(memo.get("k1").is_some());
+        memo.keep(k("k4"), answer(0, 9));
+        assert_eq!(memo.get(&k("k4")).unwrap().usage.cached, 9);
+        assert!(memo.get(&k("k1")).is_some());
+        // An answer about other commits lets the older commits' answers go.
+        memo.keep(on("h2", "k1"), answer(0, 2));
+        assert!(memo.get(&k("k4")).is_none(), "the branch moved on");
+        assert!(memo.get(&on("h2", "k1")).is_some());
         memo.clear();
-        assert!(memo.get("k4").is_none());
+        assert!(memo.get(&on("h2", "k1")).is_none());
         // Only a branch diff has a key.
         assert!(result_key("s", "review", "t", &branch("h1")).is_some());
         assert!(result_key("s", "review", "t", &DiffSource::worktree(Diff::default())).is_none());

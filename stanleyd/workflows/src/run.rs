@@ -303,6 +303,9 @@ impl Section {
     }
 }
 
+/// What an item is about, independent of where it sits (a hunk id's content id), if known.
+pub type ContentOf = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
 /// The shared state of one built-in run.
 pub struct Run {
     pub run_id: String,
@@ -323,7 +326,7 @@ pub struct Run {
     budget: BudgetLimits,
     model: String,
     /// Item id → what it is about, independent of position (a hunk's content id).
-    contents: std::collections::HashMap<String, String>,
+    contents: Option<ContentOf>,
 }
 
 /// The run id `<name>-<YYYYMMDDTHHMMSSZ>-<6 hex>` from a clock reading and a random suffix.
@@ -359,7 +362,7 @@ impl Run {
             incomplete: false,
             budget,
             model: model.to_owned(),
-            contents: std::collections::HashMap::new(),
+            contents: None,
         };
         run.write_manifest("running");
         let hash = stable_hash(&inputs);
@@ -399,10 +402,10 @@ impl Run {
         })
     }
 
-    /// Says what items are about, independent of where they sit (`(hunk id, content id)`), so
-    /// their findings' fingerprints survive line shifts.
-    pub fn contents(&mut self, pairs: impl IntoIterator<Item = (String, String)>) {
-        self.contents.extend(pairs);
+    /// Says what items are about, independent of where they sit (a hunk id's content id), so
+    /// their findings' fingerprints survive line shifts. Asked only for items with findings.
+    pub fn contents(&mut self, of: ContentOf) {
+        self.contents = Some(of);
     }
 
     /// Writes `candidates.json`.
@@ -480,9 +483,10 @@ impl Run {
         };
         for f in &mut self.findings {
             // `<hunk id>:<rule id>` (a rule about a hunk) is about the hunk's content too.
-            let about = self.contents.get(&f.id).cloned().unwrap_or_else(|| {
+            let content = |id: &str| self.contents.as_ref().and_then(|of| of(id));
+            let about = content(&f.id).unwrap_or_else(|| {
                 f.id.split_once(':')
-                    .and_then(|(item, rest)| self.contents.get(item).map(|c| format!("{c}:{rest}")))
+                    .and_then(|(item, rest)| content(item).map(|c| format!("{c}:{rest}")))
                     .unwrap_or_else(|| f.id.clone())
             });
             f.fingerprint = Some(stanley_core::stable_id(

@@ -8,7 +8,8 @@
 //!
 //! `tests/upstream/assemble && cargo build --release --bins && cargo run --release -p
 //! stanley-tests --bin stanley-bench-upstream` (`STANLEY_BENCH_ONLY=triage` for triage alone,
-//! `STANLEY_BENCH_MISSES=1` to list the failures it did not find)
+//! `STANLEY_BENCH_MISSES=1` to list the failures it did not find, `STANLEY_BENCH_ONLY=warm` for
+//! the warm daemon alone, `STANLEY_BENCH_DAEMON_BIN` to run the daemon through a wrapper)
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -446,6 +447,11 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
     env.jev.route("summarize", "summarize", 0.9);
     // The warm evidence is let go after 2 s without a request, so the trim is measured too.
     env.set("STANLEY_WARM_IDLE_MS", "2000");
+    // A daemon to run instead of the built one: a wrapper that runs it under a heap profiler
+    // (docs/performance.md).
+    if let Ok(bin) = std::env::var("STANLEY_BENCH_DAEMON_BIN") {
+        env.set("STANLEY_DAEMON_BIN", &bin);
+    }
     let repo = TempRepo::upstream(name);
     let request = |env: &TestEnv, text: &str, cache: bool| {
         let mut cmd = env.command("stanley", repo.root());
@@ -467,6 +473,12 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
     request(&env, summarize, true);
     let pid = repo.daemon_pid().expect("daemon pid");
     let idle_kib = rss_kib(pid);
+    // Anonymous memory (the heap) apart from mapped files (the binary, Git's pack windows).
+    let split = || {
+        let mib = |field| proc_kib(pid, field).map(|k| k as f64 / 1024.0);
+        json!({"anon": mib("RssAnon"), "file": mib("RssFile")})
+    };
+    let idle_split = split();
     let git_diff = || {
         let start = Instant::now();
         let status = Command::new("git")
@@ -549,8 +561,15 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
     );
     let peak = proc_kib(pid, "VmHWM");
     let after = rss_kib(pid);
-    std::thread::sleep(Duration::from_secs(4));
+    let after_split = split();
+    // Settled: the allocator's freed pages handed back (its decay is 1 s), before the warm
+    // evidence is let go (2 s without a request).
+    std::thread::sleep(Duration::from_millis(1300));
+    let settled = rss_kib(pid);
+    let settled_split = split();
+    std::thread::sleep(Duration::from_millis(2700));
     let trimmed = rss_kib(pid);
+    let trimmed_split = split();
     json!({
         "repository": name,
         "runs": runs,
@@ -564,6 +583,11 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
         "daemonRssAfterMiB": after.map(|k| k as f64 / 1024.0),
         "daemonPeakRssMiB": peak.map(|k| k as f64 / 1024.0),
         "daemonRssAfterWarmTrimMiB": trimmed.map(|k| k as f64 / 1024.0),
+        "daemonRssIdleSplitMiB": idle_split,
+        "daemonRssAfterSplitMiB": after_split,
+        "daemonRssSettledMiB": settled.map(|k| k as f64 / 1024.0),
+        "daemonRssSettledSplitMiB": settled_split,
+        "daemonRssAfterWarmTrimSplitMiB": trimmed_split,
         "targets": {"cached": 1.0, "oneLineEdit": 2.0, "cold": 3.0, "rssMiB": 100},
     })
 }
