@@ -18,7 +18,7 @@ use tokio::time::Instant;
 use crate::budget::{Budget, BudgetPlan, Denial};
 use crate::cache::{CacheKey, CacheUse, CachedAnswers, Tally};
 use crate::cancel::Cancel;
-use crate::hash::{Field, stable_hash_object};
+use crate::hash::{Field, short_id, stable_hash_object};
 use crate::jev::{
     Answers, BoxFuture, ErrorClass, Jev, JevError, JevRequest, JevTrouble, Questions,
 };
@@ -49,7 +49,7 @@ impl Frame {
             ("state", Field::Json(&self.state)),
             ("questions", Field::Json(&questions)),
         ]);
-        format!("f_{}", &hash[..16])
+        short_id("f", &hash, 16)
     }
 }
 
@@ -614,10 +614,11 @@ impl Executor {
             if inner.cancel.is_cancelled() {
                 return Self::failure(&frame_id, FailReason::Aborted, "run aborted");
             }
-            let resolved = cache.cache.resolved(&cache.requested(&request.model));
-            let model = resolved.as_deref().unwrap_or(&request.model);
-            let key = CacheKey::of(&cache.endpoint, model, &frame.template, &request);
-            let model = model.to_owned();
+            let model = cache
+                .cache
+                .resolved(&cache.requested(&request.model))
+                .unwrap_or_else(|| request.model.clone());
+            let key = CacheKey::of(&cache.endpoint, &model, &frame.template, &request);
             request = match self.answer_from_cache(&frame_id, frame, request, &model, &key) {
                 Lookup::Hit(hit) => return hit,
                 Lookup::Miss(request) => request,

@@ -1,32 +1,18 @@
 //! Stable JSON serialization (sorted keys), SHA-256 hashes of it, and the short ids derived from
 //! them (`f_…` frame ids, `h_…` hunk ids).
 
+use std::io::Write;
+
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// Serializes `value` as compact JSON with object keys sorted by UTF-16 code unit order, so the
 /// same content always gives the same text whatever order it was built in.
 pub fn stable_json(value: &Value) -> String {
-    let mut out = String::new();
+    let mut out = Vec::new();
     write_stable(value, &mut out);
-    out
-}
-
-/// Where stable JSON goes: a string, or straight into a hash (no text is built).
-trait Sink {
-    fn put(&mut self, text: &str);
-}
-
-impl Sink for String {
-    fn put(&mut self, text: &str) {
-        self.push_str(text);
-    }
-}
-
-impl Sink for Sha256 {
-    fn put(&mut self, text: &str) {
-        self.update(text.as_bytes());
-    }
+    // Only `serde_json`'s output and ASCII punctuation were written: the bytes are UTF-8.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// A field of an object hashed without building it ([`stable_hash_object`]).
@@ -44,82 +30,57 @@ pub fn stable_hash_object(fields: &[(&str, Field<'_>)]) -> String {
     let mut sorted: Vec<&(&str, Field<'_>)> = fields.iter().collect();
     sorted.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
     let mut hasher = Sha256::new();
-    hasher.put("{");
+    hasher.update(b"{");
     for (i, (key, field)) in sorted.into_iter().enumerate() {
         if i > 0 {
-            hasher.put(",");
+            hasher.update(b",");
         }
-        write_string(key, &mut hasher);
-        hasher.put(":");
+        write_leaf(key, &mut hasher);
+        hasher.update(b":");
         match field {
-            Field::Str(text) => write_string(text, &mut hasher),
+            Field::Str(text) => write_leaf(text, &mut hasher),
             Field::Json(value) => write_stable(value, &mut hasher),
         }
     }
-    hasher.put("}");
+    hasher.update(b"}");
     hex(&hasher.finalize())
 }
 
-/// A JSON string as `serde_json` writes it: quotes, backslashes and control characters
-/// escaped, everything else as it is.
-fn write_string(text: &str, out: &mut impl Sink) {
-    out.put("\"");
-    let mut start = 0;
-    for (i, byte) in text.bytes().enumerate() {
-        let escaped = match byte {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0x00..=0x1f => "",
-            _ => continue,
-        };
-        out.put(&text[start..i]);
-        if escaped.is_empty() {
-            out.put(&format!("\\u{byte:04x}"));
-        } else {
-            out.put(escaped);
-        }
-        start = i + 1;
-    }
-    out.put(&text[start..]);
-    out.put("\"");
+/// A string, number, boolean or null exactly as `serde_json` writes it.
+fn write_leaf<T: serde::Serialize + ?Sized>(leaf: &T, out: &mut impl Write) {
+    // The sinks are a `Vec` and a hasher, which never fail, and a leaf always serializes.
+    let _ = serde_json::to_writer(out, leaf);
 }
 
-fn write_stable(value: &Value, out: &mut impl Sink) {
+/// Writes `value`'s stable JSON into `out` (text, or straight into a hash).
+fn write_stable(value: &Value, out: &mut impl Write) {
+    // As in `write_leaf`: writing to a `Vec` or a hasher cannot fail.
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
             entries.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
-            out.put("{");
+            let _ = out.write_all(b"{");
             for (i, (key, item)) in entries.into_iter().enumerate() {
                 if i > 0 {
-                    out.put(",");
+                    let _ = out.write_all(b",");
                 }
-                write_string(key, out);
-                out.put(":");
+                write_leaf(key.as_str(), out);
+                let _ = out.write_all(b":");
                 write_stable(item, out);
             }
-            out.put("}");
+            let _ = out.write_all(b"}");
         }
         Value::Array(items) => {
-            out.put("[");
+            let _ = out.write_all(b"[");
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.put(",");
+                    let _ = out.write_all(b",");
                 }
                 write_stable(item, out);
             }
-            out.put("]");
+            let _ = out.write_all(b"]");
         }
-        Value::String(text) => write_string(text, out),
-        Value::Null => out.put("null"),
-        Value::Bool(true) => out.put("true"),
-        Value::Bool(false) => out.put("false"),
-        Value::Number(n) => out.put(&n.to_string()),
+        leaf => write_leaf(leaf, out),
     }
 }
 
@@ -149,7 +110,11 @@ pub fn hex(bytes: &[u8]) -> String {
 
 /// `<prefix>_<first n hex chars of stable_hash(value)>`.
 pub fn stable_id(prefix: &str, value: &Value, n: usize) -> String {
-    let hash = stable_hash(value);
+    short_id(prefix, &stable_hash(value), n)
+}
+
+/// `<prefix>_<first n chars of hash>`.
+pub fn short_id(prefix: &str, hash: &str, n: usize) -> String {
     format!("{prefix}_{}", &hash[..n.min(hash.len())])
 }
 
@@ -168,13 +133,14 @@ mod tests {
     }
 
     #[test]
-    fn strings_are_escaped_as_serde_json_escapes_them() {
+    fn every_string_hashes_as_its_serde_json_text() {
         let mut text: String = (0u8..0x80).map(char::from).collect();
         text.push_str("é ∑ 😀 \u{2028} \\\" /");
-        for sample in [text.as_str(), "", "plain", "\"", "a\\b"] {
-            let mut mine = String::new();
-            write_string(sample, &mut mine);
-            assert_eq!(mine, serde_json::to_string(sample).unwrap(), "{sample:?}");
+        for sample in [text.as_str(), "", "\"", "a\\b"] {
+            let value = Value::from(sample);
+            let json = serde_json::to_string(sample).unwrap();
+            assert_eq!(stable_json(&value), json);
+            assert_eq!(stable_hash(&value), sha256_hex(json.as_bytes()));
         }
     }
 

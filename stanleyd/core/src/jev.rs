@@ -547,6 +547,29 @@ mod tests {
         assert_eq!(ErrorClass::classify(None, "", "weird"), Unknown);
     }
 
+    /// The estimate counted without a body is the estimate of the body as it is sent.
+    #[test]
+    fn the_counted_estimate_is_the_sent_bodys() {
+        for (bytes, state) in [
+            (0, serde_json::json!({})),
+            (
+                1,
+                serde_json::json!({"hunk": "é\n\"∑\"\u{1}", "n": [1.5, -2, null, true]}),
+            ),
+            (2, serde_json::json!({"text": "x".repeat(1000)})),
+        ] {
+            let request = JevRequest {
+                model: format!("jev-{bytes}"),
+                state,
+                questions: Questions::new()
+                    .with("q", Question::noul("Is it?", "yes", "no"))
+                    .to_json(),
+            };
+            let sent = request.body().len() as u64;
+            assert_eq!(request.estimate_tokens(), sent.div_ceil(3), "{sent} bytes");
+        }
+    }
+
     #[test]
     fn questions_serialize_in_wire_shape_and_order() {
         let qs = Questions::new()

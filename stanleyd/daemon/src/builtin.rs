@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use stanley_adapters::SystemClock;
 use stanley_adapters::clock::random_hex6;
 use stanley_core::{ExecutorOptions, Status};
@@ -58,14 +58,16 @@ pub(crate) async fn run_builtin(
         }
         _ => (source, None),
     };
-    if let Some(kept) = memo_key.as_ref().and_then(|k| ctx.state.results.get(k))
-        && let Ok(output) = serde_json::from_str::<Value>(&kept.output)
+    if let Some((kept, output)) = memo_key
+        .as_ref()
+        .and_then(|k| ctx.state.results.get(k))
+        .and_then(|kept| Some((kept.clone(), kept.output()?)))
     {
         tracing::info!(workflow = builtin.id, "answered whole from the result memo");
         ctx.tally.restore(kept.usage.clone());
         return Ok(Answer {
             status: kept.status,
-            output: std::sync::Arc::new(output),
+            output,
             workflow: builtin.id.to_owned(),
             run_id: String::new(),
             verbose: kept.verbose.clone(),
@@ -81,7 +83,7 @@ pub(crate) async fn run_builtin(
     }
     let answer = Answer {
         status: packet.status,
-        output: std::sync::Arc::new(packet.output()),
+        output: packet.output(),
         workflow: builtin.id.to_owned(),
         run_id: packet.json["runId"].as_str().unwrap_or("").to_owned(),
         verbose: Some(packet.verbose()),
@@ -91,14 +93,12 @@ pub(crate) async fn run_builtin(
     {
         ctx.state.results.keep(
             key,
-            crate::warm::Remembered {
-                status: answer.status,
-                output: serde_json::to_string(&*answer.output)
-                    .unwrap_or_default()
-                    .into(),
-                verbose: answer.verbose.clone(),
-                usage: ctx.tally.snapshot(),
-            },
+            crate::warm::Remembered::new(
+                answer.status,
+                &answer.output,
+                answer.verbose.clone(),
+                ctx.tally.snapshot(),
+            ),
         );
     }
     Ok(answer)

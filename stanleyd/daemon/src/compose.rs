@@ -273,10 +273,7 @@ fn nested<'a>(
                     events,
                 )
                 .await?;
-                return Ok(envelope(
-                    answer.status,
-                    std::sync::Arc::unwrap_or_clone(answer.output),
-                ));
+                return Ok(envelope(answer.status, answer.output));
             }
             if let Some(wf) = repo.workflows.iter().find(|w| w.id == id) {
                 let mut child_stack = stack.clone();

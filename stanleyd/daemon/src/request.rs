@@ -33,8 +33,7 @@ pub(crate) const MAX_MESSAGE_CHARS: usize = 300;
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Answer {
     pub(crate) status: Status,
-    /// Shared with the result memo when it keeps this answer.
-    pub(crate) output: Arc<Value>,
+    pub(crate) output: Value,
     /// The workflow that ran, and its run record's id (empty for fallbacks).
     pub(crate) workflow: String,
     pub(crate) run_id: String,
@@ -45,7 +44,7 @@ pub(crate) struct Answer {
 pub(crate) fn success(status: Status, output: &Value) -> Answer {
     Answer {
         status,
-        output: Arc::new(output.clone()),
+        output: output.clone(),
         workflow: String::new(),
         run_id: String::new(),
         verbose: None,

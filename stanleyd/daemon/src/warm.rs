@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde_json::Value;
 use stanley_core::Status;
 use stanley_core::cache::RequestUsage;
 use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
@@ -58,13 +59,35 @@ impl EvidenceMemo {
 /// get the same answers, so the answer is given again without building it (issue 32).
 pub(crate) struct Remembered {
     pub(crate) status: Status,
-    /// The output as compact JSON text: a few times smaller than its tree, and read back in a
-    /// few milliseconds.
-    pub(crate) output: Box<str>,
+    /// The output as compact JSON text, which holds less memory than its tree (D-147);
+    /// numbers read back exactly (`serde_json`'s `float_roundtrip`).
+    output: Box<str>,
     /// The report with every item listed (`--verbose`, D-127).
     pub(crate) verbose: Option<String>,
     /// What the answer cost when it was made: every answer from the cache, nothing sent.
     pub(crate) usage: RequestUsage,
+}
+
+impl Remembered {
+    pub(crate) fn new(
+        status: Status,
+        output: &Value,
+        verbose: Option<String>,
+        usage: RequestUsage,
+    ) -> Self {
+        Self {
+            status,
+            // A `Value` always serializes.
+            output: serde_json::to_string(output).unwrap_or_default().into(),
+            verbose,
+            usage,
+        }
+    }
+
+    /// The output as it was kept (None only if the text were damaged).
+    pub(crate) fn output(&self) -> Option<Value> {
+        serde_json::from_str(&self.output).ok()
+    }
 }
 
 /// How many whole answers of one branch diff are kept (review and summarize, and a few more).
@@ -179,16 +202,57 @@ mod tests {
     }
 
     fn answer(requests: u64, cached: u64) -> Remembered {
-        Remembered {
-            status: Status::Complete,
-            output: r#"{"text":"t"}"#.into(),
-            verbose: None,
-            usage: RequestUsage {
-                requests,
-                cached,
-                ..RequestUsage::default()
-            },
+        let usage = RequestUsage {
+            requests,
+            cached,
+            ..RequestUsage::default()
+        };
+        Remembered::new(
+            Status::Complete,
+            &serde_json::json!({"text": "t"}),
+            None,
+            usage,
+        )
+    }
+
+    /// A kept answer is given back as it was made, numbers to the last bit: floats whose
+    /// shortest form has 17 digits, tiny and huge ones, and integers past 2^53.
+    #[test]
+    fn a_kept_output_reads_back_exactly() {
+        let mut floats: Vec<f64> = vec![
+            0.1 + 0.2,
+            1.0 / 3.0,
+            2.0 / 3.0,
+            1e-300,
+            1.7976931348623157e308,
+        ];
+        // A spread of doubles with long shortest forms.
+        let mut x = 0.123_456_789_f64;
+        for _ in 0..2000 {
+            x = (x * 7.919 + 0.577_215_664_901_532_9).fract();
+            floats.push(x);
+            floats.push(x * 1e-7);
         }
+        let output = serde_json::json!({
+            "floats": floats,
+            "big": u64::MAX,
+            "negative": i64::MIN,
+            "text": "é\u{0}\"",
+        });
+        let kept = Remembered::new(Status::Complete, &output, None, RequestUsage::default());
+        let back = kept.output().expect("the kept text reads back");
+        let changed: Vec<(f64, Option<f64>)> = floats
+            .iter()
+            .zip(back["floats"].as_array().expect("floats"))
+            .filter(|(a, b)| b.as_f64() != Some(**a))
+            .map(|(a, b)| (*a, b.as_f64()))
+            .take(3)
+            .collect();
+        assert!(
+            changed.is_empty(),
+            "floats read back differently: {changed:?}"
+        );
+        assert_eq!(back, output);
     }
 
     fn on(head: &str, text: &str) -> ResultKey {
