@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use git2::{Delta, DiffOptions, FileMode, Oid, Patch, Repository, Status, StatusOptions};
 use stanley_workflows::diff::{
@@ -487,7 +487,7 @@ impl Git for Git2Repo {
         scope: Scope,
         base: Option<&str>,
         input_file: Option<&str>,
-    ) -> Result<DiffSource, GitError> {
+    ) -> Result<Arc<DiffSource>, GitError> {
         let repo = self.repo.lock().unwrap_or_else(|e| e.into_inner());
         let head = Self::head(&repo);
         let mut opts = DiffOptions::new();
@@ -540,7 +540,7 @@ impl Git for Git2Repo {
                     .clone();
                 if let Some((kept_key, source)) = kept {
                     if kept_key == key {
-                        return Ok((*source).clone());
+                        return Ok(source);
                     }
                     // HEAD moved on the same merge base: reuse what the edits left alone.
                     let same_base = BranchKey {
@@ -551,8 +551,9 @@ impl Git for Git2Repo {
                         && let Some(moved) =
                             self.moved_head(&repo, &source, kept_key.head, merge_base, head)?
                     {
+                        let moved = Arc::new(moved);
                         *self.branch_memo.lock().unwrap_or_else(|e| e.into_inner()) =
-                            Some((key, std::sync::Arc::new(moved.clone())));
+                            Some((key, moved.clone()));
                         self.moved
                             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         return Ok(moved);
@@ -587,7 +588,7 @@ impl Git for Git2Repo {
             facts,
             ..
         } = folded;
-        let source = DiffSource {
+        let source = Arc::new(DiffSource {
             diff,
             scope,
             base_ref,
@@ -596,7 +597,7 @@ impl Git for Git2Repo {
             probe,
             excluded,
             facts,
-        };
+        });
         if scope == Scope::Branch
             && let (Some(head), Some(base_commit), Some(base_name)) =
                 (head, base_commit, source.base_ref.clone())
@@ -609,7 +610,7 @@ impl Git for Git2Repo {
                     merge_base,
                     head,
                 },
-                std::sync::Arc::new(source.clone()),
+                source.clone(),
             ));
         }
         Ok(source)
@@ -771,9 +772,10 @@ mod tests {
         git(&["commit", "-qam", "two"]);
         let repo = Git2Repo::open(dir.path()).unwrap();
         let first = repo.diff(Scope::Branch, Some("main"), None).unwrap();
-        // A worktree edit does not change a branch diff; the kept one is given.
+        // A worktree edit does not change a branch diff; the kept one is given, not a copy.
         fs::write(dir.path().join("a.txt"), "dirty\n").unwrap();
-        assert_eq!(repo.diff(Scope::Branch, Some("main"), None).unwrap(), first);
+        let again = repo.diff(Scope::Branch, Some("main"), None).unwrap();
+        assert!(Arc::ptr_eq(&again, &first));
         git(&["commit", "-qam", "three"]);
         let moved = repo.diff(Scope::Branch, Some("main"), None).unwrap();
         assert_ne!(moved, first);

@@ -28,7 +28,7 @@ pub(crate) async fn run_builtin(
     ctx: &Ctx<'_>,
     builtin: &Builtin,
     text: &str,
-    source: Option<DiffSource>,
+    source: Option<Arc<DiffSource>>,
     input: Option<&Supplied>,
     events: &Events,
 ) -> Result<Answer, RequestError> {
@@ -110,15 +110,15 @@ pub(crate) async fn run_plan(
     ctx: &Ctx<'_>,
     id: &str,
     plan: &dyn BuiltinRun,
-    source: Option<DiffSource>,
+    source: Option<Arc<DiffSource>>,
     events: &Events,
 ) -> Result<Packet, RequestError> {
     let source = match source {
-        _ if !plan.uses_diff() => DiffSource {
+        _ if !plan.uses_diff() => Arc::new(DiffSource {
             scope: ctx.scope,
             probe: String::new(),
             ..DiffSource::worktree(Diff::default())
-        },
+        }),
         Some(source) => source,
         None => ctx.diff()?,
     };

@@ -370,7 +370,7 @@ async fn run_selected(
     asked: Asked<'_>,
     builtins: &[&Builtin],
     repo: &RepoSnapshot,
-    diff: Option<DiffSource>,
+    diff: Option<Arc<DiffSource>>,
 ) -> Result<Answer, RequestError> {
     let Asked {
         text,
@@ -472,7 +472,7 @@ async fn serve(
         crate::worker::maybe_kick(state, settings);
     }
     let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
-    let mut diff: Option<DiffSource> = None;
+    let mut diff: Option<Arc<DiffSource>> = None;
     let routed = if action.is_some() && repo.workflows.is_empty() {
         Routed {
             selected: None,
@@ -539,7 +539,7 @@ async fn serve(
             None => Err(RequestError::internal("delegation without an agent")),
         },
         Next::CodeChangeFallback => code_change_fallback(&ctx, &text, reason, &events).await,
-        Next::Unrouted => unrouted(&ctx, action, diff.as_ref(), input.as_ref()),
+        Next::Unrouted => unrouted(&ctx, action, diff.as_deref(), input.as_ref()),
     }
 }
 

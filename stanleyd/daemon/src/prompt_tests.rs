@@ -216,7 +216,7 @@ impl stanley_workflows::ports::Git for PanicsOnce {
         scope: Scope,
         base: Option<&str>,
         input_file: Option<&str>,
-    ) -> Result<DiffSource, stanley_workflows::ports::GitError> {
+    ) -> Result<std::sync::Arc<DiffSource>, stanley_workflows::ports::GitError> {
         if !self.1.swap(true, std::sync::atomic::Ordering::SeqCst) {
             panic!("boom in the diff");
         }

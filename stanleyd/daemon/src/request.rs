@@ -163,7 +163,7 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    pub(crate) fn diff(&self) -> Result<DiffSource, RequestError> {
+    pub(crate) fn diff(&self) -> Result<Arc<DiffSource>, RequestError> {
         self.state
             .git
             .diff(self.scope, self.base.as_deref(), self.input_file.as_deref())

@@ -45,7 +45,7 @@ impl Git for BrokenDiff {
         _scope: Scope,
         _base: Option<&str>,
         _input_file: Option<&str>,
-    ) -> Result<DiffSource, GitError> {
+    ) -> Result<std::sync::Arc<DiffSource>, GitError> {
         Err(GitError(
             "git diff failed: object not found - no match for id (3f2a9c)".into(),
         ))

@@ -24,7 +24,8 @@ pub(crate) struct EvidenceMemo {
 impl EvidenceMemo {
     /// The evidence of `source`: the kept one when `source` is the same branch diff, else made
     /// now (and kept, when it is a branch diff).
-    pub(crate) fn evidence(&self, source: DiffSource) -> Arc<DiffEvidence> {
+    pub(crate) fn evidence(&self, source: impl Into<Arc<DiffSource>>) -> Arc<DiffEvidence> {
+        let source = source.into();
         let key = key(&source);
         if let Some(key) = &key
             && let Some((kept, evidence)) = self.lock().as_ref()

@@ -1,6 +1,8 @@
 //! The ports the product logic needs from the outside world: Git diffs, redaction, run records
 //! and a clock. The adapters crate implements them; tests use in-memory fakes.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 use thiserror::Error;
 
@@ -15,13 +17,14 @@ pub struct GitError(pub String);
 pub trait Git: Send + Sync {
     /// The diff of `scope` against `base` (or the scope's default base), with safe untracked
     /// files folded in for the worktree scope; `input_file`, the request's own input when it is
-    /// an untracked file, is not part of the change.
+    /// an untracked file, is not part of the change. Shared: a diff the port keeps is handed out
+    /// without a copy.
     fn diff(
         &self,
         scope: Scope,
         base: Option<&str>,
         input_file: Option<&str>,
-    ) -> Result<DiffSource, GitError>;
+    ) -> Result<Arc<DiffSource>, GitError>;
 }
 
 /// Replaces secrets in text and JSON, counting replacements.

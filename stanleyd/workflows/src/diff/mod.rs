@@ -5,6 +5,7 @@
 pub mod mirror;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -833,7 +834,8 @@ fn split_hunk(file: &DiffFile, raw: HunkDiff) -> Vec<Hunk> {
 /// A diff ready for planning: every file, the eligible hunks in diff order, and exclusions.
 #[derive(Clone, Debug)]
 pub struct DiffEvidence {
-    pub source: DiffSource,
+    /// The diff it was made from, shared with whoever keeps it (the Git port).
+    pub source: Arc<DiffSource>,
     pub files: Vec<DiffFile>,
     /// Hunks that may be read: judged by Jev, or (lockfiles and generated files) only by
     /// deterministic checks.
@@ -851,7 +853,8 @@ impl DiffEvidence {
     /// empty files, mode changes and pure moves are excluded; lockfiles and generated files (by
     /// path or by a header comment) are set aside; then a folder whose changed files copy
     /// another folder's ([`mirror`]) is excluded. Every exclusion names its rule.
-    pub fn from_source(source: DiffSource) -> Self {
+    pub fn from_source(source: impl Into<Arc<DiffSource>>) -> Self {
+        let source = source.into();
         let files = source.diff.split();
         Self::from_split(source, files)
     }
@@ -859,12 +862,13 @@ impl DiffEvidence {
     /// [`DiffEvidence::from_source`], reusing the split hunks of every file whose diff is the
     /// same in `before` (the evidence of an earlier diff of the same repository); everything
     /// that depends on more than one file (generated and mirrored folders) is decided again.
-    pub fn from_source_after(source: DiffSource, before: &DiffEvidence) -> Self {
+    pub fn from_source_after(source: impl Into<Arc<DiffSource>>, before: &DiffEvidence) -> Self {
+        let source = source.into();
         let files = source.diff.split_after(before);
         Self::from_split(source, files)
     }
 
-    fn from_split(source: DiffSource, mut files: Vec<DiffFile>) -> Self {
+    fn from_split(source: Arc<DiffSource>, mut files: Vec<DiffFile>) -> Self {
         let mut excluded = source.excluded.clone();
         let mut set_aside = Vec::new();
         let mut verdicts: Vec<Option<Verdict>> = files
