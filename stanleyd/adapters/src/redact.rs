@@ -5,7 +5,7 @@
 //! YAML, JSON and connection strings. Everything sent to Jev, written to `.stanley/runs/` or the
 //! daemon log, and everything Stanley prints passes through here.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, LazyLock, Mutex};
 
@@ -106,18 +106,52 @@ static URL_CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
 
 pub use crate::redact_keys::secret_key;
 
-/// Texts shorter than this are scanned every time (remembering them costs about as much).
-const REMEMBERED_MIN_BYTES: usize = 24;
 /// How many clean texts one set of secrets remembers before it starts again.
 const REMEMBERED_MAX: usize = 200_000;
+/// How many texts with something redacted one set of secrets remembers (with their redacted
+/// forms), and how many bytes of redacted forms at most, before it starts them again.
+const REDACTED_MAX: usize = 4_096;
+const REDACTED_MAX_BYTES: usize = 4 << 20;
 
-/// Texts found clean by redactors of one set of secrets, by a 128-bit hash under two keys drawn
-/// at random when the set is made (unknown outside the process).
+/// Texts found clean by redactors of one set of secrets, and texts they redacted with what they
+/// became, by a 128-bit hash under two keys drawn at random when the set is made (unknown
+/// outside the process).
 #[derive(Default)]
 pub struct CleanTexts {
     secrets: Vec<String>,
-    set: Mutex<HashSet<u128>>,
+    known: Mutex<Known>,
     keys: (RandomState, RandomState),
+}
+
+/// What one set of secrets has seen.
+#[derive(Default)]
+struct Known {
+    clean: HashSet<u128>,
+    /// A redacted text's form after redaction, and how many secrets were replaced in it.
+    redacted: HashMap<u128, (Arc<str>, u64)>,
+    redacted_bytes: usize,
+}
+
+impl Known {
+    fn keep_clean(&mut self, key: u128) {
+        if self.clean.len() >= REMEMBERED_MAX {
+            self.clean.clear();
+        }
+        self.clean.insert(key);
+    }
+
+    fn keep_redacted(&mut self, key: u128, out: &str, count: u64) {
+        if self.redacted.len() >= REDACTED_MAX
+            || self.redacted_bytes + out.len() > REDACTED_MAX_BYTES
+        {
+            self.redacted.clear();
+            self.redacted_bytes = 0;
+        }
+        if out.len() <= REDACTED_MAX_BYTES {
+            self.redacted_bytes += out.len();
+            self.redacted.insert(key, (Arc::from(out), count));
+        }
+    }
 }
 
 impl CleanTexts {
@@ -126,8 +160,8 @@ impl CleanTexts {
         (u128::from(a.hash_one(text)) << 64) | u128::from(b.hash_one(text))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<u128>> {
-        self.set.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, Known> {
+        self.known.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -167,10 +201,10 @@ impl CleanMemory {
 /// Redacts the given literal secrets (the caller's key values) and the built-in patterns.
 ///
 /// A request redacts the same texts several times (a hunk in the frame sent, in its record, in
-/// the packet and in the result), and the next request mostly the same hunks again: a text of
-/// [`REMEMBERED_MIN_BYTES`] or more that a redactor found nothing in is remembered in its
-/// [`CleanTexts`] (its own, or one shared through [`CleanMemory`] by redactors of the same
-/// secrets) and passes again without a scan. A text that had anything redacted is always scanned.
+/// the packet and in the result), and the next request mostly the same hunks again: a text a
+/// redactor found nothing in is remembered in its [`CleanTexts`] (its own, or one shared through
+/// [`CleanMemory`] by redactors of the same secrets) and passes again without a scan; a text it
+/// redacted is remembered with its redacted form, which is given again without a scan.
 #[derive(Clone, Default)]
 pub struct SecretRedactor {
     secrets: Vec<String>,
@@ -207,7 +241,7 @@ impl SecretRedactor {
         }
     }
 
-    fn remembered(&self) -> std::sync::MutexGuard<'_, HashSet<u128>> {
+    fn remembered(&self) -> std::sync::MutexGuard<'_, Known> {
         self.clean.lock()
     }
 }
@@ -280,11 +314,7 @@ pub fn redacting(
     let for_errors = redactor.clone();
     opts.prepare(std::sync::Arc::new(
         move |req: &mut stanley_core::JevRequest| {
-            let (state, a) = redactor.json(&req.state);
-            let (questions, b) = redactor.json(&req.questions);
-            req.state = state;
-            req.questions = questions;
-            a + b
+            redactor.json_in_place(&mut req.state) + redactor.json_in_place(&mut req.questions)
         },
     ))
     .redact(std::sync::Arc::new(move |t: &str| for_errors.text(t).0))
@@ -316,6 +346,35 @@ impl Redactor for SecretRedactor {
         (out, count.get())
     }
 
+    fn json_in_place(&self, value: &mut Value) -> u64 {
+        match value {
+            Value::String(text) => {
+                let (clean, n) = self.clean_text(text);
+                if let std::borrow::Cow::Owned(clean) = clean {
+                    *text = clean;
+                }
+                n
+            }
+            Value::Array(items) => items.iter_mut().map(|v| self.json_in_place(v)).sum(),
+            Value::Object(fields) => {
+                let mut n = 0;
+                for (k, v) in fields.iter_mut() {
+                    match v {
+                        Value::String(text)
+                            if is_auth_header(k) || crate::redact_keys::secret_field(k, text) =>
+                        {
+                            n += 1;
+                            *v = Value::String("[REDACTED:field]".to_owned());
+                        }
+                        _ => n += self.json_in_place(v),
+                    }
+                }
+                n
+            }
+            _ => 0,
+        }
+    }
+
     fn json_text(&self, value: &Value, pretty: bool) -> (Vec<u8>, u64) {
         let count = std::cell::Cell::new(0);
         let redacting = Redacting {
@@ -336,26 +395,26 @@ impl SecretRedactor {
     /// [`Redactor::text`], borrowing a text it finds (or remembers as) clean.
     fn clean_text<'t>(&self, text: &'t str) -> (std::borrow::Cow<'t, str>, u64) {
         use std::borrow::Cow;
-        let key = (text.len() >= REMEMBERED_MIN_BYTES).then(|| self.clean.fingerprint(text));
-        if let Some(key) = key
-            && self.remembered().contains(&key)
-        {
+        if text.is_empty() {
             return (Cow::Borrowed(text), 0);
+        }
+        let key = self.clean.fingerprint(text);
+        {
+            let known = self.remembered();
+            if known.clean.contains(&key) {
+                return (Cow::Borrowed(text), 0);
+            }
+            if let Some((out, count)) = known.redacted.get(&key) {
+                return (Cow::Owned(out.to_string()), *count);
+            }
         }
         let (out, count) = self.scan(text);
-        if let Some(key) = key
-            && count == 0
-            && out == text
-        {
-            let mut clean = self.remembered();
-            if clean.len() >= REMEMBERED_MAX {
-                clean.clear();
-            }
-            clean.insert(key);
-        }
+        let mut known = self.remembered();
         if count == 0 && out == text {
+            known.keep_clean(key);
             return (Cow::Borrowed(text), 0);
         }
+        known.keep_redacted(key, &out, count);
         (Cow::Owned(out), count)
     }
 }

@@ -145,40 +145,59 @@ fn secret_keys_by_name() {
 }
 
 #[test]
-fn a_remembered_clean_text_passes_again_and_a_text_with_a_secret_is_always_scanned() {
+fn a_remembered_text_passes_again_as_it_was_redacted() {
     let r = r();
     let clean = "fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n".repeat(20);
     assert_eq!(r.text(&clean), (clean.clone(), 0));
     // The second time it is remembered, and comes back the same.
     assert_eq!(r.text(&clean), (clean.clone(), 0));
-    assert_eq!(r.remembered().len(), 1);
-    // A text with a secret is never remembered: each pass redacts it.
+    assert_eq!(r.remembered().clean.len(), 1);
+    // A text with a secret is remembered with its redacted form: every pass gives the same
+    // form and count, and the secret is never in what is kept.
     let dirty = format!("{clean}password = \"hunter2hunter2\"\n");
-    for _ in 0..2 {
-        let (out, n) = r.text(&dirty);
-        assert_eq!(n, 1, "{out}");
-        assert!(!out.contains("hunter2hunter2"));
-    }
-    assert_eq!(r.remembered().len(), 1);
-    // Short texts are not remembered; a clone starts with nothing remembered.
-    r.text("token");
-    assert_eq!(r.remembered().len(), 1);
+    let first = r.text(&dirty);
+    assert_eq!(first.1, 1, "{}", first.0);
+    assert!(!first.0.contains("hunter2hunter2"));
+    assert_eq!(r.text(&dirty), first);
+    let known = r.remembered();
+    assert_eq!((known.clean.len(), known.redacted.len()), (1, 1));
+    assert!(
+        known
+            .redacted
+            .values()
+            .all(|(out, _)| !out.contains("hunter2"))
+    );
+    drop(known);
+    // Short texts are remembered too: a short secret-shaped assignment is still redacted.
+    assert_eq!(r.text("token"), ("token".to_owned(), 0));
+    let short = r.text("DB_PASS=s3cr3t");
+    assert_eq!(short.1, 1, "{}", short.0);
+    assert_eq!(r.text("DB_PASS=s3cr3t"), short);
+    let known = r.remembered();
+    assert_eq!((known.clean.len(), known.redacted.len()), (2, 2));
+    drop(known);
     // Another redactor of the same secrets starts with nothing, unless both share a memory.
-    assert_eq!(self::r().remembered().len(), 0);
+    assert_eq!(self::r().remembered().clean.len(), 0);
     let memory = CleanMemory::default();
     let (a, b) = (memory.attach(self::r()), memory.attach(self::r()));
     a.text(&clean);
     assert_eq!(
-        b.remembered().len(),
+        b.remembered().clean.len(),
         1,
         "the next request knows the text is clean"
     );
     let other = memory.attach(SecretRedactor::new(["another-secret-value".to_owned()]));
-    assert_eq!(other.remembered().len(), 0, "other secrets start afresh");
+    assert_eq!(
+        other.remembered().clean.len(),
+        0,
+        "other secrets start afresh"
+    );
     let dirty_for_other = format!("{clean}another-secret-value\n");
     assert_eq!(other.text(&dirty_for_other).1, 1);
+    // The text the first set found clean is redacted under the second.
+    assert_eq!(other.text(&dirty_for_other).1, 1);
     memory.clear();
-    assert_eq!(memory.attach(self::r()).remembered().len(), 0);
+    assert_eq!(memory.attach(self::r()).remembered().clean.len(), 0);
     // Redacting JSON remembers its long strings the same way.
     let doc = serde_json::json!({"state": {"content": clean}, "key": "sk-typesafe-test-key-123"});
     let (out, n) = r.json(&doc);
@@ -218,10 +237,10 @@ fn model(r: &SecretRedactor, v: &serde_json::Value, count: &mut u64) -> serde_js
     }
 }
 
-/// What the redactor gives, as a value and as text written while redacting, equals the model
-/// above, byte for byte and in count, for every shape in the table (as strings, as values under
-/// their own names, in arrays), the near-misses, and fields redacted by their names, compact and
-/// indented.
+/// What the redactor gives, as a value, redacted in place and as text written while redacting,
+/// equals the model above, byte for byte and in count, for every shape in the table (as strings,
+/// as values under their own names, in arrays), the near-misses, and fields redacted by their
+/// names, compact and indented.
 #[test]
 fn json_text_writes_what_the_redacted_tree_would() {
     let mut rows = Vec::new();
@@ -244,6 +263,9 @@ fn json_text_writes_what_the_redacted_tree_would() {
         let mut n = 0;
         let tree = model(&redactor, &value, &mut n);
         assert_eq!(redactor.json(&value), (tree.clone(), n));
+        let mut in_place = value.clone();
+        assert_eq!(redactor.json_in_place(&mut in_place), n);
+        assert_eq!(in_place, tree, "redacted where it stands");
         for pretty in [false, true] {
             let expected = if pretty {
                 serde_json::to_vec_pretty(&tree)

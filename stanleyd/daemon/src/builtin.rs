@@ -81,15 +81,21 @@ pub(crate) async fn run_builtin(
     {
         return Err(RequestError::jev(&trouble, &ctx.base_url).in_workflow(builtin.id));
     }
+    let (status, run_id, verbose) = (
+        packet.status,
+        packet.json["runId"].as_str().unwrap_or("").to_owned(),
+        packet.verbose(),
+    );
     let answer = Answer {
-        status: packet.status,
-        output: packet.output(),
+        status,
+        output: packet.into_output(),
         workflow: builtin.id.to_owned(),
-        run_id: packet.json["runId"].as_str().unwrap_or("").to_owned(),
-        verbose: Some(packet.verbose()),
+        run_id,
+        verbose: Some(verbose),
     };
     if let Some(key) = memo_key
         && ctx.trouble.get().is_none()
+        && crate::warm::Remembered::keeps(&ctx.tally.snapshot())
     {
         ctx.state.results.keep(
             key,

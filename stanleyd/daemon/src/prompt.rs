@@ -72,11 +72,17 @@ fn outcome_of(status: Status) -> Outcome {
 /// human text with its Jev footer when Jev was asked anything, and the typed fields from the
 /// document as it leaves. The document is built, redacted and serialized once.
 fn to_result(
-    answer: &Answer,
+    answer: Answer,
     usage: &RequestUsage,
     redactor: &SecretRedactor,
 ) -> (v1::Result, Value) {
-    let (status, output) = (answer.status, &answer.output);
+    let Answer {
+        status,
+        output,
+        workflow,
+        run_id,
+        verbose,
+    } = answer;
     // The footer wraps within the report's 100 columns, like every line of it (issue 34).
     let footed = |mut text: String| {
         if usage.asked() {
@@ -85,27 +91,23 @@ fn to_result(
         }
         text
     };
-    let (doc, _) = redactor.json(&prompt_document(status, output, Some(&usage.to_json())));
+    let human = redactor.text(&footed(human(&output))).0;
+    // The output moves into the document, which is redacted where it stands.
+    let mut doc = prompt_document(status, output, Some(usage.to_json()));
+    redactor.json_in_place(&mut doc);
     let mut result = v1::Result {
         document_json: serde_json::to_string_pretty(&doc).unwrap_or_default(),
         outcome: outcome_of(status) as i32,
         exit_code: status.exit_code(),
-        human: redactor.text(&footed(human(output))).0,
-        human_verbose: answer
-            .verbose
-            .clone()
+        human,
+        human_verbose: verbose
             .map(|v| redactor.text(&footed(v)).0)
             .unwrap_or_default(),
         error: None,
         usage: Some(crate::typed::usage(usage)),
         ..v1::Result::default()
     };
-    crate::typed::fill(
-        &mut result,
-        &doc["output"],
-        &answer.workflow,
-        &answer.run_id,
-    );
+    crate::typed::fill(&mut result, &doc["output"], &workflow, &run_id);
     (result, doc)
 }
 
@@ -214,7 +216,7 @@ pub(crate) async fn run(
     // The document as it left, kept for the run's records so they need not parse it again.
     let (result, document) = match served {
         Ok(answer) => {
-            let (result, document) = to_result(&answer, &usage, redactor.as_ref());
+            let (result, document) = to_result(answer, &usage, redactor.as_ref());
             (result, Some(document))
         }
         Err(failure) => {
@@ -227,12 +229,12 @@ pub(crate) async fn run(
         let finished = crate::runs::Finished {
             request: &asked,
             result: &result,
-            document: document.as_ref(),
+            document,
             usage,
             started_at,
             duration_ms: started.elapsed().as_millis() as u64,
         };
-        if let Some(id) = crate::runs::record(state, &track.run, redactor.clone(), &finished) {
+        if let Some(id) = crate::runs::record(state, &track.run, redactor.clone(), finished) {
             // Every recorded request names its run, not only built-ins.
             result.run_id = id;
         }
@@ -678,7 +680,7 @@ async fn code_change_fallback(
         format!("Identify repository code relevant to planning this requested change: {request}");
     let plan = stanley_workflows::builtin::code_change_find(&task)?;
     let packet = run_plan(ctx, "find", plan.as_ref(), None, events).await?;
-    let analysis = packet.output();
+    let analysis = packet.into_output();
     let text = format!(
         "{}\n\n{}",
         routing::FIND_FALLBACK_NOTICE,

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use stanley_adapters::runs as stored;
 use stanley_adapters::{FsRecorder, SystemClock};
 use stanley_core::{RequestUsage, Tally};
@@ -100,22 +100,17 @@ pub(crate) struct Finished<'a> {
     pub(crate) result: &'a stanley_proto::v1::Result,
     /// The result's document as a value, when the caller has it (else it is read back from
     /// `result.document_json`).
-    pub(crate) document: Option<&'a Value>,
+    pub(crate) document: Option<Value>,
     pub(crate) usage: RequestUsage,
     pub(crate) started_at: String,
     pub(crate) duration_ms: u64,
 }
 
 /// The summary of a finished request, from the result it gave.
-fn summary<'a>(
-    id: &str,
-    f: &Finished<'a>,
-    finished_at: String,
-) -> (RunSummary, std::borrow::Cow<'a, Value>) {
-    use std::borrow::Cow;
-    let doc: Cow<'a, Value> = match f.document {
-        Some(doc) => Cow::Borrowed(doc),
-        None => Cow::Owned(serde_json::from_str(&f.result.document_json).unwrap_or(Value::Null)),
+fn summary(id: &str, f: &mut Finished<'_>, finished_at: String) -> (RunSummary, Value) {
+    let doc = match f.document.take() {
+        Some(doc) => doc,
+        None => serde_json::from_str(&f.result.document_json).unwrap_or(Value::Null),
     };
     let data = &doc["output"]["data"];
     let error = f.result.error.as_ref().map(|e| RunError {
@@ -152,7 +147,7 @@ pub(crate) fn record(
     state: &DaemonState,
     slot: &RunSlot,
     redactor: Arc<dyn Redactor>,
-    finished: &Finished<'_>,
+    mut finished: Finished<'_>,
 ) -> Option<String> {
     let clock = SystemClock;
     let opened = slot.all();
@@ -172,7 +167,11 @@ pub(crate) fn record(
         };
         run_id(&name, clock.now(), &stanley_adapters::clock::random_hex6())
     });
-    let (summary, document) = summary(&id, finished, stanley_workflows::time::stamp(clock.now()));
+    let (summary, document) = summary(
+        &id,
+        &mut finished,
+        stanley_workflows::time::stamp(clock.now()),
+    );
     let recorder = match FsRecorder::create(&state.config.files.root, &id, redactor) {
         Ok(r) => r,
         Err(e) => {
@@ -184,10 +183,15 @@ pub(crate) fn record(
         SUMMARY_FILE,
         &serde_json::to_value(&summary).unwrap_or_default(),
     );
-    recorder.write_json(
-        RESULT_FILE,
-        &json!({"document": document, "human": finished.result.human, "humanVerbose": finished.result.human_verbose}),
+    // The document moves into the record (it is the largest part of it).
+    let mut result = serde_json::Map::new();
+    result.insert("document".into(), document);
+    result.insert("human".into(), finished.result.human.clone().into());
+    result.insert(
+        "humanVerbose".into(),
+        finished.result.human_verbose.clone().into(),
     );
+    recorder.write_json(RESULT_FILE, &Value::Object(result));
     if let Some(failure) = recorder.failure() {
         tracing::warn!(run = %id, error = %failure, "the run's summary could not be written");
         return None;

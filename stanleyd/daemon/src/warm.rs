@@ -85,6 +85,12 @@ impl Remembered {
         }
     }
 
+    /// Whether an answer that cost `usage` is kept: every judgment in it came from the cache
+    /// and nothing was sent.
+    pub(crate) fn keeps(usage: &RequestUsage) -> bool {
+        usage.requests == 0 && usage.cached > 0
+    }
+
     /// The output as it was kept (None only if the text were damaged).
     pub(crate) fn output(&self) -> Option<Value> {
         serde_json::from_str(&self.output).ok()
@@ -120,7 +126,7 @@ impl ResultMemo {
     /// other commits go (the branch moved on: they would only hold memory), and the oldest
     /// goes when more than [`RESULTS_KEPT`] are kept.
     pub(crate) fn keep(&self, key: ResultKey, answer: Remembered) {
-        if answer.usage.requests > 0 || answer.usage.cached == 0 {
+        if !Remembered::keeps(&answer.usage) {
             return;
         }
         let mut kept = self.lock();

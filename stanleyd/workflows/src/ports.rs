@@ -45,6 +45,14 @@ pub trait Redactor: Send + Sync {
         };
         (text.unwrap_or_default(), n)
     }
+    /// Redacts `value` where it stands, as [`Redactor::json`] would, and says how many secrets
+    /// were replaced. An implementation may leave clean strings untouched instead of building
+    /// the value again; the value must end the same.
+    fn json_in_place(&self, value: &mut Value) -> u64 {
+        let (clean, n) = self.json(value);
+        *value = clean;
+        n
+    }
 }
 
 /// Writes a built-in run's records. Implementations redact everything they write.

@@ -5,22 +5,32 @@ use serde::Serialize;
 use serde_json::Value;
 use stanley_core::Status;
 
-use crate::run::to_value;
-
 /// The public result document as pretty JSON (2-space indent, no trailing newline), with the
 /// request's Jev `usage` when there is one.
 pub fn prompt_result(status: Status, output: &Value, usage: Option<&Value>) -> String {
-    serde_json::to_string_pretty(&prompt_document(status, output, usage)).unwrap_or_default()
-}
-
-/// The public result document as a value (what [`prompt_result`] writes).
-pub fn prompt_document(status: Status, output: &Value, usage: Option<&Value>) -> Value {
-    to_value(&PromptResult {
-        schema: "stanley.prompt-result/v1",
+    serde_json::to_string_pretty(&PromptResult {
+        schema: PROMPT_RESULT,
         status: status.as_str(),
         output,
         usage,
     })
+    .unwrap_or_default()
+}
+
+const PROMPT_RESULT: &str = "stanley.prompt-result/v1";
+
+/// The public result document as a value (what [`prompt_result`] writes), made of `output`
+/// without copying it.
+pub fn prompt_document(status: Status, output: Value, usage: Option<Value>) -> Value {
+    // In the order `PromptResult` writes its fields.
+    let mut doc = serde_json::Map::new();
+    doc.insert("schema".into(), PROMPT_RESULT.into());
+    doc.insert("status".into(), status.as_str().into());
+    doc.insert("output".into(), output);
+    if let Some(usage) = usage {
+        doc.insert("usage".into(), usage);
+    }
+    Value::Object(doc)
 }
 
 /// `stanley.prompt-result/v1`: a request's status and output, and its Jev usage when it has one.
@@ -87,5 +97,24 @@ pub fn finding_message(label: &str, detail: Option<&serde_json::Map<String, Valu
         label.replace('_', " ")
     } else {
         format!("{} ({})", label.replace('_', " "), details.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The document as a value is the document as text, with and without usage.
+    #[test]
+    fn the_document_value_is_the_written_document() {
+        let output = serde_json::json!({"text": "t", "data": {"n": 0.024999999999999994}});
+        let usage = serde_json::json!({"jevRequests": 2});
+        for usage in [None, Some(&usage)] {
+            let doc = prompt_document(Status::Complete, output.clone(), usage.cloned());
+            assert_eq!(
+                serde_json::to_string_pretty(&doc).unwrap(),
+                prompt_result(Status::Complete, &output, usage)
+            );
+        }
     }
 }

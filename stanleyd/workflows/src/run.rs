@@ -650,8 +650,10 @@ impl Packet {
         report::render(self, true)
     }
 
-    /// The public output `{text, data}`: `data` has exactly the eight public packet keys.
-    pub fn output(&self) -> Value {
+    /// The public output `{text, data}`: `data` has exactly the eight public packet keys, moved
+    /// out of the packet (a review's are thousands of rows; nothing is copied).
+    pub fn into_output(mut self) -> Value {
+        let text = self.human();
         let mut data = Map::new();
         for key in [
             "coverage",
@@ -663,12 +665,18 @@ impl Packet {
             "results",
             "summary",
         ] {
-            data.insert(key.into(), self.json[key].clone());
+            let value = self
+                .json
+                .get_mut(key)
+                .map(Value::take)
+                .unwrap_or(Value::Null);
+            data.insert(key.into(), value);
         }
-        to_value(&Output {
-            text: self.human(),
-            data,
-        })
+        // In the order `Output` writes its fields.
+        let mut output = Map::new();
+        output.insert("text".into(), text.into());
+        output.insert("data".into(), Value::Object(data));
+        Value::Object(output)
     }
 }
 

@@ -431,6 +431,17 @@ fn cpu_time(pid: i32) -> Duration {
     Duration::from_millis(ticks * 1000 / hz.max(1))
 }
 
+/// Seconds on `CLOCK_MONOTONIC`.
+fn monotonic_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
 fn median_ms(mut samples: Vec<Duration>) -> f64 {
     samples.sort();
     samples[samples.len() / 2].as_secs_f64() * 1000.0
@@ -493,8 +504,9 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
         start.elapsed()
     };
     let git = median_ms((0..runs).map(|_| git_diff()).collect());
-    let phase = |cache: bool, text: &str, before: Option<&dyn Fn()>| {
+    let phase = |name: &str, cache: bool, text: &str, before: Option<&dyn Fn()>| {
         let cpu0 = cpu_time(pid);
+        let begun = monotonic_s();
         let mut sent = Vec::new();
         let walls: Vec<Duration> = (0..runs)
             .map(|_| {
@@ -507,6 +519,9 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
                 wall
             })
             .collect();
+        // On the clock `perf record -k CLOCK_MONOTONIC` stamps samples with, so a profile of the
+        // whole bench can be cut by phase (docs/performance.md).
+        eprintln!("phase {name} {begun:.6} {:.6}", monotonic_s());
         let cpu = (cpu_time(pid) - cpu0).as_secs_f64() * 1000.0 / runs as f64;
         let ms = median_ms(walls);
         json!({
@@ -516,10 +531,10 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
             "jevRequestsSent": sent,
         })
     };
-    let cold = phase(false, review, None);
+    let cold = phase("cold", false, review, None);
     // Fill the cache once, then the repeats.
     let (_, first) = request(&env, review, true);
-    let cached_review = phase(true, review, None);
+    let cached_review = phase("cachedReview", true, review, None);
     let (_, again) = request(&env, review, true);
     let same = |a: &str, b: &str| {
         let strip = |t: &str| {
@@ -532,7 +547,7 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
         strip(a) == strip(b)
     };
     request(&env, summarize, true);
-    let cached_summarize = phase(true, summarize, None);
+    let cached_summarize = phase("cachedSummarize", true, summarize, None);
     // A one-line edit, committed: each run changes one line of one changed file.
     let file = repo
         .git(&["diff", "--name-only", "main...HEAD"])
@@ -549,7 +564,7 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
         std::fs::write(&path, text).expect("write");
         repo.git(&["commit", "-q", "-am", "one-line edit"]);
     };
-    let edited = phase(true, review, Some(&edit));
+    let edited = phase("edit", true, review, Some(&edit));
     let nothing_sent = |p: &Value| {
         p["jevRequestsSent"]
             .as_array()
