@@ -207,8 +207,9 @@ pub struct AttemptRecord {
 
 /// Receives attempt records and budget events.
 pub trait FrameSink: Send + Sync {
-    /// One attempt finished.
-    fn attempt(&self, record: &AttemptRecord);
+    /// One attempt finished; the record is the sink's (its request is the largest part, and
+    /// need not be copied).
+    fn attempt(&self, record: AttemptRecord);
     /// A reservation was refused.
     fn budget_exhausted(&self, frame_id: &str, limit: Denial);
 }
@@ -729,7 +730,7 @@ impl Executor {
         let detail = self.redact(&error.message);
         record.result = error.class.as_str().to_owned();
         record.error = Some(detail.clone());
-        self.emit(&record);
+        self.emit(record);
         match error.class {
             ErrorClass::Auth => {
                 if let Some(t) = JevTrouble::from_error(error, attempt, since_first, &detail) {
@@ -799,13 +800,13 @@ impl Executor {
                 record.resolved_model = Some(env.model.clone());
                 record.usage = Some((env.input_tokens, env.output_tokens));
                 record.parsed = Some(answers.to_json());
-                self.emit(&record);
+                self.keep(&frame.template, &record.request, &env);
+                self.emit(record);
                 self.tally(|t| {
                     t.input_tokens += env.input_tokens;
                     t.output_tokens += env.output_tokens;
                     t.models.insert(env.model.clone());
                 });
-                self.keep(&frame.template, &record.request, &env);
                 Some(Ok(FrameOk {
                     frame_id: frame_id.to_owned(),
                     answers,
@@ -829,7 +830,7 @@ impl Executor {
                 self.tally(|t| t.input_tokens += reported);
                 record.result = "invalid".into();
                 record.error = Some(invalid.0.clone());
-                self.emit(&record);
+                self.emit(record);
                 last.then(|| Self::failure(frame_id, FailReason::Invalid, invalid.0))
             }
         }
@@ -873,7 +874,7 @@ impl Executor {
             t.cached_input_tokens += hit.input_tokens;
             t.models.insert(hit.model.clone());
         });
-        self.emit(&AttemptRecord {
+        self.emit(AttemptRecord {
             frame_id: frame_id.to_owned(),
             template: frame.template.clone(),
             scope: frame.scope.clone(),
@@ -921,7 +922,7 @@ impl Executor {
         }
     }
 
-    fn emit(&self, record: &AttemptRecord) {
+    fn emit(&self, record: AttemptRecord) {
         if let Some(sink) = &self.inner.opts.sink {
             sink.attempt(record);
         }

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use stanley_core::{AttemptRecord, BudgetLimits, Denial, Executor, FrameSink, Status, stable_hash};
+use stanley_core::{
+    AttemptRecord, BudgetLimits, Denial, Executor, FrameSink, JevRequest, Status, stable_hash,
+};
 
 use crate::diff::Exclusion;
 use crate::ports::{Clock, RunRecorder};
@@ -572,7 +574,16 @@ struct RecordSink {
 }
 
 impl FrameSink for RecordSink {
-    fn attempt(&self, r: &AttemptRecord) {
+    fn attempt(&self, r: AttemptRecord) {
+        let AttemptRecord {
+            request:
+                JevRequest {
+                    model,
+                    state,
+                    questions,
+                },
+            ..
+        } = r;
         let record = FrameRecord {
             run_id: &self.run_id,
             frame_id: &r.frame_id,
@@ -580,12 +591,13 @@ impl FrameSink for RecordSink {
             scope: &r.scope,
             provenance: &r.provenance,
             attempt: r.attempt,
-            requested_model: &r.request.model,
+            requested_model: &model,
             started_at: crate::time::stamp(self.clock.now()),
             latency_ms: r.latency_ms,
+            // Placeholders: the request's state and questions move in below, uncopied.
             request: SentRequest {
-                state: &r.request.state,
-                questions: &r.request.questions,
+                state: &Value::Null,
+                questions: &Value::Null,
             },
             result: &r.result,
             resolved_model: r.resolved_model.as_deref(),
@@ -597,7 +609,12 @@ impl FrameSink for RecordSink {
             parsed: r.parsed.as_ref(),
             error: r.error.as_deref(),
         };
-        self.recorder.append("frames.ndjson", &to_value(&record));
+        let mut line = to_value(&record);
+        if let Some(sent) = line.get_mut("request") {
+            sent["state"] = state;
+            sent["questions"] = questions;
+        }
+        self.recorder.append("frames.ndjson", &line);
     }
 
     fn budget_exhausted(&self, frame_id: &str, limit: Denial) {

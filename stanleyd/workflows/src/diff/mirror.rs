@@ -192,8 +192,9 @@ pub fn find(files: &[DiffFile], candidates: &[usize]) -> Vec<(usize, Mirrored)> 
         let name = files[i].path.rsplit('/').next().unwrap_or(&files[i].path);
         by_name.entry(stem(name)).or_default().push(i);
     }
-    let lines: HashMap<usize, HashMap<String, usize>> =
-        live.iter().map(|&i| (i, changed(&files[i]))).collect();
+    // Each file's changed lines, counted when a pair first needs them (most files share their
+    // name with no other file, or only with files in no two parallel folders).
+    let mut lines: HashMap<usize, HashMap<String, usize>> = HashMap::new();
     // (folder a, folder b) → near-copy pairs (file in a, file in b, changed lines).
     let mut pairs: BTreeMap<(String, String), Vec<NearCopy>> = BTreeMap::new();
     for group in by_name
@@ -205,6 +206,9 @@ pub fn find(files: &[DiffFile], candidates: &[usize]) -> Vec<(usize, Mirrored)> 
                 let Some((ra, rb)) = roots(&files[a].path, &files[b].path) else {
                     continue;
                 };
+                for i in [a, b] {
+                    lines.entry(i).or_insert_with(|| changed(&files[i]));
+                }
                 if shared(&lines[&a], &lines[&b]) < NEAR_COPY {
                     continue;
                 }
