@@ -84,9 +84,18 @@ fn the_same_request_twice_sends_nothing_the_second_time_and_says_so() {
     assert!(packet["jev"]["savedCostUsd"].as_f64().unwrap() > 0.0);
     let frames = std::fs::read_to_string(run.join("frames.ndjson")).unwrap();
     assert_eq!(frames.lines().count(), 3);
+    let asked = env.jev.requests();
     for line in frames.lines() {
         let frame: Value = serde_json::from_str(line).unwrap();
         assert_eq!(frame["result"], "cached", "{frame}");
+        // A cached attempt records the request it answers, as it was sent the first time.
+        let request = &frame["request"];
+        assert!(
+            asked
+                .iter()
+                .any(|r| r["state"] == request["state"] && r["questions"] == request["questions"]),
+            "{frame}"
+        );
     }
 
     // The human footer says the same.

@@ -110,6 +110,15 @@ fn a_run_writes_private_redacted_records() {
         ),
         (Some("ok"), Some("jev-1.13.0"), Some("diff-summarize@2"))
     );
+    // The record holds the request as Jev received it.
+    let request = &frame["request"];
+    assert!(
+        env.jev
+            .requests()
+            .iter()
+            .any(|r| r["state"] == request["state"] && r["questions"] == request["questions"]),
+        "{frame}"
+    );
     let manifest: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["status"], "complete");

@@ -36,7 +36,7 @@ pub struct Git2Repo {
     /// The last branch diff and the commits it was made from. Commits never change, so the same
     /// base, merge base and `HEAD` give the same diff: a repeat skips the diff, the rename
     /// pairing and the file facts (issue 32).
-    branch_memo: Mutex<Option<(BranchKey, std::sync::Arc<DiffSource>)>>,
+    branch_memo: Mutex<Option<(BranchKey, Arc<DiffSource>)>>,
     /// How many branch diffs were made from the kept one after `HEAD` moved ([`moved`]).
     moved: std::sync::atomic::AtomicU64,
 }

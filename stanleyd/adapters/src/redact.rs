@@ -246,9 +246,9 @@ impl SecretRedactor {
     }
 }
 
-/// A JSON value redacted while it is serialized: every string through the redactor, and every
-/// string under a credential-named key or an auth header replaced whole. Serialized to text it
-/// builds no redacted tree (records, issue 32); serialized to a value it is that tree.
+/// A JSON value redacted while it is serialized to text: every string through the redactor, and
+/// every string under a credential-named key or an auth header replaced whole; no redacted tree
+/// is built (records, issue 32).
 struct Redacting<'a> {
     value: &'a Value,
     by: &'a SecretRedactor,
@@ -284,14 +284,11 @@ impl serde::Serialize for Redacting<'_> {
             Value::Object(fields) => {
                 let mut map = s.serialize_map(Some(fields.len()))?;
                 for (k, v) in fields {
-                    match v {
-                        Value::String(text)
-                            if is_auth_header(k) || crate::redact_keys::secret_field(k, text) =>
-                        {
-                            self.count.set(self.count.get() + 1);
-                            map.serialize_entry(k, "[REDACTED:field]")?;
-                        }
-                        _ => map.serialize_entry(k, &self.of(v))?,
+                    if secret_by_name(k, v) {
+                        self.count.set(self.count.get() + 1);
+                        map.serialize_entry(k, REDACTED_FIELD)?;
+                    } else {
+                        map.serialize_entry(k, &self.of(v))?;
                     }
                 }
                 map.end()
@@ -303,6 +300,16 @@ impl serde::Serialize for Redacting<'_> {
 
 fn is_auth_header(key: &str) -> bool {
     key.eq_ignore_ascii_case("authorization") || key.eq_ignore_ascii_case("x-api-key")
+}
+
+/// What a string under a secret-named field or an auth header becomes, whole.
+const REDACTED_FIELD: &str = "[REDACTED:field]";
+
+/// Whether the field `key` holds a secret by its name: a string under an auth header or a
+/// credential-named key (the one rule both ways of redacting a value follow).
+fn secret_by_name(key: &str, value: &Value) -> bool {
+    matches!(value, Value::String(text)
+        if is_auth_header(key) || crate::redact_keys::secret_field(key, text))
 }
 
 /// `opts` with every request redacted before it is sent or recorded (state and questions) and
@@ -335,15 +342,9 @@ impl Redactor for SecretRedactor {
     }
 
     fn json(&self, value: &Value) -> (Value, u64) {
-        let count = std::cell::Cell::new(0);
-        let redacting = Redacting {
-            value,
-            by: self,
-            count: &count,
-        };
-        // A value always serializes into a value.
-        let out = serde_json::to_value(&redacting).unwrap_or(Value::Null);
-        (out, count.get())
+        let mut out = value.clone();
+        let n = self.json_in_place(&mut out);
+        (out, n)
     }
 
     fn json_in_place(&self, value: &mut Value) -> u64 {
@@ -359,14 +360,11 @@ impl Redactor for SecretRedactor {
             Value::Object(fields) => {
                 let mut n = 0;
                 for (k, v) in fields.iter_mut() {
-                    match v {
-                        Value::String(text)
-                            if is_auth_header(k) || crate::redact_keys::secret_field(k, text) =>
-                        {
-                            n += 1;
-                            *v = Value::String("[REDACTED:field]".to_owned());
-                        }
-                        _ => n += self.json_in_place(v),
+                    if secret_by_name(k, v) {
+                        n += 1;
+                        *v = REDACTED_FIELD.into();
+                    } else {
+                        n += self.json_in_place(v);
                     }
                 }
                 n

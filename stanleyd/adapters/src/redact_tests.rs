@@ -176,6 +176,23 @@ fn a_remembered_text_passes_again_as_it_was_redacted() {
     let known = r.remembered();
     assert_eq!((known.clean.len(), known.redacted.len()), (2, 2));
     drop(known);
+    // What is remembered is what is given: a planted form comes back without a scan.
+    let planted = "a text only the memory has seen";
+    let key = r.clean.fingerprint(planted);
+    r.remembered()
+        .redacted
+        .insert(key, (std::sync::Arc::from("[planted]"), 7));
+    assert_eq!(r.text(planted), ("[planted]".to_owned(), 7));
+    r.remembered().redacted.remove(&key);
+    let secret = "password = \"planted-secret-value\"";
+    r.remembered().clean.insert(r.clean.fingerprint(secret));
+    assert_eq!(
+        r.text(secret).1,
+        0,
+        "a text remembered clean passes unscanned"
+    );
+    r.remembered().clean.clear();
+    assert_eq!(r.text(secret).1, 1);
     // Another redactor of the same secrets starts with nothing, unless both share a memory.
     assert_eq!(self::r().remembered().clean.len(), 0);
     let memory = CleanMemory::default();

@@ -61,7 +61,7 @@ pub(crate) async fn run_builtin(
     if let Some((kept, output)) = memo_key
         .as_ref()
         .and_then(|k| ctx.state.results.get(k))
-        .and_then(|kept| Some((kept.clone(), kept.output()?)))
+        .and_then(|kept| kept.output().map(|output| (kept, output)))
     {
         tracing::info!(workflow = builtin.id, "answered whole from the result memo");
         ctx.tally.restore(kept.usage.clone());
@@ -93,9 +93,10 @@ pub(crate) async fn run_builtin(
         run_id,
         verbose: Some(verbose),
     };
+    let usage = ctx.tally.snapshot();
     if let Some(key) = memo_key
         && ctx.trouble.get().is_none()
-        && crate::warm::Remembered::keeps(&ctx.tally.snapshot())
+        && crate::warm::Remembered::keeps(&usage)
     {
         ctx.state.results.keep(
             key,
@@ -103,7 +104,7 @@ pub(crate) async fn run_builtin(
                 answer.status,
                 &answer.output,
                 answer.verbose.clone(),
-                ctx.tally.snapshot(),
+                usage,
             ),
         );
     }

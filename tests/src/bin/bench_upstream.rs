@@ -426,19 +426,13 @@ fn cpu_time(pid: i32) -> Duration {
         .iter()
         .filter_map(|i| fields.get(*i).and_then(|f| f.parse::<u64>().ok()))
         .sum();
-    // SAFETY: sysconf has no preconditions.
-    let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).unwrap_or(100);
+    let hz = rustix::param::clock_ticks_per_second();
     Duration::from_millis(ticks * 1000 / hz.max(1))
 }
 
 /// Seconds on `CLOCK_MONOTONIC`.
 fn monotonic_s() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    let ts = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
     ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
 }
 
