@@ -15,7 +15,7 @@ use crate::records::{
 
 /// The most of the journal (or the side-effect ledger, or a damaged journal kept aside) read:
 /// far above what they hold, far below what would hurt (a link to `/dev/zero` is refused anyway).
-const MAX_STATE_BYTES: u64 = 16 * 1024 * 1024;
+pub const MAX_STATE_BYTES: u64 = 16 * 1024 * 1024;
 /// The most of `NEEDS_HUMAN.md` read.
 const MAX_NOTE_BYTES: u64 = 64 * 1024;
 

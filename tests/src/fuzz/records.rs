@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use arbitrary::Unstructured;
 use serde_json::{Value, json};
-use stanley_adapters::flow_store::FileFlowStore;
+use stanley_adapters::flow_store::{FileFlowStore, MAX_STATE_BYTES};
 use stanley_adapters::{job_log, runs};
 use stanley_workflows::flow::state::{FlowState, FlowStore};
 
@@ -114,6 +114,18 @@ fn stanley_files(bytes: &[u8]) -> Checked {
         }
         _ => {
             let store = FileFlowStore::new(&root);
+            // A journal over the reader's bound is refused by design, with one line that says
+            // so; anything within it is read.
+            if body.len() as u64 > MAX_STATE_BYTES {
+                let refused = store.read_state();
+                ensure(
+                    refused.as_ref().is_err_and(|e| e.0.contains("larger than")),
+                    "a journal over the bound is refused, naming its size",
+                    || format!("{refused:?}"),
+                )?;
+                let _ = std::fs::remove_file(&path);
+                return Ok(shape(&[4, 3]));
+            }
             let text = store.read_state().map_err(|e| super::Violation::Broken {
                 rule: "a journal is read, not refused",
                 detail: e.0,
