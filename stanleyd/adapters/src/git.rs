@@ -244,7 +244,7 @@ impl Git2Repo {
                     new_start: 1,
                     new_lines: lines.len() as u64,
                     section: String::new(),
-                    lines,
+                    lines: lines.into(),
                 }]
             };
             out.diff.files.push(FileDiff {
@@ -400,7 +400,7 @@ fn hunks_of(patch: &Patch<'_>) -> Result<(Vec<HunkDiff>, usize), GitError> {
             new_start: u64::from(hunk.new_start()),
             new_lines: u64::from(hunk.new_lines()),
             section,
-            lines,
+            lines: lines.into(),
         });
     }
     Ok((hunks, bytes))
@@ -425,7 +425,7 @@ fn structure(diff: &git2::Diff<'_>, paired: &Paired) -> Result<(Diff, usize), Gi
                 + file
                     .hunks
                     .iter()
-                    .flat_map(|h| &h.lines)
+                    .flat_map(|h| h.lines.iter())
                     .map(line_bytes)
                     .sum::<usize>();
             if bytes > MAX_DIFF_BYTES {

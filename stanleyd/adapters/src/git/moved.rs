@@ -120,7 +120,7 @@ impl Git2Repo {
                 header_bytes(&f.path)
                     + f.hunks
                         .iter()
-                        .flat_map(|h| &h.lines)
+                        .flat_map(|h| h.lines.iter())
                         .map(line_bytes)
                         .sum::<usize>()
             })

@@ -56,7 +56,7 @@ type NearCopy = (usize, usize, usize);
 /// The changed lines of a file, whitespace-trimmed, with their tags, counted.
 fn changed(file: &DiffFile) -> HashMap<String, usize> {
     let mut out = HashMap::new();
-    for line in file.hunks.iter().flat_map(|h| &h.lines) {
+    for line in file.hunks.iter().flat_map(|h| h.lines.iter()) {
         if line.tag == ' ' {
             continue;
         }

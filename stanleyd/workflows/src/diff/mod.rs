@@ -189,7 +189,8 @@ pub struct Hunk {
     pub new_start: u64,
     pub new_lines: u64,
     pub section: String,
-    pub lines: Vec<Line>,
+    /// Shared with the diff it was split from, and with every copy of the hunk.
+    pub lines: Arc<[Line]>,
     pub added: usize,
     pub removed: usize,
     /// `(index, count)`, 1-based, when the hunk was split.
@@ -475,7 +476,8 @@ pub struct HunkDiff {
     pub new_lines: u64,
     /// The function or section heading Git found, or empty.
     pub section: String,
-    pub lines: Vec<Line>,
+    /// Shared with the hunks split from it (a hunk short enough keeps the same lines).
+    pub lines: Arc<[Line]>,
 }
 
 impl Diff {
@@ -507,7 +509,7 @@ impl Diff {
                     new_start: ns,
                     new_lines: nl,
                     section,
-                    lines,
+                    lines: lines.into(),
                 });
             } else {
                 file_header_line(file, line);
@@ -822,7 +824,7 @@ fn split_hunk(file: &DiffFile, raw: HunkDiff) -> Vec<Hunk> {
             new_start: empty_start(new_at, new_n),
             new_lines: new_n,
             section: raw.section.clone(),
-            lines: chunk.to_vec(),
+            lines: chunk.into(),
         };
         out.push(make_hunk(file, part, Some((i + 1, count))));
         old_at += old_n;
@@ -925,7 +927,7 @@ impl DiffEvidence {
         let longest = file
             .hunks
             .iter()
-            .flat_map(|h| &h.lines)
+            .flat_map(|h| h.lines.iter())
             .map(|l| l.text.chars().count())
             .max()
             .unwrap_or(0);
