@@ -377,6 +377,8 @@ impl std::fmt::Debug for HttpJev {
 pub struct HttpShared {
     /// Trusts the system's roots.
     client: reqwest::Client,
+    /// How long an unused connection stays open.
+    pool_idle: Duration,
     /// Trusts the system's roots and a CA file's, by the file's SHA-256 (a changed file is a
     /// new client; an unchanged one keeps its pool).
     with_roots: Arc<Mutex<HashMap<String, reqwest::Client>>>,
@@ -386,11 +388,19 @@ pub struct HttpShared {
 /// The most bytes a CA file may hold.
 const MAX_CA_FILE: u64 = 1024 * 1024;
 
-/// A client offering HTTP/2 and HTTP/1.1 by ALPN, trusting the system's roots and `roots`.
-fn build_client(roots: Vec<reqwest::Certificate>) -> Result<reqwest::Client, reqwest::Error> {
+/// How long an unused connection stays open when nothing else is said (reqwest's own default).
+pub const POOL_IDLE: Duration = Duration::from_secs(90);
+
+/// A client offering HTTP/2 and HTTP/1.1 by ALPN, trusting the system's roots and `roots`,
+/// closing a connection unused for `pool_idle`.
+fn build_client(
+    roots: Vec<reqwest::Certificate>,
+    pool_idle: Duration,
+) -> Result<reqwest::Client, reqwest::Error> {
     reqwest::Client::builder()
         .user_agent(concat!("stanley/", env!("CARGO_PKG_VERSION")))
         .tls_certs_merge(roots)
+        .pool_idle_timeout(pool_idle)
         .build()
 }
 
@@ -417,12 +427,13 @@ fn read_roots(path: &Path) -> Result<(String, Vec<reqwest::Certificate>), CaProb
 }
 
 impl HttpShared {
-    /// Builds the connection pool and TLS configuration.
-    pub fn new() -> Result<Self, JevError> {
+    /// Builds the connection pool and TLS configuration; a connection unused for `pool_idle`
+    /// is closed (the daemon passes its warm idle: the connections go with the warm state).
+    pub fn new(pool_idle: Duration) -> Result<Self, JevError> {
         // Installing the process-wide TLS provider fails only when one is already installed,
         // which is what we want either way.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = build_client(Vec::new()).map_err(|e| {
+        let client = build_client(Vec::new(), pool_idle).map_err(|e| {
             JevError::new(
                 None,
                 "",
@@ -431,6 +442,7 @@ impl HttpShared {
         })?;
         Ok(Self {
             client,
+            pool_idle,
             with_roots: Arc::default(),
             limiters: Arc::default(),
         })
@@ -450,8 +462,8 @@ impl HttpShared {
         if let Some(client) = all.get(&digest) {
             return Ok(client.clone());
         }
-        let client =
-            build_client(roots).map_err(|e| problem(CaProblem::NotAccepted(error_chain(&e))))?;
+        let client = build_client(roots, self.pool_idle)
+            .map_err(|e| problem(CaProblem::NotAccepted(error_chain(&e))))?;
         all.insert(digest, client.clone());
         Ok(client)
     }
@@ -474,7 +486,7 @@ impl HttpShared {
 impl HttpJev {
     /// A client for `config` with a connection pool of its own.
     pub fn new(config: JevConfig) -> Result<Self, JevError> {
-        let shared = HttpShared::new()?;
+        let shared = HttpShared::new(POOL_IDLE)?;
         Self::with_shared(config, &shared).map_err(|e| JevError::new(None, "", e.to_string()))
     }
 

@@ -13,6 +13,7 @@ mod doctor;
 mod error;
 mod flow;
 mod logging;
+mod memory;
 mod prompt;
 mod repository;
 mod request;

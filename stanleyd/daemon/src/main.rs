@@ -12,12 +12,24 @@ use stanleyd::{
     DaemonConfig, DaemonError, DaemonFiles, DaemonSettings, init_logging, prepare, run,
 };
 
-/// jemalloc's background thread hands freed memory back to the system a second after it is
-/// freed (`.cargo/config.toml` sets the decay), so a long-lived daemon returns close to idle
-/// after a large request without a call of ours (D-137).
+/// jemalloc serves every allocation of the process, libgit2's included (its `malloc` is
+/// unprefixed, D-150). Its background thread hands freed memory back to the system a second
+/// after it is freed (`.cargo/config.toml` sets the decay), and the warm trim at once (D-137,
+/// D-150).
 #[cfg(feature = "jemalloc")]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// The allocator's thread caches serve the runtime's threads, where requests run; the other
+/// threads (sled's writers, the file watcher) allocate little and would only hold freed memory
+/// in theirs (D-150).
+fn thread_cache_on() {
+    #[cfg(feature = "jemalloc")]
+    {
+        use tikv_jemalloc_ctl::{Access, AsName};
+        let _ = b"thread.tcache.enabled\0".name().write(true);
+    }
+}
 
 fn usage() -> ExitCode {
     eprintln!("usage: stanleyd --root <worktree root>");
@@ -104,6 +116,10 @@ fn main() -> ExitCode {
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        // A blocking thread (Git, files) left unused goes when the warm state goes, and its
+        // allocator cache with it (D-150).
+        .thread_keep_alive(config.warm_idle)
+        .on_thread_start(thread_cache_on)
         .enable_all()
         .build()
     {

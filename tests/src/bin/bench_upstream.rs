@@ -444,7 +444,9 @@ fn median_ms(mut samples: Vec<Duration>) -> f64 {
 /// A warm daemon on the largest real upgrade the tests assemble: `git diff -M -C` on the range,
 /// then a cold review at zero Jev latency (cache off), a fully cached review and summarize, and a
 /// review after a one-line edit (committed, so the range moves), each the median of `runs`, as
-/// ratios to `git diff` measured in the same run, with the daemon's CPU time and memory.
+/// ratios to `git diff` measured in the same run, with the daemon's CPU time and memory: fresh,
+/// at rest after a small request and its trim, after the first large request, at the peak,
+/// settled, and after the large requests' trim.
 fn warm_daemon(name: &str, runs: usize) -> Value {
     let mut env = TestEnv::new();
     env.set("STANLEY_LOG", "warn");
@@ -474,15 +476,46 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
     };
     let review = "Review these changes for correctness bugs";
     let summarize = "Summarize these changes";
-    // The daemon is started first: these figures are requests to a running daemon.
-    request(&env, summarize, true);
+    // The daemon is started first, with no request: its memory at rest is the figure the trim
+    // returns to.
+    let started = run(
+        {
+            let mut cmd = env.command("stanleyctl", repo.root());
+            cmd.args(["daemon", "restart"]);
+            cmd
+        },
+        None,
+    );
+    assert_eq!(started.code, 0, "stanleyctl daemon restart: {started:?}");
     let pid = repo.daemon_pid().expect("daemon pid");
-    let idle_kib = rss_kib(pid);
     // Anonymous memory (the heap) apart from mapped files (the binary, Git's pack windows).
     let split = || {
         let mib = |field| proc_kib(pid, field).map(|k| k as f64 / 1024.0);
         json!({"anon": mib("RssAnon"), "file": mib("RssFile")})
     };
+    let fresh_kib = rss_kib(pid);
+    let fresh_split = split();
+    // At rest: one small request (a one-line change in the worktree, so the stores open and the
+    // patterns compile), then its warm state let go. The large requests' memory should come back
+    // to this.
+    let scratch = repo.root().join("stanley-bench-scratch.txt");
+    std::fs::write(&scratch, "one line\n").expect("write the scratch file");
+    let mut small = env.command("stanley", repo.root());
+    small.args([summarize, "--json", "--scope", "worktree"]);
+    let out = run(small, None);
+    assert!(matches!(out.code, 0 | 10 | 12), "small request: {out:?}");
+    std::fs::remove_file(&scratch).expect("remove the scratch file");
+    std::thread::sleep(Duration::from_millis(2700));
+    let rest_kib = rss_kib(pid);
+    let rest_split = split();
+    // Then the first request: these figures are requests to a running daemon.
+    request(&env, summarize, true);
+    assert_eq!(
+        repo.daemon_pid(),
+        Some(pid),
+        "the first request started another daemon"
+    );
+    let idle_kib = rss_kib(pid);
     let idle_split = split();
     let git_diff = || {
         let start = Instant::now();
@@ -588,6 +621,10 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
         "cachedSummarize": cached_summarize,
         "reviewAfterOneLineEdit": edited,
         "cachedResultSameAsFirst": same(&first, &again),
+        "daemonRssFreshMiB": fresh_kib.map(|k| k as f64 / 1024.0),
+        "daemonRssFreshSplitMiB": fresh_split,
+        "daemonRssAtRestMiB": rest_kib.map(|k| k as f64 / 1024.0),
+        "daemonRssAtRestSplitMiB": rest_split,
         "daemonRssIdleMiB": idle_kib.map(|k| k as f64 / 1024.0),
         "daemonRssAfterMiB": after.map(|k| k as f64 / 1024.0),
         "daemonPeakRssMiB": peak.map(|k| k as f64 / 1024.0),

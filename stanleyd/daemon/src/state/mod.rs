@@ -297,12 +297,13 @@ impl StateBuilder<'_> {
         };
         let jev = match self.jev {
             Some(jev) => jev,
-            None => Box::new(HttpPort(HttpShared::new().map_err(|e| {
-                DaemonError::Io {
+            // An unused connection closes when the warm state goes (D-150).
+            None => Box::new(HttpPort(HttpShared::new(self.config.warm_idle).map_err(
+                |e| DaemonError::Io {
                     what: "cannot build the HTTP client".into(),
                     source: std::io::Error::other(e.message),
-                }
-            })?)),
+                },
+            )?)),
         };
         Ok(DaemonState::from_ports(self.config, self.stop, git, jev))
     }
@@ -402,12 +403,13 @@ impl DaemonState {
     }
 
     /// Lets go of the warm evidence (the last branch diff, here and in the Git port); the
-    /// allocator hands the freed memory back to the system (D-137).
+    /// freed pages go back to the system at once (D-137, D-150).
     pub(crate) fn let_go_warm(&self) {
         self.evidence.clear();
         self.results.clear();
         self.clean_texts.clear();
         self.git.let_go();
+        crate::memory::give_back();
         tracing::debug!("warm evidence released");
     }
 
@@ -473,7 +475,10 @@ impl DaemonState {
     pub(crate) fn background(self: &Arc<Self>) -> (ActiveGuard, Cancel) {
         let cancel = Cancel::new();
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
-        self.active.fetch_add(1, Ordering::SeqCst);
+        if self.active.fetch_add(1, Ordering::SeqCst) == 0 {
+            // Work again after a quiet stretch: freed pages are kept for reuse again (D-150).
+            crate::memory::resume();
+        }
         self.running
             .lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -1,0 +1,125 @@
+//! Freed memory handed back to the system while the daemon is quiet (the warm trim, D-150).
+//!
+//! jemalloc returns freed pages on its own over its decay time (one second, `.cargo/config.toml`),
+//! but its background thread paces that purge: two seconds after the warm evidence was let go,
+//! 16 MiB of freed pages were still resident in the warm bench. So at the trim each arena's decay
+//! is set to zero (jemalloc purges what a decay of zero allows, and every later free at once),
+//! and the next request or job puts it back, so busy work keeps freed pages for reuse.
+
+/// Purges the allocator's freed pages, and keeps purging at once until [`resume`]. Without
+/// jemalloc (`--no-default-features`) it does nothing: the system allocator keeps its own counsel.
+pub(crate) fn give_back() {
+    #[cfg(feature = "jemalloc")]
+    jemalloc::set_quiet();
+}
+
+/// Puts back the decay [`give_back`] set aside (a request or job begins); a no-op otherwise.
+pub(crate) fn resume() {
+    #[cfg(feature = "jemalloc")]
+    jemalloc::set_busy();
+}
+
+#[cfg(feature = "jemalloc")]
+mod jemalloc {
+    use std::sync::Mutex;
+
+    use tikv_jemalloc_ctl::{Access, AsName, Mib, arenas};
+
+    /// Each arena's decay set aside by the trim, to be put back when work resumes.
+    static SET_ASIDE: Mutex<Vec<(usize, isize)>> = Mutex::new(Vec::new());
+
+    /// `arena.<i>.dirty_decay_ms`, for every arena that exists (the huge arena exists only after
+    /// a huge allocation, and refuses to be read before).
+    fn decays() -> Vec<(Mib<[usize; 3]>, usize, isize)> {
+        let Ok(count) = arenas::narenas::read() else {
+            return Vec::new();
+        };
+        let Ok(mib) = b"arena.0.dirty_decay_ms\0".name().mib::<[usize; 3]>() else {
+            return Vec::new();
+        };
+        (0..count as usize)
+            .filter_map(|arena| {
+                let mut mib = mib;
+                mib[1] = arena;
+                let decay: isize = mib.read().ok()?;
+                Some((mib, arena, decay))
+            })
+            .collect()
+    }
+
+    pub(super) fn set_quiet() {
+        let mut aside = SET_ASIDE.lock().unwrap_or_else(|e| e.into_inner());
+        for (mib, arena, decay) in decays() {
+            if decay > 0 {
+                match mib.write(0isize) {
+                    Ok(()) => aside.push((arena, decay)),
+                    Err(e) => {
+                        tracing::debug!(arena, error = %e, "could not purge the arena's freed pages");
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn set_busy() {
+        let aside = std::mem::take(&mut *SET_ASIDE.lock().unwrap_or_else(|e| e.into_inner()));
+        if aside.is_empty() {
+            return;
+        }
+        let mibs = decays();
+        for (arena, decay) in aside {
+            if let Some((mib, ..)) = mibs.iter().find(|(_, a, _)| *a == arena)
+                && let Err(e) = mib.write(decay)
+            {
+                tracing::debug!(arena, error = %e, "could not restore the arena's decay");
+            }
+        }
+    }
+
+    /// The decay of arena 0 now (tests).
+    #[cfg(test)]
+    pub(super) fn decay_now() -> Option<isize> {
+        decays().first().map(|(_, _, d)| *d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Anonymous resident memory of this process, in KiB.
+    fn anon_kib() -> u64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("RssAnon:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// The trim sets the decay to zero and the next work puts it back; 64 MiB written in 64 KiB
+    /// blocks and freed leave the resident set (polled, with a deadline) while it is zero.
+    #[cfg(feature = "jemalloc")]
+    #[test]
+    fn the_trim_hands_freed_pages_back_and_work_keeps_them_again() {
+        let before = super::jemalloc::decay_now().expect("arena 0's decay");
+        assert!(before > 0, "the configured decay is {before}");
+        let blocks: Vec<Vec<u8>> = (0..1024).map(|i| vec![i as u8; 64 * 1024]).collect();
+        let held = anon_kib();
+        drop(std::hint::black_box(blocks));
+        super::give_back();
+        assert_eq!(super::jemalloc::decay_now(), Some(0));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while anon_kib() + 32 * 1024 > held && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let after = anon_kib();
+        assert!(
+            after + 32 * 1024 <= held,
+            "freed pages still resident after the purge: {held} KiB then {after} KiB"
+        );
+        super::resume();
+        assert_eq!(super::jemalloc::decay_now(), Some(before));
+        // A second resume has nothing set aside, and changes nothing.
+        super::resume();
+        assert_eq!(super::jemalloc::decay_now(), Some(before));
+    }
+}
