@@ -9,7 +9,8 @@
 //! `tests/upstream/assemble && cargo build --release --bins && cargo run --release -p
 //! stanley-tests --bin stanley-bench-upstream` (`STANLEY_BENCH_ONLY=triage` for triage alone,
 //! `STANLEY_BENCH_MISSES=1` to list the failures it did not find, `STANLEY_BENCH_ONLY=warm` for
-//! the warm daemon alone, `STANLEY_BENCH_DAEMON_BIN` to run the daemon through a wrapper)
+//! the warm daemon alone, `STANLEY_BENCH_WARM_REPO` to run it on another assembled upgrade,
+//! `STANLEY_BENCH_DAEMON_BIN` to run the daemon through a wrapper)
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -641,7 +642,10 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
 fn main() {
     // `STANLEY_BENCH_ONLY=warm` measures the warm daemon alone and prints its report.
     if std::env::var("STANLEY_BENCH_ONLY").as_deref() == Ok("warm") {
-        let warm = warm_daemon("upgrade-pygments", 5);
+        // Another assembled upgrade than the largest: `STANLEY_BENCH_WARM_REPO=upgrade-large`.
+        let repo = std::env::var("STANLEY_BENCH_WARM_REPO")
+            .unwrap_or_else(|_| "upgrade-pygments".to_owned());
+        let warm = warm_daemon(&repo, 5);
         println!(
             "{}",
             serde_json::to_string_pretty(&warm).unwrap_or_default()
