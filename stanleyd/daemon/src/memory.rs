@@ -3,8 +3,9 @@
 //! jemalloc returns freed pages on its own over its decay time (one second, `.cargo/config.toml`),
 //! but its background thread paces that purge: two seconds after the warm evidence was let go,
 //! 16 MiB of freed pages were still resident in the warm bench. So at the trim each arena's decay
-//! is set to zero (jemalloc purges what a decay of zero allows, and every later free at once),
-//! and the next request or job puts it back, so busy work keeps freed pages for reuse.
+//! is set to zero: the background thread purges every freed page at its next wake (a fraction of
+//! a second) and every later free is purged at once. The next request or activity puts the decay
+//! back, so busy work keeps freed pages for reuse.
 
 /// Purges the allocator's freed pages, and keeps purging at once until [`resume`]. Without
 /// jemalloc (`--no-default-features`) it does nothing: the system allocator keeps its own counsel.
@@ -81,10 +82,22 @@ mod jemalloc {
     pub(super) fn decay_now() -> Option<isize> {
         decays().first().map(|(_, _, d)| *d)
     }
+
+    /// Sets arena 0's decay (tests).
+    #[cfg(test)]
+    pub(super) fn set_decay(decay: isize) {
+        if let Some((mib, ..)) = decays().first() {
+            mib.write(decay).expect("set arena 0's decay");
+        }
+    }
 }
 
-#[cfg(test)]
+// Each test runs in a process of its own (`cargo nextest`): the allocator's decay is the
+// process's, and another test's request would put it back mid-test.
+#[cfg(all(test, feature = "jemalloc", target_os = "linux"))]
 mod tests {
+    use std::time::{Duration, Instant};
+
     /// Anonymous resident memory of this process, in KiB.
     fn anon_kib() -> u64 {
         let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -95,31 +108,33 @@ mod tests {
             .unwrap_or(0)
     }
 
-    /// The trim sets the decay to zero and the next work puts it back; 64 MiB written in 64 KiB
-    /// blocks and freed leave the resident set (polled, with a deadline) while it is zero.
-    #[cfg(feature = "jemalloc")]
+    /// With a decay of a minute, 64 MiB written in 64 KiB blocks and freed stay resident; the
+    /// trim hands them back (polled, with a deadline well inside that minute), and the next work
+    /// puts the decay back.
     #[test]
     fn the_trim_hands_freed_pages_back_and_work_keeps_them_again() {
-        let before = super::jemalloc::decay_now().expect("arena 0's decay");
-        assert!(before > 0, "the configured decay is {before}");
+        let configured = super::jemalloc::decay_now().expect("arena 0's decay");
+        assert!(configured > 0, "the configured decay is {configured}");
+        super::jemalloc::set_decay(60_000);
         let blocks: Vec<Vec<u8>> = (0..1024).map(|i| vec![i as u8; 64 * 1024]).collect();
         let held = anon_kib();
         drop(std::hint::black_box(blocks));
         super::give_back();
         assert_eq!(super::jemalloc::decay_now(), Some(0));
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while anon_kib() + 32 * 1024 > held && std::time::Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_millis(20));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while anon_kib() + 32 * 1024 > held && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
         }
         let after = anon_kib();
-        assert!(
-            after + 32 * 1024 <= held,
-            "freed pages still resident after the purge: {held} KiB then {after} KiB"
-        );
         super::resume();
-        assert_eq!(super::jemalloc::decay_now(), Some(before));
+        assert_eq!(super::jemalloc::decay_now(), Some(60_000));
         // A second resume has nothing set aside, and changes nothing.
         super::resume();
-        assert_eq!(super::jemalloc::decay_now(), Some(before));
+        assert_eq!(super::jemalloc::decay_now(), Some(60_000));
+        super::jemalloc::set_decay(configured);
+        assert!(
+            after + 32 * 1024 <= held,
+            "freed pages still resident after the trim: {held} KiB then {after} KiB"
+        );
     }
 }

@@ -506,7 +506,8 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
     let out = run(small, None);
     assert!(matches!(out.code, 0 | 10 | 12), "small request: {out:?}");
     std::fs::remove_file(&scratch).expect("remove the scratch file");
-    std::thread::sleep(Duration::from_millis(2700));
+    // As long after the request as the figure after the large requests' trim (1.3 s + 2.7 s).
+    std::thread::sleep(Duration::from_millis(4000));
     let rest_kib = rss_kib(pid);
     let rest_split = split();
     // Then the first request: these figures are requests to a running daemon.

@@ -403,13 +403,17 @@ impl DaemonState {
     }
 
     /// Lets go of the warm evidence (the last branch diff, here and in the Git port); the
-    /// freed pages go back to the system at once (D-137, D-150).
+    /// allocator is told to purge its freed pages until work resumes (D-137, D-150).
     pub(crate) fn let_go_warm(&self) {
         self.evidence.clear();
         self.results.clear();
         self.clean_texts.clear();
         self.git.let_go();
         crate::memory::give_back();
+        if self.active.load(Ordering::SeqCst) > 0 {
+            // Work began while the warm state was let go: it keeps freed pages for reuse.
+            crate::memory::resume();
+        }
         tracing::debug!("warm evidence released");
     }
 
@@ -424,9 +428,11 @@ impl DaemonState {
             .elapsed()
     }
 
-    /// Marks activity now (the idle clock restarts).
+    /// Marks activity now (the idle clock restarts; freed pages are kept for reuse again after a
+    /// trim, D-150).
     pub(crate) fn touch(&self) {
         *self.last_activity.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        crate::memory::resume();
     }
 
     /// Cancels every running request (shutdown).
