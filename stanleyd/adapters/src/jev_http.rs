@@ -612,6 +612,40 @@ mod tests {
         })
     }
 
+    /// A connection left unused for the pool's idle time is closed by the client (the daemon
+    /// passes its warm idle, D-150); reqwest's own default would keep it for 90 s.
+    #[tokio::test]
+    async fn an_unused_connection_closes_after_the_pool_idle() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/", listener.local_addr().unwrap());
+        let server = tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut request = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = socket.read(&mut buf).await.unwrap();
+                assert!(n > 0, "the client closed before its request ended");
+                request.extend_from_slice(&buf[..n]);
+            }
+            socket
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                .await
+                .unwrap();
+            // The client keeps the connection, then lets it go: the read ends.
+            let deadline = std::time::Duration::from_secs(10);
+            tokio::time::timeout(deadline, socket.read(&mut buf)).await
+        });
+        let shared = HttpShared::new(Duration::from_millis(200)).unwrap();
+        let body = shared.client.get(&url).send().await.unwrap().text().await;
+        assert_eq!(body.unwrap(), "ok");
+        let closed = server.await.unwrap();
+        assert!(
+            matches!(closed, Ok(Ok(0))),
+            "the idle connection was not closed: {closed:?}"
+        );
+    }
+
     #[test]
     fn checks_the_settings() {
         assert_eq!(

@@ -26,36 +26,39 @@ mod jemalloc {
 
     use tikv_jemalloc_ctl::{Access, AsName, Mib, arenas};
 
-    /// Each arena's decay set aside by the trim, to be put back when work resumes.
-    static SET_ASIDE: Mutex<Vec<(usize, isize)>> = Mutex::new(Vec::new());
+    /// The key of an arena's decay, `arena.<i>.dirty_decay_ms` (the index is its second part).
+    type Decay = Mib<[usize; 3]>;
 
-    /// `arena.<i>.dirty_decay_ms`, for every arena that exists (the huge arena exists only after
-    /// a huge allocation, and refuses to be read before).
-    fn decays() -> Vec<(Mib<[usize; 3]>, usize, isize)> {
+    /// Each arena's decay set aside by the trim, to be put back when work resumes.
+    static SET_ASIDE: Mutex<Vec<(Decay, isize)>> = Mutex::new(Vec::new());
+
+    /// Every arena's decay key and value, for the arenas that exist (the huge arena exists only
+    /// after a huge allocation, and refuses to be read before).
+    fn decays() -> Vec<(Decay, isize)> {
         let Ok(count) = arenas::narenas::read() else {
             return Vec::new();
         };
-        let Ok(mib) = b"arena.0.dirty_decay_ms\0".name().mib::<[usize; 3]>() else {
+        let Ok(first) = b"arena.0.dirty_decay_ms\0".name().mib::<[usize; 3]>() else {
             return Vec::new();
         };
         (0..count as usize)
             .filter_map(|arena| {
-                let mut mib = mib;
+                let mut mib = first;
                 mib[1] = arena;
                 let decay: isize = mib.read().ok()?;
-                Some((mib, arena, decay))
+                Some((mib, decay))
             })
             .collect()
     }
 
     pub(super) fn set_quiet() {
         let mut aside = SET_ASIDE.lock().unwrap_or_else(|e| e.into_inner());
-        for (mib, arena, decay) in decays() {
+        for (mib, decay) in decays() {
             if decay > 0 {
                 match mib.write(0isize) {
-                    Ok(()) => aside.push((arena, decay)),
+                    Ok(()) => aside.push((mib, decay)),
                     Err(e) => {
-                        tracing::debug!(arena, error = %e, "could not purge the arena's freed pages");
+                        tracing::debug!(error = %e, "could not purge an arena's freed pages");
                     }
                 }
             }
@@ -64,15 +67,9 @@ mod jemalloc {
 
     pub(super) fn set_busy() {
         let aside = std::mem::take(&mut *SET_ASIDE.lock().unwrap_or_else(|e| e.into_inner()));
-        if aside.is_empty() {
-            return;
-        }
-        let mibs = decays();
-        for (arena, decay) in aside {
-            if let Some((mib, ..)) = mibs.iter().find(|(_, a, _)| *a == arena)
-                && let Err(e) = mib.write(decay)
-            {
-                tracing::debug!(arena, error = %e, "could not restore the arena's decay");
+        for (mib, decay) in aside {
+            if let Err(e) = mib.write(decay) {
+                tracing::debug!(error = %e, "could not restore an arena's decay");
             }
         }
     }
@@ -80,7 +77,7 @@ mod jemalloc {
     /// The decay of arena 0 now (tests).
     #[cfg(test)]
     pub(super) fn decay_now() -> Option<isize> {
-        decays().first().map(|(_, _, d)| *d)
+        decays().first().map(|(_, d)| *d)
     }
 
     /// Sets arena 0's decay (tests).

@@ -479,14 +479,7 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
     let summarize = "Summarize these changes";
     // The daemon is started first, with no request: its memory at rest is the figure the trim
     // returns to.
-    let started = run(
-        {
-            let mut cmd = env.command("stanleyctl", repo.root());
-            cmd.args(["daemon", "restart"]);
-            cmd
-        },
-        None,
-    );
+    let started = env.stanleyctl(&repo, &["daemon", "restart"]);
     assert_eq!(started.code, 0, "stanleyctl daemon restart: {started:?}");
     let pid = repo.daemon_pid().expect("daemon pid");
     // Anonymous memory (the heap) apart from mapped files (the binary, Git's pack windows).
@@ -501,9 +494,7 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
     // to this.
     let scratch = repo.root().join("stanley-bench-scratch.txt");
     std::fs::write(&scratch, "one line\n").expect("write the scratch file");
-    let mut small = env.command("stanley", repo.root());
-    small.args([summarize, "--json", "--scope", "worktree"]);
-    let out = run(small, None);
+    let out = env.stanley(&repo, &[summarize, "--json", "--scope", "worktree"]);
     assert!(matches!(out.code, 0 | 10 | 12), "small request: {out:?}");
     std::fs::remove_file(&scratch).expect("remove the scratch file");
     // As long after the request as the figure after the large requests' trim (1.3 s + 2.7 s).
@@ -517,8 +508,8 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
         Some(pid),
         "the first request started another daemon"
     );
-    let idle_kib = rss_kib(pid);
-    let idle_split = split();
+    let first_kib = rss_kib(pid);
+    let first_split = split();
     let git_diff = || {
         let start = Instant::now();
         let status = Command::new("git")
@@ -627,11 +618,11 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
         "daemonRssFreshSplitMiB": fresh_split,
         "daemonRssAtRestMiB": rest_kib.map(|k| k as f64 / 1024.0),
         "daemonRssAtRestSplitMiB": rest_split,
-        "daemonRssIdleMiB": idle_kib.map(|k| k as f64 / 1024.0),
+        "daemonRssAfterFirstRequestMiB": first_kib.map(|k| k as f64 / 1024.0),
         "daemonRssAfterMiB": after.map(|k| k as f64 / 1024.0),
         "daemonPeakRssMiB": peak.map(|k| k as f64 / 1024.0),
         "daemonRssAfterWarmTrimMiB": trimmed.map(|k| k as f64 / 1024.0),
-        "daemonRssIdleSplitMiB": idle_split,
+        "daemonRssAfterFirstRequestSplitMiB": first_split,
         "daemonRssAfterSplitMiB": after_split,
         "daemonRssSettledMiB": settled.map(|k| k as f64 / 1024.0),
         "daemonRssSettledSplitMiB": settled_split,

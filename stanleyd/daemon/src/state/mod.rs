@@ -481,10 +481,9 @@ impl DaemonState {
     pub(crate) fn background(self: &Arc<Self>) -> (ActiveGuard, Cancel) {
         let cancel = Cancel::new();
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
-        if self.active.fetch_add(1, Ordering::SeqCst) == 0 {
-            // Work again after a quiet stretch: freed pages are kept for reuse again (D-150).
-            crate::memory::resume();
-        }
+        self.active.fetch_add(1, Ordering::SeqCst);
+        // Work again: after a quiet stretch, freed pages are kept for reuse again (D-150).
+        crate::memory::resume();
         self.running
             .lock()
             .unwrap_or_else(|e| e.into_inner())
