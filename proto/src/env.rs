@@ -17,6 +17,10 @@ pub const TYPESAFE_DEFAULT_MODEL: &str = "TYPESAFE_DEFAULT_MODEL";
 pub const STANLEY_AGENT: &str = "STANLEY_AGENT";
 /// Set in processes Stanley starts: a nested Stanley never delegates (request setting).
 pub const STANLEY_NESTED: &str = "STANLEY_NESTED";
+/// Set for each coding-agent run to a random capability the daemon maps to the parent
+/// request's Jev settings until the run ends, so a nested `stanley` inside the delegation
+/// reaches Jev without the key ever being in the agent's environment (set for Pi).
+pub const STANLEY_DELEGATION: &str = "STANLEY_DELEGATION";
 /// Set for each Pi run to a token recorded under `.stanley/daemon/agents/` while it runs, so
 /// the next daemon can kill what a dead daemon's agent left running (set for Pi).
 pub const STANLEY_AGENT_RUN: &str = "STANLEY_AGENT_RUN";

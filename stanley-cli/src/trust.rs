@@ -33,6 +33,7 @@ pub fn status_document(s: &TrustStatus) -> String {
         "schema": "stanley.trust-status/v1",
         "workflows": part_json(s.workflows.as_ref()),
         "flow": part_json(s.flow.as_ref()),
+        "agent": part_json(s.agent.as_ref()),
         "edits": s.edits,
         "editsHead": s.edits_head,
         "trustFile": s.trust_file,
@@ -59,6 +60,8 @@ pub fn status_lines(s: &TrustStatus) -> String {
     out.push_str(&part_line(".stanley/workflows/", s.workflows.as_ref()));
     out.push('\n');
     out.push_str(&part_line(".stanley/flow.json", s.flow.as_ref()));
+    out.push('\n');
+    out.push_str(&part_line("agent configuration", s.agent.as_ref()));
     out.push('\n');
     let edits = if s.edits {
         format!(

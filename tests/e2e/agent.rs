@@ -396,9 +396,15 @@ fn adapter(mode: &str) -> stanley_adapters::pi::PiAgent {
         ..Default::default()
     };
     let root = tempfile::tempdir().unwrap().keep();
-    stanley_adapters::pi::availability(&settings, env, false, &root)
-        .expect("the stand-in pi is found")
-        .with_grace(Duration::from_millis(200))
+    stanley_adapters::pi::availability(
+        &settings,
+        env,
+        false,
+        &root,
+        stanley_adapters::pi::untrusted_unless_absent(&root),
+    )
+    .expect("the stand-in pi is found")
+    .with_grace(Duration::from_millis(200))
 }
 
 #[tokio::test]
@@ -453,7 +459,14 @@ fn availability_rules() {
         s
     };
     let check = |s: &AgentSettings, no_agent: bool| {
-        availability(s, Default::default(), no_agent, root).map(|_| ())
+        availability(
+            s,
+            Default::default(),
+            no_agent,
+            root,
+            stanley_adapters::pi::untrusted_unless_absent(root),
+        )
+        .map(|_| ())
     };
     assert_eq!(
         check(&with_pi(|s| s.disabled = true), false),

@@ -454,6 +454,12 @@ fn adapters_name_only_the_variables_of_the_children_they_set_up() {
         ),
         // `env!`, at build time.
         "jev_http.rs" => name == "CARGO_PKG_VERSION",
+        // The launch policy: the variables that name files a child would load by itself.
+        "launch.rs" => {
+            stanley_adapters::launch::SEARCH_PATH_VARS.contains(&name)
+                || stanley_adapters::launch::STARTUP_FILE_VARS.contains(&name)
+                || name == stanley_adapters::launch::NODE_OPTIONS
+        }
         _ => false,
     };
     let single = ["PATH", "HOME", "TMPDIR", "TERM", "USER", "SHELL", "LANG"];

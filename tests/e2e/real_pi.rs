@@ -18,6 +18,13 @@ pub(crate) struct Line {
     node: Option<&'static str>,
 }
 
+impl Line {
+    /// The 0.73 line (no project trust of its own).
+    pub(crate) fn is_legacy(self) -> bool {
+        self.folder == "pi"
+    }
+}
+
 pub(crate) const LINES: [Line; 2] = [
     Line {
         folder: "pi",

@@ -5,7 +5,9 @@
 //! [`crate::TODO_WORKFLOW`] into the brief's candidate folder, and otherwise just answers; model
 //! `two-step` only claims to be done on the first prompt of a session and writes [`FLOW_FILE`]
 //! once the conversation holds a second prompt (a supervisor's relaunch that continued the
-//! session); model `empty` answers HTTP 200 with a stream that says nothing. Every request body
+//! session); model `empty` answers HTTP 200 with a stream that says nothing; model `run` runs
+//! the shell command that follows `RUN: ` in the conversation with Pi's `bash` tool, then
+//! reports (a repository's test script, as the agent would run one). Every request body
 //! is kept ([`ModelServer::requests`]) so tests can read what the model was told.
 
 use std::net::SocketAddr;
@@ -97,6 +99,49 @@ async fn completions(
         )
             .into_response();
     }
+    if model == "run" {
+        let text: Vec<String> = request["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| m["role"] == "user")
+            .flat_map(|m| match &m["content"] {
+                Value::String(t) => vec![t.clone()],
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(|p| p["text"].as_str().map(str::to_owned))
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let command = text
+            .iter()
+            .find_map(|t| t.split("RUN: ").nth(1))
+            .and_then(|rest| rest.lines().next())
+            .unwrap_or_default()
+            .to_owned();
+        if tool_results == 0 && !command.is_empty() {
+            let args = json!({"command": command}).to_string();
+            stream.push_str(&chunk(json!({"tool_calls": [{"index": 0, "id": "call_bash", "type": "function", "function": {"name": "bash", "arguments": args}}]}), None));
+            stream.push_str(&chunk(json!({}), Some("tool_calls")));
+        } else {
+            stream.push_str(&chunk(
+                json!({"role": "assistant", "content": "Ran it."}),
+                None,
+            ));
+            stream.push_str(&chunk(json!({}), Some("stop")));
+        }
+        stream.push_str(&usage);
+        stream.push_str("data: [DONE]\n\n");
+        return (
+            [
+                (header::CONTENT_TYPE, "text/event-stream"),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            stream,
+        )
+            .into_response();
+    }
     let draft = (model == "draft-workflow")
         .then(|| crate::brief_candidate_file(&request["messages"].to_string()))
         .flatten();
@@ -169,7 +214,7 @@ impl ModelServer {
             "api": "openai-completions",
             "apiKey": "mock-key",
             "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
-            "models": [{"id": "write-doc"}, {"id": "broken"}, {"id": "draft-workflow"}, {"id": "two-step"}, {"id": "empty"}],
+            "models": [{"id": "write-doc"}, {"id": "broken"}, {"id": "draft-workflow"}, {"id": "two-step"}, {"id": "empty"}, {"id": "run"}],
         }}})
         .to_string()
     }

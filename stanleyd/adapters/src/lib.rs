@@ -13,6 +13,7 @@ pub mod guard;
 pub mod jev_http;
 pub mod job_log;
 pub mod judgments;
+pub mod launch;
 mod lines;
 pub mod pi;
 pub mod queue;

@@ -71,13 +71,132 @@ pub fn find_pi(settings: &AgentSettings) -> Option<PathBuf> {
     crate::tools::on_path("pi", settings.path.as_deref())
 }
 
+/// The repository's own coding-agent configuration (`.pi/`, `.agents/skills/`, the root's
+/// context files; [`crate::trust::agent_files`]) as trust judged it just before a launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProjectConfig {
+    /// None in the worktree.
+    Absent,
+    /// Trusted by content: Pi loads it as it would.
+    Trusted,
+    /// Not trusted, or changed since: Pi runs without it. The files there, root-relative.
+    Untrusted(Vec<String>),
+}
+
+/// How a launch learns [`ProjectConfig`]: asked right before every start of Pi (a flow
+/// relaunches Pi after the agent itself wrote in the worktree).
+pub type ProjectCheck = Arc<dyn Fn() -> ProjectConfig + Send + Sync>;
+
+/// The check used when the daemon gives none: whatever is there counts as untrusted.
+pub fn untrusted_unless_absent(root: &Path) -> ProjectCheck {
+    let root = root.to_path_buf();
+    Arc::new(move || {
+        let files = crate::trust::agent_files(&root);
+        if files.is_empty() {
+            ProjectConfig::Absent
+        } else {
+            ProjectConfig::Untrusted(files.into_keys().collect())
+        }
+    })
+}
+
+/// Files of Pi's project folder that the 0.73 line loads by itself with no flag to turn them
+/// off: `settings.json` (which can name a shell, a shell prefix, an npm command and packages
+/// it installs at start) and the system prompt files.
+pub const LEGACY_UNFLAGGED: [&str; 3] =
+    [".pi/settings.json", ".pi/SYSTEM.md", ".pi/APPEND_SYSTEM.md"];
+
+/// The published line of the installed Pi, which decides the flags it understands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PiLine {
+    /// 0.73 to 0.78: no project trust of its own; `--no-extensions`, `--no-skills`,
+    /// `--no-prompt-templates`, `--no-themes` and `--no-context-files` turn discovery off.
+    Legacy,
+    /// 0.79 and 1.x: `--approve`/`--no-approve` decide whether project-local files load.
+    Current,
+}
+
+/// How Pi is started this time: the flags that follow from trust, and what to tell the person.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Launch {
+    /// Flags before the message.
+    pub flags: Vec<String>,
+    /// Lines for the person (what the agent runs without, and why).
+    pub notes: Vec<String>,
+}
+
+/// The launch flags for `line` given the repository's agent configuration: untrusted
+/// configuration is never loaded, and a line that cannot be told to ignore a file present is
+/// not started at all (the reason is the error).
+pub fn launch_flags(line: PiLine, project: &ProjectConfig) -> Result<Launch, String> {
+    let mut launch = Launch::default();
+    let flag = |launch: &mut Launch, f: &str| launch.flags.push(f.to_owned());
+    match (line, project) {
+        (PiLine::Current, ProjectConfig::Trusted) => flag(&mut launch, "--approve"),
+        (PiLine::Current, ProjectConfig::Absent) => flag(&mut launch, "--no-approve"),
+        (PiLine::Legacy, ProjectConfig::Trusted | ProjectConfig::Absent) => {}
+        (_, ProjectConfig::Untrusted(files)) => {
+            if line == PiLine::Legacy
+                && let Some(file) = files
+                    .iter()
+                    .find(|f| LEGACY_UNFLAGGED.contains(&f.as_str()))
+            {
+                return Err(format!(
+                    "the coding agent was not started: Pi 0.73 loads `{file}` by itself, with no flag to turn it off, and it is not trusted in this worktree; review it and run `stanleyctl trust`, or install Pi 1.x (`npm install -g @earendil-works/pi-coding-agent`)"
+                ));
+            }
+            match line {
+                PiLine::Current => flag(&mut launch, "--no-approve"),
+                PiLine::Legacy => {
+                    for f in [
+                        "--no-extensions",
+                        "--no-skills",
+                        "--no-prompt-templates",
+                        "--no-themes",
+                    ] {
+                        flag(&mut launch, f);
+                    }
+                }
+            }
+            let context = files
+                .iter()
+                .any(|f| crate::trust::CONTEXT_FILES.contains(&f.as_str()));
+            if context {
+                flag(&mut launch, "--no-context-files");
+            }
+            launch.notes.push(format!(
+                "the coding agent runs without the repository's own configuration ({}): it is not trusted in this worktree; review it and run `stanleyctl trust`",
+                summary(files)
+            ));
+        }
+    }
+    Ok(launch)
+}
+
+/// A short list of the files, folders first by their top.
+fn summary(files: &[String]) -> String {
+    let mut tops: Vec<String> = Vec::new();
+    for f in files {
+        let top = [".pi/", ".agents/skills/"]
+            .into_iter()
+            .find(|dir| f.starts_with(dir))
+            .map_or_else(|| f.clone(), str::to_owned);
+        if !tops.contains(&top) {
+            tops.push(top);
+        }
+    }
+    tops.join(", ")
+}
+
 /// The agent for a request, or why there is none. `env` is the environment Pi runs with, as the
-/// daemon prepared it (the request's own, with `STANLEY_NESTED` and `PI_OFFLINE` set).
+/// daemon prepared it (no Jev key, `STANLEY_NESTED` and `PI_OFFLINE` set); `project` is asked
+/// before every launch what the repository's own agent configuration is worth.
 pub fn availability(
     settings: &AgentSettings,
     env: HashMap<String, String>,
     no_agent: bool,
     root: &Path,
+    project: ProjectCheck,
 ) -> Result<PiAgent, Unavailable> {
     if settings.disabled || no_agent {
         return Err(Unavailable::Disabled);
@@ -98,19 +217,21 @@ pub fn availability(
             .run_mark
             .map(|var| (var, crate::agents::records_dir(root))),
         shared_above: shared_ancestor(root),
+        project,
+        hold: None,
     })
 }
 
-/// Whether the installed Pi understands `--no-approve` (the 0.79 line onwards), probed once per
-/// binary path.
-fn supports_no_approve(bin: &Path, env: &HashMap<String, String>) -> bool {
+/// The installed Pi's line (`--approve`/`--no-approve` from 0.79 onwards), probed once per
+/// binary.
+fn pi_line(bin: &Path, env: &HashMap<String, String>) -> PiLine {
     static CACHE: OnceLock<Mutex<HashMap<BinaryId, bool>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     // The probe is redone when the binary at the path changes (an upgrade or a downgrade in
     // place), not only when the path does.
     let id = BinaryId::of(bin);
     if let Some(v) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&id) {
-        return *v;
+        return if *v { PiLine::Current } else { PiLine::Legacy };
     }
     // Pi prints its version on stdout or stderr depending on the line; read both.
     let out = std::process::Command::new(bin)
@@ -139,7 +260,7 @@ fn supports_no_approve(bin: &Path, env: &HashMap<String, String>) -> bool {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .insert(id, yes);
-    yes
+    if yes { PiLine::Current } else { PiLine::Legacy }
 }
 
 /// What identifies one installed binary: its path and the file behind it (through a link such
@@ -163,7 +284,7 @@ impl BinaryId {
 }
 
 /// The Pi coding agent, configured for one request.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct PiAgent {
     bin: PathBuf,
     model: Option<String>,
@@ -180,6 +301,20 @@ pub struct PiAgent {
     /// Pi then runs without its `AGENTS.md`/`CLAUDE.md` and skills discovery, which read every
     /// folder from the working folder up to `/` (`.agents/skills` on the 1.x line).
     shared_above: Option<PathBuf>,
+    /// Asked before every launch what the repository's agent configuration is worth.
+    project: ProjectCheck,
+    /// Kept alive as long as the agent (the daemon's delegation capability).
+    hold: Option<Arc<dyn std::any::Any + Send + Sync>>,
+}
+
+impl std::fmt::Debug for PiAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PiAgent")
+            .field("bin", &self.bin)
+            .field("root", &self.root)
+            .field("session", &self.session)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The nearest folder above `root` (not `root` itself) in which another local user could make
@@ -318,6 +453,21 @@ impl PiAgent {
         self.shared_above.as_deref()
     }
 
+    /// Keeps `value` alive as long as this agent and its clones (the daemon's delegation
+    /// capability, which expires with them).
+    #[must_use]
+    pub fn holding(mut self, value: Arc<dyn std::any::Any + Send + Sync>) -> Self {
+        self.hold = Some(value);
+        self
+    }
+
+    /// How Pi would be started now: the flags trust calls for and what to tell the person, or
+    /// why it will not be started.
+    pub fn launch(&self) -> Result<Launch, String> {
+        let line = pi_line(&self.bin, &self.env);
+        launch_flags(line, &(self.project)())
+    }
+
     /// Overrides the SIGTERM-to-SIGKILL grace period (tests).
     #[must_use]
     pub fn with_grace(mut self, grace: Duration) -> Self {
@@ -340,7 +490,7 @@ impl PiAgent {
         self
     }
 
-    fn args(&self) -> Vec<String> {
+    fn args(&self, launch: &Launch) -> Vec<String> {
         let mut args: Vec<String> = ["--mode", "json", "--print"]
             .iter()
             .map(|s| (*s).to_owned())
@@ -355,16 +505,17 @@ impl PiAgent {
                 }
             }
         }
-        if supports_no_approve(&self.bin, &self.env) {
-            args.push("--no-approve".into());
-        }
+        args.extend(launch.flags.iter().cloned());
         if let Some(m) = &self.model {
             args.push("--model".into());
             args.push(m.clone());
         }
         if self.shared_above.is_some() {
-            args.push("--no-context-files".into());
-            args.push("--no-skills".into());
+            for flag in ["--no-context-files", "--no-skills"] {
+                if !args.iter().any(|a| a == flag) {
+                    args.push(flag.into());
+                }
+            }
         }
         args.push(PREAMBLE.into());
         args
@@ -372,13 +523,17 @@ impl PiAgent {
 
     /// The `pi` command: its arguments and environment (with the run's token), its own process
     /// group, and death with the daemon.
-    fn command(&self, mark: Option<(&'static str, &crate::agents::RunMark)>) -> Command {
+    fn command(
+        &self,
+        launch: &Launch,
+        mark: Option<(&'static str, &crate::agents::RunMark)>,
+    ) -> Command {
         // Through the daemon's launcher, so Pi dies with the daemon (crate::agent_exec).
         let (program, lead) = crate::agent_exec::wrap(&self.bin);
         let mut command = Command::new(program);
         command
             .args(lead)
-            .args(self.args())
+            .args(self.args(launch))
             .current_dir(&self.root)
             .env_clear()
             .envs(&self.env)
@@ -453,6 +608,14 @@ impl PiAgent {
         if instructions.len() > MAX_INSTRUCTIONS_BYTES {
             return failed(started, "agent instructions exceed the size limit".into());
         }
+        // Trust is asked at every launch: the agent's own writes since the last one count.
+        let launch = match self.launch() {
+            Ok(l) => l,
+            Err(why) => return failed(started, why),
+        };
+        for note in &launch.notes {
+            tracing::info!(note = %note, "coding agent launch");
+        }
         // Recorded while it runs, so a daemon that dies mid-run has its leftovers reaped by the
         // next one. A record that cannot be written (a full disk) does not stop the run.
         let run_mark = self.mark.as_ref().and_then(|(var, dir)| {
@@ -462,7 +625,7 @@ impl PiAgent {
                 .map(|m| (*var, m))
         });
         let mut child = match self
-            .command(run_mark.as_ref().map(|(var, mark)| (*var, mark)))
+            .command(&launch, run_mark.as_ref().map(|(var, mark)| (*var, mark)))
             .spawn()
         {
             Ok(c) => c,

@@ -116,12 +116,77 @@ fn the_version_probe_is_redone_when_the_binary_changes_in_place() {
     let env: HashMap<String, String> = [("PATH".to_owned(), "/usr/bin:/bin".to_owned())].into();
     install("1.6.0");
     assert!(
-        supports_no_approve(&bin, &env),
+        pi_line(&bin, &env) == PiLine::Current,
         "the 1.x line takes --no-approve"
     );
     install("0.73.1");
     assert!(
-        !supports_no_approve(&bin, &env),
+        pi_line(&bin, &env) == PiLine::Legacy,
         "a 0.73 binary at the same path is probed again"
+    );
+}
+
+#[test]
+fn untrusted_agent_configuration_is_never_loaded_on_either_line() {
+    let untrusted =
+        ProjectConfig::Untrusted(vec![".pi/extensions/helper.ts".into(), "AGENTS.md".into()]);
+    let current = launch_flags(PiLine::Current, &untrusted).unwrap();
+    assert_eq!(current.flags, ["--no-approve", "--no-context-files"]);
+    assert!(
+        current.notes[0].contains("(.pi/, AGENTS.md)"),
+        "{:?}",
+        current.notes
+    );
+    let legacy = launch_flags(PiLine::Legacy, &untrusted).unwrap();
+    assert_eq!(
+        legacy.flags,
+        [
+            "--no-extensions",
+            "--no-skills",
+            "--no-prompt-templates",
+            "--no-themes",
+            "--no-context-files"
+        ]
+    );
+    // Only skills: the context files stay on.
+    let skills = ProjectConfig::Untrusted(vec![".agents/skills/s/SKILL.md".into()]);
+    assert_eq!(
+        launch_flags(PiLine::Current, &skills).unwrap().flags,
+        ["--no-approve"]
+    );
+    // 0.73 reads `.pi/settings.json` whatever it is told: not started at all.
+    for file in LEGACY_UNFLAGGED {
+        let why =
+            launch_flags(PiLine::Legacy, &ProjectConfig::Untrusted(vec![file.into()])).unwrap_err();
+        assert!(
+            why.contains(file) && why.contains("stanleyctl trust"),
+            "{why}"
+        );
+        assert!(
+            launch_flags(
+                PiLine::Current,
+                &ProjectConfig::Untrusted(vec![file.into()])
+            )
+            .is_ok()
+        );
+    }
+    // Trusted content loads as Pi would load it; nothing there asks Pi to load nothing.
+    assert_eq!(
+        launch_flags(PiLine::Current, &ProjectConfig::Trusted)
+            .unwrap()
+            .flags,
+        ["--approve"]
+    );
+    assert_eq!(
+        launch_flags(PiLine::Current, &ProjectConfig::Absent)
+            .unwrap()
+            .flags,
+        ["--no-approve"]
+    );
+    assert!(
+        launch_flags(PiLine::Legacy, &ProjectConfig::Trusted)
+            .unwrap()
+            .flags
+            .is_empty()
     );
 }

@@ -128,6 +128,59 @@ fn key(root: &Path) -> String {
 /// The repository workflows' folder, relative to the worktree root.
 pub const WORKFLOWS_DIR: &str = ".stanley/workflows";
 
+/// Folders the coding agent loads configuration and code from by itself, relative to the
+/// worktree root: Pi's project folder (settings, extensions, skills, prompt templates, themes,
+/// `SYSTEM.md`, MCP servers, installed packages) and the skills folder both lines discover.
+pub const AGENT_DIRS: [&str; 2] = [".pi", ".agents/skills"];
+
+/// Context files Pi reads from its working folder (both lines' candidates; 1.x adds
+/// `AGENTS.override.md`).
+pub const CONTEXT_FILES: [&str; 5] = [
+    "AGENTS.override.md",
+    "AGENTS.md",
+    "AGENTS.MD",
+    "CLAUDE.md",
+    "CLAUDE.MD",
+];
+
+/// The most bytes of a context file hashed; a larger one counts as refused.
+pub const MAX_CONTEXT_BYTES: u64 = 4 * 1024 * 1024;
+
+/// What the coding agent would load by itself from the worktree at `root`: every file under
+/// [`AGENT_DIRS`] (links counted as their content, as for workflows) and each context file
+/// there, root-relative path → SHA-256 (a refused marker for a link, a FIFO or an oversized
+/// file, which no content matches).
+pub fn agent_files(root: &Path) -> Files {
+    let mut files = Files::new();
+    for dir in AGENT_DIRS {
+        let tree = crate::workflow_tree::hash(root, dir);
+        for (path, hash) in tree.files {
+            files.insert(format!("{dir}/{path}"), hash);
+        }
+        for refusal in tree.refused {
+            files
+                .entry(format!("{dir}/{}", refusal.path))
+                .or_insert_with(|| crate::workflow_tree::refused_marker(&refusal.why));
+        }
+    }
+    for name in CONTEXT_FILES {
+        let path = root.join(name);
+        match crate::records::read_bounded(&path, MAX_CONTEXT_BYTES) {
+            Ok(bytes) => {
+                files.insert(name.to_owned(), sha256_hex(&bytes));
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => {
+                files.insert(
+                    name.to_owned(),
+                    crate::workflow_tree::refused_marker(&format!("{name}: {:?}", e.kind())),
+                );
+            }
+        }
+    }
+    files
+}
+
 /// What is on disk in a worktree now.
 #[derive(Clone, Debug, Default)]
 pub struct OnDisk {
@@ -136,6 +189,8 @@ pub struct OnDisk {
     pub workflows: Files,
     /// The SHA-256 of `.stanley/flow.json`.
     pub flow: Option<String>,
+    /// The agent configuration ([`agent_files`]); read only by [`OnDisk::with_agent`].
+    pub agent: Files,
     /// The commit at `HEAD`, or `unborn`; read only by [`OnDisk::with_head`], since only the
     /// edit loop needs it.
     pub head: String,
@@ -152,8 +207,15 @@ impl OnDisk {
         Self {
             workflows: crate::workflow_tree::hash(root, WORKFLOWS_DIR).files,
             flow,
+            agent: Files::new(),
             head: String::new(),
         }
+    }
+
+    /// The same, with the agent configuration read too.
+    pub fn with_agent(mut self, root: &Path) -> Self {
+        self.agent = agent_files(root);
+        self
     }
 
     /// The same, with `HEAD` read too.
@@ -222,10 +284,14 @@ mod tests {
             head: "c",
         };
         store
-            .update(Path::new("/r1"), |r| *r = Some(grant(now, false, "t")))
+            .update(Path::new("/r1"), |r| {
+                *r = Some(grant(now, &Files::new(), false, "t"))
+            })
             .unwrap();
         store
-            .update(Path::new("/r2"), |r| *r = Some(grant(now, true, "t")))
+            .update(Path::new("/r2"), |r| {
+                *r = Some(grant(now, &Files::new(), true, "t"))
+            })
             .unwrap();
         let mut r1 = store.record(Path::new("/r1")).unwrap();
         assert_eq!(assess(&mut r1, now).workflows, Verdict::Trusted);
@@ -274,6 +340,34 @@ mod tests {
         std::fs::write(&path, old.replace("trust/1", "trust/9")).unwrap();
         let err = store.record(Path::new("/r1")).unwrap_err().to_string();
         assert!(err.contains("has schema"), "{err}");
+    }
+
+    #[test]
+    fn agent_files_are_pi_folders_and_context_files_with_links_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        assert!(agent_files(root).is_empty());
+        std::fs::create_dir_all(root.join(".pi/extensions")).unwrap();
+        std::fs::write(root.join(".pi/extensions/helper.ts"), "x").unwrap();
+        std::fs::write(root.join(".pi/settings.json"), "{}").unwrap();
+        std::fs::create_dir_all(root.join(".agents/skills/s")).unwrap();
+        std::fs::write(root.join(".agents/skills/s/SKILL.md"), "s").unwrap();
+        std::fs::write(root.join("AGENTS.md"), "do this").unwrap();
+        std::os::unix::fs::symlink("/dev/zero", root.join("CLAUDE.md")).unwrap();
+        let files = agent_files(root);
+        let keys: Vec<&str> = files.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                ".agents/skills/s/SKILL.md",
+                ".pi/extensions/helper.ts",
+                ".pi/settings.json",
+                "AGENTS.md",
+                "CLAUDE.md"
+            ]
+        );
+        assert_eq!(files["AGENTS.md"], sha256_hex(b"do this"));
+        assert!(files["CLAUDE.md"].starts_with("refused:"));
     }
 
     #[test]

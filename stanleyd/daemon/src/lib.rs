@@ -3,11 +3,13 @@
 
 #![cfg_attr(not(test), forbid(unsafe_code))]
 
+mod agent;
 mod authority;
 mod builtin;
 mod compose;
 mod config;
 mod connections;
+mod delegation;
 mod discovery;
 mod doctor;
 mod error;

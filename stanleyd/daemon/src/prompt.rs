@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use stanley_adapters::guard;
-use stanley_adapters::pi::{PiAgent, availability};
+use stanley_adapters::pi::PiAgent;
 use stanley_adapters::redact::safe_message;
 use stanley_adapters::workspace::open_workspace_file;
 use stanley_adapters::{SecretRedactor, SystemClock};
@@ -154,9 +154,7 @@ fn read_input(
 /// The coding agent that could take this request, if any (`STANLEY_AGENT=off`, nesting,
 /// `--no-agent` and a missing `pi` all mean none).
 fn agent_for(state: &DaemonState, settings: &RequestSettings, no_agent: bool) -> Option<PiAgent> {
-    let root = &state.config.files.root;
-    let env = settings.agent_env(state.agent_tmp().as_deref());
-    match availability(&settings.agent, env, no_agent, root) {
+    match crate::agent::pi(state, settings, no_agent) {
         Ok(agent) => Some(agent),
         Err(reason) => {
             tracing::debug!(?reason, "no coding agent");
@@ -184,7 +182,7 @@ pub(crate) async fn run(
     events: mpsc::Sender<Result<PromptResponse, tonic::Status>>,
 ) -> v1::Result {
     // The request's settings, read once.
-    let settings = RequestSettings::parse(&request.env);
+    let settings = state.settings(&request.env);
     let redactor = Arc::new(state.clean_texts.attach(settings.redactor()));
     let track = Track::default();
     let events = Events {
@@ -607,6 +605,12 @@ async fn delegate(
                 dir.display()
             ))
             .await;
+    }
+    // What the agent runs without, said before it starts (a refusal is the run's own failure).
+    if let Ok(launch) = agent.launch() {
+        for note in &launch.notes {
+            events.warning(note).await;
+        }
     }
     events.progress("coding agent", 0, 0).await;
     let result = agent

@@ -180,7 +180,7 @@ async fn a_diff_git_cannot_produce_is_one_input_error_and_no_frame_is_asked() {
 #[tokio::test]
 async fn a_request_without_a_key_is_an_input_error_naming_the_variable() {
     let scene = scene("summarize");
-    let settings = RequestSettings::parse(&std::collections::HashMap::new());
+    let settings = RequestSettings::parse(&std::collections::HashMap::new(), &scene.root);
     let redactor = Arc::new(settings.redactor());
     let (tx, _rx) = mpsc::channel(16);
     let events = Events {

@@ -175,6 +175,7 @@ async fn load(
     let now = OnDisk {
         workflows: staged.tree.files.clone(),
         flow: seen.flow.clone(),
+        agent: Default::default(),
         head: seen.head.clone(),
     };
     let allowed = if now.workflows == seen.workflows {

@@ -21,6 +21,8 @@ const FLOW_MINUTE: Duration = Duration::from_secs(60);
 /// What one request's environment says, read once.
 #[derive(Clone, Debug)]
 pub(crate) struct RequestSettings {
+    /// The worktree the request is about: what the children's environment may not point into.
+    pub(crate) root: PathBuf,
     /// The request's whole environment, for the processes it starts (never logged or stored).
     pub(crate) env: HashMap<String, String>,
     /// Jev: key, base URL and model.
@@ -91,9 +93,19 @@ fn withheld(name: &str) -> bool {
     name.starts_with(var::TYPESAFE_PREFIX) || var::JEV_KEY_VARS.contains(&name)
 }
 
+/// Whether a variable decides how, where and with what key Jev is reached: the withheld ones
+/// and the CA file. A delegation's capability carries exactly these from the parent request.
+pub(crate) fn jev_setting(name: &str) -> bool {
+    withheld(name) || name == var::STANLEY_JEV_CA_FILE
+}
+
+/// Jev key values short enough to turn up by chance are not looked for inside other values.
+const MIN_KEY_CHARS: usize = 8;
+
 impl RequestSettings {
-    /// Reads a request's environment.
-    pub(crate) fn parse(env: &HashMap<String, String>) -> Self {
+    /// Reads a request's environment, for the worktree at `root` (use
+    /// `DaemonState::settings`, which also maps a delegation's capability).
+    pub(crate) fn parse(env: &HashMap<String, String>, root: &std::path::Path) -> Self {
         let mut problems = Vec::new();
         let retention = Retention {
             keep: usize::try_from(count(
@@ -123,6 +135,7 @@ impl RequestSettings {
             .min(stanley_adapters::jev_http::MAX_CONCURRENCY as u64) as usize
         });
         Self {
+            root: root.to_path_buf(),
             env: env.clone(),
             jev: JevSettings {
                 api_key: value(env, var::TYPESAFE_API_KEY),
@@ -183,18 +196,43 @@ impl RequestSettings {
         )
     }
 
-    /// The environment repository code runs with (the workflow host, the validation host,
-    /// flow checks): the request's, less every `TYPESAFE_*` setting and Jev key, and marked
-    /// nested so a Stanley it starts never delegates.
-    pub(crate) fn repository_env(&self) -> HashMap<String, String> {
-        let mut env: HashMap<String, String> = self
+    /// The Jev settings of this request (every variable [`jev_setting`] names), for a
+    /// delegation's capability.
+    pub(crate) fn jev_env(&self) -> HashMap<String, String> {
+        self.env
+            .iter()
+            .filter(|(k, _)| jev_setting(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    /// The request's environment less every `TYPESAFE_*` setting, every Jev key, and every
+    /// other variable whose value holds a Jev key (`MY_KEY=$TYPESAFE_API_KEY`), with nothing
+    /// that would make a program load a file of the worktree by itself
+    /// (`stanley_adapters::launch::child_env`), marked nested so a Stanley it starts never
+    /// delegates. The base of every child's environment.
+    fn child_env(&self) -> HashMap<String, String> {
+        let keys: Vec<&str> = var::JEV_KEY_VARS
+            .iter()
+            .filter_map(|name| self.env.get(*name))
+            .map(|v| v.trim())
+            .filter(|v| v.chars().count() >= MIN_KEY_CHARS)
+            .collect();
+        let env: HashMap<String, String> = self
             .env
             .iter()
-            .filter(|(k, _)| !withheld(k))
+            .filter(|(k, v)| !jev_setting(k) && !keys.iter().any(|key| v.contains(key)))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
+        let mut env = stanley_adapters::launch::child_env(&env, &self.root);
         env.insert(var::STANLEY_NESTED.into(), "1".into());
         env
+    }
+
+    /// The environment repository code runs with (the workflow host, the validation host,
+    /// flow checks): [`Self::child_env`].
+    pub(crate) fn repository_env(&self) -> HashMap<String, String> {
+        self.child_env()
     }
 
     /// The notify command's environment: repository code's, with the event and its message.
@@ -205,11 +243,20 @@ impl RequestSettings {
         env
     }
 
-    /// Pi's environment: the request's own (the agent runs with the user's environment, D-11),
-    /// marked nested, offline unless the request says otherwise, and with `tmp` (a folder only
-    /// this user can write) as `TMPDIR` when there is one.
-    pub(crate) fn agent_env(&self, tmp: Option<&std::path::Path>) -> HashMap<String, String> {
-        let mut env = self.env.clone();
+    /// Pi's environment: the request's own (the agent runs with the user's environment, D-11)
+    /// as every child gets it ([`Self::child_env`]: no Jev key), offline unless the request
+    /// says otherwise, with `tmp` (a folder only this user can write) as `TMPDIR` when there is
+    /// one, and the delegation's capability, through which a nested `stanley` reaches Jev with
+    /// the parent's settings (see the delegation module).
+    pub(crate) fn agent_env(
+        &self,
+        tmp: Option<&std::path::Path>,
+        capability: Option<&str>,
+    ) -> HashMap<String, String> {
+        let mut env = self.child_env();
+        if let Some(token) = capability.filter(|t| !t.is_empty()) {
+            env.insert(var::STANLEY_DELEGATION.into(), token.into());
+        }
         if let Some(tmp) = tmp {
             env.insert(var::TMPDIR.into(), tmp.display().to_string());
         }
@@ -296,9 +343,15 @@ mod tests {
             .collect()
     }
 
+    impl RequestSettings {
+        fn parse_in_tests(env: &HashMap<String, String>) -> Self {
+            Self::parse(env, std::path::Path::new("/home/u/repo"))
+        }
+    }
+
     #[test]
     fn a_request_is_read_once_and_blank_means_unset() {
-        let s = RequestSettings::parse(&env(&[
+        let s = RequestSettings::parse_in_tests(&env(&[
             ("TYPESAFE_API_KEY", "  k  "),
             ("TYPESAFE_MODEL", " "),
             ("TYPESAFE_DEFAULT_MODEL", "jev-2"),
@@ -318,7 +371,7 @@ mod tests {
         assert_eq!(s.agent.pi_bin, Some(PathBuf::from("/bin/pi")));
         assert!(!s.auto_improve && s.trust_worktree && s.cache);
         assert_eq!(s.retention, Retention::default());
-        let r = RequestSettings::parse(&env(&[
+        let r = RequestSettings::parse_in_tests(&env(&[
             ("STANLEY_RUNS_KEEP", "5"),
             ("STANLEY_RUNS_MAX_AGE_DAYS", "soon"),
         ]));
@@ -331,7 +384,7 @@ mod tests {
             ]
         );
         assert_eq!(s.flow_minute, Duration::from_millis(50));
-        let d = RequestSettings::parse(&env(&[
+        let d = RequestSettings::parse_in_tests(&env(&[
             ("TYPESAFE_MODEL", "jev-3"),
             ("TYPESAFE_DEFAULT_MODEL", "jev-2"),
         ]));
@@ -342,7 +395,7 @@ mod tests {
 
     #[test]
     fn children_get_the_environment_their_trust_allows() {
-        let s = RequestSettings::parse(&env(&[
+        let s = RequestSettings::parse_in_tests(&env(&[
             ("TYPESAFE_API_KEY", "sk-typesafe-0123456789"),
             ("COPILOT_MCP_TYPESAFE_API_KEY", "sk-copilot-0123456789"),
             ("JEV_API_KEY", "sk-jev-0123456789"),
@@ -357,15 +410,47 @@ mod tests {
         let notify = s.notify_env("budget", "limit reached");
         assert_eq!(notify["STANLEY_FLOW_EVENT"], "budget");
         assert!(!notify.contains_key("JEV_API_KEY"));
-        let agent = s.agent_env(Some(std::path::Path::new("/run/x.d/tmp")));
+        let agent = s.agent_env(Some(std::path::Path::new("/run/x.d/tmp")), Some("cap"));
         assert_eq!(
             (
                 agent["STANLEY_NESTED"].as_str(),
                 agent["PI_OFFLINE"].as_str(),
-                agent["TMPDIR"].as_str()
+                agent["TMPDIR"].as_str(),
+                agent["STANLEY_DELEGATION"].as_str(),
             ),
-            ("1", "1", "/run/x.d/tmp")
+            ("1", "1", "/run/x.d/tmp", "cap")
         );
+        // The agent and what it starts get no Jev setting and no key (D-151).
+        let mut names: Vec<&str> = agent.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            [
+                "GITHUB_TOKEN",
+                "PATH",
+                "PI_OFFLINE",
+                "STANLEY_DELEGATION",
+                "STANLEY_NESTED",
+                "TMPDIR"
+            ]
+        );
+        // A key copied under another name, or inside another value, is withheld too.
+        let copied = RequestSettings::parse_in_tests(&env(&[
+            ("TYPESAFE_API_KEY", "sk-typesafe-0123456789"),
+            ("MY_KEY", "sk-typesafe-0123456789"),
+            ("AUTH", "Bearer sk-typesafe-0123456789"),
+            ("SHORT", "x"),
+            ("STANLEY_JEV_CA_FILE", "/etc/ca.pem"),
+        ]));
+        let agent = copied.agent_env(None, None);
+        assert!(
+            !["MY_KEY", "AUTH", "STANLEY_JEV_CA_FILE", "TYPESAFE_API_KEY"]
+                .iter()
+                .any(|k| agent.contains_key(*k)),
+            "{agent:?}"
+        );
+        assert_eq!(agent["SHORT"], "x");
+        assert_eq!(copied.jev_env().len(), 2);
         use stanley_workflows::ports::Redactor;
         let (text, n) = s
             .redactor()

@@ -169,6 +169,6 @@ impl Scene {
         if trusted {
             env.insert(var::STANLEY_TRUST_WORKTREE.to_owned(), "1".to_owned());
         }
-        RequestSettings::parse(&env)
+        RequestSettings::parse(&env, &self.root)
     }
 }

@@ -110,3 +110,33 @@ pub(crate) fn trust_initial_flow(state: &DaemonState) -> Result<(), TrustUnavail
     store.update(root, |r| *r = Some(trust_flow(r.take(), &hash)))?;
     Ok(())
 }
+
+/// The check made before every launch of the coding agent: what the repository's own agent
+/// configuration (`stanley_adapters::trust::agent_files`) is worth in this worktree. Trusted
+/// by content in the per-user record (never by the edit loop), or by `STANLEY_TRUST_WORKTREE`;
+/// anything else, an unreadable trust file included, is untrusted.
+pub(crate) fn agent_check(
+    state: &DaemonState,
+    settings: &RequestSettings,
+) -> stanley_adapters::pi::ProjectCheck {
+    use stanley_adapters::pi::ProjectConfig;
+    let root = state.config.files.root.clone();
+    let store = store(state).ok();
+    let as_is = settings.trust_worktree;
+    std::sync::Arc::new(move || {
+        let files = stanley_adapters::trust::agent_files(&root);
+        if files.is_empty() {
+            return ProjectConfig::Absent;
+        }
+        if as_is {
+            return ProjectConfig::Trusted;
+        }
+        let record = store.as_ref().and_then(|s| s.record(&root).ok().flatten());
+        match stanley_workflows::trust::assess_agent(record.as_ref(), &files) {
+            Verdict::Absent | Verdict::Trusted => ProjectConfig::Trusted,
+            Verdict::NeverTrusted | Verdict::Changed(_) => {
+                ProjectConfig::Untrusted(files.into_keys().collect())
+            }
+        }
+    })
+}

@@ -95,7 +95,7 @@ pub(crate) fn spawn(state: &Arc<DaemonState>) {
             let Some(env) = env else {
                 continue;
             };
-            let settings = crate::settings::RequestSettings::parse(&env);
+            let settings = state.settings(&env);
             let snapshot = repository::refresh(&state, &settings).await;
             tracing::info!(
                 workflows = snapshot.workflows.len(),

@@ -694,13 +694,8 @@ pub(crate) fn spawn_background(state: &Arc<DaemonState>) {
             };
             // Later kicks queued meanwhile add nothing: one drain sees every pending job.
             while kicks.try_recv().is_ok() {}
-            let settings = RequestSettings::parse(&env);
-            let Ok(agent) = stanley_adapters::pi::availability(
-                &settings.agent,
-                settings.agent_env(state.agent_tmp().as_deref()),
-                false,
-                &state.config.files.root,
-            ) else {
+            let settings = state.settings(&env);
+            let Ok(agent) = crate::agent::pi(&state, &settings, false) else {
                 continue;
             };
             let (_guard, cancel) = state.background();

@@ -130,6 +130,13 @@ pub fn delegated_result(
     let mut not_checked: Vec<String> = FIXED_NOT_CHECKED.iter().map(|s| (*s).to_owned()).collect();
     not_checked.extend(caveats.iter().map(|c| redactor.text(c).0));
     let mut lines = vec![headline, String::new()];
+    // Why a run did not finish (or never started) is said, not only kept in the data.
+    if result.outcome != AgentOutcome::Finished
+        && let Some(detail) = &result.detail
+    {
+        lines.push(redactor.text(detail).0);
+        lines.push(String::new());
+    }
     lines.push(if summary.is_empty() {
         "(the agent produced no final summary)".to_owned()
     } else {

@@ -4,6 +4,10 @@
 //! is the pure model: what a worktree's trust record holds and how it judges the files on disk.
 //! Reading and writing the per-user record is an adapter's job.
 //!
+//! A third part is what the coding agent would load by itself from the worktree (Pi's `.pi/`,
+//! `.agents/skills/`, the root's `AGENTS.md`/`CLAUDE.md`): trusted by content only, never by the
+//! edit loop, since the agent itself writes in the worktree while it runs.
+//!
 //! The rules (`trust-policy@1`):
 //! - A workflow file is trusted when the record holds its path with the same SHA-256. The folder
 //!   is trusted when every file in it is; removing a file never needs trust again.
@@ -41,6 +45,9 @@ pub struct WorktreeTrust {
     /// The SHA-256 of the trusted `flow.json`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<String>,
+    /// The trusted agent configuration: root-relative path → SHA-256 (see [`assess_agent`]).
+    #[serde(default, skip_serializing_if = "Files::is_empty")]
+    pub agent: Files,
     /// The edit loop, when on: the commit `HEAD` was at.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edits_head: Option<String>,
@@ -130,6 +137,24 @@ fn changed_files(record: &Files, current: &Files) -> Vec<String> {
         .collect()
 }
 
+/// Judges the agent configuration on disk (root-relative path → SHA-256) against a worktree's
+/// record: by content only. The edit loop does not extend to it, because the agent writes in
+/// the worktree as it runs and would otherwise trust what it wrote for its next start.
+pub fn assess_agent(record: Option<&WorktreeTrust>, files: &Files) -> Verdict {
+    if files.is_empty() {
+        return Verdict::Absent;
+    }
+    let Some(r) = record.filter(|r| !r.agent.is_empty()) else {
+        return Verdict::NeverTrusted;
+    };
+    let changed = changed_files(&r.agent, files);
+    if changed.is_empty() {
+        Verdict::Trusted
+    } else {
+        Verdict::Changed(changed)
+    }
+}
+
 /// Judges what is on disk against a worktree's record, updating the record when the edit loop
 /// is on.
 pub fn assess(record: &mut Option<WorktreeTrust>, now: Current<'_>) -> Assessment {
@@ -198,12 +223,13 @@ pub fn assess(record: &mut Option<WorktreeTrust>, now: Current<'_>) -> Assessmen
     }
 }
 
-/// The record after the person trusts what is on disk now (`edits` turns the edit loop on at
-/// this `HEAD`; without it the loop is off).
-pub fn grant(now: Current<'_>, edits: bool, at: &str) -> WorktreeTrust {
+/// The record after the person trusts what is on disk now, `agent` being the agent
+/// configuration (`edits` turns the edit loop on at this `HEAD`; without it the loop is off).
+pub fn grant(now: Current<'_>, agent: &Files, edits: bool, at: &str) -> WorktreeTrust {
     WorktreeTrust {
         workflows: now.workflows.clone(),
         flow: now.flow.map(str::to_owned),
+        agent: agent.clone(),
         edits_head: edits.then(|| now.head.to_owned()),
         trusted_at: at.to_owned(),
     }
@@ -233,6 +259,20 @@ pub fn workflows_off_reason(verdict: &Verdict) -> Option<String> {
         ),
         Verdict::Changed(paths) => Some(format!(
             "`.stanley/workflows/` changed since you trusted it ({}); review it and run `stanleyctl trust`",
+            list(paths)
+        )),
+    }
+}
+
+/// The one warning line for agent configuration the coding agent runs without.
+pub fn agent_off_reason(verdict: &Verdict) -> Option<String> {
+    match verdict {
+        Verdict::Absent | Verdict::Trusted => None,
+        Verdict::NeverTrusted => Some(
+            "the repository's own coding-agent configuration (`.pi/`, `.agents/skills/`, `AGENTS.md`, `CLAUDE.md`) is not trusted in this worktree, so the agent runs without it; review it and run `stanleyctl trust`".to_owned(),
+        ),
+        Verdict::Changed(paths) => Some(format!(
+            "the repository's coding-agent configuration changed since you trusted it ({}), so the agent runs without it; review it and run `stanleyctl trust`",
             list(paths)
         )),
     }
@@ -300,7 +340,7 @@ mod tests {
     #[test]
     fn content_is_what_is_trusted() {
         let wf = files(&[("a.ts", "1"), ("b.ts", "2")]);
-        let mut record = Some(grant(now(&wf, Some("f1"), "c1"), false, "t"));
+        let mut record = Some(grant(now(&wf, Some("f1"), "c1"), &Files::new(), false, "t"));
         let a = assess(&mut record, now(&wf, Some("f1"), "c9"));
         assert_eq!(
             (a.workflows, a.flow.clone()),
@@ -325,7 +365,7 @@ mod tests {
     #[test]
     fn the_edit_loop_trusts_edits_until_head_moves_with_other_content() {
         let wf = files(&[("a.ts", "1")]);
-        let mut record = Some(grant(now(&wf, None, "c1"), true, "t"));
+        let mut record = Some(grant(now(&wf, None, "c1"), &Files::new(), true, "t"));
         let edited = files(&[("a.ts", "2")]);
         let a = assess(&mut record, now(&edited, Some("f1"), "c1"));
         assert_eq!(
@@ -363,6 +403,36 @@ mod tests {
             assess(&mut Some(record), now(&wf, Some("f"), "c")).flow,
             Verdict::Trusted
         );
+    }
+
+    #[test]
+    fn agent_configuration_is_trusted_by_content_and_never_by_the_edit_loop() {
+        let wf = Files::new();
+        let agent = files(&[(".pi/extensions/a.ts", "1"), ("AGENTS.md", "2")]);
+        assert_eq!(assess_agent(None, &Files::new()), Verdict::Absent);
+        assert_eq!(assess_agent(None, &agent), Verdict::NeverTrusted);
+        // The edit loop on, HEAD unmoved: workflows follow edits, the agent part does not.
+        let record = grant(now(&wf, None, "c1"), &Files::new(), true, "t");
+        assert_eq!(assess_agent(Some(&record), &agent), Verdict::NeverTrusted);
+        let record = grant(now(&wf, None, "c1"), &agent, true, "t");
+        assert_eq!(assess_agent(Some(&record), &agent), Verdict::Trusted);
+        let edited = files(&[(".pi/extensions/a.ts", "1*"), ("AGENTS.md", "2")]);
+        let mut r = Some(record.clone());
+        let a = assess(&mut r, now(&wf, None, "c1"));
+        assert!(a.workflows.allows());
+        assert_eq!(
+            assess_agent(r.as_ref(), &edited),
+            Verdict::Changed(vec![".pi/extensions/a.ts".into()])
+        );
+        assert!(
+            agent_off_reason(&Verdict::NeverTrusted)
+                .unwrap()
+                .contains("stanleyctl trust")
+        );
+        // A record written before the part existed still reads, with nothing trusted in it.
+        let old: WorktreeTrust =
+            serde_json::from_str(r#"{"workflows":{"a.ts":"1"},"trustedAt":"t"}"#).unwrap();
+        assert!(old.agent.is_empty());
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use stanley_adapters::pi::{PiAgent, Unavailable, availability};
+use stanley_adapters::pi::{PiAgent, Unavailable};
 use stanley_core::Cancel;
 use stanley_workflows::agent::{Agent, AgentOutcome, AgentResult};
 use stanley_workflows::flow::agent::run_prompt;
@@ -147,13 +147,16 @@ impl<'a> Supervision<'a> {
         if let Some(why) = crate::trust::flow_refusal(state, settings, &hash) {
             return Err(exit(FlowCode::Configuration, why));
         }
-        let base = availability(
-            &settings.agent,
-            settings.agent_env(state.agent_tmp().as_deref()),
-            false,
-            &root,
-        )
-        .map_err(|reason| exit(FlowCode::Configuration, unavailable(reason)))?;
+        let base = crate::agent::pi(state, settings, false)
+            .map_err(|reason| exit(FlowCode::Configuration, unavailable(reason)))?;
+        match base.launch() {
+            Ok(launch) => {
+                for note in launch.notes {
+                    say(format!("warning: {note}"));
+                }
+            }
+            Err(why) => return Err(exit(FlowCode::Configuration, why)),
+        }
         let store = state.flow_store.clone();
         // A new run gets fresh restart, block and time budgets; phases and the ledger carry over.
         let journal = match update(&*store, &flow, |j| j.new_session(&flow_eval::now())) {

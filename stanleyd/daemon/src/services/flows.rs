@@ -21,7 +21,6 @@ use crate::error::RequestError;
 use crate::flow::eval::{FLOW_FILE, FlowLoad, load_flow, stored_journal};
 use crate::flow::hooks::answer;
 use crate::flow::run::{Lease, supervise};
-use crate::settings::RequestSettings;
 use crate::state::DaemonState;
 
 const MAX_GOAL_CHARS: usize = 500;
@@ -70,7 +69,7 @@ impl Flows for FlowService {
         if self.state.stop_token().is_cancelled() {
             return Err(RequestError::unavailable("the daemon is shutting down").into());
         }
-        let settings = RequestSettings::parse(&request.into_inner().env);
+        let settings = self.state.settings(&request.into_inner().env);
         let (tx, rx) = mpsc::channel(64);
         let (guard, cancel) = self.state.background();
         let state = self.state.clone();
@@ -143,7 +142,7 @@ impl Flows for FlowService {
         request: Request<FlowHookRequest>,
     ) -> Result<Response<FlowHookResponse>, Status> {
         let request = request.into_inner();
-        let settings = RequestSettings::parse(&request.env);
+        let settings = self.state.settings(&request.env);
         let answer = answer(&self.state, &request.event, &request.input, &settings).await?;
         Ok(Response::new(FlowHookResponse {
             stdout: answer.stdout,

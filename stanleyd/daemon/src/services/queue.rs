@@ -17,7 +17,6 @@ use stanley_workflows::improve::{Job, JobQueue};
 use tonic::{Request, Response, Status};
 
 use crate::error::RequestError;
-use crate::settings::RequestSettings;
 use crate::state::DaemonState;
 
 fn record_json(record: &stanley_workflows::improve::CandidateRecord) -> String {
@@ -103,14 +102,8 @@ impl Queue for QueueService {
         &self,
         request: Request<WorkQueueRequest>,
     ) -> Result<Response<WorkQueueResponse>, Status> {
-        let settings = RequestSettings::parse(&request.into_inner().env);
-        let agent = stanley_adapters::pi::availability(
-            &settings.agent,
-            settings.agent_env(self.state.agent_tmp().as_deref()),
-            false,
-            &self.state.config.files.root,
-        )
-        .map_err(|reason| {
+        let settings = self.state.settings(&request.into_inner().env);
+        let agent = crate::agent::pi(&self.state, &settings, false).map_err(|reason| {
             let why = match reason {
                 stanley_adapters::pi::Unavailable::Disabled => "disabled",
                 stanley_adapters::pi::Unavailable::Nested => "nested",
@@ -144,7 +137,7 @@ impl Queue for QueueService {
         request: Request<PromoteCandidateRequest>,
     ) -> Result<Response<PromoteCandidateResponse>, Status> {
         let request = request.into_inner();
-        let settings = RequestSettings::parse(&request.env);
+        let settings = self.state.settings(&request.env);
         match crate::worker::promote(&self.state, &settings, &request.id).await {
             Ok((workflow, path)) => Ok(Response::new(PromoteCandidateResponse { workflow, path })),
             Err(e) => Err(e.into()),

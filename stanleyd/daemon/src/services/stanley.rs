@@ -140,7 +140,7 @@ impl Stanley for StanleyService {
         &self,
         request: Request<v1::DiagnoseRequest>,
     ) -> Result<Response<v1::DiagnoseResponse>, Status> {
-        let settings = crate::settings::RequestSettings::parse(&request.into_inner().env);
+        let settings = self.state.settings(&request.into_inner().env);
         let checks = crate::doctor::diagnose(&self.state, &settings).await;
         Ok(Response::new(v1::DiagnoseResponse { checks }))
     }

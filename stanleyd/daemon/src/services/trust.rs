@@ -8,11 +8,10 @@ use stanley_proto::v1::trust_server::Trust;
 use stanley_proto::v1::{
     GetTrustRequest, GrantTrustRequest, RevokeTrustRequest, TrustPart, TrustStatus,
 };
-use stanley_workflows::trust::{Verdict, assess, grant};
+use stanley_workflows::trust::{Verdict, assess, assess_agent, grant};
 use tonic::{Request, Response, Status};
 
 use crate::error::RequestError;
-use crate::settings::RequestSettings;
 use crate::state::DaemonState;
 use crate::trust::{allowed_as_is, store};
 
@@ -27,7 +26,7 @@ impl TrustService {
 
     fn status(&self, env: &HashMap<String, String>) -> Result<TrustStatus, Status> {
         let root = &self.state.config.files.root;
-        let disk = OnDisk::read(root).with_head(root);
+        let disk = OnDisk::read(root).with_head(root).with_agent(root);
         let store = store(&self.state).ok();
         let record = match &store {
             Some(s) => s
@@ -35,12 +34,20 @@ impl TrustService {
                 .map_err(|e| RequestError::input(e.to_string()))?,
             None => None,
         };
-        let overridden = RequestSettings::parse(env).trust_worktree;
-        let assessment = if overridden {
-            allowed_as_is(&disk)
+        let overridden = self.state.settings(env).trust_worktree;
+        let (assessment, agent) = if overridden {
+            let agent = if disk.agent.is_empty() {
+                Verdict::Absent
+            } else {
+                Verdict::Trusted
+            };
+            (allowed_as_is(&disk), agent)
         } else {
             // A status is a look, not a check: the edit loop's record is not advanced here.
-            assess(&mut record.clone(), disk.current())
+            (
+                assess(&mut record.clone(), disk.current()),
+                assess_agent(record.as_ref(), &disk.agent),
+            )
         };
         let part = |v: &Verdict, files: usize| TrustPart {
             state: v.word().to_owned(),
@@ -53,6 +60,7 @@ impl TrustService {
         Ok(TrustStatus {
             workflows: Some(part(&assessment.workflows, disk.workflows.len())),
             flow: Some(part(&assessment.flow, usize::from(disk.flow.is_some()))),
+            agent: Some(part(&agent, disk.agent.len())),
             edits: record.as_ref().is_some_and(|r| r.edits_head.is_some()),
             edits_head: record
                 .as_ref()
@@ -84,14 +92,17 @@ impl Trust for TrustService {
         let edits = request.into_inner().edits;
         let root = self.state.config.files.root.clone();
         let store = store(&self.state).map_err(RequestError::from)?;
-        let disk = OnDisk::read(&root).with_head(&root);
+        let disk = OnDisk::read(&root).with_head(&root).with_agent(&root);
         let at = stanley_adapters::clock::stamp_now();
         store
-            .update(&root, |r| *r = Some(grant(disk.current(), edits, &at)))
+            .update(&root, |r| {
+                *r = Some(grant(disk.current(), &disk.agent, edits, &at));
+            })
             .map_err(|e| RequestError::input(e.to_string()))?;
         tracing::info!(
             workflows = disk.workflows.len(),
             flow = disk.flow.is_some(),
+            agent = disk.agent.len(),
             edits,
             "trust granted"
         );

@@ -193,6 +193,8 @@ pub(crate) struct DaemonState {
     pub(crate) results: crate::warm::ResultMemo,
     /// Texts the requests' redactors found clean, for the last set of secrets (D-132).
     pub(crate) clean_texts: stanley_adapters::redact::CleanMemory,
+    /// The live delegations' capabilities (`crate::delegation`).
+    pub(crate) delegations: Arc<crate::delegation::Delegations>,
     pub(crate) started: Instant,
     last_activity: Mutex<Instant>,
     active: AtomicUsize,
@@ -310,6 +312,16 @@ impl StateBuilder<'_> {
 }
 
 impl DaemonState {
+    /// A request's settings, read once from its environment: a live delegation capability
+    /// brings its parent's Jev settings in place of the request's own (`crate::delegation`).
+    pub(crate) fn settings(
+        &self,
+        env: &HashMap<String, String>,
+    ) -> crate::settings::RequestSettings {
+        let env = self.delegations.resolve(env);
+        crate::settings::RequestSettings::parse(&env, &self.config.files.root)
+    }
+
     /// The cache's warning about a damaged store it rebuilt, the first time it is asked for.
     pub(crate) fn take_cache_warning(&self) -> Option<String> {
         let off = self
@@ -393,6 +405,7 @@ impl DaemonState {
             evidence: crate::warm::EvidenceMemo::default(),
             results: crate::warm::ResultMemo::default(),
             clean_texts: stanley_adapters::redact::CleanMemory::default(),
+            delegations: Arc::default(),
             started: Instant::now(),
             last_activity: Mutex::new(Instant::now()),
             active: AtomicUsize::new(0),
