@@ -271,12 +271,74 @@ pub fn private_subdir(root: &Path, parts: &[&str]) -> Result<PathBuf, Unsafe> {
 
 /// Opens `path` for appending (created 0600) without following a link at its last component.
 pub fn open_append_nofollow(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+    regular_only(
+        path,
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(path)?,
+    )
+}
+
+/// `file` when it is a regular file (an open without blocking reaches a FIFO or device
+/// planted at `path` too); otherwise an error naming the path.
+fn regular_only(path: &Path, file: File) -> io::Result<File> {
+    if file.metadata()?.is_file() {
+        Ok(file)
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a regular file", path.display()),
+        ))
+    }
+}
+
+/// Opens a regular file for reading without following a link at its last component and
+/// without blocking on a FIFO; anything but a regular file is an error naming the path. The
+/// clients' twin of the daemon's `records::open_regular` (the clients link no daemon crate).
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(path)
+        .map_err(|e| {
+            if is_link_error(&e) {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{} is a symbolic link; not read", path.display()),
+                )
+            } else {
+                e
+            }
+        })?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a regular file; not read", path.display()),
+        ));
+    }
+    Ok(file)
+}
+
+/// The first `limit` bytes (at most) of a regular file opened by [`open_regular`].
+pub fn read_head(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    open_regular(path)?.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// The last `limit` bytes (at most) of a regular file opened by [`open_regular`].
+pub fn read_tail(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = open_regular(path)?;
+    let len = file.metadata()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(limit)))?;
+    let mut bytes = Vec::new();
+    file.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Whether an open with `O_NOFOLLOW` failed because the last component is a link.
@@ -286,13 +348,16 @@ pub fn is_link_error(e: &io::Error) -> bool {
 
 /// Opens (creating 0600) a lock file without following a link at its last component.
 pub fn open_lock_nofollow(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
+    regular_only(
+        path,
+        OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(path)?,
+    )
 }
 
 #[cfg(test)]

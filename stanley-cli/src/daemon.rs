@@ -282,8 +282,9 @@ impl Elsewhere {
 /// in the repository, so it is believed only when `/proc/<pid>/cmdline` shows `stanleyd --root
 /// <this root>`; it is used for a message, never to connect.
 pub fn serving_elsewhere(target: &Target) -> Option<Elsewhere> {
-    let text = fs::read_to_string(target.dir().join("daemon.json")).ok()?;
-    let info: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let bytes =
+        stanley_proto::private::read_head(&target.dir().join("daemon.json"), 64 * 1024).ok()?;
+    let info: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
     let pid = u32::try_from(info["pid"].as_u64()?).ok()?;
     let socket = PathBuf::from(info["socket"].as_str()?);
     if socket == target.socket {
@@ -335,7 +336,10 @@ pub async fn connect_or_start(target: &Target) -> Result<Client, ClientError> {
                 ));
             }
             if !exit.success() {
-                let err = fs::read_to_string(target.dir().join("stanleyd.err")).unwrap_or_default();
+                let err =
+                    stanley_proto::private::read_tail(&target.dir().join("stanleyd.err"), 8192)
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                        .unwrap_or_default();
                 let last = err.lines().last().unwrap_or("").trim().to_owned();
                 return Err(ClientError::unavailable(
                     format!(

@@ -306,7 +306,11 @@ fn own_files_truncated_or_replaced_by_a_folder_a_fifo_or_dev_zero_are_read_witho
                 ".stanley/state/queue.ndjson" => {
                     let p = path.clone();
                     let replay = finishes_within(&what, limit, move || {
-                        stanley_adapters::job_log::replay(&p).map(|r| r.jobs.len())
+                        stanley_adapters::job_log::replay(
+                            &p,
+                            &stanley_adapters::user_key::UserKey::from_bytes([1; 32]),
+                        )
+                        .map(|r| r.jobs.len())
                     });
                     if fault != "truncated" {
                         let e = replay.expect_err(&what);
@@ -315,9 +319,12 @@ fn own_files_truncated_or_replaced_by_a_folder_a_fifo_or_dev_zero_are_read_witho
                 }
                 ".stanley/flow/state.json" => {
                     let state = finishes_within(&what, limit, move || {
-                        FileFlowStore::new(&r)
-                            .read_state()
-                            .map(|s| s.map(|t| t.len()))
+                        FileFlowStore::new(
+                            &r,
+                            stanley_adapters::user_key::UserKey::from_bytes([1; 32]),
+                        )
+                        .read_state()
+                        .map(|s| s.map(|t| t.len()))
                     });
                     if let Err(e) = state {
                         assert!(e.0.len() < 300, "{what}: {}", e.0);
@@ -325,7 +332,12 @@ fn own_files_truncated_or_replaced_by_a_folder_a_fifo_or_dev_zero_are_read_witho
                 }
                 ".stanley/flow/NEEDS_HUMAN.md" => {
                     finishes_within(&what, limit, move || {
-                        FileFlowStore::new(&r).read_needs_human().map(|t| t.len())
+                        FileFlowStore::new(
+                            &r,
+                            stanley_adapters::user_key::UserKey::from_bytes([1; 32]),
+                        )
+                        .read_needs_human()
+                        .map(|t| t.len())
                     });
                 }
                 _ => {

@@ -135,8 +135,9 @@ fn a_torn_journal_is_kept_aside_and_reported_and_the_flow_starts_again() {
     // A journal that reads but names a phase the flow lacks is not damage: it is refused.
     let mut other = journal.clone();
     other.current_phase = "no-such-phase".into();
-    repo.write(
-        ".stanley/flow/state.json",
+    stanley_tests::write_sealed_journal(
+        repo.root(),
+        env.home(),
         &serde_json::to_string(&other).unwrap(),
     );
     let status = env.stanleyctl(&repo, &["flow", "status"]);

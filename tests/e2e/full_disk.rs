@@ -207,7 +207,7 @@ fn a_full_disk_stops_a_flow_run_with_one_line_and_keeps_the_journal() {
         "2026-11-30T10:00:00.000Z",
     ))
     .unwrap();
-    repo.write(".stanley/flow/state.json", &journal);
+    stanley_tests::write_sealed_journal(repo.root(), env.home(), &journal);
     fill(&repo.root().join(".stanley/filler"));
 
     let out = env.stanleyctl(&repo, &["flow", "run"]);
@@ -221,7 +221,7 @@ fn a_full_disk_stops_a_flow_run_with_one_line_and_keeps_the_journal() {
         "{out:?}"
     );
     assert_eq!(
-        std::fs::read_to_string(repo.root().join(".stanley/flow/state.json")).unwrap(),
+        stanley_tests::flow_journal(repo.root()),
         journal,
         "the journal on disk is whole"
     );

@@ -97,10 +97,7 @@ impl Hooks {
     }
 
     fn journal(&self) -> Value {
-        serde_json::from_str(
-            &std::fs::read_to_string(self.repo.root().join(".stanley/flow/state.json")).unwrap(),
-        )
-        .unwrap()
+        serde_json::from_str(&stanley_tests::flow_journal(self.repo.root())).unwrap()
     }
 }
 

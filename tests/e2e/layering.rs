@@ -408,7 +408,7 @@ fn files_are_created_only_by_records_or_outside_the_stanley_folder() {
     let allowed = |file: &str, call: &str| match file {
         "records.rs" => true,
         // The per-user cache key, in the user's state folder.
-        "judgments.rs" => matches!(call, "DirBuilder" | "OpenOptions"),
+        "user_key.rs" => matches!(call, "DirBuilder" | "OpenOptions"),
         // The staged copy of a workflow folder, in the private runtime folder.
         "workflow_tree.rs" => matches!(call, "DirBuilder" | "OpenOptions"),
         // A damaged job log copied into the folder `records::create_private_dir` just made.
@@ -579,5 +579,59 @@ fn production_code_forbids_unsafe() {
     assert!(
         missing.is_empty(),
         "roots that allow unsafe code: {missing:?}"
+    );
+}
+
+/// Issue 45, invariant (a): production code opens files only through the bounded readers that
+/// never follow a link at the last component and never wait on a FIFO
+/// (`stanley_adapters::records::{open_regular, read_bounded, read_at_most, read_tail}` in the
+/// daemon, `stanley_proto::private::{open_regular, read_head, read_tail}` in the clients). A new
+/// `fs::read`, `read_to_string` of a path or `File::open` anywhere else fails here; the few
+/// reads of files that are not in any worktree are listed with why.
+#[test]
+fn files_are_read_only_through_the_bounded_readers() {
+    const CALLS: [&str; 4] = [
+        "fs::read(",
+        "fs::read_to_string(",
+        "File::open(",
+        ".read(true)",
+    ];
+    let allowed = |file: &str, line: &str| -> bool {
+        let name = file.rsplit('/').next().unwrap_or(file);
+        match name {
+            // The readers themselves.
+            "records.rs" | "private.rs" => true,
+            // The kernel's process tables, not files anyone plants.
+            "memory.rs" | "pi.rs" | "agents.rs" | "daemon.rs" => {
+                line.contains("/proc") || line.contains("\"stat\"") || line.contains("environ")
+            }
+            // The CA file named by the person's own `STANLEY_JEV_CA_FILE` (often a link into
+            // `/etc/ssl`), read with a bound.
+            "jev_http.rs" => line.contains("File::open(path)"),
+            // The user's key, in the per-user state folder outside every worktree, opened
+            // without following a link and checked to be a private file of 32 bytes.
+            "user_key.rs" => line.contains(".read(true)"),
+            _ => false,
+        }
+    };
+    let mut offenders = Vec::new();
+    for dir in [
+        "stanleyd/daemon/src",
+        "stanleyd/adapters/src",
+        "stanleyd/workflows/src",
+        "stanleyd/core/src",
+        "stanley-cli/src",
+        "proto/src",
+    ] {
+        for (file, n, line) in code_lines(dir, &["testing.rs"]) {
+            if CALLS.iter().any(|c| line.contains(c)) && !allowed(&file, &line) {
+                offenders.push(format!("{dir}/{file}:{n}: {line}"));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "files read outside the bounded readers:\n{}",
+        offenders.join("\n")
     );
 }

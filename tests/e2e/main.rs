@@ -19,6 +19,7 @@ mod golden;
 mod grpc;
 mod hooks;
 mod host_isolation;
+mod hostile_clone;
 mod launch;
 mod layering;
 mod lifecycle;

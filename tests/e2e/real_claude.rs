@@ -181,7 +181,7 @@ fn session_context(request: &Value) -> String {
 }
 
 fn journal(repo: &TempRepo) -> Value {
-    let text = std::fs::read_to_string(repo.root().join(".stanley/flow/state.json")).unwrap();
+    let text = stanley_tests::flow_journal(repo.root());
     serde_json::from_str(&text).unwrap()
 }
 

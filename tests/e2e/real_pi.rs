@@ -192,10 +192,8 @@ fn a_flow_run_relaunches_the_real_pi_in_its_continued_session_on(line: Line) {
     let out = env.stanleyctl(&repo, &["flow", "run"]);
     assert_eq!(out.code, 0, "{out:?}");
     assert!(repo.root().join(FLOW_FILE).exists());
-    let journal: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(repo.root().join(".stanley/flow/state.json")).unwrap(),
-    )
-    .unwrap();
+    let journal: serde_json::Value =
+        serde_json::from_str(&stanley_tests::flow_journal(repo.root())).unwrap();
     let conditions: Vec<&str> = journal["decisions"]
         .as_array()
         .unwrap()

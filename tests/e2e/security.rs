@@ -611,6 +611,32 @@ fn a_linked_queue_folder_is_an_input_error_with_one_line() {
 /// not get Pi to run it: a clone's `.stanley/state/` is the repository's, not Stanley's.
 #[test]
 fn a_committed_queue_is_refused_and_its_jobs_never_run() {
+    committed_queue_never_runs(Clone::Plain);
+}
+
+/// The same under `umask 077`, which gives the clone's folder and job log the modes Stanley
+/// itself uses (0700, 0600): Git tracking them is what refuses them.
+#[test]
+fn a_committed_queue_cloned_under_umask_077_is_refused_and_its_jobs_never_run() {
+    committed_queue_never_runs(Clone::Umask077);
+}
+
+/// And once nothing tracks them (a copy made without Git: an archive, `git rm --cached`),
+/// modes and tracking both pass: only the seal with the user's key tells, and every job is
+/// dropped with a line saying so.
+#[test]
+fn a_planted_queue_nothing_tracks_is_dropped_because_it_is_not_sealed_with_your_key() {
+    committed_queue_never_runs(Clone::Untracked);
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Clone {
+    Plain,
+    Umask077,
+    Untracked,
+}
+
+fn committed_queue_never_runs(how: Clone) {
     let mut env = TestEnv::new();
     let scratch = tempfile::tempdir().unwrap();
     env.set(
@@ -622,21 +648,26 @@ fn a_committed_queue_is_refused_and_its_jobs_never_run() {
         "FAKE_PI_RECORD",
         scratch.path().join("record.json").to_str().unwrap(),
     );
-    // The attacker's repository: a real queue with a pending job, committed.
+    // The attacker's repository: a real queue with a pending job, made by Stanley under the
+    // attacker's own home (so its own key), committed.
+    let mut attacker = TestEnv::new();
+    attacker.stand_in_pi("finished");
     let origin = changed_repo();
-    let planted = env.stanley(&origin, &["Publish the release notes to the team wiki"]);
+    let planted = attacker.stanley(&origin, &["Publish the release notes to the team wiki"]);
     assert_eq!(planted.code, 0, "{planted:?}");
-    env.stop_daemon(&origin);
+    attacker.stop_daemon(&origin);
     origin.git(&["add", "-f", ".stanley/state", ".stanley/queue.ndjson"]);
     origin.commit("bring a queue along");
-    fs::remove_file(scratch.path().join("record.json")).unwrap();
+    let _ = fs::remove_file(scratch.path().join("record.json"));
 
     // The victim clones it and asks for something else; the background worker would run
     // pending jobs with the agent.
     let clone = TempRepo::empty();
     fs::remove_dir_all(clone.root()).unwrap();
-    let status = Command::new("git")
-        .args(["clone", "-q"])
+    let umask = if how == Clone::Plain { "022" } else { "077" };
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!("umask {umask} && git clone -q \"$0\" \"$1\""))
         .arg(origin.root())
         .arg(clone.root())
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -648,21 +679,60 @@ fn a_committed_queue_is_refused_and_its_jobs_never_run() {
         clone.root().join(".stanley/state").is_dir(),
         "the clone has the queue"
     );
+    if how != Clone::Plain {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &str| {
+            fs::metadata(clone.root().join(p))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        assert_eq!(
+            (mode(".stanley/state"), mode(".stanley/queue.ndjson")),
+            (0o700, 0o600)
+        );
+    }
+    if how == Clone::Untracked {
+        clone.git(&[
+            "rm",
+            "-rq",
+            "--cached",
+            ".stanley/state",
+            ".stanley/queue.ndjson",
+        ]);
+        clone.git(&["commit", "-qm", "untrack"]);
+    }
     env.jev.route("summar", "summarize", 0.9);
     clone.write("README.md", "# Demo\n\nA change to summarize.\n");
     let out = env.stanley(&clone, &["Summarize what changed"]);
     assert!(matches!(out.code, 0 | 10), "{out:?}");
-    let list = env.stanleyctl(&clone, &["queue", "list"]);
-    assert_eq!(list.code, 65, "{list:?}");
-    assert_eq!(list.stderr.lines().count(), 1, "{list:?}");
-    assert!(
-        list.stderr
-            .contains(".stanley/state was not made by Stanley"),
-        "{list:?}"
-    );
+    let list = env.stanleyctl(&clone, &["queue", "list", "--json"]);
+    if how == Clone::Untracked {
+        // Modes and tracking pass; the planted jobs do not open under the user's key.
+        assert_eq!(list.code, 0, "{list:?}");
+        assert!(
+            !list.stdout.contains("Publish the release notes"),
+            "{list:?}"
+        );
+        assert!(
+            out.stderr.contains("not sealed with your key")
+                || list.stderr.contains("not sealed with your key"),
+            "the dropped jobs are said: {out:?} {list:?}"
+        );
+    } else {
+        assert_eq!(list.code, 65, "{list:?}");
+        assert_eq!(list.stderr.lines().count(), 1, "{list:?}");
+        assert!(list.stderr.contains("was not made by Stanley"), "{list:?}");
+        if how == Clone::Umask077 {
+            assert!(list.stderr.contains("is tracked by Git"), "{list:?}");
+        }
+    }
     // Give a background worker every chance, then check the agent never ran.
     let work = env.stanley(&clone, &["--improve-worker"]);
-    assert_ne!(work.code, 0, "{work:?}");
+    if how != Clone::Untracked {
+        assert_ne!(work.code, 0, "{work:?}");
+    }
     assert!(
         !scratch.path().join("record.json").exists(),
         "the agent ran a job the repository brought"

@@ -48,6 +48,31 @@ pub const TODO_WORKFLOW: &str = r#"export default async function () {
 
 /// The candidate file an improvement brief asks for (`<candidate dir>/todo_audit.ts`), found by
 /// the brief's own wording; `None` when `text` is not an improvement brief.
+/// The flow journal's JSON in `.stanley/flow/state.json` under `root`, without the seal line
+/// Stanley writes first (`stanley-sealed <mac>`).
+pub fn flow_journal(root: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(root.join(".stanley/flow/state.json")).expect("a journal");
+    match text.split_once('\n') {
+        Some((first, rest)) if first.starts_with("stanley-sealed ") => rest.to_owned(),
+        _ => text,
+    }
+}
+
+/// Writes `json` as the flow journal under `root`, sealed with the key of the user whose home
+/// is `home` (what the daemon there would accept as its own journal).
+pub fn write_sealed_journal(root: &std::path::Path, home: &std::path::Path, json: &str) {
+    let key =
+        stanley_adapters::user_key::UserKey::load_or_create(&home.join(".local/state/stanley"))
+            .expect("the user's key");
+    let tag = key.tag("stanley.flow-state/1", json.as_bytes());
+    std::fs::create_dir_all(root.join(".stanley/flow")).unwrap();
+    std::fs::write(
+        root.join(".stanley/flow/state.json"),
+        format!("stanley-sealed {tag}\n{json}"),
+    )
+    .unwrap();
+}
+
 pub fn brief_candidate_file(text: &str) -> Option<String> {
     let marker = "write exactly one workflow file at ";
     let start = text.find(marker)? + marker.len();

@@ -105,8 +105,13 @@ impl TempRepo {
 
     /// The pid recorded in the daemon's `daemon.json`, if a daemon has started.
     pub fn daemon_pid(&self) -> Option<i32> {
-        let text = std::fs::read_to_string(self.root().join(".stanley/daemon/daemon.json")).ok()?;
-        serde_json::from_str::<serde_json::Value>(&text).ok()?["pid"]
+        // Bounded and not through a link: tests plant links to `/dev/zero` there.
+        let bytes = stanley_adapters::records::read_bounded(
+            &self.root().join(".stanley/daemon/daemon.json"),
+            64 * 1024,
+        )
+        .ok()?;
+        serde_json::from_slice::<serde_json::Value>(&bytes).ok()?["pid"]
             .as_i64()
             .and_then(|p| i32::try_from(p).ok())
     }
@@ -175,7 +180,7 @@ impl Drop for TempRepo {
     fn drop(&mut self) {
         // Stop a daemon a test left running for this repository.
         let info = self.root.join(".stanley/daemon/daemon.json");
-        if let Some(pid) = fs::read(info)
+        if let Some(pid) = stanley_adapters::records::read_bounded(&info, 64 * 1024)
             .ok()
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
             .and_then(|v| v["pid"].as_i64())

@@ -1,17 +1,33 @@
 //! The flow store on disk under `.stanley/flow/`: `state.json` (replaced atomically),
 //! `side_effects.jsonl` (appended and synced, never rewritten), the gate journal `gates.jsonl`
-//! and `NEEDS_HUMAN.md`.
+//! and `NEEDS_HUMAN.md` with the record of the question in it (`question.json`).
+//!
+//! The journal, the ledger and the question record decide what the flow does next, so each is
+//! sealed with the user's key ([`crate::user_key`]) and read only when Git does not track it: a
+//! branch that commits `.stanley/flow/state.json`, a ledger line saying a side effect was done,
+//! or a `NEEDS_HUMAN.md` with an answer in it speaks for no one. A person's answer counts only
+//! under a question Stanley asked (the sealed record holds the question's text and when it was
+//! written), in a file written after it.
 
 use std::fs;
 use std::io::{ErrorKind, Write};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
+use stanley_workflows::flow::agent::ANSWER_HEADING;
 use stanley_workflows::flow::state::{FlowState, FlowStore, StoreError};
 
 use crate::records::{
     create_private_dir, ends_mid_line, open_append, read_at_most, read_bounded, write_atomic,
 };
+use crate::user_key::UserKey;
+
+/// The MAC domains of the journal, the ledger's lines and the question record.
+const STATE_DOMAIN: &str = "stanley.flow-state/1";
+const LEDGER_DOMAIN: &str = "stanley.flow-ledger/1";
+const QUESTION_DOMAIN: &str = "stanley.flow-question/1";
+/// The first line of a sealed journal: this, a space, the MAC of the rest.
+const STATE_SEAL: &str = "stanley-sealed";
 
 /// The most of the journal (or the side-effect ledger, or a damaged journal kept aside) read:
 /// far above what they hold, far below what would hurt (a link to `/dev/zero` is refused anyway).
@@ -21,9 +37,31 @@ const MAX_NOTE_BYTES: u64 = 64 * 1024;
 
 /// A flow store rooted at a repository's `.stanley/flow/`.
 pub struct FileFlowStore {
+    root: PathBuf,
     dir: PathBuf,
     /// Serializes appends (the side-effect ledger, the gate journal) inside the daemon.
     appends: Mutex<()>,
+    /// What the journal, the ledger and the question record are sealed with.
+    key: UserKey,
+}
+
+/// What Stanley asked a person: the note's text up to its answer heading, and when the note was
+/// written (nanoseconds since the epoch, from the file's own modification time).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Question {
+    asked: String,
+    written_ns: i128,
+}
+
+fn modified_ns(meta: &fs::Metadata) -> i128 {
+    use std::os::unix::fs::MetadataExt;
+    i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec())
+}
+
+/// The part of a note up to and including its answer heading line.
+fn question_part(text: &str) -> Option<&str> {
+    let heading = format!("\n{ANSWER_HEADING}\n");
+    text.find(&heading).map(|i| &text[..i + heading.len()])
 }
 
 fn err(what: &str, e: impl std::fmt::Display) -> StoreError {
@@ -31,12 +69,33 @@ fn err(what: &str, e: impl std::fmt::Display) -> StoreError {
 }
 
 impl FileFlowStore {
-    /// A store for the repository at `root`.
-    pub fn new(root: &std::path::Path) -> Self {
+    /// A store for the repository at `root`, sealing with `key` (the user's own).
+    pub fn new(root: &std::path::Path, key: UserKey) -> Self {
         Self {
+            root: root.to_path_buf(),
             dir: root.join(".stanley/flow"),
             appends: Mutex::new(()),
+            key,
         }
+    }
+
+    /// Refuses `.stanley/flow/<name>` when Git tracks it: a commit brought it.
+    fn untracked(&self, name: &str) -> Result<(), StoreError> {
+        let rel = format!(".stanley/flow/{name}");
+        if crate::tracked::tracked(&self.root, &rel) {
+            return Err(StoreError(format!(
+                "{rel} is tracked by Git, so it is not Stanley's; remove it from the repository (`git rm --cached {rel}`)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The question Stanley asked, when its sealed record is there and opens under the key.
+    fn question(&self) -> Option<Question> {
+        self.untracked("question.json").ok()?;
+        let bytes = read_bounded(&self.dir.join("question.json"), MAX_NOTE_BYTES * 2).ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        serde_json::from_str(self.key.unseal(QUESTION_DOMAIN, text.trim_end())?).ok()
     }
 
     /// Removes `.stanley/flow/<name>`; one already gone is fine.
@@ -69,11 +128,22 @@ impl FileFlowStore {
 
 impl FlowStore for FileFlowStore {
     fn read_state(&self) -> Result<Option<String>, StoreError> {
-        match read_bounded(&self.dir.join("state.json"), MAX_STATE_BYTES) {
-            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(err("cannot read .stanley/flow/state.json", e)),
-        }
+        let bytes = match read_bounded(&self.dir.join("state.json"), MAX_STATE_BYTES) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(err("cannot read .stanley/flow/state.json", e)),
+        };
+        self.untracked("state.json")?;
+        let text = String::from_utf8_lossy(&bytes);
+        let sealed = text.split_once('\n').and_then(|(first, rest)| {
+            let tag = first.strip_prefix(STATE_SEAL)?.strip_prefix(' ')?;
+            self.key
+                .verify(STATE_DOMAIN, rest.as_bytes(), tag)
+                .then(|| rest.to_owned())
+        });
+        // A journal Stanley did not write (or a torn or flipped one) comes back as damage, which
+        // the flow moves aside and reports; its content is never used.
+        Ok(Some(sealed.unwrap_or_default()))
     }
 
     fn write_state(&self, state: &FlowState) -> Result<(), StoreError> {
@@ -81,7 +151,9 @@ impl FlowStore for FileFlowStore {
         let mut text =
             serde_json::to_string_pretty(state).map_err(|e| err("cannot encode the state", e))?;
         text.push('\n');
-        write_atomic(&self.dir.join("state.json"), text.as_bytes())
+        let tag = self.key.tag(STATE_DOMAIN, text.as_bytes());
+        let sealed = format!("{STATE_SEAL} {tag}\n{text}");
+        write_atomic(&self.dir.join("state.json"), sealed.as_bytes())
             .map_err(|e| err("cannot write .stanley/flow/state.json", e))
     }
 
@@ -95,10 +167,14 @@ impl FlowStore for FileFlowStore {
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
             Err(e) => return Err(err("cannot read .stanley/flow/side_effects.jsonl", e)),
         };
-        // A torn last line (a crash mid-append) is skipped, never fatal.
+        self.untracked("side_effects.jsonl")?;
+        // A torn last line (a crash mid-append) is skipped, never fatal; a line not sealed with
+        // the user's key says nothing was done.
         Ok(text.lines().any(|line| {
-            serde_json::from_str::<serde_json::Value>(line)
-                .is_ok_and(|v| v["key"].as_str() == Some(key))
+            self.key
+                .unseal(LEDGER_DOMAIN, line)
+                .and_then(|json| serde_json::from_str::<serde_json::Value>(json).ok())
+                .is_some_and(|v| v["key"].as_str() == Some(key))
         }))
     }
 
@@ -107,10 +183,8 @@ impl FlowStore for FileFlowStore {
         if self.side_effect_done(key)? {
             return Ok(());
         }
-        self.append(
-            "side_effects.jsonl",
-            &serde_json::json!({"key": key, "at": at}).to_string(),
-        )
+        let line = serde_json::json!({"key": key, "at": at}).to_string();
+        self.append("side_effects.jsonl", &self.key.seal(LEDGER_DOMAIN, &line))
     }
 
     fn record_gate(&self, line: &str) -> Result<(), StoreError> {
@@ -120,22 +194,51 @@ impl FlowStore for FileFlowStore {
 
     fn needs_human(&self, text: &str) -> Result<(), StoreError> {
         create_private_dir(&self.dir).map_err(|e| err("cannot create .stanley/flow", e))?;
-        write_atomic(&self.dir.join("NEEDS_HUMAN.md"), text.as_bytes())
-            .map_err(|e| err("cannot write .stanley/flow/NEEDS_HUMAN.md", e))
+        let note = self.dir.join("NEEDS_HUMAN.md");
+        write_atomic(&note, text.as_bytes())
+            .map_err(|e| err("cannot write .stanley/flow/NEEDS_HUMAN.md", e))?;
+        // The record of the question: what was asked and when the note was written, sealed.
+        let written_ns = fs::symlink_metadata(&note)
+            .map(|m| modified_ns(&m))
+            .map_err(|e| err("cannot read back .stanley/flow/NEEDS_HUMAN.md", e))?;
+        let record = Question {
+            asked: question_part(text).unwrap_or(text).to_owned(),
+            written_ns,
+        };
+        let json = serde_json::to_string(&record).map_err(|e| err("cannot encode", e))?;
+        let mut sealed = self.key.seal(QUESTION_DOMAIN, &json);
+        sealed.push('\n');
+        write_atomic(&self.dir.join("question.json"), sealed.as_bytes())
+            .map_err(|e| err("cannot write .stanley/flow/question.json", e))
     }
+
     fn needs_human_pending(&self) -> bool {
-        self.dir.join("NEEDS_HUMAN.md").exists()
+        self.read_needs_human().is_some()
     }
 
     fn read_needs_human(&self) -> Option<String> {
-        // A regular file only, opened without following a link or waiting on a FIFO, and at
-        // most 64 KiB of it.
-        let (bytes, _) = read_at_most(&self.dir.join("NEEDS_HUMAN.md"), MAX_NOTE_BYTES).ok()?;
-        Some(String::from_utf8_lossy(&bytes).into_owned())
+        // Only under a question Stanley asked, in a note Git does not track: a regular file,
+        // opened without following a link or waiting on a FIFO, at most 64 KiB of it.
+        let question = self.question()?;
+        self.untracked("NEEDS_HUMAN.md").ok()?;
+        let path = self.dir.join("NEEDS_HUMAN.md");
+        let (bytes, _) = read_at_most(&path, MAX_NOTE_BYTES).ok()?;
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        // The question is the one asked; an answer under it counts only when the note was
+        // written after the question (what Stanley wrote carries no answer of its own).
+        if !text.starts_with(&question.asked) {
+            return None;
+        }
+        let written = fs::symlink_metadata(&path).ok().map(|m| modified_ns(&m))?;
+        if written <= question.written_ns {
+            return Some(question.asked);
+        }
+        Some(text)
     }
 
     fn clear_needs_human(&self) -> Result<(), StoreError> {
-        self.remove("NEEDS_HUMAN.md")
+        self.remove("NEEDS_HUMAN.md")?;
+        self.remove("question.json")
     }
 
     fn keep_broken_state(&self, now: &str) -> Result<String, StoreError> {
@@ -187,7 +290,7 @@ mod tests {
     #[test]
     fn the_ledger_outlives_a_state_reset_and_records_a_key_once() {
         let dir = tempfile::tempdir().unwrap();
-        let store = FileFlowStore::new(dir.path());
+        let store = FileFlowStore::new(dir.path(), UserKey::from_bytes([4; 32]));
         let flow = parse_flow(r#"{"goal": "g", "phases": [{"id": "publish", "name": "P", "done_when": "d", "check": "true", "side_effect": true}]}"#).unwrap();
         assert_eq!(store.read_state().unwrap(), None);
         let state = FlowState::new(&flow, "t0");

@@ -193,7 +193,10 @@ impl Git2Repo {
                 ));
                 continue;
             }
-            let Some(bytes) = fs::read(&full).ok().filter(|_| meta.is_file()) else {
+            let Some(bytes) = crate::records::read_bounded(&full, MAX_UNTRACKED_BYTES)
+                .ok()
+                .filter(|_| meta.is_file())
+            else {
                 out.excluded.push(Exclusion::file(
                     &path,
                     Rule::Unreadable,
@@ -332,16 +335,11 @@ fn head_of(bytes: &[u8]) -> String {
 
 /// The size and first bytes of a regular worktree file (a link is not followed).
 fn read_head(path: &Path) -> Option<(u64, String)> {
-    let meta = fs::symlink_metadata(path)
-        .ok()
-        .filter(fs::Metadata::is_file)?;
+    let file = crate::records::open_regular(path).ok()?;
+    let len = file.metadata().ok()?.len();
     let mut buf = Vec::with_capacity(HEAD_BYTES);
-    fs::File::open(path)
-        .ok()?
-        .take(HEAD_BYTES as u64)
-        .read_to_end(&mut buf)
-        .ok()?;
-    Some((meta.len(), head_of(&buf)))
+    file.take(HEAD_BYTES as u64).read_to_end(&mut buf).ok()?;
+    Some((len, head_of(&buf)))
 }
 
 /// A diff line's size as text: its marker, its content and the newline.

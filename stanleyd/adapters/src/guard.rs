@@ -43,7 +43,8 @@ fn walk(dir: &Path, prefix: &str, out: &mut Fingerprint) {
         } else if meta.is_dir() {
             walk(&path, &rel, out);
         } else if meta.is_file()
-            && let Ok(bytes) = fs::read(&path)
+            && let Ok(bytes) =
+                crate::records::read_bounded(&path, crate::workflow_tree::MAX_FILE_BYTES)
         {
             out.insert(rel, sha256_hex(&bytes));
         }

@@ -1,10 +1,13 @@
 //! The improvement queue's append-only job log, `.stanley/queue.ndjson`, kept beside sled so a
-//! damaged store is noticed and rebuilt: one line per acknowledged change, `<crc32> <json>`,
+//! damaged store is noticed and rebuilt: one line per acknowledged change, `<mac> <json>`,
 //! written and fsynced before the change is acknowledged.
 //!
-//! A line is `{"put": <job>}` or `{"remove": "<id>"}`. Replaying the log gives the jobs the
-//! queue acknowledged; a line whose checksum or JSON does not hold is damage, except a torn last
-//! line (a crash mid-append), which was never acknowledged.
+//! A line is `{"put": <job>}` or `{"remove": "<id>"}`, sealed with the user's key
+//! ([`crate::user_key`]): a queued job is instructions to the coding agent, so a line a
+//! repository committed (or anyone without the key wrote) is never one of ours, whatever the
+//! file's modes. Replaying the log gives the jobs the queue acknowledged; a line whose MAC or JSON
+//! does not hold is damage, except a torn last line (a crash mid-append), which was never
+//! acknowledged.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -14,6 +17,11 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 use stanley_workflows::improve::Job;
+
+use crate::user_key::UserKey;
+
+/// The domain of the log's MACs (`/1` lines carried a CRC any writer could make).
+const DOMAIN: &str = "stanley.job-log/2";
 
 /// What replaying the log found.
 #[derive(Debug, Default)]
@@ -34,6 +42,7 @@ pub struct Replay {
 pub struct JobLog {
     path: PathBuf,
     file: Mutex<fs::File>,
+    key: UserKey,
 }
 
 impl std::fmt::Debug for JobLog {
@@ -42,27 +51,25 @@ impl std::fmt::Debug for JobLog {
     }
 }
 
-/// One line: the checksum of the JSON, a space, the JSON, a newline.
-fn line(value: &Value) -> String {
-    let text = value.to_string();
-    format!("{:08x} {text}\n", crc32fast::hash(text.as_bytes()))
+/// One line: the MAC of the JSON, a space, the JSON, a newline.
+fn line(key: &UserKey, value: &Value) -> String {
+    let mut line = key.seal(DOMAIN, &value.to_string());
+    line.push('\n');
+    line
 }
 
-/// The JSON of one line when its checksum holds.
-fn parse_line(text: &str) -> Option<Value> {
-    let (crc, json) = text.split_once(' ')?;
-    let crc = u32::from_str_radix(crc, 16).ok()?;
-    (crc32fast::hash(json.as_bytes()) == crc)
-        .then(|| serde_json::from_str(json).ok())
-        .flatten()
+/// The JSON of one line when its MAC holds under `key`.
+fn parse_line(key: &UserKey, text: &str) -> Option<Value> {
+    serde_json::from_str(key.unseal(DOMAIN, text)?).ok()
 }
 
 /// The largest job log read back: jobs are a few KiB each, and the log is rewritten from the
 /// store when it is recovered.
 const MAX_LOG_BYTES: u64 = 256 * 1024 * 1024;
 
-/// Replays the log at `path` (missing is empty, `exists: false`).
-pub fn replay(path: &Path) -> io::Result<Replay> {
+/// Replays the log at `path` (missing is empty, `exists: false`), counting every line not
+/// sealed with `key` as damage.
+pub fn replay(path: &Path, key: &UserKey) -> io::Result<Replay> {
     // A regular file, not through a link, never a FIFO or a device, and bounded (issue 36).
     let bytes = match crate::records::read_bounded(path, MAX_LOG_BYTES) {
         Ok(b) => b,
@@ -81,7 +88,7 @@ pub fn replay(path: &Path) -> io::Result<Replay> {
             continue;
         }
         let last = i + 1 == lines.len();
-        let parsed = parse_line(raw);
+        let parsed = parse_line(key, raw);
         let applied = parsed.is_some_and(|value| {
             if let Some(job) = value
                 .get("put")
@@ -110,20 +117,25 @@ pub fn replay(path: &Path) -> io::Result<Replay> {
 }
 
 /// The log's bytes for `jobs`: one `put` line each.
-fn compacted<'a>(jobs: impl IntoIterator<Item = &'a Job>) -> String {
+fn compacted<'a>(key: &UserKey, jobs: impl IntoIterator<Item = &'a Job>) -> String {
     jobs.into_iter()
-        .map(|job| line(&json!({ "put": job })))
+        .map(|job| line(key, &json!({ "put": job })))
         .collect()
 }
 
 impl JobLog {
     /// Replaces the log at `path` with one `put` line per job (atomically), then opens it for
     /// appending.
-    pub fn rewrite<'a>(path: &Path, jobs: impl IntoIterator<Item = &'a Job>) -> io::Result<Self> {
-        crate::records::write_atomic(path, compacted(jobs).as_bytes())?;
+    pub fn rewrite<'a>(
+        path: &Path,
+        key: &UserKey,
+        jobs: impl IntoIterator<Item = &'a Job>,
+    ) -> io::Result<Self> {
+        crate::records::write_atomic(path, compacted(key, jobs).as_bytes())?;
         Ok(Self {
             path: path.to_owned(),
             file: Mutex::new(crate::records::open_append(path)?),
+            key: key.clone(),
         })
     }
 
@@ -141,7 +153,7 @@ impl JobLog {
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
         let before = file.metadata()?.len();
         let written = file
-            .write_all(line(value).as_bytes())
+            .write_all(line(&self.key, value).as_bytes())
             .and_then(|()| file.sync_data());
         if written.is_err() {
             // A partial line (a full disk) would glue itself to the next one: cut it off.
@@ -164,10 +176,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("queue.ndjson");
         let (a, b, c) = (job("a"), job("b"), job("c"));
-        let log = JobLog::rewrite(&path, [&a, &b]).unwrap();
+        let key = UserKey::from_bytes([1; 32]);
+        let log = JobLog::rewrite(&path, &key, [&a, &b]).unwrap();
         log.put(&c).unwrap();
         log.remove(&b.id).unwrap();
-        let replay = super::replay(&path).unwrap();
+        let replay = super::replay(&path, &key).unwrap();
         assert_eq!(replay.jobs.keys().collect::<Vec<_>>(), {
             let mut ids = vec![&a.id, &c.id];
             ids.sort();
@@ -181,16 +194,25 @@ mod tests {
         bytes[12] ^= 0x01;
         bytes.extend_from_slice(b"0123abcd {\"put\": {\"id\"");
         fs::write(&path, &bytes).unwrap();
-        let replay = super::replay(&path).unwrap();
+        let replay = super::replay(&path, &key).unwrap();
         assert_eq!((replay.damaged, replay.torn), (1, true));
         assert!(!replay.jobs.contains_key(&a.id));
         assert!(replay.jobs.contains_key(&c.id));
+
+        // The same lines under another user's key are all damage: none is ours.
+        let theirs = super::replay(&path, &UserKey::from_bytes([2; 32])).unwrap();
+        assert!(theirs.jobs.is_empty() && theirs.known.is_empty());
+        assert_eq!(theirs.damaged, 4, "every whole line");
     }
 
     #[test]
     fn a_missing_log_is_empty_and_says_so() {
         let dir = tempfile::tempdir().unwrap();
-        let replay = super::replay(&dir.path().join("queue.ndjson")).unwrap();
+        let replay = super::replay(
+            &dir.path().join("queue.ndjson"),
+            &UserKey::from_bytes([1; 32]),
+        )
+        .unwrap();
         assert!(!replay.exists && replay.jobs.is_empty());
     }
 }

@@ -28,96 +28,16 @@ use std::sync::{Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 use stanley_core::{CacheKey, CachedAnswers, JudgmentCache};
 
-use crate::store_error::{KeyProblem, StoreError};
+use crate::store_error::StoreError;
 
 /// The store's schema, kept under the `schema` key.
 pub const SCHEMA: &str = "stanley.judgments/2";
-/// The signing key's file, in the per-user state folder.
-pub const KEY_FILE: &str = "cache.key";
 /// Bytes of MAC kept per entry (HMAC-SHA256, truncated).
-const MAC_BYTES: usize = 16;
+const MAC_BYTES: usize = crate::user_key::MAC_BYTES;
 
-/// The key entries are signed with.
-#[derive(Clone)]
-pub struct CacheSecret([u8; 32]);
+/// The key entries are signed with: the user's own ([`crate::user_key`]).
+pub use crate::user_key::{KEY_FILE, UserKey as CacheSecret};
 
-impl std::fmt::Debug for CacheSecret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CacheSecret(..)")
-    }
-}
-
-impl CacheSecret {
-    /// A secret from these bytes (tests).
-    pub fn from_bytes(bytes: [u8; 32]) -> Self {
-        Self(bytes)
-    }
-
-    /// The user's signing key in `dir/cache.key` (the per-user state folder), created with 32
-    /// random bytes the first time. A key file that is a link, another user's, readable by
-    /// others or not 32 bytes is refused.
-    pub fn load_or_create(dir: &Path) -> Result<Self, StoreError> {
-        use std::io::{Read, Write};
-        use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
-        let path = dir.join(KEY_FILE);
-        let cannot = |why: KeyProblem| StoreError::Key {
-            path: path.clone(),
-            why,
-        };
-        let io = |e: std::io::Error| cannot(KeyProblem::Io(e));
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(io)?;
-        let mut fresh = [0u8; 32];
-        getrandom::getrandom(&mut fresh).map_err(|e| cannot(KeyProblem::Random(e)))?;
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)
-        {
-            Ok(mut f) => {
-                f.write_all(&fresh)
-                    .and_then(|()| f.sync_all())
-                    .map_err(io)?;
-                return Ok(Self(fresh));
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(io(e)),
-        }
-        let mut f = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)
-            .map_err(io)?;
-        let meta = f.metadata().map_err(io)?;
-        let uid = crate::records::current_uid();
-        if !meta.is_file() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
-            return Err(cannot(KeyProblem::NotPrivate));
-        }
-        let mut bytes = Vec::new();
-        f.read_to_end(&mut bytes).map_err(io)?;
-        let key: [u8; 32] = bytes
-            .try_into()
-            .map_err(|_| cannot(KeyProblem::NotThirtyTwoBytes))?;
-        Ok(Self(key))
-    }
-
-    fn mac(&self, key: &[u8], payload: &[u8]) -> [u8; MAC_BYTES] {
-        use hmac::{Hmac, Mac};
-        let mut m = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&self.0)
-            .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
-        m.update(key);
-        m.update(payload);
-        let full = m.finalize().into_bytes();
-        let mut out = [0u8; MAC_BYTES];
-        out.copy_from_slice(&full[..MAC_BYTES]);
-        out
-    }
-}
 /// The size bound when the daemon's settings do not give one: 32 MiB of keys and values.
 pub const DEFAULT_MAX_BYTES: u64 = 32 * 1024 * 1024;
 
@@ -840,7 +760,11 @@ mod tests {
         let state = dir.path().join("state/stanley");
         let a = CacheSecret::load_or_create(&state).unwrap();
         let b = CacheSecret::load_or_create(&state).unwrap();
-        assert_eq!(a.0, b.0, "the same key is read back");
+        assert_eq!(
+            a.mac(b"k", b"p"),
+            b.mac(b"k", b"p"),
+            "the same key is read back"
+        );
         let file = state.join(KEY_FILE);
         assert_eq!(
             std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
@@ -852,7 +776,7 @@ mod tests {
             matches!(
                 &refused,
                 StoreError::Key {
-                    why: KeyProblem::NotPrivate,
+                    why: crate::store_error::KeyProblem::NotPrivate,
                     ..
                 }
             ),

@@ -8,6 +8,11 @@
 //! acknowledged is moved aside to `.stanley/state.corrupt-<stamp>/` and rebuilt from the log; a
 //! damaged log is kept there too and rebuilt from the store. Either way a [`Recovery`] says which
 //! jobs came back and what was lost, in `recovery.json` beside the broken copy.
+//!
+//! Every job record and every log line is sealed with the user's key ([`crate::user_key`]): a
+//! record or line that does not open under it is not Stanley's (a repository that committed a
+//! queue, a clone made under `umask 077` that gave it the modes Stanley uses) and counts as
+//! unreadable, so it is never run and the recovery report says what was dropped.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -18,6 +23,22 @@ use stanley_workflows::improve::{Enqueued, Job, JobQueue, JobState, MAX_PENDING_
 
 use crate::job_log::{self, JobLog, Replay};
 use crate::store_error::StoreError;
+use crate::user_key::UserKey;
+
+/// The domain of the job records' MACs.
+const RECORD_DOMAIN: &str = "stanley.queue-record/2";
+
+/// A job as the store keeps it: sealed with the user's key.
+fn seal(key: &UserKey, job: &Job) -> Result<Vec<u8>, QueueError> {
+    let json = serde_json::to_string(job).map_err(err)?;
+    Ok(key.seal(RECORD_DOMAIN, &json).into_bytes())
+}
+
+/// The job in a stored record, when it opens under the user's key and parses.
+fn unseal(key: &UserKey, value: &[u8]) -> Option<Job> {
+    let text = std::str::from_utf8(value).ok()?;
+    serde_json::from_str(key.unseal(RECORD_DOMAIN, text)?).ok()
+}
 
 /// The store's schema version, kept under the `schema` key.
 pub const SCHEMA_VERSION: &str = "stanley.queue/1";
@@ -106,6 +127,7 @@ pub struct SledQueue {
     log: JobLog,
     lock: std::sync::Mutex<()>,
     recovery: Option<Recovery>,
+    key: UserKey,
 }
 
 impl std::fmt::Debug for SledQueue {
@@ -124,18 +146,18 @@ fn open_sled(dir: &Path) -> Result<sled::Db, StoreError> {
 }
 
 /// The jobs in an open store, or why it cannot be trusted.
-fn read_store(db: &sled::Db) -> Result<(BTreeMap<String, Job>, usize), StoreError> {
+fn read_store(db: &sled::Db, key: &UserKey) -> Result<(BTreeMap<String, Job>, usize), StoreError> {
     let read = catch_unwind(AssertUnwindSafe(|| -> Result<_, sled::Error> {
         let tree = db.open_tree("jobs")?;
         let mut jobs = BTreeMap::new();
         let mut unreadable = 0;
         for item in tree.iter() {
             let (_, value) = item?;
-            match serde_json::from_slice::<Job>(&value) {
-                Ok(job) => {
+            match unseal(key, &value) {
+                Some(job) => {
                     jobs.insert(job.id.clone(), job);
                 }
-                Err(_) => unreadable += 1,
+                None => unreadable += 1,
             }
         }
         Ok((jobs, unreadable))
@@ -206,9 +228,10 @@ fn judge(
     let mut lost = Vec::new();
     if log.damaged > 0 {
         lost.push(format!(
-            "{} unreadable entr{} in the job log",
+            "{} entr{} in the job log that {} not open under your key (unreadable, or not written by Stanley here)",
             log.damaged,
-            if log.damaged == 1 { "y" } else { "ies" }
+            if log.damaged == 1 { "y" } else { "ies" },
+            if log.damaged == 1 { "does" } else { "do" }
         ));
     }
     let (stored, unreadable, mut store_problem) = match store {
@@ -216,9 +239,11 @@ fn judge(
         Err(why) => (BTreeMap::new(), 0, Some(why.to_string())),
     };
     if unreadable > 0 {
-        store_problem.get_or_insert_with(|| format!("{unreadable} job record(s) do not parse"));
+        store_problem.get_or_insert_with(|| {
+            format!("{unreadable} job record(s) do not parse or are not sealed with your key")
+        });
         lost.push(format!(
-            "{unreadable} unreadable job record(s) in the store"
+            "{unreadable} job record(s) in the store that Stanley did not write here (unreadable, or sealed with another key), dropped"
         ));
     }
     let missing = log
@@ -274,15 +299,15 @@ fn judge(
 
 impl SledQueue {
     /// Opens (or creates) the store in `dir` with its job log beside it, checking one against
-    /// the other and recovering as the module describes.
-    pub fn open(dir: &Path) -> Result<Self, QueueError> {
+    /// the other and recovering as the module describes; `key` is the user's own.
+    pub fn open(dir: &Path, key: UserKey) -> Result<Self, QueueError> {
         crate::records::create_private_dir(dir).map_err(err)?;
         // sled opens its own files by name: a link planted among them would be written through.
         crate::records::refuse_links_within(dir).map_err(err)?;
         let parent = dir.parent().unwrap_or(dir);
         let log_path = parent.join("queue.ndjson");
         check_log_file(&log_path)?;
-        let replay = job_log::replay(&log_path)
+        let replay = job_log::replay(&log_path, &key)
             .map_err(|e| err(format!("cannot read {}: {e}", log_path.display())))?;
         if replay.torn {
             tracing::info!("the job log ends in a torn line (a write cut short); ignored");
@@ -299,7 +324,7 @@ impl SledQueue {
                     }
                     _ => {}
                 }
-                let store = read_store(&db);
+                let store = read_store(&db, &key);
                 (Some(db), store)
             }
             Err(why) => (None, Err(why)),
@@ -350,10 +375,9 @@ impl SledQueue {
             }
         }
         for (id, job) in &verdict.merged {
-            let value = serde_json::to_vec(job).map_err(err)?;
-            jobs.insert(id.as_bytes(), value).map_err(err)?;
+            jobs.insert(id.as_bytes(), seal(&key, job)?).map_err(err)?;
         }
-        let log = JobLog::rewrite(&log_path, verdict.merged.values())
+        let log = JobLog::rewrite(&log_path, &key, verdict.merged.values())
             .map_err(|e| err(format!("cannot write {}: {e}", log_path.display())))?;
         db.insert(LOG_MARKER, "1").map_err(err)?;
         db.flush().map_err(err)?;
@@ -394,6 +418,7 @@ impl SledQueue {
             log,
             lock: std::sync::Mutex::new(()),
             recovery,
+            key,
         })
     }
 
@@ -430,7 +455,7 @@ impl JobQueue for SledQueue {
         if pending >= MAX_PENDING_JOBS {
             return Ok(Enqueued::QueueFull);
         }
-        let value = serde_json::to_vec(job).map_err(err)?;
+        let value = seal(&self.key, job)?;
         self.logged(self.log.put(job))?;
         let swapped = self
             .jobs
@@ -449,7 +474,7 @@ impl JobQueue for SledQueue {
             let (_, value) = item.map_err(err)?;
             // A record that does not parse is skipped rather than failing the whole listing
             // (opening checks every record and recovers from the log).
-            if let Ok(job) = serde_json::from_slice::<Job>(&value) {
+            if let Some(job) = unseal(&self.key, &value) {
                 out.push(job);
             }
         }
@@ -457,7 +482,7 @@ impl JobQueue for SledQueue {
     }
 
     fn put(&self, job: &Job) -> Result<(), QueueError> {
-        let value = serde_json::to_vec(job).map_err(err)?;
+        let value = seal(&self.key, job)?;
         self.logged(self.log.put(job))?;
         self.jobs.insert(job.id.as_bytes(), value).map_err(err)?;
         self.flush()
@@ -478,7 +503,7 @@ impl JobQueue for SledQueue {
             .jobs
             .get(id.as_bytes())
             .map_err(err)?
-            .and_then(|v| serde_json::from_slice(&v).ok()))
+            .and_then(|v| unseal(&self.key, &v)))
     }
 
     fn flush(&self) -> Result<(), QueueError> {
@@ -491,10 +516,15 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
+    /// The user's key in these tests.
+    fn key() -> UserKey {
+        UserKey::from_bytes([3; 32])
+    }
+
     #[test]
     fn concurrent_enqueues_give_one_job_and_the_21st_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let queue = Arc::new(SledQueue::open(&dir.path().join("state")).unwrap());
+        let queue = Arc::new(SledQueue::open(&dir.path().join("state"), key()).unwrap());
         let job = Job::new(
             "Audit the TODO comments",
             "none",
@@ -537,12 +567,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state");
         {
-            let queue = SledQueue::open(&path).unwrap();
+            let queue = SledQueue::open(&path, key()).unwrap();
             queue
                 .enqueue(&Job::new("Audit the TODO comments", "failure_log", "t"))
                 .unwrap();
         }
-        let queue = SledQueue::open(&path).unwrap();
+        let queue = SledQueue::open(&path, key()).unwrap();
         let jobs = queue.list().unwrap();
         assert_eq!(
             (jobs.len(), jobs[0].input_shape.as_str()),
@@ -551,7 +581,7 @@ mod tests {
         queue.db.insert("schema", "stanley.queue/0").unwrap();
         drop(queue);
         assert!(
-            SledQueue::open(&path)
+            SledQueue::open(&path, key())
                 .unwrap_err()
                 .0
                 .contains("has schema stanley.queue/0")
@@ -562,7 +592,7 @@ mod tests {
     fn two_jobs() -> (tempfile::TempDir, PathBuf, Vec<String>) {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join(".stanley/state");
-        let queue = SledQueue::open(&state).unwrap();
+        let queue = SledQueue::open(&state, key()).unwrap();
         assert!(queue.recovery().is_none());
         let mut ids = Vec::new();
         for request in ["Audit the TODO comments", "List the flaky tests"] {
@@ -625,13 +655,13 @@ mod tests {
                 .set_len(0)
                 .unwrap();
         }
-        let queue = SledQueue::open(&state).unwrap();
+        let queue = SledQueue::open(&state, key()).unwrap();
         assert_eq!(self::ids(&queue), ids);
         let report = assert_recovered(dir.path(), &queue, &ids, "");
         assert!(report.lost.is_empty(), "{report:?}");
         // The next open finds nothing wrong.
         drop(queue);
-        let queue = SledQueue::open(&state).unwrap();
+        let queue = SledQueue::open(&state, key()).unwrap();
         assert!(queue.recovery().is_none());
         assert_eq!(self::ids(&queue), ids);
     }
@@ -646,7 +676,7 @@ mod tests {
             bytes[i] ^= 0xff;
         }
         std::fs::write(&db, &bytes).unwrap();
-        let queue = SledQueue::open(&state).unwrap();
+        let queue = SledQueue::open(&state, key()).unwrap();
         assert_eq!(self::ids(&queue), ids);
         assert_recovered(dir.path(), &queue, &ids, "");
     }
@@ -655,7 +685,7 @@ mod tests {
     fn a_deleted_store_comes_back_from_the_log() {
         let (dir, state, ids) = two_jobs();
         std::fs::remove_dir_all(&state).unwrap();
-        let queue = SledQueue::open(&state).unwrap();
+        let queue = SledQueue::open(&state, key()).unwrap();
         assert_eq!(self::ids(&queue), ids);
         assert_recovered(
             dir.path(),
@@ -672,7 +702,7 @@ mod tests {
         let mut bytes = std::fs::read(&log).unwrap();
         bytes[20] ^= 0x01;
         std::fs::write(&log, &bytes).unwrap();
-        let queue = SledQueue::open(&state).unwrap();
+        let queue = SledQueue::open(&state, key()).unwrap();
         assert_eq!(self::ids(&queue), ids);
         let report = assert_recovered(
             dir.path(),
@@ -682,11 +712,11 @@ mod tests {
         );
         assert_eq!(
             report.lost,
-            vec!["1 unreadable entry in the job log".to_owned()]
+            vec!["1 entry in the job log that does not open under your key (unreadable, or not written by Stanley here)".to_owned()]
         );
         assert!(dir.path().join(&report.kept).join("queue.ndjson").is_file());
         // The rebuilt log reads clean.
-        assert_eq!(job_log::replay(&log).unwrap().damaged, 0);
+        assert_eq!(job_log::replay(&log, &key()).unwrap().damaged, 0);
     }
 
     #[test]
@@ -702,9 +732,9 @@ mod tests {
                 .unwrap();
             db.flush().unwrap();
         }
-        let queue = SledQueue::open(&state).unwrap();
+        let queue = SledQueue::open(&state, key()).unwrap();
         assert_eq!(self::ids(&queue), ids, "only the jobs queued here");
-        let report = assert_recovered(dir.path(), &queue, &ids, "never acknowledged");
+        let report = assert_recovered(dir.path(), &queue, &ids, "not sealed with your key");
         assert!(report.lost[0].contains("dropped"), "{report:?}");
     }
 
@@ -712,7 +742,7 @@ mod tests {
     fn a_deleted_log_is_noticed_and_rebuilt() {
         let (dir, state, ids) = two_jobs();
         std::fs::remove_file(dir.path().join(".stanley/queue.ndjson")).unwrap();
-        let queue = SledQueue::open(&state).unwrap();
+        let queue = SledQueue::open(&state, key()).unwrap();
         assert_recovered(dir.path(), &queue, &ids, "the job log is missing");
     }
 
@@ -722,13 +752,13 @@ mod tests {
         std::fs::remove_dir_all(&state).unwrap();
         let log = dir.path().join(".stanley/queue.ndjson");
         std::fs::remove_file(&log).unwrap();
-        let queue = SledQueue::open(&state).unwrap();
+        let queue = SledQueue::open(&state, key()).unwrap();
         assert!(queue.recovery().is_none() && ids(&queue).is_empty());
         drop(queue);
         // A committed log (mode 0644, as git checks files out) is not the daemon's own.
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let e = SledQueue::open(&state).unwrap_err();
+        let e = SledQueue::open(&state, key()).unwrap_err();
         assert!(e.0.contains("is not the daemon's own file"), "{e:?}");
     }
 
@@ -738,12 +768,13 @@ mod tests {
         // A removal acknowledged in the log but not applied to the store.
         let log = JobLog::rewrite(
             &dir.path().join(".stanley/queue.ndjson"),
-            &SledQueue::open(&state).unwrap().list().unwrap(),
+            &key(),
+            &SledQueue::open(&state, key()).unwrap().list().unwrap(),
         )
         .unwrap();
         log.remove(&ids[0]).unwrap();
         drop(log);
-        let queue = SledQueue::open(&state).unwrap();
+        let queue = SledQueue::open(&state, key()).unwrap();
         assert!(queue.recovery().is_none());
         assert_eq!(self::ids(&queue), vec![ids[1].clone()]);
     }

@@ -118,10 +118,9 @@ pub fn ensure_state_dir(root: &Path) -> io::Result<PathBuf> {
     {
         Ok(mut f) => f.write_all(GITIGNORE.as_bytes())?,
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-            let is_file = fs::symlink_metadata(&ignore).is_ok_and(|m| m.is_file());
-            if is_file
-                && fs::read_to_string(&ignore).is_ok_and(|c| OLD_GITIGNORES.contains(&c.as_str()))
-            {
+            let old = read_bounded(&ignore, 4096)
+                .is_ok_and(|c| OLD_GITIGNORES.iter().any(|o| o.as_bytes() == c.as_slice()));
+            if old {
                 write_atomic(&ignore, GITIGNORE.as_bytes())?;
             }
         }
@@ -136,31 +135,60 @@ pub fn open_append(path: &Path) -> io::Result<fs::File> {
     if let Some(parent) = path.parent() {
         create_private_dir(parent)?;
     }
-    OpenOptions::new()
+    // Without blocking: a FIFO planted there would hold the open until a reader came.
+    let file = OpenOptions::new()
         .create(true)
         .append(true)
         .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(path)
-        .map_err(|e| nofollow_error(path, e))
+        .map_err(|e| nofollow_error(path, e))?;
+    if !file.metadata()?.is_file() {
+        return Err(refused(path, "is not a regular file"));
+    }
+    Ok(file)
 }
 
 /// Opens (creating 0600) a lock file without following a link at its last component.
 pub fn open_lock(path: &Path) -> io::Result<fs::File> {
-    OpenOptions::new()
+    let file = OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(path)
-        .map_err(|e| nofollow_error(path, e))
+        .map_err(|e| nofollow_error(path, e))?;
+    if !file.metadata()?.is_file() {
+        return Err(refused(path, "is not a regular file"));
+    }
+    Ok(file)
 }
 
-/// Reads at most `limit` bytes of a regular file, opened without following a link at its last
-/// component and without blocking (a FIFO or device planted there is refused, never waited on
-/// or read forever). NotFound passes through; a link, a non-file or a larger file is an error
-/// that names the path.
+/// Opens a regular file for reading the one way Stanley reads anything it did not just create:
+/// without following a link at its last component, without blocking (a FIFO or device planted
+/// there is refused, never waited on or read), and only when it is a regular file. NotFound
+/// passes through; a link or a non-file is an error that names the path.
+pub fn open_regular(path: &Path) -> io::Result<fs::File> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                not_read(path, "is a symbolic link")
+            } else {
+                e
+            }
+        })?;
+    if !file.metadata()?.is_file() {
+        return Err(not_read(path, "is not a regular file"));
+    }
+    Ok(file)
+}
+
+/// Reads at most `limit` bytes of a regular file opened by [`open_regular`]. NotFound passes
+/// through; a link, a non-file or a larger file is an error that names the path.
 pub fn read_bounded(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     let (bytes, whole) = read_at_most(path, limit)?;
     if !whole {
@@ -176,20 +204,7 @@ pub fn read_bounded(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
 /// was the whole file.
 pub fn read_at_most(path: &Path, limit: u64) -> io::Result<(Vec<u8>, bool)> {
     use std::io::Read;
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(libc::ELOOP) {
-                not_read(path, "is a symbolic link")
-            } else {
-                e
-            }
-        })?;
-    if !file.metadata()?.is_file() {
-        return Err(not_read(path, "is not a regular file"));
-    }
+    let file = open_regular(path)?;
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     let whole = bytes.len() as u64 <= limit;
@@ -197,26 +212,12 @@ pub fn read_at_most(path: &Path, limit: u64) -> io::Result<(Vec<u8>, bool)> {
     Ok((bytes, whole))
 }
 
-/// The last `limit` bytes (at most) of a regular file, opened as [`read_bounded`] opens it: not
-/// through a link at its last component, never waiting on a FIFO or reading a device.
+/// The last `limit` bytes (at most) of a regular file opened by [`open_regular`].
 pub fn read_tail(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(libc::ELOOP) {
-                not_read(path, "is a symbolic link")
-            } else {
-                e
-            }
-        })?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(not_read(path, "is not a regular file"));
-    }
-    file.seek(SeekFrom::Start(meta.len().saturating_sub(limit)))?;
+    let mut file = open_regular(path)?;
+    let len = file.metadata()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(limit)))?;
     let mut bytes = Vec::new();
     file.take(limit).read_to_end(&mut bytes)?;
     Ok(bytes)
@@ -226,21 +227,14 @@ pub fn read_tail(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
 /// last byte only; false when it is empty, missing, a link or not a regular file.
 pub fn ends_mid_line(path: &Path) -> bool {
     use std::os::unix::fs::FileExt;
-    let Ok(file) = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-    else {
+    let Ok(file) = open_regular(path) else {
         return false;
     };
     let Ok(meta) = file.metadata() else {
         return false;
     };
     let mut last = [0u8; 1];
-    meta.is_file()
-        && meta.len() > 0
-        && file.read_exact_at(&mut last, meta.len() - 1).is_ok()
-        && last[0] != b'\n'
+    meta.len() > 0 && file.read_exact_at(&mut last, meta.len() - 1).is_ok() && last[0] != b'\n'
 }
 
 fn not_read(path: &Path, what: &str) -> io::Error {

@@ -82,10 +82,17 @@ fn folders(root: &Path) -> Vec<String> {
     let Ok(entries) = fs::read_dir(runs_dir(root)) else {
         return Vec::new();
     };
+    // A run folder Git tracks came with a commit, whatever its modes (a clone under
+    // `umask 077` makes it 0700 and the user's).
+    let tracked = crate::tracked::under(root, ".stanley/runs");
     entries
         .flatten()
         .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|id| valid_id(id) && ours(&runs_dir(root).join(id)))
+        .filter(|id| {
+            valid_id(id)
+                && ours(&runs_dir(root).join(id))
+                && !crate::tracked::holds(&tracked, &format!(".stanley/runs/{id}"))
+        })
         .collect()
 }
 
@@ -170,7 +177,7 @@ pub fn read(root: &Path, id: &str) -> io::Result<(RunSummary, Value)> {
         return Err(not_found());
     }
     let dir = runs_dir(root).join(&id);
-    if !ours(&dir) {
+    if !ours(&dir) || crate::tracked::tracked(root, &format!(".stanley/runs/{id}")) {
         return Err(not_found());
     }
     let result = read_json(&dir.join(RESULT_FILE)).unwrap_or(Value::Null);

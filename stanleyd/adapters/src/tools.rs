@@ -95,8 +95,8 @@ pub fn package_of(bin: &Path) -> Option<Package> {
     let real = std::fs::canonicalize(bin).ok()?;
     let mut dir = real.parent();
     while let Some(d) = dir {
-        if let Ok(text) = std::fs::read_to_string(d.join("package.json"))
-            && let Ok(json) = serde_json::from_str::<serde_json::Value>(&text)
+        if let Ok(bytes) = crate::records::read_bounded(&d.join("package.json"), 1024 * 1024)
+            && let Ok(json) = serde_json::from_slice::<serde_json::Value>(&bytes)
             && let Some(name) = json["name"].as_str()
         {
             return Some(Package {

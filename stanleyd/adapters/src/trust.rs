@@ -24,6 +24,9 @@ pub struct TrustError {
     pub problem: String,
 }
 
+/// The most of the trust file read.
+const MAX_TRUST_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
 /// The per-user trust file.
 #[derive(Clone, Debug)]
 pub struct TrustStore {
@@ -59,7 +62,7 @@ impl TrustStore {
 
     /// The whole file (empty when it does not exist yet).
     pub fn read(&self) -> Result<TrustFile, TrustError> {
-        let bytes = match std::fs::read(&self.path) {
+        let bytes = match crate::records::read_bounded(&self.path, MAX_TRUST_FILE_BYTES) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(TrustFile::new()),
             Err(e) => return Err(self.error(format!("cannot be read: {e}"))),

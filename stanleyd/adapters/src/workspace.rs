@@ -64,7 +64,7 @@ pub fn read_workspace_file(
         });
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    fs::File::open(&real)
+    crate::records::open_regular(&real)
         .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes))
         .map_err(|source| WorkspaceError::Read {
             path: user_path.to_owned(),
@@ -86,7 +86,7 @@ pub fn open_workspace_file(
     user_path: &str,
 ) -> Result<(String, fs::File, u64), WorkspaceError> {
     let (rel, real, meta) = resolve(root, user_path)?;
-    let file = fs::File::open(&real).map_err(|source| WorkspaceError::Read {
+    let file = crate::records::open_regular(&real).map_err(|source| WorkspaceError::Read {
         path: user_path.to_owned(),
         source,
     })?;
@@ -101,7 +101,7 @@ pub fn read_workspace_head(
 ) -> Result<Vec<u8>, WorkspaceError> {
     let (_, real, _) = resolve(root, user_path)?;
     let mut bytes = Vec::with_capacity(max_bytes.min(65_536));
-    fs::File::open(&real)
+    crate::records::open_regular(&real)
         .and_then(|f| f.take(max_bytes as u64).read_to_end(&mut bytes))
         .map_err(|source| WorkspaceError::Read {
             path: user_path.to_owned(),

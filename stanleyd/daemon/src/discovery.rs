@@ -200,9 +200,14 @@ pub(crate) enum Owner {
     Unknown(String),
 }
 
+/// The most of `daemon.json` read (it holds a pid, a socket path and versions).
+const MAX_INFO_BYTES: u64 = 64 * 1024;
+
 /// Whether `daemon.json` still names this process.
 pub(crate) fn owner(files: &DaemonFiles) -> Owner {
-    let bytes = match fs::read(files.info()) {
+    // Bounded and not through a link: a branch can force-add `daemon.json` as a link to
+    // `/dev/zero`, and this is read at every tick.
+    let bytes = match stanley_adapters::records::read_bounded(&files.info(), MAX_INFO_BYTES) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Owner::Other,
         Err(e) => return Owner::Unknown(e.to_string()),

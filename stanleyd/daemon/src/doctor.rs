@@ -166,8 +166,11 @@ async fn node_check(state: &DaemonState, settings: &RequestSettings) -> (Check, 
                 .loader
                 .ancestors()
                 .nth(2)
-                .and_then(|d| std::fs::read_to_string(d.join("package.json")).ok())
-                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                .and_then(|d| {
+                    stanley_adapters::records::read_bounded(&d.join("package.json"), 1024 * 1024)
+                        .ok()
+                })
+                .and_then(|t| serde_json::from_slice::<serde_json::Value>(&t).ok())
                 .and_then(|j| j["version"].as_str().map(str::to_owned))
                 .unwrap_or_else(|| "?".into());
             check(

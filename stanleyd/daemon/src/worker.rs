@@ -554,6 +554,10 @@ fn read_record(root: &Path, id: &str) -> Option<CandidateRecord> {
     if !ours(&root.join(".stanley/candidates")) || !ours(&folder) {
         return None;
     }
+    // One a commit brought is not Stanley's, whatever its modes.
+    if stanley_adapters::tracked::tracked(root, &format!(".stanley/candidates/{id}")) {
+        return None;
+    }
     stanley_adapters::records::read_bounded(&folder.join("candidate.json"), 1024 * 1024)
         .ok()
         .and_then(|b| serde_json::from_slice::<CandidateRecord>(&b).ok())

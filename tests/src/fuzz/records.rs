@@ -65,10 +65,11 @@ fn stanley_files(bytes: &[u8]) -> Checked {
     let lines = body.split(|b| *b == b'\n').count();
     let parts = match which {
         0 => {
-            let replay = job_log::replay(&path).map_err(|e| super::Violation::Broken {
-                rule: "a damaged log is read, not refused",
-                detail: e.to_string(),
-            })?;
+            let replay =
+                job_log::replay(&path, &fuzz_key()).map_err(|e| super::Violation::Broken {
+                    rule: "a damaged log is read, not refused",
+                    detail: e.to_string(),
+                })?;
             ensure(
                 replay.jobs.len() + replay.damaged <= lines,
                 "no more jobs and damaged lines than lines",
@@ -113,7 +114,7 @@ fn stanley_files(bytes: &[u8]) -> Checked {
             vec![3, class(seen.len())]
         }
         _ => {
-            let store = FileFlowStore::new(&root);
+            let store = FileFlowStore::new(&root, fuzz_key());
             // A journal over the reader's bound is refused by design, with one line that says
             // so; anything within it is read.
             if body.len() as u64 > MAX_STATE_BYTES {
@@ -142,9 +143,15 @@ fn stanley_files(bytes: &[u8]) -> Checked {
     Ok(shape(&parts))
 }
 
+/// The user's key the fuzzed logs are sealed with.
+fn fuzz_key() -> stanley_adapters::user_key::UserKey {
+    stanley_adapters::user_key::UserKey::from_bytes([5; 32])
+}
+
 fn job_line(value: &Value) -> String {
-    let text = value.to_string();
-    format!("{:08x} {text}\n", crc32fast::hash(text.as_bytes()))
+    let mut line = fuzz_key().seal("stanley.job-log/2", &value.to_string());
+    line.push('\n');
+    line
 }
 
 fn job() -> Value {

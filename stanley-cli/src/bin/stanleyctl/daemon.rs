@@ -7,13 +7,18 @@ use stanley_cli::exit::ClientError;
 
 use crate::fail;
 
+/// The most of the daemon's log `stanleyctl daemon logs` prints: its end.
+const LOG_TAIL_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Runs one `daemon` subcommand.
 pub(crate) fn daemon(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitCode {
     let action = sub.subcommand_name().unwrap_or("status").to_owned();
     if action == "logs" {
-        return match std::fs::read_to_string(target.log()) {
-            Ok(text) => {
-                stanley_cli::out!("{text}");
+        // The newest 16 MiB, as a regular file not reached through a link: the log is in the
+        // repository, where a branch could put a link to `/dev/zero` in its place.
+        return match stanley_proto::private::read_tail(&target.log(), LOG_TAIL_BYTES) {
+            Ok(bytes) => {
+                stanley_cli::out!("{}", String::from_utf8_lossy(&bytes));
                 ExitCode::SUCCESS
             }
             Err(e) => fail(&ClientError::input(format!(

@@ -54,7 +54,7 @@ impl Git2Repo {
         if !meta.is_file() || meta.len() > MAX_DIFF_BYTES as u64 {
             return None;
         }
-        fs::read(&full).ok()
+        crate::records::read_bounded(&full, MAX_DIFF_BYTES as u64).ok()
     }
 
     /// Renames and copies as `git diff -M -C` pairs them ([`stanley_workflows::renames`]): the

@@ -34,6 +34,8 @@ use crate::state::DaemonState;
 pub(crate) const FLOW_FILE: &str = ".stanley/flow.json";
 /// Sub-steps of dynamic phases, written by the agent.
 pub(crate) const SUBTASKS_FILE: &str = ".stanley/flow/subtasks.json";
+/// The most of the sub-steps file read.
+const MAX_SUBTASKS_BYTES: u64 = 1024 * 1024;
 
 /// Why a flow cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -314,9 +316,13 @@ pub(crate) async fn stop(
         _ => None,
     };
     let open = match phase.as_ref().filter(|p| p.dynamic) {
-        Some(p) => std::fs::read_to_string(root.join(SUBTASKS_FILE))
-            .map(|t| open_subtasks(&t, &p.id))
-            .unwrap_or_default(),
+        // The agent's own notes: a bounded regular file, never one a commit brought.
+        Some(p) if !stanley_adapters::tracked::tracked(&root, SUBTASKS_FILE) => {
+            stanley_adapters::records::read_bounded(&root.join(SUBTASKS_FILE), MAX_SUBTASKS_BYTES)
+                .map(|t| open_subtasks(&String::from_utf8_lossy(&t), &p.id))
+                .unwrap_or_default()
+        }
+        Some(_) => Vec::new(),
         None => Vec::new(),
     };
     let (judgment, asked) = if live {
@@ -576,7 +582,10 @@ mod tests {
     #[test]
     fn a_journal_that_does_not_fit_is_a_precondition_and_a_failed_write_internal() {
         let dir = tempfile::tempdir().unwrap();
-        let store = FileFlowStore::new(dir.path());
+        let store = FileFlowStore::new(
+            dir.path(),
+            stanley_adapters::user_key::UserKey::from_bytes([4; 32]),
+        );
         let flow = parse_flow(FLOW).unwrap();
         let mut journal = FlowState::new(&flow, &now());
         journal.current_phase = "gone".into();

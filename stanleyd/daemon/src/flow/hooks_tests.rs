@@ -127,10 +127,7 @@ async fn session_start_injects_the_plan_and_a_finished_phase_moves_the_agent_on(
     .await;
     let doc = stdout(&stop);
     assert_eq!(doc["decision"], "block", "{doc}");
-    let journal: Value = serde_json::from_str(
-        &std::fs::read_to_string(scene.root.join(".stanley/flow/state.json")).unwrap(),
-    )
-    .unwrap();
+    let journal: Value = serde_json::from_str(&journal_text(&scene.root)).unwrap();
     assert_eq!(journal["current_phase"], "docs", "{journal}");
     assert_eq!(journal["phases"]["parse"]["status"], "done", "{journal}");
     assert!(scene.jev.calls() >= 1);
@@ -176,7 +173,7 @@ async fn a_budget_that_ends_enforcement_is_said_to_the_person_and_again_on_resum
     );
     let fresh = stdout(&hook(&scene, "session-start", json!({"source": "startup"}), true).await);
     assert!(fresh.get("systemMessage").is_none(), "{fresh}");
-    let journal = std::fs::read_to_string(scene.root.join(".stanley/flow/state.json")).unwrap();
+    let journal = journal_text(&scene.root);
     assert!(
         journal.contains("\"budget_blocks\""),
         "the journal records it"
@@ -204,10 +201,7 @@ async fn the_gates_count_against_the_flows_one_jev_budget() {
         2,
         "the last gate is silent: the budget is used up"
     );
-    let journal: Value = serde_json::from_str(
-        &std::fs::read_to_string(scene.root.join(".stanley/flow/state.json")).unwrap(),
-    )
-    .unwrap();
+    let journal: Value = serde_json::from_str(&journal_text(&scene.root)).unwrap();
     assert_eq!(journal["jev_calls"], 2);
     assert_eq!(journal["jev_by_kind"], json!({"pre_tool": 2}));
     // The stop finds the budget used up: it is allowed, and said.
@@ -248,10 +242,14 @@ async fn a_persons_question_reaches_the_next_session_and_so_does_the_answer() {
          answer under \"## Answer\", or delete it once resolved"
     );
     assert!(store.needs_human_pending(), "still waiting");
-    // Answered in the file: the next session starts with the answer, and the note is done.
-    store
-        .needs_human(&format!("{note}Version 2, the one in spec/\n"))
-        .unwrap();
+    // Answered in the file, later, as a person does: the next session starts with the answer,
+    // and the note is done.
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    std::fs::write(
+        scene.root.join(".stanley/flow/NEEDS_HUMAN.md"),
+        format!("{note}Version 2, the one in spec/\n"),
+    )
+    .unwrap();
     let answered = stdout(&hook(&scene, "session-start", json!({"source": "startup"}), true).await);
     let context = answered["hookSpecificOutput"]["additionalContext"]
         .as_str()
@@ -380,4 +378,12 @@ fn a_flow_swapped_between_its_load_and_its_trust_check_is_judged_by_what_was_loa
             .is_some_and(|r| r.contains("stanleyctl trust")),
         "{refusal:?}"
     );
+}
+
+/// The journal's JSON without the seal line Stanley writes first.
+fn journal_text(root: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(root.join(".stanley/flow/state.json")).unwrap();
+    text.split_once('\n')
+        .filter(|(first, _)| first.starts_with("stanley-sealed "))
+        .map_or(text.clone(), |(_, rest)| rest.to_owned())
 }

@@ -33,6 +33,9 @@ pub(crate) enum QueueProblem {
     /// The queue's store does not open.
     #[error(transparent)]
     Store(#[from] QueueError),
+    /// No key of the user's own to seal the queue with (no home, or the key file is unusable).
+    #[error("the improvement queue is off: {0}")]
+    NoKey(String),
     /// The daemon has no queue and no reason recorded.
     #[error("the improvement queue is not open")]
     NotOpen,
@@ -61,7 +64,9 @@ impl From<&QueueProblem> for RequestError {
     fn from(e: &QueueProblem) -> Self {
         match e {
             QueueProblem::Refused(_) => Self::input(e.to_string()),
-            QueueProblem::Store(_) | QueueProblem::NotOpen => Self::unavailable(e.to_string()),
+            QueueProblem::Store(_) | QueueProblem::NoKey(_) | QueueProblem::NotOpen => {
+                Self::unavailable(e.to_string())
+            }
         }
     }
 }
@@ -203,11 +208,42 @@ pub(crate) struct DaemonState {
     stop: Cancel,
 }
 
+/// The user's own signing key, beside the trust file (outside every worktree), or why there is
+/// none.
+fn user_key(config: &DaemonConfig) -> Result<stanley_adapters::user_key::UserKey, CacheOff> {
+    let state_dir = config
+        .trust_file
+        .as_deref()
+        .and_then(std::path::Path::parent)
+        .ok_or(CacheOff::NoHome)?;
+    stanley_adapters::user_key::UserKey::load_or_create(state_dir).map_err(|e| {
+        tracing::warn!(error = %e, "no signing key of the user's own");
+        CacheOff::Key(e)
+    })
+}
+
 /// Opens the improvement queue; on failure, why, and whether the repository is at fault.
 fn open_queue(
-    dir: &std::path::Path,
+    root: &std::path::Path,
+    key: Result<&stanley_adapters::user_key::UserKey, String>,
 ) -> Result<Arc<stanley_adapters::queue::SledQueue>, QueueProblem> {
     use stanley_adapters::records::{create_private_dir, refuse_foreign_dir, refuse_links_within};
+    let dir = &root.join(".stanley/state");
+    // What Git tracks came with a commit: never Stanley's own queue, whatever its modes.
+    for rel in [".stanley/state", ".stanley/queue.ndjson"] {
+        if stanley_adapters::tracked::tracked(root, rel) {
+            let e = std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "{} is tracked by Git, so it was not made by Stanley; remove it from the repository (`git rm -r --cached {rel}`) or move it aside",
+                    root.join(rel).display()
+                ),
+            );
+            tracing::error!(error = %e, "cannot open the improvement queue");
+            return Err(QueueProblem::Refused(e));
+        }
+    }
+    let key = key.map_err(QueueProblem::NoKey)?;
     let planted = create_private_dir(dir)
         .and_then(|()| refuse_foreign_dir(dir))
         .and_then(|()| refuse_links_within(dir))
@@ -217,7 +253,7 @@ fn open_queue(
         tracing::error!(error = %e, "cannot open the improvement queue");
         return Err(QueueProblem::Refused(e));
     }
-    stanley_adapters::queue::SledQueue::open(dir)
+    stanley_adapters::queue::SledQueue::open(dir, key.clone())
         .map(Arc::new)
         .map_err(|e| {
             tracing::error!(error = %e, "cannot open the improvement queue");
@@ -230,6 +266,7 @@ fn open_queue(
 fn open_judgments(
     config: &DaemonConfig,
     state_usable: bool,
+    key: Result<stanley_adapters::user_key::UserKey, CacheOff>,
 ) -> (
     Option<Arc<stanley_adapters::judgments::SledJudgments>>,
     Option<CacheOff>,
@@ -240,19 +277,9 @@ fn open_judgments(
     }
     // Entries are signed with a key of the user's own, kept beside the trust file, outside
     // the worktree: a repository can plant files under `.stanley/`, not that key.
-    let Some(state_dir) = config
-        .trust_file
-        .as_deref()
-        .and_then(std::path::Path::parent)
-    else {
-        return (None, Some(CacheOff::NoHome));
-    };
-    let secret = match stanley_adapters::judgments::CacheSecret::load_or_create(state_dir) {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::warn!(error = %e, "the judgment cache is off");
-            return (None, Some(CacheOff::Key(e)));
-        }
+    let secret = match key {
+        Ok(k) => k,
+        Err(off) => return (None, Some(off)),
     };
     let dir = config.files.root.join(".stanley/state/judgments");
     match stanley_adapters::judgments::SledJudgments::open(&dir, config.cache_max_bytes, secret) {
@@ -372,14 +399,29 @@ impl DaemonState {
         jev: Box<dyn JevPort>,
     ) -> Self {
         let (kick, kicks) = tokio::sync::mpsc::unbounded_channel();
-        let queue = open_queue(&config.files.root.join(".stanley/state"));
-        let (judgments, cache_problem) =
-            open_judgments(config, !matches!(&queue, Err(QueueProblem::Refused(_))));
+        let key = user_key(config);
+        let queue = open_queue(
+            &config.files.root,
+            key.as_ref().map_err(ToString::to_string),
+        );
+        // Without a home for the key, the flow's records are sealed with a key of this daemon's
+        // own: they hold while it runs, and nothing from before is believed.
+        let flow_key = key
+            .as_ref()
+            .ok()
+            .cloned()
+            .unwrap_or_else(stanley_adapters::user_key::UserKey::ephemeral);
+        let (judgments, cache_problem) = open_judgments(
+            config,
+            !matches!(&queue, Err(QueueProblem::Refused(_))),
+            key,
+        );
         Self {
             config: config.clone(),
             git,
             flow_store: Arc::new(stanley_adapters::flow_store::FileFlowStore::new(
                 &config.files.root,
+                flow_key,
             )),
             flow_journal: tokio::sync::Mutex::new(()),
             jev,
@@ -554,9 +596,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let elsewhere = dir.path().join("elsewhere");
         std::fs::create_dir(&elsewhere).unwrap();
-        let state = dir.path().join("state");
+        std::fs::create_dir(dir.path().join(".stanley")).unwrap();
+        let state = dir.path().join(".stanley/state");
         std::os::unix::fs::symlink(&elsewhere, &state).unwrap();
-        let problem = open_queue(&state).map(|_| ()).unwrap_err();
+        let key = stanley_adapters::user_key::UserKey::from_bytes([1; 32]);
+        let problem = open_queue(dir.path(), Ok(&key)).map(|_| ()).unwrap_err();
         assert!(matches!(problem, QueueProblem::Refused(_)), "{problem:?}");
         assert!(
             problem
@@ -580,7 +624,7 @@ mod tests {
             dir.path().join("d.sock"),
         ));
         config.trust_file = None;
-        let (cache, off) = open_judgments(&config, true);
+        let (cache, off) = open_judgments(&config, true, user_key(&config));
         assert!(cache.is_none());
         let off = off.unwrap();
         assert!(matches!(off, CacheOff::NoHome), "{off:?}");
@@ -592,7 +636,7 @@ mod tests {
         std::fs::create_dir(&home).unwrap();
         std::fs::write(home.join("cache.key"), b"short").unwrap();
         config.trust_file = Some(home.join("trust.json"));
-        let (cache, off) = open_judgments(&config, true);
+        let (cache, off) = open_judgments(&config, true, user_key(&config));
         assert!(cache.is_none());
         let off = off.unwrap();
         assert!(matches!(off, CacheOff::Key(_)), "{off:?}");

@@ -222,11 +222,12 @@ impl State {
 
 /// A file's text when it is a regular file of at most 5 MiB (to measure a line's end).
 fn read_small(path: &Path) -> Option<String> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > 5 * 1024 * 1024 {
+    const LIMIT: u64 = 5 * 1024 * 1024;
+    let bytes = stanley_proto::private::read_head(path, LIMIT + 1).ok()?;
+    if bytes.len() as u64 > LIMIT {
         return None;
     }
-    std::fs::read_to_string(path).ok()
+    String::from_utf8(bytes).ok()
 }
 
 #[cfg(test)]
