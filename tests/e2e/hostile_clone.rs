@@ -212,3 +212,53 @@ fn plant(path: &Path, fault: &str) {
         std::os::unix::fs::symlink("/dev/zero", path).unwrap();
     }
 }
+
+/// The inotify watches a process holds, from the kernel's own table.
+fn inotify_watches(pid: i32) -> usize {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fdinfo")) else {
+        return 0;
+    };
+    fds.flatten()
+        .filter_map(|fd| std::fs::read_to_string(fd.path()).ok())
+        .map(|info| {
+            info.lines()
+                .filter(|l| l.starts_with("inotify wd:"))
+                .count()
+        })
+        .sum()
+}
+
+/// Finding 6: a committed `.stanley/workflows/x -> /usr` adds no watch below it (the daemon
+/// held 19,351 before), and reading the folder (the trust hash does) never reloads it.
+#[test]
+fn a_link_in_the_workflow_folder_is_never_watched_through() {
+    let mut env = TestEnv::new();
+    env.untrusted();
+    let repo = TempRepo::with_files(&[
+        ("README.md", "# x\n"),
+        (".stanley/workflows/lib/a.ts", "export default {};\n"),
+    ]);
+    std::os::unix::fs::symlink("/usr", repo.root().join(".stanley/workflows/x")).unwrap();
+    let out = env.stanleyctl(&repo, &["trust", "--status"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let pid = repo.daemon_pid().expect("a daemon");
+    let watches = inotify_watches(pid);
+    assert!(
+        (1..=4).contains(&watches),
+        "{watches} watches: .stanley/, workflows/ and lib/ only"
+    );
+    let log = repo.root().join(".stanley/daemon/stanleyd.log");
+    let reloads = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .matches("workflow folder changed")
+            .count()
+    };
+    let before = reloads();
+    for _ in 0..5 {
+        let _ = std::fs::read(repo.root().join(".stanley/workflows/lib/a.ts")).unwrap();
+        let _ = env.stanleyctl(&repo, &["trust", "--status"]);
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(reloads(), before, "reads reloaded the workflows");
+}

@@ -58,7 +58,8 @@ fn deps(pkg: &Value) -> Vec<(String, Vec<String>)> {
 }
 
 const IO_CRATES: &[&str] = &[
-    "tonic", "git2", "reqwest", "sled", "axum", "notify", "hyper", "mio", "rustls", "libc",
+    "tonic", "git2", "reqwest", "sled", "axum", "notify", "inotify", "hyper", "mio", "rustls",
+    "libc",
 ];
 const IO_TOKIO_FEATURES: &[&str] = &[
     "net",
