@@ -55,18 +55,17 @@ pub fn print_error(
     use stanley_proto::exit::ErrorKind;
     let parsed = ErrorKind::parse(kind);
     let label = parsed.map_or(kind, |k| k.label());
-    let mut err = std::io::stderr().lock();
     if matches!(parsed, Some(ErrorKind::Interrupted | ErrorKind::Terminated)) {
         // "stanley: interrupted: the request was cancelled" (not an error of the request).
-        let _ = writeln!(err, "{who}: {label}: {message}");
+        crate::errln!("{who}: {label}: {message}");
     } else {
-        let _ = writeln!(err, "{who}: {label} error: {message}");
+        crate::errln!("{who}: {label} error: {message}");
     }
     if let Some(hint) = hint {
-        let _ = writeln!(err, "hint: {hint}");
+        crate::errln!("hint: {hint}");
     }
     if kind == "usage" {
-        let _ = writeln!(err, "{USAGE_LINE}");
+        crate::errln!("{USAGE_LINE}");
     }
 }
 
@@ -107,8 +106,9 @@ impl Progress {
         } else {
             format!("stanley: {phase}…")
         };
+        // The line's own control codes, then the phase made printable (it names a workflow).
         let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[2K{text}");
+        let _ = write!(err, "\r\x1b[2K{}", crate::output::printable(&text));
         let _ = err.flush();
         self.shown = true;
     }

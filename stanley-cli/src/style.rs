@@ -9,6 +9,8 @@ use std::ffi::OsString;
 use std::io::IsTerminal;
 
 use anstyle::{AnsiColor, Style};
+
+use crate::output::Painted;
 use stanley_proto::env::{CLICOLOR_FORCE, NO_COLOR, TERM};
 
 const BOLD: Style = Style::new().bold();
@@ -61,10 +63,12 @@ impl Paint {
         Self { on: false }
     }
 
-    /// The report marked up, or as it is when colour is off.
-    pub fn report(self, text: &str) -> String {
+    /// The report made printable ([`crate::output::printable`]) and marked up, or only made
+    /// printable when colour is off.
+    pub fn report(self, text: &str) -> Painted {
+        let text = crate::output::printable(text);
         if !self.on {
-            return text.to_owned();
+            return Painted::marked(text.into_owned());
         }
         let mut out = String::with_capacity(text.len() + 256);
         let (mut headline, mut footer) = (true, false);
@@ -84,7 +88,7 @@ impl Paint {
                 mark_line(&mut out, line);
             }
         }
-        out
+        Painted::marked(out)
     }
 }
 
@@ -156,13 +160,19 @@ mod tests {
     fn the_headline_titles_and_severities_are_marked() {
         let text = "review of x: 1 finding · complete\n\n  warn  src/a.rs:3  risk\n  info  b:1  \
                     note\n\nleft out:\n  parked 2\n\ncoverage: 3 · INCOMPLETE\n\njev: 1 request";
-        let painted = Paint { on: true }.report(text);
+        let painted = Paint { on: true }.report(text).as_str().to_owned();
         assert!(painted.starts_with("\x1b[1mreview of x: 1 finding · complete\x1b[0m\n\n"));
         assert!(painted.contains("  \x1b[1m\x1b[33mwarn\x1b[0m  src/a.rs:3  risk"));
         assert!(painted.contains("  \x1b[36minfo\x1b[0m  b:1"));
         assert!(painted.contains("\x1b[1mleft out:\x1b[0m\n  parked 2"));
         assert!(painted.contains("\x1b[1m\x1b[31mINCOMPLETE\x1b[0m"));
-        assert_eq!(Paint::off().report(text), text);
+        assert_eq!(Paint::off().report(text).as_str(), text);
+        // What the report carries from a repository is escaped before it is painted.
+        let hostile = Paint { on: true }.report("  warn  x\u{1b}]52;c;e\u{7}.rs:3  risk");
+        assert!(
+            hostile.as_str().contains("x\\u001b]52;c;e\\u0007.rs"),
+            "{hostile:?}"
+        );
         let plain = regex_free_strip(&painted);
         assert_eq!(plain, text);
     }

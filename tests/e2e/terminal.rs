@@ -199,3 +199,98 @@ fn a_terminal_gets_colour_and_the_progress_line_and_a_pipe_gets_neither() {
     let out = forced.stanley(&repo, &request);
     assert!(!sgr().is_match(&out.stdout), "{out:?}");
 }
+
+/// A repository workflow that loads.
+const WORKFLOW: &str = r#"export default async function () {
+  return { id: "hello", instructions: "Use to say hello.", examples: ["Say hello"],
+    async run() { return { text: "hello" }; } };
+}
+"#;
+
+/// A committed name a terminal would obey: OSC 52 (write the clipboard), BEL, then a carriage
+/// return and erase-line that would rewrite the line it is on, and a C1 CSI.
+const HOSTILE: &str = "\u{1b}]52;c;cHduZWQ=\u{7}\r\u{1b}[2Kfine\u{9b}31m";
+
+/// What the terminal may receive of it: only visible escapes.
+fn obeys_nothing_of_it(raw: &str) -> bool {
+    !raw.contains("\u{1b}]")
+        && !raw.contains('\u{7}')
+        && !raw.contains("\r\u{1b}[2Kfine")
+        && !raw.contains('\u{9b}')
+}
+
+/// Issue 45, finding 7: control bytes in committed file names are shown, never obeyed, in a
+/// review's findings (in a real terminal), in the warning that the workflows changed since they
+/// were trusted, and in `stanleyctl trust --status`.
+#[test]
+fn control_bytes_in_committed_names_are_shown_and_never_obeyed() {
+    let mut env = flagging_env();
+    env.untrusted();
+    env.set("STANLEY_AUTO_IMPROVE", "off");
+    env.set("STANLEY_AGENT", "off");
+    let source = format!("src/{HOSTILE}.js");
+    let repo = TempRepo::with_files(&[
+        (source.as_str(), "export const one = 1;\n"),
+        (".stanley/workflows/ok.ts", WORKFLOW),
+    ]);
+    let trusted = env.stanleyctl(&repo, &["trust"]);
+    assert_eq!(trusted.code, 0, "{trusted:?}");
+    repo.write(&source, "export const one = 2;\n");
+    repo.write(
+        &format!(".stanley/workflows/{HOSTILE}.ts"),
+        &WORKFLOW.replace("hello", "other"),
+    );
+    let shown = r"\u001b]52;c;cHduZWQ=\u0007\r\u001b[2Kfine\u009b31m";
+
+    // The review's finding names the file, in a real terminal.
+    let tmux = Tmux::new();
+    let raw = tmux.run(
+        &env,
+        &repo,
+        &["Review these changes for correctness bugs"],
+        &[],
+    );
+    assert!(raw.contains("stanley-exit:0"), "{raw:?}");
+    assert!(obeys_nothing_of_it(&raw), "{raw:?}");
+    assert!(raw.contains(&format!("src/{shown}.js")), "{raw:?}");
+    assert!(raw.contains("changed since you trusted it"), "{raw:?}");
+    assert!(raw.contains(&format!("{shown}.ts")), "{raw:?}");
+
+    // Piped, stdout and stderr alike.
+    let out = env.stanley(&repo, &["Review these changes for correctness bugs"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        obeys_nothing_of_it(&out.stdout) && obeys_nothing_of_it(&out.stderr),
+        "{out:?}"
+    );
+    assert!(out.stdout.contains(&format!("src/{shown}.js")), "{out:?}");
+    assert!(out.stderr.contains(&format!("{shown}.ts")), "{out:?}");
+
+    let status = env.stanleyctl(&repo, &["trust", "--status"]);
+    assert_eq!(status.code, 0, "{status:?}");
+    assert!(obeys_nothing_of_it(&status.stdout), "{status:?}");
+    let line = status
+        .stdout
+        .lines()
+        .find(|l| l.starts_with(".stanley/workflows/"))
+        .unwrap_or_default();
+    assert!(
+        line.contains(&format!("changed since trusted: {shown}.ts")),
+        "{status:?}"
+    );
+
+    // The JSON document keeps the name itself.
+    let doc = env
+        .stanleyctl(&repo, &["trust", "--status", "--json"])
+        .json();
+    let changed = doc["workflows"]["changed"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        changed
+            .iter()
+            .any(|p| p.as_str().is_some_and(|p| p == format!("{HOSTILE}.ts"))),
+        "{changed:?}"
+    );
+}

@@ -298,14 +298,17 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
                         None,
                     );
                 } else {
-                    let text = if options.json {
-                        result.document_json
-                    } else if options.verbose && !result.human_verbose.is_empty() {
-                        Paint::stdout().report(&result.human_verbose)
+                    if options.json {
+                        stanley_cli::outln!("{}", result.document_json);
                     } else {
-                        Paint::stdout().report(&result.human)
-                    };
-                    stanley_cli::outln!("{text}");
+                        let human = if options.verbose && !result.human_verbose.is_empty() {
+                            &result.human_verbose
+                        } else {
+                            &result.human
+                        };
+                        stanley_cli::output::write_painted(&Paint::stdout().report(human));
+                        stanley_cli::outln!();
+                    }
                 }
                 return Ok(u8::try_from(result.exit_code).unwrap_or(Exit::Internal.code()));
             }

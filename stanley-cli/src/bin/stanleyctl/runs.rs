@@ -87,11 +87,16 @@ pub(crate) fn runs(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitC
                         "(no result was kept for this run; its records are in .stanley/runs/{}/)",
                         run.id
                     );
-                } else if r.human_verbose.is_empty() {
-                    stanley_cli::outln!("{}", Paint::stdout().report(&r.human));
                 } else {
-                    // The whole report: every item the printed one only counted.
-                    stanley_cli::outln!("{}", Paint::stdout().report(&r.human_verbose));
+                    // The whole report when there is one: every item the printed one only
+                    // counted.
+                    let human = if r.human_verbose.is_empty() {
+                        &r.human
+                    } else {
+                        &r.human_verbose
+                    };
+                    stanley_cli::output::write_painted(&Paint::stdout().report(human));
+                    stanley_cli::outln!();
                 }
             }
             "export" => {
