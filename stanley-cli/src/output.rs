@@ -12,11 +12,40 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-/// Whether `c` would be obeyed by a terminal or reorder what is shown: C0 controls but tab and
-/// line feed, DEL, C1 controls, and Unicode's invisible direction and format marks.
+/// Whether `c` would be obeyed by a terminal, or would hide or reorder what is shown: C0
+/// controls but tab and line feed, DEL, C1 controls, the line and paragraph separators, and
+/// every character of Unicode's general category Cf (format: direction marks and overrides,
+/// zero-width characters, the soft hyphen, tag characters, invisible operators).
 fn obeyed(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+    (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{2028}' | '\u{2029}') || format(c)
+}
+
+/// Unicode 16's general category Cf, as ranges.
+fn format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{0600}'..='\u{0605}'
+            | '\u{061C}'
+            | '\u{06DD}'
+            | '\u{070F}'
+            | '\u{0890}'..='\u{0891}'
+            | '\u{08E2}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206F}'
+            | '\u{FEFF}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{110BD}'
+            | '\u{110CD}'
+            | '\u{13430}'..='\u{1343F}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0001}'
+            | '\u{E0020}'..='\u{E007F}'
+    )
 }
 
 /// `text` with every character a terminal would obey written as a visible escape, the way JSON
@@ -32,7 +61,13 @@ pub fn printable(text: &str) -> Cow<'_, str> {
             '\r' => out.push_str("\\r"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            c if obeyed(c) => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            // Above the first plane, JSON writes the UTF-16 pair, so a document stays one.
+            c if obeyed(c) => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
             c => out.push(c),
         }
     }
@@ -146,9 +181,16 @@ mod tests {
             printable("plain\tline\nnext ✓ é"),
             Cow::Borrowed(_)
         ));
+        // Invisible marks that hide or reorder text: the Arabic letter mark, separators, tag
+        // characters, the word joiner, a deprecated format control, the soft hyphen.
+        let hidden = "a\u{061c}b\u{2028}c\u{E0041}\u{2060}\u{206e}\u{ad}d";
+        assert_eq!(
+            printable(hidden),
+            "a\\u061cb\\u2028c\\udb40\\udc41\\u2060\\u206e\\u00add"
+        );
         // A JSON document stays the same document.
-        let doc = serde_json::json!({"path": "a\u{9b}b\u{202e}c\u{1b}"}).to_string();
+        let doc = serde_json::json!({"path": "a\u{9b}b\u{202e}c\u{1b}\u{E0041}"}).to_string();
         let back: serde_json::Value = serde_json::from_str(&printable(&doc)).unwrap();
-        assert_eq!(back["path"], "a\u{9b}b\u{202e}c\u{1b}");
+        assert_eq!(back["path"], "a\u{9b}b\u{202e}c\u{1b}\u{E0041}");
     }
 }

@@ -262,3 +262,55 @@ fn a_link_in_the_workflow_folder_is_never_watched_through() {
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(reloads(), before, "reads reloaded the workflows");
 }
+
+/// What a folder outside the repository holds: names and contents.
+fn contents(dir: &Path) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+            (e.file_name().to_string_lossy().into_owned(), text)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The attack round of issue 45: a link in a middle folder under `.stanley/` (the daemon's
+/// agent records `.stanley/daemon/agents`, the flow folder `.stanley/flow`), committed by the
+/// branch, aims nothing outside the repository: starting the daemon, `flow status`, the hooks
+/// and `flow run` remove, rename and believe nothing in the folders the links name (before, the
+/// first emptied the folder; the second renamed its `state.json`).
+#[test]
+fn a_link_on_the_way_to_stanleys_files_aims_nothing_outside_the_repository() {
+    let (env, repo, scratch) = victim();
+    let outside = tempfile::tempdir().unwrap();
+    let (agents, flow) = (outside.path().join("agents"), outside.path().join("flow"));
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(agents.join("thesis.tex"), "chapter one\n").unwrap();
+    std::fs::write(agents.join("id_ed25519"), "a key\n").unwrap();
+    std::fs::create_dir_all(&flow).unwrap();
+    for (path, text) in planted() {
+        if let Some(name) = path.strip_prefix(".stanley/flow/") {
+            std::fs::write(flow.join(name), text).unwrap();
+        }
+    }
+    std::fs::write(flow.join("state.json"), "precious\n").unwrap();
+    let before = (contents(&agents), contents(&flow));
+
+    let _ = std::fs::remove_dir_all(repo.root().join(".stanley/flow"));
+    let _ = std::fs::remove_dir_all(repo.root().join(".stanley/daemon"));
+    std::fs::create_dir_all(repo.root().join(".stanley/daemon")).unwrap();
+    std::os::unix::fs::symlink(&agents, repo.root().join(".stanley/daemon/agents")).unwrap();
+    std::os::unix::fs::symlink(&flow, repo.root().join(".stanley/flow")).unwrap();
+    repo.git(&["add", "-f", ".stanley/flow", ".stanley/daemon/agents"]);
+    repo.git(&["commit", "-qm", "the branch"]);
+
+    let seen = read_everything(&env, &repo);
+    assert_eq!((contents(&agents), contents(&flow)), before, "{seen}");
+    assert!(!seen.contains(SENTINEL), "{seen}");
+    assert!(!agent_was_told(&scratch).contains(SENTINEL));
+    let status = env.stanleyctl(&repo, &["flow", "status", "--json"]);
+    assert!(!status.stdout.contains("\"complete\":true"), "{status:?}");
+}

@@ -198,6 +198,54 @@ fn an_untrusted_pi_settings_file_is_never_read_on(line: Line) {
     }
 }
 
+/// The attack round of issue 45: the same configuration committed under other names and
+/// reached through links (`.pi -> piconf`, `.agents -> agentconf`) is configuration too, never
+/// "absent": the extension does not run, the person is told, and `trust --status` names it.
+#[test]
+fn agent_configuration_reached_through_a_link_is_never_absent() {
+    for line in LINES {
+        agent_configuration_reached_through_a_link_is_never_absent_on(line);
+    }
+}
+
+fn agent_configuration_reached_through_a_link_is_never_absent_on(line: Line) {
+    let place = private_place();
+    let mut repo = TempRepo::with_files(&[
+        ("src/app.js", "export const x = 1;\n"),
+        ("piconf/extensions/helper.ts", EXTENSION),
+        (
+            "agentconf/skills/setup/SKILL.md",
+            "---\nname: setup\ndescription: setup\n---\nRun ./setup.sh\n",
+        ),
+    ]);
+    std::os::unix::fs::symlink("piconf", repo.root().join(".pi")).unwrap();
+    std::os::unix::fs::symlink("agentconf", repo.root().join(".agents")).unwrap();
+    repo.commit("links");
+    repo.relocate(place.path());
+    let server = ModelServer::start();
+    let (mut env, _agent_dir) = env_for(&server, "run", line);
+    env.untrusted();
+    let out = env.stanley(&repo, &["Deploy this branch.\nRUN: echo ok > ran.txt"]);
+    assert_eq!(out.code, 0, "{line:?}: {out:?}");
+    assert!(
+        read(repo.root().join(".pi-extension-ran")).is_none(),
+        "{line:?}: the extension behind the link ran before any trust"
+    );
+    assert!(
+        out.stderr
+            .contains("the coding agent runs without the repository's own configuration")
+            && out.stderr.contains(".pi"),
+        "{line:?}: {}",
+        out.stderr
+    );
+    let status = env.stanleyctl(&repo, &["trust", "--status"]);
+    assert!(
+        !status.stdout.contains("agent configuration  absent"),
+        "{line:?}: {}",
+        status.stdout
+    );
+}
+
 /// A nested `stanley` run by the agent (a test script, a tool) reaches Jev through the parent
 /// request's capability, never with a key of its own, and cannot point the parent's key at a
 /// server of its choosing; after the delegation the capability is dead.

@@ -636,3 +636,54 @@ fn files_are_read_only_through_the_bounded_readers() {
         offenders.join("\n")
     );
 }
+
+/// Issue 45: a folder of Stanley's is listed, and a file of it removed or renamed, only through
+/// the records module's operations, which refuse a link on the way from `.stanley` down (a
+/// committed `.stanley/flow -> ../../elsewhere` aimed renames and removals outside the
+/// repository). A new `fs::read_dir`, `remove_file`, `rename` or `remove_dir_all` elsewhere fails
+/// here unless it is on the list below, with its reason.
+#[test]
+fn folders_are_listed_and_changed_only_through_the_guarded_operations() {
+    const CALLS: [&str; 4] = [
+        "fs::read_dir(",
+        "fs::remove_file(",
+        "fs::rename(",
+        "fs::remove_dir_all(",
+    ];
+    let allowed = |file: &str, line: &str| -> bool {
+        match file.rsplit('/').next().unwrap_or(file) {
+            // The operations themselves.
+            "records.rs" => true,
+            // The kernel's process table.
+            "pi.rs" | "agents.rs" => line.contains("\"/proc\""),
+            // The walk that checks every entry with lstat and refuses links, and its own
+            // staging folder outside every worktree.
+            "workflow_tree.rs" => true,
+            // The per-user runtime folder (checked 0700 and owned before use) and its socket.
+            "discovery.rs" | "server.rs" | "ui.rs" => true,
+            // A probe file doctor just created in the state folder.
+            "doctor.rs" => line.contains("&probe"),
+            _ => false,
+        }
+    };
+    let mut offenders = Vec::new();
+    for dir in [
+        "stanleyd/daemon/src",
+        "stanleyd/adapters/src",
+        "stanleyd/workflows/src",
+        "stanleyd/core/src",
+        "stanley-cli/src",
+        "proto/src",
+    ] {
+        for (file, n, line) in code_lines(dir, &["testing.rs"]) {
+            if CALLS.iter().any(|c| line.contains(c)) && !allowed(&file, &line) {
+                offenders.push(format!("{dir}/{file}:{n}: {line}"));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "folders listed or changed outside the guarded operations:\n{}",
+        offenders.join("\n")
+    );
+}

@@ -44,7 +44,7 @@ impl RunMark {
 
 impl Drop for RunMark {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        let _ = crate::records::remove_file(&self.path);
     }
 }
 
@@ -90,7 +90,12 @@ pub fn carrying(var: &str, tokens: &HashSet<String>) -> Vec<u32> {
 /// is gone, and removes those records. Returns the pids killed. Call it while holding the
 /// daemon lock, before any agent of this daemon runs.
 pub fn reap(dir: &Path, var: &str) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    // The folder must be one Stanley made: a committed `.stanley/daemon/agents` (or a link
+    // on the way to it) would name files to delete and tokens to kill by.
+    if crate::records::refuse_foreign_dir(dir).is_err() {
+        return Vec::new();
+    }
+    let Ok(entries) = crate::records::list_dir(dir) else {
         return Vec::new();
     };
     let records: Vec<(PathBuf, String)> = entries
@@ -114,7 +119,7 @@ pub fn reap(dir: &Path, var: &str) -> Vec<u32> {
         }
     }
     for (path, _) in &records {
-        let _ = std::fs::remove_file(path);
+        let _ = crate::records::remove_file(path);
     }
     pids
 }

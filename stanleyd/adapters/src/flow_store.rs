@@ -100,7 +100,7 @@ impl FileFlowStore {
 
     /// Removes `.stanley/flow/<name>`; one already gone is fine.
     fn remove(&self, name: &str) -> Result<(), StoreError> {
-        match fs::remove_file(self.dir.join(name)) {
+        match crate::records::remove_file(&self.dir.join(name)) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
             Err(e) => Err(err(&format!("cannot remove .stanley/flow/{name}"), e)),
@@ -254,13 +254,13 @@ impl FlowStore for FileFlowStore {
             name = format!("state.corrupt-{stamp}-{n}.json");
             n += 1;
         }
-        fs::rename(self.dir.join("state.json"), self.dir.join(&name))
+        crate::records::rename(&self.dir.join("state.json"), &self.dir.join(&name))
             .map_err(|e| err("cannot move the damaged .stanley/flow/state.json aside", e))?;
         Ok(format!(".stanley/flow/{name}"))
     }
 
     fn broken_states(&self) -> Vec<(String, String)> {
-        let Ok(entries) = fs::read_dir(&self.dir) else {
+        let Ok(entries) = crate::records::list_dir(&self.dir) else {
             return Vec::new();
         };
         let mut out: Vec<(String, String)> = entries

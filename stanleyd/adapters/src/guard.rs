@@ -16,7 +16,7 @@ use crate::records::create_private_dir;
 pub type Fingerprint = BTreeMap<String, String>;
 
 fn walk(dir: &Path, prefix: &str, out: &mut Fingerprint) {
-    let Ok(entries) = fs::read_dir(dir) else {
+    let Ok(entries) = crate::records::list_dir(dir) else {
         return;
     };
     let mut entries: Vec<_> = entries.flatten().collect();
@@ -90,7 +90,7 @@ pub fn quarantine(root: &Path, added: &[String], stamp: &str) -> io::Result<Stri
         if let Some(parent) = to.parent() {
             create_private_dir(parent)?;
         }
-        fs::rename(&from, &to)?;
+        crate::records::rename(&from, &to)?;
     }
     Ok(rel)
 }

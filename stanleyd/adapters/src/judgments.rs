@@ -492,13 +492,13 @@ fn damaged(dir: &Path, why: &StoreError) -> String {
 /// Removes the store's files and opens an empty one.
 fn rebuild(dir: &Path, secret: &CacheSecret) -> Result<(Store, Held), StoreError> {
     let cannot = |e: StoreError| StoreError::Rebuild(Box::new(e));
-    if let Ok(entries) = std::fs::read_dir(dir) {
+    if let Ok(entries) = crate::records::list_dir(dir) {
         for entry in entries.flatten() {
             let path = entry.path();
             let gone = if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                std::fs::remove_dir_all(&path)
+                crate::records::remove_tree(&path)
             } else {
-                std::fs::remove_file(&path)
+                crate::records::remove_file(&path)
             };
             gone.map_err(|e| cannot(e.into()))?;
         }

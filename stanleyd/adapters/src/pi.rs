@@ -100,11 +100,7 @@ pub fn untrusted_unless_absent(root: &Path) -> ProjectCheck {
     })
 }
 
-/// Files of Pi's project folder that the 0.73 line loads by itself with no flag to turn them
-/// off: `settings.json` (which can name a shell, a shell prefix, an npm command and packages
-/// it installs at start) and the system prompt files.
-pub const LEGACY_UNFLAGGED: [&str; 3] =
-    [".pi/settings.json", ".pi/SYSTEM.md", ".pi/APPEND_SYSTEM.md"];
+pub use crate::trust::LEGACY_UNFLAGGED;
 
 /// The published line of the installed Pi, which decides the flags it understands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -99,7 +99,7 @@ impl Recovery {
 
 /// The recoveries recorded under `stanley_dir` (`.stanley/`), oldest first.
 pub fn recoveries(stanley_dir: &Path) -> Vec<Recovery> {
-    let Ok(entries) = std::fs::read_dir(stanley_dir) else {
+    let Ok(entries) = crate::records::list_dir(stanley_dir) else {
         return Vec::new();
     };
     let mut names: Vec<PathBuf> = entries
@@ -339,7 +339,7 @@ impl SledQueue {
         let db = if let Some(problem) = &verdict.store_problem {
             drop(db);
             let kept = corrupt_folder(dir, &now);
-            std::fs::rename(dir, &kept)
+            crate::records::rename(dir, &kept)
                 .map_err(|e| err(format!("cannot move the damaged store aside: {e}")))?;
             if replay.exists {
                 let _ = std::fs::copy(&log_path, kept.join("queue.ndjson"));

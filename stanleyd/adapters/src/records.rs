@@ -151,6 +151,7 @@ pub fn open_append(path: &Path) -> io::Result<fs::File> {
 
 /// Opens (creating 0600) a lock file without following a link at its last component.
 pub fn open_lock(path: &Path) -> io::Result<fs::File> {
+    refuse_linked_folders(path)?;
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -165,11 +166,76 @@ pub fn open_lock(path: &Path) -> io::Result<fs::File> {
     Ok(file)
 }
 
+/// Refuses `path` when a part of it from its `.stanley` component down to its parent is a link or
+/// not a folder: a committed `.stanley/flow -> ../../elsewhere` would otherwise aim every read,
+/// listing, rename and removal at a folder outside the repository, though the last component is
+/// checked. Parts that do not exist pass (the operation then finds nothing); a path without a
+/// `.stanley` component passes.
+pub fn refuse_linked_folders(path: &Path) -> io::Result<()> {
+    let Some(from) = state_component(path) else {
+        return Ok(());
+    };
+    let Some(parent) = path.parent() else {
+        return Ok(());
+    };
+    let mut at = PathBuf::new();
+    for (i, part) in parent.components().enumerate() {
+        at.push(part);
+        if i < from {
+            continue;
+        }
+        match fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(refused(&at, "is a symbolic link"));
+            }
+            Ok(meta) if !meta.is_dir() => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{} is not a folder", at.display()),
+                ));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The entries of one of Stanley's folders: refused when the folder or a part above it (from
+/// `.stanley` down) is a link or not a folder, so a listing never reaches outside.
+pub fn list_dir(dir: &Path) -> io::Result<fs::ReadDir> {
+    refuse_linked_folders(&dir.join("entry"))?;
+    fs::read_dir(dir)
+}
+
+/// Removes one file Stanley keeps, never through a linked folder (a link at `path` itself is
+/// removed, not followed).
+pub fn remove_file(path: &Path) -> io::Result<()> {
+    refuse_linked_folders(path)?;
+    fs::remove_file(path)
+}
+
+/// Renames within Stanley's folders, never through a linked folder on either side.
+pub fn rename(from: &Path, to: &Path) -> io::Result<()> {
+    refuse_linked_folders(from)?;
+    refuse_linked_folders(to)?;
+    fs::rename(from, to)
+}
+
+/// Removes one of Stanley's folders and what it holds (links inside are removed, never
+/// followed), never through a linked folder above it or at it.
+pub fn remove_tree(dir: &Path) -> io::Result<()> {
+    refuse_linked_folders(&dir.join("entry"))?;
+    fs::remove_dir_all(dir)
+}
+
 /// Opens a regular file for reading the one way Stanley reads anything it did not just create:
 /// without following a link at its last component, without blocking (a FIFO or device planted
 /// there is refused, never waited on or read), and only when it is a regular file. NotFound
 /// passes through; a link or a non-file is an error that names the path.
 pub fn open_regular(path: &Path) -> io::Result<fs::File> {
+    refuse_linked_folders(path)?;
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)

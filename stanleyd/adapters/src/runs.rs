@@ -79,7 +79,7 @@ fn folders(root: &Path) -> Vec<String> {
     if refused(root).is_some() {
         return Vec::new();
     }
-    let Ok(entries) = fs::read_dir(runs_dir(root)) else {
+    let Ok(entries) = crate::records::list_dir(&runs_dir(root)) else {
         return Vec::new();
     };
     // A run folder Git tracks came with a commit, whatever its modes (a clone under
@@ -240,7 +240,7 @@ pub fn prune(
         if is_active(&id) || !ours(&dir) {
             continue;
         }
-        if fs::remove_dir_all(&dir).is_ok() {
+        if crate::records::remove_tree(&dir).is_ok() {
             removed.push(id);
         }
     }

@@ -131,6 +131,12 @@ fn key(root: &Path) -> String {
 /// The repository workflows' folder, relative to the worktree root.
 pub const WORKFLOWS_DIR: &str = ".stanley/workflows";
 
+/// Files of Pi's project folder that the 0.73 line loads by itself with no flag to turn them
+/// off: `settings.json` (which can name a shell, a shell prefix, an npm command and packages
+/// it installs at start) and the system prompt files.
+pub const LEGACY_UNFLAGGED: [&str; 3] =
+    [".pi/settings.json", ".pi/SYSTEM.md", ".pi/APPEND_SYSTEM.md"];
+
 /// Folders the coding agent loads configuration and code from by itself, relative to the
 /// worktree root: Pi's project folder (settings, extensions, skills, prompt templates, themes,
 /// `SYSTEM.md`, MCP servers, installed packages) and the skills folder both lines discover.
@@ -156,6 +162,11 @@ pub const MAX_CONTEXT_BYTES: u64 = 4 * 1024 * 1024;
 pub fn agent_files(root: &Path) -> Files {
     let mut files = Files::new();
     for dir in AGENT_DIRS {
+        // A link (or a file) in place of the folder or a folder above it: the walk holds
+        // nothing there, but Pi follows it, so it is configuration that no content matches.
+        if let Some(why) = not_a_real_folder(root, dir) {
+            files.insert(dir.to_owned(), crate::workflow_tree::refused_marker(&why));
+        }
         let tree = crate::workflow_tree::hash(root, dir);
         for (path, hash) in tree.files {
             files.insert(format!("{dir}/{path}"), hash);
@@ -164,6 +175,16 @@ pub fn agent_files(root: &Path) -> Files {
             files
                 .entry(format!("{dir}/{}", refusal.path))
                 .or_insert_with(|| crate::workflow_tree::refused_marker(&refusal.why));
+        }
+    }
+    // What the 0.73 line loads with no flag to stop it, wherever a link puts it: present when
+    // Pi would find it (links followed), so that line is never started with it untrusted.
+    for name in LEGACY_UNFLAGGED {
+        if !files.contains_key(name) && root.join(name).exists() {
+            files.insert(
+                name.to_owned(),
+                crate::workflow_tree::refused_marker(&format!("{name}: reached through a link")),
+            );
         }
     }
     for name in CONTEXT_FILES {
@@ -182,6 +203,24 @@ pub fn agent_files(root: &Path) -> Files {
         }
     }
     files
+}
+
+/// Why a part of `dir` (root-relative, from its first component down) is not a real folder:
+/// a link or something else that exists there; `None` when every part is a folder or missing.
+fn not_a_real_folder(root: &Path, dir: &str) -> Option<String> {
+    let mut at = root.to_path_buf();
+    for part in dir.split('/') {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Some(format!("{dir}: {} is a symbolic link", part));
+            }
+            Ok(meta) if !meta.is_dir() => return Some(format!("{dir}: {part} is not a folder")),
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+    None
 }
 
 /// What is on disk in a worktree now.

@@ -94,7 +94,7 @@ impl Held {
                     continue;
                 }
             }
-            if let Ok(entries) = std::fs::read_dir(&folder) {
+            if let Ok(entries) = stanley_adapters::records::list_dir(&folder) {
                 for entry in entries.flatten() {
                     if entry.file_type().is_ok_and(|t| t.is_dir()) {
                         stack.push(entry.path());

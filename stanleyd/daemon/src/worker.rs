@@ -519,7 +519,7 @@ pub(crate) async fn promote(
     if root.join(&destination).exists() {
         return Err(RequestError::input(format!("{destination} already exists")));
     }
-    std::fs::rename(root.join(&source), root.join(&destination))
+    stanley_adapters::records::rename(&root.join(&source), &root.join(&destination))
         .map_err(|e| disk_error(format!("cannot move {source} to {destination}: {e}"), &e))?;
     // Promoting is the person's review of this file: it is trusted by that act, as the bytes
     // that were just validated (a change made since is not).
@@ -580,7 +580,7 @@ pub(crate) fn source_in_folder(id: &str, source: &str, promoted: bool) -> bool {
 
 /// Every readable candidate record, by id.
 pub(crate) fn candidates(root: &Path) -> Vec<CandidateRecord> {
-    let Ok(entries) = std::fs::read_dir(root.join(".stanley/candidates")) else {
+    let Ok(entries) = stanley_adapters::records::list_dir(&root.join(".stanley/candidates")) else {
         return Vec::new();
     };
     let mut out: Vec<CandidateRecord> = entries
@@ -632,7 +632,7 @@ pub(crate) fn retry(state: &DaemonState, id: &str) -> Result<Job, RequestError> 
     }
     let dir = root.join(format!(".stanley/candidates/{id}"));
     if dir.exists() {
-        std::fs::remove_dir_all(&dir).map_err(|e| {
+        stanley_adapters::records::remove_tree(&dir).map_err(|e| {
             RequestError::internal(format!("cannot clear .stanley/candidates/{id}: {e}"))
         })?;
     }
