@@ -976,8 +976,14 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
     // Generic windows around the remaining anchors.
     // (start, end, anchors, line of the last anchor)
     let mut windows: Vec<(usize, usize, Vec<&'static str>, usize)> = Vec::new();
+    // The first line after the last report before each line, kept as the walk goes.
+    let mut floor = 0;
+    // Whether a line is stack-like, decided once per line however many windows reach it.
+    let mut stack_like: Vec<Option<bool>> = vec![None; lines.len()];
+    let mut is_stack = |k: usize| *stack_like[k].get_or_insert_with(|| is_stack_like(&lines[k]));
     for (i, line) in lines.iter().enumerate() {
         if covered[i] {
+            floor = i + 1;
             continue;
         }
         let found = anchors(line);
@@ -988,13 +994,12 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
         let mut end = (i + CONTEXT).min(lines.len() - 1);
         while end + 1 < lines.len()
             && end + 1 - start < MAX_EXTEND
-            && is_stack_like(&lines[end + 1])
             && !covered[end + 1]
+            && is_stack(end + 1)
         {
             end += 1;
         }
         // Context never reaches back over a report already made.
-        let floor = (0..i).rev().find(|&k| covered[k]).map_or(0, |k| k + 1);
         let mut start = (start.max(floor)..=i).find(|&k| !covered[k]).unwrap_or(i);
         let end = (i..=end).take_while(|&k| !covered[k]).last().unwrap_or(i);
         // A line that starts a new test's failure closes the window of the previous test.

@@ -5,7 +5,7 @@
 //! list and TAP `not ok` entries, and go's `--- FAIL` results with their output. What no runner
 //! claims is left to the generic anchors in `logs.rs`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -559,6 +559,7 @@ fn gotestsum(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
     let heads: Vec<(usize, String)> = (section..lines.len())
         .filter_map(|i| header(lines[i].trim()).map(|n| (i, n)))
         .collect();
+    let parents = parents_of(heads.iter().map(|(_, n)| n.as_str()));
     for (k, (i, name)) in heads.iter().enumerate() {
         let mut end = heads.get(k + 1).map_or(lines.len(), |(j, _)| *j);
         if let Some(done) = lines[*i..end].iter().position(|l| l.starts_with("DONE ")) {
@@ -569,9 +570,7 @@ fn gotestsum(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
             .filter(|l| !l.trim().starts_with("--- "))
             .cloned()
             .collect();
-        let child_failed = heads
-            .iter()
-            .any(|(_, other)| other.starts_with(&format!("{name}/")));
+        let child_failed = parents.contains(name.as_str());
         if body.iter().all(|l| l.trim().is_empty()) && child_failed {
             continue;
         }
@@ -585,6 +584,18 @@ fn gotestsum(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
         });
     }
     out
+}
+
+/// Every name that is a parent of one of `names` (`A` and `A/b` for `A/b/c`): a set built in
+/// one pass, so asking whether a test has a failed subtest costs one lookup.
+fn parents_of<'a>(names: impl Iterator<Item = &'a str>) -> HashSet<&'a str> {
+    let mut parents = HashSet::new();
+    for name in names {
+        for (p, _) in name.match_indices('/') {
+            parents.insert(&name[..p]);
+        }
+    }
+    parents
 }
 
 fn mark(covered: &mut [bool], from: usize, to: usize) {
@@ -616,17 +627,20 @@ fn pytest(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
             id.contains("::").then(|| id.to_owned())
         })
         .collect();
+    // Each id by every name a header can show for it: the id itself, and every part of its
+    // dotted form after a `.` or `/` (`test_b`, `TestA.test_b`); the first id wins, one pass.
+    let mut by_short: HashMap<String, usize> = HashMap::new();
+    for (k, id) in ids.iter().enumerate() {
+        let dotted = id.replace("::", ".");
+        by_short.entry(id.clone()).or_insert(k);
+        for (p, _) in dotted.match_indices(['.', '/']) {
+            by_short.entry(dotted[p + 1..].to_owned()).or_insert(k);
+        }
+    }
     let full_name = |short: &str| -> String {
-        let dotted = |id: &str| id.replace("::", ".");
-        ids.iter()
-            .find(|id| {
-                let d = dotted(id);
-                d.ends_with(&format!(".{short}"))
-                    || d.ends_with(&format!("/{short}"))
-                    || *id == short
-            })
-            .cloned()
-            .unwrap_or_else(|| short.to_owned())
+        by_short
+            .get(short)
+            .map_or_else(|| short.to_owned(), |&k| ids[k].clone())
     };
     let mut in_section = false;
     let mut i = 0;
@@ -920,6 +934,9 @@ fn go(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
         return out;
     }
     let verbose = lines.iter().any(|l| l.starts_with("=== RUN "));
+    // Every test with a failed subtest anywhere in the log (`Name` for `Name/sub`), found once.
+    let results: Vec<String> = lines.iter().filter_map(|l| result_name(l.trim())).collect();
+    let parents = parents_of(results.iter().map(String::as_str));
     // -v: the output lines of each run of a test, given to the result that ends that run (a
     // test run again, by -count or a same-named test in another package, keeps its own lines).
     let mut own: HashMap<usize, Vec<String>> = HashMap::new();
@@ -989,13 +1006,7 @@ fn go(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
                 j += 1;
             }
         }
-        let has_failed_child = lines[i + 1..]
-            .iter()
-            .take_while(|l| indent(l) > depth || l.trim().is_empty())
-            .any(|l| result_name(l.trim()).is_some_and(|c| c.starts_with(&format!("{name}/"))))
-            || lines
-                .iter()
-                .any(|l| result_name(l.trim()).is_some_and(|c| c.starts_with(&format!("{name}/"))));
+        let has_failed_child = parents.contains(name.as_str());
         mark(covered, i, j);
         if body.iter().all(|l| l.trim().is_empty()) && has_failed_child {
             i = j.max(i + 1);

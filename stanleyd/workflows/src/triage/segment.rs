@@ -11,6 +11,10 @@
 //! failures section; a report never holds two failures. A block's message is its first
 //! message-like line with the lines that continue it.
 
+use std::collections::{HashMap, HashSet};
+
+use aho_corasick::AhoCorasick;
+
 use super::runners::Found;
 
 /// Longest block kept.
@@ -368,13 +372,14 @@ struct Span {
 /// failures, which are no reports of their own).
 fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
     let mut names: Vec<String> = Vec::new();
+    let mut known: HashSet<String> = HashSet::new();
     let mut status_at: Vec<(usize, String)> = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         if covered[i] {
             continue;
         }
         if let Some(n) = status_name(l) {
-            if !names.contains(&n) {
+            if known.insert(n.clone()) {
                 names.push(n.clone());
             }
             status_at.push((i, n));
@@ -413,7 +418,7 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
             .unwrap_or(t)
             .trim()
             .to_owned();
-        if name_like(&name) && !names.contains(&name) {
+        if name_like(&name) && known.insert(name.clone()) {
             names.push(name.clone());
             status_at.push((i, name));
         }
@@ -433,62 +438,91 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
         .find_map(|(i, l)| started(l).map(|n| (i, n)))
     {
         let verdict = lines[i + 1..].iter().any(|m| m.contains(name.as_str()));
-        if !verdict && !covered[i] && name_like(&name) && !names.contains(&name) {
+        if !verdict && !covered[i] && name_like(&name) && !known.contains(&name) {
             names.push(name.clone());
             status_at.push((i, name));
         }
     }
+    drop(known);
     // A listing may print what a test said after its name (`✘ [fail]: name message`); a
     // details header showing the name alone gives the name.
-    for n in &mut names {
-        let shorter = lines
-            .iter()
-            .map(|l| l.trim())
-            .filter(|t| t.chars().count() >= 4 && n.len() > t.len())
-            .find(|t| {
-                n.starts_with(*t) && n.as_bytes()[t.len()] == b' ' && status_name(t).is_none()
-            });
-        if let Some(t) = shorter {
-            *n = t.to_owned();
+    // (Each line by its first place, so a name looks up its own prefixes, not every line.)
+    let mut first_at: HashMap<&str, usize> = HashMap::new();
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim();
+        if t.chars().count() >= 4 {
+            first_at.entry(t).or_insert(i);
         }
     }
+    for n in &mut names {
+        let shorter = n
+            .match_indices(' ')
+            .filter_map(|(p, _)| Some((*first_at.get(&n[..p])?, p)))
+            .filter(|(_, p)| status_name(&n[..*p]).is_none())
+            .min();
+        if let Some((_, p)) = shorter {
+            n.truncate(p);
+        }
+    }
+    drop(first_at);
     if names.is_empty() {
         return (Vec::new(), Vec::new());
     }
     // A details header may show only a name's leaf (`____ test_add ____` for
     // `tests/test_a.py::test_add`): leaves that tell the failures apart.
-    let leaves: Vec<Option<String>> = names
+    let mut leaf_count: HashMap<&str, usize> = HashMap::new();
+    for n in &names {
+        *leaf_count.entry(leaf_of(n)).or_default() += 1;
+    }
+    // Each telling leaf by the first name it belongs to.
+    let mut leaves: HashMap<&str, usize> = HashMap::new();
+    for (k, n) in names.iter().enumerate() {
+        let leaf = leaf_of(n);
+        if leaf_count[leaf] == 1 && leaf.chars().count() >= 4 && leaf != n.as_str() {
+            leaves.entry(leaf).or_insert(k);
+        }
+    }
+    let index: HashMap<&str, usize> = names
         .iter()
-        .map(|n| {
-            let leaf = leaf_of(n);
-            let unique = names.iter().filter(|m| leaf_of(m) == leaf).count() == 1;
-            (unique && leaf.chars().count() >= 4 && leaf != n.as_str()).then(|| leaf.to_owned())
-        })
+        .enumerate()
+        .rev()
+        .map(|(k, n)| (n.as_str(), k))
         .collect();
+    // Every name, and its unscoped form, found in a line at once: one automaton for the log.
+    let forms: Vec<(String, usize)> = names
+        .iter()
+        .enumerate()
+        .flat_map(|(k, n)| {
+            let u = unscoped(n);
+            let both = if u == *n {
+                vec![n.clone()]
+            } else {
+                vec![n.clone(), u]
+            };
+            both.into_iter().map(move |f| (f, k))
+        })
+        .filter(|(f, _)| !f.is_empty())
+        .collect();
+    let finder = AhoCorasick::new(forms.iter().map(|(f, _)| f.as_str())).ok();
     // Every line that mentions a failing name, and which name (the longest that fits).
     let mention = |l: &str| -> Option<usize> {
         // A status line names its test the way the names were read.
         if let Some(n) = status_name(l)
-            && let Some(k) = names.iter().position(|m| *m == n)
+            && let Some(&k) = index.get(n.as_str())
         {
             return Some(k);
         }
-        let whole = names
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| l.contains(n.as_str()) || l.contains(&unscoped(n)))
-            .max_by_key(|(_, n)| n.len())
-            .map(|(k, _)| k);
+        let whole = finder.as_ref().and_then(|finder| {
+            finder
+                .find_overlapping_iter(l)
+                .map(|m| forms[m.pattern().as_usize()].1)
+                .max_by_key(|&k| (names[k].len(), k))
+        });
         whole.or_else(|| {
             let core = l
                 .trim()
                 .trim_matches(|c: char| c.is_whitespace() || "_=-─#*".contains(c));
-            leaves.iter().position(|leaf| {
-                leaf.as_deref().is_some_and(|leaf| {
-                    core.chars().count() <= leaf.chars().count() + 40
-                        && (core.ends_with(leaf) || core.starts_with(leaf))
-                })
-            })
+            leaf_in(core, &leaves)
         })
     };
     let mentions: Vec<(usize, usize)> = lines
@@ -502,13 +536,14 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
     for &(i, k) in &mentions {
         mentioned[i] = Some(k);
     }
+    let mut by_name: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
+    for &(at, k) in &mentions {
+        by_name[k].push(at);
+    }
     let mut spans = Vec::new();
     for (k, name) in names.iter().enumerate() {
         let mut best: Option<(usize, Span)> = None;
-        for &(at, who) in &mentions {
-            if who != k {
-                continue;
-            }
+        for &at in &by_name[k] {
             // The report runs to the next mention of another failing name, the end of the
             // failures section, or this name's own verdict after it (`[ RUN ] x … [ FAILED ] x`).
             let mut end = at + 1;
@@ -601,6 +636,32 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
         }
     }
     (spans, mentions.into_iter().map(|(i, _)| i).collect())
+}
+
+/// The first name (by its index) whose telling leaf `core` starts or ends with, where `core` is
+/// at most 40 characters longer than the leaf: only the 41 longest prefixes and suffixes of
+/// `core` are looked up, so a long line costs no more than a short one.
+fn leaf_in(core: &str, leaves: &HashMap<&str, usize>) -> Option<usize> {
+    if leaves.is_empty() || core.is_empty() {
+        return None;
+    }
+    let bounds: Vec<usize> = core
+        .char_indices()
+        .map(|(b, _)| b)
+        .chain(std::iter::once(core.len()))
+        .collect();
+    let chars = bounds.len() - 1;
+    let shortest = chars.saturating_sub(40);
+    let mut best: Option<usize> = None;
+    // A prefix of `n` characters ends at bounds[n]; a suffix of `n` starts at bounds[chars - n].
+    for n in shortest.max(1)..=chars {
+        for part in [&core[..bounds[n]], &core[bounds[chars - n]..]] {
+            if let Some(&k) = leaves.get(part) {
+                best = Some(best.map_or(k, |b| b.min(k)));
+            }
+        }
+    }
+    best
 }
 
 /// The last part of a name after its scopes: `tests/a.py::test_b` → `test_b`,

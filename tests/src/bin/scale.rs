@@ -1,0 +1,206 @@
+//! The scaling bench (issue 47, not a test): for each input dimension a user can grow, the work
+//! at n, 4n and 16n, with the time and the ratio between steps (linear is 4× per step; a
+//! quadratic is 16×). Writes `target/bench/scale.json` and prints it.
+//!
+//! `cargo run --release -p stanley-tests --bin stanley-bench-scale [dimension...]`.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use stanley_workflows::triage::logs::{Parsers, parse_log_with};
+
+/// One generated log of `n` failures in a runner's shape.
+type Shape = fn(usize) -> String;
+
+fn pytest(n: usize) -> String {
+    let mut s = String::from(
+        "============================= test session starts ==============================\n",
+    );
+    s.push_str(&format!("collected {n} items\n\n"));
+    s.push_str(
+        "=================================== FAILURES ===================================\n",
+    );
+    for i in 0..n {
+        s.push_str(&format!(
+            "_________________________________ test_case_{i} _________________________________\n\n    def test_case_{i}():\n>       assert compute({i}) == {}\nE       assert {i} == {}\n\ntests/test_mod_{}.py:{}: AssertionError\n",
+            i + 1, i + 1, i % 50, i % 400 + 3
+        ));
+    }
+    s.push_str(
+        "=========================== short test summary info ============================\n",
+    );
+    for i in 0..n {
+        s.push_str(&format!(
+            "FAILED tests/test_mod_{}.py::test_case_{i} - assert {i} == {}\n",
+            i % 50,
+            i + 1
+        ));
+    }
+    s.push_str(&format!(
+        "============================== {n} failed in 1.23s ===============================\n"
+    ));
+    s
+}
+
+fn unknown_runner(n: usize) -> String {
+    let mut s = String::from("Running suite\n");
+    for i in 0..n {
+        s.push_str(&format!(
+            "  ✗ widget renders case {i}\n      Error: expected {i} to equal {}\n        at check (spec/widget_{}.spec.lua:{})\n\n",
+            i + 1, i % 30, i % 200 + 1
+        ));
+    }
+    s.push_str(&format!("{n} failures, 0 errors\n"));
+    s
+}
+
+fn go(n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        s.push_str(&format!(
+            "=== RUN   TestCase{i}\n    case_test.go:{}: got {i}, want {}\n--- FAIL: TestCase{i} (0.00s)\n",
+            i % 300 + 1, i + 1
+        ));
+    }
+    s.push_str("FAIL\nFAIL\texample.com/pkg\t0.123s\n");
+    s
+}
+
+fn diagnostics(n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        s.push_str(&format!(
+            "src/module_{}.c:{}:5: error: use of undeclared identifier 'value_{i}'\n",
+            i % 40,
+            i % 900 + 1
+        ));
+    }
+    s.push_str(&format!(
+        "{n} errors generated.\nmake: *** [Makefile:12: all] Error 1\n"
+    ));
+    s
+}
+
+fn anchors(n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        s.push_str(&format!(
+            "step {i}: Error: request {i} failed with status 500\n"
+        ));
+        s.push_str("  continuing\n");
+    }
+    s
+}
+
+const SHAPES: [(&str, Shape); 5] = [
+    ("pytest", pytest),
+    ("unknown-runner", unknown_runner),
+    ("go", go),
+    ("diagnostics", diagnostics),
+    ("anchors", anchors),
+];
+
+fn timed(f: impl FnOnce() -> usize) -> (Duration, usize) {
+    let start = Instant::now();
+    let found = f();
+    (start.elapsed(), found)
+}
+
+fn triage_dimension(base: usize, only: &[String]) -> Value {
+    let mut out = serde_json::Map::new();
+    for (name, shape) in SHAPES {
+        if !only.is_empty() && !only.iter().any(|o| o == name) {
+            continue;
+        }
+        let mut steps = Vec::new();
+        let mut last: Option<Duration> = None;
+        for n in [base, 4 * base, 16 * base] {
+            let log = shape(n);
+            let (all, found) = timed(|| parse_log_with(&log, Parsers::All).blocks.len());
+            let (generic, generic_found) =
+                timed(|| parse_log_with(&log, Parsers::GenericOnly).blocks.len());
+            let ratio = last.map(|l| all.as_secs_f64() / l.as_secs_f64().max(1e-9));
+            last = Some(all);
+            steps.push(json!({
+                "failures": n,
+                "lines": log.lines().count(),
+                "seconds": all.as_secs_f64(),
+                "blocks": found,
+                "genericSeconds": generic.as_secs_f64(),
+                "genericBlocks": generic_found,
+                "ratioToPrevious": ratio,
+            }));
+            eprintln!(
+                "{name} n={n}: {:.3}s ({found} blocks), generic {:.3}s",
+                all.as_secs_f64(),
+                generic.as_secs_f64()
+            );
+        }
+        out.insert(name.to_owned(), Value::Array(steps));
+    }
+    Value::Object(out)
+}
+
+/// Every real text capture of `tests/fixtures/runners/`, repeated `r`, `4r` and `16r` times:
+/// each runner's parser and the generic path on the shapes the runners really print. Gives
+/// the worst step ratio and which capture it was.
+fn captures_dimension(base: usize) -> Value {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/runners");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    names.retain(|p| p.extension().is_some_and(|e| e == "log" || e == "txt"));
+    names.sort();
+    let mut worst: (f64, String) = (0.0, String::new());
+    let mut rows = Vec::new();
+    for path in names {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let mut last: Option<Duration> = None;
+        let mut steps = Vec::new();
+        for r in [base, 4 * base, 16 * base] {
+            let log = text.repeat(r);
+            let (took, found) = timed(|| parse_log_with(&log, Parsers::All).blocks.len());
+            if let Some(l) = last {
+                // Below a millisecond the ratio is the clock's, not the parser's.
+                if l.as_secs_f64() > 1e-3 {
+                    let ratio = took.as_secs_f64() / l.as_secs_f64();
+                    if ratio > worst.0 {
+                        worst = (ratio, name.clone());
+                    }
+                }
+            }
+            last = Some(took);
+            steps.push(json!({"repeats": r, "lines": log.lines().count(), "seconds": took.as_secs_f64(), "blocks": found}));
+        }
+        rows.push(json!({"capture": name, "steps": steps}));
+    }
+    eprintln!("captures: worst step ratio {:.2} ({})", worst.0, worst.1);
+    json!({"worstRatio": worst.0, "worstCapture": worst.1, "captures": rows})
+}
+
+fn main() {
+    let base: usize = std::env::var("SCALE_BASE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    let only: Vec<String> = std::env::args().skip(1).collect();
+    let report = json!({
+        "schema": "stanley.bench-scale/v1",
+        "triage": triage_dimension(base, &only),
+        "triageCaptures": captures_dimension(
+            std::env::var("SCALE_REPEATS").ok().and_then(|v| v.parse().ok()).unwrap_or(8),
+        ),
+    });
+    let text = serde_json::to_string_pretty(&report).unwrap_or_default();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(dir.join("scale.json"), &text);
+    println!("{text}");
+}
