@@ -139,7 +139,15 @@ pub async fn stop(mut client: Client, socket: &Path, reason: &str) -> Result<(),
 
 fn daemon_binary() -> Result<PathBuf, ClientError> {
     if let Some(bin) = std::env::var_os(STANLEY_DAEMON_BIN) {
-        return Ok(PathBuf::from(bin));
+        let bin = PathBuf::from(bin);
+        // A relative path would be found in the worktree, which the repository wrote.
+        if !bin.is_absolute() {
+            return Err(ClientError::input(format!(
+                "{STANLEY_DAEMON_BIN} must be an absolute path (got {})",
+                bin.display()
+            )));
+        }
+        return Ok(bin);
     }
     let exe = std::env::current_exe()
         .map_err(|e| ClientError::internal(format!("cannot locate the stanley binary: {e}")))?;

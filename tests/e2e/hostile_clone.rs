@@ -314,3 +314,60 @@ fn a_link_on_the_way_to_stanleys_files_aims_nothing_outside_the_repository() {
     let status = env.stanleyctl(&repo, &["flow", "status", "--json"]);
     assert!(!status.stdout.contains("\"complete\":true"), "{status:?}");
 }
+
+/// The second attack round of issue 45: a submodule at `.stanley/runs` (cloned with
+/// `--recurse-submodules`, folders 0700 under `umask 077`) brings a real run's files with the
+/// person's modes; Git tracks none of the paths below it, but the gitlink above them, so none
+/// is listed (before, the planted run was the newest and `runs show latest` picked it).
+#[test]
+fn a_submodule_in_place_of_stanleys_folder_brings_nothing_believed() {
+    use std::os::unix::fs::PermissionsExt;
+    // A real run, made in another repository and changed by the attacker.
+    let env = crate::summarize::summarize_env();
+    let made = crate::summarize::changed_repo();
+    assert_eq!(env.stanley(&made, &["Summarize what changed"]).code, 0);
+    let runs = made.root().join(".stanley/runs");
+    let run = std::fs::read_dir(&runs)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let sub = TempRepo::with_files(&[("README.md", "runs\n")]);
+    let planted = sub.root().join("summarize-29991231T000000Z-e0e0e0");
+    std::fs::create_dir_all(&planted).unwrap();
+    for file in std::fs::read_dir(&run).unwrap().flatten() {
+        let text = std::fs::read_to_string(file.path()).unwrap_or_default();
+        std::fs::write(
+            planted.join(file.file_name()),
+            text.replace("Summarize what changed", SENTINEL),
+        )
+        .unwrap();
+    }
+    sub.git(&["add", "-A"]);
+    sub.git(&["commit", "-qm", "runs"]);
+
+    let victim = TempRepo::with_files(&[("README.md", "# app\n")]);
+    victim.git(&[
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        sub.root().to_str().unwrap(),
+        ".stanley/runs",
+    ]);
+    victim.git(&["commit", "-qm", "a submodule"]);
+    // What a clone under `umask 077` gives: the person's own folders, closed to others.
+    let mut dir = victim
+        .root()
+        .join(".stanley/runs/summarize-29991231T000000Z-e0e0e0");
+    while dir != victim.root() {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        dir.pop();
+    }
+    let list = env.stanleyctl(&victim, &["runs", "list"]);
+    assert!(!list.stdout.contains(SENTINEL), "{list:?}");
+    let show = env.stanleyctl(&victim, &["runs", "show", "latest"]);
+    assert!(!show.stdout.contains(SENTINEL), "{show:?}");
+}

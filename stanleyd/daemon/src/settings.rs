@@ -72,6 +72,26 @@ fn count(
     }
 }
 
+/// A setting that names a program or a file: only an absolute path counts. A relative one
+/// would be found from the daemon's working folder, the worktree, where whoever wrote the
+/// commit chose what is there (a `pi`, a CA file that decides which Jev server is believed);
+/// it is left unset with a warning.
+fn absolute(
+    env: &HashMap<String, String>,
+    name: &str,
+    problems: &mut Vec<String>,
+) -> Option<std::path::PathBuf> {
+    let v = value(env, name)?;
+    let path = std::path::PathBuf::from(&v);
+    if path.is_absolute() {
+        return Some(path);
+    }
+    problems.push(format!(
+        "{name} must be an absolute path (got {v:?}), since a relative one is found in the worktree; it is ignored"
+    ));
+    None
+}
+
 /// A value, trimmed; blank counts as unset.
 fn value(env: &HashMap<String, String>, name: &str) -> Option<String> {
     env.get(name)
@@ -143,19 +163,19 @@ impl RequestSettings {
                 model: value(env, var::TYPESAFE_MODEL)
                     .or_else(|| value(env, var::TYPESAFE_DEFAULT_MODEL)),
                 max_concurrency,
-                ca_file: value(env, var::STANLEY_JEV_CA_FILE).map(PathBuf::from),
+                ca_file: absolute(env, var::STANLEY_JEV_CA_FILE, &mut problems),
             },
             agent: AgentSettings {
                 disabled: is_off(env, var::STANLEY_AGENT),
                 nested: value(env, var::STANLEY_NESTED).is_some(),
-                pi_bin: value(env, var::STANLEY_PI_BIN).map(PathBuf::from),
+                pi_bin: absolute(env, var::STANLEY_PI_BIN, &mut problems),
                 path: env.get(var::PATH).cloned(),
                 model: value(env, var::STANLEY_AGENT_MODEL),
                 run_mark: Some(var::STANLEY_AGENT_RUN),
             },
             auto_improve: !value(env, var::STANLEY_AUTO_IMPROVE)
                 .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false")),
-            workflow_host: value(env, var::STANLEY_WORKFLOW_HOST).map(PathBuf::from),
+            workflow_host: absolute(env, var::STANLEY_WORKFLOW_HOST, &mut problems),
             flow_minute: value(env, var::STANLEY_FLOW_MINUTE_S)
                 .and_then(|s| s.parse::<f64>().ok())
                 .filter(|s| s.is_finite() && *s > 0.0)
@@ -391,6 +411,29 @@ mod tests {
         assert_eq!(d.jev.model.as_deref(), Some("jev-3"));
         assert!(d.auto_improve && !d.trust_worktree && !d.agent.disabled);
         assert_eq!(d.flow_minute, FLOW_MINUTE);
+    }
+
+    /// Issue 45: a relative program or file setting would be found in the worktree.
+    #[test]
+    fn paths_that_name_programs_or_files_must_be_absolute() {
+        let s = RequestSettings::parse_in_tests(&env(&[
+            ("STANLEY_PI_BIN", "node_modules/.bin/pi"),
+            ("STANLEY_WORKFLOW_HOST", "./host.js"),
+            ("STANLEY_JEV_CA_FILE", "certs/ca.pem"),
+        ]));
+        assert_eq!(s.agent.pi_bin, None);
+        assert_eq!(s.workflow_host, None);
+        assert_eq!(s.jev.ca_file, None);
+        assert_eq!(s.problems.len(), 3, "{:?}", s.problems);
+        assert!(
+            s.problems[0]
+                .starts_with("STANLEY_JEV_CA_FILE must be an absolute path (got \"certs/ca.pem\")"),
+            "{:?}",
+            s.problems
+        );
+        let a = RequestSettings::parse_in_tests(&env(&[("STANLEY_JEV_CA_FILE", "/etc/ca.pem")]));
+        assert_eq!(a.jev.ca_file, Some(PathBuf::from("/etc/ca.pem")));
+        assert!(a.problems.is_empty());
     }
 
     #[test]

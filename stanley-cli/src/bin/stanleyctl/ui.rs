@@ -45,26 +45,43 @@ pub(crate) fn ui(target: &Target, no_open: bool, json: bool) -> ExitCode {
 }
 
 /// The program that opens a file in the person's browser, if this session has one: `$BROWSER`,
-/// else `open` on macOS, else `xdg-open` when there is a display.
-fn browser() -> Option<String> {
+/// else `open` on macOS, else `xdg-open` when there is a display; always as the absolute path
+/// it was found at (see [`on_path`]).
+fn browser() -> Option<PathBuf> {
     use stanley_proto::env::{BROWSER, DISPLAY, WAYLAND_DISPLAY};
     let set = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
     if let Some(b) = set(BROWSER) {
-        return b.split(':').next().map(|b| b.trim().to_owned());
+        return b.split(':').next().and_then(|b| on_path(b.trim()));
     }
     if cfg!(target_os = "macos") {
-        return Some("open".into());
+        return on_path("open");
     }
     if set(DISPLAY).is_some() || set(WAYLAND_DISPLAY).is_some() {
-        return on_path("xdg-open").then(|| "xdg-open".to_owned());
+        return on_path("xdg-open");
     }
     None
 }
 
-fn on_path(program: &str) -> bool {
-    std::env::var_os(stanley_proto::env::PATH).is_some_and(|path| {
-        std::env::split_paths(&path).any(|dir| dir.is_absolute() && dir.join(program).is_file())
-    })
+/// Where `program` is: itself when it is an absolute path, else the first absolute `PATH`
+/// folder holding it. Never a relative entry (`.`, an empty one, `node_modules/.bin`): the
+/// client runs in the worktree, so those would start a program the repository committed.
+fn on_path(program: &str) -> Option<PathBuf> {
+    find_in(program, std::env::var_os(stanley_proto::env::PATH))
+}
+
+/// [`on_path`] for a given `PATH` value.
+fn find_in(program: &str, path: Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let named = Path::new(program);
+    if named.is_absolute() {
+        return named.is_file().then(|| named.to_path_buf());
+    }
+    if program.is_empty() || program.contains('/') {
+        return None;
+    }
+    std::env::split_paths(&path?)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
 }
 
 /// Why no browser was opened on the page (the address is printed either way).
@@ -96,7 +113,12 @@ fn open_browser(target: &Target, url: &str, port: u32) -> Result<String, Browser
 }
 
 /// Writes the redirect file in `folder` and starts `program` on it.
-fn launch(program: String, folder: &Path, url: &str, port: u32) -> Result<String, BrowserError> {
+fn launch(program: PathBuf, folder: &Path, url: &str, port: u32) -> Result<String, BrowserError> {
+    let shown = program.file_name().map_or_else(
+        || program.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let full = program.display().to_string();
     let file = write_redirect(folder, url, port).map_err(BrowserError::Redirect)?;
     match Command::new(&program)
         .arg(file_url(&file))
@@ -105,8 +127,11 @@ fn launch(program: String, folder: &Path, url: &str, port: u32) -> Result<String
         .stderr(Stdio::null())
         .spawn()
     {
-        Ok(_) => Ok(program),
-        Err(source) => Err(BrowserError::Start { program, source }),
+        Ok(_) => Ok(shown),
+        Err(source) => Err(BrowserError::Start {
+            program: full,
+            source,
+        }),
     }
 }
 
@@ -191,7 +216,7 @@ mod tests {
                 .starts_with("cannot write the page's redirect file: ")
         );
         let program = dir.path().join("no-such-browser").display().to_string();
-        let unstarted = launch(program.clone(), dir.path(), url, 2).unwrap_err();
+        let unstarted = launch(program.clone().into(), dir.path(), url, 2).unwrap_err();
         assert!(
             matches!(&unstarted, BrowserError::Start { program: p, .. } if *p == program),
             "{unstarted:?}"
@@ -202,5 +227,33 @@ mod tests {
                 .starts_with(&format!("cannot start {program}: "))
         );
         assert!(dir.path().join("ui-open-2.html").is_file());
+    }
+
+    /// Issue 45: the browser is never found on a relative `PATH` entry (the client runs in the
+    /// worktree, so `node_modules/.bin` or `.` there holds what the repository committed), and
+    /// is started by the absolute path it was found at.
+    #[test]
+    fn a_browser_is_found_on_absolute_path_entries_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let (rel, abs) = (dir.path().join("node_modules/.bin"), dir.path().join("abs"));
+        for d in [&rel, &abs] {
+            std::fs::create_dir_all(d).unwrap();
+            std::fs::write(d.join("xdg-open"), "#!/bin/sh\n").unwrap();
+        }
+        let path = |entries: &[&str]| Some(std::env::join_paths(entries).unwrap());
+        // The relative entries are the worktree's, whatever the current folder is.
+        let relative = ["node_modules/.bin", ".", ""];
+        assert_eq!(find_in("xdg-open", path(&relative)), None);
+        let mut entries = relative.to_vec();
+        let abs_text = abs.display().to_string();
+        entries.push(&abs_text);
+        assert_eq!(
+            find_in("xdg-open", path(&entries)),
+            Some(abs.join("xdg-open"))
+        );
+        assert_eq!(find_in("./xdg-open", path(&entries)), None);
+        assert_eq!(find_in("node_modules/.bin/xdg-open", path(&entries)), None);
+        let named = abs.join("xdg-open");
+        assert_eq!(find_in(named.to_str().unwrap(), None), Some(named.clone()));
     }
 }
