@@ -454,3 +454,33 @@ fn a_50_mb_ci_log_on_stdin_is_triaged_and_its_limits_say_what_was_left_out() {
         "{limits}"
     );
 }
+
+/// Issue 46: text a person explicitly asks to triage is triaged, never refused as unroutable:
+/// with no failure the parser recognizes (a deploy script's prose, a shell transcript), the
+/// answer is exit 10 with the line that says why.
+#[test]
+fn any_text_asked_to_be_triaged_is_triaged_never_refused() {
+    let env = env();
+    let repo = TempRepo::with_files(&[("README.md", "# x\n")]);
+    for text in [
+        "deploying to staging\nuploading 12 files\nwaiting for the load balancer\n",
+        "$ ./release.sh\nsigning artifacts\ndone in 3s\n",
+    ] {
+        let out = env.stanley_with_stdin(
+            &repo,
+            &["Triage these test failures", "--input", "-", "--json"],
+            Some(text.as_bytes()),
+        );
+        assert_eq!(out.code, 10, "{out:?}");
+        let doc: Value = out.json();
+        assert_eq!(
+            doc["output"]["data"]["summary"]["kind"], "failures",
+            "{doc}"
+        );
+        assert!(
+            doc.to_string()
+                .contains("no failure anchors were recognized"),
+            "{doc}"
+        );
+    }
+}

@@ -12,7 +12,9 @@ pub enum Gate {
     Always,
     /// Only when the selection has a diff.
     DiffPresent,
-    /// Only when the input is a failure log.
+    /// Only when there is input text that is not review comments: a log whose failures the
+    /// parser finds, or any other text a person asks to triage (issue 46: a triage request with
+    /// input is never refused; at worst it finds no failure and says why).
     FailureLog,
     /// Only when the input is review-comment JSON.
     ReviewComments,
@@ -24,7 +26,7 @@ impl Gate {
         match self {
             Gate::Always => true,
             Gate::DiffPresent => facts.diff,
-            Gate::FailureLog => facts.input == InputShape::FailureLog,
+            Gate::FailureLog => matches!(facts.input, InputShape::FailureLog | InputShape::Text),
             Gate::ReviewComments => facts.input == InputShape::ReviewComments,
         }
     }
