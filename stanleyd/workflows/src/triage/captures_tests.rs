@@ -506,3 +506,45 @@ fn whole_messages(captures: &[Capture]) -> (f64, String) {
     );
     (rate, report)
 }
+
+/// Issue 46: a monorepo task runner's per-line prefix (pnpm's `<package> <script>: `, turbo's
+/// `<package>:<task>: `) is a wrapper, whatever its text, and pnpm's interleaved streams are
+/// read stream by stream. With every parser: every failure found with its own message; on the
+/// generic path alone at least 90% (what it finds without the prefix: node's spec reporter
+/// nests one report under a suite line it does not follow); on both, no block carrying two
+/// failures' messages and no false duplicates (the task runner's own verdict lines may be a
+/// block of their own, as in every other capture).
+#[test]
+fn a_prefix_shared_by_a_run_of_lines_is_a_wrapper() {
+    let captures: Vec<Capture> = captures()
+        .into_iter()
+        .filter(|c| c.name.starts_with("pnpm-") || c.name.starts_with("turbo-"))
+        .collect();
+    assert!(
+        captures.len() >= 4,
+        "{} task-runner captures",
+        captures.len()
+    );
+    for parsers in [super::Parsers::All, super::Parsers::GenericOnly] {
+        let (mut found_all, mut total) = (0, 0);
+        let mut report = Vec::new();
+        for c in &captures {
+            let (found, lost, mixed, dups) = score_with(c, parsers);
+            found_all += found;
+            total += c.failures.len();
+            let short = parsers == super::Parsers::All && found < c.failures.len();
+            if short || merged(&mixed) > 0 || !dups.is_empty() {
+                report.push(format!(
+                    "{}: {found}/{}; lost {lost:?}; mixed {mixed:?}; dups {dups:?}",
+                    c.name,
+                    c.failures.len()
+                ));
+            }
+        }
+        assert!(report.is_empty(), "{parsers:?}:\n{}", report.join("\n"));
+        assert!(
+            found_all * 10 >= total * 9,
+            "{parsers:?}: {found_all}/{total}"
+        );
+    }
+}

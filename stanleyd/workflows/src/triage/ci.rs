@@ -23,6 +23,9 @@ pub enum Wrapper {
     CircleCi,
     /// Some other log with a clock on every line.
     Clock,
+    /// Lines labelled by the stream they came from (a task runner's, a CI step's), taken off
+    /// by `streams` whatever their text.
+    Prefixed,
 }
 
 impl Wrapper {
@@ -37,6 +40,7 @@ impl Wrapper {
             Self::Buildkite => "buildkite",
             Self::CircleCi => "circleci",
             Self::Clock => "timestamped",
+            Self::Prefixed => "prefixed",
         }
     }
 }
@@ -52,6 +56,9 @@ pub struct Unwrapped {
     pub step_names: Vec<String>,
     /// The wrapper recognised, if any.
     pub wrapper: Option<Wrapper>,
+    /// Per line, its input line (0-based) when streams were put back in order; empty when
+    /// every line is where it was.
+    pub origin: Vec<usize>,
 }
 
 impl Unwrapped {
@@ -381,6 +388,7 @@ pub fn unwrap(text: &str) -> Unwrapped {
         steps: Vec::with_capacity(lines.len()),
         step_names: Vec::new(),
         wrapper,
+        origin: Vec::new(),
     };
     let mut current: Option<usize> = None;
     let open = |name: String, names: &mut Vec<String>| -> Option<usize> {
@@ -395,7 +403,8 @@ pub fn unwrap(text: &str) -> Unwrapped {
     let mut circle_head = false;
     for line in lines {
         let (text, step) = match wrapper {
-            None => (line, None),
+            // Detection never says `Prefixed`: the stream labels come off after this.
+            None | Some(Wrapper::Prefixed) => (line, None),
             Some(Wrapper::GithubActions | Wrapper::AzurePipelines) => {
                 let rest = iso_stamp(&line).map_or(line.as_str(), |n| &line[n..]);
                 let azure = wrapper == Some(Wrapper::AzurePipelines);

@@ -925,7 +925,9 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
         };
     }
     // A CI job log first loses its wrapper (timestamps, group markers), one line for one line.
-    let unwrapped = super::ci::unwrap(text);
+    let mut unwrapped = super::ci::unwrap(text);
+    // Then each line loses the label of its stream (a task runner's, a CI step's).
+    super::streams::separate(&mut unwrapped);
     let wrapper = unwrapped.wrapper;
     let mut lines = unwrapped.lines.clone();
     let mut notes = left_out(&lines.join("\n"));
@@ -1063,6 +1065,13 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
         block.step = unwrapped
             .step_of(offset + block.start - 1)
             .map(str::to_owned);
+        // Streams put back in order: the block's place is given in the input's lines.
+        if !unwrapped.origin.is_empty() {
+            let at = |k: usize| unwrapped.origin.get(offset + k - 1).map_or(k, |o| o + 1);
+            let (start, end) = (block.start, block.end);
+            block.start = at(start);
+            block.end = (start..=end).map(at).max().unwrap_or(block.start);
+        }
     }
     distinct_ids(&mut blocks);
     ParsedLog {

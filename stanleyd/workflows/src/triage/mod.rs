@@ -9,6 +9,7 @@ pub mod logs;
 pub mod review_comments;
 mod runners;
 mod segment;
+mod streams;
 
 /// What a triage reads besides its input: the diff as context (when there is one), the tracked
 /// files, and the files themselves.

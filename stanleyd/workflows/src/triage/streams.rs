@@ -1,0 +1,288 @@
+//! Per-line stream prefixes taken off, whatever their text (issue 46): a monorepo task runner
+//! (`packages/api test: `, `api:test: `), a CI step (`Step #1 - "test": `), a compose service
+//! (`web_1  | `) puts a label before every line of each stream it runs. A label is recognised
+//! by structure, not by spelling: a short leading segment ending in `: ` or ` | `, whose shape
+//! (digits masked) starts a run of lines, and whose lines carry the inner output's own layout
+//! (blank or indented remainders, which a message such as `Error: x` never has). The label
+//! becomes the line's step; streams that interleave (parallel tasks) are put back one after the
+//! other, with each line remembering where it was in the input.
+
+use std::collections::HashMap;
+
+use super::ci::{Unwrapped, Wrapper};
+
+/// Longest label, in bytes.
+const MAX_LABEL: usize = 80;
+/// Fewest lines a label's shape must start.
+const MIN_LINES: usize = 3;
+
+/// The label at the start of `line` and the byte where the stream's own text begins: a
+/// segment of at most four spaces and [`MAX_LABEL`] bytes that does not start with whitespace,
+/// ended by `: `, a final `:`, or ` | `.
+fn label(line: &str) -> Option<(&str, usize)> {
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let cut = (0..=line.len().min(MAX_LABEL))
+        .rev()
+        .find(|&b| line.is_char_boundary(b))
+        .unwrap_or(0);
+    let head = &line[..cut];
+    let colon = head.find(": ").map(|p| (p, p + 2));
+    let colon_end =
+        (line.len() <= MAX_LABEL && line.ends_with(':')).then(|| (line.len() - 1, line.len()));
+    let bar = head.find(" | ").map(|p| (p, p + 3));
+    let (end, text) = [colon, colon_end, bar].into_iter().flatten().min()?;
+    let name = line[..end].trim_end();
+    if name.is_empty() || name.matches(' ').count() > 4 {
+        return None;
+    }
+    Some((name, text))
+}
+
+/// A label's shape: digits masked, so `#12 0.345` and `#3 1.2` are one shape.
+fn shape(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut digits = false;
+    for c in name.chars() {
+        if c.is_ascii_digit() {
+            if !digits {
+                out.push('9');
+            }
+            digits = true;
+        } else {
+            out.push(c);
+            digits = false;
+        }
+    }
+    out
+}
+
+/// A label's structure: every run of name characters (letters, digits, `_`, `-`, `@`, `.`)
+/// as one `w`, so `Step #2 - "lint"` has the structure of `Step #1 - "test"`.
+fn structure(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut word = false;
+    for c in name.chars() {
+        if c.is_alphanumeric() || "_-@.".contains(c) {
+            if !word {
+                out.push('w');
+            }
+            word = true;
+        } else {
+            out.push(c);
+            word = false;
+        }
+    }
+    out
+}
+
+/// Per shape: lines, and lines whose remainder keeps the inner layout (blank or indented).
+#[derive(Default)]
+struct Tally {
+    lines: usize,
+    layout: usize,
+}
+
+/// The shapes that are wrappers: enough lines, and a tenth of them (at least two) with the
+/// inner output's layout after the label.
+fn wrappers(lines: &[String]) -> Vec<String> {
+    let mut tally: HashMap<String, Tally> = HashMap::new();
+    for line in lines {
+        let Some((name, text)) = label(line) else {
+            continue;
+        };
+        let t = tally.entry(shape(name)).or_default();
+        t.lines += 1;
+        let rest = &line[text..];
+        if rest.trim().is_empty() || rest.starts_with(char::is_whitespace) {
+            t.layout += 1;
+        }
+    }
+    let mut found: Vec<String> = tally
+        .into_iter()
+        .filter(|(_, t)| t.lines >= MIN_LINES && t.layout >= 2 && t.layout * 10 >= t.lines)
+        .map(|(s, _)| s)
+        .collect();
+    found.sort();
+    found
+}
+
+/// Takes the stream labels off `log`'s lines (in place), makes each label the step of its
+/// lines, and puts interleaved streams back one after another (`origin` then maps each line to
+/// its input line). A log without such labels is left as it is.
+pub(super) fn separate(log: &mut Unwrapped) {
+    let shapes = wrappers(&log.lines);
+    if shapes.is_empty() {
+        return;
+    }
+    // Per line: the stream it belongs to (its label), if any.
+    // A label of the structure of a wrapper's is one too, however few lines its stream has
+    // (`Step #2 - "lint": ok`); a structure alone never makes a wrapper.
+    let structures: std::collections::HashSet<String> =
+        shapes.iter().map(|s| structure(s)).collect();
+    let mut stream_of: Vec<Option<usize>> = vec![None; log.lines.len()];
+    let mut streams: Vec<String> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (i, line) in log.lines.iter_mut().enumerate() {
+        let Some((name, text)) = label(line) else {
+            continue;
+        };
+        if !shapes.contains(&shape(name)) && !structures.contains(&structure(name)) {
+            continue;
+        }
+        let name = name.to_owned();
+        let k = *index.entry(name.clone()).or_insert_with(|| {
+            streams.push(name);
+            streams.len() - 1
+        });
+        stream_of[i] = Some(k);
+        *line = line[text..].to_owned();
+    }
+    if log.wrapper.is_none() {
+        log.wrapper = Some(Wrapper::Prefixed);
+    }
+    // Each stream's label is its lines' step (a CI step already known stays).
+    let first_step = log.step_names.len();
+    log.step_names.extend(streams.iter().cloned());
+    for (i, k) in stream_of.iter().enumerate() {
+        if let Some(k) = k
+            && log.steps[i].is_none()
+        {
+            log.steps[i] = Some(first_step + k);
+        }
+    }
+    // Interleaved streams (a stream resumes after another's line) go back one after another,
+    // each where it first appeared; lines without a label stay in the order they came.
+    let mut last: Option<usize> = None;
+    let mut seen = vec![false; streams.len()];
+    let mut interleaved = false;
+    for k in stream_of.iter().flatten() {
+        if last != Some(*k) {
+            interleaved |= seen[*k];
+            seen[*k] = true;
+            last = Some(*k);
+        }
+    }
+    if !interleaved {
+        return;
+    }
+    // The order: by stream of first appearance, then line; each run of unlabelled lines (the
+    // task runner's own, such as its summary at the end) a stream of its own where it came.
+    let mut group: Vec<usize> = Vec::with_capacity(stream_of.len());
+    let mut runs = streams.len();
+    for (i, s) in stream_of.iter().enumerate() {
+        group.push(match s {
+            Some(k) => *k,
+            None => {
+                if i == 0 || stream_of[i - 1].is_some() {
+                    runs += 1;
+                }
+                runs - 1
+            }
+        });
+    }
+    let mut rank: Vec<usize> = vec![usize::MAX; runs];
+    let mut next = 0;
+    for &g in &group {
+        if rank[g] == usize::MAX {
+            rank[g] = next;
+            next += 1;
+        }
+    }
+    let mut order: Vec<usize> = (0..log.lines.len()).collect();
+    order.sort_by_key(|&i| (rank[group[i]], i));
+    let lines = std::mem::take(&mut log.lines);
+    let steps = std::mem::take(&mut log.steps);
+    let mut lines: Vec<Option<String>> = lines.into_iter().map(Some).collect();
+    log.lines = order
+        .iter()
+        .map(|&i| lines[i].take().unwrap_or_default())
+        .collect();
+    log.steps = order.iter().map(|&i| steps[i]).collect();
+    log.origin = order;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unwrapped(text: &str) -> Unwrapped {
+        let mut u = super::super::ci::unwrap(text);
+        separate(&mut u);
+        u
+    }
+
+    #[test]
+    fn labels_of_interleaved_streams_come_off_and_the_streams_are_put_back() {
+        let log = "Scope: 2 of 3 workspace projects\n\
+            packages/a test$ node --test\n\
+            packages/a test: not ok 1 - adds\n\
+            packages/b test: not ok 1 - splits\n\
+            packages/a test:   ---\n\
+            packages/b test:   ---\n\
+            packages/a test:   error: 'a broke'\n\
+            packages/b test:   error: 'b broke'\n\
+            packages/a test: \n\
+            packages/b test:\n\
+            packages/a test: Failed";
+        let u = unwrapped(log);
+        assert_eq!(u.wrapper, Some(Wrapper::Prefixed));
+        let a = u.lines.iter().position(|l| l == "not ok 1 - adds").unwrap();
+        assert_eq!(u.lines[a + 1], "  ---");
+        assert_eq!(u.lines[a + 2], "  error: 'a broke'");
+        let b = u
+            .lines
+            .iter()
+            .position(|l| l == "not ok 1 - splits")
+            .unwrap();
+        assert_eq!(u.lines[b + 2], "  error: 'b broke'");
+        assert_eq!(u.step_of(a), Some("packages/a test"));
+        assert_eq!(u.step_of(b), Some("packages/b test"));
+        // Each line still knows its input line.
+        assert_eq!(u.origin[a], 2);
+        assert_eq!(u.origin[b], 3);
+    }
+
+    #[test]
+    fn messages_and_diagnostics_that_start_with_a_word_and_a_colon_are_no_wrapper() {
+        let log = "Error: cannot find module 'x'\n\
+            Error: cannot find module 'y'\n\
+            Error: cannot find module 'z'\n\
+            src/a.c:10:5: error: use of undeclared identifier 'v'\n\
+            src/a.c:11:5: error: use of undeclared identifier 'w'\n\
+            src/a.c:12:5: error: use of undeclared identifier 'u'\n\
+            INFO: done";
+        let u = unwrapped(log);
+        assert_eq!(u.wrapper, None);
+        assert_eq!(u.lines[0], "Error: cannot find module 'x'");
+        assert_eq!(
+            u.lines[3],
+            "src/a.c:10:5: error: use of undeclared identifier 'v'"
+        );
+        assert!(u.origin.is_empty());
+    }
+
+    #[test]
+    fn numbered_labels_are_one_shape() {
+        let log = "#5 [2/3] RUN npm test\n\
+            #5 0.512 not ok 1 - adds\n\
+            #5 0.513   ---\n\
+            #5 0.514   error: 'broke'\n\
+            #5 0.515 \n\
+            #5 ERROR: process did not complete successfully";
+        // `#5 0.512 ` ends in a space, not `: `: no label of this kind (BuildKit's is a clock).
+        let u = unwrapped(log);
+        assert_eq!(u.lines[1], "#5 0.512 not ok 1 - adds");
+        let log = "Step #1 - \"test\": not ok 1 - adds\n\
+            Step #1 - \"test\":   ---\n\
+            Step #1 - \"test\":   error: 'broke'\n\
+            Step #1 - \"test\":\n\
+            Step #2 - \"lint\": ok";
+        let u = unwrapped(log);
+        assert_eq!(u.lines[0], "not ok 1 - adds");
+        assert_eq!(u.lines[2], "  error: 'broke'");
+        assert_eq!(u.step_of(0), Some("Step #1 - \"test\""));
+        assert_eq!(u.lines[4], "ok");
+    }
+}
