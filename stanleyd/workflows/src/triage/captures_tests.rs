@@ -548,3 +548,35 @@ fn a_prefix_shared_by_a_run_of_lines_is_a_wrapper() {
         );
     }
 }
+
+/// Issue 46: diagnostics are failures too. On real gcc (through `make -k`, ASCII and UTF-8
+/// quotes), cargo build, tsc (plain and pretty) and eslint (stylish) output, every error is a
+/// block named by its location with its own message, on the generic path as on the full one;
+/// none merged, none a false duplicate (two errors on one line stay two).
+#[test]
+fn every_diagnostic_is_a_failure_named_by_its_location() {
+    let tools = ["gcc-", "cargo-build-", "tsc-", "eslint-"];
+    let captures: Vec<Capture> = captures()
+        .into_iter()
+        .filter(|c| tools.iter().any(|t| c.name.starts_with(t)))
+        .collect();
+    assert!(
+        captures.len() >= 6,
+        "{} diagnostics captures",
+        captures.len()
+    );
+    for parsers in [super::Parsers::All, super::Parsers::GenericOnly] {
+        let mut report = Vec::new();
+        for c in &captures {
+            let (found, lost, mixed, dups) = score_with(c, parsers);
+            if found < c.failures.len() || merged(&mixed) > 0 || !dups.is_empty() {
+                report.push(format!(
+                    "{}: {found}/{}; lost {lost:?}; mixed {mixed:?}; dups {dups:?}",
+                    c.name,
+                    c.failures.len()
+                ));
+            }
+        }
+        assert!(report.is_empty(), "{parsers:?}:\n{}", report.join("\n"));
+    }
+}

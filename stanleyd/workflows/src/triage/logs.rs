@@ -964,6 +964,22 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
         }
         blocks.extend(found.into_iter().map(from_found));
     }
+    // Diagnostics (compilers, type checkers, linters): each error a failure named by its
+    // location, grouped by its code or rule.
+    for d in super::diagnostics::read(&lines, &covered) {
+        for c in &mut covered[d.found.start..d.found.start + d.found.lines.len()] {
+            *c = true;
+        }
+        let (code, place) = (d.code.clone(), d.place.clone());
+        let message = d.found.message.clone().unwrap_or_default();
+        let mut block = from_found(d.found);
+        if let Some(code) = code {
+            block.family = stable_id("fam", &Value::String(code), 8);
+        }
+        // The same error printed twice is one; two errors are never one, however alike.
+        block.fingerprint = stable_id("fp", &serde_json::json!([place, message]), 12);
+        blocks.push(block);
+    }
     // The runner-agnostic segmenter: reports by the structure runners share.
     let segments = super::segment::segment(&lines, &covered);
     for found in segments.reports {

@@ -3,6 +3,7 @@
 
 pub mod ci;
 pub mod comments;
+mod diagnostics;
 mod documents;
 pub mod failures;
 pub mod logs;

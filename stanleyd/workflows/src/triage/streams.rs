@@ -18,7 +18,7 @@ const MIN_LINES: usize = 3;
 
 /// The label at the start of `line` and the byte where the stream's own text begins: a
 /// segment of at most four spaces and [`MAX_LABEL`] bytes that does not start with whitespace,
-/// ended by `: `, a final `:`, or ` | `.
+/// ended by `: `, a final `:`, ` | `, or `] ` after a leading `[`.
 fn label(line: &str) -> Option<(&str, usize)> {
     if line.starts_with(char::is_whitespace) {
         return None;
@@ -32,7 +32,16 @@ fn label(line: &str) -> Option<(&str, usize)> {
     let colon_end =
         (line.len() <= MAX_LABEL && line.ends_with(':')).then(|| (line.len() - 1, line.len()));
     let bar = head.find(" | ").map(|p| (p, p + 3));
-    let (end, text) = [colon, colon_end, bar].into_iter().flatten().min()?;
+    // `[api] text`: a bracketed label.
+    let bracket = head
+        .starts_with('[')
+        .then(|| head.find("] "))
+        .flatten()
+        .map(|p| (p + 1, p + 2));
+    let (end, text) = [colon, colon_end, bar, bracket]
+        .into_iter()
+        .flatten()
+        .min()?;
     let name = line[..end].trim_end();
     if name.is_empty() || name.matches(' ').count() > 4 {
         return None;
@@ -284,5 +293,10 @@ mod tests {
         assert_eq!(u.lines[2], "  error: 'broke'");
         assert_eq!(u.step_of(0), Some("Step #1 - \"test\""));
         assert_eq!(u.lines[4], "ok");
+        let log = "[api] not ok 1 - adds\n[api]   ---\n[api]   error: 'broke'\n[api] \n[web] ok 1 - renders";
+        let u = unwrapped(log);
+        assert_eq!(u.lines[0], "not ok 1 - adds");
+        assert_eq!(u.lines[2], "  error: 'broke'");
+        assert_eq!(u.step_of(4), Some("[web]"));
     }
 }

@@ -1,0 +1,383 @@
+//! Diagnostics are failures too (issue 46): the shapes compilers, type checkers and linters
+//! share, whatever tool printed them. Each error is one failure, named by its location
+//! (`path:line`) and grouped by its code or rule when it has one:
+//!
+//! - **location first, one line**: `path:line[:col]: error: message [code]` (gcc, clang, mypy,
+//!   `shellcheck -f gcc`, an `eslint -f unix`), `path:line:col: E501 message` (flake8, ruff),
+//!   `path:line:col - error TS2322: message` (tsc), `path(line,col): error TS2322: message`
+//!   (tsc without colour, MSBuild);
+//! - **header, then the location**: `error[E0308]: message` and ` --> path:line:col` below it
+//!   (rustc, and tools that copy its layout);
+//! - **a file, then indented rows**: a path alone on a line, then `  line:col  error  message
+//!   rule` rows (eslint's stylish, stylelint, and the formats that copy it).
+//!
+//! The lines under a diagnostic that show its source (`  12 |   code`, `     ^~~~`, notes
+//! indented under it) stay in its block. Warnings count only when no error was found.
+
+use super::runners::Found;
+
+/// Lines a diagnostic's block keeps at most.
+const MAX_LINES: usize = 40;
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Severity {
+    Error,
+    Warning,
+}
+
+/// One diagnostic read from a line (and, for the header shape, the line it points at).
+#[derive(Debug)]
+pub(super) struct Diagnostic {
+    /// The block: 0-based start, lines, `path:line` as its name, the message.
+    pub found: Found,
+    /// The code or rule (`TS2322`, `E0308`, `no-unused-vars`, `-Wunused-variable`).
+    pub code: Option<String>,
+    /// Where it is, as exactly as the tool said (`path:line:col` when it gave a column): two
+    /// errors on one line are two failures, and one printed twice is one.
+    pub place: String,
+    severity: Severity,
+}
+
+/// A path as tools print it: no spaces, not a URL, a file name with an extension or a folder.
+fn path_like(p: &str) -> bool {
+    !p.is_empty()
+        && p.len() <= 400
+        && !p.contains(char::is_whitespace)
+        && !p.contains("://")
+        && !p.starts_with('-')
+        && p.rsplit('/')
+            .next()
+            .is_some_and(|name| name.contains('.') && name.chars().any(char::is_alphanumeric))
+}
+
+/// `path:line[:col]` at the start of `line`: (path, line number, bytes used).
+fn location(line: &str) -> Option<(&str, u64, usize)> {
+    let (path, rest) = line.split_once(':')?;
+    if !path_like(path) {
+        return None;
+    }
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let number: u64 = rest[..digits].parse().ok()?;
+    let mut used = path.len() + 1 + digits;
+    let after = &line[used..];
+    if let Some(col) = after.strip_prefix(':') {
+        let d = col.bytes().take_while(u8::is_ascii_digit).count();
+        if d > 0 {
+            used += 1 + d;
+        }
+    }
+    Some((path, number, used))
+}
+
+/// `path(line,col)` at the start of `line`.
+fn paren_location(line: &str) -> Option<(&str, u64, usize)> {
+    let open = line.find('(')?;
+    let path = &line[..open];
+    if !path_like(path) {
+        return None;
+    }
+    let close = line[open..].find(')')? + open;
+    let inside = &line[open + 1..close];
+    let (row, col) = inside.split_once(',')?;
+    if col.is_empty() || !col.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((path, row.parse().ok()?, close + 1))
+}
+
+/// What follows a location: the severity (or a lint code), the code, and the message.
+fn judged(rest: &str) -> Option<(Severity, Option<String>, String)> {
+    let rest = rest.trim_start();
+    let lower = rest.to_ascii_lowercase();
+    let (severity, after) = if let Some(a) = lower
+        .strip_prefix("fatal error")
+        .or_else(|| lower.strip_prefix("error"))
+    {
+        (Severity::Error, &rest[rest.len() - a.len()..])
+    } else if let Some(a) = lower.strip_prefix("warning") {
+        (Severity::Warning, &rest[rest.len() - a.len()..])
+    } else {
+        // A linter's code first: `E501 line too long`, `F401 'os' imported but unused`,
+        // `UP035 [*] …`.
+        let code: String = rest
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect();
+        let letters = code.chars().take_while(char::is_ascii_uppercase).count();
+        let valid = (1..=4).contains(&letters)
+            && code.len() > letters
+            && code[letters..].bytes().all(|b| b.is_ascii_digit())
+            && rest[code.len()..].starts_with(' ');
+        if !valid {
+            return None;
+        }
+        return Some((Severity::Error, Some(code), rest.to_owned()));
+    };
+    // `error: m`, `error TS2322: m`, `error[E0308]: m`, `error - m`; not `errors` or `errorHandler`.
+    let mut code = None;
+    let tail = if let Some(t) = after.strip_prefix('[') {
+        let close = t.find(']')?;
+        code = Some(t[..close].to_owned());
+        t[close + 1..].strip_prefix(':')?
+    } else if let Some(t) = after.strip_prefix(':') {
+        t
+    } else if let Some(t) = after.strip_prefix(' ') {
+        let word: String = t
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        let coded = word.len() > 2 && word.chars().any(|c| c.is_ascii_digit());
+        let t2 = &t[word.len()..];
+        match t2.strip_prefix(':') {
+            Some(m) if coded => {
+                code = Some(word);
+                m
+            }
+            _ => return None,
+        }
+    } else {
+        return None;
+    };
+    let message = tail.trim();
+    if message.is_empty() {
+        return None;
+    }
+    // A trailing `[code]` (mypy, gcc's `[-Wunused-variable]`).
+    if code.is_none()
+        && message.ends_with(']')
+        && let Some(open) = message.rfind(" [")
+    {
+        let inner = &message[open + 2..message.len() - 1];
+        if !inner.is_empty() && !inner.contains(' ') {
+            code = Some(inner.to_owned());
+        }
+    }
+    let werror = message.contains("-Werror");
+    let severity = if werror { Severity::Error } else { severity };
+    Some((severity, code, rest.to_owned()))
+}
+
+/// A diagnostic on one line: location first (`path:line[:col]: …`, ` - …`) or in parentheses.
+fn one_line(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (path, number, used) = location(line).or_else(|| paren_location(line))?;
+    let rest = &line[used..];
+    let rest = rest
+        .strip_prefix(": ")
+        .or_else(|| rest.strip_prefix(" - "))
+        .or_else(|| rest.strip_prefix(':'))?;
+    let (severity, code, message) = judged(rest)?;
+    Some((
+        format!("{path}:{number}"),
+        line[..used].to_owned(),
+        severity,
+        code,
+        message,
+    ))
+}
+
+/// `error[E0308]: mismatched types` (a header whose location follows on an ` --> ` line).
+fn header(line: &str) -> Option<(Severity, Option<String>, String)> {
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    // A lint code alone (`UP035 …`, ruff's) heads one too: the location on the next lines is
+    // what makes it a diagnostic.
+    judged(line)
+}
+
+/// The ` --> path:line:col` line a header points at, within its next lines.
+fn arrow(lines: &[String], from: usize) -> Option<(usize, String, String)> {
+    for (k, l) in lines.iter().enumerate().skip(from + 1).take(4) {
+        let t = l.trim_start();
+        if let Some(loc) = t.strip_prefix("--> ").or_else(|| t.strip_prefix("┌─ ")) {
+            let loc = loc.trim();
+            let (path, number, used) = location(loc)?;
+            return Some((k, format!("{path}:{number}"), loc[..used].to_owned()));
+        }
+        if l.trim().is_empty() {
+            return None;
+        }
+    }
+    None
+}
+
+/// A stylish row: `  3:7  error  'x' is defined but never used  no-unused-vars`.
+fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, String)> {
+    if !line.starts_with(' ') {
+        return None;
+    }
+    let t = line.trim_start();
+    let (pos, rest) = t.split_once(char::is_whitespace)?;
+    let (row, col) = pos.split_once(':')?;
+    if !col.bytes().all(|b| b.is_ascii_digit()) || col.is_empty() {
+        return None;
+    }
+    let row: u64 = row.parse().ok()?;
+    let rest = rest.trim_start();
+    let (word, message) = rest.split_once(char::is_whitespace)?;
+    let severity = match word.to_ascii_lowercase().as_str() {
+        "error" | "✖" => Severity::Error,
+        "warning" | "⚠" => Severity::Warning,
+        _ => return None,
+    };
+    let message = message.trim();
+    // The rule is the last column, after two spaces or more.
+    let code = message
+        .rsplit_once("  ")
+        .map(|(_, r)| r.trim())
+        .filter(|r| !r.is_empty() && !r.contains(' '))
+        .map(str::to_owned);
+    Some((row, pos.to_owned(), severity, code, message.to_owned()))
+}
+
+/// Whether a line continues the diagnostic above it (its source excerpt, markers, notes).
+fn continues(line: &str) -> bool {
+    let t = line.trim_start();
+    !line.trim().is_empty()
+        && (line.starts_with(char::is_whitespace)
+            || t.starts_with('|')
+            || t.starts_with('^')
+            || t.starts_with('~')
+            || t.starts_with("= "))
+        && one_line(line).is_none()
+}
+
+/// Every diagnostic in `lines` not yet `covered`, in log order; warnings only when no error.
+pub(super) fn read(lines: &[String], covered: &[bool]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut file: Option<String> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        if covered[i] {
+            file = None;
+            i += 1;
+            continue;
+        }
+        let line = &lines[i];
+        let mut found = one_line(line).map(|(name, place, s, c, m)| (i, name, place, s, c, m));
+        if found.is_none()
+            && let Some((s, c, m)) = header(line)
+            && let Some((_, name, place)) = arrow(lines, i)
+        {
+            found = Some((i, name, place, s, c, m));
+        }
+        if found.is_none()
+            && let Some(f) = &file
+            && let Some((row, pos, s, c, m)) = row(line)
+        {
+            found = Some((i, format!("{f}:{row}"), format!("{f}:{pos}"), s, c, m));
+        }
+        let Some((start, name, place, severity, code, message)) = found else {
+            // A path alone on a line heads a stylish block; anything else ends one.
+            let t = line.trim();
+            file = (!line.starts_with(char::is_whitespace) && path_like(t)).then(|| t.to_owned());
+            if line.trim().is_empty() && file.is_none() {
+                file = None;
+            }
+            i += 1;
+            continue;
+        };
+        let in_rows = file.is_some() && line.starts_with(' ');
+        let mut end = i + 1;
+        if !in_rows {
+            while end < lines.len()
+                && end - start < MAX_LINES
+                && !covered[end]
+                && continues(&lines[end])
+            {
+                end += 1;
+            }
+            file = None;
+        }
+        out.push(Diagnostic {
+            found: Found {
+                start,
+                lines: lines[start..end].to_vec(),
+                name: Some(name),
+                message: Some(message),
+                anchor: "diagnostic",
+                ..Found::default()
+            },
+            code,
+            place,
+            severity,
+        });
+        i = end;
+    }
+    if out.iter().any(|d| d.severity == Severity::Error) {
+        out.retain(|d| d.severity == Severity::Error);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_owned).collect()
+    }
+
+    fn names(text: &str) -> Vec<(String, Option<String>)> {
+        let l = lines(text);
+        read(&l, &vec![false; l.len()])
+            .into_iter()
+            .map(|d| (d.found.name.unwrap_or_default(), d.code))
+            .collect()
+    }
+
+    #[test]
+    fn the_shared_shapes_are_read_whatever_the_tool() {
+        let log = "src/a.c:10:5: error: use of undeclared identifier 'v'\n   10 |     v = 1;\n      |     ^\n\
+            src/a.c:3:1: warning: unused variable 'w' [-Wunused-variable]\n\
+            app.py:4: error: Incompatible types in assignment  [assignment]\n\
+            src/b.ts(7,3): error TS2322: Type 'string' is not assignable to type 'number'.\n\
+            src/c.ts:9:1 - error TS2345: Argument of type 'x' is not assignable.\n\
+            pkg/m.py:1:1: F401 'os' imported but unused\n\
+            error[E0308]: mismatched types\n --> src/main.rs:4:18\n  |\n4 |     let x: u32 = \"a\";\n  |                  ^^^ expected `u32`\n\n\
+            /work/app/index.js\n  3:7   error  'x' is assigned a value but never used  no-unused-vars\n  5:1   error  Unexpected console statement  no-console\n\n\
+            UP035 [*] Import from `collections.abc` instead\n --> lib/x.py:2:1\n\n\
+            tests/test_a.py:12: AssertionError\n\
+            Error: cannot find module 'x'\n";
+        assert_eq!(
+            names(log),
+            [
+                ("src/a.c:10".to_owned(), None),
+                ("app.py:4".to_owned(), Some("assignment".to_owned())),
+                ("src/b.ts:7".to_owned(), Some("TS2322".to_owned())),
+                ("src/c.ts:9".to_owned(), Some("TS2345".to_owned())),
+                ("pkg/m.py:1".to_owned(), Some("F401".to_owned())),
+                ("src/main.rs:4".to_owned(), Some("E0308".to_owned())),
+                (
+                    "/work/app/index.js:3".to_owned(),
+                    Some("no-unused-vars".to_owned())
+                ),
+                (
+                    "/work/app/index.js:5".to_owned(),
+                    Some("no-console".to_owned())
+                ),
+                ("lib/x.py:2".to_owned(), Some("UP035".to_owned())),
+            ]
+        );
+        let l = lines(log);
+        let first = &read(&l, &vec![false; l.len()])[0];
+        assert_eq!(
+            first.found.lines.len(),
+            3,
+            "the source excerpt stays with it"
+        );
+    }
+
+    #[test]
+    fn warnings_count_only_without_errors() {
+        let log = "src/a.c:3:1: warning: unused variable 'w' [-Wunused-variable]\n";
+        assert_eq!(
+            names(log),
+            [("src/a.c:3".to_owned(), Some("-Wunused-variable".to_owned()))]
+        );
+    }
+}

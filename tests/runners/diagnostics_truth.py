@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Write <capture>.truth.json for a diagnostics capture from the tool's OWN structured output.
+
+usage: diagnostics_truth.py KIND AUX CAPTURE OUT TOOL MODE
+
+KIND: gcc-json (gcc -fdiagnostics-format=json), cargo-json (cargo --message-format=json),
+eslint-json (eslint -f json), tsc-plain (tsc --pretty false, the tool's own one-line format).
+Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
+is the first 24 characters of its message (its `path:line:col` when another error has the same
+message), checked to occur in CAPTURE.
+"""
+import json
+import os
+import re
+import sys
+
+kind, aux, capture, out, tool, mode = sys.argv[1:7]
+failures = []
+text = open(aux).read()
+if kind == "gcc-json":
+    for d in json.loads(text):
+        if d["kind"] == "error":
+            loc = d["locations"][0]["caret"]
+            failures.append((f'{loc["file"]}:{loc["line"]}', d["message"],
+                             f'{loc["file"]}:{loc["line"]}:{loc["column"]}'))
+elif kind == "cargo-json":
+    for line in text.splitlines():
+        m = json.loads(line)
+        if m.get("reason") != "compiler-message":
+            continue
+        d = m["message"]
+        if d["level"] != "error" or not d["spans"]:
+            continue
+        span = next(s for s in d["spans"] if s["is_primary"])
+        failures.append((f'{span["file_name"]}:{span["line_start"]}', d["message"],
+                         f'{span["file_name"]}:{span["line_start"]}:{span["column_start"]}'))
+elif kind == "eslint-json":
+    for f in json.loads(text):
+        for m in f["messages"]:
+            if m["severity"] == 2:
+                failures.append((f'{f["filePath"]}:{m["line"]}', m["message"],
+                                 f'{m["line"]}:{m["column"]}'))
+elif kind == "tsc-plain":
+    for line in text.splitlines():
+        m = re.match(r"^(\S+)\((\d+),(\d+)\): error (TS\d+): (.*)$", line)
+        if m:
+            path, row, col = m.group(1), m.group(2), m.group(3)
+            # The place as this capture prints it: `a.ts(4,7)` plain, `a.ts:4:7` pretty.
+            locator = f"{path}:{row}:{col}" if mode == "pretty" else f"{path}({row},{col})"
+            failures.append((f"{path}:{row}", m.group(5), locator))
+else:
+    sys.exit(f"unknown kind {kind}")
+
+shown = re.sub(r"\x1b\[[0-9;]*m", "", open(capture, errors="replace").read())
+truth = {"runner": tool, "mode": mode, "project": os.path.basename(os.getcwd()), "color": False,
+         "failures": []}
+status = 0
+messages = [m for _, m, _ in failures]
+for name, message, locator in failures:
+    # Two errors with one message (`mismatched types`) are told apart by their place.
+    token = message[:24] if messages.count(message) == 1 else locator
+    if token not in shown:
+        print(f"token {token!r} of {name} not in {capture}", file=sys.stderr)
+        status = 1
+    truth["failures"].append({"name": name, "token": token})
+json.dump(truth, open(out, "w"), indent=1)
+sys.exit(status)
