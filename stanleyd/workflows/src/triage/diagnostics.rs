@@ -108,9 +108,9 @@ fn judged(rest: &str) -> Option<(Severity, Option<String>, String)> {
         let valid = (1..=4).contains(&letters)
             && code.len() > letters
             && code[letters..].bytes().all(|b| b.is_ascii_digit())
-            && rest[code.len()..].starts_with(' ');
+            && (rest[code.len()..].starts_with(' ') || rest[code.len()..].starts_with(": "));
         if !valid {
-            return None;
+            return trailing_severity(rest);
         }
         return Some((Severity::Error, Some(code), rest.to_owned()));
     };
@@ -158,17 +158,52 @@ fn judged(rest: &str) -> Option<(Severity, Option<String>, String)> {
     Some((severity, code, rest.to_owned()))
 }
 
+/// A message that says its severity at its end, as `-f unix` formats do:
+/// `Unexpected unknown property (property-no-unknown) [error]`, `'x' is not defined [Error/no-undef]`.
+fn trailing_severity(rest: &str) -> Option<(Severity, Option<String>, String)> {
+    let rest = rest.trim();
+    let open = rest.rfind(" [")?;
+    let inner = rest[open + 2..].strip_suffix(']')?;
+    let (word, rule) = inner
+        .split_once('/')
+        .map_or((inner, None), |(w, r)| (w, Some(r)));
+    let severity = match word.to_ascii_lowercase().as_str() {
+        "error" => Severity::Error,
+        "warning" => Severity::Warning,
+        _ => return None,
+    };
+    let message = rest[..open].trim();
+    // The rule in parentheses at the message's end when the brackets did not name it.
+    let code = rule.map(str::to_owned).or_else(|| {
+        let inside = message.strip_suffix(')')?;
+        let at = inside.rfind('(')?;
+        let rule = &inside[at + 1..];
+        (!rule.is_empty() && !rule.contains(' ')).then(|| rule.to_owned())
+    });
+    (!message.is_empty()).then(|| (severity, code, message.to_owned()))
+}
+
 /// A diagnostic on one line: location first (`path:line[:col]: …`, ` - …`) or in parentheses.
 fn one_line(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
-    if line.starts_with(char::is_whitespace) {
-        return None;
-    }
+    // Indented, it counts only with a severity word after the place (pyright's
+    // `  /src/a.py:3:5 - error: …`): an indented `file.go:12: got 1` is a test's own output.
+    let indented = line.starts_with(char::is_whitespace);
+    let line = line.trim_start();
     let (path, number, used) = location(line).or_else(|| paren_location(line))?;
     let rest = &line[used..];
     let rest = rest
         .strip_prefix(": ")
         .or_else(|| rest.strip_prefix(" - "))
         .or_else(|| rest.strip_prefix(':'))?;
+    if indented {
+        let word = rest.trim_start().to_ascii_lowercase();
+        if !["error", "warning", "fatal error"]
+            .iter()
+            .any(|w| word.starts_with(w))
+        {
+            return None;
+        }
+    }
     let (severity, code, message) = judged(rest)?;
     Some((
         format!("{path}:{number}"),
@@ -181,6 +216,24 @@ fn one_line(line: &str) -> Option<(String, String, Severity, Option<String>, Str
 
 /// `error[E0308]: mismatched types` (a header whose location follows on an ` --> ` line).
 fn header(line: &str) -> Option<(Severity, Option<String>, String)> {
+    // The marked form (`  × eslint(no-debugger): …`, `  ! …`) that miette-style reports use.
+    let t = line.trim_start();
+    let marked = [
+        ("× ", Severity::Error),
+        ("✖ ", Severity::Error),
+        ("⚠ ", Severity::Warning),
+        ("! ", Severity::Warning),
+    ]
+    .into_iter()
+    .find_map(|(mark, s)| t.strip_prefix(mark).map(|m| (s, m.trim())));
+    if let Some((severity, message)) = marked {
+        let code = message
+            .split_once(": ")
+            .map(|(c, _)| c)
+            .filter(|c| !c.contains(' ') && !c.is_empty())
+            .map(str::to_owned);
+        return (!message.is_empty()).then(|| (severity, code, message.to_owned()));
+    }
     if line.starts_with(char::is_whitespace) {
         return None;
     }
@@ -193,7 +246,14 @@ fn header(line: &str) -> Option<(Severity, Option<String>, String)> {
 fn arrow(lines: &[String], from: usize) -> Option<(usize, String, String)> {
     for (k, l) in lines.iter().enumerate().skip(from + 1).take(4) {
         let t = l.trim_start();
-        if let Some(loc) = t.strip_prefix("--> ").or_else(|| t.strip_prefix("┌─ ")) {
+        let miette = t
+            .strip_prefix("╭─[")
+            .and_then(|l| l.trim_end().strip_suffix(']'));
+        if let Some(loc) = t
+            .strip_prefix("--> ")
+            .or_else(|| t.strip_prefix("┌─ "))
+            .or(miette)
+        {
             let loc = loc.trim();
             let (path, number, used) = location(loc)?;
             return Some((k, format!("{path}:{number}"), loc[..used].to_owned()));
@@ -369,6 +429,32 @@ mod tests {
             first.found.lines.len(),
             3,
             "the source excerpt stays with it"
+        );
+    }
+
+    #[test]
+    fn indented_marked_and_trailing_severity_shapes() {
+        let log = "/work/p/src/a.py\n  /work/p/src/a.py:3:5 - error: \"x\" is not defined (reportUndefinedVariable)\n\
+            a/mod.py:1:0: C0114: Missing module docstring (missing-module-docstring)\n\
+            /w/a.css:3:5: Unexpected unknown property \"colr\" (property-no-unknown) [error]\n\
+            /w/b.js:2:1: 'y' is not defined. [Error/no-undef]\n\
+            \n  × eslint(no-debugger): `debugger` statement is not allowed\n   ╭─[src/c.js:4:1]\n 4 │ debugger;\n   ╰────\n\
+            \n    x_test.go:12: got 1, want 2\n";
+        assert_eq!(
+            names(log),
+            [
+                ("/work/p/src/a.py:3".to_owned(), None),
+                ("a/mod.py:1".to_owned(), Some("C0114".to_owned())),
+                (
+                    "/w/a.css:3".to_owned(),
+                    Some("property-no-unknown".to_owned())
+                ),
+                ("/w/b.js:2".to_owned(), Some("no-undef".to_owned())),
+                (
+                    "src/c.js:4".to_owned(),
+                    Some("eslint(no-debugger)".to_owned())
+                ),
+            ]
         );
     }
 
