@@ -883,6 +883,59 @@ fn distinct_ids(blocks: &mut [FailureBlock]) {
     }
 }
 
+/// Whether a line only counts outcomes: `FAILED (failures=2, errors=1)`, `3 problems (3 errors,
+/// 0 warnings)`, `4 failed, 1 passed in 0.12s`, `Found 2 errors in 1 file.`, `error: 3 errors
+/// generated.`: a number next to an outcome word, and no more than a few other words.
+fn counts_only(line: &str) -> bool {
+    const OUTCOMES: [&str; 14] = [
+        "failed", "failure", "failures", "error", "errors", "problem", "problems", "passed",
+        "failing", "passing", "warning", "warnings", "skipped", "broken",
+    ];
+    let lower = line.trim().to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '.')
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let counted = words.windows(2).any(|p| {
+        let number = |w: &str| w.bytes().all(|b| b.is_ascii_digit());
+        (number(p[0]) && OUTCOMES.contains(&p[1])) || (OUTCOMES.contains(&p[0]) && number(p[1]))
+    });
+    // Every word a number, an outcome, or one of a few joining words.
+    let filler = [
+        "in",
+        "s",
+        "ms",
+        "file",
+        "files",
+        "found",
+        "tests",
+        "test",
+        "of",
+        "and",
+        "generated",
+        "fixable",
+        "with",
+        "the",
+        "option",
+        "potentially",
+        "total",
+        "ran",
+        "ok",
+        "x",
+        "y",
+    ];
+    let other = words
+        .iter()
+        .filter(|w| {
+            !w.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                && !OUTCOMES.contains(w)
+                && !filler.contains(w)
+        })
+        .count();
+    counted && other <= 2
+}
+
 /// Which parsers read a log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Parsers {
@@ -1074,6 +1127,22 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
                 .as_ref()
                 .is_none_or(|n| !named_with_message.contains(n))
     });
+    // A run's closing counts (`FAILED (failures=2, errors=1)`, `3 problems`, `4 failed, 1
+    // passed`) say that failures happened, not which: beside the failures themselves they are
+    // no block of their own.
+    if blocks.len() > 1 {
+        let only_counts = |b: &FailureBlock| {
+            let mut content = b.lines.iter().filter(|l| {
+                let t = l.trim();
+                !t.is_empty() && !t.chars().all(|c| "=-─━_*~ ".contains(c))
+            });
+            content.clone().next().is_some()
+                && content.all(|l| counts_only(l) || super::segment::summary(l))
+        };
+        if blocks.iter().any(|b| !only_counts(b)) {
+            blocks.retain(|b| !only_counts(b));
+        }
+    }
     for block in &mut blocks {
         // A block whose kept lines reach past the log (a runner's report counts lines it
         // joined or synthesised) ends at the log's last line (issue 36).

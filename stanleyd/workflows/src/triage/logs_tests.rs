@@ -239,3 +239,24 @@ fn a_go_test_run_twice_keeps_each_runs_output_apart() {
         assert!(out <= text.lines().count(), "{capture}: {out} lines out");
     }
 }
+
+/// A run's closing counts are no failure of their own beside the failures they count.
+#[test]
+fn closing_counts_are_no_block_beside_the_failures() {
+    for line in [
+        "FAILED (failures=2, errors=1)",
+        "✖ 3 problems (3 errors, 0 warnings)",
+        "4 failed, 1 passed in 0.12s",
+        "Found 2 errors in 1 file.",
+        "error: 3 errors generated.",
+    ] {
+        assert!(super::counts_only(line), "{line}");
+    }
+    for line in [
+        "AssertionError: expected 2 failures to be reported by the parser",
+        "src/a.c:3:1: error: use of undeclared identifier 'x'",
+        "FAIL: test_two (tests.test_a.T)",
+    ] {
+        assert!(!super::counts_only(line), "{line}");
+    }
+}

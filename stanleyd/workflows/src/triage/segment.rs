@@ -278,7 +278,7 @@ pub(super) fn status_name(line: &str) -> Option<String> {
 }
 
 /// Whether a line says the run is over: a summary of counts or a runner's closing words.
-fn summary(line: &str) -> bool {
+pub(super) fn summary(line: &str) -> bool {
     let t = line.trim();
     let lower = t.to_ascii_lowercase();
     let words: Vec<&str> = lower.split_whitespace().collect();
