@@ -218,8 +218,9 @@ fn held_out_captures_are_triaged_as_well_as_the_tuned_ones() {
 fn every_real_capture_is_recognised_as_a_failure_log_by_its_structure() {
     use crate::routing::InputShape;
     for capture in captures() {
-        // A document that reports no test (`npm ls --json`) is text, not a failure log.
-        let expected = if capture.failures.is_empty() {
+        // A document that reports no test (`npm ls --json`) is text, not a failure log; a job
+        // that failed before its tests (`setup-*-job`) is one.
+        let expected = if capture.failures.is_empty() && !capture.name.starts_with("setup-") {
             InputShape::Text
         } else {
             InputShape::FailureLog
@@ -579,4 +580,43 @@ fn every_diagnostic_is_a_failure_named_by_its_location() {
         }
         assert!(report.is_empty(), "{parsers:?}:\n{}", report.join("\n"));
     }
+}
+
+/// Issue 46: a job that failed before any test (a package that does not exist for npm or pip,
+/// a missing program, make without a rule) is triaged too: its first block holds the line that
+/// says why, on the generic path as on the full one.
+#[test]
+fn a_job_that_failed_outside_any_test_shows_why_first() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(folder()).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".truth.json") else {
+            continue;
+        };
+        let truth: Value =
+            serde_json::from_str(&std::fs::read_to_string(entry.path()).unwrap()).unwrap();
+        let Some(why) = truth["why"].as_str() else {
+            continue;
+        };
+        seen += 1;
+        let text = std::fs::read_to_string(folder().join(format!("{stem}.log"))).unwrap();
+        for parsers in [super::Parsers::All, super::Parsers::GenericOnly] {
+            let parsed = super::parse_log_with(&text, parsers);
+            let first = parsed
+                .blocks
+                .first()
+                .unwrap_or_else(|| panic!("{stem}: no block"));
+            assert!(
+                first.message.as_deref().is_some_and(|m| m.contains(why))
+                    || first.lines.iter().any(|l| l.contains(why)),
+                "{stem} {parsers:?}: {first:?}"
+            );
+            assert!(
+                first.lines.len() <= 14,
+                "{stem}: {} lines",
+                first.lines.len()
+            );
+        }
+    }
+    assert!(seen >= 4, "{seen} job captures");
 }

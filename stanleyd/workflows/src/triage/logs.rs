@@ -936,6 +936,71 @@ fn counts_only(line: &str) -> bool {
     counted && other <= 2
 }
 
+/// Whether a line says something went wrong, in the words tools of every kind use.
+fn error_shaped(line: &str) -> bool {
+    let l = line.to_ascii_lowercase();
+    [
+        "error",
+        "fatal",
+        "failed",
+        "failure",
+        "not found",
+        "no such file",
+        "denied",
+        "cannot ",
+        "can't ",
+        "could not",
+        "couldn't",
+        "unable to",
+        "no rule to",
+        "***",
+        "panic",
+        "abort",
+        "exception",
+        "timed out",
+        "killed",
+    ]
+    .iter()
+    .any(|w| l.contains(w))
+}
+
+/// The lines that say why a job failed when no test did: before the last line that gives a
+/// non-zero exit (or the log's end), within that line's step, the last stretch of at most 12
+/// lines that holds error-shaped lines, from the first of them. (start, end), 0-based.
+fn job_failure(
+    lines: &[String],
+    unwrapped: &super::ci::Unwrapped,
+    offset: usize,
+) -> Option<(usize, usize)> {
+    const WINDOW: usize = 12;
+    let exit = lines
+        .iter()
+        .rposition(|l| exit_code_line(l))
+        .unwrap_or(lines.len());
+    let step = |k: usize| unwrapped.steps.get(offset + k).copied().flatten();
+    let at_exit = step(exit.min(lines.len().saturating_sub(1)));
+    let mut window: Vec<usize> = Vec::new();
+    for k in (0..exit).rev() {
+        if window.len() >= WINDOW || (at_exit.is_some() && step(k) != at_exit) {
+            break;
+        }
+        if !lines[k].trim().is_empty() {
+            window.push(k);
+        }
+    }
+    window.reverse();
+    let first = *window.iter().find(|&&k| error_shaped(&lines[k]))?;
+    let last = *window.last()?;
+    // The exit line itself, when there is one, closes the block.
+    let end = if exit < lines.len() { exit } else { last };
+    // Several error lines each at a place of their own are several failures, not one step's
+    // reason (a runner's compact report the parsers did not read): no block that merges them.
+    let placed = (first..=end.min(lines.len() - 1))
+        .filter(|&k| error_shaped(&lines[k]) && location_in(&lines[k]).is_some())
+        .count();
+    (placed < 2).then_some((first, end))
+}
+
 /// Which parsers read a log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Parsers {
@@ -1142,6 +1207,27 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
         if blocks.iter().any(|b| !only_counts(b)) {
             blocks.retain(|b| !only_counts(b));
         }
+    }
+    // A job that failed outside any test: the error lines that end the failing step, first.
+    // Only where nothing but a step's own error lines was found (no test, no diagnostic, no
+    // runner's report): those are what the job failed of.
+    let job_level = |b: &FailureBlock| {
+        b.test_name.is_none()
+            && b.anchors
+                .iter()
+                .all(|a| matches!(*a, "exit_code" | "npm_err" | "error_line"))
+    };
+    if blocks.iter().all(job_level)
+        && let Some((s, e)) = job_failure(&lines, &unwrapped, offset)
+    {
+        blocks.retain(|b| b.end < s + 1 || b.start > e + 1);
+        let (kept, omitted) = capped(&lines[s..=e]);
+        let mut block = finish(kept, s + 1, omitted, vec!["job_failure"]);
+        block.message = lines[s..=e]
+            .iter()
+            .find(|l| error_shaped(l))
+            .map(|l| l.trim().to_owned());
+        blocks.insert(0, block);
     }
     for block in &mut blocks {
         // A block whose kept lines reach past the log (a runner's report counts lines it
