@@ -51,7 +51,13 @@ impl InputShape {
             Some(text) if !text.trim().is_empty() => {
                 if parse_comments(text).is_ok() {
                     InputShape::ReviewComments
-                } else if !crate::triage::logs::parse_log(text).blocks.is_empty() {
+                } else if crate::triage::logs::parse_log(text)
+                    .blocks
+                    .iter()
+                    // A step's error lines alone (a job that failed outside any test) are
+                    // found in any text with error words; they do not make it a log.
+                    .any(|b| !b.anchors.contains(&"job_failure"))
+                {
                     InputShape::FailureLog
                 } else if looks_like_broken_json(text) && text.contains("\"body\"") {
                     InputShape::ReviewComments

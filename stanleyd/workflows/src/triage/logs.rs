@@ -1226,7 +1226,7 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
         block.message = lines[s..=e]
             .iter()
             .find(|l| error_shaped(l))
-            .map(|l| l.trim().to_owned());
+            .map(|l| super::documents::bounded_message(l.trim()));
         blocks.insert(0, block);
     }
     for block in &mut blocks {
