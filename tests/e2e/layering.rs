@@ -294,6 +294,27 @@ fn the_cycle_finder_finds_a_cycle_and_passes_a_tree() {
     assert!(cycles(&module_graph(dir.path())).is_empty());
 }
 
+/// Every line of production code (tests and `testing.rs` left out) that makes one of `calls`
+/// and that `allowed` does not excuse, as `dir/file:line: text`.
+fn production_calls(calls: &[&str], allowed: impl Fn(&str, &str) -> bool) -> Vec<String> {
+    let mut offenders = Vec::new();
+    for dir in [
+        "stanleyd/daemon/src",
+        "stanleyd/adapters/src",
+        "stanleyd/workflows/src",
+        "stanleyd/core/src",
+        "stanley-cli/src",
+        "proto/src",
+    ] {
+        for (file, n, line) in code_lines(dir, &["testing.rs"]) {
+            if calls.iter().any(|c| line.contains(c)) && !allowed(&file, &line) {
+                offenders.push(format!("{dir}/{file}:{n}: {line}"));
+            }
+        }
+    }
+    offenders
+}
+
 /// The code lines of every Rust source under `dir` (relative to the workspace), each with its
 /// path relative to `dir` and its line number: comment lines, `*tests.rs` files and all that
 /// follows a file's first `#[cfg(test)]` left out, and files whose relative path starts with one
@@ -615,21 +636,7 @@ fn files_are_read_only_through_the_bounded_readers() {
             _ => false,
         }
     };
-    let mut offenders = Vec::new();
-    for dir in [
-        "stanleyd/daemon/src",
-        "stanleyd/adapters/src",
-        "stanleyd/workflows/src",
-        "stanleyd/core/src",
-        "stanley-cli/src",
-        "proto/src",
-    ] {
-        for (file, n, line) in code_lines(dir, &["testing.rs"]) {
-            if CALLS.iter().any(|c| line.contains(c)) && !allowed(&file, &line) {
-                offenders.push(format!("{dir}/{file}:{n}: {line}"));
-            }
-        }
-    }
+    let offenders = production_calls(&CALLS, allowed);
     assert!(
         offenders.is_empty(),
         "files read outside the bounded readers:\n{}",
@@ -666,21 +673,7 @@ fn folders_are_listed_and_changed_only_through_the_guarded_operations() {
             _ => false,
         }
     };
-    let mut offenders = Vec::new();
-    for dir in [
-        "stanleyd/daemon/src",
-        "stanleyd/adapters/src",
-        "stanleyd/workflows/src",
-        "stanleyd/core/src",
-        "stanley-cli/src",
-        "proto/src",
-    ] {
-        for (file, n, line) in code_lines(dir, &["testing.rs"]) {
-            if CALLS.iter().any(|c| line.contains(c)) && !allowed(&file, &line) {
-                offenders.push(format!("{dir}/{file}:{n}: {line}"));
-            }
-        }
-    }
+    let offenders = production_calls(&CALLS, allowed);
     assert!(
         offenders.is_empty(),
         "folders listed or changed outside the guarded operations:\n{}",

@@ -1001,6 +1001,106 @@ fn job_failure(
     (placed < 2).then_some((first, end))
 }
 
+/// The diagnostics of compilers, type checkers and linters among the lines not `covered` (then
+/// covered): each error a block named by its location, its family its code or rule, its
+/// fingerprint its exact place and message.
+fn diagnostic_blocks(lines: &[String], covered: &mut [bool]) -> Vec<FailureBlock> {
+    let mut out = Vec::new();
+    for d in super::diagnostics::read(lines, covered) {
+        for c in &mut covered[d.found.start..d.found.start + d.found.lines.len()] {
+            *c = true;
+        }
+        let (code, place) = (d.code.clone(), d.place.clone());
+        let message = d.found.message.clone().unwrap_or_default();
+        let mut block = from_found(d.found);
+        if let Some(code) = code {
+            block.family = stable_id("fam", &Value::String(code), 8);
+        }
+        // The same error printed twice is one; two errors are never one, however alike.
+        block.fingerprint = stable_id("fp", &serde_json::json!([place, message]), 12);
+        out.push(block);
+    }
+    out
+}
+
+/// Puts the blocks of a text log in order and settles them: one report of a test kept, a run's
+/// closing counts dropped beside real failures, a job's own failure first when nothing else was
+/// found, and each block's step and place in the input.
+fn settle(
+    mut blocks: Vec<FailureBlock>,
+    lines: &[String],
+    unwrapped: &super::ci::Unwrapped,
+    offset: usize,
+) -> Vec<FailureBlock> {
+    blocks.sort_by_key(|b| b.start);
+    // One test reported twice (prove prints Test::More's diagnostics, then the TAP point): the
+    // report without a message goes when another of the same name has one.
+    let named_with_message: Vec<String> = blocks
+        .iter()
+        .filter(|b| b.message.is_some())
+        .filter_map(|b| b.test_name.clone())
+        .collect();
+    blocks.retain(|b| {
+        b.message.is_some()
+            || b.test_name
+                .as_ref()
+                .is_none_or(|n| !named_with_message.contains(n))
+    });
+    // A run's closing counts (`FAILED (failures=2, errors=1)`, `3 problems`, `4 failed, 1
+    // passed`) say that failures happened, not which: beside the failures themselves they are
+    // no block of their own.
+    if blocks.len() > 1 {
+        let only_counts = |b: &FailureBlock| {
+            let mut content = b.lines.iter().filter(|l| {
+                let t = l.trim();
+                !t.is_empty() && !t.chars().all(|c| "=-─━_*~ ".contains(c))
+            });
+            content.clone().next().is_some()
+                && content.all(|l| counts_only(l) || super::segment::summary(l))
+        };
+        if blocks.iter().any(|b| !only_counts(b)) {
+            blocks.retain(|b| !only_counts(b));
+        }
+    }
+    // A job that failed outside any test: the error lines that end the failing step, first.
+    // Only where nothing but a step's own error lines was found (no test, no diagnostic, no
+    // runner's report): those are what the job failed of.
+    let job_level = |b: &FailureBlock| {
+        b.test_name.is_none()
+            && b.anchors
+                .iter()
+                .all(|a| matches!(*a, "exit_code" | "npm_err" | "error_line"))
+    };
+    if blocks.iter().all(job_level)
+        && let Some((s, e)) = job_failure(lines, unwrapped, offset)
+    {
+        blocks.retain(|b| b.end < s + 1 || b.start > e + 1);
+        let (kept, omitted) = capped(&lines[s..=e]);
+        let mut block = finish(kept, s + 1, omitted, vec!["job_failure"]);
+        block.message = lines[s..=e]
+            .iter()
+            .find(|l| error_shaped(l))
+            .map(|l| super::documents::bounded_message(l.trim()));
+        blocks.insert(0, block);
+    }
+    for block in &mut blocks {
+        // A block whose kept lines reach past the log (a runner's report counts lines it
+        // joined or synthesised) ends at the log's last line (issue 36).
+        block.end = block.end.min(lines.len()).max(block.start);
+        block.step = unwrapped
+            .step_of(offset + block.start - 1)
+            .map(str::to_owned);
+        // Streams put back in order: the block's place is given in the input's lines.
+        if !unwrapped.origin.is_empty() {
+            let at = |k: usize| unwrapped.origin.get(offset + k - 1).map_or(k, |o| o + 1);
+            let (start, end) = (block.start, block.end);
+            block.start = at(start);
+            block.end = (start..=end).map(at).max().unwrap_or(block.start);
+        }
+    }
+    blocks
+}
+
 /// Which parsers read a log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Parsers {
@@ -1082,22 +1182,8 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
         }
         blocks.extend(found.into_iter().map(from_found));
     }
-    // Diagnostics (compilers, type checkers, linters): each error a failure named by its
-    // location, grouped by its code or rule.
-    for d in super::diagnostics::read(&lines, &covered) {
-        for c in &mut covered[d.found.start..d.found.start + d.found.lines.len()] {
-            *c = true;
-        }
-        let (code, place) = (d.code.clone(), d.place.clone());
-        let message = d.found.message.clone().unwrap_or_default();
-        let mut block = from_found(d.found);
-        if let Some(code) = code {
-            block.family = stable_id("fam", &Value::String(code), 8);
-        }
-        // The same error printed twice is one; two errors are never one, however alike.
-        block.fingerprint = stable_id("fp", &serde_json::json!([place, message]), 12);
-        blocks.push(block);
-    }
+    // Diagnostics: each error of a compiler, type checker or linter a failure of its own.
+    blocks.extend(diagnostic_blocks(&lines, &mut covered));
     // The runner-agnostic segmenter: reports by the structure runners share.
     let segments = super::segment::segment(&lines, &covered);
     for found in segments.reports {
@@ -1178,72 +1264,7 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
         let (kept, omitted) = capped(&lines[s..=e]);
         blocks.push(finish(kept, s + 1, omitted, a));
     }
-    blocks.sort_by_key(|b| b.start);
-    // One test reported twice (prove prints Test::More's diagnostics, then the TAP point): the
-    // report without a message goes when another of the same name has one.
-    let named_with_message: Vec<String> = blocks
-        .iter()
-        .filter(|b| b.message.is_some())
-        .filter_map(|b| b.test_name.clone())
-        .collect();
-    blocks.retain(|b| {
-        b.message.is_some()
-            || b.test_name
-                .as_ref()
-                .is_none_or(|n| !named_with_message.contains(n))
-    });
-    // A run's closing counts (`FAILED (failures=2, errors=1)`, `3 problems`, `4 failed, 1
-    // passed`) say that failures happened, not which: beside the failures themselves they are
-    // no block of their own.
-    if blocks.len() > 1 {
-        let only_counts = |b: &FailureBlock| {
-            let mut content = b.lines.iter().filter(|l| {
-                let t = l.trim();
-                !t.is_empty() && !t.chars().all(|c| "=-─━_*~ ".contains(c))
-            });
-            content.clone().next().is_some()
-                && content.all(|l| counts_only(l) || super::segment::summary(l))
-        };
-        if blocks.iter().any(|b| !only_counts(b)) {
-            blocks.retain(|b| !only_counts(b));
-        }
-    }
-    // A job that failed outside any test: the error lines that end the failing step, first.
-    // Only where nothing but a step's own error lines was found (no test, no diagnostic, no
-    // runner's report): those are what the job failed of.
-    let job_level = |b: &FailureBlock| {
-        b.test_name.is_none()
-            && b.anchors
-                .iter()
-                .all(|a| matches!(*a, "exit_code" | "npm_err" | "error_line"))
-    };
-    if blocks.iter().all(job_level)
-        && let Some((s, e)) = job_failure(&lines, &unwrapped, offset)
-    {
-        blocks.retain(|b| b.end < s + 1 || b.start > e + 1);
-        let (kept, omitted) = capped(&lines[s..=e]);
-        let mut block = finish(kept, s + 1, omitted, vec!["job_failure"]);
-        block.message = lines[s..=e]
-            .iter()
-            .find(|l| error_shaped(l))
-            .map(|l| super::documents::bounded_message(l.trim()));
-        blocks.insert(0, block);
-    }
-    for block in &mut blocks {
-        // A block whose kept lines reach past the log (a runner's report counts lines it
-        // joined or synthesised) ends at the log's last line (issue 36).
-        block.end = block.end.min(lines.len()).max(block.start);
-        block.step = unwrapped
-            .step_of(offset + block.start - 1)
-            .map(str::to_owned);
-        // Streams put back in order: the block's place is given in the input's lines.
-        if !unwrapped.origin.is_empty() {
-            let at = |k: usize| unwrapped.origin.get(offset + k - 1).map_or(k, |o| o + 1);
-            let (start, end) = (block.start, block.end);
-            block.start = at(start);
-            block.end = (start..=end).map(at).max().unwrap_or(block.start);
-        }
-    }
+    let mut blocks = settle(blocks, &lines, &unwrapped, offset);
     distinct_ids(&mut blocks);
     ParsedLog {
         line_count: lines.len(),
