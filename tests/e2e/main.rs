@@ -33,6 +33,7 @@ mod routing;
 mod runs;
 mod security;
 mod shapes;
+mod stops;
 mod summarize;
 mod terminal;
 mod throttle;

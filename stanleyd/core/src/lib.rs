@@ -20,7 +20,7 @@ pub use budget::{Budget, BudgetLimits, BudgetPlan, Denial, PlanAllowance};
 pub use cache::{
     CacheKey, CacheUse, CachedAnswers, JudgmentCache, RequestUsage, Tally, cost_usd, list_price,
 };
-pub use cancel::Cancel;
+pub use cancel::{Cancel, Cancelled, Pace};
 pub use envelope::Status;
 pub use executor::{
     AttemptRecord, Executor, ExecutorOptions, FailReason, Frame, FrameFailure, FrameOk,

@@ -9,7 +9,7 @@ use serde_json::json;
 use stanley_adapters::SystemClock;
 use stanley_adapters::clock::random_hex6;
 use stanley_core::{ExecutorOptions, Status};
-use stanley_workflows::builtin::{BuiltinRun, PlanRequest, RunOn};
+use stanley_workflows::builtin::{BuiltinRun, PlanInput, PlanRequest, RunOn};
 use stanley_workflows::diff::{Diff, DiffEvidence, DiffSource};
 use stanley_workflows::ports::Clock;
 use stanley_workflows::registry::Builtin;
@@ -35,9 +35,12 @@ pub(crate) async fn run_builtin(
     let root = ctx.state.config.files.root.display().to_string();
     let request = PlanRequest {
         text,
-        input: input.map(|i| (i.text.as_str(), i.source.as_str())),
+        input: input.map(|i| PlanInput {
+            text: &i.text,
+            source: &i.source,
+            reading: &i.reading,
+        }),
         root: &root,
-        parsers: ctx.triage_parsers,
     };
     let Some(plan) = stanley_workflows::builtin::plan(builtin, &request)? else {
         return Ok(success(
@@ -189,7 +192,7 @@ pub(crate) async fn run_plan(
     };
     plan.run(on, &executor, &mut run).await;
     if ctx.cancel.is_cancelled() {
-        return Err(RequestError::internal("run aborted"));
+        return Err(RequestError::aborted());
     }
     Ok(run.finish(&executor))
 }

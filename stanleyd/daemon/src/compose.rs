@@ -10,7 +10,7 @@ use stanley_adapters::workflow_host::{HostCall, PromptRefusal, RunParams};
 use stanley_core::{BoxFuture, ExecutorOptions, Frame, Status};
 use stanley_workflows::judge;
 use stanley_workflows::registry::{BUILTINS, Builtin};
-use stanley_workflows::routing::{self, Candidate, Facts, InputShape, NO_AGENT_NOTICE};
+use stanley_workflows::routing::{self, Candidate, Facts, NO_AGENT_NOTICE};
 use stanley_workflows::text::{Action, classify_action};
 use tokio::sync::mpsc;
 
@@ -169,7 +169,7 @@ pub(crate) fn run_repository<'a>(
                 },
                 () = ctx.cancel.cancelled() => {
                     host.cancel(&run_id).await;
-                    return Err(RequestError::internal("run aborted"));
+                    return Err(RequestError::aborted());
                 }
                 () = tokio::time::sleep_until(deadline) => {
                     // The shared wall-clock budget bounds repository code too; the host keeps
@@ -232,15 +232,23 @@ fn nested<'a>(
             Value::String(s) => s.clone(),
             other => serde_json::to_string(other).unwrap_or_default(),
         });
-        let supplied = text_input.map(|text| Supplied {
-            text,
-            source: "workflow prompt".into(),
-            file: None,
-        });
+        let supplied = match text_input {
+            Some(text) => Some(
+                Supplied::read(
+                    text,
+                    "workflow prompt".into(),
+                    None,
+                    ctx.triage_parsers,
+                    &ctx.cancel,
+                )
+                .await?,
+            ),
+            None => None,
+        };
         let source = ctx.diff()?;
         let facts = Facts {
             diff: source.is_present(),
-            input: InputShape::of(supplied.as_ref().map(|s| s.text.as_str())),
+            input: Supplied::shape_of(supplied.as_ref()),
         };
         let action = classify_action(&instructions);
         let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();

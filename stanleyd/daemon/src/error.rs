@@ -36,12 +36,15 @@ pub(crate) enum Refusal {
     JevUnreachable,
     /// Jev kept failing until retries ran out (69).
     JevUnavailable,
+    /// The request was cancelled before it finished: its client went away or the daemon is
+    /// stopping (130).
+    Interrupted,
 }
 
 impl Refusal {
     /// Every refusal (a new variant fails to build `position` in the test until it is listed).
     #[cfg(test)]
-    pub(crate) const ALL: [Refusal; 11] = [
+    pub(crate) const ALL: [Refusal; 12] = [
         Refusal::Usage,
         Refusal::Input,
         Refusal::NotFound,
@@ -53,6 +56,7 @@ impl Refusal {
         Refusal::JevAuth,
         Refusal::JevUnreachable,
         Refusal::JevUnavailable,
+        Refusal::Interrupted,
     ];
 
     /// The public kind, which decides the exit code.
@@ -66,6 +70,7 @@ impl Refusal {
             Refusal::JevAuth => ErrorKind::JevAuth,
             Refusal::JevUnreachable => ErrorKind::JevUnreachable,
             Refusal::JevUnavailable => ErrorKind::JevUnavailable,
+            Refusal::Interrupted => ErrorKind::Interrupted,
         }
     }
 
@@ -81,6 +86,7 @@ impl Refusal {
             }
             Refusal::Internal => tonic::Code::Internal,
             Refusal::JevAuth => tonic::Code::PermissionDenied,
+            Refusal::Interrupted => tonic::Code::Cancelled,
         }
     }
 }
@@ -157,6 +163,15 @@ impl RequestError {
     /// A fault of Stanley's own (70, `INTERNAL`).
     pub(crate) fn internal(message: impl Into<String>) -> Self {
         Self::new(Refusal::Internal, message)
+    }
+
+    /// The request was cancelled (its client went away, or the daemon is stopping) and its work
+    /// ended early; its run record says so (130, `CANCELLED`).
+    pub(crate) fn aborted() -> Self {
+        Self::new(
+            Refusal::Interrupted,
+            "the request was interrupted before it finished (its client went away or the daemon is stopping)",
+        )
     }
 
     /// Jev could not answer: the key was refused (77), the base URL cannot be reached (69), or
@@ -300,6 +315,7 @@ mod tests {
             Refusal::JevAuth => 8,
             Refusal::JevUnreachable => 9,
             Refusal::JevUnavailable => 10,
+            Refusal::Interrupted => 11,
         };
         for (i, r) in Refusal::ALL.iter().enumerate() {
             assert_eq!(position(*r), i, "{r:?}");

@@ -31,6 +31,9 @@ fn thread_cache_on() {
     }
 }
 
+/// How long a stopping daemon waits for work on blocking threads after serving has ended.
+const BLOCKING_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
+
 fn usage() -> ExitCode {
     eprintln!("usage: stanleyd --root <worktree root>");
     ExitCode::from(Exit::Usage.code())
@@ -145,6 +148,9 @@ fn main() -> ExitCode {
             })?;
         run(config, listener, shutdown_signal()).await
     });
+    // Work still on a blocking thread (a Git call that cannot be interrupted) does not hold
+    // the exit: dropping the runtime would wait for it (D-162).
+    runtime.shutdown_timeout(BLOCKING_GRACE);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -20,7 +20,8 @@ use stanley_workflows::improve::Job;
 use stanley_workflows::ports::{Clock, Redactor};
 use stanley_workflows::registry::{BUILTINS, Builtin, display_id};
 use stanley_workflows::result::{error_document, human, prompt_document};
-use stanley_workflows::routing::{self, Facts, InputShape, RouteReason};
+use stanley_workflows::routing::{self, Facts, RouteReason};
+use stanley_workflows::triage::logs::Parsers;
 
 use crate::builtin::{run_builtin, run_plan};
 use crate::compose;
@@ -111,10 +112,32 @@ fn to_result(
     (result, doc)
 }
 
-fn read_input(
+/// The request's input, read (a file through the bounded window) and then parsed once, both off
+/// the runtime's threads; `cancel` ends the parse early.
+async fn read_input(
     root: &std::path::Path,
     input: Option<v1::Input>,
+    parsers: Parsers,
+    cancel: &Cancel,
 ) -> Result<Option<Supplied>, RequestError> {
+    let root = root.to_owned();
+    let raw = tokio::task::spawn_blocking(move || raw_input(&root, input))
+        .await
+        .map_err(|e| RequestError::internal(format!("reading the input failed: {e}")))??;
+    let Some((text, file)) = raw else {
+        return Ok(None);
+    };
+    let source = file.clone().unwrap_or_else(|| "stdin".to_owned());
+    Supplied::read(text, source, file, parsers, cancel)
+        .await
+        .map(Some)
+}
+
+/// The input's text and the repository-relative file it came from, if any.
+fn raw_input(
+    root: &std::path::Path,
+    input: Option<v1::Input>,
+) -> Result<Option<(String, Option<String>)>, RequestError> {
     let Some(source) = input.and_then(|i| i.source) else {
         return Ok(None);
     };
@@ -144,11 +167,7 @@ fn read_input(
         Ok(value) => serde_json::to_string(&value).unwrap_or(raw),
         Err(_) => raw,
     };
-    Ok(Some(Supplied {
-        text,
-        source: file.clone().unwrap_or_else(|| "stdin".to_owned()),
-        file,
-    }))
+    Ok(Some((text, file)))
 }
 
 /// The coding agent that could take this request, if any (`STANLEY_AGENT=off`, nesting,
@@ -414,7 +433,7 @@ fn unrouted(
     diff: Option<&DiffSource>,
     input: Option<&Supplied>,
 ) -> Result<Answer, RequestError> {
-    let input_shape = InputShape::of(input.map(|i| i.text.as_str()));
+    let input_shape = Supplied::shape_of(input);
     let present = match diff {
         Some(d) => d.is_present(),
         None if action.is_none() => ctx.diff()?.is_present(),
@@ -459,9 +478,15 @@ async fn serve(
     let mut ctx = context(state, &request, settings, cancel, redactor)?;
     ctx.tally = track.tally;
     ctx.run_slot = track.run;
-    let input = read_input(&state.config.files.root, request.input.clone())?;
+    let input = read_input(
+        &state.config.files.root,
+        request.input.clone(),
+        ctx.triage_parsers,
+        &ctx.cancel,
+    )
+    .await?;
     ctx.input_file = input.as_ref().and_then(|i| i.file.clone());
-    let input_shape = InputShape::of(input.as_ref().map(|i| i.text.as_str()));
+    let input_shape = Supplied::shape_of(input.as_ref());
     let action = classify_action(&text);
     let agent = agent_for(state, settings, request.no_agent);
     let builtins: Vec<&Builtin> = BUILTINS.iter().filter(|b| b.implemented).collect();
@@ -617,7 +642,7 @@ async fn delegate(
         .run(&instructions, AGENT_TIMEOUT, ctx.cancel.clone(), progress)
         .await;
     if ctx.cancel.is_cancelled() {
-        return Err(RequestError::internal("run aborted"));
+        return Err(RequestError::aborted());
     }
     tracing::info!(
         outcome = result.outcome.as_str(),
@@ -640,7 +665,7 @@ async fn delegate(
     }
     // Queue an improvement job from the redacted request, durably, before answering.
     let redacted = ctx.redactor.text(request).0;
-    let shape = InputShape::of(input.map(|i| i.text.as_str())).as_str();
+    let shape = Supplied::shape_of(input).as_str();
     let job = Job::new(&redacted, shape, &stamp_now());
     match ctx.state.queue.as_deref().map(|q| q.enqueue(&job)) {
         Some(Ok(enqueued)) => {

@@ -9,11 +9,14 @@ use serde_json::Value;
 use stanley_adapters::redact::{redacting, safe_message};
 use stanley_adapters::{FsRecorder, SecretRedactor};
 use stanley_core::{
-    Budget, CacheUse, Cancel, Executor, ExecutorOptions, Jev, Status, Tally, TroubleCell,
+    Budget, CacheUse, Cancel, Cancelled, Executor, ExecutorOptions, Jev, Pace, Status, Tally,
+    TroubleCell,
 };
 use stanley_proto::v1::{self, PromptResponse, prompt_response};
 use stanley_workflows::diff::{DiffSource, Scope};
 use stanley_workflows::ports::{NoRecords, Redactor, RunRecorder};
+use stanley_workflows::routing::{InputShape, Reading};
+use stanley_workflows::triage::logs::Parsers;
 use tokio::sync::mpsc;
 
 use crate::error::RequestError;
@@ -129,6 +132,39 @@ pub(crate) struct Supplied {
     pub(crate) source: String,
     /// The repository-relative file it was read from (None for stdin and nested prompts).
     pub(crate) file: Option<String>,
+    /// Its shape and the failure log it parses as, read once for the whole request.
+    pub(crate) reading: Reading,
+}
+
+impl Supplied {
+    /// Reads `text` once for the request (its shape, the failure log it parses as) on a
+    /// blocking thread, so that a long parse holds none of the runtime's two threads; `cancel`
+    /// ends the parse within milliseconds (issue 47).
+    pub(crate) async fn read(
+        text: String,
+        source: String,
+        file: Option<String>,
+        parsers: Parsers,
+        cancel: &Cancel,
+    ) -> Result<Self, RequestError> {
+        let cancel = cancel.clone();
+        tokio::task::spawn_blocking(move || {
+            Reading::of(&text, parsers, &Pace::new(&cancel)).map(|reading| Supplied {
+                text,
+                source,
+                file,
+                reading,
+            })
+        })
+        .await
+        .map_err(|e| RequestError::internal(format!("reading the input failed: {e}")))?
+        .map_err(|Cancelled| RequestError::aborted())
+    }
+
+    /// The input's shape, when there is an input.
+    pub(crate) fn shape_of(input: Option<&Supplied>) -> InputShape {
+        input.map_or(InputShape::None, |i| i.reading.shape)
+    }
 }
 
 /// Everything one request shares once its settings are read.
@@ -155,7 +191,7 @@ pub(crate) struct Ctx<'a> {
     /// Where a built-in says which run folder it opened.
     pub(crate) run_slot: RunSlot,
     /// Which parsers read a failure log.
-    pub(crate) triage_parsers: stanley_workflows::triage::logs::Parsers,
+    pub(crate) triage_parsers: Parsers,
     /// A digest of what the request's answers depend on besides the built-in, its text and the
     /// diff (its environment, model, budget and Jev endpoint); `None` when the request does not
     /// use the judgment cache, so nothing of it is remembered.

@@ -76,7 +76,7 @@ pub(crate) async fn route(
     );
     let outcome = executor.run(frame).await;
     if ctx.cancel.is_cancelled() {
-        return Err(RequestError::internal("run aborted"));
+        return Err(RequestError::aborted());
     }
     let answer = match outcome {
         Ok(ok) => ok.answers.get("route").cloned(),

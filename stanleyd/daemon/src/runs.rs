@@ -9,6 +9,7 @@ use serde_json::Value;
 use stanley_adapters::runs as stored;
 use stanley_adapters::{FsRecorder, SystemClock};
 use stanley_core::{RequestUsage, Tally};
+use stanley_proto::exit::ErrorKind;
 use stanley_proto::v1::{RunFindings, WatchRunsResponse, watch_runs_response};
 use stanley_workflows::ports::{Clock, Redactor, RunRecorder};
 use stanley_workflows::run::run_id;
@@ -125,10 +126,10 @@ fn summary(id: &str, f: &mut Finished<'_>, finished_at: String) -> (RunSummary, 
         duration_ms: f.duration_ms,
         request: f.request.to_owned(),
         workflow: f.result.workflow.clone(),
-        status: if error.is_some() {
-            "error".to_owned()
-        } else {
-            doc["status"].as_str().unwrap_or("unknown").to_owned()
+        status: match &error {
+            Some(e) if e.kind == ErrorKind::Interrupted.as_str() => "interrupted".to_owned(),
+            Some(_) => "error".to_owned(),
+            None => doc["status"].as_str().unwrap_or("unknown").to_owned(),
         },
         exit_code: f.result.exit_code,
         delegated: data["handledBy"] == "coding_agent",

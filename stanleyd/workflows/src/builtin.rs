@@ -3,6 +3,8 @@
 //! what it records, how many hunks it plans to judge, whether its whole answer may be
 //! remembered, and runs it. The daemon drives every built-in through this one shape.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 use stanley_core::{BoxFuture, Executor};
 
@@ -10,9 +12,10 @@ use crate::analysis::{self, AnalysisInput, DEFAULT_MAX_HUNKS, modes};
 use crate::diff::DiffEvidence;
 use crate::ports::Redactor;
 use crate::registry::{Builtin, Kind};
+use crate::routing::Reading;
 use crate::run::Run;
 use crate::text::{RequestTextError, check_request_text};
-use crate::triage::logs::{ParsedLog, Parsers, parse_log_with};
+use crate::triage::logs::ParsedLog;
 use crate::triage::review_comments::{Comment, CommentsError, parse_comments};
 use crate::triage::{Sources, comments, failures};
 use crate::{check, find, routing};
@@ -94,12 +97,22 @@ pub enum Refused {
 pub struct PlanRequest<'a> {
     /// The request's text.
     pub text: &'a str,
-    /// The supplied input: its text and where it came from (`stdin` or a path).
-    pub input: Option<(&'a str, &'a str)>,
+    /// The supplied input: its text, where it came from (`stdin` or a path), and how it was
+    /// read.
+    pub input: Option<PlanInput<'a>>,
     /// The repository root, stripped from absolute paths in a failure log.
     pub root: &'a str,
-    /// Which parsers read a failure log.
-    pub parsers: Parsers,
+}
+
+/// The supplied input of a built-in request.
+#[derive(Clone, Copy)]
+pub struct PlanInput<'a> {
+    /// Its text.
+    pub text: &'a str,
+    /// `stdin`, or the path it was read from.
+    pub source: &'a str,
+    /// Its shape and the failure log it parsed as, read once for the request.
+    pub reading: &'a Reading,
 }
 
 /// The built-in's run for `request`; `None` when it needs input that was not supplied.
@@ -113,9 +126,17 @@ pub fn plan(
             check_request_text(text, "task")?;
             Box::new(Find(find::FindInput::new(text)))
         }
-        Kind::Check => Box::new(Check(check::plan(text, request.input)?)),
+        Kind::Check => Box::new(Check(check::plan(
+            text,
+            request.input.map(|i| (i.text, i.source)),
+        )?)),
         Kind::TriageComments => {
-            let Some((input, source)) = request.input else {
+            let Some(PlanInput {
+                text: input,
+                source,
+                ..
+            }) = request.input
+            else {
                 return Ok(None);
             };
             let parsed = parse_comments(input)?;
@@ -129,11 +150,16 @@ pub fn plan(
             ))
         }
         Kind::TriageFailures => {
-            let Some((input, source)) = request.input else {
+            let Some(PlanInput {
+                text: input,
+                source,
+                reading,
+            }) = request.input
+            else {
                 return Ok(None);
             };
             check_request_text(text, "task")?;
-            let parsed = parse_log_with(input, request.parsers);
+            let parsed = reading.log.clone();
             Box::new(Failures(
                 failures::FailuresInput {
                     text: input.to_owned(),
@@ -224,7 +250,7 @@ impl BuiltinRun for Check {
 }
 
 /// `triage` of a failure log.
-struct Failures(failures::FailuresInput, ParsedLog);
+struct Failures(failures::FailuresInput, Arc<ParsedLog>);
 
 impl BuiltinRun for Failures {
     fn record_name(&self) -> Option<&'static str> {
@@ -324,13 +350,25 @@ mod tests {
     use super::*;
     use crate::diff::{Diff, DiffSource};
     use crate::registry::BUILTINS;
+    use crate::triage::logs::Parsers;
 
-    fn request<'a>(text: &'a str, input: Option<(&'a str, &'a str)>) -> PlanRequest<'a> {
+    fn reading(text: &str) -> Reading {
+        let never = stanley_core::Cancel::new();
+        Reading::of(text, Parsers::All, &stanley_core::Pace::new(&never)).unwrap()
+    }
+
+    fn request<'a>(
+        text: &'a str,
+        input: Option<(&'a str, &'a str, &'a Reading)>,
+    ) -> PlanRequest<'a> {
         PlanRequest {
             text,
-            input,
+            input: input.map(|(text, source, reading)| PlanInput {
+                text,
+                source,
+                reading,
+            }),
             root: "/repo",
-            parsers: Parsers::All,
         }
     }
 
@@ -341,19 +379,17 @@ mod tests {
     fn every_builtin_plans_through_one_shape() {
         let evidence = DiffEvidence::from_source(DiffSource::worktree(Diff::default()));
         let log = "FAILED tests/test_a.py::test_one - AssertionError: boom\n";
+        let log_reading = reading(log);
+        let comments = r#"[{"path": "a.py", "line": 3, "body": "rename this"}]"#;
+        let comments_reading = reading(comments);
         for builtin in BUILTINS.iter().filter(|b| b.implemented) {
-            let input = (builtin.kind == Kind::TriageFailures).then_some((log, "stdin"));
+            let input =
+                (builtin.kind == Kind::TriageFailures).then_some((log, "stdin", &log_reading));
             let planned = match builtin.kind {
                 // Comments need comments; a log is not one.
                 Kind::TriageComments => plan(
                     builtin,
-                    &request(
-                        "triage these",
-                        Some((
-                            r#"[{"path": "a.py", "line": 3, "body": "rename this"}]"#,
-                            "stdin",
-                        )),
-                    ),
+                    &request("triage these", Some((comments, "stdin", &comments_reading))),
                 ),
                 _ => plan(builtin, &request("look at this change", input)),
             };
@@ -401,6 +437,7 @@ mod tests {
     #[test]
     fn a_request_that_cannot_be_planned_says_why() {
         let by_id = |id: &str| BUILTINS.iter().find(|b| b.id == id).unwrap();
+        let broken = reading("{not json");
         assert!(matches!(
             plan(by_id("review"), &request("   ", None)),
             Err(Refused::Text(_))
@@ -408,7 +445,7 @@ mod tests {
         assert!(matches!(
             plan(
                 by_id("check"),
-                &request("check it", Some(("{not json", "rules.json")))
+                &request("check it", Some(("{not json", "rules.json", &broken)))
             ),
             Err(Refused::Check(_))
         ));

@@ -1,9 +1,13 @@
 //! Routing: the deterministic facts, the routing frame (`route-intent@1`), the acceptance policy
 //! `route-intent-policy@1`, and the texts of every fallback when no workflow is selected.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
-use stanley_core::{Answer, Denial, Frame, Question, Questions, Status};
+use stanley_core::{Answer, Cancelled, Denial, Frame, Pace, Question, Questions, Status};
+
+use crate::triage::logs::{ParsedLog, Parsers, parse_log_paced};
 
 use crate::run::to_value;
 use crate::text::Action;
@@ -39,34 +43,60 @@ impl InputShape {
         }
     }
 
-    /// The shape of an input text, by structure, not by its first character: `none` when
-    /// blank; `review_comments` when it parses as review comments (an array of objects with a
-    /// body; an empty array does); `failure_log` when the failure parser finds a failure in it
-    /// (a log with any preamble, a runner's JSON or JSON-lines report, JUnit XML); then
-    /// `review_comments` again for broken JSON that means to be comments (it names a `body`),
-    /// so comment triage can name the parse error; else `text`.
+    /// The shape of an input text, by structure, not by its first character:
+    /// [`Reading::of`] without a cancellation (tests and benches).
+    #[cfg(test)]
     pub fn of(input: Option<&str>) -> Self {
-        use crate::triage::review_comments::{looks_like_broken_json, parse_comments};
+        let cancel = stanley_core::Cancel::new();
         match input {
-            Some(text) if !text.trim().is_empty() => {
-                if parse_comments(text).is_ok() {
-                    InputShape::ReviewComments
-                } else if crate::triage::logs::parse_log(text)
-                    .blocks
-                    .iter()
-                    // A step's error lines alone (a job that failed outside any test) are
-                    // found in any text with error words; they do not make it a log.
-                    .any(|b| !b.anchors.contains(&"job_failure"))
-                {
-                    InputShape::FailureLog
-                } else if looks_like_broken_json(text) && text.contains("\"body\"") {
-                    InputShape::ReviewComments
-                } else {
-                    InputShape::Text
-                }
-            }
-            _ => InputShape::None,
+            Some(text) => match Reading::of(text, Parsers::All, &Pace::new(&cancel)) {
+                Ok(reading) => reading.shape,
+                Err(Cancelled) => unreachable!("the signal was never fired"),
+            },
+            None => InputShape::None,
         }
+    }
+}
+
+/// A supplied input read once per request: its shape, and the failure log it parses as, which
+/// routing and triage share (D-162).
+#[derive(Clone, Debug)]
+pub struct Reading {
+    /// Its shape.
+    pub shape: InputShape,
+    /// The text read as a failure log.
+    pub log: Arc<ParsedLog>,
+}
+
+impl Reading {
+    /// Reads `text`, by structure, not by its first character: `none` when blank;
+    /// `review_comments` when it parses as review comments (an array of objects with a body; an
+    /// empty array does); `failure_log` when the failure parser finds a failure in it (a log
+    /// with any preamble, a runner's JSON or JSON-lines report, JUnit XML); then
+    /// `review_comments` again for broken JSON that means to be comments (it names a `body`),
+    /// so comment triage can name the parse error; else `text`. CPU-bound: it ends early with
+    /// [`Cancelled`] once `pace`'s signal fires.
+    pub fn of(text: &str, parsers: Parsers, pace: &Pace<'_>) -> Result<Self, Cancelled> {
+        use crate::triage::review_comments::{looks_like_broken_json, parse_comments};
+        let log = Arc::new(parse_log_paced(text, parsers, pace)?);
+        let shape = if text.trim().is_empty() {
+            InputShape::None
+        } else if parse_comments(text).is_ok() {
+            InputShape::ReviewComments
+        } else if log
+            .blocks
+            .iter()
+            // A step's error lines alone (a job that failed outside any test) are found in any
+            // text with error words; they do not make it a log.
+            .any(|b| !b.anchors.contains(&"job_failure"))
+        {
+            InputShape::FailureLog
+        } else if looks_like_broken_json(text) && text.contains("\"body\"") {
+            InputShape::ReviewComments
+        } else {
+            InputShape::Text
+        };
+        Ok(Self { shape, log })
     }
 }
 

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use stanley_core::stable_id;
+use stanley_core::{Cancel, Cancelled, Pace, stable_id};
 
 use crate::run::to_value;
 
@@ -1116,15 +1116,30 @@ pub fn parse_log(text: &str) -> ParsedLog {
     parse_log_with(text, Parsers::All)
 }
 
+/// [`parse_log_paced`] with no cancellation (tests, benches and the fuzzer).
+pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
+    let never = Cancel::new();
+    match parse_log_paced(text, parsers, &Pace::new(&never)) {
+        Ok(parsed) => parsed,
+        Err(Cancelled) => unreachable!("a signal nothing can fire"),
+    }
+}
+
 /// Parses a log into failure blocks: a report document (JSON, JSON lines, XML) as what it is; a
 /// text log, after its CI wrapper is taken off, by the runners' own structure first (with
 /// [`Parsers::All`]), then by the runner-agnostic segmenter, then generic anchors for what is
-/// left.
-pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
+/// left. CPU-bound and linear in the log; it looks at `pace`'s signal between its phases and
+/// every so many lines inside them, and ends with [`Cancelled`] once it fires (issue 47).
+pub fn parse_log_paced(
+    text: &str,
+    parsers: Parsers,
+    pace: &Pace<'_>,
+) -> Result<ParsedLog, Cancelled> {
     let document = match parsers {
         Parsers::All => runners::document(text),
         Parsers::GenericOnly => runners::generic_document(text),
     };
+    pace.now()?;
     if let Some(found) = document {
         let line_count = text.lines().count();
         let mut blocks: Vec<FailureBlock> = found.into_iter().map(from_found).collect();
@@ -1135,17 +1150,19 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
             block.end = line_count.max(1);
         }
         distinct_ids(&mut blocks);
-        return ParsedLog {
+        return Ok(ParsedLog {
             line_count,
             blocks,
             left_out: left_out(text),
             wrapper: None,
-        };
+        });
     }
     // A CI job log first loses its wrapper (timestamps, group markers), one line for one line.
     let mut unwrapped = super::ci::unwrap(text);
+    pace.now()?;
     // Then each line loses the label of its stream (a task runner's, a CI step's).
     super::streams::separate(&mut unwrapped);
+    pace.now()?;
     let wrapper = unwrapped.wrapper;
     let mut lines = unwrapped.lines.clone();
     let mut notes = left_out(&lines.join("\n"));
@@ -1167,8 +1184,10 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
                 .into_iter()
                 .map(from_found),
         );
+        pace.now()?;
         let (more, known) = structured(&lines);
         blocks.extend(more.into_iter().filter(|b| !claimed[b.start - 1]));
+        pace.now()?;
         covered = known;
         for (c, r) in covered.iter_mut().zip(&claimed) {
             *c |= *r;
@@ -1182,10 +1201,13 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
         }
         blocks.extend(found.into_iter().map(from_found));
     }
+    pace.now()?;
     // Diagnostics: each error of a compiler, type checker or linter a failure of its own.
     blocks.extend(diagnostic_blocks(&lines, &mut covered));
+    pace.now()?;
     // The runner-agnostic segmenter: reports by the structure runners share.
     let segments = super::segment::segment(&lines, &covered);
+    pace.now()?;
     for found in segments.reports {
         for c in &mut covered[found.start..found.start + found.lines.len()] {
             *c = true;
@@ -1204,6 +1226,7 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
     let mut stack_like: Vec<Option<bool>> = vec![None; lines.len()];
     let mut is_stack = |k: usize| *stack_like[k].get_or_insert_with(|| is_stack_like(&lines[k]));
     for (i, line) in lines.iter().enumerate() {
+        pace.step()?;
         if covered[i] {
             floor = i + 1;
             continue;
@@ -1260,18 +1283,21 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
         }
     }
     for (s, e, mut a, _) in windows {
+        pace.step()?;
         a.dedup();
         let (kept, omitted) = capped(&lines[s..=e]);
         blocks.push(finish(kept, s + 1, omitted, a));
     }
+    pace.now()?;
     let mut blocks = settle(blocks, &lines, &unwrapped, offset);
+    pace.now()?;
     distinct_ids(&mut blocks);
-    ParsedLog {
+    Ok(ParsedLog {
         line_count: lines.len(),
         blocks,
         left_out: notes,
         wrapper,
-    }
+    })
 }
 
 #[cfg(test)]
