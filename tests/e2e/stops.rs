@@ -111,30 +111,11 @@ fn triage_scene() -> (TestEnv, TempRepo) {
     (env, crate::triage::rust_repo())
 }
 
-/// A diff of 40 files, each a hunk, and a Jev that answers every review question after 3 s.
+/// A diff of 40 files, each a hunk, for a review whose Jev answers slowly.
 fn review_scene() -> (TestEnv, TempRepo) {
     let env = TestEnv::new();
     env.jev.route("correctness", "review", 0.9);
-    let files: Vec<(String, String)> = (0..40)
-        .map(|i| {
-            (
-                format!("src/m{i}.rs"),
-                format!("pub fn f{i}(a: u32) -> u32 {{\n    a + {i}\n}}\n"),
-            )
-        })
-        .collect();
-    let borrowed: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let repo = TempRepo::with_files(&borrowed);
-    for i in 0..40 {
-        repo.write(
-            &format!("src/m{i}.rs"),
-            &format!("pub fn f{i}(a: u32) -> u32 {{\n    a.wrapping_sub({i})\n}}\n"),
-        );
-    }
-    (env, repo)
+    (env, TempRepo::with_hunks(40, 1))
 }
 
 /// The newest run's summary.

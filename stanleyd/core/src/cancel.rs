@@ -1,5 +1,5 @@
 //! A cloneable cancellation signal shared by everything one request starts, and the pace at
-//! which CPU-bound work (parsing a log, building a diff's frames) looks at it.
+//! which CPU-bound work (parsing a supplied log) looks at it.
 
 use std::cell::Cell;
 use std::sync::Arc;
@@ -50,7 +50,7 @@ impl Cancel {
 pub struct Cancelled;
 
 /// How many steps of CPU-bound work pass between two looks at the signal: a step is a line or
-/// a block, microseconds each, so a cancelled parse ends within milliseconds of the signal.
+/// a block, microseconds each, so a paced loop ends within milliseconds of the signal.
 const STEPS_PER_LOOK: u32 = 1024;
 
 /// Looks at a [`Cancel`] once every [`STEPS_PER_LOOK`] steps of a CPU-bound loop, so that the

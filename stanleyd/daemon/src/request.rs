@@ -139,7 +139,7 @@ pub(crate) struct Supplied {
 impl Supplied {
     /// Reads `text` once for the request (its shape, the failure log it parses as) on a
     /// blocking thread, so that a long parse holds none of the runtime's two threads; `cancel`
-    /// ends the parse within milliseconds (issue 47).
+    /// ends the parse at its next check (D-162).
     pub(crate) async fn read(
         text: String,
         source: String,

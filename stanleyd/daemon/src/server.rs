@@ -22,9 +22,9 @@ use crate::services::stanley::StanleyService;
 use crate::state::DaemonState;
 
 /// How long running requests get to finish after shutdown starts: they are cancelled first, and
-/// every request's work, CPU-bound parsing included, looks at its cancellation often enough to end
-/// well within it, so a busy daemon is gone within two seconds of SIGTERM or `daemon stop`
-/// (issue 47, D-162).
+/// their work (Jev questions, agents, the parse of a supplied log) looks at the cancellation, so
+/// a busy daemon is gone within about two seconds of SIGTERM or `daemon stop` (issue 47, D-162;
+/// work that does not look, a Git call, is cut off by the runtime's exit).
 pub(crate) const DRAIN_DEADLINE: Duration = Duration::from_millis(1500);
 
 /// The health service, serving for the server as a whole ("") and for every service.

@@ -1129,7 +1129,8 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
 /// text log, after its CI wrapper is taken off, by the runners' own structure first (with
 /// [`Parsers::All`]), then by the runner-agnostic segmenter, then generic anchors for what is
 /// left. CPU-bound and linear in the log; it looks at `pace`'s signal between its phases and
-/// every so many lines inside them, and ends with [`Cancelled`] once it fires (issue 47).
+/// every so many lines of its anchor and window loops (the runners', diagnostics' and segmenter's
+/// phases only at their ends), and ends with [`Cancelled`] once it fires (issue 47, D-162).
 pub fn parse_log_paced(
     text: &str,
     parsers: Parsers,
