@@ -6,6 +6,7 @@ mod cache;
 mod check;
 mod cli;
 mod connections;
+mod declared;
 mod diffs;
 mod doctor;
 mod edge;

@@ -15,11 +15,12 @@ use stanley_workflows::diff::{
     Diff, DiffSource, Exclusion, FileDiff, FileFacts, FileStatus, HunkDiff, Line, Scope,
 };
 use stanley_workflows::exclusion::{self, HEAD_BYTES, Rule, WholeFile};
-use stanley_workflows::paths::{PathKind, classify_path, is_secret_path};
+use stanley_workflows::paths::{PathKind, classify_declared, classify_path, is_secret_path};
 use stanley_workflows::ports::{Git, GitError, Workspace};
 
 use crate::workspace::split_lines;
 
+mod attributes;
 mod moved;
 mod pairs;
 use pairs::Paired;
@@ -152,10 +153,24 @@ impl Git2Repo {
             .collect();
         paths.sort();
         let mut included = false;
+        let mut attributes = attributes::Attributes::new(repo, &self.root);
         for path in paths {
-            // Never read: credential-shaped, binary and vendored paths. Lockfiles and generated
-            // files are read and set aside by the exclusion policy like tracked ones.
-            let kind = classify_path(&path);
+            // Never read: credential-shaped, binary and vendored paths, and what the repository
+            // declares vendored or not diffed. Lockfiles and generated files are read and set
+            // aside by the exclusion policy like tracked ones.
+            let declared = attributes.of(&path);
+            let kind = classify_declared(&path, &declared);
+            let facts = FileFacts {
+                declared,
+                change: Some(WholeFile::Added),
+                ..FileFacts::default()
+            };
+            if let Some(verdict) = exclusion::declared(&path, Some(&facts))
+                .filter(|v| v.rule != Rule::GeneratedAttribute)
+            {
+                out.excluded.push(Exclusion::verdict(&path, verdict));
+                continue;
+            }
             if matches!(
                 kind,
                 PathKind::Secret | PathKind::Binary | PathKind::Vendored
@@ -218,18 +233,16 @@ impl Git2Repo {
                 FileFacts {
                     bytes: meta.len(),
                     head: head_of(&bytes),
-                    change: Some(WholeFile::Added),
-                    ..FileFacts::default()
+                    ..facts
                 },
             );
-            let lines: Vec<Line> = split_lines(&content)
-                .into_iter()
-                .map(|text| Line {
-                    tag: '+',
-                    text: text.to_owned(),
-                })
-                .collect();
-            let bytes = header_bytes(&path) + lines.iter().map(line_bytes).sum::<usize>();
+            let hunks = added_text(&content);
+            let bytes = header_bytes(&path)
+                + hunks
+                    .iter()
+                    .flat_map(|h| h.lines.iter())
+                    .map(line_bytes)
+                    .sum::<usize>();
             if out.bytes + bytes > MAX_DIFF_BYTES {
                 out.excluded.push(Exclusion::file(
                     &path,
@@ -238,18 +251,6 @@ impl Git2Repo {
                 ));
                 continue;
             }
-            let hunks = if lines.is_empty() {
-                Vec::new()
-            } else {
-                vec![HunkDiff {
-                    old_start: 0,
-                    old_lines: 0,
-                    new_start: 1,
-                    new_lines: lines.len() as u64,
-                    section: String::new(),
-                    lines: lines.into(),
-                }]
-            };
             out.diff.files.push(FileDiff {
                 path,
                 old_path: None,
@@ -271,6 +272,7 @@ impl Git2Repo {
         scope: Scope,
     ) -> BTreeMap<String, FileFacts> {
         let mut out = BTreeMap::new();
+        let mut attributes = attributes::Attributes::new(repo, &self.root);
         for delta in diff.deltas() {
             let deleted = delta.status() == Delta::Deleted;
             let side = if deleted {
@@ -291,6 +293,7 @@ impl Git2Repo {
                     Delta::Deleted => Some(WholeFile::Deleted),
                     _ => None,
                 },
+                declared: attributes.of(path),
                 ..FileFacts::default()
             };
             if !(facts.symlink || facts.submodule || is_secret_path(path)) {
@@ -358,6 +361,28 @@ fn path_text(file: &git2::DiffFile<'_>) -> Option<String> {
         .map(|b| String::from_utf8_lossy(b).into_owned())
 }
 
+/// A whole file's text as one hunk of added lines (none for an empty file).
+fn added_text(content: &str) -> Vec<HunkDiff> {
+    let lines: Vec<Line> = split_lines(content)
+        .into_iter()
+        .map(|text| Line {
+            tag: '+',
+            text: text.to_owned(),
+        })
+        .collect();
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    vec![HunkDiff {
+        old_start: 0,
+        old_lines: 0,
+        new_start: 1,
+        new_lines: lines.len() as u64,
+        section: String::new(),
+        lines: lines.into(),
+    }]
+}
+
 /// A patch's hunks as the domain's, and their size as text.
 fn hunks_of(patch: &Patch<'_>) -> Result<(Vec<HunkDiff>, usize), GitError> {
     let mut bytes = 0usize;
@@ -408,10 +433,19 @@ fn too_big() -> GitError {
     GitError(format!("git diff output exceeded {MAX_DIFF_BYTES} bytes"))
 }
 
+/// A side's bytes, as the Git port reads them (the blob, or the worktree file).
+type SideBytes<'a> = &'a dyn Fn(&git2::DiffFile<'_>) -> Option<Vec<u8>>;
+
 /// git2's diff as the domain [`Diff`], and its size as text: each delta's status and paths, and
 /// its patch's hunks and lines (the `\ No newline at end of file` markers left out, as in text),
-/// with the renames and copies of `paired` in place of the deltas they pair.
-fn structure(diff: &git2::Diff<'_>, paired: &Paired) -> Result<(Diff, usize), GitError> {
+/// with the renames and copies of `paired` in place of the deltas they pair. A type change (a
+/// link that became a file, or back) is one entry, as Git reports it; a new regular file's whole
+/// content is its added text, read through `new_side`.
+fn structure(
+    diff: &git2::Diff<'_>,
+    paired: &Paired,
+    new_side: SideBytes<'_>,
+) -> Result<(Diff, usize), GitError> {
     let mut out = Diff::default();
     let mut bytes = 0usize;
     for (idx, delta) in diff.deltas().enumerate() {
@@ -448,6 +482,7 @@ fn structure(diff: &git2::Diff<'_>, paired: &Paired) -> Result<(Diff, usize), Gi
                 Delta::Deleted => FileStatus::Deleted,
                 Delta::Renamed => FileStatus::Renamed,
                 Delta::Copied => FileStatus::Copied,
+                Delta::Typechange => FileStatus::TypeChange,
                 _ => FileStatus::Modified,
             },
             hunks: Vec::new(),
@@ -461,6 +496,29 @@ fn structure(diff: &git2::Diff<'_>, paired: &Paired) -> Result<(Diff, usize), Gi
             file.old_path = old.filter(|o| *o != file.path);
         }
         bytes += header_bytes(&file.path);
+        if file.status == FileStatus::TypeChange {
+            let new = delta.new_file();
+            let regular = matches!(new.mode(), FileMode::Blob | FileMode::BlobExecutable);
+            let content = regular.then(|| new_side(&new)).flatten();
+            match content {
+                Some(content) if content.contains(&0) => file.status = FileStatus::Binary,
+                Some(content) => {
+                    let hunk = added_text(&String::from_utf8_lossy(&content));
+                    bytes += hunk
+                        .iter()
+                        .flat_map(|h| h.lines.iter())
+                        .map(line_bytes)
+                        .sum::<usize>();
+                    if bytes > MAX_DIFF_BYTES {
+                        return Err(too_big());
+                    }
+                    file.hunks = hunk;
+                }
+                None => {}
+            }
+            out.files.push(file);
+            continue;
+        }
         if let Some(patch) = patch.filter(|_| !binary) {
             let (hunks, size) = hunks_of(&patch)?;
             bytes += size;
@@ -491,6 +549,7 @@ impl Git for Git2Repo {
         let mut opts = DiffOptions::new();
         opts.context_lines(3)
             .ignore_submodules(false)
+            .include_typechange(true)
             .show_binary(false);
         let tree_of = |oid: Oid| {
             repo.find_commit(oid)
@@ -569,7 +628,7 @@ impl Git for Git2Repo {
         let paired = self.pair_renames(&repo, &diff)?;
         // Deltas git2 reports as untracked or ignored are not part of a tracked diff.
         debug_assert!(diff.deltas().all(|d| d.status() != Delta::Untracked));
-        let (structured, bytes) = structure(&diff, &paired)?;
+        let (structured, bytes) = structure(&diff, &paired, &|f| self.side_bytes(&repo, f))?;
         let mut folded = Folded {
             diff: structured,
             bytes,
@@ -652,7 +711,9 @@ impl Git2Repo {
         let diff = repo
             .diff_tree_to_workdir_with_index(head.as_ref(), Some(&mut opts))
             .map_err(|e| git_err("diff", &e))?;
-        let text = structure(&diff, &Paired::default())?.0.to_text();
+        let text = structure(&diff, &Paired::default(), &|f| self.side_bytes(&repo, f))?
+            .0
+            .to_text();
         Ok((entries, stanley_core::hash::sha256_hex(text.as_bytes())))
     }
 }

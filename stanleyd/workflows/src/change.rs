@@ -1,6 +1,7 @@
 //! The change around one hunk, as a frame carries it: the size of the whole change as a band,
 //! the hunk's own file, and the few files related to it (the same stem, such as a source file
-//! and its test, then the same folder). This replaces a fixed manifest of the first files, which
+//! and its test, then the same folder; never one the repository declares generated, vendored or
+//! not diffed). This replaces a fixed manifest of the first files, which
 //! on a large change did not even hold the hunk's own file.
 //!
 //! Nothing here counts lines or places the hunk among its file's hunks: a frame must stay the
@@ -94,8 +95,20 @@ impl<'a> ChangeContext<'a> {
         let mut by_path = HashMap::new();
         let mut by_stem: HashMap<String, Vec<usize>> = HashMap::new();
         let mut by_dir: HashMap<&str, Vec<usize>> = HashMap::new();
+        // A file the repository declares generated, vendored or not diffed is not shown to Jev,
+        // not even by name (D-163).
+        let declared: std::collections::HashSet<&str> = evidence
+            .excluded
+            .iter()
+            .chain(&evidence.set_aside)
+            .filter(|x| x.declared_by.is_some())
+            .filter_map(|x| x.path.as_deref())
+            .collect();
         for (i, file) in evidence.files.iter().enumerate() {
             by_path.insert(file.path.as_str(), i);
+            if declared.contains(file.path.as_str()) {
+                continue;
+            }
             by_stem.entry(stem(&file.path)).or_default().push(i);
             by_dir.entry(dir(&file.path)).or_default().push(i);
         }

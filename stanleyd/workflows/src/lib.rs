@@ -9,6 +9,7 @@ pub mod analysis;
 pub mod builtin;
 pub mod change;
 pub mod check;
+pub mod declared;
 pub mod diff;
 pub mod exclusion;
 pub mod find;

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::declared::{Attribute, Declared};
+
 /// The kind of a repository path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -71,21 +73,71 @@ const VENDORED: &[&str] = &[
     "carthage",
     "godeps",
 ];
-const LOCKFILES: &[&str] = &[
+/// The lockfiles and generated manifests of the package managers in common use, by exact name
+/// (D-163): GitHub linguist's generated lockfiles and the "recommended files" of GitHub's
+/// dependency-graph ecosystems, then the other managers' own lockfiles. Each has a test from a
+/// real file (`tests/fixtures/lockfiles/`).
+pub const LOCKFILES: &[&str] = &[
+    // JavaScript and TypeScript.
     "package-lock.json",
     "npm-shrinkwrap.json",
     "yarn.lock",
     "pnpm-lock.yaml",
     "bun.lock",
     "bun.lockb",
+    "deno.lock",
+    // Rust, Go.
     "Cargo.lock",
     "go.sum",
+    "Gopkg.lock",
+    "glide.lock",
+    // Python.
+    "Pipfile.lock",
+    "poetry.lock",
+    "pdm.lock",
+    "uv.lock",
+    "pixi.lock",
+    "conda-lock.yml",
+    // PHP, Ruby.
     "composer.lock",
     "Gemfile.lock",
-    "poetry.lock",
-    "uv.lock",
-    "Pipfile.lock",
+    // Swift, Objective-C, Dart.
+    "Package.resolved",
+    "Podfile.lock",
+    "Cartfile.resolved",
+    "pubspec.lock",
+    // Elixir, Erlang.
+    "mix.lock",
+    "rebar.lock",
+    // .NET, JVM.
+    "packages.lock.json",
+    "paket.lock",
+    "gradle.lockfile",
+    "maven_install.json",
+    // Build systems and infrastructure.
+    "MODULE.bazel.lock",
+    "flake.lock",
+    ".terraform.lock.hcl",
+    "conan.lock",
+    // Haskell, Julia, R, Crystal, OCaml.
+    "stack.yaml.lock",
+    "cabal.project.freeze",
+    "Manifest.toml",
+    "renv.lock",
+    "shard.lock",
+    "esy.lock",
 ];
+
+/// Whether `path` is a lockfile or a generated manifest: one of [`LOCKFILES`] by name, a
+/// file of Yarn Plug'n'Play's (`.pnp.cjs`, `.pnp.loader.mjs`), or a file inside an esy lock
+/// folder (`esy.lock/index.json`).
+pub fn is_lockfile(path: &str) -> bool {
+    let path = path.replace('\\', "/");
+    let base = basename(&path);
+    LOCKFILES.contains(&base)
+        || base.starts_with(".pnp.")
+        || path.split('/').rev().skip(1).any(|d| d == "esy.lock")
+}
 const GENERATED_DIRS: &[&str] = &[
     "dist",
     "build",
@@ -347,6 +399,54 @@ pub fn generated_by_path(path: &str) -> Option<String> {
 /// generated, ci, configuration by name and tool dot-files, test, documentation,
 /// configuration by extension, source, other).
 pub fn classify_path(path: &str) -> PathKind {
+    classify_guessing(path, Guesses::ALL)
+}
+
+/// [`classify_path`] after what the repository declares about the path (D-163): a credential
+/// path is a secret whatever it is declared; then `linguist-vendored`, `linguist-generated`
+/// and `linguist-documentation` set the kind, and each `=false` turns off Stanley's own guess
+/// of that kind (a `vendor/` folder, a `dist/` folder or a lockfile name, a `docs/` folder).
+pub fn classify_declared(path: &str, declared: &Declared) -> PathKind {
+    if is_secret_path(path) {
+        return PathKind::Secret;
+    }
+    let says = |a| declared.says(a);
+    if says(Attribute::LinguistVendored) == Some(true) {
+        return PathKind::Vendored;
+    }
+    if says(Attribute::LinguistGenerated) == Some(true) {
+        return PathKind::Generated;
+    }
+    if says(Attribute::LinguistDocumentation) == Some(true) {
+        return PathKind::Documentation;
+    }
+    classify_guessing(
+        path,
+        Guesses {
+            vendored: says(Attribute::LinguistVendored) != Some(false),
+            generated: says(Attribute::LinguistGenerated) != Some(false),
+            documentation: says(Attribute::LinguistDocumentation) != Some(false),
+        },
+    )
+}
+
+/// Which of Stanley's own guesses by path are made.
+#[derive(Clone, Copy, Debug)]
+struct Guesses {
+    vendored: bool,
+    generated: bool,
+    documentation: bool,
+}
+
+impl Guesses {
+    const ALL: Guesses = Guesses {
+        vendored: true,
+        generated: true,
+        documentation: true,
+    };
+}
+
+fn classify_guessing(path: &str, guess: Guesses) -> PathKind {
     let original = path.replace('\\', "/");
     let lower = original.to_lowercase();
     let base = basename(&lower);
@@ -359,13 +459,13 @@ pub fn classify_path(path: &str) -> PathKind {
     if ext.is_some_and(|e| BINARY_EXT.contains(&e)) {
         return PathKind::Binary;
     }
-    if vendored_folder(&lower).is_some() {
+    if guess.vendored && vendored_folder(&lower).is_some() {
         return PathKind::Vendored;
     }
-    if LOCKFILES.contains(&basename(&original)) {
+    if guess.generated && is_lockfile(&original) {
         return PathKind::Lockfile;
     }
-    if generated_by_path(&lower).is_some() {
+    if guess.generated && generated_by_path(&lower).is_some() {
         return PathKind::Generated;
     }
     // CI before tests: `.github/workflows/test.yml` runs tests, it is not one. The rest of
@@ -397,7 +497,9 @@ pub fn classify_path(path: &str) -> PathKind {
     if segments.iter().any(|s| TEST_DIRS.contains(s)) || is_test_basename(base) {
         return PathKind::Test;
     }
-    if ext.is_some_and(|e| DOC_EXT.contains(&e)) || segments.first() == Some(&"docs") {
+    if guess.documentation
+        && (ext.is_some_and(|e| DOC_EXT.contains(&e)) || segments.first() == Some(&"docs"))
+    {
         return PathKind::Documentation;
     }
     if ext.is_some_and(|e| CONFIG_EXT.contains(&e)) {
@@ -492,6 +594,75 @@ mod tests {
         ];
         for (path, kind) in cases {
             assert_eq!(classify_path(path), kind, "{path}");
+        }
+    }
+
+    #[test]
+    fn what_a_repository_declares_wins_over_the_guess_in_both_directions() {
+        use crate::declared::{Declaration, State};
+        let declared = |pairs: &[(Attribute, State)]| Declared {
+            declarations: pairs
+                .iter()
+                .map(|(attribute, state)| Declaration {
+                    attribute: *attribute,
+                    state: state.clone(),
+                    origin: None,
+                })
+                .collect(),
+        };
+        let no = |a| declared(&[(a, State::Value("false".into()))]);
+        let yes = |a| declared(&[(a, State::Set)]);
+        let cases = [
+            (
+                "vendor/x/a.go",
+                no(Attribute::LinguistVendored),
+                PathKind::Source,
+            ),
+            (
+                "dist/app.js",
+                no(Attribute::LinguistGenerated),
+                PathKind::Source,
+            ),
+            (
+                "Package.resolved",
+                no(Attribute::LinguistGenerated),
+                PathKind::Other,
+            ),
+            (
+                "docs/conf.py",
+                no(Attribute::LinguistDocumentation),
+                PathKind::Source,
+            ),
+            (
+                "src/parser.c",
+                yes(Attribute::LinguistGenerated),
+                PathKind::Generated,
+            ),
+            (
+                "mypy/typeshed/a.pyi",
+                yes(Attribute::LinguistVendored),
+                PathKind::Vendored,
+            ),
+            (
+                "src/guide.rs",
+                yes(Attribute::LinguistDocumentation),
+                PathKind::Documentation,
+            ),
+            // A credential path is a secret whatever it is declared.
+            (".env", no(Attribute::LinguistVendored), PathKind::Secret),
+            ("src/x.rs", Declared::default(), PathKind::Source),
+        ];
+        for (path, d, kind) in cases {
+            assert_eq!(classify_declared(path, &d), kind, "{path}");
+        }
+        for path in [
+            "ios/App.xcworkspace/xcshareddata/swiftpm/Package.resolved",
+            "infra/.terraform.lock.hcl",
+            ".pnp.cjs",
+            "esy.lock/index.json",
+            "pubspec.lock",
+        ] {
+            assert_eq!(classify_path(path), PathKind::Lockfile, "{path}");
         }
     }
 

@@ -5,7 +5,7 @@
 //! from a modified file's old side, and the destination from an added file, so an edit of a file
 //! that stays modified changes no pair. Anything else (an added, removed or renamed file, a
 //! mode change, an edit of an added or paired file, a file entering the diff beside added
-//! files, a copy source leaving it) is diffed in full, as before.
+//! files, a copy source leaving it, an edited `.gitattributes`) is diffed in full, as before.
 
 use git2::{Delta, DiffOptions, FileMode, Oid, Repository};
 use stanley_workflows::diff::{DiffSource, FileStatus, Scope};
@@ -48,6 +48,10 @@ impl Git2Repo {
             let Some(path) = new.path().and_then(|p| p.to_str()) else {
                 return Ok(None);
             };
+            // An attributes file changes what other files are declared (D-163).
+            if path == ".gitattributes" || path.ends_with("/.gitattributes") {
+                return Ok(None);
+            }
             paths.push(path.to_owned());
         }
         let has_added = kept
@@ -80,7 +84,9 @@ impl Git2Repo {
                 Some(&mut opts),
             )
             .map_err(|e| git_err("diff", &e))?;
-        let (fresh, _) = structure(&diff, &super::pairs::Paired::default())?;
+        let (fresh, _) = structure(&diff, &super::pairs::Paired::default(), &|f| {
+            self.side_bytes(repo, f)
+        })?;
         if fresh.files.iter().any(|f| !is_plain(f.status)) {
             return Ok(None);
         }

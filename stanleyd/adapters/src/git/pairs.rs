@@ -39,7 +39,11 @@ fn mode_bits(mode: FileMode) -> u32 {
 impl Git2Repo {
     /// One side of a delta's bytes: its blob, or (the worktree's new side, not hashed) the
     /// regular file in the worktree, never through a link.
-    fn side_bytes(&self, repo: &Repository, side: &git2::DiffFile<'_>) -> Option<Vec<u8>> {
+    pub(super) fn side_bytes(
+        &self,
+        repo: &Repository,
+        side: &git2::DiffFile<'_>,
+    ) -> Option<Vec<u8>> {
         if !side.id().is_zero() {
             return repo.find_blob(side.id()).ok().map(|b| b.content().to_vec());
         }

@@ -241,6 +241,7 @@ fn the_exclusion_policy_reads_what_the_git_port_knows_of_each_file() {
         symlink,
         submodule: false,
         change: None,
+        declared: Default::default(),
     };
     src.facts.insert(
         "src/tables.rs".into(),

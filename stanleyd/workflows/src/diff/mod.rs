@@ -63,6 +63,10 @@ pub struct Exclusion {
     pub reason: String,
     /// The rule that decided it.
     pub rule: Rule,
+    /// The repository's declaration that decided it (the attribute rules): the attribute as
+    /// written and the attributes file and line that set it.
+    #[serde(rename = "declaredBy", skip_serializing_if = "Option::is_none")]
+    pub declared_by: Option<crate::declared::DeclaredBy>,
 }
 
 impl Exclusion {
@@ -73,12 +77,16 @@ impl Exclusion {
             path: Some(path.to_owned()),
             reason: reason.into(),
             rule,
+            declared_by: None,
         }
     }
 
     /// A whole file left out by a policy verdict.
     pub fn verdict(path: &str, verdict: Verdict) -> Self {
-        Self::file(path, verdict.rule, verdict.reason)
+        Self {
+            declared_by: verdict.declared_by,
+            ..Self::file(path, verdict.rule, verdict.reason)
+        }
     }
 }
 
@@ -150,6 +158,9 @@ pub enum FileStatus {
     Copied,
     Binary,
     ModeOnly,
+    /// A link that became a file, or a file that became a link (Git's `T`): its hunks, if
+    /// any, are the new file's whole text, added.
+    TypeChange,
 }
 
 impl FileStatus {
@@ -163,6 +174,7 @@ impl FileStatus {
             FileStatus::Copied => "copied",
             FileStatus::Binary => "binary",
             FileStatus::ModeOnly => "mode_only",
+            FileStatus::TypeChange => "type_change",
         }
     }
 }
@@ -871,6 +883,20 @@ impl DiffEvidence {
     }
 
     fn from_split(source: Arc<DiffSource>, mut files: Vec<DiffFile>) -> Self {
+        // What the repository declares decides a file's kind before any guess (D-163).
+        for file in &mut files {
+            let Some(facts) = source
+                .facts
+                .get(&file.path)
+                .filter(|f| !f.declared.is_empty())
+            else {
+                continue;
+            };
+            file.kind = crate::paths::classify_declared(&file.path, &facts.declared);
+            for hunk in &mut file.hunks {
+                hunk.kind = file.kind;
+            }
+        }
         let mut excluded = source.excluded.clone();
         let mut set_aside = Vec::new();
         let mut verdicts: Vec<Option<Verdict>> = files
@@ -880,7 +906,15 @@ impl DiffEvidence {
         let judged: Vec<usize> = (0..files.len())
             .filter(|&i| verdicts[i].is_none())
             .collect();
-        for (i, source) in mirror::compiled(&files, &judged) {
+        // A file declared not generated is not taken for a build of another.
+        let guessable: Vec<usize> = judged
+            .iter()
+            .copied()
+            .filter(|&i| {
+                !crate::exclusion::declared_not_generated(source.facts.get(&files[i].path))
+            })
+            .collect();
+        for (i, source) in mirror::compiled(&files, &guessable) {
             verdicts[i] = Some(Verdict::new(
                 Rule::CompiledOutput,
                 format!("generated file (built from {source}, which changes too)"),
@@ -931,6 +965,9 @@ impl DiffEvidence {
             .map(|l| l.text.chars().count())
             .max()
             .unwrap_or(0);
+        if let Some(v) = crate::exclusion::declared(&file.path, facts) {
+            return Some(v);
+        }
         if file.status == FileStatus::Binary {
             let label = match facts.and_then(|f| f.change) {
                 Some(WholeFile::Added) => "binary file added",
@@ -950,6 +987,7 @@ impl DiffEvidence {
             FileStatus::Copied => Verdict::new(Rule::Unchanged, "copied without changes"),
             FileStatus::Added => Verdict::new(Rule::EmptyFile, "empty file added"),
             FileStatus::Deleted => Verdict::new(Rule::EmptyFile, "empty file deleted"),
+            FileStatus::TypeChange => Verdict::new(Rule::EmptyFile, "a link became an empty file"),
             _ => Verdict::new(Rule::ModeOnly, "mode change only"),
         })
     }

@@ -360,6 +360,16 @@ fn names(names: &[String], verbose: bool) -> (String, bool) {
     )
 }
 
+/// `` `linguist-generated` in .gitattributes:5 ``: an exclusion's declaration, if it has one.
+fn declaration(item: &Value) -> Option<String> {
+    let d = &item["declaredBy"];
+    let attribute = d["attribute"].as_str()?;
+    Some(match (d["file"].as_str(), d["line"].as_u64()) {
+        (Some(file), Some(line)) => format!("`{attribute}` in {file}:{line}"),
+        _ => format!("`{attribute}` in the attributes"),
+    })
+}
+
 struct LeftOut {
     lines: Vec<String>,
     /// Something was counted but not named.
@@ -436,9 +446,46 @@ fn left_out(p: &Value, verbose: bool) -> LeftOut {
         }
     }
     for (rule, items) in excluded_by_rule(p) {
-        let (listed, cut) = names(&distinct(&items), verbose);
-        elided |= cut;
-        lines.push(format!("excluded by rule {rule} {}: {listed}", items.len()));
+        let declared: Vec<(&str, String)> = items
+            .iter()
+            .filter_map(|x| declaration(x).map(|d| (x["path"].as_str().unwrap_or(""), d)))
+            .collect();
+        if declared.is_empty() {
+            let (listed, cut) = names(&distinct(&items), verbose);
+            elided |= cut;
+            lines.push(format!("excluded by rule {rule} {}: {listed}", items.len()));
+            continue;
+        }
+        // What the repository declared: the files that declared it, and with `verbose` each
+        // path with its attribute and line (D-163).
+        let mut files: Vec<&str> = Vec::new();
+        for x in &items {
+            if let Some(f) = x["declaredBy"]["file"].as_str()
+                && !files.contains(&f)
+            {
+                files.push(f);
+            }
+        }
+        let (listed_files, _) = names(
+            &files.iter().map(|f| (*f).to_owned()).collect::<Vec<_>>(),
+            verbose,
+        );
+        if verbose {
+            lines.push(format!(
+                "excluded by rule {rule} {} (declared in {listed_files}):",
+                items.len()
+            ));
+            for (path, d) in &declared {
+                lines.push(format!("  {path}: {d}"));
+            }
+        } else {
+            let (listed, cut) = names(&distinct(&items), verbose);
+            elided |= cut;
+            lines.push(format!(
+                "excluded by rule {rule} {} (declared in {listed_files}): {listed}",
+                items.len()
+            ));
+        }
     }
     let rows = p["results"].as_array().map_or(&[][..], Vec::as_slice);
     for disposition in ["failed", "unjudged"] {

@@ -523,6 +523,7 @@ fn plan_thread(
             path: root.path.clone(),
             reason: "credential-shaped path".into(),
             rule: crate::exclusion::Rule::SecretPath,
+            declared_by: None,
         });
         row.disposition = Disposition::Excluded;
         return (row, None);
