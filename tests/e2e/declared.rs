@@ -473,3 +473,35 @@ fn every_lockfile_of_the_family_is_set_aside_from_a_real_file_and_each_entry_has
         );
     }
 }
+
+#[test]
+fn find_leaves_out_what_the_repository_declares_vendored() {
+    let env = TestEnv::new();
+    env.jev.route("find", "find", 0.9);
+    env.jev.judge_find_by_path("checkexpr");
+    let repo = TempRepo::upstream("attrs-vendored");
+    let out = env.stanley(
+        &repo,
+        &[
+            "Find the code that checks call expressions and their argument types",
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    let excluded = doc["output"]["data"]["excluded"].as_array().unwrap();
+    let vendored: Vec<&Value> = excluded
+        .iter()
+        .filter(|x| x["rule"] == "vendored-attribute")
+        .collect();
+    assert!(vendored.len() > 500, "{} typeshed files", vendored.len());
+    assert!(vendored.iter().all(|x| {
+        x["path"].as_str().unwrap().starts_with("mypy/typeshed/")
+            && x["declaredBy"]["file"] == ".gitattributes"
+    }));
+    let sent: Vec<String> = env.jev.requests().iter().map(Value::to_string).collect();
+    assert!(
+        !sent.iter().any(|r| r.contains("\"mypy/typeshed/")),
+        "a typeshed file reached Jev"
+    );
+}

@@ -563,3 +563,38 @@ fn identical_changes_are_asked_once_and_reported_at_each_place() {
     }
     assert!(followers > 0);
 }
+
+#[test]
+fn a_mirror_that_renamed_its_files_is_still_a_mirror() {
+    // The real httplib2 upgrade, its `python2/` copy's files given other names (as a copy
+    // kept for another runtime may): the copy is still found by its changes.
+    let repo = TempRepo::upstream("mirror-httplib2");
+    let git2 = Git2Repo::open(repo.root()).unwrap();
+    let mut source = (*git2.diff(Scope::Branch, Some("main"), None).unwrap()).clone();
+    let mut renamed = Vec::new();
+    for file in &mut source.diff.files {
+        if let Some(rest) = file.path.strip_prefix("python2/httplib2/")
+            && let Some(stem) = rest.strip_suffix(".py")
+            && !stem.contains('/')
+        {
+            file.path = format!("python2/httplib2/py2_{stem}.py");
+            renamed.push(file.path.clone());
+        }
+    }
+    assert!(renamed.len() >= 2, "{renamed:?}");
+    let e = DiffEvidence::from_source(source);
+    let mirrored: Vec<&str> = e
+        .excluded
+        .iter()
+        .filter(|x| x.rule == stanley_workflows::exclusion::Rule::MirrorFolder)
+        .filter_map(|x| x.path.as_deref())
+        .collect();
+    assert!(
+        mirrored.iter().all(|p| p.starts_with("python2/")) && mirrored.len() * 2 >= renamed.len(),
+        "mirrored {mirrored:?} of renamed {renamed:?}"
+    );
+    assert!(
+        e.hunks.iter().any(|h| h.path.starts_with("python3/")),
+        "the original is judged"
+    );
+}

@@ -728,6 +728,12 @@ impl Workspace for Git2Repo {
             .collect())
     }
 
+    fn declared(&self, paths: &[String]) -> Vec<stanley_workflows::declared::Declared> {
+        let repo = self.repo.lock().unwrap_or_else(|e| e.into_inner());
+        let mut attributes = attributes::Attributes::new(&repo, &self.root);
+        paths.iter().map(|p| attributes.of_stated(p)).collect()
+    }
+
     fn file_size(&self, path: &str) -> Option<u64> {
         if is_secret_path(path) {
             return None;

@@ -528,6 +528,12 @@ impl Executor {
         (plan, estimates)
     }
 
+    /// Gives back room a budget plan charged for a frame that was never sent (a follow-up the
+    /// answers did not call for): one request and its estimate.
+    pub fn give_back(&self, estimate: u64) {
+        self.inner.budget.release(1, estimate);
+    }
+
     /// Runs a frame a budget plan chose, with the estimate it was charged.
     pub fn run_admitted(
         &self,

@@ -98,6 +98,11 @@ pub trait Workspace: Send + Sync {
     /// The size of a regular file inside the repository, or None when it is missing, not a
     /// regular file, credential-shaped or outside the repository.
     fn file_size(&self, path: &str) -> Option<u64>;
+    /// What the repository's attributes declare about each of `paths` (`linguist-vendored`,
+    /// `linguist-generated`, …; D-163), in order. None declared by default.
+    fn declared(&self, paths: &[String]) -> Vec<crate::declared::Declared> {
+        vec![crate::declared::Declared::default(); paths.len()]
+    }
     /// The first `max_bytes` of a tracked file as text, under the same rules as `read_lines`.
     fn read_head(&self, path: &str, max_bytes: usize) -> Option<String> {
         let lines = self.read_lines(path)?;

@@ -78,6 +78,22 @@ impl<'r> Attributes<'r> {
         declared
     }
 
+    /// [`Attributes::of`], asking libgit2 only when a line of the attributes files that bear
+    /// on `path` matches it and states one of the attributes: a tree of many files with few
+    /// declarations costs a pattern match per file, not four lookups (find, D-163). Git's
+    /// system file and the default global file are not read here.
+    pub(super) fn of_stated(&mut self, path: &str) -> Declared {
+        self.load_for(path);
+        let files = self.precedence(path);
+        if Attribute::ALL
+            .iter()
+            .all(|a| origin(&files, path, *a).is_none())
+        {
+            return Declared::default();
+        }
+        self.of(path)
+    }
+
     /// Reads the attributes files that can bear on `path`.
     fn load_for(&mut self, path: &str) {
         if self.outer.is_none() {

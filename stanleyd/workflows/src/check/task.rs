@@ -226,6 +226,8 @@ struct Judging<'a> {
     /// For each intent position, the position whose question answers it: hunks with the same
     /// changed text and deterministic flags are asked once (D-119).
     leader: Vec<usize>,
+    /// For each test position, the position whose test question answers it, alike.
+    test_leader: Vec<usize>,
 }
 
 impl<'a> Judging<'a> {
@@ -266,6 +268,7 @@ impl<'a> Judging<'a> {
             judged_with_relation: 0,
             order,
             leader: Vec::new(),
+            test_leader: Vec::new(),
             hunks,
         };
         for (i, hunk) in this.hunks.iter().enumerate() {
@@ -302,8 +305,8 @@ impl<'a> Judging<'a> {
         this
     }
 
-    /// Groups the intent questions: in judging order, the first hunk of each changed text (with
-    /// its deterministic flags) leads, and the others take its answer.
+    /// Groups the intent questions, and the test questions: in judging order, the first hunk of
+    /// each changed text (with its deterministic flags) leads, and the others take its answer.
     fn group_intents(&mut self) {
         let position: std::collections::HashMap<usize, usize> = self
             .intent_idx
@@ -327,11 +330,31 @@ impl<'a> Judging<'a> {
             }
         }
         self.leader = leader;
+        // A test question shows the task and the hunk alone: the same changed test lines ask
+        // the same question wherever they are.
+        let test_position: std::collections::HashMap<usize, usize> = self
+            .test_idx
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| (i, k))
+            .collect();
+        let mut test_leader: Vec<usize> = (0..self.test_idx.len()).collect();
+        let mut first_test: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::new();
+        for i in &self.order {
+            if let Some(&k) = test_position.get(i) {
+                let key = self.hunks[*i].same_change_key(&["test_expectation"]);
+                test_leader[k] = *first_test.entry(key).or_insert(k);
+            }
+        }
+        self.test_leader = test_leader;
     }
 
-    /// The budget plan over every hunk's intent frame and (for a test hunk) its test frame,
-    /// in judging order, before any is sent: what fits is charged and will be asked; what does
-    /// not is left out with a limits line (D-117). Follow-ups are asked from the reserve.
+    /// The budget plan over every hunk's intent frame, (for a test hunk) its test frame and
+    /// (for a hunk with linked hunks) room for its enabler follow-up, in judging order, before
+    /// any is sent: what fits is charged and will be asked; what does not is left out with a
+    /// limits line (D-117). A follow-up's room is its largest possible frame; whether it is
+    /// asked depends on the answers, and room not used is given back.
     #[allow(clippy::type_complexity)] // Two lists of optional (frame, estimate) pairs, by index.
     fn budget_plan(
         &self,
@@ -339,7 +362,18 @@ impl<'a> Judging<'a> {
         intents: Vec<Frame>,
         tests: Vec<Frame>,
         run: &mut Run,
-    ) -> (Vec<Option<(Frame, u64)>>, Vec<Option<(Frame, u64)>>) {
+    ) -> (
+        Vec<Option<(Frame, u64)>>,
+        Vec<Option<(Frame, u64)>>,
+        Vec<Option<u64>>,
+    ) {
+        #[derive(Clone, Copy)]
+        enum Slot {
+            Intent(usize),
+            Test(usize),
+            /// The follow-up of hunk `i`, sized by `follow_frames[k]`.
+            FollowUp(usize, usize),
+        }
         let intent_of: std::collections::HashMap<usize, usize> = self
             .intent_idx
             .iter()
@@ -352,34 +386,50 @@ impl<'a> Judging<'a> {
             .enumerate()
             .map(|(k, &i)| (i, k))
             .collect();
-        // (is a test frame, its index in its list), in judging order.
-        let mut slots: Vec<(bool, usize)> = Vec::new();
-        for i in &self.order {
-            if let Some(&k) = intent_of.get(i).filter(|&&k| self.leader[k] == k) {
-                slots.push((false, k));
+        let mut follow_frames: Vec<Frame> = Vec::new();
+        let mut slots: Vec<Slot> = Vec::new();
+        for &i in &self.order {
+            let Some(&k) = intent_of.get(&i) else {
+                continue;
+            };
+            if self.leader[k] == k {
+                slots.push(Slot::Intent(k));
             }
-            if let Some(&k) = test_of.get(i) {
-                slots.push((true, k));
+            if let Some(&t) = test_of.get(&i).filter(|&&t| self.test_leader[t] == t) {
+                slots.push(Slot::Test(t));
+            }
+            let largest = self.links[i]
+                .iter()
+                .filter(|j| intent_of.contains_key(j))
+                .map(|&j| self.enables_frame(i, j))
+                .max_by_key(|f| executor.estimate(f));
+            if let Some(frame) = largest {
+                slots.push(Slot::FollowUp(i, follow_frames.len()));
+                follow_frames.push(frame);
             }
         }
         let ordered: Vec<&Frame> = slots
             .iter()
-            .map(|&(test, k)| if test { &tests[k] } else { &intents[k] })
+            .map(|slot| match *slot {
+                Slot::Intent(k) => &intents[k],
+                Slot::Test(k) => &tests[k],
+                Slot::FollowUp(_, f) => &follow_frames[f],
+            })
             .collect();
         let (plan, estimates) = executor.plan(&ordered);
         let mut chosen_intents = vec![None; intents.len()];
         let mut chosen_tests = vec![None; tests.len()];
+        let mut follow_room = vec![None; self.hunks.len()];
         let (mut intents, mut tests): (Vec<Option<Frame>>, Vec<Option<Frame>>) = (
             intents.into_iter().map(Some).collect(),
             tests.into_iter().map(Some).collect(),
         );
-        for (n, &(test, k)) in slots.iter().enumerate().take(plan.chosen) {
-            let (from, to) = if test {
-                (&mut tests, &mut chosen_tests)
-            } else {
-                (&mut intents, &mut chosen_intents)
-            };
-            to[k] = from[k].take().map(|f| (f, estimates[n]));
+        for (n, slot) in slots.iter().enumerate().take(plan.chosen) {
+            match *slot {
+                Slot::Intent(k) => chosen_intents[k] = intents[k].take().map(|f| (f, estimates[n])),
+                Slot::Test(k) => chosen_tests[k] = tests[k].take().map(|f| (f, estimates[n])),
+                Slot::FollowUp(i, _) => follow_room[i] = Some(estimates[n]),
+            }
         }
         if plan.stopped_by.is_some() {
             let judged = (0..self.intent_idx.len())
@@ -394,7 +444,7 @@ impl<'a> Judging<'a> {
                 self.intent_idx.len() - judged
             ));
         }
-        (chosen_intents, chosen_tests)
+        (chosen_intents, chosen_tests, follow_room)
     }
 
     /// A hunk the budget plan left out: unjudged, and said so.
@@ -665,6 +715,7 @@ impl<'a> Judging<'a> {
         &self,
         executor: &Executor,
         planned: Vec<Option<(Frame, u64)>>,
+        follow_room: Vec<Option<u64>>,
     ) -> (
         Vec<Option<FrameOutcome>>,
         Vec<((usize, usize), FrameOutcome)>,
@@ -686,6 +737,7 @@ impl<'a> Judging<'a> {
         let mut known: Vec<Option<IntentSignal>> = vec![None; self.hunks.len()];
         let mut waiting: Vec<usize> = Vec::new();
         let mut follow = Vec::new();
+        let mut used = vec![false; self.hunks.len()];
         while let Some(done) = work.next().await {
             match done {
                 Done::Intent(lead, outcome) => {
@@ -702,9 +754,16 @@ impl<'a> Judging<'a> {
                     waiting.retain(|&w| match self.enabler(w, &known) {
                         None => true,
                         Some(None) => false,
+                        // Asked only in the room the plan kept for it, so a tight budget
+                        // asks the same follow-ups whatever order the answers came in.
                         Some(Some(j)) => {
-                            let asked = executor.run(self.enables_frame(w, j));
-                            work.push(Box::pin(async move { Done::Enables(w, j, asked.await) }));
+                            if let Some(room) = follow_room[w] {
+                                used[w] = true;
+                                let asked = executor.run_admitted(self.enables_frame(w, j), room);
+                                work.push(Box::pin(
+                                    async move { Done::Enables(w, j, asked.await) },
+                                ));
+                            }
                             false
                         }
                     });
@@ -713,6 +772,12 @@ impl<'a> Judging<'a> {
             }
         }
         follow.sort_by_key(|((i, _), _)| *i);
+        // Room kept for a follow-up the answers did not call for is given back.
+        for (room, used) in follow_room.iter().zip(&used) {
+            if let (Some(room), false) = (room, used) {
+                executor.give_back(*room);
+            }
+        }
         (intents, follow)
     }
 
@@ -1008,7 +1073,8 @@ pub async fn judge(
     let mut judging = Judging::plan(task, evidence, run, max_hunks);
     judging.group_intents();
     let (intent_frames, test_frames) = (judging.intent_frames(&change), judging.test_frames());
-    let (intent_plan, test_plan) = judging.budget_plan(executor, intent_frames, test_frames, run);
+    let (intent_plan, test_plan, follow_room) =
+        judging.budget_plan(executor, intent_frames, test_frames, run);
     // The executor's permits bound how many are in flight.
     let tests_asked: Vec<_> = test_plan
         .into_iter()
@@ -1023,7 +1089,7 @@ pub async fn judge(
         })
         .collect();
     let ((intents, follow), tests) = futures::join!(
-        judging.intents_and_follow_ups(executor, intent_plan),
+        judging.intents_and_follow_ups(executor, intent_plan, follow_room),
         futures::future::join_all(tests_asked)
     );
     // Applied in a fixed order, whatever order the answers came in.
@@ -1033,8 +1099,9 @@ pub async fn judge(
             None => judging.left_out(i, run),
         }
     }
-    for (i, outcome) in judging.test_idx.clone().into_iter().zip(&tests) {
-        if let Some(outcome) = outcome {
+    // Each test hunk takes the answer of the question it shares.
+    for (k, i) in judging.test_idx.clone().into_iter().enumerate() {
+        if let Some(outcome) = &tests[judging.test_leader[k]] {
             judging.apply_test(i, outcome, run);
         }
     }

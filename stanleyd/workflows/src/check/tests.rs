@@ -673,3 +673,125 @@ async fn the_same_change_in_several_files_is_one_intent_question() {
     );
     assert!(row("src/c.ts").get("judgedWith").is_none());
 }
+
+/// Answers like [`ScriptedJev`], each after a delay that depends on the run, so the answers of
+/// one run arrive in another order than the last run's, reporting the input it was estimated at.
+struct Shuffled {
+    inner: Arc<ScriptedJev>,
+    run: u64,
+}
+
+impl stanley_core::Jev for Shuffled {
+    fn ask<'a>(
+        &'a self,
+        request: &'a JevRequest,
+        timeout: std::time::Duration,
+    ) -> stanley_core::BoxFuture<'a, Result<Value, stanley_core::JevError>> {
+        Box::pin(async move {
+            let path = hunk_path(&request.state);
+            let n: u64 = path.bytes().map(u64::from).sum();
+            let ms = ((n + self.run * 7) % 5) * 15;
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+            // A real service reports about what was estimated, so settling frees no room.
+            let mut answer = self.inner.ask(request, timeout).await?;
+            answer["usage"]["input_tokens"] = json!(JevRequest::estimate_of(
+                &request.model,
+                &request.state,
+                &request.questions
+            ));
+            Ok(answer)
+        })
+    }
+}
+
+/// Six helpers that look unrelated to the task, each used by a file that is direct.
+fn helpers_diff() -> String {
+    (0..6)
+        .map(|i| {
+            format!(
+                "diff --git a/src/lib{i}.ts b/src/lib{i}.ts\nnew file mode 100644\n--- /dev/null\n\
+                 +++ b/src/lib{i}.ts\n@@ -0,0 +1,3 @@\n+export function helperNumber{i}(x) {{\n\
+                 +  return x + {i};\n+}}\n\
+                 diff --git a/src/use{i}.ts b/src/use{i}.ts\n--- a/src/use{i}.ts\n+++ b/src/use{i}.ts\n\
+                 @@ -1,3 +1,3 @@\n export function total{i}(x) {{\n-  return x;\n\
+                 +  return helperNumber{i}(x);\n }}\n"
+            )
+        })
+        .collect()
+}
+
+fn helpers_answer(name: &str, q: &Value, state: &Value) -> Value {
+    match name {
+        "task_relation" if hunk_path(state).starts_with("src/use") => level(4, 3, 0.85),
+        "task_relation" => level(4, 0, 0.85),
+        _ => cart_answer(name, q, state),
+    }
+}
+
+#[tokio::test]
+async fn follow_ups_are_planned_with_the_first_frames_so_a_tight_budget_asks_the_same_ones() {
+    let diff = helpers_diff();
+    let mut seen = None;
+    for run in 0..4 {
+        let jev = Arc::new(Shuffled {
+            inner: ScriptedJev::per_question(helpers_answer),
+            run,
+        });
+        let limits = BudgetLimits {
+            requests: 600,
+            input_tokens: 12_000,
+            wall_ms: 180_000,
+        };
+        let packet = run_check_within(&diff, "Add the totals", None, jev, limits).await;
+        let rows = packet.json["results"].as_array().unwrap();
+        let enabled: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.get("enables").is_some_and(|e| !e.is_null()))
+            .filter_map(|r| r["path"].as_str())
+            .collect();
+        let left: Vec<&str> = rows
+            .iter()
+            .filter(|r| r["error"] == "not judged: budget plan")
+            .filter_map(|r| r["path"].as_str())
+            .collect();
+        let now = (enabled.join(","), left.join(","));
+        assert!(
+            !enabled.is_empty(),
+            "no follow-up asked: {}",
+            packet.json["limits"]
+        );
+        assert_eq!(
+            *seen.get_or_insert(now.clone()),
+            now,
+            "the same follow-ups every run"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_same_test_change_in_several_files_is_one_test_question() {
+    let file = |p: &str| {
+        format!(
+            "diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1,3 +1,3 @@\n test('total', () => {{\n\
+             -  expect(total(10)).toBe(10);\n+  expect(total(10)).toBeDefined();\n }});\n"
+        )
+    };
+    let diff = [file("test/a.test.ts"), file("test/b.test.ts")].concat();
+    let jev = cart_jev();
+    let packet = run_check(&diff, "Make totals flexible", None, jev.clone()).await;
+    let tests = jev
+        .requests()
+        .iter()
+        .filter(|r| r.questions.get("weakens_expectation").is_some())
+        .count();
+    assert_eq!(tests, 1, "one question for the shared test change");
+    let rows = packet.json["results"].as_array().unwrap();
+    for path in ["test/a.test.ts", "test/b.test.ts"] {
+        let row = rows.iter().find(|r| r["path"] == path).unwrap();
+        assert_eq!(
+            row["testExpectation"]["weakens"],
+            json!(0.9),
+            "{path}: {row}"
+        );
+    }
+}

@@ -2,7 +2,8 @@
 //! another folder's in the same change (a second copy of the sources for another runtime, such
 //! as `python2/` beside `python3/` or `deno/lib/` beside `src/`), found by the changes
 //! themselves: files with the same path below two different folders whose changed lines are
-//! mostly the same. The copy is left out with its rule; the folder it copies is judged. And
+//! mostly the same, or files under other names in the same folders below them whose changed
+//! lines are (a copy that renamed its files). The copy is left out with its rule; the folder it copies is judged. And
 //! build output committed beside its TypeScript sources (`lib/a.js` built from `src/a.ts`).
 
 use std::collections::{BTreeMap, HashMap};
@@ -92,11 +93,18 @@ fn stem(name: &str) -> &str {
 /// `python2/httplib2/auth.py` and `python3/httplib2/auth.py`; `src` and `esm` for `src/a.ts`
 /// and `esm/a.js`); None when one has no folder left or the file names' stems differ.
 fn roots(a: &str, b: &str) -> Option<(String, String)> {
-    let (pa, pb): (Vec<&str>, Vec<&str>) = (a.split('/').collect(), b.split('/').collect());
-    let (fa, fb) = (pa.last()?, pb.last()?);
+    let (fa, fb) = (a.rsplit('/').next()?, b.rsplit('/').next()?);
     if stem(fa) != stem(fb) {
         return None;
     }
+    folder_roots(a, b)
+}
+
+/// [`roots`] whatever the file names: the folders above the longest common ending of the two
+/// files' folders (`python2` and `python3` for `python2/httplib2/core.py` and
+/// `python3/httplib2/__init__.py`), for a copy that renamed its files.
+fn folder_roots(a: &str, b: &str) -> Option<(String, String)> {
+    let (pa, pb): (Vec<&str>, Vec<&str>) = (a.split('/').collect(), b.split('/').collect());
     let (da, db) = (&pa[..pa.len() - 1], &pb[..pb.len() - 1]);
     let common = da
         .iter()
@@ -197,30 +205,39 @@ pub fn find(files: &[DiffFile], candidates: &[usize]) -> Vec<(usize, Mirrored)> 
     let mut lines: HashMap<usize, HashMap<String, usize>> = HashMap::new();
     // (folder a, folder b) → near-copy pairs (file in a, file in b, changed lines).
     let mut pairs: BTreeMap<(String, String), Vec<NearCopy>> = BTreeMap::new();
+    // Candidate pairs: files of the same name, then files of other names that share one of
+    // their rarer changed lines (a copy that renamed its files).
+    let mut candidates: Vec<(usize, usize)> = Vec::new();
     for group in by_name
         .values()
         .filter(|g| g.len() >= 2 && g.len() <= MAX_GROUP)
     {
         for (n, &a) in group.iter().enumerate() {
-            for &b in &group[n + 1..] {
-                let Some((ra, rb)) = roots(&files[a].path, &files[b].path) else {
-                    continue;
-                };
-                for i in [a, b] {
-                    lines.entry(i).or_insert_with(|| changed(&files[i]));
-                }
-                if shared(&lines[&a], &lines[&b]) < NEAR_COPY {
-                    continue;
-                }
-                let size = lines[&a].values().sum::<usize>();
-                let (key, pair) = if ra <= rb {
-                    ((ra, rb), (a, b, size))
-                } else {
-                    ((rb, ra), (b, a, size))
-                };
-                pairs.entry(key).or_default().push(pair);
-            }
+            candidates.extend(group[n + 1..].iter().map(|&b| (a, b)));
         }
+    }
+    candidates.extend(renamed_candidates(files, &live));
+    candidates.sort_unstable();
+    candidates.dedup();
+    for (a, b) in candidates {
+        let Some((ra, rb)) = roots(&files[a].path, &files[b].path)
+            .or_else(|| folder_roots(&files[a].path, &files[b].path))
+        else {
+            continue;
+        };
+        for i in [a, b] {
+            lines.entry(i).or_insert_with(|| changed(&files[i]));
+        }
+        if shared(&lines[&a], &lines[&b]) < NEAR_COPY {
+            continue;
+        }
+        let size = lines[&a].values().sum::<usize>();
+        let (key, pair) = if ra <= rb {
+            ((ra, rb), (a, b, size))
+        } else {
+            ((rb, ra), (b, a, size))
+        };
+        pairs.entry(key).or_default().push(pair);
     }
     let under = |folder: &str| {
         live.iter()
@@ -274,6 +291,52 @@ pub fn find(files: &[DiffFile], candidates: &[usize]) -> Vec<(usize, Mirrored)> 
         }
     }
     out.sort_by_key(|(i, _)| *i);
+    out
+}
+
+/// Changed lines of a file looked at for partners under other names at most: its rarest.
+const PROBE_LINES: usize = 16;
+/// Changed lines shorter than this say too little to pair two files (`}`, `return x`).
+const MIN_PROBE_CHARS: usize = 24;
+
+/// Pairs of files with different names whose changed lines meet: for each file, up to
+/// [`PROBE_LINES`] of its distinctive changed lines (long enough, and in at most
+/// [`MAX_GROUP`] files), and the other files that change them too. Linear in the changed lines.
+fn renamed_candidates(files: &[DiffFile], live: &[usize]) -> Vec<(usize, usize)> {
+    let mut holders: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut probes: Vec<(usize, Vec<String>)> = Vec::new();
+    for &i in live {
+        let mut own: Vec<String> = Vec::new();
+        for line in files[i].hunks.iter().flat_map(|h| h.lines.iter()) {
+            if line.tag == ' ' {
+                continue;
+            }
+            let text = line.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            if text.len() < MIN_PROBE_CHARS {
+                continue;
+            }
+            let key = format!("{}{text}", line.tag);
+            let at = holders.entry(key.clone()).or_default();
+            if at.last() != Some(&i) {
+                at.push(i);
+                own.push(key);
+            }
+        }
+        probes.push((i, own));
+    }
+    let name = |i: usize| stem(files[i].path.rsplit('/').next().unwrap_or(&files[i].path));
+    let mut out = Vec::new();
+    for (i, mut own) in probes {
+        own.retain(|k| holders[k].len() <= MAX_GROUP);
+        own.sort_by_key(|k| holders[k].len());
+        for key in own.iter().take(PROBE_LINES) {
+            for &j in &holders[key] {
+                if j > i && name(i) != name(j) {
+                    out.push((i, j));
+                }
+            }
+        }
+    }
     out
 }
 

@@ -10,7 +10,7 @@ use stanley_core::{
 };
 
 use crate::exclusion;
-use crate::paths::{PathKind, classify_path, language};
+use crate::paths::{PathKind, language};
 use crate::policy::{
     EVIDENCE_POLICY, Instructions, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
 };
@@ -748,14 +748,21 @@ fn gather(
     run: &mut Run,
 ) -> Vec<Candidate> {
     let mut cands: Vec<Candidate> = Vec::new();
-    for path in tracked {
-        let kind = classify_path(path);
+    let declared = workspace.declared(tracked);
+    for (path, declared) in tracked.iter().zip(declared) {
+        let kind = crate::paths::classify_declared(path, &declared);
         let excluded = |run: &mut Run, verdict: exclusion::Verdict| {
             let ex = crate::diff::Exclusion::verdict(path, verdict);
             run.set(&ex.id, Disposition::Excluded);
             run.excluded.push(ex);
         };
-        if let Some(v) = exclusion::by_path(path, kind) {
+        let declared_facts = exclusion::FileFacts {
+            declared,
+            ..Default::default()
+        };
+        if let Some(v) = exclusion::declared(path, Some(&declared_facts))
+            .or_else(|| exclusion::by_path(path, kind))
+        {
             excluded(run, v);
             continue;
         }
@@ -789,7 +796,7 @@ fn gather(
         let facts = exclusion::FileFacts {
             bytes,
             head: head.chars().take(exclusion::HEAD_BYTES).collect(),
-            ..Default::default()
+            ..declared_facts
         };
         let longest = head.lines().map(str::len).max().unwrap_or(0);
         if let Some(v) = exclusion::reason(path, kind, Some(&facts), longest) {
