@@ -179,10 +179,14 @@ pub fn declared(path: &str, facts: Option<&FileFacts>) -> Option<Verdict> {
     })
 }
 
-/// Whether the repository declares `path` not generated (`linguist-generated=false`), which
-/// overrides every guess that it is: by folder, name, header, minified lines or lockfile.
+/// Whether the repository declares `path` not generated (`linguist-generated=false`), or
+/// declares it documentation, which overrides every guess that it is generated: by folder,
+/// name, header, minified lines, lockfile or a build beside its sources.
 pub fn declared_not_generated(facts: Option<&FileFacts>) -> bool {
-    facts.is_some_and(|f| f.declared.says(Attribute::LinguistGenerated) == Some(false))
+    facts.is_some_and(|f| {
+        f.declared.says(Attribute::LinguistGenerated) == Some(false)
+            || f.declared.says(Attribute::LinguistDocumentation) == Some(true)
+    })
 }
 
 /// Why a path is left out by its path alone (its kind, and what matched), if it is.

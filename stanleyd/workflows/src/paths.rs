@@ -414,8 +414,13 @@ pub fn classify_declared(path: &str, declared: &Declared) -> PathKind {
     if says(Attribute::LinguistVendored) == Some(true) {
         return PathKind::Vendored;
     }
+    // A lockfile the repository declares generated stays a lockfile, the finer kind.
     if says(Attribute::LinguistGenerated) == Some(true) {
-        return PathKind::Generated;
+        return if is_lockfile(path) {
+            PathKind::Lockfile
+        } else {
+            PathKind::Generated
+        };
     }
     if says(Attribute::LinguistDocumentation) == Some(true) {
         return PathKind::Documentation;

@@ -92,7 +92,8 @@ pub struct RenameOptions {
     pub min_score: u32,
     /// Copies from modified files too (`-C`), not only renames.
     pub copies: bool,
-    /// Past this many candidates, inexact matching is skipped.
+    /// Inexact matching is skipped when the destinations left by exact renames times the
+    /// sources exceed this squared (Git's `diff.renameLimit`).
     pub limit: usize,
 }
 
@@ -213,11 +214,11 @@ pub fn detect(
     let left: Vec<usize> = (0..destinations.len())
         .filter(|&d| paired[d].is_none())
         .collect();
-    let within_limit = |n: usize| n <= options.limit;
+    // Git's rule (`too_many_rename_candidates`): inexact detection runs while the matrix of
+    // destinations left by exact renames and sources stays within `limit` squared, however
+    // many sources there are (1,300 modified files and 60 additions are paired).
     if !left.is_empty()
         && options.min_score < MAX_SCORE
-        && within_limit(left.len())
-        && within_limit(sources.len())
         && (left.len() as u64) * (sources.len() as u64)
             <= (options.limit as u64) * (options.limit as u64)
     {
@@ -493,6 +494,34 @@ mod tests {
         // Under half alike: no pair.
         let pairs = run(&[("a.py", &old, true)], &[("b.py", &lines("other", 40))]);
         assert!(pairs.is_empty());
+    }
+
+    #[test]
+    fn more_sources_than_the_limit_still_pair_while_the_matrix_fits_as_in_git() {
+        // 1,200 modified files (copy sources) and one added file: 1,200 × 1 is far inside
+        // 1,000², so Git pairs the copy; so must we.
+        let bodies: Vec<String> = (0..1200).map(|i| lines(&format!("file{i}"), 12)).collect();
+        let mut sources: Vec<(String, &str, bool)> = bodies
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (format!("pkg/m{i:04}.py"), b.as_str(), false))
+            .collect();
+        sources.sort();
+        let mut copy = bodies[7].clone();
+        copy.push_str("extra line\n");
+        let refs: Vec<(&str, &str, bool)> = sources
+            .iter()
+            .map(|(p, b, d)| (p.as_str(), *b, *d))
+            .collect();
+        let pairs = run(&refs, &[("other/copy.py", &copy)]);
+        assert_eq!(
+            pairs,
+            [(
+                "pkg/m0007.py".into(),
+                "other/copy.py".into(),
+                PairKind::Copied
+            )]
+        );
     }
 
     #[test]

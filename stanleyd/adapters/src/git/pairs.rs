@@ -173,7 +173,9 @@ impl Git2Repo {
             } else {
                 hunks_of(&patch)?.0
             };
-            let status = match (binary, pair.kind) {
+            // A binary file moved or copied byte for byte is a rename or a copy without
+            // changes, as Git's R100 and C100 say; a changed one is a binary change.
+            let status = match (binary && old != new, pair.kind) {
                 (true, _) => FileStatus::Binary,
                 (false, PairKind::Renamed) => FileStatus::Renamed,
                 (false, PairKind::Copied) => FileStatus::Copied,

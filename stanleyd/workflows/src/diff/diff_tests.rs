@@ -368,3 +368,52 @@ fn evidence_after_an_earlier_one_equals_evidence_made_afresh() {
     let again = DiffEvidence::from_source_after(source(&first), &after);
     assert_eq!(format!("{again:?}"), format!("{before:?}"));
 }
+
+#[test]
+fn a_file_declared_documentation_is_not_taken_for_a_build_of_its_typescript_sibling() {
+    let file = |p: &str, line: &str| {
+        format!(
+            "diff --git a/{p} b/{p}\nnew file mode 100644\n--- /dev/null\n+++ b/{p}\n@@ -0,0 +1 @@\n+{line}\n"
+        )
+    };
+    let text = [
+        file("src/util/a.ts", "export const a: number = 1;"),
+        file("src/b.ts", "export const b: string = 'b';"),
+        file("lib/util/a.js", "export const a = 1;"),
+        file("lib/b.js", "export const b = 'b';"),
+    ]
+    .concat();
+    let guessed = DiffEvidence::from_source(source(&text));
+    assert!(
+        guessed
+            .set_aside
+            .iter()
+            .any(|x| x.path.as_deref() == Some("lib/b.js") && x.rule == Rule::CompiledOutput),
+        "{:?}",
+        guessed.set_aside
+    );
+    let mut declared = source(&text);
+    declared.facts.insert(
+        "lib/b.js".into(),
+        FileFacts {
+            declared: crate::declared::Declared {
+                declarations: vec![crate::declared::Declaration {
+                    attribute: crate::declared::Attribute::LinguistDocumentation,
+                    state: crate::declared::State::Set,
+                    origin: None,
+                }],
+            },
+            ..FileFacts::default()
+        },
+    );
+    let e = DiffEvidence::from_source(declared);
+    assert!(
+        !e.set_aside
+            .iter()
+            .any(|x| x.path.as_deref() == Some("lib/b.js")),
+        "{:?}",
+        e.set_aside
+    );
+    let kind = e.files.iter().find(|f| f.path == "lib/b.js").unwrap().kind;
+    assert_eq!(kind, PathKind::Documentation);
+}

@@ -969,10 +969,11 @@ impl DiffEvidence {
             return Some(v);
         }
         if file.status == FileStatus::Binary {
-            let label = match facts.and_then(|f| f.change) {
-                Some(WholeFile::Added) => "binary file added",
-                Some(WholeFile::Deleted) => "binary file deleted",
-                None => "binary change",
+            let label = match (&file.old_path, facts.and_then(|f| f.change)) {
+                (Some(old), _) => format!("binary file moved or copied from {old}, and changed"),
+                (None, Some(WholeFile::Added)) => "binary file added".to_owned(),
+                (None, Some(WholeFile::Deleted)) => "binary file deleted".to_owned(),
+                (None, None) => "binary change".to_owned(),
             };
             return Some(Verdict::new(Rule::BinaryContent, label));
         }
