@@ -103,7 +103,7 @@ fn every_file_a_repository_declares_generated_vendored_or_not_diffed_is_left_out
         for path in &paths {
             // A credential-shaped path is left out as one, whatever it is declared.
             let want = if stanley_workflows::paths::is_secret_path(path) {
-                Some(Rule::SecretPath).filter(|_| false)
+                None
             } else {
                 attrs.get(path).and_then(expected_rule)
             };
@@ -503,5 +503,53 @@ fn find_leaves_out_what_the_repository_declares_vendored() {
     assert!(
         !sent.iter().any(|r| r.contains("\"mypy/typeshed/")),
         "a typeshed file reached Jev"
+    );
+}
+
+#[test]
+fn a_change_cannot_take_its_own_files_out_of_review_by_declaring_them() {
+    let repo = TempRepo::upstream("attrs-grammar");
+    // The branch under review adds a line that declares one of its own edits generated, and
+    // a new file vendored.
+    let attrs = std::fs::read_to_string(repo.root().join(".gitattributes")).unwrap();
+    repo.write(
+        ".gitattributes",
+        &format!("{attrs}tree-sitter-markdown/grammar.js linguist-generated\nsrc/evil/** linguist-vendored\n"),
+    );
+    repo.write(
+        "tree-sitter-markdown/grammar.js",
+        "module.exports = grammar({ name: 'x' });\n",
+    );
+    repo.commit("declare my own edit generated");
+    let e = evidence(&repo, Scope::Branch);
+    let out = left_out(&e);
+    assert!(
+        !out.contains_key("tree-sitter-markdown/grammar.js"),
+        "{:?}",
+        out.get("tree-sitter-markdown/grammar.js")
+    );
+    assert!(
+        e.hunks
+            .iter()
+            .any(|h| h.path == "tree-sitter-markdown/grammar.js")
+    );
+    // Declared by the repository before the change, the parser is still left out.
+    assert!(matches!(
+        out.get("tree-sitter-markdown/src/parser.c"),
+        Some((Rule::GeneratedAttribute, Some(_)))
+    ));
+    // In the worktree, the committed line is the repository's; an uncommitted one that
+    // declares a new untracked file vendored is the change's own, and the file is read.
+    let attrs_now = std::fs::read_to_string(repo.root().join(".gitattributes")).unwrap();
+    repo.write(
+        ".gitattributes",
+        &format!("{attrs_now}src/other/** linguist-vendored\n"),
+    );
+    repo.write("src/other/x.js", "module.exports = 1;\n");
+    let e = evidence(&repo, Scope::Worktree);
+    assert!(
+        e.hunks.iter().any(|h| h.path == "src/other/x.js"),
+        "{:?}",
+        e.excluded
     );
 }

@@ -152,13 +152,22 @@ impl Git2Repo {
             .filter(|p| Some(p.as_str()) != input_file)
             .collect();
         paths.sort();
+        let untracked = paths.clone();
         let mut included = false;
         let mut attributes = attributes::Attributes::new(repo, &self.root);
         for path in paths {
             // Never read: credential-shaped, binary and vendored paths, and what the repository
             // declares vendored or not diffed. Lockfiles and generated files are read and set
             // aside by the exclusion policy like tracked ones.
-            let declared = attributes.of(&path);
+            // A declaration made in an attributes file this change touches is the change's
+            // own: it cannot leave a new file unread (D-163).
+            let changed = |file: &str| {
+                untracked.iter().any(|p| p == file) || out.diff.files.iter().any(|f| f.path == file)
+            };
+            let mut declared = attributes.of(&path);
+            declared.declarations.retain(|d| {
+                !(d.leaves_out() && d.origin.as_ref().is_some_and(|o| changed(&o.file)))
+            });
             let kind = classify_declared(&path, &declared);
             let facts = FileFacts {
                 declared,
@@ -237,12 +246,7 @@ impl Git2Repo {
                 },
             );
             let hunks = added_text(&content);
-            let bytes = header_bytes(&path)
-                + hunks
-                    .iter()
-                    .flat_map(|h| h.lines.iter())
-                    .map(line_bytes)
-                    .sum::<usize>();
+            let bytes = header_bytes(&path) + hunk_bytes(&hunks);
             if out.bytes + bytes > MAX_DIFF_BYTES {
                 out.excluded.push(Exclusion::file(
                     &path,
@@ -361,6 +365,15 @@ fn path_text(file: &git2::DiffFile<'_>) -> Option<String> {
         .map(|b| String::from_utf8_lossy(b).into_owned())
 }
 
+/// The size of `hunks` as text.
+fn hunk_bytes(hunks: &[HunkDiff]) -> usize {
+    hunks
+        .iter()
+        .flat_map(|h| h.lines.iter())
+        .map(line_bytes)
+        .sum()
+}
+
 /// A whole file's text as one hunk of added lines (none for an empty file).
 fn added_text(content: &str) -> Vec<HunkDiff> {
     let lines: Vec<Line> = split_lines(content)
@@ -453,13 +466,7 @@ fn structure(
             continue;
         }
         if let Some(file) = paired.files.get(&idx) {
-            bytes += header_bytes(&file.path)
-                + file
-                    .hunks
-                    .iter()
-                    .flat_map(|h| h.lines.iter())
-                    .map(line_bytes)
-                    .sum::<usize>();
+            bytes += header_bytes(&file.path) + hunk_bytes(&file.hunks);
             if bytes > MAX_DIFF_BYTES {
                 return Err(too_big());
             }
@@ -470,11 +477,6 @@ fn structure(
         let Some(path) = new.clone().or_else(|| old.clone()) else {
             continue;
         };
-        let patch = Patch::from_diff(diff, idx).map_err(|e| git_err("diff", &e))?;
-        let binary = diff.get_delta(idx).is_some_and(|d| d.flags().is_binary())
-            || patch
-                .as_ref()
-                .is_some_and(|p| p.delta().flags().is_binary());
         let mut file = FileDiff {
             old_path: None,
             status: match delta.status() {
@@ -504,11 +506,7 @@ fn structure(
                 Some(content) if content.contains(&0) => file.status = FileStatus::Binary,
                 Some(content) => {
                     let hunk = added_text(&String::from_utf8_lossy(&content));
-                    bytes += hunk
-                        .iter()
-                        .flat_map(|h| h.lines.iter())
-                        .map(line_bytes)
-                        .sum::<usize>();
+                    bytes += hunk_bytes(&hunk);
                     if bytes > MAX_DIFF_BYTES {
                         return Err(too_big());
                     }
@@ -519,6 +517,11 @@ fn structure(
             out.files.push(file);
             continue;
         }
+        let patch = Patch::from_diff(diff, idx).map_err(|e| git_err("diff", &e))?;
+        let binary = diff.get_delta(idx).is_some_and(|d| d.flags().is_binary())
+            || patch
+                .as_ref()
+                .is_some_and(|p| p.delta().flags().is_binary());
         if let Some(patch) = patch.filter(|_| !binary) {
             let (hunks, size) = hunks_of(&patch)?;
             bytes += size;

@@ -85,6 +85,15 @@ impl Declaration {
         }
     }
 
+    /// Whether it takes a file out of review: vendored or generated, or not diffed.
+    pub fn leaves_out(&self) -> bool {
+        match self.attribute {
+            Attribute::LinguistVendored | Attribute::LinguistGenerated => self.says() == Some(true),
+            Attribute::Diff => self.says() == Some(false),
+            Attribute::LinguistDocumentation => false,
+        }
+    }
+
     /// The attribute as the file states it: `linguist-generated`, `-diff`, `diff=json`, or the
     /// macro that carries it (`binary`).
     pub fn spelled(&self) -> String {

@@ -179,10 +179,10 @@ pub fn declared(path: &str, facts: Option<&FileFacts>) -> Option<Verdict> {
     })
 }
 
-/// Whether the repository declares `path` not generated (`linguist-generated=false`), or
-/// declares it documentation, which overrides every guess that it is generated: by folder,
+/// Whether Stanley's guesses that a file is generated are off for it: the repository declares
+/// it not generated (`linguist-generated=false`) or documentation, which overrides every guess that it is generated: by folder,
 /// name, header, minified lines, lockfile or a build beside its sources.
-pub fn declared_not_generated(facts: Option<&FileFacts>) -> bool {
+pub fn generated_guesses_off(facts: Option<&FileFacts>) -> bool {
     facts.is_some_and(|f| {
         f.declared.says(Attribute::LinguistGenerated) == Some(false)
             || f.declared.says(Attribute::LinguistDocumentation) == Some(true)
@@ -340,10 +340,6 @@ pub fn generated_marker(head: &str) -> Option<String> {
     None
 }
 
-fn is_secret_path_kind(kind: PathKind) -> bool {
-    kind == PathKind::Secret
-}
-
 /// Whether `path` names a data file by its extension.
 pub fn is_data_path(path: &str) -> bool {
     const DATA: &[&str] = &[
@@ -386,7 +382,7 @@ pub fn reason(
             ));
         }
     }
-    if is_secret_path_kind(kind) {
+    if kind == PathKind::Secret {
         return by_path(path, kind);
     }
     if let Some(v) = declared(path, facts) {
@@ -395,7 +391,7 @@ pub fn reason(
     if let Some(v) = by_path(path, kind) {
         return Some(v);
     }
-    let guessed = !declared_not_generated(facts);
+    let guessed = !generated_guesses_off(facts);
     if let Some(facts) = facts {
         if let Some(marker) = generated_marker(&facts.head).filter(|_| guessed) {
             return Some(Verdict::new(

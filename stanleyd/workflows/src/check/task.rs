@@ -308,21 +308,9 @@ impl<'a> Judging<'a> {
     /// Groups the intent questions, and the test questions: in judging order, the first hunk of
     /// each changed text (with its deterministic flags) leads, and the others take its answer.
     fn group_intents(&mut self) {
-        let position: std::collections::HashMap<usize, usize> = self
-            .intent_idx
-            .iter()
-            .enumerate()
-            .map(|(k, &i)| (i, k))
-            .collect();
-        let mut leader: Vec<usize> = (0..self.intent_idx.len()).collect();
-        let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        for i in &self.order {
-            let Some(&k) = position.get(i) else {
-                continue;
-            };
-            let key = self.hunks[*i].same_change_key(&self.det[*i]);
-            leader[k] = *first.entry(key).or_insert(k);
-        }
+        let leader = leaders(&self.intent_idx, &self.order, |i| {
+            self.hunks[i].same_change_key(&self.det[i])
+        });
         for (k, &l) in leader.iter().enumerate() {
             if l != k {
                 let lead = self.hunks[self.intent_idx[l]].id.clone();
@@ -332,22 +320,9 @@ impl<'a> Judging<'a> {
         self.leader = leader;
         // A test question shows the task and the hunk alone: the same changed test lines ask
         // the same question wherever they are.
-        let test_position: std::collections::HashMap<usize, usize> = self
-            .test_idx
-            .iter()
-            .enumerate()
-            .map(|(k, &i)| (i, k))
-            .collect();
-        let mut test_leader: Vec<usize> = (0..self.test_idx.len()).collect();
-        let mut first_test: std::collections::HashMap<String, usize> =
-            std::collections::HashMap::new();
-        for i in &self.order {
-            if let Some(&k) = test_position.get(i) {
-                let key = self.hunks[*i].same_change_key(&["test_expectation"]);
-                test_leader[k] = *first_test.entry(key).or_insert(k);
-            }
-        }
-        self.test_leader = test_leader;
+        self.test_leader = leaders(&self.test_idx, &self.order, |i| {
+            self.hunks[i].same_change_key(&["test_expectation"])
+        });
     }
 
     /// The budget plan over every hunk's intent frame, (for a test hunk) its test frame and
@@ -1125,6 +1100,21 @@ pub async fn judge(
         lines,
         incomplete: false,
     }
+}
+
+/// For each position of `questions` (hunk indexes), the position whose question answers it: in
+/// judging `order`, the first hunk of each `key` leads (D-119).
+fn leaders(questions: &[usize], order: &[usize], key: impl Fn(usize) -> String) -> Vec<usize> {
+    let position: std::collections::HashMap<usize, usize> =
+        questions.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+    let mut leader: Vec<usize> = (0..questions.len()).collect();
+    let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for i in order {
+        if let Some(&k) = position.get(i) {
+            leader[k] = *first.entry(key(*i)).or_insert(k);
+        }
+    }
+    leader
 }
 
 /// What an intent answer says for the follow-ups (and `apply_intent` reads it the same way):

@@ -4,6 +4,7 @@
 
 pub mod mirror;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -634,6 +635,24 @@ impl Diff {
     }
 }
 
+/// Whether line `line` (1-based, new side) of the file at `path` is one this diff adds.
+fn added_line(files: &[DiffFile], path: &str, line: usize) -> bool {
+    let Some(file) = files.iter().find(|f| f.path == path) else {
+        return false;
+    };
+    file.hunks.iter().any(|h| {
+        let mut at = h.new_start as usize;
+        for l in h.lines.iter() {
+            match l.tag {
+                '+' if at == line => return true,
+                '+' | ' ' => at += 1,
+                _ => {}
+            }
+        }
+        false
+    })
+}
+
 /// One file of a diff, its hunks split at [`MAX_HUNK_LINES`] and given their ids.
 fn split_file(f: &FileDiff) -> DiffFile {
     let mut file = DiffFile {
@@ -883,13 +902,29 @@ impl DiffEvidence {
     }
 
     fn from_split(source: Arc<DiffSource>, mut files: Vec<DiffFile>) -> Self {
-        // What the repository declares decides a file's kind before any guess (D-163).
-        for file in &mut files {
-            let Some(facts) = source
-                .facts
-                .get(&file.path)
-                .filter(|f| !f.declared.is_empty())
-            else {
+        // What the repository declares decides a file's kind before any guess (D-163), except
+        // what the change under review declares itself: a line it adds to an attributes file
+        // cannot take files out of its review (it can still bring one in, `=false`).
+        let facts: Vec<Option<Cow<'_, FileFacts>>> = files
+            .iter()
+            .map(|f| {
+                let facts = source.facts.get(&f.path)?;
+                let planted = |d: &crate::declared::Declaration| {
+                    d.leaves_out()
+                        && d.origin
+                            .as_ref()
+                            .is_some_and(|o| added_line(&files, &o.file, o.line))
+                };
+                if !facts.declared.declarations.iter().any(planted) {
+                    return Some(Cow::Borrowed(facts));
+                }
+                let mut kept = facts.clone();
+                kept.declared.declarations.retain(|d| !planted(d));
+                Some(Cow::Owned(kept))
+            })
+            .collect();
+        for (file, facts) in files.iter_mut().zip(&facts) {
+            let Some(facts) = facts.as_deref().filter(|f| !f.declared.is_empty()) else {
                 continue;
             };
             file.kind = crate::paths::classify_declared(&file.path, &facts.declared);
@@ -901,7 +936,8 @@ impl DiffEvidence {
         let mut set_aside = Vec::new();
         let mut verdicts: Vec<Option<Verdict>> = files
             .iter()
-            .map(|file| Self::verdict(file, source.facts.get(&file.path)))
+            .zip(&facts)
+            .map(|(file, facts)| Self::verdict(file, facts.as_deref()))
             .collect();
         let judged: Vec<usize> = (0..files.len())
             .filter(|&i| verdicts[i].is_none())
@@ -910,9 +946,7 @@ impl DiffEvidence {
         let guessable: Vec<usize> = judged
             .iter()
             .copied()
-            .filter(|&i| {
-                !crate::exclusion::declared_not_generated(source.facts.get(&files[i].path))
-            })
+            .filter(|&i| !crate::exclusion::generated_guesses_off(facts[i].as_deref()))
             .collect();
         for (i, source) in mirror::compiled(&files, &guessable) {
             verdicts[i] = Some(Verdict::new(
