@@ -125,6 +125,7 @@ fn command() -> Command {
         .arg(
             Arg::new("version")
                 .short('v')
+                .short_alias('V')
                 .long("version")
                 .action(ArgAction::SetTrue)
                 .help("Show the version and the commit it was built from"),
@@ -138,7 +139,13 @@ fn clap_message(error: &clap::Error) -> String {
         _ => None,
     });
     match (error.kind(), invalid) {
-        (ErrorKind::UnknownArgument, Some(arg)) => format!("unknown option `{arg}`"),
+        (ErrorKind::UnknownArgument, Some(arg)) => match error.get(ContextKind::SuggestedArg) {
+            Some(ContextValue::String(near)) => {
+                let near = near.split(' ').next().unwrap_or(near);
+                format!("unknown option `{arg}` (did you mean `{near}`?)")
+            }
+            _ => format!("unknown option `{arg}`"),
+        },
         (ErrorKind::InvalidValue | ErrorKind::NoEquals | ErrorKind::TooFewValues, Some(arg)) => {
             format!("option `{arg}` needs a value")
         }
@@ -261,6 +268,18 @@ mod tests {
         assert_eq!(p(&["-h"]).unwrap(), Invocation::Help { empty: false });
         assert_eq!(p(&["--version"]).unwrap(), Invocation::Version);
         assert_eq!(p(&["-v"]).unwrap(), Invocation::Version);
+        assert_eq!(p(&["-V"]).unwrap(), Invocation::Version);
+    }
+
+    #[test]
+    fn a_mistyped_option_says_which_one_was_meant() {
+        let err = p(&["Review this", "--jsn"]).unwrap_err();
+        assert_eq!(
+            err.message,
+            "unknown option `--jsn` (did you mean `--json`?)"
+        );
+        let err = p(&["Review this", "--scop", "branch"]).unwrap_err();
+        assert!(err.message.contains("did you mean `--scope`?"), "{err:?}");
     }
 
     #[test]

@@ -64,6 +64,7 @@ fn a_skipped_test_and_a_removed_assertion_are_flagged_with_paths_and_lines() {
         found.contains(&(
             "skip_marker_added".into(),
             "test/config.test.js".into(),
+            // The changed lines (`test.skip(` to the removed `expect`), not the context.
             "1-3".into()
         )),
         "{found:?}"
@@ -80,7 +81,7 @@ fn a_skipped_test_and_a_removed_assertion_are_flagged_with_paths_and_lines() {
         found.contains(&(
             "lockfile_changed".into(),
             "package-lock.json".into(),
-            "1-4".into()
+            "2-3".into()
         )),
         "{found:?}"
     );
@@ -141,7 +142,8 @@ fn the_human_report_names_what_was_not_checked() {
     assert_eq!(out.code, 0, "{out:?}");
     for text in [
         "advisory",
-        "  warn  test/config.test.js:1  assertions removed",
+        "  warn  test/config.test.js:1  Assertions were removed from a test here.",
+        "        - 3 |   expect(parseConfig('{}')).toEqual({});",
         "not checked:",
         "project rules (no rules supplied)",
     ] {

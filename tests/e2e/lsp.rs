@@ -89,7 +89,7 @@ fn an_editor_sees_findings_follows_edits_and_runs_commands_with_progress() {
     let initial = seen["initial"].as_array().unwrap();
     let skip = initial
         .iter()
-        .find(|d| d["message"].as_str().unwrap().contains("skip marker"))
+        .find(|d| d["message"].as_str().unwrap().contains("newly skipped"))
         .unwrap_or_else(|| panic!("{initial:#?}"));
     assert_eq!(skip["source"], "stanley");
     assert_eq!(skip["code"], "check");
@@ -109,6 +109,11 @@ fn an_editor_sees_findings_follows_edits_and_runs_commands_with_progress() {
     ] {
         assert!(hover.contains(part), "{part} in {hover}");
     }
+    // The same words as the terminal: the reason, the quoted changed lines, the place.
+    let stamp = regex::Regex::new(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z").unwrap();
+    let run_id = regex::Regex::new(r"\b([a-z_]+)-\d{8}T\d{6}Z-[0-9a-f]{6}\b").unwrap();
+    let hover = stamp.replace_all(hover, "<TIME>");
+    insta::assert_snapshot!("check_hover", run_id.replace_all(&hover, "$1-<RUN>"));
     let commands: Vec<&str> = seen["actions"]
         .as_array()
         .unwrap()
@@ -301,7 +306,7 @@ fn triaged_failures_sit_on_the_line_their_stack_names() {
             d["message"]
                 .as_str()
                 .unwrap()
-                .contains("failure likely caused by diff")
+                .contains("likely fails because of this change")
         })
         .unwrap_or_else(|| panic!("{seen:#}"));
     assert_eq!(
@@ -366,10 +371,8 @@ fn the_documented_neovim_setup_shows_findings_in_neovim() {
     let seen: Value = serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
     let diagnostics = seen["diagnostics"].as_array().unwrap();
     assert!(
-        diagnostics
-            .iter()
-            .any(|d| d["source"] == "stanley"
-                && d["message"].as_str().unwrap().contains("skip marker")),
+        diagnostics.iter().any(|d| d["source"] == "stanley"
+            && d["message"].as_str().unwrap().contains("newly skipped")),
         "{seen:#}"
     );
     assert!(seen["hover"].as_str().unwrap().contains("Why"), "{seen:#}");

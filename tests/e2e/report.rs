@@ -69,10 +69,22 @@ fn assert_layout(text: &str, findings: usize) {
     assert!(
         block.iter().all(|l| l.starts_with("  warn  ")
             || l.starts_with("  info  ")
+            || l.starts_with("  and ")
             || l.starts_with("        ")),
         "the findings are not first:\n{text}"
     );
-    assert_eq!(heads, findings, "every finding: {text}");
+    assert!(heads <= 10, "at most ten shown: {text}");
+    // Every finding is shown, said to be the same as a shown one, or counted.
+    let number_after = |line: &str, lead: &str| -> usize {
+        line.trim_start()
+            .strip_prefix(lead)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    };
+    let alike: usize = block.iter().map(|l| number_after(l, "the same in ")).sum();
+    let rest: usize = block.iter().map(|l| number_after(l, "and ")).sum();
+    assert_eq!(heads + alike + rest, findings, "every finding: {text}");
 }
 
 fn upgrade() -> TempRepo {
@@ -124,6 +136,47 @@ fn a_review_with_findings_shows_them_first() {
         None,
     );
     insta::assert_snapshot!("review_with_findings", text);
+}
+
+/// A finding says the same in `--json` and SARIF as in the terminal: the reason in words, the
+/// changed lines it quotes, and the first changed line as its place (issue 49).
+#[test]
+fn a_finding_says_the_same_in_json_and_sarif() {
+    let env = flagging_env();
+    let repo = upgrade();
+    let mut args = vec!["Review these changes for correctness bugs", "--json"];
+    args.extend(BRANCH);
+    let out = env.stanley(&repo, &args);
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = out.json();
+    let first = &doc["output"]["data"]["findings"][0];
+    insta::assert_snapshot!(
+        "review_finding_json",
+        serde_json::to_string_pretty(first).unwrap()
+    );
+    let text = doc["output"]["text"].as_str().unwrap();
+    assert!(
+        text.contains(
+            first["message"]
+                .as_str()
+                .unwrap()
+                .split(". ")
+                .next()
+                .unwrap()
+        )
+    );
+    let sarif = env.stanleyctl(&repo, &["runs", "export", "latest", "--format", "sarif"]);
+    assert_eq!(sarif.code, 0, "{sarif:?}");
+    crate::runs::assert_valid_sarif(&sarif.stdout);
+    let sarif: Value = serde_json::from_str(&sarif.stdout).unwrap();
+    let result = &sarif["runs"][0]["results"][0];
+    insta::assert_snapshot!(
+        "review_finding_sarif",
+        serde_json::to_string_pretty(
+            &json!({"message": result["message"], "locations": result["locations"]})
+        )
+        .unwrap()
+    );
 }
 
 #[test]
@@ -257,4 +310,36 @@ fn fallbacks_and_errors() {
     insta::assert_snapshot!("no_key", seen(&out, &repo));
     let out = env.stanley(&repo, &["Review", "--scope", "index"]);
     insta::assert_snapshot!("usage_error", seen(&out, &repo));
+}
+
+/// A branch review reads commits only: an edit made after the last commit is named as left
+/// out, with how to include it; a clean worktree gets no such note (issue 49).
+#[test]
+fn a_branch_review_says_which_uncommitted_changes_it_leaves_out() {
+    let env = flagging_env();
+    let repo = upgrade();
+    let mut args = vec!["Review these changes for correctness bugs"];
+    args.extend(BRANCH);
+    let clean = env.stanley(&repo, &args);
+    assert_eq!(clean.code, 0, "{clean:?}");
+    assert!(!clean.stderr.contains("uncommitted"), "{clean:?}");
+    repo.write("src/lib.rs", "// edited after the commit\n");
+    repo.git(&["add", "src/lib.rs"]);
+    repo.write("build.rs", "fn main() {}\n");
+    let dirty = env.stanley(&repo, &args);
+    assert_eq!(dirty.code, 0, "{dirty:?}");
+    assert!(
+        dirty.stderr.contains(
+            "stanley: this branch review reads commits only: 2 files with uncommitted changes \
+             (build.rs, src/lib.rs) are not in it. Commit them to include them, or review them \
+             alone with --scope worktree."
+        ),
+        "{dirty:?}"
+    );
+    // The worktree scope has nothing to say about it.
+    let worktree = env.stanley(&repo, &["Review these changes for correctness bugs"]);
+    assert!(
+        !worktree.stderr.contains("reads commits only"),
+        "{worktree:?}"
+    );
 }

@@ -93,7 +93,12 @@ fn runs_are_listed_shown_and_exported_whatever_they_ended_with() {
     assert!(oldest["durationMs"].as_u64().is_some());
 
     let human = env.stanleyctl(&repo, &["runs", "list"]);
-    assert_eq!(human.stdout.lines().count(), 3, "{human:?}");
+    assert_eq!(
+        human.stdout.lines().count(),
+        4,
+        "a header and three runs: {human:?}"
+    );
+    assert!(human.stdout.starts_with("RUN "), "{human:?}");
     assert!(
         human.stdout.lines().last().unwrap().contains("complete")
             && human.stdout.contains("Summarize what changed"),

@@ -484,3 +484,69 @@ fn any_text_asked_to_be_triaged_is_triaged_never_refused() {
         );
     }
 }
+
+/// A downloaded CI log sits outside the repository: `--input` names it, the client reads it and
+/// sends its bytes (the daemon opens nothing outside the repository), and the report names the
+/// file. A file that cannot be read says so and points at standard input (issue 49).
+#[test]
+fn an_input_file_outside_the_repository_is_read_by_the_client() {
+    let env = env();
+    let repo = rust_repo();
+    let downloads = tempfile::tempdir().unwrap();
+    let log = downloads.path().join("job-1234.log");
+    std::fs::write(&log, fixture("cargo-test.txt")).unwrap();
+    let out = env.stanley(
+        &repo,
+        &[
+            "Triage these test failures",
+            "--json",
+            "--input",
+            log.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let data = &out.json()["output"]["data"];
+    assert_eq!(data["summary"]["source"], "job-1234.log");
+    assert_eq!(data["summary"]["failureBlocks"], 2);
+    // Not even the folder it came from reaches the daemon's records.
+    let runs = repo.root().join(".stanley/runs");
+    for entry in walkdir(&runs) {
+        let text = std::fs::read_to_string(&entry).unwrap_or_default();
+        assert!(
+            !text.contains(downloads.path().to_str().unwrap()),
+            "{} names the folder",
+            entry.display()
+        );
+    }
+    let missing = downloads.path().join("gone.log");
+    let out = env.stanley(
+        &repo,
+        &[
+            "Triage these test failures",
+            "--input",
+            missing.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.code, 65, "{out:?}");
+    assert!(
+        out.stderr.contains("cannot read") && out.stderr.contains("standard input"),
+        "{out:?}"
+    );
+}
+
+/// Every file below `dir`.
+fn walkdir(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}

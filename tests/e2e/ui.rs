@@ -306,7 +306,12 @@ fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() 
     // One run: findings grouped by file, with their lines; coverage, limits, not checked.
     browser.goto(&at(&url, &format!("runs/{run_id}")));
     let files = browser.run(
-        "return Array.from(document.querySelectorAll('section.file h3')).map(h => h.textContent)",
+        "return Array.from(document.querySelectorAll('table.findings tr.file th')).map(h => h.textContent)",
+    );
+    // One table: its header once, however many files.
+    assert_eq!(
+        browser.run("return document.querySelectorAll('table.findings thead').length"),
+        1
     );
     assert!(
         files
@@ -316,8 +321,13 @@ fn the_page_shows_runs_the_queue_candidates_and_a_live_flow_in_a_real_browser() 
             .any(|f| f == "test/parse.test.js"),
         "{files}"
     );
-    let findings = browser.text("section.file table.findings");
+    let findings = browser.text("table.findings");
     assert!(findings.contains("skip_marker_added"), "{findings}");
+    // What it says in words, and the changed lines it quotes.
+    assert!(findings.contains("newly skipped"), "{findings}");
+    let quoted = browser.text("table.findings pre.quote");
+    assert!(quoted.contains("+ "), "{quoted}");
+    insta::assert_snapshot!("run_page_findings", findings);
     let main = browser.text("main");
     for part in ["Coverage", "candidates", "judged", "Limits", "Not checked"] {
         assert!(main.contains(part), "{part}: {main}");

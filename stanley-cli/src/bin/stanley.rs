@@ -4,7 +4,7 @@
 #![cfg_attr(not(test), forbid(unsafe_code))]
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stanley_cli::args::{self, Invocation, Options};
@@ -17,8 +17,8 @@ use stanley_cli::style::Paint;
 use stanley_proto::VERSION;
 use stanley_proto::v1::queue_client::QueueClient;
 use stanley_proto::v1::{
-    Input, Outcome, PromoteCandidateRequest, PromptRequest, Scope, WorkQueueRequest, input,
-    prompt_response,
+    Input, Outcome, OutsideFile, PromoteCandidateRequest, PromptRequest, Scope, WorkQueueRequest,
+    input, prompt_response,
 };
 
 fn main() -> ExitCode {
@@ -194,8 +194,11 @@ fn fail(error: &ClientError, json: bool) -> ExitCode {
 }
 
 /// Reads the input: `--input -` always reads stdin; without `--input`, piped stdin counts when
-/// it holds anything but whitespace; a path is read by the daemon.
-fn read_input(options: &Options) -> Result<Option<Input>, ClientError> {
+/// it holds anything but whitespace. A path inside the repository is read by the daemon (under
+/// its workspace rules, and left out of the change); a file elsewhere that the user can read (a
+/// downloaded CI log) is read here and its bytes sent, so the daemon opens nothing outside the
+/// repository.
+fn read_input(options: &Options, root: &Path) -> Result<Option<Input>, ClientError> {
     // Any size is read in one pass; what does not fit a request is left out with a marker
     // line (the head, failure-looking lines and the tail are kept).
     let read_stdin = || -> Result<Vec<u8>, ClientError> {
@@ -208,7 +211,7 @@ fn read_input(options: &Options) -> Result<Option<Input>, ClientError> {
             source: Some(input::Source::Stdin(read_stdin()?)),
         })),
         Some(path) => Ok(Some(Input {
-            source: Some(input::Source::Path(path.to_owned())),
+            source: Some(input_file(path, root)?),
         })),
         None if !std::io::stdin().is_terminal() => {
             let bytes = read_stdin()?;
@@ -224,6 +227,51 @@ fn read_input(options: &Options) -> Result<Option<Input>, ClientError> {
     }
 }
 
+/// Where `--input PATH` is read: by the daemon when the path, taken from the repository root
+/// as before or from the current folder, names an entry inside the repository (the daemon's
+/// workspace rules then decide: a link out of it, a credential-shaped name); here otherwise.
+fn input_file(path: &str, root: &Path) -> Result<input::Source, ClientError> {
+    let relative = Path::new(path).is_relative();
+    if relative && root.join(path).symlink_metadata().is_ok() {
+        return Ok(input::Source::Path(path.to_owned()));
+    }
+    let given = std::env::current_dir()
+        .map(|cwd| cwd.join(path))
+        .unwrap_or_else(|_| PathBuf::from(path));
+    let cannot = |e: std::io::Error| {
+        ClientError::input(format!(
+            "cannot read {path}: {e} (or pass the log on standard input: stanley '…' < FILE)"
+        ))
+    };
+    // Its folder resolved, its own name as given: a link it is stays for the daemon to judge.
+    let placed = given
+        .parent()
+        .and_then(|dir| dir.canonicalize().ok())
+        .zip(given.file_name())
+        .map(|(dir, name)| dir.join(name));
+    if let Some(inside) = placed.as_deref().and_then(|p| p.strip_prefix(root).ok()) {
+        return Ok(input::Source::Path(inside.to_string_lossy().into_owned()));
+    }
+    let real = given.canonicalize().ok();
+    let file = std::fs::File::open(&given).map_err(cannot)?;
+    let kind = file.metadata().map_err(cannot)?.file_type();
+    if !(kind.is_file() || std::os::unix::fs::FileTypeExt::is_fifo(&kind)) {
+        return Err(ClientError::input(format!(
+            "cannot read {path}: not a regular file (pass it on standard input: stanley '…' < FILE)"
+        )));
+    }
+    let reduced = stanley_proto::window::reduce(std::io::BufReader::new(file)).map_err(cannot)?;
+    let name = real
+        .as_deref()
+        .unwrap_or(&given)
+        .file_name()
+        .map_or_else(|| path.to_owned(), |n| n.to_string_lossy().into_owned());
+    Ok(input::Source::Outside(OutsideFile {
+        name,
+        content: reduced.text.into_bytes(),
+    }))
+}
+
 async fn run(request: String, options: Options) -> Result<u8, ClientError> {
     let start = match &options.repo {
         Some(dir) => PathBuf::from(dir),
@@ -231,7 +279,7 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
             .map_err(|e| ClientError::input(format!("cannot read the current directory: {e}")))?,
     };
     let root = worktree_root(&start)?;
-    let input = read_input(&options)?;
+    let input = read_input(&options, &root)?;
     let scope = match options.scope.as_deref() {
         Some("staged") => Scope::Staged,
         Some("branch") => Scope::Branch,

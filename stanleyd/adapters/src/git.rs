@@ -675,6 +675,25 @@ impl Git for Git2Repo {
         }
         Ok(source)
     }
+
+    fn uncommitted(&self) -> Result<Vec<String>, GitError> {
+        let repo = self.repo.lock().unwrap_or_else(|e| e.into_inner());
+        let mut opts = StatusOptions::new();
+        opts.include_untracked(false)
+            .include_ignored(false)
+            .exclude_submodules(true);
+        let statuses = repo
+            .statuses(Some(&mut opts))
+            .map_err(|e| git_err("status", &e))?;
+        let mut paths: Vec<String> = statuses
+            .iter()
+            .filter(|e| e.status() != git2::Status::CURRENT)
+            .map(|e| String::from_utf8_lossy(e.path_bytes()).into_owned())
+            .collect();
+        paths.sort_unstable();
+        paths.dedup();
+        Ok(paths)
+    }
 }
 
 impl Git2Repo {

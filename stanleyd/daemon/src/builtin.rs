@@ -10,7 +10,7 @@ use stanley_adapters::SystemClock;
 use stanley_adapters::clock::random_hex6;
 use stanley_core::{ExecutorOptions, Status};
 use stanley_workflows::builtin::{BuiltinRun, PlanInput, PlanRequest, RunOn};
-use stanley_workflows::diff::{Diff, DiffEvidence, DiffSource};
+use stanley_workflows::diff::{Diff, DiffEvidence, DiffSource, Scope};
 use stanley_workflows::ports::Clock;
 use stanley_workflows::registry::Builtin;
 use stanley_workflows::run::{Packet, Run, run_id};
@@ -48,6 +48,9 @@ pub(crate) async fn run_builtin(
             &json!({"text": "The selected capability is not currently available.", "data": {"reason": "unavailable"}}),
         ));
     };
+    if ctx.scope == Scope::Branch && plan.uses_diff() {
+        say_what_the_branch_leaves_out(ctx, events).await;
+    }
     // A diff analysis of a branch asked before with every answer from the cache is answered
     // whole from the result memo (issue 32).
     let (source, memo_key) = match &ctx.settings_digest {
@@ -112,6 +115,36 @@ pub(crate) async fn run_builtin(
         );
     }
     Ok(answer)
+}
+
+/// Most uncommitted paths the branch scope's notice names.
+const UNCOMMITTED_NAMED: usize = 3;
+
+/// A branch diff reads commits only: when the worktree or the index holds changes to tracked
+/// files, says so and how to include them, rather than leave them out silently (issue 49).
+async fn say_what_the_branch_leaves_out(ctx: &Ctx<'_>, events: &Events) {
+    let paths = match ctx.state.git.uncommitted() {
+        Ok(paths) => paths,
+        Err(e) => {
+            tracing::warn!(error = %e.0, "could not read the worktree's status");
+            return;
+        }
+    };
+    if paths.is_empty() {
+        return;
+    }
+    let mut named = paths[..paths.len().min(UNCOMMITTED_NAMED)].join(", ");
+    if paths.len() > UNCOMMITTED_NAMED {
+        named.push_str(&format!(" and {} more", paths.len() - UNCOMMITTED_NAMED));
+    }
+    let files = if paths.len() == 1 { "file" } else { "files" };
+    events
+        .notice(format!(
+            "this branch review reads commits only: {} {files} with uncommitted changes ({named}) \
+             are not in it. Commit them to include them, or review them alone with --scope worktree.",
+            paths.len()
+        ))
+        .await;
 }
 
 /// Runs a planned built-in to its packet. `source` is the diff already loaded for routing, if

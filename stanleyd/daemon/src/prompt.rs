@@ -124,31 +124,68 @@ async fn read_input(
     let raw = tokio::task::spawn_blocking(move || raw_input(&root, input))
         .await
         .map_err(|e| RequestError::internal(format!("reading the input failed: {e}")))??;
-    let Some((text, file)) = raw else {
+    let Some((text, file, outside)) = raw else {
         return Ok(None);
     };
-    let source = file.clone().unwrap_or_else(|| "stdin".to_owned());
+    let source = match (&file, outside) {
+        (Some(file), _) => file.clone(),
+        (None, Some(name)) => name,
+        (None, None) => "stdin".to_owned(),
+    };
     Supplied::read(text, source, file, parsers, cancel)
         .await
         .map(Some)
 }
 
-/// The input's text and the repository-relative file it came from, if any.
+/// What the input says and where it came from: its text, the repository-relative file it was
+/// read from (when the daemon read it), and the name of a file outside the repository that the
+/// client read.
+type RawInput = (String, Option<String>, Option<String>);
+
+/// The name a file outside the repository is shown by: its last path component, printable,
+/// at most 120 characters.
+fn outside_name(name: &str) -> String {
+    let last = name
+        .rsplit(['/', '\\'])
+        .find(|p| !p.is_empty())
+        .unwrap_or("input");
+    let clean: String = last.chars().filter(|c| !c.is_control()).take(120).collect();
+    if clean.is_empty() {
+        "input".into()
+    } else {
+        clean
+    }
+}
+
+/// The input's text and where it came from, if any.
 fn raw_input(
     root: &std::path::Path,
     input: Option<v1::Input>,
-) -> Result<Option<(String, Option<String>)>, RequestError> {
+) -> Result<Option<RawInput>, RequestError> {
     let Some(source) = input.and_then(|i| i.source) else {
         return Ok(None);
     };
-    let (bytes, file) = match source {
+    let too_big = |what: &str| {
+        RequestError::input(format!(
+            "{what} exceeds the {MAX_INPUT_BYTES} byte limit (the stanley CLI reduces larger input before sending it)"
+        ))
+    };
+    let (bytes, file, outside) = match source {
         v1::input::Source::Stdin(bytes) => {
             if bytes.len() as u64 > MAX_INPUT_BYTES {
-                return Err(RequestError::input(format!(
-                    "stdin exceeds the {MAX_INPUT_BYTES} byte limit (the stanley CLI reduces larger input before sending it)"
-                )));
+                return Err(too_big("stdin"));
             }
-            (bytes, None)
+            (bytes, None, None)
+        }
+        v1::input::Source::Outside(f) => {
+            let name = outside_name(&f.name);
+            if f.content.len() as u64 > MAX_INPUT_BYTES {
+                return Err(too_big(&name));
+            }
+            if f.content.is_empty() {
+                return Err(RequestError::input(format!("input file is empty: {name}")));
+            }
+            (f.content, None, Some(name))
         }
         v1::input::Source::Path(path) => {
             // Any size, in one pass: what does not fit is left out with a marker line.
@@ -158,7 +195,7 @@ fn raw_input(
             }
             let reduced = stanley_proto::window::reduce(std::io::BufReader::new(file))
                 .map_err(|e| RequestError::input(format!("cannot read {path}: {e}")))?;
-            (reduced.text.into_bytes(), Some(rel))
+            (reduced.text.into_bytes(), Some(rel), None)
         }
     };
     let raw = String::from_utf8_lossy(&bytes).into_owned();
@@ -167,7 +204,7 @@ fn raw_input(
         Ok(value) => serde_json::to_string(&value).unwrap_or(raw),
         Err(_) => raw,
     };
-    Ok(Some((text, file)))
+    Ok(Some((text, file, outside)))
 }
 
 /// The coding agent that could take this request, if any (`STANLEY_AGENT=off`, nesting,

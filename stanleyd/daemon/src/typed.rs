@@ -55,6 +55,7 @@ fn finding(workflow: &str, f: &Value, results: &Value) -> v1::Finding {
     let confidence = ["probability", "p", "confidence"]
         .iter()
         .find_map(|k| detail.and_then(|d| d.get(*k)).and_then(Value::as_f64))
+        .or_else(|| f["score"].as_f64())
         .unwrap_or(0.0);
     let label = f["flag"].as_str().unwrap_or("");
     let (mut start_line, mut end_line) = line_range(f["lines"].as_str());
@@ -72,11 +73,33 @@ fn finding(workflow: &str, f: &Value, results: &Value) -> v1::Finding {
         path,
         start_line,
         end_line,
-        message: stanley_workflows::result::finding_message(label, detail),
+        message: stanley_workflows::result::finding_message(f),
         source: f["source"].as_str().unwrap_or("").to_owned(),
         item_id: f["id"].as_str().unwrap_or("").to_owned(),
         fingerprint: f["fingerprint"].as_str().unwrap_or("").to_owned(),
+        quote: quote(f),
     }
+}
+
+/// The lines a finding quotes, as typed lines.
+fn quote(f: &Value) -> Vec<v1::QuotedLine> {
+    f["quote"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|q| v1::QuotedLine {
+            change: match q["change"].as_str() {
+                Some("added") => v1::Change::Added,
+                Some("removed") => v1::Change::Removed,
+                _ => v1::Change::Unspecified,
+            } as i32,
+            line: q["line"]
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or(0),
+            text: q["text"].as_str().unwrap_or("").to_owned(),
+        })
+        .collect()
 }
 
 fn count(c: &Value, key: &str) -> u32 {

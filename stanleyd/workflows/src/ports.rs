@@ -25,6 +25,13 @@ pub trait Git: Send + Sync {
         base: Option<&str>,
         input_file: Option<&str>,
     ) -> Result<Arc<DiffSource>, GitError>;
+
+    /// The tracked paths with changes not yet committed (in the index or the worktree), in
+    /// path order: what a branch diff, which reads commits only, leaves out (issue 49). None
+    /// by default.
+    fn uncommitted(&self) -> Result<Vec<String>, GitError> {
+        Ok(Vec::new())
+    }
 }
 
 /// Replaces secrets in text and JSON, counting replacements.

@@ -78,11 +78,17 @@ pub fn human(output: &Value) -> String {
     }
 }
 
-/// A finding as one line for a person: the label in words, then up to three of its plain
-/// details (`correctness concern (classification=bug_risk, probability=0.91)`). Editors' typed
-/// findings and SARIF results say the same.
-pub fn finding_message(label: &str, detail: Option<&serde_json::Map<String, Value>>) -> String {
-    let details: Vec<String> = detail
+/// What a finding says to a person: its own `message` (what was judged and why, issue 49), or,
+/// for a finding that carries none (a repository workflow's), the label in words with up to
+/// three of its plain details. The terminal, editors' typed findings, the page and SARIF say
+/// the same.
+pub fn finding_message(finding: &Value) -> String {
+    if let Some(message) = finding["message"].as_str().filter(|m| !m.trim().is_empty()) {
+        return message.to_owned();
+    }
+    let label = finding["flag"].as_str().unwrap_or("finding");
+    let details: Vec<String> = finding["detail"]
+        .as_object()
         .into_iter()
         .flatten()
         .filter_map(|(k, v)| match v {
@@ -98,6 +104,31 @@ pub fn finding_message(label: &str, detail: Option<&serde_json::Map<String, Valu
     } else {
         format!("{} ({})", label.replace('_', " "), details.join(", "))
     }
+}
+
+/// A finding's quoted lines as a person reads them: `+ 14 | text`, `- 13 | text`, with the
+/// numbers right-aligned to each other. Empty when it quotes none.
+pub fn quoted_lines(finding: &Value) -> Vec<String> {
+    let quote = finding["quote"].as_array().map_or(&[][..], Vec::as_slice);
+    let width = quote
+        .iter()
+        .filter_map(|q| q["line"].as_u64())
+        .map(|n| n.to_string().len())
+        .max()
+        .unwrap_or(1);
+    quote
+        .iter()
+        .map(|q| {
+            let marker = if q["change"] == "removed" { '-' } else { '+' };
+            let line = q["line"]
+                .as_u64()
+                .map_or_else(String::new, |n| n.to_string());
+            format!(
+                "{marker} {line:>width$} | {}",
+                q["text"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

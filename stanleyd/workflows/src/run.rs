@@ -12,7 +12,7 @@ use stanley_core::{
     AttemptRecord, BudgetLimits, Denial, Executor, FrameSink, JevRequest, Status, stable_hash,
 };
 
-use crate::diff::Exclusion;
+use crate::diff::{Exclusion, Hunk, Quoted};
 use crate::ports::{Clock, RunRecorder};
 
 /// What happened to one candidate (last write wins).
@@ -211,6 +211,17 @@ pub struct Finding {
     pub lines: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<Map<String, Value>>,
+    /// What was judged and why it was raised, in a person's words: the question asked and how
+    /// sure the answer was (issue 49). Every surface shows this, not the flag and its numbers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// How much it matters, 0 to 1, for ranking (a Jev finding: the chosen answer's
+    /// probability times the mass at a material importance or above).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// A few of the changed lines it is about, marked added or removed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub quote: Vec<Quoted>,
     /// A hash of the flag, the path and the content of what the finding is about (never its
     /// line numbers), set when the run finishes: the same finding keeps it across runs and
     /// line shifts (SARIF's `partialFingerprints`).
@@ -234,8 +245,34 @@ impl Finding {
             path: None,
             lines: None,
             detail: None,
+            message: None,
+            score: None,
+            quote: Vec::new(),
             fingerprint: None,
         }
+    }
+
+    /// Saying `message` in words.
+    #[must_use]
+    pub fn says(mut self, message: impl Into<String>) -> Self {
+        self.message = Some(message.into());
+        self
+    }
+
+    /// Ranked by `score` (0 to 1).
+    #[must_use]
+    pub fn scored(mut self, score: f64) -> Self {
+        self.score = Some(crate::text::round3(score.clamp(0.0, 1.0)));
+        self
+    }
+
+    /// About `hunk`'s changed lines: placed on them, quoting a few.
+    #[must_use]
+    pub fn on_change(mut self, hunk: &Hunk) -> Self {
+        self.path = Some(hunk.path.clone());
+        self.lines = Some(hunk.changed_range());
+        self.quote = hunk.quote(crate::diff::QUOTED_LINES);
+        self
     }
 
     /// Located at `path` (and `lines`).
@@ -541,9 +578,9 @@ impl Run {
     }
 }
 
-/// Sorts findings, most important first: `warn` first; then findings about no file (a
-/// criterion, the task), source, tests, and the rest (configuration, documentation); then by
-/// path, then flag.
+/// Sorts findings, most important first: `warn` first; then by score, highest first (a finding
+/// without one after those with one); then findings about no file (a criterion, the task),
+/// source, tests, and the rest (configuration, documentation); then by path, then flag.
 pub fn sort_findings(findings: &mut [Finding]) {
     use crate::paths::{PathKind, classify_path};
     let tier = |f: &Finding| match f.path.as_deref().map(classify_path) {
@@ -554,8 +591,10 @@ pub fn sort_findings(findings: &mut [Finding]) {
     };
     findings.sort_by(|a, b| {
         let sev = |f: &Finding| u8::from(f.severity != Severity::Warn);
+        let score = |f: &Finding| f.score.unwrap_or(-1.0);
         sev(a)
             .cmp(&sev(b))
+            .then_with(|| score(b).total_cmp(&score(a)))
             .then_with(|| tier(a).cmp(&tier(b)))
             .then_with(|| {
                 a.path

@@ -65,6 +65,17 @@ struct Configuration {
 #[derive(Clone, Serialize)]
 struct Message {
     text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    markdown: Option<String>,
+}
+
+impl Message {
+    fn plain(text: String) -> Self {
+        Self {
+            text,
+            markdown: None,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -173,15 +184,40 @@ fn words(flag: &str) -> String {
     }
 }
 
-/// One line for a person, as editors show it, and who decided.
-fn message_of(finding: &Value) -> String {
-    let flag = finding["flag"].as_str().unwrap_or("finding");
-    let mut text = crate::result::finding_message(flag, finding["detail"].as_object());
-    if let Some(source) = finding["source"].as_str() {
-        text.push_str(&format!("; decided by {source}"));
+/// What the finding says, as the terminal and editors say it, then the lines it quotes.
+fn message_of(finding: &Value) -> Message {
+    let mut text = crate::result::finding_message(finding);
+    if !text.ends_with(['.', '?', '!', '"']) {
+        text.push('.');
     }
-    text.push('.');
-    text
+    let quoted = crate::result::quoted_lines(finding);
+    let markdown = (!quoted.is_empty()).then(|| {
+        format!(
+            "{}\n\n```diff\n{}\n```",
+            escape_markdown(&text),
+            quoted.join("\n")
+        )
+    });
+    if !quoted.is_empty() {
+        text.push_str("\n\n");
+        text.push_str(&quoted.join("\n"));
+    }
+    Message { text, markdown }
+}
+
+/// `text` with the characters Markdown reads as markup escaped.
+fn escape_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The notifications for items that are not results: parked ones, and judged rows that failed
@@ -196,9 +232,7 @@ fn notifications(data: &Value) -> Vec<Notification> {
         let why = p["reason"].as_str().unwrap_or("parked");
         out.push(Notification {
             level: "note",
-            message: Message {
-                text: format!("Parked, not a result: {what}: {why}."),
-            },
+            message: Message::plain(format!("Parked, not a result: {what}: {why}.")),
         });
     }
     for row in data["results"].as_array().into_iter().flatten() {
@@ -210,9 +244,7 @@ fn notifications(data: &Value) -> Vec<Notification> {
                 .unwrap_or("an item");
             out.push(Notification {
                 level: "note",
-                message: Message {
-                    text: format!("Not judged ({disposition}): {what}."),
-                },
+                message: Message::plain(format!("Not judged ({disposition}): {what}.")),
             });
         }
     }
@@ -246,7 +278,7 @@ pub fn log(summary: &RunSummary, document: &Value, version: &str) -> Value {
                 rules.push(Rule {
                     id: rule_id.clone(),
                     name: flag.to_owned(),
-                    short_description: Message { text: words(label) },
+                    short_description: Message::plain(words(label)),
                     default_configuration: Configuration { level: severity },
                 });
                 rules.len() - 1
@@ -289,9 +321,7 @@ pub fn log(summary: &RunSummary, document: &Value, version: &str) -> Value {
             rule_id,
             rule_index,
             level: severity,
-            message: Message {
-                text: message_of(f),
-            },
+            message: message_of(f),
             locations,
             partial_fingerprints: BTreeMap::from([(FINGERPRINT_KEY, fingerprint)]),
             properties,
@@ -301,19 +331,17 @@ pub fn log(summary: &RunSummary, document: &Value, version: &str) -> Value {
     if summary.delegated {
         notes.push(Notification {
             level: "note",
-            message: Message {
-                text: "This request was delegated to a coding agent: what the agent did is its \
+            message: Message::plain(
+                "This request was delegated to a coding agent: what the agent did is its \
                        own account, not a finding, so the run has no results."
                     .to_owned(),
-            },
+            ),
         });
     }
     if let Some(e) = &summary.error {
         notes.push(Notification {
             level: "error",
-            message: Message {
-                text: format!("The request failed ({}): {}", e.kind, e.message),
-            },
+            message: Message::plain(format!("The request failed ({}): {}", e.kind, e.message)),
         });
     }
     let log = Log {
@@ -402,7 +430,23 @@ mod tests {
         );
         assert_eq!(
             results[0]["message"]["text"],
-            "correctness concern (classification=bug_risk, probability=0.91); decided by jev."
+            "correctness concern (classification=bug_risk, probability=0.91)."
+        );
+        // A finding's own words and the changed lines it quotes, in text and Markdown.
+        let said = json!({"output": {"data": {"findings": [
+            {"flag": "review_correctness_risk", "id": "h_9", "source": "jev", "severity": "warn",
+             "path": "src/a.rs", "lines": "14", "message": "Correctness risk: the sum is off by one.",
+             "quote": [{"change": "removed", "line": 14, "text": "n"}, {"change": "added", "line": 14, "text": "n + 1"}]},
+        ]}}});
+        let said = super::log(&summary("review"), &said, "0.1.0");
+        let message = &said["runs"][0]["results"][0]["message"];
+        assert_eq!(
+            message["text"],
+            "Correctness risk: the sum is off by one.\n\n- 14 | n\n+ 14 | n + 1"
+        );
+        assert_eq!(
+            message["markdown"],
+            "Correctness risk: the sum is off by one.\n\n```diff\n- 14 | n\n+ 14 | n + 1\n```"
         );
         assert!(
             results[1]["locations"][0]["physicalLocation"]

@@ -6,6 +6,16 @@ pub(crate) fn command() -> Command {
     Command::new("stanleyctl")
         .version(stanley_cli::LONG_VERSION)
         .about("Administer Stanley's per-repository daemon")
+        // `-v` and `-V` both, as `stanley` takes them (issue 49).
+        .disable_version_flag(true)
+        .arg(
+            Arg::new("version")
+                .short('v')
+                .short_alias('V')
+                .long("version")
+                .action(ArgAction::Version)
+                .help("Show the version and the commit it was built from"),
+        )
         .arg(
             Arg::new("repo")
                 .long("repo")

@@ -29,26 +29,56 @@ fn cut(text: &str, max: usize) -> String {
     }
 }
 
-/// One row of `runs list`.
-fn row(r: &RunSummary) -> String {
+/// The cells of one row of `runs list`: run, status, findings, Jev, time, request.
+fn cells(r: &RunSummary) -> [String; 6] {
     let jev = r.usage.as_ref().map_or_else(
-        || "jev -".to_owned(),
-        |u| {
-            format!(
-                "jev {} sent, {} cached, {} tokens",
-                u.jev_requests, u.cached_answers, u.input_tokens
-            )
-        },
+        || "-".to_owned(),
+        |u| format!("{} sent, {} cached", u.jev_requests, u.cached_answers),
     );
-    format!(
-        "{}  {:<16}  {:>3} findings  {}  {:>7}  {}",
-        r.id,
-        r.status,
-        r.findings,
+    [
+        r.id.clone(),
+        r.status.clone(),
+        r.findings.to_string(),
         jev,
         duration(r.duration_ms),
-        cut(&r.request, 60)
-    )
+        cut(&r.request, 60),
+    ]
+}
+
+/// `runs list` as a table: a header, then one row per run, every column as wide as its widest
+/// cell (numbers and times aligned right), so the columns line up whatever the run ids.
+fn table(runs: &[RunSummary]) -> Vec<String> {
+    const HEADER: [&str; 6] = ["RUN", "STATUS", "FINDINGS", "JEV", "TOOK", "REQUEST"];
+    const RIGHT: [bool; 6] = [false, false, true, false, true, false];
+    let rows: Vec<[String; 6]> = runs.iter().map(cells).collect();
+    let mut widths = HEADER.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: [&str; 6]| {
+        let mut out = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            if i > 0 {
+                out.push_str("  ");
+            }
+            let pad = widths[i].saturating_sub(cell.chars().count());
+            if i == cells.len() - 1 {
+                out.push_str(cell);
+            } else if RIGHT[i] {
+                out.push_str(&" ".repeat(pad));
+                out.push_str(cell);
+            } else {
+                out.push_str(cell);
+                out.push_str(&" ".repeat(pad));
+            }
+        }
+        out.trim_end().to_owned()
+    };
+    std::iter::once(line(HEADER))
+        .chain(rows.iter().map(|r| line(r.each_ref().map(String::as_str))))
+        .collect()
 }
 
 fn summary_json(r: &RunSummary) -> serde_json::Value {
@@ -82,7 +112,9 @@ pub(crate) fn runs(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitC
                         serde_json::to_string_pretty(&doc).unwrap_or_default()
                     );
                 } else if r.human.is_empty() {
-                    stanley_cli::outln!("{}", row(&run));
+                    for line in table(std::slice::from_ref(&run)) {
+                        stanley_cli::outln!("{line}");
+                    }
                     stanley_cli::outln!(
                         "(no result was kept for this run; its records are in .stanley/runs/{}/)",
                         run.id
@@ -123,8 +155,8 @@ pub(crate) fn runs(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitC
                 } else if runs.is_empty() {
                     stanley_cli::outln!("no runs");
                 } else {
-                    for r in &runs {
-                        stanley_cli::outln!("{}", row(r));
+                    for line in table(&runs) {
+                        stanley_cli::outln!("{line}");
                     }
                 }
             }
@@ -144,5 +176,44 @@ mod tests {
         assert_eq!(cut("short", 60), "short");
         assert_eq!(cut("two\nlines", 60), "two…");
         assert_eq!(cut(&"x".repeat(70), 10).chars().count(), 10);
+    }
+
+    #[test]
+    fn the_columns_line_up_whatever_the_run_ids() {
+        let run = |id: &str, status: &str, findings: u32, ms: u64| RunSummary {
+            id: id.into(),
+            status: status.into(),
+            findings,
+            duration_ms: ms,
+            request: "Review this".into(),
+            ..RunSummary::default()
+        };
+        let lines = table(&[
+            run("review-20261203T100000Z-a1b2c3", "complete", 12, 420),
+            run(
+                "triage_failures-20261203T100100Z-d4e5f6",
+                "interrupted",
+                0,
+                12_345,
+            ),
+        ]);
+        assert_eq!(lines.len(), 3);
+        let at = |line: &str, word: &str| line.find(word).unwrap();
+        // Each column starts where its header does.
+        for (i, word) in [(1, "complete"), (2, "interrupted")] {
+            assert_eq!(at(&lines[i], word), at(&lines[0], "STATUS"), "{lines:#?}");
+        }
+        let ends = |line: &str, word: &str| line.find(word).unwrap() + word.len();
+        assert_eq!(
+            ends(&lines[1], "420 ms"),
+            ends(&lines[0], "TOOK"),
+            "{lines:#?}"
+        );
+        assert_eq!(
+            ends(&lines[2], "12.3 s"),
+            ends(&lines[0], "TOOK"),
+            "{lines:#?}"
+        );
+        assert_eq!(at(&lines[1], "Review"), at(&lines[2], "Review"));
     }
 }

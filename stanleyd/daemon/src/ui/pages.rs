@@ -139,6 +139,16 @@ pub(crate) fn runs(base: &str, runs: &[RunSummary], refused: Option<&str>) -> Ma
     }
 }
 
+/// One quoted changed line as the terminal shows it: `+ 14 | text`.
+fn quoted_line(q: &v1::QuotedLine) -> String {
+    let marker = if q.change == v1::Change::Removed as i32 {
+        '-'
+    } else {
+        '+'
+    };
+    format!("{marker} {} | {}", q.line, q.text)
+}
+
 /// One run: what was asked, its findings by file and line, coverage, limits, and what was not
 /// checked.
 pub(crate) fn run(
@@ -169,16 +179,21 @@ pub(crate) fn run(
         @if typed.findings.is_empty() {
             p.empty { @if document.is_null() { "No result was kept for this run." } @else { "None flagged (this is not an approval)." } }
         }
-        @for (path, findings) in &by_file {
-            section.file {
-                h3 { @if path.is_empty() { "(no file)" } @else { code { (path) } } }
-                table.findings {
-                    thead { tr { th { "Lines" } th { "Finding" } th { "Severity" } th.num { "Confidence" } th { "Said by" } } }
-                    tbody {
+        @if !by_file.is_empty() {
+            table.findings {
+                thead { tr { th { "Lines" } th { "Finding" } th { "Severity" } th.num { "Confidence" } th { "Said by" } } }
+                @for (path, findings) in &by_file {
+                    tbody.file {
+                        tr.file { th colspan="5" { @if path.is_empty() { "(no file)" } @else { code { (path) } } } }
                         @for f in findings {
                             tr {
                                 td.lines { @if f.start_line == 0 { "–" } @else if f.start_line == f.end_line { (f.start_line) } @else { (f.start_line) "–" (f.end_line) } }
-                                td { strong { (f.label) } br; (f.message) }
+                                td {
+                                    strong { (f.label) } br; (f.message)
+                                    @if !f.quote.is_empty() {
+                                        pre.quote { @for q in &f.quote { (quoted_line(q)) "\n" } }
+                                    }
+                                }
                                 td { (severity(f.severity)) }
                                 td.num { @if f.confidence > 0.0 { (format!("{:.2}", f.confidence)) } @else { "–" } }
                                 td { (f.source) }

@@ -428,13 +428,16 @@ fn frames(
         .collect()
 }
 
-/// The findings a decision makes: its flag (warn) and untrusted instruction text (info).
-fn findings(hunk: &Hunk, d: &Decision) -> Vec<Finding> {
+/// The findings a decision makes: its flag (warn) and untrusted instruction text (info), each
+/// placed on the hunk's changed lines and quoting them.
+fn findings(mode: &Mode, hunk: &Hunk, d: &Decision) -> Vec<Finding> {
     let mut out = Vec::new();
-    let at = |f: Finding| f.at(Some(hunk.path.clone()), Some(hunk.line_range()));
     if let Some(flag) = &d.flag {
         out.push(
-            at(Finding::new(flag, &hunk.id, "jev", Severity::Warn))
+            Finding::new(flag, &hunk.id, "jev", Severity::Warn)
+                .on_change(hunk)
+                .says(reason(mode, d))
+                .scored(d.p_label * d.high_mass)
                 .with("classification", d.label.as_str())
                 .with("probability", d.p_label)
                 .with("concernMass", d.concern_mass)
@@ -444,16 +447,74 @@ fn findings(hunk: &Hunk, d: &Decision) -> Vec<Finding> {
     }
     if d.untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
         out.push(
-            at(Finding::new(
+            Finding::new(
                 "untrusted_instruction_text",
                 &hunk.id,
                 "jev",
                 Severity::Info,
-            ))
+            )
+            .on_change(hunk)
+            .says(untrusted_reason(d.untrusted))
+            .scored(d.untrusted)
             .with("p", d.untrusted),
         );
     }
     out
+}
+
+/// A probability as a person reads it: `80%`.
+pub(crate) fn percent(p: f64) -> String {
+    format!("{:.0}%", (p * 100.0).clamp(0.0, 100.0))
+}
+
+/// Why a hunk was flagged, in words: the label and what it means, the question in a person's
+/// words, and how sure Jev was of the label and of its weight.
+fn reason(mode: &Mode, d: &Decision) -> String {
+    let meaning = mode
+        .labels
+        .iter()
+        .find(|(l, _)| *l == d.label)
+        .map_or("", |(_, m)| m);
+    let words = d.label.replace('_', " ");
+    let mut label = words.chars();
+    let label: String = label
+        .next()
+        .map(|c| c.to_uppercase().chain(label).collect())
+        .unwrap_or_default();
+    let meaning = lowercase_first(meaning);
+    // A flag raised by the concern labels together says so: 40% on this one can be 75% on some
+    // concern.
+    let together = if d.concern_mass - d.p_label >= 0.05 {
+        format!(" ({} on any concern)", percent(d.concern_mass))
+    } else {
+        String::new()
+    };
+    format!(
+        "{label}: {meaning} Asked \"{}\", Jev gave this answer {}{together}, and {} that it is \
+         material.",
+        mode.asks,
+        percent(d.p_label),
+        percent(d.high_mass)
+    )
+}
+
+/// `text` with its first letter lower-cased, to follow a colon.
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_lowercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// Why a hunk's text was marked as instructions to a model.
+pub(crate) fn untrusted_reason(p: f64) -> String {
+    format!(
+        "Text in this change reads like instructions to an AI model ({} confidence); Stanley \
+         treated it as data and did not follow it. Check that nothing here steers a reviewer or \
+         an agent.",
+        percent(p)
+    )
 }
 
 /// The human line for a decided hunk, with its sort group (flagged 0, parked 1, other 3); None
@@ -542,7 +603,7 @@ fn record<'a>(
                     reason: reason.clone(),
                 });
             }
-            run.findings.extend(findings(hunk, &d));
+            run.findings.extend(findings(mode, hunk, &d));
             run.decision(
                 &hunk.id,
                 &format!("diff_{}", mode.id),

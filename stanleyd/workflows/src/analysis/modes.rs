@@ -17,6 +17,8 @@ pub struct Mode {
     pub concerns: &'static [&'static str],
     /// The classification question.
     pub question: &'static str,
+    /// The same question in a person's words, as a finding quotes it (issue 49).
+    pub asks: &'static str,
     /// Guidance for the classification.
     pub guidance: &'static str,
     /// The importance question.
@@ -77,6 +79,7 @@ pub const REVIEW: Mode = Mode {
         "data_integrity_risk",
     ],
     question: "Which review disposition matters most for this changed hunk?",
+    asks: "Could this change give wrong results, mishandle errors, race or lose data?",
     guidance: "Pick a risk only for a concrete behavioral problem the shown diff supports. Style preferences, speculation that needs unseen code, and missing hardening unrelated to the change are not risks, and a refactor is not a defect by itself.",
     importance: "How serious is the most plausible concrete review concern in this hunk?",
     levels: RISK_LEVELS,
@@ -137,6 +140,7 @@ pub const TEST_GAPS: Mode = Mode {
         "missing_integration_test",
     ],
     question: "Which test-coverage disposition fits this implementation hunk and the test changes shown with it?",
+    asks: "Is behavior this change makes left without a visible test?",
     guidance: "A missing-test label needs a concrete changed behavior or boundary. Tests outside the diff may already exist, so choose cannot_tell unless the diff itself supports the gap. Formatting, wiring and neutral refactors need no new tests.",
     importance: "How much would the possibly missing test matter for preventing a meaningful regression?",
     levels: RISK_LEVELS,
@@ -196,6 +200,7 @@ pub const SUMMARIZE: Mode = Mode {
     ],
     concerns: &[],
     question: "What kind of change does this hunk primarily make?",
+    asks: "What kind of change is this?",
     guidance: "Classify only what the hunk visibly does, by its primary purpose. Choose mixed only when two purposes are equally central, and cannot_tell when the shown lines do not reveal a purpose.",
     importance: "How central is this hunk to the overall diff?",
     levels: [
@@ -268,6 +273,7 @@ pub const SECURITY: Mode = Mode {
         "dependency_or_supply_chain_risk",
     ],
     question: "Which security disposition fits this changed hunk?",
+    asks: "Does this change open a concrete security weakness?",
     guidance: "Tell a concrete vulnerability apart from merely touching a sensitive area. Do not report hypothetical hardening without a plausible attack path.",
     importance: "How severe is the most plausible security impact visible in this hunk?",
     levels: RISK_LEVELS,
@@ -341,6 +347,7 @@ pub const PERFORMANCE: Mode = Mode {
         "cache_or_batching_regression",
     ],
     question: "Which performance disposition fits this changed hunk?",
+    asks: "Does this change make a likely hot path measurably costlier?",
     guidance: "Report only a concrete change in cost that is likely to matter on a plausible hot or scaling path; not every allocation, loop, await or database call is a risk.",
     importance: "How material is the most plausible performance impact visible in this hunk?",
     levels: RISK_LEVELS,
@@ -403,6 +410,7 @@ pub const COMPATIBILITY: Mode = Mode {
         "breaking_configuration",
     ],
     question: "Which compatibility disposition fits this changed hunk?",
+    asks: "Does this change break a contract someone outside relies on?",
     guidance: "Breaking needs a visible contract that is used across a boundary. Consider source APIs, runtime behavior, persisted data, configuration and wire formats separately.",
     importance: "How severe is the most plausible compatibility impact visible in this hunk?",
     levels: RISK_LEVELS,

@@ -154,7 +154,23 @@ async fn concern_mass_combines_labels_into_a_flag() {
     assert!(
         findings
             .iter()
-            .any(|f| f["path"] == "src/auth.ts" && f["lines"] == "1-3")
+            .any(|f| f["path"] == "src/auth.ts" && f["lines"] == "2"),
+        "a removal is placed where it left the file, not on the hunk's context"
+    );
+    // What was judged and why, in words, and the changed line it is about.
+    let auth = findings
+        .iter()
+        .find(|f| f["path"] == "src/auth.ts")
+        .unwrap();
+    assert_eq!(
+        auth["message"],
+        "Correctness risk: the change can plausibly compute or return the wrong result. Asked \
+         \"Could this change give wrong results, mishandle errors, race or lose data?\", Jev \
+         gave this answer 40% (75% on any concern), and 80% that it is material."
+    );
+    assert_eq!(
+        auth["quote"],
+        serde_json::json!([{"change": "removed", "line": 2, "text": "  if (user.role !== 'admin') return false;"}])
     );
     assert_eq!(packet.status, Status::Complete);
     // The report puts the findings first, under the headline; the rows per hunk are for
@@ -164,10 +180,14 @@ async fn concern_mass_combines_labels_into_a_flag() {
     assert!(lines[0].contains(": 4 findings · complete"), "{text}");
     // Source first, then tests, then the rest (issue 34: not README.md first).
     assert!(
-        lines[2].starts_with("  warn  src/auth.ts:1  review correctness risk"),
+        lines[2].starts_with("  warn  src/auth.ts:2  Correctness risk: the change can"),
         "{text}"
     );
-    assert!(text.find("test/cart.test.ts:1").unwrap() < text.find("README.md:1").unwrap());
+    assert!(
+        text.contains("\n        - 2 |   if (user.role !== 'admin') return false;\n"),
+        "{text}"
+    );
+    assert!(text.find("test/cart.test.ts:2").unwrap() < text.find("README.md:2").unwrap());
     assert!(!text.contains("review findings by hunk:"), "{text}");
     let verbose = packet.verbose();
     assert!(
@@ -625,4 +645,69 @@ fn summaries_spread_over_files_and_put_recorded_outputs_after_the_tests() {
         ],
         "{order:?}"
     );
+}
+
+/// Near-identical findings (the same flag about the same changed text) are one entry that names
+/// the other places; past the first ten the rest are counted, and `--verbose` lists every one.
+#[tokio::test]
+async fn near_identical_findings_are_one_entry_and_the_rest_are_counted() {
+    let mut files: Vec<(String, String)> = (0..3)
+        .map(|i| {
+            (
+                format!("src/a_same{i}.ts"),
+                "  return cache.get(key) ?? load(key);".to_owned(),
+            )
+        })
+        .collect();
+    files.extend((0..12).map(|i| {
+        (
+            format!("src/other{i:02}.ts"),
+            format!("  total += item{i}.price;"),
+        )
+    }));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, l)| (p.as_str(), l.as_str()))
+        .collect();
+    let ev = evidence_of(&refs);
+    let jev = answering(
+        &modes::REVIEW,
+        &[("correctness_risk", 0.9), ("no_issue_visible", 0.1)],
+        0.9,
+        0.9,
+        0.0,
+    );
+    let packet = run_on(&modes::REVIEW, &ev, jev, BudgetLimits::TREE).await;
+    let findings = packet.json["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 15);
+    for f in findings {
+        assert_eq!(f["lines"], "2", "placed on the added line: {f}");
+        assert_eq!(f["quote"][0]["change"], "added");
+        assert!(
+            f["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Correctness risk: ")
+        );
+    }
+    let text = packet.human();
+    let heads = text.lines().filter(|l| l.starts_with("  warn  ")).count();
+    assert_eq!(heads, 10, "{text}");
+    assert_eq!(
+        text.matches("the same in 2 other places: ").count(),
+        1,
+        "{text}"
+    );
+    // 15 findings: 13 entries, 10 shown, 3 counted.
+    assert!(
+        text.contains("  and 3 more findings: rerun with --verbose"),
+        "{text}"
+    );
+    let verbose = packet.verbose();
+    let heads = verbose
+        .lines()
+        .filter(|l| l.starts_with("  warn  "))
+        .count();
+    assert_eq!(heads, 13, "{verbose}");
+    assert!(!verbose.contains("more findings"), "{verbose}");
 }

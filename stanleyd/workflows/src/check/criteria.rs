@@ -479,7 +479,18 @@ fn status_findings(rows: &[CriterionRow]) -> Vec<Finding> {
             } else {
                 "policy"
             };
-            Some(Finding::new(flag, &row.id, source, Severity::Warn).with("criterion", text))
+            let says = if flag == "criterion_unevidenced" {
+                format!("No change shows that this criterion is met: \"{text}\".")
+            } else {
+                format!(
+                    "Whether this criterion is met could not be told from the change: \"{text}\"."
+                )
+            };
+            Some(
+                Finding::new(flag, &row.id, source, Severity::Warn)
+                    .says(says)
+                    .with("criterion", text),
+            )
         })
         .collect()
 }

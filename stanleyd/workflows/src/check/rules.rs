@@ -424,6 +424,13 @@ fn apply_pair(
         run.findings.push(
             Finding::new("rule_violation", &id, "jev", Severity::Warn)
                 .at(path, Some(row.lines.clone()))
+                .says(format!(
+                    "This change appears to break the repository's rule `{}`: \"{}\". Jev judged it applicable and violated with {} confidence.",
+                    rule.id.as_str(),
+                    crate::text::truncate_chars(&rule.text, 160),
+                    crate::analysis::percent(violated)
+                ))
+                .scored(violated)
                 .with("rule", rule.id.as_str())
                 .with("p", violated)
                 .with("confidence", confidence),

@@ -190,10 +190,51 @@ fn finding(
     severity: Severity,
     detail: Option<Map<String, Value>>,
 ) -> Finding {
-    Finding {
+    let p = detail
+        .as_ref()
+        .and_then(|d| d.get("p").or_else(|| d.get("lowMass")))
+        .and_then(Value::as_f64);
+    let mut f = Finding {
         detail,
-        ..Finding::new(flag, &hunk.id, source, severity)
-            .at(Some(hunk.path.clone()), Some(lines_of(hunk)))
+        ..Finding::new(flag, &hunk.id, source, severity).on_change(hunk)
+    }
+    .says(task_reason(flag, p));
+    if let Some(p) = p {
+        f = f.scored(p);
+    }
+    f
+}
+
+/// Why check raised `flag` on a hunk, in words, with Jev's confidence when it answered.
+fn task_reason(flag: &str, p: Option<f64>) -> String {
+    let what = match flag {
+        "skip_marker_added" => "A test is newly skipped or marked to be left out here.",
+        "assertions_removed" => "Assertions were removed from a test here.",
+        "test_file_deleted" => "A test file was deleted.",
+        "ci_config_changed" => {
+            "The CI configuration changed: what runs on every push is different."
+        }
+        "config_changed" => "A configuration file changed.",
+        "formatting_only" => "Only formatting changed here.",
+        "generated_file_changed" => "A generated file changed; its source should change with it.",
+        "lockfile_changed" => "A lockfile changed: dependency versions moved.",
+        "special_cased_literal_input" => {
+            "The code special-cases one literal input (a value the task or a test names) rather than handling the general case."
+        }
+        "test_expectation_weakened" => {
+            "A test's expectation was weakened, and the task does not say it should change."
+        }
+        "expectation_changed_per_task" => "A test's expectation changed, as the task asks.",
+        "test_disabled_or_bypassed" => "A test is disabled or bypassed by this change.",
+        "weak_task_relation" => "This change does not visibly serve the task.",
+        _ => "Check raised this on the change.",
+    };
+    match p {
+        Some(p) => format!(
+            "{what} Jev said so with {} confidence when asked about this hunk and the task.",
+            crate::analysis::percent(p)
+        ),
+        None => format!("{what} (found by a rule, not by Jev)"),
     }
 }
 
@@ -829,6 +870,9 @@ impl<'a> Judging<'a> {
         if insufficient {
             run.findings.push(
                 Finding::new("task_text_insufficient", "task", "policy", Severity::Warn)
+                    .says(format!(
+                        "The task says too little to judge the change by: {weak_n} of {judged} judged hunks relate to it only weakly. Say what the change should do, and check again."
+                    ))
                     .with("weakHunks", weak_n)
                     .with("judgedHunks", judged),
             );

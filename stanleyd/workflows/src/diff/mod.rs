@@ -3,6 +3,7 @@
 //! eligible hunks plus the files and untracked paths excluded.
 
 pub mod mirror;
+mod quote;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -15,6 +16,7 @@ use stanley_core::stable_id;
 pub use crate::exclusion::FileFacts;
 use crate::exclusion::{Rule, Verdict, WholeFile};
 use crate::paths::{PathKind, classify_path};
+pub use quote::{Change, QUOTED_LINES, Quoted};
 
 /// Hunks longer than this many lines are split into consecutive parts (`MAX_HUNK_LINES`).
 pub const MAX_HUNK_LINES: usize = 300;

@@ -972,6 +972,8 @@ fn apply_excerpt(c: &mut Candidate, result: ExcerptResult, gaps: &mut Vec<String
         run.findings.push(
             Finding::new("untrusted_instruction_text", &c.id, "jev", Severity::Info)
                 .at(Some(c.path.clone()), Some(shown.join(",")))
+                .says(crate::analysis::untrusted_reason(untrusted))
+                .scored(untrusted)
                 .with("p", untrusted),
         );
     }
@@ -1200,10 +1202,12 @@ pub async fn find(
         .any(|&i| cands[i].relevance.unwrap_or(0.0) >= STRONG_HIGH_MASS);
     if no_strong && cands.iter().any(|c| c.disposition == Disposition::Judged) {
         run.findings.push(
-            Finding::new("no_strong_candidate", "task", "policy", Severity::Warn).with(
-                "note",
-                "next step likely needs a new search string or different paths chosen by the host",
-            ),
+            Finding::new("no_strong_candidate", "task", "policy", Severity::Warn)
+                .says("No file stood out as what was asked for. Try other words for it (a name, an error message, a term the code uses), or name a folder or file to search in.")
+                .with(
+                    "note",
+                    "next step likely needs a new search string or different paths chosen by the host",
+                ),
         );
     }
     let mut rows: Vec<Value> = shortlist

@@ -13,17 +13,36 @@ use crate::text::wrap;
 /// How many paths a group of left-out items names before "and N more".
 const FIRST_PATHS: usize = 3;
 
+/// How many findings (or groups of near-identical ones) the report shows before counting the
+/// rest; `--verbose` shows every one.
+const FIRST_FINDINGS: usize = 10;
+
 /// Renders `packet` as the report, with every item listed when `verbose`.
 pub(super) fn render(packet: &Packet, verbose: bool) -> String {
     let p = &packet.json;
     let mut out: Vec<String> = Vec::new();
     out.extend(wrap(&headline(packet), 2));
     let findings = p["findings"].as_array().map_or(&[][..], Vec::as_slice);
-    // Every finding, before anything else: they are what the person asked for.
+    // The findings, before anything else: they are what the person asked for. Near-identical
+    // ones are one entry; the first few are shown, most important first, and the rest counted.
     if !findings.is_empty() {
         out.push(String::new());
-        for f in findings {
-            out.extend(wrap(&finding_line(f), 8));
+        let groups = grouped(findings);
+        let shown = if verbose {
+            groups.len()
+        } else {
+            groups.len().min(FIRST_FINDINGS)
+        };
+        for group in &groups[..shown] {
+            out.extend(finding_lines(group, verbose));
+        }
+        if shown < groups.len() {
+            let rest: usize = groups[shown..].iter().map(Vec::len).sum();
+            out.push(format!(
+                "  and {rest} more {}: rerun with --verbose{}",
+                if rest == 1 { "finding" } else { "findings" },
+                runs_hint(p)
+            ));
         }
     }
     for section in &packet.sections {
@@ -53,12 +72,10 @@ pub(super) fn render(packet: &Packet, verbose: bool) -> String {
             out.extend(wrap(&format!("  {line}"), 6));
         }
         if left.elided && !verbose {
-            let runs = if p["artifact"].is_null() {
-                String::new()
-            } else {
-                ", or `stanleyctl runs show latest`".to_owned()
-            };
-            out.push(format!("  every item: rerun with --verbose{runs}"));
+            out.push(format!(
+                "  every item: rerun with --verbose{}",
+                runs_hint(p)
+            ));
         }
     }
     let not_checked: Vec<&str> = strings(&p["notChecked"]);
@@ -244,44 +261,89 @@ fn place(item: &Value) -> Option<String> {
     })
 }
 
-/// Why a finding was raised, in one line: its flag in words and up to two of its plain details,
-/// leaving out a detail that only repeats the flag (`classification=correctness_risk` beside
-/// `review correctness risk`).
-fn why(flag: &str, detail: Option<&serde_json::Map<String, Value>>) -> String {
-    let label = flag.replace('_', " ");
-    let details: Vec<String> = detail
-        .into_iter()
-        .flatten()
-        .filter_map(|(k, v)| {
-            let value = match v {
-                Value::String(s) => s.clone(),
-                Value::Number(n) => n.to_string(),
-                Value::Bool(b) => b.to_string(),
-                _ => return None,
-            };
-            (!label.contains(&value.replace('_', " "))).then(|| format!("{k}={value}"))
-        })
-        .take(2)
-        .collect();
-    if details.is_empty() {
-        label
+/// `, or `stanleyctl runs show latest`` when the run was recorded.
+fn runs_hint(p: &Value) -> &'static str {
+    if p["artifact"].is_null() {
+        ""
     } else {
-        format!("{label} ({})", details.join(", "))
+        ", or `stanleyctl runs show latest`"
     }
 }
 
-/// One finding: its severity, its place and one line of why.
-fn finding_line(f: &Value) -> String {
+/// The findings in their order, near-identical ones together: the same flag about the same
+/// changed text (one edit made in several files) is one group, in the place of its first.
+fn grouped(findings: &[Value]) -> Vec<Vec<&Value>> {
+    let mut groups: Vec<Vec<&Value>> = Vec::new();
+    let mut by_key: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for f in findings {
+        let Some(key) = same_finding_key(f) else {
+            groups.push(vec![f]);
+            continue;
+        };
+        match by_key.get(&key) {
+            Some(&i) => groups[i].push(f),
+            None => {
+                by_key.insert(key, groups.len());
+                groups.push(vec![f]);
+            }
+        }
+    }
+    groups
+}
+
+/// What makes two findings near-identical: the flag and the quoted text, whitespace aside;
+/// None for a finding that quotes nothing (it is its own group).
+fn same_finding_key(f: &Value) -> Option<String> {
+    let quote = f["quote"].as_array().filter(|q| !q.is_empty())?;
+    let mut key = f["flag"].as_str().unwrap_or("").to_owned();
+    for q in quote {
+        key.push('\u{1e}');
+        key.push_str(q["change"].as_str().unwrap_or(""));
+        key.push('\u{1f}');
+        key.extend(
+            q["text"]
+                .as_str()
+                .unwrap_or("")
+                .split_whitespace()
+                .flat_map(|w| [w, " "]),
+        );
+    }
+    Some(key)
+}
+
+/// One finding (or a group of near-identical ones): its severity, its place and what it says,
+/// then the changed lines it quotes, then where the others of its group are.
+fn finding_lines(group: &[&Value], verbose: bool) -> Vec<String> {
+    let f = group[0];
     let severity = if f["severity"] == "warn" {
         "warn"
     } else {
         "info"
     };
-    let why = why(f["flag"].as_str().unwrap_or(""), f["detail"].as_object());
-    match place(f) {
+    let why = crate::result::finding_message(f);
+    let head = match place(f) {
         Some(at) => format!("  {severity}  {at}  {why}"),
         None => format!("  {severity}  {why}"),
+    };
+    let mut out = wrap(&head, 8);
+    for line in crate::result::quoted_lines(f) {
+        out.push(crate::text::truncate_chars(
+            &format!("        {line}"),
+            crate::text::WIDTH - 1,
+        ));
     }
+    if group.len() > 1 {
+        let places: Vec<String> = group[1..].iter().filter_map(|g| place(g)).collect();
+        let (named, _) = names(&places, verbose);
+        out.extend(wrap(
+            &format!(
+                "        the same in {}: {named}",
+                plural(group.len() - 1, "other place", "other places")
+            ),
+            10,
+        ));
+    }
+    out
 }
 
 fn count(c: &Value, key: &str) -> u64 {

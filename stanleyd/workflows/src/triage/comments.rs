@@ -448,6 +448,7 @@ fn thread_frame(
 fn stale_finding(root: &Comment) -> Finding {
     Finding::new("comment_stale", &root.id, "deterministic", Severity::Info)
         .at(root.path.clone(), root.line.map(|l| l.to_string()))
+        .says("The code this comment was about is gone from the file: check whether the thread still applies before resolving it.")
         .with("note", "verify before resolving the thread")
 }
 
@@ -640,25 +641,39 @@ fn apply_answer(row: &mut CommentRow, outcome: &stanley_core::FrameOutcome, run:
     match class {
         "actionable" => {
             let excerpt: String = row.excerpt.chars().take(80).collect();
-            run.findings.push(finding(
-                "comment_actionable",
-                Severity::Warn,
-                ("excerpt", excerpt.into()),
-            ));
+            let says = format!(
+                "This comment asks for a change the code does not make yet: \"{}\"",
+                crate::text::truncate_chars(&row.excerpt, 160)
+            );
+            run.findings.push(
+                finding(
+                    "comment_actionable",
+                    Severity::Warn,
+                    ("excerpt", excerpt.into()),
+                )
+                .says(says),
+            );
         }
-        "already_addressed" => run.findings.push(finding(
-            "comment_already_addressed",
-            Severity::Info,
-            ("note", "verify before resolving the thread".into()),
-        )),
+        "already_addressed" => run.findings.push(
+            finding(
+                "comment_already_addressed",
+                Severity::Info,
+                ("note", "verify before resolving the thread".into()),
+            )
+            .says("The change appears to address this comment already: verify, then resolve the thread."),
+        ),
         _ => {}
     }
     if untrusted >= UNTRUSTED_INSTRUCTION_THRESHOLD {
-        run.findings.push(finding(
-            "untrusted_instruction_text",
-            Severity::Info,
-            ("p", untrusted.into()),
-        ));
+        run.findings.push(
+            finding(
+                "untrusted_instruction_text",
+                Severity::Info,
+                ("p", untrusted.into()),
+            )
+            .says(crate::analysis::untrusted_reason(untrusted))
+            .scored(untrusted),
+        );
     }
     run.decision(
         &id,

@@ -434,10 +434,21 @@ fn signature_findings(block: &FailureBlock, source: &str) -> Vec<Finding> {
     let mut out = Vec::new();
     let finding = |flag| Finding::new(flag, &block.id, "deterministic", Severity::Info);
     if block.compile_error {
-        out.push(finding("compile_error_signature").with("log", source));
+        out.push(
+            finding("compile_error_signature")
+                .says("The log shows a compile or type error: the code did not build, so the tests after it did not run as written.")
+                .with("log", source),
+        );
     }
     if let Some(sig) = block.env_signature {
-        out.push(finding("environment_signature").with("signature", sig));
+        out.push(
+            finding("environment_signature")
+                .says(format!(
+                    "The failure reads as the environment's ({}), not the code's: check the machine, the network or the installed tools before the change.",
+                    sig.replace('_', " ")
+                ))
+                .with("signature", sig),
+        );
     }
     out
 }
@@ -789,10 +800,17 @@ fn section_lines(rows: &[FailureRow], brief: bool) -> Vec<String> {
             .test_name
             .clone()
             .unwrap_or_else(|| format!("unnamed failure (log lines {})", r.lines));
+        // The repository's own frame first; then any frame that is not a framework's or the
+        // standard library's; the first only when there is nothing else.
         let place = r
             .stack_locations
             .iter()
             .find(|s| s.tracked)
+            .or_else(|| {
+                r.stack_locations
+                    .iter()
+                    .find(|s| !super::logs::foreign_frame(&s.path))
+            })
             .or(r.stack_locations.first())
             .map(|s| format!("  {}:{}", s.path, s.line))
             .unwrap_or_default();
@@ -815,7 +833,15 @@ fn section_lines(rows: &[FailureRow], brief: bool) -> Vec<String> {
                 .as_deref()
                 .and_then(|m| m.lines().map(str::trim).find(|l| !l.is_empty()))
                 .unwrap_or("(no message found)");
-            out.push(clip(&format!("{head}  {first}"), SECTION_WIDTH));
+            // The message whole (the report wraps it), under its head when both do not fit
+            // one line: never `As…` for an `AssertionError` (issue 49).
+            let one = format!("{head}  {first}");
+            if one.chars().count() + 2 <= SECTION_WIDTH {
+                out.push(one);
+            } else {
+                out.push(clip(&head, SECTION_WIDTH));
+                out.push(format!("    {first}"));
+            }
             continue;
         }
         out.push(clip(&head, SECTION_WIDTH));
@@ -841,7 +867,8 @@ fn section_lines(rows: &[FailureRow], brief: bool) -> Vec<String> {
             .lines()
             .take(3)
         {
-            out.push(clip(&format!("    {}", line.trim_end()), SECTION_WIDTH));
+            // Whole: the report wraps long lines at spaces.
+            out.push(format!("    {}", line.trim_end()));
         }
         let judged: Vec<String> = [in_words(&r.failure_kind.label), in_words(&r.relation.label)]
             .into_iter()
@@ -1107,6 +1134,12 @@ fn decide(
                 "jev",
                 Severity::Warn,
             )
+            .says(format!(
+                "{} likely fails because of this change: asked whether the failure follows from the changed code, Jev said so with {} confidence.",
+                block.test_name.as_deref().map_or_else(|| "This test".to_owned(), |t| format!("`{t}`")),
+                crate::analysis::percent(p)
+            ))
+            .scored(p)
             .with("p", p)
             .with("test", block.test_name.clone()),
         );
@@ -1119,6 +1152,11 @@ fn decide(
                 "jev",
                 Severity::Info,
             )
+            .says(format!(
+                "The failure shows signs of depending on timing, order or chance ({} confidence); one run cannot say it is flaky, so run it again before trusting either result.",
+                crate::analysis::percent(nondet)
+            ))
+            .scored(nondet)
             .with("p", nondet)
             .with("note", "not a flakiness verdict; one run only"),
         );
@@ -1131,6 +1169,8 @@ fn decide(
                 "jev",
                 Severity::Info,
             )
+            .says(crate::analysis::untrusted_reason(untrusted))
+            .scored(untrusted)
             .with("p", untrusted),
         );
     }

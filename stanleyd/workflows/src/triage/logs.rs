@@ -309,8 +309,10 @@ fn location_in(line: &str) -> Option<(String, u64)> {
         let path = path.strip_prefix("file://").unwrap_or(path);
         if path.starts_with("http")
             || path.starts_with("node:")
+            || raw.contains("://")
             || !path.contains('.')
             || path.ends_with('.')
+            || is_host(path)
         {
             continue;
         }
@@ -322,6 +324,28 @@ fn location_in(line: &str) -> Option<(String, u64)> {
         }
     }
     None
+}
+
+/// Whether `text` before a `:port` names a network host rather than a file (issue 49:
+/// `connect ECONNREFUSED 127.0.0.1:9` is no place in the repository): a dotted address, a name
+/// whose last part is all digits, or a bare name in a network domain.
+pub(crate) fn is_host(text: &str) -> bool {
+    const NETWORK: [&str; 8] = [
+        "com",
+        "org",
+        "net",
+        "local",
+        "localhost",
+        "internal",
+        "lan",
+        "localdomain",
+    ];
+    let last = text.rsplit('.').next().unwrap_or("");
+    if last.bytes().all(|b| b.is_ascii_digit()) {
+        return true;
+    }
+    (!text.contains('/') && NETWORK.contains(&last.to_ascii_lowercase().as_str()))
+        || text.eq_ignore_ascii_case("localhost")
 }
 
 /// Lowercases and replaces volatile parts (hex, quoted strings, durations, digits).
@@ -539,7 +563,7 @@ fn finish(
 }
 
 /// Whether a stack location is the runner's or a dependency's, not the project's.
-fn foreign_frame(path: &str) -> bool {
+pub(crate) fn foreign_frame(path: &str) -> bool {
     [
         "/usr/lib/",
         "/usr/local/lib/",

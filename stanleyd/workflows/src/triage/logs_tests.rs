@@ -260,3 +260,43 @@ fn closing_counts_are_no_block_beside_the_failures() {
         assert!(!super::counts_only(line), "{line}");
     }
 }
+
+/// A network address in a message is no place in the repository: `127.0.0.1:9`,
+/// `localhost:5432`, `db.internal:6379` and a URL are skipped, and the test's own frame is the
+/// place (issue 49).
+#[test]
+fn hosts_and_ports_are_not_places() {
+    for (line, want) in [
+        (
+            "Error: connect ECONNREFUSED 127.0.0.1:9 at test/async.test.js:3:5",
+            Some(("test/async.test.js", 3)),
+        ),
+        ("dial tcp [::1]:8080: connection refused", None),
+        ("could not reach db.internal:6379", None),
+        ("GET http://example.com:80/x failed", None),
+        ("listening on localhost:5432", None),
+        (
+            "at src/server.ts:41:7 (api.example.com:443)",
+            Some(("src/server.ts", 41)),
+        ),
+        (
+            "  File \"tests/test_api.py\", line 12, in test_get",
+            Some(("tests/test_api.py", 12)),
+        ),
+    ] {
+        let got = location_in(line);
+        assert_eq!(got.as_ref().map(|(p, n)| (p.as_str(), *n)), want, "{line}");
+    }
+    for host in [
+        "127.0.0.1",
+        "10.0.0.12",
+        "example.com",
+        "redis.local",
+        "localhost",
+    ] {
+        assert!(is_host(host), "{host}");
+    }
+    for file in ["src/app.ts", "test.py", "lib/net.go", "a.test.js"] {
+        assert!(!is_host(file), "{file}");
+    }
+}

@@ -275,22 +275,26 @@ pub(crate) async fn prompt(
             }
             prompt_response::Event::Result(r) => {
                 let outcome = Outcome::try_from(r.outcome).unwrap_or(Outcome::Unspecified);
+                // `complete`, `budget_exhausted`: the status words of the document and the
+                // command line, never the proto's `OUTCOME_COMPLETE`.
+                let outcome_word = outcome
+                    .as_str_name()
+                    .trim_start_matches("OUTCOME_")
+                    .to_lowercase();
+                let n = r.findings.len();
                 let line = match &r.error {
                     Some(e) => format!("{} error: {}", e.kind, e.message),
                     None => format!(
-                        "{}: {} findings",
-                        outcome
-                            .as_str_name()
-                            .trim_start_matches("OUTCOME_")
-                            .to_lowercase(),
-                        r.findings.len()
+                        "{}: {n} finding{}",
+                        outcome_word.replace('_', " "),
+                        if n == 1 { "" } else { "s" }
                     ),
                 };
                 progress.end(line.clone()).await;
                 return Ok(json!({
                     "runId": r.run_id,
                     "workflow": r.workflow,
-                    "outcome": outcome.as_str_name(),
+                    "outcome": outcome_word,
                     "exitCode": r.exit_code,
                     "findings": r.findings.len(),
                     "message": line,

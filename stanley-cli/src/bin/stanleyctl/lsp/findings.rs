@@ -8,7 +8,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use stanley_proto::v1::{Finding, RunFindings, RunSummary, Severity};
+use stanley_proto::v1::{Change, Finding, RunFindings, RunSummary, Severity};
 use tower_lsp_server::ls_types::{
     Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
     Position, Range, Uri,
@@ -103,17 +103,50 @@ fn evidence(f: &Finding) -> String {
     format!("{who} decided `{}`{sure}{item}", f.label)
 }
 
+/// The changed lines a finding quotes, as the terminal shows them: `+ 14 | text`.
+fn quoted(f: &Finding) -> Vec<String> {
+    let width = f
+        .quote
+        .iter()
+        .map(|q| q.line.to_string().len())
+        .max()
+        .unwrap_or(1);
+    f.quote
+        .iter()
+        .map(|q| {
+            let marker = if q.change == Change::Removed as i32 {
+                '-'
+            } else {
+                '+'
+            };
+            // Each line opens with its marker, so no quoted text can close the fence.
+            format!("{marker} {:>width$} | {}", q.line, q.text)
+        })
+        .collect()
+}
+
 /// What a run cost, in one line.
 pub(crate) fn cost(run: &RunSummary) -> String {
     let Some(u) = &run.usage else {
         return "cost not recorded".to_owned();
     };
-    let dollars = u
-        .estimated_cost_usd
-        .map_or_else(String::new, |c| format!(", about ${c:.4}"));
+    let dollars = u.estimated_cost_usd.map_or_else(String::new, |c| {
+        if c <= 0.0 {
+            ", $0".to_owned()
+        } else if c < 0.0001 {
+            // Never `$0.0000` for a cost that rounds to nothing at four places.
+            ", under $0.0001".to_owned()
+        } else {
+            format!(", about ${c:.4}")
+        }
+    });
     format!(
-        "{} Jev requests, {} answered from cache, {} input and {} output tokens{dollars}",
-        u.jev_requests, u.cached_answers, u.input_tokens, u.output_tokens
+        "{} Jev request{}, {} answered from cache, {} input and {} output tokens{dollars}",
+        u.jev_requests,
+        if u.jev_requests == 1 { "" } else { "s" },
+        u.cached_answers,
+        u.input_tokens,
+        u.output_tokens
     )
 }
 
@@ -185,12 +218,23 @@ pub(crate) fn hover(run: &RunFindings, index: usize, lines: (usize, usize)) -> O
         String::new(),
         f.message.clone(),
         String::new(),
+    ];
+    if !f.quote.is_empty() {
+        out.push("```diff".to_owned());
+        out.extend(quoted(f));
+        out.push("```".to_owned());
+        out.push(String::new());
+    }
+    out.extend([
         format!("- **Why:** {}", evidence(f)),
         format!(
-            "- **Evidence:** `{}` lines {}–{}{}",
+            "- **Evidence:** `{}` {}{}",
             f.path,
-            lines.0 + 1,
-            lines.1 + 1,
+            if lines.0 == lines.1 {
+                format!("line {}", lines.0 + 1)
+            } else {
+                format!("lines {}–{}", lines.0 + 1, lines.1 + 1)
+            },
             if f.start_line == 0 {
                 " (the finding names no line: removed lines or the whole file)".to_owned()
             } else {
@@ -209,7 +253,7 @@ pub(crate) fn hover(run: &RunFindings, index: usize, lines: (usize, usize)) -> O
             }
         ),
         format!("- **Cost:** {}", cost(summary)),
-    ];
+    ]);
     if !f.fingerprint.is_empty() {
         out.push(format!("- **Fingerprint:** `{}`", f.fingerprint));
     }
@@ -250,6 +294,11 @@ mod tests {
                 source: "jev".into(),
                 item_id: "h_1".into(),
                 fingerprint: "fp".into(),
+                quote: vec![stanley_proto::v1::QuotedLine {
+                    change: Change::Added as i32,
+                    line: 3,
+                    text: "it.skip('adds', () => {".into(),
+                }],
             }],
             seen: Vec::new(),
         }
@@ -292,6 +341,7 @@ mod tests {
             "about $0.0012",
             "lines 3–5",
             "Why",
+            "```diff\n+ 3 | it.skip('adds', () => {\n```",
         ] {
             assert!(hover.contains(part), "{part} in {hover}");
         }
