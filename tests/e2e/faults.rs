@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use stanley_tests::testenv::TEST_KEY;
-use stanley_tests::{Fault, TestEnv};
+use stanley_tests::{Fault, TempRepo, TestEnv};
 
 use crate::summarize::{changed_repo, summarize_env};
 
@@ -240,4 +240,43 @@ fn repo_flag_works_from_anywhere() {
     ]);
     let out = stanley_tests::testenv::run(cmd, None);
     assert_eq!(out.code, 0, "{out:?}");
+}
+
+/// Answers that do not fit their questions are named as the cause, and asking stops after a
+/// few frames rather than running the budget out (issue 49: it said "budget exhausted", exit
+/// 12, after retrying every frame).
+#[test]
+fn answers_that_never_fit_are_named_and_not_retried_without_end() {
+    let env = summarize_env();
+    env.jev.respond(|body| {
+        body.pointer("/state/hunk")?;
+        let mut answers = serde_json::Map::new();
+        for (name, _) in body["questions"].as_object()? {
+            answers.insert(
+                name.clone(),
+                serde_json::json!({"type": "choice", "choice": "banana", "probabilities": {"banana": 1.0}}),
+            );
+        }
+        Some(answers)
+    });
+    let repo = TempRepo::with_hunks(60, 2);
+    let out = env.stanley(&repo, &["Summarize what changed", "--json"]);
+    assert_eq!(out.code, 69, "{out:?}");
+    assert_eq!(out.json()["error"]["kind"], "jev_unavailable", "{out:?}");
+    assert!(
+        out.stderr
+            .contains("Jev's answers did not fit the questions asked (8 answers in a row"),
+        "{out:?}"
+    );
+    assert!(out.stderr.contains("TYPESAFE_MODEL"), "{out:?}");
+    let judging = env
+        .jev
+        .requests()
+        .iter()
+        .filter(|r| r.pointer("/state/hunk").is_some())
+        .count();
+    // Bounded by the window, not by the diff: the first attempts in flight (the window starts
+    // at 32), their one retry each and the eight that decided it; never all 120 frames with
+    // their retries (360 before, and the budget spent).
+    assert!(judging <= 2 * 32 + 8, "{judging} judging requests");
 }

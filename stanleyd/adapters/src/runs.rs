@@ -138,6 +138,9 @@ fn summary_of(root: &Path, id: &str) -> RunSummary {
         error: None,
         coverage: packet.get("coverage").cloned(),
         findings: packet["findings"].as_array().map_or(0, |a| a.len() as u64),
+        scope: packet["summary"]["diff"]["scope"]
+            .as_str()
+            .map(str::to_owned),
         usage: Value::Null,
     }
 }

@@ -53,6 +53,11 @@ impl Frame {
     }
 }
 
+/// How many responses in a row, across frames, may bring answers that do not fit their
+/// questions before the executor stops asking: a frame's retries count, and frames in flight
+/// are not retried once it stops.
+pub const INVALID_ANSWERS_IN_A_ROW: u32 = 8;
+
 /// Why a frame failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -356,6 +361,8 @@ impl ExecutorOptions {
 
 struct State {
     disabled: Option<&'static str>,
+    /// Responses whose answers did not fit their questions, since the last one that did.
+    invalid_in_a_row: u32,
     usage: Usage,
     redactions: u64,
     frames: HashMap<String, Shared<BoxFuture<'static, FrameOutcome>>>,
@@ -367,6 +374,9 @@ struct Inner {
     budget: Arc<Budget>,
     opts: ExecutorOptions,
     cancel: Cancel,
+    /// Fired when the port is disabled while frames wait for it (a refused key, answers that
+    /// do not fit): what waits in the port's window is not sent.
+    halt: Cancel,
     permits: Semaphore,
     state: Mutex<State>,
 }
@@ -407,8 +417,10 @@ impl Executor {
                 budget,
                 opts,
                 cancel,
+                halt: Cancel::new(),
                 state: Mutex::new(State {
                     disabled,
+                    invalid_in_a_row: 0,
                     usage,
                     redactions: 0,
                     frames: HashMap::new(),
@@ -681,6 +693,11 @@ impl Executor {
                     Err(_) => Err(JevError::new(None, "TimeoutError", "request timed out")),
                 },
                 () = inner.cancel.cancelled() => Err(JevError::new(None, "AbortError", "run aborted")),
+                () = inner.halt.cancelled() => {
+                    inner.budget.settle(estimate, 0);
+                    let reason = self.disabled().unwrap_or("the port was disabled");
+                    return Self::failure(&frame_id, FailReason::Unavailable, reason);
+                }
             };
             let latency_ms = started.elapsed().as_millis() as u64;
             let record = AttemptRecord {
@@ -745,6 +762,7 @@ impl Executor {
                 let mut state = self.state();
                 state.disabled = Some("authentication failed");
                 state.usage.status = JevStatus::Unavailable;
+                inner.halt.cancel();
                 Some(Self::failure(
                     frame_id,
                     FailReason::Unavailable,
@@ -798,6 +816,7 @@ impl Executor {
                 inner.budget.settle(estimate, env.input_tokens);
                 {
                     let mut state = self.state();
+                    state.invalid_in_a_row = 0;
                     state.usage.input_tokens += env.input_tokens;
                     state.usage.output_tokens += env.output_tokens;
                     state.usage.resolved_models.insert(env.model.clone());
@@ -837,8 +856,27 @@ impl Executor {
                 record.result = "invalid".into();
                 record.error = Some(invalid.0.clone());
                 self.emit(record);
+                self.count_invalid(&invalid.0);
                 last.then(|| Self::failure(frame_id, FailReason::Invalid, invalid.0))
             }
+        }
+    }
+
+    /// One more response whose answers did not fit. When [`INVALID_ANSWERS_IN_A_ROW`] come
+    /// with no fitting one between them, the answers are not going to fit: that is Jev
+    /// trouble, and no more is asked (issue 49: rather than retry until the budget runs out
+    /// and call it a spent budget).
+    fn count_invalid(&self, detail: &str) {
+        let mut state = self.state();
+        state.invalid_in_a_row += 1;
+        if state.invalid_in_a_row >= INVALID_ANSWERS_IN_A_ROW && state.disabled.is_none() {
+            state.disabled = Some("its answers did not fit the questions");
+            drop(state);
+            self.inner.halt.cancel();
+            self.inner.opts.trouble.record(JevTrouble::Invalid {
+                answers: INVALID_ANSWERS_IN_A_ROW,
+                detail: self.redact(detail),
+            });
         }
     }
 

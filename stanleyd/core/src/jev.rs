@@ -455,6 +455,13 @@ pub enum JevTrouble {
         /// How long that frame kept trying.
         tried: Duration,
     },
+    /// Jev answered, but its answers did not fit the questions asked, frame after frame.
+    Invalid {
+        /// Responses in a row whose answers did not fit.
+        answers: u32,
+        /// Why the last one's did not (redacted).
+        detail: String,
+    },
 }
 
 impl std::fmt::Display for JevTrouble {
@@ -483,6 +490,11 @@ impl std::fmt::Display for JevTrouble {
                     tried.as_secs_f64()
                 )
             }
+            JevTrouble::Invalid { answers, detail } => write!(
+                f,
+                "Jev's answers did not fit the questions asked ({answers} answers in a row): \
+                 {detail}"
+            ),
         }
     }
 }

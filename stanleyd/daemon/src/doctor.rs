@@ -107,12 +107,14 @@ async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Chec
                     let (problem, advice) = crate::error::unreachable(&base, &detail);
                     check("jev", "fail", problem, advice)
                 }
-                Some(trouble @ JevTrouble::Unavailable { .. }) => check(
-                    "jev",
-                    "warn",
-                    format!("{trouble} at {base}"),
-                    "try again later",
-                ),
+                Some(trouble @ (JevTrouble::Unavailable { .. } | JevTrouble::Invalid { .. })) => {
+                    check(
+                        "jev",
+                        "warn",
+                        format!("{trouble} at {base}"),
+                        "try again later",
+                    )
+                }
                 None => check("jev", "warn", format!("{base}: {detail}"), ""),
             }
         }

@@ -199,6 +199,13 @@ impl RequestError {
                 Refusal::JevUnavailable,
                 format!("{trouble} at {host}; try again later"),
             ),
+            JevTrouble::Invalid { .. } => Self::new(
+                Refusal::JevUnavailable,
+                format!(
+                    "{trouble} (from {host}); check that TYPESAFE_MODEL names a Jev model the \
+                     endpoint serves"
+                ),
+            ),
         }
     }
 

@@ -107,6 +107,15 @@ pub(crate) struct Finished<'a> {
     pub(crate) duration_ms: u64,
 }
 
+/// The diff scope a result's summary says it read (a diff analysis's `diff`, check's
+/// `task.diff`).
+fn scope_of(summary: &Value) -> Option<String> {
+    [&summary["diff"]["scope"], &summary["task"]["diff"]["scope"]]
+        .into_iter()
+        .find_map(Value::as_str)
+        .map(str::to_owned)
+}
+
 /// The summary of a finished request, from the result it gave.
 fn summary(id: &str, f: &mut Finished<'_>, finished_at: String) -> (RunSummary, Value) {
     let doc = match f.document.take() {
@@ -137,6 +146,7 @@ fn summary(id: &str, f: &mut Finished<'_>, finished_at: String) -> (RunSummary, 
         coverage: data.get("coverage").cloned().filter(|c| c.is_object()),
         findings: data["findings"].as_array().map_or(0, |a| a.len() as u64),
         usage: f.usage.to_json(),
+        scope: scope_of(&data["summary"]),
     };
     (summary, doc)
 }
@@ -278,5 +288,6 @@ pub(crate) fn typed(s: &RunSummary) -> stanley_proto::v1::RunSummary {
         duration_ms: s.duration_ms,
         delegated: s.delegated,
         summary_json: serde_json::to_string(s).unwrap_or_default(),
+        scope: s.scope.clone().unwrap_or_default(),
     }
 }

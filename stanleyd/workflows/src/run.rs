@@ -115,6 +115,9 @@ struct PacketDocument<'a> {
     run_id: &'a str,
     advisory: bool,
     status: &'static str,
+    /// Why the status is not `complete`, in a few words, when a cause is known (issue 49).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status_reason: Option<String>,
     coverage: Coverage,
     findings: &'a [Finding],
     parked: &'a [Parked],
@@ -503,14 +506,24 @@ impl Run {
                 if left == 1 { "" } else { "s" }
             ));
         }
-        if let Some(reason) = executor.disabled() {
-            self.limits.push(format!("Jev not called: {reason}"));
-        } else if let Some(trouble) = executor.trouble() {
+        let trouble = executor.trouble();
+        let mut status_reason = None;
+        match (&trouble, executor.disabled()) {
+            // Answers that did not fit their questions stopped the asking: that is the cause,
+            // not a spent budget, and it is said first.
+            (Some(t @ stanley_core::JevTrouble::Invalid { .. }), _) => {
+                self.limits.push(format!("{t}; the rest was not judged"));
+                status_reason = Some("Jev's answers did not fit the questions".to_owned());
+                self.incomplete = true;
+            }
+            (_, Some(reason)) => self.limits.push(format!("Jev not called: {reason}")),
             // Some frames could not be judged because Jev failed: say so, and never call the
             // result complete.
-            self.limits
-                .push(format!("{trouble}; the rest was not judged"));
-            self.incomplete = true;
+            (Some(t), None) => {
+                self.limits.push(format!("{t}; the rest was not judged"));
+                self.incomplete = true;
+            }
+            (None, None) => {}
         }
         let coverage = self.coverage();
         let status = if exhausted.is_some() {
@@ -546,6 +559,7 @@ impl Run {
             run_id: &self.run_id,
             advisory: true,
             status: status.as_str(),
+            status_reason,
             coverage,
             findings: &self.findings,
             parked: &self.parked,

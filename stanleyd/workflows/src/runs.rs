@@ -56,6 +56,10 @@ pub struct RunSummary {
     /// The document's `usage`: Jev requests, cached answers, tokens, cost.
     #[serde(default)]
     pub usage: Value,
+    /// The diff selection it read (`worktree`, `staged`, `branch`), when it read one: a branch
+    /// review's findings and a worktree review's stand side by side (issue 49).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
 }
 
 /// The time in a run id (`<name>-<YYYYMMDDTHHMMSSZ>-<hex>`) as RFC 3339 text
@@ -141,15 +145,16 @@ pub fn to_prune(
 const STANDING: [&str; 3] = ["complete", "incomplete", "budget_exhausted"];
 
 /// The runs whose findings stand now (the policy behind `Runs.GetLatestFindings`,
-/// `standing-findings-policy@1`): for each workflow, its newest run that finished, in the order
-/// given (newest first). A newer run of a workflow replaces its older one whole, so a finding
-/// fixed since is gone; runs of other workflows stand beside it.
+/// `standing-findings-policy@2`): for each workflow and diff scope, its newest run that
+/// finished, in the order given (newest first). A newer run of a workflow on the same scope
+/// replaces its older one whole, so a finding fixed since is gone; a worktree review leaves a
+/// branch review's findings standing (issue 49), and runs of other workflows stand beside it.
 pub fn standing(runs_newest_first: &[RunSummary]) -> Vec<&RunSummary> {
     let mut seen = std::collections::HashSet::new();
     runs_newest_first
         .iter()
         .filter(|r| !r.workflow.is_empty() && STANDING.contains(&r.status.as_str()))
-        .filter(|r| seen.insert(r.workflow.as_str()))
+        .filter(|r| seen.insert((r.workflow.as_str(), r.scope.as_deref())))
         .collect()
 }
 
@@ -173,6 +178,7 @@ mod tests {
             coverage: None,
             findings: 0,
             usage: Value::Null,
+            scope: None,
         }
     }
 
@@ -188,6 +194,25 @@ mod tests {
         ];
         let ids: Vec<&str> = standing(&runs).iter().map(|r| r.run_id.as_str()).collect();
         assert_eq!(ids, ["r4", "c1"]);
+    }
+
+    /// A worktree review does not replace a branch review's findings: each scope's newest run
+    /// stands (issue 49: a file went from 6 diagnostics to 0).
+    #[test]
+    fn each_scope_keeps_its_newest_run() {
+        let on = |id: &str, scope: &str| RunSummary {
+            scope: Some(scope.to_owned()),
+            ..summary(id, "review", "complete")
+        };
+        let runs = [
+            on("w2", "worktree"),
+            on("b2", "branch"),
+            on("w1", "worktree"),
+            on("b1", "branch"),
+            on("s1", "staged"),
+        ];
+        let ids: Vec<&str> = standing(&runs).iter().map(|r| r.run_id.as_str()).collect();
+        assert_eq!(ids, ["w2", "b2", "s1"]);
     }
 
     #[test]

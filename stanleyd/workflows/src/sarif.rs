@@ -400,6 +400,7 @@ mod tests {
             coverage: None,
             findings: 2,
             usage: json!({}),
+            scope: None,
         }
     }
 

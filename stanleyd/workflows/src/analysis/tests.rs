@@ -711,3 +711,59 @@ async fn near_identical_findings_are_one_entry_and_the_rest_are_counted() {
     assert_eq!(heads, 13, "{verbose}");
     assert!(!verbose.contains("more findings"), "{verbose}");
 }
+
+/// Answers that do not fit their questions stop the asking after a few frames, each retried,
+/// and the result says so as its cause: not a spent budget, and not hundreds of requests
+/// (issue 49).
+#[tokio::test]
+async fn answers_that_do_not_fit_stop_the_asking_and_are_named() {
+    let files: Vec<(String, String)> = (0..60)
+        .map(|i| (format!("src/f{i:02}.ts"), format!("  return value{i};")))
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, l)| (p.as_str(), l.as_str()))
+        .collect();
+    let ev = evidence_of(&refs);
+    let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = asked.clone();
+    let jev = ScriptedJev::new(move |_, _| {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        // A label no question offers.
+        Ok(envelope(json!({
+            "classification": {"type": "choice", "choice": "banana", "probabilities": {"banana": 1.0}},
+            "importance": score(0.9),
+            "evidence_sufficient": {"type": "noul", "noul": 0.9},
+            "untrusted_instruction_text": {"type": "noul", "noul": 0.0},
+        })))
+    });
+    let packet = run_on(&modes::SUMMARIZE, &ev, jev, BudgetLimits::TREE).await;
+    let asked = asked.load(std::sync::atomic::Ordering::SeqCst);
+    // Eight answers in a row, and what was already in flight beside them (4 at once).
+    assert!(asked <= 8 + 4, "asked {asked} times");
+    assert_eq!(packet.status, Status::Incomplete);
+    assert_eq!(
+        packet.json["statusReason"],
+        "Jev's answers did not fit the questions"
+    );
+    let limits = packet.json["limits"].as_array().unwrap();
+    assert!(
+        limits.iter().any(|l| l
+            .as_str()
+            .unwrap()
+            .starts_with("Jev's answers did not fit the questions asked (8 answers in a row")),
+        "{limits:?}"
+    );
+    let text = packet.human();
+    let head = text
+        .split("\n\n")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        head.contains("incomplete (Jev's answers did not fit the questions)"),
+        "{text}"
+    );
+}

@@ -237,7 +237,10 @@ pub(crate) fn is_unsaid(label: &str) -> bool {
 
 fn headline(packet: &Packet) -> String {
     let p = &packet.json;
-    let status = packet.status.as_str().replace('_', " ");
+    let mut status = packet.status.as_str().replace('_', " ");
+    if let Some(reason) = p["statusReason"].as_str() {
+        status.push_str(&format!(" ({reason})"));
+    }
     format!(
         "{}{}: {} · {status} · advisory",
         title(builtin(p)),

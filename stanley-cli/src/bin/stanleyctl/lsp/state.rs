@@ -139,19 +139,34 @@ impl State {
     }
 
     /// Every finding to show, with its document: not marked seen, on a path inside the root,
-    /// and not dropped by an edit.
-    fn shown(&self) -> impl Iterator<Item = (Uri, &RunFindings, usize, (usize, usize))> {
-        self.runs.iter().flat_map(move |r| {
+    /// and not dropped by an edit. Of the same finding in runs of two scopes (a branch and a
+    /// worktree review), the newest run's that still matches the file stands (the runs come
+    /// newest first); findings that share a fingerprint within one run all stand.
+    fn shown(&self) -> Vec<(Uri, &RunFindings, usize, (usize, usize))> {
+        let mut out = Vec::new();
+        let mut earlier: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
+        for r in &self.runs {
             let id = r.run.as_ref().map_or("", |s| s.id.as_str());
-            r.findings.iter().enumerate().filter_map(move |(i, f)| {
-                if !f.fingerprint.is_empty() && r.seen.contains(&f.fingerprint) {
-                    return None;
+            let mut this_run = Vec::new();
+            for (i, f) in r.findings.iter().enumerate() {
+                let print = (f.workflow.as_str(), f.fingerprint.as_str());
+                if !f.fingerprint.is_empty()
+                    && (r.seen.contains(&f.fingerprint) || earlier.contains(&print))
+                {
+                    continue;
                 }
-                let uri = findings::uri_of(&self.root, &f.path)?;
-                let lines = self.lines(id, i, findings::lines_of(f))?;
-                Some((uri, r, i, lines))
-            })
-        })
+                let Some(uri) = findings::uri_of(&self.root, &f.path) else {
+                    continue;
+                };
+                let Some(lines) = self.lines(id, i, findings::lines_of(f)) else {
+                    continue;
+                };
+                this_run.push(print);
+                out.push((uri, r, i, lines));
+            }
+            earlier.extend(this_run.into_iter().filter(|(_, fp)| !fp.is_empty()));
+        }
+        out
     }
 
     /// The diagnostics of every document that has some, and an empty list for each document
@@ -214,6 +229,7 @@ impl State {
     /// The findings shown on `line` of a document, with their run and place.
     pub(crate) fn at(&self, uri: &Uri, line: usize) -> Vec<Shown<'_>> {
         self.shown()
+            .into_iter()
             .filter(|(u, _, _, (a, b))| u == uri && *a <= line && line <= *b)
             .map(|(_, r, i, lines)| (r, i, lines))
             .collect()
@@ -264,7 +280,9 @@ mod tests {
             .iter()
             .map(|(u, d)| {
                 let name = u.as_str().rsplit('/').next().unwrap_or("").to_owned();
-                (name, d.iter().map(|d| d.range.start.line).collect())
+                let mut lines: Vec<u32> = d.iter().map(|d| d.range.start.line).collect();
+                lines.sort_unstable();
+                (name, lines)
             })
             .collect()
     }
@@ -318,6 +336,49 @@ mod tests {
         state.set_runs(vec![seen]);
         assert_eq!(lines(&state.publish(None)), [("a.js".into(), vec![])]);
         assert!(state.publish(None).is_empty(), "nothing left to clear");
+    }
+
+    /// A branch review and a worktree review both stand (issue 49); the same finding in both
+    /// is shown once, from the newer run, unless an edit dropped it there; findings sharing a
+    /// fingerprint in one run all stand.
+    #[test]
+    fn runs_of_two_scopes_stand_together_and_a_finding_is_shown_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.js"), "1\n2\n3\n4\n5\n6\n").unwrap();
+        let mut state = State::new(root.clone());
+        let worktree = run(
+            "w1",
+            &[
+                ("a.js", 2, 2, "same"),
+                ("a.js", 6, 6, "twin"),
+                ("a.js", 5, 5, "twin"),
+            ],
+        );
+        let branch = run(
+            "b1",
+            &[("a.js", 3, 3, "same"), ("a.js", 4, 4, "branch-only")],
+        );
+        state.set_runs(vec![worktree, branch]);
+        assert_eq!(
+            lines(&state.publish(None)),
+            [("a.js".into(), vec![1, 3, 4, 5])],
+            "the newer run's place for the shared finding, the branch's own beside it"
+        );
+        // An edit drops the newer run's copy: the older run's, still matching, is shown.
+        let uri = Uri::from_file_path(root.join("a.js")).unwrap();
+        state.open(uri.clone(), "1\n2\n3\n4\n5\n6\n".into());
+        state.change(
+            &uri,
+            &[TextDocumentContentChangeEvent {
+                range: Some(Range::new(Position::new(1, 0), Position::new(1, 0))),
+                range_length: None,
+                text: "edit ".into(),
+            }],
+        );
+        let published = lines(&state.publish(None));
+        assert!(published[0].1.contains(&2), "{published:?}");
+        assert!(!published[0].1.contains(&1), "{published:?}");
     }
 
     #[test]
