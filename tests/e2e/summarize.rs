@@ -182,10 +182,18 @@ fn human_output_is_the_report() {
         "{}",
         out.stdout
     );
-    // The summary by category, not a row per hunk (issue 34).
+    // What changed from facts first (issue 49), then the summary by category, not a row per
+    // hunk (issue 34).
     assert!(
         out.stdout
-            .contains("\nchange summary:\n  feature    2 hunks  README.md, src/math.js\n"),
+            .contains("\nwhat changed:\n  2 files changed: 2 modified.\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(
+            "\nby kind, as Jev judged each hunk:\n  feature    2 hunks  README.md, src/math.js\n"
+        ),
         "{}",
         out.stdout
     );
@@ -362,5 +370,77 @@ fn each_diff_analysis_is_dispatched() {
                 .unwrap()
                 .is_empty()
         );
+    }
+}
+
+/// What changed, said from facts in code on real upgrades of five ecosystems (issue 49): each
+/// names its version and dependency changes as the manifests state them, and moves as folders.
+#[test]
+fn a_summary_says_what_changed_on_real_upgrades() {
+    for (name, says) in [
+        (
+            "upgrade-large",
+            &[
+                "the version in Cargo.toml 1.35.0 → 1.40.0",
+                "mio 0.8.9 → 1.0.1",
+                "removed num_cpus",
+            ][..],
+        ),
+        (
+            "mirror-fp-ts",
+            &["the version in package.json 2.15.0 → 2.16.0"][..],
+        ),
+        (
+            "move-requests",
+            &[
+                "Moved: 18 files from requests/ to src/requests/",
+                "httpbin ==0.7.0 → ~=0.10.0",
+            ][..],
+        ),
+        (
+            "attrs-grammar",
+            &[
+                "added github.com/mattn/go-pointer v0.0.1",
+                "removed github.com/smacker/go-tree-sitter",
+            ][..],
+        ),
+        (
+            "mirror-httplib2",
+            &["Dependencies: added pyparsing >=2.4.2,<3."][..],
+        ),
+    ] {
+        let env = summarize_env();
+        let repo = stanley_tests::TempRepo::upstream(name);
+        let out = env.stanley(
+            &repo,
+            &[
+                "Summarize what changed",
+                "--scope",
+                "branch",
+                "--base",
+                "main",
+                "--json",
+            ],
+        );
+        // A large upgrade judges what fits and says so (10); what changed is said whole.
+        assert!(
+            matches!(out.code, 0 | 10),
+            "{name}: exit {}: {}",
+            out.code,
+            out.stderr
+        );
+        let text = out.json()["output"]["text"].as_str().unwrap().to_owned();
+        let part = text.split("what changed:\n").nth(1).unwrap_or_default();
+        let part = part
+            .split("\n\n")
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        for phrase in says {
+            assert!(part.contains(phrase), "{name}: {phrase:?} in {part}");
+        }
+        assert!(part.contains(" files changed: "), "{name}: {part}");
     }
 }

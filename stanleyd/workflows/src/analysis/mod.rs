@@ -3,6 +3,7 @@
 //! chosen by a deterministic per-mode priority under the hunk cap; code combines the answers
 //! into findings, parked items and a per-hunk row.
 
+mod changed;
 pub mod modes;
 mod select;
 
@@ -722,8 +723,15 @@ pub async fn analyze(
     }
     lines.sort_by_key(|(group, _)| *group);
     if mode.id == "summarize" {
-        run.sections
-            .push(Section::new("change summary", summary_lines(&run.results)));
+        // What changed, from facts in code first; then the kinds Jev judged the hunks to be.
+        let facts = changed::sentences(evidence);
+        if !facts.is_empty() {
+            run.sections.push(Section::new("what changed", facts));
+        }
+        run.sections.push(Section::new(
+            "by kind, as Jev judged each hunk",
+            summary_lines(&run.results),
+        ));
     }
     // A row per hunk: the findings and the coverage line sum them up; `--verbose` lists them.
     run.sections.push(Section::rows(
