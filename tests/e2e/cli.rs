@@ -378,3 +378,53 @@ fn interrupts_and_lost_output_have_their_own_codes() {
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(74), "{out:?}");
 }
+
+/// `scripts/install` puts its folder on PATH for the user's shell (issue 49: the README's one
+/// line failed on a fresh account): once, in the shell's own file, so a new shell finds the
+/// programs; told not to, it prints the exact line and exits 2.
+#[test]
+fn the_install_puts_its_folder_on_path_for_the_users_shell() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/put-on-path");
+    let home = tempfile::tempdir().unwrap();
+    let bin = home.path().join(".local/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let program = bin.join("stanley-probe");
+    std::fs::write(&program, "#!/bin/sh\necho found\n").unwrap();
+    std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .unwrap();
+    let run = |shell: &str, extra: &[(&str, &str)]| {
+        let mut cmd = std::process::Command::new("bash");
+        cmd.arg(&script)
+            .arg(&bin)
+            .env_clear()
+            .env("HOME", home.path())
+            .env("SHELL", shell)
+            .env("PATH", "/usr/bin:/bin");
+        for (k, v) in extra {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    };
+    for _ in 0..2 {
+        let out = run("/bin/bash", &[]);
+        assert!(out.status.success(), "{out:?}");
+    }
+    let rc = std::fs::read_to_string(home.path().join(".bashrc")).unwrap();
+    assert_eq!(rc.matches(".local/bin:$PATH").count(), 1, "once: {rc}");
+    // A new shell that reads the file finds the program.
+    let found = std::process::Command::new("bash")
+        .args(["-c", ". ~/.bashrc && stanley-probe"])
+        .env_clear()
+        .env("HOME", home.path())
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&found.stdout), "found\n", "{found:?}");
+    assert!(run("/usr/bin/zsh", &[]).status.success());
+    assert!(home.path().join(".zshrc").exists());
+    let told = run("/bin/sh", &[("STANLEY_NO_MODIFY_PATH", "1")]);
+    assert_eq!(told.status.code(), Some(2), "{told:?}");
+    let said = String::from_utf8_lossy(&told.stderr);
+    assert!(said.contains(&format!("export PATH=\"{}:$PATH\"", bin.display())), "{said}");
+    assert!(!home.path().join(".profile").exists(), "nothing written when told not to");
+}
