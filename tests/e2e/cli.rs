@@ -390,8 +390,11 @@ fn the_install_puts_its_folder_on_path_for_the_users_shell() {
     std::fs::create_dir_all(&bin).unwrap();
     let program = bin.join("stanley-probe");
     std::fs::write(&program, "#!/bin/sh\necho found\n").unwrap();
-    std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-        .unwrap();
+    std::fs::set_permissions(
+        &program,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     let run = |shell: &str, extra: &[(&str, &str)]| {
         let mut cmd = std::process::Command::new("bash");
         cmd.arg(&script)
@@ -419,12 +422,22 @@ fn the_install_puts_its_folder_on_path_for_the_users_shell() {
         .env("PATH", "/usr/bin:/bin")
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8_lossy(&found.stdout), "found\n", "{found:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&found.stdout),
+        "found\n",
+        "{found:?}"
+    );
     assert!(run("/usr/bin/zsh", &[]).status.success());
     assert!(home.path().join(".zshrc").exists());
     let told = run("/bin/sh", &[("STANLEY_NO_MODIFY_PATH", "1")]);
     assert_eq!(told.status.code(), Some(2), "{told:?}");
     let said = String::from_utf8_lossy(&told.stderr);
-    assert!(said.contains(&format!("export PATH=\"{}:$PATH\"", bin.display())), "{said}");
-    assert!(!home.path().join(".profile").exists(), "nothing written when told not to");
+    assert!(
+        said.contains(&format!("export PATH=\"{}:$PATH\"", bin.display())),
+        "{said}"
+    );
+    assert!(
+        !home.path().join(".profile").exists(),
+        "nothing written when told not to"
+    );
 }

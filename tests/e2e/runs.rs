@@ -83,7 +83,7 @@ fn runs_are_listed_shown_and_exported_whatever_they_ended_with() {
     assert_eq!(newest["delegated"], true);
     assert_eq!(newest["status"], "complete");
     assert_eq!(newest["request"], "Deploy this branch");
-    assert_eq!(middle["status"], "error");
+    assert_eq!(middle["status"], "failed");
     assert_eq!(middle["exitCode"], 77);
     assert_eq!(middle["error"]["kind"], "jev_auth");
     assert_eq!(oldest["workflow"], "summarize");
@@ -103,6 +103,14 @@ fn runs_are_listed_shown_and_exported_whatever_they_ended_with() {
         human.stdout.lines().last().unwrap().contains("complete")
             && human.stdout.contains("Summarize what changed"),
         "{human:?}"
+    );
+    // A run that failed says so, and why (issue 49: every unfinished run said "error").
+    assert!(human.stdout.contains("failed (jev_auth)"), "{human:?}");
+    let middle_id = middle["runId"].as_str().unwrap();
+    let failed = env.stanleyctl(&repo, &["runs", "show", middle_id]);
+    assert!(
+        failed.stdout.contains("failed: ") && failed.stdout.contains("TYPESAFE_API_KEY"),
+        "{failed:?}"
     );
 
     // `show` prints the whole report: what the request printed with `--verbose` (issue 34).

@@ -188,6 +188,11 @@ fn sigterm_and_daemon_stop_end_a_daemon_busy_with_a_long_triage() {
         // The run's record was closed as interrupted before the daemon exited.
         let run = last_run(&env, &repo);
         assert_eq!(run["status"], "interrupted", "{how}: {run}");
+        // Requests are counted as sent only when Jev saw them (issue 49: an interrupted run
+        // claimed 301 when the server had 154).
+        let counted = run["usage"]["jevRequests"].as_u64().unwrap_or(0) as usize;
+        let seen = env.jev.requests().len();
+        assert!(counted <= seen, "{how}: {counted} counted, {seen} received");
     }
 }
 
@@ -238,5 +243,10 @@ fn a_long_review_ends_when_its_client_is_killed_or_the_daemon_is_stopped() {
         }
         let run = last_run(&env, &repo);
         assert_eq!(run["status"], "interrupted", "{how}: {run}");
+        // Requests are counted as sent only when Jev saw them (issue 49: an interrupted run
+        // claimed 301 when the server had 154).
+        let counted = run["usage"]["jevRequests"].as_u64().unwrap_or(0) as usize;
+        let seen = env.jev.requests().len();
+        assert!(counted <= seen, "{how}: {counted} counted, {seen} received");
     }
 }

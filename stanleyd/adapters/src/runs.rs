@@ -113,6 +113,10 @@ fn summary_of(root: &Path, id: &str) -> RunSummary {
     {
         // The folder names the run, whatever the file says.
         summary.run_id = id.to_owned();
+        // Runs recorded before issue 49 said `error` for a failed request.
+        if summary.status == "error" {
+            summary.status = "failed".to_owned();
+        }
         return summary;
     }
     let manifest = read_json(&dir.join("manifest.json")).unwrap_or_default();

@@ -681,9 +681,7 @@ impl Executor {
                 if state.usage.status == JevStatus::NotNeeded {
                     state.usage.status = JevStatus::Used;
                 }
-                state.usage.requests += 1;
             }
-            self.tally(|t| t.requests += 1);
             let started = Instant::now();
             let call =
                 tokio::time::timeout(inner.opts.timeout, jev.ask(&request, inner.opts.timeout));
@@ -699,6 +697,14 @@ impl Executor {
                     return Self::failure(&frame_id, FailReason::Unavailable, reason);
                 }
             };
+            // Counted as sent once Jev answered or refused it: a request the run's cancel
+            // dropped while it waited in the port's window never left (issue 49: an
+            // interrupted run claimed twice the requests the server saw).
+            let aborted = matches!(&result, Err(e) if e.class == ErrorClass::Aborted);
+            if !aborted {
+                self.state().usage.requests += 1;
+                self.tally(|t| t.requests += 1);
+            }
             let latency_ms = started.elapsed().as_millis() as u64;
             let record = AttemptRecord {
                 frame_id: frame_id.clone(),

@@ -137,7 +137,8 @@ fn summary(id: &str, f: &mut Finished<'_>, finished_at: String) -> (RunSummary, 
         workflow: f.result.workflow.clone(),
         status: match &error {
             Some(e) if e.kind == ErrorKind::Interrupted.as_str() => "interrupted".to_owned(),
-            Some(_) => "error".to_owned(),
+            // `failed`, with its reason in `error` (issue 49: every unfinished run said "error").
+            Some(_) => "failed".to_owned(),
             None => doc["status"].as_str().unwrap_or("unknown").to_owned(),
         },
         exit_code: f.result.exit_code,

@@ -41,7 +41,8 @@ pub struct RunSummary {
     pub request: String,
     /// The workflow that ran ("" for a fallback or an error before one ran).
     pub workflow: String,
-    /// `complete`, `incomplete`, `budget_exhausted`, `unsupported` or `error`.
+    /// `complete`, `incomplete`, `budget_exhausted`, `unsupported`, `interrupted` or `failed`
+    /// (with `error` saying why).
     pub status: String,
     pub exit_code: i32,
     /// The request was handed to the coding agent.
@@ -185,7 +186,7 @@ mod tests {
     #[test]
     fn the_newest_finished_run_of_each_workflow_stands() {
         let runs = [
-            summary("r5", "review", "error"),
+            summary("r5", "review", "failed"),
             summary("r4", "review", "incomplete"),
             summary("r3", "", "complete"),
             summary("c2", "check", "running"),

@@ -35,9 +35,14 @@ fn cells(r: &RunSummary) -> [String; 6] {
         || "-".to_owned(),
         |u| format!("{} sent, {} cached", u.jev_requests, u.cached_answers),
     );
+    // A run that did not finish says how it ended and why: `failed (jev_auth)`.
+    let status = match summary_json(r)["error"]["kind"].as_str() {
+        Some(kind) if r.status == "failed" || r.status == "error" => format!("failed ({kind})"),
+        _ => r.status.clone(),
+    };
     [
         r.id.clone(),
-        r.status.clone(),
+        status,
         r.findings.to_string(),
         jev,
         duration(r.duration_ms),
@@ -81,6 +86,23 @@ fn table(runs: &[RunSummary]) -> Vec<String> {
         .collect()
 }
 
+/// What `runs show` says of a run without a result: how it ended and why, and where its
+/// records are.
+fn unfinished(run: &RunSummary) -> String {
+    let summary = summary_json(run);
+    let why = summary["error"]["message"].as_str().unwrap_or("");
+    let records = format!("its records are in .stanley/runs/{}/", run.id);
+    match run.status.as_str() {
+        "running" => format!("still running; {records}"),
+        "interrupted" => format!(
+            "interrupted before it finished ({}); {records}",
+            if why.is_empty() { "stopped" } else { why }
+        ),
+        "failed" | "error" if !why.is_empty() => format!("failed: {why}; {records}"),
+        status => format!("{status}, and no result was kept; {records}"),
+    }
+}
+
 fn summary_json(r: &RunSummary) -> serde_json::Value {
     serde_json::from_str(&r.summary_json).unwrap_or_default()
 }
@@ -115,10 +137,7 @@ pub(crate) fn runs(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitC
                     for line in table(std::slice::from_ref(&run)) {
                         stanley_cli::outln!("{line}");
                     }
-                    stanley_cli::outln!(
-                        "(no result was kept for this run; its records are in .stanley/runs/{}/)",
-                        run.id
-                    );
+                    stanley_cli::outln!("{}", unfinished(&run));
                 } else {
                     // The whole report when there is one: every item the printed one only
                     // counted.

@@ -80,7 +80,7 @@ fn status_badge(status: &str) -> Markup {
         "complete" | "done" | "validated" | "promoted" | "pass" => "good",
         "incomplete" | "budget_exhausted" | "unsupported" | "pending" | "active" | "running"
         | "waiting" => "note",
-        "error" | "rejected" | "fail" => "bad",
+        "error" | "failed" | "interrupted" | "rejected" | "fail" => "bad",
         _ => "plain",
     };
     html! { span class={"badge " (class)} { (status) } }
@@ -104,16 +104,19 @@ pub(crate) fn runs_table(base: &str, runs: &[RunSummary]) -> Markup {
             p.empty { "No runs yet. Every request `stanley` answers is kept here." }
         } @else {
             table.runs {
-                thead { tr { th { "Started (UTC)" } th { "Request" } th { "Workflow" } th { "Status" }
-                    th.num { "Findings" } th { "Coverage" } th.num { "Jev requests" } th.num { "Took" } } }
+                thead { tr { th { "Request" } th { "Workflow" } th { "Scope" } th { "Status" }
+                    th.num { "Findings" } th { "Coverage" } th.num { "Jev requests" } th.num { "Took" } th { "Started (UTC)" } } }
                 tbody {
                     @for run in runs {
                         tr data-run=(run.run_id) {
-                            td.time { a href={(base) "/runs/" (run.run_id)} { (run.started_at) } }
-                            td.request { (run.request) }
+                            // The run is named by what was asked (issue 49: the links were
+                            // timestamps).
+                            td.request { a href={(base) "/runs/" (run.run_id)} { @if run.request.is_empty() { (run.run_id) } @else { (run.request) } } }
                             td { @if run.workflow.is_empty() { "–" } @else { code { (run.workflow) } }
                                  @if run.delegated { " " span.badge.plain { "delegated" } } }
-                            td { (status_badge(&run.status)) }
+                            td { (run.scope.as_deref().unwrap_or("–")) }
+                            td { (status_badge(&run.status))
+                                 @if let Some(e) = &run.error { br; span.reason { (e.message) } } }
                             td.num { (run.findings) }
                             td { @match run.coverage.as_ref().filter(|c| c.is_object()) {
                                 Some(c) => { (c["judged"].as_u64().unwrap_or(0)) " of " (c["candidates"].as_u64().unwrap_or(0)) " judged" }
@@ -121,6 +124,7 @@ pub(crate) fn runs_table(base: &str, runs: &[RunSummary]) -> Markup {
                             } }
                             td.num { (jev_requests(&run.usage)) }
                             td.num { @if run.duration_ms > 0 { (duration(run.duration_ms)) } @else { "–" } }
+                            td.time { (run.started_at) }
                         }
                     }
                 }
