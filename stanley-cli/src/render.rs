@@ -101,8 +101,10 @@ impl Progress {
         if !self.enabled {
             return;
         }
+        // Every counted phase counts Jev's questions (one may cover several hunks that share
+        // their text), so the line says so rather than look like a count of hunks.
         let text = if total > 0 {
-            format!("stanley: {phase} {done}/{total}")
+            format!("stanley: {phase}: {done} of {total} Jev questions answered")
         } else {
             format!("stanley: {phase}…")
         };
@@ -121,6 +123,14 @@ impl Progress {
             let _ = err.flush();
             self.shown = false;
         }
+    }
+}
+
+impl Drop for Progress {
+    /// A progress line never stays under what comes next: an interrupt that drops the request
+    /// (and this line with it) clears it first, so `stanley: interrupted` is a line of its own.
+    fn drop(&mut self) {
+        self.clear();
     }
 }
 

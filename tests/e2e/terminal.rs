@@ -70,6 +70,19 @@ impl Tmux {
     /// Runs `stanley` with `args` in `repo` in a 120×40 terminal, with the test environment
     /// plus `extra`; gives back every byte the terminal received.
     fn run(&self, env: &TestEnv, repo: &TempRepo, args: &[&str], extra: &[(&str, &str)]) -> String {
+        self.run_with(env, repo, args, extra, |_, _| {})
+    }
+
+    /// As [`Tmux::run`], calling `during` with the terminal and what it received so far once
+    /// the command started.
+    fn run_with(
+        &self,
+        env: &TestEnv,
+        repo: &TempRepo,
+        args: &[&str],
+        extra: &[(&str, &str)],
+        during: impl Fn(&Self, &dyn Fn() -> String),
+    ) -> String {
         let cmd = env.command("stanley", repo.root());
         let mut vars: Vec<String> = cmd
             .get_envs()
@@ -85,7 +98,7 @@ impl Tmux {
         let _ = std::fs::remove_file(&raw);
         // The command waits until the pane's output is being recorded.
         let script = format!(
-            "while [ ! -e {go} ]; do sleep 0.02; done\ncd {root}\nenv -i {vars} {program} {args}\necho \"stanley-exit:$?\"\ntouch {done}\nexec sleep 600\n",
+            "trap true INT\nwhile [ ! -e {go} ]; do sleep 0.02; done\ncd {root}\nenv -i {vars} {program} {args}\necho \"stanley-exit:$?\"\ntouch {done}\nexec sleep 600\n",
             go = quote(&go.display().to_string()),
             root = quote(&repo.root().display().to_string()),
             vars = vars.iter().map(|v| quote(v)).collect::<Vec<_>>().join(" "),
@@ -121,6 +134,7 @@ impl Tmux {
         std::fs::write(&go, "").unwrap();
         let read =
             |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+        during(self, &|| read(&raw));
         assert!(
             wait_until(Duration::from_secs(60), || done.exists()
                 && read(&raw).contains("stanley-exit:")),
@@ -292,5 +306,42 @@ fn control_bytes_in_committed_names_are_shown_and_never_obeyed() {
             .iter()
             .any(|p| p.as_str().is_some_and(|p| p == format!("{HOSTILE}.ts"))),
         "{changed:?}"
+    );
+}
+
+/// Ctrl-C during a request ends it with 130 and a line of its own: the progress line is cleared
+/// first, whichever part of the client saw the signal (issue 49: the line was glued to the
+/// counter), and the counter says what it counts.
+#[test]
+fn ctrl_c_clears_the_progress_line_before_saying_so() {
+    let env = flagging_env();
+    env.jev.set_latency(Duration::from_secs(2));
+    let repo = TempRepo::with_hunks(12, 1);
+    let tmux = Tmux::new();
+    let raw = tmux.run_with(
+        &env,
+        &repo,
+        &["Review these changes for correctness bugs"],
+        &[],
+        |t, seen| {
+            assert!(
+                wait_until(Duration::from_secs(30), || seen()
+                    .contains("Jev questions answered")),
+                "no progress line: {:?}",
+                seen()
+            );
+            t.tmux(&["send-keys", "-t", "t", "C-c"]);
+        },
+    );
+    assert!(raw.contains("stanley-exit:130"), "{raw:?}");
+    let last_progress = raw.rfind("Jev questions answered").unwrap();
+    let said = raw
+        .rfind("stanley: interrupted")
+        .expect("the interrupt is said");
+    assert!(last_progress < said, "{raw:?}");
+    let between = &raw[last_progress..said];
+    assert!(
+        between.contains("\r\x1b[2K"),
+        "the progress line was not cleared: {between:?}"
     );
 }
