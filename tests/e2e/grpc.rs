@@ -876,3 +876,56 @@ async fn a_watcher_hears_each_run_end_and_reads_the_standing_findings() {
     assert!(matches!(events.message().await, Ok(None) | Err(_)));
     d.task.await.unwrap().unwrap();
 }
+
+/// A worktree review leaves a branch review's findings standing (issue 49: a file went from 6
+/// diagnostics to 0 in the editor): `GetLatestFindings` answers each scope's newest run.
+#[tokio::test]
+async fn a_worktree_review_leaves_the_branch_reviews_findings_standing() {
+    use stanley_proto::v1::runs_client::RunsClient;
+    use stanley_proto::v1::{GetLatestFindingsRequest, Scope};
+    let repo = TempRepo::upstream("upgrade-thiserror");
+    let jev = FakeJev::start().await;
+    crate::report::flag_lib_and_build(&jev);
+    let d = start(&repo).await;
+    let mut c = client(&d).await;
+    let ask = |scope: Scope, base: &str| PromptRequest {
+        request: "Review these changes for correctness bugs".into(),
+        scope: scope as i32,
+        base: base.into(),
+        env: env(&jev),
+        ..Default::default()
+    };
+    let branch = final_result(&mut c, ask(Scope::Branch, "main")).await;
+    assert!(!branch.findings.is_empty(), "{branch:?}");
+    // An uncommitted edit, reviewed alone.
+    let lib = repo.root().join("src/lib.rs");
+    let mut text = std::fs::read_to_string(&lib).unwrap();
+    text.push_str("\npub fn added_after_the_commit() -> u8 { 1 }\n");
+    std::fs::write(&lib, text).unwrap();
+    let worktree = final_result(&mut c, ask(Scope::Worktree, "")).await;
+    assert!(!worktree.findings.is_empty(), "{worktree:?}");
+    let channel = stanley_proto::connect::connect(&d.socket).await.unwrap();
+    let standing = RunsClient::new(channel)
+        .get_latest_findings(GetLatestFindingsRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    let mut scopes: Vec<(String, String)> = standing
+        .runs
+        .iter()
+        .map(|r| {
+            let s = r.run.as_ref().unwrap();
+            (s.scope.clone(), s.id.clone())
+        })
+        .collect();
+    scopes.sort();
+    assert_eq!(
+        scopes,
+        [
+            ("branch".to_owned(), branch.run_id.clone()),
+            ("worktree".to_owned(), worktree.run_id.clone())
+        ]
+    );
+    d.stop.send(()).unwrap();
+    d.task.await.unwrap().unwrap();
+}

@@ -94,7 +94,14 @@ fn upgrade() -> TempRepo {
 /// A review whose Jev sees a correctness risk in the hunks of `src/lib.rs` and `build.rs`.
 fn flagging_env() -> TestEnv {
     let env = TestEnv::new();
-    env.jev.route("correctness", "review", 0.9);
+    flag_lib_and_build(&env.jev);
+    env
+}
+
+/// Scripts `jev` to route a correctness request to `review` and to see a risk in every hunk of
+/// `src/lib.rs` and `build.rs`.
+pub(crate) fn flag_lib_and_build(jev: &stanley_tests::FakeJev) {
+    jev.route("correctness", "review", 0.9);
     let labels = labels_of(stanley_workflows::analysis::modes::REVIEW.labels);
     let risk = choice_answer(
         &labels,
@@ -104,7 +111,7 @@ fn flagging_env() -> TestEnv {
             confidence: 0.85,
         },
     );
-    env.jev.respond(move |body| {
+    jev.respond(move |body| {
         let path = body.pointer("/state/hunk/path")?.as_str()?;
         if !matches!(path, "src/lib.rs" | "build.rs") {
             return None;
@@ -122,7 +129,6 @@ fn flagging_env() -> TestEnv {
         }
         Some(answers)
     });
-    env
 }
 
 #[test]
