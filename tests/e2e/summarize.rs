@@ -400,7 +400,7 @@ fn a_summary_says_what_changed_on_real_upgrades() {
         (
             "attrs-grammar",
             &[
-                "added github.com/mattn/go-pointer v0.0.1",
+                "added github.com/tree-sitter/go-tree-sitter v0.23.1",
                 "removed github.com/smacker/go-tree-sitter",
             ][..],
         ),

@@ -551,6 +551,8 @@ impl Git for Git2Repo {
         let head = Self::head(&repo);
         let mut opts = DiffOptions::new();
         opts.context_lines(3)
+            // Git's default since 2.14: hunks shaped as `git diff` shapes them (issue 49).
+            .indent_heuristic(true)
             .ignore_submodules(false)
             .include_typechange(true)
             .show_binary(false);
@@ -729,7 +731,9 @@ impl Git2Repo {
             .and_then(|h| repo.find_commit(h).ok())
             .and_then(|c| c.tree().ok());
         let mut opts = DiffOptions::new();
-        opts.context_lines(3);
+        opts.context_lines(3)
+            // Git's default since 2.14: hunks shaped as `git diff` shapes them (issue 49).
+            .indent_heuristic(true);
         let diff = repo
             .diff_tree_to_workdir_with_index(head.as_ref(), Some(&mut opts))
             .map_err(|e| git_err("diff", &e))?;

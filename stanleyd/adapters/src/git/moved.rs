@@ -71,6 +71,8 @@ impl Git2Repo {
         }
         let mut opts = DiffOptions::new();
         opts.context_lines(3)
+            // Git's default since 2.14: hunks shaped as `git diff` shapes them (issue 49).
+            .indent_heuristic(true)
             .ignore_submodules(false)
             .show_binary(false)
             .disable_pathspec_match(true);

@@ -150,7 +150,9 @@ impl Git2Repo {
         );
         let mut paired = Paired::default();
         let mut opts = DiffOptions::new();
-        opts.context_lines(3);
+        opts.context_lines(3)
+            // Git's default since 2.14: hunks shaped as `git diff` shapes them (issue 49).
+            .indent_heuristic(true);
         for pair in pairs {
             let (src_idx, source) = &sources[pair.source];
             let (dst_idx, destination) = &destinations[pair.destination];

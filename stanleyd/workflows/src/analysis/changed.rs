@@ -175,7 +175,15 @@ fn manifest(path: &str) -> Option<fn(&str) -> Option<Requirement>> {
         "Cargo.toml" | "pyproject.toml" => Some(toml_requirement),
         "go.mod" => Some(go_requirement),
         "Gemfile" | "Gemfile.lock" => None,
-        _ if name.starts_with("requirements") && name.ends_with(".txt") => Some(pip_requirement),
+        // `requirements.txt`, `requirements-dev.in`, and any `.txt` or `.in` in a
+        // `requirements/` folder (`requirements/dev.txt`).
+        _ if (name.starts_with("requirements")
+            || path.starts_with("requirements/")
+            || path.contains("/requirements/"))
+            && (name.ends_with(".txt") || name.ends_with(".in")) =>
+        {
+            Some(requirements_line)
+        }
         _ => None,
     }
 }
@@ -239,10 +247,12 @@ fn toml_requirement(line: &str) -> Option<Requirement> {
 
 /// `name==1.2.3`, `name>=1.2` (requirements files and pyproject lists).
 fn pip_requirement(line: &str) -> Option<Requirement> {
-    let line = line.split('#').next()?.trim();
+    // The comment and the environment marker (`; python_version < "3.8"`) are not the version.
+    let line = line.split('#').next()?.split(';').next()?.trim();
     let at = line.find(['=', '>', '<', '~', '!'])?;
     let (name, version) = line.split_at(at);
-    let name = name.trim();
+    // `name[extra]` is `name`: an extra added is no new dependency.
+    let name = name.split('[').next().unwrap_or(name).trim();
     let version = version.trim().trim_end_matches([',', '"']);
     let core = version.trim_start_matches(['=', '>', '<', '~', '!']);
     (!name.is_empty() && core.chars().next().is_some_and(|c| c.is_ascii_digit())).then(|| {
@@ -253,12 +263,36 @@ fn pip_requirement(line: &str) -> Option<Requirement> {
     })
 }
 
+/// A line of a requirements file: a versioned requirement, or a bare name (unpinned); options
+/// (`-r`, `--hash`), URLs and paths are no requirement.
+fn requirements_line(line: &str) -> Option<Requirement> {
+    if let Some(r) = pip_requirement(line) {
+        return Some(r);
+    }
+    let bare = line.split('#').next()?.split(';').next()?.trim();
+    let name = bare.split('[').next().unwrap_or(bare).trim();
+    let is_name = !name.is_empty()
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    is_name.then(|| Requirement {
+        name: name.to_owned(),
+        version: String::new(),
+    })
+}
+
 /// `require example.com/mod v1.2.3` or `\texample.com/mod v1.2.3` in `go.mod`.
 fn go_requirement(line: &str) -> Option<Requirement> {
     let line = line.trim();
     let line = line.strip_prefix("require ").unwrap_or(line);
     let mut words = line.split_whitespace();
     let (name, version) = (words.next()?, words.next()?);
+    // An indirect requirement is a dependency's dependency, not the project's (Go records it
+    // so the build is reproducible).
+    if line.contains("// indirect") {
+        return None;
+    }
     (version.starts_with('v') && is_version(version) && name.contains('.')).then(|| Requirement {
         name: name.to_owned(),
         version: version.to_owned(),
@@ -292,11 +326,35 @@ fn named_by_table(r: Requirement, table: Option<&str>) -> Requirement {
 
 /// Whether `r`, found in `table` (None: the hunk shows no table header), is a dependency or
 /// the project's own `version`.
-fn declares_dependency(r: &Requirement, table: Option<&str>) -> bool {
+fn declares_dependency(r: &Requirement, table: Option<&str>, array: Option<&str>) -> bool {
+    let Some(t) = table else {
+        return !PACKAGE_KEYS.contains(&r.name.as_str());
+    };
+    // A tool's own table is its configuration, except poetry's, which holds dependencies.
+    if t.starts_with("tool.") && !t.starts_with("tool.poetry") {
+        return false;
+    }
+    let last = t.rsplit('.').next().unwrap_or(t);
+    let dependencies = last.ends_with("dependencies")
+        || t.contains("dependencies.")
+        || matches!(array, Some("dependencies" | "requires"));
+    if dependencies {
+        r.name != "version"
+    } else {
+        // `[package]`, `[project]`, `[workspace.package]`: only the project's own version.
+        r.name == "version" && array.is_none()
+    }
+}
+
+/// The kind of dependency table `table` is (`dependencies` for `[dependencies.serde]`), so the
+/// same crate in `[dependencies]` and `[dev-dependencies]` is two entries.
+fn table_kind(table: Option<&str>) -> String {
     match table {
-        Some(t) if t.contains("dependencies") || t.contains("requires") => r.name != "version",
-        Some(_) => r.name == "version",
-        None => !PACKAGE_KEYS.contains(&r.name.as_str()),
+        Some(t) => match t.rsplit_once("dependencies.") {
+            Some((before, _)) => format!("{before}dependencies"),
+            None => t.to_owned(),
+        },
+        None => String::new(),
     }
 }
 
@@ -311,44 +369,114 @@ fn dependencies_sentence(files: &[&FileDiff]) -> Option<String> {
         let Some(parse) = manifest(&f.path) else {
             continue;
         };
-        let mut before: Vec<Requirement> = Vec::new();
-        let mut after: Vec<Requirement> = Vec::new();
+        let mut before: Vec<(String, Requirement)> = Vec::new();
+        let mut after: Vec<(String, Requirement)> = Vec::new();
         for h in &f.hunks {
-            // The TOML table a line sits in, when the hunk shows its header.
+            // The TOML table a line sits in, and the array it is an item of, when the hunk
+            // shows their headers.
             let mut table: Option<String> = None;
+            let mut array: Option<String> = None;
             for line in h.lines.iter() {
                 let text = line.text.trim();
-                if text.starts_with('[') && text.ends_with(']') {
+                // A TOML table header (`[target."cfg(unix)".dependencies.nix]`), not a JSON
+                // array of strings (`["a", "b"]`).
+                if text.starts_with('[') && text.ends_with(']') && !text.starts_with("[\"") {
                     table = Some(text.trim_matches(['[', ']']).to_owned());
+                    array = None;
+                    continue;
+                }
+                if let Some((key, rest)) = text.split_once('=')
+                    && rest.trim() == "["
+                {
+                    array = Some(key.trim().to_owned());
+                    continue;
+                }
+                if text.starts_with(']') {
+                    array = None;
                     continue;
                 }
                 let Some(r) = parse(&line.text)
                     .map(|r| named_by_table(r, table.as_deref()))
-                    .filter(|r| declares_dependency(r, table.as_deref()))
+                    .filter(|r| declares_dependency(r, table.as_deref(), array.as_deref()))
                 else {
                     continue;
                 };
+                let kind = table_kind(table.as_deref());
                 match line.tag {
-                    '-' => before.push(r),
-                    '+' => after.push(r),
+                    '-' => before.push((kind, r)),
+                    '+' => after.push((kind, r)),
                     _ => {}
                 }
             }
         }
-        for b in &before {
-            match after.iter().find(|a| a.name == b.name) {
-                Some(a) if a.version == b.version => {}
-                Some(a) if b.name == "version" => {
-                    own.push(format!("{} {} → {}", f.path, b.version, a.version));
+        let version = |v: &str| {
+            if v.is_empty() {
+                "(unpinned)".to_owned()
+            } else {
+                v.to_owned()
+            }
+        };
+        // The same table first; then the same name in another table (a dependency moved from
+        // one target's table to another's is a change, not a removal and an addition).
+        let mut taken = vec![false; after.len()];
+        let mut unmatched = Vec::new();
+        for (kind, b) in &before {
+            match after
+                .iter()
+                .enumerate()
+                .find(|(i, (k, a))| !taken[*i] && k == kind && a.name == b.name)
+            {
+                Some((i, _)) => {
+                    taken[i] = true;
+                    let a = &after[i].1;
+                    if a.version == b.version {
+                        continue;
+                    }
+                    if b.name == "version" {
+                        own.push(format!("{} {} → {}", f.path, b.version, a.version));
+                    } else {
+                        changed.push(format!(
+                            "{} {} → {}",
+                            b.name,
+                            version(&b.version),
+                            version(&a.version)
+                        ));
+                    }
                 }
-                Some(a) => changed.push(format!("{} {} → {}", b.name, b.version, a.version)),
-                None if b.name != "version" => removed.push(b.name.clone()),
-                None => {}
+                None => unmatched.push(b),
             }
         }
-        for a in &after {
-            if a.name != "version" && !before.iter().any(|b| b.name == a.name) {
-                added.push(format!("{} {}", a.name, a.version));
+        for b in unmatched {
+            if b.name == "version" {
+                continue;
+            }
+            match after
+                .iter()
+                .enumerate()
+                .find(|(i, (_, a))| !taken[*i] && a.name == b.name)
+            {
+                Some((i, _)) => {
+                    taken[i] = true;
+                    let a = &after[i].1;
+                    if a.version != b.version {
+                        changed.push(format!(
+                            "{} {} → {}",
+                            b.name,
+                            version(&b.version),
+                            version(&a.version)
+                        ));
+                    }
+                }
+                None => removed.push(b.name.clone()),
+            }
+        }
+        for (i, (_, a)) in after.iter().enumerate() {
+            if !taken[i] && a.name != "version" {
+                added.push(if a.version.is_empty() {
+                    a.name.clone()
+                } else {
+                    format!("{} {}", a.name, a.version)
+                });
             }
         }
     }
@@ -430,8 +558,8 @@ mod tests {
             Some("=1.0.63".into())
         );
         let edition = toml_requirement(r#"edition = "2021""#).unwrap();
-        assert!(!declares_dependency(&edition, None));
-        assert!(!declares_dependency(&edition, Some("package")));
+        assert!(!declares_dependency(&edition, None, None));
+        assert!(!declares_dependency(&edition, Some("package"), None));
         let inner = named_by_table(
             toml_requirement(r#"version = "=1.0.63""#).unwrap(),
             Some("dependencies.thiserror-impl"),
@@ -439,11 +567,12 @@ mod tests {
         assert_eq!(inner.name, "thiserror-impl");
         assert!(declares_dependency(
             &inner,
-            Some("dependencies.thiserror-impl")
+            Some("dependencies.thiserror-impl"),
+            None
         ));
         let serde = toml_requirement(r#"serde = "1""#).unwrap();
-        assert!(declares_dependency(&serde, Some("dev-dependencies")));
-        assert!(!declares_dependency(&serde, Some("features")));
+        assert!(declares_dependency(&serde, Some("dev-dependencies"), None));
+        assert!(!declares_dependency(&serde, Some("features"), None));
         assert_eq!(toml_requirement(r#"name = "thiserror""#), None);
         assert_eq!(
             toml_requirement(r#"    "requests>=2.31","#).map(|r| (r.name, r.version)),
@@ -454,7 +583,7 @@ mod tests {
             Some("==4.2.7".into())
         );
         assert_eq!(
-            go_requirement("\tgolang.org/x/text v0.14.0 // indirect").map(|r| r.name),
+            go_requirement("\tgolang.org/x/text v0.14.0").map(|r| r.name),
             Some("golang.org/x/text".into())
         );
     }
@@ -489,5 +618,62 @@ mod tests {
             said[3].starts_with("The largest changes: package.json (+3 −3)"),
             "{said:?}"
         );
+    }
+
+    /// The classes the first blind evaluation found (D-168 addendum): Go's indirect
+    /// requirements, a `requirements/` folder, unpinned names, extras and markers, tools'
+    /// own tables, PEP 621 arrays, and one crate in two tables.
+    #[test]
+    fn each_ecosystems_own_shapes_are_read_as_it_means_them() {
+        let diff = |path: &str, body: &str| {
+            format!(
+                "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,20 +1,20 @@\n{body}"
+            )
+        };
+        let said = |text: String| sentences(&evidence(&text)).join(" ");
+        let go = said(diff(
+            "go.mod",
+            "-require golang.org/x/net v0.1.0\n+require golang.org/x/net v0.2.0\n-\tgithub.com/a/b v1.0.0 // indirect\n+\tgithub.com/a/b v1.1.0 // indirect\n",
+        ));
+        assert!(go.contains("golang.org/x/net v0.1.0 → v0.2.0"), "{go}");
+        assert!(!go.contains("github.com/a/b"), "{go}");
+        let pip = said(diff(
+            "requirements/dev.txt",
+            "-pytest==7.0\n+pytest==8.0\n-mock\n+requests[socks]>=2.31 ; python_version >= \"3.8\"\n+-r base.txt\n",
+        ));
+        assert!(pip.contains("pytest ==7.0 → ==8.0"), "{pip}");
+        assert!(pip.contains("removed mock"), "{pip}");
+        assert!(pip.contains("added requests >=2.31;"), "{pip}");
+        assert!(
+            !pip.contains("base.txt") && !pip.contains("python_version"),
+            "{pip}"
+        );
+        let pyproject = said(diff(
+            "pyproject.toml",
+            concat!(
+                " [project]\n",
+                "-version = \"1.0\"\n+version = \"1.1\"\n",
+                " dependencies = [\n-  \"httpx>=0.24\",\n+  \"httpx>=0.27\",\n ]\n",
+                " [tool.ruff.lint.flake8-type-checking.dependencies]\n-foo = \"1.0\"\n",
+                " [tool.poetry.dependencies]\n+rich = \"^13.0\"\n",
+            ),
+        ));
+        assert!(
+            pyproject.contains("the version in pyproject.toml 1.0 → 1.1"),
+            "{pyproject}"
+        );
+        assert!(pyproject.contains("httpx >=0.24 → >=0.27"), "{pyproject}");
+        assert!(pyproject.contains("added rich ^13.0"), "{pyproject}");
+        assert!(!pyproject.contains("foo"), "{pyproject}");
+        let cargo = said(diff(
+            "Cargo.toml",
+            concat!(
+                " [dependencies]\n serde = \"1\"\n [dev-dependencies]\n+serde = \"1\"\n",
+                " [target.\"cfg(unix)\".dependencies.nix]\n-version = \"0.27\"\n+version = \"0.29\"\n",
+            ),
+        ));
+        assert!(cargo.contains("added serde 1"), "{cargo}");
+        assert!(cargo.contains("nix 0.27 → 0.29"), "{cargo}");
+        assert!(!cargo.contains("the version"), "{cargo}");
     }
 }
