@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use stanley_workflows::diff::{Diff, DiffEvidence, DiffSource};
 use stanley_workflows::triage::logs::{Parsers, parse_log_with};
 
 /// One generated log of `n` failures in a runner's shape.
@@ -185,6 +186,52 @@ fn captures_dimension(base: usize) -> Value {
     json!({"worstRatio": worst.0, "worstCapture": worst.1, "captures": rows})
 }
 
+/// A diff of `files` files in `files / 8` folders, each with four hunks of a few changed lines,
+/// as unified text.
+fn diff_text(files: usize) -> String {
+    let mut s = String::new();
+    for f in 0..files {
+        let path = format!("src/mod_{}/file_{f}.rs", f / 8);
+        s.push_str(&format!(
+            "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n"
+        ));
+        for h in 0..4u64 {
+            let at = 1 + h * 40;
+            s.push_str(&format!(
+                "@@ -{at},7 +{at},8 @@ fn f{h}()\n ctx a\n ctx b\n ctx c\n-    old_{f}_{h}();\n+    new_{f}_{h}();\n+    more_{f}_{h}();\n ctx d\n ctx e\n ctx f\n"
+            ));
+        }
+    }
+    s
+}
+
+/// Files and hunks in a diff: parsing it and making its evidence (the exclusion policy, the
+/// mirror search between folders, hunk splitting) at n, 4n and 16n files of four hunks each.
+fn diff_dimension(base: usize) -> Value {
+    let mut steps = Vec::new();
+    let mut last: Option<Duration> = None;
+    for files in [base, 4 * base, 16 * base] {
+        let text = diff_text(files);
+        let (took, hunks) = timed(|| {
+            let evidence = DiffEvidence::from_source(DiffSource::worktree(Diff::parse(&text)));
+            evidence.hunks.len()
+        });
+        let ratio = last.map(|l| took.as_secs_f64() / l.as_secs_f64().max(1e-9));
+        last = Some(took);
+        eprintln!(
+            "diff files={files}: {:.3}s ({hunks} hunks)",
+            took.as_secs_f64()
+        );
+        steps.push(json!({
+            "files": files,
+            "hunks": hunks,
+            "seconds": took.as_secs_f64(),
+            "ratioToPrevious": ratio,
+        }));
+    }
+    Value::Array(steps)
+}
+
 fn main() {
     let base: usize = std::env::var("SCALE_BASE")
         .ok()
@@ -194,6 +241,9 @@ fn main() {
     let report = json!({
         "schema": "stanley.bench-scale/v1",
         "triage": triage_dimension(base, &only),
+        "diff": diff_dimension(
+            std::env::var("SCALE_FILES").ok().and_then(|v| v.parse().ok()).unwrap_or(250),
+        ),
         "triageCaptures": captures_dimension(
             std::env::var("SCALE_REPEATS").ok().and_then(|v| v.parse().ok()).unwrap_or(8),
         ),
