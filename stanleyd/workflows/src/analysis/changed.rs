@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::diff::{DiffEvidence, FileDiff, FileStatus};
+use crate::exclusion::WholeFile;
 use crate::paths::PathKind;
 
 /// How many paths a sentence names before "and N more".
@@ -27,7 +28,8 @@ pub(super) fn sentences(evidence: &DiffEvidence) -> Vec<String> {
         .iter()
         .filter_map(|e| e.path.as_deref())
         .collect();
-    let mut out = vec![files_sentence(files, &left_out)];
+    let facts = &evidence.source.facts;
+    let mut out = vec![files_sentence(files, &left_out, facts)];
     out.extend(moves_sentence(files));
     let manifests: Vec<&FileDiff> = files
         .iter()
@@ -60,11 +62,22 @@ fn named(items: &[String], most: usize) -> String {
 }
 
 /// `12 files changed: 3 added (a, b, c), 1 removed (d), 2 renamed (e → f, …), 6 modified.`
-fn files_sentence(files: &[FileDiff], left_out: &std::collections::HashSet<&str>) -> String {
-    let of = |status: &[FileStatus]| -> Vec<&FileDiff> {
+fn files_sentence(
+    files: &[FileDiff],
+    left_out: &std::collections::HashSet<&str>,
+    facts: &BTreeMap<String, crate::diff::FileFacts>,
+) -> String {
+    // A binary file's status says only that it is binary; the Git port's facts say whether it
+    // was added or deleted as a whole.
+    let status = |f: &FileDiff| match (f.status, facts.get(&f.path).and_then(|x| x.change)) {
+        (FileStatus::Binary, Some(WholeFile::Added)) => FileStatus::Added,
+        (FileStatus::Binary, Some(WholeFile::Deleted)) => FileStatus::Deleted,
+        (s, _) => s,
+    };
+    let of = |wanted: &[FileStatus]| -> Vec<&FileDiff> {
         files
             .iter()
-            .filter(|f| status.contains(&f.status))
+            .filter(|f| wanted.contains(&status(f)))
             .collect()
     };
     // Source files are named first, then the rest, each in diff order: a long list of test
