@@ -151,6 +151,10 @@ fn captures_dimension(base: usize) -> Value {
         .map(|d| d.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
     names.retain(|p| p.extension().is_some_and(|e| e == "log" || e == "txt"));
+    // `SCALE_CAPTURE=<part of a name>` measures only the captures that name it.
+    if let Ok(part) = std::env::var("SCALE_CAPTURE") {
+        names.retain(|p| p.to_string_lossy().contains(&part));
+    }
     names.sort();
     let mut worst: (f64, String) = (0.0, String::new());
     let mut rows = Vec::new();
