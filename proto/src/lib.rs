@@ -7,6 +7,7 @@ pub mod connect;
 pub mod env;
 pub mod exit;
 pub mod private;
+pub mod quote;
 pub mod socket;
 pub mod window;
 

@@ -282,6 +282,27 @@ pub fn open_append_nofollow(path: &Path) -> io::Result<File> {
     )
 }
 
+/// Opens a file the person named on the command line for reading (`stanley --input FILE` with a
+/// file outside the repository): links are followed, since the person chose the path; a regular
+/// file or a pipe (`<(gh run view --log)`) is read, anything else is an error naming the path.
+/// The open never waits for a FIFO's writer (a pipe with none reads as empty); reads then block
+/// as usual.
+pub fn open_named(path: &Path) -> io::Result<File> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    let kind = file.metadata()?.file_type();
+    if !(kind.is_file() || std::os::unix::fs::FileTypeExt::is_fifo(&kind)) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a regular file or a pipe", path.display()),
+        ));
+    }
+    rustix::fs::fcntl_setfl(&file, rustix::fs::OFlags::empty())?;
+    Ok(file)
+}
+
 /// `file` when it is a regular file (an open without blocking reaches a FIFO or device
 /// planted at `path` too); otherwise an error naming the path.
 fn regular_only(path: &Path, file: File) -> io::Result<File> {

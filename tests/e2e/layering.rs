@@ -630,11 +630,6 @@ fn files_are_read_only_through_the_bounded_readers() {
             // The CA file named by the person's own `STANLEY_JEV_CA_FILE` (often a link into
             // `/etc/ssl`), read with a bound.
             "jev_http.rs" => line.contains("File::open(path)"),
-            // `stanley --input FILE` for a file outside the repository the person named (a
-            // downloaded CI log, or `<(gh run view --log)`): followed as they named it, a pipe
-            // read as one, and reduced in one pass; a path inside the repository goes to the
-            // daemon's workspace rules instead (issue 49).
-            "stanley.rs" => line.contains("File::open(&given)"),
             // The user's key, in the per-user state folder outside every worktree, opened
             // without following a link and checked to be a private file of 32 bytes.
             "user_key.rs" => line.contains(".read(true)"),

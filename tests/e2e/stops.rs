@@ -190,7 +190,10 @@ fn sigterm_and_daemon_stop_end_a_daemon_busy_with_a_long_triage() {
         assert_eq!(run["status"], "interrupted", "{how}: {run}");
         // Requests are counted as sent only when Jev saw them (issue 49: an interrupted run
         // claimed 301 when the server had 154).
-        let counted = run["usage"]["jevRequests"].as_u64().unwrap_or(0) as usize;
+        let counted = run["usage"]["jevRequests"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{how}: the run records its requests: {run}"))
+            as usize;
         let seen = env.jev.requests().len();
         assert!(counted <= seen, "{how}: {counted} counted, {seen} received");
     }

@@ -531,7 +531,23 @@ fn an_input_file_outside_the_repository_is_read_by_the_client() {
     assert!(
         out.stderr.contains("cannot read") && out.stderr.contains("standard input"),
         "{out:?}"
+    ); // A FIFO nobody writes to is read as empty, never waited on.
+    let fifo = downloads.path().join("nobody-writes.log");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = env.stanley(
+        &repo,
+        &[
+            "Triage these test failures",
+            "--input",
+            fifo.to_str().unwrap(),
+        ],
     );
+    assert_eq!(out.code, 65, "{out:?}");
+    assert!(out.stderr.contains("input file is empty"), "{out:?}");
 }
 
 /// Every file below `dir`.

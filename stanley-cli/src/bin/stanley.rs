@@ -253,13 +253,7 @@ fn input_file(path: &str, root: &Path) -> Result<input::Source, ClientError> {
         return Ok(input::Source::Path(inside.to_string_lossy().into_owned()));
     }
     let real = given.canonicalize().ok();
-    let file = std::fs::File::open(&given).map_err(cannot)?;
-    let kind = file.metadata().map_err(cannot)?.file_type();
-    if !(kind.is_file() || std::os::unix::fs::FileTypeExt::is_fifo(&kind)) {
-        return Err(ClientError::input(format!(
-            "cannot read {path}: not a regular file (pass it on standard input: stanley '…' < FILE)"
-        )));
-    }
+    let file = stanley_proto::private::open_named(&given).map_err(cannot)?;
     let reduced = stanley_proto::window::reduce(std::io::BufReader::new(file)).map_err(cannot)?;
     let name = real
         .as_deref()

@@ -48,9 +48,12 @@ pub(crate) async fn run_builtin(
             &json!({"text": "The selected capability is not currently available.", "data": {"reason": "unavailable"}}),
         ));
     };
-    if ctx.scope == Scope::Branch && plan.uses_diff() {
-        say_what_the_branch_leaves_out(ctx, events).await;
-    }
+    // What a branch review leaves out is read beside the review, off its critical path (a
+    // status walks the worktree), and said before the result.
+    let leaves_out = (ctx.scope == Scope::Branch && plan.uses_diff()).then(|| {
+        let git = ctx.state.git.clone();
+        tokio::task::spawn_blocking(move || git.uncommitted())
+    });
     // A diff analysis of a branch asked before with every answer from the cache is answered
     // whole from the result memo (issue 32).
     let (source, memo_key) = match &ctx.settings_digest {
@@ -71,6 +74,7 @@ pub(crate) async fn run_builtin(
     {
         tracing::info!(workflow = builtin.id, "answered whole from the result memo");
         ctx.tally.restore(kept.usage.clone());
+        say_what_the_branch_leaves_out(leaves_out, events).await;
         return Ok(Answer {
             status: kept.status,
             output,
@@ -114,6 +118,7 @@ pub(crate) async fn run_builtin(
             ),
         );
     }
+    say_what_the_branch_leaves_out(leaves_out, events).await;
     Ok(answer)
 }
 
@@ -122,11 +127,23 @@ const UNCOMMITTED_NAMED: usize = 3;
 
 /// A branch diff reads commits only: when the worktree or the index holds changes to tracked
 /// files, says so and how to include them, rather than leave them out silently (issue 49).
-async fn say_what_the_branch_leaves_out(ctx: &Ctx<'_>, events: &Events) {
-    let paths = match ctx.state.git.uncommitted() {
-        Ok(paths) => paths,
-        Err(e) => {
+async fn say_what_the_branch_leaves_out(
+    status: Option<
+        tokio::task::JoinHandle<Result<Vec<String>, stanley_workflows::ports::GitError>>,
+    >,
+    events: &Events,
+) {
+    let Some(status) = status else {
+        return;
+    };
+    let paths = match status.await {
+        Ok(Ok(paths)) => paths,
+        Ok(Err(e)) => {
             tracing::warn!(error = %e.0, "could not read the worktree's status");
+            return;
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "the worktree's status was not read");
             return;
         }
     };

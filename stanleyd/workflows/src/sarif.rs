@@ -176,12 +176,7 @@ fn region(lines: &str) -> Option<Region> {
 
 /// `weak_task_relation` as `Weak task relation`.
 fn words(flag: &str) -> String {
-    let text = flag.replace(['_', '-'], " ");
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => text,
-    }
+    crate::text::capitalized(&flag.replace(['_', '-'], " "))
 }
 
 /// What the finding says, as the terminal and editors say it, then the lines it quotes.

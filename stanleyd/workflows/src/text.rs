@@ -204,6 +204,15 @@ pub fn quoting_at_most(message: &str) -> String {
     out
 }
 
+/// `text` with its first letter upper-cased (`correctness risk` → `Correctness risk`).
+pub fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 /// Truncates to `max` characters, appending `…` when anything was cut.
 pub fn truncate_chars(text: &str, max: usize) -> String {
     if text.chars().count() <= max {

@@ -143,16 +143,6 @@ pub(crate) fn runs(base: &str, runs: &[RunSummary], refused: Option<&str>) -> Ma
     }
 }
 
-/// One quoted changed line as the terminal shows it: `+ 14 | text`.
-fn quoted_line(q: &v1::QuotedLine) -> String {
-    let marker = if q.change == v1::Change::Removed as i32 {
-        '-'
-    } else {
-        '+'
-    };
-    format!("{marker} {} | {}", q.line, q.text)
-}
-
 /// One run: what was asked, its findings by file and line, coverage, limits, and what was not
 /// checked.
 pub(crate) fn run(
@@ -195,7 +185,7 @@ pub(crate) fn run(
                                 td {
                                     strong { (f.label) } br; (f.message)
                                     @if !f.quote.is_empty() {
-                                        pre.quote { @for q in &f.quote { (quoted_line(q)) "\n" } }
+                                        pre.quote { @for q in stanley_proto::quote::shown(&f.quote) { (q) "\n" } }
                                     }
                                 }
                                 td { (severity(f.severity)) }

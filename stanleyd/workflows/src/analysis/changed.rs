@@ -187,7 +187,6 @@ fn manifest(path: &str) -> Option<fn(&str) -> Option<Requirement>> {
         "package.json" | "composer.json" => Some(json_requirement),
         "Cargo.toml" | "pyproject.toml" => Some(toml_requirement),
         "go.mod" => Some(go_requirement),
-        "Gemfile" | "Gemfile.lock" => None,
         // `requirements.txt`, `requirements-dev.in`, and any `.txt` or `.in` in a
         // `requirements/` folder (`requirements/dev.txt`).
         _ if (name.starts_with("requirements")

@@ -476,12 +476,7 @@ fn reason(mode: &Mode, d: &Decision) -> String {
         .iter()
         .find(|(l, _)| *l == d.label)
         .map_or("", |(_, m)| m);
-    let words = d.label.replace('_', " ");
-    let mut label = words.chars();
-    let label: String = label
-        .next()
-        .map(|c| c.to_uppercase().chain(label).collect())
-        .unwrap_or_default();
+    let label = crate::text::capitalized(&d.label.replace('_', " "));
     let meaning = lowercase_first(meaning);
     // A flag raised by the concern labels together says so: 40% on this one can be 75% on some
     // concern.

@@ -8,7 +8,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use stanley_proto::v1::{Change, Finding, RunFindings, RunSummary, Severity};
+use stanley_proto::v1::{Finding, RunFindings, RunSummary, Severity};
 use tower_lsp_server::ls_types::{
     Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
     Position, Range, Uri,
@@ -101,28 +101,6 @@ fn evidence(f: &Finding) -> String {
         format!(" about item {}", f.item_id)
     };
     format!("{who} decided `{}`{sure}{item}", f.label)
-}
-
-/// The changed lines a finding quotes, as the terminal shows them: `+ 14 | text`.
-fn quoted(f: &Finding) -> Vec<String> {
-    let width = f
-        .quote
-        .iter()
-        .map(|q| q.line.to_string().len())
-        .max()
-        .unwrap_or(1);
-    f.quote
-        .iter()
-        .map(|q| {
-            let marker = if q.change == Change::Removed as i32 {
-                '-'
-            } else {
-                '+'
-            };
-            // Each line opens with its marker, so no quoted text can close the fence.
-            format!("{marker} {:>width$} | {}", q.line, q.text)
-        })
-        .collect()
 }
 
 /// What a run cost, in one line.
@@ -221,7 +199,7 @@ pub(crate) fn hover(run: &RunFindings, index: usize, lines: (usize, usize)) -> O
     ];
     if !f.quote.is_empty() {
         out.push("```diff".to_owned());
-        out.extend(quoted(f));
+        out.extend(stanley_proto::quote::shown(&f.quote));
         out.push("```".to_owned());
         out.push(String::new());
     }
@@ -295,7 +273,7 @@ mod tests {
                 item_id: "h_1".into(),
                 fingerprint: "fp".into(),
                 quote: vec![stanley_proto::v1::QuotedLine {
-                    change: Change::Added as i32,
+                    change: stanley_proto::v1::Change::Added as i32,
                     line: 3,
                     text: "it.skip('adds', () => {".into(),
                 }],
