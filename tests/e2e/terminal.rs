@@ -41,12 +41,19 @@ fn flagging_env() -> TestEnv {
 /// A tmux server of our own, on a socket in a temp folder.
 struct Tmux {
     dir: tempfile::TempDir,
+    columns: u16,
 }
 
 impl Tmux {
     fn new() -> Self {
+        Self::wide(120)
+    }
+
+    /// A terminal `columns` wide.
+    fn wide(columns: u16) -> Self {
         Self {
             dir: tempfile::tempdir().unwrap(),
+            columns,
         }
     }
 
@@ -67,7 +74,7 @@ impl Tmux {
         assert!(out.status.success(), "tmux {args:?}: {out:?}");
     }
 
-    /// Runs `stanley` with `args` in `repo` in a 120×40 terminal, with the test environment
+    /// Runs `stanley` with `args` in `repo` in a terminal of its width and 40 lines, with the test environment
     /// plus `extra`; gives back every byte the terminal received.
     fn run(&self, env: &TestEnv, repo: &TempRepo, args: &[&str], extra: &[(&str, &str)]) -> String {
         self.run_with(env, repo, args, extra, |_, _| {})
@@ -119,7 +126,7 @@ impl Tmux {
             "-s",
             "t",
             "-x",
-            "120",
+            &self.columns.to_string(),
             "-y",
             "40",
             &format!("sh {}", quote(&file.display().to_string())),
@@ -212,6 +219,49 @@ fn a_terminal_gets_colour_and_the_progress_line_and_a_pipe_gets_neither() {
     forced.set("NO_COLOR", "1");
     let out = forced.stanley(&repo, &request);
     assert!(!sgr().is_match(&out.stdout), "{out:?}");
+}
+
+#[test]
+fn a_narrow_terminal_gets_each_message_whole_in_lines_that_fit_it() {
+    let env = crate::triage::env();
+    let repo = crate::triage::rust_repo();
+    let log = repo.root().join("..").join("pytest.log");
+    std::fs::write(&log, crate::triage::fixture("pytest.txt")).unwrap();
+    let log = log.canonicalize().unwrap().display().to_string();
+    let request = ["Triage these test failures", "--input", &log];
+    let piped = env.stanley(&repo, &request);
+    assert_eq!(piped.code, 0, "{piped:?}");
+    assert!(
+        piped.stdout.lines().any(|l| l.chars().count() > 60),
+        "the report has lines a 60-column terminal would break: {piped:?}"
+    );
+
+    let tmux = Tmux::wide(60);
+    let raw = tmux.run(&env, &repo, &request, &[("NO_COLOR", "1")]);
+    assert!(raw.contains("stanley-exit:0"), "{raw:?}");
+    let start = raw.find("triage").expect("the report");
+    let end = raw.find("stanley-exit:").unwrap();
+    let shown = raw[start..end].replace('\r', "");
+    let shown = shown
+        .rsplit_once("\x1b[2K")
+        .map_or(shown.as_str(), |(_, after)| after);
+    let too_wide: Vec<&str> = shown.lines().filter(|l| l.chars().count() > 60).collect();
+    assert!(
+        too_wide.is_empty(),
+        "lines wider than the terminal: {too_wide:#?}"
+    );
+    // The second run's footer counts answers from the cache; the report above it is the same.
+    let words = |t: &str| {
+        t.split_whitespace()
+            .take_while(|w| *w != "jev:")
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        words(shown),
+        words(&piped.stdout),
+        "the terminal shows every word of the report, none cut"
+    );
 }
 
 /// A repository workflow that loads.
