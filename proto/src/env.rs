@@ -84,6 +84,38 @@ pub const STANLEY_MAX_INPUT_TOKENS: &str = "STANLEY_MAX_INPUT_TOKENS";
 pub const STANLEY_RUNS_KEEP: &str = "STANLEY_RUNS_KEEP";
 /// How many days a run is kept, default 30 (request setting).
 pub const STANLEY_RUNS_MAX_AGE_DAYS: &str = "STANLEY_RUNS_MAX_AGE_DAYS";
+/// The team's shared judgment cache, as a URL: `redis://host:6379/0`, `s3://bucket/prefix?endpoint=…&region=…`
+/// or `gha://` (request setting; issue 51, docs/team-cache.md).
+pub const STANLEY_CACHE_REMOTE: &str = "STANLEY_CACHE_REMOTE";
+/// The team's key every shared entry is signed with, at least 16 bytes (request setting; a
+/// secret: withheld from repository code and redacted like a Jev key).
+pub const STANLEY_CACHE_TEAM_KEY: &str = "STANLEY_CACHE_TEAM_KEY";
+/// `read-only` reads the team cache and never writes it, for untrusted jobs (request setting).
+pub const STANLEY_CACHE_REMOTE_MODE: &str = "STANLEY_CACHE_REMOTE_MODE";
+/// How long one read of the team cache may take, in milliseconds, default 500 (request setting).
+pub const STANLEY_CACHE_REMOTE_DEADLINE_MS: &str = "STANLEY_CACHE_REMOTE_DEADLINE_MS";
+/// The S3 backend's credentials, region and endpoint, by AWS's own names (request settings, read
+/// for the team cache only).
+pub const AWS_ACCESS_KEY_ID: &str = "AWS_ACCESS_KEY_ID";
+/// See [`AWS_ACCESS_KEY_ID`].
+pub const AWS_SECRET_ACCESS_KEY: &str = "AWS_SECRET_ACCESS_KEY";
+/// See [`AWS_ACCESS_KEY_ID`].
+pub const AWS_SESSION_TOKEN: &str = "AWS_SESSION_TOKEN";
+/// See [`AWS_ACCESS_KEY_ID`].
+pub const AWS_REGION: &str = "AWS_REGION";
+/// See [`AWS_ACCESS_KEY_ID`].
+pub const AWS_DEFAULT_REGION: &str = "AWS_DEFAULT_REGION";
+/// See [`AWS_ACCESS_KEY_ID`].
+pub const AWS_ENDPOINT_URL_S3: &str = "AWS_ENDPOINT_URL_S3";
+/// See [`AWS_ACCESS_KEY_ID`].
+pub const AWS_ENDPOINT_URL: &str = "AWS_ENDPOINT_URL";
+/// The GitHub Actions cache service a job's runner offers, and its token (request settings,
+/// set by the runner; read for the team cache only).
+pub const ACTIONS_RESULTS_URL: &str = "ACTIONS_RESULTS_URL";
+/// See [`ACTIONS_RESULTS_URL`].
+pub const ACTIONS_CACHE_URL: &str = "ACTIONS_CACHE_URL";
+/// See [`ACTIONS_RESULTS_URL`].
+pub const ACTIONS_RUNTIME_TOKEN: &str = "ACTIONS_RUNTIME_TOKEN";
 /// The judgment cache's bound in MiB of stored answers, default 32 (daemon setting).
 pub const STANLEY_CACHE_MAX_MB: &str = "STANLEY_CACHE_MAX_MB";
 /// Seconds in one flow "minute", default 60 (request setting; tests shorten flow budgets).
@@ -150,4 +182,8 @@ pub const DAEMON_ENV: &[&str] = &[
     STANLEY_WARM_IDLE_MS,
     STANLEY_WORKFLOW_HOST,
     STANLEY_CACHE_MAX_MB,
+    // The GitHub Actions cache backend reads which service version the runner offers from the
+    // process environment (not secrets).
+    "ACTIONS_CACHE_SERVICE_V2",
+    "GITHUB_SERVER_URL",
 ];

@@ -36,6 +36,7 @@ mod security;
 mod shapes;
 mod stops;
 mod summarize;
+mod team_cache;
 mod terminal;
 mod throttle;
 mod transport;

@@ -8,6 +8,7 @@ pub mod fuzz;
 pub mod messages_server;
 pub mod model_server;
 pub mod repo;
+pub mod stores;
 pub mod testenv;
 pub mod tls;
 

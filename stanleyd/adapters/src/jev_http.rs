@@ -393,12 +393,15 @@ pub const POOL_IDLE: Duration = Duration::from_secs(90);
 
 /// A client offering HTTP/2 and HTTP/1.1 by ALPN, trusting the system's roots and `roots`,
 /// closing a connection unused for `pool_idle`.
+/// The `User-Agent` of every HTTP request Stanley sends (Jev, the team cache's stores).
+pub(crate) const USER_AGENT: &str = concat!("stanley/", env!("CARGO_PKG_VERSION"));
+
 fn build_client(
     roots: Vec<reqwest::Certificate>,
     pool_idle: Duration,
 ) -> Result<reqwest::Client, reqwest::Error> {
     reqwest::Client::builder()
-        .user_agent(concat!("stanley/", env!("CARGO_PKG_VERSION")))
+        .user_agent(USER_AGENT)
         .tls_certs_merge(roots)
         .pool_idle_timeout(pool_idle)
         .build()

@@ -22,6 +22,7 @@ pub mod redact;
 mod redact_keys;
 pub mod runs;
 pub mod store_error;
+pub mod team_cache;
 pub mod tools;
 pub mod tracked;
 pub mod trust;

@@ -2,11 +2,13 @@
 //! sent (the resolved model, the state and the questions after redaction) and the frame
 //! template's policy version, so a repeated or incremental request asks Jev only what changed.
 //! Also the request-wide usage tally and Jev's list price, which say what a request cost and
-//! what the cache saved.
+//! what the cache saved. Behind the local level a team's shared level may stand
+//! ([`RemoteJudgments`], issue 51): read through on a local miss, written behind.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
+use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -58,11 +60,38 @@ pub trait JudgmentCache: Send + Sync {
     fn put(&self, key: &CacheKey, requested: &str, value: &CachedAnswers);
 }
 
+/// A shared level behind the local cache (a team's store, issue 51): asked only when the local
+/// level misses, and told every new answer. Implementations never fail and never make a request
+/// wait longer than their read deadline: an entry that is not signed with the team's key, is
+/// malformed or too large, a slow or failing store, a level bypassed after a failure: each is a
+/// miss (and counted by the implementation).
+pub trait RemoteJudgments: Send + Sync {
+    /// The model `requested` resolved to when the team's Jev last answered it, if the level
+    /// knows (asked when the local level does not).
+    fn resolved<'a>(&'a self, requested: &'a str) -> BoxFuture<'a, Option<String>>;
+    /// The answers kept under `key`, verified, or `None`.
+    fn get<'a>(&'a self, key: &'a CacheKey) -> BoxFuture<'a, Option<CachedAnswers>>;
+    /// Keeps `value` under `key`, and that `requested` resolved to `value.model`, in the
+    /// background when the level may write; returns at once.
+    fn put(&self, key: &CacheKey, requested: &str, value: &CachedAnswers);
+}
+
+/// Which level of the cache answered a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// The worktree's own store.
+    Local,
+    /// The team's shared store.
+    Remote,
+}
+
 /// How an executor uses the cache.
 #[derive(Clone)]
 pub struct CacheUse {
     /// The cache.
     pub cache: Arc<dyn JudgmentCache>,
+    /// The shared level behind it, when one is set up.
+    pub remote: Option<Arc<dyn RemoteJudgments>>,
     /// Whether new answers are written (a `--no-persist` request only reads).
     pub write: bool,
     /// The System One API root the answers come from: another endpoint (a proxy, a stub) is
@@ -107,8 +136,10 @@ pub fn cost_usd(models: &BTreeSet<String>, tokens: u64) -> Option<f64> {
 pub struct RequestUsage {
     /// Requests sent to Jev (every attempt, retries included).
     pub requests: u64,
-    /// Questions answered from the cache instead.
+    /// Questions answered from the cache instead (either level).
     pub cached: u64,
+    /// Of those, the answers that came from the team's shared level.
+    pub remote: u64,
     /// Input tokens of the requests sent.
     pub input_tokens: u64,
     /// Output tokens of the requests sent.
@@ -144,6 +175,8 @@ impl RequestUsage {
         json!({
             "jevRequests": self.requests,
             "cachedAnswers": self.cached,
+            "localAnswers": self.cached - self.remote.min(self.cached),
+            "remoteAnswers": self.remote,
             "inputTokens": self.input_tokens,
             "outputTokens": self.output_tokens,
             "cachedInputTokens": self.cached_input_tokens,
@@ -159,8 +192,13 @@ impl RequestUsage {
         let plural = |n: u64, one: &str, many: &str| {
             format!("{} {}", thousands(n), if n == 1 { one } else { many })
         };
+        let remote = if self.remote > 0 {
+            format!(" ({} from the team cache)", thousands(self.remote))
+        } else {
+            String::new()
+        };
         let mut line = format!(
-            "jev: {} · {} answered from cache · {}",
+            "jev: {} · {} answered from cache{remote} · {}",
             plural(self.requests, "request sent", "requests sent"),
             thousands(self.cached),
             plural(self.input_tokens, "input token", "input tokens"),
@@ -284,6 +322,14 @@ mod tests {
                 .contains("716 input tokens (under $0.0001 at list price)")
         );
         assert_eq!(u.cost_usd(), Some(0.00003007));
+        u.remote = 12;
+        assert!(
+            u.footer()
+                .contains("· 39 answered from cache (12 from the team cache) ·"),
+            "{}",
+            u.footer()
+        );
+        assert_eq!(u.to_json()["localAnswers"], 27);
         let none = RequestUsage::default();
         assert!(!none.asked());
         assert_eq!(none.cost_usd(), Some(0.0));

@@ -16,7 +16,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::budget::{Budget, BudgetPlan, Denial};
-use crate::cache::{CacheKey, CacheUse, CachedAnswers, Tally};
+use crate::cache::{CacheKey, CacheUse, CachedAnswers, Level, Tally};
 use crate::cancel::Cancel;
 use crate::hash::{Field, short_id, stable_hash_object};
 use crate::jev::{
@@ -161,6 +161,8 @@ pub struct Usage {
     pub latency_ms: u64,
     /// Frames answered from the judgment cache (no request sent).
     pub cached: u64,
+    /// Of those, frames answered from the team's shared level.
+    pub remote: u64,
     /// Input tokens those answers cost when they were first asked.
     pub cached_input_tokens: u64,
     /// Output tokens those answers reported when they were first asked.
@@ -406,6 +408,7 @@ impl Executor {
             output_tokens: 0,
             latency_ms: 0,
             cached: 0,
+            remote: 0,
             cached_input_tokens: 0,
             cached_output_tokens: 0,
         };
@@ -633,14 +636,30 @@ impl Executor {
             if inner.cancel.is_cancelled() {
                 return Self::failure(&frame_id, FailReason::Aborted, "run aborted");
             }
-            let model = cache
-                .cache
-                .resolved(&cache.requested(&request.model))
-                .unwrap_or_else(|| request.model.clone());
+            let requested = cache.requested(&request.model);
+            let model = match (cache.cache.resolved(&requested), &cache.remote) {
+                (Some(model), _) => Some(model),
+                (None, Some(remote)) => tokio::select! {
+                    model = remote.resolved(&requested) => model,
+                    () = inner.cancel.cancelled() => {
+                        return Self::failure(&frame_id, FailReason::Aborted, "run aborted");
+                    }
+                },
+                (None, None) => None,
+            }
+            .unwrap_or_else(|| request.model.clone());
             let key = CacheKey::of(&cache.endpoint, &model, &frame.template, &request);
             request = match self.answer_from_cache(&frame_id, frame, request, &model, &key) {
                 Lookup::Hit(hit) => return hit,
                 Lookup::Miss(request) => request,
+            };
+            request = match self
+                .answer_from_remote(&frame_id, frame, request, &model, &key)
+                .await
+            {
+                Ok(Lookup::Hit(hit)) => return hit,
+                Ok(Lookup::Miss(request)) => request,
+                Err(aborted) => return aborted,
             };
         }
         let request_estimate = request.estimate_tokens();
@@ -886,9 +905,8 @@ impl Executor {
         }
     }
 
-    /// The frame's answers from the cache, when they are there and still valid for its
-    /// questions. A hit is recorded as a `cached` attempt (the record takes the request) and
-    /// counted, never charged; a miss gives the request back.
+    /// The frame's answers from the local cache, when they are there and still valid for its
+    /// questions (see [`Self::accept_cached`]); a miss gives the request back.
     fn answer_from_cache(
         &self,
         frame_id: &str,
@@ -903,24 +921,79 @@ impl Executor {
         let Some(hit) = cache.cache.get(key) else {
             return Lookup::Miss(request);
         };
-        // What the cache holds is checked like a response: a stored answer that no longer fits
-        // the questions (or a damaged one) is a miss.
+        self.accept_cached(frame_id, frame, request, model, hit, Level::Local)
+    }
+
+    /// The frame's answers from the team's shared level, asked after a local miss: a verified
+    /// hit is kept in the local level too (when the request may write), so the next lookup is
+    /// local. The run's cancel ends the wait.
+    async fn answer_from_remote(
+        &self,
+        frame_id: &str,
+        frame: &Frame,
+        request: JevRequest,
+        model: &str,
+        key: &CacheKey,
+    ) -> Result<Lookup, FrameOutcome> {
+        let Some((cache, remote)) = self
+            .inner
+            .opts
+            .cache
+            .as_ref()
+            .and_then(|c| Some((c, c.remote.clone()?)))
+        else {
+            return Ok(Lookup::Miss(request));
+        };
+        let got = tokio::select! {
+            got = remote.get(key) => got,
+            () = self.inner.cancel.cancelled() => {
+                return Err(Self::failure(frame_id, FailReason::Aborted, "run aborted"));
+            }
+        };
+        let Some(hit) = got else {
+            return Ok(Lookup::Miss(request));
+        };
+        let requested = cache.requested(&request.model);
+        let kept = hit.clone();
+        let lookup = self.accept_cached(frame_id, frame, request, model, hit, Level::Remote);
+        if matches!(lookup, Lookup::Hit(_)) && cache.write {
+            cache.cache.put(key, &requested, &kept);
+        }
+        Ok(lookup)
+    }
+
+    /// Answers kept at `level`, checked like a response: a stored answer that no longer fits
+    /// the questions (or a damaged one) is a miss. A hit is recorded as a `cached` attempt (or
+    /// `remote`, from the team's level; the record takes the request) and counted, never
+    /// charged.
+    fn accept_cached(
+        &self,
+        frame_id: &str,
+        frame: &Frame,
+        request: JevRequest,
+        model: &str,
+        hit: CachedAnswers,
+        level: Level,
+    ) -> Lookup {
         if hit.model != model {
             return Lookup::Miss(request);
         }
         let Ok(answers) = validate::answers(&frame.questions, &hit.answers) else {
             return Lookup::Miss(request);
         };
+        let remote = u64::from(level == Level::Remote);
         {
             let mut state = self.state();
             state.usage.status = JevStatus::Used;
             state.usage.cached += 1;
+            state.usage.remote += remote;
             state.usage.cached_input_tokens += hit.input_tokens;
             state.usage.cached_output_tokens += hit.output_tokens;
             state.usage.resolved_models.insert(hit.model.clone());
         }
         self.tally(|t| {
             t.cached += 1;
+            t.remote += remote;
             t.cached_input_tokens += hit.input_tokens;
             t.models.insert(hit.model.clone());
         });
@@ -931,7 +1004,11 @@ impl Executor {
             provenance: frame.provenance.clone(),
             attempt: 0,
             request,
-            result: "cached".into(),
+            result: match level {
+                Level::Local => "cached",
+                Level::Remote => "remote",
+            }
+            .into(),
             latency_ms: 0,
             resolved_model: Some(hit.model.clone()),
             usage: Some((hit.input_tokens, hit.output_tokens)),
@@ -964,6 +1041,9 @@ impl Executor {
         cache
             .cache
             .put(&key, &cache.requested(&request.model), &value);
+        if let Some(remote) = &cache.remote {
+            remote.put(&key, &cache.requested(&request.model), &value);
+        }
     }
 
     fn tally(&self, f: impl FnOnce(&mut crate::cache::RequestUsage)) {

@@ -6,7 +6,7 @@ use super::*;
 use crate::budget::BudgetLimits;
 use crate::cache::{CacheKey, CacheUse, CachedAnswers};
 use crate::jev::Question;
-use crate::testing::{MemoryCache, ScriptedJev};
+use crate::testing::{MemoryCache, MemoryRemote, ScriptedJev};
 
 fn noul_answer(p: f64) -> Value {
     json!({"model": "jev-test", "answers": {"q": {"type": "noul", "noul": p}}, "usage": {"input_tokens": 10, "output_tokens": 4}})
@@ -232,6 +232,16 @@ async fn jev_trouble_is_recorded_for_the_request() {
 }
 
 fn cached_executor(jev: Arc<ScriptedJev>, cache: Arc<MemoryCache>, write: bool) -> Executor {
+    two_level_executor(jev, cache, None, write, Cancel::new())
+}
+
+fn two_level_executor(
+    jev: Arc<ScriptedJev>,
+    cache: Arc<MemoryCache>,
+    remote: Option<Arc<MemoryRemote>>,
+    write: bool,
+    cancel: Cancel,
+) -> Executor {
     Executor::new(
         Some(jev),
         Arc::new(Budget::new(BudgetLimits::TREE)),
@@ -239,11 +249,104 @@ fn cached_executor(jev: Arc<ScriptedJev>, cache: Arc<MemoryCache>, write: bool) 
             .retries(1)
             .cache(CacheUse {
                 cache,
+                remote: remote.map(|r| r as Arc<dyn crate::cache::RemoteJudgments>),
                 write,
                 endpoint: "http://jev.test".into(),
             }),
-        Cancel::new(),
+        cancel,
     )
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_second_clone_is_answered_by_the_team_level_and_keeps_the_answer_locally() {
+    let jev = ScriptedJev::new(|_, _| Ok(noul_answer(0.7)));
+    let remote = MemoryRemote::new();
+    // The first clone asks Jev and tells both levels, the model's resolution included.
+    let first = two_level_executor(
+        jev.clone(),
+        MemoryCache::new(),
+        Some(remote.clone()),
+        true,
+        Cancel::new(),
+    );
+    first.run(frame("a")).await.unwrap();
+    assert_eq!((jev.calls(), remote.len(), remote.writes()), (1, 1, 1));
+
+    // A second clone: its own level is empty, and it never learnt that jev-1.13.0 answers as
+    // jev-test; the team level says both.
+    let local = MemoryCache::new();
+    let second = two_level_executor(
+        jev.clone(),
+        local.clone(),
+        Some(remote.clone()),
+        true,
+        Cancel::new(),
+    );
+    let hit = second.run(frame("a")).await.unwrap();
+    assert!(hit.cached);
+    assert_eq!(
+        (hit.answers.noul("q"), hit.model.as_str()),
+        (0.7, "jev-test")
+    );
+    assert_eq!(jev.calls(), 1, "nothing sent");
+    let usage = second.usage();
+    assert_eq!((usage.requests, usage.cached, usage.remote), (0, 1, 1));
+    assert_eq!(local.len(), 1, "the answer is kept locally for next time");
+
+    // Next time the local level answers, and the team level is not read again.
+    let reads = remote.reads();
+    let third = two_level_executor(
+        jev.clone(),
+        local.clone(),
+        Some(remote.clone()),
+        true,
+        Cancel::new(),
+    );
+    third.run(frame("a")).await.unwrap();
+    assert_eq!(third.usage().remote, 0);
+    assert_eq!(
+        remote.reads(),
+        reads,
+        "a local hit does not ask the team level"
+    );
+
+    // A read-only request keeps nothing in either level.
+    let read_only = two_level_executor(
+        jev.clone(),
+        MemoryCache::new(),
+        Some(remote.clone()),
+        false,
+        Cancel::new(),
+    );
+    read_only.run(frame("new")).await.unwrap();
+    assert_eq!((jev.calls(), remote.len()), (2, 1));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_team_level_that_never_answers_does_not_outlive_the_runs_cancel() {
+    let jev = ScriptedJev::new(|_, _| Ok(noul_answer(0.7)));
+    let remote = MemoryRemote::new();
+    remote
+        .stall
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let cancel = Cancel::new();
+    let ex = two_level_executor(
+        jev.clone(),
+        MemoryCache::new(),
+        Some(remote.clone()),
+        true,
+        cancel.clone(),
+    );
+    let run = tokio::spawn(ex.run(frame("a")));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(!run.is_finished(), "the stand-in store holds the read");
+    cancel.cancel();
+    let outcome = tokio::time::timeout(Duration::from_secs(1), run)
+        .await
+        .expect("the cancel ends the wait")
+        .unwrap();
+    assert!(outcome.is_err());
+    assert_eq!(jev.calls(), 0);
 }
 
 #[tokio::test(start_paused = true)]

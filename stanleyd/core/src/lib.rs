@@ -18,7 +18,8 @@ pub mod testing;
 
 pub use budget::{Budget, BudgetLimits, BudgetPlan, Denial, PlanAllowance};
 pub use cache::{
-    CacheKey, CacheUse, CachedAnswers, JudgmentCache, RequestUsage, Tally, cost_usd, list_price,
+    CacheKey, CacheUse, CachedAnswers, JudgmentCache, Level, RemoteJudgments, RequestUsage, Tally,
+    cost_usd, list_price,
 };
 pub use cancel::{Cancel, Cancelled, Pace};
 pub use envelope::Status;

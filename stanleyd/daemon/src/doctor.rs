@@ -30,7 +30,52 @@ pub(crate) async fn diagnose(state: &DaemonState, settings: &RequestSettings) ->
     checks.push(pi_check(settings, node_version.as_deref()));
     checks.push(git_check(settings).await);
     checks.push(repository_check(state));
+    checks.extend(team_cache_check(state, settings).await);
     checks
+}
+
+/// The team cache, when the request names one: reached, a signed probe entry written, read
+/// back and verified (read-only: reached and read).
+async fn team_cache_check(state: &DaemonState, settings: &RequestSettings) -> Option<Check> {
+    let Some(team) = &settings.team_cache else {
+        let problem = settings
+            .problems
+            .iter()
+            .find(|p| p.contains("the team cache is off"))?;
+        return Some(check(
+            "team cache",
+            "fail",
+            problem.clone(),
+            "set STANLEY_CACHE_REMOTE and STANLEY_CACHE_TEAM_KEY as docs/team-cache.md shows",
+        ));
+    };
+    if state.team.for_request(Some(team)).is_none() {
+        let why = state
+            .team
+            .take_warning()
+            .unwrap_or_else(|| format!("the team cache at {} cannot be set up", team.shown));
+        return Some(check(
+            "team cache",
+            "fail",
+            why,
+            "check STANLEY_CACHE_REMOTE",
+        ));
+    }
+    let level = state.team.current()?;
+    Some(match level.probe().await {
+        Ok(what) => check(
+            "team cache",
+            "ok",
+            format!("{} ({}): {what}", team.shown, team.mode.as_str()),
+            "",
+        ),
+        Err(why) => check(
+            "team cache",
+            "fail",
+            format!("{}: {why}", team.shown),
+            "check that the store is up and the credentials (docs/team-cache.md)",
+        ),
+    })
 }
 
 async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Check> {

@@ -261,11 +261,15 @@ pub(crate) async fn run(
         request,
         &settings,
         cancel,
-        events,
+        events.clone(),
         redactor.clone(),
         track.clone(),
     )
     .await;
+    // A team cache that failed during the request says so once, in the request that paid for it.
+    if let Some(line) = state.team.take_warning() {
+        events.warning(&line).await;
+    }
     let usage = track.tally.snapshot();
     // The document as it left, kept for the run's records so they need not parse it again.
     let (result, document) = match served {

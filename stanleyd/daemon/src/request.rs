@@ -67,6 +67,7 @@ impl Answer {
 /// Sends events for one request; a closed stream is ignored (the request is being cancelled).
 /// Warning and notice lines are redacted and cut to [`MAX_MESSAGE_CHARS`] here, whatever they
 /// carry.
+#[derive(Clone)]
 pub(crate) struct Events {
     pub(crate) tx: mpsc::Sender<Result<PromptResponse, tonic::Status>>,
     pub(crate) redactor: Arc<SecretRedactor>,
@@ -237,6 +238,7 @@ pub(crate) fn cache_use(
     let cache = state.judgments.clone().filter(|_| settings.cache)?;
     Some(CacheUse {
         cache,
+        remote: state.team.for_request(settings.team_cache.as_ref()),
         write: !no_persist,
         endpoint: endpoint.trim_end_matches('/').to_owned(),
     })

@@ -12,6 +12,7 @@ use std::time::Duration;
 use stanley_adapters::SecretRedactor;
 use stanley_adapters::jev_http::JevSettings;
 use stanley_adapters::pi::AgentSettings;
+use stanley_adapters::team_cache::{Credentials, TeamCacheSettings, TeamCacheVars};
 use stanley_proto::env as var;
 use stanley_workflows::runs::{DEFAULT_KEEP, DEFAULT_MAX_AGE_DAYS, Retention};
 
@@ -46,6 +47,9 @@ pub(crate) struct RequestSettings {
     pub(crate) retention: Retention,
     /// Which parsers read a failure log (`STANLEY_TRIAGE_PARSERS=generic`: the generic path).
     pub(crate) triage_parsers: stanley_workflows::triage::logs::Parsers,
+    /// The team's shared cache level (`STANLEY_CACHE_REMOTE` with `STANLEY_CACHE_TEAM_KEY`),
+    /// when both are set and understood.
+    pub(crate) team_cache: Option<TeamCacheSettings>,
     /// One line per setting that was set but not understood (the default is used instead).
     pub(crate) problems: Vec<String>,
 }
@@ -92,6 +96,28 @@ fn absolute(
     None
 }
 
+/// The team cache's variables (issue 51), and the store backends' own.
+fn team_cache_vars(env: &HashMap<String, String>) -> TeamCacheVars {
+    TeamCacheVars {
+        remote: value(env, var::STANLEY_CACHE_REMOTE),
+        key: value(env, var::STANLEY_CACHE_TEAM_KEY),
+        mode: value(env, var::STANLEY_CACHE_REMOTE_MODE),
+        deadline_ms: value(env, var::STANLEY_CACHE_REMOTE_DEADLINE_MS),
+        credentials: Credentials {
+            redis_password: None,
+            aws_access_key_id: value(env, var::AWS_ACCESS_KEY_ID),
+            aws_secret_access_key: value(env, var::AWS_SECRET_ACCESS_KEY),
+            aws_session_token: value(env, var::AWS_SESSION_TOKEN),
+            aws_region: value(env, var::AWS_REGION).or_else(|| value(env, var::AWS_DEFAULT_REGION)),
+            aws_endpoint: value(env, var::AWS_ENDPOINT_URL_S3)
+                .or_else(|| value(env, var::AWS_ENDPOINT_URL)),
+            actions_url: value(env, var::ACTIONS_RESULTS_URL)
+                .or_else(|| value(env, var::ACTIONS_CACHE_URL)),
+            actions_token: value(env, var::ACTIONS_RUNTIME_TOKEN),
+        },
+    }
+}
+
 /// A value, trimmed; blank counts as unset.
 fn value(env: &HashMap<String, String>, name: &str) -> Option<String> {
     env.get(name)
@@ -110,7 +136,9 @@ fn is_off(env: &HashMap<String, String>, name: &str) -> bool {
 
 /// Whether repository code may see a variable: no `TYPESAFE_*` setting and no Jev key.
 fn withheld(name: &str) -> bool {
-    name.starts_with(var::TYPESAFE_PREFIX) || var::JEV_KEY_VARS.contains(&name)
+    name.starts_with(var::TYPESAFE_PREFIX)
+        || var::JEV_KEY_VARS.contains(&name)
+        || name == var::STANLEY_CACHE_TEAM_KEY
 }
 
 /// Whether a variable decides how, where and with what key Jev is reached: the withheld ones
@@ -203,15 +231,20 @@ impl RequestSettings {
                     stanley_workflows::triage::logs::Parsers::All
                 }
             },
+            team_cache: TeamCacheSettings::from_vars(team_cache_vars(env)).unwrap_or_else(|e| {
+                problems.push(e.to_string());
+                None
+            }),
             problems,
         }
     }
 
-    /// A redactor for the values of the Jev key variables.
+    /// A redactor for the values of the Jev key variables and the team cache's key.
     pub(crate) fn redactor(&self) -> SecretRedactor {
         SecretRedactor::new(
             var::JEV_KEY_VARS
                 .iter()
+                .chain([&var::STANLEY_CACHE_TEAM_KEY])
                 .filter_map(|name| self.env.get(*name).cloned()),
         )
     }
@@ -226,14 +259,15 @@ impl RequestSettings {
             .collect()
     }
 
-    /// The request's environment less every `TYPESAFE_*` setting, every Jev key, and every
-    /// other variable whose value holds a Jev key (`MY_KEY=$TYPESAFE_API_KEY`), with nothing
+    /// The request's environment less every `TYPESAFE_*` setting, every Jev key and the team
+    /// cache's key, and every other variable whose value holds one of them (`MY_KEY=$TYPESAFE_API_KEY`), with nothing
     /// that would make a program load a file of the worktree by itself
     /// (`stanley_adapters::launch::child_env`), marked nested so a Stanley it starts never
     /// delegates. The base of every child's environment.
     fn child_env(&self) -> HashMap<String, String> {
         let keys: Vec<&str> = var::JEV_KEY_VARS
             .iter()
+            .chain([&var::STANLEY_CACHE_TEAM_KEY])
             .filter_map(|name| self.env.get(*name))
             .map(|v| v.trim())
             .filter(|v| v.chars().count() >= MIN_KEY_CHARS)
@@ -499,6 +533,41 @@ mod tests {
             .redactor()
             .text("sk-typesafe-0123456789 sk-copilot-0123456789 sk-jev-0123456789");
         assert_eq!(n, 3, "{text}");
+    }
+
+    #[test]
+    fn the_team_cache_is_read_by_the_names_the_protocol_declares_and_its_key_never_leaves() {
+        let key = "the team's CI secret, 32 bytes+";
+        let s = RequestSettings::parse_in_tests(&env(&[
+            (var::STANLEY_CACHE_REMOTE, "redis://127.0.0.1:6379/1"),
+            (var::STANLEY_CACHE_TEAM_KEY, key),
+            (var::STANLEY_CACHE_REMOTE_MODE, "read-only"),
+            (var::STANLEY_CACHE_REMOTE_DEADLINE_MS, "250"),
+            ("COPY", key),
+        ]));
+        let team = s.team_cache.as_ref().expect("the team cache is set up");
+        assert_eq!(
+            (team.mode, team.deadline),
+            (
+                stanley_adapters::team_cache::Mode::ReadOnly,
+                Duration::from_millis(250)
+            )
+        );
+        assert!(s.problems.is_empty(), "{:?}", s.problems);
+        // Repository code and the agent never see the key, under its name or another.
+        let agent = s.agent_env(None, None);
+        assert!(
+            !agent.contains_key(var::STANLEY_CACHE_TEAM_KEY) && !agent.contains_key("COPY"),
+            "{agent:?}"
+        );
+        use stanley_workflows::ports::Redactor;
+        let (text, n) = s.redactor().text(&format!("the key is {key}"));
+        assert_eq!(n, 1, "{text}");
+        // Half a setting is a warning, and the level stays off.
+        let half =
+            RequestSettings::parse_in_tests(&env(&[(var::STANLEY_CACHE_REMOTE, "redis://h")]));
+        assert!(half.team_cache.is_none());
+        assert_eq!(half.problems.len(), 1, "{:?}", half.problems);
     }
 
     #[test]

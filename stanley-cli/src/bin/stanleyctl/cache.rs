@@ -44,8 +44,30 @@ pub(crate) fn cache(target: &Target, sub: &clap::ArgMatches, json: bool) -> Exit
             .map_err(status)?
             .into_inner();
         if json {
+            let team = s.team.as_ref().map(|t| {
+                serde_json::json!({
+                    "store": t.store,
+                    "mode": t.mode,
+                    "hits": t.hits,
+                    "misses": t.misses,
+                    "ignored": {
+                        "unsigned": t.ignored_unsigned,
+                        "foreign": t.ignored_foreign,
+                        "tampered": t.ignored_tampered,
+                        "malformed": t.ignored_malformed,
+                        "oversized": t.ignored_oversized,
+                    },
+                    "timeouts": t.timeouts,
+                    "errors": t.errors,
+                    "bypassed": t.bypassed,
+                    "writes": t.writes,
+                    "writesDropped": t.writes_dropped,
+                    "bypassing": t.bypassing,
+                })
+            });
             let doc = serde_json::json!({
                 "schema": "stanley.cache-stats/v1",
+                "team": team,
                 "path": s.path,
                 "entries": s.entries,
                 "bytes": s.bytes,
@@ -71,6 +93,39 @@ pub(crate) fn cache(target: &Target, sub: &clap::ArgMatches, json: bool) -> Exit
                 s.misses,
                 s.evictions
             );
+            match &s.team {
+                None => stanley_cli::outln!(
+                    "team cache      not in use (no request since the daemon started set STANLEY_CACHE_REMOTE)"
+                ),
+                Some(t) => {
+                    stanley_cli::outln!("team cache      {} ({})", t.store, t.mode);
+                    let ignored = t.ignored_unsigned
+                        + t.ignored_foreign
+                        + t.ignored_tampered
+                        + t.ignored_malformed
+                        + t.ignored_oversized;
+                    stanley_cli::outln!(
+                        "since start     {} hits, {} misses, {} written, {} ignored ({} unsigned, {} foreign, {} tampered, {} malformed, {} oversized)",
+                        t.hits,
+                        t.misses,
+                        t.writes,
+                        ignored,
+                        t.ignored_unsigned,
+                        t.ignored_foreign,
+                        t.ignored_tampered,
+                        t.ignored_malformed,
+                        t.ignored_oversized
+                    );
+                    stanley_cli::outln!(
+                        "trouble         {} timeouts, {} errors, {} skipped while bypassed, {} writes dropped{}",
+                        t.timeouts,
+                        t.errors,
+                        t.bypassed,
+                        t.writes_dropped,
+                        if t.bypassing { " · bypassed now" } else { "" }
+                    );
+                }
+            }
         }
         Ok(())
     })

@@ -1,5 +1,5 @@
 //! The `stanley.v1.Cache` service behind `stanleyctl cache stats|clear`: the judgment cache's
-//! counts, and clearing it.
+//! counts (and the team's shared level's, when one is in use), and clearing it.
 
 use std::sync::Arc;
 
@@ -7,6 +7,7 @@ use crate::state::CacheStore;
 use stanley_proto::v1::cache_server::Cache;
 use stanley_proto::v1::{
     ClearCacheRequest, ClearCacheResponse, GetCacheStatsRequest, GetCacheStatsResponse,
+    TeamCacheStats,
 };
 use tonic::{Request, Response, Status};
 
@@ -51,6 +52,23 @@ impl Cache for CacheService {
             hits: s.hits,
             misses: s.misses,
             evictions: s.evictions,
+            team: self.state.team.stats().map(|t| TeamCacheStats {
+                store: t.store,
+                mode: t.mode,
+                hits: t.hits,
+                misses: t.misses,
+                ignored_unsigned: t.unsigned,
+                ignored_foreign: t.foreign,
+                ignored_tampered: t.tampered,
+                ignored_malformed: t.malformed,
+                ignored_oversized: t.oversized,
+                timeouts: t.timeouts,
+                errors: t.errors,
+                bypassed: t.bypassed,
+                writes: t.writes,
+                writes_dropped: t.dropped,
+                bypassing: t.bypassing,
+            }),
         }))
     }
 

@@ -22,6 +22,7 @@ use crate::error::{DaemonError, RequestError};
 
 pub(crate) mod page;
 pub(crate) mod repo;
+pub(crate) mod team;
 
 /// Why the improvement queue cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -175,6 +176,8 @@ pub(crate) struct DaemonState {
     pub(crate) judgments: Option<Arc<dyn CacheStore>>,
     /// Why the cache is off, said once on the next request.
     cache_problem: Mutex<Option<CacheOff>>,
+    /// The team's shared level behind the judgment cache, when requests set one up.
+    pub(crate) team: team::TeamLevel,
     /// Run folders of requests in progress: retention never removes them.
     pub(crate) active_runs: Arc<Mutex<std::collections::HashSet<String>>>,
     /// Held while the improvement worker runs (one at a time).
@@ -434,6 +437,7 @@ impl DaemonState {
             ),
             judgments: judgments.map(|j| j as Arc<dyn CacheStore>),
             cache_problem: Mutex::new(cache_problem),
+            team: team::TeamLevel::default(),
             active_runs: Arc::new(Mutex::new(std::collections::HashSet::new())),
             queue: queue.as_ref().ok().map(|q| q.clone() as Arc<dyn JobQueue>),
             queue_problem: queue.err().map(Arc::new),
