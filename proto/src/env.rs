@@ -94,6 +94,14 @@ pub const STANLEY_CACHE_TEAM_KEY: &str = "STANLEY_CACHE_TEAM_KEY";
 pub const STANLEY_CACHE_REMOTE_MODE: &str = "STANLEY_CACHE_REMOTE_MODE";
 /// How long one read of the team cache may take, in milliseconds, default 500 (request setting).
 pub const STANLEY_CACHE_REMOTE_DEADLINE_MS: &str = "STANLEY_CACHE_REMOTE_DEADLINE_MS";
+/// The team cache's settings: withheld from repository code and the agent, and carried into a
+/// delegation from its parent request only.
+pub const TEAM_CACHE_VARS: [&str; 4] = [
+    STANLEY_CACHE_REMOTE,
+    STANLEY_CACHE_TEAM_KEY,
+    STANLEY_CACHE_REMOTE_MODE,
+    STANLEY_CACHE_REMOTE_DEADLINE_MS,
+];
 /// The S3 backend's credentials, region and endpoint, by AWS's own names (request settings, read
 /// for the team cache only).
 pub const AWS_ACCESS_KEY_ID: &str = "AWS_ACCESS_KEY_ID";

@@ -174,12 +174,12 @@ fn tampered_unsigned_and_foreign_entries_are_ignored_and_counted() {
         asked as u64
     );
 
-    // Garbage and an entry far too large.
+    // Garbage, and entries far too large (40 MB each): never read whole, never used.
     for (i, (key, _)) in originals.iter().enumerate() {
         let text = if i == 0 {
-            "x".repeat(200 * 1024)
-        } else {
             "not an entry".to_owned()
+        } else {
+            "x".repeat(40 * 1024 * 1024)
         };
         redis.set(key, &text);
     }
@@ -187,8 +187,20 @@ fn tampered_unsigned_and_foreign_entries_are_ignored_and_counted() {
     let (doc, _) = summarize(&env, &fourth);
     assert_eq!(usage(&doc, "remoteAnswers"), 0, "{doc}");
     let stats = team_stats(&env, &fourth);
-    assert_eq!(stats["ignored"]["oversized"], 1, "{stats}");
-    assert_eq!(stats["ignored"]["malformed"], asked as u64 - 1, "{stats}");
+    assert_eq!(stats["ignored"]["oversized"], asked as u64 - 1, "{stats}");
+    assert_eq!(stats["ignored"]["malformed"], 1, "{stats}");
+    // Reading them whole would have taken 120 MB; a read stops at 64 KiB.
+    let pid = fourth.daemon_pid().expect("the daemon's pid");
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let peak_kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    assert!(
+        peak_kib < 100 * 1024,
+        "the daemon's peak RSS was {peak_kib} KiB"
+    );
 
     // The genuine entries back, read by a team with another key: foreign, never used.
     for (key, value) in &originals {

@@ -15,7 +15,7 @@
 //! a background task drains; when it is full a write is dropped and counted.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -39,8 +39,11 @@ pub const WRITE_QUEUE: usize = 1024;
 const WRITERS: usize = 8;
 /// The shortest team key accepted, in bytes.
 pub const MIN_TEAM_KEY: usize = 16;
-/// How long Redis keeps an entry (other stores: the team's own lifecycle rules).
-const REDIS_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
+/// How old an answer may be when it is read (the entry says when it was signed); Redis also
+/// lets it expire then. Other stores: the team's own lifecycle rules remove old objects.
+const ANSWERS_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
+/// Two reads in a row slower than half the deadline open the breaker.
+const SLOW_IN_A_ROW: u32 = 2;
 /// The folder every store's entries live under when the URL names no prefix.
 const DEFAULT_PREFIX: &str = "stanley";
 
@@ -126,10 +129,11 @@ impl TeamKey {
         &self.id
     }
 
-    fn mac(&self, kind: Kind, key: &str, value: &str) -> String {
+    fn mac(&self, kind: Kind, key: &str, made: u64, value: &str) -> String {
         // A key of any length is accepted by HMAC.
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.secret).expect("HMAC takes any key");
-        for part in [ENTRY_SCHEMA, kind.as_str(), key, &self.id, value] {
+        let made = made.to_string();
+        for part in [ENTRY_SCHEMA, kind.as_str(), key, &self.id, &made, value] {
             mac.update(part.as_bytes());
             mac.update(&[0]);
         }
@@ -381,6 +385,16 @@ impl Kind {
         }
     }
 
+    /// How old an entry of this kind may be when it is read. An answer keeps as long as the
+    /// question it answers does not change (its key says so); which model an alias resolves to
+    /// moves without notice, so that is believed for a day.
+    fn max_age(self) -> Duration {
+        match self {
+            Self::Answers => ANSWERS_MAX_AGE,
+            Self::Model => Duration::from_secs(24 * 3600),
+        }
+    }
+
     /// The entry's name inside the store's folder.
     fn path(self, key: &str) -> String {
         match self {
@@ -390,7 +404,7 @@ impl Kind {
     }
 }
 
-/// One entry as stored: its value as the exact bytes that were signed.
+/// One entry as stored: its value as the exact bytes that were signed, and when it was made.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Entry {
@@ -398,6 +412,8 @@ struct Entry {
     kind: Kind,
     key: String,
     team: String,
+    /// Seconds since the Unix epoch when the entry was signed.
+    made: u64,
     value: String,
     #[serde(default)]
     mac: String,
@@ -410,29 +426,47 @@ pub enum Rejection {
     Unsigned,
     /// Signed with another team's key.
     Foreign,
-    /// Its signature does not match its contents, or it was moved under another key.
+    /// Its signature does not match its contents, it was moved under another key, or it says it
+    /// was made in the future.
     Tampered,
+    /// Older than its kind may be ([`Kind::max_age`]): a genuine entry replayed past its time.
+    Stale,
     /// Not an entry of this schema, or its value does not parse.
     Malformed,
     /// Larger than [`MAX_ENTRY_BYTES`].
     Oversized,
 }
 
-/// An entry for `key`, signed.
-fn seal(team: &TeamKey, kind: Kind, key: &str, value: String) -> Vec<u8> {
+/// How far ahead of this machine's clock another machine's may be.
+const CLOCK_SKEW: u64 = 3600;
+
+/// Seconds since the Unix epoch.
+fn now() -> u64 {
+    jiff::Timestamp::now().as_second().max(0) as u64
+}
+
+/// An entry for `key`, signed, made at `made`.
+fn seal(team: &TeamKey, kind: Kind, key: &str, value: String, made: u64) -> Vec<u8> {
     let entry = Entry {
         schema: ENTRY_SCHEMA.to_owned(),
         kind,
         key: key.to_owned(),
         team: team.id.clone(),
-        mac: team.mac(kind, key, &value),
+        made,
+        mac: team.mac(kind, key, made, &value),
         value,
     };
     serde_json::to_vec(&entry).unwrap_or_default()
 }
 
-/// The value of an entry read under `key`, once its signature is checked.
-fn open(team: &TeamKey, kind: Kind, key: &str, bytes: &[u8]) -> Result<String, Rejection> {
+/// The value of an entry read under `key` at `now`, once its signature and age are checked.
+fn open(
+    team: &TeamKey,
+    kind: Kind,
+    key: &str,
+    bytes: &[u8],
+    now: u64,
+) -> Result<String, Rejection> {
     if bytes.len() > MAX_ENTRY_BYTES {
         return Err(Rejection::Oversized);
     }
@@ -446,13 +480,16 @@ fn open(team: &TeamKey, kind: Kind, key: &str, bytes: &[u8]) -> Result<String, R
     if entry.team != team.id {
         return Err(Rejection::Foreign);
     }
-    let want = team.mac(entry.kind, &entry.key, &entry.value);
+    let want = team.mac(entry.kind, &entry.key, entry.made, &entry.value);
     if !constant_time_eq(want.as_bytes(), entry.mac.as_bytes()) {
         return Err(Rejection::Tampered);
     }
     // Signed, but for another key: a replay of a genuine entry under a name it does not own.
-    if entry.kind != kind || entry.key != key {
+    if entry.kind != kind || entry.key != key || entry.made > now + CLOCK_SKEW {
         return Err(Rejection::Tampered);
+    }
+    if now.saturating_sub(entry.made) > kind.max_age().as_secs() {
+        return Err(Rejection::Stale);
     }
     Ok(entry.value)
 }
@@ -483,6 +520,10 @@ pub struct TeamStats {
     pub malformed: u64,
     /// Entries ignored: too large.
     pub oversized: u64,
+    /// Entries ignored: older than their kind may be.
+    pub stale: u64,
+    /// Times the level was bypassed because it answered slowly.
+    pub slow: u64,
     /// Reads that took longer than the deadline.
     pub timeouts: u64,
     /// Reads and writes the store failed.
@@ -506,6 +547,8 @@ struct Counters {
     tampered: AtomicU64,
     malformed: AtomicU64,
     oversized: AtomicU64,
+    stale: AtomicU64,
+    slow: AtomicU64,
     timeouts: AtomicU64,
     errors: AtomicU64,
     bypassed: AtomicU64,
@@ -548,7 +591,7 @@ impl Breaker {
 }
 
 struct Level {
-    op: opendal::Operator,
+    backend: Backend,
     key: TeamKey,
     mode: Mode,
     deadline: Duration,
@@ -559,6 +602,8 @@ struct Level {
     resolved: Mutex<HashMap<String, (Option<String>, Instant)>>,
     /// Requested models whose resolution this daemon already wrote.
     told: Mutex<std::collections::HashSet<String>>,
+    /// Reads in a row that took more than half the deadline.
+    slow: AtomicU32,
 }
 
 /// The team's shared level, as the executor uses it ([`RemoteJudgments`]).
@@ -584,12 +629,13 @@ const MISSING_MODEL_FOR: Duration = Duration::from_secs(60);
 impl TeamCache {
     /// The level for `settings`; needs a Tokio runtime (its writer runs there).
     pub fn open(settings: &TeamCacheSettings) -> Result<Self, SettingError> {
-        let op = operator(settings).map_err(|e| SettingError::Backend {
+        let backend = Backend::new(settings).map_err(|reason| SettingError::Backend {
             shown: settings.shown.clone(),
-            reason: e.to_string(),
+            reason,
         })?;
         let level = Arc::new(Level {
-            op,
+            backend,
+            slow: AtomicU32::new(0),
             key: settings.key.clone(),
             mode: settings.mode,
             deadline: settings.deadline,
@@ -623,6 +669,8 @@ impl TeamCache {
             tampered: n(&c.tampered),
             malformed: n(&c.malformed),
             oversized: n(&c.oversized),
+            stale: n(&c.stale),
+            slow: n(&c.slow),
             timeouts: n(&c.timeouts),
             errors: n(&c.errors),
             bypassed: n(&c.bypassed),
@@ -654,21 +702,21 @@ impl TeamCache {
         let key = format!("probe-{}", level.key.id);
         let path = Kind::Model.path(&key);
         let value = format!("probe at {}", jiff::Timestamp::now());
-        let bytes = seal(&level.key, Kind::Model, &key, value.clone());
+        let bytes = seal(&level.key, Kind::Model, &key, value.clone(), now());
         let deadline = level.deadline.max(Duration::from_secs(2));
         if level.mode == Mode::ReadWrite {
-            match tokio::time::timeout(deadline, level.op.write(&path, bytes)).await {
+            match tokio::time::timeout(deadline, level.backend.write(&path, bytes)).await {
                 Err(_) => {
                     return Err(format!(
                         "writing took longer than {} ms",
                         deadline.as_millis()
                     ));
                 }
-                Ok(Err(e)) => return Err(format!("writing failed: {}", brief(&e))),
-                Ok(Ok(_)) => {}
+                Ok(Err(Stored::Failed(why))) => return Err(format!("writing failed: {why}")),
+                Ok(Err(Stored::Exists) | Ok(())) => {}
             }
         }
-        let read = tokio::time::timeout(deadline, fetch(&level.op, &path)).await;
+        let read = tokio::time::timeout(deadline, level.backend.read(&path)).await;
         match read {
             Err(_) => Err(format!(
                 "reading took longer than {} ms",
@@ -682,7 +730,7 @@ impl TeamCache {
                 }
             }
             Ok(Err(Fetch::Failed(why))) => Err(format!("reading failed: {why}")),
-            Ok(Ok(bytes)) => match open(&level.key, Kind::Model, &key, &bytes) {
+            Ok(Ok(bytes)) => match open(&level.key, Kind::Model, &key, &bytes, now()) {
                 Ok(got) if level.mode == Mode::ReadOnly || got == value => Ok(format!(
                     "reached, {} and read back with a valid signature",
                     if level.mode == Mode::ReadWrite {
@@ -706,37 +754,6 @@ enum Fetch {
     Failed(String),
 }
 
-/// The bytes stored at `path`, read as a stream and cut off one byte past [`MAX_ENTRY_BYTES`]
-/// (so an entry too large is never read whole; [`open`] refuses it by its length).
-async fn fetch(op: &opendal::Operator, path: &str) -> Result<Vec<u8>, Fetch> {
-    use futures::StreamExt;
-    let failed = |e: opendal::Error| {
-        if e.kind() == opendal::ErrorKind::NotFound {
-            Fetch::NotFound
-        } else {
-            Fetch::Failed(brief(&e))
-        }
-    };
-    let reader = op.reader(path).await.map_err(failed)?;
-    let mut stream = reader.into_bytes_stream(..).await.map_err(failed)?;
-    let mut out = Vec::new();
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                Fetch::NotFound
-            } else {
-                Fetch::Failed(e.to_string().lines().next().unwrap_or_default().to_owned())
-            }
-        })?;
-        out.extend_from_slice(&chunk);
-        if out.len() > MAX_ENTRY_BYTES {
-            out.truncate(MAX_ENTRY_BYTES + 1);
-            break;
-        }
-    }
-    Ok(out)
-}
-
 /// An OpenDAL error in one line, without the context lists it carries.
 fn brief(e: &opendal::Error) -> String {
     // OpenDAL's text is `Kind (temporary) at op, context: { … } => message, source: cause`;
@@ -758,6 +775,24 @@ fn brief(e: &opendal::Error) -> String {
 }
 
 impl Level {
+    /// Notes how long a read that answered took: the second read in a row slower than half the
+    /// deadline opens the breaker (a store that always answers just in time would otherwise
+    /// cost every read nearly the deadline).
+    fn timed(&self, started: Instant) {
+        let took = started.elapsed();
+        if took * 2 <= self.deadline {
+            self.slow.store(0, Ordering::Relaxed);
+            return;
+        }
+        if self.slow.fetch_add(1, Ordering::Relaxed) + 1 >= SLOW_IN_A_ROW {
+            bump(&self.counters.slow);
+            self.breaker.open(
+                &self.shown,
+                &format!("answers slowly ({} ms a read)", took.as_millis()),
+            );
+        }
+    }
+
     /// The entry's value under `key`, verified; every outcome counted.
     async fn read(&self, kind: Kind, key: &str) -> Option<String> {
         let c = &self.counters;
@@ -766,7 +801,8 @@ impl Level {
             return None;
         }
         let path = kind.path(key);
-        let bytes = match tokio::time::timeout(self.deadline, fetch(&self.op, &path)).await {
+        let started = Instant::now();
+        let bytes = match tokio::time::timeout(self.deadline, self.backend.read(&path)).await {
             Err(_) => {
                 bump(&c.timeouts);
                 self.breaker.open(
@@ -776,6 +812,7 @@ impl Level {
                 return None;
             }
             Ok(Err(Fetch::NotFound)) => {
+                self.timed(started);
                 bump(&c.misses);
                 return None;
             }
@@ -785,12 +822,16 @@ impl Level {
                     .open(&self.shown, &format!("failed a read ({why})"));
                 return None;
             }
-            Ok(Ok(bytes)) => bytes,
+            Ok(Ok(bytes)) => {
+                self.timed(started);
+                bytes
+            }
         };
-        match open(&self.key, kind, key, &bytes) {
+        match open(&self.key, kind, key, &bytes, now()) {
             Ok(value) => Some(value),
             Err(why) => {
                 bump(match why {
+                    Rejection::Stale => &c.stale,
                     Rejection::Unsigned => &c.unsigned,
                     Rejection::Foreign => &c.foreign,
                     Rejection::Tampered => &c.tampered,
@@ -824,20 +865,16 @@ async fn drain(
                 return;
             }
             let limit = level.deadline * 4;
-            match tokio::time::timeout(limit, level.op.write(&path, bytes)).await {
-                Ok(Ok(_)) => bump(&c.writes),
+            match tokio::time::timeout(limit, level.backend.write(&path, bytes)).await {
+                Ok(Ok(())) => bump(&c.writes),
                 // Another writer got there first (the GitHub Actions cache keeps an entry
                 // once): the entry is there, which is what was wanted.
-                Ok(Err(e))
-                    if matches!(
-                        e.kind(),
-                        opendal::ErrorKind::AlreadyExists | opendal::ErrorKind::ConditionNotMatch
-                    ) => {}
-                Ok(Err(e)) => {
+                Ok(Err(Stored::Exists)) => {}
+                Ok(Err(Stored::Failed(why))) => {
                     bump(&c.errors);
                     level
                         .breaker
-                        .open(&level.shown, &format!("failed a write ({})", brief(&e)));
+                        .open(&level.shown, &format!("failed a write ({why})"));
                 }
                 Err(_) => {
                     bump(&c.timeouts);
@@ -863,7 +900,7 @@ impl TeamCache {
         if level.mode == Mode::ReadOnly {
             return;
         }
-        let entry = seal(&level.key, kind, key, value);
+        let entry = seal(&level.key, kind, key, value, now());
         if self.writes.try_send((kind.path(key), entry)).is_err() {
             bump(&level.counters.dropped);
         }
@@ -946,29 +983,219 @@ fn http_client() -> Result<reqwest::Client, reqwest::Error> {
         .build()
 }
 
-/// The OpenDAL operator for the settings' store.
+/// Why a write did not happen.
+enum Stored {
+    /// The entry is there already (a store that keeps an entry once).
+    Exists,
+    /// The store failed, in one line.
+    Failed(String),
+}
+
+/// The store: Redis through the `redis` crate (reads as `GETRANGE key 0 64 KiB`: one round trip
+/// that can never bring more than an entry may hold), S3 and the GitHub Actions cache through
+/// OpenDAL (reads as a stream cut off past the bound).
+enum Backend {
+    Redis(Box<RedisStore>),
+    Dal(opendal::Operator),
+}
+
+/// A Redis store and its connection.
+struct RedisStore {
+    client: redis::Client,
+    /// One multiplexed connection, made at the first use and dropped when it fails.
+    conn: tokio::sync::Mutex<Option<redis::aio::MultiplexedConnection>>,
+    prefix: String,
+}
+
+/// A Redis error in one line.
+fn redis_brief(e: &redis::RedisError) -> String {
+    let text = e.to_string();
+    let text = text.lines().next().unwrap_or(&text);
+    text.chars().take(160).collect()
+}
+
+impl Backend {
+    fn new(settings: &TeamCacheSettings) -> Result<Self, String> {
+        match &settings.store {
+            Store::Redis {
+                endpoint,
+                db,
+                username,
+                prefix,
+            } => {
+                let userinfo = match (username, &settings.credentials.redis_password) {
+                    (None, None) => String::new(),
+                    (user, password) => {
+                        let enc = |t: &str| {
+                            percent_encoding::utf8_percent_encode(
+                                t,
+                                percent_encoding::NON_ALPHANUMERIC,
+                            )
+                            .to_string()
+                        };
+                        format!(
+                            "{}:{}@",
+                            user.as_deref().map(enc).unwrap_or_default(),
+                            password.as_deref().map(enc).unwrap_or_default()
+                        )
+                    }
+                };
+                let (scheme, host) = endpoint.split_once("://").unwrap_or(("redis", endpoint));
+                let client = redis::Client::open(format!("{scheme}://{userinfo}{host}/{db}"))
+                    .map_err(|e| redis_brief(&e))?;
+                let _ = rustls::crypto::ring::default_provider().install_default();
+                Ok(Self::Redis(Box::new(RedisStore {
+                    client,
+                    conn: tokio::sync::Mutex::new(None),
+                    prefix: prefix.clone(),
+                })))
+            }
+            _ => operator(settings).map(Self::Dal).map_err(|e| brief(&e)),
+        }
+    }
+
+    /// The connection, made when there is none.
+    async fn connection(
+        client: &redis::Client,
+        conn: &tokio::sync::Mutex<Option<redis::aio::MultiplexedConnection>>,
+    ) -> Result<redis::aio::MultiplexedConnection, String> {
+        let mut slot = conn.lock().await;
+        if let Some(c) = slot.as_ref() {
+            return Ok(c.clone());
+        }
+        let c = client
+            .get_multiplexed_async_connection()
+            .await
+            .map_err(|e| redis_brief(&e))?;
+        *slot = Some(c.clone());
+        Ok(c)
+    }
+
+    /// The bytes stored at `path`, never more than one past [`MAX_ENTRY_BYTES`].
+    async fn read(&self, path: &str) -> Result<Vec<u8>, Fetch> {
+        match self {
+            Self::Redis(store) => {
+                let RedisStore {
+                    client,
+                    conn,
+                    prefix,
+                } = store.as_ref();
+                let mut c = Self::connection(client, conn)
+                    .await
+                    .map_err(Fetch::Failed)?;
+                let got: Result<Vec<u8>, _> = redis::cmd("GETRANGE")
+                    .arg(format!("{prefix}/{path}"))
+                    .arg(0)
+                    .arg(MAX_ENTRY_BYTES)
+                    .query_async(&mut c)
+                    .await;
+                match got {
+                    // A missing key reads as the empty string; no entry is empty.
+                    Ok(bytes) if bytes.is_empty() => Err(Fetch::NotFound),
+                    Ok(bytes) => Ok(bytes),
+                    Err(e) => {
+                        *conn.lock().await = None;
+                        Err(Fetch::Failed(redis_brief(&e)))
+                    }
+                }
+            }
+            Self::Dal(op) => fetch(op, path).await,
+        }
+    }
+
+    async fn write(&self, path: &str, bytes: Vec<u8>) -> Result<(), Stored> {
+        match self {
+            Self::Redis(store) => {
+                let RedisStore {
+                    client,
+                    conn,
+                    prefix,
+                } = store.as_ref();
+                let mut c = Self::connection(client, conn)
+                    .await
+                    .map_err(Stored::Failed)?;
+                let done: Result<(), _> = redis::cmd("SET")
+                    .arg(format!("{prefix}/{path}"))
+                    .arg(bytes)
+                    .arg("EX")
+                    .arg(ANSWERS_MAX_AGE.as_secs())
+                    .query_async(&mut c)
+                    .await;
+                if let Err(e) = done {
+                    *conn.lock().await = None;
+                    return Err(Stored::Failed(redis_brief(&e)));
+                }
+                Ok(())
+            }
+            Self::Dal(op) => match op.write(path, bytes).await {
+                Ok(_) => Ok(()),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        opendal::ErrorKind::AlreadyExists | opendal::ErrorKind::ConditionNotMatch
+                    ) =>
+                {
+                    Err(Stored::Exists)
+                }
+                Err(e) => Err(Stored::Failed(brief(&e))),
+            },
+        }
+    }
+}
+
+/// The bytes OpenDAL reads at `path`, as a stream cut off one byte past [`MAX_ENTRY_BYTES`] (so
+/// an entry too large is never read whole; [`open`] refuses it by its length).
+async fn fetch(op: &opendal::Operator, path: &str) -> Result<Vec<u8>, Fetch> {
+    use futures::StreamExt;
+    let failed = |e: opendal::Error| {
+        if e.kind() == opendal::ErrorKind::NotFound {
+            Fetch::NotFound
+        } else {
+            Fetch::Failed(brief(&e))
+        }
+    };
+    let reader = op.reader(path).await.map_err(failed)?;
+    let mut stream = reader.into_bytes_stream(..).await.map_err(failed)?;
+    let mut out = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                Fetch::NotFound
+            } else {
+                // The stream's errors carry OpenDAL's text: the same one line as any other.
+                let text = e.to_string();
+                let text = text
+                    .rsplit_once("source: ")
+                    .map_or(text.as_str(), |(_, c)| c);
+                Fetch::Failed(
+                    text.lines()
+                        .next()
+                        .unwrap_or_default()
+                        .chars()
+                        .take(120)
+                        .collect(),
+                )
+            }
+        })?;
+        out.extend_from_slice(&chunk);
+        if out.len() > MAX_ENTRY_BYTES {
+            out.truncate(MAX_ENTRY_BYTES + 1);
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// The OpenDAL operator for an S3 or GitHub Actions store.
 fn operator(settings: &TeamCacheSettings) -> Result<opendal::Operator, opendal::Error> {
     use opendal::services;
     let creds = &settings.credentials;
     let op = match &settings.store {
-        Store::Redis {
-            endpoint,
-            db,
-            username,
-            prefix,
-        } => {
-            let mut b = services::Redis::default()
-                .endpoint(endpoint)
-                .db(*db)
-                .root(&format!("/{prefix}/"))
-                .default_ttl(REDIS_TTL);
-            if let Some(user) = username {
-                b = b.username(user);
-            }
-            if let Some(password) = &creds.redis_password {
-                b = b.password(password);
-            }
-            opendal::Operator::new(b)?
+        Store::Redis { .. } => {
+            return Err(opendal::Error::new(
+                opendal::ErrorKind::Unsupported,
+                "Redis is served by the redis crate",
+            ));
         }
         Store::S3 {
             bucket,
@@ -996,7 +1223,7 @@ fn operator(settings: &TeamCacheSettings) -> Result<opendal::Operator, opendal::
                     b = b.session_token(token);
                 }
             }
-            with_http(opendal::Operator::new(b)?)?
+            opendal::Operator::new(b)?
         }
         Store::GithubActions { prefix } => {
             let mut b = services::Ghac::default()
@@ -1008,10 +1235,10 @@ fn operator(settings: &TeamCacheSettings) -> Result<opendal::Operator, opendal::
             if let Some(token) = &creds.actions_token {
                 b = b.runtime_token(token);
             }
-            with_http(opendal::Operator::new(b)?)?
+            opendal::Operator::new(b)?
         }
     };
-    Ok(op)
+    with_http(op)
 }
 
 /// `op` sending with Stanley's HTTP client.
@@ -1170,24 +1397,25 @@ mod tests {
     fn only_an_entry_signed_with_the_team_key_for_its_own_name_is_used() {
         let team = TeamKey::new(KEY).unwrap();
         let other = TeamKey::new("another team's secret, long enough").unwrap();
-        let entry = seal(&team, Kind::Answers, "abcd", "{\"x\":1}".into());
+        let made = 1_800_000_000;
+        let entry = seal(&team, Kind::Answers, "abcd", "{\"x\":1}".into(), made);
         assert_eq!(
-            open(&team, Kind::Answers, "abcd", &entry).unwrap(),
+            open(&team, Kind::Answers, "abcd", &entry, made).unwrap(),
             "{\"x\":1}"
         );
         // Moved under another key, or read as another kind: a replay.
         assert_eq!(
-            open(&team, Kind::Answers, "abce", &entry),
+            open(&team, Kind::Answers, "abce", &entry, made),
             Err(Rejection::Tampered)
         );
         assert_eq!(
-            open(&team, Kind::Model, "abcd", &entry),
+            open(&team, Kind::Model, "abcd", &entry, made),
             Err(Rejection::Tampered)
         );
         // Another team's key.
-        let foreign = seal(&other, Kind::Answers, "abcd", "{\"x\":1}".into());
+        let foreign = seal(&other, Kind::Answers, "abcd", "{\"x\":1}".into(), made);
         assert_eq!(
-            open(&team, Kind::Answers, "abcd", &foreign),
+            open(&team, Kind::Answers, "abcd", &foreign, made),
             Err(Rejection::Foreign)
         );
         // A value changed after signing, and a forged id with a made-up MAC.
@@ -1195,25 +1423,78 @@ mod tests {
         let changed = text.replace("{\\\"x\\\":1}", "{\\\"x\\\":2}");
         assert_ne!(changed, text);
         assert_eq!(
-            open(&team, Kind::Answers, "abcd", changed.as_bytes()),
+            open(&team, Kind::Answers, "abcd", changed.as_bytes(), made),
             Err(Rejection::Tampered)
         );
         let mut unsigned: serde_json::Value = serde_json::from_slice(&entry).unwrap();
         unsigned["mac"] = "".into();
         let unsigned = serde_json::to_vec(&unsigned).unwrap();
         assert_eq!(
-            open(&team, Kind::Answers, "abcd", &unsigned),
+            open(&team, Kind::Answers, "abcd", &unsigned, made),
             Err(Rejection::Unsigned)
         );
         assert_eq!(
-            open(&team, Kind::Answers, "abcd", b"garbage"),
+            open(&team, Kind::Answers, "abcd", b"garbage", made),
             Err(Rejection::Malformed)
         );
         let big = vec![b' '; MAX_ENTRY_BYTES + 1];
         assert_eq!(
-            open(&team, Kind::Answers, "abcd", &big),
+            open(&team, Kind::Answers, "abcd", &big, made),
             Err(Rejection::Oversized)
         );
+        // An entry is believed for its kind's time, and never from the future.
+        let day = 24 * 3600;
+        assert!(open(&team, Kind::Answers, "abcd", &entry, made + 29 * day).is_ok());
+        assert_eq!(
+            open(&team, Kind::Answers, "abcd", &entry, made + 31 * day),
+            Err(Rejection::Stale)
+        );
+        let model = seal(&team, Kind::Model, "m1", "jev-a".into(), made);
+        assert_eq!(
+            open(&team, Kind::Model, "m1", &model, made + 2 * day),
+            Err(Rejection::Stale)
+        );
+        assert_eq!(
+            open(&team, Kind::Model, "m1", &model, made - 2 * 3600),
+            Err(Rejection::Tampered)
+        );
+        // The time is signed: moving it back or forth breaks the signature.
+        let text = String::from_utf8(entry.clone()).unwrap();
+        let moved = text.replace(&made.to_string(), &(made + day).to_string());
+        assert_eq!(
+            open(&team, Kind::Answers, "abcd", moved.as_bytes(), made + day),
+            Err(Rejection::Tampered)
+        );
         assert!(!format!("{team:?}").contains("secret"));
+    }
+
+    #[tokio::test]
+    async fn two_slow_reads_in_a_row_bypass_the_level_and_a_fast_one_resets_the_count() {
+        let settings = TeamCacheSettings::from_vars(env(&[
+            ("STANLEY_CACHE_REMOTE", "redis://127.0.0.1:1/0"),
+            ("STANLEY_CACHE_TEAM_KEY", KEY),
+            ("STANLEY_CACHE_REMOTE_DEADLINE_MS", "400"),
+        ]))
+        .unwrap()
+        .unwrap();
+        let cache = TeamCache::open(&settings).unwrap();
+        let level = &cache.level;
+        let ago = |ms| Instant::now() - Duration::from_millis(ms);
+        level.timed(ago(250));
+        level.timed(ago(10));
+        level.timed(ago(250));
+        assert!(
+            !level.breaker.is_open(),
+            "a fast read between resets the count"
+        );
+        level.timed(ago(250));
+        assert!(level.breaker.is_open());
+        assert_eq!(cache.stats().slow, 1);
+        let warning = cache.take_warning().unwrap();
+        assert!(
+            warning.contains("answers slowly (250 ms a read)"),
+            "{warning}"
+        );
+        assert!(warning.contains("redis://127.0.0.1:1/0"), "{warning}");
     }
 }

@@ -133,4 +133,35 @@ mod tests {
             "an expired capability changes nothing the request brought"
         );
     }
+
+    #[test]
+    fn a_delegation_uses_the_parents_team_cache_whatever_it_brings() {
+        let registry = Arc::new(Delegations::default());
+        let parent = env(&[
+            ("STANLEY_CACHE_REMOTE", "redis://cache.internal:6379/0"),
+            ("STANLEY_CACHE_TEAM_KEY", "the team's CI secret, 32 bytes+"),
+            ("STANLEY_CACHE_REMOTE_MODE", "read-only"),
+        ]);
+        let parent =
+            crate::settings::RequestSettings::parse(&parent, std::path::Path::new("/r")).jev_env();
+        let cap = registry.issue(parent);
+        // Code inside the delegation asks to write, to a store of its own, with a short deadline.
+        let nested = env(&[
+            ("STANLEY_DELEGATION", cap.token()),
+            ("STANLEY_CACHE_REMOTE", "redis://127.0.0.1:16381/0"),
+            ("STANLEY_CACHE_REMOTE_MODE", "read-write"),
+            ("STANLEY_CACHE_REMOTE_DEADLINE_MS", "1"),
+        ]);
+        let seen = registry.resolve(&nested);
+        assert_eq!(
+            seen["STANLEY_CACHE_REMOTE"],
+            "redis://cache.internal:6379/0"
+        );
+        assert_eq!(seen["STANLEY_CACHE_REMOTE_MODE"], "read-only");
+        assert!(!seen.contains_key("STANLEY_CACHE_REMOTE_DEADLINE_MS"));
+        assert_eq!(
+            seen["STANLEY_CACHE_TEAM_KEY"],
+            "the team's CI secret, 32 bytes+"
+        );
+    }
 }

@@ -134,11 +134,15 @@ fn is_off(env: &HashMap<String, String>, name: &str) -> bool {
     value(env, name).is_some_and(|v| v.eq_ignore_ascii_case("off"))
 }
 
-/// Whether repository code may see a variable: no `TYPESAFE_*` setting and no Jev key.
+/// Whether repository code may see a variable: no `TYPESAFE_*` setting, no Jev key, and none of
+/// the team cache's settings (its key, and a URL that may hold the store's password). A
+/// delegation's capability carries them from the parent request, so code inside a delegation
+/// can neither switch a read-only job to writing nor point the team's key at a store of its
+/// choosing.
 fn withheld(name: &str) -> bool {
     name.starts_with(var::TYPESAFE_PREFIX)
         || var::JEV_KEY_VARS.contains(&name)
-        || name == var::STANLEY_CACHE_TEAM_KEY
+        || var::TEAM_CACHE_VARS.contains(&name)
 }
 
 /// Whether a variable decides how, where and with what key Jev is reached: the withheld ones

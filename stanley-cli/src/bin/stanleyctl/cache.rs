@@ -56,7 +56,9 @@ pub(crate) fn cache(target: &Target, sub: &clap::ArgMatches, json: bool) -> Exit
                         "tampered": t.ignored_tampered,
                         "malformed": t.ignored_malformed,
                         "oversized": t.ignored_oversized,
+                        "stale": t.ignored_stale,
                     },
+                    "slow": t.slow,
                     "timeouts": t.timeouts,
                     "errors": t.errors,
                     "bypassed": t.bypassed,
@@ -103,9 +105,10 @@ pub(crate) fn cache(target: &Target, sub: &clap::ArgMatches, json: bool) -> Exit
                         + t.ignored_foreign
                         + t.ignored_tampered
                         + t.ignored_malformed
-                        + t.ignored_oversized;
+                        + t.ignored_oversized
+                        + t.ignored_stale;
                     stanley_cli::outln!(
-                        "since start     {} hits, {} misses, {} written, {} ignored ({} unsigned, {} foreign, {} tampered, {} malformed, {} oversized)",
+                        "since start     {} hits, {} misses, {} written, {} ignored ({} unsigned, {} foreign, {} tampered, {} malformed, {} oversized, {} stale)",
                         t.hits,
                         t.misses,
                         t.writes,
@@ -114,11 +117,13 @@ pub(crate) fn cache(target: &Target, sub: &clap::ArgMatches, json: bool) -> Exit
                         t.ignored_foreign,
                         t.ignored_tampered,
                         t.ignored_malformed,
-                        t.ignored_oversized
+                        t.ignored_oversized,
+                        t.ignored_stale
                     );
                     stanley_cli::outln!(
-                        "trouble         {} timeouts, {} errors, {} skipped while bypassed, {} writes dropped{}",
+                        "trouble         {} timeouts, {} slow spells, {} errors, {} skipped while bypassed, {} writes dropped{}",
                         t.timeouts,
+                        t.slow,
                         t.errors,
                         t.bypassed,
                         t.writes_dropped,

@@ -68,6 +68,8 @@ impl Cache for CacheService {
                 writes: t.writes,
                 writes_dropped: t.dropped,
                 bypassing: t.bypassing,
+                ignored_stale: t.stale,
+                slow: t.slow,
             }),
         }))
     }
