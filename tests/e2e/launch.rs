@@ -22,16 +22,20 @@ writeFileSync(".pi-extension-ran", "ran:" + (process.env.TYPESAFE_API_KEY ?? "")
 export default function (_pi: unknown) {}
 "#;
 
-/// A scratch folder whose every ancestor only this user (or root) can write.
-fn private_place() -> tempfile::TempDir {
+/// A scratch folder whose every ancestor only this user (or root) can write; `None`, with a
+/// line saying so, when the checkout itself is below a folder others can write (a clone under
+/// `/tmp`), where these tests cannot place a repository as a victim's clone would be.
+fn private_place() -> Option<tempfile::TempDir> {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    assert_eq!(
-        stanley_adapters::pi::shared_ancestor(&dir.path().join("repo")),
-        None,
-        "{} is below a folder others can write",
-        dir.path().display()
-    );
-    dir
+    if let Some(shared) = stanley_adapters::pi::shared_ancestor(&dir.path().join("repo")) {
+        eprintln!(
+            "skipped: {} is below {}, which others can write; clone Stanley elsewhere to run this test",
+            dir.path().display(),
+            shared.display()
+        );
+        return None;
+    }
+    Some(dir)
 }
 
 /// A committed repository the victim cloned: a Pi extension, a skill and an `AGENTS.md`.
@@ -70,7 +74,9 @@ fn a_cloned_repositorys_agent_configuration_loads_only_once_trusted() {
 }
 
 fn a_cloned_repositorys_agent_configuration_loads_only_once_trusted_on(line: Line) {
-    let place = private_place();
+    let Some(place) = private_place() else {
+        return;
+    };
     let repo = hostile_clone(place.path());
     let server = ModelServer::start();
     let (mut env, _agent_dir) = env_for(&server, "run", line);
@@ -150,7 +156,9 @@ fn an_untrusted_pi_settings_file_is_never_read() {
 }
 
 fn an_untrusted_pi_settings_file_is_never_read_on(line: Line) {
-    let place = private_place();
+    let Some(place) = private_place() else {
+        return;
+    };
     let mut repo = TempRepo::with_files(&[("src/app.js", "export const x = 1;\n")]);
     repo.relocate(place.path());
     let marker = repo.root().join("settings-ran");
@@ -209,7 +217,9 @@ fn agent_configuration_reached_through_a_link_is_never_absent() {
 }
 
 fn agent_configuration_reached_through_a_link_is_never_absent_on(line: Line) {
-    let place = private_place();
+    let Some(place) = private_place() else {
+        return;
+    };
     let mut repo = TempRepo::with_files(&[
         ("src/app.js", "export const x = 1;\n"),
         ("piconf/extensions/helper.ts", EXTENSION),
