@@ -15,7 +15,7 @@
 //! a background task drains; when it is full a write is dropped and counted.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -80,9 +80,11 @@ pub enum Store {
 }
 
 /// Whether the level may write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// Reads and writes (the default).
+    #[default]
     ReadWrite,
     /// Reads only: for untrusted jobs, such as a fork's pull request.
     ReadOnly,
@@ -504,8 +506,8 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 pub struct TeamStats {
     /// The store, without its password.
     pub store: String,
-    /// `read-write` or `read-only`.
-    pub mode: String,
+    /// Whether the level writes.
+    pub mode: Mode,
     /// Answers read and used.
     pub hits: u64,
     /// Reads that found nothing.
@@ -611,8 +613,6 @@ struct Level {
 pub struct TeamCache {
     level: Arc<Level>,
     writes: tokio::sync::mpsc::Sender<(String, Vec<u8>)>,
-    /// Whether the background writer still runs.
-    writing: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for TeamCache {
@@ -646,13 +646,8 @@ impl TeamCache {
             told: Mutex::default(),
         });
         let (writes, rx) = tokio::sync::mpsc::channel(WRITE_QUEUE);
-        let writing = Arc::new(AtomicBool::new(true));
-        tokio::spawn(drain(level.clone(), rx, writing.clone()));
-        Ok(Self {
-            level,
-            writes,
-            writing,
-        })
+        tokio::spawn(drain(level.clone(), rx));
+        Ok(Self { level, writes })
     }
 
     /// The level's counters.
@@ -661,7 +656,7 @@ impl TeamCache {
         let n = |a: &AtomicU64| a.load(Ordering::Relaxed);
         TeamStats {
             store: self.level.shown.clone(),
-            mode: self.level.mode.as_str().to_owned(),
+            mode: self.level.mode,
             hits: n(&c.hits),
             misses: n(&c.misses),
             unsigned: n(&c.unsigned),
@@ -688,11 +683,6 @@ impl TeamCache {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()
-    }
-
-    /// Whether writes are still drained (the writer ends with the runtime).
-    pub fn writing(&self) -> bool {
-        self.writing.load(Ordering::Relaxed)
     }
 
     /// `stanleyctl doctor`'s check: a signed probe entry written, read back and verified, each
@@ -756,22 +746,25 @@ enum Fetch {
 
 /// An OpenDAL error in one line, without the context lists it carries.
 fn brief(e: &opendal::Error) -> String {
-    // OpenDAL's text is `Kind (temporary) at op, context: { … } => message, source: cause`;
-    // a person needs the kind and the cause.
-    let text = e.to_string();
-    let text = text.lines().next().unwrap_or(&text);
-    let kind = text.split([' ', ',']).next().unwrap_or_default();
-    let said = text.rsplit_once(" => ").map_or(text, |(_, said)| said);
-    let said = said
-        .rsplit_once("source: ")
-        .map_or(said, |(_, cause)| cause);
-    let said = said.trim().trim_matches('"');
-    let said: String = said.chars().take(120).collect();
-    if said.is_empty() || said == text {
-        text.chars().take(160).collect()
-    } else {
-        format!("{kind}: {said}")
+    // The kind, and the innermost cause OpenDAL kept (a person needs those, not the context
+    // list its Display carries); read from the error's parts, never parsed from its text.
+    use std::error::Error as _;
+    let mut cause = e.source();
+    while let Some(next) = cause.and_then(|c| c.source()) {
+        cause = Some(next);
     }
+    let said = cause.map_or_else(|| e.message().to_owned(), ToString::to_string);
+    one_line(&format!("{}: {said}", e.kind()))
+}
+
+/// `text`'s first line, at most 160 characters.
+fn one_line(text: &str) -> String {
+    text.lines()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .take(160)
+        .collect()
 }
 
 impl Level {
@@ -846,11 +839,7 @@ impl Level {
 }
 
 /// The background writer: drains the queue, a few writes at a time, until the level is gone.
-async fn drain(
-    level: Arc<Level>,
-    mut rx: tokio::sync::mpsc::Receiver<(String, Vec<u8>)>,
-    writing: Arc<AtomicBool>,
-) {
+async fn drain(level: Arc<Level>, mut rx: tokio::sync::mpsc::Receiver<(String, Vec<u8>)>) {
     let permits = Arc::new(tokio::sync::Semaphore::new(WRITERS));
     while let Some((path, bytes)) = rx.recv().await {
         let Ok(permit) = permits.clone().acquire_owned().await else {
@@ -886,7 +875,6 @@ async fn drain(
             }
         });
     }
-    writing.store(false, Ordering::Relaxed);
 }
 
 /// The name a requested model's resolution is kept under.
@@ -1007,11 +995,40 @@ struct RedisStore {
     prefix: String,
 }
 
+impl RedisStore {
+    /// The key an entry's path is stored under.
+    fn name(&self, path: &str) -> String {
+        format!("{}/{path}", self.prefix)
+    }
+
+    /// `cmd`'s reply, on the connection (made when there is none, dropped when it fails, so the
+    /// next use connects again); a failure in one line.
+    async fn query<T: redis::FromRedisValue>(&self, cmd: redis::Cmd) -> Result<T, String> {
+        let mut c = {
+            let mut slot = self.conn.lock().await;
+            match slot.as_ref() {
+                Some(c) => c.clone(),
+                None => {
+                    let c = self
+                        .client
+                        .get_multiplexed_async_connection()
+                        .await
+                        .map_err(|e| redis_brief(&e))?;
+                    slot.insert(c).clone()
+                }
+            }
+        };
+        let reply = cmd.query_async(&mut c).await;
+        if reply.is_err() {
+            *self.conn.lock().await = None;
+        }
+        reply.map_err(|e| redis_brief(&e))
+    }
+}
+
 /// A Redis error in one line.
 fn redis_brief(e: &redis::RedisError) -> String {
-    let text = e.to_string();
-    let text = text.lines().next().unwrap_or(&text);
-    text.chars().take(160).collect()
+    one_line(&e.to_string())
 }
 
 impl Backend {
@@ -1054,49 +1071,20 @@ impl Backend {
         }
     }
 
-    /// The connection, made when there is none.
-    async fn connection(
-        client: &redis::Client,
-        conn: &tokio::sync::Mutex<Option<redis::aio::MultiplexedConnection>>,
-    ) -> Result<redis::aio::MultiplexedConnection, String> {
-        let mut slot = conn.lock().await;
-        if let Some(c) = slot.as_ref() {
-            return Ok(c.clone());
-        }
-        let c = client
-            .get_multiplexed_async_connection()
-            .await
-            .map_err(|e| redis_brief(&e))?;
-        *slot = Some(c.clone());
-        Ok(c)
-    }
-
     /// The bytes stored at `path`, never more than one past [`MAX_ENTRY_BYTES`].
     async fn read(&self, path: &str) -> Result<Vec<u8>, Fetch> {
         match self {
             Self::Redis(store) => {
-                let RedisStore {
-                    client,
-                    conn,
-                    prefix,
-                } = store.as_ref();
-                let mut c = Self::connection(client, conn)
-                    .await
-                    .map_err(Fetch::Failed)?;
-                let got: Result<Vec<u8>, _> = redis::cmd("GETRANGE")
-                    .arg(format!("{prefix}/{path}"))
+                let cmd = redis::cmd("GETRANGE")
+                    .arg(store.name(path))
                     .arg(0)
                     .arg(MAX_ENTRY_BYTES)
-                    .query_async(&mut c)
-                    .await;
-                match got {
+                    .to_owned();
+                match store.query::<Vec<u8>>(cmd).await {
                     // A missing key reads as the empty string; no entry is empty.
                     Ok(bytes) if bytes.is_empty() => Err(Fetch::NotFound),
                     Ok(bytes) => Ok(bytes),
-                    Err(e) => {
-                        *conn.lock().await = None;
-                        Err(Fetch::Failed(redis_brief(&e)))
-                    }
+                    Err(why) => Err(Fetch::Failed(why)),
                 }
             }
             Self::Dal(op) => fetch(op, path).await,
@@ -1106,26 +1094,13 @@ impl Backend {
     async fn write(&self, path: &str, bytes: Vec<u8>) -> Result<(), Stored> {
         match self {
             Self::Redis(store) => {
-                let RedisStore {
-                    client,
-                    conn,
-                    prefix,
-                } = store.as_ref();
-                let mut c = Self::connection(client, conn)
-                    .await
-                    .map_err(Stored::Failed)?;
-                let done: Result<(), _> = redis::cmd("SET")
-                    .arg(format!("{prefix}/{path}"))
+                let cmd = redis::cmd("SET")
+                    .arg(store.name(path))
                     .arg(bytes)
                     .arg("EX")
                     .arg(ANSWERS_MAX_AGE.as_secs())
-                    .query_async(&mut c)
-                    .await;
-                if let Err(e) = done {
-                    *conn.lock().await = None;
-                    return Err(Stored::Failed(redis_brief(&e)));
-                }
-                Ok(())
+                    .to_owned();
+                store.query::<()>(cmd).await.map_err(Stored::Failed)
             }
             Self::Dal(op) => match op.write(path, bytes).await {
                 Ok(_) => Ok(()),
@@ -1162,19 +1137,14 @@ async fn fetch(op: &opendal::Operator, path: &str) -> Result<Vec<u8>, Fetch> {
             if e.kind() == std::io::ErrorKind::NotFound {
                 Fetch::NotFound
             } else {
-                // The stream's errors carry OpenDAL's text: the same one line as any other.
-                let text = e.to_string();
-                let text = text
-                    .rsplit_once("source: ")
-                    .map_or(text.as_str(), |(_, c)| c);
-                Fetch::Failed(
-                    text.lines()
-                        .next()
-                        .unwrap_or_default()
-                        .chars()
-                        .take(120)
-                        .collect(),
-                )
+                // The stream's errors wrap OpenDAL's: said as any other.
+                match e
+                    .get_ref()
+                    .and_then(|inner| inner.downcast_ref::<opendal::Error>())
+                {
+                    Some(inner) => Fetch::Failed(brief(inner)),
+                    None => Fetch::Failed(one_line(&e.to_string())),
+                }
             }
         })?;
         out.extend_from_slice(&chunk);

@@ -156,14 +156,14 @@ impl crate::cache::JudgmentCache for MemoryCache {
     }
 }
 
-/// A shared cache level in memory, for tests: what it holds and how often it was read and
-/// written; `stall` makes every read wait forever (a store that never answers).
+/// A shared cache level in memory, for tests: a [`MemoryCache`] behind the port, counting
+/// how often it was read and written; `stall` makes every read wait forever (a store that
+/// never answers).
 #[derive(Default)]
 pub struct MemoryRemote {
-    entries: Mutex<std::collections::HashMap<String, crate::cache::CachedAnswers>>,
-    models: Mutex<std::collections::HashMap<String, String>>,
-    reads: std::sync::atomic::AtomicUsize,
-    writes: std::sync::atomic::AtomicUsize,
+    held: MemoryCache,
+    reads: AtomicUsize,
+    writes: AtomicUsize,
     /// Reads never finish.
     pub stall: std::sync::atomic::AtomicBool,
 }
@@ -176,27 +176,27 @@ impl MemoryRemote {
 
     /// Entries kept.
     pub fn len(&self) -> usize {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.held.len()
     }
 
     /// Whether nothing is kept.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.held.is_empty()
     }
 
     /// Reads asked (answers and resolutions).
     pub fn reads(&self) -> usize {
-        self.reads.load(std::sync::atomic::Ordering::SeqCst)
+        self.reads.load(Ordering::SeqCst)
     }
 
     /// Writes told.
     pub fn writes(&self) -> usize {
-        self.writes.load(std::sync::atomic::Ordering::SeqCst)
+        self.writes.load(Ordering::SeqCst)
     }
 
     async fn read<T>(&self, value: Option<T>) -> Option<T> {
-        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        if self.stall.load(std::sync::atomic::Ordering::SeqCst) {
+        self.reads.fetch_add(1, Ordering::SeqCst);
+        if self.stall.load(Ordering::SeqCst) {
             futures::future::pending::<()>().await;
         }
         value
@@ -204,30 +204,17 @@ impl MemoryRemote {
 }
 
 impl crate::cache::RemoteJudgments for MemoryRemote {
-    fn resolved<'a>(
-        &'a self,
-        requested: &'a str,
-    ) -> futures::future::BoxFuture<'a, Option<String>> {
-        let value = self
-            .models
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(requested)
-            .cloned();
-        Box::pin(self.read(value))
+    fn resolved<'a>(&'a self, requested: &'a str) -> BoxFuture<'a, Option<String>> {
+        use crate::cache::JudgmentCache;
+        Box::pin(self.read(self.held.resolved(requested)))
     }
 
     fn get<'a>(
         &'a self,
         key: &'a crate::cache::CacheKey,
-    ) -> futures::future::BoxFuture<'a, Option<crate::cache::CachedAnswers>> {
-        let value = self
-            .entries
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key.0)
-            .cloned();
-        Box::pin(self.read(value))
+    ) -> BoxFuture<'a, Option<crate::cache::CachedAnswers>> {
+        use crate::cache::JudgmentCache;
+        Box::pin(self.read(self.held.get(key)))
     }
 
     fn put(
@@ -236,15 +223,8 @@ impl crate::cache::RemoteJudgments for MemoryRemote {
         requested: &str,
         value: &crate::cache::CachedAnswers,
     ) {
-        self.writes
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        self.entries
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key.0.clone(), value.clone());
-        self.models
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(requested.to_owned(), value.model.clone());
+        use crate::cache::JudgmentCache;
+        self.writes.fetch_add(1, Ordering::SeqCst);
+        self.held.put(key, requested, value);
     }
 }

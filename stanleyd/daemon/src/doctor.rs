@@ -38,14 +38,11 @@ pub(crate) async fn diagnose(state: &DaemonState, settings: &RequestSettings) ->
 /// back and verified (read-only: reached and read).
 async fn team_cache_check(state: &DaemonState, settings: &RequestSettings) -> Option<Check> {
     let Some(team) = &settings.team_cache else {
-        let problem = settings
-            .problems
-            .iter()
-            .find(|p| p.contains("the team cache is off"))?;
+        let problem = settings.team_cache_problem.as_ref()?;
         return Some(check(
             "team cache",
             "fail",
-            problem.clone(),
+            problem.to_string(),
             "set STANLEY_CACHE_REMOTE and STANLEY_CACHE_TEAM_KEY as docs/team-cache.md shows",
         ));
     };

@@ -50,6 +50,8 @@ pub(crate) struct RequestSettings {
     /// The team's shared cache level (`STANLEY_CACHE_REMOTE` with `STANLEY_CACHE_TEAM_KEY`),
     /// when both are set and understood.
     pub(crate) team_cache: Option<TeamCacheSettings>,
+    /// Why the team cache settings were not taken (also one of `problems`), for `doctor`.
+    pub(crate) team_cache_problem: Option<stanley_adapters::team_cache::SettingError>,
     /// One line per setting that was set but not understood (the default is used instead).
     pub(crate) problems: Vec<String>,
 }
@@ -159,6 +161,10 @@ impl RequestSettings {
     /// `DaemonState::settings`, which also maps a delegation's capability).
     pub(crate) fn parse(env: &HashMap<String, String>, root: &std::path::Path) -> Self {
         let mut problems = Vec::new();
+        let team_cache = TeamCacheSettings::from_vars(team_cache_vars(env));
+        if let Err(e) = &team_cache {
+            problems.push(e.to_string());
+        }
         let retention = Retention {
             keep: usize::try_from(count(
                 env,
@@ -235,10 +241,9 @@ impl RequestSettings {
                     stanley_workflows::triage::logs::Parsers::All
                 }
             },
-            team_cache: TeamCacheSettings::from_vars(team_cache_vars(env)).unwrap_or_else(|e| {
-                problems.push(e.to_string());
-                None
-            }),
+            team_cache: team_cache.as_ref().ok().cloned().flatten(),
+            team_cache_problem: team_cache.err(),
+
             problems,
         }
     }

@@ -54,7 +54,7 @@ impl Cache for CacheService {
             evictions: s.evictions,
             team: self.state.team.stats().map(|t| TeamCacheStats {
                 store: t.store,
-                mode: t.mode,
+                mode: t.mode.as_str().to_owned(),
                 hits: t.hits,
                 misses: t.misses,
                 ignored_unsigned: t.unsigned,

@@ -25,7 +25,6 @@ impl TeamLevel {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((kept, level)) = open.as_ref()
             && kept == settings
-            && level.writing()
         {
             return Some(Arc::new(level.clone()));
         }
