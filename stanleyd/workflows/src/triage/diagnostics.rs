@@ -307,11 +307,16 @@ fn continues(line: &str) -> bool {
 }
 
 /// Every diagnostic in `lines` not yet `covered`, in log order; warnings only when no error.
-pub(super) fn read(lines: &[String], covered: &[bool]) -> Vec<Diagnostic> {
+pub(super) fn read(
+    lines: &[String],
+    covered: &[bool],
+    pace: &stanley_core::Pace<'_>,
+) -> Result<Vec<Diagnostic>, stanley_core::Cancelled> {
     let mut out = Vec::new();
     let mut file: Option<String> = None;
     let mut i = 0;
     while i < lines.len() {
+        pace.step()?;
         if covered[i] {
             file = None;
             i += 1;
@@ -371,7 +376,7 @@ pub(super) fn read(lines: &[String], covered: &[bool]) -> Vec<Diagnostic> {
     if out.iter().any(|d| d.severity == Severity::Error) {
         out.retain(|d| d.severity == Severity::Error);
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -384,10 +389,15 @@ mod tests {
 
     fn names(text: &str) -> Vec<(String, Option<String>)> {
         let l = lines(text);
-        read(&l, &vec![false; l.len()])
-            .into_iter()
-            .map(|d| (d.found.name.unwrap_or_default(), d.code))
-            .collect()
+        read(
+            &l,
+            &vec![false; l.len()],
+            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
+        )
+        .unwrap()
+        .into_iter()
+        .map(|d| (d.found.name.unwrap_or_default(), d.code))
+        .collect()
     }
 
     #[test]
@@ -424,7 +434,12 @@ mod tests {
             ]
         );
         let l = lines(log);
-        let first = &read(&l, &vec![false; l.len()])[0];
+        let first = &read(
+            &l,
+            &vec![false; l.len()],
+            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
+        )
+        .unwrap()[0];
         assert_eq!(
             first.found.lines.len(),
             3,

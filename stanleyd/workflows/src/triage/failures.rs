@@ -178,6 +178,12 @@ struct FailuresSummary<'a> {
     diff: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     ci_log: Option<&'static str>,
+    /// How the failures read agree with the count the log states: `agrees`, `differs`,
+    /// `unstated` (issue 46).
+    agreement: &'static str,
+    /// The count the log states nearest to the failures read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stated_failures: Option<usize>,
 }
 
 /// The `hard_conflict` decision: the stack touches a changed file, yet Jev says unrelated.
@@ -419,6 +425,17 @@ fn record_limits(input: &FailuresInput, parsed: &ParsedLog, run: &mut Run) {
             "only the first {} of {} failure blocks are judged (policy item limit)",
             input.max_items,
             parsed.blocks.len()
+        ));
+    }
+    // A reading that disagrees with the count the log states says so (issue 46).
+    if let crate::triage::stated::Agreement::Differs { stated } = parsed.agreement {
+        let read = parsed
+            .blocks
+            .iter()
+            .filter(|b| b.anchors != ["job_failure"])
+            .count();
+        run.limits.push(format!(
+            "the log states {stated} failure(s) and {read} were read: some may be missed, merged or split"
         ));
     }
     let truncated = parsed.blocks.iter().filter(|b| b.omitted > 0).count();
@@ -1033,6 +1050,8 @@ pub async fn triage(
         duplicates,
         diff: diff.map(|d| d.source.describe()),
         ci_log: parsed.wrapper.map(|w| w.name()),
+        agreement: parsed.agreement.as_str(),
+        stated_failures: parsed.agreement.stated(),
     });
 }
 

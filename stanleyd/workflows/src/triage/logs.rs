@@ -9,6 +9,7 @@ use stanley_core::{Cancel, Cancelled, Pace, stable_id};
 use crate::run::to_value;
 
 use super::runners;
+use super::stated::Agreement;
 
 /// Most lines a log may have.
 pub const MAX_LOG_LINES: usize = 200_000;
@@ -60,6 +61,16 @@ pub struct ParsedLog {
     pub left_out: Vec<String>,
     /// The CI job-log format the input was unwrapped from.
     pub wrapper: Option<super::ci::Wrapper>,
+    /// How the failures found agree with the count the log states (issue 46).
+    pub agreement: Agreement,
+}
+
+/// The blocks a stated count counts: every failure, not a job's own error lines.
+fn counted(blocks: &[FailureBlock]) -> usize {
+    blocks
+        .iter()
+        .filter(|b| b.anchors != ["job_failure"])
+        .count()
 }
 
 /// How a line the client or daemon put in place of left-out input begins (the reduction in
@@ -1028,9 +1039,14 @@ fn job_failure(
 /// The diagnostics of compilers, type checkers and linters among the lines not `covered` (then
 /// covered): each error a block named by its location, its family its code or rule, its
 /// fingerprint its exact place and message.
-fn diagnostic_blocks(lines: &[String], covered: &mut [bool]) -> Vec<FailureBlock> {
+fn diagnostic_blocks(
+    lines: &[String],
+    covered: &mut [bool],
+    pace: &Pace<'_>,
+) -> Result<Vec<FailureBlock>, Cancelled> {
     let mut out = Vec::new();
-    for d in super::diagnostics::read(lines, covered) {
+    for d in super::diagnostics::read(lines, covered, pace)? {
+        pace.step()?;
         for c in &mut covered[d.found.start..d.found.start + d.found.lines.len()] {
             *c = true;
         }
@@ -1044,7 +1060,7 @@ fn diagnostic_blocks(lines: &[String], covered: &mut [bool]) -> Vec<FailureBlock
         block.fingerprint = stable_id("fp", &serde_json::json!([place, message]), 12);
         out.push(block);
     }
-    out
+    Ok(out)
 }
 
 /// Puts the blocks of a text log in order and settles them: one report of a test kept, a run's
@@ -1059,7 +1075,7 @@ fn settle(
     blocks.sort_by_key(|b| b.start);
     // One test reported twice (prove prints Test::More's diagnostics, then the TAP point): the
     // report without a message goes when another of the same name has one.
-    let named_with_message: Vec<String> = blocks
+    let named_with_message: std::collections::HashSet<String> = blocks
         .iter()
         .filter(|b| b.message.is_some())
         .filter_map(|b| b.test_name.clone())
@@ -1180,6 +1196,8 @@ pub fn parse_log_paced(
             blocks,
             left_out: left_out(text),
             wrapper: None,
+            // A document's failures are what it records; it states no other count.
+            agreement: Agreement::Unstated,
         });
     }
     // A CI job log first loses its wrapper (timestamps, group markers), one line for one line.
@@ -1200,12 +1218,14 @@ pub fn parse_log_paced(
         lines.drain(..cut);
     }
     let offset = unwrapped.lines.len() - lines.len();
+    // The failure count the log states, which judges the readings (issue 46).
+    let stated = super::stated::stated(&lines);
     let mut claimed = vec![false; lines.len()];
     let mut blocks: Vec<FailureBlock> = Vec::new();
     let mut covered = vec![false; lines.len()];
     if parsers == Parsers::All {
         blocks.extend(
-            runners::text(&lines, &mut claimed)
+            runners::text(&lines, &mut claimed, pace)?
                 .into_iter()
                 .map(from_found),
         );
@@ -1228,10 +1248,10 @@ pub fn parse_log_paced(
     }
     pace.now()?;
     // Diagnostics: each error of a compiler, type checker or linter a failure of its own.
-    blocks.extend(diagnostic_blocks(&lines, &mut covered));
+    blocks.extend(diagnostic_blocks(&lines, &mut covered, pace)?);
     pace.now()?;
     // The runner-agnostic segmenter: reports by the structure runners share.
-    let segments = super::segment::segment(&lines, &covered);
+    let segments = super::segment::segment(&lines, &covered, &stated, pace)?;
     pace.now()?;
     for found in segments.reports {
         for c in &mut covered[found.start..found.start + found.lines.len()] {
@@ -1317,11 +1337,21 @@ pub fn parse_log_paced(
     let mut blocks = settle(blocks, &lines, &unwrapped, offset);
     pace.now()?;
     distinct_ids(&mut blocks);
+    let agreement = Agreement::of(&stated, counted(&blocks));
+    // The runner parsers are accelerators, judged like any reading: when their failures
+    // disagree with the stated count and the generic path's agree, the generic path's stand.
+    if parsers == Parsers::All && matches!(agreement, Agreement::Differs { .. }) {
+        let generic = parse_log_paced(text, Parsers::GenericOnly, pace)?;
+        if matches!(generic.agreement, Agreement::Agrees { .. }) {
+            return Ok(generic);
+        }
+    }
     Ok(ParsedLog {
         line_count: lines.len(),
         blocks,
         left_out: notes,
         wrapper,
+        agreement,
     })
 }
 

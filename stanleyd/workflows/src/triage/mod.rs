@@ -10,6 +10,7 @@ pub mod logs;
 pub mod review_comments;
 mod runners;
 mod segment;
+pub mod stated;
 mod streams;
 
 /// What a triage reads besides its input: the diff as context (when there is one), the tracked

@@ -531,16 +531,23 @@ fn junit_found(at: usize, name: &str, class: &str, kind: &str, message: &str, bo
 // Text logs
 
 /// Failures the runners' own structure marks in a text log; their lines are marked covered.
-pub(super) fn text(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
+/// A runner's parser: its failures, marking the lines it read as covered.
+type RunnerParser = fn(&[String], &mut [bool]) -> Vec<Found>;
+
+/// Each runner's parser is one linear pass; `pace` is looked at between them.
+pub(super) fn text(
+    lines: &[String],
+    covered: &mut [bool],
+    pace: &stanley_core::Pace<'_>,
+) -> Result<Vec<Found>, stanley_core::Cancelled> {
     let mut out = Vec::new();
-    out.extend(pytest(lines, covered));
-    out.extend(jest(lines, covered));
-    out.extend(vitest(lines, covered));
-    out.extend(node_spec(lines, covered));
     // TAP streams are read as documents (`documents::tap`), nested or not, for every runner.
-    out.extend(gotestsum(lines, covered));
-    out.extend(go(lines, covered));
-    out
+    let parsers: [RunnerParser; 6] = [pytest, jest, vitest, node_spec, gotestsum, go];
+    for parser in parsers {
+        out.extend(parser(lines, covered));
+        pace.now()?;
+    }
+    Ok(out)
 }
 
 /// gotestsum: `=== FAIL: <package> <Test> (0.00s)` headers after `=== Failed`, each followed by

@@ -15,7 +15,12 @@ use std::collections::{HashMap, HashSet};
 
 use aho_corasick::AhoCorasick;
 
+use stanley_core::{Cancelled, Pace};
+
 use super::runners::Found;
+use super::stated::Stated;
+
+mod discover;
 
 /// Longest block kept.
 const MAX_BLOCK: usize = 160;
@@ -69,6 +74,19 @@ fn qualified(name: &str) -> String {
         && inside.len() > short.trim().len()
     {
         return format!("{inside}{tail}").trim().to_owned();
+    }
+    // `test_x (pkg.mod.Case)`: the class in parentheses, the test after it.
+    let identifier = |s: &str| {
+        s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    if let Some((short, rest)) = name.split_once(" (")
+        && let Some(inside) = rest.strip_suffix(')')
+        && identifier(short.trim())
+        && inside.contains('.')
+        && inside.split('.').all(identifier)
+    {
+        return format!("{inside}.{}", short.trim());
     }
     name.to_owned()
 }
@@ -162,7 +180,9 @@ fn name_like(name: &str) -> bool {
             ]
             .contains(&w.trim_end_matches([',', ':']))
         });
+    // A count of outcomes (`(failures=10)`, `6 problems`) is no test's name.
     !counting
+        && !super::stated::states_counts(t)
         && !t
             .chars()
             .all(|c| c.is_ascii_digit() || c.is_ascii_punctuation())
@@ -370,11 +390,12 @@ struct Span {
 /// Named reports: for each failing name, the mention with the most content under it. Also
 /// returns every line that mentions a failing name (listings and summaries of the same
 /// failures, which are no reports of their own).
-fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
+fn named(lines: &[String], covered: &[bool], pace: &Pace<'_>) -> Result<Named, Cancelled> {
     let mut names: Vec<String> = Vec::new();
     let mut known: HashSet<String> = HashSet::new();
     let mut status_at: Vec<(usize, String)> = Vec::new();
     for (i, l) in lines.iter().enumerate() {
+        pace.step()?;
         if covered[i] {
             continue;
         }
@@ -389,6 +410,7 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
     // `features/a.feature:25  Gift wrap`, `rspec ./spec/a_spec.rb:12 # Wallet pays`.
     let mut list = false;
     for (i, l) in lines.iter().enumerate() {
+        pace.step()?;
         let t = l.trim();
         if t.is_empty() {
             list = false;
@@ -466,7 +488,7 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
     }
     drop(first_at);
     if names.is_empty() {
-        return (Vec::new(), Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
     // A details header may show only a name's leaf (`____ test_add ____` for
     // `tests/test_a.py::test_add`): leaves that tell the failures apart.
@@ -525,12 +547,15 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
             leaf_in(core, &leaves)
         })
     };
-    let mentions: Vec<(usize, usize)> = lines
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !covered[*i])
-        .filter_map(|(i, l)| mention(l).map(|k| (i, k)))
-        .collect();
+    let mut mentions: Vec<(usize, usize)> = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        pace.step()?;
+        if !covered[i]
+            && let Some(k) = mention(l)
+        {
+            mentions.push((i, k));
+        }
+    }
     // Which name each line mentions, by line, for the walks below.
     let mut mentioned: Vec<Option<usize>> = vec![None; lines.len()];
     for &(i, k) in &mentions {
@@ -544,6 +569,7 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
     for (k, name) in names.iter().enumerate() {
         let mut best: Option<(usize, Span)> = None;
         for &at in &by_name[k] {
+            pace.step()?;
             // The report runs to the next mention of another failing name, the end of the
             // failures section, or this name's own verdict after it (`[ RUN ] x … [ FAILED ] x`).
             let mut end = at + 1;
@@ -635,8 +661,11 @@ fn named(lines: &[String], covered: &[bool]) -> (Vec<Span>, Vec<usize>) {
             spans[i - 1].end = spans[i].start.max(spans[i - 1].start + 1);
         }
     }
-    (spans, mentions.into_iter().map(|(i, _)| i).collect())
+    Ok((spans, mentions.into_iter().map(|(i, _)| i).collect()))
 }
+
+/// Named reports and the lines that list the failing names.
+type Named = (Vec<Span>, Vec<usize>);
 
 /// The first name (by its index) whose telling leaf `core` starts or ends with, where `core` is
 /// at most 40 characters longer than the leaf: only the 41 longest prefixes and suffixes of
@@ -1336,32 +1365,50 @@ pub(super) struct Segments {
 }
 
 /// The failure reports in `lines`, not touching lines already `covered` by a runner parser.
-pub(super) fn segment(lines: &[String], covered: &[bool]) -> Segments {
-    let (named_spans, mentions) = named(lines, covered);
+///
+/// Candidate readings (status lines that name failures, numbered headers, and the template
+/// that [`discover`] finds) are judged by the failure count the log states: a reading that
+/// agrees with it wins; without one, named and numbered reports as they are.
+pub(super) fn segment(
+    lines: &[String],
+    covered: &[bool],
+    stated: &Stated,
+    pace: &Pace<'_>,
+) -> Result<Segments, Cancelled> {
+    let (named_spans, mentions) = named(lines, covered, pace)?;
     let numbered_spans = numbered(lines, covered);
+    pace.now()?;
     // A log whose status lines name its failures is split by them, unless numbered headers
     // report at least as many (mocha lists names in its tree, then numbers the reports).
-    let mut spans = if !numbered_spans.is_empty() && numbered_spans.len() >= named_spans.len() {
+    let agree = |spans: &[Span]| !spans.is_empty() && stated.agrees(spans.len());
+    let spans = if agree(&numbered_spans) && !agree(&named_spans) {
+        numbered_spans
+    } else if agree(&named_spans) && !agree(&numbered_spans) {
+        named_spans
+    } else if !numbered_spans.is_empty() && numbered_spans.len() >= named_spans.len() {
         numbered_spans
     } else {
         named_spans
     };
-    // Messages no report claimed: the block of the keyword header above them.
-    let mut claimed = covered.to_vec();
-    for s in &spans {
-        for c in &mut claimed[s.start..s.end] {
-            *c = true;
-        }
+    let mut reading = with_more(lines, covered, spans);
+    pace.now()?;
+    // A reading that disagrees with the stated count gives way to the template that agrees,
+    // when it reads more failures or the reading left some unnamed; with no reading at all, a
+    // template whose headers say failure is taken too.
+    let weak = |r: &[Span]| r.is_empty() || r.iter().any(|s| s.name.is_none());
+    if (reading.is_empty() || (!stated.is_empty() && !stated.agrees(reading.len())))
+        && let Some(mut found) = discover::discover(lines, covered, stated, pace)?
+        && (weak(&reading) || found.len() > reading.len())
+    {
+        name_from_listing(&mut found, &reading);
+        let more = with_more(lines, covered, found.clone());
+        reading = if stated.agrees(more.len()) {
+            more
+        } else {
+            found
+        };
     }
-    let more = indented(lines, &claimed);
-    for s in &more {
-        for c in &mut claimed[s.start..s.end] {
-            *c = true;
-        }
-    }
-    spans.extend(more);
-    spans.extend(framed(lines, &claimed));
-    spans.sort_by_key(|s| s.start);
+    let spans = reading;
     let reports = spans
         .into_iter()
         .filter(|s| s.end > s.start)
@@ -1388,9 +1435,42 @@ pub(super) fn segment(lines: &[String], covered: &[bool]) -> Segments {
             }
         })
         .collect();
-    Segments {
+    Ok(Segments {
         reports,
         listings: mentions,
+    })
+}
+
+/// A reading's reports with the reports it left: messages under a keyword header, framed
+/// reports; in log order.
+fn with_more(lines: &[String], covered: &[bool], mut spans: Vec<Span>) -> Vec<Span> {
+    // Messages no report claimed: the block of the keyword header above them.
+    let mut claimed = covered.to_vec();
+    for s in &spans {
+        for c in &mut claimed[s.start..s.end] {
+            *c = true;
+        }
+    }
+    let more = indented(lines, &claimed);
+    for s in &more {
+        for c in &mut claimed[s.start..s.end] {
+            *c = true;
+        }
+    }
+    spans.extend(more);
+    spans.extend(framed(lines, &claimed));
+    spans.sort_by_key(|s| s.start);
+    spans
+}
+
+/// Reports whose headers carry no name take, in order, the names another reading found (a
+/// closing list of failures), when both count the same.
+fn name_from_listing(found: &mut [Span], other: &[Span]) {
+    if found.iter().any(|s| s.name.is_some()) || found.len() != other.len() {
+        return;
+    }
+    for (s, o) in found.iter_mut().zip(other) {
+        s.name.clone_from(&o.name);
     }
 }
 
@@ -1414,6 +1494,7 @@ mod tests {
         for (line, name) in [
             ("--- FAIL: TestX (0.00s)", "TestX"),
             ("FAIL: test_a (pkg.mod.Case.test_a)", "pkg.mod.Case.test_a"),
+            ("ERROR: test_b (pkg.mod.Case)", "pkg.mod.Case.test_b"),
             (
                 "test_a (pkg.mod.Case.test_a) ... ERROR",
                 "pkg.mod.Case.test_a",
@@ -1438,6 +1519,8 @@ mod tests {
         }
         for line in [
             "[  FAILED  ] 4 tests, listed below:",
+            "FAILED (failures=10)",
+            "✖ 6 problems (6 errors, 0 warnings)",
             "FAIL",
             "ok 1 - adds",
             "2 failing",
@@ -1451,7 +1534,14 @@ mod tests {
         let log = lines(
             "  Ledger\n    1) lists\n    ✔ converts\n\n  1 passing\n  2 failing\n\n  1) Ledger\n       lists:\n\n      AssertionError: lists differ\n      at Context (test/a.js:1:1)\n\n  2) Ledger\n       loads:\n     Error: config invalid:\n     - missing key 'region'\n     - port must be a number\n      at load (a.js:3:3)\n",
         );
-        let found = segment(&log, &vec![false; log.len()]).reports;
+        let found = segment(
+            &log,
+            &vec![false; log.len()],
+            &Stated::default(),
+            &Pace::new(&stanley_core::Cancel::new()),
+        )
+        .unwrap()
+        .reports;
         assert_eq!(names(&found), ["Ledger lists", "Ledger loads"]);
         assert_eq!(
             found[0].message.as_deref(),
@@ -1468,7 +1558,14 @@ mod tests {
         let log = lines(
             "[ RUN      ] A.one\n[       OK ] A.one (0 ms)\n[ RUN      ] A.two\nx.cpp:3: Failure\nExpected equality\n[  FAILED  ] A.two (0 ms)\n[ RUN      ] A.three\n[       OK ] A.three (0 ms)\n[  FAILED  ] 1 test, listed below:\n[  FAILED  ] A.two\n",
         );
-        let found = segment(&log, &vec![false; log.len()]).reports;
+        let found = segment(
+            &log,
+            &vec![false; log.len()],
+            &Stated::default(),
+            &Pace::new(&stanley_core::Cancel::new()),
+        )
+        .unwrap()
+        .reports;
         assert_eq!(names(&found), ["A.two"]);
         assert_eq!(found[0].start, 2);
         assert_eq!(found[0].lines.len(), 4);

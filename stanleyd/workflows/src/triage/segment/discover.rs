@@ -1,0 +1,441 @@
+//! Structure discovery (issue 46): each line reduced to a template (numbers, quoted text and
+//! paths masked; its first word, or its last when the name comes first), and the template that
+//! heads each failure's report found without knowing the runner: it repeats, each repeat has a
+//! report under it, and it repeats as many times as the log says failures happened. The name is
+//! what varies between the repeats.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use stanley_core::{Cancelled, Pace};
+
+use super::{MAX_BLOCK, Span, content, indent, message_like, separator, status_name, summary};
+use crate::triage::stated::{Stated, states_counts};
+
+/// Decoration a runner draws around a header (`──── name ────`, `=== name ===`).
+const RULE: &str = "=-_─━═~*#.│├└┌┐┘┬┴┼╷╵";
+
+/// A token of a line: a quoted string stays one token however many words it holds.
+fn tokens(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let quote = bytes[i];
+        if matches!(quote, b'"' | b'\'' | b'`')
+            && let Some(close) = line[i + 1..].find(quote as char)
+        {
+            i += close + 2;
+            // What sticks to the closing quote (`"name":`) stays with it.
+            while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+        } else {
+            while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+        }
+        out.push(&line[start..i]);
+    }
+    out
+}
+
+/// A token with its variable parts masked: decoration as `<rule>`, quoted text as `<q>`, a path
+/// or a `file.ext` as `<p>` (the punctuation around it kept), digits as `0`.
+fn mask(token: &str) -> String {
+    if token.chars().count() >= 2 && token.chars().all(|c| RULE.contains(c)) {
+        // Each kind of rule its own: `══ Failed tests ══` does not head what `── x ──` heads.
+        return format!("<rule{}>", token.chars().next().unwrap_or('-'));
+    }
+    if token.len() >= 2 && matches!(token.as_bytes()[0], b'"' | b'\'' | b'`') {
+        return "<q>".into();
+    }
+    let core = token.trim_matches(|c: char| "()[]{}<>:,;\"'`".contains(c));
+    let pathlike = !core.is_empty()
+        && (core.contains('/')
+            || core.contains('\\')
+            || core.split_once('.').is_some_and(|(a, b)| {
+                !a.is_empty()
+                    && b.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    && !core.contains("..")
+            }));
+    if pathlike && let Some(at) = token.find(core) {
+        return format!("{}<p>{}", &token[..at], &token[at + core.len()..]);
+    }
+    let mut out = String::with_capacity(token.len());
+    let mut digit = false;
+    for c in token.chars() {
+        if c.is_ascii_digit() {
+            if !digit {
+                out.push('0');
+            }
+            digit = true;
+        } else {
+            out.push(c);
+            digit = false;
+        }
+    }
+    out
+}
+
+/// Which end of a line a template keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum End {
+    /// The first word (`✗ name`, `FAIL: name`, `──── Failure (a.R:7): name ────`).
+    Head,
+    /// The last word (`name ... FAILED`, `name ✘`).
+    Tail,
+}
+
+fn key(end: End, depth: usize, masked: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (end, depth, masked).hash(&mut h);
+    h.finish()
+}
+
+/// Whether a line can head a report at all: not blank, not a rule, not a message or a stack
+/// frame (those repeat once per failure too, under the header), not a closing summary.
+fn head_candidate(line: &str) -> bool {
+    let t = line.trim();
+    !t.is_empty()
+        && !separator(line)
+        && !message_like(line)
+        && !summary(line)
+        && !states_counts(line)
+        && !t.starts_with("at ")
+        && !t.starts_with("File \"")
+        && !t.starts_with('+')
+        && !t.starts_with('>')
+        && t.chars().any(char::is_alphanumeric)
+}
+
+/// Whether a template's line says a failure in its constant part (a word or a mark).
+fn marked(constant: &[String]) -> bool {
+    constant.iter().any(|t| {
+        let l = t.to_ascii_lowercase();
+        l.contains("fail")
+            || l.contains("error")
+            || l.contains("not ok")
+            || l.contains("broken")
+            || ["✗", "✘", "✕", "×", "✖", "❌", "💥"]
+                .iter()
+                .any(|m| t.contains(m))
+    })
+}
+
+/// Whether a masked token a template's lines share is the runner's decoration rather than a
+/// word of the names (`widget renders case 1` and `widget renders case 2` share three words of
+/// their names, and a bare number is a name's too): a mark, punctuation, a masked part, or a
+/// verdict word.
+fn decoration(masked: &str) -> bool {
+    let lower = masked.to_ascii_lowercase();
+    masked.contains('<')
+        || masked
+            .chars()
+            .any(|c| !c.is_alphanumeric() && c != '_' && c != '\'')
+        || ["fail", "error", "broken", "crash", "abort"]
+            .iter()
+            .any(|w| lower.contains(w))
+}
+
+/// The tokens every line of a group shares at its start and at its end (masked, compared),
+/// as far as they are decoration.
+fn constant_ends(masked: &[Vec<String>]) -> (usize, usize) {
+    let Some(first) = masked.first() else {
+        return (0, 0);
+    };
+    let shortest = masked.iter().map(Vec::len).min().unwrap_or(0);
+    let mut prefix = 0;
+    while prefix < shortest
+        && decoration(&first[prefix])
+        && masked.iter().all(|m| m[prefix] == first[prefix])
+    {
+        prefix += 1;
+    }
+    let mut suffix = 0;
+    while suffix < shortest - prefix
+        && decoration(&first[first.len() - 1 - suffix])
+        && masked
+            .iter()
+            .all(|m| m[m.len() - 1 - suffix] == first[first.len() - 1 - suffix])
+    {
+        suffix += 1;
+    }
+    (prefix, suffix)
+}
+
+/// A report's name from what varies in its header: the tokens between the constant ends, with
+/// a timing and decoration taken off; `None` when that reads as no name.
+fn name_between(tokens: &[&str], prefix: usize, suffix: usize) -> Option<String> {
+    let middle = tokens.get(prefix..tokens.len().saturating_sub(suffix))?;
+    let joined = middle.join(" ");
+    // A verdict glued to the name by a dot leader (`add_test...*failed*`) is no part of it.
+    let joined = match joined.split_once("...") {
+        Some((name, _)) if !name.trim().is_empty() => name.to_owned(),
+        _ => joined,
+    };
+    let name = super::without_timing(&joined)
+        .trim_matches(|c: char| c.is_whitespace() || RULE.contains(c) || c == ':')
+        .trim_end_matches(" ...")
+        .trim_end_matches(|c: char| c == '.' || c.is_whitespace());
+    let name = super::plain(&super::qualified(name));
+    super::name_like(&name).then_some(name)
+}
+
+/// The body of the report headed at `at`: the lines up to `next` (another header), a summary,
+/// a line of counts, a covered line or [`MAX_BLOCK`], without its trailing blank lines; and
+/// whether it says anything (a passing verdict says nothing).
+fn body(lines: &[String], covered: &[bool], at: usize, next: usize) -> (usize, bool) {
+    let mut end = at + 1;
+    let mut says = false;
+    while end < next && end - at < MAX_BLOCK && !covered[end] && !summary(&lines[end]) {
+        let l = &lines[end];
+        if states_counts(l) {
+            break;
+        }
+        says |= content(l);
+        end += 1;
+    }
+    while end > at + 1 && !content(&lines[end - 1]) {
+        end -= 1;
+    }
+    (end, says)
+}
+
+/// A candidate reading: its header lines, what its headers share, and how it ranks.
+struct Reading {
+    heads: Vec<usize>,
+    prefix: usize,
+    suffix: usize,
+    rank: (
+        bool,
+        usize,
+        std::cmp::Reverse<usize>,
+        std::cmp::Reverse<usize>,
+    ),
+}
+
+/// The reports of `lines` by the template that heads them, when one repeats as many times as
+/// the log `stated` failures happened (or, with no stated count, when its constant part says
+/// failure), each repeat with a report under it. Linear in the lines: only templates with an
+/// agreeing count are looked at, and each header's body at most [`MAX_BLOCK`] lines.
+pub(in crate::triage) fn discover(
+    lines: &[String],
+    covered: &[bool],
+    stated: &Stated,
+    pace: &Pace<'_>,
+) -> Result<Option<Vec<Span>>, Cancelled> {
+    // The lines each template matched, in order.
+    let mut groups: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        pace.step()?;
+        if covered[i] || !head_candidate(line) {
+            continue;
+        }
+        let toks = tokens(line.trim());
+        let depth = indent(line);
+        if let Some(first) = toks.first() {
+            groups
+                .entry(key(End::Head, depth, &mask(first)))
+                .or_default()
+                .push(i);
+        }
+        if toks.len() >= 2
+            && let Some(last) = toks.last()
+        {
+            groups
+                .entry(key(End::Tail, depth, &mask(last)))
+                .or_default()
+                .push(i);
+        }
+    }
+    let mut best: Option<Reading> = None;
+    for group in groups.into_values() {
+        pace.step()?;
+        let n = group.len();
+        if n < 2 || !(stated.agrees(n) || stated.is_empty()) {
+            continue;
+        }
+        if let Some(reading) = judge(lines, covered, group, stated.is_empty())
+            && best.as_ref().is_none_or(|b| reading.rank > b.rank)
+        {
+            best = Some(reading);
+        }
+    }
+    let Some(reading) = best else {
+        return Ok(None);
+    };
+    let mut spans = Vec::with_capacity(reading.heads.len());
+    for (k, &at) in reading.heads.iter().enumerate() {
+        let next = reading.heads.get(k + 1).copied().unwrap_or(lines.len());
+        let (end, _) = body(lines, covered, at, next);
+        let toks = tokens(lines[at].trim());
+        // A header that is all decoration (`Failure → spec/a.lua @ 5`) names its test on the
+        // next line, when that line reads as a name rather than a message or a place.
+        let name = name_between(&toks, reading.prefix, reading.suffix).or_else(|| {
+            let next = lines[at + 1..end].iter().find(|l| !l.trim().is_empty())?;
+            let t = next.trim();
+            let place = t
+                .split_whitespace()
+                .any(|w| super::bare_location(w.trim_end_matches(':')));
+            (!message_like(next) && !place && !summary(next) && super::name_like(t))
+                .then(|| t.to_owned())
+        });
+        spans.push(Span {
+            start: at,
+            end,
+            name,
+        });
+    }
+    Ok(Some(spans))
+}
+
+/// A group as a reading, when its lines read as headers: no two in a row (a list or a stack),
+/// a report under nearly every one; with no stated count, only a constant part that says
+/// failure and a name of its own in every header.
+fn judge(lines: &[String], covered: &[bool], heads: Vec<usize>, unstated: bool) -> Option<Reading> {
+    let n = heads.len();
+    // Consecutive repeats (only blank lines between) are a list, a tree or frames.
+    let adjacent = heads
+        .windows(2)
+        .filter(|w| lines[w[0] + 1..w[1]].iter().all(|l| l.trim().is_empty()))
+        .count();
+    if adjacent * 4 > n {
+        return None;
+    }
+    let mut reports = 0;
+    for (k, &at) in heads.iter().enumerate() {
+        let next = heads.get(k + 1).copied().unwrap_or(lines.len());
+        if body(lines, covered, at, next).1 {
+            reports += 1;
+        }
+    }
+    if reports + n / 10 < n {
+        return None;
+    }
+    let toks: Vec<Vec<&str>> = heads.iter().map(|&i| tokens(lines[i].trim())).collect();
+    let masked: Vec<Vec<String>> = toks
+        .iter()
+        .map(|t| t.iter().map(|x| mask(x)).collect())
+        .collect();
+    let (prefix, suffix) = constant_ends(&masked);
+    let constant: Vec<String> = masked[0][..prefix]
+        .iter()
+        .chain(&masked[0][masked[0].len() - suffix..])
+        .cloned()
+        .collect();
+    let says_failure = marked(&constant) || heads.iter().any(|&i| status_name(&lines[i]).is_some());
+    if unstated && !says_failure {
+        return None;
+    }
+    // Names that tell the failures apart.
+    let mut names: Vec<String> = toks
+        .iter()
+        .filter_map(|t| name_between(t, prefix, suffix))
+        .collect();
+    let named = names.len();
+    names.sort_unstable();
+    names.dedup();
+    // With no count to agree with, only headers that each name a failure of their own.
+    if unstated && (named < n || names.len() < n) {
+        return None;
+    }
+    Some(Reading {
+        rank: (
+            says_failure,
+            names.len(),
+            std::cmp::Reverse(heads[0]),
+            std::cmp::Reverse(indent(&lines[heads[0]])),
+        ),
+        heads,
+        prefix,
+        suffix,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::triage::stated::stated;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_owned).collect()
+    }
+
+    fn read(text: &str) -> Vec<(usize, usize, Option<String>)> {
+        let l = lines(text);
+        let never = stanley_core::Cancel::new();
+        discover(&l, &vec![false; l.len()], &stated(&l), &Pace::new(&never))
+            .unwrap()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| (s.start, s.end, s.name))
+            .collect()
+    }
+
+    #[test]
+    fn masks_what_varies() {
+        assert_eq!(mask("12)"), "0)");
+        assert_eq!(mask("(test-math.R:7):"), "(<p>):");
+        assert_eq!(mask("────"), "<rule─>");
+        assert_eq!(mask("\"a b\""), "<q>");
+        assert_eq!(mask("src/a.lua:3:"), "<p>:");
+        assert_eq!(mask("Failure"), "Failure");
+        assert_eq!(tokens("✗ \"two words\" x"), ["✗", "\"two words\"", "x"]);
+    }
+
+    #[test]
+    fn banner_headers_agreeing_with_the_stated_count_name_their_reports() {
+        let log = "══ Failed tests ════\n── Failure (test-math.R:7): adds two numbers ────\nadd(1, 2) not equal to 4.\n1/1 mismatches\n[1] 3 - 4 == -1\n\n── Failure (test-math.R:12): divides by zero ────\ndivide(1, 0) did not throw an error.\n\n── Failure (test-str.R:3): pads strings ────\npad(\"a\") not identical to \"a \".\n\n[ FAIL 3 | WARN 0 | SKIP 0 | PASS 9 ]\n";
+        let read = read(log);
+        let names: Vec<&str> = read.iter().filter_map(|r| r.2.as_deref()).collect();
+        assert_eq!(
+            names,
+            ["adds two numbers", "divides by zero", "pads strings"]
+        );
+        assert_eq!((read[0].0, read[0].1), (1, 5));
+        assert_eq!((read[2].0, read[2].1), (9, 11));
+    }
+
+    #[test]
+    fn a_template_that_disagrees_with_the_count_is_no_reading() {
+        // Three marked headers, but the run says two failed: no reading by this template.
+        let log = "  ✗ one\n      Error: a\n  ✗ two\n      Error: b\n  ✗ three\n      Error: c\n2 failed\n";
+        assert!(read(log).is_empty());
+        let log = log.replace("2 failed", "3 failed");
+        let got = read(&log);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[1].2.as_deref(), Some("two"));
+    }
+
+    #[test]
+    fn messages_and_frames_repeat_too_but_do_not_head_reports() {
+        let log = "Suite\n  widget renders case 1\n    Error: expected 1 to equal 2\n      at check (spec/w.lua:3)\n  widget renders case 2\n    Error: expected 2 to equal 3\n      at check (spec/w.lua:9)\n2 failures, 0 errors\n";
+        let got = read(log);
+        let names: Vec<&str> = got.iter().filter_map(|r| r.2.as_deref()).collect();
+        assert_eq!(names, ["widget renders case 1", "widget renders case 2"]);
+    }
+
+    #[test]
+    fn a_header_of_decoration_only_names_its_test_on_the_next_line() {
+        let log = "●✱●✱\n2 successes / 2 failures / 0 errors / 0 pending : 0.01 seconds\n\nFailure → spec/a_spec.lua @ 5\nmath adds\nspec/a_spec.lua:6: Expected objects to be the same.\n\nFailure → spec/a_spec.lua @ 9\nmath subtracts\nspec/a_spec.lua:10: Expected objects to be equal.\n";
+        let got = read(log);
+        let names: Vec<&str> = got.iter().filter_map(|r| r.2.as_deref()).collect();
+        assert_eq!(names, ["math adds", "math subtracts"]);
+        let log = "module 'calc_tests'\n  calc_tests: add_test...*failed*\nin function calc_tests:add/0\n**error:{assertEqual,[{expected,3},{value,2}]}\n\n  calc_tests: sub_test...*failed*\n**error:{assertEqual,[{expected,1},{value,0}]}\n\n  Failed: 2.  Skipped: 0.  Passed: 1.\n";
+        let got = read(log);
+        let names: Vec<&str> = got.iter().filter_map(|r| r.2.as_deref()).collect();
+        assert_eq!(names, ["add_test", "sub_test"]);
+    }
+
+    #[test]
+    fn progress_lines_in_a_row_are_no_reports() {
+        let log = "  ✕ a (3 ms)\n  ✕ b (1 ms)\n  ✕ c (2 ms)\n3 failed\n";
+        assert!(read(log).is_empty());
+    }
+}

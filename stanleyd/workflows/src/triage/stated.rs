@@ -1,0 +1,385 @@
+//! The failure count a log states (issue 46): nearly every runner, build tool and linter says
+//! how many things failed somewhere (`5 failed`, `failures=5`, `# fail 5`, `5 failing`, `Tests:
+//! 5 failed`, `5 examples, 5 failures`, `3 problems (3 errors, 0 warnings)`), in words that are
+//! the same across tools. A reading of the log whose failures agree with that count is the one
+//! to trust; this module only reads the counts, without knowing any tool.
+
+use std::collections::HashMap;
+
+/// Most counts kept for a log (each line's own readings and the sums over lines of one shape).
+const MAX_COUNTS: usize = 32;
+/// Most words a summary line may carry besides counts, outcomes and joining words.
+const MAX_OTHER_WORDS: usize = 3;
+
+/// The counts a log states, each a possible number of failures: a line's failures, its errors,
+/// both, or its problems; and the same summed over the lines of one shape (a runner that states
+/// its count once per package or per binary).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stated {
+    counts: Vec<usize>,
+}
+
+impl Stated {
+    /// Whether the log states a count at all.
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// Whether `n` failures agree with a count the log states.
+    pub fn agrees(&self, n: usize) -> bool {
+        self.counts.binary_search(&n).is_ok()
+    }
+
+    /// The stated count nearest to `n` (the larger of two at the same distance).
+    pub fn nearest(&self, n: usize) -> Option<usize> {
+        self.counts
+            .iter()
+            .copied()
+            .min_by_key(|&c| (c.abs_diff(n), std::cmp::Reverse(c)))
+    }
+
+    /// The counts, smallest first.
+    pub fn counts(&self) -> &[usize] {
+        &self.counts
+    }
+}
+
+/// What one summary line counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct LineCounts {
+    failed: usize,
+    errors: usize,
+    problems: usize,
+}
+
+impl LineCounts {
+    fn readings(self) -> [usize; 4] {
+        [
+            self.failed,
+            self.errors,
+            self.failed + self.errors,
+            self.problems,
+        ]
+    }
+}
+
+/// The class of an outcome word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    Failed,
+    Error,
+    Problem,
+    /// Counted outcomes that are no failure (`passed`, `skipped`, `total`): they make a line a
+    /// summary, and add nothing.
+    Other,
+}
+
+fn outcome(word: &str) -> Option<Outcome> {
+    Some(match word {
+        "failed" | "failing" | "failures" | "failure" | "fail" | "fails" | "broken" | "crashed"
+        | "regressions" => Outcome::Failed,
+        "errors" | "error" | "errored" => Outcome::Error,
+        "problems" | "problem" | "issues" | "violations" => Outcome::Problem,
+        "passed" | "passing" | "pass" | "passes" | "ok" | "skipped" | "skip" | "pending"
+        | "todo" | "total" | "warnings" | "warning" | "warn" | "succeeded" | "success"
+        | "successes" | "xfailed" | "xpassed" | "deselected" | "ignored" | "incomplete"
+        | "risky" | "flaky" | "tests" | "test" | "examples" | "example" | "specs" | "spec"
+        | "assertions" | "cases" | "scenarios" | "steps" | "run" | "ran" => Outcome::Other,
+        _ => return None,
+    })
+}
+
+/// Words that join a summary's counts without saying anything else.
+const FILLER: [&str; 20] = [
+    "in",
+    "s",
+    "ms",
+    "sec",
+    "file",
+    "files",
+    "found",
+    "of",
+    "and",
+    "with",
+    "the",
+    "generated",
+    "summary",
+    "result",
+    "results",
+    "checked",
+    "source",
+    "due",
+    "to",
+    "previous",
+];
+
+/// One token of a line: a number or a lowercase word.
+#[derive(Debug)]
+enum Token {
+    Number(usize),
+    Word(String),
+}
+
+/// What separates a token from the one before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sep {
+    /// Whitespace only (or the line's start).
+    Space,
+    /// `=` or `:` (`failures=2`, `Failures: 2`).
+    Bind,
+    /// Other punctuation (`,`, `;`, `|`, `.`): the two belong to different counts.
+    Punct,
+}
+
+fn tokens(line: &str) -> Vec<(Token, Sep)> {
+    let mut out = Vec::new();
+    let mut sep = Sep::Space;
+    let mut chars = line.char_indices().peekable();
+    while let Some(&(at, c)) = chars.peek() {
+        if c.is_ascii_alphanumeric() {
+            let mut end = at;
+            while let Some(&(i, d)) = chars.peek() {
+                if !d.is_ascii_alphanumeric() {
+                    break;
+                }
+                end = i + d.len_utf8();
+                chars.next();
+            }
+            let word = &line[at..end];
+            let token = match word.parse::<usize>() {
+                Ok(n) if word.len() <= 9 => Token::Number(n),
+                _ => Token::Word(word.to_ascii_lowercase()),
+            };
+            out.push((token, sep));
+            sep = Sep::Space;
+        } else {
+            if c == '=' || c == ':' {
+                sep = Sep::Bind;
+            } else if !c.is_whitespace() && sep == Sep::Space {
+                sep = Sep::Punct;
+            }
+            chars.next();
+        }
+    }
+    out
+}
+
+/// What a line counts, when it is a summary of counts: each number with the outcome word it
+/// belongs to (`failures=2` and `Failures: 2` bind the word before; `5 failed` the word after;
+/// `# fail 5` the word before; never across `,` `;` `|`), and no more than a few other words.
+fn line_counts(line: &str) -> Option<LineCounts> {
+    if line.len() > 400 {
+        return None;
+    }
+    let tokens = tokens(line);
+    let word = |k: usize| match tokens.get(k) {
+        Some((Token::Word(w), _)) => outcome(w).map(|o| (k, o)),
+        _ => None,
+    };
+    let mut counts = LineCounts::default();
+    let mut used = vec![false; tokens.len()];
+    let mut counted = false;
+    for (k, (token, sep)) in tokens.iter().enumerate() {
+        let Token::Number(n) = token else {
+            continue;
+        };
+        let before = if *sep == Sep::Punct {
+            None
+        } else {
+            k.checked_sub(1).and_then(word)
+        };
+        let after = match tokens.get(k + 1) {
+            Some((_, Sep::Space)) => word(k + 1),
+            _ => None,
+        };
+        let telling = |w: Option<(usize, Outcome)>| w.is_some_and(|(_, o)| o != Outcome::Other);
+        let pick = match (before, after) {
+            (Some(b), Some(a)) => Some(if telling(before) != telling(after) {
+                if telling(before) { b } else { a }
+            } else if *sep == Sep::Bind {
+                b
+            } else {
+                a
+            }),
+            (b, a) => a.or(b),
+        };
+        used[k] = true;
+        let Some((w, class)) = pick else {
+            continue;
+        };
+        used[w] = true;
+        counted = true;
+        match class {
+            Outcome::Failed => counts.failed += n,
+            Outcome::Error => counts.errors += n,
+            Outcome::Problem => counts.problems += n,
+            Outcome::Other => {}
+        }
+    }
+    let other = tokens
+        .iter()
+        .zip(&used)
+        .filter(|((t, _), used)| match t {
+            Token::Word(w) => !**used && outcome(w).is_none() && !FILLER.contains(&w.as_str()),
+            Token::Number(_) => false,
+        })
+        .count();
+    (counted && other <= MAX_OTHER_WORDS && counts != LineCounts::default()).then_some(counts)
+}
+
+/// Whether a line states counts of outcomes (a run's summary).
+pub fn states_counts(line: &str) -> bool {
+    line_counts(line).is_some()
+}
+
+/// A line's shape for summing: its digits masked.
+fn shape(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut digit = false;
+    for c in line.trim().chars() {
+        if c.is_ascii_digit() {
+            if !digit {
+                out.push('0');
+            }
+            digit = true;
+        } else {
+            out.push(c);
+            digit = false;
+        }
+    }
+    out
+}
+
+/// The counts `lines` state. Linear in the lines.
+pub fn stated(lines: &[String]) -> Stated {
+    let mut counts: Vec<usize> = Vec::new();
+    let mut sums: HashMap<String, (usize, LineCounts)> = HashMap::new();
+    for line in lines {
+        let Some(c) = line_counts(line) else {
+            continue;
+        };
+        counts.extend(c.readings());
+        let entry = sums.entry(shape(line)).or_default();
+        entry.0 += 1;
+        entry.1.failed += c.failed;
+        entry.1.errors += c.errors;
+        entry.1.problems += c.problems;
+    }
+    for (n, c) in sums.into_values() {
+        if n > 1 {
+            counts.extend(c.readings());
+        }
+    }
+    counts.retain(|&c| c > 0);
+    counts.sort_unstable();
+    counts.dedup();
+    counts.truncate(MAX_COUNTS);
+    Stated { counts }
+}
+
+/// How a reading's failures agree with what the log states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agreement {
+    /// The log states no count.
+    Unstated,
+    /// As many failures as a count the log states.
+    Agrees { stated: usize },
+    /// A number the log does not state; `stated` is the nearest it does.
+    Differs { stated: usize },
+}
+
+impl Agreement {
+    /// The agreement of `found` failures with `stated`.
+    pub fn of(stated: &Stated, found: usize) -> Self {
+        match stated.nearest(found) {
+            None => Agreement::Unstated,
+            Some(_) if stated.agrees(found) => Agreement::Agrees { stated: found },
+            Some(n) => Agreement::Differs { stated: n },
+        }
+    }
+
+    /// The stated count it was judged against, if any.
+    pub fn stated(self) -> Option<usize> {
+        match self {
+            Agreement::Unstated => None,
+            Agreement::Agrees { stated } | Agreement::Differs { stated } => Some(stated),
+        }
+    }
+
+    /// `agrees`, `differs` or `unstated`, as the summary says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agreement::Unstated => "unstated",
+            Agreement::Agrees { .. } => "agrees",
+            Agreement::Differs { .. } => "differs",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(line: &str) -> Option<(usize, usize, usize)> {
+        line_counts(line).map(|c| (c.failed, c.errors, c.problems))
+    }
+
+    #[test]
+    fn summaries_of_every_shape_state_their_counts() {
+        for (line, want) in [
+            ("5 failed, 2 passed in 0.12s", (5, 0, 0)),
+            ("FAILED (failures=2, errors=1)", (2, 1, 0)),
+            ("# fail 5", (5, 0, 0)),
+            ("  5 failing", (5, 0, 0)),
+            ("Tests:       5 failed, 3 passed, 8 total", (5, 0, 0)),
+            ("5 examples, 5 failures", (5, 0, 0)),
+            (
+                "Tests run: 9, Failures: 2, Errors: 1, Skipped: 0",
+                (2, 1, 0),
+            ),
+            ("✖ 3 problems (3 errors, 0 warnings)", (0, 3, 3)),
+            ("[ FAIL 3 | WARN 0 | SKIP 0 | PASS 5 ]", (3, 0, 0)),
+            (
+                "Found 2 errors in 1 file (checked 3 source files)",
+                (0, 2, 0),
+            ),
+            (
+                "test result: FAILED. 1 passed; 2 failed; 0 ignored",
+                (2, 0, 0),
+            ),
+        ] {
+            assert_eq!(counts(line), Some(want), "{line}");
+        }
+    }
+
+    #[test]
+    fn lines_that_only_mention_a_number_state_nothing() {
+        for line in [
+            "not ok 3 - parses dates",
+            "expected the handler to be called with the value 3 after the retry loop failed",
+            "Ran 5 tests in 0.01s",
+            "at Object.<anonymous> (test/a.js:3:5)",
+            "0 failed, 4 passed",
+            "",
+        ] {
+            assert_eq!(counts(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_count_stated_once_per_package_is_summed() {
+        let lines: Vec<String> = [
+            "test result: FAILED. 1 passed; 2 failed; 0 ignored",
+            "test result: FAILED. 4 passed; 3 failed; 0 ignored",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        let s = stated(&lines);
+        assert!(s.agrees(2) && s.agrees(3) && s.agrees(5), "{s:?}");
+        assert!(!s.agrees(4));
+        assert_eq!(Agreement::of(&s, 5), Agreement::Agrees { stated: 5 });
+        assert_eq!(Agreement::of(&s, 6), Agreement::Differs { stated: 5 });
+        assert_eq!(Agreement::of(&Stated::default(), 6), Agreement::Unstated);
+    }
+}
