@@ -579,6 +579,39 @@ struct Point {
     to: usize,
     /// The message of its diagnostics (`error:`, `message:`, a thrown `stack`), if any.
     message: Option<String>,
+    /// The heading it is an assertion under (an index into the stream's headings), if any.
+    heading: Option<usize>,
+}
+
+/// Whether a TAP comment at the stream's top level is a heading naming the test whose
+/// assertions follow (`# adds numbers` above `ok 1 should be equal`, as tape and the
+/// runners that copy it print): one space after `#`, no count or subtest announcement, a
+/// test point on the next non-blank line and no comment on the line before. Diagnostics
+/// (`#   Failed test 'x'`, bats' `# output`) are indented after the `#` or follow other
+/// comments, and a closing comment has no point after it.
+fn tap_heading(lines: &[String], i: usize) -> Option<String> {
+    let l = &lines[i];
+    let text = l.strip_prefix("# ")?;
+    if text.starts_with(char::is_whitespace)
+        || text.is_empty()
+        || text.starts_with("Subtest:")
+        || crate::triage::stated::states_counts(text)
+        || text
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| ["tests", "pass", "fail", "ok", "todo", "skip"].contains(&w))
+    {
+        return None;
+    }
+    let next = lines[i + 1..].iter().find(|n| !n.trim().is_empty())?;
+    tap_point(next.trim())?;
+    // A comment among comments is a diagnostic of the point before them (bats prints what a
+    // failing test wrote as `# …` after its `not ok`).
+    let previous = lines[..i].iter().rev().find(|n| !n.trim().is_empty());
+    if previous.is_some_and(|p| p.trim_start().starts_with('#')) {
+        return None;
+    }
+    Some(text.trim().to_owned())
 }
 
 fn tap_point(t: &str) -> Option<(bool, String)> {
@@ -632,7 +665,17 @@ fn yaml_message(block: &[String]) -> Option<String> {
             return Some(text);
         }
     }
-    None
+    // What was compared (`expected:` and `actual:`, as tape prints them).
+    let field = |key: &str| {
+        block
+            .iter()
+            .find_map(|l| l.trim_start().strip_prefix(key).map(str::trim))
+            .filter(|v| !v.is_empty())
+    };
+    match (field("expected:"), field("actual:")) {
+        (Some(e), Some(a)) => Some(format!("expected: {e}\nactual: {a}")),
+        _ => None,
+    }
 }
 
 /// The failures of a TAP stream (13 or 14, nested subtests, YAML diagnostics), wherever it
@@ -651,6 +694,9 @@ pub(super) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec
     })?;
     let mut points: Vec<Point> = Vec::new();
     let mut announced: Vec<(usize, usize, String)> = Vec::new(); // (line, depth, name)
+    // Headings (line, name) and the one the top-level points are under now.
+    let mut headings: Vec<(usize, String)> = Vec::new();
+    let mut under: Option<usize> = None;
     let mut i = first;
     let mut stream: Vec<usize> = Vec::new();
     while i < lines.len() {
@@ -663,6 +709,15 @@ pub(super) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec
         let d = indent(l);
         if let Some(name) = t.strip_prefix("# Subtest:") {
             announced.push((i, d, name.trim().to_owned()));
+            stream.push(i);
+            i += 1;
+            continue;
+        }
+        if d == 0
+            && let Some(name) = tap_heading(lines, i)
+        {
+            headings.push((i, name));
+            under = Some(headings.len() - 1);
             stream.push(i);
             i += 1;
             continue;
@@ -713,6 +768,7 @@ pub(super) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec
                     .contains(&w)
                 });
             if tap_point(n).is_some()
+                || (indent(&lines[to]) == 0 && tap_heading(lines, to).is_some())
                 || n.starts_with("# Subtest:")
                 || n.starts_with("1..")
                 || count
@@ -741,15 +797,17 @@ pub(super) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec
         for s in i..to {
             stream.push(s);
         }
+        let heading = if d == 0 && own.is_none() { under } else { None };
         points.push(Point {
             at: i,
             depth: d,
             ok,
             name,
-            announced: own.is_some() || d == 0,
+            announced: (own.is_some() || d == 0) && heading.is_none(),
             from,
             to,
             message,
+            heading,
         });
         i = to;
     }
@@ -771,6 +829,28 @@ pub(super) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec
         pending.entry(point.depth).or_default().push(p);
     }
     let mut out = Vec::new();
+    // A heading's test failed when an assertion under it did: named by the heading, its
+    // message its first failing assertion's, its lines from the heading to its last point's.
+    for (h, (at, name)) in headings.iter().enumerate() {
+        let under: Vec<&Point> = points.iter().filter(|p| p.heading == Some(h)).collect();
+        let Some(failed) = under.iter().find(|p| !p.ok) else {
+            continue;
+        };
+        let to = under.last().map_or(at + 1, |p| p.to);
+        let message = match &failed.message {
+            Some(m) if !failed.name.is_empty() => format!("{}\n{m}", failed.name),
+            Some(m) => m.clone(),
+            None => failed.name.clone(),
+        };
+        out.push(Found {
+            start: *at,
+            message: Some(bounded_message(&message)),
+            name: Some(name.clone()),
+            lines: lines[*at..to].to_vec(),
+            anchor: "tap_not_ok",
+            ..Found::default()
+        });
+    }
     for p in 0..points.len() {
         let point = &points[p];
         if point.ok || !point.announced {
@@ -815,6 +895,7 @@ pub(super) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec
         });
         let _ = point.at;
     }
+    out.sort_by_key(|f| f.start);
     (!out.is_empty()).then_some((out, stream))
 }
 
@@ -829,4 +910,38 @@ pub(super) fn bounded_message(text: &str) -> String {
         .chars()
         .take(super::segment::MAX_MESSAGE_CHARS)
         .collect()
+}
+
+#[cfg(test)]
+mod heading_tests {
+    use super::*;
+
+    #[test]
+    fn a_tap_heading_names_the_test_whose_assertions_follow() {
+        let log: Vec<String> = "TAP version 13\n# adds numbers\nok 1 should be equal\n# subtracts numbers\nnot ok 2 difference of 5 and 3\n  ---\n    operator: equal\n    expected: 2\n    actual:   3\n    at: Test.<anonymous> (/p/test.js:9:5)\n  ...\nnot ok 3 second check\n  ---\n    operator: ok\n  ...\n# divides\nnot ok 4 quotient\n  ---\n    operator: equal\n    expected: 2\n    actual:   4\n  ...\n\n1..4\n# tests 4\n# pass  1\n# fail  3\n"
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        let (found, _) = tap(&log, &vec![false; log.len()]).unwrap();
+        let got: Vec<(&str, &str)> = found
+            .iter()
+            .map(|f| {
+                (
+                    f.name.as_deref().unwrap_or(""),
+                    f.message.as_deref().unwrap_or(""),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "subtracts numbers",
+                    "difference of 5 and 3\nexpected: 2\nactual: 3"
+                ),
+                ("divides", "quotient\nexpected: 2\nactual: 4"),
+            ]
+        );
+        assert_eq!((found[0].start, found[0].lines.len()), (3, 12));
+    }
 }

@@ -300,3 +300,24 @@ fn hosts_and_ports_are_not_places() {
         assert!(!is_host(file), "{file}");
     }
 }
+
+#[test]
+fn a_go_assertion_librarys_indented_body_is_the_message() {
+    // An assertion library logs a bare `file.go:12:` and its labelled body under it; a plain
+    // `t.Errorf` message may continue on deeper lines. Both are the message, without the
+    // lines that only say where.
+    let log = "=== RUN   TestAdd\n    calc_test.go:12: \n        \tError Trace:\t/src/calc/calc_test.go:12\n        \tError:      \tNot equal: \n        \t            \texpected: 3\n        \t            \tactual  : 2\n        \tTest:       \tTestAdd\n--- FAIL: TestAdd (0.00s)\n=== RUN   TestSub\n    calc_test.go:20: got 1\n        want 2\n--- FAIL: TestSub (0.00s)\nFAIL\n";
+    let parsed = parse_log(log);
+    let messages: Vec<&str> = parsed
+        .blocks
+        .iter()
+        .map(|b| b.message.as_deref().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "Error: Not equal:\nexpected: 3\nactual : 2\nTest: TestAdd",
+            "got 1\nwant 2"
+        ]
+    );
+}

@@ -322,16 +322,44 @@ fn go_message(lines: &[String]) -> Option<String> {
     if let Some(p) = lines.iter().find(|l| l.trim().starts_with("panic: ")) {
         return Some(p.trim().chars().take(300).collect());
     }
-    // The last logged line: `t.Fatal` ends the test, and `t.Log` lines come before errors.
-    lines
-        .iter()
-        .rev()
-        .find_map(|l| {
-            let (loc, rest) = l.trim().split_once(": ")?;
-            loc.contains(".go:")
-                .then(|| rest.chars().take(300).collect())
-        })
-        .or_else(|| first_nonblank(lines))
+    // The last logged line (`t.Fatal` ends the test, and `t.Log` lines come before errors),
+    // with the deeper lines under it that continue it: a multi-line message, or an assertion
+    // library's labelled body under a bare `file.go:12:` (`Error:`, `expected:`, `Messages:`),
+    // less the lines that only say where.
+    let logged = |l: &str| -> Option<String> {
+        let t = l.trim();
+        let (loc, rest) = t
+            .split_once(": ")
+            .or_else(|| t.strip_suffix(':').map(|loc| (loc, "")))?;
+        loc.contains(".go:").then(|| rest.trim().to_owned())
+    };
+    let Some(at) = lines.iter().rposition(|l| logged(l).is_some()) else {
+        return first_nonblank(lines);
+    };
+    let depth = indent(&lines[at]);
+    let mut parts: Vec<String> = logged(&lines[at])
+        .into_iter()
+        .filter(|r| !r.is_empty())
+        .collect();
+    for l in &lines[at + 1..] {
+        if l.trim().is_empty() || indent(l) <= depth || parts.len() >= 12 {
+            break;
+        }
+        let t = l.trim();
+        let value = t.split_once(':').map_or(t, |(_, v)| v.trim());
+        let place = value.contains(".go:")
+            && value
+                .rsplit(':')
+                .next()
+                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
+        if !place {
+            parts.push(t.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
+    }
+    if parts.is_empty() {
+        return first_nonblank(lines);
+    }
+    Some(parts.join("\n").chars().take(1200).collect())
 }
 
 /// JUnit XML: `<testcase>` elements with a `<failure>` or `<error>`.
@@ -946,9 +974,10 @@ fn go(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
     let parents = parents_of(results.iter().map(String::as_str));
     // -v: the output lines of each run of a test, given to the result that ends that run (a
     // test run again, by -count or a same-named test in another package, keeps its own lines).
-    let mut own: HashMap<usize, Vec<String>> = HashMap::new();
+    // (Lines by their index, so the lines a result takes are covered with it.)
+    let mut own: HashMap<usize, Vec<usize>> = HashMap::new();
     if verbose {
-        let mut pending: HashMap<String, Vec<String>> = HashMap::new();
+        let mut pending: HashMap<String, Vec<usize>> = HashMap::new();
         let mut current: Option<String> = None;
         for (k, l) in lines.iter().enumerate() {
             let t = l.trim();
@@ -973,7 +1002,7 @@ fn go(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
             {
                 current = None;
             } else if let Some(c) = &current {
-                pending.entry(c.clone()).or_default().push(l.clone());
+                pending.entry(c.clone()).or_default().push(k);
             }
         }
     }
@@ -987,7 +1016,10 @@ fn go(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
         let mut j = i + 1;
         let mut body = Vec::new();
         if let Some(lines_of) = own.remove(&i) {
-            body.extend(lines_of);
+            for k in lines_of {
+                covered[k] = true;
+                body.push(lines[k].clone());
+            }
         }
         // The lines under the result (plain mode), stopping at another result.
         while j < lines.len() {
