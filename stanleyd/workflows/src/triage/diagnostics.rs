@@ -183,6 +183,96 @@ fn trailing_severity(rest: &str) -> Option<(Severity, Option<String>, String)> {
     (!message.is_empty()).then(|| (severity, code, message.to_owned()))
 }
 
+/// A severity word given as a bare word (`error`, `warning`, `info`, `style`, `note`).
+fn severity_word(word: &str) -> Option<Severity> {
+    match word
+        .trim_end_matches(':')
+        .trim_matches(|c| c == '[' || c == ']' || c == '(' || c == ')')
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "error" | "fatal" | "err" => Some(Severity::Error),
+        "warning" | "warn" | "info" | "style" | "note" | "notice" | "hint" | "convention"
+        | "refactor" => Some(Severity::Warning),
+        _ => None,
+    }
+}
+
+/// A rule or code as linters print it: no spaces, and a digit, `/`, `-` or `_` in it
+/// (`MD001/heading-increment`, `DL3008`, `no-unused-vars`, `SC2086`).
+fn rule_like(word: &str) -> bool {
+    let w = word.trim_end_matches(':');
+    w.len() >= 2
+        && w.len() <= 80
+        && w.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/-_.".contains(c))
+        && w.chars().any(|c| c.is_ascii_digit() || "/-_".contains(c))
+}
+
+/// What follows a place with no colon: a severity word and then a rule, or a rule and then a
+/// severity, before the message.
+fn bare_judged(rest: &str) -> Option<(Severity, Option<String>, String)> {
+    let mut words = rest.split_whitespace();
+    let first = words.next()?;
+    let second = words.next().unwrap_or("");
+    let (severity, code) = if let Some(s) = severity_word(first) {
+        (s, rule_like(second).then(|| second.trim_end_matches(':').to_owned()))
+    } else if rule_like(first) && first.chars().any(|c| c.is_ascii_digit()) {
+        let s = severity_word(second).unwrap_or(Severity::Error);
+        (s, Some(first.trim_end_matches(':').to_owned()))
+    } else {
+        return None;
+    };
+    let message = rest.trim();
+    (message.split_whitespace().count() >= 2).then(|| (severity, code, message.to_owned()))
+}
+
+/// A place given in words (`In path line N:`, `path: line N, col M, message`): path, line,
+/// and what follows (empty for a header whose findings are marked on the next lines).
+fn worded(line: &str) -> Option<(&str, u64, &str)> {
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let t = line.strip_prefix("In ").unwrap_or(line);
+    let at = t.find(" line ")?;
+    let path = t[..at].trim_end_matches([':', ',']);
+    if !path_like(path) {
+        return None;
+    }
+    let after = &t[at + " line ".len()..];
+    let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+    let number: u64 = after[..digits].parse().ok()?;
+    let mut rest = &after[digits..];
+    // `, col M`, ` column M`
+    for marker in [", col ", " col ", ", column ", " column "] {
+        if let Some(r) = rest.strip_prefix(marker) {
+            let d = r.bytes().take_while(u8::is_ascii_digit).count();
+            rest = &r[d..];
+            break;
+        }
+    }
+    let rest = rest.trim_start_matches([':', ',']).trim();
+    Some((path, number, rest))
+}
+
+/// A marker line under a worded header: `^--^ SC2086 (info): message`.
+fn marker(line: &str) -> Option<(Severity, Option<String>, String)> {
+    let t = line.trim_start();
+    if !t.starts_with('^') {
+        return None;
+    }
+    let t = t.trim_start_matches(|c: char| "^-~ ".contains(c));
+    let (head, message) = t.split_once(": ")?;
+    let (code, severity) = match head.split_once(" (") {
+        Some((c, s)) => (Some(c.trim().to_owned()), s.trim_end_matches(')')),
+        None => (None, head),
+    };
+    let severity = severity_word(severity).unwrap_or(Severity::Error);
+    let message = message.trim();
+    (!message.is_empty()).then(|| (severity, code, t.to_owned()))
+}
+
 /// A diagnostic on one line: location first (`path:line[:col]: …`, ` - …`) or in parentheses.
 fn one_line(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
     // Indented, it counts only with a severity word after the place (pyright's
@@ -191,6 +281,20 @@ fn one_line(line: &str) -> Option<(String, String, Severity, Option<String>, Str
     let line = line.trim_start();
     let (path, number, used) = location(line).or_else(|| paren_location(line))?;
     let rest = &line[used..];
+    // `path:3 error MD001/rule message`, `path:3 DL3008 warning: message`: a severity word or
+    // a code right after the place, with no colon between.
+    if !indented
+        && let Some(r) = rest.strip_prefix(' ')
+        && let Some((severity, code, message)) = bare_judged(r)
+    {
+        return Some((
+            format!("{path}:{number}"),
+            line[..used].to_owned(),
+            severity,
+            code,
+            message,
+        ));
+    }
     let rest = rest
         .strip_prefix(": ")
         .or_else(|| rest.strip_prefix(" - "))
@@ -314,6 +418,7 @@ pub(super) fn read(
 ) -> Result<Vec<Diagnostic>, stanley_core::Cancelled> {
     let mut out = Vec::new();
     let mut file: Option<String> = None;
+    let mut header_path: Option<String> = None;
     let mut i = 0;
     while i < lines.len() {
         pace.step()?;
@@ -323,7 +428,83 @@ pub(super) fn read(
             continue;
         }
         let line = &lines[i];
+        // A header with its place in words, its findings marked on the lines below (`In a.sh
+        // line 3:`, the source line, `^-- SC2086 (info): …`): each marked finding one.
+        if let Some((path, number, "")) = worded(line)
+            && line.trim_end().ends_with(':')
+        {
+            let mut from = i;
+            let mut k = i + 1;
+            let mut marked = 0;
+            while k < lines.len() && k - i < MAX_LINES && !covered[k] && worded(&lines[k]).is_none()
+            {
+                if let Some((severity, code, message)) = marker(&lines[k]) {
+                    marked += 1;
+                    out.push(Diagnostic {
+                        found: Found {
+                            start: from,
+                            lines: lines[from..=k].to_vec(),
+                            name: Some(format!("{path}:{number}")),
+                            message: Some(message.clone()),
+                            anchor: "diagnostic",
+                            ..Found::default()
+                        },
+                        place: format!("{path}:{number}:{marked}"),
+                        code,
+                        severity,
+                    });
+                    from = k + 1;
+                } else if lines[k].trim().is_empty() && marked > 0 {
+                    break;
+                }
+                k += 1;
+            }
+            if marked > 0 {
+                file = None;
+                i = from.max(i + 1);
+                continue;
+            }
+        }
         let mut found = one_line(line).map(|(name, place, s, c, m)| (i, name, place, s, c, m));
+        // `path: line N, col M, message`: a place in words, then the message.
+        if found.is_none()
+            && let Some((path, number, message)) = worded(line)
+            && message.split_whitespace().count() >= 2
+        {
+            found = Some((
+                i,
+                format!("{path}:{number}"),
+                line.trim().to_owned(),
+                Severity::Error,
+                None,
+                message.to_owned(),
+            ));
+        }
+        // An indented `path:line:col: message` under a header that names the same file
+        // (`Checking src/a.lua   3 warnings`): a row of that file's findings, one line each.
+        let mut header_row = false;
+        if found.is_none()
+            && line.starts_with(char::is_whitespace)
+            && let Some(h) = &header_path
+            && let Some((path, number, used)) = location(line.trim_start())
+            && (path == h || path.trim_start_matches("./") == h.trim_start_matches("./"))
+        {
+            let t = line.trim_start();
+            let message = t[used..].trim_start_matches(':').trim();
+            if !message.is_empty() {
+                let (severity, code, message) =
+                    judged(message).unwrap_or((Severity::Error, None, message.to_owned()));
+                found = Some((
+                    i,
+                    format!("{path}:{number}"),
+                    t[..used].to_owned(),
+                    severity,
+                    code,
+                    message,
+                ));
+                header_row = true;
+            }
+        }
         if found.is_none()
             && let Some((s, c, m)) = header(line)
             && let Some((_, name, place)) = arrow(lines, i)
@@ -337,6 +518,15 @@ pub(super) fn read(
             found = Some((i, format!("{f}:{row}"), format!("{f}:{pos}"), s, c, m));
         }
         let Some((start, name, place, severity, code, message)) = found else {
+            // An unindented line naming a file heads that file's indented rows.
+            if !line.starts_with(char::is_whitespace) && !line.trim().is_empty() {
+                header_path = line
+                    .split_whitespace()
+                    .take(3)
+                    .map(|w| w.trim_matches(|c: char| "'\"`:,()[]".contains(c)))
+                    .find(|w| path_like(w))
+                    .map(str::to_owned);
+            }
             // A path alone on a line heads a stylish block; anything else ends one.
             let t = line.trim();
             file = (!line.starts_with(char::is_whitespace) && path_like(t)).then(|| t.to_owned());
@@ -346,7 +536,7 @@ pub(super) fn read(
             i += 1;
             continue;
         };
-        let in_rows = file.is_some() && line.starts_with(' ');
+        let in_rows = (file.is_some() && line.starts_with(' ')) || header_row;
         let mut end = i + 1;
         if !in_rows {
             while end < lines.len()
@@ -480,5 +670,73 @@ mod tests {
             names(log),
             [("src/a.c:3".to_owned(), Some("-Wunused-variable".to_owned()))]
         );
+    }
+}
+
+#[cfg(test)]
+mod worded_tests {
+    use super::*;
+
+    fn read_all(text: &str) -> Vec<(String, Option<String>, String)> {
+        let l: Vec<String> = text.lines().map(str::to_owned).collect();
+        read(
+            &l,
+            &vec![false; l.len()],
+            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
+        )
+        .unwrap()
+        .into_iter()
+        .map(|d| {
+            (
+                d.found.name.unwrap_or_default(),
+                d.code,
+                d.found.message.unwrap_or_default(),
+            )
+        })
+        .collect()
+    }
+
+    #[test]
+    fn places_in_words_and_marked_findings_are_diagnostics() {
+        let log = "\nIn deploy.sh line 3:\necho $foo $bar\n     ^--^ SC2086 (info): Double quote to prevent globbing.\n          ^--^ SC2154 (warning): bar is referenced but not assigned.\n\nDid you mean:\necho \"$foo\" $bar\n\nIn deploy.sh line 9:\ncd $dir\n^-----^ SC2164 (warning): Use 'cd ... || exit' in case cd fails.\n\nFor more information:\n  https://www.shellcheck.net/wiki/SC2086 -- Double quote\n";
+        let got = read_all(log);
+        let names: Vec<(&str, Option<&str>)> = got
+            .iter()
+            .map(|(n, c, _)| (n.as_str(), c.as_deref()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("deploy.sh:3", Some("SC2086")),
+                ("deploy.sh:3", Some("SC2154")),
+                ("deploy.sh:9", Some("SC2164"))
+            ]
+        );
+        let log = "app.js: line 3, col 14, Missing semicolon.\napp.js: line 7, col 1, 'x' is not defined.\n\n2 errors\n";
+        let got = read_all(log);
+        assert_eq!(got[0].0, "app.js:3");
+        assert_eq!(got[1].2, "'x' is not defined.");
+    }
+
+    #[test]
+    fn a_rule_or_severity_right_after_the_place_and_rows_under_a_file_header() {
+        let log = "README.md:3 error MD001/heading-increment Heading levels should only increment by one level\nDockerfile:4 DL3008 warning: Pin versions in apt get install\n";
+        let got = read_all(log);
+        let codes: Vec<(&str, Option<&str>)> = got
+            .iter()
+            .map(|(n, c, _)| (n.as_str(), c.as_deref()))
+            .collect();
+        assert_eq!(
+            codes,
+            [("README.md:3", Some("MD001/heading-increment"))],
+            "the warning goes beside an error"
+        );
+        let log = "Checking src/a.lua                                3 warnings\n\n    src/a.lua:1:7: unused variable 'x'\n    src/a.lua:4:1: setting non-standard global variable 'y'\n\nChecking src/b.lua                                OK\n\nTotal: 2 warnings / 0 errors in 2 files\n";
+        let got = read_all(log);
+        let names: Vec<&str> = got.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(names, ["src/a.lua:1", "src/a.lua:4"]);
+        // A test's own indented output under a line that names another file is no diagnostic.
+        let log = "--- FAIL: TestX (0.00s)\n    calc_test.go:12: got 1\n";
+        assert!(read_all(log).is_empty());
     }
 }
