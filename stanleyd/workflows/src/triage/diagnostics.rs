@@ -217,7 +217,10 @@ fn bare_judged(rest: &str) -> Option<(Severity, Option<String>, String)> {
     let first = words.next()?;
     let second = words.next().unwrap_or("");
     let (severity, code) = if let Some(s) = severity_word(first) {
-        (s, rule_like(second).then(|| second.trim_end_matches(':').to_owned()))
+        (
+            s,
+            rule_like(second).then(|| second.trim_end_matches(':').to_owned()),
+        )
     } else if rule_like(first) && first.chars().any(|c| c.is_ascii_digit()) {
         let s = severity_word(second).unwrap_or(Severity::Error);
         (s, Some(first.trim_end_matches(':').to_owned()))

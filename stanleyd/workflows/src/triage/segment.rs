@@ -221,6 +221,15 @@ pub(super) fn status_name(line: &str) -> Option<String> {
         let name = plain(&counted[..open]);
         return name_like(&name).then_some(name);
     }
+    // `Failure: test_add(TestCalc)`, `Error: test_div(TestCalc): ZeroDivisionError`: a verdict
+    // word and a test's id (a method and its class), not a message that starts with `Error:`.
+    for verdict in ["Failure: ", "Error: ", "Failed: ", "Errored: "] {
+        if let Some(rest) = t.strip_prefix(verdict)
+            && let Some(id) = test_id(rest)
+        {
+            return Some(id.to_owned());
+        }
+    }
     let prefixes: [&str; 19] = [
         "● ",
         "--- FAIL: ",
@@ -295,6 +304,24 @@ pub(super) fn status_name(line: &str) -> Option<String> {
         return name_like(name).then(|| name.trim().to_owned());
     }
     None
+}
+
+/// A test's id at the start of `text`: `method(Class)` or `method (pkg.Class)`, up to the
+/// `: ` that may follow it.
+fn test_id(text: &str) -> Option<&str> {
+    let id = text.split(": ").next().unwrap_or(text).trim_end();
+    let open = id.find('(')?;
+    let method = id[..open].trim_end();
+    let class = id[open + 1..].strip_suffix(')')?;
+    let ident = |s: &str| {
+        s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_?!".contains(c))
+    };
+    (ident(method)
+        && !class.is_empty()
+        && class.split(['.', ':']).filter(|p| !p.is_empty()).all(ident))
+    .then_some(id)
 }
 
 /// Whether a line says the run is over: a summary of counts or a runner's closing words.
@@ -984,7 +1011,9 @@ fn framed(lines: &[String], covered: &[bool]) -> Vec<Span> {
             continue;
         }
         let name = titles.join(" / ");
-        if name_like(&name) {
+        // A line of progress marks between two reports' rules (`F`, `.E`) titles nothing.
+        let progress = name.chars().all(|c| ".FEfesSx*".contains(c));
+        if name_like(&name) && !progress {
             frames.push((i, j + 1, name));
         }
         i = j + 1;
@@ -1495,6 +1524,11 @@ mod tests {
             ("--- FAIL: TestX (0.00s)", "TestX"),
             ("FAIL: test_a (pkg.mod.Case.test_a)", "pkg.mod.Case.test_a"),
             ("ERROR: test_b (pkg.mod.Case)", "pkg.mod.Case.test_b"),
+            ("Failure: test_add(TestCalc)", "test_add(TestCalc)"),
+            (
+                "Error: test_div(TestCalc): ZeroDivisionError: divided by 0",
+                "test_div(TestCalc)",
+            ),
             (
                 "test_a (pkg.mod.Case.test_a) ... ERROR",
                 "pkg.mod.Case.test_a",
@@ -1520,6 +1554,8 @@ mod tests {
         for line in [
             "[  FAILED  ] 4 tests, listed below:",
             "FAILED (failures=10)",
+            "Error: cannot find module 'x'",
+            "Error: expected (1) to equal 2",
             "✖ 6 problems (6 errors, 0 warnings)",
             "FAIL",
             "ok 1 - adds",

@@ -50,16 +50,30 @@ struct LineCounts {
     failed: usize,
     errors: usize,
     problems: usize,
+    /// Warnings, which are the failures when nothing else is (a linter that fails on them).
+    warnings: usize,
 }
 
 impl LineCounts {
-    fn readings(self) -> [usize; 4] {
+    fn readings(self) -> [usize; 5] {
         [
             self.failed,
             self.errors,
             self.failed + self.errors,
             self.problems,
+            if self.failed + self.errors + self.problems == 0 {
+                self.warnings
+            } else {
+                0
+            },
         ]
+    }
+
+    fn add(&mut self, other: LineCounts) {
+        self.failed += other.failed;
+        self.errors += other.errors;
+        self.problems += other.problems;
+        self.warnings += other.warnings;
     }
 }
 
@@ -69,6 +83,7 @@ enum Outcome {
     Failed,
     Error,
     Problem,
+    Warning,
     /// Counted outcomes that are no failure (`passed`, `skipped`, `total`): they make a line a
     /// summary, and add nothing.
     Other,
@@ -80,11 +95,12 @@ fn outcome(word: &str) -> Option<Outcome> {
         | "regressions" => Outcome::Failed,
         "errors" | "error" | "errored" => Outcome::Error,
         "problems" | "problem" | "issues" | "violations" => Outcome::Problem,
+        "warnings" | "warning" => Outcome::Warning,
         "passed" | "passing" | "pass" | "passes" | "ok" | "skipped" | "skip" | "pending"
-        | "todo" | "total" | "warnings" | "warning" | "warn" | "succeeded" | "success"
-        | "successes" | "xfailed" | "xpassed" | "deselected" | "ignored" | "incomplete"
-        | "risky" | "flaky" | "tests" | "test" | "examples" | "example" | "specs" | "spec"
-        | "assertions" | "cases" | "scenarios" | "steps" | "run" | "ran" => Outcome::Other,
+        | "todo" | "total" | "warn" | "succeeded" | "success" | "successes" | "xfailed"
+        | "xpassed" | "deselected" | "ignored" | "incomplete" | "risky" | "flaky" | "tests"
+        | "test" | "examples" | "example" | "specs" | "spec" | "assertions" | "cases"
+        | "scenarios" | "steps" | "run" | "ran" => Outcome::Other,
         _ => return None,
     })
 }
@@ -188,6 +204,28 @@ fn line_counts(line: &str) -> Option<LineCounts> {
         } else {
             k.checked_sub(1).and_then(word)
         };
+        // `2 of 5 tests failed`: the first number counts the outcome after the second.
+        if let (Some((Token::Word(of), _)), Some((Token::Number(_), _))) =
+            (tokens.get(k + 1), tokens.get(k + 2))
+            && of == "of"
+            && let Some((w, class)) = word(k + 4)
+                .filter(|_| word(k + 3).is_some())
+                .or_else(|| word(k + 3))
+            && class != Outcome::Other
+        {
+            used[k] = true;
+            used[k + 1] = true;
+            used[w] = true;
+            counted = true;
+            match class {
+                Outcome::Failed => counts.failed += n,
+                Outcome::Error => counts.errors += n,
+                Outcome::Problem => counts.problems += n,
+                Outcome::Warning => counts.warnings += n,
+                Outcome::Other => {}
+            }
+            continue;
+        }
         let after = match tokens.get(k + 1) {
             Some((_, Sep::Space)) => word(k + 1),
             _ => None,
@@ -213,6 +251,7 @@ fn line_counts(line: &str) -> Option<LineCounts> {
             Outcome::Failed => counts.failed += n,
             Outcome::Error => counts.errors += n,
             Outcome::Problem => counts.problems += n,
+            Outcome::Warning => counts.warnings += n,
             Outcome::Other => {}
         }
     }
@@ -254,6 +293,8 @@ fn shape(line: &str) -> String {
 pub fn stated(lines: &[String]) -> Stated {
     let mut counts: Vec<usize> = Vec::new();
     let mut sums: HashMap<String, (usize, LineCounts)> = HashMap::new();
+    // Every summary of the log together (several suites, each stating its own).
+    let mut all = (0, LineCounts::default());
     for line in lines {
         let Some(c) = line_counts(line) else {
             continue;
@@ -261,11 +302,11 @@ pub fn stated(lines: &[String]) -> Stated {
         counts.extend(c.readings());
         let entry = sums.entry(shape(line)).or_default();
         entry.0 += 1;
-        entry.1.failed += c.failed;
-        entry.1.errors += c.errors;
-        entry.1.problems += c.problems;
+        entry.1.add(c);
+        all.0 += 1;
+        all.1.add(c);
     }
-    for (n, c) in sums.into_values() {
+    for (n, c) in sums.into_values().chain(std::iter::once(all)) {
         if n > 1 {
             counts.extend(c.readings());
         }
@@ -320,6 +361,14 @@ impl Agreement {
 mod tests {
     use super::*;
 
+    #[test]
+    fn warnings_are_the_count_when_nothing_else_failed() {
+        let c = line_counts("Total: 2 warnings / 0 errors in 2 files").unwrap();
+        assert_eq!(c.readings(), [0, 0, 0, 0, 2]);
+        let c = line_counts("3 errors, 2 warnings").unwrap();
+        assert_eq!(c.readings(), [0, 3, 3, 0, 0]);
+    }
+
     fn counts(line: &str) -> Option<(usize, usize, usize)> {
         line_counts(line).map(|c| (c.failed, c.errors, c.problems))
     }
@@ -347,6 +396,7 @@ mod tests {
                 "test result: FAILED. 1 passed; 2 failed; 0 ignored",
                 (2, 0, 0),
             ),
+            ("2 of 5 tests failed", (2, 0, 0)),
         ] {
             assert_eq!(counts(line), Some(want), "{line}");
         }

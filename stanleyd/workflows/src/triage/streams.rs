@@ -18,7 +18,7 @@ const MIN_LINES: usize = 3;
 
 /// The label at the start of `line` and the byte where the stream's own text begins: a
 /// segment of at most four spaces and [`MAX_LABEL`] bytes that does not start with whitespace,
-/// ended by `: `, a final `:`, ` | `, or `] ` after a leading `[`.
+/// ended by `: `, a final `:`, ` | ` or a tab, or a leading `[…] ` or `(…) ` whatever it holds.
 fn label(line: &str) -> Option<(&str, usize)> {
     if line.starts_with(char::is_whitespace) {
         return None;
@@ -32,16 +32,35 @@ fn label(line: &str) -> Option<(&str, usize)> {
     let colon_end =
         (line.len() <= MAX_LABEL && line.ends_with(':')).then(|| (line.len() - 1, line.len()));
     let bar = head.find(" | ").map(|p| (p, p + 3));
-    // `[api] text`: a bracketed label.
-    let bracket = head
-        .starts_with('[')
-        .then(|| head.find("] "))
-        .flatten()
-        .map(|p| (p + 1, p + 2));
-    let (end, text) = [colon, colon_end, bar, bracket]
+    // `[api] text`, `[unit : test] text`, `(api) text`: a bracketed label, whatever is inside.
+    let bracket = [('[', "] "), ('(', ") ")]
         .into_iter()
-        .flatten()
-        .min()?;
+        .find_map(|(open, close)| {
+            head.starts_with(open)
+                .then(|| head.find(close))
+                .flatten()
+                .map(|p| (p + 1, p + 2))
+        });
+    if let Some(found) = bracket {
+        let name = &line[..found.0];
+        return (name.matches(' ').count() <= 4).then_some((name, found.1));
+    }
+    // `stdout<TAB>2024-12-04T10:00:00Z<TAB>text`: tab-separated fields, a second field with
+    // no spaces (a time, a number) taken with the first.
+    let tab = head.find('\t').map(|p| {
+        let next = &head[p + 1..];
+        match next.find('\t') {
+            Some(q)
+                if q <= 40
+                    && !next[..q].contains(' ')
+                    && next[..q].chars().any(|c| c.is_ascii_digit()) =>
+            {
+                (p + 1 + q, p + 2 + q)
+            }
+            _ => (p, p + 1),
+        }
+    });
+    let (end, text) = [colon, colon_end, bar, tab].into_iter().flatten().min()?;
     let name = line[..end].trim_end();
     if name.is_empty() || name.matches(' ').count() > 4 {
         return None;
@@ -270,6 +289,33 @@ mod tests {
             "src/a.c:10:5: error: use of undeclared identifier 'v'"
         );
         assert!(u.origin.is_empty());
+    }
+
+    #[test]
+    fn bracketed_and_tab_separated_labels_come_off_whatever_they_hold() {
+        for (label, inner_label) in [
+            ("[unit : test] ", "[unit : test]"),
+            ("(api) ", "(api)"),
+            (
+                "stdout\t2026-12-04T10:00:0N.123Z\t",
+                "stdout\t2026-12-04T10:00:0N.123Z",
+            ),
+        ] {
+            let text: String = ["not ok 1 - adds", "  ---", "  error: 'broke'", "  ...", ""]
+                .iter()
+                .enumerate()
+                .map(|(n, l)| format!("{}{l}\n", label.replace('N', &n.to_string())))
+                .collect();
+            let u = unwrapped(&text);
+            assert_eq!(u.wrapper, Some(Wrapper::Prefixed), "{label:?}");
+            assert_eq!(u.lines[0], "not ok 1 - adds", "{label:?}");
+            assert_eq!(u.lines[2], "  error: 'broke'", "{label:?}");
+            assert_eq!(
+                u.step_of(0).map(|s| s.replace(char::is_numeric, "")),
+                Some(inner_label.replace('N', "").replace(char::is_numeric, "")),
+                "{label:?}"
+            );
+        }
     }
 
     #[test]
