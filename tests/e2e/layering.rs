@@ -75,7 +75,7 @@ const IO_TOKIO_FEATURES: &[&str] = &[
 #[test]
 fn core_and_workflows_do_no_io() {
     let meta = metadata();
-    for name in ["stanley-core", "stanley-workflows"] {
+    for name in ["stanley-core", "stanley-logs", "stanley-workflows"] {
         for (dep, features) in deps(package(&meta, name)) {
             assert!(
                 !IO_CRATES.contains(&dep.as_str()),
@@ -117,7 +117,8 @@ fn layers_point_one_way() {
             .collect()
     };
     assert_eq!(ours("stanley-core"), Vec::<String>::new());
-    assert_eq!(ours("stanley-workflows"), ["stanley-core"]);
+    assert_eq!(ours("stanley-logs"), ["stanley-core"]);
+    assert_eq!(ours("stanley-workflows"), ["stanley-core", "stanley-logs"]);
     let adapters = ours("stanley-adapters");
     assert!(
         !adapters.contains(&"stanleyd".to_owned())
@@ -264,6 +265,7 @@ fn modules_inside_each_crate_form_a_tree() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     for src in [
         "stanleyd/core/src",
+        "stanleyd/logs/src",
         "stanleyd/workflows/src",
         "stanleyd/adapters/src",
         "stanleyd/daemon/src",
@@ -302,6 +304,7 @@ fn production_calls(calls: &[&str], allowed: impl Fn(&str, &str) -> bool) -> Vec
         "stanleyd/daemon/src",
         "stanleyd/adapters/src",
         "stanleyd/workflows/src",
+        "stanleyd/logs/src",
         "stanleyd/core/src",
         "stanley-cli/src",
         "proto/src",
@@ -368,7 +371,7 @@ fn literal_after(line: &str, call: &str) -> bool {
 #[test]
 fn core_and_workflows_see_no_protobuf_type() {
     let meta = metadata();
-    for name in ["stanley-core", "stanley-workflows"] {
+    for name in ["stanley-core", "stanley-logs", "stanley-workflows"] {
         for (dep, _) in deps(package(&meta, name)) {
             assert!(
                 ![

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{FailureBlock, parse_log, strip_ansi};
 use crate::testing::names_match;
+use crate::triage::logs::{FailureBlock, parse_log, strip_ansi};
 
 fn folder() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/runners")
@@ -89,14 +89,14 @@ fn block_text(block: &FailureBlock) -> String {
 /// The scores of one capture: failures found with their own message, blocks carrying two
 /// failures' messages or no failure at all, and pairs of different failures marked duplicates.
 fn score(capture: &Capture) -> (usize, Vec<String>, Vec<String>, Vec<String>) {
-    score_with(capture, super::Parsers::All)
+    score_with(capture, crate::triage::logs::Parsers::All)
 }
 
 fn score_with(
     capture: &Capture,
-    parsers: super::Parsers,
+    parsers: crate::triage::logs::Parsers,
 ) -> (usize, Vec<String>, Vec<String>, Vec<String>) {
-    let parsed = super::parse_log_with(&capture.text, parsers);
+    let parsed = crate::triage::logs::parse_log_with(&capture.text, parsers);
     let blocks: Vec<(String, String, &FailureBlock)> = parsed
         .blocks
         .iter()
@@ -168,7 +168,7 @@ fn merged(report: &[String]) -> usize {
 fn real_runner_output_is_split_into_each_failure_with_its_own_message() {
     let captures = captures();
     assert!(captures.len() >= 150, "{} captures", captures.len());
-    let (found, total, report, _, dups) = tally(&captures, super::Parsers::All);
+    let (found, total, report, _, dups) = tally(&captures, crate::triage::logs::Parsers::All);
     let rate = found as f64 / total as f64;
     let merged = merged(&report);
     println!(
@@ -189,8 +189,8 @@ fn held_out_captures_are_triaged_as_well_as_the_tuned_ones() {
     let captures = captures_in(&folder().join("../runners-heldout"));
     assert!(captures.len() >= 20, "{} held-out captures", captures.len());
     for (parsers, floor) in [
-        (super::Parsers::All, 0.90),
-        (super::Parsers::GenericOnly, 0.85),
+        (crate::triage::logs::Parsers::All, 0.90),
+        (crate::triage::logs::Parsers::GenericOnly, 0.85),
     ] {
         let (found, total, report, _, dups) = tally(&captures, parsers);
         let rate = found as f64 / total as f64;
@@ -384,7 +384,7 @@ fn a_capture_inside_a_ci_job_log_is_triaged_as_the_capture_itself() {
 /// The scores of a set of captures with `parsers`: (found, total, report, mixed, duplicates).
 fn tally(
     captures: &[Capture],
-    parsers: super::Parsers,
+    parsers: crate::triage::logs::Parsers,
 ) -> (usize, usize, Vec<String>, usize, usize) {
     let (mut total, mut found) = (0, 0);
     let (mut mixed_all, mut dups_all) = (0, 0);
@@ -409,7 +409,8 @@ fn tally(
 #[test]
 fn the_generic_path_alone_finds_most_failures_and_never_merges_two() {
     let captures = captures();
-    let (found, total, report, _, dups) = tally(&captures, super::Parsers::GenericOnly);
+    let (found, total, report, _, dups) =
+        tally(&captures, crate::triage::logs::Parsers::GenericOnly);
     // Blocks the generic path cannot name are honest (`testName: null`); what it must never do
     // is put two failures in one block, or call two failures one.
     let merged = merged(&report);
@@ -439,9 +440,12 @@ fn debug_one_capture() {
     };
     let path = folder().join(&name);
     let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
-    for parsers in [super::Parsers::All, super::Parsers::GenericOnly] {
+    for parsers in [
+        crate::triage::logs::Parsers::All,
+        crate::triage::logs::Parsers::GenericOnly,
+    ] {
         println!("== {parsers:?}");
-        for b in super::parse_log_with(&text, parsers).blocks {
+        for b in crate::triage::logs::parse_log_with(&text, parsers).blocks {
             println!(
                 "-- lines {}-{} name {:?}\n   message {:?}",
                 b.start, b.end, b.test_name, b.message
@@ -533,14 +537,17 @@ fn a_prefix_shared_by_a_run_of_lines_is_a_wrapper() {
         "{} task-runner captures",
         captures.len()
     );
-    for parsers in [super::Parsers::All, super::Parsers::GenericOnly] {
+    for parsers in [
+        crate::triage::logs::Parsers::All,
+        crate::triage::logs::Parsers::GenericOnly,
+    ] {
         let (mut found_all, mut total) = (0, 0);
         let mut report = Vec::new();
         for c in &captures {
             let (found, lost, mixed, dups) = score_with(c, parsers);
             found_all += found;
             total += c.failures.len();
-            let short = parsers == super::Parsers::All && found < c.failures.len();
+            let short = parsers == crate::triage::logs::Parsers::All && found < c.failures.len();
             if short || merged(&mixed) > 0 || !dups.is_empty() {
                 report.push(format!(
                     "{}: {found}/{}; lost {lost:?}; mixed {mixed:?}; dups {dups:?}",
@@ -573,7 +580,10 @@ fn every_diagnostic_is_a_failure_named_by_its_location() {
         "{} diagnostics captures",
         captures.len()
     );
-    for parsers in [super::Parsers::All, super::Parsers::GenericOnly] {
+    for parsers in [
+        crate::triage::logs::Parsers::All,
+        crate::triage::logs::Parsers::GenericOnly,
+    ] {
         let mut report = Vec::new();
         for c in &captures {
             let (found, lost, mixed, dups) = score_with(c, parsers);
@@ -607,8 +617,11 @@ fn a_job_that_failed_outside_any_test_shows_why_first() {
         };
         seen += 1;
         let text = std::fs::read_to_string(folder().join(format!("{stem}.log"))).unwrap();
-        for parsers in [super::Parsers::All, super::Parsers::GenericOnly] {
-            let parsed = super::parse_log_with(&text, parsers);
+        for parsers in [
+            crate::triage::logs::Parsers::All,
+            crate::triage::logs::Parsers::GenericOnly,
+        ] {
+            let parsed = crate::triage::logs::parse_log_with(&text, parsers);
             let first = parsed
                 .blocks
                 .first()

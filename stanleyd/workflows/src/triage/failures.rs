@@ -428,7 +428,7 @@ fn record_limits(input: &FailuresInput, parsed: &ParsedLog, run: &mut Run) {
         ));
     }
     // A reading that disagrees with the count the log states says so (issue 46).
-    if let crate::triage::stated::Agreement::Differs { stated } = parsed.agreement {
+    if let crate::triage::logs::stated::Agreement::Differs { stated } = parsed.agreement {
         let read = parsed
             .blocks
             .iter()
@@ -826,7 +826,7 @@ fn section_lines(rows: &[FailureRow], brief: bool) -> Vec<String> {
             .or_else(|| {
                 r.stack_locations
                     .iter()
-                    .find(|s| !super::logs::foreign_frame(&s.path))
+                    .find(|s| !crate::triage::logs::foreign_frame(&s.path))
             })
             .or(r.stack_locations.first())
             .map(|s| format!("  {}:{}", s.path, s.line))

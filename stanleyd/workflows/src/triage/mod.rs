@@ -1,17 +1,14 @@
 //! Triage of what a person brings: failing test logs (`logs` parses them, `failures` judges
 //! them) and review comments (`review_comments` parses them, `comments` judges them).
 
-pub mod ci;
 pub mod comments;
-mod diagnostics;
-mod documents;
 pub mod failures;
-pub mod logs;
 pub mod review_comments;
-mod runners;
-mod segment;
-pub mod stated;
-mod streams;
+
+/// Reading the logs, a crate of its own (issue 46).
+pub use stanley_logs as logs;
+/// The CI job-log formats a log is unwrapped from.
+pub use stanley_logs::wrapper::ci;
 
 /// What a triage reads besides its input: the diff as context (when there is one), the tracked
 /// files, and the files themselves.
@@ -79,3 +76,6 @@ pub(crate) fn tag_rows(rows: &mut [serde_json::Value], kind: &str) {
         }
     }
 }
+
+#[cfg(test)]
+mod captures_tests;

@@ -73,11 +73,11 @@ impl Unwrapped {
 }
 
 /// How many non-empty lines detection looks at.
-const SAMPLE: usize = 4000;
+pub(crate) const SAMPLE: usize = 4000;
 
 /// `2026-11-30T11:21:07.3395870Z `: the length of an RFC 3339 UTC stamp and its space, if the
 /// line starts with one.
-fn iso_stamp(line: &str) -> Option<usize> {
+pub(crate) fn iso_stamp(line: &str) -> Option<usize> {
     let b = line.as_bytes();
     let digits =
         |r: std::ops::Range<usize>| r.clone().all(|i| b.get(i).is_some_and(u8::is_ascii_digit));
@@ -122,7 +122,7 @@ fn iso_stamp(line: &str) -> Option<usize> {
 
 /// A clock prefix of another shape: `[2026-11-30T11:21:07.339Z] `, `[11:21:07] `,
 /// `11:21:07.339 `, `2026-11-30 11:21:07,339 `.
-fn clock_prefix(line: &str) -> Option<usize> {
+pub(crate) fn clock_prefix(line: &str) -> Option<usize> {
     if let Some(n) = iso_stamp(line) {
         return Some(n);
     }
@@ -144,7 +144,7 @@ fn clock_prefix(line: &str) -> Option<usize> {
 }
 
 /// `HH:MM:SS` with optional fractions.
-fn is_clock(s: &str) -> bool {
+pub(crate) fn is_clock(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() >= 8
         && b[0..2].iter().all(u8::is_ascii_digit)
@@ -159,7 +159,7 @@ fn is_clock(s: &str) -> bool {
 }
 
 /// `job<TAB>step<TAB>2026-…Z text`: the step and where the text starts.
-fn gh_cli_prefix(line: &str) -> Option<(&str, usize)> {
+pub(crate) fn gh_cli_prefix(line: &str) -> Option<(&str, usize)> {
     let mut parts = line.splitn(3, '\t');
     let job = parts.next()?;
     let step = parts.next()?;
@@ -170,7 +170,7 @@ fn gh_cli_prefix(line: &str) -> Option<(&str, usize)> {
 
 /// Buildkite's timestamp marker `\x1b_bk;t=<millis>\x07` at the start of a raw line (an APC
 /// escape, also seen without its ESC): its length.
-fn buildkite_prefix(line: &str) -> Option<usize> {
+pub(crate) fn buildkite_prefix(line: &str) -> Option<usize> {
     let start = if line.starts_with("\u{1b}_bk;t=") {
         1
     } else if line.starts_with("_bk;t=") {
@@ -184,7 +184,7 @@ fn buildkite_prefix(line: &str) -> Option<usize> {
 }
 
 /// `2026-11-03T15:30:01.430431Z 00O `: the length of GitLab's per-line stamp and stream tag.
-fn gitlab_stamp(line: &str) -> Option<usize> {
+pub(crate) fn gitlab_stamp(line: &str) -> Option<usize> {
     let n = iso_stamp(line)?;
     let tag = line.get(n..n + 4)?;
     let b = tag.as_bytes();
@@ -203,13 +203,13 @@ fn gitlab_stamp(line: &str) -> Option<usize> {
 
 /// What a terminal shows of a line with carriage returns: the text after the last one that is
 /// followed by something.
-fn as_shown(line: &str) -> &str {
+pub(crate) fn as_shown(line: &str) -> &str {
     line.rsplit('\r')
         .find(|part| !part.is_empty())
         .unwrap_or("")
 }
 
-fn detect(lines: &[String], buildkite: usize) -> Option<Wrapper> {
+pub(crate) fn detect(lines: &[String], buildkite: usize) -> Option<Wrapper> {
     let sample: Vec<&str> = lines
         .iter()
         .map(String::as_str)
@@ -267,7 +267,7 @@ fn detect(lines: &[String], buildkite: usize) -> Option<Wrapper> {
 
 /// A line of a GitHub Actions or Azure Pipelines log after its stamp: the text to keep, and a
 /// step it opens.
-fn workflow_command(text: &str, azure: bool) -> (String, Option<String>) {
+pub(crate) fn workflow_command(text: &str, azure: bool) -> (String, Option<String>) {
     if let Some(rest) = text.strip_prefix("##[") {
         let Some((kind, body)) = rest.split_once(']') else {
             return (text.to_owned(), None);
@@ -325,7 +325,7 @@ fn workflow_command(text: &str, azure: bool) -> (String, Option<String>) {
 
 /// Whether a line is the CI system's own verdict on a step ("the command exited with 1"), which
 /// says only that something above failed.
-fn verdict(text: &str) -> bool {
+pub(crate) fn verdict(text: &str) -> bool {
     let t = text.trim();
     let exited = |rest: &str| {
         rest.trim_end_matches(['.', '\''])
@@ -364,7 +364,7 @@ pub fn unwrap(text: &str) -> Unwrapped {
                 }
                 None => raw,
             };
-            let mut clean = super::logs::strip_ansi(raw);
+            let mut clean = crate::text::strip_ansi(raw);
             // GitLab's timestamped traces (`FF_TIMESTAMPS`): `<stamp> 00O ` before every line,
             // the stream's number and `O`/`E`, `+` when it continues the line before.
             if let Some(n) = gitlab_stamp(&clean) {

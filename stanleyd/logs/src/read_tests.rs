@@ -1,6 +1,7 @@
 //! Failure-log parsing against real and realistic runner output (`tests/fixtures/logs/`).
 
 use super::*;
+use crate::text::location_in;
 
 fn fixture(name: &str) -> String {
     let path = format!(
@@ -250,14 +251,14 @@ fn closing_counts_are_no_block_beside_the_failures() {
         "Found 2 errors in 1 file.",
         "error: 3 errors generated.",
     ] {
-        assert!(super::counts_only(line), "{line}");
+        assert!(crate::block::counts_only(line), "{line}");
     }
     for line in [
         "AssertionError: expected 2 failures to be reported by the parser",
         "src/a.c:3:1: error: use of undeclared identifier 'x'",
         "FAIL: test_two (tests.test_a.T)",
     ] {
-        assert!(!super::counts_only(line), "{line}");
+        assert!(!crate::block::counts_only(line), "{line}");
     }
 }
 

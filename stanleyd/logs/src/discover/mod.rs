@@ -11,404 +11,23 @@
 //! failures section; a report never holds two failures. A block's message is its first
 //! message-like line with the lines that continue it.
 
+mod templates;
+
 use std::collections::{HashMap, HashSet};
 
 use aho_corasick::AhoCorasick;
-
 use stanley_core::{Cancelled, Pace};
 
-use super::runners::Found;
-use super::stated::Stated;
-
-mod discover;
+use crate::found::Found;
+use crate::line::*;
+use crate::stated::Stated;
 
 /// Longest block kept.
-const MAX_BLOCK: usize = 160;
-/// Most lines a message keeps.
-pub(super) const MAX_MESSAGE_LINES: usize = 12;
-/// Most characters a message keeps.
-pub(super) const MAX_MESSAGE_CHARS: usize = 1200;
-
-fn indent(line: &str) -> usize {
-    line.len() - line.trim_start().len()
-}
-
-/// Tree and box-drawing decoration some runners draw before a line's text.
-fn undecorated(line: &str) -> &str {
-    line.trim_start_matches(|c: char| c.is_whitespace() || "│├└┌┐┘┬┴┼─╷╵".contains(c))
-}
-
-/// A line of separator characters only (`=====`, `-----`, `_____`, `─────`).
-fn separator(line: &str) -> bool {
-    let t = line.trim();
-    t.chars().count() >= 10 && t.chars().all(|c| "=-_─━~*#.".contains(c))
-}
-
-/// A duration or count suffix runners print after a name: ` (0.00s)`, ` (12 ms)`, ` [0.1s]`.
-fn without_timing(name: &str) -> &str {
-    let t = name.trim_end();
-    for (open, close) in [(" (", ')'), (" [", ']')] {
-        if let Some(at) = t.rfind(open)
-            && t.ends_with(close)
-        {
-            let inner = &t[at + 2..t.len() - 1];
-            let timing = inner.chars().any(|c| c.is_ascii_digit())
-                && inner
-                    .chars()
-                    .all(|c| c.is_ascii_digit() || " .,:msµnhinsecSECRUNTIME".contains(c));
-            if timing {
-                return t[..at].trim_end();
-            }
-        }
-    }
-    t
-}
-
-/// `short (dotted.path.short) rest`: the qualified form, as unittest and nose print it (a
-/// subtest's parameters kept after it).
-fn qualified(name: &str) -> String {
-    if let Some((short, rest)) = name.split_once(" (")
-        && let Some((inside, tail)) = rest.split_once(')')
-        && !inside.contains(' ')
-        && inside.ends_with(short.trim())
-        && inside.len() > short.trim().len()
-    {
-        return format!("{inside}{tail}").trim().to_owned();
-    }
-    // `test_x (pkg.mod.Case)`: the class in parentheses, the test after it.
-    let identifier = |s: &str| {
-        s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    };
-    if let Some((short, rest)) = name.split_once(" (")
-        && let Some(inside) = rest.strip_suffix(')')
-        && identifier(short.trim())
-        && inside.contains('.')
-        && inside.split('.').all(identifier)
-    {
-        return format!("{inside}.{}", short.trim());
-    }
-    name.to_owned()
-}
-
-/// A name as runners decorate it, plain: `suite  "test"` (uvu) as `suite › test`, and a
-/// parameter's description (`, where GetParam() = 5`) dropped.
-fn plain(name: &str) -> String {
-    let mut n = name.trim();
-    if let Some(at) = n.find(", where ") {
-        n = n[..at].trim_end();
-    }
-    if n.ends_with('"')
-        && let Some(open) = n[..n.len() - 1].rfind("  \"")
-        && !n[..open].contains('"')
-    {
-        let suite = n[..open].trim();
-        let leaf = &n[open + 3..n.len() - 1];
-        return if suite.is_empty() {
-            leaf.to_owned()
-        } else {
-            format!("{suite} › {leaf}")
-        };
-    }
-    // A name printed in quotes alone.
-    if n.len() >= 2 && n.starts_with('"') && n.ends_with('"') && !n[1..n.len() - 1].contains('"') {
-        return n[1..n.len() - 1].to_owned();
-    }
-    n.to_owned()
-}
-
-/// Counters runners print before a name: `2/7 Test  #2: `, `  2 - `.
-fn without_counter(text: &str) -> &str {
-    let t = text.trim_start();
-    let digits = t.chars().take_while(char::is_ascii_digit).count();
-    if digits > 0 {
-        let rest = &t[digits..];
-        if let Some(r) = rest.strip_prefix(" - ") {
-            return r;
-        }
-        if let Some(r) = rest.strip_prefix('/') {
-            let d2 = r.chars().take_while(char::is_ascii_digit).count();
-            let r = r[d2..].trim_start();
-            if let Some(r) = r.strip_prefix("Test") {
-                let r = r.trim_start().trim_start_matches('#');
-                let d3 = r.chars().take_while(char::is_ascii_digit).count();
-                if let Some(r) = r[d3..].strip_prefix(": ") {
-                    return r;
-                }
-            }
-        }
-    }
-    t
-}
-
-/// Verdict words after a dot leader or in parentheses that say a test failed.
-fn failed_verdict(word: &str) -> bool {
-    let w = word.trim().trim_start_matches('*').trim_end_matches('*');
-    let lower = w.to_ascii_lowercase();
-    [
-        "failed",
-        "fail",
-        "error",
-        "errored",
-        "exception",
-        "subprocess aborted",
-        "segfault",
-        "timeout",
-        "child aborted",
-    ]
-    .iter()
-    .any(|v| {
-        lower == *v || lower.starts_with(&format!("{v} ")) || lower.ends_with(&format!("***{v}"))
-    }) || lower.contains("***failed")
-        || lower.contains("***exception")
-        || lower.contains("***timeout")
-}
-
-/// Whether `name` reads as a test's name rather than a count or a sentence about the run.
-fn name_like(name: &str) -> bool {
-    let t = name.trim();
-    if t.is_empty() || t.chars().count() > 300 {
-        return false;
-    }
-    let first = t.split_whitespace().next().unwrap_or("");
-    let counting = first.chars().all(|c| c.is_ascii_digit())
-        && t.split_whitespace().nth(1).is_some_and(|w| {
-            let w = w.to_ascii_lowercase();
-            [
-                "test", "tests", "spec", "specs", "example", "examples", "failed", "failures",
-                "failure", "errors", "error", "of", "passed",
-            ]
-            .contains(&w.trim_end_matches([',', ':']))
-        });
-    // A count of outcomes (`(failures=10)`, `6 problems`) is no test's name.
-    !counting
-        && !super::stated::states_counts(t)
-        && !t
-            .chars()
-            .all(|c| c.is_ascii_digit() || c.is_ascii_punctuation())
-}
-
-/// The failing test a status line names, if it is one.
-pub(super) fn status_name(line: &str) -> Option<String> {
-    let t = undecorated(line).trim_end();
-    // Test::More's diagnostic: `#   Failed test 'name'`
-    if let Some(rest) = t
-        .trim_start_matches('#')
-        .trim_start()
-        .strip_prefix("Failed test '")
-        && let Some(name) = rest.strip_suffix('\'')
-    {
-        return name_like(name).then(|| name.to_owned());
-    }
-    // `2/7 Test #2: name .......***Failed  0.01 sec` (ctest), `name ........ FAIL`
-    let counted = without_counter(t);
-    if let Some(at) = counted.find(" ...")
-        && let Some(verdict) = counted[at..]
-            .trim_start_matches([' ', '.'])
-            .split("  ")
-            .next()
-        && failed_verdict(verdict)
-    {
-        let before = counted[..at].trim();
-        let name = plain(&qualified(before.strip_prefix("test ").unwrap_or(before)));
-        return name_like(&name).then_some(name);
-    }
-    // `  2 - name (Failed)`
-    if let Some(open) = counted.rfind(" (")
-        && counted.ends_with(')')
-        && failed_verdict(&counted[open + 2..counted.len() - 1])
-    {
-        let name = plain(&counted[..open]);
-        return name_like(&name).then_some(name);
-    }
-    // `Failure: test_add(TestCalc)`, `Error: test_div(TestCalc): ZeroDivisionError`: a verdict
-    // word and a test's id (a method and its class), not a message that starts with `Error:`.
-    for verdict in ["Failure: ", "Error: ", "Failed: ", "Errored: "] {
-        if let Some(rest) = t.strip_prefix(verdict)
-            && let Some(id) = test_id(rest)
-        {
-            return Some(id.to_owned());
-        }
-    }
-    let prefixes: [&str; 19] = [
-        "● ",
-        "--- FAIL: ",
-        "FAIL: ",
-        "ERROR: ",
-        "FAILED: ",
-        "FAILURE: ",
-        "[  FAILED  ] ",
-        "[fail]: ",
-        "✘ [fail]: ",
-        "✖ ",
-        "✘ ",
-        "✗ ",
-        "× ",
-        "✕ ",
-        "(fail) ",
-        "FAILED ",
-        "FAIL ",
-        "not ok ",
-        "ERROR ",
-    ];
-    for p in prefixes {
-        let Some(rest) = t.strip_prefix(p) else {
-            continue;
-        };
-        let rest = match p {
-            // `not ok 3 - name # directive`
-            "not ok " => {
-                let r = rest
-                    .trim_start_matches(|c: char| c.is_ascii_digit())
-                    .trim_start();
-                let r = r.strip_prefix("- ").unwrap_or(r);
-                r.split(" # ").next().unwrap_or(r)
-            }
-            // pytest's summary: `FAILED path::test - message`
-            "FAILED " | "ERROR " => rest.split(" - ").next().unwrap_or(rest),
-            _ => rest,
-        };
-        let name = without_timing(rest.trim());
-        // AVA and others add what happened after the name.
-        let name = name
-            .strip_suffix(" Error thrown in test")
-            .or_else(|| name.strip_suffix(" Rejected promise returned by test"))
-            .unwrap_or(name);
-        let name = plain(&qualified(name.trim()));
-        // jest's `● Console` heads logged output, not a failure.
-        if p == "● " && (name == "Console" || name.starts_with("Console ")) {
-            return None;
-        }
-        return name_like(&name).then_some(name);
-    }
-    // `name ... FAIL`, `name ... ERROR`, `test name ... FAILED`
-    for suffix in [" ... FAIL", " ... ERROR", " ... FAILED", " ... failed"] {
-        if let Some(name) = t.strip_suffix(suffix) {
-            let name = name.strip_prefix("test ").unwrap_or(name).trim();
-            return name_like(name).then(|| qualified(name));
-        }
-    }
-    // `name ✘ message` (JUnit's tree), but not a progress line of marks (`suite ✘ ✘ • (0 / 2)`),
-    // and `name (FAILED - 1)` (RSpec's documentation format).
-    if let Some((name, after)) = t.split_once(" ✘")
-        && !after
-            .chars()
-            .all(|c| c.is_whitespace() || "✘✔•·()/0123456789".contains(c))
-    {
-        return name_like(name).then(|| name.trim().to_owned());
-    }
-    if let Some(at) = t.find(" (FAILED - ")
-        && t.ends_with(')')
-    {
-        let name = &t[..at];
-        return name_like(name).then(|| name.trim().to_owned());
-    }
-    None
-}
-
-/// A test's id at the start of `text`: `method(Class)` or `method (pkg.Class)`, up to the
-/// `: ` that may follow it.
-fn test_id(text: &str) -> Option<&str> {
-    let id = text.split(": ").next().unwrap_or(text).trim_end();
-    let open = id.find('(')?;
-    let method = id[..open].trim_end();
-    let class = id[open + 1..].strip_suffix(')')?;
-    let ident = |s: &str| {
-        s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_?!".contains(c))
-    };
-    (ident(method)
-        && !class.is_empty()
-        && class.split(['.', ':']).filter(|p| !p.is_empty()).all(ident))
-    .then_some(id)
-}
-
-/// Whether a line says the run is over: a summary of counts or a runner's closing words.
-pub(super) fn summary(line: &str) -> bool {
-    let t = line.trim();
-    let lower = t.to_ascii_lowercase();
-    let words: Vec<&str> = lower.split_whitespace().collect();
-    let counted = words
-        .first()
-        .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()))
-        && words.get(1).is_some_and(|w| {
-            [
-                "passing",
-                "failing",
-                "pending",
-                "tests",
-                "test",
-                "specs",
-                "spec",
-                "examples",
-                "example",
-                "runs",
-                "run",
-                "passed",
-                "failed",
-                "scenarios",
-                "features",
-                "steps",
-                "assertions",
-            ]
-            .contains(&w.trim_end_matches([',', ':', ';']))
-        });
-    // `Tests  3 failed | 3 passed (6)`, `Test Files  2 failed (2)`, `Test Suites: 1 failed`.
-    let labelled_counts = {
-        let label: String = t
-            .chars()
-            .take_while(|c| c.is_ascii_alphabetic() || *c == ' ')
-            .collect();
-        let rest = t[label.len()..].trim_start_matches([':', ' ']);
-        let label = label.trim();
-        !label.is_empty()
-            && label.split(' ').count() <= 2
-            && label.starts_with(|c: char| c.is_ascii_uppercase())
-            && rest.starts_with(|c: char| c.is_ascii_digit())
-            && ["failed", "passed", "failing", "passing", "total"]
-                .iter()
-                .any(|w| {
-                    rest.split_whitespace()
-                        .take(3)
-                        .any(|x| x.trim_end_matches([',', '|']) == *w)
-                })
-    };
-    counted
-        || labelled_counts
-        || [
-            "FAILURES!",
-            "ERRORS!",
-            "Tests: ",
-            "Ran ",
-            "Finished in ",
-            "Failed examples:",
-            "rake aborted!",
-            "test result: ",
-            "Test Suites: ",
-            "Summary [",
-            "Time: ",
-            "OK (",
-            "Failing scenarios:",
-        ]
-        .iter()
-        .any(|p| t.starts_with(p))
-}
-
-/// Whether a line is content of a report (not blank, not a separator, not a passing verdict).
-fn content(line: &str) -> bool {
-    let t = undecorated(line).trim();
-    let passing = t.starts_with("ok ")
-        || t.starts_with('✔')
-        || t.starts_with('✓')
-        || t.starts_with("[       OK ]")
-        || t.ends_with(" ... ok");
-    !t.is_empty() && !separator(line) && !passing
-}
+pub(crate) const MAX_BLOCK: usize = 160;
 
 /// A report: lines `start..end` of the log, named `name`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Span {
+pub(crate) struct Span {
     start: usize,
     end: usize,
     name: Option<String>,
@@ -417,7 +36,11 @@ struct Span {
 /// Named reports: for each failing name, the mention with the most content under it. Also
 /// returns every line that mentions a failing name (listings and summaries of the same
 /// failures, which are no reports of their own).
-fn named(lines: &[String], covered: &[bool], pace: &Pace<'_>) -> Result<Named, Cancelled> {
+pub(crate) fn named(
+    lines: &[String],
+    covered: &[bool],
+    pace: &Pace<'_>,
+) -> Result<Named, Cancelled> {
     let mut names: Vec<String> = Vec::new();
     let mut known: HashSet<String> = HashSet::new();
     let mut status_at: Vec<(usize, String)> = Vec::new();
@@ -692,12 +315,12 @@ fn named(lines: &[String], covered: &[bool], pace: &Pace<'_>) -> Result<Named, C
 }
 
 /// Named reports and the lines that list the failing names.
-type Named = (Vec<Span>, Vec<usize>);
+pub(crate) type Named = (Vec<Span>, Vec<usize>);
 
 /// The first name (by its index) whose telling leaf `core` starts or ends with, where `core` is
 /// at most 40 characters longer than the leaf: only the 41 longest prefixes and suffixes of
 /// `core` are looked up, so a long line costs no more than a short one.
-fn leaf_in(core: &str, leaves: &HashMap<&str, usize>) -> Option<usize> {
+pub(crate) fn leaf_in(core: &str, leaves: &HashMap<&str, usize>) -> Option<usize> {
     if leaves.is_empty() || core.is_empty() {
         return None;
     }
@@ -722,7 +345,7 @@ fn leaf_in(core: &str, leaves: &HashMap<&str, usize>) -> Option<usize> {
 
 /// The last part of a name after its scopes: `tests/a.py::test_b` → `test_b`,
 /// `Suite › test` → `test`, `pkg.Class.test` → `test`.
-fn leaf_of(name: &str) -> &str {
+pub(crate) fn leaf_of(name: &str) -> &str {
     let mut leaf = name;
     for sep in ["::", " › ", " > ", "#"] {
         if let Some((_, after)) = leaf.rsplit_once(sep) {
@@ -741,7 +364,7 @@ fn leaf_of(name: &str) -> &str {
 
 /// A name as a runner prints it in a details header when the scope separator is not `›`
 /// (uvu: `suite  "test"`).
-fn unscoped(name: &str) -> String {
+pub(crate) fn unscoped(name: &str) -> String {
     match name.split_once(" › ") {
         Some((suite, leaf)) if !leaf.contains(" › ") && !suite.contains('"') => {
             format!("{suite}  \"{leaf}\"")
@@ -751,7 +374,7 @@ fn unscoped(name: &str) -> String {
 }
 
 /// `1) …` headers: (line, number, indentation, text after the number).
-fn numbered_headers(lines: &[String]) -> Vec<(usize, u32, usize, String)> {
+pub(crate) fn numbered_headers(lines: &[String]) -> Vec<(usize, u32, usize, String)> {
     lines
         .iter()
         .enumerate()
@@ -769,7 +392,7 @@ fn numbered_headers(lines: &[String]) -> Vec<(usize, u32, usize, String)> {
 }
 
 /// Numbered reports: the last run `1) … 2) … n)` whose headers each have a body.
-fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
+pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
     let headers: Vec<(usize, u32, usize, String)> = numbered_headers(lines)
         .into_iter()
         .filter(|(i, ..)| !covered[*i])
@@ -837,7 +460,7 @@ fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
 
 /// A numbered header's test name: its text, with the more-indented title lines that end with
 /// `:` (mocha's nesting), or the next line when the header is only a verdict (`1) Failure:`).
-fn numbered_name(body: &[String], text: &str, depth: usize) -> Option<String> {
+pub(crate) fn numbered_name(body: &[String], text: &str, depth: usize) -> Option<String> {
     let bare = matches!(
         text.trim_end_matches(':').to_ascii_lowercase().as_str(),
         "failure" | "error" | "failed" | "fail"
@@ -909,7 +532,7 @@ fn numbered_name(body: &[String], text: &str, depth: usize) -> Option<String> {
 }
 
 /// `Keyword: name  # location` (Gherkin's `Scenario:`, `Example:`): the name.
-fn keyword_header(line: &str) -> Option<String> {
+pub(crate) fn keyword_header(line: &str) -> Option<String> {
     let t = line.trim();
     let (keyword, rest) = t.split_once(": ")?;
     // Title-case words (`Scenario`, `Scenario Outline`), not a verdict (`FAIL`) or an
@@ -942,7 +565,7 @@ fn keyword_header(line: &str) -> Option<String> {
 /// Indentation reports: a message line inside a block headed by `Keyword: name` (a Gherkin
 /// scenario under its steps) belongs to the nearest such header above it, and the report is
 /// that header's block.
-fn indented(lines: &[String], covered: &[bool]) -> Vec<Span> {
+pub(crate) fn indented(lines: &[String], covered: &[bool]) -> Vec<Span> {
     let mut spans: Vec<Span> = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         if covered[i] || !message_like(l) || spans.last().is_some_and(|s| i < s.end) {
@@ -992,7 +615,7 @@ fn indented(lines: &[String], covered: &[bool]) -> Vec<Span> {
 /// Framed reports: a title between two separator lines (`-----` / `name` / `-----`, Catch2's
 /// test cases, nested sections on further title lines), its body up to the next frame, when
 /// the body says something failed.
-fn framed(lines: &[String], covered: &[bool]) -> Vec<Span> {
+pub(crate) fn framed(lines: &[String], covered: &[bool]) -> Vec<Span> {
     let mut frames: Vec<(usize, usize, String)> = Vec::new(); // (first separator, body start, name)
     let mut i = 0;
     while i + 2 < lines.len() {
@@ -1045,352 +668,12 @@ fn framed(lines: &[String], covered: &[bool]) -> Vec<Span> {
     spans
 }
 
-/// Whether a line reads as a failure's message.
-fn message_like(line: &str) -> bool {
-    let t = undecorated(line).trim();
-    let t = t.strip_prefix("=> ").unwrap_or(t);
-    let t = t.strip_prefix("E ").map_or(t, str::trim_start);
-    let word: String = t
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$'))
-        .collect();
-    let after = &t[word.len()..];
-    let error_word = (word.ends_with("Error")
-        || word.ends_with("Exception")
-        || word.ends_with("Failure")
-        || word == "Error"
-        || word == "panic")
-        && (after.starts_with(':') || after.starts_with(" [") || after.is_empty());
-    error_word
-        || t.starts_with("Expected")
-        || t.starts_with("expected")
-        || t.starts_with("Failed asserting")
-        || t.starts_with("ASSERT")
-        || t.starts_with("Assertion Failed")
-        || t.starts_with("assert")
-        || t.starts_with("AssertionError")
-        || t.starts_with("Assertion failed")
-        || t.starts_with("C++ exception")
-        || t.contains(" panicked at ")
-        || t.starts_with("Caused by: ")
-        || t.starts_with("Failure/Error: ")
-        || t.ends_with(": Failure")
-        || t.ends_with(": FAILED:")
-        || t.starts_with("not ok ")
-}
-
-/// Whether a line is a stack frame, a location, source excerpt or diff legend: what follows a
-/// message rather than continuing it.
-fn after_message(line: &str) -> bool {
-    let t = line.trim();
-    t.starts_with("at ")
-        || t.starts_with("File \"")
-        || t.starts_with("Traceback")
-        || t.starts_with("Stack:")
-        || t.starts_with("stack:")
-        || t.starts_with("note: run with")
-        || t.starts_with("+ expected - actual")
-        || t.starts_with("+ actual - expected")
-        || t.starts_with("--- Expected")
-        || t.starts_with("› ")
-        || t.starts_with("# ")
-        || (t.contains(".java:") && t.ends_with(')'))
-        || (t.starts_with('/')
-            && t.rsplit(':')
-                .next()
-                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit())))
-        || t.starts_with("[...]")
-}
-
-/// A block's message: its first message-like line (else its first content line after the
-/// header) with the lines that continue it, whole up to [`MAX_MESSAGE_LINES`].
-/// A line that only says where (`(in test file t/a.bats, line 19)`, `at t/a.t line 8.`).
-fn location_only(line: &str) -> bool {
-    let t = line.trim().trim_start_matches('#').trim();
-    let t = t
-        .strip_prefix('(')
-        .and_then(|r| r.strip_suffix(')'))
-        .unwrap_or(t);
-    let t = t.trim_end_matches('.');
-    (t.starts_with("in ") || t.starts_with("at "))
-        && t.rsplit_once("line ")
-            .is_some_and(|(_, n)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-}
-
-/// A message that says only that something failed (`test failure`, `Failed`, `Error`).
-pub(super) fn says_nothing(message: &str) -> bool {
-    matches!(
-        message
-            .trim()
-            .trim_end_matches(['.', ':'])
-            .to_ascii_lowercase()
-            .as_str(),
-        "" | "test failure"
-            | "failure"
-            | "failed"
-            | "fail"
-            | "error"
-            | "assertion failed"
-            | "test failed"
-    )
-}
-
-/// A bare `path.ext:line[:col]` (or `unknown file`): where, not what.
-pub(super) fn bare_location(text: &str) -> bool {
-    let t = text.trim();
-    if t == "unknown file" {
-        return true;
-    }
-    let mut parts = t.rsplitn(3, ':');
-    let (Some(last), Some(rest)) = (parts.next(), parts.next()) else {
-        return false;
-    };
-    let path = parts.next().map_or(rest, |p| p);
-    let numeric = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
-    !t.contains(' ')
-        && numeric(last)
-        && (numeric(rest) || path.contains('.'))
-        && path
-            .rsplit('.')
-            .next()
-            .is_some_and(|e| e.len() <= 5 && e.chars().all(|c| c.is_ascii_alphanumeric()))
-}
-
-/// A numbered line of quoted source (`   4: test('x', …)`, `  9|   expect(…)`).
-fn source_excerpt(line: &str) -> bool {
-    let t = line.trim_start();
-    let digits = t.chars().take_while(char::is_ascii_digit).count();
-    digits > 0
-        && (t[digits..].starts_with(": ")
-            || t[digits..].starts_with('|')
-            || t[digits..].starts_with(" |"))
-}
-
-/// A Python traceback's exception: the first line after the traceback's frames that is not a
-/// frame or the code it quotes (`KeyError: 'GBP'`), with its continuation.
-fn python_exception(body: &[String]) -> Option<usize> {
-    let tb = body
-        .iter()
-        .rposition(|l| l.trim() == "Traceback (most recent call last):")?;
-    let depth = indent(&body[tb]);
-    body.iter()
-        .enumerate()
-        .skip(tb + 1)
-        .find(|(_, l)| !l.trim().is_empty() && indent(l) <= depth)
-        .map(|(i, _)| i)
-}
-
-pub(super) fn message_of(body: &[String]) -> Option<String> {
-    if let Some(at) = python_exception(body) {
-        return message_from(body, at);
-    }
-    let first_content = body.iter().position(|l| {
-        content(l)
-            && !after_message(l)
-            && !location_only(l)
-            && !bare_location(l)
-            && !source_excerpt(l)
-    });
-    let at = body
-        .iter()
-        .position(|l| message_like(l))
-        .map(|m| {
-            // The other half of a pair of values printed above the `expected` line (Test::More
-            // prints `got:` first) starts the message.
-            if m > 0 && value_label(&body[m - 1]) {
-                return m - 1;
-            }
-            // What the test said in its own words just before the assertion's message
-            // (`key :a was evicted…` above minitest's `Expected:`) starts the message.
-            match first_content {
-                Some(c)
-                    if c + 1 == m
-                        && indent(&body[c]) == indent(&body[m])
-                        && !body[c].trim_end().ends_with("]:") =>
-                {
-                    c
-                }
-                _ => m,
-            }
-        })
-        .or_else(|| {
-            body.iter().position(|l| {
-                content(l)
-                    && !after_message(l)
-                    && !location_only(l)
-                    && !bare_location(l)
-                    && !source_excerpt(l)
-            })
-        })?;
-    message_from(body, at)
-}
-
-/// The message starting at `body[at]`, whole.
-fn message_from(body: &[String], at: usize) -> Option<String> {
-    let base = indent(&body[at]);
-    let mut out: Vec<String> = Vec::new();
-    let first = body[at].trim();
-    let first = first.strip_prefix("=> ").unwrap_or(first);
-    // A Rust panic's message is on the lines after `panicked at`.
-    if first.contains(" panicked at ") {
-        for l in body[at + 1..]
-            .iter()
-            .take_while(|l| !l.trim().is_empty() && !after_message(l))
-        {
-            out.push(l.trim().to_owned());
-            if out.len() >= MAX_MESSAGE_LINES {
-                break;
-            }
-        }
-        if !out.is_empty() {
-            return Some(bounded(&out));
-        }
-    }
-    // pytest marks a message's lines with `E`, TAP's diagnostics with `#`; continuation lines
-    // carry the mark too.
-    let mark = ["E ", "# "].into_iter().find(|m| first.starts_with(m));
-    let marked = mark.is_some();
-    let first = if marked {
-        first[1..].trim_start()
-    } else {
-        first
-    };
-    out.push(first.to_owned());
-    // A message that announces what follows (`Expected values to be strictly deep-equal:`), or
-    // that quotes the failing statement (`Failure/Error: expect(total).to eq(5)`), goes on over
-    // one blank line to the values, which say why.
-    let announces = first.ends_with(':') || quotes_statement(first);
-    let mut blank_seen = false;
-    for l in &body[at + 1..] {
-        let t = l.trim();
-        if t.is_empty() && announces && !blank_seen && out.len() < MAX_MESSAGE_LINES {
-            blank_seen = true;
-            continue;
-        }
-        // The legend of the diff it announces says nothing of its own.
-        let legend = [
-            "+ actual - expected",
-            "+ expected - actual",
-            "- Expected",
-            "+ Received",
-            "--- Expected",
-            "+++ Actual",
-            "Difference (",
-        ]
-        .iter()
-        .any(|g| t.starts_with(g) && t.len() < 40);
-        if announces && legend {
-            continue;
-        }
-        // A message that names a comparison without its values (PHPUnit's `Failed asserting
-        // that two strings are identical.`) keeps the changed lines of the diff that follows.
-        if t.starts_with("--- Expected") {
-            let changed: Vec<String> = body[at + 1..]
-                .iter()
-                .map(|l| l.trim())
-                .skip_while(|t| !t.starts_with("--- Expected"))
-                .skip(1)
-                .take_while(|t| !t.is_empty() && !after_message(t))
-                .filter(|t| (t.starts_with('-') || t.starts_with('+')) && !t.starts_with("+++"))
-                .take(MAX_MESSAGE_LINES - 1)
-                .map(str::to_owned)
-                .collect();
-            out.extend(changed);
-            break;
-        }
-        if t.is_empty()
-            || (after_message(l) && !(mark == Some("# ") && t.starts_with("# ")))
-            || separator(l)
-            || summary(l)
-            || status_name(l).is_some()
-        {
-            break;
-        }
-        if let Some(mark) = mark {
-            let Some(rest) = t.strip_prefix(mark) else {
-                break;
-            };
-            // A TAP summary (`# Looks like you failed 2 tests of 4.`) ends the diagnostics.
-            if rest.trim_start().starts_with("Looks like")
-                || rest.trim_start().starts_with("Failed test")
-            {
-                break;
-            }
-            out.push(rest.trim_start().to_owned());
-            if out.len() >= MAX_MESSAGE_LINES {
-                break;
-            }
-            continue;
-        }
-        // A continuation sits at the message's indentation or deeper, or is a `- item` list;
-        // the values an announcing message shows may sit anywhere.
-        // Right-aligned labels of compared values (`     got: 3` over `expected: 2`) continue
-        // each other at any indentation.
-        let continues = indent(l) + 2 >= base
-            || t.starts_with('-')
-            || (announces && blank_seen)
-            || (compared(first) && compared(t));
-        if !continues {
-            break;
-        }
-        out.push(t.to_owned());
-        if out.len() >= MAX_MESSAGE_LINES {
-            break;
-        }
-    }
-    Some(bounded(&out))
-}
-
-/// A line that labels one of a pair of compared values (`#          got: '29'`, `Actual: 3`).
-fn value_label(line: &str) -> bool {
-    let t = line.trim_start_matches(|c: char| c.is_whitespace() || c == '#' || c == 'E');
-    let t = t.trim_start();
-    [
-        "got:",
-        "actual:",
-        "Actual:",
-        "received:",
-        "Received:",
-        "left:",
-        "right:",
-        "found:",
-    ]
-    .iter()
-    .any(|l| t.starts_with(l))
-}
-
-/// A line that shows one of the values a failed comparison compared.
-fn compared(line: &str) -> bool {
-    let t = line.trim_start();
-    value_label(t) || t.starts_with("expected:") || t.starts_with("Expected:")
-}
-
-/// Whether a message line quotes the failing statement (after a label such as
-/// `Failure/Error:`) rather than saying what went wrong: code that calls something and ends
-/// with the call, a `;`, or a matcher (`expect(x).to eq(5)`).
-fn quotes_statement(line: &str) -> bool {
-    let code = line
-        .split_once(": ")
-        .filter(|(label, _)| !label.is_empty() && !label.contains(' '))
-        .map_or(line, |(_, rest)| rest)
-        .trim();
-    code.contains('(') && (code.ends_with(')') || code.ends_with(';') || code.contains(").to"))
-}
-
-fn bounded(lines: &[String]) -> String {
-    let mut text = lines.join("\n");
-    if text.chars().count() > MAX_MESSAGE_CHARS {
-        text = text.chars().take(MAX_MESSAGE_CHARS).collect();
-    }
-    text
-}
-
 /// What the segmenter found: the reports, and the lines that only list failures it reported
 /// (a tree, a summary), which no other block may claim.
 #[derive(Debug, Default)]
-pub(super) struct Segments {
-    pub(super) reports: Vec<Found>,
-    pub(super) listings: Vec<usize>,
+pub(crate) struct Segments {
+    pub(crate) reports: Vec<Found>,
+    pub(crate) listings: Vec<usize>,
 }
 
 /// The failure reports in `lines`, not touching lines already `covered` by a runner parser.
@@ -1398,7 +681,7 @@ pub(super) struct Segments {
 /// Candidate readings (status lines that name failures, numbered headers, and the template
 /// that [`discover`] finds) are judged by the failure count the log states: a reading that
 /// agrees with it wins; without one, named and numbered reports as they are.
-pub(super) fn segment(
+pub(crate) fn segment(
     lines: &[String],
     covered: &[bool],
     stated: &Stated,
@@ -1426,7 +709,7 @@ pub(super) fn segment(
     // template whose headers say failure is taken too.
     let weak = |r: &[Span]| r.is_empty() || r.iter().any(|s| s.name.is_none());
     if (reading.is_empty() || (!stated.is_empty() && !stated.agrees(reading.len())))
-        && let Some(mut found) = discover::discover(lines, covered, stated, pace)?
+        && let Some(mut found) = templates::discover(lines, covered, stated, pace)?
         && (weak(&reading) || found.len() > reading.len())
     {
         name_from_listing(&mut found, &reading);
@@ -1472,7 +755,7 @@ pub(super) fn segment(
 
 /// A reading's reports with the reports it left: messages under a keyword header, framed
 /// reports; in log order.
-fn with_more(lines: &[String], covered: &[bool], mut spans: Vec<Span>) -> Vec<Span> {
+pub(crate) fn with_more(lines: &[String], covered: &[bool], mut spans: Vec<Span>) -> Vec<Span> {
     // Messages no report claimed: the block of the keyword header above them.
     let mut claimed = covered.to_vec();
     for s in &spans {
@@ -1494,7 +777,7 @@ fn with_more(lines: &[String], covered: &[bool], mut spans: Vec<Span>) -> Vec<Sp
 
 /// Reports whose headers carry no name take, in order, the names another reading found (a
 /// closing list of failures), when both count the same.
-fn name_from_listing(found: &mut [Span], other: &[Span]) {
+pub(crate) fn name_from_listing(found: &mut [Span], other: &[Span]) {
     if found.iter().any(|s| s.name.is_some()) || found.len() != other.len() {
         return;
     }

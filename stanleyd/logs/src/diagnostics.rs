@@ -1,34 +1,22 @@
 //! Diagnostics are failures too (issue 46): the shapes compilers, type checkers and linters
 //! share, whatever tool printed them. Each error is one failure, named by its location
-//! (`path:line`) and grouped by its code or rule when it has one:
-//!
-//! - **location first, one line**: `path:line[:col]: error: message [code]` (gcc, clang, mypy,
-//!   `shellcheck -f gcc`, an `eslint -f unix`), `path:line:col: E501 message` (flake8, ruff),
-//!   `path:line:col - error TS2322: message` (tsc), `path(line,col): error TS2322: message`
-//!   (tsc without colour, MSBuild);
-//! - **header, then the location**: `error[E0308]: message` and ` --> path:line:col` below it
-//!   (rustc, and tools that copy its layout);
-//! - **a file, then indented rows**: a path alone on a line, then `  line:col  error  message
-//!   rule` rows (eslint's stylish, stylelint, and the formats that copy it).
-//!
-//! The lines under a diagnostic that show its source (`  12 |   code`, `     ^~~~`, notes
-//! indented under it) stay in its block. Warnings count only when no error was found.
+//! (`path:line`) and grouped by its code or rule when it has one.
 
-use super::runners::Found;
+use crate::found::Found;
 
 /// Lines a diagnostic's block keeps at most.
-const MAX_LINES: usize = 40;
+pub(crate) const MAX_LINES: usize = 40;
 
 /// How bad a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Severity {
+pub(crate) enum Severity {
     Error,
     Warning,
 }
 
 /// One diagnostic read from a line (and, for the header shape, the line it points at).
 #[derive(Debug)]
-pub(super) struct Diagnostic {
+pub(crate) struct Diagnostic {
     /// The block: 0-based start, lines, `path:line` as its name, the message.
     pub found: Found,
     /// The code or rule (`TS2322`, `E0308`, `no-unused-vars`, `-Wunused-variable`).
@@ -40,7 +28,7 @@ pub(super) struct Diagnostic {
 }
 
 /// A path as tools print it: no spaces, not a URL, a file name with an extension or a folder.
-fn path_like(p: &str) -> bool {
+pub(crate) fn path_like(p: &str) -> bool {
     !p.is_empty()
         && p.len() <= 400
         && !p.contains(char::is_whitespace)
@@ -52,7 +40,7 @@ fn path_like(p: &str) -> bool {
 }
 
 /// `path:line[:col]` at the start of `line`: (path, line number, bytes used).
-fn location(line: &str) -> Option<(&str, u64, usize)> {
+pub(crate) fn location(line: &str) -> Option<(&str, u64, usize)> {
     let (path, rest) = line.split_once(':')?;
     if !path_like(path) {
         return None;
@@ -71,7 +59,7 @@ fn location(line: &str) -> Option<(&str, u64, usize)> {
 }
 
 /// `path(line,col)` at the start of `line`.
-fn paren_location(line: &str) -> Option<(&str, u64, usize)> {
+pub(crate) fn paren_location(line: &str) -> Option<(&str, u64, usize)> {
     let open = line.find('(')?;
     let path = &line[..open];
     if !path_like(path) {
@@ -87,7 +75,7 @@ fn paren_location(line: &str) -> Option<(&str, u64, usize)> {
 }
 
 /// What follows a location: the severity (or a lint code), the code, and the message.
-fn judged(rest: &str) -> Option<(Severity, Option<String>, String)> {
+pub(crate) fn judged(rest: &str) -> Option<(Severity, Option<String>, String)> {
     let rest = rest.trim_start();
     let lower = rest.to_ascii_lowercase();
     let (severity, after) = if let Some(a) = lower
@@ -160,7 +148,7 @@ fn judged(rest: &str) -> Option<(Severity, Option<String>, String)> {
 
 /// A message that says its severity at its end, as `-f unix` formats do:
 /// `Unexpected unknown property (property-no-unknown) [error]`, `'x' is not defined [Error/no-undef]`.
-fn trailing_severity(rest: &str) -> Option<(Severity, Option<String>, String)> {
+pub(crate) fn trailing_severity(rest: &str) -> Option<(Severity, Option<String>, String)> {
     let rest = rest.trim();
     let open = rest.rfind(" [")?;
     let inner = rest[open + 2..].strip_suffix(']')?;
@@ -184,7 +172,7 @@ fn trailing_severity(rest: &str) -> Option<(Severity, Option<String>, String)> {
 }
 
 /// A severity word given as a bare word (`error`, `warning`, `info`, `style`, `note`).
-fn severity_word(word: &str) -> Option<Severity> {
+pub(crate) fn severity_word(word: &str) -> Option<Severity> {
     match word
         .trim_end_matches(':')
         .trim_matches(|c| c == '[' || c == ']' || c == '(' || c == ')')
@@ -200,7 +188,7 @@ fn severity_word(word: &str) -> Option<Severity> {
 
 /// A rule or code as linters print it: no spaces, and a digit, `/`, `-` or `_` in it
 /// (`MD001/heading-increment`, `DL3008`, `no-unused-vars`, `SC2086`).
-fn rule_like(word: &str) -> bool {
+pub(crate) fn rule_like(word: &str) -> bool {
     let w = word.trim_end_matches(':');
     w.len() >= 2
         && w.len() <= 80
@@ -212,7 +200,7 @@ fn rule_like(word: &str) -> bool {
 
 /// What follows a place with no colon: a severity word and then a rule, or a rule and then a
 /// severity, before the message.
-fn bare_judged(rest: &str) -> Option<(Severity, Option<String>, String)> {
+pub(crate) fn bare_judged(rest: &str) -> Option<(Severity, Option<String>, String)> {
     let mut words = rest.split_whitespace();
     let first = words.next()?;
     let second = words.next().unwrap_or("");
@@ -233,7 +221,7 @@ fn bare_judged(rest: &str) -> Option<(Severity, Option<String>, String)> {
 
 /// A place given in words (`In path line N:`, `path: line N, col M, message`): path, line,
 /// and what follows (empty for a header whose findings are marked on the next lines).
-fn worded(line: &str) -> Option<(&str, u64, &str)> {
+pub(crate) fn worded(line: &str) -> Option<(&str, u64, &str)> {
     if line.starts_with(char::is_whitespace) {
         return None;
     }
@@ -260,7 +248,7 @@ fn worded(line: &str) -> Option<(&str, u64, &str)> {
 }
 
 /// A marker line under a worded header: `^--^ SC2086 (info): message`.
-fn marker(line: &str) -> Option<(Severity, Option<String>, String)> {
+pub(crate) fn marker(line: &str) -> Option<(Severity, Option<String>, String)> {
     let t = line.trim_start();
     if !t.starts_with('^') {
         return None;
@@ -277,7 +265,7 @@ fn marker(line: &str) -> Option<(Severity, Option<String>, String)> {
 }
 
 /// A diagnostic on one line: location first (`path:line[:col]: …`, ` - …`) or in parentheses.
-fn one_line(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
+pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
     // Indented, it counts only with a severity word after the place (pyright's
     // `  /src/a.py:3:5 - error: …`): an indented `file.go:12: got 1` is a test's own output.
     let indented = line.starts_with(char::is_whitespace);
@@ -322,7 +310,7 @@ fn one_line(line: &str) -> Option<(String, String, Severity, Option<String>, Str
 }
 
 /// `error[E0308]: mismatched types` (a header whose location follows on an ` --> ` line).
-fn header(line: &str) -> Option<(Severity, Option<String>, String)> {
+pub(crate) fn header(line: &str) -> Option<(Severity, Option<String>, String)> {
     // The marked form (`  × eslint(no-debugger): …`, `  ! …`) that miette-style reports use.
     let t = line.trim_start();
     let marked = [
@@ -350,7 +338,7 @@ fn header(line: &str) -> Option<(Severity, Option<String>, String)> {
 }
 
 /// The ` --> path:line:col` line a header points at, within its next lines.
-fn arrow(lines: &[String], from: usize) -> Option<(usize, String, String)> {
+pub(crate) fn arrow(lines: &[String], from: usize) -> Option<(usize, String, String)> {
     for (k, l) in lines.iter().enumerate().skip(from + 1).take(4) {
         let t = l.trim_start();
         let miette = t
@@ -373,7 +361,7 @@ fn arrow(lines: &[String], from: usize) -> Option<(usize, String, String)> {
 }
 
 /// A stylish row: `  3:7  error  'x' is defined but never used  no-unused-vars`.
-fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, String)> {
+pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, String)> {
     if !line.starts_with(' ') {
         return None;
     }
@@ -402,7 +390,7 @@ fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, String)> {
 }
 
 /// Whether a line continues the diagnostic above it (its source excerpt, markers, notes).
-fn continues(line: &str) -> bool {
+pub(crate) fn continues(line: &str) -> bool {
     let t = line.trim_start();
     !line.trim().is_empty()
         && (line.starts_with(char::is_whitespace)
@@ -414,7 +402,7 @@ fn continues(line: &str) -> bool {
 }
 
 /// Every diagnostic in `lines` not yet `covered`, in log order; warnings only when no error.
-pub(super) fn read(
+pub(crate) fn read(
     lines: &[String],
     covered: &[bool],
     pace: &stanley_core::Pace<'_>,

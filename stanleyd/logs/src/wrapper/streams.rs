@@ -9,17 +9,17 @@
 
 use std::collections::HashMap;
 
-use super::ci::{Unwrapped, Wrapper};
+use crate::wrapper::ci::{Unwrapped, Wrapper};
 
 /// Longest label, in bytes.
-const MAX_LABEL: usize = 80;
+pub(crate) const MAX_LABEL: usize = 80;
 /// Fewest lines a label's shape must start.
-const MIN_LINES: usize = 3;
+pub(crate) const MIN_LINES: usize = 3;
 
 /// The label at the start of `line` and the byte where the stream's own text begins: a
 /// segment of at most four spaces and [`MAX_LABEL`] bytes that does not start with whitespace,
 /// ended by `: `, a final `:`, ` | ` or a tab, or a leading `[…] ` or `(…) ` whatever it holds.
-fn label(line: &str) -> Option<(&str, usize)> {
+pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
     if line.starts_with(char::is_whitespace) {
         return None;
     }
@@ -69,7 +69,7 @@ fn label(line: &str) -> Option<(&str, usize)> {
 }
 
 /// A label's shape: digits masked, so `#12 0.345` and `#3 1.2` are one shape.
-fn shape(name: &str) -> String {
+pub(crate) fn shape(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     let mut digits = false;
     for c in name.chars() {
@@ -88,7 +88,7 @@ fn shape(name: &str) -> String {
 
 /// A label's structure: every run of name characters (letters, digits, `_`, `-`, `@`, `.`)
 /// as one `w`, so `Step #2 - "lint"` has the structure of `Step #1 - "test"`.
-fn structure(name: &str) -> String {
+pub(crate) fn structure(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     let mut word = false;
     for c in name.chars() {
@@ -107,14 +107,14 @@ fn structure(name: &str) -> String {
 
 /// Per shape: lines, and lines whose remainder keeps the inner layout (blank or indented).
 #[derive(Default)]
-struct Tally {
+pub(crate) struct Tally {
     lines: usize,
     layout: usize,
 }
 
 /// The shapes that are wrappers: enough lines, and a tenth of them (at least two) with the
 /// inner output's layout after the label.
-fn wrappers(lines: &[String]) -> Vec<String> {
+pub(crate) fn wrappers(lines: &[String]) -> Vec<String> {
     let mut tally: HashMap<String, Tally> = HashMap::new();
     for line in lines {
         let Some((name, text)) = label(line) else {
@@ -139,7 +139,7 @@ fn wrappers(lines: &[String]) -> Vec<String> {
 /// Takes the stream labels off `log`'s lines (in place), makes each label the step of its
 /// lines, and puts interleaved streams back one after another (`origin` then maps each line to
 /// its input line). A log without such labels is left as it is.
-pub(super) fn separate(log: &mut Unwrapped) {
+pub(crate) fn separate(log: &mut Unwrapped) {
     let shapes = wrappers(&log.lines);
     if shapes.is_empty() {
         return;
@@ -236,7 +236,7 @@ mod tests {
     use super::*;
 
     fn unwrapped(text: &str) -> Unwrapped {
-        let mut u = super::super::ci::unwrap(text);
+        let mut u = crate::wrapper::ci::unwrap(text);
         separate(&mut u);
         u
     }

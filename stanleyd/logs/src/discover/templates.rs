@@ -10,13 +10,13 @@ use std::hash::{Hash, Hasher};
 use stanley_core::{Cancelled, Pace};
 
 use super::{MAX_BLOCK, Span, content, indent, message_like, separator, status_name, summary};
-use crate::triage::stated::{Stated, states_counts};
+use crate::stated::{Stated, states_counts};
 
 /// Decoration a runner draws around a header (`──── name ────`, `=== name ===`).
-const RULE: &str = "=-_─━═~*#.│├└┌┐┘┬┴┼╷╵";
+pub(crate) const RULE: &str = "=-_─━═~*#.│├└┌┐┘┬┴┼╷╵";
 
 /// A token of a line: a quoted string stays one token however many words it holds.
-fn tokens(line: &str) -> Vec<&str> {
+pub(crate) fn tokens(line: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let bytes = line.as_bytes();
     let mut i = 0;
@@ -47,7 +47,7 @@ fn tokens(line: &str) -> Vec<&str> {
 
 /// A token with its variable parts masked: decoration as `<rule>`, quoted text as `<q>`, a path
 /// or a `file.ext` as `<p>` (the punctuation around it kept), digits as `0`.
-fn mask(token: &str) -> String {
+pub(crate) fn mask(token: &str) -> String {
     if token.chars().count() >= 2 && token.chars().all(|c| RULE.contains(c)) {
         // Each kind of rule its own: `══ Failed tests ══` does not head what `── x ──` heads.
         return format!("<rule{}>", token.chars().next().unwrap_or('-'));
@@ -85,14 +85,14 @@ fn mask(token: &str) -> String {
 
 /// Which end of a line a template keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum End {
+pub(crate) enum End {
     /// The first word (`✗ name`, `FAIL: name`, `──── Failure (a.R:7): name ────`).
     Head,
     /// The last word (`name ... FAILED`, `name ✘`).
     Tail,
 }
 
-fn key(end: End, depth: usize, masked: &str) -> u64 {
+pub(crate) fn key(end: End, depth: usize, masked: &str) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (end, depth, masked).hash(&mut h);
     h.finish()
@@ -100,7 +100,7 @@ fn key(end: End, depth: usize, masked: &str) -> u64 {
 
 /// Whether a line can head a report at all: not blank, not a rule, not a message or a stack
 /// frame (those repeat once per failure too, under the header), not a closing summary.
-fn head_candidate(line: &str) -> bool {
+pub(crate) fn head_candidate(line: &str) -> bool {
     let t = line.trim();
     !t.is_empty()
         && !separator(line)
@@ -115,7 +115,7 @@ fn head_candidate(line: &str) -> bool {
 }
 
 /// Whether a template's line says a failure in its constant part (a word or a mark).
-fn marked(constant: &[String]) -> bool {
+pub(crate) fn marked(constant: &[String]) -> bool {
     constant.iter().any(|t| {
         let l = t.to_ascii_lowercase();
         l.contains("fail")
@@ -132,7 +132,7 @@ fn marked(constant: &[String]) -> bool {
 /// word of the names (`widget renders case 1` and `widget renders case 2` share three words of
 /// their names, and a bare number is a name's too): a mark, punctuation, a masked part, or a
 /// verdict word.
-fn decoration(masked: &str) -> bool {
+pub(crate) fn decoration(masked: &str) -> bool {
     let lower = masked.to_ascii_lowercase();
     masked.contains('<')
         || masked
@@ -145,7 +145,7 @@ fn decoration(masked: &str) -> bool {
 
 /// The tokens every line of a group shares at its start and at its end (masked, compared),
 /// as far as they are decoration.
-fn constant_ends(masked: &[Vec<String>]) -> (usize, usize) {
+pub(crate) fn constant_ends(masked: &[Vec<String>]) -> (usize, usize) {
     let Some(first) = masked.first() else {
         return (0, 0);
     };
@@ -171,7 +171,7 @@ fn constant_ends(masked: &[Vec<String>]) -> (usize, usize) {
 
 /// A report's name from what varies in its header: the tokens between the constant ends, with
 /// a timing and decoration taken off; `None` when that reads as no name.
-fn name_between(tokens: &[&str], prefix: usize, suffix: usize) -> Option<String> {
+pub(crate) fn name_between(tokens: &[&str], prefix: usize, suffix: usize) -> Option<String> {
     let middle = tokens.get(prefix..tokens.len().saturating_sub(suffix))?;
     let joined = middle.join(" ");
     // A verdict glued to the name by a dot leader (`add_test...*failed*`) is no part of it.
@@ -179,18 +179,18 @@ fn name_between(tokens: &[&str], prefix: usize, suffix: usize) -> Option<String>
         Some((name, _)) if !name.trim().is_empty() => name.to_owned(),
         _ => joined,
     };
-    let name = super::without_timing(&joined)
+    let name = crate::line::without_timing(&joined)
         .trim_matches(|c: char| c.is_whitespace() || RULE.contains(c) || c == ':')
         .trim_end_matches(" ...")
         .trim_end_matches(|c: char| c == '.' || c.is_whitespace());
-    let name = super::plain(&super::qualified(name));
-    super::name_like(&name).then_some(name)
+    let name = crate::line::plain(&crate::line::qualified(name));
+    crate::line::name_like(&name).then_some(name)
 }
 
 /// The body of the report headed at `at`: the lines up to `next` (another header), a summary,
 /// a line of counts, a covered line or [`MAX_BLOCK`], without its trailing blank lines; and
 /// whether it says anything (a passing verdict says nothing).
-fn body(lines: &[String], covered: &[bool], at: usize, next: usize) -> (usize, bool) {
+pub(crate) fn body(lines: &[String], covered: &[bool], at: usize, next: usize) -> (usize, bool) {
     let mut end = at + 1;
     let mut says = false;
     while end < next && end - at < MAX_BLOCK && !covered[end] && !summary(&lines[end]) {
@@ -208,7 +208,7 @@ fn body(lines: &[String], covered: &[bool], at: usize, next: usize) -> (usize, b
 }
 
 /// A candidate reading: its header lines, what its headers share, and how it ranks.
-struct Reading {
+pub(crate) struct Reading {
     heads: Vec<usize>,
     prefix: usize,
     suffix: usize,
@@ -224,7 +224,7 @@ struct Reading {
 /// the log `stated` failures happened (or, with no stated count, when its constant part says
 /// failure), each repeat with a report under it. Linear in the lines: only templates with an
 /// agreeing count are looked at, and each header's body at most [`MAX_BLOCK`] lines.
-pub(in crate::triage) fn discover(
+pub(crate) fn discover(
     lines: &[String],
     covered: &[bool],
     stated: &Stated,
@@ -282,8 +282,8 @@ pub(in crate::triage) fn discover(
             let t = next.trim();
             let place = t
                 .split_whitespace()
-                .any(|w| super::bare_location(w.trim_end_matches(':')));
-            (!message_like(next) && !place && !summary(next) && super::name_like(t))
+                .any(|w| crate::line::bare_location(w.trim_end_matches(':')));
+            (!message_like(next) && !place && !summary(next) && crate::line::name_like(t))
                 .then(|| t.to_owned())
         });
         spans.push(Span {
@@ -298,7 +298,12 @@ pub(in crate::triage) fn discover(
 /// A group as a reading, when its lines read as headers: no two in a row (a list or a stack),
 /// a report under nearly every one; with no stated count, only a constant part that says
 /// failure and a name of its own in every header.
-fn judge(lines: &[String], covered: &[bool], heads: Vec<usize>, unstated: bool) -> Option<Reading> {
+pub(crate) fn judge(
+    lines: &[String],
+    covered: &[bool],
+    heads: Vec<usize>,
+    unstated: bool,
+) -> Option<Reading> {
     let n = heads.len();
     // Consecutive repeats (only blank lines between) are a list, a tree or frames.
     let adjacent = heads
@@ -361,7 +366,7 @@ fn judge(lines: &[String], covered: &[bool], heads: Vec<usize>, unstated: bool) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::triage::stated::stated;
+    use crate::stated::stated;
 
     fn lines(text: &str) -> Vec<String> {
         text.lines().map(str::to_owned).collect()

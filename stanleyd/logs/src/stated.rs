@@ -7,9 +7,10 @@
 use std::collections::HashMap;
 
 /// Most counts kept for a log (each line's own readings and the sums over lines of one shape).
-const MAX_COUNTS: usize = 32;
+pub(crate) const MAX_COUNTS: usize = 32;
+
 /// Most words a summary line may carry besides counts, outcomes and joining words.
-const MAX_OTHER_WORDS: usize = 3;
+pub(crate) const MAX_OTHER_WORDS: usize = 3;
 
 /// The counts a log states, each a possible number of failures: a line's failures, its errors,
 /// both, or its problems; and the same summed over the lines of one shape (a runner that states
@@ -46,7 +47,7 @@ impl Stated {
 
 /// What one summary line counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct LineCounts {
+pub(crate) struct LineCounts {
     failed: usize,
     errors: usize,
     problems: usize,
@@ -79,7 +80,7 @@ impl LineCounts {
 
 /// The class of an outcome word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Outcome {
+pub(crate) enum Outcome {
     Failed,
     Error,
     Problem,
@@ -89,7 +90,7 @@ enum Outcome {
     Other,
 }
 
-fn outcome(word: &str) -> Option<Outcome> {
+pub(crate) fn outcome(word: &str) -> Option<Outcome> {
     Some(match word {
         "failed" | "failing" | "failures" | "failure" | "fail" | "fails" | "broken" | "crashed"
         | "regressions" => Outcome::Failed,
@@ -106,7 +107,7 @@ fn outcome(word: &str) -> Option<Outcome> {
 }
 
 /// Words that join a summary's counts without saying anything else.
-const FILLER: [&str; 20] = [
+pub(crate) const FILLER: [&str; 20] = [
     "in",
     "s",
     "ms",
@@ -131,14 +132,14 @@ const FILLER: [&str; 20] = [
 
 /// One token of a line: a number or a lowercase word.
 #[derive(Debug)]
-enum Token {
+pub(crate) enum Token {
     Number(usize),
     Word(String),
 }
 
 /// What separates a token from the one before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Sep {
+pub(crate) enum Sep {
     /// Whitespace only (or the line's start).
     Space,
     /// `=` or `:` (`failures=2`, `Failures: 2`).
@@ -147,7 +148,7 @@ enum Sep {
     Punct,
 }
 
-fn tokens(line: &str) -> Vec<(Token, Sep)> {
+pub(crate) fn tokens(line: &str) -> Vec<(Token, Sep)> {
     let mut out = Vec::new();
     let mut sep = Sep::Space;
     let mut chars = line.char_indices().peekable();
@@ -183,7 +184,7 @@ fn tokens(line: &str) -> Vec<(Token, Sep)> {
 /// What a line counts, when it is a summary of counts: each number with the outcome word it
 /// belongs to (`failures=2` and `Failures: 2` bind the word before; `5 failed` the word after;
 /// `# fail 5` the word before; never across `,` `;` `|`), and no more than a few other words.
-fn line_counts(line: &str) -> Option<LineCounts> {
+pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
     if line.len() > 400 {
         return None;
     }
@@ -272,7 +273,7 @@ pub fn states_counts(line: &str) -> bool {
 }
 
 /// A line's shape for summing: its digits masked.
-fn shape(line: &str) -> String {
+pub(crate) fn shape(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut digit = false;
     for c in line.trim().chars() {

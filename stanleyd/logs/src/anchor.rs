@@ -1,0 +1,139 @@
+//! Generic anchors: the lines that say something failed in the words of any tool (an error
+//! line, a panic, an exit code, a test's verdict), and the windows of context around them for
+//! what no reader claimed.
+
+use crate::text::location_in;
+
+/// Context lines on each side of an anchor.
+pub(crate) const CONTEXT: usize = 12;
+
+/// Furthest a window extends forward over stack-like lines.
+pub(crate) const MAX_EXTEND: usize = 320;
+
+/// Anchors that begin one test's failure report; a second one starts a new block.
+pub(crate) const STARTERS: [&str; 5] = [
+    "jest_test",
+    "go_fail",
+    "tap_not_ok",
+    "pytest_section",
+    "vitest_fail",
+];
+
+pub(crate) fn first_word_ends_error(t: &str) -> bool {
+    let t = t.strip_prefix("Uncaught ").unwrap_or(t);
+    let word: String = t
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.')
+        .collect();
+    (word.ends_with("Error") || word.ends_with("Exception"))
+        && (t[word.len()..].starts_with(':') || t[word.len()..].starts_with(" ["))
+}
+
+pub(crate) fn compiler_error(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words.iter().enumerate().any(|(i, w)| {
+        *w == "error:"
+            || (w.starts_with("error[E") && w.ends_with("]:"))
+            || (*w == "error"
+                && words
+                    .get(i + 1)
+                    .is_some_and(|n| n.starts_with("TS") && n.ends_with(':')))
+    })
+}
+
+pub(crate) fn exit_code_line(line: &str) -> bool {
+    let l = line.to_ascii_lowercase();
+    for marker in [
+        "exit code ",
+        "exited with code ",
+        "exit status ",
+        "completed with exit code ",
+    ] {
+        if let Some(i) = l.find(marker) {
+            let n: String = l[i + marker.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if n.parse::<u32>().is_ok_and(|n| n != 0) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The anchors a line matches.
+pub(crate) fn anchors(line: &str) -> Vec<&'static str> {
+    let t = line.trim();
+    let mut a = Vec::new();
+    if t.starts_with("(fail) ") {
+        a.push("bun_fail");
+    }
+    if t.starts_with("FAIL ") {
+        a.push("jest_fail");
+    }
+    if t.starts_with("● ") {
+        a.push("jest_test");
+    }
+    if t.starts_with("× ") || t.starts_with("✗ ") || t.starts_with("✕ ") {
+        a.push("vitest_fail");
+    }
+    if (t.starts_with("FAILED ") || t.starts_with("ERROR ")) && t.contains("::") {
+        a.push("pytest_failed");
+    }
+    if t.len() > 8
+        && t.starts_with("___")
+        && t.ends_with("___")
+        && !t.trim_matches('_').trim().is_empty()
+    {
+        a.push("pytest_section");
+    }
+    if t.starts_with("--- FAIL: ") {
+        a.push("go_fail");
+    }
+    if t.starts_with("panic: ") {
+        a.push("panic");
+    }
+    if t.strip_prefix("not ok ")
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+    {
+        a.push("tap_not_ok");
+    }
+    if t.contains("Traceback (most recent call last)") {
+        a.push("traceback");
+    }
+    if first_word_ends_error(t) {
+        a.push("error_line");
+    }
+    if compiler_error(t) {
+        a.push("compiler_error");
+    }
+    if t.starts_with("npm ERR!") {
+        a.push("npm_err");
+    }
+    if exit_code_line(t) {
+        a.push("exit_code");
+    }
+    if t.starts_with("test ") && t.ends_with(" ... FAILED") {
+        a.push("cargo_fail");
+    }
+    if t.starts_with("thread '") && t.contains("' panicked at")
+        || (t.starts_with("thread '") && t.contains(") panicked at"))
+    {
+        a.push("rust_panic");
+    }
+    a
+}
+
+pub(crate) fn is_stack_like(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("at ")
+        || t.starts_with("File \"")
+        || t.starts_with("...")
+        || t.starts_with("E   ")
+        || line.starts_with("E ")
+        || (!t.is_empty()
+            && t.chars()
+                .all(|c| c == '^' || c == '~' || c == ' ' || c == '|'))
+        || location_in(t).is_some()
+}

@@ -1,0 +1,559 @@
+//! Failure blocks: a failure's lines with its name, message, stack, family and fingerprint, and
+//! the settling of a text log's blocks (one report of a test, closing counts dropped beside the
+//! failures, a job's own failure first, each block's step and place in the input).
+
+use serde::Serialize;
+use serde_json::Value;
+use stanley_core::stable_id;
+
+use crate::anchor::{anchors, exit_code_line, first_word_ends_error};
+use crate::text::{contains_any, foreign_frame, location_in, normalize};
+
+/// One typed shape as JSON: plain structs of strings, numbers and lists, so serializing them
+/// cannot fail.
+pub(crate) fn to_value<T: Serialize + ?Sized>(shape: &T) -> Value {
+    serde_json::to_value(shape).unwrap_or_default()
+}
+
+/// Longest block kept; longer blocks keep their head and report the rest as omitted.
+pub(crate) const MAX_BLOCK: usize = 160;
+
+/// One failure found in a log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FailureBlock {
+    pub id: String,
+    /// 1-based first and last line of the block in the log.
+    pub start: usize,
+    pub end: usize,
+    pub lines: Vec<String>,
+    pub omitted: usize,
+    pub anchors: Vec<&'static str>,
+    pub test_name: Option<String>,
+    pub message: Option<String>,
+    pub stack: Vec<(String, u64)>,
+    pub family: String,
+    pub fingerprint: String,
+    pub env_signature: Option<&'static str>,
+    pub compile_error: bool,
+    pub missing_module: bool,
+    pub timeout: bool,
+    /// The CI step (group, section, stage) the block sits in, when the log was a job log.
+    pub step: Option<String>,
+}
+
+pub(crate) fn env_signature(text: &str) -> Option<&'static str> {
+    if contains_any(
+        text,
+        &[
+            "ENOTFOUND",
+            "ECONNRESET",
+            "ECONNREFUSED",
+            "EAI_AGAIN",
+            "ETIMEDOUT",
+            "socket hang up",
+            "getaddrinfo",
+            "Temporary failure in name resolution",
+            "Could not resolve host",
+        ],
+    ) {
+        Some("network")
+    } else if contains_any(
+        text,
+        &[
+            "heap out of memory",
+            "out of memory",
+            "OOMKilled",
+            "ENOSPC",
+            "No space left on device",
+        ],
+    ) {
+        Some("resources")
+    } else if contains_any(text, &["EACCES", "EPERM", "Permission denied"]) {
+        Some("permissions")
+    } else if contains_any(
+        text,
+        &[
+            "502 Bad Gateway",
+            "503 Service Unavailable",
+            "rate limit exceeded",
+        ],
+    ) {
+        Some("service_unavailable")
+    } else {
+        None
+    }
+}
+
+pub(crate) fn test_name(line: &str) -> Option<String> {
+    let t = line.trim();
+    let cut = |s: &str| -> String { s.trim().chars().take(200).collect() };
+    let strip_time = |s: &str| -> String {
+        let s = s.trim_end();
+        match s.rfind(" [") {
+            Some(i) if s.ends_with(']') => cut(&s[..i]),
+            _ => match s.rfind(' ') {
+                Some(i)
+                    if s[i + 1..].ends_with("ms")
+                        && s[i + 1..].trim_end_matches("ms").parse::<f64>().is_ok() =>
+                {
+                    cut(&s[..i])
+                }
+                _ => cut(s),
+            },
+        }
+    };
+    if let Some(r) = t.strip_prefix("(fail) ") {
+        return Some(strip_time(r));
+    }
+    if let Some(r) = t.strip_prefix("--- FAIL: ") {
+        return Some(cut(r.split(" (").next().unwrap_or(r)));
+    }
+    if let Some(r) = t.strip_prefix("FAILED ").filter(|r| r.contains("::")) {
+        return Some(cut(r.split(" - ").next().unwrap_or(r)));
+    }
+    if let Some(r) = t.strip_prefix("● ") {
+        return Some(cut(r));
+    }
+    if let Some(r) = t.strip_prefix("not ok ") {
+        let r = r
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start();
+        return Some(cut(r.strip_prefix("- ").unwrap_or(r)));
+    }
+    if let Some(r) = t
+        .strip_prefix("× ")
+        .or_else(|| t.strip_prefix("✗ "))
+        .or_else(|| t.strip_prefix("✕ "))
+    {
+        return Some(strip_time(r));
+    }
+    if t.starts_with("___") && t.ends_with("___") {
+        let name = t.trim_matches('_').trim();
+        if !name.is_empty() {
+            return Some(cut(name));
+        }
+    }
+    if let Some(r) = t
+        .strip_prefix("---- ")
+        .and_then(|r| r.strip_suffix(" stdout ----"))
+    {
+        return Some(cut(r));
+    }
+    if let Some(r) = t
+        .strip_prefix("test ")
+        .and_then(|r| r.strip_suffix(" ... FAILED"))
+    {
+        return Some(cut(r));
+    }
+    if t.starts_with("FAIL [")
+        && let Some(i) = t.find(") ")
+    {
+        return Some(cut(&t[i + 2..]));
+    }
+    None
+}
+
+pub(crate) fn message(line: &str) -> Option<String> {
+    let t = line.trim();
+    let hit = first_word_ends_error(t)
+        || t.starts_with("E   ")
+        || ["Expected", "Received", "expected", "actual"]
+            .iter()
+            .any(|w| t.starts_with(w))
+        || t.starts_with("panic: ")
+        || t.starts_with("error:")
+        || t.starts_with("error[")
+        || t.contains("error TS")
+        || (t.starts_with("assert") && t.contains("failed"))
+        || t.starts_with("→ ");
+    let text = if t.starts_with("E   ") {
+        t[1..].trim_start()
+    } else {
+        t.trim_start_matches("→ ")
+    };
+    hit.then(|| text.chars().take(300).collect())
+}
+
+pub(crate) fn finish(
+    lines: Vec<String>,
+    start: usize,
+    omitted: usize,
+    anchors_found: Vec<&'static str>,
+) -> FailureBlock {
+    finish_with(lines, start, omitted, anchors_found, None, None)
+}
+
+/// What a failure's fingerprint hashes when it has a message: the normalized message, the top
+/// project frame and the test's name.
+#[derive(Serialize)]
+pub(crate) struct MessageKey<'a> {
+    message: String,
+    frame: Option<&'a (String, u64)>,
+    test: Option<&'a str>,
+}
+
+/// What a block's id hashes: its lines and the anchors found in them.
+#[derive(Serialize)]
+pub(crate) struct BlockKey<'a> {
+    lines: &'a [String],
+    anchors: &'a [&'static str],
+}
+
+/// A block from the lines of one failure; a runner that knows the failure's name or message
+/// passes them, else they are read from the lines.
+pub(crate) fn finish_with(
+    lines: Vec<String>,
+    start: usize,
+    omitted: usize,
+    anchors_found: Vec<&'static str>,
+    known_name: Option<String>,
+    known_message: Option<String>,
+) -> FailureBlock {
+    let mut name = known_name
+        .clone()
+        .or_else(|| lines.iter().find_map(|l| test_name(l)));
+    let mut msg = known_message
+        .clone()
+        .or_else(|| lines.iter().find_map(|l| message(l)));
+    // `cargo test`: the panic location line is followed by the message.
+    if known_message.is_none()
+        && let Some(i) = lines.iter().position(|l| l.contains(" panicked at "))
+    {
+        msg = crate::line::panic_message(&lines).or(msg);
+        if name.is_none() && known_name.is_none() {
+            name = lines[i].split('\'').nth(1).map(str::to_owned);
+        }
+    }
+    // Every parser's message within the one bound (12 lines, 1,200 characters; issue 36).
+    let msg = msg.map(|m| crate::line::bounded_message(&m));
+    let mut stack: Vec<(String, u64)> = Vec::new();
+    for l in &lines {
+        if stack.len() >= 20 {
+            break;
+        }
+        if let Some(loc) = location_in(l)
+            && !stack.contains(&loc)
+        {
+            stack.push(loc);
+        }
+    }
+    let text = lines.join("\n");
+    let first_line = lines
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .cloned()
+        .unwrap_or_default();
+    let family = stable_id(
+        "fam",
+        &Value::String(normalize(msg.as_deref().unwrap_or(&first_line))),
+        8,
+    );
+    // Duplicates share their normalized message and their top project frame; without a
+    // message, the lines that carry anchors and messages.
+    let top_frame = stack.iter().find(|(p, _)| !foreign_frame(p));
+    // Two different tests are never one failure, however alike their messages (parametrized
+    // cases failing at one assertion): a named block's fingerprint carries its test.
+    let fingerprint = match &msg {
+        Some(m) => stable_id(
+            "fp",
+            &to_value(&MessageKey {
+                message: normalize(m),
+                frame: top_frame,
+                test: name.as_deref().map(str::trim),
+            }),
+            12,
+        ),
+        None => {
+            let bearing: Vec<String> = lines
+                .iter()
+                .filter(|l| !anchors(l).is_empty() || message(l).is_some())
+                .map(|l| normalize(l))
+                .collect();
+            stable_id("fp", &Value::from(bearing), 12)
+        }
+    };
+    let id = stable_id(
+        "fail",
+        &to_value(&BlockKey {
+            lines: &lines,
+            anchors: &anchors_found,
+        }),
+        10,
+    );
+    FailureBlock {
+        id,
+        start,
+        end: start + lines.len().max(1) - 1 + omitted,
+        omitted,
+        anchors: anchors_found,
+        test_name: name,
+        message: msg,
+        stack,
+        family,
+        fingerprint,
+        step: None,
+        env_signature: env_signature(&text),
+        compile_error: contains_any(
+            &text,
+            &[
+                "SyntaxError",
+                "cannot find symbol",
+                "compilation failed",
+                "error[E",
+            ],
+        ) || text.contains("error TS")
+            || text.contains(": undefined:"),
+        missing_module: contains_any(
+            &text,
+            &[
+                "Cannot find module",
+                "ModuleNotFoundError",
+                "No module named",
+                "ERR_MODULE_NOT_FOUND",
+                "cannot find package",
+            ],
+        ),
+        timeout: contains_any(
+            &text,
+            &[
+                "Timeout of",
+                "timed out after",
+                "Exceeded timeout",
+                "context deadline exceeded",
+                "test timed out",
+            ],
+        ),
+        lines,
+    }
+}
+
+pub(crate) fn capped(lines: &[String]) -> (Vec<String>, usize) {
+    if lines.len() > MAX_BLOCK {
+        (lines[..MAX_BLOCK].to_vec(), lines.len() - MAX_BLOCK)
+    } else {
+        (lines.to_vec(), 0)
+    }
+}
+
+/// A runner's failure as a block.
+pub(crate) fn from_found(found: crate::found::Found) -> FailureBlock {
+    let (kept, omitted) = capped(&found.lines);
+    finish_with(
+        kept,
+        found.start + 1,
+        omitted,
+        vec![found.anchor],
+        found.name,
+        found.message,
+    )
+}
+
+/// Gives every block its own id: a block's id comes from its content, so a failure printed twice
+/// (a retried test, a log of two runs) would share one; the second and later get `-2`, `-3`, …
+/// in log order, and stay duplicates of the first by fingerprint.
+pub(crate) fn distinct_ids(blocks: &mut [FailureBlock]) {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for block in blocks {
+        let n = seen.entry(block.id.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            block.id = format!("{}-{n}", block.id);
+        }
+    }
+}
+
+/// Whether a line only counts outcomes: `FAILED (failures=2, errors=1)`, `3 problems (3 errors,
+/// 0 warnings)`, `4 failed, 1 passed in 0.12s`, `Found 2 errors in 1 file.`, `error: 3 errors
+/// generated.`: a number next to an outcome word, and no more than a few other words.
+pub(crate) fn counts_only(line: &str) -> bool {
+    const OUTCOMES: [&str; 14] = [
+        "failed", "failure", "failures", "error", "errors", "problem", "problems", "passed",
+        "failing", "passing", "warning", "warnings", "skipped", "broken",
+    ];
+    let lower = line.trim().to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '.')
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let counted = words.windows(2).any(|p| {
+        let number = |w: &str| w.bytes().all(|b| b.is_ascii_digit());
+        (number(p[0]) && OUTCOMES.contains(&p[1])) || (OUTCOMES.contains(&p[0]) && number(p[1]))
+    });
+    // Every word a number, an outcome, or one of a few joining words.
+    let filler = [
+        "in",
+        "s",
+        "ms",
+        "file",
+        "files",
+        "found",
+        "tests",
+        "test",
+        "of",
+        "and",
+        "generated",
+        "fixable",
+        "with",
+        "the",
+        "option",
+        "potentially",
+        "total",
+        "ran",
+        "ok",
+        "x",
+        "y",
+    ];
+    let other = words
+        .iter()
+        .filter(|w| {
+            !w.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                && !OUTCOMES.contains(w)
+                && !filler.contains(w)
+        })
+        .count();
+    counted && other <= 2
+}
+
+/// Whether a line says something went wrong, in the words tools of every kind use.
+pub(crate) fn error_shaped(line: &str) -> bool {
+    let l = line.to_ascii_lowercase();
+    [
+        "error",
+        "fatal",
+        "failed",
+        "failure",
+        "not found",
+        "no such file",
+        "denied",
+        "cannot ",
+        "can't ",
+        "could not",
+        "couldn't",
+        "unable to",
+        "no rule to",
+        "***",
+        "panic",
+        "abort",
+        "exception",
+        "timed out",
+        "killed",
+    ]
+    .iter()
+    .any(|w| l.contains(w))
+}
+
+/// The lines that say why a job failed when no test did: before the last line that gives a
+/// non-zero exit (or the log's end), within that line's step, the last stretch of at most 12
+/// lines that holds error-shaped lines, from the first of them. (start, end), 0-based.
+pub(crate) fn job_failure(
+    lines: &[String],
+    unwrapped: &crate::wrapper::ci::Unwrapped,
+    offset: usize,
+) -> Option<(usize, usize)> {
+    const WINDOW: usize = 12;
+    let exit = lines
+        .iter()
+        .rposition(|l| exit_code_line(l))
+        .unwrap_or(lines.len());
+    let step = |k: usize| unwrapped.steps.get(offset + k).copied().flatten();
+    let at_exit = step(exit.min(lines.len().saturating_sub(1)));
+    let mut window: Vec<usize> = Vec::new();
+    for k in (0..exit).rev() {
+        if window.len() >= WINDOW || (at_exit.is_some() && step(k) != at_exit) {
+            break;
+        }
+        if !lines[k].trim().is_empty() {
+            window.push(k);
+        }
+    }
+    window.reverse();
+    let first = *window.iter().find(|&&k| error_shaped(&lines[k]))?;
+    let last = *window.last()?;
+    // The exit line itself, when there is one, closes the block.
+    let end = if exit < lines.len() { exit } else { last };
+    // Several error lines each at a place of their own are several failures, not one step's
+    // reason (a runner's compact report the parsers did not read): no block that merges them.
+    let placed = (first..=end.min(lines.len() - 1))
+        .filter(|&k| error_shaped(&lines[k]) && location_in(&lines[k]).is_some())
+        .count();
+    (placed < 2).then_some((first, end))
+}
+
+/// Puts the blocks of a text log in order and settles them: one report of a test kept, a run's
+/// closing counts dropped beside real failures, a job's own failure first when nothing else was
+/// found, and each block's step and place in the input.
+pub(crate) fn settle(
+    mut blocks: Vec<FailureBlock>,
+    lines: &[String],
+    unwrapped: &crate::wrapper::ci::Unwrapped,
+    offset: usize,
+) -> Vec<FailureBlock> {
+    blocks.sort_by_key(|b| b.start);
+    // One test reported twice (prove prints Test::More's diagnostics, then the TAP point): the
+    // report without a message goes when another of the same name has one.
+    let named_with_message: std::collections::HashSet<String> = blocks
+        .iter()
+        .filter(|b| b.message.is_some())
+        .filter_map(|b| b.test_name.clone())
+        .collect();
+    blocks.retain(|b| {
+        b.message.is_some()
+            || b.test_name
+                .as_ref()
+                .is_none_or(|n| !named_with_message.contains(n))
+    });
+    // A run's closing counts (`FAILED (failures=2, errors=1)`, `3 problems`, `4 failed, 1
+    // passed`) say that failures happened, not which: beside the failures themselves they are
+    // no block of their own.
+    if blocks.len() > 1 {
+        let only_counts = |b: &FailureBlock| {
+            let mut content = b.lines.iter().filter(|l| {
+                let t = l.trim();
+                !t.is_empty() && !t.chars().all(|c| "=-─━_*~ ".contains(c))
+            });
+            content.clone().next().is_some()
+                && content.all(|l| counts_only(l) || crate::line::summary(l))
+        };
+        if blocks.iter().any(|b| !only_counts(b)) {
+            blocks.retain(|b| !only_counts(b));
+        }
+    }
+    // A job that failed outside any test: the error lines that end the failing step, first.
+    // Only where nothing but a step's own error lines was found (no test, no diagnostic, no
+    // runner's report): those are what the job failed of.
+    let job_level = |b: &FailureBlock| {
+        b.test_name.is_none()
+            && b.anchors
+                .iter()
+                .all(|a| matches!(*a, "exit_code" | "npm_err" | "error_line"))
+    };
+    if blocks.iter().all(job_level)
+        && let Some((s, e)) = job_failure(lines, unwrapped, offset)
+    {
+        blocks.retain(|b| b.end < s + 1 || b.start > e + 1);
+        let (kept, omitted) = capped(&lines[s..=e]);
+        let mut block = finish(kept, s + 1, omitted, vec!["job_failure"]);
+        block.message = lines[s..=e]
+            .iter()
+            .find(|l| error_shaped(l))
+            .map(|l| crate::line::bounded_message(l.trim()));
+        blocks.insert(0, block);
+    }
+    for block in &mut blocks {
+        // A block whose kept lines reach past the log (a runner's report counts lines it
+        // joined or synthesised) ends at the log's last line (issue 36).
+        block.end = block.end.min(lines.len()).max(block.start);
+        block.step = unwrapped
+            .step_of(offset + block.start - 1)
+            .map(str::to_owned);
+        // Streams put back in order: the block's place is given in the input's lines.
+        if !unwrapped.origin.is_empty() {
+            let at = |k: usize| unwrapped.origin.get(offset + k - 1).map_or(k, |o| o + 1);
+            let (start, end) = (block.start, block.end);
+            block.start = at(start);
+            block.end = (start..=end).map(at).max().unwrap_or(block.start);
+        }
+    }
+    blocks
+}

@@ -1,0 +1,375 @@
+//! TAP streams (13 and 14) wherever they sit in a log: nested subtests, YAML diagnostics,
+//! headings that name the test whose assertions follow.
+
+use crate::found::Found;
+use crate::line::bounded_message;
+
+/// One test point of a TAP stream.
+#[derive(Debug)]
+pub(crate) struct Point {
+    /// Its line.
+    at: usize,
+    depth: usize,
+    ok: bool,
+    name: String,
+    /// Announced by `# Subtest: name` (a test), or not (an assertion of the enclosing test).
+    announced: bool,
+    /// Where its subtest block starts (its `# Subtest:` line), else its own line.
+    from: usize,
+    /// The end (exclusive) of its YAML diagnostics, else its line + 1.
+    to: usize,
+    /// The message of its diagnostics (`error:`, `message:`, a thrown `stack`), if any.
+    message: Option<String>,
+    /// The heading it is an assertion under (an index into the stream's headings), if any.
+    heading: Option<usize>,
+}
+
+/// Whether a TAP comment at the stream's top level is a heading naming the test whose
+/// assertions follow (`# adds numbers` above `ok 1 should be equal`, as tape and the
+/// runners that copy it print): one space after `#`, no count or subtest announcement, a
+/// test point on the next non-blank line and no comment on the line before. Diagnostics
+/// (`#   Failed test 'x'`, bats' `# output`) are indented after the `#` or follow other
+/// comments, and a closing comment has no point after it.
+pub(crate) fn tap_heading(lines: &[String], i: usize) -> Option<String> {
+    let l = &lines[i];
+    let text = l.strip_prefix("# ")?;
+    if text.starts_with(char::is_whitespace)
+        || text.is_empty()
+        || text.starts_with("Subtest:")
+        || crate::stated::states_counts(text)
+        || text
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| ["tests", "pass", "fail", "ok", "todo", "skip"].contains(&w))
+    {
+        return None;
+    }
+    let next = lines[i + 1..].iter().find(|n| !n.trim().is_empty())?;
+    tap_point(next.trim())?;
+    // A comment among comments is a diagnostic of the point before them (bats prints what a
+    // failing test wrote as `# …` after its `not ok`).
+    let previous = lines[..i].iter().rev().find(|n| !n.trim().is_empty());
+    if previous.is_some_and(|p| p.trim_start().starts_with('#')) {
+        return None;
+    }
+    Some(text.trim().to_owned())
+}
+
+pub(crate) fn tap_point(t: &str) -> Option<(bool, String)> {
+    let (ok, rest) = if let Some(r) = t.strip_prefix("not ok") {
+        (false, r)
+    } else if let Some(r) = t.strip_prefix("ok") {
+        (true, r)
+    } else {
+        return None;
+    };
+    if !(rest.is_empty() || rest.starts_with(' ')) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let rest = rest
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start();
+    let rest = rest.strip_prefix("- ").unwrap_or(rest);
+    let name = rest.split(" # ").next().unwrap_or(rest).trim().to_owned();
+    Some((ok, name))
+}
+
+/// The message of a test point's YAML diagnostics: `error:` (inline or a block), else
+/// `message:`, else what it compares (`found:`/`wanted:`, a `diff:`, ava's `details:` or
+/// `values:` with the difference).
+pub(crate) fn yaml_message(block: &[String]) -> Option<String> {
+    for key in [
+        "error:", "message:", "found:", "wanted:", "diff:", "details:", "values:",
+    ] {
+        let Some(at) = block.iter().position(|l| l.trim_start().starts_with(key)) else {
+            continue;
+        };
+        let value = block[at].trim_start()[key.len()..].trim();
+        // A scalar on the key's line; a block (`|`, `>`) or a nested mapping (nothing after the
+        // key) below it.
+        if !value.is_empty() && !value.starts_with('|') && !value.starts_with('>') {
+            let v = value.trim_matches(|c| c == '\'' || c == '"').to_owned();
+            if !v.is_empty() {
+                return Some(v);
+            }
+            continue;
+        }
+        let depth = block[at].len() - block[at].trim_start().len();
+        let lines: Vec<&str> = block[at + 1..]
+            .iter()
+            .take_while(|l| l.trim().is_empty() || l.len() - l.trim_start().len() > depth)
+            .map(|l| l.trim())
+            .collect();
+        let text = lines.join("\n").trim().to_owned();
+        if !text.is_empty() {
+            return Some(text);
+        }
+    }
+    // What was compared (`expected:` and `actual:`, as tape prints them).
+    let field = |key: &str| {
+        block
+            .iter()
+            .find_map(|l| l.trim_start().strip_prefix(key).map(str::trim))
+            .filter(|v| !v.is_empty())
+    };
+    match (field("expected:"), field("actual:")) {
+        (Some(e), Some(a)) => Some(format!("expected: {e}\nactual: {a}")),
+        _ => None,
+    }
+}
+
+/// The failures of a TAP stream (13 or 14, nested subtests, YAML diagnostics), wherever it
+/// sits in the log: a failing test is a `not ok` announced by `# Subtest:` (or a top-level
+/// one); a failing `not ok` inside a test that was not announced is an assertion of that test
+/// and gives it its message; a test that failed only because tests inside it did is not a
+/// failure of its own. The lines of the stream are returned as covered. None when there is
+/// no TAP stream with a failure.
+pub(crate) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec<usize>)> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    // A stream: a version line or a plan, and test points.
+    let first = lines.iter().position(|l| {
+        let t = l.trim();
+        t.starts_with("TAP version ")
+            || (t.starts_with("1..") && t[3..].chars().all(|c| c.is_ascii_digit()))
+    })?;
+    let mut points: Vec<Point> = Vec::new();
+    let mut announced: Vec<(usize, usize, String)> = Vec::new(); // (line, depth, name)
+    // Headings (line, name) and the one the top-level points are under now.
+    let mut headings: Vec<(usize, String)> = Vec::new();
+    let mut under: Option<usize> = None;
+    let mut i = first;
+    let mut stream: Vec<usize> = Vec::new();
+    while i < lines.len() {
+        if covered[i] {
+            i += 1;
+            continue;
+        }
+        let l = &lines[i];
+        let t = l.trim();
+        let d = indent(l);
+        if let Some(name) = t.strip_prefix("# Subtest:") {
+            announced.push((i, d, name.trim().to_owned()));
+            stream.push(i);
+            i += 1;
+            continue;
+        }
+        if d == 0
+            && let Some(name) = tap_heading(lines, i)
+        {
+            headings.push((i, name));
+            under = Some(headings.len() - 1);
+            stream.push(i);
+            i += 1;
+            continue;
+        }
+        let Some((ok, name)) = tap_point(t) else {
+            i += 1;
+            continue;
+        };
+        stream.push(i);
+        // Its YAML block: `---` deeper than the point, up to `...`, with comments allowed
+        // between the point and the block.
+        let mut to = i + 1;
+        let mut j = i + 1;
+        while j < lines.len() && lines[j].trim().starts_with('#') && indent(&lines[j]) > d {
+            j += 1;
+        }
+        if lines
+            .get(j)
+            .is_some_and(|y| y.trim() == "---" && indent(y) > d)
+        {
+            let mut k = j + 1;
+            while k < lines.len() && lines[k].trim() != "..." {
+                k += 1;
+            }
+            to = (k + 1).min(lines.len());
+        }
+        let mut message = yaml_message(&lines[i + 1..to]);
+        // TAP 13's diagnostics as comments after the point (`# (in test file x, line 3)`), and
+        // what the test printed, up to the next point, plan or subtest.
+        let mut notes: Vec<String> = Vec::new();
+        while to < lines.len() && !covered[to] {
+            let n = lines[to].trim();
+            let count = n
+                .strip_prefix('#')
+                .map(str::trim_start)
+                .and_then(|r| r.split_whitespace().next())
+                .is_some_and(|w| {
+                    [
+                        "tests",
+                        "suites",
+                        "pass",
+                        "fail",
+                        "cancelled",
+                        "skipped",
+                        "todo",
+                        "duration_ms",
+                    ]
+                    .contains(&w)
+                });
+            if tap_point(n).is_some()
+                || (indent(&lines[to]) == 0 && tap_heading(lines, to).is_some())
+                || n.starts_with("# Subtest:")
+                || n.starts_with("1..")
+                || count
+                || (!n.is_empty() && indent(&lines[to]) < d)
+            {
+                break;
+            }
+            if let Some(c) = n.strip_prefix('#') {
+                notes.push(c.trim().to_owned());
+            } else if !n.is_empty() {
+                notes.push(n.to_owned());
+            }
+            to += 1;
+        }
+        if message.is_none() {
+            message = crate::line::message_of(&notes);
+        }
+        // Announced when the nearest `# Subtest:` at this depth, not yet used, names it.
+        let own = announced
+            .iter()
+            .rposition(|(_, ad, an)| *ad == d && *an == name);
+        let from = own.map_or(i, |k| announced[k].0);
+        if let Some(k) = own {
+            announced.remove(k);
+        }
+        for s in i..to {
+            stream.push(s);
+        }
+        let heading = if d == 0 && own.is_none() { under } else { None };
+        points.push(Point {
+            at: i,
+            depth: d,
+            ok,
+            name,
+            announced: (own.is_some() || d == 0) && heading.is_none(),
+            from,
+            to,
+            message,
+            heading,
+        });
+        i = to;
+    }
+    if points.iter().all(|p| p.ok) {
+        return None;
+    }
+    // A point's children: the deeper points since the previous point at its depth or above
+    // (TAP 14 prints a subtest's points before its own), found in one pass.
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); points.len()];
+    let mut pending: std::collections::BTreeMap<usize, Vec<usize>> =
+        std::collections::BTreeMap::new();
+    for (p, point) in points.iter().enumerate() {
+        let deeper: Vec<usize> = pending.range(point.depth + 1..).map(|(d, _)| *d).collect();
+        for d in deeper {
+            if let Some(list) = pending.remove(&d) {
+                children[p].extend(list);
+            }
+        }
+        pending.entry(point.depth).or_default().push(p);
+    }
+    let mut out = Vec::new();
+    // A heading's test failed when an assertion under it did: named by the heading, its
+    // message its first failing assertion's, its lines from the heading to its last point's.
+    for (h, (at, name)) in headings.iter().enumerate() {
+        let under: Vec<&Point> = points.iter().filter(|p| p.heading == Some(h)).collect();
+        let Some(failed) = under.iter().find(|p| !p.ok) else {
+            continue;
+        };
+        let to = under.last().map_or(at + 1, |p| p.to);
+        let message = match &failed.message {
+            Some(m) if !failed.name.is_empty() => format!("{}\n{m}", failed.name),
+            Some(m) => m.clone(),
+            None => failed.name.clone(),
+        };
+        out.push(Found {
+            start: *at,
+            message: Some(bounded_message(&message)),
+            name: Some(name.clone()),
+            lines: lines[*at..to].to_vec(),
+            anchor: "tap_not_ok",
+            ..Found::default()
+        });
+    }
+    for p in 0..points.len() {
+        let point = &points[p];
+        if point.ok || !point.announced {
+            continue;
+        }
+        let inner: Vec<usize> = children[p]
+            .iter()
+            .copied()
+            .filter(|&c| !points[c].ok)
+            .collect();
+        let assertions: Vec<usize> = inner
+            .iter()
+            .copied()
+            .filter(|&c| !points[c].announced)
+            .collect();
+        let failing_tests = inner.iter().any(|&c| points[c].announced);
+        if failing_tests && assertions.is_empty() {
+            // An aggregate: it failed because tests inside it did.
+            continue;
+        }
+        // Its message: its first failing assertion (the assertion's name says what it
+        // checked, its diagnostics what was found), else its own diagnostics.
+        let message = assertions
+            .first()
+            .map(|&a| {
+                let q = &points[a];
+                match &q.message {
+                    Some(m) if !q.name.is_empty() => format!("{}\n{m}", q.name),
+                    Some(m) => m.clone(),
+                    None => q.name.clone(),
+                }
+            })
+            .or_else(|| point.message.clone());
+        let block: Vec<String> = lines[point.from..point.to].to_vec();
+        out.push(Found {
+            start: point.from,
+            message: message.map(|m| bounded_message(&m)),
+            name: Some(point.name.clone()),
+            lines: block,
+            anchor: "tap_not_ok",
+            ..Found::default()
+        });
+        let _ = point.at;
+    }
+    out.sort_by_key(|f| f.start);
+    (!out.is_empty()).then_some((out, stream))
+}
+
+#[cfg(test)]
+mod heading_tests {
+    use super::*;
+
+    #[test]
+    fn a_tap_heading_names_the_test_whose_assertions_follow() {
+        let log: Vec<String> = "TAP version 13\n# adds numbers\nok 1 should be equal\n# subtracts numbers\nnot ok 2 difference of 5 and 3\n  ---\n    operator: equal\n    expected: 2\n    actual:   3\n    at: Test.<anonymous> (/p/test.js:9:5)\n  ...\nnot ok 3 second check\n  ---\n    operator: ok\n  ...\n# divides\nnot ok 4 quotient\n  ---\n    operator: equal\n    expected: 2\n    actual:   4\n  ...\n\n1..4\n# tests 4\n# pass  1\n# fail  3\n"
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        let (found, _) = tap(&log, &vec![false; log.len()]).unwrap();
+        let got: Vec<(&str, &str)> = found
+            .iter()
+            .map(|f| {
+                (
+                    f.name.as_deref().unwrap_or(""),
+                    f.message.as_deref().unwrap_or(""),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "subtracts numbers",
+                    "difference of 5 and 3\nexpected: 2\nactual: 3"
+                ),
+                ("divides", "quotient\nexpected: 2\nactual: 4"),
+            ]
+        );
+        assert_eq!((found[0].start, found[0].lines.len()), (3, 12));
+    }
+}

@@ -1,0 +1,303 @@
+//! Reading failure logs (issue 46), whatever printed them, as one pipeline whose modules form a
+//! tree: the wrapper comes off first (`wrapper`: a CI service's job-log format, then per-line
+//! stream labels); a report document is read as what it is (`document`); a text log is read by
+//! the runners whose structure is known (`runner`, the accelerators), a TAP stream wherever it
+//! sits, the diagnostics of compilers and linters (`diagnostics`), and the structure runners
+//! share, judged by the failure count the log states (`discover`, `stated`); generic anchors
+//! take what is left (`anchor`); then the blocks are settled (`block`). Every phase is linear
+//! in the log and looks at the request's [`Pace`] at bounded intervals.
+
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
+pub mod stated;
+pub mod wrapper;
+
+mod anchor;
+mod block;
+mod diagnostics;
+mod discover;
+mod document;
+mod found;
+mod line;
+mod runner;
+mod text;
+
+use serde_json::Value;
+use stanley_core::{Cancel, Cancelled, Pace, stable_id};
+
+use crate::anchor::{CONTEXT, MAX_EXTEND, STARTERS, anchors, is_stack_like};
+use crate::block::{MAX_BLOCK, capped, distinct_ids, finish, from_found, settle};
+use crate::runner::structured;
+use crate::stated::Agreement;
+
+pub use crate::block::FailureBlock;
+pub use crate::text::{OMITTED_PREFIX, foreign_frame, is_host, left_out, normalize, strip_ansi};
+
+/// Most lines a log may have.
+pub const MAX_LOG_LINES: usize = 200_000;
+
+/// A parsed log.
+#[derive(Clone, Debug)]
+pub struct ParsedLog {
+    pub line_count: usize,
+    pub blocks: Vec<FailureBlock>,
+    /// What of the input was left out before parsing, one line each (for `limits`).
+    pub left_out: Vec<String>,
+    /// The CI job-log format the input was unwrapped from.
+    pub wrapper: Option<crate::wrapper::ci::Wrapper>,
+    /// How the failures found agree with the count the log states (issue 46).
+    pub agreement: Agreement,
+}
+
+/// The blocks a stated count counts: every failure, not a job's own error lines.
+pub(crate) fn counted(blocks: &[FailureBlock]) -> usize {
+    blocks
+        .iter()
+        .filter(|b| b.anchors != ["job_failure"])
+        .count()
+}
+
+/// The diagnostics of compilers, type checkers and linters among the lines not `covered` (then
+/// covered): each error a block named by its location, its family its code or rule, its
+/// fingerprint its exact place and message.
+pub(crate) fn diagnostic_blocks(
+    lines: &[String],
+    covered: &mut [bool],
+    pace: &Pace<'_>,
+) -> Result<Vec<FailureBlock>, Cancelled> {
+    let mut out = Vec::new();
+    for d in crate::diagnostics::read(lines, covered, pace)? {
+        pace.step()?;
+        for c in &mut covered[d.found.start..d.found.start + d.found.lines.len()] {
+            *c = true;
+        }
+        let (code, place) = (d.code.clone(), d.place.clone());
+        let message = d.found.message.clone().unwrap_or_default();
+        let mut block = from_found(d.found);
+        if let Some(code) = code {
+            block.family = stable_id("fam", &Value::String(code), 8);
+        }
+        // The same error printed twice is one; two errors are never one, however alike.
+        block.fingerprint = stable_id("fp", &serde_json::json!([place, message]), 12);
+        out.push(block);
+    }
+    Ok(out)
+}
+
+/// Which parsers read a log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parsers {
+    /// The runner parsers first, then the generic path for what they leave.
+    All,
+    /// The generic path alone (documents by shape, the segmenter, anchors): what a runner no
+    /// parser knows gets, measured by the captures tests.
+    GenericOnly,
+}
+
+/// Parses a log into failure blocks with every parser: [`parse_log_with`] and [`Parsers::All`].
+pub fn parse_log(text: &str) -> ParsedLog {
+    parse_log_with(text, Parsers::All)
+}
+
+/// [`parse_log_paced`] with no cancellation (tests, benches and the fuzzer).
+pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
+    let never = Cancel::new();
+    match parse_log_paced(text, parsers, &Pace::new(&never)) {
+        Ok(parsed) => parsed,
+        Err(Cancelled) => unreachable!("a signal nothing can fire"),
+    }
+}
+
+/// Parses a log into failure blocks: a report document (JSON, JSON lines, XML) as what it is; a
+/// text log, after its CI wrapper is taken off, by the runners' own structure first (with
+/// [`Parsers::All`]), then by the runner-agnostic segmenter, then generic anchors for what is
+/// left. CPU-bound and linear in the log; it looks at `pace`'s signal between its phases and
+/// every so many lines of its anchor and window loops (the runners', diagnostics' and segmenter's
+/// phases only at their ends), and ends with [`Cancelled`] once it fires (issue 47, D-162).
+pub fn parse_log_paced(
+    text: &str,
+    parsers: Parsers,
+    pace: &Pace<'_>,
+) -> Result<ParsedLog, Cancelled> {
+    let document = match parsers {
+        Parsers::All => crate::document::document(text),
+        Parsers::GenericOnly => crate::document::generic_document(text),
+    };
+    pace.now()?;
+    if let Some(found) = document {
+        let line_count = text.lines().count();
+        let mut blocks: Vec<FailureBlock> = found.into_iter().map(from_found).collect();
+        // A failure read from a document came from somewhere in it: a tree keeps no line
+        // positions, so its block spans the document, never past its end (issue 36).
+        for block in &mut blocks {
+            block.start = 1;
+            block.end = line_count.max(1);
+        }
+        distinct_ids(&mut blocks);
+        return Ok(ParsedLog {
+            line_count,
+            blocks,
+            left_out: left_out(text),
+            wrapper: None,
+            // A document's failures are what it records; it states no other count.
+            agreement: Agreement::Unstated,
+        });
+    }
+    // A CI job log first loses its wrapper (timestamps, group markers), one line for one line.
+    let mut unwrapped = crate::wrapper::ci::unwrap(text);
+    pace.now()?;
+    // Then each line loses the label of its stream (a task runner's, a CI step's).
+    crate::wrapper::streams::separate(&mut unwrapped);
+    pace.now()?;
+    let wrapper = unwrapped.wrapper;
+    let mut lines = unwrapped.lines.clone();
+    let mut notes = left_out(&lines.join("\n"));
+    // A longer log (a client that sent it unreduced) keeps its last lines, where failures are.
+    if lines.len() > MAX_LOG_LINES {
+        let cut = lines.len() - MAX_LOG_LINES;
+        notes.push(format!(
+            "input lines 1-{cut} ({cut} lines) were left out to keep the last {MAX_LOG_LINES}; failures in them were not triaged"
+        ));
+        lines.drain(..cut);
+    }
+    let offset = unwrapped.lines.len() - lines.len();
+    // The failure count the log states, which judges the readings (issue 46).
+    let stated = crate::stated::stated(&lines);
+    let mut claimed = vec![false; lines.len()];
+    let mut blocks: Vec<FailureBlock> = Vec::new();
+    let mut covered = vec![false; lines.len()];
+    if parsers == Parsers::All {
+        blocks.extend(
+            crate::runner::text(&lines, &mut claimed, pace)?
+                .into_iter()
+                .map(from_found),
+        );
+        pace.now()?;
+        let (more, known) = structured(&lines);
+        blocks.extend(more.into_iter().filter(|b| !claimed[b.start - 1]));
+        pace.now()?;
+        covered = known;
+        for (c, r) in covered.iter_mut().zip(&claimed) {
+            *c |= *r;
+        }
+    }
+    // A TAP stream anywhere in the log is a document of its own: tests, their assertions and
+    // their diagnostics, nested or not.
+    if let Some((found, stream)) = crate::document::tap::tap(&lines, &covered) {
+        for i in stream {
+            covered[i] = true;
+        }
+        blocks.extend(found.into_iter().map(from_found));
+    }
+    pace.now()?;
+    // Diagnostics: each error of a compiler, type checker or linter a failure of its own.
+    blocks.extend(diagnostic_blocks(&lines, &mut covered, pace)?);
+    pace.now()?;
+    // The runner-agnostic segmenter: reports by the structure runners share.
+    let segments = crate::discover::segment(&lines, &covered, &stated, pace)?;
+    pace.now()?;
+    for found in segments.reports {
+        for c in &mut covered[found.start..found.start + found.lines.len()] {
+            *c = true;
+        }
+        blocks.push(from_found(found));
+    }
+    for i in segments.listings {
+        covered[i] = true;
+    }
+    // Generic windows around the remaining anchors.
+    // (start, end, anchors, line of the last anchor)
+    let mut windows: Vec<(usize, usize, Vec<&'static str>, usize)> = Vec::new();
+    // The first line after the last report before each line, kept as the walk goes.
+    let mut floor = 0;
+    // Whether a line is stack-like, decided once per line however many windows reach it.
+    let mut stack_like: Vec<Option<bool>> = vec![None; lines.len()];
+    let mut is_stack = |k: usize| *stack_like[k].get_or_insert_with(|| is_stack_like(&lines[k]));
+    for (i, line) in lines.iter().enumerate() {
+        pace.step()?;
+        if covered[i] {
+            floor = i + 1;
+            continue;
+        }
+        let found = anchors(line);
+        if found.is_empty() {
+            continue;
+        }
+        let start = i.saturating_sub(CONTEXT);
+        let mut end = (i + CONTEXT).min(lines.len() - 1);
+        while end + 1 < lines.len()
+            && end + 1 - start < MAX_EXTEND
+            && !covered[end + 1]
+            && is_stack(end + 1)
+        {
+            end += 1;
+        }
+        // Context never reaches back over a report already made.
+        let mut start = (start.max(floor)..=i).find(|&k| !covered[k]).unwrap_or(i);
+        let end = (i..=end).take_while(|&k| !covered[k]).last().unwrap_or(i);
+        // A line that starts a new test's failure closes the window of the previous test.
+        let starter =
+            found.iter().any(|a| STARTERS.contains(a)) || crate::line::status_name(line).is_some();
+        if starter
+            && let Some((s, e, a, _)) = windows.last_mut()
+            && a.iter().any(|x| STARTERS.contains(x))
+            && i <= *e + 1
+        {
+            *e = (*e).min(i.saturating_sub(1)).max(*s);
+            windows.push((i, end, found, i));
+            continue;
+        }
+        // A blank line between two anchors parts two reports: each window keeps its side.
+        if let Some((s, e, _, last)) = windows.last_mut()
+            && start <= *e + 1
+            && let Some(gap) = (*last + 1..i).rev().find(|&k| lines[k].trim().is_empty())
+        {
+            *e = (*e).min(gap.saturating_sub(1)).max(*s);
+            start = start.max(gap + 1);
+        }
+        match windows.last_mut() {
+            Some((s, e, a, last)) if start <= *e + 1 && end.max(*e) + 1 - *s <= MAX_BLOCK => {
+                *e = end.max(*e);
+                *last = i;
+                a.extend(found);
+            }
+            Some((_, e, _, _)) if start <= *e => {
+                let next = *e + 1;
+                if next <= end {
+                    windows.push((next, end, found, i));
+                }
+            }
+            _ => windows.push((start, end, found, i)),
+        }
+    }
+    for (s, e, mut a, _) in windows {
+        pace.step()?;
+        a.dedup();
+        let (kept, omitted) = capped(&lines[s..=e]);
+        blocks.push(finish(kept, s + 1, omitted, a));
+    }
+    pace.now()?;
+    let mut blocks = settle(blocks, &lines, &unwrapped, offset);
+    pace.now()?;
+    distinct_ids(&mut blocks);
+    let agreement = Agreement::of(&stated, counted(&blocks));
+    // The runner parsers are accelerators, judged like any reading: when their failures
+    // disagree with the stated count and the generic path's agree, the generic path's stand.
+    if parsers == Parsers::All && matches!(agreement, Agreement::Differs { .. }) {
+        let generic = parse_log_paced(text, Parsers::GenericOnly, pace)?;
+        if matches!(generic.agreement, Agreement::Agrees { .. }) {
+            return Ok(generic);
+        }
+    }
+    Ok(ParsedLog {
+        line_count: lines.len(),
+        blocks,
+        left_out: notes,
+        wrapper,
+        agreement,
+    })
+}
+
+#[cfg(test)]
+#[path = "read_tests.rs"]
+mod tests;
