@@ -2,6 +2,9 @@
 //! line, a panic, an exit code, a test's verdict), and the windows of context around them for
 //! what no reader claimed.
 
+use stanley_core::{Cancelled, Pace};
+
+use crate::found::MAX_BLOCK;
 use crate::text::location_in;
 
 /// Context lines on each side of an anchor.
@@ -136,4 +139,84 @@ pub(crate) fn is_stack_like(line: &str) -> bool {
             && t.chars()
                 .all(|c| c == '^' || c == '~' || c == ' ' || c == '|'))
         || location_in(t).is_some()
+}
+
+/// A window of context around generic anchors no reader claimed: (start, end, the anchors
+/// found in it, the line of its last anchor), 0-based and inclusive.
+pub(crate) type Window = (usize, usize, Vec<&'static str>, usize);
+
+/// The windows of context around the anchors among the lines not `covered`: each anchor with
+/// up to [`CONTEXT`] lines around it (further over stack-like lines), never reaching back over
+/// a report already made; a line that starts a new test's failure, or a blank line between two
+/// anchors, parts two windows. Linear in the lines.
+pub(crate) fn windows(
+    lines: &[String],
+    covered: &[bool],
+    pace: &Pace<'_>,
+) -> Result<Vec<Window>, Cancelled> {
+    // (start, end, anchors, line of the last anchor)
+    let mut windows: Vec<Window> = Vec::new();
+    // The first line after the last report before each line, kept as the walk goes.
+    let mut floor = 0;
+    // Whether a line is stack-like, decided once per line however many windows reach it.
+    let mut stack_like: Vec<Option<bool>> = vec![None; lines.len()];
+    let mut is_stack = |k: usize| *stack_like[k].get_or_insert_with(|| is_stack_like(&lines[k]));
+    for (i, line) in lines.iter().enumerate() {
+        pace.step()?;
+        if covered[i] {
+            floor = i + 1;
+            continue;
+        }
+        let found = anchors(line);
+        if found.is_empty() {
+            continue;
+        }
+        let start = i.saturating_sub(CONTEXT);
+        let mut end = (i + CONTEXT).min(lines.len() - 1);
+        while end + 1 < lines.len()
+            && end + 1 - start < MAX_EXTEND
+            && !covered[end + 1]
+            && is_stack(end + 1)
+        {
+            end += 1;
+        }
+        // Context never reaches back over a report already made.
+        let mut start = (start.max(floor)..=i).find(|&k| !covered[k]).unwrap_or(i);
+        let end = (i..=end).take_while(|&k| !covered[k]).last().unwrap_or(i);
+        // A line that starts a new test's failure closes the window of the previous test.
+        let starter =
+            found.iter().any(|a| STARTERS.contains(a)) || crate::line::status_name(line).is_some();
+        if starter
+            && let Some((s, e, a, _)) = windows.last_mut()
+            && a.iter().any(|x| STARTERS.contains(x))
+            && i <= *e + 1
+        {
+            *e = (*e).min(i.saturating_sub(1)).max(*s);
+            windows.push((i, end, found, i));
+            continue;
+        }
+        // A blank line between two anchors parts two reports: each window keeps its side.
+        if let Some((s, e, _, last)) = windows.last_mut()
+            && start <= *e + 1
+            && let Some(gap) = (*last + 1..i).rev().find(|&k| lines[k].trim().is_empty())
+        {
+            *e = (*e).min(gap.saturating_sub(1)).max(*s);
+            start = start.max(gap + 1);
+        }
+        match windows.last_mut() {
+            Some((s, e, a, last)) if start <= *e + 1 && end.max(*e) + 1 - *s <= MAX_BLOCK => {
+                *e = end.max(*e);
+                *last = i;
+                a.extend(found);
+            }
+            Some((_, e, _, _)) if start <= *e => {
+                let next = *e + 1;
+                if next <= end {
+                    windows.push((next, end, found, i));
+                }
+            }
+            _ => windows.push((start, end, found, i)),
+        }
+    }
+    Ok(windows)
 }

@@ -7,6 +7,7 @@ use serde_json::Value;
 use stanley_core::stable_id;
 
 use crate::anchor::{anchors, exit_code_line, first_word_ends_error};
+pub(crate) use crate::found::MAX_BLOCK;
 use crate::text::{contains_any, foreign_frame, location_in, normalize};
 
 /// One typed shape as JSON: plain structs of strings, numbers and lists, so serializing them
@@ -15,8 +16,6 @@ pub(crate) fn to_value<T: Serialize + ?Sized>(shape: &T) -> Value {
     serde_json::to_value(shape).unwrap_or_default()
 }
 
-/// Longest block kept; longer blocks keep their head and report the rest as omitted.
-pub(crate) const MAX_BLOCK: usize = 160;
 
 /// One failure found in a log.
 #[derive(Clone, Debug, PartialEq)]

@@ -401,6 +401,76 @@ pub(crate) fn continues(line: &str) -> bool {
         && one_line(line).is_none()
 }
 
+/// The findings marked under a header that gives its place in words (`In a.sh line 3:`, the
+/// source line, `^-- SC2086 (info): …` for each), pushed to `out`; the line after the last,
+/// or None when `lines[i]` is no such header.
+fn marked_findings(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let line = &lines[i];
+    let Some((path, number, "")) = worded(line) else {
+        return None;
+    };
+    if !line.trim_end().ends_with(':') {
+        return None;
+    }
+    let mut from = i;
+    let mut k = i + 1;
+    let mut marked = 0;
+    while k < lines.len() && k - i < MAX_LINES && !covered[k] && worded(&lines[k]).is_none() {
+        if let Some((severity, code, message)) = marker(&lines[k]) {
+            marked += 1;
+            out.push(Diagnostic {
+                found: Found {
+                    start: from,
+                    lines: lines[from..=k].to_vec(),
+                    name: Some(format!("{path}:{number}")),
+                    message: Some(message.clone()),
+                    anchor: "diagnostic",
+                    ..Found::default()
+                },
+                place: format!("{path}:{number}:{marked}"),
+                code,
+                severity,
+            });
+            from = k + 1;
+        } else if lines[k].trim().is_empty() && marked > 0 {
+            break;
+        }
+        k += 1;
+    }
+    (marked > 0).then_some(from.max(i + 1))
+}
+
+/// An indented `path:line:col: message` row whose path is the file `header` names: (name,
+/// place, severity, code, message).
+fn header_row_of(
+    line: &str,
+    header: &str,
+) -> Option<(String, String, Severity, Option<String>, String)> {
+    let t = line.trim_start();
+    let (path, number, used) = location(t)?;
+    if path != header && path.trim_start_matches("./") != header.trim_start_matches("./") {
+        return None;
+    }
+    let message = t[used..].trim_start_matches(':').trim();
+    if message.is_empty() {
+        return None;
+    }
+    let (severity, code, message) =
+        judged(message).unwrap_or((Severity::Error, None, message.to_owned()));
+    Some((
+        format!("{path}:{number}"),
+        t[..used].to_owned(),
+        severity,
+        code,
+        message,
+    ))
+}
+
 /// Every diagnostic in `lines` not yet `covered`, in log order; warnings only when no error.
 pub(crate) fn read(
     lines: &[String],
@@ -419,42 +489,11 @@ pub(crate) fn read(
             continue;
         }
         let line = &lines[i];
-        // A header with its place in words, its findings marked on the lines below (`In a.sh
-        // line 3:`, the source line, `^-- SC2086 (info): …`): each marked finding one.
-        if let Some((path, number, "")) = worded(line)
-            && line.trim_end().ends_with(':')
-        {
-            let mut from = i;
-            let mut k = i + 1;
-            let mut marked = 0;
-            while k < lines.len() && k - i < MAX_LINES && !covered[k] && worded(&lines[k]).is_none()
-            {
-                if let Some((severity, code, message)) = marker(&lines[k]) {
-                    marked += 1;
-                    out.push(Diagnostic {
-                        found: Found {
-                            start: from,
-                            lines: lines[from..=k].to_vec(),
-                            name: Some(format!("{path}:{number}")),
-                            message: Some(message.clone()),
-                            anchor: "diagnostic",
-                            ..Found::default()
-                        },
-                        place: format!("{path}:{number}:{marked}"),
-                        code,
-                        severity,
-                    });
-                    from = k + 1;
-                } else if lines[k].trim().is_empty() && marked > 0 {
-                    break;
-                }
-                k += 1;
-            }
-            if marked > 0 {
-                file = None;
-                i = from.max(i + 1);
-                continue;
-            }
+        // A header with its place in words, its findings marked on the lines below.
+        if let Some(next) = marked_findings(lines, covered, i, &mut out) {
+            file = None;
+            i = next;
+            continue;
         }
         let mut found = one_line(line).map(|(name, place, s, c, m)| (i, name, place, s, c, m));
         // `path: line N, col M, message`: a place in words, then the message.
@@ -477,24 +516,10 @@ pub(crate) fn read(
         if found.is_none()
             && line.starts_with(char::is_whitespace)
             && let Some(h) = &header_path
-            && let Some((path, number, used)) = location(line.trim_start())
-            && (path == h || path.trim_start_matches("./") == h.trim_start_matches("./"))
+            && let Some((n, p, s, c, m)) = header_row_of(line, h)
         {
-            let t = line.trim_start();
-            let message = t[used..].trim_start_matches(':').trim();
-            if !message.is_empty() {
-                let (severity, code, message) =
-                    judged(message).unwrap_or((Severity::Error, None, message.to_owned()));
-                found = Some((
-                    i,
-                    format!("{path}:{number}"),
-                    t[..used].to_owned(),
-                    severity,
-                    code,
-                    message,
-                ));
-                header_row = true;
-            }
+            found = Some((i, n, p, s, c, m));
+            header_row = true;
         }
         if found.is_none()
             && let Some((s, c, m)) = header(line)

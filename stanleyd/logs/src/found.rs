@@ -12,3 +12,6 @@ pub(crate) struct Found {
     /// A JUnit case whose text holds only run and result lines (a go parent of failed subtests).
     pub bare: bool,
 }
+
+/// Longest block kept; longer blocks keep their head and report the rest as omitted.
+pub(crate) const MAX_BLOCK: usize = 160;

@@ -25,8 +25,7 @@ mod text;
 use serde_json::Value;
 use stanley_core::{Cancel, Cancelled, Pace, stable_id};
 
-use crate::anchor::{CONTEXT, MAX_EXTEND, STARTERS, anchors, is_stack_like};
-use crate::block::{MAX_BLOCK, capped, distinct_ids, finish, from_found, settle};
+use crate::block::{capped, distinct_ids, finish, from_found, settle};
 use crate::runner::structured;
 use crate::stated::Agreement;
 
@@ -108,6 +107,31 @@ pub fn parse_log_with(text: &str, parsers: Parsers) -> ParsedLog {
     }
 }
 
+/// A report document (JSON, JSON lines, XML) read as what it is, when `text` is one.
+fn read_document(text: &str, parsers: Parsers) -> Option<ParsedLog> {
+    let found = match parsers {
+        Parsers::All => crate::document::document(text),
+        Parsers::GenericOnly => crate::document::generic_document(text),
+    }?;
+    let line_count = text.lines().count();
+    let mut blocks: Vec<FailureBlock> = found.into_iter().map(from_found).collect();
+    // A failure read from a document came from somewhere in it: a tree keeps no line
+    // positions, so its block spans the document, never past its end (issue 36).
+    for block in &mut blocks {
+        block.start = 1;
+        block.end = line_count.max(1);
+    }
+    distinct_ids(&mut blocks);
+    Some(ParsedLog {
+        line_count,
+        blocks,
+        left_out: left_out(text),
+        wrapper: None,
+        // A document's failures are what it records; it states no other count.
+        agreement: Agreement::Unstated,
+    })
+}
+
 /// Parses a log into failure blocks: a report document (JSON, JSON lines, XML) as what it is; a
 /// text log, after its CI wrapper is taken off, by the runners' own structure first (with
 /// [`Parsers::All`]), then by the runner-agnostic segmenter, then generic anchors for what is
@@ -119,29 +143,10 @@ pub fn parse_log_paced(
     parsers: Parsers,
     pace: &Pace<'_>,
 ) -> Result<ParsedLog, Cancelled> {
-    let document = match parsers {
-        Parsers::All => crate::document::document(text),
-        Parsers::GenericOnly => crate::document::generic_document(text),
-    };
+    let document = read_document(text, parsers);
     pace.now()?;
-    if let Some(found) = document {
-        let line_count = text.lines().count();
-        let mut blocks: Vec<FailureBlock> = found.into_iter().map(from_found).collect();
-        // A failure read from a document came from somewhere in it: a tree keeps no line
-        // positions, so its block spans the document, never past its end (issue 36).
-        for block in &mut blocks {
-            block.start = 1;
-            block.end = line_count.max(1);
-        }
-        distinct_ids(&mut blocks);
-        return Ok(ParsedLog {
-            line_count,
-            blocks,
-            left_out: left_out(text),
-            wrapper: None,
-            // A document's failures are what it records; it states no other count.
-            agreement: Agreement::Unstated,
-        });
+    if let Some(parsed) = document {
+        return Ok(parsed);
     }
     // A CI job log first loses its wrapper (timestamps, group markers), one line for one line.
     let mut unwrapped = crate::wrapper::ci::unwrap(text);
@@ -206,70 +211,7 @@ pub fn parse_log_paced(
         covered[i] = true;
     }
     // Generic windows around the remaining anchors.
-    // (start, end, anchors, line of the last anchor)
-    let mut windows: Vec<(usize, usize, Vec<&'static str>, usize)> = Vec::new();
-    // The first line after the last report before each line, kept as the walk goes.
-    let mut floor = 0;
-    // Whether a line is stack-like, decided once per line however many windows reach it.
-    let mut stack_like: Vec<Option<bool>> = vec![None; lines.len()];
-    let mut is_stack = |k: usize| *stack_like[k].get_or_insert_with(|| is_stack_like(&lines[k]));
-    for (i, line) in lines.iter().enumerate() {
-        pace.step()?;
-        if covered[i] {
-            floor = i + 1;
-            continue;
-        }
-        let found = anchors(line);
-        if found.is_empty() {
-            continue;
-        }
-        let start = i.saturating_sub(CONTEXT);
-        let mut end = (i + CONTEXT).min(lines.len() - 1);
-        while end + 1 < lines.len()
-            && end + 1 - start < MAX_EXTEND
-            && !covered[end + 1]
-            && is_stack(end + 1)
-        {
-            end += 1;
-        }
-        // Context never reaches back over a report already made.
-        let mut start = (start.max(floor)..=i).find(|&k| !covered[k]).unwrap_or(i);
-        let end = (i..=end).take_while(|&k| !covered[k]).last().unwrap_or(i);
-        // A line that starts a new test's failure closes the window of the previous test.
-        let starter =
-            found.iter().any(|a| STARTERS.contains(a)) || crate::line::status_name(line).is_some();
-        if starter
-            && let Some((s, e, a, _)) = windows.last_mut()
-            && a.iter().any(|x| STARTERS.contains(x))
-            && i <= *e + 1
-        {
-            *e = (*e).min(i.saturating_sub(1)).max(*s);
-            windows.push((i, end, found, i));
-            continue;
-        }
-        // A blank line between two anchors parts two reports: each window keeps its side.
-        if let Some((s, e, _, last)) = windows.last_mut()
-            && start <= *e + 1
-            && let Some(gap) = (*last + 1..i).rev().find(|&k| lines[k].trim().is_empty())
-        {
-            *e = (*e).min(gap.saturating_sub(1)).max(*s);
-            start = start.max(gap + 1);
-        }
-        match windows.last_mut() {
-            Some((s, e, a, last)) if start <= *e + 1 && end.max(*e) + 1 - *s <= MAX_BLOCK => {
-                *e = end.max(*e);
-                *last = i;
-                a.extend(found);
-            }
-            Some((_, e, _, _)) if start <= *e => {
-                let next = *e + 1;
-                if next <= end {
-                    windows.push((next, end, found, i));
-                }
-            }
-            _ => windows.push((start, end, found, i)),
-        }
-    }
+    let windows = crate::anchor::windows(&lines, &covered, pace)?;
     for (s, e, mut a, _) in windows {
         pace.step()?;
         a.dedup();

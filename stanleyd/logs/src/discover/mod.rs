@@ -41,9 +41,25 @@ pub(crate) fn named(
     covered: &[bool],
     pace: &Pace<'_>,
 ) -> Result<Named, Cancelled> {
+    let names = failing_names(lines, covered, pace)?;
+    if names.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let mentions = mentions_of(lines, covered, &names, pace)?;
+    let spans = reports(lines, covered, &names, &mentions, pace)?;
+    Ok((spans, mentions.into_iter().map(|(i, _)| i).collect()))
+}
+
+/// The failing tests' names, once each in log order: from status lines, from lists under a
+/// `Failing …:` header, and the last test started that never got a verdict; a name a listing
+/// printed with what the test said after it is cut to the name a details header shows.
+fn failing_names(
+    lines: &[String],
+    covered: &[bool],
+    pace: &Pace<'_>,
+) -> Result<Vec<String>, Cancelled> {
     let mut names: Vec<String> = Vec::new();
     let mut known: HashSet<String> = HashSet::new();
-    let mut status_at: Vec<(usize, String)> = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         pace.step()?;
         if covered[i] {
@@ -53,7 +69,6 @@ pub(crate) fn named(
             if known.insert(n.clone()) {
                 names.push(n.clone());
             }
-            status_at.push((i, n));
         }
     }
     // Lists under a `Failing scenarios:` / `Failed examples:` header name one failure each:
@@ -92,7 +107,6 @@ pub(crate) fn named(
             .to_owned();
         if name_like(&name) && known.insert(name.clone()) {
             names.push(name.clone());
-            status_at.push((i, name));
         }
     }
     // A test that started and never got a verdict crashed the run (`[ RUN ] x` and an abort):
@@ -112,7 +126,6 @@ pub(crate) fn named(
         let verdict = lines[i + 1..].iter().any(|m| m.contains(name.as_str()));
         if !verdict && !covered[i] && name_like(&name) && !known.contains(&name) {
             names.push(name.clone());
-            status_at.push((i, name));
         }
     }
     drop(known);
@@ -137,13 +150,21 @@ pub(crate) fn named(
         }
     }
     drop(first_at);
-    if names.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
-    }
+    Ok(names)
+}
+
+/// Every line not `covered` that mentions a failing name, with the name's index (the longest
+/// that fits; a status line by the name it gives; a details header by a telling leaf).
+fn mentions_of(
+    lines: &[String],
+    covered: &[bool],
+    names: &[String],
+    pace: &Pace<'_>,
+) -> Result<Vec<(usize, usize)>, Cancelled> {
     // A details header may show only a name's leaf (`____ test_add ____` for
     // `tests/test_a.py::test_add`): leaves that tell the failures apart.
     let mut leaf_count: HashMap<&str, usize> = HashMap::new();
-    for n in &names {
+    for n in names {
         *leaf_count.entry(leaf_of(n)).or_default() += 1;
     }
     // Each telling leaf by the first name it belongs to.
@@ -206,13 +227,26 @@ pub(crate) fn named(
             mentions.push((i, k));
         }
     }
+    Ok(mentions)
+}
+
+/// For each failing name, its report: the mention with the most content under it, running to
+/// the next mention of another name, the end of the failures section or the name's own
+/// verdict; overlapping reports cut where the later starts.
+fn reports(
+    lines: &[String],
+    covered: &[bool],
+    names: &[String],
+    mentions: &[(usize, usize)],
+    pace: &Pace<'_>,
+) -> Result<Vec<Span>, Cancelled> {
     // Which name each line mentions, by line, for the walks below.
     let mut mentioned: Vec<Option<usize>> = vec![None; lines.len()];
-    for &(i, k) in &mentions {
+    for &(i, k) in mentions {
         mentioned[i] = Some(k);
     }
     let mut by_name: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
-    for &(at, k) in &mentions {
+    for &(at, k) in mentions {
         by_name[k].push(at);
     }
     let mut spans = Vec::new();
@@ -311,8 +345,9 @@ pub(crate) fn named(
             spans[i - 1].end = spans[i].start.max(spans[i - 1].start + 1);
         }
     }
-    Ok((spans, mentions.into_iter().map(|(i, _)| i).collect()))
+    Ok(spans)
 }
+
 
 /// Named reports and the lines that list the failing names.
 pub(crate) type Named = (Vec<Span>, Vec<usize>);

@@ -44,8 +44,13 @@ pub(crate) fn tap_heading(lines: &[String], i: usize) -> Option<String> {
     {
         return None;
     }
+    // The point must be at the heading's own depth: a heading above nested points is the
+    // comment of a test whose own point closes them (it names that test already).
     let next = lines[i + 1..].iter().find(|n| !n.trim().is_empty())?;
-    tap_point(next.trim())?;
+    if next.starts_with(char::is_whitespace) {
+        return None;
+    }
+    tap_point(next)?;
     // A comment among comments is a diagnostic of the point before them (bats prints what a
     // failing test wrote as `# …` after its `not ok`).
     let previous = lines[..i].iter().rev().find(|n| !n.trim().is_empty());
@@ -126,13 +131,117 @@ pub(crate) fn yaml_message(block: &[String]) -> Option<String> {
 /// failure of its own. The lines of the stream are returned as covered. None when there is
 /// no TAP stream with a failure.
 pub(crate) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec<usize>)> {
-    let indent = |l: &str| l.len() - l.trim_start().len();
     // A stream: a version line or a plan, and test points.
     let first = lines.iter().position(|l| {
         let t = l.trim();
         t.starts_with("TAP version ")
             || (t.starts_with("1..") && t[3..].chars().all(|c| c.is_ascii_digit()))
     })?;
+    let Walked {
+        points,
+        headings,
+        stream,
+    } = walk(lines, covered, first);
+    if points.iter().all(|p| p.ok) {
+        return None;
+    }
+    // A point's children: the deeper points since the previous point at its depth or above
+    // (TAP 14 prints a subtest's points before its own), found in one pass.
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); points.len()];
+    let mut pending: std::collections::BTreeMap<usize, Vec<usize>> =
+        std::collections::BTreeMap::new();
+    for (p, point) in points.iter().enumerate() {
+        let deeper: Vec<usize> = pending.range(point.depth + 1..).map(|(d, _)| *d).collect();
+        for d in deeper {
+            if let Some(list) = pending.remove(&d) {
+                children[p].extend(list);
+            }
+        }
+        pending.entry(point.depth).or_default().push(p);
+    }
+    let mut out = Vec::new();
+    // A heading's test failed when an assertion under it did: named by the heading, its
+    // message its first failing assertion's, its lines from the heading to its last point's.
+    for (h, (at, name)) in headings.iter().enumerate() {
+        let under: Vec<&Point> = points.iter().filter(|p| p.heading == Some(h)).collect();
+        let Some(failed) = under.iter().find(|p| !p.ok) else {
+            continue;
+        };
+        let to = under.last().map_or(at + 1, |p| p.to);
+        let message = match &failed.message {
+            Some(m) if !failed.name.is_empty() => format!("{}\n{m}", failed.name),
+            Some(m) => m.clone(),
+            None => failed.name.clone(),
+        };
+        out.push(Found {
+            start: *at,
+            message: Some(bounded_message(&message)),
+            name: Some(name.clone()),
+            lines: lines[*at..to].to_vec(),
+            anchor: "tap_not_ok",
+            ..Found::default()
+        });
+    }
+    for p in 0..points.len() {
+        let point = &points[p];
+        if point.ok || !point.announced {
+            continue;
+        }
+        let inner: Vec<usize> = children[p]
+            .iter()
+            .copied()
+            .filter(|&c| !points[c].ok)
+            .collect();
+        let assertions: Vec<usize> = inner
+            .iter()
+            .copied()
+            .filter(|&c| !points[c].announced)
+            .collect();
+        let failing_tests = inner.iter().any(|&c| points[c].announced);
+        if failing_tests && assertions.is_empty() {
+            // An aggregate: it failed because tests inside it did.
+            continue;
+        }
+        // Its message: its first failing assertion (the assertion's name says what it
+        // checked, its diagnostics what was found), else its own diagnostics.
+        let message = assertions
+            .first()
+            .map(|&a| {
+                let q = &points[a];
+                match &q.message {
+                    Some(m) if !q.name.is_empty() => format!("{}\n{m}", q.name),
+                    Some(m) => m.clone(),
+                    None => q.name.clone(),
+                }
+            })
+            .or_else(|| point.message.clone());
+        let block: Vec<String> = lines[point.from..point.to].to_vec();
+        out.push(Found {
+            start: point.from,
+            message: message.map(|m| bounded_message(&m)),
+            name: Some(point.name.clone()),
+            lines: block,
+            anchor: "tap_not_ok",
+            ..Found::default()
+        });
+        let _ = point.at;
+    }
+    out.sort_by_key(|f| f.start);
+    (!out.is_empty()).then_some((out, stream))
+}
+
+/// A TAP stream walked: its test points, its headings (line, name), and its lines.
+struct Walked {
+    points: Vec<Point>,
+    headings: Vec<(usize, String)>,
+    stream: Vec<usize>,
+}
+
+/// Walks the TAP stream that starts at `first`: each test point with its YAML block, its
+/// comment notes and what it printed, whether a `# Subtest:` announced it, and the heading it
+/// is an assertion under.
+fn walk(lines: &[String], covered: &[bool], first: usize) -> Walked {
+    let indent = |l: &str| l.len() - l.trim_start().len();
     let mut points: Vec<Point> = Vec::new();
     let mut announced: Vec<(usize, usize, String)> = Vec::new(); // (line, depth, name)
     // Headings (line, name) and the one the top-level points are under now.
@@ -162,6 +271,10 @@ pub(crate) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec
             stream.push(i);
             i += 1;
             continue;
+        }
+        // A plan or a new stream ends the last heading's test.
+        if t.starts_with("TAP version ") || (t.starts_with("1..") && d == 0) {
+            under = None;
         }
         let Some((ok, name)) = tap_point(t) else {
             i += 1;
@@ -252,92 +365,11 @@ pub(crate) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec
         });
         i = to;
     }
-    if points.iter().all(|p| p.ok) {
-        return None;
+    Walked {
+        points,
+        headings,
+        stream,
     }
-    // A point's children: the deeper points since the previous point at its depth or above
-    // (TAP 14 prints a subtest's points before its own), found in one pass.
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); points.len()];
-    let mut pending: std::collections::BTreeMap<usize, Vec<usize>> =
-        std::collections::BTreeMap::new();
-    for (p, point) in points.iter().enumerate() {
-        let deeper: Vec<usize> = pending.range(point.depth + 1..).map(|(d, _)| *d).collect();
-        for d in deeper {
-            if let Some(list) = pending.remove(&d) {
-                children[p].extend(list);
-            }
-        }
-        pending.entry(point.depth).or_default().push(p);
-    }
-    let mut out = Vec::new();
-    // A heading's test failed when an assertion under it did: named by the heading, its
-    // message its first failing assertion's, its lines from the heading to its last point's.
-    for (h, (at, name)) in headings.iter().enumerate() {
-        let under: Vec<&Point> = points.iter().filter(|p| p.heading == Some(h)).collect();
-        let Some(failed) = under.iter().find(|p| !p.ok) else {
-            continue;
-        };
-        let to = under.last().map_or(at + 1, |p| p.to);
-        let message = match &failed.message {
-            Some(m) if !failed.name.is_empty() => format!("{}\n{m}", failed.name),
-            Some(m) => m.clone(),
-            None => failed.name.clone(),
-        };
-        out.push(Found {
-            start: *at,
-            message: Some(bounded_message(&message)),
-            name: Some(name.clone()),
-            lines: lines[*at..to].to_vec(),
-            anchor: "tap_not_ok",
-            ..Found::default()
-        });
-    }
-    for p in 0..points.len() {
-        let point = &points[p];
-        if point.ok || !point.announced {
-            continue;
-        }
-        let inner: Vec<usize> = children[p]
-            .iter()
-            .copied()
-            .filter(|&c| !points[c].ok)
-            .collect();
-        let assertions: Vec<usize> = inner
-            .iter()
-            .copied()
-            .filter(|&c| !points[c].announced)
-            .collect();
-        let failing_tests = inner.iter().any(|&c| points[c].announced);
-        if failing_tests && assertions.is_empty() {
-            // An aggregate: it failed because tests inside it did.
-            continue;
-        }
-        // Its message: its first failing assertion (the assertion's name says what it
-        // checked, its diagnostics what was found), else its own diagnostics.
-        let message = assertions
-            .first()
-            .map(|&a| {
-                let q = &points[a];
-                match &q.message {
-                    Some(m) if !q.name.is_empty() => format!("{}\n{m}", q.name),
-                    Some(m) => m.clone(),
-                    None => q.name.clone(),
-                }
-            })
-            .or_else(|| point.message.clone());
-        let block: Vec<String> = lines[point.from..point.to].to_vec();
-        out.push(Found {
-            start: point.from,
-            message: message.map(|m| bounded_message(&m)),
-            name: Some(point.name.clone()),
-            lines: block,
-            anchor: "tap_not_ok",
-            ..Found::default()
-        });
-        let _ = point.at;
-    }
-    out.sort_by_key(|f| f.start);
-    (!out.is_empty()).then_some((out, stream))
 }
 
 #[cfg(test)]
