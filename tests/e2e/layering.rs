@@ -683,3 +683,68 @@ fn folders_are_listed_and_changed_only_through_the_guarded_operations() {
         offenders.join("\n")
     );
 }
+
+/// Issues 46 and 50: no function of production code is longer than 150 lines (from its `fn` line
+/// to its closing brace, rustfmt's layout); a longer one is split into named phases.
+#[test]
+fn production_functions_are_at_most_150_lines() {
+    const MAX: usize = 150;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut long = Vec::new();
+    for dir in [
+        "stanleyd/core/src",
+        "stanleyd/logs/src",
+        "stanleyd/workflows/src",
+        "stanleyd/adapters/src",
+        "stanleyd/daemon/src",
+        "stanley-cli/src",
+        "proto/src",
+    ] {
+        let mut stack = vec![root.join(dir)];
+        while let Some(folder) = stack.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let name = path.to_string_lossy().into_owned();
+                if !name.ends_with(".rs")
+                    || name.ends_with("tests.rs")
+                    || name.ends_with("testing.rs")
+                {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let code = text.split("#[cfg(test)]").next().unwrap_or("");
+                let lines: Vec<&str> = code.lines().collect();
+                for (i, line) in lines.iter().enumerate() {
+                    let t = line.trim_start();
+                    let t = t
+                        .strip_prefix("pub(crate) ")
+                        .or_else(|| t.strip_prefix("pub(super) "))
+                        .or_else(|| t.strip_prefix("pub "))
+                        .unwrap_or(t);
+                    let t = t.strip_prefix("async ").unwrap_or(t);
+                    let t = t.strip_prefix("const ").unwrap_or(t);
+                    if !t.starts_with("fn ") || line.trim_end().ends_with(';') {
+                        continue;
+                    }
+                    let indent = &line[..line.len() - line.trim_start().len()];
+                    let close = format!("{indent}}}");
+                    if let Some(end) = lines[i + 1..].iter().position(|l| *l == close) {
+                        let n = end + 2;
+                        if n > MAX {
+                            long.push(format!("{dir}: {n} lines: {}", line.trim()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MAX} lines:\n{}",
+        long.join("\n")
+    );
+}

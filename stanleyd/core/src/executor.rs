@@ -633,33 +633,9 @@ impl Executor {
             self.state().redactions += count;
         }
         if let Some(cache) = &inner.opts.cache {
-            if inner.cancel.is_cancelled() {
-                return Self::failure(&frame_id, FailReason::Aborted, "run aborted");
-            }
-            let requested = cache.requested(&request.model);
-            let model = match (cache.cache.resolved(&requested), &cache.remote) {
-                (Some(model), _) => Some(model),
-                (None, Some(remote)) => tokio::select! {
-                    model = remote.resolved(&requested) => model,
-                    () = inner.cancel.cancelled() => {
-                        return Self::failure(&frame_id, FailReason::Aborted, "run aborted");
-                    }
-                },
-                (None, None) => None,
-            }
-            .unwrap_or_else(|| request.model.clone());
-            let key = CacheKey::of(&cache.endpoint, &model, &frame.template, &request);
-            request = match self.answer_from_cache(&frame_id, frame, request, &model, &key) {
-                Lookup::Hit(hit) => return hit,
-                Lookup::Miss(request) => request,
-            };
-            request = match self
-                .answer_from_remote(&frame_id, frame, request, &model, &key)
-                .await
-            {
-                Ok(Lookup::Hit(hit)) => return hit,
-                Ok(Lookup::Miss(request)) => request,
-                Err(aborted) => return aborted,
+            request = match self.through_caches(cache, &frame_id, frame, request).await {
+                Ok(request) => request,
+                Err(answered) => return answered,
             };
         }
         let request_estimate = request.estimate_tokens();
@@ -758,6 +734,46 @@ impl Executor {
             }
         }
         Self::failure(&frame_id, FailReason::Failed, "retries exhausted")
+    }
+
+    /// The frame answered from the local cache or the team's (`Err` with its outcome, or with
+    /// the abort), else the request to send, under the model the name resolves to.
+    async fn through_caches(
+        &self,
+        cache: &CacheUse,
+        frame_id: &str,
+        frame: &Frame,
+        request: JevRequest,
+    ) -> Result<JevRequest, FrameOutcome> {
+        let inner = &self.inner;
+        if inner.cancel.is_cancelled() {
+            return Err(Self::failure(frame_id, FailReason::Aborted, "run aborted"));
+        }
+        let requested = cache.requested(&request.model);
+        let model = match (cache.cache.resolved(&requested), &cache.remote) {
+            (Some(model), _) => Some(model),
+            (None, Some(remote)) => tokio::select! {
+                model = remote.resolved(&requested) => model,
+                () = inner.cancel.cancelled() => {
+                    return Err(Self::failure(frame_id, FailReason::Aborted, "run aborted"));
+                }
+            },
+            (None, None) => None,
+        }
+        .unwrap_or_else(|| request.model.clone());
+        let key = CacheKey::of(&cache.endpoint, &model, &frame.template, &request);
+        let request = match self.answer_from_cache(frame_id, frame, request, &model, &key) {
+            Lookup::Hit(hit) => return Err(hit),
+            Lookup::Miss(request) => request,
+        };
+        match self
+            .answer_from_remote(frame_id, frame, request, &model, &key)
+            .await
+        {
+            Ok(Lookup::Hit(hit)) => Err(hit),
+            Ok(Lookup::Miss(request)) => Ok(request),
+            Err(aborted) => Err(aborted),
+        }
     }
 
     /// A failed request: settles the budget and records the attempt. An auth failure disables

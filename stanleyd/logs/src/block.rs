@@ -16,7 +16,6 @@ pub(crate) fn to_value<T: Serialize + ?Sized>(shape: &T) -> Value {
     serde_json::to_value(shape).unwrap_or_default()
 }
 
-
 /// One failure found in a log.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FailureBlock {

@@ -65,10 +65,10 @@ fn failing_names(
         if covered[i] {
             continue;
         }
-        if let Some(n) = status_name(l) {
-            if known.insert(n.clone()) {
-                names.push(n.clone());
-            }
+        if let Some(n) = status_name(l)
+            && known.insert(n.clone())
+        {
+            names.push(n);
         }
     }
     // Lists under a `Failing scenarios:` / `Failed examples:` header name one failure each:
@@ -347,7 +347,6 @@ fn reports(
     }
     Ok(spans)
 }
-
 
 /// Named reports and the lines that list the failing names.
 pub(crate) type Named = (Vec<Span>, Vec<usize>);

@@ -348,11 +348,10 @@ pub(crate) fn verdict(text: &str) -> bool {
             .is_some_and(exited)
 }
 
-/// Takes the wrapper off a log: one entry per line of `text` (split at `\n`), escape sequences
-/// removed, a carriage return shown as a terminal shows it (the text after the last one), then
-/// the wrapper recognised by [`detect`] taken off.
-pub fn unwrap(text: &str) -> Unwrapped {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+/// The job log's lines as a terminal shows them: escapes off, Buildkite's and GitLab's
+/// per-line stamps off (GitLab's section markers kept whole for detection); with how many lines
+/// carried a Buildkite stamp.
+fn clean_lines(text: &str) -> (Vec<String>, usize) {
     let mut buildkite = 0;
     let mut lines: Vec<String> = text
         .split('\n')
@@ -382,6 +381,48 @@ pub fn unwrap(text: &str) -> Unwrapped {
     if text.ends_with('\n') {
         lines.pop();
     }
+    (lines, buildkite)
+}
+
+/// A GitLab line: markers and text share it, parted by carriage returns
+/// (`section_end:…\rsection_start:…:name\rHeader text`); the text shown, and the section it
+/// opens.
+fn gitlab_line(line: &str) -> (String, Option<String>) {
+    let parts: Vec<&str> = line.split('\r').collect();
+    let mut step = None;
+    let mut text = String::new();
+    let mut k = 0;
+    while k < parts.len() {
+        let part = parts[k];
+        if let Some(marker) = part.strip_prefix("section_start:") {
+            let name = marker
+                .split(':')
+                .nth(1)
+                .unwrap_or("")
+                .split('[')
+                .next()
+                .unwrap_or("");
+            let header = parts.get(k + 1).map(|h| h.trim()).filter(|h| {
+                !h.is_empty() && !h.starts_with("section_start:") && !h.starts_with("section_end:")
+            });
+            step = Some(header.unwrap_or(name).to_owned());
+            k += if header.is_some() { 2 } else { 1 };
+            continue;
+        }
+        if !part.starts_with("section_end:") && !part.is_empty() {
+            text = part.to_owned();
+        }
+        k += 1;
+    }
+    (text, step)
+}
+
+/// Takes the wrapper off a log: one entry per line of `text` (split at `\n`), escape sequences
+/// removed, a carriage return shown as a terminal shows it (the text after the last one), then
+/// the wrapper recognised by [`detect`] taken off.
+pub fn unwrap(text: &str) -> Unwrapped {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let (lines, buildkite) = clean_lines(text);
     let wrapper = detect(&lines, buildkite);
     let mut out = Unwrapped {
         lines: Vec::with_capacity(lines.len()),
@@ -418,39 +459,7 @@ pub fn unwrap(text: &str) -> Unwrapped {
                 }
                 None => (line, None),
             },
-            Some(Wrapper::GitLab) => {
-                // Markers and text share a line, parted by carriage returns:
-                // `section_end:…\rsection_start:…:name\rHeader text`.
-                let parts: Vec<&str> = line.split('\r').collect();
-                let mut step = None;
-                let mut text = String::new();
-                let mut k = 0;
-                while k < parts.len() {
-                    let part = parts[k];
-                    if let Some(marker) = part.strip_prefix("section_start:") {
-                        let name = marker
-                            .split(':')
-                            .nth(1)
-                            .unwrap_or("")
-                            .split('[')
-                            .next()
-                            .unwrap_or("");
-                        let header = parts.get(k + 1).map(|h| h.trim()).filter(|h| {
-                            !h.is_empty()
-                                && !h.starts_with("section_start:")
-                                && !h.starts_with("section_end:")
-                        });
-                        step = Some(header.unwrap_or(name).to_owned());
-                        k += if header.is_some() { 2 } else { 1 };
-                        continue;
-                    }
-                    if !part.starts_with("section_end:") && !part.is_empty() {
-                        text = part.to_owned();
-                    }
-                    k += 1;
-                }
-                (text, step)
-            }
+            Some(Wrapper::GitLab) => gitlab_line(&line),
             Some(Wrapper::Buildkite) => {
                 let group = ["--- ", "+++ ", "~~~ "]
                     .iter()

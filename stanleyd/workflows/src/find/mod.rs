@@ -1195,8 +1195,39 @@ pub async fn find(
     for c in &cands {
         run.set(&c.id, c.disposition);
     }
-    let ranked = rank(&cands);
-    let shortlist = diversify(&ranked, input.top, &facets, &cands);
+    let searched = Searched {
+        tokens: &tokens,
+        facets: &facets,
+        tracked: tracked.len(),
+        screened: screened_n,
+        excerpted: to_read.len(),
+        gaps,
+    };
+    report(input, &cands, searched, run);
+}
+
+/// What a find's rounds leave for its report.
+struct Searched<'a> {
+    tokens: &'a [String],
+    facets: &'a [Vec<String>],
+    tracked: usize,
+    screened: usize,
+    excerpted: usize,
+    gaps: Vec<String>,
+}
+
+/// A find's report: the ranked shortlist (diversified across the task's facets), the parked
+/// and failed candidates after it, a finding when nothing stood out, and the summary.
+fn report(input: &FindInput, cands: &[Candidate], searched: Searched<'_>, run: &mut Run) {
+    let Searched {
+        tokens,
+        facets,
+        gaps,
+        ..
+    } = &searched;
+    let (tokens, facets, gaps) = (*tokens, *facets, gaps);
+    let ranked = rank(cands);
+    let shortlist = diversify(&ranked, input.top, facets, cands);
     let no_strong = !ranked
         .iter()
         .any(|&i| cands[i].relevance.unwrap_or(0.0) >= STRONG_HIGH_MASS);
@@ -1246,16 +1277,16 @@ pub async fn find(
     run.summary = to_value(&FindSummary {
         task: TaskTerms {
             tokens: tokens.iter().take(20).collect(),
-            facets: &facets,
+            facets,
         },
-        tracked: tracked.len(),
+        tracked: searched.tracked,
         candidates: cands.len(),
-        screened: screened_n,
-        excerpted: to_read.len(),
+        screened: searched.screened,
+        excerpted: searched.excerpted,
         ranked: ranked.len(),
         returned: shortlist.len(),
         no_strong_candidate: no_strong,
-        gaps: &gaps,
+        gaps,
         read_only_fallback: input.fallback.then_some(ReadOnlyFallback {
             requested: "code_change",
             performed: "find",
