@@ -517,6 +517,19 @@ pub(crate) fn settle(
             blocks.retain(|b| !only_counts(b));
         }
     }
+    // A tool's warnings beside failures of anything else are not what failed.
+    // (A step's own error lines, `make: *** [lint] Error 1`, are no such failure.)
+    let warning = |b: &FailureBlock| b.anchors == ["diagnostic_warning"];
+    let failure = |b: &FailureBlock| {
+        !warning(b)
+            && !b
+                .anchors
+                .iter()
+                .all(|a| matches!(*a, "exit_code" | "npm_err" | "error_line"))
+    };
+    if blocks.iter().any(failure) {
+        blocks.retain(|b| !warning(b));
+    }
     // A job that failed outside any test: the error lines that end the failing step, first.
     // Only where nothing but a step's own error lines was found (no test, no diagnostic, no
     // runner's report): those are what the job failed of.

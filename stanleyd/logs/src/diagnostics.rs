@@ -582,6 +582,13 @@ pub(crate) fn read(
     if out.iter().any(|d| d.severity == Severity::Error) {
         out.retain(|d| d.severity == Severity::Error);
     }
+    // Warnings alone are the failures of a tool that fails on them; beside a test's failure
+    // (a build's warnings before the run) they are not, and the blocks say which they are.
+    for d in &mut out {
+        if d.severity == Severity::Warning {
+            d.found.anchor = "diagnostic_warning";
+        }
+    }
     Ok(out)
 }
 

@@ -209,6 +209,21 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
             return Some(id.to_owned());
         }
     }
+    // `tests/a.c:15:F:Core:test_add:0: message`: a record of colon-separated fields after the
+    // place, one of them a verdict; the fields after it up to a number name the test.
+    if let Some(name) = record_name(t) {
+        return Some(name);
+    }
+    // `[FAIL] suite::name: (0.01s)`, `[ ERROR ] name`: a bracketed verdict, then the name.
+    if let Some(rest) = t.strip_prefix('[')
+        && let Some((inside, after)) = rest.split_once(']')
+        && failed_verdict(inside.trim())
+        && !after.trim().is_empty()
+    {
+        let name = without_timing(after.trim()).trim_end_matches(':').trim();
+        let name = plain(&qualified(name));
+        return name_like(&name).then_some(name);
+    }
     let prefixes: [&str; 19] = [
         "● ",
         "--- FAIL: ",
@@ -283,6 +298,36 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
         return name_like(name).then(|| name.trim().to_owned());
     }
     None
+}
+
+/// The test a one-line result record names (`path:line:F:Suite:name:n: message`).
+fn record_name(t: &str) -> Option<String> {
+    let mut fields = t.split(':');
+    let path = fields.next()?;
+    let line = fields.next()?;
+    if path.contains(' ')
+        || !path.contains('.')
+        || line.is_empty()
+        || !line.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let verdict = fields.next()?;
+    if !matches!(
+        verdict,
+        "F" | "E" | "FAIL" | "FAILED" | "ERROR" | "Failure" | "Error" | "failure" | "error"
+    ) {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for f in fields {
+        if f.is_empty() || f.contains(' ') || f.bytes().all(|b| b.is_ascii_digit()) {
+            break;
+        }
+        parts.push(f);
+    }
+    let name = parts.join(":");
+    (!parts.is_empty() && name_like(&name)).then_some(name)
 }
 
 /// A test's id at the start of `text`: `method(Class)` or `method (pkg.Class)`, up to the

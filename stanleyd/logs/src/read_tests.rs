@@ -322,3 +322,22 @@ fn a_go_assertion_librarys_indented_body_is_the_message() {
         ]
     );
 }
+
+#[test]
+fn a_builds_warnings_beside_a_tests_failure_are_not_what_failed() {
+    let warning = "src/a.c:3:5: warning: unused variable 'x' [-Wunused-variable]\n";
+    let failure =
+        "=== RUN   TestSub\n    calc_test.go:20: got 1 want 2\n--- FAIL: TestSub (0.00s)\nFAIL\n";
+    let parsed = parse_log(&format!("{warning}{failure}"));
+    assert_eq!(names(&parsed), ["TestSub"]);
+    // Alone, with the step's own error line after them, the warnings are the failures.
+    let parsed = parse_log(&format!("{warning}{warning}make: *** [lint] Error 1\n"));
+    assert!(
+        parsed
+            .blocks
+            .iter()
+            .any(|b| b.test_name.as_deref() == Some("src/a.c:3")),
+        "{:?}",
+        names(&parsed)
+    );
+}

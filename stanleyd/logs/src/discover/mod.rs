@@ -249,6 +249,14 @@ fn reports(
     for &(at, k) in mentions {
         by_name[k].push(at);
     }
+    // A bracketed verdict (`[FAIL] name`) with a report above it, the first in the log, says
+    // this runner prints each report before its verdict.
+    let bracketed =
+        |at: usize| lines[at].trim_start().starts_with('[') && status_name(&lines[at]).is_some();
+    let verdicts_close = mentions
+        .iter()
+        .find(|&&(at, _)| bracketed(at))
+        .is_some_and(|&(at, _)| report_above(lines, covered, &mentioned, at).is_some());
     let mut spans = Vec::new();
     for (k, name) in names.iter().enumerate() {
         let mut best: Option<(usize, Span)> = None;
@@ -334,6 +342,18 @@ fn reports(
                 ));
             }
         }
+        // A bracketed verdict closes the report above it (`[----] a.c:7: Assertion Failed` …
+        // `[FAIL] suite::name`) when the runner prints reports first, or when nothing is under
+        // it. (Only a bracketed verdict: a bare `ERROR: …` line that says what went wrong is a
+        // report of its own, whatever came before it.)
+        if let Some((weight, span)) = &mut best
+            && (verdicts_close || *weight == 0)
+            && bracketed(span.start)
+            && let Some(from) = report_above(lines, covered, &mentioned, span.start)
+        {
+            span.end = span.start + 1;
+            span.start = from;
+        }
         if let Some((_, span)) = best {
             spans.push(span);
         }
@@ -346,6 +366,38 @@ fn reports(
         }
     }
     Ok(spans)
+}
+
+/// The first line of a report printed above its verdict line `at`: back over lines no report
+/// or mention claimed, to the previous status line, a summary, two blank lines in a row or
+/// [`MAX_BLOCK`]; None when those lines say nothing.
+fn report_above(
+    lines: &[String],
+    covered: &[bool],
+    mentioned: &[Option<usize>],
+    at: usize,
+) -> Option<usize> {
+    let mut from = at;
+    let mut blanks = 0;
+    while from > 0 && at - from < MAX_BLOCK {
+        let k = from - 1;
+        let l = &lines[k];
+        blanks = if l.trim().is_empty() { blanks + 1 } else { 0 };
+        if covered[k]
+            || mentioned[k].is_some()
+            || status_name(l).is_some()
+            || summary(l)
+            || separator(l)
+            || blanks >= 2
+        {
+            break;
+        }
+        from = k;
+    }
+    while from < at && lines[from].trim().is_empty() {
+        from += 1;
+    }
+    lines[from..at].iter().any(|l| content(l)).then_some(from)
 }
 
 /// Named reports and the lines that list the failing names.
@@ -836,12 +888,43 @@ mod tests {
     }
 
     #[test]
+    fn a_bracketed_verdict_closes_the_report_above_it() {
+        let log = lines(
+            "[====] Running 2 tests from misc:\n[----] test/a.c:7: Assertion Failed\n[----]   \n[----]   The expression total(2) == 5 is false.\n[----]   \n[FAIL] misc::totals: (0.00s)\n[----] test/a.c:12: Assertion Failed\n[----]   The expression ratio() == 1 is false.\n[FAIL] misc::ratios: (0.00s)\n[====] Synthesis: Tested: 2 | Passing: 0 | Failing: 2 | Crashing: 0\n",
+        );
+        let found = segment(
+            &log,
+            &vec![false; log.len()],
+            &Stated::default(),
+            &Pace::new(&stanley_core::Cancel::new()),
+        )
+        .unwrap()
+        .reports;
+        assert_eq!(names(&found), ["misc::totals", "misc::ratios"]);
+        // Each report ends at its own verdict; the next starts after it.
+        assert_eq!(found[0].start + found[0].lines.len(), 6);
+        assert_eq!((found[1].start, found[1].lines.len()), (6, 3));
+        assert!(
+            found[1]
+                .message
+                .as_deref()
+                .is_some_and(|m| m.contains("ratio() == 1")),
+            "{:?}",
+            found[1].message
+        );
+    }
+
+    #[test]
     fn status_lines_name_their_tests() {
         for (line, name) in [
             ("--- FAIL: TestX (0.00s)", "TestX"),
             ("FAIL: test_a (pkg.mod.Case.test_a)", "pkg.mod.Case.test_a"),
             ("ERROR: test_b (pkg.mod.Case)", "pkg.mod.Case.test_b"),
             ("Failure: test_add(TestCalc)", "test_add(TestCalc)"),
+            (
+                "tests/check_money.c:15:F:Core:test_money_create:0: Assertion 'm == 5' failed",
+                "Core:test_money_create",
+            ),
             (
                 "Error: test_div(TestCalc): ZeroDivisionError: divided by 0",
                 "test_div(TestCalc)",

@@ -114,12 +114,12 @@ pub(crate) fn head_candidate(line: &str) -> bool {
         && t.chars().any(char::is_alphanumeric)
 }
 
-/// Whether a template's line says a failure in its constant part (a word or a mark).
+/// Whether a template's line says a test failed in its constant part (a verdict word or a
+/// mark; `error` alone is what messages and a package manager's lines say too).
 pub(crate) fn marked(constant: &[String]) -> bool {
     constant.iter().any(|t| {
         let l = t.to_ascii_lowercase();
         l.contains("fail")
-            || l.contains("error")
             || l.contains("not ok")
             || l.contains("broken")
             || ["✗", "✘", "✕", "×", "✖", "❌", "💥"]
@@ -145,25 +145,36 @@ pub(crate) fn decoration(masked: &str) -> bool {
 
 /// The tokens every line of a group shares at its start and at its end (masked, compared),
 /// as far as they are decoration.
-pub(crate) fn constant_ends(masked: &[Vec<String>]) -> (usize, usize) {
+pub(crate) fn constant_ends(masked: &[Vec<String>], raw: &[Vec<&str>]) -> (usize, usize) {
     let Some(first) = masked.first() else {
         return (0, 0);
     };
+    // A token at `at` (from the start, or from the end) is decoration when every line has it
+    // masked alike, and, if it holds letters besides what was masked, alike as printed too: a
+    // counter (`#3:`, `(12ms)`) varies and is decoration; an id (`T-12`, `case_3`) that varies
+    // is the name.
+    let shared = |at: &dyn Fn(usize) -> usize| -> bool {
+        let m = &first[at(first.len())];
+        let same_masked = masked.iter().all(|x| &x[at(x.len())] == m);
+        let lettered = m
+            .replace("<p>", "")
+            .replace("<q>", "")
+            .chars()
+            .filter(|c| !c.is_ascii_digit())
+            .any(char::is_alphabetic)
+            && !m.starts_with("<rule");
+        let same_raw = raw
+            .iter()
+            .all(|x| x[at(x.len())] == raw[0][at(raw[0].len())]);
+        decoration(m) && same_masked && (!lettered || same_raw)
+    };
     let shortest = masked.iter().map(Vec::len).min().unwrap_or(0);
     let mut prefix = 0;
-    while prefix < shortest
-        && decoration(&first[prefix])
-        && masked.iter().all(|m| m[prefix] == first[prefix])
-    {
+    while prefix < shortest && shared(&|_| prefix) {
         prefix += 1;
     }
     let mut suffix = 0;
-    while suffix < shortest - prefix
-        && decoration(&first[first.len() - 1 - suffix])
-        && masked
-            .iter()
-            .all(|m| m[m.len() - 1 - suffix] == first[first.len() - 1 - suffix])
-    {
+    while suffix < shortest - prefix && shared(&|len| len - 1 - suffix) {
         suffix += 1;
     }
     (prefix, suffix)
@@ -328,7 +339,7 @@ pub(crate) fn judge(
         .iter()
         .map(|t| t.iter().map(|x| mask(x)).collect())
         .collect();
-    let (prefix, suffix) = constant_ends(&masked);
+    let (prefix, suffix) = constant_ends(&masked, &toks);
     let constant: Vec<String> = masked[0][..prefix]
         .iter()
         .chain(&masked[0][masked[0].len() - suffix..])
@@ -436,6 +447,16 @@ mod tests {
         let got = read(log);
         let names: Vec<&str> = got.iter().filter_map(|r| r.2.as_deref()).collect();
         assert_eq!(names, ["add_test", "sub_test"]);
+    }
+
+    #[test]
+    fn an_id_that_varies_is_the_name_and_a_counter_is_not() {
+        let log = "==== T-101 parses dates FAILED\nexpected 2024 got 2023\n==== T-102 renders totals FAILED\nexpected 5 got 4\n2 failed\n";
+        let names: Vec<String> = read(log).into_iter().filter_map(|r| r.2).collect();
+        assert_eq!(names, ["T-101 parses dates", "T-102 renders totals"]);
+        let log = "#1: parses dates ✗\nexpected 2024 got 2023\n#2: renders totals ✗\nexpected 5 got 4\n2 failed\n";
+        let names: Vec<String> = read(log).into_iter().filter_map(|r| r.2).collect();
+        assert_eq!(names, ["parses dates", "renders totals"]);
     }
 
     #[test]
