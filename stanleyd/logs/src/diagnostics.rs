@@ -299,7 +299,15 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
             return None;
         }
     }
-    let (severity, code, message) = judged(rest)?;
+    let with_column = line[..used].matches(':').count() >= 2;
+    let (severity, code, message) = judged(rest).or_else(|| {
+        // Unindented, with a column, a message of its own: a finding whatever its words
+        // (`./a.go:5:2: x declared and not used`, `a.py:3:1: E: message`); a test's
+        // `a_test.py:12: AssertionError` has no column, and go's logged lines are indented.
+        (!indented && with_column)
+            .then(|| bare_finding(rest))
+            .flatten()
+    })?;
     Some((
         format!("{path}:{number}"),
         line[..used].to_owned(),
@@ -307,6 +315,49 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
         code,
         message,
     ))
+}
+
+/// A finding's message with no severity word: a one-letter severity (`E:`, `W:`), a note's
+/// word (`note:`, `help:`) as a warning, a trailing `(rule)` or `[rule]` as its code.
+fn bare_finding(rest: &str) -> Option<(Severity, Option<String>, String)> {
+    let message = rest.trim();
+    if message.split_whitespace().count() < 2 {
+        return None;
+    }
+    let first = message.split_whitespace().next().unwrap_or("");
+    let severity = match first {
+        "E:" | "F:" => Severity::Error,
+        "W:" | "C:" | "R:" | "I:" | "N:" => Severity::Warning,
+        _ => severity_word(first)
+            .filter(|_| first.ends_with(':'))
+            .map_or(Severity::Error, |_| Severity::Warning),
+    };
+    let code = [('(', ')'), ('[', ']')].iter().find_map(|&(open, close)| {
+        let inner = message.strip_suffix(close)?;
+        let at = inner.rfind(open)?;
+        let rule = &inner[at + 1..];
+        rule_like(rule).then(|| rule.to_owned())
+    });
+    Some((severity, code, message.to_owned()))
+}
+
+/// A place at a message's end in words: `… in path on line N` (PHP), `path: … at line N,
+/// column C`: (path, line).
+fn place_at_end(line: &str) -> Option<(&str, u64)> {
+    let t = line.trim_end().trim_end_matches(['.', ':']);
+    let (before, number) = t.rsplit_once(" on line ").or_else(|| {
+        let (b, rest) = t.rsplit_once(" at line ")?;
+        Some((b, rest.split(',').next().unwrap_or(rest)))
+    })?;
+    let number: u64 = number.trim().parse().ok()?;
+    let path = match before.rsplit_once(" in ") {
+        Some((_, p)) if path_like(p.trim()) => p.trim(),
+        _ => {
+            let first = line.split_whitespace().next()?.trim_end_matches(':');
+            path_like(first).then_some(first)?
+        }
+    };
+    Some((path, number))
 }
 
 /// `error[E0308]: mismatched types` (a header whose location follows on an ` --> ` line).
@@ -508,6 +559,21 @@ pub(crate) fn read(
                 Severity::Error,
                 None,
                 message.to_owned(),
+            ));
+        }
+        // `PHP Parse error: … in a.php on line 3`: the place at the message's end.
+        if found.is_none()
+            && !line.starts_with(char::is_whitespace)
+            && let Some((path, number)) = place_at_end(line)
+            && line.to_ascii_lowercase().contains("error")
+        {
+            found = Some((
+                i,
+                format!("{path}:{number}"),
+                format!("{path}:{number}"),
+                Severity::Error,
+                None,
+                line.trim().to_owned(),
             ));
         }
         // An indented `path:line:col: message` under a header that names the same file
@@ -717,6 +783,20 @@ mod worded_tests {
             )
         })
         .collect()
+    }
+
+    #[test]
+    fn a_bare_finding_with_a_column_and_a_place_at_the_end_are_diagnostics() {
+        let log = "./calc.go:5:2: declared and not used: total\n./calc.go:9:14: fmt.Sprintf format %d has arg s of wrong type string\na.py:3:1: E: Undefined variable 'x'\nPHP Parse error:  syntax error, unexpected token \"}\" in src/a.php on line 12\n";
+        let got = read_all(log);
+        let names: Vec<&str> = got.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            ["./calc.go:5", "./calc.go:9", "a.py:3", "src/a.php:12"]
+        );
+        // A test's own lines: no column, or indented.
+        let log = "tests/test_a.py:12: AssertionError\n    calc_test.go:12:3: got 1 want 2\n";
+        assert!(read_all(log).is_empty());
     }
 
     #[test]

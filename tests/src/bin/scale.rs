@@ -55,6 +55,23 @@ fn unknown_runner(n: usize) -> String {
     s
 }
 
+/// A runner no parser knows whose headers are banners (`── Failure (file:line): name ──`) and
+/// whose count is stated only at the end: the structure discovery's path (issue 46).
+fn banner(n: usize) -> String {
+    let mut s = String::from("══ Failed tests ══════\n");
+    for i in 0..n {
+        s.push_str(&format!(
+            "── Failure (test-calc-{}.R:{}): computes case {i} ──\nresult not equal to {}.\n1/1 mismatches\n[1] {i} - {} == -1\n\n",
+            i % 40,
+            i % 300 + 1,
+            i + 1,
+            i + 1
+        ));
+    }
+    s.push_str(&format!("[ FAIL {n} | WARN 0 | SKIP 0 | PASS 3 ]\n"));
+    s
+}
+
 fn go(n: usize) -> String {
     let mut s = String::new();
     for i in 0..n {
@@ -93,11 +110,12 @@ fn anchors(n: usize) -> String {
     s
 }
 
-const SHAPES: [(&str, Shape); 5] = [
+const SHAPES: [(&str, Shape); 6] = [
     ("pytest", pytest),
     ("unknown-runner", unknown_runner),
     ("go", go),
     ("diagnostics", diagnostics),
+    ("banner", banner),
     ("anchors", anchors),
 ];
 
@@ -236,6 +254,35 @@ fn diff_dimension(base: usize) -> Value {
     Value::Array(steps)
 }
 
+/// The issue's sizes (issue 46 item 5): 1,000, 10,000 and 100,000 failures of an unknown
+/// runner and of the banner shape, and a log of 200,000 failure headers (past the 200,000-line
+/// bound, so its last lines are read).
+fn issue_sizes() -> Value {
+    let mut out = serde_json::Map::new();
+    for (name, shape) in [
+        ("unknownRunner", unknown_runner as Shape),
+        ("banner", banner),
+    ] {
+        let mut steps = Vec::new();
+        for n in [1_000, 10_000, 100_000, 200_000] {
+            if name == "banner" && n == 200_000 {
+                continue;
+            }
+            let log = shape(n);
+            let (all, found) = timed(|| parse_log_with(&log, Parsers::All).blocks.len());
+            eprintln!("{name} n={n}: {:.3}s ({found} blocks)", all.as_secs_f64());
+            steps.push(json!({
+                "failures": n,
+                "lines": log.lines().count(),
+                "seconds": all.as_secs_f64(),
+                "blocks": found,
+            }));
+        }
+        out.insert(name.to_owned(), Value::Array(steps));
+    }
+    Value::Object(out)
+}
+
 fn main() {
     let base: usize = std::env::var("SCALE_BASE")
         .ok()
@@ -245,6 +292,11 @@ fn main() {
     let report = json!({
         "schema": "stanley.bench-scale/v1",
         "triage": triage_dimension(base, &only),
+        "issueSizes": if std::env::var("SCALE_ISSUE").is_ok_and(|v| v == "1") {
+            issue_sizes()
+        } else {
+            Value::Null
+        },
         "diff": diff_dimension(
             std::env::var("SCALE_FILES").ok().and_then(|v| v.parse().ok()).unwrap_or(250),
         ),

@@ -132,11 +132,23 @@ pub(crate) fn yaml_message(block: &[String]) -> Option<String> {
 /// no TAP stream with a failure.
 pub(crate) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec<usize>)> {
     // A stream: a version line or a plan, and test points.
-    let first = lines.iter().position(|l| {
+    let marker = lines.iter().position(|l| {
         let t = l.trim();
         t.starts_with("TAP version ")
             || (t.starts_with("1..") && t[3..].chars().all(|c| c.is_ascii_digit()))
     })?;
+    // A plan may come last (TAP allows it): the stream then starts at its first point, or
+    // at the heading just above it.
+    let first = lines[..marker]
+        .iter()
+        .position(|l| !l.starts_with(char::is_whitespace) && tap_point(l.trim_end()).is_some())
+        .map_or(marker, |p| {
+            if p > 0 && tap_heading(lines, p - 1).is_some() {
+                p - 1
+            } else {
+                p
+            }
+        });
     let Walked {
         points,
         headings,
@@ -375,6 +387,17 @@ fn walk(lines: &[String], covered: &[bool], first: usize) -> Walked {
 #[cfg(test)]
 mod heading_tests {
     use super::*;
+
+    #[test]
+    fn a_stream_whose_plan_comes_last_is_read_from_its_first_point() {
+        let log: Vec<String> = "# adds numbers\nok 1 should be equal\n# subtracts numbers\nnot ok 2 difference of 5 and 3\n  ---\n    operator: equal\n    expected: 2\n    actual:   3\n  ...\n1..2\n"
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        let (found, _) = tap(&log, &vec![false; log.len()]).unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].name.as_deref(), Some("subtracts numbers"));
+    }
 
     #[test]
     fn a_tap_heading_names_the_test_whose_assertions_follow() {
