@@ -341,3 +341,28 @@ fn a_builds_warnings_beside_a_tests_failure_are_not_what_failed() {
         names(&parsed)
     );
 }
+
+#[test]
+fn the_count_of_a_log_with_a_part_left_out_judges_nothing() {
+    // 45,000 banner reports (225,001 lines): the last 200,000 lines are read (the 39,999 reports
+    // whole in them), and the stated count, which is the whole run's, neither agrees nor keeps
+    // the reports from being read.
+    let mut log = String::new();
+    for i in 0..45_000 {
+        log.push_str(&format!(
+            "── Failure (test-calc.R:{i}): computes case {i} ──\nresult not equal to {}.\n1/1 mismatches\n[1] {i}\n\n",
+            i + 1
+        ));
+    }
+    log.push_str("[ FAIL 45000 | WARN 0 | SKIP 0 | PASS 3 ]\n");
+    let parsed = parse_log(&log);
+    assert!(!parsed.left_out.is_empty());
+    assert_eq!(parsed.agreement, crate::stated::Agreement::Unstated);
+    assert_eq!(parsed.blocks.len(), 39_999);
+    assert!(
+        parsed.blocks[0]
+            .test_name
+            .as_deref()
+            .is_some_and(|n| n.starts_with("computes case "))
+    );
+}
