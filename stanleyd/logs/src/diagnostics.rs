@@ -301,10 +301,17 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
     }
     let with_column = line[..used].matches(':').count() >= 2;
     let (severity, code, message) = judged(rest).or_else(|| {
-        // Unindented, with a column, a message of its own: a finding whatever its words
-        // (`./a.go:5:2: x declared and not used`, `a.py:3:1: E: message`); a test's
-        // `a_test.py:12: AssertionError` has no column, and go's logged lines are indented.
-        (!indented && with_column)
+        // Unindented, a message of its own: a finding whatever its words (`./a.go:5:2: x
+        // declared and not used`, `a.py:3:1: E: message`, `a.py:3: unused variable 'x' (60%
+        // confidence)`). Without a column it takes a sentence: a test's `a_test.py:12:
+        // AssertionError` and `a_test.py:12: in test_x` are a traceback's places, and go's
+        // logged lines are indented.
+        let sentence = rest.split_whitespace().count() >= 3
+            && !rest
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.ends_with("Error") || w.ends_with("Exception") || w == "in");
+        (!indented && (with_column || sentence))
             .then(|| bare_finding(rest))
             .flatten()
     })?;
@@ -547,6 +554,27 @@ pub(crate) fn read(
             continue;
         }
         let mut found = one_line(line).map(|(name, place, s, c, m)| (i, name, place, s, c, m));
+        // `a.py:1 in public module `a`:` then an indented `D100: Missing docstring…`: a place
+        // heading the finding below it.
+        if found.is_none()
+            && let Some((path, number, used)) = location(line)
+            && line.trim_end().ends_with(':')
+            && !line[used..].trim_start_matches(':').trim().is_empty()
+            && let Some(next) = lines.get(i + 1)
+            && next.starts_with(char::is_whitespace)
+            && let Some((code, message)) = next.trim().split_once(": ")
+            && rule_like(code)
+            && code.chars().any(|c| c.is_ascii_digit())
+        {
+            found = Some((
+                i,
+                format!("{path}:{number}"),
+                line[..used].to_owned(),
+                Severity::Error,
+                Some(code.to_owned()),
+                format!("{code}: {}", message.trim()),
+            ));
+        }
         // `path: line N, col M, message`: a place in words, then the message.
         if found.is_none()
             && let Some((path, number, message)) = worded(line)
@@ -796,6 +824,26 @@ mod worded_tests {
         );
         // A test's own lines: no column, or indented.
         let log = "tests/test_a.py:12: AssertionError\n    calc_test.go:12:3: got 1 want 2\n";
+        assert!(read_all(log).is_empty());
+    }
+
+    #[test]
+    fn a_place_heading_a_coded_finding_and_a_sentence_after_a_bare_place() {
+        let log = "src/a.py:1 in public module `a`:\n        D100: Missing docstring in public module\nsrc/a.py:9 in public function `f`:\n        D103: Missing docstring in public function\nsrc/b.py:3: unused variable 'total' (60% confidence)\n";
+        let got = read_all(log);
+        let names: Vec<(&str, Option<&str>)> = got
+            .iter()
+            .map(|(n, c, _)| (n.as_str(), c.as_deref()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("src/a.py:1", Some("D100")),
+                ("src/a.py:9", Some("D103")),
+                ("src/b.py:3", None)
+            ]
+        );
+        let log = "tests/test_a.py:12: in test_x\ntests/test_a.py:14: AssertionError\n";
         assert!(read_all(log).is_empty());
     }
 
