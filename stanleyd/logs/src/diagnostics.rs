@@ -529,6 +529,63 @@ fn header_row_of(
     ))
 }
 
+/// A finding as the reader builds it: its first line, name, place, severity, code, message.
+type Placed = (usize, String, String, Severity, Option<String>, String);
+
+/// A finding whose place is given otherwise than first on its line: a place heading the coded
+/// finding below it, a place in words, a place at the message's end.
+fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
+    let line = &lines[i];
+    // `a.py:1 in public module `a`:` then an indented `D100: Missing docstring…`: a place
+    // heading the finding below it.
+    if let Some((path, number, used)) = location(line)
+        && line.trim_end().ends_with(':')
+        && !line[used..].trim_start_matches(':').trim().is_empty()
+        && let Some(next) = lines.get(i + 1)
+        && next.starts_with(char::is_whitespace)
+        && let Some((code, message)) = next.trim().split_once(": ")
+        && rule_like(code)
+        && code.chars().any(|c| c.is_ascii_digit())
+    {
+        return Some((
+            i,
+            format!("{path}:{number}"),
+            line[..used].to_owned(),
+            Severity::Error,
+            Some(code.to_owned()),
+            format!("{code}: {}", message.trim()),
+        ));
+    }
+    // `path: line N, col M, message`: a place in words, then the message.
+    if let Some((path, number, message)) = worded(line)
+        && message.split_whitespace().count() >= 2
+    {
+        return Some((
+            i,
+            format!("{path}:{number}"),
+            line.trim().to_owned(),
+            Severity::Error,
+            None,
+            message.to_owned(),
+        ));
+    }
+    // `PHP Parse error: … in a.php on line 3`: the place at the message's end.
+    if !line.starts_with(char::is_whitespace)
+        && let Some((path, number)) = place_at_end(line)
+        && line.to_ascii_lowercase().contains("error")
+    {
+        return Some((
+            i,
+            format!("{path}:{number}"),
+            format!("{path}:{number}"),
+            Severity::Error,
+            None,
+            line.trim().to_owned(),
+        ));
+    }
+    None
+}
+
 /// Every diagnostic in `lines` not yet `covered`, in log order; warnings only when no error.
 pub(crate) fn read(
     lines: &[String],
@@ -554,55 +611,8 @@ pub(crate) fn read(
             continue;
         }
         let mut found = one_line(line).map(|(name, place, s, c, m)| (i, name, place, s, c, m));
-        // `a.py:1 in public module `a`:` then an indented `D100: Missing docstring…`: a place
-        // heading the finding below it.
-        if found.is_none()
-            && let Some((path, number, used)) = location(line)
-            && line.trim_end().ends_with(':')
-            && !line[used..].trim_start_matches(':').trim().is_empty()
-            && let Some(next) = lines.get(i + 1)
-            && next.starts_with(char::is_whitespace)
-            && let Some((code, message)) = next.trim().split_once(": ")
-            && rule_like(code)
-            && code.chars().any(|c| c.is_ascii_digit())
-        {
-            found = Some((
-                i,
-                format!("{path}:{number}"),
-                line[..used].to_owned(),
-                Severity::Error,
-                Some(code.to_owned()),
-                format!("{code}: {}", message.trim()),
-            ));
-        }
-        // `path: line N, col M, message`: a place in words, then the message.
-        if found.is_none()
-            && let Some((path, number, message)) = worded(line)
-            && message.split_whitespace().count() >= 2
-        {
-            found = Some((
-                i,
-                format!("{path}:{number}"),
-                line.trim().to_owned(),
-                Severity::Error,
-                None,
-                message.to_owned(),
-            ));
-        }
-        // `PHP Parse error: … in a.php on line 3`: the place at the message's end.
-        if found.is_none()
-            && !line.starts_with(char::is_whitespace)
-            && let Some((path, number)) = place_at_end(line)
-            && line.to_ascii_lowercase().contains("error")
-        {
-            found = Some((
-                i,
-                format!("{path}:{number}"),
-                format!("{path}:{number}"),
-                Severity::Error,
-                None,
-                line.trim().to_owned(),
-            ));
+        if found.is_none() {
+            found = placed_otherwise(lines, i);
         }
         // An indented `path:line:col: message` under a header that names the same file
         // (`Checking src/a.lua   3 warnings`): a row of that file's findings, one line each.
