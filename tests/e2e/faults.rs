@@ -72,10 +72,15 @@ fn a_key_refused_before_anything_was_judged_is_an_error_and_after_is_incomplete(
     let out = env.stanley(&changed_repo(), &["Summarize what changed", "--json"]);
     assert_jev_error(&out, 77, "jev_auth", "TYPESAFE_API_KEY");
 
-    // One hunk judged before the key was refused: a partial result that says why.
+    // One hunk judged before the key was refused: a partial result that says why. (The two
+    // hunks' requests are in flight together; the refusal comes after the answer, so the
+    // answer is judged whichever request the fake sees first.)
     let env = summarize_env();
-    env.jev
-        .fail_next([Fault::Pass, Fault::Pass, Fault::Status(401)]);
+    env.jev.fail_next([
+        Fault::Pass,
+        Fault::Pass,
+        Fault::StatusAfter(std::time::Duration::from_millis(300), 401),
+    ]);
     let out = env.stanley(&changed_repo(), &["Summarize what changed", "--json"]);
     assert_eq!(out.code, 10, "{out:?}");
     let doc = out.json();

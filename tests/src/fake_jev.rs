@@ -27,6 +27,9 @@ pub enum Fault {
     Status(u16),
     /// Wait, then answer normally.
     Delay(Duration),
+    /// Wait, then answer with this HTTP status (a refusal that arrives after the answers sent
+    /// beside it).
+    StatusAfter(Duration, u16),
     /// Answer with this HTTP status and an error message that echoes the request's
     /// `Authorization` header (a server that leaks the key back).
     EchoAuth(u16),
@@ -293,6 +296,13 @@ async fn systemone(
         tokio::time::sleep(latency).await;
     }
     let mut extra = None;
+    let fault = match fault {
+        Some(Fault::StatusAfter(d, code)) => {
+            tokio::time::sleep(d).await;
+            Some(Fault::Status(code))
+        }
+        other => other,
+    };
     match fault {
         Some(Fault::Status(code)) => {
             let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
