@@ -804,6 +804,14 @@ mod tests {
 mod worded_tests {
     use super::*;
 
+    /// Each diagnostic's name and code (`-` without one).
+    fn placed(text: &str) -> Vec<String> {
+        read_all(text)
+            .into_iter()
+            .map(|(n, c, _)| format!("{n} {}", c.as_deref().unwrap_or("-")))
+            .collect()
+    }
+
     fn read_all(text: &str) -> Vec<(String, Option<String>, String)> {
         let l: Vec<String> = text.lines().map(str::to_owned).collect();
         read(
@@ -840,18 +848,9 @@ mod worded_tests {
     #[test]
     fn a_place_heading_a_coded_finding_and_a_sentence_after_a_bare_place() {
         let log = "src/a.py:1 in public module `a`:\n        D100: Missing docstring in public module\nsrc/a.py:9 in public function `f`:\n        D103: Missing docstring in public function\nsrc/b.py:3: unused variable 'total' (60% confidence)\n";
-        let got = read_all(log);
-        let names: Vec<(&str, Option<&str>)> = got
-            .iter()
-            .map(|(n, c, _)| (n.as_str(), c.as_deref()))
-            .collect();
         assert_eq!(
-            names,
-            [
-                ("src/a.py:1", Some("D100")),
-                ("src/a.py:9", Some("D103")),
-                ("src/b.py:3", None)
-            ]
+            placed(log),
+            ["src/a.py:1 D100", "src/a.py:9 D103", "src/b.py:3 -"]
         );
         let log = "tests/test_a.py:12: in test_x\ntests/test_a.py:14: AssertionError\n";
         assert!(read_all(log).is_empty());
@@ -860,17 +859,12 @@ mod worded_tests {
     #[test]
     fn places_in_words_and_marked_findings_are_diagnostics() {
         let log = "\nIn deploy.sh line 3:\necho $foo $bar\n     ^--^ SC2086 (info): Double quote to prevent globbing.\n          ^--^ SC2154 (warning): bar is referenced but not assigned.\n\nDid you mean:\necho \"$foo\" $bar\n\nIn deploy.sh line 9:\ncd $dir\n^-----^ SC2164 (warning): Use 'cd ... || exit' in case cd fails.\n\nFor more information:\n  https://www.shellcheck.net/wiki/SC2086 -- Double quote\n";
-        let got = read_all(log);
-        let names: Vec<(&str, Option<&str>)> = got
-            .iter()
-            .map(|(n, c, _)| (n.as_str(), c.as_deref()))
-            .collect();
         assert_eq!(
-            names,
+            placed(log),
             [
-                ("deploy.sh:3", Some("SC2086")),
-                ("deploy.sh:3", Some("SC2154")),
-                ("deploy.sh:9", Some("SC2164"))
+                "deploy.sh:3 SC2086",
+                "deploy.sh:3 SC2154",
+                "deploy.sh:9 SC2164"
             ]
         );
         let log = "app.js: line 3, col 14, Missing semicolon.\napp.js: line 7, col 1, 'x' is not defined.\n\n2 errors\n";

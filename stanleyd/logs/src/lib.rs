@@ -48,8 +48,15 @@ pub struct ParsedLog {
     pub agreement: Agreement,
 }
 
+impl ParsedLog {
+    /// The failures read, as a stated count counts them (a job's own error lines are none).
+    pub fn failures_read(&self) -> usize {
+        counted(&self.blocks)
+    }
+}
+
 /// The blocks a stated count counts: every failure, not a job's own error lines.
-pub(crate) fn counted(blocks: &[FailureBlock]) -> usize {
+fn counted(blocks: &[FailureBlock]) -> usize {
     blocks
         .iter()
         .filter(|b| b.anchors != ["job_failure"])

@@ -70,6 +70,16 @@ impl LineCounts {
         ]
     }
 
+    fn count(&mut self, class: Outcome, n: usize) {
+        match class {
+            Outcome::Failed => self.failed += n,
+            Outcome::Error => self.errors += n,
+            Outcome::Problem => self.problems += n,
+            Outcome::Warning => self.warnings += n,
+            Outcome::Other => {}
+        }
+    }
+
     fn add(&mut self, other: LineCounts) {
         self.failed += other.failed;
         self.errors += other.errors;
@@ -218,13 +228,7 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
             used[k + 1] = true;
             used[w] = true;
             counted = true;
-            match class {
-                Outcome::Failed => counts.failed += n,
-                Outcome::Error => counts.errors += n,
-                Outcome::Problem => counts.problems += n,
-                Outcome::Warning => counts.warnings += n,
-                Outcome::Other => {}
-            }
+            counts.count(class, *n);
             continue;
         }
         let after = match tokens.get(k + 1) {
@@ -248,13 +252,7 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
         };
         used[w] = true;
         counted = true;
-        match class {
-            Outcome::Failed => counts.failed += n,
-            Outcome::Error => counts.errors += n,
-            Outcome::Problem => counts.problems += n,
-            Outcome::Warning => counts.warnings += n,
-            Outcome::Other => {}
-        }
+        counts.count(class, *n);
     }
     let other = tokens
         .iter()
@@ -272,24 +270,6 @@ pub fn states_counts(line: &str) -> bool {
     line_counts(line).is_some()
 }
 
-/// A line's shape for summing: its digits masked.
-pub(crate) fn shape(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut digit = false;
-    for c in line.trim().chars() {
-        if c.is_ascii_digit() {
-            if !digit {
-                out.push('0');
-            }
-            digit = true;
-        } else {
-            out.push(c);
-            digit = false;
-        }
-    }
-    out
-}
-
 /// The counts `lines` state. Linear in the lines.
 pub fn stated(lines: &[String]) -> Stated {
     let mut counts: Vec<usize> = Vec::new();
@@ -301,7 +281,9 @@ pub fn stated(lines: &[String]) -> Stated {
             continue;
         };
         counts.extend(c.readings());
-        let entry = sums.entry(shape(line)).or_default();
+        let entry = sums
+            .entry(crate::text::digits_masked(line.trim()))
+            .or_default();
         entry.0 += 1;
         entry.1.add(c);
         all.0 += 1;

@@ -257,3 +257,22 @@ pub fn foreign_frame(path: &str) -> bool {
     .iter()
     .any(|m| path.contains(m))
 }
+
+/// `text` with every run of digits as one `0`: the shape lines of one template, one summary or
+/// one stream label share (`#12 0.345` and `#3 1.2` alike).
+pub(crate) fn digits_masked(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut digit = false;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            if !digit {
+                out.push('0');
+            }
+            digit = true;
+        } else {
+            out.push(c);
+            digit = false;
+        }
+    }
+    out
+}

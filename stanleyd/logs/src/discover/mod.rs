@@ -880,6 +880,19 @@ mod tests {
         text.lines().map(str::to_owned).collect()
     }
 
+    /// The segmenter's reports of a log that states no count, never cancelled.
+    fn reports(log: &[String]) -> Vec<Found> {
+        let never = stanley_core::Cancel::new();
+        segment(
+            log,
+            &vec![false; log.len()],
+            &Stated::default(),
+            &Pace::new(&never),
+        )
+        .unwrap()
+        .reports
+    }
+
     fn names(found: &[Found]) -> Vec<&str> {
         found
             .iter()
@@ -892,14 +905,7 @@ mod tests {
         let log = lines(
             "[====] Running 2 tests from misc:\n[----] test/a.c:7: Assertion Failed\n[----]   \n[----]   The expression total(2) == 5 is false.\n[----]   \n[FAIL] misc::totals: (0.00s)\n[----] test/a.c:12: Assertion Failed\n[----]   The expression ratio() == 1 is false.\n[FAIL] misc::ratios: (0.00s)\n[====] Synthesis: Tested: 2 | Passing: 0 | Failing: 2 | Crashing: 0\n",
         );
-        let found = segment(
-            &log,
-            &vec![false; log.len()],
-            &Stated::default(),
-            &Pace::new(&stanley_core::Cancel::new()),
-        )
-        .unwrap()
-        .reports;
+        let found = reports(&log);
         assert_eq!(names(&found), ["misc::totals", "misc::ratios"]);
         // Each report ends at its own verdict; the next starts after it.
         assert_eq!(found[0].start + found[0].lines.len(), 6);
@@ -970,14 +976,7 @@ mod tests {
         let log = lines(
             "  Ledger\n    1) lists\n    ✔ converts\n\n  1 passing\n  2 failing\n\n  1) Ledger\n       lists:\n\n      AssertionError: lists differ\n      at Context (test/a.js:1:1)\n\n  2) Ledger\n       loads:\n     Error: config invalid:\n     - missing key 'region'\n     - port must be a number\n      at load (a.js:3:3)\n",
         );
-        let found = segment(
-            &log,
-            &vec![false; log.len()],
-            &Stated::default(),
-            &Pace::new(&stanley_core::Cancel::new()),
-        )
-        .unwrap()
-        .reports;
+        let found = reports(&log);
         assert_eq!(names(&found), ["Ledger lists", "Ledger loads"]);
         assert_eq!(
             found[0].message.as_deref(),
@@ -994,14 +993,7 @@ mod tests {
         let log = lines(
             "[ RUN      ] A.one\n[       OK ] A.one (0 ms)\n[ RUN      ] A.two\nx.cpp:3: Failure\nExpected equality\n[  FAILED  ] A.two (0 ms)\n[ RUN      ] A.three\n[       OK ] A.three (0 ms)\n[  FAILED  ] 1 test, listed below:\n[  FAILED  ] A.two\n",
         );
-        let found = segment(
-            &log,
-            &vec![false; log.len()],
-            &Stated::default(),
-            &Pace::new(&stanley_core::Cancel::new()),
-        )
-        .unwrap()
-        .reports;
+        let found = reports(&log);
         assert_eq!(names(&found), ["A.two"]);
         assert_eq!(found[0].start, 2);
         assert_eq!(found[0].lines.len(), 4);

@@ -67,20 +67,7 @@ pub(crate) fn mask(token: &str) -> String {
     if pathlike && let Some(at) = token.find(core) {
         return format!("{}<p>{}", &token[..at], &token[at + core.len()..]);
     }
-    let mut out = String::with_capacity(token.len());
-    let mut digit = false;
-    for c in token.chars() {
-        if c.is_ascii_digit() {
-            if !digit {
-                out.push('0');
-            }
-            digit = true;
-        } else {
-            out.push(c);
-            digit = false;
-        }
-    }
-    out
+    crate::text::digits_masked(token)
 }
 
 /// Which end of a line a template keeps.

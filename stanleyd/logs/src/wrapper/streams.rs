@@ -69,21 +69,8 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
 }
 
 /// A label's shape: digits masked, so `#12 0.345` and `#3 1.2` are one shape.
-pub(crate) fn shape(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut digits = false;
-    for c in name.chars() {
-        if c.is_ascii_digit() {
-            if !digits {
-                out.push('9');
-            }
-            digits = true;
-        } else {
-            out.push(c);
-            digits = false;
-        }
-    }
-    out
+fn shape(name: &str) -> String {
+    crate::text::digits_masked(name)
 }
 
 /// A label's structure: every run of name characters (letters, digits, `_`, `-`, `@`, `.`)

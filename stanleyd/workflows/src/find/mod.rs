@@ -1219,13 +1219,7 @@ struct Searched<'a> {
 /// A find's report: the ranked shortlist (diversified across the task's facets), the parked
 /// and failed candidates after it, a finding when nothing stood out, and the summary.
 fn report(input: &FindInput, cands: &[Candidate], searched: Searched<'_>, run: &mut Run) {
-    let Searched {
-        tokens,
-        facets,
-        gaps,
-        ..
-    } = &searched;
-    let (tokens, facets, gaps) = (*tokens, *facets, gaps);
+    let (tokens, facets, gaps) = (searched.tokens, searched.facets, &searched.gaps);
     let ranked = rank(cands);
     let shortlist = diversify(&ranked, input.top, facets, cands);
     let no_strong = !ranked

@@ -429,13 +429,9 @@ fn record_limits(input: &FailuresInput, parsed: &ParsedLog, run: &mut Run) {
     }
     // A reading that disagrees with the count the log states says so (issue 46).
     if let crate::triage::logs::stated::Agreement::Differs { stated } = parsed.agreement {
-        let read = parsed
-            .blocks
-            .iter()
-            .filter(|b| b.anchors != ["job_failure"])
-            .count();
         run.limits.push(format!(
-            "the log states {stated} failure(s) and {read} were read: some may be missed, merged or split"
+            "the log states {stated} failure(s) and {} were read: some may be missed, merged or split",
+            parsed.failures_read()
         ));
     }
     let truncated = parsed.blocks.iter().filter(|b| b.omitted > 0).count();

@@ -1,2 +1,0 @@
-#!/bin/sh
-echo '{"lineCount":0,"blocks":[],"agreement":null}'
