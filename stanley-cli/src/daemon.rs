@@ -374,6 +374,26 @@ pub async fn connect_or_start(target: &Target) -> Result<Client, ClientError> {
     ))
 }
 
+/// A channel to the daemon that answers now, never starting one when none does (`Ok(None)`):
+/// a daemon of this client's version is connected to as it is; one of another version is
+/// replaced as `channel` replaces it. Probing first and then calling `channel` would race: a
+/// daemon that stops between the two (a restart) would be started again by the second call,
+/// under the restart that is waiting for the socket to go quiet.
+pub async fn channel_if_running(target: &Target) -> Result<Option<Channel>, ClientError> {
+    let Some((_client, status)) = connect_running(target).await? else {
+        return Ok(None);
+    };
+    if !matches_us(&status) {
+        return channel(target).await.map(Some);
+    }
+    match stanley_proto::connect::connect(&target.socket).await {
+        Ok(channel) => Ok(Some(channel)),
+        Err(ConnectError::Unsafe(problem)) => Err(refused(&problem)),
+        // It went away between the probe and the connection: none answers now.
+        Err(_) => Ok(None),
+    }
+}
+
 /// Connects to a running daemon without starting one (`Ok(None)` when none answers).
 pub async fn connect_running(
     target: &Target,

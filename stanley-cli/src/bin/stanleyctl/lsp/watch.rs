@@ -56,12 +56,8 @@ async fn refresh(client: &Client, shared: &Shared, runs: &mut RunsClient<Channel
 async fn wait_for_daemon(shared: &Shared) -> Result<Channel, ClientError> {
     let mut pause = POLL_FIRST;
     loop {
-        if stanley_cli::daemon::connect_running(&shared.target)
-            .await?
-            .is_some()
-        {
-            // One answers: `channel` reuses it (or replaces one of another version).
-            return stanley_cli::daemon::channel(&shared.target).await;
+        if let Some(channel) = stanley_cli::daemon::channel_if_running(&shared.target).await? {
+            return Ok(channel);
         }
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(POLL_MAX);
