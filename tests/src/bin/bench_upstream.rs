@@ -9,7 +9,7 @@
 //! `tests/upstream/assemble && cargo build --release --bins && cargo run --release -p
 //! stanley-tests --bin stanley-bench-upstream` (`STANLEY_BENCH_ONLY=triage` for triage alone,
 //! `STANLEY_BENCH_MISSES=1` to list the failures it did not find, `STANLEY_BENCH_ONLY=warm` for
-//! the warm daemon alone, `STANLEY_BENCH_WARM_REPO` to run it on another assembled upgrade,
+//! the warm daemon alone on every upgrade of its table, `STANLEY_BENCH_WARM_REPOS=a,b` to choose,
 //! `STANLEY_BENCH_DAEMON_BIN` to run the daemon through a wrapper)
 
 use std::path::PathBuf;
@@ -442,7 +442,7 @@ fn median_ms(mut samples: Vec<Duration>) -> f64 {
     samples[samples.len() / 2].as_secs_f64() * 1000.0
 }
 
-/// A warm daemon on the largest real upgrade the tests assemble: `git diff -M -C` on the range,
+/// A warm daemon on one real upgrade the tests assemble: `git diff -M -C` on the range,
 /// then a cold review at zero Jev latency (cache off), a fully cached review and summarize, and a
 /// review after a one-line edit (committed, so the range moves), each the median of `runs`, as
 /// ratios to `git diff` measured in the same run, with the daemon's CPU time and memory: fresh,
@@ -568,19 +568,15 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
     };
     request(&env, summarize, true);
     let cached_summarize = phase("cachedSummarize", true, summarize, None);
-    // A one-line edit, committed: each run changes one line of one changed file.
-    let file = repo
-        .git(&["diff", "--name-only", "main...HEAD"])
-        .lines()
-        .find(|p| p.ends_with(".py") || p.ends_with(".rs") || p.ends_with(".ts"))
-        .expect("a changed source file")
-        .to_owned();
+    // A one-line edit, committed: each run adds a comment line to a source file the review
+    // judged (one it left out would change nothing the review asks about).
+    let (file, comment) = edited_file(&repo, &first);
     let counter = std::cell::Cell::new(0u32);
     let edit = || {
         counter.set(counter.get() + 1);
         let path = repo.root().join(&file);
         let mut text = std::fs::read_to_string(&path).expect("file");
-        text.push_str(&format!("\n# edit {}\n", counter.get()));
+        text.push_str(&format!("\n{comment} edit {}\n", counter.get()));
         std::fs::write(&path, text).expect("write");
         repo.git(&["commit", "-q", "-am", "one-line edit"]);
     };
@@ -631,17 +627,103 @@ fn warm_daemon(name: &str, runs: usize) -> Value {
     })
 }
 
+/// A source file the review judged (its first row's path whose language takes a line comment),
+/// and that language's line comment.
+fn edited_file(repo: &TempRepo, review: &str) -> (String, &'static str) {
+    let comment = |path: &str| -> Option<&'static str> {
+        let ext = path.rsplit_once('.')?.1;
+        match ext {
+            "py" | "rb" | "sh" | "toml" | "yml" | "yaml" => Some("#"),
+            "rs" | "ts" | "tsx" | "js" | "mjs" | "cjs" | "c" | "h" | "cc" | "go" | "java" => {
+                Some("//")
+            }
+            _ => None,
+        }
+    };
+    let doc: Value = serde_json::from_str(review).unwrap_or(Value::Null);
+    let judged = doc["output"]["data"]["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|row| row["path"].as_str());
+    let changed = repo.git(&["diff", "--name-only", "main...HEAD"]);
+    judged
+        .chain(changed.lines())
+        .filter(|p| repo.root().join(p).is_file())
+        .find_map(|p| comment(p).map(|c| (p.to_owned(), c)))
+        .expect("a changed source file")
+}
+
+/// The upgrades the warm bench runs on (`STANLEY_BENCH_WARM_REPOS`, comma-separated, to choose):
+/// Python, Rust, TypeScript, JavaScript and C, small and large, moved and mirrored. Pygments was
+/// the one profiled (issue 32); the two `attrs-*` histories were never profiled.
+const WARM_REPOS: &[&str] = &[
+    "upgrade-pygments",
+    "upgrade-large",
+    "upgrade-regex-syntax",
+    "mirror-fp-ts",
+    "data-file",
+    "move-flask",
+    "attrs-nested",
+    "attrs-grammar",
+];
+
+/// The warm daemon on every upgrade of `repos`: a row each with its three ratios and whether
+/// each is within its target.
+fn warm_table(repos: &[String], runs: usize) -> Value {
+    let ratio = |row: &Value, phase: &str| row[phase]["overGitDiff"].as_f64().unwrap_or(f64::NAN);
+    let rows: Vec<Value> = repos
+        .iter()
+        .map(|name| {
+            let row = warm_daemon(name, runs);
+            let (cached, summarize, edit, cold) = (
+                ratio(&row, "cachedReview"),
+                ratio(&row, "cachedSummarize"),
+                ratio(&row, "reviewAfterOneLineEdit"),
+                ratio(&row, "coldReviewZeroLatency"),
+            );
+            eprintln!(
+                "warm {name}: git {:.1} ms, cached {cached:.2}x / {summarize:.2}x, edit {edit:.2}x, cold {cold:.2}x",
+                row["gitDiffMCMs"].as_f64().unwrap_or(0.0)
+            );
+            json!({
+                "repository": name,
+                "gitDiffMCMs": row["gitDiffMCMs"],
+                "cachedReview": cached,
+                "cachedSummarize": summarize,
+                "oneLineEdit": edit,
+                "coldZeroLatency": cold,
+                "withinTargets": cached <= 1.0 && summarize <= 1.0 && edit <= 2.0 && cold <= 3.0,
+                "detail": row,
+            })
+        })
+        .collect();
+    json!({
+        "targets": {"cached": 1.0, "oneLineEdit": 2.0, "cold": 3.0},
+        "allWithinTargets": rows.iter().all(|r| r["withinTargets"] == true),
+        "rows": rows,
+    })
+}
+
+fn warm_repos() -> Vec<String> {
+    std::env::var("STANLEY_BENCH_WARM_REPOS")
+        .or_else(|_| std::env::var("STANLEY_BENCH_WARM_REPO"))
+        .map(|v| {
+            v.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_else(|_| WARM_REPOS.iter().map(|s| (*s).to_owned()).collect())
+}
+
 fn main() {
-    // `STANLEY_BENCH_ONLY=warm` measures the warm daemon alone and prints its report.
+    // `STANLEY_BENCH_ONLY=warm` measures the warm daemon alone, on every upgrade of
+    // `WARM_REPOS` (or `STANLEY_BENCH_WARM_REPOS`), writes `target/bench/warm.json` and prints it.
     if std::env::var("STANLEY_BENCH_ONLY").as_deref() == Ok("warm") {
-        // Another assembled upgrade than the largest: `STANLEY_BENCH_WARM_REPO=upgrade-large`.
-        let repo = std::env::var("STANLEY_BENCH_WARM_REPO")
-            .unwrap_or_else(|_| "upgrade-pygments".to_owned());
-        let warm = warm_daemon(&repo, 5);
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&warm).unwrap_or_default()
-        );
+        let warm = warm_table(&warm_repos(), 5);
+        stanley_tests::bench::write_report("warm", &warm);
         return;
     }
     // `STANLEY_BENCH_ONLY=triage` measures triage alone and prints its report (no file written).
@@ -659,7 +741,7 @@ fn main() {
         "largeUpgradeReview": large_upgrade(),
         "findAtScale": find_at_scale(),
         "triageRealOutput": triage_real_output(),
-        "warmDaemon": warm_daemon("upgrade-pygments", 5),
+        "warmDaemon": warm_table(&warm_repos(), 5),
     });
     stanley_tests::bench::write_report("upstream", &report);
 }
