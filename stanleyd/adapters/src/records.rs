@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 use stanley_workflows::ports::{Redactor, RunRecorder};
 
 /// The content of `.stanley/.gitignore`: ignore everything but `workflows/` and the flow plan
@@ -377,7 +378,9 @@ pub struct FsRecorder {
     lock: Mutex<()>,
     /// The record files appended to so far, kept open for the run (each line still goes to
     /// the kernel at once: nothing is buffered in the process).
-    appending: Mutex<std::collections::HashMap<String, fs::File>>,
+    /// Buffered (D-175): a run's lines reach the file in blocks, not a write per line; they are
+    /// all written before the run's failures are read and when the recorder goes.
+    appending: Mutex<std::collections::HashMap<String, io::BufWriter<fs::File>>>,
     /// The first write that failed.
     failed: Mutex<Option<String>>,
 }
@@ -430,15 +433,30 @@ impl RunRecorder for FsRecorder {
     fn append(&self, name: &str, value: &Value) {
         let mut line = self.redactor.json_text(value, false).0;
         line.push(b'\n');
-        let mut open = self.appending.lock().unwrap_or_else(|e| e.into_inner());
-        let file = match open.entry(name.to_owned()) {
-            std::collections::hash_map::Entry::Occupied(f) => Ok(f.into_mut()),
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                open_append(&self.dir.join(name)).map(|f| slot.insert(f))
+        self.write_line(name, &line);
+    }
+
+    fn append_with(&self, name: &str, value: &Value, key: &str, raw: &RawValue) {
+        let mut line = self.redactor.json_text(value, false).0;
+        // An object's text ends with its `}`: the raw field goes in before it, as it is.
+        if !value.is_object() || line.pop() != Some(b'}') {
+            let mut whole = value.clone();
+            if let (Some(fields), Ok(raw)) = (
+                whole.as_object_mut(),
+                serde_json::from_str::<Value>(raw.get()),
+            ) {
+                fields.insert(key.to_owned(), raw);
             }
-        };
-        let result = file.and_then(|f| f.write_all(&line));
-        self.report(name, result);
+            return self.append(name, &whole);
+        }
+        if line.len() > 1 {
+            line.push(b',');
+        }
+        let _ = serde_json::to_writer(&mut line, key);
+        line.push(b':');
+        line.extend_from_slice(raw.get().as_bytes());
+        line.extend_from_slice(b"}\n");
+        self.write_line(name, &line);
     }
 
     fn artifact(&self) -> Option<String> {
@@ -446,10 +464,43 @@ impl RunRecorder for FsRecorder {
     }
 
     fn failure(&self) -> Option<String> {
+        self.flush();
         self.failed
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+}
+
+/// How much of a run's appended lines is held before it is written.
+const APPEND_BUFFER: usize = 64 * 1024;
+
+impl FsRecorder {
+    /// Appends `line` (whole, newline included) to the run's file `name`.
+    fn write_line(&self, name: &str, line: &[u8]) {
+        let mut open = self.appending.lock().unwrap_or_else(|e| e.into_inner());
+        let file = match open.entry(name.to_owned()) {
+            std::collections::hash_map::Entry::Occupied(f) => Ok(f.into_mut()),
+            std::collections::hash_map::Entry::Vacant(slot) => open_append(&self.dir.join(name))
+                .map(|f| slot.insert(io::BufWriter::with_capacity(APPEND_BUFFER, f))),
+        };
+        let result = file.and_then(|f| f.write_all(line));
+        self.report(name, result);
+    }
+
+    /// Writes every appended line still held.
+    fn flush(&self) {
+        let mut open = self.appending.lock().unwrap_or_else(|e| e.into_inner());
+        for (name, file) in open.iter_mut() {
+            let result = file.flush();
+            self.report(name, result);
+        }
+    }
+}
+
+impl Drop for FsRecorder {
+    fn drop(&mut self) {
+        self.flush();
     }
 }
 
@@ -551,6 +602,32 @@ mod tests {
         assert!(ends_mid_line(&path));
     }
 
+    /// A line with a field already redacted (a Jev request after `prepare`) is the line the
+    /// whole value would have made, byte for byte, and the rest of it is still redacted.
+    #[test]
+    fn a_line_with_a_redacted_field_is_the_whole_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let redactor = Arc::new(SecretRedactor::new(["sk-secret-value-1".to_owned()]));
+        let rec = FsRecorder::create(dir.path(), "review-x", redactor).unwrap();
+        let request = json!({"state": {"hunk": "é \"q\"\n"}, "questions": {"q": {"type": "noul"}}});
+        let raw = serde_json::value::to_raw_value(&request).unwrap();
+        let head = json!({"runId": "r", "error": "sk-secret-value-1", "n": 1.5});
+        rec.append_with("a.ndjson", &head, "request", &raw);
+        let mut whole = head.clone();
+        whole["request"] = request;
+        rec.append("b.ndjson", &whole);
+        rec.append_with("a.ndjson", &json!({}), "request", &raw);
+        rec.append("b.ndjson", &json!({"request": whole["request"]}));
+        assert_eq!(rec.failure(), None);
+        let run = dir.path().join(".stanley/runs/review-x");
+        let (a, b) = (
+            fs::read_to_string(run.join("a.ndjson")).unwrap(),
+            fs::read_to_string(run.join("b.ndjson")).unwrap(),
+        );
+        assert_eq!(a, b);
+        assert!(!a.contains("sk-secret-value-1"), "{a}");
+    }
+
     #[test]
     fn records_are_private_redacted_and_atomic() {
         let dir = tempfile::tempdir().unwrap();
@@ -566,6 +643,9 @@ mod tests {
         assert_eq!(mode(&run.join("frames.ndjson")), 0o600);
         let manifest = fs::read_to_string(run.join("manifest.json")).unwrap();
         assert_eq!(manifest, "{\n  \"k\": \"[REDACTED:env_secret]\"\n}\n");
+        // Appended lines are held in blocks; they are all written once the run's failures are
+        // read (the run reads them as it finishes).
+        assert_eq!(rec.failure(), None);
         assert_eq!(
             fs::read_to_string(run.join("frames.ndjson")).unwrap(),
             "{\"a\":1}\n{\"a\":2}\n"

@@ -127,6 +127,9 @@ pub struct CleanTexts {
 #[derive(Default)]
 struct Known {
     clean: HashSet<u128>,
+    /// Jev requests found clean whole, by the first 128 bits of the SHA-256 of their content
+    /// (the executor's frame digest): a request built again the same is not walked again.
+    clean_requests: HashSet<u128>,
     /// A redacted text's form after redaction, and how many secrets were replaced in it.
     redacted: HashMap<u128, (Arc<str>, u64)>,
     redacted_bytes: usize,
@@ -155,6 +158,22 @@ impl Known {
 }
 
 impl CleanTexts {
+    /// Whether a request whose content has this SHA-256 (hex) was found clean.
+    pub fn request_known_clean(&self, digest: &str) -> bool {
+        request_key(digest).is_some_and(|k| self.lock().clean_requests.contains(&k))
+    }
+
+    /// Remembers that the request whose content has this SHA-256 (hex) is clean.
+    pub fn keep_clean_request(&self, digest: &str) {
+        if let Some(key) = request_key(digest) {
+            let mut known = self.lock();
+            if known.clean_requests.len() >= REMEMBERED_MAX {
+                known.clean_requests.clear();
+            }
+            known.clean_requests.insert(key);
+        }
+    }
+
     fn fingerprint(&self, text: &str) -> u128 {
         let (a, b) = &self.keys;
         (u128::from(a.hash_one(text)) << 64) | u128::from(b.hash_one(text))
@@ -163,6 +182,14 @@ impl CleanTexts {
     fn lock(&self) -> std::sync::MutexGuard<'_, Known> {
         self.known.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// The first 128 bits of a SHA-256 in hex, or None for anything else.
+fn request_key(digest: &str) -> Option<u128> {
+    if digest.len() != 64 {
+        return None;
+    }
+    u128::from_str_radix(digest.get(..32)?, 16).ok()
 }
 
 /// What a long-lived process keeps across requests: the clean texts of the last set of
@@ -320,8 +347,17 @@ pub fn redacting(
 ) -> stanley_core::ExecutorOptions {
     let for_errors = redactor.clone();
     opts.prepare(std::sync::Arc::new(
-        move |req: &mut stanley_core::JevRequest| {
-            redactor.json_in_place(&mut req.state) + redactor.json_in_place(&mut req.questions)
+        move |req: &mut stanley_core::JevRequest, digest: &str| {
+            // A request with this exact content was found clean before: nothing to rewrite.
+            if redactor.clean.request_known_clean(digest) {
+                return 0;
+            }
+            let n =
+                redactor.json_in_place(&mut req.state) + redactor.json_in_place(&mut req.questions);
+            if n == 0 {
+                redactor.clean.keep_clean_request(digest);
+            }
+            n
         },
     ))
     .redact(std::sync::Arc::new(move |t: &str| for_errors.text(t).0))
@@ -412,6 +448,9 @@ impl SecretRedactor {
             known.keep_clean(key);
             return (Cow::Borrowed(text), 0);
         }
+        // A changed text counts at least one redaction, so a request whose redaction counted
+        // none is the request as built (the executor then hashes it as it was serialized).
+        let count = count.max(1);
         known.keep_redacted(key, &out, count);
         (Cow::Owned(out), count)
     }

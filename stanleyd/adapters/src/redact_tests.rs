@@ -300,3 +300,40 @@ fn json_text_writes_what_the_redacted_tree_would() {
         assert!(n > 10, "the table's secrets were found ({n})");
     }
 }
+
+/// The executor's redaction hook remembers a request found clean by the SHA-256 of its content
+/// (D-175): the same content is not walked again, a request with a secret is never remembered,
+/// and another set of secrets starts afresh.
+#[test]
+fn a_request_found_clean_is_known_by_its_digest_and_a_dirty_one_never() {
+    use stanley_core::{ExecutorOptions, JevRequest};
+    let memory = CleanMemory::default();
+    let opts = redacting(ExecutorOptions::new("m"), Arc::new(memory.attach(r())));
+    let prepare = opts.prepare_hook().expect("a prepare hook");
+    let request = |state: serde_json::Value| JevRequest {
+        model: "m".into(),
+        state,
+        questions: json!({"q": {"type": "noul", "instructions": "Is it?"}}),
+    };
+    let (clean, dirty) = ("a".repeat(64), "b".repeat(64));
+    let mut first = request(json!({"hunk": "fn f() {}"}));
+    assert_eq!(prepare(&mut first, &clean), 0);
+    let attached = memory.attach(r());
+    assert!(attached.clean.request_known_clean(&clean));
+    // A request with a secret is rewritten and counted, and its digest is not remembered.
+    let mut secret = request(json!({"hunk": "password = \"hunter2hunter2\""}));
+    assert_eq!(prepare(&mut secret, &dirty), 1);
+    assert!(!secret.state["hunk"].as_str().unwrap().contains("hunter2"));
+    assert!(!attached.clean.request_known_clean(&dirty));
+    let mut again = request(json!({"hunk": "password = \"hunter2hunter2\""}));
+    assert_eq!(prepare(&mut again, &dirty), 1, "walked again");
+    // What is remembered is what is given: a digest known clean passes unwalked, which is why
+    // only the executor's SHA-256 of the content is ever used as one.
+    let mut planted = request(json!({"hunk": "password = \"planted-secret-value\""}));
+    assert_eq!(prepare(&mut planted, &clean), 0);
+    // Anything but a SHA-256 is never a key.
+    attached.clean.keep_clean_request("short");
+    assert!(!attached.clean.request_known_clean("short"));
+    let other = memory.attach(SecretRedactor::new(["another-secret-value".to_owned()]));
+    assert!(!other.clean.request_known_clean(&clean), "other secrets start afresh");
+}

@@ -32,6 +32,25 @@ impl CacheKey {
             ("questions", Field::Json(&request.questions)),
         ]))
     }
+
+    /// [`CacheKey::of`] a request whose state and questions were already written as stable
+    /// JSON ([`crate::hash::stable_bytes`]): the same key, without writing them again.
+    pub fn of_written(
+        endpoint: &str,
+        model: &str,
+        template: &str,
+        state: &[u8],
+        questions: &[u8],
+    ) -> Self {
+        Self(stable_hash_object(&[
+            ("schema", Field::Str("stanley.judgment-key/2")),
+            ("endpoint", Field::Str(endpoint)),
+            ("model", Field::Str(model)),
+            ("policy", Field::Str(template)),
+            ("state", Field::Raw(state)),
+            ("questions", Field::Raw(questions)),
+        ]))
+    }
 }
 
 /// What the cache keeps for one frame: the answers that passed validation and what the
@@ -293,6 +312,15 @@ mod tests {
         ] {
             assert_ne!(a, other);
         }
+        let sent = request(json!({"b": [2, "x\ny"], "a": 1}));
+        let written = CacheKey::of_written(
+            "e",
+            "jev-1.13.0",
+            "t@1",
+            &crate::hash::stable_bytes(&sent.state),
+            &crate::hash::stable_bytes(&sent.questions),
+        );
+        assert_eq!(written, CacheKey::of("e", "jev-1.13.0", "t@1", &sent));
     }
 
     #[test]

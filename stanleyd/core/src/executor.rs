@@ -11,6 +11,7 @@ use futures::FutureExt;
 use futures::future::Shared;
 use futures::stream::{self, StreamExt};
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
@@ -18,7 +19,7 @@ use tokio::time::Instant;
 use crate::budget::{Budget, BudgetPlan, Denial};
 use crate::cache::{CacheKey, CacheUse, CachedAnswers, Level, Tally};
 use crate::cancel::Cancel;
-use crate::hash::{Field, short_id, stable_hash_object};
+use crate::hash::{Field, short_id, stable_bytes, stable_hash_object};
 use crate::jev::{
     Answers, BoxFuture, ErrorClass, Jev, JevError, JevRequest, JevTrouble, Questions,
 };
@@ -42,14 +43,37 @@ pub struct Frame {
 impl Frame {
     /// `f_` + 16 hex of the stable hash of `{template, scope, state, questions}`.
     pub fn id(&self) -> String {
-        let questions = self.questions.to_json();
-        let hash = stable_hash_object(&[
+        let written = Written::of(&self.state, &self.questions.to_json());
+        short_id("f", &self.digest_written(&written), 16)
+    }
+
+    /// The whole SHA-256 (hex) of the frame's content, `{template, scope, state, questions}`
+    /// as stable JSON, from its state and questions already written: its id is the first 16
+    /// digits, and its redaction is remembered by all of them.
+    fn digest_written(&self, written: &Written) -> String {
+        stable_hash_object(&[
             ("template", Field::Str(&self.template)),
             ("scope", Field::Str(&self.scope)),
-            ("state", Field::Json(&self.state)),
-            ("questions", Field::Json(&questions)),
-        ]);
-        short_id("f", &hash, 16)
+            ("state", Field::Raw(&written.state)),
+            ("questions", Field::Raw(&written.questions)),
+        ])
+    }
+}
+
+/// A frame's state and questions written once as stable JSON (D-175): its estimate, its id and,
+/// when redaction changed nothing, its judgment cache key are made from these bytes, so a
+/// frame's text is serialized once on its way to the cache.
+struct Written {
+    state: Vec<u8>,
+    questions: Vec<u8>,
+}
+
+impl Written {
+    fn of(state: &Value, questions: &Value) -> Self {
+        Self {
+            state: stable_bytes(state),
+            questions: stable_bytes(questions),
+        }
     }
 }
 
@@ -192,10 +216,21 @@ pub struct AttemptRecord {
     pub scope: String,
     /// The frame's provenance.
     pub provenance: Value,
-    /// 1-based attempt number.
+    /// 1-based attempt number (0 for an answer from a cache).
     pub attempt: u32,
-    /// The request as sent (after `prepare`).
-    pub request: JevRequest,
+    /// The model name the frame asked for.
+    pub requested_model: String,
+    /// The request as sent: its state and questions as the JSON object `{"state", "questions"}`,
+    /// written once after `prepare` and shared by every attempt's record; None for an answer
+    /// from a cache, which sent nothing and names the key it was kept under instead
+    /// (`cache_key`).
+    pub request: Option<Arc<RawValue>>,
+    /// Whether `prepare` (redaction) saw the request before it was written: only then may a
+    /// record keep its text as it is rather than scan it again (D-175).
+    pub prepared: bool,
+    /// The judgment cache key a cached answer was found under (the hash of the redacted request
+    /// it answers, D-89).
+    pub cache_key: Option<String>,
     /// `ok`, `cached`, `invalid`, or the transport class.
     pub result: String,
     /// Latency of this attempt.
@@ -212,6 +247,21 @@ pub struct AttemptRecord {
     pub error: Option<String>,
 }
 
+/// A request's state and questions as the JSON object a record keeps (`{"state", "questions"}`).
+fn written_request(request: &JevRequest) -> Option<Arc<RawValue>> {
+    #[derive(Serialize)]
+    struct Sent<'a> {
+        state: &'a Value,
+        questions: &'a Value,
+    }
+    serde_json::value::to_raw_value(&Sent {
+        state: &request.state,
+        questions: &request.questions,
+    })
+    .ok()
+    .map(Arc::from)
+}
+
 /// Receives attempt records and budget events.
 pub trait FrameSink: Send + Sync {
     /// One attempt finished; the record is the sink's (its request is the largest part, and
@@ -222,7 +272,9 @@ pub trait FrameSink: Send + Sync {
 }
 
 /// Rewrites a request before it is sent (redaction) and returns how many replacements it made.
-pub type Prepare = Arc<dyn Fn(&mut JevRequest) -> u64 + Send + Sync>;
+/// It is given the SHA-256 (hex) of the frame's content as built (template, scope, state and
+/// questions as stable JSON), so it may remember a request it found clean by that digest.
+pub type Prepare = Arc<dyn Fn(&mut JevRequest, &str) -> u64 + Send + Sync>;
 /// Redacts a diagnostic message.
 pub type RedactText = Arc<dyn Fn(&str) -> String + Send + Sync>;
 /// Told `(finished, asked)` each time a distinct frame finishes, so a caller can show progress.
@@ -337,6 +389,11 @@ impl ExecutorOptions {
     pub fn prepare(mut self, prepare: Prepare) -> Self {
         self.prepare = Some(prepare);
         self
+    }
+
+    /// The rewrite applied to every request, if one is set.
+    pub fn prepare_hook(&self) -> Option<&Prepare> {
+        self.prepare.as_ref()
     }
 
     /// The redaction applied to error details.
@@ -478,16 +535,22 @@ impl Executor {
 
     /// Runs one frame. An identical frame already asked returns the first one's outcome.
     pub fn run(&self, frame: Frame) -> impl std::future::Future<Output = FrameOutcome> + use<> {
-        self.run_with(frame, None)
+        let questions = frame.questions.to_json();
+        let written = Written::of(&frame.state, &questions);
+        self.run_with(frame, questions, written, None)
     }
 
-    /// Runs one frame, `planned` with the estimate a budget plan already charged for it.
+    /// Runs one frame whose questions' wire JSON is `questions` (its state and questions
+    /// `written`), `planned` with the estimate a budget plan already charged for it.
     fn run_with(
         &self,
         frame: Frame,
+        questions: Value,
+        written: Written,
         planned: Option<u64>,
     ) -> impl std::future::Future<Output = FrameOutcome> + use<> {
-        let id = frame.id();
+        let digest = frame.digest_written(&written);
+        let id = short_id("f", &digest, 16);
         let mut state = self.state();
         if let (Some(estimate), true) = (planned, state.frames.contains_key(&id)) {
             // Already asked: the plan's charge for it is given back.
@@ -499,7 +562,10 @@ impl Executor {
             .or_insert_with(|| {
                 let this = self.clone();
                 let fut: BoxFuture<'static, FrameOutcome> = Box::pin(async move {
-                    let outcome = this.clone().execute(id, frame, planned).await;
+                    let outcome = this
+                        .clone()
+                        .execute(id, frame, questions, (written, digest), planned)
+                        .await;
                     this.finished();
                     outcome
                 });
@@ -520,11 +586,11 @@ impl Executor {
     /// The input tokens a frame is estimated at before it is sent (as the budget counts them:
     /// its request body with this executor's model, before redaction), for a budget plan.
     pub fn estimate(&self, frame: &Frame) -> u64 {
-        JevRequest::estimate_of(
-            &self.inner.opts.model,
-            &frame.state,
-            &frame.questions.to_json(),
-        )
+        self.estimate_with(frame, &frame.questions.to_json())
+    }
+
+    fn estimate_with(&self, frame: &Frame, questions: &Value) -> u64 {
+        JevRequest::estimate_of(&self.inner.opts.model, &frame.state, questions)
     }
 
     /// Plans `frames` (in priority order) against the budget before any is sent: the longest
@@ -534,13 +600,18 @@ impl Executor {
     /// response reports can shut it out.
     pub fn plan(&self, frames: &[&Frame]) -> (BudgetPlan, Vec<u64>) {
         let estimates: Vec<u64> = frames.iter().map(|f| self.estimate(f)).collect();
+        (self.charge(&estimates), estimates)
+    }
+
+    /// Chooses and charges the plan for frames estimated at `estimates`.
+    fn charge(&self, estimates: &[u64]) -> BudgetPlan {
         let budget = &self.inner.budget;
-        let plan = BudgetPlan::choose(&estimates, budget.plan_allowance());
+        let plan = BudgetPlan::choose(estimates, budget.plan_allowance());
         budget.commit(plan.chosen as u64, plan.estimated_tokens);
         if let Some(limit) = plan.stopped_by {
             budget.left_out(limit);
         }
-        (plan, estimates)
+        plan
     }
 
     /// Gives back room a budget plan charged for a frame that was never sent (a follow-up the
@@ -555,20 +626,42 @@ impl Executor {
         frame: Frame,
         estimate: u64,
     ) -> impl std::future::Future<Output = FrameOutcome> + use<> {
-        self.run_with(frame, Some(estimate))
+        let questions = frame.questions.to_json();
+        let written = Written::of(&frame.state, &questions);
+        self.run_with(frame, questions, written, Some(estimate))
     }
 
     /// Plans `frames` ([`Executor::plan`]) and sends the chosen ones with bounded concurrency;
     /// outcomes come back for the chosen frames, in input order.
     pub async fn run_planned(&self, frames: Vec<Frame>) -> (BudgetPlan, Vec<FrameOutcome>) {
-        let (plan, estimates) = self.plan(&frames.iter().collect::<Vec<_>>());
+        // Each frame's questions are built as JSON once, and its state and questions written
+        // once, for its estimate, id, cache key and request.
+        let prepared: Vec<(Frame, Value, Written)> = frames
+            .into_iter()
+            .map(|f| {
+                let questions = f.questions.to_json();
+                let written = Written::of(&f.state, &questions);
+                (f, questions, written)
+            })
+            .collect();
+        let estimates: Vec<u64> = prepared
+            .iter()
+            .map(|(_, _, w)| {
+                JevRequest::estimate_from_lengths(
+                    &self.inner.opts.model,
+                    w.state.len(),
+                    w.questions.len(),
+                )
+            })
+            .collect();
+        let plan = self.charge(&estimates);
         let n = self.inner.opts.concurrency;
         let outcomes = stream::iter(
-            frames
+            prepared
                 .into_iter()
                 .zip(estimates)
                 .take(plan.chosen)
-                .map(|(f, e)| self.run_admitted(f, e)),
+                .map(|((f, q, w), e)| self.run_with(f, q, w, Some(e))),
         )
         .buffered(n)
         .collect()
@@ -594,9 +687,24 @@ impl Executor {
     /// Runs one frame to its outcome. A `planned` frame was charged up front: its first
     /// attempt is not reserved (only the clock is checked) and settles the plan's estimate, and
     /// when nothing is sent at all (a cache hit, a disabled port) that charge is given back.
-    async fn execute(self, frame_id: String, frame: Frame, planned: Option<u64>) -> FrameOutcome {
+    async fn execute(
+        self,
+        frame_id: String,
+        mut frame: Frame,
+        questions: Value,
+        written: (Written, String),
+        planned: Option<u64>,
+    ) -> FrameOutcome {
         let mut unsent = planned;
-        let outcome = self.attempts(&frame_id, &frame, &mut unsent).await;
+        // The state moves into the request: the frame is asked once (its future is shared).
+        let request = JevRequest {
+            model: self.inner.opts.model.clone(),
+            state: std::mem::take(&mut frame.state),
+            questions,
+        };
+        let outcome = self
+            .attempts(&frame_id, &frame, request, written, &mut unsent)
+            .await;
         if let Some(estimate) = unsent {
             self.inner.budget.release(1, estimate);
         }
@@ -609,6 +717,8 @@ impl Executor {
         &self,
         frame_id: &str,
         frame: &Frame,
+        mut request: JevRequest,
+        (written, digest): (Written, String),
         unsent: &mut Option<u64>,
     ) -> FrameOutcome {
         let frame_id = frame_id.to_owned();
@@ -623,22 +733,25 @@ impl Executor {
         let Some(jev) = inner.jev.clone() else {
             return Self::failure(&frame_id, FailReason::Unavailable, "no port");
         };
-        let mut request = JevRequest {
-            model: inner.opts.model.clone(),
-            state: frame.state.clone(),
-            questions: frame.questions.to_json(),
-        };
+        let mut redacted = 0;
         if let Some(prepare) = &inner.opts.prepare {
-            let count = prepare(&mut request);
-            self.state().redactions += count;
+            redacted = prepare(&mut request, &digest);
+            self.state().redactions += redacted;
         }
+        // What redaction left as it was is what was written: its key is hashed from those bytes.
+        let written = (redacted == 0).then_some(written);
         if let Some(cache) = &inner.opts.cache {
-            request = match self.through_caches(cache, &frame_id, frame, request).await {
+            request = match self
+                .through_caches(cache, &frame_id, frame, request, written.as_ref())
+                .await
+            {
                 Ok(request) => request,
                 Err(answered) => return answered,
             };
         }
         let request_estimate = request.estimate_tokens();
+        // Written once, for every attempt's record.
+        let sent = written_request(&request);
         let attempts = inner.opts.retries + 1;
         let first = Instant::now();
         for attempt in 1..=attempts {
@@ -707,7 +820,10 @@ impl Executor {
                 scope: frame.scope.clone(),
                 provenance: frame.provenance.clone(),
                 attempt,
-                request: request.clone(),
+                requested_model: request.model.clone(),
+                request: sent.clone(),
+                prepared: inner.opts.prepare.is_some(),
+                cache_key: None,
                 result: String::new(),
                 latency_ms,
                 resolved_model: None,
@@ -727,7 +843,7 @@ impl Executor {
             };
             let next = match result {
                 Err(error) => self.after_error(tried, &error).await,
-                Ok(body) => self.after_answer(tried, frame, body),
+                Ok(body) => self.after_answer(tried, frame, &request, body),
             };
             if let Some(outcome) = next {
                 return outcome;
@@ -744,6 +860,7 @@ impl Executor {
         frame_id: &str,
         frame: &Frame,
         request: JevRequest,
+        written: Option<&Written>,
     ) -> Result<JevRequest, FrameOutcome> {
         let inner = &self.inner;
         if inner.cancel.is_cancelled() {
@@ -761,7 +878,16 @@ impl Executor {
             (None, None) => None,
         }
         .unwrap_or_else(|| request.model.clone());
-        let key = CacheKey::of(&cache.endpoint, &model, &frame.template, &request);
+        let key = match written {
+            Some(w) => CacheKey::of_written(
+                &cache.endpoint,
+                &model,
+                &frame.template,
+                &w.state,
+                &w.questions,
+            ),
+            None => CacheKey::of(&cache.endpoint, &model, &frame.template, &request),
+        };
         let request = match self.answer_from_cache(frame_id, frame, request, &model, &key) {
             Lookup::Hit(hit) => return Err(hit),
             Lookup::Miss(request) => request,
@@ -838,7 +964,13 @@ impl Executor {
 
     /// A response: valid answers end the frame; invalid ones are tried again while attempts
     /// are left (None). Either way its tokens are charged when the envelope reports them.
-    fn after_answer(&self, tried: Tried<'_>, frame: &Frame, body: Value) -> Option<FrameOutcome> {
+    fn after_answer(
+        &self,
+        tried: Tried<'_>,
+        frame: &Frame,
+        request: &JevRequest,
+        body: Value,
+    ) -> Option<FrameOutcome> {
         let inner = &self.inner;
         let Tried {
             frame_id,
@@ -866,7 +998,7 @@ impl Executor {
                 record.resolved_model = Some(env.model.clone());
                 record.usage = Some((env.input_tokens, env.output_tokens));
                 record.parsed = Some(answers.to_json());
-                self.keep(&frame.template, &record.request, &env);
+                self.keep(&frame.template, request, &env);
                 self.emit(record);
                 self.tally(|t| {
                     t.input_tokens += env.input_tokens;
@@ -937,7 +1069,7 @@ impl Executor {
         let Some(hit) = cache.cache.get(key) else {
             return Lookup::Miss(request);
         };
-        self.accept_cached(frame_id, frame, request, model, hit, Level::Local)
+        self.accept_cached(frame_id, frame, request, model, key, hit, Level::Local)
     }
 
     /// The frame's answers from the team's shared level, asked after a local miss: a verified
@@ -971,7 +1103,7 @@ impl Executor {
         };
         let requested = cache.requested(&request.model);
         let kept = hit.clone();
-        let lookup = self.accept_cached(frame_id, frame, request, model, hit, Level::Remote);
+        let lookup = self.accept_cached(frame_id, frame, request, model, key, hit, Level::Remote);
         if matches!(lookup, Lookup::Hit(_)) && cache.write {
             cache.cache.put(key, &requested, &kept);
         }
@@ -980,14 +1112,17 @@ impl Executor {
 
     /// Answers kept at `level`, checked like a response: a stored answer that no longer fits
     /// the questions (or a damaged one) is a miss. A hit is recorded as a `cached` attempt (or
-    /// `remote`, from the team's level; the record takes the request) and counted, never
-    /// charged.
+    /// `remote`, from the team's level) naming the key it was found under, not the request:
+    /// nothing was sent, and the key is the hash of the redacted request it answers (D-175);
+    /// it is counted, never charged.
+    #[allow(clippy::too_many_arguments)]
     fn accept_cached(
         &self,
         frame_id: &str,
         frame: &Frame,
         request: JevRequest,
         model: &str,
+        key: &CacheKey,
         hit: CachedAnswers,
         level: Level,
     ) -> Lookup {
@@ -1019,7 +1154,10 @@ impl Executor {
             scope: frame.scope.clone(),
             provenance: frame.provenance.clone(),
             attempt: 0,
-            request,
+            requested_model: request.model,
+            request: None,
+            prepared: self.inner.opts.prepare.is_some(),
+            cache_key: Some(key.0.clone()),
             result: match level {
                 Level::Local => "cached",
                 Level::Remote => "remote",

@@ -155,7 +155,7 @@ async fn prepare_rewrites_what_is_sent_and_counts() {
         assert_eq!(req.state, json!({"x": "[gone]"}));
         Ok(noul_answer(0.1))
     });
-    let prepare: Prepare = Arc::new(|req: &mut JevRequest| {
+    let prepare: Prepare = Arc::new(|req: &mut JevRequest, _: &str| {
         req.state = json!({"x": "[gone]"});
         2
     });

@@ -9,10 +9,16 @@ use sha2::{Digest, Sha256};
 /// Serializes `value` as compact JSON with object keys sorted by UTF-16 code unit order, so the
 /// same content always gives the same text whatever order it was built in.
 pub fn stable_json(value: &Value) -> String {
+    // Only `serde_json`'s output and ASCII punctuation were written: the bytes are UTF-8.
+    String::from_utf8(stable_bytes(value)).unwrap_or_default()
+}
+
+/// [`stable_json`] as bytes: what [`Field::Raw`] takes, so a value serialized once can be
+/// hashed into several objects.
+pub fn stable_bytes(value: &Value) -> Vec<u8> {
     let mut out = Vec::new();
     write_stable(value, &mut out);
-    // Only `serde_json`'s output and ASCII punctuation were written: the bytes are UTF-8.
-    String::from_utf8(out).unwrap_or_default()
+    out
 }
 
 /// A field of an object hashed without building it ([`stable_hash_object`]).
@@ -22,6 +28,8 @@ pub enum Field<'a> {
     Str(&'a str),
     /// Any JSON value.
     Json(&'a Value),
+    /// A value's stable JSON, already written ([`stable_bytes`]).
+    Raw(&'a [u8]),
 }
 
 /// Lowercase hex SHA-256 of the stable JSON form of the object made of `fields`, without
@@ -29,21 +37,24 @@ pub enum Field<'a> {
 pub fn stable_hash_object(fields: &[(&str, Field<'_>)]) -> String {
     let mut sorted: Vec<&(&str, Field<'_>)> = fields.iter().collect();
     sorted.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
-    let mut hasher = Sha256::new();
-    hasher.update(b"{");
+    // The text is written whole and hashed in one pass: `serde_json` writes a string in many
+    // small pieces, each of which would be a call into the hash.
+    let mut text = Vec::new();
+    text.push(b'{');
     for (i, (key, field)) in sorted.into_iter().enumerate() {
         if i > 0 {
-            hasher.update(b",");
+            text.push(b',');
         }
-        write_leaf(key, &mut hasher);
-        hasher.update(b":");
+        write_leaf(key, &mut text);
+        text.push(b':');
         match field {
-            Field::Str(text) => write_leaf(text, &mut hasher),
-            Field::Json(value) => write_stable(value, &mut hasher),
+            Field::Str(leaf) => write_leaf(leaf, &mut text),
+            Field::Json(value) => write_stable(value, &mut text),
+            Field::Raw(bytes) => text.extend_from_slice(bytes),
         }
     }
-    hasher.update(b"}");
-    hex(&hasher.finalize())
+    text.push(b'}');
+    sha256_hex(&text)
 }
 
 /// A string, number, boolean or null exactly as `serde_json` writes it.
@@ -87,9 +98,7 @@ fn write_stable(value: &Value, out: &mut impl Write) {
 /// Lowercase hex SHA-256 of the stable JSON form of `value`. A string hashes as its JSON form,
 /// quotes included.
 pub fn stable_hash(value: &Value) -> String {
-    let mut hasher = Sha256::new();
-    write_stable(value, &mut hasher);
-    hex(&hasher.finalize())
+    sha256_hex(&stable_bytes(value))
 }
 
 /// Lowercase hex SHA-256 of raw bytes.
@@ -155,6 +164,13 @@ mod tests {
             ("q", Field::Json(&json!(-3))),
         ]);
         assert_eq!(fields, stable_hash(&whole));
+        let raw = stable_hash_object(&[
+            ("template", Field::Str("t@1")),
+            ("scope", Field::Str("h_1")),
+            ("state", Field::Raw(&stable_bytes(&state))),
+            ("q", Field::Json(&json!(-3))),
+        ]);
+        assert_eq!(raw, fields);
         assert_eq!(
             stable_hash(&whole),
             sha256_hex(stable_json(&whole).as_bytes())

@@ -209,6 +209,15 @@ impl JevRequest {
         );
         counter.0.div_ceil(3)
     }
+
+    /// [`JevRequest::estimate_of`] from the lengths of the state's and the questions' compact
+    /// JSON (their stable JSON is as long: only the order of keys differs).
+    pub fn estimate_from_lengths(model: &str, state: usize, questions: usize) -> u64 {
+        // `{"model":` M `,"state":` S `,"questions":` Q `}`
+        let model = serde_json::to_string(model).map_or(0, |m| m.len());
+        let frame = r#"{"model":,"state":,"questions":}"#.len();
+        ((frame + model + state + questions) as u64).div_ceil(3)
+    }
 }
 
 /// A validated, typed answer.
@@ -579,6 +588,12 @@ mod tests {
             };
             let sent = request.body().len() as u64;
             assert_eq!(request.estimate_tokens(), sent.div_ceil(3), "{sent} bytes");
+            let lengths = JevRequest::estimate_from_lengths(
+                &request.model,
+                crate::hash::stable_bytes(&request.state).len(),
+                crate::hash::stable_bytes(&request.questions).len(),
+            );
+            assert_eq!(lengths, sent.div_ceil(3), "{sent} bytes, from the lengths");
         }
     }
 

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 use thiserror::Error;
 
 use crate::diff::{DiffSource, Scope};
@@ -68,6 +69,20 @@ pub trait RunRecorder: Send + Sync {
     fn write_json(&self, name: &str, value: &Value);
     /// Appends one line to an NDJSON file of the run.
     fn append(&self, name: &str, value: &Value);
+    /// Appends one line: the object `value`, redacted as [`RunRecorder::append`] redacts it,
+    /// with `raw` under `key` as it is. `raw` must be JSON text this run's redaction already
+    /// rewrote (a Jev request after the executor's `prepare`), so it is not scanned again
+    /// (D-175). An implementation may build the line whole; the line must be the same.
+    fn append_with(&self, name: &str, value: &Value, key: &str, raw: &RawValue) {
+        let mut line = value.clone();
+        if let (Some(fields), Ok(raw)) = (
+            line.as_object_mut(),
+            serde_json::from_str::<Value>(raw.get()),
+        ) {
+            fields.insert(key.to_owned(), raw);
+        }
+        self.append(name, &line);
+    }
     /// The run folder relative to the repository root, or None when not persisted.
     fn artifact(&self) -> Option<String>;
     /// The first write that failed (a full disk, say), if one did: the run goes on without

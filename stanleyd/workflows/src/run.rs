@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use stanley_core::{
-    AttemptRecord, BudgetLimits, Denial, Executor, FrameSink, JevRequest, Status, stable_hash,
+    AttemptRecord, BudgetLimits, Denial, Executor, FrameSink, Status, stable_hash,
 };
 
 use crate::diff::{Exclusion, Hunk, Quoted};
@@ -132,7 +132,8 @@ struct PacketDocument<'a> {
 }
 
 /// One line of `frames.ndjson`: one attempt at one frame. The optional keys are left out, not
-/// `null`, when the attempt has no such part.
+/// `null`, when the attempt has no such part. A sent attempt's line ends with `request`, the
+/// state and questions as they were sent; an answer from a cache names its `cacheKey` instead.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct FrameRecord<'a> {
@@ -145,7 +146,10 @@ struct FrameRecord<'a> {
     requested_model: &'a str,
     started_at: String,
     latency_ms: u64,
-    request: SentRequest<'a>,
+    /// The judgment cache key of an answer from a cache: the hash of the redacted request it
+    /// answers (D-89, D-175).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_key: Option<&'a str>,
     result: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     resolved_model: Option<&'a str>,
@@ -157,13 +161,6 @@ struct FrameRecord<'a> {
     parsed: Option<&'a Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
-}
-
-/// The part of a Jev request a frame record keeps.
-#[derive(Serialize)]
-struct SentRequest<'a> {
-    state: &'a Value,
-    questions: &'a Value,
 }
 
 /// Tokens an attempt used, as Jev reported them.
@@ -628,15 +625,6 @@ struct RecordSink {
 
 impl FrameSink for RecordSink {
     fn attempt(&self, r: AttemptRecord) {
-        let AttemptRecord {
-            request:
-                JevRequest {
-                    model,
-                    state,
-                    questions,
-                },
-            ..
-        } = r;
         let record = FrameRecord {
             run_id: &self.run_id,
             frame_id: &r.frame_id,
@@ -644,14 +632,10 @@ impl FrameSink for RecordSink {
             scope: &r.scope,
             provenance: &r.provenance,
             attempt: r.attempt,
-            requested_model: &model,
+            requested_model: &r.requested_model,
             started_at: crate::time::stamp(self.clock.now()),
             latency_ms: r.latency_ms,
-            // Placeholders: the request's state and questions move in below, uncopied.
-            request: SentRequest {
-                state: &Value::Null,
-                questions: &Value::Null,
-            },
+            cache_key: r.cache_key.as_deref(),
             result: &r.result,
             resolved_model: r.resolved_model.as_deref(),
             usage: r.usage.map(|(input_tokens, output_tokens)| TokenUsage {
@@ -662,12 +646,26 @@ impl FrameSink for RecordSink {
             parsed: r.parsed.as_ref(),
             error: r.error.as_deref(),
         };
-        let mut line = to_value(&record);
-        if let Some(sent) = line.get_mut("request") {
-            sent["state"] = state;
-            sent["questions"] = questions;
+        let line = to_value(&record);
+        match r.request {
+            // The request as it was sent, after redaction: its text goes in as it is (D-175).
+            Some(sent) if r.prepared => {
+                self.recorder
+                    .append_with("frames.ndjson", &line, "request", &sent);
+            }
+            // Sent without redaction (an executor with no `prepare`): scanned with the rest.
+            Some(sent) => {
+                let mut line = line;
+                if let (Some(fields), Ok(sent)) = (
+                    line.as_object_mut(),
+                    serde_json::from_str::<Value>(sent.get()),
+                ) {
+                    fields.insert("request".to_owned(), sent);
+                }
+                self.recorder.append("frames.ndjson", &line);
+            }
+            None => self.recorder.append("frames.ndjson", &line),
         }
-        self.recorder.append("frames.ndjson", &line);
     }
 
     fn budget_exhausted(&self, frame_id: &str, limit: Denial) {

@@ -11,7 +11,7 @@ fn text(v: &impl Serialize) -> String {
 
 #[test]
 fn a_frame_record_leaves_out_the_parts_an_attempt_lacks_and_keeps_its_order() {
-    let (provenance, state, questions) = (json!([{"kind": "hunk"}]), json!({"a": 1}), json!({}));
+    let provenance = json!([{"kind": "hunk"}]);
     let bare = FrameRecord {
         run_id: "r",
         frame_id: "f_1",
@@ -22,11 +22,8 @@ fn a_frame_record_leaves_out_the_parts_an_attempt_lacks_and_keeps_its_order() {
         requested_model: "jev-1",
         started_at: "2026-12-01T00:00:00Z".into(),
         latency_ms: 7,
-        request: SentRequest {
-            state: &state,
-            questions: &questions,
-        },
-        result: "cached",
+        cache_key: None,
+        result: "ok",
         resolved_model: None,
         usage: None,
         response: None,
@@ -38,8 +35,7 @@ fn a_frame_record_leaves_out_the_parts_an_attempt_lacks_and_keeps_its_order() {
         text(&json!({
             "runId": "r", "frameId": "f_1", "template": "t@1", "scope": "h1",
             "provenance": [{"kind": "hunk"}], "attempt": 1, "requestedModel": "jev-1",
-            "startedAt": "2026-12-01T00:00:00Z", "latencyMs": 7,
-            "request": {"state": {"a": 1}, "questions": {}}, "result": "cached",
+            "startedAt": "2026-12-01T00:00:00Z", "latencyMs": 7, "result": "ok",
         }))
     );
     let parsed = json!({"q": 0.5});
@@ -52,6 +48,8 @@ fn a_frame_record_leaves_out_the_parts_an_attempt_lacks_and_keeps_its_order() {
         response: Some(&Value::Null),
         parsed: Some(&parsed),
         error: Some("boom"),
+        cache_key: Some("abc"),
+        result: "cached",
         ..bare
     };
     assert_eq!(
@@ -59,9 +57,8 @@ fn a_frame_record_leaves_out_the_parts_an_attempt_lacks_and_keeps_its_order() {
         text(&json!({
             "runId": "r", "frameId": "f_1", "template": "t@1", "scope": "h1",
             "provenance": [{"kind": "hunk"}], "attempt": 1, "requestedModel": "jev-1",
-            "startedAt": "2026-12-01T00:00:00Z", "latencyMs": 7,
-            "request": {"state": {"a": 1}, "questions": {}}, "result": "cached",
-            "resolvedModel": "jev-1.13", "usage": {"inputTokens": 10, "outputTokens": 2},
+            "startedAt": "2026-12-01T00:00:00Z", "latencyMs": 7, "cacheKey": "abc",
+            "result": "cached", "resolvedModel": "jev-1.13", "usage": {"inputTokens": 10, "outputTokens": 2},
             "response": null, "parsed": {"q": 0.5}, "error": "boom",
         }))
     );

@@ -7,6 +7,7 @@
 //! build output committed beside its TypeScript sources (`lib/a.js` built from `src/a.ts`).
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasher;
 
 use super::{DiffFile, FileStatus};
 
@@ -303,20 +304,32 @@ const MIN_PROBE_CHARS: usize = 24;
 /// [`PROBE_LINES`] of its distinctive changed lines (long enough, and in at most
 /// [`MAX_GROUP`] files), and the other files that change them too. Linear in the changed lines.
 fn renamed_candidates(files: &[DiffFile], live: &[usize]) -> Vec<(usize, usize)> {
-    let mut holders: HashMap<String, Vec<usize>> = HashMap::new();
-    let mut probes: Vec<(usize, Vec<String>)> = Vec::new();
+    // Lines are held by the hash of their tag and whitespace-normalized text: two lines that
+    // merely collide make a candidate pair that the shared-lines count then turns down, and no
+    // line is copied into a key of its own.
+    let hasher = std::hash::RandomState::new();
+    let mut holders: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut probes: Vec<(usize, Vec<u64>)> = Vec::new();
+    let mut normal = String::new();
     for &i in live {
-        let mut own: Vec<String> = Vec::new();
+        let mut own: Vec<u64> = Vec::new();
         for line in files[i].hunks.iter().flat_map(|h| h.lines.iter()) {
             if line.tag == ' ' {
                 continue;
             }
-            let text = line.text.split_whitespace().collect::<Vec<_>>().join(" ");
-            if text.len() < MIN_PROBE_CHARS {
+            normal.clear();
+            normal.push(line.tag);
+            for (n, word) in line.text.split_whitespace().enumerate() {
+                if n > 0 {
+                    normal.push(' ');
+                }
+                normal.push_str(word);
+            }
+            if normal.len() - line.tag.len_utf8() < MIN_PROBE_CHARS {
                 continue;
             }
-            let key = format!("{}{text}", line.tag);
-            let at = holders.entry(key.clone()).or_default();
+            let key = hasher.hash_one(normal.as_str());
+            let at = holders.entry(key).or_default();
             if at.last() != Some(&i) {
                 at.push(i);
                 own.push(key);
