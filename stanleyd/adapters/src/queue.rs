@@ -126,6 +126,9 @@ pub struct SledQueue {
     jobs: sled::Tree,
     log: JobLog,
     lock: std::sync::Mutex<()>,
+    /// How many jobs are pending, counted once and kept with every change after (the store
+    /// keeps every job it ever had, so counting them on each enqueue grew with its history).
+    pending: std::sync::Mutex<Option<usize>>,
     recovery: Option<Recovery>,
     key: UserKey,
 }
@@ -417,6 +420,7 @@ impl SledQueue {
             jobs,
             log,
             lock: std::sync::Mutex::new(()),
+            pending: std::sync::Mutex::new(None),
             recovery,
             key,
         })
@@ -437,6 +441,37 @@ impl SledQueue {
     }
 }
 
+impl SledQueue {
+    /// The pending jobs, counted from the store the first time (the caller holds the lock).
+    fn pending_count(&self) -> Result<usize, QueueError> {
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = *pending {
+            return Ok(n);
+        }
+        let n = self
+            .list()?
+            .iter()
+            .filter(|j| j.state == JobState::Pending)
+            .count();
+        *pending = Some(n);
+        Ok(n)
+    }
+
+    /// Keeps the pending count with a job that went from `before` to `after` (None: absent).
+    fn counted(&self, before: Option<JobState>, after: Option<JobState>) {
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = pending.as_mut() {
+            let was = before == Some(JobState::Pending);
+            let is = after == Some(JobState::Pending);
+            match (was, is) {
+                (false, true) => *n += 1,
+                (true, false) => *n = n.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+}
+
 impl JobQueue for SledQueue {
     fn enqueue(&self, job: &Job) -> Result<Enqueued, QueueError> {
         // One writer at a time inside the daemon keeps the pending count exact.
@@ -447,12 +482,7 @@ impl JobQueue for SledQueue {
                 _ => Enqueued::AlreadyQueued,
             });
         }
-        let pending = self
-            .list()?
-            .iter()
-            .filter(|j| j.state == JobState::Pending)
-            .count();
-        if pending >= MAX_PENDING_JOBS {
+        if self.pending_count()? >= MAX_PENDING_JOBS {
             return Ok(Enqueued::QueueFull);
         }
         let value = seal(&self.key, job)?;
@@ -464,6 +494,7 @@ impl JobQueue for SledQueue {
         if swapped.is_err() {
             return Ok(Enqueued::AlreadyQueued);
         }
+        self.counted(None, Some(job.state));
         self.flush()?;
         Ok(Enqueued::Queued)
     }
@@ -482,18 +513,30 @@ impl JobQueue for SledQueue {
     }
 
     fn put(&self, job: &Job) -> Result<(), QueueError> {
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let before = self.get(&job.id)?.map(|j| j.state);
         let value = seal(&self.key, job)?;
         self.logged(self.log.put(job))?;
         self.jobs.insert(job.id.as_bytes(), value).map_err(err)?;
+        self.counted(before, Some(job.state));
         self.flush()
     }
 
     fn remove(&self, id: &str) -> Result<bool, QueueError> {
-        if self.jobs.get(id.as_bytes()).map_err(err)?.is_none() {
-            return Ok(false);
-        }
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(before) = self.get(id)?.map(|j| j.state) else {
+            if self.jobs.get(id.as_bytes()).map_err(err)?.is_none() {
+                return Ok(false);
+            }
+            // A record that does not unseal: removed, and it counted as no job.
+            self.logged(self.log.remove(id))?;
+            let existed = self.jobs.remove(id.as_bytes()).map_err(err)?.is_some();
+            self.flush()?;
+            return Ok(existed);
+        };
         self.logged(self.log.remove(id))?;
         let existed = self.jobs.remove(id.as_bytes()).map_err(err)?.is_some();
+        self.counted(Some(before), None);
         self.flush()?;
         Ok(existed)
     }
@@ -560,6 +603,39 @@ mod tests {
             Enqueued::QueueFull
         );
         assert_eq!(queue.list().unwrap().len(), 20);
+        // The pending count follows every change: a job done or dropped makes room, one
+        // requeued takes it again, and a reopened queue counts what it holds.
+        let mut done = queue.get(&job.id).unwrap().unwrap();
+        done.state = JobState::Done;
+        queue.put(&done).unwrap();
+        let room = Job::new("room after one is done", "none", "t");
+        assert_eq!(queue.enqueue(&room).unwrap(), Enqueued::Queued);
+        assert_eq!(
+            queue.enqueue(&Job::new("full again", "none", "t")).unwrap(),
+            Enqueued::QueueFull
+        );
+        assert!(queue.remove(&room.id).unwrap());
+        done.state = JobState::Pending;
+        queue.put(&done).unwrap();
+        assert_eq!(
+            queue.enqueue(&Job::new("still full", "none", "t")).unwrap(),
+            Enqueued::QueueFull
+        );
+        assert!(queue.remove(&done.id).unwrap());
+        drop(queue);
+        let reopened = SledQueue::open(&dir.path().join("state"), key()).unwrap();
+        assert_eq!(
+            reopened
+                .enqueue(&Job::new("after reopening", "none", "t"))
+                .unwrap(),
+            Enqueued::Queued
+        );
+        assert_eq!(
+            reopened
+                .enqueue(&Job::new("and full", "none", "t"))
+                .unwrap(),
+            Enqueued::QueueFull
+        );
     }
 
     #[test]

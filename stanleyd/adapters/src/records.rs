@@ -343,6 +343,16 @@ pub fn refuse_links_within(dir: &Path) -> io::Result<()> {
 /// exclusively, so a planted link is never followed), fsync, rename (which replaces a link at
 /// `path` rather than writing through it).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_replacing(path, bytes, true)
+}
+
+/// [`write_atomic`] without waiting for the disk: the file is whole or absent under its name at
+/// once, and durable once [`sync_paths`] has run over it (a run's records, D-176).
+pub fn write_replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_replacing(path, bytes, false)
+}
+
+fn write_replacing(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
     if let Some(parent) = path.parent() {
         create_private_dir(parent)?;
     }
@@ -365,9 +375,37 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(&tmp)?;
     f.write_all(bytes)?;
-    f.sync_all()?;
+    if sync {
+        f.sync_all()?;
+    }
     f.set_permissions(fs::Permissions::from_mode(0o600))?;
     fs::rename(&tmp, path)
+}
+
+/// Makes files and folders durable (fsync), each opened without following a link; what is
+/// missing or cannot be opened is left (its writer already reported it).
+pub fn sync_paths(paths: &[PathBuf]) {
+    for path in paths {
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(path);
+        if let Ok(file) = file {
+            let _ = file.sync_all();
+        }
+    }
+}
+
+/// [`sync_paths`] on a blocking thread of the running Tokio runtime, after the caller has
+/// gone on (its answer sent); inline when there is no runtime.
+fn sync_later(paths: Vec<PathBuf>) {
+    if paths.is_empty() {
+        return;
+    }
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => drop(runtime.spawn_blocking(move || sync_paths(&paths))),
+        Err(_) => sync_paths(&paths),
+    }
 }
 
 /// Writes one run's records on disk.
@@ -376,13 +414,14 @@ pub struct FsRecorder {
     relative: String,
     redactor: Arc<dyn Redactor>,
     lock: Mutex<()>,
-    /// The record files appended to so far, kept open for the run (each line still goes to
-    /// the kernel at once: nothing is buffered in the process).
+    /// The record files appended to so far, kept open for the run.
     /// Buffered (D-175): a run's lines reach the file in blocks, not a write per line; they are
     /// all written before the run's failures are read and when the recorder goes.
     appending: Mutex<std::collections::HashMap<String, io::BufWriter<fs::File>>>,
     /// The first write that failed.
     failed: Mutex<Option<String>>,
+    /// The whole files written so far, made durable when the recorder goes (D-176).
+    written: Mutex<Vec<PathBuf>>,
 }
 
 impl std::fmt::Debug for FsRecorder {
@@ -408,6 +447,7 @@ impl FsRecorder {
             lock: Mutex::new(()),
             appending: Mutex::new(std::collections::HashMap::new()),
             failed: Mutex::new(None),
+            written: Mutex::new(Vec::new()),
         })
     }
 
@@ -427,7 +467,15 @@ impl RunRecorder for FsRecorder {
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let mut text = self.redactor.json_text(value, true).0;
         text.push(b'\n');
-        self.report(name, write_atomic(&self.dir.join(name), &text));
+        let path = self.dir.join(name);
+        let result = write_replace(&path, &text);
+        if result.is_ok() {
+            let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
+            if !written.contains(&path) {
+                written.push(path);
+            }
+        }
+        self.report(name, result);
     }
 
     fn append(&self, name: &str, value: &Value) {
@@ -499,8 +547,22 @@ impl FsRecorder {
 }
 
 impl Drop for FsRecorder {
+    /// Writes what is held, then makes the run's files and folder durable on a blocking thread:
+    /// a request does not wait on the disk for its records (D-176).
     fn drop(&mut self) {
         self.flush();
+        let mut paths = std::mem::take(self.written.get_mut().unwrap_or_else(|e| e.into_inner()));
+        paths.extend(
+            self.appending
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .keys()
+                .map(|name| self.dir.join(name)),
+        );
+        if !paths.is_empty() {
+            paths.push(self.dir.clone());
+        }
+        sync_later(paths);
     }
 }
 

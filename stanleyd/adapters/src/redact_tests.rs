@@ -335,5 +335,8 @@ fn a_request_found_clean_is_known_by_its_digest_and_a_dirty_one_never() {
     attached.clean.keep_clean_request("short");
     assert!(!attached.clean.request_known_clean("short"));
     let other = memory.attach(SecretRedactor::new(["another-secret-value".to_owned()]));
-    assert!(!other.clean.request_known_clean(&clean), "other secrets start afresh");
+    assert!(
+        !other.clean.request_known_clean(&clean),
+        "other secrets start afresh"
+    );
 }

@@ -232,19 +232,41 @@ pub fn prune(
     active: &HashSet<String>,
     is_active: &dyn Fn(&str) -> bool,
 ) -> Vec<String> {
-    let kept: Vec<Kept> = folders(root)
-        .into_iter()
+    // The policy is judged on the folders' names alone (an id carries its start): a request
+    // that leaves nothing to remove reads one folder listing and looks at no folder. Only the
+    // runs it would remove are then checked as Stanley's own (and not Git's) before they go; a
+    // folder with a run's name that is not Stanley's counts toward `keep`, which keeps more of
+    // Stanley's, never fewer (D-176).
+    if refused(root).is_some() {
+        return Vec::new();
+    }
+    let Ok(entries) = crate::records::list_dir(&runs_dir(root)) else {
+        return Vec::new();
+    };
+    let kept: Vec<Kept> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|id| valid_id(id))
         .map(|id| Kept {
             started: stamp_of(&id).and_then(|t| parse_rfc3339(&t)),
             id,
         })
         .collect();
+    let doomed = to_prune(&kept, retention, now, active);
+    if doomed.is_empty() {
+        return Vec::new();
+    }
+    // A run folder Git tracks came with a commit, whatever its modes (a clone under
+    // `umask 077` makes it 0700 and the user's): it is never removed.
+    let tracked = crate::tracked::under(root, ".stanley/runs");
     let mut removed = Vec::new();
-    for id in to_prune(&kept, retention, now, active) {
+    for id in doomed {
         let dir = runs_dir(root).join(&id);
-        // A run that started since the list was taken stays; only Stanley's own folders go
-        // (`folders` already left links and foreign folders out; checked again here).
-        if is_active(&id) || !ours(&dir) {
+        // A run that started since the list was taken stays; only Stanley's own folders go.
+        if is_active(&id)
+            || !ours(&dir)
+            || crate::tracked::holds(&tracked, &format!(".stanley/runs/{id}"))
+        {
             continue;
         }
         if crate::records::remove_tree(&dir).is_ok() {

@@ -4,7 +4,10 @@
 //! such stream. The socket is private to the user and checked by peer credentials, so the
 //! authority means nothing here: each header block the client sends is decoded (HPACK, with the
 //! client's dynamic table) and written again with literal, never-indexed fields, an invalid
-//! authority replaced by `localhost`. Every other frame passes through untouched.
+//! authority replaced by `localhost`. Every other frame passes through untouched. A connection
+//! whose first header block carries a valid authority (Stanley's own clients, grpc-go, grpc-js)
+//! is handed over untouched from that block on: the server decodes it with the same table the
+//! client encoded it with, and nothing is decoded twice.
 
 use fluke_hpack::Decoder;
 use fluke_hpack::decoder::DecoderError;
@@ -49,6 +52,8 @@ struct Pending {
     end_stream: bool,
     priority: Option<[u8; 5]>,
     block: Vec<u8>,
+    /// The HEADERS and CONTINUATION frames as they came, to hand over untouched.
+    frames: Vec<u8>,
 }
 
 /// Rewrites the client-to-server byte stream of one connection.
@@ -57,9 +62,11 @@ pub(crate) struct AuthorityFix {
     raw: Vec<u8>,
     preface_seen: bool,
     pending: Option<Pending>,
-    /// After a frame larger than the server accepts: everything passes through untouched (the
-    /// server closes the connection), so nothing that size is ever buffered here.
+    /// After a frame larger than the server accepts, or a first header block whose authority
+    /// is valid: everything passes through untouched.
     passthrough: bool,
+    /// Header blocks are rewritten: the first one's authority was invalid.
+    rewriting: bool,
 }
 
 impl Default for AuthorityFix {
@@ -70,6 +77,7 @@ impl Default for AuthorityFix {
             preface_seen: false,
             pending: None,
             passthrough: false,
+            rewriting: false,
         }
     }
 }
@@ -153,12 +161,14 @@ impl AuthorityFix {
             }
             let (kind, flags) = (head[3], head[4]);
             let stream = u32::from_be_bytes([head[5], head[6], head[7], head[8]]) & 0x7fff_ffff;
-            let payload = self.raw[at + 9..at + 9 + len].to_vec();
+            let whole = self.raw[at..at + 9 + len].to_vec();
+            let payload = &whole[9..];
             match kind {
-                HEADERS => self.headers(&mut out, flags, stream, &payload)?,
+                HEADERS => self.headers(&mut out, flags, stream, payload, &whole)?,
                 CONTINUATION if self.pending.as_ref().is_some_and(|p| p.stream == stream) => {
                     if let Some(p) = self.pending.as_mut() {
-                        p.block.extend_from_slice(&payload);
+                        p.block.extend_from_slice(payload);
+                        p.frames.extend_from_slice(&whole);
                         if p.block.len() > MAX_BLOCK {
                             return Err(FrameError::BlockTooLarge);
                         }
@@ -167,9 +177,15 @@ impl AuthorityFix {
                         self.finish(&mut out)?;
                     }
                 }
-                _ => out.extend_from_slice(&self.raw[at..at + 9 + len]),
+                _ => out.extend_from_slice(&whole),
             }
             at += 9 + len;
+            if self.passthrough {
+                // The first block said this client's authority is fine: the rest as it comes.
+                out.extend_from_slice(&self.raw[at..]);
+                self.raw.clear();
+                return Ok(out);
+            }
         }
         self.raw.drain(..at);
         Ok(out)
@@ -181,6 +197,7 @@ impl AuthorityFix {
         flags: u8,
         stream: u32,
         payload: &[u8],
+        whole: &[u8],
     ) -> Result<(), FrameError> {
         let mut body = payload;
         if flags & PADDED != 0 {
@@ -205,6 +222,7 @@ impl AuthorityFix {
             end_stream: flags & END_STREAM != 0,
             priority,
             block: body.to_vec(),
+            frames: whole.to_vec(),
         });
         if flags & END_HEADERS != 0 {
             self.finish(out)?;
@@ -221,6 +239,17 @@ impl AuthorityFix {
             .decoder
             .decode(&p.block)
             .map_err(FrameError::Undecodable)?;
+        if !self.rewriting {
+            let valid = fields
+                .iter()
+                .all(|(name, value)| name.as_slice() != b":authority" || valid_authority(value));
+            if valid {
+                out.extend_from_slice(&p.frames);
+                self.passthrough = true;
+                return Ok(());
+            }
+            self.rewriting = true;
+        }
         let mut block = Vec::with_capacity(p.block.len() + 32);
         for (name, value) in &fields {
             if name.as_slice() == b":authority" && !valid_authority(value) {
@@ -414,5 +443,60 @@ mod tests {
             (b":authority".to_vec(), b"localhost".to_vec())
         );
         assert_eq!(blocks[0][1].1.len(), 40_000);
+    }
+
+    /// A client whose first block carries a valid authority is handed over byte for byte,
+    /// whatever follows (its blocks index its own dynamic table, which the server then keeps);
+    /// one whose first block does not has every block rewritten, the valid ones too.
+    #[test]
+    fn the_first_block_decides_whether_a_connection_is_rewritten() {
+        let mut encoder = fluke_hpack::Encoder::new();
+        let valid: Vec<(&[u8], &[u8])> = vec![(b":authority", b"localhost"), (b"x-a", b"1")];
+        let mut stream = PREFACE.to_vec();
+        frame(
+            &mut stream,
+            HEADERS,
+            END_HEADERS,
+            1,
+            &client_block(&valid, &mut encoder),
+        );
+        frame(&mut stream, 0x0, END_STREAM, 1, b"body");
+        frame(
+            &mut stream,
+            HEADERS,
+            END_HEADERS,
+            3,
+            &client_block(&valid, &mut encoder),
+        );
+        let mut fix = AuthorityFix::default();
+        // Fed in pieces, as a socket delivers it.
+        let (a, b) = stream.split_at(PREFACE.len() + 20);
+        let mut out = fix.feed(a).unwrap();
+        out.extend(fix.feed(b).unwrap());
+        assert_eq!(out, stream, "handed over untouched");
+
+        let mut encoder = fluke_hpack::Encoder::new();
+        let path: Vec<(&[u8], &[u8])> = vec![(b":authority", b"tmp%2Fd.sock")];
+        let mut stream = PREFACE.to_vec();
+        frame(
+            &mut stream,
+            HEADERS,
+            END_HEADERS,
+            1,
+            &client_block(&path, &mut encoder),
+        );
+        frame(
+            &mut stream,
+            HEADERS,
+            END_HEADERS,
+            3,
+            &client_block(&valid, &mut encoder),
+        );
+        let out = AuthorityFix::default().feed(&stream).unwrap();
+        assert_ne!(out, stream);
+        let blocks = decode_all(&out);
+        assert_eq!(blocks[0][0].1, b"localhost");
+        assert_eq!(blocks[1][0].1, b"localhost");
+        assert_eq!(blocks[1][1], (b"x-a".to_vec(), b"1".to_vec()));
     }
 }

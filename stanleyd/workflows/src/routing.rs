@@ -77,11 +77,11 @@ impl Reading {
     /// so comment triage can name the parse error; else `text`. CPU-bound: it ends early with
     /// [`Cancelled`] once `pace`'s signal fires.
     pub fn of(text: &str, parsers: Parsers, pace: &Pace<'_>) -> Result<Self, Cancelled> {
-        use crate::triage::review_comments::{looks_like_broken_json, parse_comments};
+        use crate::triage::review_comments::looks_like_broken_json;
         let log = Arc::new(parse_log_paced(text, parsers, pace)?);
         let shape = if text.trim().is_empty() {
             InputShape::None
-        } else if parse_comments(text).is_ok() {
+        } else if too_many_comments_or_comments(text) {
             InputShape::ReviewComments
         } else if log
             .blocks
@@ -97,6 +97,24 @@ impl Reading {
             InputShape::Text
         };
         Ok(Self { shape, log })
+    }
+}
+
+/// Whether `text` parses as review comments, or as a list of more comments than comment
+/// triage takes (its first item has a `body`): triage then says the limit, where routing would
+/// have called a pull request's long review no known input at all.
+fn too_many_comments_or_comments(text: &str) -> bool {
+    use crate::triage::review_comments::{CommentsError, parse_comments};
+    match parse_comments(text) {
+        Ok(_) => true,
+        Err(CommentsError::TooMany(_)) => {
+            let doc: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+            let items = doc.as_array().or_else(|| doc["comments"].as_array());
+            items
+                .and_then(|items| items.first())
+                .is_some_and(|first| first["body"].is_string())
+        }
+        Err(_) => false,
     }
 }
 

@@ -8,9 +8,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use stanley_core::{
-    AttemptRecord, BudgetLimits, Denial, Executor, FrameSink, Status, stable_hash,
-};
+use stanley_core::{AttemptRecord, BudgetLimits, Denial, Executor, FrameSink, Status, stable_hash};
 
 use crate::diff::{Exclusion, Hunk, Quoted};
 use crate::ports::{Clock, RunRecorder};

@@ -254,6 +254,19 @@ fn every_real_capture_is_recognised_as_a_failure_log_by_its_structure() {
         InputShape::of(Some(r#"{"name": "a package.json, not a report"}"#)),
         InputShape::Text
     );
+    // A long review is still review comments (triage says the limit); a long list of other
+    // objects is not.
+    let many = |item: &str| format!("[{}]", vec![item; 1001].join(","));
+    assert_eq!(
+        InputShape::of(Some(&many(
+            r#"{"path": "a.rs", "line": 3, "body": "why?"}"#
+        ))),
+        InputShape::ReviewComments
+    );
+    assert_eq!(
+        InputShape::of(Some(&many(r#"{"filePath": "a.js", "errorCount": 0}"#))),
+        InputShape::Text
+    );
 }
 
 /// `text` as a CI system would show it in a job log: setup noise, the step's header, every

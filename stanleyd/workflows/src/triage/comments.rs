@@ -749,17 +749,26 @@ pub async fn triage(
     if truncated > 0 {
         run.limits.push(format!("{truncated} comment body(ies) exceeded 4000 characters and are shown truncated (flagged in state)"));
     }
-    let ids: Vec<&str> = comments
+    // Threads by their root's id, each reply under its parent, in input order (one pass).
+    let ids: std::collections::HashSet<&str> = comments
         .iter()
         .filter_map(|c| c.source_id.as_deref())
         .collect();
-    let is_reply = |c: &Comment| c.in_reply_to.as_deref().is_some_and(|p| ids.contains(&p));
+    let is_reply = |c: &Comment| c.in_reply_to.as_deref().is_some_and(|p| ids.contains(p));
     let roots: Vec<&Comment> = comments.iter().filter(|c| !is_reply(c)).collect();
+    let mut by_parent: std::collections::HashMap<&str, Vec<&Comment>> =
+        std::collections::HashMap::new();
+    for c in comments {
+        if let Some(parent) = c.in_reply_to.as_deref() {
+            by_parent.entry(parent).or_default().push(c);
+        }
+    }
     let replies_of = |root: &Comment| -> Vec<&Comment> {
-        comments
-            .iter()
-            .filter(|c| root.source_id.is_some() && c.in_reply_to == root.source_id)
-            .collect()
+        root.source_id
+            .as_deref()
+            .and_then(|id| by_parent.get(id))
+            .cloned()
+            .unwrap_or_default()
     };
     if roots.len() > input.max_items {
         run.limits.push(format!(

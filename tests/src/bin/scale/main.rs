@@ -1,14 +1,25 @@
 //! The scaling bench (issue 47, not a test): for each input dimension a user can grow, the work
-//! at n, 4n and 16n, with the time and the ratio between steps (linear is 4× per step; a
-//! quadratic is 16×). Writes `target/bench/scale.json` and prints it.
+//! at n, 4n and 16n, with the time, the peak memory and the ratio between steps (linear is 4×
+//! per step; a quadratic is 16×). Writes `target/bench/scale.json` and prints it.
 //!
-//! `cargo run --release -p stanley-tests --bin stanley-bench-scale [dimension...]`.
+//! `cargo build --release --bins && cargo run --release -p stanley-tests --bin
+//! stanley-bench-scale [dimension...]`: in process, failures in a log (`triage`, by runner
+//! shape), files and hunks in a diff (`diff`), run folders kept (`runs`) and jobs in the queue
+//! (`queue`); through the daemon, review comments (`comments`), files for find (`find`) and
+//! findings for the page and the language server (`findings`). No dimension named: all.
+
+mod e2e;
+mod heap;
+mod stores;
 
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use stanley_workflows::diff::{Diff, DiffEvidence, DiffSource};
 use stanley_workflows::triage::logs::{Parsers, parse_log_with};
+
+#[global_allocator]
+static HEAP: heap::Counting = heap::Counting;
 
 /// One generated log of `n` failures in a runner's shape.
 type Shape = fn(usize) -> String;
@@ -135,7 +146,8 @@ fn triage_dimension(base: usize, only: &[String]) -> Value {
         let mut last: Option<Duration> = None;
         for n in [base, 4 * base, 16 * base] {
             let log = shape(n);
-            let (all, found) = timed(|| parse_log_with(&log, Parsers::All).blocks.len());
+            let ((all, found), peak) =
+                heap::peak_of(|| timed(|| parse_log_with(&log, Parsers::All).blocks.len()));
             let (generic, generic_found) =
                 timed(|| parse_log_with(&log, Parsers::GenericOnly).blocks.len());
             let ratio = last.map(|l| all.as_secs_f64() / l.as_secs_f64().max(1e-9));
@@ -144,6 +156,8 @@ fn triage_dimension(base: usize, only: &[String]) -> Value {
                 "failures": n,
                 "lines": log.lines().count(),
                 "seconds": all.as_secs_f64(),
+                "peakHeapBytes": peak,
+                "bytes": log.len(),
                 "blocks": found,
                 "genericSeconds": generic.as_secs_f64(),
                 "genericBlocks": generic_found,
@@ -234,9 +248,11 @@ fn diff_dimension(base: usize) -> Value {
     let mut last: Option<Duration> = None;
     for files in [base, 4 * base, 16 * base] {
         let text = diff_text(files);
-        let (took, hunks) = timed(|| {
-            let evidence = DiffEvidence::from_source(DiffSource::worktree(Diff::parse(&text)));
-            evidence.hunks.len()
+        let ((took, hunks), peak) = heap::peak_of(|| {
+            timed(|| {
+                let evidence = DiffEvidence::from_source(DiffSource::worktree(Diff::parse(&text)));
+                evidence.hunks.len()
+            })
         });
         let ratio = last.map(|l| took.as_secs_f64() / l.as_secs_f64().max(1e-9));
         last = Some(took);
@@ -248,6 +264,8 @@ fn diff_dimension(base: usize) -> Value {
             "files": files,
             "hunks": hunks,
             "seconds": took.as_secs_f64(),
+            "peakHeapBytes": peak,
+            "bytes": text.len(),
             "ratioToPrevious": ratio,
         }));
     }
@@ -289,20 +307,36 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1000);
     let only: Vec<String> = std::env::args().skip(1).collect();
+    let wanted = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
+    let pick = |name: &str, f: &dyn Fn() -> Value| if wanted(name) { f() } else { Value::Null };
+    let shapes: Vec<String> = only
+        .iter()
+        .filter(|o| SHAPES.iter().any(|(n, _)| n == o))
+        .cloned()
+        .collect();
     let report = json!({
-        "schema": "stanley.bench-scale/v1",
-        "triage": triage_dimension(base, &only),
+        "schema": "stanley.bench-scale/v2",
+        "triage": if wanted("triage") || !shapes.is_empty() {
+            triage_dimension(base, &shapes)
+        } else {
+            Value::Null
+        },
         "issueSizes": if std::env::var("SCALE_ISSUE").is_ok_and(|v| v == "1") {
             issue_sizes()
         } else {
             Value::Null
         },
-        "diff": diff_dimension(
+        "diff": pick("diff", &|| diff_dimension(
             std::env::var("SCALE_FILES").ok().and_then(|v| v.parse().ok()).unwrap_or(250),
-        ),
-        "triageCaptures": captures_dimension(
+        )),
+        "triageCaptures": pick("captures", &|| captures_dimension(
             std::env::var("SCALE_REPEATS").ok().and_then(|v| v.parse().ok()).unwrap_or(8),
-        ),
+        )),
+        "runsKept": pick("runs", &|| stores::runs_kept(100)),
+        "queueJobs": pick("queue", &|| stores::queue_jobs(250)),
+        "reviewComments": pick("comments", &|| e2e::comments(60)),
+        "findFiles": pick("find", &|| e2e::find_files(1000)),
+        "findings": pick("findings", &|| e2e::findings(25)),
     });
     let text = serde_json::to_string_pretty(&report).unwrap_or_default();
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
