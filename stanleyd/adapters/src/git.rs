@@ -143,6 +143,7 @@ impl Git2Repo {
         repo: &Repository,
         input_file: Option<&str>,
         out: &mut Folded,
+        cancel: &stanley_core::Cancel,
     ) -> Result<bool, GitError> {
         let statuses = worktree_statuses(repo)?;
         let mut paths: Vec<String> = statuses
@@ -156,6 +157,9 @@ impl Git2Repo {
         let mut included = false;
         let mut attributes = attributes::Attributes::new(repo, &self.root);
         for path in paths {
+            if cancel.is_cancelled() {
+                return Err(cancelled());
+            }
             // Never read: credential-shaped, binary and vendored paths, and what the repository
             // declares vendored or not diffed. Lockfiles and generated files are read and set
             // aside by the exclusion policy like tracked ones.
@@ -454,14 +458,23 @@ type SideBytes<'a> = &'a dyn Fn(&git2::DiffFile<'_>) -> Option<Vec<u8>>;
 /// with the renames and copies of `paired` in place of the deltas they pair. A type change (a
 /// link that became a file, or back) is one entry, as Git reports it; a new regular file's whole
 /// content is its added text, read through `new_side`.
+/// The error of a diff given up because its request was cancelled.
+pub fn cancelled() -> GitError {
+    GitError("the diff was cancelled with its request".into())
+}
+
 fn structure(
     diff: &git2::Diff<'_>,
     paired: &Paired,
     new_side: SideBytes<'_>,
+    cancel: &stanley_core::Cancel,
 ) -> Result<(Diff, usize), GitError> {
     let mut out = Diff::default();
     let mut bytes = 0usize;
     for (idx, delta) in diff.deltas().enumerate() {
+        if cancel.is_cancelled() {
+            return Err(cancelled());
+        }
         if paired.gone.contains(&idx) {
             continue;
         }
@@ -547,6 +560,18 @@ impl Git for Git2Repo {
         base: Option<&str>,
         input_file: Option<&str>,
     ) -> Result<Arc<DiffSource>, GitError> {
+        self.diff_until(scope, base, input_file, &stanley_core::Cancel::new())
+    }
+
+    /// The diff, looking at `cancel` before each file's patch, each rename candidate and each
+    /// untracked file: a cancelled request's diff ends with [`cancelled`] within a file's work.
+    fn diff_until(
+        &self,
+        scope: Scope,
+        base: Option<&str>,
+        input_file: Option<&str>,
+        cancel: &stanley_core::Cancel,
+    ) -> Result<Arc<DiffSource>, GitError> {
         let repo = self.repo.lock().unwrap_or_else(|e| e.into_inner());
         let head = Self::head(&repo);
         let mut opts = DiffOptions::new();
@@ -610,8 +635,14 @@ impl Git for Git2Repo {
                         ..key.clone()
                     } == kept_key;
                     if same_base
-                        && let Some(moved) =
-                            self.moved_head(&repo, &source, kept_key.head, merge_base, head)?
+                        && let Some(moved) = self.moved_head(
+                            &repo,
+                            &source,
+                            kept_key.head,
+                            merge_base,
+                            head,
+                            cancel,
+                        )?
                     {
                         let moved = Arc::new(moved);
                         *self.branch_memo.lock().unwrap_or_else(|e| e.into_inner()) =
@@ -630,10 +661,11 @@ impl Git for Git2Repo {
         };
         // Renames and copies, as `git diff -M -C` pairs them (D-117): a moved file
         // contributes only its edits, under its new path.
-        let paired = self.pair_renames(&repo, &diff)?;
+        let paired = self.pair_renames(&repo, &diff, cancel)?;
         // Deltas git2 reports as untracked or ignored are not part of a tracked diff.
         debug_assert!(diff.deltas().all(|d| d.status() != Delta::Untracked));
-        let (structured, bytes) = structure(&diff, &paired, &|f| self.side_bytes(&repo, f))?;
+        let (structured, bytes) =
+            structure(&diff, &paired, &|f| self.side_bytes(&repo, f), cancel)?;
         let mut folded = Folded {
             diff: structured,
             bytes,
@@ -641,7 +673,7 @@ impl Git for Git2Repo {
             facts: self.facts(&repo, &diff, scope),
         };
         let mut probe = format!("git-diff-U3:{}", scope.as_str());
-        if scope == Scope::Worktree && self.untracked(&repo, input_file, &mut folded)? {
+        if scope == Scope::Worktree && self.untracked(&repo, input_file, &mut folded, cancel)? {
             probe = "git-diff-U3:worktree+untracked-files".into();
         }
         let Folded {
@@ -737,9 +769,15 @@ impl Git2Repo {
         let diff = repo
             .diff_tree_to_workdir_with_index(head.as_ref(), Some(&mut opts))
             .map_err(|e| git_err("diff", &e))?;
-        let text = structure(&diff, &Paired::default(), &|f| self.side_bytes(&repo, f))?
-            .0
-            .to_text();
+        let never = stanley_core::Cancel::new();
+        let text = structure(
+            &diff,
+            &Paired::default(),
+            &|f| self.side_bytes(&repo, f),
+            &never,
+        )?
+        .0
+        .to_text();
         Ok((entries, stanley_core::hash::sha256_hex(text.as_bytes())))
     }
 }
@@ -873,5 +911,30 @@ mod tests {
         assert!(moved.diff.to_text().contains("+dirty"));
         repo.let_go();
         assert_eq!(repo.diff(Scope::Branch, Some("main"), None).unwrap(), moved);
+        // A cancelled request's diff is given up at its first file, for every scope and for
+        // the diff made from the kept one after a commit, and nothing of it is kept.
+        let cancel = stanley_core::Cancel::new();
+        cancel.cancel();
+        fs::write(dir.path().join("b.txt"), "new\n").unwrap();
+        git(&["add", "b.txt"]);
+        git(&["commit", "-qm", "four"]);
+        fs::write(dir.path().join("a.txt"), "five\n").unwrap();
+        fs::write(dir.path().join("c.txt"), "untracked\n").unwrap();
+        for scope in [Scope::Branch, Scope::Worktree, Scope::Staged] {
+            let given_up = repo.diff_until(
+                scope,
+                Some("main").filter(|_| scope == Scope::Branch),
+                None,
+                &cancel,
+            );
+            if scope == Scope::Staged {
+                // Nothing is staged: there is no file to look at the signal before.
+                assert!(given_up.is_ok());
+                continue;
+            }
+            assert_eq!(given_up.unwrap_err(), cancelled(), "{scope:?}");
+        }
+        let whole = repo.diff(Scope::Branch, Some("main"), None).unwrap();
+        assert!(whole.diff.to_text().contains("+new"));
     }
 }

@@ -200,11 +200,24 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The request's diff; a request cancelled while Git works on it (its client gone, the
+    /// daemon stopping) ends as aborted, whatever the port says then.
     pub(crate) fn diff(&self) -> Result<Arc<DiffSource>, RequestError> {
         self.state
             .git
-            .diff(self.scope, self.base.as_deref(), self.input_file.as_deref())
-            .map_err(|e| RequestError::input(e.0))
+            .diff_until(
+                self.scope,
+                self.base.as_deref(),
+                self.input_file.as_deref(),
+                &self.cancel,
+            )
+            .map_err(|e| {
+                if self.cancel.is_cancelled() {
+                    RequestError::aborted()
+                } else {
+                    RequestError::input(e.0)
+                }
+            })
     }
 
     /// An executor whose requests and error details are redacted.

@@ -27,6 +27,21 @@ pub trait Git: Send + Sync {
         input_file: Option<&str>,
     ) -> Result<Arc<DiffSource>, GitError>;
 
+    /// [`Git::diff`] for a request that may be cancelled: an implementation looks at `cancel`
+    /// between files and gives up with an error once it fires (a client gone, a daemon
+    /// stopping), so a diff of any size ends within a second of it. By default the diff runs to
+    /// its end.
+    fn diff_until(
+        &self,
+        scope: Scope,
+        base: Option<&str>,
+        input_file: Option<&str>,
+        cancel: &stanley_core::Cancel,
+    ) -> Result<Arc<DiffSource>, GitError> {
+        let _ = cancel;
+        self.diff(scope, base, input_file)
+    }
+
     /// The tracked paths with changes not yet committed (in the index or the worktree), in
     /// path order: what a branch diff, which reads commits only, leaves out (issue 49). None
     /// by default.

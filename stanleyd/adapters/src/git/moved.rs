@@ -26,6 +26,7 @@ impl Git2Repo {
         kept_head: Oid,
         merge_base: Oid,
         head: Oid,
+        cancel: &stanley_core::Cancel,
     ) -> Result<Option<DiffSource>, GitError> {
         let tree_of = |oid: Oid| {
             repo.find_commit(oid)
@@ -86,9 +87,12 @@ impl Git2Repo {
                 Some(&mut opts),
             )
             .map_err(|e| git_err("diff", &e))?;
-        let (fresh, _) = structure(&diff, &super::pairs::Paired::default(), &|f| {
-            self.side_bytes(repo, f)
-        })?;
+        let (fresh, _) = structure(
+            &diff,
+            &super::pairs::Paired::default(),
+            &|f| self.side_bytes(repo, f),
+            cancel,
+        )?;
         if fresh.files.iter().any(|f| !is_plain(f.status)) {
             return Ok(None);
         }

@@ -68,6 +68,7 @@ impl Git2Repo {
         &self,
         repo: &Repository,
         diff: &git2::Diff<'_>,
+        cancel: &stanley_core::Cancel,
     ) -> Result<Paired, GitError> {
         let mut sources: Vec<(usize, Source)> = Vec::new();
         let mut destinations: Vec<(usize, Side)> = Vec::new();
@@ -84,6 +85,9 @@ impl Git2Repo {
                 .map_or(0, |(size, _)| size as u64)
         };
         for (idx, delta) in diff.deltas().enumerate() {
+            if cancel.is_cancelled() {
+                return Err(super::cancelled());
+            }
             let side_of = |file: &git2::DiffFile<'_>, oid: String, size: u64| {
                 path_text(file).map(|path| Side {
                     path,

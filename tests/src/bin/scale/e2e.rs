@@ -170,7 +170,13 @@ pub(crate) fn findings(base: usize) -> Value {
         env.jev.route("check", "check", 0.9);
         let before = "test('parses', () => {\n  expect(parseConfig('{}')).toEqual({});\n  expect(parseConfig('1')).toEqual(1);\n});\n";
         let after = "test.skip('parses', () => {\n  expect(parseConfig('{}')).toEqual({});\n});\n";
-        let names: Vec<String> = (0..files).map(|n| format!("test/t{n}.test.js")).collect();
+        // The language server's client watches the first file's diagnostics.
+        let names: Vec<String> = (0..files)
+            .map(|n| match n {
+                0 => "test/config.test.js".to_owned(),
+                n => format!("test/t{n}.test.js"),
+            })
+            .collect();
         let originals: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), before)).collect();
         let repo = TempRepo::with_files(&originals);
         for n in &names {
@@ -236,7 +242,8 @@ fn lsp_latency(env: &TestEnv, repo: &TempRepo, request: &str) -> f64 {
         .env("STANLEY", stanley_tests::testenv::bin_dir().join("stanley"))
         .env("REPO", repo.root())
         .env("CHECK_REQUEST", request)
-        .env("ROUNDS", "3");
+        .env("ROUNDS", "3")
+        .env("ACCEPT", "0,10");
     let out = run(cmd, None);
     assert_eq!(out.code, 0, "the LSP bench client failed: {out:?}");
     let seen: Value = serde_json::from_str(out.stdout.trim()).expect("a report");

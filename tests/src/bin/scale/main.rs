@@ -336,7 +336,7 @@ fn main() {
         "queueJobs": pick("queue", &|| stores::queue_jobs(250)),
         "reviewComments": pick("comments", &|| e2e::comments(60)),
         "findFiles": pick("find", &|| e2e::find_files(1000)),
-        "findings": pick("findings", &|| e2e::findings(25)),
+        "findings": pick("findings", &|| e2e::findings(std::env::var("SCALE_FINDINGS_FILES").ok().and_then(|v| v.parse().ok()).unwrap_or(25))),
     });
     let text = serde_json::to_string_pretty(&report).unwrap_or_default();
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");

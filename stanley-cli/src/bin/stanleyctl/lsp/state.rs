@@ -205,11 +205,12 @@ impl State {
                 (uri, diagnostics)
             })
             .collect();
+        let now: std::collections::HashSet<&Uri> = out.iter().map(|(uri, _)| uri).collect();
         let had: Vec<Uri> = self
             .published
             .iter()
             .filter(|u| only.is_none_or(|o| o == *u))
-            .filter(|u| !out.iter().any(|(o, _)| o == *u))
+            .filter(|u| !now.contains(u))
             .cloned()
             .collect();
         for uri in had {
