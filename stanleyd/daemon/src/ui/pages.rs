@@ -346,7 +346,9 @@ pub(crate) fn queue(
 /// One candidate: its record, its validation, its source and the commands that decide it.
 pub(crate) fn candidate(
     record: &CandidateRecord,
-    source: Result<&str, &super::views::SourceUnshown>,
+    // Why the source is not shown, as the page says it (the reader's error, D-177: the pages
+    // know nothing of how their facts were read).
+    source: Result<&str, &dyn std::fmt::Display>,
 ) -> Markup {
     let checks = &record.checks;
     html! {
@@ -404,7 +406,8 @@ fn joined(items: &[String]) -> String {
 
 /// What the flow page shows besides the flow file itself.
 pub(crate) struct FlowFacts<'a> {
-    pub(crate) journal: Result<Option<&'a FlowState>, &'a super::views::JournalUnshown>,
+    /// The journal, or why it is not shown.
+    pub(crate) journal: Result<Option<&'a FlowState>, &'a dyn std::fmt::Display>,
     /// Where the flow stands, in one word (`waiting` shows the person's question).
     pub(crate) standing: &'static str,
     pub(crate) supervisor_running: bool,

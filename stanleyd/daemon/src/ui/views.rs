@@ -220,7 +220,12 @@ fn candidate(root: &Path, id: &str) -> Rendered {
     };
     Rendered::ok(
         format!("Candidate {id}"),
-        pages::candidate(&record, source.as_deref()),
+        pages::candidate(
+            &record,
+            source
+                .as_deref()
+                .map_err(|why| why as &dyn std::fmt::Display),
+        ),
     )
 }
 
@@ -334,7 +339,11 @@ fn flow(state: &DaemonState) -> Rendered {
     };
     let recoveries = crate::flow::eval::journal_recoveries(state.flow_store.as_ref());
     let facts = pages::FlowFacts {
-        journal: read.journal.as_ref().map(Option::as_ref),
+        journal: read
+            .journal
+            .as_ref()
+            .map(Option::as_ref)
+            .map_err(|why| why as &dyn std::fmt::Display),
         standing: read.standing(),
         supervisor_running: read.supervisor_running,
         person_note: read.person_note.as_deref(),

@@ -78,25 +78,8 @@ struct CheckShown<'a> {
     output_tail: Option<String>,
 }
 
-/// Why a stop has no judgment to decide on; the policy then decides on checks alone.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum StopJudgeError {
-    /// Jev's answers lacked a question's answer, or gave it the wrong type.
-    #[error("Jev gave no {name} answer")]
-    NoAnswer { name: String },
-    /// The frame failed (no key, unreachable, budget, invalid answers).
-    #[error("{reason}: {detail}")]
-    Failed {
-        reason: &'static str,
-        detail: String,
-    },
-    /// Jev could not be asked at all (no executor for the request), with why.
-    #[error("{0}")]
-    Unavailable(String),
-    /// The stop was not asked (a recorded side effect, a budget or a finished flow).
-    #[error("not asked")]
-    NotAsked,
-}
+/// Why a stop has no judgment: the policy's type (it decides on checks alone then).
+pub use crate::flow::policy::StopJudgeError;
 
 /// Builds the curated state within the flow's character budget, shrinking in order the changed
 /// file list (to 20), the message tail (to 1,000), the check output (to 500), the diff, and then

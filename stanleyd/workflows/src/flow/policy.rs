@@ -5,9 +5,28 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::flow::judge::StopJudgeError;
 use crate::flow::state::{FlowState, PhaseStatus};
 use crate::flow::{Flow, Phase};
+
+/// Why a stop has no judgment to decide on; the policy then decides on checks alone.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StopJudgeError {
+    /// Jev's answers lacked a question's answer, or gave it the wrong type.
+    #[error("Jev gave no {name} answer")]
+    NoAnswer { name: String },
+    /// The frame failed (no key, unreachable, budget, invalid answers).
+    #[error("{reason}: {detail}")]
+    Failed {
+        reason: &'static str,
+        detail: String,
+    },
+    /// Jev could not be asked at all (no executor for the request), with why.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The stop was not asked (a recorded side effect, a budget or a finished flow).
+    #[error("not asked")]
+    NotAsked,
+}
 
 /// Consecutive blocks after which the policy lets the agent stop (Claude Code's own cap is 8).
 pub const HOOK_CAP: u32 = 7;

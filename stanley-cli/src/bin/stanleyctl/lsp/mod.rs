@@ -12,6 +12,7 @@ mod commands;
 mod findings;
 mod frames;
 mod server;
+mod shared;
 mod state;
 mod text;
 mod watch;

@@ -2,79 +2,25 @@
 //! diagnostics, hover, code actions and commands. Everything it shows comes from the daemon
 //! (`watch.rs` keeps it current); this file only translates.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use serde_json::Value;
-use stanley_cli::daemon::Target;
-use tokio_util::sync::CancellationToken;
 use tower_lsp_server::jsonrpc::Result;
-use tower_lsp_server::ls_types::Uri;
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams,
     CodeActionProviderCapability, CodeActionResponse, Command, DidChangeTextDocumentParams,
     DidCloseTextDocumentParams, DidOpenTextDocumentParams, ExecuteCommandOptions,
     ExecuteCommandParams, Hover, HoverContents, HoverParams, HoverProviderCapability,
     InitializeParams, InitializeResult, InitializedParams, MarkupContent, MarkupKind,
-    ProgressToken, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
-    TextDocumentSyncKind, WorkDoneProgressCancelParams,
+    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+    WorkDoneProgressCancelParams,
 };
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::lsp::commands;
 use crate::lsp::findings::{self, Tag};
-use crate::lsp::state::State;
-
-/// What the server and its background watcher share.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    pub(crate) target: Target,
-    pub(crate) state: Mutex<State>,
-    /// Cancelled at shutdown or when the editor goes away: every command and the watcher stop.
-    pub(crate) stop: CancellationToken,
-    /// The editor asked for `shutdown` (the exit code says whether it did before leaving).
-    pub(crate) shut_down: AtomicBool,
-    /// Commands in flight by progress token, for the progress's cancel button.
-    running: Mutex<Vec<(ProgressToken, CancellationToken)>>,
-    next_token: AtomicU64,
-    /// The editor can create progress tokens and open documents externally.
-    can_progress: AtomicBool,
-    can_show: AtomicBool,
-}
-
-impl Shared {
-    pub(crate) fn new(target: Target) -> Arc<Self> {
-        let root = target.root.clone();
-        Arc::new(Self {
-            target,
-            state: Mutex::new(State::new(root)),
-            stop: CancellationToken::new(),
-            shut_down: AtomicBool::new(false),
-            running: Mutex::new(Vec::new()),
-            next_token: AtomicU64::new(1),
-            can_progress: AtomicBool::new(false),
-            can_show: AtomicBool::new(false),
-        })
-    }
-
-    /// The state, even after a panic elsewhere held its lock (it stays consistent: every
-    /// change is one assignment).
-    pub(crate) fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn running(&self) -> std::sync::MutexGuard<'_, Vec<(ProgressToken, CancellationToken)>> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// Sends the diagnostics as the state has them now: every document's, or (`only`) one's.
-pub(crate) async fn publish(client: &Client, shared: &Shared, only: Option<&Uri>) {
-    let all = shared.state().publish(only);
-    for (uri, diagnostics) in all {
-        client.publish_diagnostics(uri, diagnostics, None).await;
-    }
-}
+pub(crate) use crate::lsp::shared::{Shared, publish};
 
 /// The language server.
 pub(crate) struct Backend {

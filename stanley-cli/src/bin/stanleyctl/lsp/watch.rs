@@ -14,7 +14,7 @@ use tonic::transport::Channel;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::MessageType;
 
-use crate::lsp::server::{Shared, publish};
+use crate::lsp::shared::{Shared, publish};
 
 /// How often a watcher without a daemon looks for one, at first and at most.
 const POLL_FIRST: Duration = Duration::from_millis(100);

@@ -8,6 +8,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod code;
+
 fn metadata() -> Value {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
@@ -106,6 +108,82 @@ fn core_and_workflows_do_no_io() {
     }
 }
 
+/// What a pure crate's code may not name: the standard library's and Tokio's files, sockets and
+/// processes (a dependency check alone would pass a `std::fs` call).
+const IO_PATHS: [&str; 7] = [
+    "std::fs",
+    "std::net",
+    "std::process",
+    "std::os::unix::net",
+    "tokio::fs",
+    "tokio::net",
+    "tokio::process",
+];
+
+/// Every place a module of the crates under `srcs` names an I/O path of the standard library
+/// or Tokio, as `file:line: path`.
+fn io_in(srcs: &[&std::path::Path]) -> Vec<String> {
+    let mut found = Vec::new();
+    for src in srcs {
+        for module in code::all_modules(src) {
+            for (line, path) in code::outside_paths(&module) {
+                let path = path.trim_start_matches("::");
+                if IO_PATHS
+                    .iter()
+                    .any(|io| path == *io || path.starts_with(&format!("{io}::")))
+                {
+                    found.push(format!(
+                        "{}:{line}: {path} (in {})",
+                        module.file.display(),
+                        module.name()
+                    ));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Issue 50 (D-177): core, the log reader and the workflows name no file, socket or process
+/// API in their production code; what they need of the world comes through ports.
+#[test]
+fn core_logs_and_workflows_name_no_io_api() {
+    let srcs: Vec<std::path::PathBuf> = [
+        "stanleyd/core/src",
+        "stanleyd/logs/src",
+        "stanleyd/workflows/src",
+    ]
+    .iter()
+    .map(|s| workspace().join(s))
+    .collect();
+    let found = io_in(
+        &srcs
+            .iter()
+            .map(std::path::PathBuf::as_path)
+            .collect::<Vec<_>>(),
+    );
+    assert!(
+        found.is_empty(),
+        "I/O in a pure crate:\n{}",
+        found.join("\n")
+    );
+    // The scan sees a call in any form: a `use` (grouped or not), a full path in code, and
+    // code after a test module; it leaves the test module's own I/O alone.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("lib.rs"),
+        "use std::{fs, io};\n#[cfg(test)]\nmod tests { fn f() { std::net::TcpStream::connect(\"x\"); } }\nfn g() { let _ = std::process::Command::new(\"x\"); }\n",
+    )
+    .unwrap();
+    let planted = io_in(&[dir.path()]);
+    assert_eq!(planted.len(), 2, "{planted:?}");
+    assert!(planted[0].contains(":1: std::fs"), "{planted:?}");
+    assert!(
+        planted[1].contains(":4: std::process::Command::new"),
+        "{planted:?}"
+    );
+}
+
 #[test]
 fn layers_point_one_way() {
     let meta = metadata();
@@ -129,79 +207,8 @@ fn layers_point_one_way() {
     assert_eq!(ours("stanley-proto"), Vec::<String>::new());
 }
 
-/// The top-level modules of the crate whose sources are under `src` (binaries under `src/bin/`
-/// left out), each with the top-level modules its code names through `crate::`: `use` lines and
-/// paths alike. Code after a file's `#[cfg(test)]` (its tests) is not counted.
-fn module_graph(
-    src: &std::path::Path,
-) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
-    use std::collections::{BTreeMap, BTreeSet};
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut stack = vec![src.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                if path != src.join("bin") {
-                    stack.push(path);
-                }
-                continue;
-            }
-            let rel = path.strip_prefix(src).unwrap();
-            if path.extension().is_none_or(|e| e != "rs")
-                || rel.to_string_lossy().ends_with("tests.rs")
-            {
-                continue;
-            }
-            let first = rel
-                .components()
-                .next()
-                .unwrap()
-                .as_os_str()
-                .to_string_lossy();
-            let top = first.trim_end_matches(".rs").to_owned();
-            let top = if matches!(top.as_str(), "lib" | "main") {
-                "<root>".to_owned()
-            } else {
-                top
-            };
-            let text = std::fs::read_to_string(&path).unwrap();
-            let code = text.split("#[cfg(test)]").next().unwrap_or("");
-            let names = graph.entry(top.clone()).or_default();
-            let ident = |s: &str| -> String {
-                s.trim()
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect()
-            };
-            for (i, _) in code.match_indices("crate::") {
-                let rest = &code[i + "crate::".len()..];
-                let mut targets = Vec::new();
-                if let Some(group) = rest.strip_prefix('{') {
-                    let group = group.split('}').next().unwrap_or("");
-                    targets.extend(group.split(',').map(ident));
-                } else {
-                    targets.push(ident(rest));
-                }
-                for t in targets {
-                    // A module name, not a type or a macro re-exported at the root.
-                    if !t.is_empty() && t.starts_with(|c: char| c.is_ascii_lowercase()) && t != top
-                    {
-                        names.insert(t);
-                    }
-                }
-            }
-        }
-    }
-    let modules: BTreeSet<String> = graph.keys().cloned().collect();
-    for targets in graph.values_mut() {
-        targets.retain(|t| modules.contains(t));
-    }
-    graph
-}
-
 /// The modules that are on a cycle (the strongly connected components of more than one).
-fn cycles(
+pub(crate) fn cycles(
     graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
 ) -> Vec<Vec<String>> {
     use std::collections::BTreeMap;
@@ -260,40 +267,74 @@ fn cycles(
     walk.out
 }
 
+/// The sources of the workspace's seven crates.
+const CRATES: [&str; 7] = [
+    "stanleyd/core/src",
+    "stanleyd/logs/src",
+    "stanleyd/workflows/src",
+    "stanleyd/adapters/src",
+    "stanleyd/daemon/src",
+    "stanley-cli/src",
+    "proto/src",
+];
+
+fn workspace() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Issue 50 (D-177): at every level of every crate's module tree, folders included, the
+/// modules that share a parent form a tree: no child reaches, through `crate::`, `super::` or
+/// `self::` paths anywhere in its subtree, a sibling whose subtree reaches it back. The files
+/// are parsed whole; only `#[cfg(test)]` items are left out.
 #[test]
 fn modules_inside_each_crate_form_a_tree() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for src in [
-        "stanleyd/core/src",
-        "stanleyd/logs/src",
-        "stanleyd/workflows/src",
-        "stanleyd/adapters/src",
-        "stanleyd/daemon/src",
-        "stanley-cli/src",
-        "proto/src",
-    ] {
-        let found = cycles(&module_graph(&root.join(src)));
-        assert!(
-            found.is_empty(),
-            "{src}: modules import each other: {found:?}"
-        );
+    let mut found = Vec::new();
+    for src in CRATES {
+        for root in code::crate_roots(&workspace().join(src)) {
+            for cycle in code::sibling_cycles(&code::crate_modules(&root)) {
+                found.push(format!("{}: {}", root.display(), cycle.join(" <-> ")));
+            }
+        }
     }
+    assert!(
+        found.is_empty(),
+        "modules import each other:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]
-fn the_cycle_finder_finds_a_cycle_and_passes_a_tree() {
+fn the_cycle_finder_finds_a_cycle_at_any_depth_and_passes_a_tree() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
-    write("lib.rs", "mod a;\nmod b;\nmod c;\n");
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("lib.rs", "mod a;\nmod b;\nmod c;\nmod ui;\n");
     write("a.rs", "use crate::b::X;\n");
     write("b.rs", "use crate::{c, d};\n");
+    // The test module sits in the middle of the file: the code after it still counts.
     write(
         "c.rs",
-        "fn f() { crate::a::g() }\n#[cfg(test)]\nmod tests { use crate::b; }\n",
+        "#[cfg(test)]\nmod tests { use crate::b; }\nfn f() { crate::a::g() }\n",
     );
-    assert_eq!(cycles(&module_graph(dir.path())), [["a", "b", "c"]]);
-    write("c.rs", "#[cfg(test)]\nmod tests { use crate::a; }\n");
-    assert!(cycles(&module_graph(dir.path())).is_empty());
+    // A folder whose two files reach each other, one through `super::`.
+    write("ui/mod.rs", "mod pages;\nmod views;\n");
+    write("ui/pages.rs", "use super::views::render;\n");
+    write("ui/views.rs", "fn f() { super::pages::page() }\n");
+    let cycles =
+        |dir: &std::path::Path| code::sibling_cycles(&code::crate_modules(&dir.join("lib.rs")));
+    assert_eq!(
+        cycles(dir.path()),
+        [vec!["a", "b", "c"], vec!["ui::pages", "ui::views"]]
+    );
+    write(
+        "c.rs",
+        "fn f() {}\n#[cfg(test)]\nmod tests { use crate::a; }\n#[cfg(test)]\nfn g() { crate::a::g() }\n",
+    );
+    write("ui/views.rs", "fn f() {}\n");
+    assert!(cycles(dir.path()).is_empty());
 }
 
 /// Every line of production code (tests and `testing.rs` left out) that makes one of `calls`
@@ -318,44 +359,20 @@ fn production_calls(calls: &[&str], allowed: impl Fn(&str, &str) -> bool) -> Vec
     offenders
 }
 
-/// The code lines of every Rust source under `dir` (relative to the workspace), each with its
-/// path relative to `dir` and its line number: comment lines, `*tests.rs` files and all that
-/// follows a file's first `#[cfg(test)]` left out, and files whose relative path starts with one
-/// of `skip`.
+/// The code lines of every production Rust source under `dir` (relative to the workspace):
+/// files reached from a crate root, parsed whole, each `#[cfg(test)]` item left out wherever it
+/// stands (D-177), and comment lines; each with its path relative to `dir` and its line number.
+/// Files whose relative path starts with one of `skip` are left out.
 fn code_lines(dir: &str, skip: &[&str]) -> Vec<(String, usize, String)> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .join(dir);
-    let mut out = Vec::new();
-    let mut stack = vec![root.clone()];
-    while let Some(folder) = stack.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let rel = path
-                .strip_prefix(&root)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            if !rel.ends_with(".rs")
-                || rel.ends_with("tests.rs")
-                || skip.iter().any(|s| rel.starts_with(s))
-            {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            let code = text.split("#[cfg(test)]").next().unwrap_or("");
-            for (i, line) in code.lines().enumerate() {
-                let line = line.trim();
-                if !line.starts_with("//") {
-                    out.push((rel.clone(), i + 1, line.to_owned()));
-                }
-            }
-        }
-    }
+    let mut out: Vec<(String, usize, String)> = code::production_lines(&root)
+        .into_iter()
+        .filter(|(rel, _, _)| !skip.iter().any(|s| rel.starts_with(s)))
+        .map(|(rel, n, line)| (rel, n, line.trim().to_owned()))
+        .filter(|(_, _, line)| !line.starts_with("//"))
+        .collect();
     out.sort();
     assert!(!out.is_empty(), "no sources under {dir}");
     out
@@ -684,67 +701,47 @@ fn folders_are_listed_and_changed_only_through_the_guarded_operations() {
     );
 }
 
-/// Issues 46 and 50: no function of production code is longer than 150 lines (from its `fn` line
-/// to its closing brace, rustfmt's layout); a longer one is split into named phases.
+/// Issues 46 and 50: no function of production code is longer than 150 lines (from its first
+/// line, its visibility or `fn`, to its closing brace, as parsed); a longer one is split into
+/// named phases. Functions inside `#[cfg(test)]` items are not production code.
 #[test]
 fn production_functions_are_at_most_150_lines() {
-    const MAX: usize = 150;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut long = Vec::new();
-    for dir in [
-        "stanleyd/core/src",
-        "stanleyd/logs/src",
-        "stanleyd/workflows/src",
-        "stanleyd/adapters/src",
-        "stanleyd/daemon/src",
-        "stanley-cli/src",
-        "proto/src",
-    ] {
-        let mut stack = vec![root.join(dir)];
-        while let Some(folder) = stack.pop() {
-            for entry in std::fs::read_dir(&folder).unwrap().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    stack.push(path);
-                    continue;
-                }
-                let name = path.to_string_lossy().into_owned();
-                if !name.ends_with(".rs")
-                    || name.ends_with("tests.rs")
-                    || name.ends_with("testing.rs")
-                {
-                    continue;
-                }
-                let text = std::fs::read_to_string(&path).unwrap();
-                let code = text.split("#[cfg(test)]").next().unwrap_or("");
-                let lines: Vec<&str> = code.lines().collect();
-                for (i, line) in lines.iter().enumerate() {
-                    let t = line.trim_start();
-                    let t = t
-                        .strip_prefix("pub(crate) ")
-                        .or_else(|| t.strip_prefix("pub(super) "))
-                        .or_else(|| t.strip_prefix("pub "))
-                        .unwrap_or(t);
-                    let t = t.strip_prefix("async ").unwrap_or(t);
-                    let t = t.strip_prefix("const ").unwrap_or(t);
-                    if !t.starts_with("fn ") || line.trim_end().ends_with(';') {
-                        continue;
-                    }
-                    let indent = &line[..line.len() - line.trim_start().len()];
-                    let close = format!("{indent}}}");
-                    if let Some(end) = lines[i + 1..].iter().position(|l| *l == close) {
-                        let n = end + 2;
-                        if n > MAX {
-                            long.push(format!("{dir}: {n} lines: {}", line.trim()));
-                        }
-                    }
+    for src in CRATES {
+        for module in code::all_modules(&workspace().join(src)) {
+            let file = module.file.to_string_lossy().into_owned();
+            if file.ends_with("testing.rs") {
+                continue;
+            }
+            for (name, line, length) in code::functions(&module) {
+                if length > MAX_FUNCTION_LINES {
+                    long.push(format!("{src}: {file}:{line}: {length} lines: fn {name}"));
                 }
             }
         }
     }
     assert!(
         long.is_empty(),
-        "functions over {MAX} lines:\n{}",
+        "functions over {MAX_FUNCTION_LINES} lines:\n{}",
         long.join("\n")
     );
+}
+
+/// The most lines a production function may have.
+const MAX_FUNCTION_LINES: usize = 150;
+
+/// The length check counts what it should: a function's own lines, whatever its attributes,
+/// and a long function under `#[cfg(test)]` is not production code.
+#[test]
+fn the_length_check_counts_a_function_from_its_first_line_to_its_brace() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = "    let x = 1;\n".repeat(149);
+    let text = format!(
+        "/// Docs.\n#[inline]\npub fn long() {{\n{body}}}\nfn short() {{}}\nimpl S {{\n    pub(crate) fn m(&self) {{\n{body}    }}\n}}\n#[cfg(test)]\nfn test_only() {{\n{body}{body}}}\n"
+    );
+    std::fs::write(dir.path().join("lib.rs"), text).unwrap();
+    let modules = code::crate_modules(&dir.path().join("lib.rs"));
+    let fns = code::functions(&modules[0]);
+    let lengths: Vec<(&str, usize)> = fns.iter().map(|(n, _, l)| (n.as_str(), *l)).collect();
+    assert_eq!(lengths, [("long", 151), ("short", 1), ("m", 151)]);
 }
