@@ -4,7 +4,8 @@
 usage: diagnostics_truth.py KIND AUX CAPTURE OUT TOOL MODE
 
 KIND: gcc-json (gcc -fdiagnostics-format=json), cargo-json (cargo --message-format=json),
-eslint-json (eslint -f json), tsc-plain (tsc --pretty false, the tool's own one-line format).
+eslint-json (eslint -f json), tsc-plain (tsc --pretty false, the tool's own one-line format),
+cpplint-junit (cpplint --output=junit).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its `path:line:col` when another error has the same
 message), checked to occur in CAPTURE.
@@ -34,6 +35,20 @@ elif kind == "cargo-json":
         span = next(s for s in d["spans"] if s["is_primary"])
         failures.append((f'{span["file_name"]}:{span["line_start"]}', d["message"],
                          f'{span["file_name"]}:{span["line_start"]}:{span["column_start"]}'))
+elif kind == "cpplint-junit":
+    # cpplint --output=junit: a <testcase> per file, its <failure> a line per finding
+    # (`line: message [category/rule] [confidence]`); every finding fails the run.
+    import xml.etree.ElementTree as ET
+    for case in ET.fromstring(text).iter("testcase"):
+        for failure in case.iter("failure"):
+            for row in (failure.text or "").splitlines():
+                number, _, message = row.partition(": ")
+                if number.strip().isdigit():
+                    message = re.sub(r"\s*\[[^\]]+\]\s*\[\d+\]$", "", message)
+                    # Two findings can share a line: the place and the message's start
+                    # together, as the plain output prints them, tell them apart.
+                    failures.append((f'{case.get("name")}:{number.strip()}', message,
+                                     f'{case.get("name")}:{number.strip()}:  {message[:16]}'))
 elif kind == "eslint-json":
     for f in json.loads(text):
         for m in f["messages"]:

@@ -58,7 +58,8 @@ pub(crate) fn location(line: &str) -> Option<(&str, u64, usize)> {
     Some((path, number, used))
 }
 
-/// `path(line,col)` at the start of `line`.
+/// `path(line,col)` or `path(line)` at the start of `line` (MSVC's and TypeScript's places,
+/// a C++ test framework's).
 pub(crate) fn paren_location(line: &str) -> Option<(&str, u64, usize)> {
     let open = line.find('(')?;
     let path = &line[..open];
@@ -67,11 +68,74 @@ pub(crate) fn paren_location(line: &str) -> Option<(&str, u64, usize)> {
     }
     let close = line[open..].find(')')? + open;
     let inside = &line[open + 1..close];
-    let (row, col) = inside.split_once(',')?;
-    if col.is_empty() || !col.bytes().all(|b| b.is_ascii_digit()) {
+    let (row, col) = inside.split_once(',').unwrap_or((inside, "0"));
+    if row.is_empty()
+        || !row.bytes().all(|b| b.is_ascii_digit())
+        || col.is_empty()
+        || !col.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    // A call in a message (`check(3)`) is no place: a place is followed by `:` or a space.
+    if !line[close + 1..].starts_with([':', ' ']) && close + 1 != line.len() {
         return None;
     }
     Some((path, row.parse().ok()?, close + 1))
+}
+
+/// The test a finding at `at` was printed under: a heading naming it in words (`TEST CASE:
+/// adds numbers`) above it in the same section, within a few lines, back to a separator, a
+/// blank line after other content, or another finding's place; with the line its report
+/// starts at (the section's first line when a separator opens it, else the heading's).
+fn heading_above(lines: &[String], covered: &[bool], at: usize) -> Option<(String, usize)> {
+    let mut heading: Option<(String, usize)> = None;
+    let mut k = at;
+    while k > 0 && at - k < 8 {
+        k -= 1;
+        let l = &lines[k];
+        if covered[k] || one_line(l).is_some() {
+            break;
+        }
+        if crate::line::separator(l) {
+            return heading.map(|(name, _)| (name, k + 1));
+        }
+        if heading.is_none()
+            && let Some(name) = crate::line::heading_name(l)
+        {
+            // Indented names between the heading and the finding are its parts (doctest's
+            // subcases): `corners` then `  triangle` is `corners/triangle`.
+            let parts: Vec<&str> = lines[k + 1..at]
+                .iter()
+                .filter(|p| p.starts_with(char::is_whitespace) && !p.trim().is_empty())
+                .map(|p| p.trim())
+                .take_while(|p| !p.contains(':') && crate::line::name_like(p))
+                .collect();
+            let name = std::iter::once(name.as_str())
+                .chain(parts)
+                .collect::<Vec<_>>()
+                .join("/");
+            heading = Some((name, k));
+        }
+    }
+    heading
+}
+
+/// What a diagnostic says it is in, when it names it first (`error: in "suite/case": check …
+/// has failed`, a test framework's assertion printed as a diagnostic): the failure's name.
+pub(crate) fn named_in(message: &str) -> Option<String> {
+    let lower = message.to_ascii_lowercase();
+    let after = ["fatal error:", "error:", "warning:"]
+        .iter()
+        .find_map(|w| lower.strip_prefix(w))?;
+    let rest = message[message.len() - after.len()..].trim_start();
+    let quote = rest.strip_prefix("in ")?.chars().next()?;
+    if !matches!(quote, '"' | '\'' | '`') {
+        return None;
+    }
+    let inner = &rest[4..];
+    let close = inner.find(quote)?;
+    let name = &inner[..close];
+    (inner[close + 1..].starts_with(':') && !name.trim().is_empty()).then(|| name.to_owned())
 }
 
 /// What follows a location: the severity (or a lint code), the code, and the message.
@@ -266,6 +330,33 @@ pub(crate) fn marker(line: &str) -> Option<(Severity, Option<String>, String)> {
 
 /// A diagnostic on one line: location first (`path:line[:col]: …`, ` - …`) or in parentheses.
 pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
+    one_line_placed(line).or_else(|| unplaced_named(line))
+}
+
+/// A finding a tool could not place, in the place's own form (`unknown location(0): fatal
+/// error: in "suite/case": std::invalid_argument: …`): a few words and a number in
+/// parentheses, then a severity word and what the finding is in. Named by that.
+fn unplaced_named(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
+    let open = line.find('(')?;
+    let words = &line[..open];
+    if words.is_empty()
+        || words.len() > 40
+        || words.starts_with(char::is_whitespace)
+        || !words.chars().all(|c| c.is_ascii_alphabetic() || c == ' ')
+    {
+        return None;
+    }
+    let close = open + line[open..].find(')')?;
+    if !line[open + 1..close].bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let rest = line[close + 1..].strip_prefix(": ")?;
+    let (severity, code, message) = judged(rest)?;
+    let name = named_in(&message)?;
+    Some((name, line[..close + 1].to_owned(), severity, code, message))
+}
+
+fn one_line_placed(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
     // Indented, it counts only with a severity word after the place (pyright's
     // `  /src/a.py:3:5 - error: …`): an indented `file.go:12: got 1` is a test's own output.
     let indented = line.starts_with(char::is_whitespace);
@@ -300,6 +391,10 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
         }
     }
     let with_column = line[..used].matches(':').count() >= 2;
+    // `path(line)` without a column is also how code quotes a call and how a test framework
+    // prints its progress (`calc_test.cpp(10): Entering test case "x"`): it counts only with a
+    // severity word or a code.
+    let paren_row = line[..used].ends_with(')') && !line[..used].contains(',');
     let (severity, code, message) = judged(rest).or_else(|| {
         // Unindented, a message of its own: a finding whatever its words (`./a.go:5:2: x
         // declared and not used`, `a.py:3:1: E: message`, `a.py:3: unused variable 'x' (60%
@@ -311,7 +406,7 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
                 .split_whitespace()
                 .next()
                 .is_some_and(|w| w.ends_with("Error") || w.ends_with("Exception") || w == "in");
-        (!indented && (with_column || sentence))
+        (!indented && !paren_row && (with_column || sentence))
             .then(|| bare_finding(rest))
             .flatten()
     })?;
@@ -339,8 +434,20 @@ fn bare_finding(rest: &str) -> Option<(Severity, Option<String>, String)> {
             .filter(|_| first.ends_with(':'))
             .map_or(Severity::Error, |_| Severity::Warning),
     };
+    // A trailing bracketed number after the rule is its confidence or level
+    // (`[whitespace/braces] [5]`): the rule is the bracket before it.
+    let ruled = match message.rsplit_once(" [") {
+        Some((before, level))
+            if level
+                .strip_suffix(']')
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())) =>
+        {
+            before.trim_end()
+        }
+        _ => message,
+    };
     let code = [('(', ')'), ('[', ']')].iter().find_map(|&(open, close)| {
-        let inner = message.strip_suffix(close)?;
+        let inner = ruled.strip_suffix(close)?;
         let at = inner.rfind(open)?;
         let rule = &inner[at + 1..];
         rule_like(rule).then(|| rule.to_owned())
@@ -658,6 +765,20 @@ pub(crate) fn read(
         };
         let in_rows = (file.is_some() && line.starts_with(' ')) || header_row;
         let mut end = i + 1;
+        // A message broken after a space goes on at the next line's start (`… has failed. `
+        // then `Mismatch at position 2: 5 != 6`).
+        let mut message = message;
+        if !in_rows
+            && line.ends_with(' ')
+            && let Some(next) = lines.get(end)
+            && !covered[end]
+            && !next.trim().is_empty()
+            && !next.starts_with(char::is_whitespace)
+            && one_line(next).is_none()
+        {
+            message = format!("{}\n{}", message.trim_end(), next.trim());
+            end += 1;
+        }
         if !in_rows {
             while end < lines.len()
                 && end - start < MAX_LINES
@@ -668,6 +789,14 @@ pub(crate) fn read(
             }
             file = None;
         }
+        let (name, start) = match named_in(&message) {
+            Some(named) => (named, start),
+            None => match heading_above(lines, covered, start) {
+                // The heading and what stands between it and the finding are its report.
+                Some((named, from)) => (named, from),
+                None => (name, start),
+            },
+        };
         out.push(Diagnostic {
             found: Found {
                 start,
@@ -686,6 +815,7 @@ pub(crate) fn read(
     if out.iter().any(|d| d.severity == Severity::Error) {
         out.retain(|d| d.severity == Severity::Error);
     }
+
     // Warnings alone are the failures of a tool that fails on them; beside a test's failure
     // (a build's warnings before the run) they are not, and the blocks say which they are.
     for d in &mut out {
@@ -893,5 +1023,45 @@ mod worded_tests {
         // A test's own indented output under a line that names another file is no diagnostic.
         let log = "--- FAIL: TestX (0.00s)\n    calc_test.go:12: got 1\n";
         assert!(read_all(log).is_empty());
+    }
+
+    /// Issue 46, a C++ test framework's failures printed as diagnostics (real Boost.Test and
+    /// doctest output, `tests/fixtures/runners/boost-*`, `doctest-*`): a place in parentheses
+    /// without a column counts with a severity word, what the finding says it is in names it,
+    /// a tool's "no place" keeps the name, a message broken after a space goes on, and a
+    /// heading above a finding in its section names it, with its indented parts.
+    #[test]
+    fn test_frameworks_that_print_failures_as_diagnostics_are_named_by_their_test() {
+        let boost = "Running 5 test cases...\ncalc_test.cpp(10): Entering test case \"adds_small_numbers\"\ncalc_test.cpp(11): error: in \"arithmetic/adds_large_numbers\": check add(200, 300) == 500 has failed [501 != 500]\nunknown location(0): fatal error: in \"parses_a_rect\": std::invalid_argument: bad rect: 3by4\nshapes_test.cpp(19): last checkpoint: \"parses_a_rect\" test entry\nshapes_test.cpp(25): error: in \"lists/keeps_every_shape\": check { a } == { b } has failed. \nMismatch at position 2: 5 != 6\n\n*** 3 failures are detected in the test module \"calc\"\n";
+        let got = read_all(boost);
+        let names: Vec<&str> = got.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "arithmetic/adds_large_numbers",
+                "parses_a_rect",
+                "lists/keeps_every_shape"
+            ]
+        );
+        assert!(
+            got[2].2.ends_with("Mismatch at position 2: 5 != 6"),
+            "{got:?}"
+        );
+        // A call quoted in a message is no place.
+        assert!(read_all("check(3) failed: expected 4\n").is_empty());
+        let doctest = "===============================================================================\ncalc_test.cpp:17:\nTEST SUITE: shapes\nTEST CASE:  corners\n  triangle\n\ncalc_test.cpp:18: ERROR: CHECK( 3 == 4 ) is NOT correct!\n  values: CHECK( 3 == 4 )\n\n===============================================================================\ncalc_test.cpp:21:\nTEST CASE:  sides\n\ncalc_test.cpp:21: ERROR: CHECK( v.size() == 4 ) is NOT correct!\n";
+        let l: Vec<String> = doctest.lines().map(str::to_owned).collect();
+        let found = read(
+            &l,
+            &vec![false; l.len()],
+            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
+        )
+        .unwrap();
+        let named: Vec<(&str, usize)> = found
+            .iter()
+            .map(|d| (d.found.name.as_deref().unwrap_or(""), d.found.start))
+            .collect();
+        // Each report starts after its section's separator, its heading included.
+        assert_eq!(named, [("corners/triangle", 1), ("sides", 10)]);
     }
 }

@@ -911,3 +911,35 @@ pub(crate) fn bounded_message(text: &str) -> String {
         .take(crate::line::MAX_MESSAGE_CHARS)
         .collect()
 }
+
+/// A heading that names a test in words, `Keyword: name` (`TEST CASE:  adds numbers`,
+/// `Scenario: login`, `Test: parses`): the name. The keyword is one to three words, all
+/// title-case or all capitals, and not what a message or a value is labelled with.
+pub(crate) fn heading_name(line: &str) -> Option<String> {
+    let t = line.trim();
+    let (keyword, rest) = t.split_once(':')?;
+    let words: Vec<&str> = keyword.split(' ').collect();
+    let cased = |w: &&str| {
+        let mut cs = w.chars();
+        cs.next().is_some_and(|c| c.is_ascii_uppercase())
+            && (cs.clone().all(|c| c.is_ascii_lowercase()) || cs.all(|c| c.is_ascii_uppercase()))
+    };
+    let named = (1..=3).contains(&words.len())
+        && words.iter().all(cased)
+        && words.iter().any(|w| {
+            let w = w.to_ascii_lowercase();
+            [
+                "test", "case", "scenario", "example", "spec", "it", "describe", "suite",
+            ]
+            .contains(&w.as_str())
+        });
+    if !named
+        || words
+            .last()
+            .is_some_and(|w| w.eq_ignore_ascii_case("suite"))
+    {
+        return None;
+    }
+    let name = rest.split("  #").next().unwrap_or(rest).trim();
+    name_like(name).then(|| name.to_owned())
+}

@@ -117,7 +117,7 @@ pub(crate) fn outcome(word: &str) -> Option<Outcome> {
 }
 
 /// Words that join a summary's counts without saying anything else.
-pub(crate) const FILLER: [&str; 20] = [
+pub(crate) const FILLER: [&str; 29] = [
     "in",
     "s",
     "ms",
@@ -138,6 +138,17 @@ pub(crate) const FILLER: [&str; 20] = [
     "due",
     "to",
     "previous",
+    // Verbs that report a count (`*** 4 failures are detected in the test module "calc"`,
+    // `there were 3 errors`).
+    "are",
+    "were",
+    "was",
+    "is",
+    "there",
+    "detected",
+    "occurred",
+    "reported",
+    "encountered",
 ];
 
 /// One token of a line: a number or a lowercase word.
@@ -210,10 +221,22 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
         let Token::Number(n) = token else {
             continue;
         };
+        // The outcome word before a number; bound to it (`Total errors found: 9`), across the
+        // joining words between.
         let before = if *sep == Sep::Punct {
             None
         } else {
-            k.checked_sub(1).and_then(word)
+            let mut b = k.checked_sub(1);
+            while *sep == Sep::Bind
+                && let Some(j) = b
+                && let Some((Token::Word(w), s)) = tokens.get(j)
+                && FILLER.contains(&w.as_str())
+                && *s != Sep::Punct
+                && j > 0
+            {
+                b = Some(j - 1);
+            }
+            b.and_then(word)
         };
         // `2 of 5 tests failed`: the first number counts the outcome after the second.
         if let (Some((Token::Word(of), _)), Some((Token::Number(_), _))) =
@@ -371,6 +394,13 @@ mod tests {
             ),
             ("✖ 3 problems (3 errors, 0 warnings)", (0, 3, 3)),
             ("[ FAIL 3 | WARN 0 | SKIP 0 | PASS 5 ]", (3, 0, 0)),
+            // A count reported in a sentence (Boost.Test), a count bound across joining
+            // words (cpplint).
+            (
+                "*** 4 failures are detected in the test module \"calc\"",
+                (4, 0, 0),
+            ),
+            ("Total errors found: 9", (0, 9, 0)),
             (
                 "Found 2 errors in 1 file (checked 3 source files)",
                 (0, 2, 0),

@@ -62,10 +62,18 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
     });
     let (end, text) = [colon, colon_end, bar, tab].into_iter().flatten().min()?;
     let name = line[..end].trim_end();
-    if name.is_empty() || name.matches(' ').count() > 4 {
+    if name.is_empty() || name.matches(' ').count() > 4 || place(name) {
         return None;
     }
     Some((name, text))
+}
+
+/// Whether `name` is a place in a file (`widget.cc:12`, `a.rs:3:7`, `calc.cpp(12)`): the
+/// line's own, which a linter prints before every finding, not a stream's label.
+fn place(name: &str) -> bool {
+    crate::diagnostics::location(name)
+        .or_else(|| crate::diagnostics::paren_location(name))
+        .is_some_and(|(_, _, used)| used == name.len())
 }
 
 /// A label's shape: digits masked, so `#12 0.345` and `#3 1.2` are one shape.
@@ -92,11 +100,14 @@ pub(crate) fn structure(name: &str) -> String {
     out
 }
 
-/// Per shape: lines, and lines whose remainder keeps the inner layout (blank or indented).
+/// Per shape: lines, lines whose remainder keeps the inner layout (blank or indented), and
+/// which indentation depths the remainders have (a bit each, up to 31).
 #[derive(Default)]
 pub(crate) struct Tally {
     lines: usize,
     layout: usize,
+    blank: usize,
+    depths: u32,
 }
 
 /// The shapes that are wrappers: enough lines, and a tenth of them (at least two) with the
@@ -110,13 +121,27 @@ pub(crate) fn wrappers(lines: &[String]) -> Vec<String> {
         let t = tally.entry(shape(name)).or_default();
         t.lines += 1;
         let rest = &line[text..];
-        if rest.trim().is_empty() || rest.starts_with(char::is_whitespace) {
+        if rest.trim().is_empty() {
             t.layout += 1;
+            t.blank += 1;
+        } else {
+            if rest.starts_with(char::is_whitespace) {
+                t.layout += 1;
+            }
+            let depth = rest.len() - rest.trim_start().len();
+            t.depths |= 1 << depth.min(31);
         }
     }
+    // The inner output's layout varies (flush and indented lines, or blank ones); the same
+    // padding after every label (`TEST CASE:  name`, a heading's alignment) is no layout.
     let mut found: Vec<String> = tally
         .into_iter()
-        .filter(|(_, t)| t.lines >= MIN_LINES && t.layout >= 2 && t.layout * 10 >= t.lines)
+        .filter(|(_, t)| {
+            t.lines >= MIN_LINES
+                && t.layout >= 2
+                && t.layout * 10 >= t.lines
+                && (t.blank > 0 || t.depths.count_ones() >= 2)
+        })
         .map(|(s, _)| s)
         .collect();
     found.sort();
@@ -276,6 +301,31 @@ mod tests {
             "src/a.c:10:5: error: use of undeclared identifier 'v'"
         );
         assert!(u.origin.is_empty());
+    }
+
+    /// A linter's place before every finding (cpplint's `widget.cc:4:  message`, the message
+    /// after two spaces) is the line's own, and a heading's keyword with the same padding on
+    /// every line (doctest's `TEST CASE:  name`) is no stream: neither comes off.
+    #[test]
+    fn places_and_padded_headings_are_no_labels() {
+        let cpplint = "widget.cc:0:  No copyright message found.  [legal/copyright] [5]\n\
+            widget.cc:1:  Include the directory when naming header files  [build/include_subdir] [4]\n\
+            widget.cc:3:  Do not use namespace using-directives.  [build/namespaces] [5]\n\
+            widget.cc:4:  Missing space before {  [whitespace/braces] [5]\n";
+        let u = unwrapped(cpplint);
+        assert_eq!(u.wrapper, None);
+        assert!(
+            u.lines[3].starts_with("widget.cc:4:  Missing"),
+            "{:?}",
+            u.lines
+        );
+        let doctest = "====\nTEST CASE:  adds large numbers\n\ncalc.cpp:7: ERROR: x\n====\nTEST CASE:  greets by name\n\ncalc.cpp:9: ERROR: y\n====\nTEST CASE:  divides exactly\n\ncalc.cpp:10: ERROR: z\n";
+        let u = unwrapped(doctest);
+        assert_eq!(u.wrapper, None);
+        assert_eq!(u.lines[1], "TEST CASE:  adds large numbers");
+        // The same keyword with the inner output's own layout after it is a stream.
+        let streams = "api:test: FAIL src/a.test.ts\napi:test:   ● adds\napi:test:\napi:test:     expect(1).toBe(2)\n";
+        assert_eq!(unwrapped(streams).lines[0], "FAIL src/a.test.ts");
     }
 
     #[test]
