@@ -30,6 +30,8 @@ KIND says where the failing-test names come from (never from Stanley's parser):
                   "Test Summary Report" of CAPTURE lists with no failed test number
                   (a script that died: "Bad plan", "Non-zero exit status")
   ctest           the "The following tests FAILED:" list of CAPTURE
+  shunit2         the test names shunit2 prints as each starts, with an "ASSERT:" line
+                  before the next (a failed assertion in that test)
   gtest           the "[  FAILED  ]" list of CAPTURE, plus a test that started
                   ("[ RUN      ]") and never finished because the binary died
   junit5-console  the "Failures (N):" list of CAPTURE (JUnit Platform console launcher)
@@ -510,6 +512,23 @@ def gtest(log, aux):
     if running:  # the binary died inside this test: no result line, no summary
         names.append(running)
         EXTRA[running] = {"crashed": True}
+    return names, sections, []
+
+
+def shunit2(log, aux):
+    """shunit2 prints each test function's name (`test…`) as it starts and every failed
+    assertion (`ASSERT:…`) under it; a test with one failed."""
+    names, sections, cur = [], {}, None
+    for line in strip(log).splitlines():
+        if re.match(r"^test\w+$", line):
+            cur = line
+            sections[cur] = ""
+        elif re.match(r"^Ran \d+ tests?\.$", line):
+            cur = None
+        elif cur:
+            sections[cur] += line + "\n"
+            if line.startswith("ASSERT:") and cur not in names:
+                names.append(cur)
     return names, sections, []
 
 

@@ -214,6 +214,11 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
     if let Some(name) = record_name(t) {
         return Some(name);
     }
+    // `shunit2:ERROR testAdds() returned non-zero return code.`: a verdict word (alone or
+    // after a tool's name and a colon) and then a test called by name.
+    if let Some(name) = called_after_verdict(t) {
+        return Some(name);
+    }
     // `[FAIL] suite::name: (0.01s)`, `[ ERROR ] name`: a bracketed verdict, then the name.
     if let Some(rest) = t.strip_prefix('[')
         && let Some((inside, after)) = rest.split_once(']')
@@ -942,4 +947,26 @@ pub(crate) fn heading_name(line: &str) -> Option<String> {
     }
     let name = rest.split("  #").next().unwrap_or(rest).trim();
     name_like(name).then(|| name.to_owned())
+}
+
+/// A test called by name right after a verdict word at a line's start (`ERROR testX()
+/// returned non-zero`, `tool:FAILED test_y() …`): the test's name.
+fn called_after_verdict(line: &str) -> Option<String> {
+    let mut words = line.split_whitespace();
+    let verdict = words.next()?;
+    let verdict = verdict.rsplit(':').next().unwrap_or(verdict);
+    if !failed_verdict(verdict) || verdict.chars().any(|c| c.is_ascii_lowercase()) {
+        return None;
+    }
+    let called = words.next()?.strip_suffix("()")?;
+    let ident = !called.is_empty()
+        && called
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && called
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_');
+    // Something must follow the call: a sentence about it, not a call alone.
+    (ident && words.next().is_some()).then(|| called.to_owned())
 }

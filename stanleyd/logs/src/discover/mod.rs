@@ -109,6 +109,25 @@ fn failing_names(
             names.push(name.clone());
         }
     }
+    // A name alone on a line and an assertion's verdict on the next (`testNoGamma`, then
+    // `ASSERT:gamma must not be there`: a shell-assert runner prints each test's name as it
+    // starts, and its failed assertions under it).
+    for i in 0..lines.len().saturating_sub(1) {
+        pace.step()?;
+        let t = lines[i].trim_end();
+        let bare = !covered[i]
+            && !t.is_empty()
+            && !t.contains(char::is_whitespace)
+            && t.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.:-".contains(c))
+            && !t.ends_with(':');
+        if bare && asserted(&lines[i + 1]) && name_like(t) && known.insert(t.to_owned()) {
+            names.push(t.to_owned());
+        }
+    }
     // A test that started and never got a verdict crashed the run (`[ RUN ] x` and an abort):
     // only the last one started can have, since a crash ends the run.
     let started = |l: &str| -> Option<String> {
@@ -617,6 +636,15 @@ pub(crate) fn numbered_name(body: &[String], text: &str, depth: usize) -> Option
     name_like(&name).then_some(name)
 }
 
+/// Whether a line is an assertion's verdict: a capitalised verdict word and a colon at its
+/// start (`ASSERT:expected:<1> but was:<2>`, `FAIL: message`).
+fn asserted(line: &str) -> bool {
+    let t = line.trim_start();
+    t.split_once(':').is_some_and(|(word, _)| {
+        ["ASSERT", "ASSERTION", "FAIL", "FAILED", "FAILURE", "ERROR"].contains(&word)
+    })
+}
+
 /// `Keyword: name  # location` (Gherkin's `Scenario:`, `Example:`): the name.
 pub(crate) fn keyword_header(line: &str) -> Option<String> {
     let t = line.trim();
@@ -918,6 +946,27 @@ mod tests {
             "{:?}",
             found[1].message
         );
+    }
+
+    /// A shell-assert runner (shunit2, real output in `tests/fixtures/runners/shunit2-*`):
+    /// each test's name alone on a line as it starts, its failed assertions under it, and a
+    /// verdict naming the test by its call when its last command failed.
+    #[test]
+    fn a_name_alone_then_an_assertion_is_a_failing_test() {
+        let log = lines(
+            "testCountsLines\nASSERT:line count expected:<3> but was:<2>\nshunit2:ERROR testCountsLines() returned non-zero return code.\ntestFindsAlpha\ntestNoGamma\nASSERT:gamma must not be there\nchecked for gamma\ntestSortedOrder\nASSERT:first sorted word expected:<alpha> but was:<beta>\n\nRan 4 tests.\n\nFAILED (failures=4)\n",
+        );
+        let found = reports(&log);
+        assert_eq!(
+            names(&found),
+            ["testCountsLines", "testNoGamma", "testSortedOrder"]
+        );
+        assert_eq!(
+            status_name("shunit2:ERROR testX() returned non-zero return code."),
+            Some("testX".to_owned())
+        );
+        // A message that merely starts with a lowercase `error:` names nothing.
+        assert_eq!(status_name("error: main() returned 1"), None);
     }
 
     #[test]
