@@ -5,7 +5,7 @@ usage: diagnostics_truth.py KIND AUX CAPTURE OUT TOOL MODE
 
 KIND: gcc-json (gcc -fdiagnostics-format=json), cargo-json (cargo --message-format=json),
 eslint-json (eslint -f json), tsc-plain (tsc --pretty false, the tool's own one-line format),
-cpplint-junit (cpplint --output=junit).
+cpplint-junit (cpplint --output=junit), clang-tidy-plain (clang-tidy's own error lines).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its `path:line:col` when another error has the same
 message), checked to occur in CAPTURE.
@@ -63,6 +63,14 @@ elif kind == "tsc-plain":
             # The place as this capture prints it: `a.ts(4,7)` plain, `a.ts:4:7` pretty.
             locator = f"{path}:{row}:{col}" if mode == "pretty" else f"{path}({row},{col})"
             failures.append((f"{path}:{row}", m.group(5), locator))
+elif kind == "clang-tidy-plain":
+    # clang-tidy's own one-line form: `path:line:col: error: message [check,-warnings-as-errors]`
+    # (its notes explain an error and fail nothing).
+    for line in text.splitlines():
+        m = re.match(r"^(\S+):(\d+):(\d+): error: (.*?) \[[^\]]+\]$", line)
+        if m:
+            path, row, col = m.group(1), m.group(2), m.group(3)
+            failures.append((f"{path}:{row}", m.group(4), f"{path}:{row}:{col}"))
 else:
     sys.exit(f"unknown kind {kind}")
 

@@ -511,7 +511,11 @@ pub(crate) fn settle(
                 !t.is_empty() && !t.chars().all(|c| "=-─━_*~ ".contains(c))
             });
             content.clone().next().is_some()
-                && content.all(|l| counts_only(l) || crate::line::summary(l))
+                && content.all(|l| {
+                    counts_only(l)
+                        || crate::line::summary(l)
+                        || crate::stated::counts_what_came_before(l)
+                })
         };
         if blocks.iter().any(|b| !only_counts(b)) {
             blocks.retain(|b| !only_counts(b));

@@ -120,6 +120,20 @@ fn heading_above(lines: &[String], covered: &[bool], at: usize) -> Option<(Strin
     heading
 }
 
+/// Whether a line explains the finding above it: a place with a `note:` (or `remark:`) after
+/// it (clang-tidy's and gcc's path through the code to an error), part of that error's report
+/// rather than a finding of its own.
+fn explains(line: &str) -> bool {
+    let line = line.trim_start();
+    location(line)
+        .or_else(|| paren_location(line))
+        .is_some_and(|(_, _, used)| {
+            let rest = line[used..].trim_start_matches(':').trim_start();
+            let lower = rest.get(..7).unwrap_or(rest).to_ascii_lowercase();
+            lower.starts_with("note:") || lower.starts_with("remark:")
+        })
+}
+
 /// What a diagnostic says it is in, when it names it first (`error: in "suite/case": check …
 /// has failed`, a test framework's assertion printed as a diagnostic): the failure's name.
 pub(crate) fn named_in(message: &str) -> Option<String> {
@@ -563,7 +577,19 @@ pub(crate) fn continues(line: &str) -> bool {
             || t.starts_with('^')
             || t.starts_with('~')
             || t.starts_with("= "))
-        && one_line(line).is_none()
+        && (one_line(line).is_none() || t.starts_with("--> ") || t.starts_with("::: "))
+        || numbered_source(t)
+        || ["help: ", "note: "].iter().any(|w| t.starts_with(w))
+}
+
+/// A source line quoted under a finding with its number (`4 |     for i in …`), or a
+/// suggested change to it (`4 -     old`, `4 +     new`).
+fn numbered_source(t: &str) -> bool {
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0
+        && [" |", " -", " +"]
+            .iter()
+            .any(|m| t[digits..].starts_with(m))
 }
 
 /// The findings marked under a header that gives its place in words (`In a.sh line 3:`, the
@@ -783,7 +809,8 @@ pub(crate) fn read(
             while end < lines.len()
                 && end - start < MAX_LINES
                 && !covered[end]
-                && continues(&lines[end])
+                && (continues(&lines[end])
+                    || (severity == Severity::Error && explains(&lines[end])))
             {
                 end += 1;
             }
@@ -1063,5 +1090,34 @@ mod worded_tests {
             .collect();
         // Each report starts after its section's separator, its heading included.
         assert_eq!(named, [("corners/triangle", 1), ("sides", 10)]);
+    }
+
+    /// An error's report holds what explains it (clang-tidy's `note:` path, rustc's arrow,
+    /// numbered source lines, `= note:` lines and a flush `help:` with its suggestion), so none
+    /// of those is a finding of its own (real output in `tests/fixtures/runners/clippy-*`,
+    /// `clang-tidy-*`).
+    #[test]
+    fn what_explains_an_error_stays_with_it() {
+        let tidy = "ring.cpp:11:44: error: The left expression is garbage [core.uninitialized.Assign]\n  total += v[i];\n        ^\nring.cpp:10:3: note: 'total' declared without an initial value\n  int total;\n  ^~~~~~~~~\nring.cpp:11:3: note: Loop condition is true.  Entering loop body\nring.cpp:12:3: error: Undefined value returned to caller [core.uninitialized.UndefReturn]\n  return total;\n";
+        let got = read_all(tidy);
+        assert_eq!(got.len(), 2, "{got:?}");
+        let l: Vec<String> = tidy.lines().map(str::to_owned).collect();
+        let found = read(
+            &l,
+            &vec![false; l.len()],
+            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
+        )
+        .unwrap();
+        assert_eq!(found[0].found.lines.len(), 7);
+        let clippy = "error: the loop variable `i` is only used to index `v`\n --> src/main.rs:4:14\n  |\n4 |     for i in 0..v.len() {\n  |              ^^^^^^^^^^\n  |\n  = note: `-D clippy::needless-range-loop` implied by `-D warnings`\nhelp: consider using an iterator\n  |\n4 -     for i in 0..v.len() {\n4 +     for <item> in &v {\n  |\n\nerror: could not compile `clip` (bin \"clip\") due to 1 previous error\n";
+        let l: Vec<String> = clippy.lines().map(str::to_owned).collect();
+        let found = read(
+            &l,
+            &vec![false; l.len()],
+            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
+        )
+        .unwrap();
+        assert_eq!(found[0].found.name.as_deref(), Some("src/main.rs:4"));
+        assert_eq!(found[0].found.lines.len(), 12, "{:?}", found[0].found.lines);
     }
 }

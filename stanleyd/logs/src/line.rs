@@ -209,6 +209,21 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
             return Some(id.to_owned());
         }
     }
+    // `Failure in a.b.C.test_x`, `Error in tests.test_io.IoTest.test_read` (green): a verdict
+    // word, `in`, and a test's dotted id, alone.
+    for verdict in ["Failure in ", "Error in ", "Failed in ", "Errored in "] {
+        if let Some(rest) = t.strip_prefix(verdict) {
+            let id = rest.trim().trim_end_matches(':');
+            let dotted = id.contains('.')
+                && id.split('.').all(|p| {
+                    p.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                        && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                });
+            if dotted {
+                return Some(id.to_owned());
+            }
+        }
+    }
     // `tests/a.c:15:F:Core:test_add:0: message`: a record of colon-separated fields after the
     // place, one of them a verdict; the fields after it up to a number name the test.
     if let Some(name) = record_name(t) {
@@ -338,7 +353,13 @@ fn record_name(t: &str) -> Option<String> {
 /// A test's id at the start of `text`: `method(Class)` or `method (pkg.Class)`, up to the
 /// `: ` that may follow it.
 pub(crate) fn test_id(text: &str) -> Option<&str> {
-    let id = text.split(": ").next().unwrap_or(text).trim_end();
+    // `test_add(TestCalc):` (test-unit ends its header with a colon, its message below).
+    let id = text
+        .split(": ")
+        .next()
+        .unwrap_or(text)
+        .trim_end()
+        .trim_end_matches(':');
     let open = id.find('(')?;
     let method = id[..open].trim_end();
     let class = id[open + 1..].strip_suffix(')')?;
@@ -559,9 +580,26 @@ pub(crate) fn source_excerpt(line: &str) -> bool {
 /// A Python traceback's exception: the first line after the traceback's frames that is not a
 /// frame or the code it quotes (`KeyError: 'GBP'`), with its continuation.
 pub(crate) fn python_exception(body: &[String]) -> Option<usize> {
-    let tb = body
+    let Some(tb) = body
         .iter()
-        .rposition(|l| l.trim() == "Traceback (most recent call last):")?;
+        .rposition(|l| l.trim() == "Traceback (most recent call last):")
+    else {
+        // Frames without the header (green prints `  File "…", line N, in f` under its
+        // `Failure in …` line): the exception is the first line after the last frame that
+        // stands left of the frames.
+        let frame = |l: &String| {
+            let t = l.trim_start();
+            t.starts_with("File \"") && t.contains("\", line ")
+        };
+        let last = body.iter().rposition(frame)?;
+        let depth = indent(&body[last]);
+        return body
+            .iter()
+            .enumerate()
+            .skip(last + 1)
+            .find(|(_, l)| !l.trim().is_empty() && indent(l) < depth)
+            .map(|(i, _)| i);
+    };
     let depth = indent(&body[tb]);
     body.iter()
         .enumerate()

@@ -366,3 +366,17 @@ fn the_count_of_a_log_with_a_part_left_out_judges_nothing() {
             .is_some_and(|n| n.starts_with("computes case "))
     );
 }
+
+/// A traceback's frames without its header line (green prints them under `Failure in …`): the
+/// message is the exception left of the last frame, not a line of library code.
+#[test]
+fn frames_without_a_traceback_header_still_end_in_their_exception() {
+    let body: Vec<String> = "Failure in tests.test_calc.CalcTest.test_add\n  File \"/usr/lib/python3.11/unittest/case.py\", line 57, in testPartExecutor\n    yield\n  File \"/t/tests/test_calc.py\", line 3, in test_add\n    self.assertEqual(2 + 2, 5)\n  File \"/usr/lib/python3.11/unittest/case.py\", line 866, in _baseAssertEqual\n    raise self.failureException(msg)\nAssertionError: 4 != 5 : sum of two and two\n"
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        crate::line::message_of(&body).as_deref(),
+        Some("AssertionError: 4 != 5 : sum of two and two")
+    );
+}

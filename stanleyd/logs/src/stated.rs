@@ -277,6 +277,11 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
         counted = true;
         counts.count(class, *n);
     }
+    if let Some(n) = cause_count(&tokens) {
+        let mut cause = LineCounts::default();
+        cause.count(Outcome::Error, n);
+        return Some(cause);
+    }
     let other = tokens
         .iter()
         .zip(&used)
@@ -286,6 +291,29 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
         })
         .count();
     (counted && other <= MAX_OTHER_WORDS && counts != LineCounts::default()).then_some(counts)
+}
+
+/// A count given as the cause of what the line says (`error: could not compile `x` due to 3
+/// previous errors`): the line is that count's summary, whatever else it says.
+fn cause_count(tokens: &[(Token, Sep)]) -> Option<usize> {
+    tokens
+        .windows(5)
+        .find_map(|w| match (&w[0].0, &w[1].0, &w[2].0, &w[3].0, &w[4].0) {
+            (Token::Word(a), Token::Word(b), Token::Number(n), Token::Word(c), Token::Word(d))
+                if a == "due"
+                    && b == "to"
+                    && c == "previous"
+                    && outcome(d) == Some(Outcome::Error) =>
+            {
+                Some(*n)
+            }
+            _ => None,
+        })
+}
+
+/// Whether a line only says how many errors came before it (`… due to 3 previous errors`).
+pub fn counts_what_came_before(line: &str) -> bool {
+    line.len() <= 400 && cause_count(&tokens(line)).is_some()
 }
 
 /// Whether a line states counts of outcomes (a run's summary).
@@ -401,6 +429,10 @@ mod tests {
                 (4, 0, 0),
             ),
             ("Total errors found: 9", (0, 9, 0)),
+            (
+                "error: could not compile `clip` (bin \"clip\") due to 3 previous errors",
+                (0, 3, 0),
+            ),
             (
                 "Found 2 errors in 1 file (checked 3 source files)",
                 (0, 2, 0),

@@ -976,6 +976,15 @@ mod tests {
             ("FAIL: test_a (pkg.mod.Case.test_a)", "pkg.mod.Case.test_a"),
             ("ERROR: test_b (pkg.mod.Case)", "pkg.mod.Case.test_b"),
             ("Failure: test_add(TestCalc)", "test_add(TestCalc)"),
+            ("Failure: test_add(TestCalc):", "test_add(TestCalc)"),
+            (
+                "Failure in tests.test_calc.CalcTest.test_add",
+                "tests.test_calc.CalcTest.test_add",
+            ),
+            (
+                "Error in tests.test_io.IoTest.test_read",
+                "tests.test_io.IoTest.test_read",
+            ),
             (
                 "tests/check_money.c:15:F:Core:test_money_create:0: Assertion 'm == 5' failed",
                 "Core:test_money_create",
