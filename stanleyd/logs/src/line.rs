@@ -209,20 +209,8 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
             return Some(id.to_owned());
         }
     }
-    // `Failure in a.b.C.test_x`, `Error in tests.test_io.IoTest.test_read` (green): a verdict
-    // word, `in`, and a test's dotted id, alone.
-    for verdict in ["Failure in ", "Error in ", "Failed in ", "Errored in "] {
-        if let Some(rest) = t.strip_prefix(verdict) {
-            let id = rest.trim().trim_end_matches(':');
-            let dotted = id.contains('.')
-                && id.split('.').all(|p| {
-                    p.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                        && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                });
-            if dotted {
-                return Some(id.to_owned());
-            }
-        }
+    if let Some(id) = verdict_in_id(t) {
+        return Some(id);
     }
     // `tests/a.c:15:F:Core:test_add:0: message`: a record of colon-separated fields after the
     // place, one of them a verdict; the fields after it up to a number name the test.
@@ -1007,4 +995,20 @@ fn called_after_verdict(line: &str) -> Option<String> {
             .all(|c| c.is_ascii_alphanumeric() || c == '_');
     // Something must follow the call: a sentence about it, not a call alone.
     (ident && words.next().is_some()).then(|| called.to_owned())
+}
+
+/// `Failure in a.b.C.test_x`, `Error in tests.test_io.IoTest.test_read` (green): a verdict
+/// word, `in`, and a test's dotted id, alone: the id.
+fn verdict_in_id(t: &str) -> Option<String> {
+    ["Failure in ", "Error in ", "Failed in ", "Errored in "]
+        .iter()
+        .find_map(|verdict| {
+            let id = t.strip_prefix(verdict)?.trim().trim_end_matches(':');
+            let dotted = id.contains('.')
+                && id.split('.').all(|p| {
+                    p.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                        && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                });
+            dotted.then(|| id.to_owned())
+        })
 }
