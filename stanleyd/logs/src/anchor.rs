@@ -49,6 +49,7 @@ pub(crate) fn exit_code_line(line: &str) -> bool {
     for marker in [
         "exit code ",
         "exited with code ",
+        "exited with ",
         "exit status ",
         "completed with exit code ",
     ] {

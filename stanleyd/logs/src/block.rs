@@ -521,6 +521,37 @@ pub(crate) fn settle(
             blocks.retain(|b| !only_counts(b));
         }
     }
+    // A step's own exit (`npm run test:math exited with code 1`, `ERROR: "lint" exited with
+    // 1.`, with the run's closing comments above it) says that a step failed, not what: beside
+    // what failed in it, it is no failure of its own.
+    if blocks.len() > 1 {
+        let exit_only = |b: &FailureBlock| {
+            let mut content = b.lines.iter().filter(|l| {
+                let t = l.trim();
+                !t.is_empty() && !t.chars().all(|c| "=-─━_*~ ".contains(c))
+            });
+            content.clone().any(|l| crate::anchor::exit_code_line(l))
+                && content.all(|l| {
+                    crate::anchor::exit_code_line(l)
+                        || counts_only(l)
+                        || crate::line::summary(l)
+                        || l.trim_start().starts_with("# ")
+                        // The next step's start: npm's echo of the script, a TAP header.
+                        || l.starts_with("> ")
+                        || l.trim_start().starts_with("TAP version ")
+                        // A TAP plan (`1..2`) closing the run above.
+                        || l.trim().split_once("..").is_some_and(|(a, b)| {
+                            !a.is_empty()
+                                && a.bytes().all(|c| c.is_ascii_digit())
+                                && !b.is_empty()
+                                && b.bytes().all(|c| c.is_ascii_digit())
+                        })
+                })
+        };
+        if blocks.iter().any(|b| !exit_only(b)) {
+            blocks.retain(|b| !exit_only(b));
+        }
+    }
     // A tool's warnings beside failures of anything else are not what failed.
     // (A step's own error lines, `make: *** [lint] Error 1`, are no such failure.)
     let warning = |b: &FailureBlock| b.anchors == ["diagnostic_warning"];

@@ -380,3 +380,22 @@ fn frames_without_a_traceback_header_still_end_in_their_exception() {
         Some("AssertionError: 4 != 5 : sum of two and two")
     );
 }
+
+/// A step's own exit line (`npm run test:math exited with code 1`, npm-run-all's `ERROR: "x"
+/// exited with 1.`) beside what failed in the step is no failure of its own (real output in
+/// `tests/fixtures/runners/concurrently-scripts.log`, `npm-run-all-scripts.log`).
+#[test]
+fn a_steps_exit_line_beside_its_failures_is_no_failure() {
+    let log = "TAP version 13\n# Subtest: adds\nnot ok 1 - adds\n  ---\n  error: |-\n    4 !== 5\n  ...\n1..1\n# tests 1\n# fail 1\n# duration_ms 96.2\nnpm run test:math exited with code 1\n\n> demo@1.0.0 test:text\n> node --test text.test.mjs\n\nERROR: \"test:text\" exited with 1.\n";
+    let parsed = crate::parse_log(log);
+    let names: Vec<Option<&str>> = parsed
+        .blocks
+        .iter()
+        .map(|b| b.test_name.as_deref())
+        .collect();
+    assert_eq!(names, [Some("adds")], "{:?}", parsed.blocks);
+    // Alone, the exit line is what the job failed of.
+    let alone =
+        crate::parse_log("> demo@1.0.0 lint\n> eslint .\n\nnpm run lint exited with code 2\n");
+    assert_eq!(alone.blocks.len(), 1);
+}
