@@ -508,7 +508,7 @@ pub(crate) fn settle(
         let only_counts = |b: &FailureBlock| {
             let mut content = b.lines.iter().filter(|l| {
                 let t = l.trim();
-                !t.is_empty() && !t.chars().all(|c| "=-─━_*~ ".contains(c))
+                !t.is_empty() && !t.chars().all(|c| c == ' ' || crate::line::rule_char(c))
             });
             content.clone().next().is_some()
                 && content.all(|l| {
@@ -528,7 +528,7 @@ pub(crate) fn settle(
         let exit_only = |b: &FailureBlock| {
             let mut content = b.lines.iter().filter(|l| {
                 let t = l.trim();
-                !t.is_empty() && !t.chars().all(|c| "=-─━_*~ ".contains(c))
+                !t.is_empty() && !t.chars().all(|c| c == ' ' || crate::line::rule_char(c))
             });
             content.clone().any(|l| crate::anchor::exit_code_line(l))
                 && content.all(|l| {

@@ -17,10 +17,41 @@ pub(crate) fn undecorated(line: &str) -> &str {
     line.trim_start_matches(|c: char| c.is_whitespace() || "│├└┌┐┘┬┴┼─╷╵".contains(c))
 }
 
-/// A line of separator characters only (`=====`, `-----`, `_____`, `─────`).
+/// Decoration a runner draws around a header or across a line (`──── name ────`, `=== x ===`).
+pub(crate) const RULE: &str = "=-_─━═~*#.│├└┌┐┘┬┴┼╷╵";
+
+/// A character that can draw a rule: the usual ones, any box-drawing or block character, and
+/// any dash or bar (`―`, `—`, `⎯`), whatever a runner picked.
+pub(crate) fn rule_char(c: char) -> bool {
+    RULE.contains(c)
+        || ('\u{2500}'..='\u{259F}').contains(&c)
+        || ('\u{2010}'..='\u{2015}').contains(&c)
+        || matches!(c, '\u{23AF}' | '\u{2E3A}' | '\u{2E3B}')
+}
+
+/// A token that only draws: two or more of the usual rule characters, or three or more of any
+/// one character that is neither a letter, a digit nor a bracket (`――――`, `>>>>`, `^^^`
+/// excepted: a caret under source marks a column, and is kept out by callers that need it).
+pub(crate) fn rule_token(token: &str) -> bool {
+    let mut chars = token.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    let n = token.chars().count();
+    if n >= 2 && token.chars().all(rule_char) {
+        return true;
+    }
+    n >= 3
+        && !first.is_alphanumeric()
+        && !first.is_whitespace()
+        && !"()[]{}<>\"'`".contains(first)
+        && chars.all(|c| c == first)
+}
+
+/// A line of separator characters only (`=====`, `-----`, `_____`, `─────`, `――――`).
 pub(crate) fn separator(line: &str) -> bool {
     let t = line.trim();
-    t.chars().count() >= 10 && t.chars().all(|c| "=-_─━~*#.".contains(c))
+    t.chars().count() >= 10 && t.chars().all(rule_char)
 }
 
 /// A duration or count suffix runners print after a name: ` (0.00s)`, ` (12 ms)`, ` [0.1s]`.

@@ -233,7 +233,7 @@ fn mentions_of(
         whole.or_else(|| {
             let core = l
                 .trim()
-                .trim_matches(|c: char| c.is_whitespace() || "_=-─#*".contains(c));
+                .trim_matches(|c: char| c.is_whitespace() || crate::line::rule_char(c));
             leaf_in(core, &leaves)
         })
     };

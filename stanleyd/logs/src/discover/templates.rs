@@ -12,9 +12,6 @@ use stanley_core::{Cancelled, Pace};
 use super::{MAX_BLOCK, Span, content, indent, message_like, separator, status_name, summary};
 use crate::stated::{Stated, states_counts};
 
-/// Decoration a runner draws around a header (`──── name ────`, `=== name ===`).
-pub(crate) const RULE: &str = "=-_─━═~*#.│├└┌┐┘┬┴┼╷╵";
-
 /// A token of a line: a quoted string stays one token however many words it holds.
 pub(crate) fn tokens(line: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -48,7 +45,7 @@ pub(crate) fn tokens(line: &str) -> Vec<&str> {
 /// A token with its variable parts masked: decoration as `<rule>`, quoted text as `<q>`, a path
 /// or a `file.ext` as `<p>` (the punctuation around it kept), digits as `0`.
 pub(crate) fn mask(token: &str) -> String {
-    if token.chars().count() >= 2 && token.chars().all(|c| RULE.contains(c)) {
+    if crate::line::rule_token(token) {
         // Each kind of rule its own: `══ Failed tests ══` does not head what `── x ──` heads.
         return format!("<rule{}>", token.chars().next().unwrap_or('-'));
     }
@@ -178,7 +175,7 @@ pub(crate) fn name_between(tokens: &[&str], prefix: usize, suffix: usize) -> Opt
         _ => joined,
     };
     let name = crate::line::without_timing(&joined)
-        .trim_matches(|c: char| c.is_whitespace() || RULE.contains(c) || c == ':')
+        .trim_matches(|c: char| c.is_whitespace() || crate::line::rule_char(c) || c == ':')
         .trim_end_matches(" ...")
         .trim_end_matches(|c: char| c == '.' || c.is_whitespace());
     let name = crate::line::plain(&crate::line::qualified(name));

@@ -120,8 +120,10 @@ pub(crate) fn iso_stamp(line: &str) -> Option<usize> {
     }
 }
 
-/// A clock prefix of another shape: `[2026-11-30T11:21:07.339Z] `, `[11:21:07] `,
-/// `11:21:07.339 `, `2026-11-30 11:21:07,339 `.
+/// A clock prefix of any shape a tool stamps lines with: `[2026-11-30T11:21:07.339Z] `,
+/// `[11:21:07] `, `11:21:07.339 `, `2026-11-30 11:21:07,339 `, `Dec 05 02:25:48 `
+/// (moreutils' `ts`), `0.125417 ` (elapsed seconds), `[Thu Dec  5 02:25:48 2026] `. Whether
+/// a log is stamped is decided by how many of its lines carry one ([`detect`]).
 pub(crate) fn clock_prefix(line: &str) -> Option<usize> {
     if let Some(n) = iso_stamp(line) {
         return Some(n);
@@ -131,16 +133,66 @@ pub(crate) fn clock_prefix(line: &str) -> Option<usize> {
         && end <= 40
     {
         let inner = &rest[..end];
-        if iso_stamp(inner).is_some_and(|n| n == inner.len()) || is_clock(inner) {
+        if iso_stamp(inner).is_some_and(|n| n == inner.len())
+            || stamp_words(inner).is_some_and(|n| n == inner.len())
+        {
             let after = &rest[end + 1..];
             return Some(1 + end + 1 + usize::from(after.starts_with(' ')));
         }
     }
-    let word = line.split(' ').next().unwrap_or("");
-    if is_clock(word) && line.len() > word.len() {
-        return Some(word.len() + 1);
+    let n = stamp_words(line)?;
+    (line.len() > n && line.as_bytes()[n] == b' ').then_some(n + 1)
+}
+
+/// The length of the time stamp `text` starts with, read word by word: month and weekday
+/// names and words of digits and date punctuation (`Dec`, `05`, `02:25:48`, `2026-12-05`,
+/// `12/05/2026`), holding a clock (`HH:MM:SS`), or a single number with a fraction of three
+/// or more digits (seconds elapsed: `0.125417`, `1733365548.123`).
+pub(crate) fn stamp_words(text: &str) -> Option<usize> {
+    const NAMES: [&str; 19] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec", "Mon",
+        "Tue", "Wed", "Thu", "Fri", "Sat", "Sun",
+    ];
+    let numeric = |w: &str| {
+        !w.is_empty()
+            && w.bytes().any(|b| b.is_ascii_digit())
+            && w.bytes()
+                .all(|b| b.is_ascii_digit() || b":.,-/".contains(&b))
+    };
+    let mut end = 0;
+    let mut words = 0;
+    let mut clock = false;
+    let mut at = 0;
+    let mut named = false;
+    while words < 6 && at < text.len() {
+        // Words are split by single spaces; after a month's name, two (`Dec  5`, a padded day).
+        let rest = &text[at..];
+        let word = rest.split(' ').next().unwrap_or("");
+        if word.is_empty() && named {
+            named = false;
+            at += 1;
+            continue;
+        }
+        named = NAMES.contains(&word);
+        if !(named || numeric(word)) {
+            break;
+        }
+        clock |= word.split(['.', ',']).next().is_some_and(is_clock);
+        words += 1;
+        end = at + word.len();
+        at = end + 1;
     }
-    None
+    let stamp = &text[..end];
+    let seconds = words == 1
+        && stamp.split_once('.').is_some_and(|(whole, frac)| {
+            !whole.is_empty()
+                && frac.len() >= 3
+                && whole
+                    .bytes()
+                    .chain(frac.bytes())
+                    .all(|b| b.is_ascii_digit())
+        });
+    (end > 0 && (clock || seconds)).then_some(end)
 }
 
 /// `HH:MM:SS` with optional fractions.
@@ -519,7 +571,60 @@ pub fn unwrap(text: &str) -> Unwrapped {
         out.lines.push(text);
         out.steps.push(current);
     }
+    if wrapper != Some(Wrapper::Clock) && stamps_come_off(&mut out.lines) && wrapper.is_none() {
+        out.wrapper = Some(Wrapper::Clock);
+    }
     out
+}
+
+/// Fewest lines in a row that make a stamp a wrapper's rather than a message's.
+const STAMPED_RUN: usize = 5;
+
+/// Takes the time stamps off every run of lines that each start with one of the same shape
+/// (a run of [`STAMPED_RUN`] or more; blank lines inside a run neither break nor count): the
+/// output of a step piped through `ts` inside a CI job, whose own stamps came off already.
+/// Whether any came off.
+fn stamps_come_off(lines: &mut [String]) -> bool {
+    let shape = |l: &str| -> Option<(usize, String)> {
+        let n = clock_prefix(l)?;
+        Some((n, crate::text::digits_masked(&l[..n])))
+    };
+    let mut any = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let Some((_, first)) = shape(&lines[i]) else {
+            i += 1;
+            continue;
+        };
+        // The run: lines of this shape, and blank lines between them.
+        let mut end = i;
+        let mut count = 0;
+        let mut j = i;
+        while j < lines.len() {
+            if lines[j].trim().is_empty() {
+                j += 1;
+                continue;
+            }
+            match shape(&lines[j]) {
+                Some((_, s)) if s == first => {
+                    count += 1;
+                    j += 1;
+                    end = j;
+                }
+                _ => break,
+            }
+        }
+        if count >= STAMPED_RUN {
+            for line in &mut lines[i..end] {
+                if let Some((n, _)) = shape(line) {
+                    line.replace_range(..n, "");
+                }
+            }
+            any = true;
+        }
+        i = end.max(i + 1);
+    }
+    any
 }
 
 #[cfg(test)]
@@ -644,6 +749,37 @@ mod tests {
         let u = unwrap_text(clock);
         assert_eq!(u.wrapper, Some(Wrapper::Clock));
         assert_eq!(u.lines[1], "not ok 1 - adds");
+    }
+
+    #[test]
+    fn a_stamp_of_any_shape_before_most_lines_comes_off() {
+        // moreutils' `ts` in its default, elapsed and relative forms, syslog's padded day, a
+        // bracketed `date` and a dated clock with a comma.
+        for stamp in [
+            "Dec 05 02:25:48",
+            "0.125417",
+            "1733365548.125417",
+            "00:00:03",
+            "Dec  5 02:25:48",
+            "[Thu Dec  5 02:25:48 2026]",
+            "2026/12/05 02:25:48,339",
+            "[12/05/2026 02:25:48]",
+        ] {
+            let log = format!("{stamp} starting\n{stamp}   not ok 1 - adds\n{stamp} done");
+            let u = unwrap_text(&log);
+            assert_eq!(u.wrapper, Some(Wrapper::Clock), "{stamp}");
+            assert_eq!(u.lines[1], "  not ok 1 - adds", "{stamp}");
+        }
+        // Numbers that start lines are no stamp: counts, versions, a bare decimal.
+        for line in [
+            "12 passed",
+            "1.2 seconds",
+            "3.14159",
+            "2026 was a year",
+            "1.2.3 released",
+        ] {
+            assert_eq!(clock_prefix(line), None, "{line}");
+        }
     }
 
     #[test]
