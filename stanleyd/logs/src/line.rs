@@ -253,6 +253,9 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
     if let Some(name) = called_after_verdict(t) {
         return Some(name);
     }
+    if let Some(name) = padded_verdict(t) {
+        return Some(name);
+    }
     // `[FAIL] suite::name: (0.01s)`, `[ ERROR ] name`: a bracketed verdict, then the name.
     if let Some(rest) = t.strip_prefix('[')
         && let Some((inside, after)) = rest.split_once(']')
@@ -337,6 +340,29 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
         return name_like(name).then(|| name.trim().to_owned());
     }
     None
+}
+
+/// A name, padding (two spaces or a dot leader) and a verdict in delimiters closing the line:
+/// `Addition Works      | FAIL |` (Robot Framework), `name ........ [FAILED]`, `name   [ FAIL ]`,
+/// `name   <ERROR>`.
+pub(crate) fn padded_verdict(t: &str) -> Option<String> {
+    let close = t.chars().last()?;
+    let open = match close {
+        '|' => '|',
+        ']' => '[',
+        '>' => '<',
+        _ => return None,
+    };
+    let body = &t[..t.len() - close.len_utf8()];
+    let at = body.rfind(open)?;
+    if !failed_verdict(body[at + 1..].trim()) {
+        return None;
+    }
+    let before = &body[..at];
+    let padded = before.ends_with("  ") || before.trim_end().ends_with("..");
+    let name = before.trim_end().trim_end_matches('.').trim_end();
+    let name = plain(&qualified(name));
+    (padded && name_like(&name)).then_some(name)
 }
 
 /// The test a one-line result record names (`path:line:F:Suite:name:n: message`).

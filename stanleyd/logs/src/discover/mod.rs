@@ -66,6 +66,7 @@ fn failing_names(
             continue;
         }
         if let Some(n) = status_name(l)
+            && !closes_a_suite(lines, i)
             && known.insert(n.clone())
         {
             names.push(n);
@@ -170,6 +171,17 @@ fn failing_names(
     }
     drop(first_at);
     Ok(names)
+}
+
+/// Whether the verdict at `at` is a suite's: a name with its verdict closing the line, and
+/// counts right under it where a test's report would be (`Calc | FAIL |` over `4 tests, 1
+/// passed, 3 failed`). A record that carries its message (`FAILED a::b - boom`) over the run's
+/// counts is a test's.
+fn closes_a_suite(lines: &[String], at: usize) -> bool {
+    crate::line::padded_verdict(lines[at].trim_end()).is_some()
+        && lines
+            .get(at + 1)
+            .is_some_and(|l| crate::stated::states_counts(l))
 }
 
 /// Every line not `covered` that mentions a failing name, with the name's index (the longest
@@ -967,6 +979,28 @@ mod tests {
         );
         // A message that merely starts with a lowercase `error:` names nothing.
         assert_eq!(status_name("error: main() returned 1"), None);
+    }
+
+    /// Robot Framework (real output in `tests/fixtures/runners/robot-*`): a verdict padded to
+    /// the line's end between delimiters names its test; a suite's own verdict, with counts
+    /// where a report would be, names none.
+    #[test]
+    fn a_padded_verdict_closing_a_line_names_its_test_and_a_suites_names_none() {
+        let rule = "-".repeat(30);
+        let log = lines(&format!(
+            "Total Of Two Items                    | FAIL |\ncart total 8 instead of 7\n{rule}\nEmpty Cart                            | PASS |\n{rule}\nCoupon Code                           | FAIL |\ndoes not contain 'WINTER25'\n{rule}\nShop.Cart                             | FAIL |\n3 tests, 1 passed, 2 failed\n"
+        ));
+        assert_eq!(names(&reports(&log)), ["Total Of Two Items", "Coupon Code"]);
+        for (line, name) in [
+            ("parses dates ........ [FAILED]", Some("parses dates")),
+            ("parses dates   [ FAIL ]", Some("parses dates")),
+            ("parses dates   <ERROR>", Some("parses dates")),
+            // No padding: a message that ends in brackets.
+            ("expected [FAIL]", None),
+            ("parses dates   | PASS |", None),
+        ] {
+            assert_eq!(status_name(line).as_deref(), name, "{line}");
+        }
     }
 
     #[test]
