@@ -5,10 +5,12 @@ usage: diagnostics_truth.py KIND AUX CAPTURE OUT TOOL MODE
 
 KIND: gcc-json (gcc -fdiagnostics-format=json), cargo-json (cargo --message-format=json),
 eslint-json (eslint -f json), tsc-plain (tsc --pretty false, the tool's own one-line format),
-cpplint-junit (cpplint --output=junit), clang-tidy-plain (clang-tidy's own error lines).
+cpplint-junit (cpplint --output=junit), clang-tidy-plain (clang-tidy's own error lines),
+bandit-json, sqlfluff-json, htmlhint-json (each tool's JSON format), black-diff (black's
+--diff), file-list (a formatter's own list of the files it would change).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
-is the first 24 characters of its message (its `path:line:col` when another error has the same
-message), checked to occur in CAPTURE.
+is the first 24 characters of its message (its place as printed when another error's message starts
+alike), checked to occur in CAPTURE.
 """
 import json
 import os
@@ -71,6 +73,35 @@ elif kind == "clang-tidy-plain":
         if m:
             path, row, col = m.group(1), m.group(2), m.group(3)
             failures.append((f"{path}:{row}", m.group(4), f"{path}:{row}:{col}"))
+elif kind == "bandit-json":
+    # bandit -f json: every result fails the run; the place as its plain output prints it.
+    for r in json.loads(text)["results"]:
+        failures.append((f'{r["filename"]}:{r["line_number"]}', r["issue_text"],
+                         f'Location: {r["filename"]}:{r["line_number"]}:{r["col_offset"]}'))
+elif kind == "sqlfluff-json":
+    # sqlfluff lint --format json: a violation per rule and place.
+    for f in json.loads(text):
+        for v in f["violations"]:
+            failures.append((f'{f["filepath"]}:{v["start_line_no"]}', v["description"],
+                             f'L:{v["start_line_no"]:>4} | P:{v["start_line_pos"]:>4}'))
+elif kind == "htmlhint-json":
+    # htmlhint --format json: a message per rule and place (errors and warnings both fail).
+    for f in json.loads(text):
+        for m in f["messages"]:
+            failures.append((f'{f["file"]}:{m["line"]}', m["message"], f'L{m["line"]} |'))
+elif kind == "black-diff":
+    # black --diff -q: a unified diff per file it would change, headed `--- path\t(stamp)`.
+    for line in text.splitlines():
+        if line.startswith("--- "):
+            path = line[4:].split("\t")[0].strip()
+            failures.append((path, path, path))
+elif kind == "file-list":
+    # A formatter's own list of the files it would change (`prettier -l`): each file a
+    # failure named by its path, its token the path.
+    for line in text.splitlines():
+        path = line.strip().removeprefix("would reformat ").strip()
+        if path:
+            failures.append((path, path, path))
 else:
     sys.exit(f"unknown kind {kind}")
 
@@ -78,10 +109,10 @@ shown = re.sub(r"\x1b\[[0-9;]*m", "", open(capture, errors="replace").read())
 truth = {"runner": tool, "mode": mode, "project": os.path.basename(os.getcwd()), "color": False,
          "failures": []}
 status = 0
-messages = [m for _, m, _ in failures]
+starts = [m[:24] for _, m, _ in failures]
 for name, message, locator in failures:
-    # Two errors with one message (`mismatched types`) are told apart by their place.
-    token = message[:24] if messages.count(message) == 1 else locator
+    # Two errors whose messages start alike (`mismatched types`) are told apart by their place.
+    token = message[:24] if starts.count(message[:24]) == 1 else locator
     if token not in shown:
         print(f"token {token!r} of {name} not in {capture}", file=sys.stderr)
         status = 1

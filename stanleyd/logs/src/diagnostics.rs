@@ -4,6 +4,8 @@
 
 use crate::found::Found;
 
+mod records;
+
 /// Lines a diagnostic's block keeps at most.
 pub(crate) const MAX_LINES: usize = 40;
 
@@ -587,7 +589,7 @@ pub(crate) fn continues(line: &str) -> bool {
 fn numbered_source(t: &str) -> bool {
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
     digits > 0
-        && [" |", " -", " +"]
+        && [" |", " -", " +", "\t"]
             .iter()
             .any(|m| t[digits..].starts_with(m))
 }
@@ -737,8 +739,15 @@ pub(crate) fn read(
             continue;
         }
         let line = &lines[i];
-        // A header with its place in words, its findings marked on the lines below.
-        if let Some(next) = marked_findings(lines, covered, i, &mut out) {
+        // A header with its place in words, its findings marked on the lines below; rows
+        // that give their line in a field under a header naming the file; a list of files.
+        let listed = match &header_path {
+            Some(h) => records::field_rows(lines, covered, i, h, &mut out),
+            None => None,
+        }
+        .or_else(|| marked_findings(lines, covered, i, &mut out))
+        .or_else(|| records::file_list(lines, covered, i, &mut out));
+        if let Some(next) = listed {
             file = None;
             i = next;
             continue;
@@ -746,6 +755,12 @@ pub(crate) fn read(
         let mut found = one_line(line).map(|(name, place, s, c, m)| (i, name, place, s, c, m));
         if found.is_none() {
             found = placed_otherwise(lines, i);
+        }
+        // A record whose place is a labelled field in its body (`Location: a.py:4:4`).
+        if found.is_none()
+            && let Some((name, place, code, message)) = records::located_below(lines, i)
+        {
+            found = Some((i, name, place, Severity::Error, code, message));
         }
         // An indented `path:line:col: message` under a header that names the same file
         // (`Checking src/a.lua   3 warnings`): a row of that file's findings, one line each.
@@ -771,8 +786,11 @@ pub(crate) fn read(
             found = Some((i, format!("{f}:{row}"), format!("{f}:{pos}"), s, c, m));
         }
         let Some((start, name, place, severity, code, message)) = found else {
-            // An unindented line naming a file heads that file's indented rows.
-            if !line.starts_with(char::is_whitespace) && !line.trim().is_empty() {
+            // An unindented line naming a file heads that file's indented rows; so does a
+            // path alone, however indented.
+            if !line.trim().is_empty()
+                && (!line.starts_with(char::is_whitespace) || path_like(line.trim()))
+            {
                 header_path = line
                     .split_whitespace()
                     .take(3)

@@ -1,0 +1,303 @@
+//! Findings whose place is not first on their line (issue 46): a record whose place is a
+//! labelled field in its body (`>> Issue: [B602] …` over `   Location: ./a.py:4:4`), rows
+//! that give a line number in a field under a header naming the file (`L:   1 | P:   1 | LT09
+//! | …`, `L6 |<source>` over a `^ message` marker), and lists of files a tool would change,
+//! closed by a count of files (`would reformat a.py` … `2 files would be reformatted`).
+
+use super::{Diagnostic, MAX_LINES, Severity, path_like, rule_like};
+use crate::found::Found;
+
+/// A labelled field that holds a place: `Location: ./a.py:4:4`, `File: src/a.c:3` (a single
+/// word, then the place and nothing else): (path, line, the place as printed).
+fn place_field(line: &str) -> Option<(&str, u64, &str)> {
+    let (label, rest) = line.trim().split_once(": ")?;
+    if label.is_empty() || !label.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let rest = rest.trim();
+    let (path, number, used) = super::location(rest)?;
+    (used == rest.len()).then_some((path, number, rest))
+}
+
+/// A record whose place is a field in its indented body: the unindented line at `i` says what
+/// was found, and one of the indented lines under it (before a blank line) is a labelled place.
+/// (name, place, code, message).
+pub(super) fn located_below(
+    lines: &[String],
+    i: usize,
+) -> Option<(String, String, Option<String>, String)> {
+    let line = &lines[i];
+    if line.trim().is_empty()
+        || line.starts_with(char::is_whitespace)
+        || crate::line::status_name(line).is_some()
+    {
+        return None;
+    }
+    let (path, number, place) = lines[i + 1..]
+        .iter()
+        .take(8)
+        .take_while(|l| l.starts_with(char::is_whitespace) && !l.trim().is_empty())
+        .find_map(|l| place_field(l))?;
+    // What was found, without the marks before it (`>> `).
+    let message = line
+        .trim()
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_owned();
+    // Its code: the first bracketed word (`[B602:subprocess_popen_with_shell_equals_true]`).
+    let code = message
+        .split_once('[')
+        .and_then(|(_, r)| r.split_once(']'))
+        .map(|(c, _)| c.split(':').next().unwrap_or(c))
+        .filter(|c| rule_like(c))
+        .map(str::to_owned);
+    Some((format!("{path}:{number}"), place.to_owned(), code, message))
+}
+
+/// A line number in a field: `L:   1`, `L6`, `line 3`, `Line: 3`, `Ln 3`.
+fn line_field(field: &str) -> Option<u64> {
+    let f = field.trim();
+    let digits = f.trim_start_matches(|c: char| !c.is_ascii_digit());
+    let label = f[..f.len() - digits.len()]
+        .trim()
+        .trim_end_matches(':')
+        .trim();
+    let label_ok = ["L", "Ln", "line", "Line", "LINE"].contains(&label);
+    (label_ok && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+/// A column in a field: `P:   5`, `C: 3`, `col 3`, `Col: 3`.
+fn column_field(field: &str) -> Option<u64> {
+    let f = field.trim();
+    let digits = f.trim_start_matches(|c: char| !c.is_ascii_digit());
+    let label = f[..f.len() - digits.len()]
+        .trim()
+        .trim_end_matches(':')
+        .trim();
+    let label_ok = ["P", "C", "col", "Col", "column", "Column", "pos"].contains(&label);
+    (label_ok && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+/// The findings of the rows from `i` on, under a header that named the file `file`: each row
+/// gives its line in a field, then its column, code and message in fields of their own
+/// (`L:   1 | P:  10 | LT01 | Expected …` with `| …` lines continuing the message), or quotes
+/// the source line with the message on a `^` marker under it (`L6 |<P>upper</P>` then `    ^
+/// The html element name … (tagname-lowercase)`). Pushed to `out`; the line after the last.
+pub(super) fn field_rows(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    file: &str,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let fields: Vec<&str> = lines[i].trim().split('|').collect();
+    if fields.len() < 2 {
+        return None;
+    }
+    let row = line_field(fields[0])?;
+    let mut rest = &fields[1..];
+    let column = rest.first().and_then(|f| column_field(f));
+    if column.is_some() {
+        rest = &rest[1..];
+    }
+    let mut code = None;
+    if rest.len() >= 2 {
+        let c = rest[0].trim();
+        if !c.is_empty() && !c.contains(' ') && rule_like(c) {
+            code = Some(c.to_owned());
+            rest = &rest[1..];
+        }
+    }
+    let mut message = rest.join("|").trim().to_owned();
+    let mut place = match column {
+        Some(c) => format!("{file}:{row}:{c}"),
+        None => format!("{file}:{row}"),
+    };
+    let mut end = i + 1;
+    while end < lines.len() && end - i < MAX_LINES && !covered[end] {
+        let t = lines[end].trim();
+        if let Some(more) = t.strip_prefix('|')
+            && line_field(t).is_none()
+        {
+            // The message goes on in its column.
+            message = format!("{message} {}", more.trim());
+        } else if let Some(marked) = t.strip_prefix("^ ").or_else(|| t.strip_prefix("^")) {
+            // The row quoted the source; the marker under it says what is wrong there.
+            let at = lines[end].len() - lines[end].trim_start().len();
+            place = format!("{file}:{row}:{at}");
+            message = marked.trim().to_owned();
+            if code.is_none() {
+                code = message
+                    .strip_suffix(')')
+                    .and_then(|m| m.rsplit_once('('))
+                    .map(|(_, c)| c)
+                    .filter(|c| rule_like(c))
+                    .map(str::to_owned);
+            }
+        } else {
+            break;
+        }
+        end += 1;
+    }
+    if message.is_empty() {
+        return None;
+    }
+    out.push(Diagnostic {
+        found: Found {
+            start: i,
+            lines: lines[i..end].to_vec(),
+            name: Some(format!("{file}:{row}")),
+            message: Some(message),
+            anchor: "diagnostic",
+            ..Found::default()
+        },
+        code,
+        place,
+        severity: Severity::Error,
+    });
+    Some(end)
+}
+
+/// A line of a list of files: a few words and a path last (`would reformat src/a.py`, `[warn]
+/// a.js`, or a path alone once its label came off): (the words before it, the path).
+fn listed(line: &str) -> Option<(&str, &str)> {
+    let t = line.trim();
+    let (words, path) = t.rsplit_once(' ').unwrap_or(("", t));
+    let words = words.trim().trim_end_matches(':');
+    (path_like(path)
+        && !path.contains(':')
+        && words.split_whitespace().count() <= 3
+        && !words.chars().any(|c| c.is_ascii_digit()))
+    .then_some((words, path))
+}
+
+/// How many files a closing line counts (`2 files would be reformatted`, `Code style issues
+/// found in 3 files.`, `… in the above file.`).
+fn files_counted(line: &str) -> Option<usize> {
+    let lower = line.to_ascii_lowercase();
+    if lower.contains("the above file") {
+        return Some(1);
+    }
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    words.windows(2).find_map(|w| {
+        let unit = w[1].trim_end_matches(['.', ',', ':', ';']);
+        (unit == "file" || unit == "files")
+            .then(|| w[0].parse().ok())
+            .flatten()
+    })
+}
+
+/// A list of files a tool would change or found wanting, from `i` (the first line of the run
+/// only: each run is looked at once), closed within a few lines by a line that counts as many
+/// files: each file a finding named by its path. Pushed to `out`; the line after the count.
+pub(super) fn file_list(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let (words, _) = listed(&lines[i])?;
+    if i > 0 && listed(&lines[i - 1]).is_some_and(|(w, _)| w == words) {
+        return None;
+    }
+    let mut end = i;
+    while end < lines.len() && !covered[end] && listed(&lines[end]).is_some_and(|(w, _)| w == words)
+    {
+        end += 1;
+    }
+    let (at, count) = lines[end..]
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .take(3)
+        .find_map(|(k, l)| Some((end + k, files_counted(l)?)))?;
+    if count != end - i {
+        return None;
+    }
+    let closing = lines[at].trim();
+    for (k, line) in lines.iter().enumerate().take(end).skip(i) {
+        let (words, path) = listed(line)?;
+        let message = if words.is_empty() {
+            format!("{path}: {closing}")
+        } else {
+            line.trim().to_owned()
+        };
+        out.push(Diagnostic {
+            found: Found {
+                start: k,
+                lines: vec![line.clone()],
+                name: Some(path.to_owned()),
+                message: Some(message),
+                anchor: "diagnostic",
+                ..Found::default()
+            },
+            code: None,
+            place: path.to_owned(),
+            severity: Severity::Error,
+        });
+    }
+    Some(at + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_owned).collect()
+    }
+
+    fn read(text: &str) -> Vec<(String, String)> {
+        let l = lines(text);
+        let never = stanley_core::Cancel::new();
+        super::super::read(&l, &vec![false; l.len()], &stanley_core::Pace::new(&never))
+            .unwrap()
+            .into_iter()
+            .map(|d| (d.found.name.unwrap(), d.found.message.unwrap()))
+            .collect()
+    }
+
+    /// Shapes of real bandit, sqlfluff and htmlhint output (`tests/fixtures/runners/`).
+    #[test]
+    fn a_place_in_a_field_names_its_finding() {
+        let found = read(
+            ">> Issue: [B602:subprocess_popen] call with shell=True\n   Severity: High\n   Location: ./s.py:4:4\n4\tsubprocess.call(cmd, shell=True)\n\n------\n",
+        );
+        assert_eq!(found[0].0, "./s.py:4");
+        assert!(found[0].1.contains("shell=True"));
+
+        let found = read(
+            "== [q.sql] FAIL\nL:   1 | P:   1 | LT09 | Select targets should be on a new line unless\n                       | there is only one. [layout.select_targets]\nL:   2 | P:   4 | LT01 | Expected single whitespace.\n",
+        );
+        assert_eq!(
+            found,
+            [
+                (
+                    "q.sql:1".to_owned(),
+                    "Select targets should be on a new line unless there is only one. [layout.select_targets]".to_owned()
+                ),
+                ("q.sql:2".to_owned(), "Expected single whitespace.".to_owned()),
+            ]
+        );
+
+        let found = read(
+            "   site/index.html\n      L4 |<div id=\"a\"><div id=\"a\">\n                  ^ The id value [ a ] must be unique. (id-unique)\n      L6 |<P>x</P>\n          ^ Tag names must be lowercase. (tagname-lowercase)\n",
+        );
+        assert_eq!(found[0].0, "site/index.html:4");
+        assert!(found[0].1.starts_with("The id value"));
+        assert_eq!(found[1].0, "site/index.html:6");
+    }
+
+    #[test]
+    fn a_list_of_files_closed_by_their_count_is_a_finding_each() {
+        let found = read(
+            "would reformat src/a.py\nwould reformat src/b.py\n\nOh no!\n2 files would be reformatted, 1 file would be left unchanged.\n",
+        );
+        let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["src/a.py", "src/b.py"]);
+        // A count that disagrees, or none, makes no list: paths alone say nothing is wrong.
+        assert!(read("src/a.py\nsrc/b.py\n3 files checked\n").is_empty());
+        assert!(read("src/a.py\nsrc/b.py\n").is_empty());
+    }
+}

@@ -1,0 +1,1 @@
+const menu = [ 'a','b' ]

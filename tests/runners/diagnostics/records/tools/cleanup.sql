@@ -1,0 +1,2 @@
+DELETE from sessions WHERE expires < now()
+select  a , b from t
