@@ -199,40 +199,40 @@ pub fn parse_log_paced(
             *c |= *r;
         }
     }
-    // A TAP stream anywhere in the log is a document of its own: tests, their assertions and
-    // their diagnostics, nested or not.
-    if let Some((found, stream)) = crate::document::tap::tap(&lines, &covered) {
-        for i in stream {
-            covered[i] = true;
+    let rest = read_text(
+        &lines,
+        covered.clone(),
+        &stated,
+        Order::DiagnosticsFirst,
+        pace,
+    )?;
+    let first = settle(
+        blocks.iter().cloned().chain(rest).collect(),
+        &lines,
+        &unwrapped,
+        offset,
+    );
+    // Diagnostics read first can split a test's report whose message starts with a place
+    // (`spec/a.lua:2: Expected objects to be equal.` under `Failure -> spec/a.lua @ 2`): when
+    // that reading disagrees with the stated count, the reports read first may agree.
+    let mut blocks = if matches!(
+        Agreement::of(&stated, counted(&first)),
+        Agreement::Differs { .. }
+    ) {
+        let rest = read_text(&lines, covered, &stated, Order::ReportsFirst, pace)?;
+        blocks.extend(rest);
+        let second = settle(blocks, &lines, &unwrapped, offset);
+        if matches!(
+            Agreement::of(&stated, counted(&second)),
+            Agreement::Agrees { .. }
+        ) {
+            second
+        } else {
+            first
         }
-        blocks.extend(found.into_iter().map(from_found));
-    }
-    pace.now()?;
-    // Diagnostics: each error of a compiler, type checker or linter a failure of its own.
-    blocks.extend(diagnostic_blocks(&lines, &mut covered, pace)?);
-    pace.now()?;
-    // The runner-agnostic segmenter: reports by the structure runners share.
-    let segments = crate::discover::segment(&lines, &covered, &stated, pace)?;
-    pace.now()?;
-    for found in segments.reports {
-        for c in &mut covered[found.start..found.start + found.lines.len()] {
-            *c = true;
-        }
-        blocks.push(from_found(found));
-    }
-    for i in segments.listings {
-        covered[i] = true;
-    }
-    // Generic windows around the remaining anchors.
-    let windows = crate::anchor::windows(&lines, &covered, pace)?;
-    for (s, e, mut a, _) in windows {
-        pace.step()?;
-        a.dedup();
-        let (kept, omitted) = capped(&lines[s..=e]);
-        blocks.push(finish(kept, s + 1, omitted, a));
-    }
-    pace.now()?;
-    let mut blocks = settle(blocks, &lines, &unwrapped, offset);
+    } else {
+        first
+    };
     pace.now()?;
     distinct_ids(&mut blocks);
     let agreement = Agreement::of(&stated, counted(&blocks));
@@ -251,6 +251,69 @@ pub fn parse_log_paced(
         wrapper,
         agreement,
     })
+}
+
+/// Which reading takes the lines first.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// Diagnostics first, then the reports of what they left (compilers' output).
+    DiagnosticsFirst,
+    /// Test reports first, then the diagnostics of what they left.
+    ReportsFirst,
+}
+
+/// The blocks of the lines the runner parsers left (`covered`): a TAP stream, diagnostics and
+/// the segmenter's reports in `order`, then generic windows around what is left.
+fn read_text(
+    lines: &[String],
+    mut covered: Vec<bool>,
+    stated: &crate::stated::Stated,
+    order: Order,
+    pace: &Pace<'_>,
+) -> Result<Vec<FailureBlock>, Cancelled> {
+    let mut blocks = Vec::new();
+    // A TAP stream anywhere in the log is a document of its own: tests, their assertions and
+    // their diagnostics, nested or not.
+    if let Some((found, stream)) = crate::document::tap::tap(lines, &covered) {
+        for i in stream {
+            covered[i] = true;
+        }
+        blocks.extend(found.into_iter().map(from_found));
+    }
+    pace.now()?;
+    // Diagnostics (each error of a compiler, type checker or linter a failure of its own) and
+    // the runner-agnostic segmenter (reports by the structure runners share), in `order`.
+    for reading in match order {
+        Order::DiagnosticsFirst => [Order::DiagnosticsFirst, Order::ReportsFirst],
+        Order::ReportsFirst => [Order::ReportsFirst, Order::DiagnosticsFirst],
+    } {
+        if reading == Order::DiagnosticsFirst {
+            blocks.extend(diagnostic_blocks(lines, &mut covered, pace)?);
+            pace.now()?;
+            continue;
+        }
+        let segments = crate::discover::segment(lines, &covered, stated, pace)?;
+        pace.now()?;
+        for found in segments.reports {
+            for c in &mut covered[found.start..found.start + found.lines.len()] {
+                *c = true;
+            }
+            blocks.push(from_found(found));
+        }
+        for i in segments.listings {
+            covered[i] = true;
+        }
+    }
+    // Generic windows around the remaining anchors.
+    let windows = crate::anchor::windows(lines, &covered, pace)?;
+    for (s, e, mut a, _) in windows {
+        pace.step()?;
+        a.dedup();
+        let (kept, omitted) = capped(&lines[s..=e]);
+        blocks.push(finish(kept, s + 1, omitted, a));
+    }
+    pace.now()?;
+    Ok(blocks)
 }
 
 #[cfg(test)]

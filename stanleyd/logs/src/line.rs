@@ -505,6 +505,12 @@ pub(crate) fn content(line: &str) -> bool {
 pub(crate) fn message_like(line: &str) -> bool {
     let t = undecorated(line).trim();
     let t = t.strip_prefix("=> ").unwrap_or(t);
+    // A message may start with its place (`spec/a_spec.lua:2: Expected objects to be equal.`).
+    said(t) || after_place(t).is_some_and(said)
+}
+
+/// Whether text (a line without its decoration) says what went wrong.
+fn said(t: &str) -> bool {
     let t = t.strip_prefix("E ").map_or(t, str::trim_start);
     let word: String = t
         .chars()
@@ -533,6 +539,21 @@ pub(crate) fn message_like(line: &str) -> bool {
         || t.ends_with(": Failure")
         || t.ends_with(": FAILED:")
         || t.starts_with("not ok ")
+}
+
+/// What follows a place that starts `t` (`path:line: `, `path:line:col: `), when one does.
+fn after_place(t: &str) -> Option<&str> {
+    let (place, rest) = t.split_once(": ")?;
+    let mut parts = place.split(':');
+    let path = parts.next()?;
+    let numbers: Vec<&str> = parts.collect();
+    let placed = (path.contains('/') || path.contains('.'))
+        && !path.contains(char::is_whitespace)
+        && (1..=2).contains(&numbers.len())
+        && numbers
+            .iter()
+            .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    (placed && !rest.trim().is_empty()).then_some(rest)
 }
 
 /// Whether a line is a stack frame, a location, source excerpt or diff legend: what follows a

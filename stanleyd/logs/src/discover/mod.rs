@@ -862,7 +862,13 @@ pub(crate) fn segment(
             } else {
                 block.clone()
             };
-            let message = message_of(&read[1..]).or_else(|| message_of(&read));
+            // A header whose name is on the line under it (`Failure -> a.lua @ 2`, then `calc
+            // adds`): the message starts after the name.
+            let body = match (&s.name, read.get(1)) {
+                (Some(name), Some(next)) if next.trim() == name => &read[2..],
+                _ => &read[1..],
+            };
+            let message = message_of(body).or_else(|| message_of(&read));
             Found {
                 start: s.start,
                 lines: block,

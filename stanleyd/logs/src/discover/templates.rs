@@ -52,6 +52,12 @@ pub(crate) fn mask(token: &str) -> String {
     if token.len() >= 2 && matches!(token.as_bytes()[0], b'"' | b'\'' | b'`') {
         return "<q>".into();
     }
+    // A failure's kind is a verdict like any other: `Failure -> a.lua @ 2` and `Error -> a.lua
+    // @ 3` head the reports of one runner alike, as `FAIL: x` and `ERROR: y` do.
+    if verdict_word(token) {
+        let decoration: String = token.chars().filter(|c| !c.is_alphanumeric()).collect();
+        return format!("<verdict>{decoration}");
+    }
     let core = token.trim_matches(|c: char| "()[]{}<>:,;\"'`".contains(c));
     let pathlike = !core.is_empty()
         && (core.contains('/')
@@ -65,6 +71,17 @@ pub(crate) fn mask(token: &str) -> String {
         return format!("{}<p>{}", &token[..at], &token[at + core.len()..]);
     }
     crate::text::digits_masked(token)
+}
+
+/// A failure's kind as a word (`Failure`, `ERROR:`, `failed`), whatever its case and the
+/// punctuation around it.
+fn verdict_word(token: &str) -> bool {
+    let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+    [
+        "fail", "failed", "failure", "error", "errored", "broken", "crash", "crashed",
+    ]
+    .iter()
+    .any(|v| word.eq_ignore_ascii_case(v))
 }
 
 /// Which end of a line a template keeps.
@@ -104,6 +121,7 @@ pub(crate) fn marked(constant: &[String]) -> bool {
     constant.iter().any(|t| {
         let l = t.to_ascii_lowercase();
         l.contains("fail")
+            || l.starts_with("<verdict>")
             || l.contains("not ok")
             || l.contains("broken")
             || ["✗", "✘", "✕", "×", "✖", "❌", "💥"]
@@ -146,7 +164,8 @@ pub(crate) fn constant_ends(masked: &[Vec<String>], raw: &[Vec<&str>]) -> (usize
             .chars()
             .filter(|c| !c.is_ascii_digit())
             .any(char::is_alphabetic)
-            && !m.starts_with("<rule");
+            && !m.starts_with("<rule")
+            && !m.starts_with("<verdict>");
         let same_raw = raw
             .iter()
             .all(|x| x[at(x.len())] == raw[0][at(raw[0].len())]);
@@ -385,7 +404,10 @@ mod tests {
         assert_eq!(mask("────"), "<rule─>");
         assert_eq!(mask("\"a b\""), "<q>");
         assert_eq!(mask("src/a.lua:3:"), "<p>:");
-        assert_eq!(mask("Failure"), "Failure");
+        // A failure's kind is a verdict: `Failure ->` and `Error ->` head one runner's reports.
+        assert_eq!(mask("Failure"), "<verdict>");
+        assert_eq!(mask("ERROR:"), "<verdict>:");
+        assert_eq!(mask("Failures"), "Failures");
         assert_eq!(tokens("✗ \"two words\" x"), ["✗", "\"two words\"", "x"]);
     }
 
