@@ -64,8 +64,8 @@ fn question_part(text: &str) -> Option<&str> {
     text.find(&heading).map(|i| &text[..i + heading.len()])
 }
 
-fn err(what: &str, e: impl std::fmt::Display) -> StoreError {
-    StoreError(format!("{what}: {e}"))
+fn err(what: &str, e: impl std::error::Error + Send + Sync + 'static) -> StoreError {
+    StoreError::file(what, e)
 }
 
 impl FileFlowStore {
@@ -83,9 +83,7 @@ impl FileFlowStore {
     fn untracked(&self, name: &str) -> Result<(), StoreError> {
         let rel = format!(".stanley/flow/{name}");
         if crate::tracked::tracked(&self.root, &rel) {
-            return Err(StoreError(format!(
-                "{rel} is tracked by Git, so it is not Stanley's; remove it from the repository (`git rm --cached {rel}`)"
-            )));
+            return Err(StoreError::Tracked { path: rel });
         }
         Ok(())
     }

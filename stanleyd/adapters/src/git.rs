@@ -59,9 +59,17 @@ impl std::fmt::Debug for Git2Repo {
     }
 }
 
-fn git_err(context: &str, e: &git2::Error) -> GitError {
+fn git_err(context: &'static str, e: &git2::Error) -> GitError {
     let msg: String = e.message().chars().take(200).collect();
-    GitError(format!("git {context} failed: {msg}"))
+    GitError::Git {
+        context,
+        message: msg,
+        source: Some(std::sync::Arc::new(git2::Error::new(
+            e.code(),
+            e.class(),
+            e.message(),
+        ))),
+    }
 }
 
 /// Whether a ref is safe to resolve: `^[A-Za-z0-9][A-Za-z0-9._/@^~-]{0,199}$` without `..`.
@@ -78,17 +86,16 @@ pub fn valid_ref(text: &str) -> bool {
 
 /// Finds the worktree root that contains `dir`.
 pub fn worktree_root(dir: &Path) -> Result<PathBuf, GitError> {
-    let repo = Repository::discover(dir)
-        .map_err(|_| GitError(format!("not a Git repository: {}", dir.display())))?;
-    let workdir = repo.workdir().ok_or_else(|| {
-        GitError(format!(
-            "not a Git repository with a working tree: {}",
-            dir.display()
-        ))
+    let repo = Repository::discover(dir).map_err(|_| GitError::NotARepository {
+        path: dir.to_path_buf(),
     })?;
-    workdir
-        .canonicalize()
-        .map_err(|e| GitError(format!("cannot resolve {}: {e}", workdir.display())))
+    let workdir = repo.workdir().ok_or_else(|| GitError::NoWorkingTree {
+        path: dir.to_path_buf(),
+    })?;
+    workdir.canonicalize().map_err(|e| GitError::Resolve {
+        path: workdir.to_path_buf(),
+        source: std::sync::Arc::new(e),
+    })
 }
 
 /// The worktree's status entries, untracked files included (recursively), ignored files and
@@ -110,8 +117,9 @@ impl Git2Repo {
         // `fsck`): on a large diff that was a tenth of a request's time (issue 32, D-123).
         static NO_REHASH: std::sync::Once = std::sync::Once::new();
         NO_REHASH.call_once(|| git2::opts::strict_hash_verification(false));
-        let repo = Repository::open(root)
-            .map_err(|_| GitError(format!("not a Git repository: {}", root.display())))?;
+        let repo = Repository::open(root).map_err(|_| GitError::NotARepository {
+            path: root.to_path_buf(),
+        })?;
         Ok(Self {
             root: root.to_path_buf(),
             repo: Mutex::new(repo),
@@ -123,12 +131,12 @@ impl Git2Repo {
     fn resolve(repo: &Repository, spec: &str) -> Result<Oid, GitError> {
         if !valid_ref(spec) {
             let shown: String = spec.chars().take(80).collect();
-            return Err(GitError(format!("unsupported ref: \"{shown}\"")));
+            return Err(GitError::UnsupportedRef(shown));
         }
         repo.revparse_single(spec)
             .and_then(|o| o.peel_to_commit())
             .map(|c| c.id())
-            .map_err(|_| GitError(format!("git rev-parse failed: unknown revision {spec}")))
+            .map_err(|_| GitError::UnknownRevision(spec.to_owned()))
     }
 
     fn head(repo: &Repository) -> Option<Oid> {
@@ -447,7 +455,9 @@ fn hunks_of(patch: &Patch<'_>) -> Result<(Vec<HunkDiff>, usize), GitError> {
 }
 
 fn too_big() -> GitError {
-    GitError(format!("git diff output exceeded {MAX_DIFF_BYTES} bytes"))
+    GitError::TooLarge {
+        limit: MAX_DIFF_BYTES as u64,
+    }
 }
 
 /// A side's bytes, as the Git port reads them (the blob, or the worktree file).
@@ -460,7 +470,7 @@ type SideBytes<'a> = &'a dyn Fn(&git2::DiffFile<'_>) -> Option<Vec<u8>>;
 /// content is its added text, read through `new_side`.
 /// The error of a diff given up because its request was cancelled.
 pub fn cancelled() -> GitError {
-    GitError("the diff was cancelled with its request".into())
+    GitError::Cancelled
 }
 
 fn structure(
@@ -607,7 +617,7 @@ impl Git for Git2Repo {
             }
             Scope::Branch => {
                 let Some(head) = head else {
-                    return Err(GitError("branch scope needs a HEAD commit".into()));
+                    return Err(GitError::NoHead);
                 };
                 let base_name = base.unwrap_or("main");
                 let base_oid = Self::resolve(&repo, base_name)?;
@@ -932,7 +942,10 @@ mod tests {
                 assert!(given_up.is_ok());
                 continue;
             }
-            assert_eq!(given_up.unwrap_err(), cancelled(), "{scope:?}");
+            assert!(
+                matches!(given_up.unwrap_err(), GitError::Cancelled),
+                "{scope:?}"
+            );
         }
         let whole = repo.diff(Scope::Branch, Some("main"), None).unwrap();
         assert!(whole.diff.to_text().contains("+new"));

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use stanley_core::{BoxFuture, ErrorClass, Jev, JevError, JevRequest, Transport};
+use stanley_core::{BoxFuture, ErrorClass, Failure, Jev, JevError, JevRequest};
 use thiserror::Error;
 use tokio::sync::Notify;
 use tokio::time::Instant;
@@ -438,8 +438,7 @@ impl HttpShared {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let client = build_client(Vec::new(), pool_idle).map_err(|e| {
             JevError::new(
-                None,
-                "",
+                Failure::Other,
                 format!("could not build the HTTP client: {}", error_chain(&e)),
             )
         })?;
@@ -490,7 +489,7 @@ impl HttpJev {
     /// A client for `config` with a connection pool of its own.
     pub fn new(config: JevConfig) -> Result<Self, JevError> {
         let shared = HttpShared::new(POOL_IDLE)?;
-        Self::with_shared(config, &shared).map_err(|e| JevError::new(None, "", e.to_string()))
+        Self::with_shared(config, &shared).map_err(|e| JevError::new(Failure::Other, e.to_string()))
     }
 
     /// A client for `config` over a shared pool: the key stays in this value, which lives only
@@ -525,16 +524,17 @@ impl HttpJev {
             .send()
             .await
             .map_err(|e| {
-                let name = if e.is_timeout() {
-                    "TimeoutError"
+                let failure = if e.is_timeout() {
+                    Failure::TimedOut
                 } else if e.is_connect() || e.is_request() {
-                    "ConnectionError"
+                    Failure::Unreachable {
+                        certificate: refused_certificate(&e),
+                    }
                 } else {
-                    "HttpError"
+                    Failure::Other
                 };
                 JevError::new(
-                    None,
-                    name,
+                    failure,
                     format!("System One request failed: {}", error_chain(&e)),
                 )
             })?;
@@ -542,8 +542,7 @@ impl HttpJev {
         let wait = retry_after(response.headers());
         let body = response.bytes().await.map_err(|e| {
             JevError::new(
-                None,
-                "ConnectionReset",
+                Failure::CutOff,
                 format!("System One response was cut off: {}", error_chain(&e)),
             )
         })?;
@@ -562,19 +561,41 @@ impl HttpJev {
                 })
                 .unwrap_or_else(|| String::from_utf8_lossy(&body).chars().take(200).collect());
             return Err(JevError::new(
-                Some(status),
-                "",
+                Failure::Status(status),
                 format!("System One answered HTTP {status}: {detail}"),
             ));
         }
         self.limiter.succeeded();
-        serde_json::from_slice(&body).map_err(|e| JevError {
-            class: ErrorClass::Unknown,
-            status: Some(status),
-            transport: Transport::Other,
-            message: format!("System One answered with a body that is not JSON: {e}"),
+        serde_json::from_slice(&body).map_err(|e| {
+            JevError::classed(
+                ErrorClass::Unknown,
+                Failure::Status(status),
+                format!("System One answered with a body that is not JSON: {e}"),
+            )
         })
     }
+}
+
+/// The reason a TLS certificate was not accepted, when that is why a request failed: rustls'
+/// own error, found by its type along the chain (inside the `io::Error` the connector wraps it
+/// in, whose `source` skips it).
+fn refused_certificate(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut next = Some(e);
+    while let Some(err) = next {
+        let inner = err
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+            .map(|i| i as &(dyn std::error::Error + 'static));
+        for candidate in std::iter::once(err).chain(inner) {
+            if let Some(rustls::Error::InvalidCertificate(why)) =
+                candidate.downcast_ref::<rustls::Error>()
+            {
+                return Some(why.to_string());
+            }
+        }
+        next = err.source();
+    }
+    None
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {

@@ -139,8 +139,8 @@ impl std::fmt::Debug for SledQueue {
     }
 }
 
-fn err(e: impl std::fmt::Display) -> QueueError {
-    QueueError(format!("the improvement queue failed: {e}"))
+fn err(e: impl std::error::Error + Send + Sync + 'static) -> QueueError {
+    QueueError::store(e)
 }
 
 /// Opens sled in `dir`; a panic inside sled (it has them on some damaged files) is an error.
@@ -184,11 +184,9 @@ fn check_log_file(path: &Path) -> Result<(), QueueError> {
         || meta.uid() != uid
         || meta.permissions().mode() & 0o077 != 0
     {
-        return Err(QueueError(format!(
-            "the improvement queue cannot be used: {} is not the daemon's own file (a link, \
-             another owner, or readable by others); move it aside",
-            path.display()
-        )));
+        return Err(QueueError::NotOwn {
+            path: path.to_path_buf(),
+        });
     }
     Ok(())
 }
@@ -310,8 +308,10 @@ impl SledQueue {
         let parent = dir.parent().unwrap_or(dir);
         let log_path = parent.join("queue.ndjson");
         check_log_file(&log_path)?;
-        let replay = job_log::replay(&log_path, &key)
-            .map_err(|e| err(format!("cannot read {}: {e}", log_path.display())))?;
+        let replay = job_log::replay(&log_path, &key).map_err(QueueError::file(format!(
+            "cannot read {}",
+            log_path.display()
+        )))?;
         if replay.torn {
             tracing::info!("the job log ends in a torn line (a write cut short); ignored");
         }
@@ -320,10 +320,10 @@ impl SledQueue {
             Ok(db) => {
                 match db.get("schema") {
                     Ok(Some(v)) if v.as_ref() != SCHEMA_VERSION.as_bytes() => {
-                        return Err(QueueError(format!(
-                            "the improvement queue has schema {}, not {SCHEMA_VERSION}; move .stanley/state/ aside",
-                            String::from_utf8_lossy(&v)
-                        )));
+                        return Err(QueueError::Schema {
+                            found: String::from_utf8_lossy(&v).into_owned(),
+                            expected: SCHEMA_VERSION,
+                        });
                     }
                     _ => {}
                 }
@@ -343,7 +343,7 @@ impl SledQueue {
             drop(db);
             let kept = corrupt_folder(dir, &now);
             crate::records::rename(dir, &kept)
-                .map_err(|e| err(format!("cannot move the damaged store aside: {e}")))?;
+                .map_err(QueueError::file("cannot move the damaged store aside"))?;
             if replay.exists {
                 let _ = std::fs::copy(&log_path, kept.join("queue.ndjson"));
             }
@@ -352,13 +352,13 @@ impl SledQueue {
             recovery = Some((problem.clone(), kept));
             db
         } else {
-            let db = db.ok_or_else(|| err("the store did not open"))?;
+            let db = db.ok_or_else(|| err(std::io::Error::other("the store did not open")))?;
             if let Some(problem) = &verdict.log_problem {
                 let kept = corrupt_folder(dir, &now);
                 crate::records::create_private_dir(&kept).map_err(err)?;
                 if replay.exists {
                     std::fs::copy(&log_path, kept.join("queue.ndjson"))
-                        .map_err(|e| err(format!("cannot keep the damaged job log: {e}")))?;
+                        .map_err(QueueError::file("cannot keep the damaged job log"))?;
                 }
                 recovery = Some((problem.clone(), kept));
             }
@@ -380,8 +380,9 @@ impl SledQueue {
         for (id, job) in &verdict.merged {
             jobs.insert(id.as_bytes(), seal(&key, job)?).map_err(err)?;
         }
-        let log = JobLog::rewrite(&log_path, &key, verdict.merged.values())
-            .map_err(|e| err(format!("cannot write {}: {e}", log_path.display())))?;
+        let log = JobLog::rewrite(&log_path, &key, verdict.merged.values()).map_err(
+            QueueError::file(format!("cannot write {}", log_path.display())),
+        )?;
         db.insert(LOG_MARKER, "1").map_err(err)?;
         db.flush().map_err(err)?;
 
@@ -411,7 +412,7 @@ impl SledQueue {
                 tracing::error!(report = %report.line(), "the improvement queue was recovered");
                 let json = serde_json::to_vec_pretty(&report).map_err(err)?;
                 crate::records::write_atomic(&kept.join("recovery.json"), &json)
-                    .map_err(|e| err(format!("cannot write the recovery report: {e}")))?;
+                    .map_err(QueueError::file("cannot write the recovery report"))?;
                 Some(report)
             }
         };
@@ -433,10 +434,8 @@ impl SledQueue {
 
     /// Appends to the job log; a failure (a full disk) refuses the change.
     fn logged(&self, result: std::io::Result<()>) -> Result<(), QueueError> {
-        result.map_err(|e| {
-            QueueError(format!(
-                "the improvement queue could not record the change: {e}"
-            ))
+        result.map_err(|e| QueueError::Unrecorded {
+            source: std::sync::Arc::new(e),
         })
     }
 }
@@ -656,12 +655,10 @@ mod tests {
         );
         queue.db.insert("schema", "stanley.queue/0").unwrap();
         drop(queue);
-        assert!(
-            SledQueue::open(&path, key())
-                .unwrap_err()
-                .0
-                .contains("has schema stanley.queue/0")
-        );
+        assert!(matches!(
+            SledQueue::open(&path, key()).unwrap_err(),
+            QueueError::Schema { found, .. } if found == "stanley.queue/0"
+        ));
     }
 
     /// Two queued jobs, the store closed; returns (tempdir, state dir, job ids).
@@ -835,7 +832,10 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o644)).unwrap();
         let e = SledQueue::open(&state, key()).unwrap_err();
-        assert!(e.0.contains("is not the daemon's own file"), "{e:?}");
+        assert!(
+            matches!(&e, QueueError::NotOwn { path } if *path == log),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -590,9 +590,8 @@ pub fn open_sled(
         }));
         match opened {
             Ok(Ok(db)) => return Ok(db),
-            Ok(Err(e))
-                if e.to_string().contains("could not acquire lock")
-                    && std::time::Instant::now() < deadline =>
+            Ok(Err(sled::Error::Io(_)))
+                if locked_elsewhere(dir) && std::time::Instant::now() < deadline =>
             {
                 std::thread::sleep(std::time::Duration::from_millis(25));
             }
@@ -600,6 +599,15 @@ pub fn open_sled(
             Err(_) => return Err(StoreError::OpenPanicked),
         }
     }
+}
+
+/// Whether another process holds the store's lock (sled locks its `db` file): asked of the
+/// lock itself, never read from an error's words.
+fn locked_elsewhere(dir: &std::path::Path) -> bool {
+    let Ok(file) = std::fs::File::open(dir.join("db")) else {
+        return false;
+    };
+    matches!(file.try_lock(), Err(std::fs::TryLockError::WouldBlock))
 }
 
 #[cfg(test)]
@@ -610,6 +618,32 @@ mod tests {
 
     fn mode(p: &Path) -> u32 {
         fs::metadata(p).unwrap().permissions().mode() & 0o777
+    }
+
+    /// A store another handle still holds is waited for (its lock probed, not its error
+    /// read), and opens once that handle lets go; one held past the wait is an error.
+    #[test]
+    fn a_held_store_is_waited_for_by_its_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("s");
+        let held = open_sled(&store, 1 << 20, sled::Mode::LowSpace).unwrap();
+        assert!(locked_elsewhere(&store));
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            drop(held);
+        });
+        let reopened = open_sled(&store, 1 << 20, sled::Mode::LowSpace);
+        release.join().unwrap();
+        let reopened = reopened.expect("opens once the other handle lets go");
+        assert!(locked_elsewhere(&store));
+        // Held past the wait: an error naming the store, never a hang.
+        let err = open_sled(&store, 1 << 20, sled::Mode::LowSpace).unwrap_err();
+        assert!(
+            matches!(err, crate::store_error::StoreError::Open(_)),
+            "{err:?}"
+        );
+        drop(reopened);
+        assert!(!locked_elsewhere(&store));
     }
 
     #[test]

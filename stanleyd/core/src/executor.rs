@@ -21,7 +21,7 @@ use crate::cache::{CacheKey, CacheUse, CachedAnswers, Level, Tally};
 use crate::cancel::Cancel;
 use crate::hash::{Field, short_id, stable_bytes, stable_hash_object};
 use crate::jev::{
-    Answers, BoxFuture, ErrorClass, Jev, JevError, JevRequest, JevTrouble, Questions,
+    Answers, BoxFuture, ErrorClass, Failure, Jev, JevError, JevRequest, JevTrouble, Questions,
 };
 use crate::validate;
 
@@ -796,9 +796,9 @@ impl Executor {
             let result = tokio::select! {
                 r = call => match r {
                     Ok(r) => r,
-                    Err(_) => Err(JevError::new(None, "TimeoutError", "request timed out")),
+                    Err(_) => Err(JevError::new(Failure::TimedOut, "request timed out")),
                 },
-                () = inner.cancel.cancelled() => Err(JevError::new(None, "AbortError", "run aborted")),
+                () = inner.cancel.cancelled() => Err(JevError::new(Failure::Aborted, "run aborted")),
                 () = inner.halt.cancelled() => {
                     inner.budget.settle(estimate, 0);
                     let reason = self.disabled().unwrap_or("the port was disabled");

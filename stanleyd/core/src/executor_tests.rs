@@ -45,7 +45,7 @@ fn frame_ids_are_stable_and_content_derived() {
 async fn transient_failures_are_retried_and_counted() {
     let jev = ScriptedJev::new(|n, _| {
         if n < 2 {
-            Err(JevError::new(Some(503), "", "unavailable"))
+            Err(JevError::new(Failure::Status(503), "unavailable"))
         } else {
             Ok(noul_answer(0.4))
         }
@@ -68,7 +68,7 @@ async fn transient_failures_are_retried_and_counted() {
 
 #[tokio::test]
 async fn auth_failure_disables_the_port_for_every_later_frame() {
-    let jev = ScriptedJev::new(|_, _| Err(JevError::new(Some(401), "", "bad key")));
+    let jev = ScriptedJev::new(|_, _| Err(JevError::new(Failure::Status(401), "bad key")));
     let ex = executor(jev.clone(), BudgetLimits::TREE, 2);
     let outs = ex.run_all(vec![frame("a"), frame("b"), frame("c")]).await;
     assert_eq!(jev.calls(), 1);
@@ -175,14 +175,17 @@ type TroubleCase = (JevError, fn(&JevTrouble) -> bool);
 #[tokio::test(start_paused = true)]
 async fn jev_trouble_is_recorded_for_the_request() {
     let cases: [TroubleCase; 4] = [
-        (JevError::new(Some(401), "", "unauthorized"), |t| {
+        (JevError::new(Failure::Status(401), "unauthorized"), |t| {
             matches!(t, JevTrouble::Auth { status: Some(401) })
         }),
         (
-            JevError::new(None, "ConnectionError", "connection refused"),
-            |t| matches!(t, JevTrouble::Unreachable { detail } if detail.contains("refused")),
+            JevError::new(
+                Failure::Unreachable { certificate: None },
+                "connection refused",
+            ),
+            |t| matches!(t, JevTrouble::Unreachable { detail, certificate: None } if detail.contains("refused")),
         ),
-        (JevError::new(Some(503), "", "busy"), |t| {
+        (JevError::new(Failure::Status(503), "busy"), |t| {
             matches!(
                 t,
                 JevTrouble::Unavailable {
@@ -193,7 +196,7 @@ async fn jev_trouble_is_recorded_for_the_request() {
                 }
             )
         }),
-        (JevError::new(None, "TimeoutError", "slow"), |t| {
+        (JevError::new(Failure::TimedOut, "slow"), |t| {
             matches!(
                 t,
                 JevTrouble::Unavailable {
@@ -378,7 +381,7 @@ async fn a_validated_answer_is_served_from_the_cache_the_next_time_and_not_charg
 #[tokio::test(start_paused = true)]
 async fn errors_invalid_answers_and_read_only_runs_keep_nothing() {
     let jev = ScriptedJev::new(|n, _| match n {
-        0 => Err(JevError::new(Some(400), "", "rejected")),
+        0 => Err(JevError::new(Failure::Status(400), "rejected")),
         1 | 2 => Ok(
             json!({"model": "jev-test", "answers": {"q": {"type": "noul", "noul": 7.0}}, "usage": {"input_tokens": 1, "output_tokens": 1}}),
         ),

@@ -349,60 +349,58 @@ impl ErrorClass {
         }
     }
 
-    /// Classifies a failure from its HTTP status (if any), an error kind name and its message,
-    /// in the reference's order: abort, auth, too large, transient, rejected, unknown.
-    pub fn classify(status: Option<u16>, name: &str, message: &str) -> Self {
-        let name_lc = name.to_ascii_lowercase();
-        let msg = message.to_ascii_lowercase();
-        if name_lc == "aborterror" || name_lc == "apiuseraborterror" {
-            return ErrorClass::Aborted;
+    /// Classifies a failure from what the transport ran into and, for an answer with an error
+    /// status, what Jev's answer said, in the reference's order (§3.4): abort, auth, too large,
+    /// transient, rejected, unknown. Only Jev's own answer is read as text: a 400 whose body
+    /// says the request was too large is too large (the wire's words, not an error's).
+    pub fn of(failure: &Failure, answer: &str) -> Self {
+        match *failure {
+            Failure::Aborted => ErrorClass::Aborted,
+            Failure::Status(401 | 403) => ErrorClass::Auth,
+            Failure::Status(413) => ErrorClass::TooLarge,
+            Failure::Status(_) if too_large(answer) => ErrorClass::TooLarge,
+            Failure::Status(408 | 429) => ErrorClass::Transient,
+            Failure::Status(s) if s >= 500 => ErrorClass::Transient,
+            Failure::TimedOut | Failure::Unreachable { .. } | Failure::CutOff => {
+                ErrorClass::Transient
+            }
+            Failure::Status(s) if s >= 400 => ErrorClass::Rejected,
+            Failure::Status(_) | Failure::Other => ErrorClass::Unknown,
         }
-        if matches!(status, Some(401 | 403))
-            || name_lc.contains("authentication")
-            || name_lc.contains("permissiondenied")
-        {
-            return ErrorClass::Auth;
-        }
-        if status == Some(413)
-            || [
-                "max_tokens_exceeded",
-                "too large",
-                "payload",
-                "context length",
-            ]
-            .iter()
-            .any(|m| msg.contains(m))
-        {
-            return ErrorClass::TooLarge;
-        }
-        if matches!(status, Some(408 | 429))
-            || status.is_some_and(|s| s >= 500)
-            || ["timeout", "connection", "ratelimit"]
-                .iter()
-                .any(|m| name_lc.contains(m))
-            || ["econnreset", "etimedout", "socket hang up", "rate limit"]
-                .iter()
-                .any(|m| msg.contains(m))
-        {
-            return ErrorClass::Transient;
-        }
-        if status.is_some_and(|s| s >= 400) {
-            return ErrorClass::Rejected;
-        }
-        ErrorClass::Unknown
     }
 }
 
-/// How far a failed call got.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Transport {
-    /// Jev answered with an error status.
-    Response,
-    /// No connection was made: refused, unknown host, TLS (`ConnectionError`).
-    Unreachable,
-    /// No answer in time (`TimeoutError`).
+/// Whether Jev's answer to a request says it was too large for the model.
+fn too_large(answer: &str) -> bool {
+    let answer = answer.to_ascii_lowercase();
+    [
+        "max_tokens_exceeded",
+        "too large",
+        "payload",
+        "context length",
+    ]
+    .iter()
+    .any(|m| answer.contains(m))
+}
+
+/// What a failed call ran into, as the transport saw it (the typed form of the reference's
+/// error `name`, §3.4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The run was cancelled.
+    Aborted,
+    /// No answer in time.
     TimedOut,
-    /// Anything else (a connection cut off mid-answer, a body that is not JSON).
+    /// No connection could be made: refused, unknown host, or TLS.
+    Unreachable {
+        /// The certificate the server presented was not accepted, and why (`UnknownIssuer`).
+        certificate: Option<String>,
+    },
+    /// The connection was cut off mid-answer.
+    CutOff,
+    /// Jev answered with an error status (or a success whose body was no JSON).
+    Status(u16),
+    /// Anything else (a client that could not be built).
     Other,
 }
 
@@ -412,29 +410,38 @@ pub enum Transport {
 pub struct JevError {
     /// How the executor handles it.
     pub class: ErrorClass,
-    /// The HTTP status, when there was a response.
-    pub status: Option<u16>,
-    /// How far the call got.
-    pub transport: Transport,
+    /// What the transport ran into.
+    pub failure: Failure,
     /// What went wrong, for diagnostics (redacted before it is shown).
     pub message: String,
 }
 
 impl JevError {
-    /// An error classified from its parts.
-    pub fn new(status: Option<u16>, name: &str, message: impl Into<String>) -> Self {
+    /// A failure and its message; for an error status, `message` holds Jev's answer, which
+    /// the class reads (see [`ErrorClass::of`]).
+    pub fn new(failure: Failure, message: impl Into<String>) -> Self {
         let message = message.into();
-        let transport = match (status, name) {
-            (Some(_), _) => Transport::Response,
-            (None, "ConnectionError") => Transport::Unreachable,
-            (None, "TimeoutError") => Transport::TimedOut,
-            _ => Transport::Other,
-        };
         Self {
-            class: ErrorClass::classify(status, name, &message),
-            status,
-            transport,
+            class: ErrorClass::of(&failure, &message),
+            failure,
             message,
+        }
+    }
+
+    /// A failure handled as `class` whatever it is (a success whose body was no JSON).
+    pub fn classed(class: ErrorClass, failure: Failure, message: impl Into<String>) -> Self {
+        Self {
+            class,
+            failure,
+            message: message.into(),
+        }
+    }
+
+    /// The HTTP status Jev answered with, when it answered.
+    pub fn status(&self) -> Option<u16> {
+        match self.failure {
+            Failure::Status(s) => Some(s),
+            _ => None,
         }
     }
 }
@@ -452,6 +459,8 @@ pub enum JevTrouble {
     Unreachable {
         /// What the transport said (redacted).
         detail: String,
+        /// The server's TLS certificate was not accepted, and why: its fix is a setting.
+        certificate: Option<String>,
     },
     /// Jev answered with failures or not at all, on every attempt.
     Unavailable {
@@ -480,7 +489,9 @@ impl std::fmt::Display for JevTrouble {
                 Some(s) => write!(f, "Jev refused the key (HTTP {s})"),
                 None => write!(f, "Jev refused the key"),
             },
-            JevTrouble::Unreachable { detail } => write!(f, "Jev could not be reached: {detail}"),
+            JevTrouble::Unreachable { detail, .. } => {
+                write!(f, "Jev could not be reached: {detail}")
+            }
             JevTrouble::Unavailable {
                 status,
                 timed_out,
@@ -516,16 +527,19 @@ impl JevTrouble {
         tried: Duration,
         detail: &str,
     ) -> Option<Self> {
-        match (error.class, error.transport) {
+        match (error.class, &error.failure) {
             (ErrorClass::Auth, _) => Some(JevTrouble::Auth {
-                status: error.status,
+                status: error.status(),
             }),
-            (ErrorClass::Transient, Transport::Unreachable) => Some(JevTrouble::Unreachable {
-                detail: detail.to_owned(),
-            }),
-            (ErrorClass::Transient, transport) => Some(JevTrouble::Unavailable {
-                status: error.status,
-                timed_out: transport == Transport::TimedOut,
+            (ErrorClass::Transient, Failure::Unreachable { certificate }) => {
+                Some(JevTrouble::Unreachable {
+                    detail: detail.to_owned(),
+                    certificate: certificate.clone(),
+                })
+            }
+            (ErrorClass::Transient, failure) => Some(JevTrouble::Unavailable {
+                status: error.status(),
+                timed_out: *failure == Failure::TimedOut,
                 attempts,
                 tried,
             }),
@@ -552,20 +566,25 @@ mod tests {
     #[test]
     fn classification_follows_the_reference_order() {
         use ErrorClass::*;
-        assert_eq!(ErrorClass::classify(Some(401), "", ""), Auth);
-        assert_eq!(ErrorClass::classify(Some(403), "", ""), Auth);
-        assert_eq!(ErrorClass::classify(Some(413), "", ""), TooLarge);
+        let of = |f: Failure, answer: &str| ErrorClass::of(&f, answer);
+        assert_eq!(of(Failure::Status(401), ""), Auth);
+        assert_eq!(of(Failure::Status(403), ""), Auth);
+        assert_eq!(of(Failure::Status(413), ""), TooLarge);
         assert_eq!(
-            ErrorClass::classify(Some(400), "", "context length exceeded"),
+            of(Failure::Status(400), "context length exceeded"),
             TooLarge
         );
-        assert_eq!(ErrorClass::classify(Some(429), "", ""), Transient);
-        assert_eq!(ErrorClass::classify(Some(503), "", ""), Transient);
-        assert_eq!(ErrorClass::classify(None, "TimeoutError", ""), Transient);
-        assert_eq!(ErrorClass::classify(None, "", "socket hang up"), Transient);
-        assert_eq!(ErrorClass::classify(Some(404), "", ""), Rejected);
-        assert_eq!(ErrorClass::classify(None, "AbortError", ""), Aborted);
-        assert_eq!(ErrorClass::classify(None, "", "weird"), Unknown);
+        assert_eq!(of(Failure::Status(429), ""), Transient);
+        assert_eq!(of(Failure::Status(503), ""), Transient);
+        assert_eq!(of(Failure::TimedOut, ""), Transient);
+        assert_eq!(of(Failure::CutOff, ""), Transient);
+        let refused = Failure::Unreachable { certificate: None };
+        assert_eq!(of(refused, ""), Transient);
+        assert_eq!(of(Failure::Status(404), ""), Rejected);
+        assert_eq!(of(Failure::Aborted, ""), Aborted);
+        assert_eq!(of(Failure::Other, "too large"), Unknown);
+        // Only Jev's answer is read: a transport's words classify nothing.
+        assert_eq!(of(Failure::Other, "socket hang up"), Unknown);
     }
 
     /// The estimate counted without a body is the estimate of the body as it is sent.

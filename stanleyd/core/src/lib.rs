@@ -29,7 +29,7 @@ pub use executor::{
 };
 pub use hash::{Field, sha256_hex, stable_hash, stable_hash_object, stable_id, stable_json};
 pub use jev::{
-    Answer, Answers, BoxFuture, ErrorClass, Jev, JevError, JevRequest, JevTrouble, Question,
-    Questions, Transport,
+    Answer, Answers, BoxFuture, ErrorClass, Failure, Jev, JevError, JevRequest, JevTrouble,
+    Question, Questions,
 };
 pub use validate::ValidationError;

@@ -139,7 +139,7 @@ async fn say_what_the_branch_leaves_out(
     let paths = match status.await {
         Ok(Ok(paths)) => paths,
         Ok(Err(e)) => {
-            tracing::warn!(error = %e.0, "could not read the worktree's status");
+            tracing::warn!(error = %e, "could not read the worktree's status");
             return;
         }
         Err(e) => {
@@ -185,10 +185,7 @@ pub(crate) async fn run_plan(
     let kept = ctx.state.evidence.evidence(source);
     let evidence: &DiffEvidence = &kept;
     let tracked = if plan.reads_tracked() {
-        ctx.state
-            .git
-            .tracked()
-            .map_err(|e| RequestError::input(e.0))?
+        ctx.state.git.tracked().map_err(RequestError::from)?
     } else {
         Vec::new()
     };

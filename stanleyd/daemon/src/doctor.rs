@@ -145,8 +145,12 @@ async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Chec
                     ),
                     "check that TYPESAFE_API_KEY holds your current key, whole",
                 ),
-                Some(JevTrouble::Unreachable { detail }) => {
-                    let (problem, advice) = crate::error::unreachable(&base, &detail);
+                Some(JevTrouble::Unreachable {
+                    detail,
+                    certificate,
+                }) => {
+                    let (problem, advice) =
+                        crate::error::unreachable(&base, &detail, certificate.as_deref());
                     check("jev", "fail", problem, advice)
                 }
                 Some(trouble @ (JevTrouble::Unavailable { .. } | JevTrouble::Invalid { .. })) => {

@@ -4,6 +4,7 @@
 
 use std::io;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use stanley_proto::exit::ErrorKind;
 use thiserror::Error;
@@ -94,7 +95,7 @@ impl Refusal {
 /// A refused request or call: what went wrong ([`Refusal`], which decides its kind and gRPC
 /// code) and one line saying it. The one error the request path and the administrative
 /// services fail with.
-#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[derive(Clone, Debug, Error)]
 #[error("{message}")]
 pub(crate) struct RequestError {
     /// What went wrong.
@@ -103,7 +104,21 @@ pub(crate) struct RequestError {
     pub(crate) message: String,
     /// The workflow that was running, when one had been selected.
     pub(crate) workflow: Option<String>,
+    /// What caused it, kept to the edge for the daemon's log (its chain never leaves the
+    /// daemon: the message is what a client hears).
+    #[source]
+    pub(crate) cause: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
+
+/// Two refusals are alike when they say the same thing; their causes are the log's.
+impl PartialEq for RequestError {
+    fn eq(&self, other: &Self) -> bool {
+        (self.refusal, &self.message, &self.workflow)
+            == (other.refusal, &other.message, &other.workflow)
+    }
+}
+
+impl Eq for RequestError {}
 
 impl RequestError {
     pub(crate) fn new(refusal: Refusal, message: impl Into<String>) -> Self {
@@ -111,6 +126,20 @@ impl RequestError {
             refusal,
             message: message.into(),
             workflow: None,
+            cause: None,
+        }
+    }
+
+    /// A refusal that keeps what caused it as its source.
+    pub(crate) fn caused(
+        refusal: Refusal,
+        cause: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            refusal,
+            message: cause.to_string(),
+            workflow: None,
+            cause: Some(Arc::new(cause)),
         }
     }
 
@@ -191,8 +220,11 @@ impl RequestError {
                         .unwrap_or_default()
                 ),
             ),
-            JevTrouble::Unreachable { detail } => {
-                let (problem, advice) = unreachable(host, detail);
+            JevTrouble::Unreachable {
+                detail,
+                certificate,
+            } => {
+                let (problem, advice) = unreachable(host, detail, certificate.as_deref());
                 Self::new(Refusal::JevUnreachable, format!("{problem}; {advice}"))
             }
             JevTrouble::Unavailable { .. } => Self::new(
@@ -288,6 +320,7 @@ mod tests {
                 RequestError::jev(
                     &stanley_core::JevTrouble::Unreachable {
                         detail: "x: Connection refused".into(),
+                        certificate: None,
                     },
                     "http://127.0.0.1:9",
                 ),
@@ -349,8 +382,8 @@ pub enum DaemonError {
     #[error("another stanleyd already serves {0}")]
     AlreadyRunning(PathBuf),
     /// The root is not a Git worktree.
-    #[error("{0}")]
-    NotARepository(String),
+    #[error(transparent)]
+    NotARepository(#[from] stanley_workflows::ports::GitError),
     /// A place the daemon would use is not safe (a link, another user's, open to others).
     #[error("{0}; set XDG_RUNTIME_DIR to a folder only you can use")]
     Unsafe(#[from] stanley_proto::private::Unsafe),
@@ -374,9 +407,14 @@ impl DaemonError {
 }
 
 /// Why `host` could not be reached, from the transport's error chain, and what to do about it.
-/// A refused TLS certificate is told apart from a network problem: its fix is a setting.
-pub(crate) fn unreachable(host: &str, detail: &str) -> (String, &'static str) {
-    if let Some((_, why)) = detail.split_once("invalid peer certificate: ") {
+/// A refused TLS certificate (the transport says so by type) is told apart from a network
+/// problem: its fix is a setting.
+pub(crate) fn unreachable(
+    host: &str,
+    detail: &str,
+    certificate: Option<&str>,
+) -> (String, &'static str) {
+    if let Some(why) = certificate {
         return (
             format!(
                 "{host} (TYPESAFE_BASE_URL) presented a TLS certificate that was not accepted ({why})"
@@ -391,4 +429,18 @@ pub(crate) fn unreachable(host: &str, detail: &str) -> (String, &'static str) {
         format!("cannot reach {host} (TYPESAFE_BASE_URL): {why}"),
         "check the address and your network",
     )
+}
+
+/// A repository that cannot be read is an input error (65), its Git error the source.
+impl From<stanley_workflows::ports::GitError> for RequestError {
+    fn from(e: stanley_workflows::ports::GitError) -> Self {
+        Self::caused(Refusal::Input, e)
+    }
+}
+
+/// The queue's store failing is the daemon's fault (an internal error), its cause the source.
+impl From<stanley_workflows::improve::QueueError> for RequestError {
+    fn from(e: stanley_workflows::improve::QueueError) -> Self {
+        Self::caused(Refusal::Internal, e)
+    }
 }

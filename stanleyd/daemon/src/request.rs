@@ -215,7 +215,7 @@ impl Ctx<'_> {
                 if self.cancel.is_cancelled() {
                     RequestError::aborted()
                 } else {
-                    RequestError::input(e.0)
+                    RequestError::from(e)
                 }
             })
     }

@@ -46,9 +46,11 @@ impl Git for BrokenDiff {
         _base: Option<&str>,
         _input_file: Option<&str>,
     ) -> Result<std::sync::Arc<DiffSource>, GitError> {
-        Err(GitError(
-            "git diff failed: object not found - no match for id (3f2a9c)".into(),
-        ))
+        Err(GitError::Git {
+            context: "diff",
+            message: "object not found - no match for id (3f2a9c)".into(),
+            source: None,
+        })
     }
 }
 

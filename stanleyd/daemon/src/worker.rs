@@ -622,7 +622,7 @@ pub(crate) fn retry(state: &DaemonState, id: &str) -> Result<Job, RequestError> 
     let q = queue(state)?;
     let mut job = q
         .get(id)
-        .map_err(|e| RequestError::internal(e.0))?
+        .map_err(RequestError::from)?
         .ok_or_else(|| RequestError::not_found(format!("no improvement job {id}")))?;
     let root = &state.config.files.root;
     if read_record(root, id).is_some_and(|r| r.status == "promoted") {
@@ -640,7 +640,7 @@ pub(crate) fn retry(state: &DaemonState, id: &str) -> Result<Job, RequestError> 
     job.attempts = 0;
     job.result = None;
     diary(&mut job, format!("retry {id}: requested by a person"));
-    q.put(&job).map_err(|e| RequestError::internal(e.0))?;
+    q.put(&job).map_err(RequestError::from)?;
     Ok(job)
 }
 
@@ -652,7 +652,7 @@ pub(crate) fn drop_job(state: &DaemonState, id: &str) -> Result<(), RequestError
         ));
     };
     let q = queue(state)?;
-    if q.remove(id).map_err(|e| RequestError::internal(e.0))? {
+    if q.remove(id).map_err(RequestError::from)? {
         Ok(())
     } else {
         Err(RequestError::not_found(format!("no improvement job {id}")))

@@ -213,19 +213,23 @@ pub fn parse_log_paced(
         offset,
     );
     // Diagnostics read first can split a test's report whose message starts with a place
-    // (`spec/a.lua:2: Expected objects to be equal.` under `Failure -> spec/a.lua @ 2`): when
-    // that reading disagrees with the stated count, the reports read first may agree.
+    // (`spec/a.lua:2: Expected objects to be equal.` right under `Failure -> spec/a.lua @ 2`
+    // and its name): when that reading disagrees with the stated count and a diagnostic sits
+    // right under a report, the reports read first stand if they agree and hold every line
+    // the first reading found.
     let mut blocks = if matches!(
         Agreement::of(&stated, counted(&first)),
         Agreement::Differs { .. }
-    ) {
+    ) && split_report(&first)
+    {
         let rest = read_text(&lines, covered, &stated, Order::ReportsFirst, pace)?;
         blocks.extend(rest);
         let second = settle(blocks, &lines, &unwrapped, offset);
-        if matches!(
+        let agrees = matches!(
             Agreement::of(&stated, counted(&second)),
             Agreement::Agrees { .. }
-        ) {
+        );
+        if agrees && holds_all(&first, &second) {
             second
         } else {
             first
@@ -250,6 +254,37 @@ pub fn parse_log_paced(
         left_out: notes,
         wrapper,
         agreement,
+    })
+}
+
+/// Whether a diagnostic starts on the line right after a report ends: a report's message read
+/// as a finding of its own.
+fn split_report(blocks: &[FailureBlock]) -> bool {
+    let report_ends: std::collections::HashSet<usize> = blocks
+        .iter()
+        .filter(|b| b.anchors.contains(&"report"))
+        .map(|b| b.end)
+        .collect();
+    blocks
+        .iter()
+        .any(|b| b.anchors.contains(&"diagnostic") && report_ends.contains(&(b.start - 1)))
+}
+
+/// Whether every line `first`'s blocks hold is held by one of `second`'s: a reading that drops
+/// what another found is no better, whatever count it agrees with. Sorting, then one pass.
+fn holds_all(first: &[FailureBlock], second: &[FailureBlock]) -> bool {
+    let mut held: Vec<(usize, usize)> = second.iter().map(|b| (b.start, b.end)).collect();
+    held.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(held.len());
+    for (s, e) in held {
+        match merged.last_mut() {
+            Some(last) if s <= last.1 + 1 => last.1 = last.1.max(e),
+            _ => merged.push((s, e)),
+        }
+    }
+    first.iter().all(|b| {
+        let at = merged.partition_point(|&(s, _)| s <= b.start);
+        at > 0 && merged[at - 1].1 >= b.end
     })
 }
 

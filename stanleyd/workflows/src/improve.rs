@@ -113,10 +113,69 @@ impl Enqueued {
     }
 }
 
-/// A failure of the queue's store.
-#[derive(Clone, Debug, thiserror::Error, PartialEq)]
-#[error("{0}")]
-pub struct QueueError(pub String);
+/// A failure of the queue's store, with its cause as the source.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum QueueError {
+    /// The store failed (sled, the file system, an encoding).
+    #[error("the improvement queue failed: {source}")]
+    Store {
+        /// Why.
+        #[source]
+        source: std::sync::Arc<dyn std::error::Error + Send + Sync>,
+    },
+    /// A file of the queue's could not be read, written or moved.
+    #[error("the improvement queue failed: {what}: {source}")]
+    File {
+        /// What the queue was doing (`cannot read <path>`).
+        what: String,
+        /// Why.
+        #[source]
+        source: std::sync::Arc<std::io::Error>,
+    },
+    /// A file of the queue's is not the daemon's own.
+    #[error(
+        "the improvement queue cannot be used: {} is not the daemon's own file (a link, \
+         another owner, or readable by others); move it aside",
+        .path.display()
+    )]
+    NotOwn {
+        /// The file.
+        path: std::path::PathBuf,
+    },
+    /// The store was written by another version.
+    #[error("the improvement queue has schema {found}, not {expected}; move .stanley/state/ aside")]
+    Schema {
+        /// The schema found.
+        found: String,
+        /// The schema this version writes.
+        expected: &'static str,
+    },
+    /// The job log could not record a change (a full disk): the change is refused.
+    #[error("the improvement queue could not record the change: {source}")]
+    Unrecorded {
+        /// Why.
+        #[source]
+        source: std::sync::Arc<std::io::Error>,
+    },
+}
+
+impl QueueError {
+    /// A file of the queue's failed: `what` it was doing, and why.
+    pub fn file(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Self {
+        let what = what.into();
+        move |source| Self::File {
+            what,
+            source: std::sync::Arc::new(source),
+        }
+    }
+
+    /// The store failed with `source`.
+    pub fn store(source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Store {
+            source: std::sync::Arc::new(source),
+        }
+    }
+}
 
 /// The durable improvement queue.
 pub trait JobQueue: Send + Sync {

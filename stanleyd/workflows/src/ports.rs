@@ -9,10 +9,61 @@ use thiserror::Error;
 
 use crate::diff::{DiffSource, Scope};
 
-/// A failure to read the repository; always an input error (exit 65).
-#[derive(Clone, Debug, Error, PartialEq)]
-#[error("{0}")]
-pub struct GitError(pub String);
+/// A failure to read the repository; always an input error (exit 65). Each says what went
+/// wrong in its own variant; Git's own error travels as the source.
+#[derive(Clone, Debug, Error)]
+pub enum GitError {
+    /// The folder is in no repository.
+    #[error("not a Git repository: {}", .path.display())]
+    NotARepository {
+        /// The folder asked about.
+        path: std::path::PathBuf,
+    },
+    /// A bare repository: there is no working tree to review.
+    #[error("not a Git repository with a working tree: {}", .path.display())]
+    NoWorkingTree {
+        /// The folder asked about.
+        path: std::path::PathBuf,
+    },
+    /// The working tree's path could not be resolved.
+    #[error("cannot resolve {}: {source}", .path.display())]
+    Resolve {
+        /// The working tree's path.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// A ref outside the accepted grammar (shown cut to 80 characters).
+    #[error("unsupported ref: \"{0}\"")]
+    UnsupportedRef(String),
+    /// A ref that names no commit.
+    #[error("git rev-parse failed: unknown revision {0}")]
+    UnknownRevision(String),
+    /// The branch scope needs a commit at HEAD.
+    #[error("branch scope needs a HEAD commit")]
+    NoHead,
+    /// The diff is larger than the port reads.
+    #[error("git diff output exceeded {limit} bytes")]
+    TooLarge {
+        /// The bound, in bytes.
+        limit: u64,
+    },
+    /// The request the diff was for was cancelled.
+    #[error("the diff was cancelled with its request")]
+    Cancelled,
+    /// Git failed at `context` (`diff`, `status`), saying `message`.
+    #[error("git {context} failed: {message}")]
+    Git {
+        /// What the port was doing.
+        context: &'static str,
+        /// Git's own words, cut to 200 characters.
+        message: String,
+        /// Git's error.
+        #[source]
+        source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+    },
+}
 
 /// Reads the diff of a selection.
 pub trait Git: Send + Sync {

@@ -120,7 +120,9 @@ fn stanley_files(bytes: &[u8]) -> Checked {
             if body.len() as u64 > MAX_STATE_BYTES {
                 let refused = store.read_state();
                 ensure(
-                    refused.as_ref().is_err_and(|e| e.0.contains("larger than")),
+                    refused
+                        .as_ref()
+                        .is_err_and(|e| e.to_string().contains("larger than")),
                     "a journal over the bound is refused, naming its size",
                     || format!("{refused:?}"),
                 )?;
@@ -129,7 +131,7 @@ fn stanley_files(bytes: &[u8]) -> Checked {
             }
             let text = store.read_state().map_err(|e| super::Violation::Broken {
                 rule: "a journal is read, not refused",
-                detail: e.0,
+                detail: e.to_string(),
             })?;
             let flow =
                 stanley_workflows::flow::parse_flow(&super::parsers::flow_seed().to_string())

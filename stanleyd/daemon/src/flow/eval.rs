@@ -60,13 +60,13 @@ pub(crate) enum JournalTrouble {
     #[error(transparent)]
     Unfit(#[from] JournalError),
     /// The store cannot read it.
-    #[error("{}", .0.0)]
+    #[error("{0}")]
     Unreadable(StoreError),
     /// It is damaged and could not be moved aside.
-    #[error("{why}; {}", .kept.0)]
+    #[error("{why}; {kept}")]
     NotKept { why: JournalError, kept: StoreError },
     /// The journal or the side-effect ledger cannot be written (or the ledger read).
-    #[error("{}", .0.0)]
+    #[error("{0}")]
     Store(StoreError),
 }
 
@@ -267,7 +267,7 @@ pub(crate) async fn ask_person(
 ) {
     let text = stanley_workflows::flow::agent::needs_human_note(&flow.goal, phase, reason);
     if let Err(e) = store.needs_human(&text) {
-        tracing::error!(error = %e.0, "cannot write NEEDS_HUMAN.md");
+        tracing::error!(error = %e, "cannot write NEEDS_HUMAN.md");
     }
     notify_event(root, flow, NotifyEvent::AskHuman, reason, settings).await;
 }
@@ -520,7 +520,7 @@ async fn finish(
     if stop.decision.complete {
         // A question left open is moot once the goal is reached.
         if let Err(e) = store.clear_needs_human() {
-            tracing::warn!(error = %e.0, "cannot remove NEEDS_HUMAN.md");
+            tracing::warn!(error = %e, "cannot remove NEEDS_HUMAN.md");
         }
         notify_event(root, flow, NotifyEvent::GoalComplete, &flow.goal, settings).await;
     } else if let Some(condition) = stop.budget() {
@@ -604,7 +604,10 @@ mod tests {
             (refused.kind(), refused.code()),
             (ErrorKind::Configuration, tonic::Code::FailedPrecondition)
         );
-        let unwritten = JournalTrouble::Store(StoreError("cannot write it: disk full".into()));
+        let unwritten = JournalTrouble::Store(StoreError::file(
+            "cannot write it",
+            std::io::Error::other("disk full"),
+        ));
         assert_eq!(unwritten.to_string(), "cannot write it: disk full");
         assert_eq!(RequestError::from(unwritten).kind(), ErrorKind::Internal);
     }

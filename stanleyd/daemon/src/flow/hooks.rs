@@ -162,7 +162,7 @@ fn gate_answer(
         "decision": verdict.decision, "reason": verdict.reason, "mode": flow.mode.as_str(),
     });
     if let Err(e) = store.record_gate(&line.to_string()) {
-        tracing::warn!(error = %e.0, "cannot journal a gate decision");
+        tracing::warn!(error = %e, "cannot journal a gate decision");
     }
     match flow.mode {
         Mode::Enforce => acted,
@@ -234,7 +234,7 @@ impl Hook<'_> {
                 if matches!(source, "startup" | "clear") {
                     journal.new_session(&flow_eval::now());
                     if let Err(e) = store.write_state(&journal) {
-                        tracing::warn!(error = %e.0, "cannot reset the flow's session budgets");
+                        tracing::warn!(error = %e, "cannot reset the flow's session budgets");
                     }
                 }
                 journal
@@ -259,7 +259,7 @@ impl Hook<'_> {
             if reply.is_some()
                 && let Err(e) = store.clear_needs_human()
             {
-                tracing::warn!(error = %e.0, "cannot remove the answered NEEDS_HUMAN.md");
+                tracing::warn!(error = %e, "cannot remove the answered NEEDS_HUMAN.md");
             }
         }
         // A resumed session whose budgets are used up is not enforced: say so, once, here.

@@ -189,7 +189,7 @@ impl<'a> Supervision<'a> {
                 Some(stanley_workflows::flow::agent::person_context(&question, Some(&reply)).0)
             });
         if let Err(e) = store.clear_needs_human() {
-            tracing::warn!(error = %e.0, "cannot remove an answered NEEDS_HUMAN.md");
+            tracing::warn!(error = %e, "cannot remove an answered NEEDS_HUMAN.md");
         }
         let minute = minute(settings);
         let sessions = root.join(SESSION_DIR);

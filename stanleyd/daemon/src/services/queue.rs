@@ -66,10 +66,7 @@ impl Queue for QueueService {
         &self,
         _request: Request<ListJobsRequest>,
     ) -> Result<Response<ListJobsResponse>, Status> {
-        let jobs = self
-            .queue()?
-            .list()
-            .map_err(|e| RequestError::internal(e.0))?;
+        let jobs = self.queue()?.list().map_err(RequestError::from)?;
         let recoveries =
             stanley_adapters::queue::recoveries(&self.state.config.files.root.join(".stanley"))
                 .iter()
@@ -86,11 +83,7 @@ impl Queue for QueueService {
         request: Request<GetJobRequest>,
     ) -> Result<Response<GetJobResponse>, Status> {
         let id = request.into_inner().id;
-        match self
-            .queue()?
-            .get(&id)
-            .map_err(|e| RequestError::internal(e.0))?
-        {
+        match self.queue()?.get(&id).map_err(RequestError::from)? {
             Some(job) => Ok(Response::new(GetJobResponse {
                 job: Some(to_proto(job)),
             })),
@@ -198,10 +191,7 @@ impl Queue for QueueService {
         &self,
         _request: Request<ExportQueueRequest>,
     ) -> Result<Response<ExportQueueResponse>, Status> {
-        let jobs = self
-            .queue()?
-            .list()
-            .map_err(|e| RequestError::internal(e.0))?;
+        let jobs = self.queue()?.list().map_err(RequestError::from)?;
         let doc = serde_json::json!({"schema": "stanley.queue-export/v1", "jobs": jobs});
         Ok(Response::new(ExportQueueResponse {
             json: serde_json::to_string_pretty(&doc).unwrap_or_default(),

@@ -323,8 +323,7 @@ impl StateBuilder<'_> {
         let git = match self.repo {
             Some(repo) => repo,
             None => Arc::new(
-                Git2Repo::open(&self.config.files.root)
-                    .map_err(|e| DaemonError::NotARepository(e.0))?,
+                Git2Repo::open(&self.config.files.root).map_err(DaemonError::NotARepository)?,
             ),
         };
         let jev = match self.jev {

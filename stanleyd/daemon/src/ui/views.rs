@@ -60,7 +60,7 @@ pub(crate) enum JournalUnshown {
     )]
     Unusable(#[source] JournalError),
     /// The store cannot read it.
-    #[error("the flow journal cannot be read: {}", .0.0)]
+    #[error("the flow journal cannot be read: {0}")]
     Unreadable(StoreError),
 }
 
@@ -185,7 +185,7 @@ fn run(root: &Path, id: &str) -> Rendered {
 fn queue(state: &DaemonState, base: &str) -> Rendered {
     let root = &state.config.files.root;
     let jobs = match &state.queue {
-        Some(q) => q.list().map_err(|e| e.0),
+        Some(q) => q.list().map_err(|e| e.to_string()),
         None => Err(state.queue_unavailable().to_string()),
     };
     let recoveries: Vec<String> = stanley_adapters::queue::recoveries(&root.join(".stanley"))

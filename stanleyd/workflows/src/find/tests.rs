@@ -6,8 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use stanley_core::{
-    BoxFuture, Budget, BudgetLimits, Cancel, ErrorClass, Executor, ExecutorOptions, Jev, JevError,
-    JevRequest,
+    BoxFuture, Budget, BudgetLimits, Cancel, Executor, ExecutorOptions, Jev, JevError, JevRequest,
 };
 
 use super::*;
@@ -48,12 +47,10 @@ impl Jev for Picky {
         self.sizes.lock().unwrap().push(n);
         if n > 5 {
             return Box::pin(async {
-                Err(JevError {
-                    class: ErrorClass::TooLarge,
-                    status: Some(413),
-                    transport: stanley_core::Transport::Response,
-                    message: "too large".into(),
-                })
+                Err(JevError::new(
+                    stanley_core::Failure::Status(413),
+                    "too large",
+                ))
             });
         }
         let answers: serde_json::Map<String, Value> = if self.empty {

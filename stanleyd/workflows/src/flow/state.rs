@@ -197,9 +197,39 @@ pub fn side_effect_key(flow_version: &str, phase: &str, attempt: u32) -> String 
     format!("{flow_version}:{phase}:{attempt}")
 }
 
-/// Error of a flow store.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoreError(pub String);
+/// Error of a flow store, with its cause as the source.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A file of the flow's could not be read, written or encoded: `what` the store was doing.
+    #[error("{what}: {source}")]
+    File {
+        /// What the store was doing (`cannot write .stanley/flow/state.json`).
+        what: String,
+        /// Why.
+        #[source]
+        source: std::sync::Arc<dyn std::error::Error + Send + Sync>,
+    },
+    /// A file under `.stanley/flow/` that Git tracks: a commit brought it, so it is not
+    /// Stanley's.
+    #[error(
+        "{path} is tracked by Git, so it is not Stanley's; remove it from the repository \
+         (`git rm --cached {path}`)"
+    )]
+    Tracked {
+        /// The file, from the repository's root.
+        path: String,
+    },
+}
+
+impl StoreError {
+    /// `what` the store was doing failed, for `source`.
+    pub fn file(what: &str, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::File {
+            what: what.to_owned(),
+            source: std::sync::Arc::new(source),
+        }
+    }
+}
 
 /// Persists a flow's journal, its side-effect ledger and the note for a person.
 pub trait FlowStore: Send + Sync {
