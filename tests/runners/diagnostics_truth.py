@@ -6,7 +6,8 @@ usage: diagnostics_truth.py KIND AUX CAPTURE OUT TOOL MODE
 KIND: gcc-json (gcc -fdiagnostics-format=json), cargo-json (cargo --message-format=json),
 eslint-json (eslint -f json), tsc-plain (tsc --pretty false, the tool's own one-line format),
 cpplint-junit (cpplint --output=junit), clang-tidy-plain (clang-tidy's own error lines),
-bandit-json, sqlfluff-json, htmlhint-json (each tool's JSON format), black-diff (black's
+bandit-json, sqlfluff-json, htmlhint-json (each tool's JSON format), perlcritic-verbose
+(perlcritic's own `%f:%l:%c:%m` format), black-diff (black's
 --diff), file-list (a formatter's own list of the files it would change).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
@@ -89,6 +90,13 @@ elif kind == "htmlhint-json":
     for f in json.loads(text):
         for m in f["messages"]:
             failures.append((f'{f["file"]}:{m["line"]}', m["message"], f'L{m["line"]} |'))
+elif kind == "perlcritic-verbose":
+    # perlcritic --verbose '%f:%l:%c:%m\n': every violation at the chosen severity fails.
+    for line in text.splitlines():
+        path, row, col, message = line.split(":", 3)
+        # The plain line up to its place tells two alike findings in two files apart.
+        failures.append((f"{path}:{row}", message,
+                         f"{path}: {message} at line {row}, column {col}."))
 elif kind == "black-diff":
     # black --diff -q: a unified diff per file it would change, headed `--- path\t(stamp)`.
     for line in text.splitlines():

@@ -168,7 +168,11 @@ mod tests {
     use super::*;
 
     fn job(request: &str) -> Job {
-        Job::new(request, "none", "2026-01-01T00:00:00.000Z")
+        Job::new(
+            request,
+            stanley_workflows::routing::InputShape::None,
+            "2026-01-01T00:00:00.000Z",
+        )
     }
 
     #[test]

@@ -113,10 +113,7 @@ fn summary_of(root: &Path, id: &str) -> RunSummary {
     {
         // The folder names the run, whatever the file says.
         summary.run_id = id.to_owned();
-        // Runs recorded before issue 49 said `error` for a failed request.
-        if summary.status == "error" {
-            summary.status = "failed".to_owned();
-        }
+        // (Runs recorded before issue 49 said `error` for a failed request: read as `failed`.)
         return summary;
     }
     let manifest = read_json(&dir.join("manifest.json")).unwrap_or_default();
@@ -136,7 +133,9 @@ fn summary_of(root: &Path, id: &str) -> RunSummary {
         duration_ms: 0,
         request: String::new(),
         workflow,
-        status: manifest["status"].as_str().unwrap_or("unknown").to_owned(),
+        status: stanley_workflows::runs::RunStatus::parse(
+            manifest["status"].as_str().unwrap_or("unknown"),
+        ),
         exit_code: 0,
         delegated: false,
         error: None,

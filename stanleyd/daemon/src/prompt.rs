@@ -706,8 +706,7 @@ async fn delegate(
     }
     // Queue an improvement job from the redacted request, durably, before answering.
     let redacted = ctx.redactor.text(request).0;
-    let shape = Supplied::shape_of(input).as_str();
-    let job = Job::new(&redacted, shape, &stamp_now());
+    let job = Job::new(&redacted, Supplied::shape_of(input), &stamp_now());
     match ctx.state.queue.as_deref().map(|q| q.enqueue(&job)) {
         Some(Ok(enqueued)) => {
             tracing::info!(job = %job.id, ?enqueued, "improvement job");

@@ -13,7 +13,9 @@ use stanley_proto::exit::ErrorKind;
 use stanley_proto::v1::{RunFindings, WatchRunsResponse, watch_runs_response};
 use stanley_workflows::ports::{Clock, Redactor, RunRecorder};
 use stanley_workflows::run::run_id;
-use stanley_workflows::runs::{RESULT_FILE, RunError, RunSummary, SUMMARY_FILE, SUMMARY_SCHEMA};
+use stanley_workflows::runs::{
+    RESULT_FILE, RunError, RunStatus, RunSummary, SUMMARY_FILE, SUMMARY_SCHEMA,
+};
 
 use crate::settings::RequestSettings;
 use crate::state::DaemonState;
@@ -136,10 +138,10 @@ fn summary(id: &str, f: &mut Finished<'_>, finished_at: String) -> (RunSummary, 
         request: f.request.to_owned(),
         workflow: f.result.workflow.clone(),
         status: match &error {
-            Some(e) if e.kind == ErrorKind::Interrupted.as_str() => "interrupted".to_owned(),
+            Some(e) if e.kind == ErrorKind::Interrupted.as_str() => RunStatus::Interrupted,
             // `failed`, with its reason in `error` (issue 49: every unfinished run said "error").
-            Some(_) => "failed".to_owned(),
-            None => doc["status"].as_str().unwrap_or("unknown").to_owned(),
+            Some(_) => RunStatus::Failed,
+            None => RunStatus::parse(doc["status"].as_str().unwrap_or("unknown")),
         },
         exit_code: f.result.exit_code,
         delegated: data["handledBy"] == "coding_agent",
@@ -267,7 +269,7 @@ pub(crate) fn typed(s: &RunSummary) -> stanley_proto::v1::RunSummary {
         started_at: s.started_at.clone(),
         request: s.request.clone(),
         workflow: s.workflow.clone(),
-        status: s.status.clone(),
+        status: s.status.as_str().to_owned(),
         exit_code: s.exit_code,
         findings: u32::try_from(s.findings).unwrap_or(u32::MAX),
         coverage: s.coverage.as_ref().map(crate::typed::coverage),

@@ -13,8 +13,9 @@ use stanley_core::{Budget, BudgetLimits, Cancel};
 use stanley_workflows::agent::{Agent, AgentOutcome};
 use stanley_workflows::diff::Scope;
 use stanley_workflows::improve::{
-    AgentSummary, CandidateRecord, DiaryEntry, DraftVerdict, Drafted, Job, JobQueue, JobState,
-    MAX_ATTEMPTS, QueueError, improvement_brief, judge_draft, valid_candidate_id,
+    AgentSummary, CandidateRecord, CandidateStatus, DiaryEntry, DraftVerdict, Drafted, Job,
+    JobQueue, JobState, MAX_ATTEMPTS, QueueError, improvement_brief, judge_draft,
+    valid_candidate_id,
 };
 use stanley_workflows::ports::{GitError, Redactor};
 use stanley_workflows::registry::{BUILTINS, Builtin};
@@ -139,15 +140,6 @@ async fn load_candidate(
     })
 }
 
-fn shape(text: &str) -> InputShape {
-    match text {
-        "failure_log" => InputShape::FailureLog,
-        "review_comments" => InputShape::ReviewComments,
-        "text" => InputShape::Text,
-        _ => InputShape::None,
-    }
-}
-
 fn outside(before: &BTreeSet<String>, after: &BTreeSet<String>) -> Vec<String> {
     after
         .difference(before)
@@ -270,7 +262,7 @@ async fn run_job(
         .unwrap_or(false);
     let facts = Facts {
         diff: diff_now,
-        input: shape(&job.input_shape),
+        input: job.input_shape,
     };
     let load = load_candidate(state, settings, &rel_dir, facts).await;
     // A second snapshot catches writes made by the candidate's own top-level code or factory.
@@ -319,9 +311,9 @@ async fn run_job(
     }
     let reasons: Vec<String> = reasons.iter().map(|r| redactor.text(r).0).collect();
     let status = if reasons.is_empty() {
-        "validated"
+        CandidateStatus::Validated
     } else {
-        "rejected"
+        CandidateStatus::Rejected
     };
     let summary: String = redactor.text(&result.text).0;
     let mut end = summary.len().min(MAX_SUMMARY_BYTES);
@@ -331,7 +323,7 @@ async fn run_job(
     let record = CandidateRecord {
         schema: "stanley.candidate/v1".into(),
         id: job.id.clone(),
-        status: status.into(),
+        status,
         workflow_id: workflow_id.clone(),
         source,
         request: job.request.clone(),
@@ -347,7 +339,7 @@ async fn run_job(
     };
     write_record(root, &record)?;
     job.state = JobState::Done;
-    job.result = Some(status.into());
+    job.result = Some(status.as_str().into());
     let wf = workflow_id
         .map(|w| format!(" workflow {w}"))
         .unwrap_or_default();
@@ -359,7 +351,7 @@ async fn run_job(
     let text = format!("{status} {}{wf}: {why}", job.id);
     diary(job, text);
     q.put(job)?;
-    Ok(status)
+    Ok(status.as_str())
 }
 
 /// Why a candidate's record could not be written.
@@ -453,7 +445,7 @@ async fn route_check(
 pub(crate) fn validated_candidates(root: &Path) -> Vec<String> {
     candidates(root)
         .into_iter()
-        .filter(|r| r.status == "validated")
+        .filter(|r| r.status == CandidateStatus::Validated)
         .map(|r| r.id)
         .collect()
 }
@@ -471,7 +463,7 @@ pub(crate) async fn promote(
     let mut record = read_record(root, id)
         .filter(|r| r.schema == "stanley.candidate/v1")
         .ok_or_else(|| RequestError::not_found(format!("no candidate record for {id}")))?;
-    if record.status != "validated" {
+    if record.status != CandidateStatus::Validated {
         return Err(RequestError::input(format!(
             "candidate {id} is {}, not validated",
             record.status
@@ -531,7 +523,7 @@ pub(crate) async fn promote(
     if let Err(why) = crate::trust::trust_promoted(state, &name, hash) {
         tracing::warn!(%why, file = %destination, "the promoted workflow could not be trusted");
     }
-    record.status = "promoted".into();
+    record.status = CandidateStatus::Promoted;
     record.source = Some(destination.clone());
     write_record(root, &record)?;
     Ok((workflow, destination))
@@ -600,13 +592,13 @@ pub(crate) fn candidate(root: &Path, id: &str) -> Result<CandidateRecord, Reques
 /// Marks a validated candidate rejected by a person.
 pub(crate) fn reject(root: &Path, id: &str) -> Result<CandidateRecord, RequestError> {
     let mut record = candidate(root, id)?;
-    if record.status != "validated" {
+    if record.status != CandidateStatus::Validated {
         return Err(RequestError::input(format!(
             "candidate {id} is {}, not validated",
             record.status
         )));
     }
-    record.status = "rejected".into();
+    record.status = CandidateStatus::Rejected;
     record.reasons.push("rejected by a person".into());
     write_record(root, &record)?;
     Ok(record)
@@ -625,7 +617,7 @@ pub(crate) fn retry(state: &DaemonState, id: &str) -> Result<Job, RequestError> 
         .map_err(RequestError::from)?
         .ok_or_else(|| RequestError::not_found(format!("no improvement job {id}")))?;
     let root = &state.config.files.root;
-    if read_record(root, id).is_some_and(|r| r.status == "promoted") {
+    if read_record(root, id).is_some_and(|r| r.status == CandidateStatus::Promoted) {
         return Err(RequestError::input(format!(
             "the candidate of job {id} was promoted; nothing to retry"
         )));

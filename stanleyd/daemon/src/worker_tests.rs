@@ -65,7 +65,11 @@ fn stand_in(
 }
 
 fn queued(scene: &Scene, request: &str, state: JobState) -> Job {
-    let mut job = Job::new(request, "none", "2026-01-01T00:00:00.000Z");
+    let mut job = Job::new(
+        request,
+        stanley_workflows::routing::InputShape::None,
+        "2026-01-01T00:00:00.000Z",
+    );
     job.state = state;
     let q = queue(&scene.state).unwrap();
     q.put(&job).unwrap();
@@ -113,7 +117,10 @@ async fn a_stale_lease_is_requeued_and_a_failing_agent_gets_one_retry_then_a_rej
         "{diary:?}"
     );
     let rec = record(&scene, &job.id);
-    assert_eq!(rec.status, "rejected");
+    assert_eq!(
+        rec.status,
+        stanley_workflows::improve::CandidateStatus::Rejected
+    );
     assert_eq!(rec.reasons[0], "agent failed: the model said no");
     // Without Node.js the candidate cannot be loaded, and that is said, not hidden.
     assert!(

@@ -704,10 +704,16 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
             message.to_owned(),
         ));
     }
-    // `PHP Parse error: … in a.php on line 3`: the place at the message's end.
+    // `PHP Parse error: … in a.php on line 3`: the place at the message's end; and a line
+    // that starts with the path the place names (`a.pl: Two-argument "open" used at line 3,
+    // column 1.  See page 207 of PBP.  (Severity: 5)`) is a finding whatever its words.
     if !line.starts_with(char::is_whitespace)
         && let Some((path, number)) = place_at_end(line)
-        && line.to_ascii_lowercase().contains("error")
+        && (line.to_ascii_lowercase().contains("error")
+            || line
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.trim_end_matches(':') == path))
     {
         return Some((
             i,

@@ -344,8 +344,18 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
 
 /// A name, padding (two spaces or a dot leader) and a verdict in delimiters closing the line:
 /// `Addition Works      | FAIL |` (Robot Framework), `name ........ [FAILED]`, `name   [ FAIL ]`,
-/// `name   <ERROR>`.
+/// `name   <ERROR>`; or a bare verdict word after the padding, timed (`test_x    FAIL (0.00s)`).
 pub(crate) fn padded_verdict(t: &str) -> Option<String> {
+    // `test_x     FAIL (0.00s)` (a spec reporter's row): a bare verdict word after the padding,
+    // with its timing.
+    let timed = without_timing(t);
+    if let Some((before, verdict)) = timed.trim_end().rsplit_once("  ")
+        && failed_verdict(verdict)
+        && !verdict.trim().contains(' ')
+    {
+        let name = plain(&qualified(before.trim()));
+        return name_like(&name).then_some(name);
+    }
     let close = t.chars().last()?;
     let open = match close {
         '|' => '|',
@@ -512,14 +522,26 @@ pub(crate) fn message_like(line: &str) -> bool {
 /// Whether text (a line without its decoration) says what went wrong.
 fn said(t: &str) -> bool {
     let t = t.strip_prefix("E ").map_or(t, str::trim_start);
-    let word: String = t
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$'))
-        .collect();
-    let after = &t[word.len()..];
+    // The first word, a qualified class name included (`a.b.KeyError`, `Minitest::Assertion`).
+    let mut end = 0;
+    let bytes = t.as_bytes();
+    while end < bytes.len() {
+        let c = bytes[end];
+        if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$') {
+            end += 1;
+        } else if t[end..].starts_with("::") {
+            end += 2;
+        } else {
+            break;
+        }
+    }
+    let word = &t[..end];
+    let after = &t[end..];
+    let qualified_assertion = word.contains("::") && word.ends_with("Assertion");
     let error_word = (word.ends_with("Error")
         || word.ends_with("Exception")
         || word.ends_with("Failure")
+        || qualified_assertion
         || word == "Error"
         || word == "panic")
         && (after.starts_with(':') || after.starts_with(" [") || after.is_empty());
@@ -539,6 +561,27 @@ fn said(t: &str) -> bool {
         || t.ends_with(": Failure")
         || t.ends_with(": FAILED:")
         || t.starts_with("not ok ")
+}
+
+/// A stack frame: `at …`, `File "…"`, a Java frame, or a place followed by the function it was in
+/// (`/app/test/a_test.rb:19:in 'test_x'`, `spec/a.lua:8: in function <spec/a.lua:7>`). A frame
+/// that names a test is no report of it.
+pub(crate) fn stack_frame(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with("at ")
+        || t.starts_with("File \"")
+        || (t.contains(".java:") && t.ends_with(')'))
+        || t.split_once(':').is_some_and(|(path, rest)| {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            (path.contains('/') || path.contains('.'))
+                && !path.contains(' ')
+                && digits > 0
+                && rest[digits..]
+                    .trim_start_matches(':')
+                    .trim_start()
+                    .starts_with("in ")
+                || digits > 0 && rest[digits..].starts_with(":in `")
+        })
 }
 
 /// What follows a place that starts `t` (`path:line: `, `path:line:col: `), when one does.

@@ -56,10 +56,14 @@ pub(crate) struct LineCounts {
 }
 
 impl LineCounts {
+    /// The failure counts a line can mean. Failures and errors stated together on one line
+    /// (`failures=2, errors=1`, `5 failed, 2 errors`) are one count of failing tests: either
+    /// alone would agree with a reading that lost the other kind.
     fn readings(self) -> [usize; 5] {
+        let both = self.failed > 0 && self.errors > 0;
         [
-            self.failed,
-            self.errors,
+            if both { 0 } else { self.failed },
+            if both { 0 } else { self.errors },
             self.failed + self.errors,
             self.problems,
             if self.failed + self.errors + self.problems == 0 {
@@ -104,8 +108,10 @@ pub(crate) fn outcome(word: &str) -> Option<Outcome> {
     Some(match word {
         "failed" | "failing" | "failures" | "failure" | "fail" | "fails" | "broken" | "crashed"
         | "regressions" => Outcome::Failed,
-        "errors" | "error" | "errored" => Outcome::Error,
-        "problems" | "problem" | "issues" | "violations" => Outcome::Problem,
+        "errors" | "error" | "errored" | "erroneous" => Outcome::Error,
+        "problems" | "problem" | "issues" | "violations" | "offenses" | "offense" | "findings" => {
+            Outcome::Problem
+        }
         "warnings" | "warning" => Outcome::Warning,
         "passed" | "passing" | "pass" | "passes" | "ok" | "skipped" | "skip" | "pending"
         | "todo" | "total" | "warn" | "succeeded" | "success" | "successes" | "xfailed"
@@ -117,7 +123,7 @@ pub(crate) fn outcome(word: &str) -> Option<Outcome> {
 }
 
 /// Words that join a summary's counts without saying anything else.
-pub(crate) const FILLER: [&str; 29] = [
+pub(crate) const FILLER: [&str; 33] = [
     "in",
     "s",
     "ms",
@@ -149,6 +155,11 @@ pub(crate) const FILLER: [&str; 29] = [
     "occurred",
     "reported",
     "encountered",
+    // Verbs that report what was looked at (`3 files inspected, 4 offenses detected`).
+    "inspected",
+    "scanned",
+    "analyzed",
+    "linted",
 ];
 
 /// One token of a line: a number or a lowercase word.
@@ -403,6 +414,16 @@ mod tests {
         assert_eq!(c.readings(), [0, 3, 3, 0, 0]);
     }
 
+    /// Failures and errors stated together count failing tests together: a reading that lost
+    /// the errors (or the failures) does not agree.
+    #[test]
+    fn failures_and_errors_on_one_line_are_one_count() {
+        let c = line_counts("FAILED (failures=2, errors=1)").unwrap();
+        assert_eq!(c.readings(), [0, 0, 3, 0, 0]);
+        let c = line_counts("5 failed, 2 passed").unwrap();
+        assert_eq!(c.readings(), [5, 0, 5, 0, 0]);
+    }
+
     fn counts(line: &str) -> Option<(usize, usize, usize)> {
         line_counts(line).map(|c| (c.failed, c.errors, c.problems))
     }
@@ -442,6 +463,9 @@ mod tests {
                 (2, 0, 0),
             ),
             ("2 of 5 tests failed", (2, 0, 0)),
+            // Counts said in other words: offenses, erroneous tests.
+            ("3 files inspected, 4 offenses detected", (0, 0, 4)),
+            ("2 failed, 1 erroneous", (2, 1, 0)),
         ] {
             assert_eq!(counts(line), Some(want), "{line}");
         }

@@ -56,8 +56,8 @@ pub struct Job {
     pub id: String,
     /// The redacted request.
     pub request: String,
-    /// `none`, `failure_log`, `review_comments` or `text`.
-    pub input_shape: String,
+    /// The shape of the input the request came with.
+    pub input_shape: crate::routing::InputShape,
     pub source: String,
     pub created_at: String,
     pub attempts: u32,
@@ -71,12 +71,12 @@ pub struct Job {
 
 impl Job {
     /// A new pending job.
-    pub fn new(redacted_request: &str, input_shape: &str, now: &str) -> Self {
+    pub fn new(redacted_request: &str, input_shape: crate::routing::InputShape, now: &str) -> Self {
         Self {
             schema: "stanley.improvement-job/v1".into(),
             id: job_id(redacted_request),
             request: redacted_request.to_owned(),
-            input_shape: input_shape.to_owned(),
+            input_shape,
             source: "agent_fallback".into(),
             created_at: now.to_owned(),
             attempts: 0,
@@ -260,7 +260,10 @@ pub fn improvement_brief(
     }
     out.push_str("```\n\nThe request Stanley could not handle:\n");
     out.push_str(&job.request);
-    out.push_str(&format!("\nSupplied input shape: {}\n\n", job.input_shape));
+    out.push_str(&format!(
+        "\nSupplied input shape: {}\n\n",
+        job.input_shape.as_str()
+    ));
     out.push_str("Finish with a short plain-text summary naming the file you wrote (or saying you wrote none) and why.\n");
     out
 }
@@ -286,14 +289,42 @@ pub struct AgentSummary {
     pub duration_ms: u64,
 }
 
+/// Where a drafted candidate stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CandidateStatus {
+    /// It passed validation and waits for a person.
+    Validated,
+    /// Validation or a person turned it down.
+    Rejected,
+    /// A person made it a repository workflow.
+    Promoted,
+}
+
+impl CandidateStatus {
+    /// The word the record, the queue's API and the page use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CandidateStatus::Validated => "validated",
+            CandidateStatus::Rejected => "rejected",
+            CandidateStatus::Promoted => "promoted",
+        }
+    }
+}
+
+impl std::fmt::Display for CandidateStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A candidate record (`stanley.candidate/v1`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CandidateRecord {
     pub schema: String,
     pub id: String,
-    /// `validated`, `rejected` or `promoted`.
-    pub status: String,
+    pub status: CandidateStatus,
     pub workflow_id: Option<String>,
     /// The candidate's repository-relative source path.
     pub source: Option<String>,
@@ -481,7 +512,11 @@ mod brief_tests {
 
     #[test]
     fn the_brief_names_what_the_agent_needs() {
-        let job = Job::new("Audit the TODO notes in src", "none", "t");
+        let job = Job::new(
+            "Audit the TODO notes in src",
+            crate::routing::InputShape::None,
+            "t",
+        );
         let dir = format!(".stanley/candidates/{}", job.id);
         let brief = improvement_brief(
             &job,

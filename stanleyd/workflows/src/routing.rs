@@ -24,12 +24,15 @@ pub const MIN_PROBABILITY: f64 = 0.55;
 pub const MIN_MARGIN: f64 = 0.15;
 
 /// The recognized shape of a supplied input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum InputShape {
-    None,
     ReviewComments,
     FailureLog,
     Text,
+    /// No input (and, read from a record, a shape this version does not know).
+    #[serde(other)]
+    None,
 }
 
 impl InputShape {

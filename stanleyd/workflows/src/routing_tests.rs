@@ -178,3 +178,21 @@ fn fallback_texts() {
     assert_eq!(spent.status, Status::BudgetExhausted);
     assert!(spent.text.contains("shared requests budget was exhausted"));
 }
+
+/// An input shape is kept as its wire word; a word this version does not know (a queued job
+/// from another version) reads as no input rather than failing the queue.
+#[test]
+fn input_shapes_keep_their_words() {
+    for shape in [
+        InputShape::None,
+        InputShape::ReviewComments,
+        InputShape::FailureLog,
+        InputShape::Text,
+    ] {
+        assert_eq!(serde_json::to_value(shape).unwrap(), shape.as_str());
+        let back: InputShape = serde_json::from_value(json!(shape.as_str())).unwrap();
+        assert_eq!(back, shape);
+    }
+    let unknown: InputShape = serde_json::from_value(json!("pdf")).unwrap();
+    assert_eq!(unknown, InputShape::None);
+}

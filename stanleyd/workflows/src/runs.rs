@@ -27,6 +27,72 @@ pub struct RunError {
     pub message: String,
 }
 
+/// How a run ended (or that it has not yet).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Everything planned was judged or decided.
+    Complete,
+    /// Some of it was not.
+    Incomplete,
+    /// The shared Jev budget ran out.
+    BudgetExhausted,
+    /// No workflow could handle the request.
+    Unsupported,
+    /// The request was cancelled (a client gone, Ctrl-C, a stopping daemon).
+    Interrupted,
+    /// The request failed, with its `error` saying why (`error` in runs recorded before
+    /// issue 49).
+    #[serde(alias = "error")]
+    Failed,
+    /// The run is still going: its folder has no summary yet.
+    Running,
+    /// A status this version does not know (a newer Stanley's, an older folder's).
+    #[serde(other)]
+    Unknown,
+}
+
+impl RunStatus {
+    /// The word the summary, the runs API and the page use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Complete => "complete",
+            RunStatus::Incomplete => "incomplete",
+            RunStatus::BudgetExhausted => "budget_exhausted",
+            RunStatus::Unsupported => "unsupported",
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::Failed => "failed",
+            RunStatus::Running => "running",
+            RunStatus::Unknown => "unknown",
+        }
+    }
+
+    /// The status a word names; `Unknown` for any other.
+    pub fn parse(word: &str) -> Self {
+        serde_json::from_value(Value::String(word.to_owned())).unwrap_or(RunStatus::Unknown)
+    }
+
+    /// Whether a run that ended so says what stands: it finished and decided something. An
+    /// error, a run in progress or one that was not supported tells nothing new about the code.
+    pub fn stands(self) -> bool {
+        matches!(
+            self,
+            RunStatus::Complete | RunStatus::Incomplete | RunStatus::BudgetExhausted
+        )
+    }
+}
+
+impl From<stanley_core::Status> for RunStatus {
+    fn from(status: stanley_core::Status) -> Self {
+        match status {
+            stanley_core::Status::Complete => RunStatus::Complete,
+            stanley_core::Status::Incomplete => RunStatus::Incomplete,
+            stanley_core::Status::BudgetExhausted => RunStatus::BudgetExhausted,
+            stanley_core::Status::Unsupported => RunStatus::Unsupported,
+        }
+    }
+}
+
 /// What one request did, for `stanleyctl runs list`: when, what was asked (redacted), what ran,
 /// how it ended and what it cost.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,9 +107,8 @@ pub struct RunSummary {
     pub request: String,
     /// The workflow that ran ("" for a fallback or an error before one ran).
     pub workflow: String,
-    /// `complete`, `incomplete`, `budget_exhausted`, `unsupported`, `interrupted` or `failed`
-    /// (with `error` saying why).
-    pub status: String,
+    /// How it ended (`failed` with `error` saying why).
+    pub status: RunStatus,
     pub exit_code: i32,
     /// The request was handed to the coding agent.
     pub delegated: bool,
@@ -141,10 +206,6 @@ pub fn to_prune(
         .collect()
 }
 
-/// The statuses of a run that says what stands: it finished and decided something. An error,
-/// a run in progress or one that was not supported tells nothing new about the code.
-const STANDING: [&str; 3] = ["complete", "incomplete", "budget_exhausted"];
-
 /// The runs whose findings stand now (the policy behind `Runs.GetLatestFindings`,
 /// `standing-findings-policy@2`): for each workflow and diff scope, its newest run that
 /// finished, in the order given (newest first). A newer run of a workflow on the same scope
@@ -154,7 +215,7 @@ pub fn standing(runs_newest_first: &[RunSummary]) -> Vec<&RunSummary> {
     let mut seen = std::collections::HashSet::new();
     runs_newest_first
         .iter()
-        .filter(|r| !r.workflow.is_empty() && STANDING.contains(&r.status.as_str()))
+        .filter(|r| !r.workflow.is_empty() && r.status.stands())
         .filter(|r| seen.insert((r.workflow.as_str(), r.scope.as_deref())))
         .collect()
 }
@@ -164,6 +225,7 @@ mod tests {
     use super::*;
 
     fn summary(id: &str, workflow: &str, status: &str) -> RunSummary {
+        let status = RunStatus::parse(status);
         RunSummary {
             schema: SUMMARY_SCHEMA.into(),
             run_id: id.into(),
@@ -172,7 +234,7 @@ mod tests {
             duration_ms: 0,
             request: String::new(),
             workflow: workflow.into(),
-            status: status.into(),
+            status,
             exit_code: 0,
             delegated: false,
             error: None,
@@ -181,6 +243,28 @@ mod tests {
             usage: Value::Null,
             scope: None,
         }
+    }
+
+    /// A status is written and read as the same word; an older run's `error` reads as
+    /// `failed`, and a word this version does not know as `unknown`, never as an error.
+    #[test]
+    fn run_statuses_keep_their_words() {
+        for status in [
+            RunStatus::Complete,
+            RunStatus::Incomplete,
+            RunStatus::BudgetExhausted,
+            RunStatus::Unsupported,
+            RunStatus::Interrupted,
+            RunStatus::Failed,
+            RunStatus::Running,
+            RunStatus::Unknown,
+        ] {
+            let word = serde_json::to_value(status).unwrap();
+            assert_eq!(word, status.as_str(), "{status:?}");
+            assert_eq!(RunStatus::parse(status.as_str()), status);
+        }
+        assert_eq!(RunStatus::parse("error"), RunStatus::Failed);
+        assert_eq!(RunStatus::parse("paused"), RunStatus::Unknown);
     }
 
     #[test]

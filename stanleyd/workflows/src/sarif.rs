@@ -388,7 +388,7 @@ mod tests {
             duration_ms: 1000,
             request: "Review these changes".into(),
             workflow: workflow.into(),
-            status: "complete".into(),
+            status: crate::runs::RunStatus::Complete,
             exit_code: 0,
             delegated: false,
             error: None,

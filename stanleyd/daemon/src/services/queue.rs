@@ -45,7 +45,7 @@ fn to_proto(job: Job) -> v1::Job {
     v1::Job {
         id: job.id,
         request: job.request,
-        input_shape: job.input_shape,
+        input_shape: job.input_shape.as_str().into(),
         state: job.state.as_str().into(),
         attempts: job.attempts,
         created_at: job.created_at,

@@ -11,9 +11,9 @@ use serde_json::Value;
 use stanley_proto::v1;
 use stanley_workflows::flow::Flow;
 use stanley_workflows::flow::state::FlowState;
-use stanley_workflows::improve::{CandidateRecord, Job, JobState};
+use stanley_workflows::improve::{CandidateRecord, CandidateStatus, Job, JobState};
 use stanley_workflows::run::coverage_text;
-use stanley_workflows::runs::RunSummary;
+use stanley_workflows::runs::{RunStatus, RunSummary};
 
 /// A whole page: the frame around `main`, its links under `base`. `live` is the address of its
 /// update stream.
@@ -115,7 +115,7 @@ pub(crate) fn runs_table(base: &str, runs: &[RunSummary]) -> Markup {
                             td { @if run.workflow.is_empty() { "–" } @else { code { (run.workflow) } }
                                  @if run.delegated { " " span.badge.plain { "delegated" } } }
                             td { (run.scope.as_deref().unwrap_or("–")) }
-                            td { (status_badge(&run.status))
+                            td { (status_badge(run.status.as_str()))
                                  @if let Some(e) = &run.error { br; span.reason { (e.message) } } }
                             td.num { (run.findings) }
                             td { @match run.coverage.as_ref().filter(|c| c.is_object()) {
@@ -166,7 +166,7 @@ pub(crate) fn run(
         @if let Some(error) = &summary.error {
             p.problem { (error.message) }
         }
-        @if summary.status == "running" {
+        @if summary.status == RunStatus::Running {
             p.note { "Still running: this page updates when it ends." }
         }
         h2 { "Findings (" (typed.findings.len()) ")" }
@@ -220,7 +220,7 @@ fn run_facts(summary: &RunSummary) -> Markup {
         dl.facts {
             dt { "Request" } dd { (summary.request) }
             dt { "Workflow" } dd { @if summary.workflow.is_empty() { "–" } @else { code { (summary.workflow) } } @if summary.delegated { " (handed to the coding agent)" } }
-            dt { "Status" } dd { (status_badge(&summary.status)) " exit " (summary.exit_code) }
+            dt { "Status" } dd { (status_badge(summary.status.as_str())) " exit " (summary.exit_code) }
             dt { "Started" } dd { (summary.started_at) }
             dt { "Took" } dd { @if summary.duration_ms > 0 { (duration(summary.duration_ms)) } @else { "–" } }
             dt { "Jev" } dd { (jev_requests(&summary.usage)) " requests" }
@@ -306,7 +306,7 @@ pub(crate) fn queue(
                                 td { code { (job.id) } }
                                 td { (status_badge(job.state.as_str())) @if let (JobState::Done, Some(r)) = (job.state, &job.result) { " " (status_badge(r)) } }
                                 td.request { (job.request) }
-                                td { (job.input_shape) }
+                                td { (job.input_shape.as_str()) }
                                 td.num { (job.attempts) }
                                 td.time { (job.created_at) }
                                 td {
@@ -331,7 +331,7 @@ pub(crate) fn queue(
                     @for c in candidates {
                         tr data-candidate=(c.id) {
                             td { a href={(base) "/candidates/" (c.id)} { code { (c.id) } } }
-                            td { (status_badge(&c.status)) }
+                            td { (status_badge(c.status.as_str())) }
                             td { @match &c.workflow_id { Some(w) => { code { (w) } } None => { "–" } } }
                             td.request { (c.request) }
                             td.time { (c.created_at) }
@@ -354,7 +354,7 @@ pub(crate) fn candidate(
     html! {
         h1 { "Candidate " code { (record.id) } }
         dl.facts {
-            dt { "Status" } dd { (status_badge(&record.status)) }
+            dt { "Status" } dd { (status_badge(record.status.as_str())) }
             dt { "Workflow" } dd { @match &record.workflow_id { Some(w) => { code { (w) } } None => { "–" } } }
             dt { "For the request" } dd { (record.request) }
             dt { "Drafted" } dd { (record.created_at) " by the agent (" (record.agent.outcome) ", " (record.agent.tool_calls) " tool calls, " (duration(record.agent.duration_ms)) ")" }
@@ -375,7 +375,7 @@ pub(crate) fn candidate(
             ul { @for r in &record.reasons { li { (r) } } }
         }
         h2 { "Decide" }
-        @if record.status == "validated" {
+        @if record.status == CandidateStatus::Validated {
             p { "Promote it (it moves into " code { ".stanley/workflows/" } " and is trusted):" }
             pre.command { "stanleyctl candidates promote " (record.id) }
             p { "Or reject it:" }

@@ -383,7 +383,7 @@ fn overview(state: &DaemonState, base: &str) -> Rendered {
         });
     let waiting = crate::worker::candidates(root)
         .iter()
-        .filter(|c| c.status == "validated")
+        .filter(|c| c.status == stanley_workflows::improve::CandidateStatus::Validated)
         .count();
     Rendered::ok(
         "Overview",

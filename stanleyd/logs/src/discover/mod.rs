@@ -253,6 +253,7 @@ fn mentions_of(
     for (i, l) in lines.iter().enumerate() {
         pace.step()?;
         if !covered[i]
+            && !crate::line::stack_frame(l)
             && let Some(k) = mention(l)
         {
             mentions.push((i, k));
@@ -1001,6 +1002,15 @@ mod tests {
             ("parses dates ........ [FAILED]", Some("parses dates")),
             ("parses dates   [ FAIL ]", Some("parses dates")),
             ("parses dates   <ERROR>", Some("parses dates")),
+            (
+                "  test_0002_evicts when full        FAIL (0.00s)",
+                Some("test_0002_evicts when full"),
+            ),
+            (
+                "  test_fetch_missing               ERROR (0.00s)",
+                Some("test_fetch_missing"),
+            ),
+            ("  test_put_and_get                  PASS (0.00s)", None),
             // No padding: a message that ends in brackets.
             ("expected [FAIL]", None),
             ("parses dates   | PASS |", None),

@@ -108,14 +108,26 @@ pub(crate) fn queue_jobs(base: usize) -> Value {
         let queue = SledQueue::open(&dir.path().join("queue"), UserKey::from_bytes([7; 32]))
             .expect("the queue");
         for i in 0..n {
-            let mut job = Job::new(&format!("request {i}"), "none", "2026-11-01T00:00:00Z");
+            let mut job = Job::new(
+                &format!("request {i}"),
+                stanley_workflows::routing::InputShape::None,
+                "2026-11-01T00:00:00Z",
+            );
             job.state = JobState::Done;
             queue.put(&job).expect("a job");
         }
         // The first enqueue of a daemon's life counts the pending jobs; the figure is the next.
-        let first = Job::new("a first request", "none", "2026-11-01T00:00:00Z");
+        let first = Job::new(
+            "a first request",
+            stanley_workflows::routing::InputShape::None,
+            "2026-11-01T00:00:00Z",
+        );
         assert!(queue.enqueue(&first).is_ok());
-        let extra = Job::new("one more request", "none", "2026-11-01T00:00:00Z");
+        let extra = Job::new(
+            "one more request",
+            stanley_workflows::routing::InputShape::None,
+            "2026-11-01T00:00:00Z",
+        );
         let ((added, add_time), add_peak) = peak_of(|| timed(|| queue.enqueue(&extra)));
         assert!(added.is_ok());
         let ((listed, list_time), list_peak) =
