@@ -48,17 +48,30 @@ impl Browser {
         // reqwest is built without a default crypto provider (TLS is not used here).
         let _ = rustls::crypto::ring::default_provider().install_default();
         let profile = tempfile::tempdir().unwrap();
-        let mut driver = Command::new(&chromedriver)
-            .arg("--port=0")
-            .env_clear()
-            .env("HOME", profile.path())
-            .env("PATH", "/usr/bin:/bin")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver starts");
-        let port = driver_port(&mut driver);
+        // ChromeDriver now and then ends before it says its port (seen once in a full run on
+        // a busy machine): a driver that did is started again, three times at most.
+        let (driver, port) = (0..3)
+            .find_map(|_| {
+                let mut driver = Command::new(&chromedriver)
+                    .arg("--port=0")
+                    .env_clear()
+                    .env("HOME", profile.path())
+                    .env("PATH", "/usr/bin:/bin")
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .expect("chromedriver starts");
+                match driver_port(&mut driver) {
+                    Some(port) => Some((driver, port)),
+                    None => {
+                        let _ = driver.kill();
+                        let _ = driver.wait();
+                        None
+                    }
+                }
+            })
+            .expect("chromedriver ended before it said its port, three times");
         let base = format!("http://127.0.0.1:{port}");
         let http = reqwest::blocking::Client::builder()
             .no_proxy()
@@ -202,8 +215,8 @@ impl Drop for Browser {
     }
 }
 
-/// Reads ChromeDriver's first lines until it says which port it took.
-fn driver_port(driver: &mut Child) -> u16 {
+/// Reads ChromeDriver's first lines until it says which port it took; None if it ends first.
+fn driver_port(driver: &mut Child) -> Option<u16> {
     let out = driver.stdout.take().expect("piped stdout");
     let mut lines = BufReader::new(out).lines();
     for line in lines.by_ref() {
@@ -212,10 +225,10 @@ fn driver_port(driver: &mut Child) -> u16 {
             let port = rest.trim_end_matches('.').trim().parse().expect("a port");
             // Keep draining its output so it never blocks on a full pipe.
             std::thread::spawn(move || for _ in lines {});
-            return port;
+            return Some(port);
         }
     }
-    panic!("chromedriver ended before it said its port");
+    None
 }
 
 /// Where the page tests save their screenshots: `target/ui-screenshots/`.

@@ -577,23 +577,21 @@ impl HttpJev {
 }
 
 /// The reason a TLS certificate was not accepted, when that is why a request failed: rustls'
-/// own error, found by its type along the chain (inside the `io::Error` the connector wraps it
-/// in, whose `source` skips it).
+/// own error, found by its type along the chain. An `io::Error` wrapping another error (the
+/// connector's, once or twice) is walked into: its own `source` skips what it wraps.
 fn refused_certificate(e: &(dyn std::error::Error + 'static)) -> Option<String> {
     let mut next = Some(e);
     while let Some(err) = next {
-        let inner = err
+        if let Some(rustls::Error::InvalidCertificate(why)) = err.downcast_ref::<rustls::Error>() {
+            return Some(why.to_string());
+        }
+        next = match err
             .downcast_ref::<std::io::Error>()
             .and_then(std::io::Error::get_ref)
-            .map(|i| i as &(dyn std::error::Error + 'static));
-        for candidate in std::iter::once(err).chain(inner) {
-            if let Some(rustls::Error::InvalidCertificate(why)) =
-                candidate.downcast_ref::<rustls::Error>()
-            {
-                return Some(why.to_string());
-            }
-        }
-        next = err.source();
+        {
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => err.source(),
+        };
     }
     None
 }
@@ -622,6 +620,25 @@ impl Jev for HttpJev {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A refused certificate is found by its type however deep the connector wraps it (an
+    /// `io::Error` around an `io::Error` around rustls' error, under an error with a source).
+    #[test]
+    fn a_refused_certificate_is_found_by_its_type_along_the_chain() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("client error (Connect)")]
+        struct Outer(#[source] std::io::Error);
+        let tls = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
+        let wrapped =
+            std::io::Error::other(std::io::Error::new(std::io::ErrorKind::InvalidData, tls));
+        let outer = Outer(wrapped);
+        assert_eq!(
+            refused_certificate(&outer).as_deref(),
+            Some("UnknownIssuer")
+        );
+        let refused = Outer(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
+        assert_eq!(refused_certificate(&refused), None);
+    }
     fn cfg(
         key: Option<&str>,
         base_url: Option<&str>,

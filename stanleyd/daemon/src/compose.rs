@@ -186,7 +186,9 @@ pub(crate) fn run_repository<'a>(
         };
         match result {
             Ok(value) => Ok(normalize(value)),
-            Err(e) => Err(RequestError::internal(e.to_string()).in_workflow(&wf.id)),
+            Err(e) => {
+                Err(RequestError::caused(crate::error::Refusal::Internal, e).in_workflow(&wf.id))
+            }
         }
     })
 }

@@ -130,6 +130,21 @@ impl RequestError {
         }
     }
 
+    /// A refusal that says `what` failed and why (`{what}: {cause}`), keeping the cause as
+    /// its source.
+    pub(crate) fn context(
+        refusal: Refusal,
+        what: impl std::fmt::Display,
+        cause: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            refusal,
+            message: format!("{what}: {cause}"),
+            workflow: None,
+            cause: Some(Arc::new(cause)),
+        }
+    }
+
     /// A refusal that keeps what caused it as its source.
     pub(crate) fn caused(
         refusal: Refusal,

@@ -123,7 +123,13 @@ async fn read_input(
     let root = root.to_owned();
     let raw = tokio::task::spawn_blocking(move || raw_input(&root, input))
         .await
-        .map_err(|e| RequestError::internal(format!("reading the input failed: {e}")))??;
+        .map_err(|e| {
+            RequestError::context(
+                crate::error::Refusal::Internal,
+                "reading the input failed",
+                e,
+            )
+        })??;
     let Some((text, file, outside)) = raw else {
         return Ok(None);
     };
@@ -193,8 +199,14 @@ fn raw_input(
             if len == 0 {
                 return Err(RequestError::input("input file is empty"));
             }
-            let reduced = stanley_proto::window::reduce(std::io::BufReader::new(file))
-                .map_err(|e| RequestError::input(format!("cannot read {path}: {e}")))?;
+            let reduced =
+                stanley_proto::window::reduce(std::io::BufReader::new(file)).map_err(|e| {
+                    RequestError::context(
+                        crate::error::Refusal::Input,
+                        format!("cannot read {path}"),
+                        e,
+                    )
+                })?;
             (reduced.text.into_bytes(), Some(rel), None)
         }
     };
@@ -345,7 +357,7 @@ fn context<'a>(
     } = state
         .jev
         .link(&settings.jev)
-        .map_err(|e| RequestError::input(e.to_string()))?;
+        .map_err(|e| RequestError::caused(crate::error::Refusal::Input, e))?;
     let cache = cache_use(state, settings, request.no_persist, &base_url);
     let budget = BudgetLimits {
         input_tokens: settings
@@ -697,7 +709,11 @@ async fn delegate(
     if !changes.added.is_empty() {
         let stamp = stanley_workflows::time::compact(SystemClock.now());
         quarantine_dir = guard::quarantine(root, &changes.added, &stamp).map_err(|e| {
-            RequestError::internal(format!("cannot quarantine the agent's workflow files: {e}"))
+            RequestError::context(
+                crate::error::Refusal::Internal,
+                "cannot quarantine the agent's workflow files",
+                e,
+            )
         })?;
     }
     let caveats = guard_caveats(&changes, &quarantine_dir);

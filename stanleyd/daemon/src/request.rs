@@ -158,7 +158,13 @@ impl Supplied {
             })
         })
         .await
-        .map_err(|e| RequestError::internal(format!("reading the input failed: {e}")))?
+        .map_err(|e| {
+            RequestError::context(
+                crate::error::Refusal::Internal,
+                "reading the input failed",
+                e,
+            )
+        })?
         .map_err(|Cancelled| RequestError::aborted())
     }
 

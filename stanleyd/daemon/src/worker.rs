@@ -82,7 +82,7 @@ pub(crate) enum WorkError {
 
 impl From<WorkError> for RequestError {
     fn from(e: WorkError) -> Self {
-        RequestError::internal(e.to_string())
+        RequestError::caused(crate::error::Refusal::Internal, e)
     }
 }
 
@@ -361,7 +361,7 @@ pub(crate) struct RecordNotWritten(#[from] std::io::Error);
 
 impl From<RecordNotWritten> for RequestError {
     fn from(e: RecordNotWritten) -> Self {
-        RequestError::internal(e.to_string())
+        RequestError::caused(crate::error::Refusal::Internal, e)
     }
 }
 
@@ -625,7 +625,11 @@ pub(crate) fn retry(state: &DaemonState, id: &str) -> Result<Job, RequestError> 
     let dir = root.join(format!(".stanley/candidates/{id}"));
     if dir.exists() {
         stanley_adapters::records::remove_tree(&dir).map_err(|e| {
-            RequestError::internal(format!("cannot clear .stanley/candidates/{id}: {e}"))
+            RequestError::context(
+                crate::error::Refusal::Internal,
+                format!("cannot clear .stanley/candidates/{id}"),
+                e,
+            )
         })?;
     }
     job.state = JobState::Pending;

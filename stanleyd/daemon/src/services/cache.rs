@@ -42,7 +42,7 @@ impl Cache for CacheService {
         let cache = self.cache()?;
         let s = tokio::task::spawn_blocking(move || cache.stats())
             .await
-            .map_err(|e| RequestError::internal(e.to_string()))?;
+            .map_err(|e| RequestError::caused(crate::error::Refusal::Internal, e))?;
         Ok(Response::new(GetCacheStatsResponse {
             path: s.path,
             entries: s.entries,
@@ -81,7 +81,7 @@ impl Cache for CacheService {
         let cache = self.cache()?;
         let removed = tokio::task::spawn_blocking(move || cache.clear())
             .await
-            .map_err(|e| RequestError::internal(e.to_string()))?
+            .map_err(|e| RequestError::caused(crate::error::Refusal::Internal, e))?
             .map_err(RequestError::from)?;
         // A remembered result stands for answers that are gone now.
         self.state.results.clear();

@@ -173,7 +173,13 @@ impl Flows for FlowService {
         }
         ensure_state_dir(root)
             .and_then(|_| write_atomic(&path, starter_flow(goal).as_bytes()))
-            .map_err(|e| RequestError::internal(format!("cannot write {FLOW_FILE}: {e}")))?;
+            .map_err(|e| {
+                RequestError::context(
+                    crate::error::Refusal::Internal,
+                    format!("cannot write {FLOW_FILE}"),
+                    e,
+                )
+            })?;
         // Writing the starter flow is the person's own act: it is trusted by it.
         if let Err(why) = crate::trust::trust_initial_flow(&self.state) {
             tracing::warn!(%why, "the new flow could not be trusted");

@@ -40,11 +40,15 @@ impl RunsService {
         let root = self.state.config.files.root.clone();
         tokio::task::spawn_blocking(move || stored::read(&root, &id))
             .await
-            .map_err(|e| RequestError::internal(e.to_string()))?
+            .map_err(|e| RequestError::caused(crate::error::Refusal::Internal, e))?
             .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => RequestError::not_found(e.to_string()).into(),
-                std::io::ErrorKind::InvalidInput => RequestError::input(e.to_string()).into(),
-                _ => RequestError::internal(e.to_string()).into(),
+                std::io::ErrorKind::NotFound => {
+                    RequestError::caused(crate::error::Refusal::NotFound, e).into()
+                }
+                std::io::ErrorKind::InvalidInput => {
+                    RequestError::caused(crate::error::Refusal::Input, e).into()
+                }
+                _ => RequestError::caused(crate::error::Refusal::Internal, e).into(),
             })
     }
 }
@@ -62,7 +66,7 @@ impl Runs for RunsService {
         }
         let mut runs = tokio::task::spawn_blocking(move || stored::list(&root))
             .await
-            .map_err(|e| RequestError::internal(e.to_string()))?;
+            .map_err(|e| RequestError::caused(crate::error::Refusal::Internal, e))?;
         if limit > 0 {
             runs.truncate(limit);
         }
@@ -145,7 +149,7 @@ impl Runs for RunsService {
                 .collect()
         })
         .await
-        .map_err(|e| RequestError::internal(e.to_string()))?;
+        .map_err(|e| RequestError::caused(crate::error::Refusal::Internal, e))?;
         Ok(Response::new(GetLatestFindingsResponse { runs }))
     }
 
@@ -206,13 +210,15 @@ impl Runs for RunsService {
         let (id, fp) = (run_id.clone(), fingerprint.clone());
         let seen = tokio::task::spawn_blocking(move || stored::mark_seen(&root, &id, &fp))
             .await
-            .map_err(|e| RequestError::internal(e.to_string()))?
+            .map_err(|e| RequestError::caused(crate::error::Refusal::Internal, e))?
             .map_err(|e| match e.kind() {
                 std::io::ErrorKind::NotFound => {
-                    Status::from(RequestError::not_found(e.to_string()))
+                    Status::from(RequestError::caused(crate::error::Refusal::NotFound, e))
                 }
-                std::io::ErrorKind::InvalidInput => RequestError::input(e.to_string()).into(),
-                _ => RequestError::internal(e.to_string()).into(),
+                std::io::ErrorKind::InvalidInput => {
+                    RequestError::caused(crate::error::Refusal::Input, e).into()
+                }
+                _ => RequestError::caused(crate::error::Refusal::Internal, e).into(),
             })?;
         tracing::info!(run = %run_id, fingerprint = %fingerprint, "finding marked seen");
         found.seen = seen.clone();

@@ -31,7 +31,7 @@ impl TrustService {
         let record = match &store {
             Some(s) => s
                 .record(root)
-                .map_err(|e| RequestError::input(e.to_string()))?,
+                .map_err(|e| RequestError::caused(crate::error::Refusal::Input, e))?,
             None => None,
         };
         let overridden = self.state.settings(env).trust_worktree;
@@ -98,7 +98,7 @@ impl Trust for TrustService {
             .update(&root, |r| {
                 *r = Some(grant(disk.current(), &disk.agent, edits, &at));
             })
-            .map_err(|e| RequestError::input(e.to_string()))?;
+            .map_err(|e| RequestError::caused(crate::error::Refusal::Input, e))?;
         tracing::info!(
             workflows = disk.workflows.len(),
             flow = disk.flow.is_some(),
@@ -118,7 +118,7 @@ impl Trust for TrustService {
         let store = store(&self.state).map_err(RequestError::from)?;
         store
             .update(&root, |r| *r = None)
-            .map_err(|e| RequestError::input(e.to_string()))?;
+            .map_err(|e| RequestError::caused(crate::error::Refusal::Input, e))?;
         tracing::info!("trust revoked");
         Ok(Response::new(self.status(&HashMap::new())?))
     }

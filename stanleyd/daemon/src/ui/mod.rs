@@ -78,7 +78,11 @@ pub(crate) fn open(state: &Arc<DaemonState>) -> Result<(String, u16, bool), Requ
         return Ok((serving.url.clone(), serving.port, false));
     }
     let cannot = |e: std::io::Error| {
-        RequestError::internal(format!("cannot serve the page on 127.0.0.1: {e}"))
+        RequestError::context(
+            crate::error::Refusal::Internal,
+            "cannot serve the page on 127.0.0.1",
+            e,
+        )
     };
     // Bound synchronously while the slot is held, so two callers never start two pages.
     let std_listener = std::net::TcpListener::bind(("127.0.0.1", 0)).map_err(cannot)?;
