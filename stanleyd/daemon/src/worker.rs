@@ -331,7 +331,7 @@ async fn run_job(
         checks,
         reasons: reasons.clone(),
         agent: AgentSummary {
-            outcome: result.outcome.as_str().into(),
+            outcome: result.outcome,
             tool_calls: result.tool_calls,
             duration_ms: result.duration_ms,
         },

@@ -20,7 +20,8 @@ pub const MAX_INSTRUCTIONS_BYTES: usize = 131_072;
 pub const MAX_TEXT_BYTES: usize = 65_536;
 
 /// How an agent run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum AgentOutcome {
     /// The agent finished its turn.
     Finished,
@@ -240,6 +241,24 @@ mod tests {
         }
         fn json(&self, v: &Value) -> (Value, u64) {
             (v.clone(), 0)
+        }
+    }
+
+    /// An agent's outcome is kept in a candidate record as its wire word.
+    #[test]
+    fn agent_outcomes_keep_their_words() {
+        for outcome in [
+            AgentOutcome::Finished,
+            AgentOutcome::Timeout,
+            AgentOutcome::Aborted,
+            AgentOutcome::Failed,
+        ] {
+            let word = serde_json::to_value(outcome).unwrap();
+            assert_eq!(word, outcome.as_str());
+            assert_eq!(
+                serde_json::from_value::<AgentOutcome>(word).unwrap(),
+                outcome
+            );
         }
     }
 

@@ -281,10 +281,10 @@ pub struct Checks {
 }
 
 /// The agent's part of a candidate record.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentSummary {
-    pub outcome: String,
+    pub outcome: crate::agent::AgentOutcome,
     pub tool_calls: u64,
     pub duration_ms: u64,
 }

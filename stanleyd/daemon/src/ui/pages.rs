@@ -357,7 +357,7 @@ pub(crate) fn candidate(
             dt { "Status" } dd { (status_badge(record.status.as_str())) }
             dt { "Workflow" } dd { @match &record.workflow_id { Some(w) => { code { (w) } } None => { "–" } } }
             dt { "For the request" } dd { (record.request) }
-            dt { "Drafted" } dd { (record.created_at) " by the agent (" (record.agent.outcome) ", " (record.agent.tool_calls) " tool calls, " (duration(record.agent.duration_ms)) ")" }
+            dt { "Drafted" } dd { (record.created_at) " by the agent (" (record.agent.outcome.as_str()) ", " (record.agent.tool_calls) " tool calls, " (duration(record.agent.duration_ms)) ")" }
             dt { "Summary" } dd { (record.summary) }
         }
         h2 { "Validation" }
