@@ -166,7 +166,7 @@ impl Git2Repo {
         let mut attributes = attributes::Attributes::new(repo, &self.root);
         for path in paths {
             if cancel.is_cancelled() {
-                return Err(cancelled());
+                return Err(GitError::Cancelled);
             }
             // Never read: credential-shaped, binary and vendored paths, and what the repository
             // declares vendored or not diffed. Lockfiles and generated files are read and set
@@ -468,11 +468,6 @@ type SideBytes<'a> = &'a dyn Fn(&git2::DiffFile<'_>) -> Option<Vec<u8>>;
 /// with the renames and copies of `paired` in place of the deltas they pair. A type change (a
 /// link that became a file, or back) is one entry, as Git reports it; a new regular file's whole
 /// content is its added text, read through `new_side`.
-/// The error of a diff given up because its request was cancelled.
-pub fn cancelled() -> GitError {
-    GitError::Cancelled
-}
-
 fn structure(
     diff: &git2::Diff<'_>,
     paired: &Paired,
@@ -483,7 +478,7 @@ fn structure(
     let mut bytes = 0usize;
     for (idx, delta) in diff.deltas().enumerate() {
         if cancel.is_cancelled() {
-            return Err(cancelled());
+            return Err(GitError::Cancelled);
         }
         if paired.gone.contains(&idx) {
             continue;
@@ -574,7 +569,8 @@ impl Git for Git2Repo {
     }
 
     /// The diff, looking at `cancel` before each file's patch, each rename candidate and each
-    /// untracked file: a cancelled request's diff ends with [`cancelled`] within a file's work.
+    /// untracked file: a cancelled request's diff ends with [`GitError::Cancelled`] within a
+    /// file's work.
     fn diff_until(
         &self,
         scope: Scope,

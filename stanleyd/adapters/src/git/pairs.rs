@@ -86,7 +86,7 @@ impl Git2Repo {
         };
         for (idx, delta) in diff.deltas().enumerate() {
             if cancel.is_cancelled() {
-                return Err(super::cancelled());
+                return Err(GitError::Cancelled);
             }
             let side_of = |file: &git2::DiffFile<'_>, oid: String, size: u64| {
                 path_text(file).map(|path| Side {

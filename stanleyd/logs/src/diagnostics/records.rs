@@ -53,32 +53,30 @@ pub(super) fn located_below(
     Some((format!("{path}:{number}"), place.to_owned(), code, message))
 }
 
-/// A line number in a field: `L:   1`, `L6`, `line 3`, `Line: 3`, `Ln 3`.
-fn line_field(field: &str) -> Option<u64> {
+/// A number in a labelled field (`L:   1`, `L6`, `line 3`, `P:  10`, `col 3`), when its label
+/// is one of `labels`.
+fn labelled_number(field: &str, labels: &[&str]) -> Option<u64> {
     let f = field.trim();
     let digits = f.trim_start_matches(|c: char| !c.is_ascii_digit());
     let label = f[..f.len() - digits.len()]
         .trim()
         .trim_end_matches(':')
         .trim();
-    let label_ok = ["L", "Ln", "line", "Line", "LINE"].contains(&label);
-    (label_ok && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| digits.parse().ok())
-        .flatten()
+    if !labels.contains(&label) || digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// A line number in a field: `L:   1`, `L6`, `line 3`, `Line: 3`, `Ln 3`.
+fn line_field(field: &str) -> Option<u64> {
+    labelled_number(field, &["L", "Ln", "line", "Line", "LINE"])
 }
 
 /// A column in a field: `P:   5`, `C: 3`, `col 3`, `Col: 3`.
 fn column_field(field: &str) -> Option<u64> {
-    let f = field.trim();
-    let digits = f.trim_start_matches(|c: char| !c.is_ascii_digit());
-    let label = f[..f.len() - digits.len()]
-        .trim()
-        .trim_end_matches(':')
-        .trim();
-    let label_ok = ["P", "C", "col", "Col", "column", "Column", "pos"].contains(&label);
-    (label_ok && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| digits.parse().ok())
-        .flatten()
+    labelled_number(field, &["P", "C", "col", "Col", "column", "Column", "pos"])
 }
 
 /// The findings of the rows from `i` on, under a header that named the file `file`: each row

@@ -74,14 +74,15 @@ pub(crate) fn mask(token: &str) -> String {
 }
 
 /// A failure's kind as a word (`Failure`, `ERROR:`, `failed`), whatever its case and the
-/// punctuation around it.
+/// punctuation around it: a status line's verdict words ([`crate::line::failed_verdict`]) and
+/// the nouns runners head their reports with.
 fn verdict_word(token: &str) -> bool {
     let word = token.trim_matches(|c: char| !c.is_alphanumeric());
-    [
-        "fail", "failed", "failure", "error", "errored", "broken", "crash", "crashed",
-    ]
-    .iter()
-    .any(|v| word.eq_ignore_ascii_case(v))
+    !word.is_empty()
+        && (crate::line::failed_verdict(word)
+            || ["failure", "broken", "crash", "crashed"]
+                .iter()
+                .any(|v| word.eq_ignore_ascii_case(v)))
 }
 
 /// Which end of a line a template keeps.
