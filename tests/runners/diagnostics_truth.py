@@ -8,7 +8,9 @@ eslint-json (eslint -f json), tsc-plain (tsc --pretty false, the tool's own one-
 cpplint-junit (cpplint --output=junit), clang-tidy-plain (clang-tidy's own error lines),
 bandit-json, sqlfluff-json, htmlhint-json (each tool's JSON format), perlcritic-verbose
 (perlcritic's own `%f:%l:%c:%m` format), black-diff (black's
---diff), file-list (a formatter's own list of the files it would change).
+--diff), file-list (a formatter's own list of the files it would change), biome-json (biome's
+--reporter=json, its spans turned into lines by the source it carries), cfn-lint-json
+(cfn-lint --format json).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -110,6 +112,22 @@ elif kind == "file-list":
         path = line.strip().removeprefix("would reformat ").strip()
         if path:
             failures.append((path, path, path))
+elif kind == "biome-json":
+    # biome lint --reporter=json: each error (a warning beside errors is no failure), its span
+    # a byte offset into the source the report carries.
+    for d in json.loads(text)["diagnostics"]:
+        if d["severity"] != "error":
+            continue
+        loc = d["location"]
+        row = loc["sourceCode"].encode()[: loc["span"][0]].count(b"\n") + 1
+        path = loc["path"]["file"]
+        failures.append((f"{path}:{row}", d["description"], f"{path}:{row}:"))
+elif kind == "cfn-lint-json":
+    # cfn-lint --format json: every match fails the run (warnings too: exit 4).
+    for m in json.loads(text):
+        start = m["Location"]["Start"]
+        failures.append((f'{m["Filename"]}:{start["LineNumber"]}', m["Message"],
+                         f'{m["Filename"]}:{start["LineNumber"]}:{start["ColumnNumber"]}'))
 else:
     sys.exit(f"unknown kind {kind}")
 

@@ -40,6 +40,9 @@ KIND says where the failing-test names come from (never from Stanley's parser):
   minitest        the numbered "N) Failure:"/"N) Error:" headers of CAPTURE
   phpunit         the numbered lists under "There were N errors/failures:" of CAPTURE
   not-a-report    a JSON document that is no test report: no failures, and that is the truth
+  zig             the tests zig's runner counts as they start (`k/n name...`) with any verdict
+                  but OK or SKIP (after the dots, or the `FAIL (…)` line under it), checked
+                  against its closing `N failed.`
 
 TOKENS is a JSON object {"leaf name": "token"}; a failure's token is that of the
 longest key contained in its name.  A token may be {"*": token, "<mode>" or "<runner>:<mode>": token-or-null}
@@ -486,6 +489,26 @@ def ctest(log, aux):
             cur = m.group(1)
             sections[cur] = ""
         elif re.match(r"^\d+% tests passed", line):
+            cur = None
+        elif cur:
+            sections[cur] += line + "\n"
+    return names, sections, []
+
+
+def zig(log, aux):
+    names, sections, cur = [], {}, None
+    for line in strip(log).splitlines():
+        m = re.match(r"^\d+/\d+ (.+?)\.\.\.(.*)$", line)
+        if m:
+            cur = m.group(1)
+            sections[cur] = m.group(2) + "\n"
+            if m.group(2).strip() not in ("OK", "SKIP"):
+                names.append(cur)
+            continue
+        m = re.match(r"^\d+ passed; \d+ skipped; (\d+) failed\.$", line)
+        if m:
+            if int(m.group(1)) != len(names):
+                sys.exit(f"zig says {m.group(1)} failed, {len(names)} read")
             cur = None
         elif cur:
             sections[cur] += line + "\n"

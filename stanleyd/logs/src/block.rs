@@ -514,6 +514,7 @@ pub(crate) fn settle(
                 && content.all(|l| {
                     counts_only(l)
                         || crate::line::summary(l)
+                        || crate::line::run_verdict(l)
                         || crate::stated::counts_what_came_before(l)
                 })
         };

@@ -29,16 +29,26 @@ pub(crate) struct Diagnostic {
     severity: Severity,
 }
 
-/// A path as tools print it: no spaces, not a URL, a file name with an extension or a folder.
+/// A path as tools print it: no spaces, not a URL, a file name with an extension, or one
+/// without that is a folder's (`bin/check`) or named for what it holds (`Dockerfile`,
+/// `Makefile`, `Justfile`).
 pub(crate) fn path_like(p: &str) -> bool {
     !p.is_empty()
         && p.len() <= 400
         && !p.contains(char::is_whitespace)
         && !p.contains("://")
         && !p.starts_with('-')
-        && p.rsplit('/')
-            .next()
-            .is_some_and(|name| name.contains('.') && name.chars().any(char::is_alphanumeric))
+        && p.rsplit('/').next().is_some_and(|name| {
+            let extended = name.contains('.') && name.chars().any(char::is_alphanumeric);
+            let bare = name.starts_with(|c: char| c.is_ascii_alphabetic())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            extended
+                || bare
+                    && (p.contains('/')
+                        || name.len() > 4 && name.to_ascii_lowercase().ends_with("file"))
+        })
 }
 
 /// `path:line[:col]` at the start of `line`: (path, line number, bytes used).
@@ -346,6 +356,10 @@ pub(crate) fn marker(line: &str) -> Option<(Severity, Option<String>, String)> {
 
 /// A diagnostic on one line: location first (`path:line[:col]: …`, ` - …`) or in parentheses.
 pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
+    // A stack frame gives a place and a function, not a finding.
+    if crate::line::stack_frame(line) {
+        return None;
+    }
     one_line_placed(line).or_else(|| unplaced_named(line))
 }
 
@@ -518,8 +532,28 @@ pub(crate) fn header(line: &str) -> Option<(Severity, Option<String>, String)> {
     judged(line)
 }
 
-/// The ` --> path:line:col` line a header points at, within its next lines.
+/// The severity a one-character mark says (`✖` an error; `⚠`, `ℹ`, `!` a warning).
+pub(crate) fn marked_severity(mark: &str) -> Severity {
+    match mark {
+        "⚠" | "ℹ" | "!" | "⚡" | "•" => Severity::Warning,
+        _ => Severity::Error,
+    }
+}
+
+/// The ` --> path:line:col` line a header points at, within its next lines; or a place alone
+/// on the line right under it (`E3012 'x' is not of type 'integer'` over `stack.yaml:17:7`).
 pub(crate) fn arrow(lines: &[String], from: usize) -> Option<(usize, String, String)> {
+    if let Some(next) = lines.get(from + 1)
+        && !next.starts_with(char::is_whitespace)
+        && let Some((path, number, used)) = location(next.trim_end())
+        && next.trim_end()[used..].trim_matches(':').is_empty()
+    {
+        return Some((
+            from + 1,
+            format!("{path}:{number}"),
+            next.trim_end()[..used].to_owned(),
+        ));
+    }
     for (k, l) in lines.iter().enumerate().skip(from + 1).take(4) {
         let t = l.trim_start();
         let miette = t
@@ -728,7 +762,26 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
 }
 
 /// Every diagnostic in `lines` not yet `covered`, in log order; warnings only when no error.
+#[cfg(test)]
 pub(crate) fn read(
+    lines: &[String],
+    covered: &[bool],
+    pace: &stanley_core::Pace<'_>,
+) -> Result<Vec<Diagnostic>, stanley_core::Cancelled> {
+    Ok(failures(read_all(lines, covered, pace)?))
+}
+
+/// The failures among `all` diagnostics: the errors, or the warnings when there is no error.
+/// (A warning beside errors is still a finding: its lines are no other failure's report.)
+pub(crate) fn failures(mut all: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    if all.iter().any(|d| d.severity == Severity::Error) {
+        all.retain(|d| d.severity == Severity::Error);
+    }
+    all
+}
+
+/// Every diagnostic in `lines` not yet `covered`, in log order, warnings marked as such.
+pub(crate) fn read_all(
     lines: &[String],
     covered: &[bool],
     pace: &stanley_core::Pace<'_>,
@@ -752,6 +805,7 @@ pub(crate) fn read(
             None => None,
         }
         .or_else(|| marked_findings(lines, covered, i, &mut out))
+        .or_else(|| records::headed_by_place(lines, covered, i, &mut out))
         .or_else(|| records::file_list(lines, covered, i, &mut out));
         if let Some(next) = listed {
             file = None;
@@ -863,10 +917,6 @@ pub(crate) fn read(
         });
         i = end;
     }
-    if out.iter().any(|d| d.severity == Severity::Error) {
-        out.retain(|d| d.severity == Severity::Error);
-    }
-
     // Warnings alone are the failures of a tool that fails on them; beside a test's failure
     // (a build's warnings before the run) they are not, and the blocks say which they are.
     for d in &mut out {
@@ -967,6 +1017,35 @@ mod tests {
                     "src/c.js:4".to_owned(),
                     Some("eslint(no-debugger)".to_owned())
                 ),
+            ]
+        );
+    }
+
+    #[test]
+    fn places_of_files_named_for_what_they_hold_and_frames_with_addresses() {
+        // A file with no extension is a path when it is a folder's or named for its content
+        // (`Dockerfile`); a frame's place with an address and a function is no finding.
+        let log = "Dockerfile:2 DL4000 error: MAINTAINER is deprecated\n\
+            bin/check:7: error: unbound variable\n\
+            /src/ring.zig:17:5: 0x125792d in test.big ring (ring.zig)\n\
+            Error:12: not a place\n";
+        assert_eq!(
+            names(log),
+            [
+                ("Dockerfile:2".to_owned(), Some("DL4000".to_owned())),
+                ("bin/check:7".to_owned(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_coded_message_over_its_place_alone_is_one_finding() {
+        let log = "E3012 'ninety' is not of type 'integer'\nstack.yaml:17:7\n\nW2001 Parameter P not used.\nstack.yaml:5:3\n";
+        assert_eq!(
+            names(log),
+            [
+                ("stack.yaml:17".to_owned(), Some("E3012".to_owned())),
+                ("stack.yaml:5".to_owned(), Some("W2001".to_owned()))
             ]
         );
     }

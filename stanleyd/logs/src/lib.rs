@@ -72,11 +72,15 @@ pub(crate) fn diagnostic_blocks(
     pace: &Pace<'_>,
 ) -> Result<Vec<FailureBlock>, Cancelled> {
     let mut out = Vec::new();
-    for d in crate::diagnostics::read(lines, covered, pace)? {
-        pace.step()?;
+    let all = crate::diagnostics::read_all(lines, covered, pace)?;
+    // Every finding's lines are its own, a warning's too where only errors are failures.
+    for d in &all {
         for c in &mut covered[d.found.start..d.found.start + d.found.lines.len()] {
             *c = true;
         }
+    }
+    for d in crate::diagnostics::failures(all) {
+        pace.step()?;
         let (code, place) = (d.code.clone(), d.place.clone());
         let message = d.found.message.clone().unwrap_or_default();
         let mut block = from_found(d.found);

@@ -56,7 +56,7 @@ pub(crate) fn separator(line: &str) -> bool {
 
 /// A duration or count suffix runners print after a name: ` (0.00s)`, ` (12 ms)`, ` [0.1s]`.
 pub(crate) fn without_timing(name: &str) -> &str {
-    let t = name.trim_end();
+    let t = without_column(name.trim_end());
     for (open, close) in [(" (", ')'), (" [", ']')] {
         if let Some(at) = t.rfind(open)
             && t.ends_with(close)
@@ -72,6 +72,23 @@ pub(crate) fn without_timing(name: &str) -> &str {
         }
     }
     t
+}
+
+/// A name without the column a progress line pads to its end (`name          14%`, `name
+/// 0.01s`): three spaces or more, then one figure (a share, a duration, a count).
+pub(crate) fn without_column(name: &str) -> &str {
+    let Some(at) = name.rfind("   ") else {
+        return name;
+    };
+    let column = name[at..].trim();
+    let figure = !column.is_empty()
+        && !column.contains(' ')
+        && column.starts_with(|c: char| c.is_ascii_digit())
+        && column
+            .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',')
+            .chars()
+            .all(|c| c.is_ascii_alphabetic() || c == '%' || c == 'µ');
+    if figure { name[..at].trim_end() } else { name }
 }
 
 /// `short (dotted.path.short) rest`: the qualified form, as unittest and nose print it (a
@@ -151,6 +168,22 @@ pub(crate) fn without_counter(text: &str) -> &str {
     t
 }
 
+/// A progress line that counts the tests as they start (`3/8 suite.name...`, the outcome
+/// after the dots or on the lines under it): the name and what follows the dots.
+pub(crate) fn counted_start(line: &str) -> Option<(&str, &str)> {
+    let t = line.trim_start();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let r = t[digits..].strip_prefix('/')?;
+    let d2 = r.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || d2 == 0 {
+        return None;
+    }
+    let r = r[d2..].strip_prefix(' ')?;
+    let (name, tail) = r.split_once("...")?;
+    let name = name.trim();
+    (name_like(name) && !name.contains("  ")).then(|| (name, tail.trim_start_matches('.').trim()))
+}
+
 /// Verdict words after a dot leader or in parentheses that say a test failed.
 pub(crate) fn failed_verdict(word: &str) -> bool {
     let w = word.trim().trim_start_matches('*').trim_end_matches('*');
@@ -190,8 +223,13 @@ pub(crate) fn name_like(name: &str) -> bool {
             ]
             .contains(&w.trim_end_matches([',', ':']))
         });
+    // A run's time (`FAILED in 0.08 seconds`) is no test's name either.
+    let timed = t
+        .strip_prefix("in ")
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
     // A count of outcomes (`(failures=10)`, `6 problems`) is no test's name.
     !counting
+        && !timed
         && !crate::stated::states_counts(t)
         && !t
             .chars()
@@ -200,7 +238,11 @@ pub(crate) fn name_like(name: &str) -> bool {
 
 /// The failing test a status line names, if it is one.
 pub(crate) fn status_name(line: &str) -> Option<String> {
-    let t = undecorated(line).trim_end();
+    // A banner's rule closes it on the right too (`──── FAIL: name ────`).
+    let t = undecorated(line)
+        .trim_end()
+        .trim_end_matches(rule_char)
+        .trim_end();
     // Test::More's diagnostic: `#   Failed test 'name'`
     if let Some(rest) = t
         .trim_start_matches('#')
@@ -311,6 +353,10 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
             .or_else(|| name.strip_suffix(" Rejected promise returned by test"))
             .unwrap_or(name);
         let name = plain(&qualified(name.trim()));
+        // A verdict with its reason alone (`FAIL (TestExpectedEqual)`) names no test.
+        if name.starts_with('(') && name.ends_with(')') {
+            return None;
+        }
         // jest's `● Console` heads logged output, not a failure.
         if p == "● " && (name == "Console" || name.starts_with("Console ")) {
             return None;
@@ -500,6 +546,28 @@ pub(crate) fn summary(line: &str) -> bool {
         .any(|p| t.starts_with(p))
 }
 
+/// A run's verdict in words, naming nothing (`✖ Some errors were emitted while running
+/// checks.`, `Some tests failed.`, `There were failures`): a plural outcome and a verb that
+/// says it happened, in a short sentence with no place, name or figure.
+pub(crate) fn run_verdict(line: &str) -> bool {
+    let t = line
+        .trim()
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .trim_end_matches(['.', '!']);
+    let words: Vec<String> = t.split_whitespace().map(str::to_ascii_lowercase).collect();
+    let outcome = [
+        "errors", "failures", "problems", "tests", "checks", "issues",
+    ];
+    let happened = [
+        "were", "have", "failed", "occurred", "found", "emitted", "reported",
+    ];
+    (2..=10).contains(&words.len())
+        && !t
+            .contains(|c: char| c.is_ascii_digit() || c == ':' || c == '/' || c == '"' || c == '\'')
+        && words.iter().any(|w| outcome.contains(&w.as_str()))
+        && words.iter().any(|w| happened.contains(&w.as_str()))
+}
+
 /// Whether a line is content of a report (not blank, not a separator, not a passing verdict).
 pub(crate) fn content(line: &str) -> bool {
     let t = undecorated(line).trim();
@@ -573,13 +641,23 @@ pub(crate) fn stack_frame(line: &str) -> bool {
         || (t.contains(".java:") && t.ends_with(')'))
         || t.split_once(':').is_some_and(|(path, rest)| {
             let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            // After the place (a column too), a frame may give its address before the
+            // function (`queue.zig:17:5: 0x125792d in test.capacity (queue.zig)`).
+            let after = rest[digits..].trim_start_matches(':');
+            let after = after
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .trim_start_matches(':')
+                .trim_start();
+            let after = match after.strip_prefix("0x") {
+                Some(hex) => hex
+                    .trim_start_matches(|c: char| c.is_ascii_hexdigit())
+                    .trim_start(),
+                None => after,
+            };
             (path.contains('/') || path.contains('.'))
                 && !path.contains(' ')
                 && digits > 0
-                && rest[digits..]
-                    .trim_start_matches(':')
-                    .trim_start()
-                    .starts_with("in ")
+                && after.starts_with("in ")
                 || digits > 0 && rest[digits..].starts_with(":in `")
         })
 }

@@ -171,6 +171,9 @@ fn escape_sequences_of_every_kind_are_removed_and_text_kept() {
     // libtest's colours), OSC links, Buildkite's APC timestamps; tabs and carriage returns stay.
     let raw = "test a ... \u{1b}[31mFAILED\u{1b}(B\u{1b}[m\tx\r\n\u{1b}]8;;http://x\u{7}link\u{1b}]8;;\u{7} \u{1b}_bk;t=1\u{7}done";
     assert_eq!(strip_ansi(raw), "test a ... FAILED\tx\r\nlink done");
+    // OSC links ended by ST (`ESC \`, as biome prints its rules' links): both characters go.
+    let raw = "a.js:2:10 \u{1b}]8;;https://x/rule\u{1b}\\lint/rule\u{1b}]8;;\u{1b}\\ FIXABLE";
+    assert_eq!(strip_ansi(raw), "a.js:2:10 lint/rule FIXABLE");
 }
 
 #[test]

@@ -75,7 +75,12 @@ pub fn strip_ansi(text: &str) -> String {
             Some(']' | '_' | 'P' | '^' | 'X') => {
                 chars.next();
                 while let Some(d) = chars.next() {
-                    if d == '\u{7}' || (d == '\u{1b}' && chars.peek() == Some(&'\\')) {
+                    if d == '\u{7}' {
+                        break;
+                    }
+                    // ST is two characters, `ESC \`: both end the string.
+                    if d == '\u{1b}' && chars.peek() == Some(&'\\') {
+                        chars.next();
                         break;
                     }
                 }

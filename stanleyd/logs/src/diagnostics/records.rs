@@ -2,7 +2,9 @@
 //! labelled field in its body (`>> Issue: [B602] …` over `   Location: ./a.py:4:4`), rows
 //! that give a line number in a field under a header naming the file (`L:   1 | P:   1 | LT09
 //! | …`, `L6 |<source>` over a `^ message` marker), and lists of files a tool would change,
-//! closed by a count of files (`would reformat a.py` … `2 files would be reformatted`).
+//! closed by a count of files (`would reformat a.py` … `2 files would be reformatted`), and a
+//! place alone heading its finding (`src/a.js:2:10 lint/rule  FIXABLE  ━━━━`, then the marked
+//! message indented under it).
 
 use super::{Diagnostic, MAX_LINES, Severity, path_like, rule_like};
 use crate::found::Found;
@@ -240,6 +242,79 @@ pub(super) fn file_list(
     Some(at + 1)
 }
 
+/// A place heading its finding: an unindented `path:line[:col]` followed by nothing but a rule
+/// or code, upper-case tags and a drawn rule; the finding's message is the first indented line
+/// under it (without its marker), and its report runs to the next unindented line. Pushed to
+/// `out`; the line after it, or None.
+pub(super) fn headed_by_place(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let line = &lines[i];
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (path, number, used) = super::location(line)?;
+    let rest = line[used..].trim_start_matches(':');
+    let words: Vec<&str> = rest
+        .trim()
+        .trim_end_matches(crate::line::rule_char)
+        .split_whitespace()
+        .collect();
+    let code = words.iter().copied().find(|w| rule_like(w));
+    let tags_only = words.iter().all(|w| {
+        rule_like(w)
+            || w.chars()
+                .all(|c| c.is_ascii_uppercase() || c == '_' || c == '-')
+    });
+    // Something must say this heads a finding: a rule, or a drawn rule after the place.
+    let drawn = rest.trim_end().ends_with(crate::line::rule_char) && rest.trim().len() > 3;
+    if !tags_only || (code.is_none() && !drawn) {
+        return None;
+    }
+    let mut end = i + 1;
+    let mut message = None;
+    while end < lines.len() && end - i < MAX_LINES && !covered[end] {
+        let l = &lines[end];
+        if !l.trim().is_empty() && !l.starts_with(char::is_whitespace) {
+            break;
+        }
+        if message.is_none() && !l.trim().is_empty() {
+            let t = l.trim();
+            let (severity, m) = match t.split_once(' ') {
+                Some((mark, m))
+                    if mark.chars().count() == 1 && !mark.chars().all(char::is_alphanumeric) =>
+                {
+                    (super::marked_severity(mark), m.trim())
+                }
+                _ => (Severity::Error, t),
+            };
+            message = Some((severity, m.to_owned()));
+        }
+        end += 1;
+    }
+    let (severity, message) = message?;
+    while end > i + 1 && lines[end - 1].trim().is_empty() {
+        end -= 1;
+    }
+    out.push(Diagnostic {
+        found: Found {
+            start: i,
+            lines: lines[i..end].to_vec(),
+            name: Some(format!("{path}:{number}")),
+            message: Some(message),
+            anchor: "diagnostic",
+            ..Found::default()
+        },
+        code: code.map(str::to_owned),
+        place: line[..used].to_owned(),
+        severity,
+    });
+    Some(end)
+}
+
 #[cfg(test)]
 mod tests {
     fn lines(text: &str) -> Vec<String> {
@@ -297,5 +372,33 @@ mod tests {
         // A count that disagrees, or none, makes no list: paths alone say nothing is wrong.
         assert!(read("src/a.py\nsrc/b.py\n3 files checked\n").is_empty());
         assert!(read("src/a.py\nsrc/b.py\n").is_empty());
+    }
+
+    /// The shape of real biome output (`tests/fixtures/runners/`).
+    #[test]
+    fn a_place_alone_heads_the_marked_finding_under_it() {
+        let log = "src/cart.js:2:10 lint/correctness/noUnusedVariables  FIXABLE  ━━━━━━━━━━\n\
+                   \n\
+                   \u{20} ✖ This function addItem is unused.\n\
+                   \u{20}\u{20}\n\
+                   \u{20}   1 │ var total = 0;\n\
+                   \u{20} > 2 │ function addItem(item) {\n\
+                   \n\
+                   src/view.jsx:2:3 lint/a11y/useAltText ━━━━━━━━━━\n\
+                   \n\
+                   \u{20} ✖ Provide a text alternative.\n";
+        assert_eq!(
+            read(log),
+            [
+                (
+                    "src/cart.js:2".to_owned(),
+                    "This function addItem is unused.".to_owned()
+                ),
+                (
+                    "src/view.jsx:2".to_owned(),
+                    "Provide a text alternative.".to_owned()
+                ),
+            ]
+        );
     }
 }

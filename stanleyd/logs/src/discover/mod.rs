@@ -129,6 +129,32 @@ fn failing_names(
             names.push(t.to_owned());
         }
     }
+    // Tests counted as they start (`3/8 suite.name...`): a failing one says so after its dots
+    // or in an upper-case verdict (`FAIL (TestExpectedEqual)`) before the next one starts.
+    let mut open: Option<(usize, String)> = None;
+    for (i, l) in lines.iter().enumerate() {
+        pace.step()?;
+        if covered[i] {
+            continue;
+        }
+        if let Some((name, tail)) = counted_start(l) {
+            open = Some((i, name.to_owned()));
+            if !failed_verdict(tail) {
+                continue;
+            }
+        } else {
+            let first = l.split_whitespace().next().unwrap_or("");
+            let shouted = matches!(first, "FAIL" | "FAILED" | "ERROR" | "CRASH" | "TIMEOUT");
+            if !shouted || !failed_verdict(l) {
+                continue;
+            }
+        }
+        if let Some((_, name)) = open.take()
+            && known.insert(name.clone())
+        {
+            names.push(name);
+        }
+    }
     // A test that started and never got a verdict crashed the run (`[ RUN ] x` and an abort):
     // only the last one started can have, since a crash ends the run.
     let started = |l: &str| -> Option<String> {
@@ -464,7 +490,20 @@ pub(crate) fn leaf_in(core: &str, leaves: &HashMap<&str, usize>) -> Option<usize
 /// The last part of a name after its scopes: `tests/a.py::test_b` → `test_b`,
 /// `Suite › test` → `test`, `pkg.Class.test` → `test`.
 pub(crate) fn leaf_of(name: &str) -> &str {
-    let mut leaf = name;
+    // A name led by its place (`test_orders:7 order total sums lines`): the place scopes it.
+    let mut leaf = match name.split_once(' ') {
+        Some((place, rest))
+            if place.rsplit_once(':').is_some_and(|(file, line)| {
+                !file.is_empty()
+                    && !line.is_empty()
+                    && line.bytes().all(|b| b.is_ascii_digit())
+                    && !file.contains("::")
+            }) =>
+        {
+            rest
+        }
+        _ => name,
+    };
     for sep in ["::", " › ", " > ", "#"] {
         if let Some((_, after)) = leaf.rsplit_once(sep) {
             leaf = after;
@@ -869,7 +908,15 @@ pub(crate) fn segment(
                 (Some(name), Some(next)) if next.trim() == name => &read[2..],
                 _ => &read[1..],
             };
-            let message = message_of(body).or_else(|| message_of(&read));
+            // A test counted as it starts says what went wrong after its dots, when it does
+            // (`2/8 ring.test.big ring...expected 4097, found 4099`).
+            let told = crate::line::counted_start(&read[0])
+                .map(|(_, tail)| tail)
+                .filter(|tail| !tail.is_empty())
+                .map(str::to_owned);
+            let message = told
+                .or_else(|| message_of(body))
+                .or_else(|| message_of(&read));
             Found {
                 start: s.start,
                 lines: block,
@@ -945,6 +992,35 @@ mod tests {
             .iter()
             .map(|f| f.name.as_deref().unwrap_or(""))
             .collect()
+    }
+
+    #[test]
+    fn a_progress_line_padded_to_a_column_names_the_banner_report_of_its_test() {
+        // A progress list (verdict, place, name, a share padded to the line's end), then each
+        // failure's report under a banner that shows the name alone; the run's closing banner
+        // (`FAILED in 0.08 seconds`) names nothing.
+        let log = lines(
+            " PASS  test_a:8 adds three units                              33%\n FAIL  test_a:12 handles large pallets                       66%\n FAIL  test_b:7 sums lines                                  100%\n\n──────── handles large pallets ────────\n  Failed at tests/test_a.py:14\n  assert 9003 == 9004\n\n──────── sums lines ────────\n  Failed at tests/test_b.py:9\n  assert 638 == 640\n──────── FAILED in 0.08 seconds ────────\n",
+        );
+        let found = reports(&log);
+        assert_eq!(
+            names(&found),
+            ["test_a:12 handles large pallets", "test_b:7 sums lines"]
+        );
+        assert!(found[0].lines.iter().any(|l| l.contains("9003")));
+        assert!(found[1].lines.iter().any(|l| l.contains("638")));
+    }
+
+    #[test]
+    fn a_test_counted_as_it_starts_fails_by_the_verdict_under_it() {
+        // `k/n name...` as each test starts; a failing one says so after its dots or in an
+        // upper-case verdict under it (`FAIL (TestExpectedEqual)`), which names no test itself.
+        let log = lines(
+            "1/4 ring.test.doubles...OK\n2/4 ring.test.big ring...expected 4097, found 4099\nFAIL (TestExpectedEqual)\n/src/ring.zig:17:5: 0x125792d in test.big ring (ring.zig)\n    try expectEqual(4097, capacity(2049));\n3/4 ring.test.overflow...FAIL (Overflow)\n/src/ring.zig:23:5: 0x1252bc4 in test.overflow (ring.zig)\n4/4 ring.test.label...OK\n2 passed; 0 skipped; 2 failed.\n",
+        );
+        let found = reports(&log);
+        assert_eq!(names(&found), ["ring.test.big ring", "ring.test.overflow"]);
+        assert!(found[0].lines.iter().any(|l| l.contains("found 4099")));
     }
 
     #[test]
