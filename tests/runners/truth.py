@@ -40,6 +40,8 @@ KIND says where the failing-test names come from (never from Stanley's parser):
   minitest        the numbered "N) Failure:"/"N) Error:" headers of CAPTURE
   phpunit         the numbered lists under "There were N errors/failures:" of CAPTURE
   not-a-report    a JSON document that is no test report: no failures, and that is the truth
+  tcltest         the `==== name FAILED` line that closes each failed test's report in CAPTURE,
+                  checked against the closing `Failed N` column
   zig             the tests zig's runner counts as they start (`k/n name...`) with any verdict
                   but OK or SKIP (after the dots, or the `FAIL (…)` line under it), checked
                   against its closing `N failed.`
@@ -492,6 +494,24 @@ def ctest(log, aux):
             cur = None
         elif cur:
             sections[cur] += line + "\n"
+    return names, sections, []
+
+
+def tcltest(log, aux):
+    names, sections, cur = [], {}, None
+    for line in strip(log).splitlines():
+        m = re.match(r"^==== (\S+) (.*)FAILED$", line)
+        if m and not m.group(2):
+            names.append(m.group(1))
+            cur = None
+        elif m:
+            cur = m.group(1)
+            sections[cur] = ""
+        elif cur:
+            sections[cur] += line + "\n"
+        m = re.search(r"\tFailed\t(\d+)$", line)
+        if m and int(m.group(1)) != len(names):
+            sys.exit(f"tcltest says {m.group(1)} failed, {len(names)} read")
     return names, sections, []
 
 

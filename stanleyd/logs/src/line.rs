@@ -48,10 +48,23 @@ pub(crate) fn rule_token(token: &str) -> bool {
         && chars.all(|c| c == first)
 }
 
-/// A line of separator characters only (`=====`, `-----`, `_____`, `─────`, `――――`).
+/// A line of separator characters only (`=====`, `-----`, `_____`, `─────`, `――――`), or of one
+/// such character spaced out (`- - - - -`).
 pub(crate) fn separator(line: &str) -> bool {
     let t = line.trim();
-    t.chars().count() >= 10 && t.chars().all(rule_char)
+    if t.chars().count() >= 10 && t.chars().all(rule_char) {
+        return true;
+    }
+    let mut chars = t.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    rule_char(first)
+        && first != ' '
+        && t.chars().count() >= 19
+        && t.chars()
+            .enumerate()
+            .all(|(k, c)| if k % 2 == 0 { c == first } else { c == ' ' })
 }
 
 /// A duration or count suffix runners print after a name: ` (0.00s)`, ` (12 ms)`, ` [0.1s]`.
@@ -243,6 +256,27 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
         .trim_end()
         .trim_end_matches(rule_char)
         .trim_end();
+    // A rule, a test, an upper-case verdict closing the line (`==== join-2.1 joins with comma
+    // FAILED`, and under its report `==== join-2.1 FAILED`): an id first names the test by
+    // itself, whatever description follows it.
+    if let Some((lead, rest)) = t.split_once(' ')
+        && rule_token(lead)
+        && let Some(body) = [" FAILED", " FAIL", " ERROR"]
+            .iter()
+            .find_map(|v| rest.trim().strip_suffix(v))
+    {
+        let body = body.trim();
+        let id = body.split_whitespace().next().unwrap_or("");
+        let identified = body.contains(' ')
+            && id
+                .chars()
+                .any(|c| c.is_ascii_digit() || "-.:_/".contains(c))
+            && id
+                .chars()
+                .all(|c| c.is_alphanumeric() || "-.:_/".contains(c));
+        let name = if identified { id } else { body };
+        return name_like(name).then(|| name.to_owned());
+    }
     // Test::More's diagnostic: `#   Failed test 'name'`
     if let Some(rest) = t
         .trim_start_matches('#')

@@ -202,7 +202,9 @@ pub(crate) fn tokens(line: &str) -> Vec<(Token, Sep)> {
             out.push((token, sep));
             sep = Sep::Space;
         } else {
-            if c == '=' || c == ':' {
+            // A tab binds too: a table's columns put each label before its count
+            // (`strings.test:	Total	8	Passed	2	Skipped	1	Failed	5`).
+            if c == '=' || c == ':' || (c == '\t' && sep == Sep::Space) {
                 sep = Sep::Bind;
             } else if !c.is_whitespace() && sep == Sep::Space {
                 sep = Sep::Punct;
@@ -228,6 +230,7 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
     let mut counts = LineCounts::default();
     let mut used = vec![false; tokens.len()];
     let mut counted = false;
+    let mut pairs = 0;
     for (k, (token, sep)) in tokens.iter().enumerate() {
         let Token::Number(n) = token else {
             continue;
@@ -286,6 +289,7 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
         };
         used[w] = true;
         counted = true;
+        pairs += 1;
         counts.count(class, *n);
     }
     if let Some(n) = cause_count(&tokens) {
@@ -293,9 +297,25 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
         cause.count(Outcome::Error, n);
         return Some(cause);
     }
+    // A label before the counts (`Testing proj.ct: TEST COMPLETE, 1 ok, 6 failed`) is what they
+    // are of: its words are not the summary's, when what follows counts two outcomes or more
+    // (`make: *** [Makefile:4: a.o] Error 1` is an exit status, not a count).
+    let first_number = tokens
+        .iter()
+        .position(|(t, _)| matches!(t, Token::Number(_)))
+        .unwrap_or(0);
+    let label_end = (1..first_number)
+        .rev()
+        .find(|&j| {
+            tokens[j].1 == Sep::Bind
+                && matches!(&tokens[j - 1].0, Token::Word(w) if outcome(w).is_none())
+        })
+        .unwrap_or(0);
+    let label_end = if pairs >= 2 { label_end } else { 0 };
     let other = tokens
         .iter()
         .zip(&used)
+        .skip(label_end)
         .filter(|((t, _), used)| match t {
             Token::Word(w) => !**used && outcome(w).is_none() && !FILLER.contains(&w.as_str()),
             Token::Number(_) => false,
@@ -469,6 +489,24 @@ mod tests {
         ] {
             assert_eq!(counts(line), Some(want), "{line}");
         }
+    }
+
+    #[test]
+    fn a_table_of_counts_puts_each_label_before_its_count() {
+        // tcltest's closing totals, columns separated by tabs.
+        assert_eq!(
+            counts("strings.test:\tTotal\t8\tPassed\t2\tSkipped\t1\tFailed\t5"),
+            Some((5, 0, 0))
+        );
+    }
+
+    #[test]
+    fn a_label_before_the_counts_is_no_part_of_the_summary() {
+        // Erlang Common Test's closing line.
+        assert_eq!(
+            counts("Testing proj.ct: TEST COMPLETE, 1 ok, 6 failed, 1 skipped of 8 test cases"),
+            Some((6, 0, 0))
+        );
     }
 
     #[test]

@@ -799,7 +799,13 @@ pub(crate) fn framed(lines: &[String], covered: &[bool]) -> Vec<Span> {
             i += 1;
             continue;
         }
-        let name = titles.join(" / ");
+        // A title that says an id failed (`meter_SUITE:coins failed on line 9`) names that id.
+        let said = titles[0].split_once(' ').and_then(|(id, rest)| {
+            let verdict = rest.split_whitespace().next().unwrap_or("");
+            (failed_verdict(verdict) && !id.contains(['(', '"', '\'']) && name_like(id))
+                .then(|| id.trim_end_matches(':').to_owned())
+        });
+        let name = said.unwrap_or_else(|| titles.join(" / "));
         // A line of progress marks between two reports' rules (`F`, `.E`) titles nothing.
         let progress = name.chars().all(|c| ".FEfesSx*".contains(c));
         if name_like(&name) && !progress {
