@@ -540,20 +540,33 @@ pub(crate) fn marked_severity(mark: &str) -> Severity {
     }
 }
 
-/// The ` --> path:line:col` line a header points at, within its next lines; or a place alone
-/// on the line right under it (`E3012 'x' is not of type 'integer'` over `stack.yaml:17:7`).
-pub(crate) fn arrow(lines: &[String], from: usize) -> Option<(usize, String, String)> {
-    if let Some(next) = lines.get(from + 1)
-        && !next.starts_with(char::is_whitespace)
-        && let Some((path, number, used)) = location(next.trim_end())
-        && next.trim_end()[used..].trim_matches(':').is_empty()
-    {
-        return Some((
-            from + 1,
-            format!("{path}:{number}"),
-            next.trim_end()[..used].to_owned(),
-        ));
+/// A place alone on the line right under a coded message (`E3012 'x' is not of type
+/// 'integer'` over `stack.yaml:17:7`): (name, place). Only a message a code opens: a test's
+/// marked header over its place (`✖ adds` over `a.test.js:3`) is a report, not a finding.
+fn place_under_coded(lines: &[String], from: usize) -> Option<(String, String)> {
+    let line = &lines[from];
+    if line.starts_with(char::is_whitespace) {
+        return None;
     }
+    let (_, Some(code), _) = judged(line)? else {
+        return None;
+    };
+    if !line.starts_with(code.as_str()) {
+        return None;
+    }
+    let next = lines.get(from + 1)?.trim_end();
+    if next.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (path, number, used) = location(next)?;
+    next[used..]
+        .trim_matches(':')
+        .is_empty()
+        .then(|| (format!("{path}:{number}"), next[..used].to_owned()))
+}
+
+/// The ` --> path:line:col` line a header points at, within its next lines.
+pub(crate) fn arrow(lines: &[String], from: usize) -> Option<(usize, String, String)> {
     for (k, l) in lines.iter().enumerate().skip(from + 1).take(4) {
         let t = l.trim_start();
         let miette = t
@@ -840,6 +853,12 @@ pub(crate) fn read_all(
             found = Some((i, name, place, s, c, m));
         }
         if found.is_none()
+            && let Some((name, place)) = place_under_coded(lines, i)
+            && let Some((s, c, m)) = judged(line)
+        {
+            found = Some((i, name, place, s, c, m));
+        }
+        if found.is_none()
             && let Some(f) = &file
             && let Some((row, pos, s, c, m)) = row(line)
         {
@@ -1036,6 +1055,13 @@ mod tests {
                 ("bin/check:7".to_owned(), None),
             ]
         );
+    }
+
+    #[test]
+    fn a_marked_test_header_over_its_place_is_no_finding() {
+        // A test runner's `✖ name` over a bare place and the message under it is a report.
+        let log = "✖ adds two numbers\ntest/math.test.js:12\n  expected 5 to equal 4\n";
+        assert_eq!(names(log), []);
     }
 
     #[test]

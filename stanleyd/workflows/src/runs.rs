@@ -178,14 +178,24 @@ impl Default for Retention {
     }
 }
 
-/// The runs to remove: every run past the newest `keep`, and every run older than
-/// `max_age_days`; never one in `active` (a run in progress).
+/// How many runs past `keep` wait for the next pruning: a sixteenth of `keep` (none below 16).
+/// At capacity every request would otherwise remove one run, reading Git's index to make sure
+/// it is Stanley's each time; with this slack, one request in `slack + 1` removes that many
+/// (issue 47).
+pub fn slack(keep: usize) -> usize {
+    keep / 16
+}
+
+/// The runs to remove: every run older than `max_age_days`, and, once there are more than
+/// `keep` and its [`slack`], every run past the newest `keep`; never one in `active` (a run in
+/// progress).
 pub fn to_prune(
     runs: &[Kept],
     retention: Retention,
     now: i64,
     active: &HashSet<String>,
 ) -> Vec<String> {
+    let over = runs.len() > retention.keep.saturating_add(slack(retention.keep));
     let mut ordered: Vec<&Kept> = runs.iter().collect();
     // Newest first; the id breaks ties (and orders runs without a time after the others).
     ordered.sort_by(|a, b| b.started.cmp(&a.started).then_with(|| b.id.cmp(&a.id)));
@@ -198,7 +208,7 @@ pub fn to_prune(
         .into_iter()
         .enumerate()
         .filter(|(i, run)| {
-            let too_many = *i >= retention.keep;
+            let too_many = over && *i >= retention.keep;
             let too_old = run.started.is_some_and(|t| t < oldest);
             (too_many || too_old) && !active.contains(&run.id)
         })
@@ -353,5 +363,19 @@ mod tests {
             started: None,
         });
         assert_eq!(to_prune(&odd, r(5, 30), now, &none), ["a", "legacy"]);
+        // Past a keep of 32, two more wait (its slack); the third more prunes back to 32.
+        let many = |n: i64| -> Vec<Kept> {
+            (0..n)
+                .map(|k| Kept {
+                    id: format!("r{k:03}"),
+                    started: Some(now - 1000 + k),
+                })
+                .collect()
+        };
+        assert!(to_prune(&many(34), r(32, 30), now, &none).is_empty());
+        assert_eq!(
+            to_prune(&many(35), r(32, 30), now, &none),
+            ["r002", "r001", "r000"]
+        );
     }
 }
