@@ -10,7 +10,7 @@ bandit-json, sqlfluff-json, htmlhint-json (each tool's JSON format), perlcritic-
 (perlcritic's own `%f:%l:%c:%m` format), black-diff (black's
 --diff), file-list (a formatter's own list of the files it would change), biome-json (biome's
 --reporter=json, its spans turned into lines by the source it carries), cfn-lint-json
-(cfn-lint --format json).
+(cfn-lint --format json), hlint-json (hlint --json).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -128,6 +128,13 @@ elif kind == "cfn-lint-json":
         start = m["Location"]["Start"]
         failures.append((f'{m["Filename"]}:{start["LineNumber"]}', m["Message"],
                          f'{m["Filename"]}:{start["LineNumber"]}:{start["ColumnNumber"]}'))
+elif kind == "hlint-json":
+    # hlint --json: every hint fails the run (hlint exits 1); the place as the plain output
+    # prints it, with the start of its column range.
+    for h in json.loads(text):
+        path = h["file"].removeprefix("./")
+        failures.append((f'{path}:{h["startLine"]}', h["hint"],
+                         f'{path}:{h["startLine"]}:{h["startColumn"]}-'))
 else:
     sys.exit(f"unknown kind {kind}")
 
@@ -136,9 +143,11 @@ truth = {"runner": tool, "mode": mode, "project": os.path.basename(os.getcwd()),
          "failures": []}
 status = 0
 starts = [m[:24] for _, m, _ in failures]
-for name, message, locator in failures:
-    # Two errors whose messages start alike (`mismatched types`) are told apart by their place.
-    token = message[:24] if starts.count(message[:24]) == 1 else locator
+for k, (name, message, locator) in enumerate(failures):
+    # Two errors whose messages start alike (`mismatched types`), or one whose start is part of
+    # another's (`Avoid lambda`, `Avoid lambda using infix`), are told apart by their place.
+    alike = any(message[:24] in m for j, (_, m, _) in enumerate(failures) if j != k)
+    token = locator if alike else message[:24]
     if token not in shown:
         print(f"token {token!r} of {name} not in {capture}", file=sys.stderr)
         status = 1

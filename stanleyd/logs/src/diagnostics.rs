@@ -65,6 +65,13 @@ pub(crate) fn location(line: &str) -> Option<(&str, u64, usize)> {
         let d = col.bytes().take_while(u8::is_ascii_digit).count();
         if d > 0 {
             used += 1 + d;
+            // A column range (`a.hs:3:5-9:`, as GHC and hlint print a span on one line).
+            if let Some(end) = col[d..].strip_prefix('-') {
+                let e = end.bytes().take_while(u8::is_ascii_digit).count();
+                if e > 0 && end[e..].starts_with(':') {
+                    used += 1 + e;
+                }
+            }
         }
     }
     Some((path, number, used))
@@ -271,7 +278,7 @@ pub(crate) fn severity_word(word: &str) -> Option<Severity> {
     {
         "error" | "fatal" | "err" => Some(Severity::Error),
         "warning" | "warn" | "info" | "style" | "note" | "notice" | "hint" | "convention"
-        | "refactor" => Some(Severity::Warning),
+        | "refactor" | "suggestion" => Some(Severity::Warning),
         _ => None,
     }
 }
@@ -1055,6 +1062,13 @@ mod tests {
                 ("bin/check:7".to_owned(), None),
             ]
         );
+    }
+
+    #[test]
+    fn a_column_may_be_a_range() {
+        let log = "src/Grades.hs:3:5-9: error: Variable not in scope: totl\n\
+            src/Grades.hs:7:1-12: warning: [-Wmissing-signatures] Top-level binding\n";
+        assert_eq!(names(log), [("src/Grades.hs:3".to_owned(), None)]);
     }
 
     #[test]

@@ -109,22 +109,24 @@ pub(crate) fn outcome(word: &str) -> Option<Outcome> {
         "failed" | "failing" | "failures" | "failure" | "fail" | "fails" | "broken" | "crashed"
         | "regressions" => Outcome::Failed,
         "errors" | "error" | "errored" | "erroneous" => Outcome::Error,
-        "problems" | "problem" | "issues" | "violations" | "offenses" | "offense" | "findings" => {
-            Outcome::Problem
-        }
+        "problems" | "problem" | "issues" | "violations" | "offenses" | "offense" | "findings"
+        | "hints" | "hint" => Outcome::Problem,
         "warnings" | "warning" => Outcome::Warning,
         "passed" | "passing" | "pass" | "passes" | "ok" | "skipped" | "skip" | "pending"
         | "todo" | "total" | "warn" | "succeeded" | "success" | "successes" | "xfailed"
         | "xpassed" | "deselected" | "ignored" | "incomplete" | "risky" | "flaky" | "tests"
         | "test" | "examples" | "example" | "specs" | "spec" | "assertions" | "cases"
-        | "scenarios" | "steps" | "run" | "ran" => Outcome::Other,
+        | "scenarios" | "steps" | "run" | "ran" | "modules" | "module" | "suites" | "suite" => {
+            Outcome::Other
+        }
         _ => return None,
     })
 }
 
 /// Words that join a summary's counts without saying anything else.
-pub(crate) const FILLER: [&str; 33] = [
+pub(crate) const FILLER: [&str; 34] = [
     "in",
+    "out",
     "s",
     "ms",
     "sec",
@@ -235,6 +237,10 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
         let Token::Number(n) = token else {
             continue;
         };
+        // The total of a count already read (`of 5`).
+        if used[k] {
+            continue;
+        }
         // The outcome word before a number; bound to it (`Total errors found: 9`), across the
         // joining words between.
         let before = if *sep == Sep::Punct {
@@ -252,24 +258,51 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
             }
             b.and_then(word)
         };
-        // `2 of 5 tests failed`: the first number counts the outcome after the second.
-        if let (Some((Token::Word(of), _)), Some((Token::Number(_), _))) =
-            (tokens.get(k + 1), tokens.get(k + 2))
-            && of == "of"
-            && let Some((w, class)) = word(k + 4)
-                .filter(|_| word(k + 3).is_some())
-                .or_else(|| word(k + 3))
+        // `2 of 5 tests failed`, `2 out of 5 tests failed`, `4/5 modules FAILED`: the first
+        // number counts the outcome after the second (what is counted may stand between).
+        let total = match (tokens.get(k + 1), tokens.get(k + 2), tokens.get(k + 3)) {
+            (Some((Token::Word(of), _)), Some((Token::Number(_), _)), _) if of == "of" => {
+                Some(k + 2)
+            }
+            (
+                Some((Token::Word(out), _)),
+                Some((Token::Word(of), _)),
+                Some((Token::Number(_), _)),
+            ) if out == "out" && of == "of" => Some(k + 3),
+            (Some((Token::Number(_), Sep::Punct)), _, _)
+                if line_has_slash_between(line, &tokens, k) =>
+            {
+                Some(k + 1)
+            }
+            _ => None,
+        };
+        if let Some(m) = total
+            && let Some((w, class)) = counted_after(&word, m)
             && class != Outcome::Other
         {
-            used[k] = true;
-            used[k + 1] = true;
+            for u in &mut used[k..=m] {
+                *u = true;
+            }
             used[w] = true;
             counted = true;
+            pairs += 1;
             counts.count(class, *n);
             continue;
         }
+        // `5 tests failed`, `5 examples failed`: what is counted, then its outcome.
         let after = match tokens.get(k + 1) {
-            Some((_, Sep::Space)) => word(k + 1),
+            Some((_, Sep::Space)) => word(k + 1).and_then(|(a, class)| {
+                if class != Outcome::Other {
+                    return Some((a, class));
+                }
+                match tokens.get(k + 2) {
+                    Some((_, Sep::Space)) => word(k + 2)
+                        .filter(|(_, c)| *c != Outcome::Other)
+                        .inspect(|_| used[a] = true)
+                        .or(Some((a, class))),
+                    _ => Some((a, class)),
+                }
+            }),
             _ => None,
         };
         let telling = |w: Option<(usize, Outcome)>| w.is_some_and(|(_, o)| o != Outcome::Other);
@@ -322,6 +355,29 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
         })
         .count();
     (counted && other <= MAX_OTHER_WORDS && counts != LineCounts::default()).then_some(counts)
+}
+
+/// The outcome counted after the total at `m` (`of 5 tests failed`: the word after the total,
+/// or the one after that when the first says what was counted).
+fn counted_after(
+    word: &dyn Fn(usize) -> Option<(usize, Outcome)>,
+    m: usize,
+) -> Option<(usize, Outcome)> {
+    match word(m + 1) {
+        Some((_, Outcome::Other)) => word(m + 2).or(word(m + 1)),
+        Some(found) => Some(found),
+        None => word(m + 2),
+    }
+}
+
+/// Whether the two numbers at `k` and `k + 1` are written `4/5` in `line`.
+fn line_has_slash_between(line: &str, tokens: &[(Token, Sep)], k: usize) -> bool {
+    let (Some((Token::Number(a), _)), Some((Token::Number(b), _))) =
+        (tokens.get(k), tokens.get(k + 1))
+    else {
+        return false;
+    };
+    line.contains(&format!("{a}/{b}"))
 }
 
 /// A count given as the cause of what the line says (`error: could not compile `x` due to 3
@@ -486,6 +542,23 @@ mod tests {
             // Counts said in other words: offenses, erroneous tests.
             ("3 files inspected, 4 offenses detected", (0, 0, 4)),
             ("2 failed, 1 erroneous", (2, 1, 0)),
+        ] {
+            assert_eq!(counts(line), Some(want), "{line}");
+        }
+    }
+
+    #[test]
+    fn counts_of_a_total_and_counts_of_what_was_counted() {
+        // ctest, tinytest, D's runner, mamba, plunit, hlint: `N out of M`, `N/M`, `N of M`,
+        // and what was counted between a number and its outcome.
+        for (line, want) in [
+            ("17% tests passed, 5 tests failed out of 6", (5, 0, 0)),
+            ("2 out of 3 assertions failed", (2, 0, 0)),
+            ("4/5 modules FAILED unittests", (4, 0, 0)),
+            ("5 examples failed of 6 ran in 0.0059 seconds", (5, 0, 0)),
+            ("6 out of 8 tests failed (0.20s)", (6, 0, 0)),
+            ("7 hints", (0, 0, 7)),
+            ("There were 10 failures:", (10, 0, 0)),
         ] {
             assert_eq!(counts(line), Some(want), "{line}");
         }
