@@ -800,6 +800,58 @@ pub(crate) fn failures(mut all: Vec<Diagnostic>) -> Vec<Diagnostic> {
     all
 }
 
+/// The finding a line starts, whatever shape gives its place: one line, a place otherwise than
+/// first, a labelled field in its body, a row under a header naming its file (`true` with it),
+/// a header pointing at its place, a coded message over its place, a stylish row.
+fn found_at(
+    lines: &[String],
+    i: usize,
+    header_path: Option<&str>,
+    file: Option<&str>,
+) -> (Option<Placed>, bool) {
+    let line = &lines[i];
+    if let Some((name, place, s, c, m)) = one_line(line) {
+        return (Some((i, name, place, s, c, m)), false);
+    }
+    if let Some(found) = placed_otherwise(lines, i) {
+        return (Some(found), false);
+    }
+    // A record whose place is a labelled field in its body (`Location: a.py:4:4`).
+    if let Some((name, place, code, message)) = records::located_below(lines, i) {
+        return (
+            Some((i, name, place, Severity::Error, code, message)),
+            false,
+        );
+    }
+    // An indented `path:line:col: message` under a header that names the same file
+    // (`Checking src/a.lua   3 warnings`): a row of that file's findings, one line each.
+    if line.starts_with(char::is_whitespace)
+        && let Some(h) = header_path
+        && let Some((n, p, s, c, m)) = header_row_of(line, h)
+    {
+        return (Some((i, n, p, s, c, m)), true);
+    }
+    if let Some((s, c, m)) = header(line)
+        && let Some((_, name, place)) = arrow(lines, i)
+    {
+        return (Some((i, name, place, s, c, m)), false);
+    }
+    if let Some((name, place)) = place_under_coded(lines, i)
+        && let Some((s, c, m)) = judged(line)
+    {
+        return (Some((i, name, place, s, c, m)), false);
+    }
+    if let Some(f) = file
+        && let Some((row, pos, s, c, m)) = row(line)
+    {
+        return (
+            Some((i, format!("{f}:{row}"), format!("{f}:{pos}"), s, c, m)),
+            false,
+        );
+    }
+    (None, false)
+}
+
 /// Every diagnostic in `lines` not yet `covered`, in log order, warnings marked as such.
 pub(crate) fn read_all(
     lines: &[String],
@@ -832,45 +884,7 @@ pub(crate) fn read_all(
             i = next;
             continue;
         }
-        let mut found = one_line(line).map(|(name, place, s, c, m)| (i, name, place, s, c, m));
-        if found.is_none() {
-            found = placed_otherwise(lines, i);
-        }
-        // A record whose place is a labelled field in its body (`Location: a.py:4:4`).
-        if found.is_none()
-            && let Some((name, place, code, message)) = records::located_below(lines, i)
-        {
-            found = Some((i, name, place, Severity::Error, code, message));
-        }
-        // An indented `path:line:col: message` under a header that names the same file
-        // (`Checking src/a.lua   3 warnings`): a row of that file's findings, one line each.
-        let mut header_row = false;
-        if found.is_none()
-            && line.starts_with(char::is_whitespace)
-            && let Some(h) = &header_path
-            && let Some((n, p, s, c, m)) = header_row_of(line, h)
-        {
-            found = Some((i, n, p, s, c, m));
-            header_row = true;
-        }
-        if found.is_none()
-            && let Some((s, c, m)) = header(line)
-            && let Some((_, name, place)) = arrow(lines, i)
-        {
-            found = Some((i, name, place, s, c, m));
-        }
-        if found.is_none()
-            && let Some((name, place)) = place_under_coded(lines, i)
-            && let Some((s, c, m)) = judged(line)
-        {
-            found = Some((i, name, place, s, c, m));
-        }
-        if found.is_none()
-            && let Some(f) = &file
-            && let Some((row, pos, s, c, m)) = row(line)
-        {
-            found = Some((i, format!("{f}:{row}"), format!("{f}:{pos}"), s, c, m));
-        }
+        let (found, header_row) = found_at(lines, i, header_path.as_deref(), file.as_deref());
         let Some((start, name, place, severity, code, message)) = found else {
             // An unindented line naming a file heads that file's indented rows; so does a
             // path alone, however indented.

@@ -249,6 +249,40 @@ pub(crate) fn name_like(name: &str) -> bool {
             .all(|c| c.is_ascii_digit() || c.is_ascii_punctuation())
 }
 
+/// A rule, a test, an upper-case verdict closing the line (`==== join-2.1 joins with comma
+/// FAILED`, and under its report `==== join-2.1 FAILED`): an id first names the test by itself,
+/// whatever description follows it. `Some` when the line has that shape (named or not).
+fn rule_led(t: &str) -> Option<Option<String>> {
+    let (lead, rest) = t.split_once(' ')?;
+    if !rule_token(lead) {
+        return None;
+    }
+    let body = [" FAILED", " FAIL", " ERROR"]
+        .iter()
+        .find_map(|v| rest.trim().strip_suffix(v))?
+        .trim();
+    let id = body.split_whitespace().next().unwrap_or("");
+    let identified = body.contains(' ')
+        && id
+            .chars()
+            .any(|c| c.is_ascii_digit() || "-.:_/".contains(c))
+        && id
+            .chars()
+            .all(|c| c.is_alphanumeric() || "-.:_/".contains(c));
+    let name = if identified { id } else { body };
+    Some(name_like(name).then(|| name.to_owned()))
+}
+
+/// Test::More's diagnostic: `#   Failed test 'name'`.
+fn more_failed_test(t: &str) -> Option<Option<String>> {
+    let rest = t
+        .trim_start_matches('#')
+        .trim_start()
+        .strip_prefix("Failed test '")?;
+    let name = rest.strip_suffix('\'')?;
+    Some(name_like(name).then(|| name.to_owned()))
+}
+
 /// The failing test a status line names, if it is one.
 pub(crate) fn status_name(line: &str) -> Option<String> {
     // A banner's rule closes it on the right too (`──── FAIL: name ────`).
@@ -256,35 +290,8 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
         .trim_end()
         .trim_end_matches(rule_char)
         .trim_end();
-    // A rule, a test, an upper-case verdict closing the line (`==== join-2.1 joins with comma
-    // FAILED`, and under its report `==== join-2.1 FAILED`): an id first names the test by
-    // itself, whatever description follows it.
-    if let Some((lead, rest)) = t.split_once(' ')
-        && rule_token(lead)
-        && let Some(body) = [" FAILED", " FAIL", " ERROR"]
-            .iter()
-            .find_map(|v| rest.trim().strip_suffix(v))
-    {
-        let body = body.trim();
-        let id = body.split_whitespace().next().unwrap_or("");
-        let identified = body.contains(' ')
-            && id
-                .chars()
-                .any(|c| c.is_ascii_digit() || "-.:_/".contains(c))
-            && id
-                .chars()
-                .all(|c| c.is_alphanumeric() || "-.:_/".contains(c));
-        let name = if identified { id } else { body };
-        return name_like(name).then(|| name.to_owned());
-    }
-    // Test::More's diagnostic: `#   Failed test 'name'`
-    if let Some(rest) = t
-        .trim_start_matches('#')
-        .trim_start()
-        .strip_prefix("Failed test '")
-        && let Some(name) = rest.strip_suffix('\'')
-    {
-        return name_like(name).then(|| name.to_owned());
+    if let Some(named) = rule_led(t).or_else(|| more_failed_test(t)) {
+        return named;
     }
     // `2/7 Test #2: name .......***Failed  0.01 sec` (ctest), `name ........ FAIL`
     let counted = without_counter(t);
