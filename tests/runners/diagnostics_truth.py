@@ -10,7 +10,7 @@ bandit-json, sqlfluff-json, htmlhint-json (each tool's JSON format), perlcritic-
 (perlcritic's own `%f:%l:%c:%m` format), black-diff (black's
 --diff), file-list (a formatter's own list of the files it would change), biome-json (biome's
 --reporter=json, its spans turned into lines by the source it carries), cfn-lint-json
-(cfn-lint --format json), hlint-json (hlint --json).
+(cfn-lint --format json), hlint-json (hlint --json), typos-json (typos --format json).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -135,6 +135,14 @@ elif kind == "hlint-json":
         path = h["file"].removeprefix("./")
         failures.append((f'{path}:{h["startLine"]}', h["hint"],
                          f'{path}:{h["startLine"]}:{h["startColumn"]}-'))
+elif kind == "typos-json":
+    # typos --format json: each misspelling fails the run; its message names the word.
+    for line in text.splitlines():
+        t = json.loads(line)
+        if t.get("type") != "typo":
+            continue
+        failures.append((f'{t["path"]}:{t["line_num"]}', f'`{t["typo"]}` should be',
+                         f'{t["path"]}:{t["line_num"]}:{t["byte_offset"] + 1}'))
 else:
     sys.exit(f"unknown kind {kind}")
 

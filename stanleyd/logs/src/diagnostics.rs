@@ -582,6 +582,7 @@ pub(crate) fn arrow(lines: &[String], from: usize) -> Option<(usize, String, Str
         if let Some(loc) = t
             .strip_prefix("--> ")
             .or_else(|| t.strip_prefix("┌─ "))
+            .or_else(|| t.strip_prefix("╭▸ "))
             .or(miette)
         {
             let loc = loc.trim();
@@ -643,7 +644,7 @@ pub(crate) fn continues(line: &str) -> bool {
 fn numbered_source(t: &str) -> bool {
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
     digits > 0
-        && [" |", " -", " +", "\t"]
+        && [" |", " │", " -", " +", "\t"]
             .iter()
             .any(|m| t[digits..].starts_with(m))
 }
@@ -718,6 +719,39 @@ fn header_row_of(
     ))
 }
 
+/// A severity word, then the place after `at`, heading the explanation indented under it
+/// (`CMake Error at CMakeLists.txt:5 (find_package):` over `  By not providing …`): a finding
+/// named by its place, its message the header's words and the explanation's first line.
+fn error_at(lines: &[String], i: usize) -> Option<Placed> {
+    let line = lines[i].trim_end();
+    if line.starts_with(char::is_whitespace) || !line.ends_with(':') {
+        return None;
+    }
+    let (before, after) = line.split_once(" at ")?;
+    let word = before.split_whitespace().last()?;
+    let severity = severity_word(word)?;
+    if before.split_whitespace().count() > 3 {
+        return None;
+    }
+    let (path, number, used) = location(after)?;
+    // What may follow the place: the command it was in, in parentheses, and the colon.
+    let tail = after[used..].trim_end_matches(':').trim();
+    if !(tail.is_empty() || tail.starts_with('(') && tail.ends_with(')')) {
+        return None;
+    }
+    let explained = lines
+        .get(i + 1)
+        .filter(|l| l.starts_with(char::is_whitespace) && !l.trim().is_empty())?;
+    Some((
+        i,
+        format!("{path}:{number}"),
+        after[..used].to_owned(),
+        severity,
+        None,
+        format!("{line}\n{}", explained.trim()),
+    ))
+}
+
 /// A finding as the reader builds it: its first line, name, place, severity, code, message.
 type Placed = (usize, String, String, Severity, Option<String>, String);
 
@@ -725,6 +759,9 @@ type Placed = (usize, String, String, Severity, Option<String>, String);
 /// finding below it, a place in words, a place at the message's end.
 fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
     let line = &lines[i];
+    if let Some(found) = error_at(lines, i) {
+        return Some(found);
+    }
     // `a.py:1 in public module `a`:` then an indented `D100: Missing docstring…`: a place
     // heading the finding below it.
     if let Some((path, number, used)) = location(line)
@@ -1076,6 +1113,35 @@ mod tests {
                 ("bin/check:7".to_owned(), None),
             ]
         );
+    }
+
+    #[test]
+    fn a_header_points_at_its_place_with_any_drawn_arrow() {
+        // annotate-snippets' frames (typos): `╭▸ path:line:col`, source rows drawn with `│`.
+        let log = "error: `perfomance` should be `performance`\n  ╭▸ ./notes.md:3:27\n  │\n3 │ This release improves the perfomance.\n  ╰╴                          ━━━━━━━━━━\n\
+            error: `recieved` should be `received`\n  ╭▸ ./notes.md:4:4\n  │\n4 │ We recieved many reports.\n  ╰╴   ━━━━━━━━\n";
+        assert_eq!(
+            names(log),
+            [
+                ("./notes.md:3".to_owned(), None),
+                ("./notes.md:4".to_owned(), None)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_severity_at_a_place_heads_its_indented_explanation() {
+        let log = "-- Found Threads: TRUE\nCMake Error at CMakeLists.txt:5 (find_package):\n  By not providing \"FindCodec.cmake\" in CMAKE_MODULE_PATH this project\n  has asked CMake to find a package configuration file.\n\n-- Configuring incomplete, errors occurred!\n";
+        assert_eq!(names(log), [("CMakeLists.txt:5".to_owned(), None)]);
+        let l = lines(log);
+        let found = &read(
+            &l,
+            &vec![false; l.len()],
+            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
+        )
+        .unwrap()[0];
+        assert_eq!(found.found.start, 1, "the header is shown");
+        assert_eq!(found.found.lines.len(), 3, "with its explanation");
     }
 
     #[test]

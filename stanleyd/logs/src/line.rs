@@ -339,6 +339,18 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
     if let Some(name) = padded_verdict(t) {
         return Some(name);
     }
+    // `    renders under budget: TIMEOUT (0.20s)`: in a tree of tests, the longest name of a
+    // column of verdicts is followed by one space only; an upper-case verdict after an
+    // indented name's colon says it too (a label at a line's start, `Result: FAILED`, is not).
+    if line.starts_with(char::is_whitespace)
+        && let Some((before, verdict)) = without_timing(t).trim_end().rsplit_once(": ")
+        && verdict.chars().all(|c| c.is_ascii_uppercase())
+        && failed_verdict(verdict)
+        && !before.trim().is_empty()
+    {
+        let name = plain(&qualified(before.trim()));
+        return name_like(&name).then_some(name);
+    }
     // `[FAIL] suite::name: (0.01s)`, `[ ERROR ] name`: a bracketed verdict, then the name.
     if let Some(rest) = t.strip_prefix('[')
         && let Some((inside, after)) = rest.split_once(']')
@@ -440,9 +452,11 @@ pub(crate) fn padded_verdict(t: &str) -> Option<String> {
         && failed_verdict(verdict)
         && !verdict.trim().contains(' ')
     {
-        let name = plain(&qualified(before.trim()));
+        // The colon a name closes with before its column of verdicts is no part of it.
+        let name = plain(&qualified(before.trim().trim_end_matches(':')));
         return name_like(&name).then_some(name);
     }
+
     let close = t.chars().last()?;
     let open = match close {
         '|' => '|',

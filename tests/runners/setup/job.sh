@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A CI-like job of plain steps (each announced as a runner does), one of which fails before any
-# test runs: `job.sh npm|pip|missing|make`. Run from tests/runners/capture setup.
+# test runs: `job.sh npm|pip|missing|cmake|make`. Run from tests/runners/capture setup.
 set -uo pipefail
 step() { echo "==> $1"; }
 step "Check out"
@@ -20,6 +20,10 @@ case "$1" in
     step "Build"
     echo "building the release"
     ./configure --prefix=/usr || { echo "Error: Process completed with exit code 127."; exit 127; } ;;
+  cmake)
+    step "Configure"
+    dir=$(mktemp -d); cd "$dir" && printf 'cmake_minimum_required(VERSION 3.16)\nproject(viewer CXX)\nfind_package(Threads REQUIRED)\nfind_package(ImageCodecZz9 3.1 REQUIRED CONFIG)\nadd_executable(viewer main.cpp)\n' > CMakeLists.txt
+    cmake -S . -B build || { echo "Error: Process completed with exit code 1."; exit 1; } ;;
   make)
     step "Build"
     dir=$(mktemp -d); cd "$dir" && printf 'all: dist/app\n\ndist/app: src/main.o\n\tcc -o $@ $^\n' > Makefile
