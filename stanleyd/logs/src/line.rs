@@ -283,6 +283,22 @@ fn more_failed_test(t: &str) -> Option<Option<String>> {
     Some(name_like(name).then(|| name.to_owned()))
 }
 
+/// `    renders under budget: TIMEOUT (0.20s)`: in a tree of tests, the longest name of a column
+/// of verdicts is followed by one space only; an upper-case verdict after an indented name's
+/// colon says it too (the caller checks the indent: a label at a line's start, `Result:
+/// FAILED`, is no test). `Some` when the line has that shape (named or not).
+fn colon_verdict(t: &str) -> Option<Option<String>> {
+    let (before, verdict) = without_timing(t).trim_end().rsplit_once(": ")?;
+    if !verdict.chars().all(|c| c.is_ascii_uppercase())
+        || !failed_verdict(verdict)
+        || before.trim().is_empty()
+    {
+        return None;
+    }
+    let name = plain(&qualified(before.trim()));
+    Some(name_like(&name).then_some(name))
+}
+
 /// The failing test a status line names, if it is one.
 pub(crate) fn status_name(line: &str) -> Option<String> {
     // A banner's rule closes it on the right too (`──── FAIL: name ────`).
@@ -339,17 +355,10 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
     if let Some(name) = padded_verdict(t) {
         return Some(name);
     }
-    // `    renders under budget: TIMEOUT (0.20s)`: in a tree of tests, the longest name of a
-    // column of verdicts is followed by one space only; an upper-case verdict after an
-    // indented name's colon says it too (a label at a line's start, `Result: FAILED`, is not).
     if line.starts_with(char::is_whitespace)
-        && let Some((before, verdict)) = without_timing(t).trim_end().rsplit_once(": ")
-        && verdict.chars().all(|c| c.is_ascii_uppercase())
-        && failed_verdict(verdict)
-        && !before.trim().is_empty()
+        && let Some(named) = colon_verdict(t)
     {
-        let name = plain(&qualified(before.trim()));
-        return name_like(&name).then_some(name);
+        return named;
     }
     // `[FAIL] suite::name: (0.01s)`, `[ ERROR ] name`: a bracketed verdict, then the name.
     if let Some(rest) = t.strip_prefix('[')
