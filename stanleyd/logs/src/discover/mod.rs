@@ -66,7 +66,8 @@ fn failing_names(
             continue;
         }
         if let Some(n) = status_name(l)
-            && !closes_a_suite(lines, i)
+            .filter(|_| !closes_a_suite(lines, i))
+            .or_else(|| scoped_header(lines, i))
             && known.insert(n.clone())
         {
             names.push(n);
@@ -197,6 +198,24 @@ fn failing_names(
     }
     drop(first_at);
     Ok(names)
+}
+
+/// A test's scoped name alone on a line, closed by a colon, after a blank line (`router >
+/// params > parses id param:`): the header of its failure's report, the message under it (a
+/// runner that prints only failures this way, ospec).
+fn scoped_header(lines: &[String], at: usize) -> Option<String> {
+    let t = lines[at].trim_end();
+    if t.starts_with(char::is_whitespace)
+        || at == 0
+        || !lines[at - 1].trim().is_empty()
+        || lines.get(at + 1).is_none_or(|l| l.trim().is_empty())
+    {
+        return None;
+    }
+    let name = t.strip_suffix(':')?;
+    let scoped = name.contains(" > ") || name.contains(" › ");
+    (scoped && !name.contains(": ") && name.len() <= 200 && name_like(name))
+        .then(|| name.to_owned())
 }
 
 /// Whether the verdict at `at` is a suite's: a name with its verdict closing the line, and
@@ -1015,6 +1034,19 @@ mod tests {
         );
         assert!(found[0].lines.iter().any(|l| l.contains("9003")));
         assert!(found[1].lines.iter().any(|l| l.contains("638")));
+    }
+
+    #[test]
+    fn a_scoped_name_closed_by_a_colon_heads_its_report() {
+        let log = lines(
+            "\nrouter > splits paths:\n[ 'a', 'b', 'c' ]\n  should deep equal\n[ 'a', 'b', 'd' ]\n    at /src/tests/router.js:5:24\n\nrouter > params > parses id:\nNaN\n  should equal\n42\n    at /src/tests/router.js:15:31\n\n––––––\n2 out of 5 assertions failed\n",
+        );
+        let found = reports(&log);
+        assert_eq!(
+            names(&found),
+            ["router > splits paths", "router > params > parses id"]
+        );
+        assert!(found[1].lines.iter().any(|l| l.contains("NaN")));
     }
 
     #[test]
