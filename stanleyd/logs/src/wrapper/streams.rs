@@ -62,10 +62,18 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
     });
     let (end, text) = [colon, colon_end, bar, tab].into_iter().flatten().min()?;
     let name = line[..end].trim_end();
-    if name.is_empty() || name.matches(' ').count() > 4 || place(name) {
+    if name.is_empty() || name.matches(' ').count() > 4 || place(name) || ruled(name) {
         return None;
     }
     Some((name, text))
+}
+
+/// Whether `name` opens with a rule (`==== Contents of test case`, `---- Result was`): a
+/// report's own decoration, which a runner prints before its sections, not a stream's name.
+fn ruled(name: &str) -> bool {
+    name.split_whitespace()
+        .next()
+        .is_some_and(crate::line::rule_token)
 }
 
 /// Whether `name` is a place in a file (`widget.cc:12`, `a.rs:3:7`, `calc.cpp(12)`): the
@@ -251,6 +259,18 @@ mod tests {
         let mut u = crate::wrapper::ci::unwrap(text);
         separate(&mut u);
         u
+    }
+
+    #[test]
+    fn a_rule_opens_a_report_section_not_a_stream() {
+        for line in [
+            "==== Contents of test case:",
+            "---- Result was:",
+            "*** Errors:",
+        ] {
+            assert_eq!(label(line), None, "{line}");
+        }
+        assert_eq!(label("api:test: ok"), Some(("api:test", 10)));
     }
 
     #[test]
