@@ -10,7 +10,7 @@ bandit-json, sqlfluff-json, htmlhint-json (each tool's JSON format), perlcritic-
 (perlcritic's own `%f:%l:%c:%m` format), black-diff (black's
 --diff), file-list (a formatter's own list of the files it would change), biome-json (biome's
 --reporter=json, its spans turned into lines by the source it carries), cfn-lint-json
-(cfn-lint --format json), hlint-json (hlint --json), typos-json (typos --format json).
+(cfn-lint --format json), hlint-json (hlint --json), typos-json (typos --format json), pyrefly-json (pyrefly check --output-format json).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -143,6 +143,13 @@ elif kind == "typos-json":
             continue
         failures.append((f'{t["path"]}:{t["line_num"]}', f'`{t["typo"]}` should be',
                          f'{t["path"]}:{t["line_num"]}:{t["byte_offset"] + 1}'))
+elif kind == "pyrefly-json":
+    # pyrefly check --output-format json: each error fails the check.
+    for e in json.loads(text)["errors"]:
+        if e.get("severity", "error") != "error":
+            continue
+        failures.append((f'{e["path"]}:{e["line"]}', e["description"],
+                         f'{e["path"]}:{e["line"]}:{e["column"]}'))
 else:
     sys.exit(f"unknown kind {kind}")
 

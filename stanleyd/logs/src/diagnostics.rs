@@ -534,6 +534,23 @@ pub(crate) fn header(line: &str) -> Option<(Severity, Option<String>, String)> {
     if line.starts_with(char::is_whitespace) {
         return None;
     }
+    // An upper-case severity word and the message after a space (`ERROR Argument … [code]`,
+    // pyrefly's): the arrow under it is what makes it a diagnostic.
+    if let Some((word, rest)) = line.split_once(' ')
+        && let Some(severity) = ["ERROR", "FATAL", "WARN", "WARNING"]
+            .contains(&word)
+            .then(|| severity_word(word))
+            .flatten()
+        && rest.split_whitespace().count() >= 2
+    {
+        let code = rest
+            .trim_end()
+            .strip_suffix(']')
+            .and_then(|r| r.rsplit_once(" ["))
+            .map(|(_, c)| c.to_owned())
+            .filter(|c| !c.contains(' '));
+        return Some((severity, code, line.trim().to_owned()));
+    }
     // A lint code alone (`UP035 …`, ruff's) heads one too: the location on the next lines is
     // what makes it a diagnostic.
     judged(line)
@@ -1142,6 +1159,15 @@ mod tests {
         .unwrap()[0];
         assert_eq!(found.found.start, 1, "the header is shown");
         assert_eq!(found.found.lines.len(), 3, "with its explanation");
+    }
+
+    #[test]
+    fn an_upper_case_severity_heads_the_place_its_arrow_gives() {
+        let log = " INFO Checking project\nERROR `str` is not assignable to `int` [bad-assignment]\n  --> ledger.py:21:14\n   |\n21 |     n: int = banner(\"ledger\")\n   |              ^^^^^\n";
+        assert_eq!(
+            names(log),
+            [("ledger.py:21".to_owned(), Some("bad-assignment".to_owned()))]
+        );
     }
 
     #[test]

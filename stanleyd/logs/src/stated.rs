@@ -110,7 +110,7 @@ pub(crate) fn outcome(word: &str) -> Option<Outcome> {
         | "regressions" => Outcome::Failed,
         "errors" | "error" | "errored" | "erroneous" => Outcome::Error,
         "problems" | "problem" | "issues" | "violations" | "offenses" | "offense" | "findings"
-        | "hints" | "hint" => Outcome::Problem,
+        | "hints" | "hint" | "diagnostics" | "diagnostic" | "hits" => Outcome::Problem,
         "warnings" | "warning" => Outcome::Warning,
         "passed" | "passing" | "pass" | "passes" | "ok" | "skipped" | "skip" | "pending"
         | "todo" | "total" | "warn" | "succeeded" | "success" | "successes" | "xfailed"
@@ -289,20 +289,27 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
             counts.count(class, *n);
             continue;
         }
-        // `5 tests failed`, `5 examples failed`: what is counted, then its outcome.
+        // `5 tests failed`, `5 examples failed`: what is counted, then its outcome; and one
+        // word that says what kind (`15 code warnings`, `7 bashate error(s) found`).
         let after = match tokens.get(k + 1) {
-            Some((_, Sep::Space)) => word(k + 1).and_then(|(a, class)| {
-                if class != Outcome::Other {
-                    return Some((a, class));
-                }
-                match tokens.get(k + 2) {
+            Some((Token::Word(w), Sep::Space)) => match word(k + 1) {
+                Some((a, class)) if class != Outcome::Other => Some((a, class)),
+                Some((a, class)) => match tokens.get(k + 2) {
                     Some((_, Sep::Space)) => word(k + 2)
                         .filter(|(_, c)| *c != Outcome::Other)
                         .inspect(|_| used[a] = true)
                         .or(Some((a, class))),
                     _ => Some((a, class)),
-                }
-            }),
+                },
+                // Of findings only: `2 targets failed` counts test binaries, not tests.
+                None if !FILLER.contains(&w.as_str()) => match tokens.get(k + 2) {
+                    Some((_, Sep::Space)) => word(k + 2)
+                        .filter(|(_, c)| !matches!(c, Outcome::Other | Outcome::Failed))
+                        .inspect(|_| used[k + 1] = true),
+                    _ => None,
+                },
+                None => None,
+            },
             _ => None,
         };
         let telling = |w: Option<(usize, Outcome)>| w.is_some_and(|(_, o)| o != Outcome::Other);
@@ -545,6 +552,8 @@ mod tests {
         ] {
             assert_eq!(counts(line), Some(want), "{line}");
         }
+        // What failed may be anything: cargo's test binaries are no failed tests.
+        assert_ne!(counts("error: 2 targets failed:").map(|c| c.0), Some(2));
     }
 
     #[test]
@@ -559,9 +568,14 @@ mod tests {
             ("6 out of 8 tests failed (0.20s)", (6, 0, 0)),
             ("7 hints", (0, 0, 7)),
             ("There were 10 failures:", (10, 0, 0)),
+            ("Found 9 diagnostics", (0, 0, 9)),
+            ("Finished checking --- 15 code warnings", (0, 0, 0)),
+            ("7 bashate error(s) found", (0, 7, 0)),
         ] {
             assert_eq!(counts(line), Some(want), "{line}");
         }
+        // What failed may be anything: cargo's test binaries are no failed tests.
+        assert_ne!(counts("error: 2 targets failed:").map(|c| c.0), Some(2));
     }
 
     #[test]
