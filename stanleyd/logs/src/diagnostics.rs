@@ -654,6 +654,21 @@ pub(crate) fn continues(line: &str) -> bool {
         && (one_line(line).is_none() || t.starts_with("--> ") || t.starts_with("::: "))
         || numbered_source(t)
         || ["help: ", "note: "].iter().any(|w| t.starts_with(w))
+        || section_heading(t)
+}
+
+/// A section of a finding's explanation headed by one capitalised word and a colon, alone on
+/// its line or with a note after it (hlint's `Found:`, `Perhaps:`, `Note: increases laziness`).
+fn section_heading(t: &str) -> bool {
+    let Some((word, rest)) = t.split_once(':') else {
+        return false;
+    };
+    let mut cs = word.chars();
+    cs.next().is_some_and(|c| c.is_ascii_uppercase())
+        && word.len() <= 12
+        && cs.all(|c| c.is_ascii_lowercase())
+        && (rest.is_empty() || rest.starts_with(' ') && severity_word(word).is_none())
+        && !["Error", "Warning", "Fatal", "Failure", "Failed"].contains(&word)
 }
 
 /// A source line quoted under a finding with its number (`4 |     for i in …`), or a
@@ -854,6 +869,23 @@ pub(crate) fn failures(mut all: Vec<Diagnostic>) -> Vec<Diagnostic> {
     all
 }
 
+/// Whether the line at `i` is right under a failing test's status line (`TestBell.testTone ...
+/// FAIL`) or a numbered report's header naming one test (`1) TestBell.testTone`): a message
+/// that starts with its place there is that test's, not a finding of its own.
+fn under_a_verdict(lines: &[String], i: usize) -> bool {
+    let Some(above) = i.checked_sub(1).map(|k| lines[k].trim()) else {
+        return false;
+    };
+    if crate::line::status_name(above).is_some() {
+        return true;
+    }
+    let digits = above.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0
+        && above[digits..]
+            .strip_prefix(") ")
+            .is_some_and(|name| !name.is_empty() && !name.contains(' ') && one_line(name).is_none())
+}
+
 /// The finding a line starts, whatever shape gives its place: one line, a place otherwise than
 /// first, a labelled field in its body, a row under a header naming its file (`true` with it),
 /// a header pointing at its place, a coded message over its place, a stylish row.
@@ -864,7 +896,9 @@ fn found_at(
     file: Option<&str>,
 ) -> (Option<Placed>, bool) {
     let line = &lines[i];
-    if let Some((name, place, s, c, m)) = one_line(line) {
+    if let Some((name, place, s, c, m)) = one_line(line)
+        && !under_a_verdict(lines, i)
+    {
         return (Some((i, name, place, s, c, m)), false);
     }
     if let Some(found) = placed_otherwise(lines, i) {
@@ -1168,6 +1202,14 @@ mod tests {
             names(log),
             [("ledger.py:21".to_owned(), Some("bad-assignment".to_owned()))]
         );
+    }
+
+    #[test]
+    fn a_message_under_a_tests_verdict_is_the_tests() {
+        let log = "    TestBell.testTone ... FAIL\ntest_bell.lua:3: bell tone flat of concert pitch\n\
+            1) TestBell.testTower\ntest_bell.lua:6: could not find south in belfry-north\n\
+            src/a.lua:9: error: unexpected symbol near 'x'\n";
+        assert_eq!(names(log), [("src/a.lua:9".to_owned(), None)]);
     }
 
     #[test]

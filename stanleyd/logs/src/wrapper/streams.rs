@@ -141,11 +141,14 @@ pub(crate) fn wrappers(lines: &[String]) -> Vec<String> {
         }
     }
     // The inner output's layout varies (flush and indented lines, or blank ones); the same
-    // padding after every label (`TEST CASE:  name`, a heading's alignment) is no layout.
+    // padding after every label (`TEST CASE:  name`, a heading's alignment) is no layout. And
+    // a stream carries output: a label never followed by any is a heading (`stack
+    // traceback:`, `Failed tests:`).
     let mut found: Vec<String> = tally
         .into_iter()
         .filter(|(_, t)| {
             t.lines >= MIN_LINES
+                && t.lines > t.blank
                 && t.layout >= 2
                 && t.layout * 10 >= t.lines
                 && (t.blank > 0 || t.depths.count_ones() >= 2)
@@ -259,6 +262,15 @@ mod tests {
         let mut u = crate::wrapper::ci::unwrap(text);
         separate(&mut u);
         u
+    }
+
+    #[test]
+    fn a_heading_never_followed_by_output_is_no_stream() {
+        let lines: Vec<String> = "1) T.a\na.lua:5: x\nstack traceback:\n\ta.lua:5: in function 'T.a'\n\n2) T.b\na.lua:6: y\nstack traceback:\n\ta.lua:6: in function 'T.b'\n\n3) T.c\na.lua:7: z\nstack traceback:\n\ta.lua:7: in function 'T.c'\n"
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        assert!(wrappers(&lines).is_empty());
     }
 
     #[test]
