@@ -613,12 +613,40 @@ pub(crate) fn arrow(lines: &[String], from: usize) -> Option<(usize, String, Str
     None
 }
 
+/// The file a line names as the header of the stylish rows under it: a path alone at the line's
+/// start; or, when a row follows, a path alone however indented, or with its first place.
+fn stylish_file(lines: &[String], i: usize) -> Option<String> {
+    let line = &lines[i];
+    let t = line.trim();
+    if !line.starts_with(char::is_whitespace) && path_like(t) {
+        return Some(t.to_owned());
+    }
+    let row_follows = lines.get(i + 1).is_some_and(|next| row(next).is_some());
+    if !row_follows {
+        return None;
+    }
+    let path = match location(t) {
+        Some((path, _, used)) if used == t.len() => path,
+        _ => t,
+    };
+    path_like(path).then(|| path.to_owned())
+}
+
 /// A stylish row: `  3:7  error  'x' is defined but never used  no-unused-vars`.
 pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, String)> {
     if !line.starts_with(' ') {
         return None;
     }
     let t = line.trim_start();
+    // A row may open with its severity's mark (`  ✖  3:19  Argument of type …`, tsd's).
+    let (marked, t) = match t.split_once(char::is_whitespace) {
+        Some((mark, rest))
+            if mark.chars().count() == 1 && matches!(mark, "✖" | "×" | "✘" | "⚠") =>
+        {
+            (Some(marked_severity(mark)), rest.trim_start())
+        }
+        _ => (None, t),
+    };
     let (pos, rest) = t.split_once(char::is_whitespace)?;
     let (row, col) = pos.split_once(':')?;
     if !col.bytes().all(|b| b.is_ascii_digit()) || col.is_empty() {
@@ -626,13 +654,22 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
     }
     let row: u64 = row.parse().ok()?;
     let rest = rest.trim_start();
-    let (word, message) = rest.split_once(char::is_whitespace)?;
-    let severity = match word.to_ascii_lowercase().as_str() {
-        "error" | "✖" => Severity::Error,
-        "warning" | "⚠" => Severity::Warning,
-        _ => return None,
+    let (severity, message) = match marked {
+        Some(severity) => (severity, rest),
+        None => {
+            let (word, message) = rest.split_once(char::is_whitespace)?;
+            let severity = match word.to_ascii_lowercase().as_str() {
+                "error" | "✖" => Severity::Error,
+                "warning" | "⚠" => Severity::Warning,
+                _ => return None,
+            };
+            (severity, message)
+        }
     };
     let message = message.trim();
+    if message.is_empty() {
+        return None;
+    }
     // The rule is the last column, after two spaces or more.
     let code = message
         .rsplit_once("  ")
@@ -986,9 +1023,10 @@ pub(crate) fn read_all(
                     .find(|w| path_like(w))
                     .map(str::to_owned);
             }
-            // A path alone on a line heads a stylish block; anything else ends one.
-            let t = line.trim();
-            file = (!line.starts_with(char::is_whitespace) && path_like(t)).then(|| t.to_owned());
+            // A path alone on a line heads a stylish block; anything else ends one. Indented,
+            // or with its first place after it (`  index.test-d.ts:3:19`), it heads one when a
+            // row follows.
+            file = stylish_file(lines, i);
             if line.trim().is_empty() && file.is_none() {
                 file = None;
             }
@@ -1210,6 +1248,19 @@ mod tests {
             1) TestBell.testTower\ntest_bell.lua:6: could not find south in belfry-north\n\
             src/a.lua:9: error: unexpected symbol near 'x'\n";
         assert_eq!(names(log), [("src/a.lua:9".to_owned(), None)]);
+    }
+
+    #[test]
+    fn marked_rows_under_a_file_and_its_first_place() {
+        // tsd: the file with its first place, indented, over rows opened by a mark.
+        let log = "\n  index.test-d.ts:3:19\n  ✖  3:19  Argument of type string is not assignable.  \n  ✖  5:0   Expected an error, but found none.\n\n  2 errors\n";
+        assert_eq!(
+            names(log),
+            [
+                ("index.test-d.ts:3".to_owned(), None),
+                ("index.test-d.ts:5".to_owned(), None)
+            ]
+        );
     }
 
     #[test]
