@@ -632,6 +632,11 @@ fn stylish_file(lines: &[String], i: usize) -> Option<String> {
     path_like(path).then(|| path.to_owned())
 }
 
+/// Whether `s` is a whole number written in digits.
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// A stylish row: `  3:7  error  'x' is defined but never used  no-unused-vars`.
 pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, String)> {
     if !line.starts_with(' ') {
@@ -649,7 +654,18 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
     };
     let (pos, rest) = t.split_once(char::is_whitespace)?;
     let (row, col) = pos.split_once(':')?;
-    if !col.bytes().all(|b| b.is_ascii_digit()) || col.is_empty() {
+    // A span's start is its place (`7:19-7:27`, as remark and alex print a range).
+    let col = match col.split_once('-') {
+        Some((start, end))
+            if end
+                .split_once(':')
+                .is_some_and(|(l, c)| is_number(l) && is_number(c)) =>
+        {
+            start
+        }
+        _ => col,
+    };
+    if !is_number(col) {
         return None;
     }
     let row: u64 = row.parse().ok()?;
@@ -1248,6 +1264,19 @@ mod tests {
             1) TestBell.testTower\ntest_bell.lua:6: could not find south in belfry-north\n\
             src/a.lua:9: error: unexpected symbol near 'x'\n";
         assert_eq!(names(log), [("src/a.lua:9".to_owned(), None)]);
+    }
+
+    #[test]
+    fn stylish_rows_may_give_a_span() {
+        // alex (remark's reporter): `line:col-line:col`, a severity, the message, two rules.
+        let log = "notes.md\n      7:1-7:3  warning  `He` may be insensitive, use `They` instead  he-she  retext-equality\n    7:19-7:27  warning  `chairman` may be insensitive  chairman-chairwoman  retext-equality\n";
+        assert_eq!(
+            names(log),
+            [
+                ("notes.md:7".to_owned(), Some("retext-equality".to_owned())),
+                ("notes.md:7".to_owned(), Some("retext-equality".to_owned()))
+            ]
+        );
     }
 
     #[test]
