@@ -515,15 +515,7 @@ fn place_at_end(line: &str) -> Option<(&str, u64)> {
 pub(crate) fn header(line: &str) -> Option<(Severity, Option<String>, String)> {
     // The marked form (`  × eslint(no-debugger): …`, `  ! …`) that miette-style reports use.
     let t = line.trim_start();
-    let marked = [
-        ("× ", Severity::Error),
-        ("✖ ", Severity::Error),
-        ("⚠ ", Severity::Warning),
-        ("! ", Severity::Warning),
-    ]
-    .into_iter()
-    .find_map(|(mark, s)| t.strip_prefix(mark).map(|m| (s, m.trim())));
-    if let Some((severity, message)) = marked {
+    if let Some((severity, message)) = marked(t) {
         let code = message
             .split_once(": ")
             .map(|(c, _)| c)
@@ -556,23 +548,27 @@ pub(crate) fn header(line: &str) -> Option<(Severity, Option<String>, String)> {
     judged(line)
 }
 
-/// The severity a one-character mark says (`✖` an error; `⚠`, `ℹ`, `!` a warning).
-pub(crate) fn marked_severity(mark: &str) -> Severity {
-    match mark {
-        "⚠" | "ℹ" | "!" | "⚡" | "•" => Severity::Warning,
-        _ => Severity::Error,
-    }
+/// A finding's one-character mark and the text after it (`× m`, `✖ m`, `✘ m` an error; `⚠ m`,
+/// `! m`, `ℹ m` a warning): the marks miette-style reports, biome and tsd put before a message.
+pub(crate) fn marked(t: &str) -> Option<(Severity, &str)> {
+    let (mark, rest) = t.split_once(' ')?;
+    let severity = match mark {
+        "×" | "✖" | "✘" => Severity::Error,
+        "⚠" | "!" | "ℹ" => Severity::Warning,
+        _ => return None,
+    };
+    Some((severity, rest.trim()))
 }
 
 /// A place alone on the line right under a coded message (`E3012 'x' is not of type
 /// 'integer'` over `stack.yaml:17:7`): (name, place). Only a message a code opens: a test's
 /// marked header over its place (`✖ adds` over `a.test.js:3`) is a report, not a finding.
-fn place_under_coded(lines: &[String], from: usize) -> Option<(String, String)> {
+fn place_under_coded(lines: &[String], from: usize) -> Option<Placed> {
     let line = &lines[from];
     if line.starts_with(char::is_whitespace) {
         return None;
     }
-    let (_, Some(code), _) = judged(line)? else {
+    let (severity, Some(code), message) = judged(line)? else {
         return None;
     };
     if !line.starts_with(code.as_str()) {
@@ -583,10 +579,16 @@ fn place_under_coded(lines: &[String], from: usize) -> Option<(String, String)> 
         return None;
     }
     let (path, number, used) = location(next)?;
-    next[used..]
-        .trim_matches(':')
-        .is_empty()
-        .then(|| (format!("{path}:{number}"), next[..used].to_owned()))
+    next[used..].trim_matches(':').is_empty().then(|| {
+        (
+            from,
+            format!("{path}:{number}"),
+            next[..used].to_owned(),
+            severity,
+            Some(code),
+            message,
+        )
+    })
 }
 
 /// The ` --> path:line:col` line a header points at, within its next lines.
@@ -644,13 +646,9 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
     }
     let t = line.trim_start();
     // A row may open with its severity's mark (`  ✖  3:19  Argument of type …`, tsd's).
-    let (marked, t) = match t.split_once(char::is_whitespace) {
-        Some((mark, rest))
-            if mark.chars().count() == 1 && matches!(mark, "✖" | "×" | "✘" | "⚠") =>
-        {
-            (Some(marked_severity(mark)), rest.trim_start())
-        }
-        _ => (None, t),
+    let (mark, t) = match marked(t) {
+        Some((severity, rest)) => (Some(severity), rest),
+        None => (None, t),
     };
     let (pos, rest) = t.split_once(char::is_whitespace)?;
     let (row, col) = pos.split_once(':')?;
@@ -670,7 +668,7 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
     }
     let row: u64 = row.parse().ok()?;
     let rest = rest.trim_start();
-    let (severity, message) = match marked {
+    let (severity, message) = match mark {
         Some(severity) => (severity, rest),
         None => {
             let (word, message) = rest.split_once(char::is_whitespace)?;
@@ -977,10 +975,8 @@ fn found_at(
     {
         return (Some((i, name, place, s, c, m)), false);
     }
-    if let Some((name, place)) = place_under_coded(lines, i)
-        && let Some((s, c, m)) = judged(line)
-    {
-        return (Some((i, name, place, s, c, m)), false);
+    if let Some(found) = place_under_coded(lines, i) {
+        return (Some(found), false);
     }
     if let Some(f) = file
         && let Some((row, pos, s, c, m)) = row(line)

@@ -180,6 +180,8 @@ pub(crate) enum Sep {
     Bind,
     /// Other punctuation (`,`, `;`, `|`, `.`): the two belong to different counts.
     Punct,
+    /// A `/` alone between two numbers (`4/5 modules FAILED`): a count of a total.
+    Of,
 }
 
 pub(crate) fn tokens(line: &str) -> Vec<(Token, Sep)> {
@@ -206,9 +208,17 @@ pub(crate) fn tokens(line: &str) -> Vec<(Token, Sep)> {
         } else {
             // A tab binds too: a table's columns put each label before its count
             // (`strings.test:	Total	8	Passed	2	Skipped	1	Failed	5`).
+            let after_number = matches!(out.last(), Some((Token::Number(_), _)));
             if c == '=' || c == ':' || (c == '\t' && sep == Sep::Space) {
                 sep = Sep::Bind;
-            } else if !c.is_whitespace() && sep == Sep::Space {
+            } else if c == '/'
+                && sep == Sep::Space
+                && after_number
+                && at > 0
+                && !line[..at].ends_with(char::is_whitespace)
+            {
+                sep = Sep::Of;
+            } else if !c.is_whitespace() && matches!(sep, Sep::Space | Sep::Of) {
                 sep = Sep::Punct;
             }
             chars.next();
@@ -243,7 +253,7 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
         }
         // The outcome word before a number; bound to it (`Total errors found: 9`), across the
         // joining words between.
-        let before = if *sep == Sep::Punct {
+        let before = if matches!(sep, Sep::Punct | Sep::Of) {
             None
         } else {
             let mut b = k.checked_sub(1);
@@ -269,11 +279,7 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
                 Some((Token::Word(of), _)),
                 Some((Token::Number(_), _)),
             ) if out == "out" && of == "of" => Some(k + 3),
-            (Some((Token::Number(_), Sep::Punct)), _, _)
-                if line_has_slash_between(line, &tokens, k) =>
-            {
-                Some(k + 1)
-            }
+            (Some((Token::Number(_), Sep::Of)), _, _) => Some(k + 1),
             _ => None,
         };
         if let Some(m) = total
@@ -375,16 +381,6 @@ fn counted_after(
         Some(found) => Some(found),
         None => word(m + 2),
     }
-}
-
-/// Whether the two numbers at `k` and `k + 1` are written `4/5` in `line`.
-fn line_has_slash_between(line: &str, tokens: &[(Token, Sep)], k: usize) -> bool {
-    let (Some((Token::Number(a), _)), Some((Token::Number(b), _))) =
-        (tokens.get(k), tokens.get(k + 1))
-    else {
-        return false;
-    };
-    line.contains(&format!("{a}/{b}"))
 }
 
 /// A count given as the cause of what the line says (`error: could not compile `x` due to 3

@@ -283,14 +283,7 @@ pub(super) fn headed_by_place(
         }
         if message.is_none() && !l.trim().is_empty() {
             let t = l.trim();
-            let (severity, m) = match t.split_once(' ') {
-                Some((mark, m))
-                    if mark.chars().count() == 1 && !mark.chars().all(char::is_alphanumeric) =>
-                {
-                    (super::marked_severity(mark), m.trim())
-                }
-                _ => (Severity::Error, t),
-            };
+            let (severity, m) = super::marked(t).unwrap_or((Severity::Error, t));
             message = Some((severity, m.to_owned()));
         }
         end += 1;
