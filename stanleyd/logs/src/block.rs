@@ -39,6 +39,14 @@ pub struct FailureBlock {
     pub step: Option<String>,
 }
 
+impl FailureBlock {
+    /// Whether the block is a tool's warning (a finding beside its errors, or the failures of
+    /// a tool that fails on warnings).
+    pub fn is_warning(&self) -> bool {
+        self.anchors == ["diagnostic_warning"]
+    }
+}
+
 pub(crate) fn env_signature(text: &str) -> Option<&'static str> {
     if contains_any(
         text,
@@ -553,11 +561,13 @@ pub(crate) fn settle(
             blocks.retain(|b| !exit_only(b));
         }
     }
-    // A tool's warnings beside failures of anything else are not what failed.
-    // (A step's own error lines, `make: *** [lint] Error 1`, are no such failure.)
-    let warning = |b: &FailureBlock| b.anchors == ["diagnostic_warning"];
+    // A tool's warnings beside failures of anything else (a build's warnings before a test
+    // run) are not what failed; beside its own errors they are its findings too, after the
+    // errors (D-184). (A step's own error lines, `make: *** [lint] Error 1`, are neither.)
+    let warning = FailureBlock::is_warning;
     let failure = |b: &FailureBlock| {
         !warning(b)
+            && b.anchors != ["diagnostic"]
             && !b
                 .anchors
                 .iter()
@@ -565,6 +575,8 @@ pub(crate) fn settle(
     };
     if blocks.iter().any(failure) {
         blocks.retain(|b| !warning(b));
+    } else {
+        blocks.sort_by_key(warning);
     }
     // A job that failed outside any test: the error lines that end the failing step, first.
     // Only where nothing but a step's own error lines was found (no test, no diagnostic, no

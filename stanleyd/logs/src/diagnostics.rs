@@ -901,23 +901,14 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
     None
 }
 
-/// Every diagnostic in `lines` not yet `covered`, in log order; warnings only when no error.
+/// Every diagnostic in `lines` not yet `covered`, in log order, warnings included.
 #[cfg(test)]
 pub(crate) fn read(
     lines: &[String],
     covered: &[bool],
     pace: &stanley_core::Pace<'_>,
 ) -> Result<Vec<Diagnostic>, stanley_core::Cancelled> {
-    Ok(failures(read_all(lines, covered, pace)?))
-}
-
-/// The failures among `all` diagnostics: the errors, or the warnings when there is no error.
-/// (A warning beside errors is still a finding: its lines are no other failure's report.)
-pub(crate) fn failures(mut all: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    if all.iter().any(|d| d.severity == Severity::Error) {
-        all.retain(|d| d.severity == Severity::Error);
-    }
-    all
+    read_all(lines, covered, pace)
 }
 
 /// Whether the line at `i` is right under a failing test's status line (`TestBell.testTone ...
@@ -1095,8 +1086,8 @@ pub(crate) fn read_all(
         });
         i = end;
     }
-    // Warnings alone are the failures of a tool that fails on them; beside a test's failure
-    // (a build's warnings before the run) they are not, and the blocks say which they are.
+    // A tool's warnings are its findings too, after its errors (D-184); beside a test's
+    // failure (a build's warnings before the run) they are not, and the blocks say which.
     for d in &mut out {
         if d.severity == Severity::Warning {
             d.found.anchor = "diagnostic_warning";
@@ -1143,6 +1134,7 @@ mod tests {
             names(log),
             [
                 ("src/a.c:10".to_owned(), None),
+                ("src/a.c:3".to_owned(), Some("-Wunused-variable".to_owned())),
                 ("app.py:4".to_owned(), Some("assignment".to_owned())),
                 ("src/b.ts:7".to_owned(), Some("TS2322".to_owned())),
                 ("src/c.ts:9".to_owned(), Some("TS2345".to_owned())),
@@ -1292,7 +1284,13 @@ mod tests {
     fn a_column_may_be_a_range() {
         let log = "src/Grades.hs:3:5-9: error: Variable not in scope: totl\n\
             src/Grades.hs:7:1-12: warning: [-Wmissing-signatures] Top-level binding\n";
-        assert_eq!(names(log), [("src/Grades.hs:3".to_owned(), None)]);
+        assert_eq!(
+            names(log),
+            [
+                ("src/Grades.hs:3".to_owned(), None),
+                ("src/Grades.hs:7".to_owned(), None)
+            ]
+        );
     }
 
     #[test]
@@ -1407,8 +1405,11 @@ mod worded_tests {
             .collect();
         assert_eq!(
             codes,
-            [("README.md:3", Some("MD001/heading-increment"))],
-            "the warning goes beside an error"
+            [
+                ("README.md:3", Some("MD001/heading-increment")),
+                ("Dockerfile:4", Some("DL3008"))
+            ],
+            "the warning is a finding beside the error"
         );
         let log = "Checking src/a.lua                                3 warnings\n\n    src/a.lua:1:7: unused variable 'x'\n    src/a.lua:4:1: setting non-standard global variable 'y'\n\nChecking src/b.lua                                OK\n\nTotal: 2 warnings / 0 errors in 2 files\n";
         let got = read_all(log);

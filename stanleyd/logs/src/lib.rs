@@ -27,7 +27,7 @@ use stanley_core::{Cancel, Cancelled, Pace, stable_id};
 
 use crate::block::{capped, distinct_ids, finish, from_found, settle};
 use crate::runner::structured;
-use crate::stated::Agreement;
+use crate::stated::{Agreement, Stated};
 
 pub use crate::block::FailureBlock;
 pub use crate::text::{OMITTED_PREFIX, foreign_frame, is_host, left_out, normalize, strip_ansi};
@@ -55,12 +55,29 @@ impl ParsedLog {
     }
 }
 
-/// The blocks a stated count counts: every failure, not a job's own error lines.
+/// The blocks a stated count counts: every failure, not a job's own error lines, and a tool's
+/// warnings only when nothing else failed (`3 errors, 2 warnings` counts 3).
 fn counted(blocks: &[FailureBlock]) -> usize {
-    blocks
+    let failures = blocks.iter().filter(|b| b.anchors != ["job_failure"]);
+    let warnings = failures.clone().filter(|b| b.is_warning()).count();
+    match failures.count() {
+        n if n > warnings => n - warnings,
+        n => n,
+    }
+}
+
+/// How the failures read agree with the count the log states: the errors, or the errors and
+/// the warnings beside them together (`5 problems` over 3 errors and 2 warnings).
+fn agreement(stated: &Stated, blocks: &[FailureBlock]) -> Agreement {
+    let first = Agreement::of(stated, counted(blocks));
+    let all = blocks
         .iter()
         .filter(|b| b.anchors != ["job_failure"])
-        .count()
+        .count();
+    match first {
+        Agreement::Differs { .. } if stated.agrees(all) => Agreement::of(stated, all),
+        other => other,
+    }
 }
 
 /// The diagnostics of compilers, type checkers and linters among the lines not `covered` (then
@@ -73,13 +90,13 @@ pub(crate) fn diagnostic_blocks(
 ) -> Result<Vec<FailureBlock>, Cancelled> {
     let mut out = Vec::new();
     let all = crate::diagnostics::read_all(lines, covered, pace)?;
-    // Every finding's lines are its own, a warning's too where only errors are failures.
+    // Every finding's lines are its own, a warning's too.
     for d in &all {
         for c in &mut covered[d.found.start..d.found.start + d.found.lines.len()] {
             *c = true;
         }
     }
-    for d in crate::diagnostics::failures(all) {
+    for d in all {
         pace.step()?;
         let (code, place) = (d.code.clone(), d.place.clone());
         let message = d.found.message.clone().unwrap_or_default();
@@ -221,18 +238,13 @@ pub fn parse_log_paced(
     // and its name): when that reading disagrees with the stated count and a diagnostic sits
     // right under a report, the reports read first stand if they agree and hold every line
     // the first reading found.
-    let mut blocks = if matches!(
-        Agreement::of(&stated, counted(&first)),
-        Agreement::Differs { .. }
-    ) && split_report(&first)
+    let mut blocks = if matches!(agreement(&stated, &first), Agreement::Differs { .. })
+        && split_report(&first)
     {
         let rest = read_text(&lines, covered, &stated, Order::ReportsFirst, pace)?;
         blocks.extend(rest);
         let second = settle(blocks, &lines, &unwrapped, offset);
-        let agrees = matches!(
-            Agreement::of(&stated, counted(&second)),
-            Agreement::Agrees { .. }
-        );
+        let agrees = matches!(agreement(&stated, &second), Agreement::Agrees { .. });
         if agrees && holds_all(&first, &second) {
             second
         } else {
@@ -243,7 +255,7 @@ pub fn parse_log_paced(
     };
     pace.now()?;
     distinct_ids(&mut blocks);
-    let agreement = Agreement::of(&stated, counted(&blocks));
+    let agreement = agreement(&stated, &blocks);
     // The runner parsers are accelerators, judged like any reading: when their failures
     // disagree with the stated count and the generic path's agree, the generic path's stand.
     if parsers == Parsers::All && matches!(agreement, Agreement::Differs { .. }) {

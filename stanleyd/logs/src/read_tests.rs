@@ -345,6 +345,31 @@ fn a_builds_warnings_beside_a_tests_failure_are_not_what_failed() {
     );
 }
 
+/// D-184: a tool's warnings beside its own errors are its findings too, after the errors, and
+/// the count it states of its errors (or of both) agrees with what was read.
+#[test]
+fn a_tools_warnings_beside_its_errors_are_findings_after_them() {
+    let log = "src/a.js:2:5: warning: 'x' is never read [no-unused]\n\
+        src/a.js:4:1: error: 'y' is not defined [no-undef]\n\
+        src/b.js:9:3: warning: prefer const [prefer-const]\n\
+        src/b.js:12:7: error: unexpected token [syntax]\n";
+    for summary in ["2 errors, 2 warnings\n", "4 problems\n"] {
+        let parsed = parse_log(&format!("{log}{summary}"));
+        assert_eq!(
+            names(&parsed),
+            ["src/a.js:4", "src/b.js:12", "src/a.js:2", "src/b.js:9"],
+            "{summary}"
+        );
+        let warnings: Vec<bool> = parsed.blocks.iter().map(|b| b.is_warning()).collect();
+        assert_eq!(warnings, [false, false, true, true]);
+        assert!(
+            matches!(parsed.agreement, crate::stated::Agreement::Agrees { .. }),
+            "{summary}: {:?}",
+            parsed.agreement
+        );
+    }
+}
+
 #[test]
 fn the_count_of_a_log_with_a_part_left_out_judges_nothing() {
     // 45,000 banner reports (225,001 lines): the last 200,000 lines are read (the 39,999 reports

@@ -479,6 +479,9 @@ struct FailureRow {
     /// The CI step the failure sits in, for a job log.
     #[serde(skip_serializing_if = "Option::is_none")]
     step: Option<String>,
+    /// A tool's warning beside its errors: a finding shown after them (D-184).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    warning: bool,
     key_lines: Vec<String>,
     omitted_lines: usize,
     stack_locations: Vec<StackLocation>,
@@ -604,6 +607,7 @@ fn plan<'a>(
             test_name: block.test_name.clone(),
             message: block.message.clone(),
             step: block.step.clone(),
+            warning: block.is_warning(),
             key_lines: key_lines(block),
             omitted_lines: block.omitted,
             stack_locations: block
