@@ -325,7 +325,7 @@ fn read_text(
     let mut blocks = Vec::new();
     // A TAP stream anywhere in the log is a document of its own: tests, their assertions and
     // their diagnostics, nested or not.
-    if let Some((found, stream)) = crate::document::tap::tap(lines, &covered) {
+    if let Some((found, stream)) = crate::document::tap::tap(lines, &covered, stated) {
         for i in stream {
             covered[i] = true;
         }

@@ -475,11 +475,19 @@ pub(crate) fn padded_verdict(t: &str) -> Option<String> {
     };
     let body = &t[..t.len() - close.len_utf8()];
     let at = body.rfind(open)?;
-    if !failed_verdict(body[at + 1..].trim()) {
+    // The verdict may give its cause after a colon (`[ERROR: IOError]`).
+    let inside = body[at + 1..].trim();
+    let verdict = inside.split_once(": ").map_or(inside, |(v, _)| v);
+    if !failed_verdict(verdict) {
         return None;
     }
     let before = &body[..at];
-    let padded = before.ends_with("  ") || before.trim_end().ends_with("..");
+    // Padded to a column, or a list's item (`  - name [FAILED]`): a row of a status list.
+    let item = ["- ", "* ", "• "]
+        .iter()
+        .find_map(|b| before.trim_start().strip_prefix(b));
+    let padded = before.ends_with("  ") || before.trim_end().ends_with("..") || item.is_some();
+    let before = item.unwrap_or(before);
     let name = before.trim_end().trim_end_matches('.').trim_end();
     let name = plain(&qualified(name));
     (padded && name_like(&name)).then_some(name)

@@ -427,3 +427,64 @@ fn a_steps_exit_line_beside_its_failures_is_no_failure() {
         crate::parse_log("> demo@1.0.0 lint\n> eslint .\n\nnpm run lint exited with code 2\n");
     assert_eq!(alone.blocks.len(), 1);
 }
+
+/// A numbered report's own numbered list (`  1) suite: name` over `    1) Error: …`, as a
+/// runner that numbers each report's exceptions prints) is no header: the outer numbers head.
+#[test]
+fn a_numbered_list_inside_a_numbered_report_is_the_reports_own() {
+    let log = "Failures:\n\n  1) ledger: sums rows\n    1) AssertionError: row total off by two\n      File \"t.py\", line 4, in sums_rows\n\n  2) ledger: closes month\n    1) KeyError: 'period_end'\n      File \"t.py\", line 9, in closes_month\n\n2 failed, 3 passed\n";
+    let parsed = parse_log(log);
+    let names = names(&parsed);
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names[0].ends_with("sums rows") && names[1].ends_with("closes month"));
+    let messages: Vec<String> = parsed
+        .blocks
+        .iter()
+        .map(|b| b.message.clone().unwrap_or_default())
+        .collect();
+    assert!(messages[0].contains("row total off by two"), "{messages:?}");
+    assert!(messages[1].contains("period_end"), "{messages:?}");
+}
+
+/// TAP assertions under a `# heading` are each a failure when the count the log states counts
+/// them, not the headings (tape's `# fail 3` over two headings).
+#[test]
+fn assertions_under_a_tap_heading_are_failures_when_the_count_says_so() {
+    let log = "TAP version 13\n# pump()\nnot ok 1 Given water: should lift ten litres\n  ---\n    operator: equal\n    expected: 10\n    actual:   7\n  ...\nnot ok 2 Given air: should stall\n  ---\n    operator: equal\n    expected: true\n    actual:   false\n  ...\n# valve()\nok 3 Given a seal: should close\nnot ok 4 Given grit: should jam\n  ---\n    operator: equal\n    expected: 'jam'\n    actual:   'open'\n  ...\n\n1..4\n# tests 4\n# pass  1\n# fail  3\n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        names(&parsed),
+        [
+            "pump() › Given water: should lift ten litres",
+            "pump() › Given air: should stall",
+            "valve() › Given grit: should jam"
+        ]
+    );
+    // Counted by heading, the headings stand.
+    let by_heading = log.replace("# fail  3", "# fail  2");
+    assert_eq!(names(&parse_log(&by_heading)), ["pump()", "valve()"]);
+}
+
+/// A status list's items close with a bracketed verdict (`  - name [FAILED]`, `[ERROR: Type]`),
+/// and an exception's paragraph is the report of the test its frame names after the function
+/// (`a.rb:4:in `block': Suite - name`).
+#[test]
+fn a_frame_that_names_its_test_makes_its_paragraph_that_tests_report() {
+    let log = "Kiln\n  - fires at dawn [FAILED]\n  - cools slowly\n  - glazes evenly [ERROR: RuntimeError]\n\nSpec::Error: 900.==(1200) failed\n\tkiln_spec.rb:4:in `block (2 levels) in <top (required)>': Kiln - fires at dawn\n\tkiln_spec.rb:2:in `<top (required)>'\n\nRuntimeError: glaze bucket empty\n\n    bucket.pour\n    ^^^^^^\n\tkiln_spec.rb:9:in `block (2 levels) in <top (required)>': Kiln - glazes evenly\n\tkiln_spec.rb:2:in `<top (required)>'\n\n3 specifications (3 requirements), 1 failures, 1 errors\n";
+    let parsed = parse_log(log);
+    assert_eq!(names(&parsed), ["fires at dawn", "glazes evenly"]);
+    let messages: Vec<String> = parsed
+        .blocks
+        .iter()
+        .map(|b| b.message.clone().unwrap_or_default())
+        .collect();
+    assert!(messages[0].starts_with("Spec::Error: 900"), "{messages:?}");
+    assert!(
+        messages[1].starts_with("RuntimeError: glaze bucket empty"),
+        "{messages:?}"
+    );
+    assert!(matches!(
+        parsed.agreement,
+        crate::stated::Agreement::Agrees { stated: 2 }
+    ));
+}

@@ -115,10 +115,9 @@ pub(crate) fn outcome(word: &str) -> Option<Outcome> {
         "passed" | "passing" | "pass" | "passes" | "ok" | "skipped" | "skip" | "pending"
         | "todo" | "total" | "warn" | "succeeded" | "success" | "successes" | "xfailed"
         | "xpassed" | "deselected" | "ignored" | "incomplete" | "risky" | "flaky" | "tests"
-        | "test" | "examples" | "example" | "specs" | "spec" | "assertions" | "cases"
-        | "scenarios" | "steps" | "run" | "ran" | "modules" | "module" | "suites" | "suite" => {
-            Outcome::Other
-        }
+        | "test" | "examples" | "example" | "specs" | "spec" | "specifications"
+        | "requirements" | "assertions" | "cases" | "scenarios" | "steps" | "run" | "ran"
+        | "modules" | "module" | "suites" | "suite" => Outcome::Other,
         _ => return None,
     })
 }

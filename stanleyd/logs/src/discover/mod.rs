@@ -31,6 +31,9 @@ pub(crate) struct Span {
     start: usize,
     end: usize,
     name: Option<String>,
+    /// The span has no header line: its first line starts its message (an exception's
+    /// paragraph named by the frame under it).
+    whole: bool,
 }
 
 /// Named reports: for each failing name, the mention with the most content under it. Also
@@ -297,14 +300,96 @@ fn mentions_of(
     let mut mentions: Vec<(usize, usize)> = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         pace.step()?;
-        if !covered[i]
-            && !crate::line::stack_frame(l)
-            && let Some(k) = mention(l)
-        {
+        if covered[i] {
+            continue;
+        }
+        // A frame names functions, not tests, except in what it adds after its function
+        // (`spec.rb:4:in `block (2 levels)': Mill - grinds`): the test it ran in.
+        let said = match annotated_frame(l) {
+            Some(tail) => Some(tail),
+            None if crate::line::stack_frame(l) => None,
+            None => Some(l.as_str()),
+        };
+        if let Some(k) = said.and_then(mention) {
             mentions.push((i, k));
         }
     }
     Ok(mentions)
+}
+
+/// What a stack frame adds after its quoted function (`a.rb:4:in `block': Mill - grinds`):
+/// the test it ran in, as some runners annotate their first frame.
+fn annotated_frame(line: &str) -> Option<&str> {
+    if !crate::line::stack_frame(line) {
+        return None;
+    }
+    let at = line.rfind("': ").or_else(|| line.rfind("`: "))?;
+    let tail = line[at + 3..].trim();
+    (!tail.is_empty()).then_some(tail)
+}
+
+/// The paragraph around line `at`: back to a blank, covered or mentioned line, on to a blank
+/// line (an annotated frame's report is the paragraph it sits in: the exception, its frames).
+fn paragraph(
+    lines: &[String],
+    covered: &[bool],
+    mentioned: &[Option<usize>],
+    at: usize,
+) -> (usize, usize) {
+    let mut from = at;
+    while from > 0
+        && at - from < MAX_BLOCK
+        && !covered[from - 1]
+        && mentioned[from - 1].is_none()
+        && !lines[from - 1].trim().is_empty()
+    {
+        from -= 1;
+        // An indented first line (a source excerpt) continues the exception a blank line
+        // above it (`NoMethodError: …`, blank, `    nil.fetch`, the frames).
+        if from >= 2
+            && lines[from].starts_with(char::is_whitespace)
+            && lines[from - 1].trim().is_empty()
+            && !covered[from - 2]
+            && mentioned[from - 2].is_none()
+            && !lines[from - 2].trim().is_empty()
+        {
+            from -= 1;
+        }
+    }
+    let mut end = at + 1;
+    while end < lines.len()
+        && end - from < MAX_BLOCK
+        && !covered[end]
+        && mentioned[end].is_none()
+        && !lines[end].trim().is_empty()
+    {
+        end += 1;
+    }
+    (from, end)
+}
+
+/// The report of an annotated frame at `at` naming `name`: its paragraph, weighed by its
+/// content.
+fn frame_report(
+    lines: &[String],
+    covered: &[bool],
+    mentioned: &[Option<usize>],
+    at: usize,
+    name: &str,
+) -> (usize, Span) {
+    let (start, end) = paragraph(lines, covered, mentioned, at);
+    let weight = lines[start..end].iter().filter(|l| content(l)).count();
+    let name = Some(name.to_owned());
+    let whole = true;
+    (
+        weight,
+        Span {
+            start,
+            end,
+            name,
+            whole,
+        },
+    )
 }
 
 /// For each failing name, its report: the mention with the most content under it, running to
@@ -339,6 +424,13 @@ fn reports(
         let mut best: Option<(usize, Span)> = None;
         for &at in &by_name[k] {
             pace.step()?;
+            if annotated_frame(&lines[at]).is_some() {
+                let (weight, span) = frame_report(lines, covered, &mentioned, at, name);
+                if best.as_ref().is_none_or(|(w, _)| weight > *w) {
+                    best = Some((weight, span));
+                }
+                continue;
+            }
             // The report runs to the next mention of another failing name, the end of the
             // failures section, or this name's own verdict after it (`[ RUN ] x … [ FAILED ] x`).
             let mut end = at + 1;
@@ -415,6 +507,7 @@ fn reports(
                         start: at,
                         end,
                         name: Some(name.clone()),
+                        whole: false,
                     },
                 ));
             }
@@ -594,10 +687,18 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
         }
         let mut run = vec![k];
         let mut j = k + 1;
-        while j < headers.len()
-            && headers[j].1 == headers[*run.last().unwrap_or(&k)].1 + 1
-            && headers[j].2 == headers[k].2
-        {
+        while j < headers.len() {
+            // A deeper header inside the run is its report's own list (`  1) suite: name`
+            // over `    1) AssertionError: …`), no header of the run.
+            if headers[j].2 > headers[k].2 {
+                j += 1;
+                continue;
+            }
+            if headers[j].1 != headers[*run.last().unwrap_or(&k)].1 + 1
+                || headers[j].2 != headers[k].2
+            {
+                break;
+            }
             run.push(j);
             j += 1;
         }
@@ -629,6 +730,7 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
             start: at,
             end,
             name: numbered_name(&lines[at + 1..end], text, depth),
+            whole: false,
         });
     }
     spans
@@ -792,6 +894,7 @@ pub(crate) fn indented(lines: &[String], covered: &[bool]) -> Vec<Span> {
             start: h,
             end,
             name: Some(name),
+            whole: false,
         });
     }
     spans
@@ -853,6 +956,7 @@ pub(crate) fn framed(lines: &[String], covered: &[bool]) -> Vec<Span> {
                 start: *start,
                 end,
                 name: Some(name.clone()),
+                whole: false,
             });
         }
     }
@@ -930,6 +1034,7 @@ pub(crate) fn segment(
             // A header whose name is on the line under it (`Failure -> a.lua @ 2`, then `calc
             // adds`): the message starts after the name.
             let body = match (&s.name, read.get(1)) {
+                _ if s.whole => &read[..],
                 (Some(name), Some(next)) if next.trim() == name => &read[2..],
                 _ => &read[1..],
             };

@@ -305,6 +305,7 @@ pub(crate) fn discover(
             start: at,
             end,
             name,
+            whole: false,
         });
     }
     Ok(Some(spans))

@@ -3,6 +3,7 @@
 
 use crate::found::Found;
 use crate::line::bounded_message;
+use crate::stated::Stated;
 
 /// One test point of a TAP stream.
 #[derive(Debug)]
@@ -130,7 +131,11 @@ pub(crate) fn yaml_message(block: &[String]) -> Option<String> {
 /// and gives it its message; a test that failed only because tests inside it did is not a
 /// failure of its own. The lines of the stream are returned as covered. None when there is
 /// no TAP stream with a failure.
-pub(crate) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec<usize>)> {
+pub(crate) fn tap(
+    lines: &[String],
+    covered: &[bool],
+    stated: &Stated,
+) -> Option<(Vec<Found>, Vec<usize>)> {
     // A stream: a version line or a plan, and test points.
     let marker = lines.iter().position(|l| {
         let t = l.trim();
@@ -171,29 +176,7 @@ pub(crate) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec
         }
         pending.entry(point.depth).or_default().push(p);
     }
-    let mut out = Vec::new();
-    // A heading's test failed when an assertion under it did: named by the heading, its
-    // message its first failing assertion's, its lines from the heading to its last point's.
-    for (h, (at, name)) in headings.iter().enumerate() {
-        let under: Vec<&Point> = points.iter().filter(|p| p.heading == Some(h)).collect();
-        let Some(failed) = under.iter().find(|p| !p.ok) else {
-            continue;
-        };
-        let to = under.last().map_or(at + 1, |p| p.to);
-        let message = match &failed.message {
-            Some(m) if !failed.name.is_empty() => format!("{}\n{m}", failed.name),
-            Some(m) => m.clone(),
-            None => failed.name.clone(),
-        };
-        out.push(Found {
-            start: *at,
-            message: Some(bounded_message(&message)),
-            name: Some(name.clone()),
-            lines: lines[*at..to].to_vec(),
-            anchor: "tap_not_ok",
-            ..Found::default()
-        });
-    }
+    let mut out = heading_findings(lines, &headings, &points, stated);
     for p in 0..points.len() {
         let point = &points[p];
         if point.ok || !point.announced {
@@ -240,6 +223,66 @@ pub(crate) fn tap(lines: &[String], covered: &[bool]) -> Option<(Vec<Found>, Vec
     }
     out.sort_by_key(|f| f.start);
     (!out.is_empty()).then_some((out, stream))
+}
+
+/// The failed tests headings name: a heading's test failed when an assertion under it did,
+/// named by the heading, its message its first failing assertion's, its lines from the
+/// heading to its last point's. When the log's stated count counts the failing assertions
+/// and not the headings (tape's `# fail 4` over two headings), each failing assertion is a
+/// failure of its own, named under its heading.
+fn heading_findings(
+    lines: &[String],
+    headings: &[(usize, String)],
+    points: &[Point],
+    stated: &Stated,
+) -> Vec<Found> {
+    let said = |p: &Point| match &p.message {
+        Some(m) if !p.name.is_empty() => format!("{}\n{m}", p.name),
+        Some(m) => m.clone(),
+        None => p.name.clone(),
+    };
+    let mut tests = Vec::new();
+    let mut assertions = Vec::new();
+    for (h, (at, name)) in headings.iter().enumerate() {
+        let under: Vec<&Point> = points.iter().filter(|p| p.heading == Some(h)).collect();
+        let Some(failed) = under.iter().find(|p| !p.ok) else {
+            continue;
+        };
+        let to = under.last().map_or(at + 1, |p| p.to);
+        tests.push(Found {
+            start: *at,
+            message: Some(bounded_message(&said(failed))),
+            name: Some(name.clone()),
+            lines: lines[*at..to].to_vec(),
+            anchor: "tap_not_ok",
+            ..Found::default()
+        });
+        for (k, p) in under.iter().enumerate().filter(|(_, p)| !p.ok) {
+            // The first keeps the heading's line, so the heading is in a block.
+            let from = if k == 0 || under[..k].iter().all(|q| q.ok) {
+                *at
+            } else {
+                p.at
+            };
+            assertions.push(Found {
+                start: from,
+                message: Some(bounded_message(&said(p))),
+                name: Some(format!("{name} › {}", p.name)),
+                lines: lines[from..p.to].to_vec(),
+                anchor: "tap_not_ok",
+                ..Found::default()
+            });
+        }
+    }
+    let announced = points.iter().filter(|p| !p.ok && p.announced).count();
+    if assertions.len() > tests.len()
+        && stated.agrees(assertions.len() + announced)
+        && !stated.agrees(tests.len() + announced)
+    {
+        assertions
+    } else {
+        tests
+    }
 }
 
 /// A TAP stream walked: its test points, its headings (line, name), and its lines.
@@ -394,7 +437,7 @@ mod heading_tests {
             .lines()
             .map(str::to_owned)
             .collect();
-        let (found, _) = tap(&log, &vec![false; log.len()]).unwrap();
+        let (found, _) = tap(&log, &vec![false; log.len()], &Stated::default()).unwrap();
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].name.as_deref(), Some("subtracts numbers"));
     }
@@ -405,7 +448,7 @@ mod heading_tests {
             .lines()
             .map(str::to_owned)
             .collect();
-        let (found, _) = tap(&log, &vec![false; log.len()]).unwrap();
+        let (found, _) = tap(&log, &vec![false; log.len()], &Stated::default()).unwrap();
         let got: Vec<(&str, &str)> = found
             .iter()
             .map(|f| {
