@@ -838,6 +838,47 @@ fn error_at(lines: &[String], i: usize) -> Option<Placed> {
 /// A finding as the reader builds it: its first line, name, place, severity, code, message.
 type Placed = (usize, String, String, Severity, Option<String>, String);
 
+/// A place and a severity with no message of their own (`a.hs:6:12: error:`, or only codes
+/// in brackets, `error: [GHC-83865]`) head the indented lines under them: the finding's
+/// message is the first of those, a bullet (`•`, `*`, `-`) taken off; its code the first
+/// bracketed one.
+fn severity_headed(lines: &[String], i: usize) -> Option<Placed> {
+    let line = lines[i].trim_end();
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (path, number, used) = location(line)?;
+    let rest = line[used..].strip_prefix(": ")?;
+    let (word, codes) = rest.split_once(':')?;
+    let severity = match word {
+        "error" | "fatal error" => Severity::Error,
+        "warning" => Severity::Warning,
+        _ => return None,
+    };
+    let mut code = None;
+    for part in codes.split_whitespace() {
+        let inner = part.strip_prefix('[')?.strip_suffix(']')?;
+        code.get_or_insert_with(|| inner.to_owned());
+    }
+    let next = lines.get(i + 1)?;
+    if !next.starts_with(char::is_whitespace) || next.trim().is_empty() {
+        return None;
+    }
+    let message = next.trim();
+    let message = ["• ", "* ", "- "]
+        .iter()
+        .find_map(|b| message.strip_prefix(b))
+        .unwrap_or(message);
+    Some((
+        i,
+        format!("{path}:{number}"),
+        line[..used].to_owned(),
+        severity,
+        code,
+        message.to_owned(),
+    ))
+}
+
 /// A finding whose place is given otherwise than first on its line: a place heading the coded
 /// finding below it, a place in words, a place at the message's end.
 fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
@@ -938,6 +979,9 @@ fn found_at(
     file: Option<&str>,
 ) -> (Option<Placed>, bool) {
     let line = &lines[i];
+    if let Some(found) = severity_headed(lines, i) {
+        return (Some(found), false);
+    }
     if let Some((name, place, s, c, m)) = one_line(line)
         && !under_a_verdict(lines, i)
     {

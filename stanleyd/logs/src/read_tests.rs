@@ -488,3 +488,70 @@ fn a_frame_that_names_its_test_makes_its_paragraph_that_tests_report() {
         crate::stated::Agreement::Agrees { stated: 2 }
     ));
 }
+
+/// A build tool's right-aligned task label (`    [junit] `) is a wrapper like any other, and a
+/// name over a deeper line holding its verdict alone (`Testcase: x took 0.01 sec` over
+/// a tab and `FAILED`, or a tab and `Caused an ERROR`) names the test.
+#[test]
+fn a_right_aligned_task_label_and_a_name_over_its_verdict() {
+    let mut log = String::from(
+        "test:\n    [mkdir] Created dir: /w/reports\n    [junit] Running MeterTest\n    [junit] Tests run: 4, Failures: 1, Errors: 1, Skipped: 0, Time elapsed: 0.1 sec\n    [junit] \n",
+    );
+    for (name, verdict, message) in [
+        ("readsDial", "FAILED", "dial reading off by one notch"),
+        (
+            "resetsCounter",
+            "Caused an ERROR",
+            "counter register was locked",
+        ),
+    ] {
+        log.push_str(&format!(
+            "    [junit] Testcase: {name} took 0.004 sec\n    [junit] \t{verdict}\n    [junit] {message}\n    [junit] java.lang.AssertionError: {message}\n    [junit] \tat MeterTest.{name}(Unknown Source)\n    [junit] \n"
+        ));
+    }
+    log.push_str("    [junit] Test MeterTest FAILED\n\nBUILD FAILED\n");
+    let parsed = parse_log(&log);
+    let named: Vec<String> = parsed
+        .blocks
+        .iter()
+        .filter(|b| b.test_name.is_some())
+        .map(|b| b.test_name.clone().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        named,
+        ["readsDial", "resetsCounter"],
+        "{:?}",
+        names(&parsed)
+    );
+    let messages: Vec<String> = parsed
+        .blocks
+        .iter()
+        .filter_map(|b| b.message.clone())
+        .collect();
+    assert!(
+        messages[0].contains("dial reading off by one notch"),
+        "{messages:?}"
+    );
+}
+
+/// A place and a severity with nothing after them but codes head the indented lines under
+/// them (GHC's `a.hs:6:12: error: [GHC-83865]` over `    • Couldn't match …`).
+#[test]
+fn a_place_and_a_severity_alone_head_the_message_under_them() {
+    let log = "\nSrc/Tally.hs:6:12: error: [GHC-83865]\n    • Couldn't match expected type ‘Double’ with actual type ‘Int’\n    • In the expression: sum xs\n  |\n6 | total xs = sum xs\n  |            ^^^^^^\n\nSrc/Tally.hs:9:3: error:\n    • Variable not in scope: totl\n  |\n9 |   totl\n  |   ^^^^\n";
+    let parsed = parse_log(log);
+    assert_eq!(names(&parsed), ["Src/Tally.hs:6", "Src/Tally.hs:9"]);
+    let messages: Vec<String> = parsed
+        .blocks
+        .iter()
+        .map(|b| b.message.clone().unwrap_or_default())
+        .collect();
+    assert!(
+        messages[0].starts_with("Couldn't match expected type"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[1].starts_with("Variable not in scope"),
+        "{messages:?}"
+    );
+}

@@ -114,25 +114,7 @@ fn failing_names(
             names.push(name.clone());
         }
     }
-    // A name alone on a line and an assertion's verdict on the next (`testNoGamma`, then
-    // `ASSERT:gamma must not be there`: a shell-assert runner prints each test's name as it
-    // starts, and its failed assertions under it).
-    for i in 0..lines.len().saturating_sub(1) {
-        pace.step()?;
-        let t = lines[i].trim_end();
-        let bare = !covered[i]
-            && !t.is_empty()
-            && !t.contains(char::is_whitespace)
-            && t.chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && t.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_.:-".contains(c))
-            && !t.ends_with(':');
-        if bare && asserted(&lines[i + 1]) && name_like(t) && known.insert(t.to_owned()) {
-            names.push(t.to_owned());
-        }
-    }
+    names_over_verdicts(lines, covered, pace, &mut known, &mut names)?;
     // Tests counted as they start (`3/8 suite.name...`): a failing one says so after its dots
     // or in an upper-case verdict (`FAIL (TestExpectedEqual)`) before the next one starts.
     let mut open: Option<(usize, String)> = None;
@@ -201,6 +183,78 @@ fn failing_names(
     }
     drop(first_at);
     Ok(names)
+}
+
+/// Names printed over their verdicts: a bare name over an assertion's verdict, a line over a
+/// deeper line holding a failed verdict alone.
+fn names_over_verdicts(
+    lines: &[String],
+    covered: &[bool],
+    pace: &Pace<'_>,
+    known: &mut HashSet<String>,
+    names: &mut Vec<String>,
+) -> Result<(), Cancelled> {
+    // A name alone on a line and an assertion's verdict on the next (`testNoGamma`, then
+    // `ASSERT:gamma must not be there`: a shell-assert runner prints each test's name as it
+    // starts, and its failed assertions under it).
+    for i in 0..lines.len().saturating_sub(1) {
+        pace.step()?;
+        let t = lines[i].trim_end();
+        let bare = !covered[i]
+            && !t.is_empty()
+            && !t.contains(char::is_whitespace)
+            && t.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.:-".contains(c))
+            && !t.ends_with(':');
+        if bare && asserted(&lines[i + 1]) && name_like(t) && known.insert(t.to_owned()) {
+            names.push(t.to_owned());
+        }
+    }
+    // A name over its verdict: a line, then a deeper line holding a failed verdict alone
+    // (`Testcase: sums took 0.004 sec` over `	FAILED` or `	Caused an ERROR`, Ant's JUnit).
+    for i in 0..lines.len().saturating_sub(1) {
+        pace.step()?;
+        if !covered[i]
+            && verdict_alone(&lines[i + 1])
+            && indent(&lines[i + 1]) > indent(&lines[i])
+            && let Some(name) = over_its_verdict(&lines[i])
+            && known.insert(name.clone())
+        {
+            names.push(name);
+        }
+    }
+    Ok(())
+}
+
+/// Whether a line holds a failed verdict and nothing else (`FAILED`, `Caused an ERROR`).
+fn verdict_alone(line: &str) -> bool {
+    let t = line.trim();
+    let t = t
+        .strip_prefix("Caused an ")
+        .or_else(|| t.strip_prefix("Caused a "))
+        .unwrap_or(t);
+    !t.contains(' ') && t.chars().any(char::is_uppercase) && failed_verdict(t)
+}
+
+/// The name a line gives the test whose verdict is under it: its text without a one-word
+/// label before it (`Testcase: `) and without its timing (`took 0.004 sec`, `(0.01s)`).
+fn over_its_verdict(line: &str) -> Option<String> {
+    let t = line.trim();
+    let t = match t.split_once(": ") {
+        Some((label, rest)) if !label.contains(' ') && label.starts_with(char::is_uppercase) => {
+            rest
+        }
+        _ => t,
+    };
+    let t = match t.rsplit_once(" took ") {
+        Some((name, timing)) if timing.starts_with(|c: char| c.is_ascii_digit()) => name,
+        _ => t,
+    };
+    let name = crate::line::without_timing(t).trim();
+    (name_like(name) && !summary(line) && status_name(line).is_none()).then(|| name.to_owned())
 }
 
 /// A test's scoped name alone on a line, closed by a colon, after a blank line (`router >
