@@ -1060,9 +1060,12 @@ pub(crate) fn read_all(
         let Some((start, name, place, severity, code, message)) = found else {
             // An unindented line naming a file heads that file's indented rows; so does a
             // path alone, however indented.
-            if !line.trim().is_empty()
-                && (!line.starts_with(char::is_whitespace) || path_like(line.trim()))
-            {
+            // (A rule and a count of the file's findings under its header keep it: `FILE: a.php`,
+            // a rule, `FOUND 11 ERRORS AFFECTING 7 LINES`, a rule, its rows.)
+            let keeps = header_path.is_some()
+                && (crate::line::separator(line) || crate::stated::states_counts(line));
+            let names = !line.starts_with(char::is_whitespace) || path_like(line.trim());
+            if !line.trim().is_empty() && names && !keeps {
                 header_path = line
                     .split_whitespace()
                     .take(3)

@@ -555,3 +555,35 @@ fn a_place_and_a_severity_alone_head_the_message_under_them() {
         "{messages:?}"
     );
 }
+
+/// A table of `line | severity | message` rows under a header naming the file, with rules and
+/// a count of its findings between them and the header, and rows that wrap into the message
+/// column: each row a finding named by the file and its line, its fixable mark no part of it.
+#[test]
+fn a_table_of_severity_rows_under_its_file_header() {
+    let log = "\nFILE: /w/src/Cart.php\n----------------------------------------------------------------------\nFOUND 3 ERRORS AFFECTING 2 LINES\n----------------------------------------------------------------------\n  3 | ERROR   | [ ] Class name \"cart_store\" is not in PascalCase\n    |         |     format\n  3 | WARNING | [x] Opening brace should be on a new line\n  8 | ERROR   | [x] Inline control structures are not allowed\n----------------------------------------------------------------------\n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        names(&parsed),
+        [
+            "/w/src/Cart.php:3",
+            "/w/src/Cart.php:8",
+            "/w/src/Cart.php:3"
+        ]
+    );
+    let messages: Vec<String> = parsed
+        .blocks
+        .iter()
+        .map(|b| b.message.clone().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        messages[0],
+        "Class name \"cart_store\" is not in PascalCase format"
+    );
+    assert!(parsed.blocks[2].is_warning());
+    // A quoted source row (`6 | total = …`) has no severity field and is no finding.
+    let quoted = parse_log(
+        "a.hs:6:3: error:\n    Variable not in scope: totl\n  |\n6 | total = totl\n  |         ^^^^\n",
+    );
+    assert_eq!(names(&quoted), ["a.hs:6"]);
+}

@@ -97,8 +97,19 @@ pub(super) fn field_rows(
     if fields.len() < 2 {
         return None;
     }
-    let row = line_field(fields[0])?;
+    // A bare line number counts with a severity in the next field (`  2 | ERROR | [ ] …`,
+    // phpcs's table): alone it is a quoted source row (`6 | total = …`).
+    let judged = fields.get(1).and_then(|f| super::severity_word(f.trim()));
+    let row = line_field(fields[0]).or_else(|| {
+        let f = fields[0].trim();
+        judged.and_then(|_| f.parse().ok())
+    })?;
     let mut rest = &fields[1..];
+    let mut severity = Severity::Error;
+    if let Some(s) = judged.filter(|_| fields.len() >= 3) {
+        severity = s;
+        rest = &rest[1..];
+    }
     let column = rest.first().and_then(|f| column_field(f));
     if column.is_some() {
         rest = &rest[1..];
@@ -111,7 +122,14 @@ pub(super) fn field_rows(
             rest = &rest[1..];
         }
     }
-    let mut message = rest.join("|").trim().to_owned();
+    let joined = rest.join("|");
+    // A fixable mark before the message (`[ ]`, `[x]`) is no part of it.
+    let joined = joined.trim();
+    let joined = ["[ ] ", "[x] ", "[X] "]
+        .iter()
+        .find_map(|m| joined.strip_prefix(m))
+        .unwrap_or(joined);
+    let mut message = joined.trim().to_owned();
     let mut place = match column {
         Some(c) => format!("{file}:{row}:{c}"),
         None => format!("{file}:{row}"),
@@ -122,8 +140,9 @@ pub(super) fn field_rows(
         if let Some(more) = t.strip_prefix('|')
             && line_field(t).is_none()
         {
-            // The message goes on in its column.
-            message = format!("{message} {}", more.trim());
+            // The message goes on in its column (past the empty cells of the columns before).
+            let more = more.trim().trim_start_matches(['|', ' ']).trim();
+            message = format!("{message} {more}");
         } else if let Some(marked) = t.strip_prefix("^ ").or_else(|| t.strip_prefix("^")) {
             // The row quoted the source; the marker under it says what is wrong there.
             let at = lines[end].len() - lines[end].trim_start().len();
@@ -156,7 +175,7 @@ pub(super) fn field_rows(
         },
         code,
         place,
-        severity: Severity::Error,
+        severity,
     });
     Some(end)
 }
