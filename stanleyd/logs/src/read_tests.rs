@@ -587,3 +587,29 @@ fn a_table_of_severity_rows_under_its_file_header() {
     );
     assert_eq!(names(&quoted), ["a.hs:6"]);
 }
+
+/// A labelled field naming the test under a failure's header (`rig.cpp:24:Assertion` over
+/// `Test name: RigTest::testLift`) names that record, a paragraph, its message under the label.
+#[test]
+fn a_labelled_test_name_under_a_records_header() {
+    let log = ".F.E\n\nrig.cpp:24:Assertion\nTest name: RigTest::testLift\nequality assertion failed\n- Expected: 4\n- Actual  : 2\n\n##Failure Location unknown## : Error\nTest name: RigTest::testLower\nuncaught exception of type std::exception (or derived).\n- hydraulic line pressure lost\n\nFailures !!!\nRun: 4   Failure total: 2   Failures: 1   Errors: 1\n";
+    let parsed = parse_log(log);
+    assert_eq!(names(&parsed), ["RigTest::testLift", "RigTest::testLower"]);
+    let messages: Vec<String> = parsed
+        .blocks
+        .iter()
+        .map(|b| b.message.clone().unwrap_or_default())
+        .collect();
+    assert!(
+        messages[0].starts_with("equality assertion failed"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[1].contains("hydraulic line pressure lost"),
+        "{messages:?}"
+    );
+    assert!(matches!(
+        parsed.agreement,
+        crate::stated::Agreement::Agrees { stated: 2 }
+    ));
+}

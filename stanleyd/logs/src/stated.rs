@@ -317,6 +317,15 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
             },
             _ => None,
         };
+        // A word that labels the next count (`Run: 7   Failure total: 6`) is not this one's.
+        let labels_next = |a: usize| {
+            let mut j = a + 1;
+            while j < tokens.len() && j - a <= 3 && matches!(tokens[j].0, Token::Word(_)) {
+                j += 1;
+            }
+            matches!(tokens.get(j), Some((Token::Number(_), Sep::Bind)))
+        };
+        let after = after.filter(|&(a, _)| !labels_next(a));
         let telling = |w: Option<(usize, Outcome)>| w.is_some_and(|(_, o)| o != Outcome::Other);
         let pick = match (before, after) {
             (Some(b), Some(a)) => Some(if telling(before) != telling(after) {
@@ -521,6 +530,11 @@ mod tests {
             ),
             ("✖ 3 problems (3 errors, 0 warnings)", (0, 3, 3)),
             ("[ FAIL 3 | WARN 0 | SKIP 0 | PASS 5 ]", (3, 0, 0)),
+            // A word that labels the next count is not the count before it (CppUnit's).
+            (
+                "Run: 7   Failure total: 6   Failures: 5   Errors: 1",
+                (5, 1, 0),
+            ),
             // A count reported in a sentence (Boost.Test), a count bound across joining
             // words (cpplint).
             (

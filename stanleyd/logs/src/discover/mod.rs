@@ -226,7 +226,41 @@ fn names_over_verdicts(
             names.push(name);
         }
     }
+    // A labelled field naming the test under a failure's header (`main.cpp:24:Assertion`
+    // over `Test name: ClampTest::testUpper`, CppUnit's records).
+    for i in 1..lines.len() {
+        pace.step()?;
+        if !covered[i]
+            && let Some(name) = labelled_test(&lines[i])
+            && failure_header(&lines[i - 1])
+            && known.insert(name.clone())
+        {
+            names.push(name);
+        }
+    }
     Ok(())
+}
+
+/// The test a labelled field names (`Test name: Suite::case`, `Test: x`, `Testcase: x`).
+pub(crate) fn labelled_test(line: &str) -> Option<String> {
+    let (label, name) = line.trim().split_once(": ")?;
+    let name = name.trim();
+    (matches!(
+        label.to_ascii_lowercase().as_str(),
+        "test name" | "test" | "test case" | "testcase"
+    ) && !name.contains(' ')
+        && name_like(name))
+    .then(|| name.to_owned())
+}
+
+/// Whether a line heads a failure's record: a place (`main.cpp:24:Assertion`) or a failed
+/// verdict word in it (`##Failure Location unknown## : Error`).
+fn failure_header(line: &str) -> bool {
+    let t = line.trim();
+    !t.is_empty()
+        && (crate::diagnostics::location(t).is_some()
+            || t.split(|c: char| !c.is_ascii_alphabetic())
+                .any(|w| matches!(w, "Failure" | "Error" | "Assertion" | "FAILED" | "ERROR")))
 }
 
 /// Whether a line holds a failed verdict and nothing else (`FAILED`, `Caused an ERROR`).
@@ -478,8 +512,11 @@ fn reports(
         let mut best: Option<(usize, Span)> = None;
         for &at in &by_name[k] {
             pace.step()?;
-            if annotated_frame(&lines[at]).is_some() {
-                let (weight, span) = frame_report(lines, covered, &mentioned, at, name);
+            let labelled = labelled_test(&lines[at]).is_some();
+            if annotated_frame(&lines[at]).is_some() || labelled {
+                let (weight, mut span) = frame_report(lines, covered, &mentioned, at, name);
+                // A labelled name's record has its header above the label.
+                span.whole &= !labelled;
                 if best.as_ref().is_none_or(|(w, _)| weight > *w) {
                     best = Some((weight, span));
                 }
@@ -1089,7 +1126,11 @@ pub(crate) fn segment(
             // adds`): the message starts after the name.
             let body = match (&s.name, read.get(1)) {
                 _ if s.whole => &read[..],
-                (Some(name), Some(next)) if next.trim() == name => &read[2..],
+                (Some(name), Some(next))
+                    if next.trim() == name || labelled_test(next).as_ref() == Some(name) =>
+                {
+                    &read[2..]
+                }
                 _ => &read[1..],
             };
             // A test counted as it starts says what went wrong after its dots, when it does
