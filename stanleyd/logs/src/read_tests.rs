@@ -613,3 +613,58 @@ fn a_labelled_test_name_under_a_records_header() {
         crate::stated::Agreement::Agrees { stated: 2 }
     ));
 }
+
+/// A status list, then rule-framed sections headed by a verdict alone and closed by the test's
+/// id alone on their last line (twisted trial's): each section named by its footer.
+#[test]
+fn a_framed_section_is_named_by_the_id_on_its_last_line() {
+    let rule = "=".repeat(79);
+    let mut log = String::from(
+        "depot.test_crane\n  CraneTests\n    test_hoist ...                                         [FAIL]\n    test_swing ...                                        [ERROR]\n    test_park ...                                           [OK]\n\n",
+    );
+    for (verdict, name, error) in [
+        (
+            "FAIL",
+            "test_hoist",
+            "twisted.trial.unittest.FailTest: 3 != 4",
+        ),
+        (
+            "ERROR",
+            "test_swing",
+            "builtins.KeyError: 'boom_angle_limit'",
+        ),
+    ] {
+        log.push_str(&format!(
+            "{rule}\n[{verdict}]\nTraceback (most recent call last):\n  File \"/w/depot/test_crane.py\", line 8, in {name}\n    self.check()\n{error}\n\ndepot.test_crane.CraneTests.{name}\n"
+        ));
+    }
+    log.push_str(&format!(
+        "{rule}\n\nRan 3 tests in 0.012s\n\nFAILED (failures=1, errors=1, successes=1)\n"
+    ));
+    let parsed = parse_log(&log);
+    assert_eq!(
+        names(&parsed),
+        [
+            "depot.test_crane.CraneTests.test_hoist",
+            "depot.test_crane.CraneTests.test_swing"
+        ]
+    );
+    let messages: Vec<String> = parsed
+        .blocks
+        .iter()
+        .map(|b| b.message.clone().unwrap_or_default())
+        .collect();
+    assert!(messages[0].contains("3 != 4"), "{messages:?}");
+    assert!(messages[1].contains("boom_angle_limit"), "{messages:?}");
+    // Without the list, the sections' verdict headers are the reading, named by their footers.
+    let unlisted = log.replace("[FAIL]\n    test_swing", "\n    test_swing");
+    let unlisted = unlisted.replace(" ...                                        [ERROR]", "");
+    let unlisted = unlisted.replace(" ...                                         [FAIL]", "");
+    assert_eq!(
+        names(&parse_log(&unlisted)),
+        [
+            "depot.test_crane.CraneTests.test_hoist",
+            "depot.test_crane.CraneTests.test_swing"
+        ]
+    );
+}

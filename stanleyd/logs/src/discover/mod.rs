@@ -456,6 +456,40 @@ fn paragraph(
     (from, end)
 }
 
+/// A section's footer: a test's id alone on the last line of a section framed by rules
+/// (`====`, `[FAIL]`, the traceback, then `pkg.mod.Class.test_x` over the next `====`, as
+/// trial prints), naming the section above it.
+fn footer_report(
+    lines: &[String],
+    covered: &[bool],
+    mentioned: &[Option<usize>],
+    at: usize,
+    name: &str,
+) -> Option<Span> {
+    let id = lines[at].trim();
+    let closes = lines.get(at + 1).is_none_or(|l| separator(l));
+    if !closes || id.contains(' ') || !id.ends_with(leaf_of(name)) || at == 0 {
+        return None;
+    }
+    let mut from = at;
+    while from > 0
+        && at - from < MAX_BLOCK
+        && !covered[from - 1]
+        && mentioned[from - 1].is_none()
+        && !separator(&lines[from - 1])
+    {
+        from -= 1;
+    }
+    let opened = from > 0 && separator(&lines[from - 1]);
+    // The footer's id is the fuller name (`pkg.mod.Class.test_x` for a list's `test_x`).
+    (opened && lines[from..at].iter().any(|l| content(l))).then(|| Span {
+        start: from,
+        end: at + 1,
+        name: Some(id.to_owned()),
+        whole: false,
+    })
+}
+
 /// The report of an annotated frame at `at` naming `name`: its paragraph, weighed by its
 /// content.
 fn frame_report(
@@ -512,6 +546,18 @@ fn reports(
         let mut best: Option<(usize, Span)> = None;
         for &at in &by_name[k] {
             pace.step()?;
+            // A section its footer closes is the one, as a report its verdict closes is.
+            if let Some(span) = footer_report(lines, covered, &mentioned, at, name) {
+                let weight = MAX_BLOCK
+                    + lines[span.start..span.end]
+                        .iter()
+                        .filter(|l| content(l))
+                        .count();
+                if best.as_ref().is_none_or(|(w, _)| weight > *w) {
+                    best = Some((weight, span));
+                }
+                continue;
+            }
             let labelled = labelled_test(&lines[at]).is_some();
             if annotated_frame(&lines[at]).is_some() || labelled {
                 let (weight, mut span) = frame_report(lines, covered, &mentioned, at, name);

@@ -292,15 +292,36 @@ pub(crate) fn discover(
         let toks = tokens(lines[at].trim());
         // A header that is all decoration (`Failure → spec/a.lua @ 5`) names its test on the
         // next line, when that line reads as a name rather than a message or a place.
-        let name = name_between(&toks, reading.prefix, reading.suffix).or_else(|| {
-            let next = lines[at + 1..end].iter().find(|l| !l.trim().is_empty())?;
-            let t = next.trim();
-            let place = t
-                .split_whitespace()
-                .any(|w| crate::line::bare_location(w.trim_end_matches(':')));
-            (!message_like(next) && !place && !summary(next) && crate::line::name_like(t))
-                .then(|| t.to_owned())
-        });
+        let name = name_between(&toks, reading.prefix, reading.suffix)
+            .or_else(|| {
+                // Or by an id alone on its report's last line, over the next frame's rule
+                // (`pkg.mod.Class.test_x`, trial's footer).
+                let last = lines[at + 1..end]
+                    .iter()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())?;
+                let id = last.trim();
+                let framed = lines.get(end).is_none_or(|l| crate::line::separator(l))
+                    || lines[end..next]
+                        .iter()
+                        .all(|l| l.trim().is_empty() || crate::line::separator(l));
+                (framed
+                    && !id.contains(' ')
+                    && (id.contains('.') || id.contains("::"))
+                    && !message_like(last)
+                    && crate::line::name_like(id)
+                    && crate::diagnostics::location(id).is_none())
+                .then(|| id.to_owned())
+            })
+            .or_else(|| {
+                let next = lines[at + 1..end].iter().find(|l| !l.trim().is_empty())?;
+                let t = next.trim();
+                let place = t
+                    .split_whitespace()
+                    .any(|w| crate::line::bare_location(w.trim_end_matches(':')));
+                (!message_like(next) && !place && !summary(next) && crate::line::name_like(t))
+                    .then(|| t.to_owned())
+            });
         spans.push(Span {
             start: at,
             end,
