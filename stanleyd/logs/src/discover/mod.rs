@@ -456,6 +456,32 @@ fn paragraph(
     (from, end)
 }
 
+/// The report a mention's own shape gives, weighed: a section its footer closes (the one, as a
+/// report its verdict closes is), the paragraph of a frame or a labelled field naming the test.
+fn report_of_shape(
+    lines: &[String],
+    covered: &[bool],
+    mentioned: &[Option<usize>],
+    at: usize,
+    name: &str,
+) -> Option<(usize, Span)> {
+    if let Some(span) = footer_report(lines, covered, mentioned, at, name) {
+        let weight = lines[span.start..span.end]
+            .iter()
+            .filter(|l| content(l))
+            .count();
+        return Some((MAX_BLOCK + weight, span));
+    }
+    let labelled = labelled_test(&lines[at]).is_some();
+    if annotated_frame(&lines[at]).is_none() && !labelled {
+        return None;
+    }
+    let (weight, mut span) = frame_report(lines, covered, mentioned, at, name);
+    // A labelled name's record has its header above the label.
+    span.whole &= !labelled;
+    Some((weight, span))
+}
+
 /// A section's footer: a test's id alone on the last line of a section framed by rules
 /// (`====`, `[FAIL]`, the traceback, then `pkg.mod.Class.test_x` over the next `====`, as
 /// trial prints), naming the section above it.
@@ -546,23 +572,7 @@ fn reports(
         let mut best: Option<(usize, Span)> = None;
         for &at in &by_name[k] {
             pace.step()?;
-            // A section its footer closes is the one, as a report its verdict closes is.
-            if let Some(span) = footer_report(lines, covered, &mentioned, at, name) {
-                let weight = MAX_BLOCK
-                    + lines[span.start..span.end]
-                        .iter()
-                        .filter(|l| content(l))
-                        .count();
-                if best.as_ref().is_none_or(|(w, _)| weight > *w) {
-                    best = Some((weight, span));
-                }
-                continue;
-            }
-            let labelled = labelled_test(&lines[at]).is_some();
-            if annotated_frame(&lines[at]).is_some() || labelled {
-                let (weight, mut span) = frame_report(lines, covered, &mentioned, at, name);
-                // A labelled name's record has its header above the label.
-                span.whole &= !labelled;
+            if let Some((weight, span)) = report_of_shape(lines, covered, &mentioned, at, name) {
                 if best.as_ref().is_none_or(|(w, _)| weight > *w) {
                     best = Some((weight, span));
                 }
