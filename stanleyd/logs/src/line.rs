@@ -299,6 +299,24 @@ fn colon_verdict(t: &str) -> Option<Option<String>> {
     Some(name_like(&name).then_some(name))
 }
 
+/// `[FAIL] suite::name: (0.01s)`, `[ ERROR ] name`: a bracketed verdict, then the name (what
+/// follows the name's colon is why it failed).
+fn bracket_led(t: &str) -> Option<Option<String>> {
+    let rest = t.strip_prefix('[')?;
+    let (inside, after) = rest.split_once(']')?;
+    if !failed_verdict(inside.trim()) || after.trim().is_empty() {
+        return None;
+    }
+    let name = without_timing(after.trim()).trim_end_matches(':').trim();
+    // What follows the name's colon is why (`ring::segv: CRASH!`, `x: Timed out.`).
+    let name = match name.split_once(": ") {
+        Some((id, _)) if !id.contains(' ') => id,
+        _ => name,
+    };
+    let name = plain(&qualified(name));
+    Some(name_like(&name).then_some(name))
+}
+
 /// The failing test a status line names, if it is one.
 pub(crate) fn status_name(line: &str) -> Option<String> {
     // A banner's rule closes it on the right too (`──── FAIL: name ────`).
@@ -360,15 +378,8 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
     {
         return named;
     }
-    // `[FAIL] suite::name: (0.01s)`, `[ ERROR ] name`: a bracketed verdict, then the name.
-    if let Some(rest) = t.strip_prefix('[')
-        && let Some((inside, after)) = rest.split_once(']')
-        && failed_verdict(inside.trim())
-        && !after.trim().is_empty()
-    {
-        let name = without_timing(after.trim()).trim_end_matches(':').trim();
-        let name = plain(&qualified(name));
-        return name_like(&name).then_some(name);
+    if let Some(named) = bracket_led(t) {
+        return named;
     }
     let prefixes: [&str; 19] = [
         "● ",

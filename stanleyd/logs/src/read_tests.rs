@@ -668,3 +668,25 @@ fn a_framed_section_is_named_by_the_id_on_its_last_line() {
         ]
     );
 }
+
+/// A runner's bracketed marks (`[----]`, `[FAIL]`, `[====]`) are its report's structure, not
+/// stream labels; a verdict giving the test's time closes the report above it even when the
+/// first failing test printed nothing; what follows a name's colon is why it failed.
+#[test]
+fn bracketed_marks_are_a_reports_structure_and_a_timed_verdict_closes_it() {
+    let log = "[FAIL] pump::primes: (0.00s)\n[----] test_pump.c:8: Assertion Failed\n[----]   \n[----]   valve opened before prime finished\n[----]   \n[FAIL] pump::flows: (0.00s)\n[----] test_pump.c:12: Assertion Failed\n[----]   eq(int, 40, 44): \n[FAIL] pump::rates: (0.00s)\n[FAIL] pump::seizes: CRASH!\n[====] Synthesis: Tested: 5 | Passing: 1 | Failing: 4 | Crashing: 1 \n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        names(&parsed),
+        ["pump::primes", "pump::flows", "pump::rates", "pump::seizes"]
+    );
+    let flows = &parsed.blocks[1];
+    assert!(
+        flows
+            .lines
+            .iter()
+            .any(|l| l.contains("valve opened before prime finished")),
+        "{:?}",
+        flows.lines
+    );
+}

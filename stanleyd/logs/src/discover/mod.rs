@@ -563,10 +563,18 @@ fn reports(
     // this runner prints each report before its verdict.
     let bracketed =
         |at: usize| lines[at].trim_start().starts_with('[') && status_name(&lines[at]).is_some();
+    // So does a verdict that gives the test's time (`[FAIL] ring::push: (0.00s)`): it is
+    // printed when the test ends, after what the test printed.
+    let timed = |at: usize| {
+        let t = lines[at].trim_end().trim_end_matches(':');
+        without_timing(t).len() < t.len()
+    };
     let verdicts_close = mentions
         .iter()
         .find(|&&(at, _)| bracketed(at))
-        .is_some_and(|&(at, _)| report_above(lines, covered, &mentioned, at).is_some());
+        .is_some_and(|&(at, _)| {
+            timed(at) || report_above(lines, covered, &mentioned, at).is_some()
+        });
     let mut spans = Vec::new();
     for (k, name) in names.iter().enumerate() {
         let mut best: Option<(usize, Span)> = None;

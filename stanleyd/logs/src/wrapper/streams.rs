@@ -50,7 +50,17 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
         });
     if let Some(found) = bracket {
         let name = &line[..found.0];
-        return (name.matches(' ').count() <= 4).then_some((name, found.1));
+        // A runner's own marks in brackets (`[FAIL]`, `[ OK ]`, `[----]`, `[====]`) are its
+        // report's structure, not a stream's name.
+        let inner = name[1..name.len() - 1].trim();
+        let mark = inner.is_empty()
+            || crate::line::rule_token(inner)
+            || crate::line::failed_verdict(inner)
+            || matches!(
+                inner.to_ascii_lowercase().as_str(),
+                "ok" | "pass" | "passed" | "skip" | "skipped" | "todo" | "info" | "run" | "done"
+            );
+        return (name.matches(' ').count() <= 4 && !mark).then_some((name, found.1));
     }
     // `stdout<TAB>2024-12-04T10:00:00Z<TAB>text`: tab-separated fields, a second field with
     // no spaces (a time, a number) taken with the first.
