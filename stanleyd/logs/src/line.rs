@@ -240,9 +240,18 @@ pub(crate) fn name_like(name: &str) -> bool {
     let timed = t
         .strip_prefix("in ")
         .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    // A file's progress marks (`test_vault.py EEEF.F.Fs.`) are no test's name.
+    // Nor is one progress or verdict letter (`E`, `F`).
+    let marks = |w: &str| w.chars().all(|c| ".FEfsSxX*".contains(c));
+    let progress = (t.chars().count() == 1 && marks(t))
+        || t.split_whitespace().count() > 1
+            && t.split_whitespace()
+                .last()
+                .is_some_and(|w| w.len() >= 3 && w.contains('.') && marks(w));
     // A count of outcomes (`(failures=10)`, `6 problems`) is no test's name.
     !counting
         && !timed
+        && !progress
         && !crate::stated::states_counts(t)
         && !t
             .chars()
@@ -315,6 +324,29 @@ fn bracket_led(t: &str) -> Option<Option<String>> {
     };
     let name = plain(&qualified(name));
     Some(name_like(&name).then_some(name))
+}
+
+/// The title of a banner (`== #1: test_a.py:Suite.test_x ====`, `──── name ────`): its text
+/// between its rules, without a report's number (`#1:`).
+pub(crate) fn banner_title(line: &str) -> Option<String> {
+    let t = line.trim();
+    let (lead, rest) = t.split_once(' ')?;
+    let (body, tail) = rest.trim_end().rsplit_once(' ')?;
+    if !rule_token(lead) || !rule_token(tail) {
+        return None;
+    }
+    let body = body.trim();
+    let body = match body.split_once(": ") {
+        Some((n, title))
+            if n.strip_prefix('#')
+                .is_some_and(|d| d.parse::<u32>().is_ok()) =>
+        {
+            title
+        }
+        _ => body,
+    };
+    let body = body.trim();
+    name_like(body).then(|| body.to_owned())
 }
 
 /// The failing test a status line names, if it is one.

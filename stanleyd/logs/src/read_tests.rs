@@ -690,3 +690,49 @@ fn bracketed_marks_are_a_reports_structure_and_a_timed_verdict_closes_it() {
         flows.lines
     );
 }
+
+/// A file's progress marks are no test's name (`test_dock.py EF.F  FAIL`); reports headed by a
+/// verdict letter (` - 1/1 E (time):`) are named by the numbered banner right above them
+/// (`== #1: test_dock.py:test_moor ====`); a sentence's end parts two counts
+/// (`2 erroneous. Total duration: 00:00:01`).
+#[test]
+fn reports_under_numbered_banners_are_named_by_them() {
+    let rule = "=".repeat(30);
+    let mut log =
+        String::from("4 tests collected\ntest_dock.py EF.F  FAIL\n=== Session Summary ===\n");
+    for (n, name, mark, error) in [
+        (1, "test_dock.py:test_moor", "E", "KeyError: 'berth_nine'"),
+        (
+            2,
+            "test_dock.py:test_winch",
+            "F",
+            "AssertionError: assert 3 == 4",
+        ),
+        (
+            4,
+            "test_dock.py:test_tide",
+            "F",
+            "AssertionError: assert 'ebb' == 'flood'",
+        ),
+    ] {
+        log.push_str(&format!(
+            "== #{n}: {name} {rule}\n - 1/1 {mark} (2026-12-05 02:29:26 +00:00):   - - - - - - - -\n /w/dock/test_dock.py:{n}\n>    check()\n{mark}    {error}\n"
+        ));
+    }
+    log.push_str(
+        "= Session ended. 1 successful, 2 failed, 1 erroneous. Total duration: 00:00:01 =\n",
+    );
+    let parsed = parse_log(&log);
+    assert_eq!(
+        names(&parsed),
+        [
+            "test_dock.py:test_moor",
+            "test_dock.py:test_winch",
+            "test_dock.py:test_tide"
+        ]
+    );
+    assert!(matches!(
+        parsed.agreement,
+        crate::stated::Agreement::Agrees { stated: 3 }
+    ));
+}

@@ -113,9 +113,9 @@ pub(crate) fn outcome(word: &str) -> Option<Outcome> {
         | "hints" | "hint" | "diagnostics" | "diagnostic" | "hits" => Outcome::Problem,
         "warnings" | "warning" => Outcome::Warning,
         "passed" | "passing" | "pass" | "passes" | "ok" | "skipped" | "skip" | "pending"
-        | "todo" | "total" | "warn" | "succeeded" | "success" | "successes" | "xfailed"
-        | "xpassed" | "deselected" | "ignored" | "incomplete" | "risky" | "flaky" | "tests"
-        | "test" | "examples" | "example" | "specs" | "spec" | "specifications"
+        | "todo" | "total" | "warn" | "succeeded" | "success" | "successes" | "successful"
+        | "xfailed" | "xpassed" | "deselected" | "ignored" | "incomplete" | "risky" | "flaky"
+        | "tests" | "test" | "examples" | "example" | "specs" | "spec" | "specifications"
         | "requirements" | "assertions" | "cases" | "scenarios" | "steps" | "run" | "ran"
         | "modules" | "module" | "suites" | "suite" => Outcome::Other,
         _ => return None,
@@ -318,14 +318,7 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
             _ => None,
         };
         // A word that labels the next count (`Run: 7   Failure total: 6`) is not this one's.
-        let labels_next = |a: usize| {
-            let mut j = a + 1;
-            while j < tokens.len() && j - a <= 3 && matches!(tokens[j].0, Token::Word(_)) {
-                j += 1;
-            }
-            matches!(tokens.get(j), Some((Token::Number(_), Sep::Bind)))
-        };
-        let after = after.filter(|&(a, _)| !labels_next(a));
+        let after = after.filter(|&(a, _)| !labels_next(&tokens, a));
         let telling = |w: Option<(usize, Outcome)>| w.is_some_and(|(_, o)| o != Outcome::Other);
         let pick = match (before, after) {
             (Some(b), Some(a)) => Some(if telling(before) != telling(after) {
@@ -376,6 +369,16 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
         })
         .count();
     (counted && other <= MAX_OTHER_WORDS && counts != LineCounts::default()).then_some(counts)
+}
+
+/// Whether the word at `a` labels the count after it: words joined by spaces, then a number
+/// bound to them (`Failure total: 6`).
+fn labels_next(tokens: &[(Token, Sep)], a: usize) -> bool {
+    let mut j = a + 1;
+    while j < tokens.len() && j - a <= 3 && matches!(tokens[j], (Token::Word(_), Sep::Space)) {
+        j += 1;
+    }
+    matches!(tokens.get(j), Some((Token::Number(_), Sep::Bind)))
 }
 
 /// The outcome counted after the total at `m` (`of 5 tests failed`: the word after the total,
@@ -530,7 +533,12 @@ mod tests {
             ),
             ("✖ 3 problems (3 errors, 0 warnings)", (0, 3, 3)),
             ("[ FAIL 3 | WARN 0 | SKIP 0 | PASS 5 ]", (3, 0, 0)),
-            // A word that labels the next count is not the count before it (CppUnit's).
+            // A word that labels the next count is not the count before it (CppUnit's), and a
+            // sentence's end parts them (slash's `3 erroneous. Total duration: 00:00:00`).
+            (
+                "= Session ended. 3 successful, 1 skipped, 3 failed, 3 erroneous. Total duration: 00:00:00 =",
+                (3, 3, 0),
+            ),
             (
                 "Run: 7   Failure total: 6   Failures: 5   Errors: 1",
                 (5, 1, 0),

@@ -293,6 +293,8 @@ pub(crate) fn discover(
         // A header that is all decoration (`Failure → spec/a.lua @ 5`) names its test on the
         // next line, when that line reads as a name rather than a message or a place.
         let name = name_between(&toks, reading.prefix, reading.suffix)
+            // Or by a banner right above it (`== #1: test_a.py:test_x ====`, slash's).
+            .or_else(|| crate::line::banner_title(&lines[at.checked_sub(1)?]))
             .or_else(|| {
                 // Or by an id alone on its report's last line, over the next frame's rule
                 // (`pkg.mod.Class.test_x`, trial's footer).
