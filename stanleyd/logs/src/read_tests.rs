@@ -736,3 +736,23 @@ fn reports_under_numbered_banners_are_named_by_them() {
         crate::stated::Agreement::Agrees { stated: 3 }
     ));
 }
+
+/// A subtest's assertions printed before its own point (TAP 14) under a comment naming it, with
+/// no `# Subtest:` line (brittle's): its report runs from the comment through its point.
+#[test]
+fn a_subtests_assertions_before_its_point_are_its_report() {
+    let log = "TAP version 13\n\n# ferry timetable\n    not ok 1 - last sailing is at dusk\n      ---\n      actual: 19\n      expected: 21\n      operator: is\n      ...\nnot ok 1 - ferry timetable # time = 3.1ms\n\n# harbour fees\n    ok 1 - should be equal\nok 2 - harbour fees # time = 0.2ms\n\n1..2\n# tests = 1/2 pass\n";
+    let parsed = parse_log(log);
+    assert_eq!(names(&parsed), ["ferry timetable"]);
+    let block = &parsed.blocks[0];
+    assert!(
+        block.lines.iter().any(|l| l.contains("actual: 19")),
+        "{:?}",
+        block.lines
+    );
+    assert!(
+        block.lines[0].contains("# ferry timetable"),
+        "{:?}",
+        block.lines
+    );
+}

@@ -210,9 +210,22 @@ pub(crate) fn tap(
                 }
             })
             .or_else(|| point.message.clone());
-        let block: Vec<String> = lines[point.from..point.to].to_vec();
+        // A subtest's points printed before its own (TAP 14, without a `# Subtest:` line) are
+        // its report, with the comment naming it above them (`# name`, brittle's).
+        let mut from = children[p]
+            .iter()
+            .map(|&c| points[c].from)
+            .min()
+            .map_or(point.from, |c| c.min(point.from));
+        if from < point.from
+            && from > 0
+            && lines[from - 1].trim().strip_prefix("# ") == Some(point.name.as_str())
+        {
+            from -= 1;
+        }
+        let block: Vec<String> = lines[from..point.to].to_vec();
         out.push(Found {
-            start: point.from,
+            start: from,
             message: message.map(|m| bounded_message(&m)),
             name: Some(point.name.clone()),
             lines: block,
