@@ -349,6 +349,23 @@ pub(crate) fn banner_title(line: &str) -> Option<String> {
     name_like(body).then(|| body.to_owned())
 }
 
+/// An upper-case verdict with its kind in brackets, then what failed (`----- FAILED[data]:
+/// test_stats.R<2--2>`, `FAILED[xcpt]: a.R<6--6> expect_error(…)`, tinytest's): named by the
+/// place that follows, without the call after it.
+fn kinded_verdict(t: &str) -> Option<Option<String>> {
+    let t = match t.split_once(' ') {
+        Some((lead, rest)) if rule_token(lead) => rest.trim_start(),
+        _ => t,
+    };
+    let (verdict, rest) = t.split_once('[')?;
+    let (_, rest) = rest.split_once("]: ")?;
+    if !verdict.chars().all(|c| c.is_ascii_uppercase()) || !failed_verdict(verdict) {
+        return None;
+    }
+    let name = rest.split_whitespace().next().unwrap_or("");
+    Some(name_like(name).then(|| name.to_owned()))
+}
+
 /// The failing test a status line names, if it is one.
 pub(crate) fn status_name(line: &str) -> Option<String> {
     // A banner's rule closes it on the right too (`──── FAIL: name ────`).
@@ -410,7 +427,7 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
     {
         return named;
     }
-    if let Some(named) = bracket_led(t) {
+    if let Some(named) = bracket_led(t).or_else(|| kinded_verdict(t)) {
         return named;
     }
     let prefixes: [&str; 19] = [

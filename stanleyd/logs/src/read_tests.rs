@@ -756,3 +756,26 @@ fn a_subtests_assertions_before_its_point_are_its_report() {
         block.lines
     );
 }
+
+/// An upper-case verdict with its kind in brackets, then a place (`----- FAILED[data]:
+/// a.R<2--2>`, and one-line reports `FAILED[xcpt]: a.R<6--6> call(…)`), names each report by
+/// its place, whether the report has labelled rows (`call|`, `diff|`) under it or not.
+#[test]
+fn a_verdict_with_its_kind_in_brackets_names_the_place_after_it() {
+    let log = "test_fleet.R..........    4 tests 3 fails  40ms\n----- FAILED[data]: test_fleet.R<2--2>\n call| expect_equal(total_boats(), 12)\n diff| Expected '12', got '11'\n ----- FAILED[data]: test_fleet.R<4--4>\n call| expect_true(all_moored())\n diff| Expected TRUE, got FALSE\n FAILED[xcpt]: test_fleet.R<6--6> expect_error(sail(\"north\"), pattern = \"gale\")\n \nShowing 3 out of 4 results: 3 fails, 1 passes (44ms)\n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        names(&parsed),
+        [
+            "test_fleet.R<2--2>",
+            "test_fleet.R<4--4>",
+            "test_fleet.R<6--6>"
+        ]
+    );
+    assert!(
+        parsed.blocks[1]
+            .lines
+            .iter()
+            .any(|l| l.contains("got FALSE"))
+    );
+}
