@@ -464,16 +464,33 @@ pub(crate) fn job_failure(
         .unwrap_or(lines.len());
     let step = |k: usize| unwrapped.steps.get(offset + k).copied().flatten();
     let at_exit = step(exit.min(lines.len().saturating_sub(1)));
+    // An inspected object closing a crash (`at async main (a.js:9:3) {` … `}`, node's dump of
+    // an error's properties) says nothing of why: the window starts above it.
+    let dumped = object_dump_start(&lines[..exit]);
     let mut window: Vec<usize> = Vec::new();
-    for k in (0..exit).rev() {
-        if window.len() >= WINDOW || (at_exit.is_some() && step(k) != at_exit) {
+    let mut counted = 0;
+    for k in (0..dumped.unwrap_or(exit)).rev() {
+        if counted >= WINDOW || (at_exit.is_some() && step(k) != at_exit) {
             break;
         }
         if !lines[k].trim().is_empty() {
             window.push(k);
+            // A stack's frames are the error's, not lines of their own.
+            if !crate::line::stack_frame(&lines[k]) {
+                counted += 1;
+            }
         }
     }
     window.reverse();
+    // A package manager's error run (every line `npm error …`) says why first, then its help
+    // text: the run's head is the reason.
+    if let Some(head) = window.last().and_then(|&k| error_run_head(lines, k)) {
+        let end = (head..=*window.last()?)
+            .filter(|&k| !lines[k].trim().is_empty())
+            .nth(WINDOW - 1)
+            .unwrap_or(*window.last()?);
+        return Some((head, end));
+    }
     let first = *window.iter().find(|&&k| error_shaped(&lines[k]))?;
     let last = *window.last()?;
     // The exit line itself, when there is one, closes the block.
@@ -484,6 +501,53 @@ pub(crate) fn job_failure(
         .filter(|&k| error_shaped(&lines[k]) && location_in(&lines[k]).is_some())
         .count();
     (placed < 2).then_some((first, end))
+}
+
+/// The first line of the run of lines sharing the error prefix of line `k` (a tool's name and
+/// an error word: `npm error`, `npm ERR!`, `pnpm ERR_…`), when `k` has one and the run is
+/// longer than a window.
+fn error_run_head(lines: &[String], k: usize) -> Option<usize> {
+    let prefix = |l: &str| -> Option<String> {
+        let mut words = l.split_whitespace();
+        let (tool, word) = (words.next()?, words.next()?);
+        let w = word.trim_end_matches(['!', ':']).to_ascii_lowercase();
+        (tool.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+            && (w == "error" || w == "err" || w.starts_with("err_")))
+        .then(|| format!("{tool} {}", word.trim_end_matches(':')))
+    };
+    let p = prefix(&lines[k])?;
+    let mut head = k;
+    while head > 0 && (k - head) < 2_000 {
+        let l = &lines[head - 1];
+        if prefix(l).as_deref() == Some(p.as_str()) || l.trim() == p || l.trim_end() == p {
+            head -= 1;
+        } else {
+            break;
+        }
+    }
+    (k - head >= 12).then_some(head)
+}
+
+/// Where a brace-balanced object that ends `lines` opens (its last non-blank line a lone `}`):
+/// the line that ends with `{`.
+fn object_dump_start(lines: &[String]) -> Option<usize> {
+    let last = lines.iter().rposition(|l| !l.trim().is_empty())?;
+    if lines[last].trim() != "}" {
+        return None;
+    }
+    let mut depth = 0i64;
+    for k in (0..=last).rev() {
+        let l = &lines[k];
+        depth += l.matches(['}', ']']).count() as i64;
+        depth -= l.matches(['{', '[']).count() as i64;
+        if depth <= 0 {
+            return (k < last).then_some(k);
+        }
+        if last - k > 400 {
+            return None;
+        }
+    }
+    None
 }
 
 /// Puts the blocks of a text log in order and settles them: one report of a test kept, a run's

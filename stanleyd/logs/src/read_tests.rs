@@ -779,3 +779,49 @@ fn a_verdict_with_its_kind_in_brackets_names_the_place_after_it() {
             .any(|l| l.contains("got FALSE"))
     );
 }
+
+/// A job that failed outside any test: a crash whose stack closes with an inspected object
+/// shows its headline, not the object's tail; a package manager's long error run shows its
+/// head (the reason), not its help text.
+#[test]
+fn a_jobs_reason_is_above_an_object_dump_and_at_the_head_of_an_error_run() {
+    let mut crash = String::from(
+        "> build\n> node scripts/build.js\n\nError: manifest checksum mismatch for assets/app.css\n",
+    );
+    for k in 0..8 {
+        crash.push_str(&format!(
+            "    at step{k} (/w/scripts/build.js:{}:7)\n",
+            10 + k
+        ));
+    }
+    crash.push_str("    at async main (/w/scripts/build.js:40:3) {\n  code: 'EBADSUM',\n  detail: {\n    expected: 'a1b2',\n    actual: 'c3d4',\n    files: [\n      'assets/app.css',\n      'assets/app.js'\n    ]\n  },\n  retryable: false,\n  attempts: 3,\n  source: 'cache',\n  stage: 'verify'\n}\n\nNode.js v24.1.0\nError: Process completed with exit code 1.\n");
+    let parsed = parse_log(&crash);
+    let first = &parsed.blocks[0];
+    assert!(
+        first
+            .lines
+            .iter()
+            .any(|l| l.contains("manifest checksum mismatch")),
+        "{:?}",
+        first.lines
+    );
+    let mut npm = String::from(
+        "Run npm ci\nnpm error code EUSAGE\nnpm error\nnpm error `npm ci` can only install packages when your package.json and package-lock.json are in sync.\nnpm error\nnpm error Missing: left-trim@2.0.1 from lock file\nnpm error\nnpm error Clean install a project\n",
+    );
+    for k in 0..40 {
+        npm.push_str(&format!(
+            "npm error   --option-{k}\nnpm error     What option {k} does.\n"
+        ));
+    }
+    npm.push_str("npm error A complete log of this run can be found in: /home/u/.npm/_logs/debug-0.log\nError: Process completed with exit code 1.\n");
+    let parsed = parse_log(&npm);
+    let first = &parsed.blocks[0];
+    assert!(
+        first
+            .lines
+            .iter()
+            .any(|l| l.contains("Missing: left-trim@2.0.1")),
+        "{:?}",
+        first.lines
+    );
+}
