@@ -256,8 +256,15 @@ fn heading_findings(
     };
     let mut tests = Vec::new();
     let mut assertions = Vec::new();
+    // Each heading's points, in one pass (a filter per heading would be quadratic).
+    let mut by_heading: Vec<Vec<&Point>> = vec![Vec::new(); headings.len()];
+    for p in points {
+        if let Some(h) = p.heading.filter(|&h| h < headings.len()) {
+            by_heading[h].push(p);
+        }
+    }
     for (h, (at, name)) in headings.iter().enumerate() {
-        let under: Vec<&Point> = points.iter().filter(|p| p.heading == Some(h)).collect();
+        let under = &by_heading[h];
         let Some(failed) = under.iter().find(|p| !p.ok) else {
             continue;
         };
@@ -270,9 +277,10 @@ fn heading_findings(
             anchor: "tap_not_ok",
             ..Found::default()
         });
-        for (k, p) in under.iter().enumerate().filter(|(_, p)| !p.ok) {
+        let mut first = true;
+        for p in under.iter().filter(|p| !p.ok) {
             // The first keeps the heading's line, so the heading is in a block.
-            let from = if k == 0 || under[..k].iter().all(|q| q.ok) {
+            let from = if std::mem::take(&mut first) {
                 *at
             } else {
                 p.at

@@ -121,13 +121,51 @@ fn anchors(n: usize) -> String {
     s
 }
 
-const SHAPES: [(&str, Shape); 6] = [
+/// tape's stream: a heading per test over its assertions, the count stated of the assertions
+/// (each failing assertion a failure of its own, D-185).
+fn tape(n: usize) -> String {
+    let mut s = String::from("TAP version 13\n");
+    let mut k = 0;
+    for i in 0..n.div_ceil(2) {
+        s.push_str(&format!("# pump {i}\n"));
+        for j in 0..2 {
+            k += 1;
+            s.push_str(&format!(
+                "not ok {k} should lift {j} litres\n  ---\n    operator: equal\n    expected: {j}\n    actual:   {i}\n  ...\n"
+            ));
+        }
+    }
+    s.push_str(&format!("\n1..{k}\n# tests {k}\n# pass  0\n# fail  {k}\n"));
+    s
+}
+
+/// Sections framed by rules, headed by a verdict alone and named by the id on their last line
+/// (twisted trial's, D-185).
+fn framed(n: usize) -> String {
+    let rule = "=".repeat(79);
+    let mut s = String::new();
+    for i in 0..n {
+        s.push_str(&format!(
+            "{rule}\n[FAIL]\nTraceback (most recent call last):\n  File \"/w/pkg/test_m.py\", line {}, in test_{i}\n    self.check()\ntwisted.trial.unittest.FailTest: {i} != {}\n\npkg.test_m.Tests.test_{i}\n",
+            i % 300 + 1,
+            i + 1
+        ));
+    }
+    s.push_str(&format!(
+        "{rule}\n\nRan {n} tests in 0.1s\n\nFAILED (failures={n})\n"
+    ));
+    s
+}
+
+const SHAPES: [(&str, Shape); 8] = [
     ("pytest", pytest),
     ("unknown-runner", unknown_runner),
     ("go", go),
     ("diagnostics", diagnostics),
     ("banner", banner),
     ("anchors", anchors),
+    ("tape", tape),
+    ("framed", framed),
 ];
 
 fn timed(f: impl FnOnce() -> usize) -> (Duration, usize) {
