@@ -825,3 +825,47 @@ fn a_jobs_reason_is_above_an_object_dump_and_at_the_head_of_an_error_run() {
         first.lines
     );
 }
+
+/// Two suites of different shapes in one log (`make -k` over two runners): numbered reports of
+/// one and verdict-led reports framed by rules of the other are all read, and a short report
+/// between two rules is no frame's title.
+#[test]
+fn two_suites_of_different_shapes_in_one_log_are_both_read() {
+    let rule = "-".repeat(70);
+    let mut log = String::from("make -k\nlua run_tests.lua\nFailed tests:\n-------------\n");
+    for (n, name, msg) in [
+        (1, "TestGate.testOpen", "gate hinge seized"),
+        (2, "TestGate.testLatch", "latch spring missing"),
+    ] {
+        log.push_str(&format!(
+            "{n}) {name}\ntest_gate.lua:{n}: {msg}\nstack traceback:\n\ttest_gate.lua:{n}: in function '{name}'\n\n"
+        ));
+    }
+    log.push_str("Ran 3 tests in 0.001 seconds, 1 success, 2 failures\nmake: *** [Makefile:4: lua] Error 1\npython -m oktest fence_test.py\n* FenceTest\n  - [Fail] posts are level\n  - [ERROR] wire is taut\n");
+    for (n, verdict, name, error) in [
+        (
+            1,
+            "Fail",
+            "posts are level",
+            "AssertionError: 3 == 4 : failed.",
+        ),
+        (2, "ERROR", "wire is taut", "ValueError: wire gauge unknown"),
+    ] {
+        log.push_str(&format!(
+            "{rule}\n[{verdict}] FenceTest > 00{n}: {name}\n  File \"fence_test.py\", line {n}, in _\n    check()\n{error}\n"
+        ));
+    }
+    log.push_str(&format!("{rule}\n## total:3, pass:1, fail:1, error:1, skip:0, todo:0  (0.001 sec)\nmake: *** [Makefile:8: python] Error 1\n"));
+    let parsed = parse_log(&log);
+    let named: Vec<String> = names(&parsed);
+    assert_eq!(
+        named,
+        [
+            "TestGate.testOpen",
+            "TestGate.testLatch",
+            "FenceTest > 001: posts are level",
+            "FenceTest > 002: wire is taut"
+        ],
+        "{named:?}"
+    );
+}

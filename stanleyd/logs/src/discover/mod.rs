@@ -1072,7 +1072,12 @@ pub(crate) fn framed(lines: &[String], covered: &[bool]) -> Vec<Span> {
             continue;
         };
         let titles: Vec<&str> = lines[i + 1..j].iter().map(|l| l.trim()).collect();
-        if titles.iter().any(|t| t.is_empty()) || covered[i + 1..j].iter().any(|c| *c) {
+        // A short report between two rules (its frame, its message) is no title.
+        let reported = j > i + 2
+            && lines[i + 1..j]
+                .iter()
+                .any(|l| message_like(l) || crate::line::stack_frame(l));
+        if reported || titles.iter().any(|t| t.is_empty()) || covered[i + 1..j].iter().any(|c| *c) {
             i += 1;
             continue;
         }
@@ -1143,15 +1148,27 @@ pub(crate) fn segment(
     // A log whose status lines name its failures is split by them, unless numbered headers
     // report at least as many (mocha lists names in its tree, then numbers the reports).
     let agree = |spans: &[Span]| !spans.is_empty() && stated.agrees(spans.len());
-    let spans = if agree(&numbered_spans) && !agree(&named_spans) {
-        numbered_spans
+    let (mut spans, other) = if agree(&numbered_spans) && !agree(&named_spans) {
+        (numbered_spans, named_spans)
     } else if agree(&named_spans) && !agree(&numbered_spans) {
-        named_spans
+        (named_spans, numbered_spans)
     } else if !numbered_spans.is_empty() && numbered_spans.len() >= named_spans.len() {
-        numbered_spans
+        (numbered_spans, named_spans)
     } else {
-        named_spans
+        (named_spans, numbered_spans)
     };
+    // Several suites in one log (a `make -k` over runners of their own): the other reading's
+    // reports that lie wholly apart from the chosen reading's are failures too.
+    let far = |o: &Span| {
+        !spans
+            .iter()
+            .any(|s| o.start < s.end + 2 && s.start < o.end + 2)
+    };
+    let apart: Vec<Span> = other.into_iter().filter(|o| far(o)).collect();
+    if !spans.is_empty() && apart.len() >= 2 {
+        spans.extend(apart);
+        spans.sort_by_key(|s| s.start);
+    }
     let mut reading = with_more(lines, covered, spans);
     pace.now()?;
     // A reading that disagrees with the stated count gives way to the template that agrees,
