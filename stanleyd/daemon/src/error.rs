@@ -188,15 +188,10 @@ impl RequestError {
         Self::new(Refusal::Exists, message)
     }
 
-    /// The flow file is missing (`NOT_FOUND`), or does not load or is not trusted
-    /// (`FAILED_PRECONDITION`): 3 for flow commands.
-    pub(crate) fn flow(missing: bool, message: impl Into<String>) -> Self {
-        let refusal = if missing {
-            Refusal::FlowMissing
-        } else {
-            Refusal::FlowUnusable
-        };
-        Self::new(refusal, message)
+    /// The flow file is missing (`NOT_FOUND`): 3 for flow commands. (One that does not load
+    /// or is not trusted is refused with its cause, [`Refusal::FlowUnusable`].)
+    pub(crate) fn flow_missing(message: impl Into<String>) -> Self {
+        Self::new(Refusal::FlowMissing, message)
     }
 
     /// Something the daemon needs cannot be reached, or is busy (69, `UNAVAILABLE`).
@@ -312,6 +307,26 @@ mod tests {
     use super::*;
     use stanley_proto::exit::Exit;
 
+    /// A flow file that does not load is refused with its load error as the source, its words
+    /// the message; a missing one says how to start one (issue 50, item 3).
+    #[test]
+    fn a_flow_that_does_not_load_keeps_its_cause() {
+        use crate::flow::eval::FlowLoad;
+        let unreadable = FlowLoad::Unreadable(io::Error::other("not a regular file"));
+        let refused = RequestError::from(unreadable);
+        assert_eq!(refused.refusal, Refusal::FlowUnusable);
+        assert!(
+            refused.message.contains("not a regular file"),
+            "{}",
+            refused.message
+        );
+        let source = std::error::Error::source(&refused).map(ToString::to_string);
+        assert!(source.is_some_and(|s| s.contains("not a regular file")));
+        let missing = RequestError::from(FlowLoad::Missing);
+        assert_eq!(missing.refusal, Refusal::FlowMissing);
+        assert!(std::error::Error::source(&missing).is_none());
+    }
+
     /// Every constructor, through the wire, back to the kind and exit code a client sees; and
     /// the workflows' statuses with the same numbers as the client's table.
     #[test]
@@ -321,7 +336,7 @@ mod tests {
             (RequestError::input("m"), 65),
             (RequestError::not_found("m"), 65),
             (RequestError::exists("m"), 65),
-            (RequestError::flow(true, "m"), 65),
+            (RequestError::flow_missing("m"), 65),
             (RequestError::unavailable("m"), 69),
             (RequestError::internal("m"), 70),
             (

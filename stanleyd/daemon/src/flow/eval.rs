@@ -74,9 +74,11 @@ pub(crate) enum JournalTrouble {
 /// that cannot be written is an internal fault.
 impl From<JournalTrouble> for crate::error::RequestError {
     fn from(e: JournalTrouble) -> Self {
+        use crate::error::Refusal;
+        // The trouble stays the refusal's source, its words the message.
         match e {
-            JournalTrouble::Store(_) => Self::internal(e.to_string()),
-            _ => Self::flow(false, e.to_string()),
+            JournalTrouble::Store(_) => Self::caused(Refusal::Internal, e),
+            _ => Self::caused(Refusal::FlowUnusable, e),
         }
     }
 }

@@ -17,7 +17,7 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-use crate::error::RequestError;
+use crate::error::{Refusal, RequestError};
 use crate::flow::eval::{FLOW_FILE, FlowLoad, load_flow, stored_journal};
 use crate::flow::hooks::answer;
 use crate::flow::run::{Lease, supervise};
@@ -43,12 +43,12 @@ impl FlowService {
 impl From<FlowLoad> for RequestError {
     fn from(e: FlowLoad) -> Self {
         match e {
-            FlowLoad::Missing => RequestError::flow(
-                true,
-                format!("no {FLOW_FILE}; start one with `stanleyctl flow init \"<goal>\"`"),
-            ),
+            FlowLoad::Missing => RequestError::flow_missing(format!(
+                "no {FLOW_FILE}; start one with `stanleyctl flow init \"<goal>\"`"
+            )),
+            // The load error stays the refusal's source, its words the message.
             FlowLoad::Unreadable(_) | FlowLoad::Invalid(_) => {
-                RequestError::flow(false, e.to_string())
+                RequestError::caused(Refusal::FlowUnusable, e)
             }
         }
     }
