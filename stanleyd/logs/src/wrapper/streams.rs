@@ -79,7 +79,13 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
     });
     let (end, text) = [colon, colon_end, bar, tab].into_iter().flatten().min()?;
     let name = line[..end].trim_end();
-    if name.is_empty() || name.matches(' ').count() > 4 || place(name) || ruled(name) {
+    if name.is_empty()
+        || name.matches(' ').count() > 4
+        || place(name)
+        || ruled(name)
+        || severity(name)
+        || name.bytes().all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     Some((name, text))
@@ -91,6 +97,15 @@ fn ruled(name: &str) -> bool {
     name.split_whitespace()
         .next()
         .is_some_and(crate::line::rule_token)
+}
+
+/// (A line number alone before its bar, `12 |     code`, is a quoted source row.)
+/// Whether `name` is a diagnostic's severity (`error`, `warning`, `help`, `note`: rustc's
+/// `help: remove this` under its error), which a compiler prints before its own lines, not a
+/// stream's label.
+fn severity(name: &str) -> bool {
+    crate::diagnostics::severity_word(name).is_some()
+        || matches!(name.to_ascii_lowercase().as_str(), "help" | "fatal error")
 }
 
 /// Whether `name` is a place in a file (`widget.cc:12`, `a.rs:3:7`, `calc.cpp(12)`): the
