@@ -869,3 +869,24 @@ fn two_suites_of_different_shapes_in_one_log_are_both_read() {
         "{named:?}"
     );
 }
+
+/// A log cut into sections by one repeated rule (doctest's `*****`), each section a failure
+/// named by what its first line says it is in, when their number is the stated count.
+#[test]
+fn sections_between_one_repeated_rule_are_the_reports() {
+    let rule = "*".repeat(70);
+    let mut log = String::new();
+    for (line, name, expected, got) in [
+        (6, "tide.slug", "'high-water'", "'high--water'"),
+        (15, "tide.initials", "'HW'", "'hw'"),
+        (28, "tide.knots", "12", "11"),
+    ] {
+        log.push_str(&format!(
+            "{rule}\nFile \"/w/tide.py\", line {line}, in {name}\nFailed example:\n    {name}(x)\nExpected:\n    {expected}\nGot:\n    {got}\n"
+        ));
+    }
+    log.push_str(&format!("{rule}\n3 items had failures:\n   1 of   3 in tide.slug\n   1 of   1 in tide.initials\n   1 of   2 in tide.knots\n***Test Failed*** 3 failures.\n"));
+    let parsed = parse_log(&log);
+    assert_eq!(names(&parsed), ["tide.slug", "tide.initials", "tide.knots"]);
+    assert!(parsed.blocks[1].lines.iter().any(|l| l.contains("'hw'")));
+}

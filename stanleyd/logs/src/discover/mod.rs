@@ -1123,6 +1123,48 @@ pub(crate) fn framed(lines: &[String], covered: &[bool]) -> Vec<Span> {
     spans
 }
 
+/// The sections between consecutive occurrences of the rule a log repeats most (two or more
+/// sections, each with content), named by what their first line says it is in (`File "a.py",
+/// line 28, in mod.func` names `mod.func`), else by that line.
+fn ruled_sections(lines: &[String], covered: &[bool]) -> Option<Vec<Span>> {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for (i, l) in lines.iter().enumerate() {
+        if !covered[i] && separator(l) {
+            *counts.entry(l.trim()).or_default() += 1;
+        }
+    }
+    let (rule, n) = counts.into_iter().max_by_key(|&(r, n)| (n, r))?;
+    if n < 3 {
+        return None;
+    }
+    let at: Vec<usize> = (0..lines.len())
+        .filter(|&i| !covered[i] && lines[i].trim() == rule)
+        .collect();
+    let mut spans = Vec::new();
+    for pair in at.windows(2) {
+        let (start, end) = (pair[0] + 1, pair[1]);
+        if end <= start || (start..end).any(|k| covered[k]) || end - start > MAX_BLOCK {
+            return None;
+        }
+        if !lines[start..end].iter().any(|l| content(l)) {
+            continue;
+        }
+        let first = lines[start].trim();
+        let name = first
+            .rsplit_once(", in ")
+            .map(|(_, n)| n.trim())
+            .filter(|n| !n.contains(' ') && name_like(n))
+            .unwrap_or(first);
+        spans.push(Span {
+            start,
+            end,
+            name: name_like(name).then(|| name.to_owned()),
+            whole: false,
+        });
+    }
+    (spans.len() >= 2).then_some(spans)
+}
+
 /// What the segmenter found: the reports, and the lines that only list failures it reported
 /// (a tree, a summary), which no other block may claim.
 #[derive(Debug, Default)]
@@ -1186,6 +1228,30 @@ pub(crate) fn segment(
         } else {
             found
         };
+    }
+    // A log cut into sections by one repeated rule (doctest's `*****` between its failures),
+    // each section a report, when their number is the count the log states and the reading's
+    // is not.
+    // The reading's reports after those sections stay when, with the sections, they agree with
+    // the count, else the sections alone; a reading with reports before them (a suite of its
+    // own earlier in the log) is kept.
+    if !stated.agrees(reading.len())
+        && let Some(sections) = ruled_sections(lines, covered)
+        && reading.iter().all(|r| r.start + 1 >= sections[0].start)
+    {
+        let (from, to) = (sections[0].start, sections[sections.len() - 1].end);
+        let mut with: Vec<Span> = reading
+            .iter()
+            .filter(|r| r.end <= from || r.start >= to)
+            .cloned()
+            .collect();
+        with.extend(sections.iter().cloned());
+        with.sort_by_key(|s| s.start);
+        if stated.agrees(with.len()) {
+            reading = with;
+        } else if stated.agrees(sections.len()) {
+            reading = sections;
+        }
     }
     let spans = reading;
     let reports = spans
