@@ -367,6 +367,14 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
     if crate::line::stack_frame(line) {
         return None;
     }
+    // A bracketed severity before the place (`[ERROR] a.java:13:5: message [Rule]`, as
+    // checkstyle and Maven's plugins print): the severity is the bracket's.
+    if let Some(rest) = line.strip_prefix('[')
+        && let Some((inside, after)) = rest.split_once("] ")
+        && let Some(severity) = severity_word(inside)
+    {
+        return one_line_placed(after).map(|(n, p, _, c, m)| (n, p, severity, c, m));
+    }
     one_line_placed(line).or_else(|| unplaced_named(line))
 }
 
@@ -1325,6 +1333,20 @@ mod tests {
                 ("index.test-d.ts:5".to_owned(), None)
             ]
         );
+    }
+
+    /// A bracketed severity before the place (checkstyle's and Maven's `[ERROR] path:L:C: …`)
+    /// is the finding's severity.
+    #[test]
+    fn a_bracketed_severity_before_the_place() {
+        let got =
+            one_line("[WARN] src/a/Pier.java:13:5: Missing a Javadoc comment. [JavadocMethod]");
+        let (name, _, severity, _, message) = got.expect("a finding");
+        assert_eq!(name, "src/a/Pier.java:13");
+        assert_eq!(severity, Severity::Warning);
+        assert!(message.contains("Missing a Javadoc comment"), "{message}");
+        let got = one_line("[ERROR] src/a/Pier.java:1: Missing package-info.java file.");
+        assert_eq!(got.map(|g| g.2), Some(Severity::Error));
     }
 
     #[test]

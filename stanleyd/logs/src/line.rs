@@ -317,9 +317,11 @@ fn bracket_led(t: &str) -> Option<Option<String>> {
         return None;
     }
     let name = without_timing(after.trim()).trim_end_matches(':').trim();
-    // What follows the name's colon is why (`ring::segv: CRASH!`, `x: Timed out.`).
+    // What follows the name's colon is why (`ring::segv: CRASH!`, `x: Timed out.`); a place
+    // before a message (`[ERROR] a.java:13:5: Missing a Javadoc comment. [Rule]`) is no name
+    // with its reason, and two rows at one place stay two.
     let name = match name.split_once(": ") {
-        Some((id, _)) if !id.contains(' ') => id,
+        Some((id, _)) if !id.contains(' ') && !bare_location(id.trim_end_matches(':')) => id,
         _ => name,
     };
     let name = plain(&qualified(name));

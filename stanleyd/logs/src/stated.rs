@@ -108,7 +108,7 @@ pub(crate) fn outcome(word: &str) -> Option<Outcome> {
     Some(match word {
         "failed" | "failing" | "failures" | "failure" | "fail" | "fails" | "broken" | "crashed"
         | "regressions" => Outcome::Failed,
-        "errors" | "error" | "errored" | "erroneous" => Outcome::Error,
+        "errors" | "error" | "errored" | "erroneous" | "exceptions" | "exception" => Outcome::Error,
         "problems" | "problem" | "issues" | "violations" | "offenses" | "offense" | "findings"
         | "hints" | "hint" | "diagnostics" | "diagnostic" | "hits" => Outcome::Problem,
         "warnings" | "warning" => Outcome::Warning,
@@ -533,6 +533,8 @@ mod tests {
             ),
             ("✖ 3 problems (3 errors, 0 warnings)", (0, 3, 3)),
             ("[ FAIL 3 | WARN 0 | SKIP 0 | PASS 5 ]", (3, 0, 0)),
+            // Exceptions are errors (TUT's `exceptions:1 failures:5`).
+            ("tests summary: exceptions:1 failures:5 ok:3", (5, 1, 0)),
             // A word that labels the next count is not the count before it (CppUnit's), and a
             // sentence's end parts them (slash's `3 erroneous. Total duration: 00:00:00`).
             (
