@@ -637,11 +637,19 @@ pub(crate) fn settle(
                 .iter()
                 .all(|a| matches!(*a, "exit_code" | "npm_err" | "error_line"))
     };
+    // (Streams told apart by their labels are tools of their own: a warning whose tool's
+    // errors sit in its own stream stays, `types.1 | WARNING: …` beside `spec.1 | ✗ …`.)
+    let step = |b: &FailureBlock| unwrapped.step_of(offset + b.start - 1);
     if blocks.iter().any(failure) {
-        blocks.retain(|b| !warning(b));
-    } else {
-        blocks.sort_by_key(warning);
+        let own: std::collections::HashSet<Option<&str>> = blocks
+            .iter()
+            .filter(|b| b.anchors == ["diagnostic"])
+            .map(step)
+            .filter(Option::is_some)
+            .collect();
+        blocks.retain(|b| !warning(b) || own.contains(&step(b)));
     }
+    blocks.sort_by_key(warning);
     // A job that failed outside any test: the error lines that end the failing step, first.
     // Only where nothing but a step's own error lines was found (no test, no diagnostic, no
     // runner's report): those are what the job failed of.

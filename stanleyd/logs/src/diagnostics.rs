@@ -561,8 +561,8 @@ pub(crate) fn header(line: &str) -> Option<(Severity, Option<String>, String)> {
 pub(crate) fn marked(t: &str) -> Option<(Severity, &str)> {
     let (mark, rest) = t.split_once(' ')?;
     let severity = match mark {
-        "×" | "✖" | "✘" => Severity::Error,
-        "⚠" | "!" | "ℹ" => Severity::Warning,
+        "×" | "✖" | "✘" | "✗" => Severity::Error,
+        "⚠" | "!" | "ℹ" | "⚡" => Severity::Warning,
         _ => return None,
     };
     Some((severity, rest.trim()))
@@ -628,17 +628,22 @@ pub(crate) fn arrow(lines: &[String], from: usize) -> Option<(usize, String, Str
 fn stylish_file(lines: &[String], i: usize) -> Option<String> {
     let line = &lines[i];
     let t = line.trim();
-    if !line.starts_with(char::is_whitespace) && path_like(t) {
+    if !line.starts_with(char::is_whitespace) && path_like(t) && location(t).is_none() {
         return Some(t.to_owned());
     }
     let row_follows = lines.get(i + 1).is_some_and(|next| row(next).is_some());
     if !row_follows {
         return None;
     }
-    let path = match location(t) {
-        Some((path, _, used)) if used == t.len() => path,
-        _ => t,
-    };
+    // A file may be marked as its rows are (`✗ coffee/till.coffee`).
+    let t = marked(t).map_or(t, |(_, rest)| rest.trim());
+    // Its first place after it (`signal.ts:1:1`): the path before the numbers.
+    let mut path = t;
+    while let Some((p, n)) = path.rsplit_once(':')
+        && is_number(n)
+    {
+        path = p;
+    }
     path_like(path).then(|| path.to_owned())
 }
 
@@ -649,16 +654,42 @@ fn is_number(s: &str) -> bool {
 
 /// A stylish row: `  3:7  error  'x' is defined but never used  no-unused-vars`.
 pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, String)> {
-    if !line.starts_with(' ') {
+    // A row may open with its severity as a word and a colon, even unindented (`ERROR: 1:1
+    // no-var-keyword  Forbidden …`, tslint's), or as a mark (`  ✖  3:19  …`, tsd's).
+    let worded = line.split_once(": ").and_then(|(word, rest)| {
+        let severity = match word {
+            "ERROR" | "Error" | "error" => Severity::Error,
+            "WARNING" | "Warning" | "warning" => Severity::Warning,
+            _ => return None,
+        };
+        Some((severity, rest.trim_start()))
+    });
+    if worded.is_none() && !line.starts_with(' ') {
         return None;
     }
     let t = line.trim_start();
-    // A row may open with its severity's mark (`  ✖  3:19  Argument of type …`, tsd's).
-    let (mark, t) = match marked(t) {
+    let (mark, t) = match worded.or_else(|| marked(t)) {
         Some((severity, rest)) => (Some(severity), rest),
         None => (None, t),
     };
     let (pos, rest) = t.split_once(char::is_whitespace)?;
+    // A line alone, `#12` or a range of lines `#13-13` (coffeelint's), is a place too.
+    if let Some(lines_at) = pos.strip_prefix('#').and_then(|p| p.strip_suffix(':')) {
+        let first = lines_at.split_once('-').map_or(lines_at, |(a, _)| a);
+        let row: u64 = first.parse().ok()?;
+        let message = rest.trim();
+        if message.is_empty() {
+            return None;
+        }
+        let code = message
+            .rsplit_once(" (")
+            .and_then(|(_, r)| r.split_once(')'))
+            .map(|(c, _)| c)
+            .filter(|c| !c.is_empty() && !c.contains(' '))
+            .map(str::to_owned);
+        let severity = mark.unwrap_or(Severity::Error);
+        return Some((row, first.to_owned(), severity, code, message.to_owned()));
+    }
     let (row, col) = pos.split_once(':')?;
     // A span's start is its place (`7:19-7:27`, as remark and alex print a range).
     let col = match col.split_once('-') {
@@ -1040,6 +1071,7 @@ pub(crate) fn read_all(
 ) -> Result<Vec<Diagnostic>, stanley_core::Cancelled> {
     let mut out = Vec::new();
     let mut file: Option<String> = None;
+    let mut file_at: Option<usize> = None;
     let mut header_path: Option<String> = None;
     let mut i = 0;
     while i < lines.len() {
@@ -1085,13 +1117,21 @@ pub(crate) fn read_all(
             // or with its first place after it (`  index.test-d.ts:3:19`), it heads one when a
             // row follows.
             file = stylish_file(lines, i);
-            if line.trim().is_empty() && file.is_none() {
-                file = None;
-            }
+            file_at = file.as_ref().map(|_| i);
             i += 1;
             continue;
         };
-        let in_rows = (file.is_some() && line.starts_with(' ')) || header_row;
+        // The file's own line heads its first row's block (no block of its own, no report's).
+        let start = match file_at.take() {
+            Some(h)
+                if file.is_some() && lines[h + 1..start].iter().all(|l| l.trim().is_empty()) =>
+            {
+                h
+            }
+            _ => start,
+        };
+        let in_rows =
+            (file.is_some() && (line.starts_with(' ') || row(line).is_some())) || header_row;
         let mut end = i + 1;
         // A message broken after a space goes on at the next line's start (`… has failed. `
         // then `Mismatch at position 2: 5 != 6`).

@@ -890,3 +890,45 @@ fn sections_between_one_repeated_rule_are_the_reports() {
     assert_eq!(names(&parsed), ["tide.slug", "tide.initials", "tide.knots"]);
     assert!(parsed.blocks[1].lines.iter().any(|l| l.contains("'hw'")));
 }
+
+/// Stylish rows of other shapes under their file: a severity word and a colon first, unindented,
+/// under the file with its first place (`ERROR: 2:14  rule  message` under `a.ts:1:1`,
+/// tslint's); a line alone as `#L` or `#L-L` under a marked file (`✗ a.coffee` over `✗ #3:
+/// message (rule)`, `⚡ #13-13: …`, coffeelint's). Each row a finding named by file and line.
+#[test]
+fn stylish_rows_with_worded_severities_and_line_marks() {
+    let log = "buoy.ts:1:1\nERROR: 1:1   no-var-keyword  Forbidden 'var' keyword\nWARNING: 1:5   prefer-const    Identifier 'depth' is never reassigned\nERROR: 4:14  class-name      Class name must be in pascal case\n";
+    let parsed = parse_log(log);
+    assert_eq!(names(&parsed), ["buoy.ts:1", "buoy.ts:4", "buoy.ts:1"]);
+    assert!(parsed.blocks[2].is_warning());
+    let log = "\n  ✗ lib/tide.coffee\n     ✗ #1: Class name should be UpperCamelCased. (camel_case_classes)\n     ✗ #6: Line contains tab indentation. (no_tabs)\n     ⚡ #13-13: Found debugging code. (no_debugger)\n\n✗ Lint! » 2 errors and 1 warning in 1 file\n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        names(&parsed),
+        [
+            "lib/tide.coffee:1",
+            "lib/tide.coffee:6",
+            "lib/tide.coffee:13"
+        ]
+    );
+    assert!(parsed.blocks[2].is_warning());
+}
+
+/// Warnings in a stream of their own beside another stream's test failures (`types.1 |` and
+/// `spec.1 |` under one process manager) are that tool's findings, with its errors.
+#[test]
+fn a_tools_warnings_in_its_own_stream_stay_beside_another_streams_failures() {
+    let mut log = String::new();
+    for k in 0..4 {
+        log.push_str(&format!("10:00:0{k} spec.1  | ok {k} - passes\n"));
+    }
+    log.push_str("10:00:05 spec.1  | not ok 5 - lifts the gate\n10:00:05 spec.1  |   ---\n10:00:05 spec.1  |   message: gate stuck at 40cm\n10:00:05 spec.1  |   ...\n10:00:05 spec.1  | 1..5\n");
+    log.push_str("10:00:06 types.1 | src/gate.ts:3:1: error: 'x' is not defined [no-undef]\n10:00:06 types.1 | src/gate.ts:9:5: warning: prefer const [prefer-const]\n10:00:06 types.1 | src/gate.ts:12:2: error: missing return [consistent-return]\n");
+    let parsed = parse_log(&log);
+    let named = names(&parsed);
+    assert!(named.contains(&"src/gate.ts:9".to_owned()), "{named:?}");
+    assert!(
+        named.iter().any(|n| n.contains("lifts the gate")),
+        "{named:?}"
+    );
+}
