@@ -932,3 +932,45 @@ fn a_tools_warnings_in_its_own_stream_stay_beside_another_streams_failures() {
         "{named:?}"
     );
 }
+
+/// A header's token whose words vary from header to header (`GateTest.test_lift`,
+/// `GateTest.test_seal`) is the name, however it masks; only figures, verdicts, rules and
+/// places vary in decoration (`fail: test_lock GateTest.test_lift`, Yelp's testify).
+#[test]
+fn a_token_whose_words_vary_is_the_name_not_decoration() {
+    let mut log = String::from(".\n");
+    for (verdict, name, error) in [
+        (
+            "error",
+            "GateTest.test_lift",
+            "RuntimeError: hoist offline at lock two",
+        ),
+        (
+            "fail",
+            "GateTest.test_seal",
+            "AssertionError: assertion failed: 3 > 9",
+        ),
+        (
+            "fail",
+            "PaddleTest.test_open",
+            "AssertionError: assertion failed: l == r",
+        ),
+    ] {
+        log.push_str(&format!(
+            "{verdict}: test_lock {name}\nTraceback (most recent call last):\n  File \"/w/test_lock.py\", line 8, in {}\n    check()\n{error}\n\n",
+            name.split('.').nth(1).unwrap_or("")
+        ));
+    }
+    log.push_str(
+        "FAILED.  4 tests / 2 cases: 1 passed, 2 failed, 1 errored.  (Total test time 0.01s)\n",
+    );
+    let parsed = parse_log(&log);
+    let named = names(&parsed);
+    for want in [
+        "GateTest.test_lift",
+        "GateTest.test_seal",
+        "PaddleTest.test_open",
+    ] {
+        assert!(named.iter().any(|n| n.ends_with(want)), "{named:?}");
+    }
+}
