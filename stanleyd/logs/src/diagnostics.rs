@@ -981,16 +981,6 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
     None
 }
 
-/// Every diagnostic in `lines` not yet `covered`, in log order, warnings included.
-#[cfg(test)]
-pub(crate) fn read(
-    lines: &[String],
-    covered: &[bool],
-    pace: &stanley_core::Pace<'_>,
-) -> Result<Vec<Diagnostic>, stanley_core::Cancelled> {
-    read_all(lines, covered, pace)
-}
-
 /// Whether the line at `i` is right under a failing test's status line (`TestBell.testTone ...
 /// FAIL`) or a numbered report's header naming one test (`1) TestBell.testTone`): a message
 /// that starts with its place there is that test's, not a finding of its own.
@@ -1201,7 +1191,7 @@ mod tests {
 
     fn names(text: &str) -> Vec<(String, Option<String>)> {
         let l = lines(text);
-        read(
+        super::read_all(
             &l,
             &vec![false; l.len()],
             &stanley_core::Pace::new(&stanley_core::Cancel::new()),
@@ -1247,7 +1237,7 @@ mod tests {
             ]
         );
         let l = lines(log);
-        let first = &read(
+        let first = &super::read_all(
             &l,
             &vec![false; l.len()],
             &stanley_core::Pace::new(&stanley_core::Cancel::new()),
@@ -1322,7 +1312,7 @@ mod tests {
         let log = "-- Found Threads: TRUE\nCMake Error at CMakeLists.txt:5 (find_package):\n  By not providing \"FindCodec.cmake\" in CMAKE_MODULE_PATH this project\n  has asked CMake to find a package configuration file.\n\n-- Configuring incomplete, errors occurred!\n";
         assert_eq!(names(log), [("CMakeLists.txt:5".to_owned(), None)]);
         let l = lines(log);
-        let found = &read(
+        let found = &super::read_all(
             &l,
             &vec![false; l.len()],
             &stanley_core::Pace::new(&stanley_core::Cancel::new()),
@@ -1433,8 +1423,6 @@ mod tests {
 
 #[cfg(test)]
 mod worded_tests {
-    use super::*;
-
     /// Each diagnostic's name and code (`-` without one).
     fn placed(text: &str) -> Vec<String> {
         read_all(text)
@@ -1445,7 +1433,7 @@ mod worded_tests {
 
     fn read_all(text: &str) -> Vec<(String, Option<String>, String)> {
         let l: Vec<String> = text.lines().map(str::to_owned).collect();
-        read(
+        super::read_all(
             &l,
             &vec![false; l.len()],
             &stanley_core::Pace::new(&stanley_core::Cancel::new()),
@@ -1555,7 +1543,7 @@ mod worded_tests {
         assert!(read_all("check(3) failed: expected 4\n").is_empty());
         let doctest = "===============================================================================\ncalc_test.cpp:17:\nTEST SUITE: shapes\nTEST CASE:  corners\n  triangle\n\ncalc_test.cpp:18: ERROR: CHECK( 3 == 4 ) is NOT correct!\n  values: CHECK( 3 == 4 )\n\n===============================================================================\ncalc_test.cpp:21:\nTEST CASE:  sides\n\ncalc_test.cpp:21: ERROR: CHECK( v.size() == 4 ) is NOT correct!\n";
         let l: Vec<String> = doctest.lines().map(str::to_owned).collect();
-        let found = read(
+        let found = super::read_all(
             &l,
             &vec![false; l.len()],
             &stanley_core::Pace::new(&stanley_core::Cancel::new()),
@@ -1579,7 +1567,7 @@ mod worded_tests {
         let got = read_all(tidy);
         assert_eq!(got.len(), 2, "{got:?}");
         let l: Vec<String> = tidy.lines().map(str::to_owned).collect();
-        let found = read(
+        let found = super::read_all(
             &l,
             &vec![false; l.len()],
             &stanley_core::Pace::new(&stanley_core::Cancel::new()),
@@ -1588,7 +1576,7 @@ mod worded_tests {
         assert_eq!(found[0].found.lines.len(), 7);
         let clippy = "error: the loop variable `i` is only used to index `v`\n --> src/main.rs:4:14\n  |\n4 |     for i in 0..v.len() {\n  |              ^^^^^^^^^^\n  |\n  = note: `-D clippy::needless-range-loop` implied by `-D warnings`\nhelp: consider using an iterator\n  |\n4 -     for i in 0..v.len() {\n4 +     for <item> in &v {\n  |\n\nerror: could not compile `clip` (bin \"clip\") due to 1 previous error\n";
         let l: Vec<String> = clippy.lines().map(str::to_owned).collect();
-        let found = read(
+        let found = super::read_all(
             &l,
             &vec![false; l.len()],
             &stanley_core::Pace::new(&stanley_core::Cancel::new()),

@@ -336,7 +336,7 @@ mod tests {
     fn read(text: &str) -> Vec<(String, String)> {
         let l = lines(text);
         let never = stanley_core::Cancel::new();
-        super::super::read(&l, &vec![false; l.len()], &stanley_core::Pace::new(&never))
+        super::super::read_all(&l, &vec![false; l.len()], &stanley_core::Pace::new(&never))
             .unwrap()
             .into_iter()
             .map(|d| (d.found.name.unwrap(), d.found.message.unwrap()))

@@ -456,6 +456,13 @@ fn paragraph(
     (from, end)
 }
 
+/// Keeps `span` as the best report when it weighs more than the one kept (the first of equals).
+fn keep_heavier(best: &mut Option<(usize, Span)>, weight: usize, span: Span) {
+    if best.as_ref().is_none_or(|(w, _)| weight > *w) {
+        *best = Some((weight, span));
+    }
+}
+
 /// The report a mention's own shape gives, weighed: a section its footer closes (the one, as a
 /// report its verdict closes is), the paragraph of a frame or a labelled field naming the test.
 fn report_of_shape(
@@ -581,9 +588,7 @@ fn reports(
         for &at in &by_name[k] {
             pace.step()?;
             if let Some((weight, span)) = report_of_shape(lines, covered, &mentioned, at, name) {
-                if best.as_ref().is_none_or(|(w, _)| weight > *w) {
-                    best = Some((weight, span));
-                }
+                keep_heavier(&mut best, weight, span);
                 continue;
             }
             // The report runs to the next mention of another failing name, the end of the
@@ -655,17 +660,13 @@ fn reports(
             // A report closed by its own verdict (`[ RUN ] x` … `[ FAILED ] x`) is the one.
             let weight = lines[at + 1..end].iter().filter(|l| content(l)).count()
                 + if closed { MAX_BLOCK } else { 0 };
-            if best.as_ref().is_none_or(|(w, _)| weight > *w) {
-                best = Some((
-                    weight,
-                    Span {
-                        start: at,
-                        end,
-                        name: Some(name.clone()),
-                        whole: false,
-                    },
-                ));
-            }
+            let span = Span {
+                start: at,
+                end,
+                name: Some(name.clone()),
+                whole: false,
+            };
+            keep_heavier(&mut best, weight, span);
         }
         // A bracketed verdict closes the report above it (`[----] a.c:7: Assertion Failed` …
         // `[FAIL] suite::name`) when the runner prints reports first, or when nothing is under

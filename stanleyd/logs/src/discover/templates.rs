@@ -173,11 +173,7 @@ pub(crate) fn constant_ends(masked: &[Vec<String>], raw: &[Vec<&str>]) -> (usize
         // A token whose words vary (`QuarryTest.test_route`, `QuarryTest.test_permit`), not
         // only its figures, is a name however it masks; a verdict, a rule or a place may vary.
         let words = |t: &str| t.replace(|c: char| c.is_ascii_digit(), "");
-        let placed = |t: &str| {
-            t.split(':')
-                .skip(1)
-                .any(|p| p.starts_with(|c: char| c.is_ascii_digit()))
-        };
+        let placed = |t: &str| crate::line::bare_location(t.trim_matches(['(', ')', ':', ',']));
         let kept = m.starts_with("<rule")
             || m.starts_with("<verdict>")
             || raw.iter().all(|x| placed(x[at(x.len())]));
