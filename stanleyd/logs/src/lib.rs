@@ -101,6 +101,11 @@ pub(crate) fn diagnostic_blocks(
         let (code, place) = (d.code.clone(), d.place.clone());
         let message = d.found.message.clone().unwrap_or_default();
         let mut block = from_found(d.found);
+        // A runner that prints its failures as diagnostics names the test in the message
+        // (`a.cpp:12:1: error: Failure in LargeHarvest: Expected 40 but was 39`).
+        if let Some(test) = crate::line::failing_test_in(&message) {
+            block.test_name = Some(test.to_owned());
+        }
         if let Some(code) = code {
             block.family = stable_id("fam", &Value::String(code), 8);
         }

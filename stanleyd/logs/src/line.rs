@@ -220,6 +220,59 @@ pub(crate) fn failed_verdict(word: &str) -> bool {
         || lower.contains("***timeout")
 }
 
+/// Whether a short phrase is built around a count of tests or runs (`After 24 test(s).`,
+/// `passed 3 runs`): a verdict's words, no test's name.
+pub(crate) fn counts_tests(text: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words.len() <= 4
+        && words.windows(2).any(|w| {
+            w[0].chars().all(|c| c.is_ascii_digit())
+                && matches!(
+                    w[1].trim_end_matches(['.', ',', ':']),
+                    "test" | "tests" | "test(s)" | "run" | "runs" | "run(s)"
+                )
+        })
+}
+
+/// The test a diagnostic's message says failed (`Failure in LargeHarvest: Expected 40`,
+/// `Failed in suite.case: ...`): one id after the phrase, closed by a colon.
+pub(crate) fn failing_test_in(message: &str) -> Option<&str> {
+    let t = message.trim();
+    // After the severity the message may keep (`error: Failure in x: ...`).
+    let t = ["error: ", "Error: ", "ERROR: "]
+        .iter()
+        .find_map(|p| t.strip_prefix(p))
+        .unwrap_or(t);
+    let rest = ["Failure in ", "Failed in ", "failure in ", "failed in "]
+        .iter()
+        .find_map(|p| t.strip_prefix(p))?;
+    let rest = rest.strip_prefix("test ").unwrap_or(rest);
+    let (id, _) = rest.split_once(':')?;
+    (!id.is_empty() && !id.contains(char::is_whitespace) && name_like(id)).then_some(id)
+}
+
+/// A test announced as it starts (`Testing beehive:prop_sort/0`, `=== RUN   TestAdd`,
+/// `Running suite.case ...`): a starting verb and one id. The nearest one above a report that
+/// names nothing names it.
+pub(crate) fn announced(line: &str) -> Option<&str> {
+    let t = line.trim().trim_start_matches(['=', ' ']);
+    let (verb, rest) = t.split_once(char::is_whitespace)?;
+    let verb = verb.trim_matches(['[', ']', ':']);
+    if !matches!(
+        verb,
+        "Testing" | "Running" | "Checking" | "Starting" | "Executing" | "RUN" | "RUNNING"
+    ) {
+        return None;
+    }
+    let id = rest
+        .trim()
+        .trim_end_matches("...")
+        .trim_end_matches(['.', ':'])
+        .trim();
+    (!id.is_empty() && !id.contains(char::is_whitespace) && name_like(id) && !counts_tests(t))
+        .then_some(id)
+}
+
 /// Whether `name` reads as a test's name rather than a count or a sentence about the run.
 pub(crate) fn name_like(name: &str) -> bool {
     let t = name.trim();
@@ -236,6 +289,8 @@ pub(crate) fn name_like(name: &str) -> bool {
             ]
             .contains(&w.trim_end_matches([',', ':']))
         });
+    // Nor a short phrase around a count of tests (`After 24 test(s)`, PropEr's verdict).
+    let counted_within = counts_tests(t);
     // A run's time (`FAILED in 0.08 seconds`) is no test's name either.
     let timed = t
         .strip_prefix("in ")
@@ -250,6 +305,7 @@ pub(crate) fn name_like(name: &str) -> bool {
                 .is_some_and(|w| w.len() >= 3 && w.contains('.') && marks(w));
     // A count of outcomes (`(failures=10)`, `6 problems`) is no test's name.
     !counting
+        && !counted_within
         && !timed
         && !progress
         && !crate::stated::states_counts(t)

@@ -974,3 +974,138 @@ fn a_token_whose_words_vary_is_the_name_not_decoration() {
         assert!(named.iter().any(|n| n.ends_with(want)), "{named:?}");
     }
 }
+
+/// A test announced as it starts (`Testing store:prop_sorted/0`) names the report under it
+/// whose verdict names nothing but a count (`Failed: After 12 test(s).`, PropEr's).
+#[test]
+fn a_test_announced_as_it_starts_names_its_nameless_verdict() {
+    let mut log = String::new();
+    for (name, dots, counterexample, message) in [
+        ("store:prop_sorted/0", 300, "", ""),
+        (
+            "store:prop_merge/0",
+            12,
+            "[3,1]",
+            "merge of [3,1] lost an element",
+        ),
+        ("store:prop_split/0", 300, "", ""),
+        (
+            "store:prop_size/0",
+            4,
+            "{0,2}",
+            "size of an empty shelf is 2",
+        ),
+    ] {
+        log.push_str(&format!("Testing {name}\n{}", ".".repeat(dots)));
+        if message.is_empty() {
+            log.push_str(&format!("\nOK: Passed {dots} test(s).\n\n"));
+        } else {
+            log.push_str(&format!(
+                "!\nFailed: After {dots} test(s).\n{counterexample}\n{message}\n\nShrinking (0 time(s))\n{counterexample}\n{message}\n\n"
+            ));
+        }
+    }
+    let parsed = parse_log(&log);
+    assert_eq!(
+        names(&parsed),
+        ["store:prop_merge/0", "store:prop_size/0"],
+        "{:#?}",
+        parsed.blocks
+    );
+    assert!(
+        parsed.blocks[1]
+            .lines
+            .join("\n")
+            .contains("size of an empty shelf")
+    );
+}
+
+/// A runner that prints each failure as a diagnostic names the test in its message
+/// (`tests.cpp:9:1: error: Failure in Rounding: Expected 3 but was 2`, UnitTest++'s); a
+/// restated count (`3 out of 8 tests failed (3 failures)`) is one count.
+#[test]
+fn a_diagnostic_that_names_its_failing_test_is_that_tests_failure() {
+    let log = "tests.cpp:9:1: error: Failure in Rounding: Expected 3 but was 2\n\
+               tests.cpp:14:1: error: Failure in ParsesDate: Expected 2024 but was 1970\n\
+               tests.cpp:20:1: error: Failure in Overflow: Unhandled exception: range\n\
+               FAILURE: 3 out of 8 tests failed (3 failures).\n\
+               Test time: 0.01 seconds.\n";
+    let parsed = parse_log(log);
+    assert_eq!(names(&parsed), ["Rounding", "ParsesDate", "Overflow"]);
+    assert_eq!(parsed.agreement, Agreement::Agrees { stated: 3 });
+}
+
+/// A checker's header that holds only its severity and a place (`Error ----- a.js:4:17`,
+/// flow's), the message under it, is named by the place.
+#[test]
+fn a_severity_and_a_place_over_a_message_name_it_by_the_place() {
+    let rule = "-".repeat(80);
+    let mut log = String::new();
+    for (place, message) in [
+        (
+            "boxes.js:4:17",
+            "Cannot call `boxes.map` because: [incompatible-type]",
+        ),
+        (
+            "boxes.js:9:3",
+            "Cannot assign `total` to `n` because `number` is incompatible with `string`.",
+        ),
+        (
+            "shelf.js:2:10",
+            "Cannot get `s.height` because property `height` is missing in `null`.",
+        ),
+    ] {
+        log.push_str(&format!(
+            "Error {rule} {place}\n\n{message}\n\n   {place}\n   4|   return boxes.map(b => b.w);\n\n"
+        ));
+    }
+    log.push_str("\n\nFound 3 errors\n");
+    let parsed = parse_log(&log);
+    let named = names(&parsed);
+    assert_eq!(named.len(), 3, "{named:?}");
+    for (name, place) in named.iter().zip(["boxes.js:4", "boxes.js:9", "shelf.js:2"]) {
+        assert!(name.starts_with(place), "{named:?}");
+    }
+}
+
+/// Headers that do not tell their failures apart (`problem: assertion failed`) give way to
+/// the line just above each, one for one, whose names do (TUT's `---> group: g, test:
+/// test<2> : name`): the record starts there and is named by it.
+#[test]
+fn a_record_is_named_by_its_top_line_when_the_verdict_under_it_names_nothing() {
+    let mut log = String::from("\nmill: .[2=F][3=F].[5=X]\n\n");
+    for (k, name, problem, message) in [
+        (
+            2,
+            "grinds fine",
+            "assertion failed",
+            "failed assertion: \"grain size 3\"",
+        ),
+        (
+            3,
+            "wheel speed",
+            "assertion failed",
+            "failed assertion: \"rpm 12 > 10\"",
+        ),
+        (
+            5,
+            "sluice gate",
+            "unexpected exception",
+            "message: \"gate jammed\"",
+        ),
+    ] {
+        log.push_str(&format!(
+            "---> group: mill, test: test<{k}> : {name}\n     problem: {problem}\n     {message}\n\n"
+        ));
+    }
+    log.push_str("tests summary: exceptions:1 failures:2 ok:2\n");
+    let parsed = parse_log(&log);
+    let named = names(&parsed);
+    assert_eq!(named.len(), 3, "{named:?}");
+    for (name, want) in named
+        .iter()
+        .zip(["grinds fine", "wheel speed", "sluice gate"])
+    {
+        assert!(name.ends_with(want), "{named:?}");
+    }
+}

@@ -242,6 +242,14 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
     let mut used = vec![false; tokens.len()];
     let mut counted = false;
     let mut pairs = 0;
+    // A count a line restates (`7 out of 10 tests failed (7 failures)`) is one count.
+    let mut seen: Vec<(Outcome, usize)> = Vec::new();
+    let once = |counts: &mut LineCounts, seen: &mut Vec<(Outcome, usize)>, class, n| {
+        if !seen.contains(&(class, n)) {
+            seen.push((class, n));
+            counts.count(class, n);
+        }
+    };
     for (k, (token, sep)) in tokens.iter().enumerate() {
         let Token::Number(n) = token else {
             continue;
@@ -291,7 +299,7 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
             used[w] = true;
             counted = true;
             pairs += 1;
-            counts.count(class, *n);
+            once(&mut counts, &mut seen, class, *n);
             continue;
         }
         // `5 tests failed`, `5 examples failed`: what is counted, then its outcome; and one
@@ -337,7 +345,7 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
         used[w] = true;
         counted = true;
         pairs += 1;
-        counts.count(class, *n);
+        once(&mut counts, &mut seen, class, *n);
     }
     if let Some(n) = cause_count(&tokens) {
         let mut cause = LineCounts::default();

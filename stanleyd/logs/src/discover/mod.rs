@@ -997,7 +997,9 @@ pub(crate) fn keyword_header(line: &str) -> Option<String> {
             "Actual",
         ]
         .iter()
-        .any(|w| keyword.ends_with(w));
+        .any(|w| keyword.ends_with(w))
+        && !crate::line::failed_verdict(keyword)
+        && !matches!(keyword, "Passed" | "Ok" | "Skipped" | "Broken");
     if !keyword_like {
         return None;
     }
@@ -1254,7 +1256,8 @@ pub(crate) fn segment(
             reading = sections;
         }
     }
-    let spans = reading;
+    let mut spans = reading;
+    name_announced(lines, &mut spans);
     let reports = spans
         .into_iter()
         .filter(|s| s.end > s.start)
@@ -1304,6 +1307,22 @@ pub(crate) fn segment(
         reports,
         listings: mentions,
     })
+}
+
+/// A report that names nothing is named by the test announced nearest above it, after the
+/// report before it (`Testing beehive:prop_sort/0`, its dots, then `Failed: After 24 test(s).`).
+fn name_announced(lines: &[String], spans: &mut [Span]) {
+    let mut after = 0;
+    for s in spans.iter_mut() {
+        let from = after.max(s.start.saturating_sub(MAX_BLOCK));
+        if s.name.is_none() {
+            s.name = (from..s.start)
+                .rev()
+                .find_map(|i| crate::line::announced(&lines[i]))
+                .map(str::to_owned);
+        }
+        after = s.end;
+    }
 }
 
 /// A reading's reports with the reports it left: messages under a keyword header, framed

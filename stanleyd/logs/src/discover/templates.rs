@@ -198,6 +198,10 @@ pub(crate) fn constant_ends(masked: &[Vec<String>], raw: &[Vec<&str>]) -> (usize
 /// a timing and decoration taken off; `None` when that reads as no name.
 pub(crate) fn name_between(tokens: &[&str], prefix: usize, suffix: usize) -> Option<String> {
     let middle = tokens.get(prefix..tokens.len().saturating_sub(suffix))?;
+    // What varies in a count's phrase (`Failed: After 24 test(s).`) is the count.
+    if crate::line::counts_tests(&tokens[prefix.min(tokens.len())..].join(" ")) {
+        return None;
+    }
     let joined = middle.join(" ");
     // A verdict glued to the name by a dot leader (`add_test...*failed*`) is no part of it.
     let joined = match joined.split_once("...") {
@@ -210,6 +214,33 @@ pub(crate) fn name_between(tokens: &[&str], prefix: usize, suffix: usize) -> Opt
         .trim_end_matches(|c: char| c == '.' || c.is_whitespace());
     let name = crate::line::plain(&crate::line::qualified(name));
     crate::line::name_like(&name).then_some(name)
+}
+
+/// The place a diagnostic's header gives after its severity word (`Error ---- cargo.js:4:17`,
+/// `Warning: a.c:3`): the header of a checker's finding, named by where it is.
+fn severity_place(toks: &[&str]) -> Option<String> {
+    let severity = toks.first().is_some_and(|t| {
+        let w = t
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_ascii_lowercase();
+        matches!(w.as_str(), "error" | "warning")
+    });
+    let place = toks[1..]
+        .iter()
+        .map(|t| {
+            t.trim_matches(['(', ')', ',', '[', ']'])
+                .trim_end_matches(':')
+        })
+        .find(|t| crate::line::bare_location(t))?;
+    severity.then(|| place.to_owned())
+}
+
+/// The test announced nearest above `at`, after `after` (and within a report's reach).
+fn announced_above(lines: &[String], after: usize, at: usize) -> Option<String> {
+    (after.max(at.saturating_sub(MAX_BLOCK))..at)
+        .rev()
+        .find_map(|i| crate::line::announced(&lines[i]))
+        .map(str::to_owned)
 }
 
 /// The body of the report headed at `at`: the lines up to `next` (another header), a summary,
@@ -279,69 +310,137 @@ pub(crate) fn discover(
                 .push(i);
         }
     }
-    let mut best: Option<Reading> = None;
+    let mut judged: Vec<Reading> = Vec::new();
     for group in groups.into_values() {
         pace.step()?;
         let n = group.len();
         if n < 2 || !(stated.agrees(n) || stated.is_empty()) {
             continue;
         }
-        if let Some(reading) = judge(lines, covered, group, stated.is_empty())
-            && best.as_ref().is_none_or(|b| reading.rank > b.rank)
-        {
-            best = Some(reading);
-        }
+        judged.extend(judge(lines, covered, group, stated.is_empty()));
     }
-    let Some(reading) = best else {
+    let Some(mut best) = judged
+        .iter()
+        .enumerate()
+        .max_by_key(|(k, r)| (r.rank, std::cmp::Reverse(*k)))
+        .map(|(k, _)| k)
+    else {
         return Ok(None);
     };
+    // When the best reading's headers do not tell its failures apart (`problem: assertion
+    // failed`), a header just above each of its heads, one for one, whose names do is the top
+    // of the same record and names it (`---> group: forge, test: test<2> : welding heat`).
+    while let Some(outer) = judged.iter().position(|r| {
+        let inner = &judged[best];
+        inner.rank.1 < inner.heads.len()
+            && r.rank.1 > inner.rank.1
+            && just_above(&r.heads, &inner.heads)
+    }) {
+        pace.step()?;
+        best = outer;
+    }
+    let reading = judged.swap_remove(best);
     let mut spans = Vec::with_capacity(reading.heads.len());
-    for (k, &at) in reading.heads.iter().enumerate() {
-        let next = reading.heads.get(k + 1).copied().unwrap_or(lines.len());
-        let (end, _) = body(lines, covered, at, next);
-        let toks = tokens(lines[at].trim());
-        // A header that is all decoration (`Failure → spec/a.lua @ 5`) names its test on the
-        // next line, when that line reads as a name rather than a message or a place.
-        let name = name_between(&toks, reading.prefix, reading.suffix)
-            // Or by a banner right above it (`== #1: test_a.py:test_x ====`, slash's).
-            .or_else(|| crate::line::banner_title(&lines[at.checked_sub(1)?]))
-            .or_else(|| {
-                // Or by an id alone on its report's last line, over the next frame's rule
-                // (`pkg.mod.Class.test_x`, trial's footer).
-                let last = lines[at + 1..end]
-                    .iter()
-                    .rev()
-                    .find(|l| !l.trim().is_empty())?;
-                let id = last.trim();
-                let framed = lines.get(end).is_none_or(|l| crate::line::separator(l))
-                    || lines[end..next]
-                        .iter()
-                        .all(|l| l.trim().is_empty() || crate::line::separator(l));
-                (framed
-                    && !id.contains(' ')
-                    && (id.contains('.') || id.contains("::"))
-                    && !message_like(last)
-                    && crate::line::name_like(id)
-                    && crate::diagnostics::location(id).is_none())
-                .then(|| id.to_owned())
-            })
-            .or_else(|| {
-                let next = lines[at + 1..end].iter().find(|l| !l.trim().is_empty())?;
-                let t = next.trim();
-                let place = t
-                    .split_whitespace()
-                    .any(|w| crate::line::bare_location(w.trim_end_matches(':')));
-                (!message_like(next) && !place && !summary(next) && crate::line::name_like(t))
-                    .then(|| t.to_owned())
-            });
+    for k in 0..reading.heads.len() {
+        let (end, name) = header_name(
+            lines,
+            covered,
+            &reading.heads,
+            k,
+            reading.prefix,
+            reading.suffix,
+        );
         spans.push(Span {
-            start: at,
+            start: reading.heads[k],
             end,
             name,
             whole: false,
         });
     }
     Ok(Some(spans))
+}
+
+/// The end of the report the `k`th of `heads` heads, and its name: what varies in the header,
+/// or where the runner put it instead.
+fn header_name(
+    lines: &[String],
+    covered: &[bool],
+    heads: &[usize],
+    k: usize,
+    prefix: usize,
+    suffix: usize,
+) -> (usize, Option<String>) {
+    let at = heads[k];
+    let next = heads.get(k + 1).copied().unwrap_or(lines.len());
+    let (end, _) = body(lines, covered, at, next);
+    let name = own_name(lines, heads, k, prefix, suffix)
+        // Or by a banner right above it (`== #1: test_a.py:test_x ====`, slash's).
+        .or_else(|| crate::line::banner_title(&lines[at.checked_sub(1)?]))
+        // Or by an id alone on its report's last line, over the next frame's rule
+        // (`pkg.mod.Class.test_x`, trial's footer).
+        .or_else(|| footer_id(lines, at, end, next))
+        // A header that is all decoration (`Failure → spec/a.lua @ 5`) names its test on the
+        // next line, when that line reads as a name rather than a message or a place.
+        .or_else(|| {
+            let next = lines[at + 1..end].iter().find(|l| !l.trim().is_empty())?;
+            let t = next.trim();
+            let place = t
+                .split_whitespace()
+                .any(|w| crate::line::bare_location(w.trim_end_matches(':')));
+            (!message_like(next) && !place && !summary(next) && crate::line::name_like(t))
+                .then(|| t.to_owned())
+        });
+    (end, name)
+}
+
+/// Whether each of `outer` stands within three lines above the head of `inner` of its rank,
+/// after the one before it.
+fn just_above(outer: &[usize], inner: &[usize]) -> bool {
+    outer.len() == inner.len()
+        && outer
+            .iter()
+            .zip(inner)
+            .enumerate()
+            .all(|(k, (&o, &i))| o < i && i - o <= 3 && (k == 0 || o > inner[k - 1]))
+}
+
+/// The name the `k`th header gives by itself, or the test announced above it.
+fn own_name(
+    lines: &[String],
+    heads: &[usize],
+    k: usize,
+    prefix: usize,
+    suffix: usize,
+) -> Option<String> {
+    let at = heads[k];
+    let toks = tokens(lines[at].trim());
+    let after = if k == 0 { 0 } else { heads[k - 1] + 1 };
+    name_between(&toks, prefix, suffix)
+        // Or by the test announced as it started (`Testing mod:prop/0` over its verdict).
+        .or_else(|| announced_above(lines, after, at))
+        // Or, a severity and a place (`Error ------- cargo.js:4:17`, flow's), by the place.
+        .or_else(|| severity_place(&toks))
+}
+
+/// An id alone on a report's last line, when only rules or blank lines follow it up to the
+/// next header (`pkg.mod.Class.test_x`, trial's footer under its frame).
+fn footer_id(lines: &[String], at: usize, end: usize, next: usize) -> Option<String> {
+    let last = lines[at + 1..end]
+        .iter()
+        .rev()
+        .find(|l| !l.trim().is_empty())?;
+    let id = last.trim();
+    let framed = lines.get(end).is_none_or(|l| crate::line::separator(l))
+        || lines[end..next]
+            .iter()
+            .all(|l| l.trim().is_empty() || crate::line::separator(l));
+    (framed
+        && !id.contains(' ')
+        && (id.contains('.') || id.contains("::"))
+        && !message_like(last)
+        && crate::line::name_like(id)
+        && crate::diagnostics::location(id).is_none())
+    .then(|| id.to_owned())
 }
 
 /// A group as a reading, when its lines read as headers: no two in a row (a list or a stack),
@@ -388,9 +487,10 @@ pub(crate) fn judge(
         return None;
     }
     // Names that tell the failures apart.
-    let mut names: Vec<String> = toks
-        .iter()
-        .filter_map(|t| name_between(t, prefix, suffix))
+    // Names that tell the failures apart, by the header and where it stands (the lines
+    // under it judge nothing: a frame's place line over a test's scope is no header).
+    let mut names: Vec<String> = (0..n)
+        .filter_map(|k| own_name(lines, &heads, k, prefix, suffix))
         .collect();
     let named = names.len();
     names.sort_unstable();
