@@ -422,6 +422,22 @@ fn one_line_placed(line: &str) -> Option<(String, String, Severity, Option<Strin
             message,
         ));
     }
+    // `path:5:5 [FURB101]: message` (refurb's): a bracketed code between the place and the
+    // colon.
+    if !indented
+        && let Some(r) = rest.strip_prefix(" [")
+        && let Some((code, message)) = r.split_once("]: ")
+        && rule_like(code)
+        && !message.trim().is_empty()
+    {
+        return Some((
+            format!("{path}:{number}"),
+            line[..used].to_owned(),
+            Severity::Error,
+            Some(code.to_owned()),
+            message.trim().to_owned(),
+        ));
+    }
     let rest = rest
         .strip_prefix(": ")
         .or_else(|| rest.strip_prefix(" - "))
@@ -874,6 +890,37 @@ fn error_at(lines: &[String], i: usize) -> Option<Placed> {
     ))
 }
 
+/// A numbered finding whose place is in words, under the file's own line, its message on
+/// the next (`a.css` over `3: warning at line 8, col 1` over `@import not allowed here.`,
+/// csslint's): named by the file and the line.
+fn counted_at_line(lines: &[String], i: usize) -> Option<Placed> {
+    let line = lines[i].trim();
+    let (count, rest) = line.split_once(": ")?;
+    if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let (word, place) = rest.split_once(" at line ")?;
+    let severity = severity_word(word)?;
+    let number = place.split(',').next()?.trim();
+    let number: u64 = number.parse().ok()?;
+    let path = lines[i.checked_sub(1)?].trim();
+    if path.contains(char::is_whitespace) || !path_like(path) {
+        return None;
+    }
+    let message = lines.get(i + 1)?.trim();
+    if message.is_empty() {
+        return None;
+    }
+    Some((
+        i,
+        format!("{path}:{number}"),
+        format!("{path}:{number}"),
+        severity,
+        None,
+        message.to_owned(),
+    ))
+}
+
 /// A finding as the reader builds it: its first line, name, place, severity, code, message.
 type Placed = (usize, String, String, Severity, Option<String>, String);
 
@@ -922,7 +969,7 @@ fn severity_headed(lines: &[String], i: usize) -> Option<Placed> {
 /// finding below it, a place in words, a place at the message's end.
 fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
     let line = &lines[i];
-    if let Some(found) = error_at(lines, i) {
+    if let Some(found) = error_at(lines, i).or_else(|| counted_at_line(lines, i)) {
         return Some(found);
     }
     // `a.py:1 in public module `a`:` then an indented `D100: Missing docstring…`: a place
@@ -1123,6 +1170,13 @@ pub(crate) fn read_all(
         let in_rows =
             (file.is_some() && (line.starts_with(' ') || row(line).is_some())) || header_row;
         let mut end = i + 1;
+        // A message read from the line under the finding's (csslint's) is the block's too.
+        if lines
+            .get(end)
+            .is_some_and(|l| !covered[end] && !l.trim().is_empty() && l.trim() == message)
+        {
+            end += 1;
+        }
         // A message broken after a space goes on at the next line's start (`… has failed. `
         // then `Mismatch at position 2: 5 != 6`).
         let mut message = message;

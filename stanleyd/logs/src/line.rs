@@ -243,9 +243,17 @@ pub(crate) fn failing_test_in(message: &str) -> Option<&str> {
         .iter()
         .find_map(|p| t.strip_prefix(p))
         .unwrap_or(t);
-    let rest = ["Failure in ", "Failed in ", "failure in ", "failed in "]
-        .iter()
-        .find_map(|p| t.strip_prefix(p))?;
+    let rest = [
+        "Failure in ",
+        "Failed in ",
+        "failure in ",
+        "failed in ",
+        "FAILURE in ",
+        "FAILED in ",
+        "ERROR in ",
+    ]
+    .iter()
+    .find_map(|p| t.strip_prefix(p))?;
     let rest = rest.strip_prefix("test ").unwrap_or(rest);
     let (id, _) = rest.split_once(':')?;
     (!id.is_empty() && !id.contains(char::is_whitespace) && name_like(id)).then_some(id)
@@ -466,6 +474,11 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
     }
     if let Some(id) = verdict_in_id(t) {
         return Some(id);
+    }
+    // `FAILURE in test.fare: Error in checkEquals(…)`, RUnit's protocol: a verdict, `in`, the
+    // test's id.
+    if let Some(id) = failing_test_in(t) {
+        return Some(id.to_owned());
     }
     // `tests/a.c:15:F:Core:test_add:0: message`: a record of colon-separated fields after the
     // place, one of them a verdict; the fields after it up to a number name the test.

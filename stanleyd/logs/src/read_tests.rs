@@ -1109,3 +1109,61 @@ fn a_record_is_named_by_its_top_line_when_the_verdict_under_it_names_nothing() {
         assert!(name.ends_with(want), "{named:?}");
     }
 }
+
+/// `FAILURE in test.x: Error in check(…) :` (RUnit's protocol): a verdict, `in`, the test's
+/// id, then its message; the protocol's counts agree.
+#[test]
+fn a_verdict_in_a_tests_id_heads_that_tests_report() {
+    let log = "RUNIT TEST PROTOCOL -- Sat Dec  5 08:01:45 2026 \n\
+               *********************************************** \n\
+               Number of test functions: 5 \n\
+               Number of errors: 1 \n\
+               Number of failures: 2 \n\n \n\
+               1 Test Suite : \n\
+               tides - 5 test functions, 1 error, 2 failures\n\
+               FAILURE in test.high_water: Error in checkEquals(12, peak(3)) : \n  \
+               Mean relative difference: 0.25\n\n\
+               FAILURE in test.neap_range: Error in checkTrue(range(7) < 2) : \n  \
+               Test not TRUE\n\n\
+               ERROR in test.gauge_feed: Error in func() : gauge socket closed\n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        names(&parsed),
+        ["test.high_water", "test.neap_range", "test.gauge_feed"]
+    );
+    assert!(
+        parsed.blocks[0]
+            .lines
+            .join("\n")
+            .contains("Mean relative difference: 0.25")
+    );
+}
+
+/// A bracketed code between the place and the colon (`a.py:5:5 [FURB101]: message`, refurb's)
+/// and a numbered finding placed in words under its file's line, its message under it
+/// (`a.css` / `3: warning at line 8, col 1` / `message`, csslint's) are findings.
+#[test]
+fn a_bracketed_code_after_the_place_and_a_place_in_words_under_a_file() {
+    let log = "mill.py:5:5 [FURB101]: Replace `with open(x) as f: y = f.read()` with `y = Path(x).read_text()`\n\
+               mill.py:9:12 [FURB138]: Consider using list comprehension\n\n\
+               Run `refurb --explain ERR` to further explain an error.\n";
+    let parsed = parse_log(log);
+    assert_eq!(names(&parsed), ["mill.py:5", "mill.py:9"]);
+    assert_eq!(
+        parsed.blocks[1].message.as_deref(),
+        Some("Consider using list comprehension")
+    );
+    let log = "\n\ncsslint: There are 2 problems in /w/site.css.\n\n\
+               site.css\n1: warning at line 2, col 1\nDon't use IDs in selectors.\n#nav { color: red; }\n\n\
+               site.css\n2: error at line 9, col 1\n@import not allowed here.\n@import url(\"a.css\");\n";
+    let parsed = parse_log(log);
+    let mut named = names(&parsed);
+    named.sort();
+    assert_eq!(named, ["site.css:2", "site.css:9"]);
+    assert!(
+        parsed
+            .blocks
+            .iter()
+            .any(|b| b.lines.iter().any(|l| l == "@import not allowed here."))
+    );
+}
