@@ -207,9 +207,11 @@ pub fn parse_log_paced(
     } else {
         crate::stated::Stated::default()
     };
-    let mut claimed = vec![false; lines.len()];
+    // A line that closes a scope opened above it reports nothing, whichever parser reads.
+    let scopes = crate::line::scopes(&lines);
+    let mut claimed = scopes.closing.clone();
     let mut blocks: Vec<FailureBlock> = Vec::new();
-    let mut covered = vec![false; lines.len()];
+    let mut covered = claimed.clone();
     if parsers == Parsers::All {
         blocks.extend(
             crate::runner::text(&lines, &mut claimed, pace)?
@@ -225,6 +227,7 @@ pub fn parse_log_paced(
             *c |= *r;
         }
     }
+    let mut blocks = name_in_scopes(blocks, &lines, &scopes);
     let rest = read_text(
         &lines,
         covered.clone(),
@@ -232,6 +235,7 @@ pub fn parse_log_paced(
         Order::DiagnosticsFirst,
         pace,
     )?;
+    let rest = name_in_scopes(rest, &lines, &scopes);
     let first = settle(
         blocks.iter().cloned().chain(rest).collect(),
         &lines,
@@ -247,6 +251,7 @@ pub fn parse_log_paced(
         && split_report(&first)
     {
         let rest = read_text(&lines, covered, &stated, Order::ReportsFirst, pace)?;
+        let rest = name_in_scopes(rest, &lines, &scopes);
         blocks.extend(rest);
         let second = settle(blocks, &lines, &unwrapped, offset);
         let agrees = matches!(agreement(&stated, &second), Agreement::Agrees { .. });
@@ -276,6 +281,32 @@ pub fn parse_log_paced(
         wrapper,
         agreement,
     })
+}
+
+/// A failure inside scopes its runner opened and closed is named by their titles too
+/// (`Bakery ovens › bakes rye › rye yield off by one`); a diagnostic keeps its place.
+fn name_in_scopes(
+    mut blocks: Vec<FailureBlock>,
+    lines: &[String],
+    scopes: &crate::line::Scopes,
+) -> Vec<FailureBlock> {
+    for b in &mut blocks {
+        if b.anchors.iter().any(|a| a.starts_with("diagnostic")) {
+            continue;
+        }
+        let path = scopes.path(lines, b.start.saturating_sub(1));
+        if path.is_empty() {
+            continue;
+        }
+        let mut full = path.join(" › ");
+        if let Some(name) = b.test_name.take()
+            && !path.contains(&name.as_str())
+        {
+            full = format!("{full} › {name}");
+        }
+        b.test_name = Some(full);
+    }
+    blocks
 }
 
 /// Whether a diagnostic starts on the line right after a report ends: a report's message read

@@ -87,6 +87,108 @@ pub(crate) fn without_timing(name: &str) -> &str {
     t
 }
 
+/// Scopes a runner opens and closes as it runs its tree (`◌ yeast expiry` … `● yeast expiry ›
+/// 7.6ms`): which lines close one, and the scope each line stands in.
+pub(crate) struct Scopes {
+    /// The lines that close a scope: they report nothing.
+    pub(crate) closing: Vec<bool>,
+    /// The innermost scope (its opening line) each line stands in.
+    parent: Vec<Option<usize>>,
+    /// The lines that open a scope closed below.
+    opens: Vec<bool>,
+}
+
+impl Scopes {
+    /// The titles of the scopes the line at `at` stands in (or opens), outermost first.
+    pub(crate) fn path<'a>(&self, lines: &'a [String], at: usize) -> Vec<&'a str> {
+        let mut titles = Vec::new();
+        let mut p = if self.opens.get(at).copied().unwrap_or(false) {
+            Some(at)
+        } else {
+            self.parent.get(at).copied().flatten()
+        };
+        while let Some(o) = p {
+            if let Some((_, title)) = lines[o].trim().split_once(' ') {
+                titles.push(title.trim());
+            }
+            p = self.parent[o];
+        }
+        titles.reverse();
+        titles
+    }
+}
+
+/// The scopes of `lines`: a marked title with its duration (`● yeast expiry › 7.6ms`) closes
+/// the same title opened at the same depth with another mark (`◌ yeast expiry`). Linear in the
+/// lines.
+pub(crate) fn scopes(lines: &[String]) -> Scopes {
+    let mut opened: std::collections::HashMap<(usize, &str), (&str, usize)> =
+        std::collections::HashMap::new();
+    let mut closing = vec![false; lines.len()];
+    let mut opener_of: Vec<Option<usize>> = vec![None; lines.len()];
+    let mut closed = vec![false; lines.len()];
+    for (i, line) in lines.iter().enumerate() {
+        let depth = line.len() - line.trim_start().len();
+        let Some((mark, body)) = line.trim().split_once(' ') else {
+            continue;
+        };
+        if mark.is_empty() || mark.chars().any(char::is_alphanumeric) {
+            continue;
+        }
+        let body = body.trim();
+        let timed = body
+            .rsplit_once(" › ")
+            .filter(|(_, d)| duration(d))
+            .map(|(title, _)| title.trim_end())
+            .or_else(|| Some(without_timing(body)).filter(|t| t.len() < body.len()));
+        match timed {
+            Some(title) => {
+                if let Some(&(m, o)) = opened.get(&(depth, title))
+                    && m != mark
+                {
+                    closing[i] = true;
+                    opener_of[i] = Some(o);
+                    closed[o] = true;
+                }
+            }
+            None => {
+                opened.insert((depth, body), (mark, i));
+            }
+        }
+    }
+    // The innermost open scope at each line: a stack of the openings that are closed.
+    let mut parent = vec![None; lines.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for i in 0..lines.len() {
+        if let Some(o) = opener_of[i] {
+            while let Some(top) = stack.pop() {
+                if top == o {
+                    break;
+                }
+            }
+        }
+        parent[i] = stack.last().copied();
+        if closed[i] {
+            stack.push(i);
+        }
+    }
+    Scopes {
+        closing,
+        parent,
+        opens: closed,
+    }
+}
+
+/// Whether a word is a duration (`7.618357ms`, `2s`, `15 ms`).
+fn duration(text: &str) -> bool {
+    let t = text.trim();
+    let figure = ["ms", "µs", "us", "ns", "s"]
+        .iter()
+        .find_map(|u| t.strip_suffix(u))
+        .map(str::trim_end);
+    figure.is_some_and(|f| !f.is_empty() && f.parse::<f64>().is_ok())
+}
+
 /// A name without the column a progress line pads to its end (`name          14%`, `name
 /// 0.01s`): three spaces or more, then one figure (a share, a duration, a count).
 pub(crate) fn without_column(name: &str) -> &str {

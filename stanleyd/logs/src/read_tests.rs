@@ -1167,3 +1167,75 @@ fn a_bracketed_code_after_the_place_and_a_place_in_words_under_a_file() {
             .any(|b| b.lines.iter().any(|l| l == "@import not allowed here."))
     );
 }
+
+/// A runner that prints its tree as it runs opens each scope (`◌ title`) and closes it with the
+/// title and its duration (`● title › 2.4ms`): the closing lines report nothing, and a failure
+/// inside is named by the scopes it stands in (poku's).
+#[test]
+fn closing_lines_report_nothing_and_a_failure_is_named_by_its_scopes() {
+    let log = "› test/press.test.js › 120.5ms\n\
+               \x20 ◌ Cider press\n\
+               \x20   ◌ crushes apples\n\
+               \x20     ✔ ten apples give a litre\n\
+               \x20   ● crushes apples › 0.21ms\n\
+               \x20   ◌ filters pulp\n\
+               \x20     ✘ pulp left in the jug\n\
+               \x20           File test/press.test.js:9:12\n\
+               \x20           Code ERR_ASSERTION\n\
+               \x20       Actual:\n\
+               \x20       3\n\
+               \x20       Expected:\n\
+               \x20       0\n\
+               \x20   ● filters pulp › 1.91ms\n\
+               \x20 ● Cider press › 4.02ms\n\
+               \x20 ◌ bottling\n\
+               \x20   ✘ cork count off by two\n\
+               \x20 ● bottling › 0.33ms\n\n\
+               \x20PASS › 0   FAIL › 1 \n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        names(&parsed),
+        [
+            "Cider press › filters pulp › pulp left in the jug",
+            "bottling › cork count off by two"
+        ],
+        "{:#?}",
+        parsed.blocks
+    );
+    assert!(
+        parsed.blocks[0]
+            .lines
+            .iter()
+            .any(|l| l.contains("Expected:"))
+    );
+}
+
+/// A task runner pads its stream labels to one width (` till:test | `, `ovens:test | `, moon's):
+/// a padded label ending in ` | ` is a stream's like any other.
+#[test]
+fn a_padded_pipe_label_is_a_stream_label() {
+    let mut log = String::from("▮▮▮▮ Executing action pipeline\n");
+    for row in [
+        "csslint: There are 2 problems in /w/site.css.",
+        "",
+        "site.css",
+        "1: warning at line 2, col 1",
+        "Don't use IDs in selectors.",
+        "#nav { color: red; }",
+        "",
+        "site.css",
+        "2: error at line 9, col 1",
+        "@import not allowed here.",
+        "@import url(\"a.css\");",
+    ] {
+        log.push_str(&format!(" till:test | {row}\n"));
+    }
+    log.push_str("▮▮▮▮ till:test (191ms)\n");
+    for row in ["checking 3 files", "", "all good", "done"] {
+        log.push_str(&format!("ovens:test | {row}\n"));
+    }
+    let parsed = parse_log(&log);
+    let mut named = names(&parsed);
+    named.sort();
+    assert_eq!(named, ["site.css:2", "site.css:9"], "{:#?}", parsed.blocks);
+}

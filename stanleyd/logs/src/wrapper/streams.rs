@@ -20,11 +20,14 @@ pub(crate) const MIN_LINES: usize = 3;
 /// segment of at most four spaces and [`MAX_LABEL`] bytes that does not start with whitespace,
 /// ended by `: `, a final `:`, ` | ` or a tab, or a leading `[…] ` or `(…) ` whatever it holds.
 pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
-    // A build tool's task label may be right-aligned (Ant's `    [junit] text`).
+    // A build tool's task label may be right-aligned (Ant's `    [junit] text`, moon's
+    // ` till:test | text` beside `ovens:test | text`).
     let pad = line.len() - line.trim_start_matches(' ').len();
     if pad > 0 {
         let rest = &line[pad..];
-        let (name, text) = label(rest).filter(|_| pad <= 12 && rest.starts_with('['))?;
+        let (name, text) = label(rest).filter(|&(_, text)| {
+            pad <= 12 && (rest.starts_with('[') || rest[..text].ends_with(" | "))
+        })?;
         return Some((name, pad + text));
     }
     if line.starts_with(char::is_whitespace) {
