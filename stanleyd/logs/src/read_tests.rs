@@ -1239,3 +1239,29 @@ fn a_padded_pipe_label_is_a_stream_label() {
     named.sort();
     assert_eq!(named, ["site.css:2", "site.css:9"], "{:#?}", parsed.blocks);
 }
+
+/// Records of labelled fields, one per failure (`Test:`, `Suite:`, `File:`, `Line:`,
+/// `Message:`, CppTest's verbose output, which says "failed" nowhere): named by the test's
+/// field, their message the message's.
+#[test]
+fn records_of_labelled_fields_are_failures_named_by_their_test_field() {
+    let mut log = String::from(
+        "MillSuite: 0/3MillSuite: 1/3MillSuite: 3/3, 33% correct in 0.000013 seconds\n",
+    );
+    for (test, line, message) in [
+        (
+            "grinds_fine",
+            12,
+            "grain size should be 3: Got 5, expected 3",
+        ),
+        ("wheel_speed", 19, "rpm(12) < 10"),
+    ] {
+        log.push_str(&format!(
+            "\tTest:    {test}\n\tSuite:   MillSuite\n\tFile:    test_mill.cpp\n\tLine:    {line}\n\tMessage: {message}\n\n"
+        ));
+    }
+    log.push_str("Total: 3 tests, 33% correct in 0.000013 seconds\n");
+    let parsed = parse_log(&log);
+    assert_eq!(names(&parsed), ["grinds_fine", "wheel_speed"]);
+    assert_eq!(parsed.blocks[1].message.as_deref(), Some("rpm(12) < 10"));
+}

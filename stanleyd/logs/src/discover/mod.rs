@@ -1290,6 +1290,21 @@ pub(crate) fn segment(
                 .map(|(_, tail)| tail)
                 .filter(|tail| !tail.is_empty())
                 .map(str::to_owned);
+            // A record of labelled fields says what went wrong in its message's field.
+            let told = told.or_else(|| {
+                s.whole
+                    .then(|| {
+                        read.iter().find_map(|l| {
+                            let (label, value) = field(l)?;
+                            matches!(
+                                label.to_ascii_lowercase().as_str(),
+                                "message" | "error" | "reason" | "failure" | "assertion"
+                            )
+                            .then(|| value.to_owned())
+                        })
+                    })
+                    .flatten()
+            });
             let message = told
                 .or_else(|| message_of(body))
                 .or_else(|| message_of(&read));
@@ -1342,9 +1357,72 @@ pub(crate) fn with_more(lines: &[String], covered: &[bool], mut spans: Vec<Span>
         }
     }
     spans.extend(more);
-    spans.extend(framed(lines, &claimed));
+    let boxed = framed(lines, &claimed);
+    for s in &boxed {
+        for c in &mut claimed[s.start..s.end] {
+            *c = true;
+        }
+    }
+    spans.extend(boxed);
+    spans.extend(fielded(lines, &claimed));
     spans.sort_by_key(|s| s.start);
     spans
+}
+
+/// Records of labelled fields, one per failure (`Test: full_row`, `Suite: Picking`, `File:
+/// a.cpp`, `Line: 17`, `Message: …`, CppTest's): a run of three or more `Label: value` lines at
+/// one depth, one naming the test and one saying what went wrong; named by the test's field.
+pub(crate) fn fielded(lines: &[String], covered: &[bool]) -> Vec<Span> {
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if covered[i] || field(&lines[i]).is_none() {
+            i += 1;
+            continue;
+        }
+        let depth = indent(&lines[i]);
+        let (mut end, mut test, mut told) = (i, None, false);
+        while end < lines.len() && !covered[end] && indent(&lines[end]) == depth {
+            let Some((label, value)) = field(&lines[end]) else {
+                break;
+            };
+            match label.to_ascii_lowercase().as_str() {
+                "test" | "test name" | "testcase" | "test case" => {
+                    test.get_or_insert(value);
+                }
+                "message" | "error" | "reason" | "failure" | "assertion" => told = true,
+                _ => {}
+            }
+            end += 1;
+        }
+        if end - i >= 3
+            && told
+            && let Some(name) = test.filter(|n| name_like(n))
+        {
+            spans.push(Span {
+                start: i,
+                end,
+                name: Some(name.to_owned()),
+                whole: true,
+            });
+        }
+        i = end.max(i + 1);
+    }
+    spans
+}
+
+/// A labelled field (`Message: five trees should fill fifteen crates`): a label of up to
+/// three capitalised words, a colon, a value.
+fn field(line: &str) -> Option<(&str, &str)> {
+    let (label, value) = line.trim().split_once(':')?;
+    let value = value.trim();
+    let words = label.split(' ').count();
+    (!value.is_empty()
+        && words <= 3
+        && label.len() <= 24
+        && label.starts_with(|c: char| c.is_ascii_uppercase())
+        && label.chars().all(|c| c.is_ascii_alphabetic() || c == ' '))
+    .then_some((label, value))
 }
 
 /// Reports whose headers carry no name take, in order, the names another reading found (a
