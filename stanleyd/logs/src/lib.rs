@@ -228,10 +228,14 @@ pub fn parse_log_paced(
         }
     }
     let mut blocks = name_in_scopes(blocks, &lines, &scopes);
-    let rest = read_text(
+    // Streams of parallel tasks put back one after the other are logs of their own: each is
+    // read with the count it states.
+    let streams = stream_ranges(&unwrapped, offset);
+    let rest = read_streams(
         &lines,
-        covered.clone(),
+        &covered,
         &stated,
+        &streams,
         Order::DiagnosticsFirst,
         pace,
     )?;
@@ -250,7 +254,14 @@ pub fn parse_log_paced(
     let mut blocks = if matches!(agreement(&stated, &first), Agreement::Differs { .. })
         && split_report(&first)
     {
-        let rest = read_text(&lines, covered, &stated, Order::ReportsFirst, pace)?;
+        let rest = read_streams(
+            &lines,
+            &covered,
+            &stated,
+            &streams,
+            Order::ReportsFirst,
+            pace,
+        )?;
         let rest = name_in_scopes(rest, &lines, &scopes);
         blocks.extend(rest);
         let second = settle(blocks, &lines, &unwrapped, offset);
@@ -347,6 +358,60 @@ enum Order {
     DiagnosticsFirst,
     /// Test reports first, then the diagnostics of what they left.
     ReportsFirst,
+}
+
+/// The ranges of `unwrapped`'s lines (after the first `offset`) that each hold one stream of
+/// a task runner's labelled streams (put back one after the other when they interleaved);
+/// none otherwise. A line of no
+/// stream stays with the stream before it.
+fn stream_ranges(unwrapped: &crate::wrapper::ci::Unwrapped, offset: usize) -> Vec<(usize, usize)> {
+    if unwrapped.wrapper != Some(crate::wrapper::ci::Wrapper::Prefixed) {
+        return Vec::new();
+    }
+    let steps = &unwrapped.steps[offset.min(unwrapped.steps.len())..];
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    let mut current: Option<usize> = None;
+    for (i, step) in steps.iter().enumerate() {
+        match (step, ranges.last_mut()) {
+            (Some(s), Some(last)) if current != Some(*s) => {
+                last.1 = i;
+                ranges.push((i, i + 1));
+                current = Some(*s);
+            }
+            (_, Some(last)) => last.1 = i + 1,
+            (s, None) => {
+                ranges.push((i, i + 1));
+                current = *s;
+            }
+        }
+    }
+    if ranges.len() < 2 { Vec::new() } else { ranges }
+}
+
+/// [`read_text`] over each stream's lines with the count that stream states, or over all the
+/// lines when there are no `streams`.
+fn read_streams(
+    lines: &[String],
+    covered: &[bool],
+    stated: &crate::stated::Stated,
+    streams: &[(usize, usize)],
+    order: Order,
+    pace: &Pace<'_>,
+) -> Result<Vec<FailureBlock>, Cancelled> {
+    if streams.is_empty() {
+        return read_text(lines, covered.to_vec(), stated, order, pace);
+    }
+    let mut out = Vec::new();
+    for &(a, b) in streams {
+        let part = &lines[a..b];
+        let own = crate::stated::stated(part);
+        for mut block in read_text(part, covered[a..b].to_vec(), &own, order, pace)? {
+            block.start += a;
+            block.end += a;
+            out.push(block);
+        }
+    }
+    Ok(out)
 }
 
 /// The blocks of the lines the runner parsers left (`covered`): a TAP stream, diagnostics and

@@ -1265,3 +1265,69 @@ fn records_of_labelled_fields_are_failures_named_by_their_test_field() {
     assert_eq!(names(&parsed), ["grinds_fine", "wheel_speed"]);
     assert_eq!(parsed.blocks[1].message.as_deref(), Some("rpm(12) < 10"));
 }
+
+/// Two tools' streams under one task runner (`props.1 | `, `style.1 | `, node-foreman's) are
+/// logs of their own: each is read with the count it states, so the linter's count does not
+/// choose the reading of the property tests beside it.
+#[test]
+fn each_labelled_stream_is_read_with_its_own_count() {
+    let mut props = Vec::new();
+    for (name, dots, message) in [
+        ("hive:prop_sorted/0", 300, ""),
+        (
+            "hive:prop_linear/0",
+            37,
+            "yield for 13 frames is 38, not linear",
+        ),
+        ("hive:prop_queen/0", 1, "queen of age 5 rejected"),
+        ("hive:prop_frames/0", 4, "frame 3 missing from the map"),
+    ] {
+        props.push(format!("Testing {name}"));
+        props.push(format!(
+            "{}{}",
+            ".".repeat(dots),
+            if message.is_empty() { "" } else { "!" }
+        ));
+        if message.is_empty() {
+            props.push(format!("OK: Passed {dots} test(s)."));
+            props.push(String::new());
+        } else {
+            props.push(format!("Failed: After {} test(s).", dots + 1));
+            props.push("13".into());
+            props.push(message.into());
+            props.push("Shrinking .(1 time(s))".into());
+            props.push("9".into());
+            props.push(message.into());
+        }
+    }
+    let mut style = vec!["Starting audit...".to_owned()];
+    for (line, rule) in [
+        (1, "JavadocPackage"),
+        (4, "FinalParameters"),
+        (9, "MagicNumber"),
+        (12, "LeftCurly"),
+    ] {
+        style.push(format!(
+            "[ERROR] /w/src/Pier.java:{line}: Something about the code. [{rule}]"
+        ));
+    }
+    style.push("Audit done.".into());
+    style.push("Checkstyle ends with 4 errors.".into());
+    let mut log = String::new();
+    for (k, line) in props.iter().enumerate() {
+        log.push_str(&format!("8:06:37 AM props.1 |  {line}\n"));
+        if let Some(s) = style.get(k) {
+            log.push_str(&format!("8:06:38 AM style.1 |  {s}\n"));
+        }
+    }
+    let parsed = parse_log(&log);
+    let named = names(&parsed);
+    for want in [
+        "hive:prop_linear/0",
+        "hive:prop_queen/0",
+        "hive:prop_frames/0",
+        "Pier.java:9",
+    ] {
+        assert!(named.iter().any(|n| n.contains(want)), "{want}: {named:?}");
+    }
+}

@@ -88,6 +88,10 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
         || ruled(name)
         || severity(name)
         || name.bytes().all(|b| b.is_ascii_digit())
+        // The row a code frame points at (`> 5 |   expect(x)`, Playwright's and Jest's).
+        || name
+            .strip_prefix('>')
+            .is_some_and(|n| n.trim().bytes().all(|b| b.is_ascii_digit()))
     {
         return None;
     }
@@ -102,7 +106,8 @@ fn ruled(name: &str) -> bool {
         .is_some_and(crate::line::rule_token)
 }
 
-/// (A line number alone before its bar, `12 |     code`, is a quoted source row.)
+/// (A line number alone before its bar, `12 |     code` or `> 12 |   code`, is a quoted source
+/// row.)
 /// Whether `name` is a diagnostic's severity (`error`, `warning`, `help`, `note`: rustc's
 /// `help: remove this` under its error), which a compiler prints before its own lines, not a
 /// stream's label.
@@ -373,6 +378,18 @@ mod tests {
     /// A linter's place before every finding (cpplint's `widget.cc:4:  message`, the message
     /// after two spaces) is the line's own, and a heading's keyword with the same padding on
     /// every line (doctest's `TEST CASE:  name`) is no stream: neither comes off.
+    #[test]
+    fn the_row_a_code_frame_points_at_is_no_label() {
+        for row in [
+            "  > 5 |   expect(a).toBe(b);",
+            "> 12 | x",
+            "    >  7 |     total()",
+        ] {
+            assert_eq!(label(row), None, "{row}");
+        }
+        assert_eq!(label(" till:test | text"), Some(("till:test", 13)));
+    }
+
     #[test]
     fn places_and_padded_headings_are_no_labels() {
         let cpplint = "widget.cc:0:  No copyright message found.  [legal/copyright] [5]\n\
