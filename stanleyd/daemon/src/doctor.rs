@@ -325,7 +325,7 @@ fn repository_check(state: &DaemonState) -> Check {
             "free disk space, or fix the permissions of .stanley/",
         );
     }
-    match (&state.queue, &state.queue_problem) {
+    match (state.improve.store(), state.improve.problem()) {
         (Some(q), _) => {
             let jobs = q.list().map(|j| j.len()).unwrap_or(0);
             check(

@@ -396,7 +396,7 @@ fn context<'a>(
 /// Says what the person should know before the request runs: a recovered queue, quarantined
 /// or switched-off repository workflows, their load-time warnings, candidates awaiting review.
 async fn announce(state: &DaemonState, repo: &RepoSnapshot, events: &Events) {
-    if let Some(line) = state.take_queue_recovery() {
+    if let Some(line) = state.improve.take_recovery() {
         events.warning(&line).await;
     }
     if let Some(line) = state.take_cache_warning() {
@@ -723,7 +723,7 @@ async fn delegate(
     // Queue an improvement job from the redacted request, durably, before answering.
     let redacted = ctx.redactor.text(request).0;
     let job = Job::new(&redacted, Supplied::shape_of(input), &stamp_now());
-    match ctx.state.queue.as_deref().map(|q| q.enqueue(&job)) {
+    match ctx.state.improve.store().map(|q| q.enqueue(&job)) {
         Some(Ok(enqueued)) => {
             tracing::info!(job = %job.id, ?enqueued, "improvement job");
             events
@@ -744,7 +744,7 @@ async fn delegate(
             events
                 .warning(format!(
                     "no improvement job was queued: {}",
-                    ctx.state.queue_unavailable()
+                    ctx.state.improve.unavailable()
                 ))
                 .await;
         }

@@ -214,7 +214,7 @@ pub async fn run(
             Ok(())
         }
     };
-    if let Some(q) = &state.queue
+    if let Some(q) = state.improve.store()
         && let Err(e) = q.flush()
     {
         tracing::warn!(error = %e, "could not flush the improvement queue");

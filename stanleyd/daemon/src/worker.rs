@@ -88,9 +88,10 @@ impl From<WorkError> for RequestError {
 
 fn queue(state: &DaemonState) -> Result<&dyn JobQueue, WorkError> {
     state
-        .queue
-        .as_deref()
-        .ok_or_else(|| WorkError::NoQueue(state.queue_unavailable()))
+        .improve
+        .store()
+        .map(|q| &**q)
+        .ok_or_else(|| WorkError::NoQueue(state.improve.unavailable()))
 }
 
 /// A failed write on disk: the repository's fault (a link planted under `.stanley/`) is an
@@ -154,7 +155,7 @@ pub(crate) async fn work(
     agent: &dyn Agent,
     cancel: &Cancel,
 ) -> Result<Option<Vec<Processed>>, WorkError> {
-    let Ok(_guard) = state.worker.try_lock() else {
+    let Some(_turn) = state.improve.try_turn() else {
         return Ok(None);
     };
     let q = queue(state)?;
@@ -606,7 +607,7 @@ pub(crate) fn reject(root: &Path, id: &str) -> Result<CandidateRecord, RequestEr
 
 /// Puts a job back to pending with no attempts, clearing its candidate folder unless promoted.
 pub(crate) fn retry(state: &DaemonState, id: &str) -> Result<Job, RequestError> {
-    let Ok(_guard) = state.worker.try_lock() else {
+    let Some(_turn) = state.improve.try_turn() else {
         return Err(RequestError::unavailable(
             "the improvement worker is running; try again when it finishes",
         ));
@@ -642,7 +643,7 @@ pub(crate) fn retry(state: &DaemonState, id: &str) -> Result<Job, RequestError> 
 
 /// Removes a job from the queue.
 pub(crate) fn drop_job(state: &DaemonState, id: &str) -> Result<(), RequestError> {
-    let Ok(_guard) = state.worker.try_lock() else {
+    let Some(_turn) = state.improve.try_turn() else {
         return Err(RequestError::unavailable(
             "the improvement worker is running; try again when it finishes",
         ));
@@ -659,22 +660,22 @@ pub(crate) fn drop_job(state: &DaemonState, id: &str) -> Result<(), RequestError
 /// worker runs (`STANLEY_AUTO_IMPROVE=off` keeps it to the explicit command). The caller has
 /// already checked that an agent is available.
 pub(crate) fn maybe_kick(state: &DaemonState, settings: &RequestSettings) {
-    if !settings.auto_improve || state.worker.try_lock().is_err() {
+    if !settings.auto_improve || state.improve.try_turn().is_none() {
         return;
     }
     let pending = state
-        .queue
-        .as_deref()
+        .improve
+        .store()
         .and_then(|q| q.list().ok())
         .is_some_and(|jobs| jobs.iter().any(|j| j.state == JobState::Pending));
     if pending {
-        let _ = state.kick.send(settings.env.clone());
+        state.improve.kick(settings.env.clone());
     }
 }
 
 /// The daemon's background worker: drains the queue whenever a request asks it to.
 pub(crate) fn spawn_background(state: &Arc<DaemonState>) {
-    let Some(mut kicks) = state.kicks.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+    let Some(mut kicks) = state.improve.take_kicks() else {
         return;
     };
     // The task holds the state only weakly between kicks, and ends when the daemon stops.

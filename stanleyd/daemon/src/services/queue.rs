@@ -35,9 +35,10 @@ impl QueueService {
 
     fn queue(&self) -> Result<&dyn JobQueue, Status> {
         self.state
-            .queue
-            .as_deref()
-            .ok_or_else(|| RequestError::from(&*self.state.queue_unavailable()).into())
+            .improve
+            .store()
+            .map(|q| &**q)
+            .ok_or_else(|| RequestError::from(&*self.state.improve.unavailable()).into())
     }
 }
 

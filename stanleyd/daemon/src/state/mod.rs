@@ -20,6 +20,7 @@ use tokio::time::Instant;
 use crate::config::DaemonConfig;
 use crate::error::{DaemonError, RequestError};
 
+pub(crate) mod improve;
 pub(crate) mod page;
 pub(crate) mod repo;
 pub(crate) mod team;
@@ -163,14 +164,8 @@ pub(crate) struct DaemonState {
     /// Held while a hook reads, changes and writes the flow journal (a stop, a gate counting
     /// its Jev request), so concurrent hook calls never lose each other's changes.
     pub(crate) flow_journal: tokio::sync::Mutex<()>,
-    /// The improvement queue (None when `.stanley/state/` could not be opened; the reason is
-    /// in `queue_problem` and the log).
-    pub(crate) queue: Option<Arc<dyn JobQueue>>,
-    /// Why the queue could not be opened (the repository may be at fault: a link under
-    /// `.stanley/`).
-    pub(crate) queue_problem: Option<Arc<QueueProblem>>,
-    /// What opening the queue recovered, said once on the next request.
-    queue_recovery: Mutex<Option<String>>,
+    /// The improvement queue, the worker's turn at it and its wake-up channel.
+    pub(crate) improve: improve::ImproveQueue,
     /// The judgment cache under `.stanley/state/judgments/` (None when its folder cannot be
     /// used; requests then ask Jev everything).
     pub(crate) judgments: Option<Arc<dyn CacheStore>>,
@@ -180,12 +175,6 @@ pub(crate) struct DaemonState {
     pub(crate) team: team::TeamLevel,
     /// Run folders of requests in progress: retention never removes them.
     pub(crate) active_runs: Arc<Mutex<std::collections::HashSet<String>>>,
-    /// Held while the improvement worker runs (one at a time).
-    pub(crate) worker: tokio::sync::Mutex<()>,
-    /// Asks the background worker to drain the queue with a request's environment.
-    pub(crate) kick: tokio::sync::mpsc::UnboundedSender<HashMap<String, String>>,
-    /// The receiving end, taken once by the server's background worker task.
-    pub(crate) kicks: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<HashMap<String, String>>>>,
     /// The repository workflows and their warm host.
     pub(crate) repo: repo::RepoSlot,
     /// The running flow supervisor's cancel token: the single-runner lease.
@@ -362,21 +351,6 @@ impl DaemonState {
             .or_else(|| self.judgments.as_ref().and_then(|j| j.take_warning()))
     }
 
-    /// The queue's recovery report, the first time it is asked for.
-    pub(crate) fn take_queue_recovery(&self) -> Option<String> {
-        self.queue_recovery
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-    }
-
-    /// Why the queue cannot be used.
-    pub(crate) fn queue_unavailable(&self) -> Arc<QueueProblem> {
-        self.queue_problem
-            .clone()
-            .unwrap_or_else(|| Arc::new(QueueProblem::NotOpen))
-    }
-
     /// The state with every port opened for real (git2 on the worktree, the HTTP client to
     /// System One, sled under `.stanley/state/`).
     pub(crate) fn new(config: &DaemonConfig, stop: Cancel) -> Result<Self, DaemonError> {
@@ -400,7 +374,6 @@ impl DaemonState {
         git: Arc<dyn Repo>,
         jev: Box<dyn JevPort>,
     ) -> Self {
-        let (kick, kicks) = tokio::sync::mpsc::unbounded_channel();
         let key = user_key(config);
         let queue = open_queue(
             &config.files.root,
@@ -413,6 +386,11 @@ impl DaemonState {
             .ok()
             .cloned()
             .unwrap_or_else(stanley_adapters::user_key::UserKey::ephemeral);
+        let recovery = queue
+            .as_ref()
+            .ok()
+            .and_then(|q| q.recovery())
+            .map(|r| r.line());
         let (judgments, cache_problem) = open_judgments(
             config,
             !matches!(&queue, Err(QueueProblem::Refused(_))),
@@ -427,22 +405,11 @@ impl DaemonState {
             )),
             flow_journal: tokio::sync::Mutex::new(()),
             jev,
-            queue_recovery: Mutex::new(
-                queue
-                    .as_ref()
-                    .ok()
-                    .and_then(|q| q.recovery())
-                    .map(|r| r.line()),
-            ),
             judgments: judgments.map(|j| j as Arc<dyn CacheStore>),
             cache_problem: Mutex::new(cache_problem),
             team: team::TeamLevel::default(),
             active_runs: Arc::new(Mutex::new(std::collections::HashSet::new())),
-            queue: queue.as_ref().ok().map(|q| q.clone() as Arc<dyn JobQueue>),
-            queue_problem: queue.err().map(Arc::new),
-            worker: tokio::sync::Mutex::new(()),
-            kick,
-            kicks: Mutex::new(Some(kicks)),
+            improve: improve::ImproveQueue::new(queue.map(|q| q as Arc<dyn JobQueue>), recovery),
             repo: tokio::sync::Mutex::new(None),
             flow_run: Mutex::new(None),
             ui: page::UiSlot::default(),

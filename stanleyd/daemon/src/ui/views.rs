@@ -184,9 +184,9 @@ fn run(root: &Path, id: &str) -> Rendered {
 
 fn queue(state: &DaemonState, base: &str) -> Rendered {
     let root = &state.config.files.root;
-    let jobs = match &state.queue {
+    let jobs = match state.improve.store() {
         Some(q) => q.list().map_err(|e| e.to_string()),
-        None => Err(state.queue_unavailable().to_string()),
+        None => Err(state.improve.unavailable().to_string()),
     };
     let recoveries: Vec<String> = stanley_adapters::queue::recoveries(&root.join(".stanley"))
         .iter()
@@ -371,8 +371,8 @@ fn overview(state: &DaemonState, base: &str) -> Rendered {
     let mut latest = stanley_adapters::runs::list(root);
     latest.truncate(5);
     let queue = state
-        .queue
-        .as_ref()
+        .improve
+        .store()
         .and_then(|q| q.list().ok())
         .map(|jobs| {
             let pending = jobs
