@@ -354,6 +354,34 @@ pub(crate) fn from_found(found: crate::found::Found) -> FailureBlock {
     )
 }
 
+/// Per block, whether it is a finding in one run of findings (in log order, no other block
+/// between) that holds an error.
+fn beside_errors(blocks: &[FailureBlock]) -> Vec<bool> {
+    let finding =
+        |b: &FailureBlock| b.anchors == ["diagnostic"] || b.anchors == ["diagnostic_warning"];
+    let mut order: Vec<usize> = (0..blocks.len()).collect();
+    order.sort_by_key(|&k| blocks[k].start);
+    let mut out = vec![false; blocks.len()];
+    let mut run: Vec<usize> = Vec::new();
+    let close = |run: &mut Vec<usize>, out: &mut Vec<bool>| {
+        if run.iter().any(|&k| blocks[k].anchors == ["diagnostic"]) {
+            for &k in run.iter() {
+                out[k] = true;
+            }
+        }
+        run.clear();
+    };
+    for k in order {
+        if finding(&blocks[k]) {
+            run.push(k);
+        } else {
+            close(&mut run, &mut out);
+        }
+    }
+    close(&mut run, &mut out);
+    out
+}
+
 /// Gives every block its own id: a block's id comes from its content, so a failure printed twice
 /// (a retried test, a log of two runs) would share one; the second and later get `-2`, `-3`, …
 /// in log order, and stay duplicates of the first by fingerprint.
@@ -640,6 +668,8 @@ pub(crate) fn settle(
     // (Streams told apart by their labels are tools of their own: a warning whose tool's
     // errors sit in its own stream stays, `types.1 | WARNING: …` beside `spec.1 | ✗ …`.)
     let step = |b: &FailureBlock| unwrapped.step_of(offset + b.start - 1);
+    // (So is a warning in one run of findings with errors, nothing else between them:
+    // `a.pp - ERROR: …` and `a.pp - WARNING: …` rows of one linter beside a test's failures.)
     if blocks.iter().any(failure) {
         let own: std::collections::HashSet<Option<&str>> = blocks
             .iter()
@@ -647,7 +677,12 @@ pub(crate) fn settle(
             .map(step)
             .filter(Option::is_some)
             .collect();
-        blocks.retain(|b| !warning(b) || own.contains(&step(b)));
+        let beside_errors = beside_errors(&blocks);
+        let mut k = 0;
+        blocks.retain(|b| {
+            k += 1;
+            !warning(b) || own.contains(&step(b)) || beside_errors[k - 1]
+        });
     }
     blocks.sort_by_key(warning);
     // A job that failed outside any test: the error lines that end the failing step, first.

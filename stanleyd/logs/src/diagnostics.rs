@@ -406,7 +406,9 @@ fn one_line_placed(line: &str) -> Option<(String, String, Severity, Option<Strin
     // `  /src/a.py:3:5 - error: …`): an indented `file.go:12: got 1` is a test's own output.
     let indented = line.starts_with(char::is_whitespace);
     let line = line.trim_start();
-    let (path, number, used) = location(line).or_else(|| paren_location(line))?;
+    let (path, number, used) = location(line)
+        .or_else(|| paren_location(line))
+        .or_else(|| scoped_location(line))?;
     let rest = &line[used..];
     // `path:3 error MD001/rule message`, `path:3 DL3008 warning: message`: a severity word or
     // a code right after the place, with no colon between.
@@ -480,6 +482,30 @@ fn one_line_placed(line: &str) -> Option<(String, String, Severity, Option<Strin
     ))
 }
 
+/// `path:function:line: CODE: message` (darglint's): a place with the function it is in
+/// between the file and the line, when a code follows it.
+fn scoped_location(line: &str) -> Option<(&str, u64, usize)> {
+    let mut fields = line.splitn(4, ':');
+    let (path, scope, number, rest) = (
+        fields.next()?,
+        fields.next()?,
+        fields.next()?,
+        fields.next()?,
+    );
+    let ident = !scope.is_empty()
+        && scope.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && scope
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.".contains(c));
+    let code = rest.strip_prefix(' ')?.split(':').next()?;
+    let n: u64 = number.parse().ok()?;
+    (path_like(path) && path.contains('.') && ident && rule_like(code)).then_some((
+        path,
+        n,
+        path.len() + scope.len() + number.len() + 2,
+    ))
+}
+
 /// A finding's message with no severity word: a one-letter severity (`E:`, `W:`), a note's
 /// word (`note:`, `help:`) as a warning, a trailing `(rule)` or `[rule]` as its code.
 fn bare_finding(rest: &str) -> Option<(Severity, Option<String>, String)> {
@@ -514,6 +540,37 @@ fn bare_finding(rest: &str) -> Option<(Severity, Option<String>, String)> {
         rule_like(rule).then(|| rule.to_owned())
     });
     Some((severity, code, message.to_owned()))
+}
+
+/// A severity word, a file and its line in words anywhere on a line: the line's first word
+/// or the word after `in file`/`in` as the file, `line N` as its line.
+fn severity_place_in_words(line: &str) -> Option<(Severity, &str, u64)> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let severity = words.iter().take(4).find_map(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        (w.len() > 1).then(|| severity_word(w)).flatten()
+    })?;
+    // The last `line N`: a message may quote another (`Unclosed '{' on line 2 in a.php on line
+    // 6`).
+    let at = words.iter().rposition(|w| *w == "line")?;
+    let number: u64 = words
+        .get(at + 1)?
+        .trim_end_matches(|c: char| !c.is_ascii_digit())
+        .parse()
+        .ok()?;
+    fn clean(w: &str) -> &str {
+        w.trim_matches(|c: char| "'\"`,;()[]".contains(c))
+            .trim_end_matches(':')
+    }
+    let after_in = words
+        .windows(2)
+        .skip(at)
+        .filter(|w| w[0] == "file" || w[0] == "in")
+        .map(|w| clean(w[1]))
+        .find(|p| path_like(p));
+    let path = after_in
+        .or_else(|| Some(clean(words[0])).filter(|p| path_like(p) && p.contains(['.', '/'])))?;
+    Some((severity, path, number))
 }
 
 /// A place at a message's end in words: `… in path on line N` (PHP), `path: … at line N,
@@ -1021,6 +1078,21 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
             format!("{path}:{number}"),
             format!("{path}:{number}"),
             Severity::Error,
+            None,
+            line.trim().to_owned(),
+        ));
+    }
+    // `a.pp - ERROR: tab character found on line 2 (check: hard_tabs)` (puppet-lint), `***
+    // ERROR: unknown link at line 21 in file lib/a.pm` (podchecker): a severity, a file and a
+    // line in words, wherever the tool puts them.
+    if !line.starts_with(char::is_whitespace)
+        && let Some((severity, path, number)) = severity_place_in_words(line)
+    {
+        return Some((
+            i,
+            format!("{path}:{number}"),
+            format!("{path}:{number}"),
+            severity,
             None,
             line.trim().to_owned(),
         ));

@@ -100,6 +100,10 @@ pub(crate) fn diagnostic_blocks(
         pace.step()?;
         let (code, place) = (d.code.clone(), d.place.clone());
         let message = d.found.message.clone().unwrap_or_default();
+        // A test's record that it passed or was ignored is no finding.
+        if crate::line::passing_record(&message) {
+            continue;
+        }
         let mut block = from_found(d.found);
         // A runner that prints its failures as diagnostics names the test in the message
         // (`a.cpp:12:1: error: Failure in LargeHarvest: Expected 40 but was 39`).

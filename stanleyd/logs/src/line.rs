@@ -345,6 +345,16 @@ pub(crate) fn failing_test_in(message: &str) -> Option<&str> {
         .iter()
         .find_map(|p| t.strip_prefix(p))
         .unwrap_or(t);
+    // `test_clamp_high:FAIL: Expected 30 Was 31` after the place (Unity's records): the test,
+    // then its verdict.
+    if let Some((id, rest)) = t.split_once(':')
+        && matches!(rest.split(':').next(), Some("FAIL" | "FAILED" | "ERROR"))
+        && !id.is_empty()
+        && !id.contains(char::is_whitespace)
+        && name_like(id)
+    {
+        return Some(id);
+    }
     let rest = [
         "Failure in ",
         "Failed in ",
@@ -359,6 +369,18 @@ pub(crate) fn failing_test_in(message: &str) -> Option<&str> {
     let rest = rest.strip_prefix("test ").unwrap_or(rest);
     let (id, _) = rest.split_once(':')?;
     (!id.is_empty() && !id.contains(char::is_whitespace) && name_like(id)).then_some(id)
+}
+
+/// Whether a diagnostic's message is a test's verdict that is no failure (`test_x:IGNORE:
+/// rig not attached`, `test_y:PASS`, Unity's records).
+pub(crate) fn passing_record(message: &str) -> bool {
+    message.trim().split_once(':').is_some_and(|(id, rest)| {
+        !id.contains(char::is_whitespace)
+            && matches!(
+                rest.split(':').next(),
+                Some("PASS" | "OK" | "IGNORE" | "SKIP" | "SKIPPED")
+            )
+    })
 }
 
 /// A test announced as it starts (`Testing beehive:prop_sort/0`, `=== RUN   TestAdd`,

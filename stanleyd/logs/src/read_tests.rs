@@ -1331,3 +1331,65 @@ fn each_labelled_stream_is_read_with_its_own_count() {
         assert!(named.iter().any(|n| n.contains(want)), "{want}: {named:?}");
     }
 }
+
+/// A severity, a file and its line in words anywhere on a line are a finding
+/// (`a.pp - ERROR: tab character found on line 2 (check: hard_tabs)`, puppet-lint's; `***
+/// ERROR: unknown link at line 21 in file lib/A.pm`, podchecker's), the last `line N` its line;
+/// a place with the function between file and line (`a.py:pay:7: DAR101: …`, darglint's); and
+/// a test's record after a place (`t.c:7:test_x:FAIL: Expected 3 Was 2`, Unity's) names the
+/// test, its `IGNORE` record no failure.
+#[test]
+fn places_in_words_anywhere_scoped_places_and_test_records_after_a_place() {
+    let log = "manifests/mill.pp - ERROR: tab character found on line 2 (check: hard_tabs)\n\
+               manifests/mill.pp - WARNING: class not documented on line 1 (check: documentation)\n\
+               *** ERROR: '=item' outside of any '=over' at line 29 in file lib/Kiln/Fire.pm\n\
+               lib/Kiln/Fire.pm has 1 pod syntax error.\n\
+               payroll/wages.py:gross_pay:7: DAR101: Missing parameter(s) in Docstring: - factor\n\
+               PHP Parse error:  Unclosed '{' on line 2 in src/Open.php on line 6\n";
+    let parsed = parse_log(log);
+    let mut named = names(&parsed);
+    named.sort();
+    assert_eq!(
+        named,
+        [
+            "lib/Kiln/Fire.pm:29",
+            "manifests/mill.pp:1",
+            "manifests/mill.pp:2",
+            "payroll/wages.py:7",
+            "src/Open.php:6"
+        ],
+        "{:#?}",
+        parsed.blocks
+    );
+    let log = "test_vent.c:19:test_clamp_low:PASS\n\
+               test_vent.c:7:test_clamp_high:FAIL: Expected 30 Was 31\n\
+               test_vent.c:15:test_calibration:IGNORE: rig not attached\n\
+               test_vent.c:16:test_defrost:FAIL:defrost cycle never ends\n\n\
+               -----------------------\n4 Tests 2 Failures 1 Ignored \nFAIL\n";
+    let parsed = parse_log(log);
+    assert_eq!(names(&parsed), ["test_clamp_high", "test_defrost"]);
+}
+
+/// A linter's warnings in one run with its errors stay beside another tool's test failures
+/// (puppet-lint's `WARNING` rows among its `ERROR` rows, then cram's failed tests, under gulp).
+#[test]
+fn warnings_in_one_run_with_errors_stay_beside_test_failures() {
+    let log = "[11:04:37] Starting 'manifests'...\n\
+               manifests/mill.pp - ERROR: tab character found on line 2 (check: hard_tabs)\n\
+               manifests/mill.pp - WARNING: class not documented on line 1 (check: documentation)\n\
+               manifests/mill.pp - WARNING: unquoted file mode on line 12 (check: unquoted_file_mode)\n\
+               [11:04:37] 'manifests' errored after 238 ms\n\
+               [11:04:37] Starting 'tests'...\n\
+               FAIL: test_grind (test_mill.TestMill)\n\
+               AssertionError: 3 != 2\n\n\
+               FAILED (failures=1)\n";
+    let parsed = parse_log(log);
+    let named = names(&parsed);
+    for want in [
+        "manifests/mill.pp:1",
+        "manifests/mill.pp:2",
+        "manifests/mill.pp:12",
+    ] {
+        assert!(named.iter().any(|n| n == want), "{want}: {named:?}");
+    }
+}
