@@ -556,8 +556,13 @@ fn kinded_verdict(t: &str) -> Option<Option<String>> {
     Some(name_like(name).then(|| name.to_owned()))
 }
 
-/// The failing test a status line names, if it is one.
+/// The failing test a status line names, if it is one: never what went wrong (`FAILED:
+/// Expected (f 40) < 5.01, but (f 40) was 10.0.` is a message under its verdict).
 pub(crate) fn status_name(line: &str) -> Option<String> {
+    status_named(line).filter(|name| !said(name))
+}
+
+fn status_named(line: &str) -> Option<String> {
     // A banner's rule closes it on the right too (`──── FAIL: name ────`).
     let t = undecorated(line)
         .trim_end()

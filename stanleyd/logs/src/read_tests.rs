@@ -1393,3 +1393,60 @@ fn warnings_in_one_run_with_errors_stay_beside_test_failures() {
         assert!(named.iter().any(|n| n == want), "{want}: {named:?}");
     }
 }
+
+/// Names where the runner puts them when the line the reports repeat names nothing: a kind of
+/// check in every record (`name: check-equal?`, rackunit's) gives way to the title over the
+/// verdict (`scales a recipe` over `FAILURE`); a verdict's message (`FAILED: Expected …`) and a
+/// header alike in every report (`Traceback (most recent call last):`) name nothing, and the
+/// first line of the section a rule opens names the report (buttercup's).
+#[test]
+fn titles_over_verdicts_and_section_titles_name_what_the_repeated_line_does_not() {
+    let mut log = String::from("raco test: \"kitchen-test.rkt\"\n");
+    for (title, check, line) in [
+        ("scales a recipe", "check-equal?", 4),
+        ("converts grams", "check-=", 6),
+        ("oven conversion", "check-equal?", 8),
+    ] {
+        log.push_str(&format!(
+            "--------------------\n{title}\nFAILURE\nname:       {check}\nlocation:   kitchen-test.rkt:{line}:2\nactual:     9\nexpected:   4\n--------------------\n"
+        ));
+    }
+    log.push_str("3/5 test failures\n");
+    let parsed = parse_log(&log);
+    assert_eq!(
+        names(&parsed),
+        ["scales a recipe", "converts grams", "oven conversion"],
+        "{:#?}",
+        parsed.blocks
+    );
+    let mut log = String::from("Running 4 specs.\n\n");
+    let rule = "=".repeat(40);
+    for (title, message) in [
+        (
+            "Fines counts overdue days",
+            "Expected `(overdue 10 14)' to be `equal' to `4', but instead it was `3'.",
+        ),
+        (
+            "Fines caps the fine",
+            "Expected `(fine 40)' < 5.01, but `(fine 40)' was 10.0.",
+        ),
+    ] {
+        log.push_str(&format!(
+            "{rule}\n{title}\n\nTraceback (most recent call last):\n  buttercup-fail(\"%s\" \"Expected ...\")\n  signal(buttercup-failed \"Expected ...\")\nFAILED: {message}\n\n"
+        ));
+    }
+    log.push_str("Ran 4 specs, 2 failed, in 1.2ms.\n");
+    let parsed = parse_log(&log);
+    assert_eq!(
+        names(&parsed),
+        ["Fines counts overdue days", "Fines caps the fine"],
+        "{:#?}",
+        parsed.blocks
+    );
+    assert!(
+        parsed.blocks[1]
+            .lines
+            .iter()
+            .any(|l| l.contains("was 10.0"))
+    );
+}

@@ -1258,6 +1258,7 @@ pub(crate) fn segment(
     }
     let mut spans = reading;
     name_announced(lines, &mut spans);
+    name_by_section_title(lines, &mut spans);
     let reports = spans
         .into_iter()
         .filter(|s| s.end > s.start)
@@ -1337,6 +1338,37 @@ fn name_announced(lines: &[String], spans: &mut [Span]) {
                 .map(str::to_owned);
         }
         after = s.end;
+    }
+}
+
+/// A report that names nothing inside a section a rule opens (`=====` over `Fines caps the
+/// fine at five`, a traceback, then `FAILED: Expected …`, buttercup's) is named by the
+/// section's first line, and starts there.
+fn name_by_section_title(lines: &[String], spans: &mut [Span]) {
+    let mut after = 0;
+    for k in 0..spans.len() {
+        let s = &spans[k];
+        let from = after.max(s.start.saturating_sub(MAX_BLOCK));
+        let start = s.start;
+        after = s.start + 1;
+        if s.name.is_some() {
+            continue;
+        }
+        let Some(rule) = (from..start).rev().find(|&i| separator(&lines[i])) else {
+            continue;
+        };
+        let Some(t) = (rule + 1..start).find(|&i| !lines[i].trim().is_empty()) else {
+            continue;
+        };
+        let title = lines[t].trim();
+        if message_like(&lines[t]) || summary(&lines[t]) || !name_like(title) {
+            continue;
+        }
+        spans[k].name = Some(title.to_owned());
+        spans[k].start = t;
+        if k > 0 && spans[k - 1].end > rule {
+            spans[k - 1].end = rule;
+        }
     }
 }
 

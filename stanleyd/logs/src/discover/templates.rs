@@ -213,7 +213,10 @@ pub(crate) fn name_between(tokens: &[&str], prefix: usize, suffix: usize) -> Opt
         .trim_end_matches(" ...")
         .trim_end_matches(|c: char| c == '.' || c.is_whitespace());
     let name = crate::line::plain(&crate::line::qualified(name));
-    crate::line::name_like(&name).then_some(name)
+    // After a verdict, what says what went wrong (`FAILED: Expected (f 40) < 5.01, but …`) is
+    // the message, not a name.
+    let after_verdict = prefix > 0 && verdict_word(tokens[prefix - 1]);
+    (crate::line::name_like(&name) && !(after_verdict && message_like(&name))).then_some(name)
 }
 
 /// The place a diagnostic's header gives after its severity word (`Error ---- cargo.js:4:17`,
@@ -357,7 +360,84 @@ pub(crate) fn discover(
             whole: false,
         });
     }
+    titled_above(lines, covered, &mut spans);
     Ok(Some(spans))
+}
+
+/// When the reports' names do not tell them apart (`name: check-equal?` in every rackunit
+/// record: the kind of check), a title over each report's verdict that does (`scales a recipe
+/// for six` over `FAILURE`) names it, and the report starts there.
+fn titled_above(lines: &[String], covered: &[bool], spans: &mut [Span]) {
+    let distinct = |names: Vec<Option<&str>>| {
+        let mut names: Vec<&str> = names.into_iter().flatten().collect();
+        names.sort_unstable();
+        names.dedup();
+        names.len()
+    };
+    let named = distinct(spans.iter().map(|s| s.name.as_deref()).collect());
+    if named >= spans.len() {
+        return;
+    }
+    // One name for every report (`Traceback (most recent call`) is the header's constant
+    // words: no report's name.
+    if named == 1 && spans.len() >= 2 && spans.iter().all(|s| s.name.is_some()) {
+        for s in spans.iter_mut() {
+            s.name = None;
+        }
+    }
+    let mut titles = Vec::with_capacity(spans.len());
+    let mut after = 0;
+    for s in spans.iter() {
+        titles.push(title_over_verdict(lines, covered, after, s.start));
+        after = s.start + 1;
+    }
+    if distinct(
+        titles
+            .iter()
+            .map(|t| t.as_ref().map(|(_, n)| n.as_str()))
+            .collect(),
+    ) <= named
+    {
+        return;
+    }
+    for k in 0..spans.len() {
+        if let Some((at, name)) = titles[k].take() {
+            spans[k].start = at;
+            spans[k].name = Some(name);
+            // The report before ends where this one's title starts.
+            if k > 0 && spans[k - 1].end > at {
+                spans[k - 1].end = at;
+            }
+        }
+    }
+}
+
+/// The line right over a report's verdict alone (`FAILURE`, the report's header or just over
+/// it), when it reads as a name: (its line, the name).
+fn title_over_verdict(
+    lines: &[String],
+    covered: &[bool],
+    after: usize,
+    at: usize,
+) -> Option<(usize, String)> {
+    let alone = |l: &str| {
+        let t = l.trim().trim_end_matches(':');
+        !t.contains(' ')
+            && t.chars().any(char::is_uppercase)
+            && (crate::line::failed_verdict(t) || t.eq_ignore_ascii_case("failure"))
+    };
+    // The report's own header, or one of the two lines over it.
+    let verdict = (after..=at).rev().take(3).find(|&i| alone(&lines[i]))?;
+    let t = verdict
+        .checked_sub(1)
+        .filter(|&t| t >= after && !covered[t])?;
+    let title = lines[t].trim();
+    (!title.is_empty()
+        && !crate::line::separator(&lines[t])
+        && !message_like(&lines[t])
+        && !summary(&lines[t])
+        && crate::line::name_like(title))
+    .then(|| (t, title.to_owned()))
 }
 
 /// The end of the report the `k`th of `heads` heads, and its name: what varies in the header,
