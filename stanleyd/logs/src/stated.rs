@@ -198,8 +198,13 @@ pub(crate) fn tokens(line: &str) -> Vec<(Token, Sep)> {
                 chars.next();
             }
             let word = &line[at..end];
+            // A number glued by a colon to a word (`1:codes:0:sku prefix`, HUnit's test paths)
+            // is part of an id, not a count.
+            let glued = line[end..]
+                .strip_prefix(':')
+                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic()));
             let token = match word.parse::<usize>() {
-                Ok(n) if word.len() <= 9 => Token::Number(n),
+                Ok(n) if word.len() <= 9 && !glued => Token::Number(n),
                 _ => Token::Word(word.to_ascii_lowercase()),
             };
             out.push((token, sep));
@@ -631,6 +636,9 @@ mod tests {
             "Ran 5 tests in 0.01s",
             "at Object.<anonymous> (test/a.js:3:5)",
             "0 failed, 4 passed",
+            // A number glued to a word by a colon is an id's part (HUnit's test paths).
+            "### Failure in: 1:codes:0:sku prefix",
+            "### Error in:   2:planning:4:ship weight",
             "",
         ] {
             assert_eq!(counts(line), None, "{line}");
