@@ -72,7 +72,7 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
         match next.find('\t') {
             Some(q)
                 if q <= 40
-                    && !next[..q].contains(' ')
+                    && (!next[..q].contains(' ') || stamp(&next[..q]))
                     && next[..q].chars().any(|c| c.is_ascii_digit()) =>
             {
                 (p + 1 + q, p + 2 + q)
@@ -96,6 +96,16 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
         return None;
     }
     Some((name, text))
+}
+
+/// Whether a field is a date and time (`05-Dec-2026 11:05:35`, Bamboo's): figures, month
+/// letters and their separators, two words at most.
+fn stamp(field: &str) -> bool {
+    field.split(' ').count() <= 2
+        && field.chars().filter(char::is_ascii_digit).count() >= 6
+        && field
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || " :.-/,".contains(c))
 }
 
 /// Whether `name` opens with a rule (`==== Contents of test case`, `---- Result was`): a
@@ -388,6 +398,16 @@ mod tests {
             assert_eq!(label(row), None, "{row}");
         }
         assert_eq!(label(" till:test | text"), Some(("till:test", 13)));
+        // A date and time in the second tab field is the label's (Bamboo's build log).
+        let line = "build\t05-Dec-2026 11:05:35\tFAIL: meter_test.go:21: MeterSuite.TestDelta";
+        let (name, text) = label(line).unwrap();
+        assert_eq!(
+            (name, &line[text..]),
+            (
+                "build\t05-Dec-2026 11:05:35",
+                "FAIL: meter_test.go:21: MeterSuite.TestDelta"
+            )
+        );
     }
 
     #[test]
