@@ -714,6 +714,28 @@ fn status_named(line: &str) -> Option<String> {
 /// `Addition Works      | FAIL |` (Robot Framework), `name ........ [FAILED]`, `name   [ FAIL ]`,
 /// `name   <ERROR>`; or a bare verdict word after the padding, timed (`test_x    FAIL (0.00s)`).
 pub(crate) fn padded_verdict(t: &str) -> Option<String> {
+    // `00.000  TestLetterB  Failed: expected <A> but was <B>` (fpcunit's tree): a row's timing,
+    // the name, padding, then a verdict and its message.
+    if let Some((before, after)) = t.split_once("  ").and_then(|(first, rest)| {
+        let timing = first
+            .chars()
+            .all(|c| c.is_ascii_digit() || ".:".contains(c));
+        let rest = rest.trim_start();
+        if timing {
+            rest.split_once("  ")
+        } else {
+            Some((first, rest))
+        }
+    }) && let Some((verdict, message)) = after.trim_start().split_once(':')
+        && matches!(verdict, "Failed" | "Error" | "FAILED" | "ERROR" | "FAIL")
+        && !message.trim().is_empty()
+        && !before.contains("  ")
+    {
+        let name = before.trim();
+        if !name.contains(' ') && name_like(name) {
+            return Some(name.to_owned());
+        }
+    }
     // `test_x     FAIL (0.00s)` (a spec reporter's row): a bare verdict word after the padding,
     // with its timing.
     let timed = without_timing(t);

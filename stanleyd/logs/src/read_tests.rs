@@ -1450,3 +1450,25 @@ fn titles_over_verdicts_and_section_titles_name_what_the_repeated_line_does_not(
             .any(|l| l.contains("was 10.0"))
     );
 }
+
+/// A tree's row with its timing, the test's name, padding, then a verdict and its message
+/// (`00.000  TestLetterB  Failed: expected: <A> but was: <B>`, fpcunit's) names the test.
+#[test]
+fn a_timed_row_with_a_verdict_and_its_message_names_its_test() {
+    let log = " Time:00.000 N:4 E:1 F:1 I:0\n\
+               \x20 TGradeTests Time:00.000 N:4 E:1 F:1 I:0\n\
+               \x20   00.000  TestLetterA\n\
+               \x20   00.000  TestLetterB  Failed: \"score 90 should be an A\" expected: <A> but was: <B>\n\
+               \x20     Exception:   \"score 90 should be an A\" expected: <A> but was: <B>\n\
+               \x20     at   $0000000000494850\n\
+               \x20   00.000  TestCurve\n\
+               \x20   00.000  TestEmpty  Error: EInvalidOp\n\
+               \x20     Exception:   Invalid floating point operation\n\
+               \x20     at   $00000000004C5028\n\n\
+               Number of run tests: 4\nNumber of errors:    1\nNumber of failures:  1\n";
+    let parsed = parse_log(log);
+    let named = names(&parsed);
+    for want in ["TestLetterB", "TestEmpty"] {
+        assert!(named.iter().any(|n| n == want), "{want}: {named:?}");
+    }
+}
