@@ -1199,6 +1199,7 @@ pub(crate) fn read_all(
         }
         .or_else(|| marked_findings(lines, covered, i, &mut out))
         .or_else(|| records::headed_by_place(lines, covered, i, &mut out))
+        .or_else(|| records::place_then_severity(lines, covered, i, &mut out))
         .or_else(|| records::file_list(lines, covered, i, &mut out));
         if let Some(next) = listed {
             file = None;

@@ -1472,3 +1472,38 @@ fn a_timed_row_with_a_verdict_and_its_message_names_its_test() {
         assert!(named.iter().any(|n| n == want), "{want}: {named:?}");
     }
 }
+
+/// A place alone on its line, then within a few lines a severity and the message (after the
+/// quoted source and its marker: gfortran's `a.f90:21:16:`, svelte-check's `a.svelte:11:27`
+/// over `Error: …`), is one finding named by the place; a file's line over its rows
+/// (`a.ts:1:1` over `ERROR: 2:14  rule  message`) stays the rows' header.
+#[test]
+fn a_place_alone_then_a_severity_line_is_one_finding() {
+    let log = "heat.f90:21:16:\n\n   21 |     e = sum(u**2\n      |                1\n\
+               Error: Syntax error in argument list at (1)\n\
+               heat.f90:15:10:\n\n   15 |     lambda = alpha * dt\n      |          1\n\
+               Error: Symbol 'lambda' at (1) has no IMPLICIT type\n\n\
+               /w/src/lib/Search.svelte:14:26\nError: Cannot find name 'selectCity'. (ts)\n\
+               {#each results as city}\n\n\
+               /w/src/lib/Forecast.svelte:6:25\nWarn: This reference only captures the initial value of `warmest`.\n\
+               let hot = warmest;\n";
+    let parsed = parse_log(log);
+    let mut named = names(&parsed);
+    named.sort();
+    assert_eq!(
+        named,
+        [
+            "/w/src/lib/Forecast.svelte:6",
+            "/w/src/lib/Search.svelte:14",
+            "heat.f90:15",
+            "heat.f90:21"
+        ],
+        "{:#?}",
+        parsed.blocks
+    );
+    let log = "signal.ts:1:1\nERROR: 1:1   no-var-keyword  Forbidden 'var' keyword\n\
+               ERROR: 2:14  class-name      Class name must be in pascal case\n";
+    let mut named = names(&parse_log(log));
+    named.sort();
+    assert_eq!(named, ["signal.ts:1", "signal.ts:2"]);
+}

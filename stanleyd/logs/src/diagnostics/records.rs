@@ -327,6 +327,63 @@ pub(super) fn headed_by_place(
     Some(end)
 }
 
+/// A place alone on its line (`src/a.svelte:11:27`, `heat.f90:21:16:`), then within a few lines
+/// a severity and the message (`Error: Cannot find name 'x'. (ts)`, after gfortran's quoted
+/// source and its marker): one finding named by the place, up to the next place alone.
+pub(super) fn place_then_severity(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    fn alone(l: &str) -> Option<(&str, u64, usize)> {
+        super::location(l.trim_end())
+            .filter(|_| !l.starts_with(char::is_whitespace))
+            .filter(|&(_, _, used)| l.trim_end()[used..].trim_matches(':').is_empty())
+    }
+    let (path, number, used) = alone(&lines[i])?;
+    let mut end = i + 1;
+    let mut found = None;
+    while end < lines.len() && end - i < 12 && !covered[end] && alone(&lines[end]).is_none() {
+        // Rows of the file's findings under it (`ERROR: 2:14  rule  message`) are read as rows.
+        if super::row(&lines[end]).is_some() {
+            return None;
+        }
+        if found.is_none()
+            && let Some((word, message)) = lines[end].trim().split_once(':')
+            && !message.trim().is_empty()
+        {
+            let severity = match word.to_ascii_lowercase().as_str() {
+                "error" | "fatal error" => Some(Severity::Error),
+                "warning" | "warn" => Some(Severity::Warning),
+                _ => None,
+            };
+            if let Some(severity) = severity {
+                found = Some((severity, message.trim().to_owned()));
+            }
+        }
+        end += 1;
+    }
+    let (severity, message) = found?;
+    while end > i + 1 && lines[end - 1].trim().is_empty() {
+        end -= 1;
+    }
+    out.push(Diagnostic {
+        found: Found {
+            start: i,
+            lines: lines[i..end].to_vec(),
+            name: Some(format!("{path}:{number}")),
+            message: Some(message),
+            anchor: "diagnostic",
+            ..Found::default()
+        },
+        code: None,
+        place: lines[i].trim_end()[..used].to_owned(),
+        severity,
+    });
+    Some(end)
+}
+
 #[cfg(test)]
 mod tests {
     fn lines(text: &str) -> Vec<String> {
