@@ -1507,3 +1507,24 @@ fn a_place_alone_then_a_severity_line_is_one_finding() {
     named.sort();
     assert_eq!(named, ["signal.ts:1", "signal.ts:2"]);
 }
+
+/// Rows of a context's checks led by one-character marks (`+ asserts x`, `- asserts y: expected
+/// 2, not 1`, `! asserts z: key not found`, riot's): the marks whose rows say something after a
+/// colon, where another mark's never do, are failures, named by the context and the check.
+#[test]
+fn marked_rows_that_say_what_went_wrong_are_failures_under_their_context() {
+    let log = "A local parcel\n  + asserts postage is equal to 5.1\n  - asserts eta in days: expected 2, not 1\n  \
+               + asserts label is valid\nA parcel to the moon\n  + asserts it launches\n  \
+               ! asserts eta in days: key not found: :lunar\n\n\
+               3 passes, 1 failures, 1 errors in 0.000241 seconds\n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        names(&parsed),
+        [
+            "A local parcel asserts eta in days",
+            "A parcel to the moon asserts eta in days"
+        ],
+        "{:#?}",
+        parsed.blocks
+    );
+}

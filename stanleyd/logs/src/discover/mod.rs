@@ -1396,7 +1396,14 @@ pub(crate) fn with_more(lines: &[String], covered: &[bool], mut spans: Vec<Span>
         }
     }
     spans.extend(boxed);
-    spans.extend(fielded(lines, &claimed));
+    let records = fielded(lines, &claimed);
+    for s in &records {
+        for c in &mut claimed[s.start..s.end] {
+            *c = true;
+        }
+    }
+    spans.extend(records);
+    spans.extend(marked_rows(lines, &claimed));
     spans.sort_by_key(|s| s.start);
     spans
 }
@@ -1439,6 +1446,76 @@ pub(crate) fn fielded(lines: &[String], covered: &[bool]) -> Vec<Span> {
             });
         }
         i = end.max(i + 1);
+    }
+    spans
+}
+
+/// Rows of a context's checks, each led by a one-character mark (`+ asserts x`, `- asserts y:
+/// expected 2, not 1`, `! asserts z: key not found`, riot's): where the rows of one mark never
+/// say anything after a colon and the rows of other marks do, those are failures, named by the
+/// context over them and the row's words before the colon.
+pub(crate) fn marked_rows(lines: &[String], covered: &[bool]) -> Vec<Span> {
+    fn row(line: &str) -> Option<(char, &str)> {
+        let t = line.trim_start();
+        let mut cs = t.chars();
+        let mark = cs.next()?;
+        let rest = cs.as_str().strip_prefix(' ')?;
+        (!mark.is_alphanumeric() && !mark.is_whitespace() && !rest.trim().is_empty())
+            .then_some((mark, rest.trim()))
+    }
+    let told = |text: &str| {
+        text.split_once(": ")
+            .is_some_and(|(_, m)| !m.trim().is_empty())
+    };
+    // Per mark: rows with a message after a colon, rows without.
+    let mut seen: HashMap<char, (usize, usize)> = HashMap::new();
+    for (i, l) in lines.iter().enumerate() {
+        if covered[i] || !l.starts_with(' ') {
+            continue;
+        }
+        if let Some((mark, text)) = row(l) {
+            let e = seen.entry(mark).or_default();
+            if told(text) { e.0 += 1 } else { e.1 += 1 }
+        }
+    }
+    let passing = seen.values().any(|&(t, q)| t == 0 && q >= 2);
+    let failing: HashSet<char> = seen
+        .iter()
+        .filter(|&(_, &(t, q))| t >= 1 && q == 0)
+        .map(|(&m, _)| m)
+        .collect();
+    if !passing || failing.is_empty() {
+        return Vec::new();
+    }
+    let mut spans = Vec::new();
+    let mut context: Option<&str> = None;
+    for (i, l) in lines.iter().enumerate() {
+        if covered[i] {
+            continue;
+        }
+        if !l.starts_with(char::is_whitespace) && !l.trim().is_empty() {
+            context = Some(l.trim());
+            continue;
+        }
+        let Some((mark, text)) = row(l) else {
+            continue;
+        };
+        if !failing.contains(&mark) {
+            continue;
+        }
+        let (what, _) = text.split_once(": ").unwrap_or((text, ""));
+        let name = match context {
+            Some(c) if !summary(c) => format!("{c} {what}"),
+            _ => what.to_owned(),
+        };
+        if name_like(&name) {
+            spans.push(Span {
+                start: i,
+                end: i + 1,
+                name: Some(name),
+                whole: true,
+            });
+        }
     }
     spans
 }
