@@ -61,6 +61,21 @@ pub(crate) fn location(line: &str) -> Option<(&str, u64, usize)> {
     let number: u64 = rest[..digits].parse().ok()?;
     let mut used = path.len() + 1 + digits;
     let after = &line[used..];
+    // The GNU form `line.column` and its span `line.column-line.column` (`a.vala:9.16-9.58:`,
+    // Vala's and bison's), when a colon closes it.
+    if let Some(span) = after.strip_prefix('.') {
+        let len = span
+            .bytes()
+            .take_while(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-'))
+            .count();
+        if len > 0
+            && span[len..].starts_with(':')
+            && span[..len].starts_with(|c: char| c.is_ascii_digit())
+        {
+            used += 1 + len;
+        }
+        return Some((path, number, used));
+    }
     if let Some(col) = after.strip_prefix(':') {
         let d = col.bytes().take_while(u8::is_ascii_digit).count();
         if d > 0 {
@@ -549,7 +564,13 @@ fn severity_place_in_words(line: &str) -> Option<(Severity, &str, u64)> {
     let severity = words.iter().take(4).find_map(|w| {
         let w = w.trim_matches(|c: char| !c.is_alphanumeric());
         (w.len() > 1).then(|| severity_word(w)).flatten()
-    })?;
+    });
+    // Without a severity word, only the tight shape `in PATH line N` (`possible bashism in
+    // a.sh line 4 (echo -e):`, checkbashisms').
+    let tight = words
+        .windows(4)
+        .any(|w| w[0] == "in" && path_like(w[1]) && w[1].contains(['.', '/']) && w[2] == "line");
+    let severity = severity.or_else(|| tight.then_some(Severity::Error))?;
     // The last `line N`: a message may quote another (`Unclosed '{' on line 2 in a.php on line
     // 6`).
     let at = words.iter().rposition(|w| *w == "line")?;
@@ -562,12 +583,18 @@ fn severity_place_in_words(line: &str) -> Option<(Severity, &str, u64)> {
         w.trim_matches(|c: char| "'\"`,;()[]".contains(c))
             .trim_end_matches(':')
     }
-    let after_in = words
-        .windows(2)
-        .skip(at)
-        .filter(|w| w[0] == "file" || w[0] == "in")
-        .map(|w| clean(w[1]))
-        .find(|p| path_like(p));
+    // The file after `in`/`file`: the last one before `line N` (`in a.sh line 4`), else the
+    // first after it (`at line 29 in file lib/A.pm`).
+    let named_at = |k: usize| {
+        let w = &words[k..k + 2];
+        (w[0] == "file" || w[0] == "in")
+            .then(|| clean(w[1]))
+            .filter(|p| path_like(p) && p.contains(['.', '/']))
+    };
+    let after_in = (0..at.saturating_sub(1))
+        .rev()
+        .find_map(named_at)
+        .or_else(|| (at..words.len().saturating_sub(1)).find_map(named_at));
     let path = after_in
         .or_else(|| Some(clean(words[0])).filter(|p| path_like(p) && p.contains(['.', '/'])))?;
     Some((severity, path, number))
@@ -762,6 +789,25 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
             .map(str::to_owned);
         let severity = mark.unwrap_or(Severity::Error);
         return Some((row, first.to_owned(), severity, code, message.to_owned()));
+    }
+    // A line alone and a code (`    4: DOC101: Function `book`: …`, pydoclint's rows under
+    // their file).
+    if let Some(n) = pos.strip_suffix(':')
+        && is_number(n)
+        && let Some((code, message)) = rest.trim_start().split_once(": ")
+        && rule_like(code)
+        && code.chars().any(|c| c.is_ascii_digit())
+        && !message.trim().is_empty()
+    {
+        let severity = mark.unwrap_or(Severity::Error);
+        let message = format!("{code}: {}", message.trim());
+        return Some((
+            n.parse().ok()?,
+            n.to_owned(),
+            severity,
+            Some(code.to_owned()),
+            message,
+        ));
     }
     let (row, col) = pos.split_once(':')?;
     // A span's start is its place (`7:19-7:27`, as remark and alex print a range).

@@ -345,6 +345,17 @@ pub(crate) fn failing_test_in(message: &str) -> Option<&str> {
         .iter()
         .find_map(|p| t.strip_prefix(p))
         .unwrap_or(t);
+    // `failed: pallets round up: pallets(90) == 3 for 2 == 3` after the place (lest's): the
+    // test's description, then its expression.
+    if let Some(rest) = t.strip_prefix("failed: ")
+        && let Some((what, expr)) = rest.split_once(": ")
+        && !expr.trim().is_empty()
+        && what.split_whitespace().count() <= 12
+        && !what.contains(['(', '"', '\''])
+        && name_like(what)
+    {
+        return Some(what);
+    }
     // `test_clamp_high:FAIL: Expected 30 Was 31` after the place (Unity's records): the test,
     // then its verdict.
     if let Some((id, rest)) = t.split_once(':')

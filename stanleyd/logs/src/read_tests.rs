@@ -1528,3 +1528,54 @@ fn marked_rows_that_say_what_went_wrong_are_failures_under_their_context() {
         parsed.blocks
     );
 }
+
+/// From the tenth set's classes: rows of a line and a code under their file (`    4: DOC101:
+/// …`, pydoclint's); `in PATH line N` with no severity word (checkbashisms'); numbered
+/// one-line reports (`1) TestRate: a.c:6: expected <7> but was <6>`, CuTest's) ending on their
+/// line, so a compiler's findings after them stay their own; the GNU place `line.column-span`
+/// (`a.vala:9.16-9.58: error: …`); and a test's description after `failed: ` (lest's).
+#[test]
+fn rows_under_a_file_tight_worded_places_one_line_numbered_reports_and_gnu_places() {
+    let log = "$ pydoclint --style=google clinic\nclinic/book.py\n    \
+               4: DOC101: Function `book`: Docstring contains fewer arguments than in function signature.\n    \
+               17: DOC203: Function `cancel` return type(s) in docstring not consistent\n\n\
+               possible bashism in scripts/deploy.sh line 9 (echo -e):\n  echo -e \"pushing\\n\"\n";
+    let mut named = names(&parse_log(log));
+    named.sort();
+    assert_eq!(
+        named,
+        [
+            "clinic/book.py:17",
+            "clinic/book.py:4",
+            "scripts/deploy.sh:9"
+        ]
+    );
+    let log = ".F.F\n\nThere were 2 failures:\n\
+               1) TestEbikeRate: tests/rent.c:6: expected <7> but was <6>\n\
+               2) TestDockName: tests/rent.c:9: expected <DOCK-007> but was <DOCK-7>\n\n\
+               !!!FAILURES!!!\nRuns: 4 Passes: 2 Fails: 2\n\n*** Error code 1 (continuing)\n\
+               valac src/list.vala -o player\n\
+               src/list.vala:9.16-9.58: error: Too few arguments for specified format\n    \
+               9 |         return \"%s\".printf ();\n\
+               src/list.vala:21.20-21.27: error: The name `length' does not exist in the context of `Track'\n\
+               Compilation failed: 2 error(s), 0 warning(s)\n";
+    let named = names(&parse_log(log));
+    for want in [
+        "TestEbikeRate",
+        "TestDockName",
+        "src/list.vala:9",
+        "src/list.vala:21",
+    ] {
+        assert!(named.iter().any(|n| n == want), "{want}: {named:?}");
+    }
+    let log = "test_bins.cpp:6: failed: pallets round up for partial loads: pallets(90) == 3 for 2 == 3\n\
+               test_bins.cpp:12: failed: shelf load stays under the limit: load(50) < 600.0 for 620 < 600\n\
+               2 out of 5 selected tests failed.\n";
+    assert_eq!(
+        names(&parse_log(log)),
+        [
+            "pallets round up for partial loads",
+            "shelf load stays under the limit"
+        ]
+    );
+}

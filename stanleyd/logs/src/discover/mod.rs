@@ -861,9 +861,12 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
         runs.push(run);
         k = j.max(k + 1);
     }
+    // A header that holds its whole report on its line (`1) TestRate: a.c:6: expected <7> but
+    // was <6>`, CuTest's) has a body of its own.
+    let told = |k: usize| placed_report(&headers[k].3).is_some();
     let reported: Vec<Vec<usize>> = runs
         .into_iter()
-        .filter(|run| run.iter().filter(|&&h| body(h) > 0).count() * 2 >= run.len())
+        .filter(|run| run.iter().filter(|&&h| body(h) > 0 || told(h)).count() * 2 >= run.len())
         .collect();
     let best: Vec<&(usize, u32, usize, String)> =
         reported.iter().flatten().map(|&h| &headers[h]).collect();
@@ -872,7 +875,9 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
         let (at, depth, text) = (h.0, h.2, &h.3);
         let limit = best.get(n + 1).map_or(lines.len(), |h| h.0);
         let mut end = at + 1;
-        while end < limit && end - at < MAX_BLOCK && !covered[end] {
+        // A report held on its header's line ends there.
+        let whole_line = placed_report(text).is_some();
+        while !whole_line && end < limit && end - at < MAX_BLOCK && !covered[end] {
             let l = &lines[end];
             if summary(l) && indent(l) <= depth + 2 {
                 break;
@@ -882,14 +887,28 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
         while end > at + 1 && !content(&lines[end - 1]) {
             end -= 1;
         }
+        let name = placed_report(text)
+            .map(str::to_owned)
+            .or_else(|| numbered_name(&lines[at + 1..end], text, depth));
         spans.push(Span {
             start: at,
             end,
-            name: numbered_name(&lines[at + 1..end], text, depth),
+            name,
             whole: false,
         });
     }
     spans
+}
+
+/// A test's name, then its place and message on one line (`TestRate: a.c:6: expected <7>`):
+/// the name.
+fn placed_report(text: &str) -> Option<&str> {
+    let (name, rest) = text.split_once(": ")?;
+    let (_, _, used) = crate::diagnostics::location(rest)?;
+    (!name.contains(char::is_whitespace)
+        && name_like(name)
+        && !rest[used..].trim_start_matches(':').trim().is_empty())
+    .then_some(name)
 }
 
 /// A numbered header's test name: its text, with the more-indented title lines that end with
