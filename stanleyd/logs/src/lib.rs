@@ -373,19 +373,27 @@ fn stream_ranges(unwrapped: &crate::wrapper::ci::Unwrapped, offset: usize) -> Ve
         return Vec::new();
     }
     let steps = &unwrapped.steps[offset.min(unwrapped.steps.len())..];
+    // A stream is its label's shape: a label that counts lines or time (`[fmt:L12:0s]`) names
+    // one stream in every line.
+    let shapes: Vec<String> = unwrapped
+        .step_names
+        .iter()
+        .map(|n| crate::text::digits_masked(n))
+        .collect();
     let mut ranges: Vec<(usize, usize)> = Vec::new();
-    let mut current: Option<usize> = None;
+    let mut current: Option<&str> = None;
     for (i, step) in steps.iter().enumerate() {
-        match (step, ranges.last_mut()) {
-            (Some(s), Some(last)) if current != Some(*s) => {
+        let shape = step.map(|s| shapes[s].as_str());
+        match (shape, ranges.last_mut()) {
+            (Some(s), Some(last)) if current != Some(s) => {
                 last.1 = i;
                 ranges.push((i, i + 1));
-                current = Some(*s);
+                current = Some(s);
             }
             (_, Some(last)) => last.1 = i + 1,
             (s, None) => {
                 ranges.push((i, i + 1));
-                current = *s;
+                current = s;
             }
         }
     }

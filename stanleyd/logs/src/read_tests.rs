@@ -1579,3 +1579,32 @@ fn rows_under_a_file_tight_worded_places_one_line_numbered_reports_and_gnu_place
         ]
     );
 }
+
+/// A stream's label that counts its lines or time (`[lint:L12:0s] `, Woodpecker's) names one
+/// stream on every line: its lines are read together (a place alone over its severity line).
+#[test]
+fn a_label_that_counts_lines_names_one_stream() {
+    let mut log = String::new();
+    let rows = [
+        "+ svelte-check",
+        "/w/src/lib/Search.svelte:14:26",
+        "Error: Cannot find name 'selectCity'. (ts)",
+        "{#each results as city}",
+        "",
+        "/w/src/lib/Cargo.svelte:12:3",
+        "Error: volume of 2x2x2 was 7, want 8 (ts)",
+        "",
+    ];
+    for (k, row) in rows.iter().enumerate() {
+        log.push_str(&format!("[lint:L{k}:0s] {row}\n"));
+    }
+    let parsed = parse_log(&log);
+    let mut named = names(&parsed);
+    named.sort();
+    assert_eq!(
+        named,
+        ["/w/src/lib/Cargo.svelte:12", "/w/src/lib/Search.svelte:14"],
+        "{:#?}",
+        parsed.blocks
+    );
+}
