@@ -1608,3 +1608,44 @@ fn a_label_that_counts_lines_names_one_stream() {
         parsed.blocks
     );
 }
+
+/// Sections an opening tag and its closing tag enclose (`====== <exec> ======` … `======
+/// </exec> ======`, xdoctest's) are one report each, named by their failure line, when their
+/// number is the count the log states and the reading's is not, or names none.
+#[test]
+fn sections_between_an_opening_and_a_closing_tag_are_one_report_each() {
+    let mut log = String::from("running 4 test(s)\n");
+    for (k, (id, error)) in [
+        ("fares/cards.py::cap_for:0", "KeyError: 'student'"),
+        ("fares/zones.py::zone_of:0", "ValueError: no zone 9"),
+        ("fares/zones.py::fare:0", "AssertionError: 340 != 320"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let debug = if k == 1 {
+            String::new()
+        } else {
+            format!("  XDoc \"/w/{id}\", line 3 <- wrt doctest\n")
+        };
+        log.push_str(&format!(
+            "====== <exec> ======\n* DOCTEST : /w/{id}, line 8 <- wrt source file\nDOCTEST SOURCE\n1 >>> f()\n  560\n\
+             DOCTEST STDOUT/STDERR\nDOCTEST RESULT\n* FAILURE: /w/{id}\n* REASON: KeyError\nDOCTEST DEBUG INFO\n{debug}\
+             DOCTEST PART BREAKDOWN\nFailed Part:\n    1 >>> f()\nDOCTEST TRACEBACK\nTraceback (most recent call last):\n\n  \
+             File \"/w/a.py\", line 3, in f\n    return x[k]\n\n{error}\nDOCTEST REPRODUCTION\nCommandLine:\n    \
+             python -m xdoctest /w/a.py f:0\n====== </exec> ======\n"
+        ));
+    }
+    log.push_str("=== Failed tests ===\npython -m xdoctest /w/a.py f:0\n=== 3 failed, 1 passed in 0.07 seconds ===\n");
+    let parsed = parse_log(&log);
+    assert_eq!(
+        names(&parsed),
+        [
+            "/w/fares/cards.py::cap_for:0",
+            "/w/fares/zones.py::zone_of:0",
+            "/w/fares/zones.py::fare:0"
+        ],
+        "{:#?}",
+        parsed.blocks
+    );
+}

@@ -1275,6 +1275,15 @@ pub(crate) fn segment(
             reading = sections;
         }
     }
+    // Sections a tag opens and its closing tag ends (`====== <exec> ======` … `====== </exec>
+    // ======`, xdoctest's), each a report, when their number is the count the log states and
+    // the reading's is not or the reading names none.
+    if (!stated.agrees(reading.len()) || reading.iter().all(|r| r.name.is_none()))
+        && let Some(sections) = tagged_sections(lines, covered)
+        && stated.agrees(sections.len())
+    {
+        reading = sections;
+    }
     let mut spans = reading;
     name_announced(lines, &mut spans);
     name_by_section_title(lines, &mut spans);
@@ -1358,6 +1367,56 @@ fn name_announced(lines: &[String], spans: &mut [Span]) {
         }
         after = s.end;
     }
+}
+
+/// Sections between an opening tag on a line of its own (`====== <exec> ======`) and its
+/// closing tag (`====== </exec> ======`): two or more, each named by the id its failure line
+/// gives (`* FAILURE: a.py::f:0`), else by a status line in it.
+fn tagged_sections(lines: &[String], covered: &[bool]) -> Option<Vec<Span>> {
+    fn tag(line: &str) -> Option<(bool, &str)> {
+        let t = line.trim().trim_matches(|c: char| rule_char(c) || c == ' ');
+        let inner = t.strip_prefix('<')?.strip_suffix('>')?;
+        let (closing, name) = match inner.strip_prefix('/') {
+            Some(n) => (true, n),
+            None => (false, inner),
+        };
+        (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+            .then_some((closing, name))
+    }
+    let mut spans = Vec::new();
+    let mut open: Option<(usize, &str)> = None;
+    for (i, l) in lines.iter().enumerate() {
+        if covered[i] {
+            open = None;
+            continue;
+        }
+        match (tag(l), open) {
+            (Some((false, name)), _) => open = Some((i, name)),
+            (Some((true, name)), Some((at, opened))) if name == opened => {
+                let body = &lines[at + 1..i];
+                let name = body.iter().find_map(|b| {
+                    let t = b.trim().trim_start_matches(['*', ' ']);
+                    t.strip_prefix("FAILURE: ")
+                        .or_else(|| t.strip_prefix("FAILED: "))
+                        .map(|n| n.trim().to_owned())
+                        .filter(|n| !n.contains(' ') && name_like(n))
+                        .or_else(|| status_name(b))
+                });
+                let failed = body.iter().any(|b| message_like(b) || b.contains("FAIL"));
+                if failed {
+                    spans.push(Span {
+                        start: at,
+                        end: i + 1,
+                        name,
+                        whole: false,
+                    });
+                }
+                open = None;
+            }
+            _ => {}
+        }
+    }
+    (spans.len() >= 2).then_some(spans)
 }
 
 /// A report that names nothing inside a section a rule opens (`=====` over `Fines caps the
