@@ -1251,39 +1251,7 @@ pub(crate) fn segment(
             found
         };
     }
-    // A log cut into sections by one repeated rule (doctest's `*****` between its failures),
-    // each section a report, when their number is the count the log states and the reading's
-    // is not.
-    // The reading's reports after those sections stay when, with the sections, they agree with
-    // the count, else the sections alone; a reading with reports before them (a suite of its
-    // own earlier in the log) is kept.
-    if !stated.agrees(reading.len())
-        && let Some(sections) = ruled_sections(lines, covered)
-        && reading.iter().all(|r| r.start + 1 >= sections[0].start)
-    {
-        let (from, to) = (sections[0].start, sections[sections.len() - 1].end);
-        let mut with: Vec<Span> = reading
-            .iter()
-            .filter(|r| r.end <= from || r.start >= to)
-            .cloned()
-            .collect();
-        with.extend(sections.iter().cloned());
-        with.sort_by_key(|s| s.start);
-        if stated.agrees(with.len()) {
-            reading = with;
-        } else if stated.agrees(sections.len()) {
-            reading = sections;
-        }
-    }
-    // Sections a tag opens and its closing tag ends (`====== <exec> ======` … `====== </exec>
-    // ======`, xdoctest's), each a report, when their number is the count the log states and
-    // the reading's is not or the reading names none.
-    if (!stated.agrees(reading.len()) || reading.iter().all(|r| r.name.is_none()))
-        && let Some(sections) = tagged_sections(lines, covered)
-        && stated.agrees(sections.len())
-    {
-        reading = sections;
-    }
+    reading = by_sections(lines, covered, stated, reading);
     let mut spans = reading;
     name_announced(lines, &mut spans);
     name_by_section_title(lines, &mut spans);
@@ -1367,6 +1335,50 @@ fn name_announced(lines: &[String], spans: &mut [Span]) {
         }
         after = s.end;
     }
+}
+
+/// The reading a log's sections give, when they agree with the stated count and the reading
+/// does not: sections between one repeated rule, or between an opening and a closing tag.
+fn by_sections(
+    lines: &[String],
+    covered: &[bool],
+    stated: &Stated,
+    mut reading: Vec<Span>,
+) -> Vec<Span> {
+    // A log cut into sections by one repeated rule (doctest's `*****` between its failures),
+    // each section a report, when their number is the count the log states and the reading's
+    // is not.
+    // The reading's reports after those sections stay when, with the sections, they agree with
+    // the count, else the sections alone; a reading with reports before them (a suite of its
+    // own earlier in the log) is kept.
+    if !stated.agrees(reading.len())
+        && let Some(sections) = ruled_sections(lines, covered)
+        && reading.iter().all(|r| r.start + 1 >= sections[0].start)
+    {
+        let (from, to) = (sections[0].start, sections[sections.len() - 1].end);
+        let mut with: Vec<Span> = reading
+            .iter()
+            .filter(|r| r.end <= from || r.start >= to)
+            .cloned()
+            .collect();
+        with.extend(sections.iter().cloned());
+        with.sort_by_key(|s| s.start);
+        if stated.agrees(with.len()) {
+            reading = with;
+        } else if stated.agrees(sections.len()) {
+            reading = sections;
+        }
+    }
+    // Sections a tag opens and its closing tag ends (`====== <exec> ======` … `====== </exec>
+    // ======`, xdoctest's), each a report, when their number is the count the log states and
+    // the reading's is not or the reading names none.
+    if (!stated.agrees(reading.len()) || reading.iter().all(|r| r.name.is_none()))
+        && let Some(sections) = tagged_sections(lines, covered)
+        && stated.agrees(sections.len())
+    {
+        reading = sections;
+    }
+    reading
 }
 
 /// Sections between an opening tag on a line of its own (`====== <exec> ======`) and its
