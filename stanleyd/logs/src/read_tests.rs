@@ -1649,3 +1649,15 @@ fn sections_between_an_opening_and_a_closing_tag_are_one_report_each() {
         parsed.blocks
     );
 }
+
+/// A place in words alone on its line (`File "lib/beds.ml", line 3, characters 25-32:`,
+/// OCaml's), then the quoted source and `Error: …` (or `Error (warning 8 [partial-match]):
+/// …`), is one finding named by the place.
+#[test]
+fn a_place_in_words_alone_over_its_error_is_one_finding() {
+    let log = "File \"lib/beds.ml\", line 3, characters 25-32:\n3 | let area_m2 b = area b / 10000.0\n                             ^^^^^^^\n\
+               Error: This expression has type float but an expression was expected of type\n         int\n\
+               File \"lib/seeds.ml\", line 2, characters 16-45:\n2 | let sown_on p = match p.sown with Some d -> d\n                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n\
+               Error (warning 8 [partial-match]): this pattern-matching is not exhaustive.\n";
+    assert_eq!(names(&parse_log(log)), ["lib/beds.ml:3", "lib/seeds.ml:2"]);
+}

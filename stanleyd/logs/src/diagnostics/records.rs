@@ -340,6 +340,21 @@ pub(super) fn place_then_severity(
         super::location(l.trim_end())
             .filter(|_| !l.starts_with(char::is_whitespace))
             .filter(|&(_, _, used)| l.trim_end()[used..].trim_matches(':').is_empty())
+            .or_else(|| in_words(l))
+    }
+    // `File "lib/a.ml", line 3, characters 25-32:` (OCaml's): a place in words alone, not a
+    // traceback's frame (those are indented and say `in` what).
+    fn in_words(l: &str) -> Option<(&str, u64, usize)> {
+        let rest = l.strip_prefix("File \"")?;
+        let (path, after) = rest.split_once("\", line ")?;
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let number: u64 = after[..digits].parse().ok()?;
+        let tail = after[digits..].trim_end();
+        let placed = tail == ":"
+            || tail
+                .strip_prefix(", characters ")
+                .is_some_and(|c| c.ends_with(':') && !c.contains(' '));
+        (placed && super::path_like(path)).then_some((path, number, l.trim_end().len()))
     }
     let (path, number, used) = alone(&lines[i])?;
     let mut end = i + 1;
@@ -353,6 +368,8 @@ pub(super) fn place_then_severity(
             && let Some((word, message)) = lines[end].trim().split_once(':')
             && !message.trim().is_empty()
         {
+            // `Error (warning 8 [partial-match]): …` is an error about what it names.
+            let word = word.split(" (").next().unwrap_or(word);
             let severity = match word.to_ascii_lowercase().as_str() {
                 "error" | "fatal error" => Some(Severity::Error),
                 "warning" | "warn" => Some(Severity::Warning),
