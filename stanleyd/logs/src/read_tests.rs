@@ -1661,3 +1661,27 @@ fn a_place_in_words_alone_over_its_error_is_one_finding() {
                Error (warning 8 [partial-match]): this pattern-matching is not exhaustive.\n";
     assert_eq!(names(&parse_log(log)), ["lib/beds.ml:3", "lib/seeds.ml:2"]);
 }
+
+/// A test's id that ends as an exception's name does (`RingTest.PopOnEmptyIsAnError`) is a
+/// name, not a message: only a sentence after a verdict is a message (the real googletest
+/// capture, read by the generic path alone).
+#[test]
+fn an_id_ending_like_an_exception_is_still_a_tests_name() {
+    let path = format!(
+        "{}/../../tests/fixtures/runners/gtest-default-ring.log",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let log = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let parsed = parse_log_with(&log, Parsers::GenericOnly);
+    assert_eq!(
+        names(&parsed),
+        [
+            "RingTest.ReportsCapacity",
+            "RingTest.NewestIsLastPushed",
+            "RingTest.PopOnEmptyIsAnError",
+            "Pushes/RingWrapTest.KeepsLastN/2"
+        ],
+        "{:#?}",
+        parsed.blocks
+    );
+}
