@@ -285,8 +285,8 @@ pub(crate) async fn stop(
     new_chain: bool,
 ) -> Result<Stop, JournalTrouble> {
     let root = state.config.files.root.clone();
-    let store = state.flow_store.as_ref();
-    let _journal_held = state.flow_journal.lock().await;
+    let store = state.flows.store().as_ref();
+    let _journal_held = state.flows.hold_journal().await;
     let mut journal = match read_journal(store, flow) {
         Ok(j) => j,
         Err(why) => {

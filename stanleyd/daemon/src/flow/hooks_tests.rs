@@ -220,7 +220,7 @@ async fn the_gates_count_against_the_flows_one_jev_budget() {
 async fn a_persons_question_reaches_the_next_session_and_so_does_the_answer() {
     use stanley_workflows::flow::agent::needs_human_note;
     let scene = scene();
-    let store = scene.state.flow_store.clone();
+    let store = scene.state.flows.store().clone();
     let note = needs_human_note(
         "Ship the parser with docs",
         "parse",
@@ -276,7 +276,8 @@ async fn a_complete_flow_never_shows_as_waiting_on_a_person() {
     write(&scene.root, &[(".stanley/flow.json", &flow.to_string())]);
     scene
         .state
-        .flow_store
+        .flows
+        .store()
         .needs_human(&needs_human_note("g", "parse", "which grammar?"))
         .unwrap();
     let service = crate::services::flows::FlowService::new(scene.state.clone());
@@ -297,7 +298,7 @@ async fn a_complete_flow_never_shows_as_waiting_on_a_person() {
         "{done}"
     );
     assert!(
-        !scene.state.flow_store.needs_human_pending(),
+        !scene.state.flows.store().needs_human_pending(),
         "the note is removed"
     );
 }

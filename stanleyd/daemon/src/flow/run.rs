@@ -50,12 +50,7 @@ pub(crate) struct Lease {
 impl Lease {
     /// Takes the lease, or `None` when another supervisor holds it.
     pub(crate) fn take(state: &Arc<DaemonState>, cancel: Cancel) -> Option<Self> {
-        let mut slot = state.flow_run.lock().unwrap_or_else(|e| e.into_inner());
-        if slot.is_some() {
-            return None;
-        }
-        *slot = Some(cancel);
-        Some(Self {
+        state.flows.try_lease(cancel).then(|| Self {
             state: state.clone(),
         })
     }
@@ -63,11 +58,7 @@ impl Lease {
 
 impl Drop for Lease {
     fn drop(&mut self) {
-        *self
-            .state
-            .flow_run
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = None;
+        self.state.flows.release();
     }
 }
 
@@ -157,7 +148,7 @@ impl<'a> Supervision<'a> {
             }
             Err(why) => return Err(exit(FlowCode::Configuration, why)),
         }
-        let store = state.flow_store.clone();
+        let store = state.flows.store().clone();
         // A new run gets fresh restart, block and time budgets; phases and the ledger carry over.
         let journal = match update(&*store, &flow, |j| j.new_session(&flow_eval::now())) {
             Ok(j) => j,

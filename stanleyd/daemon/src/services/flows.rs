@@ -123,12 +123,7 @@ impl Flows for FlowService {
         &self,
         _request: Request<StopFlowRequest>,
     ) -> Result<Response<StopFlowResponse>, Status> {
-        let running = self
-            .state
-            .flow_run
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let running = self.state.flows.running();
         if let Some(cancel) = &running {
             cancel.cancel();
         }
@@ -195,7 +190,7 @@ impl Flows for FlowService {
     ) -> Result<Response<FlowStatusResponse>, Status> {
         let root = &self.state.config.files.root;
         let flow = load_flow(root).map_err(RequestError::from)?.flow;
-        let store = self.state.flow_store.as_ref();
+        let store = self.state.flows.store().as_ref();
         let journal = stored_journal(store, &flow).map_err(RequestError::from)?;
         let phases: Vec<Value> = flow
             .phases

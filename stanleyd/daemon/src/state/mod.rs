@@ -12,7 +12,6 @@ use stanley_adapters::judgments::{CacheStats, SledJudgments};
 use stanley_adapters::store_error::StoreError;
 use stanley_adapters::{Git2Repo, HttpShared};
 use stanley_core::{Cancel, Jev, JudgmentCache};
-use stanley_workflows::flow::state::FlowStore;
 use stanley_workflows::improve::{JobQueue, QueueError};
 use stanley_workflows::ports::{Git, GitError, Workspace};
 use tokio::time::Instant;
@@ -20,6 +19,7 @@ use tokio::time::Instant;
 use crate::config::DaemonConfig;
 use crate::error::{DaemonError, RequestError};
 
+pub(crate) mod flows;
 pub(crate) mod improve;
 pub(crate) mod page;
 pub(crate) mod repo;
@@ -158,12 +158,8 @@ pub(crate) struct DaemonState {
     pub(crate) git: Arc<dyn Repo>,
     /// How requests reach Jev (System One over one shared HTTP pool, which holds no key).
     pub(crate) jev: Box<dyn JevPort>,
-    /// The flow's journal, side-effect ledger, gate journal and note for a person
-    /// (`.stanley/flow/`): one store, so appends from concurrent hook calls are serialized.
-    pub(crate) flow_store: Arc<dyn FlowStore>,
-    /// Held while a hook reads, changes and writes the flow journal (a stop, a gate counting
-    /// its Jev request), so concurrent hook calls never lose each other's changes.
-    pub(crate) flow_journal: tokio::sync::Mutex<()>,
+    /// The flow's store, its journal lock and the supervisor's single-runner lease.
+    pub(crate) flows: flows::FlowSlot,
     /// The improvement queue, the worker's turn at it and its wake-up channel.
     pub(crate) improve: improve::ImproveQueue,
     /// The judgment cache under `.stanley/state/judgments/` (None when its folder cannot be
@@ -177,8 +173,6 @@ pub(crate) struct DaemonState {
     pub(crate) active_runs: Arc<Mutex<std::collections::HashSet<String>>>,
     /// The repository workflows and their warm host.
     pub(crate) repo: repo::RepoSlot,
-    /// The running flow supervisor's cancel token: the single-runner lease.
-    pub(crate) flow_run: Mutex<Option<Cancel>>,
     /// The local web page, while it serves.
     pub(crate) ui: page::UiSlot,
     /// Run events for `Runs.WatchRuns`: a run ended, a finding was marked seen. Sent whether or
@@ -399,11 +393,9 @@ impl DaemonState {
         Self {
             config: config.clone(),
             git,
-            flow_store: Arc::new(stanley_adapters::flow_store::FileFlowStore::new(
-                &config.files.root,
-                flow_key,
+            flows: flows::FlowSlot::new(Arc::new(
+                stanley_adapters::flow_store::FileFlowStore::new(&config.files.root, flow_key),
             )),
-            flow_journal: tokio::sync::Mutex::new(()),
             jev,
             judgments: judgments.map(|j| j as Arc<dyn CacheStore>),
             cache_problem: Mutex::new(cache_problem),
@@ -411,7 +403,6 @@ impl DaemonState {
             active_runs: Arc::new(Mutex::new(std::collections::HashSet::new())),
             improve: improve::ImproveQueue::new(queue.map(|q| q as Arc<dyn JobQueue>), recovery),
             repo: tokio::sync::Mutex::new(None),
-            flow_run: Mutex::new(None),
             ui: page::UiSlot::default(),
             run_events: tokio::sync::broadcast::channel(RUN_EVENTS).0,
             evidence: crate::warm::EvidenceMemo::default(),
@@ -490,10 +481,7 @@ impl DaemonState {
 
     /// Whether the flow supervisor (`stanleyctl flow run`) is running.
     pub(crate) fn flow_supervised(&self) -> bool {
-        self.flow_run
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_some()
+        self.flows.running().is_some()
     }
 
     /// Cancelled when the daemon begins to stop.

@@ -278,7 +278,7 @@ impl FlowRead {
     /// The flow file and its journal, or why the file does not load.
     fn of(state: &DaemonState) -> Result<Self, FlowLoad> {
         let flow = load_flow(&state.config.files.root)?.flow;
-        let store = state.flow_store.as_ref();
+        let store = state.flows.store().as_ref();
         let journal = match store.read_state() {
             Ok(Some(text)) => FlowState::parse(&text, &flow)
                 .map(Some)
@@ -337,7 +337,7 @@ fn flow(state: &DaemonState) -> Rendered {
             return Rendered::ok("Flow", pages::problem("Flow", &unusable.to_string()));
         }
     };
-    let recoveries = crate::flow::eval::journal_recoveries(state.flow_store.as_ref());
+    let recoveries = crate::flow::eval::journal_recoveries(state.flows.store().as_ref());
     let facts = pages::FlowFacts {
         journal: read
             .journal
