@@ -677,11 +677,10 @@ pub(crate) fn settle(
             .map(step)
             .filter(Option::is_some)
             .collect();
-        let beside_errors = beside_errors(&blocks);
-        let mut k = 0;
+        let mut beside_errors = beside_errors(&blocks).into_iter();
         blocks.retain(|b| {
-            k += 1;
-            !warning(b) || own.contains(&step(b)) || beside_errors[k - 1]
+            let beside = beside_errors.next().unwrap_or(false);
+            !warning(b) || own.contains(&step(b)) || beside
         });
     }
     blocks.sort_by_key(warning);

@@ -366,8 +366,7 @@ enum Order {
 
 /// The ranges of `unwrapped`'s lines (after the first `offset`) that each hold one stream of
 /// a task runner's labelled streams (put back one after the other when they interleaved);
-/// none otherwise. A line of no
-/// stream stays with the stream before it.
+/// none otherwise. A line of no stream stays with the stream before it.
 fn stream_ranges(unwrapped: &crate::wrapper::ci::Unwrapped, offset: usize) -> Vec<(usize, usize)> {
     if unwrapped.wrapper != Some(crate::wrapper::ci::Wrapper::Prefixed) {
         return Vec::new();

@@ -358,10 +358,8 @@ pub(crate) fn failing_test_in(message: &str) -> Option<&str> {
     }
     // `test_clamp_high:FAIL: Expected 30 Was 31` after the place (Unity's records): the test,
     // then its verdict.
-    if let Some((id, rest)) = t.split_once(':')
-        && matches!(rest.split(':').next(), Some("FAIL" | "FAILED" | "ERROR"))
+    if let Some((id, "FAIL" | "FAILED" | "ERROR")) = record_verdict(t)
         && !id.is_empty()
-        && !id.contains(char::is_whitespace)
         && name_like(id)
     {
         return Some(id);
@@ -385,13 +383,18 @@ pub(crate) fn failing_test_in(message: &str) -> Option<&str> {
 /// Whether a diagnostic's message is a test's verdict that is no failure (`test_x:IGNORE:
 /// rig not attached`, `test_y:PASS`, Unity's records).
 pub(crate) fn passing_record(message: &str) -> bool {
-    message.trim().split_once(':').is_some_and(|(id, rest)| {
-        !id.contains(char::is_whitespace)
-            && matches!(
-                rest.split(':').next(),
-                Some("PASS" | "OK" | "IGNORE" | "SKIP" | "SKIPPED")
-            )
-    })
+    matches!(
+        record_verdict(message.trim()),
+        Some((_, "PASS" | "OK" | "IGNORE" | "SKIP" | "SKIPPED"))
+    )
+}
+
+/// A test's record as Unity prints it after the place: `id:VERDICT` or `id:VERDICT: message`
+/// (the id has no spaces).
+fn record_verdict(t: &str) -> Option<(&str, &str)> {
+    let (id, rest) = t.split_once(':')?;
+    let verdict = rest.split(':').next()?;
+    (!id.contains(char::is_whitespace)).then_some((id, verdict))
 }
 
 /// A test announced as it starts (`Testing beehive:prop_sort/0`, `=== RUN   TestAdd`,
@@ -740,7 +743,8 @@ pub(crate) fn padded_verdict(t: &str) -> Option<String> {
             Some((first, rest))
         }
     }) && let Some((verdict, message)) = after.trim_start().split_once(':')
-        && matches!(verdict, "Failed" | "Error" | "FAILED" | "ERROR" | "FAIL")
+        && !verdict.contains(' ')
+        && failed_verdict(verdict)
         && !message.trim().is_empty()
         && !before.contains("  ")
     {

@@ -308,23 +308,50 @@ pub(super) fn headed_by_place(
         end += 1;
     }
     let (severity, message) = message?;
-    while end > i + 1 && lines[end - 1].trim().is_empty() {
+    let end = without_blank_end(lines, i, end);
+    out.push(headed(
+        &lines[i..end],
+        i,
+        format!("{path}:{number}"),
+        message,
+        code.map(str::to_owned),
+        line[..used].to_owned(),
+        severity,
+    ));
+    Some(end)
+}
+
+/// `end` with the blank lines before it taken off (never past the header at `start`).
+fn without_blank_end(lines: &[String], start: usize, mut end: usize) -> usize {
+    while end > start + 1 && lines[end - 1].trim().is_empty() {
         end -= 1;
     }
-    out.push(Diagnostic {
+    end
+}
+
+/// A finding headed by its place at `start`, its block `block`.
+fn headed(
+    block: &[String],
+    start: usize,
+    name: String,
+    message: String,
+    code: Option<String>,
+    place: String,
+    severity: Severity,
+) -> Diagnostic {
+    Diagnostic {
         found: Found {
-            start: i,
-            lines: lines[i..end].to_vec(),
-            name: Some(format!("{path}:{number}")),
+            start,
+            lines: block.to_vec(),
+            name: Some(name),
             message: Some(message),
             anchor: "diagnostic",
             ..Found::default()
         },
-        code: code.map(str::to_owned),
-        place: line[..used].to_owned(),
+        code,
+        place,
         severity,
-    });
-    Some(end)
+    }
 }
 
 /// A place alone on its line (`src/a.svelte:11:27`, `heat.f90:21:16:`), then within a few lines
@@ -382,22 +409,16 @@ pub(super) fn place_then_severity(
         end += 1;
     }
     let (severity, message) = found?;
-    while end > i + 1 && lines[end - 1].trim().is_empty() {
-        end -= 1;
-    }
-    out.push(Diagnostic {
-        found: Found {
-            start: i,
-            lines: lines[i..end].to_vec(),
-            name: Some(format!("{path}:{number}")),
-            message: Some(message),
-            anchor: "diagnostic",
-            ..Found::default()
-        },
-        code: None,
-        place: lines[i].trim_end()[..used].to_owned(),
+    let end = without_blank_end(lines, i, end);
+    out.push(headed(
+        &lines[i..end],
+        i,
+        format!("{path}:{number}"),
+        message,
+        None,
+        lines[i].trim_end()[..used].to_owned(),
         severity,
-    });
+    ));
     Some(end)
 }
 

@@ -1293,11 +1293,7 @@ pub(crate) fn segment(
                     .then(|| {
                         read.iter().find_map(|l| {
                             let (label, value) = field(l)?;
-                            matches!(
-                                label.to_ascii_lowercase().as_str(),
-                                "message" | "error" | "reason" | "failure" | "assertion"
-                            )
-                            .then(|| value.to_owned())
+                            tells_what_went_wrong(label).then(|| value.to_owned())
                         })
                     })
                     .flatten()
@@ -1465,37 +1461,30 @@ fn name_by_section_title(lines: &[String], spans: &mut [Span]) {
 /// A reading's reports with the reports it left: messages under a keyword header, framed
 /// reports; in log order.
 pub(crate) fn with_more(lines: &[String], covered: &[bool], mut spans: Vec<Span>) -> Vec<Span> {
-    // Messages no report claimed: the block of the keyword header above them.
     let mut claimed = covered.to_vec();
-    for s in &spans {
-        for c in &mut claimed[s.start..s.end] {
-            *c = true;
-        }
+    claim(&mut claimed, &spans);
+    // Each reading in turn takes what the ones before left: messages under a keyword header,
+    // framed reports, records of labelled fields, marked rows.
+    let readings: [Reading; 4] = [indented, framed, fielded, marked_rows];
+    for read in readings {
+        let more = read(lines, &claimed);
+        claim(&mut claimed, &more);
+        spans.extend(more);
     }
-    let more = indented(lines, &claimed);
-    for s in &more {
-        for c in &mut claimed[s.start..s.end] {
-            *c = true;
-        }
-    }
-    spans.extend(more);
-    let boxed = framed(lines, &claimed);
-    for s in &boxed {
-        for c in &mut claimed[s.start..s.end] {
-            *c = true;
-        }
-    }
-    spans.extend(boxed);
-    let records = fielded(lines, &claimed);
-    for s in &records {
-        for c in &mut claimed[s.start..s.end] {
-            *c = true;
-        }
-    }
-    spans.extend(records);
-    spans.extend(marked_rows(lines, &claimed));
     spans.sort_by_key(|s| s.start);
     spans
+}
+
+/// A reading of the lines not yet claimed.
+type Reading = fn(&[String], &[bool]) -> Vec<Span>;
+
+/// Marks the lines of `spans` as taken.
+fn claim(claimed: &mut [bool], spans: &[Span]) {
+    for s in spans {
+        for c in &mut claimed[s.start..s.end] {
+            *c = true;
+        }
+    }
 }
 
 /// Records of labelled fields, one per failure (`Test: full_row`, `Suite: Picking`, `File:
@@ -1515,12 +1504,13 @@ pub(crate) fn fielded(lines: &[String], covered: &[bool]) -> Vec<Span> {
             let Some((label, value)) = field(&lines[end]) else {
                 break;
             };
-            match label.to_ascii_lowercase().as_str() {
-                "test" | "test name" | "testcase" | "test case" => {
-                    test.get_or_insert(value);
-                }
-                "message" | "error" | "reason" | "failure" | "assertion" => told = true,
-                _ => {}
+            if tells_what_went_wrong(label) {
+                told = true;
+            } else if matches!(
+                label.to_ascii_lowercase().as_str(),
+                "test" | "test name" | "testcase" | "test case"
+            ) {
+                test.get_or_insert(value);
             }
             end += 1;
         }
@@ -1608,6 +1598,14 @@ pub(crate) fn marked_rows(lines: &[String], covered: &[bool]) -> Vec<Span> {
         }
     }
     spans
+}
+
+/// Whether a field's label says what went wrong (`Message:`, `Error:`, `Reason:`).
+fn tells_what_went_wrong(label: &str) -> bool {
+    matches!(
+        label.to_ascii_lowercase().as_str(),
+        "message" | "error" | "reason" | "failure" | "assertion"
+    )
 }
 
 /// A labelled field (`Message: five trees should fill fifteen crates`): a label of up to

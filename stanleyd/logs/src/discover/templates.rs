@@ -333,13 +333,30 @@ pub(crate) fn discover(
     // When the best reading's headers do not tell its failures apart (`problem: assertion
     // failed`), a header just above each of its heads, one for one, whose names do is the top
     // of the same record and names it (`---> group: forge, test: test<2> : welding heat`).
-    while let Some(outer) = judged.iter().position(|r| {
-        let inner = &judged[best];
-        inner.rank.1 < inner.heads.len()
-            && r.rank.1 > inner.rank.1
-            && just_above(&r.heads, &inner.heads)
-    }) {
+    // (Readings by their first head: an outer one starts within three lines above, so each
+    // step looks at a few readings only, and the ranks it climbs are bounded by the heads.)
+    let mut by_first: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (k, r) in judged.iter().enumerate() {
+        by_first.entry(r.heads[0]).or_default().push(k);
+    }
+    loop {
         pace.step()?;
+        let inner = &judged[best];
+        if inner.rank.1 >= inner.heads.len() {
+            break;
+        }
+        let first = inner.heads[0];
+        let outer = (first.saturating_sub(3)..first)
+            .filter_map(|at| by_first.get(&at))
+            .flatten()
+            .copied()
+            .find(|&k| {
+                let r = &judged[k];
+                r.rank.1 > inner.rank.1 && just_above(&r.heads, &inner.heads)
+            });
+        let Some(outer) = outer else {
+            break;
+        };
         best = outer;
     }
     let reading = judged.swap_remove(best);

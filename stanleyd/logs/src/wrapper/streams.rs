@@ -87,8 +87,9 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
         || place(name)
         || ruled(name)
         || severity(name)
+        // A line number alone before its bar is a quoted source row (`12 |     code`), and so
+        // is the row a code frame points at (`> 5 |   expect(x)`, Playwright's and Jest's).
         || name.bytes().all(|b| b.is_ascii_digit())
-        // The row a code frame points at (`> 5 |   expect(x)`, Playwright's and Jest's).
         || name
             .strip_prefix('>')
             .is_some_and(|n| n.trim().bytes().all(|b| b.is_ascii_digit()))
@@ -116,8 +117,6 @@ fn ruled(name: &str) -> bool {
         .is_some_and(crate::line::rule_token)
 }
 
-/// (A line number alone before its bar, `12 |     code` or `> 12 |   code`, is a quoted source
-/// row.)
 /// Whether `name` is a diagnostic's severity (`error`, `warning`, `help`, `note`: rustc's
 /// `help: remove this` under its error), which a compiler prints before its own lines, not a
 /// stream's label.
@@ -385,9 +384,8 @@ mod tests {
         assert!(u.origin.is_empty());
     }
 
-    /// A linter's place before every finding (cpplint's `widget.cc:4:  message`, the message
-    /// after two spaces) is the line's own, and a heading's keyword with the same padding on
-    /// every line (doctest's `TEST CASE:  name`) is no stream: neither comes off.
+    /// The row a code frame points at is no label; a label padded to one width (moon's) and
+    /// a date and time in a tab label's second field (Bamboo's) are a label's.
     #[test]
     fn the_row_a_code_frame_points_at_is_no_label() {
         for row in [
@@ -410,6 +408,9 @@ mod tests {
         );
     }
 
+    /// A linter's place before every finding (cpplint's `widget.cc:4:  message`, the message
+    /// after two spaces) is the line's own, and a heading's keyword with the same padding on
+    /// every line (doctest's `TEST CASE:  name`) is no stream: neither comes off.
     #[test]
     fn places_and_padded_headings_are_no_labels() {
         let cpplint = "widget.cc:0:  No copyright message found.  [legal/copyright] [5]\n\
