@@ -42,6 +42,8 @@ KIND says where the failing-test names come from (never from Stanley's parser):
   not-a-report    a JSON document that is no test report: no failures, and that is the truth
   tcltest         the `==== name FAILED` line that closes each failed test's report in CAPTURE,
                   checked against the closing `Failed N` column
+  supertape-jsonl the failures supertape's json-lines formatter writes to AUX (one object
+                  per failed assertion, with its test's name)
   zig             the tests zig's runner counts as they start (`k/n name...`) with any verdict
                   but OK or SKIP (after the dots, or the `FAIL (…)` line under it), checked
                   against its closing `N failed.`
@@ -318,6 +320,20 @@ def tap_nodetap(log, aux):
         else:
             aggregates.append(p["name"])
     return names, sections, aggregates
+
+
+def supertape_jsonl(log, aux):
+    names, sections = [], {}
+    for line in read(aux).splitlines():
+        event = json.loads(line)
+        if "operator" not in event:
+            continue  # progress and the closing counts
+        name = event["test"]
+        if name not in sections:
+            names.append(name)
+            sections[name] = ""
+        sections[name] += json.dumps(event.get("message")) + "\n" + (event.get("errorStack") or "") + "\n" + (event.get("output") or "") + "\n"
+    return names, sections, []
 
 
 def mocha_json(log, aux):

@@ -382,6 +382,54 @@ fn beside_errors(blocks: &[FailureBlock]) -> Vec<bool> {
     out
 }
 
+/// Reports that share a name, or came with none, are named by what varies between them at one
+/// place (their first line, the line over them): [`crate::discover::names_that_vary`]. A
+/// diagnostic keeps its place and a job's failing step what it is.
+fn name_by_what_varies(blocks: &mut [FailureBlock], lines: &[String]) {
+    let reports: Vec<crate::discover::Report<'_>> = blocks
+        .iter()
+        .map(|b| crate::discover::Report {
+            start: b.start - 1,
+            end: b.end.saturating_sub(1).max(b.start - 1),
+            name: b.test_name.as_deref(),
+            renamable: !b.anchors.iter().all(|a| {
+                matches!(
+                    *a,
+                    "diagnostic"
+                        | "diagnostic_warning"
+                        | "exit_code"
+                        | "npm_err"
+                        | "error_line"
+                        | "job_failure"
+                )
+            }),
+        })
+        .collect();
+    let names = crate::discover::names_that_vary(lines, &reports);
+    for (block, name) in blocks.iter_mut().zip(names) {
+        if let Some(name) = name {
+            rename(block, name);
+        }
+    }
+}
+
+/// Gives a block another name, and its fingerprint with it (a named block's carries its test).
+fn rename(block: &mut FailureBlock, name: String) {
+    if let Some(message) = &block.message {
+        let top_frame = block.stack.iter().find(|(p, _)| !foreign_frame(p));
+        block.fingerprint = stable_id(
+            "fp",
+            &to_value(&MessageKey {
+                message: normalize(message),
+                frame: top_frame,
+                test: Some(name.trim()),
+            }),
+            12,
+        );
+    }
+    block.test_name = Some(name);
+}
+
 /// Gives every block its own id: a block's id comes from its content, so a failure printed twice
 /// (a retried test, a log of two runs) would share one; the second and later get `-2`, `-3`, …
 /// in log order, and stay duplicates of the first by fingerprint.
@@ -705,6 +753,7 @@ pub(crate) fn settle(
             .map(|l| crate::line::bounded_message(l.trim()));
         blocks.insert(0, block);
     }
+    name_by_what_varies(&mut blocks, lines);
     for block in &mut blocks {
         // A block whose kept lines reach past the log (a runner's report counts lines it
         // joined or synthesised) ends at the log's last line (issue 36).

@@ -12,6 +12,9 @@
 //! message-like line with the lines that continue it.
 
 mod templates;
+mod vary;
+
+pub(crate) use vary::{Report, names_that_vary};
 
 use std::collections::{HashMap, HashSet};
 

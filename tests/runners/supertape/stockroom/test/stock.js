@@ -1,0 +1,9 @@
+const test = require('supertape');
+const s = require('../stock');
+test('stock: reorder point adds safety stock', (t) => { t.equal(s.reorderPoint(4, 5), 26, 'two days of safety stock on top'); t.end(); });
+test('stock: bin codes are dashed', (t) => { t.equal(s.binCode('B', 12), 'B-12'); t.end(); });
+test('stock: restock lists low items', (t) => { t.deepEqual(s.restock([{ sku: 'AAA-001', qty: 1, min: 3 }, { sku: 'BBB-002', qty: 3, min: 3 }]), ['AAA-001', 'BBB-002']); t.end(); });
+test('stock: sku format', (t) => { t.ok(s.skuValid('ABC-123')); t.end(); });
+test('stock: prices keep cents', (t) => { t.equal(s.unitPrice(1999), '19.99'); t.end(); });
+test('stock: receiving an empty order', (t) => { t.equal(s.receive({}), 0); t.end(); });
+test('stock: lower-case skus are invalid', (t) => { t.notOk(s.skuValid('abc-123'), 'lower case is refused'); t.end(); });
