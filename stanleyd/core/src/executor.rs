@@ -1027,10 +1027,11 @@ impl Executor {
                 }
                 self.tally(|t| t.input_tokens += reported);
                 record.result = "invalid".into();
-                record.error = Some(invalid.0.clone());
+                let detail = invalid.to_string();
+                record.error = Some(detail.clone());
                 self.emit(record);
-                self.count_invalid(&invalid.0);
-                last.then(|| Self::failure(frame_id, FailReason::Invalid, invalid.0))
+                self.count_invalid(&detail);
+                last.then(|| Self::failure(frame_id, FailReason::Invalid, detail))
             }
         }
     }
