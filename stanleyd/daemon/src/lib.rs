@@ -5,8 +5,7 @@
 
 mod agent;
 mod authority;
-mod builtin;
-mod compose;
+mod candidates;
 mod config;
 mod connections;
 mod delegation;
@@ -16,10 +15,7 @@ mod error;
 mod flow;
 mod logging;
 mod memory;
-mod prompt;
-mod repository;
 mod request;
-mod router;
 mod runs;
 mod server;
 mod services;

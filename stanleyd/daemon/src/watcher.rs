@@ -16,7 +16,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
 
-use crate::repository;
+use crate::request::repository;
 use crate::state::DaemonState;
 
 /// How long a burst of events (an editor writing a temporary file, then renaming it) may take

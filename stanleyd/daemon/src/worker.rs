@@ -21,10 +21,11 @@ use stanley_workflows::ports::{GitError, Redactor};
 use stanley_workflows::registry::{BUILTINS, Builtin};
 use stanley_workflows::routing::{CANNOT_TELL, Candidate, Facts, InputShape, RouteReason};
 
+use crate::candidates::{candidate, read_record};
 use crate::error::RequestError;
-use crate::repository;
 use crate::request::Ctx;
-use crate::router::{candidates_for, route};
+use crate::request::repository;
+use crate::request::router::{candidates_for, route};
 use crate::settings::RequestSettings;
 use crate::state::{DaemonState, JevLink, QueueProblem};
 
@@ -442,15 +443,6 @@ async fn route_check(
     }
 }
 
-/// The candidate records that wait for review.
-pub(crate) fn validated_candidates(root: &Path) -> Vec<String> {
-    candidates(root)
-        .into_iter()
-        .filter(|r| r.status == CandidateStatus::Validated)
-        .map(|r| r.id)
-        .collect()
-}
-
 /// Activates a validated candidate: re-validated, then moved into `.stanley/workflows/`.
 pub(crate) async fn promote(
     state: &DaemonState,
@@ -530,33 +522,6 @@ pub(crate) async fn promote(
     Ok((workflow, destination))
 }
 
-/// Whether `dir` is a real folder of this user's, closed to others: what Stanley makes. A
-/// repository that commits `.stanley/candidates/` gets 0755 folders from a checkout.
-fn ours(dir: &Path) -> bool {
-    std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir())
-        && stanley_adapters::records::refuse_foreign_dir(dir).is_ok()
-}
-
-/// A candidate record Stanley wrote: in folders Stanley made, a regular file of at most 1 MiB
-/// read without following a link or waiting on a FIFO, naming its own id.
-fn read_record(root: &Path, id: &str) -> Option<CandidateRecord> {
-    if !valid_candidate_id(id) {
-        return None;
-    }
-    let folder = root.join(format!(".stanley/candidates/{id}"));
-    if !ours(&root.join(".stanley/candidates")) || !ours(&folder) {
-        return None;
-    }
-    // One a commit brought is not Stanley's, whatever its modes.
-    if stanley_adapters::tracked::tracked(root, &format!(".stanley/candidates/{id}")) {
-        return None;
-    }
-    stanley_adapters::records::read_bounded(&folder.join("candidate.json"), 1024 * 1024)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<CandidateRecord>(&b).ok())
-        .filter(|r| r.id == id)
-}
-
 /// Whether a record's `source` is a file directly inside its candidate's folder (promotion
 /// moves it; a record must not name another file to move) or, once promoted, directly inside
 /// `.stanley/workflows/`.
@@ -569,25 +534,6 @@ pub(crate) fn source_in_folder(id: &str, source: &str, promoted: bool) -> bool {
     source
         .strip_prefix(&folder)
         .is_some_and(|name| !name.is_empty() && !name.contains('/') && name != "." && name != "..")
-}
-
-/// Every readable candidate record, by id.
-pub(crate) fn candidates(root: &Path) -> Vec<CandidateRecord> {
-    let Ok(entries) = stanley_adapters::records::list_dir(&root.join(".stanley/candidates")) else {
-        return Vec::new();
-    };
-    let mut out: Vec<CandidateRecord> = entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().and_then(|n| read_record(root, n)))
-        .collect();
-    out.sort_by(|a, b| a.id.cmp(&b.id));
-    out
-}
-
-/// One candidate record.
-pub(crate) fn candidate(root: &Path, id: &str) -> Result<CandidateRecord, RequestError> {
-    read_record(root, id)
-        .ok_or_else(|| RequestError::not_found(format!("no candidate record for {id}")))
 }
 
 /// Marks a validated candidate rejected by a person.
@@ -653,23 +599,6 @@ pub(crate) fn drop_job(state: &DaemonState, id: &str) -> Result<(), RequestError
         Ok(())
     } else {
         Err(RequestError::not_found(format!("no improvement job {id}")))
-    }
-}
-
-/// Starts the background worker with this request's environment when jobs are pending and no
-/// worker runs (`STANLEY_AUTO_IMPROVE=off` keeps it to the explicit command). The caller has
-/// already checked that an agent is available.
-pub(crate) fn maybe_kick(state: &DaemonState, settings: &RequestSettings) {
-    if !settings.auto_improve || state.improve.try_turn().is_none() {
-        return;
-    }
-    let pending = state
-        .improve
-        .store()
-        .and_then(|q| q.list().ok())
-        .is_some_and(|jobs| jobs.iter().any(|j| j.state == JobState::Pending));
-    if pending {
-        state.improve.kick(settings.env.clone());
     }
 }
 

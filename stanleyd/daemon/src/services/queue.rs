@@ -160,7 +160,7 @@ impl Queue for QueueService {
         &self,
         _request: Request<ListCandidatesRequest>,
     ) -> Result<Response<ListCandidatesResponse>, Status> {
-        let records = crate::worker::candidates(&self.state.config.files.root);
+        let records = crate::candidates::candidates(&self.state.config.files.root);
         Ok(Response::new(ListCandidatesResponse {
             candidates: records.iter().map(record_json).collect(),
         }))
@@ -171,7 +171,7 @@ impl Queue for QueueService {
         request: Request<JobIdRequest>,
     ) -> Result<Response<CandidateResponse>, Status> {
         let record =
-            crate::worker::candidate(&self.state.config.files.root, &request.into_inner().id)?;
+            crate::candidates::candidate(&self.state.config.files.root, &request.into_inner().id)?;
         Ok(Response::new(CandidateResponse {
             candidate: record_json(&record),
         }))

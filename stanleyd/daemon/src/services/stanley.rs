@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-use crate::prompt::{self, RequestError};
+use crate::request::prompt::{self, RequestError};
 use crate::state::DaemonState;
 
 /// How long a cancelled request gets to wind down before its task is stopped.

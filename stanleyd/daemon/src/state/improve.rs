@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use stanley_workflows::improve::JobQueue;
+use stanley_workflows::improve::{JobQueue, JobState};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::QueueProblem;
@@ -84,6 +84,22 @@ impl ImproveQueue {
     /// Wakes the background worker with a request's environment (nothing when no one listens).
     pub(crate) fn kick(&self, env: Env) {
         let _ = self.kick.send(env);
+    }
+
+    /// Wakes the background worker when jobs are pending and no worker runs (`auto` off, as
+    /// `STANLEY_AUTO_IMPROVE=off` sets it, keeps it to the explicit command). The caller has
+    /// already checked that an agent is available.
+    pub(crate) fn kick_if_pending(&self, auto: bool, env: &Env) {
+        if !auto || self.try_turn().is_none() {
+            return;
+        }
+        let pending = self
+            .store()
+            .and_then(|q| q.list().ok())
+            .is_some_and(|jobs| jobs.iter().any(|j| j.state == JobState::Pending));
+        if pending {
+            self.kick(env.clone());
+        }
     }
 
     /// The receiving end of the kicks, once.

@@ -192,7 +192,7 @@ fn queue(state: &DaemonState, base: &str) -> Rendered {
         .iter()
         .map(stanley_adapters::queue::Recovery::line)
         .collect();
-    let candidates = crate::worker::candidates(root);
+    let candidates = crate::candidates::candidates(root);
     Rendered::ok(
         "Improvement queue",
         pages::queue(
@@ -208,7 +208,7 @@ fn candidate(root: &Path, id: &str) -> Rendered {
     if !valid_candidate_id(id) {
         return Rendered::missing("No such candidate", &format!("no candidate {id}"));
     }
-    let Ok(record) = crate::worker::candidate(root, id) else {
+    let Ok(record) = crate::candidates::candidate(root, id) else {
         return Rendered::missing(
             "No such candidate",
             &format!("no candidate record for {id}"),
@@ -381,7 +381,7 @@ fn overview(state: &DaemonState, base: &str) -> Rendered {
                 .count();
             (pending, jobs.len())
         });
-    let waiting = crate::worker::candidates(root)
+    let waiting = crate::candidates::candidates(root)
         .iter()
         .filter(|c| c.status == stanley_workflows::improve::CandidateStatus::Validated)
         .count();

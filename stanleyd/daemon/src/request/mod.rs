@@ -1,7 +1,18 @@
-//! One request's context and the values every step of it shares: its settings, Jev executor,
-//! budget, cache use and run slot ([`Ctx`]), the events sent back to the client, the input it
-//! was given, and the answer it ends with. The steps are `prompt.rs` (routing and delegation),
-//! `builtin.rs`, `compose.rs` and `router.rs`.
+//! A request's path through the daemon, in the order it takes it, and the values every step
+//! shares: its settings, Jev executor, budget, cache use and run slot ([`Ctx`]), the events sent
+//! back to the client, the input it was given, and the answer it ends with.
+
+// One request, start to finish: settings, input, routing or an action, delegation, the result.
+pub(crate) mod prompt;
+// The candidates a request can go to and the routing decision (also for nested prompts and the
+// worker's check).
+pub(crate) mod router;
+// A built-in's plan and run on the diff evidence.
+pub(crate) mod builtin;
+// A repository workflow's run, with its nested `prompt`, `judge` and `log`.
+pub(crate) mod compose;
+// The warm workflow host and the one registry, reloaded when `.stanley/workflows/` changes.
+pub(crate) mod repository;
 
 use std::sync::Arc;
 

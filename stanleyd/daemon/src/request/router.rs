@@ -12,8 +12,8 @@ use stanley_workflows::routing::{self, Candidate, Facts, RouteReason};
 use stanley_workflows::text::Action;
 
 use crate::error::RequestError;
-use crate::repository::RepoSnapshot;
 use crate::request::Ctx;
+use crate::request::repository::RepoSnapshot;
 
 /// The routing candidates: the implemented built-ins, then the repository workflows, with
 /// their gates evaluated for `facts`.
@@ -36,7 +36,7 @@ pub(crate) async fn candidates_for(
     }
     let gates = match &repo.host {
         Some(host) if repo.workflows.iter().any(|w| w.gated) => host
-            .available(&crate::repository::gate_facts(facts))
+            .available(&crate::request::repository::gate_facts(facts))
             .await
             .unwrap_or_default(),
         _ => HashMap::new(),

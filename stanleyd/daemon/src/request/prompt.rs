@@ -23,19 +23,19 @@ use stanley_workflows::result::{error_document, human, prompt_document};
 use stanley_workflows::routing::{self, Facts, RouteReason};
 use stanley_workflows::triage::logs::Parsers;
 
-use crate::builtin::{run_builtin, run_plan};
-use crate::compose;
-use crate::repository::{self, RepoSnapshot};
+use crate::request::builtin::{run_builtin, run_plan};
+use crate::request::compose;
+use crate::request::repository::{self, RepoSnapshot};
 use stanley_adapters::clock::stamp_now;
 use stanley_workflows::text::{Action, classify_action};
 use tokio::sync::mpsc;
 
 pub(crate) use crate::error::RequestError;
+use crate::request::router::{Routed, candidates_for, route};
 use crate::request::{
     Answer, Ctx, Events, MAX_INPUT_BYTES, MAX_MESSAGE_CHARS, MAX_REQUEST_BYTES, Supplied,
     cache_use, success,
 };
-use crate::router::{Routed, candidates_for, route};
 use crate::runs::{RunSlot, Track};
 use crate::settings::RequestSettings;
 use crate::state::{DaemonState, JevLink};
@@ -416,7 +416,7 @@ async fn announce(state: &DaemonState, repo: &RepoSnapshot, events: &Events) {
     for record in repo.init_logs.iter().filter(|r| r.level.is_notable()) {
         events.notice(&record.line("")).await;
     }
-    let waiting = crate::worker::validated_candidates(&state.config.files.root);
+    let waiting = crate::candidates::validated_candidates(&state.config.files.root);
     if !waiting.is_empty() {
         events
             .notice(format!(
@@ -547,7 +547,9 @@ async fn serve(
     announce(state, &repo, &events).await;
     repository::register(&builtins, &repo.workflows)?;
     if agent.is_some() {
-        crate::worker::maybe_kick(state, settings);
+        state
+            .improve
+            .kick_if_pending(settings.auto_improve, &settings.env);
     }
     let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
     let mut diff: Option<Arc<DiffSource>> = None;

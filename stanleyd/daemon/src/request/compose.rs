@@ -14,11 +14,11 @@ use stanley_workflows::routing::{self, Candidate, Facts, NO_AGENT_NOTICE};
 use stanley_workflows::text::{Action, classify_action};
 use tokio::sync::mpsc;
 
-use crate::builtin::run_builtin;
 use crate::error::RequestError;
-use crate::repository::{RepoSnapshot, RepoWorkflow};
+use crate::request::builtin::run_builtin;
+use crate::request::repository::{RepoSnapshot, RepoWorkflow};
+use crate::request::router::{candidates_for, route};
 use crate::request::{Ctx, Events, MAX_REQUEST_BYTES, Supplied};
-use crate::router::{candidates_for, route};
 
 /// Nested prompt levels allowed below the top-level workflow.
 pub(crate) const MAX_DEPTH: usize = 8;
@@ -260,7 +260,7 @@ fn nested<'a>(
             .filter(|c| !stack.contains(&c.id))
             .collect();
         let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
-        let crate::router::Routed {
+        let crate::request::router::Routed {
             selected, reason, ..
         } = route(ctx, &instructions, facts, &candidates, &builtin_ids, action).await?;
         tracing::info!(
