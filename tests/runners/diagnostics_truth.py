@@ -10,7 +10,9 @@ bandit-json, sqlfluff-json, htmlhint-json (each tool's JSON format), perlcritic-
 (perlcritic's own `%f:%l:%c:%m` format), black-diff (black's
 --diff), file-list (a formatter's own list of the files it would change), biome-json (biome's
 --reporter=json, its spans turned into lines by the source it carries), cfn-lint-json
-(cfn-lint --format json), hlint-json (hlint --json), typos-json (typos --format json), pyrefly-json (pyrefly check --output-format json).
+(cfn-lint --format json), hlint-json (hlint --json), typos-json (typos --format json), pyrefly-json (pyrefly check --output-format json),
+appstream-yaml (appstreamcli validate --format yaml), mandoc-lint (mandoc -Tlint's own
+`mandoc: file:line:col: LEVEL: message` lines).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -150,6 +152,30 @@ elif kind == "pyrefly-json":
             continue
         failures.append((f'{e["path"]}:{e["line"]}', e["description"],
                          f'{e["path"]}:{e["line"]}:{e["column"]}'))
+elif kind == "appstream-yaml":
+    # appstreamcli validate --format yaml: each issue's tag, severity, component and line.
+    issue = {}
+    def flush():
+        if issue.get("severity") == "error" and "line" in issue:
+            place = f'{issue["component"]}:{issue["line"]}'
+            message = f'{issue["tag"]} {issue.get("hint", "")}'.strip()
+            failures.append((place, message, f'{place}: {issue["tag"]}'))
+    for line in text.splitlines():
+        m = re.match(r"^(- )?\s*(tag|severity|component|line|hint): (.*)$", line)
+        if not m:
+            continue
+        if m.group(1):
+            flush()
+            issue = {}
+        issue[m.group(2)] = m.group(3).strip()
+    flush()
+elif kind == "mandoc-lint":
+    # mandoc -Tlint: `mandoc: file:line:col: LEVEL: message`, the tool's own one-line format.
+    for line in text.splitlines():
+        m = re.match(r"^mandoc: ([^:]+):(\d+):(\d+): (\w+): (.*)$", line)
+        if m and m.group(4) in ("ERROR", "UNSUPP", "BADARG"):
+            failures.append((f"{m.group(1)}:{m.group(2)}", m.group(5),
+                             f"{m.group(1)}:{m.group(2)}:{m.group(3)}"))
 else:
     sys.exit(f"unknown kind {kind}")
 

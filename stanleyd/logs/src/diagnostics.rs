@@ -5,6 +5,7 @@
 use crate::found::Found;
 
 mod records;
+mod rows;
 
 /// Lines a diagnostic's block keeps at most.
 pub(crate) const MAX_LINES: usize = 40;
@@ -1228,6 +1229,8 @@ pub(crate) fn read_all(
     let mut file: Option<String> = None;
     let mut file_at: Option<usize> = None;
     let mut header_path: Option<String> = None;
+    // Where the placed rows' reader has looked up to (`rows::placed_rows`).
+    let mut rows_looked = 0;
     let mut i = 0;
     while i < lines.len() {
         pace.step()?;
@@ -1254,6 +1257,13 @@ pub(crate) fn read_all(
         }
         let (found, header_row) = found_at(lines, i, header_path.as_deref(), file.as_deref());
         let Some((start, name, place, severity, code, message)) = found else {
+            // Rows that each hold a place at one word, of one shape, whatever the tool.
+            if let Some(next) = rows::placed_rows(lines, covered, i, &mut rows_looked, &mut out) {
+                file = None;
+                header_path = None;
+                i = next;
+                continue;
+            }
             // An unindented line naming a file heads that file's indented rows; so does a
             // path alone, however indented.
             // (A rule and a count of the file's findings under its header keep it: `FILE: a.php`,

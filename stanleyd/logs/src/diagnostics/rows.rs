@@ -1,0 +1,418 @@
+//! Rows that each hold a place, whatever else the tool puts around it (issue 46, D-191): a run
+//! of unindented lines with a place (`path:line`, `path@line:col`, `path(line,col)`, in quotes or
+//! parentheses) at the same word of each, the words before it of one shape (`E:`, `W:`;
+//! `%Warning-WIDTH:`, `%Error-PINMISSING:`; `ERROR:tool:block`), is a tool's findings, one per
+//! row, each named by its place, with the indented lines under it (a code frame, a note) as its
+//! body. The shapes the other readers know come first; this is what is left of the principle
+//! that a diagnostic is a place and a message, in whatever order the tool prints them.
+
+use super::{Diagnostic, MAX_LINES, Severity, path_like, rule_like, severity_word};
+use crate::found::Found;
+
+/// A place in one word: (path, line, column, the character that ends its path: `:`, `@`, `(`).
+fn place_in_word(word: &str) -> Option<(&str, u64, Option<u64>, char)> {
+    let w = word.trim_matches(|c: char| "\"'`[]{},;".contains(c));
+    let w = w
+        .strip_prefix('(')
+        .map_or(w, |inner| inner.trim_end_matches(')'));
+    let w = w.trim_end_matches([':', '.', ',']);
+    let number = |s: &str| {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<u64>().ok())
+            .flatten()
+    };
+    // `path:line[:col]`, `path@line[:col]`.
+    for sep in ['@', ':'] {
+        if let Some((path, rest)) = w.split_once(sep) {
+            let (row, col) = rest.split_once(':').unwrap_or((rest, ""));
+            if let Some(row) = number(row)
+                && (col.is_empty() || number(col).is_some())
+                && placeable(path)
+            {
+                return Some((path, row, number(col), sep));
+            }
+        }
+    }
+    // `path(line[,col])`.
+    let (path, inside) = w.split_once('(')?;
+    let inside = inside.trim_end_matches(')');
+    let (row, col) = inside.split_once(',').unwrap_or((inside, ""));
+    let row = number(row)?;
+    (placeable(path) && (col.is_empty() || number(col).is_some()))
+        .then(|| (path, row, number(col), '('))
+}
+
+/// A path a row can name: a file with an extension or a path with a folder (a bare word before a
+/// colon is a label: `ERROR:`, `main:`).
+fn placeable(path: &str) -> bool {
+    path_like(path)
+        && (path.contains('/')
+            || path.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (ext.chars().any(|c| c.is_ascii_alphabetic())
+                        // A manual page's section (`tidectl.1`).
+                        || ext.len() == 1 && stem.chars().any(|c| c.is_ascii_alphabetic()))
+            }))
+}
+
+/// A row: the index of the word that holds its place, the shape of the words before it, and the
+/// place.
+struct Row<'a> {
+    at: usize,
+    /// How the place is written (`:`, `@`, `(`): one tool writes its places one way.
+    form: char,
+    shape: String,
+    path: &'a str,
+    line: u64,
+    col: Option<u64>,
+}
+
+/// The place of an unindented line, the first word that is one (not a stack frame's, nor a
+/// URL's), with the shape of the words before it: their punctuation, letters and figures
+/// masked (`E:` and `W:` alike, `%Warning-WIDTH:` and `%Error-PIN:` alike).
+fn row(line: &str) -> Option<Row<'_>> {
+    if line.starts_with(char::is_whitespace)
+        || line.trim().is_empty()
+        || crate::line::stack_frame(line)
+    {
+        return None;
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    // The place is among the first words: past them, a path in a message is what it talks about.
+    let (at, (path, number, col, form)) = words
+        .iter()
+        .take(4)
+        .enumerate()
+        .find_map(|(k, w)| place_in_word(w).map(|p| (k, p)))?;
+    let shape: String = words[..at]
+        .iter()
+        .map(|w| {
+            w.chars()
+                .filter(|c| !c.is_alphanumeric())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    Some(Row {
+        at,
+        form,
+        shape,
+        path,
+        line: number,
+        col,
+    })
+}
+
+/// Whether a line goes on with the row above it: indented, and no test's status line.
+fn under(line: &str) -> bool {
+    !line.trim().is_empty()
+        && line.starts_with(char::is_whitespace)
+        && crate::line::status_name(line).is_none()
+}
+
+/// A run of placed rows starting at `i`, at least two of one shape with nothing but their bodies
+/// between them: one finding each. Returns the line after the run. A run that is no list of
+/// findings sets `looked` to its end, so the rows inside it are not looked at again as the
+/// start of a run (the reader stays linear on a trace that places every line).
+pub(super) fn placed_rows(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    looked: &mut usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    if i < *looked {
+        return None;
+    }
+    let first = row(&lines[i])?;
+    // The rows of the run, with where each one's body ends.
+    let mut rows: Vec<(usize, usize)> = Vec::new();
+    let mut k = i;
+    while k < lines.len() && !covered[k] {
+        let Some(r) = row(&lines[k]) else { break };
+        if r.at != first.at
+            || r.form != first.form
+            || r.shape != first.shape
+            || !same_head(&lines[i], &lines[k], first.at)
+        {
+            break;
+        }
+        let mut end = k + 1;
+        while end < lines.len() && !covered[end] && end - k < MAX_LINES && under(&lines[end]) {
+            end += 1;
+        }
+        rows.push((k, end));
+        k = end;
+    }
+    if rows.len() < 2 || !findings(lines, &rows, first.at) {
+        *looked = k;
+        return None;
+    }
+    for &(start, end) in &rows {
+        out.push(finding(lines, start, end)?);
+    }
+    Some(k)
+}
+
+/// What may stand before a place and vary from row to row: a severity (`E:`, `%Warning-X:`), a
+/// count or a mark (`3.`, `*`), a bracketed tag (`[lint]`).
+fn judged(word: &str) -> bool {
+    severity_of(word).is_some()
+        || !word.chars().any(char::is_alphabetic)
+        || word.starts_with('[') && word.ends_with(']')
+}
+
+/// Whether two rows have the same head before their place at word `at`: each word judged in
+/// both, or the same word (a tool's label, `mandoc:`).
+fn same_head(a: &str, b: &str, at: usize) -> bool {
+    a.split_whitespace()
+        .zip(b.split_whitespace())
+        .take(at)
+        .all(|(x, y)| x == y || judged(x) && judged(y))
+}
+
+/// Whether a run of rows (their first lines and body ends) whose places are at word `at` is a
+/// list of findings, not a test's reports, a listing, a trace or a stack.
+fn findings(lines: &[String], rows: &[(usize, usize)], at: usize) -> bool {
+    // What stands before the place says how bad it is or counts the rows (`E:`, `%Warning-X:`,
+    // `3.`, `[lint]`), or is the tool's label, the same on every row (`mandoc:`); a word that
+    // varies there is a name (`1) TestRate: a.c:6: expected`, `2) TestFee: a.c:8: …`, a
+    // test's report), and those rows are read elsewhere.
+    let before = |k: usize| -> Vec<&str> { lines[k].split_whitespace().take(at).collect() };
+    let heads: Vec<Vec<&str>> = rows.iter().map(|&(k, _)| before(k)).collect();
+    for j in 0..at {
+        // (A label ends with its colon: `crystal spec a_spec.cr:6 # …` is a command to run a
+        // test again, a listing of what failed.)
+        let same = heads.iter().all(|h| h[j] == heads[0][j]) && heads[0][j].ends_with(':');
+        if !same && !heads.iter().all(|h| judged(h[j])) {
+            return false;
+        }
+    }
+    // A stack printed flush left is no list of findings: a frame names a function or an
+    // address after its place, not what is wrong (`source/app/parse.d:3 [0x55fa…]`, `a.nim(12)
+    // main`), and a trace passes through the language's own library.
+    let after = |line: &str| -> Vec<String> {
+        let skip = row(line).map_or(0, |r| r.at + 1);
+        line.split_whitespace()
+            .skip(skip)
+            .map(str::to_owned)
+            .collect()
+    };
+    let says_what = |line: &str| {
+        let words = after(line);
+        words.len() >= 2
+            && words
+                .iter()
+                .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+    };
+    let framed = |line: &str| {
+        after(line).first().is_some_and(|w| {
+            w.trim_matches(|c: char| "[]()".contains(c))
+                .strip_prefix("0x")
+                .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
+        }) || row(line).is_some_and(|r| crate::text::foreign_frame(r.path))
+    };
+    // A trace that places every line (`a.cpp(10): Entering test case "x"`) says what went
+    // wrong on a few: where some rows carry a severity and others none, the rows are no list
+    // of findings, and the lines that are findings are read by what they say.
+    let judged_rows = rows
+        .iter()
+        .filter(|&&(start, _)| severity_in(&lines[start], at).is_some())
+        .count();
+    if judged_rows != 0 && judged_rows != rows.len() {
+        return false;
+    }
+    // (A place under a test's verdict starts that test's message, not a finding.)
+    // (A row of the run is not read as the verdict over the next.)
+    let after_a_row = |start: usize| rows.iter().any(|&(_, end)| end == start);
+    // (Most rows say what is wrong in words; a tag alone, `I: a:7: summary-not-capitalized`,
+    // may stand among them.)
+    let mute = rows
+        .iter()
+        .filter(|&&(start, _)| !says_what(&lines[start]))
+        .count();
+    if mute * 2 > rows.len()
+        || rows.iter().any(|&(start, _)| {
+            framed(&lines[start]) || !after_a_row(start) && super::under_a_verdict(lines, start)
+        })
+    {
+        return false;
+    }
+    true
+}
+
+/// The finding of the row at `start`, its body up to `end`.
+fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
+    let text = &lines[start];
+    let r = row(text)?;
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let before = &words[..r.at];
+    let after = &words[r.at + 1..];
+    let severity = severity_in(text, r.at).unwrap_or(Severity::Error);
+    // The code: a rule right after the place (`CollapseIsinstanceChecks:`), or what a
+    // severity word before it carries (`%Warning-WIDTH:`).
+    let code = after
+        .first()
+        .filter(|w| severity_of(w).is_none())
+        .filter(|w| {
+            rule_like(w)
+                || w.len() > 1
+                    && w.ends_with(':')
+                    && w.chars().all(|c| c.is_ascii_alphanumeric() || c == ':')
+        })
+        .map(|w| w.trim_end_matches(':').to_owned())
+        .or_else(|| {
+            before.iter().find_map(|w| {
+                let (_, code) = w
+                    .trim_start_matches('%')
+                    .trim_end_matches(':')
+                    .split_once('-')?;
+                (!code.is_empty()).then(|| code.to_owned())
+            })
+        });
+    let message = {
+        let m = after.join(" ");
+        let m = m.trim_start_matches(':').trim();
+        if m.is_empty() {
+            lines[start + 1..end]
+                .iter()
+                .map(|l| l.trim())
+                .find(|l| !l.is_empty())
+                .unwrap_or(text.trim())
+                .to_owned()
+        } else {
+            m.to_owned()
+        }
+    };
+    let name = format!("{}:{}", r.path, r.line);
+    let place = match r.col {
+        Some(c) => format!("{name}:{c}"),
+        None => name.clone(),
+    };
+    Some(Diagnostic {
+        found: Found {
+            start,
+            lines: lines[start..end].to_vec(),
+            name: Some(name),
+            message: Some(message),
+            anchor: "diagnostic",
+            ..Found::default()
+        },
+        code,
+        place,
+        severity,
+    })
+}
+
+/// The severity a row states: in a word before its place (at word `at`), or in the two after.
+fn severity_in(line: &str, at: usize) -> Option<Severity> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words[..at.min(words.len())]
+        .iter()
+        .chain(words.iter().skip(at + 1).take(2))
+        .find_map(|w| severity_of(w))
+}
+
+/// A severity a word carries: `error`, `Warning:`, `%Warning-WIDTH:`, `ERROR:tool:block`, and
+/// the one-letter `E:`, `W:`, `I:`.
+fn severity_of(word: &str) -> Option<Severity> {
+    let w = word.trim_start_matches('%');
+    match w {
+        "E:" | "F:" => return Some(Severity::Error),
+        "W:" | "I:" | "P:" | "N:" | "C:" | "R:" => return Some(Severity::Warning),
+        _ => {}
+    }
+    let head = w.split([':', '-']).next().unwrap_or(w);
+    severity_word(head)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Vec<(String, Option<String>, Severity)> {
+        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let mut out = Vec::new();
+        let (mut i, mut looked) = (0, 0);
+        while i < lines.len() {
+            i = placed_rows(&lines, &vec![false; lines.len()], i, &mut looked, &mut out)
+                .unwrap_or(i + 1);
+        }
+        out.into_iter()
+            .map(|d| (d.found.name.unwrap_or_default(), d.code, d.severity))
+            .collect()
+    }
+
+    #[test]
+    fn rows_with_a_place_at_one_word_are_findings_whatever_surrounds_it() {
+        let got = read(
+            "%Warning-WIDTH: a.sv:25:23: Operator EQ expects 32 bits\n   25 | if (x == 1)\n      |    ^~\n\
+             %Error-PINMISSING: a.sv:30:3: Cell has missing pin\n\
+             done\n\
+             mandoc: a.1:15:41: STYLE: whitespace at end of line\nmandoc: a.1:21:2: ERROR: missing end of block\n\
+             E: org.x.desktop:4: license-invalid GPL\nW: org.x.desktop:20: invalid-date 2026-13-01\n\
+             \n\
+             ledger.py@53:11 CollapseChecks: can be collapsed\nledger.py@5:0 NoInherit: is a no-op\n\
+             src/a.cs(12,5) warning: unused\nsrc/b.cs(3) error: missing\n",
+        );
+        assert_eq!(
+            got,
+            [
+                (
+                    "a.sv:25".to_owned(),
+                    Some("WIDTH".to_owned()),
+                    Severity::Warning
+                ),
+                (
+                    "a.sv:30".to_owned(),
+                    Some("PINMISSING".to_owned()),
+                    Severity::Error
+                ),
+                ("a.1:15".to_owned(), None, Severity::Warning),
+                ("a.1:21".to_owned(), None, Severity::Error),
+                (
+                    "org.x.desktop:4".to_owned(),
+                    Some("license-invalid".to_owned()),
+                    Severity::Error
+                ),
+                (
+                    "org.x.desktop:20".to_owned(),
+                    Some("invalid-date".to_owned()),
+                    Severity::Warning
+                ),
+                (
+                    "ledger.py:53".to_owned(),
+                    Some("CollapseChecks".to_owned()),
+                    Severity::Error
+                ),
+                (
+                    "ledger.py:5".to_owned(),
+                    Some("NoInherit".to_owned()),
+                    Severity::Error
+                ),
+                ("src/a.cs:12".to_owned(), None, Severity::Warning),
+                ("src/b.cs:3".to_owned(), None, Severity::Error),
+            ]
+        );
+    }
+
+    #[test]
+    fn one_row_alone_frames_and_labels_are_no_findings() {
+        // One line with a place is not a run.
+        assert!(read("see a.py:3 for details\nnothing else\n").is_empty());
+        // A traceback's frames are indented or frames; a label before a colon is no path.
+        assert!(read("    at f (a.js:3:5)\n    at g (a.js:9:1)\n").is_empty());
+        assert!(read("ERROR: boom\nERROR: bang\n").is_empty());
+        // Rows of two shapes are two runs, each needing two rows.
+        assert!(read("E: a.c:1: x y\n%Warning-X: b.c:2: y z\n").is_empty());
+        // A name that varies before the place is a test's report; a command before it is a
+        // listing of what to run again.
+        assert!(read("1) TestRate: t.c:6: expected <7>\n2) TestFee: t.c:8: late fee\n").is_empty());
+        assert!(read("crystal spec s/a_spec.cr:6 # Tariff applies\ncrystal spec s/a_spec.cr:9 # Tariff rounds\n").is_empty());
+        // A trace that places every line, a few of them errors, is no list of findings.
+        assert!(read("./a.cpp(10): Entering test case \"x\"\n./a.cpp(11): error: in \"x\": check failed\n./a.cpp(12): Leaving test case \"x\"\n").is_empty());
+        // Frames flush left: an address or a function after the place, or the library's own.
+        assert!(read("src/a.d:3 [0x55fabcbf741c]\nsrc/a.d:5 [0x55fabcbf7474]\n").is_empty());
+        assert!(read("/p/t.nim(12) t\n/p/t.nim(30) main\n").is_empty());
+    }
+}
