@@ -11,7 +11,7 @@ bandit-json, sqlfluff-json, htmlhint-json (each tool's JSON format), perlcritic-
 --diff), file-list (a formatter's own list of the files it would change), biome-json (biome's
 --reporter=json, its spans turned into lines by the source it carries), cfn-lint-json
 (cfn-lint --format json), hlint-json (hlint --json), typos-json (typos --format json), pyrefly-json (pyrefly check --output-format json),
-appstream-yaml (appstreamcli validate --format yaml), mandoc-lint (mandoc -Tlint's own
+appstream-yaml (appstreamcli validate --format yaml), ecj-xml (ecj -log file.xml), mandoc-lint (mandoc -Tlint's own
 `mandoc: file:line:col: LEVEL: message` lines).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
@@ -169,6 +169,16 @@ elif kind == "appstream-yaml":
             issue = {}
         issue[m.group(2)] = m.group(3).strip()
     flush()
+elif kind == "ecj-xml":
+    # ecj -log file.xml: each source's problems with their severity, line and message.
+    import xml.etree.ElementTree as ET
+    for source in ET.fromstring(text).iter("source"):
+        path = source.get("path")
+        for problem in source.iter("problem"):
+            if problem.get("severity") == "ERROR":
+                line = problem.get("line")
+                message = problem.find("message").get("value")
+                failures.append((f"{path}:{line}", message, f"{path} (at line {line})"))
 elif kind == "mandoc-lint":
     # mandoc -Tlint: `mandoc: file:line:col: LEVEL: message`, the tool's own one-line format.
     for line in text.splitlines():

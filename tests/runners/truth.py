@@ -42,6 +42,7 @@ KIND says where the failing-test names come from (never from Stanley's parser):
   not-a-report    a JSON document that is no test report: no failures, and that is the truth
   tcltest         the `==== name FAILED` line that closes each failed test's report in CAPTURE,
                   checked against the closing `Failed N` column
+  dejagnu-sum     the "FAIL:" lines of AUX, the .sum file runtest writes
   supertape-jsonl the failures supertape's json-lines formatter writes to AUX (one object
                   per failed assertion, with its test's name)
   zig             the tests zig's runner counts as they start (`k/n name...`) with any verdict
@@ -320,6 +321,11 @@ def tap_nodetap(log, aux):
         else:
             aggregates.append(p["name"])
     return names, sections, aggregates
+
+
+def dejagnu_sum(log, aux):
+    names = [l[len("FAIL: "):].strip() for l in read(aux).splitlines() if l.startswith("FAIL: ")]
+    return names, {}, []
 
 
 def supertape_jsonl(log, aux):

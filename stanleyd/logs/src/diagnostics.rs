@@ -1164,6 +1164,27 @@ fn under_a_verdict(lines: &[String], i: usize) -> bool {
             .is_some_and(|name| !name.is_empty() && !name.contains(' ') && one_line(name).is_none())
 }
 
+/// Where a finding opened right under a rule line ends: a tool that rules its findings apart
+/// (`----------` between ecj's numbered ones) gives each the lines up to the next rule, its
+/// message under the code it marks included, when the rule comes within a finding's reach with
+/// no blank line before it; else `end` as the finding's own lines gave it.
+fn to_the_rule(lines: &[String], covered: &[bool], start: usize, end: usize) -> usize {
+    if start == 0 || !crate::line::separator(&lines[start - 1]) {
+        return end;
+    }
+    let mut k = end;
+    while k < lines.len() && k - start < MAX_LINES && !covered[k] {
+        if crate::line::separator(&lines[k]) {
+            return k;
+        }
+        if lines[k].trim().is_empty() {
+            break;
+        }
+        k += 1;
+    }
+    end
+}
+
 /// The finding a line starts, whatever shape gives its place: one line, a place otherwise than
 /// first, a labelled field in its body, a row under a header naming its file (`true` with it),
 /// a header pointing at its place, a coded message over its place, a stylish row.
@@ -1329,6 +1350,7 @@ pub(crate) fn read_all(
             {
                 end += 1;
             }
+            end = to_the_rule(lines, covered, start, end);
             file = None;
         }
         let (name, start) = match named_in(&message) {

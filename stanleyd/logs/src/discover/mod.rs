@@ -11,6 +11,7 @@
 //! failures section; a report never holds two failures. A block's message is its first
 //! message-like line with the lines that continue it.
 
+mod before;
 mod templates;
 mod vary;
 
@@ -1255,6 +1256,7 @@ pub(crate) fn segment(
         };
     }
     reading = by_sections(lines, covered, stated, reading);
+    reading = before::detail_before_verdicts(lines, covered, reading);
     let mut spans = reading;
     name_announced(lines, &mut spans);
     name_by_section_title(lines, &mut spans);
