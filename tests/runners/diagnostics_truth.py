@@ -12,7 +12,9 @@ bandit-json, sqlfluff-json, htmlhint-json (each tool's JSON format), perlcritic-
 --reporter=json, its spans turned into lines by the source it carries), cfn-lint-json
 (cfn-lint --format json), hlint-json (hlint --json), typos-json (typos --format json), pyrefly-json (pyrefly check --output-format json),
 appstream-yaml (appstreamcli validate --format yaml), ecj-xml (ecj -log file.xml), mandoc-lint (mandoc -Tlint's own
-`mandoc: file:line:col: LEVEL: message` lines).
+`mandoc: file:line:col: LEVEL: message` lines), tryceratops-plain (tryceratops' own
+`[CODE] message - path:line:col` rows, run wide so none wraps), j2lint-json (j2lint -j),
+dotenv-plain (dotenv-linter's own `path:line CODE message` rows).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -186,6 +188,24 @@ elif kind == "mandoc-lint":
         if m and m.group(4) in ("ERROR", "UNSUPP", "BADARG"):
             failures.append((f"{m.group(1)}:{m.group(2)}", m.group(5),
                              f"{m.group(1)}:{m.group(2)}:{m.group(3)}"))
+elif kind == "tryceratops-plain":
+    # tryceratops' own one-line format, run wide enough that no row wraps:
+    # `[TRY200] message - path:line:col`.
+    for line in text.splitlines():
+        m = re.match(r"^\[(TRY\d+)\] (.*) - ([^ ]+):(\d+):(\d+)$", line)
+        if m:
+            failures.append((f"{m.group(3)}:{m.group(4)}", m.group(2),
+                             f"{m.group(3)}:{m.group(4)}:{m.group(5)}"))
+elif kind == "j2lint-json":
+    for d in json.loads(text)["ERRORS"]:
+        failures.append((f'{d["filename"]}:{d["line_number"]}', d["message"],
+                         f'{d["filename"]}:{d["line_number"]}'))
+elif kind == "dotenv-plain":
+    # dotenv-linter's own one-line format: `path:line CODE message`.
+    for line in text.splitlines():
+        m = re.match(r"^([^ ]+):(\d+) (\d+) (.*)$", line)
+        if m:
+            failures.append((f"{m.group(1)}:{m.group(2)}", m.group(4), f"{m.group(1)}:{m.group(2)}"))
 else:
     sys.exit(f"unknown kind {kind}")
 

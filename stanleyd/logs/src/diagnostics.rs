@@ -733,6 +733,19 @@ fn stylish_file(lines: &[String], i: usize) -> Option<String> {
         return Some(t.to_owned());
     }
     let row_follows = lines.get(i + 1).is_some_and(|next| row(next).is_some());
+    // A labelled file (`File: index.html`, then its rows, a line or two of settings between).
+    if let Some((label, rest)) = t.split_once(": ")
+        && label.len() > 1
+        && label.chars().all(|c| c.is_ascii_alphabetic())
+        && path_like(rest.trim())
+        && location(rest.trim()).is_none()
+        && lines[i + 1..]
+            .iter()
+            .take(3)
+            .any(|next| row(next).is_some())
+    {
+        return Some(rest.trim().to_owned());
+    }
     if !row_follows {
         return None;
     }
@@ -1719,6 +1732,24 @@ mod worded_tests {
         assert_eq!(names, ["src/a.lua:1", "src/a.lua:4"]);
         // A test's own indented output under a line that names another file is no diagnostic.
         let log = "--- FAIL: TestX (0.00s)\n    calc_test.go:12: got 1\n";
+        assert!(read_all(log).is_empty());
+    }
+
+    #[test]
+    fn a_labelled_file_heads_the_rows_under_it() {
+        let log = "File: site/index.html\n  3:7  error  Attribute value must be quoted  attr-quotes\n  9:1  warning  Tag is not closed  tag-pair\n\nFile: site/about.html\n  2:5  error  Duplicate id  id-unique\n";
+        let got = read_all(log);
+        let names: Vec<&str> = got.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "site/index.html:3",
+                "site/index.html:9",
+                "site/about.html:2"
+            ]
+        );
+        // A label over a line that is no row is no file's header.
+        let log = "Note: see docs/setup.md\nthen run it again\n";
         assert!(read_all(log).is_empty());
     }
 

@@ -48,7 +48,7 @@ fn placeable(path: &str) -> bool {
     path_like(path)
         && (path.contains('/')
             || path.rsplit_once('.').is_some_and(|(stem, ext)| {
-                !stem.is_empty()
+                (!stem.is_empty() || path.starts_with('.'))
                     && (ext.chars().any(|c| c.is_ascii_alphabetic())
                         // A manual page's section (`tidectl.1`).
                         || ext.len() == 1 && stem.chars().any(|c| c.is_ascii_alphabetic()))
@@ -59,6 +59,9 @@ fn placeable(path: &str) -> bool {
 /// place.
 struct Row<'a> {
     at: usize,
+    /// The place closes the row (`[TRY200] Use 'raise from' - a.py:21:8`): the words before it
+    /// are the finding.
+    end: bool,
     /// How the place is written (`:`, `@`, `(`): one tool writes its places one way.
     form: char,
     shape: String,
@@ -78,23 +81,40 @@ fn row(line: &str) -> Option<Row<'_>> {
         return None;
     }
     let words: Vec<&str> = line.split_whitespace().collect();
-    // The place is among the first words: past them, a path in a message is what it talks about.
-    let (at, (path, number, col, form)) = words
+    // The place is among the first words (past them, a path in a message is what it talks
+    // about), or it closes the row after a message of a few words.
+    let first = words
         .iter()
         .take(4)
         .enumerate()
-        .find_map(|(k, w)| place_in_word(w).map(|p| (k, p)))?;
-    let shape: String = words[..at]
+        .find_map(|(k, w)| place_in_word(w).map(|p| (k, p)));
+    let (at, (path, number, col, form), end) = match first {
+        Some((at, place)) => (at, place, false),
+        None if words.len() >= 3 => (words.len() - 1, place_in_word(words.last()?)?, true),
+        None => return None,
+    };
+    // A row that ends at its place is shaped by its first word (`[TRY200]`, `W:`).
+    let head = if end { &words[..1] } else { &words[..at] };
+    let shape: String = head
         .iter()
         .map(|w| {
+            // (A tree's branches are one shape, `├──` and `└──`.)
             w.chars()
                 .filter(|c| !c.is_alphanumeric())
+                .map(|c| {
+                    if ('\u{2500}'..='\u{257f}').contains(&c) {
+                        '─'
+                    } else {
+                        c
+                    }
+                })
                 .collect::<String>()
         })
         .collect::<Vec<_>>()
         .join(" ");
     Some(Row {
         at,
+        end,
         form,
         shape,
         path,
@@ -103,11 +123,49 @@ fn row(line: &str) -> Option<Row<'_>> {
     })
 }
 
-/// Whether a line goes on with the row above it: indented, and no test's status line.
+/// Whether a line goes on with the row above it: indented or under a tree's guide, and no
+/// test's status line.
 fn under(line: &str) -> bool {
+    // (A tree's guide goes on with its branch: `│   continued text` under `├── a.j2:3 …`.)
+    let guided = line.starts_with(['│', '┃', '|']) && row(line).is_none();
     !line.trim().is_empty()
-        && line.starts_with(char::is_whitespace)
+        && (line.starts_with(char::is_whitespace) || guided)
         && crate::line::status_name(line).is_none()
+}
+
+/// The row at line `k` and how many lines it takes: one, or two when the tool wrapped the line
+/// before the place that closes it (`[TRY003] Avoid long messages - `, then `src/a.py:13:8`
+/// alone on the next line).
+fn row_at(lines: &[String], k: usize) -> Option<(Row<'_>, usize)> {
+    let line = &lines[k];
+    if let Some(r) = row(line) {
+        return Some((r, 1));
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let dangling = words
+        .last()
+        .is_some_and(|w| ["-", "–", "—"].contains(w) || w.len() > 1 && w.ends_with(':'));
+    let next = lines.get(k + 1)?.trim();
+    if !dangling || words.len() < 3 || next.contains(char::is_whitespace) {
+        return None;
+    }
+    let (path, number, col, form) = place_in_word(next)?;
+    let joined = format!("{line} {next}");
+    let wrapped = row(&joined)?;
+    let shape = wrapped.shape.clone();
+    if !wrapped.end || wrapped.at != words.len() {
+        return None;
+    }
+    let r = Row {
+        at: words.len(),
+        end: true,
+        form,
+        shape,
+        path,
+        line: number,
+        col,
+    };
+    Some((r, 2))
 }
 
 /// A run of placed rows starting at `i`, at least two of one shape with nothing but their bodies
@@ -124,27 +182,29 @@ pub(super) fn placed_rows(
     if i < *looked {
         return None;
     }
-    let first = row(&lines[i])?;
+    let (first, _) = row_at(lines, i)?;
     // The rows of the run, with where each one's body ends.
     let mut rows: Vec<(usize, usize)> = Vec::new();
     let mut k = i;
     while k < lines.len() && !covered[k] {
-        let Some(r) = row(&lines[k]) else { break };
-        if r.at != first.at
+        let Some((r, used)) = row_at(lines, k) else {
+            break;
+        };
+        if r.end != first.end
+            || !first.end && (r.at != first.at || !same_head(&lines[i], &lines[k], first.at))
             || r.form != first.form
             || r.shape != first.shape
-            || !same_head(&lines[i], &lines[k], first.at)
         {
             break;
         }
-        let mut end = k + 1;
+        let mut end = k + used;
         while end < lines.len() && !covered[end] && end - k < MAX_LINES && under(&lines[end]) {
             end += 1;
         }
         rows.push((k, end));
         k = end;
     }
-    if rows.len() < 2 || !findings(lines, &rows, first.at) {
+    if rows.len() < 2 || !findings(lines, &rows, &first) {
         *looked = k;
         return None;
     }
@@ -173,7 +233,9 @@ fn same_head(a: &str, b: &str, at: usize) -> bool {
 
 /// Whether a run of rows (their first lines and body ends) whose places are at word `at` is a
 /// list of findings, not a test's reports, a listing, a trace or a stack.
-fn findings(lines: &[String], rows: &[(usize, usize)], at: usize) -> bool {
+fn findings(lines: &[String], rows: &[(usize, usize)], first: &Row<'_>) -> bool {
+    // (A row that ends at its place has its message before it, which varies.)
+    let at = if first.end { 0 } else { first.at };
     // What stands before the place says how bad it is or counts the rows (`E:`, `%Warning-X:`,
     // `3.`, `[lint]`), or is the tool's label, the same on every row (`mandoc:`); a word that
     // varies there is a name (`1) TestRate: a.c:6: expected`, `2) TestFee: a.c:8: …`, a
@@ -191,33 +253,31 @@ fn findings(lines: &[String], rows: &[(usize, usize)], at: usize) -> bool {
     // A stack printed flush left is no list of findings: a frame names a function or an
     // address after its place, not what is wrong (`source/app/parse.d:3 [0x55fa…]`, `a.nim(12)
     // main`), and a trace passes through the language's own library.
-    let after = |line: &str| -> Vec<String> {
-        let skip = row(line).map_or(0, |r| r.at + 1);
-        line.split_whitespace()
-            .skip(skip)
-            .map(str::to_owned)
-            .collect()
-    };
-    let says_what = |line: &str| {
-        let words = after(line);
+    let after = |k: usize| -> Vec<&str> { said(lines, k) };
+    let says_what = |k: usize| {
+        let words = after(k);
         words.len() >= 2
             && words
                 .iter()
                 .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
     };
-    let framed = |line: &str| {
-        after(line).first().is_some_and(|w| {
+    let framed = |k: usize| {
+        after(k).first().is_some_and(|w| {
             w.trim_matches(|c: char| "[]()".contains(c))
                 .strip_prefix("0x")
                 .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
-        }) || row(line).is_some_and(|r| crate::text::foreign_frame(r.path))
+        }) || row_at(lines, k).is_some_and(|(r, _)| crate::text::foreign_frame(r.path))
     };
     // A trace that places every line (`a.cpp(10): Entering test case "x"`) says what went
     // wrong on a few: where some rows carry a severity and others none, the rows are no list
     // of findings, and the lines that are findings are read by what they say.
     let judged_rows = rows
         .iter()
-        .filter(|&&(start, _)| severity_in(&lines[start], at).is_some())
+        .filter(|&&(start, _)| {
+            row_at(lines, start)
+                .and_then(|(r, _)| severity_of_row(&lines[start], &r))
+                .is_some()
+        })
         .count();
     if judged_rows != 0 && judged_rows != rows.len() {
         return false;
@@ -227,13 +287,10 @@ fn findings(lines: &[String], rows: &[(usize, usize)], at: usize) -> bool {
     let after_a_row = |start: usize| rows.iter().any(|&(_, end)| end == start);
     // (Most rows say what is wrong in words; a tag alone, `I: a:7: summary-not-capitalized`,
     // may stand among them.)
-    let mute = rows
-        .iter()
-        .filter(|&&(start, _)| !says_what(&lines[start]))
-        .count();
+    let mute = rows.iter().filter(|&&(start, _)| !says_what(start)).count();
     if mute * 2 > rows.len()
         || rows.iter().any(|&(start, _)| {
-            framed(&lines[start]) || !after_a_row(start) && super::under_a_verdict(lines, start)
+            framed(start) || !after_a_row(start) && super::under_a_verdict(lines, start)
         })
     {
         return false;
@@ -241,19 +298,23 @@ fn findings(lines: &[String], rows: &[(usize, usize)], at: usize) -> bool {
     true
 }
 
+/// The width a terminal wraps at when nobody set one (a CI runner's, a pipe's `COLUMNS`).
+const TERMINAL_WIDTH: usize = 80;
+
 /// The finding of the row at `start`, its body up to `end`.
 fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
     let text = &lines[start];
-    let r = row(text)?;
+    let (r, _) = row_at(lines, start)?;
     let words: Vec<&str> = text.split_whitespace().collect();
-    let before = &words[..r.at];
-    let after = &words[r.at + 1..];
-    let severity = severity_in(text, r.at).unwrap_or(Severity::Error);
+    let before = if r.end { &[][..] } else { &words[..r.at] };
+    let after = said(lines, start);
+    let severity = severity_of_row(text, &r).unwrap_or(Severity::Error);
     // The code: a rule right after the place (`CollapseIsinstanceChecks:`), or what a
     // severity word before it carries (`%Warning-WIDTH:`).
     let code = after
         .first()
-        .filter(|w| severity_of(w).is_none())
+        .map(|w| w.trim_matches(['[', ']']))
+        .filter(|w| !w.is_empty() && severity_of(w).is_none())
         .filter(|w| {
             rule_like(w)
                 || w.len() > 1
@@ -270,6 +331,13 @@ fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
                 (!code.is_empty()).then(|| code.to_owned())
             })
         });
+    // (A bracketed code that opens a row closed by its place is the code, not the message.)
+    let tagged = r.end
+        && code.is_some()
+        && after
+            .first()
+            .is_some_and(|w| w.starts_with('[') && w.ends_with(']'));
+    let after = if tagged { &after[1..] } else { &after[..] };
     let message = {
         let m = after.join(" ");
         let m = m.trim_start_matches(':').trim();
@@ -281,7 +349,27 @@ fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
                 .unwrap_or(text.trim())
                 .to_owned()
         } else {
-            m.to_owned()
+            let mut m = m.to_owned();
+            // A line the terminal wrapped goes on in the body's next lines, as prose (no code
+            // frame's gutter): the next line's first word did not fit on the line above.
+            let mut above = text.as_str();
+            for next in &lines[start + 1..end] {
+                let rest = next.trim_start_matches(['│', '┃', '|']).trim();
+                let word = rest
+                    .split_whitespace()
+                    .next()
+                    .map_or(0, |w| w.chars().count());
+                if above.trim_end().chars().count() + 1 + word <= TERMINAL_WIDTH
+                    || rest.is_empty()
+                    || rest.contains(" | ")
+                {
+                    break;
+                }
+                m.push(' ');
+                m.push_str(rest);
+                above = next;
+            }
+            m
         }
     };
     let name = format!("{}:{}", r.path, r.line);
@@ -302,6 +390,38 @@ fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
         place,
         severity,
     })
+}
+
+/// What the row at line `k` says besides its place and what stands before it: the words after
+/// the place, or the words before it when the place closes the row (without the dash that
+/// leads to the place).
+fn said(lines: &[String], k: usize) -> Vec<&str> {
+    let words: Vec<&str> = lines[k].split_whitespace().collect();
+    match row_at(lines, k) {
+        Some((r, _)) if r.end => {
+            let mut said = words[..r.at].to_vec();
+            while said
+                .last()
+                .is_some_and(|w| !w.chars().any(char::is_alphanumeric))
+            {
+                said.pop();
+            }
+            said
+        }
+        Some((r, _)) => words[r.at + 1..].to_vec(),
+        None => Vec::new(),
+    }
+}
+
+/// The severity a row states (for one that ends at its place, in its first word).
+fn severity_of_row(line: &str, r: &Row<'_>) -> Option<Severity> {
+    if r.end {
+        return line
+            .split_whitespace()
+            .next()
+            .and_then(|w| severity_of(w.trim_matches(['[', ']'])));
+    }
+    severity_in(line, r.at)
 }
 
 /// The severity a row states: in a word before its place (at word `at`), or in the two after.
@@ -397,6 +517,45 @@ mod tests {
     }
 
     #[test]
+    fn a_place_that_closes_the_row_a_dotfile_and_a_tree_guide_are_rows_too() {
+        // The place closes the row: the words before it are the finding, the first its code.
+        let got = read(
+            "[TRY200] Use raise from to keep the cause - app/a.py:21:8\n\
+             [E501] Line too long (120 > 88) - app/b.py:3:89\n",
+        );
+        assert_eq!(
+            got,
+            [
+                (
+                    "app/a.py:21".to_owned(),
+                    Some("TRY200".to_owned()),
+                    Severity::Error
+                ),
+                (
+                    "app/b.py:3".to_owned(),
+                    Some("E501".to_owned()),
+                    Severity::Error
+                ),
+            ]
+        );
+        // A file whose name is all extension (`.env`) holds a place.
+        let got = read(
+            ".env:3 LowercaseKey: The foo key should be upper case
+.env:7 DuplicatedKey: The BAR key is duplicated
+",
+        );
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(got[0].0, ".env:3");
+        // A tree's guide goes on with the branch above it: one finding per branch.
+        let got = read(
+            "├── t/a.j2:3 S1 Lines should be no more than\n│   120 characters long\n\
+             └── t/a.j2:9 S3 Indentation is not a multiple of four\n",
+        );
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(got[1].0, "t/a.j2:9");
+    }
+
+    #[test]
     fn one_row_alone_frames_and_labels_are_no_findings() {
         // One line with a place is not a run.
         assert!(read("see a.py:3 for details\nnothing else\n").is_empty());
@@ -414,5 +573,7 @@ mod tests {
         // Frames flush left: an address or a function after the place, or the library's own.
         assert!(read("src/a.d:3 [0x55fabcbf741c]\nsrc/a.d:5 [0x55fabcbf7474]\n").is_empty());
         assert!(read("/p/t.nim(12) t\n/p/t.nim(30) main\n").is_empty());
+        // A place that closes a line of prose is what the line talks about, alone.
+        assert!(read("Run the file again - see a.py:3\nnothing else here\n").is_empty());
     }
 }

@@ -499,7 +499,11 @@ fn whole_messages(captures: &[Capture]) -> (f64, String) {
     let mut cut = Vec::new();
     for capture in captures {
         let parsed = parse_log(&capture.text);
-        for (name, token) in capture.failures.iter().filter(|(_, t)| !t.is_empty()) {
+        // (A token that is the failure's own place, for findings whose messages are alike,
+        // says nothing of the message.)
+        let told_by_message =
+            |(name, t): &&(String, String)| !t.is_empty() && !t.starts_with(name.as_str());
+        for (name, token) in capture.failures.iter().filter(told_by_message) {
             let Some(block) = parsed.blocks.iter().find(|b| {
                 names_match(&strip_ansi(b.test_name.as_deref().unwrap_or("")), name)
                     && block_text(b).contains(token.as_str())
