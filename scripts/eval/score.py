@@ -14,7 +14,8 @@ tool's own structured output (JUnit XML, JSON reporters, SARIF, a summary), not 
 failure's own message (its first line is what is matched); `path`/`line` place a diagnostic;
 `reasons` (jobs only) are the log lines that say why the job failed.
 
-Per failure: **found** when a block of its own names it (its `testName` holds the name, or for a
+Per failure: **found** when a block of its own names it (of several, one that carries its
+message first) (its `testName` holds the name, or for a
 placed failure its name or first line holds the file's base name and the line number); **merged**
 when the only block that names it already names another failure; **attributed** when found and the
 block's `message` holds the start of the truth message (first 40 characters, compared lower-case
@@ -106,7 +107,9 @@ def score_log(parsed, truth):
         is_error = failure.get("severity", "error") == "error"
         row["errors"] += is_error
         if free:
-            bi = free[0]
+            # (Of several blocks that name it, one that carries its message: findings at one
+            # place are paired by what they say, not by order.)
+            bi = next((b for b in free if attributed(blocks[b], failure)), free[0])
             owner[bi] = fi
             taken_by[fi] = bi
             row["found"] += 1

@@ -14,7 +14,7 @@ bandit-json, sqlfluff-json, htmlhint-json (each tool's JSON format), perlcritic-
 appstream-yaml (appstreamcli validate --format yaml), ecj-xml (ecj -log file.xml), mandoc-lint (mandoc -Tlint's own
 `mandoc: file:line:col: LEVEL: message` lines), tryceratops-plain (tryceratops' own
 `[CODE] message - path:line:col` rows, run wide so none wraps), j2lint-json (j2lint -j),
-dotenv-plain (dotenv-linter's own `path:line CODE message` rows).
+dotenv-plain (dotenv-linter's own `path:line CODE message` rows), oxlint-json (oxlint -f json), vfile-json (remark's --report json).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -200,6 +200,19 @@ elif kind == "j2lint-json":
     for d in json.loads(text)["ERRORS"]:
         failures.append((f'{d["filename"]}:{d["line_number"]}', d["message"],
                          f'{d["filename"]}:{d["line_number"]}'))
+elif kind == "oxlint-json":
+    for d in json.loads(text)["diagnostics"]:
+        if d["severity"] == "error" and d.get("labels"):
+            span = d["labels"][0]["span"]
+            failures.append((f'{d["filename"]}:{span["line"]}', d["message"],
+                             f'{d["filename"]}:{span["line"]}:{span["column"]}'))
+elif kind == "vfile-json":
+    # remark's `--report json` (vfile-reporter-json): a fatal message is an error.
+    for f in json.loads(text):
+        for m in f["messages"]:
+            if m.get("fatal"):
+                failures.append((f'{f["path"]}:{m["line"]}', m["reason"],
+                                 f'{m["line"]}:{m["column"]}'))
 elif kind == "dotenv-plain":
     # dotenv-linter's own one-line format: `path:line CODE message`.
     for line in text.splitlines():

@@ -14,7 +14,7 @@ use stanley_proto::v1::{RunFindings, WatchRunsResponse, watch_runs_response};
 use stanley_workflows::ports::{Clock, Redactor, RunRecorder};
 use stanley_workflows::run::run_id;
 use stanley_workflows::runs::{
-    RESULT_FILE, RunError, RunStatus, RunSummary, SUMMARY_FILE, SUMMARY_SCHEMA,
+    FailureKind, RESULT_FILE, RunError, RunStatus, RunSummary, SUMMARY_FILE, SUMMARY_SCHEMA,
 };
 
 use crate::settings::RequestSettings;
@@ -118,6 +118,22 @@ fn scope_of(summary: &Value) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The run's words for a failure the wire names (the same words: `failure_kinds_are_the_wires`).
+fn failure_kind(kind: ErrorKind) -> FailureKind {
+    match kind {
+        ErrorKind::Usage => FailureKind::Usage,
+        ErrorKind::Input => FailureKind::Input,
+        ErrorKind::Configuration => FailureKind::Configuration,
+        ErrorKind::Unavailable => FailureKind::Unavailable,
+        ErrorKind::Internal => FailureKind::Internal,
+        ErrorKind::JevAuth => FailureKind::JevAuth,
+        ErrorKind::JevUnreachable => FailureKind::JevUnreachable,
+        ErrorKind::JevUnavailable => FailureKind::JevUnavailable,
+        ErrorKind::Interrupted => FailureKind::Interrupted,
+        ErrorKind::Terminated => FailureKind::Terminated,
+    }
+}
+
 /// The summary of a finished request, from the result it gave.
 fn summary(id: &str, f: &mut Finished<'_>, finished_at: String) -> (RunSummary, Value) {
     let doc = match f.document.take() {
@@ -125,8 +141,9 @@ fn summary(id: &str, f: &mut Finished<'_>, finished_at: String) -> (RunSummary, 
         None => serde_json::from_str(&f.result.document_json).unwrap_or(Value::Null),
     };
     let data = &doc["output"]["data"];
+    // (A kind the daemon did not write itself cannot be in its own result; read as its fault.)
     let error = f.result.error.as_ref().map(|e| RunError {
-        kind: e.kind.clone(),
+        kind: failure_kind(ErrorKind::parse(&e.kind).unwrap_or(ErrorKind::Internal)),
         message: e.message.clone(),
     });
     let summary = RunSummary {
@@ -138,7 +155,7 @@ fn summary(id: &str, f: &mut Finished<'_>, finished_at: String) -> (RunSummary, 
         request: f.request.to_owned(),
         workflow: f.result.workflow.clone(),
         status: match &error {
-            Some(e) if e.kind == ErrorKind::Interrupted.as_str() => RunStatus::Interrupted,
+            Some(e) if e.kind == FailureKind::Interrupted => RunStatus::Interrupted,
             // `failed`, with its reason in `error` (issue 49: every unfinished run said "error").
             Some(_) => RunStatus::Failed,
             None => RunStatus::parse(doc["status"].as_str().unwrap_or("unknown")),
@@ -292,5 +309,24 @@ pub(crate) fn typed(s: &RunSummary) -> stanley_proto::v1::RunSummary {
         delegated: s.delegated,
         summary_json: serde_json::to_string(s).unwrap_or_default(),
         scope: s.scope.clone().unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod failure_kind_tests {
+    use super::*;
+
+    /// Every kind on the wire has a run's kind of the same word, one each, and back: a summary
+    /// written by this daemon reads as the kind its client was told.
+    #[test]
+    fn failure_kinds_are_the_wires() {
+        assert_eq!(ErrorKind::ALL.len(), FailureKind::ALL.len());
+        for kind in ErrorKind::ALL {
+            let run = failure_kind(kind);
+            assert_eq!(run.as_str(), kind.as_str());
+            let json = serde_json::to_string(&run).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
+            assert_eq!(serde_json::from_str::<FailureKind>(&json).unwrap(), run);
+        }
     }
 }

@@ -624,7 +624,13 @@ fn place_at_end(line: &str) -> Option<(&str, u64)> {
 pub(crate) fn header(line: &str) -> Option<(Severity, Option<String>, String)> {
     // The marked form (`  × eslint(no-debugger): …`, `  ! …`) that miette-style reports use.
     let t = line.trim_start();
-    if let Some((severity, message)) = marked(t) {
+    // (Drawn in ASCII, miette marks an error `x`: `  x eslint(no-debugger): …`; the frame under
+    // it is what makes it a header.)
+    let ascii = t
+        .strip_prefix("x ")
+        .filter(|_| line.starts_with(' '))
+        .map(|m| (Severity::Error, m.trim()));
+    if let Some((severity, message)) = ascii.or_else(|| marked(t)) {
         let code = message
             .split_once(": ")
             .map(|(c, _)| c)
@@ -704,8 +710,10 @@ fn place_under_coded(lines: &[String], from: usize) -> Option<Placed> {
 pub(crate) fn arrow(lines: &[String], from: usize) -> Option<(usize, String, String)> {
     for (k, l) in lines.iter().enumerate().skip(from + 1).take(4) {
         let t = l.trim_start();
+        // (miette's frame, drawn in box characters or in ASCII: `╭─[a.js:3:5]`, `,-[a.js:3:5]`.)
         let miette = t
             .strip_prefix("╭─[")
+            .or_else(|| t.strip_prefix(",-["))
             .and_then(|l| l.trim_end().strip_suffix(']'));
         if let Some(loc) = t
             .strip_prefix("--> ")
@@ -778,7 +786,15 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
         };
         Some((severity, rest.trim_start()))
     });
-    if worded.is_none() && !line.starts_with(' ') {
+    // Or with its place, unindented, under its file (`8:6-8:21     error   …`, remark's when its
+    // rows are wide): a line and column, perhaps a span, then a severity word.
+    let placed_first = line.split_whitespace().next().is_some_and(|pos| {
+        let start = pos.split_once('-').map_or(pos, |(a, _)| a);
+        start
+            .split_once(':')
+            .is_some_and(|(l, c)| is_number(l) && is_number(c))
+    });
+    if worded.is_none() && !line.starts_with(' ') && !placed_first {
         return None;
     }
     let t = line.trim_start();
@@ -863,6 +879,22 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
         .filter(|r| !r.is_empty() && !r.contains(' '))
         .map(str::to_owned);
     Some((row, pos.to_owned(), severity, code, message.to_owned()))
+}
+
+/// Where a stylish row's own detail indented under it ends (`  [cause]:`, then an `info`
+/// row): the next row, or a line naming a file, is not its.
+fn row_detail(lines: &[String], covered: &[bool], start: usize, mut end: usize) -> usize {
+    while end < lines.len()
+        && end - start < MAX_LINES
+        && !covered[end]
+        && lines[end].starts_with(char::is_whitespace)
+        && !lines[end].trim().is_empty()
+        && row(&lines[end]).is_none()
+        && !path_like(lines[end].trim())
+    {
+        end += 1;
+    }
+    end
 }
 
 /// Whether a line continues the diagnostic above it (its source excerpt, markers, notes).
@@ -1354,6 +1386,9 @@ pub(crate) fn read_all(
             message = format!("{}\n{}", message.trim_end(), next.trim());
             end += 1;
         }
+        if in_rows && !header_row {
+            end = row_detail(lines, covered, start, end);
+        }
         if !in_rows {
             while end < lines.len()
                 && end - start < MAX_LINES
@@ -1733,6 +1768,20 @@ mod worded_tests {
         // A test's own indented output under a line that names another file is no diagnostic.
         let log = "--- FAIL: TestX (0.00s)\n    calc_test.go:12: got 1\n";
         assert!(read_all(log).is_empty());
+    }
+
+    #[test]
+    fn miette_drawn_in_ascii_and_wide_rows_unindented_under_their_file() {
+        // miette's report drawn in ASCII: `x` an error, `!` a warning, the frame `,-[place]`.
+        let log = "\n  x eslint(no-debugger): `debugger` statement is not allowed\n   ,-[src/a.js:3:3]\n 3 |   debugger;\n   :   ^^^^^^^^^\n   `----\n  help: Remove it\n\n  ! eslint(use-isnan): NaN never equals\n   ,-[src/a.js:5:16]\n 5 |   return x === NaN;\n   `----\n";
+        let names: Vec<String> = read_all(log).into_iter().map(|(n, _, _)| n).collect();
+        assert_eq!(names, ["src/a.js:3", "src/a.js:5"]);
+        // Rows too wide to indent, under their file, each with its cause indented under it.
+        let log = "docs/a.md\n8:6-8:21     error   Unexpected reference  no-undefined-references   remark-lint\n11:2         warning Unexpected value `3`  ordered-list-marker-value remark-lint\n  [cause]:\n    8:1-8:14 info    Style assumed here  ordered-list-marker-value remark-lint\n\ndocs/b.md\n9:1-9:14     error   Unexpected definition  no-duplicate-definitions  remark-lint\n";
+        let names: Vec<String> = read_all(log).into_iter().map(|(n, _, _)| n).collect();
+        assert_eq!(names, ["docs/a.md:8", "docs/a.md:11", "docs/b.md:9"]);
+        // A line and column first with no severity word after them is no row.
+        assert!(read_all("docs/a.md\n3:4 then it went on\n").is_empty());
     }
 
     #[test]

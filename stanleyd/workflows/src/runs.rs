@@ -23,8 +23,74 @@ pub const DEFAULT_MAX_AGE_DAYS: u64 = 30;
 /// Why a request failed, as its error document said.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunError {
-    pub kind: String,
+    pub kind: FailureKind,
     pub message: String,
+}
+
+/// What kind of failure ended a request, in the words of `stanley.error/v1` `error.kind` (on
+/// the wire, `stanley_proto::exit::ErrorKind`, which this crate does not see; the daemon maps
+/// one to the other exhaustively and a test there holds their words equal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The request cannot be served as asked.
+    Usage,
+    /// An input, a file, an id or the repository's state is not usable.
+    Input,
+    /// The flow file is missing, does not load or is not trusted.
+    Configuration,
+    /// Something the daemon needs cannot be reached.
+    Unavailable,
+    /// A fault of Stanley's own.
+    Internal,
+    /// Jev refused the key.
+    JevAuth,
+    /// Jev cannot be reached.
+    JevUnreachable,
+    /// Jev kept failing until retries ran out.
+    JevUnavailable,
+    /// The request was interrupted (its client went away, or the daemon is stopping).
+    Interrupted,
+    /// The request was terminated.
+    Terminated,
+}
+
+impl FailureKind {
+    /// Every kind.
+    pub const ALL: [FailureKind; 10] = [
+        FailureKind::Usage,
+        FailureKind::Input,
+        FailureKind::Configuration,
+        FailureKind::Unavailable,
+        FailureKind::Internal,
+        FailureKind::JevAuth,
+        FailureKind::JevUnreachable,
+        FailureKind::JevUnavailable,
+        FailureKind::Interrupted,
+        FailureKind::Terminated,
+    ];
+
+    /// The word it is written as (`jev_auth`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Usage => "usage",
+            FailureKind::Input => "input",
+            FailureKind::Configuration => "configuration",
+            FailureKind::Unavailable => "unavailable",
+            FailureKind::Internal => "internal",
+            FailureKind::JevAuth => "jev_auth",
+            FailureKind::JevUnreachable => "jev_unreachable",
+            FailureKind::JevUnavailable => "jev_unavailable",
+            FailureKind::Interrupted => "interrupted",
+            FailureKind::Terminated => "terminated",
+        }
+    }
+}
+
+impl std::fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// How a run ended (or that it has not yet).

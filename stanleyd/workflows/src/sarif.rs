@@ -494,7 +494,7 @@ mod tests {
         );
         let mut failed = summary("review");
         failed.error = Some(crate::runs::RunError {
-            kind: "jev_auth".into(),
+            kind: crate::runs::FailureKind::JevAuth,
             message: "the key was refused".into(),
         });
         failed.exit_code = 77;
