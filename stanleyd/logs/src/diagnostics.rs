@@ -1785,6 +1785,21 @@ mod worded_tests {
     }
 
     #[test]
+    fn a_phrase_ending_at_a_qualified_name_names_the_rows_under_it() {
+        // CxxTest's error printer: `In Suite::test:` over the test's placed rows.
+        let log = "Running cxxtest tests (3 tests)\nIn GearTest::testTeeth:\nGearTest.h:4: Error: Expected (12 == 14), found (12 != 14)\nIn GearTest::testFail:\nGearTest.h:5: Error: Test failed: gear slipped\n.\nFailed 2 and Skipped 0 of 3 tests\n";
+        let names: Vec<String> = read_all(log).into_iter().map(|(n, _, _)| n).collect();
+        assert_eq!(names, ["GearTest::testTeeth", "GearTest::testFail"]);
+        // A file, or a phrase of many words, is no such heading.
+        for line in [
+            "In file included from a.h:",
+            "In member function of A::run:",
+        ] {
+            assert_eq!(crate::line::heading_name(line), None, "{line}");
+        }
+    }
+
+    #[test]
     fn a_labelled_file_heads_the_rows_under_it() {
         let log = "File: site/index.html\n  3:7  error  Attribute value must be quoted  attr-quotes\n  9:1  warning  Tag is not closed  tag-pair\n\nFile: site/about.html\n  2:5  error  Duplicate id  id-unique\n";
         let got = read_all(log);

@@ -1518,6 +1518,9 @@ pub(crate) fn bounded_message(text: &str) -> String {
 /// title-case or all capitals, and not what a message or a value is labelled with.
 pub(crate) fn heading_name(line: &str) -> Option<String> {
     let t = line.trim();
+    if let Some(name) = qualified_heading(t) {
+        return Some(name);
+    }
     let (keyword, rest) = t.split_once(':')?;
     let words: Vec<&str> = keyword.split(' ').collect();
     let cased = |w: &&str| {
@@ -1543,6 +1546,27 @@ pub(crate) fn heading_name(line: &str) -> Option<String> {
     }
     let name = rest.split("  #").next().unwrap_or(rest).trim();
     name_like(name).then(|| name.to_owned())
+}
+
+/// A short phrase that ends in a colon at a qualified name (`In WidgetTest::testSize:`,
+/// `In Gear.teeth:`): a heading naming what is printed under it. Only a name of identifiers
+/// joined by `::` or `.`, and no file (`a.h`).
+fn qualified_heading(t: &str) -> Option<String> {
+    let phrase = t.strip_suffix(':')?;
+    let words: Vec<&str> = phrase.split(' ').collect();
+    let last = *words.last()?;
+    let parts: Vec<&str> = last.split("::").flat_map(|p| p.split('.')).collect();
+    let identifier = |p: &str| {
+        p.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    let qualified = parts.len() >= 2
+        && parts.iter().all(|p| identifier(p))
+        && parts.last().is_some_and(|p| p.len() > 3);
+    ((2..=3).contains(&words.len()) && words[0].chars().next()?.is_uppercase() && qualified)
+        .then(|| last.to_owned())
 }
 
 /// A test called by name right after a verdict word at a line's start (`ERROR testX()
