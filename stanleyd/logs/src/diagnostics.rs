@@ -30,6 +30,33 @@ pub(crate) struct Diagnostic {
     severity: Severity,
 }
 
+impl Diagnostic {
+    /// A finding headed by its place at `start`, its block `block`.
+    pub(crate) fn new(
+        block: &[String],
+        start: usize,
+        name: String,
+        message: String,
+        code: Option<String>,
+        place: String,
+        severity: Severity,
+    ) -> Diagnostic {
+        Diagnostic {
+            found: Found {
+                start,
+                lines: block.to_vec(),
+                name: Some(name),
+                message: Some(message),
+                anchor: "diagnostic",
+                ..Found::default()
+            },
+            code,
+            place,
+            severity,
+        }
+    }
+}
+
 /// A path as tools print it: no spaces, not a URL, a file name with an extension, or one
 /// without that is a folder's (`bin/check`) or named for what it holds (`Dockerfile`,
 /// `Makefile`, `Justfile`).
@@ -958,19 +985,15 @@ fn marked_findings(
     while k < lines.len() && k - i < MAX_LINES && !covered[k] && worded(&lines[k]).is_none() {
         if let Some((severity, code, message)) = marker(&lines[k]) {
             marked += 1;
-            out.push(Diagnostic {
-                found: Found {
-                    start: from,
-                    lines: lines[from..=k].to_vec(),
-                    name: Some(format!("{path}:{number}")),
-                    message: Some(message.clone()),
-                    anchor: "diagnostic",
-                    ..Found::default()
-                },
-                place: format!("{path}:{number}:{marked}"),
+            out.push(Diagnostic::new(
+                &lines[from..=k],
+                from,
+                format!("{path}:{number}"),
+                message.clone(),
                 code,
+                format!("{path}:{number}:{marked}"),
                 severity,
-            });
+            ));
             from = k + 1;
         } else if lines[k].trim().is_empty() && marked > 0 {
             break;
@@ -1409,19 +1432,15 @@ pub(crate) fn read_all(
                 None => (name, start),
             },
         };
-        out.push(Diagnostic {
-            found: Found {
-                start,
-                lines: lines[start..end].to_vec(),
-                name: Some(name),
-                message: Some(message),
-                anchor: "diagnostic",
-                ..Found::default()
-            },
+        out.push(Diagnostic::new(
+            &lines[start..end],
+            start,
+            name,
+            message,
             code,
             place,
             severity,
-        });
+        ));
         i = end;
     }
     // A tool's warnings are its findings too, after its errors (D-184); beside a test's

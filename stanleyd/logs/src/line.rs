@@ -1514,7 +1514,8 @@ pub(crate) fn bounded_message(text: &str) -> String {
 }
 
 /// A heading that names a test in words, `Keyword: name` (`TEST CASE:  adds numbers`,
-/// `Scenario: login`, `Test: parses`): the name. The keyword is one to three words, all
+/// `Scenario: login`, `Test: parses`), or a short phrase ending at a qualified name (`In
+/// Suite::test:`, [`qualified_heading`]): the name. The keyword is one to three words, all
 /// title-case or all capitals, and not what a message or a value is labelled with.
 pub(crate) fn heading_name(line: &str) -> Option<String> {
     let t = line.trim();

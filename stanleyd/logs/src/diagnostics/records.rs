@@ -7,7 +7,6 @@
 //! message indented under it).
 
 use super::{Diagnostic, MAX_LINES, Severity, path_like, rule_like};
-use crate::found::Found;
 
 /// A labelled field that holds a place: `Location: ./a.py:4:4`, `File: src/a.c:3` (a single
 /// word, then the place and nothing else): (path, line, the place as printed).
@@ -164,19 +163,15 @@ pub(super) fn field_rows(
     if message.is_empty() {
         return None;
     }
-    out.push(Diagnostic {
-        found: Found {
-            start: i,
-            lines: lines[i..end].to_vec(),
-            name: Some(format!("{file}:{row}")),
-            message: Some(message),
-            anchor: "diagnostic",
-            ..Found::default()
-        },
+    out.push(Diagnostic::new(
+        &lines[i..end],
+        i,
+        format!("{file}:{row}"),
+        message,
         code,
         place,
         severity,
-    });
+    ));
     Some(end)
 }
 
@@ -244,19 +239,15 @@ pub(super) fn file_list(
         } else {
             line.trim().to_owned()
         };
-        out.push(Diagnostic {
-            found: Found {
-                start: k,
-                lines: vec![line.clone()],
-                name: Some(path.to_owned()),
-                message: Some(message),
-                anchor: "diagnostic",
-                ..Found::default()
-            },
-            code: None,
-            place: path.to_owned(),
-            severity: Severity::Error,
-        });
+        out.push(Diagnostic::new(
+            std::slice::from_ref(line),
+            k,
+            path.to_owned(),
+            message,
+            None,
+            path.to_owned(),
+            Severity::Error,
+        ));
     }
     Some(at + 1)
 }
@@ -309,7 +300,7 @@ pub(super) fn headed_by_place(
     }
     let (severity, message) = message?;
     let end = without_blank_end(lines, i, end);
-    out.push(headed(
+    out.push(Diagnostic::new(
         &lines[i..end],
         i,
         format!("{path}:{number}"),
@@ -327,31 +318,6 @@ fn without_blank_end(lines: &[String], start: usize, mut end: usize) -> usize {
         end -= 1;
     }
     end
-}
-
-/// A finding headed by its place at `start`, its block `block`.
-fn headed(
-    block: &[String],
-    start: usize,
-    name: String,
-    message: String,
-    code: Option<String>,
-    place: String,
-    severity: Severity,
-) -> Diagnostic {
-    Diagnostic {
-        found: Found {
-            start,
-            lines: block.to_vec(),
-            name: Some(name),
-            message: Some(message),
-            anchor: "diagnostic",
-            ..Found::default()
-        },
-        code,
-        place,
-        severity,
-    }
 }
 
 /// A place alone on its line (`src/a.svelte:11:27`, `heat.f90:21:16:`), then within a few lines
@@ -410,7 +376,7 @@ pub(super) fn place_then_severity(
     }
     let (severity, message) = found?;
     let end = without_blank_end(lines, i, end);
-    out.push(headed(
+    out.push(Diagnostic::new(
         &lines[i..end],
         i,
         format!("{path}:{number}"),

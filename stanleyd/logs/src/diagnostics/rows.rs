@@ -7,7 +7,6 @@
 //! that a diagnostic is a place and a message, in whatever order the tool prints them.
 
 use super::{Diagnostic, MAX_LINES, Severity, path_like, rule_like, severity_word};
-use crate::found::Found;
 
 /// A place in one word: (path, line, column, the character that ends its path: `:`, `@`, `(`).
 fn place_in_word(word: &str) -> Option<(&str, u64, Option<u64>, char)> {
@@ -377,19 +376,15 @@ fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
         Some(c) => format!("{name}:{c}"),
         None => name.clone(),
     };
-    Some(Diagnostic {
-        found: Found {
-            start,
-            lines: lines[start..end].to_vec(),
-            name: Some(name),
-            message: Some(message),
-            anchor: "diagnostic",
-            ..Found::default()
-        },
+    Some(Diagnostic::new(
+        &lines[start..end],
+        start,
+        name,
+        message,
         code,
         place,
         severity,
-    })
+    ))
 }
 
 /// What the row at line `k` says besides its place and what stands before it: the words after
