@@ -14,7 +14,8 @@ bandit-json, sqlfluff-json, htmlhint-json (each tool's JSON format), perlcritic-
 appstream-yaml (appstreamcli validate --format yaml), ecj-xml (ecj -log file.xml), mandoc-lint (mandoc -Tlint's own
 `mandoc: file:line:col: LEVEL: message` lines), tryceratops-plain (tryceratops' own
 `[CODE] message - path:line:col` rows, run wide so none wraps), j2lint-json (j2lint -j),
-dotenv-plain (dotenv-linter's own `path:line CODE message` rows), oxlint-json (oxlint -f json), vfile-json (remark's --report json).
+dotenv-plain (dotenv-linter's own `path:line CODE message` rows), oxlint-json (oxlint -f json), vfile-json (remark's --report json),
+flawfinder-csv (flawfinder --csv: every hit at the level asked for is a finding).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -206,6 +207,11 @@ elif kind == "oxlint-json":
             span = d["labels"][0]["span"]
             failures.append((f'{d["filename"]}:{span["line"]}', d["message"],
                              f'{d["filename"]}:{span["line"]}:{span["column"]}'))
+elif kind == "flawfinder-csv":
+    import csv
+    for row in csv.DictReader(text.splitlines()):
+        failures.append((f'{row["File"]}:{row["Line"]}', row["Warning"],
+                         f'{row["File"]}:{row["Line"]}:  [{row["Level"]}] ({row["Category"]}) {row["Name"]}:'))
 elif kind == "vfile-json":
     # remark's `--report json` (vfile-reporter-json): a fatal message is an error.
     for f in json.loads(text):

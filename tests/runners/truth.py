@@ -119,8 +119,10 @@ def junit_xml(log, aux):
                 EXTRA.setdefault(name, {})["classname"] = tc.get("classname")
         sections[name] = sections.get(name, "") + "".join(
             (c.get("message") or "") + (c.text or "") for c in bad)
-    # go (gotestsum): a parent test failing only because a t.Run subtest failed
-    aggregates = [n for n in names if any(o.startswith(n + "/") for o in names)]
+    # go (gotestsum): a parent test failing only because a t.Run subtest failed (deno: a
+    # step, `parent > step`)
+    aggregates = [n for n in names
+                  if any(o.startswith(n + "/") or o.startswith(n + " > ") for o in names)]
     return [n for n in names if n not in aggregates], sections, aggregates
 
 

@@ -472,6 +472,8 @@ pub(crate) fn counts_only(line: &str) -> bool {
         "found",
         "tests",
         "test",
+        "step",
+        "steps",
         "of",
         "and",
         "generated",
@@ -490,6 +492,7 @@ pub(crate) fn counts_only(line: &str) -> bool {
         .iter()
         .filter(|w| {
             !w.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                && !crate::line::duration(w)
                 && !OUTCOMES.contains(w)
                 && !filler.contains(w)
         })

@@ -1215,6 +1215,32 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
     None
 }
 
+/// An announcing message (ending in `:`) with the indented prose under it, up to the first line
+/// that is no prose (a code frame, a marker, a place), three lines at most.
+fn announced(message: &str, under: &[String]) -> String {
+    let mut out = message.to_owned();
+    let depth = under.first().map(|l| crate::line::indent(l));
+    for (k, l) in under.iter().take(3).enumerate() {
+        let t = l.trim();
+        // (Its first line a sentence; the next ones at its depth go on with it.)
+        let prose = l.starts_with(char::is_whitespace)
+            && (if k == 0 {
+                t.split_whitespace().count() >= 3
+                    && t.starts_with(|c: char| c.is_alphabetic() || c == '(' || c == '[')
+            } else {
+                Some(crate::line::indent(l)) == depth
+            })
+            && !crate::line::stack_frame(l)
+            && one_line(t).is_none();
+        if !prose {
+            break;
+        }
+        out.push('\n');
+        out.push_str(t);
+    }
+    out
+}
+
 /// Whether the line at `i` is right under a failing test's status line (`TestBell.testTone ...
 /// FAIL`) or a numbered report's header naming one test (`1) TestBell.testTone`): a message
 /// that starts with its place there is that test's, not a finding of its own.
@@ -1222,8 +1248,10 @@ fn under_a_verdict(lines: &[String], i: usize) -> bool {
     let Some(above) = i.checked_sub(1).map(|k| lines[k].trim()) else {
         return false;
     };
+    // A finding with a bracketed severity (`[ERROR] a.java:3:5: …`) reads as a verdict too; it
+    // is a finding beside this one, not a test's verdict over it.
     if crate::line::status_name(above).is_some() {
-        return true;
+        return one_line(above).is_none();
     }
     let digits = above.bytes().take_while(u8::is_ascii_digit).count();
     digits > 0
@@ -1413,6 +1441,7 @@ pub(crate) fn read_all(
             end = row_detail(lines, covered, start, end);
         }
         if !in_rows {
+            let own = end;
             while end < lines.len()
                 && end - start < MAX_LINES
                 && !covered[end]
@@ -1420,6 +1449,11 @@ pub(crate) fn read_all(
                     || (severity == Severity::Error && explains(&lines[end])))
             {
                 end += 1;
+            }
+            // A message that announces what follows (`[4] (buffer) sscanf:`, flawfinder's) is
+            // said on the indented lines under it: they are the message.
+            if message.ends_with(':') {
+                message = announced(&message, &lines[own..end]);
             }
             end = to_the_rule(lines, covered, start, end);
             file = None;
@@ -1649,6 +1683,47 @@ mod tests {
         assert!(message.contains("Missing a Javadoc comment"), "{message}");
         let got = one_line("[ERROR] src/a/Pier.java:1: Missing package-info.java file.");
         assert_eq!(got.map(|g| g.2), Some(Severity::Error));
+    }
+
+    #[test]
+    fn an_announcing_message_is_said_on_the_indented_lines_under_it() {
+        let log = "src/a.c:9:  [4] (buffer) sscanf:\n  The scanf() family's %s operation permits\n  overflows.\nsrc/a.c:12:  [4] (buffer) strcpy:\n  Does not check for buffer overflows.\n\nHits = 2\n";
+        let l = lines(log);
+        let got: Vec<String> = super::read_all(
+            &l,
+            &vec![false; l.len()],
+            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
+        )
+        .unwrap()
+        .into_iter()
+        .map(|d| d.found.message.unwrap_or_default())
+        .collect();
+        assert_eq!(
+            got,
+            [
+                "[4] (buffer) sscanf:\nThe scanf() family's %s operation permits\noverflows.",
+                "[4] (buffer) strcpy:\nDoes not check for buffer overflows."
+            ]
+        );
+    }
+
+    #[test]
+    fn bracketed_severities_in_a_row_are_each_a_finding() {
+        // Each row reads as a verdict line too; the one above is a finding, not a verdict.
+        let log = "[ERROR] /ci/src/A.src:15:9: Variable 'x' is never used [UnusedVariable]\n\
+            [ERROR] /ci/src/A.src:15:9: Variable 'x' shadows a field [HiddenField]\n\
+            [WARN] /ci/src/B.src:4:1: Line is longer than 100 characters [LineLength]\n\
+            [ERROR] /ci/src/C.src:22:3: Missing semicolon [Semi]\n";
+        let got: Vec<String> = names(log).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(
+            got,
+            [
+                "/ci/src/A.src:15",
+                "/ci/src/A.src:15",
+                "/ci/src/B.src:4",
+                "/ci/src/C.src:22"
+            ]
+        );
     }
 
     #[test]

@@ -279,6 +279,14 @@ pub fn parse_log_paced(
         first
     };
     pace.now()?;
+    for b in &mut blocks {
+        if let Some(name) = &mut b.test_name {
+            let shown = crate::line::shown_name(name);
+            if shown.len() < name.len() {
+                *name = shown.to_owned();
+            }
+        }
+    }
     distinct_ids(&mut blocks);
     let agreement = agreement(&stated, &blocks);
     // The runner parsers are accelerators, judged like any reading: when their failures

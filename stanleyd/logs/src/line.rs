@@ -87,6 +87,23 @@ pub(crate) fn without_timing(name: &str) -> &str {
     t
 }
 
+/// A name as shown: without the index of the worker that ran it, in braces before it (`{0}
+/// a.b.test_x`, testr's and stestr's), and without a duration in brackets after it (`[0.0001s]`).
+/// Only for the name a block shows: the readings compare names as their lines give them.
+pub(crate) fn shown_name(name: &str) -> &str {
+    let name = name
+        .strip_prefix('{')
+        .and_then(|r| r.split_once("} "))
+        .filter(|(index, _)| !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(name, |(_, rest)| rest.trim_start());
+    match name.strip_suffix(']').and_then(|n| n.rsplit_once(" [")) {
+        Some((before, timing)) if duration(timing) && !before.trim().is_empty() => {
+            before.trim_end()
+        }
+        _ => name,
+    }
+}
+
 /// Scopes a runner opens and closes as it runs its tree (`◌ yeast expiry` … `● yeast expiry ›
 /// 7.6ms`): which lines close one, and the scope each line stands in.
 pub(crate) struct Scopes {
@@ -180,7 +197,7 @@ pub(crate) fn scopes(lines: &[String]) -> Scopes {
 }
 
 /// Whether a word is a duration (`7.618357ms`, `2s`, `15 ms`).
-fn duration(text: &str) -> bool {
+pub(crate) fn duration(text: &str) -> bool {
     let t = text.trim();
     let figure = ["ms", "µs", "us", "ns", "s"]
         .iter()
@@ -595,6 +612,9 @@ fn status_named(line: &str) -> Option<String> {
             .split("  ")
             .next()
         && failed_verdict(verdict)
+        // A test failed only through its steps says so (`tickets ... FAILED (due to 1 failed
+        // step)`, Deno's): the steps are the failures.
+        && !verdict.contains("(due to ")
     {
         let before = counted[..at].trim();
         let name = plain(&qualified(before.strip_prefix("test ").unwrap_or(before)));
@@ -925,9 +945,11 @@ pub(crate) fn run_verdict(line: &str) -> bool {
         .trim()
         .trim_start_matches(|c: char| !c.is_alphanumeric())
         .trim_end_matches(['.', '!']);
+    // (After a severity label: Deno's closing `error: Test failed`.)
+    let t = t.strip_prefix("error: ").unwrap_or(t);
     let words: Vec<String> = t.split_whitespace().map(str::to_ascii_lowercase).collect();
     let outcome = [
-        "errors", "failures", "problems", "tests", "checks", "issues",
+        "errors", "failures", "problems", "tests", "test", "checks", "issues",
     ];
     let happened = [
         "were", "have", "failed", "occurred", "found", "emitted", "reported",
@@ -961,6 +983,12 @@ pub(crate) fn message_like(line: &str) -> bool {
 /// Whether text (a line without its decoration) says what went wrong.
 fn said(t: &str) -> bool {
     let t = t.strip_prefix("E ").map_or(t, str::trim_start);
+    // A severity label before what was thrown (Deno's `error: AssertionError: …`).
+    if let Some(rest) = t.strip_prefix("error: ")
+        && !rest.starts_with("error: ")
+    {
+        return said(rest);
+    }
     // The first word, a qualified class name included (`a.b.KeyError`, `Minitest::Assertion`).
     let mut end = 0;
     let bytes = t.as_bytes();
@@ -1145,11 +1173,7 @@ pub(crate) fn python_exception(body: &[String]) -> Option<usize> {
         // Frames without the header (green prints `  File "…", line N, in f` under its
         // `Failure in …` line): the exception is the first line after the last frame that
         // stands left of the frames.
-        let frame = |l: &String| {
-            let t = l.trim_start();
-            t.starts_with("File \"") && t.contains("\", line ")
-        };
-        let last = body.iter().rposition(frame)?;
+        let last = body.iter().rposition(|l| python_frame(l.trim_start()))?;
         let depth = indent(&body[last]);
         return body
             .iter()
@@ -1158,12 +1182,47 @@ pub(crate) fn python_exception(body: &[String]) -> Option<usize> {
             .find(|(_, l)| !l.trim().is_empty() && indent(l) < depth)
             .map(|(i, _)| i);
     };
+    // The frames are deeper than the header, and so is the code each quotes; but a report that
+    // indents the whole traceback (stestr's `Captured traceback:`) may leave a frame's code at
+    // the header's depth: the line after a frame is its code unless it names an exception, and
+    // the marks under it (`^^^^`, `~~~^~~~`) are no line of their own.
     let depth = indent(&body[tb]);
-    body.iter()
-        .enumerate()
-        .skip(tb + 1)
-        .find(|(_, l)| !l.trim().is_empty() && indent(l) <= depth)
-        .map(|(i, _)| i)
+    let mut code_next = false;
+    for (i, l) in body.iter().enumerate().skip(tb + 1) {
+        let t = l.trim();
+        if t.is_empty() || t.chars().all(|c| matches!(c, '^' | '~' | ' ')) {
+            continue;
+        }
+        if python_frame(t) {
+            code_next = true;
+            continue;
+        }
+        let quoted = std::mem::take(&mut code_next) && !exception_named(t);
+        if !quoted && indent(l) <= depth {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// A Python traceback's frame line (`File "a.py", line 3, in f`).
+fn python_frame(t: &str) -> bool {
+    t.starts_with("File \"") && t.contains("\", line ")
+}
+
+/// Whether a line names an exception as Python ends a traceback with it (`KeyError: 'ft'`,
+/// `pkg.errors.UnitError: bad`, `AssertionError`): a dotted name whose last part is a class's
+/// (capitalised), alone or before `: `.
+fn exception_named(t: &str) -> bool {
+    let name = t.split_once(": ").map_or(t, |(n, _)| n);
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        && name
+            .rsplit('.')
+            .next()
+            .is_some_and(|last| last.starts_with(|c: char| c.is_ascii_uppercase()))
 }
 
 pub(crate) fn message_of(body: &[String]) -> Option<String> {

@@ -1685,3 +1685,86 @@ fn an_id_ending_like_an_exception_is_still_a_tests_name() {
         parsed.blocks
     );
 }
+
+fn runner_capture(name: &str) -> String {
+    let path = format!(
+        "{}/../../tests/fixtures/runners/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn first_lines(log: &ParsedLog) -> Vec<(String, String)> {
+    log.blocks
+        .iter()
+        .map(|b| {
+            let message = b.message.clone().unwrap_or_default();
+            (
+                b.test_name.clone().unwrap_or_default(),
+                message.lines().next().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// stestr indents each traceback under `Captured traceback:`, sets its frames apart with blank
+/// lines and leaves the code they quote at the header's depth: the exception is still the
+/// message, and the shown name drops the worker's index and the time (real captures,
+/// `tests/runners/capture stestr`).
+#[test]
+fn an_indented_traceback_ends_in_its_exception_whatever_its_layout() {
+    let log = parse_log(&runner_capture("stestr-run-billing.log"));
+    assert_eq!(
+        first_lines(&log),
+        [
+            (
+                "tests.test_invoice.TestConfig.test_currency_symbols",
+                "KeyError: 'GBP'"
+            ),
+            (
+                "tests.test_invoice.TestConfig.test_load_config",
+                "ValueError: config invalid:"
+            ),
+            (
+                "tests.test_invoice.TestInvoice.test_invoice_total_with_tax",
+                "AssertionError: 24.0 != 144.0 : invoice INV-2291 total off"
+            ),
+            (
+                "tests.test_invoice.TestInvoice.test_line_totals_per_quantity",
+                "AssertionError: 30 != 31"
+            ),
+        ]
+        .map(|(n, m)| (n.to_owned(), m.to_owned()))
+    );
+}
+
+/// Deno heads each report `name => ./file:line:col` (a test's place, no finding), says what was
+/// thrown after a severity label (`error: AssertionError: …`), quotes the test's name in a step's
+/// message, marks a test failed through its steps, and closes with `error: Test failed` (real
+/// captures, `tests/runners/capture deno`).
+#[test]
+fn deno_reports_are_each_failure_with_what_was_thrown() {
+    let log = parse_log(&runner_capture("deno-test-fares.log"));
+    assert_eq!(
+        first_lines(&log),
+        [
+            (
+                "night fare adds a quarter",
+                "error: AssertionError: Expected values to be strictly equal:"
+            ),
+            (
+                "zones counts stops by letter",
+                "error: AssertionError: Expected values to be strictly deep-equal:"
+            ),
+            (
+                "ticket without a seat",
+                "error: RangeError: ticket 12 has no seat"
+            ),
+            (
+                "seat letter",
+                "error: AssertionError: seat letter drifted from B"
+            ),
+        ]
+        .map(|(n, m)| (n.to_owned(), m.to_owned()))
+    );
+}

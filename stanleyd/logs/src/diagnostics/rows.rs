@@ -89,7 +89,11 @@ fn row(line: &str) -> Option<Row<'_>> {
         .find_map(|(k, w)| place_in_word(w).map(|p| (k, p)));
     let (at, (path, number, col, form), end) = match first {
         Some((at, place)) => (at, place, false),
-        None if words.len() >= 3 => (words.len() - 1, place_in_word(words.last()?)?, true),
+        // (After an arrow, the place is where what the words name is: `name => ./a_test.ts:8:6`,
+        // a test's header, no finding.)
+        None if words.len() >= 3 && words[words.len() - 2] != "=>" => {
+            (words.len() - 1, place_in_word(words.last()?)?, true)
+        }
         None => return None,
     };
     // A row that ends at its place is shaped by its first word (`[TRY200]`, `W:`).
@@ -456,6 +460,12 @@ mod tests {
         out.into_iter()
             .map(|d| (d.found.name.unwrap_or_default(), d.code, d.severity))
             .collect()
+    }
+
+    #[test]
+    fn a_place_after_an_arrow_is_where_a_named_test_is() {
+        assert!(row("night fare adds a quarter => ./fares_test.ts:8:6").is_none());
+        assert!(row("[TRY200] Use 'raise from' - src/a.py:21:8").is_some());
     }
 
     #[test]

@@ -460,6 +460,21 @@ fn paragraph(
     (from, end)
 }
 
+/// Whether a mention at `end` of the name a report headed at `at` names goes on with that
+/// report's paragraph: a message that quotes the name (`tickets ... seat letter => a.ts:24:11`,
+/// then `error: AssertionError: seat letter drifted from B`), not a status line of its own.
+fn goes_on(lines: &[String], at: usize, end: usize) -> bool {
+    status_name(&lines[end]).is_none() && !lines[at..end].iter().any(|l| l.trim().is_empty())
+}
+
+/// Whether a section heading framed by rules starts at `at` (`=====`, `Failed 4 tests - output
+/// below:`, `=====`, stestr's recap): no report runs into the next section.
+fn framed_heading(lines: &[String], at: usize) -> bool {
+    separator(&lines[at])
+        && lines.get(at + 1).is_some_and(|l| content(l))
+        && lines.get(at + 2).is_some_and(|l| separator(l))
+}
+
 /// Keeps `span` as the best report when it weighs more than the one kept (the first of equals).
 fn keep_heavier(best: &mut Option<(usize, Span)>, weight: usize, span: Span) {
     if best.as_ref().is_none_or(|(w, _)| weight > *w) {
@@ -607,6 +622,7 @@ fn reports(
                 && end - at < MAX_BLOCK
                 && !covered[end]
                 && !summary(&lines[end])
+                && !framed_heading(lines, end)
             {
                 if sibling.is_some_and(|d| {
                     indent(&lines[end]) <= d && keyword_header(&lines[end]).is_some()
@@ -644,8 +660,11 @@ fn reports(
                         }
                         break;
                     }
-                    // Another mention of the same name starts a report of its own.
-                    break;
+                    // Another mention of the same name starts a report of its own, unless it
+                    // goes on with the header's paragraph.
+                    if !goes_on(lines, at, end) {
+                        break;
+                    }
                 }
                 end += 1;
             }
@@ -1260,6 +1279,8 @@ pub(crate) fn segment(
     let mut spans = reading;
     name_announced(lines, &mut spans);
     name_by_section_title(lines, &mut spans);
+    let mut listings = mentions;
+    listings.extend(recaps(lines, covered, &spans, &listings));
     let reports = spans
         .into_iter()
         .filter(|s| s.end > s.start)
@@ -1316,10 +1337,52 @@ pub(crate) fn segment(
             }
         })
         .collect();
-    Ok(Segments {
-        reports,
-        listings: mentions,
-    })
+    Ok(Segments { reports, listings })
+}
+
+/// The lines of sections that only repeat reports already read: a section under a framed
+/// heading (stestr's `Failed 4 tests - output below:` between rules) that mentions failing
+/// names, where no report starts, running to the next framed heading. Linear in the lines.
+fn recaps(lines: &[String], covered: &[bool], spans: &[Span], mentions: &[usize]) -> Vec<usize> {
+    let headings: Vec<usize> = (0..lines.len())
+        .filter(|&i| !covered[i] && framed_heading(lines, i))
+        .collect();
+    if headings.is_empty() || spans.is_empty() {
+        return Vec::new();
+    }
+    let mut mentioned = vec![false; lines.len()];
+    for &m in mentions {
+        mentioned[m] = true;
+    }
+    // (A report's name as shown: a status line's may carry a worker's index and a time that
+    // the recap leaves off.)
+    let shown: Vec<&str> = spans
+        .iter()
+        .filter_map(|s| s.name.as_deref())
+        .map(crate::line::shown_name)
+        .filter(|n| n.len() >= 4)
+        .collect();
+    if let Ok(finder) = AhoCorasick::new(&shown) {
+        for (i, l) in lines.iter().enumerate() {
+            mentioned[i] |= finder.is_match(l);
+        }
+    }
+    let mut starts = vec![false; lines.len()];
+    for s in spans {
+        starts[s.start] = true;
+    }
+    let mut out = Vec::new();
+    for (k, &h) in headings.iter().enumerate() {
+        let end = headings.get(k + 1).copied().unwrap_or(lines.len());
+        let section = h..end;
+        if spans.iter().any(|s| s.start < h)
+            && section.clone().any(|i| mentioned[i])
+            && !section.clone().any(|i| starts[i] || covered[i])
+        {
+            out.extend(section);
+        }
+    }
+    out
 }
 
 /// A report that names nothing is named by the test announced nearest above it, after the

@@ -204,8 +204,21 @@ pub(crate) fn name_between(tokens: &[&str], prefix: usize, suffix: usize) -> Opt
     }
     let joined = middle.join(" ");
     // A verdict glued to the name by a dot leader (`add_test...*failed*`) is no part of it.
+    // (Dots between two names join a step to its test: `tickets ... seat letter`, Deno's.)
     let joined = match joined.split_once("...") {
-        Some((name, _)) if !name.trim().is_empty() => name.to_owned(),
+        Some((name, verdict))
+            if !name.trim().is_empty()
+                && (verdict.trim().is_empty()
+                    || crate::line::failed_verdict(
+                        verdict
+                            .trim_start_matches('.')
+                            .split_whitespace()
+                            .next()
+                            .unwrap_or(""),
+                    )) =>
+        {
+            name.to_owned()
+        }
         _ => joined,
     };
     let name = crate::line::without_timing(&joined)

@@ -165,6 +165,8 @@ pub(crate) struct Tally {
     layout: usize,
     blank: usize,
     depths: u32,
+    /// Lines whose label is padded to a column (`     [exec] text`): a build tool's task label.
+    padded: usize,
 }
 
 /// The shapes that are wrappers: enough lines, and a tenth of them (at least two) with the
@@ -177,6 +179,10 @@ pub(crate) fn wrappers(lines: &[String]) -> Vec<String> {
         };
         let t = tally.entry(shape(name)).or_default();
         t.lines += 1;
+        // (A task's name has a letter: `[1] = 'one'`, a table's row, is no label.)
+        if line.starts_with(' ') && name.chars().any(char::is_alphabetic) {
+            t.padded += 1;
+        }
         let rest = &line[text..];
         if rest.trim().is_empty() {
             t.layout += 1;
@@ -192,15 +198,16 @@ pub(crate) fn wrappers(lines: &[String]) -> Vec<String> {
     // The inner output's layout varies (flush and indented lines, or blank ones); the same
     // padding after every label (`TEST CASE:  name`, a heading's alignment) is no layout. And
     // a stream carries output: a label never followed by any is a heading (`stack
-    // traceback:`, `Failed tests:`).
+    // traceback:`, `Failed tests:`). A bracketed label padded to a column on every line of its
+    // stream is a build tool's task label (Ant's `     [exec] a.pl:9: (E/3) …`) whatever its
+    // output's layout: the padding is the layout.
     let mut found: Vec<String> = tally
         .into_iter()
         .filter(|(_, t)| {
-            t.lines >= MIN_LINES
-                && t.lines > t.blank
-                && t.layout >= 2
+            let laid_out = t.layout >= 2
                 && t.layout * 10 >= t.lines
-                && (t.blank > 0 || t.depths.count_ones() >= 2)
+                && (t.blank > 0 || t.depths.count_ones() >= 2);
+            t.lines >= MIN_LINES && t.lines > t.blank && (laid_out || t.padded == t.lines)
         })
         .map(|(s, _)| s)
         .collect();
@@ -311,6 +318,23 @@ mod tests {
         let mut u = crate::wrapper::ci::unwrap(text);
         separate(&mut u);
         u
+    }
+
+    #[test]
+    fn a_task_label_padded_to_a_column_is_a_stream_whatever_its_output() {
+        let log = "lint:\n     [exec] src/app.pl:9: (E/3) Bareword used\n     [exec] src/app.pl:14: (W/2) Unused\n     [exec] src/util.pl:3: (E/3) Missing strict\n     [exec] Result: 1\n\nBUILD FAILED\n";
+        let u = unwrapped(log);
+        assert_eq!(u.lines[1], "src/app.pl:9: (E/3) Bareword used");
+        assert_eq!(u.lines[4], "Result: 1");
+        // A table's rows (`  [1] = 'one'`) are no task's; flush left, the same label with no
+        // layout after it is a line's own words.
+        let rows = "  [1] = 'one'\n  [2] = 'two'\n  [3] = 'three'\n";
+        assert_eq!(unwrapped(rows).lines[0], "  [1] = 'one'");
+        let flush = "[exec] src/app.pl:9: (E/3) Bareword used\n[exec] src/app.pl:14: (W/2) Unused\n[exec] src/util.pl:3: (E/3) Missing strict\n";
+        assert_eq!(
+            unwrapped(flush).lines[0],
+            "[exec] src/app.pl:9: (E/3) Bareword used"
+        );
     }
 
     #[test]
