@@ -15,7 +15,8 @@ appstream-yaml (appstreamcli validate --format yaml), ecj-xml (ecj -log file.xml
 `mandoc: file:line:col: LEVEL: message` lines), tryceratops-plain (tryceratops' own
 `[CODE] message - path:line:col` rows, run wide so none wraps), j2lint-json (j2lint -j),
 dotenv-plain (dotenv-linter's own `path:line CODE message` rows), oxlint-json (oxlint -f json), vfile-json (remark's --report json),
-flawfinder-csv (flawfinder --csv: every hit at the level asked for is a finding).
+flawfinder-csv (flawfinder --csv: every hit at the level asked for is a finding), pyright-json
+(pyright --outputjson).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -212,6 +213,12 @@ elif kind == "flawfinder-csv":
     for row in csv.DictReader(text.splitlines()):
         failures.append((f'{row["File"]}:{row["Line"]}', row["Warning"],
                          f'{row["File"]}:{row["Line"]}:  [{row["Level"]}] ({row["Category"]}) {row["Name"]}:'))
+elif kind == "pyright-json":
+    for d in json.loads(text)["generalDiagnostics"]:
+        if d["severity"] == "error":
+            start = d["range"]["start"]
+            failures.append((f'{d["file"]}:{start["line"] + 1}', d["message"].splitlines()[0],
+                             f'{d["file"]}:{start["line"] + 1}:{start["character"] + 1}'))
 elif kind == "vfile-json":
     # remark's `--report json` (vfile-reporter-json): a fatal message is an error.
     for f in json.loads(text):

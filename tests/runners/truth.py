@@ -6,6 +6,7 @@ usage: truth.py KIND CAPTURE OUT RUNNER MODE PROJECT COLOR TOKENS [AUX]
 KIND says where the failing-test names come from (never from Stanley's parser):
   pytest-summary  "short test summary info" FAILED/ERROR lines of CAPTURE (ANSI stripped)
   junit-xml       <testcase> elements with <failure>/<error> in AUX (an XML file)
+  check-xml       <test result="failure|error"> elements of libcheck's XML log in AUX
   jest-json       assertionResults with status "failed" in AUX (jest --json output)
   vitest-json     same shape, vitest --reporter=json output; name is "file > describe > test"
   tap             "not ok" lines of AUX (node --test-reporter=tap), leaf tests only
@@ -124,6 +125,18 @@ def junit_xml(log, aux):
     aggregates = [n for n in names
                   if any(o.startswith(n + "/") or o.startswith(n + " > ") for o in names)]
     return [n for n in names if n not in aggregates], sections, aggregates
+
+
+def check_xml(log, aux):
+    ns = "{http://check.sourceforge.net/ns}"
+    root = ET.fromstring(read(aux))
+    names, sections = [], {}
+    for t in root.iter(ns + "test"):
+        if t.get("result") in ("failure", "error"):
+            name = t.find(ns + "id").text
+            names.append(name)
+            sections[name] = t.find(ns + "message").text or ""
+    return names, sections, []
 
 
 def _jsonlike(aux, with_file):

@@ -918,6 +918,9 @@ fn row_detail(lines: &[String], covered: &[bool], start: usize, mut end: usize) 
         && !lines[end].trim().is_empty()
         && row(&lines[end]).is_none()
         && !path_like(lines[end].trim())
+        // (A finding of its own, placed and judged, is the next row: pyright's `  a.py:21:16 -
+        // error: …` under its file, each row's explanation indented deeper.)
+        && one_line(&lines[end]).is_none()
     {
         end += 1;
     }

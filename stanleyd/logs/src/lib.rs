@@ -110,6 +110,17 @@ pub(crate) fn diagnostic_blocks(
         if let Some(test) = crate::line::failing_test_in(&message) {
             block.test_name = Some(test.to_owned());
         }
+        // A test's one-line record (`a.c:13:F:Suite:test_x:0: message`, libcheck's) names
+        // its test in fields after the place.
+        if let Some((test, said)) = block
+            .lines
+            .first()
+            .and_then(|l| crate::line::record(l.trim()))
+            .filter(|(_, said)| !said.is_empty())
+        {
+            block.test_name = Some(test);
+            block.message = Some(said.to_owned());
+        }
         if let Some(code) = code {
             block.family = stable_id("fam", &Value::String(code), 8);
         }

@@ -535,6 +535,10 @@ fn bracket_led(t: &str) -> Option<Option<String>> {
     if !failed_verdict(inside.trim()) || after.trim().is_empty() {
         return None;
     }
+    // After dashes, the mark says why, not which (`[  ERROR   ] --- 0xa != 0x3`, cmocka's).
+    if after.trim_start().starts_with("--- ") {
+        return Some(None);
+    }
     let name = without_timing(after.trim()).trim_end_matches(':').trim();
     // What follows the name's colon is why (`ring::segv: CRASH!`, `x: Timed out.`); a place
     // before a message (`[ERROR] a.java:13:5: Missing a Javadoc comment. [Rule]`) is no name
@@ -814,6 +818,12 @@ pub(crate) fn padded_verdict(t: &str) -> Option<String> {
 
 /// The test a one-line result record names (`path:line:F:Suite:name:n: message`).
 fn record_name(t: &str) -> Option<String> {
+    record(t).map(|(name, _)| name)
+}
+
+/// A one-line result record (`path:line:F:Suite:name:n: message`, libcheck's): the test it
+/// names (the fields after the verdict up to a number) and its message.
+pub(crate) fn record(t: &str) -> Option<(String, &str)> {
     let mut fields = t.split(':');
     let path = fields.next()?;
     let line = fields.next()?;
@@ -831,15 +841,21 @@ fn record_name(t: &str) -> Option<String> {
     ) {
         return None;
     }
+    let mut used = path.len() + line.len() + verdict.len() + 3;
     let mut parts = Vec::new();
     for f in fields {
-        if f.is_empty() || f.contains(' ') || f.bytes().all(|b| b.is_ascii_digit()) {
+        if f.is_empty() || f.contains(' ') {
+            break;
+        }
+        used += f.len() + 1;
+        if f.bytes().all(|b| b.is_ascii_digit()) {
             break;
         }
         parts.push(f);
     }
     let name = parts.join(":");
-    (!parts.is_empty() && name_like(&name)).then_some(name)
+    let message = t.get(used..).unwrap_or_default().trim();
+    (!parts.is_empty() && name_like(&name)).then_some((name, message))
 }
 
 /// A test's id at the start of `text`: `method(Class)` or `method (pkg.Class)`, up to the
@@ -1229,6 +1245,11 @@ pub(crate) fn message_of(body: &[String]) -> Option<String> {
     if let Some(at) = python_exception(body) {
         return message_from(body, at);
     }
+    // A runner that marks each line (`[  ERROR   ] --- 0xa != 0x3`, cmocka's) says what went
+    // wrong after its error mark.
+    if let Some(said) = body.iter().find_map(|l| marked_error(l)) {
+        return Some(said.to_owned());
+    }
     let first_content = body.iter().position(|l| {
         content(l)
             && !after_message(l)
@@ -1268,6 +1289,21 @@ pub(crate) fn message_of(body: &[String]) -> Option<String> {
             })
         })?;
     message_from(body, at)
+}
+
+/// What a line marked as an error says after its mark (`[  ERROR   ] --- text`): a bracketed
+/// `ERROR`, or a failure mark before `--- `.
+fn marked_error(line: &str) -> Option<&str> {
+    let (mark, rest) = line.trim_start().strip_prefix('[')?.split_once(']')?;
+    let mark = mark.trim().to_ascii_uppercase();
+    let dashed = rest.trim_start().strip_prefix("--- ");
+    let said = match mark.as_str() {
+        "ERROR" => dashed.unwrap_or(rest),
+        "FAIL" | "FAILED" | "FAILURE" => dashed?,
+        _ => return None,
+    };
+    let said = said.trim();
+    (!said.is_empty()).then_some(said)
 }
 
 /// The message starting at `body[at]`, whole.
