@@ -710,27 +710,49 @@ fn place_under_coded(lines: &[String], from: usize) -> Option<Placed> {
     if line.starts_with(char::is_whitespace) {
         return None;
     }
-    let (severity, Some(code), message) = judged(line)? else {
-        return None;
+    // A code the severity parse knows (`E501 …`), or a rule named before a colon (`max-comma:
+    // This sentence exceeds …`, textlint's pretty errors).
+    let (severity, code, mut message) = match judged(line) {
+        Some((severity, Some(code), message)) => (severity, code, message),
+        _ => {
+            let (rule, said) = line.split_once(": ")?;
+            if !rule_like(rule) || said.trim().is_empty() {
+                return None;
+            }
+            (Severity::Error, rule.to_owned(), said.trim().to_owned())
+        }
     };
     if !line.starts_with(code.as_str()) {
         return None;
     }
-    let next = lines.get(from + 1)?.trim_end();
-    if next.starts_with(char::is_whitespace) {
+    // The place alone on the next line, or after one more line of the message.
+    let alone = |l: &str| {
+        let l = l.trim_end();
+        !l.starts_with(char::is_whitespace)
+            && location(l).is_some_and(|(_, _, used)| l[used..].trim_matches(':').is_empty())
+    };
+    let mut at = from + 1;
+    if !lines.get(at).is_some_and(|l| alone(l)) {
+        let more = lines.get(at)?;
+        if more.trim().is_empty() || more.starts_with(char::is_whitespace) {
+            return None;
+        }
+        message = format!("{message}\n{}", more.trim());
+        at += 1;
+    }
+    let next = lines.get(at)?.trim_end();
+    if !alone(next) {
         return None;
     }
     let (path, number, used) = location(next)?;
-    next[used..].trim_matches(':').is_empty().then(|| {
-        (
-            from,
-            format!("{path}:{number}"),
-            next[..used].to_owned(),
-            severity,
-            Some(code),
-            message,
-        )
-    })
+    Some((
+        from,
+        format!("{path}:{number}"),
+        next[..used].to_owned(),
+        severity,
+        Some(code),
+        message,
+    ))
 }
 
 /// The ` --> path:line:col` line a header points at, within its next lines.
@@ -1218,6 +1240,31 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
     None
 }
 
+/// Where a finding read at line `i` ends on its own lines: past the place alone under the
+/// message that names it (textlint's) and what lies between, and past its message when the
+/// line under it is that message (csslint's).
+fn own_lines_end(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    place: &str,
+    message: &str,
+) -> usize {
+    let mut end = i + 1;
+    if let Some(k) = (end..lines.len().min(end + 2))
+        .find(|&k| !covered[k] && lines[k].trim_end().trim_end_matches(':') == place)
+    {
+        end = k + 1;
+    }
+    if lines
+        .get(end)
+        .is_some_and(|l| !covered[end] && !l.trim().is_empty() && l.trim() == message)
+    {
+        end += 1;
+    }
+    end
+}
+
 /// An announcing message (ending in `:`) with the indented prose under it, up to the first line
 /// that is no prose (a code frame, a marker, a place), three lines at most.
 fn announced(message: &str, under: &[String]) -> String {
@@ -1418,14 +1465,7 @@ pub(crate) fn read_all(
         };
         let in_rows =
             (file.is_some() && (line.starts_with(' ') || row(line).is_some())) || header_row;
-        let mut end = i + 1;
-        // A message read from the line under the finding's (csslint's) is the block's too.
-        if lines
-            .get(end)
-            .is_some_and(|l| !covered[end] && !l.trim().is_empty() && l.trim() == message)
-        {
-            end += 1;
-        }
+        let mut end = own_lines_end(lines, covered, i, &place, &message);
         // A message broken after a space goes on at the next line's start (`… has failed. `
         // then `Mismatch at position 2: 5 != 6`).
         let mut message = message;
