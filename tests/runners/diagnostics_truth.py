@@ -16,7 +16,8 @@ appstream-yaml (appstreamcli validate --format yaml), ecj-xml (ecj -log file.xml
 `[CODE] message - path:line:col` rows, run wide so none wraps), j2lint-json (j2lint -j),
 dotenv-plain (dotenv-linter's own `path:line CODE message` rows), oxlint-json (oxlint -f json), vfile-json (remark's --report json),
 flawfinder-csv (flawfinder --csv: every hit at the level asked for is a finding), pyright-json
-(pyright --outputjson).
+(pyright --outputjson), djlint-plain (djLint's own rows: a file's path, a rule, then `CODE
+line:col message`; it has no structured output).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -219,6 +220,16 @@ elif kind == "pyright-json":
             start = d["range"]["start"]
             failures.append((f'{d["file"]}:{start["line"] + 1}', d["message"].splitlines()[0],
                              f'{d["file"]}:{start["line"] + 1}:{start["character"] + 1}'))
+elif kind == "djlint-plain":
+    path = None
+    for line in text.splitlines():
+        m = re.match(r"^([A-Z]+\d+) (\d+):(\d+) (.*)$", line)
+        if m and path:
+            failures.append((f"{path}:{m.group(2)}", m.group(4),
+                             f"{m.group(1)} {m.group(2)}:{m.group(3)} "))
+        elif line.strip() and not line.startswith(("Linting", "Linted")) and "\u2500" not in line \
+                and " " not in line.strip():
+            path = line.strip()
 elif kind == "vfile-json":
     # remark's `--report json` (vfile-reporter-json): a fatal message is an error.
     for f in json.loads(text):

@@ -106,7 +106,8 @@ pub(crate) fn anchors(line: &str) -> Vec<&'static str> {
     if t.contains("Traceback (most recent call last)") {
         a.push("traceback");
     }
-    if first_word_ends_error(t) {
+    // (A run's verdict in words, `Error: Test failures`, anchors no failure of its own.)
+    if first_word_ends_error(t) && !crate::line::run_verdict(t) {
         a.push("error_line");
     }
     if compiler_error(t) {

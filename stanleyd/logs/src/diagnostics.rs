@@ -818,6 +818,30 @@ fn stylish_file(lines: &[String], i: usize) -> Option<String> {
     path_like(path).then(|| path.to_owned())
 }
 
+/// A row under its file that opens with its code, then its line and column, then the message
+/// (`H005 2:0 Html tag should have a lang attribute. <html>`): a code of capitals and figures.
+fn coded_row(line: &str) -> Option<(u64, String, Severity, Option<String>, String)> {
+    let t = line.trim_start();
+    let (code, after) = t.split_once(' ')?;
+    let (pos, message) = after.split_once(' ')?;
+    let (l, c) = pos.split_once(':')?;
+    let coded = rule_like(code)
+        && code.starts_with(|c: char| c.is_ascii_uppercase())
+        && code.chars().any(|c| c.is_ascii_digit())
+        && code
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+    (coded && is_number(l) && is_number(c) && !message.trim().is_empty()).then(|| {
+        (
+            l.parse().unwrap_or_default(),
+            pos.to_owned(),
+            Severity::Error,
+            Some(code.to_owned()),
+            message.trim().to_owned(),
+        )
+    })
+}
+
 /// Whether `s` is a whole number written in digits.
 fn is_number(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
@@ -843,6 +867,10 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
             .split_once(':')
             .is_some_and(|(l, c)| is_number(l) && is_number(c))
     });
+    // Or with its code, then its place (`H005 2:0 Html tag should …`, djLint's).
+    if let Some(found) = coded_row(line) {
+        return Some(found);
+    }
     if worded.is_none() && !line.starts_with(' ') && !placed_first {
         return None;
     }
@@ -1446,11 +1474,15 @@ pub(crate) fn read_all(
                     .find(|w| path_like(w))
                     .map(str::to_owned);
             }
-            // A path alone on a line heads a stylish block; anything else ends one. Indented,
-            // or with its first place after it (`  index.test-d.ts:3:19`), it heads one when a
-            // row follows.
-            file = stylish_file(lines, i);
-            file_at = file.as_ref().map(|_| i);
+            // A path alone on a line heads a stylish block; anything else ends one (but a rule
+            // right under it: djLint's `base.html`, a rule, its rows). Indented, or with its
+            // first place after it (`  index.test-d.ts:3:19`), it heads one when a row follows.
+            let ruled =
+                file.is_some() && file_at == i.checked_sub(1) && crate::line::separator(line);
+            if !ruled {
+                file = stylish_file(lines, i);
+                file_at = file.as_ref().map(|_| i);
+            }
             i += 1;
             continue;
         };

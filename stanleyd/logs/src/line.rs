@@ -615,9 +615,8 @@ fn status_named(line: &str) -> Option<String> {
             .trim_start_matches([' ', '.'])
             .split("  ")
             .next()
+        // (Failed only through its steps, `… FAILED (due to 1 failed step)`, it is none.)
         && failed_verdict(verdict)
-        // A test failed only through its steps says so (`tickets ... FAILED (due to 1 failed
-        // step)`, Deno's): the steps are the failures.
         && !verdict.contains("(due to ")
     {
         let before = counted[..at].trim();
@@ -641,18 +640,18 @@ fn status_named(line: &str) -> Option<String> {
             return Some(id.to_owned());
         }
     }
-    if let Some(id) = verdict_in_id(t) {
+    if let Some(id) = verdict_in_id(t).or_else(|| placed_verdict(t)) {
         return Some(id);
     }
     // `FAILURE in test.fare: Error in checkEquals(…)`, RUnit's protocol: a verdict, `in`, the
     // test's id.
-    if let Some(id) = failing_test_in(t) {
-        return Some(id.to_owned());
-    }
     // `tests/a.c:15:F:Core:test_add:0: message`: a record of colon-separated fields after the
     // place, one of them a verdict; the fields after it up to a number name the test.
-    if let Some(name) = record_name(t) {
-        return Some(name);
+    if let Some(id) = failing_test_in(t)
+        .map(str::to_owned)
+        .or_else(|| record_name(t))
+    {
+        return Some(id);
     }
     // `shunit2:ERROR testAdds() returned non-zero return code.`: a verdict word (alone or
     // after a tool's name and a colon) and then a test called by name.
@@ -715,8 +714,9 @@ fn status_named(line: &str) -> Option<String> {
             .or_else(|| name.strip_suffix(" Rejected promise returned by test"))
             .unwrap_or(name);
         let name = plain(&qualified(name.trim()));
-        // A verdict with its reason alone (`FAIL (TestExpectedEqual)`) names no test.
-        if name.starts_with('(') && name.ends_with(')') {
+        // A verdict with its reason alone (`FAIL (TestExpectedEqual)`) names no test, nor
+        // does a table's row (`✖ | 4       4 | dates [0.2s]`, testthat's progress).
+        if name.starts_with('(') && name.ends_with(')') || name.starts_with('|') {
             return None;
         }
         // jest's `● Console` heads logged output, not a failure.
@@ -961,20 +961,33 @@ pub(crate) fn run_verdict(line: &str) -> bool {
         .trim()
         .trim_start_matches(|c: char| !c.is_alphanumeric())
         .trim_end_matches(['.', '!']);
-    // (After a severity label: Deno's closing `error: Test failed`.)
-    let t = t.strip_prefix("error: ").unwrap_or(t);
+    // (After a severity label: Deno's closing `error: Test failed`, R's `Error: Test failures`.)
+    let t = t
+        .strip_prefix("error: ")
+        .or_else(|| t.strip_prefix("Error: "))
+        .unwrap_or(t);
     let words: Vec<String> = t.split_whitespace().map(str::to_ascii_lowercase).collect();
     let outcome = [
-        "errors", "failures", "problems", "tests", "test", "checks", "issues",
+        "errors",
+        "failures",
+        "problems",
+        "tests",
+        "test",
+        "checks",
+        "issues",
+        "execution",
+        "build",
     ];
     let happened = [
-        "were", "have", "failed", "occurred", "found", "emitted", "reported",
+        "were", "have", "failed", "occurred", "found", "emitted", "reported", "halted", "aborted",
     ];
+    let is = |w: &String, set: &[&str]| set.contains(&w.as_str());
     (2..=10).contains(&words.len())
         && !t
             .contains(|c: char| c.is_ascii_digit() || c == ':' || c == '/' || c == '"' || c == '\'')
-        && words.iter().any(|w| outcome.contains(&w.as_str()))
-        && words.iter().any(|w| happened.contains(&w.as_str()))
+        && words.iter().any(|w| is(w, &outcome))
+        // (Or outcomes alone: `Test failures`.)
+        && (words.iter().any(|w| is(w, &happened)) || words.iter().all(|w| is(w, &outcome)))
 }
 
 /// Whether a line is content of a report (not blank, not a separator, not a passing verdict).
@@ -1685,6 +1698,18 @@ fn called_after_verdict(line: &str) -> Option<String> {
             .all(|c| c.is_ascii_alphanumeric() || c == '_');
     // Something must follow the call: a sentence about it, not a call alone.
     (ident && words.next().is_some()).then(|| called.to_owned())
+}
+
+/// `Failure ('test-stats.R:11'): zscore is centred` (testthat's): a verdict word, the place in
+/// parentheses (quoted or not), then the test's name.
+fn placed_verdict(t: &str) -> Option<String> {
+    let (verdict, rest) = t.split_once(" (")?;
+    if !matches!(verdict, "Failure" | "Error" | "Failed" | "FAIL" | "ERROR") {
+        return None;
+    }
+    let (place, name) = rest.split_once("): ")?;
+    let name = name.trim();
+    (bare_location(place.trim_matches(['\'', '"'])) && name_like(name)).then(|| name.to_owned())
 }
 
 /// `Failure in a.b.C.test_x`, `Error in tests.test_io.IoTest.test_read` (green): a verdict

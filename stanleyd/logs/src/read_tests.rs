@@ -1768,3 +1768,48 @@ fn deno_reports_are_each_failure_with_what_was_thrown() {
         .map(|(n, m)| (n.to_owned(), m.to_owned()))
     );
 }
+
+/// testthat heads each failure `Failure ('test-x.R:8'): name` between rules, shows its progress
+/// table's rows with a `✖` mark, and closes with `Error: Test failures`; djLint puts a rule under
+/// each file's path and opens each row with its code (real captures, `tests/runners/capture
+/// testthat djlint`).
+#[test]
+fn a_place_in_a_verdict_and_a_code_before_a_row_are_read_as_such() {
+    let log = parse_log(&runner_capture("testthat-progress-fares.log"));
+    assert_eq!(
+        first_lines(&log),
+        [
+            (
+                "night fare adds a quarter",
+                "fare(10, night = TRUE) not equal to 18.13."
+            ),
+            (
+                "zone of a C stop",
+                "Error in `zone_of(\"C7\")`: unknown stop C7"
+            ),
+            (
+                "zones are whole numbers",
+                "zone_of(\"A1\") not identical to 1L."
+            ),
+        ]
+        .map(|(n, m)| (n.to_owned(), m.to_owned()))
+    );
+    let log = parse_log(&runner_capture("djlint-lint-blog.log"));
+    let places: Vec<String> = names(&log)
+        .iter()
+        .map(|n| n.rsplit('/').next().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(
+        places,
+        [
+            "post.html:1",
+            "post.html:1",
+            "post.html:1",
+            "post.html:1",
+            "post.html:3",
+            "post.html:3",
+            "post.html:4",
+            "post.html:4"
+        ]
+    );
+}

@@ -467,6 +467,15 @@ fn goes_on(lines: &[String], at: usize, end: usize) -> bool {
     status_name(&lines[end]).is_none() && !lines[at..end].iter().any(|l| l.trim().is_empty())
 }
 
+/// Whether the line at `at` is a rule that closes a section: solid, a blank line or the end after
+/// it (testthat's rule under each context's failures, before its `══ Results ══`; not pytest's
+/// spaced `_ _ _` between a failure's frames).
+fn closing_rule(lines: &[String], at: usize) -> bool {
+    separator(&lines[at])
+        && !lines[at].trim().contains(' ')
+        && lines.get(at + 1).is_none_or(|l| l.trim().is_empty())
+}
+
 /// Whether a section heading framed by rules starts at `at` (`=====`, `Failed 4 tests - output
 /// below:`, `=====`, stestr's recap): no report runs into the next section.
 fn framed_heading(lines: &[String], at: usize) -> bool {
@@ -623,6 +632,7 @@ fn reports(
                 && !covered[end]
                 && !summary(&lines[end])
                 && !framed_heading(lines, end)
+                && !closing_rule(lines, end)
             {
                 if sibling.is_some_and(|d| {
                     indent(&lines[end]) <= d && keyword_header(&lines[end]).is_some()
