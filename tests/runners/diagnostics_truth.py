@@ -17,7 +17,9 @@ appstream-yaml (appstreamcli validate --format yaml), ecj-xml (ecj -log file.xml
 dotenv-plain (dotenv-linter's own `path:line CODE message` rows), oxlint-json (oxlint -f json), vfile-json (remark's --report json),
 flawfinder-csv (flawfinder --csv: every hit at the level asked for is a finding), pyright-json
 (pyright --outputjson), djlint-plain (djLint's own rows: a file's path, a rule, then `CODE
-line:col message`; it has no structured output).
+line:col message`; it has no structured output), elixir-plain (the Elixir compiler's own
+`warning: message` over an indented `path:line`, and `** (Kind) path:line: message`; run with
+--warnings-as-errors, a warning fails the build too).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -230,6 +232,17 @@ elif kind == "djlint-plain":
         elif line.strip() and not line.startswith(("Linting", "Linted")) and "\u2500" not in line \
                 and " " not in line.strip():
             path = line.strip()
+elif kind == "elixir-plain":
+    lines = text.splitlines()
+    for k, line in enumerate(lines):
+        m = re.match(r"^\*\* \((\w+)\) (\S+?):(\d+): (.*)$", line)
+        if m:
+            failures.append((f"{m.group(2)}:{m.group(3)}", m.group(4), f"{m.group(2)}:{m.group(3)}"))
+        elif line.startswith("warning: ") and k + 1 < len(lines):
+            p = re.match(r"^  (\S+?):(\d+)(: .*)?$", lines[k + 1])
+            if p:
+                failures.append((f"{p.group(1)}:{p.group(2)}", line[len("warning: "):],
+                                 f"{p.group(1)}:{p.group(2)}"))
 elif kind == "vfile-json":
     # remark's `--report json` (vfile-reporter-json): a fatal message is an error.
     for f in json.loads(text):

@@ -410,6 +410,15 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
     if crate::line::stack_frame(line) {
         return None;
     }
+    // An exception's kind before the place (`** (CompileError) lib/a.ex:12: undefined
+    // function f/1`, Elixir's): an error, its kind part of the message.
+    if let Some(rest) = line.strip_prefix("** (")
+        && let Some((kind, after)) = rest.split_once(") ")
+        && !kind.contains(' ')
+    {
+        return one_line_placed(after)
+            .map(|(n, p, _, c, m)| (n, p, Severity::Error, c, format!("({kind}) {m}")));
+    }
     // A bracketed severity before the place (`[ERROR] a.java:13:5: message [Rule]`, as
     // checkstyle and Maven's plugins print): the severity is the bracket's.
     if let Some(rest) = line.strip_prefix('[')
@@ -773,6 +782,17 @@ pub(crate) fn arrow(lines: &[String], from: usize) -> Option<(usize, String, Str
             let loc = loc.trim();
             let (path, number, used) = location(loc)?;
             return Some((k, format!("{path}:{number}"), loc[..used].to_owned()));
+        }
+        // (The place alone, indented on the line right under the header, perhaps with the
+        // function it is in: `  lib/a.ex:5: Billing.total/1`, Elixir's.)
+        if k == from + 1
+            && l.starts_with(char::is_whitespace)
+            && let Some((path, number, used)) = location(t.trim_end())
+            && t.trim_end()[used..]
+                .strip_prefix(": ")
+                .map_or(t.trim_end().len() == used, |f| !f.trim().contains(' '))
+        {
+            return Some((k, format!("{path}:{number}"), t[..used].to_owned()));
         }
         if l.trim().is_empty() {
             return None;

@@ -196,6 +196,11 @@ fn files_counted(line: &str) -> Option<usize> {
         return Some(1);
     }
     let words: Vec<&str> = lower.split_whitespace().collect();
+    // A line announcing the work it starts (`Compiling 1 file (.ex)`, `Checking 3 files`)
+    // closes no list.
+    if words.first().is_some_and(|w| w.ends_with("ing")) {
+        return None;
+    }
     words.windows(2).find_map(|w| {
         let unit = w[1].trim_end_matches(['.', ',', ':', ';']);
         (unit == "file" || unit == "files")
