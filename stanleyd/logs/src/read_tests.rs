@@ -1694,6 +1694,15 @@ fn runner_capture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// `(name, message)` pairs as [`first_lines`] gives them.
+fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+    expected
+        .iter()
+        .map(|(n, m)| ((*n).to_owned(), (*m).to_owned()))
+        .collect()
+}
+
+/// Each block's name and its message's first line.
 fn first_lines(log: &ParsedLog) -> Vec<(String, String)> {
     log.blocks
         .iter()
@@ -1716,7 +1725,7 @@ fn an_indented_traceback_ends_in_its_exception_whatever_its_layout() {
     let log = parse_log(&runner_capture("stestr-run-billing.log"));
     assert_eq!(
         first_lines(&log),
-        [
+        pairs(&[
             (
                 "tests.test_invoice.TestConfig.test_currency_symbols",
                 "KeyError: 'GBP'"
@@ -1733,8 +1742,7 @@ fn an_indented_traceback_ends_in_its_exception_whatever_its_layout() {
                 "tests.test_invoice.TestInvoice.test_line_totals_per_quantity",
                 "AssertionError: 30 != 31"
             ),
-        ]
-        .map(|(n, m)| (n.to_owned(), m.to_owned()))
+        ])
     );
 }
 
@@ -1747,7 +1755,7 @@ fn deno_reports_are_each_failure_with_what_was_thrown() {
     let log = parse_log(&runner_capture("deno-test-fares.log"));
     assert_eq!(
         first_lines(&log),
-        [
+        pairs(&[
             (
                 "night fare adds a quarter",
                 "error: AssertionError: Expected values to be strictly equal:"
@@ -1764,8 +1772,7 @@ fn deno_reports_are_each_failure_with_what_was_thrown() {
                 "seat letter",
                 "error: AssertionError: seat letter drifted from B"
             ),
-        ]
-        .map(|(n, m)| (n.to_owned(), m.to_owned()))
+        ])
     );
 }
 
@@ -1778,7 +1785,7 @@ fn a_place_in_a_verdict_and_a_code_before_a_row_are_read_as_such() {
     let log = parse_log(&runner_capture("testthat-progress-fares.log"));
     assert_eq!(
         first_lines(&log),
-        [
+        pairs(&[
             (
                 "night fare adds a quarter",
                 "fare(10, night = TRUE) not equal to 18.13."
@@ -1791,8 +1798,7 @@ fn a_place_in_a_verdict_and_a_code_before_a_row_are_read_as_such() {
                 "zones are whole numbers",
                 "zone_of(\"A1\") not identical to 1L."
             ),
-        ]
-        .map(|(n, m)| (n.to_owned(), m.to_owned()))
+        ])
     );
     let log = parse_log(&runner_capture("djlint-lint-blog.log"));
     let places: Vec<String> = names(&log)
