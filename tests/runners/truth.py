@@ -6,6 +6,8 @@ usage: truth.py KIND CAPTURE OUT RUNNER MODE PROJECT COLOR TOKENS [AUX]
 KIND says where the failing-test names come from (never from Stanley's parser):
   pytest-summary  "short test summary info" FAILED/ERROR lines of CAPTURE (ANSI stripped)
   junit-xml       <testcase> elements with <failure>/<error> in AUX (an XML file)
+  qtest-junit     Qt Test's JUnit XML in AUX (`Suite::slot(tag)` names)
+  eunit-surefire  EUnit's surefire XML in AUX (`mod: test` names)
   check-xml       <test result="failure|error"> elements of libcheck's XML log in AUX
   jest-json       assertionResults with status "failed" in AUX (jest --json output)
   vitest-json     same shape, vitest --reporter=json output; name is "file > describe > test"
@@ -125,6 +127,35 @@ def junit_xml(log, aux):
     aggregates = [n for n in names
                   if any(o.startswith(n + "/") or o.startswith(n + " > ") for o in names)]
     return [n for n in names if n not in aggregates], sections, aggregates
+
+
+def qtest_junit(log, aux):
+    """Qt Test's own JUnit XML (`-o file,junitxml`): a test is `Suite::slot()`, a data row's
+    failure `Suite::slot(tag)` (the tag in the failure's attribute), as its text log names it."""
+    root = ET.fromstring(read(aux))
+    suite = root.get("name")
+    names, sections = [], {}
+    for tc in root.iter("testcase"):
+        for c in tc:
+            if c.tag not in ("failure", "error"):
+                continue
+            name = f"{suite}::{tc.get('name')}({c.get('tag') or ''})"
+            if name not in names:
+                names.append(name)
+            sections[name] = sections.get(name, "") + (c.get("message") or "") + (c.text or "")
+    return names, sections, []
+
+
+def eunit_surefire(log, aux):
+    """EUnit's surefire XML: a test `mod:LINE name` shown in the text log as `mod: name` (line 0,
+    a named test function) or `mod:LINE: name` (a generated one)."""
+    names, sections, aggregates = junit_xml(log, aux)
+    shown = {}
+    for n in names:
+        mod, _, rest = n.partition(":")
+        line, _, test = rest.partition(" ")
+        shown[n] = f"{mod}: {test}" if line == "0" else f"{mod}:{line}: {test}"
+    return [shown[n] for n in names], {shown.get(k, k): v for k, v in sections.items()}, aggregates
 
 
 def check_xml(log, aux):

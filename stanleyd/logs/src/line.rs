@@ -250,6 +250,45 @@ pub(crate) fn qualified(name: &str) -> String {
     name.to_owned()
 }
 
+/// A name that is a qualified call (`Suite::test(tag)`, `pkg.Case.test()`) with what went
+/// wrong after it on the same line, Qt Test's `FAIL!  : Units::inches() Compared doubles…`:
+/// the call ends at its balanced closing parenthesis, and the words after it are the message.
+/// `None` when the name is no such call or nothing reads as words after it.
+pub(crate) fn call_then_said(name: &str) -> Option<(&str, &str)> {
+    let t = name.trim();
+    let open = t.find('(')?;
+    let callee = &t[..open];
+    let path_char = |c: char| c.is_alphanumeric() || "_:.#$<>~".contains(c);
+    let qualified = ["::", ".", "#"].iter().any(|s| callee.contains(s))
+        && callee.chars().all(path_char)
+        && callee.starts_with(|c: char| c.is_alphabetic() || c == '_')
+        && callee.ends_with(|c: char| c.is_alphanumeric() || c == '_');
+    if !qualified {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut close = None;
+    for (i, c) in t[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    close = Some(open + i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let close = close?;
+    let rest = &t[close + 1..];
+    // The call stands alone as a word: a space follows it, then words.
+    let said = rest.strip_prefix(' ')?.trim();
+    (said.chars().filter(|c| c.is_alphabetic()).count() >= 3 && said.contains(' '))
+        .then(|| (&t[..=close], said))
+}
+
 /// A name as runners decorate it, plain: `suite  "test"` (uvu) as `suite › test`, and a
 /// parameter's description (`, where GetParam() = 5`) dropped.
 pub(crate) fn plain(name: &str) -> String {
@@ -1126,6 +1165,40 @@ pub(crate) fn after_message(line: &str) -> bool {
                 .next()
                 .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit())))
         || t.starts_with("[...]")
+        || call_frame(t)
+}
+
+/// A line of a call chain: a phrase that says a function was running (`in function m:f/0`,
+/// `in call from m:g/1 (m.erl, line 9)`, `Called from M.f in file "a.ml", line 3`, `called
+/// as f(x)`), or any `in`/`at`/`from` phrase that ends in its place in parentheses (`(a.erl,
+/// line 13)`, `(a.c:12)`).
+fn call_frame(t: &str) -> bool {
+    let lower = t.to_ascii_lowercase();
+    let phrase = [
+        "in function ",
+        "in call from ",
+        "called from ",
+        "called at ",
+        "called as ",
+        "raised at ",
+        "re-raised at ",
+        "raised by ",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p));
+    let placed = ["in ", "from "].iter().any(|p| lower.starts_with(p))
+        && t.strip_suffix(')')
+            .and_then(|r| r.rsplit_once('('))
+            .is_some_and(|(_, inside)| {
+                let inside = inside.trim();
+                inside
+                    .rsplit_once("line ")
+                    .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                    || inside.rsplit_once(':').is_some_and(|(p, n)| {
+                        p.contains('.') && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+                    })
+            });
+    phrase || placed
 }
 
 /// A block's message: its first message-like line (else its first content line after the

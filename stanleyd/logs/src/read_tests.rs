@@ -1819,3 +1819,77 @@ fn a_place_in_a_verdict_and_a_code_before_a_row_are_read_as_such() {
         ]
     );
 }
+
+/// A header whose name is a qualified call carries what went wrong after it on the same line
+/// (Qt Test's `FAIL!  : Suite::slot(tag) Compared values are not the same`): the call names
+/// the failure, its tag kept, and the words after it start the message (real captures,
+/// `tests/runners/capture qttest`).
+#[test]
+fn a_call_named_on_its_header_says_what_went_wrong_after_it() {
+    let log = parse_log(&runner_capture("qttest-plain-temps.log"));
+    assert_eq!(
+        first_lines(&log),
+        pairs(&[
+            (
+                "TestTemps::boiling()",
+                "Compared doubles are not the same (fuzzy compare)"
+            ),
+            (
+                "TestTemps::zero()",
+                "Compared doubles are not the same (fuzzy compare)"
+            ),
+            (
+                "TestTemps::labels(edge zero)",
+                "Compared values are not the same"
+            ),
+            (
+                "TestTemps::rangeCheck()",
+                "'toFahrenheit(-40) == -40.0' returned FALSE. (minus forty must read the same on both scales)"
+            ),
+            (
+                "TestTemps::unsupportedKelvin()",
+                "kelvin conversion is not written yet"
+            ),
+        ])
+    );
+    assert_eq!(
+        crate::line::call_then_said("pkg.Case.test_x(a b) boom went it"),
+        Some(("pkg.Case.test_x(a b)", "boom went it"))
+    );
+    // A call alone, or one word after it, or no qualified callee: no split.
+    for name in [
+        "Suite::slot()",
+        "Suite::slot(tag) x",
+        "slot(tag) went wrong here",
+    ] {
+        assert_eq!(crate::line::call_then_said(name), None, "{name}");
+    }
+}
+
+/// A verdict glued to its name by a dot leader (`mod: name...*failed*`, EUnit's) heads each
+/// report, and a call chain under it (`in function …`, `in call from … (a.erl, line 9)`) is
+/// where it happened, not what: the message is the error term after the chain (real captures,
+/// `tests/runners/capture eunit`).
+#[test]
+fn a_dot_leader_parts_a_name_from_its_verdict_and_a_call_chain_is_no_message() {
+    let log = parse_log(&runner_capture("eunit-plain-slug.log"));
+    assert_eq!(
+        first_lines(&log),
+        pairs(&[
+            (
+                "slug_tests: make_test",
+                "**error:{assertEqual,[{module,slug_tests},"
+            ),
+            (
+                "slug_tests: words_test",
+                "**error:{assertEqual,[{module,slug_tests},"
+            ),
+            ("slug_tests: crash_test", "**error:{badarg,42}"),
+            (
+                "slug_tests:8: -limit_test_/0-fun-3-",
+                "**error:{assertEqual,[{module,slug_tests},"
+            ),
+            ("slug_tests: throw_test", "**throw:not_ready"),
+        ])
+    );
+}

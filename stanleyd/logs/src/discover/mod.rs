@@ -1334,13 +1334,27 @@ pub(crate) fn segment(
                     })
                     .flatten()
             });
+            // A name that is a call with what went wrong after it (`Units::inches() Compared
+            // doubles are not the same`, Qt Test's): the call names it, the words say why,
+            // over the lines under it.
+            let (name, said) = match s.name.as_deref().and_then(crate::line::call_then_said) {
+                Some((name, said)) => (Some(name.to_owned()), Some(said.to_owned())),
+                None => (s.name, None),
+            };
+            let told = told.or_else(|| {
+                let said = said?;
+                Some(match message_of(body) {
+                    Some(under) => format!("{said}\n{under}"),
+                    None => said,
+                })
+            });
             let message = told
                 .or_else(|| message_of(body))
                 .or_else(|| message_of(&read));
             Found {
                 start: s.start,
                 lines: block,
-                name: s.name,
+                name,
                 message,
                 anchor: "report",
                 ..Found::default()

@@ -35,6 +35,17 @@ pub(crate) fn tokens(line: &str) -> Vec<&str> {
         } else {
             while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
                 i += 1;
+                // A dot leader ends a field: `add_test...*failed*` is a name, its leader, and
+                // a verdict (EUnit's), as `add_test ... FAIL` would be.
+                if i > start + 1
+                    && bytes[i - 1] != b'.'
+                    && bytes[i..].starts_with(b"...")
+                    && let Some(after) = bytes[i..].iter().position(|&b| b != b'.')
+                    && !bytes[i + after].is_ascii_whitespace()
+                {
+                    i += after;
+                    break;
+                }
             }
         }
         out.push(&line[start..i]);
@@ -221,8 +232,7 @@ pub(crate) fn name_between(tokens: &[&str], prefix: usize, suffix: usize) -> Opt
         }
         _ => joined,
     };
-    let name = crate::line::without_timing(&joined)
-        .trim_matches(|c: char| c.is_whitespace() || crate::line::rule_char(c) || c == ':')
+    let name = undrawn(crate::line::without_timing(&joined))
         .trim_end_matches(" ...")
         .trim_end_matches(|c: char| c == '.' || c.is_whitespace());
     let name = crate::line::plain(&crate::line::qualified(name));
@@ -230,6 +240,39 @@ pub(crate) fn name_between(tokens: &[&str], prefix: usize, suffix: usize) -> Opt
     // the message, not a name.
     let after_verdict = prefix > 0 && verdict_word(tokens[prefix - 1]);
     (crate::line::name_like(&name) && !(after_verdict && message_like(&name))).then_some(name)
+}
+
+/// `text` without the drawing around it (`── name ──`, `name:`): rule characters, spaces and
+/// colons at its ends, except one rule character glued to a word, which is the name's own
+/// (`-sku_test_/0-fun-1-`, EUnit's generated tests).
+fn undrawn(text: &str) -> &str {
+    let drawn = |c: char| c.is_whitespace() || crate::line::rule_char(c) || c == ':';
+    // One rule character between a space (or the end) and a word is the word's.
+    let alone = |c: Option<char>| c.is_none_or(|n| n.is_whitespace() || n == ':');
+    let t = text.trim_matches(drawn);
+    let (start, end) = (
+        text.len() - text.trim_start_matches(drawn).len(),
+        text.len() - text.trim_end_matches(drawn).len(),
+    );
+    let (mut from, mut to) = (start, text.len() - end);
+    if from >= to {
+        return t;
+    }
+    if let Some(c) = text[..from].chars().next_back()
+        && crate::line::rule_char(c)
+        && t.starts_with(char::is_alphanumeric)
+        && alone(text[..from - c.len_utf8()].chars().next_back())
+    {
+        from -= c.len_utf8();
+    }
+    if let Some(c) = text[to..].chars().next()
+        && crate::line::rule_char(c)
+        && t.ends_with(char::is_alphanumeric)
+        && alone(text[to + c.len_utf8()..].chars().next())
+    {
+        to += c.len_utf8();
+    }
+    &text[from..to]
 }
 
 /// The place a diagnostic's header gives after its severity word (`Error ---- cargo.js:4:17`,
@@ -629,6 +672,29 @@ mod tests {
 
     fn lines(text: &str) -> Vec<String> {
         text.lines().map(str::to_owned).collect()
+    }
+
+    /// A dot leader ends a field when text follows it; dots inside a word or before a space
+    /// stay where they are.
+    #[test]
+    fn a_dot_leader_ends_a_token() {
+        assert_eq!(
+            tokens("m: add_test...*failed* x...y a... b ...z é...ü"),
+            [
+                "m:",
+                "add_test...",
+                "*failed*",
+                "x...y",
+                "a...",
+                "b",
+                "...z",
+                "é...",
+                "ü"
+            ]
+        );
+        assert_eq!(undrawn("── -fun-1- ──"), "-fun-1-");
+        assert_eq!(undrawn("name --"), "name");
+        assert_eq!(undrawn("name:"), "name");
     }
 
     fn read(text: &str) -> Vec<(usize, usize, Option<String>)> {
