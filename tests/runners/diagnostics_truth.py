@@ -19,7 +19,8 @@ flawfinder-csv (flawfinder --csv: every hit at the level asked for is a finding)
 (pyright --outputjson), djlint-plain (djLint's own rows: a file's path, a rule, then `CODE
 line:col message`; it has no structured output), elixir-plain (the Elixir compiler's own
 `warning: message` over an indented `path:line`, and `** (Kind) path:line: message`; run with
---warnings-as-errors, a warning fails the build too).
+--warnings-as-errors, a warning fails the build too), multi (several tools in one log: AUX lists
+`KIND AUX` per line).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -30,6 +31,26 @@ import re
 import sys
 
 kind, aux, capture, out, tool, mode = sys.argv[1:7]
+if kind == "multi":
+    # Several tools in one log (a task runner's): AUX lists `KIND AUX` per line, each tool's
+    # own structured output; their errors together are the truth.
+    import subprocess
+    import tempfile
+    merged = None
+    for row in open(aux).read().splitlines():
+        part_kind, part_aux = row.split(" ", 1)
+        with tempfile.NamedTemporaryFile(suffix=".json") as part:
+            done = subprocess.run([sys.executable, os.path.abspath(__file__), part_kind, part_aux,
+                                   capture, part.name, tool, mode])
+            if done.returncode != 0:
+                sys.exit(done.returncode)
+            one = json.load(open(part.name))
+        if merged is None:
+            merged = one
+        else:
+            merged["failures"] += one["failures"]
+    json.dump(merged, open(out, "w"), indent=1)
+    sys.exit(0)
 failures = []
 text = open(aux).read()
 if kind == "gcc-json":

@@ -794,7 +794,9 @@ pub(crate) fn arrow(lines: &[String], from: usize) -> Option<(usize, String, Str
         {
             return Some((k, format!("{path}:{number}"), t[..used].to_owned()));
         }
-        if l.trim().is_empty() {
+        // Another header between is the one the place belongs to (`✖ selene:` over
+        // `warning[rule]: …` over `┌─ a.lua:14:26`).
+        if l.trim().is_empty() || header(l).is_some() {
             return None;
         }
     }
@@ -1348,8 +1350,13 @@ fn under_a_verdict(lines: &[String], i: usize) -> bool {
     };
     // A finding with a bracketed severity (`[ERROR] a.java:3:5: …`) reads as a verdict too; it
     // is a finding beside this one, not a test's verdict over it.
-    if crate::line::status_name(above).is_some() {
-        return one_line(above).is_none();
+    // A verdict that announces a list (`✖ mypy:`, lint-staged's heading over a tool's output)
+    // or that a run of findings follows heads a tool's findings, each of its own.
+    if let Some(name) = crate::line::status_name(above) {
+        let run = lines
+            .get(i + 1)
+            .is_some_and(|next| one_line(next).is_some());
+        return one_line(above).is_none() && !name.ends_with(':') && !run;
     }
     let digits = above.bytes().take_while(u8::is_ascii_digit).count();
     digits > 0

@@ -578,6 +578,18 @@ fn bracket_led(t: &str) -> Option<Option<String>> {
     if after.trim_start().starts_with("--- ") {
         return Some(None);
     }
+    // A task's state between two marks (`[FAILED] oxlint [FAILED]`, `[FAILED] tsc [KILLED]`,
+    // a task runner's list) names a step: its failures are in the step's own output.
+    let after = after.trim_end();
+    if after.ends_with(']')
+        && let Some((_, state)) = after.rsplit_once('[')
+        && state.len() > 1
+        && state[..state.len() - 1]
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c == ' ')
+    {
+        return Some(None);
+    }
     let name = without_timing(after.trim()).trim_end_matches(':').trim();
     // What follows the name's colon is why (`ring::segv: CRASH!`, `x: Timed out.`); a place
     // before a message (`[ERROR] a.java:13:5: Missing a Javadoc comment. [Rule]`) is no name
@@ -588,6 +600,16 @@ fn bracket_led(t: &str) -> Option<Option<String>> {
     };
     let name = plain(&qualified(name));
     Some(name_like(&name).then_some(name))
+}
+
+/// Whether what a status line's `mark` is followed by names a test: not a verdict with its
+/// reason alone (`FAIL (TestExpectedEqual)`), a table's row (`✖ | 4       4 | dates [0.2s]`,
+/// testthat's progress), a heading that announces what follows (`✖ mypy:`, a task runner's
+/// over a tool's output), nor jest's `● Console` over logged output.
+fn names_a_test(mark: &str, name: &str) -> bool {
+    let reason_alone = name.starts_with('(') && name.ends_with(')');
+    let console = mark == "● " && (name == "Console" || name.starts_with("Console "));
+    !reason_alone && !name.starts_with('|') && !name.ends_with(':') && !console && name_like(name)
 }
 
 /// The title of a banner (`== #1: test_a.py:Suite.test_x ====`, `──── name ────`): its text
@@ -753,16 +775,7 @@ fn status_named(line: &str) -> Option<String> {
             .or_else(|| name.strip_suffix(" Rejected promise returned by test"))
             .unwrap_or(name);
         let name = plain(&qualified(name.trim()));
-        // A verdict with its reason alone (`FAIL (TestExpectedEqual)`) names no test, nor
-        // does a table's row (`✖ | 4       4 | dates [0.2s]`, testthat's progress).
-        if name.starts_with('(') && name.ends_with(')') || name.starts_with('|') {
-            return None;
-        }
-        // jest's `● Console` heads logged output, not a failure.
-        if p == "● " && (name == "Console" || name.starts_with("Console ")) {
-            return None;
-        }
-        return name_like(&name).then_some(name);
+        return names_a_test(p, &name).then_some(name);
     }
     // `name ... FAIL`, `name ... ERROR`, `test name ... FAILED`
     for suffix in [" ... FAIL", " ... ERROR", " ... FAILED", " ... failed"] {

@@ -1893,3 +1893,30 @@ fn a_dot_leader_parts_a_name_from_its_verdict_and_a_call_chain_is_no_message() {
         ])
     );
 }
+
+/// A task runner replays each tool's output under a heading (`✖ oxlint -D correctness:`) after
+/// its task list (`[FAILED] pyright [FAILED]`): the heading and the task's state name steps, and
+/// each finding under them is a failure of its own, a place under two headers the nearer one's;
+/// the tools' summaries together state the count (real capture, `tests/runners/capture
+/// lintstaged`).
+#[test]
+fn a_task_runners_headings_over_tools_output_name_no_failure() {
+    let log = parse_log(&runner_capture("lintstaged-default-shop.log"));
+    let places: Vec<String> = names(&log)
+        .iter()
+        .map(|n| n.rsplit('/').next().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(
+        places,
+        [
+            "cart.js:5",
+            "cart.js:5",
+            "cart.js:12",
+            "cart.js:16",
+            "tax.py:6",
+            "tax.py:10",
+            "tax.py:14"
+        ]
+    );
+    assert!(matches!(log.agreement, Agreement::Agrees { stated: 7 }));
+}

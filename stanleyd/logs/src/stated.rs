@@ -66,8 +66,12 @@ impl LineCounts {
             if both { 0 } else { self.errors },
             self.failed + self.errors,
             self.problems,
+            // Warnings are the failures when nothing else is; beside a tool's errors they are
+            // its findings too (D-184), counted with them.
             if self.failed + self.errors + self.problems == 0 {
                 self.warnings
+            } else if self.failed == 0 && self.warnings > 0 {
+                self.errors + self.problems + self.warnings
             } else {
                 0
             },
@@ -514,7 +518,7 @@ mod tests {
         let c = line_counts("Total: 2 warnings / 0 errors in 2 files").unwrap();
         assert_eq!(c.readings(), [0, 0, 0, 0, 2]);
         let c = line_counts("3 errors, 2 warnings").unwrap();
-        assert_eq!(c.readings(), [0, 3, 3, 0, 0]);
+        assert_eq!(c.readings(), [0, 3, 3, 0, 5]);
     }
 
     /// Failures and errors stated together count failing tests together: a reading that lost

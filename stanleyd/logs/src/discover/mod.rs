@@ -1338,7 +1338,13 @@ pub(crate) fn segment(
             // doubles are not the same`, Qt Test's): the call names it, the words say why,
             // over the lines under it.
             let (name, said) = match s.name.as_deref().and_then(crate::line::call_then_said) {
-                Some((name, said)) => (Some(name.to_owned()), Some(said.to_owned())),
+                // The words as the header prints them, their last stop kept.
+                Some((name, said)) => {
+                    let said = read[0]
+                        .find(name)
+                        .map_or(said, |at| read[0][at + name.len()..].trim());
+                    (Some(name.to_owned()), Some(said.to_owned()))
+                }
                 None => (s.name, None),
             };
             let told = told.or_else(|| {
