@@ -1920,3 +1920,33 @@ fn a_task_runners_headings_over_tools_output_name_no_failure() {
     );
     assert!(matches!(log.agreement, Agreement::Agrees { stated: 7 }));
 }
+
+/// TAP headings over assertions that each carry a label of their own (zora's `# swaps` over
+/// `not ok 3 - a swap keeps both people`): with no count stated (the stream bailed out), each
+/// failing assertion is a failure named under its heading, and the test the stream bailed out
+/// under failed with what it threw (real capture, `tests/runners/capture zora`).
+#[test]
+fn labelled_assertions_under_a_heading_and_a_bail_out_are_failures_of_their_own() {
+    let log = parse_log(&runner_capture("zora-default-roster.log"));
+    assert_eq!(
+        first_lines(&log),
+        pairs(&[
+            (
+                "rotation › the third day goes to cy",
+                "the third day goes to cy"
+            ),
+            (
+                "swaps › a swap keeps both people",
+                "a swap keeps both people"
+            ),
+            (
+                "swaps › a single name is never dropped",
+                "a single name is never dropped"
+            ),
+            ("import", "TypeError: roster line has no comma: \"ana\""),
+        ])
+    );
+    // The last assertion's block ends at the bail-out: what was thrown is not its.
+    let dropped = &log.blocks[2];
+    assert!(!dropped.lines.iter().any(|l| l.contains("no comma")));
+}
