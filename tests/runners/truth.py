@@ -8,6 +8,7 @@ KIND says where the failing-test names come from (never from Stanley's parser):
   junit-xml       <testcase> elements with <failure>/<error> in AUX (an XML file)
   qtest-junit     Qt Test's JUnit XML in AUX (`Suite::slot(tag)` names)
   eunit-surefire  EUnit's surefire XML in AUX (`mod: test` names)
+  cmdtest-fail    cmdtest's `FAIL: name: reason` lines of CAPTURE, one failure per test
   check-xml       <test result="failure|error"> elements of libcheck's XML log in AUX
   jest-json       assertionResults with status "failed" in AUX (jest --json output)
   vitest-json     same shape, vitest --reporter=json output; name is "file > describe > test"
@@ -156,6 +157,21 @@ def eunit_surefire(log, aux):
         line, _, test = rest.partition(" ")
         shown[n] = f"{mod}: {test}" if line == "0" else f"{mod}:{line}: {test}"
     return [shown[n] for n in names], {shown.get(k, k): v for k, v in sections.items()}, aggregates
+
+
+def cmdtest_fail(log, aux):
+    """cmdtest's own `FAIL: name: reason` lines of CAPTURE: a test failed once however many of
+    its checks did (stdout, stderr, exit code), its section the lines up to the next test's."""
+    names, sections, cur = [], {}, None
+    for line in strip(log).splitlines():
+        m = re.match(r"^FAIL: ([\w.-]+): ", line)
+        if m:
+            cur = m.group(1)
+            if cur not in names:
+                names.append(cur)
+        if cur:
+            sections[cur] = sections.get(cur, "") + line + "\n"
+    return names, sections, []
 
 
 def check_xml(log, aux):

@@ -602,6 +602,21 @@ fn bracket_led(t: &str) -> Option<Option<String>> {
     Some(name_like(&name).then_some(name))
 }
 
+/// The name before a colon when what follows it says why (`name: stdout diff:`, `name: got
+/// exit code 0, expected 2`): a name of one word, not a place, then words that announce what
+/// follows or say what went wrong.
+pub(crate) fn named_then_why(rest: &str) -> Option<&str> {
+    let (id, why) = rest.split_once(": ")?;
+    let why = why.trim();
+    let says = why.ends_with(':') || said(why) || why.to_ascii_lowercase().contains("expected");
+    (!id.is_empty()
+        && !id.contains(char::is_whitespace)
+        && !bare_location(id)
+        && !why.is_empty()
+        && says)
+        .then_some(id)
+}
+
 /// Whether what a status line's `mark` is followed by names a test: not a verdict with its
 /// reason alone (`FAIL (TestExpectedEqual)`), a table's row (`✖ | 4       4 | dates [0.2s]`,
 /// testthat's progress), a heading that announces what follows (`✖ mypy:`, a task runner's
@@ -609,7 +624,9 @@ fn bracket_led(t: &str) -> Option<Option<String>> {
 fn names_a_test(mark: &str, name: &str) -> bool {
     let reason_alone = name.starts_with('(') && name.ends_with(')');
     let console = mark == "● " && (name == "Console" || name.starts_with("Console "));
-    !reason_alone && !name.starts_with('|') && !name.ends_with(':') && !console && name_like(name)
+    // (A name with its own reason after a colon, `name: stdout diff:`, still names a test.)
+    let announces = name.ends_with(':') && !name.contains(": ");
+    !reason_alone && !name.starts_with('|') && !announces && !console && name_like(name)
 }
 
 /// The title of a banner (`== #1: test_a.py:Suite.test_x ====`, `──── name ────`): its text
@@ -766,6 +783,8 @@ fn status_named(line: &str) -> Option<String> {
             }
             // pytest's summary: `FAILED path::test - message`
             "FAILED " | "ERROR " => rest.split(" - ").next().unwrap_or(rest),
+            // `FAIL: name: stdout diff:` (cmdtest's): what follows the name's colon is why.
+            "FAIL: " | "ERROR: " | "FAILED: " | "FAILURE: " => named_then_why(rest).unwrap_or(rest),
             _ => rest,
         };
         let name = without_timing(rest.trim());

@@ -1950,3 +1950,38 @@ fn labelled_assertions_under_a_heading_and_a_bail_out_are_failures_of_their_own(
     let dropped = &log.blocks[2];
     assert!(!dropped.lines.iter().any(|l| l.contains("no comma")));
 }
+
+/// `FAIL: name: stdout diff:` (cmdtest's) names `name`, and what follows its colon says why,
+/// over the diff under it; a status line's name that only announces (`✖ oxlint:`) heads what
+/// follows instead (real captures, `tests/runners/capture cmdtest`).
+#[test]
+fn what_follows_a_names_colon_on_its_status_line_says_why() {
+    let log = parse_log(&runner_capture("cmdtest-default-greet.log"));
+    assert_eq!(names(&log), ["bad-option", "no-name", "shout"]);
+    let said: Vec<&str> = log
+        .blocks
+        .iter()
+        .skip(1)
+        .map(|b| {
+            b.message
+                .as_deref()
+                .unwrap_or_default()
+                .lines()
+                .next()
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(said, ["stdout diff:", "stdout diff:"]);
+    assert_eq!(
+        crate::line::named_then_why("unknown-op: got exit code 3, expected 2"),
+        Some("unknown-op")
+    );
+    // A scope before a test's name, or a place, is no name with its reason.
+    for rest in [
+        "Calculator: adds two numbers",
+        "a.c:12: boom:",
+        "two words: stdout diff:",
+    ] {
+        assert_eq!(crate::line::named_then_why(rest), None, "{rest}");
+    }
+}

@@ -1345,7 +1345,16 @@ pub(crate) fn segment(
                         .map_or(said, |at| read[0][at + name.len()..].trim());
                     (Some(name.to_owned()), Some(said.to_owned()))
                 }
-                None => (s.name, None),
+                // A name followed on its header by a colon and why (`FAIL: name: stdout diff:`).
+                None => {
+                    let why = s.name.as_deref().and_then(|n| {
+                        let at = read[0].find(&format!("{n}: "))?;
+                        let rest = &read[0][at..];
+                        (crate::line::named_then_why(rest) == Some(n))
+                            .then(|| rest[n.len() + 2..].trim().to_owned())
+                    });
+                    (s.name, why)
+                }
             };
             let told = told.or_else(|| {
                 let said = said?;
