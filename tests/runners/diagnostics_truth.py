@@ -20,7 +20,8 @@ flawfinder-csv (flawfinder --csv: every hit at the level asked for is a finding)
 line:col message`; it has no structured output), elixir-plain (the Elixir compiler's own
 `warning: message` over an indented `path:line`, and `** (Kind) path:line: message`; run with
 --warnings-as-errors, a warning fails the build too), multi (several tools in one log: AUX lists
-`KIND AUX` per line).
+`KIND AUX` per line), solc-json (solc's standard JSON errors as JSON lines, from
+diagnostics/ends/solc/truth.js).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -237,6 +238,13 @@ elif kind == "flawfinder-csv":
     for row in csv.DictReader(text.splitlines()):
         failures.append((f'{row["File"]}:{row["Line"]}', row["Warning"],
                          f'{row["File"]}:{row["Line"]}:  [{row["Level"]}] ({row["Category"]}) {row["Name"]}:'))
+elif kind == "solc-json":
+    # solc's standard JSON, each error as a JSON line with its file, line and message
+    # (diagnostics/ends/solc/truth.js); warnings fail nothing.
+    for line in text.splitlines():
+        d = json.loads(line)
+        if d["severity"] == "error":
+            failures.append((f'{d["file"]}:{d["line"]}', d["message"], f'{d["file"]}:{d["line"]}:'))
 elif kind == "pyright-json":
     for d in json.loads(text)["generalDiagnostics"]:
         if d["severity"] == "error":

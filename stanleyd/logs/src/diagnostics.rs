@@ -694,6 +694,21 @@ pub(crate) fn header(line: &str) -> Option<(Severity, Option<String>, String)> {
             .filter(|c| !c.contains(' '));
         return Some((severity, code, line.trim().to_owned()));
     }
+    // A kind of error named as a word (`TypeError: …`, `ParserError: …`, solc's): an error
+    // whose kind is its code, when a place follows it.
+    if let Some((kind, rest)) = line.split_once(": ")
+        && kind.len() > "Error".len()
+        && (kind.ends_with("Error") || kind.ends_with("Exception"))
+        && kind.starts_with(|c: char| c.is_ascii_uppercase())
+        && kind.chars().all(|c| c.is_ascii_alphanumeric())
+        && !rest.trim().is_empty()
+    {
+        return Some((
+            Severity::Error,
+            Some(kind.to_owned()),
+            line.trim().to_owned(),
+        ));
+    }
     // A lint code alone (`UP035 …`, ruff's) heads one too: the location on the next lines is
     // what makes it a diagnostic.
     judged(line)

@@ -1985,3 +1985,25 @@ fn what_follows_a_names_colon_on_its_status_line_says_why() {
         assert_eq!(crate::line::named_then_why(rest), None, "{rest}");
     }
 }
+
+/// An error named by its kind as a word (`TypeError: …`, `DeclarationError: …`, solc's) over a
+/// ` --> path:line:col:` pointer is a finding at that place, as `Warning: …` over one was (real
+/// captures, `tests/runners/capture solc`).
+#[test]
+fn an_error_kind_as_a_word_heads_a_finding_at_the_place_under_it() {
+    let log = parse_log(&runner_capture("solc-default-vault.log"));
+    assert_eq!(
+        names(&log),
+        [
+            "contracts/Vault.sol:11",
+            "contracts/Vault.sol:16",
+            "contracts/Vault.sol:20",
+            "contracts/Vault.sol:29"
+        ]
+    );
+    assert!(log.blocks.iter().all(|b| {
+        b.message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("TypeError: "))
+    }));
+}
