@@ -21,7 +21,8 @@ line:col message`; it has no structured output), elixir-plain (the Elixir compil
 `warning: message` over an indented `path:line`, and `** (Kind) path:line: message`; run with
 --warnings-as-errors, a warning fails the build too), multi (several tools in one log: AUX lists
 `KIND AUX` per line), solc-json (solc's standard JSON errors as JSON lines, from
-diagnostics/ends/solc/truth.js).
+diagnostics/ends/solc/truth.js), lesshint-json (lesshint's results through
+diagnostics/ends/lesshint/json-reporter.js).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -238,6 +239,13 @@ elif kind == "flawfinder-csv":
     for row in csv.DictReader(text.splitlines()):
         failures.append((f'{row["File"]}:{row["Line"]}', row["Warning"],
                          f'{row["File"]}:{row["Line"]}:  [{row["Level"]}] ({row["Category"]}) {row["Name"]}:'))
+elif kind == "lesshint-json":
+    # lesshint's own results through a JSON reporter module (diagnostics/ends/lesshint/
+    # json-reporter.js): each error-severity result, placed as its rows print it.
+    for d in json.loads(text):
+        if d["severity"] == "error":
+            failures.append((f'{d["file"]}:{d["line"]}', d["message"],
+                             f'{d["file"]}: line {d["line"]}, col {d["column"]}'))
 elif kind == "solc-json":
     # solc's standard JSON, each error as a JSON line with its file, line and message
     # (diagnostics/ends/solc/truth.js); warnings fail nothing.

@@ -427,7 +427,54 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
     {
         return one_line_placed(after).map(|(n, p, _, c, m)| (n, p, severity, c, m));
     }
-    one_line_placed(line).or_else(|| unplaced_named(line))
+    one_line_placed(line)
+        .or_else(|| worded_place(line))
+        .or_else(|| unplaced_named(line))
+}
+
+/// A finding whose place is written in words after its severity (`Warning: a.less: line 3,
+/// col 14, rule: message`, lesshint's): named `path:line`, the word before the message's colon
+/// its code when it is one word.
+fn worded_place(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
+    let (word, after) = line.split_once(": ")?;
+    let severity = severity_word(word).filter(|_| !word.contains(' '))?;
+    let (path, rest) = after.split_once(": line ")?;
+    if path.contains(char::is_whitespace) || !path_like(path) {
+        return None;
+    }
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let number: u64 = rest[..digits].parse().ok()?;
+    let mut rest = &rest[digits..];
+    let mut place = format!("{path}:{number}");
+    for label in [", col ", ", column "] {
+        if let Some(r) = rest.strip_prefix(label) {
+            let d = r.bytes().take_while(u8::is_ascii_digit).count();
+            if d > 0 {
+                place = format!("{place}:{}", &r[..d]);
+                rest = &r[d..];
+            }
+            break;
+        }
+    }
+    let message = rest
+        .strip_prefix(", ")
+        .or_else(|| rest.strip_prefix(": "))?
+        .trim();
+    if message.is_empty() {
+        return None;
+    }
+    let code = message
+        .split_once(": ")
+        .map(|(c, _)| c)
+        .filter(|c| !c.is_empty() && !c.contains(' '))
+        .map(str::to_owned);
+    Some((
+        format!("{path}:{number}"),
+        place,
+        severity,
+        code,
+        message.to_owned(),
+    ))
 }
 
 /// A finding a tool could not place, in the place's own form (`unknown location(0): fatal

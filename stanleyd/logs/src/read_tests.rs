@@ -2007,3 +2007,21 @@ fn an_error_kind_as_a_word_heads_a_finding_at_the_place_under_it() {
             .is_some_and(|m| m.starts_with("TypeError: "))
     }));
 }
+
+/// A place written in words after the severity (`Error: a.less: line 3, col 14, rule: message`,
+/// lesshint's) is a finding at `a.less:3`, its rule its code (real captures, `tests/runners/
+/// capture lesshint`).
+#[test]
+fn a_place_in_words_after_a_severity_places_its_finding() {
+    let log = parse_log(&runner_capture("lesshint-default-admin.log"));
+    let names = names(&log);
+    assert_eq!(names.len(), 9);
+    assert_eq!(
+        &names[..3],
+        ["panel.less:2", "panel.less:3", "panel.less:4"]
+    );
+    assert_eq!(
+        log.blocks[1].message.as_deref(),
+        Some("idSelector: Selectors should not use IDs.")
+    );
+}
