@@ -22,7 +22,7 @@ line:col message`; it has no structured output), elixir-plain (the Elixir compil
 --warnings-as-errors, a warning fails the build too), multi (several tools in one log: AUX lists
 `KIND AUX` per line), solc-json (solc's standard JSON errors as JSON lines, from
 diagnostics/ends/solc/truth.js), lesshint-json (lesshint's results through
-diagnostics/ends/lesshint/json-reporter.js).
+diagnostics/ends/lesshint/json-reporter.js), gqllint-json (graphql-schema-linter --format json).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -239,6 +239,12 @@ elif kind == "flawfinder-csv":
     for row in csv.DictReader(text.splitlines()):
         failures.append((f'{row["File"]}:{row["Line"]}', row["Warning"],
                          f'{row["File"]}:{row["Line"]}:  [{row["Level"]}] ({row["Category"]}) {row["Name"]}:'))
+elif kind == "gqllint-json":
+    # graphql-schema-linter --format json: every error fails the run; two at one place that
+    # start alike are told apart by their whole message.
+    for d in json.loads(text)["errors"]:
+        loc = d["location"]
+        failures.append((f'{loc["file"]}:{loc["line"]}', d["message"], d["message"]))
 elif kind == "lesshint-json":
     # lesshint's own results through a JSON reporter module (diagnostics/ends/lesshint/
     # json-reporter.js): each error-severity result, placed as its rows print it.

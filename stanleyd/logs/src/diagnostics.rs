@@ -1021,12 +1021,21 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
         Some(severity) => (severity, rest),
         None => {
             let (word, message) = rest.split_once(char::is_whitespace)?;
-            let severity = match word.to_ascii_lowercase().as_str() {
-                "error" | "✖" => Severity::Error,
-                "warning" | "⚠" => Severity::Warning,
+            match word.to_ascii_lowercase().as_str() {
+                "error" | "✖" => (Severity::Error, message),
+                "warning" | "⚠" => (Severity::Warning, message),
+                // No severity, but the rule in its last column (`12:3 The field is not camel
+                // cased.     fields-are-camel-cased`, graphql-schema-linter's; a long message
+                // leaves one space before it): a finding that fails the run.
+                // (A severity word this reader does not count, `info`, is a cause's detail.)
+                _ if severity_word(word).is_none()
+                    && rest.split_whitespace().count() >= 3
+                    && rest.split_whitespace().last().is_some_and(rule_like) =>
+                {
+                    (Severity::Error, rest)
+                }
                 _ => return None,
-            };
-            (severity, message)
+            }
         }
     };
     let message = message.trim();

@@ -2025,3 +2025,20 @@ fn a_place_in_words_after_a_severity_places_its_finding() {
         Some("idSelector: Selectors should not use IDs.")
     );
 }
+
+/// Rows `L:C  message  rule` under a file's path, padded as a table with no severity word
+/// (graphql-schema-linter's), are findings of that file, each failing the run (real captures,
+/// `tests/runners/capture gqllint`).
+#[test]
+fn rows_with_a_rule_column_and_no_severity_are_findings() {
+    let log = parse_log(&runner_capture("gqllint-default-blog.log"));
+    let placed: Vec<String> = names(&log)
+        .iter()
+        .filter_map(|n| n.rsplit_once('/').map(|(_, f)| f.to_owned()))
+        .collect();
+    assert_eq!(placed.len(), 14);
+    assert_eq!(
+        placed[..3],
+        ["schema.graphql:1", "schema.graphql:2", "schema.graphql:2"]
+    );
+}
