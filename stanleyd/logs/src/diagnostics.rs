@@ -437,11 +437,12 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
 /// its code when it is one word.
 fn worded_place(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
     let (word, after) = line.split_once(": ")?;
-    let severity = severity_word(word).filter(|_| !word.contains(' '))?;
+    // (The place in words first: `one_line` asks this of every line.)
     let (path, rest) = after.split_once(": line ")?;
-    if path.contains(char::is_whitespace) || !path_like(path) {
+    if word.contains(' ') || path.contains(char::is_whitespace) || !path_like(path) {
         return None;
     }
+    let severity = severity_word(word)?;
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     let number: u64 = rest[..digits].parse().ok()?;
     let mut rest = &rest[digits..];
@@ -1423,11 +1424,12 @@ fn under_a_verdict(lines: &[String], i: usize) -> bool {
     // is a finding beside this one, not a test's verdict over it.
     // A verdict that announces a list (`✖ mypy:`, lint-staged's heading over a tool's output)
     // or that a run of findings follows heads a tool's findings, each of its own.
-    if let Some(name) = crate::line::status_name(above) {
+    // (`status_name` names no heading that only announces.)
+    if crate::line::status_name(above).is_some() {
         let run = lines
             .get(i + 1)
             .is_some_and(|next| one_line(next).is_some());
-        return one_line(above).is_none() && !name.ends_with(':') && !run;
+        return one_line(above).is_none() && !run;
     }
     let digits = above.bytes().take_while(u8::is_ascii_digit).count();
     digits > 0

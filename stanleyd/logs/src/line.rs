@@ -1205,7 +1205,8 @@ pub(crate) fn after_message(line: &str) -> bool {
 /// as f(x)`), or any `in`/`at`/`from` phrase that ends in its place in parentheses (`(a.erl,
 /// line 13)`, `(a.c:12)`).
 fn call_frame(t: &str) -> bool {
-    let lower = t.to_ascii_lowercase();
+    // (Compared without a lowered copy: `after_message` is asked of every line of a body.)
+    let starts = |p: &str| t.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p));
     let phrase = [
         "in function ",
         "in call from ",
@@ -1216,9 +1217,9 @@ fn call_frame(t: &str) -> bool {
         "re-raised at ",
         "raised by ",
     ]
-    .iter()
-    .any(|p| lower.starts_with(p));
-    let placed = ["in ", "from "].iter().any(|p| lower.starts_with(p))
+    .into_iter()
+    .any(starts);
+    let placed = ["in ", "from "].into_iter().any(starts)
         && t.strip_suffix(')')
             .and_then(|r| r.rsplit_once('('))
             .is_some_and(|(_, inside)| {

@@ -1702,6 +1702,14 @@ fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Each block's name without the folders before it (`src/a.js:3` as `a.js:3`).
+fn files(log: &ParsedLog) -> Vec<String> {
+    names(log)
+        .iter()
+        .map(|n| n.rsplit('/').next().unwrap_or_default().to_owned())
+        .collect()
+}
+
 /// Each block's name and its message's first line.
 fn first_lines(log: &ParsedLog) -> Vec<(String, String)> {
     log.blocks
@@ -1801,10 +1809,7 @@ fn a_place_in_a_verdict_and_a_code_before_a_row_are_read_as_such() {
         ])
     );
     let log = parse_log(&runner_capture("djlint-lint-blog.log"));
-    let places: Vec<String> = names(&log)
-        .iter()
-        .map(|n| n.rsplit('/').next().unwrap_or_default().to_owned())
-        .collect();
+    let places = files(&log);
     assert_eq!(
         places,
         [
@@ -1902,10 +1907,7 @@ fn a_dot_leader_parts_a_name_from_its_verdict_and_a_call_chain_is_no_message() {
 #[test]
 fn a_task_runners_headings_over_tools_output_name_no_failure() {
     let log = parse_log(&runner_capture("lintstaged-default-shop.log"));
-    let places: Vec<String> = names(&log)
-        .iter()
-        .map(|n| n.rsplit('/').next().unwrap_or_default().to_owned())
-        .collect();
+    let places = files(&log);
     assert_eq!(
         places,
         [
@@ -2032,10 +2034,7 @@ fn a_place_in_words_after_a_severity_places_its_finding() {
 #[test]
 fn rows_with_a_rule_column_and_no_severity_are_findings() {
     let log = parse_log(&runner_capture("gqllint-default-blog.log"));
-    let placed: Vec<String> = names(&log)
-        .iter()
-        .filter_map(|n| n.rsplit_once('/').map(|(_, f)| f.to_owned()))
-        .collect();
+    let placed = files(&log);
     assert_eq!(placed.len(), 14);
     assert_eq!(
         placed[..3],

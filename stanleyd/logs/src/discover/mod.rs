@@ -467,6 +467,28 @@ fn goes_on(lines: &[String], at: usize, end: usize) -> bool {
     status_name(&lines[end]).is_none() && !lines[at..end].iter().any(|l| l.trim().is_empty())
 }
 
+/// A report's name and the words its header prints after it, when they say what went wrong:
+/// a qualified call and the words after its closing parenthesis (Qt Test's `FAIL!  :
+/// Units::inches() Compared doubles…`, the call the name), or a one-word name, a colon and
+/// why (`FAIL: name: stdout diff:`, cmdtest's). The words as the header prints them.
+fn said_after_name(header: &str, name: Option<String>) -> (Option<String>, Option<String>) {
+    let Some(name) = name else {
+        return (None, None);
+    };
+    if let Some((call, said)) = crate::line::call_then_said(&name) {
+        let said = header
+            .find(call)
+            .map_or(said, |at| header[at + call.len()..].trim());
+        return (Some(call.to_owned()), Some(said.to_owned()));
+    }
+    let why = header
+        .find(&format!("{name}: "))
+        .map(|at| &header[at..])
+        .filter(|rest| crate::line::named_then_why(rest) == Some(name.as_str()))
+        .map(|rest| rest[name.len() + 2..].trim().to_owned());
+    (Some(name), why)
+}
+
 /// Whether the line at `at` is a rule that closes a section: solid, a blank line or the end after
 /// it (testthat's rule under each context's failures, before its `══ Results ══`; not pytest's
 /// spaced `_ _ _` between a failure's frames).
@@ -1334,28 +1356,9 @@ pub(crate) fn segment(
                     })
                     .flatten()
             });
-            // A name that is a call with what went wrong after it (`Units::inches() Compared
-            // doubles are not the same`, Qt Test's): the call names it, the words say why,
-            // over the lines under it.
-            let (name, said) = match s.name.as_deref().and_then(crate::line::call_then_said) {
-                // The words as the header prints them, their last stop kept.
-                Some((name, said)) => {
-                    let said = read[0]
-                        .find(name)
-                        .map_or(said, |at| read[0][at + name.len()..].trim());
-                    (Some(name.to_owned()), Some(said.to_owned()))
-                }
-                // A name followed on its header by a colon and why (`FAIL: name: stdout diff:`).
-                None => {
-                    let why = s.name.as_deref().and_then(|n| {
-                        let at = read[0].find(&format!("{n}: "))?;
-                        let rest = &read[0][at..];
-                        (crate::line::named_then_why(rest) == Some(n))
-                            .then(|| rest[n.len() + 2..].trim().to_owned())
-                    });
-                    (s.name, why)
-                }
-            };
+            // What the header says after the report's name (`Units::inches() Compared doubles
+            // are not the same`, `FAIL: name: stdout diff:`) starts the message.
+            let (name, said) = said_after_name(&read[0], s.name);
             let told = told.or_else(|| {
                 let said = said?;
                 Some(match message_of(body) {

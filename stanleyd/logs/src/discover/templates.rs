@@ -249,15 +249,12 @@ fn undrawn(text: &str) -> &str {
     let drawn = |c: char| c.is_whitespace() || crate::line::rule_char(c) || c == ':';
     // One rule character between a space (or the end) and a word is the word's.
     let alone = |c: Option<char>| c.is_none_or(|n| n.is_whitespace() || n == ':');
-    let t = text.trim_matches(drawn);
-    let (start, end) = (
-        text.len() - text.trim_start_matches(drawn).len(),
-        text.len() - text.trim_end_matches(drawn).len(),
-    );
-    let (mut from, mut to) = (start, text.len() - end);
+    let mut from = text.len() - text.trim_start_matches(drawn).len();
+    let mut to = text.trim_end_matches(drawn).len();
     if from >= to {
-        return t;
+        return "";
     }
+    let t = &text[from..to];
     if let Some(c) = text[..from].chars().next_back()
         && crate::line::rule_char(c)
         && t.starts_with(char::is_alphanumeric)

@@ -161,9 +161,13 @@ pub(crate) fn tap(
         stream,
     } = walk(lines, covered, first);
     // What follows a bail-out is the test's that bailed, not the last point's.
-    if let Some(bail) = stream.iter().find(|&&i| lines[i].starts_with("Bail out!")) {
-        for p in points.iter_mut().filter(|p| p.at < *bail) {
-            p.to = p.to.min(*bail);
+    let bail = stream
+        .iter()
+        .copied()
+        .find(|&i| lines[i].starts_with("Bail out!"));
+    if let Some(bail) = bail {
+        for p in points.iter_mut().filter(|p| p.at < bail) {
+            p.to = p.to.min(bail);
         }
     }
     if points.iter().all(|p| p.ok) {
@@ -184,7 +188,7 @@ pub(crate) fn tap(
         pending.entry(point.depth).or_default().push(p);
     }
     let mut out = heading_findings(lines, &headings, &points, stated);
-    out.extend(bailed_under_heading(lines, &stream));
+    out.extend(bail.and_then(|bail| bailed_under_heading(lines, bail)));
     for p in 0..points.len() {
         let point = &points[p];
         if point.ok || !point.announced {
@@ -328,14 +332,10 @@ fn heading_findings(
     }
 }
 
-/// A test named by a heading comment with the stream's bail-out right under it (`# import`,
+/// A test named by a heading comment with the stream's bail-out (at `bail`) right under it (`# import`,
 /// then `Bail out! Unhandled error.`, zora's): the test threw, and what it threw, printed
 /// after the stream, is its message.
-fn bailed_under_heading(lines: &[String], stream: &[usize]) -> Option<Found> {
-    let bail = stream
-        .iter()
-        .copied()
-        .find(|&i| lines[i].starts_with("Bail out!"))?;
+fn bailed_under_heading(lines: &[String], bail: usize) -> Option<Found> {
     let at = (0..bail).rev().find(|&i| !lines[i].trim().is_empty())?;
     let name = lines[at].strip_prefix("# ")?.trim();
     if name.is_empty() || name.starts_with("Subtest:") || !crate::line::name_like(name) {
