@@ -123,15 +123,41 @@ pub struct CleanTexts {
     keys: (RandomState, RandomState),
 }
 
+/// The tables' keys are already keyed hashes (or SHA-256 digests): they are their own hash,
+/// not hashed again on every lookup (issue 47).
+type Keyed = std::hash::BuildHasherDefault<KeyHash>;
+
+/// The hash of a key that is already a hash: its bits folded to 64.
+#[derive(Default)]
+struct KeyHash(u64);
+
+impl std::hash::Hasher for KeyHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(word);
+        }
+    }
+
+    fn write_u128(&mut self, key: u128) {
+        self.0 ^= (key as u64) ^ ((key >> 64) as u64);
+    }
+}
+
 /// What one set of secrets has seen.
 #[derive(Default)]
 struct Known {
-    clean: HashSet<u128>,
+    clean: HashSet<u128, Keyed>,
     /// Jev requests found clean whole, by the first 128 bits of the SHA-256 of their content
     /// (the executor's frame digest): a request built again the same is not walked again.
-    clean_requests: HashSet<u128>,
+    clean_requests: HashSet<u128, Keyed>,
     /// A redacted text's form after redaction, and how many secrets were replaced in it.
-    redacted: HashMap<u128, (Arc<str>, u64)>,
+    redacted: HashMap<u128, (Arc<str>, u64), Keyed>,
     redacted_bytes: usize,
 }
 

@@ -561,7 +561,8 @@ impl Executor {
             .entry(id.clone())
             .or_insert_with(|| {
                 let this = self.clone();
-                let fut: BoxFuture<'static, FrameOutcome> = Box::pin(async move {
+                let frame_id = id.clone();
+                let work: BoxFuture<'static, FrameOutcome> = Box::pin(async move {
                     let outcome = this
                         .clone()
                         .execute(id, frame, questions, (written, digest), planned)
@@ -569,7 +570,7 @@ impl Executor {
                     this.finished();
                     outcome
                 });
-                fut.shared()
+                spread(frame_id, work).shared()
             })
             .clone()
     }
@@ -1211,6 +1212,48 @@ impl Executor {
         if let Some(sink) = &self.inner.opts.sink {
             sink.attempt(record);
         }
+    }
+}
+
+/// A frame's work as a task of its own on the runtime, so that the frames of one request share
+/// the runtime's threads (a cache hit is all CPU: its lookup, checks and record); awaited where
+/// it is asked, and aborted when nothing waits for it any more. Without a multi-threaded
+/// runtime it runs where it is awaited.
+fn spread(
+    frame_id: String,
+    work: BoxFuture<'static, FrameOutcome>,
+) -> BoxFuture<'static, FrameOutcome> {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    let Ok(handle) = Handle::try_current() else {
+        return work;
+    };
+    if handle.runtime_flavor() != RuntimeFlavor::MultiThread {
+        return work;
+    }
+    let task = AbortOnDrop(handle.spawn(work));
+    Box::pin(async move {
+        let mut task = task;
+        match (&mut task.0).await {
+            Ok(outcome) => outcome,
+            Err(e) => Executor::failure(
+                &frame_id,
+                if e.is_cancelled() {
+                    FailReason::Aborted
+                } else {
+                    FailReason::Failed
+                },
+                "the frame's task ended without an outcome",
+            ),
+        }
+    })
+}
+
+/// A spawned frame's handle that aborts its task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<FrameOutcome>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

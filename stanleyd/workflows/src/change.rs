@@ -62,7 +62,7 @@ pub fn size_band(files: usize) -> &'static str {
 /// A changed file as a frame names it; `oldPath` only for a renamed or copied file.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct FileRow<'a> {
+pub struct FileRow<'a> {
     path: &'a str,
     kind: &'static str,
     file_status: &'static str,
@@ -74,7 +74,7 @@ struct FileRow<'a> {
 /// file is not among the change's files) and the related files.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct HunkChange<'a> {
+pub struct HunkChange<'a> {
     size: &'static str,
     file: Option<FileRow<'a>>,
     related_files: Vec<FileRow<'a>>,
@@ -123,16 +123,21 @@ impl<'a> ChangeContext<'a> {
 
     /// The context of `hunk`: `{size, file, relatedFiles}`.
     pub fn of(&self, hunk: &Hunk) -> Value {
+        to_value(&self.typed(hunk))
+    }
+
+    /// The context of `hunk` as its typed row, serialized straight into a frame's state
+    /// without a tree of its own (issue 47).
+    pub fn typed(&self, hunk: &Hunk) -> HunkChange<'a> {
         let files = &self.evidence.files;
         let Some(&at) = self.by_path.get(hunk.path.as_str()) else {
-            return to_value(&HunkChange {
+            return HunkChange {
                 size: self.size,
                 file: None,
                 related_files: Vec::new(),
-            });
+            };
         };
         let file = &files[at];
-        let file_value = file_row(file);
         let mut related: Vec<usize> = Vec::new();
         let same_stem = self.by_stem.get(&stem(&file.path)).into_iter().flatten();
         let same_dir = self.by_dir.get(dir(&file.path)).into_iter().flatten();
@@ -144,11 +149,11 @@ impl<'a> ChangeContext<'a> {
                 related.push(i);
             }
         }
-        to_value(&HunkChange {
+        HunkChange {
             size: self.size,
-            file: Some(file_value),
+            file: Some(file_row(file)),
             related_files: related.iter().map(|&i| file_row(&files[i])).collect(),
-        })
+        }
     }
 }
 

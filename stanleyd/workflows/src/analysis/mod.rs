@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
 
 use crate::analysis::modes::Mode;
-use crate::change::ChangeContext;
-use crate::diff::{DiffEvidence, Hunk};
+use crate::change::{ChangeContext, HunkChange};
+use crate::diff::{DiffEvidence, Hunk, HunkEvidence};
 use crate::paths::PathKind;
 use crate::policy::{
     EVIDENCE_POLICY, Instructions, UNTRUSTED_INSTRUCTION_THRESHOLD, untrusted_instruction_question,
@@ -83,9 +83,9 @@ struct AnalysisState<'a> {
     analysis: &'static str,
     request: &'a str,
     task: Option<&'a str>,
-    change: Value,
-    hunk: Value,
-    related_test_hunks: Vec<Value>,
+    change: HunkChange<'a>,
+    hunk: HunkEvidence<'a>,
+    related_test_hunks: Vec<HunkEvidence<'a>>,
 }
 
 /// How Jev classified a hunk: the top label, its confidence, the mass on concern labels and the
@@ -183,9 +183,8 @@ pub fn priority(mode: &Mode, hunk: &Hunk) -> f64 {
     };
     let header = format!("{} {}", hunk.path, hunk.section).to_lowercase();
     let changed = hunk.changed_lines().to_lowercase();
-    let (_, removed) = hunk.changed_text();
-    let removed_text = removed.join("\n").to_lowercase();
-    let all = hunk.content().to_lowercase();
+    // The whole hunk is lowered only when a term is not among the changed lines.
+    let mut all: Option<String> = None;
     let (mut path_hits, mut changed_hits, mut context_hits) = (0usize, 0usize, 0usize);
     for term in mode.terms {
         if header.contains(term) {
@@ -193,23 +192,29 @@ pub fn priority(mode: &Mode, hunk: &Hunk) -> f64 {
         }
         if changed.contains(term) {
             changed_hits += 1;
-        } else if all.contains(term) {
+        } else if all
+            .get_or_insert_with(|| hunk.content().to_lowercase())
+            .contains(term)
+        {
             context_hits += 1;
         }
     }
+    let removed_text = || hunk.changed_text().1.join("\n").to_lowercase();
     let mut score = base
         + 8.0 * path_hits.min(3) as f64
         + 8.0 * changed_hits.min(4) as f64
         + 2.0 * context_hits.min(2) as f64;
-    if mode.id == "security_review"
-        && SECURITY_SUBJECTS.iter().any(|w| has_word(&removed_text, w))
-        && removes_a_guard(&removed_text)
-    {
-        score += 60.0;
+    if mode.id == "security_review" {
+        let removed = removed_text();
+        if SECURITY_SUBJECTS.iter().any(|w| has_word(&removed, w)) && removes_a_guard(&removed) {
+            score += 60.0;
+        }
     }
-    if mode.id == "compatibility_review" && COMPAT_WORDS.iter().any(|w| has_word(&removed_text, w))
-    {
-        score += 20.0;
+    if mode.id == "compatibility_review" {
+        let removed = removed_text();
+        if COMPAT_WORDS.iter().any(|w| has_word(&removed, w)) {
+            score += 20.0;
+        }
     }
     score + (hunk.added + hunk.removed).min(40) as f64 / 40.0
 }
@@ -418,9 +423,9 @@ fn frames(
                     analysis: mode.id,
                     request: &input.request,
                     task: None,
-                    change: change.of(hunk),
-                    hunk: hunk.evidence(),
-                    related_test_hunks: related.iter().map(|t| t.evidence()).collect(),
+                    change: change.typed(hunk),
+                    hunk: hunk.evidence_row(),
+                    related_test_hunks: related.iter().map(|t| t.evidence_row()).collect(),
                 }),
                 questions: questions(mode, hunk),
                 provenance: Value::Array(provenance),

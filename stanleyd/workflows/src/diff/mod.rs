@@ -261,7 +261,12 @@ impl Hunk {
         for line in self.lines.iter().filter(|l| l.tag != ' ') {
             key.push('\u{1e}');
             key.push(line.tag);
-            key.push_str(&line.text.split_whitespace().collect::<Vec<_>>().join(" "));
+            for (i, word) in line.text.split_whitespace().enumerate() {
+                if i > 0 {
+                    key.push(' ');
+                }
+                key.push_str(word);
+            }
         }
         for item in extra {
             key.push('\u{1d}');
@@ -305,14 +310,19 @@ impl Hunk {
     /// elsewhere that shifts this hunk leaves its frames, and so their cached answers, as they
     /// were.
     pub fn evidence(&self) -> Value {
-        json!({
-            "path": self.path,
-            "kind": self.kind.as_str(),
-            "fileStatus": self.file_status.as_str(),
-            "section": (!self.section.is_empty()).then_some(&self.section),
-            "part": self.part.map(|(i, n)| format!("{i} of {n}")),
-            "content": self.body(),
-        })
+        crate::run::to_value(&self.evidence_row())
+    }
+
+    /// The hunk as evidence, typed: serialized straight into a frame's state (issue 47).
+    pub fn evidence_row(&self) -> HunkEvidence<'_> {
+        HunkEvidence {
+            path: &self.path,
+            kind: self.kind.as_str(),
+            file_status: self.file_status.as_str(),
+            section: (!self.section.is_empty()).then_some(self.section.as_str()),
+            part: self.part.map(|(i, n)| format!("{i} of {n}")),
+            content: self.body(),
+        }
     }
 
     /// The hunk evidence with its line ranges, for frames whose other evidence names lines (a
@@ -353,6 +363,18 @@ impl Hunk {
         };
         (pick('+'), pick('-'))
     }
+}
+
+/// A hunk as a frame shows it: its file, kinds, section, part and lines ([`Hunk::evidence`]).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HunkEvidence<'a> {
+    path: &'a str,
+    kind: &'static str,
+    file_status: &'static str,
+    section: Option<&'a str>,
+    part: Option<String>,
+    content: String,
 }
 
 /// One file of a diff.
