@@ -279,6 +279,14 @@ pub type Prepare = Arc<dyn Fn(&mut JevRequest, &str) -> u64 + Send + Sync>;
 pub type RedactText = Arc<dyn Fn(&str) -> String + Send + Sync>;
 /// Told `(finished, asked)` each time a distinct frame finishes, so a caller can show progress.
 pub type Progress = Arc<dyn Fn(u64, u64) + Send + Sync>;
+/// Runs a frame's work elsewhere and gives back a future of its outcome (the daemon: a task of
+/// its own on the runtime's threads, so a request's frames share them, D-200), given the
+/// frame's id. Without one, a frame's work runs where its outcome is awaited.
+pub type Spread = Arc<
+    dyn Fn(String, BoxFuture<'static, FrameOutcome>) -> BoxFuture<'static, FrameOutcome>
+        + Send
+        + Sync,
+>;
 
 /// Executor settings; use `ExecutorOptions::new` and the builder methods, which clamp.
 #[derive(Clone)]
@@ -291,6 +299,7 @@ pub struct ExecutorOptions {
     redact: Option<RedactText>,
     sink: Option<Arc<dyn FrameSink>>,
     progress: Option<Progress>,
+    spread: Option<Spread>,
     trouble: TroubleCell,
     cache: Option<CacheUse>,
     tally: Option<Tally>,
@@ -328,6 +337,7 @@ impl ExecutorOptions {
             redact: None,
             sink: None,
             progress: None,
+            spread: None,
             trouble: TroubleCell::default(),
             cache: None,
             tally: None,
@@ -407,6 +417,13 @@ impl ExecutorOptions {
     #[must_use]
     pub fn sink(mut self, sink: Arc<dyn FrameSink>) -> Self {
         self.sink = Some(sink);
+        self
+    }
+
+    /// Where each frame's work runs ([`Spread`]).
+    #[must_use]
+    pub fn spread(mut self, spread: Spread) -> Self {
+        self.spread = Some(spread);
         self
     }
 
@@ -570,7 +587,11 @@ impl Executor {
                     this.finished();
                     outcome
                 });
-                spread(frame_id, work).shared()
+                match &self.inner.opts.spread {
+                    Some(spread) => spread(frame_id, work),
+                    None => work,
+                }
+                .shared()
             })
             .clone()
     }
@@ -1212,48 +1233,6 @@ impl Executor {
         if let Some(sink) = &self.inner.opts.sink {
             sink.attempt(record);
         }
-    }
-}
-
-/// A frame's work as a task of its own on the runtime, so that the frames of one request share
-/// the runtime's threads (a cache hit is all CPU: its lookup, checks and record); awaited where
-/// it is asked, and aborted when nothing waits for it any more. Without a multi-threaded
-/// runtime it runs where it is awaited.
-fn spread(
-    frame_id: String,
-    work: BoxFuture<'static, FrameOutcome>,
-) -> BoxFuture<'static, FrameOutcome> {
-    use tokio::runtime::{Handle, RuntimeFlavor};
-    let Ok(handle) = Handle::try_current() else {
-        return work;
-    };
-    if handle.runtime_flavor() != RuntimeFlavor::MultiThread {
-        return work;
-    }
-    let task = AbortOnDrop(handle.spawn(work));
-    Box::pin(async move {
-        let mut task = task;
-        match (&mut task.0).await {
-            Ok(outcome) => outcome,
-            Err(e) => Executor::failure(
-                &frame_id,
-                if e.is_cancelled() {
-                    FailReason::Aborted
-                } else {
-                    FailReason::Failed
-                },
-                "the frame's task ended without an outcome",
-            ),
-        }
-    })
-}
-
-/// A spawned frame's handle that aborts its task when dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<FrameOutcome>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
     }
 }
 

@@ -25,7 +25,7 @@ pub use cancel::{Cancel, Cancelled, Pace};
 pub use envelope::Status;
 pub use executor::{
     AttemptRecord, Executor, ExecutorOptions, FailReason, Frame, FrameFailure, FrameOk,
-    FrameOutcome, FrameSink, JevStatus, Progress, TroubleCell, Usage,
+    FrameOutcome, FrameSink, JevStatus, Progress, Spread, TroubleCell, Usage,
 };
 pub use hash::{Field, sha256_hex, stable_hash, stable_hash_object, stable_id, stable_json};
 pub use jev::{

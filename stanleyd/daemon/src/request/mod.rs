@@ -241,7 +241,8 @@ impl Ctx<'_> {
     pub(crate) fn executor(&self, opts: ExecutorOptions) -> Executor {
         let mut opts = redacting(opts, self.redactor.clone())
             .trouble(self.trouble.clone())
-            .tally(self.tally.clone());
+            .tally(self.tally.clone())
+            .spread(std::sync::Arc::new(on_the_runtime));
         if let Some(cache) = &self.cache {
             opts = opts.cache(cache.clone());
         }
@@ -254,6 +255,54 @@ impl Ctx<'_> {
             opts,
             self.cancel.clone(),
         )
+    }
+}
+
+/// A frame's work as a task of its own on the runtime (D-200), so that the frames of one
+/// request share the runtime's threads (a cache hit is all CPU: its lookup, checks and record);
+/// awaited where it is asked, and aborted when nothing waits for it any more (the request was
+/// dropped). Outside a multi-threaded runtime it runs where it is awaited.
+fn on_the_runtime(
+    frame_id: String,
+    work: stanley_core::BoxFuture<'static, stanley_core::FrameOutcome>,
+) -> stanley_core::BoxFuture<'static, stanley_core::FrameOutcome> {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    let Ok(handle) = Handle::try_current() else {
+        return work;
+    };
+    if handle.runtime_flavor() != RuntimeFlavor::MultiThread {
+        return work;
+    }
+    let task = AbortOnDrop(handle.spawn(work));
+    Box::pin(async move {
+        let mut task = task;
+        match (&mut task.0).await {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                if e.is_panic() {
+                    tracing::error!(frame = %frame_id, "a frame's work panicked");
+                }
+                let reason = if e.is_cancelled() {
+                    stanley_core::FailReason::Aborted
+                } else {
+                    stanley_core::FailReason::Failed
+                };
+                Err(stanley_core::FrameFailure {
+                    frame_id,
+                    reason,
+                    detail: "the frame's task ended without an outcome".into(),
+                })
+            }
+        }
+    })
+}
+
+/// A spawned frame's handle that aborts its task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<stanley_core::FrameOutcome>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
