@@ -22,7 +22,10 @@ line:col message`; it has no structured output), elixir-plain (the Elixir compil
 --warnings-as-errors, a warning fails the build too), multi (several tools in one log: AUX lists
 `KIND AUX` per line), solc-json (solc's standard JSON errors as JSON lines, from
 diagnostics/ends/solc/truth.js), lesshint-json (lesshint's results through
-diagnostics/ends/lesshint/json-reporter.js), gqllint-json (graphql-schema-linter --format json).
+diagnostics/ends/lesshint/json-reporter.js), gqllint-json (graphql-schema-linter --format json),
+writegood-parse (write-good --parse: `path:line:col:message`; every suggestion fails the run),
+dockerfilelint-json (dockerfilelint -j; every issue fails the run), prospector-json (prospector
+--output-format json; every message fails the run).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -299,6 +302,28 @@ elif kind == "dotenv-plain":
         m = re.match(r"^([^ ]+):(\d+) (\d+) (.*)$", line)
         if m:
             failures.append((f"{m.group(1)}:{m.group(2)}", m.group(4), f"{m.group(1)}:{m.group(2)}"))
+elif kind == "writegood-parse":
+    # write-good --parse: one `path:line:col:message` line per suggestion.
+    for line in text.splitlines():
+        m = re.match(r"^([^:]+):(\d+):(\d+):(.*)$", line)
+        if m:
+            # Its place as printed is in words after the message (`… on line 4`).
+            failures.append((f"{m.group(1)}:{m.group(2)}", m.group(4),
+                             f"{m.group(4)} on line {m.group(2)}"))
+elif kind == "dockerfilelint-json":
+    # dockerfilelint -j: each file's issues, each with its line, the line's content and a
+    # description (the message); told apart by the line as printed (`Line 3: RUN …`).
+    for f in json.loads(text)["files"]:
+        for issue in f["issues"]:
+            failures.append((f'{f["file"]}:{issue["line"]}', issue["description"],
+                             f'Line {issue["line"]}: {issue["content"]}'))
+elif kind == "prospector-json":
+    # prospector --output-format json: every message of every tool it ran fails the run; told
+    # apart by its row as the grouped format prints it (`tool: code / message`).
+    for m in json.loads(text)["messages"]:
+        loc = m["location"]
+        failures.append((f'{loc["path"]}:{loc["line"]}', m["message"],
+                         f'{m["source"]}: {m["code"]} / {m["message"]}'))
 else:
     sys.exit(f"unknown kind {kind}")
 

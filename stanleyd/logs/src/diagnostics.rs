@@ -1544,7 +1544,9 @@ pub(crate) fn read_all(
         .or_else(|| marked_findings(lines, covered, i, &mut out))
         .or_else(|| records::headed_by_place(lines, covered, i, &mut out))
         .or_else(|| records::place_then_severity(lines, covered, i, &mut out))
-        .or_else(|| records::file_list(lines, covered, i, &mut out));
+        .or_else(|| records::file_list(lines, covered, i, &mut out))
+        .or_else(|| records::worded_under_file(lines, covered, i, &mut out))
+        .or_else(|| records::line_groups(lines, covered, i, &mut out));
         if let Some(next) = listed {
             file = None;
             i = next;
@@ -1681,6 +1683,74 @@ mod tests {
         .into_iter()
         .map(|d| (d.found.name.unwrap_or_default(), d.code))
         .collect()
+    }
+
+    fn messages(text: &str) -> Vec<(String, String)> {
+        let l = lines(text);
+        super::read_all(
+            &l,
+            &vec![false; l.len()],
+            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
+        )
+        .unwrap()
+        .into_iter()
+        .map(|d| {
+            (
+                d.found.name.unwrap_or_default(),
+                d.found.message.unwrap_or_default(),
+            )
+        })
+        .collect()
+    }
+
+    /// A heading names the file; each message under it ends with its place in words, the line
+    /// it quotes and a marker above it (D-202).
+    #[test]
+    fn messages_placed_in_words_under_their_file() {
+        let log = "In notes/plan.md\n=========\nWe will basically ship it.\n        ^^^^^^^^^\n\"basically\" can weaken meaning on line 2 at column 8\n---------\nIt was decided by them.\n   ^^^^^^^^^^^\n\"was decided\" may be passive voice on line 5 at column 3\nIn notes/todo.md\n=========\nSo it goes.\n^^\n\"So\" adds no meaning at line 1, column 0\n";
+        assert_eq!(
+            messages(log),
+            [
+                (
+                    "notes/plan.md:2".to_owned(),
+                    "\"basically\" can weaken meaning".to_owned()
+                ),
+                (
+                    "notes/plan.md:5".to_owned(),
+                    "\"was decided\" may be passive voice".to_owned()
+                ),
+                (
+                    "notes/todo.md:1".to_owned(),
+                    "\"So\" adds no meaning".to_owned()
+                ),
+            ]
+        );
+        // A message that names its own file is not placed under a heading's.
+        assert_eq!(
+            records::place_words_at_end("Parse error: x in a.php on line 3"),
+            None
+        );
+    }
+
+    /// Line headings under a file group the rows of that line, indented under them or in a
+    /// table whose wrapped cells sit deeper (D-202).
+    #[test]
+    fn rows_grouped_by_line_under_their_file() {
+        let log = "src/shop/cart.py\n  Line: 4\n    lint: unused-import / Unused json imported\n  Line: 9\n    lint: bare-except / No exception type given (col 8)\n    flakes: E722 / do not use bare except\n\nDockerfile\nIssues: 2\n\nLine 1: FROM debian\nIssue  Category      Description\n    1  Clarity       Base images should name\n                     a tag.\n    2  Clarity       Another row\n";
+        let got = messages(log);
+        let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "src/shop/cart.py:4",
+                "src/shop/cart.py:9",
+                "src/shop/cart.py:9",
+                "Dockerfile:1",
+                "Dockerfile:1"
+            ]
+        );
+        assert_eq!(got[2].1, "do not use bare except");
+        assert_eq!(got[3].1, "Base images should name a tag.");
     }
 
     #[test]

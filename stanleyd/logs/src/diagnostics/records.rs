@@ -393,6 +393,274 @@ pub(super) fn place_then_severity(
     Some(end)
 }
 
+/// A message that ends with its place in words, its file named by a heading above it:
+/// `… on line 4 at column 6`, `… at line 4, column 6`, `… (line 4, col 6)` (write-good's
+/// under `In docs/a.md`): (the message, its line, its column). A message that names its own
+/// file (`… in a.php on line 3`) is another reader's.
+pub(super) fn place_words_at_end(line: &str) -> Option<(&str, u64, Option<u64>)> {
+    let t = line.trim_end().trim_end_matches('.');
+    let (t, closed) = match t.strip_suffix(')') {
+        Some(inner) => (inner, true),
+        None => (t, false),
+    };
+    let (before, after) = if closed {
+        let (b, a) = t.rsplit_once("(line ")?;
+        (b, a)
+    } else {
+        t.rsplit_once(" on line ")
+            .or_else(|| t.rsplit_once(" at line "))?
+    };
+    let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+    let number: u64 = after[..digits].parse().ok()?;
+    let rest = after[digits..].trim_start_matches(',').trim();
+    let column = if rest.is_empty() {
+        None
+    } else {
+        let c = ["at column ", "column ", "col ", "at col "]
+            .iter()
+            .find_map(|label| rest.strip_prefix(label))?;
+        Some(c.parse().ok()?)
+    };
+    let message = before.trim_end().trim_end_matches([',', ':', ';']).trim();
+    let names_a_file = message
+        .rsplit_once(" in ")
+        .is_some_and(|(_, p)| path_like(p.trim()));
+    // A severity alone (`1: warning at line 2, col 1`, csslint's) heads a message that follows.
+    let bare = message
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == ':')
+        .trim();
+    if bare.is_empty()
+        || names_a_file
+        || super::severity_word(bare).is_some()
+        || path_like(message.split(' ').next()?)
+    {
+        return None;
+    }
+    Some((message, number, column))
+}
+
+/// A heading that names the file of the findings under it, not indented: a path alone, after
+/// one word that labels it (`In docs/a.md`, `File: a.php`, `docs/a.md:`), or between arrows
+/// (`==> docs/a.md <==`). A sentence's last word (`… it goes.`) is no path.
+fn file_heading(line: &str) -> Option<&str> {
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let path = match words.as_slice() {
+        [path] => *path,
+        [label, path] if label.chars().all(|c| c.is_alphabetic() || c == ':') => *path,
+        ["==>", path, "<=="] => *path,
+        _ => return None,
+    };
+    let path = path.trim_matches(|c: char| "'\"`,()[]".contains(c));
+    let path = path.strip_suffix(':').unwrap_or(path);
+    (!path.ends_with('.') && path_like(path) && super::location(path).is_none()).then_some(path)
+}
+
+/// Findings that end with their place in words under a heading naming their file (from `i`,
+/// the heading): each one a finding at `file:line`, its report the lines since the one before
+/// (the quoted source and its marker, write-good's, sit above the message). Pushed to `out`;
+/// the line after the last one, or None when no such finding follows the heading.
+pub(super) fn worded_under_file(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let file = file_heading(&lines[i])?;
+    let mut from = i + 1;
+    let mut end = None;
+    let mut blank = 0;
+    let mut j = i + 1;
+    while j < lines.len() && !covered[j] && j - from < MAX_LINES {
+        let line = &lines[j];
+        if line.trim().is_empty() {
+            blank += 1;
+            if blank >= 2 {
+                break;
+            }
+            j += 1;
+            continue;
+        }
+        blank = 0;
+        if file_heading(line).is_some() && place_words_at_end(line).is_none() {
+            break;
+        }
+        if let Some((message, row, column)) = place_words_at_end(line) {
+            // A separator between reports opens none.
+            while from < j
+                && (crate::line::separator(&lines[from]) || lines[from].trim().is_empty())
+            {
+                from += 1;
+            }
+            let place = match column {
+                Some(c) => format!("{file}:{row}:{c}"),
+                None => format!("{file}:{row}"),
+            };
+            out.push(Diagnostic::new(
+                &lines[from..=j],
+                from,
+                format!("{file}:{row}"),
+                message.to_owned(),
+                None,
+                place,
+                Severity::Warning,
+            ));
+            from = j + 1;
+            end = Some(j + 1);
+        }
+        j += 1;
+    }
+    end
+}
+
+/// A heading that gives the line of the rows under it: `Line: 7`, `  Line 7:`, `Line 2: RUN
+/// apt-get update` (the line's source after it): (its indentation, the line).
+fn line_heading(line: &str) -> Option<(usize, u64)> {
+    let t = line.trim_start();
+    let indent = line.len() - t.len();
+    let rest = ["Line", "line", "LINE"]
+        .iter()
+        .find_map(|w| t.strip_prefix(w))?;
+    let rest = rest.strip_prefix(':').unwrap_or(rest);
+    let rest = rest.trim_start();
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let number: u64 = rest[..digits].parse().ok()?;
+    let after = &rest[digits..];
+    (after.is_empty() || after.starts_with(':')).then_some((indent, number))
+}
+
+/// A table's header row: words of capitals only, two spaces or more between them (`Issue
+/// Category      Title      Description`).
+fn table_header(line: &str) -> bool {
+    let cells: Vec<&str> = line
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    cells.len() >= 2
+        && cells.iter().all(|c| {
+            c.split(' ').all(|w| {
+                w.starts_with(|ch: char| ch.is_ascii_uppercase())
+                    && w.chars().all(|ch| ch.is_ascii_alphabetic())
+            })
+        })
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// A row that names the tool and the rule before its message (`pylint: unused-import / Unused
+/// import os`, an aggregating linter's): the rule and the message; any other row whole, its
+/// spaces collapsed.
+fn tool_and_rule(row: &str) -> (Option<String>, String) {
+    if let Some((tool, rest)) = row.split_once(": ")
+        && !tool.contains(' ')
+        && let Some((rule, message)) = rest.split_once(" / ")
+        && !rule.contains(' ')
+        && !message.trim().is_empty()
+    {
+        return (Some(rule.to_owned()), message.trim().to_owned());
+    }
+    (None, row.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// Findings grouped by line under their file (from `i`, the file's heading): each `Line: N`
+/// heading over the rows of that line, perhaps under a table's header, a row's wrapped cells
+/// indented deeper (prospector's grouped report, dockerfilelint's). Each row a finding at
+/// `file:N`, its text the message. Pushed to `out`; the line after the last group.
+pub(super) fn line_groups(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let file = file_heading(&lines[i])?;
+    // The first line heading within a few lines of the file (a count of its issues between).
+    let mut j = i + 1;
+    let mut looked = 0;
+    while j < lines.len() && line_heading(&lines[j]).is_none() {
+        if !lines[j].trim().is_empty() {
+            looked += 1;
+        }
+        if looked > 2 || covered[j] {
+            return None;
+        }
+        j += 1;
+    }
+    let mut end = None;
+    while j < lines.len() && !covered[j] {
+        let Some((indent, row)) = line_heading(&lines[j]) else {
+            if lines[j].trim().is_empty() {
+                j += 1;
+                continue;
+            }
+            break;
+        };
+        // The group's lines: deeper than its heading, or a table's header right under it.
+        let mut k = j + 1;
+        // Under a table's header the message is its last column, its cells wrapped under it.
+        let mut column = None;
+        if k < lines.len() && table_header(&lines[k]) && indent_of(&lines[k]) <= indent {
+            column = lines[k]
+                .trim_end()
+                .rfind("  ")
+                .map(|at| at + lines[k][at..].len() - lines[k][at..].trim_start().len());
+            k += 1;
+        }
+        let first = k;
+        while k < lines.len()
+            && !covered[k]
+            && !lines[k].trim().is_empty()
+            && indent_of(&lines[k]) > indent
+            && line_heading(&lines[k]).is_none()
+        {
+            k += 1;
+        }
+        let Some(step) = lines[first..k].iter().map(|l| indent_of(l)).min() else {
+            break;
+        };
+        let mut r = first;
+        while r < k {
+            let mut next = r + 1;
+            while next < k && indent_of(&lines[next]) > step {
+                next += 1;
+            }
+            let cells: Vec<&str> = column
+                .map(|at| {
+                    lines[r..next]
+                        .iter()
+                        .filter_map(|l| l.get(at..))
+                        .map(str::trim)
+                        .filter(|c| !c.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let (code, message) = if cells.is_empty() {
+                tool_and_rule(lines[r].trim())
+            } else {
+                (None, cells.join(" "))
+            };
+            let start = if r == first { j } else { r };
+            out.push(Diagnostic::new(
+                &lines[start..next],
+                start,
+                format!("{file}:{row}"),
+                message,
+                code,
+                format!("{file}:{row}"),
+                Severity::Warning,
+            ));
+            r = next;
+        }
+        end = Some(k);
+        j = k;
+    }
+    end
+}
+
 #[cfg(test)]
 mod tests {
     fn lines(text: &str) -> Vec<String> {

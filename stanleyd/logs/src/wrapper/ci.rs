@@ -125,7 +125,7 @@ pub(crate) fn iso_stamp(line: &str) -> Option<usize> {
 /// (moreutils' `ts`), `0.125417 ` (elapsed seconds), `[Thu Dec  5 02:25:48 2026] `. Whether
 /// a log is stamped is decided by how many of its lines carry one ([`detect`]).
 pub(crate) fn clock_prefix(line: &str) -> Option<usize> {
-    if let Some(n) = iso_stamp(line) {
+    if let Some(n) = iso_stamp(line).or_else(|| machine_stamp(line)) {
         return Some(n);
     }
     if let Some(rest) = line.strip_prefix('[')
@@ -142,6 +142,26 @@ pub(crate) fn clock_prefix(line: &str) -> Option<usize> {
     }
     let n = stamp_words(line)?;
     (line.len() > n && line.as_bytes()[n] == b' ').then_some(n + 1)
+}
+
+/// The length of a stamp written for machines that `line` starts with, and its space: a TAI64
+/// label (`@` and 16 to 32 hex digits, daemontools' and s6's `tai64n`), or seconds,
+/// milliseconds, microseconds or nanoseconds since the epoch (10, 13, 16 or 19 digits, from 2001
+/// to 2033). Like every stamp, it is taken off only where most lines, or a run of them, carry one
+/// of the same shape.
+pub(crate) fn machine_stamp(line: &str) -> Option<usize> {
+    let word = line.split(' ').next()?;
+    if line.len() == word.len() {
+        return None;
+    }
+    let stamp = if let Some(hex) = word.strip_prefix('@') {
+        (16..=32).contains(&hex.len()) && hex.bytes().all(|b| b.is_ascii_hexdigit())
+    } else {
+        matches!(word.len(), 10 | 13 | 16 | 19)
+            && word.starts_with('1')
+            && word.bytes().all(|b| b.is_ascii_digit())
+    };
+    stamp.then_some(word.len() + 1)
 }
 
 /// The length of the time stamp `text` starts with, read word by word: month and weekday
@@ -587,7 +607,12 @@ const STAMPED_RUN: usize = 5;
 fn stamps_come_off(lines: &mut [String]) -> bool {
     let shape = |l: &str| -> Option<(usize, String)> {
         let n = clock_prefix(l)?;
-        Some((n, crate::text::digits_masked(&l[..n])))
+        // A machine stamp's hex digits vary from line to line as its decimal digits do.
+        let shape = match machine_stamp(l) {
+            Some(m) if m == n => l[..n].replace(|c: char| c.is_ascii_hexdigit(), "0"),
+            _ => crate::text::digits_masked(&l[..n]),
+        };
+        Some((n, shape))
     };
     let mut any = false;
     let mut i = 0;
@@ -764,6 +789,10 @@ mod tests {
             "[Thu Dec  5 02:25:48 2026]",
             "2026/12/05 02:25:48,339",
             "[12/05/2026 02:25:48]",
+            "@400000006b148532235e199c",
+            "@4000000065a1b2c3",
+            "1733365548",
+            "1733365548123",
         ] {
             let log = format!("{stamp} starting\n{stamp}   not ok 1 - adds\n{stamp} done");
             let u = unwrap_text(&log);
@@ -777,9 +806,35 @@ mod tests {
             "3.14159",
             "2026 was a year",
             "1.2.3 released",
+            "@user mentioned this",
+            "@deadbeef short",
+            "2147483647 is the largest",
+            "a1b2c3d4e5f6a7b8c9d0 commit",
         ] {
             assert_eq!(clock_prefix(line), None, "{line}");
         }
+    }
+
+    /// A TAI64N label (`tai64n`, s6-log) on every line is a stamp: its hex digits vary line to
+    /// line, so a run of them is one shape, and it comes off.
+    #[test]
+    fn tai64n_labels_come_off_a_run_of_lines() {
+        let labels = [
+            "@400000006b148532141d77ac",
+            "@400000006b148532234bdda4",
+            "@400000006b1485322357d424",
+            "@400000006b148532235e15b4",
+            "@400000006b148532235e199c",
+            "@400000006b148532235e1d84",
+        ];
+        let mut lines: Vec<String> = vec!["$ make lint".into()];
+        lines.extend(labels.iter().map(|l| format!("{l} src/a.c:3:1: error: x")));
+        assert!(stamps_come_off(&mut lines));
+        assert_eq!(lines[0], "$ make lint");
+        assert!(
+            lines[1..].iter().all(|l| l == "src/a.c:3:1: error: x"),
+            "{lines:?}"
+        );
     }
 
     #[test]
