@@ -109,9 +109,14 @@ async fn malformed_and_oversize_messages_and_hook_payloads_get_one_answer_and_th
         stanleyd::DaemonConfig::new(stanleyd::DaemonFiles::new(repo.root(), socket.clone()));
     config.watch_info = false;
     let (stop, rx) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(stanleyd::run(config, listener, async move {
-        let _ = rx.await;
-    }));
+    let task = tokio::spawn(stanleyd::run(
+        config,
+        stanleyd::Ports::real(),
+        listener,
+        async move {
+            let _ = rx.await;
+        },
+    ));
     let channel = stanley_proto::connect::connect(&socket).await.unwrap();
     let call = |path: &'static str, body: Vec<u8>| {
         let channel = channel.clone();

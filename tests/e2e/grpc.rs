@@ -32,9 +32,14 @@ async fn start_with(repo: &TempRepo, adjust: impl FnOnce(&mut stanleyd::DaemonCo
     config.watch_info = false;
     adjust(&mut config);
     let (stop, rx) = tokio::sync::oneshot::channel();
-    let task = tokio::spawn(stanleyd::run(config, listener, async move {
-        let _ = rx.await;
-    }));
+    let task = tokio::spawn(stanleyd::run(
+        config,
+        stanleyd::Ports::real(),
+        listener,
+        async move {
+            let _ = rx.await;
+        },
+    ));
     Daemon {
         _dir: dir,
         socket,

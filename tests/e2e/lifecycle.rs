@@ -103,7 +103,13 @@ fn a_daemon_of_another_version_is_replaced() {
         let lock = prepared.lock;
         prepared.listener.set_nonblocking(true).unwrap();
         let listener = tokio::net::UnixListener::from_std(prepared.listener).unwrap();
-        let result = stanleyd::run(config, listener, std::future::pending()).await;
+        let result = stanleyd::run(
+            config,
+            stanleyd::Ports::real(),
+            listener,
+            std::future::pending(),
+        )
+        .await;
         drop(lock);
         result
     });

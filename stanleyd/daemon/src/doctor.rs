@@ -46,9 +46,10 @@ async fn team_cache_check(state: &DaemonState, settings: &RequestSettings) -> Op
             "set STANLEY_CACHE_REMOTE and STANLEY_CACHE_TEAM_KEY as docs/team-cache.md shows",
         ));
     };
-    if state.team.for_request(Some(team)).is_none() {
+    if state.caches.team().for_request(Some(team)).is_none() {
         let why = state
-            .team
+            .caches
+            .team()
             .take_warning()
             .unwrap_or_else(|| format!("the team cache at {} cannot be set up", team.shown));
         return Some(check(
@@ -58,7 +59,7 @@ async fn team_cache_check(state: &DaemonState, settings: &RequestSettings) -> Op
             "check STANLEY_CACHE_REMOTE",
         ));
     }
-    let level = state.team.current()?;
+    let level = state.caches.team().current()?;
     Some(match level.probe().await {
         Ok(what) => check(
             "team cache",

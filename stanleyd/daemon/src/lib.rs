@@ -36,3 +36,4 @@ pub use error::DaemonError;
 pub use logging::init_logging;
 pub use server::run;
 pub use settings::DaemonSettings;
+pub use state::Ports;

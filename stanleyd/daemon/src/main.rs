@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use stanley_adapters::agent_exec;
 use stanley_proto::exit::Exit;
 use stanleyd::{
-    DaemonConfig, DaemonError, DaemonFiles, DaemonSettings, init_logging, prepare, run,
+    DaemonConfig, DaemonError, DaemonFiles, DaemonSettings, Ports, init_logging, prepare, run,
 };
 
 /// jemalloc serves every allocation of the process, libgit2's included (its `malloc` is
@@ -146,7 +146,7 @@ fn main() -> ExitCode {
                 what: "cannot register the socket".into(),
                 source: e,
             })?;
-        run(config, listener, shutdown_signal()).await
+        run(config, Ports::real(), listener, shutdown_signal()).await
     });
     // Work still on a blocking thread (a Git call that cannot be interrupted) does not hold
     // the exit: dropping the runtime would wait for it (D-162).

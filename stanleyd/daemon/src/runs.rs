@@ -2,7 +2,6 @@
 //! leaves in its run folder, retention after each request (never a run in progress), and the
 //! `stanley.v1.Runs` service behind `stanleyctl runs list|show|export`.
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -56,7 +55,7 @@ pub(crate) struct Ending<'a> {
 impl Drop for Ending<'_> {
     fn drop(&mut self) {
         for (id, _) in self.slot.all() {
-            self.state.run_ended(&id);
+            self.state.runs.ended(&id);
         }
     }
 }
@@ -66,35 +65,6 @@ impl Drop for Ending<'_> {
 pub(crate) struct Track {
     pub(crate) tally: Tally,
     pub(crate) run: RunSlot,
-}
-
-impl DaemonState {
-    /// Marks a run in progress: retention leaves it alone until [`DaemonState::run_ended`].
-    pub(crate) fn run_started(&self, id: &str) {
-        self.active_runs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id.to_owned());
-    }
-
-    pub(crate) fn run_ended(&self, id: &str) {
-        self.active_runs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(id);
-    }
-
-    fn active(&self) -> HashSet<String> {
-        self.active_runs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    /// The set itself, for a check made at the moment of removing.
-    fn active_set(&self) -> Arc<Mutex<HashSet<String>>> {
-        self.active_runs.clone()
-    }
 }
 
 /// What a finished request says about itself.
@@ -228,7 +198,7 @@ pub(crate) fn record(
         return None;
     }
     // Every watcher hears of it (none listening is fine): an editor refreshes its diagnostics.
-    let _ = state.run_events.send(WatchRunsResponse {
+    state.runs.send(WatchRunsResponse {
         event: Some(watch_runs_response::Event::Ended(RunFindings {
             run: Some(typed(&summary)),
             findings: finished.result.findings.clone(),
@@ -256,8 +226,8 @@ pub(crate) fn with_findings(
 pub(crate) fn prune_later(state: &DaemonState, settings: &RequestSettings) {
     let root = state.config.files.root.clone();
     let retention = settings.retention;
-    let active = state.active();
-    let live = state.active_set();
+    let active = state.runs.active();
+    let live = state.runs.active_set();
     drop(tokio::task::spawn_blocking(move || {
         let now = stanley_adapters::clock::unix_now();
         // A run that starts after `active` was taken is seen at the moment of removing.

@@ -19,7 +19,7 @@ use crate::config::DaemonConfig;
 use crate::discovery::{Owner, cleanup, owner};
 use crate::error::DaemonError;
 use crate::services::stanley::StanleyService;
-use crate::state::DaemonState;
+use crate::state::{DaemonState, Ports};
 
 /// How long running requests get to finish after shutdown starts: they are cancelled first, and
 /// their work (Jev questions, agents, the parse of a supplied log) looks at the cancellation, so
@@ -98,7 +98,7 @@ fn until_ended(
             let mut warm = true;
             loop {
                 tokio::time::sleep(tick).await;
-                let quiet = state.idle_for();
+                let quiet = state.activity.idle_for();
                 if quiet >= idle {
                     tracing::info!(idle_ms = idle.as_millis() as u64, "idle; shutting down");
                     return;
@@ -139,11 +139,12 @@ fn until_ended(
 /// Serves until shut down. Call from inside a Tokio runtime.
 pub async fn run(
     config: DaemonConfig,
+    ports: Ports,
     listener: UnixListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), DaemonError> {
     let stop = Cancel::new();
-    let state = Arc::new(DaemonState::new(&config, stop.clone())?);
+    let state = Arc::new(DaemonState::new(&config, stop.clone(), ports)?);
     // A previous daemon that died mid-run (kill -9) may have left its agent's tools running;
     // this daemon holds the lifetime lock, so no agent of a live daemon carries those tokens.
     let reaped = stanley_adapters::agents::reap(
@@ -167,7 +168,7 @@ pub async fn run(
     let signal = async move {
         ended.await;
         drain_stop.cancel();
-        drain_state.cancel_all();
+        drain_state.activity.cancel_all();
     };
     let queue = stanley_proto::v1::queue_server::QueueServer::new(
         crate::services::queue::QueueService::new(state.clone()),
@@ -179,11 +180,14 @@ pub async fn run(
         crate::services::trust::TrustService::new(state.clone()),
     );
     let cache = stanley_proto::v1::cache_server::CacheServer::new(
-        crate::services::cache::CacheService::new(state.clone()),
+        crate::services::cache::CacheService::new(state.caches.clone(), state.warm.clone()),
     );
-    let runs = stanley_proto::v1::runs_server::RunsServer::new(
-        crate::services::runs::RunsService::new(state.clone()),
-    );
+    let runs =
+        stanley_proto::v1::runs_server::RunsServer::new(crate::services::runs::RunsService::new(
+            config.files.root.clone(),
+            state.runs.clone(),
+            state.activity.clone(),
+        ));
     let ui = stanley_proto::v1::ui_server::UiServer::new(crate::services::ui::UiService::new(
         state.clone(),
     ));
@@ -226,7 +230,7 @@ pub async fn run(
         let _ = std::fs::remove_file(&config.files.socket);
     }
     tracing::info!(
-        uptime_ms = state.started.elapsed().as_millis() as u64,
+        uptime_ms = state.activity.uptime().as_millis() as u64,
         "stopped"
     );
     result.map_err(DaemonError::from)

@@ -15,7 +15,7 @@ use stanley_workflows::diff::{DiffSource, Scope};
 use stanley_workflows::ports::{Git, GitError, Workspace};
 
 use crate::settings::RequestSettings;
-use crate::state::{DaemonState, JevLink, JevPort, Repo};
+use crate::state::{DaemonState, JevLink, JevPort, Ports, Repo};
 use crate::{DaemonConfig, DaemonFiles};
 
 /// A scripted Jev behind the daemon's Jev port; like System One, it needs a key.
@@ -120,10 +120,11 @@ impl Scene {
         config.watch_info = false;
         config.trust_file = Some(dir.path().join("state/stanley/trust.json"));
         let jev = ScriptedJev::per_question(answer);
-        let state = DaemonState::builder(&config, Cancel::new())
-            .jev(Box::new(ScriptedPort(jev.clone())))
-            .build()
-            .unwrap();
+        let ports = Ports {
+            jev: Some(Box::new(ScriptedPort(jev.clone()))),
+            ..Ports::real()
+        };
+        let state = DaemonState::new(&config, Cancel::new(), ports).unwrap();
         Self {
             _dir: dir,
             config,
@@ -145,11 +146,11 @@ impl Scene {
         // The first state lets go of its stores before the second opens them.
         drop(state);
         let real = Arc::new(stanley_adapters::Git2Repo::open(&root).unwrap());
-        let state = DaemonState::builder(&config, Cancel::new())
-            .jev(Box::new(ScriptedPort(jev.clone())))
-            .repo(wrap(real))
-            .build()
-            .unwrap();
+        let ports = Ports {
+            jev: Some(Box::new(ScriptedPort(jev.clone()))),
+            repo: Some(wrap(real)),
+        };
+        let state = DaemonState::new(&config, Cancel::new(), ports).unwrap();
         Self {
             _dir,
             config,

@@ -15,6 +15,39 @@ use stanley_workflows::diff::{DiffEvidence, DiffSource, Scope};
 /// How long the warm evidence outlives the last request.
 pub(crate) const WARM_IDLE: Duration = Duration::from_secs(60);
 
+/// What the daemon keeps warm between requests and lets go of when it goes quiet: the last
+/// branch evidence, whole answers made from the cache, and the texts redaction found clean.
+#[derive(Default)]
+pub(crate) struct WarmMemo {
+    evidence: EvidenceMemo,
+    results: ResultMemo,
+    clean_texts: stanley_adapters::redact::CleanMemory,
+}
+
+impl WarmMemo {
+    /// The last branch diff's evidence, kept by its commits.
+    pub(crate) fn evidence(&self) -> &EvidenceMemo {
+        &self.evidence
+    }
+
+    /// Whole built-in answers whose every judgment came from the cache.
+    pub(crate) fn results(&self) -> &ResultMemo {
+        &self.results
+    }
+
+    /// Texts the requests' redactors found clean, for the last set of secrets (D-132).
+    pub(crate) fn clean_texts(&self) -> &stanley_adapters::redact::CleanMemory {
+        &self.clean_texts
+    }
+
+    /// Forgets all of it.
+    pub(crate) fn clear(&self) {
+        self.evidence.clear();
+        self.results.clear();
+        self.clean_texts.clear();
+    }
+}
+
 /// The last branch evidence and what it was made from.
 #[derive(Default)]
 pub(crate) struct EvidenceMemo {

@@ -148,7 +148,7 @@ pub(crate) fn spawn(state: &Arc<DaemonState>) {
         }
     };
     let weak = Arc::downgrade(state);
-    let stop = state.stop_token();
+    let stop = state.activity.stop_token();
     tokio::spawn(async move {
         loop {
             let event = tokio::select! {

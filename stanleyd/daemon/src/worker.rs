@@ -609,7 +609,7 @@ pub(crate) fn spawn_background(state: &Arc<DaemonState>) {
     };
     // The task holds the state only weakly between kicks, and ends when the daemon stops.
     let weak = Arc::downgrade(state);
-    let stop = state.stop_token();
+    let stop = state.activity.stop_token();
     tokio::spawn(async move {
         loop {
             let env = tokio::select! {
@@ -628,7 +628,7 @@ pub(crate) fn spawn_background(state: &Arc<DaemonState>) {
             let Ok(agent) = crate::agent::pi(&state, &settings, false) else {
                 continue;
             };
-            let (_guard, cancel) = state.background();
+            let (_guard, cancel) = state.activity.begin();
             match work(&state, &settings, &agent, &cancel).await {
                 Ok(Some(done)) => {
                     for p in done {

@@ -69,7 +69,7 @@ pub(crate) async fn run_builtin(
     };
     if let Some((kept, output)) = memo_key
         .as_ref()
-        .and_then(|k| ctx.state.results.get(k))
+        .and_then(|k| ctx.state.warm.results().get(k))
         .and_then(|kept| kept.output().map(|output| (kept, output)))
     {
         tracing::info!(workflow = builtin.id, "answered whole from the result memo");
@@ -108,7 +108,7 @@ pub(crate) async fn run_builtin(
         && ctx.trouble.get().is_none()
         && crate::warm::Remembered::keeps(&usage)
     {
-        ctx.state.results.keep(
+        ctx.state.warm.results().keep(
             key,
             crate::warm::Remembered::new(
                 answer.status,
@@ -182,7 +182,7 @@ pub(crate) async fn run_plan(
         Some(source) => source,
         None => ctx.diff()?,
     };
-    let kept = ctx.state.evidence.evidence(source);
+    let kept = ctx.state.warm.evidence().evidence(source);
     let evidence: &DiffEvidence = &kept;
     let tracked = if plan.reads_tracked() {
         ctx.state.git.tracked().map_err(RequestError::from)?
@@ -198,7 +198,7 @@ pub(crate) async fn run_plan(
     if !ctx.no_persist {
         // Marked in progress before its folder exists, so retention never sees it unmarked;
         // the request's summary goes into it when this built-in is what answered.
-        ctx.state.run_started(&run_name);
+        ctx.state.runs.started(&run_name);
         ctx.run_slot.push(&run_name, id);
     }
     let recorder = recorder(ctx, &run_name, events).await?;

@@ -314,10 +314,13 @@ pub(crate) fn cache_use(
     no_persist: bool,
     endpoint: &str,
 ) -> Option<CacheUse> {
-    let cache = state.judgments.clone().filter(|_| settings.cache)?;
+    let cache = state.caches.local().filter(|_| settings.cache)?;
     Some(CacheUse {
         cache,
-        remote: state.team.for_request(settings.team_cache.as_ref()),
+        remote: state
+            .caches
+            .team()
+            .for_request(settings.team_cache.as_ref()),
         write: !no_persist,
         endpoint: endpoint.trim_end_matches('/').to_owned(),
     })

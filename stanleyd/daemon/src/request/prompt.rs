@@ -251,7 +251,7 @@ pub(crate) async fn run(
 ) -> v1::Result {
     // The request's settings, read once.
     let settings = state.settings(&request.env);
-    let redactor = Arc::new(state.clean_texts.attach(settings.redactor()));
+    let redactor = Arc::new(state.warm.clean_texts().attach(settings.redactor()));
     let track = Track::default();
     let events = Events {
         tx: events,
@@ -279,7 +279,7 @@ pub(crate) async fn run(
     )
     .await;
     // A team cache that failed during the request says so once, in the request that paid for it.
-    if let Some(line) = state.team.take_warning() {
+    if let Some(line) = state.caches.team().take_warning() {
         events.warning(&line).await;
     }
     let usage = track.tally.snapshot();
@@ -320,9 +320,7 @@ pub(crate) async fn run(
 /// Writes the judgment cache's new answers to disk on a blocking thread, so they survive a
 /// crash and the result is not held up by it.
 fn flush_cache(state: &DaemonState) {
-    if let Some(cache) = state.judgments.clone() {
-        drop(tokio::task::spawn_blocking(move || cache.flush()));
-    }
+    state.caches.flush_later();
 }
 
 /// The request's text, trimmed and checked.
@@ -399,7 +397,7 @@ async fn announce(state: &DaemonState, repo: &RepoSnapshot, events: &Events) {
     if let Some(line) = state.improve.take_recovery() {
         events.warning(&line).await;
     }
-    if let Some(line) = state.take_cache_warning() {
+    if let Some(line) = state.caches.take_warning() {
         events.warning(&line).await;
     }
     for d in &repo.diagnostics {

@@ -304,7 +304,7 @@ async fn after_a_panicking_request_the_daemon_keeps_serving() {
     assert!(second.error.is_none(), "{second:?}");
     assert_eq!(second.workflow, "review");
     assert_eq!(
-        scene.state.active_requests(),
+        scene.state.activity.running_now(),
         0,
         "no request is left running"
     );

@@ -12,20 +12,22 @@ use stanley_proto::v1::{
 use tonic::{Request, Response, Status};
 
 use crate::error::RequestError;
-use crate::state::DaemonState;
+use crate::state::cache_levels::CacheLevels;
+use crate::warm::WarmMemo;
 
-/// The service implementation.
+/// The service implementation: the cache's levels, and the warm answers made from them.
 pub(crate) struct CacheService {
-    state: Arc<DaemonState>,
+    caches: Arc<CacheLevels>,
+    warm: Arc<WarmMemo>,
 }
 
 impl CacheService {
-    pub(crate) fn new(state: Arc<DaemonState>) -> Self {
-        Self { state }
+    pub(crate) fn new(caches: Arc<CacheLevels>, warm: Arc<WarmMemo>) -> Self {
+        Self { caches, warm }
     }
 
     fn cache(&self) -> Result<Arc<dyn CacheStore>, RequestError> {
-        self.state.judgments.clone().ok_or_else(|| {
+        self.caches.local().ok_or_else(|| {
             RequestError::input(
                 "the judgment cache is off: .stanley/state/judgments/ could not be opened (the daemon log says why)",
             )
@@ -52,7 +54,7 @@ impl Cache for CacheService {
             hits: s.hits,
             misses: s.misses,
             evictions: s.evictions,
-            team: self.state.team.stats().map(|t| TeamCacheStats {
+            team: self.caches.team().stats().map(|t| TeamCacheStats {
                 store: t.store,
                 mode: t.mode.as_str().to_owned(),
                 hits: t.hits,
@@ -84,7 +86,7 @@ impl Cache for CacheService {
             .map_err(|e| RequestError::caused(crate::error::Refusal::Internal, e))?
             .map_err(RequestError::from)?;
         // A remembered result stands for answers that are gone now.
-        self.state.results.clear();
+        self.warm.results().clear();
         tracing::info!(removed, "judgment cache cleared");
         Ok(Response::new(ClearCacheResponse { removed }))
     }

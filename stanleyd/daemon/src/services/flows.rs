@@ -66,12 +66,12 @@ impl Flows for FlowService {
         &self,
         request: Request<RunFlowRequest>,
     ) -> Result<Response<Self::RunFlowStream>, Status> {
-        if self.state.stop_token().is_cancelled() {
+        if self.state.activity.stop_token().is_cancelled() {
             return Err(RequestError::unavailable("the daemon is shutting down").into());
         }
         let settings = self.state.settings(&request.into_inner().env);
         let (tx, rx) = mpsc::channel(64);
-        let (guard, cancel) = self.state.background();
+        let (guard, cancel) = self.state.activity.begin();
         let state = self.state.clone();
         tokio::spawn(async move {
             let _guard = guard;

@@ -16,11 +16,15 @@ use tonic::{Request, Response, Status};
 
 use crate::error::RequestError;
 use crate::runs::{typed, with_findings};
-use crate::state::DaemonState;
+use crate::state::activity::Activity;
+use crate::state::live_runs::LiveRuns;
 
-/// The service implementation.
+/// The service implementation: it reads the run folders under the repository's root, and hears
+/// of runs from the daemon's live runs.
 pub(crate) struct RunsService {
-    state: Arc<DaemonState>,
+    root: std::path::PathBuf,
+    runs: Arc<LiveRuns>,
+    activity: Activity,
     /// Held while a `seen.json` is read and written, so two marks never lose one another.
     marking: tokio::sync::Mutex<()>,
 }
@@ -29,15 +33,17 @@ pub(crate) struct RunsService {
 const WATCH_BUFFER: usize = 16;
 
 impl RunsService {
-    pub(crate) fn new(state: Arc<DaemonState>) -> Self {
+    pub(crate) fn new(root: std::path::PathBuf, runs: Arc<LiveRuns>, activity: Activity) -> Self {
         Self {
-            state,
+            root,
+            runs,
+            activity,
             marking: tokio::sync::Mutex::new(()),
         }
     }
 
     async fn read(&self, id: String) -> Result<(RunSummary, Value), Status> {
-        let root = self.state.config.files.root.clone();
+        let root = self.root.clone();
         tokio::task::spawn_blocking(move || stored::read(&root, &id))
             .await
             .map_err(|e| RequestError::caused(crate::error::Refusal::Internal, e))?
@@ -60,7 +66,7 @@ impl Runs for RunsService {
         request: Request<ListRunsRequest>,
     ) -> Result<Response<ListRunsResponse>, Status> {
         let limit = request.into_inner().limit as usize;
-        let root = self.state.config.files.root.clone();
+        let root = self.root.clone();
         if let Some(why) = stored::refused(&root) {
             return Err(RequestError::input(why).into());
         }
@@ -80,8 +86,7 @@ impl Runs for RunsService {
         request: Request<GetRunRequest>,
     ) -> Result<Response<GetRunResponse>, Status> {
         let (summary, result) = self.read(request.into_inner().id).await?;
-        let RunFindings { findings, seen, .. } =
-            with_findings(&self.state.config.files.root, &summary, &result);
+        let RunFindings { findings, seen, .. } = with_findings(&self.root, &summary, &result);
         Ok(Response::new(GetRunResponse {
             findings,
             seen,
@@ -134,7 +139,7 @@ impl Runs for RunsService {
         &self,
         _request: Request<GetLatestFindingsRequest>,
     ) -> Result<Response<GetLatestFindingsResponse>, Status> {
-        let root = self.state.config.files.root.clone();
+        let root = self.root.clone();
         if let Some(why) = stored::refused(&root) {
             return Err(RequestError::input(why).into());
         }
@@ -159,8 +164,8 @@ impl Runs for RunsService {
         &self,
         _request: Request<WatchRunsRequest>,
     ) -> Result<Response<Self::WatchRunsStream>, Status> {
-        let mut events = self.state.run_events.subscribe();
-        let stop = self.state.stop_token();
+        let mut events = self.runs.subscribe();
+        let stop = self.activity.stop_token();
         let (tx, rx) = tokio::sync::mpsc::channel(WATCH_BUFFER);
         tokio::spawn(async move {
             loop {
@@ -199,7 +204,7 @@ impl Runs for RunsService {
         }
         let _held = self.marking.lock().await;
         let (summary, result) = self.read(run_id.clone()).await?;
-        let root = self.state.config.files.root.clone();
+        let root = self.root.clone();
         let mut found = with_findings(&root, &summary, &result);
         if fingerprint.is_empty() || !found.findings.iter().any(|f| f.fingerprint == fingerprint) {
             return Err(RequestError::usage(format!(
@@ -222,7 +227,7 @@ impl Runs for RunsService {
             })?;
         tracing::info!(run = %run_id, fingerprint = %fingerprint, "finding marked seen");
         found.seen = seen.clone();
-        let _ = self.state.run_events.send(WatchRunsResponse {
+        self.runs.send(WatchRunsResponse {
             event: Some(watch_runs_response::Event::Seen(found)),
         });
         Ok(Response::new(MarkFindingSeenResponse { seen }))

@@ -3,27 +3,27 @@
 //! of active requests that decides when it is idle.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use stanley_adapters::jev_http::{HttpJev, JevConfig, JevConfigError, JevSettings};
-use stanley_adapters::judgments::{CacheStats, SledJudgments};
-use stanley_adapters::store_error::StoreError;
 use stanley_adapters::{Git2Repo, HttpShared};
-use stanley_core::{Cancel, Jev, JudgmentCache};
+use stanley_core::{Cancel, Jev};
 use stanley_workflows::improve::{JobQueue, QueueError};
 use stanley_workflows::ports::{Git, GitError, Workspace};
-use tokio::time::Instant;
 
 use crate::config::DaemonConfig;
 use crate::error::{DaemonError, RequestError};
 
+pub(crate) mod activity;
+pub(crate) mod cache_levels;
 pub(crate) mod flows;
 pub(crate) mod improve;
+pub(crate) mod live_runs;
 pub(crate) mod page;
 pub(crate) mod repo;
 pub(crate) mod team;
+
+pub(crate) use cache_levels::{CacheOff, CacheStore};
 
 /// Why the improvement queue cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -41,23 +41,6 @@ pub(crate) enum QueueProblem {
     /// The daemon has no queue and no reason recorded.
     #[error("the improvement queue is not open")]
     NotOpen,
-}
-
-/// Why the judgment cache is off: said once, on the next request; requests then ask Jev
-/// everything.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum CacheOff {
-    /// No home to keep the cache's signing key in.
-    #[error(
-        "the judgment cache is off: the daemon knows no HOME or XDG_STATE_HOME to keep its key in"
-    )]
-    NoHome,
-    /// The signing key cannot be made or read.
-    #[error("the judgment cache is off: {0}")]
-    Key(#[source] StoreError),
-    /// The cache's folder cannot be used.
-    #[error("the judgment cache is off: {0}")]
-    Folder(#[source] StoreError),
 }
 
 /// A planted `.stanley/state/` is the request's input at fault (65); a store that does not
@@ -121,37 +104,6 @@ impl Repo for Git2Repo {
     }
 }
 
-/// The judgment cache as the daemon uses it: core's `JudgmentCache`, and what `stanleyctl
-/// cache` and the request path need besides. `SledJudgments` in the daemon.
-pub(crate) trait CacheStore: JudgmentCache {
-    /// Entries, sizes, hits and misses.
-    fn stats(&self) -> CacheStats;
-    /// Removes every answer; how many there were.
-    fn clear(&self) -> Result<u64, stanley_adapters::store_error::StoreError>;
-    /// Writes new answers to disk.
-    fn flush(&self);
-    /// What opening found wrong, once.
-    fn take_warning(&self) -> Option<String>;
-}
-
-impl CacheStore for SledJudgments {
-    fn stats(&self) -> CacheStats {
-        SledJudgments::stats(self)
-    }
-    fn clear(&self) -> Result<u64, stanley_adapters::store_error::StoreError> {
-        SledJudgments::clear(self)
-    }
-    fn flush(&self) {
-        SledJudgments::flush(self)
-    }
-    fn take_warning(&self) -> Option<String> {
-        SledJudgments::take_warning(self)
-    }
-}
-
-/// Run events kept for a slow `WatchRuns` listener before it is told it missed some.
-const RUN_EVENTS: usize = 64;
-
 /// What every request shares.
 pub(crate) struct DaemonState {
     pub(crate) config: DaemonConfig,
@@ -162,36 +114,20 @@ pub(crate) struct DaemonState {
     pub(crate) flows: flows::FlowSlot,
     /// The improvement queue, the worker's turn at it and its wake-up channel.
     pub(crate) improve: improve::ImproveQueue,
-    /// The judgment cache under `.stanley/state/judgments/` (None when its folder cannot be
-    /// used; requests then ask Jev everything).
-    pub(crate) judgments: Option<Arc<dyn CacheStore>>,
-    /// Why the cache is off, said once on the next request.
-    cache_problem: Mutex<Option<CacheOff>>,
-    /// The team's shared level behind the judgment cache, when requests set one up.
-    pub(crate) team: team::TeamLevel,
-    /// Run folders of requests in progress: retention never removes them.
-    pub(crate) active_runs: Arc<Mutex<std::collections::HashSet<String>>>,
+    /// The judgment cache's local and team levels.
+    pub(crate) caches: Arc<cache_levels::CacheLevels>,
+    /// Runs in progress and the run events for `Runs.WatchRuns`.
+    pub(crate) runs: Arc<live_runs::LiveRuns>,
     /// The repository workflows and their warm host.
     pub(crate) repo: repo::RepoSlot,
     /// The local web page, while it serves.
     pub(crate) ui: page::UiSlot,
-    /// Run events for `Runs.WatchRuns`: a run ended, a finding was marked seen. Sent whether or
-    /// not anyone listens; a listener that falls behind is told to read the findings again.
-    pub(crate) run_events: tokio::sync::broadcast::Sender<stanley_proto::v1::WatchRunsResponse>,
-    /// The last branch diff's evidence, kept by its commits (issue 32).
-    pub(crate) evidence: crate::warm::EvidenceMemo,
-    /// Whole built-in answers whose every judgment came from the cache (issue 32).
-    pub(crate) results: crate::warm::ResultMemo,
-    /// Texts the requests' redactors found clean, for the last set of secrets (D-132).
-    pub(crate) clean_texts: stanley_adapters::redact::CleanMemory,
+    /// The last branch evidence, whole answers from the cache, clean texts (issue 32, D-132).
+    pub(crate) warm: Arc<crate::warm::WarmMemo>,
     /// The live delegations' capabilities (`crate::delegation`).
     pub(crate) delegations: Arc<crate::delegation::Delegations>,
-    pub(crate) started: Instant,
-    last_activity: Mutex<Instant>,
-    active: AtomicUsize,
-    next_id: AtomicU64,
-    running: Mutex<HashMap<u64, Cancel>>,
-    stop: Cancel,
+    /// What runs now, since when nothing has, and the stop.
+    pub(crate) activity: activity::Activity,
 }
 
 /// The user's own signing key, beside the trust file (outside every worktree), or why there is
@@ -247,80 +183,49 @@ fn open_queue(
         })
 }
 
-/// Opens the judgment cache beside the queue; a folder that cannot be used leaves the daemon
-/// without a cache (logged), never without service.
-fn open_judgments(
-    config: &DaemonConfig,
-    state_usable: bool,
-    key: Result<stanley_adapters::user_key::UserKey, CacheOff>,
-) -> (
-    Option<Arc<stanley_adapters::judgments::SledJudgments>>,
-    Option<CacheOff>,
-) {
-    if !state_usable {
-        // `.stanley/state/` itself is refused (planted, or not ours): nothing goes under it.
-        return (None, None);
-    }
-    // Entries are signed with a key of the user's own, kept beside the trust file, outside
-    // the worktree: a repository can plant files under `.stanley/`, not that key.
-    let secret = match key {
-        Ok(k) => k,
-        Err(off) => return (None, Some(off)),
-    };
-    let dir = config.files.root.join(".stanley/state/judgments");
-    match stanley_adapters::judgments::SledJudgments::open(&dir, config.cache_max_bytes, secret) {
-        Ok(cache) => (Some(Arc::new(cache)), None),
-        Err(e) => {
-            tracing::warn!(error = %e, "the judgment cache is off: its folder cannot be used");
-            (None, Some(CacheOff::Folder(e)))
-        }
-    }
+/// The ports a daemon serves with ([`crate::run`]): each one supplied is used, and any other
+/// is opened for real (git2 on the worktree, System One over the shared HTTP pool). Tests in
+/// this crate supply theirs (`Ports { jev: Some(..), ..Ports::real() }`).
+#[derive(Default)]
+pub struct Ports {
+    /// How requests reach Jev.
+    pub(crate) jev: Option<Box<dyn JevPort>>,
+    /// The repository.
+    pub(crate) repo: Option<Arc<dyn Repo>>,
 }
 
-/// Builds a [`DaemonState`] ([`DaemonState::builder`]): each port is the one supplied, or the
-/// real one.
-pub(crate) struct StateBuilder<'a> {
-    config: &'a DaemonConfig,
-    stop: Cancel,
-    jev: Option<Box<dyn JevPort>>,
-    repo: Option<Arc<dyn Repo>>,
-}
-
-impl StateBuilder<'_> {
-    /// Jev through `jev` instead of the HTTP client.
-    #[cfg(test)]
-    pub(crate) fn jev(mut self, jev: Box<dyn JevPort>) -> Self {
-        self.jev = Some(jev);
-        self
+impl Ports {
+    /// Every port opened for real when the daemon starts.
+    pub fn real() -> Self {
+        Self::default()
     }
 
-    /// The repository through `repo` instead of git2 on the worktree.
-    #[cfg(test)]
-    pub(crate) fn repo(mut self, repo: Arc<dyn Repo>) -> Self {
-        self.repo = Some(repo);
-        self
-    }
-
-    /// Opens what was not supplied and builds the state.
-    pub(crate) fn build(self) -> Result<DaemonState, DaemonError> {
+    /// Opens what was not supplied.
+    fn open(self, config: &DaemonConfig) -> Result<Opened, DaemonError> {
         let git = match self.repo {
             Some(repo) => repo,
-            None => Arc::new(
-                Git2Repo::open(&self.config.files.root).map_err(DaemonError::NotARepository)?,
-            ),
+            None => {
+                Arc::new(Git2Repo::open(&config.files.root).map_err(DaemonError::NotARepository)?)
+            }
         };
         let jev = match self.jev {
             Some(jev) => jev,
             // An unused connection closes when the warm state goes (D-150).
-            None => Box::new(HttpPort(HttpShared::new(self.config.warm_idle).map_err(
+            None => Box::new(HttpPort(HttpShared::new(config.warm_idle).map_err(
                 |e| DaemonError::Io {
                     what: "cannot build the HTTP client".into(),
                     source: std::io::Error::other(e.message),
                 },
             )?)),
         };
-        Ok(DaemonState::from_ports(self.config, self.stop, git, jev))
+        Ok(Opened { git, jev })
     }
+}
+
+/// Every port, opened.
+struct Opened {
+    git: Arc<dyn Repo>,
+    jev: Box<dyn JevPort>,
 }
 
 impl DaemonState {
@@ -334,40 +239,14 @@ impl DaemonState {
         crate::settings::RequestSettings::parse(&env, &self.config.files.root)
     }
 
-    /// The cache's warning about a damaged store it rebuilt, the first time it is asked for.
-    pub(crate) fn take_cache_warning(&self) -> Option<String> {
-        let off = self
-            .cache_problem
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        off.map(|off| off.to_string())
-            .or_else(|| self.judgments.as_ref().and_then(|j| j.take_warning()))
-    }
-
-    /// The state with every port opened for real (git2 on the worktree, the HTTP client to
-    /// System One, sled under `.stanley/state/`).
-    pub(crate) fn new(config: &DaemonConfig, stop: Cancel) -> Result<Self, DaemonError> {
-        Self::builder(config, stop).build()
-    }
-
-    /// A builder that takes the ports a caller supplies (tests inject theirs) and opens the
-    /// others for real.
-    pub(crate) fn builder(config: &DaemonConfig, stop: Cancel) -> StateBuilder<'_> {
-        StateBuilder {
-            config,
-            stop,
-            jev: None,
-            repo: None,
-        }
-    }
-
-    fn from_ports(
+    /// The state over `ports` (those not supplied opened for real), with the stores under
+    /// `.stanley/state/` opened; `stop` is cancelled when the daemon begins to stop.
+    pub(crate) fn new(
         config: &DaemonConfig,
         stop: Cancel,
-        git: Arc<dyn Repo>,
-        jev: Box<dyn JevPort>,
-    ) -> Self {
+        ports: Ports,
+    ) -> Result<Self, DaemonError> {
+        let Opened { git, jev } = ports.open(config)?;
         let key = user_key(config);
         let queue = open_queue(
             &config.files.root,
@@ -385,82 +264,40 @@ impl DaemonState {
             .ok()
             .and_then(|q| q.recovery())
             .map(|r| r.line());
-        let (judgments, cache_problem) = open_judgments(
+        let caches = cache_levels::CacheLevels::open(
             config,
             !matches!(&queue, Err(QueueProblem::Refused(_))),
             key,
         );
-        Self {
+        Ok(Self {
             config: config.clone(),
             git,
             flows: flows::FlowSlot::new(Arc::new(
                 stanley_adapters::flow_store::FileFlowStore::new(&config.files.root, flow_key),
             )),
             jev,
-            judgments: judgments.map(|j| j as Arc<dyn CacheStore>),
-            cache_problem: Mutex::new(cache_problem),
-            team: team::TeamLevel::default(),
-            active_runs: Arc::new(Mutex::new(std::collections::HashSet::new())),
+            caches: Arc::new(caches),
+            runs: Arc::default(),
             improve: improve::ImproveQueue::new(queue.map(|q| q as Arc<dyn JobQueue>), recovery),
             repo: tokio::sync::Mutex::new(None),
             ui: page::UiSlot::default(),
-            run_events: tokio::sync::broadcast::channel(RUN_EVENTS).0,
-            evidence: crate::warm::EvidenceMemo::default(),
-            results: crate::warm::ResultMemo::default(),
-            clean_texts: stanley_adapters::redact::CleanMemory::default(),
+            warm: Arc::default(),
             delegations: Arc::default(),
-            started: Instant::now(),
-            last_activity: Mutex::new(Instant::now()),
-            active: AtomicUsize::new(0),
-            next_id: AtomicU64::new(0),
-            running: Mutex::new(HashMap::new()),
-            stop,
-        }
+            activity: activity::Activity::new(stop),
+        })
     }
 
     /// Lets go of the warm evidence (the last branch diff, here and in the Git port); the
     /// allocator is told to purge its freed pages until work resumes (D-137, D-150).
     pub(crate) fn let_go_warm(&self) {
-        self.evidence.clear();
-        self.results.clear();
-        self.clean_texts.clear();
+        self.warm.clear();
         self.git.let_go();
         crate::memory::give_back();
-        if self.active.load(Ordering::SeqCst) > 0 {
+        if self.activity.running_now() > 0 {
             // Work began while the warm state was let go: it keeps freed pages for reuse.
             crate::memory::resume();
         }
         tracing::debug!("warm evidence released");
-    }
-
-    /// How long nothing has been running.
-    pub(crate) fn idle_for(&self) -> Duration {
-        if self.active.load(Ordering::SeqCst) > 0 {
-            return Duration::ZERO;
-        }
-        self.last_activity
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .elapsed()
-    }
-
-    /// Marks activity now (the idle clock restarts; freed pages are kept for reuse again after a
-    /// trim, D-150).
-    pub(crate) fn touch(&self) {
-        *self.last_activity.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
-        crate::memory::resume();
-    }
-
-    /// Cancels every running request (shutdown).
-    pub(crate) fn cancel_all(&self) {
-        for cancel in self
-            .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-        {
-            cancel.cancel();
-        }
     }
 }
 
@@ -482,64 +319,6 @@ impl DaemonState {
     /// Whether the flow supervisor (`stanleyctl flow run`) is running.
     pub(crate) fn flow_supervised(&self) -> bool {
         self.flows.running().is_some()
-    }
-
-    /// Cancelled when the daemon begins to stop.
-    pub(crate) fn stop_token(&self) -> Cancel {
-        self.stop.clone()
-    }
-
-    /// Registers background work (the improvement worker) like a request: it keeps the daemon
-    /// from idling out and is cancelled at shutdown for as long as the guard lives.
-    pub(crate) fn background(self: &Arc<Self>) -> (ActiveGuard, Cancel) {
-        let cancel = Cancel::new();
-        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
-        self.active.fetch_add(1, Ordering::SeqCst);
-        // Work again: after a quiet stretch, freed pages are kept for reuse again (D-150).
-        crate::memory::resume();
-        self.running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id, cancel.clone());
-        (
-            ActiveGuard {
-                state: self.clone(),
-                id,
-            },
-            cancel,
-        )
-    }
-}
-
-/// Counts a request as active for as long as it lives.
-pub(crate) struct ActiveGuard {
-    state: Arc<DaemonState>,
-    id: u64,
-}
-
-impl DaemonState {
-    /// Requests and jobs running now.
-    pub(crate) fn active_requests(&self) -> usize {
-        self.active.load(Ordering::SeqCst)
-    }
-}
-
-impl ActiveGuard {
-    /// The number of the request or job it counts.
-    pub(crate) fn id(&self) -> u64 {
-        self.id
-    }
-}
-
-impl Drop for ActiveGuard {
-    fn drop(&mut self) {
-        self.state
-            .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.id);
-        self.state.active.fetch_sub(1, Ordering::SeqCst);
-        self.state.touch();
     }
 }
 
@@ -570,37 +349,5 @@ mod tests {
         let not_open = QueueProblem::NotOpen;
         assert_eq!(not_open.to_string(), "the improvement queue is not open");
         assert_eq!(RequestError::from(&not_open).exit_code(), 69);
-    }
-
-    /// Without a home for the key the cache is off for that reason, said in its words; with
-    /// one whose key is not a private file, the key is named as the fault.
-    #[test]
-    fn the_cache_is_off_for_a_reason_of_its_own() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut config = DaemonConfig::new(crate::DaemonFiles::new(
-            dir.path(),
-            dir.path().join("d.sock"),
-        ));
-        config.trust_file = None;
-        let (cache, off) = open_judgments(&config, true, user_key(&config));
-        assert!(cache.is_none());
-        let off = off.unwrap();
-        assert!(matches!(off, CacheOff::NoHome), "{off:?}");
-        assert_eq!(
-            off.to_string(),
-            "the judgment cache is off: the daemon knows no HOME or XDG_STATE_HOME to keep its key in"
-        );
-        let home = dir.path().join("home");
-        std::fs::create_dir(&home).unwrap();
-        std::fs::write(home.join("cache.key"), b"short").unwrap();
-        config.trust_file = Some(home.join("trust.json"));
-        let (cache, off) = open_judgments(&config, true, user_key(&config));
-        assert!(cache.is_none());
-        let off = off.unwrap();
-        assert!(matches!(off, CacheOff::Key(_)), "{off:?}");
-        assert!(
-            off.to_string()
-                .starts_with("the judgment cache is off: the cache's key at ")
-        );
     }
 }

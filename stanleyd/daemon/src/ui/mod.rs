@@ -181,7 +181,7 @@ async fn serve(listener: tokio::net::TcpListener, app: Router, stop: Cancel) {
 /// Stops the page when the daemon stops, or when nobody has wanted it for `idle`.
 fn spawn_lifetime(ctx: Ctx, idle: Duration) {
     let tick = (idle / 4).clamp(Duration::from_millis(20), Duration::from_secs(5));
-    let daemon_stop = ctx.state.stop_token();
+    let daemon_stop = ctx.state.activity.stop_token();
     tokio::spawn(async move {
         loop {
             tokio::select! {
@@ -214,7 +214,7 @@ fn router(ctx: Ctx, guard: Guard) -> Router {
                 async move {
                     guard::enforce(guard, request, next, move || {
                         ctx.seen.touch();
-                        ctx.state.touch();
+                        ctx.state.activity.touch();
                     })
                     .await
                 }
@@ -352,7 +352,7 @@ fn events(
                     () = tokio::time::sleep(wait) => {}
                 }
                 wait = LIVE_TICK;
-                ctx.state.touch();
+                ctx.state.activity.touch();
                 let (_, _, main) = render(&ctx, page.clone()).await;
                 let seen = fingerprint(&main);
                 if seen != shown {
