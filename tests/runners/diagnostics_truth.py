@@ -25,7 +25,7 @@ diagnostics/ends/solc/truth.js), lesshint-json (lesshint's results through
 diagnostics/ends/lesshint/json-reporter.js), gqllint-json (graphql-schema-linter --format json),
 writegood-parse (write-good --parse: `path:line:col:message`; every suggestion fails the run),
 dockerfilelint-json (dockerfilelint -j; every issue fails the run), prospector-json (prospector
---output-format json; every message fails the run).
+--output-format json; every message fails the run), saltlint-json (salt-lint --json).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -324,6 +324,12 @@ elif kind == "prospector-json":
         loc = m["location"]
         failures.append((f'{loc["path"]}:{loc["line"]}', m["message"],
                          f'{m["source"]}: {m["code"]} / {m["message"]}'))
+elif kind == "saltlint-json":
+    # salt-lint --json: every match fails the run; told apart by its rule as the plain output
+    # prints it (`[207] message`; several rules may match one line).
+    for m in json.loads(text):
+        failures.append((f'{m["filename"]}:{m["linenumber"]}', m["message"],
+                         f'[{m["id"]}] {m["message"]}'))
 else:
     sys.exit(f"unknown kind {kind}")
 

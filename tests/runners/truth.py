@@ -9,6 +9,8 @@ KIND says where the failing-test names come from (never from Stanley's parser):
   qtest-junit     Qt Test's JUnit XML in AUX (`Suite::slot(tag)` names)
   eunit-surefire  EUnit's surefire XML in AUX (`mod: test` names)
   cmdtest-fail    cmdtest's `FAIL: name: reason` lines of CAPTURE, one failure per test
+  tstyche         the `×` tests of TSTyche's tree in CAPTURE, named `scope ❭ title`, checked
+                  against its `Tests: N failed`
   check-xml       <test result="failure|error"> elements of libcheck's XML log in AUX
   jest-json       assertionResults with status "failed" in AUX (jest --json output)
   vitest-json     same shape, vitest --reporter=json output; name is "file > describe > test"
@@ -171,6 +173,36 @@ def cmdtest_fail(log, aux):
                 names.append(cur)
         if cur:
             sections[cur] = sections.get(cur, "") + line + "\n"
+    return names, sections, []
+
+
+def tstyche(log, aux):
+    """TSTyche's own tree of CAPTURE: each test marked `×`, named by its describe scopes and its
+    title as the trailer under its report prints them (`scope ❭ title`), checked against the
+    `Tests: N failed` line; its section the report its trailer closes."""
+    text = strip(log)
+    names, scopes = [], []
+    for line in text.splitlines():
+        m = re.match(r"^(\s*)(?:([+×]) )?(\S.*?)\s*$", line)
+        if not m or not line.startswith("  ") or line.startswith("     "):
+            if m and m.group(3).startswith(("Error:", "Targets:", "Tests:")):
+                break
+            continue
+        depth = len(m.group(1)) // 2 - 1
+        scopes = scopes[:depth]
+        if m.group(2) == "×":
+            names.append(" ❭ ".join(scopes + [m.group(3)]))
+        elif m.group(2) is None:
+            scopes.append(m.group(3))
+    stated = re.search(r"^Tests:\s+(\d+) failed", text, re.M)
+    if not stated or int(stated.group(1)) != len(names):
+        sys.exit(f"tstyche: {len(names)} marked tests against {stated and stated.group(1)} stated")
+    sections, start = {}, 0
+    for n in names:
+        at = text.find(f"❭ {n}", start)
+        report = text.rfind("Error:", 0, at)
+        sections[n] = text[report:at]
+        start = at + 1
     return names, sections, []
 
 

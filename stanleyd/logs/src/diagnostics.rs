@@ -787,14 +787,28 @@ fn place_under_coded(lines: &[String], from: usize) -> Option<Placed> {
     let (severity, code, mut message) = match judged(line) {
         Some((severity, Some(code), message)) => (severity, code, message),
         _ => {
-            let (rule, said) = line.split_once(": ")?;
-            if !rule_like(rule) || said.trim().is_empty() {
+            // Or a code in brackets first (`[207] File modes should …`, salt-lint's).
+            // A bracketed code may be a number alone.
+            let bracketed = line
+                .strip_prefix('[')
+                .and_then(|rest| rest.split_once("] "))
+                .filter(|(code, _)| {
+                    code.chars().any(|c| c.is_ascii_digit())
+                        && code
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c))
+                });
+            let (rule, said) = match bracketed {
+                Some(found) => found,
+                None => line.split_once(": ").filter(|(rule, _)| rule_like(rule))?,
+            };
+            if said.trim().is_empty() {
                 return None;
             }
             (Severity::Error, rule.to_owned(), said.trim().to_owned())
         }
     };
-    if !line.starts_with(code.as_str()) {
+    if !line.starts_with(code.as_str()) && !line.starts_with(&format!("[{code}] ")) {
         return None;
     }
     // The place alone on the next line, or after one more line of the message.

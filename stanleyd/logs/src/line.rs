@@ -876,6 +876,12 @@ pub(crate) fn padded_verdict(t: &str) -> Option<String> {
         return None;
     }
     let before = &body[..at];
+    // A place alone before the verdict (`:tests/cli.test:3: [Failed]`, shelltestrunner's: its
+    // tests are known by their file and number) is the name.
+    let place = before.trim().trim_matches(':');
+    if !place.is_empty() && !place.contains(' ') && bare_location(place) {
+        return Some(place.to_owned());
+    }
     // Padded to a column, or a list's item (`  - name [FAILED]`): a row of a status list.
     let item = ["- ", "* ", "• "]
         .iter()

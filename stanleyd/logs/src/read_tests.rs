@@ -2041,3 +2041,27 @@ fn rows_with_a_rule_column_and_no_severity_are_findings() {
         ["schema.graphql:1", "schema.graphql:2", "schema.graphql:2"]
     );
 }
+
+/// A place alone before a bracketed verdict is the test's name, whatever number it carries
+/// (shelltestrunner's); a trailer naming the failure by its place and scopes closes the report
+/// above it, whose quoted source names no test (TSTyche's); a numbered rule in brackets over
+/// a place alone is a finding (salt-lint's) (D-203).
+#[test]
+fn names_by_place_trailers_and_bracketed_rules() {
+    let log = ":t/a.test:2: [Failed]\nCommand:\n./a.sh x\nExpected stdout: \n1\nGot stdout:      \n2\n\n\
+               :t/a.test:3: [Failed]\nCommand:\n./a.sh y\nExpected stdout: \n3\nGot stdout:      \n4\n\n";
+    let parsed = parse_log(log);
+    assert_eq!(names(&parsed), ["t/a.test:2", "t/a.test:3"]);
+    let log = "fail ./t/a.tst.ts\n  pick\n    × keeps keys\n  × takes two\n\n\
+               Error: Type A is not B.\n\n   8 |   test(\"keeps keys\", () => {\n   9 |     expect(x);\n     |     ~~~\n\n\
+               \x20      at ./t/a.tst.ts:9:5 ❭ pick ❭ keeps keys\n\n\
+               Error: Type C is not D.\n\n  12 | test(\"takes two\", () => {\n  13 |   expect(y);\n\n\
+               \x20      at ./t/a.tst.ts:13:3 ❭ takes two\n\nTests:      2 failed, 2 total\n";
+    let parsed = parse_log(log);
+    assert_eq!(names(&parsed), ["keeps keys", "takes two"]);
+    assert_eq!(parsed.blocks[0].message.as_deref(), Some("Type A is not B."));
+    assert_eq!(parsed.blocks[1].message.as_deref(), Some("Type C is not D."));
+    let log = "[207] Modes should be quoted\nstates/a.sls:6\n    - mode: 644\n\n[213] Prefer cmd.run\nstates/b.sls:9\n  cmd.wait:\n";
+    let parsed = parse_log(log);
+    assert_eq!(names(&parsed), ["states/a.sls:6", "states/b.sls:9"]);
+}

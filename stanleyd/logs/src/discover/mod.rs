@@ -397,9 +397,12 @@ fn mentions_of(
         }
         // A frame names functions, not tests, except in what it adds after its function
         // (`spec.rb:4:in `block (2 levels)': Mill - grinds`): the test it ran in.
+        // Quoted source (`  8 |   test("x", () => {`, a code frame) is the test's code, not
+        // the runner naming it.
+        let quoted = crate::line::source_excerpt(l.trim_start().trim_start_matches('>'));
         let said = match annotated_frame(l) {
             Some(tail) => Some(tail),
-            None if crate::line::stack_frame(l) => None,
+            None if crate::line::stack_frame(l) || quoted => None,
             None => Some(l.as_str()),
         };
         if let Some(k) = said.and_then(mention) {
@@ -412,6 +415,11 @@ fn mentions_of(
 /// What a stack frame adds after its quoted function (`a.rb:4:in `block': Mill - grinds`):
 /// the test it ran in, as some runners annotate their first frame.
 fn annotated_frame(line: &str) -> Option<&str> {
+    // A trailer's scopes after its place (`at ./a.tst.ts:9:43 ❭ pick ❭ rejects unknown keys`).
+    if trailer(line) {
+        let rest = line.trim_start().strip_prefix("at ")?;
+        return rest.split_once(' ').map(|(_, scopes)| scopes.trim());
+    }
     if !crate::line::stack_frame(line) {
         return None;
     }
@@ -637,6 +645,23 @@ fn reports(
         let mut best: Option<(usize, Span)> = None;
         for &at in &by_name[k] {
             pace.step()?;
+            // A trailer that names the failure above it by its place and scopes (`at
+            // ./a.tst.ts:9:43 ❭ pick ❭ rejects unknown keys`, TSTyche's) closes its report:
+            // what follows it is the next one's.
+            if trailer(&lines[at])
+                && let Some(from) = report_above(lines, covered, &mentioned, at)
+            {
+                let weight = lines[from..at].iter().filter(|l| content(l)).count() + MAX_BLOCK;
+                // Its first line starts its message: it has no header above.
+                let span = Span {
+                    start: from,
+                    end: at + 1,
+                    name: Some(name.clone()),
+                    whole: true,
+                };
+                keep_heavier(&mut best, weight, span);
+                continue;
+            }
             if let Some((weight, span)) = report_of_shape(lines, covered, &mentioned, at, name) {
                 keep_heavier(&mut best, weight, span);
                 continue;
@@ -747,6 +772,21 @@ fn reports(
         }
     }
     Ok(spans)
+}
+
+/// A line that closes the report above it by naming it: `at`, a place, then the failure's
+/// scopes after a scope mark (`at ./a.tst.ts:9:43 ❭ pick ❭ rejects unknown keys`).
+fn trailer(line: &str) -> bool {
+    let Some(rest) = line.trim_start().strip_prefix("at ") else {
+        return false;
+    };
+    let Some((place, scopes)) = rest.split_once(' ') else {
+        return false;
+    };
+    crate::diagnostics::location(place.trim_start_matches("./")).is_some()
+        && ["❭ ", "› ", "> ", "» "]
+            .iter()
+            .any(|mark| scopes.trim_start().starts_with(mark))
 }
 
 /// The first line of a report printed above its verdict line `at`: back over lines no report

@@ -60,9 +60,12 @@ pub(crate) fn names_that_vary(lines: &[String], reports: &[Report<'_>]) -> Vec<O
     for (i, r) in reports.iter().enumerate().filter(|(_, r)| r.renamable) {
         // A name that says what went wrong (`Expected 2 but got 1`) is a message, no name;
         // names that differ in figures are names of their own (`a.rs - f (line 37)`, `(line
-        // 42)`), but places in one file (`meter_test.go:19:`, `:21:`) are alike.
+        // 42)`), but places in one file (`meter_test.go:19:`, `:21:`) are alike, unless the
+        // report's status line gives the place as its test's name (`:a.test:3: [Failed]`,
+        // shelltestrunner's tests are known by their file and number).
+        let stated = crate::line::status_name(&lines[r.start]);
         let key = |n: &str| {
-            if crate::line::bare_location(n.trim_end_matches(':')) {
+            if crate::line::bare_location(n.trim_end_matches(':')) && stated.as_deref() != Some(n) {
                 digits_masked(n)
             } else {
                 n.to_owned()
