@@ -2059,8 +2059,14 @@ fn names_by_place_trailers_and_bracketed_rules() {
                \x20      at ./t/a.tst.ts:13:3 ❭ takes two\n\nTests:      2 failed, 2 total\n";
     let parsed = parse_log(log);
     assert_eq!(names(&parsed), ["keeps keys", "takes two"]);
-    assert_eq!(parsed.blocks[0].message.as_deref(), Some("Type A is not B."));
-    assert_eq!(parsed.blocks[1].message.as_deref(), Some("Type C is not D."));
+    assert_eq!(
+        parsed.blocks[0].message.as_deref(),
+        Some("Type A is not B.")
+    );
+    assert_eq!(
+        parsed.blocks[1].message.as_deref(),
+        Some("Type C is not D.")
+    );
     let log = "[207] Modes should be quoted\nstates/a.sls:6\n    - mode: 644\n\n[213] Prefer cmd.run\nstates/b.sls:9\n  cmd.wait:\n";
     let parsed = parse_log(log);
     assert_eq!(names(&parsed), ["states/a.sls:6", "states/b.sls:9"]);

@@ -645,24 +645,9 @@ fn reports(
         let mut best: Option<(usize, Span)> = None;
         for &at in &by_name[k] {
             pace.step()?;
-            // A trailer that names the failure above it by its place and scopes (`at
-            // ./a.tst.ts:9:43 ❭ pick ❭ rejects unknown keys`, TSTyche's) closes its report:
-            // what follows it is the next one's.
-            if trailer(&lines[at])
-                && let Some(from) = report_above(lines, covered, &mentioned, at)
+            if let Some((weight, span)) = trailer_report(lines, covered, &mentioned, at, name)
+                .or_else(|| report_of_shape(lines, covered, &mentioned, at, name))
             {
-                let weight = lines[from..at].iter().filter(|l| content(l)).count() + MAX_BLOCK;
-                // Its first line starts its message: it has no header above.
-                let span = Span {
-                    start: from,
-                    end: at + 1,
-                    name: Some(name.clone()),
-                    whole: true,
-                };
-                keep_heavier(&mut best, weight, span);
-                continue;
-            }
-            if let Some((weight, span)) = report_of_shape(lines, covered, &mentioned, at, name) {
                 keep_heavier(&mut best, weight, span);
                 continue;
             }
@@ -772,6 +757,30 @@ fn reports(
         }
     }
     Ok(spans)
+}
+
+/// The report a trailer at `at` closes (`at ./a.tst.ts:9:43 ❭ pick ❭ rejects unknown keys`,
+/// TSTyche's): back to the previous mention, weighed above any other mention of the name; what
+/// follows the trailer is the next report's. Its first line starts its message (no header).
+fn trailer_report(
+    lines: &[String],
+    covered: &[bool],
+    mentioned: &[Option<usize>],
+    at: usize,
+    name: &str,
+) -> Option<(usize, Span)> {
+    if !trailer(&lines[at]) {
+        return None;
+    }
+    let from = report_above(lines, covered, mentioned, at)?;
+    let weight = lines[from..at].iter().filter(|l| content(l)).count() + MAX_BLOCK;
+    let span = Span {
+        start: from,
+        end: at + 1,
+        name: Some(name.to_owned()),
+        whole: true,
+    };
+    Some((weight, span))
 }
 
 /// A line that closes the report above it by naming it: `at`, a place, then the failure's
