@@ -25,7 +25,7 @@ diagnostics/ends/solc/truth.js), lesshint-json (lesshint's results through
 diagnostics/ends/lesshint/json-reporter.js), gqllint-json (graphql-schema-linter --format json),
 writegood-parse (write-good --parse: `path:line:col:message`; every suggestion fails the run),
 dockerfilelint-json (dockerfilelint -j; every issue fails the run), prospector-json (prospector
---output-format json; every message fails the run), saltlint-json (salt-lint --json).
+--output-format json; every message fails the run), saltlint-json (salt-lint --json), vnu-json (the Nu Html Checker's --format json).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -330,6 +330,17 @@ elif kind == "saltlint-json":
     for m in json.loads(text):
         failures.append((f'{m["filename"]}:{m["linenumber"]}', m["message"],
                          f'[{m["id"]}] {m["message"]}'))
+elif kind == "vnu-json":
+    # the Nu Html Checker's --format json: every message of type error fails the run, at its
+    # first line (its last when it spans one); told apart by its range as the GNU format prints
+    # it (`":6.27-6.45: error:`).
+    for m in json.loads(text)["messages"]:
+        if m.get("type") != "error" or "lastLine" not in m:
+            continue
+        path = m["url"].removeprefix("file:")
+        first = m.get("firstLine", m["lastLine"])
+        failures.append((f"{path}:{first}", m["message"],
+                         f'":{first}.{m["firstColumn"]}-{m["lastLine"]}.{m["lastColumn"]}: error:'))
 else:
     sys.exit(f"unknown kind {kind}")
 

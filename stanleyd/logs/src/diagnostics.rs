@@ -81,13 +81,28 @@ pub(crate) fn path_like(p: &str) -> bool {
 
 /// `path:line[:col]` at the start of `line`: (path, line number, bytes used).
 pub(crate) fn location(line: &str) -> Option<(&str, u64, usize)> {
-    let (path, rest) = line.split_once(':')?;
+    // A path in quotes, perhaps a `file:` URL (`"file:/w/a.html":3.5-3.20: error: …`, the Nu
+    // Html Checker's GNU format): the colon after the closing quote ends it.
+    let (path, colon) = match line
+        .strip_prefix('"')
+        .and_then(|rest| rest.find("\":").map(|close| &rest[..close]))
+    {
+        Some(quoted) => (
+            quoted.strip_prefix("file:").unwrap_or(quoted),
+            quoted.len() + 2,
+        ),
+        None => {
+            let (path, _) = line.split_once(':')?;
+            (path, path.len())
+        }
+    };
     if !path_like(path) {
         return None;
     }
+    let rest = &line[colon + 1..];
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     let number: u64 = rest[..digits].parse().ok()?;
-    let mut used = path.len() + 1 + digits;
+    let mut used = colon + 1 + digits;
     let after = &line[used..];
     // The GNU form `line.column` and its span `line.column-line.column` (`a.vala:9.16-9.58:`,
     // Vala's and bison's), when a colon closes it.

@@ -2070,4 +2070,8 @@ fn names_by_place_trailers_and_bracketed_rules() {
     let log = "[207] Modes should be quoted\nstates/a.sls:6\n    - mode: 644\n\n[213] Prefer cmd.run\nstates/b.sls:9\n  cmd.wait:\n";
     let parsed = parse_log(log);
     assert_eq!(names(&parsed), ["states/a.sls:6", "states/b.sls:9"]);
+    // A place in quotes, a `file:` URL with a range (the Nu Html Checker's GNU format).
+    let log = "\"file:/w/a.html\":3.5-3.20: error: Element not allowed here.\n\"file:/w/b.html\":9.1-9.7: error: Bad value.\n";
+    let parsed = parse_log(log);
+    assert_eq!(names(&parsed), ["/w/a.html:3", "/w/b.html:9"]);
 }
