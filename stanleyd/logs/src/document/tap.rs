@@ -360,6 +360,40 @@ struct Walked {
     stream: Vec<usize>,
 }
 
+/// The end (exclusive) of the YAML block whose `---` is at `j`, under a point at depth `d`: after
+/// its `...`; after a `---` as indented as its opener (txm closes a block as it opens it); or,
+/// unclosed, before the next line no deeper than the point (a block is indented under it).
+fn yaml_end(lines: &[String], j: usize, d: usize) -> usize {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let open = indent(&lines[j]);
+    for (k, line) in lines.iter().enumerate().skip(j + 1) {
+        let y = line.trim();
+        if y == "..." || (y == "---" && indent(line) == open) {
+            return k + 1;
+        }
+        if !y.is_empty() && indent(line) <= d {
+            return k;
+        }
+    }
+    lines.len()
+}
+
+/// A point that says why after its name (`not ok 2 multiplies: output mismatch`) when its
+/// diagnostics name no message: the reason, then what they hold.
+fn reason_after_name(name: &str, block: &[String]) -> Option<String> {
+    let (_, why) = name.rsplit_once(": ")?;
+    if block.is_empty() || why.trim().is_empty() {
+        return None;
+    }
+    let held: Vec<&str> = block
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty() && *l != "---" && *l != "...")
+        .take(crate::line::MAX_MESSAGE_LINES)
+        .collect();
+    Some(format!("{}\n{}", why.trim(), held.join("\n")))
+}
+
 /// Walks the TAP stream that starts at `first`: each test point with its YAML block, its
 /// comment notes and what it printed, whether a `# Subtest:` announced it, and the heading it
 /// is an assertion under.
@@ -415,13 +449,10 @@ fn walk(lines: &[String], covered: &[bool], first: usize) -> Walked {
             .get(j)
             .is_some_and(|y| y.trim() == "---" && indent(y) > d)
         {
-            let mut k = j + 1;
-            while k < lines.len() && lines[k].trim() != "..." {
-                k += 1;
-            }
-            to = (k + 1).min(lines.len());
+            to = yaml_end(lines, j, d);
         }
-        let mut message = yaml_message(&lines[i + 1..to]);
+        let mut message =
+            yaml_message(&lines[i + 1..to]).or_else(|| reason_after_name(&name, &lines[i + 1..to]));
         // TAP 13's diagnostics as comments after the point (`# (in test file x, line 3)`), and
         // what the test printed, up to the next point, plan or subtest.
         let mut notes: Vec<String> = Vec::new();
@@ -540,5 +571,38 @@ mod heading_tests {
             ]
         );
         assert_eq!((found[0].start, found[0].lines.len()), (3, 12));
+    }
+
+    /// A YAML block closed as it opened (`---`, txm's) ends there, and a point that says why
+    /// after its name gives that reason first when its block names no message (D-204).
+    #[test]
+    fn yaml_closed_by_dashes_and_a_reason_after_the_name() {
+        let log: Vec<String> = "TAP version 13\n1..3\nok 1 adds\nnot ok 2 multiplies: output mismatch\n  ---\n  expected stdout: |\n    5\n  actual stdout: |\n    6\n  ---\nnot ok 3 throws: program exited with error\n  ---\n  exit status: 1\n  ---\n\n# 1/3 passed\n# FAILED 2\n"
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        let (found, _) = tap(&log, &vec![false; log.len()], &Stated::default()).unwrap();
+        let got: Vec<(&str, &str)> = found
+            .iter()
+            .map(|f| {
+                (
+                    f.name.as_deref().unwrap_or(""),
+                    f.message.as_deref().unwrap_or(""),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "multiplies: output mismatch",
+                    "output mismatch\nexpected stdout: |\n5\nactual stdout: |\n6"
+                ),
+                (
+                    "throws: program exited with error",
+                    "program exited with error\nexit status: 1"
+                ),
+            ]
+        );
     }
 }
