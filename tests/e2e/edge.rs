@@ -102,21 +102,12 @@ async fn status_answers(socket: &Path) {
 async fn malformed_and_oversize_messages_and_hook_payloads_get_one_answer_and_the_daemon_serves_on()
 {
     let repo = flow_repo();
-    let dir = stanley_tests::private_tempdir("st-edge");
-    let socket = dir.path().join("d.sock");
-    let listener = tokio::net::UnixListener::bind(&socket).unwrap();
-    let mut config =
-        stanleyd::DaemonConfig::new(stanleyd::DaemonFiles::new(repo.root(), socket.clone()));
-    config.watch_info = false;
-    let (stop, rx) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(stanleyd::run(
-        config,
-        stanleyd::Ports::real(),
-        listener,
-        async move {
-            let _ = rx.await;
-        },
-    ));
+    let crate::grpc::Daemon {
+        dir,
+        socket,
+        stop,
+        task,
+    } = crate::grpc::start(&repo).await;
     let channel = stanley_proto::connect::connect(&socket).await.unwrap();
     let call = |path: &'static str, body: Vec<u8>| {
         let channel = channel.clone();

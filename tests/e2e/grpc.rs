@@ -12,14 +12,15 @@ use tokio::time::Instant;
 
 use crate::summarize::changed_repo;
 
-struct Daemon {
-    _dir: tempfile::TempDir,
-    socket: std::path::PathBuf,
-    stop: tokio::sync::oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<Result<(), stanleyd::DaemonError>>,
+/// A daemon served in-process over a socket in a private folder of its own, until `stop`.
+pub(crate) struct Daemon {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) socket: std::path::PathBuf,
+    pub(crate) stop: tokio::sync::oneshot::Sender<()>,
+    pub(crate) task: tokio::task::JoinHandle<Result<(), stanleyd::DaemonError>>,
 }
 
-async fn start(repo: &TempRepo) -> Daemon {
+pub(crate) async fn start(repo: &TempRepo) -> Daemon {
     start_with(repo, |_| {}).await
 }
 
@@ -41,7 +42,7 @@ async fn start_with(repo: &TempRepo, adjust: impl FnOnce(&mut stanleyd::DaemonCo
         },
     ));
     Daemon {
-        _dir: dir,
+        dir,
         socket,
         stop,
         task,

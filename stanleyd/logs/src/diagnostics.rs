@@ -1701,7 +1701,7 @@ mod tests {
         text.lines().map(str::to_owned).collect()
     }
 
-    fn names(text: &str) -> Vec<(String, Option<String>)> {
+    fn read(text: &str) -> Vec<Diagnostic> {
         let l = lines(text);
         super::read_all(
             &l,
@@ -1709,27 +1709,25 @@ mod tests {
             &stanley_core::Pace::new(&stanley_core::Cancel::new()),
         )
         .unwrap()
-        .into_iter()
-        .map(|d| (d.found.name.unwrap_or_default(), d.code))
-        .collect()
+    }
+
+    fn names(text: &str) -> Vec<(String, Option<String>)> {
+        read(text)
+            .into_iter()
+            .map(|d| (d.found.name.unwrap_or_default(), d.code))
+            .collect()
     }
 
     fn messages(text: &str) -> Vec<(String, String)> {
-        let l = lines(text);
-        super::read_all(
-            &l,
-            &vec![false; l.len()],
-            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
-        )
-        .unwrap()
-        .into_iter()
-        .map(|d| {
-            (
-                d.found.name.unwrap_or_default(),
-                d.found.message.unwrap_or_default(),
-            )
-        })
-        .collect()
+        read(text)
+            .into_iter()
+            .map(|d| {
+                (
+                    d.found.name.unwrap_or_default(),
+                    d.found.message.unwrap_or_default(),
+                )
+            })
+            .collect()
     }
 
     /// A heading names the file; each message under it ends with its place in words, the line
@@ -1816,13 +1814,7 @@ mod tests {
                 ("lib/x.py:2".to_owned(), Some("UP035".to_owned())),
             ]
         );
-        let l = lines(log);
-        let first = &super::read_all(
-            &l,
-            &vec![false; l.len()],
-            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
-        )
-        .unwrap()[0];
+        let first = &read(log)[0];
         assert_eq!(
             first.found.lines.len(),
             3,
@@ -1891,13 +1883,7 @@ mod tests {
     fn a_severity_at_a_place_heads_its_indented_explanation() {
         let log = "-- Found Threads: TRUE\nCMake Error at CMakeLists.txt:5 (find_package):\n  By not providing \"FindCodec.cmake\" in CMAKE_MODULE_PATH this project\n  has asked CMake to find a package configuration file.\n\n-- Configuring incomplete, errors occurred!\n";
         assert_eq!(names(log), [("CMakeLists.txt:5".to_owned(), None)]);
-        let l = lines(log);
-        let found = &super::read_all(
-            &l,
-            &vec![false; l.len()],
-            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
-        )
-        .unwrap()[0];
+        let found = &read(log)[0];
         assert_eq!(found.found.start, 1, "the header is shown");
         assert_eq!(found.found.lines.len(), 3, "with its explanation");
     }
@@ -1962,16 +1948,10 @@ mod tests {
     #[test]
     fn an_announcing_message_is_said_on_the_indented_lines_under_it() {
         let log = "src/a.c:9:  [4] (buffer) sscanf:\n  The scanf() family's %s operation permits\n  overflows.\nsrc/a.c:12:  [4] (buffer) strcpy:\n  Does not check for buffer overflows.\n\nHits = 2\n";
-        let l = lines(log);
-        let got: Vec<String> = super::read_all(
-            &l,
-            &vec![false; l.len()],
-            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
-        )
-        .unwrap()
-        .into_iter()
-        .map(|d| d.found.message.unwrap_or_default())
-        .collect();
+        let got: Vec<String> = read(log)
+            .into_iter()
+            .map(|d| d.found.message.unwrap_or_default())
+            .collect();
         assert_eq!(
             got,
             [
@@ -2052,7 +2032,7 @@ mod worded_tests {
             .collect()
     }
 
-    fn read_all(text: &str) -> Vec<(String, Option<String>, String)> {
+    fn diagnostics(text: &str) -> Vec<super::Diagnostic> {
         let l: Vec<String> = text.lines().map(str::to_owned).collect();
         super::read_all(
             &l,
@@ -2060,15 +2040,19 @@ mod worded_tests {
             &stanley_core::Pace::new(&stanley_core::Cancel::new()),
         )
         .unwrap()
-        .into_iter()
-        .map(|d| {
-            (
-                d.found.name.unwrap_or_default(),
-                d.code,
-                d.found.message.unwrap_or_default(),
-            )
-        })
-        .collect()
+    }
+
+    fn read_all(text: &str) -> Vec<(String, Option<String>, String)> {
+        diagnostics(text)
+            .into_iter()
+            .map(|d| {
+                (
+                    d.found.name.unwrap_or_default(),
+                    d.code,
+                    d.found.message.unwrap_or_default(),
+                )
+            })
+            .collect()
     }
 
     #[test]
@@ -2210,13 +2194,7 @@ mod worded_tests {
         // A call quoted in a message is no place.
         assert!(read_all("check(3) failed: expected 4\n").is_empty());
         let doctest = "===============================================================================\ncalc_test.cpp:17:\nTEST SUITE: shapes\nTEST CASE:  corners\n  triangle\n\ncalc_test.cpp:18: ERROR: CHECK( 3 == 4 ) is NOT correct!\n  values: CHECK( 3 == 4 )\n\n===============================================================================\ncalc_test.cpp:21:\nTEST CASE:  sides\n\ncalc_test.cpp:21: ERROR: CHECK( v.size() == 4 ) is NOT correct!\n";
-        let l: Vec<String> = doctest.lines().map(str::to_owned).collect();
-        let found = super::read_all(
-            &l,
-            &vec![false; l.len()],
-            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
-        )
-        .unwrap();
+        let found = diagnostics(doctest);
         let named: Vec<(&str, usize)> = found
             .iter()
             .map(|d| (d.found.name.as_deref().unwrap_or(""), d.found.start))
@@ -2234,22 +2212,10 @@ mod worded_tests {
         let tidy = "ring.cpp:11:44: error: The left expression is garbage [core.uninitialized.Assign]\n  total += v[i];\n        ^\nring.cpp:10:3: note: 'total' declared without an initial value\n  int total;\n  ^~~~~~~~~\nring.cpp:11:3: note: Loop condition is true.  Entering loop body\nring.cpp:12:3: error: Undefined value returned to caller [core.uninitialized.UndefReturn]\n  return total;\n";
         let got = read_all(tidy);
         assert_eq!(got.len(), 2, "{got:?}");
-        let l: Vec<String> = tidy.lines().map(str::to_owned).collect();
-        let found = super::read_all(
-            &l,
-            &vec![false; l.len()],
-            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
-        )
-        .unwrap();
+        let found = diagnostics(tidy);
         assert_eq!(found[0].found.lines.len(), 7);
         let clippy = "error: the loop variable `i` is only used to index `v`\n --> src/main.rs:4:14\n  |\n4 |     for i in 0..v.len() {\n  |              ^^^^^^^^^^\n  |\n  = note: `-D clippy::needless-range-loop` implied by `-D warnings`\nhelp: consider using an iterator\n  |\n4 -     for i in 0..v.len() {\n4 +     for <item> in &v {\n  |\n\nerror: could not compile `clip` (bin \"clip\") due to 1 previous error\n";
-        let l: Vec<String> = clippy.lines().map(str::to_owned).collect();
-        let found = super::read_all(
-            &l,
-            &vec![false; l.len()],
-            &stanley_core::Pace::new(&stanley_core::Cancel::new()),
-        )
-        .unwrap();
+        let found = diagnostics(clippy);
         assert_eq!(found[0].found.name.as_deref(), Some("src/main.rs:4"));
         assert_eq!(found[0].found.lines.len(), 12, "{:?}", found[0].found.lines);
     }

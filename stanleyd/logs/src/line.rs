@@ -1714,7 +1714,7 @@ pub(crate) fn go_message(lines: &[String]) -> Option<String> {
                 .next()
                 .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
         if !place {
-            parts.push(t.split_whitespace().collect::<Vec<_>>().join(" "));
+            parts.push(crate::text::one_spaced(t));
         }
     }
     if parts.is_empty() {

@@ -238,7 +238,12 @@ pub fn normalize(text: &str) -> String {
         out.push(c);
         i += 1;
     }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    one_spaced(&out)
+}
+
+/// `text` with each run of whitespace one space, and none at its ends.
+pub(crate) fn one_spaced(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 pub(crate) fn contains_any(text: &str, needles: &[&str]) -> bool {

@@ -13,7 +13,8 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::diff::{DiffEvidence, DiffFile, Hunk};
+use crate::diff::{DiffEvidence, DiffFile, FileStatus, Hunk};
+use crate::paths::PathKind;
 use crate::run::to_value;
 
 /// Related files listed with a hunk at most.
@@ -64,8 +65,8 @@ pub fn size_band(files: usize) -> &'static str {
 #[serde(rename_all = "camelCase")]
 pub struct FileRow<'a> {
     path: &'a str,
-    kind: &'static str,
-    file_status: &'static str,
+    kind: PathKind,
+    file_status: FileStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     old_path: Option<&'a str>,
 }
@@ -83,8 +84,8 @@ pub struct HunkChange<'a> {
 fn file_row(file: &DiffFile) -> FileRow<'_> {
     FileRow {
         path: &file.path,
-        kind: file.kind.as_str(),
-        file_status: file.status.as_str(),
+        kind: file.kind,
+        file_status: file.status,
         old_path: file.old_path.as_deref(),
     }
 }

@@ -7,6 +7,7 @@
 //! message indented under it).
 
 use super::{Diagnostic, MAX_LINES, Severity, path_like, rule_like};
+use crate::line::indent;
 
 /// A labelled field that holds a place: `Location: ./a.py:4:4`, `File: src/a.c:3` (a single
 /// word, then the place and nothing else): (path, line, the place as printed).
@@ -80,6 +81,14 @@ fn column_field(field: &str) -> Option<u64> {
     labelled_number(field, &["P", "C", "col", "Col", "column", "Column", "pos"])
 }
 
+/// A finding's place in `file`: its line, and its column when the tool gives one.
+fn placed(file: &str, row: u64, column: Option<u64>) -> String {
+    match column {
+        Some(c) => format!("{file}:{row}:{c}"),
+        None => format!("{file}:{row}"),
+    }
+}
+
 /// The findings of the rows from `i` on, under a header that named the file `file`: each row
 /// gives its line in a field, then its column, code and message in fields of their own
 /// (`L:   1 | P:  10 | LT01 | Expected …` with `| …` lines continuing the message), or quotes
@@ -129,10 +138,7 @@ pub(super) fn field_rows(
         .find_map(|m| joined.strip_prefix(m))
         .unwrap_or(joined);
     let mut message = joined.trim().to_owned();
-    let mut place = match column {
-        Some(c) => format!("{file}:{row}:{c}"),
-        None => format!("{file}:{row}"),
-    };
+    let mut place = placed(file, row, column);
     let mut end = i + 1;
     while end < lines.len() && end - i < MAX_LINES && !covered[end] {
         let t = lines[end].trim();
@@ -484,27 +490,24 @@ pub(super) fn worded_under_file(
             continue;
         }
         blank = 0;
-        if file_heading(line).is_some() && place_words_at_end(line).is_none() {
+        let found = place_words_at_end(line);
+        if found.is_none() && file_heading(line).is_some() {
             break;
         }
-        if let Some((message, row, column)) = place_words_at_end(line) {
+        if let Some((message, row, column)) = found {
             // A separator between reports opens none.
             while from < j
                 && (crate::line::separator(&lines[from]) || lines[from].trim().is_empty())
             {
                 from += 1;
             }
-            let place = match column {
-                Some(c) => format!("{file}:{row}:{c}"),
-                None => format!("{file}:{row}"),
-            };
             out.push(Diagnostic::new(
                 &lines[from..=j],
                 from,
                 format!("{file}:{row}"),
                 message.to_owned(),
                 None,
-                place,
+                placed(file, row, column),
                 Severity::Warning,
             ));
             from = j + 1;
@@ -516,19 +519,17 @@ pub(super) fn worded_under_file(
 }
 
 /// A heading that gives the line of the rows under it: `Line: 7`, `  Line 7:`, `Line 2: RUN
-/// apt-get update` (the line's source after it): (its indentation, the line).
+/// apt-get update` (the line's source after it), a labelled line number ([`line_field`]) up
+/// to its figures: (its indentation, the line).
 fn line_heading(line: &str) -> Option<(usize, u64)> {
     let t = line.trim_start();
-    let indent = line.len() - t.len();
-    let rest = ["Line", "line", "LINE"]
-        .iter()
-        .find_map(|w| t.strip_prefix(w))?;
-    let rest = rest.strip_prefix(':').unwrap_or(rest);
-    let rest = rest.trim_start();
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let number: u64 = rest[..digits].parse().ok()?;
-    let after = &rest[digits..];
-    (after.is_empty() || after.starts_with(':')).then_some((indent, number))
+    let start = t.find(|c: char| c.is_ascii_digit())?;
+    let end = start + t[start..].bytes().take_while(u8::is_ascii_digit).count();
+    let after = &t[end..];
+    if !after.is_empty() && !after.starts_with(':') {
+        return None;
+    }
+    Some((indent(line), line_field(&t[..end])?))
 }
 
 /// A table's header row: words of capitals only, two spaces or more between them (`Issue
@@ -548,10 +549,6 @@ fn table_header(line: &str) -> bool {
         })
 }
 
-fn indent_of(line: &str) -> usize {
-    line.len() - line.trim_start().len()
-}
-
 /// A row that names the tool and the rule before its message (`pylint: unused-import / Unused
 /// import os`, an aggregating linter's): the rule and the message; any other row whole, its
 /// spaces collapsed.
@@ -564,7 +561,7 @@ fn tool_and_rule(row: &str) -> (Option<String>, String) {
     {
         return (Some(rule.to_owned()), message.trim().to_owned());
     }
-    (None, row.split_whitespace().collect::<Vec<_>>().join(" "))
+    (None, crate::text::one_spaced(row))
 }
 
 /// Findings grouped by line under their file (from `i`, the file's heading): each `Line: N`
@@ -592,7 +589,7 @@ pub(super) fn line_groups(
     }
     let mut end = None;
     while j < lines.len() && !covered[j] {
-        let Some((indent, row)) = line_heading(&lines[j]) else {
+        let Some((depth, row)) = line_heading(&lines[j]) else {
             if lines[j].trim().is_empty() {
                 j += 1;
                 continue;
@@ -603,7 +600,7 @@ pub(super) fn line_groups(
         let mut k = j + 1;
         // Under a table's header the message is its last column, its cells wrapped under it.
         let mut column = None;
-        if k < lines.len() && table_header(&lines[k]) && indent_of(&lines[k]) <= indent {
+        if k < lines.len() && table_header(&lines[k]) && indent(&lines[k]) <= depth {
             column = lines[k]
                 .trim_end()
                 .rfind("  ")
@@ -614,18 +611,18 @@ pub(super) fn line_groups(
         while k < lines.len()
             && !covered[k]
             && !lines[k].trim().is_empty()
-            && indent_of(&lines[k]) > indent
+            && indent(&lines[k]) > depth
             && line_heading(&lines[k]).is_none()
         {
             k += 1;
         }
-        let Some(step) = lines[first..k].iter().map(|l| indent_of(l)).min() else {
+        let Some(step) = lines[first..k].iter().map(|l| indent(l)).min() else {
             break;
         };
         let mut r = first;
         while r < k {
             let mut next = r + 1;
-            while next < k && indent_of(&lines[next]) > step {
+            while next < k && indent(&lines[next]) > step {
                 next += 1;
             }
             let cells: Vec<&str> = column

@@ -530,13 +530,32 @@ fn walk(lines: &[String], covered: &[bool], first: usize) -> Walked {
 mod heading_tests {
     use super::*;
 
+    /// The failures of `log` read as TAP.
+    fn read(log: &str) -> Vec<Found> {
+        let log: Vec<String> = log.lines().map(str::to_owned).collect();
+        tap(&log, &vec![false; log.len()], &Stated::default())
+            .unwrap()
+            .0
+    }
+
+    /// Each failure's name and message.
+    fn named(found: &[Found]) -> Vec<(&str, &str)> {
+        found
+            .iter()
+            .map(|f| {
+                (
+                    f.name.as_deref().unwrap_or(""),
+                    f.message.as_deref().unwrap_or(""),
+                )
+            })
+            .collect()
+    }
+
     #[test]
     fn a_stream_whose_plan_comes_last_is_read_from_its_first_point() {
-        let log: Vec<String> = "# adds numbers\nok 1 should be equal\n# subtracts numbers\nnot ok 2 difference of 5 and 3\n  ---\n    operator: equal\n    expected: 2\n    actual:   3\n  ...\n1..2\n"
-            .lines()
-            .map(str::to_owned)
-            .collect();
-        let (found, _) = tap(&log, &vec![false; log.len()], &Stated::default()).unwrap();
+        let found = read(
+            "# adds numbers\nok 1 should be equal\n# subtracts numbers\nnot ok 2 difference of 5 and 3\n  ---\n    operator: equal\n    expected: 2\n    actual:   3\n  ...\n1..2\n",
+        );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].name.as_deref(), Some("subtracts numbers"));
     }
@@ -546,20 +565,10 @@ mod heading_tests {
     /// their own would make each a failure (zora's, `tests/runners/capture zora`).
     #[test]
     fn a_tap_heading_names_the_test_whose_assertions_follow() {
-        let log: Vec<String> = "TAP version 13\n# adds numbers\nok 1 should be equal\n# subtracts numbers\nnot ok 2 should be equal\n  ---\n    operator: equal\n    expected: 2\n    actual:   3\n    at: Test.<anonymous> (/p/test.js:9:5)\n  ...\nnot ok 3 second check\n  ---\n    operator: ok\n  ...\n# divides\nnot ok 4 should be equal\n  ---\n    operator: equal\n    expected: 2\n    actual:   4\n  ...\n\n1..4\n# tests 4\n# pass  1\n# fail  3\n"
-            .lines()
-            .map(str::to_owned)
-            .collect();
-        let (found, _) = tap(&log, &vec![false; log.len()], &Stated::default()).unwrap();
-        let got: Vec<(&str, &str)> = found
-            .iter()
-            .map(|f| {
-                (
-                    f.name.as_deref().unwrap_or(""),
-                    f.message.as_deref().unwrap_or(""),
-                )
-            })
-            .collect();
+        let found = read(
+            "TAP version 13\n# adds numbers\nok 1 should be equal\n# subtracts numbers\nnot ok 2 should be equal\n  ---\n    operator: equal\n    expected: 2\n    actual:   3\n    at: Test.<anonymous> (/p/test.js:9:5)\n  ...\nnot ok 3 second check\n  ---\n    operator: ok\n  ...\n# divides\nnot ok 4 should be equal\n  ---\n    operator: equal\n    expected: 2\n    actual:   4\n  ...\n\n1..4\n# tests 4\n# pass  1\n# fail  3\n",
+        );
+        let got = named(&found);
         assert_eq!(
             got,
             [
@@ -577,20 +586,10 @@ mod heading_tests {
     /// after its name gives that reason first when its block names no message (D-204).
     #[test]
     fn yaml_closed_by_dashes_and_a_reason_after_the_name() {
-        let log: Vec<String> = "TAP version 13\n1..3\nok 1 adds\nnot ok 2 multiplies: output mismatch\n  ---\n  expected stdout: |\n    5\n  actual stdout: |\n    6\n  ---\nnot ok 3 throws: program exited with error\n  ---\n  exit status: 1\n  ---\n\n# 1/3 passed\n# FAILED 2\n"
-            .lines()
-            .map(str::to_owned)
-            .collect();
-        let (found, _) = tap(&log, &vec![false; log.len()], &Stated::default()).unwrap();
-        let got: Vec<(&str, &str)> = found
-            .iter()
-            .map(|f| {
-                (
-                    f.name.as_deref().unwrap_or(""),
-                    f.message.as_deref().unwrap_or(""),
-                )
-            })
-            .collect();
+        let found = read(
+            "TAP version 13\n1..3\nok 1 adds\nnot ok 2 multiplies: output mismatch\n  ---\n  expected stdout: |\n    5\n  actual stdout: |\n    6\n  ---\nnot ok 3 throws: program exited with error\n  ---\n  exit status: 1\n  ---\n\n# 1/3 passed\n# FAILED 2\n",
+        );
+        let got = named(&found);
         assert_eq!(
             got,
             [

@@ -417,3 +417,39 @@ fn a_file_declared_documentation_is_not_taken_for_a_build_of_its_typescript_sibl
     let kind = e.files.iter().find(|f| f.path == "lib/b.js").unwrap().kind;
     assert_eq!(kind, PathKind::Documentation);
 }
+
+/// A frame's state carries a file's kind and status as their enums serialize (D-200 addendum):
+/// those words are what the judgment cache's keys were made from, so each must stay the word
+/// `as_str` gives (a changed one would make every cached answer a miss).
+#[test]
+fn kinds_and_statuses_serialize_as_their_words() {
+    use FileStatus as F;
+    use PathKind as K;
+    for status in [
+        F::Added,
+        F::Deleted,
+        F::Modified,
+        F::Renamed,
+        F::Copied,
+        F::Binary,
+        F::ModeOnly,
+        F::TypeChange,
+    ] {
+        assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
+    }
+    for kind in [
+        K::Source,
+        K::Test,
+        K::Documentation,
+        K::Config,
+        K::Ci,
+        K::Lockfile,
+        K::Generated,
+        K::Vendored,
+        K::Secret,
+        K::Binary,
+        K::Other,
+    ] {
+        assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+    }
+}

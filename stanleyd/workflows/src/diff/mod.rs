@@ -318,8 +318,8 @@ impl Hunk {
     pub fn evidence_row(&self) -> HunkEvidence<'_> {
         HunkEvidence {
             path: &self.path,
-            kind: self.kind.as_str(),
-            file_status: self.file_status.as_str(),
+            kind: self.kind,
+            file_status: self.file_status,
             section: (!self.section.is_empty()).then_some(self.section.as_str()),
             part: self.part.map(|(i, n)| format!("{i} of {n}")),
             content: self.body(),
@@ -371,8 +371,8 @@ impl Hunk {
 #[serde(rename_all = "camelCase")]
 pub struct HunkEvidence<'a> {
     path: &'a str,
-    kind: &'static str,
-    file_status: &'static str,
+    kind: PathKind,
+    file_status: FileStatus,
     section: Option<&'a str>,
     part: Option<String>,
     content: String,
