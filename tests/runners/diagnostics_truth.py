@@ -25,7 +25,8 @@ diagnostics/ends/solc/truth.js), lesshint-json (lesshint's results through
 diagnostics/ends/lesshint/json-reporter.js), gqllint-json (graphql-schema-linter --format json),
 writegood-parse (write-good --parse: `path:line:col:message`; every suggestion fails the run),
 dockerfilelint-json (dockerfilelint -j; every issue fails the run), prospector-json (prospector
---output-format json; every message fails the run), saltlint-json (salt-lint --json), vnu-json (the Nu Html Checker's --format json).
+--output-format json; every message fails the run), saltlint-json (salt-lint --json), vnu-json (the Nu Html Checker's --format json),
+checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --format json), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -341,6 +342,40 @@ elif kind == "vnu-json":
         first = m.get("firstLine", m["lastLine"])
         failures.append((f"{path}:{first}", m["message"],
                          f'":{first}.{m["firstColumn"]}-{m["lastLine"]}.{m["lastColumn"]}: error:'))
+elif kind == "checkjsonschema-json":
+    # check-jsonschema -o json: every error fails the run, at a place in the document that has
+    # no line (`data/a.yaml::$.ports[0].port`, as its text output prints it); told apart by
+    # that place and the message's start.
+    for e in json.loads(text)["errors"]:
+        place = f'{e["filename"]}::{e["path"]}'
+        failures.append((place, e["message"], f'{place}: {e["message"][:20]}'))
+elif kind == "redocly-json":
+    # redocly lint --format json: every problem of severity error fails the run, at its first
+    # location's start; told apart by its numbered header's place and pointer, to the line's end
+    # (one pointer can start another's: `#/paths/~1a/get`, `#/paths/~1a/get/summary`).
+    for p in json.loads(text)["problems"]:
+        if p["severity"] != "error":
+            continue
+        loc = p["location"][0]
+        start = loc["start"]
+        failures.append((f'{loc["source"]["ref"]}:{start["line"]}', p["message"],
+                         f'{loc["source"]["ref"]}:{start["line"]}:{start["col"]} at {loc["pointer"]}\n'))
+elif kind == "gitlint-plain":
+    # gitlint has no structured output: its own rows, `Commit <id>:` over `N: CODE message`,
+    # each violation a failure named `<id>:N`; their count is checked against its exit status
+    # (the number of violations), passed as AUX's second line.
+    commit = None
+    rows, expected = text.split("\n---exit ")
+    for line in rows.splitlines():
+        m = re.match(r"^Commit (\w+):$", line)
+        if m:
+            commit = m.group(1)
+            continue
+        m = re.match(r"^(\d+): (\w+ .*)$", line)
+        if m and commit:
+            failures.append((f"{commit}:{m.group(1)}", m.group(2), f"{m.group(1)}: {m.group(2)[:20]}"))
+    if len(failures) != int(expected):
+        sys.exit(f"gitlint: {len(failures)} rows read, exit status {expected}")
 else:
     sys.exit(f"unknown kind {kind}")
 

@@ -1575,7 +1575,8 @@ pub(crate) fn read_all(
         .or_else(|| records::place_then_severity(lines, covered, i, &mut out))
         .or_else(|| records::file_list(lines, covered, i, &mut out))
         .or_else(|| records::worded_under_file(lines, covered, i, &mut out))
-        .or_else(|| records::line_groups(lines, covered, i, &mut out));
+        .or_else(|| records::line_groups(lines, covered, i, &mut out))
+        .or_else(|| records::coded_under_heading(lines, covered, i, &mut out));
         if let Some(next) = listed {
             file = None;
             i = next;

@@ -79,7 +79,15 @@ pub(crate) fn without_timing(name: &str) -> &str {
                 && inner
                     .chars()
                     .all(|c| c.is_ascii_digit() || " .,:msµnhinsecSECRUNTIME".contains(c));
-            if timing {
+            // (A progress count, `(1 of 4)`, `(3/8)`, says when it ran as a time does.)
+            let count = |sep: &str| {
+                inner.split_once(sep).is_some_and(|(a, b)| {
+                    [a, b]
+                        .iter()
+                        .all(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
+                })
+            };
+            if timing || count(" of ") || count("/") {
                 return t[..at].trim_end();
             }
         }
@@ -528,6 +536,18 @@ fn rule_led(t: &str) -> Option<Option<String>> {
         .iter()
         .find_map(|v| rest.trim().strip_suffix(v))?
         .trim();
+    // A kind and the name in quotes (`**** TEST 'suite :: a.t' FAILED ****`, lit's): the name.
+    if let Some((kind, quoted)) = body.split_once(' ')
+        && kind.chars().all(|c| c.is_ascii_uppercase())
+        && let Some(name) = ['\'', '"'].iter().find_map(|q| {
+            quoted
+                .trim()
+                .strip_prefix(*q)
+                .and_then(|n| n.strip_suffix(*q))
+        })
+    {
+        return Some(name_like(name).then(|| name.to_owned()));
+    }
     let id = body.split_whitespace().next().unwrap_or("");
     let identified = body.contains(' ')
         && id
@@ -1404,6 +1424,9 @@ pub(crate) fn message_of(body: &[String]) -> Option<String> {
                 _ => m,
             }
         })
+        // A line a severity labels (`# error: command failed with exit status: 1`, lit's)
+        // says what went wrong, where a field above it gives only a number (`Exit Code: 1`).
+        .or_else(|| body.iter().position(|l| severity_labelled(l)))
         .or_else(|| {
             body.iter().position(|l| {
                 content(l)
@@ -1414,6 +1437,18 @@ pub(crate) fn message_of(body: &[String]) -> Option<String> {
             })
         })?;
     message_from(body, at)
+}
+
+/// A line that a severity word labels, as a comment or not: `error: …`, `# error: …`, `fatal:
+/// …`, with words after it.
+fn severity_labelled(line: &str) -> bool {
+    let t = line.trim_start().trim_start_matches('#').trim_start();
+    ["error: ", "ERROR: ", "Error: ", "fatal: ", "FATAL: "]
+        .iter()
+        .any(|label| {
+            t.strip_prefix(label)
+                .is_some_and(|rest| rest.split_whitespace().count() >= 2)
+        })
 }
 
 /// What a line marked as an error says after its mark (`[  ERROR   ] --- text`): a bracketed

@@ -518,6 +518,86 @@ pub(super) fn worded_under_file(
     end
 }
 
+/// A heading that names what the coded rows under it are about, not indented, ending with a
+/// colon: a file (`src/a.py:`), or a label and an identifier (`Commit 2498fe0101:`, `Module
+/// billing:`); the file or the identifier.
+fn item_heading(line: &str) -> Option<&str> {
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let item = match words.as_slice() {
+        [item] => *item,
+        [label, item] if label.chars().all(char::is_alphabetic) => *item,
+        _ => return None,
+    };
+    let item = item.strip_suffix(':')?;
+    let item = item.trim_matches(|c: char| "'\"`()[]".contains(c));
+    (!item.is_empty()
+        && !item.contains(':')
+        && item
+            .chars()
+            .all(|c| c.is_alphanumeric() || "./_-@+".contains(c)))
+    .then_some(item)
+}
+
+/// A row under an item's heading that opens with a line number and then a rule's code (`3: B5
+/// Body message is too short`, gitlint's): the line, the code and the message (the code kept
+/// at its start, as the tool printed it).
+fn coded_line_row(line: &str) -> Option<(u64, &str, &str)> {
+    let t = line.trim_start();
+    let (number, rest) = t.split_once(": ")?;
+    let number: u64 = (!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| number.parse().ok())
+        .flatten()?;
+    let code = rest.split_whitespace().next()?;
+    let said = rest[code.len()..].trim();
+    (rule_like(code)
+        && code.chars().any(|c| c.is_ascii_uppercase())
+        && said.split_whitespace().count() >= 2)
+        .then_some((number, code, rest.trim()))
+}
+
+/// Findings under headings that name an item (from `i`, the heading): each row `N: CODE
+/// message` a finding at `item:N`, its code the rule's, its message the row as printed; the
+/// rows run to a blank line. Pushed to `out`; the line after the rows, or None when no such
+/// row follows the heading.
+pub(super) fn coded_under_heading(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let item = item_heading(&lines[i])?;
+    let mut j = i + 1;
+    let mut found = Vec::new();
+    while j < lines.len() && !covered[j] && j - i <= MAX_LINES {
+        let Some((row, code, message)) = coded_line_row(&lines[j]) else {
+            break;
+        };
+        found.push(Diagnostic::new(
+            &lines[j..=j],
+            j,
+            format!("{item}:{row}"),
+            message.to_owned(),
+            Some(code.to_owned()),
+            format!("{item}:{row}"),
+            Severity::Error,
+        ));
+        j += 1;
+    }
+    if found.is_empty() {
+        return None;
+    }
+    // The heading heads its first finding's block.
+    if let Some(first) = found.first_mut() {
+        first.found.lines.insert(0, lines[i].clone());
+        first.found.start = i;
+    }
+    out.extend(found);
+    Some(j)
+}
+
 /// A heading that gives the line of the rows under it: `Line: 7`, `  Line 7:`, `Line 2: RUN
 /// apt-get update` (the line's source after it), a labelled line number ([`line_field`]) up
 /// to its figures: (its indentation, the line).

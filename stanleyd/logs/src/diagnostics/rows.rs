@@ -8,13 +8,32 @@
 
 use super::{Diagnostic, MAX_LINES, Severity, path_like, rule_like, severity_word};
 
-/// A place in one word: (path, line, column, the character that ends its path: `:`, `@`, `(`).
-fn place_in_word(word: &str) -> Option<(&str, u64, Option<u64>, char)> {
+/// Where in a file a row's place points: a line (and column), or an address inside a document
+/// that has no lines to speak of (a JSON path `$.ports[0]` or a JSON pointer `#/paths/~1a`, as
+/// schema validators print them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Spot<'a> {
+    Line(u64, Option<u64>),
+    Address(&'a str),
+}
+
+/// A place in one word: (path, where in it, the character that ends its path: `:`, `@`, `(`,
+/// or `$` for an address).
+fn place_in_word(word: &str) -> Option<(&str, Spot<'_>, char)> {
     let w = word.trim_matches(|c: char| "\"'`[]{},;".contains(c));
     let w = w
         .strip_prefix('(')
         .map_or(w, |inner| inner.trim_end_matches(')'));
     let w = w.trim_end_matches([':', '.', ',']);
+    // `path::$.a.b`, `path#/a/b`, `path:$.a`: a document's address, a JSON path or pointer.
+    for sep in ["::", "#", ":"] {
+        if let Some((path, address)) = w.split_once(sep)
+            && (address.len() > 1 && address.starts_with(['$', '/']) || address == "$")
+            && placeable(path)
+        {
+            return Some((path, Spot::Address(address), '$'));
+        }
+    }
     let number = |s: &str| {
         (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
             .then(|| s.parse::<u64>().ok())
@@ -28,7 +47,7 @@ fn place_in_word(word: &str) -> Option<(&str, u64, Option<u64>, char)> {
                 && (col.is_empty() || number(col).is_some())
                 && placeable(path)
             {
-                return Some((path, row, number(col), sep));
+                return Some((path, Spot::Line(row, number(col)), sep));
             }
         }
     }
@@ -38,7 +57,7 @@ fn place_in_word(word: &str) -> Option<(&str, u64, Option<u64>, char)> {
     let (row, col) = inside.split_once(',').unwrap_or((inside, ""));
     let row = number(row)?;
     (placeable(path) && (col.is_empty() || number(col).is_some()))
-        .then(|| (path, row, number(col), '('))
+        .then(|| (path, Spot::Line(row, number(col)), '('))
 }
 
 /// A path a row can name: a file with an extension or a path with a folder (a bare word before a
@@ -64,19 +83,18 @@ struct Row<'a> {
     /// How the place is written (`:`, `@`, `(`): one tool writes its places one way.
     form: char,
     shape: String,
+    /// How far the row is indented: the rows of one run are indented alike, under a line that
+    /// introduces them (`Schema validation errors were encountered.`), and their bodies deeper.
+    indent: usize,
     path: &'a str,
-    line: u64,
-    col: Option<u64>,
+    spot: Spot<'a>,
 }
 
-/// The place of an unindented line, the first word that is one (not a stack frame's, nor a
-/// URL's), with the shape of the words before it: their punctuation, letters and figures
-/// masked (`E:` and `W:` alike, `%Warning-WIDTH:` and `%Error-PIN:` alike).
+/// The place of a line, the first word that is one (not a stack frame's, nor a URL's), with
+/// the shape of the words before it: their punctuation, letters and figures masked (`E:` and
+/// `W:` alike, `%Warning-WIDTH:` and `%Error-PIN:` alike).
 fn row(line: &str) -> Option<Row<'_>> {
-    if line.starts_with(char::is_whitespace)
-        || line.trim().is_empty()
-        || crate::line::stack_frame(line)
-    {
+    if line.trim().is_empty() || crate::line::stack_frame(line) {
         return None;
     }
     let words: Vec<&str> = line.split_whitespace().collect();
@@ -87,7 +105,7 @@ fn row(line: &str) -> Option<Row<'_>> {
         .take(4)
         .enumerate()
         .find_map(|(k, w)| place_in_word(w).map(|p| (k, p)));
-    let (at, (path, number, col, form), end) = match first {
+    let (at, (path, spot, form), end) = match first {
         Some((at, place)) => (at, place, false),
         // (After an arrow, the place is where what the words name is: `name => ./a_test.ts:8:6`,
         // a test's header, no finding.)
@@ -96,6 +114,12 @@ fn row(line: &str) -> Option<Row<'_>> {
         }
         None => return None,
     };
+    // An indented place with a line is a test's report's (`    parse_test.go:38: got 2`, under
+    // `--- FAIL: TestVersion`) or a listing's (`  a.feature:23  Scenario name`); indented rows
+    // under a verdict are findings only when they point into a document that has no lines.
+    if line.starts_with(char::is_whitespace) && !matches!(spot, Spot::Address(_)) {
+        return None;
+    }
     // A row that ends at its place is shaped by its first word (`[TRY200]`, `W:`).
     let head = if end { &words[..1] } else { &words[..at] };
     let shape: String = head
@@ -120,19 +144,19 @@ fn row(line: &str) -> Option<Row<'_>> {
         end,
         form,
         shape,
+        indent: crate::line::indent(line),
         path,
-        line: number,
-        col,
+        spot,
     })
 }
 
-/// Whether a line goes on with the row above it: indented or under a tree's guide, and no
-/// test's status line.
-fn under(line: &str) -> bool {
+/// Whether a line goes on with a row indented `depth` above it: indented deeper or under a
+/// tree's guide, and no test's status line.
+fn under(line: &str, depth: usize) -> bool {
     // (A tree's guide goes on with its branch: `│   continued text` under `├── a.j2:3 …`.)
-    let guided = line.starts_with(['│', '┃', '|']) && row(line).is_none();
+    let guided = depth == 0 && line.starts_with(['│', '┃', '|']) && row(line).is_none();
     !line.trim().is_empty()
-        && (line.starts_with(char::is_whitespace) || guided)
+        && (crate::line::indent(line) > depth || guided)
         && crate::line::status_name(line).is_none()
 }
 
@@ -152,7 +176,7 @@ fn row_at(lines: &[String], k: usize) -> Option<(Row<'_>, usize)> {
     if !dangling || words.len() < 3 || next.contains(char::is_whitespace) {
         return None;
     }
-    let (path, number, col, form) = place_in_word(next)?;
+    let (path, spot, form) = place_in_word(next)?;
     let joined = format!("{line} {next}");
     let wrapped = row(&joined)?;
     let shape = wrapped.shape.clone();
@@ -164,9 +188,9 @@ fn row_at(lines: &[String], k: usize) -> Option<(Row<'_>, usize)> {
         end: true,
         form,
         shape,
+        indent: crate::line::indent(line),
         path,
-        line: number,
-        col,
+        spot,
     };
     Some((r, 2))
 }
@@ -197,11 +221,16 @@ pub(super) fn placed_rows(
             || !first.end && (r.at != first.at || !same_head(&lines[i], &lines[k], first.at))
             || r.form != first.form
             || r.shape != first.shape
+            || r.indent != first.indent
         {
             break;
         }
         let mut end = k + used;
-        while end < lines.len() && !covered[end] && end - k < MAX_LINES && under(&lines[end]) {
+        while end < lines.len()
+            && !covered[end]
+            && end - k < MAX_LINES
+            && under(&lines[end], first.indent)
+        {
             end += 1;
         }
         rows.push((k, end));
@@ -375,10 +404,22 @@ fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
             m
         }
     };
-    let name = format!("{}:{}", r.path, r.line);
-    let place = match r.col {
-        Some(c) => format!("{name}:{c}"),
-        None => name.clone(),
+    let (name, place) = match r.spot {
+        Spot::Line(line, col) => {
+            let name = format!("{}:{line}", r.path);
+            let place = col.map_or_else(|| name.clone(), |c| format!("{name}:{c}"));
+            (name, place)
+        }
+        // (An address is named as the tool wrote it, its path and address joined as printed.)
+        Spot::Address(address) => {
+            let word = text
+                .split_whitespace()
+                .nth(r.at)
+                .unwrap_or(address)
+                .trim_matches(|c: char| "\"'`[](){},;".contains(c))
+                .trim_end_matches(':');
+            (word.to_owned(), word.to_owned())
+        }
     };
     Some(Diagnostic::new(
         &lines[start..end],

@@ -902,22 +902,35 @@ pub(crate) fn unscoped(name: &str) -> String {
     }
 }
 
-/// `1) …` headers: (line, number, indentation, text after the number).
+/// Numbered headers, `1) …` or the number in brackets (`[1] …`): (line, number, indentation,
+/// text after the number). Only a run counting up from 1 is read as reports, so a rule's code in
+/// brackets (`[207] message`) is none. (A number in parentheses indexes a table's rows, Octave's
+/// `(1)  1.3333  1.5  Abs err …`, more often than it heads a report.)
 pub(crate) fn numbered_headers(lines: &[String]) -> Vec<(usize, u32, usize, String)> {
     lines
         .iter()
         .enumerate()
         .filter_map(|(i, l)| {
-            let t = l.trim_start();
-            let digits: String = t.chars().take_while(char::is_ascii_digit).collect();
-            let rest = t[digits.len()..].strip_prefix(')')?;
-            if digits.is_empty() || digits.len() > 4 || !(rest.is_empty() || rest.starts_with(' '))
-            {
-                return None;
-            }
-            Some((i, digits.parse().ok()?, indent(l), rest.trim().to_owned()))
+            let (number, rest) = sequence_mark(l.trim_start())?;
+            Some((i, number, indent(l), rest.trim().to_owned()))
         })
         .collect()
+}
+
+/// A sequence number opening a line, `1)` or `[1]`, and what follows it (nothing, or words
+/// after a space).
+fn sequence_mark(t: &str) -> Option<(u32, &str)> {
+    let (open, close) = if t.starts_with('[') {
+        (1, ']')
+    } else {
+        (0, ')')
+    };
+    let digits = t[open..].bytes().take_while(u8::is_ascii_digit).count();
+    let rest = t[open + digits..].strip_prefix(close)?;
+    if digits == 0 || digits > 4 || !(rest.is_empty() || rest.starts_with(' ')) {
+        return None;
+    }
+    Some((t[open..open + digits].parse().ok()?, rest))
 }
 
 /// Numbered reports: the last run `1) … 2) … n)` whose headers each have a body.
@@ -968,9 +981,19 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
     // A header that holds its whole report on its line (`1) TestRate: a.c:6: expected <7> but
     // was <6>`, CuTest's) has a body of its own.
     let told = |k: usize| placed_report(&headers[k].3).is_some();
+    // (A number in brackets is as often an index, R's `[1] 0.5` for a vector, a Lua table's `[1]
+    // = 'one'`: those count as reports only in a run of two or more, each with a body.)
+    let bracketed = |run: &Vec<usize>| lines[headers[run[0]].0].trim_start().starts_with('[');
     let reported: Vec<Vec<usize>> = runs
         .into_iter()
         .filter(|run| run.iter().filter(|&&h| body(h) > 0 || told(h)).count() * 2 >= run.len())
+        .filter(|run| {
+            !bracketed(run)
+                || run.len() >= 2
+                    && run
+                        .iter()
+                        .all(|&h| body(h) > 0 && !headers[h].3.starts_with(['=', ':']))
+        })
         .collect();
     let best: Vec<&(usize, u32, usize, String)> =
         reported.iter().flatten().map(|&h| &headers[h]).collect();
@@ -991,8 +1014,13 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
         while end > at + 1 && !content(&lines[end - 1]) {
             end -= 1;
         }
+        // (A header that opens with a place, `[2] openapi.yaml:7:5 at #/paths/~1a/get`, is a
+        // finding named by it, as every diagnostic is.)
+        let placed =
+            || crate::diagnostics::location(text).map(|(path, line, _)| format!("{path}:{line}"));
         let name = placed_report(text)
             .map(str::to_owned)
+            .or_else(placed)
             .or_else(|| numbered_name(&lines[at + 1..end], text, depth));
         spans.push(Span {
             start: at,
