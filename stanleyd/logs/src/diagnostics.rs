@@ -67,7 +67,10 @@ pub(crate) fn path_like(p: &str) -> bool {
         && !p.contains("://")
         && !p.starts_with('-')
         && p.rsplit('/').next().is_some_and(|name| {
-            let extended = name.contains('.') && name.chars().any(char::is_alphanumeric);
+            // (Figures and dots alone are a version or a number, `3.11.7`, no file's name.)
+            let extended = name.contains('.')
+                && name.chars().any(char::is_alphanumeric)
+                && !name.chars().all(|c| c.is_ascii_digit() || c == '.');
             let bare = name.starts_with(|c: char| c.is_ascii_alphabetic())
                 && name
                     .chars()

@@ -18,7 +18,7 @@ pub(crate) const MIN_LINES: usize = 3;
 
 /// The label at the start of `line` and the byte where the stream's own text begins: a
 /// segment of at most four spaces and [`MAX_LABEL`] bytes that does not start with whitespace,
-/// ended by `: `, a final `:`, ` | ` or a tab, or a leading `[…] ` or `(…) ` whatever it holds.
+/// ended by `: `, a final `:`, ` | `, ` > ` or a tab, or a leading `[…] ` or `(…) ` whatever it holds.
 pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
     // A build tool's task label may be right-aligned (Ant's `    [junit] text`, moon's
     // ` till:test | text` beside `ovens:test | text`).
@@ -42,6 +42,9 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
     let colon_end =
         (line.len() <= MAX_LABEL && line.ends_with(':')).then(|| (line.len() - 1, line.len()));
     let bar = head.find(" | ").map(|p| (p, p + 3));
+    // `unit-tests      > text`: a job's name padded to its column, then an arrow
+    // (gitlab-ci-local's).
+    let arrow = head.find(" > ").map(|p| (p, p + 3));
     // `[api] text`, `[unit : test] text`, `(api) text`: a bracketed label, whatever is inside.
     let bracket = [('[', "] "), ('(', ") ")]
         .into_iter()
@@ -80,7 +83,10 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
             _ => (p, p + 1),
         }
     });
-    let (end, text) = [colon, colon_end, bar, tab].into_iter().flatten().min()?;
+    let (end, text) = [colon, colon_end, bar, arrow, tab]
+        .into_iter()
+        .flatten()
+        .min()?;
     let name = line[..end].trim_end();
     if name.is_empty()
         || name.matches(' ').count() > 4
