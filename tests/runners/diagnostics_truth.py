@@ -26,7 +26,7 @@ diagnostics/ends/lesshint/json-reporter.js), gqllint-json (graphql-schema-linter
 writegood-parse (write-good --parse: `path:line:col:message`; every suggestion fails the run),
 dockerfilelint-json (dockerfilelint -j; every issue fails the run), prospector-json (prospector
 --output-format json; every message fails the run), saltlint-json (salt-lint --json), vnu-json (the Nu Html Checker's --format json),
-checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --format json), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
+checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --format json), depcruise-json (dependency-cruiser -T json), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -360,6 +360,16 @@ elif kind == "redocly-json":
         start = loc["start"]
         failures.append((f'{loc["source"]["ref"]}:{start["line"]}', p["message"],
                          f'{loc["source"]["ref"]}:{start["line"]}:{start["col"]} at {loc["pointer"]}\n'))
+elif kind == "depcruise-json":
+    # dependency-cruiser -T json: every violation of severity error fails the run, about a
+    # module as a whole (no line): named by the module it is from, told apart by its rule and
+    # the edge as the text output prints it (`no-ui-to-db: src/ui/page.js → src/db/store.js`;
+    # a cycle's first step only, its path goes on over the next lines).
+    for v in json.loads(text)["summary"]["violations"]:
+        if v["rule"]["severity"] != "error":
+            continue
+        edge = f'{v["rule"]["name"]}: {v["from"]} → {v["to"]}'
+        failures.append((v["from"], edge, edge))
 elif kind == "gitlint-plain":
     # gitlint has no structured output: its own rows, `Commit <id>:` over `N: CODE message`,
     # each violation a failure named `<id>:N`; their count is checked against its exit status

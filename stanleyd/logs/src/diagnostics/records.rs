@@ -824,4 +824,31 @@ mod tests {
             ]
         );
     }
+
+    /// gitlint's shape (`tests/fixtures/runners/gitlint-default-*.log`).
+    #[test]
+    fn a_heading_that_names_an_item_heads_its_coded_rows() {
+        let found = read(
+            "Commit 55a0165bb9:\n3: B5 Body message is too short (5<20): \"short\"\n\nCommit 809389c86e:\n1: T5 Title contains the word 'WIP'\n3: B6 Body message is missing\n",
+        );
+        assert_eq!(
+            found,
+            [
+                (
+                    "55a0165bb9:3".to_owned(),
+                    "B5 Body message is too short (5<20): \"short\"".to_owned()
+                ),
+                (
+                    "809389c86e:1".to_owned(),
+                    "T5 Title contains the word 'WIP'".to_owned()
+                ),
+                (
+                    "809389c86e:3".to_owned(),
+                    "B6 Body message is missing".to_owned()
+                ),
+            ]
+        );
+        // A numbered list under a title is no set of findings: no rule's code opens its rows.
+        assert!(read("Steps:\n1: open the page\n2: click the button\n").is_empty());
+    }
 }

@@ -15,6 +15,9 @@ use super::{Diagnostic, MAX_LINES, Severity, path_like, rule_like, severity_word
 enum Spot<'a> {
     Line(u64, Option<u64>),
     Address(&'a str),
+    /// The file as a whole (`error no-circular: src/a.js → src/b.js`, a dependency checker's
+    /// finding about a module): only in a row a severity opens.
+    File,
 }
 
 /// A place in one word: (path, where in it, the character that ends its path: `:`, `@`, `(`,
@@ -105,6 +108,7 @@ fn row(line: &str) -> Option<Row<'_>> {
         .take(4)
         .enumerate()
         .find_map(|(k, w)| place_in_word(w).map(|p| (k, p)));
+    let first = first.or_else(|| file_after_severity(&words));
     let (at, (path, spot, form), end) = match first {
         Some((at, place)) => (at, place, false),
         // (After an arrow, the place is where what the words name is: `name => ./a_test.ts:8:6`,
@@ -117,7 +121,7 @@ fn row(line: &str) -> Option<Row<'_>> {
     // An indented place with a line is a test's report's (`    parse_test.go:38: got 2`, under
     // `--- FAIL: TestVersion`) or a listing's (`  a.feature:23  Scenario name`); indented rows
     // under a verdict are findings only when they point into a document that has no lines.
-    if line.starts_with(char::is_whitespace) && !matches!(spot, Spot::Address(_)) {
+    if line.starts_with(char::is_whitespace) && matches!(spot, Spot::Line(..)) {
         return None;
     }
     // A row that ends at its place is shaped by its first word (`[TRY200]`, `W:`).
@@ -125,6 +129,10 @@ fn row(line: &str) -> Option<Row<'_>> {
     let shape: String = head
         .iter()
         .map(|w| {
+            // (Rules' codes are one shape, `no-orphans:` and `not-to-unresolvable:`.)
+            if coded(w) {
+                return ":".to_owned();
+            }
             // (A tree's branches are one shape, `├──` and `└──`.)
             w.chars()
                 .filter(|c| !c.is_alphanumeric())
@@ -148,6 +156,24 @@ fn row(line: &str) -> Option<Row<'_>> {
         path,
         spot,
     })
+}
+
+/// A row a severity word opens, a file among its next three words, as a whole (`error
+/// no-orphans: src/lib/unused.js`): (the word's index, the place).
+fn file_after_severity<'a>(words: &[&'a str]) -> Option<(usize, (&'a str, Spot<'a>, char))> {
+    severity_of(words.first()?)?;
+    words.iter().enumerate().skip(1).take(3).find_map(|(k, w)| {
+        let path = w
+            .trim_matches(|c: char| "\"'`[](){},;".contains(c))
+            .trim_end_matches(':');
+        (placeable(path) && !path.contains(':')).then_some((k, (path, Spot::File, '/')))
+    })
+}
+
+/// A rule's code as a word before a place, with its colon (`no-circular:`, `E501:`).
+fn coded(word: &str) -> bool {
+    word.strip_suffix(':')
+        .is_some_and(|w| w.len() > 1 && rule_like(w))
 }
 
 /// Whether a line goes on with a row indented `depth` above it: indented deeper or under a
@@ -260,7 +286,7 @@ fn same_head(a: &str, b: &str, at: usize) -> bool {
     a.split_whitespace()
         .zip(b.split_whitespace())
         .take(at)
-        .all(|(x, y)| x == y || judged(x) && judged(y))
+        .all(|(x, y)| x == y || judged(x) && judged(y) || coded(x) && coded(y))
 }
 
 /// Whether a run of rows (their first lines and body ends) whose places are at word `at` is a
@@ -278,7 +304,11 @@ fn findings(lines: &[String], rows: &[(usize, usize)], first: &Row<'_>) -> bool 
         // (A label ends with its colon: `crystal spec a_spec.cr:6 # …` is a command to run a
         // test again, a listing of what failed.)
         let same = heads.iter().all(|h| h[j] == heads[0][j]) && heads[0][j].ends_with(':');
-        if !same && !heads.iter().all(|h| judged(h[j])) {
+        // (After a severity, a rule's code: `error no-circular: src/a.js → …`.)
+        let ruled = heads
+            .iter()
+            .all(|h| coded(h[j]) && h.first().is_some_and(|w| severity_of(w).is_some()));
+        if !same && !ruled && !heads.iter().all(|h| judged(h[j])) {
             return false;
         }
     }
@@ -286,12 +316,14 @@ fn findings(lines: &[String], rows: &[(usize, usize)], first: &Row<'_>) -> bool 
     // address after its place, not what is wrong (`source/app/parse.d:3 [0x55fa…]`, `a.nim(12)
     // main`), and a trace passes through the language's own library.
     let after = |k: usize| -> Vec<&str> { said(lines, k) };
+    // (A rule's code before the place says what is wrong: `error no-circular: src/a.js →`.)
     let says_what = |k: usize| {
         let words = after(k);
-        words.len() >= 2
-            && words
-                .iter()
-                .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        before(k).iter().any(|w| coded(w))
+            || words.len() >= 2
+                && words
+                    .iter()
+                    .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
     };
     let framed = |k: usize| {
         after(k).first().is_some_and(|w| {
@@ -341,27 +373,34 @@ fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
     let before = if r.end { &[][..] } else { &words[..r.at] };
     let after = said(lines, start);
     let severity = severity_of_row(text, &r).unwrap_or(Severity::Error);
+    // A rule's code before the place (`error no-circular: src/a.js → src/b.js`) names what
+    // the finding is: the code, and the message from it on, the place included.
+    let ruled = before.iter().position(|w| coded(w));
     // The code: a rule right after the place (`CollapseIsinstanceChecks:`), or what a
     // severity word before it carries (`%Warning-WIDTH:`).
-    let code = after
-        .first()
-        .map(|w| w.trim_matches(['[', ']']))
-        .filter(|w| !w.is_empty() && severity_of(w).is_none())
-        .filter(|w| {
-            rule_like(w)
-                || w.len() > 1
-                    && w.ends_with(':')
-                    && w.chars().all(|c| c.is_ascii_alphanumeric() || c == ':')
-        })
-        .map(|w| w.trim_end_matches(':').to_owned())
+    let code = ruled
+        .map(|k| before[k].trim_end_matches(':').to_owned())
         .or_else(|| {
-            before.iter().find_map(|w| {
-                let (_, code) = w
-                    .trim_start_matches('%')
-                    .trim_end_matches(':')
-                    .split_once('-')?;
-                (!code.is_empty()).then(|| code.to_owned())
-            })
+            after
+                .first()
+                .map(|w| w.trim_matches(['[', ']']))
+                .filter(|w| !w.is_empty() && severity_of(w).is_none())
+                .filter(|w| {
+                    rule_like(w)
+                        || w.len() > 1
+                            && w.ends_with(':')
+                            && w.chars().all(|c| c.is_ascii_alphanumeric() || c == ':')
+                })
+                .map(|w| w.trim_end_matches(':').to_owned())
+                .or_else(|| {
+                    before.iter().find_map(|w| {
+                        let (_, code) = w
+                            .trim_start_matches('%')
+                            .trim_end_matches(':')
+                            .split_once('-')?;
+                        (!code.is_empty()).then(|| code.to_owned())
+                    })
+                })
         });
     // (A bracketed code that opens a row closed by its place is the code, not the message.)
     let tagged = r.end
@@ -370,7 +409,16 @@ fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
             .first()
             .is_some_and(|w| w.starts_with('[') && w.ends_with(']'));
     let after = if tagged { &after[1..] } else { &after[..] };
-    let message = {
+    let message = if let Some(k) = ruled {
+        // The rule and what it says of the place, the lines the row goes on in included
+        // (`error no-circular: src/a.js →` over `    src/b.js →`, `    src/a.js`).
+        let mut m = words[k..].join(" ");
+        for next in &lines[start + 1..end] {
+            m.push(' ');
+            m.push_str(next.trim());
+        }
+        m
+    } else {
         let m = after.join(" ");
         let m = m.trim_start_matches(':').trim();
         if m.is_empty() {
@@ -411,6 +459,7 @@ fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
             (name, place)
         }
         // (An address is named as the tool wrote it, its path and address joined as printed.)
+        Spot::File => (r.path.to_owned(), r.path.to_owned()),
         Spot::Address(address) => {
             let word = text
                 .split_whitespace()
@@ -621,5 +670,42 @@ mod tests {
         assert!(read("/p/t.nim(12) t\n/p/t.nim(30) main\n").is_empty());
         // A place that closes a line of prose is what the line talks about, alone.
         assert!(read("Run the file again - see a.py:3\nnothing else here\n").is_empty());
+    }
+
+    #[test]
+    fn a_place_in_a_document_with_no_line_and_a_module_after_a_rule_are_places() {
+        // A JSON path or pointer, rows indented alike under the verdict that introduces them.
+        let got = read(
+            "Schema validation errors were encountered.\n  a/b.yaml::$.ports[0]: 7 is not of type 'string'\n  a/c.yaml::$: 'name' is a required property\n",
+        );
+        let names: Vec<&str> = got.iter().map(|(n, ..)| n.as_str()).collect();
+        assert_eq!(names, ["a/b.yaml::$.ports[0]", "a/c.yaml::$"]);
+        // A severity and a rule's code before a module, a cycle going on under it.
+        let got = read(
+            "  warn no-orphans: src/old.js\n  error no-circular: src/a.js → \n      src/b.js →\n      src/a.js\n",
+        );
+        assert_eq!(
+            got,
+            [
+                (
+                    "src/old.js".into(),
+                    Some("no-orphans".into()),
+                    Severity::Warning
+                ),
+                (
+                    "src/a.js".into(),
+                    Some("no-circular".into()),
+                    Severity::Error
+                ),
+            ]
+        );
+        // Indented, a place with a line is a test's report's body or a listing, no finding.
+        assert!(
+            read("--- FAIL: TestV\n    v_test.go:38: got 2\n    v_test.go:41: got 3\n").is_empty()
+        );
+        assert!(
+            read("Failing scenarios:\n  a.feature:23  Pays by card\n  a.feature:30  Pays cash\n")
+                .is_empty()
+        );
     }
 }

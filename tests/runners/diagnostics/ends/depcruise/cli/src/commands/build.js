@@ -1,0 +1,1 @@
+const lib = require('../lib/args'); const run = require('./run'); module.exports = { lib, run };

@@ -1,0 +1,1 @@
+const b = require('./build'); module.exports = b;

@@ -1,0 +1,1 @@
+const chalk = require('chalk'); module.exports = { chalk };

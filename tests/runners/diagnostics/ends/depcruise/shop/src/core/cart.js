@@ -1,0 +1,1 @@
+const store = require('../db/store'); const fmt = require('./format-money'); module.exports = { items: () => [], store, fmt };

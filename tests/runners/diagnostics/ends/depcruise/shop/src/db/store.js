@@ -1,0 +1,1 @@
+const cart = require('../core/cart'); module.exports = { all: () => [] , cart };

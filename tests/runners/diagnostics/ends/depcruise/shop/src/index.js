@@ -1,0 +1,1 @@
+const p = require('../ui/page'); module.exports = p;
