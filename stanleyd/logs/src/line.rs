@@ -560,13 +560,20 @@ fn rule_led(t: &str) -> Option<Option<String>> {
     Some(name_like(name).then(|| name.to_owned()))
 }
 
-/// Test::More's diagnostic: `#   Failed test 'name'`.
+/// Test::More's diagnostic: `#   Failed test 'name'`, and its number before the name in TAP
+/// producers that give one (`# Failed test 4: "sku is unique"`, pgTAP's).
 fn more_failed_test(t: &str) -> Option<Option<String>> {
     let rest = t
         .trim_start_matches('#')
         .trim_start()
-        .strip_prefix("Failed test '")?;
-    let name = rest.strip_suffix('\'')?;
+        .strip_prefix("Failed test ")?;
+    let rest = match rest.split_once(": ") {
+        Some((n, quoted)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => quoted,
+        _ => rest,
+    };
+    let name = ['\'', '"']
+        .iter()
+        .find_map(|q| rest.strip_prefix(*q).and_then(|r| r.strip_suffix(*q)))?;
     Some(name_like(name).then(|| name.to_owned()))
 }
 
@@ -1428,8 +1435,11 @@ pub(crate) fn message_of(body: &[String]) -> Option<String> {
         // says what went wrong, where a field above it gives only a number (`Exit Code: 1`).
         .or_else(|| body.iter().position(|l| severity_labelled(l)))
         .or_else(|| {
+            // (A count of the run's failures, `Looks like you failed 3 tests of 5`, closes the
+            // last report; it is no message of it.)
             body.iter().position(|l| {
                 content(l)
+                    && !crate::stated::states_counts(l)
                     && !after_message(l)
                     && !location_only(l)
                     && !bare_location(l)
@@ -1543,6 +1553,7 @@ pub(crate) fn message_from(body: &[String], at: usize) -> Option<String> {
             || (after_message(l) && !(mark == Some("# ") && t.starts_with("# ")))
             || separator(l)
             || summary(l)
+            || crate::stated::states_counts(l)
             || status_name(l).is_some()
         {
             break;

@@ -2102,3 +2102,24 @@ fn bracketed_numbers_and_a_test_named_twice() {
         Some("error: command failed with exit status: 1")
     );
 }
+
+/// A numbered failure with its name in double quotes under a file's row (pgTAP through
+/// pg_prove), the last one's message not the count that closes the file (D-205).
+#[test]
+fn a_numbered_failed_test_in_double_quotes() {
+    let log = "t/01.sql .. \n# Failed test 3: \"owners are required\"\n# Failed test 4: \"balance is whole\"\n#         have: numeric\n#         want: integer\n\
+               # Failed test 5: \"accounts know when\"\n# Looks like you failed 3 tests of 5\nFailed 3/5 subtests \n\nResult: FAIL\n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        names(&parsed),
+        [
+            "owners are required",
+            "balance is whole",
+            "accounts know when"
+        ]
+    );
+    assert_eq!(
+        parsed.blocks[2].message.as_deref(),
+        Some("Failed test 5: \"accounts know when\"")
+    );
+}
