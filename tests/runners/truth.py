@@ -26,6 +26,7 @@ KIND says where the failing-test names come from (never from Stanley's parser):
                   assertion points failed is a failure; one that failed only through
                   failing subtests (files, describe-like groups) is an aggregate
   mocha-json      "failures" of AUX (mocha --reporter json); name = fullTitle
+  newman-json     run.failures of AUX (newman --reporters json); name = the test's name
   jasmine         the numbered "Failures:" list of CAPTURE
   uvu             the 'FAIL  suite  "test"' headers of CAPTURE
   unittest        the "FAIL:"/"ERROR:" headers of CAPTURE (python -m unittest, nose2)
@@ -448,6 +449,18 @@ def mocha_json(log, aux):
         names.append(f["fullTitle"])
         err = f.get("err") or {}
         sections[f["fullTitle"]] = (err.get("message") or "") + "\n" + (err.get("stack") or "")
+    return names, sections, []
+
+
+def newman_json(log, aux):
+    # newman's --reporters json export: run.failures, each an assertion error with the test's
+    # name and its message.
+    data = json.loads(read(aux))
+    names, sections = [], {}
+    for f in data["run"]["failures"]:
+        err = f["error"]
+        names.append(err["test"])
+        sections[err["test"]] = err.get("message") or ""
     return names, sections, []
 
 

@@ -902,7 +902,7 @@ pub(crate) fn unscoped(name: &str) -> String {
     }
 }
 
-/// Numbered headers, `1) …` or the number in brackets (`[1] …`): (line, number, indentation,
+/// Numbered headers, `1) …`, the number in brackets (`[1] …`) or with a dot (`1. …`): (line, number, indentation,
 /// text after the number). Only a run counting up from 1 is read as reports, so a rule's code in
 /// brackets (`[207] message`) is none. (A number in parentheses indexes a table's rows, Octave's
 /// `(1)  1.3333  1.5  Abs err …`, more often than it heads a report.)
@@ -917,16 +917,19 @@ pub(crate) fn numbered_headers(lines: &[String]) -> Vec<(usize, u32, usize, Stri
         .collect()
 }
 
-/// A sequence number opening a line, `1)` or `[1]`, and what follows it (nothing, or words
-/// after a space).
+/// A sequence number opening a line, `1)`, `[1]` or `1.`, and what follows it (nothing, or
+/// words after a space).
 fn sequence_mark(t: &str) -> Option<(u32, &str)> {
-    let (open, close) = if t.starts_with('[') {
-        (1, ']')
-    } else {
-        (0, ')')
-    };
+    let open = usize::from(t.starts_with('['));
     let digits = t[open..].bytes().take_while(u8::is_ascii_digit).count();
-    let rest = t[open + digits..].strip_prefix(close)?;
+    let after = &t[open + digits..];
+    let rest = if open == 1 {
+        after.strip_prefix(']')?
+    } else {
+        after
+            .strip_prefix(')')
+            .or_else(|| after.strip_prefix('.'))?
+    };
     if digits == 0 || digits > 4 || !(rest.is_empty() || rest.starts_with(' ')) {
         return None;
     }
@@ -982,8 +985,14 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
     // was <6>`, CuTest's) has a body of its own.
     let told = |k: usize| placed_report(&headers[k].3).is_some();
     // (A number in brackets is as often an index, R's `[1] 0.5` for a vector, a Lua table's `[1]
-    // = 'one'`: those count as reports only in a run of two or more, each with a body.)
-    let bracketed = |run: &Vec<usize>| lines[headers[run[0]].0].trim_start().starts_with('[');
+    // = 'one'`, and one with a dot a step of a list: those count as reports only in a run of
+    // two or more, each with a body.)
+    let bracketed = |run: &Vec<usize>| {
+        let t = lines[headers[run[0]].0].trim_start();
+        t.starts_with('[')
+            || t.trim_start_matches(|c: char| c.is_ascii_digit())
+                .starts_with('.')
+    };
     let reported: Vec<Vec<usize>> = runs
         .into_iter()
         .filter(|run| run.iter().filter(|&&h| body(h) > 0 || told(h)).count() * 2 >= run.len())
@@ -994,6 +1003,24 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
                         .iter()
                         .all(|&h| body(h) > 0 && !headers[h].3.starts_with(['=', ':']))
         })
+        .collect();
+    // The same names numbered twice are a listing, then the reports: a runner lists what
+    // failed as it goes (`  1. names are capitalised`) and reports each at the end (` 1.
+    // AssertionError  names are capitalised`, newman's). The last run of those names stands.
+    let names_of = |run: &Vec<usize>| -> Vec<Option<String>> {
+        run.iter()
+            .map(|&h| numbered_name(&[], &headers[h].3, headers[h].2))
+            .collect()
+    };
+    let named: Vec<Vec<Option<String>>> = reported.iter().map(names_of).collect();
+    let reported: Vec<Vec<usize>> = reported
+        .iter()
+        .enumerate()
+        .filter(|(r, _)| {
+            named[*r].iter().all(Option::is_none)
+                || !named[r + 1..].iter().any(|later| *later == named[*r])
+        })
+        .map(|(_, run)| run.clone())
         .collect();
     let best: Vec<&(usize, u32, usize, String)> =
         reported.iter().flatten().map(|&h| &headers[h]).collect();
@@ -1046,6 +1073,17 @@ fn placed_report(text: &str) -> Option<&str> {
 /// A numbered header's test name: its text, with the more-indented title lines that end with
 /// `:` (mocha's nesting), or the next line when the header is only a verdict (`1) Failure:`).
 pub(crate) fn numbered_name(body: &[String], text: &str, depth: usize) -> Option<String> {
+    // A row of a table whose first column is the failure's kind (`AssertionError  has three
+    // notes`, newman's): the name is the next column.
+    if let Some((kind, rest)) = text.trim().split_once("  ")
+        && !kind.contains(' ')
+        && ["Error", "Exception", "Failure"]
+            .iter()
+            .any(|k| kind.ends_with(k))
+        && name_like(rest.trim())
+    {
+        return Some(rest.trim().to_owned());
+    }
     let bare = matches!(
         text.trim_end_matches(':').to_ascii_lowercase().as_str(),
         "failure" | "error" | "failed" | "fail"
