@@ -26,7 +26,7 @@ diagnostics/ends/lesshint/json-reporter.js), gqllint-json (graphql-schema-linter
 writegood-parse (write-good --parse: `path:line:col:message`; every suggestion fails the run),
 dockerfilelint-json (dockerfilelint -j; every issue fails the run), prospector-json (prospector
 --output-format json; every message fails the run), saltlint-json (salt-lint --json), vnu-json (the Nu Html Checker's --format json),
-checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --format json), depcruise-json (dependency-cruiser -T json), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
+checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --format json), depcruise-json (dependency-cruiser -T json), terraform-json (terraform validate -json), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -370,6 +370,15 @@ elif kind == "depcruise-json":
             continue
         edge = f'{v["rule"]["name"]}: {v["from"]} → {v["to"]}'
         failures.append((v["from"], edge, edge))
+elif kind == "terraform-json":
+    # terraform validate -json: every diagnostic of severity error fails the run, at its range's
+    # start; told apart by its place in words as the text output prints it.
+    for d in json.loads(text)["diagnostics"]:
+        if d["severity"] != "error":
+            continue
+        r = d["range"]
+        failures.append((f'{r["filename"]}:{r["start"]["line"]}', d["summary"],
+                         f'on {r["filename"]} line {r["start"]["line"]},'))
 elif kind == "gitlint-plain":
     # gitlint has no structured output: its own rows, `Commit <id>:` over `N: CODE message`,
     # each violation a failure named `<id>:N`; their count is checked against its exit status

@@ -1579,7 +1579,8 @@ pub(crate) fn read_all(
         .or_else(|| records::file_list(lines, covered, i, &mut out))
         .or_else(|| records::worded_under_file(lines, covered, i, &mut out))
         .or_else(|| records::line_groups(lines, covered, i, &mut out))
-        .or_else(|| records::coded_under_heading(lines, covered, i, &mut out));
+        .or_else(|| records::coded_under_heading(lines, covered, i, &mut out))
+        .or_else(|| records::severity_over_worded_place(lines, covered, i, &mut out));
         if let Some(next) = listed {
             file = None;
             i = next;

@@ -598,6 +598,77 @@ pub(super) fn coded_under_heading(
     Some(j)
 }
 
+/// A line without the box a tool draws around each diagnostic (`│ Error: …` between `╷` and
+/// `╵`, Terraform's), trimmed.
+fn unboxed(line: &str) -> &str {
+    let t = line.trim_start();
+    t.strip_prefix('│').unwrap_or(t).trim()
+}
+
+/// Whether a line closes a diagnostic's box (`╵`).
+fn box_closed(line: &str) -> bool {
+    line.trim() == "╵"
+}
+
+/// A place in words that opens a line: `on main.tf line 8, in resource "a" "b":` (HCL tools'):
+/// (path, line).
+fn place_on_line(t: &str) -> Option<(&str, u64)> {
+    let (path, rest) = t.strip_prefix("on ")?.split_once(" line ")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let number = rest[..digits].parse().ok()?;
+    let after = &rest[digits..];
+    (path_like(path) && (after.is_empty() || after.starts_with([',', ':'])))
+        .then_some((path, number))
+}
+
+/// A severity and a summary (`Error: Reference to undeclared input variable`), then within a
+/// few lines its place in words (`  on main.tf line 8, in locals:`), a quoted source line and an
+/// explanation, in a drawn box or not (Terraform's, tflint's): one finding named by the place,
+/// its message the summary, its block the box or the lines up to the next such heading. Pushed
+/// to `out`; the line after it, or None.
+pub(super) fn severity_over_worded_place(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let heading = |t: &str| -> Option<(Severity, String)> {
+        let (word, summary) = t.split_once(": ")?;
+        let severity = super::severity_word(word)?;
+        let summary = summary.trim();
+        (!summary.is_empty() && word.starts_with(|c: char| c.is_ascii_uppercase()))
+            .then(|| (severity, summary.to_owned()))
+    };
+    let (severity, summary) = heading(unboxed(&lines[i]))?;
+    let (path, number) = (i + 1..lines.len().min(i + 5))
+        .take_while(|&k| !covered[k] && !box_closed(&lines[k]))
+        .find_map(|k| place_on_line(unboxed(&lines[k])))?;
+    let boxed = i > 0 && lines[i - 1].trim() == "╷" && !covered[i - 1];
+    let start = if boxed { i - 1 } else { i };
+    let mut end = i + 1;
+    while end < lines.len() && !covered[end] && end - start < MAX_LINES {
+        if boxed && box_closed(&lines[end]) {
+            end += 1;
+            break;
+        }
+        if !boxed && heading(unboxed(&lines[end])).is_some() {
+            break;
+        }
+        end += 1;
+    }
+    let end = without_blank_end(lines, start, end);
+    out.push(Diagnostic::new(
+        &lines[start..end],
+        start,
+        format!("{path}:{number}"),
+        summary,
+        None,
+        format!("{path}:{number}"),
+        severity,
+    ));
+    Some(end)
+}
+
 /// A heading that gives the line of the rows under it: `Line: 7`, `  Line 7:`, `Line 2: RUN
 /// apt-get update` (the line's source after it), a labelled line number ([`line_field`]) up
 /// to its figures: (its indentation, the line).
@@ -850,5 +921,35 @@ mod tests {
         );
         // A numbered list under a title is no set of findings: no rule's code opens its rows.
         assert!(read("Steps:\n1: open the page\n2: click the button\n").is_empty());
+    }
+
+    /// Terraform's shape, boxed and bare (`tests/fixtures/runners/terraform-*.log`).
+    #[test]
+    fn a_severity_over_its_place_in_words_boxed_or_not() {
+        let boxed = "╷\n│ Error: Reference to undeclared input variable\n│ \n│   on main.tf line 8, in locals:\n│    8:   a = var.b\n│ \n│ No variable b.\n╵\n\
+                     ╷\n│ Warning: Deprecated attribute\n│ \n│   on out.tf line 2:\n│    2:   x = y\n╵\n";
+        assert_eq!(
+            read(boxed),
+            [
+                (
+                    "main.tf:8".to_owned(),
+                    "Reference to undeclared input variable".to_owned()
+                ),
+                ("out.tf:2".to_owned(), "Deprecated attribute".to_owned()),
+            ]
+        );
+        let bare = "\nError: Call to unknown function\n\n  on outputs.tf line 6, in output \"u\":\n   6:   value = up(x)\n\nThere is no function named \"up\".\n\nError: Unsupported argument\n\n  on main.tf line 3:\n";
+        assert_eq!(
+            read(bare),
+            [
+                (
+                    "outputs.tf:6".to_owned(),
+                    "Call to unknown function".to_owned()
+                ),
+                ("main.tf:3".to_owned(), "Unsupported argument".to_owned()),
+            ]
+        );
+        // A severity with no place in words under it is another reader's.
+        assert!(read("Error: something broke\n\nat the end of the run\n").is_empty());
     }
 }

@@ -1,0 +1,7 @@
+output "zone_count" {
+  value = local.zones
+}
+
+output "region_upper" {
+  value = uppercase(var.region)
+}
