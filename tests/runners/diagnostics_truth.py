@@ -26,7 +26,7 @@ diagnostics/ends/lesshint/json-reporter.js), gqllint-json (graphql-schema-linter
 writegood-parse (write-good --parse: `path:line:col:message`; every suggestion fails the run),
 dockerfilelint-json (dockerfilelint -j; every issue fails the run), prospector-json (prospector
 --output-format json; every message fails the run), saltlint-json (salt-lint --json), vnu-json (the Nu Html Checker's --format json),
-checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --format json), depcruise-json (dependency-cruiser -T json), terraform-json (terraform validate -json), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
+checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --format json), depcruise-json (dependency-cruiser -T json), terraform-json (terraform validate -json), vsg-json (VSG -js), jslint-jsonl (JSLint's API through diagnostics/ends/jslint/truth.mjs), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -379,6 +379,24 @@ elif kind == "terraform-json":
         r = d["range"]
         failures.append((f'{r["filename"]}:{r["start"]["line"]}', d["summary"],
                          f'on {r["filename"]} line {r["start"]["line"]},'))
+elif kind == "vsg-json":
+    # VSG's -js output: every violation of severity Error fails the run; told apart, when two
+    # say the same, by its row as the table prints it (the rule and the line in their cells).
+    shown_rows = [l.strip() for l in open(capture, errors="replace").read().splitlines()]
+    for f in json.loads(text)["files"]:
+        for v in f["violations"]:
+            if v["severity"].lower() != "error":
+                continue
+            row = next((r for r in shown_rows
+                        if re.match(rf'{re.escape(v["rule"])}\s*\|\s*\w+\s*\|\s*{v["linenumber"]}\s*\|', r)), v["solution"])
+            failures.append((f'{f["file_path"]}:{v["linenumber"]}', v["solution"], row))
+elif kind == "jslint-jsonl":
+    # JSLint's own API (diagnostics/ends/jslint/truth.mjs), a warning per JSON line: every
+    # warning fails the run; told apart by its place as the CLI prints it after the message.
+    for line in text.splitlines():
+        w = json.loads(line)
+        failures.append((f'{w["file"]}:{w["line"]}', w["message"],
+                         f'// line {w["line"]}, column {w["column"]}'))
 elif kind == "gitlint-plain":
     # gitlint has no structured output: its own rows, `Commit <id>:` over `N: CODE message`,
     # each violation a failure named `<id>:N`; their count is checked against its exit status

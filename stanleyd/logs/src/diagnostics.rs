@@ -1547,6 +1547,30 @@ fn found_at(
 }
 
 /// Every diagnostic in `lines` not yet `covered`, in log order, warnings marked as such.
+/// The findings of the record-shaped readers from line `i` (`header_path`: the file an
+/// unindented line above named), pushed to `out`; the line after them, or None. A table whose
+/// header names a line column is read first (its rows hold places); then a header with its
+/// place in words and its findings marked on the lines below, rows that give their line in a
+/// field under a header naming the file, a list of files, and the other records.
+fn recorded(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    header_path: Option<&str>,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    records::table_rows(lines, covered, i, out)
+        .or_else(|| header_path.and_then(|h| records::field_rows(lines, covered, i, h, out)))
+        .or_else(|| marked_findings(lines, covered, i, out))
+        .or_else(|| records::headed_by_place(lines, covered, i, out))
+        .or_else(|| records::place_then_severity(lines, covered, i, out))
+        .or_else(|| records::file_list(lines, covered, i, out))
+        .or_else(|| records::worded_under_file(lines, covered, i, out))
+        .or_else(|| records::line_groups(lines, covered, i, out))
+        .or_else(|| records::coded_under_heading(lines, covered, i, out))
+        .or_else(|| records::severity_over_worded_place(lines, covered, i, out))
+}
+
 pub(crate) fn read_all(
     lines: &[String],
     covered: &[bool],
@@ -1567,20 +1591,7 @@ pub(crate) fn read_all(
             continue;
         }
         let line = &lines[i];
-        // A header with its place in words, its findings marked on the lines below; rows
-        // that give their line in a field under a header naming the file; a list of files.
-        let listed = match &header_path {
-            Some(h) => records::field_rows(lines, covered, i, h, &mut out),
-            None => None,
-        }
-        .or_else(|| marked_findings(lines, covered, i, &mut out))
-        .or_else(|| records::headed_by_place(lines, covered, i, &mut out))
-        .or_else(|| records::place_then_severity(lines, covered, i, &mut out))
-        .or_else(|| records::file_list(lines, covered, i, &mut out))
-        .or_else(|| records::worded_under_file(lines, covered, i, &mut out))
-        .or_else(|| records::line_groups(lines, covered, i, &mut out))
-        .or_else(|| records::coded_under_heading(lines, covered, i, &mut out))
-        .or_else(|| records::severity_over_worded_place(lines, covered, i, &mut out));
+        let listed = recorded(lines, covered, i, header_path.as_deref(), &mut out);
         if let Some(next) = listed {
             file = None;
             i = next;

@@ -401,8 +401,9 @@ pub(super) fn place_then_severity(
 
 /// A message that ends with its place in words, its file named by a heading above it:
 /// `… on line 4 at column 6`, `… at line 4, column 6`, `… (line 4, col 6)` (write-good's
-/// under `In docs/a.md`): (the message, its line, its column). A message that names its own
-/// file (`… in a.php on line 3`) is another reader's.
+/// under `In docs/a.md`), `N. … // line 4, column 6` (JSLint's under `jslint src/a.js`): (the
+/// message, its line, its column). A message that names its own file (`… in a.php on line 3`)
+/// is another reader's.
 pub(super) fn place_words_at_end(line: &str) -> Option<(&str, u64, Option<u64>)> {
     let t = line.trim_end().trim_end_matches('.');
     let (t, closed) = match t.strip_suffix(')') {
@@ -414,7 +415,9 @@ pub(super) fn place_words_at_end(line: &str) -> Option<(&str, u64, Option<u64>)>
         (b, a)
     } else {
         t.rsplit_once(" on line ")
-            .or_else(|| t.rsplit_once(" at line "))?
+            .or_else(|| t.rsplit_once(" at line "))
+            // (As a comment after the message: `… // line 15, column 9`, JSLint's.)
+            .or_else(|| t.rsplit_once(" // line "))?
     };
     let digits = after.bytes().take_while(u8::is_ascii_digit).count();
     let number: u64 = after[..digits].parse().ok()?;
@@ -428,6 +431,11 @@ pub(super) fn place_words_at_end(line: &str) -> Option<(&str, u64, Option<u64>)>
         Some(c.parse().ok()?)
     };
     let message = before.trim_end().trim_end_matches([',', ':', ';']).trim();
+    // (Without the number that counts the file's findings, `1. Expected ';'…`.)
+    let message = message
+        .split_once(". ")
+        .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(message, |(_, m)| m.trim_start());
     let names_a_file = message
         .rsplit_once(" in ")
         .is_some_and(|(_, p)| path_like(p.trim()));
@@ -667,6 +675,154 @@ pub(super) fn severity_over_worded_place(
         severity,
     ));
     Some(end)
+}
+
+/// A table's cells: split at `|` when the row has bars, else at runs of two spaces or more.
+fn cells(row: &str) -> Vec<&str> {
+    let t = row.trim().trim_matches('|');
+    if t.contains('|') {
+        t.split('|').map(str::trim).collect()
+    } else {
+        t.split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect()
+    }
+}
+
+/// A rule under or around a table's header: dashes, with the bars or crosses that part its
+/// columns (`------+------+----`).
+fn table_rule(line: &str) -> bool {
+    let t = line.trim();
+    t.chars()
+        .filter(|&c| c == '-' || c == '─' || c == '=')
+        .count()
+        >= 5
+        && t.chars().all(|c| "-=+|─┼┬┴ ".contains(c))
+}
+
+/// The columns a table of findings names in its header row: the line's (`line`, `line(s)`,
+/// `ln`, `row`), and of the others, the message's (`message`, `solution`, `description`, or
+/// else the last), the rule's (`rule`, `code`, `check`) and the severity's, if any.
+struct Columns {
+    count: usize,
+    line: usize,
+    message: usize,
+    rule: Option<usize>,
+    severity: Option<usize>,
+    file: Option<usize>,
+}
+
+fn columns(header: &str) -> Option<Columns> {
+    let names: Vec<String> = cells(header)
+        .iter()
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    if names.len() < 3
+        || names.iter().any(|n| {
+            n.is_empty()
+                || n.split_whitespace().count() > 3
+                || n.chars().any(|c| c.is_ascii_digit())
+        })
+    {
+        return None;
+    }
+    let find = |words: &[&str]| names.iter().position(|n| words.contains(&n.as_str()));
+    let line = find(&[
+        "line",
+        "line(s)",
+        "lines",
+        "ln",
+        "row",
+        "lineno",
+        "line no",
+        "line number",
+    ])?;
+    let message = find(&[
+        "message",
+        "solution",
+        "description",
+        "problem",
+        "text",
+        "detail",
+        "reason",
+        "issue",
+    ])
+    .unwrap_or(names.len() - 1);
+    (message != line).then(|| Columns {
+        count: names.len(),
+        line,
+        message,
+        rule: find(&["rule", "code", "check", "rule id", "id"]),
+        severity: find(&["severity", "level", "type"]),
+        file: find(&["file", "path", "filename", "file name"]),
+    })
+}
+
+/// A table of findings from `i` (its header row; a rule may stand above and under it): each
+/// row a finding at the line its line column gives, in the file its file column or the
+/// heading above the table names (`File:  src/a.vhd`, VSG's), its message the message
+/// column, its code the rule's. Pushed to `out`; the line after the table, or None.
+pub(super) fn table_rows(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let cols = columns(&lines[i])?;
+    let heading = || {
+        (i.saturating_sub(12)..i)
+            .rev()
+            .take_while(|&k| !covered[k])
+            .find_map(|k| file_heading(&lines[k]))
+    };
+    let file = match cols.file {
+        Some(_) => None,
+        None => Some(heading()?),
+    };
+    let mut j = i + 1;
+    while j < lines.len() && !covered[j] && table_rule(&lines[j]) {
+        j += 1;
+    }
+    let mut found = Vec::new();
+    while j < lines.len() && !covered[j] && found.len() < 10_000 {
+        let row = cells(&lines[j]);
+        if row.len() != cols.count {
+            break;
+        }
+        let digits: String = row[cols.line]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        let (Ok(number), Some(path)) = (digits.parse::<u64>(), cols.file.map(|f| row[f]).or(file))
+        else {
+            break;
+        };
+        let severity = cols
+            .severity
+            .and_then(|k| super::severity_word(row[k]))
+            .unwrap_or(Severity::Error);
+        found.push(Diagnostic::new(
+            &lines[j..=j],
+            j,
+            format!("{path}:{number}"),
+            row[cols.message].to_owned(),
+            cols.rule
+                .map(|k| row[k].to_owned())
+                .filter(|r| !r.is_empty()),
+            format!("{path}:{number}"),
+            severity,
+        ));
+        j += 1;
+    }
+    if found.is_empty() {
+        return None;
+    }
+    while j < lines.len() && !covered[j] && table_rule(&lines[j]) {
+        j += 1;
+    }
+    out.extend(found);
+    Some(j)
 }
 
 /// A heading that gives the line of the rows under it: `Line: 7`, `  Line 7:`, `Line 2: RUN
@@ -951,5 +1107,37 @@ mod tests {
         );
         // A severity with no place in words under it is another reader's.
         assert!(read("Error: something broke\n\nat the end of the run\n").is_empty());
+    }
+
+    /// VSG's and JSLint's shapes (`tests/fixtures/runners/vsg-*.log`, `jslint-*.log`).
+    #[test]
+    fn a_table_with_a_line_column_and_places_in_a_comment_under_a_file_heading() {
+        let table = "File:  src/a.vhd\nTotal Violations:    2\n------+-------+-------+------\n  Rule  |  severity  |  line(s)  | Solution\n------+-------+-------+------\n  port_013 | Error |  5 | Move ports to their own lines.\n  signal_007 | Error |  9 | Remove default assignment.\n------+-------+-------+------\n";
+        assert_eq!(
+            read(table),
+            [
+                (
+                    "src/a.vhd:5".to_owned(),
+                    "Move ports to their own lines.".to_owned()
+                ),
+                (
+                    "src/a.vhd:9".to_owned(),
+                    "Remove default assignment.".to_owned()
+                ),
+            ]
+        );
+        // A table with no line column holds no places.
+        assert!(read("File:  a.txt\n  Name | Size | Owner\n  x | 3 | me\n").is_empty());
+        let commented = "jslint src/a.js\n 1. Expected ';' and instead saw 'if'. // line 5, column 32\n    var t = 1\n 2. Unused 'x'. // line 9, column 5\n    var x;\n";
+        assert_eq!(
+            read(commented),
+            [
+                (
+                    "src/a.js:5".to_owned(),
+                    "Expected ';' and instead saw 'if'.".to_owned()
+                ),
+                ("src/a.js:9".to_owned(), "Unused 'x'.".to_owned()),
+            ]
+        );
     }
 }

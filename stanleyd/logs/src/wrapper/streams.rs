@@ -87,6 +87,11 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
         .into_iter()
         .flatten()
         .min()?;
+    // A row of a table parts more cells with its bars (`port_013 | Error | 5 | Move …`): no
+    // label, whatever its first cell holds.
+    if line[..text].ends_with(" | ") && line[text..].contains(" | ") {
+        return None;
+    }
     let name = line[..end].trim_end();
     if name.is_empty()
         || name.matches(' ').count() > 4

@@ -1,0 +1,11 @@
+/*jslint node*/
+"use strict";
+
+let notes = [];
+
+function addNote(text) {
+    notes.push({text: text, at: Date.now()})
+    return notes.length;
+}
+
+module.exports = addNote;
