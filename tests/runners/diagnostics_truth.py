@@ -26,7 +26,8 @@ diagnostics/ends/lesshint/json-reporter.js), gqllint-json (graphql-schema-linter
 writegood-parse (write-good --parse: `path:line:col:message`; every suggestion fails the run),
 dockerfilelint-json (dockerfilelint -j; every issue fails the run), prospector-json (prospector
 --output-format json; every message fails the run), saltlint-json (salt-lint --json), vnu-json (the Nu Html Checker's --format json),
-checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --format json), depcruise-json (dependency-cruiser -T json), terraform-json (terraform validate -json), vsg-json (VSG -js), jslint-jsonl (JSLint's API through diagnostics/ends/jslint/truth.mjs), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
+checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --format json), depcruise-json (dependency-cruiser -T json), terraform-json (terraform validate -json), vsg-json (VSG -js), jslint-jsonl (JSLint's API through diagnostics/ends/jslint/truth.mjs), detectsecrets-json
+(detect-secrets scan), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
 alike), checked to occur in CAPTURE.
@@ -397,6 +398,13 @@ elif kind == "jslint-jsonl":
         w = json.loads(line)
         failures.append((f'{w["file"]}:{w["line"]}', w["message"],
                          f'// line {w["line"]}, column {w["column"]}'))
+elif kind == "detectsecrets-json":
+    # detect-secrets scan: every result fails the hook; told apart by its `Location:` field as
+    # the hook prints it.
+    for path, results in sorted(json.loads(text)["results"].items()):
+        for r in results:
+            failures.append((f'{path}:{r["line_number"]}', r["type"],
+                             f'Location:    {path}:{r["line_number"]}'))
 elif kind == "gitlint-plain":
     # gitlint has no structured output: its own rows, `Commit <id>:` over `N: CODE message`,
     # each violation a failure named `<id>:N`; their count is checked against its exit status

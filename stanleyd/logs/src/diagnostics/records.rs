@@ -21,9 +21,20 @@ fn place_field(line: &str) -> Option<(&str, u64, &str)> {
     (used == rest.len()).then_some((path, number, rest))
 }
 
+/// A labelled field, unindented: a label of up to three words, a colon, and its value
+/// (`Secret Type: Slack Token`, `Location:    a.py:3`).
+fn labelled(line: &str) -> bool {
+    !line.starts_with(char::is_whitespace)
+        && line.split_once(": ").is_some_and(|(label, value)| {
+            !value.trim().is_empty()
+                && (1..=3).contains(&label.split(' ').count())
+                && label.chars().all(|c| c.is_ascii_alphabetic() || c == ' ')
+        })
+}
+
 /// A record whose place is a field in its indented body: the unindented line at `i` says what
-/// was found, and one of the indented lines under it (before a blank line) is a labelled place.
-/// (name, place, code, message).
+/// was found, and one of the indented lines under it (before a blank line) is a labelled place;
+/// or the record's fields each stand on a line of their own. (name, place, code, message).
 pub(super) fn located_below(
     lines: &[String],
     i: usize,
@@ -35,10 +46,17 @@ pub(super) fn located_below(
     {
         return None;
     }
+    // (Or the record is fields, each on a line of its own, a paragraph of its own: `Secret
+    // Type: AWS Access Key` over `Location:    config/a.py:3`, detect-secrets'. Fields right
+    // under a verdict, `FAILURE` over `name: check-equal?` and `location: a.rkt:4:2`, are a
+    // test's report.)
+    let fielded = labelled(line) && (i == 0 || lines[i - 1].trim().is_empty());
     let (path, number, place) = lines[i + 1..]
         .iter()
         .take(8)
-        .take_while(|l| l.starts_with(char::is_whitespace) && !l.trim().is_empty())
+        .take_while(|l| {
+            (l.starts_with(char::is_whitespace) || fielded && labelled(l)) && !l.trim().is_empty()
+        })
         .find_map(|l| place_field(l))?;
     // What was found, without the marks before it (`>> `).
     let message = line
@@ -1137,6 +1155,25 @@ mod tests {
                     "Expected ';' and instead saw 'if'.".to_owned()
                 ),
                 ("src/a.js:9".to_owned(), "Unused 'x'.".to_owned()),
+            ]
+        );
+    }
+
+    /// detect-secrets' hook (`tests/fixtures/runners/detectsecrets-hook-*.log`).
+    #[test]
+    fn a_record_of_fields_each_on_its_line_is_placed_by_its_location_field() {
+        let text = "ERROR: Potential secrets about to be committed to git repo!\n\nSecret Type: Secret Keyword\nLocation:    config/a.yaml:3\n\nSecret Type: AWS Access Key\nLocation:    config/b.py:1\n\nPossible mitigations:\n";
+        assert_eq!(
+            read(text),
+            [
+                (
+                    "config/a.yaml:3".to_owned(),
+                    "Secret Type: Secret Keyword".to_owned()
+                ),
+                (
+                    "config/b.py:1".to_owned(),
+                    "Secret Type: AWS Access Key".to_owned()
+                ),
             ]
         );
     }

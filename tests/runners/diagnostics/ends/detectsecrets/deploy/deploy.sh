@@ -1,0 +1,3 @@
+#!/bin/sh
+export SECRET_TOKEN="example-deploy-secret-value"
+scp build.tar host:/srv
