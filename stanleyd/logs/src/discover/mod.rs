@@ -1013,13 +1013,13 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
             .collect()
     };
     let named: Vec<Vec<Option<String>>> = reported.iter().map(names_of).collect();
+    // (The last run of each list of names, found in one pass: linear in the runs.)
+    let last: HashMap<&Vec<Option<String>>, usize> =
+        named.iter().enumerate().map(|(r, n)| (n, r)).collect();
     let reported: Vec<Vec<usize>> = reported
         .iter()
         .enumerate()
-        .filter(|(r, _)| {
-            named[*r].iter().all(Option::is_none)
-                || !named[r + 1..].iter().any(|later| *later == named[*r])
-        })
+        .filter(|(r, _)| named[*r].iter().all(Option::is_none) || last[&named[*r]] == *r)
         .map(|(_, run)| run.clone())
         .collect();
     let best: Vec<&(usize, u32, usize, String)> =
