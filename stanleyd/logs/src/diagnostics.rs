@@ -3,6 +3,7 @@
 //! (`path:line`) and grouped by its code or rule when it has one.
 
 use crate::found::Found;
+use crate::text::whole_number;
 
 mod records;
 mod rows;
@@ -928,7 +929,7 @@ fn stylish_file(lines: &[String], i: usize) -> Option<String> {
     // Its first place after it (`signal.ts:1:1`): the path before the numbers.
     let mut path = t;
     while let Some((p, n)) = path.rsplit_once(':')
-        && is_number(n)
+        && whole_number(n)
     {
         path = p;
     }
@@ -948,7 +949,7 @@ fn coded_row(line: &str) -> Option<(u64, String, Severity, Option<String>, Strin
         && code
             .chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
-    (coded && is_number(l) && is_number(c) && !message.trim().is_empty()).then(|| {
+    (coded && whole_number(l) && whole_number(c) && !message.trim().is_empty()).then(|| {
         (
             l.parse().unwrap_or_default(),
             pos.to_owned(),
@@ -957,11 +958,6 @@ fn coded_row(line: &str) -> Option<(u64, String, Severity, Option<String>, Strin
             message.trim().to_owned(),
         )
     })
-}
-
-/// Whether `s` is a whole number written in digits.
-fn is_number(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// A stylish row: `  3:7  error  'x' is defined but never used  no-unused-vars`.
@@ -982,7 +978,7 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
         let start = pos.split_once('-').map_or(pos, |(a, _)| a);
         start
             .split_once(':')
-            .is_some_and(|(l, c)| is_number(l) && is_number(c))
+            .is_some_and(|(l, c)| whole_number(l) && whole_number(c))
     });
     // Or with its code, then its place (`H005 2:0 Html tag should …`, djLint's).
     if let Some(found) = coded_row(line) {
@@ -1017,7 +1013,7 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
     // A line alone and a code (`    4: DOC101: Function `book`: …`, pydoclint's rows under
     // their file).
     if let Some(n) = pos.strip_suffix(':')
-        && is_number(n)
+        && whole_number(n)
         && let Some((code, message)) = rest.trim_start().split_once(": ")
         && rule_like(code)
         && code.chars().any(|c| c.is_ascii_digit())
@@ -1039,13 +1035,13 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
         Some((start, end))
             if end
                 .split_once(':')
-                .is_some_and(|(l, c)| is_number(l) && is_number(c)) =>
+                .is_some_and(|(l, c)| whole_number(l) && whole_number(c)) =>
         {
             start
         }
         _ => col,
     };
-    if !is_number(col) {
+    if !whole_number(col) {
         return None;
     }
     let row: u64 = row.parse().ok()?;
@@ -1546,7 +1542,6 @@ fn found_at(
     (None, false)
 }
 
-/// Every diagnostic in `lines` not yet `covered`, in log order, warnings marked as such.
 /// The findings of the record-shaped readers from line `i` (`header_path`: the file an
 /// unindented line above named), pushed to `out`; the line after them, or None. A table whose
 /// header names a line column is read first (its rows hold places); then a header with its
@@ -1571,6 +1566,7 @@ fn recorded(
         .or_else(|| records::severity_over_worded_place(lines, covered, i, out))
 }
 
+/// Every diagnostic in `lines` not yet `covered`, in log order, warnings marked as such.
 pub(crate) fn read_all(
     lines: &[String],
     covered: &[bool],

@@ -82,9 +82,7 @@ pub(crate) fn without_timing(name: &str) -> &str {
             // (A progress count, `(1 of 4)`, `(3/8)`, says when it ran as a time does.)
             let count = |sep: &str| {
                 inner.split_once(sep).is_some_and(|(a, b)| {
-                    [a, b]
-                        .iter()
-                        .all(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
+                    crate::text::whole_number(a) && crate::text::whole_number(b)
                 })
             };
             if timing || count(" of ") || count("/") {
@@ -537,14 +535,9 @@ fn rule_led(t: &str) -> Option<Option<String>> {
         .find_map(|v| rest.trim().strip_suffix(v))?
         .trim();
     // A kind and the name in quotes (`**** TEST 'suite :: a.t' FAILED ****`, lit's): the name.
-    if let Some((kind, quoted)) = body.split_once(' ')
+    if let Some((kind, rest)) = body.split_once(' ')
         && kind.chars().all(|c| c.is_ascii_uppercase())
-        && let Some(name) = ['\'', '"'].iter().find_map(|q| {
-            quoted
-                .trim()
-                .strip_prefix(*q)
-                .and_then(|n| n.strip_suffix(*q))
-        })
+        && let Some(name) = quoted(rest.trim())
     {
         return Some(name_like(name).then(|| name.to_owned()));
     }
@@ -568,13 +561,19 @@ fn more_failed_test(t: &str) -> Option<Option<String>> {
         .trim_start()
         .strip_prefix("Failed test ")?;
     let rest = match rest.split_once(": ") {
-        Some((n, quoted)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => quoted,
+        Some((n, named)) if crate::text::whole_number(n) => named,
         _ => rest,
     };
-    let name = ['\'', '"']
-        .iter()
-        .find_map(|q| rest.strip_prefix(*q).and_then(|r| r.strip_suffix(*q)))?;
+    let name = quoted(rest)?;
     Some(name_like(name).then(|| name.to_owned()))
+}
+
+/// What `text` holds between the single or double quotes that open and close it (`'a.t'`,
+/// `"sku is unique"`).
+fn quoted(text: &str) -> Option<&str> {
+    ['\'', '"']
+        .iter()
+        .find_map(|q| text.strip_prefix(*q)?.strip_suffix(*q))
 }
 
 /// `    renders under budget: TIMEOUT (0.20s)`: in a tree of tests, the longest name of a column

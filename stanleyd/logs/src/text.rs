@@ -268,6 +268,17 @@ pub fn foreign_frame(path: &str) -> bool {
     .any(|m| path.contains(m))
 }
 
+/// Whether `s` is a whole number written in digits (`12`; not `1.5`, not ``).
+pub(crate) fn whole_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The whole number `s` starts with, and what follows it (`15, column 9` gives 15).
+pub(crate) fn leading_number(s: &str) -> Option<(u64, &str)> {
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    Some((s[..digits].parse().ok()?, &s[digits..]))
+}
+
 /// `text` with every run of digits as one `0`: the shape lines of one template, one summary or
 /// one stream label share (`#12 0.345` and `#3 1.2` alike).
 pub(crate) fn digits_masked(text: &str) -> String {

@@ -8,6 +8,7 @@
 
 use super::{Diagnostic, MAX_LINES, Severity, path_like, rule_like};
 use crate::line::indent;
+use crate::text::{leading_number, whole_number};
 
 /// A labelled field that holds a place: `Location: ./a.py:4:4`, `File: src/a.c:3` (a single
 /// word, then the place and nothing else): (path, line, the place as printed).
@@ -548,7 +549,7 @@ pub(super) fn worded_under_file(
 /// colon: a file (`src/a.py:`), or a label and an identifier (`Commit 2498fe0101:`, `Module
 /// billing:`); the file or the identifier.
 fn item_heading(line: &str) -> Option<&str> {
-    if line.starts_with(char::is_whitespace) {
+    if line.starts_with(char::is_whitespace) || !line.trim_end().ends_with(':') {
         return None;
     }
     let words: Vec<&str> = line.split_whitespace().collect();
@@ -573,7 +574,7 @@ fn item_heading(line: &str) -> Option<&str> {
 fn coded_line_row(line: &str) -> Option<(u64, &str, &str)> {
     let t = line.trim_start();
     let (number, rest) = t.split_once(": ")?;
-    let number: u64 = (!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+    let number: u64 = whole_number(number)
         .then(|| number.parse().ok())
         .flatten()?;
     let code = rest.split_whitespace().next()?;
@@ -636,15 +637,11 @@ fn box_closed(line: &str) -> bool {
     line.trim() == "╵"
 }
 
-/// A place in words that opens a line: `on main.tf line 8, in resource "a" "b":` (HCL tools'):
-/// (path, line).
+/// A place in words after `on` that opens a line: `on main.tf line 8, in resource "a" "b":`
+/// (HCL tools'), read as [`super::worded`] reads `In a.sh line 3:`: (path, line).
 fn place_on_line(t: &str) -> Option<(&str, u64)> {
-    let (path, rest) = t.strip_prefix("on ")?.split_once(" line ")?;
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let number = rest[..digits].parse().ok()?;
-    let after = &rest[digits..];
-    (path_like(path) && (after.is_empty() || after.starts_with([',', ':'])))
-        .then_some((path, number))
+    let (path, number, _) = super::worded(t.strip_prefix("on ")?)?;
+    Some((path, number))
 }
 
 /// A severity and a summary (`Error: Reference to undeclared input variable`), then within a
@@ -732,6 +729,11 @@ struct Columns {
 }
 
 fn columns(header: &str) -> Option<Columns> {
+    // (Most lines have neither bars nor wide gaps: they are no table's header, and cost
+    // nothing more to see so.)
+    if !header.contains('|') && !header.trim().contains("  ") {
+        return None;
+    }
     let names: Vec<String> = cells(header)
         .iter()
         .map(|c| c.to_ascii_lowercase())
@@ -803,17 +805,15 @@ pub(super) fn table_rows(
         j += 1;
     }
     let mut found = Vec::new();
-    while j < lines.len() && !covered[j] && found.len() < 10_000 {
+    while j < lines.len() && !covered[j] {
         let row = cells(&lines[j]);
         if row.len() != cols.count {
             break;
         }
-        let digits: String = row[cols.line]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        let (Ok(number), Some(path)) = (digits.parse::<u64>(), cols.file.map(|f| row[f]).or(file))
-        else {
+        let (Some((number, _)), Some(path)) = (
+            leading_number(row[cols.line]),
+            cols.file.map(|f| row[f]).or(file),
+        ) else {
             break;
         };
         let severity = cols
@@ -860,11 +860,7 @@ fn line_heading(line: &str) -> Option<(usize, u64)> {
 /// A table's header row: words of capitals only, two spaces or more between them (`Issue
 /// Category      Title      Description`).
 fn table_header(line: &str) -> bool {
-    let cells: Vec<&str> = line
-        .split("  ")
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .collect();
+    let cells = cells(line);
     cells.len() >= 2
         && cells.iter().all(|c| {
             c.split(' ').all(|w| {

@@ -14,6 +14,7 @@ use super::{Diagnostic, MAX_LINES, Severity, path_like, rule_like, severity_word
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Spot<'a> {
     Line(u64, Option<u64>),
+    /// The whole place as printed, the file and its address (`data/a.yaml::$.ports[0]`).
     Address(&'a str),
     /// The file as a whole (`error no-circular: src/a.js → src/b.js`, a dependency checker's
     /// finding about a module): only in a row a severity opens.
@@ -34,7 +35,7 @@ fn place_in_word(word: &str) -> Option<(&str, Spot<'_>, char)> {
             && (address.len() > 1 && address.starts_with(['$', '/']) || address == "$")
             && placeable(path)
         {
-            return Some((path, Spot::Address(address), '$'));
+            return Some((path, Spot::Address(w), '$'));
         }
     }
     let number = |s: &str| {
@@ -376,32 +377,9 @@ fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
     // A rule's code before the place (`error no-circular: src/a.js → src/b.js`) names what
     // the finding is: the code, and the message from it on, the place included.
     let ruled = before.iter().position(|w| coded(w));
-    // The code: a rule right after the place (`CollapseIsinstanceChecks:`), or what a
-    // severity word before it carries (`%Warning-WIDTH:`).
     let code = ruled
         .map(|k| before[k].trim_end_matches(':').to_owned())
-        .or_else(|| {
-            after
-                .first()
-                .map(|w| w.trim_matches(['[', ']']))
-                .filter(|w| !w.is_empty() && severity_of(w).is_none())
-                .filter(|w| {
-                    rule_like(w)
-                        || w.len() > 1
-                            && w.ends_with(':')
-                            && w.chars().all(|c| c.is_ascii_alphanumeric() || c == ':')
-                })
-                .map(|w| w.trim_end_matches(':').to_owned())
-                .or_else(|| {
-                    before.iter().find_map(|w| {
-                        let (_, code) = w
-                            .trim_start_matches('%')
-                            .trim_end_matches(':')
-                            .split_once('-')?;
-                        (!code.is_empty()).then(|| code.to_owned())
-                    })
-                })
-        });
+        .or_else(|| code_around_place(before, &after));
     // (A bracketed code that opens a row closed by its place is the code, not the message.)
     let tagged = r.end
         && code.is_some()
@@ -460,15 +438,7 @@ fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
         }
         // (An address is named as the tool wrote it, its path and address joined as printed.)
         Spot::File => (r.path.to_owned(), r.path.to_owned()),
-        Spot::Address(address) => {
-            let word = text
-                .split_whitespace()
-                .nth(r.at)
-                .unwrap_or(address)
-                .trim_matches(|c: char| "\"'`[](){},;".contains(c))
-                .trim_end_matches(':');
-            (word.to_owned(), word.to_owned())
-        }
+        Spot::Address(place) => (place.to_owned(), place.to_owned()),
     };
     Some(Diagnostic::new(
         &lines[start..end],
@@ -479,6 +449,31 @@ fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
         place,
         severity,
     ))
+}
+
+/// The code of a row with no rule's code before its place: a rule right after the place
+/// (`CollapseIsinstanceChecks:`), or what a severity word before it carries (`%Warning-WIDTH:`).
+fn code_around_place(before: &[&str], after: &[&str]) -> Option<String> {
+    after
+        .first()
+        .map(|w| w.trim_matches(['[', ']']))
+        .filter(|w| !w.is_empty() && severity_of(w).is_none())
+        .filter(|w| {
+            rule_like(w)
+                || w.len() > 1
+                    && w.ends_with(':')
+                    && w.chars().all(|c| c.is_ascii_alphanumeric() || c == ':')
+        })
+        .map(|w| w.trim_end_matches(':').to_owned())
+        .or_else(|| {
+            before.iter().find_map(|w| {
+                let (_, code) = w
+                    .trim_start_matches('%')
+                    .trim_end_matches(':')
+                    .split_once('-')?;
+                (!code.is_empty()).then(|| code.to_owned())
+            })
+        })
 }
 
 /// What the row at line `k` says besides its place and what stands before it: the words after

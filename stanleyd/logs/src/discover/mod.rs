@@ -902,9 +902,9 @@ pub(crate) fn unscoped(name: &str) -> String {
     }
 }
 
-/// Numbered headers, `1) …`, the number in brackets (`[1] …`) or with a dot (`1. …`): (line, number, indentation,
-/// text after the number). Only a run counting up from 1 is read as reports, so a rule's code in
-/// brackets (`[207] message`) is none. (A number in parentheses indexes a table's rows, Octave's
+/// Numbered headers, `1) …`, the number in brackets (`[1] …`) or with a dot (`1. …`): (line,
+/// number, indentation, text after the number). Only a run counting up from 1 is read as
+/// reports, so a rule's code in brackets (`[207] message`) is none. (A number in parentheses indexes a table's rows, Octave's
 /// `(1)  1.3333  1.5  Abs err …`, more often than it heads a report.)
 pub(crate) fn numbered_headers(lines: &[String]) -> Vec<(usize, u32, usize, String)> {
     lines

@@ -18,7 +18,8 @@ pub(crate) const MIN_LINES: usize = 3;
 
 /// The label at the start of `line` and the byte where the stream's own text begins: a
 /// segment of at most four spaces and [`MAX_LABEL`] bytes that does not start with whitespace,
-/// ended by `: `, a final `:`, ` | `, ` > ` or a tab, or a leading `[…] ` or `(…) ` whatever it holds.
+/// ended by `: `, a final `:`, ` | `, ` > ` or a tab, or a leading `[…] ` or `(…) ` whatever it
+/// holds.
 pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
     // A build tool's task label may be right-aligned (Ant's `    [junit] text`, moon's
     // ` till:test | text` beside `ovens:test | text`).
