@@ -21,7 +21,8 @@ when the only block that names it already names another failure; **attributed** 
 block's `message` holds the start of the truth message (first 40 characters, compared lower-case
 with whitespace collapsed and quotes dropped). Per log: **extra** blocks named for no failure,
 **false dups** (two blocks of different failures sharing a fingerprint), **empty** (failures but no
-block). A job is **shown first** when its first block's lines hold a reason.
+block). A job is **shown first** when its first block's lines hold a reason (a time stamp before a reason's
+line is not compared, since the reader shows lines without the wrapper's stamps).
 
     scripts/eval/score.py BINARY SET_DIR [--generic] [--json OUT]
 
@@ -42,6 +43,17 @@ def norm(text):
     text = ANSI.sub("", text or "")
     text = re.sub(r"[\"'`‘’“”]", "", text)
     return re.sub(r"\s+", " ", text).strip().lower()
+
+
+STAMP = re.compile(
+    r"^\[?(\d{4}-\d\d-\d\d[t ])?\d\d:\d\d:\d\d([.,]\d+)?(z|[+-]\d\d:?\d\d)?\]?\s*"
+)
+
+
+def reason(text):
+    """A job's reason as compared: a time stamp the wrapper put before the line is not part of
+    it (the reader shows the line unwrapped, the truth may keep the stamp)."""
+    return STAMP.sub("", norm(text))[:40]
 
 
 def segments(name):
@@ -130,7 +142,7 @@ def score_log(parsed, truth):
     row["false_dups"] = dups
     row["empty"] = int(bool(failures) and not blocks)
     if truth.get("category") == "job":
-        reasons = [norm(r)[:40] for r in truth.get("reasons", []) if norm(r)]
+        reasons = [reason(r) for r in truth.get("reasons", []) if reason(r)]
         first = norm("\n".join(blocks[0].get("lines") or [])) if blocks else ""
         row["job_first"] = int(any(r in first for r in reasons))
         row["job_shown"] = int(any(r in norm("\n".join(b.get("lines") or [])) for b in blocks for r in reasons))

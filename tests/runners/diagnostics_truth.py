@@ -26,7 +26,10 @@ diagnostics/ends/lesshint/json-reporter.js), gqllint-json (graphql-schema-linter
 writegood-parse (write-good --parse: `path:line:col:message`; every suggestion fails the run),
 dockerfilelint-json (dockerfilelint -j; every issue fails the run), prospector-json (prospector
 --output-format json; every message fails the run), saltlint-json (salt-lint --json), vnu-json (the Nu Html Checker's --format json),
-checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --format json), depcruise-json (dependency-cruiser -T json), terraform-json (terraform validate -json), vsg-json (VSG -js), jslint-jsonl (JSLint's API through diagnostics/ends/jslint/truth.mjs), detectsecrets-json
+checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --format json), depcruise-json (dependency-cruiser -T json), terraform-json (terraform validate -json), vsg-json (VSG -js), jslint-jsonl (JSLint's API through diagnostics/ends/jslint/truth.mjs), ansiblelint-json
+(ansible-lint -f codeclimate), thrift-plain (the Thrift compiler's own `[ERROR:path:line]` records, one per
+file make says failed), rescript-plain (ReScript's own records, counted against the sources it did not
+compile), detectsecrets-json
 (detect-secrets scan), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
@@ -59,7 +62,7 @@ if kind == "multi":
     json.dump(merged, open(out, "w"), indent=1)
     sys.exit(0)
 failures = []
-text = open(aux).read()
+text = open(aux).read() if aux != "-" else ""
 if kind == "gcc-json":
     for d in json.loads(text):
         if d["kind"] == "error":
@@ -405,6 +408,61 @@ elif kind == "detectsecrets-json":
         for r in results:
             failures.append((f'{path}:{r["line_number"]}', r["type"],
                              f'Location:    {path}:{r["line_number"]}'))
+elif kind == "ansiblelint-json":
+    # ansible-lint -f codeclimate: every violation above `minor` (a warning) fails the run;
+    # told apart, when two say the same, by its message's end and the place line under it as
+    # the default format prints them (several violations share a place).
+    shown_lines = re.sub(r"\x1b\[[0-9;]*m|\x1b\]8;;[^\x1b]*\x1b\\", "",
+                         open(capture, errors="replace").read()).splitlines()
+    for v in json.loads(text):
+        if v["severity"] in ("minor", "info"):
+            continue
+        loc = v["location"]
+        line = loc["lines"]["begin"] if "lines" in loc else loc["positions"]["begin"]["line"]
+        place = re.compile(rf'{re.escape(loc["path"])}:{line}(:\d+)?( |$)')
+        under = next((b for a, b in zip(shown_lines, shown_lines[1:])
+                      if a.endswith(v["description"]) and place.match(b)), f'{loc["path"]}:{line}')
+        failures.append((f'{loc["path"]}:{line}', v["description"],
+                         f'{v["description"][-16:]}\n{under}'))
+elif kind == "thrift-plain":
+    # The Thrift compiler has no structured output: its own records, `[ERROR:path:line] text`
+    # (the text a hint in parentheses, the message on the next line) or `[FAILURE:path:line]
+    # message`, the first of each file it failed on a failure named `path:line`; their count
+    # is checked against make's (`make: *** [Makefile:5: a.gen] Error 1`).
+    rows = open(capture, errors="replace").read().splitlines()
+    failed = set()
+    for k, line in enumerate(rows):
+        m = re.match(r"^\[(ERROR|FAILURE):(.+):(\d+)\] (.*)$", line)
+        if not m or m.group(2) in failed:
+            continue
+        failed.add(m.group(2))
+        message = m.group(4)
+        if re.fullmatch(r"\(.*\)", message.strip()):
+            message = rows[k + 1]
+        failures.append((f"{m.group(2)}:{m.group(3)}", message, message))
+    made = sum(1 for l in rows if re.match(r"^make: \*\*\* \[.*\] Error \d+$", l))
+    if len(failures) != made:
+        sys.exit(f"thrift: {len(failures)} files' records read, make failed {made}")
+elif kind == "rescript-plain":
+    # The ReScript compiler has no structured output: its own records, `We've found a bug for
+    # you!` over the place alone (`/p/src/A.res:3:29-41`), a code frame, then the message; a
+    # failure each, named `path:line`. Their count is checked against the sources it wrote no
+    # JavaScript for (AUX: their number, counted by the capture).
+    rows = re.sub(r"\x1b\[[0-9;]*[mK]", "", open(capture, errors="replace").read()).splitlines()
+    for k, line in enumerate(rows):
+        if line.strip() != "We've found a bug for you!":
+            continue
+        m = re.match(r"^\s*(\S+):(\d+):", rows[k + 1])
+        after = []
+        for r in rows[k + 2:]:
+            if r.strip() == "We've found a bug for you!" or r.strip().startswith("Warning number"):
+                break
+            after.append(r.strip())
+        framed = [j for j, r in enumerate(after) if re.match(r"^(\d+ )?[│┆]", r)]
+        message = next(r for r in after[framed[-1] + 1:] if r)
+        failures.append((f"{m.group(1)}:{m.group(2)}", message, message))
+    if len(failures) != int(text.strip()):
+        sys.exit(f"rescript: {len(failures)} records read, {text.strip()} sources not compiled")
 elif kind == "gitlint-plain":
     # gitlint has no structured output: its own rows, `Commit <id>:` over `N: CODE message`,
     # each violation a failure named `<id>:N`; their count is checked against its exit status
@@ -424,7 +482,7 @@ elif kind == "gitlint-plain":
 else:
     sys.exit(f"unknown kind {kind}")
 
-shown = re.sub(r"\x1b\[[0-9;]*m", "", open(capture, errors="replace").read())
+shown = re.sub(r"\x1b\[[0-9;]*m|\x1b\]8;;[^\x1b]*\x1b\\", "", open(capture, errors="replace").read())
 truth = {"runner": tool, "mode": mode, "project": os.path.basename(os.getcwd()), "color": False,
          "failures": []}
 status = 0

@@ -46,6 +46,11 @@ KIND says where the failing-test names come from (never from Stanley's parser):
   rspec-json      examples with status "failed" in AUX (rspec --format json)
   minitest        the numbered "N) Failure:"/"N) Error:" headers of CAPTURE
   phpunit         the numbered lists under "There were N errors/failures:" of CAPTURE
+  contexts        the `FAIL:`/`ERROR:` lines under each context's line of CAPTURE (contexts, a
+                  Python BDD runner), and the contexts whose setup failed, checked against its
+                  closing `…: 2 failed, 1 error`
+  xlunit          the numbered `N) NAME: message` lists under "There were N failure:" of
+                  CAPTURE (Common Lisp's xlunit), checked against its `Run: … Failures: …`
   not-a-report    a JSON document that is no test report: no failures, and that is the truth
   tcltest         the `==== name FAILED` line that closes each failed test's report in CAPTURE,
                   checked against the closing `Failed N` column
@@ -767,6 +772,56 @@ def phpunit(log, aux):
             names.append(name)
             EXTRA[name] = {"kind": m.group(1)}
             sections[name] = body
+    return names, sections, []
+
+
+def xlunit(log, aux):
+    """xlunit's numbered lists under `There was 1 error:` / `There were 4 failure:` of CAPTURE,
+    each `N) TEST-NAME: message` named by the word before its first colon, checked against the
+    closing `Run: 7   Failures: 4   Errors: 1`."""
+    lines = strip(log).splitlines()
+    names, sections = [], {}
+    for k, line in enumerate(lines):
+        m = re.match(r"^There (?:was|were) \d+ (error|failure)s?:$", line)
+        if not m:
+            continue
+        for header, body in _numbered_blocks(lines, k + 1, r"^(There (was|were) |FAILURES!!!)"):
+            name, _, message = header.partition(": ")
+            names.append(name)
+            EXTRA[name] = {"kind": m.group(1)}
+            sections[name] = message + "\n" + body
+    run = re.search(r"^Run: \d+\s+Failures: (\d+)\s+Errors: (\d+)$", strip(log), re.M)
+    if not run or len(names) != int(run.group(1)) + int(run.group(2)):
+        sys.exit(f"xlunit: {len(names)} listed, the closing line says otherwise")
+    return names, sections, []
+
+
+def contexts(log, aux):
+    """contexts' own report of CAPTURE: under each context's line (`When a bill has a cap`), an
+    indented `FAIL: name` or `ERROR: name` is a failure named `context › name`, and a traceback
+    right under the context (its setup or action failed) is the context's own, named by it;
+    checked against the closing `5 contexts, 5 assertions: 2 failed, 1 error` (its XML drops
+    the contexts that failed before any assertion ran)."""
+    lines = strip(log).splitlines()
+    names, sections, context = [], {}, None
+    for k, line in enumerate(lines):
+        if re.match(r"^(When|Given|Since|After|Before|With|Without|If)\b", line):
+            context = line.strip()
+            nxt = lines[k + 1] if k + 1 < len(lines) else ""
+            if nxt.strip().startswith("Traceback"):
+                names.append(context)
+                sections[context] = ""
+            continue
+        m = re.match(r"^  (FAIL|ERROR): (.+)$", line)
+        if m and context:
+            names.append(f"{context} › {m.group(2)}")
+            sections[names[-1]] = ""
+        elif names and line.startswith("  "):
+            sections[names[-1]] += line + "\n"
+    stated = re.search(r"assertions: (?:(\d+) failed)?(?:, )?(?:(\d+) errors?)?$", strip(log), re.M)
+    want = sum(int(g) for g in stated.groups() if g) if stated else -1
+    if len(names) != want:
+        sys.exit(f"contexts: {len(names)} reported, the closing line says {want}")
     return names, sections, []
 
 

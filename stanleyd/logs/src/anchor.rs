@@ -32,10 +32,12 @@ pub(crate) fn first_word_ends_error(t: &str) -> bool {
         && (t[word.len()..].starts_with(':') || t[word.len()..].starts_with(" ["))
 }
 
+/// A compiler's error line (`a.c:3:1: error: …`, `error[E0308]: …`, `error TS2322: …`); not a
+/// count heading a list (`There was 1 error:`, xlunit's and PHPUnit's).
 pub(crate) fn compiler_error(line: &str) -> bool {
     let words: Vec<&str> = line.split_whitespace().collect();
     words.iter().enumerate().any(|(i, w)| {
-        *w == "error:"
+        (*w == "error:" && !(i > 0 && crate::text::whole_number(words[i - 1])))
             || (w.starts_with("error[E") && w.ends_with("]:"))
             || (*w == "error"
                 && words

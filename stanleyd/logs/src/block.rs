@@ -189,6 +189,18 @@ pub(crate) fn finish(
     finish_with(lines, start, omitted, anchors_found, None, None)
 }
 
+/// A block that opens with a group's title over its error indented under it (`When parsing a
+/// decimal reading` over `  Traceback (most recent call last):`, a context whose setup failed):
+/// the group's title names it.
+fn group_over_its_error(lines: &[String]) -> Option<String> {
+    let first = lines.first()?;
+    let next = lines.get(1)?;
+    let title = crate::discover::group_title(first)?;
+    (crate::line::indent(next) > crate::line::indent(first)
+        && (next.trim_start().starts_with("Traceback") || crate::line::message_like(next)))
+    .then(|| title.to_owned())
+}
+
 /// What a failure's fingerprint hashes when it has a message: the normalized message, the top
 /// project frame and the test's name.
 #[derive(Serialize)]
@@ -217,7 +229,8 @@ pub(crate) fn finish_with(
 ) -> FailureBlock {
     let mut name = known_name
         .clone()
-        .or_else(|| lines.iter().find_map(|l| test_name(l)));
+        .or_else(|| lines.iter().find_map(|l| test_name(l)))
+        .or_else(|| group_over_its_error(&lines));
     let mut msg = known_message
         .clone()
         .or_else(|| lines.iter().find_map(|l| message(l)));

@@ -236,6 +236,20 @@ pub(crate) fn named_in(message: &str) -> Option<String> {
 /// What follows a location: the severity (or a lint code), the code, and the message.
 pub(crate) fn judged(rest: &str) -> Option<(Severity, Option<String>, String)> {
     let rest = rest.trim_start();
+    // A warning's category as Python prints it (`a.py:6: UserWarning: …`, `DeprecationWarning:
+    // …`): a warning, the category its code.
+    if let Some((category, _)) = rest.split_once(": ")
+        && category.len() > "Warning".len()
+        && category.ends_with("Warning")
+        && category.starts_with(|c: char| c.is_ascii_uppercase())
+        && category.chars().all(|c| c.is_ascii_alphanumeric())
+    {
+        return Some((
+            Severity::Warning,
+            Some(category.to_owned()),
+            rest.to_owned(),
+        ));
+    }
     let lower = rest.to_ascii_lowercase();
     let (severity, after) = if let Some(a) = lower
         .strip_prefix("fatal error")
@@ -343,6 +357,21 @@ pub(crate) fn severity_word(word: &str) -> Option<Severity> {
         | "refactor" | "suggestion" => Some(Severity::Warning),
         _ => None,
     }
+}
+
+/// A rule qualified by the case of it in brackets (`name[casing]`, `fqcn[action-core]`,
+/// ansible-lint's): a word, then a rule-like or plain word in brackets, at the end.
+fn qualified_rule(word: &str) -> bool {
+    word.strip_suffix(']')
+        .and_then(|w| w.split_once('['))
+        .is_some_and(|(rule, case)| {
+            !rule.is_empty()
+                && !case.is_empty()
+                && rule.starts_with(|c: char| c.is_ascii_alphabetic())
+                && format!("{rule}{case}")
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "/-_.".contains(c))
+        })
 }
 
 /// A rule or code as linters print it: no spaces, and a digit, `/`, `-` or `_` in it
@@ -819,23 +848,29 @@ fn place_under_coded(lines: &[String], from: usize) -> Option<Placed> {
                 });
             let (rule, said) = match bracketed {
                 Some(found) => found,
-                None => line.split_once(": ").filter(|(rule, _)| rule_like(rule))?,
+                None => line
+                    .split_once(": ")
+                    .filter(|(rule, _)| rule_like(rule) || qualified_rule(rule))?,
             };
-            if said.trim().is_empty() {
+            let said = said.trim();
+            if said.is_empty() {
                 return None;
             }
-            (Severity::Error, rule.to_owned(), said.trim().to_owned())
+            // A severity in parentheses at the end says what the finding is (`… (warning)`).
+            match ["(warning)", "[warning]"]
+                .iter()
+                .find_map(|w| said.strip_suffix(w))
+            {
+                Some(said) => (Severity::Warning, rule.to_owned(), said.trim().to_owned()),
+                None => (Severity::Error, rule.to_owned(), said.to_owned()),
+            }
         }
     };
     if !line.starts_with(code.as_str()) && !line.starts_with(&format!("[{code}] ")) {
         return None;
     }
     // The place alone on the next line, or after one more line of the message.
-    let alone = |l: &str| {
-        let l = l.trim_end();
-        !l.starts_with(char::is_whitespace)
-            && location(l).is_some_and(|(_, _, used)| l[used..].trim_matches(':').is_empty())
-    };
+    let alone = |l: &str| place_line(l).is_some();
     let mut at = from + 1;
     if !lines.get(at).is_some_and(|l| alone(l)) {
         let more = lines.get(at)?;
@@ -846,10 +881,7 @@ fn place_under_coded(lines: &[String], from: usize) -> Option<Placed> {
         at += 1;
     }
     let next = lines.get(at)?.trim_end();
-    if !alone(next) {
-        return None;
-    }
-    let (path, number, used) = location(next)?;
+    let (path, number, used) = place_line(next)?;
     Some((
         from,
         format!("{path}:{number}"),
@@ -858,6 +890,19 @@ fn place_under_coded(lines: &[String], from: usize) -> Option<Placed> {
         Some(code),
         message,
     ))
+}
+
+/// A line that gives a finding's place under its message: the place alone, or with what it is
+/// in after a space (`site.yml:5:13 Task/Handler: install nginx`, ansible-lint's) when that
+/// does not make it a finding of its own.
+fn place_line(line: &str) -> Option<(&str, u64, usize)> {
+    let l = line.trim_end();
+    if l.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (path, number, used) = location(l)?;
+    (l[used..].trim_matches(':').is_empty() || (l[used..].starts_with(' ') && header(l).is_none()))
+        .then_some((path, number, used))
 }
 
 /// The ` --> path:line:col` line a header points at, within its next lines.
@@ -1401,9 +1446,11 @@ fn own_lines_end(
     message: &str,
 ) -> usize {
     let mut end = i + 1;
-    if let Some(k) = (end..lines.len().min(end + 2))
-        .find(|&k| !covered[k] && lines[k].trim_end().trim_end_matches(':') == place)
-    {
+    if let Some(k) = (end..lines.len().min(end + 2)).find(|&k| {
+        !covered[k]
+            && (lines[k].trim_end().trim_end_matches(':') == place
+                || place_line(&lines[k]).is_some_and(|(_, _, used)| lines[k][..used] == *place))
+    }) {
         end = k + 1;
     }
     if lines
@@ -1559,6 +1606,8 @@ fn recorded(
         .or_else(|| marked_findings(lines, covered, i, out))
         .or_else(|| records::headed_by_place(lines, covered, i, out))
         .or_else(|| records::place_then_severity(lines, covered, i, out))
+        .or_else(|| records::place_over_frame(lines, covered, i, out))
+        .or_else(|| records::bracketed_records(lines, covered, i, out))
         .or_else(|| records::file_list(lines, covered, i, out))
         .or_else(|| records::worded_under_file(lines, covered, i, out))
         .or_else(|| records::line_groups(lines, covered, i, out))
@@ -2021,6 +2070,80 @@ mod tests {
                 ("stack.yaml:17".to_owned(), Some("E3012".to_owned())),
                 ("stack.yaml:5".to_owned(), Some("W2001".to_owned()))
             ]
+        );
+    }
+
+    #[test]
+    fn a_qualified_rule_over_its_place_and_what_it_is_in() {
+        let log = "name[casing]: All names should start with an uppercase letter.\nsite.yml:5:13 Task/Handler: install nginx\n\njinja[spacing]: Jinja2 spacing could be improved (warning)\nsite.yml:18:13 Jinja2 template\n\nno-changed-when: Commands should not change things if nothing needs doing.\nroles/a/tasks/main.yml:22 Task/Handler: Fetch\n";
+        assert_eq!(
+            names(log),
+            [
+                ("site.yml:5".to_owned(), Some("name[casing]".to_owned())),
+                ("site.yml:18".to_owned(), Some("jinja[spacing]".to_owned())),
+                (
+                    "roles/a/tasks/main.yml:22".to_owned(),
+                    Some("no-changed-when".to_owned())
+                )
+            ]
+        );
+        // A place followed by a finding of its own is that finding, not the place of the
+        // coded line above it.
+        let log = "no-changed-when: Commands should not change things.\nsrc/a.c:3:1: error: expected ';'\n";
+        assert!(
+            !names(log).contains(&("src/a.c:3".to_owned(), Some("no-changed-when".to_owned())))
+        );
+    }
+
+    #[test]
+    fn a_severity_and_its_place_in_one_bracket() {
+        let log = "thrift --gen py a.thrift\n[ERROR:/p/a.thrift:5] (last token was 'required')\nsyntax error\n[FAILURE:/p/a.thrift:5] Parser error during include pass.\nmake: *** [Makefile:5: a.gen] Error 1\n[WARNING:/p/b.thrift:3] The \"byte\" type is an alias.\n[FAILURE:/p/c.thrift:12] Couldn't find a named value\n";
+        assert_eq!(
+            messages(log),
+            [
+                ("/p/a.thrift:5".to_owned(), "syntax error".to_owned()),
+                (
+                    "/p/b.thrift:3".to_owned(),
+                    "The \"byte\" type is an alias.".to_owned()
+                ),
+                (
+                    "/p/c.thrift:12".to_owned(),
+                    "Couldn't find a named value".to_owned()
+                )
+            ]
+        );
+    }
+
+    #[test]
+    fn a_place_alone_over_a_code_frame_and_its_message_under_it() {
+        let log = "Compiled 4 modules\n\n  Warning number 26\n  /p/src/Tags.res:2:7-13\n\n  1 │ let f = (tag) => {\n  2 │   let t = 1\n\n  unused variable t.\n\nFix this by:\n- Deleting it.\n\n\n  We've found a bug for you!\n  /p/src/Note.res:3:29-41\n\n  3 │ let make = (a, b) => {a, b}\n  5 │ let s = String.slice(n.body, ~star\n    │ t=0)\n\n  Some required record fields are missing: pinned.\n\n  We've found a bug for you!\n  /p/src/Price.res:1:39-3:4\n\n  1 │ let w = c * 1.2\n\n  This has type: float\n  But it's expected to have type: int\n\n\nIncremental build failed.\n";
+        assert_eq!(
+            messages(log),
+            [
+                (
+                    "/p/src/Tags.res:2".to_owned(),
+                    "unused variable t.".to_owned()
+                ),
+                (
+                    "/p/src/Note.res:3".to_owned(),
+                    "Some required record fields are missing: pinned.".to_owned()
+                ),
+                (
+                    "/p/src/Price.res:1".to_owned(),
+                    "This has type: float".to_owned()
+                )
+            ]
+        );
+        let found = read(log);
+        assert_eq!(found[0].severity, super::Severity::Warning);
+        assert_eq!(found[1].severity, super::Severity::Error);
+        // The report is the banner, the place, the frame and the message's lines.
+        assert!(
+            found[2]
+                .found
+                .lines
+                .iter()
+                .any(|l| l.contains("expected to have type"))
         );
     }
 

@@ -2123,3 +2123,112 @@ fn a_numbered_failed_test_in_double_quotes() {
         Some("Failed test 5: \"accounts know when\"")
     );
 }
+
+/// Numbered lists whose headers give a one-word name, a colon and what went wrong on one line,
+/// the message going on under it, numbered again under each list (xlunit's); the banner and
+/// progress before the first list are no report, and a list of one-line reports with nothing
+/// under them does not run into the report before it.
+#[test]
+fn a_numbered_name_then_why_on_its_header_line() {
+    let log = "This is SBCL 2.2.9.debian.\nWARNING: System definition file contains xlunit-tests.\n..F.E\nTime: 0.016\n\n\n\
+               There was 1 error:\n1) TEST-NOT-A-STRING: The value\n                        42\n                      is not of type\n                        SEQUENCE\n\n\
+               There were 2 failure:\n1) TEST-UPCASE: Assert true: (EVERY #'UPPER-CASE-P \"abc1\")\n   every letter is upper case\n\
+               2) TEST-COUNT: Assert equal: 3 4\n\n\nFAILURES!!!\nRun: 5   Failures: 2   Errors: 1\n";
+    let bare = log.replace("   every letter is upper case\n", "");
+    for (log, upcase) in [
+        (
+            log,
+            "Assert true: (EVERY #'UPPER-CASE-P \"abc1\")\nevery letter is upper case",
+        ),
+        (
+            bare.as_str(),
+            "Assert true: (EVERY #'UPPER-CASE-P \"abc1\")",
+        ),
+    ] {
+        let parsed = parse_log(log);
+        assert_eq!(
+            names(&parsed),
+            ["TEST-NOT-A-STRING", "TEST-UPCASE", "TEST-COUNT"],
+            "{:#?}",
+            parsed.blocks
+        );
+        let messages: Vec<_> = parsed.blocks.iter().map(|b| b.message.as_deref()).collect();
+        assert_eq!(
+            messages,
+            [
+                Some("The value\n42\nis not of type\nSEQUENCE"),
+                Some(upcase),
+                Some("Assert equal: 3 4")
+            ]
+        );
+    }
+}
+
+/// A group's line over an indented verdict naming a test (`When a tariff has a cap` over `  FAIL:
+/// it should not exceed the cap`, contexts'): the report is that test's, named by both; a
+/// report in the group with no verdict of its own keeps the group's name. A warning's category
+/// as Python prints it (`a.py:6: UserWarning: …`) is a warning, no failure of the run.
+#[test]
+fn a_verdict_under_a_groups_line_names_the_test() {
+    let log = "/v/site-packages/contexts/plugin_discovery.py:6: UserWarning: pkg_resources is deprecated as an API.\n  import pkg_resources\nF..FE\n\
+               ----------------------------------------------------------------------\n\
+               When a tariff has a cap\n  FAIL: it should not exceed the cap\n    Traceback (most recent call last):\n      File \"/p/test_tariff.py\", line 26, in it_should_not_exceed_the_cap\n        assert self.total == 40\n    AssertionError: billed 75.0\n\
+               When the reading is negative\n  FAIL: it should explain why\n    Traceback (most recent call last):\n      File \"/p/test_tariff.py\", line 44, in it_should_explain_why\n        assert False\n    AssertionError: Asserted 'a' == 'b'\n\
+               When parsing a reading with decimals\n  Traceback (most recent call last):\n    File \"/p/tariff.py\", line 18, in parse_reading\n      return int(value)\n  ValueError: invalid literal for int() with base 10: ' 12.5'\n\
+               ----------------------------------------------------------------------\nFAILED!\n5 contexts, 7 assertions: 2 failed, 1 error\n";
+    let parsed = parse_log(log);
+    let failing: Vec<_> = parsed
+        .blocks
+        .iter()
+        .filter(|b| !b.is_warning())
+        .map(|b| b.test_name.clone().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        failing,
+        [
+            "When a tariff has a cap › it should not exceed the cap",
+            "When the reading is negative › it should explain why",
+            "When parsing a reading with decimals"
+        ],
+        "{:#?}",
+        parsed.blocks
+    );
+    // Verbose, with the passing verdicts and groups between: a sibling verdict is no part of
+    // the report before it, and the next group's line ends it.
+    let log = "When a bill has a cap\n  FAIL: it should not exceed the cap\n    Traceback (most recent call last):\n      File \"/p/test_meter.py\", line 9, in it_should_not_exceed_the_cap\n        assert self.total == 40\n    AssertionError: billed 75.0\n  PASS: it should round down\n\
+               When a bill has no cap\n  PASS: it should charge the rate\n\
+               When averaging no readings\n  FAIL: it should be none\n    Traceback (most recent call last):\n      File \"/p/test_meter.py\", line 44, in it_should_be_none\n        assert self.result is None\n    AssertionError: an empty average has no value\n\
+               When parsing a decimal reading\n  Traceback (most recent call last):\n    File \"/p/meter.py\", line 6, in parse\n      return int(value)\n  ValueError: invalid literal for int() with base 10: ' 12.5'\n\
+               When parsing a reading\n  PASS: it should read the meter\n\
+               ----------------------------------------------------------------------\nFAILED!\n5 contexts, 6 assertions: 2 failed, 1 error\n";
+    let parsed = parse_log(log);
+    let read: Vec<_> = parsed
+        .blocks
+        .iter()
+        .map(|b| {
+            (
+                b.test_name.clone().unwrap_or_default(),
+                b.message.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (
+                "When a bill has a cap › it should not exceed the cap".to_owned(),
+                "AssertionError: billed 75.0".to_owned()
+            ),
+            (
+                "When averaging no readings › it should be none".to_owned(),
+                "AssertionError: an empty average has no value".to_owned()
+            ),
+            (
+                "When parsing a decimal reading".to_owned(),
+                "ValueError: invalid literal for int() with base 10: ' 12.5'".to_owned()
+            )
+        ],
+        "{:#?}",
+        parsed.blocks
+    );
+}

@@ -202,6 +202,12 @@ pub(crate) fn tokens(line: &str) -> Vec<(Token, Sep)> {
                 chars.next();
             }
             let word = &line[at..end];
+            // A plural in parentheses is the word's (`16 failure(s)`, `2 match(es)`).
+            if let Some(plural) = ["(s)", "(es)"].iter().find(|p| line[end..].starts_with(*p)) {
+                for _ in 0..plural.len() {
+                    chars.next();
+                }
+            }
             // A number glued by a colon to a word (`1:codes:0:sku prefix`, HUnit's test paths)
             // is part of an id, not a count.
             let glued = line[end..]
@@ -242,6 +248,24 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
     if line.len() > 400 {
         return None;
     }
+    // A summary's first sentence states the counts; what the next says is another matter
+    // (`Failed: 16 failure(s), 1 warning(s). Last profile that met … was 'min'.`).
+    if let Some(first) = first_sentence(line) {
+        return sentence_counts(first).or_else(|| sentence_counts(line));
+    }
+    sentence_counts(line)
+}
+
+/// The line up to the end of its first sentence, when another follows (`. ` then a capital).
+fn first_sentence(line: &str) -> Option<&str> {
+    line.match_indices(". ").find_map(|(at, _)| {
+        line[at + 2..]
+            .starts_with(|c: char| c.is_ascii_uppercase())
+            .then(|| &line[..at])
+    })
+}
+
+fn sentence_counts(line: &str) -> Option<LineCounts> {
     let tokens = tokens(line);
     let word = |k: usize| match tokens.get(k) {
         Some((Token::Word(w), _)) => outcome(w).map(|o| (k, o)),
@@ -544,6 +568,11 @@ mod tests {
             ("  5 failing", (5, 0, 0)),
             ("Tests:       5 failed, 3 passed, 8 total", (5, 0, 0)),
             ("5 examples, 5 failures", (5, 0, 0)),
+            (
+                "Failed: 16 failure(s), 1 warning(s) in 1 files processed of 1 encountered. \
+                 Last profile that met the validation criteria was 'min'.",
+                (16, 0, 0),
+            ),
             (
                 "Tests run: 9, Failures: 2, Errors: 1, Skipped: 0",
                 (2, 1, 0),

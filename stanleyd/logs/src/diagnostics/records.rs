@@ -4,7 +4,9 @@
 //! | …`, `L6 |<source>` over a `^ message` marker), and lists of files a tool would change,
 //! closed by a count of files (`would reformat a.py` … `2 files would be reformatted`), and a
 //! place alone heading its finding (`src/a.js:2:10 lint/rule  FIXABLE  ━━━━`, then the marked
-//! message indented under it).
+//! message indented under it), and a severity and its place in one bracket before the text
+//! (`[ERROR:/p/a.thrift:5] (last token was 'x')` over `syntax error`), and a place alone
+//! over a code frame with the message under the frame (ReScript's).
 
 use super::{Diagnostic, MAX_LINES, Severity, path_like, rule_like};
 use crate::line::indent;
@@ -418,6 +420,105 @@ pub(super) fn place_then_severity(
     Some(end)
 }
 
+/// A line of a code frame: a line number or nothing, then a bar (`  3 │ let make = …`, `    │
+/// t=0)` where a long source line wraps, `12 ┆ | _ => None`, `12 | int x;`).
+fn frame_line(line: &str) -> bool {
+    let t = line
+        .trim_start()
+        .trim_start_matches(|c: char| c.is_ascii_digit());
+    let t = t.trim_start();
+    // (Any vertical bar: ReScript draws `┆` where it draws no colour.)
+    t.strip_prefix(['│', '┃', '┆', '┇', '┊', '┋', '║', '|'])
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+}
+
+/// A place alone on its line however indented, perhaps with a span after it
+/// (`/p/src/A.res:3:29-41`, `A.res:7:3-9:3`): (path, line).
+fn place_alone(line: &str) -> Option<(&str, u64)> {
+    let t = line.trim();
+    let (path, number, used) = super::location(t)?;
+    t[used..]
+        .chars()
+        .all(|c| c.is_ascii_digit() || c == '-' || c == ':')
+        .then_some((path, number))
+}
+
+/// Whether a place alone at `i` has a code frame under it (a blank line may stand between).
+fn over_frame(lines: &[String], i: usize) -> bool {
+    place_alone(&lines[i]).is_some()
+        && (i + 1..lines.len().min(i + 3))
+            .find(|&k| !lines[k].trim().is_empty())
+            .is_some_and(|k| frame_line(&lines[k]))
+}
+
+/// A place alone over a code frame, the message after the frame (ReScript's `We've found a bug
+/// for you!` over `  /p/src/A.res:3:29-41`, the frame, then `  This has type: int`): one
+/// finding named by the place. A short line over the place that gives none is its banner: it
+/// opens the report and says a warning (`Warning number 26`). The report ends at two blank
+/// lines, at the next place alone, or at the banner of the next place over a frame.
+pub(super) fn place_over_frame(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    if !over_frame(lines, i) {
+        return None;
+    }
+    let (path, number) = place_alone(&lines[i])?;
+    let mut k = i + 1;
+    while k < lines.len() && !covered[k] && (lines[k].trim().is_empty() || frame_line(&lines[k])) {
+        k += 1;
+    }
+    // The message is words (not a marker under the frame, `^^^^ [1]`, nor another place: a
+    // frame among a finding's references, Flow's, is part of that finding).
+    let at = (k < lines.len() && !covered[k]).then_some(k)?;
+    let message = lines[at].trim().to_owned();
+    let words = message
+        .split_whitespace()
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        .count();
+    if words < 2 || place_alone(&message).is_some() {
+        return None;
+    }
+    let banner = i.checked_sub(1).filter(|&b| {
+        let t = lines[b].trim();
+        !covered[b]
+            && !t.is_empty()
+            && super::location(t).is_none()
+            && !frame_line(&lines[b])
+            && t.split_whitespace().count() <= 8
+    });
+    let start = banner.unwrap_or(i);
+    let severity = match banner.map(|b| lines[b].to_ascii_lowercase()) {
+        Some(b) if b.contains("warning") && !b.contains("as error") => Severity::Warning,
+        _ => Severity::Error,
+    };
+    let mut end = at + 1;
+    while end < lines.len() && end - start < MAX_LINES && !covered[end] {
+        let blank_twice =
+            lines[end].trim().is_empty() && lines.get(end + 1).is_some_and(|l| l.trim().is_empty());
+        if blank_twice
+            || place_alone(&lines[end]).is_some()
+            || (end + 1 < lines.len() && over_frame(lines, end + 1))
+        {
+            break;
+        }
+        end += 1;
+    }
+    let end = without_blank_end(lines, start, end);
+    out.push(Diagnostic::new(
+        &lines[start..end],
+        start,
+        format!("{path}:{number}"),
+        message,
+        None,
+        format!("{path}:{number}"),
+        severity,
+    ));
+    Some(end)
+}
+
 /// A message that ends with its place in words, its file named by a heading above it:
 /// `… on line 4 at column 6`, `… at line 4, column 6`, `… (line 4, col 6)` (write-good's
 /// under `In docs/a.md`), `N. … // line 4, column 6` (JSLint's under `jslint src/a.js`): (the
@@ -685,6 +786,65 @@ pub(super) fn severity_over_worded_place(
         start,
         format!("{path}:{number}"),
         summary,
+        None,
+        format!("{path}:{number}"),
+        severity,
+    ));
+    Some(end)
+}
+
+/// `[ERROR:/p/a.thrift:5] text`: a severity and the place in one bracket before the text
+/// (the Thrift compiler's): (severity, path, line, the text).
+fn bracketed_place(line: &str) -> Option<(Severity, &str, u64, &str)> {
+    let rest = line.strip_prefix('[')?;
+    let (inside, text) = rest
+        .split_once("] ")
+        .or_else(|| rest.trim_end().strip_suffix(']').map(|inside| (inside, "")))?;
+    let (word, place) = inside.split_once(':')?;
+    let severity = super::severity_word(word).or_else(|| {
+        matches!(word.to_ascii_lowercase().as_str(), "failure" | "critical")
+            .then_some(Severity::Error)
+    })?;
+    let (path, number, used) = super::location(place)?;
+    (used == place.len()).then_some((severity, path, number, text.trim()))
+}
+
+/// A record a bracket opens with its severity and place (`bracketed_place`). When its text is
+/// only a hint in parentheses (`(last token was 'x')`) or nothing, the message is the next
+/// line; a record at the same place right after it (`[FAILURE:…:5] Parser error during
+/// include pass.`) is how the same report ends.
+pub(super) fn bracketed_records(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let (severity, path, number, text) = bracketed_place(&lines[i])?;
+    let mut end = i + 1;
+    let hint = text.is_empty() || (text.starts_with('(') && text.ends_with(')'));
+    let next = lines.get(end).filter(|l| {
+        !covered[end]
+            && !l.trim().is_empty()
+            && !l.starts_with(char::is_whitespace)
+            && bracketed_place(l).is_none()
+    });
+    let message = match next {
+        Some(next) if hint => {
+            end += 1;
+            next.trim()
+        }
+        _ => text,
+    };
+    while lines.get(end).is_some_and(|l| {
+        !covered[end] && bracketed_place(l).is_some_and(|(_, p, n, _)| p == path && n == number)
+    }) {
+        end += 1;
+    }
+    out.push(Diagnostic::new(
+        &lines[i..end],
+        i,
+        format!("{path}:{number}"),
+        message.to_owned(),
         None,
         format!("{path}:{number}"),
         severity,

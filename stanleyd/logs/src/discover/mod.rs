@@ -489,10 +489,14 @@ fn said_after_name(header: &str, name: Option<String>) -> (Option<String>, Optio
             .map_or(said, |at| header[at + call.len()..].trim());
         return (Some(call.to_owned()), Some(said.to_owned()));
     }
+    // (Under a sequence number, `1) NAME: why`, the words after the colon are why whatever
+    // they say.)
+    let numbered = sequence_mark(header.trim_start())
+        .is_some_and(|(_, rest)| named_before_why(rest.trim()) == Some(name.as_str()));
     let why = header
         .find(&format!("{name}: "))
         .map(|at| &header[at..])
-        .filter(|rest| crate::line::named_then_why(rest) == Some(name.as_str()))
+        .filter(|rest| numbered || crate::line::named_then_why(rest) == Some(name.as_str()))
         .map(|rest| rest[name.len() + 2..].trim().to_owned());
     (Some(name), why)
 }
@@ -655,10 +659,7 @@ fn reports(
             // failures section, or this name's own verdict after it (`[ RUN ] x … [ FAILED ] x`).
             let mut end = at + 1;
             let mut closed = false;
-            // A report headed `Keyword: name` ends where a sibling header starts.
-            let sibling = keyword_header(&lines[at])
-                .is_some()
-                .then(|| indent(&lines[at]));
+            let nested = Nested::of(lines, at);
             while end < lines.len()
                 && end - at < MAX_BLOCK
                 && !covered[end]
@@ -666,9 +667,7 @@ fn reports(
                 && !framed_heading(lines, end)
                 && !closing_rule(lines, end)
             {
-                if sibling.is_some_and(|d| {
-                    indent(&lines[end]) <= d && keyword_header(&lines[end]).is_some()
-                }) {
+                if nested.ends_at(lines, at, end) {
                     break;
                 }
                 if let Some(other) = mentioned[end] {
@@ -983,7 +982,11 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
     }
     // A header that holds its whole report on its line (`1) TestRate: a.c:6: expected <7> but
     // was <6>`, CuTest's) has a body of its own.
-    let told = |k: usize| placed_report(&headers[k].3).is_some();
+    // So does one that gives a one-word name and what went wrong (`1) TEST-TOTAL: Assert
+    // equal: 7 6`, xlunit's).
+    let told = |k: usize| {
+        placed_report(&headers[k].3).is_some() || named_before_why(&headers[k].3).is_some()
+    };
     // (A number in brackets is as often an index, R's `[1] 0.5` for a vector, a Lua table's `[1]
     // = 'one'`, and one with a dot a step of a list: those count as reports only in a run of
     // two or more, each with a body.)
@@ -1048,6 +1051,7 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
         let name = placed_report(text)
             .map(str::to_owned)
             .or_else(placed)
+            .or_else(|| named_before_why(text).map(str::to_owned))
             .or_else(|| numbered_name(&lines[at + 1..end], text, depth));
         spans.push(Span {
             start: at,
@@ -1067,6 +1071,23 @@ fn placed_report(text: &str) -> Option<&str> {
     (!name.contains(char::is_whitespace)
         && name_like(name)
         && !rest[used..].trim_start_matches(':').trim().is_empty())
+    .then_some(name)
+}
+
+/// A numbered header that gives a one-word name, a colon and what went wrong on its line
+/// (`1) TEST-TOTAL: Assert equal: 7 6`, xlunit's): the name. Not a verdict (`1) Failure:`),
+/// nor a place.
+fn named_before_why(text: &str) -> Option<&str> {
+    let (name, why) = text.split_once(": ")?;
+    let verdict = matches!(
+        name.to_ascii_lowercase().as_str(),
+        "failure" | "error" | "failed" | "fail" | "warning"
+    );
+    (!name.contains(char::is_whitespace)
+        && !verdict
+        && name_like(name)
+        && crate::diagnostics::location(text).is_none()
+        && !why.trim().is_empty())
     .then_some(name)
 }
 
@@ -1426,6 +1447,7 @@ pub(crate) fn segment(
     let mut spans = reading;
     name_announced(lines, &mut spans);
     name_by_section_title(lines, &mut spans);
+    name_by_verdict_under(lines, &mut spans);
     let mut listings = mentions;
     listings.extend(recaps(lines, covered, &spans, &listings));
     let reports = spans
@@ -1679,6 +1701,137 @@ fn name_by_section_title(lines: &[String], spans: &mut [Span]) {
         spans[k].start = t;
         if k > 0 && spans[k - 1].end > rule {
             spans[k - 1].end = rule;
+        }
+    }
+}
+
+/// How a report headed at `at` ends by indentation, whatever mentions follow.
+struct Nested {
+    /// A report headed `Keyword: name` ends where a sibling header starts (its indentation).
+    sibling: Option<usize>,
+    /// A verdict indented under its group's line (`When a bill has a cap` over `  FAIL: it
+    /// should …`, contexts') reports what is indented under it: a line back at its indentation
+    /// or less that says nothing wrong (a sibling verdict, the next group's line) ends it.
+    grouped: bool,
+}
+
+impl Nested {
+    fn of(lines: &[String], at: usize) -> Self {
+        Nested {
+            sibling: keyword_header(&lines[at])
+                .is_some()
+                .then(|| indent(&lines[at])),
+            grouped: group_above(lines, at).is_some(),
+        }
+    }
+
+    fn ends_at(&self, lines: &[String], at: usize, end: usize) -> bool {
+        let l = &lines[end];
+        self.sibling
+            .is_some_and(|d| indent(l) <= d && keyword_header(l).is_some())
+            || (self.grouped
+                && content(l)
+                && indent(l) <= indent(&lines[at])
+                && !message_like(l)
+                && !stack_frame(l))
+    }
+}
+
+/// The indentation of the group's line an indented verdict at `at` stands under: the nearest
+/// line above it indented less, when that is a group's title (`group_title`).
+fn group_above(lines: &[String], at: usize) -> Option<usize> {
+    let depth = indent(&lines[at]);
+    if depth == 0 || status_name(&lines[at]).is_none() {
+        return None;
+    }
+    let h = (at.saturating_sub(MAX_BLOCK)..at)
+        .rev()
+        .find(|&h| content(&lines[h]) && indent(&lines[h]) < depth)?;
+    group_title(&lines[h]).map(|_| indent(&lines[h]))
+}
+
+/// A group's line in a tree of verdicts: a title of words (`When a bill has a cap`), not a
+/// verdict, a file, a message or a rule.
+pub(crate) fn group_title(line: &str) -> Option<&str> {
+    let t = line.trim();
+    (t.contains(' ')
+        && t.starts_with(|c: char| c.is_alphanumeric())
+        && !t.ends_with('.')
+        && !t.contains(':')
+        && !t
+            .split_whitespace()
+            .any(|w| crate::diagnostics::path_like(w) || w.contains('/'))
+        && name_like(t)
+        && status_name(line).is_none()
+        && !message_like(line)
+        && !summary(line)
+        && !separator(line))
+    .then_some(t)
+}
+
+/// Reports in a tree of groups and verdicts (contexts': `When a bill has a cap` over `  FAIL:
+/// it should not exceed the cap` and its traceback): a group's line over an indented verdict
+/// naming a test names the report with it (`When a bill has a cap › it should not exceed the
+/// cap`), whether the report starts at the group's line or at the verdict; a report that names
+/// nothing right under a group's line (its setup failed: the traceback is the group's own) is
+/// the group's, and starts there.
+fn name_by_verdict_under(lines: &[String], spans: &mut [Span]) {
+    for k in 0..spans.len() {
+        let s = &spans[k];
+        let header = &lines[s.start];
+        if s.whole {
+            continue;
+        }
+        if s.name.is_none()
+            && s.start > 0
+            && (k == 0 || spans[k - 1].end < s.start)
+            && indent(&lines[s.start - 1]) < indent(header)
+            && let Some(title) = group_title(&lines[s.start - 1])
+        {
+            let title = title.to_owned();
+            spans[k].start -= 1;
+            spans[k].name = Some(title);
+            continue;
+        }
+        // The verdict is the report's header, under its group's line; or the group's line is,
+        // the verdict the first line under it.
+        let (group, verdict) = match group_above(lines, s.start) {
+            Some(_) => {
+                let depth = indent(header);
+                let Some(g) = (s.start.saturating_sub(MAX_BLOCK)..s.start)
+                    .rev()
+                    .find(|&h| content(&lines[h]) && indent(&lines[h]) < depth)
+                else {
+                    continue;
+                };
+                (g, s.start)
+            }
+            None => {
+                let Some(v) = (s.start + 1..s.end).find(|&v| content(&lines[v])) else {
+                    continue;
+                };
+                if indent(header) >= indent(&lines[v]) {
+                    continue;
+                }
+                (s.start, v)
+            }
+        };
+        if let Some(title) = group_title(&lines[group])
+            && let Some(test) = status_name(&lines[verdict])
+            && !title.contains(&test)
+            && !test.contains(title)
+            // (Only the group's or the verdict's own name is qualified, never another's.)
+            && s.name.as_ref().is_none_or(|n| *n == test || n == title)
+        {
+            spans[k].name = Some(format!("{title} › {test}"));
+            // The verdict's report is what is indented under it: a sibling verdict after it
+            // (`  PASS: it should peek …`) is none of it.
+            let depth = indent(&lines[verdict]);
+            if let Some(end) = (verdict + 1..spans[k].end)
+                .find(|&e| content(&lines[e]) && indent(&lines[e]) <= depth)
+            {
+                spans[k].end = end;
+            }
         }
     }
 }

@@ -125,6 +125,18 @@ pub(crate) fn head_candidate(line: &str) -> bool {
         && !t.starts_with('+')
         && !t.starts_with('>')
         && t.chars().any(char::is_alphanumeric)
+        && !passing_verdict(t)
+}
+
+/// A line a passing verdict opens (`PASS: it should charge the rate`, `✓ adds`, `ok 3 - x`):
+/// it heads no failure's report, however often its template agrees with the stated count.
+fn passing_verdict(t: &str) -> bool {
+    let first = t.split_whitespace().next().unwrap_or("");
+    let word = first.trim_end_matches(':').trim_matches(['[', ']']);
+    matches!(
+        word,
+        "PASS" | "PASSED" | "Pass" | "Passed" | "OK" | "ok" | "✓" | "✔" | "√"
+    )
 }
 
 /// Whether a template's line says a test failed in its constant part (a verdict word or a

@@ -1,0 +1,6 @@
+namespace py chat.service
+
+service Chat {
+  void send(1: string body,
+  oneway void ping()
+}

@@ -1,0 +1,6 @@
+namespace py shop.cart
+
+struct Line {
+  1: required string sku
+  2 required i32 quantity
+}
