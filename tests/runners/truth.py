@@ -46,6 +46,10 @@ KIND says where the failing-test names come from (never from Stanley's parser):
   rspec-json      examples with status "failed" in AUX (rspec --format json)
   minitest        the numbered "N) Failure:"/"N) Error:" headers of CAPTURE
   phpunit         the numbered lists under "There were N errors/failures:" of CAPTURE
+  ptester         the `Test failed: FORM` records of CAPTURE (Common Lisp's ptester), named by
+                  the form, checked against its `Errors detected in this test: N` lines
+  rapidcheck      RapidCheck's `- property` lines over `Falsifiable after …` in CAPTURE, checked
+                  against the properties that did not pass
   contexts        the `FAIL:`/`ERROR:` lines under each context's line of CAPTURE (contexts, a
                   Python BDD runner), and the contexts whose setup failed, checked against its
                   closing `…: 2 failed, 1 error`
@@ -793,6 +797,60 @@ def xlunit(log, aux):
     run = re.search(r"^Run: \d+\s+Failures: (\d+)\s+Errors: (\d+)$", strip(log), re.M)
     if not run or len(names) != int(run.group(1)) + int(run.group(2)):
         sys.exit(f"xlunit: {len(names)} listed, the closing line says otherwise")
+    return names, sections, []
+
+
+def ptester(log, aux):
+    """ptester's own records of CAPTURE: `Test failed: FORM` under each ` * * * UNEXPECTED TEST
+    FAILURE * * *` banner, the form joined when it wraps, named by the form; checked against
+    the sum of its `Errors detected in this test: N` lines."""
+    lines = strip(log).splitlines()
+    names, sections = [], {}
+    for k, line in enumerate(lines):
+        if not line.startswith("Test failed: "):
+            continue
+        form = [line[len("Test failed: "):].strip()]
+        j = k + 1
+        while j < len(lines) and lines[j].startswith("              "):
+            form.append(lines[j].strip())
+            j += 1
+        name = " ".join(form)
+        names.append(name)
+        body = []
+        while j < len(lines) and not lines[j].startswith((" * * *", "****")):
+            body.append(lines[j])
+            j += 1
+        sections[name] = line + "\n" + "\n".join(body)
+    want = sum(int(n) for n in re.findall(r"^Errors detected in this test: (\d+)", strip(log), re.M))
+    if len(names) != want:
+        sys.exit(f"ptester: {len(names)} records, its groups say {want}")
+    return names, sections, []
+
+
+def rapidcheck(log, aux):
+    """RapidCheck's own verdicts of CAPTURE: each property `- name` over its verdict line, a
+    failure when that says `Falsifiable after …` (its message); checked against the properties
+    that did not say `OK, passed`."""
+    lines = strip(log).splitlines()
+    names, sections, listed, passed = [], {}, 0, 0
+    for k, line in enumerate(lines[:-1]):
+        if not line.startswith("- "):
+            continue
+        listed += 1
+        verdict = lines[k + 1]
+        if verdict.startswith("OK, passed"):
+            passed += 1
+        elif verdict.startswith("Falsifiable"):
+            name = line[2:].strip()
+            names.append(name)
+            body = []
+            for rest in lines[k + 1:]:
+                if rest.startswith("- ") or rest.startswith("Some of your RapidCheck"):
+                    break
+                body.append(rest)
+            sections[name] = "\n".join(body)
+    if not names or len(names) != listed - passed:
+        sys.exit(f"rapidcheck: {len(names)} falsified of {listed} listed, {passed} passed")
     return names, sections, []
 
 

@@ -648,7 +648,8 @@ pub(crate) fn named_then_why(rest: &str) -> Option<&str> {
 /// testthat's progress), a heading that announces what follows (`✖ mypy:`, a task runner's
 /// over a tool's output), nor jest's `● Console` over logged output.
 fn names_a_test(mark: &str, name: &str) -> bool {
-    let reason_alone = name.starts_with('(') && name.ends_with(')');
+    // (After a verdict in words, `Test failed: (F 40)`, a form in parentheses is the test.)
+    let reason_alone = name.starts_with('(') && name.ends_with(')') && !mark.starts_with("Test ");
     let console = mark == "● " && (name == "Console" || name.starts_with("Console "));
     // (A name with its own reason after a colon, `name: stdout diff:`, still names a test.)
     let announces = name.ends_with(':') && !name.contains(": ");
@@ -773,8 +774,12 @@ fn status_named(line: &str) -> Option<String> {
     if let Some(named) = bracket_led(t).or_else(|| kinded_verdict(t)) {
         return named;
     }
-    let prefixes: [&str; 19] = [
+    let prefixes: [&str; 22] = [
         "● ",
+        // (A verdict in words before the name, `Test failed: (PARSE-HHMM "24:00")`, ptester's.)
+        "Test failed: ",
+        "Test FAILED: ",
+        "Failed test: ",
         "--- FAIL: ",
         "FAIL: ",
         "ERROR: ",
@@ -810,7 +815,8 @@ fn status_named(line: &str) -> Option<String> {
             // pytest's summary: `FAILED path::test - message`
             "FAILED " | "ERROR " => rest.split(" - ").next().unwrap_or(rest),
             // `FAIL: name: stdout diff:` (cmdtest's): what follows the name's colon is why.
-            "FAIL: " | "ERROR: " | "FAILED: " | "FAILURE: " => named_then_why(rest).unwrap_or(rest),
+            "FAIL: " | "ERROR: " | "FAILED: " | "FAILURE: " | "Test failed: " | "Test FAILED: "
+            | "Failed test: " => named_then_why(rest).unwrap_or(rest),
             _ => rest,
         };
         let name = without_timing(rest.trim());

@@ -2232,3 +2232,79 @@ fn a_verdict_under_a_groups_line_names_the_test() {
         parsed.blocks
     );
 }
+
+/// Reports under a banner each (` * * * UNEXPECTED TEST FAILURE * * *`), each named by the form
+/// after `Test failed:` (in parentheses, and joined when the printer wrapped it), counted by
+/// `Errors detected in this test: N` per group (ptester's): the banner heads the report under
+/// it, no part of the one above.
+#[test]
+fn reports_under_a_banner_named_by_a_verdict_in_words() {
+    let log = "Begin shelf test\n * * * UNEXPECTED TEST FAILURE * * *\nTest failed: (SHELF-COUNT '(\"a\" \"b\" \"a\"))\n  wanted: 1\n     got: 2\n\
+               \x20* * * UNEXPECTED TEST FAILURE * * *\nTest failed: (VALUES 2 :EXTRA)\nReason: additional value were returned from test form.\n\
+               **********************************\nEnd shelf test\nErrors detected in this test: 2 UNEXPECTED: 2\nSuccesses this test:1\n\
+               Begin loans test\n * * * UNEXPECTED TEST FAILURE * * *\nTest failed: (LENGTH\n              (REMOVE-DUPLICATES\n               (MAPCAR #'TITLE-KEY '(\"Dune\" \"dune\"))\n               :TEST #'STRING=))\n  wanted: 2\n     got: 1\n\
+               **********************************\nEnd loans test\nErrors detected in this test: 1 UNEXPECTED: 1\nSuccesses this test:0\n";
+    let parsed = parse_log(log);
+    let read: Vec<_> = parsed
+        .blocks
+        .iter()
+        .map(|b| {
+            (
+                b.test_name.clone().unwrap_or_default(),
+                b.message.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (
+                "(SHELF-COUNT '(\"a\" \"b\" \"a\"))".to_owned(),
+                "wanted: 1\ngot: 2".to_owned()
+            ),
+            (
+                "(VALUES 2 :EXTRA)".to_owned(),
+                "Reason: additional value were returned from test form.".to_owned()
+            ),
+            (
+                "(LENGTH (REMOVE-DUPLICATES (MAPCAR #'TITLE-KEY '(\"Dune\" \"dune\")) :TEST #'STRING=))"
+                    .to_owned(),
+                "wanted: 2\ngot: 1".to_owned()
+            )
+        ],
+        "{:#?}",
+        parsed.blocks
+    );
+}
+
+/// Properties listed as `- name`, each over its verdict on the next line (`OK, passed 100
+/// tests`, `Falsifiable after 3 tests and 1 shrink`, RapidCheck's): a falsified one is a
+/// failure whose report runs to the next item.
+#[test]
+fn a_listed_name_over_the_verdict_that_opens_the_next_line() {
+    let log = "Using configuration: seed=7\n\n- size never exceeds capacity\nOK, passed 100 tests\n\n\
+               - pop returns the first element pushed\nFalsifiable after 3 tests and 1 shrink\n\nstd::tuple<int, int>:\n(0, 1)\n\nprops.cpp:35:\nRC_ASSERT(r.pop() == a)\n\nExpands to:\n1 == 0\n\n\
+               - a full ring keeps the newest\nOK, passed 100 tests\n\n\
+               - pop on an empty ring throws length_error\nFalsifiable after 1 tests\n\nprops.cpp:45:\nRC_ASSERT_THROWS_AS(r.pop(), std::length_error)\n\nThrown exception did not match std::length_error.\n\
+               Some of your RapidCheck properties had failures. To reproduce these, run with:\n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        names(&parsed),
+        [
+            "pop returns the first element pushed",
+            "pop on an empty ring throws length_error"
+        ],
+        "{:#?}",
+        parsed.blocks
+    );
+    assert!(
+        !parsed.blocks[0]
+            .lines
+            .iter()
+            .any(|l| l.contains("a full ring"))
+    );
+    assert_eq!(
+        parsed.blocks[0].message.as_deref(),
+        Some("Falsifiable after 3 tests and 1 shrink")
+    );
+}

@@ -167,6 +167,10 @@ pub(crate) const FILLER: [&str; 34] = [
     "linted",
 ];
 
+/// What a count bound to a label is taken over (`Errors detected in this test: 3`, ptester's):
+/// words the label may end with between its outcome and the count.
+const SCOPE: [&str; 6] = ["this", "test", "suite", "run", "group", "module"];
+
 /// One token of a line: a number or a lowercase word.
 #[derive(Debug)]
 pub(crate) enum Token {
@@ -300,7 +304,7 @@ fn sentence_counts(line: &str) -> Option<LineCounts> {
             while *sep == Sep::Bind
                 && let Some(j) = b
                 && let Some((Token::Word(w), s)) = tokens.get(j)
-                && FILLER.contains(&w.as_str())
+                && (FILLER.contains(&w.as_str()) || SCOPE.contains(&w.as_str()))
                 && *s != Sep::Punct
                 && j > 0
             {
@@ -568,6 +572,7 @@ mod tests {
             ("  5 failing", (5, 0, 0)),
             ("Tests:       5 failed, 3 passed, 8 total", (5, 0, 0)),
             ("5 examples, 5 failures", (5, 0, 0)),
+            ("Errors detected in this test: 5 UNEXPECTED: 5", (0, 5, 0)),
             (
                 "Failed: 16 failure(s), 1 warning(s) in 1 files processed of 1 encountered. \
                  Last profile that met the validation criteria was 'min'.",

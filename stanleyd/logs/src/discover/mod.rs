@@ -230,6 +230,19 @@ fn names_over_verdicts(
             names.push(name);
         }
     }
+    // A listed name over a verdict that opens the next line (`- a full ring keeps the newest`
+    // over `Falsifiable after 3 tests and 1 shrink`, RapidCheck's properties).
+    for i in 0..lines.len().saturating_sub(1) {
+        pace.step()?;
+        if !covered[i]
+            && let Some(name) = listed_item(&lines[i])
+            && verdict_opens(&lines[i + 1])
+            && indent(&lines[i + 1]) <= indent(&lines[i])
+            && known.insert(name.to_owned())
+        {
+            names.push(name.to_owned());
+        }
+    }
     // A labelled field naming the test under a failure's header (`main.cpp:24:Assertion`
     // over `Test name: ClampTest::testUpper`, CppUnit's records).
     for i in 1..lines.len() {
@@ -243,6 +256,27 @@ fn names_over_verdicts(
         }
     }
     Ok(())
+}
+
+/// An item of a list, `- name` (or `* `, `• `): the name, when it is one.
+fn listed_item(line: &str) -> Option<&str> {
+    let t = line.trim_start();
+    let name = ["- ", "* ", "• "]
+        .iter()
+        .find_map(|b| t.strip_prefix(b))?
+        .trim();
+    (name_like(name) && !summary(line) && status_name(name).is_none()).then_some(name)
+}
+
+/// Whether a line opens with a failed verdict and goes on to say more (`Falsifiable after 3
+/// tests`, `Failed! Falsified (after 4 tests):`, `FAILED after 2 attempts`).
+fn verdict_opens(line: &str) -> bool {
+    let t = line.trim();
+    let Some(first) = t.split_whitespace().next() else {
+        return false;
+    };
+    let word = first.trim_end_matches(['!', ':', ',', '.']);
+    (failed_verdict(word) || matches!(word, "Falsifiable" | "Falsified")) && t.len() > first.len()
 }
 
 /// The test a labelled field names (`Test name: Suite::case`, `Test: x`, `Testcase: x`).
@@ -717,8 +751,14 @@ fn reports(
                     .count();
                 end = at + 1 + comments;
             }
-            // Trailing blank and separator lines are not part of it.
-            while end > at + 1 && !content(&lines[end - 1]) {
+            // Trailing blank and separator lines are not part of it, nor a banner right over
+            // the next report (` * * * UNEXPECTED TEST FAILURE * * *` over `Test failed: …`,
+            // ptester's): it heads that one.
+            while end > at + 1
+                && (!content(&lines[end - 1])
+                    || (framed_banner(&lines[end - 1])
+                        && mentioned.get(end).is_some_and(Option::is_some)))
+            {
                 end -= 1;
             }
             // A report closed by its own verdict (`[ RUN ] x` … `[ FAILED ] x`) is the one.
@@ -1496,6 +1536,12 @@ pub(crate) fn segment(
             // What the header says after the report's name (`Units::inches() Compared doubles
             // are not the same`, `FAIL: name: stdout diff:`) starts the message.
             let (name, said) = said_after_name(&read[0], s.name);
+            // A name that opens brackets it does not close goes on at the lines under it (a
+            // form the runner's printer wrapped: `Test failed: (LENGTH` over `  (REMOVE-…`).
+            let (name, body) = match name.as_deref().and_then(|n| wrapped_name(n, body)) {
+                Some((joined, used)) => (Some(joined), &body[used..]),
+                None => (name, body),
+            };
             let told = told.or_else(|| {
                 let said = said?;
                 Some(match message_of(body) {
@@ -1709,6 +1755,8 @@ fn name_by_section_title(lines: &[String], spans: &mut [Span]) {
 struct Nested {
     /// A report headed `Keyword: name` ends where a sibling header starts (its indentation).
     sibling: Option<usize>,
+    /// A report headed by a list's item (`- name` over its verdict) ends at the next item.
+    item: bool,
     /// A verdict indented under its group's line (`When a bill has a cap` over `  FAIL: it
     /// should …`, contexts') reports what is indented under it: a line back at its indentation
     /// or less that says nothing wrong (a sibling verdict, the next group's line) ends it.
@@ -1722,6 +1770,7 @@ impl Nested {
                 .is_some()
                 .then(|| indent(&lines[at])),
             grouped: group_above(lines, at).is_some(),
+            item: listed_item(&lines[at]).is_some(),
         }
     }
 
@@ -1729,12 +1778,54 @@ impl Nested {
         let l = &lines[end];
         self.sibling
             .is_some_and(|d| indent(l) <= d && keyword_header(l).is_some())
+            || (self.item && indent(l) == indent(&lines[at]) && listed_item(l).is_some())
             || (self.grouped
                 && content(l)
                 && indent(l) <= indent(&lines[at])
                 && !message_like(l)
                 && !stack_frame(l))
     }
+}
+
+/// A name whose brackets are left open, joined with the more-indented lines under it that
+/// close them (at most eight): the whole name and how many lines it took.
+fn wrapped_name(name: &str, body: &[String]) -> Option<(String, usize)> {
+    let open = |t: &str| {
+        t.chars().filter(|&c| c == '(').count() as i64
+            - t.chars().filter(|&c| c == ')').count() as i64
+    };
+    let mut depth = open(name);
+    if depth <= 0 {
+        return None;
+    }
+    let mut joined = name.to_owned();
+    for (k, l) in body.iter().enumerate().take(8) {
+        if !l.starts_with(char::is_whitespace) || l.trim().is_empty() {
+            return None;
+        }
+        joined.push(' ');
+        joined.push_str(l.trim());
+        depth += open(l);
+        if depth <= 0 {
+            return Some((joined, k + 1));
+        }
+    }
+    None
+}
+
+/// A banner: words framed by the same decoration on both sides (`* * * UNEXPECTED TEST FAILURE
+/// * * *`, `=== name ===`, `### Step ###`).
+fn framed_banner(line: &str) -> bool {
+    let t = line.trim();
+    let (Some(first), Some(last)) = (t.chars().next(), t.chars().last()) else {
+        return false;
+    };
+    first == last
+        && !first.is_alphanumeric()
+        && !"()[]{}<>\"'`".contains(first)
+        && t.chars().any(char::is_alphanumeric)
+        && t.starts_with(|c: char| rule_char(c) || c == first)
+        && t.chars().take_while(|&c| c == first || c == ' ').count() >= 2
 }
 
 /// The indentation of the group's line an indented verdict at `at` stands under: the nearest
