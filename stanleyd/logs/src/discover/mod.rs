@@ -751,16 +751,7 @@ fn reports(
                     .count();
                 end = at + 1 + comments;
             }
-            // Trailing blank and separator lines are not part of it, nor a banner right over
-            // the next report (` * * * UNEXPECTED TEST FAILURE * * *` over `Test failed: …`,
-            // ptester's): it heads that one.
-            while end > at + 1
-                && (!content(&lines[end - 1])
-                    || (framed_banner(&lines[end - 1])
-                        && mentioned.get(end).is_some_and(Option::is_some)))
-            {
-                end -= 1;
-            }
+            let end = without_tail(lines, &mentioned, at, end);
             // A report closed by its own verdict (`[ RUN ] x` … `[ FAILED ] x`) is the one.
             let weight = lines[at + 1..end].iter().filter(|l| content(l)).count()
                 + if closed { MAX_BLOCK } else { 0 };
@@ -1811,6 +1802,19 @@ fn wrapped_name(name: &str, body: &[String]) -> Option<(String, usize)> {
         }
     }
     None
+}
+
+/// `end` with a report's tail taken off: trailing blank and separator lines are not part of
+/// it, nor a banner right over the next report (` * * * UNEXPECTED TEST FAILURE * * *` over
+/// `Test failed: …`, ptester's): it heads that one.
+fn without_tail(lines: &[String], mentioned: &[Option<usize>], at: usize, mut end: usize) -> usize {
+    while end > at + 1
+        && (!content(&lines[end - 1])
+            || (framed_banner(&lines[end - 1]) && mentioned.get(end).is_some_and(Option::is_some)))
+    {
+        end -= 1;
+    }
+    end
 }
 
 /// A banner: words framed by the same decoration on both sides (`* * * UNEXPECTED TEST FAILURE
