@@ -29,7 +29,8 @@ dockerfilelint-json (dockerfilelint -j; every issue fails the run), prospector-j
 checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --format json), depcruise-json (dependency-cruiser -T json), terraform-json (terraform validate -json), vsg-json (VSG -js), jslint-jsonl (JSLint's API through diagnostics/ends/jslint/truth.mjs), ansiblelint-json
 (ansible-lint -f codeclimate), thrift-plain (the Thrift compiler's own `[ERROR:path:line]` records, one per
 file make says failed), rescript-plain (ReScript's own records, counted against the sources it did not
-compile), detectsecrets-json
+compile), swipl-plain (SWI-Prolog's own `ERROR:` records, one line or a place over the message),
+detectsecrets-json
 (detect-secrets scan), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
@@ -463,6 +464,20 @@ elif kind == "rescript-plain":
         failures.append((f"{m.group(1)}:{m.group(2)}", message, message))
     if len(failures) != int(text.strip()):
         sys.exit(f"rescript: {len(failures)} records read, {text.strip()} sources not compiled")
+elif kind == "swipl-plain":
+    # SWI-Prolog has no structured output for its load errors: its own records, `ERROR:
+    # path:line:col: message` on one line, or `ERROR: path:line:` over `ERROR:    message`, a
+    # failure each (its warnings, `Warning:` records, are not); checked against its ERROR
+    # records that give a place.
+    rows = open(capture, errors="replace").read().splitlines()
+    for k, line in enumerate(rows):
+        m = re.match(r"^ERROR: (\S+?):(\d+):(?:\d+:)?(.*)$", line)
+        if not m:
+            continue
+        message = m.group(3).strip() or rows[k + 1].removeprefix("ERROR:").strip()
+        failures.append((f"{m.group(1)}:{m.group(2)}", message, message))
+    if len(failures) != sum(1 for l in rows if re.match(r"^ERROR: /", l)):
+        sys.exit("swipl: an ERROR record without a place")
 elif kind == "gitlint-plain":
     # gitlint has no structured output: its own rows, `Commit <id>:` over `N: CODE message`,
     # each violation a failure named `<id>:N`; their count is checked against its exit status

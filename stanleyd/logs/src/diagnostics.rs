@@ -475,6 +475,16 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
     {
         return one_line_placed(after).map(|(n, p, _, c, m)| (n, p, severity, c, m));
     }
+    // A severity as a label before the place (`ERROR: /p/a.pl:10:45: Syntax error: …`,
+    // SWI-Prolog's): the severity is the label's, when a message follows the place.
+    if let Some((label, after)) = line.split_once(": ")
+        && !label.contains(' ')
+        && let Some(severity) = severity_word(label)
+        && let Some((n, p, _, c, m)) = one_line_placed(after)
+        && !m.trim().is_empty()
+    {
+        return Some((n, p, severity, c, m));
+    }
     one_line_placed(line)
         .or_else(|| worded_place(line))
         .or_else(|| unplaced_named(line))
@@ -1608,6 +1618,7 @@ fn recorded(
         .or_else(|| records::place_then_severity(lines, covered, i, out))
         .or_else(|| records::place_over_frame(lines, covered, i, out))
         .or_else(|| records::bracketed_records(lines, covered, i, out))
+        .or_else(|| records::label_over_label(lines, covered, i, out))
         .or_else(|| records::file_list(lines, covered, i, out))
         .or_else(|| records::worded_under_file(lines, covered, i, out))
         .or_else(|| records::line_groups(lines, covered, i, out))
@@ -2144,6 +2155,28 @@ mod tests {
                 .lines
                 .iter()
                 .any(|l| l.contains("expected to have type"))
+        );
+    }
+
+    #[test]
+    fn a_label_over_the_label_that_says_the_message() {
+        let log = "Warning: /p/src/family.pl:7:\nWarning:    Singleton variables: [P,Q]\nERROR: /p/src/family.pl:10:45: Syntax error: Operator expected\nWarning: /p/src/lists.pl:2:\nWarning:    Singleton variables: [H]\n";
+        assert_eq!(
+            messages(log),
+            [
+                (
+                    "/p/src/family.pl:7".to_owned(),
+                    "Singleton variables: [P,Q]".to_owned()
+                ),
+                (
+                    "/p/src/family.pl:10".to_owned(),
+                    "Syntax error: Operator expected".to_owned()
+                ),
+                (
+                    "/p/src/lists.pl:2".to_owned(),
+                    "Singleton variables: [H]".to_owned()
+                )
+            ]
         );
     }
 

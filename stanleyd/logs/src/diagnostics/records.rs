@@ -793,6 +793,44 @@ pub(super) fn severity_over_worded_place(
     Some(end)
 }
 
+/// `Warning: /p/a.pl:4:` over `Warning:    Singleton variables: [P,Q]` (SWI-Prolog's): a
+/// severity label and the place alone on one line, the message on the lines under it behind
+/// the same label, indented after it; those lines are its report.
+pub(super) fn label_over_label(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let line = lines[i].trim_end();
+    let (label, place) = line.split_once(": ")?;
+    let severity = super::severity_word(label)?;
+    let (path, number, used) = super::location(place)?;
+    if !place[used..].trim_matches(':').is_empty() {
+        return None;
+    }
+    let under = |l: &str| -> Option<String> {
+        let rest = l.strip_prefix(label)?.strip_prefix(':')?;
+        (rest.starts_with("  ") && !rest.trim().is_empty()).then(|| rest.trim().to_owned())
+    };
+    let message = under(lines.get(i + 1)?)?;
+    let mut end = i + 1;
+    while end < lines.len() && end - i < MAX_LINES && !covered[end] && under(&lines[end]).is_some()
+    {
+        end += 1;
+    }
+    out.push(Diagnostic::new(
+        &lines[i..end],
+        i,
+        format!("{path}:{number}"),
+        message,
+        None,
+        format!("{path}:{number}"),
+        severity,
+    ));
+    Some(end)
+}
+
 /// `[ERROR:/p/a.thrift:5] text`: a severity and the place in one bracket before the text
 /// (the Thrift compiler's): (severity, path, line, the text).
 fn bracketed_place(line: &str) -> Option<(Severity, &str, u64, &str)> {

@@ -244,6 +244,11 @@ pub(super) fn placed_rows(
         let Some((r, used)) = row_at(lines, k) else {
             break;
         };
+        // (A label and a place alone over the same label's message is a record of its own,
+        // SWI-Prolog's `Warning: a.pl:7:` over `Warning:    Singleton …`, no row.)
+        if super::records::label_over_label(lines, covered, k, &mut Vec::new()).is_some() {
+            break;
+        }
         if r.end != first.end
             || !first.end && (r.at != first.at || !same_head(&lines[i], &lines[k], first.at))
             || r.form != first.form
