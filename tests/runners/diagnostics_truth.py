@@ -30,7 +30,7 @@ checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --fo
 (ansible-lint -f codeclimate), thrift-plain (the Thrift compiler's own `[ERROR:path:line]` records, one per
 file make says failed), rescript-plain (ReScript's own records, counted against the sources it did not
 compile), swipl-plain (SWI-Prolog's own `ERROR:` records, one line or a place over the message),
-detectsecrets-json
+jscs-json (JSCS's --reporter json), detectsecrets-json
 (detect-secrets scan), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
 is the first 24 characters of its message (its place as printed when another error's message starts
@@ -478,6 +478,19 @@ elif kind == "swipl-plain":
         failures.append((f"{m.group(1)}:{m.group(2)}", message, message))
     if len(failures) != sum(1 for l in rows if re.match(r"^ERROR: /", l)):
         sys.exit("swipl: an ERROR record without a place")
+elif kind == "jscs-json":
+    # JSCS's --reporter json: every error fails the run; told apart, when two say the same, by
+    # the frame's marked line and its marker as the default reporter prints them (records in
+    # the same order as the JSON's).
+    rows = open(capture, errors="replace").read().splitlines()
+    marks = [f"{rows[k - 1]}\n{rows[k]}" for k in range(1, len(rows))
+             if re.fullmatch(r"[- ]*\^", rows[k]) and re.match(r"^\s*\d+ \|", rows[k - 1])]
+    items = [(path, e) for path, errors in json.loads(text).items() for e in errors]
+    if len(marks) != len(items):
+        sys.exit(f"jscs: {len(items)} errors, {len(marks)} marked frames")
+    for (path, e), mark in zip(items, marks):
+        rule, _, message = e["message"].partition(": ")
+        failures.append((f"{path}:{e['line']}", message, mark))
 elif kind == "gitlint-plain":
     # gitlint has no structured output: its own rows, `Commit <id>:` over `N: CODE message`,
     # each violation a failure named `<id>:N`; their count is checked against its exit status

@@ -1619,6 +1619,7 @@ fn recorded(
         .or_else(|| records::place_over_frame(lines, covered, i, out))
         .or_else(|| records::bracketed_records(lines, covered, i, out))
         .or_else(|| records::label_over_label(lines, covered, i, out))
+        .or_else(|| records::file_then_frame(lines, covered, i, out))
         .or_else(|| records::file_list(lines, covered, i, out))
         .or_else(|| records::worded_under_file(lines, covered, i, out))
         .or_else(|| records::line_groups(lines, covered, i, out))
@@ -2175,6 +2176,25 @@ mod tests {
                 (
                     "/p/src/lists.pl:2".to_owned(),
                     "Singleton variables: [H]".to_owned()
+                )
+            ]
+        );
+    }
+
+    #[test]
+    fn a_file_named_at_the_end_over_a_frame_whose_marker_gives_the_line() {
+        let log = "requireSpaceBeforeBlockStatements: One (or more) spaces required before opening brace at src/panel.js :\n     2 |\n     3 |function Panel(items){\n-----------------------------^\n     4 |  this.items = items || [];\n\n\
+                   requireSemicolons: Missing semicolon after statement at src/panel.js :\n     8 |    this.items.push(w);\n     9 |    return this\n---------------------^\n    10 |};\n\n\n2 code style errors found.\n";
+        assert_eq!(
+            messages(log),
+            [
+                (
+                    "src/panel.js:3".to_owned(),
+                    "One (or more) spaces required before opening brace".to_owned()
+                ),
+                (
+                    "src/panel.js:9".to_owned(),
+                    "Missing semicolon after statement".to_owned()
                 )
             ]
         );

@@ -339,29 +339,7 @@ fn sentence_counts(line: &str) -> Option<LineCounts> {
             once(&mut counts, &mut seen, class, *n);
             continue;
         }
-        // `5 tests failed`, `5 examples failed`: what is counted, then its outcome; and one
-        // word that says what kind (`15 code warnings`, `7 bashate error(s) found`).
-        let after = match tokens.get(k + 1) {
-            Some((Token::Word(w), Sep::Space)) => match word(k + 1) {
-                Some((a, class)) if class != Outcome::Other => Some((a, class)),
-                Some((a, class)) => match tokens.get(k + 2) {
-                    Some((_, Sep::Space)) => word(k + 2)
-                        .filter(|(_, c)| *c != Outcome::Other)
-                        .inspect(|_| used[a] = true)
-                        .or(Some((a, class))),
-                    _ => Some((a, class)),
-                },
-                // Of findings only: `2 targets failed` counts test binaries, not tests.
-                None if !FILLER.contains(&w.as_str()) => match tokens.get(k + 2) {
-                    Some((_, Sep::Space)) => word(k + 2)
-                        .filter(|(_, c)| !matches!(c, Outcome::Other | Outcome::Failed))
-                        .inspect(|_| used[k + 1] = true),
-                    _ => None,
-                },
-                None => None,
-            },
-            _ => None,
-        };
+        let after = outcome_after(&tokens, k, &mut used);
         // A word that labels the next count (`Run: 7   Failure total: 6`) is not this one's.
         let after = after.filter(|&(a, _)| !labels_next(&tokens, a));
         let telling = |w: Option<(usize, Outcome)>| w.is_some_and(|(_, o)| o != Outcome::Other);
@@ -414,6 +392,50 @@ fn sentence_counts(line: &str) -> Option<LineCounts> {
         })
         .count();
     (counted && other <= MAX_OTHER_WORDS && counts != LineCounts::default()).then_some(counts)
+}
+
+/// The outcome word the number at `k` counts when it comes after it: `5 tests failed`, `5
+/// examples failed` (what is counted, then its outcome); and one or two words that say what
+/// kind (`15 code warnings`, `7 bashate error(s) found`, `6 code style errors found`), of
+/// findings only (`2 targets failed` counts test binaries, not tests). Marks the words it
+/// takes in `used`.
+fn outcome_after(tokens: &[(Token, Sep)], k: usize, used: &mut [bool]) -> Option<(usize, Outcome)> {
+    let word = |j: usize| match tokens.get(j) {
+        Some((Token::Word(w), _)) => outcome(w).map(|o| (j, o)),
+        _ => None,
+    };
+    let Some((Token::Word(w), Sep::Space)) = tokens.get(k + 1) else {
+        return None;
+    };
+    match word(k + 1) {
+        Some((a, class)) if class != Outcome::Other => Some((a, class)),
+        Some((a, class)) => match tokens.get(k + 2) {
+            Some((_, Sep::Space)) => word(k + 2)
+                .filter(|(_, c)| *c != Outcome::Other)
+                .inspect(|_| used[a] = true)
+                .or(Some((a, class))),
+            _ => Some((a, class)),
+        },
+        None if !FILLER.contains(&w.as_str()) => {
+            let finding =
+                |j: usize| word(j).filter(|(_, c)| !matches!(c, Outcome::Other | Outcome::Failed));
+            match (tokens.get(k + 2), tokens.get(k + 3)) {
+                (Some((_, Sep::Space)), _) if finding(k + 2).is_some() => {
+                    used[k + 1] = true;
+                    finding(k + 2)
+                }
+                (Some((Token::Word(_), Sep::Space)), Some((_, Sep::Space)))
+                    if word(k + 2).is_none() && finding(k + 3).is_some() =>
+                {
+                    used[k + 1] = true;
+                    used[k + 2] = true;
+                    finding(k + 3)
+                }
+                _ => None,
+            }
+        }
+        None => None,
+    }
 }
 
 /// Whether the word at `a` labels the count after it: words joined by spaces, then a number
@@ -573,6 +595,7 @@ mod tests {
             ("Tests:       5 failed, 3 passed, 8 total", (5, 0, 0)),
             ("5 examples, 5 failures", (5, 0, 0)),
             ("Errors detected in this test: 5 UNEXPECTED: 5", (0, 5, 0)),
+            ("6 code style errors found.", (0, 6, 0)),
             (
                 "Failed: 16 failure(s), 1 warning(s) in 1 files processed of 1 encountered. \
                  Last profile that met the validation criteria was 'min'.",

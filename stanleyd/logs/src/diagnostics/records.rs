@@ -831,6 +831,80 @@ pub(super) fn label_over_label(
     Some(end)
 }
 
+/// A finding's header that names its file at its end, with no line (`requireSemicolons:
+/// Missing semicolon after statement at src/a.js :`, JSCS's): (the message, the path).
+fn file_at_end(line: &str) -> Option<(&str, &str)> {
+    let t = line.trim_end().strip_suffix(':')?.trim_end();
+    let (message, path) = t.rsplit_once(" at ").or_else(|| t.rsplit_once(" in "))?;
+    (!line.starts_with(char::is_whitespace)
+        && !path.contains(' ')
+        && super::path_like(path)
+        && super::location(path).is_none()
+        && message.split_whitespace().count() >= 2)
+        .then_some((message.trim(), path))
+}
+
+/// A gutter line of a code frame: its line number (`     9 |    return this`, `  12 | x`).
+fn gutter_number(line: &str) -> Option<u64> {
+    let t = line.trim_start();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = t[digits..].trim_start();
+    (digits > 0 && (rest.starts_with('|') || rest.starts_with('│')))
+        .then(|| t[..digits].parse().ok())
+        .flatten()
+}
+
+/// A marker under a frame's line: a caret after a run of dashes or spaces (`--------^`).
+fn marker_line(line: &str) -> bool {
+    let t = line.trim_end();
+    t.ends_with('^')
+        && t.len() > 1
+        && t[..t.len() - 1]
+            .chars()
+            .all(|c| c == '-' || c == ' ' || c == '~')
+}
+
+/// A header naming its file with no line, over a code frame whose marker points under the
+/// line at fault (JSCS's `rule: message at src/a.js :` over `     9 |    return this` and
+/// `---------^`): one finding at the file and the gutter's number of the marked line; its
+/// report runs to the blank line after the frame.
+pub(super) fn file_then_frame(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let (said, path) = file_at_end(&lines[i])?;
+    let mut end = i + 1;
+    let mut marked = None;
+    while end < lines.len() && !covered[end] && end - i < MAX_LINES {
+        let l = &lines[end];
+        if marker_line(l) {
+            marked = marked.or_else(|| end.checked_sub(1).and_then(|k| gutter_number(&lines[k])));
+        } else if gutter_number(l).is_none() {
+            break;
+        }
+        end += 1;
+    }
+    let number = marked?;
+    let (code, message) = match said.split_once(": ") {
+        Some((rule, rest)) if super::rule_like(rule) || !rule.contains(' ') => {
+            (Some(rule.to_owned()), rest.to_owned())
+        }
+        _ => (None, said.to_owned()),
+    };
+    out.push(Diagnostic::new(
+        &lines[i..end],
+        i,
+        format!("{path}:{number}"),
+        message,
+        code,
+        format!("{path}:{number}"),
+        Severity::Error,
+    ));
+    Some(end)
+}
+
 /// `[ERROR:/p/a.thrift:5] text`: a severity and the place in one bracket before the text
 /// (the Thrift compiler's): (severity, path, line, the text).
 fn bracketed_place(line: &str) -> Option<(Severity, &str, u64, &str)> {
