@@ -11,6 +11,19 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// Each block's name and message, empty where it has none.
+fn named_messages(log: &ParsedLog) -> Vec<(String, String)> {
+    log.blocks
+        .iter()
+        .map(|b| {
+            (
+                b.test_name.clone().unwrap_or_default(),
+                b.message.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
 fn names(log: &ParsedLog) -> Vec<String> {
     log.blocks
         .iter()
@@ -2202,16 +2215,7 @@ fn a_verdict_under_a_groups_line_names_the_test() {
                When parsing a reading\n  PASS: it should read the meter\n\
                ----------------------------------------------------------------------\nFAILED!\n5 contexts, 6 assertions: 2 failed, 1 error\n";
     let parsed = parse_log(log);
-    let read: Vec<_> = parsed
-        .blocks
-        .iter()
-        .map(|b| {
-            (
-                b.test_name.clone().unwrap_or_default(),
-                b.message.clone().unwrap_or_default(),
-            )
-        })
-        .collect();
+    let read = named_messages(&parsed);
     assert_eq!(
         read,
         [
@@ -2245,16 +2249,7 @@ fn reports_under_a_banner_named_by_a_verdict_in_words() {
                Begin loans test\n * * * UNEXPECTED TEST FAILURE * * *\nTest failed: (LENGTH\n              (REMOVE-DUPLICATES\n               (MAPCAR #'TITLE-KEY '(\"Dune\" \"dune\"))\n               :TEST #'STRING=))\n  wanted: 2\n     got: 1\n\
                **********************************\nEnd loans test\nErrors detected in this test: 1 UNEXPECTED: 1\nSuccesses this test:0\n";
     let parsed = parse_log(log);
-    let read: Vec<_> = parsed
-        .blocks
-        .iter()
-        .map(|b| {
-            (
-                b.test_name.clone().unwrap_or_default(),
-                b.message.clone().unwrap_or_default(),
-            )
-        })
-        .collect();
+    let read = named_messages(&parsed);
     assert_eq!(
         read,
         [

@@ -12,6 +12,27 @@ use super::{Diagnostic, MAX_LINES, Severity, path_like, rule_like};
 use crate::line::indent;
 use crate::text::{leading_number, whole_number};
 
+/// A finding named by its place as `path:line` and placed there, its report `lines[start..end]`.
+fn at_line(
+    lines: &[String],
+    (start, end): (usize, usize),
+    (path, number): (&str, u64),
+    message: String,
+    code: Option<String>,
+    severity: Severity,
+) -> Diagnostic {
+    let place = format!("{path}:{number}");
+    Diagnostic::new(
+        &lines[start..end],
+        start,
+        place.clone(),
+        message,
+        code,
+        place,
+        severity,
+    )
+}
+
 /// A labelled field that holds a place: `Location: ./a.py:4:4`, `File: src/a.c:3` (a single
 /// word, then the place and nothing else): (path, line, the place as printed).
 fn place_field(line: &str) -> Option<(&str, u64, &str)> {
@@ -507,13 +528,12 @@ pub(super) fn place_over_frame(
         end += 1;
     }
     let end = without_blank_end(lines, start, end);
-    out.push(Diagnostic::new(
-        &lines[start..end],
-        start,
-        format!("{path}:{number}"),
+    out.push(at_line(
+        lines,
+        (start, end),
+        (path, number),
         message,
         None,
-        format!("{path}:{number}"),
         severity,
     ));
     Some(end)
@@ -781,13 +801,12 @@ pub(super) fn severity_over_worded_place(
         end += 1;
     }
     let end = without_blank_end(lines, start, end);
-    out.push(Diagnostic::new(
-        &lines[start..end],
-        start,
-        format!("{path}:{number}"),
+    out.push(at_line(
+        lines,
+        (start, end),
+        (path, number),
         summary,
         None,
-        format!("{path}:{number}"),
         severity,
     ));
     Some(end)
@@ -796,36 +815,43 @@ pub(super) fn severity_over_worded_place(
 /// `Warning: /p/a.pl:4:` over `Warning:    Singleton variables: [P,Q]` (SWI-Prolog's): a
 /// severity label and the place alone on one line, the message on the lines under it behind
 /// the same label, indented after it; those lines are its report.
+/// The head of a label's record (`label_over_label`): the label, its severity and the place,
+/// when the next line says the message under the same label.
+pub(super) fn label_head(lines: &[String], i: usize) -> Option<(&str, Severity, &str, u64)> {
+    let line = lines[i].trim_end();
+    let (label, place) = line.split_once(": ")?;
+    let severity = super::severity_word(label)?;
+    let (path, number, used) = super::location(place)?;
+    (place[used..].trim_matches(':').is_empty() && said_under(label, lines.get(i + 1)?).is_some())
+        .then_some((label, severity, path, number))
+}
+
+/// What a line says under `label`, indented after it (`Warning:    Singleton variables: [B]`).
+fn said_under(label: &str, line: &str) -> Option<String> {
+    let rest = line.strip_prefix(label)?.strip_prefix(':')?;
+    (rest.starts_with("  ") && !rest.trim().is_empty()).then(|| rest.trim().to_owned())
+}
+
 pub(super) fn label_over_label(
     lines: &[String],
     covered: &[bool],
     i: usize,
     out: &mut Vec<Diagnostic>,
 ) -> Option<usize> {
-    let line = lines[i].trim_end();
-    let (label, place) = line.split_once(": ")?;
-    let severity = super::severity_word(label)?;
-    let (path, number, used) = super::location(place)?;
-    if !place[used..].trim_matches(':').is_empty() {
-        return None;
-    }
-    let under = |l: &str| -> Option<String> {
-        let rest = l.strip_prefix(label)?.strip_prefix(':')?;
-        (rest.starts_with("  ") && !rest.trim().is_empty()).then(|| rest.trim().to_owned())
-    };
+    let (label, severity, path, number) = label_head(lines, i)?;
+    let under = |l: &str| said_under(label, l);
     let message = under(lines.get(i + 1)?)?;
     let mut end = i + 1;
     while end < lines.len() && end - i < MAX_LINES && !covered[end] && under(&lines[end]).is_some()
     {
         end += 1;
     }
-    out.push(Diagnostic::new(
-        &lines[i..end],
-        i,
-        format!("{path}:{number}"),
+    out.push(at_line(
+        lines,
+        (i, end),
+        (path, number),
         message,
         None,
-        format!("{path}:{number}"),
         severity,
     ));
     Some(end)
@@ -952,13 +978,12 @@ pub(super) fn bracketed_records(
     }) {
         end += 1;
     }
-    out.push(Diagnostic::new(
-        &lines[i..end],
-        i,
-        format!("{path}:{number}"),
+    out.push(at_line(
+        lines,
+        (i, end),
+        (path, number),
         message.to_owned(),
         None,
-        format!("{path}:{number}"),
         severity,
     ));
     Some(end)

@@ -246,7 +246,7 @@ pub(super) fn placed_rows(
         };
         // (A label and a place alone over the same label's message is a record of its own,
         // SWI-Prolog's `Warning: a.pl:7:` over `Warning:    Singleton …`, no row.)
-        if super::records::label_over_label(lines, covered, k, &mut Vec::new()).is_some() {
+        if super::records::label_head(lines, k).is_some() {
             break;
         }
         if r.end != first.end

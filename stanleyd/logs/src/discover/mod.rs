@@ -1828,7 +1828,6 @@ fn framed_banner(line: &str) -> bool {
         && !first.is_alphanumeric()
         && !"()[]{}<>\"'`".contains(first)
         && t.chars().any(char::is_alphanumeric)
-        && t.starts_with(|c: char| rule_char(c) || c == first)
         && t.chars().take_while(|&c| c == first || c == ' ').count() >= 2
 }
 
