@@ -52,7 +52,8 @@ STAMP = re.compile(
 
 def reason(text):
     """A job's reason as compared: a time stamp the wrapper put before the line is not part of
-    it (the reader shows the line unwrapped, the truth may keep the stamp)."""
+    it (the reader shows the line unwrapped, the truth may keep the stamp; a stream's label
+    likewise, see `holds`)."""
     return STAMP.sub("", norm(text))[:40]
 
 
@@ -142,10 +143,19 @@ def score_log(parsed, truth):
     row["false_dups"] = dups
     row["empty"] = int(bool(failures) and not blocks)
     if truth.get("category") == "job":
-        reasons = [reason(r) for r in truth.get("reasons", []) if reason(r)]
-        first = norm("\n".join(blocks[0].get("lines") or [])) if blocks else ""
-        row["job_first"] = int(any(r in first for r in reasons))
-        row["job_shown"] = int(any(r in norm("\n".join(b.get("lines") or [])) for b in blocks for r in reasons))
+        full = [STAMP.sub("", norm(r)) for r in truth.get("reasons", [])]
+        reasons = [r[:40] for r in full if r]
+
+        def holds(b):
+            # The line itself, or the line without the label of its stream (`148e2d7c ams
+            # [info]`, `web_1 | `), which the reader shows unwrapped and as the block's step.
+            lines = [norm(l) for l in b.get("lines") or []]
+            text = "\n".join(lines)
+            return any(r in text for r in reasons) or any(
+                len(l) >= 20 and f.endswith(l) for l in lines for f in full)
+
+        row["job_first"] = int(bool(blocks) and holds(blocks[0]))
+        row["job_shown"] = int(any(holds(b) for b in blocks))
     return row
 
 

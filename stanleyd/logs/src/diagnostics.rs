@@ -616,7 +616,14 @@ fn one_line_placed(line: &str) -> Option<(String, String, Severity, Option<Strin
     // prints its progress (`calc_test.cpp(10): Entering test case "x"`): it counts only with a
     // severity word or a code.
     let paren_row = line[..used].ends_with(')') && !line[..used].contains(',');
-    let (severity, code, message) = judged(rest).or_else(|| {
+    // A note on the context in parentheses before the severity (`a.awk:4: (FILENAME=d.csv
+    // FNR=2) warning: …`, gawk's): the finding is what follows it.
+    let noted = rest
+        .trim_start()
+        .strip_prefix('(')
+        .and_then(|r| r.split_once(") "))
+        .and_then(|(_, after)| judged(after));
+    let (severity, code, message) = noted.or_else(|| judged(rest)).or_else(|| {
         // Unindented, a message of its own: a finding whatever its words (`./a.go:5:2: x
         // declared and not used`, `a.py:3:1: E: message`, `a.py:3: unused variable 'x' (60%
         // confidence)`). Without a column it takes a sentence: a test's `a_test.py:12:
@@ -1638,7 +1645,7 @@ pub(crate) fn read_all(
     let mut file_at: Option<usize> = None;
     let mut header_path: Option<String> = None;
     // Where the placed rows' reader has looked up to (`rows::placed_rows`).
-    let mut rows_looked = 0;
+    let mut rows_looked = rows::Looked::default();
     let mut i = 0;
     while i < lines.len() {
         pace.step()?;

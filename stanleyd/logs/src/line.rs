@@ -653,7 +653,18 @@ fn names_a_test(mark: &str, name: &str) -> bool {
     let console = mark == "● " && (name == "Console" || name.starts_with("Console "));
     // (A name with its own reason after a colon, `name: stdout diff:`, still names a test.)
     let announces = name.ends_with(':') && !name.contains(": ");
-    !reason_alone && !name.starts_with('|') && !announces && !console && name_like(name)
+    // (A mark over a step said to have failed, `✖ release_command failed`, is a job's verdict
+    // on the step, not a test's name.)
+    let step_failed = matches!(
+        name.split_whitespace().collect::<Vec<_>>().as_slice(),
+        [_, "failed" | "errored"]
+    ) && ["✖ ", "✘ ", "✗ ", "× ", "✕ "].contains(&mark);
+    !reason_alone
+        && !name.starts_with('|')
+        && !announces
+        && !console
+        && !step_failed
+        && name_like(name)
 }
 
 /// The title of a banner (`== #1: test_a.py:Suite.test_x ====`, `──── name ────`): its text
@@ -1108,6 +1119,17 @@ pub(crate) fn content(line: &str) -> bool {
         || t.starts_with("[       OK ]")
         || t.ends_with(" ... ok");
     !t.is_empty() && !separator(line) && !passing
+}
+
+/// A line a passing verdict opens (`PASS: it should charge the rate`, `✓ adds`, `ok 3 - x`):
+/// it heads no failure's report, however often its template agrees with the stated count.
+pub(crate) fn passing_verdict(t: &str) -> bool {
+    let first = t.split_whitespace().next().unwrap_or("");
+    let word = first.trim_end_matches(':').trim_matches(['[', ']']);
+    matches!(
+        word,
+        "PASS" | "PASSED" | "Pass" | "Passed" | "OK" | "ok" | "✓" | "✔" | "√"
+    )
 }
 
 /// Whether a line reads as a failure's message.

@@ -2303,3 +2303,193 @@ fn a_listed_name_over_the_verdict_that_opens_the_next_line() {
         Some("Falsifiable after 3 tests and 1 shrink")
     );
 }
+
+/// A quoted title over the place of the assertion, then the message (`FAILED:  "title"` over
+/// `/p/test/a.test.js:8:5` and `Error: …`): each report is the title's, though the place line
+/// reads as a diagnostic on its own.
+#[test]
+fn a_title_over_its_place_line_names_the_report() {
+    let report = |title: &str, line: u32, message: &str| {
+        format!(
+            "FAILED:  \"{title}\"\n/w/shop/test/cart.test.js:{line}:5\n{message}\n- 3\n+ 4\n    at Object.fn (/w/shop/test/cart.test.js:{line}:5)\n\n"
+        )
+    };
+    let log = format!(
+        "cart.test.js ✖ cart.test.js\n\n{}{}{} \n 3 tests failed. (98ms)\n\nexit code: 1 duration: 2s\nJob failed\n",
+        report(
+            "totals add up",
+            8,
+            "Error: Actual value is not equal to expected:"
+        ),
+        report(
+            "discount applies once",
+            14,
+            "Error: Expected true, got false"
+        ),
+        report(
+            "empty cart has no total",
+            20,
+            "TypeError: Cannot read properties of undefined (reading 'sum')"
+        ),
+    );
+    let parsed = parse_log(&log);
+    assert_eq!(
+        named_messages(&parsed)
+            .into_iter()
+            .map(|(n, m)| (n, m.lines().next().unwrap_or("").to_owned()))
+            .collect::<Vec<_>>(),
+        [
+            (
+                "totals add up".to_owned(),
+                "Error: Actual value is not equal to expected:".to_owned()
+            ),
+            (
+                "discount applies once".to_owned(),
+                "Error: Expected true, got false".to_owned()
+            ),
+            (
+                "empty cart has no total".to_owned(),
+                "TypeError: Cannot read properties of undefined (reading 'sum')".to_owned()
+            ),
+        ],
+        "{:#?}",
+        parsed.blocks
+    );
+}
+
+/// A title alone over a header every report shares (`Traceback (most recent call last):`),
+/// under `Errors:` and `Failures:` headings: the title names the report.
+#[test]
+fn a_title_over_a_header_every_report_shares_names_it() {
+    let tb = |title: &str, error: &str| {
+        format!(
+            "{title}\nTraceback (most recent call last):\n  File \"stack_spec.py\", line 12, in <module>\n    test.assertEqual(s.top(), 3)\n{error}\n\n"
+        )
+    };
+    let log = format!(
+        ".EF.F\n\nErrors:\n\n{}Failures:\n\n{}{}Finished in 0.003 seconds.\n\n5 examples, 1 errors, 2 failures\n",
+        tb(
+            "peeks at nothing when empty",
+            "IndexError: list index out of range"
+        ),
+        tb("keeps the last pushed on top", "AssertionError: 2 != 3"),
+        tb("counts what it holds", "AssertionError: 1 != 2"),
+    );
+    let parsed = parse_log(&log);
+    assert_eq!(
+        named_messages(&parsed),
+        [
+            (
+                "peeks at nothing when empty".to_owned(),
+                "IndexError: list index out of range".to_owned()
+            ),
+            (
+                "keeps the last pushed on top".to_owned(),
+                "AssertionError: 2 != 3".to_owned()
+            ),
+            (
+                "counts what it holds".to_owned(),
+                "AssertionError: 1 != 2".to_owned()
+            ),
+        ],
+        "{:#?}",
+        parsed.blocks
+    );
+}
+
+/// A tree of test rows (`∟ name`, the same mark passed or failed) with each failed assertion
+/// one indent under its row (`✘ expectation`) and an error under another: the rows name the
+/// failures; the table that closes the run (`Fail | 2`, `Error | 1`) states their count.
+#[test]
+fn rows_of_a_tree_over_their_failed_assertions_name_the_failures() {
+    let log = "Money\n  ∟ adds cents\n  ∟ rounds half up\n    ✘ round(2.5) to equal 3\n        round(2.5): 2\n\
+               Parsing\n  ∟ reads euros\n    ✘ parse(\"3 EUR\") to equal 300\n        parse(\"3 EUR\"): 3\n  ∟ rejects words\n      Error Traceback:\n        - /w/money/money.py\n      --> 9:     return int(s)\n        - Error | ValueError: invalid literal for int()\n  ∟ keeps signs\n\n\
+               ------- Summary --------\nPass            | 2\nFail            | 2\nError           | 1\nTest Total      | 5\n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        names(&parsed),
+        ["rounds half up", "reads euros", "rejects words"],
+        "{:#?}",
+        parsed.blocks
+    );
+    assert!(
+        parsed.blocks[0]
+            .message
+            .as_deref()
+            .is_some_and(|m| m.contains("round(2.5) to equal 3"))
+    );
+    assert_eq!(parsed.agreement, Agreement::Agrees { stated: 3 });
+}
+
+/// Sections between one rule, each a test's title, its numbered failed assertions and a
+/// verdict with counts (`FAILURE passes: 0, fails: 1, errors: 0`, `OK passes: 1, …`): the
+/// failing sections are the failures, counted by their verdicts' sums.
+#[test]
+fn sections_closed_by_a_verdict_with_counts_are_the_failures() {
+    let rule = "-".repeat(30);
+    let section = |title: &str, item: Option<&str>, verdict: &str| {
+        let item = item.map(|i| format!("    1.  {i}\n")).unwrap_or_default();
+        format!("{rule}\n{title}\n{item}{verdict}\n")
+    };
+    let log = [
+        section("sum of two", None, "OK passes: 1, fails: 0, errors: 0"),
+        section(
+            "sum of nothing",
+            Some("zero for no terms"),
+            "FAILURE passes: 0, fails: 1, errors: 0",
+        ),
+        section("product", None, "OK passes: 2, fails: 0, errors: 0"),
+        section(
+            "mean of empty list",
+            Some("TypeError: Cannot read properties of undefined (reading 'length')"),
+            "ERROR passes: 0, fails: 0, errors: 1",
+        ),
+        format!("{rule}\nERROR   1 Errors\n{rule}\n"),
+    ]
+    .concat();
+    let parsed = parse_log(&log);
+    assert_eq!(
+        names(&parsed),
+        ["sum of nothing", "mean of empty list"],
+        "{:#?}",
+        parsed.blocks
+    );
+}
+
+/// A logger's level and the tool's label before every line (`[INFO] tool: `, `[WARN] tool: `):
+/// one stream whatever the level, taken off, and the verdicts behind it read.
+#[test]
+fn a_loggers_level_and_label_come_off_every_line() {
+    let log = "[INFO] spec: importing 2 sources...\n[INFO] spec: ──────────\n[INFO] spec: money\n[INFO] spec: ──────────\n\
+               [INFO] spec: ✔︎ adds cents\n[WARN] spec: ✘ rounds half up\n[INFO] spec:\n[INFO] spec: ──────────\n[INFO] spec: parse\n\
+               [INFO] spec: ──────────\n[WARN] spec: ✘ reads euros\n[INFO] spec: ✔︎ keeps signs\n[INFO] spec:\n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        names(&parsed),
+        ["rounds half up", "reads euros"],
+        "{:#?}",
+        parsed.blocks
+    );
+    assert_eq!(parsed.blocks[0].start, 6);
+}
+
+/// A job whose failing step's output carries a machine, a region and a logger's level before
+/// each line (`  148e2d7c ams [info]text`): the label comes off, and the step's own error is
+/// why the job failed, not the console's `✖ release_command failed`.
+#[test]
+fn a_levelled_prefix_comes_off_and_the_steps_error_says_why_the_job_failed() {
+    let log = "==> Building image\n--> Building image done\nRunning shop release_command: ./migrate.sh\n\
+               \x20 3f9a01bc fra [info]applying 001_init.sql\n  3f9a01bc fra [info]applying 002_orders.sql\n\
+               \x20 3f9a01bc fra [info]Error: near line 4: no such column: total\n\
+               \x20 3f9a01bc fra [info] INFO Main child exited normally with code: 1\n\
+               ✖ release_command failed\nError: release command failed - aborting deployment. machine 3f9a01bc exited with non-zero status of 1\n";
+    let parsed = parse_log(log);
+    let first = &parsed.blocks[0];
+    assert_eq!(first.anchors, ["job_failure"], "{:#?}", parsed.blocks);
+    assert_eq!(
+        first.message.as_deref(),
+        Some("Error: near line 4: no such column: total")
+    );
+    assert_eq!(first.step.as_deref(), Some("3f9a01bc fra [info]"));
+    assert!(parsed.blocks.iter().all(|b| b.test_name.is_none()));
+}

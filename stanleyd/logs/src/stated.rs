@@ -252,12 +252,31 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
     if line.len() > 400 {
         return None;
     }
+    // A table's row of a label and its count (`Fail     | 4`, `| Errors | 2 |`) binds the two
+    // across the column's bar.
+    if let Some((label, n)) = table_row(line) {
+        return sentence_counts(&format!("{label}: {n}"));
+    }
     // A summary's first sentence states the counts; what the next says is another matter
     // (`Failed: 16 failure(s), 1 warning(s). Last profile that met … was 'min'.`).
     if let Some(first) = first_sentence(line) {
         return sentence_counts(first).or_else(|| sentence_counts(line));
     }
     sentence_counts(line)
+}
+
+/// A two-column row of a table, `label | number` between optional outer bars: the label and
+/// the number.
+fn table_row(line: &str) -> Option<(&str, &str)> {
+    let t = line.trim();
+    let t = t.strip_prefix('|').unwrap_or(t);
+    let t = t.strip_suffix('|').unwrap_or(t);
+    let (label, n) = t.split_once('|')?;
+    let (label, n) = (label.trim(), n.trim());
+    (!label.is_empty()
+        && label.chars().all(|c| c.is_ascii_alphabetic() || c == ' ')
+        && crate::text::whole_number(n))
+    .then_some((label, n))
 }
 
 /// The line up to the end of its first sentence, when another follows (`. ` then a capital).
@@ -489,6 +508,19 @@ pub fn states_counts(line: &str) -> bool {
     line_counts(line).is_some()
 }
 
+/// The shape of a line of counts, which lines of one shape share to be summed: its words with
+/// the numbers masked, less a verdict word it opens with (each test's own `FAILURE passes: 0,
+/// fails: 1` and `OK passes: 1, fails: 0` are one shape).
+fn count_shape(line: &str) -> String {
+    let t = line.trim();
+    let rest = t.split_once(' ').and_then(|(first, rest)| {
+        (first.chars().all(|c| c.is_ascii_uppercase())
+            && outcome(&first.to_ascii_lowercase()).is_some())
+        .then_some(rest)
+    });
+    crate::text::digits_masked(rest.unwrap_or(t))
+}
+
 /// The counts `lines` state. Linear in the lines.
 pub fn stated(lines: &[String]) -> Stated {
     let mut counts: Vec<usize> = Vec::new();
@@ -500,9 +532,7 @@ pub fn stated(lines: &[String]) -> Stated {
             continue;
         };
         counts.extend(c.readings());
-        let entry = sums
-            .entry(crate::text::digits_masked(line.trim()))
-            .or_default();
+        let entry = sums.entry(count_shape(line)).or_default();
         entry.0 += 1;
         entry.1.add(c);
         all.0 += 1;
@@ -579,6 +609,25 @@ mod tests {
         assert_eq!(c.readings(), [0, 0, 3, 0, 0]);
         let c = line_counts("5 failed, 2 passed").unwrap();
         assert_eq!(c.readings(), [5, 0, 5, 0, 0]);
+    }
+
+    /// A table's rows of a label and its count (`Fail | 4`) state the count; each test's own
+    /// verdict with counts (`FAILURE passes: 0, fails: 1, errors: 0`, `OK passes: 1, …`) are
+    /// one shape, summed whatever verdict opens them.
+    #[test]
+    fn table_rows_and_each_tests_verdict_counts_are_summed() {
+        assert_eq!(counts("Fail            | 4"), Some((4, 0, 0)));
+        assert_eq!(counts("| Errors | 2 |"), Some((0, 2, 0)));
+        assert_eq!(counts("port_013 | Error | 5 | Move"), None);
+        let lines: Vec<String> = [
+            "OK passes: 1, fails: 0, errors: 0",
+            "FAILURE passes: 0, fails: 1, errors: 0",
+            "FAILURE passes: 1, fails: 1, errors: 0",
+            "ERROR passes: 0, fails: 0, errors: 1",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        assert!(stated(&lines).agrees(3), "{:?}", stated(&lines));
     }
 
     fn counts(line: &str) -> Option<(usize, usize, usize)> {

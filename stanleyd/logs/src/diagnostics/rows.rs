@@ -222,18 +222,53 @@ fn row_at(lines: &[String], k: usize) -> Option<(Row<'_>, usize)> {
     Some((r, 2))
 }
 
+/// What the placed rows' reader keeps as it goes down a log: where it has looked up to, and
+/// the runs it read as findings.
+#[derive(Default)]
+pub(super) struct Looked {
+    /// The line up to which rows were looked at as the start of a run.
+    to: usize,
+    /// Each run read as findings, by its first row's line and its shape.
+    runs: Vec<(usize, Kind)>,
+}
+
+/// What makes rows one tool's: where the place stands and how it is written, the shape of the
+/// words before it, the indent.
+#[derive(Clone, PartialEq, Eq)]
+struct Kind {
+    end: bool,
+    at: usize,
+    form: char,
+    shape: String,
+    indent: usize,
+}
+
+impl Kind {
+    fn of(r: &Row<'_>) -> Self {
+        Kind {
+            end: r.end,
+            at: r.at,
+            form: r.form,
+            shape: r.shape.clone(),
+            indent: r.indent,
+        }
+    }
+}
+
 /// A run of placed rows starting at `i`, at least two of one shape with nothing but their bodies
-/// between them: one finding each. Returns the line after the run. A run that is no list of
-/// findings sets `looked` to its end, so the rows inside it are not looked at again as the
-/// start of a run (the reader stays linear on a trace that places every line).
+/// between them, or one row alone of the kind of a run already read (the tool's findings with
+/// the program's own output between them): one finding each. Returns the line after the run. A
+/// run that is no list of findings sets `looked.to` to its end, so the rows inside it are not
+/// looked at again as the start of a run (the reader stays linear on a trace that places every
+/// line).
 pub(super) fn placed_rows(
     lines: &[String],
     covered: &[bool],
     i: usize,
-    looked: &mut usize,
+    looked: &mut Looked,
     out: &mut Vec<Diagnostic>,
 ) -> Option<usize> {
-    if i < *looked {
+    if i < looked.to {
         return None;
     }
     let (first, _) = row_at(lines, i)?;
@@ -268,9 +303,21 @@ pub(super) fn placed_rows(
         rows.push((k, end));
         k = end;
     }
-    if rows.len() < 2 || !findings(lines, &rows, &first) {
-        *looked = k;
+    let kind = Kind::of(&first);
+    // (One row alone counts when a run of its kind, with the same words before the place,
+    // was read.)
+    let known = |rows: &[(usize, usize)]| {
+        rows.len() == 1
+            && looked.runs.iter().any(|(at, known)| {
+                *known == kind && (first.end || same_head(&lines[*at], &lines[i], first.at))
+            })
+    };
+    if !(rows.len() >= 2 || known(&rows)) || !findings(lines, &rows, &first) {
+        looked.to = k;
         return None;
+    }
+    if rows.len() >= 2 && !looked.runs.iter().any(|(_, known)| *known == kind) {
+        looked.runs.push((i, kind));
     }
     for &(start, end) in &rows {
         out.push(finding(lines, start, end)?);
@@ -497,9 +544,23 @@ fn said(lines: &[String], k: usize) -> Vec<&str> {
             }
             said
         }
-        Some((r, _)) => words[r.at + 1..].to_vec(),
+        Some((r, _)) => past_note(&words[r.at + 1..]).to_vec(),
         None => Vec::new(),
     }
+}
+
+/// The words after a place, past a note on the context in parentheses that opens them
+/// (`(FILENAME=data.csv FNR=2) warning: …`, gawk's): the finding is what follows the note.
+fn past_note<'a, 'b>(words: &'b [&'a str]) -> &'b [&'a str] {
+    if words.first().is_some_and(|w| w.starts_with('(')) {
+        let close = words.iter().take(6).position(|w| w.ends_with(')'));
+        if let Some(k) = close
+            && k + 1 < words.len()
+        {
+            return &words[k + 1..];
+        }
+    }
+    words
 }
 
 /// The severity a row states (for one that ends at its place, in its first word).
@@ -516,9 +577,10 @@ fn severity_of_row(line: &str, r: &Row<'_>) -> Option<Severity> {
 /// The severity a row states: in a word before its place (at word `at`), or in the two after.
 fn severity_in(line: &str, at: usize) -> Option<Severity> {
     let words: Vec<&str> = line.split_whitespace().collect();
+    let after = words.get(at + 1..).map_or(&[][..], past_note);
     words[..at.min(words.len())]
         .iter()
-        .chain(words.iter().skip(at + 1).take(2))
+        .chain(after.iter().take(2))
         .find_map(|w| severity_of(w))
 }
 
@@ -542,7 +604,7 @@ mod tests {
     fn read(text: &str) -> Vec<(String, Option<String>, Severity)> {
         let lines: Vec<String> = text.lines().map(str::to_owned).collect();
         let mut out = Vec::new();
-        let (mut i, mut looked) = (0, 0);
+        let (mut i, mut looked) = (0, Looked::default());
         while i < lines.len() {
             i = placed_rows(&lines, &vec![false; lines.len()], i, &mut looked, &mut out)
                 .unwrap_or(i + 1);
@@ -707,5 +769,31 @@ mod tests {
             read("Failing scenarios:\n  a.feature:23  Pays by card\n  a.feature:30  Pays cash\n")
                 .is_empty()
         );
+    }
+
+    /// A note on the context between the place and the severity (`(FILENAME=d.csv FNR=2)`,
+    /// gawk's), and one row alone among the program's own output, of the kind of a run read
+    /// before it: findings all.
+    #[test]
+    fn a_note_before_the_severity_and_a_lone_row_of_a_known_kind_are_findings() {
+        let got = read(
+            "gawk: src/sum.awk:6: warning: call of `length' without parentheses is not portable\n\
+             gawk: src/sum.awk:4: (FILENAME=in.csv FNR=2) warning: reference to uninitialized element `t[\"a\"]'\n\
+             widgets 3\n\
+             gawk: src/sum.awk:9: (FILENAME=in.csv FNR=2) warning: reference to uninitialized variable `totl'\n\
+             total 0\n\
+             gawk: src/sum.awk:11: (FILENAME=in.csv FNR=3) fatal: division by zero attempted\n",
+        );
+        assert_eq!(
+            got,
+            [
+                ("src/sum.awk:6".to_owned(), None, Severity::Warning),
+                ("src/sum.awk:4".to_owned(), None, Severity::Warning),
+                ("src/sum.awk:9".to_owned(), None, Severity::Warning),
+                ("src/sum.awk:11".to_owned(), None, Severity::Error),
+            ]
+        );
+        // One row alone of no kind read before is no finding.
+        assert!(read("widgets 3\ngawk: src/sum.awk:9: warning: unused\ntotal 0\n").is_empty());
     }
 }

@@ -72,8 +72,11 @@ fn failing_names(
         if covered[i] {
             continue;
         }
+        // (A verdict one indent under a row of a tree, `∟ freezes at zero` over `  ✘ f(32) to
+        // equal 1`, is that test's failed assertion: the row names the test.)
         if let Some(n) = status_name(l)
             .filter(|_| !closes_a_suite(lines, i))
+            .map(|n| row_over(lines, covered, i).unwrap_or(n))
             .or_else(|| scoped_header(lines, i))
             && known.insert(n.clone())
         {
@@ -189,6 +192,25 @@ fn failing_names(
     Ok(names)
 }
 
+/// The name on the row of a tree right over line `at`, one indent up from it (`∟ name`, `├─
+/// name`, `- name`), when that row is no verdict of its own.
+fn row_over(lines: &[String], covered: &[bool], at: usize) -> Option<String> {
+    let r = at.checked_sub(1).filter(|&r| !covered[r])?;
+    if indent(&lines[r]) >= indent(&lines[at]) || status_name(&lines[r]).is_some() {
+        return None;
+    }
+    let t = lines[r].trim();
+    let mark = t.chars().next()?;
+    let name = t
+        .strip_prefix(mark)?
+        .trim_start_matches(['─', '-', ' '])
+        .trim();
+    ("∟├└-*•◦▸›»→".contains(mark) && t[mark.len_utf8()..].starts_with([' ', '─']))
+        .then_some(name)
+        .filter(|n| name_like(n) && !summary(n))
+        .map(str::to_owned)
+}
+
 /// Names printed over their verdicts: a bare name over an assertion's verdict, a line over a
 /// deeper line holding a failed verdict alone.
 fn names_over_verdicts(
@@ -225,6 +247,23 @@ fn names_over_verdicts(
             && verdict_alone(&lines[i + 1])
             && indent(&lines[i + 1]) > indent(&lines[i])
             && let Some(name) = over_its_verdict(&lines[i])
+            && known.insert(name.clone())
+        {
+            names.push(name);
+        }
+    }
+    // A row of a tree over an error one indent deeper (`∟ parses kelvin` over `  Error
+    // Traceback:`): the test that raised it.
+    for i in 1..lines.len() {
+        pace.step()?;
+        let first = lines[i].split_whitespace().next().unwrap_or("");
+        let word = first.trim_end_matches(':');
+        let error = word == "Traceback"
+            || word == "Exception"
+            || (word.ends_with("Error") && word.chars().all(|c| c.is_ascii_alphanumeric()));
+        if !covered[i]
+            && error
+            && let Some(name) = row_over(lines, covered, i)
             && known.insert(name.clone())
         {
             names.push(name);
@@ -1370,7 +1409,7 @@ pub(crate) fn framed(lines: &[String], covered: &[bool]) -> Vec<Span> {
 /// The sections between consecutive occurrences of the rule a log repeats most (two or more
 /// sections, each with content), named by what their first line says it is in (`File "a.py",
 /// line 28, in mod.func` names `mod.func`), else by that line.
-fn ruled_sections(lines: &[String], covered: &[bool]) -> Option<Vec<Span>> {
+fn ruled_sections(lines: &[String], covered: &[bool]) -> Option<Sections> {
     let mut counts: HashMap<&str, usize> = HashMap::new();
     for (i, l) in lines.iter().enumerate() {
         if !covered[i] && separator(l) {
@@ -1385,12 +1424,30 @@ fn ruled_sections(lines: &[String], covered: &[bool]) -> Option<Vec<Span>> {
         .filter(|&i| !covered[i] && lines[i].trim() == rule)
         .collect();
     let mut spans = Vec::new();
+    let mut verdicts = true;
     for pair in at.windows(2) {
         let (start, end) = (pair[0] + 1, pair[1]);
         if end <= start || (start..end).any(|k| covered[k]) || end - start > MAX_BLOCK {
             return None;
         }
         if !lines[start..end].iter().any(|l| content(l)) {
+            continue;
+        }
+        // A section its verdict closes as passed (`OK passes: 1, fails: 0`), or that only
+        // sums the run up, reports no failure.
+        let last = lines[start..end]
+            .iter()
+            .rfind(|l| content(l))
+            .map_or("", |l| l.trim());
+        let summed = lines[start..end]
+            .iter()
+            .filter(|l| content(l))
+            .all(|l| crate::stated::states_counts(l));
+        if summed {
+            continue;
+        }
+        verdicts &= closing_verdict(last);
+        if crate::line::passing_verdict(last) {
             continue;
         }
         let first = lines[start].trim();
@@ -1406,7 +1463,33 @@ fn ruled_sections(lines: &[String], covered: &[bool]) -> Option<Vec<Span>> {
             whole: false,
         });
     }
-    (spans.len() >= 2).then_some(spans)
+    (spans.len() >= 2).then_some(Sections { spans, verdicts })
+}
+
+/// Sections between one repeated rule, the ones that report failures.
+struct Sections {
+    spans: Vec<Span>,
+    /// Every section closes with its test's verdict and counts (`OK passes: 1, fails: 0`,
+    /// `FAILURE passes: 0, fails: 1`): the sections are the tests, whatever else repeats.
+    verdicts: bool,
+}
+
+/// Whether a line is a test's verdict with its counts (`FAILURE passes: 0, fails: 1, errors:
+/// 0`, `OK passes: 1, fails: 0, errors: 0`).
+fn closing_verdict(line: &str) -> bool {
+    let first = line.split_whitespace().next().unwrap_or("");
+    let word = first.trim_end_matches(':').to_ascii_lowercase();
+    let verdict = crate::line::passing_verdict(line)
+        || matches!(
+            crate::stated::outcome(&word),
+            Some(crate::stated::Outcome::Failed | crate::stated::Outcome::Error)
+        );
+    // (Counts of which none failed are no summary: `OK passes: 1, fails: 0, errors: 0` is
+    // read word by word.)
+    let counted = line.split_whitespace().skip(1).any(|w| {
+        crate::stated::outcome(&w.trim_end_matches([':', ',']).to_ascii_lowercase()).is_some()
+    }) && line.chars().any(|c| c.is_ascii_digit());
+    verdict && counted
 }
 
 /// What the segmenter found: the reports, and the lines that only list failures it reported
@@ -1631,8 +1714,19 @@ fn by_sections(
     // The reading's reports after those sections stay when, with the sections, they agree with
     // the count, else the sections alone; a reading with reports before them (a suite of its
     // own earlier in the log) is kept.
-    if !stated.agrees(reading.len())
-        && let Some(sections) = ruled_sections(lines, covered)
+    // Sections that each close with their test's verdict are the tests, over a reading that
+    // agrees with the count only by chance (titles that share words, `sum of two` and `sum of
+    // nothing`).
+    let ruled = ruled_sections(lines, covered);
+    let by_verdicts = ruled
+        .as_ref()
+        .is_some_and(|r| r.verdicts && stated.agrees(r.spans.len()));
+    if by_verdicts && let Some(r) = &ruled {
+        reading = r.spans.clone();
+    } else if !stated.agrees(reading.len())
+        && let Some(Sections {
+            spans: sections, ..
+        }) = ruled
         && reading.iter().all(|r| r.start + 1 >= sections[0].start)
     {
         let (from, to) = (sections[0].start, sections[sections.len() - 1].end);

@@ -125,18 +125,7 @@ pub(crate) fn head_candidate(line: &str) -> bool {
         && !t.starts_with('+')
         && !t.starts_with('>')
         && t.chars().any(char::is_alphanumeric)
-        && !passing_verdict(t)
-}
-
-/// A line a passing verdict opens (`PASS: it should charge the rate`, `✓ adds`, `ok 3 - x`):
-/// it heads no failure's report, however often its template agrees with the stated count.
-fn passing_verdict(t: &str) -> bool {
-    let first = t.split_whitespace().next().unwrap_or("");
-    let word = first.trim_end_matches(':').trim_matches(['[', ']']);
-    matches!(
-        word,
-        "PASS" | "PASSED" | "Pass" | "Passed" | "OK" | "ok" | "✓" | "✔" | "√"
-    )
+        && !crate::line::passing_verdict(t)
 }
 
 /// Whether a template's line says a test failed in its constant part (a verdict word or a
@@ -470,7 +459,10 @@ fn titled_above(lines: &[String], covered: &[bool], spans: &mut [Span]) {
     let mut titles = Vec::with_capacity(spans.len());
     let mut after = 0;
     for s in spans.iter() {
-        titles.push(title_over_verdict(lines, covered, after, s.start));
+        titles.push(
+            title_over_verdict(lines, covered, after, s.start)
+                .or_else(|| title_over_header(lines, covered, after, s.start)),
+        );
         after = s.start + 1;
     }
     if distinct(
@@ -515,6 +507,28 @@ fn title_over_verdict(
         .filter(|&t| t >= after && !covered[t])?;
     let title = lines[t].trim();
     (!title.is_empty()
+        && !crate::line::separator(&lines[t])
+        && !message_like(&lines[t])
+        && !summary(&lines[t])
+        && crate::line::name_like(title))
+    .then(|| (t, title.to_owned()))
+}
+
+/// The line right over a report's header that names nothing of its own (`Traceback (most
+/// recent call last):` under `pops in fifo order`), standing alone after a blank line or the
+/// report before: (its line, the name).
+fn title_over_header(
+    lines: &[String],
+    covered: &[bool],
+    after: usize,
+    at: usize,
+) -> Option<(usize, String)> {
+    let t = at.checked_sub(1).filter(|&t| t >= after && !covered[t])?;
+    let alone = t == after || t == 0 || lines[t - 1].trim().is_empty();
+    let title = lines[t].trim();
+    (alone
+        && !title.is_empty()
+        && !title.ends_with(':')
         && !crate::line::separator(&lines[t])
         && !message_like(&lines[t])
         && !summary(&lines[t])

@@ -24,6 +24,12 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
     // A build tool's task label may be right-aligned (Ant's `    [junit] text`, moon's
     // ` till:test | text` beside `ovens:test | text`).
     let pad = line.len() - line.trim_start_matches(' ').len();
+    // `  148e2d7c ams [info]text`, `web-1 [INFO] text`: a few words closed by a logger's
+    // level in brackets, whatever they hold; the level may touch the text.
+    if let Some(end) = level_closed(line) {
+        let text = end + usize::from(line[end..].starts_with(' '));
+        return Some((&line[pad..end], text));
+    }
     if pad > 0 {
         let rest = &line[pad..];
         let (name, text) = label(rest).filter(|&(_, text)| {
@@ -47,6 +53,14 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
     // (gitlab-ci-local's).
     let arrow = head.find(" > ").map(|p| (p, p + 3));
     // `[api] text`, `[unit : test] text`, `(api) text`: a bracketed label, whatever is inside.
+    // `[WARN] testament: text`: a logger's level, then the tool's label; the level changes
+    // from line to line, the label is the stream's.
+    if let Some((_, after)) = logged_level(head)
+        && let Some((name, text)) = label(&line[after..])
+        && line[after..after + text].trim_end().ends_with(':')
+    {
+        return Some((&line[..after + name.len()], after + text));
+    }
     let bracket = [('[', "] "), ('(', ") ")]
         .into_iter()
         .find_map(|(open, close)| {
@@ -145,9 +159,66 @@ fn place(name: &str) -> bool {
         .is_some_and(|(_, _, used)| used == name.len())
 }
 
-/// A label's shape: digits masked, so `#12 0.345` and `#3 1.2` are one shape.
+/// A logger's level in brackets opening `line` (`[INFO] `, `[WARN] `): the level and where the
+/// text after it starts.
+fn logged_level(line: &str) -> Option<(&str, usize)> {
+    let close = line.strip_prefix('[')?.find("] ")?;
+    let level = &line[1..close + 1];
+    is_level(level).then_some((level, close + 3))
+}
+
+/// Where a label of at most three words before a logger's level in brackets ends (`
+/// 148e2d7c ams [info]`), at most four spaces in: the byte after the bracket.
+fn level_closed(line: &str) -> Option<usize> {
+    let pad = line.len() - line.trim_start_matches(' ').len();
+    if pad > 4 {
+        return None;
+    }
+    let head = &line[pad..];
+    let open = head.find(" [")?;
+    let words = &head[..open];
+    if open == 0 || open > MAX_LABEL || words.split(' ').count() > 3 || words.contains(": ") {
+        return None;
+    }
+    let close = head[open + 2..].find(']')?;
+    let level = &head[open + 2..open + 2 + close];
+    is_level(level).then_some(pad + open + 3 + close)
+}
+
+/// Whether a word is a logger's level.
+fn is_level(word: &str) -> bool {
+    matches!(
+        word.to_ascii_lowercase().as_str(),
+        "info" | "warn" | "warning" | "debug" | "trace" | "notice" | "error" | "fatal"
+    )
+}
+
+/// A label with its logger's level masked (`[INFO] tool` and `[WARN] tool`, `ams [info]` and
+/// `ams [error]`: one stream).
+fn level_masked(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(open) = rest.find('[') {
+        let Some(close) = rest[open..].find(']') else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        let inner = &rest[open + 1..open + close];
+        out.push_str(if is_level(inner) {
+            "[level]"
+        } else {
+            &rest[open..=open + close]
+        });
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A label's shape: digits masked, so `#12 0.345` and `#3 1.2` are one shape; a logger's level
+/// in it masked too.
 fn shape(name: &str) -> String {
-    crate::text::digits_masked(name)
+    crate::text::digits_masked(&level_masked(name))
 }
 
 /// A label's structure: every run of name characters (letters, digits, `_`, `-`, `@`, `.`)
@@ -179,6 +250,8 @@ pub(crate) struct Tally {
     depths: u32,
     /// Lines whose label is padded to a column (`     [exec] text`): a build tool's task label.
     padded: usize,
+    /// Lines whose label a logger's level closes (`148e2d7c ams [info]`).
+    levelled: usize,
 }
 
 /// The shapes that are wrappers: enough lines, and a tenth of them (at least two) with the
@@ -194,6 +267,9 @@ pub(crate) fn wrappers(lines: &[String]) -> Vec<String> {
         // (A task's name has a letter: `[1] = 'one'`, a table's row, is no label.)
         if line.starts_with(' ') && name.chars().any(char::is_alphabetic) {
             t.padded += 1;
+        }
+        if level_closed(line).is_some() {
+            t.levelled += 1;
         }
         let rest = &line[text..];
         if rest.trim().is_empty() {
@@ -219,7 +295,9 @@ pub(crate) fn wrappers(lines: &[String]) -> Vec<String> {
             let laid_out = t.layout >= 2
                 && t.layout * 10 >= t.lines
                 && (t.blank > 0 || t.depths.count_ones() >= 2);
-            t.lines >= MIN_LINES && t.lines > t.blank && (laid_out || t.padded == t.lines)
+            t.lines >= MIN_LINES
+                && t.lines > t.blank
+                && (laid_out || t.padded == t.lines || t.levelled == t.lines)
         })
         .map(|(s, _)| s)
         .collect();
@@ -250,9 +328,9 @@ pub(crate) fn separate(log: &mut Unwrapped) {
         if !shapes.contains(&shape(name)) && !structures.contains(&structure(name)) {
             continue;
         }
-        let name = name.to_owned();
-        let k = *index.entry(name.clone()).or_insert_with(|| {
-            streams.push(name);
+        // (One stream whatever level its logger gave each line.)
+        let k = *index.entry(level_masked(name)).or_insert_with(|| {
+            streams.push(name.to_owned());
             streams.len() - 1
         });
         stream_of[i] = Some(k);
