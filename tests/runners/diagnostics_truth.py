@@ -30,6 +30,7 @@ checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --fo
 (ansible-lint -f codeclimate), thrift-plain (the Thrift compiler's own `[ERROR:path:line]` records, one per
 file make says failed), rescript-plain (ReScript's own records, counted against the sources it did not
 compile), swipl-plain (SWI-Prolog's own `ERROR:` records, one line or a place over the message),
+gawk-lint (GNU awk's `--lint` records, warnings and fatal errors, a note on the input or none),
 jscs-json (JSCS's --reporter json), detectsecrets-json
 (detect-secrets scan), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
@@ -478,6 +479,18 @@ elif kind == "swipl-plain":
         failures.append((f"{m.group(1)}:{m.group(2)}", message, message))
     if len(failures) != sum(1 for l in rows if re.match(r"^ERROR: /", l)):
         sys.exit("swipl: an ERROR record without a place")
+elif kind == "gawk-lint":
+    # GNU awk's --lint has no structured output: its own records, `gawk: path:line: ` then a
+    # note on the input in parentheses or none, then `warning:` or `fatal:` and the message; a
+    # finding each (the lint's warnings are what it was run for), named `path:line`; every line
+    # gawk printed after its name is one.
+    rows = open(capture, errors="replace").read().splitlines()
+    for line in rows:
+        m = re.match(r"^gawk: (\S+?):(\d+): (?:\([^)]*\) )?(warning|fatal): (.*)$", line)
+        if m:
+            failures.append((f"{m.group(1)}:{m.group(2)}", m.group(4), m.group(4)))
+    if len(failures) != sum(1 for l in rows if l.startswith("gawk: ")):
+        sys.exit("gawk: a record not read")
 elif kind == "jscs-json":
     # JSCS's --reporter json: every error fails the run; told apart, when two say the same, by
     # the frame's marked line and its marker as the default reporter prints them (records in

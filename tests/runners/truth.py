@@ -48,6 +48,12 @@ KIND says where the failing-test names come from (never from Stanley's parser):
   phpunit         the numbered lists under "There were N errors/failures:" of CAPTURE
   ptester         the `Test failed: FORM` records of CAPTURE (Common Lisp's ptester), named by
                   the form, checked against its `Errors detected in this test: N` lines
+  aqa             the `FAILED:  "title"` records of CAPTURE (aqa, a Node.js runner), checked
+                  against its `N tests failed.`
+  wru             the sections of CAPTURE (wru, WebReflection's) whose verdict with counts is
+                  `FAILURE` or `ERROR`, named by their title lines
+  ivoire          the titles over `Traceback (most recent call last):` under Ivoire's `Errors:`
+                  and `Failures:` headings in CAPTURE, checked against its summary
   rapidcheck      RapidCheck's `- property` lines over `Falsifiable after …` in CAPTURE, checked
                   against the properties that did not pass
   contexts        the `FAIL:`/`ERROR:` lines under each context's line of CAPTURE (contexts, a
@@ -824,6 +830,79 @@ def ptester(log, aux):
     want = sum(int(n) for n in re.findall(r"^Errors detected in this test: (\d+)", strip(log), re.M))
     if len(names) != want:
         sys.exit(f"ptester: {len(names)} records, its groups say {want}")
+    return names, sections, []
+
+
+def aqa(log, aux):
+    """aqa's own records of CAPTURE: `FAILED:  "title"` over the place and the error, named by
+    the title; checked against its closing `N tests failed.`"""
+    text = strip(log)
+    names = re.findall(r'^FAILED: +"(.*)"$', text, re.M)
+    sections = {}
+    lines = text.splitlines()
+    for k, line in enumerate(lines):
+        m = re.match(r'^FAILED: +"(.*)"$', line)
+        if not m:
+            continue
+        body = []
+        for rest in lines[k + 1:]:
+            if rest.startswith("FAILED: "):
+                break
+            body.append(rest)
+        sections[m.group(1)] = "\n".join(body)
+    want = re.search(r"^ *(\d+) tests? failed\.", text, re.M)
+    if not want or len(names) != int(want.group(1)):
+        sys.exit(f"aqa: {len(names)} records, its summary says otherwise")
+    return names, sections, []
+
+
+def wru(log, aux):
+    """wru's own report of CAPTURE: sections between dash rules, each a test's title, its failed
+    assertions numbered, then its verdict with counts; a section whose verdict is `FAILURE` or
+    `ERROR` is a failure named by its title, checked against the sum of the failing verdicts'
+    `fails` and `errors` being at least one each."""
+    lines = strip(log).splitlines()
+    names, sections = [], {}
+    rules = [k for k, l in enumerate(lines) if re.fullmatch(r"-{10,}", l.strip())]
+    for a, b in zip(rules, rules[1:]):
+        body = [l for l in lines[a + 1:b] if l.strip()]
+        if len(body) < 2:
+            continue
+        verdict = re.match(r"^(FAILURE|ERROR|OK) passes: (\d+), fails: (\d+), errors: (\d+)$",
+                           body[-1])
+        if not verdict:
+            continue
+        failed = int(verdict.group(3)) + int(verdict.group(4))
+        if (verdict.group(1) == "OK") != (failed == 0):
+            sys.exit(f"wru: verdict {body[-1]!r} against its counts")
+        if failed:
+            names.append(body[0])
+            sections[body[0]] = "\n".join(body[1:])
+    if not names:
+        sys.exit("wru: no failing section")
+    return names, sections, []
+
+
+def ivoire(log, aux):
+    """Ivoire's own report of CAPTURE: under its `Errors:` and `Failures:` headings, each
+    example's title alone over `Traceback (most recent call last):`, named by the title;
+    checked against its closing `N examples, E errors, F failures`."""
+    lines = strip(log).splitlines()
+    names, sections = [], {}
+    for k in range(1, len(lines)):
+        if lines[k] != "Traceback (most recent call last):" or not lines[k - 1].strip():
+            continue
+        name = lines[k - 1].strip()
+        names.append(name)
+        body = []
+        for rest in lines[k:]:
+            if not rest.strip():
+                break
+            body.append(rest)
+        sections[name] = "\n".join(body)
+    m = re.search(r"^\d+ examples, (\d+) errors, (\d+) failures$", strip(log), re.M)
+    if not m or len(names) != int(m.group(1)) + int(m.group(2)):
+        sys.exit(f"ivoire: {len(names)} reports, its summary says otherwise")
     return names, sections, []
 
 

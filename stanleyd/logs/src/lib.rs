@@ -356,10 +356,11 @@ fn split_report(blocks: &[FailureBlock]) -> bool {
         .any(|b| b.anchors.contains(&"diagnostic") && report_ends.contains(&(b.start - 1)))
 }
 
-/// Whether every block of `first` starts inside one of `second`'s: a reading that drops what
-/// another found is no better, whatever count it agrees with. What a block found is where it
-/// starts (its header, its place); the lines after are context the readings cut differently
-/// (the next report's header, a wrapper's closing lines). Sorting, then one pass.
+/// Whether every block of `first` shares a line with one of `second`'s: a reading that drops
+/// what another found is no better, whatever count it agrees with. The readings cut the lines
+/// around what they found differently (a header above, the next report's title, a wrapper's
+/// closing lines below); a block that no block of the other holds any line of is what it
+/// dropped. Sorting, then one pass.
 fn holds_all(first: &[FailureBlock], second: &[FailureBlock]) -> bool {
     let mut held: Vec<(usize, usize)> = second.iter().map(|b| (b.start, b.end)).collect();
     held.sort_unstable();
@@ -371,7 +372,8 @@ fn holds_all(first: &[FailureBlock], second: &[FailureBlock]) -> bool {
         }
     }
     first.iter().all(|b| {
-        let at = merged.partition_point(|&(s, _)| s <= b.start);
+        // The last interval that starts at or before the block's end, if it reaches into it.
+        let at = merged.partition_point(|&(s, _)| s <= b.end);
         at > 0 && merged[at - 1].1 >= b.start
     })
 }

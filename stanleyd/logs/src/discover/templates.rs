@@ -347,7 +347,13 @@ pub(crate) fn discover(
     let mut groups: HashMap<u64, Vec<usize>> = HashMap::new();
     for (i, line) in lines.iter().enumerate() {
         pace.step()?;
-        if covered[i] || !head_candidate(line) {
+        // (The source a frame quotes under it, `File "a.py", line 6, in f` over `    check(x)`,
+        // is the test's code, never a header.)
+        let quoted = i > 0 && {
+            let above = lines[i - 1].trim_start();
+            above.starts_with("File \"") && above.contains("\", line ")
+        };
+        if covered[i] || !head_candidate(line) || quoted {
             continue;
         }
         let toks = tokens(line.trim());
