@@ -31,6 +31,8 @@ checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --fo
 file make says failed), rescript-plain (ReScript's own records, counted against the sources it did not
 compile), swipl-plain (SWI-Prolog's own `ERROR:` records, one line or a place over the message),
 gawk-lint (GNU awk's `--lint` records, warnings and fatal errors, a note on the input or none),
+flatc-plain (flatc's `error:` over an indented `path:line: col: error:` record), smlnj-plain (SML/NJ's
+`path:line.col-line.col Error:` and `Warning:` records),
 jscs-json (JSCS's --reporter json), detectsecrets-json
 (detect-secrets scan), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
 Each ERROR is a failure named `path:line` (the path as the plain output prints it); its token
@@ -491,6 +493,27 @@ elif kind == "gawk-lint":
             failures.append((f"{m.group(1)}:{m.group(2)}", m.group(4), m.group(4)))
     if len(failures) != sum(1 for l in rows if l.startswith("gawk: ")):
         sys.exit("gawk: a record not read")
+elif kind == "flatc-plain":
+    # flatc has no structured output: its own records, `error:` alone over the indented
+    # `path:line: col: error: message`; a failure each, named `path:line`, checked against its
+    # `error:` headings.
+    rows = open(capture, errors="replace").read().splitlines()
+    for line in rows:
+        m = re.match(r"^\s+(\S+?):(\d+): \d+: error: (.*)$", line)
+        if m:
+            failures.append((f"{m.group(1)}:{m.group(2)}", m.group(3), m.group(3)))
+    if len(failures) != sum(1 for l in rows if l == "error:"):
+        sys.exit("flatc: a record not read")
+elif kind == "smlnj-plain":
+    # SML/NJ has no structured output: its own records, `path:line.col-line.col Error: message`
+    # (or `Warning:`), the details indented under it; a finding each, named `path:line`.
+    rows = open(capture, errors="replace").read().splitlines()
+    for line in rows:
+        m = re.match(r"^(\S+?):(\d+)\.\d+(?:-\d+\.\d+)? (?:Error|Warning): (.*)$", line)
+        if m:
+            failures.append((f"{m.group(1)}:{m.group(2)}", m.group(3), line))
+    if not failures:
+        sys.exit("sml: no record read")
 elif kind == "jscs-json":
     # JSCS's --reporter json: every error fails the run; told apart, when two say the same, by
     # the frame's marked line and its marker as the default reporter prints them (records in

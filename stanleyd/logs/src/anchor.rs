@@ -72,6 +72,11 @@ pub(crate) fn exit_code_line(line: &str) -> bool {
 pub(crate) fn anchors(line: &str) -> Vec<&'static str> {
     let t = line.trim();
     let mut a = Vec::new();
+    // A severity alone (`error:` over each of flatc's indented findings) heads what follows;
+    // it says nothing of its own.
+    if t.ends_with(':') && crate::diagnostics::severity_word(t).is_some() {
+        return a;
+    }
     if t.starts_with("(fail) ") {
         a.push("bun_fail");
     }

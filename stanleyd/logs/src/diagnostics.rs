@@ -115,13 +115,26 @@ pub(crate) fn location(line: &str) -> Option<(&str, u64, usize)> {
             .bytes()
             .take_while(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-'))
             .count();
+        // (Or a severity word after a space: `queue.sml:11.1-28.4 Error: …`, SML/NJ's.)
+        let judged = span[len..].strip_prefix(' ').is_some_and(|r| {
+            r.split_whitespace()
+                .next()
+                .is_some_and(|w| severity_word(w).is_some() && w.ends_with(':'))
+        });
         if len > 0
-            && span[len..].starts_with(':')
+            && (span[len..].starts_with(':') || judged)
             && span[..len].starts_with(|c: char| c.is_ascii_digit())
         {
             used += 1 + len;
         }
         return Some((path, number, used));
+    }
+    // A column after a space (`schema/a.fbs:7: 21: error: …`, flatc's), when a colon closes it.
+    if let Some(col) = after.strip_prefix(": ") {
+        let d = col.bytes().take_while(u8::is_ascii_digit).count();
+        if d > 0 && col[d..].starts_with(':') {
+            return Some((path, number, used + 2 + d));
+        }
     }
     if let Some(col) = after.strip_prefix(':') {
         let d = col.bytes().take_while(u8::is_ascii_digit).count();
@@ -2413,5 +2426,35 @@ mod worded_tests {
         let found = diagnostics(clippy);
         assert_eq!(found[0].found.name.as_deref(), Some("src/main.rs:4"));
         assert_eq!(found[0].found.lines.len(), 12, "{:?}", found[0].found.lines);
+    }
+
+    /// Places written as other tools write them: a column after a space (`a.fbs:7: 21:`,
+    /// flatc's, under a severity alone on the line above), a span then the severity after a
+    /// space (`a.sml:11.1-28.4 Error:`, SML/NJ's), a severity with its code in parentheses
+    /// (`error(56): a.g4:4:14:`, ANTLR's).
+    #[test]
+    fn a_column_after_a_space_a_span_before_the_severity_and_a_coded_severity() {
+        let got = read_all(
+            "\nerror:\n  /p/schema/alert.fbs:7: 21: error: default value of `0` is not part of enum\n\n\nerror:\n  /p/schema/config.fbs:6: 1: error: expecting: ; instead got: }\n",
+        );
+        let names: Vec<&str> = got.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(names, ["/p/schema/alert.fbs:7", "/p/schema/config.fbs:6"]);
+        let got = read_all(
+            "[opening stats.sml]\nstats.sml:9.5-9.58 Error: operator and operand don't agree [tycon mismatch]\n  operator domain: string * string\nstats.sml:18.15-18.18 Error: unbound variable or constructor: sum\n",
+        );
+        let names: Vec<&str> = got.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(names, ["stats.sml:9", "stats.sml:18"]);
+        let got = read_all(
+            "error(177): grammar/Config.g4:12:34: COMMENTS is not a recognized channel name\nerror(56): grammar/Config.g4:4:14: reference to undefined rule: name\nerror(75): grammar/Expr.g4:5:7: label value type mismatch\n",
+        );
+        let names: Vec<&str> = got.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "grammar/Config.g4:12",
+                "grammar/Config.g4:4",
+                "grammar/Expr.g4:5"
+            ]
+        );
     }
 }

@@ -1258,6 +1258,12 @@ pub(crate) fn after_message(line: &str) -> bool {
                 .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit())))
         || t.starts_with("[...]")
         || call_frame(t)
+        || marker_only(t)
+}
+
+/// Whether a line only points under the line above (`^^^^`, `~~~^~~`, a code frame's marker).
+pub(crate) fn marker_only(t: &str) -> bool {
+    t.contains(['^', '~']) && t.chars().all(|c| matches!(c, '^' | '~' | ' ' | '-' | '_'))
 }
 
 /// A line of a call chain: a phrase that says a function was running (`in function m:f/0`,

@@ -2493,3 +2493,27 @@ fn a_levelled_prefix_comes_off_and_the_steps_error_says_why_the_job_failed() {
     assert_eq!(first.step.as_deref(), Some("3f9a01bc fra [info]"));
     assert!(parsed.blocks.iter().all(|b| b.test_name.is_none()));
 }
+
+/// A severity alone on a line (`error:` over each indented finding) heads what follows and is no
+/// failure of its own; a line of markers (`^^^^`) under quoted source is never a message.
+#[test]
+fn a_severity_alone_and_a_marker_line_say_nothing() {
+    let log = "\nerror:\n  /p/schema/alert.fbs:7: 21: error: default value of `0` is not part of enum\n\n\nerror:\n  /p/schema/status.fbs:6: 16: error: structs may contain only scalar fields\n";
+    let parsed = parse_log(log);
+    assert_eq!(parsed.blocks.len(), 2, "{:#?}", parsed.blocks);
+    let log = "✖ tests/keys.test.cfg failed\n  at [tests/keys.test.cfg:6:1:13]:\n  6: [server-eu]\n     ^^^^^^^^^^^^\n  missing required scopes: entity.name.section.cfg\n  actual: source.cfg\n\n\n\n\
+               ✖ tests/values.test.cfg failed\n  at [tests/values.test.cfg:10:9:12]:\n  10: ratio = 3e5\n              ^^^\n  missing required scopes: constant.numeric.float.cfg\n  actual: source.cfg\n";
+    let parsed = parse_log(log);
+    let messages: Vec<&str> = parsed
+        .blocks
+        .iter()
+        .map(|b| b.message.as_deref().unwrap_or(""))
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .all(|m| m.starts_with("missing required scopes")),
+        "{:#?}",
+        parsed.blocks
+    );
+}

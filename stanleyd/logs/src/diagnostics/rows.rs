@@ -584,8 +584,8 @@ fn severity_in(line: &str, at: usize) -> Option<Severity> {
         .find_map(|w| severity_of(w))
 }
 
-/// A severity a word carries: `error`, `Warning:`, `%Warning-WIDTH:`, `ERROR:tool:block`, and
-/// the one-letter `E:`, `W:`, `I:`.
+/// A severity a word carries: `error`, `Warning:`, `%Warning-WIDTH:`, `ERROR:tool:block`,
+/// `error(56):`, and the one-letter `E:`, `W:`, `I:`.
 fn severity_of(word: &str) -> Option<Severity> {
     let w = word.trim_start_matches('%');
     match w {
@@ -593,7 +593,8 @@ fn severity_of(word: &str) -> Option<Severity> {
         "W:" | "I:" | "P:" | "N:" | "C:" | "R:" => return Some(Severity::Warning),
         _ => {}
     }
-    let head = w.split([':', '-']).next().unwrap_or(w);
+    // (A code in parentheses after the severity is the tool's: `error(56):`, ANTLR's.)
+    let head = w.split([':', '-', '(']).next().unwrap_or(w);
     severity_word(head)
 }
 
