@@ -31,7 +31,9 @@ checkjsonschema-json (check-jsonschema -o json), redocly-json (redocly lint --fo
 file make says failed), rescript-plain (ReScript's own records, counted against the sources it did not
 compile), swipl-plain (SWI-Prolog's own `ERROR:` records, one line or a place over the message),
 gawk-lint (GNU awk's `--lint` records, warnings and fatal errors, a note on the input or none),
-flatc-plain (flatc's `error:` over an indented `path:line: col: error:` record), smlnj-plain (SML/NJ's
+flatc-plain (flatc's `error:` over an indented `path:line: col: error:` record), blint-plain (B::Lint's
+`message at PATH line N`), fasm-plain (fasm's `PATH [N]:` over `error: message.`), byacc-plain (byacc's
+`e|w - line N of "PATH", message`), iasl-plain (iasl's source echo over `Error CODE - ^ message`), smlnj-plain (SML/NJ's
 `path:line.col-line.col Error:` and `Warning:` records),
 jscs-json (JSCS's --reporter json), detectsecrets-json
 (detect-secrets scan), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
@@ -514,6 +516,54 @@ elif kind == "smlnj-plain":
             failures.append((f"{m.group(1)}:{m.group(2)}", m.group(3), line))
     if not failures:
         sys.exit("sml: no record read")
+elif kind == "blint-plain":
+    # B::Lint (perl -MO=Lint,all) has no structured output: its own records, `message at PATH
+    # line N` (the place last, as perl's warn prints it), all warnings, a finding each; every
+    # line but the `PATH syntax OK` closers is one.
+    rows = open(capture, errors="replace").read().splitlines()
+    for line in rows:
+        m = re.match(r"^(.*) at (\S+) line (\d+)\.?$", line)
+        if m:
+            failures.append((f"{m.group(2)}:{m.group(3)}", m.group(1), line))
+    if len(failures) != sum(1 for l in rows if l and not l.endswith(" syntax OK")):
+        sys.exit("blint: a record not read")
+elif kind == "fasm-plain":
+    # fasm has no structured output: `PATH [LINE]:`, the source echoed, `processed: …`, then
+    # `error: message.`; one error per failing file, named `path:line`.
+    rows = open(capture, errors="replace").read().splitlines()
+    for k, line in enumerate(rows):
+        m = re.match(r"^(\S+) \[(\d+)\]:$", line)
+        if not m:
+            continue
+        said = next(r for r in rows[k + 1:] if r.startswith("error: "))
+        failures.append((f"{m.group(1)}:{m.group(2)}", said[len("error: "):], said[len("error: "):]))
+    if len(failures) != sum(1 for l in rows if l.startswith("error: ")):
+        sys.exit("fasm: a record not read")
+elif kind == "byacc-plain":
+    # byacc has no structured output: `byacc: e|w - line N of "PATH", message`, a finding each
+    # (a syntax error echoes the source and a caret under it).
+    rows = open(capture, errors="replace").read().splitlines()
+    for line in rows:
+        m = re.match(r'^byacc: [ew] - line (\d+) of "([^"]+)", (.*)$', line)
+        if m:
+            failures.append((f"{m.group(2)}:{m.group(1)}", m.group(3), line))
+    if len(failures) != sum(1 for l in rows if l.startswith("byacc: ")):
+        sys.exit("byacc: a record not read")
+elif kind == "iasl-plain":
+    # iasl's default layout: the source echoed after `PATH   LINE:`, then `Error|Warning|Remark
+    # CODE - ^ message` under it; a finding each, named `path:line`, checked against the
+    # `N Errors, N Warnings, N Remarks` totals.
+    rows = open(capture, errors="replace").read().splitlines()
+    for k, line in enumerate(rows[1:], 1):
+        m = re.match(r"^(Error|Warning|Remark)\s+\d+ - (.*)$", line)
+        p = re.match(r"^(\S+)\s+(\d+):", rows[k - 1])
+        if m and p:
+            said = max((part.strip() for part in m.group(2).split("^")), key=len)
+            failures.append((f"{p.group(1)}:{p.group(2)}", said, said))
+    totals = sum(int(a) + int(b) + int(c) for a, b, c in
+                 re.findall(r"(\d+) Errors, (\d+) Warnings, (\d+) Remarks", "\n".join(rows)))
+    if len(failures) != totals:
+        sys.exit(f"iasl: {len(failures)} records, its totals say {totals}")
 elif kind == "jscs-json":
     # JSCS's --reporter json: every error fails the run; told apart, when two say the same, by
     # the frame's marked line and its marker as the default reporter prints them (records in

@@ -367,7 +367,7 @@ pub(crate) fn severity_word(word: &str) -> Option<Severity> {
     {
         "error" | "fatal" | "err" => Some(Severity::Error),
         "warning" | "warn" | "info" | "style" | "note" | "notice" | "hint" | "convention"
-        | "refactor" | "suggestion" => Some(Severity::Warning),
+        | "refactor" | "suggestion" | "remark" => Some(Severity::Warning),
         _ => None,
     }
 }
@@ -728,6 +728,14 @@ fn severity_place_in_words(line: &str) -> Option<(Severity, &str, u64)> {
         let w = w.trim_matches(|c: char| !c.is_alphanumeric());
         (w.len() > 1).then(|| severity_word(w)).flatten()
     });
+    // (Or one letter before a dash: `byacc: e - line 6 of "a.y", …`, `w - …`.)
+    let severity = severity.or_else(|| {
+        words.windows(2).take(3).find_map(|w| match (w[0], w[1]) {
+            ("e" | "E", "-") => Some(Severity::Error),
+            ("w" | "W", "-") => Some(Severity::Warning),
+            _ => None,
+        })
+    });
     // Without a severity word, only the tight shape `in PATH line N` (`possible bashism in
     // a.sh line 4 (echo -e):`, checkbashisms').
     let tight = words
@@ -747,10 +755,10 @@ fn severity_place_in_words(line: &str) -> Option<(Severity, &str, u64)> {
             .trim_end_matches(':')
     }
     // The file after `in`/`file`: the last one before `line N` (`in a.sh line 4`), else the
-    // first after it (`at line 29 in file lib/A.pm`).
+    // first after it (`at line 29 in file lib/A.pm`, `line 6 of "a.y"`).
     let named_at = |k: usize| {
         let w = &words[k..k + 2];
-        (w[0] == "file" || w[0] == "in")
+        (w[0] == "file" || w[0] == "in" || w[0] == "of")
             .then(|| clean(w[1]))
             .filter(|p| path_like(p) && p.contains(['.', '/']))
     };
@@ -1628,7 +1636,7 @@ fn recorded(
     lines: &[String],
     covered: &[bool],
     i: usize,
-    header_path: Option<&str>,
+    (header_path, announced): (Option<&str>, Option<&str>),
     out: &mut Vec<Diagnostic>,
 ) -> Option<usize> {
     records::table_rows(lines, covered, i, out)
@@ -1636,6 +1644,7 @@ fn recorded(
         .or_else(|| marked_findings(lines, covered, i, out))
         .or_else(|| records::headed_by_place(lines, covered, i, out))
         .or_else(|| records::place_then_severity(lines, covered, i, out))
+        .or_else(|| records::echo_then_severity(lines, covered, i, out))
         .or_else(|| records::place_over_frame(lines, covered, i, out))
         .or_else(|| records::bracketed_records(lines, covered, i, out))
         .or_else(|| records::label_over_label(lines, covered, i, out))
@@ -1645,6 +1654,7 @@ fn recorded(
         .or_else(|| records::line_groups(lines, covered, i, out))
         .or_else(|| records::coded_under_heading(lines, covered, i, out))
         .or_else(|| records::severity_over_worded_place(lines, covered, i, out))
+        .or_else(|| announced.and_then(|f| records::line_of_announced(lines, covered, i, f, out)))
 }
 
 /// Every diagnostic in `lines` not yet `covered`, in log order, warnings marked as such.
@@ -1657,6 +1667,8 @@ pub(crate) fn read_all(
     let mut file: Option<String> = None;
     let mut file_at: Option<usize> = None;
     let mut header_path: Option<String> = None;
+    // The file the log last said it reads (`Reading from file a.jj . . .`).
+    let mut reading: Option<String> = None;
     // Where the placed rows' reader has looked up to (`rows::placed_rows`).
     let mut rows_looked = rows::Looked::default();
     let mut i = 0;
@@ -1668,7 +1680,16 @@ pub(crate) fn read_all(
             continue;
         }
         let line = &lines[i];
-        let listed = recorded(lines, covered, i, header_path.as_deref(), &mut out);
+        if let Some(f) = records::announced_file(line) {
+            reading = Some(f.to_owned());
+        }
+        let listed = recorded(
+            lines,
+            covered,
+            i,
+            (header_path.as_deref(), reading.as_deref()),
+            &mut out,
+        );
         if let Some(next) = listed {
             file = None;
             i = next;
@@ -2455,6 +2476,57 @@ mod worded_tests {
                 "grammar/Config.g4:4",
                 "grammar/Expr.g4:5"
             ]
+        );
+    }
+
+    /// Places in words, wherever the tool puts them: last (`… at a.pl line 6`, perl's), before the
+    /// message with a one-letter severity (`byacc: e - line 6 of "q.y", …`), a line in brackets
+    /// over the message (`src/a.asm [6]:` … `error: …`, fasm's), an echo of the source after its
+    /// file and line over a severity and a marker (iasl's), a line alone in the file the log said
+    /// it reads (`Reading from file a.jj . . .`, then `Error: Line 36, Column 12: …`).
+    #[test]
+    fn places_in_words_brackets_echoes_and_announced_files() {
+        let names =
+            |log: &str| -> Vec<String> { read_all(log).into_iter().map(|(n, _, _)| n).collect() };
+        assert_eq!(
+            names(
+                "Implicit use of $_ in foreach at bin/stock.pl line 6\nUse of $_ at bin/stock.pl line 7\nbin/stock.pl syntax OK\n"
+            ),
+            ["bin/stock.pl:6", "bin/stock.pl:7"]
+        );
+        assert_eq!(
+            names(
+                "byacc: w - line 3 of \"sum.y\", $5 references beyond the end of the current rule\nbyacc: e - line 2 of \"prod.y\", syntax error\n%tokn STAR\n^\n"
+            ),
+            ["sum.y:3", "prod.y:2"]
+        );
+        assert_eq!(
+            names(
+                "flat assembler  version 1.73.30  (16384 kilobytes memory)\nsrc/entry.asm [6]:\n        mov     rdi, stack_top\nprocessed: mov rdi,stack_top\nerror: undefined symbol 'stack_top'.\n"
+            ),
+            ["src/entry.asm:6"]
+        );
+        let got = read_all(
+            "fan.asl       8:             Name (_HID, 0x01)\nError    6074 -                     ^ Name already exists in scope (\\_SB.FAN0._HID)\n\n    Original name creation/declaration below: (\\_SB.FAN0._HID)\n\nspeed.asl      6:         Return (Arg0 +)\nError    6126 -           syntax error ^ \n",
+        );
+        assert_eq!(
+            got.iter()
+                .map(|(n, c, m)| (n.as_str(), c.as_deref(), m.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                (
+                    "fan.asl:8",
+                    Some("6074"),
+                    "Name already exists in scope (\\_SB.FAN0._HID)"
+                ),
+                ("speed.asl:6", Some("6126"), "syntax error"),
+            ]
+        );
+        assert_eq!(
+            names(
+                "Reading from file Json.jj . . .\nError: Line 36, Column 12: Non-terminal Missing has not been defined.\nWarning: Choice conflict involving two expansions at\n         line 25, column 3 and line 25, column 18 respectively.\nDetected 1 errors and 1 warnings.\n"
+            ),
+            ["Json.jj:36", "Json.jj:25"]
         );
     }
 }

@@ -373,8 +373,8 @@ fn without_blank_end(lines: &[String], start: usize, mut end: usize) -> usize {
     end
 }
 
-/// A place alone on its line (`src/a.svelte:11:27`, `heat.f90:21:16:`), then within a few lines
-/// a severity and the message (`Error: Cannot find name 'x'. (ts)`, after gfortran's quoted
+/// A place alone on its line (`src/a.svelte:11:27`, `heat.f90:21:16:`, `src/a.asm [6]:`), then
+/// within a few lines a severity and the message (`Error: Cannot find name 'x'. (ts)`, after gfortran's quoted
 /// source and its marker): one finding named by the place, up to the next place alone.
 pub(super) fn place_then_severity(
     lines: &[String],
@@ -387,6 +387,15 @@ pub(super) fn place_then_severity(
             .filter(|_| !l.starts_with(char::is_whitespace))
             .filter(|&(_, _, used)| l.trim_end()[used..].trim_matches(':').is_empty())
             .or_else(|| in_words(l))
+            .or_else(|| bracketed_line(l))
+    }
+    // `src/a.asm [6]:` (fasm's): a path, its line in brackets, a colon.
+    fn bracketed_line(l: &str) -> Option<(&str, u64, usize)> {
+        let t = l.trim_end();
+        let (path, rest) = t.split_once(" [")?;
+        let number: u64 = rest.strip_suffix("]:")?.parse().ok()?;
+        (!l.starts_with(char::is_whitespace) && super::path_like(path) && path.contains(['.', '/']))
+            .then_some((path, number, t.len()))
     }
     // `File "lib/a.ml", line 3, characters 25-32:` (OCaml's): a place in words alone, not a
     // traceback's frame (those are indented and say `in` what).
@@ -439,6 +448,181 @@ pub(super) fn place_then_severity(
         severity,
     ));
     Some(end)
+}
+
+/// A line of source echoed with its file and line (`battery.asl     11:     Name (_UID, 0x02)`,
+/// iasl's), then a severity, a code and a marker under it with the message (`Error    6074 -
+///      ^ Name already exists in scope`): one finding at the echoed place, the code its family,
+/// its report running over the indented notes under it up to the next echo.
+pub(super) fn echo_then_severity(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let (path, number) = echoed_place(&lines[i])?;
+    let k = i + 1;
+    let verdict = lines.get(k).filter(|_| !covered[k])?;
+    let mut words = verdict.split_whitespace();
+    let severity = super::severity_word(words.next()?)?;
+    let (_, said) = verdict.split_once(" - ")?;
+    let code = words
+        .next()
+        .filter(|w| {
+            w.chars().all(|c| c.is_ascii_alphanumeric()) && w.chars().any(|c| c.is_ascii_digit())
+        })
+        .map(str::to_owned);
+    // The marker points under the echo; the words around it are the message.
+    let message = said.replace('^', " ");
+    let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    if message.is_empty() {
+        return None;
+    }
+    let mut end = k + 1;
+    while end < lines.len()
+        && end - i < MAX_LINES
+        && !covered[end]
+        && echoed_place(&lines[end]).is_none()
+        && (lines[end].trim().is_empty() || lines[end].starts_with(char::is_whitespace))
+    {
+        end += 1;
+    }
+    let end = without_blank_end(lines, i, end);
+    out.push(at_line(
+        lines,
+        (i, end),
+        (path, number),
+        message,
+        code,
+        severity,
+    ));
+    Some(end)
+}
+
+/// A source line echoed after its file and line number (`battery.asl     11:   code`): the file
+/// (a path with an extension), padding, the number and a colon, unindented.
+fn echoed_place(line: &str) -> Option<(&str, u64)> {
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (path, rest) = line.split_once(char::is_whitespace)?;
+    let rest = rest.trim_start();
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let number: u64 = rest[..digits].parse().ok()?;
+    (rest[digits..].starts_with(':')
+        && path_like(path)
+        && path.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty() && !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        }))
+    .then_some((path, number))
+}
+
+/// The file a line says the tool is reading (`Reading from file Expr.jj . . .`, `[opening
+/// queue.sml]`, `;; Compiling file /p/a.lisp ...`): a word of reading and a file with an
+/// extension, unindented.
+pub(super) fn announced_file(line: &str) -> Option<&str> {
+    if line.starts_with(char::is_whitespace) || line.len() > 300 {
+        return None;
+    }
+    let lower = line.to_ascii_lowercase();
+    let reading = [
+        "reading",
+        "compiling",
+        "opening",
+        "processing",
+        "checking",
+        "loading",
+        "parsing",
+        "linting",
+        "assembling",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    if !reading {
+        return None;
+    }
+    line.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| "'\"`[](),;".contains(c))
+                .trim_end_matches(['.', ':'])
+        })
+        .find(|w| {
+            path_like(w)
+                && w.rsplit_once('.').is_some_and(|(stem, ext)| {
+                    !stem.is_empty()
+                        && (1..=5).contains(&ext.len())
+                        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                        && ext.chars().any(|c| c.is_ascii_alphabetic())
+                })
+        })
+}
+
+/// A finding that gives its line in words and no file (`Error: Line 36, Column 12: …`,
+/// `Warning: Choice conflict … at` over `  line 25, column 3 …`, `WARNING: in F in lines
+/// 11..15 : …`), in the file the log last said it reads: one finding at that file and line,
+/// its report the lines indented under it.
+pub(super) fn line_of_announced(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    file: &str,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let line = &lines[i];
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (label, said) = line.split_once(':')?;
+    let severity = super::severity_word(label.trim())?;
+    if label.trim().contains(' ')
+        || said.trim().is_empty()
+        || super::location(said.trim()).is_some()
+    {
+        return None;
+    }
+    let mut end = i + 1;
+    while end < lines.len()
+        && end - i < MAX_LINES
+        && !covered[end]
+        && lines[end].starts_with(char::is_whitespace)
+        && !lines[end].trim().is_empty()
+    {
+        end += 1;
+    }
+    // The line in words on the record's first line, or the next.
+    let number = lines[i..end.min(i + 2)]
+        .iter()
+        .find_map(|l| line_in_words(l))?;
+    // (A message that opens with its place in words says what after it.)
+    let message = said.trim();
+    let message = match message.split_once(": ") {
+        Some((place, rest)) if line_in_words(place).is_some() && !rest.trim().is_empty() => {
+            rest.trim()
+        }
+        _ => message,
+    };
+    out.push(at_line(
+        lines,
+        (i, end),
+        (file, number),
+        message.to_owned(),
+        None,
+        severity,
+    ));
+    Some(end)
+}
+
+/// The line a text gives in words: `line 25`, `Line 36,`, `lines 11..15` (the first).
+fn line_in_words(text: &str) -> Option<u64> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words.windows(2).find_map(|w| {
+        let word = w[0].to_ascii_lowercase();
+        if word != "line" && word != "lines" {
+            return None;
+        }
+        let digits = w[1].bytes().take_while(u8::is_ascii_digit).count();
+        w[1][..digits].parse().ok()
+    })
 }
 
 /// A line of a code frame: a line number or nothing, then a bar (`  3 │ let make = …`, `    │

@@ -110,6 +110,26 @@ fn row(line: &str) -> Option<Row<'_>> {
         .enumerate()
         .find_map(|(k, w)| place_in_word(w).map(|p| (k, p)));
     let first = first.or_else(|| file_after_severity(&words));
+    // `message at PATH line N.` (Perl's `warn` and `die`, its linters'): the place in words
+    // closes the row.
+    if first.is_none()
+        && let [.., before, file, word, number] = words.as_slice()
+        && *before == "at"
+        && *word == "line"
+        && let Ok(n) = number.trim_end_matches(['.', ',']).parse::<u64>()
+        && placeable(file)
+        && words.len() >= 5
+    {
+        return Some(Row {
+            at: words.len() - 3,
+            end: true,
+            form: 'l',
+            shape: String::new(),
+            indent: crate::line::indent(line),
+            path: file,
+            spot: Spot::Line(n, None),
+        });
+    }
     let (at, (path, spot, form), end) = match first {
         Some((at, place)) => (at, place, false),
         // (After an arrow, the place is where what the words name is: `name => ./a_test.ts:8:6`,
@@ -535,6 +555,10 @@ fn said(lines: &[String], k: usize) -> Vec<&str> {
     let words: Vec<&str> = lines[k].split_whitespace().collect();
     match row_at(lines, k) {
         Some((r, _)) if r.end => {
+            // (A place in words is part of what perl says: `… at a.pl line 6.`)
+            if r.form == 'l' {
+                return words;
+            }
             let mut said = words[..r.at].to_vec();
             while said
                 .last()

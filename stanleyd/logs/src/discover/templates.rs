@@ -668,6 +668,25 @@ pub(crate) fn judge(
     if unstated && !says_failure {
         return None;
     }
+    // A header that says no failure and names nothing (every one the same line: a tool's
+    // banner each time it starts) heads reports only where they say what went wrong.
+    let same = heads
+        .iter()
+        .all(|&i| lines[i].trim() == lines[heads[0]].trim());
+    if !says_failure && same {
+        let telling = heads
+            .iter()
+            .enumerate()
+            .filter(|&(k, &at)| {
+                let next = heads.get(k + 1).copied().unwrap_or(lines.len());
+                let (end, _) = body(lines, covered, at, next);
+                lines[at + 1..end].iter().any(|l| message_like(l))
+            })
+            .count();
+        if telling + n / 10 < n {
+            return None;
+        }
+    }
     // Names that tell the failures apart.
     // Names that tell the failures apart, by the header and where it stands (the lines
     // under it judge nothing: a frame's place line over a test's scope is no header).
@@ -773,6 +792,15 @@ mod tests {
         let got = read(&log);
         assert_eq!(got.len(), 3);
         assert_eq!(got[1].2.as_deref(), Some("two"));
+    }
+
+    /// A tool's banner each time it starts (the same line, no failure in it) heads no report
+    /// where the lines under it say nothing went wrong, however often it agrees with a count.
+    #[test]
+    fn a_banner_that_says_no_failure_heads_nothing() {
+        let log = "Parser Generator 7.0 (type \"pg\" for help)\nReading from file a.jj . . .\nParser generated with 0 errors and 2 warnings.\n\
+                   Parser Generator 7.0 (type \"pg\" for help)\nReading from file b.jj . . .\nParser generated with 0 errors and 0 warnings.\n";
+        assert!(read(log).is_empty());
     }
 
     #[test]

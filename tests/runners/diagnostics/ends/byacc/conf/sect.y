@@ -1,0 +1,5 @@
+%token NAME
+%%
+sect : '[' NAME ']' {
+     ;
+%%

@@ -1,0 +1,6 @@
+%union { int i; char *s; }
+%token <i> NUM
+%%
+neg : '-' NUM { $$ = -$2; }
+    ;
+%%

@@ -1,0 +1,5 @@
+%token NUM
+%tokn STAR
+%%
+prod : NUM ;
+%%

@@ -1,0 +1,6 @@
+%token NUM
+%%
+sum : sum '+' NUM { $$ = $1 + $5; }
+    | NUM
+    ;
+%%

@@ -1,0 +1,4 @@
+format ELF64
+section '.text' executable
+nothing:
+        ret

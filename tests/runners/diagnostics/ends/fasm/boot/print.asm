@@ -1,0 +1,5 @@
+format ELF64
+section '.text' executable
+print:
+        mov     al, 300
+        ret

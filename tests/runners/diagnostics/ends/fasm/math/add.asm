@@ -1,0 +1,5 @@
+format ELF64
+section '.text' executable
+add3:
+        addd    rax, rbx
+        ret
