@@ -33,7 +33,8 @@ compile), swipl-plain (SWI-Prolog's own `ERROR:` records, one line or a place ov
 gawk-lint (GNU awk's `--lint` records, warnings and fatal errors, a note on the input or none),
 flatc-plain (flatc's `error:` over an indented `path:line: col: error:` record), blint-plain (B::Lint's
 `message at PATH line N`), fasm-plain (fasm's `PATH [N]:` over `error: message.`), byacc-plain (byacc's
-`e|w - line N of "PATH", message`), iasl-plain (iasl's source echo over `Error CODE - ^ message`), smlnj-plain (SML/NJ's
+`e|w - line N of "PATH", message`), iasl-plain (iasl's source echo over `Error CODE - ^ message`), sassc-plain (LibSass's message over
+`on line N:C of PATH`), xsltproc-plain (xsltproc's `compilation error: file PATH line N element E` over its message), smlnj-plain (SML/NJ's
 `path:line.col-line.col Error:` and `Warning:` records),
 jscs-json (JSCS's --reporter json), detectsecrets-json
 (detect-secrets scan), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
@@ -564,6 +565,28 @@ elif kind == "iasl-plain":
                  re.findall(r"(\d+) Errors, (\d+) Warnings, (\d+) Remarks", "\n".join(rows)))
     if len(failures) != totals:
         sys.exit(f"iasl: {len(failures)} records, its totals say {totals}")
+elif kind == "sassc-plain":
+    # sassc (LibSass) has no structured output: `Error: message` or `WARNING: message`, the
+    # place in words on the first indented `on line N[:C] of PATH` under it (lines of an
+    # `Error:` that wraps, `Use "@extend …"`, may stand between); a finding each.
+    rows = open(capture, errors="replace").read().splitlines()
+    for k, line in enumerate(rows):
+        m = re.match(r"^(Error|WARNING): (.*)$", line)
+        if not m:
+            continue
+        place = next(re.match(r"^\s+on line (\d+)(?::\d+)? of ([^,\s]+)", r)
+                     for r in rows[k + 1:k + 5] if re.match(r"^\s+on line ", r))
+        failures.append((f"{place.group(2)}:{place.group(1)}", m.group(2), m.group(2)))
+elif kind == "xsltproc-plain":
+    # xsltproc has no structured output: `compilation error|runtime error: file PATH line N
+    # element E` over the message on the next line; a finding each, named `path:line`.
+    rows = open(capture, errors="replace").read().splitlines()
+    for k, line in enumerate(rows):
+        m = re.match(r"^(?:compilation|runtime) error: file (\S+) line (\d+) element \S+$", line)
+        if m:
+            failures.append((f"{m.group(1)}:{m.group(2)}", rows[k + 1], rows[k + 1]))
+    if not failures:
+        sys.exit("xsltproc: no record read")
 elif kind == "jscs-json":
     # JSCS's --reporter json: every error fails the run; told apart, when two say the same, by
     # the frame's marked line and its marker as the default reporter prints them (records in

@@ -104,9 +104,12 @@ pub(crate) fn location(line: &str) -> Option<(&str, u64, usize)> {
         return None;
     }
     let rest = &line[colon + 1..];
+    // (The word `line` may stand before the number: `src/a.a65:line 7: …`, xa's.)
+    let worded = usize::from(rest.starts_with("line ")) * "line ".len();
+    let rest = &rest[worded..];
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     let number: u64 = rest[..digits].parse().ok()?;
-    let mut used = colon + 1 + digits;
+    let mut used = colon + 1 + worded + digits;
     let after = &line[used..];
     // The GNU form `line.column` and its span `line.column-line.column` (`a.vala:9.16-9.58:`,
     // Vala's and bison's), when a colon closes it.
@@ -1461,16 +1464,48 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
     if !line.starts_with(char::is_whitespace)
         && let Some((severity, path, number)) = severity_place_in_words(line)
     {
+        // A header that only says where (`compilation error: file a.xsl line 6 element
+        // value-of`, xsltproc's) has its message on the line under it.
+        let under = lines
+            .get(i + 1)
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty() && severity_place_in_words(l).is_none());
+        let message = match under {
+            Some(said) if says_only_where(line, path) => said.to_owned(),
+            _ => line.trim().to_owned(),
+        };
         return Some((
             i,
             format!("{path}:{number}"),
             format!("{path}:{number}"),
             severity,
             None,
-            line.trim().to_owned(),
+            message,
         ));
     }
     None
+}
+
+/// Whether a finding's line says only where it is: past its severity label, nothing but the
+/// file, the line and words naming places (`file a.xsl line 6 element value-of`).
+fn says_only_where(line: &str, path: &str) -> bool {
+    let after = line.split_once(": ").map_or(line, |(_, rest)| rest);
+    let mut words = after.split_whitespace().peekable();
+    let mut other = 0;
+    while let Some(w) = words.next() {
+        let w = w.trim_matches(|c: char| "'\"`,;:()".contains(c));
+        match w {
+            "file" | "line" | "column" | "col" | "element" | "node" | "in" | "at" | "of" => {
+                // (The word after `element` names the element: a place too.)
+                if w == "element" || w == "node" {
+                    words.next();
+                }
+            }
+            _ if w == path || w.bytes().all(|b| b.is_ascii_digit()) => {}
+            _ => other += 1,
+        }
+    }
+    other == 0
 }
 
 /// Where a finding read at line `i` ends on its own lines: past the place alone under the
@@ -2528,5 +2563,45 @@ mod worded_tests {
             ),
             ["Json.jj:36", "Json.jj:25"]
         );
+    }
+
+    /// The message first and its place in words under it (`Error: …` over `  on line 6:10 of
+    /// a.scss`, LibSass's); a header that only says where over its message (`compilation error:
+    /// file a.xsl line 6 element value-of`, xsltproc's); the word `line` before a place's number
+    /// (`src/a.a65:line 9: c00e:Label 'done' not defined`, xa's).
+    #[test]
+    fn a_place_under_its_message_a_header_that_says_only_where_and_a_worded_line() {
+        let got = read_all(
+            "Error: Incompatible units: 'px' and '%'.\n        on line 6:10 of scss/alerts.scss\n>>   width: 100% - 20px;\n\n   ---------^\nWARNING: tint amount 120 is above 100%\n         on line 5:49 of scss/buttons.scss, in function `tint`\n",
+        );
+        assert_eq!(
+            got.iter()
+                .map(|(n, _, m)| (n.as_str(), m.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                ("scss/alerts.scss:6", "Incompatible units: 'px' and '%'."),
+                ("scss/buttons.scss:5", "tint amount 120 is above 100%"),
+            ]
+        );
+        let got = read_all(
+            "compilation error: file xsl/prices.xsl line 6 element value-of\nxsl:value-of : could not compile select expression 'x'\nruntime error: file xsl/report.xsl line 9 element value-of\nVariable 'vat' has not been declared.\n",
+        );
+        assert_eq!(
+            got.iter()
+                .map(|(n, _, m)| (n.as_str(), m.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                (
+                    "xsl/prices.xsl:6",
+                    "xsl:value-of : could not compile select expression 'x'"
+                ),
+                ("xsl/report.xsl:9", "Variable 'vat' has not been declared."),
+            ]
+        );
+        let got = read_all(
+            "        lda #$1ff\nsrc/border.a65:line 9: c00e:Label 'done' not defined\nBreak after 1 errors\n",
+        );
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].0, "src/border.a65:9");
     }
 }

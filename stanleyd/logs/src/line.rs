@@ -740,9 +740,12 @@ fn status_named(line: &str) -> Option<String> {
         return name_like(&name).then_some(name);
     }
     // `  2 - name (Failed)`
+    // (A setting in parentheses, `in dir /p (timeout 1200 secs)`, is no verdict: a verdict there
+    // counts nothing.)
     if let Some(open) = counted.rfind(" (")
         && counted.ends_with(')')
         && failed_verdict(&counted[open + 2..counted.len() - 1])
+        && !counted[open..].contains(|c: char| c.is_ascii_digit())
     {
         let name = plain(&counted[..open]);
         return name_like(&name).then_some(name);
@@ -846,6 +849,16 @@ fn status_named(line: &str) -> Option<String> {
             return name_like(name).then(|| qualified(name));
         }
     }
+    // `name: ☓`, `name ✗`: a failure's mark closing the line after the name (micro-should's
+    // tree).
+    for mark in ["✗", "✘", "✕", "×", "✖", "☓", "❌"] {
+        if let Some(name) = t.strip_suffix(mark) {
+            let name = name.trim_end().trim_end_matches(':').trim();
+            if !name.is_empty() && !name.contains(mark) && name_like(name) && !summary(name) {
+                return Some(name.to_owned());
+            }
+        }
+    }
     // `name ✘ message` (JUnit's tree), but not a progress line of marks (`suite ✘ ✘ • (0 / 2)`),
     // and `name (FAILED - 1)` (RSpec's documentation format).
     if let Some((name, after)) = t.split_once(" ✘")
@@ -900,6 +913,12 @@ pub(crate) fn padded_verdict(t: &str) -> Option<String> {
     {
         // The colon a name closes with before its column of verdicts is no part of it.
         let name = plain(&qualified(before.trim().trim_end_matches(':')));
+        // (A row may say why after its name, `forty is XL - expected XL, got XXXX    FAIL`,
+        // Ahven's: the name is what stands before the dash.)
+        let name = match name.split_once(" - ") {
+            Some((named, why)) if why.contains(' ') && name_like(named) => named.to_owned(),
+            _ => name,
+        };
         return name_like(&name).then_some(name);
     }
 

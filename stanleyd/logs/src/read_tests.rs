@@ -2517,3 +2517,37 @@ fn a_severity_alone_and_a_marker_line_say_nothing() {
         parsed.blocks
     );
 }
+
+/// A failure's mark closing its row after the name (`│ name: ☓` in a drawn tree), and a row that
+/// says why after a dash before its padded verdict (`forty is XL - expected XL, got XXXX   FAIL
+/// 0.0s`): named by what stands before the mark or the dash; a setting in parentheses (`in dir
+/// /p (timeout 1200 secs)`) is no verdict.
+#[test]
+fn a_mark_closing_a_row_a_dash_before_why_and_a_setting_in_parentheses() {
+    let log = "3 tests started...\nQueue\n├─pops in order: ☆\n│ pops in order: ✓\n├─pops from empty: ☆\n│ pops from empty: ☓\nRangeError: pop from an empty queue\n    at Queue.pop (file:///p/queue.js:5:35)\n├─merges: ☆\n│ merges: ☓\nAssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n1 !== 2\n\n    at Object.test (file:///p/queue.test.js:24:12)\n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        names(&parsed),
+        ["pops from empty", "merges"],
+        "{:#?}",
+        parsed.blocks
+    );
+    let log = "Failed :  2\n All:\n  Roman numerals:\n   forty is XL - expected XL, got XXXX             FAIL     0.000068000s\n   parses XIV - XIV parsed as 16                   FAIL     0.000034000s\n\nErrors :  0\n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        names(&parsed),
+        ["forty is XL", "parses XIV"],
+        "{:#?}",
+        parsed.blocks
+    );
+    assert!(
+        parsed.blocks[0]
+            .message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("expected XL, got XXXX"))
+    );
+    assert_eq!(
+        crate::line::status_name(" in dir /p/gem (timeout 1200 secs)"),
+        None
+    );
+}

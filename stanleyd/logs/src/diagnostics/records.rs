@@ -945,7 +945,16 @@ fn box_closed(line: &str) -> bool {
 /// A place in words after `on` that opens a line: `on main.tf line 8, in resource "a" "b":`
 /// (HCL tools'), read as [`super::worded`] reads `In a.sh line 3:`: (path, line).
 fn place_on_line(t: &str) -> Option<(&str, u64)> {
-    let (path, number, _) = super::worded(t.strip_prefix("on ")?)?;
+    let t = t.trim().strip_prefix("on ")?;
+    // `on line 6:10 of scss/a.scss, in function `mix`` (LibSass's): the line, then the file.
+    if let Some(rest) = t.strip_prefix("line ") {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let number: u64 = rest[..digits].parse().ok()?;
+        let (_, file) = rest.split_once(" of ")?;
+        let path = file.split([',', ' ']).next()?;
+        return (path_like(path) && path.contains(['.', '/'])).then_some((path, number));
+    }
+    let (path, number, _) = super::worded(t)?;
     Some((path, number))
 }
 

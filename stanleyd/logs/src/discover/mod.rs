@@ -566,6 +566,14 @@ fn said_after_name(header: &str, name: Option<String>) -> (Option<String>, Optio
     // they say.)
     let numbered = sequence_mark(header.trim_start())
         .is_some_and(|(_, rest)| named_before_why(rest.trim()) == Some(name.as_str()));
+    // (A row that says why after a dash and pads its verdict to a column: `name - why    FAIL`.)
+    if let Some(at) = header.find(&format!("{name} - ")) {
+        let rest = &header[at + name.len() + 3..];
+        let why = rest.split("  ").next().unwrap_or(rest).trim();
+        if !why.is_empty() && rest.contains("  ") {
+            return (Some(name), Some(why.to_owned()));
+        }
+    }
     let why = header
         .find(&format!("{name}: "))
         .map(|at| &header[at..])
