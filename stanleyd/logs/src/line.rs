@@ -849,8 +849,13 @@ fn status_named(line: &str) -> Option<String> {
             return name_like(name).then(|| qualified(name));
         }
     }
-    // `name: ☓`, `name ✗`: a failure's mark closing the line after the name (micro-should's
-    // tree).
+    marked_after_name(t)
+}
+
+/// A name with a failure's mark after it: closing the line (`name: ☓`, `name ✗`, micro-should's
+/// tree), before a message (`name ✘ message`, JUnit's tree, but not a progress line of marks,
+/// `suite ✘ ✘ • (0 / 2)`), or RSpec's `name (FAILED - 1)`.
+fn marked_after_name(t: &str) -> Option<String> {
     for mark in ["✗", "✘", "✕", "×", "✖", "☓", "❌"] {
         if let Some(name) = t.strip_suffix(mark) {
             let name = name.trim_end().trim_end_matches(':').trim();
@@ -859,8 +864,6 @@ fn status_named(line: &str) -> Option<String> {
             }
         }
     }
-    // `name ✘ message` (JUnit's tree), but not a progress line of marks (`suite ✘ ✘ • (0 / 2)`),
-    // and `name (FAILED - 1)` (RSpec's documentation format).
     if let Some((name, after)) = t.split_once(" ✘")
         && !after
             .chars()
