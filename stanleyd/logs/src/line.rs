@@ -1396,13 +1396,23 @@ pub(crate) fn python_exception(body: &[String]) -> Option<usize> {
         // Frames without the header (green prints `  File "…", line N, in f` under its
         // `Failure in …` line): the exception is the first line after the last frame that
         // stands left of the frames.
+        // (The line right after the frame is the code it quotes, however shallow, unless it
+        // names an exception; the marks under it are no line of their own.)
         let last = body.iter().rposition(|l| python_frame(l.trim_start()))?;
         let depth = indent(&body[last]);
+        let mut code_next = true;
         return body
             .iter()
             .enumerate()
             .skip(last + 1)
-            .find(|(_, l)| !l.trim().is_empty() && indent(l) < depth)
+            .find(|(_, l)| {
+                let t = l.trim();
+                if t.is_empty() || marker_only(t) {
+                    return false;
+                }
+                let quoted = std::mem::take(&mut code_next) && !exception_named(t);
+                !quoted && indent(l) < depth
+            })
             .map(|(i, _)| i);
     };
     // The frames are deeper than the header, and so is the code each quotes; but a report that

@@ -2551,3 +2551,46 @@ fn a_mark_closing_a_row_a_dash_before_why_and_a_setting_in_parentheses() {
         None
     );
 }
+
+/// A status line over a message over a traceback whose frames are indented deeper than the code
+/// they quote (`✗ name`, its message, then `Traceback …` with `    File …` at twelve spaces and
+/// the code at four): each report is the status line's, and its message the exception that
+/// closes the traceback, not the code a frame quotes.
+#[test]
+fn a_status_line_over_a_shared_traceback_header_names_the_report() {
+    let vow = |name: &str, said: &str, code: &str, error: &str| {
+        format!(
+            "      ✗ {name}\n          {said}\n          \nTraceback (most recent call last):\n            File \"/usr/lib/python3/dist-packages/pyvows/runner/abc.py\", line 65, in run_vow\n    result = vow(ctx_obj, topic)\n             ^^^^^^^^^^^^^^^^^^^\n            File \"/p/cart.py\", line 25, in total\n    {code}\n{error}\n\n\n           found in /p/cart_vows.py at line 28 \n\n"
+        )
+    };
+    let log = format!(
+        "\n ============\n Vows Results\n ============\n\n\n    A cart\n{}{}{}  ✗ OK » 4 honored • 3 broken (0.003247s)\n",
+        vow(
+            "counts items",
+            "Expected topic(1) to equal 2",
+            "return len(self.lines)",
+            "AssertionError: Expected topic(1) to equal 2"
+        ),
+        vow(
+            "applies a code",
+            "'SPRING'",
+            "return round(self.total() * (1 - rates[code]), 2)",
+            "KeyError: 'SPRING'"
+        ),
+        vow(
+            "removes a line",
+            "'ghost'",
+            "del self.lines[sku]",
+            "KeyError: 'ghost'"
+        ),
+    );
+    let parsed = parse_log(&log);
+    let got: Vec<(String, String)> = named_messages(&parsed)
+        .into_iter()
+        .filter(|(n, _)| !n.is_empty())
+        .collect();
+    assert_eq!(got.len(), 3, "{:#?}", parsed.blocks);
+    assert!(got[1].0.ends_with("applies a code"), "{got:?}");
+    assert!(got[1].1.contains("KeyError: 'SPRING'"), "{got:?}");
+    assert!(got[2].1.contains("KeyError: 'ghost'"), "{got:?}");
+}

@@ -1567,6 +1567,7 @@ pub(crate) fn segment(
     reading = by_sections(lines, covered, stated, reading);
     reading = before::detail_before_verdicts(lines, covered, reading);
     let mut spans = reading;
+    name_by_status_above(lines, &mut spans);
     name_announced(lines, &mut spans);
     name_by_section_title(lines, &mut spans);
     name_by_verdict_under(lines, &mut spans);
@@ -1690,6 +1691,29 @@ fn recaps(lines: &[String], covered: &[bool], spans: &[Span], mentions: &[usize]
         }
     }
     out
+}
+
+/// A report that names nothing, headed by a line every report shares (`Traceback (most recent
+/// call last):`), is named by a status line a few lines above its header (`✗ counts items`,
+/// then the message, then the traceback): the report starts there, and the one before ends.
+fn name_by_status_above(lines: &[String], spans: &mut [Span]) {
+    for k in 0..spans.len() {
+        if spans[k].name.is_some() {
+            continue;
+        }
+        let floor = if k == 0 { 0 } else { spans[k - 1].start + 1 };
+        let at = spans[k].start;
+        let found = (floor.max(at.saturating_sub(4))..at)
+            .rev()
+            .find_map(|i| status_name(&lines[i]).map(|n| (i, n)));
+        if let Some((i, name)) = found {
+            spans[k].start = i;
+            spans[k].name = Some(name);
+            if k > 0 && spans[k - 1].end > i {
+                spans[k - 1].end = i;
+            }
+        }
+    }
 }
 
 /// A report that names nothing is named by the test announced nearest above it, after the
