@@ -34,7 +34,8 @@ gawk-lint (GNU awk's `--lint` records, warnings and fatal errors, a note on the 
 flatc-plain (flatc's `error:` over an indented `path:line: col: error:` record), blint-plain (B::Lint's
 `message at PATH line N`), fasm-plain (fasm's `PATH [N]:` over `error: message.`), byacc-plain (byacc's
 `e|w - line N of "PATH", message`), iasl-plain (iasl's source echo over `Error CODE - ^ message`), sassc-plain (LibSass's message over
-`on line N:C of PATH`), xsltproc-plain (xsltproc's `compilation error: file PATH line N element E` over its message), smlnj-plain (SML/NJ's
+`on line N:C of PATH`), xsltproc-plain (xsltproc's `compilation error: file PATH line N element E` over its message), xa-plain
+(xa's `PATH:line N: ADDR:message` records), smlnj-plain (SML/NJ's
 `path:line.col-line.col Error:` and `Warning:` records),
 jscs-json (JSCS's --reporter json), detectsecrets-json
 (detect-secrets scan), gitlint-plain (gitlint's own\n`Commit <id>:` headings over `N: CODE message` rows; AUX is the output, then `---exit N`).
@@ -587,6 +588,17 @@ elif kind == "xsltproc-plain":
             failures.append((f"{m.group(1)}:{m.group(2)}", rows[k + 1], rows[k + 1]))
     if not failures:
         sys.exit("xsltproc: no record read")
+elif kind == "xa-plain":
+    # xa (6502 assembler) has no structured output: `PATH:line N: ADDR:message` after the source
+    # line echoed; a finding each, named `path:line`, checked against its `Break after N errors`.
+    rows = open(capture, errors="replace").read().splitlines()
+    for line in rows:
+        m = re.match(r"^(\S+):line (\d+): [0-9a-f]+:(.*)$", line)
+        if m:
+            failures.append((f"{m.group(1)}:{m.group(2)}", m.group(3), line))
+    want = sum(int(n) for n in re.findall(r"^Break after (\d+) errors", "\n".join(rows), re.M))
+    if len(failures) != want:
+        sys.exit(f"xa: {len(failures)} records, its breaks say {want}")
 elif kind == "jscs-json":
     # JSCS's --reporter json: every error fails the run; told apart, when two say the same, by
     # the frame's marked line and its marker as the default reporter prints them (records in

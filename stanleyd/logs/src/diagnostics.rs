@@ -627,7 +627,9 @@ fn one_line_placed(line: &str) -> Option<(String, String, Severity, Option<Strin
             return None;
         }
     }
-    let with_column = line[..used].matches(':').count() >= 2;
+    // (A place that says `line` in words, `a.a65:line 7`, is as plainly a place as one with a
+    // column.)
+    let with_column = line[..used].matches(':').count() >= 2 || line[..used].contains(":line ");
     // `path(line)` without a column is also how code quotes a call and how a test framework
     // prints its progress (`calc_test.cpp(10): Entering test case "x"`): it counts only with a
     // severity word or a code.
@@ -2599,9 +2601,9 @@ mod worded_tests {
             ]
         );
         let got = read_all(
-            "        lda #$1ff\nsrc/border.a65:line 9: c00e:Label 'done' not defined\nBreak after 1 errors\n",
+            "        lda #$1ff\nsrc/border.a65:line 7: c00a:Overflow error\nsrc/border.a65:line 9: c00e:Label 'done' not defined\nBreak after 2 errors\n",
         );
-        assert_eq!(got.len(), 1);
-        assert_eq!(got[0].0, "src/border.a65:9");
+        let names: Vec<&str> = got.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(names, ["src/border.a65:7", "src/border.a65:9"]);
     }
 }
