@@ -910,9 +910,16 @@ pub(crate) fn padded_verdict(t: &str) -> Option<String> {
     // `test_x     FAIL (0.00s)` (a spec reporter's row): a bare verdict word after the padding,
     // with its timing.
     let timed = without_timing(t);
+    // (The verdict may give the place of the failed check in parentheses: `FAILED
+    // (testsuite.at:17)`, Autotest's.)
+    let placed = |v: &str| -> bool {
+        v.split_once(" (")
+            .and_then(|(w, rest)| Some((w, rest.strip_suffix(')')?)))
+            .is_some_and(|(w, inner)| !w.contains(' ') && bare_location(inner))
+    };
     if let Some((before, verdict)) = timed.trim_end().rsplit_once("  ")
         && failed_verdict(verdict)
-        && !verdict.trim().contains(' ')
+        && (!verdict.trim().contains(' ') || placed(verdict.trim()))
     {
         // The colon a name closes with before its column of verdicts is no part of it.
         let name = plain(&qualified(before.trim().trim_end_matches(':')));

@@ -2594,3 +2594,21 @@ fn a_status_line_over_a_shared_traceback_header_names_the_report() {
     assert!(got[1].1.contains("KeyError: 'SPRING'"), "{got:?}");
     assert!(got[2].1.contains("KeyError: 'ghost'"), "{got:?}");
 }
+
+/// Numbered rows padded to a column of verdicts that give where the check failed (`  3: name
+///      FAILED (testsuite.at:17)`, GNU Autotest's): each failing row is a failure, however much
+/// its number and colon look like a quoted source line, and says where it failed.
+#[test]
+fn numbered_rows_with_a_placed_verdict_are_failures() {
+    let log = "## ------------------------- ##\n## calc 1.0 test suite. ##\n## ------------------------- ##\n\nArithmetic\n\n\
+               \x20 1: adds two numbers                                ok\n  2: divides by zero                                FAILED (testsuite.at:12)\n\
+               \x20 3: rounds half up                                  FAILED (testsuite.at:19)\n  4: parses hex                                     ok\n\n\
+               ## ------------- ##\n## Test results. ##\n## ------------- ##\n\nERROR: All 4 tests were run,\n2 failed unexpectedly.\n";
+    let parsed = parse_log(log);
+    let got: Vec<(String, String)> = named_messages(&parsed)
+        .into_iter()
+        .filter(|(n, _)| n.contains("by zero") || n.contains("half up"))
+        .collect();
+    assert_eq!(got.len(), 2, "{:#?}", parsed.blocks);
+    assert!(got[1].1.starts_with("FAILED (testsuite.at:19)"), "{got:?}");
+}

@@ -472,7 +472,10 @@ fn mentions_of(
         // (`spec.rb:4:in `block (2 levels)': Mill - grinds`): the test it ran in.
         // Quoted source (`  8 |   test("x", () => {`, a code frame) is the test's code, not
         // the runner naming it.
-        let quoted = crate::line::source_excerpt(l.trim_start().trim_start_matches('>'));
+        // (A numbered row that gives its verdict, `  3: name      FAILED (a.at:17)`, Autotest's,
+        // is the runner's, not quoted source.)
+        let quoted = crate::line::source_excerpt(l.trim_start().trim_start_matches('>'))
+            && status_name(l).is_none();
         let said = match annotated_frame(l) {
             Some(tail) => Some(tail),
             None if crate::line::stack_frame(l) || quoted => None,
@@ -566,6 +569,19 @@ fn said_after_name(header: &str, name: Option<String>) -> (Option<String>, Optio
     // they say.)
     let numbered = sequence_mark(header.trim_start())
         .is_some_and(|(_, rest)| named_before_why(rest.trim()) == Some(name.as_str()));
+    // (A row that pads its verdict to a column and gives where the check failed after it,
+    // `3: name      FAILED (a.at:17)`, Autotest's: that is what it says.)
+    if let Some(at) = header.find(name.as_str()) {
+        let rest = &header[at + name.len()..];
+        let said = rest.trim();
+        if rest.starts_with("  ")
+            && said.contains(" (")
+            && said.ends_with(')')
+            && crate::line::failed_verdict(said.split(' ').next().unwrap_or(""))
+        {
+            return (Some(name), Some(said.to_owned()));
+        }
+    }
     // (A row that says why after a dash and pads its verdict to a column: `name - why    FAIL`.)
     if let Some(at) = header.find(&format!("{name} - ")) {
         let rest = &header[at + name.len() + 3..];
