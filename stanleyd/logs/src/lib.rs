@@ -196,6 +196,10 @@ pub fn parse_log_paced(
     if let Some(parsed) = document {
         return Ok(parsed);
     }
+    // A line a terminal redrew in place (the cursor moved up over it and erased it) is gone
+    // from the screen: it reads as blank, one line for one line.
+    let redrawn = crate::text::redrawn(text);
+    let text: &str = &redrawn;
     // A CI job log first loses its wrapper (timestamps, group markers), one line for one line.
     let mut unwrapped = crate::wrapper::ci::unwrap(text);
     pace.now()?;

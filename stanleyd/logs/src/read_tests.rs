@@ -2612,3 +2612,20 @@ fn numbered_rows_with_a_placed_verdict_are_failures() {
     assert_eq!(got.len(), 2, "{:#?}", parsed.blocks);
     assert!(got[1].1.starts_with("FAILED (testsuite.at:19)"), "{got:?}");
 }
+
+/// A line the terminal redrew in place (the next line moves the cursor up and erases it, a
+/// progress line) is blank, and the lines keep their numbers.
+#[test]
+fn a_line_redrawn_in_place_is_blank() {
+    let text = "Running tests ...\n\u{1b}[1A\u{1b}[KRunning 3 tests ...\n\u{1b}[1A\u{1b}[KFailure: a | b\n  expected 1\n";
+    let shown = crate::text::redrawn(text);
+    let lines: Vec<&str> = shown.split('\n').collect();
+    assert_eq!(lines.len(), 5);
+    assert_eq!(lines[0], "");
+    assert_eq!(lines[1], "");
+    assert!(lines[2].ends_with("Failure: a | b"));
+    assert!(matches!(
+        crate::text::redrawn("a\nb\n"),
+        std::borrow::Cow::Borrowed(_)
+    ));
+}

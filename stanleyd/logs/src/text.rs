@@ -45,6 +45,35 @@ pub fn left_out(text: &str) -> Vec<String> {
     )]
 }
 
+/// `text` as a terminal shows it where a line moves the cursor up one line and erases it
+/// (`ESC [ 1 A` then `ESC [ K`, a progress line redrawn by the next one): the line it erased is
+/// blank, so the lines keep their numbers. Linear; `text` itself when nothing is redrawn.
+pub(crate) fn redrawn(text: &str) -> std::borrow::Cow<'_, str> {
+    const UP: [&str; 2] = ["\u{1b}[1A", "\u{1b}[A"];
+    const ERASE: [&str; 4] = ["\u{1b}[K", "\u{1b}[0K", "\u{1b}[2K", "\u{1b}[1K"];
+    if !UP.iter().any(|u| text.contains(u)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let erases = |line: &str| {
+        UP.iter().any(|u| {
+            line.strip_prefix(u)
+                .is_some_and(|rest| ERASE.iter().any(|e| rest.starts_with(e)))
+        })
+    };
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let erased = lines.get(i + 1).is_some_and(|next| erases(next));
+        if !erased {
+            out.push_str(line);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Removes ANSI escape sequences (CSI, and OSC, APC, DCS and PM strings).
 pub fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
