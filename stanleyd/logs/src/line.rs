@@ -852,11 +852,14 @@ fn status_named(line: &str) -> Option<String> {
     marked_after_name(t)
 }
 
+/// The marks a runner puts beside a failed test's name (`✗ name`, `name: ☓`).
+pub(crate) const FAILURE_MARKS: [&str; 8] = ["✗", "✘", "✕", "×", "✖", "☓", "❌", "💥"];
+
 /// A name with a failure's mark after it: closing the line (`name: ☓`, `name ✗`, micro-should's
 /// tree), before a message (`name ✘ message`, JUnit's tree, but not a progress line of marks,
 /// `suite ✘ ✘ • (0 / 2)`), or RSpec's `name (FAILED - 1)`.
 fn marked_after_name(t: &str) -> Option<String> {
-    for mark in ["✗", "✘", "✕", "×", "✖", "☓", "❌"] {
+    for mark in FAILURE_MARKS {
         if let Some(name) = t.strip_suffix(mark) {
             let name = name.trim_end().trim_end_matches(':').trim();
             if !name.is_empty() && !name.contains(mark) && name_like(name) && !summary(name) {

@@ -137,9 +137,7 @@ pub(crate) fn marked(constant: &[String]) -> bool {
             || l.starts_with("<verdict>")
             || l.contains("not ok")
             || l.contains("broken")
-            || ["✗", "✘", "✕", "×", "✖", "❌", "💥"]
-                .iter()
-                .any(|m| t.contains(m))
+            || crate::line::FAILURE_MARKS.iter().any(|m| t.contains(m))
     })
 }
 
@@ -511,13 +509,18 @@ fn title_over_verdict(
     let t = verdict
         .checked_sub(1)
         .filter(|&t| t >= after && !covered[t])?;
-    let title = lines[t].trim();
-    (!title.is_empty()
-        && !crate::line::separator(&lines[t])
-        && !message_like(&lines[t])
-        && !summary(&lines[t])
-        && crate::line::name_like(title))
-    .then(|| (t, title.to_owned()))
+    reads_as_title(&lines[t]).then(|| (t, lines[t].trim().to_owned()))
+}
+
+/// Whether a line over a report reads as its title: words that name, not a rule, a message or
+/// a summary.
+fn reads_as_title(line: &str) -> bool {
+    let title = line.trim();
+    !title.is_empty()
+        && !crate::line::separator(line)
+        && !message_like(line)
+        && !summary(line)
+        && crate::line::name_like(title)
 }
 
 /// The line right over a report's header that names nothing of its own (`Traceback (most
@@ -531,15 +534,8 @@ fn title_over_header(
 ) -> Option<(usize, String)> {
     let t = at.checked_sub(1).filter(|&t| t >= after && !covered[t])?;
     let alone = t == after || t == 0 || lines[t - 1].trim().is_empty();
-    let title = lines[t].trim();
-    (alone
-        && !title.is_empty()
-        && !title.ends_with(':')
-        && !crate::line::separator(&lines[t])
-        && !message_like(&lines[t])
-        && !summary(&lines[t])
-        && crate::line::name_like(title))
-    .then(|| (t, title.to_owned()))
+    (alone && !lines[t].trim().ends_with(':') && reads_as_title(&lines[t]))
+        .then(|| (t, lines[t].trim().to_owned()))
 }
 
 /// The end of the report the `k`th of `heads` heads, and its name: what varies in the header,
