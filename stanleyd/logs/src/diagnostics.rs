@@ -3,6 +3,7 @@
 //! (`path:line`) and grouped by its code or rule when it has one.
 
 use crate::found::Found;
+pub(crate) use crate::text::path_like;
 use crate::text::whole_number;
 
 mod records;
@@ -58,31 +59,6 @@ impl Diagnostic {
     }
 }
 
-/// A path as tools print it: no spaces, not a URL, a file name with an extension, or one
-/// without that is a folder's (`bin/check`) or named for what it holds (`Dockerfile`,
-/// `Makefile`, `Justfile`).
-pub(crate) fn path_like(p: &str) -> bool {
-    !p.is_empty()
-        && p.len() <= 400
-        && !p.contains(char::is_whitespace)
-        && !p.contains("://")
-        && !p.starts_with('-')
-        && p.rsplit('/').next().is_some_and(|name| {
-            // (Figures and dots alone are a version or a number, `3.11.7`, no file's name.)
-            let extended = name.contains('.')
-                && name.chars().any(char::is_alphanumeric)
-                && !name.chars().all(|c| c.is_ascii_digit() || c == '.');
-            let bare = name.starts_with(|c: char| c.is_ascii_alphabetic())
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-            extended
-                || bare
-                    && (p.contains('/')
-                        || name.len() > 4 && name.to_ascii_lowercase().ends_with("file"))
-        })
-}
-
 /// `path:line[:col]` at the start of `line`: (path, line number, bytes used).
 pub(crate) fn location(line: &str) -> Option<(&str, u64, usize)> {
     // A path in quotes, perhaps a `file:` URL (`"file:/w/a.html":3.5-3.20: error: …`, the Nu
@@ -105,7 +81,16 @@ pub(crate) fn location(line: &str) -> Option<(&str, u64, usize)> {
     }
     let rest = &line[colon + 1..];
     // (The word `line` may stand before the number: `src/a.a65:line 7: …`, xa's.)
-    let worded = usize::from(rest.starts_with("line ")) * "line ".len();
+    // (Or a space: `config/app.toml: 3:5: duplicate key`, when a colon closes the number.)
+    let spaced = rest.strip_prefix(' ').is_some_and(|r| {
+        let d = r.bytes().take_while(u8::is_ascii_digit).count();
+        d > 0 && r[d..].starts_with(':')
+    });
+    let worded = if spaced {
+        1
+    } else {
+        usize::from(rest.starts_with("line ")) * "line ".len()
+    };
     let rest = &rest[worded..];
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     let number: u64 = rest[..digits].parse().ok()?;
@@ -449,6 +434,28 @@ pub(crate) fn worded(line: &str) -> Option<(&str, u64, &str)> {
     }
     let rest = rest.trim_start_matches([':', ',']).trim();
     Some((path, number, rest))
+}
+
+/// A place in words with its file quoted after `File` or `In` (`File 'src/expr.g' line 12:
+/// Parse Error: …`, `In "deploy/site.pp", line 4:`): (path, line, what follows), when what
+/// follows is nothing (the message comes under it) or starts with its severity.
+pub(crate) fn quoted_worded(line: &str) -> Option<(&str, u64, &str)> {
+    let t = line
+        .strip_prefix("File ")
+        .or_else(|| line.strip_prefix("In "))?;
+    let quote = t.chars().next().filter(|c| matches!(c, '"' | '\''))?;
+    let close = t[1..].find(quote)? + 1;
+    let path = &t[1..close];
+    let after = t[close + 1..].trim_start_matches(',');
+    let after = after.strip_prefix(" line ")?;
+    let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+    let number: u64 = after[..digits].parse().ok()?;
+    let rest = after[digits..].strip_prefix(':')?.trim();
+    let severe = rest
+        .split_whitespace()
+        .take(3)
+        .any(|w| w.ends_with(':') && severity_word(w.trim_end_matches(':')).is_some());
+    (path_like(path) && (rest.is_empty() || severe)).then_some((path, number, rest))
 }
 
 /// A marker line under a worded header: `^--^ SC2086 (info): message`.
@@ -1427,6 +1434,25 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
             format!("{code}: {}", message.trim()),
         ));
     }
+    // `File 'src/expr.g' line 12: Parse Error: unexpected token`: a quoted file and its line
+    // in words, then the severity and the message.
+    if let Some((path, number, message)) = quoted_worded(line)
+        && !message.is_empty()
+    {
+        let severity = if message.to_ascii_lowercase().contains("warning") {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
+        return Some((
+            i,
+            format!("{path}:{number}"),
+            format!("{path}:{number}"),
+            severity,
+            None,
+            message.to_owned(),
+        ));
+    }
     // `path: line N, col M, message`: a place in words, then the message.
     if let Some((path, number, message)) = worded(line)
         && message.split_whitespace().count() >= 2
@@ -1436,6 +1462,18 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
             format!("{path}:{number}"),
             line.trim().to_owned(),
             Severity::Error,
+            None,
+            message.to_owned(),
+        ));
+    }
+    // `error: unknown variable `x` in a.cfg:12:5-12:9:`: a severity, the message, and its
+    // place last after ` in ` or ` at `.
+    if let Some((severity, message, path, number)) = place_last(line) {
+        return Some((
+            i,
+            format!("{path}:{number}"),
+            format!("{path}:{number}"),
+            severity,
             None,
             message.to_owned(),
         ));
@@ -1486,6 +1524,66 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
         ));
     }
     None
+}
+
+/// A severity label, a message, and the place last after ` in ` or ` at ` (`error: type
+/// mismatch in a.cfg:3:10-3:15:`; a range or a column after the line): (severity, message,
+/// path, line).
+fn place_last(line: &str) -> Option<(Severity, &str, &str, u64)> {
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let t = line.trim_end().trim_end_matches(':');
+    let (label, said) = t.split_once(": ")?;
+    let severity = severity_word(label.trim())?;
+    let (message, place) = said
+        .rsplit_once(" in ")
+        .or_else(|| said.rsplit_once(" at "))?;
+    let (path, number, used) = location(place).filter(|_| !place.contains(' '))?;
+    let spanned = place[used..]
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, ':' | '-' | '.' | ','));
+    (spanned && message.split_whitespace().count() >= 2).then_some((
+        severity,
+        message.trim(),
+        path,
+        number,
+    ))
+}
+
+/// A finding's message where it goes on past its own line `i` (its lines end at `end`): onto
+/// lines indented one space (`File 'a.g' line 20: Parse Error: rule 'term' is` over ` never
+/// used`), or, broken after a space, at the next line's start (`… has failed. ` then
+/// `Mismatch at position 2: 5 != 6`). The message and where its lines end now.
+fn message_goes_on(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    mut end: usize,
+    mut message: String,
+) -> (String, usize) {
+    while end < lines.len()
+        && end - i < 4
+        && !covered[end]
+        && lines[end].starts_with(' ')
+        && !lines[end].starts_with("  ")
+        && lines[end][1..].starts_with(char::is_alphanumeric)
+        && location(&lines[end][1..]).is_none()
+    {
+        message = format!("{} {}", message.trim_end(), lines[end].trim());
+        end += 1;
+    }
+    if lines[i].ends_with(' ')
+        && let Some(next) = lines.get(end)
+        && !covered[end]
+        && !next.trim().is_empty()
+        && !next.starts_with(char::is_whitespace)
+        && one_line(next).is_none()
+    {
+        message = format!("{}\n{}", message.trim_end(), next.trim());
+        end += 1;
+    }
+    (message, end)
 }
 
 /// Whether a finding's line says only where it is: past its severity label, nothing but the
@@ -1575,7 +1673,12 @@ fn under_a_verdict(lines: &[String], i: usize) -> bool {
     // A verdict that announces a list (`✖ mypy:`, lint-staged's heading over a tool's output)
     // or that a run of findings follows heads a tool's findings, each of its own.
     // (`status_name` names no heading that only announces.)
-    if crate::line::status_name(above).is_some() {
+    if let Some(named) = crate::line::status_name(above) {
+        // A verdict on the file the finding is in (`FAILED config/app.toml` over `config/app.
+        // toml: 3:5: duplicate key`) heads that file's findings.
+        if location(lines[i].trim_start()).is_some_and(|(path, ..)| named.trim() == path) {
+            return false;
+        }
         let run = lines
             .get(i + 1)
             .is_some_and(|next| one_line(next).is_some());
@@ -1779,21 +1882,12 @@ pub(crate) fn read_all(
         };
         let in_rows =
             (file.is_some() && (line.starts_with(' ') || row(line).is_some())) || header_row;
-        let mut end = own_lines_end(lines, covered, i, &place, &message);
-        // A message broken after a space goes on at the next line's start (`… has failed. `
-        // then `Mismatch at position 2: 5 != 6`).
-        let mut message = message;
-        if !in_rows
-            && line.ends_with(' ')
-            && let Some(next) = lines.get(end)
-            && !covered[end]
-            && !next.trim().is_empty()
-            && !next.starts_with(char::is_whitespace)
-            && one_line(next).is_none()
-        {
-            message = format!("{}\n{}", message.trim_end(), next.trim());
-            end += 1;
-        }
+        let end = own_lines_end(lines, covered, i, &place, &message);
+        let (mut message, mut end) = if in_rows {
+            (message, end)
+        } else {
+            message_goes_on(lines, covered, i, end, message)
+        };
         if in_rows && !header_row {
             end = row_detail(lines, covered, start, end);
         }

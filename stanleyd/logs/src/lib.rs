@@ -485,6 +485,13 @@ fn read_text(
         let segments = crate::discover::segment(lines, &covered, stated, pace)?;
         pace.now()?;
         for found in segments.reports {
+            // A verdict on a file over that file's findings read as diagnostics (`FAILED
+            // config/app.toml` over `config/app.toml: 3:5: duplicate key`) is their heading,
+            // no failure of its own.
+            if heads_findings(lines, &covered, &found) {
+                covered[found.start] = true;
+                continue;
+            }
             for c in &mut covered[found.start..found.start + found.lines.len()] {
                 *c = true;
             }
@@ -504,6 +511,16 @@ fn read_text(
     }
     pace.now()?;
     Ok(blocks)
+}
+
+/// Whether `found` is one line naming a file whose findings, already read, follow it.
+fn heads_findings(lines: &[String], covered: &[bool], found: &crate::found::Found) -> bool {
+    let next = found.start + 1;
+    found.lines.len() == 1
+        && covered.get(next) == Some(&true)
+        && found.name.as_deref().is_some_and(|name| {
+            crate::diagnostics::path_like(name) && lines[next].trim_start().starts_with(name)
+        })
 }
 
 #[cfg(test)]

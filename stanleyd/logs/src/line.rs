@@ -643,6 +643,20 @@ pub(crate) fn named_then_why(rest: &str) -> Option<&str> {
         .then_some(id)
 }
 
+/// A test's file, its name and why, in colon-separated fields after a verdict (`FAIL:
+/// tests/ledger_test.lua: rounds cents: expected 2.68, got 2.67`): the file and the name.
+pub(crate) fn filed_then_why(rest: &str) -> Option<&str> {
+    let (file, after) = rest.split_once(": ")?;
+    let (name, why) = after.split_once(": ")?;
+    (crate::text::path_like(file)
+        && file.contains(['/', '.'])
+        && !bare_location(file)
+        && name_like(name)
+        && !said(name)
+        && !why.trim().is_empty())
+    .then(|| &rest[..file.len() + 2 + name.len()])
+}
+
 /// Whether what a status line's `mark` is followed by names a test: not a verdict with its
 /// reason alone (`FAIL (TestExpectedEqual)`), a table's row (`✖ | 4       4 | dates [0.2s]`,
 /// testthat's progress), a heading that announces what follows (`✖ mypy:`, a task runner's
@@ -830,7 +844,9 @@ fn status_named(line: &str) -> Option<String> {
             "FAILED " | "ERROR " => rest.split(" - ").next().unwrap_or(rest),
             // `FAIL: name: stdout diff:` (cmdtest's): what follows the name's colon is why.
             "FAIL: " | "ERROR: " | "FAILED: " | "FAILURE: " | "Test failed: " | "Test FAILED: "
-            | "Failed test: " => named_then_why(rest).unwrap_or(rest),
+            | "Failed test: " => filed_then_why(rest)
+                .or_else(|| named_then_why(rest))
+                .unwrap_or(rest),
             _ => rest,
         };
         let name = without_timing(rest.trim());
@@ -1160,7 +1176,19 @@ pub(crate) fn passing_verdict(t: &str) -> bool {
     let word = first.trim_end_matches(':').trim_matches(['[', ']']);
     matches!(
         word,
-        "PASS" | "PASSED" | "Pass" | "Passed" | "OK" | "ok" | "✓" | "✔" | "√"
+        "PASS"
+            | "PASSED"
+            | "Pass"
+            | "Passed"
+            | "OK"
+            | "ok"
+            | "✓"
+            | "✔"
+            | "√"
+            | "✅"
+            | "Success"
+            | "SUCCESS"
+            | "Succeeded"
     )
 }
 

@@ -2629,3 +2629,158 @@ fn a_line_redrawn_in_place_is_blank() {
         std::borrow::Cow::Borrowed(_)
     ));
 }
+
+/// Each block's name and message under both parsers, which must agree.
+fn read_both(log: &str) -> Vec<(String, String)> {
+    let all = named_messages(&parse_log(log));
+    let generic = named_messages(&parse_log_with(log, Parsers::GenericOnly));
+    assert_eq!(
+        all, generic,
+        "the generic path reads it as the full one does"
+    );
+    all
+}
+
+/// A parallel runner's rows, `(i/N) id: VERDICT: why (time)` among its started and passed
+/// rows: each failed row is a failure named by its id, what it says after the verdict its
+/// message, and the other tests' rows under it no part of it.
+#[test]
+fn verdict_rows_of_a_parallel_runner_are_failures_of_their_own() {
+    let log = "Running 6 tests with 3 workers\n(1/6) ledger.post: started\n(2/6) ledger.balance: started\n\
+               (1/6) ledger.post: PASS (0.012s)\n(2/6) ledger.balance: FAIL: expected balance 120 but was 118 (0.020s)\n\
+               (3/6) ledger.round: started\n(3/6) ledger.round: FAIL: rounding 2.675 gave 2.67, want 2.68 (0.004s)\n\
+               (4/6) ledger.close: started\n(4/6) ledger.close: ERROR: KeyError: 'period' (0.002s)\n\
+               (5/6) ledger.open: started\n(5/6) ledger.open: PASS (0.001s)\n6 tests, 3 passed, 2 failed, 1 errored\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            ("ledger.balance", "expected balance 120 but was 118"),
+            ("ledger.round", "rounding 2.675 gave 2.67, want 2.68"),
+            ("ledger.close", "KeyError: 'period'"),
+        ])
+    );
+}
+
+/// `name failed: why` over the values it compared: named by what stands before the verdict,
+/// whatever the dump under it repeats.
+#[test]
+fn a_name_before_its_verdict_heads_the_dump_under_it() {
+    let log = "Running ledger tests\nbalance_after_post failed: values differ\n  left:\n    Balance {\n      amount: 118,\n    }\n\
+               \x20 right:\n    Balance {\n      amount: 120,\n    }\nround_half_even failed: rounding mismatch\n  got:  2.67\n  want: 2.68\n\
+               2 failed, 4 passed\n";
+    let got = read_both(log);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[0].0, "balance_after_post");
+    assert!(got[0].1.starts_with("values differ\nleft:"), "{got:?}");
+    assert_eq!(got[1].0, "round_half_even");
+    assert!(got[1].1.starts_with("rounding mismatch"), "{got:?}");
+}
+
+/// A mark, a title, a dash and why on one line: the title names it, why is its message.
+#[test]
+fn a_title_then_a_dash_then_why() {
+    let log = "Ledger\n  ✓ posts an entry\n  ✗ rounds cents - expected 2.68, got 2.67\n  ✓ opens a period\n\
+               \x20 ✗ closes a period - TypeError: period is undefined\n  ✗ splits an amount - expected [50, 50] to deeply equal [50, 49]\n\n\
+               3 of 5 tests failed\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            ("rounds cents", "expected 2.68, got 2.67"),
+            ("closes a period", "TypeError: period is undefined"),
+            (
+                "splits an amount",
+                "expected [50, 50] to deeply equal [50, 49]"
+            ),
+        ])
+    );
+}
+
+/// Headers that read as messages, a verdict word and a colon first (`Failure: context |
+/// test`), over what went wrong indented under them: what follows the verdict names the test.
+#[test]
+fn a_verdict_and_a_colon_over_an_indented_message_heads_a_report() {
+    let log = "Running tests ...\nFailure: Ledger posting | rounds cents\n    [assert.equals] 2.67 expected to be equal to 2.68\n\
+               \x20   at Object.<anonymous> (test/ledger-test.js:12:5)\n\nError: Ledger posting | closes a period\n\
+               \x20   TypeError: Cannot read properties of undefined (reading 'closing')\n    at close (lib/ledger.js:9:20)\n\n\
+               Failure: Ledger splitting | splits an amount\n    [assert.equals] [50, 50] expected to be equal to [50, 51]\n\n\
+               3 test cases, 9 tests, 9 assertions, 2 failures, 1 error, 0 timeouts\n";
+    let got = read_both(log);
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "Ledger posting | rounds cents",
+            "Ledger posting | closes a period",
+            "Ledger splitting | splits an amount"
+        ]
+    );
+    assert!(got[1].1.starts_with("TypeError: Cannot read"), "{got:?}");
+}
+
+/// A verdict, the test's file, its name and why in colon-separated fields on one line.
+#[test]
+fn a_verdict_then_file_name_and_why_in_fields() {
+    let log = "Running 5 checks\nFAIL: tests/ledger_test.lua: rounds cents: expected 2.68, got 2.67\n    got:      2.67\n    expected: 2.68\n\
+               ok: tests/ledger_test.lua: posts an entry\nFAIL: tests/ledger_test.lua: closes a period: attempt to index a nil value (field 'closing')\n\
+               \x20   stack: tests/ledger_test.lua:14\n2 failed, 1 passed\n";
+    let got = read_both(log);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[0].0, "tests/ledger_test.lua: rounds cents");
+    assert!(got[0].1.starts_with("expected 2.68, got 2.67"), "{got:?}");
+    assert_eq!(
+        got[1],
+        (
+            "tests/ledger_test.lua: closes a period".to_owned(),
+            "attempt to index a nil value (field 'closing')".to_owned()
+        )
+    );
+}
+
+/// Places written every way a tool may: after ` in ` at the end with a span, after the file's
+/// colon and a space, quoted after `File` or `In` with the line in words (the message on the
+/// same line, wrapped onto a line indented one space, or under an echo); and a verdict on a
+/// file over that file's findings is their heading, no failure of its own.
+#[test]
+fn places_last_spaced_or_quoted_in_words_name_their_findings() {
+    let cases: [(&str, &[(&str, &str)]); 4] = [
+        (
+            "error: unknown variable `totl` in config/main.cfg:12:5-12:9:\n   12 | use totl\n      |     ^^^^\n\
+             error: type mismatch: expected Int, found String in config/rates.cfg:3:10-3:15:\n    3 | rate = \"five\"\n2 errors\n",
+            &[
+                ("config/main.cfg:12", "unknown variable `totl`"),
+                (
+                    "config/rates.cfg:3",
+                    "type mismatch: expected Int, found String",
+                ),
+            ],
+        ),
+        (
+            "Checking 3 files\nFAILED config/app.toml\nconfig/app.toml: 3:5: duplicate key `name`\nconfig/app.toml: 9:1: expected a table header\n\
+             PASSED config/db.toml\nFAILED config/cache.toml\nconfig/cache.toml: 2:10: invalid number `12x`\n3 errors in 2 files\n",
+            &[
+                ("config/app.toml:3", "duplicate key `name`"),
+                ("config/app.toml:9", "expected a table header"),
+                ("config/cache.toml:2", "invalid number `12x`"),
+            ],
+        ),
+        (
+            "==== Checking grammar src/expr.g ====\nFile 'src/expr.g' line 20: Parse Error: rule 'term' is\n never used\n\
+             ==== Checking grammar src/stmt.g ====\nFile 'src/stmt.g' line 3: Parse Error: missing ';' after rule\n==== 2 errors ====\n",
+            &[
+                ("src/expr.g:20", "Parse Error: rule 'term' is never used"),
+                ("src/stmt.g:3", "Parse Error: missing ';' after rule"),
+            ],
+        ),
+        (
+            "Validating deploy/site.pp\nIn \"deploy/site.pp\", line 4:\n    3 | file { '/etc/motd':\n    4 |   ensure => presnt,\n\
+             Error: invalid value 'presnt' for ensure\nIn \"deploy/users.pp\", line 9:\n    9 |   uid => 'abc',\nError: uid must be an integer\n2 errors\n",
+            &[
+                ("deploy/site.pp:4", "invalid value 'presnt' for ensure"),
+                ("deploy/users.pp:9", "uid must be an integer"),
+            ],
+        ),
+    ];
+    for (log, want) in cases {
+        assert_eq!(read_both(log), pairs(want), "{log}");
+    }
+}

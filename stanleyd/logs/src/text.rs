@@ -326,3 +326,28 @@ pub(crate) fn digits_masked(text: &str) -> String {
     }
     out
 }
+
+/// A path as tools print it: no spaces, not a URL, a file name with an extension, or one
+/// without that is a folder's (`bin/check`) or named for what it holds (`Dockerfile`,
+/// `Makefile`, `Justfile`).
+pub(crate) fn path_like(p: &str) -> bool {
+    !p.is_empty()
+        && p.len() <= 400
+        && !p.contains(char::is_whitespace)
+        && !p.contains("://")
+        && !p.starts_with('-')
+        && p.rsplit('/').next().is_some_and(|name| {
+            // (Figures and dots alone are a version or a number, `3.11.7`, no file's name.)
+            let extended = name.contains('.')
+                && name.chars().any(char::is_alphanumeric)
+                && !name.chars().all(|c| c.is_ascii_digit() || c == '.');
+            let bare = name.starts_with(|c: char| c.is_ascii_alphabetic())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            extended
+                || bare
+                    && (p.contains('/')
+                        || name.len() > 4 && name.to_ascii_lowercase().ends_with("file"))
+        })
+}

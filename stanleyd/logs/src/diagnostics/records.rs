@@ -388,6 +388,11 @@ pub(super) fn place_then_severity(
             .filter(|&(_, _, used)| l.trim_end()[used..].trim_matches(':').is_empty())
             .or_else(|| in_words(l))
             .or_else(|| bracketed_line(l))
+            .or_else(|| {
+                super::quoted_worded(l)
+                    .filter(|(.., rest)| rest.is_empty())
+                    .map(|(path, number, _)| (path, number, l.trim_end().len()))
+            })
     }
     // `src/a.asm [6]:` (fasm's): a path, its line in brackets, a colon.
     fn bracketed_line(l: &str) -> Option<(&str, u64, usize)> {
@@ -417,6 +422,11 @@ pub(super) fn place_then_severity(
     while end < lines.len() && end - i < 12 && !covered[end] && alone(&lines[end]).is_none() {
         // Rows of the file's findings under it (`ERROR: 2:14  rule  message`) are read as rows.
         if super::row(&lines[end]).is_some() {
+            return None;
+        }
+        // A step closed as passed (`✅  Success - Main Check formatting`) ends what the place
+        // could head: a severity after it is another's.
+        if found.is_none() && crate::line::passing_verdict(lines[end].trim()) {
             return None;
         }
         if found.is_none()

@@ -565,6 +565,13 @@ fn said_after_name(header: &str, name: Option<String>) -> (Option<String>, Optio
             .map_or(said, |at| header[at + call.len()..].trim());
         return (Some(call.to_owned()), Some(said.to_owned()));
     }
+    // (A title, a dash, then what went wrong, `✗ rounds cents - expected 2.68, got 2.67`: the
+    // name ends at the first dash whose words after it say so.)
+    if let Some((title, why)) = title_dash_why(&name) {
+        // (The header says all of it, where the name may have left a bracketed end off.)
+        let why = header.find(why).map_or(why, |at| header[at..].trim_end());
+        return (Some(title.to_owned()), Some(why.to_owned()));
+    }
     // (Under a sequence number, `1) NAME: why`, the words after the colon are why whatever
     // they say.)
     let numbered = sequence_mark(header.trim_start())
@@ -582,6 +589,11 @@ fn said_after_name(header: &str, name: Option<String>) -> (Option<String>, Optio
             return (Some(name), Some(said.to_owned()));
         }
     }
+    // (A name, its verdict and why on one row: `ledger.round: FAIL: rounding … (0.004s)`,
+    // `name failed: values differ`.)
+    if let Some(why) = verdict_then_why(header, &name) {
+        return (Some(name), Some(why.to_owned()));
+    }
     // (A row that says why after a dash and pads its verdict to a column: `name - why    FAIL`.)
     if let Some(at) = header.find(&format!("{name} - ")) {
         let rest = &header[at + name.len() + 3..];
@@ -593,9 +605,37 @@ fn said_after_name(header: &str, name: Option<String>) -> (Option<String>, Optio
     let why = header
         .find(&format!("{name}: "))
         .map(|at| &header[at..])
-        .filter(|rest| numbered || crate::line::named_then_why(rest) == Some(name.as_str()))
+        .filter(|rest| {
+            numbered
+                || crate::line::named_then_why(rest) == Some(name.as_str())
+                || crate::line::filed_then_why(rest) == Some(name.as_str())
+        })
         .map(|rest| rest[name.len() + 2..].trim().to_owned());
     (Some(name), why)
+}
+
+/// What a row says after its name and verdict (`NAME: FAIL: why (0.004s)`, `NAME failed: why`),
+/// without the time at its end.
+fn verdict_then_why<'h>(header: &'h str, name: &str) -> Option<&'h str> {
+    let at = header.find(name)?;
+    let rest = header[at + name.len()..]
+        .trim_start_matches(':')
+        .trim_start();
+    let (verdict, why) = rest.split_once(": ")?;
+    let why = crate::line::without_timing(why.trim());
+    (!verdict.contains(' ')
+        && templates::verdict_after_name(&format!("{verdict}:"))
+        && !why.is_empty())
+    .then_some(why)
+}
+
+/// A name that is a title, ` - ` and a message (`rounds cents - TypeError: x is undefined`):
+/// the title and the message, at the first dash whose words after it read as one.
+fn title_dash_why(name: &str) -> Option<(&str, &str)> {
+    name.match_indices(" - ").find_map(|(at, _)| {
+        let (title, why) = (name[..at].trim(), name[at + 3..].trim());
+        (!title.is_empty() && crate::line::message_like(why)).then_some((title, why))
+    })
 }
 
 /// Whether the line at `at` is a rule that closes a section: solid, a blank line or the end after

@@ -103,6 +103,8 @@ pub(crate) enum End {
     Head,
     /// The last word (`name ... FAILED`, `name ✘`).
     Tail,
+    /// The words up to a verdict a few words in (`name failed: why`, `(2/6) id: FAIL: why`).
+    Verdict,
 }
 
 pub(crate) fn key(end: End, depth: usize, masked: &str) -> u64 {
@@ -126,6 +128,26 @@ pub(crate) fn head_candidate(line: &str) -> bool {
         && !t.starts_with('>')
         && t.chars().any(char::is_alphanumeric)
         && !crate::line::passing_verdict(t)
+}
+
+/// A header that reads as a message, a verdict and a colon first (`Failure: Ledger posting |
+/// rounds cents`, `Error: context | test`), over what went wrong indented deeper (`[assert.
+/// equals] 2.67 expected to be equal to 2.68`), not over a frame as a thrown error's message
+/// is: what follows the verdict names the test.
+fn verdict_over_message(lines: &[String], i: usize) -> bool {
+    let line = &lines[i];
+    let Some(first) = tokens(line.trim()).first().copied() else {
+        return false;
+    };
+    let under = lines[i + 1..].iter().find(|l| !l.trim().is_empty());
+    first.ends_with(':')
+        && verdict_word(first)
+        && line.trim().len() > first.len()
+        && under.is_some_and(|u| {
+            indent(u) > indent(line)
+                && !crate::line::stack_frame(u)
+                && !crate::line::after_message(u)
+        })
 }
 
 /// Whether a template's line says a test failed in its constant part (a verdict word or a
@@ -208,6 +230,24 @@ pub(crate) fn constant_ends(masked: &[Vec<String>], raw: &[Vec<&str>]) -> (usize
 /// a timing and decoration taken off; `None` when that reads as no name.
 pub(crate) fn name_between(tokens: &[&str], prefix: usize, suffix: usize) -> Option<String> {
     let middle = tokens.get(prefix..tokens.len().saturating_sub(suffix))?;
+    // A name, then its verdict and why (`(2/6) ledger.round: FAIL: rounding …`, `name failed:
+    // why`): the words before the verdict, a progress count before them left off.
+    let middle = match middle.iter().skip(1).position(|t| verdict_after_name(t)) {
+        Some(at) => {
+            let counted = |t: &str| {
+                let inner = t.trim_matches(['(', ')', '[', ']']);
+                inner.split_once('/').is_some_and(|(a, b)| {
+                    crate::text::whole_number(a) && crate::text::whole_number(b)
+                })
+            };
+            let before = &middle[..=at];
+            match before.split_first() {
+                Some((first, rest)) if counted(first) && !rest.is_empty() => rest,
+                _ => before,
+            }
+        }
+        None => middle,
+    };
     // What varies in a count's phrase (`Failed: After 24 test(s).`) is the count.
     if crate::line::counts_tests(&tokens[prefix.min(tokens.len())..].join(" ")) {
         return None;
@@ -304,9 +344,22 @@ fn announced_above(lines: &[String], after: usize, at: usize) -> Option<String> 
 pub(crate) fn body(lines: &[String], covered: &[bool], at: usize, next: usize) -> (usize, bool) {
     let mut end = at + 1;
     let mut says = false;
+    // A row of the header's own counted kind (`(4/6) ledger.close: started` under `(3/6)
+    // ledger.round: FAIL: …`, a parallel runner's) is another test's, not this report's.
+    let counted = |l: &str| {
+        tokens(l.trim())
+            .first()
+            .map(|t| crate::text::digits_masked(t))
+    };
+    let counter =
+        counted(&lines[at]).filter(|m| m.contains('0') && m.chars().any(|c| !c.is_ascii_digit()));
+    let depth = indent(&lines[at]);
     while end < next && end - at < MAX_BLOCK && !covered[end] && !summary(&lines[end]) {
         let l = &lines[end];
         if states_counts(l) {
+            break;
+        }
+        if counter.is_some() && indent(l) == depth && counted(l) == counter {
             break;
         }
         says |= content(l);
@@ -315,7 +368,60 @@ pub(crate) fn body(lines: &[String], covered: &[bool], at: usize, next: usize) -
     while end > at + 1 && !content(&lines[end - 1]) {
         end -= 1;
     }
-    (end, says)
+    // A report its own last line closes as passed, naming what the header started (`✅
+    // Success - Main Python` under `⭐ Run Main Python`, a step's close), reports no failure.
+    let passed = end > at + 1 && closes_as_passed(&lines[at], &lines[end - 1]);
+    (end, says && !passed)
+}
+
+/// Whether `last` says that what `header` started passed: a passing verdict, then what the
+/// header names (`✅  Success - Main Python [5.9ms]` under `⭐ Run Main Python`).
+fn closes_as_passed(header: &str, last: &str) -> bool {
+    let t = last.trim();
+    if !crate::line::passing_verdict(t) {
+        return false;
+    }
+    let named = t
+        .split_whitespace()
+        .skip_while(|w| crate::line::passing_verdict(w) || !w.chars().any(char::is_alphanumeric))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let named = crate::line::without_timing(&named);
+    !named.is_empty() && header.contains(named)
+}
+
+/// Whether a header says what went wrong itself, after its name and verdict (`(3/6)
+/// ledger.round: FAIL: rounding 2.675 gave 2.67`).
+fn says_on_header(line: &str) -> bool {
+    let toks = tokens(line.trim());
+    verdict_at(&toks).is_some_and(|at| toks.len() > at + 1)
+}
+
+/// Where a verdict after a name stands among a header's first four tokens (`(2/6)
+/// ledger.round: FAIL: …`, `name failed: …`): after a token that names something, not after
+/// decoration alone (`=== FAIL: name`, whose verdict heads it).
+fn verdict_at(toks: &[&str]) -> Option<usize> {
+    let at = toks
+        .iter()
+        .take(4)
+        .skip(1)
+        .position(|t| verdict_after_name(t))?
+        + 1;
+    toks[..at]
+        .iter()
+        .any(|t| !crate::line::rule_token(t) && t.chars().any(char::is_alphabetic))
+        .then_some(at)
+}
+
+/// A verdict after a test's name, before why (`FAIL:`, `ERROR:`, `failed:`): a verdict word
+/// and a colon, not a thrown error's class (`Error: sheet has no manager`).
+pub(crate) fn verdict_after_name(token: &str) -> bool {
+    let Some(word) = token.strip_suffix(':') else {
+        return false;
+    };
+    let capitalized = word.chars().next().is_some_and(char::is_uppercase)
+        && word.chars().skip(1).all(char::is_lowercase);
+    verdict_word(word) && !capitalized
 }
 
 /// A candidate reading: its header lines, what its headers share, and how it ranks.
@@ -351,7 +457,7 @@ pub(crate) fn discover(
             let above = lines[i - 1].trim_start();
             above.starts_with("File \"") && above.contains("\", line ")
         };
-        if covered[i] || !head_candidate(line) || quoted {
+        if covered[i] || !(head_candidate(line) || verdict_over_message(lines, i)) || quoted {
             continue;
         }
         let toks = tokens(line.trim());
@@ -367,6 +473,22 @@ pub(crate) fn discover(
         {
             groups
                 .entry(key(End::Tail, depth, &mask(last)))
+                .or_default()
+                .push(i);
+        }
+        // A verdict a few words in, after the name (`balance_after_post failed: values
+        // differ`, `(2/6) ledger.round: FAIL: rounding …`): headers alike by where their
+        // verdict stands, whatever words come first and last.
+        if let Some(at) = verdict_at(&toks) {
+            let masked: Vec<String> = toks[..=at].iter().map(|t| mask(t)).collect();
+            let shape = masked[..at]
+                .iter()
+                .map(|m| if m.contains('<') { m.as_str() } else { "w" })
+                .chain([masked[at].as_str()])
+                .collect::<Vec<_>>()
+                .join(" ");
+            groups
+                .entry(key(End::Verdict, depth, &shape))
                 .or_default()
                 .push(i);
         }
@@ -642,7 +764,7 @@ pub(crate) fn judge(
     let mut reports = 0;
     for (k, &at) in heads.iter().enumerate() {
         let next = heads.get(k + 1).copied().unwrap_or(lines.len());
-        if body(lines, covered, at, next).1 {
+        if body(lines, covered, at, next).1 || says_on_header(&lines[at]) {
             reports += 1;
         }
     }

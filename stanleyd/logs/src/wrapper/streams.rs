@@ -336,6 +336,7 @@ pub(crate) fn separate(log: &mut Unwrapped) {
         stream_of[i] = Some(k);
         *line = line[text..].to_owned();
     }
+    take_gutters(&mut log.lines, &stream_of, streams.len());
     if log.wrapper.is_none() {
         log.wrapper = Some(Wrapper::Prefixed);
     }
@@ -400,6 +401,51 @@ pub(crate) fn separate(log: &mut Unwrapped) {
     log.origin = order;
 }
 
+/// The bar a stream puts before each line of a step's own output, inside its label (act's
+/// `[CI/build]   | make: *** …` beside its own `[CI/build]   ✅  Success - …`): a gutter of a
+/// few spaces and `| ` that starts three lines of the stream in a row, one of them with text
+/// right after it, comes off every line of that stream that starts with it. A code frame's
+/// bars (`   |`, `12 |`) never start three lines in a row with the same gutter and text behind
+/// it. Linear.
+fn take_gutters(lines: &mut [String], stream_of: &[Option<usize>], streams: usize) {
+    let gutter = |line: &str| -> Option<usize> {
+        let pad = line.len() - line.trim_start_matches(' ').len();
+        (pad <= 8 && line[pad..].starts_with('|'))
+            .then_some(pad + 1)
+            .filter(|&end| line.len() == end || line[end..].starts_with(' '))
+    };
+    // Text right after the gutter's space, not more of a frame's drawing.
+    let flush = |after: &str| {
+        after.len() > 1 && !after[1..].starts_with([' ', '|', '^', '-', '_', '~', '='])
+    };
+    // Per stream: the gutter's length once three lines in a row carry it, and the run so far.
+    let mut found: Vec<Option<usize>> = vec![None; streams];
+    let mut run: Vec<(usize, usize, bool)> = vec![(0, 0, false); streams];
+    for (line, k) in lines.iter().zip(stream_of) {
+        let Some(k) = *k else { continue };
+        let (width, count, text) = &mut run[k];
+        match gutter(line) {
+            Some(end) if end == *width && *count > 0 => {
+                *count += 1;
+                *text |= flush(&line[end..]);
+            }
+            Some(end) => (*width, *count, *text) = (end, 1, flush(&line[end..])),
+            None => *count = 0,
+        }
+        if *count >= 3 && *text && found[k].is_none() {
+            found[k] = Some(*width);
+        }
+    }
+    for (line, k) in lines.iter_mut().zip(stream_of) {
+        if let Some(end) = k.and_then(|k| found[k])
+            && gutter(line) == Some(end)
+        {
+            let cut = (end + 1).min(line.len());
+            *line = line[cut..].to_owned();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -446,6 +492,42 @@ mod tests {
             assert_eq!(label(line), None, "{line}");
         }
         assert_eq!(label("api:test: ok"), Some(("api:test", 10)));
+    }
+
+    /// act's step output behind `  | ` inside each job's label comes off with the label; the
+    /// job's own lines and a code frame's bars inside the output stay.
+    #[test]
+    fn a_gutter_inside_a_stream_comes_off_but_a_code_frames_bars_stay() {
+        let log = "[Build/compile] ⭐ Run Main Build library
+            [Build/compile]   | cc -c src/ring.c -o build/ring.o
+            [Build/compile]   | src/ring.c:11:5: error: invalid operands to binary *
+            [Build/compile]   |    11 |     *out = r->items[r->head];
+            [Build/compile]   |       |     ^
+            [Build/compile]   | make: *** [Makefile:5: build/ring.o] Error 1
+            [Build/compile]   ❌  Failure - Main Build library [48.3ms]
+            [Build/compile] 🏁  Job failed";
+        let u = unwrapped(log);
+        assert_eq!(u.lines[1], "cc -c src/ring.c -o build/ring.o");
+        assert_eq!(
+            u.lines[2],
+            "src/ring.c:11:5: error: invalid operands to binary *"
+        );
+        assert_eq!(u.lines[3], "   11 |     *out = r->items[r->head];");
+        assert_eq!(u.lines[4], "      |     ^");
+        assert_eq!(u.lines[6], "  ❌  Failure - Main Build library [48.3ms]");
+        assert_eq!(u.step_of(2), Some("[Build/compile]"));
+        // A code frame alone under a label keeps its bars.
+        let framed = unwrapped(
+            "web_1  | Compiling app v0.1.0\n\
+             web_1  | error[E0308]: mismatched types\n\
+             web_1  |  --> src/main.rs:4:17\n\
+             web_1  |   |\n\
+             web_1  | 4 |     let x: u8 = 1.5;\n\
+             web_1  |   |                 ^^^ expected `u8`\n\
+             web_1  | \n\
+             web_1  | error: could not compile `app`",
+        );
+        assert_eq!(framed.lines[3], "  |");
     }
 
     #[test]

@@ -21,6 +21,8 @@ struct Capture {
     name: String,
     text: String,
     failures: Vec<(String, String)>,
+    /// A job that failed outside any test: the line that says why (`setup-*-job`, act's).
+    why: Option<String>,
 }
 
 fn captures() -> Vec<Capture> {
@@ -67,6 +69,7 @@ fn captures_in(dir: &std::path::Path) -> Vec<Capture> {
             name: capture.file_name().unwrap().to_string_lossy().into_owned(),
             text: String::from_utf8_lossy(&bytes).into_owned(),
             failures,
+            why: truth["why"].as_str().map(str::to_owned),
         });
     }
     out
@@ -217,11 +220,12 @@ fn held_out_captures_are_triaged_as_well_as_the_tuned_ones() {
 #[test]
 fn every_real_capture_is_recognised_as_a_failure_log_by_its_structure() {
     use crate::routing::InputShape;
-    // A job that failed before its tests (`setup-*-job`) may read either way; its triage shows
-    // why (`a_job_that_failed_outside_any_test_shows_why_first`) and its gate is open for both.
+    // A job that failed before its tests (`setup-*-job`, act's `deps`) may read either way;
+    // its triage shows why (`a_job_that_failed_outside_any_test_shows_why_first`) and its gate
+    // is open for both.
     for capture in captures()
         .into_iter()
-        .filter(|c| !c.name.starts_with("setup-"))
+        .filter(|c| c.why.is_none() || !c.failures.is_empty())
     {
         // A document that reports no test (`npm ls --json`) is text, not a failure log.
         let expected = if capture.failures.is_empty() {
@@ -355,6 +359,7 @@ fn a_capture_inside_a_ci_job_log_is_triaged_as_the_capture_itself() {
                 name: format!("{} in {ci}", capture.name),
                 text: wrapped(&capture.text, ci),
                 failures: capture.failures.clone(),
+                why: capture.why.clone(),
             };
             let (found, lost, mixed, dups) = score(&inside);
             if found < plain || mixed.len() > plain_mixed.len() || dups.len() > plain_dups.len() {
