@@ -1794,6 +1794,7 @@ fn recorded(
         .or_else(|| records::line_groups(lines, covered, i, out))
         .or_else(|| records::coded_under_heading(lines, covered, i, out))
         .or_else(|| records::severity_over_worded_place(lines, covered, i, out))
+        .or_else(|| records::bracketed_severity_over_place(lines, covered, i, out))
         .or_else(|| announced.and_then(|f| records::line_of_announced(lines, covered, i, f, out)))
 }
 

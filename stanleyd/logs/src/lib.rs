@@ -473,23 +473,29 @@ fn read_text(
     pace.now()?;
     // Diagnostics (each error of a compiler, type checker or linter a failure of its own) and
     // the runner-agnostic segmenter (reports by the structure runners share), in `order`.
+    let mut findings: std::collections::HashSet<usize> = std::collections::HashSet::new();
     for reading in match order {
         Order::DiagnosticsFirst => [Order::DiagnosticsFirst, Order::ReportsFirst],
         Order::ReportsFirst => [Order::ReportsFirst, Order::DiagnosticsFirst],
     } {
         if reading == Order::DiagnosticsFirst {
-            blocks.extend(diagnostic_blocks(lines, &mut covered, pace)?);
+            let found = diagnostic_blocks(lines, &mut covered, pace)?;
+            findings.extend(found.iter().map(|b| b.start - 1));
+            blocks.extend(found);
             pace.now()?;
             continue;
         }
         let segments = crate::discover::segment(lines, &covered, stated, pace)?;
         pace.now()?;
         for found in segments.reports {
-            // A verdict on a file over that file's findings read as diagnostics (`FAILED
-            // config/app.toml` over `config/app.toml: 3:5: duplicate key`) is their heading,
-            // no failure of its own.
-            if heads_findings(lines, &covered, &found) {
-                covered[found.start] = true;
+            // A verdict over findings read as diagnostics, on their file or on the project
+            // that holds them (`FAILED config/app.toml` over `config/app.toml: 3:5: …`, `--[
+            // FAILURE: @acme/dates ]--` over an echoed command and `src/a.ts(10,22): error
+            // …`), is their heading, no failure of its own.
+            if heads_findings(lines, &findings, &found) {
+                for c in &mut covered[found.start..found.start + found.lines.len()] {
+                    *c = true;
+                }
                 continue;
             }
             for c in &mut covered[found.start..found.start + found.lines.len()] {
@@ -513,14 +519,37 @@ fn read_text(
     Ok(blocks)
 }
 
-/// Whether `found` is one line naming a file whose findings, already read, follow it.
-fn heads_findings(lines: &[String], covered: &[bool], found: &crate::found::Found) -> bool {
-    let next = found.start + 1;
-    found.lines.len() == 1
-        && covered.get(next) == Some(&true)
+/// Whether `found` only heads findings read before it: a header, at most a few lines that say
+/// nothing went wrong (an echoed command), then a finding.
+fn heads_findings(
+    lines: &[String],
+    findings: &std::collections::HashSet<usize>,
+    found: &crate::found::Found,
+) -> bool {
+    let mut next = found.start + found.lines.len();
+    while lines.get(next).is_some_and(|l| l.trim().is_empty()) {
+        next += 1;
+    }
+    // (A test's report whose message starts with a place, `spec/a.lua:8: Expected objects to
+    // be equal.` under its name, heads no tool's findings: those say their severity, or sit
+    // under a header that names their file.)
+    let severe = lines.get(next).is_some_and(|l| {
+        l.split(|c: char| !c.is_alphanumeric())
+            .any(|w| crate::diagnostics::severity_word(w).is_some())
+    });
+    let on_file = found.lines.len() == 1
         && found.name.as_deref().is_some_and(|name| {
-            crate::diagnostics::path_like(name) && lines[next].trim_start().starts_with(name)
-        })
+            crate::diagnostics::path_like(name)
+                && lines
+                    .get(next)
+                    .is_some_and(|l| l.trim_start().starts_with(name))
+        });
+    found.lines.len() <= 4
+        && findings.contains(&next)
+        && (severe || on_file)
+        && !found.lines[1..]
+            .iter()
+            .any(|l| crate::line::message_like(l))
 }
 
 #[cfg(test)]

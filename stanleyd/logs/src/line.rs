@@ -1497,8 +1497,48 @@ fn exception_named(t: &str) -> bool {
 }
 
 pub(crate) fn message_of(body: &[String]) -> Option<String> {
+    message_found(body).map(|m| {
+        // (A rule the runner glued to the message's end, `expected 4-----…`, is the next
+        // record's.)
+        m.lines()
+            .map(without_glued_rule)
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
+}
+
+/// A line without a rule glued to its end (`… expected 4------------`): eight or more rule
+/// characters right after text.
+fn without_glued_rule(line: &str) -> &str {
+    let kept = line.trim_end_matches(['-', '=']);
+    if line.len() - kept.len() >= 8 && kept.ends_with(|c: char| !c.is_whitespace()) {
+        kept
+    } else {
+        line
+    }
+}
+
+/// Whether a line is a label alone that announces what went wrong under it (`Failures:`,
+/// `Errors:`, `Reason:`).
+fn announces_failure(line: &str) -> bool {
+    line.trim().strip_suffix(':').is_some_and(|label| {
+        matches!(
+            label.to_ascii_lowercase().as_str(),
+            "failures" | "failure" | "errors" | "error" | "reason" | "message" | "messages"
+        )
+    })
+}
+
+fn message_found(body: &[String]) -> Option<String> {
     if let Some(at) = python_exception(body) {
         return message_from(body, at);
+    }
+    // A label alone that announces what went wrong (`Failures:`, `Errors:`) has the message
+    // under it, whatever fields (`Description: …`) stand above.
+    if let Some(k) = body.iter().position(|l| announces_failure(l))
+        && let Some(m) = body[k + 1..].iter().position(|l| content(l))
+    {
+        return message_from(body, k + 1 + m);
     }
     // A runner that marks each line (`[  ERROR   ] --- 0xa != 0x3`, cmocka's) says what went
     // wrong after its error mark.

@@ -2784,3 +2784,103 @@ fn places_last_spaced_or_quoted_in_words_name_their_findings() {
         assert_eq!(read_both(log), pairs(want), "{log}");
     }
 }
+
+/// A runner that announces each test as it starts, then reports a failure first by the
+/// announced name, in whatever words follow: the announced names head the reports.
+#[test]
+fn names_announced_as_tests_start_head_their_reports_whatever_follows() {
+    let log = "Running test suite: calc ----\nRunning test case: test-add\nRunning test case: test-halve\n\
+               Running test case: test-parse\nRunning test case: test-sum\n\
+               test-halve failed: assert-equal: expected:\n3\n\ngot: \n2\n\n\
+               test-parse: exception in test: (wrong-type-arg \"+\")\n\
+               test-sum failed: assert-true:  got: #f\n\n4 run, 3 failed\n";
+    let got = read_both(log);
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["test-halve", "test-parse", "test-sum"], "{got:?}");
+    assert!(got[0].1.starts_with("assert-equal: expected:"), "{got:?}");
+    assert!(got[1].1.contains("exception in test"), "{got:?}");
+}
+
+/// Records `Test NAME Verdict` over labelled fields: alike at both ends though a field's
+/// sentence ends in a verdict word; the message is what the `Failures:`/`Errors:` label
+/// announces, without the rule glued to its end; a passing record is no part of the one
+/// above; `N of M tests did not pass` counts N failures.
+#[test]
+fn records_alike_at_both_ends_with_their_message_under_its_label() {
+    let rule = "-".repeat(40);
+    let log = format!(
+        "{rule}\nTest add Passed \nDescription: adds two numbers\n{rule}\nTest halve Failed \nDescription: halves\nFailures:\n    \
+         6 / 2 gave 4{rule}\nTest scale Passed \nDescription: scales\n{rule}\nTest parse Errored \nDescription: bad input ends in a failure\nErrors:\n    \
+         no digits in \"x\"{rule}\nTest depth Passed \nDescription: depth\n\n2 of 4 tests did not pass\n"
+    );
+    assert_eq!(
+        read_both(&log),
+        pairs(&[
+            ("Test halve", "6 / 2 gave 4"),
+            ("Test parse", "no digits in \"x\""),
+        ])
+    );
+    assert_eq!(
+        crate::stated::stated(&["5 of 8 tests did not pass".to_owned()]).counts(),
+        [5]
+    );
+}
+
+/// A count of a wrapper's units (`FAILURE: 2 operations`, `error: 2 targets failed`) is no
+/// count of failures; a project's failed heading over an echoed command and the compiler's
+/// findings is their heading, no failure of its own; each finding is one.
+#[test]
+fn a_wrappers_failed_projects_head_the_findings_inside_them() {
+    let log = "==[ FAILURE: 2 operations ]====\n\n--[ FAILURE: @acme/dates ]------[ 2.69 seconds ]--\n\n\
+               Invoking: tsc -p .\nsrc/index.ts(10,22): error TS2362: The left-hand side must be a number.\n\
+               src/index.ts(11,5): error TS2304: Cannot find name 'x'.\nReturned error code: 2\n\n\
+               --[ FAILURE: @acme/report ]-----[ 2.68 seconds ]--\n\nInvoking: tsc -p .\n\
+               src/index.ts(5,31): error TS2322: Type '\"GBP\"' is not assignable to type 'Currency'.\nReturned error code: 2\n";
+    let got = read_both(log);
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["src/index.ts:10", "src/index.ts:11", "src/index.ts:5"],
+        "{got:?}"
+    );
+    assert_eq!(
+        crate::stated::stated(&["error: 2 targets failed:".to_owned()]).counts(),
+        [] as [usize; 0]
+    );
+}
+
+/// A mark and a bracketed severity over the message (`▲ [WARNING] … [rule]`, `✘ [ERROR] …`),
+/// the place alone on an indented line under it: one finding each, named by the place, the
+/// rule its code; the mark and the severity are no stream's label.
+#[test]
+fn a_bracketed_severity_over_an_indented_place_is_a_finding() {
+    let log = "▲ [WARNING] Duplicate key \"x\" in object literal [duplicate-object-key]\n\n    src/a.ts:6:53:\n      6 │ const o = { x: 1, x: 2 };\n        ╵                   ~\n\n\
+               \x20 The original key \"x\" is here:\n\n    src/a.ts:6:12:\n      6 │ const o = { x: 1, x: 2 };\n        ╵             ~\n\n\
+               ✘ [ERROR] Unexpected end of file\n\n    src/b.ts:13:0:\n      13 │\n         ╵ ^\n\n\
+               ✘ [ERROR] Could not resolve \"./c.json\"\n\n    src/c.ts:1:21:\n      1 │ import c from './c.json';\n        ╵                      ~~~~~~~~\n\n\
+               1 warning and 2 errors\n";
+    let got = read_both(log);
+    assert_eq!(
+        got,
+        pairs(&[
+            ("src/b.ts:13", "Unexpected end of file"),
+            ("src/c.ts:1", "Could not resolve \"./c.json\""),
+            ("src/a.ts:6", "Duplicate key \"x\" in object literal"),
+        ])
+    );
+}
+
+/// A number glued to a word by a hyphen or an underscore is part of a name (`test-2 failed:
+/// …`), no count: a hundred such headers do not state that two failed.
+#[test]
+fn a_number_in_a_name_is_no_count() {
+    assert!(
+        crate::stated::stated(&["test-2 failed: assert-equal".to_owned()])
+            .counts()
+            .is_empty()
+    );
+    assert_eq!(
+        crate::stated::stated(&["8 run, 6 failed".to_owned()]).counts(),
+        [6]
+    );
+}

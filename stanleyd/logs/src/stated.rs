@@ -167,6 +167,25 @@ pub(crate) const FILLER: [&str; 34] = [
     "linted",
 ];
 
+/// What a build or task runner counts, whose failures hold the failures a log reports: a
+/// count of them is no count of failures.
+const WRAPPER_UNITS: [&str; 14] = [
+    "operation",
+    "operations",
+    "project",
+    "projects",
+    "package",
+    "packages",
+    "task",
+    "tasks",
+    "target",
+    "targets",
+    "job",
+    "jobs",
+    "workspace",
+    "workspaces",
+];
+
 /// What a count bound to a label is taken over (`Errors detected in this test: 3`, ptester's):
 /// words the label may end with between its outcome and the count.
 const SCOPE: [&str; 6] = ["this", "test", "suite", "run", "group", "module"];
@@ -214,9 +233,14 @@ pub(crate) fn tokens(line: &str) -> Vec<(Token, Sep)> {
             }
             // A number glued by a colon to a word (`1:codes:0:sku prefix`, HUnit's test paths)
             // is part of an id, not a count.
+            // So is one a hyphen or an underscore glues to the word before it (`test-2
+            // failed: …`, a test's name, not a count of two).
             let glued = line[end..]
                 .strip_prefix(':')
-                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic()));
+                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic()))
+                || line[..at]
+                    .strip_suffix(['-', '_'])
+                    .is_some_and(|b| b.ends_with(|c: char| c.is_ascii_alphanumeric()));
             let token = match word.parse::<usize>() {
                 Ok(n) if word.len() <= 9 && !glued => Token::Number(n),
                 _ => Token::Word(word.to_ascii_lowercase()),
@@ -241,6 +265,47 @@ pub(crate) fn tokens(line: &str) -> Vec<(Token, Sep)> {
             }
             chars.next();
         }
+    }
+    negated(out)
+}
+
+/// A passing word negated is a failure: `5 of 8 tests did not pass` counts 5 failed, as `5 of
+/// 8 tests failed` does (`did not pass`, `not passed`, `didn t succeed` read as `failed`).
+fn negated(tokens: Vec<(Token, Sep)>) -> Vec<(Token, Sep)> {
+    fn word(t: &(Token, Sep)) -> Option<&str> {
+        match &t.0 {
+            Token::Word(w) => Some(w.as_str()),
+            Token::Number(_) => None,
+        }
+    }
+    let passing = |w: &str| matches!(w, "pass" | "passed" | "succeed" | "succeeded");
+    let mut out: Vec<(Token, Sep)> = Vec::with_capacity(tokens.len());
+    let mut k = 0;
+    while k < tokens.len() {
+        let not_at = match word(&tokens[k]) {
+            Some("did" | "does" | "do") if tokens.get(k + 1).and_then(word) == Some("not") => {
+                Some(k + 1)
+            }
+            Some("didn" | "doesn") if tokens.get(k + 1).and_then(word) == Some("t") => Some(k + 1),
+            Some("not") => Some(k),
+            _ => None,
+        };
+        if let Some(n) = not_at
+            && tokens.get(n + 1).and_then(word).is_some_and(passing)
+        {
+            out.push((Token::Word("failed".into()), tokens[k].1));
+            k = n + 2;
+            continue;
+        }
+        let (token, sep) = &tokens[k];
+        out.push((
+            match token {
+                Token::Word(w) => Token::Word(w.clone()),
+                Token::Number(n) => Token::Number(*n),
+            },
+            *sep,
+        ));
+        k += 1;
     }
     out
 }
@@ -312,6 +377,12 @@ fn sentence_counts(line: &str) -> Option<LineCounts> {
         };
         // The total of a count already read (`of 5`).
         if used[k] {
+            continue;
+        }
+        // A count of a wrapper's units (`FAILURE: 3 operations`, `2 tasks failed`) counts
+        // the projects or tasks that failed, not the failures inside them.
+        if matches!(tokens.get(k + 1), Some((Token::Word(w), _)) if WRAPPER_UNITS.contains(&w.as_str()))
+        {
             continue;
         }
         // The outcome word before a number; bound to it (`Total errors found: 9`), across the

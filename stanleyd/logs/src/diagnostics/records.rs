@@ -1015,6 +1015,63 @@ pub(super) fn severity_over_worded_place(
     Some(end)
 }
 
+/// `▲ [WARNING] Duplicate key "x" in object literal [duplicate-object-key]` over a blank line and
+/// the place alone, indented (`    src/a.ts:6:53:`), then its code frame and notes (esbuild's):
+/// a mark, the severity in brackets and the message (a rule in brackets at its end), named by
+/// the place under it; its report runs to the next such heading.
+pub(super) fn bracketed_severity_over_place(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let (severity, said) = bracketed_severity(&lines[i])?;
+    let (path, number) = (i + 1..lines.len().min(i + 4))
+        .take_while(|&k| !covered[k])
+        .find_map(|k| {
+            let l = &lines[k];
+            let t = l.trim();
+            let (path, number, used) = super::location(t)?;
+            (l.starts_with(char::is_whitespace) && t[used..].trim_matches(':').is_empty())
+                .then_some((path, number))
+        })?;
+    // A rule in brackets closes the message (`… [equals-nan]`).
+    let (message, code) = match said.strip_suffix(']').and_then(|r| r.rsplit_once(" [")) {
+        Some((message, rule)) if super::rule_like(rule) => (message, Some(rule.to_owned())),
+        _ => (said, None),
+    };
+    let mut end = i + 1;
+    while end < lines.len() && !covered[end] && end - i < MAX_LINES {
+        if bracketed_severity(&lines[end]).is_some() {
+            break;
+        }
+        end += 1;
+    }
+    let end = without_blank_end(lines, i, end);
+    out.push(at_line(
+        lines,
+        (i, end),
+        (path, number),
+        message.to_owned(),
+        code,
+        severity,
+    ));
+    Some(end)
+}
+
+/// A heading of a mark, the severity in brackets and the message (`✘ [ERROR] Unexpected end of
+/// file`): the severity and the message.
+fn bracketed_severity(t: &str) -> Option<(Severity, &str)> {
+    if t.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (mark, rest) = t.split_once(" [")?;
+    let (level, said) = rest.split_once("] ")?;
+    let severity = super::severity_word(level)?;
+    (!mark.chars().any(char::is_alphanumeric) && !said.trim().is_empty())
+        .then_some((severity, said.trim()))
+}
+
 /// `Warning: /p/a.pl:4:` over `Warning:    Singleton variables: [P,Q]` (SWI-Prolog's): a
 /// severity label and the place alone on one line, the message on the lines under it behind
 /// the same label, indented after it; those lines are its report.

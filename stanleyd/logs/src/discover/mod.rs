@@ -11,6 +11,7 @@
 //! failures section; a report never holds two failures. A block's message is its first
 //! message-like line with the lines that continue it.
 
+mod announced;
 mod before;
 mod templates;
 mod vary;
@@ -1619,6 +1620,14 @@ pub(crate) fn segment(
         } else {
             found
         };
+    }
+    // Still disagreeing: the lines a name announced as its test started heads, whatever the
+    // words after it (`test-sum failed: …`, `test-split: exception in test: …`).
+    if !stated.is_empty() && !stated.agrees(reading.len()) {
+        let heads = announced::announced_heads(lines, covered);
+        if stated.agrees(heads.len()) {
+            reading = heads;
+        }
     }
     reading = by_sections(lines, covered, stated, reading);
     reading = before::detail_before_verdicts(lines, covered, reading);

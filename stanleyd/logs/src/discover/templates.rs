@@ -103,6 +103,8 @@ pub(crate) enum End {
     Head,
     /// The last word (`name ... FAILED`, `name ✘`).
     Tail,
+    /// The first and the last word (`Test NAME Failed`).
+    Both,
     /// The words up to a verdict a few words in (`name failed: why`, `(2/6) id: FAIL: why`).
     Verdict,
 }
@@ -362,6 +364,11 @@ pub(crate) fn body(lines: &[String], covered: &[bool], at: usize, next: usize) -
         if counter.is_some() && indent(l) == depth && counted(l) == counter {
             break;
         }
+        // A passing test's record of the header's own kind (`Test multiply Passed` under
+        // `Test divide Failed`'s report) is no part of it.
+        if indent(l) == depth && passed_sibling(&lines[at], l) {
+            break;
+        }
         says |= content(l);
         end += 1;
     }
@@ -372,6 +379,15 @@ pub(crate) fn body(lines: &[String], covered: &[bool], at: usize, next: usize) -
     // Success - Main Python` under `⭐ Run Main Python`, a step's close), reports no failure.
     let passed = end > at + 1 && closes_as_passed(&lines[at], &lines[end - 1]);
     (end, says && !passed)
+}
+
+/// Whether `line` is a passing record of the kind `header` heads: the same first word, a
+/// passing verdict last (`Test multiply Passed` beside `Test divide Failed`).
+fn passed_sibling(header: &str, line: &str) -> bool {
+    let (h, l) = (tokens(header.trim()), tokens(line.trim()));
+    l.len() >= 2
+        && h.first() == l.first()
+        && l.last().is_some_and(|w| crate::line::passing_verdict(w))
 }
 
 /// Whether `last` says that what `header` started passed: a passing verdict, then what the
@@ -475,6 +491,16 @@ pub(crate) fn discover(
                 .entry(key(End::Tail, depth, &mask(last)))
                 .or_default()
                 .push(i);
+            // Alike at both ends (`Test NAME Failed`, `Test NAME Errored`): a sentence that
+            // ends in a verdict word by chance (`Description: … with a failure`) is not one
+            // of them.
+            if let Some(first) = toks.first() {
+                let both = format!("{} {}", mask(first), mask(last));
+                groups
+                    .entry(key(End::Both, depth, &both))
+                    .or_default()
+                    .push(i);
+            }
         }
         // A verdict a few words in, after the name (`balance_after_post failed: values
         // differ`, `(2/6) ledger.round: FAIL: rounding …`): headers alike by where their

@@ -177,7 +177,14 @@ fn level_closed(line: &str) -> Option<usize> {
     let head = &line[pad..];
     let open = head.find(" [")?;
     let words = &head[..open];
-    if open == 0 || open > MAX_LABEL || words.split(' ').count() > 3 || words.contains(": ") {
+    // (A mark alone before the level, `▲ [WARNING] message`, `✘ [ERROR] message`, is a
+    // finding's severity: a stream's label names something.)
+    if open == 0
+        || open > MAX_LABEL
+        || words.split(' ').count() > 3
+        || words.contains(": ")
+        || !words.chars().any(char::is_alphanumeric)
+    {
         return None;
     }
     let close = head[open + 2..].find(']')?;
