@@ -96,7 +96,20 @@ pub(crate) fn diagnostic_blocks(
             *c = true;
         }
     }
+    // A note right after a finding (`a.asm:10: info: label originally defined here`, `a.c:3:
+    // note: …`) is context of that finding, no finding of its own.
+    let mut all_merged: Vec<crate::diagnostics::Diagnostic> = Vec::with_capacity(all.len());
     for d in all {
+        if context_note(&d)
+            && let Some(prev) = all_merged.last_mut()
+            && prev.found.start + prev.found.lines.len() == d.found.start
+        {
+            prev.found.lines.extend(d.found.lines);
+            continue;
+        }
+        all_merged.push(d);
+    }
+    for d in all_merged {
         pace.step()?;
         let (code, place) = (d.code.clone(), d.place.clone());
         let message = d.found.message.clone().unwrap_or_default();
@@ -129,6 +142,26 @@ pub(crate) fn diagnostic_blocks(
         out.push(block);
     }
     Ok(out)
+}
+
+/// Whether a finding is a note that gives context (`info: …`, `note: …`, `(INFO/1) …`), not
+/// a warning or an error of its own.
+fn context_note(d: &crate::diagnostics::Diagnostic) -> bool {
+    let message = d
+        .found
+        .message
+        .as_deref()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let first = d
+        .found
+        .lines
+        .first()
+        .map_or(String::new(), |l| l.to_ascii_lowercase());
+    ["note:", "info:"].iter().any(|w| message.starts_with(w))
+        || [": note:", ": info:", "(info/1)"]
+            .iter()
+            .any(|w| first.contains(w))
 }
 
 /// Which parsers read a log.

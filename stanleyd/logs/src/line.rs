@@ -394,6 +394,9 @@ pub(crate) fn counts_tests(text: &str) -> bool {
                 && matches!(
                     w[1].trim_end_matches(['.', ',', ':']),
                     "test" | "tests" | "test(s)" | "run" | "runs" | "run(s)"
+                    // (A build tool's tally, `...failed updating 2 target(s)...`.)
+                    | "target" | "targets" | "target(s)" | "target(s)..." | "task" | "tasks"
+                    | "task(s)" | "operation" | "operations" | "project" | "projects"
                 )
         })
 }

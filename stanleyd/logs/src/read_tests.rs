@@ -2884,3 +2884,58 @@ fn a_number_in_a_name_is_no_count() {
         [6]
     );
 }
+
+/// Bracketed verdicts with their detail under each, the last one's too, after another test's
+/// record above the first: the detail is each verdict's own, not the next one's.
+#[test]
+fn detail_under_every_bracketed_verdict_stays_with_it() {
+    let log = "( STDERR )  job  1    unknown code 'WINTER'\n( FAILED )  job  1    t/a.t\n< REASON >  job  1    No plan was declared\n\
+               [  FAIL  ]  job  2  + thousands separator\n[  DEBUG ]  job  2    t/b.t line 7\n(  DIAG  )  job  2    | $1234.56 | =~ | comma |\n\
+               [  FAIL  ]  job  3  + rounds half up\n[  DEBUG ]  job  3    t/c.t line 6\n(  DIAG  )  job  3    | 44 | eq | 45 |\n\
+               ( FAILED )  job  3    t/c.t\n\nFail Count: 3\n";
+    let got = read_both(log);
+    let half = got
+        .iter()
+        .find(|(n, _)| n.ends_with("rounds half up"))
+        .unwrap_or_else(|| panic!("{got:?}"));
+    assert!(half.1.contains("t/c.t line 6"), "{got:?}");
+    let comma = got
+        .iter()
+        .find(|(n, _)| n.ends_with("thousands separator"))
+        .unwrap_or_else(|| panic!("{got:?}"));
+    assert!(comma.1.contains("t/b.t line 7"), "{got:?}");
+}
+
+/// A note right after a finding (`info: … originally defined here`) is that finding's context,
+/// no finding of its own; a warning after it is one.
+#[test]
+fn a_note_after_a_finding_is_its_context() {
+    let log = "src/table.asm:7: error: segment alignment `3' is not power of two\n\
+               src/table.asm:13: error: label `lookup' inconsistently redefined\n\
+               src/table.asm:10: info: label `lookup' originally defined here\n\
+               src/table.asm:20: warning: dword data exceeds bounds [-w+number-overflow]\n";
+    let parsed = parse_log_with(log, Parsers::GenericOnly);
+    let names: Vec<String> = names(&parsed);
+    assert_eq!(
+        names,
+        ["src/table.asm:7", "src/table.asm:13", "src/table.asm:20"],
+        "{:#?}",
+        parsed.blocks
+    );
+    assert!(
+        parsed.blocks[1]
+            .lines
+            .iter()
+            .any(|l| l.contains("originally defined here"))
+    );
+}
+
+/// A build tool's tally of its targets (`...failed updating 2 target(s)...`) names no test.
+#[test]
+fn a_tally_of_targets_names_nothing() {
+    assert!(!crate::line::name_like("updating 2 target(s)..."));
+    assert!(!crate::line::name_like("2 tasks"));
+    assert!(crate::line::name_like(
+        "updates 2 targets in order of their names and sizes"
+    ));
+}

@@ -747,6 +747,53 @@ fn frame_report(
     )
 }
 
+/// Whether this runner prints each report before its verdict: a bracketed verdict (`[FAIL]
+/// name`) that gives the test's time, or with a report above it, the first in the log; not
+/// when the last such verdict has detail of the kind the first one has under it.
+fn verdicts_close(
+    lines: &[String],
+    covered: &[bool],
+    mentions: &[(usize, usize)],
+    mentioned: &[Option<usize>],
+) -> bool {
+    // A bracketed verdict (`[FAIL] name`) with a report above it, the first in the log, says
+    // this runner prints each report before its verdict.
+    let bracketed =
+        |at: usize| lines[at].trim_start().starts_with('[') && status_name(&lines[at]).is_some();
+    // So does a verdict that gives the test's time (`[FAIL] ring::push: (0.00s)`): it is
+    // printed when the test ends, after what the test printed.
+    let timed = |at: usize| {
+        let t = lines[at].trim_end().trim_end_matches(':');
+        without_timing(t).len() < t.len()
+    };
+    // Not when the last bracketed verdict has detail of the kind the first one has under it
+    // (`[ DEBUG ] a.t line 7` under every `[ FAIL ] name`): that detail is the verdict's, and
+    // what stands above the first is another test's record.
+    let first_bracketed = mentions.iter().find(|&&(at, _)| bracketed(at));
+    let last_bracketed = mentions.iter().rev().find(|&&(at, _)| bracketed(at));
+    let detail_under = match (first_bracketed, last_bracketed) {
+        (Some(&(a, _)), Some(&(b, _))) if a < b => {
+            let shape = |at: usize| {
+                let next = (at + 1..lines.len()).find(|&k| !lines[k].trim().is_empty())?;
+                let toks = templates::tokens(lines[next].trim());
+                Some(
+                    toks.iter()
+                        .take(3)
+                        .map(|t| templates::mask(t))
+                        .collect::<Vec<_>>(),
+                )
+                .filter(|t| t.iter().any(|w| w.chars().any(char::is_alphabetic)))
+            };
+            shape(a).is_some_and(|s| Some(&s) == shape(b).as_ref())
+        }
+        _ => false,
+    };
+    !detail_under
+        && first_bracketed.is_some_and(|&(at, _)| {
+            timed(at) || report_above(lines, covered, mentioned, at).is_some()
+        })
+}
+
 /// For each failing name, its report: the mention with the most content under it, running to
 /// the next mention of another name, the end of the failures section or the name's own
 /// verdict; overlapping reports cut where the later starts.
@@ -766,22 +813,9 @@ fn reports(
     for &(at, k) in mentions {
         by_name[k].push(at);
     }
-    // A bracketed verdict (`[FAIL] name`) with a report above it, the first in the log, says
-    // this runner prints each report before its verdict.
     let bracketed =
         |at: usize| lines[at].trim_start().starts_with('[') && status_name(&lines[at]).is_some();
-    // So does a verdict that gives the test's time (`[FAIL] ring::push: (0.00s)`): it is
-    // printed when the test ends, after what the test printed.
-    let timed = |at: usize| {
-        let t = lines[at].trim_end().trim_end_matches(':');
-        without_timing(t).len() < t.len()
-    };
-    let verdicts_close = mentions
-        .iter()
-        .find(|&&(at, _)| bracketed(at))
-        .is_some_and(|&(at, _)| {
-            timed(at) || report_above(lines, covered, &mentioned, at).is_some()
-        });
+    let verdicts_close = verdicts_close(lines, covered, mentions, &mentioned);
     let mut spans = Vec::new();
     for (k, name) in names.iter().enumerate() {
         let mut best: Option<(usize, Span)> = None;
