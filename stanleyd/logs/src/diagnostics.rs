@@ -1562,16 +1562,49 @@ fn message_goes_on(
     mut end: usize,
     mut message: String,
 ) -> (String, usize) {
-    while end < lines.len()
-        && end - i < 4
-        && !covered[end]
-        && lines[end].starts_with(' ')
-        && !lines[end].starts_with("  ")
-        && lines[end][1..].starts_with(char::is_alphanumeric)
-        && location(&lines[end][1..]).is_none()
+    // Or onto lines indented a few spaces, where the line before stops mid-sentence (`a.el:19:16:
+    // Warning: the function ‘f’ is not known to` over `    be defined.`): prose, not a code
+    // frame's gutter, a place or a frame.
+    let wrapped = |l: &str, before: &str| {
+        let t = l.trim_start_matches(' ');
+        let pad = l.len() - t.len();
+        // (The line before stops on a word, not on a sentence's or a bracket's end; what
+        // goes on is words, not a labelled field, a numbered source line or code.)
+        let mid_sentence = before
+            .trim_end()
+            .ends_with(|c: char| c.is_alphanumeric() || "‘’'`\"(".contains(c));
+        let prose = t.starts_with(|c: char| c.is_alphabetic() || "#'\"‘`(".contains(c))
+            && !t.contains(": ")
+            && !t.ends_with(':')
+            && (t.split_whitespace().count() >= 2 || t.starts_with(['‘', '\'', '`', '"']))
+            && !t.chars().take(10).any(|c| c == '|' || c == '│');
+        (pad == 1 && t.starts_with(char::is_alphanumeric)
+            || (2..=8).contains(&pad) && mid_sentence && prose && !crate::line::after_message(l))
+            && location(t).is_none()
+    };
+    while end < lines.len() && end - i < 4 && !covered[end] && wrapped(&lines[end], &lines[end - 1])
     {
         message = format!("{} {}", message.trim_end(), lines[end].trim());
         end += 1;
+    }
+    // A message that names only the kind of check (`error: failed to expect`) over the values
+    // it compared, unindented (`Value of: (r.max() == -2)`, `Actual: 0`, `Expected: -2`): the
+    // values are what went wrong.
+    let compared = |l: &str| {
+        let t = l.trim_start();
+        crate::line::value_label(l)
+            || ["Value of:", "Expected:", "expected:", "Which is:"]
+                .iter()
+                .any(|label| t.starts_with(label))
+    };
+    let mut told = 0;
+    while end < lines.len() && end - i < MAX_LINES && !covered[end] && compared(&lines[end]) {
+        message = format!("{}\n{}", message.trim_end(), lines[end].trim());
+        end += 1;
+        told += 1;
+    }
+    if told > 0 {
+        return (message, end);
     }
     if lines[i].ends_with(' ')
         && let Some(next) = lines.get(end)

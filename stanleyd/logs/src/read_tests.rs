@@ -2939,3 +2939,57 @@ fn a_tally_of_targets_names_nothing() {
         "updates 2 targets in order of their names and sizes"
     ));
 }
+
+/// A tree of tests signed `+` (passed) and `-` (failed): each `-` row among `+` siblings is a
+/// failure, its detail the lines under it, what it threw at its own depth included; a `-`
+/// bullet with no `+` beside it is a list.
+#[test]
+fn a_tree_signed_plus_and_minus_reports_its_minus_rows() {
+    let log = "  Money\n    split\n      + returns 3\n      + returns 2\n      - keeps every cent\n        expected => 100\n        returned => 99\n\
+               \x20     - returns []\n      divided by 0 (ZeroDivisionError)\n        lib/money.rb:23:in `/'\n    parse\n      + reads cents\n\n\
+               \x20 2 failed and 3 succeeded in 0.001 seconds\n";
+    let got = read_both(log);
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["keeps every cent", "returns []"], "{got:?}");
+    assert!(got[0].1.starts_with("expected => 100"), "{got:?}");
+    assert!(got[1].1.starts_with("divided by 0"), "{got:?}");
+    let list = "Changes:\n- adds a parser\n- fixes the tests\n";
+    assert!(parse_log_with(list, Parsers::GenericOnly).blocks.is_empty());
+}
+
+/// Counted rows `(i/n) [KIND] text`, one marked failed: named by the row of its count and kind
+/// above it, else by its own text over the indented detail.
+#[test]
+fn counted_rows_marked_failed_are_named_by_their_title_row() {
+    let log = "Starting: 2 suite(s), 5 case(s)\n  Starting: test/a.suite\n    (1/2) [  GIVEN] a list to sort\n    (1/2) [EXECUTE] sort by mistake\n\
+               \x20   (1/2) [ EXPECT] (X) alphabetical order\n      - Expected:\n          apple\n      - Got:\n          pear\n\
+               \x20   (2/2) [EXECUTE] wordcount ignores repeated spaces\n    (2/2) [EXECUTE] (X) 6 should be equal to 3\n  Success/Total: 0/2\n";
+    let got = read_both(log);
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["alphabetical order", "wordcount ignores repeated spaces"],
+        "{got:?}"
+    );
+    assert!(got[0].1.contains("Expected:"), "{got:?}");
+    assert!(got[1].1.contains("6 should be equal to 3"), "{got:?}");
+}
+
+/// A finding's message goes on where the tool put the rest of it: the values a generic check
+/// compared, unindented (`Value of:`, `Actual:`, `Expected:`), and words wrapped onto an
+/// indented line after a line that stops mid-sentence; never a code frame or a field.
+#[test]
+fn a_findings_message_goes_on_over_compared_values_and_wrapped_words() {
+    let log = "tests/ring_test.cpp:33: error: failed to expect\nValue of: (r.max() == -2)\n  Actual:   0\n  Expected: -2\n\
+               lisp/a.el:19:16: Warning: the function ‘string-join’ is not known to\n    be defined.\n\
+               src/b.c:4:5: error: expected ';' before '}' token\n    4 |   return x\n      |           ^\n";
+    let got = read_both(log);
+    assert!(got[0].1.contains("Value of: (r.max() == -2)"), "{got:?}");
+    let wrapped = got.iter().find(|(n, _)| n == "lisp/a.el:19").unwrap();
+    assert!(
+        wrapped.1.ends_with("is not known to be defined."),
+        "{got:?}"
+    );
+    let framed = got.iter().find(|(n, _)| n == "src/b.c:4").unwrap();
+    assert!(!framed.1.contains("return x"), "{got:?}");
+}

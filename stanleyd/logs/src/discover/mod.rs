@@ -13,6 +13,8 @@
 
 mod announced;
 mod before;
+mod counted;
+mod signs;
 mod templates;
 mod vary;
 
@@ -1662,6 +1664,14 @@ pub(crate) fn segment(
         if stated.agrees(heads.len()) {
             reading = heads;
         }
+    }
+    // Nothing read at all: a tree of tests signed `+` and `-` reports its `-` rows.
+    if reading.is_empty() {
+        reading = signs::failed_rows(lines, covered);
+    }
+    // Or counted rows, one of them marked failed (`(3/7) [EXECUTE] (X) why`).
+    if reading.is_empty() {
+        reading = counted::marked_rows(lines, covered);
     }
     reading = by_sections(lines, covered, stated, reading);
     reading = before::detail_before_verdicts(lines, covered, reading);
