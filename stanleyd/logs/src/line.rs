@@ -660,6 +660,18 @@ pub(crate) fn filed_then_why(rest: &str) -> Option<&str> {
     .then(|| &rest[..file.len() + 2 + name.len()])
 }
 
+/// A name with what went wrong after it in parentheses (`status == 200 (AssertionError
+/// [ERR_ASSERTION]: status (500) == 200)`): the name and the message, at the first ` (` whose
+/// words up to the closing parenthesis at the end read as a message.
+pub(crate) fn paren_why(text: &str) -> Option<(&str, &str)> {
+    let inner_end = text.strip_suffix(')')?.len();
+    text.match_indices(" (").find_map(|(at, _)| {
+        let why = &text[at + 2..inner_end];
+        let name = text[..at].trim();
+        (!name.is_empty() && message_like(why)).then_some((name, why))
+    })
+}
+
 /// Whether what a status line's `mark` is followed by names a test: not a verdict with its
 /// reason alone (`FAIL (TestExpectedEqual)`), a table's row (`✖ | 4       4 | dates [0.2s]`,
 /// testthat's progress), a heading that announces what follows (`✖ mypy:`, a task runner's
@@ -853,6 +865,9 @@ fn status_named(line: &str) -> Option<String> {
             _ => rest,
         };
         let name = without_timing(rest.trim());
+        // What went wrong in parentheses after the name (`✖ status == 200 (AssertionError:
+        // status (500) == 200)`) is no part of it.
+        let name = paren_why(name).map_or(name, |(name, _)| name);
         // AVA and others add what happened after the name.
         let name = name
             .strip_suffix(" Error thrown in test")
@@ -1597,7 +1612,7 @@ fn message_found(body: &[String]) -> Option<String> {
 
 /// A line that a severity word labels, as a comment or not: `error: …`, `# error: …`, `fatal:
 /// …`, with words after it.
-fn severity_labelled(line: &str) -> bool {
+pub(crate) fn severity_labelled(line: &str) -> bool {
     let t = line.trim_start().trim_start_matches('#').trim_start();
     ["error: ", "ERROR: ", "Error: ", "fatal: ", "FATAL: "]
         .iter()

@@ -2993,3 +2993,63 @@ fn a_findings_message_goes_on_over_compared_values_and_wrapped_words() {
     let framed = got.iter().find(|(n, _)| n == "src/b.c:4").unwrap();
     assert!(!framed.1.contains("return x"), "{got:?}");
 }
+
+/// Records set apart by blank lines under a verdict alone (`FAILED:`), each named by its `name`
+/// field or the quoted value of its first field.
+#[test]
+fn records_under_a_verdict_banner_are_named_by_their_first_field() {
+    let log = "Unit Testing:  rules.yml\n  FAILED:\n    name: instance down fires after five minutes,\n    alertname: InstanceDown, time: 4m,\n        exp:[ 0: Labels:{severity=\"page\"} ],\n        got:[]\n\n\
+               \x20   expr: \"job:errors:rate5m\", time: 10m,\n        exp: {job=\"web\"} 1.5E+00\n        got: {job=\"web\"} 5E-01\n\n";
+    let got = read_both(log);
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "instance down fires after five minutes",
+            "job:errors:rate5m"
+        ],
+        "{got:?}"
+    );
+    assert!(got[0].1.starts_with("alertname: InstanceDown"), "{got:?}");
+}
+
+/// A marked row with what went wrong in parentheses after the name: the name before them, the
+/// message inside them.
+#[test]
+fn what_went_wrong_in_parentheses_after_a_marked_name() {
+    let log = "=== health ===\n  ✔ status is 200\n  ✖ version == 1.5.0 (AssertionError [ERR_ASSERTION]: version (1.4.2) == 1.5.0)\n\
+               \x20 ✖ name == Ada (AssertionError [ERR_ASSERTION]: name (undefined) == Ada)\n\n2 failed, 1 passed\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            (
+                "version == 1.5.0",
+                "AssertionError [ERR_ASSERTION]: version (1.4.2) == 1.5.0"
+            ),
+            (
+                "name == Ada",
+                "AssertionError [ERR_ASSERTION]: name (undefined) == Ada"
+            ),
+        ])
+    );
+}
+
+/// Error lines in a failed step's indented output are what went wrong in that step: its report
+/// holds them and says them, first.
+#[test]
+fn error_lines_inside_a_failed_steps_output_are_its_message() {
+    let log = "> Compiling sources\r✓ Compiling sources\n> Installing dependencies\r✗ Installing dependencies (1)\n  > pip install -r requirements.txt\n  Collecting attrs==23.2.0\n\
+               \x20 ERROR: Could not find a version that satisfies the requirement nosuch==2.4.1 (from versions: none)\n\
+               \x20 ERROR: No matching distribution found for nosuch==2.4.1\n";
+    let parsed = parse_log_with(log, Parsers::GenericOnly);
+    let first = parsed.blocks.first().expect("a block");
+    assert!(
+        first
+            .lines
+            .iter()
+            .any(|l| l.contains("Could not find a version")),
+        "{:#?}",
+        parsed.blocks
+    );
+    assert_eq!(parsed.blocks.len(), 1, "{:#?}", parsed.blocks);
+}

@@ -12,6 +12,7 @@
 //! message-like line with the lines that continue it.
 
 mod announced;
+mod banner;
 mod before;
 mod counted;
 mod signs;
@@ -592,6 +593,12 @@ fn said_after_name(header: &str, name: Option<String>) -> (Option<String>, Optio
             return (Some(name), Some(said.to_owned()));
         }
     }
+    // (What went wrong in parentheses after the name: `✖ status == 200 (AssertionError: …)`.)
+    if let Some(at) = header.find(name.as_str())
+        && let Some((_, why)) = crate::line::paren_why(header[at..].trim_end())
+    {
+        return (Some(name), Some(why.to_owned()));
+    }
     // (A name, its verdict and why on one row: `ledger.round: FAIL: rounding … (0.004s)`,
     // `name failed: values differ`.)
     if let Some(why) = verdict_then_why(header, &name) {
@@ -656,6 +663,59 @@ fn framed_heading(lines: &[String], at: usize) -> bool {
     separator(&lines[at])
         && lines.get(at + 1).is_some_and(|l| content(l))
         && lines.get(at + 2).is_some_and(|l| separator(l))
+}
+
+/// The readings of shapes the template discovery does not key, when the reading so far
+/// disagrees with the stated count or found nothing: names announced as tests started, a tree
+/// signed `+` and `-`, counted rows marked failed, records under a verdict banner.
+fn other_readings(
+    lines: &[String],
+    covered: &[bool],
+    stated: &Stated,
+    mut reading: Vec<Span>,
+) -> Vec<Span> {
+    // Still disagreeing: the lines a name announced as its test started heads, whatever the
+    // words after it (`test-sum failed: …`, `test-split: exception in test: …`).
+    if !stated.is_empty() && !stated.agrees(reading.len()) {
+        let heads = announced::announced_heads(lines, covered);
+        if stated.agrees(heads.len()) {
+            reading = heads;
+        }
+    }
+    // Nothing read at all: a tree of tests signed `+` and `-` reports its `-` rows.
+    if reading.is_empty() {
+        reading = signs::failed_rows(lines, covered);
+    }
+    // Or counted rows, one of them marked failed (`(3/7) [EXECUTE] (X) why`).
+    if reading.is_empty() {
+        reading = counted::marked_rows(lines, covered);
+    }
+    // Or records set apart by blank lines under a verdict alone (`FAILED:`).
+    if reading.is_empty() {
+        reading = banner::records(lines, covered);
+    }
+    reading
+}
+
+/// Error lines inside a report's indented body (`  ERROR: Could not find a version …` in the
+/// output under `✗ Installing dependencies (1)`) are what went wrong in it, not failures of
+/// their own: a report that starts where the one before ends, deeper than that one's header,
+/// on a line a severity labels, joins it.
+fn inner_errors_joined(lines: &[String], spans: Vec<Span>) -> Vec<Span> {
+    let mut out: Vec<Span> = Vec::with_capacity(spans.len());
+    for s in spans {
+        if let Some(last) = out.last_mut()
+            && !last.whole
+            && last.end == s.start
+            && indent(&lines[s.start]) > indent(&lines[last.start])
+            && crate::line::severity_labelled(&lines[s.start])
+        {
+            last.end = s.end;
+            continue;
+        }
+        out.push(s);
+    }
+    out
 }
 
 /// Keeps `span` as the best report when it weighs more than the one kept (the first of equals).
@@ -1657,24 +1717,10 @@ pub(crate) fn segment(
             found
         };
     }
-    // Still disagreeing: the lines a name announced as its test started heads, whatever the
-    // words after it (`test-sum failed: …`, `test-split: exception in test: …`).
-    if !stated.is_empty() && !stated.agrees(reading.len()) {
-        let heads = announced::announced_heads(lines, covered);
-        if stated.agrees(heads.len()) {
-            reading = heads;
-        }
-    }
-    // Nothing read at all: a tree of tests signed `+` and `-` reports its `-` rows.
-    if reading.is_empty() {
-        reading = signs::failed_rows(lines, covered);
-    }
-    // Or counted rows, one of them marked failed (`(3/7) [EXECUTE] (X) why`).
-    if reading.is_empty() {
-        reading = counted::marked_rows(lines, covered);
-    }
+    reading = other_readings(lines, covered, stated, reading);
     reading = by_sections(lines, covered, stated, reading);
     reading = before::detail_before_verdicts(lines, covered, reading);
+    reading = inner_errors_joined(lines, reading);
     let mut spans = reading;
     name_by_status_above(lines, &mut spans);
     name_announced(lines, &mut spans);
