@@ -1141,6 +1141,25 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
     }
     let row: u64 = row.parse().ok()?;
     let rest = rest.trim_start();
+    // The rule, then the severity (`8:23 noImportant error !important is disallowed`,
+    // stylint's).
+    let mut ruled: Option<String> = None;
+    let rest = match (mark, rest.split_once(char::is_whitespace)) {
+        (None, Some((rule, after)))
+            if rule.starts_with(|c: char| c.is_ascii_alphabetic())
+                && rule
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "/-_.".contains(c))
+                && after
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|w| matches!(w, "error" | "warning")) =>
+        {
+            ruled = Some(rule.to_owned());
+            after.trim_start()
+        }
+        _ => rest,
+    };
     let (severity, message) = match mark {
         Some(severity) => (severity, rest),
         None => {
@@ -1167,11 +1186,13 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
         return None;
     }
     // The rule is the last column, after two spaces or more.
-    let code = message
-        .rsplit_once("  ")
-        .map(|(_, r)| r.trim())
-        .filter(|r| !r.is_empty() && !r.contains(' '))
-        .map(str::to_owned);
+    let code = ruled.or_else(|| {
+        message
+            .rsplit_once("  ")
+            .map(|(_, r)| r.trim())
+            .filter(|r| !r.is_empty() && !r.contains(' '))
+            .map(str::to_owned)
+    });
     Some((row, pos.to_owned(), severity, code, message.to_owned()))
 }
 

@@ -3053,3 +3053,34 @@ fn error_lines_inside_a_failed_steps_output_are_its_message() {
     );
     assert_eq!(parsed.blocks.len(), 1, "{:#?}", parsed.blocks);
 }
+
+/// Rows under their file with the rule before the severity (`8:23 noImportant error …`), and
+/// rows that give their line in a labelled field with a bracketed severity at the end
+/// (`Line: 2 Unexpected spaces found. [warning]` under `File: src/a.js`): one finding each.
+#[test]
+fn rows_with_the_rule_first_or_the_line_in_a_field_are_findings() {
+    let log = "styles/site.styl\n8:23 noImportant error !important is disallowed\n\nstyles/site.styl\n2:8 zeroUnits warning 0 is preferred\n\n\
+               Stylint: 1 Errors.\n";
+    let got = read_both(log);
+    assert_eq!(
+        got,
+        pairs(&[
+            ("styles/site.styl:8", "!important is disallowed"),
+            ("styles/site.styl:2", "0 is preferred"),
+        ])
+    );
+    let log = "\nFile: src/add.js\nLine: 2 Unexpected trailing spaces found. [warning]\nLine: 4 Maximum amount of newlines exceeded. [warning]\n\n\
+               File: src/vals.js\nLine: 3 Expected a newline at the end of the file. [error]\n";
+    let got = read_both(log);
+    assert_eq!(
+        got,
+        pairs(&[
+            (
+                "src/vals.js:3",
+                "Expected a newline at the end of the file."
+            ),
+            ("src/add.js:2", "Unexpected trailing spaces found."),
+            ("src/add.js:4", "Maximum amount of newlines exceeded."),
+        ])
+    );
+}

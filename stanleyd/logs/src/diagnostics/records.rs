@@ -97,6 +97,44 @@ pub(super) fn located_below(
     Some((format!("{path}:{number}"), place.to_owned(), code, message))
 }
 
+/// A row under its file's header that starts with its line in a labelled field, then the
+/// message, perhaps a severity in brackets at its end (`Line: 2 Unexpected spaces found.
+/// [warning]`).
+fn labelled_line_row(
+    lines: &[String],
+    i: usize,
+    file: &str,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let t = lines[i].trim();
+    let (label, rest) = t.split_once(' ')?;
+    let (number, said) = rest.trim_start().split_once(' ')?;
+    let row = line_field(&format!("{label} {number}"))?;
+    let said = said.trim();
+    let (message, severity) = match said
+        .strip_suffix(']')
+        .and_then(|r| r.rsplit_once(" ["))
+        .and_then(|(m, s)| super::severity_word(s).map(|sev| (m.trim(), sev)))
+    {
+        Some((message, severity)) => (message, severity),
+        None => (said, Severity::Error),
+    };
+    if message.split_whitespace().count() < 2 {
+        return None;
+    }
+    let place = placed(file, row, None);
+    out.push(Diagnostic::new(
+        &lines[i..=i],
+        i,
+        place.clone(),
+        message.to_owned(),
+        None,
+        place,
+        severity,
+    ));
+    Some(i + 1)
+}
+
 /// A number in a labelled field (`L:   1`, `L6`, `line 3`, `P:  10`, `col 3`), when its label
 /// is one of `labels`.
 fn labelled_number(field: &str, labels: &[&str]) -> Option<u64> {
@@ -145,7 +183,7 @@ pub(super) fn field_rows(
 ) -> Option<usize> {
     let fields: Vec<&str> = lines[i].trim().split('|').collect();
     if fields.len() < 2 {
-        return None;
+        return labelled_line_row(lines, i, file, out);
     }
     // A bare line number counts with a severity in the next field (`  2 | ERROR | [ ] …`,
     // phpcs's table): alone it is a quoted source row (`6 | total = …`).
