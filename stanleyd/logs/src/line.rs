@@ -388,12 +388,18 @@ pub(crate) fn failed_verdict(word: &str) -> bool {
 /// `passed 3 runs`): a verdict's words, no test's name.
 pub(crate) fn counts_tests(text: &str) -> bool {
     let words: Vec<&str> = text.split_whitespace().collect();
+    // (A count may be a fraction of a total, `4/8 tests passed`.)
+    let count = |w: &str| {
+        w.chars().all(|c| c.is_ascii_digit())
+            || w.split_once('/')
+                .is_some_and(|(a, b)| crate::text::whole_number(a) && crate::text::whole_number(b))
+    };
     words.len() <= 4
         && words.windows(2).any(|w| {
-            w[0].chars().all(|c| c.is_ascii_digit())
+            count(w[0])
                 && matches!(
                     w[1].trim_end_matches(['.', ',', ':']),
-                    "test" | "tests" | "test(s)" | "run" | "runs" | "run(s)"
+                    "test" | "tests" | "test(s)" | "run" | "runs" | "run(s)" | "assertions"
                     // (A build tool's tally, `...failed updating 2 target(s)...`.)
                     | "target" | "targets" | "target(s)" | "target(s)..." | "task" | "tasks"
                     | "task(s)" | "operation" | "operations" | "project" | "projects"

@@ -3084,3 +3084,30 @@ fn rows_with_the_rule_first_or_the_line_in_a_field_are_findings() {
         ])
     );
 }
+
+/// A place alone over a code frame whose marked row is `> N|` and whose caret is drawn on a
+/// rule (`-----^`), the message after the frame: the message, not the marked row.
+#[test]
+fn a_place_over_a_frame_with_a_marked_row_and_a_drawn_caret() {
+    let log = "views/layout.pug:7:23\n    5|   body\n    6|     div#main\n  > 7|       a(href='/a', href=\"/b\") Home\n-----------------------------^\n    8|       p hi\n\n\
+               Duplicate attribute \"href\" is not allowed\n\nviews/layout.pug:6:8\n  > 6|     div#main\n--------------^\n    7|       a Home\n\nID literals must not be used\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            (
+                "views/layout.pug:7",
+                "Duplicate attribute \"href\" is not allowed"
+            ),
+            ("views/layout.pug:6", "ID literals must not be used"),
+        ])
+    );
+}
+
+/// A run's tally as a fraction (`✖ 4/8 tests passed`, `✖ 4/7 assertions passed`) names no
+/// test.
+#[test]
+fn a_tally_as_a_fraction_names_nothing() {
+    assert!(!crate::line::name_like("4/8 tests passed"));
+    assert!(!crate::line::name_like("4/7 assertions passed"));
+    assert!(crate::line::name_like("splits 4/8 into halves"));
+}

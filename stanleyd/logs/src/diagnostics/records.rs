@@ -676,9 +676,20 @@ fn line_in_words(text: &str) -> Option<u64> {
 /// A line of a code frame: a line number or nothing, then a bar (`  3 │ let make = …`, `    │
 /// t=0)` where a long source line wraps, `12 ┆ | _ => None`, `12 | int x;`).
 fn frame_line(line: &str) -> bool {
-    let t = line
-        .trim_start()
-        .trim_start_matches(|c: char| c.is_ascii_digit());
+    // A caret drawn under the marked row (`-----------^`, `    ~~~^`) is the frame's too.
+    let drawn = line.trim();
+    if drawn.ends_with('^')
+        && drawn.len() > 1
+        && drawn[..drawn.len() - 1]
+            .chars()
+            .all(|c| matches!(c, '-' | '~' | '_' | ' ' | '='))
+    {
+        return true;
+    }
+    // (The marked row, `  > 7|   code`, is a row of it.)
+    let t = line.trim_start();
+    let t = t.strip_prefix('>').map_or(t, str::trim_start);
+    let t = t.trim_start_matches(|c: char| c.is_ascii_digit());
     let t = t.trim_start();
     // (Any vertical bar: ReScript draws `┆` where it draws no colour.)
     t.strip_prefix(['│', '┃', '┆', '┇', '┊', '┋', '║', '|'])
