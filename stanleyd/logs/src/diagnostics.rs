@@ -439,7 +439,7 @@ pub(crate) fn worded(line: &str) -> Option<(&str, u64, &str)> {
 /// A place in words with its file quoted after `File` or `In` (`File 'src/expr.g' line 12:
 /// Parse Error: …`, `In "deploy/site.pp", line 4:`): (path, line, what follows), when what
 /// follows is nothing (the message comes under it) or starts with its severity.
-pub(crate) fn quoted_worded(line: &str) -> Option<(&str, u64, &str)> {
+pub(crate) fn quoted_worded(line: &str) -> Option<(&str, u64, &str, Option<Severity>)> {
     let t = line
         .strip_prefix("File ")
         .or_else(|| line.strip_prefix("In "))?;
@@ -451,11 +451,12 @@ pub(crate) fn quoted_worded(line: &str) -> Option<(&str, u64, &str)> {
     let digits = after.bytes().take_while(u8::is_ascii_digit).count();
     let number: u64 = after[..digits].parse().ok()?;
     let rest = after[digits..].strip_prefix(':')?.trim();
-    let severe = rest
+    let severity = rest
         .split_whitespace()
         .take(3)
-        .any(|w| w.ends_with(':') && severity_word(w.trim_end_matches(':')).is_some());
-    (path_like(path) && (rest.is_empty() || severe)).then_some((path, number, rest))
+        .find_map(|w| w.strip_suffix(':').and_then(severity_word));
+    (path_like(path) && (rest.is_empty() || severity.is_some()))
+        .then_some((path, number, rest, severity))
 }
 
 /// A marker line under a worded header: `^--^ SC2086 (info): message`.
@@ -1387,6 +1388,12 @@ fn counted_at_line(lines: &[String], i: usize) -> Option<Placed> {
 /// A finding as the reader builds it: its first line, name, place, severity, code, message.
 type Placed = (usize, String, String, Severity, Option<String>, String);
 
+/// A finding at line `i` named and placed by its file and line, with no code.
+fn placed_at(i: usize, (path, number): (&str, u64), severity: Severity, message: &str) -> Placed {
+    let place = format!("{path}:{number}");
+    (i, place.clone(), place, severity, None, message.to_owned())
+}
+
 /// A place and a severity with no message of their own (`a.hs:6:12: error:`, or only codes
 /// in brackets, `error: [GHC-83865]`) head the indented lines under them: the finding's
 /// message is the first of those, a bullet (`•`, `*`, `-`) taken off; its code the first
@@ -1457,22 +1464,8 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
     }
     // `File 'src/expr.g' line 12: Parse Error: unexpected token`: a quoted file and its line
     // in words, then the severity and the message.
-    if let Some((path, number, message)) = quoted_worded(line)
-        && !message.is_empty()
-    {
-        let severity = if message.to_ascii_lowercase().contains("warning") {
-            Severity::Warning
-        } else {
-            Severity::Error
-        };
-        return Some((
-            i,
-            format!("{path}:{number}"),
-            format!("{path}:{number}"),
-            severity,
-            None,
-            message.to_owned(),
-        ));
+    if let Some((path, number, message, Some(severity))) = quoted_worded(line) {
+        return Some(placed_at(i, (path, number), severity, message));
     }
     // `path: line N, col M, message`: a place in words, then the message.
     if let Some((path, number, message)) = worded(line)
@@ -1490,14 +1483,7 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
     // `error: unknown variable `x` in a.cfg:12:5-12:9:`: a severity, the message, and its
     // place last after ` in ` or ` at `.
     if let Some((severity, message, path, number)) = place_last(line) {
-        return Some((
-            i,
-            format!("{path}:{number}"),
-            format!("{path}:{number}"),
-            severity,
-            None,
-            message.to_owned(),
-        ));
+        return Some(placed_at(i, (path, number), severity, message));
     }
     // `PHP Parse error: … in a.php on line 3`: the place at the message's end; and a line
     // that starts with the path the place names (`a.pl: Two-argument "open" used at line 3,

@@ -3111,3 +3111,23 @@ fn a_tally_as_a_fraction_names_nothing() {
     assert!(!crate::line::name_like("4/7 assertions passed"));
     assert!(crate::line::name_like("splits 4/8 into halves"));
 }
+
+/// A quoted place in words takes its severity from the label after it, not from a word
+/// anywhere in the message.
+#[test]
+fn a_quoted_place_takes_its_severity_from_its_label() {
+    use crate::diagnostics::Severity;
+    let warned =
+        crate::diagnostics::quoted_worded("File 'a.g' line 3: Warning: rule 'x' is never used");
+    assert!(
+        matches!(warned, Some(("a.g", 3, _, Some(Severity::Warning)))),
+        "{warned:?}"
+    );
+    let failed =
+        crate::diagnostics::quoted_worded("File 'a.g' line 4: Parse Error: no warning here");
+    assert!(
+        matches!(failed, Some(("a.g", 4, _, Some(Severity::Error)))),
+        "{failed:?}"
+    );
+    assert!(crate::diagnostics::quoted_worded("File 'a.g' line 4: just words").is_none());
+}

@@ -191,7 +191,7 @@ const WRAPPER_UNITS: [&str; 14] = [
 const SCOPE: [&str; 6] = ["this", "test", "suite", "run", "group", "module"];
 
 /// One token of a line: a number or a lowercase word.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Token {
     Number(usize),
     Word(String),
@@ -297,14 +297,7 @@ fn negated(tokens: Vec<(Token, Sep)>) -> Vec<(Token, Sep)> {
             k = n + 2;
             continue;
         }
-        let (token, sep) = &tokens[k];
-        out.push((
-            match token {
-                Token::Word(w) => Token::Word(w.clone()),
-                Token::Number(n) => Token::Number(*n),
-            },
-            *sep,
-        ));
+        out.push(tokens[k].clone());
         k += 1;
     }
     out

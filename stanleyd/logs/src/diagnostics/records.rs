@@ -428,8 +428,8 @@ pub(super) fn place_then_severity(
             .or_else(|| bracketed_line(l))
             .or_else(|| {
                 super::quoted_worded(l)
-                    .filter(|(.., rest)| rest.is_empty())
-                    .map(|(path, number, _)| (path, number, l.trim_end().len()))
+                    .filter(|(_, _, rest, _)| rest.is_empty())
+                    .map(|(path, number, ..)| (path, number, l.trim_end().len()))
             })
     }
     // `src/a.asm [6]:` (fasm's): a path, its line in brackets, a colon.

@@ -6,8 +6,14 @@
 
 use super::Span;
 
-/// The marks a counted row carries when its step failed.
-const MARKS: [&str; 5] = ["(X) ", "(x) ", "✗ ", "✘ ", "× "];
+/// What a counted row says after its failure mark (`(X) why`, or one of
+/// [`crate::line::FAILURE_MARKS`]), when it carries one.
+fn after_mark(text: &str) -> Option<&str> {
+    ["(X)", "(x)"]
+        .into_iter()
+        .chain(crate::line::FAILURE_MARKS)
+        .find_map(|m| text.strip_prefix(m)?.strip_prefix(' '))
+}
 
 /// A counted row: its count (`3/7`), its kind (`EXECUTE`), its text, and whether it is marked
 /// failed (the text then after the mark).
@@ -20,7 +26,7 @@ fn row(line: &str) -> Option<(&str, &str, &str, bool)> {
     }
     let (kind, text) = rest.trim_start().strip_prefix('[')?.split_once(']')?;
     let text = text.trim();
-    match MARKS.iter().find_map(|m| text.strip_prefix(m)) {
+    match after_mark(text) {
         Some(said) => Some((count, kind.trim(), said.trim(), true)),
         None => Some((count, kind.trim(), text, false)),
     }
