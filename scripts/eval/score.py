@@ -11,7 +11,8 @@ tool's own structured output (JUnit XML, JSON reporters, SARIF, a summary), not 
      "reasons": ["a line of the log that says why the job failed", ...]}
 
 `name` is a test's name as the tool reports it (for a diagnostic, may be empty); `message` is the
-failure's own message (its first line is what is matched); `path`/`line` place a diagnostic;
+failure's own message (its first line is what is matched); `path`/`line` place a diagnostic (a finding about a whole file has no line: a block named by
+the file's base name that carries its message places it);
 `reasons` (jobs only) are the log lines that say why the job failed.
 
 Per failure: **found** when a block of its own names it (of several, one that carries its
@@ -75,8 +76,12 @@ def names(block, failure):
 def places(block, failure):
     """Whether a block names a diagnostic's place: base name and line number."""
     path, line = failure.get("path"), failure.get("line")
-    if not path or line is None:
+    if not path:
         return False
+    if line is None:
+        # A finding about a whole file (no line): a block named by the file that says it.
+        named = norm(block.get("testName") or "")
+        return named.rsplit("/", 1)[-1] == Path(path).name.lower() and attributed(block, failure)
     base = re.escape(Path(path).name.lower())
     pattern = re.compile(base + r".{0,40}?(?<!\d)" + str(line) + r"(?!\d)")
     first = (block.get("lines") or [""])[0] if block.get("lines") else ""

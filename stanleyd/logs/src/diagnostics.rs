@@ -512,6 +512,38 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
     one_line_placed(line)
         .or_else(|| worded_place(line))
         .or_else(|| unplaced_named(line))
+        .or_else(|| file_level(line))
+}
+
+/// A finding about a whole file, its path with no line, then a severity as a label (`demo.spec:
+/// W: no-buildroot-tag`, `setup.cfg: error: no section`): named by the file.
+fn file_level(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
+    let (path, rest) = line.split_once(": ")?;
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let extended = file.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic())
+    });
+    if !path_like(path) || !extended || location(path).is_some() {
+        return None;
+    }
+    let (label, said) = rest.split_once(": ")?;
+    // (A severity in one letter, `E:`/`W:`, as rpmlint and pylint's parseable rows print it.)
+    let (severity, code, message) = match label {
+        "E" => (Severity::Error, None, rest.to_owned()),
+        "W" => (Severity::Warning, None, rest.to_owned()),
+        _ if severity_word(label).is_some() => judged(rest)?,
+        _ => return None,
+    };
+    let code = code.or_else(|| {
+        said.split_whitespace()
+            .next()
+            .filter(|w| rule_like(w))
+            .map(str::to_owned)
+    });
+    (!message.trim().is_empty())
+        .then(|| (path.to_owned(), path.to_owned(), severity, code, message))
 }
 
 /// A finding whose place is written in words after its severity (`Warning: a.less: line 3,
@@ -1056,6 +1088,24 @@ fn coded_row(line: &str) -> Option<(u64, String, Severity, Option<String>, Strin
     })
 }
 
+/// A row that opens with a line alone, then a severity word, perhaps after the rule (`9
+/// brackets warning unnecessary bracket`, stylint's row for a whole line).
+fn line_then_severity(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().take(3).collect();
+    words.first().is_some_and(|w| whole_number(w))
+        && match words.as_slice() {
+            [_, severity, ..] if matches!(*severity, "error" | "warning") => true,
+            [_, rule, severity] => {
+                rule.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && rule
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "/-_.".contains(c))
+                    && matches!(*severity, "error" | "warning")
+            }
+            _ => false,
+        }
+}
+
 /// A stylish row: `  3:7  error  'x' is defined but never used  no-unused-vars`.
 pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, String)> {
     // A row may open with its severity as a word and a colon, even unindented (`ERROR: 1:1
@@ -1080,7 +1130,8 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
     if let Some(found) = coded_row(line) {
         return Some(found);
     }
-    if worded.is_none() && !line.starts_with(' ') && !placed_first {
+    let line_first = line_then_severity(line);
+    if worded.is_none() && !line.starts_with(' ') && !placed_first && !line_first {
         return None;
     }
     let t = line.trim_start();
@@ -1125,7 +1176,11 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
             message,
         ));
     }
-    let (row, col) = pos.split_once(':')?;
+    let (row, col) = match pos.split_once(':') {
+        Some(found) => found,
+        None if whole_number(pos) && (line_first || mark.is_some()) => (pos, "0"),
+        None => return None,
+    };
     // A span's start is its place (`7:19-7:27`, as remark and alex print a range).
     let col = match col.split_once('-') {
         Some((start, end))

@@ -283,10 +283,19 @@ pub fn parse_log_paced(
     // Streams of parallel tasks put back one after the other are logs of their own: each is
     // read with the count it states.
     let streams = stream_ranges(&unwrapped, offset);
+    // (When the runners' parsers read as many failures as the log states, the count is
+    // spent: the rest of the log is read as if it stated none, so no other lines are taken
+    // for failures because they happen to be as many.)
+    let spent = !blocks.is_empty() && stated.agrees(counted(&blocks));
+    let rest_stated = if spent {
+        crate::stated::Stated::default()
+    } else {
+        stated.clone()
+    };
     let rest = read_streams(
         &lines,
         &covered,
-        &stated,
+        &rest_stated,
         &streams,
         Order::DiagnosticsFirst,
         pace,

@@ -823,6 +823,9 @@ fn status_named(line: &str) -> Option<String> {
     if let Some(named) = bracket_led(t).or_else(|| kinded_verdict(t)) {
         return named;
     }
+    if let Some(name) = worded_verdict_filed(t) {
+        return name_like(&name).then_some(name);
+    }
     let prefixes: [&str; 22] = [
         "● ",
         // (A verdict in words before the name, `Test failed: (PARSE-HHMM "24:00")`, ptester's.)
@@ -890,6 +893,22 @@ fn status_named(line: &str) -> Option<String> {
         }
     }
     marked_after_name(t)
+}
+
+/// The test a worded verdict names before its file, its name and why (`Assert Failed:
+/// test/a.js: testLeap: why`, `Check failed: …`): one word and a verdict, then the fields.
+fn worded_verdict_filed(t: &str) -> Option<String> {
+    let (head, rest) = t.split_once(": ")?;
+    let (word, verdict) = head.split_once(' ')?;
+    let worded = word.chars().all(|c| c.is_ascii_alphabetic())
+        && matches!(
+            verdict.to_ascii_lowercase().as_str(),
+            "failed" | "failure" | "error"
+        );
+    worded
+        .then(|| filed_then_why(rest))
+        .flatten()
+        .map(|named| plain(&qualified(named.trim())))
 }
 
 /// The marks a runner puts beside a failed test's name (`✗ name`, `name: ☓`).
@@ -1520,6 +1539,25 @@ fn exception_named(t: &str) -> bool {
             .is_some_and(|last| last.starts_with(|c: char| c.is_ascii_uppercase()))
 }
 
+/// An error named as a class with what it says (`AssertionError: not equal`, `pkg.KeyError:
+/// x`, `Error [RangeError]: out of range`): the class's name ends as errors' names do.
+fn error_named(t: &str) -> bool {
+    let Some((name, said)) = t.split_once(": ") else {
+        return false;
+    };
+    if said.trim().is_empty() {
+        return false;
+    }
+    let name = match name.strip_prefix("Error [") {
+        Some(kind) => kind.strip_suffix(']').unwrap_or(""),
+        None => name,
+    };
+    exception_named(name)
+        && ["Error", "Exception", "Failure"]
+            .iter()
+            .any(|end| name.ends_with(end))
+}
+
 pub(crate) fn message_of(body: &[String]) -> Option<String> {
     message_found(body).map(|m| {
         // (A rule the runner glued to the message's end, `expected 4-----…`, is the next
@@ -1601,6 +1639,18 @@ fn message_found(body: &[String]) -> Option<String> {
         // A line a severity labels (`# error: command failed with exit status: 1`, lit's)
         // says what went wrong, where a field above it gives only a number (`Exit Code: 1`).
         .or_else(|| body.iter().position(|l| severity_labelled(l)))
+        // Compared values printed before the error they explain (kizu's `Actual:`, `Expected:`,
+        // `Diff:`, then `AssertionError: not deeply and strictly equivalent`): the error says
+        // what went wrong.
+        .map(|at| {
+            if !compared(&body[at]) {
+                return at;
+            }
+            body[at..]
+                .iter()
+                .position(|l| error_named(l.trim()))
+                .map_or(at, |k| at + k)
+        })
         .or_else(|| {
             // (A count of the run's failures, `Looks like you failed 3 tests of 5`, closes the
             // last report; it is no message of it.)

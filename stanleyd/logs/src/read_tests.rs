@@ -3131,3 +3131,119 @@ fn a_quoted_place_takes_its_severity_from_its_label() {
     );
     assert!(crate::diagnostics::quoted_worded("File 'a.g' line 4: just words").is_none());
 }
+
+/// A file's verdict over its tests' rows (`src/a.test.ts ✖`), a test's row over its failed
+/// assertion's row one indent deeper (`  equal() ✖`), and the failure's values, error and
+/// frames fenced by a rule after them: one failure per test, named by the test, its message
+/// the error after the compared values. A passing row (`✔`) is no failure.
+#[test]
+fn a_test_row_over_its_assertion_rows_and_a_fenced_body_is_one_failure() {
+    let rule = "─".repeat(40);
+    let log = format!(
+        "src/cart.test.ts ✖\n\nadds items ✔\n  equal() ✔\n\nclears the cart ✖\n  equal() ✖\n\n{rule}\n\nActual:\n\n[ 1 ]\n\nExpected:\n\n[]\n\n\
+         AssertionError: not deeply and strictly equivalent\n    at equal (/p/node_modules/k/equal.js:42:23)\n    at <anonymous> (/p/src/cart.test.ts:21:10)\n\n{rule}\n\n\n\
+         totals in cents ✖\n  isTrue() ✖\n\n{rule}\n\nActual:\n\nfalse\n\nAssertionError: is not true\n    at <anonymous> (/p/src/cart.test.ts:30:10)\n\n{rule}\n\n\n\
+         ✖ 1/3 tests passed\n"
+    );
+    let parsed = parse_log(&log);
+    assert_eq!(parsed.agreement.stated(), Some(2), "{:?}", parsed.agreement);
+    assert_eq!(
+        read_both(&log),
+        pairs(&[
+            (
+                "clears the cart",
+                "AssertionError: not deeply and strictly equivalent"
+            ),
+            ("totals in cents", "AssertionError: is not true"),
+        ])
+    );
+}
+
+/// Names listed under a `Failed Tests:` heading with a failure's mark (`x name`), each with its
+/// message and frames indented under it: the items are the names, the lines under them their
+/// reports.
+#[test]
+fn a_list_of_marked_names_with_their_detail_under_them() {
+    let log = "  .xx.\n\n  5 tests\n  3 passed\n  2 failed\n\n  Failed Tests:\n   x books overlap\n     a booking ending at 5 must clash\n      at /p/test/booking.js:12:70\n      at bound (node:domain:433:15)\n   x room has a name\n     expected Object { id: 4 } to have property name\n      at /p/test/room.js:35:20\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            ("books overlap", "a booking ending at 5 must clash"),
+            (
+                "room has a name",
+                "expected Object { id: 4 } to have property name"
+            ),
+        ])
+    );
+}
+
+/// A verdict in two words before a test's file, its name and why (`Assert Failed: FILE: NAME:
+/// why`), with the test's verdict row under it: named by the file and the test, why its message.
+#[test]
+fn a_worded_verdict_before_the_file_the_name_and_why() {
+    let log = "Suite: /p/test/clock.js\n\nAssert Failed: /p/test/clock.js: testLeapYear: Feb 29 should stay in February\nX testLeapYear\n\n\
+               Assert Failed: /p/test/clock.js: testZone: ISO string ends with +00:00\nX testZone\n\nTests failed: 2 of 5 (40%)\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            (
+                "/p/test/clock.js: testLeapYear",
+                "Feb 29 should stay in February"
+            ),
+            ("/p/test/clock.js: testZone", "ISO string ends with +00:00"),
+        ])
+    );
+}
+
+/// A comment's table (`# | Ln|Got |Expected |`) names no stream: marks alone are no label.
+#[test]
+fn marks_alone_label_no_stream() {
+    assert!(crate::wrapper::streams::label("# | 1|alpha |alpha |").is_none());
+    assert!(crate::wrapper::streams::label("# * 3|gamma |GAMMA *").is_none());
+    assert_eq!(
+        crate::wrapper::streams::label("api | listening").map(|(n, _)| n),
+        Some("api")
+    );
+}
+
+/// Rows under a file that give a line alone (`9 brackets warning …`) beside rows with a line
+/// and a column; a finding about a whole file (`demo.spec: W: no-buildroot-tag`) among placed
+/// rows; the run's counts after the last row (one space in, its clauses split by `; `) are no
+/// part of it.
+#[test]
+fn rows_with_a_line_alone_and_findings_about_a_whole_file() {
+    let log = "styles/site.styl\n6:7 brackets warning unnecessary bracket\n\nstyles/site.styl\n9 brackets warning unnecessary bracket\n\nStylint: 2 Warnings.\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            ("styles/site.styl:6", "unnecessary bracket"),
+            ("styles/site.styl:9", "unnecessary bracket"),
+        ])
+    );
+    let log = "demo.spec:18: E: use-of-RPM_SOURCE_DIR\ndemo.spec:16: W: setup-not-quiet\ndemo.spec: W: no-buildroot-tag\ndemo.spec:26: W: mixed-use\n 0 packages and 1 specfiles checked; 1 errors, 3 warnings, 3 badness; has taken 0.0 s\n";
+    let parsed = parse_log(log);
+    // (Its error agrees with `1 errors`; without the clauses split, the line states nothing.)
+    assert_eq!(
+        parsed.agreement,
+        crate::stated::Agreement::Agrees { stated: 1 },
+    );
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            ("demo.spec:18", "E: use-of-RPM_SOURCE_DIR"),
+            ("demo.spec:16", "W: setup-not-quiet"),
+            ("demo.spec", "W: no-buildroot-tag"),
+            ("demo.spec:26", "W: mixed-use"),
+        ])
+    );
+}
+
+/// A tally of what passed counts what did not (`4/8 tests passed` states 4 failures), unless
+/// the line counts its failures itself.
+#[test]
+fn a_tally_of_passes_counts_the_rest_as_failed() {
+    let counts = |l: &str| crate::stated::stated(&[l.to_owned()]).counts().to_vec();
+    assert_eq!(counts("✖ 4/8 tests passed"), vec![4]);
+    assert_eq!(counts("3 of 7 assertions passed"), vec![4]);
+    assert_eq!(counts("-1/4 tests OK, 5 failures"), vec![5]);
+}

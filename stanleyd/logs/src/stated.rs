@@ -126,6 +126,9 @@ pub(crate) fn outcome(word: &str) -> Option<Outcome> {
     })
 }
 
+/// Outcome words that say a count passed.
+const PASSING: [&str; 6] = ["passed", "passing", "pass", "passes", "succeeded", "ok"];
+
 /// Words that join a summary's counts without saying anything else.
 pub(crate) const FILLER: [&str; 34] = [
     "in",
@@ -320,7 +323,13 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
     if let Some(first) = first_sentence(line) {
         return sentence_counts(first).or_else(|| sentence_counts(line));
     }
-    sentence_counts(line)
+    // Clauses a semicolon separates each say one thing (`0 packages and 1 specfiles checked;
+    // 3 errors, 7 warnings, 3 badness; has taken 0.0 s`, rpmlint's): the one of counts counts.
+    sentence_counts(line).or_else(|| {
+        line.contains("; ")
+            .then(|| line.split("; ").find_map(sentence_counts))
+            .flatten()
+    })
 }
 
 /// A two-column row of a table, `label | number` between optional outer bars: the label and
@@ -420,6 +429,24 @@ fn sentence_counts(line: &str) -> Option<LineCounts> {
             counted = true;
             pairs += 1;
             once(&mut counts, &mut seen, class, *n);
+            continue;
+        }
+        // `4/8 tests passed`, `3 of 7 assertions passed`: what did not pass of the total
+        // failed.
+        if let Some(m) = total
+            && let Some((Token::Number(all), _)) = tokens.get(m)
+            && let Some((w, _)) = counted_after(&word, m)
+            && matches!(&tokens[w].0, Token::Word(p) if PASSING.contains(&p.as_str()))
+            && all > n
+            && !tokens.iter().any(|(t, _)| matches!(t, Token::Word(w) if outcome(w).is_some_and(|o| o != Outcome::Other)))
+        {
+            for u in &mut used[k..=m] {
+                *u = true;
+            }
+            used[w] = true;
+            counted = true;
+            pairs += 1;
+            once(&mut counts, &mut seen, Outcome::Failed, all - n);
             continue;
         }
         let after = outcome_after(&tokens, k, &mut used);

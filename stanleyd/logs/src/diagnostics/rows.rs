@@ -198,13 +198,14 @@ fn coded(word: &str) -> bool {
 }
 
 /// Whether a line goes on with a row indented `depth` above it: indented deeper or under a
-/// tree's guide, and no test's status line.
+/// tree's guide, and no test's status line nor the run's counts.
 fn under(line: &str, depth: usize) -> bool {
     // (A tree's guide goes on with its branch: `│   continued text` under `├── a.j2:3 …`.)
     let guided = depth == 0 && line.starts_with(['│', '┃', '|']) && row(line).is_none();
     !line.trim().is_empty()
         && (crate::line::indent(line) > depth || guided)
         && crate::line::status_name(line).is_none()
+        && !crate::stated::states_counts(line)
 }
 
 /// The row at line `k` and how many lines it takes: one, or two when the tool wrapped the line

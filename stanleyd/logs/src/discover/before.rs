@@ -50,7 +50,13 @@ pub(super) fn detail_before_verdicts(
         return spans;
     };
     let shape = template(&lines[under[0]]);
-    if shape.is_empty() || under.iter().any(|&k| template(&lines[k]) != shape) {
+    // (Rows under a verdict that carry verdicts of their own, `  equal() ✖` under `clears the
+    // cart ✖`, are its assertions, no detail of the next.)
+    if shape.is_empty()
+        || under
+            .iter()
+            .any(|&k| template(&lines[k]) != shape || crate::line::status_name(&lines[k]).is_some())
+    {
         return spans;
     }
     // Detail under every verdict has some under the last one too.

@@ -71,6 +71,7 @@ fn failing_names(
 ) -> Result<Vec<String>, Cancelled> {
     let mut names: Vec<String> = Vec::new();
     let mut known: HashSet<String> = HashSet::new();
+    let mut status: Vec<(usize, String)> = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         pace.step()?;
         if covered[i] {
@@ -82,14 +83,21 @@ fn failing_names(
             .filter(|_| !closes_a_suite(lines, i))
             .map(|n| row_over(lines, covered, i).unwrap_or(n))
             .or_else(|| scoped_header(lines, i))
-            && known.insert(n.clone())
         {
+            status.push((i, n));
+        }
+    }
+    for (_, n) in parts_and_headings_dropped(lines, status) {
+        if known.insert(n.clone()) {
             names.push(n);
         }
     }
     // Lists under a `Failing scenarios:` / `Failed examples:` header name one failure each:
     // `features/a.feature:25  Gift wrap`, `rspec ./spec/a_spec.rb:12 # Wallet pays`.
+    // (An item's own lines under it, deeper than the items, are its detail: painless prints
+    // `x name`, its message and its frames under `Failed Tests:`.)
     let mut list = false;
+    let mut item_depth: Option<usize> = None;
     for (i, l) in lines.iter().enumerate() {
         pace.step()?;
         let t = l.trim();
@@ -109,11 +117,22 @@ fn failing_names(
         .any(|w| t.starts_with(w));
         if heading && t.ends_with(':') && !t.contains("  ") {
             list = true;
+            item_depth = None;
             continue;
         }
         if !list || covered[i] || indent(l) == 0 {
             continue;
         }
+        if *item_depth.get_or_insert(indent(l)) < indent(l) {
+            continue;
+        }
+        // (A failure's mark before the item, `x name`, `✖ name`, is no part of its name.)
+        let t = ["x ", "X "]
+            .iter()
+            .copied()
+            .chain(crate::line::FAILURE_MARKS)
+            .find_map(|m| t.strip_prefix(m))
+            .map_or(t, str::trim_start);
         let name = t
             .rsplit_once(" # ")
             .map(|(_, n)| n)
@@ -194,6 +213,63 @@ fn failing_names(
     }
     drop(first_at);
     Ok(names)
+}
+
+/// Status lines that are no test of their own: a failed row right under a failed row and
+/// deeper than it is that test's failed assertion (`price list is sorted ✖` over `  equal()
+/// ✖`), and a file's failed verdict over failed tests of its own (`src/a.test.ts ✖` before
+/// its tests' rows, up to the next file's) is their heading. Linear in the status lines.
+fn parts_and_headings_dropped(
+    lines: &[String],
+    status: Vec<(usize, String)>,
+) -> Vec<(usize, String)> {
+    let file_named = |n: &str| {
+        crate::text::path_like(n)
+            && !n.contains("::")
+            && n.rsplit('/')
+                .next()
+                .and_then(|f| f.rsplit_once('.'))
+                .is_some_and(|(stem, ext)| {
+                    !stem.is_empty()
+                        && (1..=5).contains(&ext.len())
+                        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                        && ext.chars().any(|c| c.is_ascii_alphabetic())
+                })
+    };
+    // The verdict's words around the name, which a file's heading shares with its tests' rows
+    // and a test with its assertions'.
+    let verdict =
+        |(at, name): &(usize, String)| lines[*at].replacen(name.as_str(), "", 1).trim().to_owned();
+    // (A row named as a part of the one above, go's `TestA/case` under `TestA`, is a test of
+    // its own; so is a row under a file's heading.)
+    let mut keep = vec![true; status.len()];
+    for k in 1..status.len() {
+        let (at, ref name) = status[k];
+        let (above, ref over) = status[k - 1];
+        if above + 1 == at
+            && indent(&lines[at]) > indent(&lines[above])
+            && !name.starts_with(over.as_str())
+            && !file_named(over)
+            && verdict(&status[k]) == verdict(&status[k - 1])
+        {
+            keep[k] = false;
+        }
+    }
+    for k in 0..status.len() {
+        if !file_named(&status[k].1) {
+            continue;
+        }
+        let mark = verdict(&status[k]);
+        let mut under = status[k + 1..].iter().take_while(|(_, n)| !file_named(n));
+        if under.any(|s| verdict(s) == mark) {
+            keep[k] = false;
+        }
+    }
+    status
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(s, k)| k.then_some(s))
+        .collect()
 }
 
 /// The name on the row of a tree right over line `at`, one indent up from it (`∟ name`, `├─
@@ -657,6 +733,29 @@ fn closing_rule(lines: &[String], at: usize) -> bool {
         && lines.get(at + 1).is_none_or(|l| l.trim().is_empty())
 }
 
+/// The line of the rule that closes a fence the rule at `open` opens: the same rule again
+/// within the report's bound, with content between and no failing name mentioned before it.
+fn fence_closed(
+    lines: &[String],
+    mentioned: &[Option<usize>],
+    at: usize,
+    open: usize,
+) -> Option<usize> {
+    let rule = lines[open].trim();
+    let mut held = false;
+    for i in open + 1..lines.len().min(at + MAX_BLOCK) {
+        if mentioned[i].is_some() {
+            return None;
+        }
+        let t = lines[i].trim();
+        if t == rule {
+            return held.then_some(i);
+        }
+        held |= content(&lines[i]);
+    }
+    None
+}
+
 /// Whether a section heading framed by rules starts at `at` (`=====`, `Failed 4 tests - output
 /// below:`, `=====`, stestr's recap): no report runs into the next section.
 fn framed_heading(lines: &[String], at: usize) -> bool {
@@ -899,8 +998,19 @@ fn reports(
                 && !covered[end]
                 && !summary(&lines[end])
                 && !framed_heading(lines, end)
-                && !closing_rule(lines, end)
             {
+                if closing_rule(lines, end) {
+                    // (A rule that opens a fence closed by the same rule before any other name,
+                    // kizu's `────` around a failure's values and error, frames the report's own
+                    // detail.)
+                    match fence_closed(lines, &mentioned, at, end) {
+                        Some(close) => {
+                            end = close + 1;
+                            continue;
+                        }
+                        None => break,
+                    }
+                }
                 if nested.ends_at(lines, at, end) {
                     break;
                 }
@@ -1780,9 +1890,19 @@ pub(crate) fn segment(
                 Some((joined, used)) => (Some(joined), &body[used..]),
                 None => (name, body),
             };
+            // (The test's verdict row under it, `X testLeap` after `…: testLeap: why`, says
+            // nothing more.)
+            let verdict_row = |under: &str| {
+                let first = under.lines().next().unwrap_or("").trim();
+                let leaf = name
+                    .as_deref()
+                    .and_then(|n| n.rsplit(": ").next())
+                    .map(leaf_of);
+                leaf.is_some_and(|leaf| first.ends_with(leaf) && first.len() <= leaf.len() + 4)
+            };
             let told = told.or_else(|| {
                 let said = said?;
-                Some(match message_of(body) {
+                Some(match message_of(body).filter(|u| !verdict_row(u)) {
                     Some(under) => format!("{said}\n{under}"),
                     None => said,
                 })

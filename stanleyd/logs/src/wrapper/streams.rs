@@ -21,6 +21,11 @@ pub(crate) const MIN_LINES: usize = 3;
 /// ended by `: `, a final `:`, ` | `, ` > ` or a tab, or a leading `[…] ` or `(…) ` whatever it
 /// holds.
 pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
+    // (Marks alone name no stream: a comment's table, `# | Ln|Got |`, is the text's own.)
+    any_label(line).filter(|(name, _)| name.chars().any(char::is_alphanumeric))
+}
+
+fn any_label(line: &str) -> Option<(&str, usize)> {
     // A build tool's task label may be right-aligned (Ant's `    [junit] text`, moon's
     // ` till:test | text` beside `ovens:test | text`).
     let pad = line.len() - line.trim_start_matches(' ').len();
