@@ -12,7 +12,8 @@ tool's own structured output (JUnit XML, JSON reporters, SARIF, a summary), not 
 
 `name` is a test's name as the tool reports it (for a diagnostic, may be empty); `message` is the
 failure's own message (its first line is what is matched); `path`/`line` place a diagnostic (a finding about a whole file has no line: a block named by
-the file's base name that carries its message places it);
+the file's base name that carries its message places it; one with neither a name nor a path is
+found by a block that carries its message);
 `reasons` (jobs only) are the log lines that say why the job failed.
 
 Per failure: **found** when a block of its own names it (of several, one that carries its
@@ -92,6 +93,10 @@ def places(block, failure):
 
 
 def matches(block, failure):
+    # A finding the tool gives neither a name nor a place (`W: pkg: tag`, `prog: WARNING:
+    # message`) is found by a block that carries its message.
+    if not norm(failure.get("name")) and not failure.get("path"):
+        return attributed(block, failure)
     return names(block, failure) or places(block, failure)
 
 

@@ -499,6 +499,31 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
     {
         return one_line_placed(after).map(|(n, p, _, c, m)| (n, p, severity, c, m));
     }
+    // A program's name before a severity label (`asciidoctor: ERROR: guide.adoc: line 9: …`,
+    // `prog: warning: …`): the finding after it; without a place, the program's own finding.
+    if let Some((program, after)) = line.split_once(": ")
+        && program.len() >= 2
+        && program
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && severity_word(program).is_none()
+        && let Some((label, said)) = after.split_once(": ")
+        && !label.contains(' ')
+        && let Some(severity) = severity_word(label)
+    {
+        return one_line(after).or_else(|| {
+            let said = said.trim();
+            (said.split_whitespace().count() >= 2).then(|| {
+                (
+                    program.to_owned(),
+                    program.to_owned(),
+                    severity,
+                    None,
+                    said.to_owned(),
+                )
+            })
+        });
+    }
     // A severity as a label before the place (`ERROR: /p/a.pl:10:45: Syntax error: …`,
     // SWI-Prolog's): the severity is the label's, when a message follows the place.
     if let Some((label, after)) = line.split_once(": ")
@@ -513,6 +538,23 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
         .or_else(|| worded_place(line))
         .or_else(|| unplaced_named(line))
         .or_else(|| file_level(line))
+        .or_else(|| program_glued(line))
+}
+
+/// A finding with the program's name glued before its place (`onsgmls:q4.sgml:2:20:E: …`,
+/// `prog:file:line: message`): a bare word, a colon, then a place with a line and a column.
+fn program_glued(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
+    let (program, rest) = line.split_once(':')?;
+    let bare = program.len() >= 2
+        && program.starts_with(|c: char| c.is_ascii_alphabetic())
+        && program
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    let (_, _, used) = location(rest).filter(|_| bare)?;
+    // (A line and a column: `tool:12: text` is a label and a number, no place.)
+    (rest[..used].matches(':').count() >= 2)
+        .then(|| one_line_placed(rest))
+        .flatten()
 }
 
 /// A finding about a whole file, its path with no line, then a severity as a label (`demo.spec:
@@ -1820,6 +1862,10 @@ fn found_at(
     if let Some(found) = severity_headed(lines, i) {
         return (Some(found), false);
     }
+    // (One row each: the next row is no continuation of it.)
+    if let Some(found) = letter_led(lines, i) {
+        return (Some(found), true);
+    }
     if let Some((name, place, s, c, m)) = one_line(line)
         && !under_a_verdict(lines, i)
     {
@@ -1862,6 +1908,55 @@ fn found_at(
     (None, false)
 }
 
+/// The severity a row opens with as one letter and a colon (`E: `, `W: `), lintian's and
+/// rpmlint's, when the line next to it opens so too: a run of findings, one per row, named
+/// by the place in brackets at its end (`[usr/share/doc/a/changelog.gz:1]`) or by the words
+/// before its first space (`pkg: tag`), the tag after a label its code.
+fn letter_led(lines: &[String], i: usize) -> Option<Placed> {
+    fn mark(line: &str) -> Option<(Severity, &str)> {
+        let (letter, rest) = line.split_once(": ")?;
+        let severity = match letter {
+            "E" | "F" => Severity::Error,
+            "W" | "I" | "N" | "C" | "X" => Severity::Warning,
+            _ => return None,
+        };
+        let rest = rest.trim();
+        (rest.split_whitespace().count() >= 1 && !rest.is_empty()).then_some((severity, rest))
+    }
+    let (severity, said) = mark(&lines[i])?;
+    let neighbour = |k: Option<usize>| {
+        k.and_then(|k| lines.get(k))
+            .is_some_and(|l| mark(l).is_some())
+    };
+    if !neighbour(i.checked_sub(1)) && !neighbour(Some(i + 1)) {
+        return None;
+    }
+    // (`pkg: tag detail`: the label, then the tag.)
+    let (label, tagged) = match said.split_once(": ") {
+        Some((label, tagged)) if !label.contains(' ') => (Some(label), tagged),
+        _ => (None, said),
+    };
+    let tag = tagged.split_whitespace().next().filter(|t| rule_like(t));
+    let pointer = said
+        .strip_suffix(']')
+        .and_then(|s| s.rsplit_once(" ["))
+        .map(|(_, p)| p)
+        .filter(|p| path_like(p.split(':').next().unwrap_or(p)));
+    let name = match (pointer, label, tag) {
+        (Some(p), _, _) => p.to_owned(),
+        (None, Some(l), Some(t)) => format!("{l}: {t}"),
+        _ => said.split_whitespace().next()?.to_owned(),
+    };
+    Some((
+        i,
+        name.clone(),
+        name,
+        severity,
+        tag.map(str::to_owned),
+        said.to_owned(),
+    ))
+}
+
 /// The findings of the record-shaped readers from line `i` (`header_path`: the file an
 /// unindented line above named), pushed to `out`; the line after them, or None. A table whose
 /// header names a line column is read first (its rows hold places); then a header with its
@@ -1891,6 +1986,7 @@ fn recorded(
         .or_else(|| records::severity_over_worded_place(lines, covered, i, out))
         .or_else(|| records::bracketed_severity_over_place(lines, covered, i, out))
         .or_else(|| announced.and_then(|f| records::line_of_announced(lines, covered, i, f, out)))
+        .or_else(|| records::fields_with_line(lines, covered, i, announced, out))
 }
 
 /// Every diagnostic in `lines` not yet `covered`, in log order, warnings marked as such.

@@ -1558,6 +1558,29 @@ fn error_named(t: &str) -> bool {
             .any(|end| name.ends_with(end))
 }
 
+/// A report that is a unified diff of expected and actual output (cram's and prysk's `---
+/// a.t`, `+++ a.t.err`, `@@ … @@`, context, then `-  expected` over `+  got`): what changed
+/// says what went wrong, not the diff's headers or its context. The first run of changed
+/// lines after the first hunk's header.
+fn diff_changes(body: &[String]) -> Option<String> {
+    let hunk = body.iter().position(|l| {
+        let t = l.trim_start();
+        t.starts_with("@@ -") && t[3..].contains(" @@")
+    })?;
+    let changed = |l: &str| {
+        (l.starts_with('-') && !l.starts_with("---"))
+            || (l.starts_with('+') && !l.starts_with("+++"))
+    };
+    let first = body[hunk + 1..].iter().position(|l| changed(l))? + hunk + 1;
+    let run: Vec<String> = body[first..]
+        .iter()
+        .take_while(|l| changed(l))
+        .take(MAX_MESSAGE_LINES)
+        .map(|l| l.trim_end().to_owned())
+        .collect();
+    Some(bounded(&run))
+}
+
 pub(crate) fn message_of(body: &[String]) -> Option<String> {
     message_found(body).map(|m| {
         // (A rule the runner glued to the message's end, `expected 4-----…`, is the next
@@ -1595,6 +1618,9 @@ fn message_found(body: &[String]) -> Option<String> {
     if let Some(at) = python_exception(body) {
         return message_from(body, at);
     }
+    if let Some(changed) = diff_changes(body) {
+        return Some(changed);
+    }
     // A label alone that announces what went wrong (`Failures:`, `Errors:`) has the message
     // under it, whatever fields (`Description: …`) stand above.
     if let Some(k) = body.iter().position(|l| announces_failure(l))
@@ -1629,7 +1655,8 @@ fn message_found(body: &[String]) -> Option<String> {
                 Some(c)
                     if c + 1 == m
                         && indent(&body[c]) == indent(&body[m])
-                        && !body[c].trim_end().ends_with("]:") =>
+                        && !body[c].trim_end().ends_with("]:")
+                        && !quotes_code(&body[c]) =>
                 {
                     c
                 }
@@ -1664,6 +1691,19 @@ fn message_found(body: &[String]) -> Option<String> {
             })
         })?;
     message_from(body, at)
+}
+
+/// A field that quotes the code under test (`Form: (PARSE-INTEGER "12x")`, `Expression: a ==
+/// b`): what was run, not what went wrong.
+fn quotes_code(line: &str) -> bool {
+    line.trim_start()
+        .split_once(": ")
+        .is_some_and(|(label, _)| {
+            matches!(
+                label,
+                "Form" | "Expression" | "Expr" | "Code" | "Statement" | "Source" | "Call"
+            )
+        })
 }
 
 /// A line that a severity word labels, as a comment or not: `error: …`, `# error: …`, `fatal:

@@ -3247,3 +3247,161 @@ fn a_tally_of_passes_counts_the_rest_as_failed() {
     assert_eq!(counts("3 of 7 assertions passed"), vec![4]);
     assert_eq!(counts("-1/4 tests OK, 5 failures"), vec![5]);
 }
+
+/// Tests announced as they run (`  running name`), each one's output indented under it: a
+/// test whose output holds a traceback is a failure named by the announcement, its message
+/// the exception; a test whose output says nothing went wrong is none.
+#[test]
+fn announced_tests_with_their_output_indented_under_them() {
+    let log = "running geometry.py\n  running area\n    coverage 100%\n  running normalize\n    normalize(deg=-1595)\n    Traceback (most recent call last):\n      File \"/v/deal/_testing.py\", line 52, in __call__\n        result = self.func()\n    PostContractError: expected 0 <= r < 360 (where r=-155)\n  running clamp\n    coverage 100%\n  running hex_color\n    hex_color(r=500)\n    Traceback (most recent call last):\n      File \"/v/deal/_testing.py\", line 52, in __call__\n        result = self.func()\n    PostContractError: expected len(r) == 7\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            (
+                "normalize",
+                "PostContractError: expected 0 <= r < 360 (where r=-155)"
+            ),
+            ("hex_color", "PostContractError: expected len(r) == 7"),
+        ])
+    );
+}
+
+/// Counts with words between the total and the outcome, and a list of the failures after a
+/// colon, state the count (`4 out of 10 total tests failed: A, B, C, D`); a test point's own
+/// words before a colon do not (`not ok 3 Error: sheet has no manager`).
+#[test]
+fn counts_before_a_list_of_what_they_count() {
+    let counts = |l: &str| crate::stated::stated(&[l.to_owned()]).counts().to_vec();
+    assert_eq!(
+        counts("4 out of 10 total tests failed: Q.FIFO, Q.DRAIN, Q.PEEK, Q.PARSE"),
+        vec![4]
+    );
+    assert!(counts("not ok 3 Error: sheet has no manager").is_empty());
+    assert!(counts("Found 4 errors in the same file, starting at: src/cart.ts:4").is_empty());
+}
+
+/// `Test NAME failed` records whose first field quotes the code run (`Form: (…)`): the compared
+/// values are the message, not the quoted form.
+#[test]
+fn a_field_that_quotes_the_code_is_no_message() {
+    let log = "Doing 3 pending tests of 3 tests total.\nTest Q.FIFO failed\nForm: (DEQUEUE Q)\nExpected value: 1\nActual value: 3.\nTest Q.PARSE failed\nForm: (PARSE-INTEGER \"12x\")\nExpected value: 12\nActual value: NIL.\n2 out of 3 total tests failed: Q.FIFO, Q.PARSE.\n";
+    let got = read_both(log);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(got[0].0.ends_with("Q.FIFO"), "{got:?}");
+    assert_eq!(got[0].1, "Expected value: 1\nActual value: 3.");
+    assert_eq!(got[1].1, "Expected value: 12\nActual value: NIL.");
+}
+
+/// Findings with the program's name before them: glued to the place (`onsgmls:a.sgml:2:20:E:
+/// …`) or as a label before a severity label (`asciidoctor: ERROR: a.adoc: line 9: …`, and
+/// one with no place, named by the program).
+#[test]
+fn findings_with_the_program_named_before_them() {
+    let log = "onsgmls:q4.sgml:2:20:E: value of attribute \"STATUS\" cannot be \"URGENT\"\nonsgmls:q4.sgml:3:5:E: element \"NOTE\" undefined\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            (
+                "q4.sgml:2",
+                "E: value of attribute \"STATUS\" cannot be \"URGENT\""
+            ),
+            ("q4.sgml:3", "E: element \"NOTE\" undefined"),
+        ])
+    );
+    let log = "asciidoctor: ERROR: guide.adoc: line 9: include file not found: snippets/a.adoc\nasciidoctor: WARNING: skipping reference to missing attribute: release\nasciidoctor: WARNING: faq.adoc: line 7: unterminated listing block\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            ("guide.adoc:9", "include file not found: snippets/a.adoc"),
+            (
+                "asciidoctor",
+                "skipping reference to missing attribute: release"
+            ),
+            ("faq.adoc:7", "unterminated listing block"),
+        ])
+    );
+}
+
+/// Rows that open with a severity as one letter (`E: pkg: tag detail [pointer]`), lintian's:
+/// one finding each, named by the place in brackets at its end, else by the label and tag.
+#[test]
+fn rows_opened_by_a_severity_letter() {
+    let log = "running with root privileges is not recommended!\nE: tallyho: bogus-mail-host Maintainer tally@localhost\nE: tallyho: file-in-etc-not-marked-as-conffile [etc/tallyho/tallyho.conf]\nW: tallyho: initial-upload-closes-no-bugs [usr/share/doc/tallyho/changelog.Debian.gz:1]\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            (
+                "tallyho: bogus-mail-host",
+                "tallyho: bogus-mail-host Maintainer tally@localhost"
+            ),
+            (
+                "etc/tallyho/tallyho.conf",
+                "tallyho: file-in-etc-not-marked-as-conffile [etc/tallyho/tallyho.conf]"
+            ),
+            (
+                "usr/share/doc/tallyho/changelog.Debian.gz:1",
+                "tallyho: initial-upload-closes-no-bugs [usr/share/doc/tallyho/changelog.Debian.gz:1]"
+            ),
+        ])
+    );
+    // One such line alone is no run of findings.
+    assert!(
+        parse_log("E: something odd\n")
+            .blocks
+            .iter()
+            .all(|b| !b.anchors.iter().any(|a| a.starts_with("diagnostic")))
+    );
+}
+
+/// Records of fields on lines of their own, one of them the line (`Message :`, `Rule :`,
+/// `Path :` an address in the document, `Line :`), under a heading that names the file: one
+/// finding each at that file and line.
+#[test]
+fn records_of_fields_with_a_line_under_the_file_they_are_in() {
+    let log = "Validation Results for openapi.yaml:\n\nErrors:\n\n  Message :   Query parameter names must be snake case\n  Rule    :   parameter-casing\n  Path    :   paths./counts.get.parameters.0\n  Line    :   15\n\n  Message :   Property names must be snake case: createdAt\n  Rule    :   property-casing\n  Path    :   components.schemas.Count.properties\n  Line    :   62\n\nSummary:\n  Total number of errors   : 2\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            (
+                "openapi.yaml:15",
+                "Query parameter names must be snake case"
+            ),
+            (
+                "openapi.yaml:62",
+                "Property names must be snake case: createdAt"
+            ),
+        ])
+    );
+}
+
+/// Go tests whose assertion library prints before go's result line (`\tinvoice_test.go:12:
+/// 249 != 399` over `--- FAIL: TestTotal`): each test's detail is the one above its result.
+#[test]
+fn go_results_under_their_own_detail() {
+    let log = "\tinvoice_test.go:12: 249 != 399\n--- FAIL: TestTotal (0.00s)\n\tinvoice_test.go:24: {w 0} != {w 3}\n--- FAIL: TestParse (0.00s)\n\tinvoice_test.go:41: not true: err != nil\n--- FAIL: TestValidate (0.00s)\nFAIL\nFAIL\tinvoice\t0.003s\nFAIL\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[
+            ("TestTotal", "249 != 399"),
+            ("TestParse", "{w 0} != {w 3}"),
+            ("TestValidate", "not true: err != nil"),
+        ])
+    );
+}
+
+/// A report that is a unified diff of expected and actual output says what went wrong in its
+/// changed lines, not in its headers or context.
+#[test]
+fn a_diff_report_says_what_changed() {
+    let log = "!\n--- tests/basic.t\n+++ tests/basic.t.err\n@@ -15,10 +15,10 @@\n Version string:\n \n   $ wc2 --version\n-  wc2 1.1.0\n+  wc2 1.0.1\n \n!\n--- tests/help.t\n+++ tests/help.t.err\n@@ -1,4 +1,5 @@\n   $ wc2 --help\n-  usage: wc2 FILE\n+  wc2: unknown option --help\n\n# Ran 3 tests, 0 skipped, 2 failed.\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            ("tests/basic.t", "-  wc2 1.1.0\n+  wc2 1.0.1"),
+            (
+                "tests/help.t",
+                "-  usage: wc2 FILE\n+  wc2: unknown option --help"
+            ),
+        ])
+    );
+}

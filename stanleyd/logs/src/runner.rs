@@ -540,8 +540,61 @@ pub(crate) fn go(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
                 covered[k] = true;
             }
         }
+    } else {
+        detail_above_results(lines, covered, &mut out);
     }
     out
+}
+
+/// An assertion library that prints to the output itself (matryer/is: `\tinvoice_test.go:12:
+/// 249 != 399`) puts each test's detail before its result line, not under it: when the
+/// detail over the first result has the shape of what stands under every other result and
+/// the last result has nothing under it, each result's detail is the one above it (D-192's
+/// principle, for go's plain results).
+fn detail_above_results(lines: &[String], covered: &mut [bool], out: &mut [Found]) {
+    let Some(first) = out.first() else {
+        return;
+    };
+    let over_at = first.start.checked_sub(1);
+    let shape = |l: &str| {
+        let t = l.trim();
+        t.split_once(": ")
+            .map(|(place, _)| crate::text::digits_masked(place))
+            .filter(|p| p.contains(".go:"))
+    };
+    let Some(over_shape) = over_at.and_then(|k| shape(&lines[k])) else {
+        return;
+    };
+    let last_bare = out
+        .last()
+        .is_some_and(|b| b.lines.iter().skip(1).all(|l| l.trim().is_empty()));
+    let bodies_alike = out[..out.len() - 1].iter().all(|b| {
+        b.lines
+            .get(1)
+            .and_then(|l| shape(l))
+            .is_some_and(|s| s == over_shape)
+    });
+    if out.len() < 2 || !last_bare || !bodies_alike {
+        return;
+    }
+    // Each block takes the detail above its result: the first, the indented lines over it.
+    let mut from = over_at.unwrap_or(0);
+    while from > 0 && shape(&lines[from - 1]).is_some() {
+        from -= 1;
+    }
+    let mut above: Vec<String> = lines[from..first.start].to_vec();
+    for c in &mut covered[from..first.start] {
+        *c = true;
+    }
+    for b in out.iter_mut() {
+        let own: Vec<String> = b.lines[1..].to_vec();
+        let header = b.lines[0].clone();
+        b.message = go_message(&above);
+        b.start -= above.len();
+        b.lines = above;
+        b.lines.push(header);
+        above = own;
+    }
 }
 
 /// Sections delimited by runner-specific headers: `cargo test`'s `---- name stdout ----`,

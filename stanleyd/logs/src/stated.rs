@@ -325,11 +325,21 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
     }
     // Clauses a semicolon separates each say one thing (`0 packages and 1 specfiles checked;
     // 3 errors, 7 warnings, 3 badness; has taken 0.0 s`, rpmlint's): the one of counts counts.
-    sentence_counts(line).or_else(|| {
-        line.contains("; ")
-            .then(|| line.split("; ").find_map(sentence_counts))
-            .flatten()
-    })
+    // Counts before a colon may be followed by the list of what they count (`4 out of 10
+    // total tests failed: A, B, C, D`, cl-rt's): the counts end in their outcome word.
+    sentence_counts(line)
+        .or_else(|| {
+            line.contains("; ")
+                .then(|| line.split("; ").find_map(sentence_counts))
+                .flatten()
+        })
+        .or_else(|| {
+            let (head, list) = line.split_once(": ")?;
+            let last = head.split_whitespace().last()?.to_ascii_lowercase();
+            (list.contains(", ") && outcome(&last).is_some_and(|o| o != Outcome::Other))
+                .then(|| sentence_counts(head))
+                .flatten()
+        })
 }
 
 /// A two-column row of a table, `label | number` between optional outer bars: the label and
@@ -564,8 +574,15 @@ fn counted_after(
     word: &dyn Fn(usize) -> Option<(usize, Outcome)>,
     m: usize,
 ) -> Option<(usize, Outcome)> {
+    // (Words that only say what was counted may stand between: `4 out of 10 total tests
+    // failed`.)
     match word(m + 1) {
-        Some((_, Outcome::Other)) => word(m + 2).or(word(m + 1)),
+        Some((_, Outcome::Other)) => match word(m + 2) {
+            Some((_, Outcome::Other)) => word(m + 3)
+                .filter(|&(_, o)| o != Outcome::Other)
+                .or(word(m + 2)),
+            found => found.or(word(m + 1)),
+        },
         Some(found) => Some(found),
         None => word(m + 2),
     }

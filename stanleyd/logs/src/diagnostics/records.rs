@@ -583,6 +583,11 @@ pub(super) fn announced_file(line: &str) -> Option<&str> {
         "parsing",
         "linting",
         "assembling",
+        "validating",
+        "validation",
+        "results for",
+        "scanning",
+        "analyzing",
     ]
     .iter()
     .any(|w| lower.contains(w));
@@ -655,6 +660,103 @@ pub(super) fn line_of_announced(
         (file, number),
         message.to_owned(),
         None,
+        severity,
+    ));
+    Some(end)
+}
+
+/// A labelled field that may be indented and pad its colon (`  Message :   text`): its
+/// label and value.
+fn padded_field(line: &str) -> Option<(&str, &str)> {
+    let (label, value) = line.trim().split_once(':')?;
+    let (label, value) = (label.trim_end(), value.trim());
+    (!value.is_empty()
+        && !label.is_empty()
+        && label.split(' ').count() <= 2
+        && label.starts_with(|c: char| c.is_ascii_uppercase())
+        && label.chars().all(|c| c.is_ascii_alphabetic() || c == ' '))
+    .then_some((label, value))
+}
+
+/// A record of fields on lines of their own, a paragraph of its own, one of them its line
+/// (`Message : …`, `Rule : …`, `Path : paths./a.get`, `Line : 15`), in the file a field
+/// names or the log last said it reads (`Validation Results for openapi.yaml:`): one finding
+/// at that line, its message the message's field (else the first field's value), its code
+/// the rule's.
+pub(super) fn fields_with_line(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    announced: Option<&str>,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    if i > 0 && !lines[i - 1].trim().is_empty() {
+        return None;
+    }
+    let mut end = i;
+    while end < lines.len()
+        && end - i < MAX_LINES
+        && !covered[end]
+        && padded_field(&lines[end]).is_some()
+    {
+        end += 1;
+    }
+    if end - i < 2 || lines.get(end).is_some_and(|l| !l.trim().is_empty()) {
+        return None;
+    }
+    let fields: Vec<(&str, &str)> = lines[i..end]
+        .iter()
+        .filter_map(|l| padded_field(l))
+        .collect();
+    let value = |labels: &[&str]| {
+        fields
+            .iter()
+            .find(|(l, _)| labels.contains(l))
+            .map(|(_, v)| *v)
+    };
+    // (A record that names its test, `Test: grinds_fine`, is a test's report, read as one.)
+    if value(&["Test", "Name", "Case", "Suite", "Testcase"]).is_some() {
+        return None;
+    }
+    let number: u64 = value(&["Line", "line", "Ln", "LINE"])?.parse().ok()?;
+    // (A `Path` field may be an address inside the document, `paths./a.get.parameters.0`:
+    // the file the log announced comes before it.)
+    let file_like = |f: &&str| {
+        path_like(f)
+            && f.rsplit('/')
+                .next()
+                .and_then(|n| n.rsplit_once('.'))
+                .is_some_and(|(stem, ext)| {
+                    !stem.is_empty()
+                        && (1..=5).contains(&ext.len())
+                        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                })
+    };
+    let file = value(&["File", "file", "Filename"])
+        .filter(file_like)
+        .or(announced)
+        .or_else(|| value(&["Path", "path"]).filter(file_like))?;
+    let message = value(&[
+        "Message",
+        "Description",
+        "Reason",
+        "Problem",
+        "Error",
+        "Summary",
+    ])
+    .unwrap_or(fields[0].1);
+    let code = value(&["Rule", "Code", "Check", "Id", "ID"])
+        .filter(|c| !c.contains(' '))
+        .map(str::to_owned);
+    let severity = value(&["Severity", "Level", "Type"])
+        .and_then(super::severity_word)
+        .unwrap_or(Severity::Error);
+    out.push(at_line(
+        lines,
+        (i, end),
+        (file, number),
+        message.to_owned(),
+        code,
         severity,
     ));
     Some(end)

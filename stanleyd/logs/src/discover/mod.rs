@@ -1558,9 +1558,20 @@ pub(crate) fn keyword_header(line: &str) -> Option<String> {
     name_like(name).then(|| name.to_owned())
 }
 
+/// A test's name announced as it runs, in either case (`Running name`, `  running name`).
+fn announced_over(line: &str) -> Option<String> {
+    let t = line.trim();
+    let (verb, rest) = t.split_once(' ')?;
+    let capital = verb
+        .chars()
+        .next()
+        .map(|c| c.to_ascii_uppercase().to_string() + &verb[c.len_utf8()..])?;
+    crate::line::announced(&format!("{capital} {rest}")).map(str::to_owned)
+}
+
 /// Indentation reports: a message line inside a block headed by `Keyword: name` (a Gherkin
-/// scenario under its steps) belongs to the nearest such header above it, and the report is
-/// that header's block.
+/// scenario under its steps) or by a test announced as it ran belongs to the nearest such
+/// header above it, and the report is that header's block.
 pub(crate) fn indented(lines: &[String], covered: &[bool]) -> Vec<Span> {
     let mut spans: Vec<Span> = Vec::new();
     for (i, l) in lines.iter().enumerate() {
@@ -1575,7 +1586,9 @@ pub(crate) fn indented(lines: &[String], covered: &[bool]) -> Vec<Span> {
                 continue;
             }
             depth = indent(above);
-            if let Some(name) = keyword_header(above) {
+            // (Or a test announced as it ran, its output indented under it: deal's `  running
+            // parse_point` over the case, its traceback and its error.)
+            if let Some(name) = keyword_header(above).or_else(|| announced_over(above)) {
                 header = Some((h, name));
                 break;
             }
