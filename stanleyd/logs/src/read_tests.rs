@@ -3405,3 +3405,32 @@ fn a_diff_report_says_what_changed() {
         ])
     );
 }
+
+/// A tree of verdicts whose failures' bodies a gutter marks (`    | Error: …`, a blank line
+/// inside), under groups of one word, then a recap that repeats each report under its path
+/// (`test/spec > slug > name`): one failure per test, its message without the gutter, the
+/// recap no failure of its own, and a group's line (`slug`) no part of the report above it nor
+/// of a test's name.
+#[test]
+fn a_guttered_tree_and_its_recap_are_one_failure_each() {
+    let log = " test/spec\n   fetch\n    ✓  finds an entry\n    ✗  missing key\n    | ReferenceError: no entry for key b\n    |     at lookup (/p/test/spec/fetch.js:4:30)\n    ✗  loads quickly\n    | Error: Test has timed out after 500ms\n   slug\n    ✗  slug has no trailing dash\n    | AssertionError [ERR_ASSERTION]: values differ:\n\n    |   [ 'a' ]\n    |     at slug (/p/test/spec/slug.js:18:5)\n\n\
+               test/spec > fetch > missing key\n  ReferenceError: no entry for key b\n      at lookup (/p/test/spec/fetch.js:4:30)\n\n\
+               test/spec > fetch > loads quickly\n  Error: Test has timed out after 500ms\n\n\
+               test/spec > slug > slug has no trailing dash\n  AssertionError [ERR_ASSERTION]: values differ:\n\n    [ 'a' ]\n      at slug (/p/test/spec/slug.js:18:5)\n\n\
+               🦅  Executed 4 tests: 3 errors.\n";
+    let got = named_messages(&parse_log(log));
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["missing key", "loads quickly", "slug has no trailing dash"],
+        "{got:?}"
+    );
+    assert_eq!(got[0].1, "ReferenceError: no entry for key b");
+    assert_eq!(got[1].1, "Error: Test has timed out after 500ms");
+    assert!(
+        got[2]
+            .1
+            .starts_with("AssertionError [ERR_ASSERTION]: values differ:"),
+        "{got:?}"
+    );
+}

@@ -57,8 +57,10 @@ pub(crate) fn named(
         return Ok((Vec::new(), Vec::new()));
     }
     let mentions = mentions_of(lines, covered, &names, pace)?;
-    let spans = reports(lines, covered, &names, &mentions, pace)?;
-    Ok((spans, mentions.into_iter().map(|(i, _)| i).collect()))
+    let (spans, repeated) = reports(lines, covered, &names, &mentions, pace)?;
+    let mut listed: Vec<usize> = mentions.into_iter().map(|(i, _)| i).collect();
+    listed.extend(repeated);
+    Ok((spans, listed))
 }
 
 /// The failing tests' names, once each in log order: from status lines, from lists under a
@@ -87,8 +89,11 @@ fn failing_names(
             status.push((i, n));
         }
     }
-    for (_, n) in parts_and_headings_dropped(lines, status) {
+    // Where each status line's name was read, for the details headers after it.
+    let mut read_at: HashMap<String, usize> = HashMap::new();
+    for (i, n) in parts_and_headings_dropped(lines, status) {
         if known.insert(n.clone()) {
+            read_at.insert(n.clone(), i);
             names.push(n);
         }
     }
@@ -201,11 +206,14 @@ fn failing_names(
             first_at.entry(t).or_insert(i);
         }
     }
+    // (A line over the status line, `slug` over `✗ slug has no trailing dash`, is a group's
+    // heading, no details header.)
     for n in &mut names {
+        let after = read_at.get(n.as_str()).copied().unwrap_or(0);
         let shorter = n
             .match_indices(' ')
             .filter_map(|(p, _)| Some((*first_at.get(&n[..p])?, p)))
-            .filter(|(_, p)| status_name(&n[..*p]).is_none())
+            .filter(|(at, p)| status_name(&n[..*p]).is_none() && *at >= after)
             .min();
         if let Some((_, p)) = shorter {
             n.truncate(p);
@@ -818,10 +826,45 @@ fn inner_errors_joined(lines: &[String], spans: Vec<Span>) -> Vec<Span> {
 }
 
 /// Keeps `span` as the best report when it weighs more than the one kept (the first of equals).
-fn keep_heavier(best: &mut Option<(usize, Span)>, weight: usize, span: Span) {
+fn keep_heavier(
+    best: &mut Option<(usize, Span)>,
+    weight: usize,
+    span: Span,
+    candidates: &mut Vec<Span>,
+) {
+    candidates.push(span.clone());
     if best.as_ref().is_none_or(|(w, _)| weight > *w) {
         *best = Some((weight, span));
     }
+}
+
+/// The lines of the other reports of a failure that only repeat its chosen one (a recap,
+/// `test/spec > slug > name` over the same error and frames as the tree's `✗ name`): most of
+/// their lines, gutters and indents aside, stand in the chosen report too. Linear in the
+/// candidates' lines.
+fn repeats(lines: &[String], chosen: &Span, candidates: &[Span]) -> Vec<usize> {
+    let plain = |l: &str| l.trim().trim_start_matches(['|', '│']).trim().to_owned();
+    let own: HashSet<String> = lines[chosen.start..chosen.end]
+        .iter()
+        .map(|l| plain(l))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut out = Vec::new();
+    for c in candidates {
+        if c.start == chosen.start || (c.start < chosen.end && chosen.start < c.end) {
+            continue;
+        }
+        let body: Vec<String> = lines[c.start + 1..c.end]
+            .iter()
+            .map(|l| plain(l))
+            .filter(|l| !l.is_empty())
+            .collect();
+        let shared = body.iter().filter(|l| own.contains(*l)).count();
+        if !body.is_empty() && shared * 2 >= body.len() {
+            out.extend(c.start..c.end);
+        }
+    }
+    out
 }
 
 /// The report a mention's own shape gives, weighed: a section its footer closes (the one, as a
@@ -964,7 +1007,7 @@ fn reports(
     names: &[String],
     mentions: &[(usize, usize)],
     pace: &Pace<'_>,
-) -> Result<Vec<Span>, Cancelled> {
+) -> Result<(Vec<Span>, Vec<usize>), Cancelled> {
     // Which name each line mentions, by line, for the walks below.
     let mut mentioned: Vec<Option<usize>> = vec![None; lines.len()];
     for &(i, k) in mentions {
@@ -978,14 +1021,16 @@ fn reports(
         |at: usize| lines[at].trim_start().starts_with('[') && status_name(&lines[at]).is_some();
     let verdicts_close = verdicts_close(lines, covered, mentions, &mentioned);
     let mut spans = Vec::new();
+    let mut repeated: Vec<usize> = Vec::new();
     for (k, name) in names.iter().enumerate() {
         let mut best: Option<(usize, Span)> = None;
+        let mut candidates: Vec<Span> = Vec::new();
         for &at in &by_name[k] {
             pace.step()?;
             if let Some((weight, span)) = trailer_report(lines, covered, &mentioned, at, name)
                 .or_else(|| report_of_shape(lines, covered, &mentioned, at, name))
             {
-                keep_heavier(&mut best, weight, span);
+                keep_heavier(&mut best, weight, span, &mut candidates);
                 continue;
             }
             // The report runs to the next mention of another failing name, the end of the
@@ -1071,7 +1116,7 @@ fn reports(
                 name: Some(name.clone()),
                 whole: false,
             };
-            keep_heavier(&mut best, weight, span);
+            keep_heavier(&mut best, weight, span, &mut candidates);
         }
         // A bracketed verdict closes the report above it (`[----] a.c:7: Assertion Failed` …
         // `[FAIL] suite::name`) when the runner prints reports first, or when nothing is under
@@ -1086,6 +1131,7 @@ fn reports(
             span.start = from;
         }
         if let Some((_, span)) = best {
+            repeated.extend(repeats(lines, &span, &candidates));
             spans.push(span);
         }
     }
@@ -1096,7 +1142,11 @@ fn reports(
             spans[i - 1].end = spans[i].start.max(spans[i - 1].start + 1);
         }
     }
-    Ok(spans)
+    // (A line some failure's chosen report holds is no repeat.)
+    let mut chosen = vec![false; lines.len()];
+    claim(&mut chosen, &spans);
+    repeated.retain(|&i| !chosen[i]);
+    Ok((spans, repeated))
 }
 
 /// The report a trailer at `at` closes (`at ./a.tst.ts:9:43 ❭ pick ❭ rejects unknown keys`,
@@ -1858,10 +1908,26 @@ pub(crate) fn segment(
             let block: Vec<String> = lines[s.start..s.end].to_vec();
             // A report written as comments (Test::More's `#   Failed test`) is read without
             // its comment marks.
+            // So is one whose body a gutter marks (`    | ReferenceError: …`), without it.
+            let guttered = block.len() > 1
+                && block[1..]
+                    .iter()
+                    .filter(|l| content(l))
+                    .all(|l| gutter_line(l));
             let read: Vec<String> = if block[0].trim_start().starts_with('#') {
                 block
                     .iter()
                     .map(|l| l.trim_start().trim_start_matches('#').to_owned())
+                    .collect()
+            } else if guttered {
+                block
+                    .iter()
+                    .map(|l| {
+                        let t = l.trim_start();
+                        t.strip_prefix("| ")
+                            .or_else(|| t.strip_prefix("│ "))
+                            .map_or_else(|| l.clone(), str::to_owned)
+                    })
                     .collect()
             } else {
                 block.clone()
@@ -2166,6 +2232,15 @@ struct Nested {
     /// should …`, contexts') reports what is indented under it: a line back at its indentation
     /// or less that says nothing wrong (a sibling verdict, the next group's line) ends it.
     grouped: bool,
+    /// A report whose body is marked by a gutter (`    | ReferenceError: …`, zoroaster's)
+    /// ends at the first line that says something without it; blank lines inside it do not.
+    gutter: bool,
+}
+
+/// A line of a report's gutter: a bar first, then the text.
+fn gutter_line(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("| ") || t == "|" || t.starts_with("│ ")
 }
 
 impl Nested {
@@ -2175,14 +2250,17 @@ impl Nested {
                 .is_some()
                 .then(|| indent(&lines[at])),
             grouped: group_above(lines, at).is_some(),
+            gutter: lines.get(at + 1).is_some_and(|l| gutter_line(l)),
             item: listed_item(&lines[at]).is_some(),
         }
     }
 
     fn ends_at(&self, lines: &[String], at: usize, end: usize) -> bool {
         let l = &lines[end];
-        self.sibling
-            .is_some_and(|d| indent(l) <= d && keyword_header(l).is_some())
+        (self.gutter && content(l) && !gutter_line(l))
+            || self
+                .sibling
+                .is_some_and(|d| indent(l) <= d && keyword_header(l).is_some())
             || (self.item && indent(l) == indent(&lines[at]) && listed_item(l).is_some())
             || (self.grouped
                 && content(l)
