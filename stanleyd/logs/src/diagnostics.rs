@@ -561,13 +561,7 @@ fn program_glued(line: &str) -> Option<(String, String, Severity, Option<String>
 /// W: no-buildroot-tag`, `setup.cfg: error: no section`): named by the file.
 fn file_level(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
     let (path, rest) = line.split_once(": ")?;
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let extended = file.rsplit_once('.').is_some_and(|(stem, ext)| {
-        !stem.is_empty()
-            && ext.chars().all(|c| c.is_ascii_alphanumeric())
-            && ext.chars().any(|c| c.is_ascii_alphabetic())
-    });
-    if !path_like(path) || !extended || location(path).is_some() {
+    if !crate::text::file_with_extension(path) || location(path).is_some() {
         return None;
     }
     let (label, said) = rest.split_once(": ")?;

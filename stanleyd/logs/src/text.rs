@@ -327,6 +327,22 @@ pub(crate) fn digits_masked(text: &str) -> String {
     out
 }
 
+/// A file's path with an extension (`src/a.test.ts`, `openapi.yaml`, `q4.sgml`): a path as
+/// tools print it whose last name ends in a dot and one to five letters or figures, a letter
+/// among them (not a version, `3.11`, nor an address inside a document, `paths./a.get.0`).
+pub(crate) fn file_with_extension(p: &str) -> bool {
+    path_like(p)
+        && p.rsplit('/')
+            .next()
+            .and_then(|name| name.rsplit_once('.'))
+            .is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (1..=5).contains(&ext.len())
+                    && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                    && ext.chars().any(|c| c.is_ascii_alphabetic())
+            })
+}
+
 /// A path as tools print it: no spaces, not a URL, a file name with an extension, or one
 /// without that is a folder's (`bin/check`) or named for what it holds (`Dockerfile`,
 /// `Makefile`, `Justfile`).

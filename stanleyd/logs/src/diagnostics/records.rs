@@ -599,15 +599,7 @@ pub(super) fn announced_file(line: &str) -> Option<&str> {
             w.trim_matches(|c: char| "'\"`[](),;".contains(c))
                 .trim_end_matches(['.', ':'])
         })
-        .find(|w| {
-            path_like(w)
-                && w.rsplit_once('.').is_some_and(|(stem, ext)| {
-                    !stem.is_empty()
-                        && (1..=5).contains(&ext.len())
-                        && ext.chars().all(|c| c.is_ascii_alphanumeric())
-                        && ext.chars().any(|c| c.is_ascii_alphabetic())
-                })
-        })
+        .find(|w| crate::text::file_with_extension(w))
 }
 
 /// A finding that gives its line in words and no file (`Error: Line 36, Column 12: …`,
@@ -721,17 +713,7 @@ pub(super) fn fields_with_line(
     let number: u64 = value(&["Line", "line", "Ln", "LINE"])?.parse().ok()?;
     // (A `Path` field may be an address inside the document, `paths./a.get.parameters.0`:
     // the file the log announced comes before it.)
-    let file_like = |f: &&str| {
-        path_like(f)
-            && f.rsplit('/')
-                .next()
-                .and_then(|n| n.rsplit_once('.'))
-                .is_some_and(|(stem, ext)| {
-                    !stem.is_empty()
-                        && (1..=5).contains(&ext.len())
-                        && ext.chars().all(|c| c.is_ascii_alphanumeric())
-                })
-    };
+    let file_like = |f: &&str| crate::text::file_with_extension(f);
     let file = value(&["File", "file", "Filename"])
         .filter(file_like)
         .or(announced)

@@ -231,19 +231,7 @@ fn parts_and_headings_dropped(
     lines: &[String],
     status: Vec<(usize, String)>,
 ) -> Vec<(usize, String)> {
-    let file_named = |n: &str| {
-        crate::text::path_like(n)
-            && !n.contains("::")
-            && n.rsplit('/')
-                .next()
-                .and_then(|f| f.rsplit_once('.'))
-                .is_some_and(|(stem, ext)| {
-                    !stem.is_empty()
-                        && (1..=5).contains(&ext.len())
-                        && ext.chars().all(|c| c.is_ascii_alphanumeric())
-                        && ext.chars().any(|c| c.is_ascii_alphabetic())
-                })
-    };
+    let file_named = |n: &str| crate::text::file_with_extension(n) && !n.contains("::");
     // The verdict's words around the name, which a file's heading shares with its tests' rows
     // and a test with its assertions'.
     let verdict =
