@@ -1915,7 +1915,7 @@ fn letter_led(lines: &[String], i: usize) -> Option<Placed> {
             _ => return None,
         };
         let rest = rest.trim();
-        (rest.split_whitespace().count() >= 1 && !rest.is_empty()).then_some((severity, rest))
+        (!rest.is_empty()).then_some((severity, rest))
     }
     let (severity, said) = mark(&lines[i])?;
     let neighbour = |k: Option<usize>| {

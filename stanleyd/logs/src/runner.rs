@@ -582,18 +582,16 @@ fn detail_above_results(lines: &[String], covered: &mut [bool], out: &mut [Found
     while from > 0 && shape(&lines[from - 1]).is_some() {
         from -= 1;
     }
-    let mut above: Vec<String> = lines[from..first.start].to_vec();
     for c in &mut covered[from..first.start] {
         *c = true;
     }
+    // (From the line after the result before it, blank lines included, to its own result.)
     for b in out.iter_mut() {
-        let own: Vec<String> = b.lines[1..].to_vec();
-        let header = b.lines[0].clone();
-        b.message = go_message(&above);
-        b.start -= above.len();
-        b.lines = above;
-        b.lines.push(header);
-        above = own;
+        let header = b.start;
+        b.message = go_message(&lines[from..header]);
+        b.start = from;
+        b.lines = lines[from..=header].to_vec();
+        from = header + 1;
     }
 }
 
