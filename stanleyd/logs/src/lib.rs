@@ -100,9 +100,9 @@ pub(crate) fn diagnostic_blocks(
     // note: …`) is context of that finding, no finding of its own.
     let mut all_merged: Vec<crate::diagnostics::Diagnostic> = Vec::with_capacity(all.len());
     for d in all {
-        if context_note(&d)
-            && let Some(prev) = all_merged.last_mut()
+        if let Some(prev) = all_merged.last_mut()
             && prev.found.start + prev.found.lines.len() == d.found.start
+            && (context_note(&d) || unmarked_after_marked(prev, &d))
         {
             prev.found.lines.extend(d.found.lines);
             continue;
@@ -162,6 +162,26 @@ fn context_note(d: &crate::diagnostics::Diagnostic) -> bool {
         || [": note:", ": info:", "(info/1)"]
             .iter()
             .any(|w| first.contains(w))
+}
+
+/// Whether a finding without a severity mark follows one with a mark in the same file
+/// (`q4.sgml:10:14: start tag was here` under `q4.sgml:11:6:E: end tag for "EM" omitted`,
+/// OpenSP's): where the tool marks its findings, an unmarked line is a note on the one
+/// before.
+fn unmarked_after_marked(
+    prev: &crate::diagnostics::Diagnostic,
+    d: &crate::diagnostics::Diagnostic,
+) -> bool {
+    let marked = |d: &crate::diagnostics::Diagnostic| {
+        d.found.message.as_deref().is_some_and(|m| {
+            m.split_once(": ").is_some_and(|(mark, _)| {
+                mark.len() == 1 && mark.chars().all(|c| c.is_ascii_uppercase())
+            })
+        })
+    };
+    let file =
+        |d: &crate::diagnostics::Diagnostic| d.place.split(':').next().unwrap_or("").to_owned();
+    marked(prev) && !marked(d) && file(prev) == file(d)
 }
 
 /// Which parsers read a log.

@@ -3434,3 +3434,19 @@ fn a_guttered_tree_and_its_recap_are_one_failure_each() {
         "{got:?}"
     );
 }
+
+/// Where a tool marks each finding's severity (`E:`), an unmarked line right after one in the
+/// same file (`start tag was here`) is a note on it, no finding of its own.
+#[test]
+fn an_unmarked_line_after_a_marked_finding_is_its_note() {
+    let log = "onsgmls:q4.sgml:11:6:E: end tag for \"EM\" omitted\nonsgmls:q4.sgml:10:14: start tag was here\nonsgmls:q4.sgml:8:23:X: reference to non-existent ID \"PLAN\"\n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        named_messages(&parsed),
+        pairs(&[
+            ("q4.sgml:11", "E: end tag for \"EM\" omitted"),
+            ("q4.sgml:8", "X: reference to non-existent ID \"PLAN\""),
+        ])
+    );
+    assert_eq!(parsed.blocks[0].lines.len(), 2);
+}
