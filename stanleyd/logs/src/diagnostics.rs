@@ -436,13 +436,15 @@ pub(crate) fn worded(line: &str) -> Option<(&str, u64, &str)> {
     Some((path, number, rest))
 }
 
-/// A place in words with its file quoted after `File` or `In` (`File 'src/expr.g' line 12:
-/// Parse Error: …`, `In "deploy/site.pp", line 4:`): (path, line, what follows), when what
+/// A place in words with its file quoted, after `File` or `In` or first (`File 'src/expr.g' line
+/// 12: Parse Error: …`, `In "deploy/site.pp", line 4:`): (path, line, what follows), when what
 /// follows is nothing (the message comes under it) or starts with its severity.
 pub(crate) fn quoted_worded(line: &str) -> Option<(&str, u64, &str, Option<Severity>)> {
+    // (Or the quoted file first: `"src/a.c", line 4: warning: …`, EDG's and Sun's compilers.)
     let t = line
         .strip_prefix("File ")
-        .or_else(|| line.strip_prefix("In "))?;
+        .or_else(|| line.strip_prefix("In "))
+        .unwrap_or(line);
     let quote = t.chars().next().filter(|c| matches!(c, '"' | '\''))?;
     let close = t[1..].find(quote)? + 1;
     let path = &t[1..close];

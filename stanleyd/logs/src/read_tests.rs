@@ -3450,3 +3450,14 @@ fn an_unmarked_line_after_a_marked_finding_is_its_note() {
     );
     assert_eq!(parsed.blocks[0].lines.len(), 2);
 }
+
+/// A quoted file first, its line in words, then the severity (`"src/a.c", line 9: warning:
+/// …`): named by the file without its quotes, the severity the label's.
+#[test]
+fn a_quoted_file_first_then_its_line_in_words() {
+    let log = "\"src/a.c\", line 4: error: identifier \"x\" is undefined\n\"src/a.c\", line 9: warning: variable \"y\" was declared but never referenced\n";
+    let parsed = parse_log(log);
+    assert_eq!(names(&parsed), ["src/a.c:4", "src/a.c:9"]);
+    let warnings: Vec<bool> = parsed.blocks.iter().map(|b| b.is_warning()).collect();
+    assert_eq!(warnings, [false, true]);
+}
