@@ -541,6 +541,59 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
         .or_else(|| unplaced_named(line))
         .or_else(|| file_level(line))
         .or_else(|| program_glued(line))
+        .or_else(|| dashed_fields(line))
+}
+
+/// A finding as fields a dash (or a bullet) separates, one of them its place alone (`error -
+/// lib/a.dart:3:5 - Undefined name 'x'. - undefined_identifier`, Dart's; `ERROR:
+/// UndefinedVariable - src/a.php:3:5 - Cannot find …`, Psalm's): the severity from the first
+/// field (a word, or a label before its code), the message the field after the place, the code
+/// a rule-like last field or the first field's.
+fn dashed_fields(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
+    let t = line.trim();
+    let sep = [" - ", " • "].into_iter().find(|s| t.contains(s))?;
+    let fields: Vec<&str> = t.split(sep).map(str::trim).collect();
+    if fields.len() < 3 {
+        return None;
+    }
+    let at = fields.iter().position(|f| {
+        location(f).is_some_and(|(_, _, used)| used == f.len() || f[used..].trim().is_empty())
+    })?;
+    if at == 0 || at + 1 >= fields.len() {
+        return None;
+    }
+    let (path, number, _) = location(fields[at])?;
+    let (severity, first_code) = match fields[0].split_once(": ") {
+        Some((label, code)) => (
+            severity_word(label)?,
+            Some(code.trim()).filter(|c| !c.contains(' ')),
+        ),
+        None => (severity_word(fields[0])?, None),
+    };
+    let last = fields[fields.len() - 1];
+    let code = (fields.len() > at + 2 && rule_like(last))
+        .then_some(last)
+        .or(first_code)
+        .map(str::to_owned);
+    let message = fields[at + 1..]
+        .iter()
+        .take(if code.as_deref() == Some(last) {
+            fields.len() - at - 2
+        } else {
+            fields.len()
+        })
+        .copied()
+        .collect::<Vec<_>>()
+        .join(sep);
+    (!message.is_empty()).then(|| {
+        (
+            format!("{path}:{number}"),
+            fields[at].to_owned(),
+            severity,
+            code,
+            message,
+        )
+    })
 }
 
 /// A finding with the program's name glued before its place (`onsgmls:q4.sgml:2:20:E: …`,

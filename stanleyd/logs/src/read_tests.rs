@@ -3461,3 +3461,32 @@ fn a_quoted_file_first_then_its_line_in_words() {
     let warnings: Vec<bool> = parsed.blocks.iter().map(|b| b.is_warning()).collect();
     assert_eq!(warnings, [false, true]);
 }
+
+/// Findings as fields a dash separates, one of them the place alone: the severity from the
+/// first field (a word, or a label before the code), the message after the place, the code a
+/// rule-like last field or the first field's.
+#[test]
+fn findings_as_dashed_fields_around_their_place() {
+    let log = "Analyzing app...\n\n  error - lib/a.dart:3:5 - Undefined name 'x'. Try correcting the name. - undefined_identifier\nwarning - lib/b.dart:9:1 - Unused import: 'dart:io'. - unused_import\n\n2 issues found.\n";
+    let parsed = parse_log(log);
+    assert_eq!(
+        named_messages(&parsed),
+        pairs(&[
+            (
+                "lib/a.dart:3",
+                "Undefined name 'x'. Try correcting the name."
+            ),
+            ("lib/b.dart:9", "Unused import: 'dart:io'."),
+        ])
+    );
+    let warnings: Vec<bool> = parsed.blocks.iter().map(|b| b.is_warning()).collect();
+    assert_eq!(warnings, [false, true]);
+    let log = "ERROR: UndefinedVariable - src/a.php:3:5 - Cannot find referenced variable $x\n  echo $x;\n\nERROR: InvalidReturnType - src/b.php:9:12 - The declared return type int is incorrect\n\n2 errors found\n";
+    let got = read_both(log);
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["src/a.php:3", "src/b.php:9"]);
+    assert!(got[0].1.starts_with("Cannot find referenced variable $x"));
+    assert_eq!(got[1].1, "The declared return type int is incorrect");
+    // A dash inside a sentence with no place among its fields is no finding.
+    assert!(crate::diagnostics::one_line("error - something - went wrong").is_none());
+}

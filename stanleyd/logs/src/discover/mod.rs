@@ -97,58 +97,7 @@ fn failing_names(
             names.push(n);
         }
     }
-    // Lists under a `Failing scenarios:` / `Failed examples:` header name one failure each:
-    // `features/a.feature:25  Gift wrap`, `rspec ./spec/a_spec.rb:12 # Wallet pays`.
-    // (An item's own lines under it, deeper than the items, are its detail: painless prints
-    // `x name`, its message and its frames under `Failed Tests:`.)
-    let mut list = false;
-    let mut item_depth: Option<usize> = None;
-    for (i, l) in lines.iter().enumerate() {
-        pace.step()?;
-        let t = l.trim();
-        if t.is_empty() {
-            list = false;
-            continue;
-        }
-        let heading = [
-            "Failing ",
-            "Failed ",
-            "Errored ",
-            "Erroring ",
-            "Broken ",
-            "Crashed ",
-        ]
-        .iter()
-        .any(|w| t.starts_with(w));
-        if heading && t.ends_with(':') && !t.contains("  ") {
-            list = true;
-            item_depth = None;
-            continue;
-        }
-        if !list || covered[i] || indent(l) == 0 {
-            continue;
-        }
-        if *item_depth.get_or_insert(indent(l)) < indent(l) {
-            continue;
-        }
-        // (A failure's mark before the item, `x name`, `✖ name`, is no part of its name.)
-        let t = ["x ", "X "]
-            .iter()
-            .copied()
-            .chain(crate::line::FAILURE_MARKS)
-            .find_map(|m| t.strip_prefix(m))
-            .map_or(t, str::trim_start);
-        let name = t
-            .rsplit_once(" # ")
-            .map(|(_, n)| n)
-            .or_else(|| t.split_once("  ").map(|(_, n)| n))
-            .unwrap_or(t)
-            .trim()
-            .to_owned();
-        if name_like(&name) && known.insert(name.clone()) {
-            names.push(name.clone());
-        }
-    }
+    listed_names(lines, covered, pace, &mut known, &mut names)?;
     names_over_verdicts(lines, covered, pace, &mut known, &mut names)?;
     // Tests counted as they start (`3/8 suite.name...`): a failing one says so after its dots
     // or in an upper-case verdict (`FAIL (TestExpectedEqual)`) before the next one starts.
@@ -221,6 +170,70 @@ fn failing_names(
     }
     drop(first_at);
     Ok(names)
+}
+
+/// Names listed one per line under a `Failing …:` / `Failed …:` header, each new name pushed
+/// to `names`.
+fn listed_names(
+    lines: &[String],
+    covered: &[bool],
+    pace: &Pace<'_>,
+    known: &mut HashSet<String>,
+    names: &mut Vec<String>,
+) -> Result<(), Cancelled> {
+    // Lists under a `Failing scenarios:` / `Failed examples:` header name one failure each:
+    // `features/a.feature:25  Gift wrap`, `rspec ./spec/a_spec.rb:12 # Wallet pays`.
+    // (An item's own lines under it, deeper than the items, are its detail: painless prints
+    // `x name`, its message and its frames under `Failed Tests:`.)
+    let mut list = false;
+    let mut item_depth: Option<usize> = None;
+    for (i, l) in lines.iter().enumerate() {
+        pace.step()?;
+        let t = l.trim();
+        if t.is_empty() {
+            list = false;
+            continue;
+        }
+        let heading = [
+            "Failing ",
+            "Failed ",
+            "Errored ",
+            "Erroring ",
+            "Broken ",
+            "Crashed ",
+        ]
+        .iter()
+        .any(|w| t.starts_with(w));
+        if heading && t.ends_with(':') && !t.contains("  ") {
+            list = true;
+            item_depth = None;
+            continue;
+        }
+        if !list || covered[i] || indent(l) == 0 {
+            continue;
+        }
+        if *item_depth.get_or_insert(indent(l)) < indent(l) {
+            continue;
+        }
+        // (A failure's mark before the item, `x name`, `✖ name`, is no part of its name.)
+        let t = ["x ", "X "]
+            .iter()
+            .copied()
+            .chain(crate::line::FAILURE_MARKS)
+            .find_map(|m| t.strip_prefix(m))
+            .map_or(t, str::trim_start);
+        let name = t
+            .rsplit_once(" # ")
+            .map(|(_, n)| n)
+            .or_else(|| t.split_once("  ").map(|(_, n)| n))
+            .unwrap_or(t)
+            .trim()
+            .to_owned();
+        if name_like(&name) && known.insert(name.clone()) {
+            names.push(name.clone());
+        }
+    }
+    Ok(())
 }
 
 /// Status lines that are no test of their own: a failed row right under a failed row and
@@ -1892,102 +1905,107 @@ pub(crate) fn segment(
     let reports = spans
         .into_iter()
         .filter(|s| s.end > s.start)
-        .map(|s| {
-            let block: Vec<String> = lines[s.start..s.end].to_vec();
-            // A report written as comments (Test::More's `#   Failed test`) is read without
-            // its comment marks.
-            // So is one whose body a gutter marks (`    | ReferenceError: …`), without it.
-            let guttered = block.len() > 1
-                && block[1..]
-                    .iter()
-                    .filter(|l| content(l))
-                    .all(|l| gutter_line(l));
-            let read: Vec<String> = if block[0].trim_start().starts_with('#') {
-                block
-                    .iter()
-                    .map(|l| l.trim_start().trim_start_matches('#').to_owned())
-                    .collect()
-            } else if guttered {
-                block
-                    .iter()
-                    .map(|l| {
-                        let t = l.trim_start();
-                        t.strip_prefix("| ")
-                            .or_else(|| t.strip_prefix("│ "))
-                            .map_or_else(|| l.clone(), str::to_owned)
-                    })
-                    .collect()
-            } else {
-                block.clone()
-            };
-            // A header whose name is on the line under it (`Failure -> a.lua @ 2`, then `calc
-            // adds`): the message starts after the name.
-            let body = match (&s.name, read.get(1)) {
-                _ if s.whole => &read[..],
-                (Some(name), Some(next))
-                    if next.trim() == name || labelled_test(next).as_ref() == Some(name) =>
-                {
-                    &read[2..]
-                }
-                _ => &read[1..],
-            };
-            // A test counted as it starts says what went wrong after its dots, when it does
-            // (`2/8 ring.test.big ring...expected 4097, found 4099`).
-            let told = crate::line::counted_start(&read[0])
-                .map(|(_, tail)| tail)
-                .filter(|tail| !tail.is_empty())
-                .map(str::to_owned);
-            // A record of labelled fields says what went wrong in its message's field.
-            let told = told.or_else(|| {
-                s.whole
-                    .then(|| {
-                        read.iter().find_map(|l| {
-                            let (label, value) = field(l)?;
-                            tells_what_went_wrong(label).then(|| value.to_owned())
-                        })
-                    })
-                    .flatten()
-            });
-            // What the header says after the report's name (`Units::inches() Compared doubles
-            // are not the same`, `FAIL: name: stdout diff:`) starts the message.
-            let (name, said) = said_after_name(&read[0], s.name);
-            // A name that opens brackets it does not close goes on at the lines under it (a
-            // form the runner's printer wrapped: `Test failed: (LENGTH` over `  (REMOVE-…`).
-            let (name, body) = match name.as_deref().and_then(|n| wrapped_name(n, body)) {
-                Some((joined, used)) => (Some(joined), &body[used..]),
-                None => (name, body),
-            };
-            // (The test's verdict row under it, `X testLeap` after `…: testLeap: why`, says
-            // nothing more.)
-            let verdict_row = |under: &str| {
-                let first = under.lines().next().unwrap_or("").trim();
-                let leaf = name
-                    .as_deref()
-                    .and_then(|n| n.rsplit(": ").next())
-                    .map(leaf_of);
-                leaf.is_some_and(|leaf| first.ends_with(leaf) && first.len() <= leaf.len() + 4)
-            };
-            let told = told.or_else(|| {
-                let said = said?;
-                Some(match message_of(body).filter(|u| !verdict_row(u)) {
-                    Some(under) => format!("{said}\n{under}"),
-                    None => said,
-                })
-            });
-            let message = told
-                .or_else(|| message_of(body))
-                .or_else(|| message_of(&read));
-            Found {
-                start: s.start,
-                lines: block,
-                name,
-                message,
-                anchor: "report",
-                ..Found::default()
-            }
-        })
+        .map(|s| report_of(lines, s))
         .collect();
     Ok(Segments { reports, listings })
+}
+
+/// A span read as a report: its lines, its name and its message, found where the runner puts
+/// them (after the name on its header, under it, in a labelled field, without comment marks or
+/// a gutter).
+fn report_of(lines: &[String], s: Span) -> Found {
+    let block: Vec<String> = lines[s.start..s.end].to_vec();
+    // A report written as comments (Test::More's `#   Failed test`) is read without
+    // its comment marks.
+    // So is one whose body a gutter marks (`    | ReferenceError: …`), without it.
+    let guttered = block.len() > 1
+        && block[1..]
+            .iter()
+            .filter(|l| content(l))
+            .all(|l| gutter_line(l));
+    let read: Vec<String> = if block[0].trim_start().starts_with('#') {
+        block
+            .iter()
+            .map(|l| l.trim_start().trim_start_matches('#').to_owned())
+            .collect()
+    } else if guttered {
+        block
+            .iter()
+            .map(|l| {
+                let t = l.trim_start();
+                t.strip_prefix("| ")
+                    .or_else(|| t.strip_prefix("│ "))
+                    .map_or_else(|| l.clone(), str::to_owned)
+            })
+            .collect()
+    } else {
+        block.clone()
+    };
+    // A header whose name is on the line under it (`Failure -> a.lua @ 2`, then `calc
+    // adds`): the message starts after the name.
+    let body = match (&s.name, read.get(1)) {
+        _ if s.whole => &read[..],
+        (Some(name), Some(next))
+            if next.trim() == name || labelled_test(next).as_ref() == Some(name) =>
+        {
+            &read[2..]
+        }
+        _ => &read[1..],
+    };
+    // A test counted as it starts says what went wrong after its dots, when it does
+    // (`2/8 ring.test.big ring...expected 4097, found 4099`).
+    let told = crate::line::counted_start(&read[0])
+        .map(|(_, tail)| tail)
+        .filter(|tail| !tail.is_empty())
+        .map(str::to_owned);
+    // A record of labelled fields says what went wrong in its message's field.
+    let told = told.or_else(|| {
+        s.whole
+            .then(|| {
+                read.iter().find_map(|l| {
+                    let (label, value) = field(l)?;
+                    tells_what_went_wrong(label).then(|| value.to_owned())
+                })
+            })
+            .flatten()
+    });
+    // What the header says after the report's name (`Units::inches() Compared doubles
+    // are not the same`, `FAIL: name: stdout diff:`) starts the message.
+    let (name, said) = said_after_name(&read[0], s.name);
+    // A name that opens brackets it does not close goes on at the lines under it (a
+    // form the runner's printer wrapped: `Test failed: (LENGTH` over `  (REMOVE-…`).
+    let (name, body) = match name.as_deref().and_then(|n| wrapped_name(n, body)) {
+        Some((joined, used)) => (Some(joined), &body[used..]),
+        None => (name, body),
+    };
+    // (The test's verdict row under it, `X testLeap` after `…: testLeap: why`, says
+    // nothing more.)
+    let verdict_row = |under: &str| {
+        let first = under.lines().next().unwrap_or("").trim();
+        let leaf = name
+            .as_deref()
+            .and_then(|n| n.rsplit(": ").next())
+            .map(leaf_of);
+        leaf.is_some_and(|leaf| first.ends_with(leaf) && first.len() <= leaf.len() + 4)
+    };
+    let told = told.or_else(|| {
+        let said = said?;
+        Some(match message_of(body).filter(|u| !verdict_row(u)) {
+            Some(under) => format!("{said}\n{under}"),
+            None => said,
+        })
+    });
+    let message = told
+        .or_else(|| message_of(body))
+        .or_else(|| message_of(&read));
+    Found {
+        start: s.start,
+        lines: block,
+        name,
+        message,
+        anchor: "report",
+        ..Found::default()
+    }
 }
 
 /// The lines of sections that only repeat reports already read: a section under a framed
