@@ -117,6 +117,14 @@ pub(crate) fn location(line: &str) -> Option<(&str, u64, usize)> {
         }
         return Some((path, number, used));
     }
+    // A column after a comma (`CMakeLists.txt:04,04: [C0103] …`, cmake-lint's), when a colon
+    // closes it.
+    if let Some(col) = after.strip_prefix(',') {
+        let d = col.bytes().take_while(u8::is_ascii_digit).count();
+        if d > 0 && col[d..].starts_with(':') {
+            return Some((path, number, used + 1 + d));
+        }
+    }
     // A column after a space (`schema/a.fbs:7: 21: error: …`, flatc's), when a colon closes it.
     if let Some(col) = after.strip_prefix(": ") {
         let d = col.bytes().take_while(u8::is_ascii_digit).count();
@@ -502,29 +510,10 @@ pub(crate) fn one_line(line: &str) -> Option<(String, String, Severity, Option<S
         return one_line_placed(after).map(|(n, p, _, c, m)| (n, p, severity, c, m));
     }
     // A program's name before a severity label (`asciidoctor: ERROR: guide.adoc: line 9: …`,
-    // `prog: warning: …`): the finding after it; without a place, the program's own finding.
-    if let Some((program, after)) = line.split_once(": ")
-        && program.len() >= 2
-        && program
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        && severity_word(program).is_none()
-        && let Some((label, said)) = after.split_once(": ")
-        && !label.contains(' ')
-        && let Some(severity) = severity_word(label)
-    {
-        return one_line(after).or_else(|| {
-            let said = said.trim();
-            (said.split_whitespace().count() >= 2).then(|| {
-                (
-                    program.to_owned(),
-                    program.to_owned(),
-                    severity,
-                    None,
-                    said.to_owned(),
-                )
-            })
-        });
+    // `prog: warning: a.c:3: …`): the finding after it (one with no place is read by
+    // `program_unplaced`, which looks at the lines around it).
+    if let Some((_, after, _, _)) = program_labelled(line) {
+        return one_line(after);
     }
     // A severity as a label before the place (`ERROR: /p/a.pl:10:45: Syntax error: …`,
     // SWI-Prolog's): the severity is the label's, when a message follows the place.
@@ -592,6 +581,51 @@ fn dashed_fields(line: &str) -> Option<(String, String, Severity, Option<String>
             severity,
             code,
             message,
+        )
+    })
+}
+
+/// A program's name, then a severity label (`asciidoctor: ERROR: …`): the program, what follows
+/// its name, the severity and what follows the label. A program's notes (`dpkg-buildpackage:
+/// info: source package x`) are none.
+fn program_labelled(line: &str) -> Option<(&str, &str, Severity, &str)> {
+    let (program, after) = line.split_once(": ")?;
+    let named = program.len() >= 2
+        && program
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && severity_word(program).is_none();
+    let (label, said) = after.split_once(": ")?;
+    let severity = severity_word(label).filter(|_| {
+        named
+            && matches!(
+                label.to_ascii_lowercase().as_str(),
+                "error" | "warning" | "fatal" | "err" | "warn"
+            )
+    })?;
+    Some((program, after, severity, said.trim()))
+}
+
+/// A program's finding with no place (`asciidoctor: WARNING: skipping reference to missing
+/// attribute: x`), named by the program, when a line next to it is the same program's: among
+/// its findings it is one, alone it is a line of a job's log (`autopkgtest: WARNING: …`).
+fn program_unplaced(lines: &[String], i: usize) -> Option<Placed> {
+    let (program, _, severity, said) = program_labelled(&lines[i])?;
+    let prefix = format!("{program}: ");
+    let neighbour = |k: Option<usize>| {
+        k.and_then(|k| lines.get(k))
+            .is_some_and(|l| l.starts_with(&prefix))
+    };
+    (said.split_whitespace().count() >= 2
+        && (neighbour(i.checked_sub(1)) || neighbour(Some(i + 1))))
+    .then(|| {
+        (
+            i,
+            program.to_owned(),
+            program.to_owned(),
+            severity,
+            None,
+            said.to_owned(),
         )
     })
 }
@@ -1920,6 +1954,9 @@ fn found_at(
     {
         return (Some((i, name, place, s, c, m)), false);
     }
+    if let Some(found) = program_unplaced(lines, i) {
+        return (Some(found), true);
+    }
     if let Some(found) = placed_otherwise(lines, i) {
         return (Some(found), false);
     }
@@ -1991,8 +2028,10 @@ fn letter_led(lines: &[String], i: usize) -> Option<Placed> {
         .and_then(|s| s.rsplit_once(" ["))
         .map(|(_, p)| p)
         .filter(|p| path_like(p.split(':').next().unwrap_or(p)));
+    // (A label that is a file, `E: po/de.po: tag …`, i18nspector's, is the finding's place.)
     let name = match (pointer, label, tag) {
         (Some(p), _, _) => p.to_owned(),
+        (None, Some(l), _) if crate::text::file_with_extension(l) => l.to_owned(),
         (None, Some(l), Some(t)) => format!("{l}: {t}"),
         _ => said.split_whitespace().next()?.to_owned(),
     };

@@ -674,7 +674,10 @@ pub(crate) fn paren_why(text: &str) -> Option<(&str, &str)> {
     text.match_indices(" (").find_map(|(at, _)| {
         let why = &text[at + 2..inner_end];
         let name = text[..at].trim();
-        (!name.is_empty() && message_like(why)).then_some((name, why))
+        // (After a file, what the parentheses say is why it failed: `FAIL: src/a.c (File size
+        // changed from 105 to 109)`, a formatter's check.)
+        let filed = crate::text::file_with_extension(name) && why.split_whitespace().count() >= 2;
+        (!name.is_empty() && (message_like(why) || filed)).then_some((name, why))
     })
 }
 
@@ -1298,7 +1301,8 @@ fn said(t: &str) -> bool {
 /// that names a test is no report of it.
 pub(crate) fn stack_frame(line: &str) -> bool {
     let t = line.trim();
-    t.starts_with("at ")
+    addressed_frame(t)
+        || t.starts_with("at ")
         || t.starts_with("File \"")
         || (t.contains(".java:") && t.ends_with(')'))
         || t.split_once(':').is_some_and(|(path, rest)| {
@@ -1362,6 +1366,15 @@ pub(crate) fn after_message(line: &str) -> bool {
         || t.starts_with("[...]")
         || call_frame(t)
         || marker_only(t)
+        || addressed_frame(t)
+}
+
+/// A native frame that ends in its address in brackets (`source/a.d:12 void a.f()
+/// [0x55eda93b22a5]`, `??:? _start [0x55eda93b1400]`, D's runtime and others).
+fn addressed_frame(t: &str) -> bool {
+    t.strip_suffix(']')
+        .and_then(|r| r.rsplit_once("[0x"))
+        .is_some_and(|(_, hex)| !hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
 /// Whether a line only points under the line above (`^^^^`, `~~~^~~`, a code frame's marker).

@@ -3490,3 +3490,98 @@ fn findings_as_dashed_fields_around_their_place() {
     // A dash inside a sentence with no place among its fields is no finding.
     assert!(crate::diagnostics::one_line("error - something - went wrong").is_none());
 }
+
+/// A program's lone warning with no place (`autopkgtest: WARNING: …`) is a line of the job's
+/// log, no finding: the job's own error lines are what it shows.
+#[test]
+fn a_programs_lone_warning_leaves_the_jobs_error_shown() {
+    let log = "Removing autopkgtest-satdep (0) ...\nautopkgtest: WARNING: Test dependencies are unsatisfiable - calling apt install on test deps directly\nReading package lists...\nE: Unable to locate package python3-smbus2-sensors\nhardware-probe       FAIL badpkg\n";
+    let parsed = parse_log(log);
+    assert!(
+        parsed.blocks[0]
+            .lines
+            .iter()
+            .any(|l| l.contains("Unable to locate package")),
+        "{:?}",
+        parsed.blocks
+    );
+    assert!(
+        parsed
+            .blocks
+            .iter()
+            .all(|b| b.test_name.as_deref() != Some("autopkgtest"))
+    );
+}
+
+/// make's report of a failed target ends in an exit status, no count (`make: *** [Makefile:21:
+/// app] Error 2`): a build's steps are not read as that many failures.
+#[test]
+fn makes_exit_status_is_no_count() {
+    let counts = |l: &str| crate::stated::stated(&[l.to_owned()]).counts().to_vec();
+    assert!(counts("make: *** [Makefile:21: app] Error 2").is_empty());
+    let log = "--- step 1: generate makefiles\nGenerating build/Makefile...\nDone.\n--- step 2: build\nmain.c\n../app/main.c:2:10: fatal error: config.h: No such file or directory\n    2 | #include \"config.h\"\ncompilation terminated.\nmake[1]: *** [app.make:130: obj/release/app/main.o] Error 1\nmake: *** [Makefile:21: app] Error 2\n";
+    assert_eq!(names(&parse_log(log)), ["../app/main.c:2"]);
+}
+
+/// Places written otherwise: a column after a comma (`CMakeLists.txt:04,04: [C0103] …`), a
+/// quoted place after `In file` under a severity's summary (`Warning: Invalid argument` over
+/// `  In file `stats.scm:16',`, the summary told apart by the sentence that explains it), a
+/// severity letter's label that is a file (`E: po/de.po: tag …`), a file's verdict with why
+/// in parentheses (`FAIL: src/a.c (File size changed from 105 to 109)`).
+#[test]
+fn places_written_otherwise() {
+    assert_eq!(
+        names(&parse_log(
+            "CMakeLists.txt:04,04: [C0103] Invalid name \"x\"\nCMakeLists.txt:11,00: [C0111] Missing docstring\n"
+        )),
+        ["CMakeLists.txt:4", "CMakeLists.txt:11"]
+    );
+    let log = "\nWarning: Invalid argument\n  In file `stats.scm:16',\n  In procedure `histogram',\n\n    (make-string n \"#\")\n\n  Argument #2 to procedure `make-string' has an invalid type:\n\n    string\n\nWarning: Invalid argument\n  In file `stats.scm:19',\n\n  Argument #1 to procedure `string-length' has an invalid type:\n\n    number\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[
+            (
+                "stats.scm:16",
+                "Invalid argument\nArgument #2 to procedure `make-string' has an invalid type:"
+            ),
+            (
+                "stats.scm:19",
+                "Invalid argument\nArgument #1 to procedure `string-length' has an invalid type:"
+            ),
+        ])
+    );
+    assert_eq!(
+        names(&parse_log(
+            "E: po/de.po: unusual-plural-forms 'nplurals=3'\nW: po/fr.po: no-date-header-field POT-Creation-Date\n"
+        )),
+        ["po/de.po", "po/fr.po"]
+    );
+    assert_eq!(
+        named_messages(&parse_log(
+            "FAIL: src/clamp.c (File size changed from 105 to 109)\nFAIL: src/main.c (File size changed from 179 to 181)\nPASS: src/swap.c (123 bytes)\n"
+        )),
+        pairs(&[
+            ("src/clamp.c", "File size changed from 105 to 109"),
+            ("src/main.c", "File size changed from 179 to 181"),
+        ])
+    );
+}
+
+/// A native frame ends in its address in brackets (D's runtime, `??:? _start [0x55ed…]`): an
+/// exception over a rule and such frames says what went wrong on its own line.
+#[test]
+fn frames_that_end_in_their_address_are_no_message() {
+    assert!(crate::line::stack_frame(
+        "source/geo/angle.d:12 void geo.angle.__unittest_L7_C1() [0x55eda93b22a5]"
+    ));
+    assert!(crate::line::stack_frame("??:? _start [0x55eda93b1400]"));
+    assert!(!crate::line::stack_frame("expected [0x1] got [0x2]x"));
+    let log = "core.exception.AssertError@source/geo/angle.d(12): normalize(-90) should wrap to 270\n----------------\n??:? onAssertErrorMsg [0x7ff03c941314]\nsource/geo/angle.d:12 void geo.angle.__unittest_L7_C1() [0x55eda93b22a5]\n??:? _start [0x55eda93b1400]\ncore.exception.AssertError@source/geo/point.d(17): unittest failure\n----------------\n??:? onAssertErrorMsg [0x7ff03c941314]\n??:? _start [0x55eda93b1400]\n2/5 modules FAILED unittests\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(
+        got[0].1.ends_with("normalize(-90) should wrap to 270"),
+        "{got:?}"
+    );
+    assert!(got[1].1.ends_with("unittest failure"), "{got:?}");
+}

@@ -313,6 +313,11 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
     if line.len() > 400 {
         return None;
     }
+    // make's report of a failed target ends in the command's exit status, no count (`make:
+    // *** [Makefile:21: app] Error 2`).
+    if line.contains("*** [") && line.trim_end().rsplit_once("] Error ").is_some() {
+        return None;
+    }
     // A table's row of a label and its count (`Fail     | 4`, `| Errors | 2 |`) binds the two
     // across the column's bar.
     if let Some((label, n)) = table_row(line) {

@@ -1088,6 +1088,19 @@ fn box_closed(line: &str) -> bool {
 /// A place in words after `on` that opens a line: `on main.tf line 8, in resource "a" "b":`
 /// (HCL tools'), read as [`super::worded`] reads `In a.sh line 3:`: (path, line).
 fn place_on_line(t: &str) -> Option<(&str, u64)> {
+    // `In file `stats.scm:16',` (CHICKEN's): a quoted place after `In file`.
+    if let Some(quoted) = t
+        .trim()
+        .strip_prefix("In file ")
+        .or_else(|| t.trim().strip_prefix("in file "))
+    {
+        let inner = quoted.trim_start_matches(['`', '\'', '"']);
+        let (path, number, used) = super::location(inner)?;
+        return inner[used..]
+            .trim_start_matches(['`', '\'', '"', ',', ':'])
+            .is_empty()
+            .then_some((path, number));
+    }
     let t = t.trim().strip_prefix("on ")?;
     // `on line 6:10 of scss/a.scss, in function `mix`` (LibSass's): the line, then the file.
     if let Some(rest) = t.strip_prefix("line ") {
@@ -1102,7 +1115,8 @@ fn place_on_line(t: &str) -> Option<(&str, u64)> {
 }
 
 /// A severity and a summary (`Error: Reference to undeclared input variable`), then within a
-/// few lines its place in words (`  on main.tf line 8, in locals:`), a quoted source line and an
+/// few lines its place in words (`  on main.tf line 8, in locals:`, `  In file `a.scm:16',`),
+/// a quoted source line and an
 /// explanation, in a drawn box or not (Terraform's, tflint's): one finding named by the place,
 /// its message the summary, its block the box or the lines up to the next such heading. Pushed
 /// to `out`; the line after it, or None.
@@ -1137,11 +1151,24 @@ pub(super) fn severity_over_worded_place(
         end += 1;
     }
     let end = without_blank_end(lines, start, end);
+    // (A summary that names only the kind, `Invalid argument`, is told apart by the first
+    // sentence that explains it: `Argument #2 to procedure `make-string' has an invalid type:`.)
+    let explained = lines[i + 1..end]
+        .iter()
+        .map(|l| unboxed(l).trim())
+        .filter(|t| place_on_line(t).is_none() && !t.starts_with("In ") && !t.starts_with("on "))
+        .find(|t| {
+            t.ends_with([':', '.']) && t.split_whitespace().count() >= 4 && !t.contains("  ")
+        });
+    let message = match explained {
+        Some(e) if summary.split_whitespace().count() <= 3 => format!("{summary}\n{e}"),
+        _ => summary,
+    };
     out.push(at_line(
         lines,
         (start, end),
         (path, number),
-        summary,
+        message,
         None,
         severity,
     ));
