@@ -2075,6 +2075,8 @@ fn recorded(
         .or_else(|| records::bracketed_severity_over_place(lines, covered, i, out))
         .or_else(|| announced.and_then(|f| records::line_of_announced(lines, covered, i, f, out)))
         .or_else(|| records::fields_with_line(lines, covered, i, announced, out))
+        .or_else(|| records::marked_coded_under_heading(lines, covered, i, out))
+        .or_else(|| records::messages_under_file_verdict(lines, covered, i, out))
 }
 
 /// Every diagnostic in `lines` not yet `covered`, in log order, warnings marked as such.

@@ -3585,3 +3585,37 @@ fn frames_that_end_in_their_address_are_no_message() {
     );
     assert!(got[1].1.ends_with("unittest failure"), "{got:?}");
 }
+
+/// Rows marked by their severity with their rule in brackets, under the heading they are about
+/// (commitlint's `⧗   input: …` over `✖   type may not be empty [type-empty]`): one finding
+/// per row, named by what the heading says; the closing count (`✖   found 2 problems`) is none.
+#[test]
+fn marked_rows_with_their_rule_under_a_heading() {
+    let log = "⧗   input: update stuff\n✖   subject may not be empty [subject-empty]\n✖   type may not be empty [type-empty]\n\n✖   found 2 problems, 0 warnings\nⓘ   Get help: https://example.org/commitlint\n\n⧗   input: docs: explain the flag\n\nThis paragraph is long enough to go past the configured maximum body line length.\n✖   body's lines must not be longer than 100 characters [body-max-line-length]\n\n✖   found 1 problems, 0 warnings\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[
+            ("update stuff", "subject may not be empty [subject-empty]"),
+            ("update stuff", "type may not be empty [type-empty]"),
+            (
+                "docs: explain the flag",
+                "body's lines must not be longer than 100 characters [body-max-line-length]"
+            ),
+        ])
+    );
+}
+
+/// A file's verdict alone over the error objects a validator printed for it (ajv's): one
+/// finding per `message` field, named by the file.
+#[test]
+fn error_objects_under_a_files_verdict() {
+    let log = "config/billing.json invalid\n[\n  {\n    instancePath: '/env/WORKERS',\n    keyword: 'type',\n    message: 'must be string'\n  }\n]\nconfig/search.json invalid\n[\n  {\n    instancePath: '/port',\n    message: 'must be <= 65535'\n  },\n  {\n    instancePath: '/healthcheck',\n    message: \"must have required property 'path'\"\n  }\n]\nconfig/web.json valid\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[
+            ("config/billing.json", "must be string"),
+            ("config/search.json", "must be <= 65535"),
+            ("config/search.json", "must have required property 'path'"),
+        ])
+    );
+}

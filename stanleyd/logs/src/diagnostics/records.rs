@@ -744,6 +744,142 @@ pub(super) fn fields_with_line(
     Some(end)
 }
 
+/// A file's verdict alone (`config/billing.json invalid`, ajv's) over the error objects a
+/// validator printed for it (`{ instancePath: '/env', …, message: 'must be string' }`): one
+/// finding per `message` field, in that file, up to the next line at the verdict's depth.
+pub(super) fn messages_under_file_verdict(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let line = &lines[i];
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (file, verdict) = line.trim().split_once(' ')?;
+    if !crate::text::file_with_extension(file)
+        || !matches!(
+            verdict,
+            "invalid" | "failed" | "FAILED" | "INVALID" | "errors:"
+        )
+    {
+        return None;
+    }
+    let value = |l: &str| {
+        let t = l.trim().trim_end_matches(',');
+        let rest = t
+            .strip_prefix("message: ")
+            .or_else(|| t.strip_prefix("\"message\": "))?;
+        let q = rest.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
+        rest.strip_prefix(q)?.strip_suffix(q).map(str::to_owned)
+    };
+    let mut end = i + 1;
+    let mut found: Vec<(usize, String)> = Vec::new();
+    while end < lines.len() && !covered[end] && end - i < MAX_LINES * 4 {
+        let l = &lines[end];
+        // (The next file's verdict, or a line at the verdict's depth after the objects.)
+        if !l.starts_with(char::is_whitespace)
+            && !l.trim().is_empty()
+            && !"[]{},".contains(l.trim())
+        {
+            break;
+        }
+        if let Some(m) = value(l) {
+            found.push((end, m));
+        }
+        end += 1;
+    }
+    if found.is_empty() {
+        return None;
+    }
+    let mut from = i;
+    for (k, (at, message)) in found.iter().enumerate() {
+        let to = found.get(k + 1).map_or(end, |(next, _)| {
+            // (Each object's lines, up to the one before the next object's message field.)
+            (at + 1..*next)
+                .rev()
+                .find(|&j| lines[j].trim().starts_with('{'))
+                .unwrap_or(*next)
+        });
+        out.push(Diagnostic::new(
+            &lines[from..to.max(at + 1)],
+            from,
+            file.to_owned(),
+            message.clone(),
+            None,
+            file.to_owned(),
+            Severity::Error,
+        ));
+        from = to.max(at + 1);
+    }
+    Some(end)
+}
+
+/// A row marked by its severity whose message ends in its rule in brackets (`✖   subject may
+/// not be empty [subject-empty]`, commitlint's): a finding with no place.
+fn marked_coded(line: &str) -> Option<(Severity, &str, &str)> {
+    let (severity, said) = super::marked(line.trim())?;
+    let (message, rule) = said.strip_suffix(']')?.rsplit_once(" [")?;
+    (rule_like(rule) && message.split_whitespace().count() >= 2).then_some((severity, said, rule))
+}
+
+/// Rows marked by their severity with their rule in brackets at the end, under the heading
+/// they are about (`⧗   input: update stuff` over `✖   type may not be empty [type-empty]`):
+/// one finding per row, named by what the heading says (after its label, without its mark).
+pub(super) fn marked_coded_under_heading(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    marked_coded(&lines[i])?;
+    // The heading: a marked, labelled line above (`⧗   input: …`) before another run's rows,
+    // else the nearest line above that says something.
+    let above: Vec<usize> = (i.saturating_sub(8)..i)
+        .rev()
+        .take_while(|&k| marked_coded(&lines[k]).is_none())
+        .filter(|&k| !lines[k].trim().is_empty())
+        .collect();
+    let labelled = |k: &usize| {
+        let t = lines[*k].trim();
+        t.starts_with(|c: char| !c.is_alphanumeric()) && t.contains(": ")
+    };
+    let head = above
+        .iter()
+        .copied()
+        .find(labelled)
+        .or_else(|| above.first().copied())?;
+    let heading = lines[head]
+        .trim()
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .trim();
+    let name = heading
+        .split_once(": ")
+        .filter(|(label, _)| !label.contains(' '))
+        .map_or(heading, |(_, value)| value.trim());
+    if name.is_empty() || covered[head] {
+        return None;
+    }
+    let mut k = i;
+    while k < lines.len() && !covered[k] && k - i < MAX_LINES {
+        let Some((severity, said, rule)) = marked_coded(&lines[k]) else {
+            break;
+        };
+        out.push(Diagnostic::new(
+            &lines[k..=k],
+            k,
+            name.to_owned(),
+            said.to_owned(),
+            Some(rule.to_owned()),
+            name.to_owned(),
+            severity,
+        ));
+        k += 1;
+    }
+    Some(k)
+}
+
 /// The line a text gives in words: `line 25`, `Line 36,`, `lines 11..15` (the first).
 fn line_in_words(text: &str) -> Option<u64> {
     let words: Vec<&str> = text.split_whitespace().collect();
