@@ -3619,3 +3619,19 @@ fn error_objects_under_a_files_verdict() {
         ])
     );
 }
+
+/// Verdicts that name each test after its file (`FAIL /cart.js formats small amounts`), then
+/// records whose last, indented field names the test (`  info: formats small amounts` under
+/// `* fail: … executed: …`, `got:` and `wanted:`): each record is its test's report, closed
+/// by that field, the verdict line only a listing.
+#[test]
+fn records_closed_by_a_field_that_names_their_test() {
+    let log = "FAIL /cart.js formats small amounts\nFAIL /cart.js TENOFF never goes below zero\n###  Testing package: shop\n* fail: /cart/js executed: \"applyCoupon(5, 'TENOFF')...\"\n got: \"-5\"\n wanted: \"0\"\n info: TENOFF never goes below zero\n\n* fail: /cart/js executed: \"formatPrice(5)...\"\n got: \"$0.05\"\n wanted: \"$0.5\"\n info: formats small amounts\n\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(got.len(), 2, "{got:?}");
+    for (name, message) in &got {
+        assert!(name.starts_with("/cart.js "), "{got:?}");
+        assert!(message.contains("got: "), "{got:?}");
+    }
+    assert!(got[0].1.contains("-5"), "{got:?}");
+}

@@ -1160,7 +1160,21 @@ fn trailer_report(
     at: usize,
     name: &str,
 ) -> Option<(usize, Span)> {
-    if !trailer(&lines[at]) {
+    // (Or an indented field that names the test and closes its record: `info: TENOFF never
+    // goes below zero` under `* fail: … executed: …`, `got:` and `wanted:`.)
+    let closing_field = at > 0
+        && indent(&lines[at]) > 0
+        && lines[at]
+            .trim()
+            .split_once(": ")
+            .is_some_and(|(label, value)| {
+                !label.contains(' ')
+                    && (value.trim() == name || value.trim() == leaf_of(name))
+                    && field(&lines[at]).is_none()
+            })
+        && content(&lines[at - 1])
+        && lines.get(at + 1).is_none_or(|l| l.trim().is_empty());
+    if !trailer(&lines[at]) && !closing_field {
         return None;
     }
     let from = report_above(lines, covered, mentioned, at)?;
@@ -1254,6 +1268,7 @@ pub(crate) fn leaf_in(core: &str, leaves: &HashMap<&str, usize>) -> Option<usize
 /// `Suite › test` → `test`, `pkg.Class.test` → `test`.
 pub(crate) fn leaf_of(name: &str) -> &str {
     // A name led by its place (`test_orders:7 order total sums lines`): the place scopes it.
+    // (Or by its file alone: `/cart.js unknown coupon leaves the total alone`.)
     let mut leaf = match name.split_once(' ') {
         Some((place, rest))
             if place.rsplit_once(':').is_some_and(|(file, line)| {
@@ -1261,7 +1276,7 @@ pub(crate) fn leaf_of(name: &str) -> &str {
                     && !line.is_empty()
                     && line.bytes().all(|b| b.is_ascii_digit())
                     && !file.contains("::")
-            }) =>
+            }) || (place.contains('/') && crate::text::file_with_extension(place)) =>
         {
             rest
         }
