@@ -3584,6 +3584,8 @@ fn frames_that_end_in_their_address_are_no_message() {
         "{got:?}"
     );
     assert!(got[1].1.ends_with("unittest failure"), "{got:?}");
+    // (Named by the frame under it that runs a test, when one does.)
+    assert_eq!(got[0].0, "geo.angle.__unittest_L7_C1", "{got:?}");
 }
 
 /// Rows marked by their severity with their rule in brackets, under the heading they are about

@@ -1915,6 +1915,7 @@ pub(crate) fn segment(
     name_announced(lines, &mut spans);
     name_by_section_title(lines, &mut spans);
     name_by_verdict_under(lines, &mut spans);
+    name_by_test_frame(lines, &mut spans);
     let mut listings = mentions;
     listings.extend(recaps(lines, covered, &spans, &listings));
     let reports = spans
@@ -2378,6 +2379,41 @@ pub(crate) fn group_title(line: &str) -> Option<&str> {
         && !summary(line)
         && !separator(line))
     .then_some(t)
+}
+
+/// A report headed by an exception and no test's name (`core.exception.AssertError@a.d(12):
+/// …` over a rule and frames, D's runtime) is named by the first frame under it that runs a
+/// test (`source/a.d:12 void geo.angle.__unittest_L7_C1() [0x…]`, a function whose last part
+/// starts `test`, `Test` or `__unittest`).
+fn name_by_test_frame(lines: &[String], spans: &mut [Span]) {
+    let exception_head = |n: &str| {
+        let head = n.split(": ").next().unwrap_or(n);
+        let kind = head.split('@').next().unwrap_or(head);
+        !kind.contains(' ')
+            && ["Error", "Exception", "Failure"]
+                .iter()
+                .any(|end| kind.ends_with(end))
+    };
+    let test_function = |l: &str| -> Option<String> {
+        l.split_whitespace().find_map(|w| {
+            let f = w.split('(').next().unwrap_or(w);
+            let last = f.rsplit(['.', ':']).next().unwrap_or(f);
+            (last.starts_with("test") || last.starts_with("Test") || last.starts_with("__unittest"))
+                .then(|| f.to_owned())
+        })
+    };
+    for s in spans.iter_mut() {
+        if !s.name.as_deref().is_some_and(exception_head) {
+            continue;
+        }
+        if let Some(f) = lines[s.start + 1..s.end]
+            .iter()
+            .filter(|l| crate::line::stack_frame(l))
+            .find_map(|l| test_function(l))
+        {
+            s.name = Some(f);
+        }
+    }
 }
 
 /// Reports in a tree of groups and verdicts (contexts': `When a bill has a cap` over `  FAIL:
