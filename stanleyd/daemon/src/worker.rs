@@ -341,7 +341,7 @@ async fn run_job(
     };
     write_record(root, &record)?;
     job.state = JobState::Done;
-    job.result = Some(status.as_str().into());
+    job.result = Some(status);
     let wf = workflow_id
         .map(|w| format!(" workflow {w}"))
         .unwrap_or_default();

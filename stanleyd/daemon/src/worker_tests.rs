@@ -100,8 +100,11 @@ async fn a_stale_lease_is_requeued_and_a_failing_agent_gets_one_retry_then_a_rej
 
     let done = queue(&scene.state).unwrap().get(&job.id).unwrap().unwrap();
     assert_eq!(
-        (done.state, done.result.as_deref()),
-        (JobState::Done, Some("rejected"))
+        (done.state, done.result),
+        (
+            JobState::Done,
+            Some(stanley_workflows::improve::CandidateStatus::Rejected)
+        )
     );
     assert_eq!(done.attempts, MAX_ATTEMPTS);
     let diary: Vec<&str> = done.diary.iter().map(|d| d.text.as_str()).collect();

@@ -64,9 +64,10 @@ pub struct Job {
     pub state: JobState,
     #[serde(default)]
     pub diary: Vec<DiaryEntry>,
-    /// `validated` or `rejected` once done.
-    #[serde(default)]
-    pub result: Option<String>,
+    /// Where its candidate stood when the job was done (`validated` or `rejected` on disk; a
+    /// word this version does not know reads as none, so the job is still read).
+    #[serde(default, deserialize_with = "known_status")]
+    pub result: Option<CandidateStatus>,
 }
 
 impl Job {
@@ -88,6 +89,17 @@ impl Job {
             result: None,
         }
     }
+}
+
+/// A job's result as written: a candidate's status, or none for a word this version does not
+/// know.
+fn known_status<'de, D>(deserializer: D) -> Result<Option<CandidateStatus>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let word: Option<String> = Option::deserialize(deserializer)?;
+    Ok(word
+        .and_then(|w| serde_json::from_value::<CandidateStatus>(serde_json::Value::String(w)).ok()))
 }
 
 /// What enqueueing did.
@@ -209,6 +221,30 @@ mod tests {
                 && id[4..].chars().all(|c| c.is_ascii_hexdigit())
         );
         assert_ne!(id, job_id("Audit the FIXME comments"));
+    }
+
+    /// A done job's result is its candidate's status, kept on disk as the same word a job
+    /// written before it was typed holds.
+    #[test]
+    fn a_jobs_result_keeps_its_word_on_disk() {
+        let mut job = Job::new(
+            "Audit the TODO comments",
+            crate::routing::InputShape::None,
+            "t0",
+        );
+        job.state = JobState::Done;
+        job.result = Some(CandidateStatus::Rejected);
+        let text = serde_json::to_string(&job).unwrap();
+        assert!(text.contains("\"result\":\"rejected\""), "{text}");
+        let written_before = text.replace("\"rejected\"", "\"validated\"");
+        let read: Job = serde_json::from_str(&written_before).unwrap();
+        assert_eq!(read.result, Some(CandidateStatus::Validated));
+        let unset: Job =
+            serde_json::from_str(&text.replace(",\"result\":\"rejected\"", "")).unwrap();
+        assert_eq!(unset.result, None);
+        let unknown: Job =
+            serde_json::from_str(&text.replace("\"rejected\"", "\"archived\"")).unwrap();
+        assert_eq!(unknown.result, None);
     }
 }
 

@@ -304,7 +304,7 @@ pub(crate) fn queue(
                         @for job in jobs {
                             tr data-job=(job.id) {
                                 td { code { (job.id) } }
-                                td { (status_badge(job.state.as_str())) @if let (JobState::Done, Some(r)) = (job.state, &job.result) { " " (status_badge(r)) } }
+                                td { (status_badge(job.state.as_str())) @if let (JobState::Done, Some(r)) = (job.state, job.result) { " " (status_badge(r.as_str())) } }
                                 td.request { (job.request) }
                                 td { (job.input_shape.as_str()) }
                                 td.num { (job.attempts) }
