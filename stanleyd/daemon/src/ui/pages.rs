@@ -486,9 +486,9 @@ fn decisions(journal: Option<&FlowState>) -> Markup {
     html! {
         ol.timeline reversed {
             @for d in state.decisions.iter().rev() {
-                li data-action=(d.action) {
+                li data-action=(d.action.as_str()) {
                     span.time { (d.at) } " "
-                    (status_badge(&d.action)) " "
+                    (status_badge(d.action.as_str())) " "
                     code { (d.phase) } @if let Some(to) = &d.to { " → " code { (to) } }
                     " " span.condition { (d.condition) }
                     @match d.check_passed { Some(true) => { " " span.badge.good { "check passes" } } Some(false) => { " " span.badge.bad { "check fails" } } None => {} }

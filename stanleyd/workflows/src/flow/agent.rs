@@ -241,7 +241,7 @@ mod tests {
         state.record(DecisionEntry {
             at: "t".into(),
             condition: "advance".into(),
-            action: "advance".into(),
+            action: crate::flow::state::JournaledAction::Advance,
             phase: "a".into(),
             to: Some("b".into()),
             reason: "A is done".into(),

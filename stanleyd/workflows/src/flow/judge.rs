@@ -104,7 +104,7 @@ pub fn curated_state(flow: &Flow, state: &FlowState, evidence: &StopEvidence) ->
         .iter()
         .map(|d| DecisionShown {
             condition: &d.condition,
-            action: &d.action,
+            action: d.action.as_str(),
             phase: &d.phase,
         })
         .collect();

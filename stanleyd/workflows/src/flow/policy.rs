@@ -465,9 +465,9 @@ fn failing_check(
 fn repeated_block(ctx: &StopContext<'_>, phase: &Phase) -> Option<Decision> {
     let recent = ctx.state.recent(SAME_REASON_LIMIT);
     let same_reason = recent.len() == SAME_REASON_LIMIT
-        && recent
-            .iter()
-            .all(|d| d.action == "block" && d.reason == recent[0].reason);
+        && recent.iter().all(|d| {
+            d.action == crate::flow::state::JournaledAction::Block && d.reason == recent[0].reason
+        });
     same_reason.then(|| stuck_ask_human(phase))
 }
 
@@ -739,11 +739,15 @@ mod tests {
         state.phases.get_mut(phase).unwrap().status = PhaseStatus::Active;
     }
 
-    fn entry(condition: &str, action: &str, reason: &str) -> DecisionEntry {
+    fn entry(
+        condition: &str,
+        action: crate::flow::state::JournaledAction,
+        reason: &str,
+    ) -> DecisionEntry {
         DecisionEntry {
             at: "t".into(),
             condition: condition.into(),
-            action: action.into(),
+            action,
             phase: "scaffold".into(),
             to: None,
             reason: reason.into(),
@@ -914,16 +918,26 @@ mod tests {
         );
         c.stuck_before = true;
         assert_eq!(c.decide().condition, "stuck");
-        c.state.record(entry("stuck", "block", "you seem stuck"));
+        c.state.record(entry(
+            "stuck",
+            crate::flow::state::JournaledAction::Block,
+            "you seem stuck",
+        ));
         assert_eq!(c.decide().condition, "stuck_escalate");
-        c.state
-            .record(entry("stuck_escalate", "block", "still stuck"));
+        c.state.record(entry(
+            "stuck_escalate",
+            crate::flow::state::JournaledAction::Block,
+            "still stuck",
+        ));
         assert_eq!(c.decide().condition, "stuck_ask_human");
 
         let mut c = Case::at("scaffold");
         for _ in 0..SAME_REASON_LIMIT {
-            c.state
-                .record(entry("continue", "block", "stay on Scaffold"));
+            c.state.record(entry(
+                "continue",
+                crate::flow::state::JournaledAction::Block,
+                "stay on Scaffold",
+            ));
         }
         assert_eq!(c.decide().condition, "stuck_ask_human");
 
@@ -937,8 +951,11 @@ mod tests {
             panic!("{first:?}")
         };
         for _ in 0..SAME_REASON_LIMIT {
-            c.state
-                .record(entry("premature_completion", "block", &reason));
+            c.state.record(entry(
+                "premature_completion",
+                crate::flow::state::JournaledAction::Block,
+                &reason,
+            ));
         }
         assert_eq!(c.decide().condition, "stuck_ask_human");
     }

@@ -44,14 +44,44 @@ pub struct PhaseRecord {
     pub loop_iterations: u32,
 }
 
+/// What a journaled decision told the agent; `would_block` is a block the flow's enforcement
+/// did not apply. A word this version does not know reads as `Other`, so the journal is still
+/// read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JournaledAction {
+    AllowStop,
+    Block,
+    WouldBlock,
+    Advance,
+    AskHuman,
+    #[serde(other)]
+    Other,
+}
+
+impl JournaledAction {
+    /// The journal's word, as the page and the judge's state show it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JournaledAction::AllowStop => "allow_stop",
+            JournaledAction::Block => "block",
+            JournaledAction::WouldBlock => "would_block",
+            JournaledAction::Advance => "advance",
+            JournaledAction::AskHuman => "ask_human",
+            JournaledAction::Other => "other",
+        }
+    }
+}
+
 /// One journaled decision.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecisionEntry {
     pub at: String,
     /// The condition of the stop policy that matched (`advance`, `regression`, ...).
     pub condition: String,
-    /// `allow_stop`, `block`, `advance` or `ask_human`.
-    pub action: String,
+    /// What the decision told the agent (`allow_stop`, `block`, `would_block`, `advance`,
+    /// `ask_human` in the journal).
+    pub action: JournaledAction,
     /// The phase the decision was made in.
     pub phase: String,
     /// The advance target, when there is one.
@@ -281,7 +311,7 @@ mod tests {
             state.record(DecisionEntry {
                 at: "t".into(),
                 condition: format!("c{i}"),
-                action: "block".into(),
+                action: JournaledAction::Block,
                 phase: "a".into(),
                 to: None,
                 reason: String::new(),
@@ -296,6 +326,16 @@ mod tests {
         let text = serde_json::to_string(&state).unwrap();
         assert_eq!(FlowState::parse(&text, &flow).unwrap(), state);
         assert_eq!(side_effect_key("2", "publish", 1), "2:publish:1");
+        // The action keeps its word in the journal; a word this version does not know is
+        // read as `Other`, the journal still usable.
+        assert!(text.contains("\"action\":\"block\""), "{text}");
+        let later = FlowState::parse(&text.replace("\"block\"", "\"escalate\""), &flow).unwrap();
+        assert!(
+            later
+                .decisions
+                .iter()
+                .all(|d| d.action == JournaledAction::Other)
+        );
     }
 
     #[test]

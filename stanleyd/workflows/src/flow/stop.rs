@@ -7,7 +7,7 @@ use stanley_core::{Executor, Frame};
 
 use crate::flow::judge::{StopEvidence, StopJudgeError, curated_state, judgment, stop_questions};
 use crate::flow::policy::{Action, Decision, Judgment};
-use crate::flow::state::{DecisionEntry, FlowState, PhaseStatus};
+use crate::flow::state::{DecisionEntry, FlowState, JournaledAction, PhaseStatus};
 use crate::flow::{Flow, Mode};
 
 /// The frame template of a stop.
@@ -44,12 +44,12 @@ pub async fn ask(executor: &Executor, frame: Frame) -> Result<Judgment, StopJudg
     }
 }
 
-fn action_name(action: &Action) -> &'static str {
+fn action_name(action: &Action) -> JournaledAction {
     match action {
-        Action::AllowStop => "allow_stop",
-        Action::Block(_) => "block",
-        Action::Advance { .. } => "advance",
-        Action::AskHuman(_) => "ask_human",
+        Action::AllowStop => JournaledAction::AllowStop,
+        Action::Block(_) => JournaledAction::Block,
+        Action::Advance { .. } => JournaledAction::Advance,
+        Action::AskHuman(_) => JournaledAction::AskHuman,
     }
 }
 
@@ -121,10 +121,9 @@ pub fn apply(flow: &Flow, state: &mut FlowState, decision: &Decision, facts: Sto
         at: now.to_owned(),
         condition: decision.condition.to_owned(),
         action: match &decision.action {
-            Action::Block(_) if !enforced => "would_block",
+            Action::Block(_) if !enforced => JournaledAction::WouldBlock,
             action => action_name(action),
-        }
-        .to_owned(),
+        },
         phase,
         to,
         reason,
@@ -199,7 +198,7 @@ pub fn review_stops(state: &FlowState) -> u32 {
         .decisions
         .iter()
         .rev()
-        .take_while(|d| d.phase == state.current_phase && d.action != "advance")
+        .take_while(|d| d.phase == state.current_phase && d.action != JournaledAction::Advance)
         .filter(|d| d.condition == "review_band" && d.check_passed == Some(true))
         .count() as u32
 }
