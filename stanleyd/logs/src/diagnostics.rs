@@ -559,21 +559,11 @@ fn dashed_fields(line: &str) -> Option<(String, String, Severity, Option<String>
         ),
         None => (severity_word(fields[0])?, None),
     };
+    // (A rule-like last field after the message is the code; else the first field's code.)
     let last = fields[fields.len() - 1];
-    let code = (fields.len() > at + 2 && rule_like(last))
-        .then_some(last)
-        .or(first_code)
-        .map(str::to_owned);
-    let message = fields[at + 1..]
-        .iter()
-        .take(if code.as_deref() == Some(last) {
-            fields.len() - at - 2
-        } else {
-            fields.len()
-        })
-        .copied()
-        .collect::<Vec<_>>()
-        .join(sep);
+    let coded_last = fields.len() > at + 2 && rule_like(last);
+    let message = fields[at + 1..fields.len() - usize::from(coded_last)].join(sep);
+    let code = coded_last.then_some(last).or(first_code).map(str::to_owned);
     (!message.is_empty()).then(|| {
         (
             format!("{path}:{number}"),
@@ -585,16 +575,22 @@ fn dashed_fields(line: &str) -> Option<(String, String, Severity, Option<String>
     })
 }
 
+/// A program's name as it labels its lines: a bare word of letters, figures, `-` and `_`,
+/// starting with a letter (`onsgmls`, `dh_auto_build`, `asciidoctor`).
+fn program_word(word: &str) -> bool {
+    word.len() >= 2
+        && word.starts_with(|c: char| c.is_ascii_alphabetic())
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
 /// A program's name, then a severity label (`asciidoctor: ERROR: …`): the program, what follows
 /// its name, the severity and what follows the label. A program's notes (`dpkg-buildpackage:
 /// info: source package x`) are none.
 fn program_labelled(line: &str) -> Option<(&str, &str, Severity, &str)> {
     let (program, after) = line.split_once(": ")?;
-    let named = program.len() >= 2
-        && program
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        && severity_word(program).is_none();
+    let named = program_word(program) && severity_word(program).is_none();
     let (label, said) = after.split_once(": ")?;
     let severity = severity_word(label).filter(|_| {
         named
@@ -634,12 +630,7 @@ fn program_unplaced(lines: &[String], i: usize) -> Option<Placed> {
 /// `prog:file:line: message`): a bare word, a colon, then a place with a line and a column.
 fn program_glued(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
     let (program, rest) = line.split_once(':')?;
-    let bare = program.len() >= 2
-        && program.starts_with(|c: char| c.is_ascii_alphabetic())
-        && program
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    let (_, _, used) = location(rest).filter(|_| bare)?;
+    let (_, _, used) = location(rest).filter(|_| program_word(program))?;
     // (A line and a column: `tool:12: text` is a label and a number, no place.)
     (rest[..used].matches(':').count() >= 2)
         .then(|| one_line_placed(rest))

@@ -1565,10 +1565,15 @@ fn error_named(t: &str) -> bool {
         Some(kind) => kind.strip_suffix(']').unwrap_or(""),
         None => name,
     };
-    exception_named(name)
-        && ["Error", "Exception", "Failure"]
-            .iter()
-            .any(|end| name.ends_with(end))
+    exception_named(name) && error_kind(name)
+}
+
+/// Whether a class's name ends as errors' names do (`AssertionError`, `ConvException`,
+/// `ComparisonFailure`).
+pub(crate) fn error_kind(name: &str) -> bool {
+    ["Error", "Exception", "Failure"]
+        .iter()
+        .any(|end| name.ends_with(end))
 }
 
 /// A report that is a unified diff of expected and actual output (cram's and prysk's `---

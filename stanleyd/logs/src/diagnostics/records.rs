@@ -820,8 +820,16 @@ pub(super) fn messages_under_file_verdict(
 /// not be empty [subject-empty]`, commitlint's): a finding with no place.
 fn marked_coded(line: &str) -> Option<(Severity, &str, &str)> {
     let (severity, said) = super::marked(line.trim())?;
-    let (message, rule) = said.strip_suffix(']')?.rsplit_once(" [")?;
-    (rule_like(rule) && message.split_whitespace().count() >= 2).then_some((severity, said, rule))
+    let (message, rule) = trailing_rule(said)?;
+    (message.split_whitespace().count() >= 2).then_some((severity, said, rule))
+}
+
+/// A message with its rule in brackets at its end (`… [subject-empty]`): the message and the
+/// rule.
+fn trailing_rule(said: &str) -> Option<(&str, &str)> {
+    said.strip_suffix(']')?
+        .rsplit_once(" [")
+        .filter(|(_, rule)| rule_like(rule))
 }
 
 /// Rows marked by their severity with their rule in brackets at the end, under the heading
@@ -1332,9 +1340,9 @@ pub(super) fn bracketed_severity_over_place(
                 .then_some((path, number))
         })?;
     // A rule in brackets closes the message (`… [equals-nan]`).
-    let (message, code) = match said.strip_suffix(']').and_then(|r| r.rsplit_once(" [")) {
-        Some((message, rule)) if super::rule_like(rule) => (message, Some(rule.to_owned())),
-        _ => (said, None),
+    let (message, code) = match trailing_rule(said) {
+        Some((message, rule)) => (message, Some(rule.to_owned())),
+        None => (said, None),
     };
     let mut end = i + 1;
     while end < lines.len() && !covered[end] && end - i < MAX_LINES {

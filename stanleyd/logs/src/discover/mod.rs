@@ -1168,9 +1168,7 @@ fn trailer_report(
             .trim()
             .split_once(": ")
             .is_some_and(|(label, value)| {
-                !label.contains(' ')
-                    && (value.trim() == name || value.trim() == leaf_of(name))
-                    && field(&lines[at]).is_none()
+                !label.contains(' ') && (value.trim() == name || value.trim() == leaf_of(name))
             })
         && content(&lines[at - 1])
         && lines.get(at + 1).is_none_or(|l| l.trim().is_empty());
@@ -2389,10 +2387,7 @@ fn name_by_test_frame(lines: &[String], spans: &mut [Span]) {
     let exception_head = |n: &str| {
         let head = n.split(": ").next().unwrap_or(n);
         let kind = head.split('@').next().unwrap_or(head);
-        !kind.contains(' ')
-            && ["Error", "Exception", "Failure"]
-                .iter()
-                .any(|end| kind.ends_with(end))
+        !kind.contains(' ') && crate::line::error_kind(kind)
     };
     let test_function = |l: &str| -> Option<String> {
         l.split_whitespace().find_map(|w| {
