@@ -38,10 +38,13 @@ fn flagging_env() -> TestEnv {
     env
 }
 
-/// A tmux server of our own, on a socket in a temp folder.
+/// A tmux server of our own, on a socket in a temp folder: a new server for each run, since a
+/// server whose last session was killed is still exiting when the next `new-session` reaches
+/// its socket ("server exited unexpectedly").
 struct Tmux {
     dir: tempfile::TempDir,
     columns: u16,
+    runs: std::cell::Cell<u32>,
 }
 
 impl Tmux {
@@ -54,11 +57,14 @@ impl Tmux {
         Self {
             dir: tempfile::tempdir().unwrap(),
             columns,
+            runs: std::cell::Cell::new(0),
         }
     }
 
     fn socket(&self) -> PathBuf {
-        self.dir.path().join("tmux.sock")
+        self.dir
+            .path()
+            .join(format!("tmux-{}.sock", self.runs.get()))
     }
 
     fn tmux(&self, args: &[&str]) {
@@ -115,11 +121,8 @@ impl Tmux {
         );
         let file = dir.join("run.sh");
         std::fs::write(&file, script).unwrap();
-        let _ = Command::new("tmux")
-            .arg("-S")
-            .arg(self.socket())
-            .args(["kill-session", "-t", "t"])
-            .output();
+        self.kill_server();
+        self.runs.set(self.runs.get() + 1);
         self.tmux(&[
             "new-session",
             "-d",
@@ -152,14 +155,21 @@ impl Tmux {
     }
 }
 
-impl Drop for Tmux {
-    fn drop(&mut self) {
+impl Tmux {
+    /// Ends this run's server, if one was started.
+    fn kill_server(&self) {
         let _ = Command::new("tmux")
             .arg("-S")
             .arg(self.socket())
             .arg("kill-server")
             .env_clear()
             .output();
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.kill_server();
     }
 }
 
