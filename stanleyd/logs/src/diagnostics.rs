@@ -1165,6 +1165,16 @@ fn stylish_file(lines: &[String], i: usize) -> Option<String> {
     {
         return Some(rest.trim().to_owned());
     }
+    // A file and its verdict (`config/api.yaml#0: INVALID`, a document's index after `#`):
+    // the file heads its rows when one follows.
+    if !line.starts_with(char::is_whitespace)
+        && let Some(file) = file_with_verdict(t)
+        && lines
+            .get(i + 1)
+            .is_some_and(|next| headed_row(next).is_some())
+    {
+        return Some(file.to_owned());
+    }
     if !row_follows {
         return None;
     }
@@ -1178,6 +1188,149 @@ fn stylish_file(lines: &[String], i: usize) -> Option<String> {
         path = p;
     }
     path_like(path).then(|| path.to_owned())
+}
+
+/// The tag a tool puts on the comments it writes into a file's text (`# (pofilter) `): the
+/// comment mark, the tool's name in parentheses; the bytes it takes.
+fn comment_tag(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("# (")?;
+    let close = rest.find(") ")?;
+    let name = &rest[..close];
+    (!name.is_empty() && name.len() <= 30 && !name.contains(' ')).then(|| &line[..close + 5])
+}
+
+/// Findings a tool writes as tagged comments above the record they judge, the record's place on
+/// a reference line under them (`# (pofilter) printf: Different number of printf variables`,
+/// then `#: src/main.c:14`, a PO file's source reference): each comment a finding at that
+/// place, its check's name before the colon its code. Pushed to `out`; the line after the
+/// comments, or None.
+fn findings_above_place(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let tag = comment_tag(&lines[i])?;
+    // (Looked at from the run's first comment only: the reader stays linear on a long run.)
+    if i > 0 && !covered[i - 1] && comment_tag(&lines[i - 1]) == Some(tag) {
+        return None;
+    }
+    let mut k = i;
+    while k < lines.len() && !covered[k] && comment_tag(&lines[k]) == Some(tag) {
+        k += 1;
+    }
+    // The reference: a comment of places (`#: a.c:14 a.c:20`) among the next lines.
+    let place = lines[k..]
+        .iter()
+        .take(3)
+        .find_map(|l| {
+            let words = l.strip_prefix("#:")?;
+            let word = words.split_whitespace().next()?;
+            location(word).filter(|&(_, _, used)| used == word.len())
+        })
+        .map(|(path, number, _)| format!("{path}:{number}"))?;
+    for (j, line) in lines.iter().enumerate().take(k).skip(i) {
+        let message = line[tag.len()..].trim().to_owned();
+        let code = message
+            .split_once(": ")
+            .map(|(check, _)| check)
+            .filter(|check| rule_like(check))
+            .map(str::to_owned);
+        out.push(Diagnostic::new(
+            &lines[j..=j],
+            j,
+            place.clone(),
+            message,
+            code,
+            place.clone(),
+            Severity::Error,
+        ));
+    }
+    Some(k)
+}
+
+/// A file heading its rows with a short verdict after it (`config/api.yaml#0: INVALID`,
+/// `a.yaml: 3 problems`): the file, without the index of a document in it (`#0`).
+fn file_with_verdict(t: &str) -> Option<&str> {
+    let (head, verdict) = t.split_once(": ")?;
+    let file = head.split_once('#').map_or(
+        head,
+        |(f, index)| {
+            if whole_number(index) { f } else { head }
+        },
+    );
+    let words = verdict.split_whitespace().count();
+    (path_like(file) && file.contains(['.', '/']) && (1..=3).contains(&words)).then_some(file)
+}
+
+/// A row under its file's heading that is a finding however it gives its line: marked with its
+/// severity and no line (`✖ require-author - node: author - author is required`, the file's
+/// own), or an item with its line in words (`  - (line 8) [/ports/1] '99999': too large`):
+/// (its line, if any, severity, rule, message).
+pub(crate) fn headed_row(line: &str) -> Option<(Option<u64>, Severity, Option<String>, String)> {
+    let t = line.trim();
+    let (severity, rest) = match marked(t) {
+        Some((severity, rest)) => (Some(severity), rest),
+        None => {
+            let item = ["- ", "* ", "• "].iter().find_map(|m| t.strip_prefix(m));
+            match item {
+                Some(rest) => (None, rest.trim_start()),
+                None if line.starts_with(char::is_whitespace) => (None, t),
+                None => return None,
+            }
+        }
+    };
+    let (number, message) = match line_in_words(rest) {
+        Some((n, message)) => (Some(n), message),
+        None => (None, rest),
+    };
+    let message = message.trim();
+    if message.is_empty() || (severity.is_none() && number.is_none()) {
+        return None;
+    }
+    // A rule first, then ` - ` and the message (`name-format - node: name - …`).
+    let code = message
+        .split_once(" - ")
+        .map(|(rule, _)| rule)
+        .filter(|rule| rule_like(rule) && rule.contains('-'))
+        .map(str::to_owned);
+    Some((
+        number,
+        severity.unwrap_or(Severity::Error),
+        code,
+        message.to_owned(),
+    ))
+}
+
+/// A line in words opening a row (`(line 8)`, `[line 8, column 3]`, `line 8:`, `Line 8 -`):
+/// the line and what follows it.
+fn line_in_words(rest: &str) -> Option<(u64, &str)> {
+    let (open, inner) = match rest.chars().next()? {
+        c @ ('(' | '[') => (Some(c), &rest[1..]),
+        _ => (None, rest),
+    };
+    let word = inner.get(..5)?;
+    if !word.eq_ignore_ascii_case("line ") {
+        return None;
+    }
+    let (number, after) = crate::text::leading_number(&inner[5..])?;
+    let after = match open {
+        Some(c) => after.split_once(if c == '(' { ')' } else { ']' })?.1,
+        None => {
+            // Its column after it (`line 8, column 3:`, `line 8, col 3`).
+            let column = [", column ", ", col "]
+                .iter()
+                .find_map(|w| after.strip_prefix(w))
+                .and_then(crate::text::leading_number);
+            column.map_or(after, |(_, rest)| rest)
+        }
+    };
+    let after = after.trim_start();
+    let after = after
+        .strip_prefix(':')
+        .or_else(|| after.strip_prefix("- "))
+        .unwrap_or(after);
+    Some((number, after))
 }
 
 /// A row under its file that opens with its code, then its line and column, then the message
@@ -1982,6 +2135,13 @@ fn found_at(
             false,
         );
     }
+    // A marked row, or one with its line in words, under its file (one line each).
+    if let Some(f) = file
+        && let Some((number, s, c, m)) = headed_row(line)
+    {
+        let name = number.map_or_else(|| f.to_owned(), |n| format!("{f}:{n}"));
+        return (Some((i, name.clone(), name, s, c, m)), true);
+    }
     (None, false)
 }
 
@@ -2084,6 +2244,8 @@ pub(crate) fn read_all(
     let mut reading: Option<String> = None;
     // Where the placed rows' reader has looked up to (`rows::placed_rows`).
     let mut rows_looked = rows::Looked::default();
+    // The files the findings so far were placed in (`rows::file_row`).
+    let mut files = rows::Files::default();
     let mut i = 0;
     while i < lines.len() {
         pace.step()?;
@@ -2102,7 +2264,8 @@ pub(crate) fn read_all(
             i,
             (header_path.as_deref(), reading.as_deref()),
             &mut out,
-        );
+        )
+        .or_else(|| findings_above_place(lines, covered, i, &mut out));
         if let Some(next) = listed {
             file = None;
             i = next;
@@ -2110,6 +2273,14 @@ pub(crate) fn read_all(
         }
         let (found, header_row) = found_at(lines, i, header_path.as_deref(), file.as_deref());
         let Some((start, name, place, severity, code, message)) = found else {
+            // A line naming a file findings were placed in, before its colon.
+            files.update(&out);
+            if let Some(d) = rows::file_row(lines, i, &files) {
+                out.push(d);
+                file = None;
+                i += 1;
+                continue;
+            }
             // Rows that each hold a place at one word, of one shape, whatever the tool.
             if let Some(next) = rows::placed_rows(lines, covered, i, &mut rows_looked, &mut out) {
                 file = None;

@@ -1590,11 +1590,29 @@ fn diff_changes(body: &[String]) -> Option<String> {
             || (l.starts_with('+') && !l.starts_with("+++"))
     };
     let first = body[hunk + 1..].iter().position(|l| changed(l))? + hunk + 1;
-    let run: Vec<String> = body[first..]
-        .iter()
-        .take_while(|l| changed(l))
-        .take(MAX_MESSAGE_LINES)
-        .map(|l| l.trim_end().to_owned())
+    // Headers that name what was compared, not files (`--- expected`, `+++ actual`,
+    // minitest's), say which side is which: they go first.
+    let labelled = |l: &str, mark: &str| {
+        l.trim_start().strip_prefix(mark).is_some_and(|rest| {
+            let w = rest.trim();
+            !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == ' ') && w.len() <= 20
+        })
+    };
+    let headers: Vec<String> = match hunk.checked_sub(2).map(|h| (&body[h], &body[h + 1])) {
+        Some((old, new)) if labelled(old, "--- ") && labelled(new, "+++ ") => {
+            vec![old.trim().to_owned(), new.trim().to_owned()]
+        }
+        _ => Vec::new(),
+    };
+    let run: Vec<String> = headers
+        .into_iter()
+        .chain(
+            body[first..]
+                .iter()
+                .take_while(|l| changed(l))
+                .take(MAX_MESSAGE_LINES)
+                .map(|l| l.trim_end().to_owned()),
+        )
         .collect();
     Some(bounded(&run))
 }
@@ -1638,6 +1656,24 @@ fn message_found(body: &[String]) -> Option<String> {
     }
     if let Some(changed) = diff_changes(body) {
         return Some(changed);
+    }
+    // The expectation a report numbers (`1.1) The output should eq 8080`) states what failed,
+    // and the paragraph after it (`expected: 8080`, `got: ""`) what was compared.
+    if let Some(k) = body.iter().position(|l| numbered_expectation(l)) {
+        let said = message_from(body, k)?;
+        let blank = body[k + 1..].iter().position(|l| l.trim().is_empty());
+        let values = blank.and_then(|b| {
+            let from = k + 1 + b;
+            let j = from + body[from..].iter().position(|l| !l.trim().is_empty())?;
+            let t = body[j].trim_start();
+            (!t.starts_with('#') && !location_only(&body[j]) && !bare_location(&body[j]))
+                .then(|| message_from(body, j))
+                .flatten()
+        });
+        return Some(match values {
+            Some(v) => format!("{said}\n{v}"),
+            None => said,
+        });
     }
     // A label alone that announces what went wrong (`Failures:`, `Errors:`) has the message
     // under it, whatever fields (`Description: …`) stand above.
@@ -1709,6 +1745,18 @@ fn message_found(body: &[String]) -> Option<String> {
             })
         })?;
     message_from(body, at)
+}
+
+/// A report's numbered item of a numbered failure (`1.1) The output should eq 8080`): figures
+/// joined by dots, a closing parenthesis, words.
+fn numbered_expectation(line: &str) -> bool {
+    let t = line.trim_start();
+    let Some((number, text)) = t.split_once(") ") else {
+        return false;
+    };
+    number.contains('.')
+        && number.split('.').all(crate::text::whole_number)
+        && text.split_whitespace().count() >= 2
 }
 
 /// A field that quotes the code under test (`Form: (PARSE-INTEGER "12x")`, `Expression: a ==

@@ -3637,3 +3637,157 @@ fn records_closed_by_a_field_that_names_their_test() {
     }
     assert!(got[0].1.contains("-5"), "{got:?}");
 }
+
+/// Rows under their file's heading that give their line in words (`- (line 4) …` under
+/// `conf/app.yaml#0: INVALID`), or none at all when each is marked with its severity (`✖ rule
+/// - message` under `./pkg/package.json`): each row the file's finding (D-221).
+#[test]
+fn rows_under_a_file_with_their_line_in_words_or_none() {
+    let log = "conf/app.yaml#0: INVALID\n  - (line 4) [/name] 'X_Y': not matched to pattern.\n  - (line 9) [/size] '99': too large (> max 10).\nconf/db.yaml#0: INVALID\n  - (line 2) [/port] key 'port:' is required.\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[
+            ("conf/app.yaml:4", "[/name] 'X_Y': not matched to pattern."),
+            ("conf/app.yaml:9", "[/size] '99': too large (> max 10)."),
+            ("conf/db.yaml:2", "[/port] key 'port:' is required."),
+        ])
+    );
+    let log = "./pkg/a/manifest.json\n✖ needs-title - node: title - title is required\n⚠ needs-url - node: url - url is required\n1 error\n1 warning\n\n./pkg/b/manifest.json\n✖ lower-name - node: name - name must be lower case\n1 error\n";
+    let got = parse_log(log);
+    assert_eq!(
+        named_messages(&got),
+        pairs(&[
+            (
+                "./pkg/a/manifest.json",
+                "needs-title - node: title - title is required"
+            ),
+            (
+                "./pkg/b/manifest.json",
+                "lower-name - node: name - name must be lower case"
+            ),
+            (
+                "./pkg/a/manifest.json",
+                "needs-url - node: url - url is required"
+            ),
+        ])
+    );
+    // A list whose items give no line and carry no mark is no list of findings.
+    let log = "docs/guide.md\n  - install the tool\n  - run it twice\n";
+    assert!(parse_log(log).blocks.is_empty());
+}
+
+/// A place quoted inside a row's message leaves the message whole (`block "a.py:46 f" has a
+/// rank of F`); a row with the run's label and no place is the run's finding; and a line that
+/// names, before its colon, a file findings were placed in is a finding about that whole file
+/// (a heading that ends with a colon is not) (D-221).
+#[test]
+fn quoted_places_run_wide_rows_and_rows_about_a_whole_file() {
+    let log = "ERROR:cx:block \"app/quote.py:46 taxes\" has a rank of F\nERROR:cx:block \"app/rates.py:13 zone\" has a rank of D\nERROR:cx:average complexity is ranked D\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[
+            (
+                "app/quote.py:46",
+                "block \"app/quote.py:46 taxes\" has a rank of F"
+            ),
+            (
+                "app/rates.py:13",
+                "block \"app/rates.py:13 zone\" has a rank of D"
+            ),
+            (
+                "average complexity is ranked D",
+                "average complexity is ranked D"
+            ),
+        ])
+    );
+    let log = "/srv/units/nightly.timer:5: Failed to parse calendar specification, ignoring: dayly\nnightly.timer: Timer unit lacks value setting. Refusing.\nnightly.timer: In section 'Timer':\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[
+            (
+                "/srv/units/nightly.timer:5",
+                "Failed to parse calendar specification, ignoring: dayly"
+            ),
+            (
+                "/srv/units/nightly.timer",
+                "Timer unit lacks value setting. Refusing."
+            ),
+        ])
+    );
+}
+
+/// A wrapper's label of figures alone (`0 2 `, a parallel executor's node and task) and one a
+/// tab and a bar close (`10:00:01 web<TAB>| `) are taken off, whatever their text (D-221).
+#[test]
+fn labels_of_figures_alone_and_a_tab_then_a_bar() {
+    let log = "0 1 src/a.c: In function 'f':\n0 1 src/a.c:6:23: error: comparison of integers of different signedness [-Werror=sign-compare]\n0 1     6 |     for (int i = 0; i <= n; i++)\n0 1       |                       ^~\n0 1 failure\n0 2 src/b.c:7:9: error: suggest parentheses around assignment [-Werror=parentheses]\n0 2     7 |     if (f = 0) return -1;\n0 2       |         ^\n0 2 failure\n0 3 \n";
+    let got = parse_log(log);
+    assert_eq!(names(&got), ["src/a.c:6", "src/b.c:7"]);
+    assert_eq!(got.blocks[0].step.as_deref(), Some("0 1"));
+    let log = "10:00:01 api\t| test_a (api.test_x.T.test_a) ... FAIL\n10:00:01 web\t| test_b (web.test_y.T.test_b) ... FAIL\n10:00:01 api\t| \n10:00:01 web\t| \n10:00:01 api\t| ======================================================================\n10:00:01 web\t| ======================================================================\n10:00:01 api\t| FAIL: test_a (api.test_x.T.test_a)\n10:00:01 web\t| FAIL: test_b (web.test_y.T.test_b)\n10:00:01 api\t| ----------------------------------------------------------------------\n10:00:01 web\t| ----------------------------------------------------------------------\n10:00:01 api\t| Traceback (most recent call last):\n10:00:01 web\t| Traceback (most recent call last):\n10:00:01 api\t|   File \"/w/api/test_x.py\", line 5, in test_a\n10:00:01 web\t|   File \"/w/web/test_y.py\", line 8, in test_b\n10:00:01 api\t|     self.assertEqual(1, 2)\n10:00:01 web\t|     self.assertEqual(3, 4)\n10:00:01 api\t| AssertionError: 1 != 2\n10:00:01 web\t| AssertionError: 3 != 4\n10:00:01 api\t| \n10:00:01 web\t| \n10:00:01 api\t| Ran 1 test in 0.001s\n10:00:01 web\t| Ran 1 test in 0.001s\n10:00:01 api\t| FAILED (failures=1)\n10:00:01 web\t| FAILED (failures=1)\n";
+    let got = parse_log(log);
+    let mut named = named_messages(&got);
+    named.sort();
+    assert_eq!(
+        named,
+        pairs(&[
+            ("api.test_x.T.test_a", "AssertionError: 1 != 2"),
+            ("web.test_y.T.test_b", "AssertionError: 3 != 4"),
+        ])
+    );
+}
+
+/// Test::More's comments after a failed point: the failed test's line, then what its
+/// assertion found after the line that places it (`died: …`, `expecting: …`/`found: …`); a
+/// drawn table after it leaves the failed test's line alone (D-221).
+#[test]
+fn test_more_says_what_was_found_after_its_place() {
+    let log = "1..3\nnot ok 1 - empty shelf is refused\n#   Failed test 'empty shelf is refused'\n#   at t/s.t line 11.\n# expecting: Regexp ((?^:is full))\n# found: normal exit\nnot ok 2 - absent book\n#   Failed test 'absent book'\n#   at t/s.t line 17.\n# died: no such book: Hamlet\nnot ok 3 - order\n#   Failed test 'order'\n#   at t/s.t line 20.\n# +----+------+----+----------+\n# | Elt|Got   | Elt|Expected  |\n# +----+------+----+----------+\n# Looks like you failed 3 tests of 3.\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[
+            (
+                "empty shelf is refused",
+                "Failed test 'empty shelf is refused'\nexpecting: Regexp ((?^:is full))\nfound: normal exit"
+            ),
+            (
+                "absent book",
+                "Failed test 'absent book'\ndied: no such book: Hamlet"
+            ),
+            ("order", "Failed test 'order'"),
+        ])
+    );
+}
+
+/// A report that numbers each failed expectation (`1.1) The output should eq 80`) gives it
+/// as the message, with the values compared in the paragraph under it (D-221).
+#[test]
+fn a_numbered_expectation_heads_its_compared_values() {
+    let body: Vec<String> = "     When call get conf.ini port\n\n     1.1) The output should eq 80\n\n            expected: 80\n                 got: \"\"\n\n          # spec/get_spec.sh:12\n"
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        crate::line::message_of(&body).as_deref(),
+        Some("1.1) The output should eq 80\nexpected: 80\ngot: \"\"")
+    );
+}
+
+/// Tagged comments a checker writes above the record they judge (`# (pocheck) printf: …`),
+/// the record's place on the reference line under them (`#: src/a.c:14`): each comment a
+/// finding at that place, its check its code (D-221).
+#[test]
+fn tagged_comments_above_the_record_they_judge() {
+    let log = "processing 1 files...\nmsgid \"\"\nmsgstr \"\"\n\n# (pocheck) printf: Different number of printf variables\n# (pocheck) startcaps: Different capitalization at the start\n#: src/a.c:14\n#, c-format\nmsgid \"Saved %d files\"\nmsgstr \"fichiers\"\n\n# (pocheck) endpunc: Different punctuation at the end\n#: src/a.c:20\nmsgid \"Quit.\"\nmsgstr \"Quitter\"\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[
+            ("src/a.c:14", "printf: Different number of printf variables"),
+            (
+                "src/a.c:14",
+                "startcaps: Different capitalization at the start"
+            ),
+            ("src/a.c:20", "endpunc: Different punctuation at the end"),
+        ])
+    );
+}

@@ -343,6 +343,23 @@ pub(super) fn placed_rows(
     for &(start, end) in &rows {
         out.push(finding(lines, start, end)?);
     }
+    // Rows with the run's label and no place, right after it, are the run's too.
+    while k < lines.len()
+        && !covered[k]
+        && row_at(lines, k).is_none()
+        && let Some((severity, message)) = unplaced_in_run(&lines[k], &lines[i])
+    {
+        out.push(Diagnostic::new(
+            &lines[k..=k],
+            k,
+            message.clone(),
+            message,
+            None,
+            String::new(),
+            severity,
+        ));
+        k += 1;
+    }
     Some(k)
 }
 
@@ -469,6 +486,8 @@ fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
             m.push_str(next.trim());
         }
         m
+    } else if let Some(m) = quoted_place(&words, &r) {
+        m
     } else {
         let m = after.join(" ");
         let m = m.trim_start_matches(':').trim();
@@ -522,6 +541,115 @@ fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
         place,
         severity,
     ))
+}
+
+/// The message of a row whose place is quoted in it (`ERROR:xenon:block "shipping/quote.py:46
+/// taxes" has a rank of F`): the place is what the message talks about, so the message is the
+/// row from the words before the place on, past the severity's label that is glued to the
+/// first of them by a colon (`ERROR:xenon:block` says `block`).
+fn quoted_place(words: &[&str], r: &Row<'_>) -> Option<String> {
+    let place = words.get(r.at)?;
+    if r.end || !place.starts_with(['"', '\'', '‘', '“']) {
+        return None;
+    }
+    let mut said: Vec<&str> = Vec::new();
+    for (k, w) in words[..r.at].iter().enumerate() {
+        if k == 0 && severity_of(w).is_some() {
+            // (What a label glues after its last colon is the message's first word.)
+            if let Some((_, glued)) = w.rsplit_once(':')
+                && glued.chars().any(char::is_alphabetic)
+            {
+                said.push(glued);
+            }
+            continue;
+        }
+        said.push(w);
+    }
+    said.extend_from_slice(&words[r.at..]);
+    Some(said.join(" "))
+}
+
+/// The files findings were placed in, by the name a line may give them before a colon: the
+/// path as printed and its last component.
+#[derive(Default)]
+pub(super) struct Files {
+    by_name: std::collections::HashMap<String, String>,
+    /// How many of the findings were looked at.
+    seen: usize,
+}
+
+impl Files {
+    /// Takes in the places of the findings read since the last call.
+    pub(super) fn update(&mut self, out: &[Diagnostic]) {
+        for d in &out[self.seen.min(out.len())..] {
+            let Some((path, _)) = d.place.split_once(':') else {
+                continue;
+            };
+            if !placeable(path) {
+                continue;
+            }
+            let base = path.rsplit('/').next().unwrap_or(path);
+            self.by_name
+                .entry(path.to_owned())
+                .or_insert_with(|| path.to_owned());
+            self.by_name
+                .entry(base.to_owned())
+                .or_insert_with(|| path.to_owned());
+        }
+        self.seen = out.len();
+    }
+}
+
+/// A line that names, before its colon, a file findings were placed in, and says something of
+/// it (`backup.timer: Timer unit lacks value setting. Refusing.` after
+/// `/srv/units/backup.timer:5: Failed to parse …`): a finding about that whole file, named by
+/// the file as its findings named it.
+pub(super) fn file_row(lines: &[String], i: usize, files: &Files) -> Option<Diagnostic> {
+    let line = &lines[i];
+    if files.by_name.is_empty() || line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (head, message) = line.split_once(": ")?;
+    let message = message.trim();
+    // (A message that ends with a colon heads what follows: `ring.c: In function 'pop':`.)
+    if head.contains(char::is_whitespace)
+        || message.split_whitespace().count() < 2
+        || message.ends_with(':')
+    {
+        return None;
+    }
+    let file = files.by_name.get(head)?;
+    Some(Diagnostic::new(
+        &lines[i..=i],
+        i,
+        file.clone(),
+        message.to_owned(),
+        None,
+        file.clone(),
+        severity_word(message.split_whitespace().next().unwrap_or("")).unwrap_or(Severity::Error),
+    ))
+}
+
+/// A row among a run's with no place, that opens with the severity and label the run's rows open
+/// with (`ERROR:xenon:average complexity is ranked D` among `ERROR:xenon:block "a.py:3 f" …`):
+/// a finding about the whole run, named by what it says.
+fn unplaced_in_run(line: &str, first: &str) -> Option<(Severity, String)> {
+    let word = line.split_whitespace().next()?;
+    let label = |w: &str| w.rsplit_once(':').map(|(label, _)| label.to_owned());
+    let (own, theirs) = (label(word)?, label(first.split_whitespace().next()?)?);
+    if own != theirs || line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let severity = severity_of(word)?;
+    let glued = word.rsplit_once(':').map_or("", |(_, g)| g);
+    let rest = line.trim_start()[word.len()..].trim();
+    let message = [glued, rest]
+        .iter()
+        .filter(|s| !s.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ");
+    (message.split_whitespace().count() >= 2).then_some((severity, message))
 }
 
 /// The code of a row with no rule's code before its place: a rule right after the place

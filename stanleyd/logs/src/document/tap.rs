@@ -126,6 +126,33 @@ pub(crate) fn yaml_message(block: &[String]) -> Option<String> {
     }
 }
 
+/// A failed point's comments as Test::More prints them (`Failed test 'x'`, then `at t/a.t line
+/// 11.` or `in t/a.t at line 11.`, then what its assertion found: `expecting: …`/`found: …`,
+/// `died: …`, the values a `cmp_ok` compared, `Structures begin differing at:`): the failed
+/// test's line and what follows its place, up to the run's closing count. None when nothing
+/// follows, or only a drawn table (the failed test's line then says it best).
+fn said_after_place(notes: &[String]) -> Option<String> {
+    let [failed, at, rest @ ..] = notes else {
+        return None;
+    };
+    let placed = (at.starts_with("at ") || at.starts_with("in ")) && at.contains(" line ");
+    if !failed.starts_with("Failed test") || !placed {
+        return None;
+    }
+    let said: Vec<String> = rest
+        .iter()
+        .take_while(|l| !l.starts_with("Looks like"))
+        .cloned()
+        .collect();
+    let first = said.first()?;
+    if first.starts_with(['+', '|']) || said.iter().all(|l| l.trim().is_empty()) {
+        return None;
+    }
+    let mut whole = vec![failed.clone()];
+    whole.extend(said);
+    Some(crate::line::bounded(&whole))
+}
+
 /// The failures of a TAP stream (13 or 14, nested subtests, YAML diagnostics), wherever it
 /// sits in the log: a failing test is a `not ok` announced by `# Subtest:` (or a top-level
 /// one); a failing `not ok` inside a test that was not announced is an assertion of that test
@@ -492,7 +519,7 @@ fn walk(lines: &[String], covered: &[bool], first: usize) -> Walked {
             to += 1;
         }
         if message.is_none() {
-            message = crate::line::message_of(&notes);
+            message = said_after_place(&notes).or_else(|| crate::line::message_of(&notes));
         }
         // Announced when the nearest `# Subtest:` at this depth, not yet used, names it.
         let own = announced

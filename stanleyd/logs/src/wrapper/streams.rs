@@ -45,6 +45,9 @@ fn any_label(line: &str) -> Option<(&str, usize)> {
     if line.starts_with(char::is_whitespace) {
         return None;
     }
+    if let Some(found) = figures_alone(line) {
+        return Some(found);
+    }
     let cut = (0..=line.len().min(MAX_LABEL))
         .rev()
         .find(|&b| line.is_char_boundary(b))
@@ -100,6 +103,9 @@ fn any_label(line: &str) -> Option<(&str, usize)> {
             {
                 (p + 1 + q, p + 2 + q)
             }
+            // `18:59:48 web<TAB>| text`: a bar after the tab closes the label too.
+            _ if next.starts_with("| ") => (p, p + 3),
+            _ if next == "|" => (p, p + 2),
             _ => (p, p + 1),
         }
     });
@@ -128,6 +134,25 @@ fn any_label(line: &str) -> Option<(&str, usize)> {
         return None;
     }
     Some((name, text))
+}
+
+/// Two or three figures alone before the text, one space after each (`0 1 src/a.c:6:23: error:
+/// …`, a parallel executor's node and task): (the figures, where the text starts).
+fn figures_alone(line: &str) -> Option<(&str, usize)> {
+    let mut end = 0;
+    let mut fields = 0;
+    for word in line.split(' ').take(3) {
+        if word.is_empty() || word.len() > 6 || !word.bytes().all(|b| b.is_ascii_digit()) {
+            break;
+        }
+        fields += 1;
+        end += word.len() + 1;
+    }
+    if fields < 2 {
+        return None;
+    }
+    let name = &line[..end - 1];
+    Some((name, end.min(line.len())))
 }
 
 /// Whether a field is a date and time (`05-Dec-2026 11:05:35`, Bamboo's): figures, month
