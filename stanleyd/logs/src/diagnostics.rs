@@ -1249,6 +1249,53 @@ fn findings_above_place(
     Some(k)
 }
 
+/// Rows under a heading that each name a thing and the file it is in (`Extra requirements:`
+/// over `uv in requirements.txt`, `requests in requirements.txt`): a finding per row, about
+/// that file, the heading saying what is wrong with each. Pushed to `out`; the line after
+/// the rows, or None.
+fn things_in_files(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let heading = lines[i].trim_end();
+    if heading.starts_with(char::is_whitespace)
+        || !heading.ends_with(':')
+        || heading.split_whitespace().count() > 5
+    {
+        return None;
+    }
+    let in_file = |line: &str| -> Option<String> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            [thing, "in", file]
+                if crate::text::file_with_extension(file) && !thing.ends_with(':') =>
+            {
+                Some((*file).to_owned())
+            }
+            _ => None,
+        }
+    };
+    let mut k = i + 1;
+    while k < lines.len() && !covered[k] && k - i <= MAX_LINES * 25 {
+        let Some(file) = in_file(&lines[k]) else {
+            break;
+        };
+        out.push(Diagnostic::new(
+            &lines[k..=k],
+            k,
+            file.clone(),
+            lines[k].trim().to_owned(),
+            None,
+            file,
+            Severity::Error,
+        ));
+        k += 1;
+    }
+    (k > i + 1).then_some(k)
+}
+
 /// A file heading its rows with a short verdict after it (`config/api.yaml#0: INVALID`,
 /// `a.yaml: 3 problems`): the file, without the index of a document in it (`#0`).
 fn file_with_verdict(t: &str) -> Option<&str> {
@@ -2265,7 +2312,8 @@ pub(crate) fn read_all(
             (header_path.as_deref(), reading.as_deref()),
             &mut out,
         )
-        .or_else(|| findings_above_place(lines, covered, i, &mut out));
+        .or_else(|| findings_above_place(lines, covered, i, &mut out))
+        .or_else(|| things_in_files(lines, covered, i, &mut out));
         if let Some(next) = listed {
             file = None;
             i = next;
@@ -2274,11 +2322,8 @@ pub(crate) fn read_all(
         let (found, header_row) = found_at(lines, i, header_path.as_deref(), file.as_deref());
         let Some((start, name, place, severity, code, message)) = found else {
             // A line naming a file findings were placed in, before its colon.
-            files.update(&out);
-            if let Some(d) = rows::file_row(lines, i, &files) {
-                out.push(d);
-                file = None;
-                i += 1;
+            if rows::file_row(lines, i, &mut files, &mut out) {
+                (file, i) = (None, i + 1);
                 continue;
             }
             // Rows that each hold a place at one word, of one shape, whatever the tool.

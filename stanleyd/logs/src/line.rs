@@ -1657,6 +1657,20 @@ fn message_found(body: &[String]) -> Option<String> {
     if let Some(changed) = diff_changes(body) {
         return Some(changed);
     }
+    // Rows of verdicts, passed and failed, one per assertion (` PASS EXIT CODE (LINE 8)`, `
+    // FAIL STDOUT CONTAINS "x" (LINE 9)`): the first failed row says what went wrong.
+    if body.iter().any(|l| passing_verdict(l.trim()))
+        && let Some(k) = body.iter().position(|l| {
+            let t = l.trim();
+            let mut words = t.split_whitespace();
+            words
+                .next()
+                .is_some_and(|w| w == "FAIL" || w == "FAILED" || w == "✗")
+                && words.count() >= 2
+        })
+    {
+        return message_from(body, k);
+    }
     // The expectation a report numbers (`1.1) The output should eq 8080`) states what failed,
     // and the paragraph after it (`expected: 8080`, `got: ""`) what was compared.
     if let Some(k) = body.iter().position(|l| numbered_expectation(l)) {

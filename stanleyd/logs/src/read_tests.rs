@@ -3791,3 +3791,50 @@ fn tagged_comments_above_the_record_they_judge() {
         ])
     );
 }
+
+/// A paragraph a test's name heads, its assertions' verdicts indented under it (`bad_input ran
+/// in 0 sec …`, ` PASS EXIT CODE (LINE 8)`, ` FAIL STDOUT CONTAINS "x" (LINE 9)`): the test is
+/// the heading's first word, and its message the first failed row, not a passed one (D-221).
+#[test]
+fn verdict_rows_under_the_test_that_heads_them() {
+    let log = "good_input ran in 0 sec with 0/1 lines to STDERR/OUT\n PASS EXIT CODE (LINE 8)\n PASS STDOUT CONTAINS \"2\" (LINE 9)\n\nbad_input ran in 0 sec with 1/0 lines to STDERR/OUT\n PASS EMPTY STDOUT (LINE 12)\n FAIL EXIT CODE (LINE 13)\n-->\texpected 65, observed 1\n\nslow_input ran in 0 sec with 0/1 lines to STDERR/OUT\n FAIL STDOUT DOES NOT CONTAIN \"9\" (LINE 16)\n\nTests:    3  |  Passed:   1  |  Failed:   2\n";
+    let got = named_messages(&parse_log(log));
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["bad_input", "slow_input"], "{got:?}");
+    assert!(got[0].1.starts_with("FAIL EXIT CODE (LINE 13)"), "{got:?}");
+    assert!(
+        got[1].1.starts_with("FAIL STDOUT DOES NOT CONTAIN"),
+        "{got:?}"
+    );
+}
+
+/// A TAP description that quotes the test's name and says what befell it (`'rle round-trips'
+/// falsified in 1 attempts`): named by the quoted words, the description opening its message
+/// (D-221).
+#[test]
+fn a_quoted_name_in_a_tap_description() {
+    let log = "1..2\nnot ok 1 - 'rle round-trips' falsified in 3 attempts\n# Counterexample:\n# $s = \"aaaa\";\nok 2 - 'words split' (passed 1000 attempts)\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[(
+            "rle round-trips",
+            "'rle round-trips' falsified in 3 attempts\nCounterexample:\n$s = \"aaaa\";"
+        )])
+    );
+}
+
+/// Rows under a heading that each name a thing and the file it is in (`Extra requirements:`
+/// over `uv in requirements.txt`): one finding per row, about that file (D-221).
+#[test]
+fn things_named_in_their_files_under_a_heading() {
+    let log = "Missing requirements:\n/w/app/cli.py:2 dist=pluggy module=pluggy\n/w/app/cli.py:3 dist=attrs module=attrs\nExtra requirements:\nuv in requirements.txt\nrequests in requirements.txt\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(got.len(), 4, "{got:?}");
+    assert_eq!(
+        got[2..],
+        pairs(&[
+            ("requirements.txt", "uv in requirements.txt"),
+            ("requirements.txt", "requests in requirements.txt"),
+        ])
+    );
+}

@@ -604,7 +604,24 @@ impl Files {
 /// it (`backup.timer: Timer unit lacks value setting. Refusing.` after
 /// `/srv/units/backup.timer:5: Failed to parse …`): a finding about that whole file, named by
 /// the file as its findings named it.
-pub(super) fn file_row(lines: &[String], i: usize, files: &Files) -> Option<Diagnostic> {
+/// Pushed to `out` (the files first brought up to date with it); whether it was one.
+pub(super) fn file_row(
+    lines: &[String],
+    i: usize,
+    files: &mut Files,
+    out: &mut Vec<Diagnostic>,
+) -> bool {
+    files.update(out);
+    match whole_file_row(lines, i, files) {
+        Some(d) => {
+            out.push(d);
+            true
+        }
+        None => false,
+    }
+}
+
+fn whole_file_row(lines: &[String], i: usize, files: &Files) -> Option<Diagnostic> {
     let line = &lines[i];
     if files.by_name.is_empty() || line.starts_with(char::is_whitespace) {
         return None;

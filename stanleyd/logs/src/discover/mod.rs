@@ -83,7 +83,11 @@ fn failing_names(
         // equal 1`, is that test's failed assertion: the row names the test.)
         if let Some(n) = status_name(l)
             .filter(|_| !closes_a_suite(lines, i))
-            .map(|n| row_over(lines, covered, i).unwrap_or(n))
+            .map(|n| {
+                row_over(lines, covered, i)
+                    .or_else(|| heading_over(lines, covered, i, &n))
+                    .unwrap_or(n)
+            })
             .or_else(|| scoped_header(lines, i))
         {
             status.push((i, n));
@@ -298,6 +302,42 @@ fn row_over(lines: &[String], covered: &[bool], at: usize) -> Option<String> {
         .then_some(name)
         .filter(|n| name_like(n) && !summary(n))
         .map(str::to_owned)
+}
+
+/// The test whose assertions' verdicts are rows of the paragraph it heads (`bad_number ran in 0
+/// sec with 1/0 lines to STDERR/OUT`, then ` PASS EXIT CODE (LINE 8)`, ` FAIL STDOUT CONTAINS
+/// "x" (LINE 9)`, a shell runner's): the heading's first word names the test, when the failed
+/// row at `at` describes an assertion (words, not an id) under an identifier.
+fn heading_over(lines: &[String], covered: &[bool], at: usize, said: &str) -> Option<String> {
+    let verdict = |l: &str| {
+        let t = l.trim();
+        let first = t.split_whitespace().next().unwrap_or("");
+        passing_verdict(t) || failed_verdict(first)
+    };
+    if indent(&lines[at]) == 0 || !said.contains(' ') {
+        return None;
+    }
+    // The paragraph's first line, at most a few dozen lines up.
+    let mut k = at;
+    while k > 0 && at - k < 40 && !lines[k - 1].trim().is_empty() && !covered[k - 1] {
+        k -= 1;
+    }
+    if k == at || k + 1 >= lines.len() {
+        return None;
+    }
+    let heading = &lines[k];
+    let second = &lines[k + 1];
+    if indent(heading) != 0 || indent(second) == 0 || !verdict(second) || verdict(heading) {
+        return None;
+    }
+    let name = heading.split_whitespace().next()?;
+    let identifier = name
+        .chars()
+        .all(|c| c.is_alphanumeric() || "_.:-".contains(c))
+        && name.chars().next().is_some_and(char::is_alphabetic)
+        && !name.ends_with(':');
+    (identifier && name_like(name) && heading.split_whitespace().count() >= 2)
+        .then(|| name.to_owned())
 }
 
 /// Names printed over their verdicts: a bare name over an assertion's verdict, a line over a

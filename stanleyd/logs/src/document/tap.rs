@@ -82,6 +82,20 @@ pub(crate) fn tap_point(t: &str) -> Option<(bool, String)> {
     Some((ok, name))
 }
 
+/// The name a description quotes before saying more of it (`'rle round-trips' falsified in 1
+/// attempts`): the quoted words, when words follow the closing quote.
+fn quoted_name(description: &str) -> Option<&str> {
+    let quote = description
+        .chars()
+        .next()
+        .filter(|c| ['\'', '"'].contains(c))?;
+    let rest = &description[1..];
+    let close = rest.find(quote)?;
+    let (name, after) = (&rest[..close], &rest[close + 1..]);
+    (!name.trim().is_empty() && after.starts_with(' ') && after.split_whitespace().count() >= 2)
+        .then_some(name)
+}
+
 /// The message of a test point's YAML diagnostics: `error:` (inline or a block), else
 /// `message:`, else what it compares (`found:`/`wanted:`, a `diff:`, ava's `details:` or
 /// `values:` with the difference).
@@ -263,10 +277,23 @@ pub(crate) fn tap(
             from -= 1;
         }
         let block: Vec<String> = lines[from..point.to].to_vec();
+        // A description that quotes the test's name and says what befell it (`'rle
+        // round-trips' falsified in 1 attempts`, a property runner's): the quoted name names
+        // it, the description opens the message.
+        let (name, message) = match quoted_name(&point.name) {
+            Some(quoted) if assertions.is_empty() => (
+                quoted.to_owned(),
+                Some(match message {
+                    Some(m) => format!("{}\n{m}", point.name),
+                    None => point.name.clone(),
+                }),
+            ),
+            _ => (point.name.clone(), message),
+        };
         out.push(Found {
             start: from,
             message: message.map(|m| bounded_message(&m)),
-            name: Some(point.name.clone()),
+            name: Some(name),
             lines: block,
             anchor: "tap_not_ok",
             ..Found::default()
