@@ -1296,6 +1296,44 @@ fn things_in_files(
     (k > i + 1).then_some(k)
 }
 
+/// A numbered list under a heading that names a severity (`Errors:` over `1. pkg.exports is …`,
+/// `Warnings:` over `1. …`, a package linter's): a finding per item, of that severity, named by
+/// what it says (no place is printed). Pushed to `out`; the line after the list, or None.
+fn numbered_under_severity(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let severity = match lines[i].trim() {
+        "Errors:" | "Error:" | "ERRORS:" => Severity::Error,
+        "Warnings:" | "Warning:" | "WARNINGS:" => Severity::Warning,
+        _ => return None,
+    };
+    let item = |line: &str| -> Option<String> {
+        let (number, said) = line.trim_start().split_once(". ")?;
+        (whole_number(number) && said.split_whitespace().count() >= 3)
+            .then(|| said.trim().to_owned())
+    };
+    let mut k = i + 1;
+    while k < lines.len() && !covered[k] && k - i <= MAX_LINES * 25 {
+        let Some(message) = item(&lines[k]) else {
+            break;
+        };
+        out.push(Diagnostic::new(
+            &lines[k..=k],
+            k,
+            message.clone(),
+            message,
+            None,
+            String::new(),
+            severity,
+        ));
+        k += 1;
+    }
+    (k > i + 1).then_some(k)
+}
+
 /// A file heading its rows with a short verdict after it (`config/api.yaml#0: INVALID`,
 /// `a.yaml: 3 problems`): the file, without the index of a document in it (`#0`).
 fn file_with_verdict(t: &str) -> Option<&str> {
@@ -2272,6 +2310,7 @@ fn recorded(
         .or_else(|| records::severity_over_worded_place(lines, covered, i, out))
         .or_else(|| records::bracketed_severity_over_place(lines, covered, i, out))
         .or_else(|| announced.and_then(|f| records::line_of_announced(lines, covered, i, f, out)))
+        .or_else(|| announced.and_then(|f| records::coded_over_excerpt(lines, covered, i, f, out)))
         .or_else(|| records::fields_with_line(lines, covered, i, announced, out))
         .or_else(|| records::marked_coded_under_heading(lines, covered, i, out))
         .or_else(|| records::messages_under_file_verdict(lines, covered, i, out))
@@ -2313,7 +2352,8 @@ pub(crate) fn read_all(
             &mut out,
         )
         .or_else(|| findings_above_place(lines, covered, i, &mut out))
-        .or_else(|| things_in_files(lines, covered, i, &mut out));
+        .or_else(|| things_in_files(lines, covered, i, &mut out))
+        .or_else(|| numbered_under_severity(lines, covered, i, &mut out));
         if let Some(next) = listed {
             file = None;
             i = next;

@@ -1657,6 +1657,16 @@ fn message_found(body: &[String]) -> Option<String> {
     if let Some(changed) = diff_changes(body) {
         return Some(changed);
     }
+    // A section that shows what the test ran (`==== Contents of test case:` over its script)
+    // says nothing of what went wrong: the sections after it do (`---- Result was:`).
+    if let Some(k) = body.iter().position(|l| shows_the_test(l))
+        && let Some(m) = body[k + 1..].iter().position(|l| {
+            let t = l.trim_start();
+            t.split_whitespace().next().is_some_and(rule_token) && !shows_the_test(l)
+        })
+    {
+        return message_from(body, k + 1 + m);
+    }
     // Rows of verdicts, passed and failed, one per assertion (` PASS EXIT CODE (LINE 8)`, `
     // FAIL STDOUT CONTAINS "x" (LINE 9)`): the first failed row says what went wrong.
     if body.iter().any(|l| passing_verdict(l.trim()))
@@ -1759,6 +1769,22 @@ fn message_found(body: &[String]) -> Option<String> {
             })
         })?;
     message_from(body, at)
+}
+
+/// A section heading that shows the test's own code (`==== Contents of test case:`, `Source of
+/// the test:`), a rule or not before it.
+fn shows_the_test(line: &str) -> bool {
+    let t = line.trim();
+    let t = match t.split_once(' ') {
+        Some((first, rest)) if rule_token(first) => rest.trim(),
+        _ => t,
+    };
+    let lower = t.to_ascii_lowercase();
+    lower.ends_with(':')
+        && lower.contains("test")
+        && ["contents of", "source of", "code of", "body of"]
+            .iter()
+            .any(|w| lower.starts_with(w))
 }
 
 /// A report's numbered item of a numbered failure (`1.1) The output should eq 8080`): figures

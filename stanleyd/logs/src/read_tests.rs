@@ -3838,3 +3838,62 @@ fn things_named_in_their_files_under_a_heading() {
         ])
     );
 }
+
+/// From the 29th set (D-222): a coded finding over a numbered excerpt of the file the log
+/// says it works on; a numbered list under a severity heading; Erlang terms are no paths; a
+/// bracketed label closed by a bar; a section that shows the test's code is no message.
+#[test]
+fn coded_findings_over_excerpts_and_numbered_lists_under_a_severity() {
+    let log = ">>> Working on: /w/locale/de/messages.po\nError: E201: invalid variables: %(nmae)s\n10:#: shop/views.py:12\n11:msgid \"Hello %(name)s\"\n12:msgstr \"Hallo %(nmae)s\"\n\nW202: missing variables: %(count)d\n14:#: shop/views.py:20\n15:msgid \"%(count)d items\"\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[
+            (
+                "/w/locale/de/messages.po:10",
+                "E201: invalid variables: %(nmae)s"
+            ),
+            (
+                "/w/locale/de/messages.po:14",
+                "W202: missing variables: %(count)d"
+            ),
+        ])
+    );
+    let log = "Linting...\nErrors:\n1. pkg.main is ./dist/a.cjs but the file does not exist.\n2. pkg.bin.x is not executable at all.\nWarnings:\n1. pkg.types is not exported for the import condition.\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert_eq!(got[1].1, "pkg.bin.x is not executable at all.");
+}
+
+#[test]
+fn erlang_terms_bracket_bar_labels_and_a_tests_own_code() {
+    assert!(!crate::text::path_like("{assert,[{module,...},{...}|...]}"));
+    let log = "- - - - - - - - - - - - - - - - - - - -\nledger_SUITE:post_twice failed on line 18\nReason: {assertEqual,[{module,...},{...}|...]}\n- - - - - - - - - - - - - - - - - - - -\n\nTesting ledger: *** FAILED test case 1 of 2 ***\n\n- - - - - - - - - - - - - - - - - - - -\nledger_SUITE:match_total failed on line 47\nReason: {badmatch,7}\n- - - - - - - - - - - - - - - - - - - -\n\nTesting ledger: *** FAILED test case 2 of 2 ***\n\nTesting ledger: TEST COMPLETE, 0 ok, 2 failed of 2 test cases\n";
+    let got = named_messages(&parse_log(log));
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["ledger_SUITE:post_twice", "ledger_SUITE:match_total"],
+        "{got:?}"
+    );
+    let body: Vec<String> = "==== Contents of test case:\n    stack::pop\n---- Result was:\na\n---- Result should have been (exact matching):\nb\n==== pop-2 FAILED\n"
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert!(
+        crate::line::message_of(&body).is_some_and(|m| m.starts_with("---- Result was:")),
+        "{body:?}"
+    );
+    let lines: Vec<String> = (0..6)
+        .map(|k| {
+            format!(
+                "[734{}] | {}",
+                k % 2,
+                if k % 3 == 0 { "" } else { "    text" }
+            )
+        })
+        .collect();
+    assert_eq!(
+        crate::wrapper::streams::label(&lines[1]),
+        Some(("[7341]", 9))
+    );
+}

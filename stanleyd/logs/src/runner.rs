@@ -168,10 +168,16 @@ pub(crate) fn pytest(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
             j += 1;
         }
         let body = lines[i..j].to_vec();
+        // The assertion's `E ` lines; without them (a plugin's soft checks, `FAILURE: check 1
+        // == 2`), what the section's own lines say.
         let message = body
             .iter()
             .find_map(|l| l.strip_prefix("E ").map(|m| m.trim().to_owned()))
-            .filter(|m| !m.is_empty());
+            .filter(|m| !m.is_empty())
+            .or_else(|| {
+                body.iter()
+                    .find_map(|l| l.trim().strip_prefix("FAILURE: ").map(str::to_owned))
+            });
         mark(covered, i, j);
         out.push(Found {
             start: i,

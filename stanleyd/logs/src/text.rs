@@ -352,6 +352,8 @@ pub(crate) fn path_like(p: &str) -> bool {
         && !p.contains(char::is_whitespace)
         && !p.contains("://")
         && !p.starts_with('-')
+        // (A term of braces and bars, `{assert,[{module,...}|...]}`, is a value, no path.)
+        && !p.contains(['{', '}', '|'])
         && p.rsplit('/').next().is_some_and(|name| {
             // (Figures and dots alone are a version or a number, `3.11.7`, no file's name.)
             let extended = name.contains('.')

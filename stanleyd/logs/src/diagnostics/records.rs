@@ -588,6 +588,7 @@ pub(super) fn announced_file(line: &str) -> Option<&str> {
         "results for",
         "scanning",
         "analyzing",
+        "working on",
     ]
     .iter()
     .any(|w| lower.contains(w));
@@ -600,6 +601,66 @@ pub(super) fn announced_file(line: &str) -> Option<&str> {
                 .trim_end_matches(['.', ':'])
         })
         .find(|w| crate::text::file_with_extension(w))
+}
+
+/// A coded finding over a numbered excerpt of the file it is in (`Error: E201: invalid
+/// variables: %(nmae)s` over `10:#: shop/views.py:12`, `11:msgid "Hello"`, a PO linter's), in
+/// the file the log last said it works on: one finding at the excerpt's first line, its
+/// message the code and what it says, its report the excerpt.
+pub(super) fn coded_over_excerpt(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    file: &str,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let line = lines[i].trim_end();
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    // An optional severity label, then the code and what it says.
+    let (label, rest) = match line.split_once(": ") {
+        Some((label, rest)) if super::severity_word(label).is_some() => (Some(label), rest),
+        _ => (None, line),
+    };
+    let (code, said) = rest.split_once(": ")?;
+    let coded = code.len() >= 2
+        && code.starts_with(|c: char| c.is_ascii_uppercase())
+        && code.chars().any(|c| c.is_ascii_digit())
+        && code.chars().all(|c| c.is_ascii_alphanumeric());
+    if !coded || said.trim().is_empty() {
+        return None;
+    }
+    let numbered = |l: &str| {
+        l.split_once(':')
+            .filter(|(n, _)| crate::text::whole_number(n))
+            .and_then(|(n, _)| n.parse::<u64>().ok())
+    };
+    let first = lines.get(i + 1).and_then(|l| numbered(l))?;
+    let mut end = i + 1;
+    while end < lines.len()
+        && end - i < MAX_LINES
+        && !covered[end]
+        && numbered(&lines[end]).is_some()
+    {
+        end += 1;
+    }
+    let severity = label
+        .and_then(super::severity_word)
+        .unwrap_or(if code.starts_with('W') {
+            Severity::Warning
+        } else {
+            Severity::Error
+        });
+    out.push(at_line(
+        lines,
+        (i, end),
+        (file, first),
+        format!("{code}: {}", said.trim()),
+        Some(code.to_owned()),
+        severity,
+    ));
+    Some(end)
 }
 
 /// A finding that gives its line in words and no file (`Error: Line 36, Column 12: …`,

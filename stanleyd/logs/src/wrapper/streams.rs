@@ -89,7 +89,13 @@ fn any_label(line: &str) -> Option<(&str, usize)> {
                 inner.to_ascii_lowercase().as_str(),
                 "ok" | "pass" | "passed" | "skip" | "skipped" | "todo" | "info" | "run" | "done"
             );
-        return (name.matches(' ').count() <= 4 && !mark).then_some((name, found.1));
+        // (A bar after the bracket closes the label too: `[7345] | text`, a process manager's.)
+        let text = if line[found.1..].starts_with("| ") {
+            found.1 + 2
+        } else {
+            found.1
+        };
+        return (name.matches(' ').count() <= 4 && !mark).then_some((name, text));
     }
     // `stdout<TAB>2024-12-04T10:00:00Z<TAB>text`: tab-separated fields, a second field with
     // no spaces (a time, a number) taken with the first.
