@@ -78,7 +78,7 @@ pub(crate) fn without_timing(name: &str) -> &str {
             let timing = inner.chars().any(|c| c.is_ascii_digit())
                 && inner
                     .chars()
-                    .all(|c| c.is_ascii_digit() || " .,:msµnhinsecSECRUNTIME".contains(c));
+                    .all(|c| c.is_ascii_digit() || " .,:msµunhinsecSECRUNTIME".contains(c));
             // (A progress count, `(1 of 4)`, `(3/8)`, says when it ran as a time does.)
             let count = |sep: &str| {
                 inner.split_once(sep).is_some_and(|(a, b)| {
@@ -1473,6 +1473,11 @@ pub(crate) fn bare_location(text: &str) -> bool {
 /// A numbered line of quoted source (`   4: test('x', …)`, `  9|   expect(…)`).
 pub(crate) fn source_excerpt(line: &str) -> bool {
     let t = line.trim_start();
+    // (The row a marker points at, `=> 47:     code`, `> 5 | code`, is one too.)
+    let t = t
+        .strip_prefix("=>")
+        .or_else(|| t.strip_prefix('>'))
+        .map_or(t, str::trim_start);
     let digits = t.chars().take_while(char::is_ascii_digit).count();
     digits > 0
         && (t[digits..].starts_with(": ")
@@ -1727,6 +1732,23 @@ fn message_found(body: &[String]) -> Option<String> {
             if m > 0 && value_label(&body[m - 1]) {
                 return m - 1;
             }
+            // Fields aligned on ` : ` (`  In macro : CHECK_EQ( v, 2 )` over `  Expected : v ==
+            // 2`, `    Actual : v == 1`) are one record: the message starts at its first.
+            let aligned = |l: &str| {
+                l.trim()
+                    .split_once(" : ")
+                    .is_some_and(|(label, v)| !label.is_empty() && !v.trim().is_empty())
+            };
+            if aligned(&body[m]) {
+                let mut k = m;
+                while k > 0 && aligned(&body[k - 1]) && body[k - 1].starts_with(char::is_whitespace)
+                {
+                    k -= 1;
+                }
+                if k < m {
+                    return k;
+                }
+            }
             // What the test said in its own words just before the assertion's message
             // (`key :a was evicted…` above minitest's `Expected:`) starts the message.
             match first_content {
@@ -1766,6 +1788,7 @@ fn message_found(body: &[String]) -> Option<String> {
                     && !location_only(l)
                     && !bare_location(l)
                     && !source_excerpt(l)
+                    && !stack_frame(l)
             })
         })?;
     message_from(body, at)
@@ -2011,8 +2034,14 @@ pub(crate) fn first_nonblank(lines: &[String]) -> Option<String> {
 /// The message after a Rust `panicked at` line, with an assertion's `left:` and `right:`.
 pub(crate) fn panic_message(lines: &[String]) -> Option<String> {
     let i = lines.iter().position(|l| l.contains(" panicked at "))?;
-    // The whole message: every line after `panicked at` up to the backtrace note or a blank.
-    let message: Vec<&str> = lines[i + 1..]
+    // The whole message: every line after `panicked at` up to the backtrace note or a blank (a
+    // blank line or two before it are an assertion library's spacing, speculoos').
+    let from = lines[i + 1..]
+        .iter()
+        .take(2)
+        .take_while(|l| l.trim().is_empty())
+        .count();
+    let message: Vec<&str> = lines[i + 1 + from..]
         .iter()
         .map(|l| l.trim_end())
         .take_while(|l| {

@@ -3897,3 +3897,48 @@ fn erlang_terms_bracket_bar_labels_and_a_tests_own_code() {
         Some(("[7341]", 9))
     );
 }
+
+/// A verdict's duration in microseconds names the same test as its `[ RUN ]` line; fields
+/// aligned on ` : ` are one message; a panic's message may follow a blank line (D-222).
+#[test]
+fn micro_durations_aligned_fields_and_a_spaced_panic_message() {
+    assert_eq!(
+        crate::line::without_timing("ring.push (2.05us)"),
+        "ring.push"
+    );
+    let log = "[==========] Running 1 test suites.\n[ RUN      ] ring.push\ntest_ring.c:16: FAILED\n  In macro : CHECK_EQ( v, 2 )\n  Expected : v == 2\n    Actual : v == 1\n[  FAILED  ] ring.push (2.05us)\n[==========] 1 test suites ran.\n[  FAILED  ] 1 test, listed below:\n[  FAILED  ] ring.push\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "ring.push");
+    assert!(
+        got[0]
+            .1
+            .starts_with("In macro : CHECK_EQ( v, 2 )\nExpected : v == 2"),
+        "{got:?}"
+    );
+    let lines: Vec<String> = "thread 'boils' (1) panicked at src/lib.rs:3:5:\n\n\tboiling point survives:\n\texpected: <100.5>\n\t but was: <100.0>\n\nnote: run with `RUST_BACKTRACE=1`\n"
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        crate::line::panic_message(&lines).as_deref(),
+        Some("boiling point survives:\nexpected: <100.5>\nbut was: <100.0>")
+    );
+}
+
+/// A report that quotes the failing line in a numbered excerpt, its row marked `=>`, under the
+/// frame that places it: the message is what follows the excerpt (D-222).
+#[test]
+fn the_message_follows_a_marked_excerpt() {
+    let body: Vec<String> = "test/test_b.rb:47:in `test_history'\n     44:   end\n     45: \n  => 47:     assert_equal([5, 3], h)\n     48:   end\n<[5, 3]> expected but was\n<[5, 3, 1]>\n"
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert!(crate::line::source_excerpt(
+        "  => 47:     assert_equal([5, 3], h)"
+    ));
+    assert_eq!(
+        crate::line::message_of(&body).as_deref(),
+        Some("<[5, 3]> expected but was\n<[5, 3, 1]>")
+    );
+}
