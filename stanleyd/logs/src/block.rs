@@ -161,6 +161,13 @@ pub(crate) fn test_name(line: &str) -> Option<String> {
 
 pub(crate) fn message(line: &str) -> Option<String> {
     let t = line.trim();
+    // A linker's finding after the object and section it was found in (`main.c:(.text+0x36):
+    // undefined reference to `f'`, `a.o: multiple definition of `g'`): what it says.
+    for said in [": undefined reference to ", ": multiple definition of "] {
+        if let Some(at) = t.find(said) {
+            return Some(t[at + 2..].chars().take(300).collect());
+        }
+    }
     let hit = first_word_ends_error(t)
         || t.starts_with("E   ")
         || ["Expected", "Received", "expected", "actual"]
@@ -721,13 +728,17 @@ pub(crate) fn settle(
     // run) are not what failed; beside its own errors they are its findings too, after the
     // errors (D-184). (A step's own error lines, `make: *** [lint] Error 1`, are neither.)
     let warning = FailureBlock::is_warning;
+    // (A build's own error that gives no place, a linker's `undefined reference`, is the same
+    // build's: its warnings stay beside it.)
     let failure = |b: &FailureBlock| {
         !warning(b)
             && b.anchors != ["diagnostic"]
-            && !b
-                .anchors
-                .iter()
-                .all(|a| matches!(*a, "exit_code" | "npm_err" | "error_line"))
+            && !b.anchors.iter().all(|a| {
+                matches!(
+                    *a,
+                    "exit_code" | "npm_err" | "error_line" | "compiler_error"
+                )
+            })
     };
     // (Streams told apart by their labels are tools of their own: a warning whose tool's
     // errors sit in its own stream stays, `types.1 | WARNING: …` beside `spec.1 | ✗ …`.)

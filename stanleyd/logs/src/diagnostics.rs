@@ -650,6 +650,21 @@ fn file_level(line: &str) -> Option<(String, String, Severity, Option<String>, S
         "E" => (Severity::Error, None, rest.to_owned()),
         "W" => (Severity::Warning, None, rest.to_owned()),
         _ if severity_word(label).is_some() => judged(rest)?,
+        // A code (`dist/a.whl: W001: Wheel contains .pyc files:`): its letter says how bad.
+        _ if label.len() >= 3
+            && label.starts_with(|c: char| c.is_ascii_uppercase())
+            && label
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            && label.chars().filter(char::is_ascii_digit).count() >= 2 =>
+        {
+            let severity = if label.starts_with('W') {
+                Severity::Warning
+            } else {
+                Severity::Error
+            };
+            (severity, Some(label.to_owned()), rest.to_owned())
+        }
         _ => return None,
     };
     let code = code.or_else(|| {
@@ -770,10 +785,21 @@ fn one_line_placed(line: &str) -> Option<(String, String, Severity, Option<Strin
             message.trim().to_owned(),
         ));
     }
-    let rest = rest
-        .strip_prefix(": ")
-        .or_else(|| rest.strip_prefix(" - "))
-        .or_else(|| rest.strip_prefix(':'))?;
+    // Fields padded around their colons (`blink.asm(20) : Error   : Found no label`, AVRA's):
+    // the severity word's padding goes, so it reads as `Error: Found no label`.
+    let padded = rest.strip_prefix(" : ").and_then(|r| {
+        let (word, said) = r.split_once(" : ").or_else(|| r.split_once(':'))?;
+        let word = word.trim();
+        (!word.contains(' ') && severity_word(word).is_some())
+            .then(|| format!("{word}: {}", said.trim()))
+    });
+    let rest = match &padded {
+        Some(r) => r.as_str(),
+        None => rest
+            .strip_prefix(": ")
+            .or_else(|| rest.strip_prefix(" - "))
+            .or_else(|| rest.strip_prefix(':'))?,
+    };
     if indented {
         let word = rest.trim_start().to_ascii_lowercase();
         if !["error", "warning", "fatal error"]
@@ -1294,6 +1320,75 @@ fn things_in_files(
         k += 1;
     }
     (k > i + 1).then_some(k)
+}
+
+/// A record that states its line first and its finding last, no file named (`Line: 11`, the
+/// instruction, a caret row, `Warning: There can only be one CMD instruction`; or an echo of the
+/// source row, `9        INT n := "five";`, a marker row, `a68g: error: 1: [] CHAR cannot be
+/// coerced`): one finding named by that line, its message what the severity labels. Pushed to
+/// `out`; the line after the record, or None.
+fn severity_under_line_record(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let head = lines[i].trim_end();
+    let number = if let Some(n) = head
+        .strip_prefix("Line: ")
+        .or_else(|| head.strip_prefix("Line "))
+    {
+        n.trim().parse::<u64>().ok()?
+    } else {
+        // An echo of the source row: its number, two spaces or more, then the code.
+        let digits = head.bytes().take_while(u8::is_ascii_digit).count();
+        let after = &head[digits..];
+        let code = after.trim_start();
+        if digits == 0 || !after.starts_with("  ") || code.is_empty() || code.starts_with('|') {
+            return None;
+        }
+        head[..digits].parse::<u64>().ok()?
+    };
+    // The finding within the next three lines, nothing blank between.
+    let (j, severity, message) = (i + 1..(i + 4).min(lines.len()))
+        .take_while(|&k| !covered[k] && !lines[k].trim().is_empty())
+        .find_map(|k| labelled_finding(&lines[k]).map(|(s, m)| (k, s, m)))?;
+    let name = format!("line {number}");
+    out.push(Diagnostic::new(
+        &lines[i..=j],
+        i,
+        name.clone(),
+        message,
+        None,
+        name,
+        severity,
+    ));
+    Some(j + 1)
+}
+
+/// A line a severity labels, perhaps after its program's name, the marker a row above points
+/// with perhaps before the message (`a68g: error: 1: text`, `Warning: text`): the severity and
+/// the message.
+fn labelled_finding(line: &str) -> Option<(Severity, String)> {
+    let t = line.trim_end();
+    if t.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (first, rest) = t.split_once(": ")?;
+    let (severity, said) = match severity_word(first) {
+        Some(severity) => (severity, rest),
+        None if program_word(first) => {
+            let (label, said) = rest.split_once(": ")?;
+            (severity_word(label)?, said)
+        }
+        None => return None,
+    };
+    let said = match said.split_once(": ") {
+        Some((marker, after)) if whole_number(marker) => after,
+        _ => said,
+    };
+    let said = said.trim();
+    (said.split_whitespace().count() >= 2).then(|| (severity, said.to_owned()))
 }
 
 /// A numbered list under a heading that names a severity (`Errors:` over `1. pkg.exports is …`,
@@ -2353,7 +2448,8 @@ pub(crate) fn read_all(
         )
         .or_else(|| findings_above_place(lines, covered, i, &mut out))
         .or_else(|| things_in_files(lines, covered, i, &mut out))
-        .or_else(|| numbered_under_severity(lines, covered, i, &mut out));
+        .or_else(|| numbered_under_severity(lines, covered, i, &mut out))
+        .or_else(|| severity_under_line_record(lines, covered, i, &mut out));
         if let Some(next) = listed {
             file = None;
             i = next;

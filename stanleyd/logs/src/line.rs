@@ -2054,6 +2054,25 @@ pub(crate) fn panic_message(lines: &[String]) -> Option<String> {
     if message.is_empty() {
         return None;
     }
+    // A panic that says only that an assertion failed (`assertion failed`, `check failed`),
+    // where the assertion library printed its report before it (`Assertion failed at a.rs:4:5`,
+    // the expression, `with expansion:`): that report is the message.
+    let generic = message.len() == 1 && {
+        let words: Vec<&str> = message[0].split_whitespace().collect();
+        words.len() <= 2 && words.last().is_some_and(|w| *w == "failed")
+    };
+    if generic {
+        let said: Vec<String> = lines[..i]
+            .iter()
+            .skip_while(|l| l.trim().starts_with("---- "))
+            .filter(|l| !l.trim().is_empty())
+            .take(crate::line::MAX_MESSAGE_LINES)
+            .map(|l| l.trim_end().to_owned())
+            .collect();
+        if !said.is_empty() {
+            return Some(bounded(&said));
+        }
+    }
     Some(
         message
             .iter()

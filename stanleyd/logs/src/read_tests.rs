@@ -3942,3 +3942,82 @@ fn the_message_follows_a_marked_excerpt() {
         Some("<[5, 3]> expected but was\n<[5, 3, 1]>")
     );
 }
+
+/// From the 30th set (D-223): fields padded around their colons; a record that states its line
+/// first and its finding last, no file named; a coded finding about a whole file.
+#[test]
+fn padded_fields_line_records_and_coded_whole_file_findings() {
+    let log = "inc/m.inc(44) : PRAGMA PARTINC directive currently ignored\nblink.asm(20) : Error   : Found no label named wiat\nblink.asm(30) : Warning : Constant out of range. Will be masked\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[
+            ("blink.asm:20", "Error: Found no label named wiat"),
+            (
+                "blink.asm:30",
+                "Warning: Constant out of range. Will be masked"
+            ),
+        ])
+    );
+    let log = "Line: 3\nARG\n^^^\nError: Instruction has no arguments\n\nLine: 1\nfrom python:3.11\n^^^^\nWarning: Instructions should be written in uppercase letters\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[
+            ("line 3", "Instruction has no arguments"),
+            (
+                "line 1",
+                "Instructions should be written in uppercase letters"
+            ),
+        ])
+    );
+    let log = "9        INT n := \"five\";\n             1\nalgc: error: 1: CHAR cannot be coerced to INT in a strong-unit\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[("line 9", "CHAR cannot be coerced to INT in a strong-unit")])
+    );
+    let log = "dist/a-1.0-py3-none-any.whl: W001: Wheel contains .pyc/.pyo files:\n  a/__pycache__/m.pyc\ndist/a-1.0-py3-none-any.whl: W003: Wheel contains non-module at library toplevel:\n  NOTES.txt\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(
+        got.iter().all(|(n, _)| n == "dist/a-1.0-py3-none-any.whl"),
+        "{got:?}"
+    );
+    assert!(
+        got[0]
+            .1
+            .starts_with("W001: Wheel contains .pyc/.pyo files:"),
+        "{got:?}"
+    );
+}
+
+/// A build's warnings stay beside its own linker error, which says what it found; a panic
+/// that only says an assertion failed gives way to the report printed before it (D-223).
+#[test]
+fn a_builds_warnings_beside_its_link_error_and_a_generic_panic() {
+    let log = "gcc -c main.c\nmain.c:10:18: warning: unused variable 'x' [-Wunused-variable]\n   10 |     int x;\n      |         ^\ngcc -o demo main.o\n/usr/bin/ld: main.o: in function `main':\nmain.c:(.text.startup+0x36): undefined reference to `queue_size'\ncollect2: error: ld returned 1 exit status\nmake: *** [Makefile:7: demo] Error 1\n";
+    let got = named_messages(&parse_log(log));
+    assert!(
+        got.iter()
+            .any(|(_, m)| m == "undefined reference to `queue_size'"),
+        "{got:?}"
+    );
+    assert!(got.iter().any(|(n, _)| n == "main.c:10"), "{got:?}");
+    let lines: Vec<String> = "---- rows stdout ----\nAssertion failed at tests/t.rs:43:5\n  assert!( h == 3 )\nwith expansion:\n  2 == 3\n\nthread 'rows' (1) panicked at tests/t.rs:43:5:\nassertion failed\nnote: run with `RUST_BACKTRACE=1`\n"
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        crate::line::panic_message(&lines).as_deref(),
+        Some("Assertion failed at tests/t.rs:43:5\n  assert!( h == 3 )\nwith expansion:\n  2 == 3")
+    );
+}
+
+/// Points that close points nested deeper are tests whether or not `# Subtest:` announced
+/// them, and so are their siblings; the file's point over them is an aggregate (D-223).
+#[test]
+fn nested_points_make_tests_without_a_subtest_line() {
+    let log = "# tests from t/r.t\n    # covers everyone\n        not ok 1 - all three appear\n        #   Failed test 'all three appear'\n        #   at t/r.t line 19.\n        1..1\n    not ok 1 - covers everyone\n    # swap\n        ok 1 - replaced\n        1..1\n    ok 2 - swap\n    not ok 3 - count unknown\n    # Failed test 'count unknown'\n    # at t/r.t line 50.\n    # Caught exception in subtest: count should be one\n    1..3\nnot ok 1 - tests from t/r.t\n1..1\n";
+    let got = named_messages(&parse_log(log));
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["covers everyone", "count unknown"], "{got:?}");
+    assert!(got[1].1.contains("Caught exception in subtest"), "{got:?}");
+}

@@ -184,18 +184,7 @@ pub(crate) fn tap(
         t.starts_with("TAP version ")
             || (t.starts_with("1..") && t[3..].chars().all(|c| c.is_ascii_digit()))
     })?;
-    // A plan may come last (TAP allows it): the stream then starts at its first point, or
-    // at the heading just above it.
-    let first = lines[..marker]
-        .iter()
-        .position(|l| !l.starts_with(char::is_whitespace) && tap_point(l.trim_end()).is_some())
-        .map_or(marker, |p| {
-            if p > 0 && tap_heading(lines, p - 1).is_some() {
-                p - 1
-            } else {
-                p
-            }
-        });
+    let first = stream_start(lines, marker);
     let Walked {
         mut points,
         headings,
@@ -214,20 +203,7 @@ pub(crate) fn tap(
     if points.iter().all(|p| p.ok) {
         return None;
     }
-    // A point's children: the deeper points since the previous point at its depth or above
-    // (TAP 14 prints a subtest's points before its own), found in one pass.
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); points.len()];
-    let mut pending: std::collections::BTreeMap<usize, Vec<usize>> =
-        std::collections::BTreeMap::new();
-    for (p, point) in points.iter().enumerate() {
-        let deeper: Vec<usize> = pending.range(point.depth + 1..).map(|(d, _)| *d).collect();
-        for d in deeper {
-            if let Some(list) = pending.remove(&d) {
-                children[p].extend(list);
-            }
-        }
-        pending.entry(point.depth).or_default().push(p);
-    }
+    let children = nested(&mut points);
     let mut out = heading_findings(lines, &headings, &points, stated);
     out.extend(bail.and_then(|bail| bailed_under_heading(lines, bail)));
     for p in 0..points.len() {
@@ -302,6 +278,78 @@ pub(crate) fn tap(
     }
     out.sort_by_key(|f| f.start);
     (!out.is_empty()).then_some((out, stream))
+}
+
+/// Where a TAP stream whose first version line or plan is at `marker` starts: its first point,
+/// or the heading just above it.
+fn stream_start(lines: &[String], marker: usize) -> usize {
+    // A plan may come last (TAP allows it): the stream then starts at its first point, or
+    // at the heading just above it.
+    // (A nested stream's first plan is its first subtest's: the points indented above it, in
+    // the stretch of TAP right before it, are the stream's too.)
+    let stretch = lines[..marker]
+        .iter()
+        .rposition(|l| {
+            let t = l.trim();
+            !(t.is_empty() || t.starts_with('#') || tap_point(t).is_some())
+        })
+        .map_or(0, |k| k + 1);
+    let nested_first = (stretch..marker).find(|&k| tap_point(lines[k].trim()).is_some());
+    lines[..marker]
+        .iter()
+        .position(|l| !l.starts_with(char::is_whitespace) && tap_point(l.trim_end()).is_some())
+        .into_iter()
+        .chain(nested_first)
+        .min()
+        .map_or(marker, |p| {
+            if p > 0 && tap_heading(lines, p - 1).is_some() {
+                p - 1
+            } else {
+                p
+            }
+        })
+}
+
+/// Each point's children (the deeper points since the previous point at its depth or above),
+/// the points that close children marked as tests, and their siblings too.
+fn nested(points: &mut [Point]) -> Vec<Vec<usize>> {
+    // A point's children: the deeper points since the previous point at its depth or above
+    // (TAP 14 prints a subtest's points before its own), found in one pass.
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); points.len()];
+    let mut pending: std::collections::BTreeMap<usize, Vec<usize>> =
+        std::collections::BTreeMap::new();
+    for (p, point) in points.iter().enumerate() {
+        let deeper: Vec<usize> = pending.range(point.depth + 1..).map(|(d, _)| *d).collect();
+        for d in deeper {
+            if let Some(list) = pending.remove(&d) {
+                children[p].extend(list);
+            }
+        }
+        pending.entry(point.depth).or_default().push(p);
+    }
+    // A point that closes points nested deeper is a test, announced by `# Subtest:` or not
+    // (TAP 14 under a comment naming it, `# fair counts` over its indented points).
+    for (p, kids) in children.iter().enumerate() {
+        if !kids.is_empty() {
+            points[p].announced = true;
+        }
+    }
+    // And a test's siblings are tests too (`not ok 6 - count unknown`, a test that died before
+    // any assertion, beside tests that closed theirs).
+    for kids in &children {
+        // (A handful of depths, each once: the check stays linear in the points.)
+        let depths: std::collections::BTreeSet<usize> = kids
+            .iter()
+            .filter(|&&c| points[c].announced)
+            .map(|&c| points[c].depth)
+            .collect();
+        for &c in kids {
+            if depths.contains(&points[c].depth) {
+                points[c].announced = true;
+            }
+        }
+    }
+    children
 }
 
 /// The failed tests headings name: a heading's test failed when an assertion under it did,
