@@ -649,6 +649,25 @@ fn object_dump_start(lines: &[String]) -> Option<usize> {
     None
 }
 
+/// Whether a block only counts a run's outcomes (`FAILED (failures=2)`, `3 problems`): a
+/// finding at its place never does, however few its words (`a.c(7): Error: ';' expected`).
+fn only_counts(b: &FailureBlock) -> bool {
+    if b.anchors == ["diagnostic"] || b.anchors == ["diagnostic_warning"] {
+        return false;
+    }
+    let mut content = b.lines.iter().filter(|l| {
+        let t = l.trim();
+        !t.is_empty() && !t.chars().all(|c| c == ' ' || crate::line::rule_char(c))
+    });
+    content.clone().next().is_some()
+        && content.all(|l| {
+            counts_only(l)
+                || crate::line::summary(l)
+                || crate::line::run_verdict(l)
+                || crate::stated::counts_what_came_before(l)
+        })
+}
+
 /// Puts the blocks of a text log in order and settles them: one report of a test kept, a run's
 /// closing counts dropped beside real failures, a job's own failure first when nothing else was
 /// found, and each block's step and place in the input.
@@ -675,23 +694,8 @@ pub(crate) fn settle(
     // A run's closing counts (`FAILED (failures=2, errors=1)`, `3 problems`, `4 failed, 1
     // passed`) say that failures happened, not which: beside the failures themselves they are
     // no block of their own.
-    if blocks.len() > 1 {
-        let only_counts = |b: &FailureBlock| {
-            let mut content = b.lines.iter().filter(|l| {
-                let t = l.trim();
-                !t.is_empty() && !t.chars().all(|c| c == ' ' || crate::line::rule_char(c))
-            });
-            content.clone().next().is_some()
-                && content.all(|l| {
-                    counts_only(l)
-                        || crate::line::summary(l)
-                        || crate::line::run_verdict(l)
-                        || crate::stated::counts_what_came_before(l)
-                })
-        };
-        if blocks.iter().any(|b| !only_counts(b)) {
-            blocks.retain(|b| !only_counts(b));
-        }
+    if blocks.len() > 1 && blocks.iter().any(|b| !only_counts(b)) {
+        blocks.retain(|b| !only_counts(b));
     }
     // A step's own exit (`npm run test:math exited with code 1`, `ERROR: "lint" exited with
     // 1.`, with the run's closing comments above it) says that a step failed, not what: beside

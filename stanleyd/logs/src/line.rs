@@ -1655,13 +1655,10 @@ fn announces_failure(line: &str) -> bool {
     })
 }
 
-fn message_found(body: &[String]) -> Option<String> {
-    if let Some(at) = python_exception(body) {
-        return message_from(body, at);
-    }
-    if let Some(changed) = diff_changes(body) {
-        return Some(changed);
-    }
+/// The message a report's sections give, before any other reading: the section after one
+/// that shows the test's own code, the first failed row among verdict rows, a numbered
+/// expectation with the values under it.
+fn sections_message(body: &[String]) -> Option<String> {
     // A section that shows what the test ran (`==== Contents of test case:` over its script)
     // says nothing of what went wrong: the sections after it do (`---- Result was:`).
     if let Some(k) = body.iter().position(|l| shows_the_test(l))
@@ -1703,6 +1700,19 @@ fn message_found(body: &[String]) -> Option<String> {
             Some(v) => format!("{said}\n{v}"),
             None => said,
         });
+    }
+    None
+}
+
+fn message_found(body: &[String]) -> Option<String> {
+    if let Some(at) = python_exception(body) {
+        return message_from(body, at);
+    }
+    if let Some(changed) = diff_changes(body) {
+        return Some(changed);
+    }
+    if let Some(said) = sections_message(body) {
+        return Some(said);
     }
     // A label alone that announces what went wrong (`Failures:`, `Errors:`) has the message
     // under it, whatever fields (`Description: …`) stand above.
@@ -1759,6 +1769,19 @@ fn message_found(body: &[String]) -> Option<String> {
                         && !quotes_code(&body[c]) =>
                 {
                     c
+                }
+                // (Or right under the report's header, `Class#test [a.rb:15]:` over `meter
+                // went backwards.` over `Expected [-2, 6] to not include -2.`.)
+                _ if m >= 2
+                    && body[m - 2].trim_end().ends_with("]:")
+                    && indent(&body[m - 1]) == indent(&body[m])
+                    && content(&body[m - 1])
+                    && !quotes_code(&body[m - 1])
+                    && !location_only(&body[m - 1])
+                    && !bare_location(&body[m - 1])
+                    && !stack_frame(&body[m - 1]) =>
+                {
+                    m - 1
                 }
                 _ => m,
             }

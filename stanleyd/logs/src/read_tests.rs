@@ -4021,3 +4021,43 @@ fn nested_points_make_tests_without_a_subtest_line() {
     assert_eq!(names, ["covers everyone", "count unknown"], "{got:?}");
     assert!(got[1].1.contains("Caught exception in subtest"), "{got:?}");
 }
+
+/// A name, a colon, then the report's first field on its own row, the other fields aligned
+/// under it (`RESTOCK-ADDS: Expression: (EQL 12 …)`, `Expected: 12`): named by the name, the
+/// fields its message (D-223).
+#[test]
+fn a_name_with_its_first_field_on_its_row() {
+    let log = "FAILURE DETAILS:\n================\n\n    SUITE -> STOCK: (Test Suite)\n        RESTOCK-ADDS: Expression: (EQL 12 (RESTOCK 5 7))\n                      Expected: 12\n                      Returned: 11\n\n        RESTOCK-ZERO: Expression: (EQL 5 (RESTOCK 5 0))\n                      Expected: 5\n                      Returned: 4\n\nSUMMARY:\n    Test functions:\n        Executed: 4\n        Skipped:  0\n\n    Tested 6 assertions.\n        Passed: 4/6 ( 66.7%)\n        Failed: 2/6 ( 33.3%)\n";
+    let got = named_messages(&parse_log(log));
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["RESTOCK-ADDS", "RESTOCK-ZERO"], "{got:?}");
+    assert!(
+        got[0].1.starts_with("Expression: (EQL 12 (RESTOCK 5 7))"),
+        "{got:?}"
+    );
+}
+
+/// A finding at its place is never a run's closing count, however few its words (`score.c(7):
+/// Error: ';' expected` reads as a number beside an outcome word) (D-223).
+#[test]
+fn a_short_finding_is_no_count() {
+    let log = "sprite.c(11): Error: Struct has no field named z\nscore.c(7): Error: ';' expected\nscore.c(12): Error: ';' expected\n";
+    let got = named_messages(&parse_log(log));
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["sprite.c:11", "score.c:7", "score.c:12"], "{got:?}");
+}
+
+/// What a test said in its own words right under its report's header, over the assertion's
+/// message (`Class#test [a.rb:15]:`, `meter went backwards.`, `Expected …`): the message
+/// starts with it (D-223).
+#[test]
+fn a_custom_message_under_the_reports_header() {
+    let body: Vec<String> = "  3) Failure:\nTestMeter#test_negative [test/test_meter.rb:15]:\nmeter went backwards.\nExpected [-2, 6] to not include -2.\n"
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        crate::line::message_of(&body).as_deref(),
+        Some("meter went backwards.\nExpected [-2, 6] to not include -2.")
+    );
+}

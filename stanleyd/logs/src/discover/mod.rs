@@ -737,6 +737,22 @@ fn said_after_name(header: &str, name: Option<String>) -> (Option<String>, Optio
             return (Some(name), Some(why.to_owned()));
         }
     }
+    // (A name, a colon, then the report's first field on its own row: `RESTOCK-ADDS:
+    // Expression: (EQL 12 …)`, its other fields aligned under it.)
+    if let Some((id, rest)) = name.split_once(": ")
+        && !id.contains(' ')
+        && name_like(id)
+        && rest.split_once(": ").is_some_and(|(label, _)| {
+            !label.contains(' ')
+                && label.len() > 2
+                && label.starts_with(|c: char| c.is_ascii_uppercase())
+                && label[1..].chars().all(|c| c.is_ascii_lowercase())
+        })
+        && let Some(at) = header.find(&format!("{id}: "))
+    {
+        let said = header[at + id.len() + 2..].trim();
+        return (Some(id.to_owned()), Some(said.to_owned()));
+    }
     let why = header
         .find(&format!("{name}: "))
         .map(|at| &header[at..])
