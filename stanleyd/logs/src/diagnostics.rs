@@ -1191,6 +1191,18 @@ fn stylish_file(lines: &[String], i: usize) -> Option<String> {
     {
         return Some(rest.trim().to_owned());
     }
+    // A file last on a line of figures (`!2, 3.8      /w/tools/compat.py`, the versions a
+    // file needs): the file heads its rows when one follows.
+    if !line.starts_with(char::is_whitespace)
+        && let Some(last) = t.split_whitespace().last()
+        && t.split_whitespace().count() > 1
+        && crate::text::file_with_extension(last)
+        && lines
+            .get(i + 1)
+            .is_some_and(|next| headed_row(next).is_some_and(|(n, ..)| n.is_some()))
+    {
+        return Some(last.to_owned());
+    }
     // A file and its verdict (`config/api.yaml#0: INVALID`, a document's index after `#`):
     // the file heads its rows when one follows.
     if !line.starts_with(char::is_whitespace)
@@ -1320,6 +1332,128 @@ fn things_in_files(
         k += 1;
     }
     (k > i + 1).then_some(k)
+}
+
+/// Items under a sentence that says what is wrong with each (`These imports appear to be
+/// undeclared dependencies:` over `- 'bs4'`), each item's place on an indented row under it
+/// (`    imported at:`, `      weather/fetch.py:3`): a finding per item at its first place,
+/// its message the sentence and the item's lines. Not under a test's verdict (a heading that
+/// speaks of tests or failures is a runner's). Pushed to `out`; the line after the items, or
+/// None.
+fn items_placed_under(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let head = lines[i].trim_end();
+    let lower = head.to_ascii_lowercase();
+    if head.starts_with(char::is_whitespace)
+        || !head.ends_with(':')
+        || head.split_whitespace().count() < 4
+        || ["test", "fail", "error"].iter().any(|w| lower.contains(w))
+        || !lines.get(i + 1).is_some_and(|l| l.starts_with("- "))
+    {
+        return None;
+    }
+    let place_of = |l: &str| -> Option<(String, String)> {
+        let word = l.split_whitespace().next()?;
+        if let Some((path, number, used)) = location(word)
+            && used == word.len()
+        {
+            return Some((format!("{path}:{number}"), word.to_owned()));
+        }
+        crate::text::file_with_extension(word).then(|| (word.to_owned(), word.to_owned()))
+    };
+    let mut k = i + 1;
+    let mut found = Vec::new();
+    while k < lines.len() && !covered[k] && lines[k].starts_with("- ") && k - i <= MAX_LINES * 25 {
+        let mut end = k + 1;
+        while end < lines.len()
+            && !covered[end]
+            && end - k < MAX_LINES
+            && lines[end].starts_with(char::is_whitespace)
+            && !lines[end].trim().is_empty()
+        {
+            end += 1;
+        }
+        let (name, place) = lines[k + 1..end].iter().find_map(|l| place_of(l.trim()))?;
+        let said: Vec<&str> = lines[k..end].iter().map(|l| l.trim()).collect();
+        let message = format!("{}\n{}", head.trim_end_matches(':'), said.join("\n"));
+        found.push(Diagnostic::new(
+            &lines[k..end],
+            k,
+            name,
+            message,
+            None,
+            place,
+            Severity::Error,
+        ));
+        k = end;
+    }
+    if found.is_empty() {
+        return None;
+    }
+    out.extend(found);
+    Some(k)
+}
+
+/// Rows under a heading that names what is wrong with each and counts them (`Unused
+/// dependencies (2)` over `sinon       package.json:7:6` and `fast-check  package.json:8:6`;
+/// `Unused files (1)` over `src/legacy.ts`): when exactly that many rows follow, each holding
+/// a place or a file at its end, each is a finding there, its message the heading's words and
+/// the row. Pushed to `out`; the line after the rows, or None.
+fn rows_under_a_counted_heading(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let head = lines[i].trim_end();
+    if head.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (words, count) = head.strip_suffix(')')?.rsplit_once(" (")?;
+    let count: usize = count.parse().ok()?;
+    if count == 0
+        || count > MAX_LINES * 25
+        || words.split_whitespace().count() > 5
+        || !words.starts_with(|c: char| c.is_alphabetic())
+    {
+        return None;
+    }
+    // Each row's place or file: its last word.
+    let placed = |line: &str| -> Option<(String, String)> {
+        let last = line.split_whitespace().last()?;
+        if let Some((path, number, used)) = location(last)
+            && used == last.len()
+        {
+            return Some((format!("{path}:{number}"), last.to_owned()));
+        }
+        crate::text::file_with_extension(last).then(|| (last.to_owned(), last.to_owned()))
+    };
+    let rows: Vec<(String, String)> = lines[i + 1..]
+        .iter()
+        .zip(&covered[i + 1..])
+        .take(count + 1)
+        .map_while(|(l, &c)| (!c && !l.trim().is_empty()).then(|| placed(l)).flatten())
+        .collect();
+    if rows.len() != count {
+        return None;
+    }
+    for (k, (name, place)) in rows.into_iter().enumerate() {
+        let at = i + 1 + k;
+        out.push(Diagnostic::new(
+            &lines[at..=at],
+            at,
+            name,
+            format!("{words}: {}", lines[at].trim()),
+            None,
+            place,
+            Severity::Error,
+        ));
+    }
+    Some(i + 1 + count)
 }
 
 /// A record that states its line first and its finding last, no file named (`Line: 11`, the
@@ -1485,6 +1619,17 @@ pub(crate) fn headed_row(line: &str) -> Option<(Option<u64>, Severity, Option<St
 /// A line in words opening a row (`(line 8)`, `[line 8, column 3]`, `line 8:`, `Line 8 -`):
 /// the line and what follows it.
 fn line_in_words(rest: &str) -> Option<(u64, &str)> {
+    // `L2 C5: text`, `L6: text` (a line and perhaps a column, by their letters).
+    if let Some(after) = rest.strip_prefix('L')
+        && after.starts_with(|c: char| c.is_ascii_digit())
+    {
+        let (number, after) = crate::text::leading_number(after)?;
+        let after = match after.strip_prefix(" C") {
+            Some(col) => crate::text::leading_number(col)?.1,
+            None => after,
+        };
+        return Some((number, after.strip_prefix(':')?));
+    }
     let (open, inner) = match rest.chars().next()? {
         c @ ('(' | '[') => (Some(c), &rest[1..]),
         _ => (None, rest),
@@ -2411,6 +2556,22 @@ fn recorded(
         .or_else(|| records::messages_under_file_verdict(lines, covered, i, out))
 }
 
+/// Findings that headings and records around them give their meaning or place (D-221 to
+/// D-224): pushed to `out`; the line after them, or None.
+fn under_headings(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    findings_above_place(lines, covered, i, out)
+        .or_else(|| things_in_files(lines, covered, i, out))
+        .or_else(|| numbered_under_severity(lines, covered, i, out))
+        .or_else(|| severity_under_line_record(lines, covered, i, out))
+        .or_else(|| rows_under_a_counted_heading(lines, covered, i, out))
+        .or_else(|| items_placed_under(lines, covered, i, out))
+}
+
 /// Every diagnostic in `lines` not yet `covered`, in log order, warnings marked as such.
 pub(crate) fn read_all(
     lines: &[String],
@@ -2446,10 +2607,7 @@ pub(crate) fn read_all(
             (header_path.as_deref(), reading.as_deref()),
             &mut out,
         )
-        .or_else(|| findings_above_place(lines, covered, i, &mut out))
-        .or_else(|| things_in_files(lines, covered, i, &mut out))
-        .or_else(|| numbered_under_severity(lines, covered, i, &mut out))
-        .or_else(|| severity_under_line_record(lines, covered, i, &mut out));
+        .or_else(|| under_headings(lines, covered, i, &mut out));
         if let Some(next) = listed {
             file = None;
             i = next;

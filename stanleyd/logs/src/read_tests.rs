@@ -4061,3 +4061,49 @@ fn a_custom_message_under_the_reports_header() {
         Some("meter went backwards.\nExpected [-2, 6] to not include -2.")
     );
 }
+
+/// From the 31st set (D-224): rows under a heading that counts them, each placed at its end;
+/// `L<n> C<c>:` rows under the file a line of figures ends with; items under a sentence that
+/// says what is wrong, each placed on an indented row.
+#[test]
+fn counted_headings_letter_lines_and_items_placed_under_them() {
+    let log = "Unused files (1)\nsrc/legacy.ts\nUnused dependencies (2)\nsinon       package.json:7:6\nfast-check  package.json:8:6\n";
+    let got = named_messages(&parse_log(log));
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["src/legacy.ts", "package.json:7", "package.json:8"],
+        "{got:?}"
+    );
+    assert_eq!(
+        got[1].1,
+        "Unused dependencies: sinon       package.json:7:6"
+    );
+    // (A count the rows do not match is no such heading.)
+    let log = "Unused dependencies (3)\nsinon       package.json:7:6\n";
+    assert!(
+        parse_log(log)
+            .blocks
+            .iter()
+            .all(|b| b.test_name.as_deref() != Some("package.json:7"))
+    );
+    let log = "!2, 3.8      /w/tools/compat.py\n  L2 C5: 'typing.Literal' member requires !2, 3.8\n  L6: 'math.dist' member requires !2, 3.8\n";
+    assert_eq!(
+        named_messages(&parse_log(log)),
+        pairs(&[
+            (
+                "/w/tools/compat.py:2",
+                "'typing.Literal' member requires !2, 3.8"
+            ),
+            (
+                "/w/tools/compat.py:6",
+                "'math.dist' member requires !2, 3.8"
+            ),
+        ])
+    );
+    let log = "These imports appear to be undeclared dependencies:\n- 'bs4'\n    imported at:\n      weather/fetch.py:3\n- 'yaml'\n    imported at:\n      weather/cli.py:3\n";
+    let got = named_messages(&parse_log(log));
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["weather/fetch.py:3", "weather/cli.py:3"], "{got:?}");
+    assert!(got[0].1.contains("- 'bs4'"), "{got:?}");
+}
