@@ -59,6 +59,61 @@ impl Diagnostic {
     }
 }
 
+impl Diagnostic {
+    /// A finding one line long with no place (`average complexity is ranked D`, an item of a
+    /// list under `Errors:`), named by what it says.
+    pub(crate) fn unplaced(
+        lines: &[String],
+        at: usize,
+        message: String,
+        severity: Severity,
+    ) -> Self {
+        Self::new(
+            &lines[at..=at],
+            at,
+            message.clone(),
+            message,
+            None,
+            String::new(),
+            severity,
+        )
+    }
+
+    /// A finding one line long about a whole file, named by it.
+    pub(crate) fn about_file(
+        lines: &[String],
+        at: usize,
+        file: String,
+        message: String,
+        severity: Severity,
+    ) -> Self {
+        Self::new(
+            &lines[at..=at],
+            at,
+            file.clone(),
+            message,
+            None,
+            file,
+            severity,
+        )
+    }
+}
+
+/// The most rows one heading's list is read to (`things_in_files`, `numbered_under_severity`,
+/// `rows_under_a_counted_heading`): a bound on one reading, not on the log.
+const MAX_LISTED: usize = MAX_LINES * 25;
+
+/// A word that is a whole place (`package.json:7:6`) or a file (`src/legacy.ts`): the name a
+/// finding there takes (`package.json:7`) and the place as printed.
+fn word_place(word: &str) -> Option<(String, String)> {
+    if let Some((path, number, used)) = location(word)
+        && used == word.len()
+    {
+        return Some((format!("{path}:{number}"), word.to_owned()));
+    }
+    crate::text::file_with_extension(word).then(|| (word.to_owned(), word.to_owned()))
+}
+
 /// `path:line[:col]` at the start of `line`: (path, line number, bytes used).
 pub(crate) fn location(line: &str) -> Option<(&str, u64, usize)> {
     // A path in quotes, perhaps a `file:` URL (`"file:/w/a.html":3.5-3.20: error: …`, the Nu
@@ -637,6 +692,26 @@ fn program_glued(line: &str) -> Option<(String, String, Severity, Option<String>
         .flatten()
 }
 
+/// A lint code of capitals and figures (`W001`, `E201`, `DL3008`, `H005`): a capital first, a
+/// figure in it, nothing else.
+pub(crate) fn capital_code(word: &str) -> bool {
+    word.len() >= 2
+        && word.starts_with(|c: char| c.is_ascii_uppercase())
+        && word.chars().any(|c| c.is_ascii_digit())
+        && word
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+}
+
+/// How bad a finding a code says it is, by its letter: a `W` code a warning, any other an error.
+pub(crate) fn code_severity(code: &str) -> Severity {
+    if code.starts_with('W') {
+        Severity::Warning
+    } else {
+        Severity::Error
+    }
+}
+
 /// A finding about a whole file, its path with no line, then a severity as a label (`demo.spec:
 /// W: no-buildroot-tag`, `setup.cfg: error: no section`): named by the file.
 fn file_level(line: &str) -> Option<(String, String, Severity, Option<String>, String)> {
@@ -651,20 +726,11 @@ fn file_level(line: &str) -> Option<(String, String, Severity, Option<String>, S
         "W" => (Severity::Warning, None, rest.to_owned()),
         _ if severity_word(label).is_some() => judged(rest)?,
         // A code (`dist/a.whl: W001: Wheel contains .pyc files:`): its letter says how bad.
-        _ if label.len() >= 3
-            && label.starts_with(|c: char| c.is_ascii_uppercase())
-            && label
-                .chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
-            && label.chars().filter(char::is_ascii_digit).count() >= 2 =>
-        {
-            let severity = if label.starts_with('W') {
-                Severity::Warning
-            } else {
-                Severity::Error
-            };
-            (severity, Some(label.to_owned()), rest.to_owned())
-        }
+        _ if capital_code(label) => (
+            code_severity(label),
+            Some(label.to_owned()),
+            rest.to_owned(),
+        ),
         _ => return None,
     };
     let code = code.or_else(|| {
@@ -1316,17 +1382,15 @@ fn things_in_files(
         }
     };
     let mut k = i + 1;
-    while k < lines.len() && !covered[k] && k - i <= MAX_LINES * 25 {
+    while k < lines.len() && !covered[k] && k - i <= MAX_LISTED {
         let Some(file) = in_file(&lines[k]) else {
             break;
         };
-        out.push(Diagnostic::new(
-            &lines[k..=k],
+        out.push(Diagnostic::about_file(
+            lines,
             k,
-            file.clone(),
-            lines[k].trim().to_owned(),
-            None,
             file,
+            lines[k].trim().to_owned(),
             Severity::Error,
         ));
         k += 1;
@@ -1356,18 +1420,10 @@ fn items_placed_under(
     {
         return None;
     }
-    let place_of = |l: &str| -> Option<(String, String)> {
-        let word = l.split_whitespace().next()?;
-        if let Some((path, number, used)) = location(word)
-            && used == word.len()
-        {
-            return Some((format!("{path}:{number}"), word.to_owned()));
-        }
-        crate::text::file_with_extension(word).then(|| (word.to_owned(), word.to_owned()))
-    };
+    let place_of = |l: &str| word_place(l.split_whitespace().next()?);
     let mut k = i + 1;
     let mut found = Vec::new();
-    while k < lines.len() && !covered[k] && lines[k].starts_with("- ") && k - i <= MAX_LINES * 25 {
+    while k < lines.len() && !covered[k] && lines[k].starts_with("- ") && k - i <= MAX_LISTED {
         let mut end = k + 1;
         while end < lines.len()
             && !covered[end]
@@ -1416,22 +1472,14 @@ fn rows_under_a_counted_heading(
     let (words, count) = head.strip_suffix(')')?.rsplit_once(" (")?;
     let count: usize = count.parse().ok()?;
     if count == 0
-        || count > MAX_LINES * 25
+        || count > MAX_LISTED
         || words.split_whitespace().count() > 5
         || !words.starts_with(|c: char| c.is_alphabetic())
     {
         return None;
     }
     // Each row's place or file: its last word.
-    let placed = |line: &str| -> Option<(String, String)> {
-        let last = line.split_whitespace().last()?;
-        if let Some((path, number, used)) = location(last)
-            && used == last.len()
-        {
-            return Some((format!("{path}:{number}"), last.to_owned()));
-        }
-        crate::text::file_with_extension(last).then(|| (last.to_owned(), last.to_owned()))
-    };
+    let placed = |line: &str| word_place(line.split_whitespace().last()?);
     let rows: Vec<(String, String)> = lines[i + 1..]
         .iter()
         .zip(&covered[i + 1..])
@@ -1511,11 +1559,7 @@ fn labelled_finding(line: &str) -> Option<(Severity, String)> {
     let (first, rest) = t.split_once(": ")?;
     let (severity, said) = match severity_word(first) {
         Some(severity) => (severity, rest),
-        None if program_word(first) => {
-            let (label, said) = rest.split_once(": ")?;
-            (severity_word(label)?, said)
-        }
-        None => return None,
+        None => program_labelled(t).map(|(_, _, severity, said)| (severity, said))?,
     };
     let said = match said.split_once(": ") {
         Some((marker, after)) if whole_number(marker) => after,
@@ -1545,19 +1589,11 @@ fn numbered_under_severity(
             .then(|| said.trim().to_owned())
     };
     let mut k = i + 1;
-    while k < lines.len() && !covered[k] && k - i <= MAX_LINES * 25 {
+    while k < lines.len() && !covered[k] && k - i <= MAX_LISTED {
         let Some(message) = item(&lines[k]) else {
             break;
         };
-        out.push(Diagnostic::new(
-            &lines[k..=k],
-            k,
-            message.clone(),
-            message,
-            None,
-            String::new(),
-            severity,
-        ));
+        out.push(Diagnostic::unplaced(lines, k, message, severity));
         k += 1;
     }
     (k > i + 1).then_some(k)
@@ -1665,12 +1701,7 @@ fn coded_row(line: &str) -> Option<(u64, String, Severity, Option<String>, Strin
     let (code, after) = t.split_once(' ')?;
     let (pos, message) = after.split_once(' ')?;
     let (l, c) = pos.split_once(':')?;
-    let coded = rule_like(code)
-        && code.starts_with(|c: char| c.is_ascii_uppercase())
-        && code.chars().any(|c| c.is_ascii_digit())
-        && code
-            .chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+    let coded = rule_like(code) && capital_code(code);
     (coded && whole_number(l) && whole_number(c) && !message.trim().is_empty()).then(|| {
         (
             l.parse().unwrap_or_default(),

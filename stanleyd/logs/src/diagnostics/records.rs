@@ -624,11 +624,7 @@ pub(super) fn coded_over_excerpt(
         _ => (None, line),
     };
     let (code, said) = rest.split_once(": ")?;
-    let coded = code.len() >= 2
-        && code.starts_with(|c: char| c.is_ascii_uppercase())
-        && code.chars().any(|c| c.is_ascii_digit())
-        && code.chars().all(|c| c.is_ascii_alphanumeric());
-    if !coded || said.trim().is_empty() {
+    if !super::capital_code(code) || said.trim().is_empty() {
         return None;
     }
     let numbered = |l: &str| {
@@ -647,11 +643,7 @@ pub(super) fn coded_over_excerpt(
     }
     let severity = label
         .and_then(super::severity_word)
-        .unwrap_or(if code.starts_with('W') {
-            Severity::Warning
-        } else {
-            Severity::Error
-        });
+        .unwrap_or_else(|| super::code_severity(code));
     out.push(at_line(
         lines,
         (i, end),

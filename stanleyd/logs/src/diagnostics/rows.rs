@@ -349,15 +349,7 @@ pub(super) fn placed_rows(
         && row_at(lines, k).is_none()
         && let Some((severity, message)) = unplaced_in_run(&lines[k], &lines[i])
     {
-        out.push(Diagnostic::new(
-            &lines[k..=k],
-            k,
-            message.clone(),
-            message,
-            None,
-            String::new(),
-            severity,
-        ));
+        out.push(Diagnostic::unplaced(lines, k, message, severity));
         k += 1;
     }
     Some(k)
@@ -555,12 +547,7 @@ fn quoted_place(words: &[&str], r: &Row<'_>) -> Option<String> {
     let mut said: Vec<&str> = Vec::new();
     for (k, w) in words[..r.at].iter().enumerate() {
         if k == 0 && severity_of(w).is_some() {
-            // (What a label glues after its last colon is the message's first word.)
-            if let Some((_, glued)) = w.rsplit_once(':')
-                && glued.chars().any(char::is_alphabetic)
-            {
-                said.push(glued);
-            }
+            said.extend(glued_word(w));
             continue;
         }
         said.push(w);
@@ -636,15 +623,23 @@ fn whole_file_row(lines: &[String], i: usize, files: &Files) -> Option<Diagnosti
         return None;
     }
     let file = files.by_name.get(head)?;
-    Some(Diagnostic::new(
-        &lines[i..=i],
+    let severity = severity_word(message.split_whitespace().next().unwrap_or(""));
+    Some(Diagnostic::about_file(
+        lines,
         i,
         file.clone(),
         message.to_owned(),
-        None,
-        file.clone(),
-        severity_word(message.split_whitespace().next().unwrap_or("")).unwrap_or(Severity::Error),
+        severity.unwrap_or(Severity::Error),
     ))
+}
+
+/// The word a severity's label glues after its last colon (`ERROR:xenon:block` says `block`):
+/// the message's first word.
+fn glued_word(label: &str) -> Option<&str> {
+    label
+        .rsplit_once(':')
+        .map(|(_, glued)| glued)
+        .filter(|g| g.chars().any(char::is_alphabetic))
 }
 
 /// A row among a run's with no place, that opens with the severity and label the run's rows open
@@ -658,12 +653,10 @@ fn unplaced_in_run(line: &str, first: &str) -> Option<(Severity, String)> {
         return None;
     }
     let severity = severity_of(word)?;
-    let glued = word.rsplit_once(':').map_or("", |(_, g)| g);
     let rest = line.trim_start()[word.len()..].trim();
-    let message = [glued, rest]
-        .iter()
-        .filter(|s| !s.is_empty())
-        .copied()
+    let message = glued_word(word)
+        .into_iter()
+        .chain(Some(rest).filter(|r| !r.is_empty()))
         .collect::<Vec<_>>()
         .join(" ");
     (message.split_whitespace().count() >= 2).then_some((severity, message))
