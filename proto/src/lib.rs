@@ -38,19 +38,74 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
 /// whose version differs.
 pub const PROTOCOL_VERSION: u32 = 1;
 
-/// The Claude Code hook events `stanleyctl hook` answers, by their command-line names (the
-/// `event` of `FlowHookRequest`).
-pub const HOOK_EVENTS: [&str; 6] = [
-    "session-start",
-    "stop",
-    "pre-tool-use",
-    "post-tool-use",
-    "subagent-stop",
-    "task-completed",
-];
+/// A Claude Code hook event `stanleyctl hook` answers (the `event` of `FlowHookRequest`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookEvent {
+    SessionStart,
+    Stop,
+    PreToolUse,
+    PostToolUse,
+    SubagentStop,
+    TaskCompleted,
+}
+
+impl HookEvent {
+    /// Every event, in the order `stanleyctl hook --help` lists them.
+    pub const ALL: [HookEvent; 6] = [
+        HookEvent::SessionStart,
+        HookEvent::Stop,
+        HookEvent::PreToolUse,
+        HookEvent::PostToolUse,
+        HookEvent::SubagentStop,
+        HookEvent::TaskCompleted,
+    ];
+
+    /// The event's command-line name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart => "session-start",
+            HookEvent::Stop => "stop",
+            HookEvent::PreToolUse => "pre-tool-use",
+            HookEvent::PostToolUse => "post-tool-use",
+            HookEvent::SubagentStop => "subagent-stop",
+            HookEvent::TaskCompleted => "task-completed",
+        }
+    }
+
+    /// The event a command-line name names, if any.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|e| e.as_str() == name)
+    }
+}
+
+/// The hook events by their command-line names, for the command line's value parser.
+pub const HOOK_EVENTS: [&str; 6] = {
+    let mut names = [""; 6];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = HookEvent::ALL[i].as_str();
+        i += 1;
+    }
+    names
+};
 
 /// The release version shared by the daemon and its clients.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The largest message either side accepts (the 5 MiB input limit plus room for the envelope).
 pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::{HOOK_EVENTS, HookEvent};
+
+    #[test]
+    fn each_hook_event_name_parses_back_to_its_event() {
+        assert_eq!(HOOK_EVENTS.len(), HookEvent::ALL.len());
+        for (event, name) in HookEvent::ALL.into_iter().zip(HOOK_EVENTS) {
+            assert_eq!(event.as_str(), name);
+            assert_eq!(HookEvent::parse(name), Some(event));
+        }
+        assert_eq!(HookEvent::parse("Stop"), None);
+    }
+}

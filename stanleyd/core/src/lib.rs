@@ -12,6 +12,7 @@ pub mod executor;
 pub mod hash;
 pub mod jev;
 pub mod validate;
+pub mod words;
 
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

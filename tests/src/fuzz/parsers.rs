@@ -358,11 +358,11 @@ fn flow_deep(n: usize) -> Vec<u8> {
 }
 
 pub(super) fn journal_seed() -> String {
-    use stanley_workflows::flow::state::{DecisionEntry, FlowState};
+    use stanley_workflows::flow::state::{DecisionEntry, FlowState, JevAsk};
     let flow =
         stanley_workflows::flow::parse_flow(&flow_seed().to_string()).expect("the seed flow loads");
     let mut state = FlowState::new(&flow, "2026-12-01T00:00:00Z");
-    state.count_jev("stop");
+    state.count_jev(JevAsk::Stop);
     if let Ok(entry) = serde_json::from_value::<DecisionEntry>(json!({
         "at": "2026-12-01T00:00:01Z", "phase": "scaffold", "decision": "advance",
         "reason": "the check passed", "check_passed": true

@@ -20,7 +20,7 @@ use stanley_workflows::flow::policy::{
     recorded_side_effect,
 };
 use stanley_workflows::flow::state::{
-    FlowState, FlowStore, JournalError, PhaseStatus, StoreError, side_effect_key,
+    Condition, FlowState, FlowStore, JournalError, PhaseStatus, StoreError, side_effect_key,
 };
 use stanley_workflows::flow::stop::{
     StopFacts, Told, apply, ask, facts, review_stops, stop_frame, told,
@@ -188,13 +188,9 @@ pub(crate) struct Stop {
 
 impl Stop {
     /// The policy ended on a budget or the hook cap.
-    pub(crate) fn budget(&self) -> Option<&'static str> {
+    pub(crate) fn budget(&self) -> Option<Condition> {
         let c = self.decision.condition;
-        matches!(
-            c,
-            "budget_time" | "budget_blocks" | "budget_jev" | "hook_cap"
-        )
-        .then_some(c)
+        c.is_budget().then_some(c)
     }
 }
 
@@ -292,7 +288,7 @@ pub(crate) async fn stop(
         Err(why) => {
             let fresh = FlowState::new(flow, &now());
             let decision = Decision {
-                condition: "bad_state",
+                condition: Condition::BadState,
                 action: Action::AskHuman(format!("the flow journal cannot be used: {why}")),
                 mark_done: Vec::new(),
                 complete: false,
@@ -526,7 +522,14 @@ async fn finish(
         }
         notify_event(root, flow, NotifyEvent::GoalComplete, &flow.goal, settings).await;
     } else if let Some(condition) = stop.budget() {
-        notify_event(root, flow, NotifyEvent::Budget, condition, settings).await;
+        notify_event(
+            root,
+            flow,
+            NotifyEvent::Budget,
+            condition.as_str(),
+            settings,
+        )
+        .await;
     }
     stop
 }

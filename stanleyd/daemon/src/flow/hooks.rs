@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use stanley_core::Frame;
-use stanley_proto::HOOK_EVENTS as EVENTS;
+use stanley_proto::{HOOK_EVENTS, HookEvent};
 use stanley_workflows::flow::agent::{person_context, person_note, session_context};
 use stanley_workflows::flow::gates::{
     Verdict, done_claim_frame, done_claim_verdict, injection_frame, injection_verdict,
     is_read_only, pre_tool_frame, pre_tool_verdict, screens,
 };
 use stanley_workflows::flow::policy::{budget_condition, enforcement_ended};
-use stanley_workflows::flow::state::{FlowState, FlowStore};
+use stanley_workflows::flow::state::{FlowState, FlowStore, JevAsk};
 use stanley_workflows::flow::{Flow, Mode};
 use stanley_workflows::ports::Redactor;
 
@@ -96,12 +96,12 @@ pub(crate) async fn answer(
     input: &str,
     settings: &RequestSettings,
 ) -> Result<HookAnswer, RequestError> {
-    if !EVENTS.contains(&event) {
+    let Some(event) = HookEvent::parse(event) else {
         return Err(RequestError::usage(format!(
             "unknown hook event {event:?}; expected one of {}",
-            EVENTS.join(", ")
+            HOOK_EVENTS.join(", ")
         )));
-    }
+    };
     let input: Value = match serde_json::from_str(input) {
         Ok(v @ Value::Object(_)) => v,
         _ => {
@@ -120,7 +120,7 @@ pub(crate) async fn answer(
     // model are told why where they can see it (never a block, so the agent is not held).
     if let Some(why) = crate::trust::flow_refusal(state, settings, &hash) {
         return Ok(match event {
-            "session-start" | "stop" => system_message(&why),
+            HookEvent::SessionStart | HookEvent::Stop => system_message(&why),
             _ => HookAnswer::default(),
         });
     }
@@ -131,11 +131,12 @@ pub(crate) async fn answer(
         settings,
     };
     match event {
-        "session-start" => Ok(hook.session_start(&input).await),
-        "stop" => hook.stop(&input).await,
-        "pre-tool-use" => Ok(hook.pre_tool(&input).await),
-        "post-tool-use" => Ok(hook.post_tool(&input).await),
-        _ => hook.done_claim(event, &input).await,
+        HookEvent::SessionStart => Ok(hook.session_start(&input).await),
+        HookEvent::Stop => hook.stop(&input).await,
+        HookEvent::PreToolUse => Ok(hook.pre_tool(&input).await),
+        HookEvent::PostToolUse => Ok(hook.post_tool(&input).await),
+        HookEvent::SubagentStop => hook.done_claim(true, &input).await,
+        HookEvent::TaskCompleted => hook.done_claim(false, &input).await,
     }
 }
 
@@ -179,7 +180,7 @@ async fn ask_gate(
     state: &DaemonState,
     settings: &RequestSettings,
     flow: &Flow,
-    kind: &str,
+    kind: JevAsk,
     frame: Frame,
 ) -> Option<stanley_core::Answers> {
     let executor = flow_eval::executor(state, settings).ok()?;
@@ -190,7 +191,7 @@ async fn ask_gate(
         let _held = state.flows.hold_journal().await;
         if read_journal(store, flow).ok()?.jev_calls >= flow.limits.max_jev_calls {
             tracing::info!(
-                gate = kind,
+                gate = kind.as_str(),
                 "a flow gate is silent: the Jev budget is used up"
             );
             return None;
@@ -207,7 +208,7 @@ async fn ask_gate(
             store.write_state(&journal).map_err(JournalTrouble::Store)
         });
         if let Err(e) = counted {
-            tracing::warn!(error = %e, gate = kind, "cannot count a gate's Jev request");
+            tracing::warn!(error = %e, gate = kind.as_str(), "cannot count a gate's Jev request");
         }
     }
     match outcome {
@@ -305,8 +306,14 @@ impl Hook<'_> {
         }
         // Redacted here for the gate journal; the executor redacts what it sends anyway.
         let command = settings.redactor().text(command).0;
-        let Some(answers) =
-            ask_gate(state, settings, flow, "pre_tool", pre_tool_frame(&command)).await
+        let Some(answers) = ask_gate(
+            state,
+            settings,
+            flow,
+            JevAsk::PreTool,
+            pre_tool_frame(&command),
+        )
+        .await
         else {
             return HookAnswer::default();
         };
@@ -336,7 +343,7 @@ impl Hook<'_> {
             state,
             settings,
             flow,
-            "injection_screen",
+            JevAsk::InjectionScreen,
             injection_frame(tool, &content),
         )
         .await
@@ -353,9 +360,9 @@ impl Hook<'_> {
         gate_answer(flow, store, "injection_screen", tool, &verdict, acted)
     }
 
-    async fn done_claim(&self, event: &str, input: &Value) -> Result<HookAnswer, RequestError> {
+    /// A done claim: a subagent's stop (`subagent`) or a task marked completed.
+    async fn done_claim(&self, subagent: bool, input: &Value) -> Result<HookAnswer, RequestError> {
         let (state, flow, store, settings) = (self.state, &self.flow, &*self.store, self.settings);
-        let subagent = event == "subagent-stop";
         let on = if subagent {
             flow.gates.subagent_stop
         } else {
@@ -411,7 +418,7 @@ impl Hook<'_> {
             state,
             settings,
             flow,
-            "done_claim",
+            JevAsk::DoneClaim,
             done_claim_frame(flow, &subject, &words),
         )
         .await

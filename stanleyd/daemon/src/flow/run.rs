@@ -12,7 +12,7 @@ use stanley_core::Cancel;
 use stanley_workflows::agent::{Agent, AgentOutcome, AgentResult};
 use stanley_workflows::flow::agent::run_prompt;
 use stanley_workflows::flow::policy::Action;
-use stanley_workflows::flow::state::{FlowState, FlowStore};
+use stanley_workflows::flow::state::{Condition, FlowState, FlowStore};
 use stanley_workflows::flow::{Flow, Mode, NotifyEvent};
 
 use stanley_proto::exit::FlowCode;
@@ -320,7 +320,10 @@ impl<'a> Supervision<'a> {
                 ),
             ));
         }
-        if matches!(stop.budget(), Some("budget_time" | "budget_jev")) {
+        if matches!(
+            stop.budget(),
+            Some(Condition::BudgetTime | Condition::BudgetJev)
+        ) {
             return Next::Done(exit(
                 FlowCode::Limit,
                 format!("limit reached: {}", d.condition),

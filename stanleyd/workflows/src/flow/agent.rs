@@ -240,7 +240,7 @@ mod tests {
         state.current_phase = "b".into();
         state.record(DecisionEntry {
             at: "t".into(),
-            condition: "advance".into(),
+            condition: crate::flow::state::Condition::Advance,
             action: crate::flow::state::JournaledAction::Advance,
             phase: "a".into(),
             to: Some("b".into()),

@@ -5,6 +5,7 @@
 use serde::Serialize;
 use stanley_core::{Answers, Frame, Question, Questions};
 
+use crate::flow::state::JevAsk;
 use crate::flow::{Flow, GateBands};
 use crate::run::to_value;
 use crate::text::{tail_chars, truncate_chars};
@@ -30,7 +31,7 @@ pub struct Verdict {
 /// A gate frame's provenance: which gate asked.
 #[derive(Serialize)]
 struct GateProvenance {
-    gate: &'static str,
+    gate: JevAsk,
 }
 
 /// The pre-tool gate's state: the command line.
@@ -104,7 +105,7 @@ pub fn pre_tool_frame(command: &str) -> Frame {
                     "source or data that cannot be regenerated",
                 ),
             ),
-        provenance: to_value(&GateProvenance { gate: "pre_tool" }),
+        provenance: to_value(&GateProvenance { gate: JevAsk::PreTool }),
     }
 }
 
@@ -169,7 +170,7 @@ pub fn injection_frame(tool: &str, content: &str) -> Frame {
             ),
         ),
         provenance: to_value(&GateProvenance {
-            gate: "injection_screen",
+            gate: JevAsk::InjectionScreen,
         }),
     }
 }
@@ -219,7 +220,9 @@ pub fn done_claim_frame(flow: &Flow, subject: &str, last_words: &str) -> Frame {
                     "finished",
                 ),
             ),
-        provenance: to_value(&GateProvenance { gate: "done_claim" }),
+        provenance: to_value(&GateProvenance {
+            gate: JevAsk::DoneClaim,
+        }),
     }
 }
 

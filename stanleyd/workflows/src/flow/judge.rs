@@ -9,7 +9,7 @@ use stanley_core::{Answer, Answers, Question, Questions};
 
 use crate::flow::Flow;
 use crate::flow::policy::{CheckRun, Judgment};
-use crate::flow::state::FlowState;
+use crate::flow::state::{Condition, FlowState};
 use crate::run::to_value;
 use crate::text::{tail_chars, truncate_chars};
 
@@ -64,7 +64,7 @@ struct PhaseShown<'a> {
 /// A recent decision of the flow.
 #[derive(Serialize)]
 struct DecisionShown<'a> {
-    condition: &'a str,
+    condition: Condition,
     action: &'a str,
     phase: &'a str,
 }
@@ -103,7 +103,7 @@ pub fn curated_state(flow: &Flow, state: &FlowState, evidence: &StopEvidence) ->
         .recent(RECENT_DECISIONS)
         .iter()
         .map(|d| DecisionShown {
-            condition: &d.condition,
+            condition: d.condition,
             action: d.action.as_str(),
             phase: &d.phase,
         })

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::flow::state::{FlowState, PhaseStatus};
+use crate::flow::state::{Condition, FlowState, PhaseStatus};
 use crate::flow::{Flow, Phase};
 
 /// Why a stop has no judgment to decide on; the policy then decides on checks alone.
@@ -89,7 +89,7 @@ pub enum Action {
 /// A decision and the condition that produced it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
-    pub condition: &'static str,
+    pub condition: Condition,
     pub action: Action,
     /// Phases to mark done with this decision (in DAG order).
     pub mark_done: Vec<String>,
@@ -97,7 +97,7 @@ pub struct Decision {
     pub complete: bool,
 }
 
-fn decision(condition: &'static str, action: Action) -> Decision {
+fn decision(condition: Condition, action: Action) -> Decision {
     Decision {
         condition,
         action,
@@ -136,13 +136,13 @@ fn done_set(state: &FlowState) -> BTreeSet<String> {
 
 /// Completes the current phase: advance to the next eligible one, finish the flow, or report a
 /// deadlock.
-fn complete_phase(ctx: &StopContext<'_>, condition: &'static str, reason: &str) -> Decision {
+fn complete_phase(ctx: &StopContext<'_>, condition: Condition, reason: &str) -> Decision {
     let current = ctx.state.current_phase.clone();
     let mut done = done_set(ctx.state);
     done.insert(current.clone());
     let all_required = required(ctx.flow).iter().all(|p| done.contains(&p.id));
     let mut d = if all_required {
-        let mut d = decision("goal_complete", Action::AllowStop);
+        let mut d = decision(Condition::GoalComplete, Action::AllowStop);
         d.complete = true;
         d
     } else if let Some(next) = next_phase(ctx.flow, &done) {
@@ -155,7 +155,7 @@ fn complete_phase(ctx: &StopContext<'_>, condition: &'static str, reason: &str) 
         )
     } else {
         decision(
-            "dag_deadlock",
+            Condition::DagDeadlock,
             Action::AskHuman(format!(
                 "no phase can start after {current}: check depends_on"
             )),
@@ -166,7 +166,7 @@ fn complete_phase(ctx: &StopContext<'_>, condition: &'static str, reason: &str) 
 }
 
 /// On a budget: mark every phase whose check already passes as done, in DAG order.
-fn close_on_budget(ctx: &StopContext<'_>, condition: &'static str) -> Decision {
+fn close_on_budget(ctx: &StopContext<'_>, condition: Condition) -> Decision {
     let mut done = done_set(ctx.state);
     let mut marked = Vec::new();
     while let Some(p) = required(ctx.flow).into_iter().find(|p| {
@@ -179,7 +179,11 @@ fn close_on_budget(ctx: &StopContext<'_>, condition: &'static str) -> Decision {
     }
     let complete = required(ctx.flow).iter().all(|p| done.contains(&p.id));
     Decision {
-        condition: if complete { "goal_complete" } else { condition },
+        condition: if complete {
+            Condition::GoalComplete
+        } else {
+            condition
+        },
         action: Action::AllowStop,
         mark_done: marked,
         complete,
@@ -191,30 +195,30 @@ fn close_on_budget(ctx: &StopContext<'_>, condition: &'static str) -> Decision {
 /// on. Stanley never stops enforcing silently.
 pub fn enforcement_ended(
     flow: &Flow,
-    condition: &str,
+    condition: Condition,
     phase: &str,
     check: Option<&CheckRun>,
 ) -> String {
     let l = &flow.limits;
     let why = match condition {
-        "budget_time" => format!(
+        Condition::BudgetTime => format!(
             "the flow's time budget is used up (limits.max_total_minutes, {} minutes)",
             l.max_total_minutes
         ),
-        "budget_blocks" => format!(
+        Condition::BudgetBlocks => format!(
             "this session's block budget is used up (limits.max_blocks_per_session, {}; a new \
              session starts a new one)",
             l.max_blocks_per_session
         ),
-        "budget_jev" => format!(
+        Condition::BudgetJev => format!(
             "the flow's Jev budget is used up (limits.max_jev_calls, {})",
             l.max_jev_calls
         ),
-        "hook_cap" => format!(
+        Condition::HookCap => format!(
             "the stop was blocked {HOOK_CAP} times in a row (the hook cap; your next message \
              starts a new chain)"
         ),
-        other => other.to_owned(),
+        other => other.as_str().to_owned(),
     };
     let state = match check.filter(|c| !c.passed) {
         Some(c) => format!("phase {phase} is not done: {}", failing(c)),
@@ -225,20 +229,16 @@ pub fn enforcement_ended(
 
 /// The budget or cap a stop has hit, if any: `budget_time`, `budget_blocks`, `budget_jev` or
 /// `hook_cap`. On a hit every phase's check is wanted, to close what already passes.
-pub fn budget_condition(
-    flow: &Flow,
-    state: &FlowState,
-    elapsed_minutes: u32,
-) -> Option<&'static str> {
+pub fn budget_condition(flow: &Flow, state: &FlowState, elapsed_minutes: u32) -> Option<Condition> {
     let limits = &flow.limits;
     if elapsed_minutes >= limits.max_total_minutes {
-        Some("budget_time")
+        Some(Condition::BudgetTime)
     } else if state.blocks_in_session >= limits.max_blocks_per_session {
-        Some("budget_blocks")
+        Some(Condition::BudgetBlocks)
     } else if state.jev_calls >= limits.max_jev_calls {
-        Some("budget_jev")
+        Some(Condition::BudgetJev)
     } else if state.consecutive_blocks >= HOOK_CAP {
-        Some("hook_cap")
+        Some(Condition::HookCap)
     } else {
         None
     }
@@ -260,12 +260,12 @@ pub fn recorded_side_effect(flow: &Flow, state: &FlowState) -> Decision {
     };
     let mut d = complete_phase(
         &ctx,
-        "side_effect_recorded",
+        Condition::SideEffectRecorded,
         "the side effect already ran once and is never re-entered",
     );
-    if d.condition == "goal_complete" {
+    if d.condition == Condition::GoalComplete {
         // The journal says why the phase closed without running.
-        d.condition = "side_effect_recorded";
+        d.condition = Condition::SideEffectRecorded;
     }
     d
 }
@@ -277,11 +277,11 @@ pub fn decide(ctx: &StopContext<'_>) -> Decision {
     let flow = ctx.flow;
     let state = ctx.state;
     if state.complete {
-        return decision("already_done", Action::AllowStop);
+        return decision(Condition::AlreadyDone, Action::AllowStop);
     }
     let Some(phase) = flow.phase(&state.current_phase) else {
         return decision(
-            "bad_state",
+            Condition::BadState,
             Action::AskHuman(format!(
                 "the journal's phase {} is not in the flow",
                 state.current_phase
@@ -307,11 +307,11 @@ pub fn decide(ctx: &StopContext<'_>) -> Decision {
             return match check {
                 Some(c) if c.passed => complete_phase(
                     ctx,
-                    "degraded_check_pass",
+                    Condition::DegradedCheckPass,
                     "the check passes (the judge could not be asked)",
                 ),
-                Some(c) => decision("degraded_check_fail", Action::Block(failing(c))),
-                None => decision("degraded_no_check", Action::AllowStop),
+                Some(c) => decision(Condition::DegradedCheckFail, Action::Block(failing(c))),
+                None => decision(Condition::DegradedNoCheck, Action::AllowStop),
             };
         }
     };
@@ -334,7 +334,7 @@ fn routes_into_side_effect(flow: &Flow, target: &str) -> bool {
 
 fn side_effect_on_fail(phase: &Phase, target: &str) -> Decision {
     decision(
-        "side_effect_on_fail",
+        Condition::SideEffectOnFail,
         Action::AskHuman(format!(
             "{} would route into the side-effect phase {target}",
             phase.id
@@ -359,7 +359,7 @@ fn regression(ctx: &StopContext<'_>) -> Option<Decision> {
         }
         if p.side_effect {
             return Some(decision(
-                "side_effect_regression",
+                Condition::SideEffectRegression,
                 Action::AskHuman(format!(
                     "the side-effect phase {} no longer passes its check and is never re-run; {}",
                     p.id,
@@ -368,7 +368,7 @@ fn regression(ctx: &StopContext<'_>) -> Option<Decision> {
             ));
         }
         return Some(decision(
-            "regression",
+            Condition::Regression,
             Action::Advance {
                 to: p.id.clone(),
                 reason: format!("phase {} regressed; {}", p.id, failing(check)),
@@ -397,11 +397,11 @@ fn bounded_loop(
     if run.passed {
         return check
             .is_none_or(|c| c.passed)
-            .then(|| complete_phase(ctx, "loop_pass", "the loop condition passes"));
+            .then(|| complete_phase(ctx, Condition::LoopPass, "the loop condition passes"));
     }
     if used < looped.max_iterations {
         return Some(decision(
-            "loop_continue",
+            Condition::LoopContinue,
             Action::Block(format!(
                 "run {used} of {} of the loop condition; {}",
                 looped.max_iterations,
@@ -414,14 +414,14 @@ fn bounded_loop(
             side_effect_on_fail(phase, target)
         }
         Some(target) => decision(
-            "loop_exhausted_on_fail",
+            Condition::LoopExhaustedOnFail,
             Action::Advance {
                 to: target.clone(),
                 reason: format!("the loop is exhausted; {}", failing(run)),
             },
         ),
         None => decision(
-            "loop_exhausted",
+            Condition::LoopExhausted,
             Action::AskHuman(format!(
                 "the loop of {} reached max_iterations ({}) without passing; {}",
                 phase.id,
@@ -444,9 +444,9 @@ fn failing_check(
     if judgment.claims_done >= ctx.flow.limits.confidence.flag {
         let last = required(ctx.flow).last().is_some_and(|p| p.id == phase.id);
         let condition = if last {
-            "final_check_fail"
+            Condition::FinalCheckFail
         } else {
-            "premature_completion"
+            Condition::PrematureCompletion
         };
         return Some(decision(
             condition,
@@ -473,7 +473,7 @@ fn repeated_block(ctx: &StopContext<'_>, phase: &Phase) -> Option<Decision> {
 
 fn stuck_ask_human(phase: &Phase) -> Decision {
     decision(
-        "stuck_ask_human",
+        Condition::StuckAskHuman,
         Action::AskHuman(format!(
             "the agent keeps stopping in {} without progress",
             phase.id
@@ -484,14 +484,14 @@ fn stuck_ask_human(phase: &Phase) -> Decision {
 /// Stuck (flagged twice in a row), off the goal, or asking for a person.
 fn stuck_or_astray(ctx: &StopContext<'_>, phase: &Phase, judgment: &Judgment) -> Option<Decision> {
     let (state, bands) = (ctx.state, &ctx.flow.limits.confidence);
-    let last_condition = state.decisions.last().map(|d| d.condition.as_str());
-    if last_condition == Some("stuck_escalate") && judgment.stuck >= bands.flag {
+    let last_condition = state.decisions.last().map(|d| d.condition);
+    if last_condition == Some(Condition::StuckEscalate) && judgment.stuck >= bands.flag {
         return Some(stuck_ask_human(phase));
     }
     if judgment.stuck >= bands.flag && ctx.stuck_before {
-        return Some(if last_condition == Some("stuck") {
+        return Some(if last_condition == Some(Condition::Stuck) {
             decision(
-                "stuck_escalate",
+                Condition::StuckEscalate,
                 Action::Block(
                     "still stuck: stop repeating the last attempt, take a different approach and say what you will try"
                         .into(),
@@ -499,20 +499,20 @@ fn stuck_or_astray(ctx: &StopContext<'_>, phase: &Phase, judgment: &Judgment) ->
             )
         } else {
             decision(
-                "stuck",
+                Condition::Stuck,
                 Action::Block("you seem stuck: change approach".into()),
             )
         });
     }
     if judgment.off_goal >= bands.flag {
         return Some(decision(
-            "off_goal",
+            Condition::OffGoal,
             Action::Block(format!("re-read the goal: {}", ctx.flow.goal)),
         ));
     }
     (judgment.next_action == "ask_human" && judgment.next_confidence >= bands.auto).then(|| {
         decision(
-            "ask_human",
+            Condition::AskHuman,
             Action::AskHuman(format!("the agent needs a person's input in {}", phase.id)),
         )
     })
@@ -537,14 +537,14 @@ fn on_phase_judgment(
     {
         if phase.dynamic && !ctx.open_subtasks.is_empty() {
             return decision(
-                "subtask_pending",
+                Condition::SubtaskPending,
                 Action::Block(format!(
                     "finish the open sub-steps first: {}",
                     ctx.open_subtasks.join(", ")
                 )),
             );
         }
-        return complete_phase(ctx, "advance", &format!("{} is done", phase.name));
+        return complete_phase(ctx, Condition::Advance, &format!("{} is done", phase.name));
     }
     if on_phase
         && judgment.current_confidence >= bands.review
@@ -553,12 +553,12 @@ fn on_phase_judgment(
         if check.is_some_and(|c| c.passed) && ctx.review_stops >= 1 {
             return complete_phase(
                 ctx,
-                "review_check_pass",
+                Condition::ReviewCheckPass,
                 "the check passes at a second review stop",
             );
         }
         return decision(
-            "review_band",
+            Condition::ReviewBand,
             Action::Block(format!(
                 "keep going on {}; done when {}",
                 phase.name, phase.done_when
@@ -571,7 +571,7 @@ fn on_phase_judgment(
     {
         return complete_phase(
             ctx,
-            "check_and_phase_done",
+            Condition::CheckAndPhaseDone,
             "the check passes and the phase is verified done",
         );
     }
@@ -580,11 +580,11 @@ fn on_phase_judgment(
         None => format!("stay on {}; done when {}", phase.name, phase.done_when),
     };
     let condition = if judgment.current_confidence < bands.review {
-        "drop_band"
+        Condition::DropBand
     } else if !on_phase {
-        "phase_mismatch"
+        Condition::PhaseMismatch
     } else {
-        "continue"
+        Condition::Continue
     };
     decision(condition, Action::Block(reason))
 }
@@ -627,7 +627,12 @@ mod tests {
     #[test]
     fn an_ended_enforcement_names_its_limit_and_the_failing_check() {
         let f = flow();
-        let said = enforcement_ended(&f, "budget_jev", "build", Some(&fail("2 tests failed")));
+        let said = enforcement_ended(
+            &f,
+            Condition::BudgetJev,
+            "build",
+            Some(&fail("2 tests failed")),
+        );
         assert_eq!(
             said,
             format!(
@@ -636,13 +641,13 @@ mod tests {
                 f.limits.max_jev_calls
             )
         );
-        let said = enforcement_ended(&f, "hook_cap", "docs", Some(&pass()));
+        let said = enforcement_ended(&f, Condition::HookCap, "docs", Some(&pass()));
         assert!(
             said.contains(&format!("blocked {HOOK_CAP} times in a row")),
             "{said}"
         );
         assert!(said.ends_with("phase docs is not done"), "{said}");
-        for condition in ["budget_time", "budget_blocks"] {
+        for condition in [Condition::BudgetTime, Condition::BudgetBlocks] {
             let said = enforcement_ended(&f, condition, "build", None);
             assert!(said.contains("limits.max_"), "{condition}: {said}");
         }
@@ -740,13 +745,13 @@ mod tests {
     }
 
     fn entry(
-        condition: &str,
+        condition: Condition,
         action: crate::flow::state::JournaledAction,
         reason: &str,
     ) -> DecisionEntry {
         DecisionEntry {
             at: "t".into(),
-            condition: condition.into(),
+            condition,
             action,
             phase: "scaffold".into(),
             to: None,
@@ -766,21 +771,24 @@ mod tests {
     fn already_done_and_budgets() {
         let mut c = Case::at("scaffold");
         c.state.complete = true;
-        assert_eq!(c.decide().condition, "already_done");
+        assert_eq!(c.decide().condition, Condition::AlreadyDone);
 
         let mut c = Case::at("scaffold");
         c.elapsed = 90;
-        assert_eq!(c.decide().condition, "budget_time");
+        assert_eq!(c.decide().condition, Condition::BudgetTime);
         let mut c = Case::at("scaffold");
         c.state.blocks_in_session = 6;
-        assert_eq!(c.decide().condition, "budget_blocks");
+        assert_eq!(c.decide().condition, Condition::BudgetBlocks);
         let mut c = Case::at("scaffold");
         c.state.jev_calls = 200;
-        assert_eq!(c.decide().condition, "budget_jev");
+        assert_eq!(c.decide().condition, Condition::BudgetJev);
         let mut c = Case::at("scaffold");
         c.state.consecutive_blocks = HOOK_CAP;
         let d = c.decide();
-        assert_eq!((d.condition, &d.action), ("hook_cap", &Action::AllowStop));
+        assert_eq!(
+            (d.condition, &d.action),
+            (Condition::HookCap, &Action::AllowStop)
+        );
     }
 
     #[test]
@@ -791,7 +799,7 @@ mod tests {
             .check("publish", fail("no tag"));
         c.elapsed = 500;
         let d = c.decide();
-        assert_eq!(d.condition, "budget_time");
+        assert_eq!(d.condition, Condition::BudgetTime);
         assert_eq!(d.mark_done, ["scaffold", "build"]);
         assert!(!d.complete);
         // `docs` has no check, so even with every check passing the goal is not complete.
@@ -807,7 +815,7 @@ mod tests {
         c.flow.phases[4].check = Some("true".into());
         c.state.consecutive_blocks = HOOK_CAP;
         let d = c.decide();
-        assert_eq!((d.condition, d.complete), ("goal_complete", true));
+        assert_eq!((d.condition, d.complete), (Condition::GoalComplete, true));
     }
 
     #[test]
@@ -817,7 +825,7 @@ mod tests {
             .check("scaffold", fail("a missing"))
             .check("publish", pass());
         let d = c.decide();
-        assert_eq!(d.condition, "regression");
+        assert_eq!(d.condition, Condition::Regression);
         assert_eq!(advance_to(&d), Some("scaffold"));
         assert!(
             matches!(&d.action, Action::Advance { reason, .. } if reason.contains("a missing"))
@@ -827,7 +835,7 @@ mod tests {
             .done(&["scaffold", "build", "publish"])
             .check("publish", fail("tag gone"));
         let d = c.decide();
-        assert_eq!(d.condition, "side_effect_regression");
+        assert_eq!(d.condition, Condition::SideEffectRegression);
         assert!(matches!(d.action, Action::AskHuman(_)));
     }
 
@@ -836,26 +844,26 @@ mod tests {
         let mut c = Case::at("build").done(&["scaffold"]).check("build", pass());
         c.loop_check = Some(fail("1 test failed"));
         let d = c.decide();
-        assert_eq!(d.condition, "loop_continue");
+        assert_eq!(d.condition, Condition::LoopContinue);
         assert!(
             matches!(&d.action, Action::Block(r) if r.contains("run 1 of 2") && r.contains("1 test failed"))
         );
 
         c.state.phases.get_mut("build").unwrap().loop_iterations = 1;
         let d = c.decide();
-        assert_eq!(d.condition, "loop_exhausted_on_fail");
+        assert_eq!(d.condition, Condition::LoopExhaustedOnFail);
         assert_eq!(advance_to(&d), Some("fix"));
 
         c.flow.phases[1].on_fail = None;
-        assert_eq!(c.decide().condition, "loop_exhausted");
+        assert_eq!(c.decide().condition, Condition::LoopExhausted);
 
         c.flow.phases[1].on_fail = Some("publish".into());
-        assert_eq!(c.decide().condition, "side_effect_on_fail");
+        assert_eq!(c.decide().condition, Condition::SideEffectOnFail);
 
         c.flow.phases[1].on_fail = Some("fix".into());
         c.loop_check = Some(pass());
         let d = c.decide();
-        assert_eq!(d.condition, "loop_pass");
+        assert_eq!(d.condition, Condition::LoopPass);
         assert_eq!(d.mark_done, ["build"]);
         assert_eq!(advance_to(&d), Some("publish"));
     }
@@ -867,7 +875,7 @@ mod tests {
             "System One answered HTTP 500: upstream exploded".into(),
         ));
         let d = c.decide();
-        assert_eq!(d.condition, "degraded_check_pass");
+        assert_eq!(d.condition, Condition::DegradedCheckPass);
         assert_eq!(advance_to(&d), Some("build"));
         assert!(
             matches!(&d.action, Action::Advance { reason, .. }
@@ -877,7 +885,7 @@ mod tests {
         );
         let mut c = Case::at("scaffold").check("scaffold", fail("no a"));
         c.jev = Err(StopJudgeError::Unavailable("no key".into()));
-        assert_eq!(c.decide().condition, "degraded_check_fail");
+        assert_eq!(c.decide().condition, Condition::DegradedCheckFail);
         let mut c = Case::at("docs").done(&["scaffold"]);
         c.jev = Err(StopJudgeError::NoAnswer {
             name: "current_phase".into(),
@@ -885,7 +893,7 @@ mod tests {
         let d = c.decide();
         assert_eq!(
             (d.condition, d.action),
-            ("degraded_no_check", Action::AllowStop),
+            (Condition::DegradedNoCheck, Action::AllowStop),
             "never blocks without evidence"
         );
     }
@@ -896,13 +904,13 @@ mod tests {
             .check("scaffold", fail("a missing"))
             .jev(|j| j.claims_done = 0.9);
         let d = c.decide();
-        assert_eq!(d.condition, "premature_completion");
+        assert_eq!(d.condition, Condition::PrematureCompletion);
         assert!(matches!(&d.action, Action::Block(r) if r.contains("a missing")));
         let c = Case::at("docs")
             .done(&["scaffold", "build", "publish"])
             .check("docs", fail("no README"))
             .jev(|j| j.claims_done = 0.9);
-        assert_eq!(c.decide().condition, "final_check_fail");
+        assert_eq!(c.decide().condition, Condition::FinalCheckFail);
     }
 
     #[test]
@@ -913,68 +921,68 @@ mod tests {
         });
         assert_eq!(
             c.decide().condition,
-            "continue",
+            Condition::Continue,
             "flagged once is not stuck"
         );
         c.stuck_before = true;
-        assert_eq!(c.decide().condition, "stuck");
+        assert_eq!(c.decide().condition, Condition::Stuck);
         c.state.record(entry(
-            "stuck",
+            Condition::Stuck,
             crate::flow::state::JournaledAction::Block,
             "you seem stuck",
         ));
-        assert_eq!(c.decide().condition, "stuck_escalate");
+        assert_eq!(c.decide().condition, Condition::StuckEscalate);
         c.state.record(entry(
-            "stuck_escalate",
+            Condition::StuckEscalate,
             crate::flow::state::JournaledAction::Block,
             "still stuck",
         ));
-        assert_eq!(c.decide().condition, "stuck_ask_human");
+        assert_eq!(c.decide().condition, Condition::StuckAskHuman);
 
         let mut c = Case::at("scaffold");
         for _ in 0..SAME_REASON_LIMIT {
             c.state.record(entry(
-                "continue",
+                Condition::Continue,
                 crate::flow::state::JournaledAction::Block,
                 "stay on Scaffold",
             ));
         }
-        assert_eq!(c.decide().condition, "stuck_ask_human");
+        assert_eq!(c.decide().condition, Condition::StuckAskHuman);
 
         // The same premature "done" three times: the failing check no longer outranks it.
         let mut c = Case::at("scaffold")
             .check("scaffold", fail("no a"))
             .jev(|j| j.claims_done = 0.95);
         let first = c.decide();
-        assert_eq!(first.condition, "premature_completion", "{first:?}");
+        assert_eq!(first.condition, Condition::PrematureCompletion, "{first:?}");
         let Action::Block(reason) = first.action else {
             panic!("{first:?}")
         };
         for _ in 0..SAME_REASON_LIMIT {
             c.state.record(entry(
-                "premature_completion",
+                Condition::PrematureCompletion,
                 crate::flow::state::JournaledAction::Block,
                 &reason,
             ));
         }
-        assert_eq!(c.decide().condition, "stuck_ask_human");
+        assert_eq!(c.decide().condition, Condition::StuckAskHuman);
     }
 
     #[test]
     fn off_goal_and_ask_human() {
         let c = Case::at("scaffold").jev(|j| j.off_goal = 0.8);
         let d = c.decide();
-        assert_eq!(d.condition, "off_goal");
+        assert_eq!(d.condition, Condition::OffGoal);
         assert!(matches!(&d.action, Action::Block(r) if r.contains("Ship the tool")));
         let c = Case::at("scaffold").jev(|j| j.next_action = "ask_human".into());
-        assert_eq!(c.decide().condition, "ask_human");
+        assert_eq!(c.decide().condition, Condition::AskHuman);
         let c = Case::at("scaffold").jev(|j| {
             j.next_action = "ask_human".into();
             j.next_confidence = 0.6;
         });
         assert_eq!(
             c.decide().condition,
-            "advance",
+            Condition::Advance,
             "below auto the request is ignored"
         );
     }
@@ -983,15 +991,15 @@ mod tests {
     fn advance_needs_jev_and_the_check_together() {
         let c = Case::at("scaffold").check("scaffold", pass());
         let d = c.decide();
-        assert_eq!(d.condition, "advance");
+        assert_eq!(d.condition, Condition::Advance);
         assert_eq!(advance_to(&d), Some("build"));
         assert_eq!(d.mark_done, ["scaffold"]);
         let c = Case::at("scaffold").check("scaffold", fail("x"));
-        assert_eq!(c.decide().condition, "continue");
+        assert_eq!(c.decide().condition, Condition::Continue);
         let mut c = Case::at("docs").done(&["scaffold"]);
         c.subtasks = vec!["usage section".into()];
         let d = c.decide();
-        assert_eq!(d.condition, "subtask_pending");
+        assert_eq!(d.condition, Condition::SubtaskPending);
         assert!(matches!(&d.action, Action::Block(r) if r.contains("usage section")));
         let c = Case::at("docs").done(&["scaffold"]);
         assert_eq!(advance_to(&c.decide()), Some("build"));
@@ -1002,15 +1010,15 @@ mod tests {
         let mut c = Case::at("scaffold")
             .check("scaffold", pass())
             .jev(|j| j.current_confidence = 0.6);
-        assert_eq!(c.decide().condition, "review_band");
+        assert_eq!(c.decide().condition, Condition::ReviewBand);
         c.review_stops = 1;
-        assert_eq!(c.decide().condition, "review_check_pass");
+        assert_eq!(c.decide().condition, Condition::ReviewCheckPass);
 
         let c = Case::at("scaffold").check("scaffold", pass()).jev(|j| {
             j.current_confidence = 0.3;
             j.phase_done = 0.95;
         });
-        assert_eq!(c.decide().condition, "check_and_phase_done");
+        assert_eq!(c.decide().condition, Condition::CheckAndPhaseDone);
     }
 
     #[test]
@@ -1019,10 +1027,10 @@ mod tests {
             j.current_confidence = 0.3;
             j.phase_done = 0.2;
         });
-        assert_eq!(c.decide().condition, "drop_band");
+        assert_eq!(c.decide().condition, Condition::DropBand);
         let c = Case::at("scaffold").jev(|j| j.current_phase = "build".into());
         let d = c.decide();
-        assert_eq!(d.condition, "phase_mismatch");
+        assert_eq!(d.condition, Condition::PhaseMismatch);
         assert!(matches!(d.action, Action::Block(_)));
     }
 
@@ -1030,7 +1038,7 @@ mod tests {
     fn the_last_phase_completes_the_goal_and_a_dead_end_asks_a_person() {
         let c = Case::at("docs").done(&["scaffold", "build", "publish"]);
         let d = c.decide();
-        assert_eq!((d.condition, d.complete), ("goal_complete", true));
+        assert_eq!((d.condition, d.complete), (Condition::GoalComplete, true));
         assert_eq!(d.action, Action::AllowStop);
         // A journal that disagrees with the plan can leave nothing startable.
         let mut c = Case::at("scaffold");
@@ -1044,7 +1052,7 @@ mod tests {
         c.flow.phases[1].depends_on = vec!["y".into()];
         c.flow.phases[2].depends_on = vec!["x".into()];
         let d = c.decide();
-        assert_eq!(d.condition, "dag_deadlock");
+        assert_eq!(d.condition, Condition::DagDeadlock);
         assert!(matches!(d.action, Action::AskHuman(_)));
     }
 
@@ -1059,14 +1067,14 @@ mod tests {
         let c = Case::at("publish").done(&["scaffold", "build"]);
         let d = recorded_side_effect(&c.flow, &c.state);
         // publish was the last required phase but docs is still open: advance to it.
-        assert_eq!(d.condition, "side_effect_recorded");
+        assert_eq!(d.condition, Condition::SideEffectRecorded);
         assert_eq!(d.mark_done, ["publish"]);
         assert!(matches!(&d.action, Action::Advance { to, .. } if to == "docs"));
         let last = Case::at("publish").done(&["scaffold", "build", "docs"]);
         let d = recorded_side_effect(&last.flow, &last.state);
         assert_eq!(
             (d.condition, d.complete, d.action),
-            ("side_effect_recorded", true, Action::AllowStop)
+            (Condition::SideEffectRecorded, true, Action::AllowStop)
         );
     }
 
@@ -1077,12 +1085,18 @@ mod tests {
         assert_eq!(budget_condition(&c.flow, &c.state, 0), None);
         assert_eq!(
             budget_condition(&c.flow, &c.state, limits.max_total_minutes),
-            Some("budget_time")
+            Some(Condition::BudgetTime)
         );
         let mut state = c.state.clone();
         state.consecutive_blocks = HOOK_CAP;
-        assert_eq!(budget_condition(&c.flow, &state, 0), Some("hook_cap"));
+        assert_eq!(
+            budget_condition(&c.flow, &state, 0),
+            Some(Condition::HookCap)
+        );
         state.jev_calls = limits.max_jev_calls;
-        assert_eq!(budget_condition(&c.flow, &state, 0), Some("budget_jev"));
+        assert_eq!(
+            budget_condition(&c.flow, &state, 0),
+            Some(Condition::BudgetJev)
+        );
     }
 }

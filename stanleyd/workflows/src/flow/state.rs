@@ -13,24 +13,14 @@ pub const STATE_SCHEMA: &str = "stanley.flow-state/v1";
 /// How many decisions the journal keeps (the policy reads the last five).
 pub const MAX_DECISIONS: usize = 200;
 
-/// Where one phase stands.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PhaseStatus {
-    #[default]
-    Pending,
-    Active,
-    Done,
-}
-
-impl PhaseStatus {
-    /// The wire spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PhaseStatus::Pending => "pending",
-            PhaseStatus::Active => "active",
-            PhaseStatus::Done => "done",
-        }
+stanley_core::words! {
+    /// Where one phase stands.
+    #[derive(Default)]
+    pub enum PhaseStatus {
+        #[default]
+        Pending = "pending",
+        Active = "active",
+        Done = "done",
     }
 }
 
@@ -44,32 +34,125 @@ pub struct PhaseRecord {
     pub loop_iterations: u32,
 }
 
-/// What a journaled decision told the agent; `would_block` is a block the flow's enforcement
-/// did not apply. A word this version does not know reads as `Other`, so the journal is still
-/// read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JournaledAction {
-    AllowStop,
-    Block,
-    WouldBlock,
-    Advance,
-    AskHuman,
-    #[serde(other)]
-    Other,
+stanley_core::words! {
+    /// What a journaled decision told the agent; `would_block` is a block the flow's enforcement
+    /// did not apply. A word this version does not know reads as `Other`, so the journal is
+    /// still read.
+    pub enum JournaledAction {
+        AllowStop = "allow_stop",
+        Block = "block",
+        WouldBlock = "would_block",
+        Advance = "advance",
+        AskHuman = "ask_human",
+        #[serde(other)]
+        Other = "other",
+    }
 }
 
-impl JournaledAction {
-    /// The journal's word, as the page and the judge's state show it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JournaledAction::AllowStop => "allow_stop",
-            JournaledAction::Block => "block",
-            JournaledAction::WouldBlock => "would_block",
-            JournaledAction::Advance => "advance",
-            JournaledAction::AskHuman => "ask_human",
-            JournaledAction::Other => "other",
-        }
+stanley_core::words! {
+    /// The condition of the stop policy that decided a stop, as the journal, the page and the
+    /// progress line name it (the policy's order is in `policy::decide`). A word this version
+    /// does not know reads as `Other`, so the journal is still read.
+    pub enum Condition {
+        /// The journal says the flow is complete.
+        AlreadyDone = "already_done",
+        /// The journal cannot be used, or its phase is not in the flow.
+        BadState = "bad_state",
+        /// `limits.max_total_minutes` is used up.
+        BudgetTime = "budget_time",
+        /// `limits.max_blocks_per_session` is used up.
+        BudgetBlocks = "budget_blocks",
+        /// `limits.max_jev_calls` is used up.
+        BudgetJev = "budget_jev",
+        /// The stop was blocked too many times in a row.
+        HookCap = "hook_cap",
+        /// Every required phase is done.
+        GoalComplete = "goal_complete",
+        /// No phase can start after the one just done.
+        DagDeadlock = "dag_deadlock",
+        /// A side-effect phase the ledger already holds is done without running again.
+        SideEffectRecorded = "side_effect_recorded",
+        /// The check passes and the judge could not be asked.
+        DegradedCheckPass = "degraded_check_pass",
+        /// The check fails and the judge could not be asked.
+        DegradedCheckFail = "degraded_check_fail",
+        /// No check and no judge.
+        DegradedNoCheck = "degraded_no_check",
+        /// A loop's `on_fail` would route into a side-effect phase.
+        SideEffectOnFail = "side_effect_on_fail",
+        /// A done side-effect phase no longer passes its check.
+        SideEffectRegression = "side_effect_regression",
+        /// A done phase no longer passes its check.
+        Regression = "regression",
+        /// The phase's loop condition passes.
+        LoopPass = "loop_pass",
+        /// The loop runs again.
+        LoopContinue = "loop_continue",
+        /// The loop is used up and routes to its `on_fail` phase.
+        LoopExhaustedOnFail = "loop_exhausted_on_fail",
+        /// The loop is used up.
+        LoopExhausted = "loop_exhausted",
+        /// The last phase's check fails.
+        FinalCheckFail = "final_check_fail",
+        /// The agent claims done while the check fails.
+        PrematureCompletion = "premature_completion",
+        /// Stuck after an escalation: a person is asked.
+        StuckAskHuman = "stuck_ask_human",
+        /// Stuck twice: a different approach is asked for.
+        StuckEscalate = "stuck_escalate",
+        /// Stuck at two stops in a row.
+        Stuck = "stuck",
+        /// The agent is working on something else than the goal.
+        OffGoal = "off_goal",
+        /// The judge says a person should decide.
+        AskHuman = "ask_human",
+        /// Sub-steps of the phase are still open.
+        SubtaskPending = "subtask_pending",
+        /// The check passes at a second stop in the review band.
+        ReviewCheckPass = "review_check_pass",
+        /// The judge is not sure the phase is done: keep going.
+        ReviewBand = "review_band",
+        /// The check passes and the judge says the phase is done.
+        CheckAndPhaseDone = "check_and_phase_done",
+        /// The judge is sure the phase is not done.
+        DropBand = "drop_band",
+        /// The agent works on another phase than the current one.
+        PhaseMismatch = "phase_mismatch",
+        /// Nothing ends the phase: keep going.
+        Continue = "continue",
+        /// The phase is done: the next one starts.
+        Advance = "advance",
+        #[serde(other)]
+        Other = "other",
+    }
+}
+
+impl Condition {
+    /// The budget or cap this condition ends enforcement on, if it is one.
+    pub fn is_budget(self) -> bool {
+        matches!(
+            self,
+            Condition::BudgetTime
+                | Condition::BudgetBlocks
+                | Condition::BudgetJev
+                | Condition::HookCap
+        )
+    }
+}
+
+stanley_core::words! {
+    /// What asked Jev on a flow's budget.
+    pub enum JevAsk {
+        /// The done-claim gate.
+        DoneClaim = "done_claim",
+        /// The injection screen on a tool's output.
+        InjectionScreen = "injection_screen",
+        /// The pre-tool gate on a command.
+        PreTool = "pre_tool",
+        /// The stop judgment.
+        Stop = "stop",
+        #[serde(other)]
+        Other = "other",
     }
 }
 
@@ -77,8 +160,8 @@ impl JournaledAction {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecisionEntry {
     pub at: String,
-    /// The condition of the stop policy that matched (`advance`, `regression`, ...).
-    pub condition: String,
+    /// The condition of the stop policy that matched.
+    pub condition: Condition,
     /// What the decision told the agent (`allow_stop`, `block`, `would_block`, `advance`,
     /// `ask_human` in the journal).
     pub action: JournaledAction,
@@ -110,7 +193,7 @@ pub struct FlowState {
     pub jev_calls: u32,
     /// `jev_calls` by what asked: `stop`, `pre_tool`, `injection_screen`, `done_claim`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub jev_by_kind: BTreeMap<String, u32>,
+    pub jev_by_kind: BTreeMap<JevAsk, u32>,
     /// Jev flagged the agent stuck at the last stop (the policy needs two in a row).
     #[serde(default)]
     pub last_stuck: bool,
@@ -136,9 +219,9 @@ pub enum JournalError {
 
 impl FlowState {
     /// Counts one Jev request against the flow's budget, by what asked it.
-    pub fn count_jev(&mut self, kind: &str) {
+    pub fn count_jev(&mut self, kind: JevAsk) {
         self.jev_calls += 1;
-        *self.jev_by_kind.entry(kind.to_owned()).or_default() += 1;
+        *self.jev_by_kind.entry(kind).or_default() += 1;
     }
 
     /// A fresh journal for `flow`: the first phase is current and active.
@@ -310,19 +393,16 @@ mod tests {
         for i in 0..(MAX_DECISIONS + 3) {
             state.record(DecisionEntry {
                 at: "t".into(),
-                condition: format!("c{i}"),
+                condition: Condition::Continue,
                 action: JournaledAction::Block,
                 phase: "a".into(),
                 to: None,
-                reason: String::new(),
+                reason: format!("c{i}"),
                 check_passed: None,
             });
         }
         assert_eq!(state.decisions.len(), MAX_DECISIONS);
-        assert_eq!(
-            state.recent(2)[1].condition,
-            format!("c{}", MAX_DECISIONS + 2)
-        );
+        assert_eq!(state.recent(2)[1].reason, format!("c{}", MAX_DECISIONS + 2));
         let text = serde_json::to_string(&state).unwrap();
         assert_eq!(FlowState::parse(&text, &flow).unwrap(), state);
         assert_eq!(side_effect_key("2", "publish", 1), "2:publish:1");
@@ -335,6 +415,35 @@ mod tests {
                 .decisions
                 .iter()
                 .all(|d| d.action == JournaledAction::Other)
+        );
+        // So do the condition and what asked Jev.
+        state.count_jev(JevAsk::PreTool);
+        let text = serde_json::to_string(&state).unwrap();
+        assert!(text.contains("\"condition\":\"continue\""), "{text}");
+        assert!(text.contains("\"jev_by_kind\":{\"pre_tool\":1}"), "{text}");
+        let later = text
+            .replace("\"continue\"", "\"gave_up\"")
+            .replace("\"pre_tool\"", "\"post_tool\"");
+        let later = FlowState::parse(&later, &flow).unwrap();
+        assert!(
+            later
+                .decisions
+                .iter()
+                .all(|d| d.condition == Condition::Other)
+        );
+        assert_eq!(later.jev_by_kind[&JevAsk::Other], 1);
+    }
+
+    /// Every condition the journal writes is one the policy can produce, spelled once.
+    #[test]
+    fn condition_words_are_unique_snake_case() {
+        let words: std::collections::BTreeSet<&str> =
+            Condition::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(words.len(), Condition::ALL.len());
+        assert!(
+            words
+                .iter()
+                .all(|w| w.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
         );
     }
 

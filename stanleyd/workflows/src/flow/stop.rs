@@ -7,7 +7,9 @@ use stanley_core::{Executor, Frame};
 
 use crate::flow::judge::{StopEvidence, StopJudgeError, curated_state, judgment, stop_questions};
 use crate::flow::policy::{Action, Decision, Judgment};
-use crate::flow::state::{DecisionEntry, FlowState, JournaledAction, PhaseStatus};
+use crate::flow::state::{
+    Condition, DecisionEntry, FlowState, JevAsk, JournaledAction, PhaseStatus,
+};
 use crate::flow::{Flow, Mode};
 
 /// The frame template of a stop.
@@ -70,7 +72,7 @@ pub struct StopFacts {
 pub fn apply(flow: &Flow, state: &mut FlowState, decision: &Decision, facts: StopFacts, now: &str) {
     let phase = state.current_phase.clone();
     if facts.asked_jev {
-        state.count_jev("stop");
+        state.count_jev(JevAsk::Stop);
     }
     state.last_stuck = facts.stuck;
     if facts.loop_ran
@@ -119,7 +121,7 @@ pub fn apply(flow: &Flow, state: &mut FlowState, decision: &Decision, facts: Sto
     }
     state.record(DecisionEntry {
         at: now.to_owned(),
-        condition: decision.condition.to_owned(),
+        condition: decision.condition,
         action: match &decision.action {
             Action::Block(_) if !enforced => JournaledAction::WouldBlock,
             action => action_name(action),
@@ -199,7 +201,7 @@ pub fn review_stops(state: &FlowState) -> u32 {
         .iter()
         .rev()
         .take_while(|d| d.phase == state.current_phase && d.action != JournaledAction::Advance)
-        .filter(|d| d.condition == "review_band" && d.check_passed == Some(true))
+        .filter(|d| d.condition == Condition::ReviewBand && d.check_passed == Some(true))
         .count() as u32
 }
 
@@ -307,17 +309,17 @@ mod tests {
         let mut state = FlowState::new(&flow, "t0");
         let jev = || Some(confident("a", 0.05) as Arc<dyn Jev>);
         let d = stop(&flow, &mut state, jev(), &[("a", false)]).await;
-        assert_eq!(d.condition, "continue");
+        assert_eq!(d.condition, Condition::Continue);
         assert_eq!((state.blocks_in_session, state.consecutive_blocks), (1, 1));
         let d = stop(&flow, &mut state, jev(), &[("a", true)]).await;
-        assert_eq!(d.condition, "advance");
+        assert_eq!(d.condition, Condition::Advance);
         assert_eq!(state.current_phase, "b");
         assert_eq!(state.phases["a"].status, PhaseStatus::Done);
         assert_eq!(state.phases["b"].status, PhaseStatus::Active);
         assert_eq!(state.consecutive_blocks, 0);
         let jev_b = Some(confident("b", 0.05) as Arc<dyn Jev>);
         let d = stop(&flow, &mut state, jev_b, &[("a", true)]).await;
-        assert_eq!(d.condition, "goal_complete");
+        assert_eq!(d.condition, Condition::GoalComplete);
         assert!(state.complete);
         assert_eq!(state.jev_calls, 3);
         let conditions: Vec<&str> = state
@@ -335,12 +337,12 @@ mod tests {
         let mut state = FlowState::new(&flow, "t0");
         let jev = || Some(confident("a", 0.9) as Arc<dyn Jev>);
         let d = stop(&flow, &mut state, jev(), &[("a", false)]).await;
-        assert_eq!(d.condition, "continue", "flagged once");
+        assert_eq!(d.condition, Condition::Continue, "flagged once");
         assert!(state.last_stuck);
         let d = stop(&flow, &mut state, jev(), &[("a", false)]).await;
-        assert_eq!(d.condition, "stuck");
+        assert_eq!(d.condition, Condition::Stuck);
         let d = stop(&flow, &mut state, jev(), &[("a", false)]).await;
-        assert_eq!(d.condition, "stuck_escalate");
+        assert_eq!(d.condition, Condition::StuckEscalate);
     }
 
     #[tokio::test]
@@ -348,21 +350,21 @@ mod tests {
         let flow = parse_flow(FLOW).unwrap();
         let mut state = FlowState::new(&flow, "t0");
         let d = stop(&flow, &mut state, None, &[("a", false)]).await;
-        assert_eq!(d.condition, "degraded_check_fail");
+        assert_eq!(d.condition, Condition::DegradedCheckFail);
         let d = stop(&flow, &mut state, None, &[("a", true)]).await;
-        assert_eq!(d.condition, "degraded_check_pass");
+        assert_eq!(d.condition, Condition::DegradedCheckPass);
         assert_eq!(state.current_phase, "b");
         let d = stop(&flow, &mut state, None, &[("a", true)]).await;
         assert_eq!(
             (d.condition, d.action),
-            ("degraded_no_check", Action::AllowStop)
+            (Condition::DegradedNoCheck, Action::AllowStop)
         );
     }
 
     #[test]
     fn modes_change_what_the_agent_is_told() {
         let block = Decision {
-            condition: "continue",
+            condition: Condition::Continue,
             action: Action::Block("keep going".into()),
             mark_done: Vec::new(),
             complete: false,
