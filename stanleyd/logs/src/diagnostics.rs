@@ -6,8 +6,10 @@ use crate::found::Found;
 pub(crate) use crate::text::path_like;
 use crate::text::whole_number;
 
+mod marked_files;
 mod records;
 mod rows;
+mod sentences;
 
 /// Lines a diagnostic's block keeps at most.
 pub(crate) const MAX_LINES: usize = 40;
@@ -2593,6 +2595,7 @@ fn under_headings(
     lines: &[String],
     covered: &[bool],
     i: usize,
+    looked: &mut RunsLooked,
     out: &mut Vec<Diagnostic>,
 ) -> Option<usize> {
     findings_above_place(lines, covered, i, out)
@@ -2601,6 +2604,21 @@ fn under_headings(
         .or_else(|| severity_under_line_record(lines, covered, i, out))
         .or_else(|| rows_under_a_counted_heading(lines, covered, i, out))
         .or_else(|| items_placed_under(lines, covered, i, out))
+        .or_else(|| {
+            sentences::labelled_with_aligned_detail(lines, covered, i, &mut looked.labelled, out)
+        })
+        .or_else(|| sentences::sentence_over_worded_place(lines, covered, i, out))
+        .or_else(|| {
+            marked_files::rows_under_marked_files(lines, covered, i, &mut looked.marked, out)
+        })
+}
+
+/// Where the readers that read a run ahead of the line have looked up to: a run that was no
+/// reading is not read again from inside it, so each stays linear.
+#[derive(Default)]
+struct RunsLooked {
+    labelled: usize,
+    marked: usize,
 }
 
 /// Every diagnostic in `lines` not yet `covered`, in log order, warnings marked as such.
@@ -2619,6 +2637,7 @@ pub(crate) fn read_all(
     let mut rows_looked = rows::Looked::default();
     // The files the findings so far were placed in (`rows::file_row`).
     let mut files = rows::Files::default();
+    let mut runs_looked = RunsLooked::default();
     let mut i = 0;
     while i < lines.len() {
         pace.step()?;
@@ -2638,7 +2657,7 @@ pub(crate) fn read_all(
             (header_path.as_deref(), reading.as_deref()),
             &mut out,
         )
-        .or_else(|| under_headings(lines, covered, i, &mut out));
+        .or_else(|| under_headings(lines, covered, i, &mut runs_looked, &mut out));
         if let Some(next) = listed {
             file = None;
             i = next;
@@ -3252,6 +3271,22 @@ mod worded_tests {
         );
         let log = "tests/test_a.py:12: in test_x\ntests/test_a.py:14: AssertionError\n";
         assert!(read_all(log).is_empty());
+    }
+
+    #[test]
+    fn an_assertions_failed_comparison_at_its_place_says_what_is_wrong() {
+        let log = "\tclamp:\ncalc.c:14 (-1 != 0)\ncalc.c:15 (4 != 5)\n\t -- pass: 1 fail: 2\n";
+        let got = read_all(log);
+        let said: Vec<(&str, &str)> = got
+            .iter()
+            .map(|(n, _, m)| (n.as_str(), m.as_str()))
+            .collect();
+        assert_eq!(
+            said,
+            [("calc.c:14", "(-1 != 0)"), ("calc.c:15", "(4 != 5)")]
+        );
+        // A stack printed flush left still is none: a frame names a function after its place.
+        assert!(read_all("calc.c:14 main\ncalc.c:40 run\n").is_empty());
     }
 
     #[test]

@@ -372,6 +372,9 @@ fn same_head(a: &str, b: &str, at: usize) -> bool {
         .all(|(x, y)| x == y || judged(x) && judged(y) || coded(x) && coded(y))
 }
 
+/// The operators an assertion prints between the two values it compared.
+const COMPARISONS: [&str; 8] = ["!=", "==", "<", ">", "<=", ">=", "~=", "!=="];
+
 /// Whether a run of rows (their first lines and body ends) whose places are at word `at` is a
 /// list of findings, not a test's reports, a listing, a trace or a stack.
 fn findings(lines: &[String], rows: &[(usize, usize)], first: &Row<'_>) -> bool {
@@ -400,6 +403,7 @@ fn findings(lines: &[String], rows: &[(usize, usize)], first: &Row<'_>) -> bool 
     // main`), and a trace passes through the language's own library.
     let after = |k: usize| -> Vec<&str> { said(lines, k) };
     // (A rule's code before the place says what is wrong: `error no-circular: src/a.js →`.)
+    // (So does a comparison that failed, `(4 != 5)`, an assertion's values on either side.)
     let says_what = |k: usize| {
         let words = after(k);
         before(k).iter().any(|w| coded(w))
@@ -407,6 +411,7 @@ fn findings(lines: &[String], rows: &[(usize, usize)], first: &Row<'_>) -> bool 
                 && words
                     .iter()
                     .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+            || words.len() == 3 && COMPARISONS.contains(&words[1])
     };
     let framed = |k: usize| {
         after(k).first().is_some_and(|w| {
