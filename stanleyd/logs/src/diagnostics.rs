@@ -6,6 +6,7 @@ use crate::found::Found;
 pub(crate) use crate::text::path_like;
 use crate::text::whole_number;
 
+mod fields;
 mod marked_files;
 mod records;
 mod rows;
@@ -2608,6 +2609,7 @@ fn under_headings(
             sentences::labelled_with_aligned_detail(lines, covered, i, &mut looked.labelled, out)
         })
         .or_else(|| sentences::sentence_over_worded_place(lines, covered, i, out))
+        .or_else(|| fields::field_record(lines, covered, i, out))
         .or_else(|| {
             marked_files::rows_under_marked_files(lines, covered, i, &mut looked.marked, out)
         })
