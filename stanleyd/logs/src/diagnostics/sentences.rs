@@ -2,7 +2,8 @@
 //! detail aligned under the label's text and no place at all (`ERROR: 'zoo:Cat' has duplicate
 //! slots.` over `       Duplicate slot names:`), and a sentence over the row that places it
 //! in words (`Unsupported operands … (code: unsupported_operation)` over `In a/b.py at line
-//! 16`, then a numbered excerpt).
+//! 16`, then a numbered excerpt), and rows that each name a file under a sentence that counts
+//! them (`✖ Found 3 circular dependencies!` over `1) a.js > b.js` …).
 
 use super::{Diagnostic, MAX_LINES, Severity, path_like};
 use crate::line::indent;
@@ -207,6 +208,160 @@ pub(super) fn sentence_over_worded_place(
     Some(end)
 }
 
+/// The count a sentence states: its one whole number, before a word (`Found 3 circular
+/// dependencies!`, `✖ Skipped 1 file`, `2 files have problems:`).
+fn stated_count(line: &str) -> Option<usize> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let numbers: Vec<usize> = words
+        .iter()
+        .enumerate()
+        .filter(|(k, w)| crate::text::whole_number(w) && *k + 1 < words.len())
+        .filter_map(|(_, w)| w.parse().ok())
+        .collect();
+    let words_of_letters = words
+        .iter()
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        .count();
+    match numbers.as_slice() {
+        [n] if *n > 0 && words_of_letters >= 1 && words.len() <= 8 => Some(*n),
+        _ => None,
+    }
+}
+
+/// A row of a list: its text after a number (`1)`, `2.`) or a mark (`-`, `*`, `•`), or as it
+/// is.
+fn listed_row(line: &str) -> &str {
+    let t = line.trim();
+    let (head, rest) = t.split_once(' ').unwrap_or((t, ""));
+    let numbered = head
+        .strip_suffix([')', '.'])
+        .is_some_and(crate::text::whole_number);
+    if numbered || matches!(head, "-" | "*" | "•") {
+        rest.trim_start()
+    } else {
+        t
+    }
+}
+
+/// A sentence at the margin that counts what is wrong (`✖ Found 3 circular dependencies!`),
+/// then (after a blank line or not) exactly that many rows, each opening with a file (`1)
+/// core/a.js > ui/b.js`, `./util/missing.js`), then a blank line or the end: one finding per
+/// row, about its first file, its message the row. The count must agree. Pushed to `out`; the
+/// line after the rows, or None.
+pub(super) fn rows_under_a_counting_sentence(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let head = &lines[i];
+    if covered[i] || head.starts_with(char::is_whitespace) || super::location(head).is_some() {
+        return None;
+    }
+    let count = stated_count(head).filter(|&n| n <= MAX_LINES * 25)?;
+    let mut k = i + 1;
+    if lines.get(k).is_some_and(|l| l.trim().is_empty()) {
+        k += 1;
+    }
+    let from = k;
+    let mut rows = Vec::new();
+    while k < lines.len() && rows.len() <= count && !covered[k] && !lines[k].trim().is_empty() {
+        let row = listed_row(&lines[k]);
+        let first = row.split_whitespace().next()?;
+        rows.push((k, row, super::word_place(first)?));
+        k += 1;
+    }
+    let closed = k == lines.len() || lines[k].trim().is_empty();
+    if rows.len() != count || !closed || from == k {
+        return None;
+    }
+    for (at, row, (name, place)) in rows {
+        out.push(Diagnostic::new(
+            &lines[at..=at],
+            at,
+            name,
+            row.to_owned(),
+            None,
+            place,
+            Severity::Error,
+        ));
+    }
+    Some(k)
+}
+
+/// The two sides of a comparison a field may label: what was wanted, what was there.
+const WANTED: [&str; 3] = ["expected", "wanted", "want"];
+const THERE: [&str; 5] = ["actual", "got", "received", "found", "was"];
+
+/// A field row under a sentence: its label, lower-cased.
+fn field_label(line: &str) -> Option<String> {
+    let t = line.trim_start();
+    let (label, value) = t.split_once(':')?;
+    (line.starts_with(char::is_whitespace)
+        && !label.is_empty()
+        && label.len() <= 20
+        && label.chars().all(|c| c.is_ascii_alphabetic() || c == ' ')
+        && (value.is_empty() || value.starts_with(' ')))
+    .then(|| label.to_ascii_lowercase())
+}
+
+/// A sentence at the margin that names what it found wrong, over indented fields that give
+/// what was expected and what was there (`detected invalid host for package: ms@2.1.3` over
+/// `    expected: registry.npmjs.org` and `    actual: mirror.example`): one finding with no
+/// place, named by the sentence, its message the sentence and the fields. Pushed to `out`; the
+/// line after the fields, or None.
+pub(super) fn sentence_over_expectation(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let first = lines[i].trim_end();
+    // (A test's verdict over its values, `* fail: … executed` over `got:` and `wanted:`, is
+    // the test's report: the sentence opens with a word and says no test failed.)
+    let verdict = first
+        .split_whitespace()
+        .take(3)
+        .any(|w| crate::line::failed_verdict(w.trim_matches(|c: char| !c.is_alphanumeric())));
+    if covered[i]
+        || !first.starts_with(char::is_alphanumeric)
+        || verdict
+        || first.split_whitespace().count() < 3
+        || first.ends_with(':')
+        || super::location(first).is_some()
+    {
+        return None;
+    }
+    let mut labels = Vec::new();
+    let mut k = i + 1;
+    while k < lines.len() && k - i <= 6 && !covered[k] {
+        match field_label(&lines[k]) {
+            Some(label) => labels.push(label),
+            None => break,
+        }
+        k += 1;
+    }
+    let has = |words: &[&str]| labels.iter().any(|l| words.contains(&l.as_str()));
+    if !has(&WANTED) || !has(&THERE) || labels.len() > 4 {
+        return None;
+    }
+    let message = lines[i..k]
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join("\n");
+    out.push(Diagnostic::new(
+        &lines[i..k],
+        i,
+        first.to_owned(),
+        message,
+        None,
+        String::new(),
+        Severity::Error,
+    ));
+    Some(k)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,6 +427,86 @@ ERROR: could not reach the mirror at first try
 ERROR: giving up after two tries
 ";
         assert!(read(indented_deeper, labelled_with_aligned_detail).is_empty());
+    }
+
+    #[test]
+    fn rows_under_a_sentence_that_counts_them_are_findings_about_their_files() {
+        let log = "\
+Scanned 14 modules
+x Found 2 import cycles!
+
+1) lib/a.py > lib/b.py
+2) lib/c.py > lib/d.py > lib/c.py
+
+x Could not resolve 1 module
+
+./lib/gone.py
+";
+        let found = read(log, |l, c, i, _, o| {
+            rows_under_a_counting_sentence(l, c, i, o)
+        });
+        let said: Vec<(&str, &str)> = found
+            .iter()
+            .map(|d| (d.place.as_str(), d.found.message.as_deref().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("lib/a.py", "lib/a.py > lib/b.py"),
+                ("lib/c.py", "lib/c.py > lib/d.py > lib/c.py"),
+                ("./lib/gone.py", "./lib/gone.py"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_count_that_does_not_agree_with_the_rows_reads_nothing() {
+        // "Scanned 14 modules" counts what was read, not what is wrong: 14 rows do not follow.
+        let log = "Scanned 3 modules\nlib/a.py\nlib/b.py\n\nFound 1 cycle\n1) lib/a.py > lib/b.py\n2) lib/b.py > lib/a.py\n";
+        assert!(
+            read(log, |l, c, i, _, o| rows_under_a_counting_sentence(
+                l, c, i, o
+            ))
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_sentence_over_what_was_expected_and_what_was_there_is_a_finding() {
+        let log = "\
+checking lock file
+registry mismatch for dependency: left-pad@1.3.0
+    expected: registry.example.org
+    actual: mirror.example.net
+
+registry mismatch for dependency: ms@2.1.3
+    wanted: registry.example.org
+    got: git+ssh
+FAIL: pricing test rounds half up
+    expected: 3
+    actual: 2
+Settings:
+    expected: yes
+    actual: no
+";
+        let found = read(log, |l, c, i, _, o| sentence_over_expectation(l, c, i, o));
+        let names: Vec<&str> = found
+            .iter()
+            .filter_map(|d| d.found.name.as_deref())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "registry mismatch for dependency: left-pad@1.3.0",
+                "registry mismatch for dependency: ms@2.1.3"
+            ]
+        );
+        assert_eq!(
+            found[0].found.message.as_deref(),
+            Some(
+                "registry mismatch for dependency: left-pad@1.3.0\nexpected: registry.example.org\nactual: mirror.example.net"
+            )
+        );
     }
 
     #[test]
