@@ -11,7 +11,7 @@ use stanley_core::Frame;
 use stanley_proto::{HOOK_EVENTS, HookEvent};
 use stanley_workflows::flow::agent::{person_context, person_note, session_context};
 use stanley_workflows::flow::gates::{
-    Verdict, done_claim_frame, done_claim_verdict, injection_frame, injection_verdict,
+    GateName, Verdict, done_claim_frame, done_claim_verdict, injection_frame, injection_verdict,
     is_read_only, pre_tool_frame, pre_tool_verdict, screens,
 };
 use stanley_workflows::flow::policy::{budget_condition, enforcement_ended};
@@ -153,7 +153,7 @@ struct Hook<'a> {
 fn gate_answer(
     flow: &Flow,
     store: &dyn FlowStore,
-    gate: &str,
+    gate: GateName,
     subject: &str,
     verdict: &Verdict,
     acted: HookAnswer,
@@ -325,7 +325,7 @@ impl Hook<'_> {
             "permissionDecision": verdict.decision,
             "permissionDecisionReason": verdict.reason,
         }}));
-        gate_answer(flow, store, "pre_tool", &command, &verdict, acted)
+        gate_answer(flow, store, GateName::PreTool, &command, &verdict, acted)
     }
 
     async fn post_tool(&self, input: &Value) -> HookAnswer {
@@ -357,7 +357,14 @@ impl Hook<'_> {
             "hookEventName": "PostToolUse",
             "additionalContext": verdict.reason,
         }}));
-        gate_answer(flow, store, "injection_screen", tool, &verdict, acted)
+        gate_answer(
+            flow,
+            store,
+            GateName::InjectionScreen,
+            tool,
+            &verdict,
+            acted,
+        )
     }
 
     /// A done claim: a subagent's stop (`subagent`) or a task marked completed.
@@ -446,9 +453,9 @@ impl Hook<'_> {
             }
         };
         let gate = if subagent {
-            "subagent_stop"
+            GateName::SubagentStop
         } else {
-            "task_completed"
+            GateName::TaskCompleted
         };
         Ok(gate_answer(flow, store, gate, &key, &verdict, acted))
     }

@@ -28,6 +28,16 @@ pub struct Verdict {
     pub reason: String,
 }
 
+stanley_core::words! {
+    /// A gate as the gates' journal names its verdicts.
+    pub enum GateName {
+        PreTool = "pre_tool",
+        InjectionScreen = "injection_screen",
+        SubagentStop = "subagent_stop",
+        TaskCompleted = "task_completed",
+    }
+}
+
 /// A gate frame's provenance: which gate asked.
 #[derive(Serialize)]
 struct GateProvenance {

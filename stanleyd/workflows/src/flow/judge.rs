@@ -8,7 +8,7 @@ use serde_json::Value;
 use stanley_core::{Answer, Answers, Question, Questions};
 
 use crate::flow::Flow;
-use crate::flow::policy::{CheckRun, Judgment};
+use crate::flow::policy::{CheckRun, Judgment, NextAction};
 use crate::flow::state::{Condition, FlowState};
 use crate::run::to_value;
 use crate::text::{tail_chars, truncate_chars};
@@ -200,11 +200,7 @@ pub fn stop_questions(flow: &Flow) -> Questions {
             "next_action",
             Question::choice(
                 "What should happen next?",
-                [
-                    ("continue", "keep working on the current phase"),
-                    ("advance", "move on to the next phase"),
-                    ("ask_human", "a person must decide something first"),
-                ],
+                NextAction::ALL.iter().map(|a| (a.as_str(), a.meaning())),
             ),
         )
         .with(
@@ -250,6 +246,8 @@ pub fn judgment(answers: &Answers) -> Result<Judgment, StopJudgeError> {
     };
     let (current_phase, current_confidence) = choice("current_phase")?;
     let (next_action, next_confidence) = choice("next_action")?;
+    // (Validation keeps a choice among the offered words; one outside them is no answer.)
+    let next_action = NextAction::parse(&next_action).ok_or_else(|| missing("next_action"))?;
     Ok(Judgment {
         current_phase,
         current_confidence,

@@ -41,6 +41,26 @@ pub struct CheckRun {
     pub tail: String,
 }
 
+stanley_core::words! {
+    /// What Jev judges should happen next at a stop.
+    pub enum NextAction {
+        Continue = "continue",
+        Advance = "advance",
+        AskHuman = "ask_human",
+    }
+}
+
+impl NextAction {
+    /// What the choice means, as the stop question offers it.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            NextAction::Continue => "keep working on the current phase",
+            NextAction::Advance => "move on to the next phase",
+            NextAction::AskHuman => "a person must decide something first",
+        }
+    }
+}
+
 /// Jev's answers to the stop request.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Judgment {
@@ -49,8 +69,8 @@ pub struct Judgment {
     pub current_confidence: f64,
     /// Whether the current phase's `done_when` holds.
     pub phase_done: f64,
-    /// `continue`, `advance` or `ask_human`, and its confidence.
-    pub next_action: String,
+    /// What should happen next, and its confidence.
+    pub next_action: NextAction,
     pub next_confidence: f64,
     pub stuck: f64,
     pub off_goal: f64,
@@ -510,12 +530,14 @@ fn stuck_or_astray(ctx: &StopContext<'_>, phase: &Phase, judgment: &Judgment) ->
             Action::Block(format!("re-read the goal: {}", ctx.flow.goal)),
         ));
     }
-    (judgment.next_action == "ask_human" && judgment.next_confidence >= bands.auto).then(|| {
-        decision(
-            Condition::AskHuman,
-            Action::AskHuman(format!("the agent needs a person's input in {}", phase.id)),
-        )
-    })
+    (judgment.next_action == NextAction::AskHuman && judgment.next_confidence >= bands.auto).then(
+        || {
+            decision(
+                Condition::AskHuman,
+                Action::AskHuman(format!("the agent needs a person's input in {}", phase.id)),
+            )
+        },
+    )
 }
 
 /// What Jev judged of the phase itself: done with confidence (and the check passing) advances,
@@ -658,7 +680,7 @@ mod tests {
             current_phase: phase.into(),
             current_confidence: 0.9,
             phase_done: 0.9,
-            next_action: "advance".into(),
+            next_action: NextAction::Advance,
             next_confidence: 0.9,
             stuck: 0.1,
             off_goal: 0.1,
@@ -974,10 +996,10 @@ mod tests {
         let d = c.decide();
         assert_eq!(d.condition, Condition::OffGoal);
         assert!(matches!(&d.action, Action::Block(r) if r.contains("Ship the tool")));
-        let c = Case::at("scaffold").jev(|j| j.next_action = "ask_human".into());
+        let c = Case::at("scaffold").jev(|j| j.next_action = NextAction::AskHuman);
         assert_eq!(c.decide().condition, Condition::AskHuman);
         let c = Case::at("scaffold").jev(|j| {
-            j.next_action = "ask_human".into();
+            j.next_action = NextAction::AskHuman;
             j.next_confidence = 0.6;
         });
         assert_eq!(
