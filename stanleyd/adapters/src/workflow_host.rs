@@ -235,13 +235,25 @@ pub struct LoadedWorkflow {
     pub gated: bool,
 }
 
+stanley_core::words! {
+    /// Where loading a workflow source stopped, as the host names it; a word this version
+    /// does not know reads as `Other`.
+    pub enum LoadPhase {
+        Discover = "discover",
+        Import = "import",
+        Factory = "factory",
+        Validate = "validate",
+        #[serde(other)]
+        Other = "other",
+    }
+}
+
 /// A source that was not loaded, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Diagnostic {
     /// The file or package.
     pub source: String,
-    /// `discover`, `import`, `factory` or `validate`.
-    pub phase: String,
+    pub phase: LoadPhase,
     /// What went wrong.
     pub message: String,
 }
@@ -925,7 +937,7 @@ mod tests {
         .unwrap();
         assert_eq!(loaded.workflows[0].id, "hello");
         assert!(loaded.workflows[0].gated);
-        assert_eq!(loaded.diagnostics[0].phase, "import");
+        assert_eq!(loaded.diagnostics[0].phase, LoadPhase::Import);
         let bad = serde_json::from_value::<LogRecord>(
             serde_json::json!({"level": "loud", "message": "m"}),
         );

@@ -14,7 +14,7 @@ use stanley_workflows::agent::{Agent, AgentOutcome};
 use stanley_workflows::diff::Scope;
 use stanley_workflows::improve::{
     AgentSummary, CandidateRecord, CandidateStatus, DiaryEntry, DraftVerdict, Drafted, Job,
-    JobQueue, JobState, MAX_ATTEMPTS, QueueError, improvement_brief, judge_draft,
+    JobQueue, JobState, MAX_ATTEMPTS, QueueError, RoutingCheck, improvement_brief, judge_draft,
     valid_candidate_id,
 };
 use stanley_workflows::ports::{GitError, Redactor};
@@ -304,10 +304,8 @@ async fn run_job(
     if reasons.is_empty()
         && let (Ok(load), Some(id)) = (&load, &workflow_id)
     {
-        checks.routing = route_check(state, settings, &repo, job, facts, id, load)
-            .await
-            .into();
-        if checks.routing == "not_selected" {
+        checks.routing = route_check(state, settings, &repo, job, facts, id, load).await;
+        if checks.routing == RoutingCheck::NotSelected {
             reasons.push("the router did not select the candidate for the original request".into());
         }
     }
@@ -388,14 +386,14 @@ async fn route_check(
     facts: Facts,
     id: &str,
     load: &CandidateLoad,
-) -> &'static str {
+) -> RoutingCheck {
     let Ok(JevLink {
         jev,
         model,
         base_url,
     }) = state.jev.link(&settings.jev)
     else {
-        return "skipped";
+        return RoutingCheck::Skipped;
     };
     let ctx = Ctx {
         state,
@@ -436,10 +434,10 @@ async fn route_check(
     });
     let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
     match route(&ctx, &job.request, facts, &candidates, &builtin_ids, None).await {
-        Ok(routed) if routed.selected.as_deref() == Some(id) => "selected",
-        Ok(routed) if routed.reason == RouteReason::RoutingError => "skipped",
-        Err(_) => "skipped",
-        Ok(_) => "not_selected",
+        Ok(routed) if routed.selected.as_deref() == Some(id) => RoutingCheck::Selected,
+        Ok(routed) if routed.reason == RouteReason::RoutingError => RoutingCheck::Skipped,
+        Err(_) => RoutingCheck::Skipped,
+        Ok(_) => RoutingCheck::NotSelected,
     }
 }
 

@@ -131,7 +131,7 @@ async fn a_stale_lease_is_requeued_and_a_failing_agent_gets_one_retry_then_a_rej
         "{:?}",
         rec.reasons
     );
-    assert_eq!(rec.checks.routing, "skipped");
+    assert_eq!(rec.checks.routing, RoutingCheck::Skipped);
 }
 
 #[tokio::test]

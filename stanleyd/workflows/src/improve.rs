@@ -304,6 +304,21 @@ pub fn improvement_brief(
     out
 }
 
+stanley_core::words! {
+    /// Whether the router selected a candidate for the request that queued it (`candidate.json`
+    /// `checks.routing`); a word this version does not know reads as `Other`.
+    #[derive(Default)]
+    pub enum RoutingCheck {
+        Selected = "selected",
+        NotSelected = "not_selected",
+        /// Not asked (the draft was rejected before, or routing failed).
+        #[default]
+        Skipped = "skipped",
+        #[serde(other)]
+        Other = "other",
+    }
+}
+
 /// What validation found (`candidate.json` `checks`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -312,8 +327,7 @@ pub struct Checks {
     pub quarantined: Vec<String>,
     pub duplicate_id: bool,
     pub outside_writes: Vec<String>,
-    /// `selected`, `not_selected` or `skipped`.
-    pub routing: String,
+    pub routing: RoutingCheck,
 }
 
 /// The agent's part of a candidate record.
@@ -425,7 +439,7 @@ pub fn judge_draft(draft: &Drafted<'_>) -> DraftVerdict {
     }
     let mut checks = Checks {
         outside_writes: draft.writes.clone(),
-        routing: "skipped".into(),
+        routing: RoutingCheck::Skipped,
         ..Checks::default()
     };
     let (mut workflow_id, mut source) = (None, None);
@@ -493,7 +507,7 @@ mod draft_tests {
         assert!(v.reasons.is_empty(), "{v:?}");
         assert_eq!(v.workflow_id.as_deref(), Some("todo_audit"));
         assert!(v.checks.loaded && !v.checks.duplicate_id);
-        assert_eq!(v.checks.routing, "skipped");
+        assert_eq!(v.checks.routing, RoutingCheck::Skipped);
     }
 
     #[test]

@@ -203,7 +203,7 @@ async fn load(
         .iter()
         .map(|r| Diagnostic {
             source: format!("{WORKFLOWS_DIR}/{}", r.path),
-            phase: "discover".into(),
+            phase: stanley_adapters::workflow_host::LoadPhase::Discover,
             message: r.why.clone(),
         })
         .collect();

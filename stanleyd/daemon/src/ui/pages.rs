@@ -365,7 +365,7 @@ pub(crate) fn candidate(
             tbody {
                 tr { th { "Loads in the workflow host" } td { (yes_no(checks.loaded)) } }
                 tr { th { "Its id is free" } td { (yes_no(!checks.duplicate_id)) } }
-                tr { th { "Routed for its request" } td { (checks.routing) } }
+                tr { th { "Routed for its request" } td { (checks.routing.as_str()) } }
                 tr { th { "Quarantined" } td { (joined(&checks.quarantined)) } }
                 tr { th { "Wrote outside its folder" } td { (joined(&checks.outside_writes)) } }
             }
