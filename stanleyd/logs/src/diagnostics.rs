@@ -1516,6 +1516,7 @@ fn severity_under_line_record(
     lines: &[String],
     covered: &[bool],
     i: usize,
+    announced: Option<&str>,
     out: &mut Vec<Diagnostic>,
 ) -> Option<usize> {
     let head = lines[i].trim_end();
@@ -1523,7 +1524,12 @@ fn severity_under_line_record(
         .strip_prefix("Line: ")
         .or_else(|| head.strip_prefix("Line "))
     {
-        n.trim().parse::<u64>().ok()?
+        // (The line's instruction may follow its colon: `Line 11: -> ENV DEBUG`.)
+        let (number, rest) = crate::text::leading_number(n.trim_start())?;
+        if !(rest.trim().is_empty() || rest.starts_with(':')) {
+            return None;
+        }
+        number
     } else {
         // An echo of the source row: its number, two spaces or more, then the code.
         let digits = head.bytes().take_while(u8::is_ascii_digit).count();
@@ -1538,7 +1544,11 @@ fn severity_under_line_record(
     let (j, severity, message) = (i + 1..(i + 4).min(lines.len()))
         .take_while(|&k| !covered[k] && !lines[k].trim().is_empty())
         .find_map(|k| labelled_finding(&lines[k]).map(|(s, m)| (k, s, m)))?;
-    let name = format!("line {number}");
+    // Named by the file the log said it works on, when it said one (`# Analyzing Dockerfile`).
+    let name = match announced {
+        Some(file) => format!("{file}:{number}"),
+        None => format!("line {number}"),
+    };
     out.push(Diagnostic::new(
         &lines[i..=j],
         i,
@@ -1549,6 +1559,35 @@ fn severity_under_line_record(
         severity,
     ));
     Some(j + 1)
+}
+
+/// Among records that state their line first, in the file the log said it works on, a
+/// finding a severity labels with no line record over it (`ERROR: Required LABEL 'Name' is
+/// not defined.` after a blank line): a finding about that whole file, its block the lines up
+/// to the next blank one. Pushed to `out`; the line after it, or None.
+fn severity_about_the_file(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    file: &str,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    if covered[i]
+        || i.checked_sub(1)
+            .is_some_and(|b| !lines[b].trim().is_empty())
+    {
+        return None;
+    }
+    let (severity, message) = labelled_finding(&lines[i])?;
+    let mut end = i + 1;
+    while end < lines.len() && end - i < MAX_LINES && !covered[end] && !lines[end].trim().is_empty()
+    {
+        end += 1;
+    }
+    let mut found = Diagnostic::about_file(lines, i, file.to_owned(), message, severity);
+    found.found.lines = lines[i..end].to_vec();
+    out.push(found);
+    Some(end)
 }
 
 /// A line a severity labels, perhaps after its program's name, the marker a row above points
@@ -1806,7 +1845,9 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
     }
     let (row, col) = match pos.split_once(':') {
         Some(found) => found,
-        None if whole_number(pos) && (line_first || mark.is_some()) => (pos, "0"),
+        None if whole_number(pos) && (line_first || mark.is_some() || rule_column(rest)) => {
+            (pos, "0")
+        }
         None => return None,
     };
     // A span's start is its place (`7:19-7:27`, as remark and alex print a range).
@@ -1857,7 +1898,8 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
                 // (A severity word this reader does not count, `info`, is a cause's detail.)
                 _ if severity_word(word).is_none()
                     && rest.split_whitespace().count() >= 3
-                    && rest.split_whitespace().last().is_some_and(rule_like) =>
+                    && (rest.split_whitespace().last().is_some_and(rule_like)
+                        || rule_column(rest)) =>
                 {
                     (Severity::Error, rest)
                 }
@@ -1878,6 +1920,23 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
             .map(str::to_owned)
     });
     Some((row, pos.to_owned(), severity, code, message.to_owned()))
+}
+
+/// Whether a row's last column, after two spaces or more, is one word of a rule's letters
+/// (`keywords-in-logical-order`, `indentation`) after a message of two words or more: a
+/// stylish row with no severity (gherkin-lint's `  5    Step "…" should not …    rule`).
+fn rule_column(rest: &str) -> bool {
+    rest.trim_end()
+        .rsplit_once("  ")
+        .is_some_and(|(message, rule)| {
+            let rule = rule.trim();
+            !rule.is_empty()
+                && rule.starts_with(|c: char| c.is_ascii_alphabetic())
+                && rule
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "/-_.@".contains(c))
+                && message.split_whitespace().count() >= 2
+        })
 }
 
 /// Where a stylish row's own detail indented under it ends (`  [cause]:`, then an `info`
@@ -2596,13 +2655,21 @@ fn under_headings(
     lines: &[String],
     covered: &[bool],
     i: usize,
-    looked: &mut RunsLooked,
+    (announced, looked): (Option<&str>, &mut RunsLooked),
     out: &mut Vec<Diagnostic>,
 ) -> Option<usize> {
     findings_above_place(lines, covered, i, out)
         .or_else(|| things_in_files(lines, covered, i, out))
         .or_else(|| numbered_under_severity(lines, covered, i, out))
-        .or_else(|| severity_under_line_record(lines, covered, i, out))
+        .or_else(|| {
+            let read = severity_under_line_record(lines, covered, i, announced, out);
+            looked.line_records |= read.is_some();
+            read
+        })
+        .or_else(|| {
+            let file = announced.filter(|_| looked.line_records)?;
+            severity_about_the_file(lines, covered, i, file, out)
+        })
         .or_else(|| rows_under_a_counted_heading(lines, covered, i, out))
         .or_else(|| items_placed_under(lines, covered, i, out))
         .or_else(|| {
@@ -2623,6 +2690,22 @@ fn under_headings(
 struct RunsLooked {
     labelled: usize,
     marked: usize,
+    /// Records that state their line first were read (`severity_under_line_record`).
+    line_records: bool,
+}
+
+/// The findings of a record, a table or a heading's list that starts at `i` (`recorded`, then
+/// `under_headings`): pushed to `out`; the line after them, or None.
+fn listed_at(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    (header_path, reading): (Option<&str>, Option<&str>),
+    runs_looked: &mut RunsLooked,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    recorded(lines, covered, i, (header_path, reading), out)
+        .or_else(|| under_headings(lines, covered, i, (reading, runs_looked), out))
 }
 
 /// Every diagnostic in `lines` not yet `covered`, in log order, warnings marked as such.
@@ -2654,14 +2737,14 @@ pub(crate) fn read_all(
         if let Some(f) = records::announced_file(line) {
             reading = Some(f.to_owned());
         }
-        let listed = recorded(
+        let listed = listed_at(
             lines,
             covered,
             i,
             (header_path.as_deref(), reading.as_deref()),
+            &mut runs_looked,
             &mut out,
-        )
-        .or_else(|| under_headings(lines, covered, i, &mut runs_looked, &mut out));
+        );
         if let Some(next) = listed {
             file = None;
             i = next;
@@ -3275,6 +3358,44 @@ mod worded_tests {
         );
         let log = "tests/test_a.py:12: in test_x\ntests/test_a.py:14: AssertionError\n";
         assert!(read_all(log).is_empty());
+    }
+
+    #[test]
+    fn a_row_of_a_line_a_message_and_a_rule_under_its_file_needs_no_severity() {
+        let log = "/src/features/login.feature\n  3     Wrong indentation for Background    indentation\n  9     Step should use And instead of When     use-and\n";
+        let got = read_all(log);
+        let said: Vec<(&str, Option<&str>)> = got
+            .iter()
+            .map(|(n, c, _)| (n.as_str(), c.as_deref()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("/src/features/login.feature:3", Some("indentation")),
+                ("/src/features/login.feature:9", Some("use-and"))
+            ]
+        );
+    }
+
+    #[test]
+    fn line_records_and_whole_file_findings_in_the_file_the_log_works_on() {
+        let log = "# Linting Containerfile\n\n== errors ==\n\nLine 3: -> RUN make\nERROR: make must be pinned.\nSee -> https://example.org/pin\n\nERROR: Required label 'owner' is missing.\nSee -> https://example.org/labels\n\n== notes ==\n\nLine 7: -> USER root\nINFO: running as root is discouraged.\n";
+        let got = diagnostics(log);
+        let said: Vec<(&str, &str)> = got
+            .iter()
+            .map(|d| (d.place.as_str(), d.found.message.as_deref().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("Containerfile:3", "make must be pinned."),
+                ("Containerfile", "Required label 'owner' is missing."),
+                ("Containerfile:7", "running as root is discouraged."),
+            ]
+        );
+        assert_eq!(got[2].severity, super::Severity::Warning);
+        // Without line records a severity's line is no finding about the file.
+        assert!(diagnostics("# Linting Containerfile\n\nERROR: the daemon is down\n").is_empty());
     }
 
     #[test]

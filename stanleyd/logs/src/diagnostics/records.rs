@@ -600,7 +600,16 @@ pub(super) fn announced_file(line: &str) -> Option<&str> {
             w.trim_matches(|c: char| "'\"`[](),;".contains(c))
                 .trim_end_matches(['.', ':'])
         })
-        .find(|w| crate::text::file_with_extension(w))
+        .find(|w| crate::text::file_with_extension(w) || conventional_file(w))
+}
+
+/// A file named by convention with no extension: a capitalised word ending in `file`
+/// (`Dockerfile`, `Makefile`, `Jenkinsfile`, `Containerfile`).
+fn conventional_file(word: &str) -> bool {
+    word.len() > 4
+        && word.ends_with("file")
+        && word.starts_with(|c: char| c.is_ascii_uppercase())
+        && word[1..].chars().all(|c| c.is_ascii_lowercase())
 }
 
 /// A coded finding over a numbered excerpt of the file it is in (`Error: E201: invalid

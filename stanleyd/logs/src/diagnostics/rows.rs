@@ -742,13 +742,18 @@ fn severity_of_row(line: &str, r: &Row<'_>) -> Option<Severity> {
     severity_in(line, r.at)
 }
 
-/// The severity a row states: in a word before its place (at word `at`), or in the two after.
+/// The severity a row states: in a word before its place (at word `at`), or in the two after
+/// (the second only after a rule's code: after a label, `SECURITY: warn call should …`, the
+/// message has begun).
 fn severity_in(line: &str, at: usize) -> Option<Severity> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let after = words.get(at + 1..).map_or(&[][..], past_note);
+    let labelled = after.first().is_some_and(|w| {
+        w.ends_with(':') && w.chars().any(char::is_alphabetic) && severity_of(w).is_none()
+    });
     words[..at.min(words.len())]
         .iter()
-        .chain(after.iter().take(2))
+        .chain(after.iter().take(if labelled { 1 } else { 2 }))
         .find_map(|w| severity_of(w))
 }
 
@@ -769,6 +774,16 @@ fn severity_of(word: &str) -> Option<Severity> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_severity_word_that_opens_a_labelled_message_is_the_message() {
+        let log = "a.c:9 SECURITY: printf call should have a format\n\
+                   a.c:12 SECURITY: warn call should have a format\n\
+                   a.c:15 SECURITY: err call should have a format\n";
+        let got = read(log);
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got.iter().all(|(_, _, s)| *s == Severity::Error));
+    }
 
     fn read(text: &str) -> Vec<(String, Option<String>, Severity)> {
         let lines: Vec<String> = text.lines().map(str::to_owned).collect();
