@@ -465,6 +465,8 @@ pub(crate) fn discover(
 ) -> Result<Option<Vec<Span>>, Cancelled> {
     // The lines each template matched, in order.
     let mut groups: HashMap<u64, Vec<usize>> = HashMap::new();
+    // The lines each mark heads at any depth (a tree's failures sit at several).
+    let mut any_depth: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, line) in lines.iter().enumerate() {
         pace.step()?;
         // (The source a frame quotes under it, `File "a.py", line 6, in f` over `    check(x)`,
@@ -483,6 +485,10 @@ pub(crate) fn discover(
                 .entry(key(End::Head, depth, &mask(first)))
                 .or_default()
                 .push(i);
+            // (A mark, not a word: `Traceback` at two depths is a trace's, not a tree's.)
+            if first.chars().count() <= 2 {
+                any_depth.entry(mask(first)).or_default().push(i);
+            }
         }
         if toks.len() >= 2
             && let Some(last) = toks.last()
@@ -527,6 +533,18 @@ pub(crate) fn discover(
             continue;
         }
         judged.extend(judge(lines, covered, group, stated.is_empty()));
+    }
+    // With none at one depth, a mark that heads as many lines as the log counts failures, at
+    // several depths of a tree (`x name - why` under groups nested deeper).
+    if judged.is_empty() && !stated.is_empty() {
+        for group in any_depth.into_values() {
+            pace.step()?;
+            let depths: std::collections::BTreeSet<usize> =
+                group.iter().map(|&i| indent(&lines[i])).collect();
+            if group.len() >= 2 && depths.len() >= 2 && stated.agrees(group.len()) {
+                judged.extend(judge(lines, covered, group, false));
+            }
+        }
     }
     let Some(mut best) = judged
         .iter()
@@ -779,18 +797,31 @@ pub(crate) fn judge(
     unstated: bool,
 ) -> Option<Reading> {
     let n = heads.len();
-    // Consecutive repeats (only blank lines between) are a list, a tree or frames.
+    // Consecutive repeats (only blank lines between) are a list, a tree or frames; but where
+    // their number is the failures the log counts and each says why after its name (`x
+    // freezing point - Expected 31 to equal 32.`), they are the failures, one line each.
     let adjacent = heads
         .windows(2)
         .filter(|w| lines[w[0] + 1..w[1]].iter().all(|l| l.trim().is_empty()))
         .count();
-    if adjacent * 4 > n {
+    let each_says_why = heads.iter().all(|&i| {
+        lines[i]
+            .trim()
+            .split_once(" - ")
+            .is_some_and(|(name, why)| {
+                !name.trim().is_empty() && why.split_whitespace().count() >= 2
+            })
+    });
+    if adjacent * 4 > n && (unstated || !each_says_why) {
         return None;
     }
     let mut reports = 0;
     for (k, &at) in heads.iter().enumerate() {
         let next = heads.get(k + 1).copied().unwrap_or(lines.len());
-        if body(lines, covered, at, next).1 || says_on_header(&lines[at]) {
+        if body(lines, covered, at, next).1
+            || says_on_header(&lines[at])
+            || (each_says_why && !unstated)
+        {
             reports += 1;
         }
     }
@@ -980,6 +1011,16 @@ mod tests {
     #[test]
     fn progress_lines_in_a_row_are_no_reports() {
         let log = "  ✕ a (3 ms)\n  ✕ b (1 ms)\n  ✕ c (2 ms)\n3 failed\n";
+        assert!(read(log).is_empty());
+    }
+
+    #[test]
+    fn one_line_failures_in_a_tree_are_read_when_the_count_agrees() {
+        let log = "Root\n  Units\n    x freezing point - Expected 31 to equal 32.\n    x boiling point - Expected 211 to equal 212.\n    ok room temperature\n    nested\n      x body heat - Expected 97 to equal 98.\n\nSummary: 1/4 passed, 3/4 failed.\n";
+        let names: Vec<Option<String>> = read(log).into_iter().map(|(_, _, n)| n).collect();
+        assert_eq!(names.len(), 3, "{names:?}");
+        // The same list with no count is a list, not failures.
+        let log = "Root\n    x freezing point - Expected 31 to equal 32.\n    x boiling point - Expected 211 to equal 212.\n    x body heat - Expected 97 to equal 98.\n";
         assert!(read(log).is_empty());
     }
 }
