@@ -2708,6 +2708,14 @@ fn listed_at(
         .or_else(|| under_headings(lines, covered, i, (reading, runs_looked), out))
 }
 
+/// Whether the line at `i` keeps the stylish block a file's line just above opened: a rule
+/// right under it (djLint's `base.html`, a rule, its rows), or a setting right under a
+/// labelled file (`Config file: /p/.rc.json` under `File: site/a.html`: its rows follow).
+fn keeps_file(lines: &[String], i: usize, open: bool, file_at: Option<usize>) -> bool {
+    open && file_at == i.checked_sub(1)
+        && (crate::line::separator(&lines[i]) || records::labelled(&lines[i]))
+}
+
 /// Every diagnostic in `lines` not yet `covered`, in log order, warnings marked as such.
 pub(crate) fn read_all(
     lines: &[String],
@@ -2782,9 +2790,7 @@ pub(crate) fn read_all(
             // A path alone on a line heads a stylish block; anything else ends one (but a rule
             // right under it: djLint's `base.html`, a rule, its rows). Indented, or with its
             // first place after it (`  index.test-d.ts:3:19`), it heads one when a row follows.
-            let ruled =
-                file.is_some() && file_at == i.checked_sub(1) && crate::line::separator(line);
-            if !ruled {
+            if !keeps_file(lines, i, file.is_some(), file_at) {
                 file = stylish_file(lines, i);
                 file_at = file.as_ref().map(|_| i);
             }
@@ -3396,6 +3402,13 @@ mod worded_tests {
         assert_eq!(got[2].severity, super::Severity::Warning);
         // Without line records a severity's line is no finding about the file.
         assert!(diagnostics("# Linting Containerfile\n\nERROR: the daemon is down\n").is_empty());
+    }
+
+    #[test]
+    fn the_file_field_of_a_header_names_its_rows_not_the_fields_after_it() {
+        let log = "File: site/a.html\nConfig file: /p/.linthtmlrc.json\n 5:3  warning  The alt attribute must be set  img-req-alt\n 6:3  error    Links should define rel        link-req-noopener\n";
+        let names: Vec<String> = read_all(log).into_iter().map(|(n, _, _)| n).collect();
+        assert_eq!(names, ["site/a.html:5", "site/a.html:6"]);
     }
 
     #[test]

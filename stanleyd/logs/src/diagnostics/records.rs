@@ -47,7 +47,7 @@ fn place_field(line: &str) -> Option<(&str, u64, &str)> {
 
 /// A labelled field, unindented: a label of up to three words, a colon, and its value
 /// (`Secret Type: Slack Token`, `Location:    a.py:3`).
-fn labelled(line: &str) -> bool {
+pub(super) fn labelled(line: &str) -> bool {
     !line.starts_with(char::is_whitespace)
         && line.split_once(": ").is_some_and(|(label, value)| {
             !value.trim().is_empty()
