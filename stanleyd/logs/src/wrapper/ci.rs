@@ -594,7 +594,53 @@ pub fn unwrap(text: &str) -> Unwrapped {
     if wrapper != Some(Wrapper::Clock) && stamps_come_off(&mut out.lines) && wrapper.is_none() {
         out.wrapper = Some(Wrapper::Clock);
     }
+    gutters_come_off(&mut out.lines);
     out
+}
+
+/// A line-number gutter at the start of a line: a number right-aligned in spaces, then ` | `
+/// or a tab (`nl -ba -s' | '`'s `   1 | text`, `cat -n`'s `     1\ttext`): the number and
+/// where the text starts.
+fn gutter(line: &str) -> Option<(u64, usize)> {
+    let t = line.trim_start_matches(' ');
+    let (number, rest) = crate::text::leading_number(t)?;
+    let sep = if rest.starts_with(" | ") {
+        3
+    } else if rest == " |" {
+        2
+    } else if rest.starts_with('\t') {
+        1
+    } else {
+        return None;
+    };
+    Some((number, line.len() - rest.len() + sep))
+}
+
+/// Takes off a gutter that numbers the log's lines one after another (the lines piped through
+/// `nl` or `cat -n`): when nine in ten of the non-blank lines (five at least) carry one, each
+/// the one before plus one. A code frame's gutter numbers a few lines of a file, never the log.
+/// Whether it came off.
+fn gutters_come_off(lines: &mut [String]) -> bool {
+    let nonblank = lines.iter().filter(|l| !l.trim().is_empty()).count();
+    let mut counted = 0;
+    let mut before: Option<u64> = None;
+    for line in lines.iter() {
+        if let Some((n, _)) = gutter(line) {
+            if before.is_none_or(|b| n == b + 1) {
+                counted += 1;
+            }
+            before = Some(n);
+        }
+    }
+    if nonblank < 5 || counted * 10 < nonblank * 9 {
+        return false;
+    }
+    for line in lines.iter_mut() {
+        if let Some((_, at)) = gutter(line) {
+            *line = line[at..].to_owned();
+        }
+    }
+    true
 }
 
 /// Fewest lines in a row that make a stamp a wrapper's rather than a message's.
@@ -655,6 +701,17 @@ fn stamps_come_off(lines: &mut [String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gutter_that_numbers_every_line_comes_off() {
+        let log = "   1 | === RUN   TestA\n   2 |     a_test.go:7: got 1, want 2\n   3 | --- FAIL: TestA (0.00s)\n   4 | \n   5 | FAIL\n   6 | FAIL\tpkg\t0.01s\n";
+        let lines = unwrap(log).lines;
+        assert_eq!(lines[1], "    a_test.go:7: got 1, want 2");
+        assert_eq!(lines[2], "--- FAIL: TestA (0.00s)");
+        // A code frame numbers a few lines of a file, not the log's: it stays.
+        let frame = "error: mismatched types\n  --> src/a.rs:3:5\n   |\n 3 |     1 + \"a\"\n   |     ^^^\nerror: aborting\n";
+        assert_eq!(unwrap(frame).lines[3], " 3 |     1 + \"a\"");
+    }
 
     fn lines(text: &str) -> Vec<String> {
         text.split('\n').map(str::to_owned).collect()
