@@ -2864,6 +2864,23 @@ pub(crate) fn read_all(
     Ok(out)
 }
 
+/// The findings a reader of one shape reads from `text`, tried at each line it does not
+/// claim (the readers' own tests).
+#[cfg(test)]
+fn read_with(
+    text: &str,
+    mut reader: impl FnMut(&[String], &[bool], usize, &mut Vec<Diagnostic>) -> Option<usize>,
+) -> Vec<Diagnostic> {
+    let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let covered = vec![false; lines.len()];
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        i = reader(&lines, &covered, i, &mut out).unwrap_or(i + 1);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -3369,16 +3386,11 @@ mod worded_tests {
     #[test]
     fn a_row_of_a_line_a_message_and_a_rule_under_its_file_needs_no_severity() {
         let log = "/src/features/login.feature\n  3     Wrong indentation for Background    indentation\n  9     Step should use And instead of When     use-and\n";
-        let got = read_all(log);
-        let said: Vec<(&str, Option<&str>)> = got
-            .iter()
-            .map(|(n, c, _)| (n.as_str(), c.as_deref()))
-            .collect();
         assert_eq!(
-            said,
+            placed(log),
             [
-                ("/src/features/login.feature:3", Some("indentation")),
-                ("/src/features/login.feature:9", Some("use-and"))
+                "/src/features/login.feature:3 indentation",
+                "/src/features/login.feature:9 use-and"
             ]
         );
     }

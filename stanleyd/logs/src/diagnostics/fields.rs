@@ -151,14 +151,7 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> Vec<Diagnostic> {
-        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
-        let covered = vec![false; lines.len()];
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < lines.len() {
-            i = field_record(&lines, &covered, i, &mut out).unwrap_or(i + 1);
-        }
-        out
+        super::super::read_with(text, field_record)
     }
 
     #[test]

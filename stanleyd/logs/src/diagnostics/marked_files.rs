@@ -170,15 +170,10 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> Vec<Diagnostic> {
-        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
-        let covered = vec![false; lines.len()];
-        let (mut out, mut looked) = (Vec::new(), 0);
-        let mut i = 0;
-        while i < lines.len() {
-            i = rows_under_marked_files(&lines, &covered, i, &mut looked, &mut out)
-                .unwrap_or(i + 1);
-        }
-        out
+        let mut looked = 0;
+        super::super::read_with(text, |l, c, i, o| {
+            rows_under_marked_files(l, c, i, &mut looked, o)
+        })
     }
 
     #[test]

@@ -366,22 +366,18 @@ pub(super) fn sentence_over_expectation(
 mod tests {
     use super::*;
 
-    fn lines(text: &str) -> Vec<String> {
-        text.lines().map(str::to_owned).collect()
-    }
-
     fn read(
         text: &str,
-        reader: impl Fn(&[String], &[bool], usize, &mut usize, &mut Vec<Diagnostic>) -> Option<usize>,
+        mut reader: impl FnMut(
+            &[String],
+            &[bool],
+            usize,
+            &mut usize,
+            &mut Vec<Diagnostic>,
+        ) -> Option<usize>,
     ) -> Vec<Diagnostic> {
-        let lines = lines(text);
-        let covered = vec![false; lines.len()];
-        let (mut out, mut looked) = (Vec::new(), 0);
-        let mut i = 0;
-        while i < lines.len() {
-            i = reader(&lines, &covered, i, &mut looked, &mut out).unwrap_or(i + 1);
-        }
-        out
+        let mut looked = 0;
+        super::super::read_with(text, |l, c, i, o| reader(l, c, i, &mut looked, o))
     }
 
     #[test]

@@ -128,7 +128,7 @@ stanley_core::words! {
 }
 
 impl Condition {
-    /// The budget or cap this condition ends enforcement on, if it is one.
+    /// Whether this condition is a budget or the hook cap ending enforcement.
     pub fn is_budget(self) -> bool {
         matches!(
             self,
