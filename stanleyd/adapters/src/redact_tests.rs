@@ -317,20 +317,20 @@ fn a_request_found_clean_is_known_by_its_digest_and_a_dirty_one_never() {
     };
     let (clean, dirty) = ("a".repeat(64), "b".repeat(64));
     let mut first = request(json!({"hunk": "fn f() {}"}));
-    assert_eq!(prepare(&mut first, &clean), 0);
+    assert_eq!(prepare.apply(&mut first, &clean), 0);
     let attached = memory.attach(r());
     assert!(attached.clean.request_known_clean(&clean));
     // A request with a secret is rewritten and counted, and its digest is not remembered.
     let mut secret = request(json!({"hunk": "password = \"hunter2hunter2\""}));
-    assert_eq!(prepare(&mut secret, &dirty), 1);
+    assert_eq!(prepare.apply(&mut secret, &dirty), 1);
     assert!(!secret.state["hunk"].as_str().unwrap().contains("hunter2"));
     assert!(!attached.clean.request_known_clean(&dirty));
     let mut again = request(json!({"hunk": "password = \"hunter2hunter2\""}));
-    assert_eq!(prepare(&mut again, &dirty), 1, "walked again");
+    assert_eq!(prepare.apply(&mut again, &dirty), 1, "walked again");
     // What is remembered is what is given: a digest known clean passes unwalked, which is why
     // only the executor's SHA-256 of the content is ever used as one.
     let mut planted = request(json!({"hunk": "password = \"planted-secret-value\""}));
-    assert_eq!(prepare(&mut planted, &clean), 0);
+    assert_eq!(prepare.apply(&mut planted, &clean), 0);
     // Anything but a SHA-256 is never a key.
     attached.clean.keep_clean_request("short");
     assert!(!attached.clean.request_known_clean("short"));

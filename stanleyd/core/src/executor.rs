@@ -19,7 +19,7 @@ use tokio::time::Instant;
 use crate::budget::{Budget, BudgetPlan, Denial};
 use crate::cache::{CacheKey, CacheUse, CachedAnswers, Level, Tally};
 use crate::cancel::Cancel;
-use crate::hash::{Field, short_id, stable_bytes, stable_hash_object};
+use crate::hash::{Field, StableJson, short_id, stable_bytes, stable_hash_object};
 use crate::jev::{
     Answers, BoxFuture, ErrorClass, Failure, Jev, JevError, JevRequest, JevTrouble, Questions,
 };
@@ -43,7 +43,7 @@ pub struct Frame {
 impl Frame {
     /// `f_` + 16 hex of the stable hash of `{template, scope, state, questions}`.
     pub fn id(&self) -> String {
-        let written = Written::of(&self.state, &self.questions.to_json());
+        let written = Written::of(self);
         short_id("f", &self.digest_written(&written), 16)
     }
 
@@ -60,19 +60,41 @@ impl Frame {
     }
 }
 
+/// A frame whose state its workflow wrote as stable JSON from a typed struct (D-230): the tree
+/// is built only if the request must be rewritten or sent, never for a cache hit. Its `frame`'s
+/// own `state` is not read.
+pub struct WrittenFrame {
+    /// Template, scope, questions and provenance.
+    pub frame: Frame,
+    /// The state.
+    pub state: StableJson,
+}
+
 /// A frame's state and questions written once as stable JSON (D-175): its estimate, its id and,
 /// when redaction changed nothing, its judgment cache key are made from these bytes, so a
-/// frame's text is serialized once on its way to the cache.
+/// frame's text is serialized once on its way to the cache. The questions are written from
+/// their typed form, and a [`WrittenFrame`]'s state came written (D-230).
 struct Written {
     state: Vec<u8>,
     questions: Vec<u8>,
+    /// Whether the frame's state is only here (its tree is built when needed).
+    state_only_written: bool,
 }
 
 impl Written {
-    fn of(state: &Value, questions: &Value) -> Self {
+    fn of(frame: &Frame) -> Self {
         Self {
-            state: stable_bytes(state),
-            questions: stable_bytes(questions),
+            state: stable_bytes(&frame.state),
+            questions: frame.questions.stable_bytes(),
+            state_only_written: false,
+        }
+    }
+
+    fn of_written(frame: &Frame, state: StableJson) -> Self {
+        Self {
+            state: state.into_bytes(),
+            questions: frame.questions.stable_bytes(),
+            state_only_written: true,
         }
     }
 }
@@ -271,10 +293,52 @@ pub trait FrameSink: Send + Sync {
     fn budget_exhausted(&self, frame_id: &str, limit: Denial);
 }
 
-/// Rewrites a request before it is sent (redaction) and returns how many replacements it made.
-/// It is given the SHA-256 (hex) of the frame's content as built (template, scope, state and
-/// questions as stable JSON), so it may remember a request it found clean by that digest.
-pub type Prepare = Arc<dyn Fn(&mut JevRequest, &str) -> u64 + Send + Sync>;
+/// What a request passes through before it is looked up or sent (redaction). Both parts are
+/// given the SHA-256 (hex) of the frame's content as built (template, scope, state and
+/// questions as stable JSON): `known_clean` says a request with that content was found to need
+/// nothing (then its tree is not even built, D-230), `rewrite` rewrites a request in place and
+/// returns how many replacements it made, and may remember one it found clean.
+#[derive(Clone)]
+pub struct Prepare {
+    known_clean: Arc<dyn Fn(&str) -> bool + Send + Sync>,
+    rewrite: Arc<Rewrite>,
+}
+
+/// Rewrites a request in place, given its content's digest; the replacements made.
+type Rewrite = dyn Fn(&mut JevRequest, &str) -> u64 + Send + Sync;
+
+impl Prepare {
+    /// A hook from its two parts.
+    pub fn new(
+        known_clean: impl Fn(&str) -> bool + Send + Sync + 'static,
+        rewrite: impl Fn(&mut JevRequest, &str) -> u64 + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            known_clean: Arc::new(known_clean),
+            rewrite: Arc::new(rewrite),
+        }
+    }
+
+    /// A hook that knows no request clean: every request is rewritten.
+    pub fn rewriting(
+        rewrite: impl Fn(&mut JevRequest, &str) -> u64 + Send + Sync + 'static,
+    ) -> Self {
+        Self::new(|_| false, rewrite)
+    }
+
+    /// Whether a request with content `digest` is known to need nothing.
+    pub fn known_clean(&self, digest: &str) -> bool {
+        (self.known_clean)(digest)
+    }
+
+    /// Rewrites `request` (content `digest`), unless it is known clean; the replacements made.
+    pub fn apply(&self, request: &mut JevRequest, digest: &str) -> u64 {
+        if self.known_clean(digest) {
+            return 0;
+        }
+        (self.rewrite)(request, digest)
+    }
+}
 /// Redacts a diagnostic message.
 pub type RedactText = Arc<dyn Fn(&str) -> String + Send + Sync>;
 /// Told `(finished, asked)` each time a distinct frame finishes, so a caller can show progress.
@@ -552,17 +616,15 @@ impl Executor {
 
     /// Runs one frame. An identical frame already asked returns the first one's outcome.
     pub fn run(&self, frame: Frame) -> impl std::future::Future<Output = FrameOutcome> + use<> {
-        let questions = frame.questions.to_json();
-        let written = Written::of(&frame.state, &questions);
-        self.run_with(frame, questions, written, None)
+        let written = Written::of(&frame);
+        self.run_with(frame, written, None)
     }
 
-    /// Runs one frame whose questions' wire JSON is `questions` (its state and questions
-    /// `written`), `planned` with the estimate a budget plan already charged for it.
+    /// Runs one frame whose state and questions are `written`, `planned` with the estimate a
+    /// budget plan already charged for it.
     fn run_with(
         &self,
         frame: Frame,
-        questions: Value,
         written: Written,
         planned: Option<u64>,
     ) -> impl std::future::Future<Output = FrameOutcome> + use<> {
@@ -582,7 +644,7 @@ impl Executor {
                 let work: BoxFuture<'static, FrameOutcome> = Box::pin(async move {
                     let outcome = this
                         .clone()
-                        .execute(id, frame, questions, (written, digest), planned)
+                        .execute(id, frame, (written, digest), planned)
                         .await;
                     this.finished();
                     outcome
@@ -648,27 +710,47 @@ impl Executor {
         frame: Frame,
         estimate: u64,
     ) -> impl std::future::Future<Output = FrameOutcome> + use<> {
-        let questions = frame.questions.to_json();
-        let written = Written::of(&frame.state, &questions);
-        self.run_with(frame, questions, written, Some(estimate))
+        let written = Written::of(&frame);
+        self.run_with(frame, written, Some(estimate))
     }
 
     /// Plans `frames` ([`Executor::plan`]) and sends the chosen ones with bounded concurrency;
     /// outcomes come back for the chosen frames, in input order.
     pub async fn run_planned(&self, frames: Vec<Frame>) -> (BudgetPlan, Vec<FrameOutcome>) {
-        // Each frame's questions are built as JSON once, and its state and questions written
-        // once, for its estimate, id, cache key and request.
-        let prepared: Vec<(Frame, Value, Written)> = frames
+        // Each frame's state and questions are written once, for its estimate, id, cache key
+        // and request.
+        let prepared = frames
             .into_iter()
             .map(|f| {
-                let questions = f.questions.to_json();
-                let written = Written::of(&f.state, &questions);
-                (f, questions, written)
+                let written = Written::of(&f);
+                (f, written)
             })
             .collect();
+        self.run_prepared(prepared).await
+    }
+
+    /// [`Executor::run_planned`] for frames whose states came written (D-230).
+    pub async fn run_planned_written(
+        &self,
+        frames: Vec<WrittenFrame>,
+    ) -> (BudgetPlan, Vec<FrameOutcome>) {
+        let prepared = frames
+            .into_iter()
+            .map(|WrittenFrame { frame, state }| {
+                let written = Written::of_written(&frame, state);
+                (frame, written)
+            })
+            .collect();
+        self.run_prepared(prepared).await
+    }
+
+    async fn run_prepared(
+        &self,
+        prepared: Vec<(Frame, Written)>,
+    ) -> (BudgetPlan, Vec<FrameOutcome>) {
         let estimates: Vec<u64> = prepared
             .iter()
-            .map(|(_, _, w)| {
+            .map(|(_, w)| {
                 JevRequest::estimate_from_lengths(
                     &self.inner.opts.model,
                     w.state.len(),
@@ -683,7 +765,7 @@ impl Executor {
                 .into_iter()
                 .zip(estimates)
                 .take(plan.chosen)
-                .map(|((f, q, w), e)| self.run_with(f, q, w, Some(e))),
+                .map(|((f, w), e)| self.run_with(f, w, Some(e))),
         )
         .buffered(n)
         .collect()
@@ -713,16 +795,15 @@ impl Executor {
         self,
         frame_id: String,
         mut frame: Frame,
-        questions: Value,
         written: (Written, String),
         planned: Option<u64>,
     ) -> FrameOutcome {
         let mut unsent = planned;
         // The state moves into the request: the frame is asked once (its future is shared).
-        let request = JevRequest {
+        // The trees are built only when the request is rewritten or sent ([`Unbuilt`]).
+        let request = Unbuilt {
             model: self.inner.opts.model.clone(),
-            state: std::mem::take(&mut frame.state),
-            questions,
+            state: (!written.0.state_only_written).then(|| std::mem::take(&mut frame.state)),
         };
         let outcome = self
             .attempts(&frame_id, &frame, request, written, &mut unsent)
@@ -739,7 +820,7 @@ impl Executor {
         &self,
         frame_id: &str,
         frame: &Frame,
-        mut request: JevRequest,
+        unbuilt: Unbuilt,
         (written, digest): (Written, String),
         unsent: &mut Option<u64>,
     ) -> FrameOutcome {
@@ -755,22 +836,13 @@ impl Executor {
         let Some(jev) = inner.jev.clone() else {
             return Self::failure(&frame_id, FailReason::Unavailable, "no port");
         };
-        let mut redacted = 0;
-        if let Some(prepare) = &inner.opts.prepare {
-            redacted = prepare(&mut request, &digest);
-            self.state().redactions += redacted;
-        }
-        // What redaction left as it was is what was written: its key is hashed from those bytes.
-        let written = (redacted == 0).then_some(written);
-        if let Some(cache) = &inner.opts.cache {
-            request = match self
-                .through_caches(cache, &frame_id, frame, request, written.as_ref())
-                .await
-            {
-                Ok(request) => request,
-                Err(answered) => return answered,
-            };
-        }
+        let request = match self
+            .redacted_or_cached(&frame_id, frame, unbuilt, (&written, &digest))
+            .await
+        {
+            Ok(request) => request,
+            Err(answered) => return answered,
+        };
         let request_estimate = request.estimate_tokens();
         // Written once, for every attempt's record.
         let sent = written_request(&request);
@@ -874,54 +946,99 @@ impl Executor {
         Self::failure(&frame_id, FailReason::Failed, "retries exhausted")
     }
 
-    /// The frame answered from the local cache or the team's (`Err` with its outcome, or with
-    /// the abort), else the request to send, under the model the name resolves to.
+    /// The request to send, rewritten by the prepare hook unless its content is known clean;
+    /// or (`Err`) the frame answered from the caches. A request is built only when it is
+    /// rewritten or sent (D-230).
+    async fn redacted_or_cached(
+        &self,
+        frame_id: &str,
+        frame: &Frame,
+        mut unbuilt: Unbuilt,
+        (written, digest): (&Written, &str),
+    ) -> Result<JevRequest, FrameOutcome> {
+        let inner = &self.inner;
+        let mut redacted = 0;
+        let mut request = None;
+        if let Some(prepare) = inner
+            .opts
+            .prepare
+            .as_ref()
+            .filter(|p| !p.known_clean(digest))
+        {
+            let built = request.insert(unbuilt.build(frame, written));
+            redacted = (prepare.rewrite)(built, digest);
+            self.state().redactions += redacted;
+        }
+        if let Some(cache) = &inner.opts.cache {
+            // What redaction left as it was is what was written: its key is hashed from those
+            // bytes.
+            let key_from = match &request {
+                Some(rewritten) if redacted > 0 => KeyFrom::Request(rewritten),
+                _ => KeyFrom::Written(written),
+            };
+            if let Some(answered) = self
+                .through_caches(cache, frame_id, frame, &unbuilt.model, key_from)
+                .await
+            {
+                return Err(answered);
+            }
+        }
+        Ok(match request {
+            Some(request) => request,
+            None => unbuilt.build(frame, written),
+        })
+    }
+
+    /// The frame answered from the local cache or the team's (its outcome, or the abort), else
+    /// `None`: the request, asked of `requested_model`, is to be sent. The key is of the model
+    /// the name resolves to.
     async fn through_caches(
         &self,
         cache: &CacheUse,
         frame_id: &str,
         frame: &Frame,
-        request: JevRequest,
-        written: Option<&Written>,
-    ) -> Result<JevRequest, FrameOutcome> {
+        requested_model: &str,
+        key_from: KeyFrom<'_>,
+    ) -> Option<FrameOutcome> {
         let inner = &self.inner;
         if inner.cancel.is_cancelled() {
-            return Err(Self::failure(frame_id, FailReason::Aborted, "run aborted"));
+            return Some(Self::failure(frame_id, FailReason::Aborted, "run aborted"));
         }
-        let requested = cache.requested(&request.model);
+        let requested = cache.requested(requested_model);
         let model = match (cache.cache.resolved(&requested), &cache.remote) {
             (Some(model), _) => Some(model),
             (None, Some(remote)) => tokio::select! {
                 model = remote.resolved(&requested) => model,
                 () = inner.cancel.cancelled() => {
-                    return Err(Self::failure(frame_id, FailReason::Aborted, "run aborted"));
+                    return Some(Self::failure(frame_id, FailReason::Aborted, "run aborted"));
                 }
             },
             (None, None) => None,
         }
-        .unwrap_or_else(|| request.model.clone());
-        let key = match written {
-            Some(w) => CacheKey::of_written(
+        .unwrap_or_else(|| requested_model.to_owned());
+        let key = match key_from {
+            KeyFrom::Written(w) => CacheKey::of_written(
                 &cache.endpoint,
                 &model,
                 &frame.template,
                 &w.state,
                 &w.questions,
             ),
-            None => CacheKey::of(&cache.endpoint, &model, &frame.template, &request),
+            KeyFrom::Request(request) => {
+                CacheKey::of(&cache.endpoint, &model, &frame.template, request)
+            }
         };
-        let request = match self.answer_from_cache(frame_id, frame, request, &model, &key) {
-            Lookup::Hit(hit) => return Err(hit),
-            Lookup::Miss(request) => request,
+        let asked = Asked {
+            frame_id,
+            frame,
+            requested_model,
+            model: &model,
+            key: &key,
         };
-        match self
-            .answer_from_remote(frame_id, frame, request, &model, &key)
-            .await
-        {
-            Ok(Lookup::Hit(hit)) => Err(hit),
-            Ok(Lookup::Miss(request)) => Ok(request),
-            Err(aborted) => Err(aborted),
+        if let Some(hit) = self.answer_from_cache(&asked) {
+            return Some(hit);
         }
+        self.answer_from_remote(&asked).await
     }
 
     /// A failed request: settles the budget and records the attempt. An auth failure disables
@@ -1078,59 +1195,36 @@ impl Executor {
 
     /// The frame's answers from the local cache, when they are there and still valid for its
     /// questions (see [`Self::accept_cached`]); a miss gives the request back.
-    fn answer_from_cache(
-        &self,
-        frame_id: &str,
-        frame: &Frame,
-        request: JevRequest,
-        model: &str,
-        key: &CacheKey,
-    ) -> Lookup {
-        let Some(cache) = self.inner.opts.cache.as_ref() else {
-            return Lookup::Miss(request);
-        };
-        let Some(hit) = cache.cache.get(key) else {
-            return Lookup::Miss(request);
-        };
-        self.accept_cached(frame_id, frame, request, model, key, hit, Level::Local)
+    fn answer_from_cache(&self, asked: &Asked<'_>) -> Option<FrameOutcome> {
+        let cache = self.inner.opts.cache.as_ref()?;
+        let hit = cache.cache.get(asked.key)?;
+        self.accept_cached(asked, hit, Level::Local)
     }
 
     /// The frame's answers from the team's shared level, asked after a local miss: a verified
     /// hit is kept in the local level too (when the request may write), so the next lookup is
     /// local. The run's cancel ends the wait.
-    async fn answer_from_remote(
-        &self,
-        frame_id: &str,
-        frame: &Frame,
-        request: JevRequest,
-        model: &str,
-        key: &CacheKey,
-    ) -> Result<Lookup, FrameOutcome> {
-        let Some((cache, remote)) = self
+    async fn answer_from_remote(&self, asked: &Asked<'_>) -> Option<FrameOutcome> {
+        let (cache, remote) = self
             .inner
             .opts
             .cache
             .as_ref()
-            .and_then(|c| Some((c, c.remote.clone()?)))
-        else {
-            return Ok(Lookup::Miss(request));
-        };
+            .and_then(|c| Some((c, c.remote.clone()?)))?;
         let got = tokio::select! {
-            got = remote.get(key) => got,
+            got = remote.get(asked.key) => got,
             () = self.inner.cancel.cancelled() => {
-                return Err(Self::failure(frame_id, FailReason::Aborted, "run aborted"));
+                return Some(Self::failure(asked.frame_id, FailReason::Aborted, "run aborted"));
             }
         };
-        let Some(hit) = got else {
-            return Ok(Lookup::Miss(request));
-        };
-        let requested = cache.requested(&request.model);
+        let hit = got?;
+        let requested = cache.requested(asked.requested_model);
         let kept = hit.clone();
-        let lookup = self.accept_cached(frame_id, frame, request, model, key, hit, Level::Remote);
-        if matches!(lookup, Lookup::Hit(_)) && cache.write {
-            cache.cache.put(key, &requested, &kept);
+        let outcome = self.accept_cached(asked, hit, Level::Remote)?;
+        if cache.write {
+            cache.cache.put(asked.key, &requested, &kept);
         }
-        Ok(lookup)
+        Some(outcome)
     }
 
     /// Answers kept at `level`, checked like a response: a stored answer that no longer fits
@@ -1138,23 +1232,23 @@ impl Executor {
     /// `remote`, from the team's level) naming the key it was found under, not the request:
     /// nothing was sent, and the key is the hash of the redacted request it answers (D-175);
     /// it is counted, never charged.
-    #[allow(clippy::too_many_arguments)]
     fn accept_cached(
         &self,
-        frame_id: &str,
-        frame: &Frame,
-        request: JevRequest,
-        model: &str,
-        key: &CacheKey,
+        asked: &Asked<'_>,
         hit: CachedAnswers,
         level: Level,
-    ) -> Lookup {
+    ) -> Option<FrameOutcome> {
+        let Asked {
+            frame_id,
+            frame,
+            requested_model,
+            model,
+            key,
+        } = *asked;
         if hit.model != model {
-            return Lookup::Miss(request);
+            return None;
         }
-        let Ok(answers) = validate::answers(&frame.questions, &hit.answers) else {
-            return Lookup::Miss(request);
-        };
+        let answers = validate::answers(&frame.questions, &hit.answers).ok()?;
         let remote = u64::from(level == Level::Remote);
         {
             let mut state = self.state();
@@ -1177,7 +1271,7 @@ impl Executor {
             scope: frame.scope.clone(),
             provenance: frame.provenance.clone(),
             attempt: 0,
-            requested_model: request.model,
+            requested_model: requested_model.to_owned(),
             request: None,
             prepared: self.inner.opts.prepare.is_some(),
             cache_key: Some(key.0.clone()),
@@ -1193,7 +1287,7 @@ impl Executor {
             parsed: Some(answers.to_json()),
             error: None,
         });
-        Lookup::Hit(Ok(FrameOk {
+        Some(Ok(FrameOk {
             frame_id: frame_id.to_owned(),
             answers,
             model: hit.model,
@@ -1236,10 +1330,46 @@ impl Executor {
     }
 }
 
-/// A judgment-cache lookup: the frame's outcome, or (a miss) its request back to be sent.
-enum Lookup {
-    Hit(FrameOutcome),
-    Miss(JevRequest),
+/// A request before its trees are built (D-230): the model asked for, and the frame's state
+/// unless only its stable JSON was written. A cache hit never builds it.
+struct Unbuilt {
+    model: String,
+    state: Option<Value>,
+}
+
+impl Unbuilt {
+    /// The request: the state's tree (parsed from its stable JSON when only that was written)
+    /// and the questions' wire JSON in their order.
+    fn build(&mut self, frame: &Frame, written: &Written) -> JevRequest {
+        let state = match self.state.take() {
+            Some(state) => state,
+            // Written by `serde_json`: it parses back.
+            None => serde_json::from_slice(&written.state).unwrap_or_default(),
+        };
+        JevRequest {
+            model: self.model.clone(),
+            state,
+            questions: frame.questions.to_json(),
+        }
+    }
+}
+
+/// What a judgment-cache key is hashed from: the frame as written, or the request redaction
+/// rewrote.
+enum KeyFrom<'a> {
+    Written(&'a Written),
+    Request(&'a JevRequest),
+}
+
+/// A frame looked up in the judgment cache: under `key`, for `model` (what `requested_model`
+/// resolves to).
+#[derive(Clone, Copy)]
+struct Asked<'a> {
+    frame_id: &'a str,
+    frame: &'a Frame,
+    requested_model: &'a str,
+    model: &'a str,
+    key: &'a CacheKey,
 }
 
 /// One attempt's facts, handed to what follows it.

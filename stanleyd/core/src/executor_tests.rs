@@ -155,7 +155,7 @@ async fn prepare_rewrites_what_is_sent_and_counts() {
         assert_eq!(req.state, json!({"x": "[gone]"}));
         Ok(noul_answer(0.1))
     });
-    let prepare: Prepare = Arc::new(|req: &mut JevRequest, _: &str| {
+    let prepare = Prepare::rewriting(|req: &mut JevRequest, _: &str| {
         req.state = json!({"x": "[gone]"});
         2
     });
@@ -456,4 +456,71 @@ async fn a_model_that_resolves_differently_is_asked_again() {
         .unwrap();
     assert!(!out.cached);
     assert_eq!(jev.calls(), 2);
+}
+
+/// A frame whose state came written as stable JSON (D-230) is the frame its tree makes: the
+/// same id, the same cache entry, the same state sent; a hit answers it without building its
+/// request, and a redaction hook that knows its content clean is not asked to rewrite it.
+#[tokio::test(start_paused = true)]
+async fn a_frame_written_from_its_type_is_the_frame_its_tree_makes() {
+    let state = json!({"b": [1, "é\n"], "a": {"z": null, "y": 2.5}});
+    let tree = || Frame {
+        state: state.clone(),
+        ..frame("a")
+    };
+    let written = || WrittenFrame {
+        frame: Frame {
+            state: Value::Null,
+            ..frame("a")
+        },
+        state: StableJson::from_value(&state),
+    };
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let jev = ScriptedJev::new({
+        let seen = seen.clone();
+        move |_, req| {
+            seen.lock().unwrap().push(req.state.clone());
+            Ok(noul_answer(0.3))
+        }
+    });
+    // Asked as written first (a miss: the state parsed back and sent), then as a tree (a hit).
+    let cache = MemoryCache::new();
+    let first = cached_executor(jev.clone(), cache.clone(), true);
+    let (_, out) = first.run_planned_written(vec![written()]).await;
+    let sent = out[0].as_ref().unwrap();
+    assert_eq!(sent.frame_id, tree().id());
+    assert_eq!(*seen.lock().unwrap(), vec![state.clone()]);
+    let second = cached_executor(jev.clone(), cache.clone(), true);
+    let (_, out) = second.run_planned(vec![tree()]).await;
+    assert!(
+        out[0].as_ref().unwrap().cached,
+        "the tree's key is the written one's"
+    );
+    assert_eq!(jev.calls(), 1);
+
+    // A hit on a written frame behind a hook that knows it clean: nothing rewritten or built.
+    let rewrites = Arc::new(Mutex::new(0));
+    let prepare = Prepare::new(|_| true, {
+        let rewrites = rewrites.clone();
+        move |_: &mut JevRequest, _: &str| {
+            *rewrites.lock().unwrap() += 1;
+            0
+        }
+    });
+    let third = Executor::new(
+        Some(jev.clone()),
+        Arc::new(Budget::new(BudgetLimits::TREE)),
+        ExecutorOptions::new("jev-1.13.0")
+            .prepare(prepare)
+            .cache(CacheUse {
+                cache: cache.clone(),
+                remote: None,
+                write: true,
+                endpoint: "http://jev.test".into(),
+            }),
+        Cancel::new(),
+    );
+    let (_, out) = third.run_planned_written(vec![written()]).await;
+    assert!(out[0].as_ref().unwrap().cached);
+    assert_eq!((*rewrites.lock().unwrap(), jev.calls()), (0, 1));
 }

@@ -21,6 +21,47 @@ pub fn stable_bytes(value: &Value) -> Vec<u8> {
     out
 }
 
+/// A value's stable JSON ([`stable_bytes`]), written straight from a typed value whose objects
+/// list their keys in sorted order (struct fields declared in that order, no hash maps), so no
+/// `Value` tree is built for it (D-230). In debug builds each one is checked against the tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StableJson(Vec<u8>);
+
+impl StableJson {
+    /// `value` written as compact JSON, which is its stable JSON when its keys come sorted.
+    pub fn of<T: serde::Serialize + ?Sized>(value: &T) -> Self {
+        // A struct of strings, numbers, options and sequences always serializes.
+        let bytes = serde_json::to_vec(value).unwrap_or_default();
+        debug_assert_eq!(
+            String::from_utf8_lossy(&bytes),
+            stable_json(&serde_json::to_value(value).unwrap_or_default()),
+            "a typed state must list its keys in stable order"
+        );
+        Self(bytes)
+    }
+
+    /// The stable JSON of a tree.
+    pub fn from_value(value: &Value) -> Self {
+        Self(stable_bytes(value))
+    }
+
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The bytes, owned.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.0
+    }
+
+    /// The value the text holds (its objects' keys in sorted order).
+    pub fn to_value(&self) -> Value {
+        // Written by `serde_json` from a value: it parses back.
+        serde_json::from_slice(&self.0).unwrap_or_default()
+    }
+}
+
 /// A field of an object hashed without building it ([`stable_hash_object`]).
 #[derive(Clone, Copy, Debug)]
 pub enum Field<'a> {
@@ -58,18 +99,18 @@ pub fn stable_hash_object(fields: &[(&str, Field<'_>)]) -> String {
 }
 
 /// A string, number, boolean or null exactly as `serde_json` writes it.
-fn write_leaf<T: serde::Serialize + ?Sized>(leaf: &T, out: &mut impl Write) {
+pub(crate) fn write_leaf<T: serde::Serialize + ?Sized>(leaf: &T, out: &mut impl Write) {
     // The sinks are a `Vec` and a hasher, which never fail, and a leaf always serializes.
     let _ = serde_json::to_writer(out, leaf);
 }
 
 /// Writes `value`'s stable JSON into `out` (text, or straight into a hash).
-fn write_stable(value: &Value, out: &mut impl Write) {
+pub(crate) fn write_stable(value: &Value, out: &mut impl Write) {
     // As in `write_leaf`: writing to a `Vec` or a hasher cannot fail.
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            entries.sort_by(|a, b| utf16_order(a.0, b.0));
             let _ = out.write_all(b"{");
             for (i, (key, item)) in entries.into_iter().enumerate() {
                 if i > 0 {
@@ -93,6 +134,11 @@ fn write_stable(value: &Value, out: &mut impl Write) {
         }
         leaf => write_leaf(leaf, out),
     }
+}
+
+/// The order stable JSON lists an object's keys in: by UTF-16 code unit.
+pub(crate) fn utf16_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
 }
 
 /// Lowercase hex SHA-256 of the stable JSON form of `value`. A string hashes as its JSON form,

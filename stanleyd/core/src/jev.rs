@@ -143,6 +143,102 @@ impl Questions {
     }
 }
 
+impl Question {
+    /// Writes [`Question::to_json`]'s stable JSON without building it: `criteria`,
+    /// `instructions`, `type`, the criteria of a choice by label. `None` when a choice repeats a
+    /// label (the tree keeps one of them; [`Questions::stable_bytes`] writes the tree then).
+    fn write_stable(&self, out: &mut Vec<u8>) -> Option<()> {
+        use crate::hash::{utf16_order, write_leaf, write_stable};
+        out.extend_from_slice(br#"{"criteria":"#);
+        let instructions = match self {
+            Question::Noul {
+                instructions,
+                truthy,
+                falsy,
+            } => {
+                out.extend_from_slice(br#"{"false":"#);
+                write_stable(falsy, out);
+                out.extend_from_slice(br#","true":"#);
+                write_stable(truthy, out);
+                out.push(b'}');
+                instructions
+            }
+            Question::Choice {
+                instructions,
+                criteria,
+            } => {
+                let mut sorted: Vec<&(String, Value)> = criteria.iter().collect();
+                sorted.sort_by(|a, b| utf16_order(&a.0, &b.0));
+                if sorted.windows(2).any(|w| w[0].0 == w[1].0) {
+                    return None;
+                }
+                out.push(b'{');
+                for (i, (label, text)) in sorted.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_leaf(label.as_str(), out);
+                    out.push(b':');
+                    write_stable(text, out);
+                }
+                out.push(b'}');
+                instructions
+            }
+            Question::Score {
+                instructions,
+                levels,
+            } => {
+                out.push(b'[');
+                for (i, level) in levels.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_stable(level, out);
+                }
+                out.push(b']');
+                instructions
+            }
+        };
+        out.extend_from_slice(br#","instructions":"#);
+        write_stable(instructions, out);
+        out.extend_from_slice(br#","type":"#);
+        write_leaf(self.kind(), out);
+        out.push(b'}');
+        Some(())
+    }
+}
+
+impl Questions {
+    /// The stable JSON of [`Questions::to_json`] (what frame ids and cache keys hash), written
+    /// without building the tree (D-230).
+    pub fn stable_bytes(&self) -> Vec<u8> {
+        let mut sorted: Vec<&(String, Question)> = self.0.iter().collect();
+        sorted.sort_by(|a, b| crate::hash::utf16_order(&a.0, &b.0));
+        let mut out = Vec::new();
+        let written = (|| {
+            if sorted.windows(2).any(|w| w[0].0 == w[1].0) {
+                return None;
+            }
+            out.push(b'{');
+            for (i, (name, question)) in sorted.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                crate::hash::write_leaf(name.as_str(), &mut out);
+                out.push(b':');
+                question.write_stable(&mut out)?;
+            }
+            out.push(b'}');
+            Some(())
+        })();
+        match written {
+            Some(()) => out,
+            // A repeated name or label: the tree says which one stands.
+            None => crate::hash::stable_bytes(&self.to_json()),
+        }
+    }
+}
+
 impl Serialize for Questions {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
@@ -613,6 +709,46 @@ mod tests {
                 crate::hash::stable_bytes(&request.questions).len(),
             );
             assert_eq!(lengths, sent.div_ceil(3), "{sent} bytes, from the lengths");
+        }
+    }
+
+    #[test]
+    fn questions_written_stable_are_their_tree_written_stable() {
+        let long = "x".repeat(300);
+        let structured = json!({"question": "Is it?", "guidance": ["a", {"z": 1, "b": null}]});
+        let cases = [
+            Questions::new(),
+            Questions::new()
+                .with("zeta", Question::noul("Is it?", "yes", "no"))
+                .with(
+                    "Alpha",
+                    Question::choice("Which?", [("é", "e"), ("b", "bee"), ("B", "Bee")]),
+                )
+                .with(
+                    "mid",
+                    Question::score(structured.clone(), ["none", long.as_str(), "all"]),
+                ),
+            Questions::new()
+                .with(
+                    "😀",
+                    Question::noul(structured, json!({"k": [1.5, -2]}), "no \"quoted\""),
+                )
+                .with(
+                    "\u{fb01}",
+                    Question::choice("x", [("\u{1f600}", "a"), ("\u{fb01}", "b")]),
+                ),
+            // Repeated names and labels: the tree keeps one, and so must the bytes.
+            Questions::new()
+                .with("a", Question::noul("first", "y", "n"))
+                .with("a", Question::noul("second", "y", "n")),
+            Questions::new().with("c", Question::choice("x", [("l", "one"), ("l", "two")])),
+        ];
+        for qs in cases {
+            assert_eq!(
+                String::from_utf8(qs.stable_bytes()).unwrap(),
+                crate::hash::stable_json(&qs.to_json()),
+                "{qs:?}"
+            );
         }
     }
 

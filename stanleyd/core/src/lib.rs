@@ -26,9 +26,12 @@ pub use cancel::{Cancel, Cancelled, Pace};
 pub use envelope::Status;
 pub use executor::{
     AttemptRecord, Executor, ExecutorOptions, FailReason, Frame, FrameFailure, FrameOk,
-    FrameOutcome, FrameSink, JevStatus, Progress, Spread, TroubleCell, Usage,
+    FrameOutcome, FrameSink, JevStatus, Prepare, Progress, Spread, TroubleCell, Usage,
+    WrittenFrame,
 };
-pub use hash::{Field, sha256_hex, stable_hash, stable_hash_object, stable_id, stable_json};
+pub use hash::{
+    Field, StableJson, sha256_hex, stable_hash, stable_hash_object, stable_id, stable_json,
+};
 pub use jev::{
     Answer, Answers, BoxFuture, ErrorClass, Failure, Jev, JevError, JevRequest, JevTrouble,
     Question, Questions,

@@ -60,15 +60,16 @@ pub fn size_band(files: usize) -> &'static str {
     }
 }
 
-/// A changed file as a frame names it; `oldPath` only for a renamed or copied file.
+/// A changed file as a frame names it; `oldPath` only for a renamed or copied file. Fields in
+/// stable JSON's order (D-230).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileRow<'a> {
-    path: &'a str,
-    kind: PathKind,
     file_status: FileStatus,
+    kind: PathKind,
     #[serde(skip_serializing_if = "Option::is_none")]
     old_path: Option<&'a str>,
+    path: &'a str,
 }
 
 /// The change around a hunk: the change's size band, the hunk's file (`null` when the hunk's
@@ -76,9 +77,9 @@ pub struct FileRow<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HunkChange<'a> {
-    size: &'static str,
     file: Option<FileRow<'a>>,
     related_files: Vec<FileRow<'a>>,
+    size: &'static str,
 }
 
 fn file_row(file: &DiffFile) -> FileRow<'_> {

@@ -9,7 +9,9 @@ mod select;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use stanley_core::{Answer, Executor, Frame, Question, Questions, stable_hash};
+use stanley_core::{
+    Answer, Executor, Frame, Question, Questions, StableJson, WrittenFrame, stable_hash,
+};
 
 use crate::analysis::modes::Mode;
 use crate::change::{ChangeContext, HunkChange};
@@ -75,17 +77,19 @@ struct RecordedInputs {
     max_hunks: usize,
 }
 
-/// The state of an analysis' frame about one hunk.
+/// The state of an analysis' frame about one hunk. Its fields are declared in the order stable
+/// JSON lists them, as are those of the rows in it: the frame's state is written straight from
+/// it ([`StableJson::of`], D-230).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct AnalysisState<'a> {
-    evidence_policy: &'static str,
     analysis: &'static str,
-    request: &'a str,
-    task: Option<&'a str>,
     change: HunkChange<'a>,
+    evidence_policy: &'static str,
     hunk: HunkEvidence<'a>,
     related_test_hunks: Vec<HunkEvidence<'a>>,
+    request: &'a str,
+    task: Option<&'a str>,
 }
 
 /// How Jev classified a hunk: the top label, its confidence, the mass on concern labels and the
@@ -405,7 +409,7 @@ fn frames(
     input: &AnalysisInput,
     evidence: &DiffEvidence,
     selection: &Selection<'_>,
-) -> Vec<Frame> {
+) -> Vec<WrittenFrame> {
     let change = ChangeContext::new(evidence);
     selection.groups[..selection.offered]
         .iter()
@@ -415,20 +419,23 @@ fn frames(
             let related = &selection.related[i];
             let mut provenance = vec![hunk.reference(&evidence.source)];
             provenance.extend(related.iter().map(|t| t.reference(&evidence.source)));
-            Frame {
-                template: format!("diff-{}@2", mode.id),
-                scope: hunk.id.clone(),
-                state: to_value(&AnalysisState {
-                    evidence_policy: EVIDENCE_POLICY,
+            WrittenFrame {
+                frame: Frame {
+                    template: format!("diff-{}@2", mode.id),
+                    scope: hunk.id.clone(),
+                    state: Value::Null,
+                    questions: questions(mode, hunk),
+                    provenance: Value::Array(provenance),
+                },
+                state: StableJson::of(&AnalysisState {
                     analysis: mode.id,
-                    request: &input.request,
-                    task: None,
                     change: change.typed(hunk),
+                    evidence_policy: EVIDENCE_POLICY,
                     hunk: hunk.evidence_row(),
                     related_test_hunks: related.iter().map(|t| t.evidence_row()).collect(),
+                    request: &input.request,
+                    task: None,
                 }),
-                questions: questions(mode, hunk),
-                provenance: Value::Array(provenance),
             }
         })
         .collect()
@@ -692,7 +699,7 @@ pub async fn analyze(
     // The budget plan, before the first frame: the frames that fit, in judging order, are
     // charged and sent; the same input always sends the same frames.
     let (plan, outcomes) = executor
-        .run_planned(frames(mode, input, evidence, &selection))
+        .run_planned_written(frames(mode, input, evidence, &selection))
         .await;
     record_candidates(mode, &selection, &plan, run);
     let mut by_hunk: Vec<Slot<'_>> = vec![Slot::Capped; selection.eligible.len()];

@@ -317,12 +317,12 @@ impl Hunk {
     /// The hunk as evidence, typed: serialized straight into a frame's state (issue 47).
     pub fn evidence_row(&self) -> HunkEvidence<'_> {
         HunkEvidence {
-            path: &self.path,
-            kind: self.kind,
-            file_status: self.file_status,
-            section: (!self.section.is_empty()).then_some(self.section.as_str()),
-            part: self.part.map(|(i, n)| format!("{i} of {n}")),
             content: self.body(),
+            file_status: self.file_status,
+            kind: self.kind,
+            part: self.part.map(|(i, n)| format!("{i} of {n}")),
+            path: &self.path,
+            section: (!self.section.is_empty()).then_some(self.section.as_str()),
         }
     }
 
@@ -366,16 +366,17 @@ impl Hunk {
     }
 }
 
-/// A hunk as a frame shows it: its file, kinds, section, part and lines ([`Hunk::evidence`]).
+/// A hunk as a frame shows it: its file, kinds, section, part and lines ([`Hunk::evidence`]),
+/// its fields in stable JSON's order (D-230).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HunkEvidence<'a> {
-    path: &'a str,
-    kind: PathKind,
-    file_status: FileStatus,
-    section: Option<&'a str>,
-    part: Option<String>,
     content: String,
+    file_status: FileStatus,
+    kind: PathKind,
+    part: Option<String>,
+    path: &'a str,
+    section: Option<&'a str>,
 }
 
 /// One file of a diff.
