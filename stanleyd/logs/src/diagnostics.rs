@@ -1199,6 +1199,91 @@ fn place_line(line: &str) -> Option<(&str, u64, usize)> {
         .then_some((path, number, used))
 }
 
+/// A severity, then a file and what is wrong with it, over the diff that would mend it
+/// (`ERROR: /w/app/a.py Imports are incorrectly sorted.` over `--- /w/app/a.py:before`, a
+/// formatter's check): a finding about the whole file, named by it.
+fn file_over_its_diff(lines: &[String], i: usize) -> Option<Placed> {
+    let line = lines[i].trim_end();
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (word, rest) = line.split_once(' ')?;
+    let severity = severity_word(word)?;
+    let (path, message) = rest.trim_start().split_once(' ')?;
+    let path = path.trim_end_matches(':');
+    let message = message.trim();
+    let diff_under = lines[i + 1..]
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| l.starts_with("--- ") || l.starts_with("diff ") || l.starts_with("@@ "));
+    (crate::text::file_with_extension(path)
+        && location(path).is_none()
+        && message.split_whitespace().count() >= 2
+        && diff_under)
+        .then(|| {
+            (
+                i,
+                path.to_owned(),
+                path.to_owned(),
+                severity,
+                None,
+                message.to_owned(),
+            )
+        })
+}
+
+/// The words after the first caret run of a code frame (`  |   ^^^^ hint  : Prefix …`), its
+/// label taken off, within the frame under the arrow at `arrow_at`.
+fn under_the_caret(lines: &[String], arrow_at: usize) -> Option<String> {
+    for l in lines.iter().skip(arrow_at + 1).take(8) {
+        if l.trim().is_empty() {
+            return None;
+        }
+        let Some(at) = l.find('^') else { continue };
+        let said = l[at..].trim_start_matches(['^', '~', '-', ' ']).trim();
+        let said = match said.split_once(':') {
+            Some((label, rest))
+                if label.split_whitespace().count() == 1 && !rest.trim().is_empty() =>
+            {
+                rest.trim()
+            }
+            _ => said,
+        };
+        if !said.is_empty() {
+            return Some(said.to_owned());
+        }
+    }
+    None
+}
+
+/// Any one-word label over a drawn arrow (`Fail: no-eval` over `  --> a.js:3:5`, a label in any
+/// tool's words): the arrow is what makes it a finding, of the label's severity when it names
+/// one, else an error; a code in brackets after the word is its code. The words that add to a
+/// finding above them (`note:`, `help:`) head none of their own.
+fn labelled_header(line: &str) -> Option<(Severity, Option<String>, String)> {
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (label, rest) = line.split_once(": ")?;
+    let word = label.split(['[', '(']).next()?;
+    let adds = matches!(
+        word.to_ascii_lowercase().as_str(),
+        "note" | "help" | "hint" | "info" | "suggestion" | "remark" | "notice"
+    );
+    if word.len() < 2 || !word.chars().all(|c| c.is_ascii_alphabetic()) || adds {
+        return None;
+    }
+    let code = label[word.len()..].trim_matches(|c| "[]() ".contains(c));
+    let code = (!code.is_empty() && !code.contains(' ')).then(|| code.to_owned());
+    (!rest.trim().is_empty()).then(|| {
+        (
+            severity_word(word).unwrap_or(Severity::Error),
+            code,
+            line.trim().to_owned(),
+        )
+    })
+}
+
 /// The ` --> path:line:col` line a header points at, within its next lines.
 pub(crate) fn arrow(lines: &[String], from: usize) -> Option<(usize, String, String)> {
     for (k, l) in lines.iter().enumerate().skip(from + 1).take(4) {
@@ -2507,6 +2592,9 @@ fn found_at(
     if let Some(found) = severity_headed(lines, i) {
         return (Some(found), false);
     }
+    if let Some(found) = file_over_its_diff(lines, i) {
+        return (Some(found), false);
+    }
     // (One row each: the next row is no continuation of it.)
     if let Some(found) = letter_led(lines, i) {
         return (Some(found), true);
@@ -2540,6 +2628,20 @@ fn found_at(
     if let Some((s, c, m)) = header(line)
         && let Some((_, name, place)) = arrow(lines, i)
     {
+        return (Some((i, name, place, s, c, m)), false);
+    }
+    if let Some((s, c, m)) = labelled_header(line)
+        && let Some((k, name, place)) = arrow(lines, i)
+    {
+        // A label over a rule's name alone (`Fail: prefix_output`) says what is wrong under
+        // the caret in its frame (`^^^^ hint : Prefix …`).
+        let rule_only = m
+            .split_once(": ")
+            .is_some_and(|(_, rule)| !rule.trim().contains(' '));
+        let m = match under_the_caret(lines, k).filter(|_| rule_only) {
+            Some(said) => said,
+            None => m,
+        };
         return (Some((i, name, place, s, c, m)), false);
     }
     if let Some(found) = place_under_coded(lines, i) {
@@ -3074,6 +3176,71 @@ mod tests {
         let found = &read(log)[0];
         assert_eq!(found.found.start, 1, "the header is shown");
         assert_eq!(found.found.lines.len(), 3, "with its explanation");
+    }
+
+    #[test]
+    fn any_one_word_label_heads_the_place_its_arrow_gives_but_a_note_does_not() {
+        let log = "Fail: no-unsafe-eval\n  --> web/app.js:12:5\n   |\n12 |     eval(input)\n   |     ^^^^ hint : evaluates text it was given\n   = reason: the text comes from the request\n\n\
+            Violation[naming]: `Foo_bar` is not snake case\n --> src/lib.rs:3:4\n\n\
+            warning: unused variable `x`\n --> src/main.rs:2:9\nnote: the lint level is defined here\n --> src/main.rs:1:9\n";
+        assert_eq!(
+            names(log),
+            [
+                ("web/app.js:12".to_owned(), None),
+                ("src/lib.rs:3".to_owned(), Some("naming".to_owned())),
+                ("src/main.rs:2".to_owned(), None),
+            ]
+        );
+        // The rule's name alone says nothing: what is under the caret does.
+        assert_eq!(
+            messages(log)[0].1,
+            "evaluates text it was given",
+            "{:?}",
+            messages(log)
+        );
+        // A label with no arrow under it is no finding.
+        assert!(names("Result: 3 files checked\nDone: ok\n").is_empty());
+    }
+
+    #[test]
+    fn a_severity_and_a_file_over_its_diff_is_a_finding_about_the_file() {
+        let log = "ERROR: /w/app/models.py Imports are incorrectly sorted and/or formatted.\n--- /w/app/models.py:before\n+++ /w/app/models.py:after\n@@ -1,2 +1,2 @@\n-import sys\n+import os\n import re\n\
+            error: src/main.c would be reformatted\n@@ -3 +3 @@\n-int  x;\n+int x;\n\
+            ERROR: the build failed in src/main.c\n";
+        assert_eq!(
+            messages(log),
+            [
+                (
+                    "/w/app/models.py".to_owned(),
+                    "Imports are incorrectly sorted and/or formatted.".to_owned()
+                ),
+                ("src/main.c".to_owned(), "would be reformatted".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_place_in_words_over_its_frame_takes_the_severity_under_it_with_its_number() {
+        let log = "File \"bin/main.ml\", lines 4-6, characters 2-10:\n4 | ..match x with\n5 |   | A -> 1\n6 | ..\nWarning 8 [partial-match]: this pattern-matching is not exhaustive.\n\
+            File \"lib/ledger.ml\", line 9, characters 6-7:\n9 |   let t = 3 in\n          ^\nWarning 26 [unused-var]: unused variable t.\n\
+            File \"lib/ledger.ml\", line 12, characters 10-15:\n12 |   total + count\n               ^^^^^\nError: Unbound value count\n";
+        assert_eq!(
+            messages(log),
+            [
+                (
+                    "bin/main.ml:4".to_owned(),
+                    "this pattern-matching is not exhaustive.".to_owned()
+                ),
+                (
+                    "lib/ledger.ml:9".to_owned(),
+                    "unused variable t.".to_owned()
+                ),
+                (
+                    "lib/ledger.ml:12".to_owned(),
+                    "Unbound value count".to_owned()
+                ),
+            ]
+        );
     }
 
     #[test]

@@ -403,6 +403,15 @@ pub(super) fn headed_by_place(
     Some(end)
 }
 
+/// A number or a bracketed name after a severity word (`26`, `[unused-var]`).
+fn code_like(word: &str) -> bool {
+    word.chars().all(|c| c.is_ascii_digit())
+        || word
+            .strip_prefix('[')
+            .and_then(|w| w.strip_suffix(']'))
+            .is_some_and(|name| !name.is_empty())
+}
+
 /// `end` with the blank lines before it taken off (never past the header at `start`).
 fn without_blank_end(lines: &[String], start: usize, mut end: usize) -> usize {
     while end > start + 1 && lines[end - 1].trim().is_empty() {
@@ -441,13 +450,20 @@ pub(super) fn place_then_severity(
             .then_some((path, number, t.len()))
     }
     // `File "lib/a.ml", line 3, characters 25-32:` (OCaml's): a place in words alone, not a
-    // traceback's frame (those are indented and say `in` what).
+    // traceback's frame (those are indented and say `in` what). A span of lines (`lines 3-5`)
+    // is placed at its first.
     fn in_words(l: &str) -> Option<(&str, u64, usize)> {
         let rest = l.strip_prefix("File \"")?;
-        let (path, after) = rest.split_once("\", line ")?;
+        let (path, after) = rest
+            .split_once("\", line ")
+            .or_else(|| rest.split_once("\", lines "))?;
         let digits = after.bytes().take_while(u8::is_ascii_digit).count();
         let number: u64 = after[..digits].parse().ok()?;
         let tail = after[digits..].trim_end();
+        let tail = match tail.strip_prefix('-') {
+            Some(span) => span.trim_start_matches(|c: char| c.is_ascii_digit()),
+            None => tail,
+        };
         let placed = tail == ":"
             || tail
                 .strip_prefix(", characters ")
@@ -471,8 +487,13 @@ pub(super) fn place_then_severity(
             && let Some((word, message)) = lines[end].trim().split_once(':')
             && !message.trim().is_empty()
         {
-            // `Error (warning 8 [partial-match]): …` is an error about what it names.
+            // `Error (warning 8 [partial-match]): …` is an error about what it names, and
+            // `Warning 26 [unused-var]: …` a warning whose number and name follow the word.
             let word = word.split(" (").next().unwrap_or(word);
+            let word = match word.split_once(' ') {
+                Some((first, codes)) if codes.split_whitespace().all(code_like) => first,
+                _ => word,
+            };
             let severity = match word.to_ascii_lowercase().as_str() {
                 "error" | "fatal error" => Some(Severity::Error),
                 "warning" | "warn" => Some(Severity::Warning),
