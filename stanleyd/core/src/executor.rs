@@ -104,6 +104,37 @@ impl Written {
 /// are not retried once it stops.
 pub const INVALID_ANSWERS_IN_A_ROW: u32 = 8;
 
+crate::words! {
+    /// How one attempt at a frame ended, as `frames.ndjson` records it: answered, answered from
+    /// the local cache or the team's, refused as not fitting its questions, or the transport's
+    /// class of failure.
+    pub enum AttemptResult {
+        Ok = "ok",
+        Cached = "cached",
+        Remote = "remote",
+        Invalid = "invalid",
+        Aborted = "aborted",
+        Auth = "auth",
+        TooLarge = "too_large",
+        Transient = "transient",
+        Rejected = "rejected",
+        Unknown = "unknown",
+    }
+}
+
+impl From<ErrorClass> for AttemptResult {
+    fn from(class: ErrorClass) -> Self {
+        match class {
+            ErrorClass::Aborted => Self::Aborted,
+            ErrorClass::Auth => Self::Auth,
+            ErrorClass::TooLarge => Self::TooLarge,
+            ErrorClass::Transient => Self::Transient,
+            ErrorClass::Rejected => Self::Rejected,
+            ErrorClass::Unknown => Self::Unknown,
+        }
+    }
+}
+
 /// Why a frame failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -253,8 +284,8 @@ pub struct AttemptRecord {
     /// The judgment cache key a cached answer was found under (the hash of the redacted request
     /// it answers, D-89).
     pub cache_key: Option<String>,
-    /// `ok`, `cached`, `invalid`, or the transport class.
-    pub result: String,
+    /// How the attempt ended (set by what ends it).
+    pub result: AttemptResult,
     /// Latency of this attempt.
     pub latency_ms: u64,
     /// The model that answered.
@@ -918,7 +949,8 @@ impl Executor {
                 request: sent.clone(),
                 prepared: inner.opts.prepare.is_some(),
                 cache_key: None,
-                result: String::new(),
+                // An answer that fits makes it `ok`; anything else says so before it is recorded.
+                result: AttemptResult::Ok,
                 latency_ms,
                 resolved_model: None,
                 usage: None,
@@ -1057,7 +1089,7 @@ impl Executor {
         inner.budget.settle(estimate, 0);
         self.state().usage.failed_requests += 1;
         let detail = self.redact(&error.message);
-        record.result = error.class.as_str().to_owned();
+        record.result = AttemptResult::from(error.class);
         record.error = Some(detail.clone());
         self.emit(record);
         match error.class {
@@ -1133,7 +1165,7 @@ impl Executor {
                     state.usage.output_tokens += env.output_tokens;
                     state.usage.resolved_models.insert(env.model.clone());
                 }
-                record.result = "ok".into();
+                record.result = AttemptResult::Ok;
                 record.resolved_model = Some(env.model.clone());
                 record.usage = Some((env.input_tokens, env.output_tokens));
                 record.parsed = Some(answers.to_json());
@@ -1165,7 +1197,7 @@ impl Executor {
                     state.usage.input_tokens += reported;
                 }
                 self.tally(|t| t.input_tokens += reported);
-                record.result = "invalid".into();
+                record.result = AttemptResult::Invalid;
                 let detail = invalid.to_string();
                 record.error = Some(detail.clone());
                 self.emit(record);
@@ -1276,10 +1308,9 @@ impl Executor {
             prepared: self.inner.opts.prepare.is_some(),
             cache_key: Some(key.0.clone()),
             result: match level {
-                Level::Local => "cached",
-                Level::Remote => "remote",
-            }
-            .into(),
+                Level::Local => AttemptResult::Cached,
+                Level::Remote => AttemptResult::Remote,
+            },
             latency_ms: 0,
             resolved_model: Some(hit.model.clone()),
             usage: Some((hit.input_tokens, hit.output_tokens)),

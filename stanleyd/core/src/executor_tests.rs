@@ -524,3 +524,23 @@ async fn a_frame_written_from_its_type_is_the_frame_its_tree_makes() {
     assert!(out[0].as_ref().unwrap().cached);
     assert_eq!((*rewrites.lock().unwrap(), jev.calls()), (0, 1));
 }
+
+/// The words an attempt's result is recorded with are the words the records always had: a
+/// transport failure under its class's name.
+#[test]
+fn an_attempt_that_failed_is_recorded_under_its_class_word() {
+    for class in [
+        ErrorClass::Aborted,
+        ErrorClass::Auth,
+        ErrorClass::TooLarge,
+        ErrorClass::Transient,
+        ErrorClass::Rejected,
+        ErrorClass::Unknown,
+    ] {
+        assert_eq!(AttemptResult::from(class).as_str(), class.as_str());
+    }
+    assert_eq!(
+        serde_json::to_string(&AttemptResult::Cached).unwrap(),
+        r#""cached""#
+    );
+}

@@ -25,8 +25,8 @@ pub use cache::{
 pub use cancel::{Cancel, Cancelled, Pace};
 pub use envelope::Status;
 pub use executor::{
-    AttemptRecord, Executor, ExecutorOptions, FailReason, Frame, FrameFailure, FrameOk,
-    FrameOutcome, FrameSink, JevStatus, Prepare, Progress, Spread, TroubleCell, Usage,
+    AttemptRecord, AttemptResult, Executor, ExecutorOptions, FailReason, Frame, FrameFailure,
+    FrameOk, FrameOutcome, FrameSink, JevStatus, Prepare, Progress, Spread, TroubleCell, Usage,
     WrittenFrame,
 };
 pub use hash::{

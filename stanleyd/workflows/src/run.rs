@@ -148,7 +148,7 @@ struct FrameRecord<'a> {
     /// answers (D-89, D-175).
     #[serde(skip_serializing_if = "Option::is_none")]
     cache_key: Option<&'a str>,
-    result: &'a str,
+    result: stanley_core::AttemptResult,
     #[serde(skip_serializing_if = "Option::is_none")]
     resolved_model: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -548,7 +548,10 @@ impl Run {
         }
         sort_findings(&mut self.findings);
         let artifact = self.recorder.artifact();
-        let packet = to_value(&PacketDocument {
+        // The rows move into the document rather than being copied: written with none, then
+        // put in their place (a key's value replaced keeps its place).
+        let results = std::mem::take(&mut self.results);
+        let mut packet = to_value(&PacketDocument {
             schema: "stanley.packet/v1",
             workflow: &self.workflow,
             run_id: &self.run_id,
@@ -561,15 +564,15 @@ impl Run {
             excluded: &self.excluded,
             limits: &self.limits,
             not_checked: &self.not_checked,
-            results: &self.results,
+            results: &[],
             summary: &self.summary,
             redactions: executor.redactions(),
             jev: executor.usage().record(),
             artifact,
         });
+        packet["results"] = Value::Array(results);
         self.recorder.write_json("packet.json", &packet);
         self.write_manifest(status.as_str());
-        let mut packet = packet;
         if let Some(failure) = self.recorder.failure() {
             // The answer stands; its record on disk does not. Say so rather than point at a
             // folder that is missing files.
@@ -634,7 +637,7 @@ impl FrameSink for RecordSink {
             started_at: crate::time::stamp(self.clock.now()),
             latency_ms: r.latency_ms,
             cache_key: r.cache_key.as_deref(),
-            result: &r.result,
+            result: r.result,
             resolved_model: r.resolved_model.as_deref(),
             usage: r.usage.map(|(input_tokens, output_tokens)| TokenUsage {
                 input_tokens,

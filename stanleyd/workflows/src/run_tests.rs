@@ -23,7 +23,7 @@ fn a_frame_record_leaves_out_the_parts_an_attempt_lacks_and_keeps_its_order() {
         started_at: "2026-12-01T00:00:00Z".into(),
         latency_ms: 7,
         cache_key: None,
-        result: "ok",
+        result: stanley_core::AttemptResult::Ok,
         resolved_model: None,
         usage: None,
         response: None,
@@ -49,7 +49,7 @@ fn a_frame_record_leaves_out_the_parts_an_attempt_lacks_and_keeps_its_order() {
         parsed: Some(&parsed),
         error: Some("boom"),
         cache_key: Some("abc"),
-        result: "cached",
+        result: stanley_core::AttemptResult::Cached,
         ..bare
     };
     assert_eq!(
