@@ -4098,3 +4098,38 @@ fn counted_headings_letter_lines_and_items_placed_under_them() {
     assert_eq!(names, ["weather/fetch.py:3", "weather/cli.py:3"], "{got:?}");
     assert!(got[0].1.contains("- 'bs4'"), "{got:?}");
 }
+
+/// Timed bracketed verdicts with their detail under them, each detail of one kind whatever its
+/// words (`fatal …` under the first, `nonfatal …` under the last), passing verdicts between:
+/// each report is its verdict and the detail under it, no one else's, and a passing verdict
+/// ends the report above it (the 36th set: every report was one failure off).
+#[test]
+fn detail_of_one_kind_under_timed_verdicts_is_each_verdicts_own() {
+    let log = "[PASSED] \"pool\" / \"grows\" (0.003000 ms)\n[FAILED] \"pool\" / \"caps\" (0.008000 ms)\n\
+               pool_test.c:38: fatal test failure: second grow refused\n-1 == 0\n\
+               [FAILED] \"pool\" / \"ratio\" (0.005000 ms)\npool_test.c:76: nonfatal test failure: ratio is off\n0.0 == 0.5\n\
+               [PASSED] \"pool\" / \"counts\" (0.001000 ms)\n[FAILED] \"pool\" / \"finds\" (0.002000 ms)\n\
+               pool_test.c:89: nonfatal test failure: expected true\n0 == 1\n[PASSED] \"pool\" / \"drains\" (0.000000 ms)\n";
+    let got = read_both(log);
+    assert_eq!(got.len(), 3, "{got:?}");
+    for (i, (name, why)) in [
+        (
+            "caps",
+            "pool_test.c:38: fatal test failure: second grow refused\n-1 == 0",
+        ),
+        (
+            "ratio",
+            "pool_test.c:76: nonfatal test failure: ratio is off\n0.0 == 0.5",
+        ),
+        (
+            "finds",
+            "pool_test.c:89: nonfatal test failure: expected true\n0 == 1",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        assert!(got[i].0.contains(name), "{got:?}");
+        assert_eq!(got[i].1, why, "{got:?}");
+    }
+}

@@ -1029,7 +1029,9 @@ fn verdicts_close(
     };
     // Not when the last bracketed verdict has detail of the kind the first one has under it
     // (`[ DEBUG ] a.t line 7` under every `[ FAIL ] name`): that detail is the verdict's, and
-    // what stands above the first is another test's record.
+    // what stands above the first is another test's record. The kind is the detail's first
+    // word masked (`a.c:38: fatal …` and `a.c:89: nonfatal …` are one kind), after any marks
+    // before it.
     let first_bracketed = mentions.iter().find(|&&(at, _)| bracketed(at));
     let last_bracketed = mentions.iter().rev().find(|&&(at, _)| bracketed(at));
     let detail_under = match (first_bracketed, last_bracketed) {
@@ -1037,13 +1039,16 @@ fn verdicts_close(
             let shape = |at: usize| {
                 let next = (at + 1..lines.len()).find(|&k| !lines[k].trim().is_empty())?;
                 let toks = templates::tokens(lines[next].trim());
-                Some(
-                    toks.iter()
-                        .take(3)
-                        .map(|t| templates::mask(t))
-                        .collect::<Vec<_>>(),
-                )
-                .filter(|t| t.iter().any(|w| w.chars().any(char::is_alphabetic)))
+                let mut kind = Vec::new();
+                for t in toks.iter().take(3) {
+                    let masked = templates::mask(t);
+                    let word = masked.chars().any(char::is_alphanumeric);
+                    kind.push(masked);
+                    if word {
+                        break;
+                    }
+                }
+                Some(kind).filter(|t| t.iter().any(|w| w.chars().any(char::is_alphabetic)))
             };
             shape(a).is_some_and(|s| Some(&s) == shape(b).as_ref())
         }
@@ -1114,6 +1119,13 @@ fn reports(
                     }
                 }
                 if nested.ends_at(lines, at, end) {
+                    break;
+                }
+                // Another test's passing verdict, no deeper than this one's header, is past
+                // this report (`[PASSED] "q" / "four"` under a failure's detail).
+                if indent(&lines[end]) <= indent(&lines[at])
+                    && crate::line::passing_verdict(lines[end].trim())
+                {
                     break;
                 }
                 if let Some(other) = mentioned[end] {
