@@ -1103,8 +1103,7 @@ fn reports(
             while end < lines.len()
                 && end - at < MAX_BLOCK
                 && !covered[end]
-                && !summary(&lines[end])
-                && !framed_heading(lines, end)
+                && !past_a_report(lines, at, end)
             {
                 if closing_rule(lines, end) {
                     // (A rule that opens a fence closed by the same rule before any other name,
@@ -1119,13 +1118,6 @@ fn reports(
                     }
                 }
                 if nested.ends_at(lines, at, end) {
-                    break;
-                }
-                // Another test's passing verdict, no deeper than this one's header, is past
-                // this report (`[PASSED] "q" / "four"` under a failure's detail).
-                if indent(&lines[end]) <= indent(&lines[at])
-                    && crate::line::passing_verdict(lines[end].trim())
-                {
                     break;
                 }
                 if let Some(other) = mentioned[end] {
@@ -1252,6 +1244,16 @@ fn trailer_report(
         whole: true,
     };
     Some((weight, span))
+}
+
+/// Whether the line at `end` is past the report whose header is at `at`: a summary, a framed
+/// heading, or another test's passing verdict no deeper than the header (`[PASSED] "q" /
+/// "four"` under a failure's detail, D-232).
+fn past_a_report(lines: &[String], at: usize, end: usize) -> bool {
+    summary(&lines[end])
+        || framed_heading(lines, end)
+        || (indent(&lines[end]) <= indent(&lines[at])
+            && crate::line::passing_verdict(lines[end].trim()))
 }
 
 /// A line that closes the report above it by naming it: `at`, a place, then the failure's
