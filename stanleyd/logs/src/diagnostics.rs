@@ -1239,7 +1239,15 @@ fn under_the_caret(lines: &[String], arrow_at: usize) -> Option<String> {
         if l.trim().is_empty() {
             return None;
         }
+        // The caret row is the frame's gutter and the carets, never a source row that holds
+        // a `^` of its own (`5 |   x = a ^ b`).
         let Some(at) = l.find('^') else { continue };
+        if !l[..at]
+            .chars()
+            .all(|c| c.is_whitespace() || "|│".contains(c))
+        {
+            continue;
+        }
         let said = l[at..].trim_start_matches(['^', '~', '-', ' ']).trim();
         let said = match said.split_once(':') {
             Some((label, rest))
@@ -3180,7 +3188,7 @@ mod tests {
 
     #[test]
     fn any_one_word_label_heads_the_place_its_arrow_gives_but_a_note_does_not() {
-        let log = "Fail: no-unsafe-eval\n  --> web/app.js:12:5\n   |\n12 |     eval(input)\n   |     ^^^^ hint : evaluates text it was given\n   = reason: the text comes from the request\n\n\
+        let log = "Fail: no-unsafe-eval\n  --> web/app.js:12:5\n   |\n12 |     eval(input ^ key)\n   |     ^^^^ hint : evaluates text it was given\n   = reason: the text comes from the request\n\n\
             Violation[naming]: `Foo_bar` is not snake case\n --> src/lib.rs:3:4\n\n\
             warning: unused variable `x`\n --> src/main.rs:2:9\nnote: the lint level is defined here\n --> src/main.rs:1:9\n";
         assert_eq!(
