@@ -118,6 +118,26 @@ fn word_place(word: &str) -> Option<(String, String)> {
 }
 
 /// `path:line[:col]` at the start of `line`: (path, line number, bytes used).
+/// The length of a named, numbered part of a file before the line of a place (`cell_3:` of
+/// `a.ipynb:cell_3:2:5`): letters, a `_` or `-`, a number, a colon, and the line's figure next.
+fn file_part(rest: &str) -> usize {
+    let letters = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
+    let joined = usize::from(matches!(rest.as_bytes().get(letters), Some(b'_' | b'-')));
+    let number = rest[letters + joined..]
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .count();
+    let end = letters + joined + number;
+    let placed = rest[end..]
+        .strip_prefix(':')
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    if letters >= 2 && number > 0 && placed {
+        end + 1
+    } else {
+        0
+    }
+}
+
 pub(crate) fn location(line: &str) -> Option<(&str, u64, usize)> {
     // A path in quotes, perhaps a `file:` URL (`"file:/w/a.html":3.5-3.20: error: …`, the Nu
     // Html Checker's GNU format): the colon after the closing quote ends it.
@@ -149,6 +169,9 @@ pub(crate) fn location(line: &str) -> Option<(&str, u64, usize)> {
     } else {
         usize::from(rest.starts_with("line ")) * "line ".len()
     };
+    // (A part of the file may stand between its path and the line: `a.ipynb:cell_3:2:5:`, a
+    // notebook's cell. The place runs on over it.)
+    let worded = worded + if worded == 0 { file_part(rest) } else { 0 };
     let rest = &rest[worded..];
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     let number: u64 = rest[..digits].parse().ok()?;
@@ -3184,6 +3207,22 @@ mod tests {
         let found = &read(log)[0];
         assert_eq!(found.found.start, 1, "the header is shown");
         assert_eq!(found.found.lines.len(), 3, "with its explanation");
+    }
+
+    #[test]
+    fn a_part_of_the_file_before_the_line_stays_in_the_place() {
+        let log = "nb/sales.ipynb:cell_2:2:21: E231 missing whitespace after ':'\n\
+            nb/sales.ipynb:cell_5:5:34: W291 trailing whitespace\nsrc/a.py:12:3: E501 line too long\n";
+        assert_eq!(
+            names(log),
+            [
+                ("nb/sales.ipynb:2".to_owned(), Some("E231".to_owned())),
+                ("nb/sales.ipynb:5".to_owned(), Some("W291".to_owned())),
+                ("src/a.py:12".to_owned(), Some("E501".to_owned())),
+            ]
+        );
+        // Words that are no numbered part (`a.py:main:3`, a function) are no place.
+        assert!(location("a.py:main:3: x").is_none());
     }
 
     #[test]
