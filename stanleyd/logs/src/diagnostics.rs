@@ -1222,6 +1222,61 @@ fn place_line(line: &str) -> Option<(&str, u64, usize)> {
         .then_some((path, number, used))
 }
 
+/// A file and what is wrong with all of it (`guide/faq.md: Requires a rewrite.`), next to the
+/// same tool's findings placed in files (the nearest unindented line above or below is one, or
+/// another such row): a finding about the whole file. Alone, such a line is a job's or a
+/// listing's, and stays so.
+fn whole_file_row(lines: &[String], i: usize) -> Option<Placed> {
+    fn about_a_file(line: &str) -> Option<(&str, &str)> {
+        if line.starts_with(char::is_whitespace) || location(line).is_some() {
+            return None;
+        }
+        let (path, said) = line.split_once(": ")?;
+        let said = said.trim();
+        (crate::text::file_with_extension(path)
+            && !path.contains(' ')
+            && said.split_whitespace().count() >= 2
+            && said.starts_with(|c: char| c.is_alphabetic())
+            // (A line that announces the findings under it is their context: gcc's `a.c: In
+            // function 'f':`.)
+            && !said.ends_with(':'))
+        .then_some((path, said))
+    }
+    let (path, said) = about_a_file(&lines[i])?;
+    let flush =
+        |k: &usize| !lines[*k].trim().is_empty() && !lines[*k].starts_with(char::is_whitespace);
+    let placed = |k: usize| {
+        one_line(&lines[k]).is_some() || about_a_file(&lines[k]).is_some_and(|(p, _)| p != path)
+    };
+    let above = (i.saturating_sub(4)..i).rev().find(flush);
+    let below = (i + 1..(i + 5).min(lines.len())).find(flush);
+    let neighbours: Vec<usize> = above
+        .into_iter()
+        .chain(below)
+        .filter(|&k| placed(k))
+        .collect();
+    if neighbours.is_empty() {
+        return None;
+    }
+    // A file named by its base name where a neighbour gives its whole path
+    // (`nightly.timer: …` beside `/srv/units/nightly.timer:5: …`) is named by that path.
+    let whole = neighbours
+        .iter()
+        .filter_map(|&k| location(&lines[k]).map(|(p, ..)| p))
+        .find(|p| p.strip_suffix(path).is_some_and(|dir| dir.ends_with('/')))
+        .unwrap_or(path);
+    let (severity, code, message) =
+        judged(said).unwrap_or((Severity::Error, None, said.to_owned()));
+    Some((
+        i,
+        whole.to_owned(),
+        whole.to_owned(),
+        severity,
+        code,
+        message,
+    ))
+}
+
 /// A severity, then a file and what is wrong with it, over the diff that would mend it
 /// (`ERROR: /w/app/a.py Imports are incorrectly sorted.` over `--- /w/app/a.py:before`, a
 /// formatter's check): a finding about the whole file, named by it.
@@ -2678,6 +2733,9 @@ fn found_at(
     if let Some(found) = place_under_coded(lines, i) {
         return (Some(found), false);
     }
+    if let Some(found) = whole_file_row(lines, i) {
+        return (Some(found), true);
+    }
     if let Some(f) = file
         && let Some((row, pos, s, c, m)) = row(line)
     {
@@ -3207,6 +3265,28 @@ mod tests {
         let found = &read(log)[0];
         assert_eq!(found.found.start, 1, "the header is shown");
         assert_eq!(found.found.lines.len(), 3, "with its explanation");
+    }
+
+    #[test]
+    fn a_file_and_what_is_wrong_with_it_beside_placed_findings_is_about_the_whole_file() {
+        let log = "docs/api.rst:12: code block parse error cannot parse: 1:6\n    print \"x\"\nParseError: bad input\n\
+            docs/install.rst: Requires a rewrite.\ndocs/quick.rst:21: code block parse error cannot parse: 1:17\n\
+            guide/faq.md: Requires a rewrite.\nguide/notes.md: Requires a rewrite.\n";
+        assert_eq!(
+            messages(log)
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect::<Vec<_>>(),
+            [
+                "docs/api.rst:12",
+                "docs/install.rst",
+                "docs/quick.rst:21",
+                "guide/faq.md",
+                "guide/notes.md"
+            ]
+        );
+        // Alone, a file and a sentence is a line of a job's log.
+        assert!(names("Building\nsetup.py: running the build step\nDone\n").is_empty());
     }
 
     #[test]
