@@ -136,6 +136,32 @@ pub(crate) fn write_stable(value: &Value, out: &mut impl Write) {
     }
 }
 
+/// Writes an object of `entries` as stable JSON lists it (keys in [`utf16_order`]), each value
+/// by `value`; None when a key repeats (a tree keeps one of them: the caller writes the tree)
+/// or `value` gives up.
+pub(crate) fn write_sorted_object<T>(
+    entries: &[(String, T)],
+    out: &mut Vec<u8>,
+    mut value: impl FnMut(&T, &mut Vec<u8>) -> Option<()>,
+) -> Option<()> {
+    let mut sorted: Vec<&(String, T)> = entries.iter().collect();
+    sorted.sort_by(|a, b| utf16_order(&a.0, &b.0));
+    if sorted.windows(2).any(|w| w[0].0 == w[1].0) {
+        return None;
+    }
+    out.push(b'{');
+    for (i, (key, item)) in sorted.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_leaf(key.as_str(), out);
+        out.push(b':');
+        value(item, out)?;
+    }
+    out.push(b'}');
+    Some(())
+}
+
 /// The order stable JSON lists an object's keys in: by UTF-16 code unit.
 pub(crate) fn utf16_order(a: &str, b: &str) -> std::cmp::Ordering {
     a.encode_utf16().cmp(b.encode_utf16())

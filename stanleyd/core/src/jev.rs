@@ -148,7 +148,7 @@ impl Question {
     /// `instructions`, `type`, the criteria of a choice by label. `None` when a choice repeats a
     /// label (the tree keeps one of them; [`Questions::stable_bytes`] writes the tree then).
     fn write_stable(&self, out: &mut Vec<u8>) -> Option<()> {
-        use crate::hash::{utf16_order, write_leaf, write_stable};
+        use crate::hash::{write_leaf, write_sorted_object, write_stable};
         out.extend_from_slice(br#"{"criteria":"#);
         let instructions = match self {
             Question::Noul {
@@ -167,21 +167,10 @@ impl Question {
                 instructions,
                 criteria,
             } => {
-                let mut sorted: Vec<&(String, Value)> = criteria.iter().collect();
-                sorted.sort_by(|a, b| utf16_order(&a.0, &b.0));
-                if sorted.windows(2).any(|w| w[0].0 == w[1].0) {
-                    return None;
-                }
-                out.push(b'{');
-                for (i, (label, text)) in sorted.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    write_leaf(label.as_str(), out);
-                    out.push(b':');
+                write_sorted_object(criteria, out, |text, out| {
                     write_stable(text, out);
-                }
-                out.push(b'}');
+                    Some(())
+                })?;
                 instructions
             }
             Question::Score {
@@ -212,25 +201,10 @@ impl Questions {
     /// The stable JSON of [`Questions::to_json`] (what frame ids and cache keys hash), written
     /// without building the tree (D-230).
     pub fn stable_bytes(&self) -> Vec<u8> {
-        let mut sorted: Vec<&(String, Question)> = self.0.iter().collect();
-        sorted.sort_by(|a, b| crate::hash::utf16_order(&a.0, &b.0));
         let mut out = Vec::new();
-        let written = (|| {
-            if sorted.windows(2).any(|w| w[0].0 == w[1].0) {
-                return None;
-            }
-            out.push(b'{');
-            for (i, (name, question)) in sorted.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                crate::hash::write_leaf(name.as_str(), &mut out);
-                out.push(b':');
-                question.write_stable(&mut out)?;
-            }
-            out.push(b'}');
-            Some(())
-        })();
+        let written = crate::hash::write_sorted_object(&self.0, &mut out, |question, out| {
+            question.write_stable(out)
+        });
         match written {
             Some(()) => out,
             // A repeated name or label: the tree says which one stands.
