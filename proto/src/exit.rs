@@ -186,6 +186,28 @@ impl ErrorKind {
         Self::ALL.into_iter().find(|k| k.as_str() == text)
     }
 
+    /// The kind on the wire (`ErrorInfo.error_kind`).
+    pub const fn wire(self) -> crate::v1::ErrorKind {
+        use crate::v1::ErrorKind as W;
+        match self {
+            ErrorKind::Usage => W::Usage,
+            ErrorKind::Input => W::Input,
+            ErrorKind::Configuration => W::Configuration,
+            ErrorKind::Unavailable => W::Unavailable,
+            ErrorKind::Internal => W::Internal,
+            ErrorKind::JevAuth => W::JevAuth,
+            ErrorKind::JevUnreachable => W::JevUnreachable,
+            ErrorKind::JevUnavailable => W::JevUnavailable,
+            ErrorKind::Interrupted => W::Interrupted,
+            ErrorKind::Terminated => W::Terminated,
+        }
+    }
+
+    /// The kind a wire value names (none for the unspecified value).
+    pub fn from_wire(kind: crate::v1::ErrorKind) -> Option<ErrorKind> {
+        Self::ALL.into_iter().find(|k| k.wire() == kind)
+    }
+
     /// The exit code of `stanley` and of `stanleyctl` outside flow commands.
     pub fn exit(self) -> Exit {
         match self {
@@ -244,7 +266,15 @@ mod tests {
                     "{kind:?}"
                 );
             }
+            // The enum of `ErrorInfo` says the same word as the document's `error.kind`.
+            assert_eq!(kind.wire().word(), kind.as_str());
+            assert_eq!(ErrorKind::from_wire(kind.wire()), Some(kind));
         }
+        assert_eq!(
+            ErrorKind::from_wire(crate::v1::ErrorKind::Unspecified),
+            None
+        );
+        assert_eq!(crate::v1::ErrorKind::KNOWN.len(), ErrorKind::ALL.len());
         let codes: Vec<u8> = Exit::ALL.iter().map(|e| e.code()).collect();
         assert_eq!(
             codes,

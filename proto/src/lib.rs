@@ -10,6 +10,7 @@ pub mod private;
 pub mod quote;
 pub mod socket;
 pub mod window;
+pub mod words;
 
 /// The generated `stanley.v1` types, clients and servers.
 pub mod v1 {
@@ -18,15 +19,22 @@ pub mod v1 {
 }
 
 impl v1::Check {
-    /// One `stanleyctl doctor` line: `name` is `state` (`ok`, `warn` or `fail`) because of
-    /// `detail`; `fix` says what to do (empty when nothing is needed).
-    pub fn new(name: &str, state: &str, detail: impl Into<String>, fix: impl Into<String>) -> Self {
+    /// One `stanleyctl doctor` line: `name` is `state` because of `detail`; `fix` says what to
+    /// do (empty when nothing is needed). The deprecated word is written too.
+    pub fn new(
+        name: &str,
+        state: v1::CheckState,
+        detail: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
         Self {
             name: name.into(),
-            state: state.into(),
             detail: detail.into(),
             fix: fix.into(),
+            check_state: state as i32,
+            ..Self::default()
         }
+        .with_words()
     }
 }
 
@@ -60,16 +68,26 @@ impl HookEvent {
         HookEvent::TaskCompleted,
     ];
 
-    /// The event's command-line name.
-    pub const fn as_str(self) -> &'static str {
+    /// The event on the wire.
+    pub const fn wire(self) -> v1::HookEvent {
         match self {
-            HookEvent::SessionStart => "session-start",
-            HookEvent::Stop => "stop",
-            HookEvent::PreToolUse => "pre-tool-use",
-            HookEvent::PostToolUse => "post-tool-use",
-            HookEvent::SubagentStop => "subagent-stop",
-            HookEvent::TaskCompleted => "task-completed",
+            HookEvent::SessionStart => v1::HookEvent::SessionStart,
+            HookEvent::Stop => v1::HookEvent::Stop,
+            HookEvent::PreToolUse => v1::HookEvent::PreToolUse,
+            HookEvent::PostToolUse => v1::HookEvent::PostToolUse,
+            HookEvent::SubagentStop => v1::HookEvent::SubagentStop,
+            HookEvent::TaskCompleted => v1::HookEvent::TaskCompleted,
         }
+    }
+
+    /// The event a wire value names (none for the unspecified value).
+    pub fn from_wire(event: v1::HookEvent) -> Option<Self> {
+        Self::ALL.into_iter().find(|e| e.wire() == event)
+    }
+
+    /// The event's command-line name (the wire's word).
+    pub const fn as_str(self) -> &'static str {
+        self.wire().word()
     }
 
     /// The event a command-line name names, if any.
@@ -107,5 +125,12 @@ mod tests {
             assert_eq!(HookEvent::parse(name), Some(event));
         }
         assert_eq!(HookEvent::parse("Stop"), None);
+        for &wire in super::v1::HookEvent::KNOWN {
+            assert_eq!(HookEvent::from_wire(wire).map(HookEvent::wire), Some(wire));
+        }
+        assert_eq!(
+            HookEvent::from_wire(super::v1::HookEvent::Unspecified),
+            None
+        );
     }
 }

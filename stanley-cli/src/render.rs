@@ -3,7 +3,7 @@
 
 use std::io::{IsTerminal, Write};
 
-use crate::exit::ClientError;
+use crate::exit::{ClientError, ErrorKind};
 
 /// The usage line printed after every usage error.
 pub const USAGE_LINE: &str = "usage: stanley \"<request>\" [options]";
@@ -38,24 +38,22 @@ pub fn error_document(kind: &str, message: &str) -> String {
 
 /// Prints an error: the JSON document on stdout with `--json`, one line on stderr always.
 pub fn print_error(
-    kind: &str,
+    kind: ErrorKind,
     message: &str,
     workflow: Option<&str>,
     json: bool,
     hint: Option<&str>,
 ) {
     if json {
-        crate::outln!("{}", error_document(kind, message));
+        crate::outln!("{}", error_document(kind.as_str(), message));
     }
     let who = match workflow.filter(|w| !w.is_empty()) {
         Some(w) => format!("stanley {w}"),
         None => "stanley".to_owned(),
     };
     // The kinds of Jev failures read as "Jev error"; the document keeps the precise kind.
-    use stanley_proto::exit::ErrorKind;
-    let parsed = ErrorKind::parse(kind);
-    let label = parsed.map_or(kind, |k| k.label());
-    if matches!(parsed, Some(ErrorKind::Interrupted | ErrorKind::Terminated)) {
+    let label = kind.label();
+    if matches!(kind, ErrorKind::Interrupted | ErrorKind::Terminated) {
         // "stanley: interrupted: the request was cancelled" (not an error of the request).
         crate::errln!("{who}: {label}: {message}");
     } else {
@@ -64,7 +62,7 @@ pub fn print_error(
     if let Some(hint) = hint {
         crate::errln!("hint: {hint}");
     }
-    if kind == "usage" {
+    if kind == ErrorKind::Usage {
         crate::errln!("{USAGE_LINE}");
     }
 }
@@ -72,7 +70,7 @@ pub fn print_error(
 /// Prints a client-side error.
 pub fn print_client_error(error: &ClientError, json: bool) {
     print_error(
-        error.kind.as_str(),
+        error.kind,
         &error.message,
         None,
         json,
@@ -139,7 +137,7 @@ pub fn worker_document(response: &stanley_proto::v1::WorkQueueResponse) -> Strin
     let processed: Vec<serde_json::Value> = response
         .processed
         .iter()
-        .map(|p| serde_json::json!({"id": p.id, "status": p.status}))
+        .map(|p| serde_json::json!({"id": p.id, "status": p.resolved_outcome().word()}))
         .collect();
     let mut doc =
         serde_json::json!({"schema": "stanley.improvement-worker/v1", "ran": response.ran});

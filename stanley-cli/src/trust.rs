@@ -5,7 +5,7 @@
 use serde_json::json;
 use stanley_proto::v1::trust_client::TrustClient;
 use stanley_proto::v1::{
-    GetTrustRequest, GrantTrustRequest, RevokeTrustRequest, TrustPart, TrustStatus,
+    GetTrustRequest, GrantTrustRequest, RevokeTrustRequest, TrustPart, TrustState, TrustStatus,
 };
 
 use crate::daemon::{Target, channel};
@@ -24,7 +24,7 @@ pub enum Action {
 
 fn part_json(p: Option<&TrustPart>) -> serde_json::Value {
     let p = p.cloned().unwrap_or_default();
-    json!({"state": p.state, "changed": p.changed, "files": p.files})
+    json!({"state": p.resolved_trust_state().word(), "changed": p.changed, "files": p.files})
 }
 
 /// The `stanley.trust-status/v1` document.
@@ -45,11 +45,11 @@ pub fn status_document(s: &TrustStatus) -> String {
 
 fn part_line(label: &str, p: Option<&TrustPart>) -> String {
     let p = p.cloned().unwrap_or_default();
-    let detail = match p.state.as_str() {
-        "changed" => format!("changed since trusted: {}", p.changed.join(", ")),
-        "not trusted" => format!("not trusted ({} file(s))", p.files),
-        "trusted" => format!("trusted ({} file(s))", p.files),
-        other => other.to_owned(),
+    let detail = match p.resolved_trust_state() {
+        TrustState::Changed => format!("changed since trusted: {}", p.changed.join(", ")),
+        TrustState::NotTrusted => format!("not trusted ({} file(s))", p.files),
+        TrustState::Trusted => format!("trusted ({} file(s))", p.files),
+        other => other.word().to_owned(),
     };
     format!("{label:<21}{detail}")
 }

@@ -195,11 +195,15 @@ async fn malformed_and_oversize_messages_and_hook_payloads_get_one_answer_and_th
             let started = Instant::now();
             let answer = tokio::time::timeout(
                 Duration::from_secs(60),
-                hooks.flow_hook(stanley_proto::v1::FlowHookRequest {
-                    event: event.into(),
-                    input: payload.clone(),
-                    env: env.clone(),
-                }),
+                hooks.flow_hook(
+                    stanley_proto::v1::FlowHookRequest {
+                        hook_event: stanley_proto::HookEvent::parse(event).unwrap().wire() as i32,
+                        input: payload.clone(),
+                        env: env.clone(),
+                        ..Default::default()
+                    }
+                    .with_words(),
+                ),
             )
             .await
             .unwrap_or_else(|_| panic!("{event} never answered {:.40}", payload));

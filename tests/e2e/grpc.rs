@@ -224,7 +224,12 @@ async fn malformed_requests_get_usage_or_input_errors() {
     )
     .await;
     assert_eq!((nul.outcome, nul.exit_code), (Outcome::Error as i32, 64));
-    assert_eq!(nul.error.unwrap().kind, "usage");
+    let error = nul.error.unwrap();
+    // The kind as the enum, and as the word older clients read.
+    assert_eq!(error.error_kind(), stanley_proto::v1::ErrorKind::Usage);
+    #[allow(deprecated)]
+    let word = error.kind;
+    assert_eq!(word, "usage");
     let empty = final_result(
         &mut c,
         PromptRequest {
@@ -481,7 +486,10 @@ async fn a_jev_that_never_answers_in_time_is_reported_as_unavailable() {
     .await;
     assert_eq!(result.exit_code, 69, "{}", result.document_json);
     let error = result.error.unwrap();
-    assert_eq!(error.kind, "jev_unavailable");
+    assert_eq!(
+        error.error_kind(),
+        stanley_proto::v1::ErrorKind::JevUnavailable
+    );
     assert!(
         error
             .message
@@ -921,7 +929,7 @@ async fn a_worktree_review_leaves_the_branch_reviews_findings_standing() {
         .iter()
         .map(|r| {
             let s = r.run.as_ref().unwrap();
-            (s.scope.clone(), s.id.clone())
+            (s.diff_scope().word().to_owned(), s.id.clone())
         })
         .collect();
     scopes.sort();

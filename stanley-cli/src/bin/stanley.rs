@@ -136,7 +136,7 @@ async fn improve_worker(
                     r.processed.len()
                 );
                 for p in &r.processed {
-                    stanley_cli::outln!("  {}: {}", p.id, p.status);
+                    stanley_cli::outln!("  {}: {}", p.id, p.resolved_outcome().word());
                 }
             } else {
                 stanley_cli::outln!(
@@ -332,8 +332,11 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
                     if options.json {
                         stanley_cli::outln!("{}", result.document_json);
                     }
+                    // A kind this client does not know (a newer daemon's) is reported as a
+                    // fault: the document printed above keeps its word.
                     print_error(
-                        error.kind.as_str(),
+                        ErrorKind::from_wire(error.resolved_error_kind())
+                            .unwrap_or(ErrorKind::Internal),
                         &error.message,
                         Some(&error.workflow),
                         false,

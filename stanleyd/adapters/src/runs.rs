@@ -143,7 +143,7 @@ fn summary_of(root: &Path, id: &str) -> RunSummary {
         findings: packet["findings"].as_array().map_or(0, |a| a.len() as u64),
         scope: packet["summary"]["diff"]["scope"]
             .as_str()
-            .map(str::to_owned),
+            .and_then(stanley_workflows::diff::Scope::parse),
         usage: Value::Null,
     }
 }

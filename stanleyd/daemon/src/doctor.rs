@@ -8,7 +8,7 @@ use serde_json::json;
 use stanley_adapters::tools::{on_path, package_of, satisfies, version_of};
 use stanley_adapters::workflow_host::locate;
 use stanley_core::{JevRequest, JevTrouble, Question, Questions};
-use stanley_proto::v1::Check;
+use stanley_proto::v1::{Check, CheckState};
 use stanley_workflows::ports::Redactor;
 
 use crate::settings::RequestSettings;
@@ -17,7 +17,12 @@ use crate::state::DaemonState;
 /// How long the Jev probe may take.
 const JEV_PROBE_TIMEOUT: Duration = Duration::from_secs(15);
 
-fn check(name: &str, state: &str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
+fn check(
+    name: &str,
+    state: CheckState,
+    detail: impl Into<String>,
+    fix: impl Into<String>,
+) -> Check {
     Check::new(name, state, detail, fix)
 }
 
@@ -41,7 +46,7 @@ async fn team_cache_check(state: &DaemonState, settings: &RequestSettings) -> Op
         let problem = settings.team_cache_problem.as_ref()?;
         return Some(check(
             "team cache",
-            "fail",
+            CheckState::Fail,
             problem.to_string(),
             "set STANLEY_CACHE_REMOTE and STANLEY_CACHE_TEAM_KEY as docs/team-cache.md shows",
         ));
@@ -54,7 +59,7 @@ async fn team_cache_check(state: &DaemonState, settings: &RequestSettings) -> Op
             .unwrap_or_else(|| format!("the team cache at {} cannot be set up", team.shown));
         return Some(check(
             "team cache",
-            "fail",
+            CheckState::Fail,
             why,
             "check STANLEY_CACHE_REMOTE",
         ));
@@ -63,13 +68,13 @@ async fn team_cache_check(state: &DaemonState, settings: &RequestSettings) -> Op
     Some(match level.probe().await {
         Ok(what) => check(
             "team cache",
-            "ok",
+            CheckState::Ok,
             format!("{} ({}): {what}", team.shown, team.mode.as_str()),
             "",
         ),
         Err(why) => check(
             "team cache",
-            "fail",
+            CheckState::Fail,
             format!("{}: {why}", team.shown),
             "check that the store is up and the credentials (docs/team-cache.md)",
         ),
@@ -81,7 +86,7 @@ async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Chec
     let Some(key) = &settings.jev.api_key else {
         checks.push(check(
             "key",
-            "fail",
+            CheckState::Fail,
             "TYPESAFE_API_KEY is not set",
             "export TYPESAFE_API_KEY=<your TypeSafe key>",
         ));
@@ -89,7 +94,7 @@ async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Chec
     };
     checks.push(check(
         "key",
-        "ok",
+        CheckState::Ok,
         format!(
             "TYPESAFE_API_KEY is set ({} characters)",
             key.chars().count()
@@ -101,7 +106,7 @@ async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Chec
         Err(e) => {
             checks.push(check(
                 "model",
-                "fail",
+                CheckState::Fail,
                 e.to_string(),
                 "fix the variable it names",
             ));
@@ -110,7 +115,7 @@ async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Chec
     };
     checks.push(check(
         "model",
-        "ok",
+        CheckState::Ok,
         format!("Jev model {}", link.model),
         "",
     ));
@@ -130,7 +135,7 @@ async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Chec
     checks.push(match answer {
         Ok(Ok(_)) => check(
             "jev",
-            "ok",
+            CheckState::Ok,
             format!("{base} answered in {ms} ms; the key was accepted"),
             "",
         ),
@@ -139,7 +144,7 @@ async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Chec
             match JevTrouble::from_error(&error, 1, started.elapsed(), &detail) {
                 Some(JevTrouble::Auth { status }) => check(
                     "jev",
-                    "fail",
+                    CheckState::Fail,
                     format!(
                         "{base} refused the key in TYPESAFE_API_KEY{}",
                         status.map(|s| format!(" (HTTP {s})")).unwrap_or_default()
@@ -152,22 +157,22 @@ async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Chec
                 }) => {
                     let (problem, advice) =
                         crate::error::unreachable(&base, &detail, certificate.as_deref());
-                    check("jev", "fail", problem, advice)
+                    check("jev", CheckState::Fail, problem, advice)
                 }
                 Some(trouble @ (JevTrouble::Unavailable { .. } | JevTrouble::Invalid { .. })) => {
                     check(
                         "jev",
-                        "warn",
+                        CheckState::Warn,
                         format!("{trouble} at {base}"),
                         "try again later",
                     )
                 }
-                None => check("jev", "warn", format!("{base}: {detail}"), ""),
+                None => check("jev", CheckState::Warn, format!("{base}: {detail}"), ""),
             }
         }
         Err(_) => check(
             "jev",
-            "warn",
+            CheckState::Warn,
             format!(
                 "{base} did not answer within {} s",
                 JEV_PROBE_TIMEOUT.as_secs()
@@ -185,7 +190,7 @@ async fn node_check(state: &DaemonState, settings: &RequestSettings) -> (Check, 
         return (
             check(
                 "node",
-                "warn",
+                CheckState::Warn,
                 "Node.js (`node`) is not on PATH: repository workflows are off",
                 "install Node.js 20 or newer (22.19 or newer for the current Pi)",
             ),
@@ -196,7 +201,7 @@ async fn node_check(state: &DaemonState, settings: &RequestSettings) -> (Check, 
         Ok(v) => v,
         Err(e) => {
             return (
-                check("node", "fail", e.to_string(), "reinstall Node.js"),
+                check("node", CheckState::Fail, e.to_string(), "reinstall Node.js"),
                 None,
             );
         }
@@ -224,7 +229,7 @@ async fn node_check(state: &DaemonState, settings: &RequestSettings) -> (Check, 
                 .unwrap_or_else(|| "?".into());
             check(
                 "node",
-                "ok",
+                CheckState::Ok,
                 format!(
                     "Node.js {version} at {}; workflow host at {}, tsx {tsx}",
                     node.display(),
@@ -241,7 +246,7 @@ async fn node_check(state: &DaemonState, settings: &RequestSettings) -> (Check, 
         }
         Err(e) => check(
             "node",
-            "warn",
+            CheckState::Warn,
             format!("Node.js {version}, but {e}"),
             "run scripts/install",
         ),
@@ -253,7 +258,7 @@ fn pi_check(settings: &RequestSettings, node: Option<&str>) -> Check {
     let Some(bin) = stanley_adapters::pi::find_pi(&settings.agent) else {
         return check(
             "pi",
-            "warn",
+            CheckState::Warn,
             "the Pi coding agent is not installed: requests no built-in handles are not delegated",
             "npm install -g @earendil-works/pi-coding-agent (Node.js 22.19+), or @mariozechner/pi-coding-agent@0.73 on Node.js 20",
         );
@@ -261,7 +266,7 @@ fn pi_check(settings: &RequestSettings, node: Option<&str>) -> Check {
     let Some(package) = package_of(&bin) else {
         return check(
             "pi",
-            "ok",
+            CheckState::Ok,
             format!("Pi at {} (its package could not be read)", bin.display()),
             "",
         );
@@ -280,17 +285,17 @@ fn pi_check(settings: &RequestSettings, node: Option<&str>) -> Check {
     match (&package.node, node) {
         (Some(range), Some(have)) if !satisfies(have, range) => check(
             "pi",
-            "fail",
+            CheckState::Fail,
             format!("{detail} needs Node.js {range}, but node on PATH is {have}"),
             "install Node.js 22.19 or newer, or use @mariozechner/pi-coding-agent@0.73 on this Node.js",
         ),
         (_, None) => check(
             "pi",
-            "fail",
+            CheckState::Fail,
             format!("{detail}, but there is no node on PATH to run it"),
             "install Node.js",
         ),
-        _ => check("pi", "ok", detail, ""),
+        _ => check("pi", CheckState::Ok, detail, ""),
     }
 }
 
@@ -298,12 +303,12 @@ async fn git_check(settings: &RequestSettings) -> Check {
     let path = settings.agent.path.as_deref();
     match on_path("git", path) {
         Some(git) => match version_of(&git, path).await {
-            Ok(v) => check("git", "ok", v, ""),
-            Err(e) => check("git", "warn", e.to_string(), "reinstall git"),
+            Ok(v) => check("git", CheckState::Ok, v, ""),
+            Err(e) => check("git", CheckState::Warn, e.to_string(), "reinstall git"),
         },
         None => check(
             "git",
-            "warn",
+            CheckState::Warn,
             "git is not on PATH (Stanley reads the repository itself; coding agents use git)",
             "install git",
         ),
@@ -318,7 +323,7 @@ fn repository_check(state: &DaemonState) -> Check {
     if let Err(e) = writable {
         return check(
             "repository",
-            "fail",
+            CheckState::Fail,
             format!(
                 "cannot write under {}: {e}",
                 root.join(".stanley").display()
@@ -331,7 +336,7 @@ fn repository_check(state: &DaemonState) -> Check {
             let jobs = q.list().map(|j| j.len()).unwrap_or(0);
             check(
                 "repository",
-                "ok",
+                CheckState::Ok,
                 format!(
                     "{} is writable; the improvement queue holds {jobs} job(s)",
                     root.join(".stanley").display()
@@ -341,13 +346,13 @@ fn repository_check(state: &DaemonState) -> Check {
         }
         (None, Some(why)) => check(
             "repository",
-            "fail",
+            CheckState::Fail,
             why.to_string(),
             "move .stanley/state/ aside (it is rebuilt empty)",
         ),
         (None, None) => check(
             "repository",
-            "fail",
+            CheckState::Fail,
             "the improvement queue is not open",
             "",
         ),

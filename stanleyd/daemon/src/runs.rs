@@ -9,7 +9,8 @@ use stanley_adapters::runs as stored;
 use stanley_adapters::{FsRecorder, SystemClock};
 use stanley_core::{RequestUsage, Tally};
 use stanley_proto::exit::ErrorKind;
-use stanley_proto::v1::{RunFindings, WatchRunsResponse, watch_runs_response};
+use stanley_proto::v1::{self, RunFindings, WatchRunsResponse, watch_runs_response};
+use stanley_workflows::diff::Scope;
 use stanley_workflows::ports::{Clock, Redactor, RunRecorder};
 use stanley_workflows::run::run_id;
 use stanley_workflows::runs::{
@@ -81,11 +82,11 @@ pub(crate) struct Finished<'a> {
 
 /// The diff scope a result's summary says it read (a diff analysis's `diff`, check's
 /// `task.diff`).
-fn scope_of(summary: &Value) -> Option<String> {
+fn scope_of(summary: &Value) -> Option<Scope> {
     [&summary["diff"]["scope"], &summary["task"]["diff"]["scope"]]
         .into_iter()
         .find_map(Value::as_str)
-        .map(str::to_owned)
+        .and_then(Scope::parse)
 }
 
 /// The run's words for a failure the wire names (the same words: `failure_kinds_are_the_wires`).
@@ -113,7 +114,9 @@ fn summary(id: &str, f: &mut Finished<'_>, finished_at: String) -> (RunSummary, 
     let data = &doc["output"]["data"];
     // (A kind the daemon did not write itself cannot be in its own result; read as its fault.)
     let error = f.result.error.as_ref().map(|e| RunError {
-        kind: failure_kind(ErrorKind::parse(&e.kind).unwrap_or(ErrorKind::Internal)),
+        kind: failure_kind(
+            ErrorKind::from_wire(e.resolved_error_kind()).unwrap_or(ErrorKind::Internal),
+        ),
         message: e.message.clone(),
     });
     let summary = RunSummary {
@@ -248,19 +251,19 @@ pub(crate) fn prune_later(state: &DaemonState, settings: &RequestSettings) {
     }));
 }
 
-pub(crate) fn typed(s: &RunSummary) -> stanley_proto::v1::RunSummary {
+pub(crate) fn typed(s: &RunSummary) -> v1::RunSummary {
     let usage = &s.usage;
     let n = |k: &str| usage[k].as_u64().unwrap_or(0);
-    stanley_proto::v1::RunSummary {
+    v1::RunSummary {
         id: s.run_id.clone(),
         started_at: s.started_at.clone(),
         request: s.request.clone(),
         workflow: s.workflow.clone(),
-        status: s.status.as_str().to_owned(),
+        run_status: wire_status(s.status) as i32,
         exit_code: s.exit_code,
         findings: u32::try_from(s.findings).unwrap_or(u32::MAX),
         coverage: s.coverage.as_ref().map(crate::typed::coverage),
-        usage: usage.is_object().then(|| stanley_proto::v1::Usage {
+        usage: usage.is_object().then(|| v1::Usage {
             jev_requests: n("jevRequests"),
             cached_answers: n("cachedAnswers"),
             input_tokens: n("inputTokens"),
@@ -278,7 +281,32 @@ pub(crate) fn typed(s: &RunSummary) -> stanley_proto::v1::RunSummary {
         duration_ms: s.duration_ms,
         delegated: s.delegated,
         summary_json: serde_json::to_string(s).unwrap_or_default(),
-        scope: s.scope.clone().unwrap_or_default(),
+        diff_scope: s.scope.map_or(v1::Scope::Unspecified, wire_scope) as i32,
+        ..Default::default()
+    }
+    .with_words()
+}
+
+/// A run's status on the wire (the same word: `run_words_are_the_wires`).
+fn wire_status(status: RunStatus) -> v1::RunStatus {
+    match status {
+        RunStatus::Complete => v1::RunStatus::Complete,
+        RunStatus::Incomplete => v1::RunStatus::Incomplete,
+        RunStatus::BudgetExhausted => v1::RunStatus::BudgetExhausted,
+        RunStatus::Unsupported => v1::RunStatus::Unsupported,
+        RunStatus::Interrupted => v1::RunStatus::Interrupted,
+        RunStatus::Failed => v1::RunStatus::Failed,
+        RunStatus::Running => v1::RunStatus::Running,
+        RunStatus::Unknown => v1::RunStatus::Unknown,
+    }
+}
+
+/// A diff selection on the wire.
+pub(crate) fn wire_scope(scope: Scope) -> v1::Scope {
+    match scope {
+        Scope::Worktree => v1::Scope::Worktree,
+        Scope::Staged => v1::Scope::Staged,
+        Scope::Branch => v1::Scope::Branch,
     }
 }
 
@@ -297,6 +325,21 @@ mod failure_kind_tests {
             let json = serde_json::to_string(&run).unwrap();
             assert_eq!(json, format!("\"{}\"", kind.as_str()));
             assert_eq!(serde_json::from_str::<FailureKind>(&json).unwrap(), run);
+        }
+    }
+
+    /// A run's status and scope go on the wire as the value of the same word, every wire value
+    /// has its run's word, and the summary's deprecated words are the run's.
+    #[test]
+    fn run_words_are_the_wires() {
+        for &wire in v1::RunStatus::KNOWN {
+            let status = RunStatus::parse(wire.word());
+            assert_eq!(status.as_str(), wire.word());
+            assert_eq!(wire_status(status), wire);
+        }
+        for &wire in v1::Scope::KNOWN {
+            let scope = Scope::parse(wire.word()).unwrap();
+            assert_eq!(wire_scope(scope), wire);
         }
     }
 }

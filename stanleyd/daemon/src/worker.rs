@@ -33,11 +33,23 @@ use crate::state::{DaemonState, JevLink, QueueProblem};
 pub(crate) const JOB_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 const MAX_SUMMARY_BYTES: usize = 16_384;
 
+stanley_core::words! {
+    /// What became of a job the worker took.
+    pub(crate) enum JobOutcome {
+        /// Its candidate passed validation and waits for a person.
+        Validated = "validated",
+        /// Its candidate was turned down.
+        Rejected = "rejected",
+        /// The agent failed without writing anything: it goes back to the queue.
+        Requeued = "requeued",
+    }
+}
+
 /// What the worker did with one job.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Processed {
     pub(crate) id: String,
-    pub(crate) status: &'static str,
+    pub(crate) status: JobOutcome,
 }
 
 /// A workflow loaded from a candidate folder by a separate host.
@@ -197,7 +209,7 @@ pub(crate) async fn work(
         diary(&mut job, text);
         q.put(&job)?;
         let status = run_job(state, settings, agent, &mut job, cancel).await?;
-        if status != "requeued" {
+        if status != JobOutcome::Requeued {
             seen.insert(job.id.clone());
         }
         processed.push(Processed {
@@ -214,7 +226,7 @@ async fn run_job(
     agent: &dyn Agent,
     job: &mut Job,
     cancel: &Cancel,
-) -> Result<&'static str, WorkError> {
+) -> Result<JobOutcome, WorkError> {
     let q = queue(state)?;
     let root = &state.config.files.root;
     let rel_dir = format!(".stanley/candidates/{}", job.id);
@@ -255,7 +267,7 @@ async fn run_job(
         );
         diary(job, text);
         q.put(job)?;
-        return Ok("requeued");
+        return Ok(JobOutcome::Requeued);
     }
     let diff_now = state
         .git
@@ -310,10 +322,10 @@ async fn run_job(
         }
     }
     let reasons: Vec<String> = reasons.iter().map(|r| redactor.text(r).0).collect();
-    let status = if reasons.is_empty() {
-        CandidateStatus::Validated
+    let (status, outcome) = if reasons.is_empty() {
+        (CandidateStatus::Validated, JobOutcome::Validated)
     } else {
-        CandidateStatus::Rejected
+        (CandidateStatus::Rejected, JobOutcome::Rejected)
     };
     let summary: String = redactor.text(&result.text).0;
     let mut end = summary.len().min(MAX_SUMMARY_BYTES);
@@ -351,7 +363,7 @@ async fn run_job(
     let text = format!("{status} {}{wf}: {why}", job.id);
     diary(job, text);
     q.put(job)?;
-    Ok(status.as_str())
+    Ok(outcome)
 }
 
 /// Why a candidate's record could not be written.
@@ -630,7 +642,7 @@ pub(crate) fn spawn_background(state: &Arc<DaemonState>) {
             match work(&state, &settings, &agent, &cancel).await {
                 Ok(Some(done)) => {
                     for p in done {
-                        tracing::info!(job = %p.id, status = p.status, "improvement job processed");
+                        tracing::info!(job = %p.id, status = %p.status, "improvement job processed");
                     }
                 }
                 Ok(None) => tracing::debug!("improvement worker already running"),

@@ -93,7 +93,7 @@ async fn a_stale_lease_is_requeued_and_a_failing_agent_gets_one_retry_then_a_rej
         .await
         .unwrap()
         .expect("the worker was free");
-    let statuses: Vec<&str> = processed.iter().map(|p| p.status).collect();
+    let statuses: Vec<&str> = processed.iter().map(|p| p.status.as_str()).collect();
     assert_eq!(statuses, ["requeued", "rejected"]);
     assert_eq!(agent.runs.load(Ordering::SeqCst), MAX_ATTEMPTS as usize);
     assert!(agent.briefs.lock().unwrap()[0].contains("Audit the TODO comments"));
@@ -152,7 +152,7 @@ async fn writes_outside_the_candidate_folder_reject_the_draft_on_the_first_run()
         processed,
         [Processed {
             id: job.id.clone(),
-            status: "rejected"
+            status: JobOutcome::Rejected
         }]
     );
     assert_eq!(

@@ -7,6 +7,8 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::diff::Scope;
+
 /// The summary's schema.
 pub const SUMMARY_SCHEMA: &str = "stanley.run-summary/v1";
 /// The summary's file in a run folder.
@@ -190,8 +192,19 @@ pub struct RunSummary {
     pub usage: Value,
     /// The diff selection it read (`worktree`, `staged`, `branch`), when it read one: a branch
     /// review's findings and a worktree review's stand side by side (issue 49).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scope: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "scope_word"
+    )]
+    pub scope: Option<Scope>,
+}
+
+/// A summary's scope: a word this version does not know (a newer Stanley's) reads as none, so
+/// the run is still listed.
+fn scope_word<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Scope>, D::Error> {
+    let word = Option::<String>::deserialize(d)?;
+    Ok(word.as_deref().and_then(Scope::parse))
 }
 
 /// The time in a run id (`<name>-<YYYYMMDDTHHMMSSZ>-<hex>`) as RFC 3339 text
@@ -292,7 +305,7 @@ pub fn standing(runs_newest_first: &[RunSummary]) -> Vec<&RunSummary> {
     runs_newest_first
         .iter()
         .filter(|r| !r.workflow.is_empty() && r.status.stands())
-        .filter(|r| seen.insert((r.workflow.as_str(), r.scope.as_deref())))
+        .filter(|r| seen.insert((r.workflow.as_str(), r.scope)))
         .collect()
 }
 
@@ -362,7 +375,7 @@ mod tests {
     #[test]
     fn each_scope_keeps_its_newest_run() {
         let on = |id: &str, scope: &str| RunSummary {
-            scope: Some(scope.to_owned()),
+            scope: Scope::parse(scope),
             ..summary(id, "review", "complete")
         };
         let runs = [
@@ -374,6 +387,23 @@ mod tests {
         ];
         let ids: Vec<&str> = standing(&runs).iter().map(|r| r.run_id.as_str()).collect();
         assert_eq!(ids, ["w2", "b2", "s1"]);
+    }
+
+    /// The scope is read as its word; a word this version does not know leaves the run listed
+    /// without one.
+    #[test]
+    fn a_scope_word_reads_back_and_an_unknown_one_reads_as_none() {
+        let branch = RunSummary {
+            scope: Some(Scope::Branch),
+            ..summary("b1", "review", "complete")
+        };
+        let mut text = serde_json::to_value(&branch).unwrap();
+        assert_eq!(text["scope"], "branch");
+        let back: RunSummary = serde_json::from_value(text.clone()).unwrap();
+        assert_eq!(back.scope, Some(Scope::Branch));
+        text["scope"] = "sideways".into();
+        let odd: RunSummary = serde_json::from_value(text).unwrap();
+        assert_eq!((odd.run_id.as_str(), odd.scope), ("b1", None));
     }
 
     #[test]

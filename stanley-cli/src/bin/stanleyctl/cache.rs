@@ -47,7 +47,7 @@ pub(crate) fn cache(target: &Target, sub: &clap::ArgMatches, json: bool) -> Exit
             let team = s.team.as_ref().map(|t| {
                 serde_json::json!({
                     "store": t.store,
-                    "mode": t.mode,
+                    "mode": t.resolved_cache_mode().word(),
                     "hits": t.hits,
                     "misses": t.misses,
                     "ignored": {
@@ -100,7 +100,11 @@ pub(crate) fn cache(target: &Target, sub: &clap::ArgMatches, json: bool) -> Exit
                     "team cache      not in use (no request since the daemon started set STANLEY_CACHE_REMOTE)"
                 ),
                 Some(t) => {
-                    stanley_cli::outln!("team cache      {} ({})", t.store, t.mode);
+                    stanley_cli::outln!(
+                        "team cache      {} ({})",
+                        t.store,
+                        t.resolved_cache_mode().word()
+                    );
                     let ignored = t.ignored_unsigned
                         + t.ignored_foreign
                         + t.ignored_tampered

@@ -7,29 +7,34 @@ use std::process::ExitCode;
 use serde_json::json;
 use stanley_cli::daemon::{Target, connect_or_start, runtime};
 use stanley_cli::exit::Exit;
-use stanley_proto::v1::{Check, DiagnoseRequest, GetStatusRequest};
+use stanley_proto::v1::{Check, CheckState, DiagnoseRequest, GetStatusRequest};
 
 use crate::fail;
 
-fn check(name: &str, state: &str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
+fn check(
+    name: &str,
+    state: CheckState,
+    detail: impl Into<String>,
+    fix: impl Into<String>,
+) -> Check {
     Check::new(name, state, detail, fix)
 }
 
 /// The runtime folder, as the client checks it before every connection.
 fn runtime_check(target: &Target) -> Check {
     let Some(dir) = target.socket.parent() else {
-        return check("runtime", "fail", "the socket has no folder", "");
+        return check("runtime", CheckState::Fail, "the socket has no folder", "");
     };
     match stanley_proto::private::check_private_dir(dir) {
         Ok(true) => check(
             "runtime",
-            "ok",
+            CheckState::Ok,
             format!("{}: yours, mode 0700", dir.display()),
             "",
         ),
         Ok(false) => check(
             "runtime",
-            "ok",
+            CheckState::Ok,
             format!(
                 "{} does not exist yet; the daemon creates it",
                 dir.display()
@@ -38,7 +43,7 @@ fn runtime_check(target: &Target) -> Check {
         ),
         Err(problem) => check(
             "runtime",
-            "fail",
+            CheckState::Fail,
             problem.to_string(),
             problem.hint(stanley_proto::env::XDG_RUNTIME_DIR),
         ),
@@ -50,7 +55,7 @@ async fn checks(target: &Target) -> Vec<Check> {
     let env = match stanley_cli::environ::request_env() {
         Ok(e) => e,
         Err(e) => {
-            checks.push(check("environment", "fail", e.message, ""));
+            checks.push(check("environment", CheckState::Fail, e.message, ""));
             return checks;
         }
     };
@@ -59,7 +64,7 @@ async fn checks(target: &Target) -> Vec<Check> {
         Err(e) => {
             checks.push(check(
                 "daemon",
-                "fail",
+                CheckState::Fail,
                 format!("{}; the other checks need it", e.message),
                 e.hint.unwrap_or_default(),
             ));
@@ -77,7 +82,7 @@ async fn checks(target: &Target) -> Vec<Check> {
             let s = s.into_inner();
             check(
                 "daemon",
-                "ok",
+                CheckState::Ok,
                 format!(
                     "stanleyd {} (protocol {}) pid {}, the same version as this client",
                     s.daemon_version, s.protocol_version, s.pid
@@ -87,7 +92,7 @@ async fn checks(target: &Target) -> Vec<Check> {
         }
         Err(e) => check(
             "daemon",
-            "fail",
+            CheckState::Fail,
             e.message().to_owned(),
             "stanleyctl daemon restart",
         ),
@@ -96,7 +101,7 @@ async fn checks(target: &Target) -> Vec<Check> {
         Ok(r) => checks.extend(r.into_inner().checks),
         Err(e) => checks.push(check(
             "daemon",
-            "fail",
+            CheckState::Fail,
             format!("the daemon could not run its checks: {}", e.message()),
             "stanleyctl daemon restart",
         )),
@@ -117,19 +122,23 @@ pub(crate) fn doctor(target: &Target, json: bool) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(&e),
     };
-    let failed = checks.iter().any(|c| c.state == "fail");
+    let failed = checks
+        .iter()
+        .any(|c| c.resolved_check_state() == CheckState::Fail);
     if json {
         let doc = json!({
             "schema": "stanley.doctor/v1",
             "ok": !failed,
             "checks": checks.iter().map(|c| json!({
-                "name": c.name, "state": c.state, "detail": c.detail, "fix": c.fix,
+                "name": c.name, "state": c.resolved_check_state().word(), "detail": c.detail,
+                "fix": c.fix,
             })).collect::<Vec<_>>(),
         });
         stanley_cli::outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
         for c in &checks {
-            stanley_cli::outln!("{:<5} {:<11} {}", c.state, c.name, c.detail);
+            let state = c.resolved_check_state().word();
+            stanley_cli::outln!("{state:<5} {:<11} {}", c.name, c.detail);
             if !c.fix.is_empty() {
                 stanley_cli::outln!("{:<17} fix: {}", "", c.fix);
             }

@@ -184,13 +184,25 @@ pub(crate) fn hook(target: &Target, event: &str) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
-    let event = event.to_owned();
+    let Some(event) = stanley_proto::HookEvent::parse(event) else {
+        stanley_cli::errln!(
+            "stanleyctl: unknown hook event {event:?}; expected one of {}",
+            stanley_proto::HOOK_EVENTS.join(", ")
+        );
+        return ExitCode::from(Exit::Usage.code());
+    };
     crate::block_on(&runtime, async move {
         let (mut client, env) = match flows_client(target).await {
             Ok(pair) => pair,
             Err(code) => return code,
         };
-        let request = FlowHookRequest { event, input, env };
+        let request = FlowHookRequest {
+            hook_event: event.wire() as i32,
+            input,
+            env,
+            ..FlowHookRequest::default()
+        }
+        .with_words();
         match client.flow_hook(request).await {
             Ok(r) => {
                 let answer = r.into_inner();

@@ -15,7 +15,11 @@ fn status_error(s: tonic::Status) -> ClientError {
 fn job_line(j: &stanley_proto::v1::Job) -> String {
     format!(
         "{}  {:<7}  attempts {}  {}  {}",
-        j.id, j.state, j.attempts, j.input_shape, j.request
+        j.id,
+        j.resolved_job_state().word(),
+        j.attempts,
+        j.resolved_shape().word(),
+        j.request
     )
 }
 
@@ -35,9 +39,9 @@ fn job_json(j: &stanley_proto::v1::Job) -> String {
     format!(
         "{{\"id\":{},\"state\":{},\"attempts\":{},\"inputShape\":{},\"createdAt\":{},\"request\":{},\"diary\":[{}]}}",
         json_string(&j.id),
-        json_string(&j.state),
+        json_string(j.resolved_job_state().word()),
         j.attempts,
-        json_string(&j.input_shape),
+        json_string(j.resolved_shape().word()),
         json_string(&j.created_at),
         json_string(&j.request),
         diary.join(",")
@@ -159,7 +163,7 @@ pub(crate) fn queue(target: &Target, group: &str, sub: &clap::ArgMatches, json: 
                     stanley_cli::outln!("no pending jobs");
                 } else {
                     for p in &r.processed {
-                        stanley_cli::outln!("{}  {}", p.id, p.status);
+                        stanley_cli::outln!("{}  {}", p.id, p.resolved_outcome().word());
                     }
                 }
             }

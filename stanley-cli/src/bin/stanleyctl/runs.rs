@@ -6,7 +6,9 @@ use stanley_cli::daemon::{Target, channel};
 use stanley_cli::exit::ClientError;
 use stanley_cli::style::Paint;
 use stanley_proto::v1::runs_client::RunsClient;
-use stanley_proto::v1::{ExportRunRequest, GetRunRequest, ListRunsRequest, RunSummary};
+use stanley_proto::v1::{
+    ExportFormat, ExportRunRequest, GetRunRequest, ListRunsRequest, RunStatus, RunSummary,
+};
 
 /// `1234` ms as `1.2 s`.
 fn duration(ms: u64) -> String {
@@ -37,8 +39,8 @@ fn cells(r: &RunSummary) -> [String; 6] {
     );
     // A run that did not finish says how it ended and why: `failed (jev_auth)`.
     let status = match summary_json(r)["error"]["kind"].as_str() {
-        Some(kind) if r.status == "failed" || r.status == "error" => format!("failed ({kind})"),
-        _ => r.status.clone(),
+        Some(kind) if r.resolved_run_status() == RunStatus::Failed => format!("failed ({kind})"),
+        _ => r.resolved_run_status().word().to_owned(),
     };
     [
         r.id.clone(),
@@ -92,14 +94,14 @@ fn unfinished(run: &RunSummary) -> String {
     let summary = summary_json(run);
     let why = summary["error"]["message"].as_str().unwrap_or("");
     let records = format!("its records are in .stanley/runs/{}/", run.id);
-    match run.status.as_str() {
-        "running" => format!("still running; {records}"),
-        "interrupted" => format!(
+    match run.resolved_run_status() {
+        RunStatus::Running => format!("still running; {records}"),
+        RunStatus::Interrupted => format!(
             "interrupted before it finished ({}); {records}",
             if why.is_empty() { "stopped" } else { why }
         ),
-        "failed" | "error" if !why.is_empty() => format!("failed: {why}; {records}"),
-        status => format!("{status}, and no result was kept; {records}"),
+        RunStatus::Failed if !why.is_empty() => format!("failed: {why}; {records}"),
+        status => format!("{}, and no result was kept; {records}", status.word()),
     }
 }
 
@@ -152,7 +154,16 @@ pub(crate) fn runs(target: &Target, sub: &clap::ArgMatches, json: bool) -> ExitC
             }
             "export" => {
                 let r = client
-                    .export_run(ExportRunRequest { id, format })
+                    .export_run(
+                        ExportRunRequest {
+                            id,
+                            export_format: ExportFormat::from_word(&format)
+                                .unwrap_or(ExportFormat::Sarif)
+                                as i32,
+                            ..ExportRunRequest::default()
+                        }
+                        .with_words(),
+                    )
                     .await
                     .map_err(status)?
                     .into_inner();
@@ -201,7 +212,7 @@ mod tests {
     fn the_columns_line_up_whatever_the_run_ids() {
         let run = |id: &str, status: &str, findings: u32, ms: u64| RunSummary {
             id: id.into(),
-            status: status.into(),
+            run_status: RunStatus::from_word(status).unwrap() as i32,
             findings,
             duration_ms: ms,
             request: "Review this".into(),

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use stanley_core::Frame;
+use stanley_proto::v1::FlowHookRequest;
 use stanley_proto::{HOOK_EVENTS, HookEvent};
 use stanley_workflows::flow::agent::{person_context, person_note, session_context};
 use stanley_workflows::flow::gates::{
@@ -89,19 +90,28 @@ fn last_words(input: &Value, transcript_field: &str) -> String {
     }
 }
 
+/// The event a hook request names: its `hook_event`, or an older client's word.
+pub(crate) fn event_of(request: &FlowHookRequest) -> Result<HookEvent, RequestError> {
+    request
+        .resolved_hook_event()
+        .ok()
+        .and_then(HookEvent::from_wire)
+        .ok_or_else(|| {
+            let word = request.resolved_hook_event().err().unwrap_or_default();
+            RequestError::usage(format!(
+                "unknown hook event {word:?}; expected one of {}",
+                HOOK_EVENTS.join(", ")
+            ))
+        })
+}
+
 /// Answers one hook event. No flow file: nothing to say. A bad flow file: FAILED_PRECONDITION.
 pub(crate) async fn answer(
     state: &DaemonState,
-    event: &str,
+    event: HookEvent,
     input: &str,
     settings: &RequestSettings,
 ) -> Result<HookAnswer, RequestError> {
-    let Some(event) = HookEvent::parse(event) else {
-        return Err(RequestError::usage(format!(
-            "unknown hook event {event:?}; expected one of {}",
-            HOOK_EVENTS.join(", ")
-        )));
-    };
     let input: Value = match serde_json::from_str(input) {
         Ok(v @ Value::Object(_)) => v,
         _ => {

@@ -45,7 +45,7 @@ fn scene_judging(done: bool) -> Scene {
 async fn hook(scene: &Scene, event: &str, input: Value, trusted: bool) -> HookAnswer {
     answer(
         &scene.state,
-        event,
+        HookEvent::parse(event).unwrap(),
         &input.to_string(),
         &scene.settings(trusted),
     )
@@ -61,15 +61,24 @@ fn stdout(answer: &HookAnswer) -> Value {
 async fn bad_events_and_inputs_are_usage_errors() {
     let scene = scene();
     let settings = scene.settings(true);
-    let e = answer(&scene.state, "teardown", "{}", &settings)
-        .await
-        .err()
-        .unwrap();
+    #[allow(deprecated)]
+    let worded = |event: &str| FlowHookRequest {
+        event: event.into(),
+        ..FlowHookRequest::default()
+    };
+    let e = event_of(&worded("teardown")).err().unwrap();
     assert!(
         e.to_string().starts_with("unknown hook event \"teardown\""),
         "{e}"
     );
-    let e = answer(&scene.state, "stop", "[1, 2]", &settings)
+    // An older client's word is still read; the enum wins over it.
+    assert_eq!(event_of(&worded("stop")).unwrap(), HookEvent::Stop);
+    let typed = FlowHookRequest {
+        hook_event: HookEvent::PreToolUse.wire() as i32,
+        ..worded("stop")
+    };
+    assert_eq!(event_of(&typed).unwrap(), HookEvent::PreToolUse);
+    let e = answer(&scene.state, HookEvent::Stop, "[1, 2]", &settings)
         .await
         .err()
         .unwrap();

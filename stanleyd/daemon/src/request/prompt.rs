@@ -50,11 +50,15 @@ pub(crate) fn error_result(failure: &RequestError, redactor: Option<&dyn Redacto
         outcome: Outcome::Error as i32,
         exit_code: failure.exit_code(),
         human: String::new(),
-        error: Some(ErrorInfo {
-            kind: failure.kind().as_str().to_owned(),
-            message,
-            workflow: failure.workflow.clone().unwrap_or_default(),
-        }),
+        error: Some(
+            ErrorInfo {
+                error_kind: failure.kind().wire() as i32,
+                message,
+                workflow: failure.workflow.clone().unwrap_or_default(),
+                ..ErrorInfo::default()
+            }
+            .with_words(),
+        ),
         workflow: failure.workflow.clone().unwrap_or_default(),
         ..v1::Result::default()
     }

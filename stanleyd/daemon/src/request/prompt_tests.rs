@@ -294,7 +294,10 @@ async fn after_a_panicking_request_the_daemon_keeps_serving() {
     let first = ask().await;
     assert_eq!(first.exit_code, 70, "{first:?}");
     let error = first.error.expect("an error result");
-    assert_eq!(error.kind, "internal");
+    assert_eq!(
+        error.resolved_error_kind(),
+        stanley_proto::v1::ErrorKind::Internal
+    );
     assert!(
         error.message.contains("boom in the diff"),
         "{}",

@@ -4,9 +4,10 @@
 use std::sync::Arc;
 
 use crate::state::CacheStore;
+use stanley_adapters::team_cache::Mode;
 use stanley_proto::v1::cache_server::Cache;
 use stanley_proto::v1::{
-    ClearCacheRequest, ClearCacheResponse, GetCacheStatsRequest, GetCacheStatsResponse,
+    CacheMode, ClearCacheRequest, ClearCacheResponse, GetCacheStatsRequest, GetCacheStatsResponse,
     TeamCacheStats,
 };
 use tonic::{Request, Response, Status};
@@ -54,24 +55,28 @@ impl Cache for CacheService {
             hits: s.hits,
             misses: s.misses,
             evictions: s.evictions,
-            team: self.caches.team().stats().map(|t| TeamCacheStats {
-                store: t.store,
-                mode: t.mode.as_str().to_owned(),
-                hits: t.hits,
-                misses: t.misses,
-                ignored_unsigned: t.unsigned,
-                ignored_foreign: t.foreign,
-                ignored_tampered: t.tampered,
-                ignored_malformed: t.malformed,
-                ignored_oversized: t.oversized,
-                timeouts: t.timeouts,
-                errors: t.errors,
-                bypassed: t.bypassed,
-                writes: t.writes,
-                writes_dropped: t.dropped,
-                bypassing: t.bypassing,
-                ignored_stale: t.stale,
-                slow: t.slow,
+            team: self.caches.team().stats().map(|t| {
+                TeamCacheStats {
+                    store: t.store,
+                    cache_mode: wire_mode(t.mode) as i32,
+                    hits: t.hits,
+                    misses: t.misses,
+                    ignored_unsigned: t.unsigned,
+                    ignored_foreign: t.foreign,
+                    ignored_tampered: t.tampered,
+                    ignored_malformed: t.malformed,
+                    ignored_oversized: t.oversized,
+                    timeouts: t.timeouts,
+                    errors: t.errors,
+                    bypassed: t.bypassed,
+                    writes: t.writes,
+                    writes_dropped: t.dropped,
+                    bypassing: t.bypassing,
+                    ignored_stale: t.stale,
+                    slow: t.slow,
+                    ..TeamCacheStats::default()
+                }
+                .with_words()
             }),
         }))
     }
@@ -89,5 +94,26 @@ impl Cache for CacheService {
         self.warm.results().clear();
         tracing::info!(removed, "judgment cache cleared");
         Ok(Response::new(ClearCacheResponse { removed }))
+    }
+}
+
+/// The team level's mode on the wire (the same word: `the_mode_is_the_wires`).
+fn wire_mode(mode: Mode) -> CacheMode {
+    match mode {
+        Mode::ReadWrite => CacheMode::ReadWrite,
+        Mode::ReadOnly => CacheMode::ReadOnly,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mode_is_the_wires() {
+        for mode in [Mode::ReadWrite, Mode::ReadOnly] {
+            assert_eq!(wire_mode(mode).word(), mode.as_str());
+        }
+        assert_eq!(CacheMode::KNOWN.len(), 2);
     }
 }

@@ -19,7 +19,7 @@ use tonic::{Request, Response, Status};
 
 use crate::error::{Refusal, RequestError};
 use crate::flow::eval::{FLOW_FILE, FlowLoad, load_flow, stored_journal};
-use crate::flow::hooks::answer;
+use crate::flow::hooks::{answer, event_of};
 use crate::flow::run::{Lease, supervise};
 use crate::state::DaemonState;
 
@@ -138,7 +138,8 @@ impl Flows for FlowService {
     ) -> Result<Response<FlowHookResponse>, Status> {
         let request = request.into_inner();
         let settings = self.state.settings(&request.env);
-        let answer = answer(&self.state, &request.event, &request.input, &settings).await?;
+        let event = event_of(&request)?;
+        let answer = answer(&self.state, event, &request.input, &settings).await?;
         Ok(Response::new(FlowHookResponse {
             stdout: answer.stdout,
             stderr: answer.stderr,

@@ -13,11 +13,13 @@ use stanley_proto::v1::{
     ListCandidatesResponse, ProcessedJob, PromoteCandidateRequest, PromoteCandidateResponse,
     WorkQueueRequest, WorkQueueResponse,
 };
-use stanley_workflows::improve::{Job, JobQueue};
+use stanley_workflows::improve::{Job, JobQueue, JobState};
+use stanley_workflows::routing::InputShape;
 use tonic::{Request, Response, Status};
 
 use crate::error::RequestError;
 use crate::state::DaemonState;
+use crate::worker::JobOutcome;
 
 fn record_json(record: &stanley_workflows::improve::CandidateRecord) -> String {
     serde_json::to_string_pretty(record).unwrap_or_default()
@@ -46,8 +48,8 @@ fn to_proto(job: Job) -> v1::Job {
     v1::Job {
         id: job.id,
         request: job.request,
-        input_shape: job.input_shape.as_str().into(),
-        state: job.state.as_str().into(),
+        shape: wire_shape(job.input_shape) as i32,
+        job_state: wire_state(job.state) as i32,
         attempts: job.attempts,
         created_at: job.created_at,
         diary: job
@@ -58,6 +60,36 @@ fn to_proto(job: Job) -> v1::Job {
                 text: d.text,
             })
             .collect(),
+        ..v1::Job::default()
+    }
+    .with_words()
+}
+
+/// A job's input shape on the wire (the same word: `queue_words_are_the_wires`).
+fn wire_shape(shape: InputShape) -> v1::InputShape {
+    match shape {
+        InputShape::None => v1::InputShape::None,
+        InputShape::FailureLog => v1::InputShape::FailureLog,
+        InputShape::ReviewComments => v1::InputShape::ReviewComments,
+        InputShape::Text => v1::InputShape::Text,
+    }
+}
+
+/// Where a job is, on the wire.
+fn wire_state(state: JobState) -> v1::JobState {
+    match state {
+        JobState::Pending => v1::JobState::Pending,
+        JobState::Active => v1::JobState::Active,
+        JobState::Done => v1::JobState::Done,
+    }
+}
+
+/// What became of a processed job, on the wire.
+fn wire_outcome(outcome: JobOutcome) -> v1::JobOutcome {
+    match outcome {
+        JobOutcome::Validated => v1::JobOutcome::Validated,
+        JobOutcome::Rejected => v1::JobOutcome::Rejected,
+        JobOutcome::Requeued => v1::JobOutcome::Requeued,
     }
 }
 
@@ -112,9 +144,13 @@ impl Queue for QueueService {
                 ran: true,
                 processed: processed
                     .into_iter()
-                    .map(|p| ProcessedJob {
-                        id: p.id,
-                        status: p.status.into(),
+                    .map(|p| {
+                        ProcessedJob {
+                            id: p.id,
+                            outcome: wire_outcome(p.status) as i32,
+                            ..ProcessedJob::default()
+                        }
+                        .with_words()
                     })
                     .collect(),
             })),
@@ -197,5 +233,29 @@ impl Queue for QueueService {
         Ok(Response::new(ExportQueueResponse {
             json: serde_json::to_string_pretty(&doc).unwrap_or_default(),
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A job's shape, state and outcome go on the wire as the value of the same word, and
+    /// every wire value has its word on this side.
+    #[test]
+    fn queue_words_are_the_wires() {
+        for &wire in v1::InputShape::KNOWN {
+            let shape: InputShape = serde_json::from_value(wire.word().into()).unwrap();
+            assert_eq!((shape.as_str(), wire_shape(shape)), (wire.word(), wire));
+        }
+        for &wire in v1::JobState::KNOWN {
+            let state: JobState = serde_json::from_value(wire.word().into()).unwrap();
+            assert_eq!((state.as_str(), wire_state(state)), (wire.word(), wire));
+        }
+        for &wire in v1::JobOutcome::KNOWN {
+            let outcome = JobOutcome::parse(wire.word()).unwrap();
+            assert_eq!(wire_outcome(outcome), wire);
+        }
+        assert_eq!(JobOutcome::ALL.len(), v1::JobOutcome::KNOWN.len());
     }
 }

@@ -6,9 +6,10 @@ use serde_json::Value;
 use stanley_adapters::runs as stored;
 use stanley_proto::v1::runs_server::Runs;
 use stanley_proto::v1::{
-    ExportRunRequest, ExportRunResponse, GetLatestFindingsRequest, GetLatestFindingsResponse,
-    GetRunRequest, GetRunResponse, ListRunsRequest, ListRunsResponse, MarkFindingSeenRequest,
-    MarkFindingSeenResponse, RunFindings, WatchRunsRequest, WatchRunsResponse, watch_runs_response,
+    ExportFormat, ExportRunRequest, ExportRunResponse, GetLatestFindingsRequest,
+    GetLatestFindingsResponse, GetRunRequest, GetRunResponse, ListRunsRequest, ListRunsResponse,
+    MarkFindingSeenRequest, MarkFindingSeenResponse, RunFindings, WatchRunsRequest,
+    WatchRunsResponse, watch_runs_response,
 };
 use stanley_workflows::runs::RunSummary;
 use tokio_stream::wrappers::ReceiverStream;
@@ -105,19 +106,15 @@ impl Runs for RunsService {
         &self,
         request: Request<ExportRunRequest>,
     ) -> Result<Response<ExportRunResponse>, Status> {
-        let ExportRunRequest { id, format } = request.into_inner();
-        let format = if format.is_empty() {
-            "sarif".to_owned()
-        } else {
-            format
-        };
-        if format != "sarif" && format != "json" {
+        let request = request.into_inner();
+        let Some(format) = request.resolved_export_format() else {
             return Err(RequestError::usage(format!(
-                "--format must be sarif or json (got {format:?})"
+                "--format must be sarif or json (got {:?})",
+                request.format_word()
             ))
             .into());
-        }
-        let (summary, result) = self.read(id).await?;
+        };
+        let (summary, result) = self.read(request.id).await?;
         let document = &result["document"];
         if document.is_null() {
             return Err(RequestError::input(format!(
@@ -126,7 +123,7 @@ impl Runs for RunsService {
             ))
             .into());
         }
-        let text = if format == "json" {
+        let text = if format == ExportFormat::Json {
             serde_json::to_string_pretty(document).unwrap_or_default()
         } else {
             let log = stanley_workflows::sarif::log(&summary, document, stanley_proto::VERSION);

@@ -167,7 +167,10 @@ mod tests {
         assert_eq!(result.exit_code, 70);
         assert_eq!(result.outcome, v1::Outcome::Error as i32);
         let error = result.error.unwrap();
-        assert_eq!(error.kind, "internal");
+        assert_eq!(
+            error.resolved_error_kind(),
+            stanley_proto::v1::ErrorKind::Internal
+        );
         assert_eq!(error.message, "the request failed unexpectedly: boom");
         assert!(result.document_json.contains("stanley.error/v1"));
     }

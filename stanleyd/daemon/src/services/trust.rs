@@ -6,7 +6,7 @@ use std::sync::Arc;
 use stanley_adapters::trust::OnDisk;
 use stanley_proto::v1::trust_server::Trust;
 use stanley_proto::v1::{
-    GetTrustRequest, GrantTrustRequest, RevokeTrustRequest, TrustPart, TrustStatus,
+    GetTrustRequest, GrantTrustRequest, RevokeTrustRequest, TrustPart, TrustState, TrustStatus,
 };
 use stanley_workflows::trust::{Verdict, assess, assess_agent, grant};
 use tonic::{Request, Response, Status};
@@ -49,13 +49,17 @@ impl TrustService {
                 assess_agent(record.as_ref(), &disk.agent),
             )
         };
-        let part = |v: &Verdict, files: usize| TrustPart {
-            state: v.word().to_owned(),
-            changed: match v {
-                Verdict::Changed(paths) => paths.clone(),
-                _ => Vec::new(),
-            },
-            files: u32::try_from(files).unwrap_or(u32::MAX),
+        let part = |v: &Verdict, files: usize| {
+            TrustPart {
+                trust_state: wire_verdict(v) as i32,
+                changed: match v {
+                    Verdict::Changed(paths) => paths.clone(),
+                    _ => Vec::new(),
+                },
+                files: u32::try_from(files).unwrap_or(u32::MAX),
+                ..TrustPart::default()
+            }
+            .with_words()
         };
         Ok(TrustStatus {
             workflows: Some(part(&assessment.workflows, disk.workflows.len())),
@@ -121,5 +125,37 @@ impl Trust for TrustService {
             .map_err(|e| RequestError::caused(crate::error::Refusal::Input, e))?;
         tracing::info!("trust revoked");
         Ok(Response::new(self.status(&HashMap::new())?))
+    }
+}
+
+/// How a part stands, on the wire (the same word: `trust_words_are_the_wires`).
+fn wire_verdict(verdict: &Verdict) -> TrustState {
+    match verdict {
+        Verdict::Absent => TrustState::Absent,
+        Verdict::Trusted => TrustState::Trusted,
+        Verdict::NeverTrusted => TrustState::NotTrusted,
+        Verdict::Changed(_) => TrustState::Changed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every verdict goes on the wire as the state of its word, and every state is a verdict's.
+    #[test]
+    fn trust_words_are_the_wires() {
+        let verdicts = [
+            Verdict::Absent,
+            Verdict::Trusted,
+            Verdict::NeverTrusted,
+            Verdict::Changed(vec!["a.ts".into()]),
+        ];
+        for v in &verdicts {
+            assert_eq!(wire_verdict(v).word(), v.word());
+        }
+        let mut states: Vec<TrustState> = verdicts.iter().map(wire_verdict).collect();
+        states.dedup();
+        assert_eq!(states, TrustState::KNOWN);
     }
 }

@@ -114,7 +114,7 @@ pub(crate) fn runs_table(base: &str, runs: &[RunSummary]) -> Markup {
                             td.request { a href={(base) "/runs/" (run.run_id)} { @if run.request.is_empty() { (run.run_id) } @else { (run.request) } } }
                             td { @if run.workflow.is_empty() { "–" } @else { code { (run.workflow) } }
                                  @if run.delegated { " " span.badge.plain { "delegated" } } }
-                            td { (run.scope.as_deref().unwrap_or("–")) }
+                            td { (run.scope.map_or("–", |s| s.as_str())) }
                             td { (status_badge(run.status.as_str()))
                                  @if let Some(e) = &run.error { br; span.reason { (e.message) } } }
                             td.num { (run.findings) }

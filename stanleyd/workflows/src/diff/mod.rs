@@ -22,7 +22,7 @@ pub use quote::{Change, QUOTED_LINES, Quoted};
 pub const MAX_HUNK_LINES: usize = 300;
 
 /// The Git selection a request works on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
     /// Working tree against `HEAD` (or `--base`), plus safe untracked files.

@@ -277,13 +277,10 @@ pub(crate) async fn prompt(
                 let outcome = Outcome::try_from(r.outcome).unwrap_or(Outcome::Unspecified);
                 // `complete`, `budget_exhausted`: the status words of the document and the
                 // command line, never the proto's `OUTCOME_COMPLETE`.
-                let outcome_word = outcome
-                    .as_str_name()
-                    .trim_start_matches("OUTCOME_")
-                    .to_lowercase();
+                let outcome_word = outcome.word();
                 let n = r.findings.len();
                 let line = match &r.error {
-                    Some(e) => format!("{} error: {}", e.kind, e.message),
+                    Some(e) => format!("{} error: {}", e.resolved_error_kind().word(), e.message),
                     None => format!(
                         "{}: {n} finding{}",
                         outcome_word.replace('_', " "),

@@ -130,7 +130,12 @@ pub(crate) fn cost(run: &RunSummary) -> String {
 
 /// One line about the run: `run <id>: complete, 2 findings, 3 Jev requests, ...`.
 fn run_line(run: &RunSummary) -> String {
-    format!("run {}: {}, {}", run.id, run.status, cost(run))
+    format!(
+        "run {}: {}, {}",
+        run.id,
+        run.resolved_run_status().word(),
+        cost(run)
+    )
 }
 
 /// The diagnostic for finding `index` of `run`, on 0-based `lines` of document `uri`, the last
@@ -222,7 +227,7 @@ pub(crate) fn hover(run: &RunFindings, index: usize, lines: (usize, usize)) -> O
         format!(
             "- **Run:** `{}` ({}, started {}{})",
             summary.id,
-            summary.status,
+            summary.resolved_run_status().word(),
             summary.started_at,
             if summary.request.is_empty() {
                 String::new()
@@ -247,7 +252,7 @@ mod tests {
         RunFindings {
             run: Some(RunSummary {
                 id: "check-20261130T190000Z-abc123".into(),
-                status: "complete".into(),
+                run_status: stanley_proto::v1::RunStatus::Complete as i32,
                 started_at: "2026-11-30T19:00:00Z".into(),
                 request: "Check this".into(),
                 usage: Some(Usage {

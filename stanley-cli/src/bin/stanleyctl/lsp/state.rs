@@ -257,7 +257,7 @@ mod tests {
         RunFindings {
             run: Some(RunSummary {
                 id: id.into(),
-                status: "complete".into(),
+                run_status: stanley_proto::v1::RunStatus::Complete as i32,
                 ..RunSummary::default()
             }),
             findings: findings
