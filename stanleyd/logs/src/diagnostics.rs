@@ -2868,6 +2868,7 @@ fn under_headings(
         })
         .or_else(|| sentences::sentence_over_worded_place(lines, covered, i, out))
         .or_else(|| fields::field_record(lines, covered, i, out))
+        .or_else(|| fields::keyed_records(lines, covered, i, out))
         .or_else(|| sentences::rows_under_a_counting_sentence(lines, covered, i, out))
         .or_else(|| sentences::sentence_over_expectation(lines, covered, i, out))
         .or_else(|| {

@@ -347,16 +347,30 @@ pub(crate) fn without_counter(text: &str) -> &str {
 
 /// A progress line that counts the tests as they start (`3/8 suite.name...`, the outcome
 /// after the dots or on the lines under it): the name and what follows the dots.
+/// The count may stand in brackets after a list's mark (`- [0/2] test words split`), and then
+/// the line may end at the name.
 pub(crate) fn counted_start(line: &str) -> Option<(&str, &str)> {
     let t = line.trim_start();
+    let listed = t.strip_prefix("- ").or_else(|| t.strip_prefix("* "));
+    let bracketed = listed.unwrap_or(t).strip_prefix('[');
+    let t = bracketed.unwrap_or(t);
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
     let r = t[digits..].strip_prefix('/')?;
     let d2 = r.bytes().take_while(u8::is_ascii_digit).count();
     if digits == 0 || d2 == 0 {
         return None;
     }
-    let r = r[d2..].strip_prefix(' ')?;
-    let (name, tail) = r.split_once("...")?;
+    let r = &r[d2..];
+    let r = match bracketed {
+        Some(_) => r.strip_prefix("] ")?,
+        None => r.strip_prefix(' ')?,
+    };
+    let (name, tail) = match r.split_once("...") {
+        Some(pair) => pair,
+        // (Without dots, only a listed, bracketed count: `[3/9] Building a.o` is a build's.)
+        None if listed.is_some() && bracketed.is_some() => (r, ""),
+        None => return None,
+    };
     let name = name.trim();
     (name_like(name) && !name.contains("  ")).then(|| (name, tail.trim_start_matches('.').trim()))
 }

@@ -4133,3 +4133,222 @@ fn detail_of_one_kind_under_timed_verdicts_is_each_verdicts_own() {
         assert_eq!(got[i].1, why, "{got:?}");
     }
 }
+
+/// D-235, from the 38th set's classes (shapes of my own): a label that groups rows by package
+/// is no test's name and no rule; a file and a severity with no line among them is a finding
+/// about the whole file.
+#[test]
+fn rows_grouped_by_a_package_label_are_findings_and_the_label_is_no_rule() {
+    let log = "\
+vetter: loading workspace (2 packages)
+billing_core: ledger.pas: warning: unit has no initialization section
+billing_core: ledger.pas(14): error: identifier not found \"Balanse\"
+billing_core: ledger.pas(31): warning: variable \"i\" does not seem to be initialized
+billing_core: ledger.pas(40): error: type mismatch
+billing-api: handlers.pas(7): error: illegal expression
+billing-api: handlers.pas(52): warning: local variable \"tmp\" not used
+billing-api: routes.inc: error: file is empty
+vetter: checked 2 packages and found 7 problems
+";
+    let log = parse_log(log);
+    // (Errors are shown before warnings.)
+    let mut got = named_messages(&log);
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            (
+                "handlers.pas:52",
+                "warning: local variable \"tmp\" not used"
+            ),
+            ("handlers.pas:7", "error: illegal expression"),
+            ("ledger.pas", "warning: unit has no initialization section"),
+            ("ledger.pas:14", "error: identifier not found \"Balanse\""),
+            (
+                "ledger.pas:31",
+                "warning: variable \"i\" does not seem to be initialized"
+            ),
+            ("ledger.pas:40", "error: type mismatch"),
+            ("routes.inc", "error: file is empty"),
+        ]
+        .map(|(n, m)| (n.to_owned(), m.to_owned()))
+    );
+    // (The label groups the rows; it is no rule of theirs, so no family of theirs either: two
+    // errors of one package that say different things are not one family.)
+    let family = |name: &str| {
+        log.blocks
+            .iter()
+            .find(|b| b.test_name.as_deref() == Some(name))
+            .map(|b| b.family.clone())
+    };
+    assert_ne!(family("ledger.pas:14"), family("ledger.pas:40"));
+    // A name that varies row to row is still a test's report, not a group: each label once.
+    let reports = parse_log(
+        "1) TestRate: rate.c:6: expected 2, got 3\n2) TestFee: fee.c:8: expected 1, got 0\n3) TestTax: tax.c:9: expected 5, got 4\n",
+    );
+    assert!(
+        reports
+            .blocks
+            .iter()
+            .all(|b| !b.anchors.contains(&"diagnostic")),
+        "{:?}",
+        names(&reports)
+    );
+}
+
+/// D-235: a place spread over a file and the position in brackets after it.
+#[test]
+fn a_file_then_its_position_in_brackets_is_a_place() {
+    let log = parse_log(
+        "docs/guide.adoc (12:3) heading level skipped\n\
+         docs/guide.adoc (40:1) trailing whitespace\n\
+         docs/faq.adoc [7:15] unknown attribute 'tocx'\n",
+    );
+    assert_eq!(
+        names(&log),
+        [
+            "docs/guide.adoc:12",
+            "docs/guide.adoc:40",
+            "docs/faq.adoc:7"
+        ]
+    );
+    assert_eq!(
+        log.blocks[0].message.as_deref(),
+        Some("heading level skipped")
+    );
+    // A count or a share in brackets after a file is no position.
+    let counts = parse_log("src/a.c (3 warnings)\nsrc/b.c (100%)\nsrc/c.c (2 errors)\n");
+    assert!(
+        counts
+            .blocks
+            .iter()
+            .all(|b| !b.anchors.contains(&"diagnostic"))
+    );
+}
+
+/// D-235: records of `key=value` pairs under the file a heading names, or naming their file.
+#[test]
+fn key_value_records_are_findings_in_their_file() {
+    let log = parse_log(
+        "\
+Style audit, 2 files
+Totals: files=2 findings=4
+
+Source: lib/cart.rb
+  Finding: Check=LongMethod Severity=warning Line=12 Text=[Method `total` has 31 lines] Code=[def total]
+  Finding: Check=NestedTernary Severity=error Line=40 Code=[a ? b ? c : d : e]
+
+Source: lib/order.rb
+  Finding: Check=Eval Severity=error Line=3 Text=[Avoid eval [security]] Code=[eval(x)]
+lvl=error file=lib/pay.rb line=8 msg=\"unsafe yaml load\" check=YamlLoad
+",
+    );
+    let mut got = named_messages(&log);
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            ("lib/cart.rb:12", "Method `total` has 31 lines"),
+            ("lib/cart.rb:40", "NestedTernary"),
+            ("lib/order.rb:3", "Avoid eval [security]"),
+            ("lib/pay.rb:8", "unsafe yaml load"),
+        ]
+        .map(|(n, m)| (n.to_owned(), m.to_owned()))
+    );
+    // A logger's records without a line, and settings, are no findings.
+    let logged = parse_log(
+        "time=10:00:01 level=info msg=\"starting\" port=8080\ntime=10:00:02 level=error msg=\"db down\" retry=3\nname=web replicas=2 image=web:1\n",
+    );
+    assert!(
+        logged
+            .blocks
+            .iter()
+            .all(|b| !b.anchors.contains(&"diagnostic"))
+    );
+}
+
+/// D-235: a failed assertion indented under its test's failed verdict, with another mark, is
+/// that test's message; a subtest's verdict (the same mark) and a file's tests stay their own.
+#[test]
+fn a_verdict_under_a_tests_verdict_is_its_message() {
+    let log = parse_log(
+        "\
+Stack
+  ✔  Stack starts empty
+  ✘  Stack pops the last push
+        ✕ popped 1 instead of 2
+     at check (/w/node_modules/checker/index.js:5:3)
+  ✘  Stack reports its size
+        ✕ size 0 != 3
+     at check (/w/node_modules/checker/index.js:5:3)
+
+2 of 3 failed
+",
+    );
+    assert_eq!(
+        named_messages(&log),
+        [
+            ("Stack pops the last push", "✕ popped 1 instead of 2"),
+            ("Stack reports its size", "✕ size 0 != 3"),
+        ]
+        .map(|(n, m)| (n.to_owned(), m.to_owned()))
+    );
+}
+
+/// D-235: a test counted as it starts in a list (`- [0/2] name`) is named by that line when a
+/// shouted verdict follows, and the verdict's words are its message (not the bare exception
+/// class under it).
+#[test]
+fn a_listed_counted_start_names_the_verdict_under_it() {
+    let log = parse_log(
+        "\
+suite: money
+- [0/2] rounds half to even
+
+ FAIL  expected 2 to equal 3
+Error
+    at Context.run (/w/test/money.js:9:3)
+
+- [1/2] formats negatives
+
+ FAIL  expected '(5)' to equal '-5'
+Error
+    at Context.run (/w/test/money.js:14:3)
+
+2 tests, 2 failed
+",
+    );
+    assert_eq!(
+        named_messages(&log),
+        [
+            ("rounds half to even", "expected 2 to equal 3"),
+            ("formats negatives", "expected '(5)' to equal '-5'"),
+        ]
+        .map(|(n, m)| (n.to_owned(), m.to_owned()))
+    );
+}
+
+/// D-235: a label closed by a bar drawn with a box character is a stream's.
+#[test]
+fn a_label_closed_by_a_box_bar_is_a_stream() {
+    let log = parse_log(
+        "\
+@app/web    │ 
+@app/web    │ > @app/web@1.0.0 test
+@app/api    │ > @app/api@1.0.0 test
+@app/web    │ --- FAIL: TestRender (0.00s)
+@app/web    │     render_test.go:9: got <p>, want <div>
+@app/api    │ --- FAIL: TestRoute (0.00s)
+@app/api    │     route_test.go:4: status 404, want 200
+@app/web    │ FAIL
+@app/api    │ FAIL
+",
+    );
+    let mut got = names(&log);
+    got.sort();
+    assert_eq!(got, ["TestRender", "TestRoute"]);
+    // A diff's two line numbers before a box bar are a code frame's gutter, no label.
+    for row in ["     6  6 │       sum += e;", "     8    │ - ··debugger;", "  12 │ code"] {
+        assert_eq!(crate::wrapper::streams::label(row), None, "{row}");
+    }
+}

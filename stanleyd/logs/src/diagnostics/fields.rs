@@ -1,7 +1,9 @@
 //! Findings given as records of labelled fields (issue 46): lines of one indent and one mark,
 //! each `label: value`, one field naming the file (`· erroring file: dist/a.js`), one saying
 //! what is wrong (`· error: SyntaxError: Unexpected token (3:43)`); the line from the file's
-//! place, the message's closing position or a `line` field.
+//! place, the message's closing position or a `line` field. And a record on one line as
+//! `key=value` pairs (`Violation: Rule=EmptyCatch P=2 Line=31 Msg=[…]`, `level=error file=a.go
+//! line=3 msg="…"`), its file a pair or the file a heading above names.
 
 use super::{Diagnostic, MAX_LINES, Severity, path_like};
 use crate::line::indent;
@@ -144,6 +146,172 @@ pub(super) fn field_record(
         severity,
     ));
     Some(k)
+}
+
+/// Keys whose value is the line a record points at.
+const LINE_KEYS: [&str; 5] = ["line", "lineno", "linenumber", "line_number", "ln"];
+/// Keys whose value is the file.
+const FILE_KEYS: [&str; 4] = ["file", "path", "filename", "file_name"];
+/// Keys whose value says what is wrong, the most telling first.
+const MESSAGE_KEYS: [&str; 6] = ["msg", "message", "text", "description", "reason", "error"];
+/// Keys whose value is the rule or check that found it.
+const RULE_KEYS: [&str; 5] = ["rule", "check", "code", "rule_id", "ruleid"];
+
+/// A line's `key=value` pairs, past at most two words that label the record (`Violation:`): a
+/// value is a word, a quoted string or a bracketed one (`[if (a[0]) {]`, brackets balanced or
+/// running to the next key). None for a line with fewer than three pairs or other words
+/// between them.
+fn pairs(line: &str) -> Option<Vec<(&str, &str)>> {
+    let mut rest = line.trim();
+    let mut labels = 0;
+    let mut out = Vec::new();
+    while !rest.is_empty() {
+        let word_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let Some((key, _)) = rest[..word_end].split_once('=').filter(|(k, _)| {
+            !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        }) else {
+            if !out.is_empty() || labels == 2 {
+                return None;
+            }
+            labels += 1;
+            rest = rest[word_end..].trim_start();
+            continue;
+        };
+        let after = &rest[key.len() + 1..];
+        let (value, used) = match after.chars().next() {
+            Some('"') => {
+                let close = after[1..].find('"')? + 1;
+                (&after[1..close], close + 1)
+            }
+            Some('[') => bracketed(after)?,
+            _ => {
+                let end = after.find(char::is_whitespace).unwrap_or(after.len());
+                (&after[..end], end)
+            }
+        };
+        out.push((key, value));
+        rest = after[used..].trim_start();
+    }
+    (out.len() >= 3).then_some(out)
+}
+
+/// A value in brackets at the start of `text`: (inside, bytes used). Brackets inside it nest
+/// (`[The variable [x] is not used]`); one left open closes before the next ` key=` or at the
+/// line's end.
+fn bracketed(text: &str) -> Option<(&str, usize)> {
+    let mut depth = 0usize;
+    for (at, c) in text.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((&text[1..at], at + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    // (Unbalanced: `Src=[} catch (e) {]` ends where its bracket closes before the next key.)
+    let next_key = text
+        .match_indices(" ")
+        .map(|(at, _)| at)
+        .find(|&at| pairs_key_at(&text[at + 1..]));
+    let end = next_key.unwrap_or(text.len());
+    let inside = text[1..end].trim_end();
+    Some((inside.strip_suffix(']').unwrap_or(inside), end))
+}
+
+/// Whether `text` starts with a `key=`.
+fn pairs_key_at(text: &str) -> bool {
+    text.split_once('=').is_some_and(|(k, _)| {
+        !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// The value of the first key of `keys` (compared without case) a record has.
+fn value_of<'a>(pairs: &[(&str, &'a str)], keys: &[&str]) -> Option<&'a str> {
+    keys.iter().find_map(|want| {
+        pairs
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(want))
+            .map(|&(_, v)| v)
+    })
+}
+
+/// What a record of pairs says: (file if it names one, line, what is wrong, the rule).
+fn keyed(line: &str) -> Option<(Option<&str>, u64, &str, Option<&str>)> {
+    let pairs = pairs(line)?;
+    let number = value_of(&pairs, &LINE_KEYS)?;
+    let number = crate::text::whole_number(number)
+        .then(|| number.parse().ok())
+        .flatten()?;
+    let rule = value_of(&pairs, &RULE_KEYS).filter(|r| !r.is_empty());
+    let said = value_of(&pairs, &MESSAGE_KEYS)
+        .filter(|m| !m.trim().is_empty())
+        .or(rule)?;
+    let file = value_of(&pairs, &FILE_KEYS).filter(|f| path_like(f) && f.contains(['.', '/']));
+    Some((file, number, said, rule))
+}
+
+/// The file a heading names: `File: PATH` (one or two words of letters before the colon), or
+/// the path alone on its line.
+fn file_heading(line: &str) -> Option<&str> {
+    let t = line.trim();
+    let path = match t.split_once(": ") {
+        Some((label, path))
+            if label.split(' ').count() <= 2
+                && label.chars().all(|c| c.is_ascii_alphabetic() || c == ' ') =>
+        {
+            path.trim()
+        }
+        _ => t,
+    };
+    (path_like(path) && !path.contains(char::is_whitespace) && path.contains(['.', '/']))
+        .then_some(path)
+}
+
+/// Records of `key=value` pairs that give a line and say what is wrong, at `i`: each a finding,
+/// in the file a pair names or the file a heading names over them (`File: app/Order.groovy`
+/// over `    Violation: Rule=EmptyCatchBlock P=2 Line=31 Msg=[The catch block is empty]`).
+/// Pushed to `out`; the line after them, or None.
+pub(super) fn keyed_records(
+    lines: &[String],
+    covered: &[bool],
+    i: usize,
+    out: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let heading = file_heading(&lines[i])
+        .filter(|_| lines.get(i + 1).is_some_and(|next| keyed(next).is_some()));
+    let first = i + usize::from(heading.is_some());
+    keyed(lines.get(first)?)?;
+    let mut k = first;
+    while k < lines.len() && !covered[k] && k - first < super::MAX_LISTED {
+        let Some((file, number, said, rule)) = keyed(&lines[k]) else {
+            break;
+        };
+        let Some(file) = file.or(heading) else {
+            break;
+        };
+        let severity = value_of(
+            &pairs(&lines[k]).unwrap_or_default(),
+            &["severity", "level"],
+        )
+        .and_then(super::severity_word)
+        .unwrap_or(Severity::Error);
+        let place = format!("{file}:{number}");
+        out.push(Diagnostic::new(
+            &lines[k..=k],
+            k,
+            place.clone(),
+            said.to_owned(),
+            rule.map(str::to_owned),
+            place,
+            severity,
+        ));
+        k += 1;
+    }
+    (k > first).then_some(k)
 }
 
 #[cfg(test)]

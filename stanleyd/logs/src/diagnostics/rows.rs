@@ -64,6 +64,30 @@ fn place_in_word(word: &str) -> Option<(&str, Spot<'_>, char)> {
         .then(|| (path, Spot::Line(row, number(col)), '('))
 }
 
+/// A file and, as the next word, its line and column in brackets (`site/a.html (8:24) <i> is
+/// never closed`, `a.lua [12]`): the place spread over two words.
+fn position_after<'a>(word: &'a str, next: &str) -> Option<(&'a str, Spot<'a>, char)> {
+    let path = word.trim_matches(|c: char| "\"'`".contains(c));
+    let inside = next
+        .trim_end_matches(':')
+        .strip_prefix(['(', '['])?
+        .strip_suffix([')', ']'])?;
+    let (row, col) = inside
+        .split_once([':', ','])
+        .map_or((inside, None), |(r, c)| (r, Some(c)));
+    let number = |s: &str| {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<u64>().ok())
+            .flatten()
+    };
+    let row = number(row)?;
+    let col = match col {
+        Some(c) => Some(number(c)?),
+        None => None,
+    };
+    placeable(path).then_some((path, Spot::Line(row, col), '('))
+}
+
 /// A path a row can name: a file with an extension or a path with a folder (a bare word before a
 /// colon is a label: `ERROR:`, `main:`).
 fn placeable(path: &str) -> bool {
@@ -104,12 +128,14 @@ fn row(line: &str) -> Option<Row<'_>> {
     let words: Vec<&str> = line.split_whitespace().collect();
     // The place is among the first words (past them, a path in a message is what it talks
     // about), or it closes the row after a message of a few words.
-    let first = words
-        .iter()
-        .take(4)
-        .enumerate()
-        .find_map(|(k, w)| place_in_word(w).map(|p| (k, p)));
-    let first = first.or_else(|| file_after_severity(&words));
+    let first = words.iter().take(4).enumerate().find_map(|(k, w)| {
+        place_in_word(w)
+            .or_else(|| words.get(k + 1).and_then(|next| position_after(w, next)))
+            .map(|p| (k, p))
+    });
+    let first = first
+        .or_else(|| file_after_severity(&words))
+        .or_else(|| file_before_severity(&words));
     // `message at PATH line N.` (Perl's `warn` and `die`, its linters'): the place in words
     // closes the row.
     if first.is_none()
@@ -188,6 +214,20 @@ fn file_after_severity<'a>(words: &[&'a str]) -> Option<(usize, (&'a str, Spot<'
             .trim_matches(|c: char| "\"'`[](){},;".contains(c))
             .trim_end_matches(':');
         (placeable(path) && !path.contains(':')).then_some((k, (path, Spot::File, '/')))
+    })
+}
+
+/// A file and its colon right before a severity's word, among a row's first words, as a whole
+/// (`core: ledger.pas: Warning: unit has no initialization section`, beside the same tool's
+/// `core: ledger.pas(31): Warning: …`): (the file's index, the place).
+fn file_before_severity<'a>(words: &[&'a str]) -> Option<(usize, (&'a str, Spot<'a>, char))> {
+    words.windows(2).take(3).enumerate().find_map(|(k, pair)| {
+        let path = pair[0].strip_suffix(':')?;
+        (placeable(path)
+            && !path.contains(':')
+            && pair[1].ends_with(':')
+            && severity_of(pair[1]).is_some())
+        .then_some((k, (path, Spot::File, '/')))
     })
 }
 
@@ -307,7 +347,11 @@ pub(super) fn placed_rows(
         }
         if r.end != first.end
             || !first.end && (r.at != first.at || !same_head(&lines[i], &lines[k], first.at))
+            // (A row about a whole file stands among rows with lines, however they write
+            // them.)
             || r.form != first.form
+                && !matches!(r.spot, Spot::File)
+                && !matches!(first.spot, Spot::File)
             || r.shape != first.shape
             || r.indent != first.indent
         {
@@ -340,8 +384,18 @@ pub(super) fn placed_rows(
     if rows.len() >= 2 && !looked.runs.iter().any(|(_, known)| *known == kind) {
         looked.runs.push((i, kind));
     }
+    // (A label that groups the rows, `core:` then `api:`, is no rule of theirs.)
+    let group = (!first.end)
+        .then(|| {
+            let heads: Vec<Vec<&str>> = rows
+                .iter()
+                .map(|&(k, _)| lines[k].split_whitespace().take(first.at).collect())
+                .collect();
+            (0..first.at).find(|&j| grouped(&heads, j))
+        })
+        .flatten();
     for &(start, end) in &rows {
-        out.push(finding(lines, start, end)?);
+        out.push(finding(lines, start, end, group)?);
     }
     // Rows with the run's label and no place, right after it, are the run's too.
     while k < lines.len()
@@ -394,7 +448,7 @@ fn findings(lines: &[String], rows: &[(usize, usize)], first: &Row<'_>) -> bool 
         let ruled = heads
             .iter()
             .all(|h| coded(h[j]) && h.first().is_some_and(|w| severity_of(w).is_some()));
-        if !same && !ruled && !heads.iter().all(|h| judged(h[j])) {
+        if !same && !ruled && !grouped(&heads, j) && !heads.iter().all(|h| judged(h[j])) {
             return false;
         }
     }
@@ -450,11 +504,36 @@ fn findings(lines: &[String], rows: &[(usize, usize)], first: &Row<'_>) -> bool 
     true
 }
 
+/// Whether the labels at word `j` of rows' heads group them: each label (with its colon) holds
+/// for a stretch of rows and gives way to another that does (`core: a.pas(3): …` on four rows,
+/// then `api: b.pas(7): …`), the package or project the tool was checking, two at least. A test's name
+/// varies from row to row (`1) TestRate: a.c:6: …`, `2) TestFee: a.c:8: …`); a label that
+/// comes back after another is no group either.
+fn grouped(heads: &[Vec<&str>], j: usize) -> bool {
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut last: Option<&str> = None;
+    for h in heads {
+        let label = h[j];
+        if !label.ends_with(':') || label.len() < 3 {
+            return false;
+        }
+        if last != Some(label) {
+            if !seen.insert(label) {
+                return false;
+            }
+            last = Some(label);
+        }
+    }
+    // (One label on every row may be the rows' rule, `E501:`: that is read as before.)
+    seen.len() >= 2 && seen.len() * 2 <= heads.len()
+}
+
 /// The width a terminal wraps at when nobody set one (a CI runner's, a pipe's `COLUMNS`).
 const TERMINAL_WIDTH: usize = 80;
 
-/// The finding of the row at `start`, its body up to `end`.
-fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
+/// The finding of the row at `start`, its body up to `end`; `group`, the word before the place
+/// that names the rows' group (a package), if one does.
+fn finding(lines: &[String], start: usize, end: usize, group: Option<usize>) -> Option<Diagnostic> {
     let text = &lines[start];
     let (r, _) = row_at(lines, start)?;
     let words: Vec<&str> = text.split_whitespace().collect();
@@ -463,7 +542,10 @@ fn finding(lines: &[String], start: usize, end: usize) -> Option<Diagnostic> {
     let severity = severity_of_row(text, &r).unwrap_or(Severity::Error);
     // A rule's code before the place (`error no-circular: src/a.js → src/b.js`) names what
     // the finding is: the code, and the message from it on, the place included.
-    let ruled = before.iter().position(|w| coded(w));
+    let ruled = before
+        .iter()
+        .enumerate()
+        .position(|(k, w)| coded(w) && Some(k) != group);
     let code = ruled
         .map(|k| before[k].trim_end_matches(':').to_owned())
         .or_else(|| code_around_place(before, &after));

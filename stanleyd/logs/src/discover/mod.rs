@@ -82,7 +82,11 @@ fn failing_names(
         // (A verdict one indent under a row of a tree, `∟ freezes at zero` over `  ✘ f(32) to
         // equal 1`, is that test's failed assertion: the row names the test.)
         if let Some(n) = status_name(l)
-            .filter(|_| !closes_a_suite(lines, i))
+            .filter(|_| {
+                !closes_a_suite(lines, i)
+                    && !under_a_failed_status(lines, covered, i)
+                    && !after_a_counted_start(lines, i)
+            })
             .map(|n| {
                 row_over(lines, covered, i)
                     .or_else(|| heading_over(lines, covered, i, &n))
@@ -287,6 +291,31 @@ fn parts_and_headings_dropped(
 
 /// The name on the row of a tree right over line `at`, one indent up from it (`∟ name`, `├─
 /// name`, `- name`), when that row is no verdict of its own.
+/// Whether a failed status at `at` is indented under the failed status of a test on the line
+/// above, with another mark (`✗  Queue pops in order` over `      × first pushed item should
+/// come out first`): the assertion that failed the test above, its message, no test of its
+/// own. (A subtest's verdict has its parent's mark, Go's `--- FAIL:` under `--- FAIL:`; a
+/// file's verdict heads its tests', Jest's `✕ adds` under `FAIL src/a.test.js`.)
+fn under_a_failed_status(lines: &[String], covered: &[bool], at: usize) -> bool {
+    let mark = |l: &str| l.split_whitespace().next().unwrap_or("").to_owned();
+    at.checked_sub(1)
+        .filter(|&r| !covered[r] && indent(&lines[r]) < indent(&lines[at]))
+        .filter(|&r| mark(&lines[r]) != mark(&lines[at]))
+        .and_then(|r| status_name(&lines[r]))
+        .is_some_and(|name| !name.contains('/') && !crate::text::file_with_extension(&name))
+}
+
+/// Whether the verdict at `at` follows the start of a counted test in its paragraph (`- [0/1]
+/// test words split`, a blank line, ` FAIL  test failed: arrays differ`): the start names the
+/// test; the verdict says how it went.
+fn after_a_counted_start(lines: &[String], at: usize) -> bool {
+    lines[at.saturating_sub(2)..at]
+        .iter()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| counted_start(l).is_some())
+}
+
 fn row_over(lines: &[String], covered: &[bool], at: usize) -> Option<String> {
     let r = at.checked_sub(1).filter(|&r| !covered[r])?;
     if indent(&lines[r]) >= indent(&lines[at]) || status_name(&lines[r]).is_some() {
@@ -2042,6 +2071,16 @@ fn report_of(lines: &[String], s: Span) -> Found {
         .map(|(_, tail)| tail)
         .filter(|tail| !tail.is_empty())
         .map(str::to_owned);
+    // A verdict that opens the body after a counted start says what went wrong after its
+    // word (` FAIL  test failed: arrays differ` under `- [0/2] test words split`).
+    let told = told.or_else(|| {
+        crate::line::counted_start(&read[0])?;
+        let first = body.iter().find(|l| !l.trim().is_empty())?.trim();
+        let (word, rest) = first.split_once(char::is_whitespace)?;
+        (crate::line::failed_verdict(word) && word.chars().all(|c| c.is_ascii_uppercase()))
+            .then(|| rest.trim().to_owned())
+            .filter(|r| !r.is_empty())
+    });
     // A record of labelled fields says what went wrong in its message's field.
     let told = told.or_else(|| {
         s.whole

@@ -25,6 +25,9 @@ pub(crate) fn label(line: &str) -> Option<(&str, usize)> {
     any_label(line).filter(|(name, _)| name.chars().any(char::is_alphanumeric))
 }
 
+/// The bars that close a label, each with a space on either side.
+const BARS: [&str; 4] = [" | ", " │ ", " ┃ ", " ¦ "];
+
 fn any_label(line: &str) -> Option<(&str, usize)> {
     // A build tool's task label may be right-aligned (Ant's `    [junit] text`, moon's
     // ` till:test | text` beside `ovens:test | text`).
@@ -38,7 +41,8 @@ fn any_label(line: &str) -> Option<(&str, usize)> {
     if pad > 0 {
         let rest = &line[pad..];
         let (name, text) = label(rest).filter(|&(_, text)| {
-            pad <= 12 && (rest.starts_with('[') || rest[..text].ends_with(" | "))
+            pad <= 12
+                && (rest.starts_with('[') || BARS.iter().any(|sep| rest[..text].ends_with(sep)))
         })?;
         return Some((name, pad + text));
     }
@@ -56,7 +60,12 @@ fn any_label(line: &str) -> Option<(&str, usize)> {
     let colon = head.find(": ").map(|p| (p, p + 2));
     let colon_end =
         (line.len() <= MAX_LABEL && line.ends_with(':')).then(|| (line.len() - 1, line.len()));
-    let bar = head.find(" | ").map(|p| (p, p + 3));
+    // (A bar drawn with a box character is a bar too: `@shop/cart    │ text`, a workspace
+    // runner's column.)
+    let bar = BARS
+        .iter()
+        .filter_map(|sep| head.find(sep).map(|p| (p, p + sep.len())))
+        .min();
     // `unit-tests      > text`: a job's name padded to its column, then an arrow
     // (gitlab-ci-local's).
     let arrow = head.find(" > ").map(|p| (p, p + 3));
@@ -121,7 +130,9 @@ fn any_label(line: &str) -> Option<(&str, usize)> {
         .min()?;
     // A row of a table parts more cells with its bars (`port_013 | Error | 5 | Move …`): no
     // label, whatever its first cell holds.
-    if line[..text].ends_with(" | ") && line[text..].contains(" | ") {
+    if let Some(sep) = BARS.iter().find(|sep| line[..text].ends_with(**sep))
+        && line[text..].contains(sep)
+    {
         return None;
     }
     let name = line[..end].trim_end();
@@ -131,8 +142,9 @@ fn any_label(line: &str) -> Option<(&str, usize)> {
         || ruled(name)
         || severity(name)
         // A line number alone before its bar is a quoted source row (`12 |     code`), and so
-        // is the row a code frame points at (`> 5 |   expect(x)`, Playwright's and Jest's).
-        || name.bytes().all(|b| b.is_ascii_digit())
+        // is the row a code frame points at (`> 5 |   expect(x)`, Playwright's and Jest's),
+        // and a diff's two numbers (`6  6 │ code`, a fix shown as a diff).
+        || name.bytes().all(|b| b.is_ascii_digit() || b == b' ')
         || name
             .strip_prefix('>')
             .is_some_and(|n| n.trim().bytes().all(|b| b.is_ascii_digit()))
