@@ -1669,6 +1669,27 @@ fn announces_failure(line: &str) -> bool {
     })
 }
 
+/// Whether a line is a short sentence ending in a colon that says what happened (`the test
+/// failed:`, `threw an exception:`): what went wrong is under it.
+pub(crate) fn tells_what_failed(line: &str) -> bool {
+    line.trim().strip_suffix(':').is_some_and(|said| {
+        let lower = said.to_ascii_lowercase();
+        let words: Vec<&str> = lower.split_whitespace().collect();
+        // (Prose: words of letters only, `a.cpp:17: FAILED:` is a place's header; ending on
+        // what happened, `Failed example:` names what ran; and no list's lead, `The
+        // following tests failed:`.)
+        words.len() <= 6
+            && lower.chars().all(|c| c.is_alphabetic() || c == ' ')
+            && !words.contains(&"following")
+            && words.last().is_some_and(|w| {
+                matches!(
+                    *w,
+                    "failed" | "fails" | "threw" | "raised" | "exception" | "message"
+                )
+            })
+    })
+}
+
 /// The message a report's sections give, before any other reading: the section after one
 /// that shows the test's own code, the first failed row among verdict rows, a numbered
 /// expectation with the values under it.
@@ -1731,6 +1752,15 @@ fn message_found(body: &[String]) -> Option<String> {
     // A label alone that announces what went wrong (`Failures:`, `Errors:`) has the message
     // under it, whatever fields (`Description: …`) stand above.
     if let Some(k) = body.iter().position(|l| announces_failure(l))
+        && let Some(m) = body[k + 1..].iter().position(|l| content(l))
+    {
+        return message_from(body, k + 1 + m);
+    }
+    // So does a sentence that says what happened (`the test failed:` after `When given the
+    // input:` and the input), unless a message was already said above it (`AssertionError:
+    // …` over `Error message:`).
+    if let Some(k) = body.iter().position(|l| tells_what_failed(l))
+        && !body[..k].iter().any(|l| message_like(l))
         && let Some(m) = body[k + 1..].iter().position(|l| content(l))
     {
         return message_from(body, k + 1 + m);

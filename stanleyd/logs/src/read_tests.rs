@@ -4348,7 +4348,60 @@ fn a_label_closed_by_a_box_bar_is_a_stream() {
     got.sort();
     assert_eq!(got, ["TestRender", "TestRoute"]);
     // A diff's two line numbers before a box bar are a code frame's gutter, no label.
-    for row in ["     6  6 │       sum += e;", "     8    │ - ··debugger;", "  12 │ code"] {
+    for row in [
+        "     6  6 │       sum += e;",
+        "     8    │ - ··debugger;",
+        "  12 │ code",
+    ] {
         assert_eq!(crate::wrapper::streams::label(row), None, "{row}");
+    }
+}
+
+/// D-235: a sentence that says the test failed, after the input it was given, announces the
+/// message; a message said above such a sentence stays the message, and `Failed example:`
+/// (what ran) and a list's lead announce none.
+#[test]
+fn a_sentence_that_says_the_test_failed_announces_its_message() {
+    let log = parse_log(
+        "\
+sorted output is ordered: OK
+
+merge keeps every item: FAIL
+
+Given this case:
+
+    ([3; 1], [2])
+
+The check threw:
+
+    Invalid_argument(\"merge\")
+
+split halves the list: FAIL
+
+Given this case:
+
+    [7; 7; 7]
+
+the property failed:
+
+    lengths 3 and 0
+
+3 properties, 2 failed
+",
+    );
+    assert_eq!(
+        named_messages(&log),
+        [
+            ("merge keeps every item", "Invalid_argument(\"merge\")"),
+            ("split halves the list", "lengths 3 and 0"),
+        ]
+        .map(|(n, m)| (n.to_owned(), m.to_owned()))
+    );
+    for lead in [
+        "Failed example:",
+        "The following tests failed:",
+        "a.cpp:17: FAILED:",
+    ] {
+        assert!(!crate::line::tells_what_failed(lead), "{lead}");
     }
 }
