@@ -6,6 +6,7 @@ use crate::found::Found;
 pub(crate) use crate::text::path_like;
 use crate::text::whole_number;
 
+mod excerpts;
 mod fields;
 mod marked_files;
 mod records;
@@ -2869,6 +2870,7 @@ fn under_headings(
         .or_else(|| sentences::sentence_over_worded_place(lines, covered, i, out))
         .or_else(|| fields::field_record(lines, covered, i, out))
         .or_else(|| fields::keyed_records(lines, covered, i, out))
+        .or_else(|| excerpts::marked_in_excerpts(lines, covered, i, out))
         .or_else(|| sentences::rows_under_a_counting_sentence(lines, covered, i, out))
         .or_else(|| sentences::sentence_over_expectation(lines, covered, i, out))
         .or_else(|| {

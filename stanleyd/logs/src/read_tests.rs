@@ -4405,3 +4405,26 @@ the property failed:
         assert!(!crate::line::tells_what_failed(lead), "{lead}");
     }
 }
+
+/// D-235: one-line reports end at a banner over the run's results: the last one's message is
+/// its own line, not the results' table.
+#[test]
+fn the_last_one_line_report_ends_at_the_results_banner() {
+    let log = parse_log(
+        "\
+[FAIL]   (Totals) checks: total of 2 and 3 should be 5, got 6
+[ERROR]  (Loader) raised: data/missing.csv: no such file
+[FAIL]   (Rounding) checks: 2.675 should round to 2.68, got 2.67
+
+======= summary =======
+Cases run     : 7
+Cases failed  : 3
+",
+    );
+    let last = log.blocks.last().unwrap();
+    assert_eq!(
+        last.message.as_deref(),
+        Some("[FAIL]   (Rounding) checks: 2.675 should round to 2.68, got 2.67")
+    );
+    assert_eq!(log.blocks.len(), 3, "{:?}", names(&log));
+}

@@ -12,6 +12,7 @@ use stanley_core::{AttemptRecord, BudgetLimits, Denial, Executor, FrameSink, Sta
 
 use crate::diff::{Exclusion, Hunk, Quoted};
 use crate::ports::{Clock, RunRecorder};
+use crate::runs::RunStatus;
 
 /// What happened to one candidate (last write wins).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -71,7 +72,7 @@ struct Manifest<'a> {
     schema: &'static str,
     run_id: &'a str,
     workflow: &'a str,
-    status: &'a str,
+    status: RunStatus,
     requested_model: &'a str,
     budget: BudgetLimits,
     updated_at: String,
@@ -401,7 +402,7 @@ impl Run {
             model: model.to_owned(),
             contents: None,
         };
-        run.write_manifest("running");
+        run.write_manifest(RunStatus::Running);
         let hash = stable_hash(&inputs);
         run.recorder.write_json(
             "inputs.json",
@@ -414,7 +415,7 @@ impl Run {
         run
     }
 
-    fn write_manifest(&self, status: &str) {
+    fn write_manifest(&self, status: RunStatus) {
         self.recorder.write_json(
             "manifest.json",
             &to_value(&Manifest {
@@ -572,7 +573,7 @@ impl Run {
         });
         packet["results"] = Value::Array(results);
         self.recorder.write_json("packet.json", &packet);
-        self.write_manifest(status.as_str());
+        self.write_manifest(status.into());
         if let Some(failure) = self.recorder.failure() {
             // The answer stands; its record on disk does not. Say so rather than point at a
             // folder that is missing files.

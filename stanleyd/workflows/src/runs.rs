@@ -370,6 +370,20 @@ mod tests {
         assert_eq!(ids, ["r4", "c1"]);
     }
 
+    /// A run that answered keeps its status's word in its record.
+    #[test]
+    fn an_answers_status_is_the_runs_word() {
+        use stanley_core::Status;
+        for status in [
+            Status::Complete,
+            Status::Incomplete,
+            Status::BudgetExhausted,
+            Status::Unsupported,
+        ] {
+            assert_eq!(RunStatus::from(status).as_str(), status.as_str());
+        }
+    }
+
     /// A worktree review does not replace a branch review's findings: each scope's newest run
     /// stands (issue 49: a file went from 6 diagnostics to 0).
     #[test]

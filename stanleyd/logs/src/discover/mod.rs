@@ -1281,8 +1281,21 @@ fn trailer_report(
 fn past_a_report(lines: &[String], at: usize, end: usize) -> bool {
     summary(&lines[end])
         || framed_heading(lines, end)
+        || results_banner(&lines[end])
         || (indent(&lines[end]) <= indent(&lines[at])
             && crate::line::passing_verdict(lines[end].trim()))
+}
+
+/// A banner over the run's results (`---------- results -----------`, `══ Summary ══`): the
+/// reports are above it.
+fn results_banner(line: &str) -> bool {
+    crate::line::banner_title(line).is_some_and(|title| {
+        let lower = title.to_ascii_lowercase();
+        matches!(
+            lower.as_str(),
+            "results" | "result" | "summary" | "totals" | "total" | "statistics" | "test results"
+        ) || summary(&title)
+    })
 }
 
 /// A line that closes the report above it by naming it: `at`, a place, then the failure's
