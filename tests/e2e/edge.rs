@@ -344,7 +344,8 @@ fn own_files_truncated_or_replaced_by_a_folder_a_fifo_or_dev_zero_are_read_witho
                     let listed = finishes_within(&what, limit, move || {
                         let listed = stanley_adapters::runs::list(&r).len();
                         let read = stanley_adapters::runs::read(&r, run).is_ok();
-                        let seen = stanley_adapters::runs::seen(&r, run).len();
+                        let seen = stanley_workflows::runs::RunId::parse(run)
+                            .map_or(0, |id| stanley_adapters::runs::seen(&r, &id).len());
                         (listed, read, seen)
                     });
                     // The run folder is still listed and read; a bad file is read as absent.

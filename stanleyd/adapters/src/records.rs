@@ -434,11 +434,15 @@ impl std::fmt::Debug for FsRecorder {
 
 impl FsRecorder {
     /// Creates `.stanley/runs/<run_id>/` under `root`.
-    pub fn create(root: &Path, run_id: &str, redactor: Arc<dyn Redactor>) -> io::Result<Self> {
+    pub fn create(
+        root: &Path,
+        run_id: &stanley_workflows::runs::RunId,
+        redactor: Arc<dyn Redactor>,
+    ) -> io::Result<Self> {
         let state = ensure_state_dir(root)?;
         let runs = state.join("runs");
         create_private_dir(&runs)?;
-        let dir = runs.join(run_id);
+        let dir = runs.join(run_id.as_str());
         create_private_dir(&dir)?;
         Ok(Self {
             dir,
@@ -704,7 +708,12 @@ mod tests {
     fn a_line_with_a_redacted_field_is_the_whole_line() {
         let dir = tempfile::tempdir().unwrap();
         let redactor = Arc::new(SecretRedactor::new(["sk-secret-value-1".to_owned()]));
-        let rec = FsRecorder::create(dir.path(), "review-x", redactor).unwrap();
+        let rec = FsRecorder::create(
+            dir.path(),
+            &stanley_workflows::runs::RunId::parse("review-x").unwrap(),
+            redactor,
+        )
+        .unwrap();
         let request = json!({"state": {"hunk": "é \"q\"\n"}, "questions": {"q": {"type": "noul"}}});
         let raw = serde_json::value::to_raw_value(&request).unwrap();
         let head = json!({"runId": "r", "error": "sk-secret-value-1", "n": 1.5});
@@ -728,7 +737,12 @@ mod tests {
     fn records_are_private_redacted_and_atomic() {
         let dir = tempfile::tempdir().unwrap();
         let redactor = Arc::new(SecretRedactor::new(["sk-secret-value-1".to_owned()]));
-        let rec = FsRecorder::create(dir.path(), "summarize-x", redactor).unwrap();
+        let rec = FsRecorder::create(
+            dir.path(),
+            &stanley_workflows::runs::RunId::parse("summarize-x").unwrap(),
+            redactor,
+        )
+        .unwrap();
         rec.write_json("manifest.json", &json!({"k": "sk-secret-value-1"}));
         rec.append("frames.ndjson", &json!({"a": 1}));
         rec.append("frames.ndjson", &json!({"a": 2}));
@@ -757,7 +771,12 @@ mod tests {
     #[test]
     fn the_first_failed_write_is_kept_and_earlier_records_stay_whole() {
         let dir = tempfile::tempdir().unwrap();
-        let rec = FsRecorder::create(dir.path(), "x", Arc::new(SecretRedactor::default())).unwrap();
+        let rec = FsRecorder::create(
+            dir.path(),
+            &stanley_workflows::runs::RunId::parse("x").unwrap(),
+            Arc::new(SecretRedactor::default()),
+        )
+        .unwrap();
         rec.write_json("manifest.json", &json!({"status": "running"}));
         assert_eq!(rec.failure(), None);
         // A folder where a record goes makes its writes fail, whatever the user's rights.

@@ -18,6 +18,8 @@ use stanley_workflows::runs::{
     to_prune,
 };
 
+use stanley_workflows::runs::RunId;
+
 use crate::clock::parse_rfc3339;
 use crate::records::refuse_foreign_dir;
 
@@ -26,14 +28,10 @@ pub fn runs_dir(root: &Path) -> PathBuf {
     root.join(".stanley/runs")
 }
 
-/// Whether `id` can name a run folder: letters, digits, `_`, `-` and `.`, no `..`.
+/// Whether `id` can name a run folder: letters, digits, `_`, `-` and `.`, no `..`
+/// ([`RunId::parse`]).
 pub fn valid_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 200
-        && !id.starts_with('.')
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    RunId::parse(id).is_some()
 }
 
 /// Whether `dir` is a real folder of this user's, closed to others.
@@ -75,7 +73,7 @@ pub fn refused(root: &Path) -> Option<String> {
 
 /// The run folders Stanley made under `.stanley/runs/`, by id: real folders of this user's,
 /// closed to others, with a valid id. Nothing when `.stanley/runs/` itself is not Stanley's.
-fn folders(root: &Path) -> Vec<String> {
+fn folders(root: &Path) -> Vec<RunId> {
     if refused(root).is_some() {
         return Vec::new();
     }
@@ -88,9 +86,9 @@ fn folders(root: &Path) -> Vec<String> {
     entries
         .flatten()
         .filter_map(|e| e.file_name().into_string().ok())
+        .filter_map(|id| RunId::parse(&id))
         .filter(|id| {
-            valid_id(id)
-                && ours(&runs_dir(root).join(id))
+            ours(&runs_dir(root).join(id.as_str()))
                 && !crate::tracked::holds(&tracked, &format!(".stanley/runs/{id}"))
         })
         .collect()
@@ -105,14 +103,14 @@ fn read_json(path: &Path) -> Option<Value> {
 const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A run's summary: its `summary.json`, or one made from an older folder's manifest.
-fn summary_of(root: &Path, id: &str) -> RunSummary {
-    let dir = runs_dir(root).join(id);
+fn summary_of(root: &Path, id: &RunId) -> RunSummary {
+    let dir = runs_dir(root).join(id.as_str());
     if let Some(mut summary) = read_json(&dir.join(SUMMARY_FILE))
         .and_then(|v| serde_json::from_value::<RunSummary>(v).ok())
         .filter(|s| s.schema == SUMMARY_SCHEMA)
     {
         // The folder names the run, whatever the file says.
-        summary.run_id = id.to_owned();
+        summary.run_id = id.clone();
         // (Runs recorded before issue 49 said `error` for a failed request: read as `failed`.)
         return summary;
     }
@@ -127,8 +125,8 @@ fn summary_of(root: &Path, id: &str) -> RunSummary {
         .to_owned();
     RunSummary {
         schema: SUMMARY_SCHEMA.to_owned(),
-        run_id: id.to_owned(),
-        started_at: stamp_of(id).unwrap_or_default(),
+        run_id: id.clone(),
+        started_at: stamp_of(id.as_str()).unwrap_or_default(),
         finished_at: String::new(),
         duration_ms: 0,
         request: String::new(),
@@ -155,8 +153,8 @@ pub fn list(root: &Path) -> Vec<RunSummary> {
         .map(|id| summary_of(root, id))
         .collect();
     runs.sort_by(|a, b| {
-        stamp_of(&b.run_id)
-            .cmp(&stamp_of(&a.run_id))
+        stamp_of(b.run_id.as_str())
+            .cmp(&stamp_of(a.run_id.as_str()))
             .then_with(|| b.started_at.cmp(&a.started_at))
             .then_with(|| b.run_id.cmp(&a.run_id))
     });
@@ -169,6 +167,7 @@ pub fn read(root: &Path, id: &str) -> io::Result<(RunSummary, Value)> {
     if let Some(why) = refused(root) {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, why));
     }
+    let not_found = || io::Error::new(io::ErrorKind::NotFound, format!("no run {id}"));
     let id = if id == "latest" {
         list(root)
             .into_iter()
@@ -176,13 +175,9 @@ pub fn read(root: &Path, id: &str) -> io::Result<(RunSummary, Value)> {
             .map(|s| s.run_id)
             .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "there are no runs yet"))?
     } else {
-        id.to_owned()
+        RunId::parse(id).ok_or_else(not_found)?
     };
-    let not_found = || io::Error::new(io::ErrorKind::NotFound, format!("no run {id}"));
-    if !valid_id(&id) {
-        return Err(not_found());
-    }
-    let dir = runs_dir(root).join(&id);
+    let dir = runs_dir(root).join(id.as_str());
     if !ours(&dir) || crate::tracked::tracked(root, &format!(".stanley/runs/{id}")) {
         return Err(not_found());
     }
@@ -191,23 +186,20 @@ pub fn read(root: &Path, id: &str) -> io::Result<(RunSummary, Value)> {
 }
 
 /// The fingerprints a person marked seen in run `id` (`seen.json`; none when absent or damaged).
-pub fn seen(root: &Path, id: &str) -> Vec<String> {
-    if !valid_id(id) {
-        return Vec::new();
-    }
-    read_json(&runs_dir(root).join(id).join(SEEN_FILE))
+pub fn seen(root: &Path, id: &RunId) -> Vec<String> {
+    read_json(&runs_dir(root).join(id.as_str()).join(SEEN_FILE))
         .and_then(|v| serde_json::from_value(v).ok())
         .unwrap_or_default()
 }
 
 /// Adds `fingerprint` to run `id`'s seen list and returns the list. NotFound for a run that is
 /// not one of Stanley's folders; the caller serializes writers.
-pub fn mark_seen(root: &Path, id: &str, fingerprint: &str) -> io::Result<Vec<String>> {
+pub fn mark_seen(root: &Path, id: &RunId, fingerprint: &str) -> io::Result<Vec<String>> {
     if let Some(why) = refused(root) {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, why));
     }
-    let dir = runs_dir(root).join(id);
-    if !valid_id(id) || !ours(&dir) {
+    let dir = runs_dir(root).join(id.as_str());
+    if !ours(&dir) {
         return Err(io::Error::new(
             io::ErrorKind::NotFound,
             format!("no run {id}"),
@@ -305,18 +297,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         folder(root, "review-20261101T000000Z-aaaaaa", Some("complete"));
-        let id = "review-20261101T000000Z-aaaaaa";
+        let id = &RunId::parse("review-20261101T000000Z-aaaaaa").unwrap();
         assert!(seen(root, id).is_empty());
         assert_eq!(mark_seen(root, id, "fp1").unwrap(), ["fp1"]);
         assert_eq!(mark_seen(root, id, "fp2").unwrap(), ["fp1", "fp2"]);
         assert_eq!(mark_seen(root, id, "fp1").unwrap(), ["fp1", "fp2"]);
         assert_eq!(seen(root, id), ["fp1", "fp2"]);
-        let err = mark_seen(root, "review-20261101T000000Z-ffffff", "fp1").unwrap_err();
+        let other = RunId::parse("review-20261101T000000Z-ffffff").unwrap();
+        let err = mark_seen(root, &other, "fp1").unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotFound);
-        assert_eq!(
-            mark_seen(root, "../x", "fp1").unwrap_err().kind(),
-            io::ErrorKind::NotFound
-        );
+        // (A path that leaves the folder is no run id at all.)
+        assert_eq!(RunId::parse("../x"), None);
     }
 
     #[test]
@@ -331,7 +322,10 @@ mod tests {
             r#"{"workflow": "summarize@1", "status": "running"}"#,
         )
         .unwrap();
-        let ids: Vec<String> = list(root).into_iter().map(|s| s.run_id).collect();
+        let ids: Vec<String> = list(root)
+            .into_iter()
+            .map(|s| s.run_id.into_string())
+            .collect();
         assert_eq!(
             ids,
             [
@@ -379,9 +373,12 @@ mod tests {
         let planted = runs_dir(root).join("review-29991231T235959Z-ffffff");
         fs::create_dir_all(&planted).unwrap();
         fs::set_permissions(&planted, fs::Permissions::from_mode(0o755)).unwrap();
-        let ids: Vec<String> = list(root).into_iter().map(|s| s.run_id).collect();
+        let ids: Vec<String> = list(root)
+            .into_iter()
+            .map(|s| s.run_id.into_string())
+            .collect();
         assert_eq!(ids, ["review-20261101T000000Z-aaaaaa"]);
-        assert_eq!(read(root, "latest").unwrap().0.run_id, ids[0]);
+        assert_eq!(read(root, "latest").unwrap().0.run_id.as_str(), ids[0]);
         let none = HashSet::new();
         let keep1 = Retention {
             keep: 1,

@@ -14,7 +14,7 @@ use stanley_workflows::diff::Scope;
 use stanley_workflows::ports::{Clock, Redactor, RunRecorder};
 use stanley_workflows::run::run_id;
 use stanley_workflows::runs::{
-    FailureKind, RESULT_FILE, RunError, RunStatus, RunSummary, SUMMARY_FILE, SUMMARY_SCHEMA,
+    FailureKind, RESULT_FILE, RunError, RunId, RunStatus, RunSummary, SUMMARY_FILE, SUMMARY_SCHEMA,
 };
 
 use crate::settings::RequestSettings;
@@ -23,22 +23,22 @@ use crate::state::DaemonState;
 /// The run folders a request's built-ins opened (one, or several when a repository workflow's
 /// nested prompts ran built-ins), with the built-in each one belongs to.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct RunSlot(Arc<Mutex<Vec<(String, String)>>>);
+pub(crate) struct RunSlot(Arc<Mutex<Vec<(RunId, String)>>>);
 
 impl RunSlot {
-    pub(crate) fn push(&self, id: &str, workflow: &str) {
+    pub(crate) fn push(&self, id: &RunId, workflow: &str) {
         self.0
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push((id.to_owned(), workflow.to_owned()));
+            .push((id.clone(), workflow.to_owned()));
     }
 
-    fn all(&self) -> Vec<(String, String)> {
+    fn all(&self) -> Vec<(RunId, String)> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// The folder of the built-in that answered the request, when one did.
-    fn of(&self, workflow: &str) -> Option<String> {
+    fn of(&self, workflow: &str) -> Option<RunId> {
         self.all()
             .into_iter()
             .find(|(_, w)| w == workflow)
@@ -106,7 +106,7 @@ fn failure_kind(kind: ErrorKind) -> FailureKind {
 }
 
 /// The summary of a finished request, from the result it gave.
-fn summary(id: &str, f: &mut Finished<'_>, finished_at: String) -> (RunSummary, Value) {
+fn summary(id: &RunId, f: &mut Finished<'_>, finished_at: String) -> (RunSummary, Value) {
     let doc = match f.document.take() {
         Some(doc) => doc,
         None => serde_json::from_str(&f.result.document_json).unwrap_or(Value::Null),
@@ -121,7 +121,7 @@ fn summary(id: &str, f: &mut Finished<'_>, finished_at: String) -> (RunSummary, 
     });
     let summary = RunSummary {
         schema: SUMMARY_SCHEMA.to_owned(),
-        run_id: id.to_owned(),
+        run_id: id.clone(),
         started_at: f.started_at.clone(),
         finished_at,
         duration_ms: f.duration_ms,
@@ -152,7 +152,7 @@ pub(crate) fn record(
     slot: &RunSlot,
     redactor: Arc<dyn Redactor>,
     mut finished: Finished<'_>,
-) -> Option<String> {
+) -> Option<RunId> {
     let clock = SystemClock;
     let opened = slot.all();
     let own = slot.of(&finished.result.workflow).or_else(|| {
@@ -255,7 +255,7 @@ pub(crate) fn typed(s: &RunSummary) -> v1::RunSummary {
     let usage = &s.usage;
     let n = |k: &str| usage[k].as_u64().unwrap_or(0);
     v1::RunSummary {
-        id: s.run_id.clone(),
+        id: s.run_id.as_str().to_owned(),
         started_at: s.started_at.clone(),
         request: s.request.clone(),
         workflow: s.workflow.clone(),

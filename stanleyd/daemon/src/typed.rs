@@ -149,10 +149,15 @@ pub(crate) fn findings(output: &Value, workflow: &str) -> Vec<v1::Finding> {
 }
 
 /// Fills the typed fields of `result` from `output`.
-pub(crate) fn fill(result: &mut v1::Result, output: &Value, workflow: &str, run_id: &str) {
+pub(crate) fn fill(
+    result: &mut v1::Result,
+    output: &Value,
+    workflow: &str,
+    run_id: Option<&stanley_workflows::runs::RunId>,
+) {
     let data = &output["data"];
     result.workflow = workflow.to_owned();
-    result.run_id = run_id.to_owned();
+    result.run_id = run_id.map(|id| id.as_str().to_owned()).unwrap_or_default();
     result.findings = findings(output, workflow);
     result.coverage = data["coverage"]
         .as_object()
@@ -188,7 +193,7 @@ mod tests {
             &mut result,
             &output,
             "check",
-            "2026-11-30T19-00-00Z-check-abc123",
+            stanley_workflows::runs::RunId::parse("2026-11-30T19-00-00Z-check-abc123").as_ref(),
         );
         let f = &result.findings[0];
         assert_eq!(

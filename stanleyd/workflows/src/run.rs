@@ -12,7 +12,7 @@ use stanley_core::{AttemptRecord, BudgetLimits, Denial, Executor, FrameSink, Sta
 
 use crate::diff::{Exclusion, Hunk, Quoted};
 use crate::ports::{Clock, RunRecorder};
-use crate::runs::RunStatus;
+use crate::runs::{RunId, RunStatus};
 
 /// What happened to one candidate (last write wins).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -70,7 +70,7 @@ pub struct Coverage {
 #[serde(rename_all = "camelCase")]
 struct Manifest<'a> {
     schema: &'static str,
-    run_id: &'a str,
+    run_id: &'a RunId,
     workflow: &'a str,
     status: RunStatus,
     requested_model: &'a str,
@@ -111,7 +111,7 @@ struct FingerprintKey<'a> {
 struct PacketDocument<'a> {
     schema: &'static str,
     workflow: &'a str,
-    run_id: &'a str,
+    run_id: &'a RunId,
     advisory: bool,
     status: &'static str,
     /// Why the status is not `complete`, in a few words, when a cause is known (issue 49).
@@ -136,7 +136,7 @@ struct PacketDocument<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct FrameRecord<'a> {
-    run_id: &'a str,
+    run_id: &'a RunId,
     frame_id: &'a str,
     template: &'a str,
     scope: &'a str,
@@ -346,7 +346,7 @@ pub type ContentOf = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// The shared state of one built-in run.
 pub struct Run {
-    pub run_id: String,
+    pub run_id: RunId,
     pub workflow: String,
     recorder: Arc<dyn RunRecorder>,
     clock: Arc<dyn Clock>,
@@ -368,14 +368,14 @@ pub struct Run {
 }
 
 /// The run id `<name>-<YYYYMMDDTHHMMSSZ>-<6 hex>` from a clock reading and a random suffix.
-pub fn run_id(name: &str, now: crate::time::Timestamp, random_hex: &str) -> String {
-    format!("{name}-{}-{random_hex}", crate::time::compact(now))
+pub fn run_id(name: &str, now: crate::time::Timestamp, random_hex: &str) -> RunId {
+    RunId::new(name, now, random_hex)
 }
 
 impl Run {
     /// Starts a run: writes `manifest.json` (status `running`) and `inputs.json`.
     pub fn start(
-        run_id: String,
+        run_id: RunId,
         workflow: &str,
         recorder: Arc<dyn RunRecorder>,
         clock: Arc<dyn Clock>,
@@ -620,7 +620,7 @@ pub fn sort_findings(findings: &mut [Finding]) {
 }
 
 struct RecordSink {
-    run_id: String,
+    run_id: RunId,
     recorder: Arc<dyn RunRecorder>,
     clock: Arc<dyn Clock>,
 }

@@ -12,8 +12,9 @@ fn text(v: &impl Serialize) -> String {
 #[test]
 fn a_frame_record_leaves_out_the_parts_an_attempt_lacks_and_keeps_its_order() {
     let provenance = json!([{"kind": "hunk"}]);
+    let run = RunId::parse("r").unwrap();
     let bare = FrameRecord {
-        run_id: "r",
+        run_id: &run,
         frame_id: "f_1",
         template: "t@1",
         scope: "h1",
@@ -135,4 +136,33 @@ fn a_finding_detail_takes_any_json_scalar() {
             "detail": {"p": 0.75, "test": null, "note": "verify"},
         }))
     );
+}
+
+/// A run id names a folder: a client's text is held to one path component of safe
+/// characters, and the id reads and writes as the plain text it is.
+#[test]
+fn a_run_id_is_one_safe_path_component() {
+    let made = RunId::new(
+        "review",
+        crate::time::parse_stamp("2026-12-07T04:00:00Z").unwrap(),
+        "a1b2c3",
+    );
+    assert_eq!(made.as_str(), "review-20261207T040000Z-a1b2c3");
+    assert_eq!(RunId::parse(made.as_str()).as_ref(), Some(&made));
+    for bad in [
+        "",
+        "..",
+        ".hidden",
+        "a/b",
+        "../x",
+        "a b",
+        "a\\b",
+        "é",
+        &"x".repeat(201),
+    ] {
+        assert_eq!(RunId::parse(bad), None, "{bad:?}");
+    }
+    let json = serde_json::to_string(&made).unwrap();
+    assert_eq!(json, "\"review-20261207T040000Z-a1b2c3\"");
+    assert_eq!(serde_json::from_str::<RunId>(&json).unwrap(), made);
 }

@@ -95,6 +95,54 @@ impl std::fmt::Display for FailureKind {
     }
 }
 
+/// A run's id, `<name>-<YYYYMMDDTHHMMSSZ>-<hex>`: the name of its folder under
+/// `.stanley/runs/`, so one path component of safe characters whatever made it (`parse` holds
+/// a client's text to that before it names a folder).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RunId(String);
+
+impl RunId {
+    /// The id of a run named `name` started at `now`, with a random suffix.
+    pub fn new(name: &str, now: crate::time::Timestamp, random_hex: &str) -> Self {
+        RunId(format!("{name}-{}-{random_hex}", crate::time::compact(now)))
+    }
+
+    /// A run id a person or a client gave: one path component (letters, digits, `_`, `-`,
+    /// `.`, not starting with a dot, at most 200 bytes), or None.
+    pub fn parse(text: &str) -> Option<Self> {
+        let safe = !text.is_empty()
+            && text.len() <= 200
+            && !text.starts_with('.')
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        safe.then(|| RunId(text.to_owned()))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The id as text, owned.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl std::fmt::Display for RunId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for RunId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
 /// How a run ended (or that it has not yet).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -167,7 +215,7 @@ impl From<stanley_core::Status> for RunStatus {
 #[serde(rename_all = "camelCase")]
 pub struct RunSummary {
     pub schema: String,
-    pub run_id: String,
+    pub run_id: RunId,
     pub started_at: String,
     pub finished_at: String,
     pub duration_ms: u64,
@@ -317,7 +365,7 @@ mod tests {
         let status = RunStatus::parse(status);
         RunSummary {
             schema: SUMMARY_SCHEMA.into(),
-            run_id: id.into(),
+            run_id: RunId::parse(id).unwrap(),
             started_at: String::new(),
             finished_at: String::new(),
             duration_ms: 0,

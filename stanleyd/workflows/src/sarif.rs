@@ -382,7 +382,8 @@ mod tests {
     fn summary(workflow: &str) -> RunSummary {
         RunSummary {
             schema: crate::runs::SUMMARY_SCHEMA.into(),
-            run_id: format!("{workflow}-20261130T214659Z-a1b2c3"),
+            run_id: crate::runs::RunId::parse(&format!("{workflow}-20261130T214659Z-a1b2c3"))
+                .unwrap(),
             started_at: "2026-11-30T21:46:59.000Z".into(),
             finished_at: "2026-11-30T21:47:00.000Z".into(),
             duration_ms: 1000,

@@ -93,7 +93,7 @@ fn stanley_files(bytes: &[u8]) -> Checked {
                 format!("{} runs", listed.len())
             })?;
             ensure(
-                listed.iter().all(|s| s.run_id == RUN),
+                listed.iter().all(|s| s.run_id.as_str() == RUN),
                 "the folder names the run",
                 || format!("{:?}", listed.first().map(|s| &s.run_id)),
             )?;
@@ -106,7 +106,7 @@ fn stanley_files(bytes: &[u8]) -> Checked {
             ]
         }
         3 => {
-            let seen = runs::seen(&root, RUN);
+            let seen = runs::seen(&root, &stanley_workflows::runs::RunId::parse(RUN).unwrap());
             let total: usize = seen.iter().map(String::len).sum();
             ensure(total <= body.len(), "output bounded by the input", || {
                 format!("{total} bytes")

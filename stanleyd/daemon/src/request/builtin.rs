@@ -14,6 +14,7 @@ use stanley_workflows::diff::{Diff, DiffEvidence, DiffSource, Scope};
 use stanley_workflows::ports::Clock;
 use stanley_workflows::registry::Builtin;
 use stanley_workflows::run::{Packet, Run, run_id};
+use stanley_workflows::runs::RunId;
 
 use crate::error::RequestError;
 use crate::request::{Answer, Ctx, Events, Supplied, recorder, success};
@@ -79,7 +80,7 @@ pub(crate) async fn run_builtin(
             status: kept.status,
             output,
             workflow: builtin.id.to_owned(),
-            run_id: String::new(),
+            run_id: None,
             verbose: kept.verbose.clone(),
         });
     }
@@ -93,7 +94,7 @@ pub(crate) async fn run_builtin(
     }
     let (status, run_id, verbose) = (
         packet.status,
-        packet.json["runId"].as_str().unwrap_or("").to_owned(),
+        packet.json["runId"].as_str().and_then(RunId::parse),
         packet.verbose(),
     );
     let answer = Answer {

@@ -27,6 +27,7 @@ use stanley_proto::v1::{self, PromptResponse, prompt_response};
 use stanley_workflows::diff::{DiffSource, Scope};
 use stanley_workflows::ports::{NoRecords, Redactor, RunRecorder};
 use stanley_workflows::routing::{InputShape, Reading};
+use stanley_workflows::runs::RunId;
 use stanley_workflows::triage::logs::Parsers;
 use tokio::sync::mpsc;
 
@@ -50,7 +51,7 @@ pub(crate) struct Answer {
     pub(crate) output: Value,
     /// The workflow that ran, and its run record's id (empty for fallbacks).
     pub(crate) workflow: String,
-    pub(crate) run_id: String,
+    pub(crate) run_id: Option<RunId>,
     /// A built-in's report with every item listed (`--verbose`); `None` when it is the text.
     pub(crate) verbose: Option<String>,
 }
@@ -60,7 +61,7 @@ pub(crate) fn success(status: Status, output: &Value) -> Answer {
         status,
         output: output.clone(),
         workflow: String::new(),
-        run_id: String::new(),
+        run_id: None,
         verbose: None,
     }
 }
@@ -330,7 +331,7 @@ pub(crate) fn cache_use(
 /// fault); any other failure (a full disk) runs it without records, and the request says so.
 pub(crate) async fn recorder(
     ctx: &Ctx<'_>,
-    id: &str,
+    id: &RunId,
     events: &Events,
 ) -> Result<Arc<dyn RunRecorder>, RequestError> {
     if ctx.no_persist {

@@ -112,7 +112,7 @@ fn to_result(
         usage: Some(crate::typed::usage(usage)),
         ..v1::Result::default()
     };
-    crate::typed::fill(&mut result, &doc["output"], &workflow, &run_id);
+    crate::typed::fill(&mut result, &doc["output"], &workflow, run_id.as_ref());
     (result, doc)
 }
 
@@ -310,7 +310,7 @@ pub(crate) async fn run(
         };
         if let Some(id) = crate::runs::record(state, &track.run, redactor.clone(), finished) {
             // Every recorded request names its run, not only built-ins.
-            result.run_id = id;
+            result.run_id = id.into_string();
         }
     }
     drop(ending);

@@ -145,7 +145,7 @@ impl Runs for RunsService {
             stanley_workflows::runs::standing(&all)
                 .into_iter()
                 .filter_map(|s| {
-                    let (summary, result) = stored::read(&root, &s.run_id).ok()?;
+                    let (summary, result) = stored::read(&root, s.run_id.as_str()).ok()?;
                     Some(with_findings(&root, &summary, &result))
                 })
                 .collect()
@@ -209,7 +209,8 @@ impl Runs for RunsService {
             ))
             .into());
         }
-        let (id, fp) = (run_id.clone(), fingerprint.clone());
+        // (The stored run names its folder: the id as read, held to a folder's name.)
+        let (id, fp) = (summary.run_id.clone(), fingerprint.clone());
         let seen = tokio::task::spawn_blocking(move || stored::mark_seen(&root, &id, &fp))
             .await
             .map_err(|e| RequestError::caused(crate::error::Refusal::Internal, e))?

@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use stanley_proto::v1::WatchRunsResponse;
+use stanley_workflows::runs::RunId;
 use tokio::sync::broadcast;
 
 /// Run events kept for a slow `WatchRuns` listener before it is told it missed some.
@@ -27,13 +28,13 @@ impl Default for LiveRuns {
 
 impl LiveRuns {
     /// Marks a run in progress: retention leaves it alone until [`LiveRuns::ended`].
-    pub(crate) fn started(&self, id: &str) {
-        self.lock().insert(id.to_owned());
+    pub(crate) fn started(&self, id: &RunId) {
+        self.lock().insert(id.as_str().to_owned());
     }
 
     /// The run is finished (or was never written).
-    pub(crate) fn ended(&self, id: &str) {
-        self.lock().remove(id);
+    pub(crate) fn ended(&self, id: &RunId) {
+        self.lock().remove(id.as_str());
     }
 
     /// The runs in progress now.

@@ -170,7 +170,7 @@ fn run(root: &Path, id: &str) -> Rendered {
                 &mut typed,
                 &document["output"],
                 &summary.workflow,
-                &summary.run_id,
+                Some(&summary.run_id),
             );
             let human = result["human"].as_str().unwrap_or("");
             Rendered::ok(

@@ -119,7 +119,7 @@ async fn run_mode(
     };
     let ev = evidence();
     let mut run = Run::start(
-        "x-1".into(),
+        crate::runs::RunId::parse("x-1").unwrap(),
         &format!("{}@1", mode.id),
         Arc::new(NoRecords),
         Arc::new(FixedClock),
@@ -418,7 +418,7 @@ async fn a_record_that_cannot_be_written_is_a_limit_not_a_failure() {
     };
     let ev = evidence();
     let mut run = Run::start(
-        "x-1".into(),
+        crate::runs::RunId::parse("x-1").unwrap(),
         "review@1",
         Arc::new(FullDisk),
         Arc::new(FixedClock),
@@ -503,7 +503,7 @@ async fn run_on(
         max_hunks: DEFAULT_MAX_HUNKS,
     };
     let mut run = Run::start(
-        "x-1".into(),
+        crate::runs::RunId::parse("x-1").unwrap(),
         &format!("{}@1", mode.id),
         Arc::new(NoRecords),
         Arc::new(FixedClock),

@@ -61,7 +61,7 @@ async fn run_check_within(
         Cancel::new(),
     );
     let mut run = Run::start(
-        "check-1".into(),
+        crate::runs::RunId::parse("check-1").unwrap(),
         "check@1",
         Arc::new(NoRecords),
         Arc::new(FixedClock),

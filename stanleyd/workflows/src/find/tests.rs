@@ -86,7 +86,7 @@ async fn run_find(jev: Arc<Picky>) -> crate::run::Packet {
     );
     let input = FindInput::new("Find the webhook retry code");
     let mut run = Run::start(
-        "find-1".into(),
+        crate::runs::RunId::parse("find-1").unwrap(),
         "find@1",
         Arc::new(NoRecords),
         Arc::new(FixedClock),

@@ -57,7 +57,7 @@ async fn triage_with(
     );
     let diff = with_diff.then_some(&evidence);
     let mut run = Run::start(
-        "triage-1".into(),
+        crate::runs::RunId::parse("triage-1").unwrap(),
         "triage@1",
         Arc::new(NoRecords),
         Arc::new(FixedClock),

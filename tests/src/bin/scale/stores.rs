@@ -39,6 +39,7 @@ fn runs(root: &std::path::Path, n: usize) {
     let redactor: Arc<SecretRedactor> = Arc::new(SecretRedactor::new(Vec::<String>::new()));
     for i in 0..n {
         let id = run_id(i);
+        let id = stanley_workflows::runs::RunId::parse(&id).expect("a run id");
         let rec = FsRecorder::create(root, &id, redactor.clone()).expect("a run folder");
         rec.write_json(
             SUMMARY_FILE,
