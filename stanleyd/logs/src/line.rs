@@ -324,6 +324,17 @@ pub(crate) fn plain(name: &str) -> String {
 /// Counters runners print before a name: `2/7 Test  #2: `, `  2 - `.
 pub(crate) fn without_counter(text: &str) -> &str {
     let t = text.trim_start();
+    // A count in brackets before the name (`(09/16) name`, `[3/8] name`): a runner's progress.
+    if let Some(inner) = t.strip_prefix(['(', '['])
+        && let Some(close) = inner.find([')', ']'])
+        && let Some((done, all)) = inner[..close].split_once('/')
+        && !done.is_empty()
+        && !all.is_empty()
+        && done.chars().chain(all.chars()).all(|c| c.is_ascii_digit())
+        && inner[close + 1..].starts_with(' ')
+    {
+        return inner[close + 1..].trim_start();
+    }
     let digits = t.chars().take_while(char::is_ascii_digit).count();
     if digits > 0 {
         let rest = &t[digits..];
@@ -604,7 +615,14 @@ fn quoted(text: &str) -> Option<&str> {
 /// colon says it too (the caller checks the indent: a label at a line's start, `Result:
 /// FAILED`, is no test). `Some` when the line has that shape (named or not).
 fn colon_verdict(t: &str) -> Option<Option<String>> {
+    let t = without_counter(t);
     let (before, verdict) = without_timing(t).trim_end().rsplit_once(": ")?;
+    // (Or the verdict with its colon and what went wrong after it: `a.py:Case.test:  FAIL:
+    // + ['09:00'] (0.01 s)`.)
+    let (before, verdict) = match verdict.chars().all(|c| c.is_ascii_uppercase()) {
+        true => (before, verdict),
+        false => verdict_then_why(t)?,
+    };
     if !verdict.chars().all(|c| c.is_ascii_uppercase())
         || !failed_verdict(verdict)
         || before.trim().is_empty()
@@ -613,6 +631,19 @@ fn colon_verdict(t: &str) -> Option<Option<String>> {
     }
     let name = plain(&qualified(before.trim()));
     Some(name_like(&name).then_some(name))
+}
+
+/// A name, a colon, then an upper-case verdict with its own colon and what went wrong (`name:
+/// FAIL: expected 2`): (the name, the verdict).
+fn verdict_then_why(t: &str) -> Option<(&str, &str)> {
+    t.match_indices(": ").find_map(|(at, _)| {
+        let rest = t[at + 2..].trim_start();
+        let (verdict, _) = rest.split_once(": ")?;
+        (!verdict.is_empty()
+            && verdict.chars().all(|c| c.is_ascii_uppercase())
+            && failed_verdict(verdict))
+        .then_some((&t[..at], verdict))
+    })
 }
 
 /// `[FAIL] suite::name: (0.01s)`, `[ ERROR ] name`: a bracketed verdict, then the name (what
@@ -767,6 +798,19 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
     status_named(line).filter(|name| !(name.contains(' ') && said(name)))
 }
 
+/// A verdict past the rule that leads it (`-- FAILED: add.phpt`, `== ERROR: name`), or the
+/// line as it is.
+fn past_a_ruled_lead(t: &str) -> &str {
+    t.split_once(' ')
+        .filter(|(lead, rest)| {
+            rule_token(lead)
+                && ["FAILED: ", "FAIL: ", "ERROR: "]
+                    .iter()
+                    .any(|v| rest.starts_with(v))
+        })
+        .map_or(t, |(_, rest)| rest)
+}
+
 fn status_named(line: &str) -> Option<String> {
     // A banner's rule closes it on the right too (`──── FAIL: name ────`).
     let t = undecorated(line)
@@ -868,8 +912,9 @@ fn status_named(line: &str) -> Option<String> {
         "not ok ",
         "ERROR ",
     ];
+    let ruled = past_a_ruled_lead(t);
     for p in prefixes {
-        let Some(rest) = t.strip_prefix(p) else {
+        let Some(rest) = ruled.strip_prefix(p) else {
             continue;
         };
         let rest = match p {
@@ -1291,7 +1336,17 @@ fn said(t: &str) -> bool {
         || qualified_assertion
         || word == "Error"
         || word == "panic")
-        && (after.starts_with(':') || after.starts_with(" [") || after.is_empty());
+        && (after.starts_with(':') || after.starts_with(" [") || after.is_empty())
+        // (A verdict that labels what went wrong in words, `Failed: 2.5 should be 3.0`; not a
+        // count, `Failed: 4 (80.00%)`, nor a test's header over its report, `Failed:  name:`.)
+        || word == "Failed"
+            && after.starts_with(": ")
+            && !after.ends_with(':')
+            && after
+                .split_whitespace()
+                .filter(|w| w.chars().all(char::is_alphabetic))
+                .count()
+                >= 2;
     error_word
         || t.starts_with("Expected")
         || t.starts_with("expected")

@@ -4428,3 +4428,101 @@ Cases failed  : 3
     );
     assert_eq!(log.blocks.len(), 3, "{:?}", names(&log));
 }
+
+/// D-237, from the 39th set's classes (shapes of my own): a process manager's labels padded
+/// to one bar column are streams whatever their output's layout (flush-left TAP included).
+#[test]
+fn labels_padded_to_one_bar_column_are_streams() {
+    let log = parse_log(
+        "\
+runner   | starting web.1 on port 5000
+runner   | starting probe.1 on port 5100
+web.1    | listening on 127.0.0.1:5000
+probe.1  | 1..4
+probe.1  | ok 1 - root answers
+probe.1  | not ok 2 - login redirects
+probe.1  | #   Failed test 'login redirects'
+probe.1  | #          got: 200
+probe.1  | #     expected: 302
+probe.1  | ok 3 - static files
+probe.1  | not ok 4 - logout clears the cookie
+probe.1  | #   Failed test 'logout clears the cookie'
+web.1    | GET /logout 200
+runner   | probe.1 exited with code 1
+",
+    );
+    // (The manager's line that the process exited is the job's own, unnamed.)
+    let named: Vec<String> = names(&log).into_iter().filter(|n| !n.is_empty()).collect();
+    assert_eq!(named, ["login redirects", "logout clears the cookie"]);
+    // One label alone before a bar, or names whose bars do not line up, are no column.
+    let table = parse_log("name | age\nann | 31\nbob | 42\ncid | 27\n");
+    assert!(table.blocks.is_empty(), "{:?}", names(&table));
+}
+
+/// D-237: a test's name, then an upper-case verdict with its own colon and what went wrong,
+/// after a count in brackets (` (2/9) a_test.rb:Calc.test_add:  FAIL: expected 3 (0.01 s)`).
+#[test]
+fn a_verdict_with_its_reason_after_the_name_names_the_test() {
+    let log = parse_log(
+        "\
+ (1/4) spec/calc.rb:Calc.test_add: STARTED
+ (1/4) spec/calc.rb:Calc.test_add:  ok (0.01 s)
+ (2/4) spec/calc.rb:Calc.test_sub: STARTED
+ (2/4) spec/calc.rb:Calc.test_sub:  FAIL: expected 1, got -1 (0.01 s)
+ (3/4) spec/calc.rb:Calc.test_div: STARTED
+ (3/4) spec/calc.rb:Calc.test_div:  ERROR: ZeroDivisionError: divided by 0 (0.00 s)
+ (4/4) spec/calc.rb:Calc.test_mul: STARTED
+ (4/4) spec/calc.rb:Calc.test_mul:  ok (0.01 s)
+",
+    );
+    assert_eq!(
+        names(&log),
+        ["spec/calc.rb:Calc.test_sub", "spec/calc.rb:Calc.test_div"]
+    );
+    assert!(
+        log.blocks[0]
+            .message
+            .as_deref()
+            .is_some_and(|m| m.contains("expected 1, got -1")),
+        "{:?}",
+        log.blocks[0].message
+    );
+}
+
+/// D-237: a verdict led by a short rule names its test (`-- FAILED: tax.t`), and a verdict
+/// that labels what follows, indented under it (`   Failed: 2 should be 3`), is its message,
+/// no test of its own; a count or a test's header so labelled says nothing.
+#[test]
+fn a_ruled_verdict_names_the_test_and_the_labelled_verdict_under_it_says_why() {
+    let log = parse_log(
+        "\
+..FF.
+
+-- FAILED: tax.t
+   Failed: 2.5 should be 3.0
+
+   in tests/tax.t(9) expect_same(3.0, tax(25))
+
+-- FAILED: round.t
+   Failed: 1.0 should be 1.01
+
+   in tests/round.t(4) expect_same(1.01, round(1.005))
+
+FAILURES! (5 tests, 2 failures)
+",
+    );
+    assert_eq!(
+        named_messages(&log),
+        [
+            ("tax.t", "Failed: 2.5 should be 3.0"),
+            ("round.t", "Failed: 1.0 should be 1.01"),
+        ]
+        .map(|(n, m)| (n.to_owned(), m.to_owned()))
+    );
+    for none in [
+        "  Failed: 4 (80.00%)",
+        "Failed:  keeps the oldest value when full:",
+    ] {
+        assert!(!crate::line::message_like(none), "{none}");
+    }
+}

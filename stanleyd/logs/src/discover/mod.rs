@@ -298,11 +298,18 @@ fn parts_and_headings_dropped(
 /// file's verdict heads its tests', Jest's `✕ adds` under `FAIL src/a.test.js`.)
 fn under_a_failed_status(lines: &[String], covered: &[bool], at: usize) -> bool {
     let mark = |l: &str| l.split_whitespace().next().unwrap_or("").to_owned();
+    // (Under a file's verdict, a verdict that labels what follows with its colon, `Failed:
+    // 3.0 should be 9.0` under `-- FAILED: add.phpt`, is the message of the file's test.)
+    let labelled = mark(&lines[at])
+        .strip_suffix(':')
+        .is_some_and(failed_verdict);
     at.checked_sub(1)
         .filter(|&r| !covered[r] && indent(&lines[r]) < indent(&lines[at]))
         .filter(|&r| mark(&lines[r]) != mark(&lines[at]))
         .and_then(|r| status_name(&lines[r]))
-        .is_some_and(|name| !name.contains('/') && !crate::text::file_with_extension(&name))
+        .is_some_and(|name| {
+            labelled || !name.contains('/') && !crate::text::file_with_extension(&name)
+        })
 }
 
 /// Whether the verdict at `at` follows the start of a counted test in its paragraph (`- [0/1]

@@ -344,8 +344,10 @@ pub(crate) fn wrappers(lines: &[String]) -> Vec<String> {
     // traceback:`, `Failed tests:`). A bracketed label padded to a column on every line of its
     // stream is a build tool's task label (Ant's `     [exec] a.pl:9: (E/3) …`) whatever its
     // output's layout: the padding is the layout.
+    let columns = bar_column_shapes(lines);
     let mut found: Vec<String> = tally
         .into_iter()
+        .filter(|(shape, _)| !columns.contains(shape.as_str()))
         .filter(|(_, t)| {
             let laid_out = t.layout >= 2
                 && t.layout * 10 >= t.lines
@@ -355,9 +357,41 @@ pub(crate) fn wrappers(lines: &[String]) -> Vec<String> {
                 && (laid_out || t.padded == t.lines || t.levelled == t.lines)
         })
         .map(|(s, _)| s)
+        .chain(columns.iter().cloned())
         .collect();
     found.sort();
     found
+}
+
+/// The shapes of labels a process manager prints as a column (`api.1   | text`, `check.1 |
+/// text`): two names or more, each on [`MIN_LINES`] lines or more, their bars at one column
+/// with a name padded to it. The column is the layout, whatever the output's.
+fn bar_column_shapes(lines: &[String]) -> std::collections::BTreeSet<String> {
+    let mut columns: HashMap<usize, (HashMap<String, usize>, bool)> = HashMap::new();
+    for line in lines {
+        let Some((name, text)) = label(line) else {
+            continue;
+        };
+        let Some(bar) = line[..text].strip_suffix(" | ") else {
+            continue;
+        };
+        let padded = bar.len() > name.len() + line.find(name).unwrap_or(0);
+        let (names, any_padded) = columns.entry(text).or_default();
+        *names.entry(shape(name)).or_default() += 1;
+        *any_padded |= padded;
+    }
+    let mut shapes = std::collections::BTreeSet::new();
+    for (names, padded) in columns.into_values() {
+        let streams: Vec<String> = names
+            .into_iter()
+            .filter(|&(_, n)| n >= MIN_LINES)
+            .map(|(s, _)| s)
+            .collect();
+        if padded && streams.len() >= 2 {
+            shapes.extend(streams);
+        }
+    }
+    shapes
 }
 
 /// Takes the stream labels off `log`'s lines (in place), makes each label the step of its
