@@ -604,6 +604,35 @@ fn more_failed_test(t: &str) -> Option<Option<String>> {
 
 /// What `text` holds between the single or double quotes that open and close it (`'a.t'`,
 /// `"sku is unique"`).
+/// A sentence that names a test in quotes and says it failed (`Test 'vec.add' failed.`,
+/// `Case "parse empty" FAILED`): a word or two, the quoted name, then the verdict.
+fn quoted_then_verdict(t: &str) -> Option<String> {
+    let open = t.find(['\'', '"'])?;
+    let quote = t[open..].chars().next()?;
+    let close = t[open + 1..].find(quote)? + open + 1;
+    let (before, name) = (&t[..open], &t[open + 1..close]);
+    let verdict = t[close + 1..].trim().trim_end_matches(['.', '!']);
+    let lead: Vec<String> = before
+        .split_whitespace()
+        .map(str::to_ascii_lowercase)
+        .collect();
+    // (What failed is a test by its kind's word: `Loading 'a.yml' failed.` is a job's line.)
+    let a_test = lead.last().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "test" | "case" | "spec" | "scenario" | "example" | "suite" | "property" | "feature"
+        )
+    });
+    ((1..=2).contains(&lead.len())
+        && a_test
+        && before.chars().all(|c| c.is_alphabetic() || c == ' ')
+        && !verdict.is_empty()
+        && !verdict.contains(' ')
+        && failed_verdict(verdict)
+        && name_like(name))
+    .then(|| name.to_owned())
+}
+
 fn quoted(text: &str) -> Option<&str> {
     ['\'', '"']
         .iter()
@@ -873,7 +902,7 @@ fn status_named(line: &str) -> Option<String> {
     if let Some(name) = called_after_verdict(t) {
         return Some(name);
     }
-    if let Some(name) = padded_verdict(t) {
+    if let Some(name) = padded_verdict(t).or_else(|| quoted_then_verdict(t)) {
         return Some(name);
     }
     if line.starts_with(char::is_whitespace)

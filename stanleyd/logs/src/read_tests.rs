@@ -4526,3 +4526,62 @@ FAILURES! (5 tests, 2 failures)
         assert!(!crate::line::message_like(none), "{none}");
     }
 }
+
+/// D-237: a closing sentence that names a test in quotes and says it failed (`Case 'NAME'
+/// failed.`) makes NAME a failing test, whose report is its header with the most under it; a
+/// job's sentence of the same shape names no test.
+#[test]
+fn a_sentence_naming_a_test_in_quotes_that_failed_names_it() {
+    let log = parse_log(
+        "\
+geo.distance is symmetric:
+geo.distance to itself is zero:
+    src/geo.nim:12 - wanted: 0.0
+    src/geo.nim:12 -    got: 1e-9
+
+geo.bearing north:
+    src/geo.nim:30 - wanted: 0
+    src/geo.nim:30 -    got: 360
+
+Case 'geo.distance to itself is zero' failed.
+Case 'geo.bearing north' failed.
+3 case(s) run, 2 failed.
+",
+    );
+    assert_eq!(
+        names(&log),
+        ["geo.distance to itself is zero", "geo.bearing north"]
+    );
+    assert!(crate::line::status_name("Loading 'deploy.yml' failed.").is_none());
+    assert_eq!(
+        crate::line::status_name("Scenario \"empty cart\" FAILED").as_deref(),
+        Some("empty cart")
+    );
+}
+
+/// D-237: a place in words may be followed by what the tool was reading there, after a comma
+/// (`… at FILE line N, near "TOKEN"`); such rows between per-file status lines are findings.
+#[test]
+fn a_place_in_words_before_a_near_clause_is_a_place() {
+    let log = parse_log(
+        "\
+Odd number of elements in hash assignment at lib/Inv/Store.pm line 14.
+Useless use of private variable in void context at lib/Inv/Store.pm line 20.
+lib/Inv/Store.pm syntax OK
+Bareword \"qty\" not allowed while \"strict subs\" in use at lib/Inv/Item.pm line 7, near \"qty)\"
+Missing right curly or square bracket at lib/Inv/Item.pm line 30, at end of line
+lib/Inv/Item.pm had compilation errors.
+",
+    );
+    let mut got = names(&log);
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "lib/Inv/Item.pm:30",
+            "lib/Inv/Item.pm:7",
+            "lib/Inv/Store.pm:14",
+            "lib/Inv/Store.pm:20"
+        ]
+    );
+}

@@ -138,16 +138,21 @@ fn row(line: &str) -> Option<Row<'_>> {
         .or_else(|| file_before_severity(&words));
     // `message at PATH line N.` (Perl's `warn` and `die`, its linters'): the place in words
     // closes the row.
+    // (Or before what the tool was reading there, after a comma: `… at a.pl line 16, near
+    // "* 100"`.)
     if first.is_none()
-        && let [.., before, file, word, number] = words.as_slice()
-        && *before == "at"
-        && *word == "line"
-        && let Ok(n) = number.trim_end_matches(['.', ',']).parse::<u64>()
-        && placeable(file)
+        && let Some(k) = (1..words.len().saturating_sub(3)).rev().find(|&k| {
+            words[k] == "at"
+                && words[k + 2] == "line"
+                && (k + 4 == words.len() || words[k + 3].ends_with(','))
+                && placeable(words[k + 1])
+        })
+        && let Ok(n) = words[k + 3].trim_end_matches(['.', ',']).parse::<u64>()
         && words.len() >= 5
     {
+        let file = words[k + 1];
         return Some(Row {
-            at: words.len() - 3,
+            at: k + 1,
             end: true,
             form: 'l',
             shape: String::new(),
