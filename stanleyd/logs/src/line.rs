@@ -482,7 +482,22 @@ pub(crate) fn passing_record(message: &str) -> bool {
     matches!(
         record_verdict(message.trim()),
         Some((_, "PASS" | "OK" | "IGNORE" | "SKIP" | "SKIPPED"))
-    )
+    ) || closing_pass(message)
+}
+
+/// An assertion's row that closes on its passing verdict after what it checked (`3 == 3
+/// ok`, `total is 5 ... passed`, beside `1 == 2 FAILED`): no finding.
+fn closing_pass(message: &str) -> bool {
+    let words: Vec<&str> = message.split_whitespace().collect();
+    let last = *words.last().unwrap_or(&"");
+    // (Or a group's heading with its progress so far, `word counting: ..`, `ports: .`: its
+    // assertions are the rows under it.)
+    let heading = words.len() >= 2
+        && words[words.len() - 2].ends_with(':')
+        && !last.is_empty()
+        && last.chars().all(|c| c == '.');
+    heading
+        || words.len() >= 2 && matches!(last, "ok" | "OK" | "passed" | "PASSED" | "pass" | "PASS")
 }
 
 /// A test's record as Unity prints it after the place: `id:VERDICT` or `id:VERDICT: message`

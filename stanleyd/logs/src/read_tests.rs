@@ -4585,3 +4585,22 @@ lib/Inv/Item.pm had compilation errors.
         ]
     );
 }
+
+/// D-237 addendum: where every assertion is a placed row closing on its verdict, the rows that
+/// passed and the groups' headings with their progress dots are no findings; the failed ones are.
+#[test]
+fn placed_assertion_rows_that_passed_are_no_findings() {
+    let log = parse_log(
+        "\
+# suite vec
+> tests/vec.c:4   adding: ..
+> vec.c:6        1 + 1 == 2                     ok
+> vec.c:7        2 + 2 == 5                     FAILED
+> tests/vec.c:12  scaling: .
+> vec.c:14       3 * 0 == 0                     ok
+> vec.c:15       3 * 2 == 7                     FAILED
+2 of 4 assertions failed
+",
+    );
+    assert_eq!(names(&log), ["vec.c:7", "vec.c:15"]);
+}
