@@ -92,17 +92,17 @@ fn last_words(input: &Value, transcript_field: &str) -> String {
 
 /// The event a hook request names: its `hook_event`, or an older client's word.
 pub(crate) fn event_of(request: &FlowHookRequest) -> Result<HookEvent, RequestError> {
-    request
-        .resolved_hook_event()
-        .ok()
-        .and_then(HookEvent::from_wire)
-        .ok_or_else(|| {
-            let word = request.resolved_hook_event().err().unwrap_or_default();
-            RequestError::usage(format!(
-                "unknown hook event {word:?}; expected one of {}",
-                HOOK_EVENTS.join(", ")
-            ))
-        })
+    let unknown = |word: &str| {
+        RequestError::usage(format!(
+            "unknown hook event {word:?}; expected one of {}",
+            HOOK_EVENTS.join(", ")
+        ))
+    };
+    // (Every known wire event is a hook event: `from_wire` fails only for none.)
+    match request.resolved_hook_event() {
+        Ok(wire) => HookEvent::from_wire(wire).ok_or_else(|| unknown(wire.word())),
+        Err(word) => Err(unknown(word)),
+    }
 }
 
 /// Answers one hook event. No flow file: nothing to say. A bad flow file: FAILED_PRECONDITION.
