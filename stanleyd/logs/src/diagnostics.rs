@@ -2399,6 +2399,11 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
     if let Some((severity, message, path, number)) = place_last(line) {
         return Some(placed_at(i, (path, number), severity, message));
     }
+    // `error: rule "Webshell" in rules/a.yar(28): syntax error`: a severity label, what the
+    // finding is in, then the place and its message.
+    if let Some((severity, path, number, message)) = place_after_label(line) {
+        return Some(placed_at(i, (path, number), severity, message));
+    }
     // `PHP Parse error: … in a.php on line 3`: the place at the message's end; and a line
     // that starts with the path the place names (`a.pl: Two-argument "open" used at line 3,
     // column 1.  See page 207 of PBP.  (Severity: 5)`) is a finding whatever its words.
@@ -2470,6 +2475,30 @@ fn place_last(line: &str) -> Option<(Severity, &str, &str, u64)> {
         path,
         number,
     ))
+}
+
+/// A severity label, a few words saying what the finding is in, and ` in PLACE: message`
+/// (`error: rule "Webshell" in rules/a.yar(28): syntax error`, YARA's): (severity, path,
+/// line, message). The place follows `in` or the label and a colon closes it, so a message
+/// that only mentions a file (`error: cannot open a.txt: denied`) is not read as placed.
+fn place_after_label(line: &str) -> Option<(Severity, &str, u64, &str)> {
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (label, said) = line.trim_end().split_once(": ")?;
+    let severity = severity_word(label.trim()).filter(|_| !label.contains(' '))?;
+    // (Or the place right after the label: `error: rules/b.yar(20): duplicated identifier`.)
+    let place = match said.split_once(" in ") {
+        Some((what, place)) if what.split_whitespace().count() <= 4 => place,
+        _ => said,
+    };
+    let (path, number, used) = location(place).or_else(|| paren_location(place))?;
+    if path.contains(' ') {
+        return None;
+    }
+    let message = place[used..].strip_prefix(": ")?.trim();
+    (message.split_whitespace().count() >= 2 || message.contains('"'))
+        .then_some((severity, path, number, message))
 }
 
 /// A finding's message where it goes on past its own line `i` (its lines end at `end`): onto
@@ -3110,6 +3139,25 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn a_place_after_a_label_and_what_it_is_in() {
+        let text = "warning: macro \"Pump\" in cfg/plant.def(4): unused input \"$q\"\n\
+                    error: macro \"Pump\" in cfg/plant.def(9): unknown symbol \"valve\"\n\
+                    error: block Main in cfg/main.def:12:3: bad nesting depth\n\
+                    error: cannot open cfg/other.def: permission denied\n\
+                    error: cfg/other.def(20): duplicated name \"Main\"\n";
+        assert_eq!(
+            messages(text),
+            [
+                ("cfg/plant.def:4".into(), "unused input \"$q\"".into()),
+                ("cfg/plant.def:9".into(), "unknown symbol \"valve\"".into()),
+                ("cfg/main.def:12".into(), "bad nesting depth".into()),
+                ("cfg/other.def:20".into(), "duplicated name \"Main\"".into()),
+            ]
+        );
+        assert_eq!(read(text)[0].severity, Severity::Warning);
     }
 
     /// A heading names the file; each message under it ends with its place in words, the line

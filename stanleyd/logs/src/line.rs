@@ -1433,10 +1433,16 @@ pub(crate) fn stack_frame(line: &str) -> bool {
                     .trim_start(),
                 None => after,
             };
+            // (A frame's `in` names its function and ends there; `in return value: got T,
+            // expected string` says what is wrong after a colon, a type checker's finding.)
+            let said_after = after
+                .split_once(": ")
+                .is_some_and(|(_, said)| said.split_whitespace().count() >= 2);
             (path.contains('/') || path.contains('.'))
                 && !path.contains(' ')
                 && digits > 0
                 && after.starts_with("in ")
+                && !said_after
                 || digits > 0 && rest[digits..].starts_with(":in `")
         })
 }

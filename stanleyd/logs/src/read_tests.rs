@@ -3567,6 +3567,90 @@ fn places_written_otherwise() {
     );
 }
 
+/// An assertion's row and its detail, then one indent up the verdict of the test it belongs
+/// to: the closing verdict names the report, the assertion's row is its message.
+#[test]
+fn a_verdict_that_closes_its_assertions_names_their_report() {
+    let log = "Suite billing\n    totals match - FAILED\n      expected: 10\n      actual:   12\n  (invoice_total) => FAILED\n    rounding kept - FAILED\n      expected: 0.5\n      actual:   0.49\n  (invoice_round) => FAILED\n  (invoice_tax) => PASSED\nSuite billing => FAILED\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(
+        got,
+        [
+            (
+                "invoice_total".to_owned(),
+                "totals match\nexpected: 10\nactual:   12".to_owned()
+            ),
+            (
+                "invoice_round".to_owned(),
+                "rounding kept\nexpected: 0.5\nactual:   0.49".to_owned()
+            ),
+        ]
+    );
+}
+
+/// A TAP point's YAML `message: |` that holds a Python traceback says what failed at its end:
+/// the exception and the lines after it, not the traceback's first line.
+#[test]
+fn a_traceback_in_a_yaml_message_says_what_failed_at_its_end() {
+    let log = "TAP version 13\nnot ok 1 pkg.test_cart.CartTests.test_total\n  ---\n    message: |\n      Traceback (most recent call last):\n        File \"/w/pkg/test_cart.py\", line 9, in test_total\n          self.assertEqual(total([1, 2]), 4)\n      AssertionError: 3 != 4\n  ...\nok 2 pkg.test_cart.CartTests.test_empty\n1..2\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(
+        got,
+        [(
+            "pkg.test_cart.CartTests.test_total".to_owned(),
+            "AssertionError: 3 != 4".to_owned()
+        )]
+    );
+}
+
+/// A list of failures under a drawn heading (`== Failed checks:`), each a bracketed name
+/// glued to what it said, closed by a drawn line: one failure per row, named by its bracket.
+#[test]
+fn a_drawn_list_of_bracketed_names_and_what_they_said() {
+    let log = "Running 5 checks\n..FF.\n\n  == Failed checks:\n  [check_sum]:Expected [10], Got [11]; note: [sum of two]\n  [check_avg]:Expected [2.5], Got [3.0]; note: [average]\n  == end of failed checks.\n\nChecks: 5, Failed: 2\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(
+        got[..2],
+        [
+            (
+                "check_sum".to_owned(),
+                "Expected [10], Got [11]; note: [sum of two]".to_owned()
+            ),
+            (
+                "check_avg".to_owned(),
+                "Expected [2.5], Got [3.0]; note: [average]".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(got.len(), 2, "{got:?}");
+}
+
+/// A frame's `in` names the function it is in and ends there; after a place, `in what: what is
+/// wrong` is a type checker's finding, each one of its own.
+#[test]
+fn an_in_phrase_that_says_what_is_wrong_is_a_finding_not_a_frame() {
+    assert!(crate::line::stack_frame("lib/a.lua:12: in function 'run'"));
+    assert!(crate::line::stack_frame("lib/a.lua:30: in main chunk"));
+    assert!(!crate::line::stack_frame(
+        "lib/a.lua:12:7: in argument 2: got string, expected number"
+    ));
+    let log = "lib/store.mod:4:9: in field init: got nil, expected table\nlib/store.mod:8:3: in call: got boolean, expected string\n2 errors\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(
+        got,
+        [
+            (
+                "lib/store.mod:4".to_owned(),
+                "in field init: got nil, expected table".to_owned()
+            ),
+            (
+                "lib/store.mod:8".to_owned(),
+                "in call: got boolean, expected string".to_owned()
+            ),
+        ]
+    );
+}
+
 /// A native frame ends in its address in brackets (D's runtime, `??:? _start [0x55ed…]`): an
 /// exception over a rule and such frames says what went wrong on its own line.
 #[test]

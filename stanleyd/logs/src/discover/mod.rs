@@ -202,6 +202,10 @@ fn listed_names(
             list = false;
             continue;
         }
+        // (A heading may be drawn: `-- Failed assertion messages:`.)
+        let drawn = t
+            .trim_start_matches(|c: char| crate::line::rule_char(c))
+            .trim_start();
         let heading = [
             "Failing ",
             "Failed ",
@@ -211,10 +215,16 @@ fn listed_names(
             "Crashed ",
         ]
         .iter()
-        .any(|w| t.starts_with(w));
+        .any(|w| drawn.starts_with(w));
         if heading && t.ends_with(':') && !t.contains("  ") {
             list = true;
             item_depth = None;
+            continue;
+        }
+        // (A drawn line closes the list: `-- end of failed assertion messages.`)
+        let ruled = t.chars().take_while(|&c| crate::line::rule_char(c)).count();
+        if ruled >= 2 && t.len() > drawn.len() {
+            list = false;
             continue;
         }
         if !list || covered[i] || indent(l) == 0 {
@@ -230,9 +240,14 @@ fn listed_names(
             .chain(crate::line::FAILURE_MARKS)
             .find_map(|m| t.strip_prefix(m))
             .map_or(t, str::trim_start);
-        let name = t
-            .rsplit_once(" # ")
-            .map(|(_, n)| n)
+        // (`[name]:Expected [36], Got [37]`: a bracketed name glued to what it said.)
+        let bracketed = t
+            .strip_prefix('[')
+            .and_then(|r| r.split_once("]:"))
+            .map(|(n, _)| n)
+            .filter(|n| !n.contains(' '));
+        let name = bracketed
+            .or_else(|| t.rsplit_once(" # ").map(|(_, n)| n))
             .or_else(|| t.split_once("  ").map(|(_, n)| n))
             .unwrap_or(t)
             .trim()
@@ -724,6 +739,15 @@ fn said_after_name(header: &str, name: Option<String>) -> (Option<String>, Optio
     let Some(name) = name else {
         return (None, None);
     };
+    // (A bracketed name glued to what it said: `[test_lcm]:Expected [36], Got [37]`.)
+    if let Some(said) = header
+        .trim_start()
+        .strip_prefix(&format!("[{name}]:"))
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        return (Some(name), Some(said.to_owned()));
+    }
     if let Some((call, said)) = crate::line::call_then_said(&name) {
         let said = header
             .find(call)
@@ -828,6 +852,29 @@ fn title_dash_why(name: &str) -> Option<(&str, &str)> {
 /// Whether the line at `at` is a rule that closes a section: solid, a blank line or the end after
 /// it (testthat's rule under each context's failures, before its `══ Results ══`; not pytest's
 /// spaced `_ _ _` between a failure's frames).
+/// A drawn line that closes a list the header at `at` is an item of (`-- end of failed
+/// assertion messages.` under `[test_lcm]:Expected [36], Got [37]`): rule characters, then
+/// words (no path: a diff's `--- a/x` opens the header's detail; no colon announcing what
+/// follows, `==== Contents of test case:`), no deeper than the item, right after it and with
+/// nothing under it; the item itself not drawn (a drawn header's detail is drawn alike).
+fn drawn_close(lines: &[String], at: usize, end: usize) -> bool {
+    let t = lines[end].trim_start();
+    let ruled = t.chars().take_while(|&c| crate::line::rule_char(c)).count();
+    let after = t.trim_start_matches(crate::line::rule_char);
+    ruled >= 2
+        && after.starts_with(' ')
+        && after.trim().starts_with(|c: char| c.is_alphabetic())
+        && !after
+            .split_whitespace()
+            .next()
+            .is_some_and(crate::text::path_like)
+        && !after.trim_end().ends_with(':')
+        && !lines[at].trim_start().starts_with(crate::line::rule_char)
+        && indent(&lines[end]) <= indent(&lines[at])
+        && end == at + 1
+        && lines.get(end + 1).is_none_or(|l| l.trim().is_empty())
+}
+
 fn closing_rule(lines: &[String], at: usize) -> bool {
     separator(&lines[at])
         && !lines[at].trim().contains(' ')
@@ -1153,7 +1200,7 @@ fn reports(
                         None => break,
                     }
                 }
-                if nested.ends_at(lines, at, end) {
+                if nested.ends_at(lines, at, end) || drawn_close(lines, at, end) {
                     break;
                 }
                 if let Some(other) = mentioned[end] {
@@ -2032,6 +2079,7 @@ pub(crate) fn segment(
     name_announced(lines, &mut spans);
     name_by_section_title(lines, &mut spans);
     name_by_verdict_under(lines, &mut spans);
+    name_by_closing_verdict(lines, &mut spans);
     name_by_test_frame(lines, &mut spans);
     let mut listings = mentions;
     listings.extend(recaps(lines, covered, &spans, &listings));
@@ -2112,9 +2160,30 @@ fn report_of(lines: &[String], s: Span) -> Found {
             })
             .flatten()
     });
+    // A report its test's verdict closes (`[name] -> Failed` under the assertion's row): the
+    // assertion's row, its verdict off, starts the message, and the verdict is no part of it.
+    let closed_by = s.name.as_deref().filter(|n| {
+        !read[0].contains(n)
+            && read.len() > 1
+            && closing_verdict_name(&read[read.len() - 1]).is_some_and(|(c, _)| c == *n)
+    });
+    let (body, assertion) = match closed_by {
+        Some(_) => {
+            let row = read[0].trim();
+            let row = row
+                .rsplit_once(char::is_whitespace)
+                .filter(|(_, v)| failed_verdict(v))
+                .map_or(row, |(r, _)| {
+                    r.trim_end().trim_end_matches(['-', ':']).trim_end()
+                });
+            (&body[..body.len() - 1], Some(row.to_owned()))
+        }
+        None => (body, None),
+    };
     // What the header says after the report's name (`Units::inches() Compared doubles
     // are not the same`, `FAIL: name: stdout diff:`) starts the message.
     let (name, said) = said_after_name(&read[0], s.name);
+    let said = said.or(assertion);
     // A name that opens brackets it does not close goes on at the lines under it (a
     // form the runner's printer wrapped: `Test failed: (LENGTH` over `  (REMOVE-…`).
     let (name, body) = match name.as_deref().and_then(|n| wrapped_name(n, body)) {
@@ -2603,6 +2672,76 @@ fn name_by_verdict_under(lines: &[String], spans: &mut [Span]) {
             {
                 spans[k].end = end;
             }
+        }
+    }
+}
+
+/// The test a closing verdict names (`[remove_cannot_go_negative] -> Failed`, `test_x:
+/// FAILED`): its words before a failed verdict, decoration (`->`, `-`, `:`, brackets) off;
+/// with the line's shape, those words masked.
+fn closing_verdict_name(line: &str) -> Option<(String, String)> {
+    let toks = templates::tokens(line.trim());
+    let (last, rest) = toks.split_last()?;
+    if !failed_verdict(last) {
+        return None;
+    }
+    let decoration = |t: &str| !t.chars().any(char::is_alphanumeric);
+    let words: Vec<&str> = rest.iter().copied().filter(|t| !decoration(t)).collect();
+    let [word] = words[..] else {
+        return None;
+    };
+    let name = word.trim_matches(|c: char| "[]():".contains(c));
+    let shape: Vec<String> = toks
+        .iter()
+        .map(|t| {
+            if *t == word {
+                "<name>".to_owned()
+            } else {
+                templates::mask(t)
+            }
+        })
+        .collect();
+    (name_like(name) && !name.is_empty()).then(|| (name.to_owned(), shape.join(" ")))
+}
+
+/// Reports read at their assertion's row whose test's verdict closes them, one indent up
+/// right after their detail (`  stock never negative - Fail`, its `File:` and `Line:` fields
+/// and the failed comparison, then `[remove_cannot_go_negative] -> Failed`, Testplan's): the
+/// closing verdict names the test, its report ends there, and the assertion's row is its
+/// message. Only when two or more reports close alike, so one stray row names nothing.
+fn name_by_closing_verdict(lines: &[String], spans: &mut [Span]) {
+    let closing = |s: &Span| -> Option<(usize, String, String)> {
+        let depth = indent(&lines[s.start]);
+        let k = (s.start + 1..lines.len().min(s.start + MAX_BLOCK))
+            .find(|&k| lines[k].trim().is_empty() || indent(&lines[k]) <= depth)?;
+        if lines[k].trim().is_empty() || indent(&lines[k]) >= depth || k > s.end {
+            return None;
+        }
+        let (name, shape) = closing_verdict_name(&lines[k])?;
+        Some((k, name, shape))
+    };
+    let found: Vec<Option<(usize, String, String)>> = spans
+        .iter()
+        .map(|s| (!s.whole).then(|| closing(s)).flatten())
+        .collect();
+    let mut shapes: HashMap<&str, usize> = HashMap::new();
+    for (_, _, shape) in found.iter().flatten() {
+        *shapes.entry(shape.as_str()).or_default() += 1;
+    }
+    let Some((&shape, _)) = shapes
+        .iter()
+        .filter(|(_, n)| **n >= 2)
+        .max_by_key(|(_, n)| **n)
+    else {
+        return;
+    };
+    let shape = shape.to_owned();
+    for (span, found) in spans.iter_mut().zip(found) {
+        if let Some((k, name, s)) = found
+            && s == shape
+        {
+            span.name = Some(name);
+            span.end = k + 1;
         }
     }
 }

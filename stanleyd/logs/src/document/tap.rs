@@ -117,11 +117,22 @@ pub(crate) fn yaml_message(block: &[String]) -> Option<String> {
             continue;
         }
         let depth = block[at].len() - block[at].trim_start().len();
-        let lines: Vec<&str> = block[at + 1..]
+        let under = block[at + 1..]
             .iter()
             .take_while(|l| l.trim().is_empty() || l.len() - l.trim_start().len() > depth)
-            .map(|l| l.trim())
-            .collect();
+            .count();
+        let mut under = &block[at + 1..at + 1 + under];
+        // A Python traceback in the block says what failed at its end: the exception and what
+        // follows it (`AssertionError:` then `Expected: 'x'` / `but: was 'y'`).
+        if let Some(from) = under
+            .iter()
+            .any(|l| l.trim() == "Traceback (most recent call last):")
+            .then(|| crate::line::python_exception(under))
+            .flatten()
+        {
+            under = &under[from..];
+        }
+        let lines: Vec<&str> = under.iter().map(|l| l.trim()).collect();
         let text = lines.join("\n").trim().to_owned();
         if !text.is_empty() {
             return Some(text);
