@@ -501,7 +501,7 @@ fn a_delegation_queues_one_durable_improvement_job() {
     let repo = changed_repo();
     let out = env.stanley(&repo, &["Audit the TODO comments", "--json"]);
     assert_eq!(out.code, 0, "{out:?}");
-    let id = stanley_workflows::improve::job_id("Audit the TODO comments");
+    let id = stanley_workflows::improve::JobId::of_request("Audit the TODO comments").to_string();
     assert!(
         out.stderr.contains(&format!(
             "stanley: delegated to the coding agent; queued improvement job {id}"
@@ -563,7 +563,7 @@ fn queue_recovers_from(damage: impl Fn(&std::path::Path)) {
     let requests = ["Audit the TODO comments", "List the flaky tests"];
     let mut ids: Vec<String> = requests
         .iter()
-        .map(|r| stanley_workflows::improve::job_id(r))
+        .map(|r| stanley_workflows::improve::JobId::of_request(r).to_string())
         .collect();
     ids.sort();
     for request in requests {
@@ -677,8 +677,8 @@ fn the_improvement_loop_drafts_validates_and_promotes_a_workflow() {
     }
     assert_eq!(runs(), 2);
     let (a, b) = (
-        stanley_workflows::improve::job_id(vague),
-        stanley_workflows::improve::job_id(todo),
+        stanley_workflows::improve::JobId::of_request(vague).to_string(),
+        stanley_workflows::improve::JobId::of_request(todo).to_string(),
     );
 
     let out = env.stanley(&repo, &["--improve-worker", "--json"]);
@@ -817,7 +817,7 @@ fn a_crashing_agent_is_retried_once_and_outside_writes_reject_a_candidate() {
     let todo = "Audit the TODO comments";
     let out = env.stanley(&repo, &[todo, "--json"]);
     assert_eq!(out.code, 0, "{out:?}");
-    let id = stanley_workflows::improve::job_id(todo);
+    let id = stanley_workflows::improve::JobId::of_request(todo).to_string();
 
     // A crash that changed nothing is retried once, then the job is rejected.
     let doc = work_with(&env, &repo, &[("FAKE_PI_MODE", "crash")]);
@@ -857,7 +857,7 @@ fn a_crashing_agent_is_retried_once_and_outside_writes_reject_a_candidate() {
     let other = "Audit the TODO notes under src";
     let out = env.stanley(&repo, &[other, "--json"]);
     assert_eq!(out.code, 0, "{out:?}");
-    let other_id = stanley_workflows::improve::job_id(other);
+    let other_id = stanley_workflows::improve::JobId::of_request(other).to_string();
     let stray = repo.root().join("src/stray.txt");
     let doc = work_with(
         &env,
@@ -889,7 +889,7 @@ fn stanleyctl_works_retries_drops_and_reviews_candidates() {
     let repo = changed_repo();
     let todo = "Audit the TODO comments";
     assert_eq!(env.stanley(&repo, &[todo, "--json"]).code, 0);
-    let id = stanley_workflows::improve::job_id(todo);
+    let id = stanley_workflows::improve::JobId::of_request(todo).to_string();
     let ctl = |args: &[&str]| env.stanleyctl(&repo, args);
 
     let work = ctl(&["queue", "work", "--json"]);
@@ -1099,7 +1099,7 @@ fn validation_rejects_bad_candidates_and_applies_the_input_gate() {
             "{request}: {}",
             out.stderr
         );
-        let id = stanley_workflows::improve::job_id(request);
+        let id = stanley_workflows::improve::JobId::of_request(request).to_string();
         let writes: Vec<String> = files
             .iter()
             .map(|(name, text)| format!(".stanley/candidates/{id}/{name}={text}"))
@@ -1132,7 +1132,7 @@ fn a_daemon_killed_during_an_active_job_loses_nothing() {
     let repo = changed_repo();
     let todo = "Audit the TODO comments";
     assert_eq!(env.stanley(&repo, &[todo, "--json"]).code, 0);
-    let id = stanley_workflows::improve::job_id(todo);
+    let id = stanley_workflows::improve::JobId::of_request(todo).to_string();
 
     // A worker whose agent hangs holds the job active.
     let hung = scratch.path().join("hung.json");
@@ -1197,7 +1197,7 @@ fn a_later_request_starts_the_background_worker_once() {
     let todo = "Audit the TODO comments";
     assert_eq!(env.stanley(&repo, &[todo, "--json"]).code, 0);
     assert_eq!(runs(), 1, "the delegation itself");
-    let id = stanley_workflows::improve::job_id(todo);
+    let id = stanley_workflows::improve::JobId::of_request(todo).to_string();
 
     // A request that needs no agent finds the pending job and starts the worker in the daemon.
     let out = env.stanley(&repo, &["Summarize these changes", "--json"]);

@@ -153,7 +153,7 @@ fn the_improvement_loop_runs_with_the_real_pi_on(line: Line) {
     let out = env.stanley(&repo, &[todo, "--json"]);
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.json()["output"]["data"]["handledBy"], "coding_agent");
-    let id = stanley_workflows::improve::job_id(todo);
+    let id = stanley_workflows::improve::JobId::of_request(todo).to_string();
     let work = env.stanley(&repo, &["--improve-worker", "--json"]);
     assert_eq!(work.code, 0, "{work:?}");
     assert_eq!(

@@ -217,7 +217,7 @@ fn scene() -> Scene {
     repo.write(".stanley/flow.json", &flow_file().to_string());
     let blocked = stop(&env, &repo);
     assert!(blocked.stdout.contains("\"block\""), "{blocked:?}");
-    let candidate = stanley_workflows::improve::job_id(TODO);
+    let candidate = stanley_workflows::improve::JobId::of_request(TODO).to_string();
     Scene {
         env,
         repo,

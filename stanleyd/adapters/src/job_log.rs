@@ -15,8 +15,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use serde_json::{Value, json};
-use stanley_workflows::improve::Job;
+use serde::{Deserialize, Serialize};
+use stanley_workflows::improve::{Job, JobId};
 
 use crate::user_key::UserKey;
 
@@ -29,9 +29,9 @@ pub struct Replay {
     /// Whether the file exists.
     pub exists: bool,
     /// Live jobs by id, as last written.
-    pub jobs: BTreeMap<String, Job>,
+    pub jobs: BTreeMap<JobId, Job>,
     /// Every id the log mentions (live or removed).
-    pub known: std::collections::BTreeSet<String>,
+    pub known: std::collections::BTreeSet<JobId>,
     /// Lines that failed their checksum or did not parse (not counting a torn last line).
     pub damaged: usize,
     /// Whether the last line was torn (no newline and unreadable).
@@ -51,15 +51,25 @@ impl std::fmt::Debug for JobLog {
     }
 }
 
+/// What one line says: `{"put": <job>}` or `{"remove": "<id>"}`.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Entry<J> {
+    Put(J),
+    Remove(JobId),
+}
+
 /// One line: the MAC of the JSON, a space, the JSON, a newline.
-fn line(key: &UserKey, value: &Value) -> String {
-    let mut line = key.seal(DOMAIN, &value.to_string());
+fn line(key: &UserKey, entry: &Entry<&Job>) -> String {
+    // (Serializing a job and an id cannot fail: no map with non-string keys, no float.)
+    let json = serde_json::to_string(entry).unwrap_or_default();
+    let mut line = key.seal(DOMAIN, &json);
     line.push('\n');
     line
 }
 
-/// The JSON of one line when its MAC holds under `key`.
-fn parse_line(key: &UserKey, text: &str) -> Option<Value> {
+/// What one line says when its MAC holds under `key` and its JSON is an entry.
+fn parse_line(key: &UserKey, text: &str) -> Option<Entry<Job>> {
     serde_json::from_str(key.unseal(DOMAIN, text)?).ok()
 }
 
@@ -89,22 +99,17 @@ pub fn replay(path: &Path, key: &UserKey) -> io::Result<Replay> {
         }
         let last = i + 1 == lines.len();
         let parsed = parse_line(key, raw);
-        let applied = parsed.is_some_and(|value| {
-            if let Some(job) = value
-                .get("put")
-                .and_then(|j| serde_json::from_value::<Job>(j.clone()).ok())
-            {
+        let applied = parsed.map(|entry| match entry {
+            Entry::Put(job) => {
                 out.known.insert(job.id.clone());
                 out.jobs.insert(job.id.clone(), job);
-                true
-            } else if let Some(id) = value.get("remove").and_then(Value::as_str) {
-                out.known.insert(id.to_owned());
-                out.jobs.remove(id);
-                true
-            } else {
-                false
+            }
+            Entry::Remove(id) => {
+                out.jobs.remove(&id);
+                out.known.insert(id);
             }
         });
+        let applied = applied.is_some();
         if !applied {
             if last && !complete {
                 out.torn = true;
@@ -119,7 +124,7 @@ pub fn replay(path: &Path, key: &UserKey) -> io::Result<Replay> {
 /// The log's bytes for `jobs`: one `put` line each.
 fn compacted<'a>(key: &UserKey, jobs: impl IntoIterator<Item = &'a Job>) -> String {
     jobs.into_iter()
-        .map(|job| line(key, &json!({ "put": job })))
+        .map(|job| line(key, &Entry::Put(job)))
         .collect()
 }
 
@@ -141,19 +146,19 @@ impl JobLog {
 
     /// Appends that `job` is now as given, durably.
     pub fn put(&self, job: &Job) -> io::Result<()> {
-        self.append(&json!({ "put": job }))
+        self.append(&Entry::Put(job))
     }
 
     /// Appends that job `id` was removed, durably.
-    pub fn remove(&self, id: &str) -> io::Result<()> {
-        self.append(&json!({ "remove": id }))
+    pub fn remove(&self, id: &JobId) -> io::Result<()> {
+        self.append(&Entry::Remove(id.clone()))
     }
 
-    fn append(&self, value: &Value) -> io::Result<()> {
+    fn append(&self, entry: &Entry<&Job>) -> io::Result<()> {
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
         let before = file.metadata()?.len();
         let written = file
-            .write_all(line(&self.key, value).as_bytes())
+            .write_all(line(&self.key, entry).as_bytes())
             .and_then(|()| file.sync_data());
         if written.is_err() {
             // A partial line (a full disk) would glue itself to the next one: cut it off.

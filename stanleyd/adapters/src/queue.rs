@@ -19,7 +19,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use stanley_workflows::improve::{Enqueued, Job, JobQueue, JobState, MAX_PENDING_JOBS, QueueError};
+use stanley_workflows::improve::{
+    Enqueued, Job, JobId, JobQueue, JobState, MAX_PENDING_JOBS, QueueError,
+};
 
 use crate::job_log::{self, JobLog, Replay};
 use crate::store_error::StoreError;
@@ -52,7 +54,7 @@ pub const RECOVERY_SCHEMA: &str = "stanley.queue-recovery/v1";
 /// A job the recovery brought back.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecoveredJob {
-    pub id: String,
+    pub id: JobId,
     pub request: String,
 }
 
@@ -149,7 +151,7 @@ fn open_sled(dir: &Path) -> Result<sled::Db, StoreError> {
 }
 
 /// The jobs in an open store, or why it cannot be trusted.
-fn read_store(db: &sled::Db, key: &UserKey) -> Result<(BTreeMap<String, Job>, usize), StoreError> {
+fn read_store(db: &sled::Db, key: &UserKey) -> Result<(BTreeMap<JobId, Job>, usize), StoreError> {
     let read = catch_unwind(AssertUnwindSafe(|| -> Result<_, sled::Error> {
         let tree = db.open_tree("jobs")?;
         let mut jobs = BTreeMap::new();
@@ -216,13 +218,13 @@ struct Verdict {
     /// Why the log is not trusted (it is kept aside and rebuilt).
     log_problem: Option<String>,
     /// The jobs the queue holds from now on.
-    merged: BTreeMap<String, Job>,
+    merged: BTreeMap<JobId, Job>,
     lost: Vec<String>,
 }
 
 /// Compares the store with the log.
 fn judge(
-    store: Result<(BTreeMap<String, Job>, usize), StoreError>,
+    store: Result<(BTreeMap<JobId, Job>, usize), StoreError>,
     marker: bool,
     log: &Replay,
 ) -> Verdict {
@@ -260,7 +262,7 @@ fn judge(
             )
         });
     }
-    let unknown: Vec<&String> = stored
+    let unknown: Vec<&JobId> = stored
         .keys()
         .filter(|id| log.exists && !log.known.contains(*id))
         .collect();
@@ -285,7 +287,7 @@ fn judge(
     }
     // The log is newer than the store for every id it knows; the store adds what a damaged or
     // missing log lost, and nothing when the log is intact.
-    let mut merged: BTreeMap<String, Job> = stored
+    let mut merged: BTreeMap<JobId, Job> = stored
         .into_iter()
         .filter(|(id, _)| !log.known.contains(id) && !log_intact)
         .collect();
@@ -370,15 +372,18 @@ impl SledQueue {
         // Bring the store to the merged view: the log's newer versions and removals.
         for item in jobs.iter() {
             let (key, _) = item.map_err(err)?;
-            if !verdict
-                .merged
-                .contains_key(String::from_utf8_lossy(&key).as_ref())
-            {
+            // (A key that is no job id is no job of ours: removed.)
+            let kept = std::str::from_utf8(&key)
+                .ok()
+                .and_then(JobId::parse)
+                .is_some_and(|id| verdict.merged.contains_key(&id));
+            if !kept {
                 jobs.remove(key).map_err(err)?;
             }
         }
         for (id, job) in &verdict.merged {
-            jobs.insert(id.as_bytes(), seal(&key, job)?).map_err(err)?;
+            jobs.insert(id.as_str().as_bytes(), seal(&key, job)?)
+                .map_err(err)?;
         }
         let log = JobLog::rewrite(&log_path, &key, verdict.merged.values()).map_err(
             QueueError::file(format!("cannot write {}", log_path.display())),
@@ -488,7 +493,11 @@ impl JobQueue for SledQueue {
         self.logged(self.log.put(job))?;
         let swapped = self
             .jobs
-            .compare_and_swap(job.id.as_bytes(), None as Option<&[u8]>, Some(value))
+            .compare_and_swap(
+                job.id.as_str().as_bytes(),
+                None as Option<&[u8]>,
+                Some(value),
+            )
             .map_err(err)?;
         if swapped.is_err() {
             return Ok(Enqueued::AlreadyQueued);
@@ -516,34 +525,49 @@ impl JobQueue for SledQueue {
         let before = self.get(&job.id)?.map(|j| j.state);
         let value = seal(&self.key, job)?;
         self.logged(self.log.put(job))?;
-        self.jobs.insert(job.id.as_bytes(), value).map_err(err)?;
+        self.jobs
+            .insert(job.id.as_str().as_bytes(), value)
+            .map_err(err)?;
         self.counted(before, Some(job.state));
         self.flush()
     }
 
-    fn remove(&self, id: &str) -> Result<bool, QueueError> {
+    fn remove(&self, id: &JobId) -> Result<bool, QueueError> {
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let Some(before) = self.get(id)?.map(|j| j.state) else {
-            if self.jobs.get(id.as_bytes()).map_err(err)?.is_none() {
+            if self
+                .jobs
+                .get(id.as_str().as_bytes())
+                .map_err(err)?
+                .is_none()
+            {
                 return Ok(false);
             }
             // A record that does not unseal: removed, and it counted as no job.
             self.logged(self.log.remove(id))?;
-            let existed = self.jobs.remove(id.as_bytes()).map_err(err)?.is_some();
+            let existed = self
+                .jobs
+                .remove(id.as_str().as_bytes())
+                .map_err(err)?
+                .is_some();
             self.flush()?;
             return Ok(existed);
         };
         self.logged(self.log.remove(id))?;
-        let existed = self.jobs.remove(id.as_bytes()).map_err(err)?.is_some();
+        let existed = self
+            .jobs
+            .remove(id.as_str().as_bytes())
+            .map_err(err)?
+            .is_some();
         self.counted(Some(before), None);
         self.flush()?;
         Ok(existed)
     }
 
-    fn get(&self, id: &str) -> Result<Option<Job>, QueueError> {
+    fn get(&self, id: &JobId) -> Result<Option<Job>, QueueError> {
         Ok(self
             .jobs
-            .get(id.as_bytes())
+            .get(id.as_str().as_bytes())
             .map_err(err)?
             .and_then(|v| unseal(&self.key, &v)))
     }
@@ -698,7 +722,7 @@ mod tests {
     }
 
     /// Two queued jobs, the store closed; returns (tempdir, state dir, job ids).
-    fn two_jobs() -> (tempfile::TempDir, PathBuf, Vec<String>) {
+    fn two_jobs() -> (tempfile::TempDir, PathBuf, Vec<JobId>) {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join(".stanley/state");
         let queue = SledQueue::open(&state, key()).unwrap();
@@ -727,14 +751,14 @@ mod tests {
         out
     }
 
-    fn ids(queue: &SledQueue) -> Vec<String> {
-        let mut ids: Vec<String> = queue.list().unwrap().into_iter().map(|j| j.id).collect();
+    fn ids(queue: &SledQueue) -> Vec<JobId> {
+        let mut ids: Vec<JobId> = queue.list().unwrap().into_iter().map(|j| j.id).collect();
         ids.sort();
         ids
     }
 
     /// The report names the kept copy (which exists and holds `recovery.json`) and the jobs.
-    fn assert_recovered(dir: &Path, queue: &SledQueue, ids: &[String], says: &str) -> Recovery {
+    fn assert_recovered(dir: &Path, queue: &SledQueue, ids: &[JobId], says: &str) -> Recovery {
         let report = queue.recovery().expect("a recovery").clone();
         assert!(report.reason.contains(says), "{report:?}");
         assert!(
@@ -742,7 +766,7 @@ mod tests {
             "{report:?}"
         );
         assert!(dir.join(&report.kept).join("recovery.json").is_file());
-        let mut recovered: Vec<String> = report.recovered.iter().map(|j| j.id.clone()).collect();
+        let mut recovered: Vec<JobId> = report.recovered.iter().map(|j| j.id.clone()).collect();
         recovered.sort();
         assert_eq!(recovered, ids);
         assert_eq!(
@@ -841,7 +865,10 @@ mod tests {
             );
             db.open_tree("jobs")
                 .unwrap()
-                .insert(planted.id.as_bytes(), serde_json::to_vec(&planted).unwrap())
+                .insert(
+                    planted.id.as_str().as_bytes(),
+                    serde_json::to_vec(&planted).unwrap(),
+                )
                 .unwrap();
             db.flush().unwrap();
         }

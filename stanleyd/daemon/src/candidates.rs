@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use stanley_workflows::improve::{CandidateRecord, CandidateStatus, valid_candidate_id};
+use stanley_workflows::improve::{CandidateRecord, CandidateStatus, JobId};
 
 use crate::error::RequestError;
 
@@ -17,10 +17,7 @@ fn ours(dir: &Path) -> bool {
 
 /// A candidate record Stanley wrote: in folders Stanley made, a regular file of at most 1 MiB
 /// read without following a link or waiting on a FIFO, naming its own id.
-pub(crate) fn read_record(root: &Path, id: &str) -> Option<CandidateRecord> {
-    if !valid_candidate_id(id) {
-        return None;
-    }
+pub(crate) fn read_record(root: &Path, id: &JobId) -> Option<CandidateRecord> {
     let folder = root.join(format!(".stanley/candidates/{id}"));
     if !ours(&root.join(".stanley/candidates")) || !ours(&folder) {
         return None;
@@ -32,7 +29,7 @@ pub(crate) fn read_record(root: &Path, id: &str) -> Option<CandidateRecord> {
     stanley_adapters::records::read_bounded(&folder.join("candidate.json"), 1024 * 1024)
         .ok()
         .and_then(|b| serde_json::from_slice::<CandidateRecord>(&b).ok())
-        .filter(|r| r.id == id)
+        .filter(|r| r.id == *id)
 }
 
 /// Every readable candidate record, by id.
@@ -42,20 +39,23 @@ pub(crate) fn candidates(root: &Path) -> Vec<CandidateRecord> {
     };
     let mut out: Vec<CandidateRecord> = entries
         .flatten()
-        .filter_map(|e| e.file_name().to_str().and_then(|n| read_record(root, n)))
+        .filter_map(|e| {
+            let id = e.file_name().to_str().and_then(JobId::parse)?;
+            read_record(root, &id)
+        })
         .collect();
     out.sort_by(|a, b| a.id.cmp(&b.id));
     out
 }
 
 /// One candidate record.
-pub(crate) fn candidate(root: &Path, id: &str) -> Result<CandidateRecord, RequestError> {
+pub(crate) fn candidate(root: &Path, id: &JobId) -> Result<CandidateRecord, RequestError> {
     read_record(root, id)
         .ok_or_else(|| RequestError::not_found(format!("no candidate record for {id}")))
 }
 
 /// The candidate records that wait for review.
-pub(crate) fn validated_candidates(root: &Path) -> Vec<String> {
+pub(crate) fn validated_candidates(root: &Path) -> Vec<JobId> {
     candidates(root)
         .into_iter()
         .filter(|r| r.status == CandidateStatus::Validated)

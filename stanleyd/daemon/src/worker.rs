@@ -13,9 +13,8 @@ use stanley_core::{Budget, BudgetLimits, Cancel};
 use stanley_workflows::agent::{Agent, AgentOutcome};
 use stanley_workflows::diff::Scope;
 use stanley_workflows::improve::{
-    AgentSummary, CandidateRecord, CandidateStatus, DiaryEntry, DraftVerdict, Drafted, Job,
+    AgentSummary, CandidateRecord, CandidateStatus, DiaryEntry, DraftVerdict, Drafted, Job, JobId,
     JobQueue, JobState, MAX_ATTEMPTS, QueueError, RoutingCheck, improvement_brief, judge_draft,
-    valid_candidate_id,
 };
 use stanley_workflows::ports::{GitError, Redactor};
 use stanley_workflows::registry::{BUILTINS, Builtin};
@@ -48,7 +47,7 @@ stanley_core::words! {
 /// What the worker did with one job.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Processed {
-    pub(crate) id: String,
+    pub(crate) id: JobId,
     pub(crate) status: JobOutcome,
 }
 
@@ -184,7 +183,7 @@ pub(crate) async fn work(
         q.put(&job)?;
     }
     let mut processed = Vec::new();
-    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut seen: BTreeSet<JobId> = BTreeSet::new();
     loop {
         if cancel.is_cancelled() {
             break;
@@ -457,11 +456,8 @@ async fn route_check(
 pub(crate) async fn promote(
     state: &DaemonState,
     settings: &RequestSettings,
-    id: &str,
+    id: &JobId,
 ) -> Result<(String, String), RequestError> {
-    if !valid_candidate_id(id) {
-        return Err(RequestError::input(format!("invalid candidate id: {id}")));
-    }
     let root = &state.config.files.root;
     let mut record = read_record(root, id)
         .filter(|r| r.schema == "stanley.candidate/v1")
@@ -535,7 +531,7 @@ pub(crate) async fn promote(
 /// Whether a record's `source` is a file directly inside its candidate's folder (promotion
 /// moves it; a record must not name another file to move) or, once promoted, directly inside
 /// `.stanley/workflows/`.
-pub(crate) fn source_in_folder(id: &str, source: &str, promoted: bool) -> bool {
+pub(crate) fn source_in_folder(id: &JobId, source: &str, promoted: bool) -> bool {
     let folder = if promoted {
         ".stanley/workflows/".to_owned()
     } else {
@@ -547,7 +543,7 @@ pub(crate) fn source_in_folder(id: &str, source: &str, promoted: bool) -> bool {
 }
 
 /// Marks a validated candidate rejected by a person.
-pub(crate) fn reject(root: &Path, id: &str) -> Result<CandidateRecord, RequestError> {
+pub(crate) fn reject(root: &Path, id: &JobId) -> Result<CandidateRecord, RequestError> {
     let mut record = candidate(root, id)?;
     if record.status != CandidateStatus::Validated {
         return Err(RequestError::input(format!(
@@ -562,7 +558,7 @@ pub(crate) fn reject(root: &Path, id: &str) -> Result<CandidateRecord, RequestEr
 }
 
 /// Puts a job back to pending with no attempts, clearing its candidate folder unless promoted.
-pub(crate) fn retry(state: &DaemonState, id: &str) -> Result<Job, RequestError> {
+pub(crate) fn retry(state: &DaemonState, id: &JobId) -> Result<Job, RequestError> {
     let Some(_turn) = state.improve.try_turn() else {
         return Err(RequestError::unavailable(
             "the improvement worker is running; try again when it finishes",
@@ -598,7 +594,7 @@ pub(crate) fn retry(state: &DaemonState, id: &str) -> Result<Job, RequestError> 
 }
 
 /// Removes a job from the queue.
-pub(crate) fn drop_job(state: &DaemonState, id: &str) -> Result<(), RequestError> {
+pub(crate) fn drop_job(state: &DaemonState, id: &JobId) -> Result<(), RequestError> {
     let Some(_turn) = state.improve.try_turn() else {
         return Err(RequestError::unavailable(
             "the improvement worker is running; try again when it finishes",

@@ -76,7 +76,7 @@ fn queued(scene: &Scene, request: &str, state: JobState) -> Job {
     job
 }
 
-fn record(scene: &Scene, id: &str) -> CandidateRecord {
+fn record(scene: &Scene, id: &JobId) -> CandidateRecord {
     let path = scene
         .root
         .join(format!(".stanley/candidates/{id}/candidate.json"));

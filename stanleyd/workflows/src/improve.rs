@@ -10,15 +10,67 @@ pub const MAX_PENDING_JOBS: usize = 20;
 /// Attempts per job (a retry only after a timeout or crash).
 pub const MAX_ATTEMPTS: u32 = 2;
 
-/// The job id: `imp_` + 12 hex of the hash of the request trimmed, lowercased, with whitespace
-/// runs collapsed (the hash is over the JSON-quoted text).
-pub fn job_id(redacted_request: &str) -> String {
-    let normalized = redacted_request
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase();
-    stable_id("imp", &serde_json::Value::String(normalized), 12)
+/// A job's id, `imp_` + 12 lower-case hex: the name of its candidate's folder under
+/// `.stanley/candidates/`, so one path component whatever made it. Made from the request
+/// ([`JobId::of_request`]) or parsed from a client's or a store's text ([`JobId::parse`]);
+/// a record whose id is anything else does not deserialize.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct JobId(String);
+
+impl JobId {
+    /// The job of a request: `imp_` + 12 hex of the hash of the request trimmed, lowercased,
+    /// with whitespace runs collapsed (the hash is over the JSON-quoted text), so rephrasings
+    /// that differ only in case and spacing share a job.
+    pub fn of_request(redacted_request: &str) -> Self {
+        let normalized = redacted_request
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase();
+        JobId(stable_id("imp", &serde_json::Value::String(normalized), 12))
+    }
+
+    /// A job id a person, a client or a store gave, or None when it is not one.
+    pub fn parse(text: &str) -> Option<Self> {
+        let valid = text.len() == 16
+            && text.starts_with("imp_")
+            && text[4..]
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase());
+        valid.then(|| JobId(text.to_owned()))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for JobId {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        JobId::parse(&text).ok_or_else(|| format!("not a job id: {text:?}"))
+    }
+}
+
+impl From<JobId> for String {
+    fn from(id: JobId) -> Self {
+        id.0
+    }
+}
+
+impl std::fmt::Display for JobId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for JobId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
 }
 
 /// Where a job is.
@@ -53,7 +105,7 @@ pub struct DiaryEntry {
 #[serde(rename_all = "camelCase")]
 pub struct Job {
     pub schema: String,
-    pub id: String,
+    pub id: JobId,
     /// The redacted request.
     pub request: String,
     /// The shape of the input the request came with.
@@ -75,7 +127,7 @@ impl Job {
     pub fn new(redacted_request: &str, input_shape: crate::routing::InputShape, now: &str) -> Self {
         Self {
             schema: "stanley.improvement-job/v1".into(),
-            id: job_id(redacted_request),
+            id: JobId::of_request(redacted_request),
             request: redacted_request.to_owned(),
             input_shape,
             source: "agent_fallback".into(),
@@ -113,7 +165,7 @@ pub enum Enqueued {
 
 impl Enqueued {
     /// The stderr note after a delegation.
-    pub fn note(self, id: &str) -> String {
+    pub fn note(self, id: &JobId) -> String {
         match self {
             Enqueued::Queued => format!("queued improvement job {id}"),
             Enqueued::AlreadyQueued => format!("improvement job {id} is already queued"),
@@ -196,11 +248,11 @@ pub trait JobQueue: Send + Sync {
     /// Every job, by id.
     fn list(&self) -> Result<Vec<Job>, QueueError>;
     /// One job.
-    fn get(&self, id: &str) -> Result<Option<Job>, QueueError>;
+    fn get(&self, id: &JobId) -> Result<Option<Job>, QueueError>;
     /// Writes a job back (claim, requeue, finish); durable on return.
     fn put(&self, job: &Job) -> Result<(), QueueError>;
     /// Removes a job; durable on return. Returns whether it existed.
-    fn remove(&self, id: &str) -> Result<bool, QueueError>;
+    fn remove(&self, id: &JobId) -> Result<bool, QueueError>;
     /// Writes whatever the store still holds in memory to disk (when the daemon stops).
     fn flush(&self) -> Result<(), QueueError> {
         Ok(())
@@ -213,14 +265,10 @@ mod tests {
 
     #[test]
     fn rephrasings_share_a_job() {
-        let id = job_id("Audit the TODO comments");
-        assert_eq!(id, job_id("  audit   THE todo comments "));
-        assert!(
-            id.starts_with("imp_")
-                && id.len() == 16
-                && id[4..].chars().all(|c| c.is_ascii_hexdigit())
-        );
-        assert_ne!(id, job_id("Audit the FIXME comments"));
+        let id = JobId::of_request("Audit the TODO comments");
+        assert_eq!(id, JobId::of_request("  audit   THE todo comments "));
+        assert_eq!(JobId::parse(id.as_str()), Some(id.clone()));
+        assert_ne!(id, JobId::of_request("Audit the FIXME comments"));
     }
 
     /// A done job's result is its candidate's status, kept on disk as the same word a job
@@ -373,7 +421,7 @@ impl std::fmt::Display for CandidateStatus {
 #[serde(rename_all = "camelCase")]
 pub struct CandidateRecord {
     pub schema: String,
-    pub id: String,
+    pub id: JobId,
     pub status: CandidateStatus,
     pub workflow_id: Option<String>,
     /// The candidate's repository-relative source path.
@@ -384,15 +432,6 @@ pub struct CandidateRecord {
     pub reasons: Vec<String>,
     pub agent: AgentSummary,
     pub summary: String,
-}
-
-/// Whether `id` is a well-formed job or candidate id (`imp_` + 12 hex).
-pub fn valid_candidate_id(id: &str) -> bool {
-    id.len() == 16
-        && id.starts_with("imp_")
-        && id[4..]
-            .chars()
-            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
 }
 
 /// What loading a candidate folder gave: (workflow id, source) of each loaded workflow and
@@ -590,7 +629,18 @@ mod brief_tests {
             brief.contains(REFERENCE_WORKFLOW),
             "the reference workflow is embedded byte for byte"
         );
-        assert!(valid_candidate_id(&job.id));
-        assert!(!valid_candidate_id("../etc") && !valid_candidate_id("imp_ABCDEF123456"));
+        assert!(JobId::parse(job.id.as_str()).is_some());
+        for not_an_id in [
+            "../etc",
+            "imp_ABCDEF123456",
+            "imp_0123456789a",
+            "imp_0123456789abc",
+        ] {
+            assert_eq!(JobId::parse(not_an_id), None, "{not_an_id}");
+        }
+        // A record whose id is no job id does not deserialize: it never names a folder.
+        let mut record = serde_json::to_value(&job).unwrap();
+        record["id"] = "../../etc".into();
+        assert!(serde_json::from_value::<Job>(record).is_err());
     }
 }

@@ -169,7 +169,7 @@ fn improvement_loop() -> serde_json::Value {
         .map(|_| timed(|| drop(stanley(&request))))
         .collect();
     let worker = stanley(&["--improve-worker", "--json"]);
-    let id = stanley_workflows::improve::job_id("Audit the TODO comments");
+    let id = stanley_workflows::improve::JobId::of_request("Audit the TODO comments").to_string();
     assert!(
         worker.stdout.contains("validated"),
         "{}\n{}",

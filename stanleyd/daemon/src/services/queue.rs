@@ -13,13 +13,25 @@ use stanley_proto::v1::{
     ListCandidatesResponse, ProcessedJob, PromoteCandidateRequest, PromoteCandidateResponse,
     WorkQueueRequest, WorkQueueResponse,
 };
-use stanley_workflows::improve::{Job, JobQueue, JobState};
+use stanley_workflows::improve::{Job, JobId, JobQueue, JobState};
 use stanley_workflows::routing::InputShape;
 use tonic::{Request, Response, Status};
 
 use crate::error::RequestError;
 use crate::state::DaemonState;
 use crate::worker::JobOutcome;
+
+/// A job id a client sent; one that is no job id names no job (the words a missing job
+/// gets).
+fn job_id(text: String) -> Result<JobId, RequestError> {
+    JobId::parse(&text).ok_or_else(|| RequestError::not_found(format!("no improvement job {text}")))
+}
+
+/// A candidate's id a client sent; one that is no job id names no candidate.
+fn candidate_id(text: String) -> Result<JobId, RequestError> {
+    JobId::parse(&text)
+        .ok_or_else(|| RequestError::not_found(format!("no candidate record for {text}")))
+}
 
 fn record_json(record: &stanley_workflows::improve::CandidateRecord) -> String {
     serde_json::to_string_pretty(record).unwrap_or_default()
@@ -46,7 +58,7 @@ impl QueueService {
 
 fn to_proto(job: Job) -> v1::Job {
     v1::Job {
-        id: job.id,
+        id: job.id.into(),
         request: job.request,
         shape: wire_shape(job.input_shape) as i32,
         job_state: wire_state(job.state) as i32,
@@ -116,11 +128,13 @@ impl Queue for QueueService {
         request: Request<GetJobRequest>,
     ) -> Result<Response<GetJobResponse>, Status> {
         let id = request.into_inner().id;
-        match self.queue()?.get(&id).map_err(RequestError::from)? {
+        let not_found = || RequestError::not_found(format!("no improvement job {id}"));
+        let job_id = JobId::parse(&id).ok_or_else(not_found)?;
+        match self.queue()?.get(&job_id).map_err(RequestError::from)? {
             Some(job) => Ok(Response::new(GetJobResponse {
                 job: Some(to_proto(job)),
             })),
-            None => Err(RequestError::not_found(format!("no improvement job {id}")).into()),
+            None => Err(not_found().into()),
         }
     }
 
@@ -146,7 +160,7 @@ impl Queue for QueueService {
                     .into_iter()
                     .map(|p| {
                         ProcessedJob {
-                            id: p.id,
+                            id: p.id.into(),
                             outcome: wire_outcome(p.status) as i32,
                             ..ProcessedJob::default()
                         }
@@ -168,7 +182,9 @@ impl Queue for QueueService {
     ) -> Result<Response<PromoteCandidateResponse>, Status> {
         let request = request.into_inner();
         let settings = self.state.settings(&request.env);
-        match crate::worker::promote(&self.state, &settings, &request.id).await {
+        let id = JobId::parse(&request.id)
+            .ok_or_else(|| RequestError::input(format!("invalid candidate id: {}", request.id)))?;
+        match crate::worker::promote(&self.state, &settings, &id).await {
             Ok((workflow, path)) => Ok(Response::new(PromoteCandidateResponse { workflow, path })),
             Err(e) => Err(e.into()),
         }
@@ -178,7 +194,7 @@ impl Queue for QueueService {
         &self,
         request: Request<JobIdRequest>,
     ) -> Result<Response<GetJobResponse>, Status> {
-        let job = crate::worker::retry(&self.state, &request.into_inner().id)?;
+        let job = crate::worker::retry(&self.state, &job_id(request.into_inner().id)?)?;
         Ok(Response::new(GetJobResponse {
             job: Some(to_proto(job)),
         }))
@@ -188,7 +204,7 @@ impl Queue for QueueService {
         &self,
         request: Request<JobIdRequest>,
     ) -> Result<Response<DropJobResponse>, Status> {
-        crate::worker::drop_job(&self.state, &request.into_inner().id)?;
+        crate::worker::drop_job(&self.state, &job_id(request.into_inner().id)?)?;
         Ok(Response::new(DropJobResponse {}))
     }
 
@@ -206,8 +222,10 @@ impl Queue for QueueService {
         &self,
         request: Request<JobIdRequest>,
     ) -> Result<Response<CandidateResponse>, Status> {
-        let record =
-            crate::candidates::candidate(&self.state.config.files.root, &request.into_inner().id)?;
+        let record = crate::candidates::candidate(
+            &self.state.config.files.root,
+            &candidate_id(request.into_inner().id)?,
+        )?;
         Ok(Response::new(CandidateResponse {
             candidate: record_json(&record),
         }))
@@ -217,8 +235,10 @@ impl Queue for QueueService {
         &self,
         request: Request<JobIdRequest>,
     ) -> Result<Response<CandidateResponse>, Status> {
-        let record =
-            crate::worker::reject(&self.state.config.files.root, &request.into_inner().id)?;
+        let record = crate::worker::reject(
+            &self.state.config.files.root,
+            &candidate_id(request.into_inner().id)?,
+        )?;
         Ok(Response::new(CandidateResponse {
             candidate: record_json(&record),
         }))

@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use maud::Markup;
 use stanley_workflows::flow::Flow;
 use stanley_workflows::flow::state::{FlowState, JournalError, StoreError};
-use stanley_workflows::improve::valid_candidate_id;
+use stanley_workflows::improve::JobId;
 
 use super::pages;
 use crate::flow::eval::{FlowLoad, load_flow};
@@ -205,17 +205,17 @@ fn queue(state: &DaemonState, base: &str) -> Rendered {
 }
 
 fn candidate(root: &Path, id: &str) -> Rendered {
-    if !valid_candidate_id(id) {
+    let Some(id) = JobId::parse(id) else {
         return Rendered::missing("No such candidate", &format!("no candidate {id}"));
-    }
-    let Ok(record) = crate::candidates::candidate(root, id) else {
+    };
+    let Ok(record) = crate::candidates::candidate(root, &id) else {
         return Rendered::missing(
             "No such candidate",
             &format!("no candidate record for {id}"),
         );
     };
     let source = match &record.source {
-        Some(rel) => read_source(root, id, rel),
+        Some(rel) => read_source(root, &id, rel),
         None => Err(SourceUnshown::Unnamed),
     };
     Rendered::ok(
@@ -232,7 +232,7 @@ fn candidate(root: &Path, id: &str) -> Rendered {
 /// A candidate's source, when it is a file directly inside the candidate's folder or, once
 /// promoted, the repository workflows' (the rule promotion follows), reached without following
 /// a link, and small enough to show.
-fn read_source(root: &Path, id: &str, rel: &str) -> Result<String, SourceUnshown> {
+fn read_source(root: &Path, id: &JobId, rel: &str) -> Result<String, SourceUnshown> {
     let rel_owned = || rel.to_owned();
     if !crate::worker::source_in_folder(id, rel, false)
         && !crate::worker::source_in_folder(id, rel, true)
@@ -437,7 +437,7 @@ mod tests {
         std::fs::write(folder.join("todo.ts"), "export default 1;\n").unwrap();
         std::fs::write(root.join("secret.txt"), "secret").unwrap();
         std::os::unix::fs::symlink(root.join("secret.txt"), folder.join("link.ts")).unwrap();
-        let id = "imp_0123456789ab";
+        let id = &JobId::parse("imp_0123456789ab").unwrap();
         assert_eq!(
             read_source(root, id, ".stanley/candidates/imp_0123456789ab/todo.ts").unwrap(),
             "export default 1;\n"
@@ -467,8 +467,8 @@ mod tests {
     fn a_candidate_source_too_large_or_missing_says_which() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let id = "imp_0123456789ab";
-        let folder = root.join(".stanley/candidates").join(id);
+        let id = &JobId::parse("imp_0123456789ab").unwrap();
+        let folder = root.join(".stanley/candidates").join(id.as_str());
         std::fs::create_dir_all(&folder).unwrap();
         let big = vec![b'x'; MAX_SOURCE_BYTES as usize + 1];
         std::fs::write(folder.join("big.ts"), big).unwrap();
