@@ -35,14 +35,33 @@ fn any_label(line: &str) -> Option<(&str, usize)> {
     // `  148e2d7c ams [info]text`, `web-1 [INFO] text`: a few words closed by a logger's
     // level in brackets, whatever they hold; the level may touch the text.
     if let Some(end) = level_closed(line) {
-        let text = end + usize::from(line[end..].starts_with(' '));
+        // (A level in capitals is padded to its column, `INFO  ` beside `ERROR `: the padding
+        // goes with it.)
+        let spaces = line[end..].len() - line[end..].trim_start_matches(' ').len();
+        let shouted = !line[..end].ends_with(']');
+        let text = end + if shouted { spaces } else { spaces.min(1) };
         return Some((&line[pad..end], text));
     }
     if pad > 0 {
         let rest = &line[pad..];
-        let (name, text) = label(rest).filter(|&(_, text)| {
+        // (Or a dotted name and a colon, `    null.ci: text`, a provisioner's builder: one
+        // word that joins parts with dots, which a field's key or a message's lead word does
+        // not (`Failure/Error:` is RSpec's lead); a place, `a_test.go:12: …`, has its line
+        // after another colon.)
+        let joined = |name: &str| {
+            !name.contains([' ', ':'])
+                && name
+                    .char_indices()
+                    .any(|(i, c)| c == '.' && i > 0 && i + 1 < name.len())
+                && name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "._-".contains(c))
+        };
+        let (name, text) = label(rest).filter(|&(name, text)| {
             pad <= 12
-                && (rest.starts_with('[') || BARS.iter().any(|sep| rest[..text].ends_with(sep)))
+                && (rest.starts_with('[')
+                    || BARS.iter().any(|sep| rest[..text].ends_with(sep))
+                    || rest[..text].ends_with(": ") && joined(name))
         })?;
         return Some((name, pad + text));
     }
@@ -220,7 +239,7 @@ fn logged_level(line: &str) -> Option<(&str, usize)> {
 fn level_closed(line: &str) -> Option<usize> {
     let pad = line.len() - line.trim_start_matches(' ').len();
     if pad > 4 {
-        return None;
+        return shouted_level(line);
     }
     let head = &line[pad..];
     let open = head.find(" [")?;
@@ -238,6 +257,34 @@ fn level_closed(line: &str) -> Option<usize> {
     let close = head[open + 2..].find(']')?;
     let level = &head[open + 2..open + 2 + close];
     is_level(level).then_some(pad + open + 3 + close)
+}
+
+/// Where a label of at most three words right-aligned to a column and a logger's level in
+/// capitals after it end (`            yarn ERROR  text`, `  storyboard INFO  text`): the byte
+/// after the level. The level changes from line to line; the words are the stream's.
+fn shouted_level(line: &str) -> Option<usize> {
+    let pad = line.len() - line.trim_start_matches(' ').len();
+    if pad > 32 {
+        return None;
+    }
+    let head = &line[pad..];
+    let mut at = 0;
+    for (k, word) in head.split(' ').enumerate().take(4) {
+        if k > 0
+            && !word.is_empty()
+            && word.chars().all(|c| c.is_ascii_uppercase())
+            && is_level(word)
+        {
+            let words = &head[..at];
+            let named = words.chars().any(char::is_alphanumeric) && !words.contains(':');
+            return named.then_some(pad + at + word.len());
+        }
+        if word.is_empty() {
+            return None;
+        }
+        at += word.len() + 1;
+    }
+    None
 }
 
 /// Whether a word is a logger's level.
@@ -267,7 +314,17 @@ fn level_masked(name: &str) -> String {
         rest = &rest[open + close + 1..];
     }
     out.push_str(rest);
-    out
+    // (A level in capitals after the words, `yarn ERROR`, is masked alike.)
+    out.split(' ')
+        .map(|w| {
+            if w.len() > 3 && w.chars().all(|c| c.is_ascii_uppercase()) && is_level(w) {
+                "LEVEL"
+            } else {
+                w
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A label's shape: digits masked, so `#12 0.345` and `#3 1.2` are one shape; a logger's level
@@ -419,7 +476,16 @@ pub(crate) fn separate(log: &mut Unwrapped) {
         }
         // (One stream whatever level its logger gave each line.)
         let k = *index.entry(level_masked(name)).or_insert_with(|| {
-            streams.push(name.to_owned());
+            // (Named without a level in capitals its logger put last: `yarn`.)
+            let named = match name.rsplit_once(' ') {
+                Some((words, level))
+                    if level.chars().all(|c| c.is_ascii_uppercase()) && is_level(level) =>
+                {
+                    words.trim()
+                }
+                _ => name,
+            };
+            streams.push(named.to_owned());
             streams.len() - 1
         });
         stream_of[i] = Some(k);
@@ -496,9 +562,30 @@ pub(crate) fn separate(log: &mut Unwrapped) {
 /// right after it, comes off every line of that stream that starts with it. A code frame's
 /// bars (`   |`, `12 |`) never start three lines in a row with the same gutter and text behind
 /// it. Linear.
+/// A task's tag between two box bars and the spaces after it (`│A│  text`, a workspace
+/// runner's column for its task A): where the gutter ends, less the one space a cut takes
+/// (as after `|`).
+fn tagged_gutter(rest: &str) -> Option<usize> {
+    let inner = rest.strip_prefix('│')?;
+    let close = inner.find('│')?;
+    let tag = &inner[..close];
+    if tag.is_empty() || tag.chars().count() > 3 || !tag.chars().all(char::is_alphanumeric) {
+        return None;
+    }
+    let end = '│'.len_utf8() * 2 + close;
+    // (Its own padding is up to two spaces; more is the text's indentation.)
+    let spaces = rest[end..].len() - rest[end..].trim_start_matches(' ').len();
+    (spaces >= 1).then(|| end + spaces.min(2) - 1)
+}
+
 fn take_gutters(lines: &mut [String], stream_of: &[Option<usize>], streams: usize) {
     let gutter = |line: &str| -> Option<usize> {
         let pad = line.len() - line.trim_start_matches(' ').len();
+        if pad <= 8
+            && let Some(tagged) = tagged_gutter(&line[pad..])
+        {
+            return Some(pad + tagged);
+        }
         (pad <= 8 && line[pad..].starts_with('|'))
             .then_some(pad + 1)
             .filter(|&end| line.len() == end || line[end..].starts_with(' '))
@@ -560,6 +647,41 @@ mod tests {
             unwrapped(flush).lines[0],
             "[exec] src/app.pl:9: (E/3) Bareword used"
         );
+    }
+
+    #[test]
+    fn a_padded_dotted_name_and_a_colon_is_a_stream() {
+        let log = "==> box.test: running the suite\n    box.test: ok 1 - adds\n    box.test: not ok 2 - subtracts\n    box.test: # got 3, wanted 1\n    box.test: 1..2\n==> box.test: failed\n";
+        let u = unwrapped(log);
+        assert_eq!(u.lines[2], "not ok 2 - subtracts");
+        assert_eq!(u.lines[3], "# got 3, wanted 1");
+        // A lead word joined by a slash (RSpec's `Failure/Error:`) or a place (`a_test.go:12:`)
+        // is the text's own.
+        for line in [
+            "     Failure/Error: expect(x).to eq(1)",
+            "    calc_test.go:12: got 3",
+            "    expected: 1",
+        ] {
+            assert_eq!(label(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_level_in_capitals_after_a_right_aligned_name_and_a_tagged_gutter_come_off() {
+        let log = "      runner INFO  │B│  $ run tests\n      runner INFO  │B│  not ok 1 - adds\n      runner ERROR │B│  # got 3\n      runner ERROR │B│  #   wanted 1\n      runner INFO  │B│  1..1\n        main INFO  done\n";
+        let u = unwrapped(log);
+        assert_eq!(u.lines[1], "not ok 1 - adds");
+        // One stream whatever the level, its indentation kept past the gutter's own spaces.
+        assert_eq!(u.lines[2], "# got 3");
+        assert_eq!(u.lines[3], "#   wanted 1");
+        assert_eq!(u.lines[4], "1..1");
+        assert!(
+            u.step_names.iter().any(|s| s == "runner"),
+            "{:?}",
+            u.step_names
+        );
+        // A level word inside a line's own words is no label's.
+        assert_eq!(label("the ERROR count is 3"), None);
     }
 
     #[test]
