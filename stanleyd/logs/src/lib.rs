@@ -321,6 +321,7 @@ pub fn parse_log_paced(
         pace,
     )?;
     let rest = name_in_scopes(rest, &lines, &scopes);
+    let rest = without_listed(rest, &blocks);
     let first = settle(
         blocks.iter().cloned().chain(rest).collect(),
         &lines,
@@ -579,6 +580,31 @@ fn read_text(
     }
     pace.now()?;
     Ok(blocks)
+}
+
+/// `rest` without the one-line status rows that only list a failure a runner's parser reported
+/// in full (`✕ Get one book` in a summary, over `● catalogue › Get one book` and its
+/// report): a row whose name is the leaf of a reported name is its listing, no failure of its
+/// own. Linear: the reported leaves are looked up in a set.
+fn without_listed(rest: Vec<FailureBlock>, reported: &[FailureBlock]) -> Vec<FailureBlock> {
+    let leaves: std::collections::HashSet<&str> = reported
+        .iter()
+        .filter_map(|b| b.test_name.as_deref())
+        .map(crate::discover::leaf_of)
+        .filter(|leaf| leaf.chars().count() >= 4)
+        .collect();
+    if leaves.is_empty() {
+        return rest;
+    }
+    rest.into_iter()
+        .filter(|b| {
+            let listed = b.lines.len() == 1
+                && b.test_name
+                    .as_deref()
+                    .is_some_and(|n| leaves.contains(crate::discover::leaf_of(n)));
+            !listed
+        })
+        .collect()
 }
 
 /// Whether `found` only heads findings read before it: a header, at most a few lines that say

@@ -70,6 +70,15 @@ pub(crate) fn separator(line: &str) -> bool {
 /// A duration or count suffix runners print after a name: ` (0.00s)`, ` (12 ms)`, ` [0.1s]`.
 pub(crate) fn without_timing(name: &str) -> &str {
     let t = without_column(name.trim_end());
+    // `JSON content type failed after 0.042s`: the verdict and its time after the name.
+    if let Some((before, time)) = t.rsplit_once(" after ").or_else(|| t.rsplit_once(" in "))
+        && duration(time)
+        && let Some((named, verdict)) = before.rsplit_once(' ')
+        && (failed_verdict(verdict) || matches!(verdict, "passed" | "succeeded" | "skipped"))
+        && !named.trim().is_empty()
+    {
+        return named.trim_end();
+    }
     for (open, close) in [(" (", ')'), (" [", ']')] {
         if let Some(at) = t.rfind(open)
             && t.ends_with(close)

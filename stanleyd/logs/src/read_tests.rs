@@ -3603,6 +3603,31 @@ fn a_traceback_in_a_yaml_message_says_what_failed_at_its_end() {
     );
 }
 
+/// A run that lists each failed step with its time (`✕ NAME failed after 0.1s`) over reports
+/// headed `● GROUP › NAME` that dump a request before the marked check that failed: one
+/// failure per report, named by it, its message the failed check; the listed rows are no
+/// failures of their own.
+#[test]
+fn listed_steps_and_reports_that_dump_before_the_failed_check() {
+    let log = " FAIL  orders\n\n  ✕ create order failed after 0.12s\n  ✔ list orders passed after 0.03s\n\n● orders › create order\n\nRequest\n\nPOST http://127.0.0.1:9/orders\n\nResponse\n\nHTTP/1.1 500\n\nChecks\n\n✕ Status\n\nExpected\n\n201\n\nGiven\n\n500\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(
+        got,
+        [(
+            "orders › create order".to_owned(),
+            "Status\nExpected\n201\nGiven\n500".to_owned()
+        )]
+    );
+    assert_eq!(
+        crate::line::without_timing("create order failed after 0.12s"),
+        "create order"
+    );
+    assert_eq!(
+        crate::line::without_timing("retries after 3s"),
+        "retries after 3s"
+    );
+}
+
 /// A list of failures under a drawn heading (`== Failed checks:`), each a bracketed name
 /// glued to what it said, closed by a drawn line: one failure per row, named by its bracket.
 #[test]

@@ -272,7 +272,39 @@ pub(crate) fn jest(lines: &[String], covered: &mut [bool]) -> Vec<Found> {
 
 /// jest's message: the first line, with the expected and received values when it is a matcher.
 pub(crate) fn jest_message(body: &[String]) -> Option<String> {
+    // A report that dumps what it sent and got (`Request  HTTP`, `Response`, …) and lists its
+    // checks, the failed one marked (`✕ Headers > Content-Type`, then what was expected and
+    // given): the failed check says what went wrong, not the dump's first heading.
+    let first = body.iter().find(|l| !l.trim().is_empty())?;
+    if !crate::line::message_like(first)
+        && let Some(at) = body.iter().position(|l| marked_row(l).is_some())
+    {
+        let row = marked_row(&body[at]).unwrap_or_default();
+        let detail: Vec<&str> = body[at + 1..]
+            .iter()
+            .map(|l| l.trim())
+            .filter(|t| !t.is_empty())
+            .take_while(|t| marked_row(t).is_none())
+            .take(4)
+            .collect();
+        return Some(
+            std::iter::once(row)
+                .chain(detail)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+    }
     with_detail(body)
+}
+
+/// A row a failure's mark opens (`✕ Headers > Content-Type`): the words after it.
+fn marked_row(line: &str) -> Option<&str> {
+    let t = line.trim();
+    crate::line::FAILURE_MARKS
+        .iter()
+        .find_map(|m| t.strip_prefix(m)?.strip_prefix(' '))
+        .map(str::trim)
+        .filter(|r| r.chars().any(char::is_alphanumeric))
 }
 
 /// vitest: ` FAIL  file > suite > test` entries after `Failed Tests`, each closed by a
