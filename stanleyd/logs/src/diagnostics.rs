@@ -2436,9 +2436,30 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
             .get(i + 1)
             .map(|l| l.trim())
             .filter(|l| !l.is_empty() && severity_place_in_words(l).is_none());
-        let message = match under {
-            Some(said) if says_only_where(line, path) => said.to_owned(),
+        // (A sentence that says where first, the file inside it, then the line in words and a
+        // colon: what follows is the message, `error during parsing file a.conf, on or before
+        // line 6: parameter 'port' required`. A line that opens with its file says what went
+        // wrong before the place: `a.sh: syntax error at line 27: ')' unexpected`.)
+        let opens_with_file = line
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.trim_end_matches(':') == path);
+        let after_place = line
+            .split_once(&format!("line {number}: "))
+            .filter(|_| !opens_with_file)
+            .map(|(_, said)| said.trim())
+            .filter(|said| said.split_whitespace().count() >= 2);
+        let message = match (under, after_place) {
+            (Some(said), _) if says_only_where(line, path) => said.to_owned(),
+            (_, Some(said)) => said.to_owned(),
             _ => line.trim().to_owned(),
+        };
+        // (A message that only says trouble happened there, `errors occurred in file 'a.conf'
+        // around line 19`, follows what went wrong: the line above, by the same program and
+        // with no place of its own, `rsyslogd: invalid format type 'jsonx'`.)
+        let message = match said_above(lines, i) {
+            Some(said) if only_trouble(&message, path) => said.to_owned(),
+            _ => message,
         };
         return Some((
             i,
@@ -2450,6 +2471,58 @@ fn placed_otherwise(lines: &[String], i: usize) -> Option<Placed> {
         ));
     }
     None
+}
+
+/// Whether `message` only says that errors or warnings happened at a place (`errors occurred
+/// in file '/a.conf' around line 19 [v8 try https://…]`): its words, the file, figures and a
+/// bracketed note aside, are all of that kind.
+fn only_trouble(message: &str, path: &str) -> bool {
+    let said = message.split(" [").next().unwrap_or(message);
+    let words: Vec<String> = said
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '/' && c != '.'))
+        .filter(|w| !w.is_empty() && *w != path && !w.bytes().all(|b| b.is_ascii_digit()))
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let trouble = |w: &str| matches!(w, "errors" | "warnings" | "error" | "warning" | "problems");
+    words.iter().any(|w| trouble(w))
+        && words.iter().all(|w| {
+            trouble(w)
+                || matches!(
+                    w.as_str(),
+                    "occurred"
+                        | "found"
+                        | "were"
+                        | "there"
+                        | "in"
+                        | "file"
+                        | "around"
+                        | "at"
+                        | "near"
+                        | "on"
+                        | "or"
+                        | "before"
+                        | "line"
+                        | "the"
+                )
+        })
+}
+
+/// The line above `i` when the same program printed it (`rsyslogd: …` over `rsyslogd: …`)
+/// with no place of its own: what it said after the program's name.
+fn said_above<'a>(lines: &'a [String], i: usize) -> Option<&'a str> {
+    let program = |l: &'a str| {
+        let (first, rest) = l.trim().split_once(": ")?;
+        (!first.contains(' ') && !first.is_empty()).then_some((first, rest.trim()))
+    };
+    let (own, _) = program(&lines[i])?;
+    let above = lines.get(i.checked_sub(1)?)?;
+    let (theirs, said) = program(above)?;
+    (own == theirs
+        && severity_place_in_words(above).is_none()
+        && location(said).is_none()
+        && said.split_whitespace().count() >= 2)
+        .then_some(said)
 }
 
 /// A severity label, a message, and the place last after ` in ` or ` at ` (`error: type
@@ -3139,6 +3212,31 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn a_place_in_words_then_a_colon_and_a_line_that_only_says_trouble_happened() {
+        let text = "confd: error reading file /etc/app/main.cf, on or before line 4: option 'depth' not known\n\
+                    confd: unknown codec 'zstdx' for output\n\
+                    confd: error reading file /etc/app/main.cf, on or before line 9: errors occurred in file '/etc/app/main.cf' around line 9\n\
+                    deploy.sh: syntax error at line 3: `fi' unexpected\n";
+        assert_eq!(
+            messages(text),
+            [
+                (
+                    "/etc/app/main.cf:4".into(),
+                    "option 'depth' not known".into()
+                ),
+                (
+                    "/etc/app/main.cf:9".into(),
+                    "unknown codec 'zstdx' for output".into()
+                ),
+                (
+                    "deploy.sh:3".into(),
+                    "deploy.sh: syntax error at line 3: `fi' unexpected".into()
+                ),
+            ]
+        );
     }
 
     #[test]
