@@ -176,7 +176,7 @@ mod tests {
         Job::new(
             request,
             stanley_workflows::routing::InputShape::None,
-            "2026-01-01T00:00:00.000Z",
+            stanley_workflows::time::Stamp::EPOCH,
         )
     }
 

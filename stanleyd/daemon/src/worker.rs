@@ -60,8 +60,8 @@ struct CandidateLoad {
     files: stanley_workflows::trust::Files,
 }
 
-fn now() -> String {
-    stanley_adapters::clock::stamp_now()
+fn now() -> stanley_workflows::time::Stamp {
+    stanley_workflows::time::Stamp(stanley_workflows::time::Timestamp::now())
 }
 
 fn diary(job: &mut Job, text: String) {

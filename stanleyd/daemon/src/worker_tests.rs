@@ -68,7 +68,7 @@ fn queued(scene: &Scene, request: &str, state: JobState) -> Job {
     let mut job = Job::new(
         request,
         stanley_workflows::routing::InputShape::None,
-        "2026-01-01T00:00:00.000Z",
+        stanley_workflows::time::Stamp::EPOCH,
     );
     job.state = state;
     let q = queue(&scene.state).unwrap();

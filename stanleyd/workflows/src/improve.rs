@@ -96,7 +96,7 @@ impl JobState {
 /// One diary entry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DiaryEntry {
-    pub at: String,
+    pub at: crate::time::Stamp,
     pub text: String,
 }
 
@@ -111,7 +111,7 @@ pub struct Job {
     /// The shape of the input the request came with.
     pub input_shape: crate::routing::InputShape,
     pub source: String,
-    pub created_at: String,
+    pub created_at: crate::time::Stamp,
     pub attempts: u32,
     pub state: JobState,
     #[serde(default)]
@@ -124,18 +124,22 @@ pub struct Job {
 
 impl Job {
     /// A new pending job.
-    pub fn new(redacted_request: &str, input_shape: crate::routing::InputShape, now: &str) -> Self {
+    pub fn new(
+        redacted_request: &str,
+        input_shape: crate::routing::InputShape,
+        now: crate::time::Stamp,
+    ) -> Self {
         Self {
             schema: "stanley.improvement-job/v1".into(),
             id: JobId::of_request(redacted_request),
             request: redacted_request.to_owned(),
             input_shape,
             source: "agent_fallback".into(),
-            created_at: now.to_owned(),
+            created_at: now,
             attempts: 0,
             state: JobState::Pending,
             diary: vec![DiaryEntry {
-                at: now.to_owned(),
+                at: now,
                 text: "queued after a delegation".into(),
             }],
             result: None,
@@ -278,7 +282,7 @@ mod tests {
         let mut job = Job::new(
             "Audit the TODO comments",
             crate::routing::InputShape::None,
-            "t0",
+            crate::time::Stamp::EPOCH,
         );
         job.state = JobState::Done;
         job.result = Some(CandidateStatus::Rejected);
@@ -427,7 +431,7 @@ pub struct CandidateRecord {
     /// The candidate's repository-relative source path.
     pub source: Option<String>,
     pub request: String,
-    pub created_at: String,
+    pub created_at: crate::time::Stamp,
     pub checks: Checks,
     pub reasons: Vec<String>,
     pub agent: AgentSummary,
@@ -604,7 +608,7 @@ mod brief_tests {
         let job = Job::new(
             "Audit the TODO notes in src",
             crate::routing::InputShape::None,
-            "t",
+            crate::time::Stamp::EPOCH,
         );
         let dir = format!(".stanley/candidates/{}", job.id);
         let brief = improvement_brief(

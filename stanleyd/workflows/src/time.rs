@@ -21,9 +21,54 @@ pub fn parse_stamp(text: &str) -> Option<Timestamp> {
     text.parse().ok()
 }
 
+/// A moment in a record, written as [`stamp`] writes it and read back through
+/// [`parse_stamp`]: a record whose time is no RFC 3339 text does not deserialize.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Stamp(pub Timestamp);
+
+impl Stamp {
+    /// The epoch: a fixed time for tests and examples.
+    pub const EPOCH: Stamp = Stamp(Timestamp::UNIX_EPOCH);
+}
+
+impl std::fmt::Display for Stamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&stamp(self.0))
+    }
+}
+
+impl serde::Serialize for Stamp {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&stamp(self.0))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Stamp {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        parse_stamp(&text)
+            .map(Stamp)
+            .ok_or_else(|| serde::de::Error::custom(format!("not a time: {text:?}")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stamp_in_a_record_is_its_text_and_nothing_else_reads_as_one() {
+        let at = Stamp(Timestamp::new(1_795_996_741, 5_000_000).unwrap());
+        let json = serde_json::to_string(&at).unwrap();
+        assert_eq!(json, "\"2026-11-29T23:59:01.005Z\"");
+        assert_eq!(serde_json::from_str::<Stamp>(&json).unwrap(), at);
+        for not_a_time in ["\"\"", "\"t0\"", "\"yesterday\"", "17"] {
+            assert!(
+                serde_json::from_str::<Stamp>(not_a_time).is_err(),
+                "{not_a_time}"
+            );
+        }
+    }
 
     #[test]
     fn writes_milliseconds_in_utc_and_reads_its_own_text_back() {

@@ -726,7 +726,11 @@ async fn delegate(
     }
     // Queue an improvement job from the redacted request, durably, before answering.
     let redacted = ctx.redactor.text(request).0;
-    let job = Job::new(&redacted, Supplied::shape_of(input), &stamp_now());
+    let job = Job::new(
+        &redacted,
+        Supplied::shape_of(input),
+        stanley_workflows::time::Stamp(stanley_workflows::time::Timestamp::now()),
+    );
     match ctx.state.improve.store().map(|q| q.enqueue(&job)) {
         Some(Ok(enqueued)) => {
             tracing::info!(job = %job.id, ?enqueued, "improvement job");

@@ -63,12 +63,12 @@ fn to_proto(job: Job) -> v1::Job {
         shape: wire_shape(job.input_shape) as i32,
         job_state: wire_state(job.state) as i32,
         attempts: job.attempts,
-        created_at: job.created_at,
+        created_at: job.created_at.to_string(),
         diary: job
             .diary
             .into_iter()
             .map(|d| v1::DiaryEntry {
-                at: d.at,
+                at: d.at.to_string(),
                 text: d.text,
             })
             .collect(),

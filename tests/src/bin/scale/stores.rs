@@ -44,7 +44,7 @@ fn runs(root: &std::path::Path, n: usize) {
         rec.write_json(
             SUMMARY_FILE,
             &json!({
-                "schema": SUMMARY_SCHEMA, "runId": id, "startedAt": "2026-11-01T00:00:00Z",
+                "schema": SUMMARY_SCHEMA, "runId": id, "startedAt": stanley_workflows::time::Stamp::EPOCH,
                 "finishedAt": "2026-11-01T00:00:01Z", "durationMs": 5, "request": "Review",
                 "workflow": "review", "status": "complete", "exitCode": 0, "delegated": false,
                 "findings": 3, "usage": {},
@@ -117,7 +117,7 @@ pub(crate) fn queue_jobs(base: usize) -> Value {
             let mut job = Job::new(
                 &format!("request {i}"),
                 stanley_workflows::routing::InputShape::None,
-                "2026-11-01T00:00:00Z",
+                stanley_workflows::time::Stamp::EPOCH,
             );
             job.state = JobState::Done;
             queue.put(&job).expect("a job");
@@ -126,13 +126,13 @@ pub(crate) fn queue_jobs(base: usize) -> Value {
         let first = Job::new(
             "a first request",
             stanley_workflows::routing::InputShape::None,
-            "2026-11-01T00:00:00Z",
+            stanley_workflows::time::Stamp::EPOCH,
         );
         assert!(queue.enqueue(&first).is_ok());
         let extra = Job::new(
             "one more request",
             stanley_workflows::routing::InputShape::None,
-            "2026-11-01T00:00:00Z",
+            stanley_workflows::time::Stamp::EPOCH,
         );
         let ((added, add_time), add_peak) = peak_of(|| timed(|| queue.enqueue(&extra)));
         assert!(added.is_ok());
