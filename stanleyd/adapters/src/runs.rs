@@ -20,7 +20,6 @@ use stanley_workflows::runs::{
 
 use stanley_workflows::runs::RunId;
 
-use crate::clock::parse_rfc3339;
 use crate::records::refuse_foreign_dir;
 
 /// `.stanley/runs/` under `root`.
@@ -126,8 +125,8 @@ fn summary_of(root: &Path, id: &RunId) -> RunSummary {
     RunSummary {
         schema: SUMMARY_SCHEMA.to_owned(),
         run_id: id.clone(),
-        started_at: stamp_of(id.as_str()).unwrap_or_default(),
-        finished_at: String::new(),
+        started_at: stamp_of(id.as_str()),
+        finished_at: None,
         duration_ms: 0,
         request: String::new(),
         workflow,
@@ -239,7 +238,7 @@ pub fn prune(
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|id| valid_id(id))
         .map(|id| Kept {
-            started: stamp_of(&id).and_then(|t| parse_rfc3339(&t)),
+            started: stamp_of(&id).map(|t| t.0.as_second()),
             id,
         })
         .collect();
@@ -347,7 +346,7 @@ mod tests {
                 "{bad}"
             );
         }
-        let now = parse_rfc3339("2026-11-04T00:00:00Z").unwrap();
+        let now = crate::clock::parse_rfc3339("2026-11-04T00:00:00Z").unwrap();
         let active: HashSet<String> = ["review-20261101T000000Z-aaaaaa".to_owned()].into();
         let removed = prune(
             root,

@@ -76,7 +76,7 @@ pub(crate) struct Finished<'a> {
     /// `result.document_json`).
     pub(crate) document: Option<Value>,
     pub(crate) usage: RequestUsage,
-    pub(crate) started_at: String,
+    pub(crate) started_at: stanley_workflows::time::Stamp,
     pub(crate) duration_ms: u64,
 }
 
@@ -106,7 +106,11 @@ fn failure_kind(kind: ErrorKind) -> FailureKind {
 }
 
 /// The summary of a finished request, from the result it gave.
-fn summary(id: &RunId, f: &mut Finished<'_>, finished_at: String) -> (RunSummary, Value) {
+fn summary(
+    id: &RunId,
+    f: &mut Finished<'_>,
+    finished_at: stanley_workflows::time::Stamp,
+) -> (RunSummary, Value) {
     let doc = match f.document.take() {
         Some(doc) => doc,
         None => serde_json::from_str(&f.result.document_json).unwrap_or(Value::Null),
@@ -122,8 +126,8 @@ fn summary(id: &RunId, f: &mut Finished<'_>, finished_at: String) -> (RunSummary
     let summary = RunSummary {
         schema: SUMMARY_SCHEMA.to_owned(),
         run_id: id.clone(),
-        started_at: f.started_at.clone(),
-        finished_at,
+        started_at: Some(f.started_at),
+        finished_at: Some(finished_at),
         duration_ms: f.duration_ms,
         request: f.request.to_owned(),
         workflow: f.result.workflow.clone(),
@@ -174,7 +178,7 @@ pub(crate) fn record(
     let (summary, document) = summary(
         &id,
         &mut finished,
-        stanley_workflows::time::stamp(clock.now()),
+        stanley_workflows::time::Stamp(clock.now()),
     );
     let recorder = match FsRecorder::create(&state.config.files.root, &id, redactor) {
         Ok(r) => r,
@@ -256,7 +260,7 @@ pub(crate) fn typed(s: &RunSummary) -> v1::RunSummary {
     let n = |k: &str| usage[k].as_u64().unwrap_or(0);
     v1::RunSummary {
         id: s.run_id.as_str().to_owned(),
-        started_at: s.started_at.clone(),
+        started_at: s.started_at.map(|t| t.to_string()).unwrap_or_default(),
         request: s.request.clone(),
         workflow: s.workflow.clone(),
         run_status: wire_status(s.status) as i32,

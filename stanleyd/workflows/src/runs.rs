@@ -216,8 +216,12 @@ impl From<stanley_core::Status> for RunStatus {
 pub struct RunSummary {
     pub schema: String,
     pub run_id: RunId,
-    pub started_at: String,
-    pub finished_at: String,
+    /// When it started (none for a run whose id carries no time).
+    #[serde(with = "crate::time::or_empty")]
+    pub started_at: Option<crate::time::Stamp>,
+    /// When it finished (none while it runs).
+    #[serde(with = "crate::time::or_empty")]
+    pub finished_at: Option<crate::time::Stamp>,
     pub duration_ms: u64,
     /// The request's text, redacted.
     pub request: String,
@@ -255,30 +259,17 @@ fn scope_word<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Scope>, D
     Ok(word.as_deref().and_then(Scope::parse))
 }
 
-/// The time in a run id (`<name>-<YYYYMMDDTHHMMSSZ>-<hex>`) as RFC 3339 text
-/// (`YYYY-MM-DDTHH:MM:SSZ`), or None when the id carries none.
-pub fn stamp_of(run_id: &str) -> Option<String> {
+/// The time in a run id (`<name>-<YYYYMMDDTHHMMSSZ>-<hex>`), or None when the id carries none.
+pub fn stamp_of(run_id: &str) -> Option<crate::time::Stamp> {
     let mut parts = run_id.rsplitn(3, '-');
     let _hex = parts.next()?;
     let stamp = parts.next()?;
     let _name = parts.next()?;
     let b = stamp.as_bytes();
-    if b.len() != 16
-        || b[8] != b'T'
-        || b[15] != b'Z'
-        || !b[..8].iter().chain(&b[9..15]).all(u8::is_ascii_digit)
-    {
+    if b.len() != 16 || !b[..8].iter().chain(&b[9..15]).all(u8::is_ascii_digit) {
         return None;
     }
-    Some(format!(
-        "{}-{}-{}T{}:{}:{}Z",
-        &stamp[..4],
-        &stamp[4..6],
-        &stamp[6..8],
-        &stamp[9..11],
-        &stamp[11..13],
-        &stamp[13..15]
-    ))
+    crate::time::parse_compact(stamp).map(crate::time::Stamp)
 }
 
 /// One run folder as retention sees it.
@@ -366,8 +357,8 @@ mod tests {
         RunSummary {
             schema: SUMMARY_SCHEMA.into(),
             run_id: RunId::parse(id).unwrap(),
-            started_at: String::new(),
-            finished_at: String::new(),
+            started_at: None,
+            finished_at: None,
             duration_ms: 0,
             request: String::new(),
             workflow: workflow.into(),
@@ -470,13 +461,14 @@ mod tests {
 
     #[test]
     fn a_run_id_carries_its_time() {
+        let text = |id: &str| stamp_of(id).map(|t| t.to_string());
         assert_eq!(
-            stamp_of("summarize-20261130T214659Z-a1b2c3").as_deref(),
-            Some("2026-11-30T21:46:59Z")
+            text("summarize-20261130T214659Z-a1b2c3").as_deref(),
+            Some("2026-11-30T21:46:59.000Z")
         );
         assert_eq!(
-            stamp_of("my-flow-x-20261130T214659Z-a1b2c3").as_deref(),
-            Some("2026-11-30T21:46:59Z"),
+            text("my-flow-x-20261130T214659Z-a1b2c3").as_deref(),
+            Some("2026-11-30T21:46:59.000Z"),
             "a name may hold dashes"
         );
         for bad in [

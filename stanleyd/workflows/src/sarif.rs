@@ -353,8 +353,8 @@ pub fn log(summary: &RunSummary, document: &Value, version: &str) -> Value {
             invocations: vec![Invocation {
                 execution_successful: summary.error.is_none(),
                 exit_code: summary.exit_code,
-                start_time_utc: Some(summary.started_at.clone()).filter(|t| !t.is_empty()),
-                end_time_utc: Some(summary.finished_at.clone()).filter(|t| !t.is_empty()),
+                start_time_utc: summary.started_at.map(|t| t.to_string()),
+                end_time_utc: summary.finished_at.map(|t| t.to_string()),
                 tool_execution_notifications: notes,
             }],
             automation_details: AutomationDetails {
@@ -384,8 +384,10 @@ mod tests {
             schema: crate::runs::SUMMARY_SCHEMA.into(),
             run_id: crate::runs::RunId::parse(&format!("{workflow}-20261130T214659Z-a1b2c3"))
                 .unwrap(),
-            started_at: "2026-11-30T21:46:59.000Z".into(),
-            finished_at: "2026-11-30T21:47:00.000Z".into(),
+            started_at: crate::time::parse_stamp("2026-11-30T21:46:59.000Z")
+                .map(crate::time::Stamp),
+            finished_at: crate::time::parse_stamp("2026-11-30T21:47:00.000Z")
+                .map(crate::time::Stamp),
             duration_ms: 1000,
             request: "Review these changes".into(),
             workflow: workflow.into(),

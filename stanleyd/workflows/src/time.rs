@@ -52,9 +52,63 @@ impl<'de> serde::Deserialize<'de> for Stamp {
     }
 }
 
+/// An optional [`Stamp`] as records write it: its text, or `""` when there is none (a run not
+/// finished, a run id without a time).
+pub mod or_empty {
+    use super::{Stamp, parse_stamp};
+
+    pub fn serialize<S: serde::Serializer>(
+        value: &Option<Stamp>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&value.map(|t| t.to_string()).unwrap_or_default())
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Stamp>, D::Error> {
+        let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(deserializer)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        parse_stamp(&text)
+            .map(|t| Some(Stamp(t)))
+            .ok_or_else(|| serde::de::Error::custom(format!("not a time: {text:?}")))
+    }
+}
+
+/// The time [`compact`] wrote (`20261130T020541Z`), read back.
+pub fn parse_compact(text: &str) -> Option<Timestamp> {
+    let b = text.as_bytes();
+    if b.len() != 16
+        || b[8] != b'T'
+        || b[15] != b'Z'
+        || !b[..8].iter().chain(&b[9..15]).all(u8::is_ascii_digit)
+    {
+        return None;
+    }
+    parse_stamp(&format!(
+        "{}-{}-{}T{}:{}:{}Z",
+        &text[..4],
+        &text[4..6],
+        &text[6..8],
+        &text[9..11],
+        &text[11..13],
+        &text[13..15]
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_compact_time_reads_back_to_the_second() {
+        let at = Timestamp::new(1_795_996_741, 0).unwrap();
+        assert_eq!(parse_compact(&compact(at)), Some(at));
+        assert_eq!(parse_compact("20261130T02054Z"), None);
+        assert_eq!(parse_compact("2026-11-30"), None);
+    }
 
     #[test]
     fn a_stamp_in_a_record_is_its_text_and_nothing_else_reads_as_one() {

@@ -26,7 +26,6 @@ use stanley_workflows::triage::logs::Parsers;
 use crate::request::builtin::{run_builtin, run_plan};
 use crate::request::compose;
 use crate::request::repository::{self, RepoSnapshot};
-use stanley_adapters::clock::stamp_now;
 use stanley_workflows::text::{Action, classify_action};
 use tokio::sync::mpsc;
 
@@ -264,7 +263,10 @@ pub(crate) async fn run(
     for problem in &settings.problems {
         events.warning(problem).await;
     }
-    let (started_at, started) = (stamp_now(), std::time::Instant::now());
+    let (started_at, started) = (
+        stanley_workflows::time::Stamp(stanley_workflows::time::Timestamp::now()),
+        std::time::Instant::now(),
+    );
     // However the request ends, the runs it opened stop being "in progress".
     let ending = crate::runs::Ending {
         state,

@@ -65,6 +65,11 @@ pub(crate) fn problem(heading: &str, line: &str) -> Markup {
 }
 
 /// `1234` ms → `1.2 s`.
+/// A run's time as the page shows it, or a dash when it has none.
+fn shown_time(at: Option<stanley_workflows::time::Stamp>) -> String {
+    at.map_or_else(|| "–".to_owned(), |t| t.to_string())
+}
+
 fn duration(ms: u64) -> String {
     if ms < 1000 {
         format!("{ms} ms")
@@ -124,7 +129,7 @@ pub(crate) fn runs_table(base: &str, runs: &[RunSummary]) -> Markup {
                             } }
                             td.num { (jev_requests(&run.usage)) }
                             td.num { @if run.duration_ms > 0 { (duration(run.duration_ms)) } @else { "–" } }
-                            td.time { (run.started_at) }
+                            td.time { (shown_time(run.started_at)) }
                         }
                     }
                 }
@@ -221,7 +226,7 @@ fn run_facts(summary: &RunSummary) -> Markup {
             dt { "Request" } dd { (summary.request) }
             dt { "Workflow" } dd { @if summary.workflow.is_empty() { "–" } @else { code { (summary.workflow) } } @if summary.delegated { " (handed to the coding agent)" } }
             dt { "Status" } dd { (status_badge(summary.status.as_str())) " exit " (summary.exit_code) }
-            dt { "Started" } dd { (summary.started_at) }
+            dt { "Started" } dd { (shown_time(summary.started_at)) }
             dt { "Took" } dd { @if summary.duration_ms > 0 { (duration(summary.duration_ms)) } @else { "–" } }
             dt { "Jev" } dd { (jev_requests(&summary.usage)) " requests" }
         }
