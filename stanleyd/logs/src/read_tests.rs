@@ -3628,6 +3628,53 @@ fn listed_steps_and_reports_that_dump_before_the_failed_check() {
     );
 }
 
+/// A TAP stream that prints each point's diagnostics before it (comments lead: the first point
+/// has them, the last none after it, no YAML): a failing point's message is the comments right
+/// before it, a line that only says where left out; no comment is a heading naming the points.
+#[test]
+fn diagnostics_printed_before_their_points() {
+    let log = "1..4\n# 4 == 4\nok 1 - EQ \"$(add 2 2)\" 4\n# FAIL: ./t/add.t at line 5\n# 5 == 6\nnot ok 2 - EQ \"$(add 2 3)\" 6\n# ran: add 1 1\nok 3 - RUNS add 1 1\n# FAIL: ./t/add.t at line 9\n# exit 2, wanted 0\nnot ok 4 - RUNS add x\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(
+        got,
+        [
+            ("EQ \"$(add 2 3)\" 6".to_owned(), "5 == 6".to_owned()),
+            ("RUNS add x".to_owned(), "exit 2, wanted 0".to_owned()),
+        ]
+    );
+    // Where diagnostics follow their point (the first point has none before it), they stay
+    // the point's above them.
+    let after = "1..3\nok 1 - adds\nnot ok 2 - subtracts\n#   Failed test 'subtracts'\n#   got 5, wanted 6\nok 3 - multiplies\n";
+    let got = named_messages(&parse_log(after));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "subtracts");
+    assert!(got[0].1.contains("got 5, wanted 6"), "{got:?}");
+}
+
+/// Failures only in an end-of-run list under `failed checks:` (any case), each a YAML item
+/// holding an inline mapping (values need not be JSON): named by its `name`/`test`/`case`/
+/// `title` field, its message the fields after it.
+#[test]
+fn a_list_of_inline_mappings_under_a_failed_heading() {
+    let log = "running 5 checks\nfailed checks:\n- {\"test\": \"sum of pairs\", \"got\": [4., 5.], \"want\": [4., 6.]}\n- {\"test\": \"empty input\", \"reason\": \"raised\"}\nchecks: {\"count\": 5, \"failed\": 2}\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[0].0, "sum of pairs");
+    assert!(
+        got[0]
+            .1
+            .starts_with("\"got\": [4., 5.], \"want\": [4., 6.]"),
+        "{got:?}"
+    );
+    assert_eq!(
+        got[1],
+        (
+            "empty input".to_owned(),
+            "\"reason\": \"raised\"".to_owned()
+        )
+    );
+}
+
 /// A list of failures under a drawn heading (`== Failed checks:`), each a bracketed name
 /// glued to what it said, closed by a drawn line: one failure per row, named by its bracket.
 #[test]

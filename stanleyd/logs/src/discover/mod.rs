@@ -215,7 +215,11 @@ fn listed_names(
             "Crashed ",
         ]
         .iter()
-        .any(|w| drawn.starts_with(w));
+        .any(|w| {
+            drawn
+                .get(..w.len())
+                .is_some_and(|h| h.eq_ignore_ascii_case(w))
+        });
         if heading && t.ends_with(':') && !t.contains("  ") {
             list = true;
             item_depth = None;
@@ -227,10 +231,17 @@ fn listed_names(
             list = false;
             continue;
         }
-        if !list || covered[i] || indent(l) == 0 {
+        // (Flush left, only a YAML list's items: `- {"case": "name", …}`.)
+        if !list || covered[i] || (indent(l) == 0 && !t.starts_with("- ")) {
             continue;
         }
         if *item_depth.get_or_insert(indent(l)) < indent(l) {
+            continue;
+        }
+        if let Some((name, _)) = mapping_item(t) {
+            if name_like(&name) && known.insert(name.clone()) {
+                names.push(name);
+            }
             continue;
         }
         // (A failure's mark before the item, `x name`, `✖ name`, is no part of its name.)
@@ -257,6 +268,46 @@ fn listed_names(
         }
     }
     Ok(())
+}
+
+/// A list item that is an inline mapping (`- {"case": "clamp", "assertion": "upper bound kept",
+/// "values": [9, 10]}`): the test's name (its `name`, `test`, `case` or `title`, else its first
+/// text value) and what the rest of it says, as printed.
+pub(crate) fn mapping_item(t: &str) -> Option<(String, String)> {
+    let inner = t.strip_prefix("- ")?.trim();
+    let body = inner.strip_prefix('{')?.strip_suffix('}')?;
+    // Its `"key": "text"` fields in order, read as printed (the values need not be JSON: a
+    // Fortran `3.` is no JSON number).
+    let mut fields: Vec<(&str, &str, usize)> = Vec::new();
+    let mut rest = body;
+    let mut offset = 0;
+    while let Some(open) = rest.find('"') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('"') else { break };
+        let key = &after[..close];
+        let tail = &after[close + 1..];
+        let used = open + 1 + close + 1;
+        if let Some(v) = tail
+            .strip_prefix(": \"")
+            .or_else(|| tail.strip_prefix(":\""))
+        {
+            let Some(end) = v.find('"') else { break };
+            let value_end = used + (tail.len() - v.len()) + end + 1;
+            fields.push((key, &v[..end], offset + value_end));
+            offset += value_end;
+            rest = &rest[value_end..];
+        } else {
+            offset += used;
+            rest = &rest[used..];
+        }
+    }
+    let (_, name, end) = ["name", "test", "case", "title"]
+        .into_iter()
+        .find_map(|k| fields.iter().find(|(key, _, _)| *key == k))
+        .or_else(|| fields.first())
+        .copied()?;
+    let said = body[end..].trim_start_matches([',', ' ']).trim();
+    (!name.trim().is_empty()).then(|| (name.to_owned(), said.to_owned()))
 }
 
 /// Status lines that are no test of their own: a failed row right under a failed row and
@@ -739,6 +790,13 @@ fn said_after_name(header: &str, name: Option<String>) -> (Option<String>, Optio
     let Some(name) = name else {
         return (None, None);
     };
+    // (A list item that is an inline mapping: what it says past the name's field.)
+    if let Some((item, said)) = mapping_item(header.trim())
+        && item == name
+        && !said.is_empty()
+    {
+        return (Some(name), Some(said));
+    }
     // (A bracketed name glued to what it said: `[test_lcm]:Expected [36], Got [37]`.)
     if let Some(said) = header
         .trim_start()

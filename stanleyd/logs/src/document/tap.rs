@@ -511,6 +511,133 @@ fn reason_after_name(name: &str, block: &[String]) -> Option<String> {
 /// comment notes and what it printed, whether a `# Subtest:` announced it, and the heading it
 /// is an assertion under.
 fn walk(lines: &[String], covered: &[bool], first: usize) -> Walked {
+    let leading = comments_lead(lines, covered, first);
+    let mut walked = walk_points(lines, covered, first, leading);
+    if leading {
+        diagnostics_before(lines, &mut walked.points, first);
+    }
+    walked
+}
+
+/// A comment that only counts (`# tests 5`, `# pass 3`, `# fail 2`).
+fn counting_comment(t: &str) -> bool {
+    t.strip_prefix('#')
+        .map(str::trim_start)
+        .and_then(|r| r.split_whitespace().next())
+        .is_some_and(|w| {
+            [
+                "tests",
+                "suites",
+                "pass",
+                "fail",
+                "cancelled",
+                "skipped",
+                "todo",
+                "duration_ms",
+            ]
+            .contains(&w)
+        })
+}
+
+/// Whether the stream's comments lead the points they describe, each point's diagnostics
+/// printed before it (`# ERROR: ./t/a.t at line 9` and `# -1 == 1` over `not ok 10 - IS …`):
+/// the first point has comments before it, the last none after it, no point has a YAML block,
+/// a failing point has comments before it, and most passing points do too. Where diagnostics
+/// follow their point (Test::More's `#   Failed test`, bats' `# (in test file …)`), the first
+/// point has none before it or the last failure's trail after it.
+fn comments_lead(lines: &[String], covered: &[bool], first: usize) -> bool {
+    let mut comments = 0usize;
+    let (mut points, mut first_led) = (0usize, false);
+    let (mut passing, mut passing_led, mut failing_led) = (0usize, 0usize, 0usize);
+    for i in first..lines.len() {
+        if covered[i] {
+            continue;
+        }
+        let l = &lines[i];
+        let t = l.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if l.starts_with(char::is_whitespace) {
+            if t == "---" {
+                return false;
+            }
+            continue;
+        }
+        if t.starts_with('#') {
+            comments += usize::from(!counting_comment(t));
+            continue;
+        }
+        if let Some((ok, _)) = tap_point(t) {
+            let led = comments > 0;
+            if points == 0 {
+                first_led = led;
+            }
+            points += 1;
+            if ok {
+                passing += 1;
+                passing_led += usize::from(led);
+            } else {
+                failing_led += usize::from(led);
+            }
+            comments = 0;
+        } else if t.starts_with("1..") || t.starts_with("TAP version ") {
+            comments = 0;
+        }
+    }
+    points >= 3 && first_led && comments == 0 && failing_led > 0 && passing_led * 5 >= passing * 3
+}
+
+/// A line of diagnostics that only says where (`ERROR: ./t/a.t at line 9`): a label, a file
+/// and its line in words.
+fn only_where(note: &str) -> bool {
+    let t = note
+        .split_once(": ")
+        .filter(|(label, _)| !label.contains(' '))
+        .map_or(note, |(_, rest)| rest)
+        .trim();
+    t.split_once(" at line ").is_some_and(|(path, n)| {
+        crate::text::path_like(path)
+            && !path.contains(' ')
+            && !n.is_empty()
+            && n.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+/// Gives each top-level point the comments right before it (where the stream prints them so),
+/// its message those comments but one that only says where; the point before ends where they
+/// start.
+fn diagnostics_before(lines: &[String], points: &mut [Point], first: usize) {
+    let mut previous: Option<usize> = None;
+    for k in 0..points.len() {
+        if points[k].depth != 0 {
+            continue;
+        }
+        let floor = previous.map_or(first, |p| points[p].at + 1);
+        let mut from = points[k].at;
+        while from > floor
+            && lines[from - 1].starts_with('#')
+            && !counting_comment(lines[from - 1].trim())
+        {
+            from -= 1;
+        }
+        if let Some(p) = previous {
+            points[p].to = points[p].to.min(from).max(points[p].at + 1);
+        }
+        let notes: Vec<String> = lines[from..points[k].at]
+            .iter()
+            .map(|l| l.trim_start_matches('#').trim().to_owned())
+            .filter(|n| !n.is_empty() && !only_where(n))
+            .collect();
+        points[k].from = points[k].from.min(from);
+        points[k].message = (!notes.is_empty()).then(|| crate::line::bounded(&notes));
+        previous = Some(k);
+    }
+}
+
+/// The walk itself; with `leading`, a top-level comment is never a heading (it leads its
+/// point).
+fn walk_points(lines: &[String], covered: &[bool], first: usize, leading: bool) -> Walked {
     let indent = |l: &str| l.len() - l.trim_start().len();
     let mut points: Vec<Point> = Vec::new();
     let mut announced: Vec<(usize, usize, String)> = Vec::new(); // (line, depth, name)
@@ -534,6 +661,7 @@ fn walk(lines: &[String], covered: &[bool], first: usize) -> Walked {
             continue;
         }
         if d == 0
+            && !leading
             && let Some(name) = tap_heading(lines, i)
         {
             headings.push((i, name));
