@@ -527,8 +527,9 @@ pub(crate) fn worded(line: &str) -> Option<(&str, u64, &str)> {
 }
 
 /// A place in words with its file quoted, after `File` or `In` or first (`File 'src/expr.g' line
-/// 12: Parse Error: …`, `In "deploy/site.pp", line 4:`): (path, line, what follows), when what
-/// follows is nothing (the message comes under it) or starts with its severity.
+/// 12: Parse Error: …`, `In "deploy/site.pp", line 4:`, `File "a.inf"; Line 21<TAB># Warning:
+/// …`): (path, line, what follows), when what follows is nothing (the message comes under it)
+/// or starts with its severity.
 pub(crate) fn quoted_worded(line: &str) -> Option<(&str, u64, &str, Option<Severity>)> {
     // (Or the quoted file first: `"src/a.c", line 4: warning: …`, EDG's and Sun's compilers.)
     let t = line
@@ -538,11 +539,22 @@ pub(crate) fn quoted_worded(line: &str) -> Option<(&str, u64, &str, Option<Sever
     let quote = t.chars().next().filter(|c| matches!(c, '"' | '\''))?;
     let close = t[1..].find(quote)? + 1;
     let path = &t[1..close];
-    let after = t[close + 1..].trim_start_matches(',');
-    let after = after.strip_prefix(" line ")?;
+    // (`; Line 21`, Inform's: a semicolon and the word capitalised.)
+    let after = t[close + 1..].trim_start_matches([',', ';']);
+    let after = after
+        .strip_prefix(" line ")
+        .or_else(|| after.strip_prefix(" Line "))?;
     let digits = after.bytes().take_while(u8::is_ascii_digit).count();
     let number: u64 = after[..digits].parse().ok()?;
-    let rest = after[digits..].strip_prefix(':')?.trim();
+    // After the line, a colon; or a tab and a mark before the severity (`\t# Warning:  …`).
+    let tail = &after[digits..];
+    let rest = match tail.strip_prefix(':') {
+        Some(r) => r.trim(),
+        None => tail
+            .strip_prefix('\t')?
+            .trim_start_matches(['#', '*', '!', '>'])
+            .trim(),
+    };
     let severity = rest
         .split_whitespace()
         .take(3)
@@ -2525,6 +2537,84 @@ fn said_above<'a>(lines: &'a [String], i: usize) -> Option<&'a str> {
         .then_some(said)
 }
 
+/// An indented finding that opens with its severity label and gives its line in words (`at
+/// line 7, column 1`, `from line 3 column 1 to …`) under a shallower heading that names its
+/// file (`  main.ftl`), itself perhaps under its folder's heading (`de/app`): the place is the
+/// folder and file joined. Looks back over at most [`MAX_LINES`] lines.
+fn labelled_under_file(lines: &[String], i: usize) -> Option<Placed> {
+    let line = &lines[i];
+    let depth = crate::line::indent(line);
+    if depth == 0 {
+        return None;
+    }
+    let (label, message) = line.trim().split_once(": ")?;
+    let severity = severity_word(label).filter(|_| !label.contains(' '))?;
+    // (A quote the message opens and does not close goes on over the next lines: `Unparsed
+    // content "photos-count =` … `}" from line 3 column 1 to line 6 column 6`.)
+    let mut message = message.to_owned();
+    let mut k = i + 1;
+    while message.matches('"').count() % 2 == 1 && k < lines.len() && k <= i + MAX_LINES {
+        message.push('\n');
+        message.push_str(lines[k].trim_end());
+        k += 1;
+    }
+    let number = [" at line ", " from line ", " on line "]
+        .iter()
+        .find_map(|w| message.split_once(w))
+        .and_then(|(_, n)| crate::text::leading_number(n))
+        .map(|(n, _)| n)?;
+    // The nearest shallower line above names the file; the nearest shallower than it, when a
+    // folder, is where the file is.
+    let heading = |from: usize, deeper_than: usize| {
+        (from.saturating_sub(MAX_LINES)..from)
+            .rev()
+            .find(|&k| !lines[k].trim().is_empty() && crate::line::indent(&lines[k]) < deeper_than)
+    };
+    // (A file's name: a stem and an extension of letters, however long, `strings.properties`.)
+    let named = |file: &str| {
+        path_like(file)
+            && !file.contains(' ')
+            && file.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (1..=12).contains(&ext.len())
+                    && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                    && ext.chars().any(|c| c.is_ascii_alphabetic())
+            })
+    };
+    // (The nearest shallower line naming a file, past a quoted message's own shallower lines,
+    // not past a line flush left that names none.)
+    let f = (i.saturating_sub(MAX_LINES)..i)
+        .rev()
+        .take_while(|&k| crate::line::indent(&lines[k]) > 0 || named(lines[k].trim()) || k + 1 == i)
+        .find(|&k| {
+            !lines[k].trim().is_empty()
+                && crate::line::indent(&lines[k]) < depth
+                && named(lines[k].trim())
+        })
+        .or_else(|| heading(i, depth).filter(|&k| named(lines[k].trim())))?;
+    let file = lines[f].trim();
+    let path = match heading(f, crate::line::indent(&lines[f])) {
+        Some(d) => {
+            let dir = lines[d].trim().trim_end_matches(':');
+            if path_like(dir) && !dir.contains(' ') && !crate::text::file_with_extension(dir) {
+                format!("{}/{file}", dir.trim_end_matches('/'))
+            } else {
+                file.to_owned()
+            }
+        }
+        None => file.to_owned(),
+    };
+    let place = format!("{path}:{number}");
+    Some((
+        i,
+        place.clone(),
+        place,
+        severity,
+        None,
+        message.trim().to_owned(),
+    ))
+}
+
 /// A severity label, a message, and the place last after ` in ` or ` at ` (`error: type
 /// mismatch in a.cfg:3:10-3:15:`; a range or a column after the line): (severity, message,
 /// path, line).
@@ -2794,6 +2884,12 @@ fn found_at(
         return (Some((i, name, place, s, c, m)), false);
     }
     if let Some(found) = program_unplaced(lines, i) {
+        return (Some(found), true);
+    }
+    // `      ERROR: Missing attribute: accesskey at line 7, column 1 for delete-button` under
+    // `  main.ftl` under `de/app`: a severity label and a line in words, under the file's
+    // heading (and its folder's); one row each.
+    if let Some(found) = labelled_under_file(lines, i) {
         return (Some(found), true);
     }
     if let Some(found) = placed_otherwise(lines, i) {
@@ -3235,6 +3331,37 @@ mod tests {
                     "deploy.sh:3".into(),
                     "deploy.sh: syntax error at line 3: `fi' unexpected".into()
                 ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_quoted_file_a_capital_line_a_tab_and_a_marked_severity() {
+        let text = "File \"story.inf\"; Line 12\t# Warning:  Local \"x\" declared but not used\n\
+                    File \"story.inf\"; Line 30\t# Error:  Expected ';' but found if\n\
+                    >     if\n\
+                    Compiled with 1 error and 1 warning\n";
+        let got = read(text);
+        assert_eq!(got.len(), 2, "{got:?}");
+        let places: Vec<String> = got.iter().map(|d| d.found.name.clone().unwrap()).collect();
+        assert_eq!(places, ["story.inf:12", "story.inf:30"]);
+        assert_eq!(got[0].severity, Severity::Warning);
+        assert_eq!(got[1].severity, Severity::Error);
+    }
+
+    #[test]
+    fn labelled_rows_with_their_line_in_words_under_a_file_and_its_folder() {
+        let text = "fr/web\n  menu.ftl\n      ERROR: Bad value \"open =\n    {\n    }\" from line 4 column 1 to line 6 column 2\n      WARNING: Unused key at line 9, column 3 for close\n  labels.properties\n      ERROR: Missing placeable at line 2, column 5 for save\nfr:\nerrors  2\n";
+        let got: Vec<(String, Severity)> = read(text)
+            .into_iter()
+            .map(|d| (d.found.name.unwrap_or_default(), d.severity))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("fr/web/menu.ftl:4".to_owned(), Severity::Error),
+                ("fr/web/menu.ftl:9".to_owned(), Severity::Warning),
+                ("fr/web/labels.properties:2".to_owned(), Severity::Error),
             ]
         );
     }
