@@ -12,6 +12,7 @@ mod marked_files;
 mod records;
 mod rows;
 mod sentences;
+pub(crate) mod tallied;
 
 /// Lines a diagnostic's block keeps at most.
 pub(crate) const MAX_LINES: usize = 40;
@@ -2655,11 +2656,34 @@ fn place_after_label(line: &str) -> Option<(Severity, &str, u64, &str)> {
         Some((what, place)) if what.split_whitespace().count() <= 4 => place,
         _ => said,
     };
-    let (path, number, used) = location(place).or_else(|| paren_location(place))?;
+    // (A file named without an extension, `app:8`, counts right after the label.)
+    let bare = || {
+        let (name, rest) = place.split_once(':')?;
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        // (A name has a letter: `ERROR: 1:1  no-var-keyword …` is a row's line and column.)
+        let plain = name.chars().any(|c| c.is_ascii_alphabetic())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c));
+        if !(plain && digits > 0 && std::ptr::eq(place, said) && rest[digits..].starts_with(' ')) {
+            return None;
+        }
+        let number: u64 = rest[..digits].parse().ok()?;
+        Some((name, number, name.len() + 1 + digits))
+    };
+    let (path, number, used) = location(place)
+        .or_else(|| paren_location(place))
+        .or_else(bare)?;
     if path.contains(' ') {
         return None;
     }
-    let message = place[used..].strip_prefix(": ")?.trim();
+    // (Right after the label, a space may close the place: `error: app:8 unknown option
+    // 'sizee' -- ignoring line`, logrotate's.)
+    let spaced = std::ptr::eq(place, said)
+        .then(|| place[used..].strip_prefix(' '))
+        .flatten()
+        .filter(|m| m.split_whitespace().count() >= 2 && !place[..used].ends_with(')'));
+    let message = place[used..].strip_prefix(": ").or(spaced)?.trim();
     (message.split_whitespace().count() >= 2 || message.contains('"'))
         .then_some((severity, path, number, message))
 }
@@ -3372,7 +3396,9 @@ mod tests {
                     error: macro \"Pump\" in cfg/plant.def(9): unknown symbol \"valve\"\n\
                     error: block Main in cfg/main.def:12:3: bad nesting depth\n\
                     error: cannot open cfg/other.def: permission denied\n\
-                    error: cfg/other.def(20): duplicated name \"Main\"\n";
+                    error: cfg/other.def(20): duplicated name \"Main\"\n\
+                    error: rotate:14 unknown option 'sizee' -- ignoring line\n\
+                    error: found 2 problems in rotate, skipping\n";
         assert_eq!(
             messages(text),
             [
@@ -3380,6 +3406,10 @@ mod tests {
                 ("cfg/plant.def:9".into(), "unknown symbol \"valve\"".into()),
                 ("cfg/main.def:12".into(), "bad nesting depth".into()),
                 ("cfg/other.def:20".into(), "duplicated name \"Main\"".into()),
+                (
+                    "rotate:14".into(),
+                    "unknown option 'sizee' -- ignoring line".into()
+                ),
             ]
         );
         assert_eq!(read(text)[0].severity, Severity::Warning);

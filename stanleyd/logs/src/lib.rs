@@ -89,7 +89,14 @@ pub(crate) fn diagnostic_blocks(
     pace: &Pace<'_>,
 ) -> Result<Vec<FailureBlock>, Cancelled> {
     let mut out = Vec::new();
-    let all = crate::diagnostics::read_all(lines, covered, pace)?;
+    // Findings a summary table counts by kind, read first: their lines name no place.
+    let tallied = crate::diagnostics::tallied::read(lines, covered);
+    for d in &tallied {
+        covered[d.found.start] = true;
+    }
+    let mut all = tallied;
+    all.extend(crate::diagnostics::read_all(lines, covered, pace)?);
+    all.sort_by_key(|d| d.found.start);
     // Every finding's lines are its own, a warning's too.
     for d in &all {
         for c in &mut covered[d.found.start..d.found.start + d.found.lines.len()] {
