@@ -3675,6 +3675,26 @@ fn a_list_of_inline_mappings_under_a_failed_heading() {
     );
 }
 
+/// Reports headed by a verdict, some padded to a column before their colon (`ERROR  : suite :
+/// test` beside `Failure: suite : test`), each a record of labelled fields padded to one
+/// column: one failure per header, its message the field that says what went wrong with the
+/// lines that go on with it.
+#[test]
+fn verdict_headers_over_records_of_padded_fields() {
+    let log = "Report: 3 tests run, 1 Error, 2 Failures.\n\nERROR  : cart : totals\n  Notes        : none\n  Source       : cart.lisp\n  Condition    : The value\n                   NIL\n                 is not a number\n\nFailure: cart : discounts\n  Notes        : none\n  Source       : cart.lisp\n  Condition    : 5 is not = to 4\n\nFailure: cart : taxes\n  Notes        : none\n  Source       : cart.lisp\n  Condition    : 1.2 is not = to 1.25\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert!(got[0].0.ends_with("cart : totals"), "{got:?}");
+    assert_eq!(got[0].1, "The value\nNIL\nis not a number");
+    assert_eq!(
+        got[1..],
+        [
+            ("cart : discounts".to_owned(), "5 is not = to 4".to_owned()),
+            ("cart : taxes".to_owned(), "1.2 is not = to 1.25".to_owned()),
+        ]
+    );
+}
+
 /// A list of failures under a drawn heading (`== Failed checks:`), each a bracketed name
 /// glued to what it said, closed by a drawn line: one failure per row, named by its bracket.
 #[test]

@@ -2238,6 +2238,8 @@ fn report_of(lines: &[String], s: Span) -> Found {
         }
         None => (body, None),
     };
+    // A body that is a record of labelled fields says what went wrong in one of them.
+    let told = told.or_else(|| labelled_field_message(body));
     // What the header says after the report's name (`Units::inches() Compared doubles
     // are not the same`, `FAIL: name: stdout diff:`) starts the message.
     let (name, said) = said_after_name(&read[0], s.name);
@@ -2950,8 +2952,55 @@ pub(crate) fn marked_rows(lines: &[String], covered: &[bool]) -> Vec<Span> {
 fn tells_what_went_wrong(label: &str) -> bool {
     matches!(
         label.to_ascii_lowercase().as_str(),
-        "message" | "error" | "reason" | "failure" | "assertion"
+        "message" | "error" | "reason" | "failure" | "assertion" | "condition" | "cause"
     )
+}
+
+/// A report whose body is a record of labelled fields, labels padded to one column
+/// (`Documentation: NIL`, `Source       : a.lisp`, `Condition    : The value` over deeper
+/// lines): the field that says what went wrong, with the deeper lines that go on with it.
+fn labelled_field_message(body: &[String]) -> Option<String> {
+    let padded_field = |l: &str| -> Option<(String, String)> {
+        let (label, value) = l.trim().split_once(':')?;
+        let label = label.trim_end();
+        (!label.is_empty()
+            && label.split_whitespace().count() <= 3
+            && label.len() <= 24
+            && label.starts_with(|c: char| c.is_ascii_uppercase())
+            && label.chars().all(|c| c.is_ascii_alphabetic() || c == ' '))
+        .then(|| (label.to_owned(), value.trim().to_owned()))
+    };
+    let first = body.iter().position(|l| !l.trim().is_empty())?;
+    let depth = indent(&body[first]);
+    padded_field(&body[first])?;
+    // (A record: three fields or more at its depth, their labels padded to one column, `Source
+    // :` beside `Condition    :`; a thrown `Error: x` over its frames is none.)
+    let fields: Vec<&String> = body[first..]
+        .iter()
+        .filter(|l| indent(l) == depth && padded_field(l).is_some())
+        .collect();
+    let padded = fields.iter().any(|l| {
+        l.trim()
+            .split_once(':')
+            .is_some_and(|(label, _)| label.ends_with("  "))
+    });
+    if fields.len() < 3 || !padded {
+        return None;
+    }
+    let k = (first..body.len()).find(|&k| {
+        indent(&body[k]) == depth
+            && padded_field(&body[k]).is_some_and(|(label, _)| tells_what_went_wrong(&label))
+    })?;
+    let (_, value) = padded_field(&body[k])?;
+    let mut said = vec![value];
+    said.extend(
+        body[k + 1..]
+            .iter()
+            .take_while(|l| !l.trim().is_empty() && indent(l) > depth)
+            .map(|l| l.trim().to_owned()),
+    );
+    let said = said.join("\n");
+    (!said.trim().is_empty()).then_some(said)
 }
 
 /// A labelled field (`Message: five trees should fill fifteen crates`): a label of up to

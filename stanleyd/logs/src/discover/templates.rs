@@ -481,8 +481,14 @@ pub(crate) fn discover(
         let toks = tokens(line.trim());
         let depth = indent(line);
         if let Some(first) = toks.first() {
+            // (A verdict padded to a column before its colon, `ERROR  : suite : test`, heads
+            // what `Failure: suite : test` heads.)
+            let head = match toks.get(1) {
+                Some(&":") if verdict_word(first) => mask(&format!("{first}:")),
+                _ => mask(first),
+            };
             groups
-                .entry(key(End::Head, depth, &mask(first)))
+                .entry(key(End::Head, depth, &head))
                 .or_default()
                 .push(i);
             // (A mark, not a word: `Traceback` at two depths is a trace's, not a tree's.)
