@@ -851,6 +851,33 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
     status_named(line).filter(|name| !(name.contains(' ') && said(name)))
 }
 
+/// The name before a run of assertion marks and a failed verdict, perhaps with its counts in
+/// parentheses after it (`slug trims x FAILED (0 OK, 1 KO)`).
+fn marks_then_verdict(t: &str) -> Option<&str> {
+    let mut at = 0;
+    let mut tokens = Vec::new();
+    for token in t.split(' ') {
+        tokens.push((at, token));
+        at += token.len() + 1;
+    }
+    let k = tokens.windows(2).position(|w| {
+        let marks = w[0].1;
+        !marks.is_empty()
+            && marks
+                .chars()
+                .all(|c| matches!(c, '.' | 'x' | 'X' | '✗' | '✓'))
+            && marks.contains(['x', 'X', '✗'])
+            && failed_verdict(w[1].1)
+            && w[1].1.chars().all(|c| c.is_ascii_uppercase())
+    })?;
+    if k == 0 {
+        return None;
+    }
+    let rest = t[tokens[k + 1].0 + tokens[k + 1].1.len()..].trim();
+    (rest.is_empty() || (rest.starts_with('(') && rest.ends_with(')')))
+        .then(|| t[..tokens[k].0].trim_end())
+}
+
 /// A verdict past the rule that leads it (`-- FAILED: add.phpt`, `== ERROR: name`), or the
 /// line as it is.
 fn past_a_ruled_lead(t: &str) -> &str {
@@ -886,6 +913,12 @@ fn status_named(line: &str) -> Option<String> {
     {
         let before = counted[..at].trim();
         let name = plain(&qualified(before.strip_prefix("test ").unwrap_or(before)));
+        return name_like(&name).then_some(name);
+    }
+    // `pad fills to width x. FAILED (1 OK, 1 KO)`: a name, its assertions' marks (`.` each
+    // that passed, `x` each that failed), the verdict and its counts.
+    if let Some(name) = marks_then_verdict(counted) {
+        let name = plain(name);
         return name_like(&name).then_some(name);
     }
     // `  2 - name (Failed)`

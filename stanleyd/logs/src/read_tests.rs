@@ -3695,6 +3695,25 @@ fn verdict_headers_over_records_of_padded_fields() {
     );
 }
 
+/// A row per test with its assertions' marks, a verdict and counts (`name x. FAILED (1 OK, 1
+/// KO)`), each failing one over its detail: named by the row, its message the detail.
+#[test]
+fn a_row_of_assertion_marks_a_verdict_and_counts() {
+    let log = "adds two numbers .. OK (2 OK, 0 KO)\nsubtracts x. FAILED (1 OK, 1 KO)\n\n[KO] spec/calc.lua line 9\n  expected: 1\n       got: 3\n\ndivides . OK (1 OK, 0 KO)\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "subtracts");
+    assert!(got[0].1.contains("expected: 1"), "{got:?}");
+    assert_eq!(
+        crate::line::status_name("pad x. FAILED (1 OK, 1 KO)"),
+        Some("pad".into())
+    );
+    assert_eq!(
+        crate::line::status_name("the x. FAILED word in prose here"),
+        None
+    );
+}
+
 /// A list of failures under a drawn heading (`== Failed checks:`), each a bracketed name
 /// glued to what it said, closed by a drawn line: one failure per row, named by its bracket.
 #[test]
