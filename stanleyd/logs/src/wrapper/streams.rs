@@ -76,7 +76,14 @@ fn any_label(line: &str) -> Option<(&str, usize)> {
         .find(|&b| line.is_char_boundary(b))
         .unwrap_or(0);
     let head = &line[..cut];
-    let colon = head.find(": ").map(|p| (p, p + 2));
+    // (`Q: "...-gh/cwtest lua5": text`: a word, a colon, then a quoted command's name closed by
+    // its own colon: one label, the quote its part.)
+    let quoted = head.split_once(": \"").and_then(|(word, rest)| {
+        let close = rest.find("\": ")?;
+        (!word.is_empty() && !word.contains(' ') && word.chars().all(char::is_alphanumeric))
+            .then(|| (word.len() + 3 + close + 1, word.len() + 3 + close + 3))
+    });
+    let colon = quoted.or_else(|| head.find(": ").map(|p| (p, p + 2)));
     let colon_end =
         (line.len() <= MAX_LABEL && line.ends_with(':')).then(|| (line.len() - 1, line.len()));
     // (A bar drawn with a box character is a bar too: `@shop/cart    │ text`, a workspace
@@ -682,6 +689,18 @@ mod tests {
         );
         // A level word inside a line's own words is no label's.
         assert_eq!(label("the ERROR count is 3"), None);
+    }
+
+    #[test]
+    fn a_word_and_a_quoted_command_closed_by_a_colon_is_one_label() {
+        let log = "R: \"run suite\": adds . OK\nR: \"run suite\": subtracts x FAILED\nR: \"run suite\":   expected: 1\nR: \"run suite\":        got: 3\n";
+        let u = unwrapped(log);
+        assert_eq!(u.lines[1], "subtracts x FAILED");
+        assert_eq!(u.lines[2], "  expected: 1");
+        assert_eq!(
+            label("R: \"run suite\": adds"),
+            Some(("R: \"run suite\"", 16))
+        );
     }
 
     #[test]
