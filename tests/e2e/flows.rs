@@ -90,7 +90,10 @@ fn a_torn_journal_is_kept_aside_and_reported_and_the_flow_starts_again() {
         &std::fs::read_to_string(repo.root().join(".stanley/flow.json")).unwrap(),
     )
     .unwrap();
-    let journal = stanley_workflows::flow::state::FlowState::new(&flow, "2026-11-30T10:00:00.000Z");
+    let journal = stanley_workflows::flow::state::FlowState::new(
+        &flow,
+        stanley_workflows::time::Stamp::EPOCH,
+    );
     let text = serde_json::to_string_pretty(&journal).unwrap();
     // Torn: the first half of a real journal, as a crash mid-copy or a bad sector leaves it.
     let torn = &text[..text.len() / 2];

@@ -204,7 +204,9 @@ fn a_full_disk_stops_a_flow_run_with_one_line_and_keeps_the_journal() {
     .unwrap();
     let journal = serde_json::to_string_pretty(&stanley_workflows::flow::state::FlowState::new(
         &flow,
-        "2026-11-30T10:00:00.000Z",
+        stanley_workflows::time::Stamp(
+            stanley_workflows::time::parse_stamp("2026-11-30T10:00:00.000Z").unwrap(),
+        ),
     ))
     .unwrap();
     stanley_tests::write_sealed_journal(repo.root(), env.home(), &journal);

@@ -291,7 +291,7 @@ mod tests {
         let store = FileFlowStore::new(dir.path(), UserKey::from_bytes([4; 32]));
         let flow = parse_flow(r#"{"goal": "g", "phases": [{"id": "publish", "name": "P", "done_when": "d", "check": "true", "side_effect": true}]}"#).unwrap();
         assert_eq!(store.read_state().unwrap(), None);
-        let state = FlowState::new(&flow, "t0");
+        let state = FlowState::new(&flow, stanley_workflows::time::Stamp::EPOCH);
         store.write_state(&state).unwrap();
         let text = store.read_state().unwrap().unwrap();
         assert_eq!(FlowState::parse(&text, &flow).unwrap(), state);

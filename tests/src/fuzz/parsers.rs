@@ -361,7 +361,7 @@ pub(super) fn journal_seed() -> String {
     use stanley_workflows::flow::state::{DecisionEntry, FlowState, JevAsk};
     let flow =
         stanley_workflows::flow::parse_flow(&flow_seed().to_string()).expect("the seed flow loads");
-    let mut state = FlowState::new(&flow, "2026-12-01T00:00:00Z");
+    let mut state = FlowState::new(&flow, stanley_workflows::time::Stamp::EPOCH);
     state.count_jev(JevAsk::Stop);
     if let Ok(entry) = serde_json::from_value::<DecisionEntry>(json!({
         "at": "2026-12-01T00:00:01Z", "phase": "scaffold", "decision": "advance",

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use stanley_adapters::clock::{parse_rfc3339, unix_now};
+use stanley_adapters::clock::unix_now;
 use stanley_adapters::flow_check::{notify, run_check};
 use stanley_adapters::jev_http::JevConfigError;
 use stanley_adapters::redact::redacting;
@@ -117,8 +117,8 @@ pub(crate) fn minute(settings: &RequestSettings) -> Duration {
     settings.flow_minute
 }
 
-pub(crate) fn now() -> String {
-    stanley_adapters::clock::stamp_now()
+pub(crate) fn now() -> stanley_workflows::time::Stamp {
+    stanley_workflows::time::Stamp(stanley_workflows::time::Timestamp::now())
 }
 
 /// The journal on disk (`None` before the first stop), or why it cannot be used. A damaged
@@ -132,7 +132,7 @@ pub(crate) fn stored_journal(
         Ok(Some(text)) => match FlowState::decode(&text) {
             Ok(_) => Ok(Some(FlowState::parse(&text, flow)?)),
             Err(why) => {
-                let kept = match store.keep_broken_state(&now()) {
+                let kept = match store.keep_broken_state(&now().to_string()) {
                     Ok(kept) => kept,
                     Err(kept) => return Err(JournalTrouble::NotKept { why, kept }),
                 };
@@ -167,12 +167,12 @@ pub(crate) fn read_journal(
     store: &dyn FlowStore,
     flow: &Flow,
 ) -> Result<FlowState, JournalTrouble> {
-    Ok(stored_journal(store, flow)?.unwrap_or_else(|| FlowState::new(flow, &now())))
+    Ok(stored_journal(store, flow)?.unwrap_or_else(|| FlowState::new(flow, now())))
 }
 
 /// Minutes (flow minutes) since the journal started.
 pub(crate) fn elapsed_minutes(state: &FlowState, minute: Duration) -> u32 {
-    let started = parse_rfc3339(&state.started_at).unwrap_or_else(unix_now);
+    let started = state.started_at.0.as_second();
     let secs = (unix_now() - started).max(0) as u64;
     (secs / minute.as_secs().max(1)).min(u64::from(u32::MAX)) as u32
 }
@@ -286,7 +286,7 @@ pub(crate) async fn stop(
     let mut journal = match read_journal(store, flow) {
         Ok(j) => j,
         Err(why) => {
-            let fresh = FlowState::new(flow, &now());
+            let fresh = FlowState::new(flow, now());
             let decision = Decision {
                 condition: Condition::BadState,
                 action: Action::AskHuman(format!("the flow journal cannot be used: {why}")),
@@ -354,7 +354,7 @@ pub(crate) async fn stop(
         }
     };
     record_side_effects(store, flow, &journal, &decision)?;
-    apply(flow, &mut journal, &decision, stop_facts, &now());
+    apply(flow, &mut journal, &decision, stop_facts, now());
     let last = close_recorded(store, flow, &mut journal)?.unwrap_or(decision);
     store.write_state(&journal).map_err(JournalTrouble::Store)?;
     let stopped = (stopped_at, check);
@@ -465,7 +465,7 @@ fn close_recorded(
             break;
         }
         let closed = recorded_side_effect(flow, journal);
-        apply(flow, journal, &closed, StopFacts::default(), &now());
+        apply(flow, journal, &closed, StopFacts::default(), now());
         last = Some(closed);
     }
     Ok(last)
@@ -482,7 +482,10 @@ fn record_side_effects(
         if flow.phase(id).is_some_and(|p| p.side_effect) {
             let attempt = journal.phases.get(id).map_or(0, |r| r.attempts);
             store
-                .record_side_effect(&side_effect_key(&journal.flow_version, id, attempt), &now())
+                .record_side_effect(
+                    &side_effect_key(&journal.flow_version, id, attempt),
+                    &now().to_string(),
+                )
                 .map_err(JournalTrouble::Store)?;
         }
     }
@@ -592,7 +595,7 @@ mod tests {
             stanley_adapters::user_key::UserKey::from_bytes([4; 32]),
         );
         let flow = parse_flow(FLOW).unwrap();
-        let mut journal = FlowState::new(&flow, &now());
+        let mut journal = FlowState::new(&flow, now());
         journal.current_phase = "gone".into();
         store.write_state(&journal).unwrap();
         let unfit = read_journal(&store, &flow).unwrap_err();

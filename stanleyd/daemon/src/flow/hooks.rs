@@ -169,7 +169,7 @@ fn gate_answer(
     acted: HookAnswer,
 ) -> HookAnswer {
     let line = json!({
-        "at": flow_eval::now(), "gate": gate, "subject": subject,
+        "at": flow_eval::now().to_string(), "gate": gate, "subject": subject,
         "decision": verdict.decision, "reason": verdict.reason, "mode": flow.mode.as_str(),
     });
     if let Err(e) = store.record_gate(&line.to_string()) {
@@ -243,14 +243,14 @@ impl Hook<'_> {
                 // A new session (not a resume or a compaction) gets fresh block and time
                 // budgets, as a supervised run does; phases and decisions carry over.
                 if matches!(source, "startup" | "clear") {
-                    journal.new_session(&flow_eval::now());
+                    journal.new_session(flow_eval::now());
                     if let Err(e) = store.write_state(&journal) {
                         tracing::warn!(error = %e, "cannot reset the flow's session budgets");
                     }
                 }
                 journal
             }
-            Ok(None) => FlowState::new(flow, &flow_eval::now()),
+            Ok(None) => FlowState::new(flow, flow_eval::now()),
             Err(_) => return HookAnswer::default(),
         };
         drop(held);

@@ -150,7 +150,7 @@ impl<'a> Supervision<'a> {
         }
         let store = state.flows.store().clone();
         // A new run gets fresh restart, block and time budgets; phases and the ledger carry over.
-        let journal = match update(&*store, &flow, |j| j.new_session(&flow_eval::now())) {
+        let journal = match update(&*store, &flow, |j| j.new_session(flow_eval::now())) {
             Ok(j) => j,
             Err(why) => {
                 let reason = format!("the flow journal cannot be used: {why}");
@@ -330,8 +330,8 @@ impl<'a> Supervision<'a> {
             ));
         }
         if stop.told.keep_going {
-            let journal =
-                read_journal(&*self.store, flow).unwrap_or_else(|_| FlowState::new(flow, ""));
+            let journal = read_journal(&*self.store, flow)
+                .unwrap_or_else(|_| FlowState::new(flow, stanley_workflows::time::Stamp::EPOCH));
             return Next::Launch(run_prompt(flow, &journal, stop.told.message.as_deref()));
         }
         // The agent stopped without the goal being met: a restart, in a fresh block budget.

@@ -227,7 +227,7 @@ mod tests {
             {"id": "b", "name": "B", "done_when": "b exists", "dynamic": true}]}"#,
         )
         .unwrap();
-        let mut state = FlowState::new(&flow, "t");
+        let mut state = FlowState::new(&flow, crate::time::Stamp::EPOCH);
         let first = run_prompt(&flow, &state, None);
         assert!(first.contains("Goal: Ship it"), "{first}");
         assert!(first.contains("- a (A) [active]: done when a exists; check `test -f a`"));
@@ -239,7 +239,7 @@ mod tests {
 
         state.current_phase = "b".into();
         state.record(DecisionEntry {
-            at: "t".into(),
+            at: crate::time::Stamp::EPOCH,
             condition: crate::flow::state::Condition::Advance,
             action: crate::flow::state::JournaledAction::Advance,
             phase: "a".into(),

@@ -298,7 +298,7 @@ mod tests {
     #[test]
     fn the_state_fits_the_budget_and_keeps_file_contents_private() {
         let private = flow(false, 12_000);
-        let state = FlowState::new(&private, "t");
+        let state = FlowState::new(&private, crate::time::Stamp::EPOCH);
         let doc = curated_state(&private, &state, &evidence());
         assert!(doc.to_string().chars().count() <= 12_000);
         assert_eq!(doc["goal"], "Ship it");

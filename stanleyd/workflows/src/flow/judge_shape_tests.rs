@@ -14,7 +14,7 @@ fn the_curated_state_is_the_old_document_in_its_order() {
                        {"id": "b", "name": "B", "done_when": "b exists"}]}"#,
     )
     .unwrap();
-    let state = FlowState::new(&flow, "t");
+    let state = FlowState::new(&flow, crate::time::Stamp::EPOCH);
     let evidence = StopEvidence {
         checks: vec![
             (

@@ -703,7 +703,7 @@ mod tests {
     impl Case {
         fn at(phase: &str) -> Self {
             let flow = flow();
-            let mut state = FlowState::new(&flow, "t");
+            let mut state = FlowState::new(&flow, crate::time::Stamp::EPOCH);
             set_current(&mut state, phase);
             Self {
                 flow,
@@ -772,7 +772,7 @@ mod tests {
         reason: &str,
     ) -> DecisionEntry {
         DecisionEntry {
-            at: "t".into(),
+            at: crate::time::Stamp::EPOCH,
             condition,
             action,
             phase: "scaffold".into(),

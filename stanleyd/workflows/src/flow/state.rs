@@ -159,7 +159,7 @@ stanley_core::words! {
 /// One journaled decision.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecisionEntry {
-    pub at: String,
+    pub at: crate::time::Stamp,
     /// The condition of the stop policy that matched.
     pub condition: Condition,
     /// What the decision told the agent (`allow_stop`, `block`, `would_block`, `advance`,
@@ -186,7 +186,7 @@ pub struct FlowState {
     pub current_phase: String,
     pub phases: BTreeMap<String, PhaseRecord>,
     pub complete: bool,
-    pub started_at: String,
+    pub started_at: crate::time::Stamp,
     pub restarts: u32,
     pub blocks_in_session: u32,
     pub consecutive_blocks: u32,
@@ -225,7 +225,7 @@ impl FlowState {
     }
 
     /// A fresh journal for `flow`: the first phase is current and active.
-    pub fn new(flow: &Flow, now: &str) -> Self {
+    pub fn new(flow: &Flow, now: crate::time::Stamp) -> Self {
         let mut phases: BTreeMap<String, PhaseRecord> = flow
             .phases
             .iter()
@@ -242,7 +242,7 @@ impl FlowState {
             current_phase: first,
             phases,
             complete: false,
-            started_at: now.to_owned(),
+            started_at: now,
             restarts: 0,
             blocks_in_session: 0,
             consecutive_blocks: 0,
@@ -275,8 +275,8 @@ impl FlowState {
 
     /// Starts a new session or supervised run: fresh time and block budgets (and restarts);
     /// phases, decisions and holds carry over.
-    pub fn new_session(&mut self, now: &str) {
-        self.started_at = now.to_owned();
+    pub fn new_session(&mut self, now: crate::time::Stamp) {
+        self.started_at = now;
         self.restarts = 0;
         self.blocks_in_session = 0;
         self.consecutive_blocks = 0;
@@ -386,13 +386,13 @@ mod tests {
     #[test]
     fn a_new_journal_starts_in_the_first_phase_and_round_trips() {
         let flow = flow();
-        let mut state = FlowState::new(&flow, "2026-11-30T00:00:00Z");
+        let mut state = FlowState::new(&flow, crate::time::Stamp::EPOCH);
         assert_eq!(state.current_phase, "a");
         assert_eq!(state.phases["a"].status, PhaseStatus::Active);
         assert_eq!(state.phases["b"], PhaseRecord::default());
         for i in 0..(MAX_DECISIONS + 3) {
             state.record(DecisionEntry {
-                at: "t".into(),
+                at: crate::time::Stamp::EPOCH,
                 condition: Condition::Continue,
                 action: JournaledAction::Block,
                 phase: "a".into(),
@@ -456,7 +456,7 @@ mod tests {
                 .to_string()
                 .starts_with("unreadable flow state")
         );
-        let mut state = FlowState::new(&flow, "t");
+        let mut state = FlowState::new(&flow, crate::time::Stamp::EPOCH);
         state.current_phase = "gone".into();
         let text = serde_json::to_string(&state).unwrap();
         assert!(

@@ -69,7 +69,13 @@ pub struct StopFacts {
 }
 
 /// Applies a decision to the journal; call before acting on it.
-pub fn apply(flow: &Flow, state: &mut FlowState, decision: &Decision, facts: StopFacts, now: &str) {
+pub fn apply(
+    flow: &Flow,
+    state: &mut FlowState,
+    decision: &Decision,
+    facts: StopFacts,
+    now: crate::time::Stamp,
+) {
     let phase = state.current_phase.clone();
     if facts.asked_jev {
         state.count_jev(JevAsk::Stop);
@@ -120,7 +126,7 @@ pub fn apply(flow: &Flow, state: &mut FlowState, decision: &Decision, facts: Sto
         state.complete = true;
     }
     state.record(DecisionEntry {
-        at: now.to_owned(),
+        at: now,
         condition: decision.condition,
         action: match &decision.action {
             Action::Block(_) if !enforced => JournaledAction::WouldBlock,
@@ -285,14 +291,20 @@ mod tests {
             stuck_before: state.last_stuck,
             review_stops: review_stops(state),
         });
-        apply(flow, state, &decision, stop_facts, "t");
+        apply(
+            flow,
+            state,
+            &decision,
+            stop_facts,
+            crate::time::Stamp::EPOCH,
+        );
         decision
     }
 
     #[tokio::test]
     async fn in_warn_mode_a_block_is_journaled_as_would_block_and_spends_no_budget() {
         let flow = parse_flow(&FLOW.replace("\"goal\"", "\"mode\": \"warn\", \"goal\"")).unwrap();
-        let mut state = FlowState::new(&flow, "t0");
+        let mut state = FlowState::new(&flow, crate::time::Stamp::EPOCH);
         let jev = || Some(confident("a", 0.05) as Arc<dyn Jev>);
         for _ in 0..3 {
             let d = stop(&flow, &mut state, jev(), &[("a", false)]).await;
@@ -306,7 +318,7 @@ mod tests {
     #[tokio::test]
     async fn a_flow_blocks_advances_and_completes_through_the_journal() {
         let flow = parse_flow(FLOW).unwrap();
-        let mut state = FlowState::new(&flow, "t0");
+        let mut state = FlowState::new(&flow, crate::time::Stamp::EPOCH);
         let jev = || Some(confident("a", 0.05) as Arc<dyn Jev>);
         let d = stop(&flow, &mut state, jev(), &[("a", false)]).await;
         assert_eq!(d.condition, Condition::Continue);
@@ -334,7 +346,7 @@ mod tests {
     #[tokio::test]
     async fn stuck_twice_in_a_row_is_remembered_across_stops() {
         let flow = parse_flow(FLOW).unwrap();
-        let mut state = FlowState::new(&flow, "t0");
+        let mut state = FlowState::new(&flow, crate::time::Stamp::EPOCH);
         let jev = || Some(confident("a", 0.9) as Arc<dyn Jev>);
         let d = stop(&flow, &mut state, jev(), &[("a", false)]).await;
         assert_eq!(d.condition, Condition::Continue, "flagged once");
@@ -348,7 +360,7 @@ mod tests {
     #[tokio::test]
     async fn without_jev_the_stop_is_decided_on_checks() {
         let flow = parse_flow(FLOW).unwrap();
-        let mut state = FlowState::new(&flow, "t0");
+        let mut state = FlowState::new(&flow, crate::time::Stamp::EPOCH);
         let d = stop(&flow, &mut state, None, &[("a", false)]).await;
         assert_eq!(d.condition, Condition::DegradedCheckFail);
         let d = stop(&flow, &mut state, None, &[("a", true)]).await;
