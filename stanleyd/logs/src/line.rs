@@ -915,10 +915,8 @@ fn status_named(line: &str) -> Option<String> {
         let name = plain(&qualified(before.strip_prefix("test ").unwrap_or(before)));
         return name_like(&name).then_some(name);
     }
-    // `pad fills to width x. FAILED (1 OK, 1 KO)`: a name, its assertions' marks (`.` each
-    // that passed, `x` each that failed), the verdict and its counts.
-    if let Some(name) = marks_then_verdict(counted) {
-        let name = plain(name);
+    // `pad fills to width x. FAILED (1 OK, 1 KO)`: a name, its assertions' marks, a verdict.
+    if let Some(name) = marks_then_verdict(counted).map(plain) {
         return name_like(&name).then_some(name);
     }
     // `  2 - name (Failed)`

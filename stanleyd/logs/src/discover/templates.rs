@@ -115,6 +115,15 @@ pub(crate) fn key(end: End, depth: usize, masked: &str) -> u64 {
     h.finish()
 }
 
+/// A line's first token masked; a verdict padded to a column before its colon (`ERROR  : suite
+/// : test`) masked as the same verdict with the colon glued (`Failure: suite : test`).
+fn head_mask(first: &str, second: Option<&&str>) -> String {
+    match second {
+        Some(&":") if verdict_word(first) => mask(&format!("{first}:")),
+        _ => mask(first),
+    }
+}
+
 /// Whether a line can head a report at all: not blank, not a rule, not a message or a stack
 /// frame (those repeat once per failure too, under the header), not a closing summary.
 pub(crate) fn head_candidate(line: &str) -> bool {
@@ -481,14 +490,8 @@ pub(crate) fn discover(
         let toks = tokens(line.trim());
         let depth = indent(line);
         if let Some(first) = toks.first() {
-            // (A verdict padded to a column before its colon, `ERROR  : suite : test`, heads
-            // what `Failure: suite : test` heads.)
-            let head = match toks.get(1) {
-                Some(&":") if verdict_word(first) => mask(&format!("{first}:")),
-                _ => mask(first),
-            };
             groups
-                .entry(key(End::Head, depth, &head))
+                .entry(key(End::Head, depth, &head_mask(first, toks.get(1))))
                 .or_default()
                 .push(i);
             // (A mark, not a word: `Traceback` at two depths is a trace's, not a tree's.)

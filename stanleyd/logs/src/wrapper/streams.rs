@@ -76,14 +76,7 @@ fn any_label(line: &str) -> Option<(&str, usize)> {
         .find(|&b| line.is_char_boundary(b))
         .unwrap_or(0);
     let head = &line[..cut];
-    // (`Q: "...-gh/cwtest lua5": text`: a word, a colon, then a quoted command's name closed by
-    // its own colon: one label, the quote its part.)
-    let quoted = head.split_once(": \"").and_then(|(word, rest)| {
-        let close = rest.find("\": ")?;
-        (!word.is_empty() && !word.contains(' ') && word.chars().all(char::is_alphanumeric))
-            .then(|| (word.len() + 3 + close + 1, word.len() + 3 + close + 3))
-    });
-    let colon = quoted.or_else(|| head.find(": ").map(|p| (p, p + 2)));
+    let colon = quoted_label(head).or_else(|| head.find(": ").map(|p| (p, p + 2)));
     let colon_end =
         (line.len() <= MAX_LABEL && line.ends_with(':')).then(|| (line.len() - 1, line.len()));
     // (A bar drawn with a box character is a bar too: `@shop/cart    │ text`, a workspace
@@ -178,6 +171,15 @@ fn any_label(line: &str) -> Option<(&str, usize)> {
         return None;
     }
     Some((name, text))
+}
+
+/// A word, a colon, then a quoted command's name closed by its own colon (`Q: "...-gh/cwtest
+/// lua5": text`): one label, the quote its part; where it ends and where the text starts.
+fn quoted_label(head: &str) -> Option<(usize, usize)> {
+    let (word, rest) = head.split_once(": \"")?;
+    let close = rest.find("\": ")?;
+    (!word.is_empty() && word.chars().all(char::is_alphanumeric))
+        .then(|| (word.len() + 3 + close + 1, word.len() + 3 + close + 3))
 }
 
 /// Two or three figures alone before the text, one space after each (`0 1 src/a.c:6:23: error:
