@@ -3714,6 +3714,17 @@ fn a_row_of_assertion_marks_a_verdict_and_counts() {
     );
 }
 
+/// Scenarios whose failing step prints a nested TAP check and its comments: each failure is
+/// named by its scenario, its message the comments that say what failed.
+#[test]
+fn a_scenario_over_a_nested_failed_check() {
+    let log = "  Feature: Cart\n\n    Scenario: Adding an item\n      Given an empty cart\n      Then the total should be 5\n          step defined at features/cart.feature line 9.\n              not ok - total\n              #   Failed test 'total'\n              #          got: '4'\n              #     expected: '5'\n              1..1\n\n    Scenario: Removing an item\n      Given a cart with one item\n      Then the cart should be empty\n\n  2 scenarios (1 passed, 1 failed)\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "Adding an item");
+    assert_eq!(got[0].1, "Failed test 'total'\ngot: '4'\nexpected: '5'");
+}
+
 /// A list of failures under a drawn heading (`== Failed checks:`), each a bracketed name
 /// glued to what it said, closed by a drawn line: one failure per row, named by its bracket.
 #[test]

@@ -88,7 +88,8 @@ fn failing_names(
                     && !after_a_counted_start(lines, i)
             })
             .map(|n| {
-                row_over(lines, covered, i)
+                keyword_over(lines, covered, i)
+                    .or_else(|| row_over(lines, covered, i))
                     .or_else(|| heading_over(lines, covered, i, &n))
                     .unwrap_or(n)
             })
@@ -410,6 +411,29 @@ fn row_over(lines: &[String], covered: &[bool], at: usize) -> Option<String> {
 /// sec with 1/0 lines to STDERR/OUT`, then ` PASS EXIT CODE (LINE 8)`, ` FAIL STDOUT CONTAINS
 /// "x" (LINE 9)`, a shell runner's): the heading's first word names the test, when the failed
 /// row at `at` describes an assertion (words, not an id) under an identifier.
+/// The scenario a failed check nested in its steps belongs to (`    Scenario: Yearly interest`
+/// over its steps, a step's note and, deeper, `not ok - interest`): the nearest shallower
+/// `Keyword: name` heading up the same paragraph, at most 40 lines up, when the verdict is
+/// nested deeper than the heading's own lines.
+fn keyword_over(lines: &[String], covered: &[bool], at: usize) -> Option<String> {
+    let depth = indent(&lines[at]);
+    let mut k = at;
+    while k > 0 && at - k < 40 && !lines[k - 1].trim().is_empty() && !covered[k - 1] {
+        k -= 1;
+        let d = indent(&lines[k]);
+        if d < depth
+            && let Some(name) = keyword_header(&lines[k])
+        {
+            // (Its steps sit between it and the verdict, shallower than the verdict.)
+            let nested = lines[k + 1..at]
+                .iter()
+                .any(|l| indent(l) > d && indent(l) < depth);
+            return nested.then_some(name);
+        }
+    }
+    None
+}
+
 fn heading_over(lines: &[String], covered: &[bool], at: usize, said: &str) -> Option<String> {
     let verdict = |l: &str| {
         let t = l.trim();
@@ -2274,6 +2298,7 @@ fn report_of(lines: &[String], s: Span) -> Found {
     let message = told
         .or_else(|| message_of(body))
         .or_else(|| message_of(&read));
+    let message = message.map(|m| tap_comments_under(&read, m));
     Found {
         start: s.start,
         lines: block,
@@ -2282,6 +2307,30 @@ fn report_of(lines: &[String], s: Span) -> Found {
         anchor: "report",
         ..Found::default()
     }
+}
+
+/// A message that is a nested TAP point's `not ok` line, when comments follow that point in
+/// the report (`#   Failed test 'interest'`, `#   at a.pl line 22.`, `#   got: '2'`): those
+/// comments, which say what failed; the message as it was otherwise.
+fn tap_comments_under(read: &[String], message: String) -> String {
+    let first = message.lines().next().unwrap_or("").trim();
+    if crate::document::tap::tap_point(first).is_none_or(|(ok, _)| ok) {
+        return message;
+    }
+    let Some(at) = read.iter().position(|l| l.trim() == first) else {
+        return message;
+    };
+    let notes: Vec<String> = read[at + 1..]
+        .iter()
+        .map(|l| l.trim())
+        .take_while(|t| t.starts_with('#') && !t.starts_with("# Looks like"))
+        .map(|t| t.trim_start_matches('#').trim().to_owned())
+        .filter(|t| !t.is_empty())
+        .collect();
+    if notes.is_empty() {
+        return message;
+    }
+    crate::line::bounded(&notes)
 }
 
 /// The lines of sections that only repeat reports already read: a section under a framed
