@@ -851,6 +851,24 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
     status_named(line).filter(|name| !(name.contains(' ') && said(name)))
 }
 
+/// A name glued to a dot leader and a bracketed failed verdict (`01) Suite.Name.....[FAIL]
+/// a.c:13: why`, a sequence number before it taken off): the name.
+fn glued_leader(t: &str) -> Option<String> {
+    let (before, after) = t.split_once("...")?;
+    let verdict = after.trim_start_matches('.').strip_prefix('[')?;
+    let (word, _) = verdict.split_once(']')?;
+    if !failed_verdict(word.trim()) || before.ends_with(' ') || before.is_empty() {
+        return None;
+    }
+    let before = before.trim();
+    let before = before
+        .split_once(") ")
+        .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(before, |(_, rest)| rest);
+    let name = plain(before);
+    name_like(&name).then_some(name)
+}
+
 /// The name before a run of assertion marks and a failed verdict, perhaps with its counts in
 /// parentheses after it (`slug trims x FAILED (0 OK, 1 KO)`).
 fn marks_then_verdict(t: &str) -> Option<&str> {
@@ -902,6 +920,11 @@ fn status_named(line: &str) -> Option<String> {
     }
     // `2/7 Test #2: name .......***Failed  0.01 sec` (ctest), `name ........ FAIL`
     let counted = without_counter(t);
+    // (`01) Suite.Name......[FAIL] a.c:13: why`: the leader glued to the name, the verdict in
+    // brackets.)
+    if let Some(name) = glued_leader(counted) {
+        return Some(name);
+    }
     if let Some(at) = counted.find(" ...")
         && let Some(verdict) = counted[at..]
             .trim_start_matches([' ', '.'])

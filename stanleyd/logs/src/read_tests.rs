@@ -3725,6 +3725,28 @@ fn a_scenario_over_a_nested_failed_check() {
     assert_eq!(got[0].1, "Failed test 'total'\ngot: '4'\nexpected: '5'");
 }
 
+/// A logger's level in brackets before every line, of several levels, is the logger's; a row
+/// with a numbered name glued to its dot leader, a bracketed verdict and why after it names its
+/// test and says why.
+#[test]
+fn levelled_rows_with_a_glued_leader_and_a_bracketed_verdict() {
+    let log = "[INFO] Running 3 tests\n[ERRO] 01) Shelf.Count..........[FAIL] shelf.c:9: expected [3] but was [4]\n[INFO] 02) Shelf.Empty..........[PASS] (0.001 ms)\n[ERRO] 03) Shelf.Label..........[FAIL] shelf.c:14: expected \"A\" but was \"B\"\n[INFO] Total: 3, Passed: 1, Failed: 2\n";
+    let got = named_messages(&parse_log(log));
+    assert_eq!(
+        got,
+        [
+            (
+                "Shelf.Count".to_owned(),
+                "shelf.c:9: expected [3] but was [4]".to_owned()
+            ),
+            (
+                "Shelf.Label".to_owned(),
+                "shelf.c:14: expected \"A\" but was \"B\"".to_owned()
+            ),
+        ]
+    );
+}
+
 /// A list of failures under a drawn heading (`== Failed checks:`), each a bracketed name
 /// glued to what it said, closed by a drawn line: one failure per row, named by its bracket.
 #[test]

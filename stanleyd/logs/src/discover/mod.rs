@@ -821,6 +821,19 @@ fn said_after_name(header: &str, name: Option<String>) -> (Option<String>, Optio
     {
         return (Some(name), Some(said));
     }
+    // (A name glued to a dot leader and a bracketed verdict, then why: `01) Suite.Name.....
+    // [FAIL] a.c:13: expected 1 but was 2`.)
+    if let Some(at) = header.find(&format!("{name}..."))
+        && let Some(after) = header[at + name.len()..]
+            .trim_start_matches('.')
+            .strip_prefix('[')
+            .and_then(|r| r.split_once(']'))
+            .filter(|(verdict, _)| crate::line::failed_verdict(verdict.trim()))
+            .map(|(_, why)| why.trim())
+            .filter(|why| !why.is_empty())
+    {
+        return (Some(name), Some(after.to_owned()));
+    }
     // (A bracketed name glued to what it said: `[test_lcm]:Expected [36], Got [37]`.)
     if let Some(said) = header
         .trim_start()
@@ -2281,7 +2294,10 @@ fn report_of(lines: &[String], s: Span) -> Found {
         // (Nor does another test's passing verdict under it, `PASS: src/swap.c (123 bytes)`.)
         let passed = first
             .split_once(": ")
-            .is_some_and(|(verdict, _)| matches!(verdict, "PASS" | "OK" | "PASSED" | "ok"));
+            .is_some_and(|(verdict, _)| matches!(verdict, "PASS" | "OK" | "PASSED" | "ok"))
+            // (Or another test's row with its bracketed pass, `02) A.b.....[PASS] (1 ms)`.)
+            || first.contains("...[PASS]")
+            || first.contains("...[OK]");
         let leaf = name
             .as_deref()
             .and_then(|n| n.rsplit(": ").next())

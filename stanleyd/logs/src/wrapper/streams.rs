@@ -301,6 +301,8 @@ fn is_level(word: &str) -> bool {
     matches!(
         word.to_ascii_lowercase().as_str(),
         "info" | "warn" | "warning" | "debug" | "trace" | "notice" | "error" | "fatal"
+            // (Four letters, as some loggers pad them: `[ERRO]`, `[DEBU]`.)
+            | "erro" | "debu" | "trac" | "fata"
     )
 }
 
@@ -460,10 +462,40 @@ fn bar_column_shapes(lines: &[String]) -> std::collections::BTreeSet<String> {
     shapes
 }
 
+/// A logger's level in brackets before nearly every line, of two levels or more (`[INFO] 03)
+/// Suite.Test…[PASS]` beside `[ERRO] 01) Suite.Test…[FAIL] a.c:13: …`): the logger's, no part
+/// of the text, taken off. (One level alone, `[INFO]`, may be a runner's mark, D-185.)
+fn levels_off(lines: &mut [String]) {
+    let level = |l: &str| {
+        let inner = l.strip_prefix('[')?.split_once("] ")?.0;
+        is_level(inner).then(|| inner.to_ascii_lowercase())
+    };
+    let nonblank = lines.iter().filter(|l| !l.trim().is_empty()).count();
+    let mut levels = std::collections::BTreeSet::new();
+    let mut prefixed = 0;
+    for l in lines.iter() {
+        if let Some(v) = level(l) {
+            prefixed += 1;
+            levels.insert(v);
+        }
+    }
+    if prefixed < MIN_LINES || prefixed * 10 < nonblank * 8 || levels.len() < 2 {
+        return;
+    }
+    for l in lines.iter_mut() {
+        if level(l).is_some()
+            && let Some((_, text)) = l.split_once("] ")
+        {
+            *l = text.to_owned();
+        }
+    }
+}
+
 /// Takes the stream labels off `log`'s lines (in place), makes each label the step of its
 /// lines, and puts interleaved streams back one after another (`origin` then maps each line to
 /// its input line). A log without such labels is left as it is.
 pub(crate) fn separate(log: &mut Unwrapped) {
+    levels_off(&mut log.lines);
     let shapes = wrappers(&log.lines);
     if shapes.is_empty() {
         return;
