@@ -537,11 +537,24 @@ pub(crate) fn quoted_worded(line: &str) -> Option<(&str, u64, &str, Option<Sever
         .strip_prefix("File ")
         .or_else(|| line.strip_prefix("In "))
         .unwrap_or(line);
-    let quote = t.chars().next().filter(|c| matches!(c, '"' | '\''))?;
-    let close = t[1..].find(quote)? + 1;
-    let path = &t[1..close];
+    // (After `File`, the file may stand unquoted up to its semicolon: `File a.icn; Line 11 #
+    // …`, Icon's.)
+    let (path, after) = match t.chars().next().filter(|c| matches!(c, '"' | '\'')) {
+        Some(quote) => {
+            let close = t[1..].find(quote)? + 1;
+            (&t[1..close], &t[close + 1..])
+        }
+        None if line.starts_with("File ") => {
+            let end = t.find(';')?;
+            (&t[..end], &t[end..])
+        }
+        None => return None,
+    };
+    if path.contains(' ') && !line.starts_with("File \"") && !line.starts_with("File '") {
+        return None;
+    }
     // (`; Line 21`, Inform's: a semicolon and the word capitalised.)
-    let after = t[close + 1..].trim_start_matches([',', ';']);
+    let after = after.trim_start_matches([',', ';']);
     let after = after
         .strip_prefix(" line ")
         .or_else(|| after.strip_prefix(" Line "))?;
@@ -549,17 +562,23 @@ pub(crate) fn quoted_worded(line: &str) -> Option<(&str, u64, &str, Option<Sever
     let number: u64 = after[..digits].parse().ok()?;
     // After the line, a colon; or a tab and a mark before the severity (`\t# Warning:  …`).
     let tail = &after[digits..];
-    let rest = match tail.strip_prefix(':') {
-        Some(r) => r.trim(),
-        None => tail
-            .strip_prefix('\t')?
-            .trim_start_matches(['#', '*', '!', '>'])
-            .trim(),
+    let (rest, marked) = match tail.strip_prefix(':') {
+        Some(r) => (r.trim(), false),
+        None => (
+            tail.strip_prefix('\t')
+                .or_else(|| tail.strip_prefix(" # "))?
+                .trim_start_matches(['#', '*', '!', '>'])
+                .trim(),
+            true,
+        ),
     };
+    // (A marked message with no severity word is an error: `File a.icn; Line 11 # "else":
+    // missing right parenthesis`.)
     let severity = rest
         .split_whitespace()
         .take(3)
-        .find_map(|w| w.strip_suffix(':').and_then(severity_word));
+        .find_map(|w| w.strip_suffix(':').and_then(severity_word))
+        .or_else(|| (marked && rest.split_whitespace().count() >= 2).then_some(Severity::Error));
     (path_like(path) && (rest.is_empty() || severity.is_some()))
         .then_some((path, number, rest, severity))
 }
@@ -2538,6 +2557,59 @@ fn said_above<'a>(lines: &'a [String], i: usize) -> Option<&'a str> {
         .then_some(said)
 }
 
+/// A finding that opens with its place in words (`Line 2 of a.mjml (mj-body) — Attribute
+/// colour is illegal`): the file, the line, and the message after the dash (an element in
+/// parentheses before it is the finding's context).
+fn line_of_file(line: &str) -> Option<(&str, u64, &str)> {
+    let rest = line
+        .strip_prefix("Line ")
+        .or_else(|| line.strip_prefix("line "))?;
+    let (number, rest) = crate::text::leading_number(rest)?;
+    let rest = rest.strip_prefix(" of ")?;
+    let (path, rest) = rest.split_once(' ')?;
+    let path = path.trim_end_matches([':', ',']);
+    if !path_like(path) || !path.contains(['.', '/']) {
+        return None;
+    }
+    let rest = match rest.strip_prefix('(') {
+        Some(r) => r.split_once(") ")?.1,
+        None => rest,
+    };
+    let message = ["— ", "– ", "- ", ": "]
+        .iter()
+        .find_map(|d| rest.strip_prefix(d))?
+        .trim();
+    (message.split_whitespace().count() >= 2).then_some((path, number, message))
+}
+
+/// `error at line 11:` alone, its message on the indented line under it (a checker of a file
+/// it does not name): a finding named by its line, the message the line under it.
+fn severity_at_line_over(lines: &[String], i: usize) -> Option<Placed> {
+    let line = lines[i].trim_end();
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (word, rest) = line.split_once(" at line ")?;
+    let severity = severity_word(word).filter(|_| !word.contains(' '))?;
+    let (number, after) = crate::text::leading_number(rest)?;
+    if after.trim() != ":" {
+        return None;
+    }
+    let next = lines.get(i + 1)?;
+    if !next.starts_with(char::is_whitespace) || next.trim().is_empty() {
+        return None;
+    }
+    let place = format!("line {number}");
+    Some((
+        i,
+        place.clone(),
+        place,
+        severity,
+        None,
+        next.trim().to_owned(),
+    ))
+}
+
 /// An indented finding that opens with its severity label and gives its line in words (`at
 /// line 7, column 1`, `from line 3 column 1 to …`) under a shallower heading that names its
 /// file (`  main.ftl`), itself perhaps under its folder's heading (`de/app`): the place is the
@@ -2908,6 +2980,17 @@ fn found_at(
         return (Some((i, name, place, s, c, m)), false);
     }
     if let Some(found) = program_unplaced(lines, i) {
+        return (Some(found), true);
+    }
+    // `Line 2 of a.mjml (mj-body) — Attribute colour is illegal`: the place in words first.
+    if let Some(found) = line_of_file(&lines[i])
+        .map(|(path, number, message)| placed_at(i, (path, number), Severity::Error, message))
+    {
+        return (Some(found), true);
+    }
+    // `error at line 11:` over `      illegal else.`: a severity and a line with no file, its
+    // message on the indented line under it.
+    if let Some(found) = severity_at_line_over(lines, i) {
         return (Some(found), true);
     }
     // `      ERROR: Missing attribute: accesskey at line 7, column 1 for delete-button` under
@@ -3371,6 +3454,16 @@ mod tests {
         assert_eq!(places, ["story.inf:12", "story.inf:30"]);
         assert_eq!(got[0].severity, Severity::Warning);
         assert_eq!(got[1].severity, Severity::Error);
+        // Unquoted after `File`, a hash before the message and no severity word: an error.
+        let bare = "File calc.icn; Line 7 # \"then\": missing semicolon\nFile calc.icn; Line 9 # invalid argument list\n";
+        let got = messages(bare);
+        assert_eq!(
+            got,
+            [
+                ("calc.icn:7".into(), "\"then\": missing semicolon".into()),
+                ("calc.icn:9".into(), "invalid argument list".into()),
+            ]
+        );
     }
 
     #[test]
@@ -3386,6 +3479,33 @@ mod tests {
                 ("fr/web/menu.ftl:4".to_owned(), Severity::Error),
                 ("fr/web/menu.ftl:9".to_owned(), Severity::Warning),
                 ("fr/web/labels.properties:2".to_owned(), Severity::Error),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_line_of_a_file_first_and_a_line_alone_over_its_message() {
+        let text = "Line 3 of mail/news.tpl (mj-text) — Attribute colour is illegal\n\
+                    Line 8 of mail/news.tpl — Unknown element mj-foo in mj-column\n";
+        assert_eq!(
+            messages(text),
+            [
+                (
+                    "mail/news.tpl:3".into(),
+                    "Attribute colour is illegal".into()
+                ),
+                (
+                    "mail/news.tpl:8".into(),
+                    "Unknown element mj-foo in mj-column".into()
+                ),
+            ]
+        );
+        let text = "error at line 4: \n      unexpected brace.\nerror at line 9: \n      missing operand.\n";
+        assert_eq!(
+            messages(text),
+            [
+                ("line 4".into(), "unexpected brace.".into()),
+                ("line 9".into(), "missing operand.".into()),
             ]
         );
     }
