@@ -851,6 +851,23 @@ pub(crate) fn status_name(line: &str) -> Option<String> {
     status_named(line).filter(|name| !(name.contains(' ') && said(name)))
 }
 
+/// `name ........ FAIL`, `2/7 Test #2: name .......***Failed  0.01 sec`: a name, a dot leader
+/// after a space, a failed verdict (Some(None) when what stands before it is no name).
+fn dot_led(counted: &str) -> Option<Option<String>> {
+    let at = counted.find(" ...")?;
+    let verdict = counted[at..]
+        .trim_start_matches([' ', '.'])
+        .split("  ")
+        .next()?;
+    // (Failed only through its steps, `… FAILED (due to 1 failed step)`, it is none.)
+    if !failed_verdict(verdict) || verdict.contains("(due to ") {
+        return None;
+    }
+    let before = counted[..at].trim();
+    let name = plain(&qualified(before.strip_prefix("test ").unwrap_or(before)));
+    Some(name_like(&name).then_some(name))
+}
+
 /// A name glued to a dot leader and a bracketed failed verdict (`01) Suite.Name.....[FAIL]
 /// a.c:13: why`, a sequence number before it taken off): the name.
 fn glued_leader(t: &str) -> Option<String> {
@@ -925,18 +942,8 @@ fn status_named(line: &str) -> Option<String> {
     if let Some(name) = glued_leader(counted) {
         return Some(name);
     }
-    if let Some(at) = counted.find(" ...")
-        && let Some(verdict) = counted[at..]
-            .trim_start_matches([' ', '.'])
-            .split("  ")
-            .next()
-        // (Failed only through its steps, `… FAILED (due to 1 failed step)`, it is none.)
-        && failed_verdict(verdict)
-        && !verdict.contains("(due to ")
-    {
-        let before = counted[..at].trim();
-        let name = plain(&qualified(before.strip_prefix("test ").unwrap_or(before)));
-        return name_like(&name).then_some(name);
+    if let Some(named) = dot_led(counted) {
+        return named;
     }
     // `pad fills to width x. FAILED (1 OK, 1 KO)`: a name, its assertions' marks, a verdict.
     if let Some(name) = marks_then_verdict(counted).map(plain) {
