@@ -376,9 +376,19 @@ pub fn parse_log_paced(
     let agreement = agreement(&stated, &blocks);
     // The runner parsers are accelerators, judged like any reading: when their failures
     // disagree with the stated count and the generic path's agree, the generic path's stand.
-    if parsers == Parsers::All && matches!(agreement, Agreement::Differs { .. }) {
+    // (Neither agreeing, the generic path when a runner's parser read fewer than half the
+    // stated count and the generic path is nearer it: a parser that claimed another runner's
+    // log.)
+    if parsers == Parsers::All
+        && let Agreement::Differs { stated: n } = agreement
+    {
         let generic = parse_log_paced(text, Parsers::GenericOnly, pace)?;
-        if matches!(generic.agreement, Agreement::Agrees { .. }) {
+        let off = |blocks: &[FailureBlock]| counted(blocks).abs_diff(n);
+        let nearer = matches!(generic.agreement, Agreement::Differs { stated } if stated == n)
+            && counted(&blocks) * 2 < n
+            && off(&generic.blocks) < off(&blocks)
+            && counted(&generic.blocks) > counted(&blocks);
+        if matches!(generic.agreement, Agreement::Agrees { .. }) || nearer {
             return Ok(generic);
         }
     }

@@ -3747,6 +3747,29 @@ fn levelled_rows_with_a_glued_leader_and_a_bracketed_verdict() {
     );
 }
 
+/// A log a runner's parser claims but reads as one failure per file (`● tests/a.test.js` over
+/// `✗ name` rows, each with its error after it): with fewer than half the stated count read,
+/// the generic path, twice as near that count, stands.
+#[test]
+fn a_parser_that_reads_under_half_the_stated_count_gives_way() {
+    let log = "Running 2 test file(s)\n\n● tests/a.test.js \n  cart \n    ✗ adds an item\nError: expected 2, got 1\n    at check (/w/tests/a.test.js:3:1)\n    ✓ removes an item\n    ✗ clears the cart\nError: expected 0, got 2\n    at check (/w/tests/a.test.js:9:1)\n    ✗ sums the lines\nError: expected 7, got 6\n    at check (/w/tests/a.test.js:12:1)\n\n● tests/b.test.js \n  ✗ totals with tax\nError: expected 5, got 4\n    at check (/w/tests/b.test.js:2:1)\n  ✗ rounds the total\nError: expected 3, got 2\n    at check (/w/tests/b.test.js:5:1)\n\n5 failed, 1 passed\n";
+    let parsed = parse_log(log);
+    let named: Vec<String> = parsed
+        .blocks
+        .iter()
+        .filter_map(|b| b.test_name.clone())
+        .collect();
+    for want in [
+        "adds an item",
+        "clears the cart",
+        "sums the lines",
+        "totals with tax",
+        "rounds the total",
+    ] {
+        assert!(named.iter().any(|n| n == want), "{want}: {named:?}");
+    }
+}
+
 /// A list of failures under a drawn heading (`== Failed checks:`), each a bracketed name
 /// glued to what it said, closed by a drawn line: one failure per row, named by its bracket.
 #[test]
