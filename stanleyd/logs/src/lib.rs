@@ -374,23 +374,11 @@ pub fn parse_log_paced(
     }
     distinct_ids(&mut blocks);
     let agreement = agreement(&stated, &blocks);
-    // The runner parsers are accelerators, judged like any reading: when their failures
-    // disagree with the stated count and the generic path's agree, the generic path's stand.
-    // (Neither agreeing, the generic path when a runner's parser read fewer than half the
-    // stated count and the generic path is nearer it: a parser that claimed another runner's
-    // log.)
+    // The runner parsers are accelerators, judged like any reading.
     if parsers == Parsers::All
-        && let Agreement::Differs { stated: n } = agreement
+        && let Some(generic) = generic_if_better(text, agreement, &blocks, pace)?
     {
-        let generic = parse_log_paced(text, Parsers::GenericOnly, pace)?;
-        let off = |blocks: &[FailureBlock]| counted(blocks).abs_diff(n);
-        let nearer = matches!(generic.agreement, Agreement::Differs { stated } if stated == n)
-            && counted(&blocks) * 2 < n
-            && off(&generic.blocks) < off(&blocks)
-            && counted(&generic.blocks) > counted(&blocks);
-        if matches!(generic.agreement, Agreement::Agrees { .. }) || nearer {
-            return Ok(generic);
-        }
+        return Ok(generic);
     }
     Ok(ParsedLog {
         line_count: lines.len(),
@@ -399,6 +387,29 @@ pub fn parse_log_paced(
         wrapper,
         agreement,
     })
+}
+
+/// The generic path's reading, when it judges better than the runner parsers' `blocks`: when
+/// theirs disagrees with the stated count and the generic path's agrees; or, neither agreeing,
+/// when the parsers read fewer than half the stated count and the generic path reads more and
+/// is nearer it (a parser that claimed another runner's log).
+fn generic_if_better(
+    text: &str,
+    agreement: Agreement,
+    blocks: &[FailureBlock],
+    pace: &Pace<'_>,
+) -> Result<Option<ParsedLog>, Cancelled> {
+    let Agreement::Differs { stated: n } = agreement else {
+        return Ok(None);
+    };
+    let generic = parse_log_paced(text, Parsers::GenericOnly, pace)?;
+    let off = |blocks: &[FailureBlock]| counted(blocks).abs_diff(n);
+    let nearer = matches!(generic.agreement, Agreement::Differs { stated } if stated == n)
+        && counted(blocks) * 2 < n
+        && off(&generic.blocks) < off(blocks)
+        && counted(&generic.blocks) > counted(blocks);
+    let better = matches!(generic.agreement, Agreement::Agrees { .. }) || nearer;
+    Ok(better.then_some(generic))
 }
 
 /// A failure inside scopes its runner opened and closed is named by their titles too
