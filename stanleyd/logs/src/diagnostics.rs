@@ -2724,9 +2724,9 @@ fn place_after_label(line: &str) -> Option<(Severity, &str, u64, &str)> {
     let (label, said) = line.trim_end().split_once(": ")?;
     let severity = severity_word(label.trim()).filter(|_| !label.contains(' '))?;
     // (Or the place right after the label: `error: rules/b.yar(20): duplicated identifier`.)
-    let place = match said.split_once(" in ") {
-        Some((what, place)) if what.split_whitespace().count() <= 4 => place,
-        _ => said,
+    let (place, first) = match said.split_once(" in ") {
+        Some((what, place)) if what.split_whitespace().count() <= 4 => (place, false),
+        _ => (said, true),
     };
     // (A file named without an extension, `app:8`, counts right after the label.)
     let bare = || {
@@ -2737,7 +2737,7 @@ fn place_after_label(line: &str) -> Option<(Severity, &str, u64, &str)> {
             && name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c));
-        if !(plain && digits > 0 && std::ptr::eq(place, said) && rest[digits..].starts_with(' ')) {
+        if !(plain && digits > 0 && first && rest[digits..].starts_with(' ')) {
             return None;
         }
         let number: u64 = rest[..digits].parse().ok()?;
@@ -2751,7 +2751,7 @@ fn place_after_label(line: &str) -> Option<(Severity, &str, u64, &str)> {
     }
     // (Right after the label, a space may close the place: `error: app:8 unknown option
     // 'sizee' -- ignoring line`, logrotate's.)
-    let spaced = std::ptr::eq(place, said)
+    let spaced = first
         .then(|| place[used..].strip_prefix(' '))
         .flatten()
         .filter(|m| m.split_whitespace().count() >= 2 && !place[..used].ends_with(')'));

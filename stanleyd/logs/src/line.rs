@@ -868,21 +868,32 @@ fn dot_led(counted: &str) -> Option<Option<String>> {
     Some(name_like(&name).then_some(name))
 }
 
-/// A name glued to a dot leader and a bracketed failed verdict (`01) Suite.Name.....[FAIL]
-/// a.c:13: why`, a sequence number before it taken off): the name.
-fn glued_leader(t: &str) -> Option<String> {
+/// A row whose name is glued to a dot leader and a bracketed verdict (`01) Suite.Name.....
+/// [FAIL] a.c:13: why`, a sequence number before it taken off): (name, verdict, what follows).
+pub(crate) fn leader_row(t: &str) -> Option<(&str, &str, &str)> {
     let (before, after) = t.split_once("...")?;
-    let verdict = after.trim_start_matches('.').strip_prefix('[')?;
-    let (word, _) = verdict.split_once(']')?;
-    if !failed_verdict(word.trim()) || before.ends_with(' ') || before.is_empty() {
+    let (verdict, why) = after
+        .trim_start_matches('.')
+        .strip_prefix('[')?
+        .split_once(']')?;
+    if before.ends_with(' ') || before.trim().is_empty() {
         return None;
     }
     let before = before.trim();
-    let before = before
+    let name = before
         .split_once(") ")
         .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
         .map_or(before, |(_, rest)| rest);
-    let name = plain(before);
+    Some((name, verdict.trim(), why.trim()))
+}
+
+/// The name of a [`leader_row`] whose verdict failed.
+fn glued_leader(t: &str) -> Option<String> {
+    let (name, verdict, _) = leader_row(t)?;
+    if !failed_verdict(verdict) {
+        return None;
+    }
+    let name = plain(name);
     name_like(&name).then_some(name)
 }
 

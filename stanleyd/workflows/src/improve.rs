@@ -40,11 +40,6 @@ impl JobId {
                 .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase());
         valid.then(|| JobId(text.to_owned()))
     }
-
-    /// The id as text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
 }
 
 impl TryFrom<String> for JobId {
@@ -61,17 +56,7 @@ impl From<JobId> for String {
     }
 }
 
-impl std::fmt::Display for JobId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl AsRef<str> for JobId {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
+text_id!(JobId);
 
 /// Where a job is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,6 +4,31 @@
 
 #![cfg_attr(not(test), forbid(unsafe_code))]
 
+/// A newtype id's text, shown and borrowed as that text (`runs::RunId`, `improve::JobId`): its
+/// `as_str`, `Display` and `AsRef<str>`, written once.
+macro_rules! text_id {
+    ($id:ident) => {
+        impl $id {
+            /// The id as text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::fmt::Display for $id {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl AsRef<str> for $id {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+    };
+}
+
 pub mod agent;
 pub mod analysis;
 pub mod builtin;

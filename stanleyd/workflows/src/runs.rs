@@ -120,28 +120,13 @@ impl RunId {
         safe.then(|| RunId(text.to_owned()))
     }
 
-    /// The id as text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
     /// The id as text, owned.
     pub fn into_string(self) -> String {
         self.0
     }
 }
 
-impl std::fmt::Display for RunId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl AsRef<str> for RunId {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
+text_id!(RunId);
 
 /// How a run ended (or that it has not yet).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

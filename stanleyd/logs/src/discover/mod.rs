@@ -823,16 +823,13 @@ fn said_after_name(header: &str, name: Option<String>) -> (Option<String>, Optio
     }
     // (A name glued to a dot leader and a bracketed verdict, then why: `01) Suite.Name.....
     // [FAIL] a.c:13: expected 1 but was 2`.)
-    if let Some(at) = header.find(&format!("{name}..."))
-        && let Some(after) = header[at + name.len()..]
-            .trim_start_matches('.')
-            .strip_prefix('[')
-            .and_then(|r| r.split_once(']'))
-            .filter(|(verdict, _)| crate::line::failed_verdict(verdict.trim()))
-            .map(|(_, why)| why.trim())
-            .filter(|why| !why.is_empty())
+    if let Some((row, verdict, why)) = crate::line::leader_row(header.trim())
+        && row.contains(name.as_str())
+        && crate::line::failed_verdict(verdict)
+        && !why.is_empty()
     {
-        return (Some(name), Some(after.to_owned()));
+        let why = why.to_owned();
+        return (Some(name), Some(why));
     }
     // (A bracketed name glued to what it said: `[test_lcm]:Expected [36], Got [37]`.)
     if let Some(said) = header
@@ -2296,8 +2293,8 @@ fn report_of(lines: &[String], s: Span) -> Found {
             .split_once(": ")
             .is_some_and(|(verdict, _)| matches!(verdict, "PASS" | "OK" | "PASSED" | "ok"))
             // (Or another test's row with its bracketed pass, `02) A.b.....[PASS] (1 ms)`.)
-            || first.contains("...[PASS]")
-            || first.contains("...[OK]");
+            || crate::line::leader_row(first)
+                .is_some_and(|(_, verdict, _)| crate::line::passing_verdict(verdict));
         let leaf = name
             .as_deref()
             .and_then(|n| n.rsplit(": ").next())

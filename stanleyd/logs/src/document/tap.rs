@@ -699,23 +699,7 @@ fn walk_points(lines: &[String], covered: &[bool], first: usize, leading: bool) 
         let mut notes: Vec<String> = Vec::new();
         while to < lines.len() && !covered[to] {
             let n = lines[to].trim();
-            let count = n
-                .strip_prefix('#')
-                .map(str::trim_start)
-                .and_then(|r| r.split_whitespace().next())
-                .is_some_and(|w| {
-                    [
-                        "tests",
-                        "suites",
-                        "pass",
-                        "fail",
-                        "cancelled",
-                        "skipped",
-                        "todo",
-                        "duration_ms",
-                    ]
-                    .contains(&w)
-                });
+            let count = counting_comment(n);
             if tap_point(n).is_some()
                 || (indent(&lines[to]) == 0 && tap_heading(lines, to).is_some())
                 || n.starts_with("# Subtest:")

@@ -482,6 +482,14 @@ fn levels_off(lines: &mut [String]) {
     if prefixed < MIN_LINES || prefixed * 10 < nonblank * 8 || levels.len() < 2 {
         return;
     }
+    // (Where the level is a finding's severity, `[WARNING] src/A.java:12:5: …` as Maven's
+    // plugins print, it stays: it says how bad the finding is.)
+    if lines
+        .iter()
+        .any(|l| level(l).is_some() && crate::diagnostics::one_line(l).is_some())
+    {
+        return;
+    }
     for l in lines.iter_mut() {
         if level(l).is_some()
             && let Some((_, text)) = l.split_once("] ")
@@ -734,6 +742,17 @@ mod tests {
         assert_eq!(
             label("R: \"run suite\": adds"),
             Some(("R: \"run suite\"", 16))
+        );
+    }
+
+    #[test]
+    fn a_loggers_levels_come_off_unless_they_are_findings_severities() {
+        let log = "[INFO] Running 2 tests\n[ERRO] 01) A.b.....[FAIL] a.c:3: why\n[INFO] 02) A.c.....[PASS]\n[INFO] Total: 2\n";
+        assert_eq!(unwrapped(log).lines[1], "01) A.b.....[FAIL] a.c:3: why");
+        let maven = "[INFO] Building shop\n[WARNING] src/A.java:12:5: unused import\n[ERROR] src/B.java:3:1: missing semicolon\n[INFO] BUILD FAILURE\n";
+        assert_eq!(
+            unwrapped(maven).lines[1],
+            "[WARNING] src/A.java:12:5: unused import"
         );
     }
 
