@@ -96,7 +96,7 @@ fn a_daemon_of_another_version_is_replaced() {
         .build()
         .unwrap();
     let files = stanleyd::DaemonFiles::new(repo.root(), path.clone());
-    let prepared = stanleyd::prepare(files.clone(), "2026-01-01T00:00:00.000Z".into()).unwrap();
+    let prepared = stanleyd::prepare(files.clone(), stanley_workflows::time::Stamp::EPOCH).unwrap();
     let mut config = stanleyd::DaemonConfig::new(files);
     config.version = "0.0.1-old".into();
     let old = runtime.spawn(async move {

@@ -17,9 +17,9 @@ impl Clock for SystemClock {
     }
 }
 
-/// Now, as Stanley writes a timestamp ([`stanley_workflows::time::stamp`]).
-pub fn stamp_now() -> String {
-    stanley_workflows::time::stamp(Timestamp::now())
+/// Now, as a record's time.
+pub fn now() -> stanley_workflows::time::Stamp {
+    stanley_workflows::time::Stamp::to_millis(Timestamp::now())
 }
 
 /// Reads a timestamp written in RFC 3339 (as Stanley writes them) back to seconds since the

@@ -63,8 +63,8 @@ pub struct RecoveredJob {
 #[serde(rename_all = "camelCase")]
 pub struct Recovery {
     pub schema: String,
-    /// When, RFC 3339 UTC.
-    pub at: String,
+    /// When (RFC 3339 UTC on disk).
+    pub at: stanley_workflows::time::Stamp,
     /// What was wrong, one line.
     pub reason: String,
     /// The broken copy, relative to the repository root.
@@ -194,13 +194,8 @@ fn check_log_file(path: &Path) -> Result<(), QueueError> {
 }
 
 /// A fresh `state.corrupt-<stamp>` folder beside `dir`.
-fn corrupt_folder(dir: &Path, now: &str) -> PathBuf {
-    let digits: String = now.chars().filter(char::is_ascii_digit).take(14).collect();
-    let stamp = if digits.len() == 14 {
-        format!("{}T{}Z", &digits[..8], &digits[8..])
-    } else {
-        "unknown".to_owned()
-    };
+fn corrupt_folder(dir: &Path, now: stanley_workflows::time::Stamp) -> PathBuf {
+    let stamp = stanley_workflows::time::compact(now.0);
     let parent = dir.parent().unwrap_or(dir);
     let mut candidate = parent.join(format!("state.corrupt-{stamp}"));
     let mut n = 2;
@@ -338,12 +333,12 @@ impl SledQueue {
             .as_ref()
             .is_some_and(|db| db.get(LOG_MARKER).ok().flatten().is_some());
         let verdict = judge(store, marker, &replay);
-        let now = crate::clock::stamp_now();
+        let now = crate::clock::now();
 
         let mut recovery = None;
         let db = if let Some(problem) = &verdict.store_problem {
             drop(db);
-            let kept = corrupt_folder(dir, &now);
+            let kept = corrupt_folder(dir, now);
             crate::records::rename(dir, &kept)
                 .map_err(QueueError::file("cannot move the damaged store aside"))?;
             if replay.exists {
@@ -356,7 +351,7 @@ impl SledQueue {
         } else {
             let db = db.ok_or_else(|| err(std::io::Error::other("the store did not open")))?;
             if let Some(problem) = &verdict.log_problem {
-                let kept = corrupt_folder(dir, &now);
+                let kept = corrupt_folder(dir, now);
                 crate::records::create_private_dir(&kept).map_err(err)?;
                 if replay.exists {
                     std::fs::copy(&log_path, kept.join("queue.ndjson"))

@@ -327,12 +327,22 @@ mod tests {
         };
         store
             .update(Path::new("/r1"), |r| {
-                *r = Some(grant(now, &Files::new(), false, "t"))
+                *r = Some(grant(
+                    now,
+                    &Files::new(),
+                    false,
+                    stanley_workflows::time::Stamp::EPOCH,
+                ))
             })
             .unwrap();
         store
             .update(Path::new("/r2"), |r| {
-                *r = Some(grant(now, &Files::new(), true, "t"))
+                *r = Some(grant(
+                    now,
+                    &Files::new(),
+                    true,
+                    stanley_workflows::time::Stamp::EPOCH,
+                ))
             })
             .unwrap();
         let mut r1 = store.record(Path::new("/r1")).unwrap();
@@ -369,7 +379,7 @@ mod tests {
     fn records_of_an_earlier_schema_are_not_honoured_and_are_rewritten() {
         let home = tempfile::tempdir().unwrap();
         let path = home.path().join("trust.json");
-        let old = r#"{"schema":"stanley.trust/1","worktrees":{"/r1":{"workflows":{"a.ts":"1"},"trustedAt":"t"}}}"#;
+        let old = r#"{"schema":"stanley.trust/1","worktrees":{"/r1":{"workflows":{"a.ts":"1"},"trustedAt":"2026-11-30T02:05:41.123Z"}}}"#;
         std::fs::write(&path, old).unwrap();
         let store = TrustStore::at(path.clone());
         assert_eq!(store.record(Path::new("/r1")).unwrap(), None);

@@ -88,7 +88,7 @@ pub struct DaemonInfo {
     pub root: String,
     pub version: String,
     pub protocol_version: u32,
-    pub started_at: String,
+    pub started_at: stanley_workflows::time::Stamp,
 }
 
 /// A daemon ready to serve: its bound listener and the lock it holds until dropped.
@@ -103,7 +103,10 @@ pub struct Prepared {
 }
 
 /// Takes the lifetime lock, clears a stale socket, binds, and writes `daemon.json`.
-pub fn prepare(files: DaemonFiles, started_at: String) -> Result<Prepared, DaemonError> {
+pub fn prepare(
+    files: DaemonFiles,
+    started_at: stanley_workflows::time::Stamp,
+) -> Result<Prepared, DaemonError> {
     ensure_state_dir(&files.root).map_err(DaemonError::io("cannot create .stanley/"))?;
     create_private_dir(&files.dir).map_err(DaemonError::io("cannot create .stanley/daemon/"))?;
     let lock = stanley_adapters::records::open_lock(&files.lock())
@@ -262,7 +265,7 @@ mod tests {
             root: dir.path().display().to_string(),
             version: "0".into(),
             protocol_version: 1,
-            started_at: String::new(),
+            started_at: stanley_workflows::time::Stamp::EPOCH,
         };
         let write = |i: &DaemonInfo| fs::write(files.info(), serde_json::to_vec(i).unwrap());
         write(&info(std::process::id())).unwrap();

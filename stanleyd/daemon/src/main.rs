@@ -75,7 +75,7 @@ fn main() -> ExitCode {
         }
     };
     let files = DaemonFiles::new(&root, stanley_proto::socket::socket_path(&root));
-    let prepared = match prepare(files, stanley_adapters::clock::stamp_now()) {
+    let prepared = match prepare(files, stanley_adapters::clock::now()) {
         Ok(p) => p,
         Err(DaemonError::AlreadyRunning(root)) => {
             eprintln!(

@@ -75,7 +75,7 @@ struct Manifest<'a> {
     status: RunStatus,
     requested_model: &'a str,
     budget: BudgetLimits,
-    updated_at: String,
+    updated_at: crate::time::Stamp,
 }
 
 /// `inputs.json`: what a run was asked, and its hash.
@@ -143,7 +143,7 @@ struct FrameRecord<'a> {
     provenance: &'a Value,
     attempt: u32,
     requested_model: &'a str,
-    started_at: String,
+    started_at: crate::time::Stamp,
     latency_ms: u64,
     /// The judgment cache key of an answer from a cache: the hash of the redacted request it
     /// answers (D-89, D-175).
@@ -174,7 +174,7 @@ struct TokenUsage {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct BudgetEvent<'a> {
-    at: String,
+    at: crate::time::Stamp,
     #[serde(rename = "type")]
     kind: &'static str,
     frame_id: &'a str,
@@ -425,7 +425,7 @@ impl Run {
                 status,
                 requested_model: &self.model,
                 budget: self.budget,
-                updated_at: crate::time::stamp(self.clock.now()),
+                updated_at: crate::time::Stamp(self.clock.now()),
             }),
         );
     }
@@ -635,7 +635,7 @@ impl FrameSink for RecordSink {
             provenance: &r.provenance,
             attempt: r.attempt,
             requested_model: &r.requested_model,
-            started_at: crate::time::stamp(self.clock.now()),
+            started_at: crate::time::Stamp(self.clock.now()),
             latency_ms: r.latency_ms,
             cache_key: r.cache_key.as_deref(),
             result: r.result,
@@ -674,7 +674,7 @@ impl FrameSink for RecordSink {
         self.recorder.append(
             "events.ndjson",
             &to_value(&BudgetEvent {
-                at: crate::time::stamp(self.clock.now()),
+                at: crate::time::Stamp(self.clock.now()),
                 kind: "budget_exhausted",
                 frame_id,
                 limit: limit.as_str(),

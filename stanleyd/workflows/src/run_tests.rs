@@ -21,7 +21,7 @@ fn a_frame_record_leaves_out_the_parts_an_attempt_lacks_and_keeps_its_order() {
         provenance: &provenance,
         attempt: 1,
         requested_model: "jev-1",
-        started_at: "2026-12-01T00:00:00Z".into(),
+        started_at: crate::time::Stamp(crate::time::parse_stamp("2026-12-01T00:00:00Z").unwrap()),
         latency_ms: 7,
         cache_key: None,
         result: stanley_core::AttemptResult::Ok,
@@ -36,7 +36,7 @@ fn a_frame_record_leaves_out_the_parts_an_attempt_lacks_and_keeps_its_order() {
         text(&json!({
             "runId": "r", "frameId": "f_1", "template": "t@1", "scope": "h1",
             "provenance": [{"kind": "hunk"}], "attempt": 1, "requestedModel": "jev-1",
-            "startedAt": "2026-12-01T00:00:00Z", "latencyMs": 7, "result": "ok",
+            "startedAt": "2026-12-01T00:00:00.000Z", "latencyMs": 7, "result": "ok",
         }))
     );
     let parsed = json!({"q": 0.5});
@@ -58,7 +58,7 @@ fn a_frame_record_leaves_out_the_parts_an_attempt_lacks_and_keeps_its_order() {
         text(&json!({
             "runId": "r", "frameId": "f_1", "template": "t@1", "scope": "h1",
             "provenance": [{"kind": "hunk"}], "attempt": 1, "requestedModel": "jev-1",
-            "startedAt": "2026-12-01T00:00:00Z", "latencyMs": 7, "cacheKey": "abc",
+            "startedAt": "2026-12-01T00:00:00.000Z", "latencyMs": 7, "cacheKey": "abc",
             "result": "cached", "resolvedModel": "jev-1.13", "usage": {"inputTokens": 10, "outputTokens": 2},
             "response": null, "parsed": {"q": 0.5}, "error": "boom",
         }))
@@ -101,7 +101,7 @@ fn coverage_decisions_and_budget_events_keep_their_documents() {
         )
     );
     let event = BudgetEvent {
-        at: "now".into(),
+        at: crate::time::Stamp::EPOCH,
         kind: "budget_exhausted",
         frame_id: "f_1",
         limit: "frames",
@@ -109,7 +109,7 @@ fn coverage_decisions_and_budget_events_keep_their_documents() {
     assert_eq!(
         text(&event),
         text(
-            &json!({"at": "now", "type": "budget_exhausted", "frameId": "f_1", "limit": "frames"})
+            &json!({"at": "1970-01-01T00:00:00.000Z", "type": "budget_exhausted", "frameId": "f_1", "limit": "frames"})
         )
     );
     let key = FingerprintKey {

@@ -29,6 +29,12 @@ pub struct Stamp(pub Timestamp);
 impl Stamp {
     /// The epoch: a fixed time for tests and examples.
     pub const EPOCH: Stamp = Stamp(Timestamp::UNIX_EPOCH);
+
+    /// `t` to the millisecond, as it reads back from what [`stamp`] writes: a record compared
+    /// with its own copy read from disk is equal.
+    pub fn to_millis(t: Timestamp) -> Stamp {
+        Stamp(Timestamp::from_millisecond(t.as_millisecond()).unwrap_or(t))
+    }
 }
 
 impl std::fmt::Display for Stamp {

@@ -51,9 +51,10 @@ pub struct WorktreeTrust {
     /// The edit loop, when on: the commit `HEAD` was at.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edits_head: Option<String>,
-    /// When the person last ran `stanleyctl trust` here.
-    #[serde(default)]
-    pub trusted_at: String,
+    /// When the person last ran `stanleyctl trust` here (none in a record written by a
+    /// promotion alone: `""` on disk).
+    #[serde(default, with = "crate::time::or_empty")]
+    pub trusted_at: Option<crate::time::Stamp>,
 }
 
 /// The whole per-user trust file: canonical worktree root → its record.
@@ -225,13 +226,18 @@ pub fn assess(record: &mut Option<WorktreeTrust>, now: Current<'_>) -> Assessmen
 
 /// The record after the person trusts what is on disk now, `agent` being the agent
 /// configuration (`edits` turns the edit loop on at this `HEAD`; without it the loop is off).
-pub fn grant(now: Current<'_>, agent: &Files, edits: bool, at: &str) -> WorktreeTrust {
+pub fn grant(
+    now: Current<'_>,
+    agent: &Files,
+    edits: bool,
+    at: crate::time::Stamp,
+) -> WorktreeTrust {
     WorktreeTrust {
         workflows: now.workflows.clone(),
         flow: now.flow.map(str::to_owned),
         agent: agent.clone(),
         edits_head: edits.then(|| now.head.to_owned()),
-        trusted_at: at.to_owned(),
+        trusted_at: Some(at),
     }
 }
 
@@ -308,6 +314,7 @@ fn list(paths: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::Stamp;
 
     fn files(pairs: &[(&str, &str)]) -> Files {
         pairs
@@ -340,7 +347,12 @@ mod tests {
     #[test]
     fn content_is_what_is_trusted() {
         let wf = files(&[("a.ts", "1"), ("b.ts", "2")]);
-        let mut record = Some(grant(now(&wf, Some("f1"), "c1"), &Files::new(), false, "t"));
+        let mut record = Some(grant(
+            now(&wf, Some("f1"), "c1"),
+            &Files::new(),
+            false,
+            Stamp::EPOCH,
+        ));
         let a = assess(&mut record, now(&wf, Some("f1"), "c9"));
         assert_eq!(
             (a.workflows, a.flow.clone()),
@@ -365,7 +377,12 @@ mod tests {
     #[test]
     fn the_edit_loop_trusts_edits_until_head_moves_with_other_content() {
         let wf = files(&[("a.ts", "1")]);
-        let mut record = Some(grant(now(&wf, None, "c1"), &Files::new(), true, "t"));
+        let mut record = Some(grant(
+            now(&wf, None, "c1"),
+            &Files::new(),
+            true,
+            Stamp::EPOCH,
+        ));
         let edited = files(&[("a.ts", "2")]);
         let a = assess(&mut record, now(&edited, Some("f1"), "c1"));
         assert_eq!(
@@ -412,9 +429,9 @@ mod tests {
         assert_eq!(assess_agent(None, &Files::new()), Verdict::Absent);
         assert_eq!(assess_agent(None, &agent), Verdict::NeverTrusted);
         // The edit loop on, HEAD unmoved: workflows follow edits, the agent part does not.
-        let record = grant(now(&wf, None, "c1"), &Files::new(), true, "t");
+        let record = grant(now(&wf, None, "c1"), &Files::new(), true, Stamp::EPOCH);
         assert_eq!(assess_agent(Some(&record), &agent), Verdict::NeverTrusted);
-        let record = grant(now(&wf, None, "c1"), &agent, true, "t");
+        let record = grant(now(&wf, None, "c1"), &agent, true, Stamp::EPOCH);
         assert_eq!(assess_agent(Some(&record), &agent), Verdict::Trusted);
         let edited = files(&[(".pi/extensions/a.ts", "1*"), ("AGENTS.md", "2")]);
         let mut r = Some(record.clone());
@@ -430,9 +447,20 @@ mod tests {
                 .contains("stanleyctl trust")
         );
         // A record written before the part existed still reads, with nothing trusted in it.
-        let old: WorktreeTrust =
-            serde_json::from_str(r#"{"workflows":{"a.ts":"1"},"trustedAt":"t"}"#).unwrap();
+        let old: WorktreeTrust = serde_json::from_str(
+            r#"{"workflows":{"a.ts":"1"},"trustedAt":"2026-11-30T02:05:41.123Z"}"#,
+        )
+        .unwrap();
         assert!(old.agent.is_empty());
+        assert_eq!(
+            old.trusted_at.map(|t| t.to_string()).as_deref(),
+            Some("2026-11-30T02:05:41.123Z")
+        );
+        // A record only promotions wrote has no time; one whose time is no time is damage.
+        let promoted: WorktreeTrust =
+            serde_json::from_str(r#"{"workflows":{"a.ts":"1"},"trustedAt":""}"#).unwrap();
+        assert_eq!(promoted.trusted_at, None);
+        assert!(serde_json::from_str::<WorktreeTrust>(r#"{"trustedAt":"yesterday"}"#).is_err());
     }
 
     #[test]

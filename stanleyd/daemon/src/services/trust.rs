@@ -74,7 +74,10 @@ impl TrustService {
                 .map(|s| s.path().display().to_string())
                 .unwrap_or_default(),
             worktree_override: overridden,
-            trusted_at: record.map(|r| r.trusted_at).unwrap_or_default(),
+            trusted_at: record
+                .and_then(|r| r.trusted_at)
+                .map(|t| t.to_string())
+                .unwrap_or_default(),
         })
     }
 }
@@ -97,10 +100,10 @@ impl Trust for TrustService {
         let root = self.state.config.files.root.clone();
         let store = store(&self.state).map_err(RequestError::from)?;
         let disk = OnDisk::read(&root).with_head(&root).with_agent(&root);
-        let at = stanley_adapters::clock::stamp_now();
+        let at = stanley_adapters::clock::now();
         store
             .update(&root, |r| {
-                *r = Some(grant(disk.current(), &disk.agent, edits, &at));
+                *r = Some(grant(disk.current(), &disk.agent, edits, at));
             })
             .map_err(|e| RequestError::caused(crate::error::Refusal::Input, e))?;
         tracing::info!(
