@@ -40,11 +40,36 @@ pub struct Frame {
     pub provenance: Value,
 }
 
+/// A frame's id: `f_` and the first 16 hex digits of the hash of its content, made only by
+/// [`Frame::id`] (and [`FrameId::of_digest`] from the same hash), so it is never text from
+/// elsewhere.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(transparent)]
+pub struct FrameId(String);
+
+impl FrameId {
+    /// The id of the frame whose content hashes to `digest` (hex).
+    pub fn of_digest(digest: &str) -> FrameId {
+        FrameId(short_id("f", digest, 16))
+    }
+
+    /// Its text, as records write it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for FrameId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 impl Frame {
     /// `f_` + 16 hex of the stable hash of `{template, scope, state, questions}`.
-    pub fn id(&self) -> String {
+    pub fn id(&self) -> FrameId {
         let written = Written::of(self);
-        short_id("f", &self.digest_written(&written), 16)
+        FrameId::of_digest(&self.digest_written(&written))
     }
 
     /// The whole SHA-256 (hex) of the frame's content, `{template, scope, state, questions}`
@@ -179,7 +204,7 @@ impl FailReason {
 #[derive(Clone, Debug)]
 pub struct FrameOk {
     /// The frame's id.
-    pub frame_id: String,
+    pub frame_id: FrameId,
     /// The validated answers.
     pub answers: Answers,
     /// The model that answered.
@@ -192,7 +217,7 @@ pub struct FrameOk {
 #[derive(Clone, Debug)]
 pub struct FrameFailure {
     /// The frame's id.
-    pub frame_id: String,
+    pub frame_id: FrameId,
     /// Why.
     pub reason: FailReason,
     /// A redacted, human-readable detail.
@@ -262,7 +287,7 @@ impl Usage {
 #[derive(Clone, Debug)]
 pub struct AttemptRecord {
     /// The frame's id.
-    pub frame_id: String,
+    pub frame_id: FrameId,
     /// The frame's template.
     pub template: String,
     /// The frame's scope.
@@ -321,7 +346,7 @@ pub trait FrameSink: Send + Sync {
     /// need not be copied).
     fn attempt(&self, record: AttemptRecord);
     /// A reservation was refused.
-    fn budget_exhausted(&self, frame_id: &str, limit: Denial);
+    fn budget_exhausted(&self, frame_id: &FrameId, limit: Denial);
 }
 
 /// What a request passes through before it is looked up or sent (redaction). Both parts are
@@ -378,7 +403,7 @@ pub type Progress = Arc<dyn Fn(u64, u64) + Send + Sync>;
 /// its own on the runtime's threads, so a request's frames share them, D-200), given the
 /// frame's id. Without one, a frame's work runs where its outcome is awaited.
 pub type Spread = Arc<
-    dyn Fn(String, BoxFuture<'static, FrameOutcome>) -> BoxFuture<'static, FrameOutcome>
+    dyn Fn(FrameId, BoxFuture<'static, FrameOutcome>) -> BoxFuture<'static, FrameOutcome>
         + Send
         + Sync,
 >;
@@ -536,7 +561,7 @@ struct State {
     invalid_in_a_row: u32,
     usage: Usage,
     redactions: u64,
-    frames: HashMap<String, Shared<BoxFuture<'static, FrameOutcome>>>,
+    frames: HashMap<FrameId, Shared<BoxFuture<'static, FrameOutcome>>>,
     finished: u64,
 }
 
@@ -660,7 +685,7 @@ impl Executor {
         planned: Option<u64>,
     ) -> impl std::future::Future<Output = FrameOutcome> + use<> {
         let digest = frame.digest_written(&written);
-        let id = short_id("f", &digest, 16);
+        let id = FrameId::of_digest(&digest);
         let mut state = self.state();
         if let (Some(estimate), true) = (planned, state.frames.contains_key(&id)) {
             // Already asked: the plan's charge for it is given back.
@@ -804,9 +829,9 @@ impl Executor {
         (plan, outcomes)
     }
 
-    fn failure(frame_id: &str, reason: FailReason, detail: impl Into<String>) -> FrameOutcome {
+    fn failure(frame_id: &FrameId, reason: FailReason, detail: impl Into<String>) -> FrameOutcome {
         Err(FrameFailure {
-            frame_id: frame_id.to_owned(),
+            frame_id: frame_id.clone(),
             reason,
             detail: detail.into(),
         })
@@ -824,7 +849,7 @@ impl Executor {
     /// when nothing is sent at all (a cache hit, a disabled port) that charge is given back.
     async fn execute(
         self,
-        frame_id: String,
+        frame_id: FrameId,
         mut frame: Frame,
         written: (Written, String),
         planned: Option<u64>,
@@ -849,13 +874,13 @@ impl Executor {
     /// sent (then it is settled like a reservation).
     async fn attempts(
         &self,
-        frame_id: &str,
+        frame_id: &FrameId,
         frame: &Frame,
         unbuilt: Unbuilt,
         (written, digest): (Written, String),
         unsent: &mut Option<u64>,
     ) -> FrameOutcome {
-        let frame_id = frame_id.to_owned();
+        let frame_id = frame_id.clone();
         let inner = &self.inner;
         // The semaphore is never closed, so acquiring can only fail if it were.
         let Ok(_permit) = inner.permits.acquire().await else {
@@ -983,7 +1008,7 @@ impl Executor {
     /// rewritten or sent (D-230).
     async fn redacted_or_cached(
         &self,
-        frame_id: &str,
+        frame_id: &FrameId,
         frame: &Frame,
         mut unbuilt: Unbuilt,
         (written, digest): (&Written, &str),
@@ -1027,7 +1052,7 @@ impl Executor {
     async fn through_caches(
         &self,
         cache: &CacheUse,
-        frame_id: &str,
+        frame_id: &FrameId,
         frame: &Frame,
         requested_model: &str,
         key_from: KeyFrom<'_>,
@@ -1177,7 +1202,7 @@ impl Executor {
                     t.models.insert(env.model.clone());
                 });
                 Some(Ok(FrameOk {
-                    frame_id: frame_id.to_owned(),
+                    frame_id: frame_id.clone(),
                     answers,
                     model: env.model,
                     cached: false,
@@ -1298,7 +1323,7 @@ impl Executor {
             t.models.insert(hit.model.clone());
         });
         self.emit(AttemptRecord {
-            frame_id: frame_id.to_owned(),
+            frame_id: frame_id.clone(),
             template: frame.template.clone(),
             scope: frame.scope.clone(),
             provenance: frame.provenance.clone(),
@@ -1319,7 +1344,7 @@ impl Executor {
             error: None,
         });
         Some(Ok(FrameOk {
-            frame_id: frame_id.to_owned(),
+            frame_id: frame_id.clone(),
             answers,
             model: hit.model,
             cached: true,
@@ -1396,7 +1421,7 @@ enum KeyFrom<'a> {
 /// resolves to).
 #[derive(Clone, Copy)]
 struct Asked<'a> {
-    frame_id: &'a str,
+    frame_id: &'a FrameId,
     frame: &'a Frame,
     requested_model: &'a str,
     model: &'a str,
@@ -1405,7 +1430,7 @@ struct Asked<'a> {
 
 /// One attempt's facts, handed to what follows it.
 struct Tried<'a> {
-    frame_id: &'a str,
+    frame_id: &'a FrameId,
     attempt: u32,
     /// Whether no attempt is left after this one.
     last: bool,

@@ -38,6 +38,7 @@ fn frame_ids_are_stable_and_content_derived() {
     let a = frame("a").id();
     assert_eq!(a, frame("a").id());
     assert_ne!(a, frame("b").id());
+    let a = a.as_str();
     assert!(a.starts_with("f_") && a.len() == 18 && a[2..].chars().all(|c| c.is_ascii_hexdigit()));
 }
 

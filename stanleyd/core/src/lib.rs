@@ -26,8 +26,8 @@ pub use cancel::{Cancel, Cancelled, Pace};
 pub use envelope::Status;
 pub use executor::{
     AttemptRecord, AttemptResult, Executor, ExecutorOptions, FailReason, Frame, FrameFailure,
-    FrameOk, FrameOutcome, FrameSink, JevStatus, Prepare, Progress, Spread, TroubleCell, Usage,
-    WrittenFrame,
+    FrameId, FrameOk, FrameOutcome, FrameSink, JevStatus, Prepare, Progress, Spread, TroubleCell,
+    Usage, WrittenFrame,
 };
 pub use hash::{
     Field, StableJson, sha256_hex, stable_hash, stable_hash_object, stable_id, stable_json,

@@ -137,7 +137,7 @@ struct PacketDocument<'a> {
 #[serde(rename_all = "camelCase")]
 struct FrameRecord<'a> {
     run_id: &'a RunId,
-    frame_id: &'a str,
+    frame_id: &'a stanley_core::FrameId,
     template: &'a str,
     scope: &'a str,
     provenance: &'a Value,
@@ -177,7 +177,7 @@ struct BudgetEvent<'a> {
     at: crate::time::Stamp,
     #[serde(rename = "type")]
     kind: &'static str,
-    frame_id: &'a str,
+    frame_id: &'a stanley_core::FrameId,
     limit: &'static str,
 }
 
@@ -670,7 +670,7 @@ impl FrameSink for RecordSink {
         }
     }
 
-    fn budget_exhausted(&self, frame_id: &str, limit: Denial) {
+    fn budget_exhausted(&self, frame_id: &stanley_core::FrameId, limit: Denial) {
         self.recorder.append(
             "events.ndjson",
             &to_value(&BudgetEvent {

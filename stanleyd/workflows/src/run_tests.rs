@@ -15,7 +15,7 @@ fn a_frame_record_leaves_out_the_parts_an_attempt_lacks_and_keeps_its_order() {
     let run = RunId::parse("r").unwrap();
     let bare = FrameRecord {
         run_id: &run,
-        frame_id: "f_1",
+        frame_id: &stanley_core::FrameId::of_digest("1"),
         template: "t@1",
         scope: "h1",
         provenance: &provenance,
@@ -103,7 +103,7 @@ fn coverage_decisions_and_budget_events_keep_their_documents() {
     let event = BudgetEvent {
         at: crate::time::Stamp::EPOCH,
         kind: "budget_exhausted",
-        frame_id: "f_1",
+        frame_id: &stanley_core::FrameId::of_digest("1"),
         limit: "frames",
     };
     assert_eq!(

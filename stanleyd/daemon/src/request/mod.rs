@@ -264,7 +264,7 @@ impl Ctx<'_> {
 /// awaited where it is asked, and aborted when nothing waits for it any more (the request was
 /// dropped). Outside a multi-threaded runtime it runs where it is awaited.
 fn on_the_runtime(
-    frame_id: String,
+    frame_id: stanley_core::FrameId,
     work: stanley_core::BoxFuture<'static, stanley_core::FrameOutcome>,
 ) -> stanley_core::BoxFuture<'static, stanley_core::FrameOutcome> {
     use tokio::runtime::{Handle, RuntimeFlavor};
