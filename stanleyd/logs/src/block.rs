@@ -727,6 +727,22 @@ pub(crate) fn settle(
         if blocks.iter().any(|b| !exit_only(b)) {
             blocks.retain(|b| !exit_only(b));
         }
+        // (Nor is a window that nothing but an exit anchors, around the run's closing lines
+        // with no error among them, beside tests reported by name.)
+        let closing_only = |b: &FailureBlock| {
+            b.test_name.is_none()
+                && b.anchors == ["exit_code"]
+                && !b
+                    .lines
+                    .iter()
+                    .any(|l| error_shaped(l) && !crate::anchor::exit_code_line(l))
+        };
+        if blocks
+            .iter()
+            .any(|b| b.test_name.is_some() && b.message.is_some())
+        {
+            blocks.retain(|b| !closing_only(b));
+        }
     }
     // A tool's warnings beside failures of anything else (a build's warnings before a test
     // run) are not what failed; beside its own errors they are its findings too, after the

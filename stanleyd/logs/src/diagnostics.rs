@@ -2582,6 +2582,27 @@ fn line_of_file(line: &str) -> Option<(&str, u64, &str)> {
     (message.split_whitespace().count() >= 2).then_some((path, number, message))
 }
 
+/// `Unexpected token (8:1) in views/a.ejs`: a message, its line and column in parentheses,
+/// then the file after `in` at the line's end (a parser's error re-thrown by the tool that
+/// read the file): (path, line, message).
+fn paren_place_in_file(line: &str) -> Option<(&str, u64, &str)> {
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (before, path) = line.trim_end().rsplit_once(") in ")?;
+    if !path_like(path) || !path.contains(['.', '/']) || path.contains(' ') {
+        return None;
+    }
+    let (message, place) = before.rsplit_once(" (")?;
+    let (number, rest) = crate::text::leading_number(place)?;
+    let column = rest.strip_prefix(':').unwrap_or(rest);
+    if !column.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let message = message.trim();
+    (message.split_whitespace().count() >= 2).then_some((path, number, message))
+}
+
 /// `error at line 11:` alone, its message on the indented line under it (a checker of a file
 /// it does not name): a finding named by its line, the message the line under it.
 fn severity_at_line_over(lines: &[String], i: usize) -> Option<Placed> {
@@ -2984,6 +3005,12 @@ fn found_at(
     }
     // `Line 2 of a.mjml (mj-body) — Attribute colour is illegal`: the place in words first.
     if let Some(found) = line_of_file(&lines[i])
+        .map(|(path, number, message)| placed_at(i, (path, number), Severity::Error, message))
+    {
+        return (Some(found), true);
+    }
+    // `Unexpected token (8:1) in views/a.ejs`: the place in parentheses, the file last.
+    if let Some(found) = paren_place_in_file(&lines[i])
         .map(|(path, number, message)| placed_at(i, (path, number), Severity::Error, message))
     {
         return (Some(found), true);

@@ -686,6 +686,27 @@ fn colon_verdict(t: &str) -> Option<Option<String>> {
     Some(name_like(&name).then_some(name))
 }
 
+/// `name: FAIL!`, `name: .FAIL!`: a name of one word, its colon, the marks of the assertions
+/// that passed before one failed, and an upper-case verdict (an exclamation mark may close
+/// it); what went wrong is on the lines below.
+fn marked_colon_verdict(t: &str) -> Option<String> {
+    let (name, marked) = t.trim_end().rsplit_once(": ")?;
+    let verdict = marked.trim_start_matches('.').trim_end_matches('!');
+    // (A bare `name: FAIL` at the margin is as often a summary's listing row, `02-a.py:T.t:
+    // FAIL` after the reports: the runner's marks or its exclamation make it a test's row.)
+    if verdict.len() == marked.len() {
+        return None;
+    }
+    // (A place before the verdict, `a.c:16: FAILED`, is where a report starts, no name.)
+    let word = !name.is_empty() && !name.contains(char::is_whitespace) && !bare_location(name);
+    (word
+        && !verdict.is_empty()
+        && verdict.chars().all(|c| c.is_ascii_uppercase())
+        && failed_verdict(verdict)
+        && name_like(name))
+    .then(|| name.to_owned())
+}
+
 /// A name, a colon, then an upper-case verdict with its own colon and what went wrong (`name:
 /// FAIL: expected 2`): (the name, the verdict).
 fn verdict_then_why(t: &str) -> Option<(&str, &str)> {
@@ -1005,6 +1026,9 @@ fn status_named(line: &str) -> Option<String> {
         && let Some(named) = colon_verdict(t)
     {
         return named;
+    }
+    if let Some(name) = marked_colon_verdict(t) {
+        return Some(name);
     }
     if let Some(named) = bracket_led(t).or_else(|| kinded_verdict(t)) {
         return named;

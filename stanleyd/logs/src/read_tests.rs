@@ -4855,3 +4855,153 @@ fn placed_assertion_rows_that_passed_are_no_findings() {
     );
     assert_eq!(names(&log), ["vec.c:7", "vec.c:15"]);
 }
+
+/// D-244: `name: FAIL!` rows with the runner's marks (`.FAIL!`), what went wrong on the lines
+/// under each, the passing rows (`name: ..pass`) ending each report; a bare `name: FAIL`
+/// listing row is no header, and neither is a place before its verdict.
+#[test]
+fn marked_colon_verdicts_head_their_reports_and_passing_rows_end_them() {
+    let log = parse_log(
+        "\
+-----------------------------------------
+queue
+-----------------------------------------
+drains_in_order: ..pass
+empty_pop: FAIL!
+lib/queue.moon:12: attempt to call a nil value (method 'shift')
+grows_past_cap: .FAIL!
+test/queue_test.moon:30: expected 9 items, got 8
+peeks_head: .pass
+-----------------------------------------
+2/4 tests passed (50.0%)
+",
+    );
+    assert_eq!(
+        named_messages(&log),
+        [
+            (
+                "empty_pop".to_owned(),
+                "lib/queue.moon:12: attempt to call a nil value (method 'shift')".to_owned()
+            ),
+            (
+                "grows_past_cap".to_owned(),
+                "test/queue_test.moon:30: expected 9 items, got 8".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(crate::line::status_name("empty_pop: FAIL").as_deref(), None);
+    assert_eq!(
+        crate::line::status_name("queue.c:16: FAILED!").as_deref(),
+        None
+    );
+}
+
+/// D-244: a task runner's gutter, `| job: ` before every line of the job's output, comes off
+/// whatever the output's layout; a boxed report's `│ Error: …` lines are the report's own.
+#[test]
+fn a_barred_label_before_every_line_of_a_stream_is_a_wrapper() {
+    let log = parse_log(
+        "\
+tasker: starting 'spec'
+| spec: =============
+| spec: parser
+| spec: =============
+| spec: reads_numbers: FAIL!
+| spec: test/parser_spec.moon:8: expected 12, got 21
+| spec: skips_blanks: .pass
+| spec: 1/2 tests passed (50.0%)
+tasker: 'spec' exited with 1
+",
+    );
+    assert_eq!(names(&log), ["reads_numbers"]);
+    assert_eq!(
+        log.blocks[0].message.as_deref(),
+        Some("test/parser_spec.moon:8: expected 12, got 21")
+    );
+}
+
+/// D-244: a window anchored only on a run's exit, over passing rows and counts, is no failure
+/// beside tests reported by name; one with an error line in it stays.
+#[test]
+fn an_exit_only_window_beside_named_reports_is_no_failure() {
+    let log = parse_log(
+        "\
+[runner] script start test.
+sums: FAIL!
+test/sum_spec.moon:3: expected 4, got 5
+ratio: ..pass
+1/2 tests passed (50.0%)
+4 total successful assertions in ~0ms
+[runner] script end test. exit code 1.
+[runner] sorry, something went wrong...
+",
+    );
+    assert_eq!(names(&log), ["sums"]);
+}
+
+/// D-244: a message, its line and column in parentheses, then the file at the line's end (a
+/// parser's error re-thrown by the tool that read the file); the excerpt under it is no
+/// finding.
+#[test]
+fn a_place_in_parentheses_before_the_file_at_the_end_places_a_finding() {
+    let log = parse_log(
+        "\
+>> templates/row.hbs
+Unterminated string constant (4:17) in templates/row.hbs
+  {{ t \"oops }}
+                ^
+>> templates/cell.hbs
+Unexpected character '#' (2:3) in templates/cell.hbs
+  {{#}}
+    ^
+",
+    );
+    assert_eq!(
+        named_messages(&log),
+        [
+            (
+                "templates/row.hbs:4".to_owned(),
+                "Unterminated string constant".to_owned()
+            ),
+            (
+                "templates/cell.hbs:2".to_owned(),
+                "Unexpected character '#'".to_owned()
+            ),
+        ]
+    );
+}
+
+/// D-244: a sentence that names one file and counts what is wrong in it, over exactly that
+/// many rows that each open with a line of that file (`L4 - …`, `9: …`).
+#[test]
+fn rows_opening_with_a_line_under_a_sentence_naming_the_file_are_its_findings() {
+    let log = parse_log(
+        "\
+bad patterns in conf/rules.yaml (3 problems)
+L4 - group name must be lower case
+L9 - duplicate key in mapping
+L21 - anchor referenced before its definition
+",
+    );
+    assert_eq!(
+        names(&log),
+        [
+            "conf/rules.yaml:4",
+            "conf/rules.yaml:9",
+            "conf/rules.yaml:21"
+        ]
+    );
+    assert_eq!(
+        log.blocks[1].message.as_deref(),
+        Some("duplicate key in mapping")
+    );
+    // (The count must agree: two rows under a sentence counting three are not read so.)
+    let short = parse_log(
+        "\
+bad patterns in conf/rules.yaml (3 problems)
+L4 - group name must be lower case
+L9 - duplicate key in mapping
+",
+    );
+    assert!(!names(&short).contains(&"conf/rules.yaml:9".to_owned()));
+}

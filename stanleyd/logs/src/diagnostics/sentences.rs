@@ -215,6 +215,7 @@ fn stated_count(line: &str) -> Option<usize> {
     let numbers: Vec<usize> = words
         .iter()
         .enumerate()
+        .map(|(k, w)| (k, w.trim_start_matches('(')))
         .filter(|(k, w)| crate::text::whole_number(w) && *k + 1 < words.len())
         .filter_map(|(_, w)| w.parse().ok())
         .collect();
@@ -243,6 +244,29 @@ fn listed_row(line: &str) -> &str {
     }
 }
 
+/// The one file a sentence names (`invalid queries in sql/reports.py (6 invalid SQL)`).
+fn named_file(line: &str) -> Option<&str> {
+    let mut files = line
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| "'\"`,;:()[]".contains(c)))
+        .filter(|w| crate::text::file_with_extension(w));
+    let file = files.next()?;
+    files.next().is_none().then_some(file)
+}
+
+/// A row that opens with a line of the file its sentence names (`L2 - LIMIT must not be
+/// negative`, `14: unused import`, `line 3 - …`): (the line, what the row says).
+fn line_row(row: &str) -> Option<(u64, &str)> {
+    let row = row.strip_prefix("line ").unwrap_or(row);
+    let row = row.strip_prefix('L').unwrap_or(row);
+    let (number, rest) = crate::text::leading_number(row)?;
+    let said = [" - ", ": ", " — "]
+        .iter()
+        .find_map(|sep| rest.strip_prefix(sep))?
+        .trim();
+    (said.split_whitespace().count() >= 2).then_some((number, said))
+}
+
 /// A sentence at the margin that counts what is wrong (`✖ Found 3 circular dependencies!`),
 /// then (after a blank line or not) exactly that many rows, each opening with a file (`1)
 /// core/a.js > ui/b.js`, `./util/missing.js`), then a blank line or the end: one finding per
@@ -265,10 +289,19 @@ pub(super) fn rows_under_a_counting_sentence(
     }
     let from = k;
     let mut rows = Vec::new();
+    // (Or, under a sentence that names one file, rows that open with its line: `L2 - …`.)
+    let file = named_file(head);
     while k < lines.len() && rows.len() <= count && !covered[k] && !lines[k].trim().is_empty() {
         let row = listed_row(&lines[k]);
         let first = row.split_whitespace().next()?;
-        rows.push((k, row, super::word_place(first)?));
+        let placed = match file.zip(line_row(row)) {
+            Some((file, (number, said))) => {
+                let place = format!("{file}:{number}");
+                (said, (place.clone(), place))
+            }
+            None => (row, super::word_place(first)?),
+        };
+        rows.push((k, placed.0, placed.1));
         k += 1;
     }
     let closed = k == lines.len() || lines[k].trim().is_empty();

@@ -1292,7 +1292,10 @@ fn reports(
                         None => break,
                     }
                 }
-                if nested.ends_at(lines, at, end) || drawn_close(lines, at, end) {
+                if nested.ends_at(lines, at, end)
+                    || drawn_close(lines, at, end)
+                    || templates::passed_sibling(&lines[at], &lines[end])
+                {
                     break;
                 }
                 if let Some(other) = mentioned[end] {

@@ -392,11 +392,27 @@ pub(crate) fn body(lines: &[String], covered: &[bool], at: usize, next: usize) -
 
 /// Whether `line` is a passing record of the kind `header` heads: the same first word, a
 /// passing verdict last (`Test multiply Passed` beside `Test divide Failed`).
-fn passed_sibling(header: &str, line: &str) -> bool {
+pub(crate) fn passed_sibling(header: &str, line: &str) -> bool {
     let (h, l) = (tokens(header.trim()), tokens(line.trim()));
     l.len() >= 2
         && h.first() == l.first()
         && l.last().is_some_and(|w| crate::line::passing_verdict(w))
+        || colon_sibling(header, line)
+}
+
+/// `name: .pass` beside `other: .FAIL!`: one word, its colon and a verdict after the marks of
+/// its assertions, the header's with a failing verdict and the line's with a passing one.
+fn colon_sibling(header: &str, line: &str) -> bool {
+    let verdict = |t: &str| {
+        let (name, v) = t.trim().rsplit_once(": ")?;
+        (!name.is_empty() && !name.contains(char::is_whitespace)).then(|| {
+            v.trim_start_matches('.')
+                .trim_end_matches('!')
+                .to_ascii_lowercase()
+        })
+    };
+    matches!(verdict(header), Some(v) if crate::line::failed_verdict(&v))
+        && matches!(verdict(line).as_deref(), Some("pass" | "passed" | "ok"))
 }
 
 /// Whether `last` says that what `header` started passed: a passing verdict, then what the

@@ -375,6 +375,8 @@ pub(crate) struct Tally {
     padded: usize,
     /// Lines whose label a logger's level closes (`148e2d7c ams [info]`).
     levelled: usize,
+    /// Lines whose label opens with a bar (`| unit: text`): the wrapper's gutter.
+    barred: usize,
 }
 
 /// The shapes that are wrappers: enough lines, and a tenth of them (at least two) with the
@@ -394,6 +396,15 @@ pub(crate) fn wrappers(lines: &[String]) -> Vec<String> {
         if level_closed(line).is_some() {
             t.levelled += 1;
         }
+        // (A word after the bar, no severity: `│ Error: …` is a boxed report's own line.)
+        let barred = ["| ", "│ ", "┃ "]
+            .iter()
+            .find_map(|bar| name.strip_prefix(bar));
+        if barred.is_some_and(|word| {
+            word.starts_with(char::is_alphabetic) && !word.contains(' ') && !severity(word)
+        }) {
+            t.barred += 1;
+        }
         let rest = &line[text..];
         if rest.trim().is_empty() {
             t.layout += 1;
@@ -411,7 +422,8 @@ pub(crate) fn wrappers(lines: &[String]) -> Vec<String> {
     // a stream carries output: a label never followed by any is a heading (`stack
     // traceback:`, `Failed tests:`). A bracketed label padded to a column on every line of its
     // stream is a build tool's task label (Ant's `     [exec] a.pl:9: (E/3) …`) whatever its
-    // output's layout: the padding is the layout.
+    // output's layout: the padding is the layout. So is a bar that opens the label on every
+    // line of its stream (`| unit: text`, a task runner's gutter around a job's output).
     let columns = bar_column_shapes(lines);
     let mut found: Vec<String> = tally
         .into_iter()
@@ -422,7 +434,7 @@ pub(crate) fn wrappers(lines: &[String]) -> Vec<String> {
                 && (t.blank > 0 || t.depths.count_ones() >= 2);
             t.lines >= MIN_LINES
                 && t.lines > t.blank
-                && (laid_out || t.padded == t.lines || t.levelled == t.lines)
+                && (laid_out || t.padded == t.lines || t.levelled == t.lines || t.barred == t.lines)
         })
         .map(|(s, _)| s)
         .chain(columns.iter().cloned())
