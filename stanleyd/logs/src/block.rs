@@ -478,10 +478,13 @@ pub(crate) fn counts_only(line: &str) -> bool {
         .map(|w| w.trim_end_matches('.'))
         .filter(|w| !w.is_empty())
         .collect();
+    let number = |w: &str| w.bytes().all(|b| b.is_ascii_digit());
     let counted = words.windows(2).any(|p| {
-        let number = |w: &str| w.bytes().all(|b| b.is_ascii_digit());
         (number(p[0]) && OUTCOMES.contains(&p[1])) || (OUTCOMES.contains(&p[0]) && number(p[1]))
-    });
+    }) || words
+        .windows(3)
+        // (`Total failure count: 5`.)
+        .any(|p| OUTCOMES.contains(&p[0]) && p[1] == "count" && number(p[2]));
     // Every word a number, an outcome, or one of a few joining words.
     let filler = [
         "in",
@@ -507,6 +510,7 @@ pub(crate) fn counts_only(line: &str) -> bool {
         "ok",
         "x",
         "y",
+        "count",
     ];
     let other = words
         .iter()
@@ -662,9 +666,27 @@ fn only_counts(b: &FailureBlock) -> bool {
     content.clone().next().is_some()
         && content.all(|l| {
             counts_only(l)
+                || time_only(l)
                 || crate::line::summary(l)
                 || crate::line::run_verdict(l)
                 || crate::stated::counts_what_came_before(l)
+        })
+}
+
+/// A run's total time alone (`Total duration time: 144ms`, `Elapsed: 2.1s`): a duration and
+/// the words that say it is one.
+fn time_only(line: &str) -> bool {
+    let words: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || c == ':')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().any(|w| crate::line::duration(w))
+        && words.iter().all(|w| {
+            crate::line::duration(w)
+                || matches!(
+                    w.to_ascii_lowercase().as_str(),
+                    "total" | "duration" | "time" | "elapsed" | "took" | "ran" | "in"
+                )
         })
 }
 

@@ -328,6 +328,7 @@ pub fn parse_log_paced(
         pace,
     )?;
     let rest = name_in_scopes(rest, &lines, &scopes);
+    let rest = named_by_their_rows(rest, &lines);
     let rest = without_listed(rest, &blocks);
     let first = settle(
         blocks.iter().cloned().chain(rest).collect(),
@@ -608,6 +609,51 @@ fn read_text(
     }
     pace.now()?;
     Ok(blocks)
+}
+
+/// Reports a run closes with, each naming its test on a line of its own right above it or as
+/// its first line (`Error #1:` over `Cart ➞ counts` over what went wrong), beside the short rows
+/// that marked those tests failed as they ran (`Cart ➞ counts ✘`): each report takes its
+/// test's name, and the row, its listing, goes. Linear: the rows' names are looked up in a map.
+fn named_by_their_rows(mut blocks: Vec<FailureBlock>, lines: &[String]) -> Vec<FailureBlock> {
+    let rows: std::collections::HashMap<String, usize> = blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.lines.len() <= 2)
+        .filter_map(|(i, b)| Some((b.test_name.clone()?, i)))
+        .collect();
+    if rows.is_empty() {
+        return blocks;
+    }
+    let mut gone = vec![false; blocks.len()];
+    for i in 0..blocks.len() {
+        let b = &blocks[i];
+        if b.test_name.is_some() || b.message.is_none() {
+            continue;
+        }
+        // (The name alone on its line at the margin, right above the report or as its first
+        // line: a list of names indented under a heading, `failures:`, is a listing.)
+        let above = b.start.checked_sub(2).and_then(|k| lines.get(k));
+        let row = above
+            .into_iter()
+            .chain(b.lines.first())
+            .filter(|l| !l.starts_with(char::is_whitespace))
+            .find_map(|l| {
+                rows.get(l.trim_end())
+                    .copied()
+                    .filter(|&k| !gone[k] && k != i)
+            });
+        if let Some(k) = row {
+            gone[k] = true;
+            blocks[i].test_name = blocks[k].test_name.clone();
+        }
+    }
+    let mut k = 0;
+    blocks.retain(|_| {
+        k += 1;
+        !gone[k - 1]
+    });
+    blocks
 }
 
 /// `rest` without the one-line status rows that only list a failure a runner's parser reported

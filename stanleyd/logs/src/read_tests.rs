@@ -5005,3 +5005,74 @@ L9 - duplicate key in mapping
     );
     assert!(!names(&short).contains(&"conf/rules.yaml:9".to_owned()));
 }
+
+/// D-244: rows that mark tests failed as they run (`Shop ➞ pays ✘`) beside the reports the run
+/// closes with, each with its test's name alone on the line above what went wrong: each report
+/// takes the name, and the rows, its listing, go.
+#[test]
+fn closing_reports_take_the_names_of_the_rows_that_marked_them_failed() {
+    let log = parse_log(
+        "\
+Shop
+Shop ➞ lists items
+Shop ➞ lists items ✔
+Shop ➞ pays
+Shop ➞ pays ✘
+Shop ➞ refunds
+Shop ➞ refunds ✘
+FAILURE: 1/3 tests ran successfully; 2 failed
+
+Error #1:
+Shop ➞ pays
+AssertionError [ERR_ASSERTION]: 10 == 12
+    at Context.<anonymous> (/w/test/shop.js:8:10)
+    at run (/w/node_modules/runner/index.js:40:3)
+
+Error #2:
+Shop ➞ refunds
+TypeError: Cannot read properties of null (reading 'total')
+    at Shop.refund (/w/lib/shop.js:21:17)
+    at Context.<anonymous> (/w/test/shop.js:14:5)
+",
+    );
+    assert_eq!(
+        named_messages(&log),
+        [
+            (
+                "Shop ➞ pays".to_owned(),
+                "AssertionError [ERR_ASSERTION]: 10 == 12".to_owned()
+            ),
+            (
+                "Shop ➞ refunds".to_owned(),
+                "TypeError: Cannot read properties of null (reading 'total')".to_owned()
+            ),
+        ]
+    );
+}
+
+/// D-244: a run's closing `Total failure count: N` over its total time is no block beside the
+/// failures.
+#[test]
+fn a_failure_count_over_a_total_time_is_no_block_beside_the_failures() {
+    let log = parse_log(
+        "\
+✗ failure:  test/round.js 12 ms
+AssertionError [ERR_ASSERTION]: 2.67 == 2.68
+    at test/round.js:4:8
+
+✗ Total failure count: 1
+Total duration time: 51ms
+",
+    );
+    assert_eq!(names(&log).len(), 1, "{:?}", names(&log));
+    assert!(!names(&log)[0].contains("Total"));
+    assert!(time_only_line("Total duration time: 51ms"));
+    assert!(!time_only_line("Total duration of the outage: 51ms"));
+}
+
+fn time_only_line(line: &str) -> bool {
+    let log = parse_log(&format!(
+        "✗ failure:  test/a.js 1 ms\nAssertionError: x\n\n✗ Total failure count: 1\n{line}\n"
+    ));
+    log.blocks.len() == 1
+}
