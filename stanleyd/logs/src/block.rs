@@ -690,35 +690,51 @@ fn time_only(line: &str) -> bool {
         })
 }
 
-/// Puts the blocks of a text log in order and settles them: one report of a test kept, a run's
-/// closing counts dropped beside real failures, a job's own failure first when nothing else was
-/// found, and each block's step and place in the input.
-pub(crate) fn settle(
-    mut blocks: Vec<FailureBlock>,
-    lines: &[String],
-    unwrapped: &crate::wrapper::ci::Unwrapped,
-    offset: usize,
-) -> Vec<FailureBlock> {
-    blocks.sort_by_key(|b| b.start);
-    // One test reported twice (prove prints Test::More's diagnostics, then the TAP point): the
-    // report without a message goes when another of the same name has one.
-    let named_with_message: std::collections::HashSet<String> = blocks
-        .iter()
-        .filter(|b| b.message.is_some())
-        .filter_map(|b| b.test_name.clone())
-        .collect();
-    blocks.retain(|b| {
-        b.message.is_some()
-            || b.test_name
-                .as_ref()
-                .is_none_or(|n| !named_with_message.contains(n))
-    });
+/// `blocks` without what only closes a run beside its failures: its closing counts, a file's
+/// tally of its findings, a step's own exit, a window only an exit anchors, a bare `not ok`.
+fn without_closing_lines(mut blocks: Vec<FailureBlock>) -> Vec<FailureBlock> {
     // A run's closing counts (`FAILED (failures=2, errors=1)`, `3 problems`, `4 failed, 1
     // passed`) say that failures happened, not which: beside the failures themselves they are
     // no block of their own.
     if blocks.len() > 1 && blocks.iter().any(|b| !only_counts(b)) {
         blocks.retain(|b| !only_counts(b));
     }
+    // A file's tally of its findings after them (`po/fr.po: 6 errors (almost good!)` under
+    // `po/fr.po:10: [punct] …`) counts them; it is none of its own.
+    let placed_files: std::collections::HashSet<&str> = blocks
+        .iter()
+        .filter_map(|b| b.test_name.as_deref()?.rsplit_once(':'))
+        .filter(|(_, line)| crate::text::whole_number(line))
+        .map(|(file, _)| file)
+        .collect();
+    let tally = |b: &FailureBlock| {
+        b.test_name
+            .as_deref()
+            .is_some_and(|n| placed_files.contains(n))
+            && b.message.as_deref().is_some_and(|m| {
+                let mut words = m.split_whitespace();
+                words.next().is_some_and(crate::text::whole_number)
+                    && words.next().is_some_and(|w| {
+                        matches!(
+                            w.trim_end_matches([',', '.', ';']),
+                            "error"
+                                | "errors"
+                                | "warning"
+                                | "warnings"
+                                | "problem"
+                                | "problems"
+                                | "issue"
+                                | "issues"
+                        )
+                    })
+            })
+    };
+    let tallies: Vec<bool> = blocks.iter().map(tally).collect();
+    let mut k = 0;
+    blocks.retain(|_| {
+        k += 1;
+        !tallies[k - 1]
+    });
     // A step's own exit (`npm run test:math exited with code 1`, `ERROR: "lint" exited with
     // 1.`, with the run's closing comments above it) says that a step failed, not what: beside
     // what failed in it, it is no failure of its own.
@@ -759,13 +775,47 @@ pub(crate) fn settle(
                     .iter()
                     .any(|l| error_shaped(l) && !crate::anchor::exit_code_line(l))
         };
+        // (Nor is a bare `not ok` that names nothing and says nothing: the verdict of the run
+        // whose reports were read above it.)
+        let bare_point = |b: &FailureBlock| {
+            b.anchors == ["tap_not_ok"]
+                && b.test_name.as_deref().is_none_or(str::is_empty)
+                && b.message.is_none()
+        };
         if blocks
             .iter()
-            .any(|b| b.test_name.is_some() && b.message.is_some())
+            .any(|b| b.test_name.as_deref().is_some_and(|n| !n.is_empty()) && b.message.is_some())
         {
-            blocks.retain(|b| !closing_only(b));
+            blocks.retain(|b| !closing_only(b) && !bare_point(b));
         }
     }
+    blocks
+}
+
+/// Puts the blocks of a text log in order and settles them: one report of a test kept, a run's
+/// closing counts dropped beside real failures, a job's own failure first when nothing else was
+/// found, and each block's step and place in the input.
+pub(crate) fn settle(
+    mut blocks: Vec<FailureBlock>,
+    lines: &[String],
+    unwrapped: &crate::wrapper::ci::Unwrapped,
+    offset: usize,
+) -> Vec<FailureBlock> {
+    blocks.sort_by_key(|b| b.start);
+    // One test reported twice (prove prints Test::More's diagnostics, then the TAP point): the
+    // report without a message goes when another of the same name has one.
+    let named_with_message: std::collections::HashSet<String> = blocks
+        .iter()
+        .filter(|b| b.message.is_some())
+        .filter_map(|b| b.test_name.clone())
+        .collect();
+    blocks.retain(|b| {
+        b.message.is_some()
+            || b.test_name
+                .as_ref()
+                .is_none_or(|n| !named_with_message.contains(n))
+    });
+    let mut blocks = without_closing_lines(blocks);
     // A tool's warnings beside failures of anything else (a build's warnings before a test
     // run) are not what failed; beside its own errors they are its findings too, after the
     // errors (D-184). (A step's own error lines, `make: *** [lint] Error 1`, are neither.)

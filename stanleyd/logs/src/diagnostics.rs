@@ -119,6 +119,12 @@ fn word_place(word: &str) -> Option<(String, String)> {
     crate::text::file_with_extension(word).then(|| (word.to_owned(), word.to_owned()))
 }
 
+/// A row that is only a place in words (`at a/b.t line 16`, `In a/b.py at line 16`): (path,
+/// line).
+pub(crate) fn place_in_words(line: &str) -> Option<(&str, u64)> {
+    sentences::place_sentence(line)
+}
+
 /// `path:line[:col]` at the start of `line`: (path, line number, bytes used).
 /// The length of a named, numbered part of a file before the line of a place (`cell_3:` of
 /// `a.ipynb:cell_3:2:5`): letters, a `_` or `-`, a number, a colon, and the line's figure next.

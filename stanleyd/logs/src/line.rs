@@ -2015,9 +2015,23 @@ fn message_found(body: &[String]) -> Option<String> {
             }
             // What the test said in its own words just before the assertion's message
             // (`key :a was evicted…` above minitest's `Expected:`) starts the message.
+            // (A blank line between them keeps them one report: `5 == 6`, a blank, then
+            // `expected: 6` / `got: 5`; not a call that shows the assertion's code, Jest's
+            // `expect(received).toBe(expected)` hint.)
+            let calls = |l: &str| {
+                l.match_indices('(').any(|(at, _)| {
+                    l[..at]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                })
+            };
+            let next_to = |c: usize| {
+                c + 1 == m || (c + 2 == m && body[c + 1].trim().is_empty() && !calls(&body[c]))
+            };
             match first_content {
                 Some(c)
-                    if c + 1 == m
+                    if next_to(c)
                         && indent(&body[c]) == indent(&body[m])
                         && !body[c].trim_end().ends_with("]:")
                         && !quotes_code(&body[c]) =>

@@ -5076,3 +5076,132 @@ fn time_only_line(line: &str) -> bool {
     ));
     log.blocks.len() == 1
 }
+
+/// D-244: failures numbered from 0 in a spec tree as the run goes, then the same numbers and
+/// titles in a closing list with what went wrong after a colon: the closing list reports them,
+/// named by the tree's titles; the tree's marks are its listing.
+#[test]
+fn a_closing_list_of_numbered_titles_and_why_reports_what_the_tree_listed() {
+    let log = parse_log(
+        "\
+money
+  add()
+    ✓  adds cents (12ns)
+    0) carries into euros
+  split()
+    1) splits evenly in three
+    ✓  keeps the remainder (9ns)
+ ✖ 2 of 4 tests failed:
+0) carries into euros: Expected 1.100 to equal 2.00
+1) splits evenly in three: Expected [33, 33, 33] to equal [34, 33, 33]
+",
+    );
+    assert_eq!(
+        named_messages(&log),
+        [
+            (
+                "carries into euros".to_owned(),
+                "Expected 1.100 to equal 2.00".to_owned()
+            ),
+            (
+                "splits evenly in three".to_owned(),
+                "Expected [33, 33, 33] to equal [34, 33, 33]".to_owned()
+            ),
+        ]
+    );
+}
+
+/// D-244: reports each under a title that ends with a colon (the deepest line of a suite path),
+/// what went wrong indented under it, closed by a row that only places it in words or a line
+/// that ends so; the bare `not ok` after them names nothing and is no failure beside them.
+#[test]
+fn reports_under_titles_closed_by_their_place_in_words() {
+    let log = parse_log(
+        "\
+  Failures:
+
+    Stack
+      push
+        grows by one:
+
+      x
+      Compared $data
+         got : 2
+      expect : 1
+
+         at t/stack.t line 14
+
+    Stack
+      pop
+        dies when empty:
+
+      Can't call method \"top\" on an undefined value at t/stack.t line 22.
+
+
+not ok
+1..1
+",
+    );
+    assert_eq!(names(&log), ["grows by one", "dies when empty"]);
+    assert!(
+        log.blocks[0]
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .contains("Compared $data")
+    );
+    assert!(
+        log.blocks[1]
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .contains("Can't call method")
+    );
+}
+
+/// D-244: a file's tally of its findings after them (`locale/de.po: 2 errors (nearly there)`)
+/// counts them and is no finding of its own.
+#[test]
+fn a_files_tally_after_its_findings_is_no_finding() {
+    let log = parse_log(
+        "\
+locale/de.po:12: [quotes] quote mismatch: 2 in string, 1 in translation
+---
+locale/de.po:19: [spaces] trailing space: 0 in string, 1 in translation
+---
+locale/de.po: 2 errors (nearly there)
+",
+    );
+    assert_eq!(names(&log), ["locale/de.po:12", "locale/de.po:19"]);
+}
+
+/// D-244: what went wrong in the test's own words, a blank line, then the values compared
+/// (`expected:` / `got:`): the message starts at the words. A call that shows the assertion's
+/// code in that place (Jest's hint) is not the message.
+#[test]
+fn the_words_a_blank_line_above_the_compared_values_open_the_message() {
+    let log = parse_log(
+        "\
+   2 passing 1 failing (2ms)
+
+   1) shelf Shelf#count counts books
+
+      3 == 4
+
+      expected: 4
+           got: 3
+
+      at Object.<anonymous> (/w/test/shelf.js:9:12)
+",
+    );
+    assert_eq!(names(&log), ["shelf Shelf#count counts books"]);
+    assert!(
+        log.blocks[0]
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("3 == 4"),
+        "{:?}",
+        log.blocks[0].message
+    );
+}

@@ -15,6 +15,7 @@ mod announced;
 mod banner;
 mod before;
 mod counted;
+mod placed;
 mod signs;
 mod templates;
 mod vary;
@@ -855,8 +856,11 @@ fn said_after_name(header: &str, name: Option<String>) -> (Option<String>, Optio
     }
     // (Under a sequence number, `1) NAME: why`, the words after the colon are why whatever
     // they say.)
-    let numbered = sequence_mark(header.trim_start())
-        .is_some_and(|(_, rest)| named_before_why(rest.trim()) == Some(name.as_str()));
+    // (Or a name a listing gave, `0) converts a hot day: Expected 86.0 to equal 85.0`.)
+    let numbered = sequence_mark(header.trim_start()).is_some_and(|(_, rest)| {
+        named_before_why(rest.trim()) == Some(name.as_str())
+            || rest.trim().starts_with(&format!("{name}: "))
+    });
     // (A row that pads its verdict to a column and gives where the check failed after it,
     // `3: name      FAILED (a.at:17)`, Autotest's: that is what it says.)
     if let Some(at) = header.find(name.as_str()) {
@@ -1032,6 +1036,10 @@ fn other_readings(
     // Or records set apart by blank lines under a verdict alone (`FAILED:`).
     if reading.is_empty() {
         reading = banner::records(lines, covered);
+    }
+    // Or reports under titles, each closed by its place in words.
+    if reading.is_empty() {
+        reading = placed::titled_to_place(lines, covered);
     }
     reading
 }
@@ -1622,7 +1630,8 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
     let mut runs: Vec<Vec<usize>> = Vec::new();
     let mut k = 0;
     while k < headers.len() {
-        if headers[k].1 != 1 {
+        // (A run counts up from 1, or from 0: `0) converts a hot day`.)
+        if headers[k].1 > 1 {
             k += 1;
             continue;
         }
@@ -1650,8 +1659,11 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
     // was <6>`, CuTest's) has a body of its own.
     // So does one that gives a one-word name and what went wrong (`1) TEST-TOTAL: Assert
     // equal: 7 6`, xlunit's).
+    let listed = listed_then_reported(&runs, &headers);
     let told = |k: usize| {
-        placed_report(&headers[k].3).is_some() || named_before_why(&headers[k].3).is_some()
+        placed_report(&headers[k].3).is_some()
+            || named_before_why(&headers[k].3).is_some()
+            || listed.names.contains_key(&k)
     };
     // (A number in brackets is as often an index, R's `[1] 0.5` for a vector, a Lua table's `[1]
     // = 'one'`, and one with a dot a step of a list: those count as reports only in a run of
@@ -1664,6 +1676,9 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
     };
     let reported: Vec<Vec<usize>> = runs
         .into_iter()
+        .enumerate()
+        .filter(|(r, _)| !listed.listings.contains(r))
+        .map(|(_, run)| run)
         .filter(|run| run.iter().filter(|&&h| body(h) > 0 || told(h)).count() * 2 >= run.len())
         .filter(|run| {
             !bracketed(run)
@@ -1693,6 +1708,8 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
         .collect();
     let best: Vec<&(usize, u32, usize, String)> =
         reported.iter().flatten().map(|&h| &headers[h]).collect();
+    let headers_at: HashMap<usize, usize> =
+        headers.iter().enumerate().map(|(k, h)| (h.0, k)).collect();
     let mut spans = Vec::new();
     for (n, h) in best.iter().enumerate() {
         let (at, depth, text) = (h.0, h.2, &h.3);
@@ -1714,8 +1731,11 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
         // finding named by it, as every diagnostic is.)
         let placed =
             || crate::diagnostics::location(text).map(|(path, line, _)| format!("{path}:{line}"));
-        let name = placed_report(text)
-            .map(str::to_owned)
+        let name = listed
+            .names
+            .get(&headers_at[&at])
+            .cloned()
+            .or_else(|| placed_report(text).map(str::to_owned))
             .or_else(placed)
             .or_else(|| named_before_why(text).map(str::to_owned))
             .or_else(|| numbered_name(&lines[at + 1..end], text, depth));
@@ -1727,6 +1747,47 @@ pub(crate) fn numbered(lines: &[String], covered: &[bool]) -> Vec<Span> {
         });
     }
     spans
+}
+
+/// Runs of numbered headers that list failures as a run goes (`0) converts a hot day` in a
+/// spec tree), each paired with a later run whose headers give the same texts, in order, and
+/// what went wrong after a colon (`0) converts a hot day: Expected 86.0 to equal 85.0`).
+struct Listed {
+    /// The listing runs, by index.
+    listings: std::collections::HashSet<usize>,
+    /// A reporting header (by index) → its test's name, the listing's text.
+    names: HashMap<usize, String>,
+}
+
+/// Finds [`Listed`] pairs in one pass: the runs are looked up by their first header's text.
+fn listed_then_reported(runs: &[Vec<usize>], headers: &[(usize, u32, usize, String)]) -> Listed {
+    let mut by_first: HashMap<&str, usize> = HashMap::new();
+    let mut listed = Listed {
+        listings: std::collections::HashSet::new(),
+        names: HashMap::new(),
+    };
+    for (r, run) in runs.iter().enumerate() {
+        let text = |h: usize| headers[h].3.as_str();
+        let first = text(run[0]);
+        let earlier = first
+            .match_indices(": ")
+            .find_map(|(at, _)| by_first.get(&first[..at]).copied());
+        if let Some(e) = earlier
+            && runs[e].len() == run.len()
+            && runs[e].iter().zip(run).all(|(&a, &b)| {
+                text(b)
+                    .strip_prefix(text(a))
+                    .is_some_and(|rest| rest.starts_with(": ") && rest.len() > 2)
+            })
+        {
+            listed.listings.insert(e);
+            for (&a, &b) in runs[e].iter().zip(run) {
+                listed.names.insert(b, headers[a].3.clone());
+            }
+        }
+        by_first.entry(first).or_insert(r);
+    }
+    listed
 }
 
 /// A test's name, then its place and message on one line (`TestRate: a.c:6: expected <7>`):
