@@ -17,8 +17,8 @@ pub(crate) fn pi(
     settings: &RequestSettings,
     no_agent: bool,
 ) -> Result<PiAgent, Unavailable> {
-    let root = &state.config.files.root;
-    let capability = Arc::new(state.delegations.issue(settings.jev_env()));
+    let root = &state.config().files.root;
+    let capability = Arc::new(state.delegations().issue(settings.jev_env()));
     let env = settings.agent_env(state.agent_tmp().as_deref(), Some(capability.token()));
     let check = crate::trust::agent_check(state, settings);
     stanley_adapters::pi::availability(&settings.agent, env, no_agent, root, check)

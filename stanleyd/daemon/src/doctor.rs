@@ -51,9 +51,9 @@ async fn team_cache_check(state: &DaemonState, settings: &RequestSettings) -> Op
             "set STANLEY_CACHE_REMOTE and STANLEY_CACHE_TEAM_KEY as docs/team-cache.md shows",
         ));
     };
-    if state.caches.team().for_request(Some(team)).is_none() {
+    if state.caches().team().for_request(Some(team)).is_none() {
         let why = state
-            .caches
+            .caches()
             .team()
             .take_warning()
             .unwrap_or_else(|| format!("the team cache at {} cannot be set up", team.shown));
@@ -64,7 +64,7 @@ async fn team_cache_check(state: &DaemonState, settings: &RequestSettings) -> Op
             "check STANLEY_CACHE_REMOTE",
         ));
     }
-    let level = state.caches.team().current()?;
+    let level = state.caches().team().current()?;
     Some(match level.probe().await {
         Ok(what) => check(
             "team cache",
@@ -101,7 +101,7 @@ async fn jev_checks(state: &DaemonState, settings: &RequestSettings) -> Vec<Chec
         ),
         "",
     ));
-    let link = match state.jev.link(&settings.jev) {
+    let link = match state.jev().link(&settings.jev) {
         Ok(l) => l,
         Err(e) => {
             checks.push(check(
@@ -209,7 +209,7 @@ async fn node_check(state: &DaemonState, settings: &RequestSettings) -> (Check, 
     let dir = settings
         .workflow_host
         .clone()
-        .or_else(|| state.config.workflow_host.clone());
+        .or_else(|| state.config().workflow_host.clone());
     let host = locate(
         dir.as_deref().and_then(|d| d.to_str()),
         &std::env::current_exe().unwrap_or_default(),
@@ -316,8 +316,8 @@ async fn git_check(settings: &RequestSettings) -> Check {
 }
 
 fn repository_check(state: &DaemonState) -> Check {
-    let root = &state.config.files.root;
-    let probe = state.config.files.dir.join("doctor.probe");
+    let root = &state.config().files.root;
+    let probe = state.config().files.dir.join("doctor.probe");
     let writable = stanley_adapters::records::write_atomic(&probe, b"ok\n")
         .and_then(|()| std::fs::remove_file(&probe));
     if let Err(e) = writable {
@@ -331,7 +331,7 @@ fn repository_check(state: &DaemonState) -> Check {
             "free disk space, or fix the permissions of .stanley/",
         );
     }
-    match (state.improve.store(), state.improve.problem()) {
+    match (state.improve().store(), state.improve().problem()) {
         (Some(q), _) => {
             let jobs = q.list().map(|j| j.len()).unwrap_or(0);
             check(

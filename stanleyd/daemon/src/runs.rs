@@ -56,7 +56,7 @@ pub(crate) struct Ending<'a> {
 impl Drop for Ending<'_> {
     fn drop(&mut self) {
         for (id, _) in self.slot.all() {
-            self.state.runs.ended(&id);
+            self.state.runs().ended(&id);
         }
     }
 }
@@ -180,7 +180,7 @@ pub(crate) fn record(
         &mut finished,
         stanley_workflows::time::Stamp(clock.now()),
     );
-    let recorder = match FsRecorder::create(&state.config.files.root, &id, redactor) {
+    let recorder = match FsRecorder::create(&state.config().files.root, &id, redactor) {
         Ok(r) => r,
         Err(e) => {
             tracing::warn!(run = %id, error = %e, "the run's summary could not be written");
@@ -205,7 +205,7 @@ pub(crate) fn record(
         return None;
     }
     // Every watcher hears of it (none listening is fine): an editor refreshes its diagnostics.
-    state.runs.send(WatchRunsResponse {
+    state.runs().send(WatchRunsResponse {
         event: Some(watch_runs_response::Event::Ended(RunFindings {
             run: Some(typed(&summary)),
             findings: finished.result.findings.clone(),
@@ -231,10 +231,10 @@ pub(crate) fn with_findings(
 /// Prunes `.stanley/runs/` by the request's retention on a blocking thread, after the answer;
 /// what it removes goes to the log.
 pub(crate) fn prune_later(state: &DaemonState, settings: &RequestSettings) {
-    let root = state.config.files.root.clone();
+    let root = state.config().files.root.clone();
     let retention = settings.retention;
-    let active = state.runs.active();
-    let live = state.runs.active_set();
+    let active = state.runs().active();
+    let live = state.runs().active_set();
     drop(tokio::task::spawn_blocking(move || {
         let now = stanley_adapters::clock::unix_now();
         // A run that starts after `active` was taken is seen at the moment of removing.

@@ -98,7 +98,7 @@ fn until_ended(
             let mut warm = true;
             loop {
                 tokio::time::sleep(tick).await;
-                let quiet = state.activity.idle_for();
+                let quiet = state.activity().idle_for();
                 if quiet >= idle {
                     tracing::info!(idle_ms = idle.as_millis() as u64, "idle; shutting down");
                     return;
@@ -168,7 +168,7 @@ pub async fn run(
     let signal = async move {
         ended.await;
         drain_stop.cancel();
-        drain_state.activity.cancel_all();
+        drain_state.activity().cancel_all();
     };
     let queue = stanley_proto::v1::queue_server::QueueServer::new(
         crate::services::queue::QueueService::new(state.clone()),
@@ -177,16 +177,16 @@ pub async fn run(
         crate::services::flows::FlowService::new(state.clone()),
     );
     let trust = stanley_proto::v1::trust_server::TrustServer::new(
-        crate::services::trust::TrustService::new(state.clone()),
+        crate::services::trust::TrustService::new(state.settings_source().clone()),
     );
     let cache = stanley_proto::v1::cache_server::CacheServer::new(
-        crate::services::cache::CacheService::new(state.caches.clone(), state.warm.clone()),
+        crate::services::cache::CacheService::new(state.caches().clone(), state.warm().clone()),
     );
     let runs =
         stanley_proto::v1::runs_server::RunsServer::new(crate::services::runs::RunsService::new(
             config.files.root.clone(),
-            state.runs.clone(),
-            state.activity.clone(),
+            state.runs().clone(),
+            state.activity().clone(),
         ));
     let ui = stanley_proto::v1::ui_server::UiServer::new(crate::services::ui::UiService::new(
         state.clone(),
@@ -218,7 +218,7 @@ pub async fn run(
             Ok(())
         }
     };
-    if let Some(q) = state.improve.store()
+    if let Some(q) = state.improve().store()
         && let Err(e) = q.flush()
     {
         tracing::warn!(error = %e, "could not flush the improvement queue");
@@ -230,7 +230,7 @@ pub async fn run(
         let _ = std::fs::remove_file(&config.files.socket);
     }
     tracing::info!(
-        uptime_ms = state.activity.uptime().as_millis() as u64,
+        uptime_ms = state.activity().uptime().as_millis() as u64,
         "stopped"
     );
     result.map_err(DaemonError::from)

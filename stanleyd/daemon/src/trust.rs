@@ -18,9 +18,8 @@ impl From<TrustUnavailable> for RequestError {
     }
 }
 
-pub(crate) fn store(state: &DaemonState) -> Result<TrustStore, TrustUnavailable> {
-    state
-        .config
+pub(crate) fn store(config: &crate::config::DaemonConfig) -> Result<TrustStore, TrustUnavailable> {
+    config
         .trust_file
         .clone()
         .map(TrustStore::at)
@@ -52,8 +51,8 @@ pub(crate) fn check(
     if settings.trust_worktree || (disk.workflows.is_empty() && disk.flow.is_none()) {
         return Ok(allowed_as_is(disk));
     }
-    let store = store(state)?;
-    let root = &state.config.files.root;
+    let store = store(state.config())?;
+    let root = &state.config().files.root;
     let mut record = store.record(root)?;
     // Only the edit loop looks at HEAD; reading it costs a repository open.
     let with_head;
@@ -79,7 +78,7 @@ pub(crate) fn flow_refusal(
     settings: &RequestSettings,
     flow_hash: &str,
 ) -> Option<String> {
-    let disk = OnDisk::with_flow(&state.config.files.root, Some(flow_hash.to_owned()));
+    let disk = OnDisk::with_flow(&state.config().files.root, Some(flow_hash.to_owned()));
     match check(state, settings, &disk) {
         Ok(a) => stanley_workflows::trust::flow_off_reason(&a.flow),
         Err(e) => Some(e.to_string()),
@@ -94,19 +93,19 @@ pub(crate) fn trust_promoted(
     relative: &str,
     hash: &str,
 ) -> Result<(), TrustUnavailable> {
-    let root = &state.config.files.root;
-    let store = store(state)?;
+    let root = &state.config().files.root;
+    let store = store(state.config())?;
     store.update(root, |r| *r = Some(trust_file(r.take(), relative, hash)))?;
     Ok(())
 }
 
 /// Trusts the `flow.json` that `stanleyctl flow init` just wrote.
 pub(crate) fn trust_initial_flow(state: &DaemonState) -> Result<(), TrustUnavailable> {
-    let root = &state.config.files.root;
+    let root = &state.config().files.root;
     let Some(hash) = stanley_adapters::trust::flow_hash(root) else {
         return Ok(());
     };
-    let store = store(state)?;
+    let store = store(state.config())?;
     store.update(root, |r| *r = Some(trust_flow(r.take(), &hash)))?;
     Ok(())
 }
@@ -120,8 +119,8 @@ pub(crate) fn agent_check(
     settings: &RequestSettings,
 ) -> stanley_adapters::pi::ProjectCheck {
     use stanley_adapters::pi::ProjectConfig;
-    let root = state.config.files.root.clone();
-    let store = store(state).ok();
+    let root = state.config().files.root.clone();
+    let store = store(state.config()).ok();
     let as_is = settings.trust_worktree;
     std::sync::Arc::new(move || {
         let files = stanley_adapters::trust::agent_files(&root);

@@ -117,7 +117,7 @@ impl Held {
 
 /// Starts the watcher task; a platform without inotify only loses the early reload.
 pub(crate) fn spawn(state: &Arc<DaemonState>) {
-    let stanley: PathBuf = state.config.files.root.join(".stanley");
+    let stanley: PathBuf = state.config().files.root.join(".stanley");
     let workflows = stanley.join("workflows");
     let inotify = match Inotify::init() {
         Ok(i) => i,
@@ -148,7 +148,7 @@ pub(crate) fn spawn(state: &Arc<DaemonState>) {
         }
     };
     let weak = Arc::downgrade(state);
-    let stop = state.activity.stop_token();
+    let stop = state.activity().stop_token();
     tokio::spawn(async move {
         loop {
             let event = tokio::select! {
@@ -218,7 +218,7 @@ fn note(
 
 async fn reload(state: &Arc<DaemonState>) {
     let env = {
-        let slot = state.repo.lock().await;
+        let slot = state.repo().lock().await;
         slot.as_ref().and_then(|(_, s)| s.host_env.clone())
     };
     // Without a host started by a request there is no environment to start one with; the next

@@ -100,10 +100,10 @@ impl From<WorkError> for RequestError {
 
 fn queue(state: &DaemonState) -> Result<&dyn JobQueue, WorkError> {
     state
-        .improve
+        .improve()
         .store()
         .map(|q| &**q)
-        .ok_or_else(|| WorkError::NoQueue(state.improve.unavailable()))
+        .ok_or_else(|| WorkError::NoQueue(state.improve().unavailable()))
 }
 
 /// A failed write on disk: the repository's fault (a link planted under `.stanley/`) is an
@@ -167,7 +167,7 @@ pub(crate) async fn work(
     agent: &dyn Agent,
     cancel: &Cancel,
 ) -> Result<Option<Vec<Processed>>, WorkError> {
-    let Some(_turn) = state.improve.try_turn() else {
+    let Some(_turn) = state.improve().try_turn() else {
         return Ok(None);
     };
     let q = queue(state)?;
@@ -227,7 +227,7 @@ async fn run_job(
     cancel: &Cancel,
 ) -> Result<JobOutcome, WorkError> {
     let q = queue(state)?;
-    let root = &state.config.files.root;
+    let root = &state.config().files.root;
     let rel_dir = format!(".stanley/candidates/{}", job.id);
     create_private_dir(&root.join(&rel_dir)).map_err(|source| WorkError::Folder {
         rel_dir: rel_dir.clone(),
@@ -239,12 +239,12 @@ async fn run_job(
     reserved.extend(repo.workflows.iter().map(|w| w.id.clone()));
     reserved.push(CANNOT_TELL.to_owned());
     let sources: Vec<String> = repo.workflows.iter().map(|w| w.source.clone()).collect();
-    let (before, before_hash) = state.git.snapshot()?;
+    let (before, before_hash) = state.git().snapshot()?;
     let brief = improvement_brief(job, &rel_dir, &reserved, &sources);
     let result = agent
         .run(&brief, JOB_TIMEOUT, cancel.clone(), Box::new(|_| {}))
         .await;
-    let (after, after_hash) = state.git.snapshot()?;
+    let (after, after_hash) = state.git().snapshot()?;
     let mut writes = outside(&before, &after);
     if writes.is_empty() && after_hash != before_hash {
         writes.push("(tracked file contents)".into());
@@ -269,7 +269,7 @@ async fn run_job(
         return Ok(JobOutcome::Requeued);
     }
     let diff_now = state
-        .git
+        .git()
         .diff(Scope::Worktree, None, None)
         .map(|d| d.is_present())
         .unwrap_or(false);
@@ -279,7 +279,7 @@ async fn run_job(
     };
     let load = load_candidate(state, settings, &rel_dir, facts).await;
     // A second snapshot catches writes made by the candidate's own top-level code or factory.
-    let (after2, after2_hash) = state.git.snapshot()?;
+    let (after2, after2_hash) = state.git().snapshot()?;
     for w in outside(&before, &after2) {
         if !writes.contains(&w) {
             writes.push(w);
@@ -402,7 +402,7 @@ async fn route_check(
         jev,
         model,
         base_url,
-    }) = state.jev.link(&settings.jev)
+    }) = state.jev().link(&settings.jev)
     else {
         return RoutingCheck::Skipped;
     };
@@ -458,7 +458,7 @@ pub(crate) async fn promote(
     settings: &RequestSettings,
     id: &JobId,
 ) -> Result<(String, String), RequestError> {
-    let root = &state.config.files.root;
+    let root = &state.config().files.root;
     let mut record = read_record(root, id)
         .filter(|r| r.schema == "stanley.candidate/v1")
         .ok_or_else(|| RequestError::not_found(format!("no candidate record for {id}")))?;
@@ -559,7 +559,7 @@ pub(crate) fn reject(root: &Path, id: &JobId) -> Result<CandidateRecord, Request
 
 /// Puts a job back to pending with no attempts, clearing its candidate folder unless promoted.
 pub(crate) fn retry(state: &DaemonState, id: &JobId) -> Result<Job, RequestError> {
-    let Some(_turn) = state.improve.try_turn() else {
+    let Some(_turn) = state.improve().try_turn() else {
         return Err(RequestError::unavailable(
             "the improvement worker is running; try again when it finishes",
         ));
@@ -569,7 +569,7 @@ pub(crate) fn retry(state: &DaemonState, id: &JobId) -> Result<Job, RequestError
         .get(id)
         .map_err(RequestError::from)?
         .ok_or_else(|| RequestError::not_found(format!("no improvement job {id}")))?;
-    let root = &state.config.files.root;
+    let root = &state.config().files.root;
     if read_record(root, id).is_some_and(|r| r.status == CandidateStatus::Promoted) {
         return Err(RequestError::input(format!(
             "the candidate of job {id} was promoted; nothing to retry"
@@ -595,7 +595,7 @@ pub(crate) fn retry(state: &DaemonState, id: &JobId) -> Result<Job, RequestError
 
 /// Removes a job from the queue.
 pub(crate) fn drop_job(state: &DaemonState, id: &JobId) -> Result<(), RequestError> {
-    let Some(_turn) = state.improve.try_turn() else {
+    let Some(_turn) = state.improve().try_turn() else {
         return Err(RequestError::unavailable(
             "the improvement worker is running; try again when it finishes",
         ));
@@ -610,12 +610,12 @@ pub(crate) fn drop_job(state: &DaemonState, id: &JobId) -> Result<(), RequestErr
 
 /// The daemon's background worker: drains the queue whenever a request asks it to.
 pub(crate) fn spawn_background(state: &Arc<DaemonState>) {
-    let Some(mut kicks) = state.improve.take_kicks() else {
+    let Some(mut kicks) = state.improve().take_kicks() else {
         return;
     };
     // The task holds the state only weakly between kicks, and ends when the daemon stops.
     let weak = Arc::downgrade(state);
-    let stop = state.activity.stop_token();
+    let stop = state.activity().stop_token();
     tokio::spawn(async move {
         loop {
             let env = tokio::select! {
@@ -634,7 +634,7 @@ pub(crate) fn spawn_background(state: &Arc<DaemonState>) {
             let Ok(agent) = crate::agent::pi(&state, &settings, false) else {
                 continue;
             };
-            let (_guard, cancel) = state.activity.begin();
+            let (_guard, cancel) = state.activity().begin();
             match work(&state, &settings, &agent, &cancel).await {
                 Ok(Some(done)) => {
                     for p in done {

@@ -172,7 +172,7 @@ async fn writes_outside_the_candidate_folder_reject_the_draft_on_the_first_run()
 async fn a_busy_worker_is_not_entered_twice() {
     let scene = scene();
     let agent = stand_in(&scene, AgentOutcome::Finished, Vec::new());
-    let _held = scene.state.improve.try_turn().unwrap();
+    let _held = scene.state.improve().try_turn().unwrap();
     let settings = scene.settings(true);
     let outcome = work(&scene.state, &settings, &agent, &Cancel::new())
         .await

@@ -1061,8 +1061,17 @@ fn severity_place_in_words(line: &str) -> Option<(Severity, &str, u64)> {
         .any(|w| w[0] == "in" && path_like(w[1]) && w[1].contains(['.', '/']) && w[2] == "line");
     let severity = severity.or_else(|| tight.then_some(Severity::Error))?;
     // The last `line N`: a message may quote another (`Unclosed '{' on line 2 in a.php on line
-    // 6`).
-    let at = words.iter().rposition(|w| *w == "line")?;
+    // 6`). But where `in FILE` closes the line after every `line N` (`"qty" at line 15 has
+    // similar identifier with "qty" at line 18 in a.asn1`), the lines are the message's and
+    // the first is its subject's.
+    let file_last = words.len() >= 3
+        && words[words.len() - 2] == "in"
+        && path_like(words[words.len() - 1].trim_end_matches(['.', ':']));
+    let at = if file_last {
+        words.iter().position(|w| *w == "line")?
+    } else {
+        words.iter().rposition(|w| *w == "line")?
+    };
     let number: u64 = words
         .get(at + 1)?
         .trim_end_matches(|c: char| !c.is_ascii_digit())

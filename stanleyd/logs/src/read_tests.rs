@@ -5205,3 +5205,67 @@ fn the_words_a_blank_line_above_the_compared_values_open_the_message() {
         log.blocks[0].message
     );
 }
+
+/// D-244: where `in FILE` closes a finding's line after every `line N` in it, the lines are the
+/// message's and the first is its subject's; where a `line N` follows the file (`… in a.php on
+/// line 6`), that one places it.
+#[test]
+fn a_file_that_closes_the_line_leaves_the_first_line_n_to_the_subject() {
+    let log = parse_log(
+        "\
+ERROR: Duplicate key \"port\" at line 7 shadows \"port\" at line 12 in conf/app.conf
+ERROR: Unknown section \"dbx\" at line 20 in conf/app.conf
+",
+    );
+    assert_eq!(names(&log), ["conf/app.conf:7", "conf/app.conf:20"]);
+}
+
+/// D-244: a verdict whose only name is a place (`FAIL @ a_test.rb:9`) right under the line that
+/// announced its test with a quoted name: the report is the two lines, named by the
+/// announcement; the next announcement is the next test's.
+#[test]
+fn a_verdict_with_a_place_alone_reports_the_test_announced_above_it() {
+    let log = parse_log(concat!(
+        "   LAUNCH 'adds two prices'!\n",
+        "     OK\n",
+        "   LAUNCH 'rounds half up'!\n",
+        "   FAIL @ price_test.rb:9\n",
+        "   LAUNCH 'formats euros'!\n",
+        "   FAIL @ price_test.rb:14\n",
+        "   LAUNCH 'formats pounds'!\n",
+        "     OK\n",
+    ));
+    assert_eq!(
+        named_messages(&log),
+        [
+            (
+                "rounds half up".to_owned(),
+                "FAIL @ price_test.rb:9".to_owned()
+            ),
+            (
+                "formats euros".to_owned(),
+                "FAIL @ price_test.rb:14".to_owned()
+            ),
+        ]
+    );
+}
+
+/// D-244: a task's tag before nearly every line (`web:unit ok 1 …`, one word joining parts
+/// with a colon, then a space) is the wrapper's whatever follows it: taken off, the TAP run
+/// under it is read.
+#[test]
+fn a_tag_before_nearly_every_line_is_taken_off() {
+    let log = parse_log(
+        "\
+web:unit ok 1       parses a date
+web:unit not ok 2   parses a short year
+web:unit #          Results  : 999
+web:unit #          Expected : 0999
+web:unit ok 3       pads a digit
+web:unit not ok 4   rejects day 32
+web:unit 1..4
+",
+    );
+    assert_eq!(names(&log), ["parses a short year", "rejects day 32"]);
+    assert_eq!(log.blocks[0].step.as_deref(), Some("web:unit"));
+}

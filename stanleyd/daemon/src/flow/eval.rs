@@ -200,7 +200,7 @@ pub(crate) fn executor(
     settings: &RequestSettings,
 ) -> Result<Executor, JevConfigError> {
     // The Jev client of the caller's environment, or why there is none.
-    let link = state.jev.link(&settings.jev)?;
+    let link = state.jev().link(&settings.jev)?;
     let (jev, model) = (link.jev, link.model);
     let redactor = Arc::new(settings.redactor());
     let mut opts = redacting(ExecutorOptions::new(model), redactor);
@@ -220,7 +220,7 @@ pub(crate) fn executor(
 }
 
 fn changed_files(state: &DaemonState, send_diff: bool) -> (Vec<ChangedFile>, Option<String>) {
-    let Ok(diff) = state.git.diff(Scope::Worktree, None, None) else {
+    let Ok(diff) = state.git().diff(Scope::Worktree, None, None) else {
         return (Vec::new(), None);
     };
     let changed = diff
@@ -280,9 +280,9 @@ pub(crate) async fn stop(
     last_message: &str,
     new_chain: bool,
 ) -> Result<Stop, JournalTrouble> {
-    let root = state.config.files.root.clone();
-    let store = state.flows.store().as_ref();
-    let _journal_held = state.flows.hold_journal().await;
+    let root = state.config().files.root.clone();
+    let store = state.flows().store().as_ref();
+    let _journal_held = state.flows().hold_journal().await;
     let mut journal = match read_journal(store, flow) {
         Ok(j) => j,
         Err(why) => {

@@ -120,7 +120,7 @@ pub(crate) async fn answer(
             ));
         }
     };
-    let root = state.config.files.root.clone();
+    let root = state.config().files.root.clone();
     let LoadedFlow { flow, hash } = match load_flow(&root) {
         Ok(f) => f,
         Err(FlowLoad::Missing) => return Ok(HookAnswer::default()),
@@ -136,7 +136,7 @@ pub(crate) async fn answer(
     }
     let hook = Hook {
         state,
-        store: state.flows.store().clone(),
+        store: state.flows().store().clone(),
         flow,
         settings,
     };
@@ -196,9 +196,9 @@ async fn ask_gate(
     let executor = flow_eval::executor(state, settings).ok()?;
     // Gates share the flow's one Jev budget: with it used up a gate stays silent, as it does
     // when Jev cannot answer; a request it sent is counted (an answer from the cache is not).
-    let store = state.flows.store().as_ref();
+    let store = state.flows().store().as_ref();
     {
-        let _held = state.flows.hold_journal().await;
+        let _held = state.flows().hold_journal().await;
         if read_journal(store, flow).ok()?.jev_calls >= flow.limits.max_jev_calls {
             tracing::info!(
                 gate = kind.as_str(),
@@ -210,7 +210,7 @@ async fn ask_gate(
     let outcome = executor.run(frame).await;
     let sent = executor.usage().requests;
     if sent > 0 {
-        let _held = state.flows.hold_journal().await;
+        let _held = state.flows().hold_journal().await;
         let counted = read_journal(store, flow).and_then(|mut journal| {
             for _ in 0..sent {
                 journal.count_jev(kind);
@@ -233,7 +233,7 @@ async fn ask_gate(
 impl Hook<'_> {
     async fn session_start(&self, input: &Value) -> HookAnswer {
         let (flow, store) = (&self.flow, &*self.store);
-        let held = self.state.flows.hold_journal().await;
+        let held = self.state.flows().hold_journal().await;
         let source = input
             .get("source")
             .and_then(Value::as_str)
@@ -447,7 +447,7 @@ impl Hook<'_> {
         };
         if flow.mode == Mode::Enforce {
             // Read again under the journal lock: the gate's request was counted meanwhile.
-            let _held = state.flows.hold_journal().await;
+            let _held = state.flows().hold_journal().await;
             let mut journal = read_journal(store, flow)?;
             *journal.holds.entry(key.clone()).or_default() += 1;
             store.write_state(&journal).map_err(JournalTrouble::Store)?;

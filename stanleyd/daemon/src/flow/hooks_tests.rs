@@ -229,7 +229,7 @@ async fn the_gates_count_against_the_flows_one_jev_budget() {
 async fn a_persons_question_reaches_the_next_session_and_so_does_the_answer() {
     use stanley_workflows::flow::agent::needs_human_note;
     let scene = scene();
-    let store = scene.state.flows.store().clone();
+    let store = scene.state.flows().store().clone();
     let note = needs_human_note(
         "Ship the parser with docs",
         "parse",
@@ -285,7 +285,7 @@ async fn a_complete_flow_never_shows_as_waiting_on_a_person() {
     write(&scene.root, &[(".stanley/flow.json", &flow.to_string())]);
     scene
         .state
-        .flows
+        .flows()
         .store()
         .needs_human(&needs_human_note("g", "parse", "which grammar?"))
         .unwrap();
@@ -307,7 +307,7 @@ async fn a_complete_flow_never_shows_as_waiting_on_a_person() {
         "{done}"
     );
     assert!(
-        !scene.state.flows.store().needs_human_pending(),
+        !scene.state.flows().store().needs_human_pending(),
         "the note is removed"
     );
 }

@@ -50,7 +50,7 @@ pub(crate) struct Lease {
 impl Lease {
     /// Takes the lease, or `None` when another supervisor holds it.
     pub(crate) fn take(state: &Arc<DaemonState>, cancel: Cancel) -> Option<Self> {
-        state.flows.try_lease(cancel).then(|| Self {
+        state.flows().try_lease(cancel).then(|| Self {
             state: state.clone(),
         })
     }
@@ -58,7 +58,7 @@ impl Lease {
 
 impl Drop for Lease {
     fn drop(&mut self) {
-        self.state.flows.release();
+        self.state.flows().release();
     }
 }
 
@@ -123,7 +123,7 @@ impl<'a> Supervision<'a> {
         cancel: &'a Cancel,
         say: &'a (dyn Fn(String) + Send + Sync),
     ) -> Result<(Self, String), Exit> {
-        let root = state.config.files.root.clone();
+        let root = state.config().files.root.clone();
         let LoadedFlow { flow, hash } = match load_flow(&root) {
             Ok(f) => f,
             Err(FlowLoad::Missing) => {
@@ -148,7 +148,7 @@ impl<'a> Supervision<'a> {
             }
             Err(why) => return Err(exit(FlowCode::Configuration, why)),
         }
-        let store = state.flows.store().clone();
+        let store = state.flows().store().clone();
         // A new run gets fresh restart, block and time budgets; phases and the ledger carry over.
         let journal = match update(&*store, &flow, |j| j.new_session(flow_eval::now())) {
             Ok(j) => j,

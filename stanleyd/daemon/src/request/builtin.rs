@@ -33,7 +33,7 @@ pub(crate) async fn run_builtin(
     input: Option<&Supplied>,
     events: &Events,
 ) -> Result<Answer, RequestError> {
-    let root = ctx.state.config.files.root.display().to_string();
+    let root = ctx.state.config().files.root.display().to_string();
     let request = PlanRequest {
         text,
         input: input.map(|i| PlanInput {
@@ -52,7 +52,7 @@ pub(crate) async fn run_builtin(
     // What a branch review leaves out is read beside the review, off its critical path (a
     // status walks the worktree), and said before the result.
     let leaves_out = (ctx.scope == Scope::Branch && plan.uses_diff()).then(|| {
-        let git = ctx.state.git.clone();
+        let git = ctx.state.git().clone();
         tokio::task::spawn_blocking(move || git.uncommitted())
     });
     // A diff analysis of a branch asked before with every answer from the cache is answered
@@ -70,7 +70,7 @@ pub(crate) async fn run_builtin(
     };
     if let Some((kept, output)) = memo_key
         .as_ref()
-        .and_then(|k| ctx.state.warm.results().get(k))
+        .and_then(|k| ctx.state.warm().results().get(k))
         .and_then(|kept| kept.output().map(|output| (kept, output)))
     {
         tracing::info!(workflow = builtin.id, "answered whole from the result memo");
@@ -109,7 +109,7 @@ pub(crate) async fn run_builtin(
         && ctx.trouble.get().is_none()
         && crate::warm::Remembered::keeps(&usage)
     {
-        ctx.state.warm.results().keep(
+        ctx.state.warm().results().keep(
             key,
             crate::warm::Remembered::new(
                 answer.status,
@@ -183,10 +183,10 @@ pub(crate) async fn run_plan(
         Some(source) => source,
         None => ctx.diff()?,
     };
-    let kept = ctx.state.warm.evidence().evidence(source);
+    let kept = ctx.state.warm().evidence().evidence(source);
     let evidence: &DiffEvidence = &kept;
     let tracked = if plan.reads_tracked() {
-        ctx.state.git.tracked().map_err(RequestError::from)?
+        ctx.state.git().tracked().map_err(RequestError::from)?
     } else {
         Vec::new()
     };
@@ -199,7 +199,7 @@ pub(crate) async fn run_plan(
     if !ctx.no_persist {
         // Marked in progress before its folder exists, so retention never sees it unmarked;
         // the request's summary goes into it when this built-in is what answered.
-        ctx.state.runs.started(&run_name);
+        ctx.state.runs().started(&run_name);
         ctx.run_slot.push(&run_name, id);
     }
     let recorder = recorder(ctx, &run_name, events).await?;
@@ -234,7 +234,7 @@ pub(crate) async fn run_plan(
         sources: stanley_workflows::triage::Sources {
             diff: context,
             tracked: &tracked,
-            workspace: ctx.state.git.as_ref(),
+            workspace: ctx.state.git().as_ref(),
         },
         redactor: ctx.redactor.as_ref(),
     };

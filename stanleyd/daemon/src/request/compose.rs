@@ -121,7 +121,7 @@ pub(crate) fn run_repository<'a>(
             request: request.to_owned(),
             has_input: input.is_some(),
             input,
-            root: ctx.state.config.files.root.display().to_string(),
+            root: ctx.state.config().files.root.display().to_string(),
         };
         let (tx, mut rx) = mpsc::unbounded_channel();
         // A fresh judge per workflow run: its 64-call cap and its cache are per run.

@@ -152,7 +152,9 @@ pub(crate) struct Supplied {
 impl Supplied {
     /// Reads `text` once for the request (its shape, the failure log it parses as) on a
     /// blocking thread, so that a long parse holds none of the runtime's two threads; `cancel`
-    /// ends the parse at its next check (D-162).
+    /// ends the parse at its next check (D-162). A cancelled request answers at once, whether
+    /// or not the parse has reached its check yet (on a loaded machine the thread may not run
+    /// for a while, and the daemon's drain does not wait for it: D-246).
     pub(crate) async fn read(
         text: String,
         source: String,
@@ -160,17 +162,20 @@ impl Supplied {
         parsers: Parsers,
         cancel: &Cancel,
     ) -> Result<Self, RequestError> {
-        let cancel = cancel.clone();
-        tokio::task::spawn_blocking(move || {
-            Reading::of(&text, parsers, &Pace::new(&cancel)).map(|reading| Supplied {
+        let paced = cancel.clone();
+        let parse = tokio::task::spawn_blocking(move || {
+            Reading::of(&text, parsers, &Pace::new(&paced)).map(|reading| Supplied {
                 text,
                 source,
                 file,
                 reading,
             })
-        })
-        .await
-        .map_err(|e| {
+        });
+        let done = tokio::select! {
+            done = parse => done,
+            () = cancel.cancelled() => return Err(RequestError::aborted()),
+        };
+        done.map_err(|e| {
             RequestError::context(
                 crate::error::Refusal::Internal,
                 "reading the input failed",
@@ -222,7 +227,7 @@ impl Ctx<'_> {
     /// daemon stopping) ends as aborted, whatever the port says then.
     pub(crate) fn diff(&self) -> Result<Arc<DiffSource>, RequestError> {
         self.state
-            .git
+            .git()
             .diff_until(
                 self.scope,
                 self.base.as_deref(),
@@ -247,7 +252,7 @@ impl Ctx<'_> {
         if let Some(cache) = &self.cache {
             opts = opts.cache(cache.clone());
         }
-        if let Some(cap) = self.state.config.jev_timeout_cap {
+        if let Some(cap) = self.state.config().jev_timeout_cap {
             opts = opts.cap_timeout(cap);
         }
         Executor::new(
@@ -315,11 +320,11 @@ pub(crate) fn cache_use(
     no_persist: bool,
     endpoint: &str,
 ) -> Option<CacheUse> {
-    let cache = state.caches.local().filter(|_| settings.cache)?;
+    let cache = state.caches().local().filter(|_| settings.cache)?;
     Some(CacheUse {
         cache,
         remote: state
-            .caches
+            .caches()
             .team()
             .for_request(settings.team_cache.as_ref()),
         write: !no_persist,
@@ -338,7 +343,7 @@ pub(crate) async fn recorder(
         return Ok(Arc::new(NoRecords));
     }
     let redactor: Arc<dyn Redactor> = ctx.redactor.clone();
-    match FsRecorder::create(&ctx.state.config.files.root, id, redactor) {
+    match FsRecorder::create(&ctx.state.config().files.root, id, redactor) {
         Ok(r) => Ok(Arc::new(r)),
         Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Err(RequestError::input(
             format!("cannot write run records: {e}"),

@@ -254,7 +254,7 @@ pub(crate) async fn run(
 ) -> v1::Result {
     // The request's settings, read once.
     let settings = state.settings(&request.env);
-    let redactor = Arc::new(state.warm.clean_texts().attach(settings.redactor()));
+    let redactor = Arc::new(state.warm().clean_texts().attach(settings.redactor()));
     let track = Track::default();
     let events = Events {
         tx: events,
@@ -285,7 +285,7 @@ pub(crate) async fn run(
     )
     .await;
     // A team cache that failed during the request says so once, in the request that paid for it.
-    if let Some(line) = state.caches.team().take_warning() {
+    if let Some(line) = state.caches().team().take_warning() {
         events.warning(&line).await;
     }
     let usage = track.tally.snapshot();
@@ -326,7 +326,7 @@ pub(crate) async fn run(
 /// Writes the judgment cache's new answers to disk on a blocking thread, so they survive a
 /// crash and the result is not held up by it.
 fn flush_cache(state: &DaemonState) {
-    state.caches.flush_later();
+    state.caches().flush_later();
 }
 
 /// The request's text, trimmed and checked.
@@ -359,17 +359,17 @@ fn context<'a>(
         model,
         base_url,
     } = state
-        .jev
+        .jev()
         .link(&settings.jev)
         .map_err(|e| RequestError::caused(crate::error::Refusal::Input, e))?;
     let cache = cache_use(state, settings, request.no_persist, &base_url);
     let budget = BudgetLimits {
         input_tokens: settings
             .max_input_tokens
-            .map_or(state.config.budget.input_tokens, |cap| {
-                cap.min(state.config.budget.input_tokens)
+            .map_or(state.config().budget.input_tokens, |cap| {
+                cap.min(state.config().budget.input_tokens)
             }),
-        ..state.config.budget
+        ..state.config().budget
     };
     let settings_digest = cache.is_some().then(|| {
         let env: std::collections::BTreeMap<_, _> = request.env.iter().collect();
@@ -400,10 +400,10 @@ fn context<'a>(
 /// Says what the person should know before the request runs: a recovered queue, quarantined
 /// or switched-off repository workflows, their load-time warnings, candidates awaiting review.
 async fn announce(state: &DaemonState, repo: &RepoSnapshot, events: &Events) {
-    if let Some(line) = state.improve.take_recovery() {
+    if let Some(line) = state.improve().take_recovery() {
         events.warning(&line).await;
     }
-    if let Some(line) = state.caches.take_warning() {
+    if let Some(line) = state.caches().take_warning() {
         events.warning(&line).await;
     }
     for d in &repo.diagnostics {
@@ -420,7 +420,7 @@ async fn announce(state: &DaemonState, repo: &RepoSnapshot, events: &Events) {
     for record in repo.init_logs.iter().filter(|r| r.level.is_notable()) {
         events.notice(&record.line("")).await;
     }
-    let waiting = crate::candidates::validated_candidates(&state.config.files.root);
+    let waiting = crate::candidates::validated_candidates(&state.config().files.root);
     if !waiting.is_empty() {
         events
             .notice(format!(
@@ -536,7 +536,7 @@ async fn serve(
     ctx.tally = track.tally;
     ctx.run_slot = track.run;
     let input = read_input(
-        &state.config.files.root,
+        &state.config().files.root,
         request.input.clone(),
         ctx.triage_parsers,
         &ctx.cancel,
@@ -552,7 +552,7 @@ async fn serve(
     repository::register(&builtins, &repo.workflows)?;
     if agent.is_some() {
         state
-            .improve
+            .improve()
             .kick_if_pending(settings.auto_improve, &settings.env);
     }
     let builtin_ids: Vec<&str> = builtins.iter().map(|b| b.id).collect();
@@ -669,7 +669,7 @@ async fn delegate(
     input: Option<&Supplied>,
     events: &Events,
 ) -> Result<Answer, RequestError> {
-    let root = &ctx.state.config.files.root;
+    let root = &ctx.state.config().files.root;
     let before = guard::fingerprint(root);
     let instructions = delegation_instructions(request, input.map(|i| i.text.as_str()));
     let progress_tx = events.tx.clone();
@@ -733,7 +733,7 @@ async fn delegate(
         Supplied::shape_of(input),
         stanley_workflows::time::Stamp(stanley_workflows::time::Timestamp::now()),
     );
-    match ctx.state.improve.store().map(|q| q.enqueue(&job)) {
+    match ctx.state.improve().store().map(|q| q.enqueue(&job)) {
         Some(Ok(enqueued)) => {
             tracing::info!(job = %job.id, ?enqueued, "improvement job");
             events
@@ -754,7 +754,7 @@ async fn delegate(
             events
                 .warning(format!(
                     "no improvement job was queued: {}",
-                    ctx.state.improve.unavailable()
+                    ctx.state.improve().unavailable()
                 ))
                 .await;
         }

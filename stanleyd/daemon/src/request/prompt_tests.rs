@@ -307,7 +307,7 @@ async fn after_a_panicking_request_the_daemon_keeps_serving() {
     assert!(second.error.is_none(), "{second:?}");
     assert_eq!(second.workflow, "review");
     assert_eq!(
-        scene.state.activity.running_now(),
+        scene.state.activity().running_now(),
         0,
         "no request is left running"
     );

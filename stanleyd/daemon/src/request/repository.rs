@@ -61,11 +61,11 @@ pub(crate) fn stage_folder(state: &DaemonState, rel_dir: &str) -> Result<Staged,
     static NEXT: AtomicU64 = AtomicU64::new(1);
     state.private_tmp()?;
     let dest: PathBuf = state
-        .config
+        .config()
         .files
         .private_dir()
         .join(format!("load-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
-    Ok(stage(&state.config.files.root, rel_dir, &dest)?)
+    Ok(stage(&state.config().files.root, rel_dir, &dest)?)
 }
 
 /// Starts a workflow host for this repository with the request's environment for repository
@@ -81,12 +81,12 @@ pub(crate) async fn start_host(
     let dir = settings
         .workflow_host
         .clone()
-        .or_else(|| state.config.workflow_host.clone());
+        .or_else(|| state.config().workflow_host.clone());
     let files = locate(
         dir.as_deref().and_then(|d| d.to_str()),
         &std::env::current_exe().unwrap_or_default(),
     )?;
-    let root = &state.config.files.root;
+    let root = &state.config().files.root;
     let tmp = state.private_tmp()?;
     let folder = staged.dir.join("workflows");
     let confinement = Confinement {
@@ -238,13 +238,13 @@ async fn load(
 /// its trust changed, or the host died. Untrusted content is never handed to the host.
 pub(crate) async fn refresh(state: &DaemonState, settings: &RequestSettings) -> Arc<RepoSnapshot> {
     // The walk reads every file of the folder (bounded by the tree's limits): off the runtime.
-    let root = state.config.files.root.clone();
+    let root = state.config().files.root.clone();
     let disk = match tokio::task::spawn_blocking(move || OnDisk::read(&root)).await {
         Ok(disk) => disk,
-        Err(_) => OnDisk::read(&state.config.files.root),
+        Err(_) => OnDisk::read(&state.config().files.root),
     };
     let key: LoadKey = (disk.workflows.clone(), allowed(state, settings, &disk));
-    let mut slot = state.repo.lock().await;
+    let mut slot = state.repo().lock().await;
     if let Some((old, snapshot)) = slot.as_ref() {
         let healthy = snapshot.host.as_ref().is_none_or(|h| h.is_alive());
         if *old == key && healthy {

@@ -66,12 +66,12 @@ impl Flows for FlowService {
         &self,
         request: Request<RunFlowRequest>,
     ) -> Result<Response<Self::RunFlowStream>, Status> {
-        if self.state.activity.stop_token().is_cancelled() {
+        if self.state.activity().stop_token().is_cancelled() {
             return Err(RequestError::unavailable("the daemon is shutting down").into());
         }
         let settings = self.state.settings(&request.into_inner().env);
         let (tx, rx) = mpsc::channel(64);
-        let (guard, cancel) = self.state.activity.begin();
+        let (guard, cancel) = self.state.activity().begin();
         let state = self.state.clone();
         tokio::spawn(async move {
             let _guard = guard;
@@ -123,7 +123,7 @@ impl Flows for FlowService {
         &self,
         _request: Request<StopFlowRequest>,
     ) -> Result<Response<StopFlowResponse>, Status> {
-        let running = self.state.flows.running();
+        let running = self.state.flows().running();
         if let Some(cancel) = &running {
             cancel.cancel();
         }
@@ -159,7 +159,7 @@ impl Flows for FlowService {
             ))
             .into());
         }
-        let root = &self.state.config.files.root;
+        let root = &self.state.config().files.root;
         let path = root.join(FLOW_FILE);
         if path.exists() && !request.force {
             return Err(RequestError::exists(format!(
@@ -189,9 +189,9 @@ impl Flows for FlowService {
         &self,
         _request: Request<FlowStatusRequest>,
     ) -> Result<Response<FlowStatusResponse>, Status> {
-        let root = &self.state.config.files.root;
+        let root = &self.state.config().files.root;
         let flow = load_flow(root).map_err(RequestError::from)?.flow;
-        let store = self.state.flows.store().as_ref();
+        let store = self.state.flows().store().as_ref();
         let journal = stored_journal(store, &flow).map_err(RequestError::from)?;
         let phases: Vec<Value> = flow
             .phases

@@ -49,10 +49,10 @@ impl QueueService {
 
     fn queue(&self) -> Result<&dyn JobQueue, Status> {
         self.state
-            .improve
+            .improve()
             .store()
             .map(|q| &**q)
-            .ok_or_else(|| RequestError::from(&*self.state.improve.unavailable()).into())
+            .ok_or_else(|| RequestError::from(&*self.state.improve().unavailable()).into())
     }
 }
 
@@ -113,7 +113,7 @@ impl Queue for QueueService {
     ) -> Result<Response<ListJobsResponse>, Status> {
         let jobs = self.queue()?.list().map_err(RequestError::from)?;
         let recoveries =
-            stanley_adapters::queue::recoveries(&self.state.config.files.root.join(".stanley"))
+            stanley_adapters::queue::recoveries(&self.state.config().files.root.join(".stanley"))
                 .iter()
                 .map(stanley_adapters::queue::Recovery::line)
                 .collect();
@@ -212,7 +212,7 @@ impl Queue for QueueService {
         &self,
         _request: Request<ListCandidatesRequest>,
     ) -> Result<Response<ListCandidatesResponse>, Status> {
-        let records = crate::candidates::candidates(&self.state.config.files.root);
+        let records = crate::candidates::candidates(&self.state.config().files.root);
         Ok(Response::new(ListCandidatesResponse {
             candidates: records.iter().map(record_json).collect(),
         }))
@@ -223,7 +223,7 @@ impl Queue for QueueService {
         request: Request<JobIdRequest>,
     ) -> Result<Response<CandidateResponse>, Status> {
         let record = crate::candidates::candidate(
-            &self.state.config.files.root,
+            &self.state.config().files.root,
             &candidate_id(request.into_inner().id)?,
         )?;
         Ok(Response::new(CandidateResponse {
@@ -236,7 +236,7 @@ impl Queue for QueueService {
         request: Request<JobIdRequest>,
     ) -> Result<Response<CandidateResponse>, Status> {
         let record = crate::worker::reject(
-            &self.state.config.files.root,
+            &self.state.config().files.root,
             &candidate_id(request.into_inner().id)?,
         )?;
         Ok(Response::new(CandidateResponse {

@@ -66,15 +66,15 @@ impl Stanley for StanleyService {
         &self,
         _request: Request<GetStatusRequest>,
     ) -> Result<Response<GetStatusResponse>, Status> {
-        self.state.activity.touch();
-        let config = &self.state.config;
+        self.state.activity().touch();
+        let config = &self.state.config();
         Ok(Response::new(GetStatusResponse {
             protocol_version: config.protocol_version,
             daemon_version: config.version.clone(),
             pid: std::process::id(),
             root: config.files.root.display().to_string(),
-            uptime_ms: self.state.activity.uptime().as_millis() as u64,
-            active_requests: self.state.activity.running_now() as u32,
+            uptime_ms: self.state.activity().uptime().as_millis() as u64,
+            active_requests: self.state.activity().running_now() as u32,
             workflows: BUILTINS
                 .iter()
                 .filter(|b| b.implemented)
@@ -90,7 +90,7 @@ impl Stanley for StanleyService {
         &self,
         request: Request<PromptRequest>,
     ) -> Result<Response<Self::PromptStream>, Status> {
-        if self.state.activity.stop_token().is_cancelled() {
+        if self.state.activity().stop_token().is_cancelled() {
             return Err(
                 crate::error::RequestError::unavailable("the daemon is shutting down").into(),
             );
@@ -98,7 +98,7 @@ impl Stanley for StanleyService {
         let request = request.into_inner();
         let (tx, rx) = mpsc::channel(32);
         // Counted as active (and cancellable at shutdown) for as long as it runs.
-        let (guard, cancel) = self.state.activity.begin();
+        let (guard, cancel) = self.state.activity().begin();
         let id = guard.id();
         let state = self.state.clone();
         tokio::spawn(async move {
@@ -150,7 +150,7 @@ impl Stanley for StanleyService {
         request: Request<StopDaemonRequest>,
     ) -> Result<Response<StopDaemonResponse>, Status> {
         tracing::info!(reason = %request.into_inner().reason, "stop requested");
-        self.state.activity.stop_token().cancel();
+        self.state.activity().stop_token().cancel();
         Ok(Response::new(StopDaemonResponse {
             pid: std::process::id(),
         }))

@@ -1,7 +1,6 @@
 //! The `Trust` gRPC service: what is trusted, and trusting or revoking the repository's code.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use stanley_adapters::trust::OnDisk;
 use stanley_proto::v1::trust_server::Trust;
@@ -12,29 +11,31 @@ use stanley_workflows::trust::{Verdict, assess, assess_agent, grant};
 use tonic::{Request, Response, Status};
 
 use crate::error::RequestError;
-use crate::state::DaemonState;
+use crate::state::SettingsSource;
 use crate::trust::{allowed_as_is, store};
 
+/// Reads and writes the trust file: it needs the configuration and a request's settings,
+/// nothing else of the daemon's.
 pub(crate) struct TrustService {
-    state: Arc<DaemonState>,
+    source: SettingsSource,
 }
 
 impl TrustService {
-    pub(crate) fn new(state: Arc<DaemonState>) -> Self {
-        Self { state }
+    pub(crate) fn new(source: SettingsSource) -> Self {
+        Self { source }
     }
 
     fn status(&self, env: &HashMap<String, String>) -> Result<TrustStatus, Status> {
-        let root = &self.state.config.files.root;
+        let root = &self.source.config().files.root;
         let disk = OnDisk::read(root).with_head(root).with_agent(root);
-        let store = store(&self.state).ok();
+        let store = store(self.source.config()).ok();
         let record = match &store {
             Some(s) => s
                 .record(root)
                 .map_err(|e| RequestError::caused(crate::error::Refusal::Input, e))?,
             None => None,
         };
-        let overridden = self.state.settings(env).trust_worktree;
+        let overridden = self.source.settings(env).trust_worktree;
         let (assessment, agent) = if overridden {
             let agent = if disk.agent.is_empty() {
                 Verdict::Absent
@@ -97,8 +98,8 @@ impl Trust for TrustService {
         request: Request<GrantTrustRequest>,
     ) -> Result<Response<TrustStatus>, Status> {
         let edits = request.into_inner().edits;
-        let root = self.state.config.files.root.clone();
-        let store = store(&self.state).map_err(RequestError::from)?;
+        let root = self.source.config().files.root.clone();
+        let store = store(self.source.config()).map_err(RequestError::from)?;
         let disk = OnDisk::read(&root).with_head(&root).with_agent(&root);
         let at = stanley_adapters::clock::now();
         store
@@ -121,8 +122,8 @@ impl Trust for TrustService {
         &self,
         _request: Request<RevokeTrustRequest>,
     ) -> Result<Response<TrustStatus>, Status> {
-        let root = self.state.config.files.root.clone();
-        let store = store(&self.state).map_err(RequestError::from)?;
+        let root = self.source.config().files.root.clone();
+        let store = store(self.source.config()).map_err(RequestError::from)?;
         store
             .update(&root, |r| *r = None)
             .map_err(|e| RequestError::caused(crate::error::Refusal::Input, e))?;

@@ -25,7 +25,7 @@ impl Ui for UiService {
         &self,
         _request: GrpcRequest<OpenUiRequest>,
     ) -> Result<GrpcResponse<OpenUiResponse>, Status> {
-        self.state.activity.touch();
+        self.state.activity().touch();
         let (url, port, started) = open(&self.state)?;
         Ok(GrpcResponse::new(OpenUiResponse {
             url,

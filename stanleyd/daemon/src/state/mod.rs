@@ -104,30 +104,56 @@ impl Repo for Git2Repo {
     }
 }
 
-/// What every request shares.
+/// What a request's settings are read from: the daemon's configuration and the live
+/// delegations' capabilities (a delegated request reads its parent's Jev settings). Cheap to
+/// clone: a service that needs nothing else holds this alone.
+#[derive(Clone)]
+pub(crate) struct SettingsSource {
+    config: Arc<DaemonConfig>,
+    delegations: Arc<crate::delegation::Delegations>,
+}
+
+impl SettingsSource {
+    /// The daemon's configuration.
+    pub(crate) fn config(&self) -> &DaemonConfig {
+        &self.config
+    }
+
+    /// A request's settings, read once from its environment: a live delegation capability
+    /// brings its parent's Jev settings in place of the request's own (`crate::delegation`).
+    pub(crate) fn settings(
+        &self,
+        env: &HashMap<String, String>,
+    ) -> crate::settings::RequestSettings {
+        let env = self.delegations.resolve(env);
+        crate::settings::RequestSettings::parse(&env, &self.config.files.root)
+    }
+}
+
+/// What every request shares: one handle per concern, each reached through its accessor
+/// (no field is open to the rest of the daemon).
 pub(crate) struct DaemonState {
-    pub(crate) config: DaemonConfig,
-    pub(crate) git: Arc<dyn Repo>,
+    /// The configuration and the live delegations, which a request's settings are read from.
+    source: SettingsSource,
+    git: Arc<dyn Repo>,
     /// How requests reach Jev (System One over one shared HTTP pool, which holds no key).
-    pub(crate) jev: Box<dyn JevPort>,
+    jev: Box<dyn JevPort>,
     /// The flow's store, its journal lock and the supervisor's single-runner lease.
-    pub(crate) flows: flows::FlowSlot,
+    flows: flows::FlowSlot,
     /// The improvement queue, the worker's turn at it and its wake-up channel.
-    pub(crate) improve: improve::ImproveQueue,
+    improve: improve::ImproveQueue,
     /// The judgment cache's local and team levels.
-    pub(crate) caches: Arc<cache_levels::CacheLevels>,
+    caches: Arc<cache_levels::CacheLevels>,
     /// Runs in progress and the run events for `Runs.WatchRuns`.
-    pub(crate) runs: Arc<live_runs::LiveRuns>,
+    runs: Arc<live_runs::LiveRuns>,
     /// The repository workflows and their warm host.
-    pub(crate) repo: repo::RepoSlot,
+    repo: repo::RepoSlot,
     /// The local web page, while it serves.
-    pub(crate) ui: page::UiSlot,
+    ui: page::UiSlot,
     /// The last branch evidence, whole answers from the cache, clean texts (issue 32, D-132).
-    pub(crate) warm: Arc<crate::warm::WarmMemo>,
-    /// The live delegations' capabilities (`crate::delegation`).
-    pub(crate) delegations: Arc<crate::delegation::Delegations>,
+    warm: Arc<crate::warm::WarmMemo>,
     /// What runs now, since when nothing has, and the stop.
-    pub(crate) activity: activity::Activity,
+    activity: activity::Activity,
 }
 
 /// The user's own signing key, beside the trust file (outside every worktree), or why there is
@@ -229,14 +255,77 @@ struct Opened {
 }
 
 impl DaemonState {
-    /// A request's settings, read once from its environment: a live delegation capability
-    /// brings its parent's Jev settings in place of the request's own (`crate::delegation`).
+    /// The daemon's configuration (its files, limits and the trust file's place).
+    pub(crate) fn config(&self) -> &DaemonConfig {
+        &self.source.config
+    }
+
+    /// What a request's settings are read from, for a service that needs nothing else.
+    pub(crate) fn settings_source(&self) -> &SettingsSource {
+        &self.source
+    }
+
+    /// The repository port.
+    pub(crate) fn git(&self) -> &Arc<dyn Repo> {
+        &self.git
+    }
+
+    /// How requests reach Jev.
+    pub(crate) fn jev(&self) -> &dyn JevPort {
+        self.jev.as_ref()
+    }
+
+    /// The flow's store, its journal lock and the supervisor's lease.
+    pub(crate) fn flows(&self) -> &flows::FlowSlot {
+        &self.flows
+    }
+
+    /// The improvement queue and its worker's turn.
+    pub(crate) fn improve(&self) -> &improve::ImproveQueue {
+        &self.improve
+    }
+
+    /// The judgment cache's levels.
+    pub(crate) fn caches(&self) -> &Arc<cache_levels::CacheLevels> {
+        &self.caches
+    }
+
+    /// Runs in progress and their events.
+    pub(crate) fn runs(&self) -> &Arc<live_runs::LiveRuns> {
+        &self.runs
+    }
+
+    /// The repository workflows and their warm host.
+    pub(crate) fn repo(&self) -> &repo::RepoSlot {
+        &self.repo
+    }
+
+    /// The local web page, while it serves.
+    pub(crate) fn ui(&self) -> &page::UiSlot {
+        &self.ui
+    }
+
+    /// The warm memo.
+    pub(crate) fn warm(&self) -> &Arc<crate::warm::WarmMemo> {
+        &self.warm
+    }
+
+    /// The live delegations' capabilities.
+    pub(crate) fn delegations(&self) -> &Arc<crate::delegation::Delegations> {
+        &self.source.delegations
+    }
+
+    /// What runs now, and the stop.
+    pub(crate) fn activity(&self) -> &activity::Activity {
+        &self.activity
+    }
+
+    /// A request's settings, read once from its environment ([`SettingsSource::settings`]).
     pub(crate) fn settings(
         &self,
         env: &HashMap<String, String>,
     ) -> crate::settings::RequestSettings {
-        let env = self.delegations.resolve(env);
-        crate::settings::RequestSettings::parse(&env, &self.config.files.root)
+        self.source.settings(env)
     }
 
     /// The state over `ports` (those not supplied opened for real), with the stores under
@@ -270,7 +359,10 @@ impl DaemonState {
             key,
         );
         Ok(Self {
-            config: config.clone(),
+            source: SettingsSource {
+                config: Arc::new(config.clone()),
+                delegations: Arc::default(),
+            },
             git,
             flows: flows::FlowSlot::new(Arc::new(
                 stanley_adapters::flow_store::FileFlowStore::new(&config.files.root, flow_key),
@@ -282,7 +374,6 @@ impl DaemonState {
             repo: tokio::sync::Mutex::new(None),
             ui: page::UiSlot::default(),
             warm: Arc::default(),
-            delegations: Arc::default(),
             activity: activity::Activity::new(stop),
         })
     }
@@ -305,7 +396,7 @@ impl DaemonState {
     /// `TMPDIR` for the processes Stanley starts for its own work (the workflow hosts, the
     /// agent): a folder of this daemon's inside the private runtime folder, made when missing.
     pub(crate) fn private_tmp(&self) -> Result<std::path::PathBuf, stanley_proto::private::Unsafe> {
-        self.config.files.ensure_private()
+        self.source.config.files.ensure_private()
     }
 
     /// [`Self::private_tmp`] for the agent, or none (with a warning in the log) when it cannot

@@ -73,7 +73,7 @@ struct Ctx {
 /// Starts the page, or returns the one serving: (its address, `http://127.0.0.1:<port>/<token>/`,
 /// port, started).
 pub(crate) fn open(state: &Arc<DaemonState>) -> Result<(String, u16, bool), RequestError> {
-    let mut slot = state.ui.0.lock().unwrap_or_else(|e| e.into_inner());
+    let mut slot = state.ui().0.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(serving) = slot.as_ref().filter(|s| !s.stop.is_cancelled()) {
         return Ok((serving.url.clone(), serving.port, false));
     }
@@ -99,7 +99,7 @@ pub(crate) fn open(state: &Arc<DaemonState>) -> Result<(String, u16, bool), Requ
         }),
         stop: Cancel::new(),
         repo: state
-            .config
+            .config()
             .files
             .root
             .file_name()
@@ -109,12 +109,12 @@ pub(crate) fn open(state: &Arc<DaemonState>) -> Result<(String, u16, bool), Requ
         base: guard.base().into(),
     };
     let app = router(ctx.clone(), guard);
-    spawn_lifetime(ctx.clone(), state.config.ui_idle);
+    spawn_lifetime(ctx.clone(), state.config().ui_idle);
     let stop = ctx.stop.clone();
     let cleared = state.clone();
     tokio::spawn(async move {
         serve(listener, app, stop).await;
-        cleared.ui.clear(port);
+        cleared.ui().clear(port);
         tracing::info!(port, "the page stopped");
     });
     tracing::info!(port, "the page is serving on 127.0.0.1");
@@ -181,7 +181,7 @@ async fn serve(listener: tokio::net::TcpListener, app: Router, stop: Cancel) {
 /// Stops the page when the daemon stops, or when nobody has wanted it for `idle`.
 fn spawn_lifetime(ctx: Ctx, idle: Duration) {
     let tick = (idle / 4).clamp(Duration::from_millis(20), Duration::from_secs(5));
-    let daemon_stop = ctx.state.activity.stop_token();
+    let daemon_stop = ctx.state.activity().stop_token();
     tokio::spawn(async move {
         loop {
             tokio::select! {
@@ -214,7 +214,7 @@ fn router(ctx: Ctx, guard: Guard) -> Router {
                 async move {
                     guard::enforce(guard, request, next, move || {
                         ctx.seen.touch();
-                        ctx.state.activity.touch();
+                        ctx.state.activity().touch();
                     })
                     .await
                 }
@@ -352,7 +352,7 @@ fn events(
                     () = tokio::time::sleep(wait) => {}
                 }
                 wait = LIVE_TICK;
-                ctx.state.activity.touch();
+                ctx.state.activity().touch();
                 let (_, _, main) = render(&ctx, page.clone()).await;
                 let seen = fingerprint(&main);
                 if seen != shown {

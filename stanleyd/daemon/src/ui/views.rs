@@ -145,7 +145,7 @@ impl Rendered {
 
 /// Reads and renders `page` (blocking: it reads files), its links under `base` (`/<token>`).
 pub(crate) fn render(state: &DaemonState, base: &str, page: &Page) -> Rendered {
-    let root = &state.config.files.root;
+    let root = &state.config().files.root;
     match page {
         Page::Overview => overview(state, base),
         Page::Runs => {
@@ -183,10 +183,10 @@ fn run(root: &Path, id: &str) -> Rendered {
 }
 
 fn queue(state: &DaemonState, base: &str) -> Rendered {
-    let root = &state.config.files.root;
-    let jobs = match state.improve.store() {
+    let root = &state.config().files.root;
+    let jobs = match state.improve().store() {
         Some(q) => q.list().map_err(|e| e.to_string()),
-        None => Err(state.improve.unavailable().to_string()),
+        None => Err(state.improve().unavailable().to_string()),
     };
     let recoveries: Vec<String> = stanley_adapters::queue::recoveries(&root.join(".stanley"))
         .iter()
@@ -277,8 +277,8 @@ struct FlowRead {
 impl FlowRead {
     /// The flow file and its journal, or why the file does not load.
     fn of(state: &DaemonState) -> Result<Self, FlowLoad> {
-        let flow = load_flow(&state.config.files.root)?.flow;
-        let store = state.flows.store().as_ref();
+        let flow = load_flow(&state.config().files.root)?.flow;
+        let store = state.flows().store().as_ref();
         let journal = match store.read_state() {
             Ok(Some(text)) => FlowState::parse(&text, &flow)
                 .map(Some)
@@ -337,7 +337,7 @@ fn flow(state: &DaemonState) -> Rendered {
             return Rendered::ok("Flow", pages::problem("Flow", &unusable.to_string()));
         }
     };
-    let recoveries = crate::flow::eval::journal_recoveries(state.flows.store().as_ref());
+    let recoveries = crate::flow::eval::journal_recoveries(state.flows().store().as_ref());
     let facts = pages::FlowFacts {
         journal: read
             .journal
@@ -367,11 +367,11 @@ fn flow_line(state: &DaemonState) -> String {
 }
 
 fn overview(state: &DaemonState, base: &str) -> Rendered {
-    let root = &state.config.files.root;
+    let root = &state.config().files.root;
     let mut latest = stanley_adapters::runs::list(root);
     latest.truncate(5);
     let queue = state
-        .improve
+        .improve()
         .store()
         .and_then(|q| q.list().ok())
         .map(|jobs| {

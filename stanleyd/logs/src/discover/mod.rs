@@ -2233,6 +2233,7 @@ pub(crate) fn segment(
     let mut spans = reading;
     name_by_status_above(lines, &mut spans);
     name_announced(lines, &mut spans);
+    verdicts_under_announcements(lines, &mut spans);
     name_by_section_title(lines, &mut spans);
     name_by_verdict_under(lines, &mut spans);
     name_by_closing_verdict(lines, &mut spans);
@@ -2491,6 +2492,42 @@ fn name_announced(lines: &[String], spans: &mut [Span]) {
                 .map(str::to_owned);
         }
         after = s.end;
+    }
+}
+
+/// A word and a quoted name, as a runner announces the test it starts (`FIRE 'converts
+/// body temperature'!`): the name.
+fn quoted_announcement(line: &str) -> Option<&str> {
+    let (word, rest) = line.trim().split_once(' ')?;
+    if !word.chars().all(char::is_alphabetic) {
+        return None;
+    }
+    let quote = rest.chars().next().filter(|c| ['\'', '"'].contains(c))?;
+    let (name, after) = rest[1..].split_once(quote)?;
+    (!name.trim().is_empty() && after.chars().all(|c| c.is_ascii_punctuation())).then_some(name)
+}
+
+/// A verdict whose only name is a place (`FAIL @ temps_test.rb:11`) right under the line
+/// that announced its test (`FIRE 'converts body temperature'!`): the report is the
+/// announcement and the verdict, named by the announced name (what follows the verdict is the
+/// next test's).
+fn verdicts_under_announcements(lines: &[String], spans: &mut [Span]) {
+    for s in spans.iter_mut() {
+        let place_only = s.name.as_deref().is_some_and(|n| {
+            crate::line::bare_location(n.trim_start_matches("@ ").trim_start_matches("at "))
+        });
+        if !place_only || s.start == 0 {
+            continue;
+        }
+        let above = &lines[s.start - 1];
+        if indent(above) != indent(&lines[s.start]) {
+            continue;
+        }
+        if let Some(name) = quoted_announcement(above) {
+            s.name = Some(name.to_owned());
+            s.end = s.start + 1;
+            s.start -= 1;
+        }
     }
 }
 

@@ -511,11 +511,69 @@ fn levels_off(lines: &mut [String]) {
     }
 }
 
+/// A task's tag before nearly every line (`unit:dates ok 1 …`, `unit:dates #   Results : …`,
+/// a log transformer's): one word that joins parts with `:`, `/`, `@` or `#` and a space after
+/// it, on nine lines in ten that have text and on [`MIN_LINES`] or more. The tag is the
+/// wrapper's whatever follows it. Linear: one count per first word.
+fn tagged(lines: &[String]) -> Option<String> {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    let mut with_text = 0;
+    for line in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        with_text += 1;
+        if line.starts_with(char::is_whitespace) {
+            continue;
+        }
+        if let Some((word, _)) = line.split_once(' ') {
+            *counts.entry(word).or_default() += 1;
+        }
+    }
+    let (word, n) = counts
+        .into_iter()
+        .max_by_key(|&(w, n)| (n, std::cmp::Reverse(w)))?;
+    let joined = word
+        .char_indices()
+        .any(|(i, c)| ":/@#".contains(c) && i > 0 && i + 1 < word.len());
+    let tag = joined
+        && !word.contains("://")
+        && !crate::line::bare_location(word)
+        && crate::diagnostics::location(word).is_none()
+        && word
+            .chars()
+            .all(|c| c.is_alphanumeric() || ":/@#._-".contains(c));
+    (tag && n >= MIN_LINES && n * 10 >= with_text * 9).then(|| word.to_owned())
+}
+
+/// Takes a [`tagged`] log's tag off its lines and makes it their step.
+fn tags_off(log: &mut Unwrapped) {
+    let Some(tag) = tagged(&log.lines) else {
+        return;
+    };
+    let lead = format!("{tag} ");
+    let k = log.step_names.len();
+    log.step_names.push(tag);
+    for (i, line) in log.lines.iter_mut().enumerate() {
+        let Some(rest) = line.strip_prefix(&lead) else {
+            continue;
+        };
+        *line = rest.to_owned();
+        if log.steps[i].is_none() {
+            log.steps[i] = Some(k);
+        }
+    }
+    if log.wrapper.is_none() {
+        log.wrapper = Some(Wrapper::Prefixed);
+    }
+}
+
 /// Takes the stream labels off `log`'s lines (in place), makes each label the step of its
 /// lines, and puts interleaved streams back one after another (`origin` then maps each line to
 /// its input line). A log without such labels is left as it is.
 pub(crate) fn separate(log: &mut Unwrapped) {
     levels_off(&mut log.lines);
+    tags_off(log);
     let shapes = wrappers(&log.lines);
     if shapes.is_empty() {
         return;
