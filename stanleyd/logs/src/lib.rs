@@ -329,6 +329,7 @@ pub fn parse_log_paced(
     )?;
     let rest = name_in_scopes(rest, &lines, &scopes);
     let rest = named_by_their_rows(rest, &lines);
+    let rest = without_recited(rest);
     let rest = without_listed(rest, &blocks);
     let first = settle(
         blocks.iter().cloned().chain(rest).collect(),
@@ -654,6 +655,37 @@ fn named_by_their_rows(mut blocks: Vec<FailureBlock>, lines: &[String]) -> Vec<F
         !gone[k - 1]
     });
     blocks
+}
+
+/// `blocks` without the one-line rows that recite a report's message after the reports (`✘
+/// TypeError Cannot read properties of undefined` under the report whose message is `TypeError:
+/// Cannot read properties of undefined`): a closing list of what failed, no failures of their
+/// own. Compared by letters and digits alone; linear, the messages looked up in a set.
+fn without_recited(blocks: Vec<FailureBlock>) -> Vec<FailureBlock> {
+    let key = |text: &str| -> String {
+        text.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let said: std::collections::HashSet<String> = blocks
+        .iter()
+        .filter(|b| b.lines.len() > 1 && b.test_name.is_some())
+        .filter_map(|b| b.message.as_deref()?.lines().next().map(key))
+        .filter(|k| k.len() >= 8)
+        .collect();
+    if said.is_empty() {
+        return blocks;
+    }
+    blocks
+        .into_iter()
+        .filter(|b| {
+            !(b.lines.len() == 1
+                && b.test_name
+                    .as_deref()
+                    .is_some_and(|n| said.contains(&key(n))))
+        })
+        .collect()
 }
 
 /// `rest` without the one-line status rows that only list a failure a runner's parser reported

@@ -816,7 +816,10 @@ fn names_a_test(mark: &str, name: &str) -> bool {
         name.split_whitespace().collect::<Vec<_>>().as_slice(),
         [_, "failed" | "errored"]
     ) && ["✖ ", "✘ ", "✗ ", "× ", "✕ "].contains(&mark);
+    // (Why after a dash, `FAIL - expected: '2'`, names no test: it sits under the test's
+    // title.)
     !reason_alone
+        && !name.starts_with("- ")
         && !name.starts_with('|')
         && !announces
         && !console
@@ -945,15 +948,17 @@ fn marks_then_verdict(t: &str) -> Option<&str> {
         .then(|| t[..tokens[k].0].trim_end())
 }
 
-/// A verdict past the rule that leads it (`-- FAILED: add.phpt`, `== ERROR: name`), or the
-/// line as it is.
+/// A verdict past the rule that leads it (`-- FAILED: add.phpt`, `== ERROR: name`, `═══ ✘
+/// name`), or the line as it is.
 fn past_a_ruled_lead(t: &str) -> &str {
     t.split_once(' ')
         .filter(|(lead, rest)| {
             rule_token(lead)
-                && ["FAILED: ", "FAIL: ", "ERROR: "]
-                    .iter()
-                    .any(|v| rest.starts_with(v))
+                && [
+                    "FAILED: ", "FAIL: ", "ERROR: ", "✘ ", "✖ ", "✗ ", "× ", "✕ ",
+                ]
+                .iter()
+                .any(|v| rest.starts_with(v))
         })
         .map_or(t, |(_, rest)| rest)
 }
@@ -1062,6 +1067,9 @@ fn status_named(line: &str) -> Option<String> {
         "ERROR ",
     ];
     let ruled = past_a_ruled_lead(t);
+    if let Some(named) = numbered_fail(ruled) {
+        return named;
+    }
     for p in prefixes {
         let Some(rest) = ruled.strip_prefix(p) else {
             continue;
@@ -1104,6 +1112,16 @@ fn status_named(line: &str) -> Option<String> {
         }
     }
     marked_after_name(t)
+}
+
+/// `fail 4 - name (1ms)`: a verdict in lower case, the test's number and a dash, as TAP's `not
+/// ok 4 - name` (the number makes it a row, not a sentence that starts with `fail`).
+fn numbered_fail(t: &str) -> Option<Option<String>> {
+    let rest = t.strip_prefix("fail ")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let named = rest[digits..].strip_prefix(" - ").filter(|_| digits > 0)?;
+    let name = plain(without_timing(named.trim()));
+    Some(names_a_test("fail ", &name).then_some(name))
 }
 
 /// The test a worded verdict names before its file, its name and why (`Assert Failed:
@@ -2473,6 +2491,14 @@ pub(crate) fn go_message(lines: &[String]) -> Option<String> {
 
 /// A message kept whole up to the segmenter's bounds.
 pub(crate) fn bounded_message(text: &str) -> String {
+    // (A drawn rule that leads the message, `――――― TypeError: …`, is the runner's decoration;
+    // one of ASCII dashes, `--- FAIL: …`, is part of what the runner says.)
+    let text = text
+        .split_once(' ')
+        .filter(|(lead, rest)| {
+            lead.chars().count() >= 3 && !lead.is_ascii() && rule_token(lead) && !rest.is_empty()
+        })
+        .map_or(text, |(_, rest)| rest);
     let lines: Vec<&str> = text.lines().take(crate::line::MAX_MESSAGE_LINES).collect();
     lines
         .join("\n")

@@ -5269,3 +5269,109 @@ web:unit 1..4
     assert_eq!(names(&log), ["parses a short year", "rejects day 32"]);
     assert_eq!(log.blocks[0].step.as_deref(), Some("web:unit"));
 }
+
+/// D-248: `fail 4 - name (1ms)` rows, numbered after a lower-case verdict as TAP numbers its
+/// points, head their reports; `pass 3 - name` rows end them; neither states a count (`fail
+/// 12 - …` is the twelfth test, not twelve failures).
+#[test]
+fn numbered_rows_after_a_lower_case_verdict_head_their_reports() {
+    let log = parse_log(
+        "\
+  Basket
+pass 1 - adds an item (0ms)
+fail 2 - removes an item (1ms)
+AssertionError [ERR_ASSERTION]: 1 === 0
+    at /w/test-basket.js:9:5
+pass 3 - counts items (0ms)
+fail 12 - empties itself (2ms)
+TypeError: basket.empty is not a function
+    at /w/test-basket.js:14:12
+
+Total: 4
+Failed: 2 (2, 12)
+",
+    );
+    assert_eq!(
+        named_messages(&log),
+        [
+            (
+                "removes an item".to_owned(),
+                "AssertionError [ERR_ASSERTION]: 1 === 0".to_owned()
+            ),
+            (
+                "empties itself".to_owned(),
+                "TypeError: basket.empty is not a function".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(
+        log.agreement,
+        crate::stated::Agreement::Agrees { stated: 2 }
+    );
+}
+
+/// D-248: a mark led by a drawn rule heads a report (`═══ ✘ name`), the drawn rule before its
+/// message is no part of it, and the closing rows that recite the reports' messages (`✘
+/// TypeError Cannot …`) are a listing, no failures of their own.
+#[test]
+fn a_ruled_mark_heads_its_report_and_the_recited_messages_are_a_listing() {
+    let log = parse_log(
+        "\
+till suite
+
+═══ ✘ sums the lines
+――――― AssertionError: expected 12 to equal 13
+       at sums the lines (file:///w/till.test.js:8:3)
+       at run (file:///w/node_modules/runner/run.js:40:9)
+
+═══ ✘ prints a receipt
+――――― TypeError: Cannot read properties of null (reading 'lines')
+       at receipt (file:///w/till.js:14:20)
+       at prints a receipt (file:///w/till.test.js:15:3)
+
+✘ AssertionError expected 12 to equal 13
+✘ TypeError Cannot read properties of null (reading 'lines')
+",
+    );
+    assert_eq!(
+        named_messages(&log),
+        [
+            (
+                "sums the lines".to_owned(),
+                "AssertionError: expected 12 to equal 13".to_owned()
+            ),
+            (
+                "prints a receipt".to_owned(),
+                "TypeError: Cannot read properties of null (reading 'lines')".to_owned()
+            ),
+        ]
+    );
+}
+
+/// D-248: a verdict led by a rule with why after a dash (`**** FAIL - expected: …`) one indent
+/// under its test's title: the title names it; the verdict names nothing.
+#[test]
+fn a_ruled_verdict_with_why_after_a_dash_is_named_by_the_title_above() {
+    let log = parse_log(
+        "\
+version helpers
+  reads the major part
+         PASS
+  bumps the minor part
+    **** FAIL - expected: '1.3.0' | actual: '1.2.1'
+  drops a leading v
+    **** FAIL - expected: '2.0.0' | actual: 'v2.0.0'
+--SUMMARY
+1 PASSED
+2 FAILED
+",
+    );
+    assert_eq!(names(&log), ["bumps the minor part", "drops a leading v"]);
+    assert!(
+        log.blocks[0]
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .contains("FAIL - expected: '1.3.0'")
+    );
+}

@@ -306,11 +306,30 @@ fn negated(tokens: Vec<(Token, Sep)>) -> Vec<(Token, Sep)> {
     out
 }
 
+/// `fail 4 - name`, `pass 3 - name`, `ok 2 - name`: a verdict word, the test's number, a dash.
+fn numbered_verdict_row(line: &str) -> bool {
+    let t = line.trim_start();
+    let Some((word, rest)) = t.split_once(' ') else {
+        return false;
+    };
+    let verdict = matches!(
+        word.to_ascii_lowercase().as_str(),
+        "fail" | "failed" | "pass" | "passed" | "ok" | "error" | "skip" | "todo"
+    );
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    verdict && digits > 0 && rest[digits..].starts_with(" - ")
+}
+
 /// What a line counts, when it is a summary of counts: each number with the outcome word it
 /// belongs to (`failures=2` and `Failures: 2` bind the word before; `5 failed` the word after;
 /// `# fail 5` the word before; never across `,` `;` `|`), and no more than a few other words.
 pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
     if line.len() > 400 {
+        return None;
+    }
+    // A test's row numbered after its verdict (`fail 4 - name (1ms)`, `pass 3 - name`, as TAP's
+    // `not ok 4 - name`) says how that test went, not how many did.
+    if numbered_verdict_row(line) {
         return None;
     }
     // make's report of a failed target ends in the command's exit status, no count (`make:

@@ -603,6 +603,13 @@ fn verdict_alone(line: &str) -> bool {
         .strip_prefix("Caused an ")
         .or_else(|| t.strip_prefix("Caused a "))
         .unwrap_or(t);
+    // (Or led by a rule and followed by why after a dash: `**** FAIL - expected: '2' |
+    // actual: '3'`.)
+    let t = t
+        .split_once(' ')
+        .filter(|(lead, _)| lead.len() >= 3 && rule_token(lead))
+        .map_or(t, |(_, rest)| rest);
+    let t = t.split_once(" - ").map_or(t, |(verdict, _)| verdict);
     !t.contains(' ') && t.chars().any(char::is_uppercase) && failed_verdict(t)
 }
 

@@ -398,6 +398,21 @@ pub(crate) fn passed_sibling(header: &str, line: &str) -> bool {
         && h.first() == l.first()
         && l.last().is_some_and(|w| crate::line::passing_verdict(w))
         || colon_sibling(header, line)
+        || numbered_sibling(header, line)
+}
+
+/// `pass 3 - name` beside `fail 4 - other`: a verdict word, the test's number and a dash, the
+/// header's failing and the line's passing.
+fn numbered_sibling(header: &str, line: &str) -> bool {
+    let verdict = |t: &str| {
+        let (word, rest) = t.trim_start().split_once(' ')?;
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        (digits > 0 && rest[digits..].starts_with(" - ")).then(|| word.to_ascii_lowercase())
+    };
+    matches!(
+        verdict(header).as_deref(),
+        Some("fail" | "failed" | "error")
+    ) && matches!(verdict(line).as_deref(), Some("pass" | "passed" | "ok"))
 }
 
 /// `name: .pass` beside `other: .FAIL!`: one word, its colon and a verdict after the marks of
