@@ -214,7 +214,8 @@ pub(crate) fn scopes(lines: &[String]) -> Scopes {
 /// Whether a word is a duration (`7.618357ms`, `2s`, `15 ms`).
 pub(crate) fn duration(text: &str) -> bool {
     let t = text.trim();
-    let figure = ["ms", "µs", "us", "ns", "s"]
+    // (Micro as the micro sign or as the Greek letter mu: both are printed.)
+    let figure = ["ms", "µs", "μs", "us", "ns", "s"]
         .iter()
         .find_map(|u| t.strip_suffix(u))
         .map(str::trim_end);
@@ -1067,7 +1068,7 @@ fn status_named(line: &str) -> Option<String> {
         "ERROR ",
     ];
     let ruled = past_a_ruled_lead(t);
-    if let Some(named) = numbered_fail(ruled) {
+    if let Some(named) = numbered_fail(ruled).or_else(|| glued_verdict(ruled)) {
         return named;
     }
     for p in prefixes {
@@ -1122,6 +1123,24 @@ fn numbered_fail(t: &str) -> Option<Option<String>> {
     let named = rest[digits..].strip_prefix(" - ").filter(|_| digits > 0)?;
     let name = plain(without_timing(named.trim()));
     Some(names_a_test("fail ", &name).then_some(name))
+}
+
+/// `FAILURE:test_trace(3, 3)`: a verdict in capitals glued by its colon to the test it failed,
+/// called with its arguments or not: the test's name, without them.
+fn glued_verdict(t: &str) -> Option<Option<String>> {
+    let (verdict, rest) = t.split_once(':')?;
+    if !matches!(verdict, "FAILURE" | "FAIL" | "FAILED" | "ERROR") {
+        return None;
+    }
+    let name = rest.split(['(', ' ']).next()?;
+    // (Called, `name(args)`, or alone: `ERROR:tool:module 'a.py' has …` is a logger's line.)
+    let called = rest[name.len()..].starts_with('(') || rest.trim_end() == name;
+    let identifier = called
+        && name.starts_with(|c: char| c.is_alphabetic() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_.:".contains(c));
+    identifier.then(|| names_a_test("FAILURE:", name).then(|| name.to_owned()))
 }
 
 /// The test a worded verdict names before its file, its name and why (`Assert Failed:

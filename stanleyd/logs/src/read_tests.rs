@@ -5375,3 +5375,42 @@ version helpers
             .contains("FAIL - expected: '1.3.0'")
     );
 }
+
+/// D-248: an elapsed time before every line (`   0.0025s   text`) is the wrapper's clock and
+/// comes off; `FAILURE:name(args)` glues the verdict to the test it names, and the message is
+/// under the rule after its place.
+#[test]
+fn an_elapsed_clock_comes_off_and_a_glued_verdict_names_its_test() {
+    let log = parse_log(concat!(
+        "   0.0011s   loading 'spec/ring.lua'...\n",
+        "   0.0013s   ==========================================\n",
+        "   0.0013s   FAILURE:test_wraps_around(4, 1)\n",
+        "   0.0014s   [spec/ring.lua]:12\n",
+        "   0.0014s   ------------------------------------------\n",
+        "   0.0015s   assert_equal failed: 4 ~= 1\n",
+        "   0.0015s   \n",
+        "   0.0016s   ==========================================\n",
+        "   0.0016s   FAILURE:test_empty_pop()\n",
+        "   0.0017s   [spec/ring.lua]:20\n",
+        "   0.0017s   ------------------------------------------\n",
+        "   0.0018s   assert_nil failed: 7\n",
+    ));
+    assert_eq!(
+        named_messages(&log),
+        [
+            (
+                "test_wraps_around".to_owned(),
+                "assert_equal failed: 4 ~= 1".to_owned()
+            ),
+            (
+                "test_empty_pop".to_owned(),
+                "assert_nil failed: 7".to_owned()
+            ),
+        ]
+    );
+    // (A logger's `ERROR:tool:module 'a.py' has …` is no glued verdict.)
+    assert_eq!(
+        crate::line::status_name("ERROR:xenon:module 'a.py' has a rank of D"),
+        None
+    );
+}

@@ -546,6 +546,41 @@ fn tagged(lines: &[String]) -> Option<String> {
     (tag && n >= MIN_LINES && n * 10 >= with_text * 9).then(|| word.to_owned())
 }
 
+/// Where the text after an elapsed time before a line starts (`   0.0025s   text`, a
+/// wrapper's clock since the run began): a duration after at most a few spaces, then the spaces
+/// after it (up to one more than those before the next line's text: the output keeps its own
+/// indentation).
+fn elapsed(line: &str) -> Option<usize> {
+    let pad = line.len() - line.trim_start_matches(' ').len();
+    let rest = &line[pad..];
+    let word = rest.split(' ').next()?;
+    if pad > 6 || !crate::line::duration(word) || !word.ends_with('s') {
+        return None;
+    }
+    let after = &rest[word.len()..];
+    let spaces = after.len() - after.trim_start_matches(' ').len();
+    // (A second time after it, `251.5ms   23.1μs # text`, makes columns of a profiler's
+    // wrapper, which its own label reads.)
+    let next = after.trim_start().split(' ').next().unwrap_or("");
+    (!crate::line::duration(next) && (spaces >= 1 || after.is_empty()))
+        .then_some(pad + word.len() + spaces.min(3))
+}
+
+/// An elapsed time before nine lines in ten that have text (and [`MIN_LINES`] or more): the
+/// wrapper's clock, taken off every line that has it. Linear.
+fn elapsed_off(lines: &mut [String]) {
+    let with_text = lines.iter().filter(|l| !l.trim().is_empty()).count();
+    let stamped = lines.iter().filter(|l| elapsed(l).is_some()).count();
+    if stamped < MIN_LINES || stamped * 10 < with_text * 9 {
+        return;
+    }
+    for line in lines.iter_mut() {
+        if let Some(at) = elapsed(line) {
+            *line = line[at..].to_owned();
+        }
+    }
+}
+
 /// Takes a [`tagged`] log's tag off its lines and makes it their step.
 fn tags_off(log: &mut Unwrapped) {
     let Some(tag) = tagged(&log.lines) else {
@@ -573,6 +608,7 @@ fn tags_off(log: &mut Unwrapped) {
 /// its input line). A log without such labels is left as it is.
 pub(crate) fn separate(log: &mut Unwrapped) {
     levels_off(&mut log.lines);
+    elapsed_off(&mut log.lines);
     tags_off(log);
     let shapes = wrappers(&log.lines);
     if shapes.is_empty() {
