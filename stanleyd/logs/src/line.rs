@@ -673,11 +673,16 @@ fn colon_verdict(t: &str) -> Option<Option<String>> {
     let (before, verdict) = without_timing(t).trim_end().rsplit_once(": ")?;
     // (Or the verdict with its colon and what went wrong after it: `a.py:Case.test:  FAIL:
     // + ['09:00'] (0.01 s)`.)
-    let (before, verdict) = match verdict.chars().all(|c| c.is_ascii_uppercase()) {
+    let lower = matches!(verdict, "failed" | "errored") && !before.trim().contains(' ');
+    let (before, verdict) = match verdict.chars().all(|c| c.is_ascii_uppercase()) || lower {
         true => (before, verdict),
         false => verdict_then_why(t)?,
     };
-    if !verdict.chars().all(|c| c.is_ascii_uppercase())
+    // (A verdict in lower case after one word, `  testLongGetsEllipsis: failed` beside
+    // `  testShortUntouched: passed`, is a test's row too.)
+    let word = !before.trim().contains(char::is_whitespace);
+    let shouted = verdict.chars().all(|c| c.is_ascii_uppercase());
+    if !(shouted || word && matches!(verdict, "failed" | "errored"))
         || !failed_verdict(verdict)
         || before.trim().is_empty()
     {
@@ -685,6 +690,18 @@ fn colon_verdict(t: &str) -> Option<Option<String>> {
     }
     let name = plain(&qualified(before.trim()));
     Some(name_like(&name).then_some(name))
+}
+
+/// A [`colon_verdict`] row: indented, or at the margin when the verdict is in lower case after
+/// one word (`testSlugify: failed` beside `testSpaces: passed`).
+fn colon_row(line: &str, t: &str) -> Option<Option<String>> {
+    let one_word_failed = t
+        .trim_end()
+        .rsplit_once(": ")
+        .is_some_and(|(name, v)| matches!(v, "failed" | "errored") && !name.contains(' '));
+    (line.starts_with(char::is_whitespace) || one_word_failed)
+        .then(|| colon_verdict(t))
+        .flatten()
 }
 
 /// `name: FAIL!`, `name: .FAIL!`: a name of one word, its colon, the marks of the assertions
@@ -1028,9 +1045,7 @@ fn status_named(line: &str) -> Option<String> {
     if let Some(name) = padded_verdict(t).or_else(|| quoted_then_verdict(t)) {
         return Some(name);
     }
-    if line.starts_with(char::is_whitespace)
-        && let Some(named) = colon_verdict(t)
-    {
+    if let Some(named) = colon_row(line, t) {
         return named;
     }
     if let Some(name) = marked_colon_verdict(t) {

@@ -5414,3 +5414,24 @@ fn an_elapsed_clock_comes_off_and_a_glued_verdict_names_its_test() {
         None
     );
 }
+
+/// D-248: `name: failed` rows in lower case beside `name: passed`, at the margin and indented
+/// under a group, each head the report under it.
+#[test]
+fn lower_case_colon_verdicts_head_reports_at_any_depth() {
+    let log = parse_log(
+        "\
+Running tests
+testTrimsSpaces: passed
+testDropsPunctuation: failed
+AssertionError [ERR_ASSERTION]: 'a-b!' == 'a-b'
+    at exports.testDropsPunctuation (/w/test-slug.js:7:10)
+Group: testLimits
+  testShortKept: passed
+  testLongCut: failed
+AssertionError [ERR_ASSERTION]: 'abcd...' == 'a...'
+    at Object.testLongCut (/w/test-slug.js:17:12)
+",
+    );
+    assert_eq!(names(&log), ["testDropsPunctuation", "testLongCut"]);
+}
