@@ -730,11 +730,8 @@ fn without_closing_lines(mut blocks: Vec<FailureBlock>) -> Vec<FailureBlock> {
             })
     };
     let tallies: Vec<bool> = blocks.iter().map(tally).collect();
-    let mut k = 0;
-    blocks.retain(|_| {
-        k += 1;
-        !tallies[k - 1]
-    });
+    let mut tallies = tallies.into_iter();
+    blocks.retain(|_| !tallies.next().unwrap_or(false));
     // A step's own exit (`npm run test:math exited with code 1`, `ERROR: "lint" exited with
     // 1.`, with the run's closing comments above it) says that a step failed, not what: beside
     // what failed in it, it is no failure of its own.

@@ -649,11 +649,8 @@ fn named_by_their_rows(mut blocks: Vec<FailureBlock>, lines: &[String]) -> Vec<F
             blocks[i].test_name = blocks[k].test_name.clone();
         }
     }
-    let mut k = 0;
-    blocks.retain(|_| {
-        k += 1;
-        !gone[k - 1]
-    });
+    let mut gone = gone.into_iter();
+    blocks.retain(|_| !gone.next().unwrap_or(false));
     blocks
 }
 

@@ -673,16 +673,13 @@ fn colon_verdict(t: &str) -> Option<Option<String>> {
     let (before, verdict) = without_timing(t).trim_end().rsplit_once(": ")?;
     // (Or the verdict with its colon and what went wrong after it: `a.py:Case.test:  FAIL:
     // + ['09:00'] (0.01 s)`.)
-    let lower = matches!(verdict, "failed" | "errored") && !before.trim().contains(' ');
-    let (before, verdict) = match verdict.chars().all(|c| c.is_ascii_uppercase()) || lower {
-        true => (before, verdict),
-        false => verdict_then_why(t)?,
-    };
-    // (A verdict in lower case after one word, `  testLongGetsEllipsis: failed` beside
-    // `  testShortUntouched: passed`, is a test's row too.)
-    let word = !before.trim().contains(char::is_whitespace);
+    let (before, verdict) =
+        match verdict.chars().all(|c| c.is_ascii_uppercase()) || lower_failed(before, verdict) {
+            true => (before, verdict),
+            false => verdict_then_why(t)?,
+        };
     let shouted = verdict.chars().all(|c| c.is_ascii_uppercase());
-    if !(shouted || word && matches!(verdict, "failed" | "errored"))
+    if !(shouted || lower_failed(before, verdict))
         || !failed_verdict(verdict)
         || before.trim().is_empty()
     {
@@ -692,13 +689,19 @@ fn colon_verdict(t: &str) -> Option<Option<String>> {
     Some(name_like(&name).then_some(name))
 }
 
+/// A verdict in lower case after one word (`testLongGetsEllipsis: failed` beside
+/// `testShortUntouched: passed`): a test's row, as a verdict in capitals is.
+fn lower_failed(name: &str, verdict: &str) -> bool {
+    matches!(verdict, "failed" | "errored") && !name.trim().contains(char::is_whitespace)
+}
+
 /// A [`colon_verdict`] row: indented, or at the margin when the verdict is in lower case after
 /// one word (`testSlugify: failed` beside `testSpaces: passed`).
 fn colon_row(line: &str, t: &str) -> Option<Option<String>> {
     let one_word_failed = t
         .trim_end()
         .rsplit_once(": ")
-        .is_some_and(|(name, v)| matches!(v, "failed" | "errored") && !name.contains(' '));
+        .is_some_and(|(name, v)| lower_failed(name, v));
     (line.starts_with(char::is_whitespace) || one_word_failed)
         .then(|| colon_verdict(t))
         .flatten()
@@ -1130,12 +1133,13 @@ fn status_named(line: &str) -> Option<String> {
     marked_after_name(t)
 }
 
-/// `fail 4 - name (1ms)`: a verdict in lower case, the test's number and a dash, as TAP's `not
-/// ok 4 - name` (the number makes it a row, not a sentence that starts with `fail`).
+/// `fail 4 - name (1ms)`: a [`crate::text::numbered_row`] failed in lower case (the number makes it a row,
+/// not a sentence that starts with `fail`).
 fn numbered_fail(t: &str) -> Option<Option<String>> {
-    let rest = t.strip_prefix("fail ")?;
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let named = rest[digits..].strip_prefix(" - ").filter(|_| digits > 0)?;
+    let named = t
+        .strip_prefix("fail ")
+        .and_then(|_| crate::text::numbered_row(t))?
+        .1;
     let name = plain(without_timing(named.trim()));
     Some(names_a_test("fail ", &name).then_some(name))
 }

@@ -308,16 +308,12 @@ fn negated(tokens: Vec<(Token, Sep)>) -> Vec<(Token, Sep)> {
 
 /// `fail 4 - name`, `pass 3 - name`, `ok 2 - name`: a verdict word, the test's number, a dash.
 fn numbered_verdict_row(line: &str) -> bool {
-    let t = line.trim_start();
-    let Some((word, rest)) = t.split_once(' ') else {
-        return false;
-    };
-    let verdict = matches!(
-        word.to_ascii_lowercase().as_str(),
-        "fail" | "failed" | "pass" | "passed" | "ok" | "error" | "skip" | "todo"
-    );
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    verdict && digits > 0 && rest[digits..].starts_with(" - ")
+    crate::text::numbered_row(line).is_some_and(|(verdict, _)| {
+        matches!(
+            verdict.as_str(),
+            "fail" | "failed" | "pass" | "passed" | "ok" | "error" | "skip" | "todo"
+        )
+    })
 }
 
 /// What a line counts, when it is a summary of counts: each number with the outcome word it

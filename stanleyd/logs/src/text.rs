@@ -369,3 +369,13 @@ pub(crate) fn path_like(p: &str) -> bool {
                         || name.len() > 4 && name.to_ascii_lowercase().ends_with("file"))
         })
 }
+
+/// A test's row numbered after its verdict word (`fail 4 - name (1ms)`, `pass 3 - name`, as
+/// TAP numbers `not ok 4 - name`): (the verdict in lower case, what follows the dash). One
+/// reading for the header (`line::numbered_fail`), its passing siblings and the stated counts.
+pub(crate) fn numbered_row(t: &str) -> Option<(String, &str)> {
+    let (word, rest) = t.trim_start().split_once(' ')?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let named = rest[digits..].strip_prefix(" - ").filter(|_| digits > 0)?;
+    Some((word.to_ascii_lowercase(), named))
+}

@@ -2519,7 +2519,8 @@ fn quoted_announcement(line: &str) -> Option<&str> {
 /// announcement and the verdict, named by the announced name (what follows the verdict is the
 /// next test's).
 fn verdicts_under_announcements(lines: &[String], spans: &mut [Span]) {
-    for s in spans.iter_mut() {
+    for k in 0..spans.len() {
+        let s = &mut spans[k];
         let place_only = s.name.as_deref().is_some_and(|n| {
             crate::line::bare_location(n.trim_start_matches("@ ").trim_start_matches("at "))
         });
@@ -2534,6 +2535,11 @@ fn verdicts_under_announcements(lines: &[String], spans: &mut [Span]) {
             s.name = Some(name.to_owned());
             s.end = s.start + 1;
             s.start -= 1;
+            // (The announcement is this report's, not the end of the one before.)
+            let start = s.start;
+            if let Some(before) = k.checked_sub(1).map(|j| &mut spans[j]) {
+                before.end = before.end.min(start).max(before.start + 1);
+            }
         }
     }
 }

@@ -6,8 +6,8 @@
 
 use super::{MAX_BLOCK, Span};
 
-/// A title: words ending with one colon, three words at most before it (`keeps names sorted:`),
-/// no place, no label of a field (`got :`).
+/// A title: two to twelve words ending with one colon (`keeps names sorted:`), no place, no
+/// bracketed or parenthesised lead, and no label of a field (`got :`, its colon after a space).
 fn title(line: &str) -> Option<&str> {
     let t = line.trim();
     let name = t.strip_suffix(':').filter(|n| !n.ends_with([':', ' ']))?;

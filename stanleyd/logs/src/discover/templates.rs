@@ -404,11 +404,7 @@ pub(crate) fn passed_sibling(header: &str, line: &str) -> bool {
 /// `pass 3 - name` beside `fail 4 - other`: a verdict word, the test's number and a dash, the
 /// header's failing and the line's passing.
 fn numbered_sibling(header: &str, line: &str) -> bool {
-    let verdict = |t: &str| {
-        let (word, rest) = t.trim_start().split_once(' ')?;
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        (digits > 0 && rest[digits..].starts_with(" - ")).then(|| word.to_ascii_lowercase())
-    };
+    let verdict = |t: &str| crate::text::numbered_row(t).map(|(verdict, _)| verdict);
     matches!(
         verdict(header).as_deref(),
         Some("fail" | "failed" | "error")

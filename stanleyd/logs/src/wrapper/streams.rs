@@ -547,9 +547,8 @@ fn tagged(lines: &[String]) -> Option<String> {
 }
 
 /// Where the text after an elapsed time before a line starts (`   0.0025s   text`, a
-/// wrapper's clock since the run began): a duration after at most a few spaces, then the spaces
-/// after it (up to one more than those before the next line's text: the output keeps its own
-/// indentation).
+/// wrapper's clock since the run began): a duration in seconds after at most six spaces, then
+/// up to three spaces after it (more are the output's own indentation).
 fn elapsed(line: &str) -> Option<usize> {
     let pad = line.len() - line.trim_start_matches(' ').len();
     let rest = &line[pad..];
