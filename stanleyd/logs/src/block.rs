@@ -789,6 +789,17 @@ fn without_closing_lines(mut blocks: Vec<FailureBlock>) -> Vec<FailureBlock> {
     blocks
 }
 
+/// Whether a block is a step's own error lines (an exit, a package manager's or a build's
+/// error without a place), not a failure a tool reported.
+pub(crate) fn step_error(b: &FailureBlock) -> bool {
+    b.anchors.iter().all(|a| {
+        matches!(
+            *a,
+            "exit_code" | "npm_err" | "error_line" | "compiler_error"
+        )
+    })
+}
+
 /// Puts the blocks of a text log in order and settles them: one report of a test kept, a run's
 /// closing counts dropped beside real failures, a job's own failure first when nothing else was
 /// found, and each block's step and place in the input.
@@ -819,16 +830,7 @@ pub(crate) fn settle(
     let warning = FailureBlock::is_warning;
     // (A build's own error that gives no place, a linker's `undefined reference`, is the same
     // build's: its warnings stay beside it.)
-    let failure = |b: &FailureBlock| {
-        !warning(b)
-            && b.anchors != ["diagnostic"]
-            && !b.anchors.iter().all(|a| {
-                matches!(
-                    *a,
-                    "exit_code" | "npm_err" | "error_line" | "compiler_error"
-                )
-            })
-    };
+    let failure = |b: &FailureBlock| !warning(b) && b.anchors != ["diagnostic"] && !step_error(b);
     // (Streams told apart by their labels are tools of their own: a warning whose tool's
     // errors sit in its own stream stays, `types.1 | WARNING: …` beside `spec.1 | ✗ …`.)
     let step = |b: &FailureBlock| unwrapped.step_of(offset + b.start - 1);

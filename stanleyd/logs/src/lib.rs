@@ -306,6 +306,9 @@ pub fn parse_log_paced(
             *c |= *r;
         }
     }
+    // (A known runner's reading is its structure's: where it disagrees with the count, the
+    // count counts what the runner's structure tells apart, parents of subtests, suites.)
+    let runner_read = !blocks.is_empty();
     let mut blocks = name_in_scopes(blocks, &lines, &scopes);
     // Streams of parallel tasks put back one after the other are logs of their own: each is
     // read with the count it states.
@@ -366,16 +369,19 @@ pub fn parse_log_paced(
         first
     };
     pace.now()?;
-    for b in &mut blocks {
-        if let Some(name) = &mut b.test_name {
-            let shown = crate::line::shown_name(name);
-            if shown.len() < name.len() {
-                *name = shown.to_owned();
-            }
-        }
-    }
+    shown_names(&mut blocks);
     distinct_ids(&mut blocks);
-    let agreement = agreement(&stated, &blocks);
+    let mut agreement = agreement(&stated, &blocks);
+    // Where the readings with a rule for a layout disagree with the stated count, the
+    // layout-free reading may stand (D-249).
+    if !runner_read
+        && let Some(records) =
+            layout_free(&blocks, &lines, &scopes, &stated, &unwrapped, offset, pace)?
+    {
+        blocks = records;
+        distinct_ids(&mut blocks);
+        agreement = self::agreement(&stated, &blocks);
+    }
     // The runner parsers are accelerators, judged like any reading.
     if parsers == Parsers::All
         && let Some(generic) = generic_if_better(text, agreement, &blocks, pace)?
@@ -389,6 +395,80 @@ pub fn parse_log_paced(
         wrapper,
         agreement,
     })
+}
+
+/// Each block named as a person reads the name (`crate::line::shown_name`).
+fn shown_names(blocks: &mut [FailureBlock]) {
+    for b in blocks {
+        if let Some(name) = &mut b.test_name {
+            let shown = crate::line::shown_name(name);
+            if shown.len() < name.len() {
+                *name = shown.to_owned();
+            }
+        }
+    }
+}
+
+/// The layout-free reading (`discover::records`), settled, where it stands instead of
+/// `blocks`: those disagree with the stated count (or none is stated and they are none), it
+/// agrees (once settled), it holds every report they read (a crash beside the counted
+/// failures is one), and it reads at least as many failures, some where they read none, or
+/// they left one unnamed. (Records that all lie in their reports, or are named by their names
+/// and why, are those reports' parts: a test that printed a report per check, `5 failures` of
+/// 3 tests.) A placed finding's fingerprint is its place and message, as a diagnostic's.
+fn layout_free(
+    blocks: &[FailureBlock],
+    lines: &[String],
+    scopes: &crate::line::Scopes,
+    stated: &Stated,
+    unwrapped: &crate::wrapper::ci::Unwrapped,
+    offset: usize,
+    pace: &Pace<'_>,
+) -> Result<Option<Vec<FailureBlock>>, Cancelled> {
+    let unread = blocks.is_empty() && stated.is_empty();
+    if !(matches!(self::agreement(stated, blocks), Agreement::Differs { .. }) || unread) {
+        return Ok(None);
+    }
+    let Some(found) = crate::discover::records::read(lines, &scopes.closing, stated, pace)? else {
+        return Ok(None);
+    };
+    let records: Vec<FailureBlock> = found
+        .into_iter()
+        .map(|f| {
+            let place = (f.anchor != "records").then(|| f.name.clone());
+            let mut block = from_found(f);
+            if let Some(place) = place {
+                block.fingerprint = stable_id("fp", &serde_json::json!([place, block.message]), 12);
+            }
+            block
+        })
+        .collect();
+    let records = settle(records, lines, unwrapped, offset);
+    let agrees = matches!(self::agreement(stated, &records), Agreement::Agrees { .. });
+    let weak = blocks.iter().any(|b| {
+        b.test_name.is_none() && !crate::block::step_error(b) && b.anchors != ["job_failure"]
+    });
+    let holds_every = blocks
+        .iter()
+        .all(|b| records.iter().any(|r| r.start <= b.end && b.start <= r.end));
+    let known = |r: &FailureBlock| {
+        blocks.iter().any(|b| {
+            (b.start <= r.start && r.start <= b.end)
+                || r.test_name
+                    .as_deref()
+                    .zip(b.test_name.as_deref())
+                    .is_some_and(|(record, named)| {
+                        record
+                            .strip_prefix(named)
+                            .is_some_and(|rest| rest.starts_with(':') || rest.starts_with(" -"))
+                    })
+        })
+    };
+    let beyond = records.iter().any(|r| !known(r));
+    let stands = (agrees || stated.is_empty())
+        && holds_every
+        && (weak || (counted(&records) >= counted(blocks) && beyond));
+    Ok(stands.then_some(records))
 }
 
 /// The generic path's reading, when it judges better than the runner parsers' `blocks`: when

@@ -16,6 +16,7 @@ mod banner;
 mod before;
 mod counted;
 mod placed;
+pub(crate) mod records;
 mod signs;
 mod templates;
 mod vary;
