@@ -670,6 +670,7 @@ fn only_counts(b: &FailureBlock) -> bool {
                 || crate::line::summary(l)
                 || crate::line::run_verdict(l)
                 || crate::stated::counts_what_came_before(l)
+                || crate::stated::marked_count(l).is_some()
         })
 }
 

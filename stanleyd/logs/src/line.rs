@@ -1178,8 +1178,7 @@ fn worded_verdict_filed(t: &str) -> Option<String> {
         .map(|named| plain(&qualified(named.trim())))
 }
 
-/// The marks a runner puts beside a failed test's name (`✗ name`, `name: ☓`).
-pub(crate) const FAILURE_MARKS: [&str; 8] = ["✗", "✘", "✕", "×", "✖", "☓", "❌", "💥"];
+pub(crate) use crate::text::FAILURE_MARKS;
 
 /// A name with a failure's mark after it: closing the line (`name: ☓`, `name ✗`, micro-should's
 /// tree), before a message (`name ✘ message`, JUnit's tree, but not a progress line of marks,
@@ -1906,11 +1905,43 @@ pub(crate) fn message_of(body: &[String]) -> Option<String> {
     message_found(body).map(|m| {
         // (A rule the runner glued to the message's end, `expected 4-----…`, is the next
         // record's.)
-        m.lines()
+        let m = m
+            .lines()
             .map(without_glued_rule)
             .collect::<Vec<_>>()
-            .join("\n")
+            .join("\n");
+        said_before_kind(body, m)
     })
+}
+
+/// A message that is an error's kind alone (`TypeError:`, `AssertionError [ERR_ASSERTION]:`,
+/// nothing after the colon), under the paragraph that says what went wrong (a runner that
+/// prints the error's text, then its kind): that paragraph, then the kind.
+fn said_before_kind(body: &[String], message: String) -> String {
+    let first = message.lines().next().unwrap_or("").trim();
+    let kind = first
+        .strip_suffix(':')
+        .and_then(|k| k.split_whitespace().next());
+    let bare = kind.is_some_and(|k| {
+        k.len() > "Error".len()
+            && (k.ends_with("Error") || k.ends_with("Exception"))
+            && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '.')
+    }) && first.split_whitespace().count() <= 2;
+    let Some(at) = bare
+        .then(|| body.iter().position(|l| l.trim() == first))
+        .flatten()
+    else {
+        return message;
+    };
+    let mut start = at;
+    while start > 0 && !body[start - 1].trim().is_empty() && at - start < MAX_MESSAGE_LINES {
+        start -= 1;
+    }
+    if start == at {
+        return message;
+    }
+    let above: Vec<&str> = body[start..at].iter().map(|l| l.trim()).collect();
+    format!("{}\n{message}", above.join("\n"))
 }
 
 /// A line without a rule glued to its end (`… expected 4------------`): eight or more rule

@@ -3715,14 +3715,80 @@ fn a_row_of_assertion_marks_a_verdict_and_counts() {
 }
 
 /// Scenarios whose failing step prints a nested TAP check and its comments: each failure is
-/// named by its scenario, its message the comments that say what failed.
+/// named by its scenario, its message the check's own line (what it was called) and the
+/// comments that say what failed.
 #[test]
 fn a_scenario_over_a_nested_failed_check() {
     let log = "  Feature: Cart\n\n    Scenario: Adding an item\n      Given an empty cart\n      Then the total should be 5\n          step defined at features/cart.feature line 9.\n              not ok - total\n              #   Failed test 'total'\n              #          got: '4'\n              #     expected: '5'\n              1..1\n\n    Scenario: Removing an item\n      Given a cart with one item\n      Then the cart should be empty\n\n  2 scenarios (1 passed, 1 failed)\n";
     let got = named_messages(&parse_log(log));
     assert_eq!(got.len(), 1, "{got:?}");
     assert_eq!(got[0].0, "Adding an item");
-    assert_eq!(got[0].1, "Failed test 'total'\ngot: '4'\nexpected: '5'");
+    assert_eq!(
+        got[0].1,
+        "not ok - total\nFailed test 'total'\ngot: '4'\nexpected: '5'"
+    );
+}
+
+/// An error's kind alone under the paragraph that says what went wrong (`invalid duration`
+/// over `TypeError: `, a runner that prints the text, then the kind): the message is both.
+#[test]
+fn an_errors_bare_kind_under_what_it_says() {
+    let log = concat!(
+        "  1) Durations
+",
+        "       parses hours:
+",
+        "
+",
+        "  invalid duration: \"2h\"\n",
+        "  TypeError: \n",
+        "      at parse (parse_test.js:3:75)\n",
+        "\n",
+        "  2) Durations\n",
+        "       parses minutes:\n",
+        "\n",
+        "  minutes must be whole\n",
+        "  RangeError: \n",
+        "      at parse (parse_test.js:4:11)\n",
+        "\n",
+        "  2 failing\n",
+    );
+    let got = named_messages(&parse_log(log));
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(
+        got[0].1.starts_with("invalid duration: \"2h\"\nTypeError:"),
+        "{got:?}"
+    );
+    assert!(got[1].1.starts_with("minutes must be whole"), "{got:?}");
+}
+
+/// A short line a failure mark opens that counts something is the run's count, whatever it
+/// counts, and no failure of its own; a TAP point after a mark is no count.
+#[test]
+fn a_marked_count_of_anything_is_the_count() {
+    let log = concat!(
+        "Processed 9 files\n",
+        "\n",
+        "✖ Found 2 circular dependencies!\n",
+        "\n",
+        "1) models/user.js > models/order.js\n",
+        "2) util/log.js > util/config.js\n",
+    );
+    let parsed = parse_log(log);
+    assert_eq!(parsed.agreement.stated(), Some(2), "{:#?}", parsed.blocks);
+    assert!(
+        parsed
+            .blocks
+            .iter()
+            .all(|b| !b.lines.iter().any(|l| l.contains("Found 2"))),
+        "{:#?}",
+        parsed.blocks
+    );
+    assert_eq!(
+        crate::stated::marked_count("❌ not ok 2 should equal"),
+        None
+    );
+    assert_eq!(crate::stated::marked_count("✗ 3 broken links"), Some(3));
 }
 
 /// A logger's level in brackets before every line, of several levels, is the logger's; a row

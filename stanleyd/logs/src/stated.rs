@@ -328,6 +328,13 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
     if numbered_verdict_row(line) {
         return None;
     }
+    // A line a failure mark opens that counts something (`✖ Found 4 circular dependencies!`,
+    // `✗ 3 broken links`) counts failures, whatever it counts.
+    if let Some(n) = marked_count(line) {
+        let mut counts = LineCounts::default();
+        counts.count(Outcome::Problem, n);
+        return Some(counts);
+    }
     // make's report of a failed target ends in the command's exit status, no count (`make:
     // *** [Makefile:21: app] Error 2`).
     if line.contains("*** [") && line.trim_end().rsplit_once("] Error ").is_some() {
@@ -360,6 +367,42 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
                 .then(|| sentence_counts(head))
                 .flatten()
         })
+}
+
+/// The count on a short line a failure mark opens: one number, first or after a verb that
+/// reports it, and what it counts after it (`✖ Found 4 circular dependencies!`, `✗ 3 broken
+/// links`), six words at most, none of them a place or a name (letters only besides it).
+pub(crate) fn marked_count(line: &str) -> Option<usize> {
+    let t = line.trim();
+    let rest = crate::text::FAILURE_MARKS
+        .iter()
+        .find_map(|m| t.strip_prefix(m))?;
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    if words.is_empty() || words.len() > 6 {
+        return None;
+    }
+    let mut numbers = words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| crate::text::whole_number(w));
+    let (at, n) = numbers.next()?;
+    let lettered = words.iter().enumerate().all(|(k, w)| {
+        k == at
+            || w.trim_end_matches(['!', '.', ':'])
+                .chars()
+                .all(|c| c.is_alphabetic() || c == '-')
+    });
+    // (The number first, or after a verb that reports it: `❌ not ok 2 should equal` is a
+    // TAP point's number.)
+    let reported = at == 0
+        || (at == 1
+            && matches!(
+                words[0].to_ascii_lowercase().as_str(),
+                "found" | "detected" | "there" | "got"
+            ));
+    (reported && at + 1 < words.len() && numbers.next().is_none() && lettered)
+        .then(|| n.parse().ok())
+        .flatten()
 }
 
 /// A two-column row of a table, `label | number` between optional outer bars: the label and

@@ -379,3 +379,6 @@ pub(crate) fn numbered_row(t: &str) -> Option<(String, &str)> {
     let named = rest[digits..].strip_prefix(" - ").filter(|_| digits > 0)?;
     Some((word.to_ascii_lowercase(), named))
 }
+
+/// The marks a runner puts beside a failed test's name (`✗ name`, `name: ☓`).
+pub(crate) const FAILURE_MARKS: [&str; 8] = ["✗", "✘", "✕", "×", "✖", "☓", "❌", "💥"];

@@ -2396,8 +2396,8 @@ fn report_of(lines: &[String], s: Span) -> Found {
 }
 
 /// A message that is a nested TAP point's `not ok` line, when comments follow that point in
-/// the report (`#   Failed test 'interest'`, `#   at a.pl line 22.`, `#   got: '2'`): those
-/// comments, which say what failed; the message as it was otherwise.
+/// the report (`#   Failed test 'interest'`, `#   at a.pl line 22.`, `#   got: '2'`): the line
+/// and those comments, which say what failed; the message as it was otherwise.
 fn tap_comments_under(read: &[String], message: String) -> String {
     let first = message.lines().next().unwrap_or("").trim();
     if crate::document::tap::tap_point(first).is_none_or(|(ok, _)| ok) {
@@ -2416,7 +2416,10 @@ fn tap_comments_under(read: &[String], message: String) -> String {
     if notes.is_empty() {
         return message;
     }
-    crate::line::bounded(&notes)
+    // (The point's own line first: what the check was called, `not ok - item count`.)
+    let mut said = vec![first.to_owned()];
+    said.extend(notes);
+    crate::line::bounded(&said)
 }
 
 /// The lines of sections that only repeat reports already read: a section under a framed
