@@ -8,6 +8,9 @@
 //! file from the line or from the file header above it) or what varies between the records'
 //! first lines; its message is the first line of its own that the records do not all share.
 //!
+//! A log that is nothing but lists under headings, with no count and nothing else read, is a
+//! finding per item (`headed_lists`).
+//!
 //! It reads only where every reader with a rule for a layout disagreed with the stated count
 //! (its reading stands only where it agrees), or, with no count stated, found nothing at all
 //! (`lib::parse_log_paced`).
@@ -293,10 +296,52 @@ pub(crate) fn read(
         }
     }
     let Some((_, group)) = best else {
-        return Ok(None);
+        return Ok(stated.is_empty().then(|| headed_lists(lines)).flatten());
     };
     let chosen: Vec<&Head> = group.iter().map(|&k| &heads[k]).collect();
     Ok(Some(records(lines, closing, &chosen, pace)?))
+}
+
+/// A log that is only lists under headings (`Unused dependencies` over `* moment`, `Missing
+/// dependencies` over `* dayjs: ./src/index.js`), given to triage with nothing else read and no
+/// count: each item a finding of the kind its heading says, named by the item, its message the
+/// heading and the item. Every line a heading at the margin or an item under one that names
+/// one thing (a word, then perhaps `: where`), two items at least.
+fn headed_lists(lines: &[String]) -> Option<Vec<Found>> {
+    let mut heading: Option<(usize, &str)> = None;
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let item = ["* ", "- ", "• "]
+            .iter()
+            .find_map(|b| t.strip_prefix(b))
+            .map(str::trim);
+        match (item, heading) {
+            (Some(item), Some((_, title))) if !item.is_empty() => {
+                let name = item.split_once(": ").map_or(item, |(n, _)| n).trim();
+                // (Items are names: `- adds a parser` under `Changes:` is a sentence.)
+                if name.split_whitespace().count() != 1 {
+                    return None;
+                }
+                out.push(Found {
+                    start: i,
+                    lines: vec![line.clone()],
+                    name: Some(name.trim_matches(['\'', '"', '`']).to_owned()),
+                    message: Some(format!("{}: {item}", title.trim_end_matches(':'))),
+                    anchor: "records",
+                    bare: false,
+                });
+            }
+            (None, _) if indent(line) == 0 && t.split_whitespace().count() <= 8 => {
+                heading = Some((i, t));
+            }
+            _ => return None,
+        }
+    }
+    (out.len() >= 2).then_some(out)
 }
 
 /// How good a group's reading is: every head says a failure happened, every head placed,
@@ -689,6 +734,40 @@ mod tests {
 "
         );
         assert!(read_log(unmarked).is_empty());
+    }
+
+    #[test]
+    fn a_log_of_lists_under_headings_is_a_finding_per_item() {
+        let log = concat!(
+            "Unused dependencies\n",
+            "* moment\n",
+            "* chalk\n",
+            "Missing dependencies\n",
+            "* dayjs: ./src/index.js\n",
+        );
+        let read = read_log(log);
+        let got: Vec<(&str, &str)> = read
+            .iter()
+            .map(|r| (r.1.as_deref().unwrap(), r.2.as_deref().unwrap()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("moment", "Unused dependencies: moment"),
+                ("chalk", "Unused dependencies: chalk"),
+                ("dayjs", "Missing dependencies: dayjs: ./src/index.js"),
+            ]
+        );
+        // Prose between the lists, or a list with no heading, is no such log.
+        let prose = concat!(
+            "Unused dependencies\n",
+            "* moment\n",
+            "  see the docs for how to remove them, and why it matters here\n",
+            "* chalk\n",
+        );
+        assert!(read_log(prose).is_empty());
+        assert!(read_log("* one\n* two\n").is_empty());
+        assert!(read_log("Changes:\n- adds a parser\n- fixes the tests\n").is_empty());
     }
 
     #[test]
