@@ -1,6 +1,6 @@
 //! The fixed command line: help, version, usage errors and input checks that need no Jev.
 
-use stanley_tests::{TempRepo, TestEnv};
+use stanley_tests::{Normalizer, TempRepo, TestEnv};
 
 fn repo() -> TempRepo {
     TempRepo::with_files(&[(
@@ -49,6 +49,7 @@ fn help_lists_the_documented_options_in_order() {
         ]
     );
     assert_eq!(env.stanley(&repo, &["help"]).code, 0);
+    insta::assert_snapshot!("help", out.seen(&env, &repo));
 }
 
 #[test]
@@ -128,11 +129,34 @@ fn completions_and_man_pages_need_no_repository() {
     );
 }
 
+/// Each command line and what it shows, one after another (an argument longer than 40 bytes
+/// is written as its length), for a snapshot of a family of inputs.
+fn transcript(env: &TestEnv, repo: &TempRepo, cases: &[&[&str]]) -> String {
+    let words = Normalizer::new(env, repo);
+    cases
+        .iter()
+        .map(|args| {
+            let line: Vec<String> = args
+                .iter()
+                .map(|a| match a.len() {
+                    0..=40 => words.text(&format!("{a:?}")),
+                    n => format!("<{n} bytes>"),
+                })
+                .collect();
+            let seen = words.seen(&env.stanley(repo, args));
+            format!("$ stanley {}\n{seen}", line.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Flags the command line no longer has (or never had) are usage errors with the usage line,
+/// before a daemon starts or Jev is asked.
 #[test]
 fn removed_flags_fail_before_anything_is_routed() {
     let env = TestEnv::new();
     let repo = repo();
-    for flag in [
+    let cases: Vec<[&str; 3]> = [
         "--bogus",
         "--task",
         "--rules",
@@ -143,15 +167,11 @@ fn removed_flags_fail_before_anything_is_routed() {
         "--kind",
         "--offline",
         "--top",
-    ] {
-        let out = env.stanley(&repo, &["Summarize what changed", flag, "x"]);
-        assert_eq!(out.code, 64, "{flag}: {out:?}");
-        assert!(out.stderr.contains("usage error"), "{flag}: {}", out.stderr);
-        assert!(
-            out.stderr
-                .contains("usage: stanley \"<request>\" [options]")
-        );
-    }
+    ]
+    .map(|flag| ["Summarize what changed", flag, "x"])
+    .to_vec();
+    let cases: Vec<&[&str]> = cases.iter().map(|c| c.as_slice()).collect();
+    insta::assert_snapshot!("removed_flags", transcript(&env, &repo, &cases));
     assert!(env.jev.requests().is_empty());
     assert!(
         !repo.root().join(".stanley/daemon/daemon.json").exists(),
@@ -159,49 +179,26 @@ fn removed_flags_fail_before_anything_is_routed() {
     );
 }
 
+/// Every input the command line refuses by itself: one line naming the problem and the
+/// documented exit (64 usage, 65 input), as text and as the error document.
 #[test]
-fn usage_errors_with_json_print_the_error_document() {
-    let env = TestEnv::new();
-    let out = env.stanley(&repo(), &["--json", "--scope", "index", "Summarize"]);
-    assert_eq!(out.code, 64);
-    let doc = out.json();
-    assert_eq!(doc["schema"], "stanley.error/v1");
-    assert_eq!(doc["error"]["kind"], "usage");
-    assert_eq!(
-        doc["error"]["message"],
-        "--scope must be one of worktree, staged, branch"
-    );
-}
-
-#[test]
-fn request_limits() {
+fn bad_inputs_are_one_line_and_their_exit() {
     let env = TestEnv::new();
     let repo = repo();
-    let out = env.stanley(&repo, &["   "]);
-    assert_eq!(
-        (
-            out.code,
-            out.stderr
-                .contains("a natural-language request is required")
-        ),
-        (64, true)
-    );
     let long = "x".repeat(16_385);
-    let out = env.stanley(&repo, &[&long]);
-    assert_eq!(out.code, 64);
-    assert!(out.stderr.contains("at most 16384 bytes"));
-}
-
-#[test]
-fn not_a_repository_is_an_input_error() {
-    let env = TestEnv::new();
-    let repo = repo();
-    let out = env.stanley(
-        &repo,
-        &["Summarize", "--repo", repo.outside().to_str().unwrap()],
-    );
-    assert_eq!(out.code, 65, "{out:?}");
-    assert!(out.stderr.contains("not a Git repository"));
+    let outside = repo.outside().to_str().unwrap();
+    let cases: [&[&str]; 8] = [
+        &["--json", "--scope", "index", "Summarize"],
+        &["--scope", "index", "Summarize"],
+        &["   "],
+        &[&long],
+        &["Summarize", "--repo", outside],
+        &["--improve-worker"],
+        &["do it", "--promote-candidate", "imp_x"],
+        &["Summarize", "--input"],
+    ];
+    insta::assert_snapshot!("bad_inputs", transcript(&env, &repo, &cases));
+    assert!(env.jev.requests().is_empty());
 }
 
 #[test]
@@ -224,26 +221,6 @@ fn oversize_stdin_is_reduced_not_refused() {
     assert!(
         text.contains("input lines 1-1 (1 lines) were left out to fit the 5242880-byte input limit; failures in them"),
         "{text}"
-    );
-}
-
-#[test]
-fn admin_modes_check_their_arguments() {
-    let env = TestEnv::new();
-    let repo = repo();
-    let out = env.stanley(&repo, &["--improve-worker"]);
-    assert_eq!(out.code, 64, "{out:?}");
-    assert!(
-        out.stderr
-            .contains("stanley: improvement worker not started: agent not_installed"),
-        "{}",
-        out.stderr
-    );
-    let out = env.stanley(&repo, &["do it", "--promote-candidate", "imp_x"]);
-    assert_eq!(out.code, 64);
-    assert!(
-        out.stderr
-            .contains("--promote-candidate does not take a request")
     );
 }
 

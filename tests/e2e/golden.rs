@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use stanley_tests::{Output, TempRepo, TestEnv};
+use stanley_tests::{Output, Seen, TempRepo, TestEnv};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/golden");
 
@@ -34,12 +34,12 @@ fn normalise(text: &str, repo: &TempRepo) -> String {
 }
 
 fn render(out: &Output, repo: &TempRepo) -> String {
-    format!(
-        "exit: {}\n--- stdout ---\n{}--- stderr ---\n{}",
-        out.code,
-        normalise(&out.stdout, repo),
-        normalise(&out.stderr, repo)
-    )
+    Seen {
+        code: out.code,
+        stdout: normalise(&out.stdout, repo),
+        stderr: normalise(&out.stderr, repo),
+    }
+    .to_string()
 }
 
 /// Runs `args` twice (human, then `--json`) and compares both with the golden file.

@@ -8,26 +8,9 @@
 
 use serde_json::{Value, json};
 use stanley_tests::fake_jev::{ChoiceRule, choice_answer, labels_of, score_answer};
-use stanley_tests::{Output, TempRepo, TestEnv};
+use stanley_tests::{TempRepo, TestEnv};
 
 const BRANCH: [&str; 4] = ["--scope", "branch", "--base", "main"];
-
-/// The repository's folder and run ids, which differ from run to run, as stable words.
-fn normalise(text: &str, repo: &TempRepo) -> String {
-    let text = text.replace(&repo.root().display().to_string(), "<ROOT>");
-    let run_id = regex::Regex::new(r"\b([a-z_]+)-\d{8}T\d{6}Z-[0-9a-f]{6}\b").unwrap();
-    run_id.replace_all(&text, "$1-<RUN>").into_owned()
-}
-
-/// What a person sees: the exit code, stdout and stderr.
-fn seen(out: &Output, repo: &TempRepo) -> String {
-    format!(
-        "exit: {}\n--- stdout ---\n{}--- stderr ---\n{}",
-        out.code,
-        normalise(&out.stdout, repo),
-        normalise(&out.stderr, repo)
-    )
-}
 
 /// Runs `args` (a request on the branch) and checks the report's layout against the
 /// document's findings; gives back what was printed.
@@ -42,7 +25,7 @@ fn report(env: &TestEnv, repo: &TempRepo, args: &[&str], stdin: Option<&str>) ->
         .json();
     let findings = doc["output"]["data"]["findings"].as_array().unwrap().len();
     assert_layout(&out.stdout, findings);
-    seen(&out, repo)
+    out.seen(env, repo).to_string()
 }
 
 /// The layout's promises: no line past 100 columns; with findings, they are the first thing
@@ -308,14 +291,14 @@ fn fallbacks_and_errors() {
     let env = TestEnv::new();
     let repo = upgrade();
     let out = env.stanley(&repo, &["Do something vague"]);
-    insta::assert_snapshot!("unroutable", seen(&out, &repo));
+    insta::assert_snapshot!("unroutable", out.seen(&env, &repo));
     let repo = upgrade();
     let mut env = TestEnv::new();
     env.without_key();
     let out = env.stanley(&repo, &["Review these changes"]);
-    insta::assert_snapshot!("no_key", seen(&out, &repo));
+    insta::assert_snapshot!("no_key", out.seen(&env, &repo));
     let out = env.stanley(&repo, &["Review", "--scope", "index"]);
-    insta::assert_snapshot!("usage_error", seen(&out, &repo));
+    insta::assert_snapshot!("usage_error", out.seen(&env, &repo));
 }
 
 /// A branch review reads commits only: an edit made after the last commit is named as left

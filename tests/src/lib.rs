@@ -8,12 +8,14 @@ pub mod fuzz;
 pub mod messages_server;
 pub mod model_server;
 pub mod repo;
+pub mod seen;
 pub mod stores;
 pub mod testenv;
 pub mod tls;
 
 pub use fake_jev::{FakeJev, Fault};
 pub use repo::TempRepo;
+pub use seen::{Normalizer, Seen};
 pub use testenv::{Output, TestEnv};
 
 /// A temporary folder only this user can use (mode 0700), as a runtime (socket) folder must be.
