@@ -464,6 +464,68 @@ pub(crate) fn distinct_ids(blocks: &mut [FailureBlock]) {
     }
 }
 
+/// Blocks a reading gave the same name (a file named where each finding in it lists its item:
+/// `- 'pandas'` over `declared in:` over `pyproject.toml`) told apart by what they say first:
+/// where every block of the name opens with a short line of its own that does not hold the name
+/// and no two open alike, each name takes that line's item (`pyproject.toml: pandas`). A name
+/// shared by blocks that open alike (a test run twice) or with its own name stays. Linear.
+pub(crate) fn told_apart(blocks: &mut [FailureBlock]) {
+    let mut by_name: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    for (i, b) in blocks.iter().enumerate() {
+        if let Some(name) = b.test_name.as_deref() {
+            by_name.entry(name).or_default().push(i);
+        }
+    }
+    let mut renamed: Vec<(usize, String)> = Vec::new();
+    for (name, group) in by_name.into_iter().filter(|(_, g)| g.len() > 1) {
+        let items: Vec<Option<&str>> = group
+            .iter()
+            .map(|&i| {
+                blocks[i]
+                    .lines
+                    .first()
+                    .map(|l| list_item(l))
+                    .filter(|item| !item.is_empty() && !item.contains(name) && !name.contains(item))
+                    .filter(|item| item.split_whitespace().count() <= 4 && item.len() <= 60)
+            })
+            .collect();
+        let distinct: std::collections::HashSet<&str> = items.iter().flatten().copied().collect();
+        if items.iter().all(Option::is_some) && distinct.len() == group.len() {
+            renamed.extend(
+                group
+                    .iter()
+                    .zip(items)
+                    .map(|(&i, item)| (i, format!("{name}: {}", item.unwrap_or_default()))),
+            );
+        }
+    }
+    for (i, name) in renamed {
+        blocks[i].test_name = Some(name);
+    }
+}
+
+/// A line's item: the line without its list mark (`-`, `*`, `•`, `1.`, `2)`) and, when it is
+/// wholly quoted, its quotes.
+fn list_item(line: &str) -> &str {
+    let t = line.trim();
+    let t = t
+        .strip_prefix(['-', '*', '•', '+'])
+        .map(str::trim_start)
+        .unwrap_or_else(|| {
+            let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            match t[digits..].strip_prefix(['.', ')']) {
+                Some(rest) if digits > 0 => rest.trim_start(),
+                _ => t,
+            }
+        });
+    let quoted = |q: char| t.len() > 2 && t.starts_with(q) && t.ends_with(q);
+    if ['\'', '"', '`'].into_iter().any(quoted) {
+        &t[1..t.len() - 1]
+    } else {
+        t
+    }
+}
+
 /// Whether a line only counts outcomes: `FAILED (failures=2, errors=1)`, `3 problems (3 errors,
 /// 0 warnings)`, `4 failed, 1 passed in 0.12s`, `Found 2 errors in 1 file.`, `error: 3 errors
 /// generated.`: a number next to an outcome word, and no more than a few other words.
@@ -889,4 +951,77 @@ pub(crate) fn settle(
         }
     }
     blocks
+}
+
+#[cfg(test)]
+mod told_apart_tests {
+    use super::{finish_with, told_apart};
+
+    fn named(name: &str, lines: &[&str]) -> super::FailureBlock {
+        let lines = lines.iter().map(|l| (*l).to_owned()).collect();
+        finish_with(lines, 1, 0, vec![], Some(name.to_owned()), None)
+    }
+
+    fn names(blocks: &[super::FailureBlock]) -> Vec<&str> {
+        blocks
+            .iter()
+            .map(|b| b.test_name.as_deref().unwrap_or_default())
+            .collect()
+    }
+
+    #[test]
+    fn one_name_over_distinct_items_takes_each_item() {
+        let mut blocks = [
+            named(
+                "deps.toml",
+                &["- 'pandas'", "    declared in:", "      deps.toml"],
+            ),
+            named(
+                "deps.toml",
+                &["- 'tabulate'", "    declared in:", "      deps.toml"],
+            ),
+            named("other.toml", &["* left", "  other.toml"]),
+        ];
+        told_apart(&mut blocks);
+        assert_eq!(
+            names(&blocks),
+            ["deps.toml: pandas", "deps.toml: tabulate", "other.toml"]
+        );
+    }
+
+    #[test]
+    fn a_name_over_alike_or_named_or_long_openings_stays() {
+        // A test run twice opens alike; a report opening with its own name; a sentence.
+        for openings in [
+            ["FAIL x", "FAIL x"],
+            ["--- FAIL: TestX (0.00s)", "--- FAIL: TestX (0.01s)"],
+            [
+                "the value was not what the check expected at all",
+                "the other value was not what the check expected",
+            ],
+        ] {
+            let name = if openings[0].contains("TestX") {
+                "TestX"
+            } else {
+                "x"
+            };
+            let mut blocks = openings.map(|o| named(name, &[o, "body"]));
+            told_apart(&mut blocks);
+            assert_eq!(names(&blocks), [name, name], "{openings:?}");
+        }
+    }
+
+    #[test]
+    fn an_item_is_the_line_without_its_list_mark_and_quotes() {
+        for (line, item) in [
+            ("- 'pandas'", "pandas"),
+            ("  * `left-pad`", "left-pad"),
+            ("3. \"x y\"", "x y"),
+            ("12) eleven", "eleven"),
+            ("• item", "item"),
+            ("2024 plain", "2024 plain"),
+        ] {
+            assert_eq!(super::list_item(line), item, "{line}");
+        }
+    }
 }

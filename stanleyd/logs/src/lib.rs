@@ -370,6 +370,7 @@ pub fn parse_log_paced(
     };
     pace.now()?;
     shown_names(&mut blocks);
+    crate::block::told_apart(&mut blocks);
     distinct_ids(&mut blocks);
     let mut agreement = agreement(&stated, &blocks);
     // Where the readings with a rule for a layout disagree with the stated count, the
