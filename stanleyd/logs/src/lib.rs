@@ -369,9 +369,7 @@ pub fn parse_log_paced(
         first
     };
     pace.now()?;
-    shown_names(&mut blocks);
-    crate::block::told_apart(&mut blocks);
-    distinct_ids(&mut blocks);
+    final_names(&mut blocks);
     let mut agreement = agreement(&stated, &blocks);
     // Where the readings with a rule for a layout disagree with the stated count, the
     // layout-free reading may stand (D-249).
@@ -396,6 +394,13 @@ pub fn parse_log_paced(
         wrapper,
         agreement,
     })
+}
+
+/// The names a person reads (each as shown, blocks of one name told apart) and ids of their own.
+fn final_names(blocks: &mut [FailureBlock]) {
+    shown_names(blocks);
+    crate::block::told_apart(blocks);
+    distinct_ids(blocks);
 }
 
 /// Each block named as a person reads the name (`crate::line::shown_name`).
