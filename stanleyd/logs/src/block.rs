@@ -464,6 +464,114 @@ pub(crate) fn distinct_ids(blocks: &mut [FailureBlock]) {
     }
 }
 
+/// A block named by a file that holds findings of its own, each at a line of that file at one
+/// depth (`✖ tests/a.kv failed` over `at [tests/a.kv:2:8:13]:`, its echo and what is wrong,
+/// then `at [tests/a.kv:6:8:12]:` and its own), is a block per finding, named by the file and
+/// its line, its message what it says under its echo. Lines of the file with nothing of their
+/// own between them are a stack's frames and split nothing. Linear in the blocks' lines.
+pub(crate) fn split_at_own_places(blocks: Vec<FailureBlock>) -> Vec<FailureBlock> {
+    let mut out = Vec::with_capacity(blocks.len());
+    for b in blocks {
+        match own_places(&b) {
+            Some(at) => out.extend(split_block(&b, &at)),
+            None => out.push(b),
+        }
+    }
+    out
+}
+
+/// Where `b` splits: the indexes of its lines that place a finding in the file it is named
+/// by, with each finding's line number; at one depth, each followed by a line of its own.
+fn own_places(b: &FailureBlock) -> Option<Vec<(usize, u64)>> {
+    let file = b.test_name.as_deref()?;
+    if b.omitted > 0
+        || file.contains(char::is_whitespace)
+        || !(file.contains('.') || file.contains('/'))
+        || file
+            .rsplit(':')
+            .next()
+            .is_some_and(crate::text::whole_number)
+    {
+        return None;
+    }
+    let needle = format!("{file}:");
+    let at: Vec<(usize, u64)> = b
+        .lines
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter_map(|(i, l)| {
+            // (A line that says more than its place, a stack's frame `at check (a.js:3:1)`,
+            // is where code ran, not a finding: the place and one word, `at`, `File:`.)
+            let words = l
+                .split_whitespace()
+                .filter(|w| !w.contains(&needle) && w.chars().any(char::is_alphanumeric))
+                .count();
+            if words > 1 {
+                return None;
+            }
+            let from = l.find(&needle)? + needle.len();
+            let digits: String = l[from..].chars().take_while(char::is_ascii_digit).collect();
+            Some((i, digits.parse().ok()?))
+        })
+        .collect();
+    if at.is_empty() {
+        return None;
+    }
+    let depth = crate::line::indent(&b.lines[at[0].0]);
+    let own = at.iter().enumerate().all(|(k, &(i, _))| {
+        let next = at.get(k + 1).map_or(b.lines.len(), |&(j, _)| j);
+        crate::line::indent(&b.lines[i]) == depth
+            && b.lines[i + 1..next]
+                .iter()
+                .any(|l| !l.trim().is_empty() && !crate::line::stack_frame(l))
+    });
+    own.then_some(at)
+}
+
+/// `b` cut at `at`: the first finding keeps the lines above it.
+fn split_block(b: &FailureBlock, at: &[(usize, u64)]) -> Vec<FailureBlock> {
+    let file = b.test_name.as_deref().unwrap_or_default();
+    at.iter()
+        .enumerate()
+        .map(|(k, &(i, line))| {
+            let from = if k == 0 { 0 } else { i };
+            let to = at.get(k + 1).map_or(b.lines.len(), |&(j, _)| j);
+            let mut lines = b.lines[from..to].to_vec();
+            while lines.len() > 1 && lines.last().is_some_and(|l| l.trim().is_empty()) {
+                lines.pop();
+            }
+            let said = part_message(&lines[i - from + 1..]);
+            let mut part = finish_with(
+                lines,
+                b.start + from,
+                0,
+                b.anchors.clone(),
+                Some(format!("{file}:{line}")),
+                said,
+            );
+            part.step.clone_from(&b.step);
+            part
+        })
+        .collect()
+}
+
+/// What a finding says under its place: past the source it echoes (`6: port = 8080`, `12 |
+/// …`) and the marks under it (`^^^^`), the lines up to a blank one.
+fn part_message(lines: &[String]) -> Option<String> {
+    let echo = |t: &str| {
+        let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        digits > 0 && t[digits..].trim_start().starts_with([':', '|'])
+    };
+    let said: Vec<&str> = lines
+        .iter()
+        .map(|l| l.trim())
+        .skip_while(|t| t.is_empty() || echo(t) || !t.chars().any(char::is_alphanumeric))
+        .take_while(|t| !t.is_empty())
+        .collect();
+    (!said.is_empty()).then(|| crate::line::bounded_message(&said.join("\n")))
+}
+
 /// Blocks a reading gave the same name (a file named where each finding in it lists its item:
 /// `- 'pandas'` over `declared in:` over `pyproject.toml`) told apart by what they say first:
 /// where every block of the name opens with a short line of its own that does not hold the name
@@ -1008,6 +1116,77 @@ mod told_apart_tests {
             let mut blocks = openings.map(|o| named(name, &[o, "body"]));
             told_apart(&mut blocks);
             assert_eq!(names(&blocks), [name, name], "{openings:?}");
+        }
+    }
+
+    fn block_of(name: &str, lines: &[&str]) -> super::FailureBlock {
+        named(name, lines)
+    }
+
+    #[test]
+    fn a_file_block_splits_at_each_finding_placed_in_its_file() {
+        let b = block_of(
+            "t/a.kv",
+            &[
+                "✖ t/a.kv failed",
+                "  at [t/a.kv:2:8:13]:",
+                "  2: name = \"svc\"",
+                "            ^^^^^",
+                "  missing required scopes: string.kv",
+                "",
+                "  at [t/a.kv:6:8:12]:",
+                "  6: port = 8080",
+                "  missing required scopes: numeric.kv",
+            ],
+        );
+        let parts = super::split_at_own_places(vec![b]);
+        let got: Vec<(usize, &str, &str)> = parts
+            .iter()
+            .map(|p| {
+                (
+                    p.start,
+                    p.test_name.as_deref().unwrap(),
+                    p.message.as_deref().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, "t/a.kv:2", "missing required scopes: string.kv"),
+                (7, "t/a.kv:6", "missing required scopes: numeric.kv"),
+            ]
+        );
+    }
+
+    #[test]
+    fn frames_of_the_file_with_nothing_between_them_split_nothing() {
+        let frames = block_of(
+            "src/a.js",
+            &[
+                "FAIL src/a.js",
+                "  TypeError: x is undefined",
+                "    at f (src/a.js:3:1)",
+                "    at g (src/a.js:9:2)",
+                "    at h (node_modules/x/index.js:1:1)",
+            ],
+        );
+        let kept = super::split_at_own_places(vec![frames.clone()]);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].test_name, frames.test_name);
+        // A block named by a test, or by a place already, is not a file's.
+        for name in ["adds two numbers", "src/a.js:3"] {
+            let b = block_of(
+                name,
+                &[
+                    "x",
+                    "  at [src/a.js:3:1]:",
+                    "  wrong",
+                    "  at [src/a.js:4:1]:",
+                    "  wrong too",
+                ],
+            );
+            assert_eq!(super::split_at_own_places(vec![b]).len(), 1, "{name}");
         }
     }
 

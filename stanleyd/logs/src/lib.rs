@@ -345,7 +345,7 @@ pub fn parse_log_paced(
     // and its name): when that reading disagrees with the stated count and a diagnostic sits
     // right under a report, the reports read first stand if they agree and hold every line
     // the first reading found.
-    let mut blocks = if matches!(agreement(&stated, &first), Agreement::Differs { .. })
+    let blocks = if matches!(agreement(&stated, &first), Agreement::Differs { .. })
         && split_report(&first)
     {
         let rest = read_streams(
@@ -369,6 +369,7 @@ pub fn parse_log_paced(
         first
     };
     pace.now()?;
+    let mut blocks = crate::block::split_at_own_places(blocks);
     final_names(&mut blocks);
     let mut agreement = agreement(&stated, &blocks);
     // Where the readings with a rule for a layout disagree with the stated count, the
@@ -419,7 +420,7 @@ fn shown_names(blocks: &mut [FailureBlock]) {
 /// `blocks`: those disagree with the stated count (or none is stated and they are none), it
 /// agrees (once settled), it holds every report they read (a crash beside the counted
 /// failures is one), and it reads at least as many failures, some where they read none, or
-/// they left one unnamed. (Records that all lie in their reports, or are named by their names
+/// they left one unnamed, or read two of its records as one. (Records that all lie in their reports, or are named by their names
 /// and why, are those reports' parts: a test that printed a report per check, `5 failures` of
 /// 3 tests.) A placed finding's fingerprint is its place and message, as a diagnostic's.
 fn layout_free(
@@ -483,9 +484,17 @@ fn layout_free(
         inside || named
     };
     let beyond = records.iter().any(|r| !known(r));
+    // (A block that holds two records or more read them as one: a table's rows as one job
+    // failure.)
+    let merged = agrees
+        && blocks.iter().any(|b| {
+            let from = records.partition_point(|r| r.start < b.start);
+            let to = records.partition_point(|r| r.start <= b.end);
+            to > from + 1
+        });
     let stands = (agrees || stated.is_empty())
         && holds_every
-        && (weak || (counted(&records) >= counted(blocks) && beyond));
+        && (weak || merged || (counted(&records) >= counted(blocks) && beyond));
     Ok(stands.then_some(records))
 }
 

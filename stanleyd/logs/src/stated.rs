@@ -121,7 +121,7 @@ pub(crate) fn outcome(word: &str) -> Option<Outcome> {
         | "xfailed" | "xpassed" | "deselected" | "ignored" | "incomplete" | "risky" | "flaky"
         | "tests" | "test" | "examples" | "example" | "specs" | "spec" | "specifications"
         | "requirements" | "assertions" | "cases" | "scenarios" | "steps" | "run" | "ran"
-        | "modules" | "module" | "suites" | "suite" => Outcome::Other,
+        | "modules" | "module" | "suites" | "suite" | "checks" | "check" => Outcome::Other,
         _ => return None,
     })
 }
@@ -192,6 +192,22 @@ const WRAPPER_UNITS: [&str; 14] = [
 /// What a count bound to a label is taken over (`Errors detected in this test: 3`, ptester's):
 /// words the label may end with between its outcome and the count.
 const SCOPE: [&str; 6] = ["this", "test", "suite", "run", "group", "module"];
+
+/// What an outcome counts, between the outcome and its count (`Failed tests: 3`, `Failed
+/// checks: 6`): the outcome is the count's. (Not what holds failures: suites, files, rules.)
+const UNITS: [&str; 11] = [
+    "tests",
+    "checks",
+    "check",
+    "cases",
+    "specs",
+    "examples",
+    "scenarios",
+    "assertions",
+    "expectations",
+    "steps",
+    "expects",
+];
 
 /// One token of a line: a number or a lowercase word.
 #[derive(Clone, Debug)]
@@ -469,7 +485,9 @@ fn sentence_counts(line: &str) -> Option<LineCounts> {
             while *sep == Sep::Bind
                 && let Some(j) = b
                 && let Some((Token::Word(w), s)) = tokens.get(j)
-                && (FILLER.contains(&w.as_str()) || SCOPE.contains(&w.as_str()))
+                && (FILLER.contains(&w.as_str())
+                    || SCOPE.contains(&w.as_str())
+                    || UNITS.contains(&w.as_str()))
                 && *s != Sep::Punct
                 && j > 0
             {
@@ -862,6 +880,13 @@ mod tests {
             // Counts said in other words: offenses, erroneous tests.
             ("3 files inspected, 4 offenses detected", (0, 0, 4)),
             ("2 failed, 1 erroneous", (2, 1, 0)),
+            // What was counted between an outcome and its count, or a count and its outcome.
+            ("Failed tests: 3", (3, 0, 0)),
+            (
+                "Passed checks: 0, Failed checks: 6, Skipped checks: 0",
+                (6, 0, 0),
+            ),
+            ("3 checks failed", (3, 0, 0)),
         ] {
             assert_eq!(counts(line), Some(want), "{line}");
         }

@@ -41,6 +41,9 @@ enum Class {
     Mark(String),
     /// A word, as printed (only a line's first token keeps its word: it is the line's kind).
     Word(String),
+    /// What a row of a table is about, its first column, when a severity column follows
+    /// (`Task_Orphan  error  Element is missing label/name  label-required`).
+    Subject,
     /// Text: the free part of a line, where a skeleton ends.
     Free,
 }
@@ -66,6 +69,16 @@ impl Head {
         self.classes.iter().any(|c| matches!(c, Class::Place))
     }
 
+    /// Whether the line is a table's row about a subject (`Task_Orphan  error  …`).
+    fn row(&self) -> bool {
+        self.classes.first() == Some(&Class::Subject)
+    }
+
+    /// Whether the line is a finding in its own right: placed, or a row about a subject.
+    fn finding(&self) -> bool {
+        self.placed() || self.row()
+    }
+
     fn level(&self) -> Option<Level> {
         self.classes
             .iter()
@@ -84,7 +97,7 @@ impl Head {
             Class::Mark(m) => crate::line::FAILURE_MARKS.iter().any(|f| m.contains(f)),
             _ => false,
         });
-        marked || (self.placed() && self.level().is_some_and(|l| l != Level::Note))
+        marked || (self.finding() && self.level().is_some_and(|l| l != Level::Note))
     }
 }
 
@@ -202,6 +215,23 @@ fn banner_level(toks: &[&str], classes: &[Class]) -> Option<Level> {
     level(singular).or_else(|| level(w))
 }
 
+/// A row of a table about a subject: a word, then a severity as a column of its own (two
+/// spaces or more on each side), then what is wrong. The word is the row's subject, whatever
+/// it is (an element's id, a key, a package).
+fn subject_row(line: &str, toks: &[&str], classes: &mut [Class]) {
+    if let [Class::Word(_), Class::Severity(level), _, ..] = classes
+        && *level != Level::Note
+        && let Some(after) = line.strip_prefix(toks[0])
+        && after.starts_with("  ")
+        && after
+            .trim_start()
+            .strip_prefix(toks[1])
+            .is_some_and(|rest| rest.starts_with("  "))
+    {
+        classes[0] = Class::Subject;
+    }
+}
+
 /// Which end of a line a skeleton reads from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum From {
@@ -264,7 +294,8 @@ pub(crate) fn read(
             continue;
         }
         let toks = tokens(t);
-        let classes = classes(&toks);
+        let mut classes = classes(&toks);
+        subject_row(t, &toks, &mut classes);
         if let Some(level) = banner_level(&toks, &classes) {
             banner = Some(level);
             continue;
@@ -395,7 +426,7 @@ fn records(
             let next = heads.get(k + 1).map_or(lines.len(), |h| h.at);
             // A test's record runs to the next (what a runner prints under it is its own,
             // at any depth); a finding's ends where its depth does.
-            let to_next = !heads[k].placed();
+            let to_next = !heads[k].finding();
             extent(lines, closing, heads[k].at, next, to_next)
         })
         .collect();
@@ -424,9 +455,14 @@ fn records(
     let mut out = Vec::with_capacity(heads.len());
     for (k, h) in heads.iter().enumerate() {
         pace.step()?;
-        let name = placed_name(&toks[k], &h.classes, files[k].as_deref())
+        let subject = h.row().then(|| match files[k].as_deref() {
+            Some(file) => format!("{file}: {}", toks[k][0]),
+            None => toks[k][0].to_owned(),
+        });
+        let name = subject
+            .or_else(|| placed_name(&toks[k], &h.classes, files[k].as_deref()))
             .or_else(|| name_between(&toks[k], prefix, suffix));
-        let said = if h.placed() {
+        let said = if h.finding() {
             said_on_line(&toks[k], &h.classes)
         } else {
             name.as_deref()
@@ -450,7 +486,7 @@ fn records(
                 .or(own.first())
                 .map(|l| crate::line::undecorated(l).trim().to_owned())
         });
-        let anchor = match (h.placed(), h.level()) {
+        let anchor = match (h.finding(), h.level()) {
             (true, Some(Level::Warning)) => "diagnostic_warning",
             (true, _) => "diagnostic",
             _ => "records",
@@ -768,6 +804,49 @@ mod tests {
         assert!(read_log(prose).is_empty());
         assert!(read_log("* one\n* two\n").is_empty());
         assert!(read_log("Changes:\n- adds a parser\n- fixes the tests\n").is_empty());
+    }
+
+    #[test]
+    fn rows_about_subjects_under_a_file_header_are_its_findings() {
+        let log = concat!(
+            "diagrams/order.bpmn\n",
+            "  OrderProcess  error  Process is missing end event   end-event-required\n",
+            "  Task_Orphan   error  Element is missing label/name  label-required\n",
+            "\n",
+            "diagrams/refund.bpmn\n",
+            "  R3        warning  SequenceFlow is a duplicate        no-duplicate-flows\n",
+            "\n",
+            "3 problems (2 errors, 1 warning)\n",
+        );
+        let read = read_log(log);
+        let got: Vec<(&str, &str)> = read
+            .iter()
+            .map(|r| (r.1.as_deref().unwrap(), r.2.as_deref().unwrap()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "diagrams/order.bpmn: OrderProcess",
+                    "Process is missing end event end-event-required"
+                ),
+                (
+                    "diagrams/order.bpmn: Task_Orphan",
+                    "Element is missing label/name label-required"
+                ),
+                (
+                    "diagrams/refund.bpmn: R3",
+                    "SequenceFlow is a duplicate no-duplicate-flows"
+                ),
+            ]
+        );
+        // A sentence whose second word is a severity is no row.
+        let prose = concat!(
+            "Build error in the second stage of the pipeline\n",
+            "Fatal error while linking the final binary here\n",
+            "2 errors\n",
+        );
+        assert!(read_log(prose).is_empty(), "{:?}", read_log(prose));
     }
 
     #[test]
