@@ -572,6 +572,78 @@ fn part_message(lines: &[String]) -> Option<String> {
     (!said.is_empty()).then(|| crate::line::bounded_message(&said.join("\n")))
 }
 
+/// Blocks named only by an ordinal (`Test 3`, `Case #3`) named by what the run listed under
+/// that number as it went (`Test [3/5] count_lines: counts two lines`): a kind and a number say
+/// which failure, not what it is. The listing is a line opening with the same kind (or with the
+/// bracket) and `[3/5]`, `(3/5)` or `3/5`, and names the number once. Linear: one pass over the
+/// lines, the numbers wanted in a map.
+pub(crate) fn ordinal_names(blocks: &mut [FailureBlock], lines: &[String]) {
+    let wanted: std::collections::HashMap<(String, u64), Vec<usize>> = blocks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| Some((ordinal(b.test_name.as_deref()?)?, i)))
+        .fold(std::collections::HashMap::new(), |mut m, (key, i)| {
+            m.entry(key).or_insert_with(Vec::new).push(i);
+            m
+        });
+    if wanted.is_empty() {
+        return;
+    }
+    let kinds: std::collections::HashSet<&str> = wanted.keys().map(|(k, _)| k.as_str()).collect();
+    let mut listed: std::collections::HashMap<(String, u64), Option<String>> =
+        std::collections::HashMap::new();
+    for line in lines {
+        let t = line.trim();
+        let (kind, rest) = match t.split_once(char::is_whitespace) {
+            Some((w, rest)) if kinds.contains(w.to_ascii_lowercase().as_str()) => {
+                (w.to_ascii_lowercase(), rest.trim_start())
+            }
+            _ => continue,
+        };
+        let Some((n, name)) = listing(rest) else {
+            continue;
+        };
+        let key = (kind, n);
+        if wanted.contains_key(&key) {
+            listed
+                .entry(key)
+                .and_modify(|seen| {
+                    if seen.as_deref() != Some(name) {
+                        *seen = None;
+                    }
+                })
+                .or_insert_with(|| Some(name.to_owned()));
+        }
+    }
+    for (key, at) in wanted {
+        if let Some(Some(name)) = listed.get(&key) {
+            for i in at {
+                blocks[i].test_name = Some(name.clone());
+            }
+        }
+    }
+}
+
+/// A name that is a kind and a number alone: `Test 3`, `case #3` (the kind lower-cased).
+fn ordinal(name: &str) -> Option<(String, u64)> {
+    let (kind, n) = name.trim().split_once(' ')?;
+    let n = n.trim_start_matches('#').parse().ok()?;
+    (kind.chars().all(char::is_alphabetic) && !kind.is_empty())
+        .then(|| (kind.to_ascii_lowercase(), n))
+}
+
+/// A listing's number and the name after it: `[3/5] count_lines: counts two lines`, `(3/5)
+/// name`, `3/5 name`.
+fn listing(rest: &str) -> Option<(u64, &str)> {
+    let (count, name) = rest.split_once(char::is_whitespace)?;
+    let count = count.trim_matches(|c| matches!(c, '[' | ']' | '(' | ')'));
+    let (n, total) = count.split_once('/')?;
+    let n: u64 = n.trim().parse().ok()?;
+    let total: u64 = total.trim().parse().ok()?;
+    let name = name.trim().trim_start_matches(':').trim();
+    (n >= 1 && n <= total && name.chars().any(char::is_alphabetic)).then_some((n, name))
+}
+
 /// Blocks a reading gave the same name (a file named where each finding in it lists its item:
 /// `- 'pandas'` over `declared in:` over `pyproject.toml`) told apart by what they say first:
 /// where every block of the name opens with a short line of its own that does not hold the name
@@ -1188,6 +1260,43 @@ mod told_apart_tests {
             );
             assert_eq!(super::split_at_own_places(vec![b]).len(), 1, "{name}");
         }
+    }
+
+    #[test]
+    fn an_ordinal_is_named_by_what_the_run_listed_under_its_number() {
+        let lines: Vec<String> = [
+            "Test [1/3] upper_basic: uppercases a small file",
+            "Test 1 failed: tool upper.cwl",
+            "Test [2/3] size: keeps the size",
+            "Test [3/3] count: counts lines",
+            "Test 3 failed: tool count.cwl",
+            "Case [3/3] other: a listing of another kind",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let mut blocks = [
+            named("Test 1", &["Test 1 failed: tool upper.cwl"]),
+            named("Test 3", &["Test 3 failed: tool count.cwl"]),
+            named("Test 7", &["Test 7 failed"]),
+            named("test_3", &["x"]),
+        ];
+        super::ordinal_names(&mut blocks, &lines);
+        assert_eq!(
+            names(&blocks),
+            [
+                "upper_basic: uppercases a small file",
+                "count: counts lines",
+                "Test 7",
+                "test_3"
+            ]
+        );
+        // A number listed under two names names nothing.
+        let twice: Vec<String> = ["Test [1/2] a: one", "Test [1/2] b: two"]
+            .map(str::to_owned)
+            .to_vec();
+        let mut blocks = [named("Test 1", &["Test 1 failed"])];
+        super::ordinal_names(&mut blocks, &twice);
+        assert_eq!(names(&blocks), ["Test 1"]);
     }
 
     #[test]

@@ -370,7 +370,7 @@ pub fn parse_log_paced(
     };
     pace.now()?;
     let mut blocks = crate::block::split_at_own_places(blocks);
-    final_names(&mut blocks);
+    final_names(&mut blocks, &lines);
     let mut agreement = agreement(&stated, &blocks);
     // Where the readings with a rule for a layout disagree with the stated count, the
     // layout-free reading may stand (D-249).
@@ -397,9 +397,11 @@ pub fn parse_log_paced(
     })
 }
 
-/// The names a person reads (each as shown, blocks of one name told apart) and ids of their own.
-fn final_names(blocks: &mut [FailureBlock]) {
+/// The names a person reads (each as shown, an ordinal by what the run listed under it, blocks
+/// of one name told apart) and ids of their own.
+fn final_names(blocks: &mut [FailureBlock], lines: &[String]) {
     shown_names(blocks);
+    crate::block::ordinal_names(blocks, lines);
     crate::block::told_apart(blocks);
     distinct_ids(blocks);
 }
