@@ -763,10 +763,14 @@ fn named_by_their_rows(mut blocks: Vec<FailureBlock>, lines: &[String]) -> Vec<F
     blocks
 }
 
-/// `blocks` without the one-line rows that recite a report's message after the reports (`✘
-/// TypeError Cannot read properties of undefined` under the report whose message is `TypeError:
-/// Cannot read properties of undefined`): a closing list of what failed, no failures of their
-/// own. Compared by letters and digits alone; linear, the messages looked up in a set.
+/// `blocks` without the short rows that recite a report: its message (`✘ TypeError Cannot read
+/// properties of undefined` under the report whose message is `TypeError: Cannot read
+/// properties of undefined`), a closing list of what failed; or its test's name, the end of the
+/// report's own (`✗ (1) keeps quoted commas` in a tree over `1) Failure: CSV keeps quoted
+/// commas` and its report), with the row's ordinal left out; or a file whose failures the
+/// reports name (`Done: suites/auth.yml (Failed)`). No failures of their own.
+/// Compared by letters and digits alone; linear, the messages and the names' ends (eight words
+/// at most) looked up in sets.
 fn without_recited(blocks: Vec<FailureBlock>) -> Vec<FailureBlock> {
     let key = |text: &str| -> String {
         text.chars()
@@ -780,18 +784,86 @@ fn without_recited(blocks: Vec<FailureBlock>) -> Vec<FailureBlock> {
         .filter_map(|b| b.message.as_deref()?.lines().next().map(key))
         .filter(|k| k.len() >= 8)
         .collect();
-    if said.is_empty() {
+    let reported: std::collections::HashSet<String> = blocks
+        .iter()
+        .filter(|b| b.lines.len() > 2)
+        .filter_map(|b| b.test_name.as_deref())
+        .flat_map(|name| {
+            let words: Vec<&str> = name.split_whitespace().collect();
+            (words.len().saturating_sub(8)..words.len().saturating_sub(1))
+                .map(move |k| key(&words[k..].join(" ")))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // (Files the reports name beside their tests, `login responds (suites/a.yml)`: a row that
+    // names one of them, `Done: suites/a.yml (Failed)`, is that file's status, its failures
+    // reported. A report named by the file alone is a finding in it, as the row may be.)
+    let file = |t: &str| -> Option<String> {
+        let t = t.trim_matches(|c: char| "()[]{}<>,;:\"'`".contains(c));
+        (t.contains('/')
+            && !t.contains(char::is_whitespace)
+            && t.rsplit('/').next().is_some_and(|base| base.contains('.')))
+        .then(|| t.to_owned())
+    };
+    let files: std::collections::HashSet<String> = blocks
+        .iter()
+        .filter(|b| b.lines.len() > 2)
+        .filter_map(|b| b.test_name.as_deref())
+        .filter(|name| file(name).is_none())
+        .flat_map(|name| name.split_whitespace().filter_map(file).collect::<Vec<_>>())
+        .collect();
+    if said.is_empty() && reported.is_empty() && files.is_empty() {
         return blocks;
     }
     blocks
         .into_iter()
         .filter(|b| {
-            !(b.lines.len() == 1
-                && b.test_name
-                    .as_deref()
-                    .is_some_and(|n| said.contains(&key(n))))
+            let Some(name) = b.test_name.as_deref() else {
+                return true;
+            };
+            let recites = b.lines.len() == 1 && said.contains(&key(name));
+            let unnumbered = without_ordinal(name);
+            let lists = b.lines.len() <= 2
+                && unnumbered.split_whitespace().count() >= 2
+                && reported.contains(&key(unnumbered));
+            // (Nothing under the row but counts: a block the run's summary closes.)
+            let status = b.lines.split_first().is_some_and(|(first, under)| {
+                under
+                    .iter()
+                    .all(|l| l.trim().is_empty() || crate::stated::states_counts(l))
+                    && first
+                        .split_whitespace()
+                        .filter_map(file)
+                        .any(|f| files.contains(&f))
+                    // (The file and its status, two words at most: a row naming a test of
+                    // its own, `test src/lib.rs - wrap ... FAILED`, stays.)
+                    && first
+                        .split_whitespace()
+                        .filter(|w| file(w).is_none() && w.chars().any(char::is_alphabetic))
+                        .count()
+                        <= 2
+            });
+            !(recites || lists || status)
         })
         .collect()
+}
+
+/// A row's name without the ordinal it opens with (`(1) `, `1) `, `#1 `, `[1] `).
+fn without_ordinal(name: &str) -> &str {
+    let t = name.trim_start();
+    let open = t.strip_prefix(['(', '[', '#']).unwrap_or(t);
+    let digits = open.len() - open.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return name;
+    }
+    let rest = &open[digits..];
+    match rest
+        .strip_prefix([')', ']', '.'])
+        .or_else(|| t.starts_with('#').then_some(rest))
+    {
+        Some(rest) if rest.starts_with(' ') => rest.trim_start(),
+        _ => name,
+    }
 }
 
 /// `rest` without the one-line status rows that only list a failure a runner's parser reported

@@ -5501,3 +5501,31 @@ AssertionError [ERR_ASSERTION]: 'abcd...' == 'a...'
     );
     assert_eq!(names(&log), ["testDropsPunctuation", "testLongCut"]);
 }
+
+/// Rows that recite the reports after them: a tree's `✗ (1) name` rows (the test's own name,
+/// numbered) over numbered reports named by suite and test; a suite's status row naming the
+/// file the reports name, closed by the run's counts (a total of suites counts no failure).
+#[test]
+fn rows_that_recite_a_report_by_its_name_or_its_file_are_no_failures() {
+    let tree = "\nCart\n  ✗ (1) adds an item\n  ✓ removes an item\n  ✗ (2) sums the lines\n\n\n1) Failure: Cart adds an item\n<2> expected but was\n<1>\n\n2) Failure: Cart sums the lines\n<7> expected but was\n<6>\n\nFinished in 0.02 seconds\n3 tests, 3 assertions, 2 failures, 0 errors\n";
+    let got = named_messages(&parse_log(tree));
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["Cart adds an item", "Cart sums the lines"],
+        "{got:?}"
+    );
+
+    let suites = "   ✖ login responds (59ms)\n\n  Done: /w/suites/auth.suite.yml (Failed)\n\n0 skipped, 1 failed, 0 passed (1 tests)\n0 skipped, 1 failed, 0 passed (1 suites)\n\nFailures:\n\n 1) login responds (/w/suites/auth.suite.yml)\nStatusError: Expected status code: 200, Actual status code: 404\n    at Spec.check (/w/node_modules/x/spec.js:6:19)\n";
+    let parsed = parse_log(suites);
+    let names: Vec<String> = parsed
+        .blocks
+        .iter()
+        .filter_map(|b| b.test_name.clone())
+        .collect();
+    assert!(!names.iter().any(|n| n.starts_with("Done")), "{names:?}");
+    assert!(
+        names.iter().any(|n| n.starts_with("login responds")),
+        "{names:?}"
+    );
+}

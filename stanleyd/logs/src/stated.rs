@@ -351,6 +351,12 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
         counts.count(Outcome::Problem, n);
         return Some(counts);
     }
+    // Counts closed by the total of what holds tests (`0 skipped, 2 failed, 0 passed (2
+    // suites)`) count those, not failures, as a wrapper's units do: a summary that counts no
+    // failure.
+    if counts_containers(line) {
+        return Some(LineCounts::default());
+    }
     // make's report of a failed target ends in the command's exit status, no count (`make:
     // *** [Makefile:21: app] Error 2`).
     if line.contains("*** [") && line.trim_end().rsplit_once("] Error ").is_some() {
@@ -383,6 +389,24 @@ pub(crate) fn line_counts(line: &str) -> Option<LineCounts> {
                 .then(|| sentence_counts(head))
                 .flatten()
         })
+}
+
+/// Whether a line's counts end in a parenthesized total of suites, files or a wrapper's units
+/// (`(2 suites)`, `(3 files)`).
+fn counts_containers(line: &str) -> bool {
+    let Some(inner) = line
+        .trim_end()
+        .strip_suffix(')')
+        .and_then(|l| l.rsplit_once('(').map(|(_, inner)| inner))
+    else {
+        return false;
+    };
+    let mut words = inner.split_whitespace();
+    let (Some(n), Some(unit), None) = (words.next(), words.next(), words.next()) else {
+        return false;
+    };
+    crate::text::whole_number(n)
+        && (["suites", "suite", "files", "file"].contains(&unit) || WRAPPER_UNITS.contains(&unit))
 }
 
 /// The count on a short line a failure mark opens: one number, first or after a verb that
@@ -887,11 +911,17 @@ mod tests {
                 (6, 0, 0),
             ),
             ("3 checks failed", (3, 0, 0)),
+            ("0 skipped, 4 failed, 1 passed (5 tests)", (4, 0, 0)),
         ] {
             assert_eq!(counts(line), Some(want), "{line}");
         }
-        // What failed may be anything: cargo's test binaries are no failed tests.
+        // What failed may be anything: cargo's test binaries are no failed tests, nor are
+        // the suites a total counts.
         assert_ne!(counts("error: 2 targets failed:").map(|c| c.0), Some(2));
+        assert_eq!(
+            counts("0 skipped, 2 failed, 0 passed (2 suites)"),
+            Some((0, 0, 0))
+        );
     }
 
     #[test]
