@@ -45,27 +45,25 @@ pub struct Normalizer {
 impl Normalizer {
     /// The folders of `env` and `repo`.
     pub fn new(env: &TestEnv, repo: &TempRepo) -> Self {
-        let mut folders: Vec<(String, &'static str)> = [
+        Self::of(&[
             (repo.root(), word::ROOT),
             (repo.outside(), word::OUTSIDE),
             (env.home(), word::HOME),
             (env.runtime_dir(), word::RUNTIME),
             (bin_dir().as_path(), word::BIN),
-        ]
-        .into_iter()
-        .flat_map(|(path, word)| spellings(path).into_iter().map(move |s| (s, word)))
-        .collect();
-        folders.sort_by_key(|(path, _)| std::cmp::Reverse(path.len()));
-        Self { folders }
+        ])
     }
 
     /// Only the repository's folders (a test without an environment of its own).
     pub fn for_repo(repo: &TempRepo) -> Self {
-        let mut folders: Vec<(String, &'static str)> =
-            [(repo.root(), word::ROOT), (repo.outside(), word::OUTSIDE)]
-                .into_iter()
-                .flat_map(|(path, word)| spellings(path).into_iter().map(move |s| (s, word)))
-                .collect();
+        Self::of(&[(repo.root(), word::ROOT), (repo.outside(), word::OUTSIDE)])
+    }
+
+    fn of(folders: &[(&Path, &'static str)]) -> Self {
+        let mut folders: Vec<(String, &'static str)> = folders
+            .iter()
+            .flat_map(|&(path, word)| spellings(path).into_iter().map(move |s| (s, word)))
+            .collect();
         folders.sort_by_key(|(path, _)| std::cmp::Reverse(path.len()));
         Self { folders }
     }

@@ -684,20 +684,13 @@ pub(crate) fn told_apart(blocks: &mut [FailureBlock]) {
     }
 }
 
-/// A line's item: the line without its list mark (`-`, `*`, `•`, `1.`, `2)`) and, when it is
-/// wholly quoted, its quotes.
+/// A line's item: the line without its list mark (`-`, `*`, `•`, `+`, or an ordinal: `1.`,
+/// `2)`) and, when it is wholly quoted, its quotes.
 fn list_item(line: &str) -> &str {
     let t = line.trim();
     let t = t
         .strip_prefix(['-', '*', '•', '+'])
-        .map(str::trim_start)
-        .unwrap_or_else(|| {
-            let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-            match t[digits..].strip_prefix(['.', ')']) {
-                Some(rest) if digits > 0 => rest.trim_start(),
-                _ => t,
-            }
-        });
+        .map_or_else(|| crate::text::without_ordinal(t), str::trim_start);
     let quoted = |q: char| t.len() > 2 && t.starts_with(q) && t.ends_with(q);
     if ['\'', '"', '`'].into_iter().any(quoted) {
         &t[1..t.len() - 1]

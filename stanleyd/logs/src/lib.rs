@@ -822,7 +822,7 @@ fn without_recited(blocks: Vec<FailureBlock>) -> Vec<FailureBlock> {
                 return true;
             };
             let recites = b.lines.len() == 1 && said.contains(&key(name));
-            let unnumbered = without_ordinal(name);
+            let unnumbered = crate::text::without_ordinal(name);
             let lists = b.lines.len() <= 2
                 && unnumbered.split_whitespace().count() >= 2
                 && reported.contains(&key(unnumbered));
@@ -846,24 +846,6 @@ fn without_recited(blocks: Vec<FailureBlock>) -> Vec<FailureBlock> {
             !(recites || lists || status)
         })
         .collect()
-}
-
-/// A row's name without the ordinal it opens with (`(1) `, `1) `, `#1 `, `[1] `).
-fn without_ordinal(name: &str) -> &str {
-    let t = name.trim_start();
-    let open = t.strip_prefix(['(', '[', '#']).unwrap_or(t);
-    let digits = open.len() - open.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    if digits == 0 {
-        return name;
-    }
-    let rest = &open[digits..];
-    match rest
-        .strip_prefix([')', ']', '.'])
-        .or_else(|| t.starts_with('#').then_some(rest))
-    {
-        Some(rest) if rest.starts_with(' ') => rest.trim_start(),
-        _ => name,
-    }
 }
 
 /// `rest` without the one-line status rows that only list a failure a runner's parser reported

@@ -382,3 +382,21 @@ pub(crate) fn numbered_row(t: &str) -> Option<(String, &str)> {
 
 /// The marks a runner puts beside a failed test's name (`✗ name`, `name: ☓`).
 pub(crate) const FAILURE_MARKS: [&str; 8] = ["✗", "✘", "✕", "×", "✖", "☓", "❌", "💥"];
+
+/// A row's name without the ordinal it opens with (`(1) `, `1) `, `1. `, `#1 `, `[1] `).
+pub(crate) fn without_ordinal(name: &str) -> &str {
+    let t = name.trim_start();
+    let open = t.strip_prefix(['(', '[', '#']).unwrap_or(t);
+    let digits = open.len() - open.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return name;
+    }
+    let rest = &open[digits..];
+    match rest
+        .strip_prefix([')', ']', '.'])
+        .or_else(|| t.starts_with('#').then_some(rest))
+    {
+        Some(rest) if rest.starts_with(' ') => rest.trim_start(),
+        _ => name,
+    }
+}

@@ -666,6 +666,12 @@ mod tests {
             .collect()
     }
 
+    fn names_and_messages(read: &[(usize, Option<String>, Option<String>)]) -> Vec<(&str, &str)> {
+        read.iter()
+            .map(|r| (r.1.as_deref().unwrap(), r.2.as_deref().unwrap()))
+            .collect()
+    }
+
     #[test]
     fn rows_under_a_file_header_are_its_findings_named_by_file_and_place() {
         let log = concat!(
@@ -782,10 +788,7 @@ mod tests {
             "* dayjs: ./src/index.js\n",
         );
         let read = read_log(log);
-        let got: Vec<(&str, &str)> = read
-            .iter()
-            .map(|r| (r.1.as_deref().unwrap(), r.2.as_deref().unwrap()))
-            .collect();
+        let got = names_and_messages(&read);
         assert_eq!(
             got,
             [
@@ -819,10 +822,7 @@ mod tests {
             "3 problems (2 errors, 1 warning)\n",
         );
         let read = read_log(log);
-        let got: Vec<(&str, &str)> = read
-            .iter()
-            .map(|r| (r.1.as_deref().unwrap(), r.2.as_deref().unwrap()))
-            .collect();
+        let got = names_and_messages(&read);
         assert_eq!(
             got,
             [
