@@ -33,7 +33,9 @@ compile), swipl-plain (SWI-Prolog's own `ERROR:` records, one line or a place ov
 gawk-lint (GNU awk's `--lint` records, warnings and fatal errors, a note on the input or none),
 flatc-plain (flatc's `error:` over an indented `path:line: col: error:` record), blint-plain (B::Lint's
 `message at PATH line N`), fasm-plain (fasm's `PATH [N]:` over `error: message.`), byacc-plain (byacc's
-`e|w - line N of "PATH", message`), iasl-plain (iasl's source echo over `Error CODE - ^ message`), sassc-plain (LibSass's message over
+`e|w - line N of "PATH", message`), bpmnlint-jsonl (bpmnlint's reports through
+diagnostics/ends/bpmnlint/truth.js, a failure per error named `DIAGRAM: ELEMENT-ID`, no line), tmgrammar-xunit (vscode-tmgrammar-test's --xunit-report files inside one `<all>`
+element, a failure per `<failure>` named by its test case `FILE:LINE`), iasl-plain (iasl's source echo over `Error CODE - ^ message`), sassc-plain (LibSass's message over
 `on line N:C of PATH`), xsltproc-plain (xsltproc's `compilation error: file PATH line N element E` over its message), xa-plain
 (xa's `PATH:line N: ADDR:message` records), smlnj-plain (SML/NJ's
 `path:line.col-line.col Error:` and `Warning:` records),
@@ -599,6 +601,34 @@ elif kind == "xa-plain":
     want = sum(int(n) for n in re.findall(r"^Break after (\d+) errors", "\n".join(rows), re.M))
     if len(failures) != want:
         sys.exit(f"xa: {len(failures)} records, its breaks say {want}")
+elif kind == "bpmnlint-jsonl":
+    # bpmnlint's own reports through its API (diagnostics/ends/bpmnlint/truth.js): each error a
+    # failure about an element of a diagram, no line; named by the diagram and the element's id
+    # as the table prints them, told apart by the table's row (one element can break two rules).
+    rows = open(capture, errors="replace").read().splitlines()
+    for line in text.splitlines():
+        d = json.loads(line)
+        if d["category"] != "error":
+            continue
+        row = next((r for r in rows if re.match(
+            rf"^\s+{re.escape(d['id'])}\s+error\s+{re.escape(d['message'])}\s+{re.escape(d['rule'])}\s*$", r)), None)
+        if row is None:
+            sys.exit(f"bpmnlint: no row for {d}")
+        failures.append((f"{d['file']}: {d['id']}", d["message"], row.strip()))
+elif kind == "tmgrammar-xunit":
+    # vscode-tmgrammar-test's own --xunit-report, its files wrapped in one <all> element: each
+    # <failure> of a test case (a test file's line; one line can fail twice) a failure named by
+    # the case, its message from `missing required scopes` on (the text before echoes the source
+    # and carets), told apart by its place as the console prints it (`FILE:L:C:C`).
+    import xml.etree.ElementTree as ET
+    for case in ET.fromstring(text).iter("testcase"):
+        name = case.get("name")
+        for failure in case.iter("failure"):
+            body = failure.text or ""
+            at = body.find("missing required scopes")
+            message = body[at:].splitlines()[0] if at >= 0 else body.splitlines()[-1]
+            place = failure.get("message").removeprefix("Assertion failed at ")
+            failures.append((name, message, f"{name.rsplit(':', 1)[0]}:{place}"))
 elif kind == "jscs-json":
     # JSCS's --reporter json: every error fails the run; told apart, when two say the same, by
     # the frame's marked line and its marker as the default reporter prints them (records in

@@ -504,10 +504,12 @@ fn whole_messages(captures: &[Capture]) -> (f64, String) {
     let mut cut = Vec::new();
     for capture in captures {
         let parsed = parse_log(&capture.text);
-        // (A token that is the failure's own place, for findings whose messages are alike,
-        // says nothing of the message.)
-        let told_by_message =
-            |(name, t): &&(String, String)| !t.is_empty() && !t.starts_with(name.as_str());
+        // (A token that is the failure's own place, or its own row opening with what the
+        // name ends with, for findings whose messages are alike, says nothing of the message.)
+        let told_by_message = |(name, t): &&(String, String)| {
+            let subject = name.rsplit(": ").next().unwrap_or(name);
+            !t.is_empty() && !t.starts_with(name.as_str()) && !t.starts_with(subject)
+        };
         for (name, token) in capture.failures.iter().filter(told_by_message) {
             let Some(block) = parsed.blocks.iter().find(|b| {
                 names_match(&strip_ansi(b.test_name.as_deref().unwrap_or("")), name)
