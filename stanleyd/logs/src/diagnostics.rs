@@ -8,6 +8,7 @@ use crate::text::whole_number;
 
 mod excerpts;
 mod fields;
+mod items;
 mod marked_files;
 mod records;
 mod rows;
@@ -1465,17 +1466,15 @@ fn stylish_file(lines: &[String], i: usize) -> Option<String> {
     if !line.starts_with(char::is_whitespace) && path_like(t) && location(t).is_none() {
         return Some(t.to_owned());
     }
-    let row_follows = lines.get(i + 1).is_some_and(|next| row(next).is_some());
+    let a_row = |next: &String| row(next).is_some() || unplaced_row(next).is_some();
+    let row_follows = lines.get(i + 1).is_some_and(a_row);
     // A labelled file (`File: index.html`, then its rows, a line or two of settings between).
     if let Some((label, rest)) = t.split_once(": ")
         && label.len() > 1
         && label.chars().all(|c| c.is_ascii_alphabetic())
         && path_like(rest.trim())
         && location(rest.trim()).is_none()
-        && lines[i + 1..]
-            .iter()
-            .take(3)
-            .any(|next| row(next).is_some())
+        && lines[i + 1..].iter().take(3).any(a_row)
     {
         return Some(rest.trim().to_owned());
     }
@@ -2141,6 +2140,21 @@ pub(crate) fn row(line: &str) -> Option<(u64, String, Severity, Option<String>, 
     Some((row, pos.to_owned(), severity, code, message.to_owned()))
 }
 
+/// An indented stylish row whose place is only marks (`  -:-  warning  Rule "x" is deprecated.
+/// rule-x`): a finding about the whole file, read as any row is with its place set aside.
+fn unplaced_row(line: &str) -> Option<(Severity, Option<String>, String)> {
+    let t = line.trim_start();
+    let pos = t.split_whitespace().next()?;
+    let marks_only = pos.contains(':')
+        && pos.contains(['-', '?'])
+        && pos.chars().all(|c| matches!(c, '-' | '?' | ':'));
+    if t.len() == line.len() || !marks_only {
+        return None;
+    }
+    let (_, _, severity, code, message) = row(&line.replacen(pos, "1:1", 1))?;
+    Some((severity, code, message))
+}
+
 /// Whether a row's last column, after two spaces or more, is one word of a rule's letters
 /// (`keywords-in-logical-order`, `indentation`) after a message of two words or more: a
 /// stylish row with no severity (gherkin-lint's `  5    Step "…" should not …    rule`).
@@ -2167,6 +2181,7 @@ fn row_detail(lines: &[String], covered: &[bool], start: usize, mut end: usize) 
         && lines[end].starts_with(char::is_whitespace)
         && !lines[end].trim().is_empty()
         && row(&lines[end]).is_none()
+        && unplaced_row(&lines[end]).is_none()
         && !path_like(lines[end].trim())
         // (A finding of its own, placed and judged, is the next row: pyright's `  a.py:21:16 -
         // error: …` under its file, each row's explanation indented deeper.)
@@ -3092,6 +3107,12 @@ fn found_at(
             false,
         );
     }
+    // A row whose place is only marks, under its file: a finding about the whole file.
+    if let Some(f) = file
+        && let Some((s, c, m)) = unplaced_row(line)
+    {
+        return (Some((i, f.to_owned(), f.to_owned(), s, c, m)), true);
+    }
     // A marked row, or one with its line in words, under its file (one line each).
     if let Some(f) = file
         && let Some((number, s, c, m)) = headed_row(line)
@@ -3211,6 +3232,7 @@ fn under_headings(
         })
         .or_else(|| rows_under_a_counted_heading(lines, covered, i, out))
         .or_else(|| items_placed_under(lines, covered, i, out))
+        .or_else(|| items::items_under_file(lines, covered, i, out))
         .or_else(|| {
             sentences::labelled_with_aligned_detail(lines, covered, i, &mut looked.labelled, out)
         })
@@ -4176,6 +4198,17 @@ mod worded_tests {
         assert_eq!(got[2].severity, super::Severity::Warning);
         // Without line records a severity's line is no finding about the file.
         assert!(diagnostics("# Linting Containerfile\n\nERROR: the daemon is down\n").is_empty());
+    }
+
+    #[test]
+    fn a_row_placed_only_by_marks_is_about_its_whole_file() {
+        let log = "File: site/a.html\nUsing preset: default\n  -:-   warning  Rule \"x\" is deprecated.  \n  4:2   error    Tag is not closed  tag-close\n  -:-   error    The file is empty  no-empty\n";
+        let got = read_all(log);
+        let names: Vec<&str> = got.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(names, ["site/a.html", "site/a.html:4", "site/a.html"]);
+        assert!(got[2].2.starts_with("The file is empty"));
+        // Marks that are a list's bullet or a rule are no place.
+        assert!(read_all("File: a.html\n  - one item here\n  --- \n").is_empty());
     }
 
     #[test]

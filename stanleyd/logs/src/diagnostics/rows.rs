@@ -122,7 +122,30 @@ struct Row<'a> {
 /// the shape of the words before it: their punctuation, letters and figures masked (`E:` and
 /// `W:` alike, `%Warning-WIDTH:` and `%Error-PIN:` alike).
 fn row(line: &str) -> Option<Row<'_>> {
-    if line.trim().is_empty() || crate::line::stack_frame(line) {
+    if crate::line::stack_frame(line) {
+        return None;
+    }
+    row_of(line)
+}
+
+/// A place in a frame's shape (`lib.py:10 in scale`) whose indented line under it says what
+/// is wrong under a rule's code with a figure (`    SIG202: includes parameters that do not
+/// exist`) is a finding about the function there: a frame's next line is its source or
+/// another frame, not a coded finding.
+fn coded_under(lines: &[String], k: usize) -> bool {
+    lines.get(k + 1).is_some_and(|next| {
+        let mut words = next.split_whitespace();
+        next.starts_with(char::is_whitespace)
+            && words
+                .next()
+                .is_some_and(|w| coded(w) && w.contains(|c: char| c.is_ascii_digit()))
+            && words.count() >= 2
+    })
+}
+
+/// The row a line is, whatever its shape (`row`'s reading, a frame's shape allowed).
+fn row_of(line: &str) -> Option<Row<'_>> {
+    if line.trim().is_empty() {
         return None;
     }
     let words: Vec<&str> = line.split_whitespace().collect();
@@ -259,6 +282,11 @@ fn under(line: &str, depth: usize) -> bool {
 fn row_at(lines: &[String], k: usize) -> Option<(Row<'_>, usize)> {
     let line = &lines[k];
     if let Some(r) = row(line) {
+        return Some((r, 1));
+    }
+    if coded_under(lines, k)
+        && let Some(r) = row_of(line)
+    {
         return Some((r, 1));
     }
     let words: Vec<&str> = line.split_whitespace().collect();
@@ -572,6 +600,9 @@ fn finding(lines: &[String], start: usize, end: usize, group: Option<usize>) -> 
         m
     } else if let Some(m) = quoted_place(&words, &r) {
         m
+    } else if coded_under(lines, start) && after.first() == Some(&"in") && after.len() == 2 {
+        // (A frame's shape over a coded finding: the finding is what the code says.)
+        lines[start + 1].trim().to_owned()
     } else {
         let m = after.join(" ");
         let m = m.trim_start_matches(':').trim();
@@ -883,6 +914,42 @@ mod tests {
         out.into_iter()
             .map(|d| (d.found.name.unwrap_or_default(), d.code, d.severity))
             .collect()
+    }
+
+    #[test]
+    fn a_frame_shaped_place_over_a_coded_finding_is_a_finding() {
+        let log = "lib.py:1 in add\n    SIG203: parameters missing (params-missing)\n\
+                   lib.py:10 in Store.put\n    SIG402: parameters out of order (params-out-of-order)\n";
+        let lines: Vec<String> = log.lines().map(str::to_owned).collect();
+        let mut out = Vec::new();
+        placed_rows(&lines, &[false; 4], 0, &mut Looked::default(), &mut out);
+        let said: Vec<(String, String)> = out
+            .into_iter()
+            .map(|d| {
+                let message = d.found.message.unwrap_or_default();
+                (d.found.name.unwrap_or_default(), message)
+            })
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    "lib.py:1".into(),
+                    "SIG203: parameters missing (params-missing)".into()
+                ),
+                (
+                    "lib.py:10".into(),
+                    "SIG402: parameters out of order (params-out-of-order)".into()
+                ),
+            ]
+        );
+        // A traceback's frames over their source stay frames.
+        assert!(
+            read(
+                "tests/a.py:3: in check\n    assert f() == 2\ntests/a.py:9: in f\n    return g(1)\n"
+            )
+            .is_empty()
+        );
     }
 
     #[test]

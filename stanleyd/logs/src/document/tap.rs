@@ -581,7 +581,9 @@ fn comments_lead(lines: &[String], covered: &[bool], first: usize) -> bool {
                 failing_led += usize::from(led);
             }
             comments = 0;
-        } else if t.starts_with("1..") || t.starts_with("TAP version ") {
+        } else if (t.starts_with("1..") || t.starts_with("TAP version ")) && points == 0 {
+            // (A plan after the points closes the stream: the comments before it are the
+            // last point's trail.)
             comments = 0;
         }
     }
@@ -783,6 +785,42 @@ mod heading_tests {
         );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].name.as_deref(), Some("subtracts numbers"));
+    }
+
+    /// Comments after each failed point, then the plan last (a unittest TAP reporter's
+    /// tracebacks): the comments are the point's before them.
+    #[test]
+    fn comments_before_a_closing_plan_are_the_last_points_trail() {
+        let trace = |e: &str| {
+            format!(
+                "# Traceback (most recent call last):\n#   File \"t.py\", line 6, in f\n#     g()\n# {e}\n"
+            )
+        };
+        let log = format!(
+            "# TAP results for Ledger\nnot ok 1 adds\n{}not ok 2 subtracts\n{}ok 3 rounds\nnot ok 4 divides\n{}1..4\n",
+            trace("AssertionError: 125 != 130"),
+            trace("AssertionError: 'EUR' != 'USD'"),
+            trace("ValueError: overdraft")
+        );
+        let found = read(&log);
+        let got: Vec<(&str, bool)> = found
+            .iter()
+            .map(|f| {
+                let message = f.message.as_deref().unwrap_or("");
+                (f.name.as_deref().unwrap_or(""), message.contains("Error"))
+            })
+            .collect();
+        // (The first comment heads the stream: it scopes the names.)
+        assert_eq!(
+            got,
+            [
+                ("TAP results for Ledger › adds", true),
+                ("TAP results for Ledger › subtracts", true),
+                ("TAP results for Ledger › divides", true)
+            ]
+        );
+        assert!(found[0].message.as_deref().unwrap().contains("125 != 130"));
+        assert!(found[2].message.as_deref().unwrap().contains("overdraft"));
     }
 
     /// Assertions under a heading that carry the assertion's default label (`should be equal`,
