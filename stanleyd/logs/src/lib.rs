@@ -278,14 +278,7 @@ pub fn parse_log_paced(
         lines.drain(..cut);
     }
     let offset = unwrapped.lines.len() - lines.len();
-    // The failure count the log states, which judges the readings (issue 46); of a log with a
-    // part left out (cut here or by the client), the count is the whole log's, not the part
-    // read, and judges nothing.
-    let stated = if notes.is_empty() {
-        crate::stated::stated(&lines)
-    } else {
-        crate::stated::Stated::default()
-    };
+    let stated = stated_count(&lines, &notes);
     // A line that closes a scope opened above it reports nothing, whichever parser reads.
     let scopes = crate::line::scopes(&lines);
     let mut claimed = scopes.closing.clone();
@@ -395,6 +388,17 @@ pub fn parse_log_paced(
         wrapper,
         agreement,
     })
+}
+
+/// The failure count the log states, which judges the readings (issue 46); of a log with a
+/// part left out (cut here or by the client, `notes`), the count is the whole log's, not the
+/// part read, and judges nothing.
+fn stated_count(lines: &[String], notes: &[String]) -> Stated {
+    if notes.is_empty() {
+        crate::stated::stated(lines)
+    } else {
+        Stated::default()
+    }
 }
 
 /// The names a person reads (each as shown, an ordinal by what the run listed under it, blocks

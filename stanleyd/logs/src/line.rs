@@ -413,7 +413,9 @@ pub(crate) fn failed_verdict(word: &str) -> bool {
     ]
     .iter()
     .any(|v| {
-        lower == *v || lower.starts_with(&format!("{v} ")) || lower.ends_with(&format!("***{v}"))
+        lower == *v
+            || lower.strip_prefix(v).is_some_and(|r| r.starts_with(' '))
+            || lower.strip_suffix(v).is_some_and(|r| r.ends_with("***"))
     }) || lower.contains("***failed")
         || lower.contains("***exception")
         || lower.contains("***timeout")
@@ -806,12 +808,21 @@ pub(crate) fn filed_then_why(rest: &str) -> Option<&str> {
     .then(|| &rest[..file.len() + 2 + name.len()])
 }
 
+/// The longest reason in parentheses `paren_why` reads (a message's bound).
+const MAX_WHY: usize = 1200;
+
 /// A name with what went wrong after it in parentheses (`status == 200 (AssertionError
 /// [ERR_ASSERTION]: status (500) == 200)`): the name and the message, at the first ` (` whose
 /// words up to the closing parenthesis at the end read as a message.
 pub(crate) fn paren_why(text: &str) -> Option<(&str, &str)> {
     let inner_end = text.strip_suffix(')')?.len();
+    // (A reason is a message's length at most: on a line of any length only the parentheses
+    // that open within that of its end are looked at, so the line is read once.)
+    let from = inner_end.saturating_sub(MAX_WHY);
     text.match_indices(" (").find_map(|(at, _)| {
+        if at < from {
+            return None;
+        }
         let why = &text[at + 2..inner_end];
         let name = text[..at].trim();
         // (After a file, what the parentheses say is why it failed: `FAIL: src/a.c (File size

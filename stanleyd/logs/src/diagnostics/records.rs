@@ -64,10 +64,7 @@ pub(super) fn located_below(
     i: usize,
 ) -> Option<(String, String, Option<String>, String)> {
     let line = &lines[i];
-    if line.trim().is_empty()
-        || line.starts_with(char::is_whitespace)
-        || crate::line::status_name(line).is_some()
-    {
+    if line.trim().is_empty() || line.starts_with(char::is_whitespace) {
         return None;
     }
     // (Or the record is fields, each on a line of its own, a paragraph of its own: `Secret
@@ -82,6 +79,10 @@ pub(super) fn located_below(
             (l.starts_with(char::is_whitespace) || fielded && labelled(l)) && !l.trim().is_empty()
         })
         .find_map(|l| place_field(l))?;
+    // (A test's status line over its report is the test's.)
+    if crate::line::status_name(line).is_some() {
+        return None;
+    }
     // What was found, without the marks before it (`>> `).
     let message = line
         .trim()

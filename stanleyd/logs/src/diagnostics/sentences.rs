@@ -352,13 +352,16 @@ pub(super) fn sentence_over_expectation(
     let first = lines[i].trim_end();
     // (A test's verdict over its values, `* fail: … executed` over `got:` and `wanted:`, is
     // the test's report: the sentence opens with a word and says no test failed.)
-    let verdict = first
-        .split_whitespace()
-        .take(3)
-        .any(|w| crate::line::failed_verdict(w.trim_matches(|c: char| !c.is_alphanumeric())));
+    let verdict = || {
+        first
+            .split_whitespace()
+            .take(3)
+            .any(|w| crate::line::failed_verdict(w.trim_matches(|c: char| !c.is_alphanumeric())))
+    };
     if covered[i]
         || !first.starts_with(char::is_alphanumeric)
-        || verdict
+        || field_label(lines.get(i + 1).map_or("", String::as_str)).is_none()
+        || verdict()
         || first.split_whitespace().count() < 3
         || first.ends_with(':')
         || super::location(first).is_some()

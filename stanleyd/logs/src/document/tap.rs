@@ -263,6 +263,16 @@ pub(crate) fn tap(
         {
             from -= 1;
         }
+        // What the point ran printed, kept whole in its YAML block (`output: |`, a wrapper
+        // that runs a tool as one point): when that holds failures of its own, named, they are
+        // what failed, each under the point's name.
+        if assertions.is_empty() {
+            let nested = printed_failures(lines, point.at + 1, point.to, &point.name);
+            if !nested.is_empty() {
+                out.extend(nested);
+                continue;
+            }
+        }
         let block: Vec<String> = lines[from..point.to].to_vec();
         // A description that quotes the test's name and says what befell it (`'rle
         // round-trips' falsified in 1 attempts`, a property runner's): the quoted name names
@@ -289,6 +299,57 @@ pub(crate) fn tap(
     }
     out.sort_by_key(|f| f.start);
     (!out.is_empty()).then_some((out, stream))
+}
+
+/// The keys a YAML block gives what a program printed under (`output: |`, `stdout: |`).
+const PRINTED: [&str; 4] = ["output", "stdout", "stderr", "log"];
+
+/// The failures what a point ran printed holds, read as a log of its own: its YAML block's
+/// literal text under a key of [`PRINTED`] (lines `from..to`), taken out of its indent; each
+/// named (an unnamed reading says nothing the point does not), under `point`'s name.
+fn printed_failures(lines: &[String], from: usize, to: usize, point: &str) -> Vec<Found> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let Some(key) = (from..to).find(|&k| {
+        let t = lines[k].trim();
+        t.split_once(": ").is_some_and(|(key, style)| {
+            PRINTED.contains(&key) && matches!(style.trim(), "|" | "|-" | "|+" | ">" | ">-")
+        })
+    }) else {
+        return Vec::new();
+    };
+    let depth = indent(&lines[key]);
+    let end = (key + 1..to)
+        .find(|&k| !lines[k].trim().is_empty() && indent(&lines[k]) <= depth)
+        .unwrap_or(to);
+    let body = &lines[key + 1..end];
+    let Some(cut) = body
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| indent(l))
+        .min()
+    else {
+        return Vec::new();
+    };
+    let text: Vec<&str> = body.iter().map(|l| l.get(cut..).unwrap_or("")).collect();
+    let parsed = crate::parse_log(&text.join("\n"));
+    if parsed.blocks.is_empty() || parsed.blocks.iter().any(|b| b.test_name.is_none()) {
+        return Vec::new();
+    }
+    parsed
+        .blocks
+        .into_iter()
+        .map(|b| {
+            let start = key + b.start;
+            Found {
+                start,
+                message: b.message,
+                name: b.test_name.map(|n| format!("{point} › {n}")),
+                lines: lines[start..(key + 1 + b.end).min(end)].to_vec(),
+                anchor: "tap_not_ok",
+                ..Found::default()
+            }
+        })
+        .collect()
 }
 
 /// Where a TAP stream whose first version line or plan is at `marker` starts: its first point,
@@ -821,6 +882,34 @@ mod heading_tests {
         );
         assert!(found[0].message.as_deref().unwrap().contains("125 != 130"));
         assert!(found[2].message.as_deref().unwrap().contains("overdraft"));
+    }
+
+    /// A wrapper that ran a test runner as one point keeps what it printed in the point's
+    /// YAML block: the failures in it are what failed.
+    #[test]
+    fn failures_a_point_printed_in_its_yaml_block_are_what_failed() {
+        let log = "not ok 1 - unit tests\n  ---\n  command: make test\n  output: |\n    TAP version 13\n    not ok 1 adds\n    # Traceback (most recent call last):\n    # AssertionError: 1 != 2\n    ok 2 rounds\n    not ok 3 divides\n    # Traceback (most recent call last):\n    # ZeroDivisionError: division by zero\n    1..3\n  ...\n1..1\n";
+        let found = read(log);
+        let got: Vec<(&str, &str)> = found
+            .iter()
+            .map(|f| {
+                let message = f.message.as_deref().unwrap_or("");
+                (f.name.as_deref().unwrap_or(""), message)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("unit tests › adds", "AssertionError: 1 != 2"),
+                (
+                    "unit tests › divides",
+                    "ZeroDivisionError: division by zero"
+                )
+            ]
+        );
+        // What a point printed that names no failure leaves the point as it was.
+        let log = "not ok 1 - lint\n  ---\n  output: |\n    something went wrong\n  ...\n1..1\n";
+        assert_eq!(read(log)[0].name.as_deref(), Some("lint"));
     }
 
     /// Assertions under a heading that carry the assertion's default label (`should be equal`,

@@ -157,7 +157,14 @@ fn framed(n: usize) -> String {
     s
 }
 
-const SHAPES: [(&str, Shape); 8] = [
+/// One line that never ends, of runner fragments and escapes (the fuzz test's 1 MB line): `n`
+/// fragments, each a status word, a name and a reason in parentheses (D-255).
+fn long_line(n: usize) -> String {
+    "\u{1b}[31mFAIL\u{1b}[0m src/x.test.js ● suite › test E   assert 1 == 2 at x (/a.js:1:1) "
+        .repeat(n)
+}
+
+const SHAPES: [(&str, Shape); 9] = [
     ("pytest", pytest),
     ("unknown-runner", unknown_runner),
     ("go", go),
@@ -166,6 +173,7 @@ const SHAPES: [(&str, Shape); 8] = [
     ("anchors", anchors),
     ("tape", tape),
     ("framed", framed),
+    ("long-line", long_line),
 ];
 
 fn timed(f: impl FnOnce() -> usize) -> (Duration, usize) {
