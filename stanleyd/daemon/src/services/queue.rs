@@ -145,11 +145,17 @@ impl Queue for QueueService {
         let settings = self.state.settings(&request.into_inner().env);
         let agent = crate::agent::pi(&self.state, &settings, false).map_err(|reason| {
             let why = match reason {
-                stanley_adapters::pi::Unavailable::Disabled => "disabled",
-                stanley_adapters::pi::Unavailable::Nested => "nested",
-                stanley_adapters::pi::Unavailable::NotInstalled => "not_installed",
+                stanley_adapters::pi::Unavailable::Disabled => {
+                    "the coding agent is turned off (STANLEY_AGENT=off)"
+                }
+                stanley_adapters::pi::Unavailable::Nested => {
+                    "it was asked from inside a run Stanley started (STANLEY_NESTED is set)"
+                }
+                stanley_adapters::pi::Unavailable::NotInstalled => {
+                    "no `pi` on PATH (install Pi, or set STANLEY_PI_BIN to it)"
+                }
             };
-            RequestError::usage(format!("improvement worker not started: agent {why}"))
+            RequestError::usage(format!("improvement worker not started: {why}"))
         })?;
         match crate::worker::work(&self.state, &settings, &agent, &stanley_core::Cancel::new())
             .await
