@@ -1882,7 +1882,7 @@ pub(crate) fn headed_row(line: &str) -> Option<(Option<u64>, Severity, Option<St
     let (severity, rest) = match marked(t) {
         Some((severity, rest)) => (Some(severity), rest),
         None => {
-            let item = ["- ", "* ", "• "].iter().find_map(|m| t.strip_prefix(m));
+            let item = crate::text::bulleted(t);
             match item {
                 Some(rest) => (None, rest.trim_start()),
                 None if line.starts_with(char::is_whitespace) => (None, t),

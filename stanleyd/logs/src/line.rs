@@ -808,9 +808,6 @@ pub(crate) fn filed_then_why(rest: &str) -> Option<&str> {
     .then(|| &rest[..file.len() + 2 + name.len()])
 }
 
-/// The longest reason in parentheses `paren_why` reads (a message's bound).
-const MAX_WHY: usize = 1200;
-
 /// A name with what went wrong after it in parentheses (`status == 200 (AssertionError
 /// [ERR_ASSERTION]: status (500) == 200)`): the name and the message, at the first ` (` whose
 /// words up to the closing parenthesis at the end read as a message.
@@ -818,7 +815,7 @@ pub(crate) fn paren_why(text: &str) -> Option<(&str, &str)> {
     let inner_end = text.strip_suffix(')')?.len();
     // (A reason is a message's length at most: on a line of any length only the parentheses
     // that open within that of its end are looked at, so the line is read once.)
-    let from = inner_end.saturating_sub(MAX_WHY);
+    let from = inner_end.saturating_sub(MAX_MESSAGE_CHARS);
     text.match_indices(" (").find_map(|(at, _)| {
         if at < from {
             return None;
@@ -1294,9 +1291,7 @@ pub(crate) fn padded_verdict(t: &str) -> Option<String> {
         return Some(place.to_owned());
     }
     // Padded to a column, or a list's item (`  - name [FAILED]`): a row of a status list.
-    let item = ["- ", "* ", "• "]
-        .iter()
-        .find_map(|b| before.trim_start().strip_prefix(b));
+    let item = crate::text::bulleted(before.trim_start());
     let padded = before.ends_with("  ") || before.trim_end().ends_with("..") || item.is_some();
     let before = item.unwrap_or(before);
     let name = before.trim_end().trim_end_matches('.').trim_end();

@@ -343,6 +343,11 @@ pub(crate) fn file_with_extension(p: &str) -> bool {
             })
 }
 
+/// What a list's item says after its bullet (`- `, `* `, `• `) at the start of `t`, if it is one.
+pub(crate) fn bulleted(t: &str) -> Option<&str> {
+    ["- ", "* ", "• "].iter().find_map(|b| t.strip_prefix(b))
+}
+
 /// A path as tools print it: no spaces, not a URL, a file name with an extension, or one
 /// without that is a folder's (`bin/check`) or named for what it holds (`Dockerfile`,
 /// `Makefile`, `Justfile`).

@@ -29,10 +29,7 @@ fn file_heading(line: &str) -> Option<&str> {
 /// An item of a list: its mark and at least two words after it; (its indent, what it says).
 fn item(line: &str) -> Option<(usize, &str)> {
     let t = line.trim_start();
-    let said = ["* ", "- ", "• "]
-        .iter()
-        .find_map(|m| t.strip_prefix(m))?
-        .trim();
+    let said = crate::text::bulleted(t)?.trim();
     (said.split_whitespace().count() >= 2).then_some((indent(line), said))
 }
 

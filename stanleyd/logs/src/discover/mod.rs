@@ -557,10 +557,7 @@ fn names_over_verdicts(
 /// An item of a list, `- name` (or `* `, `• `): the name, when it is one.
 fn listed_item(line: &str) -> Option<&str> {
     let t = line.trim_start();
-    let name = ["- ", "* ", "• "]
-        .iter()
-        .find_map(|b| t.strip_prefix(b))?
-        .trim();
+    let name = crate::text::bulleted(t)?.trim();
     (name_like(name) && !summary(line) && status_name(name).is_none()).then_some(name)
 }
 

@@ -346,10 +346,7 @@ fn headed_lists(lines: &[String]) -> Option<Vec<Found>> {
         if t.is_empty() {
             continue;
         }
-        let item = ["* ", "- ", "• "]
-            .iter()
-            .find_map(|b| t.strip_prefix(b))
-            .map(str::trim);
+        let item = crate::text::bulleted(t).map(str::trim);
         match (item, heading) {
             (Some(item), Some((_, title))) if !item.is_empty() => {
                 let name = item.split_once(": ").map_or(item, |(n, _)| n).trim();
