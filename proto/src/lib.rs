@@ -110,6 +110,41 @@ pub const HOOK_EVENTS: [&str; 6] = {
 /// The release version shared by the daemon and its clients.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The metadata entry a client puts on a `Prompt` it sends without a handshake: its
+/// [`client_version`]. A daemon of another version refuses the call before any work
+/// ([`is_other_version`]); a daemon answers a call without it as before (a client that
+/// handshook first, a third-party client).
+pub const CLIENT_VERSION_METADATA: &str = "stanley-client-version";
+
+/// The metadata entry of a call refused because the daemon is of another version; its value is
+/// the daemon's [`client_version`] spelling.
+pub const OTHER_VERSION_METADATA: &str = "stanley-other-version";
+
+/// This build's version and protocol as [`CLIENT_VERSION_METADATA`] spells them:
+/// `<version>/<protocol>`.
+pub fn client_version() -> String {
+    format!("{VERSION}/{PROTOCOL_VERSION}")
+}
+
+/// The refusal a daemon of version `daemon` (spelled as [`client_version`] spells it) answers a
+/// call with whose [`CLIENT_VERSION_METADATA`] is `client`, another.
+pub fn other_version(daemon: &str, client: &str) -> tonic::Status {
+    let mut status = tonic::Status::failed_precondition(format!(
+        "this daemon is {daemon}, the client {client}; the client replaces it"
+    ));
+    if let Ok(value) = daemon.parse() {
+        status.metadata_mut().insert(OTHER_VERSION_METADATA, value);
+    }
+    status
+}
+
+/// Whether a call was refused by a daemon of another version (by code and metadata, never by
+/// its text).
+pub fn is_other_version(status: &tonic::Status) -> bool {
+    status.code() == tonic::Code::FailedPrecondition
+        && status.metadata().contains_key(OTHER_VERSION_METADATA)
+}
+
 /// The largest message either side accepts (the 5 MiB input limit plus room for the envelope).
 pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
 

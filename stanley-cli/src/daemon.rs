@@ -100,6 +100,44 @@ pub async fn probe(socket: &Path) -> Result<Option<(Client, GetStatusResponse)>,
         .unwrap_or(Ok(None))
 }
 
+/// A client for a daemon that `daemon.json` says is of this client's version, connected without
+/// the handshake (`None` when the file is missing, names another version or is not in a private
+/// folder of the caller's, or nothing answers on the socket). Only a `Prompt` that carries
+/// [`stanley_proto::CLIENT_VERSION_METADATA`] goes to it: the daemon checks that itself and a
+/// daemon of another version refuses it before any work ([`stanley_proto::is_other_version`]).
+/// The socket and the process listening are checked as for every connection.
+pub async fn connect_known(target: &Target) -> Result<Option<Client>, ClientError> {
+    check_runtime(target)?;
+    if !names_this_version(target) {
+        return Ok(None);
+    }
+    match stanley_client(&target.socket).await {
+        Ok(client) => Ok(Some(client)),
+        Err(ConnectError::Unsafe(problem)) => Err(refused(&problem)),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Whether `daemon.json`, in the caller's own private daemon folder, names this client's version
+/// and protocol.
+fn names_this_version(target: &Target) -> bool {
+    if !matches!(
+        stanley_proto::private::check_private_dir(&target.dir()),
+        Ok(true)
+    ) {
+        return false;
+    }
+    let Ok(bytes) = stanley_proto::private::read_head(&target.dir().join("daemon.json"), 64 * 1024)
+    else {
+        return false;
+    };
+    let Ok(info) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return false;
+    };
+    info["version"].as_str() == Some(VERSION)
+        && info["protocolVersion"].as_u64() == Some(u64::from(PROTOCOL_VERSION))
+}
+
 /// Checks the runtime folder before anything else happens: a folder that exists must be the
 /// caller's own, not a link, and closed to others.
 pub fn check_runtime(target: &Target) -> Result<(), ClientError> {

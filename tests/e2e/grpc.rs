@@ -281,6 +281,60 @@ async fn malformed_requests_get_usage_or_input_errors() {
     assert!(jev.requests().is_empty());
 }
 
+/// A `Prompt` that names its client's version (`stanley`'s, sent without a handshake) is served
+/// by a daemon of that version and refused before any work by one of another, with the daemon's
+/// version in the metadata the client decides by; one that names none is served as before.
+#[tokio::test]
+async fn a_prompt_naming_another_version_is_refused_before_any_work() {
+    let repo = changed_repo();
+    let jev = FakeJev::start().await;
+    let d = start_with(&repo, |c| c.version = "0.0.1-old".into()).await;
+    let mut c = client(&d).await;
+    let request = || PromptRequest {
+        request: "Deploy this branch".into(),
+        env: env(&jev),
+        ..Default::default()
+    };
+    let named = |version: &str| {
+        let mut call = tonic::Request::new(request());
+        call.metadata_mut().insert(
+            stanley_proto::CLIENT_VERSION_METADATA,
+            version.parse().unwrap(),
+        );
+        call
+    };
+    let refused = c
+        .prompt(named(&stanley_proto::client_version()))
+        .await
+        .unwrap_err();
+    assert!(stanley_proto::is_other_version(&refused), "{refused:?}");
+    assert_eq!(
+        refused
+            .metadata()
+            .get(stanley_proto::OTHER_VERSION_METADATA)
+            .unwrap(),
+        format!("0.0.1-old/{}", stanley_proto::PROTOCOL_VERSION).as_str()
+    );
+    assert!(
+        !repo.root().join(".stanley/runs").exists(),
+        "no run was started"
+    );
+    // Its own version, and none at all, are served.
+    let own = format!("0.0.1-old/{}", stanley_proto::PROTOCOL_VERSION);
+    for call in [named(&own), tonic::Request::new(request())] {
+        let mut stream = c.prompt(call).await.unwrap().into_inner();
+        let mut answered = false;
+        while let Some(event) = stream.message().await.unwrap() {
+            answered |= matches!(event.event, Some(prompt_response::Event::Result(_)));
+        }
+        assert!(answered);
+    }
+    assert!(
+        jev.requests().is_empty(),
+        "an action is answered without Jev"
+    );
+}
+
 #[tokio::test]
 async fn dropping_the_stream_cancels_the_request() {
     let repo = changed_repo();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stanley_cli::args::{self, Invocation, Options};
-use stanley_cli::daemon::{Target, connect_or_start};
+use stanley_cli::daemon::{Target, connect_known, connect_or_start};
 use stanley_cli::exit::{ClientError, ErrorKind, Exit};
 use stanley_cli::help::help_text;
 use stanley_cli::render::{Progress, print_client_error, print_error};
@@ -280,7 +280,13 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
         _ => Scope::Worktree,
     };
     let target = Target::new(root);
-    let mut client = connect_or_start(&target).await?;
+    // The daemon `daemon.json` names as this version is asked at once (one call, no
+    // handshake); otherwise, or when it says it is of another version after all, the handshake
+    // finds, starts or replaces it.
+    let (mut client, handshook) = match connect_known(&target).await? {
+        Some(client) => (client, false),
+        None => (connect_or_start(&target).await?, true),
+    };
     let prompt = PromptRequest {
         request,
         input,
@@ -296,11 +302,26 @@ async fn run(request: String, options: Options) -> Result<u8, ClientError> {
             format!("see the daemon log at {}", target.log().display()),
         )
     };
-    let mut stream = client
-        .prompt(prompt)
-        .await
-        .map_err(|_| dead())?
-        .into_inner();
+    let versioned = |prompt: PromptRequest| {
+        let mut call = tonic::Request::new(prompt);
+        if let Ok(version) = stanley_proto::client_version().parse() {
+            call.metadata_mut()
+                .insert(stanley_proto::CLIENT_VERSION_METADATA, version);
+        }
+        call
+    };
+    let answer = if handshook {
+        client.prompt(versioned(prompt)).await
+    } else {
+        match client.prompt(versioned(prompt.clone())).await {
+            Err(status) if stanley_proto::is_other_version(&status) => {
+                client = connect_or_start(&target).await?;
+                client.prompt(versioned(prompt)).await
+            }
+            answer => answer,
+        }
+    };
+    let mut stream = answer.map_err(|_| dead())?.into_inner();
     let mut progress = Progress::new(options.json);
     loop {
         let message = tokio::select! {

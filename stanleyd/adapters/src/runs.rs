@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use stanley_workflows::runs::{
-    Kept, RESULT_FILE, Retention, RunSummary, SEEN_FILE, SUMMARY_FILE, SUMMARY_SCHEMA, stamp_of,
-    to_prune,
+    Census, Kept, RESULT_FILE, Retention, RunSummary, SEEN_FILE, SUMMARY_FILE, SUMMARY_SCHEMA,
+    stamp_of, to_prune,
 };
 
 use stanley_workflows::runs::RunId;
@@ -213,25 +213,35 @@ pub fn mark_seen(root: &Path, id: &RunId, fingerprint: &str) -> io::Result<Vec<S
     Ok(seen)
 }
 
+/// What one pruning did: the runs it removed, and what the folder held after (none when the
+/// folder was not listed: refused, or missing).
+#[derive(Debug, Default)]
+pub struct Pruned {
+    /// The ids removed.
+    pub removed: Vec<String>,
+    /// The runs left, as listed.
+    pub census: Option<Census>,
+}
+
 /// Removes the runs `retention` lets go (never one in `active`, and never one `is_active` says
-/// is running when it comes to removing it), and returns their ids.
+/// is running when it comes to removing it), and says which and what is left.
 pub fn prune(
     root: &Path,
     retention: Retention,
     now: i64,
     active: &HashSet<String>,
     is_active: &dyn Fn(&str) -> bool,
-) -> Vec<String> {
+) -> Pruned {
     // The policy is judged on the folders' names alone (an id carries its start): a request
     // that leaves nothing to remove reads one folder listing and looks at no folder. Only the
     // runs it would remove are then checked as Stanley's own (and not Git's) before they go; a
     // folder with a run's name that is not Stanley's counts toward `keep`, which keeps more of
     // Stanley's, never fewer (D-176).
     if refused(root).is_some() {
-        return Vec::new();
+        return Pruned::default();
     }
     let Ok(entries) = crate::records::list_dir(&runs_dir(root)) else {
-        return Vec::new();
+        return Pruned::default();
     };
     let kept: Vec<Kept> = entries
         .flatten()
@@ -244,7 +254,10 @@ pub fn prune(
         .collect();
     let doomed = to_prune(&kept, retention, now, active);
     if doomed.is_empty() {
-        return Vec::new();
+        return Pruned {
+            census: Some(Census::after(&kept, &[])),
+            removed: Vec::new(),
+        };
     }
     // A run folder Git tracks came with a commit, whatever its modes (a clone under
     // `umask 077` makes it 0700 and the user's): it is never removed.
@@ -263,7 +276,10 @@ pub fn prune(
             removed.push(id);
         }
     }
-    removed
+    Pruned {
+        census: Some(Census::after(&kept, &removed)),
+        removed,
+    }
 }
 
 #[cfg(test)]
@@ -357,7 +373,8 @@ mod tests {
             now,
             &active,
             &|_| false,
-        );
+        )
+        .removed;
         assert_eq!(removed, ["review-20261102T000000Z-bbbbbb"]);
         assert_eq!(list(root).len(), 2);
     }

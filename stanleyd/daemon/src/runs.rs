@@ -229,17 +229,24 @@ pub(crate) fn with_findings(
 }
 
 /// Prunes `.stanley/runs/` by the request's retention on a blocking thread, after the answer;
-/// what it removes goes to the log.
+/// what it removes goes to the log. When the last listing's census, with the runs written
+/// since, leaves nothing due, the folder is not listed at all (`LiveRuns::nothing_due`).
 pub(crate) fn prune_later(state: &DaemonState, settings: &RequestSettings) {
-    let root = state.config().files.root.clone();
     let retention = settings.retention;
+    let now = stanley_adapters::clock::unix_now();
+    if state.runs().nothing_due(retention, now) {
+        return;
+    }
+    let root = state.config().files.root.clone();
     let active = state.runs().active();
-    let live = state.runs().active_set();
+    let live = state.runs().clone();
     drop(tokio::task::spawn_blocking(move || {
-        let now = stanley_adapters::clock::unix_now();
         // A run that starts after `active` was taken is seen at the moment of removing.
-        let is_active = |id: &str| live.lock().unwrap_or_else(|e| e.into_inner()).contains(id);
-        let removed = stored::prune(&root, retention, now, &active, &is_active);
+        let set = live.active_set();
+        let is_active = |id: &str| set.lock().unwrap_or_else(|e| e.into_inner()).contains(id);
+        let pruned = stored::prune(&root, retention, now, &active, &is_active);
+        live.counted(pruned.census);
+        let removed = pruned.removed;
         if let Some(why) = stored::refused(&root) {
             tracing::warn!(reason = %why, "runs are not pruned");
         }

@@ -241,12 +241,24 @@ pub(crate) fn location(line: &str) -> Option<(&str, u64, usize)> {
 /// `path(line,col)` or `path(line)` at the start of `line` (MSVC's and TypeScript's places,
 /// a C++ test framework's).
 pub(crate) fn paren_location(line: &str) -> Option<(&str, u64, usize)> {
-    let open = line.find('(')?;
-    let path = &line[..open];
+    enclosed_location(line, '(', ')')
+}
+
+/// `path[line,col]` or `path[line]` at the start of `line`, as [`paren_location`] in brackets
+/// (`src/a.ts[2,0]: pct`, a list of unused exports).
+pub(crate) fn bracket_location(line: &str) -> Option<(&str, u64, usize)> {
+    enclosed_location(line, '[', ']')
+}
+
+/// A path and its line (and column) enclosed by `open` and `close` right after it.
+fn enclosed_location(line: &str, open: char, close: char) -> Option<(&str, u64, usize)> {
+    let at = line.find(open)?;
+    let path = &line[..at];
     if !path_like(path) {
         return None;
     }
-    let close = line[open..].find(')')? + open;
+    let open = at;
+    let close = line[open..].find(close)? + open;
     let inside = &line[open + 1..close];
     let (row, col) = inside.split_once(',').unwrap_or((inside, "0"));
     if row.is_empty()
@@ -885,6 +897,7 @@ fn one_line_placed(line: &str) -> Option<(String, String, Severity, Option<Strin
     let line = line.trim_start();
     let (path, number, used) = location(line)
         .or_else(|| paren_location(line))
+        .or_else(|| bracket_location(line))
         .or_else(|| scoped_location(line))?;
     let rest = &line[used..];
     // `path:3 error MD001/rule message`, `path:3 DL3008 warning: message`: a severity word or
@@ -2361,6 +2374,61 @@ fn counted_at_line(lines: &[String], i: usize) -> Option<Placed> {
     ))
 }
 
+/// A place and what is at it, with no severity word and perhaps one word alone (`src/a.ts:1:23:
+/// body`, `src/a.ts[2,0]: pct`: a tool's list of untyped names or unused exports), one finding
+/// per line when a line beside it is one too. Alone such a line is too like a test's own output
+/// (`a_test.py:12: AssertionError`), and a line with a sentence after its place is read by
+/// [`one_line`] already.
+fn listed_place(lines: &[String], i: usize) -> Option<Placed> {
+    let (path, number, place, said) = place_and_said(&lines[i])?;
+    let beside = |k: usize| lines.get(k).is_some_and(|l| place_and_said(l).is_some());
+    if !(i > 0 && beside(i - 1) || beside(i + 1)) {
+        return None;
+    }
+    Some((
+        i,
+        format!("{path}:{number}"),
+        place.to_owned(),
+        Severity::Error,
+        None,
+        said.to_owned(),
+    ))
+}
+
+/// An unindented line that opens with a file's place (the file named with its extension) and
+/// says something short after it: (the path, the line, the place as printed, what it says).
+fn place_and_said(line: &str) -> Option<(&str, u64, &str, &str)> {
+    if line.starts_with(char::is_whitespace) || crate::line::stack_frame(line) {
+        return None;
+    }
+    let line = line.trim_end();
+    let (path, number, used) = location(line)
+        .or_else(|| paren_location(line))
+        .or_else(|| bracket_location(line))?;
+    if !path
+        .rsplit('/')
+        .next()
+        .is_some_and(|name| name.contains('.'))
+    {
+        return None;
+    }
+    let said = line[used..].strip_prefix(':')?.trim();
+    let first = said.split_whitespace().next()?;
+    let raised = first.ends_with("Error") || first.ends_with("Exception") || first == "in";
+    // A severity opening it (`E: use-of-X`, `warning: x`) is another reader's shape.
+    let judged = first.ends_with(':')
+        && (first.len() == 2 || severity_word(first.trim_end_matches(':')).is_some());
+    if judged {
+        return None;
+    }
+    (!raised && said.len() <= 200 && said.split_whitespace().count() <= 3).then_some((
+        path,
+        number,
+        &line[..used],
+        said,
+    ))
+}
+
 /// A finding as the reader builds it: its first line, name, place, severity, code, message.
 type Placed = (usize, String, String, Severity, Option<String>, String);
 
@@ -3119,6 +3187,10 @@ fn found_at(
     {
         let name = number.map_or_else(|| f.to_owned(), |n| format!("{f}:{n}"));
         return (Some((i, name.clone(), name, s, c, m)), true);
+    }
+    // Last, what no shape above reads: a list of places, each with a word or a few.
+    if let Some(found) = listed_place(lines, i) {
+        return (Some(found), true);
     }
     (None, false)
 }

@@ -3238,6 +3238,42 @@ fn rows_with_a_line_alone_and_findings_about_a_whole_file() {
     );
 }
 
+/// Places listed one under another, each with a word or a few and no severity (a coverage
+/// tool's untyped names, an unused-export finder's `path[line,col]: name`), are findings one
+/// line each, two on one line apart by their columns; a place alone with a word after it is a
+/// test's own output, not a finding, and a severity opening what it says is another reader's.
+#[test]
+fn listed_places_with_a_word_each_are_findings() {
+    let log =
+        "src/api.ts:1:23: body\nsrc/api.ts:3:10: data\nsrc/api.ts:3:15: items\n(17 / 27) 62.96%\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            ("src/api.ts:1", "body"),
+            ("src/api.ts:3", "data"),
+            ("src/api.ts:3", "items"),
+        ])
+    );
+    let log = "2 modules with unused exports\nsrc/format.ts[2,0]: pct\nsrc/math.ts[4,0]: Shape\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[("src/format.ts:2", "pct"), ("src/math.ts:4", "Shape")])
+    );
+    for alone in [
+        "running tests\ntests/a_test.py:12: done\n1 passed\n",
+        "tests/a_test.py:12: AssertionError\ntests/a_test.py:14: AssertionError\n",
+    ] {
+        assert!(
+            parse_log(alone)
+                .blocks
+                .iter()
+                .all(|b| b.message.as_deref() != Some("done")
+                    && b.message.as_deref() != Some("AssertionError")),
+            "{alone}"
+        );
+    }
+}
+
 /// A tally of what passed counts what did not (`4/8 tests passed` states 4 failures), unless
 /// the line counts its failures itself.
 #[test]

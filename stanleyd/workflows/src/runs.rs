@@ -302,11 +302,7 @@ pub fn to_prune(
     let mut ordered: Vec<&Kept> = runs.iter().collect();
     // Newest first; the id breaks ties (and orders runs without a time after the others).
     ordered.sort_by(|a, b| b.started.cmp(&a.started).then_with(|| b.id.cmp(&a.id)));
-    let oldest = now.saturating_sub(
-        i64::try_from(retention.max_age_days)
-            .unwrap_or(i64::MAX / 86_400)
-            .saturating_mul(86_400),
-    );
+    let oldest = now.saturating_sub(max_age_seconds(retention));
     ordered
         .into_iter()
         .enumerate()
@@ -317,6 +313,50 @@ pub fn to_prune(
         })
         .map(|(_, run)| run.id.clone())
         .collect()
+}
+
+/// What a listing of the runs folder found after pruning: how many runs stayed and when the
+/// oldest of them started.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Census {
+    /// Runs left in the folder.
+    pub count: usize,
+    /// The oldest one's start, in seconds since the epoch (none known: no run, or none dated).
+    pub oldest: Option<i64>,
+}
+
+impl Census {
+    /// The census of `runs` less the `removed` ones.
+    pub fn after(runs: &[Kept], removed: &[String]) -> Self {
+        let gone: HashSet<&str> = removed.iter().map(String::as_str).collect();
+        let left = runs.iter().filter(|r| !gone.contains(r.id.as_str()));
+        let (count, oldest) = left.fold((0, None), |(n, oldest): (usize, Option<i64>), r| {
+            let oldest = match (oldest, r.started) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            (n + 1, oldest)
+        });
+        Census { count, oldest }
+    }
+
+    /// Whether pruning now could remove nothing, judged without listing the folder: the runs
+    /// counted then plus the `added` since stay within `keep` and its [`slack`], and the oldest
+    /// is within `max_age_days` of `now`. A run removed by hand since only makes it list sooner;
+    /// one that came from elsewhere (a checkout) waits for the next listing.
+    pub fn nothing_due(&self, added: usize, retention: Retention, now: i64) -> bool {
+        let limit = retention.keep.saturating_add(slack(retention.keep));
+        let within_age = self
+            .oldest
+            .is_none_or(|t| t >= now.saturating_sub(max_age_seconds(retention)));
+        self.count.saturating_add(added) <= limit && within_age
+    }
+}
+
+fn max_age_seconds(retention: Retention) -> i64 {
+    i64::try_from(retention.max_age_days)
+        .unwrap_or(i64::MAX / 86_400)
+        .saturating_mul(86_400)
 }
 
 /// The runs whose findings stand now (the policy behind `Runs.GetLatestFindings`,
@@ -378,6 +418,54 @@ mod tests {
         }
         assert_eq!(RunStatus::parse("error"), RunStatus::Failed);
         assert_eq!(RunStatus::parse("paused"), RunStatus::Unknown);
+    }
+
+    /// A census skips the listing only while pruning could remove nothing: the runs written
+    /// since keep within `keep` and its slack, and the oldest within the age; whatever the
+    /// census says, `to_prune` on the same runs removes nothing then (the invariant the skip
+    /// rests on).
+    #[test]
+    fn a_census_skips_only_what_pruning_would_not_remove() {
+        let day = 86_400;
+        let now = 100 * day;
+        let runs: Vec<Kept> = (0..20)
+            .map(|i| Kept {
+                id: format!("r{i:02}"),
+                started: Some(now - 2 * day + i),
+            })
+            .collect();
+        let retention = Retention {
+            keep: 16,
+            max_age_days: 30,
+        };
+        // 16 and a slack of 1: 20 runs are over, 4 go.
+        let removed = to_prune(&runs, retention, now, &HashSet::new());
+        assert_eq!(removed.len(), 4);
+        let census = Census::after(&runs, &removed);
+        assert_eq!(census.count, 16);
+        assert_eq!(census.oldest, Some(now - 2 * day + 4));
+        assert!(census.nothing_due(1, retention, now));
+        assert!(!census.nothing_due(2, retention, now));
+        // Whatever the census allows, pruning the runs it stands for removes nothing.
+        for added in 0..=4 {
+            let mut all: Vec<Kept> = runs[4..].to_vec();
+            all.extend((0..added).map(|i| Kept {
+                id: format!("n{i}"),
+                started: Some(now),
+            }));
+            let due = !to_prune(&all, retention, now, &HashSet::new()).is_empty();
+            assert_eq!(
+                census.nothing_due(added, retention, now),
+                !due,
+                "{added} added"
+            );
+        }
+        // The oldest run aging past the limit is due, however few the runs.
+        let later = now + 29 * day;
+        assert!(!census.nothing_due(0, retention, later));
+        assert!(!to_prune(&runs[4..], retention, later, &HashSet::new()).is_empty());
+        // An empty folder is never due by age.
+        assert!(Census::default().nothing_due(3, retention, now));
     }
 
     #[test]

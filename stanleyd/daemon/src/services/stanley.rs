@@ -95,6 +95,19 @@ impl Stanley for StanleyService {
                 crate::error::RequestError::unavailable("the daemon is shutting down").into(),
             );
         }
+        // A client that skipped the handshake says its version: one of another is refused
+        // before any work, and the client replaces this daemon (docs/protocol.md).
+        if let Some(client) = request
+            .metadata()
+            .get(stanley_proto::CLIENT_VERSION_METADATA)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        {
+            let config = self.state.config();
+            let ours = format!("{}/{}", config.version, config.protocol_version);
+            if client != ours {
+                return Err(stanley_proto::other_version(&ours, &client));
+            }
+        }
         let request = request.into_inner();
         let (tx, rx) = mpsc::channel(32);
         // Counted as active (and cancellable at shutdown) for as long as it runs.

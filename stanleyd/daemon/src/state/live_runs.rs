@@ -3,18 +3,33 @@
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use stanley_proto::v1::WatchRunsResponse;
-use stanley_workflows::runs::RunId;
+use stanley_workflows::runs::{Census, Retention, RunId};
 use tokio::sync::broadcast;
 
 /// Run events kept for a slow `WatchRuns` listener before it is told it missed some.
 const RUN_EVENTS: usize = 64;
 
-/// Runs in progress and the run events' channel.
+/// How long a census of the runs folder stands in for listing it (runs that came from elsewhere,
+/// a checkout, are seen by then at the latest).
+const CENSUS_STANDS: Duration = Duration::from_secs(600);
+
+/// Runs in progress, the run events' channel, and what the last pruning found.
 pub(crate) struct LiveRuns {
     active: Arc<Mutex<HashSet<String>>>,
     events: broadcast::Sender<WatchRunsResponse>,
+    census: Mutex<Option<Counted>>,
+}
+
+/// The last listing's census, when it was taken, and the prunings asked for since (each after
+/// a run was written).
+#[derive(Clone, Copy, Debug)]
+struct Counted {
+    census: Census,
+    at: Instant,
+    added: usize,
 }
 
 impl Default for LiveRuns {
@@ -22,6 +37,7 @@ impl Default for LiveRuns {
         Self {
             active: Arc::default(),
             events: broadcast::channel(RUN_EVENTS).0,
+            census: Mutex::new(None),
         }
     }
 }
@@ -56,6 +72,28 @@ impl LiveRuns {
     /// A new listener's receiver.
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<WatchRunsResponse> {
         self.events.subscribe()
+    }
+
+    /// Whether the pruning asked for after one more run can be skipped without listing the
+    /// folder: the last census, with the runs written since, leaves nothing due
+    /// ([`Census::nothing_due`]) and is recent. Counts the run either way.
+    pub(crate) fn nothing_due(&self, retention: Retention, now: i64) -> bool {
+        let mut slot = self.census.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(counted) = slot.as_mut() else {
+            return false;
+        };
+        counted.added += 1;
+        counted.at.elapsed() < CENSUS_STANDS
+            && counted.census.nothing_due(counted.added, retention, now)
+    }
+
+    /// What a listing just found (none: it could not list, so the next pruning lists again).
+    pub(crate) fn counted(&self, census: Option<Census>) {
+        *self.census.lock().unwrap_or_else(|e| e.into_inner()) = census.map(|census| Counted {
+            census,
+            at: Instant::now(),
+            added: 0,
+        });
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {

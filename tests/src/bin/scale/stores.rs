@@ -75,15 +75,20 @@ pub(crate) fn runs_kept(base: usize) -> Value {
             keep: k,
             max_age_days: 1_000_000,
         };
-        let (kept_all, prune_none) =
-            timed(|| stanley_adapters::runs::prune(root, keep(n), now, &none, &|_| false).len());
+        let (kept_all, prune_none) = timed(|| {
+            stanley_adapters::runs::prune(root, keep(n), now, &none, &|_| false)
+                .removed
+                .len()
+        });
         assert_eq!(kept_all, 0);
         // (Retention waits for a batch past `keep`, its slack: D-183. The smallest history
         // that prunes is `keep` and its slack and one more.)
         let batch_keep = (n - 1) - (n - 1) / 16;
         let ((one, prune_one), prune_peak) = peak_of(|| {
             timed(|| {
-                stanley_adapters::runs::prune(root, keep(batch_keep), now, &none, &|_| false).len()
+                stanley_adapters::runs::prune(root, keep(batch_keep), now, &none, &|_| false)
+                    .removed
+                    .len()
             })
         });
         assert_eq!(one, n - batch_keep);
