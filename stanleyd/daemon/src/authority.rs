@@ -9,6 +9,8 @@
 //! is handed over untouched from that block on: the server decodes it with the same table the
 //! client encoded it with, and nothing is decoded twice.
 
+use std::collections::HashSet;
+
 use fluke_hpack::Decoder;
 use fluke_hpack::decoder::DecoderError;
 
@@ -79,6 +81,36 @@ impl Default for AuthorityFix {
             passthrough: false,
             rewriting: false,
         }
+    }
+}
+
+/// First header blocks whose authority was valid, by their bytes. A connection's first block is
+/// decoded from an empty dynamic table, so the same bytes always decode to the same fields: a
+/// client that connects once per request (`stanley`) sends the same block each time, and it is
+/// decoded once, not per connection (fluke-hpack builds its Huffman table for every string it
+/// decodes: 8% of the daemon's CPU per request, D-258). Bounded: at most
+/// [`REMEMBERED_BLOCKS`] blocks of at most [`REMEMBERED_BLOCK_BYTES`] each, forgotten together
+/// when full.
+static VALID_FIRST_BLOCKS: std::sync::LazyLock<std::sync::Mutex<HashSet<Vec<u8>>>> =
+    std::sync::LazyLock::new(Default::default);
+const REMEMBERED_BLOCKS: usize = 64;
+const REMEMBERED_BLOCK_BYTES: usize = 4096;
+
+fn remembered_valid(block: &[u8]) -> bool {
+    VALID_FIRST_BLOCKS
+        .lock()
+        .is_ok_and(|known| known.contains(block))
+}
+
+fn remember_valid(block: &[u8]) {
+    if block.len() > REMEMBERED_BLOCK_BYTES {
+        return;
+    }
+    if let Ok(mut known) = VALID_FIRST_BLOCKS.lock() {
+        if known.len() >= REMEMBERED_BLOCKS {
+            known.clear();
+        }
+        known.insert(block.to_vec());
     }
 }
 
@@ -235,6 +267,12 @@ impl AuthorityFix {
         let Some(p) = self.pending.take() else {
             return Ok(());
         };
+        // (Not rewriting yet: this is the connection's first block.)
+        if !self.rewriting && remembered_valid(&p.block) {
+            out.extend_from_slice(&p.frames);
+            self.passthrough = true;
+            return Ok(());
+        }
         let fields = self
             .decoder
             .decode(&p.block)
@@ -244,6 +282,7 @@ impl AuthorityFix {
                 .iter()
                 .all(|(name, value)| name.as_slice() != b":authority" || valid_authority(value));
             if valid {
+                remember_valid(&p.block);
                 out.extend_from_slice(&p.frames);
                 self.passthrough = true;
                 return Ok(());
@@ -352,6 +391,39 @@ mod tests {
         // The DATA frame came through unchanged.
         let data = [0, 0, 5, 0x0, END_STREAM, 0, 0, 0, 1, 0, 0, 0, 0, 0];
         assert!(out.windows(data.len()).any(|w| w == data));
+    }
+
+    /// A first block with a valid authority is remembered by its bytes, and the next
+    /// connection that opens with the same bytes is handed over untouched without decoding; a
+    /// block whose authority is rewritten is never remembered.
+    #[test]
+    fn a_valid_first_block_is_decoded_once_for_every_connection_that_sends_it() {
+        let block = |authority: &[u8]| {
+            let fields: Vec<(&[u8], &[u8])> = vec![
+                (b":method", b"POST"),
+                (b":scheme", b"http"),
+                (b":path", b"/stanley.v1.Stanley/Prompt"),
+                (b":authority", authority),
+            ];
+            client_block(&fields, &mut fluke_hpack::Encoder::new())
+        };
+        let connection = |first: &[u8]| {
+            let mut stream = PREFACE.to_vec();
+            frame(&mut stream, HEADERS, END_HEADERS, 1, first);
+            let out = AuthorityFix::default().feed(&stream).unwrap();
+            (stream, out)
+        };
+        let valid = block(b"stanleyd.invalid");
+        assert!(!remembered_valid(&valid));
+        for _ in 0..2 {
+            let (stream, out) = connection(&valid);
+            assert_eq!(out, stream, "handed over untouched");
+            assert!(remembered_valid(&valid));
+        }
+        let invalid = block(b"tmp%2Fd.sock");
+        let (stream, out) = connection(&invalid);
+        assert_ne!(out, stream, "rewritten");
+        assert!(!remembered_valid(&invalid));
     }
 
     #[test]

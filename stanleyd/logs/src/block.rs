@@ -47,6 +47,68 @@ impl FailureBlock {
     }
 }
 
+/// The blocks less each test's progress line (`test_x ... FAIL`: one line, its name and a
+/// verdict, perhaps a time) where another block reports the same test (its name, or a
+/// qualified name that ends in it) with more to say; None when no block is such an echo.
+/// Linear in the blocks.
+pub(crate) fn without_echoes(blocks: &[FailureBlock]) -> Option<Vec<FailureBlock>> {
+    let echo: Vec<bool> = blocks.iter().map(is_echo).collect();
+    if !echo.contains(&true) {
+        return None;
+    }
+    let reported: std::collections::HashSet<&str> = blocks
+        .iter()
+        .zip(&echo)
+        .filter(|(_, e)| !**e)
+        .filter_map(|(b, _)| b.test_name.as_deref())
+        .flat_map(|n| [n, last_part(n)])
+        .collect();
+    let kept: Vec<FailureBlock> = blocks
+        .iter()
+        .zip(&echo)
+        .filter(|(b, e)| {
+            !**e || !b
+                .test_name
+                .as_deref()
+                .is_some_and(|n| reported.contains(n) || reported.contains(last_part(n)))
+        })
+        .map(|(b, _)| b.clone())
+        .collect();
+    (kept.len() < blocks.len()).then_some(kept)
+}
+
+/// A qualified name's last part (`test_x` of `mod.Class.test_x`, `a > b`, `a::b`).
+fn last_part(name: &str) -> &str {
+    name.rsplit(['.', ':', '/', '>', ' '])
+        .find(|p| !p.is_empty())
+        .unwrap_or(name)
+}
+
+/// Whether a block is one line that says its test's name and a verdict and nothing more.
+fn is_echo(b: &FailureBlock) -> bool {
+    const SAID: [&str; 9] = [
+        "fail", "failed", "failure", "error", "errored", "ms", "s", "sec", "x",
+    ];
+    let (Some(name), [line]) = (b.test_name.as_deref(), b.lines.as_slice()) else {
+        return false;
+    };
+    let line = crate::text::strip_ansi(line);
+    let Some(at) = line.find(name) else {
+        return false;
+    };
+    let rest = &line[at + name.len()..];
+    let words: Vec<String> = rest
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !w.bytes().all(|c| c.is_ascii_digit()))
+        .map(str::to_ascii_lowercase)
+        .collect();
+    !words.is_empty()
+        && words.iter().all(|w| SAID.contains(&w.as_str()))
+        && words
+            .iter()
+            .any(|w| !matches!(w.as_str(), "ms" | "s" | "sec"))
+}
+
 pub(crate) fn env_signature(text: &str) -> Option<&'static str> {
     if contains_any(
         text,

@@ -364,7 +364,7 @@ pub fn parse_log_paced(
     pace.now()?;
     let mut blocks = crate::block::split_at_own_places(blocks);
     final_names(&mut blocks, &lines);
-    let mut agreement = agreement(&stated, &blocks);
+    let (mut blocks, mut agreement) = echoes_left_out(blocks, &stated);
     // Where the readings with a rule for a layout disagree with the stated count, the
     // layout-free reading may stand (D-249).
     if !runner_read
@@ -388,6 +388,22 @@ pub fn parse_log_paced(
         wrapper,
         agreement,
     })
+}
+
+/// Blocks that say twice that a test failed, in its progress line and in its report
+/// (`test_x ... FAIL` beside `FAIL: test_x (mod.Class.test_x)`), lose the progress lines where
+/// the reports alone then agree with the stated count; else they stand as read.
+fn echoes_left_out(blocks: Vec<FailureBlock>, stated: &Stated) -> (Vec<FailureBlock>, Agreement) {
+    let read = agreement(stated, &blocks);
+    if matches!(read, Agreement::Differs { .. })
+        && let Some(kept) = crate::block::without_echoes(&blocks)
+    {
+        let now = agreement(stated, &kept);
+        if matches!(now, Agreement::Agrees { .. }) {
+            return (kept, now);
+        }
+    }
+    (blocks, read)
 }
 
 /// The failure count the log states, which judges the readings (issue 46); of a log with a

@@ -3274,6 +3274,69 @@ fn listed_places_with_a_word_each_are_findings() {
     }
 }
 
+/// A TAP point named by a file closes that file's tests, indented under it without a
+/// `# Subtest:` line each (a runner that runs each test file as a subtest): every failing test
+/// under it is a failure of its own with its own message, not the file's first assertion; a
+/// point named like a test (`mod.Class.test_x`) keeps its children as its assertions.
+#[test]
+fn a_tap_point_named_by_a_file_stands_for_its_tests() {
+    let log = "TAP version 13\n1..1\n# Subtest: test_ship.py\n    ok 1 test_ship.T.test_eu\n    not ok 2 test_ship.T.test_us\n      ---\n        message: |\n          Traceback (most recent call last):\n          AssertionError: 10.5 != 10.0\n      ...\n    not ok 3 test_ship.T.test_zero\n      ---\n        message: |\n          ValueError: weight must be positive\n      ...\n    1..3\nnot ok 1 test_ship.py\n";
+    assert_eq!(
+        read_both(log),
+        pairs(&[
+            ("test_ship.T.test_us", "AssertionError: 10.5 != 10.0"),
+            (
+                "test_ship.T.test_zero",
+                "ValueError: weight must be positive"
+            ),
+        ])
+    );
+    let log = log.replace("test_ship.py", "test_ship.T.test_all");
+    let names: Vec<String> = parse_log(&log)
+        .blocks
+        .iter()
+        .filter_map(|b| b.test_name.clone())
+        .collect();
+    assert_eq!(names, ["test_ship.T.test_all"]);
+}
+
+/// A test's progress line (`test_x ... FAIL`) beside its own report is not a second failure:
+/// where the reports alone agree with the stated count, they stand; where the progress line is
+/// all there is of a test, it stays.
+#[test]
+fn a_progress_line_beside_the_tests_report_is_no_second_failure() {
+    let (eq, dash) = ("=".repeat(70), "-".repeat(70));
+    let report = format!(
+        "a.Tests\n    test_one ... FAIL\n    test_two ... ok\n    test_three ... ERROR\n\n{eq}\nFAIL: test_one (a.Tests.test_one)\n{dash}\nTraceback (most recent call last):\n  File \"a.py\", line 3, in test_one\nAssertionError: 1 != 2\n\n{eq}\nERROR: test_three (a.Tests.test_three)\n{dash}\nTraceback (most recent call last):\n  File \"a.py\", line 5, in test_three\nValueError: bad\n\n{dash}\nRan 3 tests in 0.001s\n\nFAILED (failures=1, errors=1)\n"
+    );
+    let report = report.as_str();
+    let parsed = parse_log(report);
+    assert_eq!(
+        parsed.agreement,
+        crate::stated::Agreement::Agrees { stated: 2 }
+    );
+    let messages: Vec<&str> = parsed
+        .blocks
+        .iter()
+        .filter_map(|b| b.message.as_deref())
+        .collect();
+    assert_eq!(messages, ["AssertionError: 1 != 2", "ValueError: bad"]);
+    // A progress line whose test has no report of its own stays (its test failed all the same).
+    let unreported = report
+        .replace(
+            "    test_two ... ok",
+            "    test_two ... ok\n    test_four ... FAIL",
+        )
+        .replace("failures=1, errors=1", "failures=2, errors=1");
+    let names: Vec<String> = parse_log(&unreported)
+        .blocks
+        .iter()
+        .filter_map(|b| b.test_name.clone())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(names.iter().any(|n| n == "test_four"), "{names:?}");
+}
+
 /// A tally of what passed counts what did not (`4/8 tests passed` states 4 failures), unless
 /// the line counts its failures itself.
 #[test]

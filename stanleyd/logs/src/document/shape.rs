@@ -142,6 +142,47 @@ pub(crate) fn message_text(v: &Value, depth: usize) -> Option<String> {
     }
 }
 
+/// Keys under which an assertion's record keeps what it compared, in the order they are told.
+const COMPARED: [&str; 6] = ["operator", "expected", "actual", "wanted", "found", "diff"];
+
+/// The message of a failed record that carries none: what it compared (`operator: equal`,
+/// `expected: '#ff0001'`, `actual: '#ff0000'`, in it or one object down, an assertion's
+/// `extra`), after its name, which says what it checked (as a TAP assertion's name opens its
+/// message). None when it compared nothing it says (an event stream's `fail` event, whose text
+/// is in the test's other events).
+fn compared(o: &serde_json::Map<String, Value>, name: Option<&str>) -> Option<String> {
+    let said = |o: &serde_json::Map<String, Value>| -> Vec<String> {
+        COMPARED
+            .iter()
+            .filter_map(|k| {
+                let v = get(o, k)?;
+                let text = match v {
+                    Value::String(s) => s.trim().to_owned(),
+                    Value::Null | Value::Object(_) | Value::Array(_) => return None,
+                    other => other.to_string(),
+                };
+                (!text.is_empty()).then(|| format!("{k}: {text}"))
+            })
+            .collect()
+    };
+    let mut parts = said(o);
+    if parts.is_empty() {
+        parts = o
+            .values()
+            .filter_map(Value::as_object)
+            .map(said)
+            .find(|p| !p.is_empty())
+            .unwrap_or_default();
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    Some(match name {
+        Some(n) => format!("{n}\n{}", parts.join("\n")),
+        None => parts.join("\n"),
+    })
+}
+
 /// What one walk of a JSON document found: (name, message text).
 pub(crate) type Record = (Option<String>, String);
 
@@ -183,6 +224,7 @@ pub(crate) fn walk_json(
                 let message = MESSAGE_KEYS
                     .iter()
                     .find_map(|k| get(o, k).and_then(|m| message_text(m, 1)))
+                    .or_else(|| compared(o, own.as_deref()))
                     .unwrap_or_default();
                 let name = own.or_else(|| {
                     names
@@ -457,6 +499,34 @@ mod tests {
             .iter()
             .map(|f| f.name.as_deref().unwrap_or(""))
             .collect()
+    }
+
+    /// Failed assertions that carry no message (a JSON stream of `{name, ok: false, extra:
+    /// {operator, expected, actual}}`) are told by what they compared, after their names: two
+    /// of them are never one failure twice; one that compared nothing is left as it was.
+    #[test]
+    fn a_failed_record_without_a_message_says_what_it_compared() {
+        let doc = json!({"asserts": [
+            {"name": "red encodes", "ok": false, "extra": {"operator": "equal", "expected": "'#ff0001'", "actual": "'#ff0000'"}},
+            {"name": "clamps", "ok": false, "extra": {"operator": "equal", "expected": "1", "actual": "2"}},
+            {"name": "loads the palette", "ok": false, "extra": {}},
+            {"name": "black", "ok": true, "extra": {}}
+        ]});
+        let found = json(&doc).unwrap();
+        assert_eq!(
+            names(&found),
+            ["red encodes", "clamps", "loads the palette"]
+        );
+        let said: Vec<String> = found.iter().map(|f| f.lines.join("\n")).collect();
+        assert_eq!(
+            said,
+            [
+                "red encodes\noperator: equal\nexpected: '#ff0001'\nactual: '#ff0000'",
+                "clamps\noperator: equal\nexpected: 1\nactual: 2",
+                "",
+            ]
+        );
+        assert_ne!(found[0].message, found[1].message);
     }
 
     #[test]

@@ -406,6 +406,21 @@ fn nested(points: &mut [Point]) -> Vec<Vec<usize>> {
             points[p].announced = true;
         }
     }
+    // A point named by a file (`not ok 1 test_ship.py`, a runner's point per test file, its
+    // tests' points indented under it) stands for that file's tests: the points right under it
+    // are tests, not assertions, each a failure of its own.
+    for (p, kids) in children.iter().enumerate() {
+        if !names_a_file(&points[p].name) {
+            continue;
+        }
+        if let Some(top) = kids.iter().map(|&c| points[c].depth).min() {
+            for &c in kids {
+                if points[c].depth == top {
+                    points[c].announced = true;
+                }
+            }
+        }
+    }
     // And a test's siblings are tests too (`not ok 6 - count unknown`, a test that died before
     // any assertion, beside tests that closed theirs).
     for kids in &children {
@@ -422,6 +437,21 @@ fn nested(points: &mut [Point]) -> Vec<Vec<usize>> {
         }
     }
     children
+}
+
+/// Whether a point's name is a file's (`test_ship.py`, `test/api.test.js`): one word, its
+/// extension a few lower-case letters or figures (a dotted test id, `mod.Class.test_x`, ends in
+/// a longer word).
+fn names_a_file(name: &str) -> bool {
+    crate::text::path_like(name)
+        && name.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+                && ext.bytes().any(|b| b.is_ascii_lowercase())
+        })
 }
 
 /// The failed tests headings name: a heading's test failed when an assertion under it did,
