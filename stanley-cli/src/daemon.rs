@@ -118,24 +118,32 @@ pub async fn connect_known(target: &Target) -> Result<Option<Client>, ClientErro
     }
 }
 
+/// What a client reads of `daemon.json` (the daemon writes it, `stanleyd::DaemonInfo`).
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Recorded {
+    pid: u32,
+    socket: PathBuf,
+    version: String,
+    protocol_version: u32,
+}
+
+/// `daemon.json` as the daemon last wrote it (at most 64 KiB, a regular file opened without
+/// following a link), when it reads as one.
+fn recorded(target: &Target) -> Option<Recorded> {
+    let bytes =
+        stanley_proto::private::read_head(&target.dir().join("daemon.json"), 64 * 1024).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
 /// Whether `daemon.json`, in the caller's own private daemon folder, names this client's version
 /// and protocol.
 fn names_this_version(target: &Target) -> bool {
-    if !matches!(
+    matches!(
         stanley_proto::private::check_private_dir(&target.dir()),
         Ok(true)
-    ) {
-        return false;
-    }
-    let Ok(bytes) = stanley_proto::private::read_head(&target.dir().join("daemon.json"), 64 * 1024)
-    else {
-        return false;
-    };
-    let Ok(info) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
-        return false;
-    };
-    info["version"].as_str() == Some(VERSION)
-        && info["protocolVersion"].as_u64() == Some(u64::from(PROTOCOL_VERSION))
+    ) && recorded(target)
+        .is_some_and(|r| r.version == VERSION && r.protocol_version == PROTOCOL_VERSION)
 }
 
 /// Checks the runtime folder before anything else happens: a folder that exists must be the
@@ -328,11 +336,7 @@ impl Elsewhere {
 /// in the repository, so it is believed only when `/proc/<pid>/cmdline` shows `stanleyd --root
 /// <this root>`; it is used for a message, never to connect.
 pub fn serving_elsewhere(target: &Target) -> Option<Elsewhere> {
-    let bytes =
-        stanley_proto::private::read_head(&target.dir().join("daemon.json"), 64 * 1024).ok()?;
-    let info: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
-    let pid = u32::try_from(info["pid"].as_u64()?).ok()?;
-    let socket = PathBuf::from(info["socket"].as_str()?);
+    let Recorded { pid, socket, .. } = recorded(target)?;
     if socket == target.socket {
         return None;
     }
